@@ -1,0 +1,116 @@
+// The storage contract of the core backend (DESIGN.md section 5).
+//
+// Keys: `<group>/<resource>/<namespace>/<name>` for namespaced objects and
+// `<group>/<resource>/<name>` for cluster-scoped ones, with group `core` for
+// the legacy group. A prefix selects a contiguous key range: `core/pods/`
+// (all namespaces), `core/pods/team-a/` (one namespace).
+//
+// Every write gets a new revision from one counter, so revisions order all
+// writes of a store. Objects handed out by a store carry
+// `metadata.resourceVersion = String(revision)` and are frozen: callers
+// clone before they change anything.
+import type { KObject } from '../../../lib/api/meta.js';
+
+export type StoreErrorCode = 'not-found' | 'exists' | 'conflict' | 'gone' | 'too-large' | 'unreachable' | 'corrupt';
+
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    /** The store's revision when the error was raised (for `gone` and `too-large` messages). */
+    readonly currentRev?: number,
+  ) {
+    super(message);
+  }
+}
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  readonly type: EventType;
+  readonly key: string;
+  readonly rev: number;
+  /** The object after the change; for DELETED, the last state with the deletion's resourceVersion. */
+  readonly object: KObject;
+  /** The object before the change (absent for ADDED). */
+  readonly prev?: KObject;
+}
+
+export interface ListOptions {
+  /** Read at exactly this revision (a consistent snapshot); absent = the current revision. */
+  rev?: number;
+  /** Start after this key (paging). */
+  after?: string;
+  /** At most this many items (after filtering). */
+  limit?: number;
+  /** Only objects for which this is true count and are returned. */
+  filter?: (obj: KObject) => boolean;
+}
+
+export interface ListResult {
+  /** The revision the list was read at. */
+  rev: number;
+  items: KObject[];
+  /** Key of the last returned item, when more matching items follow it. */
+  continueAfter?: string;
+  /** Items after this chunk, when known (no filter). */
+  remaining?: number;
+}
+
+export interface Watcher {
+  stop(): void;
+}
+
+export interface WatchSink {
+  /** Called in revision order, once per event, never concurrently. */
+  event(ev: StoreEvent): void;
+  /** The feed broke (store unreachable, history lost); no events follow. */
+  error(err: StoreError): void;
+}
+
+export interface Store {
+  /** Creates; `exists` when the key is taken. */
+  create(key: string, obj: KObject): Promise<KObject>;
+  /** Replaces; `not-found`, or `conflict` when expectedRev is given and differs. */
+  update(key: string, obj: KObject, expectedRev?: number): Promise<KObject>;
+  /** Removes; returns the last state stamped with the deletion's revision. */
+  delete(key: string, expectedRev?: number): Promise<KObject>;
+  /** Reads the current object, or undefined. With minRev, waits briefly for that revision, then `too-large`. */
+  get(key: string, minRev?: number): Promise<KObject | undefined>;
+  /** Lists a prefix. `gone` when opts.rev is older than the retained history, `too-large` when newer than the store. */
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+  /** Delivers every change under prefix with revision > fromRev. Throws `gone` when fromRev is no longer retained. */
+  watch(prefix: string, fromRev: number, sink: WatchSink): Watcher;
+  /** The newest revision. */
+  currentRev(): Promise<number>;
+  /** Waits until the store has reached rev; `too-large` after timeoutMs. */
+  waitForRev(rev: number, timeoutMs: number): Promise<void>;
+  /** Resolves when the store can serve; rejects with `unreachable` otherwise (health checks). */
+  check(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Read-modify-write with retries on revision conflicts (apiserver's GuaranteedUpdate). */
+export async function guaranteedUpdate(
+  store: Store,
+  key: string,
+  tryUpdate: (current: KObject) => KObject | null | Promise<KObject | null>,
+  attempts = 16,
+): Promise<KObject | undefined> {
+  for (let i = 0; ; i++) {
+    const current = await store.get(key);
+    if (!current) return undefined;
+    const next = await tryUpdate(current);
+    if (next === null) return current;
+    try {
+      return await store.update(key, next, Number(current.metadata.resourceVersion));
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'conflict' && i < attempts) continue;
+      throw err;
+    }
+  }
+}
+
+export function revisionOf(obj: KObject): number {
+  return Number(obj.metadata.resourceVersion);
+}

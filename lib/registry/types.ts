@@ -1,0 +1,63 @@
+// The shape of one served resource type. Discovery, Table output, field
+// selectors, name rules and type-specific validation all derive from these
+// entries (DESIGN.md section 6); nothing else repeats their facts.
+import type { KObject } from '../api/meta.js';
+import type { StatusCause } from '../api/status.js';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** How metadata.name is checked, after apimachinery's validators. */
+export type NameRule =
+  | 'subdomain'      // DNS-1123 subdomain (most types)
+  | 'label'          // DNS-1123 label (namespaces)
+  | 'dns1035'        // DNS-1035 label (services)
+  | 'path-segment'   // any name that is a valid path segment (RBAC types)
+  | 'apiservice';    // `<version>.<group>` (APIService)
+
+export interface Column {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description: string;
+  /** 0 = always shown; 1 = shown with -o wide. */
+  priority: 0 | 1;
+  /** The cell of one row; `now` is the time of the response (for ages). */
+  cell(obj: KObject, now: number): string | number | boolean;
+}
+
+export interface Subresource {
+  name: string;            // 'status', 'finalize'
+  kind: string;            // kind returned (usually the parent kind)
+  verbs: readonly Verb[];
+}
+
+export interface ResourceType {
+  group: string;           // '' = core
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  verbs: readonly Verb[];
+  subresources: readonly Subresource[];
+  nameRule: NameRule;
+  /** PUT of a missing object creates it. */
+  createOnUpdate: boolean;
+  /** Table columns; absent = the default Name / Created At. */
+  columns?: readonly Column[];
+  /** Field-selector fields beyond metadata.name and metadata.namespace, with how to read them. */
+  fieldSelectors: Readonly<Record<string, (obj: KObject) => string>>;
+  /** Sets server defaults on create (for example a namespace's phase). */
+  defaults?(obj: KObject): void;
+  /** Type-specific validation of a new object (old = the stored one on update). */
+  validate?(obj: KObject, old: KObject | undefined): StatusCause[];
+}
+
+export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {
+  return t.group ? `${t.group}/${t.version}` : t.version;
+}
