@@ -48,6 +48,8 @@ export interface ResourceType {
   nameRule: NameRule;
   /** PUT of a missing object creates it. */
   createOnUpdate: boolean;
+  /** DELETE answers with the removed object instead of a Success Status (pods, services, namespaces, PVs, PVCs). */
+  returnsDeletedObject?: boolean;
   /** Table columns; absent = the default Name / Created At. */
   columns?: readonly Column[];
   /** Field-selector fields beyond metadata.name and metadata.namespace, with how to read them. */
@@ -56,6 +58,11 @@ export interface ResourceType {
   defaults?(obj: KObject): void;
   /** Type-specific validation of a new object (old = the stored one on update). */
   validate?(obj: KObject, old: KObject | undefined): StatusCause[];
+  /**
+   * The group/version/kind kube-apiserver stores this type as, when not its own
+   * (events.k8s.io Events are core Events). Only discovery's storageVersionHash reads it.
+   */
+  storageVersion?: { group: string; version: string; kind: string };
 }
 
 export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {

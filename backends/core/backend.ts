@@ -1,0 +1,65 @@
+// The core backend: the generic resource API over a Store. Resolves the
+// resource type of a request and hands it to the verb's handler.
+import type { ApiBackend, BackendRequest } from '../../lib/api/backend.js';
+import { methodNotAllowed, pathNotFound, unsupportedMediaType } from '../../lib/api/status.js';
+import type { Verb } from '../../lib/registry/types.js';
+import type { CoreEnv } from './env.js';
+import { deleteCollection, deleteObject } from './handlers/delete.js';
+import { getObject, listObjects } from './handlers/read.js';
+import { watchObjects } from './handlers/watch.js';
+import { create, update } from './handlers/write.js';
+
+const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']);
+
+export class CoreBackend implements ApiBackend {
+  constructor(readonly env: CoreEnv) {}
+
+  serves(group: string, version: string): boolean {
+    return this.env.registry.hasGroupVersion(group, version);
+  }
+
+  async serve(r: BackendRequest): Promise<void> {
+    const { info } = r;
+    const t = this.env.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+    if (!t || info.extraParts > 0) throw pathNotFound();
+    const isNamespaceObject = t.group === '' && t.plural === 'namespaces';
+    // A cluster-scoped type under /namespaces/<ns>/, or a namespaced object without one, is no path we serve.
+    if (!t.namespaced && info.namespace && !isNamespaceObject) throw pathNotFound();
+    if (t.namespaced && !info.namespace && (info.name || info.verb === 'create' || info.verb === 'deletecollection')) {
+      if (info.verb === 'create' || info.verb === 'deletecollection') throw methodNotAllowed(r.req.method ?? '', `the cluster-wide ${t.plural} collection: name a namespace`);
+      throw pathNotFound();
+    }
+    const verb = info.verb;
+    if (info.subresource) {
+      const sub = t.subresources.find((s) => s.name === info.subresource);
+      if (!sub) throw pathNotFound();
+      if (!sub.verbs.includes(verb as Verb)) throw methodNotAllowed(r.req.method ?? '', `${t.plural}/${sub.name}`);
+      if (verb === 'get') return getObject(this.env, t, r);
+      if (verb === 'update') return update(this.env, t, r);
+      throw patchNotYet(r);
+    }
+    if (!info.name && !COLLECTION_VERBS.has(verb)) throw methodNotAllowed(r.req.method ?? '', `the ${t.plural} collection`);
+    if (info.name && verb === 'create') throw methodNotAllowed('POST', `a single ${t.singular}: POST to the collection`);
+    if (!t.verbs.includes(verb as Verb)) throw methodNotAllowed(r.req.method ?? '', t.plural);
+    switch (verb) {
+      case 'get': return getObject(this.env, t, r);
+      case 'list': return listObjects(this.env, t, r);
+      case 'watch': return watchObjects(this.env, t, r);
+      case 'create': return create(this.env, t, r);
+      case 'update': return update(this.env, t, r);
+      case 'delete': return deleteObject(this.env, t, r);
+      case 'deletecollection': return deleteCollection(this.env, t, r);
+      case 'patch': throw patchNotYet(r);
+      default: throw methodNotAllowed(r.req.method ?? '', t.plural);
+    }
+  }
+
+  /** Ends every open watch (shutdown). */
+  closeWatches(): void {
+    for (const close of [...this.env.watches]) close();
+  }
+}
+
+function patchNotYet(r: BackendRequest) {
+  return unsupportedMediaType(String(r.req.headers['content-type'] ?? ''), ['application/json (PUT)']);
+}

@@ -1,0 +1,17 @@
+// What every handler of the core backend works with, built once at start.
+import type { Registry } from '../../lib/registry/index.js';
+import type { Store } from './store/types.js';
+
+export interface CoreEnv {
+  readonly store: Store;
+  readonly registry: Registry;
+  readonly clock: () => number;
+  readonly log: (msg: string) => void;
+  /** How long a read waits for a resourceVersion the store has not reached before 504. */
+  readonly tooLargeWaitMs: number;
+  /** Interval of BOOKMARK events on watches that asked for them. */
+  readonly bookmarkIntervalMs: number;
+  readonly bodyLimit: number;
+  /** Open watches, closed at shutdown. */
+  readonly watches: Set<() => void>;
+}

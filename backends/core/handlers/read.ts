@@ -1,0 +1,75 @@
+// get and list.
+import type { BackendRequest } from '../../../lib/api/backend.js';
+import { negotiateOutput } from '../../../lib/http/negotiate.js';
+import { sendBody, sendObject, wantsPretty, encode } from '../../../lib/http/respond.js';
+import { expired, notFound, type GroupResource } from '../../../lib/api/status.js';
+import type { ResourceType } from '../../../lib/registry/types.js';
+import type { KObject, ListMeta } from '../../../lib/api/meta.js';
+import type { CoreEnv } from '../env.js';
+import { listPrefix, objectKey } from '../keys.js';
+import { parseListRequest, parseRevision } from '../listoptions.js';
+import { encodeContinue } from '../continuetoken.js';
+import { listAs, listJson, objectAs } from '../render.js';
+import { fromStoreError, storeCall } from '../storeerrors.js';
+import { StoreError, type ListResult } from '../store/types.js';
+
+const CONTINUE_EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+export async function getObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
+  const out = negotiateOutput(r.req.headers.accept);
+  const gr: GroupResource = { group: t.group, resource: t.plural };
+  const name = r.info.name;
+  const rvRaw = r.query.get('resourceVersion') ?? '';
+  const minRev = rvRaw === '' || rvRaw === '0' ? undefined : parseRevision(rvRaw);
+  const obj = await storeCall(gr, name, () => env.store.get(objectKey(t, r.info.namespace, name), minRev), minRev);
+  if (!obj) throw notFound(gr, name);
+  sendObject(r.req, r.res, 200, objectAs(t, obj, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
+}
+
+export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
+  const out = negotiateOutput(r.req.headers.accept);
+  const gr: GroupResource = { group: t.group, resource: t.plural };
+  const prefix = listPrefix(t, r.info.namespace);
+  const lr = parseListRequest(t, r.query, prefix);
+  const base = { ...(lr.limit > 0 ? { limit: lr.limit } : {}), ...(lr.filter ? { filter: lr.filter } : {}) };
+  let result: ListResult;
+  const plan = lr.plan;
+  switch (plan.kind) {
+    case 'most-recent':
+    case 'any':
+      result = await storeCall(gr, '', () => env.store.list(prefix, base));
+      break;
+    case 'not-older-than':
+      await storeCall(gr, '', () => env.store.waitForRev(plan.rev, env.tooLargeWaitMs), plan.rev);
+      result = await storeCall(gr, '', () => env.store.list(prefix, base));
+      break;
+    case 'exact':
+      result = await storeCall(gr, '', () => env.store.list(prefix, { ...base, rev: plan.rev }), plan.rev);
+      break;
+    case 'continue':
+      try {
+        result = await env.store.list(prefix, { ...base, rev: plan.point.rev, after: plan.point.after });
+      } catch (err) {
+        if (err instanceof StoreError && err.code === 'gone') throw expired(CONTINUE_EXPIRED);
+        throw fromStoreError(err, gr, '', plan.point.rev);
+      }
+      break;
+  }
+  const meta: ListMeta = { resourceVersion: String(result.rev) };
+  if (result.continueAfter !== undefined) {
+    meta.continue = encodeContinue(result.rev, result.continueAfter);
+    if (!lr.hasSelectors && result.remaining !== undefined && result.remaining > 0) meta.remainingItemCount = result.remaining;
+  }
+  sendList(env, t, r, result.items, meta, out);
+}
+
+function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: readonly KObject[], meta: ListMeta, out: ReturnType<typeof negotiateOutput>): void {
+  const pretty = wantsPretty(r.req, r.query);
+  const shaped = listAs(t, items, meta, out, r.query, env.clock());
+  if (shaped) {
+    sendBody(r.req, r.res, 200, out.contentType, encode(shaped, out, pretty));
+    return;
+  }
+  const json = listJson(t, items, meta);
+  sendBody(r.req, r.res, 200, out.contentType, pretty ? JSON.stringify(JSON.parse(json), null, 2) + '\n' : json);
+}

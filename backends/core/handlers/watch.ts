@@ -1,0 +1,186 @@
+// watch: a chunked stream of newline-delimited events. Starts with the
+// synthetic initial state when asked, then every change after the start
+// revision; an object leaving the selector arrives as DELETED; a start
+// revision that history no longer holds ends in an ERROR event (410).
+import type { BackendRequest } from '../../../lib/api/backend.js';
+import type { KObject } from '../../../lib/api/meta.js';
+import { expired, notAcceptable, StatusError, type Status } from '../../../lib/api/status.js';
+import { negotiateOutput, type Output } from '../../../lib/http/negotiate.js';
+import { toJson } from '../../../lib/http/respond.js';
+import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
+import type { CoreEnv } from '../env.js';
+import { listPrefix } from '../keys.js';
+import { parseWatchRequest, type WatchRequest } from '../listoptions.js';
+import { includeObjectOf, table } from '../render.js';
+import { fromStoreError } from '../storeerrors.js';
+import { StoreError, type StoreEvent, type Watcher } from '../store/types.js';
+
+type WireType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** A watcher whose socket holds more than this unsent is too slow and is closed (the client re-lists). */
+const MAX_BUFFERED = 16 * 1024 * 1024;
+const DEFAULT_TIMEOUT_S = 1800;
+
+const eventMemo = new WeakMap<object, Partial<Record<WireType, string>>>();
+
+/** `{"type":…,"object":…}` for a stored object, serialized once however many watchers get it. */
+function eventLine(type: WireType, obj: KObject): string {
+  let m = eventMemo.get(obj);
+  if (!m) { m = {}; eventMemo.set(obj, m); }
+  let s = m[type];
+  if (s === undefined) {
+    s = `{"type":"${type}","object":${toJson(obj)}}\n`;
+    m[type] = s;
+  }
+  return s;
+}
+
+function stamped(obj: KObject, rev: number): KObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } };
+}
+
+export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
+  const out = negotiateOutput(r.req.headers.accept);
+  if (out.format !== 'json') throw notAcceptable(['application/json', 'application/json;as=Table;v=v1;g=meta.k8s.io']);
+  const wr = parseWatchRequest(t, r.query, r.info.name);
+  const prefix = listPrefix(t, r.info.namespace);
+  const store = env.store;
+
+  let initial: KObject[] = [];
+  let startRev: number;
+  if (wr.initialEvents) {
+    if (wr.minRev !== undefined) await toStatus(() => store.waitForRev(wr.minRev!, env.tooLargeWaitMs), t, wr.minRev);
+    const listed = await toStatus(() => store.list(prefix, wr.filter ? { filter: wr.filter } : {}), t);
+    initial = listed.items;
+    startRev = listed.rev;
+  } else {
+    startRev = wr.fromRev ?? await toStatus(() => store.currentRev(), t);
+  }
+
+  const res = r.res;
+  res.writeHead(200, { 'Content-Type': out.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+  const stream = new WatchStream(env, t, r, out, wr);
+  for (const o of initial) stream.send('ADDED', o);
+  if (wr.initialEventsEndBookmark) stream.bookmark(startRev, true);
+
+  let watcher: Watcher;
+  try {
+    watcher = store.watch(prefix, startRev, {
+      event: (ev) => stream.onEvent(ev),
+      error: (err) => stream.fail(fromStoreError(err, { group: t.group, resource: t.plural }, '')),
+    });
+  } catch (err) {
+    if (err instanceof StoreError && err.code === 'gone') {
+      stream.fail(expired(`too old resource version: ${startRev} (${err.currentRev ?? 0})`));
+      return;
+    }
+    stream.fail(fromStoreError(err, { group: t.group, resource: t.plural }, ''));
+    return;
+  }
+  stream.attach(watcher);
+}
+
+async function toStatus<T>(fn: () => Promise<T>, t: ResourceType, rev?: number): Promise<T> {
+  try { return await fn(); } catch (err) { throw fromStoreError(err, { group: t.group, resource: t.plural }, '', rev); }
+}
+
+class WatchStream {
+  private watcher: Watcher | undefined;
+  private closed = false;
+  private lastRev = 0;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly close = () => this.end();
+
+  constructor(private readonly env: CoreEnv, private readonly t: ResourceType, private readonly r: BackendRequest, private readonly out: Output, private readonly wr: WatchRequest) {
+    env.watches.add(this.close);
+    r.res.on('close', this.close);
+    const seconds = wr.timeoutSeconds ?? DEFAULT_TIMEOUT_S * (1 + Math.random());
+    this.timers.push(setTimeout(this.close, seconds * 1000));
+    if (wr.bookmarks) {
+      const every = env.bookmarkIntervalMs;
+      this.timers.push(setInterval(() => { void this.periodicBookmark(); }, every));
+    }
+  }
+
+  attach(w: Watcher): void {
+    if (this.closed) w.stop();
+    else this.watcher = w;
+  }
+
+  onEvent(ev: StoreEvent): void {
+    if (this.closed) return;
+    const f = this.wr.filter;
+    if (!f) {
+      this.send(ev.type, ev.object);
+      return;
+    }
+    const now = ev.type !== 'DELETED' && f(ev.object);
+    const before = ev.prev !== undefined && f(ev.prev);
+    if (ev.type === 'DELETED') {
+      if (before || f(ev.object)) this.send('DELETED', ev.object);
+    } else if (now && before) this.send('MODIFIED', ev.object);
+    else if (now) this.send('ADDED', ev.object);
+    else if (before) this.send('DELETED', stamped(ev.prev!, ev.rev));
+  }
+
+  send(type: WireType, obj: KObject): void {
+    if (this.closed) return;
+    const rev = Number(obj.metadata.resourceVersion);
+    if (rev > this.lastRev) this.lastRev = rev;
+    this.write(this.out.as === 'Table' ? this.tableLine(type, obj) : eventLine(type, obj));
+  }
+
+  bookmark(rev: number, initialEventsEnd = false): void {
+    if (this.closed) return;
+    if (rev > this.lastRev) this.lastRev = rev;
+    const metadata: Record<string, unknown> = { resourceVersion: String(rev) };
+    if (initialEventsEnd) metadata['annotations'] = { 'k8s.io/initial-events-end': 'true' };
+    const obj = { kind: this.t.kind, apiVersion: apiVersionOf(this.t), metadata } as KObject;
+    this.write(this.out.as === 'Table'
+      ? JSON.stringify({ type: 'BOOKMARK', object: { kind: 'Table', apiVersion: `meta.k8s.io/${this.out.asVersion ?? 'v1'}`, metadata, columnDefinitions: null, rows: null } }) + '\n'
+      : JSON.stringify({ type: 'BOOKMARK', object: obj }) + '\n');
+  }
+
+  private async periodicBookmark(): Promise<void> {
+    try {
+      // Every event up to the store's current revision has been delivered to this watcher.
+      const rev = await this.env.store.currentRev();
+      this.bookmark(Math.max(rev, this.lastRev));
+    } catch {
+      // The store is unreachable; its watch feed reports that itself.
+    }
+  }
+
+  fail(err: unknown): void {
+    const status: Status = err instanceof StatusError ? err.status : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'watch ended by an internal error', reason: 'InternalError', code: 500 };
+    if (!(err instanceof StatusError)) this.env.log(`watch failed: ${err instanceof Error ? err.message : String(err)}`);
+    this.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+    this.end();
+  }
+
+  private tableLine(type: WireType, obj: KObject): string {
+    const tbl = table(this.t, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, this.out.asVersion ?? 'v1', includeObjectOf(this.r.query), this.env.clock());
+    return JSON.stringify({ type, object: tbl }) + '\n';
+  }
+
+  private write(line: string): void {
+    if (this.closed) return;
+    const res = this.r.res;
+    if (res.writableLength > MAX_BUFFERED) {
+      this.env.log(`closing a watch of ${this.t.plural}: the client reads too slowly`);
+      this.end();
+      return;
+    }
+    res.write(line);
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.watcher?.stop();
+    for (const t of this.timers) clearTimeout(t);
+    this.env.watches.delete(this.close);
+    if (!this.r.res.writableEnded) this.r.res.end();
+  }
+}

@@ -1,0 +1,190 @@
+// Object semantics of create and update: the envelope check, server-set
+// metadata, status/spec separation, generation, finalizer rules and
+// validation. Pure functions of (type, body, old object, time).
+import { randomUUID, randomInt } from 'node:crypto';
+import { isPlainObject, rfc3339, type KObject } from '../../lib/api/meta.js';
+import { badRequest, cause, conflict, invalid, STALE_OBJECT, type StatusCause } from '../../lib/api/status.js';
+import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
+import { validateAnnotations, validateLabels, validateName, isQualifiedName } from '../../lib/registry/names.js';
+import { parseRevision } from './listoptions.js';
+
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATED_BASE = 58;
+
+function generateName(base: string): string {
+  let s = base.slice(0, MAX_GENERATED_BASE);
+  for (let i = 0; i < 5; i++) s += NAME_CHARS[randomInt(NAME_CHARS.length)];
+  return s;
+}
+
+/** Kinds whose status is the server's on create (their controllers write it later). */
+function resetsStatusOnCreate(t: ResourceType): boolean {
+  return t.subresources.some((s) => s.name === 'status') && !(t.group === '' && t.kind === 'Node');
+}
+
+function hasStatusSubresource(t: ResourceType): boolean {
+  return t.subresources.some((s) => s.name === 'status');
+}
+
+/** Checks kind/apiVersion/metadata of a body and fills kind and apiVersion when absent. */
+export function checkEnvelope(t: ResourceType, body: Record<string, unknown>): KObject {
+  const apiVersion = apiVersionOf(t);
+  if (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion) {
+    throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (${apiVersion})`);
+  }
+  if (body['kind'] !== undefined && body['kind'] !== t.kind) {
+    throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (${t.kind})`);
+  }
+  const metadata = body['metadata'] ?? {};
+  if (!isPlainObject(metadata)) throw badRequest('metadata: must be an object');
+  for (const f of ['name', 'generateName', 'namespace', 'resourceVersion', 'uid'] as const) {
+    if (metadata[f] !== undefined && typeof metadata[f] !== 'string') throw badRequest(`metadata.${f}: must be a string`);
+  }
+  if (metadata['finalizers'] !== undefined && !(Array.isArray(metadata['finalizers']) && metadata['finalizers'].every((f) => typeof f === 'string'))) {
+    throw badRequest('metadata.finalizers: must be a list of strings');
+  }
+  return { ...body, apiVersion, kind: t.kind, metadata: { ...metadata } } as KObject;
+}
+
+/** Names the request path gives must agree with the body. */
+export function checkPathAgreement(t: ResourceType, obj: KObject, namespace: string, name?: string): void {
+  const meta = obj.metadata;
+  if (t.namespaced) {
+    if (meta.namespace && meta.namespace !== namespace) {
+      throw badRequest(`the namespace of the provided object (${meta.namespace}) does not match the namespace sent on the request (${namespace})`);
+    }
+    meta.namespace = namespace;
+  } else {
+    delete meta.namespace;
+  }
+  if (name !== undefined) {
+    if (meta.name && meta.name !== name) throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+    meta.name = name;
+  }
+}
+
+function validateFinalizers(obj: KObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const seen = new Set<string>();
+  for (const [i, f] of (obj.metadata.finalizers ?? []).entries()) {
+    for (const m of isQualifiedName(f)) causes.push(cause.invalid(`metadata.finalizers[${i}]`, f, m));
+    if (seen.has(f)) causes.push(cause.duplicate(`metadata.finalizers[${i}]`, f));
+    seen.add(f);
+  }
+  return causes;
+}
+
+export function validate(t: ResourceType, obj: KObject, old: KObject | undefined): void {
+  const causes = [
+    ...validateName(t.nameRule, obj),
+    ...validateLabels(obj.metadata.labels),
+    ...validateAnnotations(obj.metadata.annotations),
+    ...validateFinalizers(obj),
+    ...(t.validate ? t.validate(obj, old) : []),
+  ];
+  if (causes.length > 0) throw invalid({ group: t.group, kind: t.kind }, obj.metadata.name ?? obj.metadata.generateName ?? '', causes);
+}
+
+/** A new object as stored on create: server fields set, client-set server fields dropped. */
+export function prepareCreate(t: ResourceType, obj: KObject, now: number): KObject {
+  const meta = obj.metadata;
+  if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+  meta.uid = randomUUID();
+  meta.creationTimestamp = rfc3339(now);
+  meta.generation = 1;
+  delete meta.resourceVersion;
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta['selfLink'];
+  if (resetsStatusOnCreate(t)) delete obj['status'];
+  t.defaults?.(obj);
+  validate(t, obj, undefined);
+  return obj;
+}
+
+function withoutServerFields(obj: KObject): string {
+  const { metadata, status: _status, ...rest } = obj;
+  void _status;
+  return JSON.stringify(rest) + JSON.stringify({ ...metadata, resourceVersion: undefined, generation: undefined, managedFields: undefined });
+}
+
+function specOf(obj: KObject): string {
+  const { metadata: _m, status: _s, ...rest } = obj;
+  void _m; void _s;
+  return JSON.stringify(rest);
+}
+
+export type UpdateTarget = 'main' | 'status' | 'finalize';
+
+/**
+ * The object to store for an update of `old` with `obj`. Throws 409 for a
+ * stale resourceVersion or another uid, 422 for invalid objects.
+ * Returns undefined when nothing would change (no write, no event).
+ */
+export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, target: UpdateTarget): KObject | undefined {
+  const meta = obj.metadata;
+  const oldMeta = old.metadata;
+  const gr = { group: t.group, resource: t.plural };
+  const name = oldMeta.name ?? '';
+  if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
+    let rv: number;
+    try { rv = parseRevision(meta.resourceVersion); } catch { throw conflict(gr, name, STALE_OBJECT); }
+    if (String(rv) !== oldMeta.resourceVersion) throw conflict(gr, name, STALE_OBJECT);
+  }
+  if (meta.uid && meta.uid !== oldMeta.uid) {
+    throw conflict(gr, name, `Precondition failed: UID in precondition: ${oldMeta.uid}, UID in object meta: ${meta.uid}`);
+  }
+  let next: KObject;
+  if (target === 'status') {
+    // Only status changes through /status (ResetObjectMetaForStatus).
+    next = { ...old, metadata: { ...oldMeta } };
+    if (obj['status'] === undefined) delete next['status'];
+    else next['status'] = obj['status'];
+  } else if (target === 'finalize') {
+    const spec = isPlainObject(old['spec']) ? old['spec'] : {};
+    const newSpec = isPlainObject(obj['spec']) ? obj['spec'] : {};
+    next = { ...old, metadata: { ...oldMeta }, spec: { ...spec, finalizers: newSpec['finalizers'] ?? [] } };
+  } else {
+    next = { ...obj, metadata: { ...meta } };
+    const m = next.metadata;
+    m.uid = oldMeta.uid;
+    m.creationTimestamp = oldMeta.creationTimestamp;
+    m.name = oldMeta.name;
+    if (t.namespaced) m.namespace = oldMeta.namespace;
+    m.generation = oldMeta.generation ?? 1;
+    delete m['selfLink'];
+    if (oldMeta.deletionTimestamp) {
+      m.deletionTimestamp = oldMeta.deletionTimestamp;
+      m.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds ?? 0;
+      const before = new Set(oldMeta.finalizers ?? []);
+      const added = (m.finalizers ?? []).filter((f) => !before.has(f));
+      if (added.length > 0) {
+        throw invalid({ group: t.group, kind: t.kind }, name, [cause.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`)]);
+      }
+    } else {
+      delete m.deletionTimestamp;
+      delete m.deletionGracePeriodSeconds;
+    }
+    if (hasStatusSubresource(t)) {
+      if (old['status'] === undefined) delete next['status'];
+      else next['status'] = old['status'];
+    }
+    if (t.group === '' && t.kind === 'Namespace') {
+      // A namespace's spec.finalizers change only through /finalize.
+      next['spec'] = old['spec'];
+    }
+    if (specOf(next) !== specOf(old)) m.generation = (oldMeta.generation ?? 1) + 1;
+  }
+  delete next.metadata.resourceVersion;
+  validate(t, next, old);
+  if (withoutServerFields(next) === withoutServerFields(old)) return undefined;
+  return next;
+}
+
+/** Whether a deleting object has nothing left holding it. */
+export function isFinalized(obj: KObject): boolean {
+  if ((obj.metadata.finalizers ?? []).length > 0) return false;
+  const spec = obj['spec'];
+  if (obj.kind === 'Namespace' && isPlainObject(spec) && Array.isArray(spec['finalizers']) && spec['finalizers'].length > 0) return false;
+  return true;
+}

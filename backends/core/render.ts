@@ -1,0 +1,76 @@
+// Response bodies of reads: lists (built as JSON text around each stored
+// object's memoized JSON), Tables and PartialObjectMetadata.
+import type { KObject, ListMeta } from '../../lib/api/meta.js';
+import { toJson } from '../../lib/http/respond.js';
+import type { Output } from '../../lib/http/negotiate.js';
+import { apiVersionOf, type Column, type ResourceType } from '../../lib/registry/types.js';
+
+const DEFAULT_COLUMNS: readonly Column[] = [
+  { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.', priority: 0, cell: (o) => o.metadata.name ?? '' },
+  { name: 'Created At', type: 'date', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: (o) => o.metadata.creationTimestamp ?? '' },
+];
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export function includeObjectOf(query: URLSearchParams): IncludeObject {
+  const v = query.get('includeObject');
+  return v === 'None' || v === 'Object' ? v : 'Metadata';
+}
+
+export function partialMetadata(obj: KObject, asVersion: string): Record<string, unknown> {
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${asVersion}`, metadata: obj.metadata };
+}
+
+function columnsOf(t: ResourceType): readonly Column[] {
+  return t.columns ?? DEFAULT_COLUMNS;
+}
+
+export function table(t: ResourceType, objs: readonly KObject[], listMeta: ListMeta, asVersion: string, include: IncludeObject, now: number, headers = true): Record<string, unknown> {
+  const cols = columnsOf(t);
+  return {
+    kind: 'Table',
+    apiVersion: `meta.k8s.io/${asVersion}`,
+    metadata: listMeta,
+    ...(headers ? {
+      columnDefinitions: cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority })),
+    } : {}),
+    rows: objs.map((o) => ({
+      cells: cols.map((c) => c.cell(o, now)),
+      ...(include === 'None' ? {} : { object: include === 'Object' ? o : partialMetadata(o, asVersion) }),
+    })),
+  };
+}
+
+/** A list body in JSON, concatenating each item's memoized serialization. */
+export function listJson(t: ResourceType, items: readonly KObject[], meta: ListMeta): string {
+  const head = JSON.stringify({ kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta });
+  let body = head.slice(0, -1) + ',"items":[';
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) body += ',';
+    body += toJson(items[i]!);
+  }
+  return body + ']}';
+}
+
+/** The body of a list in the negotiated representation, or undefined for plain JSON (use listJson). */
+export function listAs(t: ResourceType, items: readonly KObject[], meta: ListMeta, out: Output, query: URLSearchParams, now: number): object | undefined {
+  switch (out.as) {
+    case 'Table': return table(t, items, meta, out.asVersion ?? 'v1', includeObjectOf(query), now);
+    case 'PartialObjectMetadataList':
+    case 'PartialObjectMetadata':
+      return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${out.asVersion ?? 'v1'}`, metadata: meta, items: items.map((o) => partialMetadata(o, out.asVersion ?? 'v1')) };
+    default:
+      return out.format === 'yaml' ? { kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta, items } : undefined;
+  }
+}
+
+/** One object in the negotiated representation. */
+export function objectAs(t: ResourceType, obj: KObject, out: Output, query: URLSearchParams, now: number): object {
+  switch (out.as) {
+    case 'Table': return table(t, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, out.asVersion ?? 'v1', includeObjectOf(query), now);
+    case 'PartialObjectMetadata':
+    case 'PartialObjectMetadataList':
+      return partialMetadata(obj, out.asVersion ?? 'v1');
+    default: return obj;
+  }
+}

@@ -1,0 +1,166 @@
+// The on-disk formats of the file store. Both files are lines of
+// `<crc32 of json, 8 hex digits> <json>\n`; JSON escapes newlines, so `\n`
+// only ever ends a record.
+//
+//   log       {"r":rev,"b":batchStart,"t":commitMs,"k":key,"o":object}   a put
+//             {"r":rev,"b":batchStart,"t":commitMs,"k":key,"d":1}        a delete
+//   snapshot  {"v":1,"rev":N,"count":M} then M lines {"k":key,"o":object}
+//
+// `b` is the byte offset where the record's group-commit batch starts. A batch
+// is written only after the previous one was fsynced, so a bad record at
+// offset X followed by a good record with b > X means an acknowledged batch
+// went bad on disk (corruption), while a bad record with no later batch is
+// the torn tail of a write that was never acknowledged (truncate it).
+import * as zlib from 'node:zlib';
+import type { KObject } from '../../../lib/api/meta.js';
+import { isPlainObject } from '../../../lib/api/meta.js';
+import { StoreError } from './types.js';
+
+const crc32: (data: Buffer) => number =
+  typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : tableCrc32;
+
+function tableCrc32(data: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of data) {
+    let c = (crc ^ byte) & 0xff;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    crc = (crc >>> 8) ^ c;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+export function encodeLine(value: unknown): Buffer {
+  const json = Buffer.from(JSON.stringify(value));
+  const head = Buffer.from(crc32(json).toString(16).padStart(8, '0') + ' ');
+  return Buffer.concat([head, json, Buffer.from('\n')]);
+}
+
+/** The JSON value of the line in buf[start, nl), or undefined when it is damaged. */
+function decodeLine(buf: Buffer, start: number, nl: number): unknown {
+  if (nl - start < 10 || buf[start + 8] !== 0x20) return undefined;
+  const crcText = buf.toString('latin1', start, start + 8);
+  if (!/^[0-9a-f]{8}$/.test(crcText)) return undefined;
+  const json = buf.subarray(start + 9, nl);
+  if (crc32(json) !== parseInt(crcText, 16)) return undefined;
+  try {
+    return JSON.parse(json.toString('utf8')) as unknown;
+  } catch {
+    return undefined; // a matching CRC over invalid JSON is still a damaged line
+  }
+}
+
+export interface LogRecord {
+  rev: number;
+  batchStart: number;
+  at: number;
+  key: string;
+  /** Absent for a delete. */
+  object?: KObject;
+}
+
+/**
+ * One log line. `objectJson` is the stamped object already serialised (once,
+ * when the write was accepted), so a batch costs no second stringify of objects.
+ */
+export function encodeRecord(rev: number, batchStart: number, at: number, key: string, objectJson?: string): Buffer {
+  const body = objectJson === undefined ? '"d":1' : `"o":${objectJson}`;
+  const json = Buffer.from(`{"r":${rev},"b":${batchStart},"t":${at},"k":${JSON.stringify(key)},${body}}`);
+  const head = Buffer.from(crc32(json).toString(16).padStart(8, '0') + ' ');
+  return Buffer.concat([head, json, NEWLINE]);
+}
+
+const NEWLINE = Buffer.from('\n');
+
+function isObject(v: unknown): v is KObject {
+  return isPlainObject(v) && isPlainObject(v.metadata);
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+function toRecord(v: unknown): LogRecord | undefined {
+  if (!isPlainObject(v) || !isCount(v.r) || !isCount(v.b) || typeof v.t !== 'number' || typeof v.k !== 'string') {
+    return undefined;
+  }
+  const rec: LogRecord = { rev: v.r, batchStart: v.b, at: v.t, key: v.k };
+  if (isObject(v.o)) rec.object = v.o;
+  else if (v.d !== 1) return undefined;
+  return rec;
+}
+
+export interface ScannedLog {
+  records: LogRecord[];
+  /** Bytes of intact records; anything after is a torn tail to truncate. */
+  validLength: number;
+}
+
+function corrupt(file: string, offset: number, why: string): StoreError {
+  return new StoreError('corrupt', `corrupt store file "${file}" at offset ${offset}: ${why}`);
+}
+
+export function scanLog(buf: Buffer, file: string): ScannedLog {
+  const records: LogRecord[] = [];
+  let pos = 0;
+  let lastRev = 0;
+  while (pos < buf.length) {
+    const nl = buf.indexOf(0x0a, pos);
+    const rec = nl < 0 ? undefined : toRecord(decodeLine(buf, pos, nl));
+    if (!rec) {
+      if (nl >= 0 && laterBatchFollows(buf, nl + 1, pos)) throw corrupt(file, pos, 'damaged record');
+      break; // torn tail of an unacknowledged batch
+    }
+    if (rec.rev <= lastRev) throw corrupt(file, pos, `revision ${rec.rev} after ${lastRev}`);
+    lastRev = rec.rev;
+    records.push(rec);
+    pos = nl + 1;
+  }
+  return { records, validLength: pos };
+}
+
+/** Whether an intact record of a batch that started after offset `bad` exists from `from` on. */
+function laterBatchFollows(buf: Buffer, from: number, bad: number): boolean {
+  let pos = from;
+  while (pos < buf.length) {
+    const nl = buf.indexOf(0x0a, pos);
+    if (nl < 0) return false;
+    const rec = toRecord(decodeLine(buf, pos, nl));
+    if (rec && rec.batchStart > bad) return true;
+    pos = nl + 1;
+  }
+  return false;
+}
+
+export interface Snapshot {
+  rev: number;
+  objects: [string, KObject][];
+}
+
+export function* encodeSnapshot(rev: number, entries: Iterable<[string, KObject]>, count: number): Generator<Buffer> {
+  yield encodeLine({ v: 1, rev, count });
+  for (const [k, o] of entries) yield encodeLine({ k, o });
+}
+
+export function parseSnapshot(buf: Buffer, file: string): Snapshot {
+  let pos = 0;
+  const next = (): unknown => {
+    const nl = buf.indexOf(0x0a, pos);
+    const value = nl < 0 ? undefined : decodeLine(buf, pos, nl);
+    if (value === undefined) throw corrupt(file, pos, 'damaged line');
+    pos = nl + 1;
+    return value;
+  };
+  const head = next();
+  if (!isPlainObject(head) || head.v !== 1 || !isCount(head.rev) || !isCount(head.count)) {
+    throw corrupt(file, 0, 'bad header');
+  }
+  const objects: [string, KObject][] = [];
+  for (let i = 0; i < head.count; i++) {
+    const at = pos;
+    const line = next();
+    if (!isPlainObject(line) || typeof line.k !== 'string' || !isObject(line.o)) throw corrupt(file, at, 'bad entry');
+    objects.push([line.k, line.o]);
+  }
+  if (pos !== buf.length) throw corrupt(file, pos, 'data after the last entry');
+  return { rev: head.rev, objects };
+}

@@ -1,0 +1,291 @@
+// FileStore: the embedded durable store. Writes are checked against the newest
+// state (including queued ones), appended to `<dir>/log` in group-commit
+// batches (one write + one fdatasync per batch) and become visible to readers
+// and watchers only once durable. See README.md for the format and the
+// crash-safety argument.
+import { open, rename, mkdir } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { KObject } from '../../../lib/api/meta.js';
+import type { ListOptions, ListResult, Store, WatchSink, Watcher } from './types.js';
+import { StoreError } from './types.js';
+import { StoreState } from './state.js';
+import type { StateOptions } from './state.js';
+import { assertKey } from './keys.js';
+import { deepFreeze } from './objects.js';
+import { checkWrite } from './preconditions.js';
+import type { WriteKind } from './preconditions.js';
+import { encodeRecord, encodeSnapshot } from './file-format.js';
+import { acquireLock, fsyncDir } from './file-dir.js';
+import { LOG, SNAPSHOT, SNAPSHOT_TMP, recover } from './file-load.js';
+import type { DirLock } from './file-dir.js';
+
+export interface FileStoreOptions extends Omit<StateOptions, 'startRev'> {
+  /** Directory holding the store; created when missing. */
+  dir: string;
+  /** Compaction needs at least this much log (default 8 MiB)… */
+  compactMinBytes?: number;
+  /** …and a log this many times the live data (default 4). */
+  compactRatio?: number;
+}
+
+interface PendingWrite {
+  key: string;
+  rev: number;
+  at: number;
+  /** Stamped, frozen object; undefined for a delete. */
+  object: KObject | undefined;
+  json: string | undefined;
+  resolve(obj: KObject): void;
+  reject(err: StoreError): void;
+}
+
+/** Cap per batch so one fdatasync never carries an unbounded buffer. */
+const MAX_BATCH = 4096;
+
+export class FileStore implements Store {
+  /** Newest rev handed out; ≥ state.rev (the visible, durable one). */
+  private nextRev: number;
+  /** Accepted but not yet durable writes, newest per key; undefined object = delete. */
+  private readonly overlay = new Map<string, { rev: number; object: KObject | undefined; durable: Promise<void> }>();
+  private queue: PendingWrite[] = [];
+  private compactWaiters: { resolve(): void; reject(err: unknown): void }[] = [];
+  private running: Promise<void> | undefined;
+  private failed: StoreError | undefined;
+  private closed = false;
+  private readonly minBytes: number;
+  private readonly ratio: number;
+  private liveBytes = 0;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly state: StoreState,
+    private readonly fh: FileHandle,
+    private readonly lock: DirLock,
+    private logSize: number,
+    /** Serialised size per live key, to tell when the log is mostly dead records. */
+    private readonly sizes: Map<string, number>,
+    opts: FileStoreOptions,
+  ) {
+    this.nextRev = state.rev;
+    this.minBytes = opts.compactMinBytes ?? 8 << 20;
+    this.ratio = opts.compactRatio ?? 4;
+    for (const n of sizes.values()) this.liveBytes += n;
+  }
+
+  static async open(opts: FileStoreOptions): Promise<FileStore> {
+    const dir = resolve(opts.dir);
+    await mkdir(dir, { recursive: true });
+    const lock = await acquireLock(dir);
+    try {
+      const { state, sizes, fh, logSize } = await recover(dir, opts);
+      return new FileStore(dir, state, fh, lock, logSize, sizes, opts);
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+  }
+
+  create(key: string, obj: KObject): Promise<KObject> {
+    return this.enqueue('create', key, obj);
+  }
+
+  update(key: string, obj: KObject, expectedRev?: number): Promise<KObject> {
+    return this.enqueue('update', key, obj, expectedRev);
+  }
+
+  delete(key: string, expectedRev?: number): Promise<KObject> {
+    return this.enqueue('delete', key, undefined, expectedRev);
+  }
+
+  async get(key: string, minRev?: number): Promise<KObject | undefined> {
+    this.readable();
+    if (minRev !== undefined && minRev > this.state.rev) await this.state.waitForRev(minRev, this.state.tooLargeWaitMs);
+    return this.state.get(key);
+  }
+
+  async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
+    this.readable();
+    return this.state.list(prefix, opts);
+  }
+
+  watch(prefix: string, fromRev: number, sink: WatchSink): Watcher {
+    this.readable();
+    return this.state.watch(prefix, fromRev, sink);
+  }
+
+  async currentRev(): Promise<number> {
+    this.readable();
+    return this.state.rev;
+  }
+
+  async waitForRev(rev: number, timeoutMs: number): Promise<void> {
+    this.readable();
+    return this.state.waitForRev(rev, timeoutMs);
+  }
+
+  async check(): Promise<void> {
+    this.readable();
+    if (this.failed) throw this.failed;
+  }
+
+  /** Writes a snapshot and starts an empty log (normally triggered by log size). */
+  async compact(): Promise<void> {
+    this.readable();
+    return new Promise((resolve, reject) => {
+      this.compactWaiters.push({ resolve, reject });
+      this.kick();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.running;
+    this.state.close(new StoreError('unreachable', 'store is closed'));
+    await this.fh.close();
+    await this.lock.release();
+  }
+
+  private async enqueue(kind: WriteKind, key: string, obj: KObject | undefined, expectedRev?: number): Promise<KObject> {
+    this.readable();
+    if (this.failed) throw this.failed;
+    assertKey(key);
+    const pending = this.overlay.get(key);
+    try {
+      checkWrite(kind, key, pending ? pending.object : this.state.get(key), expectedRev);
+    } catch (err) {
+      // Failing against a write readers cannot see yet would send a retry loop
+      // (guaranteedUpdate) round again on the same stale read: report the
+      // failure once the state it refers to is readable.
+      if (pending) await pending.durable;
+      if (this.failed) throw this.failed;
+      throw err;
+    }
+    let object: KObject | undefined;
+    let json: string | undefined;
+    if (obj) {
+      // Serialise before taking a revision so an unserialisable object fails alone, not its batch.
+      const copy = JSON.parse(JSON.stringify(obj)) as KObject;
+      copy.metadata = { ...copy.metadata, resourceVersion: String(this.nextRev + 1) };
+      json = JSON.stringify(copy);
+      object = deepFreeze(copy);
+    }
+    const rev = ++this.nextRev;
+    let settle!: () => void;
+    const durable = new Promise<void>((r) => (settle = r));
+    this.overlay.set(key, { rev, object, durable });
+    return new Promise<KObject>((resolve, reject) => {
+      const done = { resolve: (o: KObject) => (settle(), resolve(o)), reject: (e: StoreError) => (settle(), reject(e)) };
+      this.queue.push({ key, rev, at: this.state.clock(), object, json, ...done });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+      // Work queued while the loop was finishing.
+      if (this.queue.length > 0 || this.compactWaiters.length > 0) this.kick();
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (this.queue.length > 0 || this.compactWaiters.length > 0) {
+      if (this.queue.length > 0) await this.flush(this.queue.splice(0, MAX_BATCH));
+      if (this.failed) return this.rejectAll(this.failed);
+      const waiters = this.compactWaiters;
+      if (waiters.length > 0 || this.logSize > Math.max(this.minBytes, this.ratio * this.liveBytes)) {
+        this.compactWaiters = [];
+        try {
+          await this.compactNow();
+          for (const w of waiters) w.resolve();
+        } catch (err) {
+          for (const w of waiters) w.reject(err);
+          if (waiters.length === 0) process.emitWarning(`store compaction failed: ${String(err)}`);
+        }
+      }
+    }
+  }
+
+  /** One append + one fdatasync for the whole batch, then the writes become visible in rev order. */
+  private async flush(batch: PendingWrite[]): Promise<void> {
+    const start = this.logSize;
+    const buf = Buffer.concat(batch.map((p) => encodeRecord(p.rev, start, p.at, p.key, p.json)));
+    try {
+      let done = 0;
+      while (done < buf.length) done += (await this.fh.write(buf, done, buf.length - done)).bytesWritten;
+      await this.fh.datasync();
+    } catch (err) {
+      this.fail(`write to "${join(this.dir, LOG)}" failed: ${err instanceof Error ? err.message : String(err)}`);
+      for (const p of batch) p.reject(this.failed!);
+      return;
+    }
+    this.logSize += buf.length;
+    for (const p of batch) {
+      const ev = this.state.commit(p.key, p.rev, p.object);
+      if (this.overlay.get(p.key)?.rev === p.rev) this.overlay.delete(p.key);
+      this.setSize(p.key, p.json?.length);
+      p.resolve(p.object ?? ev.object);
+    }
+  }
+
+  /**
+   * Snapshot then empty log. Every step leaves a loadable store: until the
+   * rename the old snapshot + full log are intact; after it the snapshot
+   * covers every record still in the log (replay skips rev ≤ snapshot rev).
+   */
+  private async compactNow(): Promise<void> {
+    const tmp = join(this.dir, SNAPSHOT_TMP);
+    const out = await open(tmp, 'w');
+    try {
+      let chunk: Buffer[] = [];
+      let bytes = 0;
+      for (const line of encodeSnapshot(this.state.rev, this.state.entries(), this.sizes.size)) {
+        chunk.push(line);
+        bytes += line.length;
+        if (bytes >= 1 << 20) {
+          await out.write(Buffer.concat(chunk));
+          chunk = [];
+          bytes = 0;
+        }
+      }
+      await out.write(Buffer.concat(chunk));
+      await out.sync();
+    } finally {
+      await out.close();
+    }
+    await rename(tmp, join(this.dir, SNAPSHOT));
+    try {
+      await fsyncDir(this.dir);
+      await this.fh.truncate(0);
+      await this.fh.sync();
+      this.logSize = 0;
+    } catch (err) {
+      // The log's length is now unknown to us: stop taking writes rather than guess.
+      this.fail(`compaction of "${this.dir}" failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+  }
+
+  private setSize(key: string, bytes: number | undefined): void {
+    this.liveBytes += (bytes ?? 0) - (this.sizes.get(key) ?? 0);
+    if (bytes === undefined) this.sizes.delete(key);
+    else this.sizes.set(key, bytes);
+  }
+
+  private fail(message: string): void {
+    this.failed ??= new StoreError('unreachable', message);
+  }
+
+  private rejectAll(err: StoreError): void {
+    for (const p of this.queue.splice(0)) p.reject(err);
+    for (const w of this.compactWaiters.splice(0)) w.reject(err);
+    this.overlay.clear();
+  }
+
+  private readable(): void {
+    if (this.closed) throw new StoreError('unreachable', 'store is closed');
+  }
+}
+

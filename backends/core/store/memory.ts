@@ -1,0 +1,85 @@
+// MemoryStore: the Store contract with no durability; writes are visible at once (tests, dev).
+import type { KObject } from '../../../lib/api/meta.js';
+import type { ListOptions, ListResult, Store, WatchSink, Watcher } from './types.js';
+import { StoreError } from './types.js';
+import { StoreState } from './state.js';
+import type { StateOptions } from './state.js';
+import { assertKey } from './keys.js';
+import { checkWrite } from './preconditions.js';
+import { deepFreeze, stampedCopy } from './objects.js';
+
+export type MemoryStoreOptions = Omit<StateOptions, 'startRev'>;
+
+export class MemoryStore implements Store {
+  private readonly state: StoreState;
+  private closed = false;
+
+  constructor(opts: MemoryStoreOptions) {
+    this.state = new StoreState(opts);
+  }
+
+  async create(key: string, obj: KObject): Promise<KObject> {
+    return this.put('create', key, obj);
+  }
+
+  async update(key: string, obj: KObject, expectedRev?: number): Promise<KObject> {
+    return this.put('update', key, obj, expectedRev);
+  }
+
+  async delete(key: string, expectedRev?: number): Promise<KObject> {
+    this.live();
+    assertKey(key);
+    checkWrite('delete', key, this.state.get(key), expectedRev);
+    return this.state.commit(key, this.state.rev + 1, undefined).object;
+  }
+
+  async get(key: string, minRev?: number): Promise<KObject | undefined> {
+    this.live();
+    if (minRev !== undefined && minRev > this.state.rev) await this.state.waitForRev(minRev, this.state.tooLargeWaitMs);
+    return this.state.get(key);
+  }
+
+  async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
+    this.live();
+    return this.state.list(prefix, opts);
+  }
+
+  watch(prefix: string, fromRev: number, sink: WatchSink): Watcher {
+    this.live();
+    return this.state.watch(prefix, fromRev, sink);
+  }
+
+  async currentRev(): Promise<number> {
+    this.live();
+    return this.state.rev;
+  }
+
+  async waitForRev(rev: number, timeoutMs: number): Promise<void> {
+    this.live();
+    return this.state.waitForRev(rev, timeoutMs);
+  }
+
+  async check(): Promise<void> {
+    this.live();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.state.close(new StoreError('unreachable', 'store is closed'));
+  }
+
+  private put(kind: 'create' | 'update', key: string, obj: KObject, expectedRev?: number): KObject {
+    this.live();
+    assertKey(key);
+    checkWrite(kind, key, this.state.get(key), expectedRev);
+    const rev = this.state.rev + 1;
+    const stored = deepFreeze(stampedCopy(obj, rev));
+    this.state.commit(key, rev, stored);
+    return stored;
+  }
+
+  private live(): void {
+    if (this.closed) throw new StoreError('unreachable', 'store is closed');
+  }
+}

@@ -1,0 +1,200 @@
+// The in-memory state both stores serve reads from: live objects per type
+// (sorted keys + map), one revision counter, the history log, watchers and
+// revision waiters. Stores decide *when* a write becomes visible (memory: at
+// once; file: after fsync) and call commit() then, in revision order.
+import type { KObject } from '../../../lib/api/meta.js';
+import type { ListOptions, ListResult, StoreEvent, WatchSink, Watcher } from './types.js';
+import { StoreError } from './types.js';
+import { History } from './history.js';
+import { WatchHub } from './watchers.js';
+import { assertKey, insertSorted, removeSorted, typePrefixOf } from './keys.js';
+import { restamp } from './objects.js';
+import { listView, snapshotAt } from './views.js';
+import type { TypeView } from './views.js';
+
+export interface StateOptions {
+  historyWindowMs: number;
+  clock?: () => number;
+  /** How long get(key, minRev) waits for a future revision before `too-large` (default 3000). */
+  tooLargeWaitMs?: number;
+  /** Revision the state starts at (a loaded snapshot); history before it is gone. */
+  startRev?: number;
+}
+
+interface RevWaiter {
+  rev: number;
+  resolve(): void;
+  reject(err: StoreError): void;
+  timer: NodeJS.Timeout;
+}
+
+const SNAPSHOT_CACHE = 8;
+
+export class StoreState {
+  readonly clock: () => number;
+  readonly tooLargeWaitMs: number;
+  private revision: number;
+  private readonly types = new Map<string, TypeView>();
+  private readonly history: History;
+  private readonly hub = new WatchHub();
+  private readonly snapshots = new Map<string, TypeView>();
+  private waiters: RevWaiter[] = [];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(opts: StateOptions) {
+    if (!(opts.historyWindowMs > 0)) throw new Error(`invalid historyWindowMs ${opts.historyWindowMs}: must be > 0`);
+    this.clock = opts.clock ?? Date.now;
+    this.tooLargeWaitMs = opts.tooLargeWaitMs ?? 3000;
+    this.revision = opts.startRev ?? 0;
+    this.history = new History(opts.historyWindowMs, this.clock, this.revision);
+    // Lazy compaction covers readers; the timer bounds memory when nobody reads.
+    this.timer = setInterval(() => this.history.compact(), Math.min(opts.historyWindowMs, 30_000));
+    this.timer.unref();
+  }
+
+  get rev(): number {
+    return this.revision;
+  }
+
+  get compactedRev(): number {
+    this.history.compact();
+    return this.history.compactedRev;
+  }
+
+  get(key: string): KObject | undefined {
+    const type = typePrefixOf(key);
+    return type === undefined ? undefined : this.types.get(type)?.objects.get(key);
+  }
+
+  /** Places a loaded object without an event (snapshot load at startRev). */
+  load(key: string, obj: KObject): void {
+    const view = this.viewFor(assertKey(key));
+    if (!view.objects.has(key)) insertSorted(view.keys, key);
+    view.objects.set(key, obj);
+  }
+
+  /**
+   * Makes a write visible: `obj` (frozen, stamped with rev) for a put, undefined
+   * for a delete. `at` is the commit time (replayed logs pass their own).
+   */
+  commit(key: string, rev: number, obj: KObject | undefined, at = this.clock()): StoreEvent {
+    const type = assertKey(key);
+    if (rev <= this.revision) throw new Error(`revision ${rev} committed after ${this.revision}`);
+    const view = this.viewFor(type);
+    const prev = view.objects.get(key);
+    let event: StoreEvent;
+    if (obj) {
+      if (!prev) insertSorted(view.keys, key);
+      view.objects.set(key, obj);
+      event = prev ? { type: 'MODIFIED', key, rev, object: obj, prev } : { type: 'ADDED', key, rev, object: obj };
+    } else {
+      if (!prev) throw new Error(`delete of missing key "${key}" at revision ${rev}`);
+      removeSorted(view.keys, key);
+      view.objects.delete(key);
+      event = { type: 'DELETED', key, rev, object: restamp(prev, rev), prev };
+    }
+    this.revision = rev;
+    this.history.append({ event: Object.freeze(event), type, at });
+    this.wakeWaiters();
+    this.hub.dispatch(event, type);
+    return event;
+  }
+
+  list(prefix: string, opts: ListOptions = {}): ListResult {
+    const type = typePrefixOf(prefix);
+    if (type === undefined) throw new Error(`invalid list prefix "${prefix}": want group/resource/ at least`);
+    const rev = opts.rev ?? this.revision;
+    const view = rev === this.revision ? this.types.get(type) : this.viewAt(type, rev);
+    return { rev, ...listView(view, prefix, opts) };
+  }
+
+  watch(prefix: string, fromRev: number, sink: WatchSink): Watcher {
+    const compacted = this.compactedRev;
+    if (fromRev < compacted) throw this.gone(fromRev, compacted);
+    const type = typePrefixOf(prefix);
+    const replay = this.history
+      .since(fromRev, type)
+      .map((e) => e.event)
+      .filter((ev) => ev.key.startsWith(prefix));
+    return this.hub.add(prefix, fromRev, replay, sink);
+  }
+
+  waitForRev(rev: number, timeoutMs: number): Promise<void> {
+    if (rev <= this.revision) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter: RevWaiter = {
+        rev,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          reject(this.tooLarge(rev));
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  tooLarge(rev: number): StoreError {
+    return new StoreError('too-large', `too large resource version: ${rev}, current: ${this.revision}`, this.revision);
+  }
+
+  gone(rev: number, compacted: number): StoreError {
+    return new StoreError('gone', `too old resource version: ${rev} (${compacted})`, this.revision);
+  }
+
+  /** Stops timers, ends watches and pending waits with err. */
+  close(err: StoreError): void {
+    clearInterval(this.timer);
+    for (const w of this.waiters) {
+      clearTimeout(w.timer);
+      w.reject(err);
+    }
+    this.waiters = [];
+    this.hub.failAll(err);
+  }
+
+  /** Every live object, type by type in key order (snapshot writing). */
+  *entries(): Generator<[string, KObject]> {
+    for (const view of this.types.values()) {
+      for (const key of view.keys) yield [key, view.objects.get(key)!];
+    }
+  }
+
+  private viewAt(type: string, rev: number): TypeView | undefined {
+    if (rev > this.revision) throw this.tooLarge(rev);
+    const compacted = this.compactedRev;
+    if (rev < compacted) throw this.gone(rev, compacted);
+    // Nothing of this type changed since rev: the live view is that snapshot.
+    if (!this.history.touchedSince(rev, type)) return this.types.get(type);
+    const cacheKey = `${rev}@${type}`;
+    let snap = this.snapshots.get(cacheKey);
+    if (snap) {
+      this.snapshots.delete(cacheKey); // re-insert: Map order is our LRU order
+    } else {
+      snap = snapshotAt(this.types.get(type), this.history.since(rev, type));
+      if (this.snapshots.size >= SNAPSHOT_CACHE) this.snapshots.delete(this.snapshots.keys().next().value!);
+    }
+    this.snapshots.set(cacheKey, snap);
+    return snap;
+  }
+
+  private viewFor(type: string): TypeView {
+    let view = this.types.get(type);
+    if (!view) this.types.set(type, (view = { keys: [], objects: new Map() }));
+    return view;
+  }
+
+  private wakeWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const rev = this.revision;
+    const still: RevWaiter[] = [];
+    for (const w of this.waiters) {
+      if (w.rev <= rev) {
+        clearTimeout(w.timer);
+        w.resolve();
+      } else still.push(w);
+    }
+    this.waiters = still;
+  }
+}

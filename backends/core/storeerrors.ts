@@ -1,0 +1,30 @@
+// Translates StoreError codes into client-facing Status errors, at the
+// boundary between the store and the API.
+import {
+  alreadyExists, conflict, expired, internalError, notFound, serviceUnavailable, tooLargeResourceVersion,
+  STALE_OBJECT, StatusError, type GroupResource,
+} from '../../lib/api/status.js';
+import { StoreError } from './store/types.js';
+
+export function fromStoreError(err: unknown, gr: GroupResource, name: string, requestedRev?: number): unknown {
+  if (!(err instanceof StoreError)) return err;
+  switch (err.code) {
+    case 'not-found': return notFound(gr, name);
+    case 'exists': return alreadyExists(gr, name);
+    case 'conflict': return conflict(gr, name, STALE_OBJECT);
+    case 'gone': return expired(requestedRev !== undefined ? `too old resource version: ${requestedRev} (${err.currentRev ?? 0})` : err.message);
+    case 'too-large': return tooLargeResourceVersion(requestedRev ?? 0, err.currentRev ?? 0);
+    case 'unreachable': return serviceUnavailable(`storage is unavailable: ${err.message}`);
+    case 'corrupt': return internalError(`stored data is unreadable: ${err.message}`);
+  }
+}
+
+/** Runs a store call and rethrows its failure as a Status error. */
+export async function storeCall<T>(gr: GroupResource, name: string, fn: () => Promise<T>, requestedRev?: number): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const e = fromStoreError(err, gr, name, requestedRev);
+    throw e instanceof StatusError || e instanceof Error ? e : new Error(String(e));
+  }
+}

@@ -1,0 +1,27 @@
+// One interface for every authentication method; the union composes them.
+import type { IncomingMessage } from 'node:http';
+import type { UserInfo } from '../../lib/api/meta.js';
+
+export interface AuthnResult {
+  readonly user: UserInfo;
+  /** Audiences the credential was valid for, when the method checks audiences. */
+  readonly audiences?: readonly string[];
+}
+
+/**
+ * Returns a result when the request's credential is this method's and valid,
+ * `null` when the request carries no credential of this kind ("not mine"),
+ * and throws AuthnError when it carries one that fails.
+ */
+export interface Authenticator {
+  readonly name: string;
+  authenticate(req: IncomingMessage): AuthnResult | null | Promise<AuthnResult | null>;
+}
+
+export class AuthnError extends Error {
+  constructor(readonly authenticator: string, message: string) {
+    super(message);
+  }
+}
+
+export const ANONYMOUS: UserInfo = Object.freeze({ username: 'system:anonymous', groups: Object.freeze(['system:unauthenticated']) as string[] });

@@ -1,0 +1,30 @@
+// Consults authorizers in order; the first allow or deny decides; when all
+// have no opinion the request is denied.
+import type { Attributes, Authorizer, Decision } from './types.js';
+
+const NOBODY_ALLOWED: Decision = Object.freeze({ kind: 'deny', reason: 'no authorizer allowed the request' });
+
+export class AuthorizerChain implements Authorizer {
+  readonly name = 'chain';
+  constructor(private readonly authorizers: readonly Authorizer[]) {}
+
+  async authorize(attrs: Attributes): Promise<Decision> {
+    const reasons: string[] = [];
+    for (const a of this.authorizers) {
+      const d = await a.authorize(attrs);
+      if (d.kind !== 'no-opinion') return d;
+      if (d.reason) reasons.push(d.reason);
+    }
+    return reasons.length ? { kind: 'deny', reason: reasons.join('; ') } : NOBODY_ALLOWED;
+  }
+}
+
+/** kube-apiserver's wording for a denial. */
+export function forbiddenMessage(a: Attributes): string {
+  const who = `User "${a.user.username}"`;
+  if (!a.isResourceRequest) return `forbidden: ${who} cannot ${a.verb} path "${a.path}"`;
+  const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const subject = `${a.apiGroup ? `${a.resource}.${a.apiGroup}` : a.resource}${a.name ? ` "${a.name}"` : ''}`;
+  const scope = a.namespace ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
+  return `${subject} is forbidden: ${who} cannot ${a.verb} resource "${res}" in API group "${a.apiGroup}" ${scope}`;
+}

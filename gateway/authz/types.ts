@@ -1,0 +1,29 @@
+// One interface for every authorization mode; the chain composes them.
+import type { UserInfo } from '../../lib/api/meta.js';
+
+export interface Attributes {
+  readonly user: UserInfo;
+  readonly verb: string;
+  readonly isResourceRequest: boolean;
+  readonly path: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly namespace: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly name: string;
+}
+
+export type DecisionKind = 'allow' | 'deny' | 'no-opinion';
+
+export interface Decision {
+  readonly kind: DecisionKind;
+  readonly reason: string;
+}
+
+export interface Authorizer {
+  readonly name: string;
+  authorize(attrs: Attributes): Decision | Promise<Decision>;
+}
+
+export const NO_OPINION: Decision = Object.freeze({ kind: 'no-opinion', reason: '' });

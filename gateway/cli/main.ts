@@ -1,0 +1,75 @@
+// `gatehouse <command>`: serve (the default of `npm start`), certs, help.
+// Invalid input ends the process with one clear line and exit code 1.
+import { runCertsCommand } from '../../certs/cli.js';
+import { parseServeFlags, usage, wantsHelp } from '../config/flags.js';
+import { startServer } from '../server/app.js';
+
+const log = (msg: string): void => { process.stderr.write(`${new Date().toISOString()} ${msg}\n`); };
+
+const HELP = `Usage: gatehouse <command> [flags]
+
+Commands:
+  serve          serve the Kubernetes-compatible API (default of npm start)
+  certs          generate the dev PKI and client kubeconfigs (gatehouse certs help)
+  help           this text
+
+Run "gatehouse serve --help" for the flags of serve.`;
+
+async function serve(argv: string[]): Promise<number> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  const parsed = parseServeFlags(argv);
+  if ('error' in parsed) {
+    process.stderr.write(`gatehouse: ${parsed.error}\n`);
+    return 1;
+  }
+  const opts = parsed.options;
+  let running;
+  try {
+    running = await startServer(opts, { log });
+  } catch (err) {
+    process.stderr.write(`gatehouse: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  const lines = [
+    `Gatehouse is serving on ${running.url} (storage: ${opts.storageBackend}, data: ${opts.dataDir})`,
+  ];
+  if (running.kubeconfig) {
+    lines.push(
+      'Connect with kubectl:',
+      `  kubectl --kubeconfig ${running.kubeconfig} get namespaces`,
+      `  export KUBECONFIG=${running.kubeconfig}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: string) => { void running.shutdown(signal).then(resolve); };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv;
+  switch (command) {
+    case 'serve': return serve(rest);
+    case 'certs': return runCertsCommand(rest);
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${HELP}\n`);
+      return 0;
+    default:
+      if (command.startsWith('-')) return serve(argv);
+      process.stderr.write(`gatehouse: unknown command "${command}": run "gatehouse help"\n`);
+      return 1;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code), (err: unknown) => {
+  process.stderr.write(`gatehouse: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,70 @@
+// Non-resource paths the gateway answers itself: health, version,
+// discovery and the root path list.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
+import { DISCOVERY_AS, negotiateOutput } from '../../lib/http/negotiate.js';
+import { sendBody } from '../../lib/http/respond.js';
+import type { HealthEndpoint } from '../health/endpoint.js';
+
+export interface Document { readonly body: string; readonly etag: string; readonly contentType: string }
+
+/** Discovery documents by path; `aggregated` names the apidiscovery.k8s.io version asked for. */
+export interface DiscoverySource {
+  document(path: string, aggregated?: 'v2' | 'v2beta1'): Document | undefined;
+  readonly version: Document;
+}
+
+export interface LocalRoutes {
+  health: Record<'healthz' | 'livez' | 'readyz', HealthEndpoint>;
+  discovery: DiscoverySource;
+}
+
+function sendDocument(req: IncomingMessage, res: ServerResponse, doc: Document): void {
+  if (req.headers['if-none-match'] === doc.etag) {
+    res.writeHead(304, { ETag: doc.etag, 'Content-Type': doc.contentType }).end();
+    return;
+  }
+  sendBody(req, res, 200, doc.contentType, doc.body, { ETag: doc.etag });
+}
+
+export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(req.method ?? '', path);
+  const clean = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const slash = clean.indexOf('/', 1);
+  const head = slash < 0 ? clean.slice(1) : clean.slice(1, slash);
+  if (head === 'healthz' || head === 'livez' || head === 'readyz') {
+    const answer = await routes.health[head].serve(slash < 0 ? '' : clean.slice(slash + 1), query);
+    sendBody(req, res, answer.code, 'text/plain; charset=utf-8', answer.body, { 'X-Content-Type-Options': 'nosniff' });
+    return;
+  }
+  if (clean === '/version') {
+    sendDocument(req, res, routes.discovery.version);
+    return;
+  }
+  if (head === 'api' || head === 'apis') {
+    const out = negotiateOutput(req.headers.accept, DISCOVERY_AS);
+    const aggregated = out.as === 'APIGroupDiscoveryList' ? out.asVersion as 'v2' | 'v2beta1' : undefined;
+    const doc = routes.discovery.document(clean, aggregated);
+    if (!doc) throw pathNotFound();
+    sendDocument(req, res, doc);
+    return;
+  }
+  if (clean === '/') {
+    sendBody(req, res, 200, 'application/json', JSON.stringify({ paths: rootPaths(routes) }, null, 2));
+    return;
+  }
+  throw pathNotFound();
+}
+
+function rootPaths(routes: LocalRoutes): string[] {
+  const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'];
+  const apis = routes.discovery.document('/apis');
+  if (apis) {
+    const list = JSON.parse(apis.body) as { groups?: Array<{ name: string; versions: Array<{ groupVersion: string }> }> };
+    for (const g of list.groups ?? []) {
+      paths.push(`/apis/${g.name}`);
+      for (const v of g.versions) paths.push(`/apis/${v.groupVersion}`);
+    }
+  }
+  return paths.sort();
+}

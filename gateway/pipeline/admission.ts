@@ -1,0 +1,17 @@
+// Admission for writes, after authorization. Plugins (NodeRestriction, RBAC
+// escalation checks) join here; object validation itself belongs to the
+// backend that stores the object.
+import type { RequestContext } from './context.js';
+
+export interface AdmissionPlugin {
+  readonly name: string;
+  /** Throws a StatusError to refuse the request. */
+  admit(ctx: RequestContext): void | Promise<void>;
+}
+
+const WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+export async function admit(plugins: readonly AdmissionPlugin[], ctx: RequestContext): Promise<void> {
+  if (plugins.length === 0 || !ctx.info.isResourceRequest || !WRITES.has(ctx.info.verb)) return;
+  for (const p of plugins) await p.admit(ctx);
+}

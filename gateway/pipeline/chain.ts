@@ -1,0 +1,91 @@
+// The request pipeline, written out in one function, in kube-apiserver's
+// order: recovery → request info → timeout → authentication → audit →
+// impersonation → in-flight limit → authorization → admission → dispatch.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { timeout, toStatusError, forbiddenMessage, StatusError } from '../../lib/api/status.js';
+import { sendError } from '../../lib/http/respond.js';
+import type { UnionAuthenticator } from '../authn/union.js';
+import type { Attributes, Authorizer } from '../authz/types.js';
+import { forbiddenMessage as denial } from '../authz/chain.js';
+import { admit, type AdmissionPlugin } from './admission.js';
+import { openAudit, type AuditSink } from './audit.js';
+import { newContext, isLongRunning, type RequestContext } from './context.js';
+import { hasImpersonation, impersonate } from './impersonate.js';
+import type { InflightLimiter } from './inflight.js';
+
+export interface ChainConfig {
+  authenticator: UnionAuthenticator;
+  authorizer: Authorizer;
+  admission: readonly AdmissionPlugin[];
+  inflight: InflightLimiter;
+  requestTimeoutMs: number;
+  audit: AuditSink;
+  dispatch(ctx: RequestContext): Promise<void>;
+  log(msg: string): void;
+  clock(): number;
+}
+
+function attributesOf(ctx: RequestContext): Attributes {
+  const i = ctx.info;
+  return {
+    user: ctx.user, verb: i.verb, isResourceRequest: i.isResourceRequest, path: i.path, apiGroup: i.apiGroup,
+    apiVersion: i.apiVersion, namespace: i.namespace, resource: i.resource, subresource: i.subresource, name: i.name,
+  };
+}
+
+export function buildHandlerChain(cfg: ChainConfig): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    let release: (() => void) | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let ctx: RequestContext | undefined;
+    const finish = () => {
+      if (timer) clearTimeout(timer);
+      release?.();
+      release = undefined;
+      if (ctx?.audit) cfg.audit.write(ctx.audit, res.statusCode);
+    };
+    res.once('close', finish);
+
+    const run = async () => {
+      ctx = newContext(req, res, cfg.clock());
+
+      if (!isLongRunning(ctx)) {
+        timer = setTimeout(() => {
+          if (!res.headersSent) sendError(req, res, timeout('Timeout: request did not complete within requested timeout - context deadline exceeded'));
+        }, cfg.requestTimeoutMs);
+      }
+
+      const authn = await cfg.authenticator.authenticate(req);
+      ctx.user = authn.user;
+      // Credentials never travel further than authentication.
+      delete req.headers.authorization;
+
+      ctx.audit = openAudit(ctx);
+      res.setHeader('Audit-Id', ctx.audit.auditID);
+
+      if (hasImpersonation(req)) {
+        ctx.user = await impersonate(req, ctx.user, cfg.authorizer);
+        ctx.audit.impersonatedUser = ctx.user;
+      }
+
+      if (!isLongRunning(ctx)) release = cfg.inflight.acquire(ctx.info.verb);
+
+      const attrs = attributesOf(ctx);
+      const decision = await cfg.authorizer.authorize(attrs);
+      if (decision.kind !== 'allow') {
+        const i = ctx.info;
+        const why = decision.reason ? `${denial(attrs)}: ${decision.reason}` : denial(attrs);
+        throw forbiddenMessage(why, i.isResourceRequest ? { name: i.name, group: i.apiGroup, kind: i.resource } : {});
+      }
+
+      await admit(cfg.admission, ctx);
+      await cfg.dispatch(ctx);
+    };
+
+    run().catch((err: unknown) => {
+      const status = toStatusError(err);
+      if (!(err instanceof StatusError)) cfg.log(`internal error serving ${req.method} ${req.url}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+      sendError(req, res, status);
+    });
+  };
+}

@@ -1,0 +1,46 @@
+// Per-request state, created once at the edge and passed down the chain.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from '../../lib/api/meta.js';
+import { parseRequestInfo, type RequestInfo } from '../../lib/api/requestinfo.js';
+
+export interface AuditEvent {
+  readonly auditID: string;
+  readonly requestURI: string;
+  readonly verb: string;
+  user?: UserInfo;
+  impersonatedUser?: UserInfo;
+  readonly annotations: Record<string, string>;
+}
+
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly query: URLSearchParams;
+  readonly info: RequestInfo;
+  readonly startedAt: number;
+  /** The effective user: the authenticated one, or the impersonated one. */
+  user: UserInfo;
+  audit?: AuditEvent;
+}
+
+const EMPTY_QUERY = new URLSearchParams();
+const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
+
+export function newContext(req: IncomingMessage, res: ServerResponse, now: number): RequestContext {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? EMPTY_QUERY : new URLSearchParams(url.slice(q + 1));
+  const w = query.get('watch');
+  const watch = w === '1' || w === 'true';
+  let path = rawPath;
+  if (rawPath.includes('%')) {
+    try { path = decodeURIComponent(rawPath); } catch { path = rawPath; }
+  }
+  const info = parseRequestInfo(req.method ?? 'GET', path, watch);
+  return { req, res, query, info, startedAt: now, user: NOBODY };
+}
+
+export function isLongRunning(ctx: RequestContext): boolean {
+  return ctx.info.verb === 'watch';
+}

@@ -1,0 +1,23 @@
+// Bounds concurrent non-long-running requests (--max-requests-inflight and
+// --max-mutating-requests-inflight of kube-apiserver); excess gets 429.
+import { tooManyRequests } from '../../lib/api/status.js';
+
+const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+export class InflightLimiter {
+  private readOnly = 0;
+  private mutating = 0;
+  constructor(private readonly maxReadOnly: number, private readonly maxMutating: number) {}
+
+  /** Takes a slot or throws 429; returns the release function. */
+  acquire(verb: string): () => void {
+    if (MUTATING.has(verb)) {
+      if (this.mutating >= this.maxMutating) throw tooManyRequests('Too many requests, please try again later.', 1);
+      this.mutating++;
+      return () => { this.mutating--; };
+    }
+    if (this.readOnly >= this.maxReadOnly) throw tooManyRequests('Too many requests, please try again later.', 1);
+    this.readOnly++;
+    return () => { this.readOnly--; };
+  }
+}

@@ -1,0 +1,21 @@
+// What the gateway hands a backend that serves resource requests in-process.
+// A backend answers successes itself (it knows encodings and streams) and
+// throws StatusError for failures, which the gateway writes.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from './meta.js';
+import type { RequestInfo } from './requestinfo.js';
+
+export interface BackendRequest {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly query: URLSearchParams;
+  readonly info: RequestInfo;
+  /** The effective user (after impersonation). */
+  readonly user: UserInfo;
+}
+
+export interface ApiBackend {
+  serve(r: BackendRequest): Promise<void>;
+  /** Serves this group/version? (dispatch asks before calling serve). */
+  serves(group: string, version: string): boolean;
+}

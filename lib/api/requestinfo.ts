@@ -1,0 +1,80 @@
+// Parses a request path once into the attributes authorization and dispatch
+// use (kube-apiserver's RequestInfo). Pure: no registry, no I/O.
+
+export interface RequestInfo {
+  readonly isResourceRequest: boolean;
+  /** Path without the query string. */
+  readonly path: string;
+  /** Kubernetes verb: get, list, watch, create, update, patch, delete, deletecollection; lowercase HTTP method for non-resource paths. */
+  readonly verb: string;
+  /** 'api' or 'apis' for resource requests. */
+  readonly apiPrefix: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly namespace: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly name: string;
+  /** Path segments after the resource part (beyond name/subresource), which no built-in type serves. */
+  readonly extraParts: number;
+}
+
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+const VERB_BY_METHOD: Record<string, string> = {
+  POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete',
+};
+
+function nonResource(path: string, method: string): RequestInfo {
+  return {
+    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
+    namespace: '', resource: '', subresource: '', name: '', extraParts: 0,
+  };
+}
+
+/** `watch` is the query's watch flag (`1`/`true`); the caller has already split path and query. */
+export function parseRequestInfo(method: string, path: string, watch: boolean): RequestInfo {
+  const parts = path.split('/').filter((p) => p.length > 0);
+  if (parts.length === 0) return nonResource(path, method);
+  const prefix = parts[0]!;
+  let i = 1;
+  let apiGroup = '';
+  // Discovery paths (`/api/v1`, `/apis/<g>/<v>`) are non-resource requests, as in kube-apiserver.
+  if (prefix === 'apis') {
+    if (parts.length < 4) return nonResource(path, method);
+    apiGroup = parts[i++]!;
+  } else if (prefix === 'api') {
+    if (parts.length < 3) return nonResource(path, method);
+  } else {
+    return nonResource(path, method);
+  }
+  const apiVersion = parts[i++]!;
+  let verb = VERB_BY_METHOD[method] ?? method.toLowerCase();
+  let rest = parts.slice(i);
+  // Deprecated `/watch/` path prefix.
+  if (rest[0] === 'watch') {
+    verb = 'watch';
+    rest = rest.slice(1);
+  }
+  let namespace = '';
+  if (rest[0] === 'namespaces' && rest.length > 1) {
+    namespace = rest[1]!;
+    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
+  }
+  const resource = rest[0] ?? '';
+  const name = rest[1] ?? '';
+  const subresource = rest[2] ?? '';
+  if (verb === 'watch') {
+    // already a watch
+  } else if (watch && (verb === 'get')) {
+    verb = 'watch';
+  } else if (verb === 'get' && name === '') {
+    verb = 'list';
+  } else if (verb === 'delete' && name === '') {
+    verb = 'deletecollection';
+  }
+  return {
+    isResourceRequest: true, path, verb, apiPrefix: prefix, apiGroup, apiVersion, namespace,
+    resource, subresource, name, extraParts: Math.max(0, rest.length - 3),
+  };
+}

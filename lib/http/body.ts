@@ -1,0 +1,47 @@
+// Reads and decodes request bodies, bounded by the size limit, so a client
+// can neither exhaust memory nor get a half-parsed object stored.
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { badRequest, tooLarge } from '../api/status.js';
+import { isPlainObject } from '../api/meta.js';
+import type { InputFormat } from './negotiate.js';
+
+export const DEFAULT_BODY_LIMIT = 3 * 1024 * 1024;
+
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        req.pause();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => { if (!done) { done = true; resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)); } });
+    req.on('error', (err) => { if (!done) { done = true; reject(err); } });
+  });
+}
+
+/** Parses a body into a JSON object; anything else is a 400 naming the problem. */
+export function decodeObject(buf: Buffer, format: InputFormat): Record<string, unknown> {
+  if (buf.length === 0) throw badRequest('the request body is empty: an object is required');
+  const text = buf.toString('utf8');
+  let value: unknown;
+  try {
+    value = format === 'json' ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
+  } catch (err) {
+    const why = err instanceof Error ? err.message.split('\n', 1)[0] : String(err);
+    throw badRequest(`the request body is not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${why}`);
+  }
+  if (!isPlainObject(value)) throw badRequest(`the request body must be an object, not ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`);
+  return value;
+}

@@ -1,0 +1,103 @@
+// Content negotiation: which representation a client asked for in Accept,
+// and how to read a request body from its Content-Type. Results for a given
+// header value are cached, because clients send the same few values.
+import { notAcceptable, unsupportedMediaType, StatusError } from '../api/status.js';
+
+export type OutputAs = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'APIGroupDiscoveryList';
+
+export interface Output {
+  readonly format: 'json' | 'yaml';
+  /** Transformed representation requested with `;as=…` (absent = the object itself). */
+  readonly as?: OutputAs;
+  /** API version of the transformed representation (`v1`, `v1beta1`, `v2`). */
+  readonly asVersion?: string;
+  /** Content-Type to answer with. */
+  readonly contentType: string;
+}
+
+export const JSON_OUTPUT: Output = Object.freeze({ format: 'json', contentType: 'application/json' });
+export const YAML_OUTPUT: Output = Object.freeze({ format: 'yaml', contentType: 'application/yaml' });
+
+export const SUPPORTED_OUTPUT = ['application/json', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io'];
+
+interface MediaRange { type: string; params: Record<string, string>; q: number }
+
+function parseAccept(header: string): MediaRange[] {
+  const ranges: MediaRange[] = [];
+  for (const part of header.split(',')) {
+    const [rawType, ...rawParams] = part.split(';');
+    const type = rawType!.trim().toLowerCase();
+    if (!type) continue;
+    const params: Record<string, string> = {};
+    let q = 1;
+    for (const p of rawParams) {
+      const eq = p.indexOf('=');
+      if (eq < 0) continue;
+      const k = p.slice(0, eq).trim().toLowerCase();
+      const v = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+      if (k === 'q') q = Number(v);
+      else params[k] = v;
+    }
+    if (!Number.isNaN(q) && q > 0) ranges.push({ type, params, q });
+  }
+  // Stable sort: higher q first, header order otherwise.
+  return ranges.map((r, i) => ({ r, i })).sort((a, b) => b.r.q - a.r.q || a.i - b.i).map((x) => x.r);
+}
+
+function outputFor(range: MediaRange, allowAs: ReadonlySet<OutputAs>): Output | undefined {
+  const { type, params } = range;
+  const isJson = type === 'application/json' || type === '*/*' || type === 'application/*';
+  const isYaml = type === 'application/yaml';
+  if (!isJson && !isYaml) return undefined;
+  const as = params['as'];
+  if (as === undefined) {
+    // `stream=watch` and `pretty` are accepted and ignored.
+    return isYaml ? YAML_OUTPUT : JSON_OUTPUT;
+  }
+  if (!isJson || !allowAs.has(as as OutputAs)) return undefined;
+  const g = params['g'];
+  const v = params['v'];
+  if (as === 'APIGroupDiscoveryList') {
+    if (g !== 'apidiscovery.k8s.io' || (v !== 'v2' && v !== 'v2beta1')) return undefined;
+    return Object.freeze({ format: 'json', as, asVersion: v, contentType: `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList` });
+  }
+  if (g !== 'meta.k8s.io' || (v !== 'v1' && v !== 'v1beta1')) return undefined;
+  return Object.freeze({ format: 'json', as: as as OutputAs, asVersion: v, contentType: `application/json;as=${as};g=meta.k8s.io;v=${v}` });
+}
+
+const cache = new Map<string, Output | StatusError>();
+const CACHE_LIMIT = 512;
+
+export const RESOURCE_AS: ReadonlySet<OutputAs> = new Set(['Table', 'PartialObjectMetadata', 'PartialObjectMetadataList']);
+export const DISCOVERY_AS: ReadonlySet<OutputAs> = new Set(['APIGroupDiscoveryList']);
+
+/** The representation to answer with; throws 406 when nothing in Accept is served. */
+export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet<OutputAs> = RESOURCE_AS): Output {
+  if (!accept) return JSON_OUTPUT;
+  const cacheKey = allowAs === RESOURCE_AS ? accept : `${accept}\u0000d`;
+  let hit = cache.get(cacheKey);
+  if (hit === undefined) {
+    hit = notAcceptable(SUPPORTED_OUTPUT);
+    for (const range of parseAccept(accept)) {
+      const out = outputFor(range, allowAs);
+      if (out) { hit = out; break; }
+    }
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(cacheKey, hit);
+  }
+  if (hit instanceof StatusError) throw hit;
+  return hit;
+}
+
+export type InputFormat = 'json' | 'yaml';
+
+export const SUPPORTED_INPUT = ['application/json', 'application/yaml'];
+
+/** The body format of a create/update; an absent Content-Type means JSON, as kube-apiserver takes it. */
+export function negotiateInput(contentType: string | undefined): InputFormat {
+  if (!contentType) return 'json';
+  const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  if (type === 'application/json' || type === '') return 'json';
+  if (type === 'application/yaml') return 'yaml';
+  throw unsupportedMediaType(contentType, SUPPORTED_INPUT);
+}

@@ -1,0 +1,84 @@
+// Writes responses: objects in the negotiated encoding, gzip when asked,
+// and Status errors. Handlers never set status codes for failures by hand.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzip, gzipSync } from 'node:zlib';
+import { stringify as toYaml } from 'yaml';
+import { StatusError } from '../api/status.js';
+import type { Output } from './negotiate.js';
+
+const jsonMemo = new WeakMap<object, string>();
+
+/** JSON of a value; frozen objects (as stores hand them out) are serialized once. */
+export function toJson(value: object): string {
+  if (!Object.isFrozen(value)) return JSON.stringify(value);
+  let s = jsonMemo.get(value);
+  if (s === undefined) {
+    s = JSON.stringify(value);
+    jsonMemo.set(value, s);
+  }
+  return s;
+}
+
+/** Below this, gzip costs more CPU than the bytes it saves (kube-apiserver's own threshold is 128 KiB). */
+export const GZIP_MIN_BYTES = 1024;
+const GZIP_SYNC_MAX = 64 * 1024;
+
+function wantsGzip(req: IncomingMessage): boolean {
+  const ae = req.headers['accept-encoding'];
+  return typeof ae === 'string' && ae.includes('gzip');
+}
+
+/** Sends a complete body; compresses GET responses when the client asked for gzip. */
+export function sendBody(req: IncomingMessage, res: ServerResponse, code: number, contentType: string, body: string, headers?: Record<string, string>): void {
+  if (res.headersSent || res.destroyed) return;
+  const h: Record<string, string | number> = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers };
+  if (req.method === 'GET' && body.length >= GZIP_MIN_BYTES && wantsGzip(req)) {
+    h['Content-Encoding'] = 'gzip';
+    h['Vary'] = 'Accept-Encoding';
+    const raw = Buffer.from(body, 'utf8');
+    if (raw.length <= GZIP_SYNC_MAX) {
+      const zipped = gzipSync(raw, { level: 4 });
+      h['Content-Length'] = zipped.length;
+      res.writeHead(code, h).end(zipped);
+      return;
+    }
+    gzip(raw, { level: 4 }, (err, zipped) => {
+      if (res.destroyed) return;
+      if (err) { res.destroy(err); return; }
+      h['Content-Length'] = zipped.length;
+      res.writeHead(code, h).end(zipped);
+    });
+    return;
+  }
+  h['Content-Length'] = Buffer.byteLength(body);
+  res.writeHead(code, h).end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** Clients that read output themselves get it indented, as kube-apiserver does for curl and browsers. */
+export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boolean {
+  const p = query.get('pretty');
+  if (p !== null) return p === '' || p === 'true' || p === '1';
+  const ua = req.headers['user-agent'];
+  return typeof ua === 'string' && (ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/'));
+}
+
+export function encode(value: object, output: Output, pretty: boolean): string {
+  if (output.format === 'yaml') return toYaml(value, { lineWidth: 0 });
+  return pretty ? JSON.stringify(value, null, 2) + '\n' : toJson(value);
+}
+
+export function sendObject(req: IncomingMessage, res: ServerResponse, code: number, value: object, output: Output, pretty = false, headers?: Record<string, string>): void {
+  sendBody(req, res, code, output.contentType, encode(value, output, pretty), headers);
+}
+
+/** Writes a Status error. A 413 also closes the connection, since the rest of the body was not read. */
+export function sendError(req: IncomingMessage, res: ServerResponse, err: StatusError, output?: Output): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const headers = { ...err.headers };
+  if (err.code === 413) headers['Connection'] = 'close';
+  const body = output?.format === 'yaml' ? toYaml(err.status) : JSON.stringify(err.status);
+  sendBody(req, res, err.code, output?.format === 'yaml' ? 'application/yaml' : 'application/json', body, headers);
+}

@@ -1,0 +1,126 @@
+// The core group ("", served under /api/v1). Facts as kube-apiserver 1.33
+// serves them (`kubectl api-resources`, pkg/registry/core/*/strategy.go);
+// only the subresources Gatehouse serves are listed.
+import type { KObject } from '../../api/meta.js';
+import { isPlainObject } from '../../api/meta.js';
+import { ALL_VERBS, type ResourceType, type Subresource, type Verb } from '../types.js';
+import { bool, str } from '../fields.js';
+import { CONFIGMAP_COLUMNS, ENDPOINTS_COLUMNS, NAMESPACE_COLUMNS, NODE_COLUMNS, PVC_COLUMNS, PV_COLUMNS, SECRET_COLUMNS, SERVICEACCOUNT_COLUMNS, SERVICE_COLUMNS } from './core-printers.js';
+import { POD_COLUMNS, podIP } from './pod-printer.js';
+import { coreEventView, eventColumns } from './event-printer.js';
+import { validateCoreEvent } from './event-validation.js';
+import { defaultSecret, validateConfigMap, validateSecret, validatePod } from './core-validation.js';
+
+const STATUS_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
+const status = (kind: string): Subresource => ({ name: 'status', kind, verbs: STATUS_VERBS });
+
+/** The fields common to every core type; each entry below states what differs. */
+function core(kind: string, plural: string, rest: Partial<ResourceType> & Pick<ResourceType, 'namespaced'>): ResourceType {
+  return {
+    group: '', version: 'v1', kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(),
+    shortNames: [], categories: [], verbs: ALL_VERBS, subresources: [],
+    nameRule: 'subdomain', createOnUpdate: false, fieldSelectors: {},
+    ...rest,
+  };
+}
+
+/** Sets a nested field only when it is absent, creating the parent object if needed. */
+function defaultField(obj: KObject, parent: string, field: string, value: unknown): void {
+  const p = isPlainObject(obj[parent]) ? obj[parent] : (obj[parent] = {});
+  if ((p as Record<string, unknown>)[field] === undefined || (p as Record<string, unknown>)[field] === '') (p as Record<string, unknown>)[field] = value;
+}
+
+const boolField = (v: boolean) => (v ? 'true' : 'false');
+
+export const namespaces = core('Namespace', 'namespaces', {
+  namespaced: false, shortNames: ['ns'],
+  // Namespaces cannot be deleted as a collection.
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+  subresources: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }, status('Namespace')],
+  nameRule: 'label', columns: NAMESPACE_COLUMNS,
+  fieldSelectors: { 'status.phase': (o) => str(o, 'status', 'phase') },
+  defaults(obj) {
+    defaultField(obj, 'spec', 'finalizers', ['kubernetes']);
+    defaultField(obj, 'status', 'phase', 'Active');
+  },
+});
+
+export const configmaps = core('ConfigMap', 'configmaps', {
+  namespaced: true, shortNames: ['cm'], columns: CONFIGMAP_COLUMNS, validate: validateConfigMap,
+});
+
+export const secrets = core('Secret', 'secrets', {
+  namespaced: true, columns: SECRET_COLUMNS,
+  fieldSelectors: { type: (o) => str(o, 'type') },
+  defaults: defaultSecret, validate: validateSecret,
+});
+
+export const serviceaccounts = core('ServiceAccount', 'serviceaccounts', {
+  namespaced: true, shortNames: ['sa'], columns: SERVICEACCOUNT_COLUMNS,
+});
+
+export const pods = core('Pod', 'pods', {
+  namespaced: true, shortNames: ['po'], categories: ['all'], subresources: [status('Pod')],
+  columns: POD_COLUMNS,
+  fieldSelectors: {
+    'spec.nodeName': (o) => str(o, 'spec', 'nodeName'),
+    'spec.restartPolicy': (o) => str(o, 'spec', 'restartPolicy'),
+    'spec.schedulerName': (o) => str(o, 'spec', 'schedulerName'),
+    'spec.serviceAccountName': (o) => str(o, 'spec', 'serviceAccountName'),
+    'spec.hostNetwork': (o) => boolField(bool(o, 'spec', 'hostNetwork')),
+    'status.phase': (o) => str(o, 'status', 'phase'),
+    'status.podIP': podIP,
+    'status.nominatedNodeName': (o) => str(o, 'status', 'nominatedNodeName'),
+  },
+  defaults(obj) { defaultField(obj, 'status', 'phase', 'Pending'); },
+  validate: validatePod,
+});
+
+export const nodes = core('Node', 'nodes', {
+  namespaced: false, shortNames: ['no'], subresources: [status('Node')], columns: NODE_COLUMNS,
+  fieldSelectors: { 'spec.unschedulable': (o) => boolField(bool(o, 'spec', 'unschedulable')) },
+});
+
+export const services = core('Service', 'services', {
+  namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: [status('Service')],
+  nameRule: 'dns1035', createOnUpdate: true, columns: SERVICE_COLUMNS,
+  defaults(obj) { defaultField(obj, 'spec', 'type', 'ClusterIP'); },
+});
+
+export const endpoints = core('Endpoints', 'endpoints', {
+  // The singular of endpoints is endpoints.
+  namespaced: true, singular: 'endpoints', shortNames: ['ep'], createOnUpdate: true, columns: ENDPOINTS_COLUMNS,
+});
+
+const involved = (field: string) => (o: KObject): string => str(o, 'involvedObject', field);
+
+export const events = core('Event', 'events', {
+  namespaced: true, shortNames: ['ev'], createOnUpdate: true,
+  columns: eventColumns(coreEventView),
+  fieldSelectors: {
+    'involvedObject.kind': involved('kind'),
+    'involvedObject.namespace': involved('namespace'),
+    'involvedObject.name': involved('name'),
+    'involvedObject.uid': involved('uid'),
+    'involvedObject.apiVersion': involved('apiVersion'),
+    'involvedObject.resourceVersion': involved('resourceVersion'),
+    'involvedObject.fieldPath': involved('fieldPath'),
+    reason: (o) => str(o, 'reason'),
+    reportingComponent: (o) => str(o, 'reportingComponent'),
+    source: (o) => str(o, 'source', 'component'),
+    type: (o) => str(o, 'type'),
+  },
+  validate: (obj) => validateCoreEvent(obj),
+});
+
+export const persistentvolumes = core('PersistentVolume', 'persistentvolumes', {
+  namespaced: false, shortNames: ['pv'], subresources: [status('PersistentVolume')], columns: PV_COLUMNS,
+});
+
+export const persistentvolumeclaims = core('PersistentVolumeClaim', 'persistentvolumeclaims', {
+  namespaced: true, shortNames: ['pvc'], subresources: [status('PersistentVolumeClaim')], columns: PVC_COLUMNS,
+});
+
+export const CORE_TYPES: readonly ResourceType[] = [
+  namespaces, configmaps, secrets, serviceaccounts, pods, nodes, services, endpoints, events, persistentvolumes, persistentvolumeclaims,
+];

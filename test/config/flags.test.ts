@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FLAGS, UNSUPPORTED_FLAGS, parseServeFlags, usage, wantsHelp, type ServeOptions } from '../../gateway/config/flags.js';
+
+function ok(argv: string[]): ServeOptions {
+  const r = parseServeFlags(argv);
+  if ('error' in r) assert.fail(`unexpected error for ${JSON.stringify(argv)}: ${r.error}`);
+  return r.options;
+}
+
+function err(argv: string[]): string {
+  const r = parseServeFlags(argv);
+  if ('options' in r) assert.fail(`expected an error for ${JSON.stringify(argv)}`);
+  return r.error;
+}
+
+describe('parseServeFlags', () => {
+  it('no flags gives the documented defaults', () => {
+    assert.deepEqual({ ...ok([]) }, {
+      bindAddress: '127.0.0.1', securePort: 6443, dataDir: './data', storageBackend: 'file', redisUrl: undefined,
+      storagePrefix: 'gatehouse', tlsCertFile: undefined, tlsPrivateKeyFile: undefined, clientCaFiles: [],
+      authorizationModes: ['AlwaysDeny'], anonymousAuth: true, watchHistoryMs: 300_000, livezGracePeriodMs: 0,
+      shutdownDelayMs: 0, maxRequestBodyBytes: 3_145_728, verbosity: 0,
+    });
+  });
+
+  it('the result is frozen, lists included', () => {
+    const o = ok(['--client-ca-file=a']);
+    assert.ok(Object.isFrozen(o) && Object.isFrozen(o.clientCaFiles) && Object.isFrozen(o.authorizationModes));
+  });
+
+  const good: [string, string[], Partial<ServeOptions>][] = [
+    ['--name=value form', ['--secure-port=8443', '--bind-address=0.0.0.0'], { securePort: 8443, bindAddress: '0.0.0.0' }],
+    ['--name value form', ['--secure-port', '8443', '--data-dir', '/var/lib/gh'], { securePort: 8443, dataDir: '/var/lib/gh' }],
+    ['IPv6 bind address', ['--bind-address', '::'], { bindAddress: '::' }],
+    ['the last scalar wins', ['--secure-port=1', '--secure-port=65535'], { securePort: 65535 }],
+    ['bare boolean is true', ['--anonymous-auth'], { anonymousAuth: true }],
+    ['boolean =false', ['--anonymous-auth=false'], { anonymousAuth: false }],
+    ['boolean =0', ['--anonymous-auth=0'], { anonymousAuth: false }],
+    ['memory backend', ['--storage-backend=memory', '--storage-prefix', 'p1'], { storageBackend: 'memory', storagePrefix: 'p1' }],
+    ['client CAs: comma list and repeats accumulate', ['--client-ca-file=a.crt,b.crt', '--client-ca-file', 'c.crt'], { clientCaFiles: ['a.crt', 'b.crt', 'c.crt'] }],
+    ['authorization modes in order', ['--authorization-mode=AlwaysAllow,AlwaysDeny'], { authorizationModes: ['AlwaysAllow', 'AlwaysDeny'] }],
+    ['a given mode replaces the default', ['--authorization-mode', 'AlwaysAllow'], { authorizationModes: ['AlwaysAllow'] }],
+    ['durations', ['--watch-history=1h30m', '--livez-grace-period', '10s', '--shutdown-delay-duration=300ms'],
+      { watchHistoryMs: 5_400_000, livezGracePeriodMs: 10_000, shutdownDelayMs: 300 }],
+    ['TLS pair', ['--tls-cert-file=s.crt', '--tls-private-key-file=s.key'], { tlsCertFile: 's.crt', tlsPrivateKeyFile: 's.key' }],
+    ['body limit', ['--max-request-body-bytes=1024'], { maxRequestBodyBytes: 1024 }],
+    ['-v 3', ['-v', '3'], { verbosity: 3 }],
+    ['-v=4', ['-v=4'], { verbosity: 4 }],
+    ['-v5', ['-v5'], { verbosity: 5 }],
+    ['--v=2', ['--v=2'], { verbosity: 2 }],
+    ['a value that starts with a dash', ['--data-dir', '-weird'], { dataDir: '-weird' }],
+  ];
+  for (const [title, argv, want] of good) {
+    it(`accepts ${title}`, () => {
+      const o = ok(argv);
+      for (const [k, v] of Object.entries(want)) assert.deepEqual(o[k as keyof ServeOptions], v, k);
+    });
+  }
+
+  const bad: [string[], string][] = [
+    [['--foo'], 'unknown flag: --foo'],
+    [['--foo=bar'], 'unknown flag: --foo'],
+    [['-x'], 'unknown flag: -x'],
+    [['serve-me'], 'unexpected argument "serve-me"'],
+    [['--anonymous-auth', 'false'], 'unexpected argument "false"'],
+    [['--secure-port=x'], 'invalid value "x" for --secure-port: must be an integer between 1 and 65535'],
+    [['--secure-port', '0'], 'invalid value "0" for --secure-port: must be an integer between 1 and 65535'],
+    [['--secure-port=65536'], 'invalid value "65536" for --secure-port: must be an integer between 1 and 65535'],
+    [['--secure-port=-1'], 'invalid value "-1" for --secure-port: must be an integer between 1 and 65535'],
+    [['--secure-port'], 'flag needs an argument: --secure-port'],
+    [['--bind-address=localhost'], 'invalid value "localhost" for --bind-address: must be an IP address'],
+    [['--data-dir='], 'invalid value "" for --data-dir: must not be empty'],
+    [['--anonymous-auth=yes'], 'invalid value "yes" for --anonymous-auth: must be true or false'],
+    [['--storage-backend=etcd'], 'invalid value "etcd" for --storage-backend: must be one of file, memory, redis'],
+    [['--storage-backend=redis', '--redis-url=redis://127.0.0.1:6379/0'], 'invalid value "redis" for --storage-backend: not implemented yet'],
+    [['--storage-backend=redis'], 'invalid value "redis" for --storage-backend: not implemented yet; --storage-backend=redis requires --redis-url'],
+    [['--redis-url=redis://127.0.0.1:6379'], '--redis-url requires --storage-backend=redis'],
+    [['--redis-url=http://x'], 'invalid value "http://x" for --redis-url: must be a redis:// or rediss:// URL'],
+    [['--authorization-mode=RBAC'], 'invalid value "RBAC" for --authorization-mode: mode not implemented yet'],
+    [['--authorization-mode=AlwaysAllow,Webhook'], 'invalid value "Webhook" for --authorization-mode: mode not implemented yet'],
+    [['--authorization-mode=Magic'], 'invalid value "Magic" for --authorization-mode: unknown mode (one of AlwaysAllow, AlwaysDeny, RBAC, Node, ABAC, Webhook)'],
+    [['--authorization-mode=AlwaysAllow,AlwaysAllow'], 'invalid value "AlwaysAllow" for --authorization-mode: mode given more than once'],
+    [['--authorization-mode=AlwaysAllow', '--authorization-mode=AlwaysAllow'], 'invalid value "AlwaysAllow" for --authorization-mode: mode given more than once'],
+    [['--authorization-mode='], 'invalid value "" for --authorization-mode: at least one mode is required'],
+    [['--watch-history=0s'], 'invalid value "0s" for --watch-history: must be greater than 0'],
+    [['--watch-history=5'], 'invalid value "5" for --watch-history: missing unit (one of ns, us, ms, s, m, h)'],
+    [['--livez-grace-period=-1s'], 'invalid value "-1s" for --livez-grace-period: must not be negative'],
+    [['--shutdown-delay-duration=soon'], 'invalid value "soon" for --shutdown-delay-duration: must be a duration such as 300ms, 4s or 1h30m'],
+    [['--max-request-body-bytes=0'], 'invalid value "0" for --max-request-body-bytes: must be a positive integer'],
+    [['-v=loud'], 'invalid value "loud" for -v: must be an integer between 0 and 10'],
+    [['--v=11'], 'invalid value "11" for --v: must be an integer between 0 and 10'],
+    [['--tls-cert-file=s.crt'], '--tls-cert-file and --tls-private-key-file must be given together'],
+    [['--tls-private-key-file=s.key'], '--tls-cert-file and --tls-private-key-file must be given together'],
+    [['--oidc-issuer-url=https://issuer'], 'flag --oidc-issuer-url is not supported yet'],
+    [['--oidc-issuer-url', 'https://issuer', '--secure-port=1'], 'flag --oidc-issuer-url is not supported yet'],
+    [['--enable-bootstrap-token-auth', '--secure-port=1'], 'flag --enable-bootstrap-token-auth is not supported yet'],
+    [['--feature-gates', 'A=true'], 'flag --feature-gates is not supported yet'],
+    [['--secure-port=x', '--foo', '--authorization-mode=RBAC', '--tls-cert-file=a'],
+      'invalid value "x" for --secure-port: must be an integer between 1 and 65535; unknown flag: --foo; '
+      + 'invalid value "RBAC" for --authorization-mode: mode not implemented yet; --tls-cert-file and --tls-private-key-file must be given together'],
+  ];
+  for (const [argv, message] of bad) {
+    it(`rejects ${JSON.stringify(argv)}`, () => {
+      const e = err(argv);
+      assert.equal(e, message);
+      assert.doesNotMatch(e, /\n/);
+    });
+  }
+
+  it('every unsupported kube-apiserver flag of the design is recognised', () => {
+    for (const name of ['token-auth-file', 'service-account-issuer', 'api-audiences', 'authentication-config', 'authorization-config',
+      'requestheader-client-ca-file', 'proxy-client-cert-file', 'enable-admission-plugins', 'runtime-config', 'audit-log-path']) {
+      assert.ok(UNSUPPORTED_FLAGS.has(name), name);
+      assert.equal(err([`--${name}=x`]), `flag --${name} is not supported yet`);
+    }
+  });
+
+  it('no flag is both implemented and listed as unsupported', () => {
+    for (const f of FLAGS) assert.equal(UNSUPPORTED_FLAGS.has(f.name), false, f.name);
+  });
+});
+
+describe('usage', () => {
+  it('lists every flag with its default', () => {
+    const text = usage();
+    for (const f of FLAGS) assert.match(text, new RegExp(`--${f.name}\\b`));
+    assert.match(text, /--watch-history duration .*\(default 5m0s\)/);
+    assert.match(text, /--authorization-mode .*\(default AlwaysDeny\)/);
+    assert.match(text, /--oidc-issuer-url/);
+  });
+
+  it('help is recognised separately', () => {
+    assert.equal(wantsHelp(['--help']), true);
+    assert.equal(wantsHelp(['--secure-port=1']), false);
+  });
+});
