@@ -5,6 +5,7 @@ import { methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
 import { DISCOVERY_AS, negotiateOutput } from '../../lib/http/negotiate.js';
 import { sendBody } from '../../lib/http/respond.js';
 import type { HealthEndpoint } from '../health/endpoint.js';
+import type { OpenApiV3 } from '../../lib/openapi/v3.js';
 
 export interface Document { readonly body: string; readonly etag: string; readonly contentType: string }
 
@@ -17,6 +18,7 @@ export interface DiscoverySource {
 export interface LocalRoutes {
   health: Record<'healthz' | 'livez' | 'readyz', HealthEndpoint>;
   discovery: DiscoverySource;
+  openapi: OpenApiV3;
 }
 
 function sendDocument(req: IncomingMessage, res: ServerResponse, doc: Document): void {
@@ -49,6 +51,16 @@ export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res:
     sendDocument(req, res, doc);
     return;
   }
+  if (clean === '/openapi/v3') {
+    sendDocument(req, res, routes.openapi.root);
+    return;
+  }
+  if (clean.startsWith('/openapi/v3/')) {
+    const doc = routes.openapi.document(clean.slice('/openapi/v3/'.length));
+    if (!doc) throw pathNotFound();
+    sendDocument(req, res, doc);
+    return;
+  }
   if (clean === '/') {
     sendBody(req, res, 200, 'application/json', JSON.stringify({ paths: rootPaths(routes) }, null, 2));
     return;
@@ -57,7 +69,7 @@ export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res:
 }
 
 function rootPaths(routes: LocalRoutes): string[] {
-  const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'];
+  const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v3', '/readyz', '/version'];
   const apis = routes.discovery.document('/apis');
   if (apis) {
     const list = JSON.parse(apis.body) as { groups?: Array<{ name: string; versions: Array<{ groupVersion: string }> }> };

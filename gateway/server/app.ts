@@ -24,6 +24,7 @@ import { pathNotFound } from '../../lib/api/status.js';
 import { serveLocal } from '../local/router.js';
 import { registryDiscovery } from '../local/discovery.js';
 import { installShutdown } from './shutdown.js';
+import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
 
 export interface RunningServer {
   readonly server: Server;
@@ -101,7 +102,9 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     livez: new HealthEndpoint('livez', liveChecks, hooks.log),
     readyz: new HealthEndpoint('readyz', readyChecks, hooks.log),
   };
-  const routes = { health, discovery: registryDiscovery(registry, `${connectHost}:${opts.securePort}`) };
+  const discovery = registryDiscovery(registry, `${connectHost}:${opts.securePort}`);
+  const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
+  const routes = { health, discovery, openapi: buildOpenApiV3(registry, version) };
 
   const dispatch = async (ctx: RequestContext): Promise<void> => {
     const { info } = ctx;

@@ -1,0 +1,156 @@
+// OpenAPI v3 documents per group/version, built from the registry: every
+// path and operation a type serves, with Kubernetes' vendor extensions and
+// the write parameters (dryRun, fieldManager, fieldValidation) that kubectl
+// looks for before it relies on server-side field validation.
+//
+// Object schemas are permissive (`x-kubernetes-preserve-unknown-fields`)
+// until the registry carries structural schemas per type.
+import { createHash } from 'node:crypto';
+import type { Registry } from '../registry/index.js';
+import type { ResourceType, Verb } from '../registry/types.js';
+import { makeDocument, type Document } from '../discovery/document.js';
+
+type Json = Record<string, unknown>;
+
+/** The definition name Kubernetes uses for a kind (`io.k8s.api.core.v1.Pod`). */
+export function definitionName(group: string, version: string, kind: string): string {
+  if (group === 'apiregistration.k8s.io') return `io.k8s.kube-aggregator.pkg.apis.apiregistration.${version}.${kind}`;
+  const pkg = group === '' ? 'core' : group.split('.')[0]!;
+  return `io.k8s.api.${pkg}.${version}.${kind}`;
+}
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
+const STATUS = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
+const DELETE_OPTIONS = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+
+function queryParam(name: string, description: string, type = 'string'): Json {
+  return { name, in: 'query', description, schema: { type, uniqueItems: true } };
+}
+
+const WRITE_PARAMS = [
+  queryParam('dryRun', 'When present, indicates that modifications should not be persisted. Valid values are: All'),
+  queryParam('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
+  queryParam('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn, Strict'),
+];
+const LIST_PARAMS = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch']
+  .map((n) => queryParam(n, `${n} of the list or watch`, ['allowWatchBookmarks', 'sendInitialEvents', 'watch'].includes(n) ? 'boolean' : ['limit', 'timeoutSeconds'].includes(n) ? 'integer' : 'string'));
+const PATH_NAME = { name: 'name', in: 'path', required: true, description: 'name of the object', schema: { type: 'string', uniqueItems: true } };
+const PATH_NAMESPACE = { name: 'namespace', in: 'path', required: true, description: 'object name and auth scope, such as for teams and projects', schema: { type: 'string', uniqueItems: true } };
+const PRETTY = queryParam('pretty', "If 'true', then the output is pretty printed.");
+
+const JSON_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+
+function content(types: readonly string[], schema: Json): Json {
+  return Object.fromEntries(types.map((t) => [t, { schema }]));
+}
+
+function operation(t: ResourceType, action: string, verbWord: string, scope: string, params: Json[], body: Json | undefined, response: Json, code = '200'): Json {
+  const gvk = { group: t.group, version: t.version, kind: t.kind };
+  return {
+    tags: [`${t.group || 'core'}_${t.version}`],
+    description: `${verbWord} ${t.kind}`,
+    operationId: `${action}${scope}${t.kind}`,
+    parameters: params,
+    ...(body ? { requestBody: { content: content(action === 'patch' ? PATCH_TYPES : JSON_TYPES, body), required: true } } : {}),
+    responses: { [code]: { description: 'OK', content: content(JSON_TYPES, response) }, '401': { description: 'Unauthorized' } },
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': gvk,
+  };
+}
+
+function pathsOf(t: ResourceType): Record<string, Json> {
+  const base = t.group ? `/apis/${t.group}/${t.version}` : `/api/${t.version}`;
+  const scope = t.namespaced ? 'Namespaced' : '';
+  const coll = t.namespaced ? `${base}/namespaces/{namespace}/${t.plural}` : `${base}/${t.plural}`;
+  const item = `${coll}/{name}`;
+  const has = (v: Verb) => t.verbs.includes(v);
+  const obj = ref(definitionName(t.group, t.version, t.kind));
+  const list = ref(definitionName(t.group, t.version, t.listKind));
+  const nsParam = t.namespaced ? [PATH_NAMESPACE] : [];
+  const paths: Record<string, Json> = {};
+  const c: Json = { parameters: [...nsParam, PRETTY] };
+  if (has('list')) c['get'] = operation(t, 'list', 'list or watch objects of kind', scope, LIST_PARAMS, undefined, list);
+  if (has('create')) c['post'] = operation(t, 'post', 'create a', scope, WRITE_PARAMS, obj, obj, '201');
+  if (has('deletecollection')) c['delete'] = operation(t, 'deletecollection', 'delete collection of', scope, [...LIST_PARAMS, ...WRITE_PARAMS.slice(0, 1)], ref(DELETE_OPTIONS), ref(STATUS));
+  paths[coll] = c;
+  const i: Json = { parameters: [PATH_NAME, ...nsParam, PRETTY] };
+  if (has('get')) i['get'] = operation(t, 'get', 'read the specified', scope, [], undefined, obj);
+  if (has('update')) i['put'] = operation(t, 'put', 'replace the specified', scope, WRITE_PARAMS, obj, obj);
+  if (has('patch')) i['patch'] = operation(t, 'patch', 'partially update the specified', scope, [...WRITE_PARAMS, queryParam('force', 'Force is going to "force" Apply requests.', 'boolean')], { type: 'object' }, obj);
+  if (has('delete')) i['delete'] = operation(t, 'delete', 'delete a', scope, WRITE_PARAMS.slice(0, 1), ref(DELETE_OPTIONS), ref(STATUS));
+  paths[item] = i;
+  for (const sub of t.subresources) {
+    const s: Json = { parameters: [PATH_NAME, ...nsParam, PRETTY] };
+    if (sub.verbs.includes('get')) s['get'] = operation(t, 'get', `read ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, [], undefined, obj);
+    if (sub.verbs.includes('update')) s['put'] = operation(t, 'put', `replace ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, WRITE_PARAMS, obj, obj);
+    if (sub.verbs.includes('patch')) s['patch'] = operation(t, 'patch', `partially update ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, WRITE_PARAMS, { type: 'object' }, obj);
+    paths[`${item}/${sub.name}`] = s;
+  }
+  return paths;
+}
+
+function cap(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function schemasOf(types: readonly ResourceType[]): Record<string, Json> {
+  const schemas: Record<string, Json> = {
+    [OBJECT_META]: { type: 'object', description: 'ObjectMeta is metadata that all persisted resources must have.', 'x-kubernetes-preserve-unknown-fields': true },
+    [LIST_META]: { type: 'object', description: 'ListMeta describes metadata that synthetic resources must have.', 'x-kubernetes-preserve-unknown-fields': true },
+    [STATUS]: { type: 'object', description: 'Status is a return value for calls that do not return other objects.', 'x-kubernetes-preserve-unknown-fields': true },
+    [DELETE_OPTIONS]: { type: 'object', description: 'DeleteOptions may be provided when deleting an API object.', 'x-kubernetes-preserve-unknown-fields': true },
+  };
+  for (const t of types) {
+    const common = {
+      apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
+      kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+    };
+    schemas[definitionName(t.group, t.version, t.kind)] = {
+      type: 'object', description: `${t.kind} of ${t.group || 'core'}/${t.version}`,
+      properties: { ...common, metadata: { allOf: [ref(OBJECT_META)], default: {} } },
+      'x-kubernetes-group-version-kind': [{ group: t.group, version: t.version, kind: t.kind }],
+      'x-kubernetes-preserve-unknown-fields': true,
+    };
+    schemas[definitionName(t.group, t.version, t.listKind)] = {
+      type: 'object', description: `${t.listKind} is a list of ${t.kind}`, required: ['items'],
+      properties: { ...common, items: { type: 'array', items: ref(definitionName(t.group, t.version, t.kind)) }, metadata: { allOf: [ref(LIST_META)], default: {} } },
+      'x-kubernetes-group-version-kind': [{ group: t.group, version: t.version, kind: t.listKind }],
+    };
+  }
+  return schemas;
+}
+
+export interface OpenApiV3 {
+  /** GET /openapi/v3: the index of group-version documents. */
+  readonly root: Document;
+  /** GET /openapi/v3/<api/v1 | apis/g/v>. */
+  document(path: string): Document | undefined;
+}
+
+export function buildOpenApiV3(registry: Registry, serverVersion: string): OpenApiV3 {
+  const docs = new Map<string, Document>();
+  const gvs: Array<[string, string]> = [
+    ...registry.coreVersions().map((v) => ['', v] as [string, string]),
+    ...registry.groups().flatMap((g) => g.versions.map((v) => [g.name, v] as [string, string])),
+  ];
+  const index: Record<string, { serverRelativeURL: string }> = {};
+  for (const [group, version] of gvs) {
+    const types = registry.resourcesOf(group, version);
+    const path = group ? `apis/${group}/${version}` : `api/${version}`;
+    const doc = makeDocument({
+      openapi: '3.0.0',
+      info: { title: 'Kubernetes', version: serverVersion },
+      paths: Object.assign({}, ...types.map(pathsOf)),
+      components: { schemas: schemasOf(types) },
+    });
+    docs.set(path, doc);
+    const hash = createHash('sha512').update(doc.body).digest('hex').toUpperCase();
+    index[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
+  }
+  const root = makeDocument({ paths: index });
+  return { root, document: (path) => docs.get(path) };
+}
