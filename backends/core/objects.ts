@@ -103,8 +103,7 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number): KObje
 }
 
 function withoutServerFields(obj: KObject): string {
-  const { metadata, status: _status, ...rest } = obj;
-  void _status;
+  const { metadata, ...rest } = obj;
   return JSON.stringify(rest) + JSON.stringify({ ...metadata, resourceVersion: undefined, generation: undefined, managedFields: undefined });
 }
 
@@ -173,6 +172,8 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
       // A namespace's spec.finalizers change only through /finalize.
       next['spec'] = old['spec'];
     }
+    // Defaulting runs on every write, as decoding does in kube-apiserver (a Secret's stringData folds into data).
+    t.defaults?.(next);
     if (specOf(next) !== specOf(old)) m.generation = (oldMeta.generation ?? 1) + 1;
   }
   delete next.metadata.resourceVersion;

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { badRequest, tooLarge } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
 import type { InputFormat } from './negotiate.js';
+import { decodeEnvelope, ProtobufError } from '../protobuf/codec.js';
 
 export const DEFAULT_BODY_LIMIT = 3 * 1024 * 1024;
 
@@ -34,6 +35,14 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 /** Parses a body into a JSON object; anything else is a 400 naming the problem. */
 export function decodeObject(buf: Buffer, format: InputFormat): Record<string, unknown> {
   if (buf.length === 0) throw badRequest('the request body is empty: an object is required');
+  if (format === 'protobuf') {
+    try {
+      return decodeEnvelope(buf).object;
+    } catch (err) {
+      if (err instanceof ProtobufError) throw badRequest(`the request body is not a valid protobuf object: ${err.message}`);
+      throw err;
+    }
+  }
   const text = buf.toString('utf8');
   let value: unknown;
   try {

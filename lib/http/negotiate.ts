@@ -89,9 +89,9 @@ export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet
   return hit;
 }
 
-export type InputFormat = 'json' | 'yaml';
+export type InputFormat = 'json' | 'yaml' | 'protobuf';
 
-export const SUPPORTED_INPUT = ['application/json', 'application/yaml'];
+export const SUPPORTED_INPUT = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 /** The body format of a create/update; an absent Content-Type means JSON, as kube-apiserver takes it. */
 export function negotiateInput(contentType: string | undefined): InputFormat {
@@ -99,5 +99,6 @@ export function negotiateInput(contentType: string | undefined): InputFormat {
   const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
   if (type === 'application/json' || type === '') return 'json';
   if (type === 'application/yaml') return 'yaml';
+  if (type === 'application/vnd.kubernetes.protobuf') return 'protobuf';
   throw unsupportedMediaType(contentType, SUPPORTED_INPUT);
 }

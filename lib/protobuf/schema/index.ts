@@ -1,0 +1,47 @@
+// Every table, and which apiVersion/kind is served by which message.
+import { apiregistrationV1 } from './apiregistration-v1.js';
+import { authenticationV1 } from './authentication-v1.js';
+import { authorizationV1 } from './authorization-v1.js';
+import { coordinationV1 } from './coordination-v1.js';
+import { coreV1 } from './core-v1.js';
+import { discoveryV1 } from './discovery-v1.js';
+import { eventsV1 } from './events-v1.js';
+import { intstr } from './intstr.js';
+import { metaV1 } from './meta-v1.js';
+import { resource } from './resource.js';
+import { runtime } from './runtime.js';
+import { rbacV1 } from './rbac-v1.js';
+import type { PackageSchema } from './types.js';
+
+export const PACKAGES: readonly PackageSchema[] = [
+  metaV1, runtime, intstr, resource, coreV1, eventsV1, coordinationV1, discoveryV1, rbacV1,
+  apiregistrationV1, authenticationV1, authorizationV1,
+];
+
+const withLists = (kinds: string[]) => [...kinds, ...kinds.map((k) => `${k}List`)];
+
+/** apiVersion → table alias and the kinds it serves (each kind is a message of that name). */
+export const KINDS: Readonly<Record<string, { alias: string; kinds: readonly string[] }>> = {
+  v1: {
+    alias: 'core',
+    kinds: withLists(['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Pod', 'Node', 'Service', 'Endpoints', 'Event',
+      'PersistentVolume', 'PersistentVolumeClaim']),
+  },
+  'events.k8s.io/v1': { alias: 'events', kinds: withLists(['Event']) },
+  'coordination.k8s.io/v1': { alias: 'coordination', kinds: withLists(['Lease']) },
+  'discovery.k8s.io/v1': { alias: 'discovery', kinds: withLists(['EndpointSlice']) },
+  'rbac.authorization.k8s.io/v1': { alias: 'rbac', kinds: withLists(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']) },
+  'apiregistration.k8s.io/v1': { alias: 'apiregistration', kinds: withLists(['APIService']) },
+  'authentication.k8s.io/v1': { alias: 'authentication', kinds: ['TokenRequest', 'TokenReview', 'SelfSubjectReview'] },
+  'authorization.k8s.io/v1': {
+    alias: 'authorization',
+    kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'],
+  },
+  'meta.k8s.io/v1': { alias: 'meta', kinds: ['Status', 'DeleteOptions'] },
+};
+
+/**
+ * meta/v1 kinds that the apiserver registers into every group version
+ * (metav1.AddToGroupVersion), so `apps/v1 DeleteOptions` or `v1 Status` decode too.
+ */
+export const META_KINDS: readonly string[] = ['Status', 'DeleteOptions'];
