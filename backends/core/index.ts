@@ -3,7 +3,9 @@
 // file only; stores stay private to the backend.
 import { join } from 'node:path';
 import type { Registry } from '../../lib/registry/index.js';
+import type { ObjectSource } from '../../lib/api/objectsource.js';
 import { CoreBackend } from './backend.js';
+import { storeObjectSource } from './objectsource.js';
 import type { CoreEnv } from './env.js';
 import { DEFAULT_NAMESPACES, NamespaceController, namespaceType } from './namespaces.js';
 import { objectKey } from './keys.js';
@@ -25,6 +27,8 @@ export interface CoreBackendOptions {
 
 export interface RunningCoreBackend {
   readonly backend: CoreBackend;
+  /** Read access for gateway components in the same process. */
+  readonly objects: ObjectSource;
   /** Health of the backing store. */
   checkStore(): Promise<void>;
   /** Post-start tasks, by name. */
@@ -51,6 +55,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   const namespaces = new NamespaceController(env);
   return {
     backend,
+    objects: storeObjectSource(env),
     checkStore: () => store.check(),
     hooks: [
       { name: 'bootstrap-namespaces', run: () => ensureDefaultNamespaces(env) },
