@@ -1,0 +1,64 @@
+// Bearer tokens: one interface for every token method (static file,
+// bootstrap, service account, OIDC, webhook), a union over them that
+// TokenReview also uses, and the Authenticator that reads the header.
+import type { IncomingMessage } from 'node:http';
+import { AuthnError, type Authenticator, type AuthnResult } from './types.js';
+
+export interface TokenAuthenticator {
+  readonly name: string;
+  /**
+   * `null` = not a token of this method; throws AuthnError when it is one and
+   * fails. `audiences` are the audiences the caller wants the token valid for
+   * (the API server's own, or a TokenReview's spec.audiences); a result's
+   * `audiences` is the intersection it was valid for.
+   */
+  authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResult | null>;
+}
+
+/** Kubernetes caps what fits a header; longer tokens are refused before any parsing. */
+export const MAX_TOKEN_BYTES = 64 * 1024;
+
+export class TokenUnion implements TokenAuthenticator {
+  readonly name = 'token';
+  constructor(private readonly methods: readonly TokenAuthenticator[]) {}
+
+  async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResult | null> {
+    if (token.length === 0 || token.length > MAX_TOKEN_BYTES) throw new AuthnError(this.name, 'token is empty or too long');
+    const failures: string[] = [];
+    for (const m of this.methods) {
+      try {
+        const r = await m.authenticateToken(token, audiences);
+        if (r) return r;
+      } catch (err) {
+        if (!(err instanceof AuthnError)) throw err;
+        failures.push(`${m.name}: ${err.message}`);
+      }
+    }
+    if (failures.length) throw new AuthnError(this.name, failures.join('; '));
+    return null;
+  }
+}
+
+/** `Authorization: Bearer <token>` → the token, or undefined. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return undefined;
+  const space = h.indexOf(' ');
+  if (space < 0 || h.slice(0, space).toLowerCase() !== 'bearer') return undefined;
+  const token = h.slice(space + 1).trim();
+  return token.length > 0 ? token : undefined;
+}
+
+/** Reads the bearer token and asks the token methods, for the API server's own audiences. */
+export class BearerAuthenticator implements Authenticator {
+  readonly name = 'bearer';
+  constructor(private readonly tokens: TokenAuthenticator, private readonly apiAudiences: readonly string[]) {}
+
+  async authenticate(req: IncomingMessage): Promise<AuthnResult | null> {
+    const token = bearerToken(req);
+    if (token === undefined) return null;
+    const r = await this.tokens.authenticateToken(token, this.apiAudiences);
+    if (!r) throw new AuthnError(this.name, 'no token authenticator accepted the token');
+    return r;
+  }
+}
