@@ -14,8 +14,11 @@ import { openStore } from './store/index.js';
 import { StoreError, type Store } from './store/types.js';
 
 export interface CoreBackendOptions {
-  storageBackend: 'file' | 'memory';
+  storageBackend: 'file' | 'memory' | 'redis';
   dataDir: string;
+  /** For `redis`: the server URL and the key prefix. */
+  redisUrl?: string;
+  storagePrefix?: string;
   historyWindowMs: number;
   registry: Registry;
   bodyLimit: number;
@@ -43,6 +46,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     dir: join(opts.dataDir, 'store'),
     historyWindowMs: opts.historyWindowMs,
     clock,
+    ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log } : {}),
   });
   const env: CoreEnv = {
     store, registry: opts.registry, clock, log: opts.log,

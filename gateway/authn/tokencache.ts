@@ -13,8 +13,6 @@ export interface TokenCacheOptions {
   failureTtlMs: number;
   maxEntries?: number;
   clock?: () => number;
-  /** When a success must end earlier (a JWT's exp), in ms since the epoch. */
-  expiresAt?: (r: AuthnResult) => number | undefined;
 }
 
 export class CachedTokenAuthenticator implements TokenAuthenticator {
@@ -46,8 +44,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     }
     let until = now + (result instanceof AuthnError ? this.opts.failureTtlMs : this.opts.successTtlMs);
     if (result && !(result instanceof AuthnError)) {
-      const exp = this.opts.expiresAt?.(result);
-      if (exp !== undefined) until = Math.min(until, exp);
+      if (result.expiresAt !== undefined) until = Math.min(until, result.expiresAt);
     }
     if (this.entries.size >= this.max) {
       // Drop the oldest insertion (Map keeps insertion order).

@@ -6,6 +6,8 @@ export interface AuthnResult {
   readonly user: UserInfo;
   /** Audiences the credential was valid for, when the method checks audiences. */
   readonly audiences?: readonly string[];
+  /** When the credential stops being valid (ms since the epoch), for caches. */
+  readonly expiresAt?: number;
 }
 
 /**

@@ -121,9 +121,13 @@ export const FLAGS: readonly Flag[] = [
       if (!(STORAGE_BACKENDS as readonly string[]).includes(raw)) throw new BadValue(`must be one of ${STORAGE_BACKENDS.join(', ')}`);
       return raw as StorageBackend;
     } }),
-  flag({ name: 'redis-url', key: 'redisUrl', arg: 'url', help: 'redis://host:port/db or rediss://… (with --storage-backend=redis)',
+  flag({ name: 'redis-url', key: 'redisUrl', arg: 'url', help: 'redis://[user:password@]host:port[/db] or rediss://…[?ca=file] (with --storage-backend=redis)',
     parse: (raw) => { if (!/^rediss?:\/\/[^\s]+$/.test(raw) || !URL.canParse(raw)) throw new BadValue('must be a redis:// or rediss:// URL'); return raw; } }),
-  flag({ name: 'storage-prefix', key: 'storagePrefix', arg: 'prefix', help: 'Key prefix for every stored object', parse: nonEmpty }),
+  flag({ name: 'storage-prefix', key: 'storagePrefix', arg: 'prefix', help: 'Key prefix for every stored object (redis)',
+    parse: (raw) => {
+      if (/[{}\s*?[\]\\]/.test(nonEmpty(raw))) throw new BadValue('must not contain braces, spaces or glob characters');
+      return raw;
+    } }),
   flag({ name: 'tls-cert-file', key: 'tlsCertFile', arg: 'file', help: 'Serving certificate (PEM); default: the generated dev PKI', parse: optionalPath }),
   flag({ name: 'tls-private-key-file', key: 'tlsPrivateKeyFile', arg: 'file', help: 'Private key of --tls-cert-file', parse: optionalPath }),
   flag({ name: 'client-ca-file', key: 'clientCaFiles', arg: 'file,…', list: true, help: 'CA bundles that sign client certificates (repeatable)', parse: csv }),
@@ -230,7 +234,6 @@ function crossChecks(o: ServeOptions): string[] {
     out.push('--tls-cert-file and --tls-private-key-file must be given together');
   }
   const redis = o.storageBackend === 'redis';
-  if (redis) out.push('invalid value "redis" for --storage-backend: not implemented yet');
   if (o.redisUrl !== undefined && !redis) out.push('--redis-url requires --storage-backend=redis');
   if (redis && o.redisUrl === undefined) out.push('--storage-backend=redis requires --redis-url');
   const modes = o.authorizationModes;

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timeout, toStatusError, forbiddenMessage, StatusError } from '../../lib/api/status.js';
 import { sendError } from '../../lib/http/respond.js';
+import { negotiateOutput, type Output } from '../../lib/http/negotiate.js';
 import type { UnionAuthenticator } from '../authn/union.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
@@ -31,6 +32,11 @@ function attributesOf(ctx: RequestContext): Attributes {
     user: ctx.user, verb: i.verb, isResourceRequest: i.isResourceRequest, path: i.path, apiGroup: i.apiGroup,
     apiVersion: i.apiVersion, namespace: i.namespace, resource: i.resource, subresource: i.subresource, name: i.name,
   };
+}
+
+/** Errors go out in the encoding the client accepts (YAML for YAML clients), JSON otherwise. */
+function errorOutput(req: IncomingMessage): Output | undefined {
+  try { return negotiateOutput(req.headers.accept); } catch { return undefined; }
 }
 
 export function buildHandlerChain(cfg: ChainConfig): (req: IncomingMessage, res: ServerResponse) => void {
@@ -85,7 +91,7 @@ export function buildHandlerChain(cfg: ChainConfig): (req: IncomingMessage, res:
     run().catch((err: unknown) => {
       const status = toStatusError(err);
       if (!(err instanceof StatusError)) cfg.log(`internal error serving ${req.method} ${req.url}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-      sendError(req, res, status);
+      sendError(req, res, status, errorOutput(req));
     });
   };
 }

@@ -75,7 +75,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
 
   const registry = builtinRegistry();
   const core = await startCoreBackend({
-    storageBackend: opts.storageBackend === 'memory' ? 'memory' : 'file',
+    storageBackend: opts.storageBackend,
+    ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
     dataDir: opts.dataDir,
     historyWindowMs: opts.watchHistoryMs,
     registry,

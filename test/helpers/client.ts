@@ -25,6 +25,8 @@ export class HttpsClient {
       const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
       const h: OutgoingHttpHeaders = { ...headers };
       if (payload !== undefined && h['content-type'] === undefined) h['content-type'] = 'application/json';
+      // Node sends a DELETE body without framing unless told its length.
+      if (payload !== undefined && h['content-length'] === undefined && h['transfer-encoding'] === undefined) h['content-length'] = Buffer.byteLength(payload);
       const req = httpsRequest(new URL(path, this.base), { method, agent: this.agent, headers: h }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -9,6 +9,7 @@ import { parseServeFlags } from '../../gateway/config/flags.js';
 import { startServer, type AppHooks, type RunningServer } from '../../gateway/server/app.js';
 import { devPkiPaths } from '../../certs/devpki.js';
 import { HttpsClient } from './client.js';
+import { testStorage } from '../store/fixtures/redis-env.js';
 
 export interface TestServer {
   readonly running: RunningServer;
@@ -44,7 +45,8 @@ export interface StartOptions {
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? await mkdtemp(join(tmpdir(), 'gatehouse-test-'));
   const port = await freePort();
-  const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dataDir, '--storage-backend', 'memory', ...(opts.flags ?? [])]);
+  const storage = testStorage(); // GATEHOUSE_TEST_STORAGE=redis runs the server on Redis
+  const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dataDir, ...storage.flags, ...(opts.flags ?? [])]);
   if ('error' in parsed) throw new Error(parsed.error);
   const logs: string[] = [];
   const running = await startServer(parsed.options, { log: (m) => logs.push(m), tooLargeWaitMs: 300, ...opts.hooks });
@@ -59,6 +61,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       admin.close();
       anonymous.close();
       await running.shutdown('test');
+      await storage.cleanup();
       if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };

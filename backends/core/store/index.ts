@@ -2,11 +2,18 @@
 import type { Store } from './types.js';
 import { MemoryStore } from './memory.js';
 import { FileStore } from './file.js';
+import { RedisStore } from './redis.js';
 
 export interface OpenStoreOptions {
-  backend: 'file' | 'memory';
+  backend: 'file' | 'memory' | 'redis';
   /** Required for `file`: the store directory (e.g. `<data-dir>/store`). */
   dir?: string;
+  /** Required for `redis`: redis:// or rediss:// URL. */
+  redisUrl?: string;
+  /** For `redis`: the key prefix (default `gatehouse`). */
+  prefix?: string;
+  /** For `redis`: outages, recoveries and cache rebuilds. */
+  log?: (msg: string) => void;
   historyWindowMs: number;
   clock?: () => number;
   /** How long get(key, minRev) waits for a future revision (default 3000 ms). */
@@ -23,9 +30,10 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       if (!opts.dir) throw new Error('invalid store options: backend "file" needs a dir');
       return FileStore.open({ ...common, dir: opts.dir });
     case 'redis':
-      throw new Error('invalid store backend "redis": not available in this build yet');
+      if (!opts.redisUrl) throw new Error('invalid store options: backend "redis" needs a url');
+      return RedisStore.open({ ...common, url: opts.redisUrl, prefix: opts.prefix ?? 'gatehouse', ...(opts.log ? { log: opts.log } : {}) });
     default:
-      throw new Error(`invalid store backend "${backend}": want file or memory`);
+      throw new Error(`invalid store backend "${backend}": want file, memory or redis`);
   }
 }
 
