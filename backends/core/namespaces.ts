@@ -7,6 +7,7 @@ import type { Registry } from '../../lib/registry/index.js';
 import type { ResourceType } from '../../lib/registry/types.js';
 import type { CoreEnv } from './env.js';
 import { listPrefix, objectKey } from './keys.js';
+import { storeCall } from './storeerrors.js';
 import { guaranteedUpdate, StoreError, type Watcher } from './store/types.js';
 
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -23,7 +24,7 @@ export function namespaceType(registry: Registry): ResourceType {
 /** Refuses creation into a missing or terminating namespace (the NamespaceLifecycle rule). */
 export async function requireActiveNamespace(env: CoreEnv, t: ResourceType, namespace: string, name: string): Promise<void> {
   const nsType = namespaceType(env.registry);
-  const ns = await env.store.get(objectKey(nsType, '', namespace));
+  const ns = await storeCall({ group: '', resource: 'namespaces' }, namespace, () => env.store.get(objectKey(nsType, '', namespace)));
   if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
   if (ns.metadata.deletionTimestamp) {
     const what = `${t.group ? `${t.plural}.${t.group}` : t.plural}${name ? ` "${name}"` : ''}`;

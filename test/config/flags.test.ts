@@ -73,8 +73,7 @@ describe('parseServeFlags', () => {
     [['--data-dir='], 'invalid value "" for --data-dir: must not be empty'],
     [['--anonymous-auth=yes'], 'invalid value "yes" for --anonymous-auth: must be true or false'],
     [['--storage-backend=etcd'], 'invalid value "etcd" for --storage-backend: must be one of file, memory, redis'],
-    [['--storage-backend=redis', '--redis-url=redis://127.0.0.1:6379/0'], 'invalid value "redis" for --storage-backend: not implemented yet'],
-    [['--storage-backend=redis'], 'invalid value "redis" for --storage-backend: not implemented yet; --storage-backend=redis requires --redis-url'],
+    [['--storage-backend=redis'], '--storage-backend=redis requires --redis-url'],
     [['--redis-url=redis://127.0.0.1:6379'], '--redis-url requires --storage-backend=redis'],
     [['--redis-url=http://x'], 'invalid value "http://x" for --redis-url: must be a redis:// or rediss:// URL'],
     [['--authorization-mode=RBAC'], 'invalid value "RBAC" for --authorization-mode: mode not implemented yet'],
@@ -94,7 +93,11 @@ describe('parseServeFlags', () => {
     [['--tls-private-key-file=s.key'], '--tls-cert-file and --tls-private-key-file must be given together'],
     [['--oidc-issuer-url=https://issuer'], 'flag --oidc-issuer-url is not supported yet'],
     [['--oidc-issuer-url', 'https://issuer', '--secure-port=1'], 'flag --oidc-issuer-url is not supported yet'],
-    [['--enable-bootstrap-token-auth', '--secure-port=1'], 'flag --enable-bootstrap-token-auth is not supported yet'],
+    [['--service-account-signing-key-file=sa.key'], '--service-account-signing-key-file requires --service-account-issuer'],
+    [['--service-account-issuer=https://issuer'], '--service-account-issuer requires --service-account-signing-key-file'],
+    [['--service-account-issuer=a:b c', '--service-account-signing-key-file=k'], 'invalid value "a:b c" for --service-account-issuer: must be a URL when it contains ":"'],
+    [['--service-account-max-token-expiration=10m'], 'invalid value "10m" for --service-account-max-token-expiration: must be between 1h and 2^32 seconds'],
+    [['--controllers=*,nodes'], 'invalid value "nodes" for --controllers: unknown controller (*, serviceaccount-token, tokencleaner, bootstrapsigner, or -name to disable)'],
     [['--feature-gates', 'A=true'], 'flag --feature-gates is not supported yet'],
     [['--secure-port=x', '--foo', '--authorization-mode=RBAC', '--tls-cert-file=a'],
       'invalid value "x" for --secure-port: must be an integer between 1 and 65535; unknown flag: --foo; '
@@ -109,8 +112,8 @@ describe('parseServeFlags', () => {
   }
 
   it('every unsupported kube-apiserver flag of the design is recognised', () => {
-    for (const name of ['token-auth-file', 'service-account-issuer', 'api-audiences', 'authentication-config', 'authorization-config',
-      'requestheader-client-ca-file', 'proxy-client-cert-file', 'enable-admission-plugins', 'runtime-config', 'audit-log-path']) {
+    for (const name of ['authentication-config', 'authorization-config',
+      'proxy-client-cert-file', 'enable-admission-plugins', 'runtime-config', 'audit-log-path']) {
       assert.ok(UNSUPPORTED_FLAGS.has(name), name);
       assert.equal(err([`--${name}=x`]), `flag --${name} is not supported yet`);
     }

@@ -17,7 +17,7 @@ describe('openStore', () => {
     const bad = { backend: 'etcd', historyWindowMs: 1000 } as unknown as Parameters<typeof openStore>[0];
     await assert.rejects(openStore(bad), /invalid store backend "etcd"/);
     const redis = { backend: 'redis', historyWindowMs: 1000 } as unknown as Parameters<typeof openStore>[0];
-    await assert.rejects(openStore(redis), /"redis": not available/);
+    await assert.rejects(openStore(redis), /backend "redis" needs a url/);
     await assert.rejects(openStore({ backend: 'file', historyWindowMs: 1000 }), /needs a dir/);
   });
 });

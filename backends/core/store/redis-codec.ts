@@ -1,0 +1,32 @@
+// How objects travel through Redis: JSON without `metadata.resourceVersion`
+// (the revision lives beside it, so Lua never parses JSON), stamped and
+// deep-frozen when read back.
+import type { KObject } from '../../../lib/api/meta.js';
+import { StoreError } from './types.js';
+import { deepFreeze } from './objects.js';
+
+/** The JSON stored for obj: a copy without resourceVersion. */
+export function encodeObject(obj: KObject): string {
+  const { resourceVersion: _ignored, ...metadata } = obj.metadata;
+  return JSON.stringify({ ...obj, metadata });
+}
+
+/** A frozen object from stored JSON, stamped with rev. */
+export function decodeObject(json: string, rev: number, where: string): KObject {
+  let obj: KObject;
+  try {
+    obj = JSON.parse(json) as KObject;
+  } catch (err) {
+    throw new StoreError('corrupt', `unreadable object at ${where}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  obj.metadata = { ...obj.metadata, resourceVersion: String(rev) };
+  return deepFreeze(obj);
+}
+
+/** Splits a hash value `<rev> <json>`. */
+export function splitStored(value: string, where: string): { rev: number; json: string } {
+  const sp = value.indexOf(' ');
+  const rev = sp > 0 ? Number(value.slice(0, sp)) : NaN;
+  if (!Number.isSafeInteger(rev)) throw new StoreError('corrupt', `unreadable stored value at ${where}`);
+  return { rev, json: value.slice(sp + 1) };
+}

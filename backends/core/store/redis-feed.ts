@@ -1,0 +1,142 @@
+// The change-feed reader: one loop per process, blocking XREADs on its own
+// connection, applying entries to the local watch cache strictly in revision
+// order. Revisions are dense (the write script takes rev+1), so an entry
+// that is not the next revision is a gap: history was trimmed past us or
+// Redis lost data, and the cache is rebuilt from a snapshot.
+//
+// When Redis is unreachable the host is told once (down), and when it is
+// back the cache is checked before service resumes (up): the entry at our
+// revision must still be the one we applied, otherwise Redis lost or
+// rewrote history and the cache is rebuilt.
+import type { Redis } from 'ioredis';
+import type { RedisKeys } from './redis-keys.js';
+import type { StoreState } from './state.js';
+import type { StoreError } from './types.js';
+import { decodeObject } from './redis-codec.js';
+import { unreachable } from './redis-connect.js';
+import { raiseFloor } from './redis-scripts.js';
+
+export interface FeedHost {
+  /** The cache entries go to (replaced by resync). */
+  readonly state: StoreState;
+  /** Rebuilds the cache from a snapshot. */
+  resync(reason: string): Promise<void>;
+  down(err: StoreError): void;
+  up(): void;
+}
+
+type Entry = [id: string, fields: string[]];
+
+interface Marker {
+  rev: number;
+  key: string;
+  at: string;
+}
+
+function fieldsOf(fields: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) out[fields[i]!] = fields[i + 1]!;
+  return out;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export class FeedReader {
+  private closed = false;
+  private done: Promise<void> = Promise.resolve();
+  private marker: Marker | undefined;
+
+  constructor(
+    /** Dedicated to blocking reads. */
+    private readonly blocking: Redis,
+    private readonly client: Redis,
+    private readonly keys: RedisKeys,
+    private readonly host: FeedHost,
+    private readonly blockMs = 1000,
+  ) {}
+
+  start(): void {
+    this.done = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.closed = true;
+    this.blocking.disconnect();
+    await this.done;
+  }
+
+  /** Remembers the entry at the cache's revision (after a snapshot). */
+  async mark(): Promise<void> {
+    const rev = this.host.state.rev;
+    const rows = rev === 0 ? [] : await this.client.xrange(this.keys.feed, `${rev}-0`, `${rev}-0`);
+    const f = rows[0] ? fieldsOf(rows[0][1]) : undefined;
+    this.marker = f ? { rev, key: f.k ?? '', at: f.t ?? '' } : undefined;
+  }
+
+  private async loop(): Promise<void> {
+    let healthy = true;
+    let delay = 50;
+    while (!this.closed) {
+      try {
+        if (!healthy) {
+          await this.verify();
+          healthy = true;
+          delay = 50;
+          this.host.up();
+        }
+        const reply = (await this.blocking.xread('COUNT', 1000, 'BLOCK', this.blockMs, 'STREAMS', this.keys.feed, `${this.host.state.rev}-0`)) as
+          | [string, Entry[]][]
+          | null;
+        if (reply && reply[0]) await this.apply(reply[0][1]);
+      } catch (err) {
+        if (this.closed) break;
+        if (healthy) {
+          healthy = false;
+          this.host.down(unreachable(err));
+        }
+        await sleep(delay);
+        delay = Math.min(delay * 2, 1000);
+      }
+    }
+  }
+
+  private async apply(entries: Entry[]): Promise<void> {
+    for (const [id, raw] of entries) {
+      const state = this.host.state;
+      const rev = Number.parseInt(id, 10);
+      if (rev <= state.rev) continue; // already applied
+      if (rev !== state.rev + 1) return this.rebuild(`change feed jumped from revision ${state.rev} to ${rev}`);
+      const f = fieldsOf(raw);
+      const key = f.k ?? '';
+      try {
+        const obj = f.o === undefined ? undefined : decodeObject(f.o, rev, `feed entry ${id}`);
+        state.commit(key, rev, obj, Number(f.t));
+      } catch (err) {
+        return this.rebuild(`change feed entry ${id} does not apply: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      this.marker = { rev, key, at: f.t ?? '' };
+    }
+  }
+
+  /** After an outage: is Redis's history still the one the cache holds? */
+  private async verify(): Promise<void> {
+    const rev = this.host.state.rev;
+    const redisRev = Number((await this.client.get(this.keys.rev)) ?? 0);
+    if (redisRev < rev) {
+      // Redis lost writes: never hand out a revision twice, and skip one more so the
+      // rebuilt cache starts above every revision clients hold (they answer gone).
+      await raiseFloor(this.client, this.keys, rev + 1);
+      return this.rebuild(`redis revision ${redisRev} is behind the cache's ${rev}`);
+    }
+    if (rev === 0) return;
+    const rows = await this.client.xrange(this.keys.feed, `${rev}-0`, `${rev}-0`);
+    const f = rows[0] ? fieldsOf(rows[0][1]) : undefined;
+    const m = this.marker;
+    if (!f || !m || m.rev !== rev || f.k !== m.key || f.t !== m.at) return this.rebuild(`redis no longer holds revision ${rev} as applied`);
+  }
+
+  private async rebuild(reason: string): Promise<void> {
+    await this.host.resync(reason);
+    await this.mark();
+  }
+}

@@ -1,0 +1,95 @@
+// The Store contract suite against the machine's Redis (REDIS_URL), each test under its own prefix.
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { RedisStore } from '../../backends/core/store/redis.js';
+import { storeContract } from './contract.js';
+import { pod, rv } from './helpers.js';
+import { REDIS_URL, dropPrefix, prefixFootprint, redisSkipReason, uniquePrefix } from './fixtures/redis-env.js';
+
+const skip = await redisSkipReason();
+
+if (skip) {
+  describe('redis store', () => {
+    it('runs against a reachable redis', { skip }, () => undefined);
+  });
+} else {
+  storeContract('redis', async (opts) => {
+    const prefix = uniquePrefix('contract');
+    const store = await RedisStore.open({ ...opts, url: REDIS_URL, prefix });
+    return { store, cleanup: async () => void (await dropPrefix(prefix)) };
+  });
+
+  describe('redis store specifics', () => {
+    before(() => undefined);
+
+    it('shares writes, conflicts and watches between two stores on one prefix', async () => {
+      const prefix = uniquePrefix('two');
+      const a = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+      const b = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+      try {
+        const seen: number[] = [];
+        const w = b.watch('core/pods/', await b.currentRev(), { event: (e) => seen.push(e.rev), error: (e) => assert.fail(e.message) });
+        const x = await a.create('core/pods/a/x', pod('a', 'x'));
+        assert.equal(rv(await b.get('core/pods/a/x')), rv(x), 'a consistent read on b sees a write acknowledged by a');
+        await b.update('core/pods/a/x', pod('a', 'x', { spec: { n: 1 } }), rv(x));
+        await assert.rejects(a.update('core/pods/a/x', pod('a', 'x', { spec: { n: 2 } }), rv(x)), /was modified/);
+        const page = await a.list('core/pods/');
+        assert.equal(page.rev, await b.currentRev());
+        await a.delete('core/pods/a/x');
+        assert.equal(await b.get('core/pods/a/x'), undefined);
+        const deadline = Date.now() + 5000;
+        while (seen.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+        w.stop();
+        assert.deepEqual(seen, [rv(x), rv(x) + 1, rv(x) + 2]);
+      } finally {
+        await a.close();
+        await b.close();
+        await dropPrefix(prefix);
+      }
+    });
+
+    it('loads a snapshot written by another store when it opens', async () => {
+      const prefix = uniquePrefix('snap');
+      const a = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+      try {
+        for (let i = 0; i < 5; i++) await a.create(`core/pods/n/p${i}`, pod('n', `p${i}`));
+        await a.delete('core/pods/n/p2');
+        await a.create('core/secrets/n/s', pod('n', 's'));
+        const b = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+        try {
+          assert.deepEqual(await b.list('core/pods/'), await a.list('core/pods/'));
+          assert.equal(await b.currentRev(), await a.currentRev());
+        } finally {
+          await b.close();
+        }
+      } finally {
+        await a.close();
+        await dropPrefix(prefix);
+      }
+    });
+
+    it('keeps redis memory bounded under repeated updates once history is compacted', async () => {
+      const prefix = uniquePrefix('mem');
+      let now = 1_700_000_000_000;
+      const store = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 1000, clock: () => now, compactIntervalMs: 3_600_000 });
+      try {
+        for (let i = 0; i < 10; i++) await store.create(`core/configmaps/a/c${i}`, pod('a', `c${i}`));
+        for (let round = 0; round < 20; round++) {
+          for (let i = 0; i < 10; i++) await store.update(`core/configmaps/a/c${i}`, pod('a', `c${i}`, { spec: { n: round } }));
+        }
+        for (let i = 5; i < 10; i++) await store.delete(`core/configmaps/a/c${i}`);
+        now += 5000;
+        await store.update('core/configmaps/a/c0', pod('a', 'c0'));
+        const removed = await store.compact();
+        assert.ok(removed >= 215, `removed ${removed} feed entries`);
+        const fp = await prefixFootprint(prefix);
+        assert.equal(fp.keys, 5, 'rev, feed, types, one hash and one index');
+        assert.equal((await store.list('core/configmaps/')).items.length, 5);
+        assert.throws(() => store.watch('core/configmaps/', 3, { event: () => undefined, error: () => undefined }), /too old/);
+      } finally {
+        await store.close();
+        await dropPrefix(prefix);
+      }
+    });
+  });
+}
