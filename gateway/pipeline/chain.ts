@@ -8,14 +8,18 @@ import { negotiateOutput, type Output } from '../../lib/http/negotiate.js';
 import type { UnionAuthenticator } from '../authn/union.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
+import { selectorAttributes } from '../authz/selectors.js';
 import { admit, type AdmissionPlugin } from './admission.js';
 import { openAudit, type AuditSink } from './audit.js';
 import { newContext, isLongRunning, type RequestContext } from './context.js';
 import { hasImpersonation, impersonate } from './impersonate.js';
+import { stripIdentityHeaders, type IdentityHeaders } from './identityheaders.js';
 import type { InflightLimiter } from './inflight.js';
 
 export interface ChainConfig {
   authenticator: UnionAuthenticator;
+  /** Proxy identity headers, removed from every request right after authentication. */
+  identityHeaders: IdentityHeaders;
   authorizer: Authorizer;
   admission: readonly AdmissionPlugin[];
   inflight: InflightLimiter;
@@ -28,9 +32,13 @@ export interface ChainConfig {
 
 function attributesOf(ctx: RequestContext): Attributes {
   const i = ctx.info;
+  // list/watch/deletecollection: parsed field and label selectors (and the name a metadata.name selector pins).
+  const sel = i.isResourceRequest ? selectorAttributes(i.verb, ctx.query) : {};
   return {
     user: ctx.user, verb: i.verb, isResourceRequest: i.isResourceRequest, path: i.path, apiGroup: i.apiGroup,
-    apiVersion: i.apiVersion, namespace: i.namespace, resource: i.resource, subresource: i.subresource, name: i.name,
+    apiVersion: i.apiVersion, namespace: i.namespace, resource: i.resource, subresource: i.subresource, name: i.name || (sel.name ?? ''),
+    ...(sel.fieldSelector ? { fieldSelector: sel.fieldSelector } : {}),
+    ...(sel.labelSelector ? { labelSelector: sel.labelSelector } : {}),
   };
 }
 
@@ -65,6 +73,7 @@ export function buildHandlerChain(cfg: ChainConfig): (req: IncomingMessage, res:
       ctx.user = authn.user;
       // Credentials never travel further than authentication.
       delete req.headers.authorization;
+      stripIdentityHeaders(req, cfg.identityHeaders);
 
       ctx.audit = openAudit(ctx);
       res.setHeader('Audit-Id', ctx.audit.auditID);
