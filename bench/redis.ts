@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../backends/core/store/redis.js';
 import { defineScripts, runWrite } from '../backends/core/store/redis-scripts.js';
-import { prefixPattern, redisKeys } from '../backends/core/store/redis-keys.js';
+import { isPrefixKey, prefixPattern, redisKeys } from '../backends/core/store/redis-keys.js';
 import type { KObject } from '../lib/api/meta.js';
 
 export interface RedisBenchOptions {
@@ -53,7 +53,7 @@ async function footprint(client: Redis, prefix: string): Promise<{ keys: number;
   do {
     const [next, batch] = await client.scan(cursor, 'MATCH', prefixPattern(prefix), 'COUNT', 1000);
     cursor = next;
-    for (const k of batch) {
+    for (const k of batch.filter((x) => isPrefixKey(prefix, x))) {
       keys++;
       const n = Number((await client.memory('USAGE', k, 'SAMPLES', 0)) ?? 0);
       if (process.env['BENCH_DEBUG']) console.log(k, n);
@@ -68,8 +68,24 @@ async function drop(client: Redis, prefix: string): Promise<void> {
   do {
     const [next, batch] = await client.scan(cursor, 'MATCH', prefixPattern(prefix), 'COUNT', 1000);
     cursor = next;
-    if (batch.length > 0) await client.del(...batch);
+    const mine = batch.filter((k) => isPrefixKey(prefix, k));
+    if (mine.length > 0) await client.del(...mine);
   } while (cursor !== '0');
+}
+
+/** The physical limit: the write script called directly with ioredis (creates of distinct keys), under a scratch prefix it deletes. */
+export async function rawScriptRate(url: string, ops: number, concurrency: number): Promise<number> {
+  const raw = new Redis(url);
+  const prefix = `gh-bench-raw-${randomBytes(4).toString('hex')}`;
+  try {
+    defineScripts(raw);
+    const keys = redisKeys(prefix);
+    const json = JSON.stringify(cm(0));
+    return await rate(ops, concurrency, (i) => runWrite(raw, keys, 'core/configmaps/', 'c', `core/configmaps/bench/r${i}`, json, undefined, Date.now()));
+  } finally {
+    await drop(raw, prefix);
+    raw.disconnect();
+  }
 }
 
 export async function runRedisBench(opts: RedisBenchOptions = {}): Promise<RedisBenchFigures> {
@@ -85,11 +101,7 @@ export async function runRedisBench(opts: RedisBenchOptions = {}): Promise<Redis
     const appendonly = ((await raw.config('GET', 'appendonly')) as string[])[1] ?? '?';
 
     // 1. The physical limit: the write script, called directly (creates of distinct keys).
-    defineScripts(raw);
-    const rawKeys = redisKeys(`${prefix}-raw`);
-    const json = JSON.stringify(cm(0));
-    const rawScriptPerSec = await rate(ops, conc, (i) => runWrite(raw, rawKeys, 'core/configmaps/', 'c', `core/configmaps/bench/r${i}`, json, undefined, Date.now()));
-    await drop(raw, `${prefix}-raw`);
+    const rawScriptPerSec = await rawScriptRate(url, ops, conc);
 
     // 2. Through the store: creates, updates, consistent gets; a second store watches.
     const a = await RedisStore.open({ url, prefix, historyWindowMs: 60_000, clock, compactIntervalMs: 3_600_000 });

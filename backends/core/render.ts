@@ -1,7 +1,7 @@
 // Response bodies of reads: lists (built as JSON text around each stored
 // object's memoized JSON), Tables and PartialObjectMetadata.
 import type { KObject, ListMeta } from '../../lib/api/meta.js';
-import { toJson } from '../../lib/http/respond.js';
+import { toJson, toJsonBytes } from '../../lib/http/respond.js';
 import type { Output } from '../../lib/http/negotiate.js';
 import { apiVersionOf, type Column, type ResourceType } from '../../lib/registry/types.js';
 
@@ -50,6 +50,21 @@ export function listJson(t: ResourceType, items: readonly KObject[], meta: ListM
     body += toJson(items[i]!);
   }
   return body + ']}';
+}
+
+const ITEM_SEP = Buffer.from(',');
+const LIST_END = Buffer.from(']}');
+
+/** listJson as bytes: each item's memoized UTF-8 JSON is copied, not re-encoded (the cost of a large list). */
+export function listBytes(t: ResourceType, items: readonly KObject[], meta: ListMeta): Buffer {
+  const head = JSON.stringify({ kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta });
+  const parts: Buffer[] = [Buffer.from(head.slice(0, -1) + ',"items":[', 'utf8')];
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) parts.push(ITEM_SEP);
+    parts.push(toJsonBytes(items[i]!));
+  }
+  parts.push(LIST_END);
+  return Buffer.concat(parts);
 }
 
 /** The body of a list in the negotiated representation, or undefined for plain JSON (use listJson). */

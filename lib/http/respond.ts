@@ -19,6 +19,19 @@ export function toJson(value: object): string {
   return s;
 }
 
+const bytesMemo = new WeakMap<object, Buffer>();
+
+/** toJson as UTF-8 bytes, encoded once per frozen object (lists copy these instead of re-encoding text). */
+export function toJsonBytes(value: object): Buffer {
+  if (!Object.isFrozen(value)) return Buffer.from(JSON.stringify(value), 'utf8');
+  let b = bytesMemo.get(value);
+  if (b === undefined) {
+    b = Buffer.from(toJson(value), 'utf8');
+    bytesMemo.set(value, b);
+  }
+  return b;
+}
+
 /** Below this, gzip costs more CPU than the bytes it saves (kube-apiserver's own threshold is 128 KiB). */
 export const GZIP_MIN_BYTES = 1024;
 const GZIP_SYNC_MAX = 64 * 1024;
@@ -29,13 +42,13 @@ function wantsGzip(req: IncomingMessage): boolean {
 }
 
 /** Sends a complete body; compresses GET responses when the client asked for gzip. */
-export function sendBody(req: IncomingMessage, res: ServerResponse, code: number, contentType: string, body: string, headers?: Record<string, string>): void {
+export function sendBody(req: IncomingMessage, res: ServerResponse, code: number, contentType: string, body: string | Buffer, headers?: Record<string, string>): void {
   if (res.headersSent || res.destroyed) return;
   const h: Record<string, string | number> = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers };
   if (req.method === 'GET' && body.length >= GZIP_MIN_BYTES && wantsGzip(req)) {
     h['Content-Encoding'] = 'gzip';
     h['Vary'] = 'Accept-Encoding';
-    const raw = Buffer.from(body, 'utf8');
+    const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     if (raw.length <= GZIP_SYNC_MAX) {
       const zipped = gzipSync(raw, { level: 4 });
       h['Content-Length'] = zipped.length;
@@ -50,9 +63,21 @@ export function sendBody(req: IncomingMessage, res: ServerResponse, code: number
     });
     return;
   }
-  h['Content-Length'] = Buffer.byteLength(body);
-  res.writeHead(code, h).end(req.method === 'HEAD' ? undefined : body);
+  if (typeof body === 'string' && body.length < ENCODE_ONCE_MIN) {
+    // Small: Node sends headers and a string body in one write.
+    h['Content-Length'] = Buffer.byteLength(body);
+    res.writeHead(code, h).end(req.method === 'HEAD' ? undefined : body);
+    return;
+  }
+  // Large (lists): encode once. byteLength and then end(string) would each
+  // flatten and walk the whole (often concatenated) string.
+  const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  h['Content-Length'] = raw.length;
+  res.writeHead(code, h).end(req.method === 'HEAD' ? undefined : raw);
 }
+
+/** Bodies at least this long are encoded to bytes once before sending. */
+const ENCODE_ONCE_MIN = 16 * 1024;
 
 /** Clients that read output themselves get it indented, as kube-apiserver does for curl and browsers. */
 export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boolean {

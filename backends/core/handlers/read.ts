@@ -9,7 +9,7 @@ import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { parseListRequest, parseRevision } from '../listoptions.js';
 import { encodeContinue } from '../continuetoken.js';
-import { listAs, listJson, objectAs } from '../render.js';
+import { listAs, listBytes, listJson, objectAs } from '../render.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { StoreError, type ListResult } from '../store/types.js';
 
@@ -70,6 +70,5 @@ function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: reado
     sendBody(r.req, r.res, 200, out.contentType, encode(shaped, out, pretty));
     return;
   }
-  const json = listJson(t, items, meta);
-  sendBody(r.req, r.res, 200, out.contentType, pretty ? JSON.stringify(JSON.parse(json), null, 2) + '\n' : json);
+  sendBody(r.req, r.res, 200, out.contentType, pretty ? JSON.stringify(JSON.parse(listJson(t, items, meta)), null, 2) + '\n' : listBytes(t, items, meta));
 }

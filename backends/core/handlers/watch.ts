@@ -21,18 +21,21 @@ type WireType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 const MAX_BUFFERED = 16 * 1024 * 1024;
 const DEFAULT_TIMEOUT_S = 1800;
 
-const eventMemo = new WeakMap<object, Partial<Record<WireType, string>>>();
+const eventMemo = new WeakMap<object, Partial<Record<WireType, Buffer>>>();
 
-/** `{"type":…,"object":…}` for a stored object, serialized once however many watchers get it. */
-function eventLine(type: WireType, obj: KObject): string {
+/**
+ * `{"type":…,"object":…}` for a stored object, serialized and UTF-8 encoded
+ * once however many watchers get it (a string would be re-encoded per socket).
+ */
+function eventLine(type: WireType, obj: KObject): Buffer {
   let m = eventMemo.get(obj);
   if (!m) { m = {}; eventMemo.set(obj, m); }
-  let s = m[type];
-  if (s === undefined) {
-    s = `{"type":"${type}","object":${toJson(obj)}}\n`;
-    m[type] = s;
+  let b = m[type];
+  if (b === undefined) {
+    b = Buffer.from(`{"type":"${type}","object":${toJson(obj)}}\n`, 'utf8');
+    m[type] = b;
   }
-  return s;
+  return b;
 }
 
 function stamped(obj: KObject, rev: number): KObject {
@@ -164,7 +167,7 @@ class WatchStream {
     return JSON.stringify({ type, object: tbl }) + '\n';
   }
 
-  private write(line: string): void {
+  private write(line: string | Buffer): void {
     if (this.closed) return;
     const res = this.r.res;
     if (res.writableLength > MAX_BUFFERED) {

@@ -1,0 +1,121 @@
+// Child processes of the benchmark: each runs one bench script under tsx,
+// pinned to one CPU with taskset when the machine has it, and answers
+// requests over the IPC channel ({id, cmd, args} → {id, result | error}).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const HAS_TASKSET = spawnSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' }).status === 0;
+const CPUS = availableParallelism();
+
+/** How processes are placed, for the report header. */
+export function placement(): string {
+  if (!HAS_TASKSET) return `no taskset: server and load generator are separate, unpinned processes (${CPUS} CPUs)`;
+  if (CPUS < 2) return 'taskset present but 1 CPU: server and load generator share it';
+  return 'server processes pinned to CPU 0, load generator to CPU 1 (taskset)';
+}
+
+interface Reply { id: number; result?: unknown; error?: string }
+
+export class Child {
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private readonly exited: Promise<number | null>;
+
+  constructor(readonly name: string, readonly proc: ChildProcess) {
+    proc.on('message', (m: Reply) => {
+      const w = this.waiting.get(m.id);
+      if (!w) return;
+      this.waiting.delete(m.id);
+      if (m.error !== undefined) w.reject(new Error(`${name}: ${m.error}`));
+      else w.resolve(m.result);
+    });
+    this.exited = new Promise((resolve) => proc.once('exit', (code) => {
+      for (const w of this.waiting.values()) w.reject(new Error(`${name} exited with code ${code}`));
+      this.waiting.clear();
+      resolve(code);
+    }));
+  }
+
+  get pid(): number { return this.proc.pid ?? 0; }
+
+  /** CPU seconds (user + system) the process has used, from /proc; NaN where there is none. */
+  cpuSeconds(): number {
+    try {
+      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      return NaN;
+    }
+  }
+
+  call<T>(cmd: string, args: unknown = {}): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.proc.send({ id, cmd, args });
+    });
+  }
+
+  /** Asks the child to exit (so --cpu-prof can write its profile), killing it after 5 s. */
+  async stop(): Promise<void> {
+    if (this.proc.exitCode !== null) return;
+    this.call('exit').catch(() => undefined);
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 5000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+/** Starts bench/<script> on `cpu`, waiting for its first message ({ready}). */
+export async function startChild(name: string, script: string, args: string[], cpu: number, nodeFlags: string[] = []): Promise<Child> {
+  const file = fileURLToPath(new URL(script, import.meta.url));
+  const node = [process.execPath, '--import', 'tsx', ...nodeFlags, file, ...args];
+  const pinned = HAS_TASKSET && CPUS >= 2;
+  const [cmd, ...argv] = pinned ? ['taskset', '-c', String(cpu), ...node] : node;
+  const proc = spawn(cmd!, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = new Child(name, proc);
+  await new Promise<void>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`${name} exited during start (code ${code})`));
+    proc.once('exit', onExit);
+    proc.once('message', () => { proc.off('exit', onExit); resolve(); });
+  });
+  return child;
+}
+
+/** Runs an IPC command loop in a child: handlers by command name; `exit` is built in. */
+export function serveCommands(handlers: Record<string, (args: never) => unknown>): void {
+  process.on('message', (m: { id: number; cmd: string; args: unknown }) => {
+    if (m.cmd === 'exit') { process.exit(0); }
+    const h = handlers[m.cmd];
+    if (!h) { process.send!({ id: m.id, error: `unknown command "${m.cmd}"` }); return; }
+    Promise.resolve()
+      .then(() => h(m.args as never))
+      .then((result) => process.send!({ id: m.id, result }), (err: unknown) => process.send!({ id: m.id, error: err instanceof Error ? err.stack ?? err.message : String(err) }));
+  });
+  process.send!({ ready: true });
+}
+
+export interface MemoryFigures { rss: number; heapUsed: number; external: number }
+
+/** Memory after a full GC (the process must run with --expose-gc). */
+export function memoryNow(): MemoryFigures {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.(); gc?.();
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,300 @@
+// Full-stack figures of the Redis store (issue 5, "Benchmarks"): `gatehouse
+// serve --storage-backend=redis` processes (two, on one Redis and one prefix)
+// measured through HTTPS by the load generator, each figure beside its
+// baseline in the same run: the file store (creates, updates, GET, LIST), a
+// bare Node HTTPS server (GET), the raw Lua write script called directly with
+// ioredis (creates), and one file-store process (watch delivery). Watch
+// delivery: 1000 watchers, half on each Redis process, writes through the
+// first; latency from the write's acknowledgement to the event on the socket.
+// Memory: keys and bytes under the prefix after N updates of the same
+// objects, right after and once the history window has passed.
+//
+// Entry: runRedisStackBench(opts) → figures (or {skipped}); printRedisSection()
+// runs it and bench/redis.ts and prints both (bench/run.ts calls it).
+// `node --import tsx bench/redis-stack.ts` runs it alone.
+// Knobs: REDIS_URL, BENCH_REDIS_DURATION_MS (measured window, default 3000),
+// BENCH_REDIS_WATCHERS (default 1000).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { freePort, startChild, type Child } from './procs.js';
+import type { LoopResult, Target } from './rawclient.js';
+import type { WatchRunResult } from './loadgen.js';
+import { rawScriptRate, runRedisBench, type RedisBenchFigures } from './redis.js';
+import { isPrefixKey, prefixPattern } from '../backends/core/store/redis-keys.js';
+
+export interface RedisStackOptions {
+  url?: string;
+  durationMs?: number;
+  warmupMs?: number;
+  watchers?: number;
+  /** Objects in the LIST fixture (default 1000). */
+  listSize?: number;
+  /** Updates of the same objects for the memory figure (default 20000). */
+  updates?: number;
+}
+
+export interface RedisStackFigures {
+  url: string;
+  persistence: string;
+  rawScriptPerSec: number;
+  create: { redis: LoopResult; file: LoopResult };
+  update: { redis: LoopResult; file: LoopResult };
+  get: { redis: LoopResult; file: LoopResult; bare: LoopResult };
+  list: { objects: number; redis: LoopResult; file: LoopResult };
+  watch: { redis: WatchRunResult; file: WatchRunResult };
+  memory: { objects: number; updates: number; windowMs: number; after: Footprint; afterWindow: Footprint };
+}
+
+interface Footprint { keys: number; bytes: number }
+
+function configMap(namespace: string, name?: string): Record<string, unknown> {
+  return {
+    apiVersion: 'v1', kind: 'ConfigMap',
+    metadata: { name: name ?? 'c', namespace, labels: { app: 'bench', tier: 'backend' } },
+    data: { 'app.properties': 'greeting=hello\nlog.level=info\nfeature.flags=a,b,c\n', mode: 'fast' },
+  };
+}
+
+/** Undefined when Redis answers PING, else why the Redis figures are skipped. */
+export async function redisUnreachable(url: string): Promise<string | undefined> {
+  const c = new Redis(url, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  c.on('error', () => undefined);
+  try {
+    await c.connect();
+    await c.ping();
+    return undefined;
+  } catch (err) {
+    return `redis at ${url} is unreachable (${err instanceof Error ? err.message : String(err)}); set REDIS_URL`;
+  } finally {
+    c.disconnect();
+  }
+}
+
+class Admin {
+  private readonly agent: Agent;
+  constructor(private readonly port: number, tls: Omit<Target, 'port'>) {
+    this.agent = new Agent({ keepAlive: true, maxSockets: 20, ca: tls.ca, cert: tls.cert, key: tls.key });
+  }
+
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = request({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, servername: 'localhost', headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  async must(method: string, path: string, body?: unknown): Promise<string> {
+    const r = await this.call(method, path, body);
+    if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+    return r.text;
+  }
+
+  async ready(): Promise<void> {
+    for (let i = 0; i < 300; i++) {
+      const r = await this.call('GET', '/readyz').catch(() => undefined);
+      if (r?.status === 200) return;
+      await sleep(50);
+    }
+    throw new Error(`server on port ${this.port} never became ready`);
+  }
+
+  close(): void { this.agent.destroy(); }
+}
+
+async function footprint(client: Redis, prefix: string): Promise<Footprint> {
+  let cursor = '0';
+  let keys = 0;
+  let bytes = 0;
+  do {
+    const [next, batch] = await client.scan(cursor, 'MATCH', prefixPattern(prefix), 'COUNT', 1000);
+    cursor = next;
+    for (const k of batch.filter((x) => isPrefixKey(prefix, x))) {
+      keys++;
+      bytes += Number((await client.memory('USAGE', k, 'SAMPLES', 0)) ?? 0);
+    }
+  } while (cursor !== '0');
+  return { keys, bytes };
+}
+
+async function drop(client: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, batch] = await client.scan(cursor, 'MATCH', prefixPattern(prefix), 'COUNT', 1000);
+    cursor = next;
+    const mine = batch.filter((x) => isPrefixKey(prefix, x));
+    if (mine.length > 0) await client.del(...mine);
+  } while (cursor !== '0');
+}
+
+export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<RedisStackFigures | { skipped: string }> {
+  const url = opts.url ?? process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+  const skipped = await redisUnreachable(url);
+  if (skipped) return { skipped };
+  const duration = opts.durationMs ?? Number(process.env['BENCH_REDIS_DURATION_MS'] ?? 3000);
+  const warmup = opts.warmupMs ?? 500;
+  const watchers = opts.watchers ?? Number(process.env['BENCH_REDIS_WATCHERS'] ?? 1000);
+  const listSize = opts.listSize ?? 1000;
+  const updates = opts.updates ?? 20_000;
+  const windowMs = 8000;
+  const prefix = `gh-bench-stack-${randomBytes(4).toString('hex')}`;
+  const root = await mkdtemp(join(tmpdir(), 'gatehouse-redis-bench-'));
+  const raw = new Redis(url, { maxRetriesPerRequest: 1 });
+  const children: Child[] = [];
+  const admins: Admin[] = [];
+  const authz = ['--authorization-mode', 'AlwaysAllow'];
+  try {
+    const appendonly = ((await raw.config('GET', 'appendonly')) as string[])[1] ?? '?';
+    const appendfsync = ((await raw.config('GET', 'appendfsync')) as string[])[1] ?? '?';
+    const persistence = appendonly === 'yes' ? `appendonly yes, appendfsync ${appendfsync}` : 'appendonly no';
+
+    // The file-store process generates the dev PKI every other process uses.
+    const filePort = await freePort();
+    const fileDir = join(root, 'file');
+    const file = await startChild('gatehouse-file', './server.ts', ['--secure-port', String(filePort), '--data-dir', fileDir, '--storage-backend', 'file', ...authz], 0, ['--expose-gc']);
+    children.push(file);
+    const pki = join(fileDir, 'pki');
+    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
+    const tls = { ca: ca!, cert: cert!, key: key! };
+    const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+    const redisFlags = ['--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefix, '--watch-history', `${windowMs / 1000}s`, ...tlsFlags, ...authz];
+    const portA = await freePort();
+    const portB = await freePort();
+    const a = await startChild('gatehouse-redis-a', './server.ts', ['--secure-port', String(portA), '--data-dir', join(root, 'a'), ...redisFlags], 0, ['--expose-gc']);
+    children.push(a);
+    const b = await startChild('gatehouse-redis-b', './server.ts', ['--secure-port', String(portB), '--data-dir', join(root, 'b'), ...redisFlags], 0, ['--expose-gc']);
+    children.push(b);
+    const barePort = await freePort();
+    const bare = await startChild('bare-https', './bare.ts', [String(barePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')], 0, ['--expose-gc']);
+    children.push(bare);
+    const load = await startChild('loadgen', './loadgen.ts', [], 1);
+    children.push(load);
+    const fileAdmin = new Admin(filePort, tls);
+    const aAdmin = new Admin(portA, tls);
+    const bAdmin = new Admin(portB, tls);
+    admins.push(fileAdmin, aAdmin, bAdmin);
+    await Promise.all(admins.map((x) => x.ready()));
+
+    for (const adm of [fileAdmin, aAdmin]) {
+      for (const ns of ['bench', 'bench-create', 'bench-watch']) await adm.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      const names = Array.from({ length: listSize }, (_, i) => `cm-${String(i).padStart(4, '0')}`);
+      for (let i = 0; i < names.length; i += 25) {
+        await Promise.all(names.slice(i, i + 25).map((n) => adm.must('POST', '/api/v1/namespaces/bench/configmaps', configMap('bench', n))));
+      }
+    }
+
+    const target = (port: number): Target => ({ port, ...tls });
+    const loop = { connections: 50, warmupMs: warmup, durationMs: duration, maxRequests: 5_000_000 };
+    const fixed = (port: number, method: string, path: string, body?: Record<string, unknown>): Promise<LoopResult> =>
+      load.call<LoopResult>('fixed', { ...loop, target: target(port), req: { method, path, ...(body ? { body: JSON.stringify(body) } : {}) }, uniqueNames: method === 'POST' });
+    const paged = (port: number): Promise<LoopResult> =>
+      load.call<LoopResult>('paged', { ...loop, connections: 8, target: target(port), path: '/api/v1/namespaces/bench/configmaps', limit: 0, total: listSize });
+
+    const rawScriptPerSec = await rawScriptRate(url, 20_000, 64);
+    const create = { redis: await fixed(portA, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create')), file: await fixed(filePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create')) };
+    const put = configMap('bench', 'cm-0001');
+    const update = { redis: await fixed(portA, 'PUT', '/api/v1/namespaces/bench/configmaps/cm-0001', put), file: await fixed(filePort, 'PUT', '/api/v1/namespaces/bench/configmaps/cm-0001', put) };
+    const getPath = '/api/v1/namespaces/bench/configmaps/cm-0000';
+    const get = { redis: await fixed(portB, 'GET', getPath), file: await fixed(filePort, 'GET', getPath), bare: await fixed(barePort, 'GET', getPath) };
+    const list = { objects: listSize, redis: await paged(portB), file: await paged(filePort) };
+
+    const watchPath = '/api/v1/namespaces/bench-watch/configmaps?watch=1';
+    const writePath = '/api/v1/namespaces/bench-watch/configmaps';
+    const run = { ...loop, connections: 4, drainMs: 3000 };
+    await load.call('watchOpen', { target: target(portA), n: Math.ceil(watchers / 2), path: watchPath });
+    await load.call('watchOpen', { target: target(portB), n: Math.floor(watchers / 2), path: watchPath });
+    await sleep(1000);
+    const watchRedis = await load.call<WatchRunResult>('watchRun', { ...run, target: target(portA), path: writePath, body: configMap('bench-watch', 'x') });
+    await load.call('watchClose');
+    await load.call('watchOpen', { target: target(filePort), n: watchers, path: watchPath });
+    await sleep(1000);
+    const watchFile = await load.call<WatchRunResult>('watchRun', { ...run, target: target(filePort), path: writePath, body: configMap('bench-watch', 'x') });
+    await load.call('watchClose');
+
+    // Memory: N updates of the same 100 objects, then the history window passes.
+    const objects = 100;
+    for (let i = 0; i < updates; i += 100) {
+      await Promise.all(Array.from({ length: 100 }, (_, j) => aAdmin.must('PUT', `/api/v1/namespaces/bench/configmaps/cm-${String((i + j) % objects).padStart(4, '0')}`,
+        { ...configMap('bench', `cm-${String((i + j) % objects).padStart(4, '0')}`), data: { n: String(i + j) } })));
+    }
+    const after = await footprint(raw, prefix);
+    // Compaction runs every window/4 in each process; wait for the window and a pass or two.
+    await sleep(windowMs + windowMs / 2 + 1000);
+    await aAdmin.must('PUT', '/api/v1/namespaces/bench/configmaps/cm-0000', configMap('bench', 'cm-0000'));
+    await sleep(windowMs / 4 + 500);
+    const afterWindow = await footprint(raw, prefix);
+    return {
+      url, persistence, rawScriptPerSec, create, update, get, list,
+      watch: { redis: watchRedis, file: watchFile },
+      memory: { objects, updates, windowMs, after, afterWindow },
+    };
+  } finally {
+    for (const x of admins) x.close();
+    await Promise.all(children.map((c) => c.stop()));
+    await drop(raw, prefix).catch(() => undefined);
+    raw.disconnect();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+const out = (line = ''): void => { process.stdout.write(`${line}\n`); };
+const n0 = (x: number): string => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
+const rps = (r: LoopResult): number => r.requests / r.seconds;
+const pct = (a: number, b: number): string => (b > 0 ? `${((100 * a) / b).toFixed(0)}%` : '-');
+const ms = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(x < 10 ? 2 : 1)} ms` : '-');
+const kib = (b: number): string => `${(b / 1024).toFixed(0)} KiB`;
+const errs = (r: LoopResult): string => (r.errors === 0 && Object.keys(r.statuses).every((c) => Number(c) < 400) ? '' : ` (errors ${r.errors}, statuses ${JSON.stringify(r.statuses)})`);
+
+export function printRedisStack(f: RedisStackFigures): void {
+  out(`Redis, full stack (two gatehouse processes on ${f.url}, ${f.persistence})`);
+  out(`  creates/s      redis ${n0(rps(f.create.redis))}${errs(f.create.redis)}   file ${n0(rps(f.create.file))}   raw Lua script ${n0(f.rawScriptPerSec)}   → ${pct(rps(f.create.redis), f.rawScriptPerSec)} of raw (target ≥ 20%)`);
+  out(`  updates/s      redis ${n0(rps(f.update.redis))}${errs(f.update.redis)}   file ${n0(rps(f.update.file))}`);
+  out(`  GET/s          redis ${n0(rps(f.get.redis))}${errs(f.get.redis)}   file ${n0(rps(f.get.file))}   bare HTTPS ${n0(rps(f.get.bare))}   → ${pct(rps(f.get.redis), rps(f.get.bare))} of bare (target ≥ 35%)`);
+  out(`  LIST ${f.list.objects}/s   redis ${n0(rps(f.list.redis))} (p50 ${ms(f.list.redis.latency.p50)})${errs(f.list.redis)}   file ${n0(rps(f.list.file))} (p50 ${ms(f.list.file.latency.p50)})`);
+  const w = f.watch.redis;
+  out(`  watch ×${w.watchers} over 2 processes: ${n0(w.writesPerSec)} writes/s, ack→socket p50 ${ms(w.fromAck.p50)} p99 ${ms(w.fromAck.p99)} (target p99 ≤ 50 ms), missing ${w.missing}`);
+  out(`  watch ×${f.watch.file.watchers} file store, 1 process: ${n0(f.watch.file.writesPerSec)} writes/s, ack→socket p50 ${ms(f.watch.file.fromAck.p50)} p99 ${ms(f.watch.file.fromAck.p99)}, missing ${f.watch.file.missing}`);
+  out(`  memory after ${n0(f.memory.updates)} updates of ${f.memory.objects} objects: ${f.memory.after.keys} keys, ${kib(f.memory.after.bytes)}; after the ${f.memory.windowMs / 1000} s window: ${f.memory.afterWindow.keys} keys, ${kib(f.memory.afterWindow.bytes)}`);
+  out();
+}
+
+export function printRedisStore(f: RedisBenchFigures): void {
+  out(`Redis, store level (bench/redis.ts, ${f.appendfsync})`);
+  out(`  raw Lua write ${n0(f.rawScriptPerSec)}/s; RedisStore creates ${n0(f.createsPerSec)}/s (${pct(f.createsPerSec, f.rawScriptPerSec)}), updates ${n0(f.updatesPerSec)}/s, consistent GETs ${n0(f.consistentGetsPerSec)}/s`);
+  out(`  watch delivery to another store: p50 ${ms(f.watchDelivery.p50Ms)} p99 ${ms(f.watchDelivery.p99Ms)} (${f.watchDelivery.events} events)`);
+  out(`  memory after ${n0(f.memory.updates)} updates of ${f.memory.objects} objects: ${kib(f.memory.bytesBeforeCompaction)} before compaction, ${f.memory.keys} keys / ${kib(f.memory.bytes)} after`);
+  out();
+}
+
+/** The Redis section of `npm run bench`: skipped, with the reason, when Redis is unreachable. */
+export async function printRedisSection(): Promise<void> {
+  const url = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+  out();
+  out('=== Redis store (bench/redis.ts, bench/redis-stack.ts) ===');
+  const why = await redisUnreachable(url);
+  if (why) {
+    out(`skipped: ${why}`);
+    return;
+  }
+  printRedisStore(await runRedisBench({ url, ops: 10_000 }));
+  const f = await runRedisStackBench({ url });
+  if ('skipped' in f) out(`skipped: ${f.skipped}`);
+  else printRedisStack(f);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const f = await runRedisStackBench();
+  if ('skipped' in f) console.log(`skipped: ${f.skipped}`);
+  else printRedisStack(f);
+}

@@ -1,0 +1,130 @@
+// All of the benchmark's output: progress lines while it runs, then the
+// figures beside their baselines and the summary against the issue's targets.
+// Figures only — a benchmark is not a test, so nothing here passes or fails.
+import type { LoopResult } from './rawclient.js';
+import type { WatchRunResult } from './loadgen.js';
+import type { MemoryFigures } from './procs.js';
+
+export type { CpuShare } from './rawclient.js';
+
+export const share = (x: number): string => (Number.isFinite(x) ? `${Math.round(100 * x)}%` : '-');
+const cpuOf = (r: { cpu?: { server: number; load: number } }): string => (r.cpu ? `${share(r.cpu.server)} / ${share(r.cpu.load)}` : '-');
+
+export interface IdleMemory { watchers: number; before: MemoryFigures; after: MemoryFigures }
+
+export interface WatchFigures { watchers: number; gatehouse: WatchRunResult; bare: WatchRunResult; idle?: { gatehouse: IdleMemory; bare: IdleMemory } }
+
+export interface Figures {
+  get?: { bare: LoopResult; gatehouse: LoopResult };
+  list?: { objects: number; unpaged: LoopResult; paged50: LoopResult; paged500: LoopResult };
+  create?: { bare: LoopResult; memory: LoopResult; file: LoopResult };
+  watch: WatchFigures[];
+}
+
+const out = (line = ''): void => { process.stdout.write(`${line}\n`); };
+
+function num(n: number, digits = 0): string {
+  if (!Number.isFinite(n)) return '-';
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+const ms = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(n < 10 ? 2 : 1)} ms` : '-');
+const pct = (a: number, b: number): string => (b > 0 ? `${((100 * a) / b).toFixed(1)}%` : '-');
+const rps = (r: LoopResult): number => r.requests / r.seconds;
+const ups = (r: LoopResult): number => r.units / r.seconds;
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+
+function table(headers: string[], rows: string[][]): void {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  out(line(headers));
+  out(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) out(line(r));
+  out();
+}
+
+function errorsOf(r: LoopResult): string {
+  const bad = Object.entries(r.statuses).filter(([code]) => Number(code) >= 400);
+  return bad.length === 0 && r.errors === 0 ? '0' : `${r.errors} (${bad.map(([c, n]) => `${c}×${n}`).join(' ')})`;
+}
+
+export function header(lines: string[]): void {
+  out('Gatehouse benchmarks (figures, not pass/fail)');
+  for (const l of lines) out(`  ${l}`);
+  out();
+}
+
+export function progress(what: string, detail: string): void {
+  out(`  … ${what.padEnd(34)} ${detail}`);
+}
+
+export const describe = {
+  loop: (r: LoopResult): string => `${num(rps(r))} req/s, p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}${r.units !== r.requests ? `, ${num(ups(r))} objects/s` : ''}, errors ${errorsOf(r)}`,
+  watch: (r: WatchRunResult): string => `${num(r.eventsPerSec)} events/s (${num(r.writesPerSec)} writes/s × ${r.watchers}), p99 ack→client ${ms(r.fromAck.p99)}, missing ${r.missing}`,
+};
+
+export function details(f: Figures): void {
+  out();
+  if (f.get) {
+    out('GET one object (50 keep-alive connections)');
+    const { bare, gatehouse } = f.get;
+    table(['server', 'req/s', 'p50', 'p99', 'errors', 'CPU srv/load', 'vs bare'], [
+      ['bare node:https (fixed JSON)', num(rps(bare)), ms(bare.latency.p50), ms(bare.latency.p99), errorsOf(bare), cpuOf(bare), '100%'],
+      ['gatehouse GET configmap', num(rps(gatehouse)), ms(gatehouse.latency.p50), ms(gatehouse.latency.p99), errorsOf(gatehouse), cpuOf(gatehouse), pct(rps(gatehouse), rps(bare))],
+    ]);
+  }
+  if (f.list) {
+    out(`LIST ${f.list.objects} configmaps (50 keep-alive connections)`);
+    const rows = ([['unpaged', f.list.unpaged], ['paged, limit=50', f.list.paged50], ['paged, limit=500', f.list.paged500]] as const)
+      .map(([name, r]) => [name, num(rps(r)), num(ups(r)), ms(r.latency.p50), ms(r.latency.p99), errorsOf(r), cpuOf(r)]);
+    table(['mode', 'requests/s', 'objects/s', 'p50 (page)', 'p99 (page)', 'errors', 'CPU srv/load'], rows);
+  }
+  if (f.create) {
+    out('CREATE configmap (50 keep-alive connections)');
+    const { bare, memory, file } = f.create;
+    table(['server', 'req/s', 'p50', 'p99', 'errors', 'CPU srv/load', 'vs bare POST'], [
+      ['bare node:https POST', num(rps(bare)), ms(bare.latency.p50), ms(bare.latency.p99), errorsOf(bare), cpuOf(bare), '100%'],
+      ['gatehouse, memory store', num(rps(memory)), ms(memory.latency.p50), ms(memory.latency.p99), errorsOf(memory), cpuOf(memory), pct(rps(memory), rps(bare))],
+      ['gatehouse, file store (fsync)', num(rps(file)), ms(file.latency.p50), ms(file.latency.p99), errorsOf(file), cpuOf(file), pct(rps(file), rps(bare))],
+    ]);
+  }
+  for (const w of f.watch) {
+    out(`WATCH delivery to ${num(w.watchers)} watchers (4 writers, each write one event to every watcher)`);
+    const row = (name: string, r: WatchRunResult, ratio: string) => [name, num(r.writesPerSec), num(r.eventsPerSec), ms(r.fromAck.p50), ms(r.fromAck.p99), ms(r.fromSend.p99), String(r.missing), cpuOf(r), ratio];
+    table(['server', 'writes/s', 'events/s', 'p50 ack→client', 'p99 ack→client', 'p99 send→client', 'missing', 'CPU srv/load', 'vs raw fan-out'], [
+      row('raw fan-out loop (bare https)', w.bare, '100%'),
+      row('gatehouse watch', w.gatehouse, pct(w.gatehouse.eventsPerSec, w.bare.eventsPerSec)),
+    ]);
+    if (w.idle) {
+      const per = (m: IdleMemory) => [kib((m.after.rss - m.before.rss) / m.watchers), kib((m.after.heapUsed - m.before.heapUsed) / m.watchers), kib((m.after.external - m.before.external) / m.watchers)];
+      out(`Memory per idle watch (${num(w.idle.gatehouse.watchers)} open, after GC; RSS includes each TLS connection)`);
+      table(['server', 'RSS/watch', 'heap/watch', 'external/watch'], [
+        ['bare https chunked response', ...per(w.idle.bare)],
+        ['gatehouse watch', ...per(w.idle.gatehouse)],
+      ]);
+    }
+  }
+}
+
+export function summary(f: Figures): void {
+  out('Summary against the targets of issue 2 (one server core, keep-alive, 50 connections)');
+  const rows: string[][] = [];
+  if (f.get) rows.push(['GET one object', `${num(rps(f.get.gatehouse))} req/s = ${pct(rps(f.get.gatehouse), rps(f.get.bare))} of bare (${num(rps(f.get.bare))})`, '≥ 50% of bare']);
+  if (f.list) {
+    rows.push(['LIST 500 unpaged', `${num(ups(f.list.unpaged))} objects/s, ${num(rps(f.list.unpaged), 1)} lists/s, p99 ${ms(f.list.unpaged.latency.p99)}`, '(reference)']);
+    rows.push(['LIST paged limit=50', `${num(ups(f.list.paged50))} objects/s, page p99 ${ms(f.list.paged50.latency.p99)}`, '≥ 100,000 objects/s, p99 ≤ 50 ms']);
+    rows.push(['LIST paged limit=500', `${num(ups(f.list.paged500))} objects/s, page p99 ${ms(f.list.paged500.latency.p99)}`, '≥ 100,000 objects/s, p99 ≤ 50 ms']);
+  }
+  if (f.create) {
+    rows.push(['CREATE memory store', `${num(rps(f.create.memory))} req/s = ${pct(rps(f.create.memory), rps(f.create.bare))} of bare POST`, '(reference)']);
+    rows.push(['CREATE file store', `${num(rps(f.create.file))} req/s = ${pct(rps(f.create.file), rps(f.create.bare))} of bare POST`, '(reference)']);
+  }
+  for (const w of f.watch) {
+    const target = w.watchers >= 1000 ? '≥ 50% of raw, p99 ≤ 50 ms' : '(reference)';
+    rows.push([`WATCH ${num(w.watchers)} watchers`, `${num(w.gatehouse.eventsPerSec)} events/s = ${pct(w.gatehouse.eventsPerSec, w.bare.eventsPerSec)} of raw (${num(w.bare.eventsPerSec)}), p99 ${ms(w.gatehouse.fromAck.p99)}`, target]);
+    if (w.idle) {
+      const g = w.idle.gatehouse;
+      rows.push([`Idle watch memory`, `${kib((g.after.rss - g.before.rss) / g.watchers)} RSS, ${kib((g.after.heapUsed - g.before.heapUsed) / g.watchers)} heap per watch`, '≤ 20 KiB per idle watch']);
+    }
+  }
+  table(['measurement', 'figure', 'target'], rows);
+}

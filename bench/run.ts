@@ -1,0 +1,203 @@
+// `npm run bench`: starts Gatehouse (memory and file store), the bare
+// baseline server and the load generator as separate processes, loads the
+// fixtures, runs each measurement beside its baseline and prints the figures.
+//
+// Environment knobs: BENCH_DURATION_MS (measured window, default 5000),
+// BENCH_WARMUP_MS (default 1000), BENCH_ONLY (comma list of get,list,create,
+// watch), BENCH_WATCHERS (default 100,1000), BENCH_CPU_PROF (a directory:
+// a V8 CPU profile of the Gatehouse process is written there for each of its
+// measurements, `<measurement>.cpuprofile`, readable in Chrome DevTools).
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, placement, startChild, type Child, type MemoryFigures } from './procs.js';
+import type { LoopResult, Target } from './rawclient.js';
+import type { WatchRunResult } from './loadgen.js';
+import * as report from './report.js';
+
+const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
+const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
+const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'get,list,create,watch').split(','));
+const WATCHERS = (process.env['BENCH_WATCHERS'] ?? '100,1000').split(',').map(Number);
+const PROF = process.env['BENCH_CPU_PROF'] || undefined;
+const CONNECTIONS = 50;
+const LIST_SIZE = 500;
+const MAX_REQUESTS = 5_000_000;
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+
+/** A small configmap; without a name the load generator names each POST uniquely. */
+function configMap(namespace: string, name?: string): Record<string, unknown> {
+  return {
+    apiVersion: 'v1', kind: 'ConfigMap',
+    metadata: { name: name ?? 'c', namespace, labels: { app: 'bench', tier: 'backend' } },
+    data: { 'app.properties': 'greeting=hello\nlog.level=info\nfeature.flags=a,b,c\n', mode: 'fast' },
+  };
+}
+
+/** A tiny admin client for fixtures (not measured). */
+class Admin {
+  private readonly agent: Agent;
+  constructor(private readonly port: number, tls: Omit<Target, 'port'>) {
+    this.agent = new Agent({ keepAlive: true, maxSockets: 20, ca: tls.ca, cert: tls.cert, key: tls.key });
+  }
+
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = request({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, servername: 'localhost', headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  async must(method: string, path: string, body?: unknown): Promise<string> {
+    const r = await this.call(method, path, body);
+    if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+    return r.text;
+  }
+
+  async ready(): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const r = await this.call('GET', '/readyz').catch(() => undefined);
+      if (r?.status === 200) return;
+      await sleep(50);
+    }
+    throw new Error(`server on port ${this.port} never became ready`);
+  }
+
+  close(): void { this.agent.destroy(); }
+}
+
+async function main(): Promise<void> {
+  if (PROF) await mkdir(PROF, { recursive: true });
+  const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
+  const children: Child[] = [];
+  const admins: Admin[] = [];
+  const serverFlags = ['--expose-gc'];
+  // The admin is in system:masters, which the authorizer chain allows before
+  // any mode, so the mode does not change the measured path; naming one keeps
+  // the bench independent of the default's progress.
+  const authz = ['--authorization-mode', 'AlwaysAllow'];
+  try {
+    report.header([
+      placement(),
+      `each figure: ${WARMUP} ms warm-up, then ${DURATION} ms measured; load generator: raw keep-alive TLS connections (bench/rawclient.ts)`,
+      `data: ${root}`,
+    ]);
+
+    // Gatehouse, memory store: generates the dev PKI that every other process uses.
+    const memPort = await freePort();
+    const memDir = join(root, 'memory');
+    const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', ...authz], SERVER_CPU, serverFlags);
+    children.push(mem);
+    const pki = join(memDir, 'pki');
+    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
+    const tls = { ca: ca!, cert: cert!, key: key! };
+    const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+
+    const filePort = await freePort();
+    const file = await startChild('gatehouse-file', './server.ts', ['--secure-port', String(filePort), '--data-dir', join(root, 'file'), '--storage-backend', 'file', ...tlsFlags, ...authz], SERVER_CPU, serverFlags);
+    children.push(file);
+    const barePort = await freePort();
+    const bare = await startChild('bare-https', './bare.ts', [String(barePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')], SERVER_CPU, ['--expose-gc']);
+    children.push(bare);
+    const load = await startChild('loadgen', './loadgen.ts', [], LOAD_CPU);
+    children.push(load);
+
+    const target = (port: number): Target => ({ port, ...tls });
+    const memAdmin = new Admin(memPort, tls);
+    const fileAdmin = new Admin(filePort, tls);
+    admins.push(memAdmin, fileAdmin);
+    await Promise.all([memAdmin.ready(), fileAdmin.ready()]);
+
+    // Fixtures.
+    const watchNamespaces = WATCHERS.map((n) => `bench-watch-${n}`);
+    for (const ns of ['bench', 'bench-create', ...watchNamespaces]) await memAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await fileAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } });
+    const names = Array.from({ length: LIST_SIZE }, (_, i) => `cm-${String(i).padStart(4, '0')}`);
+    for (let i = 0; i < names.length; i += 20) {
+      await Promise.all(names.slice(i, i + 20).map((n) => memAdmin.must('POST', '/api/v1/namespaces/bench/configmaps', configMap('bench', n))));
+    }
+    const listed = JSON.parse(await memAdmin.must('GET', '/api/v1/namespaces/bench/configmaps')) as { items: unknown[] };
+    if (listed.items.length !== LIST_SIZE) throw new Error(`fixture: expected ${LIST_SIZE} configmaps, listed ${listed.items.length}`);
+    const sample = await memAdmin.must('GET', `/api/v1/namespaces/bench/configmaps/${names[0]}`);
+    report.progress('fixtures', `${LIST_SIZE} configmaps in "bench"; one is ${sample.length} bytes of JSON, a list ${JSON.stringify(listed).length} bytes`);
+
+    /** Runs one measurement, noting the CPU share the server and the load generator used (and a profile, when asked). */
+    const measured = async <T extends { cpu?: report.CpuShare }>(what: string, server: Child, run: () => Promise<T>, describe: (r: T) => string): Promise<T> => {
+      const profile = PROF !== undefined && server !== bare;
+      if (profile) await server.call('profStart');
+      const t0 = performance.now();
+      const s0 = server.cpuSeconds();
+      const l0 = load.cpuSeconds();
+      const r = await run();
+      const wall = (performance.now() - t0) / 1000;
+      r.cpu = { server: (server.cpuSeconds() - s0) / wall, load: (load.cpuSeconds() - l0) / wall };
+      if (profile) await server.call('profStop', { file: join(PROF, `${what.replace(/[^A-Za-z0-9]+/g, '-')}.cpuprofile`) });
+      report.progress(what, `${describe(r)}; CPU server ${report.share(r.cpu.server)}, load ${report.share(r.cpu.load)}`);
+      return r;
+    };
+
+    const loop = { connections: CONNECTIONS, warmupMs: WARMUP, durationMs: DURATION, maxRequests: MAX_REQUESTS };
+    const servers = new Map<number, Child>([[memPort, mem], [filePort, file], [barePort, bare]]);
+    const fixed = (what: string, port: number, method: string, path: string, body?: Record<string, unknown>): Promise<LoopResult> =>
+      measured(what, servers.get(port)!, () => load.call<LoopResult>('fixed', { ...loop, target: target(port), req: { method, path, ...(body ? { body: JSON.stringify(body) } : {}) }, uniqueNames: method === 'POST' }), report.describe.loop);
+    const paged = (what: string, limit: number): Promise<LoopResult> =>
+      measured(what, mem, () => load.call<LoopResult>('paged', { ...loop, target: target(memPort), path: '/api/v1/namespaces/bench/configmaps', limit, total: LIST_SIZE }), report.describe.loop);
+
+    const figures: report.Figures = { watch: [] };
+    if (ONLY.has('get')) {
+      const b = await fixed('GET bare', barePort, 'GET', '/api/v1/namespaces/bench/configmaps/cm-0000');
+      const g = await fixed('GET gatehouse', memPort, 'GET', '/api/v1/namespaces/bench/configmaps/cm-0000');
+      figures.get = { bare: b, gatehouse: g };
+    }
+    if (ONLY.has('list')) {
+      figures.list = { objects: LIST_SIZE, unpaged: await paged('LIST unpaged', 0), paged50: await paged('LIST limit=50', 50), paged500: await paged('LIST limit=500', 500) };
+    }
+    if (ONLY.has('create')) {
+      const b = await fixed('CREATE bare POST', barePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
+      const m = await fixed('CREATE gatehouse memory', memPort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
+      const f = await fixed('CREATE gatehouse file', filePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
+      figures.create = { bare: b, memory: m, file: f };
+    }
+    if (ONLY.has('watch')) {
+      for (const n of WATCHERS) {
+        const ns = `bench-watch-${n}`;
+        const body = configMap(ns, 'x');
+        const run = { ...loop, connections: 4, drainMs: 3000 };
+        const phase = async (what: string, server: Child, port: number, watchPath: string, writePath: string, writeBody: Record<string, unknown>): Promise<{ r: WatchRunResult; idle: report.IdleMemory }> => {
+          const before = await server.call<MemoryFigures>('mem');
+          const opened = await load.call<{ opened: number; ms: number }>('watchOpen', { target: target(port), n, path: watchPath });
+          await sleep(1000);
+          const after = await server.call<MemoryFigures>('mem');
+          const r = await measured(what, server, () => load.call<WatchRunResult>('watchRun', { ...run, target: target(port), path: writePath, body: writeBody }),
+            (x) => `${report.describe.watch(x)} (opened in ${Math.round(opened.ms)} ms)`);
+          await load.call('watchClose');
+          await sleep(500);
+          return { r, idle: { watchers: opened.opened, before, after } };
+        };
+        const raw = await phase(`WATCH ×${n} raw fan-out`, bare, barePort, '/watch', '/fire',
+          { ...body, metadata: { ...(body['metadata'] as object), uid: '6f1c1a56-5a0e-4f7e-9a8e-2b7d7c3c9e11', creationTimestamp: new Date().toISOString() } });
+        const gh = await phase(`WATCH ×${n} gatehouse`, mem, memPort, `/api/v1/namespaces/${ns}/configmaps?watch=1`, `/api/v1/namespaces/${ns}/configmaps`, body);
+        figures.watch.push({ watchers: n, gatehouse: gh.r, bare: raw.r, ...(n >= 1000 ? { idle: { gatehouse: gh.idle, bare: raw.idle } } : {}) });
+      }
+    }
+    report.details(figures);
+    report.summary(figures);
+  } finally {
+    for (const a of admins) a.close();
+    await Promise.all(children.map((c) => c.stop()));
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,25 @@
+// Gatehouse under test, in its own process: `gatehouse serve` with the flags
+// given on the command line, plus an IPC channel for memory readings.
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { parseServeFlags } from '../gateway/config/flags.js';
+import { startServer } from '../gateway/server/app.js';
+import { memoryNow, serveCommands } from './procs.js';
+
+const parsed = parseServeFlags(process.argv.slice(2));
+if ('error' in parsed) throw new Error(parsed.error);
+const log = (msg: string): void => {
+  if (process.env['BENCH_SERVER_LOG']) process.stderr.write(`[gatehouse] ${msg}\n`);
+};
+await startServer(parsed.options, { log });
+// CPU profile of one measurement (BENCH_CPU_PROF): started and stopped by the orchestrator.
+const session = new Session();
+session.connect();
+serveCommands({
+  mem: () => memoryNow(),
+  profStart: async () => { await session.post('Profiler.enable'); await session.post('Profiler.start'); },
+  profStop: async (a: { file: string }) => {
+    const { profile } = await session.post('Profiler.stop');
+    await writeFile(a.file, JSON.stringify(profile));
+  },
+});
