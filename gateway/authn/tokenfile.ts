@@ -1,0 +1,93 @@
+// Static tokens from --token-auth-file: CSV as kube-apiserver reads it with
+// Go's encoding/csv (quoted columns, `""` escapes, blank lines skipped, no
+// comment syntax): token, user name, uid, then groups — a column may list
+// several as "g1,g2". Tokens never expire; changes need a restart. Tokens are
+// looked up by their SHA-256 and compared in constant time.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { UserInfo } from '../../lib/api/meta.js';
+import type { TokenAuthenticator } from './token.js';
+import type { AuthnResult } from './types.js';
+
+export class TokenFileError extends Error {}
+
+interface Entry { readonly digest: Buffer; readonly result: AuthnResult }
+
+/** Go encoding/csv records with the line each starts on; throws TokenFileError naming the line. */
+export function parseCsv(text: string, source: string): Array<{ line: number; fields: string[] }> {
+  const records: Array<{ line: number; fields: string[] }> = [];
+  const s = text.replace(/\r\n/g, '\n');
+  let i = 0;
+  let line = 1;
+  while (i < s.length) {
+    if (s[i] === '\n') { i++; line++; continue; } // blank line
+    const start = line;
+    const fields: string[] = [];
+    for (;;) {
+      let field = '';
+      if (s[i] === '"') {
+        i++;
+        for (;;) {
+          if (i >= s.length) throw new TokenFileError(`${source}: line ${start}: extraneous or missing " in quoted-field`);
+          const c = s[i]!;
+          if (c === '"') {
+            if (s[i + 1] === '"') { field += '"'; i += 2; continue; }
+            i++;
+            break;
+          }
+          if (c === '\n') line++;
+          field += c;
+          i++;
+        }
+        if (i < s.length && s[i] !== ',' && s[i] !== '\n') throw new TokenFileError(`${source}: line ${line}: extraneous or missing " in quoted-field`);
+      } else {
+        while (i < s.length && s[i] !== ',' && s[i] !== '\n') {
+          if (s[i] === '"') throw new TokenFileError(`${source}: line ${line}: bare " in non-quoted-field`);
+          field += s[i];
+          i++;
+        }
+      }
+      fields.push(field);
+      if (i < s.length && s[i] === ',') { i++; continue; }
+      break;
+    }
+    if (i < s.length && s[i] === '\n') { i++; line++; }
+    records.push({ line: start, fields });
+  }
+  return records;
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+export class StaticTokenAuthenticator implements TokenAuthenticator {
+  readonly name = 'token-file';
+  private readonly byDigest = new Map<string, Entry>();
+
+  /** Parses the file's text; throws TokenFileError naming the file and line. */
+  constructor(text: string, source: string, warn: (msg: string) => void = () => undefined) {
+    for (const { line, fields } of parseCsv(text, source)) {
+      if (fields.length < 3) {
+        throw new TokenFileError(`${source}: line ${line}: must have at least 3 columns (token, user name, uid), found ${fields.length}`);
+      }
+      const [token, username, uid, ...groupColumns] = fields as [string, string, string, ...string[]];
+      if (token === '') { warn(`${source}: line ${line}: empty token ignored`); continue; }
+      if (username === '') throw new TokenFileError(`${source}: line ${line}: the user name column is empty`);
+      const groups = groupColumns.flatMap((c) => c.split(',')).filter((g) => g !== '');
+      const d = digest(token);
+      const key = d.toString('base64');
+      if (this.byDigest.has(key)) warn(`${source}: line ${line}: duplicate token, the later line wins`);
+      const user: UserInfo = Object.freeze({ username, ...(uid !== '' ? { uid } : {}), groups: Object.freeze([...new Set(groups)]) as string[] });
+      this.byDigest.set(key, { digest: d, result: Object.freeze({ user }) });
+    }
+  }
+
+  get size(): number { return this.byDigest.size; }
+
+  authenticateToken(token: string): Promise<AuthnResult | null> {
+    const d = digest(token);
+    const hit = this.byDigest.get(d.toString('base64'));
+    // The map is keyed by a hash, so lookup time says nothing about the token; confirm in constant time.
+    return Promise.resolve(hit && timingSafeEqual(hit.digest, d) ? hit.result : null);
+  }
+}
