@@ -2,20 +2,27 @@
 // have no opinion the request is denied.
 import type { Attributes, Authorizer, Decision } from './types.js';
 
-const NOBODY_ALLOWED: Decision = Object.freeze({ kind: 'deny', reason: 'no authorizer allowed the request' });
+// kube-apiserver adds nothing to the Forbidden message when no authorizer gave a reason.
+const NOBODY_ALLOWED: Decision = Object.freeze({ kind: 'deny', reason: '' });
 
 export class AuthorizerChain implements Authorizer {
   readonly name = 'chain';
   constructor(private readonly authorizers: readonly Authorizer[]) {}
 
   async authorize(attrs: Attributes): Promise<Decision> {
+    const d = await this.evaluate(attrs);
+    return d.kind !== 'no-opinion' ? d : d.reason ? { kind: 'deny', reason: d.reason } : NOBODY_ALLOWED;
+  }
+
+  /** The chain's own answer, keeping "no opinion" (access reviews report `denied` only for a real deny). */
+  async evaluate(attrs: Attributes): Promise<Decision> {
     const reasons: string[] = [];
     for (const a of this.authorizers) {
       const d = await a.authorize(attrs);
       if (d.kind !== 'no-opinion') return d;
       if (d.reason) reasons.push(d.reason);
     }
-    return reasons.length ? { kind: 'deny', reason: reasons.join('; ') } : NOBODY_ALLOWED;
+    return { kind: 'no-opinion', reason: reasons.join('; ') };
   }
 }
 

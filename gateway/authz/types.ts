@@ -1,5 +1,6 @@
 // One interface for every authorization mode; the chain composes them.
 import type { UserInfo } from '../../lib/api/meta.js';
+import type { FieldRequirement, LabelRequirement } from '../../lib/api/selectors.js';
 
 export interface Attributes {
   readonly user: UserInfo;
@@ -12,6 +13,14 @@ export interface Attributes {
   readonly resource: string;
   readonly subresource: string;
   readonly name: string;
+  /**
+   * Parsed `fieldSelector` / `labelSelector` of list, watch and deletecollection
+   * requests (kube's AuthorizeWithSelectors). Absent when the request has none,
+   * for other verbs, or when the selector does not parse (an authorizer then
+   * decides as for the unrestricted request, which is the wider one).
+   */
+  readonly fieldSelector?: readonly FieldRequirement[];
+  readonly labelSelector?: readonly LabelRequirement[];
 }
 
 export type DecisionKind = 'allow' | 'deny' | 'no-opinion';

@@ -5,6 +5,7 @@ import type { KObject } from '../../api/meta.js';
 import { ALL_VERBS, type Column, type ResourceType } from '../types.js';
 import { ageColumn, column, createdAtColumn, nameColumn } from '../columns.js';
 import { list, str } from '../fields.js';
+import { validateBinding } from './rbac-validation.js';
 
 function rbac(kind: string, plural: string, namespaced: boolean, columns: readonly Column[]): ResourceType {
   return {
@@ -35,8 +36,8 @@ const BINDING_COLUMNS: readonly Column[] = [
 ];
 
 export const roles = rbac('Role', 'roles', true, ROLE_COLUMNS);
-export const rolebindings = rbac('RoleBinding', 'rolebindings', true, BINDING_COLUMNS);
+export const rolebindings: ResourceType = { ...rbac('RoleBinding', 'rolebindings', true, BINDING_COLUMNS), validate: (o, old) => validateBinding(o, old, true) };
 export const clusterroles = rbac('ClusterRole', 'clusterroles', false, ROLE_COLUMNS);
-export const clusterrolebindings = rbac('ClusterRoleBinding', 'clusterrolebindings', false, BINDING_COLUMNS);
+export const clusterrolebindings: ResourceType = { ...rbac('ClusterRoleBinding', 'clusterrolebindings', false, BINDING_COLUMNS), validate: (o, old) => validateBinding(o, old, false) };
 
 export const RBAC_TYPES: readonly ResourceType[] = [clusterrolebindings, clusterroles, rolebindings, roles];

@@ -1,0 +1,125 @@
+// The Node authorizer (kube's plugin/pkg/auth/authorizer/node): node agents
+// may read the secrets, config maps, claims and volumes of the pods bound to
+// them, create tokens for those pods' service accounts, and otherwise do what
+// the static node rules allow. With AuthorizeNodeWithSelectors a node reads
+// only its own Node and lists/watches only pods selected by
+// spec.nodeName=<itself>. Anyone who is not a node agent gets no opinion.
+import type { Attributes, Authorizer, Decision } from '../types.js';
+import { NO_OPINION } from '../types.js';
+import type { NodeGraph, VertexKind } from './graph.js';
+import { nodeIdentity } from './identity.js';
+import { NODE_RULES, rulesAllow } from './rules.js';
+
+const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
+const noOpinion = (reason: string): Decision => ({ kind: 'no-opinion', reason });
+
+export interface NodeAuthorizerOptions {
+  /** Feature gate AuthorizeNodeWithSelectors (needs AuthorizeWithSelectors). */
+  readonly withSelectors: boolean;
+}
+
+export class NodeAuthorizer implements Authorizer {
+  readonly name = 'Node';
+
+  constructor(private readonly graph: NodeGraph, private readonly opts: NodeAuthorizerOptions) {}
+
+  authorize(a: Attributes): Decision {
+    const node = nodeIdentity(a.user);
+    if (node === undefined) return NO_OPINION;
+    if (node === '') return noOpinion(`unknown node for user "${a.user.username}"`);
+    if (a.isResourceRequest) {
+      const d = this.subdivided(node, a);
+      if (d) return d;
+    }
+    return rulesAllow(a, NODE_RULES) ? ALLOW : NO_OPINION;
+  }
+
+  /** Resources whose access depends on the graph or the node's name; undefined = use the static rules. */
+  private subdivided(node: string, a: Attributes): Decision | undefined {
+    if (a.apiGroup === 'coordination.k8s.io' && a.resource === 'leases') return this.lease(node, a);
+    if (a.apiGroup !== '') return undefined;
+    switch (a.resource) {
+      case 'secrets': return this.readNamespaced(node, 'secret', a);
+      case 'configmaps': return this.readNamespaced(node, 'configmap', a);
+      case 'persistentvolumeclaims':
+        if (a.subresource === 'status') {
+          if (a.verb !== 'update' && a.verb !== 'patch') return noOpinion('can only get/update/patch this type');
+          return this.related(node, 'pvc', a);
+        }
+        return this.get(node, 'pvc', a);
+      case 'persistentvolumes': return this.get(node, 'pv', a);
+      case 'serviceaccounts': return this.createToken(node, a);
+      case 'nodes': return this.opts.withSelectors ? this.nodeObject(node, a) : undefined;
+      case 'pods': return this.opts.withSelectors ? this.pod(node, a) : undefined;
+      default: return undefined;
+    }
+  }
+
+  private related(node: string, kind: VertexKind, a: Attributes): Decision {
+    if (a.name === '') return noOpinion('No Object name found');
+    if (!this.graph.hasPath(node, kind, a.namespace, a.name)) return noOpinion(`no relationship found between node '${node}' and this object`);
+    return ALLOW;
+  }
+
+  private readNamespaced(node: string, kind: VertexKind, a: Attributes): Decision {
+    if (a.verb !== 'get' && a.verb !== 'list' && a.verb !== 'watch') return noOpinion('can only read resources of this type');
+    if (a.subresource !== '') return noOpinion('cannot read subresource');
+    if (a.namespace === '') return noOpinion('can only read namespaced object of this type');
+    return this.related(node, kind, a);
+  }
+
+  private get(node: string, kind: VertexKind, a: Attributes): Decision {
+    if (a.verb !== 'get') return noOpinion('can only get individual resources of this type');
+    if (a.subresource !== '') return noOpinion('cannot get subresource');
+    return this.related(node, kind, a);
+  }
+
+  private createToken(node: string, a: Attributes): Decision {
+    if (a.verb !== 'create' || a.name === '') return noOpinion('can only create tokens for individual service accounts');
+    if (a.subresource !== 'token') return noOpinion('can only create token subresource of serviceaccount');
+    return this.related(node, 'serviceaccount', a);
+  }
+
+  private lease(node: string, a: Attributes): Decision {
+    if (!['get', 'create', 'update', 'patch', 'delete'].includes(a.verb)) return noOpinion('can only get, create, update, patch, or delete a node lease');
+    if (a.namespace !== 'kube-node-lease') return noOpinion('can only access leases in the "kube-node-lease" system namespace');
+    // The name of a create is not known here; NodeRestriction checks it.
+    if (a.verb !== 'create' && a.name !== node) return noOpinion('can only access node lease with the same name as the requesting node');
+    return ALLOW;
+  }
+
+  private nodeObject(node: string, a: Attributes): Decision {
+    if (a.subresource === '') {
+      // NodeRestriction limits writes to the node's own object.
+      if (a.verb === 'create' || a.verb === 'update' || a.verb === 'patch') return ALLOW;
+      if (a.verb === 'get' || a.verb === 'list' || a.verb === 'watch') {
+        // By name, not through the graph, so a kubelet can look for its Node before creating it.
+        if (a.name === node) return ALLOW;
+        if (a.name === '') return noOpinion(`node '${node}' cannot read all nodes, only its own Node object`);
+        return noOpinion(`node '${node}' cannot read '${a.name}', only its own Node object`);
+      }
+    } else if (a.subresource === 'status' && (a.verb === 'update' || a.verb === 'patch')) {
+      return ALLOW;
+    }
+    return NO_OPINION;
+  }
+
+  private pod(node: string, a: Attributes): Decision {
+    if (a.subresource === '') {
+      switch (a.verb) {
+        case 'get': return this.get(node, 'pod', a);
+        case 'list': case 'watch':
+          if (a.fieldSelector?.some((r) => r.field === 'spec.nodeName' && r.operator === '=' && r.value === node)) return ALLOW;
+          if (a.name !== '') return this.related(node, 'pod', a);
+          return noOpinion('can only list/watch pods with spec.nodeName field selector');
+        // Mirror pods; NodeRestriction limits them to pods bound to the node.
+        case 'create': case 'delete': return ALLOW;
+      }
+    } else if (a.subresource === 'status' && (a.verb === 'update' || a.verb === 'patch')) {
+      return ALLOW;
+    } else if (a.subresource === 'eviction' && a.verb === 'create') {
+      return ALLOW;
+    }
+    return NO_OPINION;
+  }
+}

@@ -1,0 +1,150 @@
+// The webhook authorizer: POSTs a SubjectAccessReview (v1 or v1beta1) to a
+// remote https service named by a kubeconfig file and reads `status`:
+// `allowed: true` → allow; `denied: true` → deny (no later authorizer is
+// asked); otherwise no opinion. A failed call, an error status, a timeout or
+// an answer that is not a SubjectAccessReview of the version sent is handled
+// by the failure policy (NoOpinion: later authorizers decide; Deny: 403).
+// Answers are cached per review spec for the authorized/unauthorized TTLs.
+import { clientFromKubeconfig, ClientRequestError, KubeconfigError, type KubeClient } from '../../lib/kubeconfig/index.js';
+import { isPlainObject } from '../../lib/api/meta.js';
+import { recordMatchConditionError, recordMatchConditionExclusion, recordWebhookEvaluation } from '../metrics/authz.js';
+import type { MatchConditions } from './matchconditions.js';
+import { sarSpecV1, toV1beta1 } from './sar.js';
+import type { Attributes, Authorizer, Decision } from './types.js';
+import { NO_OPINION } from './types.js';
+
+export const SAR_VERSIONS = ['v1beta1', 'v1'] as const;
+export type SarVersion = (typeof SAR_VERSIONS)[number];
+export const FAILURE_POLICIES = ['NoOpinion', 'Deny'] as const;
+export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
+
+export interface WebhookAuthorizerOptions {
+  /** The authorizer's name in the configuration (metrics, logs). */
+  readonly name: string;
+  readonly version: SarVersion;
+  readonly authorizedTtlMs: number;
+  readonly unauthorizedTtlMs: number;
+  readonly failurePolicy: FailurePolicy;
+  readonly matchConditions?: MatchConditions;
+  /** AuthorizeWithSelectors: send field and label selectors. */
+  readonly withSelectors: boolean;
+  readonly log: (msg: string) => void;
+  readonly clock?: () => number;
+  /** Cached answers kept at most. */
+  readonly cacheSize?: number;
+}
+
+interface Cached { readonly decision: Decision; readonly expiresAt: number }
+
+const DEFAULT_CACHE_SIZE = 8192;
+const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
+
+export class WebhookAuthorizer implements Authorizer {
+  readonly name: string;
+  private readonly apiVersion: string;
+  private readonly cache = new Map<string, Cached>();
+  private readonly clock: () => number;
+  private readonly cacheSize: number;
+
+  constructor(private readonly client: KubeClient, private readonly opts: WebhookAuthorizerOptions) {
+    this.name = opts.name;
+    this.apiVersion = `authorization.k8s.io/${opts.version}`;
+    this.clock = opts.clock ?? Date.now;
+    this.cacheSize = opts.cacheSize ?? DEFAULT_CACHE_SIZE;
+  }
+
+  async authorize(a: Attributes): Promise<Decision> {
+    const spec = sarSpecV1(a, this.opts.withSelectors);
+    const mc = this.opts.matchConditions;
+    if (mc && mc.size > 0) {
+      const m = mc.evaluate(spec);
+      if (m.kind === 'skip') {
+        recordMatchConditionExclusion('Webhook', this.name);
+        return NO_OPINION;
+      }
+      if (m.kind === 'error') {
+        recordMatchConditionError('Webhook', this.name);
+        return this.failure(`match conditions failed: ${m.error}`);
+      }
+    }
+    const key = JSON.stringify(spec);
+    const now = this.clock();
+    const hit = this.cache.get(key);
+    if (hit) {
+      if (hit.expiresAt > now) return hit.decision;
+      this.cache.delete(key);
+    }
+    const review = { apiVersion: this.apiVersion, kind: 'SubjectAccessReview', spec: this.opts.version === 'v1' ? spec : toV1beta1(spec) };
+    let reply: { status: number; json: unknown };
+    try {
+      reply = await this.client.postJson('', review);
+    } catch (err) {
+      recordWebhookEvaluation(this.name, err instanceof ClientRequestError && err.code === 'timeout' ? 'timeout' : 'error');
+      return this.failure(err instanceof Error ? err.message : String(err));
+    }
+    recordWebhookEvaluation(this.name, reply.status >= 200 && reply.status < 300 ? 'success' : 'error');
+    const parsed = this.read(reply);
+    if (typeof parsed === 'string') return this.failure(parsed);
+    const ttl = parsed.kind === 'allow' ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs;
+    if (ttl > 0) this.remember(key, { decision: parsed, expiresAt: now + ttl });
+    return parsed;
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  /** The decision in an answer, or what is wrong with it. */
+  private read(reply: { status: number; json: unknown }): Decision | string {
+    if (reply.status < 200 || reply.status > 299) return `answered HTTP ${reply.status}`;
+    const body = reply.json;
+    if (!isPlainObject(body)) return 'the answer is not a JSON object';
+    if (body['apiVersion'] !== this.apiVersion || body['kind'] !== 'SubjectAccessReview') {
+      return `answered ${JSON.stringify(body['apiVersion'])} ${JSON.stringify(body['kind'])}, want ${this.apiVersion} SubjectAccessReview`;
+    }
+    const status = body['status'] ?? {};
+    if (!isPlainObject(status)) return 'status is not an object';
+    const { allowed, denied, reason, evaluationError } = status;
+    if (allowed !== undefined && typeof allowed !== 'boolean') return 'status.allowed is not a boolean';
+    if (denied !== undefined && typeof denied !== 'boolean') return 'status.denied is not a boolean';
+    if (typeof evaluationError === 'string' && evaluationError !== '') this.opts.log(`authorization webhook "${this.name}": evaluation error: ${evaluationError}`);
+    const why = typeof reason === 'string' ? reason : '';
+    if (allowed === true) return why ? { kind: 'allow', reason: why } : ALLOW;
+    if (denied === true) return { kind: 'deny', reason: why };
+    return { kind: 'no-opinion', reason: why };
+  }
+
+  private failure(why: string): Decision {
+    this.opts.log(`authorization webhook "${this.name}" failed (failure policy ${this.opts.failurePolicy}): ${why}`);
+    const reason = `authorization webhook "${this.name}" failed`;
+    return this.opts.failurePolicy === 'Deny' ? { kind: 'deny', reason } : { kind: 'no-opinion', reason };
+  }
+
+  private remember(key: string, entry: Cached): void {
+    if (this.cache.size >= this.cacheSize) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(key, entry);
+  }
+}
+
+/** Builds the webhook's client from its kubeconfig: https only, no query string; errors carry `what` (a flag or a field path). */
+export async function webhookClient(file: string, what: string, opts: { timeoutMs: number; log: (msg: string) => void; clock?: () => number }): Promise<KubeClient> {
+  let client: KubeClient;
+  try {
+    client = await clientFromKubeconfig(file, { timeoutMs: opts.timeoutMs, log: opts.log, ...(opts.clock ? { clock: opts.clock } : {}) });
+  } catch (err) {
+    if (!(err instanceof KubeconfigError)) throw err;
+    throw new Error(`${what}: Invalid value: ${JSON.stringify(file)}: ${err.message}`);
+  }
+  const server = client.config.cluster.server;
+  let problem: string | undefined;
+  if (new URL(server).protocol !== 'https:') problem = `the webhook server ${JSON.stringify(server)} must be an https:// URL`;
+  else if (server.includes('?')) problem = `the webhook server ${JSON.stringify(server)} must not have a query string`;
+  if (problem) {
+    client.close();
+    throw new Error(`${what}: Invalid value: ${JSON.stringify(file)}: ${problem}`);
+  }
+  return client;
+}
