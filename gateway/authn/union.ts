@@ -1,6 +1,10 @@
-// Runs the authenticators in order: the first success wins; a request that
-// presents no credential any of them recognises is anonymous (when enabled);
-// one that presents only failing credentials is rejected (401).
+// Runs the authenticators: the first success wins; a request that presents
+// no credential any of them recognises is anonymous (when --anonymous-auth)
+// or 401; one that presents only failing credentials is 401. Every 401 is the
+// same generic Status; what went wrong goes to the log only. An authenticator
+// that breaks (throws something other than AuthnError) counts as a failure of
+// that method, so the order of authenticators never decides between a
+// success and a 500.
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { unauthorized } from '../../lib/api/status.js';
@@ -10,6 +14,8 @@ export interface UnionOptions {
   anonymous: boolean;
   log?: (msg: string) => void;
 }
+
+export const AUTHENTICATED_GROUP = 'system:authenticated';
 
 export class UnionAuthenticator {
   constructor(private readonly authenticators: readonly Authenticator[], private readonly opts: UnionOptions) {}
@@ -21,14 +27,16 @@ export class UnionAuthenticator {
       try {
         result = await a.authenticate(req);
       } catch (err) {
-        if (!(err instanceof AuthnError)) throw err;
-        failures.push(`${a.name}: ${err.message}`);
+        if (err instanceof AuthnError) failures.push(`${a.name}: ${err.message}`);
+        else failures.push(`${a.name}: internal error: ${err instanceof Error ? err.message : String(err)}`);
         continue;
       }
-      if (result) return withAuthenticatedGroup(result);
+      if (result && result.user.username !== '') return withAuthenticatedGroup(result);
+      if (result) failures.push(`${a.name}: empty user name`);
     }
     if (failures.length > 0 || req.headers.authorization !== undefined) {
-      this.opts.log?.(`authentication failed: ${failures.join('; ') || 'no authenticator accepted the bearer token'}`);
+      // The credential itself is never logged; the methods' messages do not contain it.
+      this.opts.log?.(`authentication failed for ${req.method} ${(req.url ?? '').split('?', 1)[0]}: ${failures.join('; ') || 'no authenticator accepted the Authorization header'}`);
       throw unauthorized();
     }
     if (!this.opts.anonymous) throw unauthorized();
@@ -36,10 +44,10 @@ export class UnionAuthenticator {
   }
 }
 
-/** Every authenticated user is in system:authenticated. */
-function withAuthenticatedGroup(result: AuthnResult): AuthnResult {
+/** Every authenticated user is in system:authenticated (added once). */
+export function withAuthenticatedGroup(result: AuthnResult): AuthnResult {
   const groups = result.user.groups;
-  if (groups.includes('system:authenticated')) return result;
-  const user: UserInfo = { ...result.user, groups: [...groups, 'system:authenticated'] };
+  if (groups.includes(AUTHENTICATED_GROUP)) return result;
+  const user: UserInfo = { ...result.user, groups: [...groups, AUTHENTICATED_GROUP] };
   return Object.freeze({ ...result, user });
 }

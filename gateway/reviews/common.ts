@@ -1,0 +1,51 @@
+// What every virtual review type shares: POST only, a body of the path's
+// apiVersion and kind, no namespace, and a 201 answer with the status filled
+// in. The authorization reviews (SubjectAccessReview family) use it too.
+import { apiVersionOf } from '../../lib/registry/types.js';
+import { badRequest, methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
+import { isPlainObject } from '../../lib/api/meta.js';
+import { decodeObject, readBody } from '../../lib/http/body.js';
+import { negotiateInput, negotiateOutput } from '../../lib/http/negotiate.js';
+import { sendObject, wantsPretty } from '../../lib/http/respond.js';
+import type { RequestContext } from '../pipeline/context.js';
+
+export interface ReviewRequest {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly body: Record<string, unknown>;
+  readonly spec: Record<string, unknown>;
+}
+
+/** Reads and checks a review body; throws Status errors as kube-apiserver words them. */
+export async function readReview(ctx: RequestContext, kind: string, bodyLimit: number, namespaced = false): Promise<ReviewRequest> {
+  const { info, req } = ctx;
+  const what = `${info.resource}.${info.apiGroup}`;
+  // Namespaced reviews (LocalSubjectAccessReview) live under /namespaces/<ns>/ only.
+  if ((info.namespace !== '') !== namespaced) throw pathNotFound();
+  if (info.verb !== 'create' || info.name !== '' || info.subresource !== '') throw methodNotAllowed(req.method ?? 'GET', what);
+  // Checked before the body is read, so a client that cannot be answered learns it at once.
+  negotiateOutput(req.headers.accept);
+  const format = negotiateInput(req.headers['content-type']);
+  const body = decodeObject(await readBody(req, bodyLimit), format);
+  const apiVersion = apiVersionOf({ group: info.apiGroup, version: info.apiVersion });
+  if (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion) {
+    throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (${apiVersion})`);
+  }
+  if (body['kind'] !== undefined && body['kind'] !== kind) {
+    throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (${kind})`);
+  }
+  const meta = body['metadata'];
+  if (isPlainObject(meta) && typeof meta['namespace'] === 'string' && meta['namespace'] !== '' && meta['namespace'] !== info.namespace) {
+    throw badRequest('the namespace of the object does not match the namespace on the request');
+  }
+  const spec = body['spec'] ?? {};
+  if (!isPlainObject(spec)) throw badRequest(`${kind}.spec must be an object`);
+  return { apiVersion, kind, body, spec };
+}
+
+/** Answers 201 with the review: the request's metadata and spec (none when `spec` is null), and the computed status. */
+export function sendReview(ctx: RequestContext, review: ReviewRequest, status: Record<string, unknown>, spec: Record<string, unknown> | null = review.spec): void {
+  const meta = isPlainObject(review.body['metadata']) ? review.body['metadata'] : {};
+  const out = { kind: review.kind, apiVersion: review.apiVersion, metadata: { ...meta, creationTimestamp: null }, ...(spec ? { spec } : {}), status };
+  sendObject(ctx.req, ctx.res, 201, out, negotiateOutput(ctx.req.headers.accept), wantsPretty(ctx.req, ctx.query));
+}
