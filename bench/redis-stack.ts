@@ -12,7 +12,7 @@
 // Entry: runRedisStackBench(opts) → figures (or {skipped}); printRedisSection()
 // runs it and bench/redis.ts and prints both (bench/run.ts calls it).
 // `node --import tsx bench/redis-stack.ts` runs it alone.
-// Knobs: REDIS_URL, BENCH_REDIS_DURATION_MS (measured window, default 3000),
+// Knobs: REDIS_URL, BENCH_REDIS_DURATION_MS (measured window, default 2000),
 // BENCH_REDIS_WATCHERS (default 1000).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:https';
@@ -34,7 +34,7 @@ export interface RedisStackOptions {
   watchers?: number;
   /** Objects in the LIST fixture (default 1000). */
   listSize?: number;
-  /** Updates of the same objects for the memory figure (default 20000). */
+  /** Updates of the same objects for the memory figure (default 5000). */
   updates?: number;
 }
 
@@ -142,12 +142,12 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
   const url = opts.url ?? process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
   const skipped = await redisUnreachable(url);
   if (skipped) return { skipped };
-  const duration = opts.durationMs ?? Number(process.env['BENCH_REDIS_DURATION_MS'] ?? 3000);
+  const duration = opts.durationMs ?? Number(process.env['BENCH_REDIS_DURATION_MS'] ?? 2000);
   const warmup = opts.warmupMs ?? 500;
   const watchers = opts.watchers ?? Number(process.env['BENCH_REDIS_WATCHERS'] ?? 1000);
   const listSize = opts.listSize ?? 1000;
-  const updates = opts.updates ?? 20_000;
-  const windowMs = 8000;
+  const updates = opts.updates ?? 5000;
+  const windowMs = 5000;
   const prefix = `gh-bench-stack-${randomBytes(4).toString('hex')}`;
   const root = await mkdtemp(join(tmpdir(), 'gatehouse-redis-bench-'));
   const raw = new Redis(url, { maxRetriesPerRequest: 1 });

@@ -18,13 +18,13 @@ export class RedisServer {
   private child: ChildProcess | undefined;
   readonly url: string;
 
-  private constructor(readonly port: number, readonly dir: string, private readonly config: string[]) {
-    this.url = `redis://127.0.0.1:${port}`;
+  private constructor(readonly port: number, readonly dir: string, private readonly config: string[], private readonly tls?: { ca: string }) {
+    this.url = `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`;
   }
 
   /** Starts redis-server with extra config (e.g. ['--appendonly', 'yes']) in a fresh directory. */
-  static async start(config: string[] = []): Promise<RedisServer> {
-    const s = new RedisServer(await freePort(), mkdtempSync(join(tmpdir(), 'gh-redis-')), config);
+  static async start(config: string[] = [], port?: number, tls?: { ca: string }): Promise<RedisServer> {
+    const s = new RedisServer(port ?? (await freePort()), mkdtempSync(join(tmpdir(), 'gh-redis-')), config, tls);
     await s.restart();
     return s;
   }
@@ -45,7 +45,7 @@ export class RedisServer {
     const deadline = Date.now() + 10_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
-      const c = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      const c = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, ...(this.tls ? { tls: { ca: this.tls.ca } } : {}) });
       c.on('error', () => undefined);
       const ok = await c.connect().then(() => c.ping()).then(() => true, () => false);
       c.disconnect();
@@ -81,4 +81,69 @@ export async function redisServerSkipReason(): Promise<string | undefined> {
   if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: redis tests must run)`);
   console.log(`# skipping: ${reason}`);
   return reason;
+}
+
+/** Whether redis-server was built with TLS: it accepts tls-port and stops at the next, unknown directive. */
+export async function redisServerHasTls(): Promise<boolean> {
+  const child = spawn('redis-server', ['--port', '0', '--tls-port', '0', '--gh-tls-probe', 'x'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stderr?.on('data', (b: Buffer) => { out += b.toString(); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await Promise.race([once(child, 'exit'), once(child, 'error')]);
+  clearTimeout(timer);
+  return out.includes("'gh-tls-probe") && !out.includes("'tls-port");
+}
+
+/**
+ * A private Redis Cluster of `masters` redis-server processes (no replicas) on spare
+ * loopback ports, created with `redis-cli --cluster create`; stopped by pid.
+ */
+export class RedisCluster {
+  private constructor(readonly nodes: RedisServer[]) {}
+
+  /** Seeds as a cluster URL: redis://127.0.0.1:P1,127.0.0.1:P2,… */
+  get url(): string {
+    return `redis://${this.nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}`;
+  }
+
+  static async start(masters = 3): Promise<RedisCluster> {
+    const nodes: RedisServer[] = [];
+    const cluster = new RedisCluster(nodes);
+    try {
+      for (let i = 0; i < masters; i++) {
+        const port = await freePort();
+        // The config file path is relative to the server's own fresh --dir.
+        nodes.push(await RedisServer.start(['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--appendonly', 'no'], port));
+      }
+      const create = spawn('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      create.stdout?.on('data', (b: Buffer) => { out += b.toString(); });
+      create.stderr?.on('data', (b: Buffer) => { out += b.toString(); });
+      const [code] = (await once(create, 'exit')) as [number | null];
+      if (code !== 0) throw new Error(`redis-cli --cluster create failed (${code}): ${out}`);
+      const deadline = Date.now() + 20_000;
+      for (const n of nodes) {
+        for (;;) {
+          const c = new Redis(n.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+          c.on('error', () => undefined);
+          const info = await c.connect().then(() => c.cluster('INFO') as Promise<string>).catch(() => '');
+          c.disconnect();
+          if (/cluster_state:ok/.test(info)) break;
+          if (Date.now() > deadline) throw new Error(`cluster node ${n.port} did not reach cluster_state:ok`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      return cluster;
+    } catch (err) {
+      await cluster.destroy();
+      throw err;
+    }
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => n.destroy()));
+  }
 }

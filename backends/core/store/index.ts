@@ -8,7 +8,7 @@ export interface OpenStoreOptions {
   backend: 'file' | 'memory' | 'redis';
   /** Required for `file`: the store directory (e.g. `<data-dir>/store`). */
   dir?: string;
-  /** Required for `redis`: redis:// or rediss:// URL. */
+  /** Required for `redis`: redis:// or rediss:// URL; several seeds or redis+cluster:// for a Redis Cluster. */
   redisUrl?: string;
   /** For `redis`: the key prefix (default `gatehouse`). */
   prefix?: string;

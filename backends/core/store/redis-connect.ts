@@ -1,56 +1,169 @@
 // Builds the ioredis clients of a Redis store from --redis-url: one for
-// commands and scripts, one for the blocking change-feed reads. Both fail
-// fast while disconnected (no offline queue, no resend after a reconnect, so
-// a write whose connection broke is reported, never silently repeated) and
-// reconnect by themselves forever.
+// commands and scripts, and blocking clients for the change-feed reads. All
+// fail fast while disconnected (no offline queue, no resend after a
+// reconnect, so a write whose connection broke is reported, never silently
+// repeated) and reconnect by themselves forever.
+//
+// URL forms:
+//   redis://[user:password@]host[:port][/db][?ca=<PEM file>]        one Redis
+//   rediss://…                                                       the same over TLS (ca: the CA that signed Redis's certificate)
+//   redis://[user:password@]host:port,host:port[,…][?ca=…]          a Redis Cluster (several seeds)
+//   redis+cluster://[user:password@]host:port[,…]  (and rediss+cluster://)   a Redis Cluster, even from one seed
+// A cluster has no databases: a /db other than 0 is refused.
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
-import type { RedisOptions } from 'ioredis';
+import { isIP } from 'node:net';
+import { Cluster, Redis } from 'ioredis';
+import type { ClusterOptions, RedisOptions } from 'ioredis';
 import { StoreError } from './types.js';
 
-export interface RedisConnectOptions {
-  /** redis://[user:password@]host:port[/db] or rediss://…[?ca=<PEM file>] */
-  url: string;
-  /** Per-command bound while connected (a hung Redis); default 5000 ms. */
-  commandTimeoutMs?: number;
-  /** How long open waits for the first connection; default 5000 ms. */
-  connectTimeoutMs?: number;
+export interface ParsedRedisUrl {
+  tls: boolean;
+  cluster: boolean;
+  hosts: { host: string; port: number }[];
+  username?: string;
+  password?: string;
+  db: number;
+  /** Path of the CA bundle (rediss only). */
+  ca?: string;
 }
 
-/** ioredis options from the URL, with credentials kept out of messages. */
-export function redisOptions(url: string, commandTimeoutMs: number): RedisOptions {
-  const u = new URL(url);
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new Error(`invalid redis url "${redact(url)}": want redis:// or rediss://`);
-  const db = u.pathname.replace(/^\//, '');
-  if (db !== '' && !/^[0-9]+$/.test(db)) throw new Error(`invalid redis url "${redact(url)}": database must be a number`);
+const URL_RE = /^(rediss?)(\+cluster)?:\/\/(?:([^@/?#]*)@)?([^/?#]+)(?:\/([^?#]*))?(?:\?([^#]*))?$/;
+
+/** Parses --redis-url; throws an Error naming the problem (credentials redacted). */
+export function parseRedisUrl(url: string): ParsedRedisUrl {
+  const bad = (why: string): Error => new Error(`invalid redis url "${redact(url)}": ${why}`);
+  const m = URL_RE.exec(url);
+  if (!m) throw bad('want redis://, rediss://, redis+cluster:// or rediss+cluster://[user:password@]host:port[,host:port…][/db][?ca=file]');
+  const [, scheme, plus, userinfo, hostlist, path, query] = m;
+  const hosts = hostlist!.split(',').map((h) => {
+    const hm = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*))(?::([0-9]{1,5}))?$/.exec(h);
+    if (!hm) throw bad(`bad host "${h}"`);
+    const port = hm[3] === undefined ? 6379 : Number(hm[3]);
+    if (port < 1 || port > 65535) throw bad(`bad port in "${h}"`);
+    return { host: hm[1] ?? (hm[2] || '127.0.0.1'), port };
+  });
+  const db = path ?? '';
+  if (db !== '' && !/^[0-9]+$/.test(db)) throw bad('database must be a number');
+  const cluster = plus !== undefined || hosts.length > 1;
+  if (cluster && db !== '' && Number(db) !== 0) throw bad('a Redis Cluster has no databases other than 0');
+  const out: ParsedRedisUrl = { tls: scheme === 'rediss', cluster, hosts, db: db === '' ? 0 : Number(db) };
+  if (userinfo) {
+    const colon = userinfo.indexOf(':');
+    const user = colon < 0 ? userinfo : userinfo.slice(0, colon);
+    const pass = colon < 0 ? '' : userinfo.slice(colon + 1);
+    try {
+      if (user) out.username = decodeURIComponent(user);
+      if (pass) out.password = decodeURIComponent(pass);
+    } catch {
+      throw bad('bad percent-encoding in the credentials');
+    }
+  }
+  for (const [k, v] of new URLSearchParams(query ?? '')) {
+    if (k !== 'ca') throw bad(`unknown parameter "${k}" (known: ca)`);
+    if (!out.tls) throw bad('ca= needs rediss://');
+    out.ca = v;
+  }
+  return out;
+}
+
+/** Per-connection ioredis options (both layouts). */
+function connectionOptions(p: ParsedRedisUrl, commandTimeoutMs: number): RedisOptions {
   const opts: RedisOptions = {
-    host: u.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1',
-    port: u.port ? Number(u.port) : 6379,
-    db: db === '' ? 0 : Number(db),
     lazyConnect: true,
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 2000,
     commandTimeout: commandTimeoutMs,
-    retryStrategy: (times) => Math.min(100 * times, 1000),
   };
-  if (u.username) opts.username = decodeURIComponent(u.username);
-  if (u.password) opts.password = decodeURIComponent(u.password);
-  if (u.protocol === 'rediss:') {
-    const ca = u.searchParams.get('ca');
-    opts.tls = { servername: opts.host, ...(ca ? { ca: readFileSync(ca, 'utf8') } : {}) };
+  if (p.username !== undefined) opts.username = p.username;
+  if (p.password !== undefined) opts.password = p.password;
+  if (p.tls) {
+    let ca: string | undefined;
+    if (p.ca) {
+      try {
+        ca = readFileSync(p.ca, 'utf8');
+      } catch (err) {
+        throw new Error(`invalid redis url: cannot read the CA file "${p.ca}": ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    const host = p.hosts[0]!.host;
+    opts.tls = { ...(isIP(host) ? {} : { servername: host }), ...(ca ? { ca } : {}) };
   }
   return opts;
+}
+
+/** ioredis options for one Redis from the URL (not for a cluster URL). */
+export function redisOptions(url: string, commandTimeoutMs: number): RedisOptions {
+  const p = parseRedisUrl(url);
+  if (p.cluster) throw new Error(`invalid redis url "${redact(url)}": names a cluster`);
+  return {
+    ...connectionOptions(p, commandTimeoutMs),
+    host: p.hosts[0]!.host,
+    port: p.hosts[0]!.port,
+    db: p.db,
+    retryStrategy: (times) => Math.min(100 * times, 1000),
+  };
+}
+
+/** How to build the clients of one store: standalone or cluster, with its options. */
+export interface RedisTarget {
+  cluster: boolean;
+  where: string;
+  /** A new, not yet connected client; blocking clients get a longer command bound. */
+  make(opts?: { blocking?: boolean; name?: string }): Redis;
+}
+
+export function redisTarget(url: string, commandTimeoutMs: number): RedisTarget {
+  const p = parseRedisUrl(url);
+  const where = redact(url);
+  const timeout = (blocking?: boolean): number => commandTimeoutMs + (blocking ? 1000 : 0);
+  if (!p.cluster) {
+    const base = redisOptions(url, commandTimeoutMs);
+    return {
+      cluster: false,
+      where,
+      make: (o = {}) => new Redis({ ...base, commandTimeout: timeout(o.blocking), ...(o.name ? { connectionName: o.name } : {}) }),
+    };
+  }
+  return {
+    cluster: true,
+    where,
+    make: (o = {}) => {
+      const conn = connectionOptions(p, timeout(o.blocking));
+      const { lazyConnect: _l, enableOfflineQueue: _e, ...redisOpts } = conn;
+      const opts: ClusterOptions = {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        enableReadyCheck: true,
+        maxRedirections: 16,
+        retryDelayOnFailover: 100,
+        retryDelayOnClusterDown: 100,
+        slotsRefreshTimeout: 2000,
+        clusterRetryStrategy: (times) => Math.min(100 * times, 1000),
+        redisOptions: { ...redisOpts, ...(o.name ? { connectionName: o.name } : {}) },
+      };
+      // A Cluster speaks the same commands as one Redis; the store uses only those.
+      return new Cluster(p.hosts, opts) as unknown as Redis;
+    },
+  };
+}
+
+export function isCluster(client: Redis): boolean {
+  return (client as unknown) instanceof Cluster;
+}
+
+/** The masters of a cluster client, or the client itself. */
+export function masters(client: Redis): Redis[] {
+  return isCluster(client) ? (client as unknown as Cluster).nodes('master') : [client];
 }
 
 export function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
-/** A connected client; rejects with `unreachable` when the first connection fails. */
-export async function connectClient(opts: RedisOptions, connectTimeoutMs: number, what: string): Promise<Redis> {
-  const client = new Redis(opts);
+/** Connects client; rejects with `unreachable` (and disconnects it) when the first connection fails. */
+export async function connect(client: Redis, connectTimeoutMs: number, what: string): Promise<Redis> {
   let lastError = '';
   client.on('error', (err: Error) => { lastError = err.message; });
   let timer: NodeJS.Timeout | undefined;
@@ -69,12 +182,17 @@ export async function connectClient(opts: RedisOptions, connectTimeoutMs: number
   }
 }
 
+/** A connected client; rejects with `unreachable` when the first connection fails. */
+export async function connectClient(opts: RedisOptions, connectTimeoutMs: number, what: string): Promise<Redis> {
+  return connect(new Redis(opts), connectTimeoutMs, what);
+}
+
 /** Any failure of a Redis call, as the store reports it. */
 export function unreachable(err: unknown): StoreError {
   if (err instanceof StoreError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   // ioredis words "not connected" in several ways; say it once, plainly.
-  if (/max retries per request|enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET/.test(msg)) {
+  if (/max retries per request|enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|Cluster isn't ready|None of startup nodes/.test(msg)) {
     return new StoreError('unreachable', 'redis: not connected');
   }
   return new StoreError('unreachable', `redis: ${msg}`);

@@ -1,8 +1,10 @@
-// The change-feed reader: one loop per process, blocking XREADs on its own
-// connection, applying entries to the local watch cache strictly in revision
-// order. Revisions are dense (the write script takes rev+1), so an entry
-// that is not the next revision is a gap: history was trimmed past us or
-// Redis lost data, and the cache is rebuilt from a snapshot.
+// The change-feed reader: one loop per revision domain and process, blocking
+// XREADs on its own connection, applying entries to the local watch cache
+// strictly in revision order. Each entry names the domain's previous
+// revision (p), so an entry whose p is not the revision the cache is at is a
+// gap: history was trimmed past us or Redis lost data, and the cache is
+// rebuilt from a snapshot. (Entries written before p existed carry none;
+// for them revisions were dense: rev + 1.)
 //
 // When Redis is unreachable the host is told once (down), and when it is
 // back the cache is checked before service resumes (up): the entry at our
@@ -23,6 +25,8 @@ export interface FeedHost {
   resync(reason: string): Promise<void>;
   down(err: StoreError): void;
   up(): void;
+  /** A revision the cache applied (the process's cross-domain clock follows it). */
+  observed?(rev: number): void;
 }
 
 type Entry = [id: string, fields: string[]];
@@ -105,8 +109,9 @@ export class FeedReader {
       const state = this.host.state;
       const rev = Number.parseInt(id, 10);
       if (rev <= state.rev) continue; // already applied
-      if (rev !== state.rev + 1) return this.rebuild(`change feed jumped from revision ${state.rev} to ${rev}`);
       const f = fieldsOf(raw);
+      const prev = f.p === undefined ? rev - 1 : Number(f.p);
+      if (prev !== state.rev) return this.rebuild(`change feed jumped from revision ${state.rev} to ${rev} (after ${prev})`);
       const key = f.k ?? '';
       try {
         const obj = f.o === undefined ? undefined : decodeObject(f.o, rev, `feed entry ${id}`);
@@ -115,13 +120,14 @@ export class FeedReader {
         return this.rebuild(`change feed entry ${id} does not apply: ${err instanceof Error ? err.message : String(err)}`);
       }
       this.marker = { rev, key, at: f.t ?? '' };
+      this.host.observed?.(rev);
     }
   }
 
   /** After an outage: is Redis's history still the one the cache holds? */
   private async verify(): Promise<void> {
     const rev = this.host.state.rev;
-    const redisRev = Number((await this.client.get(this.keys.rev)) ?? 0);
+    const redisRev = Number((await this.client.get(this.keys.last)) ?? 0);
     if (redisRev < rev) {
       // Redis lost writes: never hand out a revision twice, and skip one more so the
       // rebuilt cache starts above every revision clients hold (they answer gone).

@@ -4,13 +4,13 @@
 // it. Concurrent readers share fetches, but only ones issued after they
 // arrived: at most one fetch is in flight and one queued behind it.
 
-export class RevisionReader {
-  private inflight: Promise<number> | undefined;
-  private queued: Promise<number> | undefined;
+export class RevisionReader<T = number> {
+  private inflight: Promise<T> | undefined;
+  private queued: Promise<T> | undefined;
 
-  constructor(private readonly fetch: () => Promise<number>) {}
+  constructor(private readonly fetch: () => Promise<T>) {}
 
-  read(): Promise<number> {
+  read(): Promise<T> {
     if (!this.inflight) return this.start();
     // The fetch in flight may have been answered before this read began: join the next one.
     this.queued ??= this.inflight.then(
@@ -23,7 +23,7 @@ export class RevisionReader {
     return this.queued;
   }
 
-  private start(): Promise<number> {
+  private start(): Promise<T> {
     const p = this.fetch().finally(() => {
       if (this.inflight === p) this.inflight = undefined;
     });

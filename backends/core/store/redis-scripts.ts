@@ -1,18 +1,24 @@
 // The Lua scripts of the Redis store, registered with ioredis defineCommand
 // (EVALSHA with a NOSCRIPT fallback to EVAL). Each runs atomically in Redis:
 // nothing half-written is ever visible to another client.
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.js';
 
 /**
- * One write. KEYS: rev, feed, types, objects hash, index zset.
- * ARGV: op (c|u|d), key, json ('' for d), expected rev ('' = none), commit time ms, type.
+ * One write. KEYS: rev, last, feed, types, objects hash, index zset (all of one domain;
+ * rev and last may be the same key). ARGV: op (c|u|d), key, json ('' for d), expected
+ * rev ('' = none), commit time ms, type, floor (the highest revision the caller has
+ * seen in any domain; '' = 0).
+ * The new revision is max(allocator, floor) + 1: strictly increasing in the domain, and
+ * above every revision the caller saw elsewhere (a Lamport clock across domains).
  * Replies {'ok', rev[, old value for d]} | {'exists'} | {'not-found'} | {'conflict', current rev}.
- * The stream entry is added first: if it fails (bad id, out of memory), nothing else was written.
+ * The stream entry records the domain's previous revision (p), so readers detect gaps
+ * although revisions need not be dense. It is added first: if it fails (bad id, out of
+ * memory), nothing else was written.
  */
 const WRITE = `
 local op, key = ARGV[1], ARGV[2]
-local cur = redis.call('HGET', KEYS[4], key)
+local cur = redis.call('HGET', KEYS[5], key)
 if op == 'c' then
   if cur then return {'exists'} end
 else
@@ -22,26 +28,31 @@ else
     if curRev ~= ARGV[4] then return {'conflict', curRev} end
   end
 end
-local rev = string.format('%d', tonumber(redis.call('GET', KEYS[1]) or '0') + 1)
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+local floor = tonumber(ARGV[7]) or 0
+if floor > n then n = floor end
+local rev = string.format('%d', n + 1)
+local prev = redis.call('GET', KEYS[2]) or '0'
 if op == 'd' then
-  redis.call('XADD', KEYS[2], rev .. '-0', 'k', key, 't', ARGV[5], 'd', '1')
-  redis.call('HDEL', KEYS[4], key)
-  redis.call('ZREM', KEYS[5], key)
+  redis.call('XADD', KEYS[3], rev .. '-0', 'k', key, 't', ARGV[5], 'p', prev, 'd', '1')
+  redis.call('HDEL', KEYS[5], key)
+  redis.call('ZREM', KEYS[6], key)
 else
-  redis.call('XADD', KEYS[2], rev .. '-0', 'k', key, 't', ARGV[5], 'o', ARGV[3])
-  redis.call('HSET', KEYS[4], key, rev .. ' ' .. ARGV[3])
+  redis.call('XADD', KEYS[3], rev .. '-0', 'k', key, 't', ARGV[5], 'p', prev, 'o', ARGV[3])
+  redis.call('HSET', KEYS[5], key, rev .. ' ' .. ARGV[3])
   if not cur then
-    redis.call('ZADD', KEYS[5], 0, key)
-    redis.call('SADD', KEYS[3], ARGV[6])
+    redis.call('ZADD', KEYS[6], 0, key)
+    redis.call('SADD', KEYS[4], ARGV[6])
   end
 end
 redis.call('SET', KEYS[1], rev)
+if KEYS[2] ~= KEYS[1] then redis.call('SET', KEYS[2], rev) end
 if op == 'd' then return {'ok', rev, cur} end
 return {'ok', rev}
 `;
 
 /**
- * A consistent snapshot. KEYS: rev, types. ARGV: objects stem, index stem.
+ * A consistent snapshot of a domain. KEYS: last, types. ARGV: objects stem, index stem.
  * Replies {rev, type1, {k, v, k, v…}, type2, …}, keys in index order. It reads
  * in chunks of 1000 (Lua's unpack limit) but in one script, so atomically.
  */
@@ -65,13 +76,35 @@ return out
 `;
 
 /**
- * Raises the revision counter to at least ARGV[1] (KEYS: rev). After Redis
- * lost data, revisions a process already handed out must never be reused.
+ * Raises each of KEYS (revision keys of one domain) to at least ARGV[1]; replies the
+ * first key's value. After Redis lost data, revisions a process already handed out must
+ * never be reused (rev and last are raised); currentRev() in a cluster raises the
+ * allocators (rev only) so that later writes of every type come after it.
  */
 const FLOOR = `
-local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-if cur < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) return tonumber(ARGV[1]) end
-return cur
+local want = tonumber(ARGV[1])
+local out = nil
+for i, k in ipairs(KEYS) do
+  local cur = tonumber(redis.call('GET', k) or '0')
+  if cur < want then redis.call('SET', k, ARGV[1]) cur = want end
+  if i == 1 then out = cur end
+end
+return string.format('%d', out)
+`;
+
+/**
+ * (Cluster) a domain's read point. KEYS: rev, last. ARGV: floor. Raises the allocator
+ * to the floor (so every later write of the domain comes after every revision the
+ * caller has seen) and replies {allocator, last}.
+ */
+const POINT = `
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+local floor = tonumber(ARGV[1]) or 0
+if floor > n then
+  n = floor
+  redis.call('SET', KEYS[1], ARGV[1])
+end
+return {string.format('%d', n), redis.call('GET', KEYS[2]) or '0'}
 `;
 
 export type WriteOp = 'c' | 'u' | 'd';
@@ -80,27 +113,39 @@ export type WriteReply = ['ok', number, string?] | ['exists'] | ['not-found'] | 
 interface ScriptClient {
   ghWrite(...args: string[]): Promise<unknown[]>;
   ghSnapshot(...args: string[]): Promise<unknown[]>;
-  ghFloor(...args: string[]): Promise<number>;
+  ghFloor(...args: (string | number)[]): Promise<string>;
+  ghPoint(...args: string[]): Promise<[string, string]>;
 }
 
-export function defineScripts(client: Redis): void {
-  client.defineCommand('ghWrite', { numberOfKeys: 5, lua: WRITE });
+export function defineScripts(client: Redis | Cluster): void {
+  client.defineCommand('ghWrite', { numberOfKeys: 6, lua: WRITE });
   client.defineCommand('ghSnapshot', { numberOfKeys: 2, lua: SNAPSHOT });
-  client.defineCommand('ghFloor', { numberOfKeys: 1, lua: FLOOR });
+  client.defineCommand('ghFloor', { lua: FLOOR });
+  client.defineCommand('ghPoint', { numberOfKeys: 2, lua: POINT });
 }
 
-/** Makes sure the next revision is above rev; returns the counter. */
-export async function raiseFloor(client: Redis, keys: RedisKeys, rev: number): Promise<number> {
-  return Number(await (client as unknown as ScriptClient).ghFloor(keys.rev, String(rev)));
+/**
+ * Makes sure the next revision is above rev; returns the allocator. With alsoLast (after
+ * data loss), the domain's newest revision is raised too, so a rebuilt cache starts there.
+ */
+export async function raiseFloor(client: Redis, keys: RedisKeys, rev: number, alsoLast = true): Promise<number> {
+  const k = alsoLast && keys.last !== keys.rev ? [keys.rev, keys.last] : [keys.rev];
+  return Number(await (client as unknown as ScriptClient).ghFloor(k.length, ...k, String(rev)));
+}
+
+/** The domain's allocator (raised to floor) and newest revision. */
+export async function readPoint(client: Redis, keys: RedisKeys, floor: number): Promise<{ alloc: number; last: number }> {
+  const [alloc, last] = await (client as unknown as ScriptClient).ghPoint(keys.rev, keys.last, String(floor));
+  return { alloc: Number(alloc), last: Number(last) };
 }
 
 export async function runWrite(
   client: Redis, keys: RedisKeys, type: string,
-  op: WriteOp, key: string, json: string, expectedRev: number | undefined, at: number,
+  op: WriteOp, key: string, json: string, expectedRev: number | undefined, at: number, floor = 0,
 ): Promise<WriteReply> {
   const reply = await (client as unknown as ScriptClient).ghWrite(
-    keys.rev, keys.feed, keys.types, keys.objectsStem + type, keys.indexStem + type,
-    op, key, json, expectedRev === undefined ? '' : String(expectedRev), String(at), type,
+    keys.rev, keys.last, keys.feed, keys.types, keys.objectsStem + type, keys.indexStem + type,
+    op, key, json, expectedRev === undefined ? '' : String(expectedRev), String(at), type, String(floor),
   );
   if (reply[0] === 'ok') return ['ok', Number(reply[1]), reply[2] === undefined ? undefined : String(reply[2])];
   return reply as WriteReply;
@@ -113,7 +158,7 @@ export interface RawSnapshot {
 }
 
 export async function runSnapshot(client: Redis, keys: RedisKeys): Promise<RawSnapshot> {
-  const reply = await (client as unknown as ScriptClient).ghSnapshot(keys.rev, keys.types, keys.objectsStem, keys.indexStem);
+  const reply = await (client as unknown as ScriptClient).ghSnapshot(keys.last, keys.types, keys.objectsStem, keys.indexStem);
   const types = new Map<string, [string, string][]>();
   for (let i = 1; i + 1 < reply.length; i += 2) {
     const flat = reply[i + 1] as string[];

@@ -1,26 +1,27 @@
 // RedisStore: the core backend's store on Redis, shared by several
 // processes. Writes are one Lua script each (redis-scripts.ts); every
-// process keeps a watch cache (StoreState) fed by the change feed
-// (redis-feed.ts); consistent reads fetch Redis's revision and wait for the
-// cache to reach it (redis-readindex.ts). See README.md, "Redis store".
+// process keeps a watch cache per revision domain (redis-domain.ts) fed by
+// that domain's change feed (redis-feed.ts); consistent reads fetch the
+// domain's revision from Redis and wait for the cache to reach it.
+// Standalone Redis: one domain for everything. Redis Cluster: one domain per
+// resource type, opened when the process first touches the type. See
+// README.md, "Redis store" and "Redis Cluster".
 import type { Redis } from 'ioredis';
 import type { KObject } from '../../../lib/api/meta.js';
 import type { ListOptions, ListResult, Store, WatchSink, Watcher } from './types.js';
 import { StoreError } from './types.js';
 import type { StoreState, StateOptions } from './state.js';
-import { assertKey } from './keys.js';
-import { redisKeys, type RedisKeys } from './redis-keys.js';
-import { connectClient, redact, redisOptions, unreachable } from './redis-connect.js';
-import { defineScripts, runWrite, type WriteOp } from './redis-scripts.js';
+import { assertKey, typePrefixOf } from './keys.js';
+import { redisKeys, registryKey, typeKeys } from './redis-keys.js';
+import { connect, masters, redisTarget, unreachable, type RedisTarget } from './redis-connect.js';
+import { defineScripts, raiseFloor, readPoint, runWrite, type WriteOp } from './redis-scripts.js';
 import { decodeObject, encodeObject, splitStored } from './redis-codec.js';
-import { loadState } from './redis-state.js';
-import { FeedReader, type FeedHost } from './redis-feed.js';
-import { RevisionReader } from './redis-readindex.js';
-import { FeedCompactor } from './redis-compact.js';
+import { Domain, type DomainOptions, type DomainOwner } from './redis-domain.js';
 
 export interface RedisStoreOptions extends Omit<StateOptions, 'startRev'> {
+  /** redis://, rediss://, or a cluster: several seeds or redis+cluster:// (see redis-connect.ts). */
   url: string;
-  /** Namespaces every key (`{prefix}:…`); several stores may share one Redis. */
+  /** Namespaces every key (`{prefix}:…`, `{prefix:type}:…`); several stores may share one Redis. */
   prefix: string;
   /** How long a consistent read waits for the local cache to catch up (default 5000 ms). */
   syncTimeoutMs?: number;
@@ -32,50 +33,61 @@ export interface RedisStoreOptions extends Omit<StateOptions, 'startRev'> {
   log?: (msg: string) => void;
 }
 
-interface OpenWatch {
-  watcher: Watcher;
-  sink: WatchSink;
+interface FloorWaiter {
+  rev: number;
+  resolve(): void;
+  reject(err: StoreError): void;
+  timer: NodeJS.Timeout;
 }
 
-export class RedisStore implements Store, FeedHost {
-  private current: StoreState;
-  private downErr: StoreError | undefined;
+const CONNECT_TIMEOUT_MS = 5000;
+
+export class RedisStore implements Store, DomainOwner {
   private closed = false;
-  private readonly watches = new Set<OpenWatch>();
-  private readonly revs: RevisionReader;
-  private readonly feed: FeedReader;
-  private readonly compactor: FeedCompactor;
-  private readonly syncTimeoutMs: number;
+  /** Standalone: the one domain. Cluster: undefined. */
+  private single: Domain | undefined;
+  /** Cluster: open (or opening) domains by type prefix. */
+  private readonly domains = new Map<string, Promise<Domain>>();
+  private readonly opened = new Map<string, Domain>();
+  private readonly registered = new Set<string>();
+  private clock = 0;
+  private floorWaiters: FloorWaiter[] = [];
+  private readonly domainOpts: DomainOptions;
 
   private constructor(
     private readonly client: Redis,
-    blocking: Redis,
-    private readonly keys: RedisKeys,
-    state: StoreState,
+    private readonly target: RedisTarget,
     private readonly opts: RedisStoreOptions,
   ) {
-    this.current = state;
-    this.syncTimeoutMs = opts.syncTimeoutMs ?? 5000;
-    this.revs = new RevisionReader(async () => Number((await this.client.get(this.keys.rev)) ?? 0));
-    this.feed = new FeedReader(blocking, client, keys, this);
     const window = opts.historyWindowMs;
-    this.compactor = new FeedCompactor(client, keys, window, state.clock, opts.compactIntervalMs ?? Math.min(window / 4, 10_000));
+    this.domainOpts = {
+      historyWindowMs: window,
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.tooLargeWaitMs !== undefined ? { tooLargeWaitMs: opts.tooLargeWaitMs } : {}),
+      syncTimeoutMs: opts.syncTimeoutMs ?? 5000,
+      compactIntervalMs: opts.compactIntervalMs ?? Math.min(window / 4, 10_000),
+      cluster: target.cluster,
+      ...(opts.log ? { log: opts.log } : {}),
+    };
   }
 
   static async open(opts: RedisStoreOptions): Promise<RedisStore> {
-    const keys = redisKeys(opts.prefix);
-    const base = redisOptions(opts.url, opts.commandTimeoutMs ?? 5000);
-    const where = redact(opts.url);
-    const client = await connectClient(base, 5000, where);
+    const keys = redisKeys(opts.prefix); // validates the prefix
+    const target = redisTarget(opts.url, opts.commandTimeoutMs ?? 5000);
+    const client = await connect(target.make(), CONNECT_TIMEOUT_MS, target.where);
     let blocking: Redis | undefined;
     try {
-      // The blocking connection's command bound must outlast its BLOCK.
-      blocking = await connectClient({ ...base, commandTimeout: (opts.commandTimeoutMs ?? 5000) + 1000, connectionName: 'gatehouse-feed' }, 5000, where);
       defineScripts(client);
-      const state = await loadState(client, keys, opts);
-      const store = new RedisStore(client, blocking, keys, state, opts);
-      await store.feed.mark();
-      store.feed.start();
+      const store = new RedisStore(client, target, opts);
+      if (!target.cluster) {
+        // The blocking connection's command bound must outlast its BLOCK.
+        blocking = await connect(target.make({ blocking: true, name: 'gatehouse-feed' }), CONNECT_TIMEOUT_MS, target.where);
+        store.single = await Domain.open(client, blocking, keys, store.domainOpts, store);
+      } else {
+        // Follow every type other processes already use, so watches start at once.
+        const types = await client.smembers(registryKey(opts.prefix));
+        await Promise.all(types.map((t) => store.domainFor(t)));
+      }
       return store;
     } catch (err) {
       client.disconnect();
@@ -84,9 +96,38 @@ export class RedisStore implements Store, FeedHost {
     }
   }
 
-  get state(): StoreState {
-    return this.current;
+  /** Whether this store spreads types over a Redis Cluster (one revision domain per type). */
+  get cluster(): boolean {
+    return this.target.cluster;
   }
+
+  /** Standalone: the watch cache (tests). */
+  get state(): StoreState {
+    if (!this.single) throw new Error('a cluster store has one watch cache per type');
+    return this.single.state;
+  }
+
+  // DomainOwner: the process's clock across domains.
+
+  get floor(): number {
+    return this.clock;
+  }
+
+  observed(rev: number): void {
+    if (rev <= this.clock) return;
+    this.clock = rev;
+    if (this.floorWaiters.length === 0) return;
+    const still: FloorWaiter[] = [];
+    for (const w of this.floorWaiters) {
+      if (w.rev <= rev) {
+        clearTimeout(w.timer);
+        w.resolve();
+      } else still.push(w);
+    }
+    this.floorWaiters = still;
+  }
+
+  // Store
 
   create(key: string, obj: KObject): Promise<KObject> {
     return this.write('c', key, obj);
@@ -101,109 +142,198 @@ export class RedisStore implements Store, FeedHost {
   }
 
   async get(key: string, minRev?: number): Promise<KObject | undefined> {
-    if (minRev === undefined) return (await this.sync()).get(key);
-    const state = this.live();
-    if (minRev > state.rev) await state.waitForRev(minRev, state.tooLargeWaitMs);
-    return state.get(key);
+    const d = await this.domainFor(assertKey(key));
+    if (minRev === undefined) return (await d.sync()).state.get(key);
+    const state = d.live();
+    if (minRev <= state.rev) return state.get(key);
+    if (!this.cluster) {
+      await state.waitForRev(minRev, state.tooLargeWaitMs);
+      return state.get(key);
+    }
+    // Revisions of one type are not dense in a cluster: wait until the process has
+    // seen minRev anywhere, then read the type's newest state.
+    await this.waitForRev(minRev, state.tooLargeWaitMs);
+    return (await d.sync()).state.get(key);
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
-    if (opts.rev === undefined) return (await this.sync()).list(prefix, opts);
-    let state = this.live();
-    if (opts.rev > state.rev) {
-      const redisRev = await this.redisRev();
-      if (opts.rev > redisRev) throw new StoreError('too-large', `too large resource version: ${opts.rev}, current: ${redisRev}`, redisRev);
-      state = await this.catchUp(opts.rev);
+    const type = typePrefixOf(prefix);
+    if (type === undefined) throw new Error(`invalid list prefix "${prefix}": want group/resource/ at least`);
+    const d = await this.domainFor(type);
+    let state: StoreState;
+    let at: number;
+    if (opts.rev === undefined) {
+      const { state: s, point } = await d.sync();
+      state = s;
+      at = Math.max(point.alloc, s.rev);
+    } else {
+      state = d.live();
+      at = opts.rev;
+      if (opts.rev > state.rev) {
+        const point = await d.point();
+        if (opts.rev > point.alloc) throw new StoreError('too-large', `too large resource version: ${opts.rev}, current: ${point.alloc}`, point.alloc);
+        state = await d.catchUp(Math.min(opts.rev, point.last));
+      }
     }
-    return state.list(prefix, opts);
+    if (at <= state.rev) return state.list(prefix, { ...opts, rev: at });
+    // Cluster: no write of this type lies in (state.rev, at] and every later one is
+    // above the allocator, so the live view is the type's state at `at`.
+    return { ...state.list(prefix, { ...opts, rev: undefined }), rev: at };
   }
 
   watch(prefix: string, fromRev: number, sink: WatchSink): Watcher {
-    const state = this.live();
-    const open: OpenWatch = {
-      sink,
-      watcher: state.watch(prefix, fromRev, {
-        event: (ev) => sink.event(ev),
-        error: (err) => {
-          this.watches.delete(open);
-          sink.error(err);
-        },
-      }),
-    };
-    this.watches.add(open);
+    if (this.closed) throw new StoreError('unreachable', 'store is closed');
+    if (this.single) return this.single.watch(prefix, fromRev, sink);
+    const type = typePrefixOf(prefix);
+    if (type === undefined) {
+      throw new StoreError('unreachable', `watching "${prefix}" needs one resource type: on a Redis Cluster, types have separate revision orders`);
+    }
+    const open = this.opened.get(type);
+    if (open) return open.watch(prefix, fromRev, sink);
+    // The type's domain is opening: attach when it is ready.
+    let stopped = false;
+    let inner: Watcher | undefined;
+    this.domainFor(type).then(
+      (d) => {
+        if (stopped) return;
+        try {
+          inner = d.watch(prefix, fromRev, sink);
+        } catch (err) {
+          sink.error(unreachable(err));
+        }
+      },
+      (err: unknown) => {
+        if (!stopped) sink.error(unreachable(err));
+      },
+    );
     return {
       stop: () => {
-        this.watches.delete(open);
-        open.watcher.stop();
+        stopped = true;
+        inner?.stop();
       },
     };
   }
 
   async currentRev(): Promise<number> {
-    this.live();
-    return this.redisRev();
-  }
-
-  async waitForRev(rev: number, timeoutMs: number): Promise<void> {
-    return this.live().waitForRev(rev, timeoutMs);
-  }
-
-  async check(): Promise<void> {
-    this.live();
+    if (this.closed) throw new StoreError('unreachable', 'store is closed');
+    if (this.single) {
+      this.single.live();
+      return (await this.single.point()).alloc;
+    }
+    // Cluster: the highest allocator of any type, after which every type's allocator is
+    // raised to it, so a watch of any type from the answer misses no later write.
     try {
-      await this.client.ping();
+      const types = new Set([...(await this.client.smembers(registryKey(this.opts.prefix))), ...this.opened.keys()]);
+      const keys = [...types].map((t) => this.opened.get(t)?.keys ?? typeKeys(this.opts.prefix, t));
+      for (const d of this.opened.values()) d.live();
+      let want = this.clock;
+      const points = await Promise.all(keys.map((k) => readPoint(this.client, k, want)));
+      for (const p of points) want = Math.max(want, p.alloc);
+      await Promise.all(keys.filter((_, i) => points[i]!.alloc < want).map((k) => raiseFloor(this.client, k, want, false)));
+      this.observed(want);
+      return want;
     } catch (err) {
       throw unreachable(err);
     }
-    this.live(); // the feed may have noticed an outage meanwhile
   }
 
-  /** One compaction pass now (normally on a timer); returns the feed entries removed. */
-  compact(): Promise<number> {
-    return this.compactor.run();
+  async waitForRev(rev: number, timeoutMs: number): Promise<void> {
+    if (this.single) return this.single.live().waitForRev(rev, timeoutMs);
+    if (rev <= this.clock) return;
+    await this.currentRev();
+    if (rev <= this.clock) return;
+    return new Promise((resolve, reject) => {
+      const waiter: FloorWaiter = {
+        rev,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.floorWaiters = this.floorWaiters.filter((w) => w !== waiter);
+          reject(new StoreError('too-large', `too large resource version: ${rev}, current: ${this.clock}`, this.clock));
+        }, timeoutMs),
+      };
+      this.floorWaiters.push(waiter);
+    });
+  }
+
+  async check(): Promise<void> {
+    if (this.closed) throw new StoreError('unreachable', 'store is closed');
+    const all = this.single ? [this.single] : [...this.opened.values()];
+    for (const d of all) d.live();
+    try {
+      const nodes = masters(this.client);
+      await Promise.all((nodes.length > 0 ? nodes : [this.client]).map((n) => n.ping()));
+    } catch (err) {
+      throw unreachable(err);
+    }
+    for (const d of all) d.live(); // a feed may have noticed an outage meanwhile
+  }
+
+  /** One compaction pass of every domain now (normally on timers); returns the feed entries removed. */
+  async compact(): Promise<number> {
+    const all = this.single ? [this.single] : [...this.opened.values()];
+    let n = 0;
+    for (const d of all) n += await d.compact();
+    return n;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.compactor.stop();
-    await this.feed.stop();
     const err = new StoreError('unreachable', 'store is closed');
-    this.failWatches(err);
-    this.current.close(err);
+    for (const w of this.floorWaiters) {
+      clearTimeout(w.timer);
+      w.reject(err);
+    }
+    this.floorWaiters = [];
+    const all = this.single ? [this.single] : await Promise.all([...this.domains.values()].map((p) => p.catch(() => undefined)));
+    await Promise.all(all.map((d) => d?.close()));
     await this.client.quit().catch(() => this.client.disconnect());
   }
 
-  // FeedHost
-
-  async resync(reason: string): Promise<void> {
-    const state = await loadState(this.client, this.keys, this.opts);
-    const old = this.current;
-    this.current = state;
-    const err = new StoreError('gone', `watch history was lost: ${reason}`, state.rev);
-    this.failWatches(err);
-    old.close(err);
-    this.opts.log?.(`redis store: cache rebuilt at revision ${state.rev}: ${reason}`);
+  /** The domain serving a type: the one domain, or (cluster) the type's own, opened on first use. */
+  private domainFor(type: string): Promise<Domain> {
+    if (this.closed) return Promise.reject(new StoreError('unreachable', 'store is closed'));
+    if (this.single) return Promise.resolve(this.single);
+    let p = this.domains.get(type);
+    if (!p) {
+      p = this.openDomain(type);
+      this.domains.set(type, p);
+      p.then(
+        (d) => {
+          if (this.closed) void d.close();
+          else this.opened.set(type, d);
+        },
+        () => this.domains.delete(type), // the next call tries again
+      );
+    }
+    return p;
   }
 
-  down(err: StoreError): void {
-    this.downErr = err;
-    this.failWatches(err);
-    this.opts.log?.(`redis store: unavailable: ${err.message}`);
-  }
-
-  up(): void {
-    this.downErr = undefined;
-    this.opts.log?.('redis store: available again');
+  private async openDomain(type: string): Promise<Domain> {
+    const keys = typeKeys(this.opts.prefix, type);
+    const blocking = await connect(this.target.make({ blocking: true, name: 'gatehouse-feed' }), CONNECT_TIMEOUT_MS, this.target.where);
+    try {
+      if (!this.registered.has(type)) {
+        // Registered before its first write, so every process's currentRev() covers the type.
+        await this.client.sadd(registryKey(this.opts.prefix), type);
+        this.registered.add(type);
+      }
+      return await Domain.open(this.client, blocking, keys, this.domainOpts, this);
+    } catch (err) {
+      blocking.disconnect();
+      throw unreachable(err);
+    }
   }
 
   private async write(op: WriteOp, key: string, obj: KObject | undefined, expectedRev?: number): Promise<KObject> {
-    this.live();
     const type = assertKey(key);
+    const d = await this.domainFor(type);
+    const state = d.live();
     const json = obj ? encodeObject(obj) : '';
     let reply;
     try {
-      reply = await runWrite(this.client, this.keys, type, op, key, json, expectedRev, this.current.clock());
+      reply = await runWrite(this.client, d.keys, type, op, key, json, expectedRev, state.clock(), this.clock);
     } catch (err) {
       throw unreachable(err);
     }
@@ -216,58 +346,10 @@ export class RedisStore implements Store, FeedHost {
         throw new StoreError('conflict', `key "${key}" was modified: expected revision ${expectedRev}, current ${reply[1]}`, Number(reply[1]));
       case 'ok': {
         const rev = reply[1];
+        this.observed(rev);
         if (op !== 'd') return decodeObject(json, rev, `"${key}"`);
         return decodeObject(splitStored(reply[2] ?? '', `"${key}"`).json, rev, `"${key}"`);
       }
     }
-  }
-
-  /** The cache, once it holds every write Redis had acknowledged when this call began. */
-  private async sync(): Promise<StoreState> {
-    this.live();
-    const rev = await this.redisRev();
-    return this.catchUp(rev);
-  }
-
-  private async catchUp(rev: number): Promise<StoreState> {
-    const state = this.live();
-    if (rev <= state.rev) return state;
-    try {
-      await state.waitForRev(rev, this.syncTimeoutMs);
-    } catch (err) {
-      if (this.current !== state) return this.catchUp(rev); // rebuilt meanwhile
-      if (err instanceof StoreError && err.code === 'too-large') {
-        throw new StoreError('unreachable', `the watch cache is behind redis: at ${state.rev}, want ${rev}`);
-      }
-      throw err;
-    }
-    return this.current;
-  }
-
-  private async redisRev(): Promise<number> {
-    try {
-      return await this.revs.read();
-    } catch (err) {
-      throw unreachable(err);
-    }
-  }
-
-  private failWatches(err: StoreError): void {
-    const all = [...this.watches];
-    this.watches.clear();
-    for (const w of all) {
-      w.watcher.stop();
-      try {
-        w.sink.error(err);
-      } catch (e) {
-        process.emitWarning(`watch sink error handler threw: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
-  }
-
-  private live(): StoreState {
-    if (this.closed) throw new StoreError('unreachable', 'store is closed');
-    if (this.downErr) throw this.downErr;
-    return this.current;
   }
 }
