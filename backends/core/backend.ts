@@ -8,6 +8,8 @@ import { deleteCollection, deleteObject } from './handlers/delete.js';
 import { getObject, listObjects } from './handlers/read.js';
 import { watchObjects } from './handlers/watch.js';
 import { create, update } from './handlers/write.js';
+import { patch } from './handlers/patch.js';
+import { createToken } from './handlers/tokenrequest.js';
 
 const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']);
 
@@ -34,8 +36,13 @@ export class CoreBackend implements ApiBackend {
       const sub = t.subresources.find((s) => s.name === info.subresource);
       if (!sub) throw pathNotFound();
       if (!sub.verbs.includes(verb as Verb)) throw methodNotAllowed(r.req.method ?? '', `${t.plural}/${sub.name}`);
+      if (sub.name === 'token' && t.group === '' && t.plural === 'serviceaccounts') {
+        if (!this.env.tokens) throw pathNotFound();
+        return createToken(this.env, this.env.tokens, t, r);
+      }
       if (verb === 'get') return getObject(this.env, t, r);
       if (verb === 'update') return update(this.env, t, r);
+      if (verb === 'patch' && sub.name === 'status') return patch(this.env, t, r);
       throw patchNotYet(r);
     }
     if (!info.name && !COLLECTION_VERBS.has(verb)) throw methodNotAllowed(r.req.method ?? '', `the ${t.plural} collection`);
@@ -49,7 +56,7 @@ export class CoreBackend implements ApiBackend {
       case 'update': return update(this.env, t, r);
       case 'delete': return deleteObject(this.env, t, r);
       case 'deletecollection': return deleteCollection(this.env, t, r);
-      case 'patch': throw patchNotYet(r);
+      case 'patch': return patch(this.env, t, r);
       default: throw methodNotAllowed(r.req.method ?? '', t.plural);
     }
   }

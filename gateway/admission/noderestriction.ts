@@ -14,6 +14,8 @@ import { podRefs } from '../authz/node/refs.js';
 import { nodeIdentity } from '../authz/node/identity.js';
 import type { AdmissionPlugin } from '../pipeline/admission.js';
 import type { RequestContext } from '../pipeline/context.js';
+import { objectAfterPatch } from './patched.js';
+import type { Registry } from '../../lib/registry/index.js';
 
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
@@ -61,6 +63,7 @@ const canon = (v: unknown): string => JSON.stringify(v ?? null);
 
 export interface NodeRestrictionOptions {
   readonly objects: ObjectSource;
+  readonly registry: Registry;
   readonly bodyLimit: number;
 }
 
@@ -121,9 +124,11 @@ export function nodeRestriction(opts: NodeRestrictionOptions): AdmissionPlugin {
       return;
     }
     if (i.name !== node) refuse(i.name, `node "${node}" is not allowed to modify node "${i.name}"`);
-    if (i.verb !== 'update') return;
-    const [obj, old] = await Promise.all([body(ctx), opts.objects.get('', 'nodes', '', i.name)]);
-    if (!old) return;
+    if (i.verb !== 'update' && i.verb !== 'patch') return;
+    // A PATCH is judged by the object it would produce, like the update it amounts to.
+    const obj = i.verb === 'patch' ? await objectAfterPatch(ctx, opts.objects, opts.registry, opts.bodyLimit) : await body(ctx);
+    const old = await opts.objects.get('', 'nodes', '', i.name);
+    if (!obj || !old) return;
     if (canon(obj.metadata.ownerReferences) !== canon(old.metadata.ownerReferences)) refuse(i.name, `node "${node}" is not allowed to modify ownerReferences`);
     if (i.subresource === '') {
       const bad = forbiddenLabels(modifiedLabels(labelsOf(obj), labelsOf(old)));

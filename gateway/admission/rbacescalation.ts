@@ -22,11 +22,12 @@ import type { AdmissionPlugin } from '../pipeline/admission.js';
 import type { RequestContext } from '../pipeline/context.js';
 import type { UserInfo } from '../../lib/api/meta.js';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
-import { applyJsonPatch, parseJsonPatch } from '../../lib/patch/json.js';
-import { mergePatch } from '../../lib/patch/merge.js';
-import { patchTypeOf } from '../../lib/patch/types.js';
+import { objectAfterPatch } from './patched.js';
+import type { Registry } from '../../lib/registry/index.js';
 
 export interface RbacEscalationOptions {
+  /** Schemas for computing the object a strategic merge patch produces. */
+  registry: Registry;
   /** The whole authorizer chain: asked for `escalate` and `bind`. */
   authorizer: Authorizer;
   /** The RBAC rules a user holds (the rule resolver). */
@@ -70,8 +71,9 @@ export function rbacEscalation(opts: RbacEscalationOptions): AdmissionPlugin {
       if (!isRole && !BINDING_TYPES.has(i.resource)) return;
       if (ctx.user.groups.some((g) => opts.privilegedGroups.includes(g))) return;
 
-      ctx.body ??= await readBody(ctx.req, opts.bodyLimit);
-      const obj = i.verb === 'patch' ? await patched(opts.objects, ctx, ctx.body) : decodeObject(ctx.body, negotiateInput(ctx.req.headers['content-type']));
+      const obj = i.verb === 'patch'
+        ? await objectAfterPatch(ctx, opts.objects, opts.registry, opts.bodyLimit)
+        : decodeObject(ctx.body ??= await readBody(ctx.req, opts.bodyLimit), negotiateInput(ctx.req.headers['content-type']));
       if (!obj) return; // nothing to patch: the backend answers 404
       const meta = isPlainObject(obj['metadata']) ? obj['metadata'] : {};
       const name = i.name || (typeof meta['name'] === 'string' ? meta['name'] : '');
@@ -97,28 +99,6 @@ export function rbacEscalation(opts: RbacEscalationOptions): AdmissionPlugin {
       confirmNoEscalation(ctx, i.resource, name, rules);
     },
   };
-}
-
-/**
- * The object a PATCH would produce, so that it gets the same checks as an
- * update. Lists of RBAC objects have no merge keys, so a strategic merge
- * patch merges as a JSON merge patch does. A patch that does not apply here
- * fails the same way in the backend, which then answers.
- */
-async function patched(objects: ObjectSource, ctx: RequestContext, body: Buffer): Promise<Record<string, unknown> | undefined> {
-  const i = ctx.info;
-  const current = await objects.get(i.apiGroup, i.resource, i.namespace, i.name);
-  if (!current) return undefined;
-  const type = patchTypeOf(ctx.req.headers['content-type']);
-  if (type !== 'json' && type !== 'merge' && type !== 'strategic') return undefined; // the backend refuses other types (415)
-  let doc: unknown;
-  try { doc = JSON.parse(body.toString('utf8')); } catch { return undefined; } // the backend answers 400
-  try {
-    const out = type === 'json' ? applyJsonPatch(current, parseJsonPatch(doc), 64 << 20) : mergePatch(structuredClone(current), doc);
-    return isPlainObject(out) ? out : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** An update that keeps the stored aggregationRule as it is. */

@@ -1,7 +1,7 @@
 // Non-resource paths the gateway answers itself: health, version,
-// discovery and the root path list.
+// discovery, /metrics and the root path list.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
+import { methodNotAllowed, notAcceptable, pathNotFound } from '../../lib/api/status.js';
 import { DISCOVERY_AS, negotiateOutput } from '../../lib/http/negotiate.js';
 import { sendBody } from '../../lib/http/respond.js';
 import type { HealthEndpoint } from '../health/endpoint.js';
@@ -19,6 +19,8 @@ export interface LocalRoutes {
   health: Record<'healthz' | 'livez' | 'readyz', HealthEndpoint>;
   discovery: DiscoverySource;
   openapi: OpenApiV3;
+  /** Prometheus text exposition of the process registry (GET /metrics). */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
 function sendDocument(req: IncomingMessage, res: ServerResponse, doc: Document): void {
@@ -39,6 +41,11 @@ export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res:
     sendBody(req, res, answer.code, 'text/plain; charset=utf-8', answer.body, { 'X-Content-Type-Options': 'nosniff' });
     return;
   }
+  if (clean === '/metrics' && routes.metrics) {
+    const m = await routes.metrics();
+    sendBody(req, res, 200, m.contentType, m.body);
+    return;
+  }
   if (clean === '/version') {
     sendDocument(req, res, routes.discovery.version);
     return;
@@ -49,6 +56,13 @@ export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res:
     const doc = routes.discovery.document(clean, aggregated);
     if (!doc) throw pathNotFound();
     sendDocument(req, res, doc);
+    return;
+  }
+  if (clean === '/openapi/v2') {
+    // JSON only: a client asking for the protobuf form alone gets 406 (kubectl then uses /openapi/v3).
+    const accept = req.headers.accept;
+    if (accept && !/application\/json|\*\/\*|application\/\*/.test(accept)) throw notAcceptable(['application/json']);
+    sendDocument(req, res, routes.openapi.v2());
     return;
   }
   if (clean === '/openapi/v3') {
@@ -69,7 +83,7 @@ export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res:
 }
 
 function rootPaths(routes: LocalRoutes): string[] {
-  const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v3', '/readyz', '/version'];
+  const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version', ...(routes.metrics ? ['/metrics'] : [])];
   const apis = routes.discovery.document('/apis');
   if (apis) {
     const list = JSON.parse(apis.body) as { groups?: Array<{ name: string; versions: Array<{ groupVersion: string }> }> };

@@ -1,28 +1,26 @@
 // OpenAPI v3 documents per group/version, built from the registry: every
 // path and operation a type serves, with Kubernetes' vendor extensions and
 // the write parameters (dryRun, fieldManager, fieldValidation) that kubectl
-// looks for before it relies on server-side field validation.
-//
-// Object schemas are permissive (`x-kubernetes-preserve-unknown-fields`)
-// until the registry carries structural schemas per type.
+// looks for before it relies on server-side field validation, and the
+// structural schemas of lib/schema (with their merge markers) for
+// `kubectl explain` and kubectl's client-side apply.
 import { createHash } from 'node:crypto';
 import type { Registry } from '../registry/index.js';
 import type { ResourceType, Verb } from '../registry/types.js';
 import { makeDocument, type Document } from '../discovery/document.js';
+import { builtinSchemas, definitionName, type StructNode } from '../schema/index.js';
+import { definitionsOf, type Flavor, type Gvk } from '../schema/openapi.js';
+import { buildOpenApiV2 } from './v2.js';
+
+export { definitionName };
 
 type Json = Record<string, unknown>;
-
-/** The definition name Kubernetes uses for a kind (`io.k8s.api.core.v1.Pod`). */
-export function definitionName(group: string, version: string, kind: string): string {
-  if (group === 'apiregistration.k8s.io') return `io.k8s.kube-aggregator.pkg.apis.apiregistration.${version}.${kind}`;
-  const pkg = group === '' ? 'core' : group.split('.')[0]!;
-  return `io.k8s.api.${pkg}.${version}.${kind}`;
-}
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
 const STATUS = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
 const DELETE_OPTIONS = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
+const PATCH = 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch';
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 
@@ -80,14 +78,14 @@ function pathsOf(t: ResourceType): Record<string, Json> {
   const i: Json = { parameters: [PATH_NAME, ...nsParam, PRETTY] };
   if (has('get')) i['get'] = operation(t, 'get', 'read the specified', scope, [], undefined, obj);
   if (has('update')) i['put'] = operation(t, 'put', 'replace the specified', scope, WRITE_PARAMS, obj, obj);
-  if (has('patch')) i['patch'] = operation(t, 'patch', 'partially update the specified', scope, [...WRITE_PARAMS, queryParam('force', 'Force is going to "force" Apply requests.', 'boolean')], { type: 'object' }, obj);
+  if (has('patch')) i['patch'] = operation(t, 'patch', 'partially update the specified', scope, [...WRITE_PARAMS, queryParam('force', 'Force is going to "force" Apply requests.', 'boolean')], ref(PATCH), obj);
   if (has('delete')) i['delete'] = operation(t, 'delete', 'delete a', scope, WRITE_PARAMS.slice(0, 1), ref(DELETE_OPTIONS), ref(STATUS));
   paths[item] = i;
   for (const sub of t.subresources) {
     const s: Json = { parameters: [PATH_NAME, ...nsParam, PRETTY] };
     if (sub.verbs.includes('get')) s['get'] = operation(t, 'get', `read ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, [], undefined, obj);
     if (sub.verbs.includes('update')) s['put'] = operation(t, 'put', `replace ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, WRITE_PARAMS, obj, obj);
-    if (sub.verbs.includes('patch')) s['patch'] = operation(t, 'patch', `partially update ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, WRITE_PARAMS, { type: 'object' }, obj);
+    if (sub.verbs.includes('patch')) s['patch'] = operation(t, 'patch', `partially update ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, WRITE_PARAMS, ref(PATCH), obj);
     paths[`${item}/${sub.name}`] = s;
   }
   return paths;
@@ -97,31 +95,40 @@ function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-function schemasOf(types: readonly ResourceType[]): Record<string, Json> {
-  const schemas: Record<string, Json> = {
-    [OBJECT_META]: { type: 'object', description: 'ObjectMeta is metadata that all persisted resources must have.', 'x-kubernetes-preserve-unknown-fields': true },
-    [LIST_META]: { type: 'object', description: 'ListMeta describes metadata that synthetic resources must have.', 'x-kubernetes-preserve-unknown-fields': true },
-    [STATUS]: { type: 'object', description: 'Status is a return value for calls that do not return other objects.', 'x-kubernetes-preserve-unknown-fields': true },
-    [DELETE_OPTIONS]: { type: 'object', description: 'DeleteOptions may be provided when deleting an API object.', 'x-kubernetes-preserve-unknown-fields': true },
+/** The structs a set of types serves (kinds, list kinds, subresource kinds, meta types) and their GVKs. */
+export function rootsOf(types: readonly ResourceType[]): { roots: StructNode[]; gvks: Map<string, Gvk[]> } {
+  const model = builtinSchemas();
+  const roots: StructNode[] = [];
+  const gvks = new Map<string, Gvk[]>();
+  const add = (group: string, version: string, kind: string, node?: StructNode) => {
+    const def = definitionName(group, version, kind);
+    const s = node ?? model.byDefinition(def);
+    if (!s) return;
+    roots.push(s);
+    const list = gvks.get(s.definition) ?? [];
+    if (!list.some((g) => g.group === group && g.version === version && g.kind === kind)) list.push({ group, version, kind });
+    gvks.set(s.definition, list);
   };
   for (const t of types) {
-    const common = {
-      apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
-      kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
-    };
-    schemas[definitionName(t.group, t.version, t.kind)] = {
-      type: 'object', description: `${t.kind} of ${t.group || 'core'}/${t.version}`,
-      properties: { ...common, metadata: { allOf: [ref(OBJECT_META)], default: {} } },
-      'x-kubernetes-group-version-kind': [{ group: t.group, version: t.version, kind: t.kind }],
-      'x-kubernetes-preserve-unknown-fields': true,
-    };
-    schemas[definitionName(t.group, t.version, t.listKind)] = {
-      type: 'object', description: `${t.listKind} is a list of ${t.kind}`, required: ['items'],
-      properties: { ...common, items: { type: 'array', items: ref(definitionName(t.group, t.version, t.kind)) }, metadata: { allOf: [ref(LIST_META)], default: {} } },
-      'x-kubernetes-group-version-kind': [{ group: t.group, version: t.version, kind: t.listKind }],
-    };
+    add(t.group, t.version, t.kind, t.schema);
+    add(t.group, t.version, t.listKind);
+    for (const sub of t.subresources) if (sub.kind !== t.kind) add(sub.group ?? t.group, sub.version ?? t.version, sub.kind);
   }
-  return schemas;
+  for (const name of [OBJECT_META, LIST_META, STATUS, DELETE_OPTIONS, PATCH]) {
+    const s = model.byDefinition(name);
+    if (s) roots.push(s);
+  }
+  return { roots, gvks };
+}
+
+function schemasOf(types: readonly ResourceType[], flavor: Flavor = 'v3'): Record<string, Json> {
+  const { roots, gvks } = rootsOf(types);
+  return definitionsOf(roots, flavor, gvks);
+}
+
+/** Every path the types serve, as OpenAPI v3 path items (the v2 document converts them). */
+export function pathsOfTypes(types: readonly ResourceType[]): Record<string, Json> {
+  return Object.assign({}, ...types.map(pathsOf)) as Record<string, Json>;
 }
 
 export interface OpenApiV3 {
@@ -129,6 +136,8 @@ export interface OpenApiV3 {
   readonly root: Document;
   /** GET /openapi/v3/<api/v1 | apis/g/v>. */
   document(path: string): Document | undefined;
+  /** GET /openapi/v2: the Swagger 2.0 document, built at first use. */
+  v2(): Document;
 }
 
 export function buildOpenApiV3(registry: Registry, serverVersion: string): OpenApiV3 {
@@ -144,7 +153,7 @@ export function buildOpenApiV3(registry: Registry, serverVersion: string): OpenA
     const doc = makeDocument({
       openapi: '3.0.0',
       info: { title: 'Kubernetes', version: serverVersion },
-      paths: Object.assign({}, ...types.map(pathsOf)),
+      paths: pathsOfTypes(types),
       components: { schemas: schemasOf(types) },
     });
     docs.set(path, doc);
@@ -152,5 +161,6 @@ export function buildOpenApiV3(registry: Registry, serverVersion: string): OpenA
     index[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
   }
   const root = makeDocument({ paths: index });
-  return { root, document: (path) => docs.get(path) };
+  let v2: Document | undefined;
+  return { root, document: (path) => docs.get(path), v2: () => (v2 ??= buildOpenApiV2(registry, serverVersion)) };
 }

@@ -114,6 +114,15 @@ describe('the Node authorizer with NodeRestriction', () => {
     assert.match(upd.json.message, /is not allowed to modify labels: node-restriction.kubernetes.io\/pool/);
     const taint = { ...own.json, spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } };
     assert.match((await n1.request('PUT', '/api/v1/nodes/n1', taint)).json.message, /not allowed to modify taints/);
+    // A PATCH is judged by the object it produces, in every patch type.
+    const smp = await n1.request('PATCH', '/api/v1/nodes/n1', { metadata: { labels: { 'node-restriction.kubernetes.io/pool': 'c' } } }, { 'content-type': 'application/strategic-merge-patch+json' });
+    assert.equal(smp.status, 403, smp.text);
+    assert.match(smp.json.message, /is not allowed to modify labels: node-restriction.kubernetes.io\/pool/);
+    const jsonPatch = await n1.request('PATCH', '/api/v1/nodes/n1', [{ op: 'add', path: '/spec', value: { taints: [{ key: 'k', effect: 'NoSchedule' }] } }], { 'content-type': 'application/json-patch+json' });
+    assert.equal(jsonPatch.status, 403, jsonPatch.text);
+    assert.match(jsonPatch.json.message, /not allowed to modify taints/);
+    const harmless = await n1.request('PATCH', '/api/v1/nodes/n1', { metadata: { labels: { team: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(harmless.status, 200, harmless.text);
     assert.equal((await srv.admin.request('POST', '/api/v1/nodes', node('n2'))).status, 201);
     const n2 = (await srv.admin.request('GET', '/api/v1/nodes/n2')).json;
     assert.match((await n1.request('PUT', '/api/v1/nodes/n2', n2)).json.message, /node "n1" is not allowed to modify node "n2"/);

@@ -2,7 +2,9 @@
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
 import { alreadyExists, conflict, notFound, STALE_OBJECT, type GroupResource } from '../../../lib/api/status.js';
-import { decodeObject, readBody } from '../../../lib/http/body.js';
+import { readBody } from '../../../lib/http/body.js';
+import { decodeBody } from '../../../lib/validation/decode.js';
+import { addWarnings, checkObject, parseFieldValidation } from '../../../lib/validation/fields.js';
 import { negotiateInput, negotiateOutput } from '../../../lib/http/negotiate.js';
 import { sendObject, wantsPretty } from '../../../lib/http/respond.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
@@ -15,12 +17,26 @@ import { fromStoreError, storeCall } from '../storeerrors.js';
 import { StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
 
+/**
+ * The body as an object of this type: decoded (duplicate keys noted), envelope
+ * checked, then checked against the type's schema per fieldValidation —
+ * unknown fields dropped, warned or refused, wrong types and missing required
+ * fields refused (422).
+ */
 async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<KObject> {
   const format = negotiateInput(r.req.headers['content-type']);
-  return checkEnvelope(t, decodeObject(await readBody(r.req, env.bodyLimit), format));
+  const level = parseFieldValidation(r.query);
+  const { value, duplicates } = decodeBody(r.body ?? await readBody(r.req, env.bodyLimit), format);
+  const obj = checkEnvelope(t, value);
+  const warnings = checkObject(obj, t.schema, duplicates, {
+    level, strictPrefix: `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: `,
+    gk: { group: t.group, kind: t.kind }, name: obj.metadata.name ?? obj.metadata.generateName ?? '',
+  });
+  addWarnings(r.res, warnings);
+  return obj;
 }
 
-function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject): void {
+export function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject): void {
   const out = negotiateOutput(r.req.headers.accept);
   sendObject(r.req, r.res, code, objectAs(t, obj, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
@@ -71,27 +87,36 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
       respond(env, t, r, 200, old);
       return;
     }
-    if (dryRun) {
-      respond(env, t, r, 200, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } });
-      return;
+    const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
+    if (outcome === 'done') return;
+    if (outcome === 'conflict' && !unconditional) throw conflict(gr, name, STALE_OBJECT);
+  }
+}
+
+/**
+ * Stores `next` over `old` at old's revision and answers 200 (dry-run: answers
+ * the would-be object, writes nothing). 'conflict' / 'gone' = the object
+ * changed or went meanwhile: the caller retries or refuses.
+ */
+export async function commitUpdate(env: CoreEnv, t: ResourceType, r: BackendRequest, key: string, next: KObject, old: KObject, dryRun: boolean): Promise<'done' | 'conflict' | 'gone'> {
+  if (dryRun) {
+    respond(env, t, r, 200, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } });
+    return 'done';
+  }
+  const rev = Number(old.metadata.resourceVersion);
+  const name = old.metadata.name ?? '';
+  try {
+    if (next.metadata.deletionTimestamp && isFinalized(next)) {
+      // The last finalizer went: the object is removed now.
+      const removed = await env.store.delete(key, rev);
+      respond(env, t, r, 200, removed);
+    } else {
+      respond(env, t, r, 200, await env.store.update(key, next, rev));
     }
-    const rev = Number(old.metadata.resourceVersion);
-    try {
-      if (next.metadata.deletionTimestamp && isFinalized(next)) {
-        // The last finalizer went: the object is removed now.
-        const removed = await env.store.delete(key, rev);
-        respond(env, t, r, 200, removed);
-      } else {
-        respond(env, t, r, 200, await env.store.update(key, next, rev));
-      }
-      return;
-    } catch (err) {
-      if (err instanceof StoreError && err.code === 'conflict') {
-        if (unconditional) continue;
-        throw conflict(gr, name, STALE_OBJECT);
-      }
-      if (err instanceof StoreError && err.code === 'not-found') continue;
-      throw fromStoreError(err, gr, name);
-    }
+    return 'done';
+  } catch (err) {
+    if (err instanceof StoreError && err.code === 'conflict') return 'conflict';
+    if (err instanceof StoreError && err.code === 'not-found') return 'gone';
+    throw fromStoreError(err, { group: t.group, resource: t.plural }, name);
   }
 }

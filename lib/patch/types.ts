@@ -1,0 +1,20 @@
+// The PATCH media types and which of them a Content-Type names.
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+export const PATCH_TYPES: readonly string[] = [
+  'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml',
+];
+
+const BY_MEDIA_TYPE: Readonly<Record<string, PatchType>> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+  'application/apply-patch+cbor': 'apply',
+};
+
+/** The patch type of a Content-Type; undefined = not a patch type. */
+export function patchTypeOf(contentType: string | undefined): PatchType | undefined {
+  if (!contentType) return undefined;
+  return BY_MEDIA_TYPE[contentType.split(';', 1)[0]!.trim().toLowerCase()];
+}

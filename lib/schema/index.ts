@@ -1,0 +1,27 @@
+// The schemas of the built-in kinds: one SchemaModel built from the generated
+// tables at first use, and the lookups the registry and handlers need.
+import { PACKAGES } from './gen/index.js';
+import { SchemaModel, type StructNode } from './model.js';
+
+export type { Node, StructNode, ListNode, MapNode, ScalarNode, AnyNode, Field } from './model.js';
+export { SchemaModel, childOf } from './model.js';
+
+/** The definition name Kubernetes uses for a kind (`io.k8s.api.core.v1.Pod`). */
+export function definitionName(group: string, version: string, kind: string): string {
+  if (group === 'apiregistration.k8s.io') return `io.k8s.kube-aggregator.pkg.apis.apiregistration.${version}.${kind}`;
+  const pkg = group === '' ? 'core' : group.split('.')[0]!;
+  return `io.k8s.api.${pkg}.${version}.${kind}`;
+}
+
+let model: SchemaModel | undefined;
+
+/** The model of every built-in schema, built once per process. */
+export function builtinSchemas(): SchemaModel {
+  model ??= new SchemaModel(PACKAGES);
+  return model;
+}
+
+/** The schema of a built-in kind; undefined when the tables have none. */
+export function builtinSchemaOf(group: string, version: string, kind: string): StructNode | undefined {
+  return builtinSchemas().byDefinition(definitionName(group, version, kind));
+}

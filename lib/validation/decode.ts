@@ -1,0 +1,42 @@
+// Request bodies to JSON objects, with the duplicate keys each held (JSON and
+// YAML; protobuf cannot repeat a field). Errors are 400s naming the problem.
+import { badRequest } from '../api/status.js';
+import { isPlainObject } from '../api/meta.js';
+import { decodeEnvelope, ProtobufError } from '../protobuf/codec.js';
+import type { InputFormat } from '../http/negotiate.js';
+import { decodeJson, JsonBodyError, MAX_DEPTH, type DecodedJson } from './json.js';
+import { decodeYaml } from './yaml.js';
+
+export interface DecodedBody {
+  readonly value: Record<string, unknown>;
+  readonly duplicates: readonly string[];
+}
+
+/** Any JSON value of a JSON or YAML text; 400 for syntax or depth. */
+export function decodeValue(text: string, format: 'json' | 'yaml', maxDepth = MAX_DEPTH): DecodedJson {
+  try {
+    return format === 'json' ? decodeJson(text, maxDepth) : decodeYaml(text, maxDepth);
+  } catch (err) {
+    if (err instanceof JsonBodyError) {
+      if (err.code === 'depth') throw badRequest(`the request body is too deeply nested: ${err.message}`);
+      throw badRequest(`the request body is not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** An object body (create, update); anything but an object is a 400. */
+export function decodeBody(buf: Buffer, format: InputFormat): DecodedBody {
+  if (buf.length === 0) throw badRequest('the request body is empty: an object is required');
+  if (format === 'protobuf') {
+    try {
+      return { value: decodeEnvelope(buf).object, duplicates: [] };
+    } catch (err) {
+      if (err instanceof ProtobufError) throw badRequest(`the request body is not a valid protobuf object: ${err.message}`);
+      throw err;
+    }
+  }
+  const { value, duplicates } = decodeValue(buf.toString('utf8'), format);
+  if (!isPlainObject(value)) throw badRequest(`the request body must be an object, not ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`);
+  return { value, duplicates };
+}

@@ -1,0 +1,55 @@
+// fieldValidation (Ignore | Warn | Strict): what happens to unknown and
+// duplicate fields, the Warning header entries of Warn, and the 400 of Strict,
+// worded as kube-apiserver words them.
+import type { ServerResponse } from 'node:http';
+import { badRequest, invalid, type GroupKind } from '../api/status.js';
+import type { StructNode } from '../schema/model.js';
+import { pruneAndValidate } from './structural.js';
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+const LEVELS: readonly FieldValidation[] = ['Ignore', 'Warn', 'Strict'];
+
+/** The fieldValidation query parameter; absent or empty = Warn; anything else → 400. */
+export function parseFieldValidation(query: URLSearchParams): FieldValidation {
+  const v = query.get('fieldValidation');
+  if (v === null || v === '') return 'Warn';
+  if ((LEVELS as readonly string[]).includes(v)) return v as FieldValidation;
+  throw badRequest(`fieldValidation parameter unsupported: ${JSON.stringify(v)}: must be one of ${LEVELS.join(', ')}`);
+}
+
+export interface FieldProblems {
+  readonly unknown: readonly string[];
+  readonly duplicates: readonly string[];
+}
+
+/** `unknown field "spec.foo"`, `duplicate field "metadata.name"`: one per problem, unknown first. */
+export function problemMessages(p: FieldProblems): string[] {
+  return [...p.unknown.map((f) => `unknown field "${f}"`), ...p.duplicates.map((f) => `duplicate field "${f}"`)];
+}
+
+/** Adds one `Warning: 299 - "…"` header entry per message. */
+export function addWarnings(res: ServerResponse, messages: readonly string[]): void {
+  for (const m of messages) res.appendHeader('Warning', `299 - ${JSON.stringify(m)}`);
+}
+
+export interface CheckOptions {
+  readonly level: FieldValidation;
+  /** The prefix of a Strict error (`Pod in version "v1" cannot be handled as a Pod: `); empty for patches. */
+  readonly strictPrefix: string;
+  readonly gk: GroupKind;
+  readonly name: string;
+}
+
+/**
+ * Checks `obj` against `schema` in place: unknown fields are removed; for
+ * Strict, unknown and duplicate fields → 400 listing all; wrong types and
+ * missing required fields → 422 naming each. Returns the warnings to send (Warn).
+ */
+export function checkObject(obj: Record<string, unknown>, schema: StructNode | undefined, duplicates: readonly string[], o: CheckOptions): string[] {
+  const { unknown, causes } = schema ? pruneAndValidate(obj, schema) : { unknown: [], causes: [] };
+  const messages = o.level === 'Ignore' ? [] : problemMessages({ unknown, duplicates });
+  if (o.level === 'Strict' && messages.length > 0) throw badRequest(`${o.strictPrefix}strict decoding error: ${messages.join(', ')}`);
+  if (causes.length > 0) throw invalid(o.gk, o.name, causes);
+  return o.level === 'Warn' ? messages : [];
+}
