@@ -3,11 +3,16 @@
 // line, so a bad command line fails fast and says everything at once.
 import { isIP } from 'node:net';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
+import { SUPPORTED_SIGNING_ALGS } from './authnconfig-types.js';
+import { FEATURE_GATE_DEFAULTS, FeatureGateError, parseFeatureGates, type FeatureGates } from './featuregates.js';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node', 'ABAC', 'Webhook'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 /** Modes with an authorizer today; the rest are recognised so the message can say "not implemented yet". */
-const IMPLEMENTED_MODES: ReadonlySet<string> = new Set<AuthorizationMode>(['AlwaysAllow', 'AlwaysDeny']);
+const IMPLEMENTED_MODES: ReadonlySet<string> = new Set<AuthorizationMode>(['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node', 'ABAC', 'Webhook']);
+/** Admission plugins --enable-admission-plugins accepts. */
+export const ADMISSION_PLUGINS = ['NodeRestriction'] as const;
+export type AdmissionPluginName = (typeof ADMISSION_PLUGINS)[number];
 export const STORAGE_BACKENDS = ['file', 'memory', 'redis'] as const;
 export type StorageBackend = (typeof STORAGE_BACKENDS)[number];
 
@@ -23,11 +28,53 @@ export interface ServeOptions {
   readonly clientCaFiles: readonly string[];
   readonly authorizationModes: readonly AuthorizationMode[];
   readonly anonymousAuth: boolean;
+  readonly oidcIssuerUrl: string | undefined;
+  readonly oidcClientId: string | undefined;
+  readonly oidcUsernameClaim: string;
+  readonly oidcUsernamePrefix: string | undefined;
+  readonly oidcGroupsClaim: string | undefined;
+  readonly oidcGroupsPrefix: string;
+  readonly oidcRequiredClaims: readonly (readonly [string, string])[];
+  readonly oidcCaFile: string | undefined;
+  readonly oidcSigningAlgs: readonly string[];
+  readonly authenticationConfig: string | undefined;
+  readonly tokenAuthFile: string | undefined;
+  readonly enableBootstrapTokenAuth: boolean;
+  readonly serviceAccountKeyFiles: readonly string[];
+  readonly serviceAccountSigningKeyFile: string | undefined;
+  readonly serviceAccountIssuers: readonly string[];
+  readonly serviceAccountLookup: boolean;
+  /** 0 = no cap. */
+  readonly serviceAccountMaxTokenExpirationMs: number;
+  readonly apiAudiences: readonly string[];
+  /** kube-controller-manager style: `*`, names, `-name`; see CONTROLLERS. */
+  readonly controllers: readonly string[];
+  readonly authenticationTokenWebhookConfigFile: string | undefined;
+  readonly authenticationTokenWebhookCacheTtlMs: number;
+  readonly authenticationTokenWebhookVersion: 'v1' | 'v1beta1';
+  readonly requestheaderClientCaFile: string | undefined;
+  readonly requestheaderAllowedNames: readonly string[];
+  readonly requestheaderUsernameHeaders: readonly string[];
+  readonly requestheaderUidHeaders: readonly string[];
+  readonly requestheaderGroupHeaders: readonly string[];
+  readonly requestheaderExtraHeadersPrefix: readonly string[];
+  /** Front-proxy client certificate presented to aggregated backends (default: the dev PKI's front-proxy-client). */
+  readonly proxyClientCertFile: string | undefined;
+  readonly proxyClientKeyFile: string | undefined;
   readonly watchHistoryMs: number;
   readonly livezGracePeriodMs: number;
   readonly shutdownDelayMs: number;
   readonly maxRequestBodyBytes: number;
   readonly verbosity: number;
+  /** --authorization-config (excludes --authorization-mode and --authorization-webhook-*). */
+  readonly authorizationConfig: string | undefined;
+  readonly authorizationPolicyFile: string | undefined;
+  readonly authorizationWebhookConfigFile: string | undefined;
+  readonly authorizationWebhookVersion: 'v1' | 'v1beta1';
+  readonly authorizationWebhookCacheAuthorizedTtlMs: number;
+  readonly authorizationWebhookCacheUnauthorizedTtlMs: number;
+  readonly enableAdmissionPlugins: readonly AdmissionPluginName[];
+  readonly featureGates: FeatureGates;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -52,8 +99,18 @@ interface Flag<K extends keyof ServeOptions = keyof ServeOptions> {
 const DEFAULTS: ServeOptions = {
   bindAddress: '127.0.0.1', securePort: 6443, dataDir: './data', storageBackend: 'file', redisUrl: undefined,
   storagePrefix: 'gatehouse', tlsCertFile: undefined, tlsPrivateKeyFile: undefined, clientCaFiles: [],
-  authorizationModes: ['AlwaysDeny'], anonymousAuth: true, watchHistoryMs: 5 * 60_000, livezGracePeriodMs: 0,
+  // Secure by default, as kube-apiserver.
+  authorizationModes: ['Node', 'RBAC'], anonymousAuth: true,
+  oidcIssuerUrl: undefined, oidcClientId: undefined, oidcUsernameClaim: 'sub', oidcUsernamePrefix: undefined, oidcGroupsClaim: undefined,
+  oidcGroupsPrefix: '', oidcRequiredClaims: [], oidcCaFile: undefined, oidcSigningAlgs: ['RS256'], authenticationConfig: undefined,
+  tokenAuthFile: undefined, enableBootstrapTokenAuth: false, serviceAccountKeyFiles: [], serviceAccountSigningKeyFile: undefined,
+  serviceAccountIssuers: [], serviceAccountLookup: true, serviceAccountMaxTokenExpirationMs: 0, apiAudiences: [], controllers: ['*'],
+  authenticationTokenWebhookConfigFile: undefined, authenticationTokenWebhookCacheTtlMs: 2 * 60_000, authenticationTokenWebhookVersion: 'v1beta1',
+  requestheaderClientCaFile: undefined, requestheaderAllowedNames: [], requestheaderUsernameHeaders: [], requestheaderUidHeaders: [],
+  requestheaderGroupHeaders: [], requestheaderExtraHeadersPrefix: [], proxyClientCertFile: undefined, proxyClientKeyFile: undefined, watchHistoryMs: 5 * 60_000, livezGracePeriodMs: 0,
   shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, verbosity: 0,
+  authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
+  authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [], featureGates: FEATURE_GATE_DEFAULTS,
 };
 
 const flag = <K extends keyof ServeOptions>(f: Flag<K>): Flag => f as unknown as Flag;
@@ -97,6 +154,34 @@ function csv(raw: string): string[] {
   return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
+/** Controllers of the core backend that --controllers names; `*` = the ones on by default. */
+export const CONTROLLERS = ['serviceaccount-token', 'tokencleaner', 'bootstrapsigner'] as const;
+/** Off under `*` unless --enable-bootstrap-token-auth (kube-controller-manager keeps them off by default too). */
+export const CONTROLLERS_OFF_BY_DEFAULT: ReadonlySet<string> = new Set(['tokencleaner', 'bootstrapsigner']);
+
+function controllers(raw: string): string[] {
+  const names = csv(raw);
+  if (names.length === 0) throw new BadValue('at least one controller name or * is required');
+  for (const n of names) {
+    const bare = n.startsWith('-') ? n.slice(1) : n;
+    if (n !== '*' && !(CONTROLLERS as readonly string[]).includes(bare)) throw new BadValue(`unknown controller (*, ${CONTROLLERS.join(', ')}, or -name to disable)`, n);
+  }
+  return names;
+}
+
+/** Whether a controller runs, from the --controllers list (the last mention wins, as in kube-controller-manager). */
+export function controllerEnabled(o: Pick<ServeOptions, 'controllers' | 'enableBootstrapTokenAuth'>, name: (typeof CONTROLLERS)[number]): boolean {
+  if (o.controllers.includes(`-${name}`)) return false;
+  if (o.controllers.includes(name)) return true;
+  if (!o.controllers.includes('*')) return false;
+  return !CONTROLLERS_OFF_BY_DEFAULT.has(name) || o.enableBootstrapTokenAuth;
+}
+
+function issuer(raw: string): string[] {
+  if (nonEmpty(raw).includes(':') && !URL.canParse(raw)) throw new BadValue('must be a URL when it contains ":"');
+  return [raw];
+}
+
 function authorizationModes(raw: string): AuthorizationMode[] {
   const modes = csv(raw);
   if (modes.length === 0) throw new BadValue('at least one mode is required');
@@ -121,8 +206,18 @@ export const FLAGS: readonly Flag[] = [
       if (!(STORAGE_BACKENDS as readonly string[]).includes(raw)) throw new BadValue(`must be one of ${STORAGE_BACKENDS.join(', ')}`);
       return raw as StorageBackend;
     } }),
-  flag({ name: 'redis-url', key: 'redisUrl', arg: 'url', help: 'redis://[user:password@]host:port[/db] or rediss://…[?ca=file] (with --storage-backend=redis)',
-    parse: (raw) => { if (!/^rediss?:\/\/[^\s]+$/.test(raw) || !URL.canParse(raw)) throw new BadValue('must be a redis:// or rediss:// URL'); return raw; } }),
+  flag({ name: 'redis-url', key: 'redisUrl', arg: 'url',
+    help: 'redis://[user:password@]host:port[/db] or rediss://…[?ca=file]; a Redis Cluster: several seeds host:port,host:port,… or redis+cluster://… (with --storage-backend=redis)',
+    parse: (raw) => {
+      // Same grammar as backends/core/store/redis-connect.ts parseRedisUrl (which reports the details).
+      const m = /^(rediss?)(\+cluster)?:\/\/(?:[^@/?#\s]*@)?([^/?#@\s]+)(?:\/([0-9]*))?(?:\?(ca=[^#\s&]+))?$/.exec(raw);
+      if (!m) throw new BadValue('must be a redis:// or rediss:// URL');
+      const hosts = m[3]!.split(',');
+      if (!hosts.every((h) => /^(\[[0-9a-fA-F:.]+\]|[^:[\],]+)(:[0-9]{1,5})?$/.test(h))) throw new BadValue('has a bad host:port');
+      if ((m[2] !== undefined || hosts.length > 1) && m[4] && Number(m[4]) !== 0) throw new BadValue('a Redis Cluster has no database other than 0');
+      if (m[5] !== undefined && m[1] !== 'rediss') throw new BadValue('ca= needs rediss://');
+      return raw;
+    } }),
   flag({ name: 'storage-prefix', key: 'storagePrefix', arg: 'prefix', help: 'Key prefix for every stored object (redis)',
     parse: (raw) => {
       if (/[{}\s*?[\]\\]/.test(nonEmpty(raw))) throw new BadValue('must not contain braces, spaces or glob characters');
@@ -132,8 +227,81 @@ export const FLAGS: readonly Flag[] = [
   flag({ name: 'tls-private-key-file', key: 'tlsPrivateKeyFile', arg: 'file', help: 'Private key of --tls-cert-file', parse: optionalPath }),
   flag({ name: 'client-ca-file', key: 'clientCaFiles', arg: 'file,…', list: true, help: 'CA bundles that sign client certificates (repeatable)', parse: csv }),
   flag({ name: 'authorization-mode', key: 'authorizationModes', arg: 'mode,…', list: true,
-    help: `Ordered authorizers: ${AUTHORIZATION_MODES.join(', ')} (only AlwaysAllow and AlwaysDeny so far)`, parse: authorizationModes }),
+    help: `Ordered authorizers: ${AUTHORIZATION_MODES.join(', ')}`, parse: authorizationModes }),
   flag({ name: 'anonymous-auth', key: 'anonymousAuth', arg: 'bool', boolean: true, help: 'Serve requests without credentials as system:anonymous', parse: bool }),
+  flag({ name: 'token-auth-file', key: 'tokenAuthFile', arg: 'file', help: 'CSV of static bearer tokens: token,user,uid,"group1,group2"', parse: optionalPath }),
+  flag({ name: 'enable-bootstrap-token-auth', key: 'enableBootstrapTokenAuth', arg: 'bool', boolean: true,
+    help: 'Accept bootstrap tokens (kube-system bootstrap-token-<id> secrets); also runs tokencleaner and bootstrapsigner', parse: bool }),
+  flag({ name: 'service-account-key-file', key: 'serviceAccountKeyFiles', arg: 'file,…', list: true,
+    help: 'PEM keys (RSA/ECDSA, private or public, several per file) that verify service-account tokens (repeatable; default the signing key)', parse: csv }),
+  flag({ name: 'service-account-signing-key-file', key: 'serviceAccountSigningKeyFile', arg: 'file',
+    help: 'PEM private key that signs service-account tokens (default in dev mode: <data-dir>/pki/sa.key)', parse: optionalPath }),
+  flag({ name: 'service-account-issuer', key: 'serviceAccountIssuers', arg: 'url', list: true,
+    help: 'Issuer (iss) of service-account tokens; repeatable, the first one signs (default in dev mode: https://kubernetes.default.svc.cluster.local)', parse: issuer }),
+  flag({ name: 'service-account-lookup', key: 'serviceAccountLookup', arg: 'bool', boolean: true,
+    help: 'Service-account tokens need their service account (and bound objects) to still exist', parse: bool }),
+  flag({ name: 'service-account-max-token-expiration', key: 'serviceAccountMaxTokenExpirationMs', arg: 'duration',
+    help: 'Longest lifetime of a TokenRequest token (1h to 2^32s; 0 = no cap)',
+    parse: (raw) => {
+      const ms = duration(raw, false);
+      if (ms !== 0 && (ms < 3_600_000 || ms > 2 ** 32 * 1000)) throw new BadValue('must be between 1h and 2^32 seconds');
+      return ms;
+    } }),
+  flag({ name: 'api-audiences', key: 'apiAudiences', arg: 'aud,…', list: true,
+    help: 'Audiences of the API; tokens must name one (default: the service-account issuers)', parse: csv }),
+  flag({ name: 'controllers', key: 'controllers', arg: 'name,…', list: true,
+    help: `Core controllers to run: * (defaults), ${CONTROLLERS.join(', ')}, -name disables`, parse: controllers }),
+  flag({ name: 'authentication-token-webhook-config-file', key: 'authenticationTokenWebhookConfigFile', arg: 'file',
+    help: 'Kubeconfig-format file naming an https token webhook (TokenReview)', parse: optionalPath }),
+  flag({ name: 'authentication-token-webhook-cache-ttl', key: 'authenticationTokenWebhookCacheTtlMs', arg: 'duration',
+    help: 'How long token webhook answers are cached', parse: (raw) => duration(raw, false) }),
+  flag({ name: 'authentication-token-webhook-version', key: 'authenticationTokenWebhookVersion', arg: 'v1beta1|v1',
+    help: 'authentication.k8s.io TokenReview version sent to the token webhook',
+    parse: (raw) => { if (raw !== 'v1' && raw !== 'v1beta1') throw new BadValue('must be v1 or v1beta1'); return raw; } }),
+  flag({ name: 'requestheader-client-ca-file', key: 'requestheaderClientCaFile', arg: 'file',
+    help: 'CA bundle that signs authenticating-proxy client certificates; enables request-header authentication', parse: optionalPath }),
+  flag({ name: 'requestheader-allowed-names', key: 'requestheaderAllowedNames', arg: 'name,…', list: true,
+    help: 'Common names allowed for the proxy client certificate (empty = any signed by the CA)', parse: csv }),
+  flag({ name: 'requestheader-username-headers', key: 'requestheaderUsernameHeaders', arg: 'header,…', list: true,
+    help: 'Headers to read the user name from, first with a value wins (e.g. X-Remote-User)', parse: csv }),
+  flag({ name: 'requestheader-uid-headers', key: 'requestheaderUidHeaders', arg: 'header,…', list: true,
+    help: 'Headers to read the user UID from (e.g. X-Remote-Uid)', parse: csv }),
+  flag({ name: 'requestheader-group-headers', key: 'requestheaderGroupHeaders', arg: 'header,…', list: true,
+    help: 'Headers whose every value is a group (e.g. X-Remote-Group)', parse: csv }),
+  flag({ name: 'requestheader-extra-headers-prefix', key: 'requestheaderExtraHeadersPrefix', arg: 'prefix,…', list: true,
+    help: 'Header prefixes for extra user attributes (e.g. X-Remote-Extra-)', parse: csv }),
+  flag({ name: 'proxy-client-cert-file', key: 'proxyClientCertFile', arg: 'file',
+    help: 'Client certificate (PEM) presented to aggregated API backends; default: the dev PKI front-proxy-client', parse: optionalPath }),
+  flag({ name: 'proxy-client-key-file', key: 'proxyClientKeyFile', arg: 'file', help: 'Private key of --proxy-client-cert-file', parse: optionalPath }),
+  flag({ name: 'oidc-issuer-url', key: 'oidcIssuerUrl', arg: 'url', help: 'OpenID issuer (https); enables OIDC token authentication with --oidc-client-id',
+    parse: (raw) => {
+      if (!URL.canParse(raw) || new URL(raw).protocol !== 'https:') throw new BadValue('must be an https URL');
+      if (/[?#]/.test(raw)) throw new BadValue('must not contain a query or fragment');
+      return raw;
+    } }),
+  flag({ name: 'oidc-client-id', key: 'oidcClientId', arg: 'id', help: 'Client id that every OIDC token must be issued for (its audience)', parse: nonEmpty }),
+  flag({ name: 'oidc-username-claim', key: 'oidcUsernameClaim', arg: 'claim', help: 'JWT claim used as the user name', parse: nonEmpty }),
+  flag({ name: 'oidc-username-prefix', key: 'oidcUsernamePrefix', arg: 'prefix',
+    help: 'Prefix of OIDC user names; "-" disables; default "<issuer>#" unless the claim is email', parse: (raw) => raw }),
+  flag({ name: 'oidc-groups-claim', key: 'oidcGroupsClaim', arg: 'claim', help: 'JWT claim used as the groups (a string or an array of strings)', parse: nonEmpty }),
+  flag({ name: 'oidc-groups-prefix', key: 'oidcGroupsPrefix', arg: 'prefix', help: 'Prefix of OIDC group names', parse: (raw) => raw }),
+  flag({ name: 'oidc-required-claim', key: 'oidcRequiredClaims', arg: 'key=value,…', list: true, help: 'A claim the ID token must carry with this value (repeatable)',
+    parse: (raw) => csv(raw).map((kv): readonly [string, string] => {
+      const eq = kv.indexOf('=');
+      if (eq <= 0) throw new BadValue('must be key=value', kv);
+      return Object.freeze([kv.slice(0, eq), kv.slice(eq + 1)] as const);
+    }) }),
+  flag({ name: 'oidc-ca-file', key: 'oidcCaFile', arg: 'file', help: 'CA bundle of the OIDC provider\'s serving certificate (default: system roots)', parse: optionalPath }),
+  flag({ name: 'oidc-signing-algs', key: 'oidcSigningAlgs', arg: 'alg,…', list: true, help: `Accepted OIDC signing algorithms: ${SUPPORTED_SIGNING_ALGS.join(', ')}`,
+    parse: (raw) => {
+      const algs = csv(raw);
+      if (algs.length === 0) throw new BadValue('at least one algorithm is required');
+      const bad = algs.find((a) => !(SUPPORTED_SIGNING_ALGS as readonly string[]).includes(a));
+      if (bad !== undefined) throw new BadValue(`unsupported signing algorithm (one of ${SUPPORTED_SIGNING_ALGS.join(', ')})`, bad);
+      return algs;
+    } }),
+  flag({ name: 'authentication-config', key: 'authenticationConfig', arg: 'file',
+    help: 'AuthenticationConfiguration file (JWT authenticators, reloaded on change); excludes --oidc-*', parse: optionalPath }),
   flag({ name: 'watch-history', key: 'watchHistoryMs', arg: 'duration', help: 'How long watch history is kept before a watch gets 410 Gone',
     parse: (raw) => duration(raw, true) }),
   flag({ name: 'livez-grace-period', key: 'livezGracePeriodMs', arg: 'duration', help: 'Time after start during which /livez does not fail',
@@ -142,6 +310,32 @@ export const FLAGS: readonly Flag[] = [
     parse: (raw) => duration(raw, false) }),
   flag({ name: 'max-request-body-bytes', key: 'maxRequestBodyBytes', arg: 'bytes', help: 'Largest accepted request body',
     parse: (raw) => int(raw, 1, Number.MAX_SAFE_INTEGER, 'must be a positive integer') }),
+  flag({ name: 'authorization-config', key: 'authorizationConfig', arg: 'file',
+    help: 'AuthorizationConfiguration file (ordered authorizers, several webhooks, reloaded on change); excludes --authorization-mode and --authorization-webhook-*', parse: optionalPath }),
+  flag({ name: 'authorization-policy-file', key: 'authorizationPolicyFile', arg: 'file', help: 'ABAC policy file: one JSON policy per line (with --authorization-mode=ABAC)', parse: optionalPath }),
+  flag({ name: 'authorization-webhook-config-file', key: 'authorizationWebhookConfigFile', arg: 'file',
+    help: 'Kubeconfig-format file naming an https authorization webhook (SubjectAccessReview; with --authorization-mode=Webhook)', parse: optionalPath }),
+  flag({ name: 'authorization-webhook-version', key: 'authorizationWebhookVersion', arg: 'v1beta1|v1',
+    help: 'authorization.k8s.io SubjectAccessReview version sent to the authorization webhook',
+    parse: (raw) => { if (raw !== 'v1' && raw !== 'v1beta1') throw new BadValue('must be v1 or v1beta1'); return raw; } }),
+  flag({ name: 'authorization-webhook-cache-authorized-ttl', key: 'authorizationWebhookCacheAuthorizedTtlMs', arg: 'duration',
+    help: 'How long allow answers of the authorization webhook are cached', parse: (raw) => duration(raw, false) }),
+  flag({ name: 'authorization-webhook-cache-unauthorized-ttl', key: 'authorizationWebhookCacheUnauthorizedTtlMs', arg: 'duration',
+    help: 'How long other answers of the authorization webhook are cached', parse: (raw) => duration(raw, false) }),
+  flag({ name: 'enable-admission-plugins', key: 'enableAdmissionPlugins', arg: 'plugin,…', list: true,
+    help: `Admission plugins to run: ${ADMISSION_PLUGINS.join(', ')}`,
+    parse: (raw) => csv(raw).map((n) => {
+      if (!(ADMISSION_PLUGINS as readonly string[]).includes(n)) throw new BadValue(`unknown or unsupported admission plugin (supported: ${ADMISSION_PLUGINS.join(', ')})`, n);
+      return n as AdmissionPluginName;
+    }) }),
+  flag({ name: 'feature-gates', key: 'featureGates', arg: 'Name=bool,…',
+    help: `Feature gates: ${Object.keys(FEATURE_GATE_DEFAULTS).join(', ')} (the last --feature-gates wins)`,
+    parse: (raw) => {
+      try { return parseFeatureGates(raw); } catch (err) {
+        if (err instanceof FeatureGateError) throw new BadValue(err.message, err.value);
+        throw err;
+      }
+    } }),
   flag({ name: 'v', key: 'verbosity', arg: 'level', help: 'Log verbosity', parse: (raw) => int(raw, 0, 10, 'must be an integer between 0 and 10') }),
 ];
 
@@ -151,23 +345,7 @@ export const FLAGS: readonly Flag[] = [
  * separate value. Implementing one = moving it from here into FLAGS.
  */
 export const UNSUPPORTED_FLAGS: ReadonlyMap<string, 'bool' | 'value'> = new Map([
-  ['token-auth-file', 'value'], ['enable-bootstrap-token-auth', 'bool'],
-  ['service-account-key-file', 'value'], ['service-account-signing-key-file', 'value'],
-  ['service-account-issuer', 'value'], ['service-account-lookup', 'bool'], ['api-audiences', 'value'],
-  ['oidc-issuer-url', 'value'], ['oidc-client-id', 'value'], ['oidc-ca-file', 'value'],
-  ['oidc-username-claim', 'value'], ['oidc-username-prefix', 'value'], ['oidc-groups-claim', 'value'],
-  ['oidc-groups-prefix', 'value'], ['oidc-required-claim', 'value'], ['oidc-signing-algs', 'value'],
-  ['authentication-config', 'value'],
-  ['authentication-token-webhook-config-file', 'value'], ['authentication-token-webhook-cache-ttl', 'value'],
-  ['authentication-token-webhook-version', 'value'],
-  ['requestheader-client-ca-file', 'value'], ['requestheader-allowed-names', 'value'],
-  ['requestheader-username-headers', 'value'], ['requestheader-uid-headers', 'value'],
-  ['requestheader-group-headers', 'value'], ['requestheader-extra-headers-prefix', 'value'],
-  ['authorization-policy-file', 'value'], ['authorization-config', 'value'],
-  ['authorization-webhook-config-file', 'value'], ['authorization-webhook-version', 'value'],
-  ['authorization-webhook-cache-authorized-ttl', 'value'], ['authorization-webhook-cache-unauthorized-ttl', 'value'],
-  ['proxy-client-cert-file', 'value'], ['proxy-client-key-file', 'value'],
-  ['enable-admission-plugins', 'value'], ['runtime-config', 'value'], ['feature-gates', 'value'],
+  ['runtime-config', 'value'],
   ['audit-log-path', 'value'],
 ]);
 
@@ -224,6 +402,8 @@ export function parseServeFlags(argv: string[]): { options: ServeOptions } | { e
   const opts: Mutable<ServeOptions> = { ...DEFAULTS };
   for (const [f, v] of values) (opts as Record<string, unknown>)[f.key] = v;
   problems.push(...crossChecks(opts));
+  problems.push(...authorizationFlagChecks(opts, new Set([...values.keys()].map((f) => f.name))));
+  for (const v of Object.values(opts)) if (Array.isArray(v)) Object.freeze(v);
   if (problems.length > 0) return { error: problems.join('; ') };
   return { options: Object.freeze({ ...opts, clientCaFiles: Object.freeze([...opts.clientCaFiles]), authorizationModes: Object.freeze([...opts.authorizationModes]) }) };
 }
@@ -236,10 +416,63 @@ function crossChecks(o: ServeOptions): string[] {
   const redis = o.storageBackend === 'redis';
   if (o.redisUrl !== undefined && !redis) out.push('--redis-url requires --storage-backend=redis');
   if (redis && o.redisUrl === undefined) out.push('--storage-backend=redis requires --redis-url');
+  if (o.requestheaderClientCaFile !== undefined && o.requestheaderUsernameHeaders.length === 0) {
+    out.push('--requestheader-client-ca-file requires --requestheader-username-headers');
+  }
+  if ((o.proxyClientCertFile === undefined) !== (o.proxyClientKeyFile === undefined)) {
+    out.push('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  }
+  if (o.serviceAccountSigningKeyFile !== undefined && o.serviceAccountIssuers.length === 0) {
+    out.push('--service-account-signing-key-file requires --service-account-issuer');
+  }
+  if (o.serviceAccountIssuers.length > 0 && o.serviceAccountSigningKeyFile === undefined) {
+    out.push('--service-account-issuer requires --service-account-signing-key-file');
+  }
+  out.push(...oidcChecks(o));
   const modes = o.authorizationModes;
   if (new Set(modes).size !== modes.length) {
     const dup = modes.find((m, i) => modes.indexOf(m) !== i)!;
     out.push(`invalid value "${dup}" for --authorization-mode: mode given more than once`);
+  }
+  return out;
+}
+
+/** kube's rules for the authorization flags: the configuration file excludes the mode and webhook flags; each file needs its mode. */
+function authorizationFlagChecks(o: ServeOptions, given: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  if (o.authorizationConfig !== undefined) {
+    const clash = ['authorization-mode', 'authorization-webhook-config-file', 'authorization-webhook-version',
+      'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl'].filter((n) => given.has(n));
+    if (clash.length > 0) out.push(`--authorization-config and ${clash.map((n) => `--${n}`).join(', ')} are mutually exclusive`);
+    return out;
+  }
+  const modes: readonly string[] = o.authorizationModes;
+  if (modes.includes('ABAC') && o.authorizationPolicyFile === undefined) out.push('--authorization-mode=ABAC requires --authorization-policy-file');
+  if (!modes.includes('ABAC') && o.authorizationPolicyFile !== undefined) out.push('--authorization-policy-file requires ABAC in --authorization-mode');
+  if (modes.includes('Webhook') && o.authorizationWebhookConfigFile === undefined) out.push('--authorization-mode=Webhook requires --authorization-webhook-config-file');
+  if (!modes.includes('Webhook') && o.authorizationWebhookConfigFile !== undefined) out.push('--authorization-webhook-config-file requires Webhook in --authorization-mode');
+  return out;
+}
+
+/** kube's rules for the --oidc-* flags, and their exclusion with --authentication-config. */
+function oidcChecks(o: ServeOptions): string[] {
+  const out: string[] = [];
+  const set = [
+    o.oidcIssuerUrl !== undefined && '--oidc-issuer-url', o.oidcClientId !== undefined && '--oidc-client-id',
+    o.oidcUsernameClaim !== DEFAULTS.oidcUsernameClaim && '--oidc-username-claim', o.oidcUsernamePrefix !== undefined && '--oidc-username-prefix',
+    o.oidcGroupsClaim !== undefined && '--oidc-groups-claim', o.oidcGroupsPrefix !== '' && '--oidc-groups-prefix',
+    o.oidcRequiredClaims.length > 0 && '--oidc-required-claim', o.oidcCaFile !== undefined && '--oidc-ca-file',
+    o.oidcSigningAlgs.join(',') !== DEFAULTS.oidcSigningAlgs.join(',') && '--oidc-signing-algs',
+  ].filter((f): f is string => f !== false);
+  if (o.authenticationConfig !== undefined && o.featureGates.StructuredAuthenticationConfiguration === false) {
+    out.push('--authentication-config requires the StructuredAuthenticationConfiguration feature gate');
+  }
+  if (o.authenticationConfig !== undefined && set.length > 0) {
+    out.push(`--authentication-config and --oidc-* flags are mutually exclusive (given: ${set.join(', ')})`);
+  } else if ((o.oidcIssuerUrl === undefined) !== (o.oidcClientId === undefined)) {
+    out.push('--oidc-issuer-url and --oidc-client-id must be given together');
+  } else if (o.oidcIssuerUrl === undefined && set.length > 0) {
+    out.push(`${set.join(', ')} ${set.length > 1 ? 'require' : 'requires'} --oidc-issuer-url`);
   }
   return out;
 }
@@ -250,7 +483,8 @@ export function usage(): string {
     const left = `${f.name === 'v' ? '-v, --v' : `    --${f.name}`} ${f.boolean ? '' : f.arg}`.trimEnd();
     const d = DEFAULTS[f.key];
     const shown = f.key.endsWith('Ms') && typeof d === 'number' ? formatDuration(d)
-      : Array.isArray(d) ? d.join(',') : d === undefined ? '' : String(d);
+      : Array.isArray(d) ? d.join(',') : d === undefined ? ''
+        : typeof d === 'object' ? Object.entries(d).map(([k, v]) => `${k}=${String(v)}`).join(',') : String(d);
     return `  ${left.padEnd(40)} ${f.help}${shown === '' ? '' : ` (default ${shown})`}`;
   });
   const later: string[] = [];

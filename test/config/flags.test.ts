@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FLAGS, UNSUPPORTED_FLAGS, parseServeFlags, usage, wantsHelp, type ServeOptions } from '../../gateway/config/flags.js';
+import { FLAGS, UNSUPPORTED_FLAGS, controllerEnabled, parseServeFlags, usage, wantsHelp, type ServeOptions } from '../../gateway/config/flags.js';
 
 function ok(argv: string[]): ServeOptions {
   const r = parseServeFlags(argv);
@@ -19,8 +19,18 @@ describe('parseServeFlags', () => {
     assert.deepEqual({ ...ok([]) }, {
       bindAddress: '127.0.0.1', securePort: 6443, dataDir: './data', storageBackend: 'file', redisUrl: undefined,
       storagePrefix: 'gatehouse', tlsCertFile: undefined, tlsPrivateKeyFile: undefined, clientCaFiles: [],
-      authorizationModes: ['AlwaysDeny'], anonymousAuth: true, watchHistoryMs: 300_000, livezGracePeriodMs: 0,
+      authorizationModes: ['Node', 'RBAC'], anonymousAuth: true, watchHistoryMs: 300_000, livezGracePeriodMs: 0,
+      authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
+      authorizationWebhookCacheAuthorizedTtlMs: 300_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [],
+      featureGates: { AuthorizeWithSelectors: true, AuthorizeNodeWithSelectors: true, StructuredAuthorizationConfiguration: true, StructuredAuthenticationConfiguration: true },
       shutdownDelayMs: 0, maxRequestBodyBytes: 3_145_728, verbosity: 0,
+      authenticationTokenWebhookConfigFile: undefined, authenticationTokenWebhookCacheTtlMs: 120_000, authenticationTokenWebhookVersion: 'v1beta1',
+      requestheaderClientCaFile: undefined, requestheaderAllowedNames: [], requestheaderUsernameHeaders: [], requestheaderUidHeaders: [],
+      requestheaderGroupHeaders: [], requestheaderExtraHeadersPrefix: [],
+      tokenAuthFile: undefined, enableBootstrapTokenAuth: false, serviceAccountKeyFiles: [], serviceAccountSigningKeyFile: undefined,
+      serviceAccountIssuers: [], serviceAccountLookup: true, serviceAccountMaxTokenExpirationMs: 0, apiAudiences: [], controllers: ['*'],
+      oidcIssuerUrl: undefined, oidcClientId: undefined, oidcUsernameClaim: 'sub', oidcUsernamePrefix: undefined, oidcGroupsClaim: undefined,
+      oidcGroupsPrefix: '', oidcRequiredClaims: [], oidcCaFile: undefined, oidcSigningAlgs: ['RS256'], authenticationConfig: undefined,
     });
   });
 
@@ -41,6 +51,20 @@ describe('parseServeFlags', () => {
     ['client CAs: comma list and repeats accumulate', ['--client-ca-file=a.crt,b.crt', '--client-ca-file', 'c.crt'], { clientCaFiles: ['a.crt', 'b.crt', 'c.crt'] }],
     ['authorization modes in order', ['--authorization-mode=AlwaysAllow,AlwaysDeny'], { authorizationModes: ['AlwaysAllow', 'AlwaysDeny'] }],
     ['a given mode replaces the default', ['--authorization-mode', 'AlwaysAllow'], { authorizationModes: ['AlwaysAllow'] }],
+    ['token webhook and authenticating proxy',
+      ['--authentication-token-webhook-config-file=w.kubeconfig', '--authentication-token-webhook-cache-ttl=30s', '--authentication-token-webhook-version=v1',
+        '--requestheader-client-ca-file=fp.crt', '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group',
+        '--requestheader-extra-headers-prefix=X-Remote-Extra-', '--requestheader-allowed-names=front-proxy-client,aggregator', '--requestheader-uid-headers=X-Remote-Uid'],
+      { authenticationTokenWebhookConfigFile: 'w.kubeconfig', authenticationTokenWebhookCacheTtlMs: 30_000, authenticationTokenWebhookVersion: 'v1',
+        requestheaderClientCaFile: 'fp.crt', requestheaderUsernameHeaders: ['X-Remote-User'], requestheaderGroupHeaders: ['X-Remote-Group'],
+        requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'], requestheaderAllowedNames: ['front-proxy-client', 'aggregator'], requestheaderUidHeaders: ['X-Remote-Uid'] }],
+    ['issuers repeat without comma splitting, key files and audiences are lists',
+      ['--service-account-issuer=https://a', '--service-account-issuer', 'https://b', '--service-account-signing-key-file=k',
+        '--service-account-key-file=x.pem,y.pem', '--api-audiences=a1,a2', '--service-account-lookup=false', '--service-account-max-token-expiration=24h'],
+      { serviceAccountIssuers: ['https://a', 'https://b'], serviceAccountKeyFiles: ['x.pem', 'y.pem'], apiAudiences: ['a1', 'a2'],
+        serviceAccountLookup: false, serviceAccountMaxTokenExpirationMs: 86_400_000, serviceAccountSigningKeyFile: 'k' }],
+    ['token file, bootstrap tokens and controllers', ['--token-auth-file=t.csv', '--enable-bootstrap-token-auth', '--controllers=*,-tokencleaner'],
+      { tokenAuthFile: 't.csv', enableBootstrapTokenAuth: true, controllers: ['*', '-tokencleaner'] }],
     ['durations', ['--watch-history=1h30m', '--livez-grace-period', '10s', '--shutdown-delay-duration=300ms'],
       { watchHistoryMs: 5_400_000, livezGracePeriodMs: 10_000, shutdownDelayMs: 300 }],
     ['TLS pair', ['--tls-cert-file=s.crt', '--tls-private-key-file=s.key'], { tlsCertFile: 's.crt', tlsPrivateKeyFile: 's.key' }],
@@ -76,8 +100,8 @@ describe('parseServeFlags', () => {
     [['--storage-backend=redis'], '--storage-backend=redis requires --redis-url'],
     [['--redis-url=redis://127.0.0.1:6379'], '--redis-url requires --storage-backend=redis'],
     [['--redis-url=http://x'], 'invalid value "http://x" for --redis-url: must be a redis:// or rediss:// URL'],
-    [['--authorization-mode=RBAC'], 'invalid value "RBAC" for --authorization-mode: mode not implemented yet'],
-    [['--authorization-mode=AlwaysAllow,Webhook'], 'invalid value "Webhook" for --authorization-mode: mode not implemented yet'],
+    [['--authorization-mode=ABAC'], '--authorization-mode=ABAC requires --authorization-policy-file'],
+    [['--authorization-mode=AlwaysAllow,Webhook'], '--authorization-mode=Webhook requires --authorization-webhook-config-file'],
     [['--authorization-mode=Magic'], 'invalid value "Magic" for --authorization-mode: unknown mode (one of AlwaysAllow, AlwaysDeny, RBAC, Node, ABAC, Webhook)'],
     [['--authorization-mode=AlwaysAllow,AlwaysAllow'], 'invalid value "AlwaysAllow" for --authorization-mode: mode given more than once'],
     [['--authorization-mode=AlwaysAllow', '--authorization-mode=AlwaysAllow'], 'invalid value "AlwaysAllow" for --authorization-mode: mode given more than once'],
@@ -91,17 +115,25 @@ describe('parseServeFlags', () => {
     [['--v=11'], 'invalid value "11" for --v: must be an integer between 0 and 10'],
     [['--tls-cert-file=s.crt'], '--tls-cert-file and --tls-private-key-file must be given together'],
     [['--tls-private-key-file=s.key'], '--tls-cert-file and --tls-private-key-file must be given together'],
-    [['--oidc-issuer-url=https://issuer'], 'flag --oidc-issuer-url is not supported yet'],
-    [['--oidc-issuer-url', 'https://issuer', '--secure-port=1'], 'flag --oidc-issuer-url is not supported yet'],
+    [['--oidc-issuer-url=https://issuer'], '--oidc-issuer-url and --oidc-client-id must be given together'],
+    [['--oidc-issuer-url', 'http://issuer', '--oidc-client-id=c'], 'invalid value "http://issuer" for --oidc-issuer-url: must be an https URL; --oidc-issuer-url and --oidc-client-id must be given together'],
     [['--service-account-signing-key-file=sa.key'], '--service-account-signing-key-file requires --service-account-issuer'],
     [['--service-account-issuer=https://issuer'], '--service-account-issuer requires --service-account-signing-key-file'],
-    [['--service-account-issuer=a:b c', '--service-account-signing-key-file=k'], 'invalid value "a:b c" for --service-account-issuer: must be a URL when it contains ":"'],
+    [['--service-account-issuer=https://[x', '--service-account-signing-key-file=k'], 'invalid value "https://[x" for --service-account-issuer: must be a URL when it contains ":"; --service-account-signing-key-file requires --service-account-issuer'],
     [['--service-account-max-token-expiration=10m'], 'invalid value "10m" for --service-account-max-token-expiration: must be between 1h and 2^32 seconds'],
     [['--controllers=*,nodes'], 'invalid value "nodes" for --controllers: unknown controller (*, serviceaccount-token, tokencleaner, bootstrapsigner, or -name to disable)'],
-    [['--feature-gates', 'A=true'], 'flag --feature-gates is not supported yet'],
-    [['--secure-port=x', '--foo', '--authorization-mode=RBAC', '--tls-cert-file=a'],
+    [['--feature-gates', 'A=true'], 'invalid value "A=true" for --feature-gates: unrecognized feature gate "A" (known: AuthorizeWithSelectors, AuthorizeNodeWithSelectors, StructuredAuthorizationConfiguration, StructuredAuthenticationConfiguration)'],
+    [['--feature-gates', 'AuthorizeWithSelectors=maybe'], 'invalid value "AuthorizeWithSelectors=maybe" for --feature-gates: invalid value of AuthorizeWithSelectors: maybe, err: must be true or false'],
+    [['--enable-admission-plugins=NodeRestriction,Magic'], 'invalid value "Magic" for --enable-admission-plugins: unknown or unsupported admission plugin (supported: NodeRestriction)'],
+    [['--authorization-config=/a.yaml', '--authorization-mode=RBAC'], '--authorization-config and --authorization-mode are mutually exclusive'],
+    [['--authorization-config=/a.yaml', '--authorization-webhook-version=v1', '--authorization-webhook-cache-authorized-ttl=1m'],
+      '--authorization-config and --authorization-webhook-version, --authorization-webhook-cache-authorized-ttl are mutually exclusive'],
+    [['--authorization-policy-file=p.jsonl'], '--authorization-policy-file requires ABAC in --authorization-mode'],
+    [['--authorization-mode=Node', '--authorization-webhook-config-file=w.yaml'], '--authorization-webhook-config-file requires Webhook in --authorization-mode'],
+    [['--authorization-webhook-version=v2'], 'invalid value "v2" for --authorization-webhook-version: must be v1 or v1beta1'],
+    [['--secure-port=x', '--foo', '--authorization-mode=ABAC', '--tls-cert-file=a'],
       'invalid value "x" for --secure-port: must be an integer between 1 and 65535; unknown flag: --foo; '
-      + 'invalid value "RBAC" for --authorization-mode: mode not implemented yet; --tls-cert-file and --tls-private-key-file must be given together'],
+      + '--tls-cert-file and --tls-private-key-file must be given together; --authorization-mode=ABAC requires --authorization-policy-file'],
   ];
   for (const [argv, message] of bad) {
     it(`rejects ${JSON.stringify(argv)}`, () => {
@@ -112,8 +144,7 @@ describe('parseServeFlags', () => {
   }
 
   it('every unsupported kube-apiserver flag of the design is recognised', () => {
-    for (const name of ['authentication-config', 'authorization-config',
-      'proxy-client-cert-file', 'enable-admission-plugins', 'runtime-config', 'audit-log-path']) {
+    for (const name of ['runtime-config', 'audit-log-path']) {
       assert.ok(UNSUPPORTED_FLAGS.has(name), name);
       assert.equal(err([`--${name}=x`]), `flag --${name} is not supported yet`);
     }
@@ -129,12 +160,25 @@ describe('usage', () => {
     const text = usage();
     for (const f of FLAGS) assert.match(text, new RegExp(`--${f.name}\\b`));
     assert.match(text, /--watch-history duration .*\(default 5m0s\)/);
-    assert.match(text, /--authorization-mode .*\(default AlwaysDeny\)/);
+    assert.match(text, /--authorization-mode .*\(default Node,RBAC\)/);
+    assert.match(text, /--feature-gates .*\(default AuthorizeWithSelectors=true,/);
     assert.match(text, /--oidc-issuer-url/);
   });
 
   it('help is recognised separately', () => {
     assert.equal(wantsHelp(['--help']), true);
     assert.equal(wantsHelp(['--secure-port=1']), false);
+  });
+});
+
+describe('controllerEnabled', () => {
+  const on = (argv: string[], name: 'serviceaccount-token' | 'tokencleaner' | 'bootstrapsigner'): boolean => controllerEnabled(ok(argv), name);
+  it('runs serviceaccount-token under * and the bootstrap controllers only with bootstrap tokens or by name', () => {
+    assert.equal(on([], 'serviceaccount-token'), true);
+    assert.equal(on([], 'tokencleaner'), false);
+    assert.equal(on(['--enable-bootstrap-token-auth'], 'tokencleaner'), true);
+    assert.equal(on(['--enable-bootstrap-token-auth', '--controllers=*,-bootstrapsigner'], 'bootstrapsigner'), false);
+    assert.equal(on(['--controllers=*,bootstrapsigner'], 'bootstrapsigner'), true);
+    assert.equal(on(['--controllers=tokencleaner'], 'serviceaccount-token'), false);
   });
 });

@@ -1,0 +1,40 @@
+// OIDC discovery through openid-client: `<issuer>/.well-known/openid-configuration`
+// or the configured discoveryURL used as is; the discovered `issuer` must
+// equal the configured issuer URL exactly, and `jwks_uri` must be https.
+import * as oidc from 'openid-client';
+import type { IssuerSpec } from '../../config/authnconfig-types.js';
+import type { Fetcher } from './fetch.js';
+
+export interface Discovered {
+  readonly issuer: string;
+  readonly jwksUri: string;
+}
+
+export async function discover(issuer: IssuerSpec, fetcher: Fetcher, timeoutMs: number): Promise<Discovered> {
+  const server = new URL(issuer.discoveryURL ?? issuer.url);
+  // With a discoveryURL, every discovery request goes to exactly that address.
+  const fetchIt: oidc.CustomFetch = (url, init) => fetcher(issuer.discoveryURL ?? url, { headers: init.headers, signal: init.signal ?? null });
+  let config: oidc.Configuration;
+  try {
+    config = await oidc.discovery(server, issuer.audiences[0] ?? 'gatehouse', undefined, undefined, {
+      [oidc.customFetch]: fetchIt,
+      timeout: Math.ceil(timeoutMs / 1000),
+    });
+  } catch (err) {
+    throw new Error(`discovery at ${JSON.stringify(server.href)} failed: ${describe(err)}`);
+  }
+  const meta = config.serverMetadata();
+  if (meta.issuer !== issuer.url) {
+    throw new Error(`discovered issuer ${JSON.stringify(meta.issuer)} does not match the configured issuer ${JSON.stringify(issuer.url)}`);
+  }
+  if (typeof meta.jwks_uri !== 'string' || !meta.jwks_uri.startsWith('https://')) {
+    throw new Error(`discovery document of ${JSON.stringify(issuer.url)} has no https jwks_uri`);
+  }
+  return { issuer: meta.issuer, jwksUri: meta.jwks_uri };
+}
+
+export function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  return `${err.message}${cause}`;
+}

@@ -1,0 +1,69 @@
+// Builds the OIDC token authenticator from the serve options, once per
+// start: from --oidc-* flags or from --authentication-config (then also the
+// reload controller). Returns undefined when neither is given.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { jwtFromFlags, parseAuthenticationConfig } from '../../config/authnconfig.js';
+import type { ServeOptions } from '../../config/flags.js';
+import { authnConfigMetrics } from '../../metrics/authnconfig.js';
+import { apiServerIdHash } from '../../metrics/registry.js';
+import { JwtAuthenticator, type JwtAuthenticatorOptions } from './authenticator.js';
+import { AuthnConfigController } from './reload.js';
+
+type OidcOptions = Pick<ServeOptions,
+  'oidcIssuerUrl' | 'oidcClientId' | 'oidcUsernameClaim' | 'oidcUsernamePrefix' | 'oidcGroupsClaim' | 'oidcGroupsPrefix'
+  | 'oidcRequiredClaims' | 'oidcCaFile' | 'oidcSigningAlgs' | 'authenticationConfig'>;
+
+export interface OidcStartOptions extends Omit<JwtAuthenticatorOptions, 'apiAudiences'> {
+  readonly apiAudiences?: readonly string[];
+  /** The service-account issuers, which no JWT authenticator may claim. */
+  readonly serviceAccountIssuers?: readonly string[];
+  /** Identity for the `apiserver_id_hash` metric label. */
+  readonly apiServerId?: string;
+  readonly pollIntervalMs?: number;
+}
+
+export interface RunningOidc {
+  readonly authenticator: JwtAuthenticator;
+  readonly controller?: AuthnConfigController;
+  close(): void;
+}
+
+export async function startOidc(o: OidcOptions, opts: OidcStartOptions): Promise<RunningOidc | undefined> {
+  const jwtOpts: JwtAuthenticatorOptions = { ...opts, apiAudiences: opts.apiAudiences ?? [] };
+  if (o.oidcIssuerUrl !== undefined && o.oidcClientId !== undefined) {
+    let caPem: string | undefined;
+    if (o.oidcCaFile !== undefined) {
+      try {
+        caPem = await readFile(o.oidcCaFile, 'utf8');
+      } catch (err) {
+        throw new Error(`invalid value "${o.oidcCaFile}" for --oidc-ca-file: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    const spec = jwtFromFlags({
+      issuerUrl: o.oidcIssuerUrl, clientId: o.oidcClientId, usernameClaim: o.oidcUsernameClaim, usernamePrefix: o.oidcUsernamePrefix,
+      groupsClaim: o.oidcGroupsClaim, groupsPrefix: o.oidcGroupsPrefix, requiredClaims: o.oidcRequiredClaims, caPem, signingAlgs: o.oidcSigningAlgs,
+    });
+    const authenticator = await JwtAuthenticator.create([spec], jwtOpts);
+    return { authenticator, close: () => authenticator.close() };
+  }
+  const path = o.authenticationConfig;
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new Error(`invalid value "${path}" for --authentication-config: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const parse = (t: string) => parseAuthenticationConfig(t, path, { disallowedIssuers: opts.serviceAccountIssuers ?? [] });
+  const first = parse(text);
+  if ('error' in first) throw new Error(first.error);
+  const authenticator = await JwtAuthenticator.create(first.config.jwt, jwtOpts);
+  const controller = new AuthnConfigController({
+    path, initialText: text, parse, apply: (c) => authenticator.replace(c.jwt),
+    metrics: authnConfigMetrics(apiServerIdHash(opts.apiServerId ?? `apiserver-${randomUUID()}`)),
+    log: opts.log, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.pollIntervalMs ? { pollIntervalMs: opts.pollIntervalMs } : {}),
+  });
+  controller.start();
+  return { authenticator, controller, close: () => { controller.stop(); authenticator.close(); } };
+}

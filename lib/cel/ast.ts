@@ -1,0 +1,151 @@
+// Static checks on a parsed expression, and questions about what it reads.
+// @bufbuild/cel's type checker is not public, so undeclared variables and
+// unknown functions are found here instead of at the first evaluation.
+import type { parse } from '@bufbuild/cel';
+
+export type Expr = ReturnType<typeof parse>['expr'];
+
+/** Identifiers that name types (`type(x) == string`). */
+const TYPE_NAMES: ReadonlySet<string> = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'list', 'map', 'null_type', 'type', 'dyn']);
+
+export interface Scope {
+  readonly variables: ReadonlySet<string>;
+  hasFunction(name: string): boolean;
+}
+
+export interface ShapeLimits { readonly maxNodes: number; readonly maxDepth: number }
+
+/** Returns the first problem found, or undefined. */
+export function staticProblem(root: Expr, scope: Scope, limits: ShapeLimits): string | undefined {
+  let nodes = 0;
+  const visit = (e: Expr | undefined, bound: readonly string[], depth: number): string | undefined => {
+    if (!e) return undefined;
+    if (++nodes > limits.maxNodes) return `expression too large: more than ${limits.maxNodes} nodes`;
+    if (depth > limits.maxDepth) return `expression nested too deeply: more than ${limits.maxDepth} levels`;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'identExpr': {
+        const n = k.value.name;
+        if (bound.includes(n) || scope.variables.has(n) || TYPE_NAMES.has(n)) return undefined;
+        return `undeclared reference to "${n}"`;
+      }
+      case 'selectExpr':
+        return visit(k.value.operand, bound, depth + 1);
+      case 'callExpr': {
+        const { target, args } = k.value;
+        const fn = k.value.function;
+        let namespaced = false;
+        if (target?.exprKind.case === 'identExpr') {
+          const q = `${target.exprKind.value.name}.${fn}`;
+          namespaced = !bound.includes(target.exprKind.value.name) && !scope.variables.has(target.exprKind.value.name) && scope.hasFunction(q);
+        }
+        if (!namespaced && !/^[_@!-]/.test(fn) && !scope.hasFunction(fn)) return `undeclared reference to function "${fn}"`;
+        if (target && !namespaced) {
+          const p = visit(target, bound, depth + 1);
+          if (p) return p;
+        }
+        for (const a of args) {
+          const p = visit(a, bound, depth + 1);
+          if (p) return p;
+        }
+        return undefined;
+      }
+      case 'listExpr':
+        for (const el of k.value.elements) {
+          const p = visit(el, bound, depth + 1);
+          if (p) return p;
+        }
+        return undefined;
+      case 'structExpr':
+        if (k.value.messageName !== '') return `object construction is not supported: ${k.value.messageName}`;
+        for (const entry of k.value.entries) {
+          const p = (entry.keyKind.case === 'mapKey' ? visit(entry.keyKind.value, bound, depth + 1) : undefined) ?? visit(entry.value, bound, depth + 1);
+          if (p) return p;
+        }
+        return undefined;
+      case 'comprehensionExpr': {
+        const c = k.value;
+        const inner = [...bound, c.iterVar, c.accuVar, ...(c.iterVar2 ? [c.iterVar2] : [])];
+        return visit(c.iterRange, bound, depth + 1) ?? visit(c.accuInit, bound, depth + 1)
+          ?? visit(c.loopCondition, inner, depth + 1) ?? visit(c.loopStep, inner, depth + 1) ?? visit(c.result, [...bound, c.accuVar], depth + 1);
+      }
+      default:
+        return undefined;
+    }
+  };
+  return visit(root, [], 0);
+}
+
+/** Whether the expression reads `variable.field` (or `variable["field"]`, or tests it with has()). */
+export function readsField(root: Expr, variable: string, field: string): boolean {
+  const isVar = (e: Expr | undefined): boolean => e?.exprKind.case === 'identExpr' && e.exprKind.value.name === variable;
+  const visit = (e: Expr | undefined): boolean => {
+    if (!e) return false;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'selectExpr':
+        return (isVar(k.value.operand) && k.value.field === field) || visit(k.value.operand);
+      case 'callExpr': {
+        const [a, b] = k.value.args;
+        if (k.value.function === '_[_]' && isVar(a) && b?.exprKind.case === 'constExpr'
+          && b.exprKind.value.constantKind.case === 'stringValue' && b.exprKind.value.constantKind.value === field) return true;
+        return visit(k.value.target) || k.value.args.some(visit);
+      }
+      case 'listExpr':
+        return k.value.elements.some(visit);
+      case 'structExpr':
+        return k.value.entries.some((en) => (en.keyKind.case === 'mapKey' && visit(en.keyKind.value)) || visit(en.value));
+      case 'comprehensionExpr': {
+        const c = k.value;
+        return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].some(visit);
+      }
+      default:
+        return false;
+    }
+  };
+  return visit(root);
+}
+
+/** Wraps every comprehension's loop condition in `tick(cond)` (see meter.ts). */
+export function meterLoops(root: Expr, template: Expr, nextId: { value: bigint }): void {
+  const visit = (e: Expr | undefined): void => {
+    if (!e) return;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'selectExpr': visit(k.value.operand); return;
+      case 'callExpr': visit(k.value.target); k.value.args.forEach(visit); return;
+      case 'listExpr': k.value.elements.forEach(visit); return;
+      case 'structExpr': k.value.entries.forEach((en) => { if (en.keyKind.case === 'mapKey') visit(en.keyKind.value); visit(en.value); }); return;
+      case 'comprehensionExpr': {
+        const c = k.value;
+        [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].forEach(visit);
+        if (c.loopCondition && template.exprKind.case === 'callExpr') {
+          const call = { ...template.exprKind.value, args: [c.loopCondition] };
+          c.loopCondition = { ...template, id: nextId.value++, exprKind: { case: 'callExpr', value: call } } as Expr;
+        }
+        return;
+      }
+      default:
+    }
+  };
+  visit(root);
+}
+
+export function maxId(root: Expr): bigint {
+  let max = 0n;
+  const visit = (e: Expr | undefined): void => {
+    if (!e) return;
+    if (e.id > max) max = e.id;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'selectExpr': visit(k.value.operand); return;
+      case 'callExpr': visit(k.value.target); k.value.args.forEach(visit); return;
+      case 'listExpr': k.value.elements.forEach(visit); return;
+      case 'structExpr': k.value.entries.forEach((en) => { if (en.keyKind.case === 'mapKey') visit(en.keyKind.value); visit(en.value); }); return;
+      case 'comprehensionExpr': [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].forEach(visit); return;
+      default:
+    }
+  };
+  visit(root);
+  return max;
+}

@@ -1,0 +1,121 @@
+// One CEL environment per set of declared variables (`claims`, `user`,
+// later `request`, `self`/`oldSelf`), shared by every feature that evaluates
+// expressions. Compile once (cached per environment), evaluate many, each
+// evaluation bounded by a cost meter.
+import { celEnv, isCelError, parse, plan, type CelEnv, type CelInput, type CelType, type CelValue } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { meterLoops, maxId, readsField, staticProblem, type Expr, type ShapeLimits } from './ast.js';
+import { CelCompileError, CelEvalError } from './errors.js';
+import { listFunctions } from './lists.js';
+import { costFunctions, CostMeter, COST_TICK, DEFAULT_LIMITS, metered, type CostLimits } from './meter.js';
+import { urlFunctions } from './urls.js';
+
+export interface EnvironmentOptions {
+  /** Longest accepted expression, in UTF-16 code units. */
+  readonly maxExpressionLength?: number;
+  readonly shape?: Partial<ShapeLimits>;
+  readonly limits?: Partial<CostLimits>;
+  /** Compiled expressions kept; the oldest is dropped beyond this. */
+  readonly cacheSize?: number;
+  readonly clock?: () => number;
+}
+
+const DEFAULT_MAX_LENGTH = 16 * 1024;
+const DEFAULT_SHAPE: ShapeLimits = { maxNodes: 4000, maxDepth: 100 };
+
+/** A compiled expression: immutable, reusable, safe to share. */
+export class CompiledExpression {
+  constructor(
+    readonly expression: string,
+    private readonly ast: Expr,
+    private readonly program: (ctx: Record<string, CelInput>) => CelValue | Error,
+    private readonly env: CelEnvironment,
+  ) {}
+
+  /** Whether the expression reads `variable.field` (e.g. `claims.email`). */
+  reads(variable: string, field: string): boolean {
+    return readsField(this.ast, variable, field);
+  }
+
+  /** Evaluates with the given variables; throws CelEvalError on an error result or when the bound is hit. */
+  evaluate(bindings: Record<string, CelInput>, limits?: Partial<CostLimits>): CelValue {
+    for (const v of this.env.variables) {
+      if (!(v in bindings)) throw new CelEvalError('eval', this.expression, `variable "${v}" has no value`);
+    }
+    const meter = new CostMeter({ ...this.env.limits, ...limits }, this.env.clock);
+    let result: CelValue | Error;
+    try {
+      result = metered(meter, () => this.program(bindings));
+    } catch (err) {
+      result = err instanceof Error ? err : new Error(String(err));
+    }
+    if (meter.exceeded) throw new CelEvalError('cost', this.expression, meter.exceeded);
+    if (isCelError(result) || result instanceof Error) throw new CelEvalError('eval', this.expression, result.message);
+    return result;
+  }
+}
+
+export class CelEnvironment {
+  readonly variables: readonly string[];
+  readonly limits: CostLimits;
+  readonly clock: () => number;
+  private readonly env: CelEnv;
+  private readonly cache = new Map<string, CompiledExpression>();
+  private readonly maxLength: number;
+  private readonly shape: ShapeLimits;
+  private readonly cacheSize: number;
+  private readonly tickTemplate: Expr;
+
+  constructor(readonly name: string, declarations: Readonly<Record<string, CelType>>, opts: EnvironmentOptions = {}) {
+    this.variables = Object.freeze(Object.keys(declarations));
+    this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...opts.limits });
+    this.clock = opts.clock ?? Date.now;
+    this.maxLength = opts.maxExpressionLength ?? DEFAULT_MAX_LENGTH;
+    this.shape = { ...DEFAULT_SHAPE, ...opts.shape };
+    this.cacheSize = opts.cacheSize ?? 4096;
+    this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...costFunctions] });
+    // A call node to copy for the loop meter; the name is swapped in since `@…` cannot be parsed.
+    const t = parse('x(true)').expr;
+    if (t.exprKind.case === 'callExpr') t.exprKind.value.function = COST_TICK;
+    this.tickTemplate = t;
+  }
+
+  /** Compiles (or returns the cached compilation of) an expression; throws CelCompileError. */
+  compile(expression: string): CompiledExpression {
+    const hit = this.cache.get(expression);
+    if (hit) return hit;
+    const compiled = this.build(expression);
+    if (this.cache.size >= this.cacheSize) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(expression, compiled);
+    return compiled;
+  }
+
+  private build(expression: string): CompiledExpression {
+    if (expression.trim() === '') throw new CelCompileError('syntax', expression, 'expression is empty');
+    if (expression.length > this.maxLength) {
+      throw new CelCompileError('too-large', expression, `expression is longer than ${this.maxLength} characters`);
+    }
+    let ast: Expr;
+    try {
+      ast = parse(expression).expr;
+    } catch (err) {
+      if (err instanceof RangeError) throw new CelCompileError('too-large', expression, 'expression nested too deeply');
+      throw new CelCompileError('syntax', expression, err instanceof Error ? err.message.replace(/^<input>:/, '') : String(err));
+    }
+    const vars = new Set(this.variables);
+    const problem = staticProblem(ast, { variables: vars, hasFunction: (n) => this.env.funcs.find(n) !== undefined }, this.shape);
+    if (problem) throw new CelCompileError(problem.startsWith('undeclared') ? 'undeclared' : 'too-large', expression, problem);
+    const inspect = parse(expression).expr; // unmetered copy for questions about the source
+    meterLoops(ast, this.tickTemplate, { value: maxId(ast) + 1n });
+    let program: (ctx: Record<string, CelInput>) => CelValue | Error;
+    try {
+      program = plan(this.env, ast) as unknown as typeof program;
+    } catch (err) {
+      throw new CelCompileError('syntax', expression, err instanceof Error ? err.message : String(err));
+    }
+    return new CompiledExpression(expression, inspect, program, this);
+  }
+}

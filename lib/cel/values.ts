@@ -1,0 +1,39 @@
+// Between JSON-shaped data and CEL values. JSON numbers become CEL doubles,
+// as they do in Kubernetes (claims are decoded into map[string]any first).
+import { isCelList, isCelMap, type CelInput, type CelValue } from '@bufbuild/cel';
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** A JSON value as a CEL input (objects become maps). */
+export function fromJson(v: unknown): CelInput {
+  if (v === null || typeof v === 'boolean' || typeof v === 'string' || typeof v === 'number') return v;
+  if (Array.isArray(v)) return v.map(fromJson);
+  if (typeof v === 'object') {
+    const m = new Map<string, CelInput>();
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (x !== undefined) m.set(k, fromJson(x));
+    return m;
+  }
+  return null;
+}
+
+/** What a result is, for messages ("bool", "string", "list", …). */
+export function kindOf(v: CelValue): string {
+  if (v === null) return 'null';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return 'double';
+  if (typeof v === 'string' || typeof v === 'boolean') return typeof v === 'string' ? 'string' : 'bool';
+  if (isCelList(v)) return 'list';
+  if (isCelMap(v)) return 'map';
+  return 'object';
+}
+
+/** A CEL result as a string list, or undefined when it is not one. */
+export function stringList(v: CelValue): string[] | undefined {
+  if (!isCelList(v)) return undefined;
+  const out: string[] = [];
+  for (const x of v) {
+    if (typeof x !== 'string') return undefined;
+    out.push(x);
+  }
+  return out;
+}
