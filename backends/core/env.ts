@@ -1,6 +1,7 @@
 // What every handler of the core backend works with, built once at start.
 import type { Registry } from '../../lib/registry/index.js';
 import type { Store } from './store/types.js';
+import type { TokenIssuing } from './handlers/tokenrequest.js';
 
 export interface CoreEnv {
   readonly store: Store;
@@ -12,6 +13,10 @@ export interface CoreEnv {
   /** Interval of BOOKMARK events on watches that asked for them. */
   readonly bookmarkIntervalMs: number;
   readonly bodyLimit: number;
+  /** Service-account token issuing (the serviceaccounts/token subresource); absent = not served. */
+  readonly tokens?: TokenIssuing;
+  /** The AllowUnsafeMalformedObjectDeletion gate: DELETE may remove corrupt objects with ignoreStoreReadErrorWithClusterBreakingPotential. */
+  readonly allowUnsafeMalformedObjectDeletion?: boolean;
   /** Open watches, closed at shutdown. */
   readonly watches: Set<() => void>;
 }

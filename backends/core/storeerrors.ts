@@ -15,7 +15,7 @@ export function fromStoreError(err: unknown, gr: GroupResource, name: string, re
     case 'gone': return expired(requestedRev !== undefined ? `too old resource version: ${requestedRev} (${err.currentRev ?? 0})` : err.message);
     case 'too-large': return tooLargeResourceVersion(requestedRev ?? 0, err.currentRev ?? 0);
     case 'unreachable': return serviceUnavailable(`storage is unavailable: ${err.message}`);
-    case 'corrupt': return internalError(`stored data is unreadable: ${err.message}`);
+    case 'corrupt': return internalError(err.message); // names the key (kube's corrupt-object StorageError wording)
   }
 }
 

@@ -29,14 +29,27 @@ export class MemoryStore implements Store {
   async delete(key: string, expectedRev?: number): Promise<KObject> {
     this.live();
     assertKey(key);
+    this.refuseCorrupt('delete', key);
     checkWrite('delete', key, this.state.get(key), expectedRev);
     return this.state.commit(key, this.state.rev + 1, undefined).object;
+  }
+
+  async deleteCorrupt(key: string): Promise<void> {
+    this.live();
+    assertKey(key);
+    if (!this.state.isCorrupt(key)) checkWrite('delete', key, this.state.get(key));
+    this.state.commit(key, this.state.rev + 1, undefined);
+  }
+
+  /** Test hook: key now holds a value that cannot be decoded (as a bad Redis value or a failed decryption would). */
+  injectCorrupt(key: string, why = 'invalid character looking for beginning of value'): void {
+    this.state.markCorrupt(key, why);
   }
 
   async get(key: string, minRev?: number): Promise<KObject | undefined> {
     this.live();
     if (minRev !== undefined && minRev > this.state.rev) await this.state.waitForRev(minRev, this.state.tooLargeWaitMs);
-    return this.state.get(key);
+    return this.state.read(key);
   }
 
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
@@ -72,11 +85,19 @@ export class MemoryStore implements Store {
   private put(kind: 'create' | 'update', key: string, obj: KObject, expectedRev?: number): KObject {
     this.live();
     assertKey(key);
+    this.refuseCorrupt(kind, key);
     checkWrite(kind, key, this.state.get(key), expectedRev);
     const rev = this.state.rev + 1;
     const stored = deepFreeze(stampedCopy(obj, rev));
     this.state.commit(key, rev, stored);
     return stored;
+  }
+
+  /** A corrupt key exists (create → `exists`) and cannot be compared (update, delete → `corrupt`). */
+  private refuseCorrupt(kind: 'create' | 'update' | 'delete', key: string): void {
+    if (!this.state.isCorrupt(key)) return;
+    if (kind === 'create') throw new StoreError('exists', `key "${key}" already exists`);
+    this.state.read(key);
   }
 
   private live(): void {

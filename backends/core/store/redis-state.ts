@@ -16,8 +16,14 @@ export async function loadState(client: Redis, keys: RedisKeys, opts: Omit<State
     for (const [type, rows] of snap.types) {
       for (const [key, value] of rows) {
         const where = `${keys.objectsStem}${type} "${key}"`;
-        const { rev, json } = splitStored(value, where);
-        state.load(key, decodeObject(json, rev, where));
+        try {
+          const { rev, json } = splitStored(value, where);
+          state.load(key, decodeObject(json, rev, where));
+        } catch (err) {
+          // One undecodable value is that object's problem: reads of it answer `corrupt`, the rest is served.
+          if (!(err instanceof StoreError && err.code === 'corrupt')) throw err;
+          state.markCorrupt(key, err.message);
+        }
       }
     }
   } catch (err) {

@@ -141,19 +141,28 @@ export class RedisStore implements Store, DomainOwner {
     return this.write('d', key, undefined, expectedRev);
   }
 
+  async deleteCorrupt(key: string): Promise<void> {
+    try {
+      await this.write('d', key, undefined);
+    } catch (err) {
+      // The script removed the key; only decoding the removed value failed, as expected here.
+      if (!(err instanceof StoreError && err.code === 'corrupt')) throw err;
+    }
+  }
+
   async get(key: string, minRev?: number): Promise<KObject | undefined> {
     const d = await this.domainFor(assertKey(key));
-    if (minRev === undefined) return (await d.sync()).state.get(key);
+    if (minRev === undefined) return (await d.sync()).state.read(key);
     const state = d.live();
-    if (minRev <= state.rev) return state.get(key);
+    if (minRev <= state.rev) return state.read(key);
     if (!this.cluster) {
       await state.waitForRev(minRev, state.tooLargeWaitMs);
-      return state.get(key);
+      return state.read(key);
     }
     // Revisions of one type are not dense in a cluster: wait until the process has
     // seen minRev anywhere, then read the type's newest state.
     await this.waitForRev(minRev, state.tooLargeWaitMs);
-    return (await d.sync()).state.get(key);
+    return (await d.sync()).state.read(key);
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {

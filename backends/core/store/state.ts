@@ -40,6 +40,8 @@ export class StoreState {
   private readonly snapshots = new Map<string, TypeView>();
   private waiters: RevWaiter[] = [];
   private readonly timer: NodeJS.Timeout;
+  /** Keys whose stored value cannot be decoded: key → why (see markCorrupt). */
+  private readonly corrupt = new Map<string, string>();
 
   constructor(opts: StateOptions) {
     if (!(opts.historyWindowMs > 0)) throw new Error(`invalid historyWindowMs ${opts.historyWindowMs}: must be > 0`);
@@ -66,6 +68,29 @@ export class StoreState {
     return type === undefined ? undefined : this.types.get(type)?.objects.get(key);
   }
 
+  /** get() for a client read: `corrupt` when the key holds a value that cannot be decoded. */
+  read(key: string): KObject | undefined {
+    const why = this.corrupt.get(key);
+    if (why !== undefined) throw corruptError([[key, why]]);
+    return this.get(key);
+  }
+
+  /** Whether key holds an undecodable value. */
+  isCorrupt(key: string): boolean {
+    return this.corrupt.has(key);
+  }
+
+  /**
+   * Records that key holds a value that cannot be decoded (a snapshot row, a
+   * test hook), without an event: reads of it and lists over it fail with
+   * `corrupt` until a write replaces it or deleteCorrupt removes it.
+   */
+  markCorrupt(key: string, why: string): void {
+    const view = this.viewFor(assertKey(key));
+    if (view.objects.delete(key)) removeSorted(view.keys, key);
+    this.corrupt.set(key, why);
+  }
+
   /** Places a loaded object without an event (snapshot load at startRev). */
   load(key: string, obj: KObject): void {
     const view = this.viewFor(assertKey(key));
@@ -82,8 +107,12 @@ export class StoreState {
     if (rev <= this.revision) throw new Error(`revision ${rev} committed after ${this.revision}`);
     const view = this.viewFor(type);
     const prev = view.objects.get(key);
+    const wasCorrupt = this.corrupt.delete(key);
     let event: StoreEvent;
-    if (obj) {
+    if (!obj && !prev && wasCorrupt) {
+      // Removing an undecodable value: watchers get a DELETED with what the key names.
+      event = { type: 'DELETED', key, rev, object: stubOf(key, rev) };
+    } else if (obj) {
       if (!prev) insertSorted(view.keys, key);
       view.objects.set(key, obj);
       event = prev ? { type: 'MODIFIED', key, rev, object: obj, prev } : { type: 'ADDED', key, rev, object: obj };
@@ -104,6 +133,8 @@ export class StoreState {
     const type = typePrefixOf(prefix);
     if (type === undefined) throw new Error(`invalid list prefix "${prefix}": want group/resource/ at least`);
     const rev = opts.rev ?? this.revision;
+    const bad = [...this.corrupt].filter(([k]) => k.startsWith(prefix));
+    if (bad.length > 0) throw corruptError(bad);
     const view = rev === this.revision ? this.types.get(type) : this.viewAt(type, rev);
     return { rev, ...listView(view, prefix, opts) };
   }
@@ -197,4 +228,22 @@ export class StoreState {
     }
     this.waiters = still;
   }
+}
+
+/**
+ * The `corrupt` error of undecodable keys, in kube-apiserver's words
+ * (storage.NewCorruptObjError, aggregated for lists): the message names each key.
+ */
+export function corruptError(keys: ReadonlyArray<readonly [string, string]>): StoreError {
+  const one = ([k, why]: readonly [string, string]) => `StorageError: corrupt object, Code: 7, Key: ${k}, ResourceVersion: 0, AdditionalErrorMsg: object not decodable: ${why}`;
+  const message = keys.length === 1 ? one(keys[0]!) : `unable to transform or decode ${keys.length} objects: {\n${keys.map((k) => `\t${one(k)}\n`).join('')}}`;
+  return new StoreError('corrupt', message);
+}
+
+/** What a DELETED event of an undecodable key carries: its name and namespace, from the key. */
+function stubOf(key: string, rev: number): KObject {
+  const parts = key.split('/');
+  const name = parts[parts.length - 1] ?? '';
+  const metadata = parts.length >= 4 ? { name, namespace: parts[2] ?? '', resourceVersion: String(rev) } : { name, resourceVersion: String(rev) };
+  return Object.freeze({ metadata: Object.freeze(metadata) }) as KObject;
 }

@@ -75,6 +75,13 @@ export interface Store {
   update(key: string, obj: KObject, expectedRev?: number): Promise<KObject>;
   /** Removes; returns the last state stamped with the deletion's revision. */
   delete(key: string, expectedRev?: number): Promise<KObject>;
+  /**
+   * Removes whatever key holds without decoding it, with no revision check —
+   * the unsafe deletion of a corrupt object (get/list of it fail with `corrupt`).
+   * Watchers get DELETED with an object carrying only the key's name, namespace
+   * and the deletion's resourceVersion. `not-found` when the key holds nothing.
+   */
+  deleteCorrupt(key: string): Promise<void>;
   /** Reads the current object, or undefined. With minRev, waits briefly for that revision, then `too-large`. */
   get(key: string, minRev?: number): Promise<KObject | undefined>;
   /** Lists a prefix. `gone` when opts.rev is older than the retained history, `too-large` when newer than the store. */
