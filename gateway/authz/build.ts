@@ -17,7 +17,7 @@ import { parseAuthorizationConfig, type AuthorizationConfig, type AuthorizerSpec
 import { instrumented, SwappableAuthorizer } from './instrumented.js';
 import { MatchConditions } from './matchconditions.js';
 import { startNodeAuthorization, type NodeAuthorization } from './node/index.js';
-import { AuthzConfigController } from './reload.js';
+import { FileReloader } from '../config/filereload.js';
 import type { Authorizer } from './types.js';
 import { WebhookAuthorizer, webhookClient } from './webhook.js';
 
@@ -163,8 +163,8 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
   let current = await build(text).catch((err: unknown) => { closeShared(); throw err; });
   const holder = new SwappableAuthorizer(current.authorizer);
   const retiring = new Set<NodeJS.Timeout>();
-  const controller = new AuthzConfigController<Chain>({
-    path, initialText: text, build,
+  const controller = new FileReloader<Chain>({
+    path, initialText: text, what: 'authorization config', build,
     apply: (next) => {
       holder.swap(next.authorizer);
       const old = current;

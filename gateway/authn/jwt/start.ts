@@ -8,7 +8,8 @@ import type { ServeOptions } from '../../config/flags.js';
 import { authnConfigMetrics } from '../../metrics/authnconfig.js';
 import { apiServerIdHash } from '../../metrics/registry.js';
 import { JwtAuthenticator, type JwtAuthenticatorOptions } from './authenticator.js';
-import { AuthnConfigController } from './reload.js';
+import { FileReloader } from '../../config/filereload.js';
+import type { AuthenticationConfig } from '../../config/authnconfig-types.js';
 
 type OidcOptions = Pick<ServeOptions,
   'oidcIssuerUrl' | 'oidcClientId' | 'oidcUsernameClaim' | 'oidcUsernamePrefix' | 'oidcGroupsClaim' | 'oidcGroupsPrefix'
@@ -25,7 +26,7 @@ export interface OidcStartOptions extends Omit<JwtAuthenticatorOptions, 'apiAudi
 
 export interface RunningOidc {
   readonly authenticator: JwtAuthenticator;
-  readonly controller?: AuthnConfigController;
+  readonly controller?: FileReloader<AuthenticationConfig>;
   close(): void;
 }
 
@@ -59,8 +60,10 @@ export async function startOidc(o: OidcOptions, opts: OidcStartOptions): Promise
   const first = parse(text);
   if ('error' in first) throw new Error(first.error);
   const authenticator = await JwtAuthenticator.create(first.config.jwt, jwtOpts);
-  const controller = new AuthnConfigController({
-    path, initialText: text, parse, apply: (c) => authenticator.replace(c.jwt),
+  const controller = new FileReloader<AuthenticationConfig>({
+    path, initialText: text, what: 'authentication config',
+    build: (t) => { const p = parse(t); if ('error' in p) throw new Error(p.error); return p.config; },
+    apply: (c) => authenticator.replace(c.jwt),
     metrics: authnConfigMetrics(apiServerIdHash(opts.apiServerId ?? `apiserver-${randomUUID()}`)),
     log: opts.log, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.pollIntervalMs ? { pollIntervalMs: opts.pollIntervalMs } : {}),
   });
