@@ -12,6 +12,23 @@ import { objectKey } from './keys.js';
 import { prepareCreate } from './objects.js';
 import { openStore } from './store/index.js';
 import { StoreError, type Store } from './store/types.js';
+import type { TokenIssuing } from './handlers/tokenrequest.js';
+import { ServiceAccountTokenController } from './controllers/satokens.js';
+import { TokenCleaner } from './controllers/tokencleaner.js';
+import { BootstrapSigner, type ClusterInfoSource } from './controllers/bootstrapsigner.js';
+import type { WatchingController } from './controllers/loop.js';
+import { bootstrapRbac } from './controllers/rbacbootstrap.js';
+import { ClusterRoleAggregationController } from './controllers/aggregation.js';
+import { GarbageCollector } from './controllers/garbagecollector.js';
+import { autoregister, type LocalGroupVersion } from './controllers/autoregister.js';
+import { prepareUpdate } from './objects.js';
+import { guaranteedUpdate } from './store/types.js';
+import type { KObject } from '../../lib/api/meta.js';
+
+export type { TokenIssuing } from './handlers/tokenrequest.js';
+export type { ClusterInfoSource } from './controllers/bootstrapsigner.js';
+export type { LocalGroupVersion } from './controllers/autoregister.js';
+export { AUTOMANAGED_LABEL } from './controllers/autoregister.js';
 
 export interface CoreBackendOptions {
   storageBackend: 'file' | 'memory' | 'redis';
@@ -19,13 +36,35 @@ export interface CoreBackendOptions {
   /** For `redis`: the server URL and the key prefix. */
   redisUrl?: string;
   storagePrefix?: string;
+  /** The file store's directory; default `<dataDir>/store`. */
+  storeDir?: string;
+  /**
+   * false = a generic backend over `registry` alone (a sample backend): no default
+   * namespaces, RBAC bootstrap or built-in controllers. Default true.
+   */
+  builtins?: boolean;
+  /** Group versions served locally by the front door: kept as local APIServices at start (hook `start-kube-apiserver-autoregistration`). */
+  autoregister?: readonly LocalGroupVersion[];
   historyWindowMs: number;
   registry: Registry;
+  /** The AllowUnsafeMalformedObjectDeletion feature gate (default false). */
+  allowUnsafeMalformedObjectDeletion?: boolean;
   bodyLimit: number;
   log: (msg: string) => void;
   clock?: () => number;
   tooLargeWaitMs?: number;
   bookmarkIntervalMs?: number;
+  /** Service-account token signing: serves serviceaccounts/token; absent = not served. */
+  tokens?: TokenIssuing;
+  /** Controllers to run as post-start hooks (kube-controller-manager names). */
+  controllers?: {
+    /** `serviceaccount-token`: fills legacy token secrets (needs `tokens`); the CA bundle goes into `ca.crt`. */
+    serviceAccountToken?: { caPem: string };
+    /** `tokencleaner`: deletes expired bootstrap token secrets. */
+    tokenCleaner?: boolean;
+    /** `bootstrapsigner`: keeps kube-public/cluster-info and its JWS signatures. */
+    bootstrapSigner?: ClusterInfoSource;
+  };
 }
 
 export interface RunningCoreBackend {
@@ -34,6 +73,13 @@ export interface RunningCoreBackend {
   readonly objects: ObjectSource;
   /** Health of the backing store. */
   checkStore(): Promise<void>;
+  /**
+   * The controller-facing status write (the aggregation availability controller):
+   * `mutate` gets the current status and returns the new one, or null for no change.
+   * Retries on conflicts; undefined when the object does not exist.
+   */
+  updateStatus(group: string, resource: string, namespace: string, name: string,
+    mutate: (status: Record<string, unknown> | undefined) => Record<string, unknown> | null): Promise<KObject | undefined>;
   /** Post-start tasks, by name. */
   readonly hooks: ReadonlyArray<{ name: string; run: () => Promise<void> }>;
   close(): Promise<void>;
@@ -43,7 +89,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   const clock = opts.clock ?? Date.now;
   const store: Store = await openStore({
     backend: opts.storageBackend,
-    dir: join(opts.dataDir, 'store'),
+    dir: opts.storeDir ?? join(opts.dataDir, 'store'),
     historyWindowMs: opts.historyWindowMs,
     clock,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log } : {}),
@@ -54,19 +100,50 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     bodyLimit: opts.bodyLimit,
     watches: new Set(),
+    ...(opts.tokens ? { tokens: opts.tokens } : {}),
+    ...(opts.allowUnsafeMalformedObjectDeletion ? { allowUnsafeMalformedObjectDeletion: true } : {}),
   };
   const backend = new CoreBackend(env);
   const namespaces = new NamespaceController(env);
+  const controllers: WatchingController[] = [];
+  const c = opts.controllers ?? {};
+  if (c.serviceAccountToken && opts.tokens) controllers.push(new ServiceAccountTokenController(env, opts.tokens.signer, c.serviceAccountToken.caPem));
+  if (c.tokenCleaner) controllers.push(new TokenCleaner(env));
+  if (c.bootstrapSigner) controllers.push(new BootstrapSigner(env, c.bootstrapSigner));
+  // kube-controller-manager's `garbagecollector`: ownerReferences across every stored type.
+  if (opts.builtins !== false) controllers.push(new GarbageCollector(env));
+  // The default RBAC policy, then aggregation over it (its hook waits for the defaults, so readiness sees filled roles).
+  let rbacDefaults: Promise<void> | undefined;
+  const reconcileRbac = () => (rbacDefaults ??= bootstrapRbac(env));
+  const builtins = opts.builtins !== false;
+  // A generic backend (no built-in types) has no RBAC roles to aggregate.
+  const aggregation = builtins ? new ClusterRoleAggregationController(env) : undefined;
+  const local = opts.autoregister;
   return {
     backend,
     objects: storeObjectSource(env),
     checkStore: () => store.check(),
-    hooks: [
+    updateStatus: (group, resource, namespace, name, mutate) => {
+      const version = env.registry.group(group)?.preferredVersion ?? 'v1';
+      const t = env.registry.lookup(group, version, resource);
+      if (!t) return Promise.reject(new Error(`no served type ${resource}${group ? `.${group}` : ''}`));
+      return guaranteedUpdate(store, objectKey(t, namespace, name), (cur) => {
+        const status = mutate(cur['status'] as Record<string, unknown> | undefined);
+        return status === null ? null : prepareUpdate(t, { ...structuredClone(cur), status }, cur, 'status') ?? null;
+      });
+    },
+    hooks: builtins ? [
       { name: 'bootstrap-namespaces', run: () => ensureDefaultNamespaces(env) },
       { name: 'start-namespace-controller', run: () => namespaces.start() },
-    ],
+      { name: 'rbac/bootstrap-roles', run: reconcileRbac },
+      { name: 'start-clusterrole-aggregation-controller', run: async () => { await reconcileRbac().catch(() => undefined); await aggregation?.start(); } },
+      ...controllers.map((ctl) => ({ name: `start-${ctl.name}-controller`, run: () => ctl.start() })),
+      ...(local ? [{ name: 'start-kube-apiserver-autoregistration', run: () => autoregister(env, local) }] : []),
+    ] : [],
     async close() {
       namespaces.stop();
+      aggregation?.stop();
+      for (const ctl of controllers) ctl.stop();
       backend.closeWatches();
       await store.close();
     },

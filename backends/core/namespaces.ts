@@ -23,6 +23,8 @@ export function namespaceType(registry: Registry): ResourceType {
 
 /** Refuses creation into a missing or terminating namespace (the NamespaceLifecycle rule). */
 export async function requireActiveNamespace(env: CoreEnv, t: ResourceType, namespace: string, name: string): Promise<void> {
+  // A backend without namespaces of its own (a sample backend behind the gateway) has no lifecycle to enforce.
+  if (!env.registry.lookup('', 'v1', 'namespaces')) return;
   const nsType = namespaceType(env.registry);
   const ns = await storeCall({ group: '', resource: 'namespaces' }, namespace, () => env.store.get(objectKey(nsType, '', namespace)));
   if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);

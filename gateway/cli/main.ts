@@ -3,6 +3,7 @@
 import { runCertsCommand } from '../../certs/cli.js';
 import { parseServeFlags, usage, wantsHelp } from '../config/flags.js';
 import { startServer } from '../server/app.js';
+import { startBackendProcess, type BackendKind } from '../aggregation/backendmain.js';
 
 const log = (msg: string): void => { process.stderr.write(`${new Date().toISOString()} ${msg}\n`); };
 
@@ -11,6 +12,8 @@ const HELP = `Usage: gatehouse <command> [flags]
 Commands:
   serve          serve the Kubernetes-compatible API (default of npm start)
   certs          generate the dev PKI and client kubeconfigs (gatehouse certs help)
+  core-backend   the core backend as its own HTTPS process behind a gateway (request-header authentication)
+  sample-backend the sample aggregated backend (samples.gatehouse.dev/v1 Widgets) as its own HTTPS process
   help           this text
 
 Run "gatehouse serve --help" for the flags of serve.`;
@@ -52,11 +55,39 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
+async function backend(kind: BackendKind, argv: string[]): Promise<number> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`Usage: gatehouse ${kind} [flags]\n\nThe flags of "gatehouse serve"; see gateway/aggregation/backendmain.ts for the ones read.\n`);
+    return 0;
+  }
+  const parsed = parseServeFlags(argv);
+  if ('error' in parsed) {
+    process.stderr.write(`gatehouse: ${parsed.error}\n`);
+    return 1;
+  }
+  let running;
+  try {
+    running = await startBackendProcess(kind, parsed.options, log);
+  } catch (err) {
+    process.stderr.write(`gatehouse: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  process.stdout.write(`Gatehouse ${kind} is serving on ${running.url}\n`);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: string) => { void running.shutdown(signal).then(resolve); };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   switch (command) {
     case 'serve': return serve(rest);
     case 'certs': return runCertsCommand(rest);
+    case 'core-backend':
+    case 'sample-backend': return backend(command, rest);
     case 'help':
     case '--help':
     case '-h':

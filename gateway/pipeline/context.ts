@@ -21,6 +21,8 @@ export interface RequestContext {
   /** The effective user: the authenticated one, or the impersonated one. */
   user: UserInfo;
   audit?: AuditEvent;
+  /** The request body, when a step before dispatch had to read it (admission); the backend then reads no more. */
+  body?: Buffer;
 }
 
 const EMPTY_QUERY = new URLSearchParams();
@@ -42,5 +44,6 @@ export function newContext(req: IncomingMessage, res: ServerResponse, now: numbe
 }
 
 export function isLongRunning(ctx: RequestContext): boolean {
-  return ctx.info.verb === 'watch';
+  // Watches, and upgrades (exec, attach, port-forward, websockets) once forwarded.
+  return ctx.info.verb === 'watch' || ctx.req.headers.upgrade !== undefined;
 }

@@ -1,0 +1,34 @@
+// `gatehouse sample-backend` and `gatehouse core-backend`: a backend as its
+// own process behind the gateway. Flags are `gatehouse serve`'s (the same
+// table), of which these are read: --bind-address, --secure-port,
+// --data-dir, --storage-backend, --redis-url, --storage-prefix,
+// --watch-history, --max-request-body-bytes, --tls-cert-file,
+// --tls-private-key-file, --client-ca-file, --requestheader-*,
+// --anonymous-auth, --authorization-webhook-* (delegated authorization),
+// --shutdown-delay-duration.
+import { builtinRegistry } from '../../lib/registry/index.js';
+import { startCoreBackend } from '../../backends/core/index.js';
+import { sampleRegistry, startSampleBackend } from '../../backends/sample/index.js';
+import type { ServeOptions } from '../config/flags.js';
+import { startBackendServer, type RunningBackendServer } from './backendserver.js';
+import { localGroupVersions } from './index.js';
+
+export type BackendKind = 'sample-backend' | 'core-backend';
+
+export async function startBackendProcess(kind: BackendKind, opts: ServeOptions, log: (msg: string) => void): Promise<RunningBackendServer> {
+  if (kind === 'sample-backend') {
+    const backend = await startSampleBackend({
+      storageBackend: opts.storageBackend, dataDir: opts.dataDir, historyWindowMs: opts.watchHistoryMs, bodyLimit: opts.maxRequestBodyBytes, log,
+      ...(opts.storageBackend === 'redis' && opts.redisUrl ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
+    });
+    return startBackendServer({ opts, registry: sampleRegistry(), backend, name: kind, log });
+  }
+  const registry = builtinRegistry();
+  const backend = await startCoreBackend({
+    registry, storageBackend: opts.storageBackend, dataDir: opts.dataDir, historyWindowMs: opts.watchHistoryMs, bodyLimit: opts.maxRequestBodyBytes, log,
+    ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
+    autoregister: localGroupVersions(registry),
+    controllers: { tokenCleaner: false },
+  });
+  return startBackendServer({ opts, registry, backend, name: kind, log });
+}

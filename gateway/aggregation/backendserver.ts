@@ -1,0 +1,152 @@
+// A backend as its own HTTPS process (`gatehouse sample-backend`,
+// `gatehouse core-backend`), the way kube's sample-apiserver runs behind
+// kube-apiserver: it trusts the gateway through request-header
+// authentication (the front-proxy client certificate must chain to
+// --requestheader-client-ca-file, and its CN be in
+// --requestheader-allowed-names when set; X-Remote-* by default) and
+// delegates authorization to the gateway with SubjectAccessReview
+// (--authorization-mode=Webhook --authorization-webhook-config-file=<a
+// kubeconfig for the gateway>). Without a webhook, every authenticated user
+// may act (the gateway has authorized the request before proxying it), which
+// the start log says. Health and discovery paths are open to any
+// authenticated caller. The request pipeline is the gateway's own chain.
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { RunningCoreBackend } from '../../backends/core/index.js';
+import type { Registry } from '../../lib/registry/index.js';
+import { pathNotFound } from '../../lib/api/status.js';
+import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
+import type { ServeOptions } from '../config/flags.js';
+import { RequestHeaderAuthenticator, identityHeaderNames, type RequestHeaderConfig } from '../authn/requestheader.js';
+import { X509Authenticator } from '../authn/x509.js';
+import { UnionAuthenticator } from '../authn/union.js';
+import type { Authenticator } from '../authn/types.js';
+import { privilegedGroups } from '../authz/always.js';
+import { AuthorizerChain } from '../authz/chain.js';
+import type { Authorizer, Decision } from '../authz/types.js';
+import { NO_OPINION } from '../authz/types.js';
+import { WebhookAuthorizer, webhookClient } from '../authz/webhook.js';
+import { log as logCheck, ping, PostStartHook, ShutdownCheck, type HealthCheck } from '../health/checks.js';
+import { HealthEndpoint } from '../health/endpoint.js';
+import { buildHandlerChain } from '../pipeline/chain.js';
+import { DROP_AUDIT } from '../pipeline/audit.js';
+import { InflightLimiter } from '../pipeline/inflight.js';
+import type { RequestContext } from '../pipeline/context.js';
+import { serveLocal } from '../local/router.js';
+import { registryDiscovery } from '../local/discovery.js';
+import { installShutdown } from '../server/shutdown.js';
+
+export interface BackendServerOptions {
+  readonly opts: ServeOptions;
+  readonly registry: Registry;
+  readonly backend: RunningCoreBackend;
+  readonly name: string;
+  readonly log: (msg: string) => void;
+}
+
+export interface RunningBackendServer {
+  readonly server: Server;
+  readonly url: string;
+  shutdown(signal: string): Promise<void>;
+}
+
+const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
+const OPEN_PATHS = ['/healthz', '/livez', '/readyz', '/version', '/openapi', '/api', '/apis'];
+
+/** Non-resource discovery and health paths: any authenticated user (system:discovery / system:public-info-viewer). */
+const openPaths: Authorizer = {
+  name: 'open-paths',
+  authorize: (a) => (!a.isResourceRequest && a.user.groups.includes('system:authenticated') && OPEN_PATHS.some((p) => a.path === p || a.path.startsWith(`${p}/`)) ? ALLOW : NO_OPINION),
+};
+
+/** Without a webhook: the gateway authorized the request already; authenticated users pass. */
+const authenticatedUsers: Authorizer = {
+  name: 'gateway-authorized',
+  authorize: (a) => (a.user.groups.includes('system:authenticated') ? ALLOW : NO_OPINION),
+};
+
+export const DEFAULT_REQUESTHEADER: Omit<RequestHeaderConfig, 'allowedNames'> = Object.freeze({
+  usernameHeaders: ['X-Remote-User'], uidHeaders: ['X-Remote-Uid'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'],
+});
+
+export async function startBackendServer(b: BackendServerOptions): Promise<RunningBackendServer> {
+  const { opts, log } = b;
+  if (!opts.tlsCertFile || !opts.tlsPrivateKeyFile) throw new Error(`${b.name} needs --tls-cert-file and --tls-private-key-file (a serving certificate for <service>.<namespace>.svc)`);
+  if (!opts.requestheaderClientCaFile) throw new Error(`${b.name} needs --requestheader-client-ca-file (the CA of the gateway's front-proxy client certificate)`);
+  const [cert, key, proxyCa] = await Promise.all([readFile(opts.tlsCertFile, 'utf8'), readFile(opts.tlsPrivateKeyFile, 'utf8'), readFile(opts.requestheaderClientCaFile, 'utf8')]);
+  try { new X509Certificate(cert); } catch { throw new Error(`--tls-cert-file "${opts.tlsCertFile}": no PEM certificate found`); }
+  try { createPrivateKey(key); } catch { throw new Error(`--tls-private-key-file "${opts.tlsPrivateKeyFile}": no PEM private key found`); }
+  const clientCas = await Promise.all(opts.clientCaFiles.map((f) => readFile(f, 'utf8')));
+
+  const rh: RequestHeaderConfig = {
+    usernameHeaders: opts.requestheaderUsernameHeaders.length ? opts.requestheaderUsernameHeaders : DEFAULT_REQUESTHEADER.usernameHeaders,
+    uidHeaders: opts.requestheaderUidHeaders.length ? opts.requestheaderUidHeaders : DEFAULT_REQUESTHEADER.uidHeaders,
+    groupHeaders: opts.requestheaderGroupHeaders.length ? opts.requestheaderGroupHeaders : DEFAULT_REQUESTHEADER.groupHeaders,
+    extraHeaderPrefixes: opts.requestheaderExtraHeadersPrefix.length ? opts.requestheaderExtraHeadersPrefix : DEFAULT_REQUESTHEADER.extraHeaderPrefixes,
+    allowedNames: opts.requestheaderAllowedNames,
+  };
+  const authenticators: Authenticator[] = [new RequestHeaderAuthenticator([proxyCa], rh)];
+  if (clientCas.length > 0) authenticators.push(new X509Authenticator({ caPems: clientCas }));
+  const authenticator = new UnionAuthenticator(authenticators, { anonymous: opts.anonymousAuth, log });
+
+  const modes: Authorizer[] = [privilegedGroups(['system:masters']), openPaths];
+  let closeWebhook = () => undefined as void;
+  if (opts.authorizationWebhookConfigFile) {
+    const client = await webhookClient(opts.authorizationWebhookConfigFile, '--authorization-webhook-config-file', { timeoutMs: 10_000, log });
+    modes.push(new WebhookAuthorizer(client, {
+      name: 'webhook', version: opts.authorizationWebhookVersion, authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs,
+      unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs, failurePolicy: 'Deny', withSelectors: false, log,
+    }));
+    closeWebhook = () => client.close();
+  } else {
+    log(`${b.name}: no --authorization-webhook-config-file: requests authenticated through the gateway are allowed (the gateway authorized them)`);
+    modes.push(authenticatedUsers);
+  }
+  const authorizer = new AuthorizerChain(modes);
+
+  const postStart = b.backend.hooks.map((h) => new PostStartHook(h.name, h.run));
+  const storeCheck: HealthCheck = { name: 'etcd', check: () => b.backend.checkStore() };
+  const shutdownCheck = new ShutdownCheck();
+  const checks: HealthCheck[] = [ping(), logCheck(), storeCheck, ...postStart];
+  const health = {
+    healthz: new HealthEndpoint('healthz', checks, log),
+    livez: new HealthEndpoint('livez', checks, log),
+    readyz: new HealthEndpoint('readyz', [...checks, shutdownCheck], log),
+  };
+  const discovery = registryDiscovery(b.registry, `${opts.bindAddress}:${opts.securePort}`);
+  const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
+  const routes = { health, discovery, openapi: buildOpenApiV3(b.registry, version) };
+  const api = b.backend.backend;
+
+  const dispatch = async (ctx: RequestContext): Promise<void> => {
+    const { info } = ctx;
+    if (!info.isResourceRequest) return serveLocal(routes, ctx.req, ctx.res, info.path, ctx.query);
+    if (!api.serves(info.apiGroup, info.apiVersion)) throw pathNotFound();
+    return api.serve({ req: ctx.req, res: ctx.res, query: ctx.query, info, user: ctx.user, ...(ctx.body ? { body: ctx.body } : {}) });
+  };
+  const handler = buildHandlerChain({
+    authenticator, identityHeaders: identityHeaderNames(rh), authorizer, admission: [], inflight: new InflightLimiter(400, 200),
+    requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log, clock: Date.now,
+  });
+  const server = createServer({
+    cert, key, ca: [proxyCa, ...clientCas], requestCert: true, rejectUnauthorized: false, keepAliveTimeout: 65_000, minVersion: 'TLSv1.2',
+  }, handler);
+  server.headersTimeout = 60_000;
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.securePort, opts.bindAddress, () => { server.off('error', reject); resolve(); });
+  });
+  server.on('tlsClientError', () => undefined);
+  for (const h of postStart) h.start().catch((err: unknown) => log(`post-start hook ${h.name} failed: ${err instanceof Error ? err.message : String(err)}`));
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
+  const shutdown = installShutdown({
+    server, check: shutdownCheck, delayMs: opts.shutdownDelayMs, log,
+    closeLongRunning: () => api.closeWatches(),
+    closeBackends: () => { closeWebhook(); return b.backend.close(); },
+  });
+  return { server, url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`, shutdown };
+}

@@ -1,0 +1,141 @@
+// The aggregation layer, composed once per start: informers over the
+// APIServices, Services, EndpointSlices and Endpoints (through an
+// ObjectSource: the in-process store or a remote core backend), one
+// ApiServiceProxy per remote APIService, the availability controller and the
+// merged discovery. The gateway asks `route(group, version)` in dispatch.
+import type { ObjectSource } from '../../lib/api/objectsource.js';
+import type { KObject } from '../../lib/api/meta.js';
+import { groupPriority } from '../../lib/registry/priority.js';
+import type { Registry } from '../../lib/registry/index.js';
+import type { HealthCheck } from '../health/checks.js';
+import type { DiscoverySource } from '../local/router.js';
+import { readApiService } from './apiservice.js';
+import { AvailabilityController, type StatusWriter } from './availability.js';
+import { MergedDiscovery, type LocalGroupVersion } from './discovery.js';
+import { strippedHeaders, type StrippedHeaders } from './identity.js';
+import { Informer } from './informer.js';
+import { ApiServiceProxy, createEngine } from './proxy.js';
+import { ServiceResolver } from './resolver.js';
+import type { ProxyClientCert } from './transport.js';
+
+export type { LocalGroupVersion } from './discovery.js';
+export type { ProxyClientCert } from './transport.js';
+export type { StatusWriter } from './availability.js';
+export { withAvailableCondition } from './availability.js';
+export { ApiServiceProxy } from './proxy.js';
+export { registerUpgrade, upgradeOf } from './upgrade.js';
+
+const STABILITY_PRIORITY: Readonly<Record<string, number>> = { ga: 15, beta: 9, alpha: 1 };
+
+/** Every group version the registry serves, with kube's APIService priorities (core: v1. at 18000). */
+export function localGroupVersions(registry: Registry): LocalGroupVersion[] {
+  const vp = (v: string) => STABILITY_PRIORITY[/alpha/.test(v) ? 'alpha' : /beta/.test(v) ? 'beta' : 'ga']!;
+  return [
+    ...registry.coreVersions().map((v) => ({ group: '', version: v, groupPriorityMinimum: 18000, versionPriority: 1 })),
+    ...registry.groups().flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v, groupPriorityMinimum: groupPriority(g.name), versionPriority: vp(v) }))),
+  ];
+}
+
+export interface AggregationOptions {
+  readonly objects: ObjectSource;
+  readonly registry: Registry;
+  readonly localDiscovery: DiscoverySource;
+  /** The front-proxy client certificate presented to backends. */
+  readonly clientCert: ProxyClientCert | undefined;
+  /** Request-header names configured for this gateway (stripped before forwarding, with the X-Remote-* defaults). */
+  readonly identityHeaders: StrippedHeaders;
+  readonly writeStatus: StatusWriter;
+  /** Whether autoregister finished (the core backend's post-start hook). */
+  readonly autoregisterDone: () => boolean;
+  readonly log: (msg: string) => void;
+  readonly clock?: () => number;
+  readonly timeoutMs?: number;
+  readonly probeIntervalMs?: number;
+}
+
+export interface Aggregation {
+  readonly discovery: MergedDiscovery;
+  /** The proxy of a remote group version; undefined when it is served locally (or not at all). */
+  route(group: string, version: string): ApiServiceProxy | undefined;
+  /** /readyz `autoregister-completion`: every local group version has its APIService. */
+  readonly completion: HealthCheck;
+  stop(): void;
+}
+
+export function startAggregation(o: AggregationOptions): Aggregation {
+  const log = o.log;
+  const byName = new Map<string, ApiServiceProxy>();
+  const byGroupVersion = new Map<string, ApiServiceProxy>();
+  const local = localGroupVersions(o.registry);
+  const engine = createEngine(log);
+  let availability: AvailabilityController | undefined;
+  let discovery: MergedDiscovery | undefined;
+  const enqueueAll = () => { for (const n of byName.keys()) availability?.enqueue(n); };
+
+  const onApiService = (obj: KObject, type: string) => {
+    const info = readApiService(obj);
+    const existing = byName.get(info.name);
+    if (type === 'DELETED' || !info.service) {
+      if (existing) {
+        byName.delete(info.name);
+        byGroupVersion.delete(`${existing.info.group}/${existing.info.version}`);
+        existing.close();
+        discovery?.changed(undefined);
+      }
+      return;
+    }
+    let p = existing;
+    if (p) {
+      const before = p.info;
+      p.update(info);
+      if (before.group !== info.group || before.version !== info.version) byGroupVersion.delete(`${before.group}/${before.version}`);
+      if (before.transportKey !== info.transportKey) availability?.enqueue(info.name);
+    } else {
+      p = new ApiServiceProxy(info, env);
+      byName.set(info.name, p);
+      availability?.enqueue(info.name);
+    }
+    byGroupVersion.set(`${info.group}/${info.version}`, p);
+    discovery?.changed(p);
+  };
+
+  const apiservices = new Informer({ objects: o.objects, group: 'apiregistration.k8s.io', resource: 'apiservices', log, onChange: onApiService });
+  const services = new Informer({ objects: o.objects, group: '', resource: 'services', log, onChange: enqueueAll });
+  const slices = new Informer({ objects: o.objects, group: 'discovery.k8s.io', resource: 'endpointslices', log, onChange: enqueueAll });
+  const endpoints = new Informer({ objects: o.objects, group: '', resource: 'endpoints', log, onChange: enqueueAll });
+  const resolver = new ServiceResolver(services, slices, endpoints);
+  const env = {
+    engine, resolver, clientCert: o.clientCert, stripped: strippedHeaders(o.identityHeaders), timeoutMs: o.timeoutMs ?? 60_000, log,
+    onBackendFailure: (name: string) => availability?.enqueue(name),
+  };
+  discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => byName.values(), resolver, log });
+  availability = new AvailabilityController({
+    proxy: (n) => byName.get(n), names: () => byName.keys(), resolver, write: o.writeStatus, log,
+    ...(o.clock ? { clock: o.clock } : {}), ...(o.probeIntervalMs !== undefined ? { intervalMs: o.probeIntervalMs } : {}),
+  });
+  for (const i of [services, slices, endpoints, apiservices]) i.start();
+  availability.start();
+  discovery.start();
+
+  const completion: HealthCheck = {
+    name: 'autoregister-completion',
+    check: () => {
+      if (!o.autoregisterDone()) throw new Error('autoregister has not finished');
+      const missing = local.filter((l) => !apiservices.get('', `${l.version}.${l.group}`));
+      if (missing.length > 0) throw new Error(`missing APIService: ${missing.map((l) => `${l.version}.${l.group}`).join(', ')}`);
+    },
+  };
+
+  return {
+    discovery,
+    route: (group, version) => byGroupVersion.get(`${group}/${version}`),
+    completion,
+    stop() {
+      availability?.stop();
+      discovery?.stop();
+      for (const i of [services, slices, endpoints, apiservices]) i.stop();
+      for (const p of byName.values()) p.close();
+      engine.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// The outbound TLS of one APIService, built once per change of its
+// transport-relevant fields (service, caBundle, insecureSkipTLSVerify): a
+// keep-alive agent that verifies the backend's certificate against the
+// APIService's caBundle for the name `<service>.<namespace>.svc`, and
+// presents the front-proxy client certificate. Also a small GET for the
+// availability probe and discovery fetches, over the same agent.
+import { Agent, request } from 'node:https';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { serverNameOf, type ApiServiceInfo } from './apiservice.js';
+import type { Target } from './resolver.js';
+
+export interface ProxyClientCert { readonly certPem: string; readonly keyPem: string }
+
+export class Transport {
+  readonly agent: Agent;
+  readonly serverName: string;
+  readonly verify: boolean;
+
+  constructor(info: ApiServiceInfo, clientCert: ProxyClientCert | undefined) {
+    if (!info.service) throw new Error(`APIService "${info.name}" is local: it has no transport`);
+    this.serverName = serverNameOf(info.service);
+    this.verify = !info.insecureSkipTLSVerify;
+    this.agent = new Agent({
+      keepAlive: true,
+      maxFreeSockets: 64,
+      servername: this.serverName,
+      rejectUnauthorized: this.verify,
+      // No caBundle: the system roots, as kube does.
+      ...(info.caPem ? { ca: info.caPem } : {}),
+      ...(clientCert ? { cert: clientCert.certPem, key: clientCert.keyPem } : {}),
+      minVersion: 'TLSv1.2',
+    });
+  }
+
+  /** One GET with a deadline; the body is capped at `maxBytes`. */
+  get(target: Target, path: string, headers: OutgoingHttpHeaders, timeoutMs: number, maxBytes = 8 * 1024 * 1024): Promise<{ status: number; body: Buffer; contentType: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: target.host, port: target.port, path, method: 'GET', agent: this.agent, headers, timeout: timeoutMs }, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > maxBytes) req.destroy(new Error(`response larger than ${maxBytes} bytes`));
+          else chunks.push(c);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), contentType: String(res.headers['content-type'] ?? '') }));
+        res.on('error', reject);
+      });
+      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs}ms`)), timeoutMs);
+      req.on('close', () => clearTimeout(timer));
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs}ms`)));
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

@@ -1,0 +1,92 @@
+// The deployment files, checked as far as this machine allows: every YAML
+// document parses; every gatehouse command line names a real subcommand and
+// flags `gatehouse serve`'s parser accepts; referenced project files exist;
+// ports agree (containerPort = --secure-port = the Service's targetPort); and
+// the manifests of types Gatehouse serves pass `kubectl apply --dry-run=server`
+// against a running Gatehouse.
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { parseServeFlags } from '../../gateway/config/flags.js';
+import { Kubectl, ROOT, findKubectl, startGatehouse, stopAll, tempDir } from '../e2e/helpers.js';
+
+const SUBCOMMANDS = new Set(['serve', 'core-backend', 'sample-backend', 'certs']);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Doc = any;
+
+function k8sDocs(): Array<{ file: string; doc: Doc }> {
+  return readdirSync(join(ROOT, 'k8s')).filter((f) => f.endsWith('.yaml')).flatMap((file) => parseAllDocuments(readFileSync(join(ROOT, 'k8s', file), 'utf8')).map((d) => {
+    assert.equal(d.errors.length, 0, `${file}: ${d.errors.map((e) => e.message).join('; ')}`);
+    return { file, doc: d.toJS() };
+  }));
+}
+
+/** Checks one gatehouse argv (after `node bin/gatehouse.js` or the image entrypoint); returns --secure-port. */
+function checkGatehouseArgs(where: string, argv: readonly string[]): number | undefined {
+  const [sub, ...flags] = argv;
+  assert.ok(SUBCOMMANDS.has(sub!), `${where}: unknown subcommand ${sub}`);
+  if (sub === 'certs') return undefined;
+  const parsed = parseServeFlags([...flags]);
+  assert.ok(!('error' in parsed), `${where}: ${'error' in parsed ? parsed.error : ''}`);
+  return 'options' in parsed ? parsed.options.securePort : undefined;
+}
+
+describe('deployment files', { timeout: 120_000 }, () => {
+  after(() => stopAll());
+
+  it('docker-compose.yml parses and every gatehouse command, file and port in it exists', () => {
+    const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
+    const services = compose.services as Record<string, Doc>;
+    for (const name of ['certs', 'redis', 'gatehouse', 'core-backend', 'sample-backend']) assert.ok(services[name], name);
+    for (const [name, svc] of Object.entries(services)) {
+      const cmd: string[] | undefined = svc.command;
+      if (!cmd || cmd[1] !== 'bin/gatehouse.js') continue;
+      assert.ok(existsSync(join(ROOT, cmd[1])));
+      const port = checkGatehouseArgs(`docker-compose ${name}`, cmd.slice(2));
+      for (const p of (svc.ports ?? []) as string[]) assert.equal(Number(p.split(':')[1]), port, `${name} publishes its --secure-port`);
+      for (const arg of cmd) {
+        const m = /=\/app\/(.+)$/.exec(arg);
+        if (m) assert.ok(existsSync(join(ROOT, m[1]!)), `${name}: ${m[1]} exists`);
+      }
+      for (const dep of Object.keys(svc.depends_on ?? {})) assert.ok(services[dep], `${name} depends on ${dep}`);
+    }
+  });
+
+  it('the k8s manifests parse, name real flags and agree on ports', () => {
+    const docs = k8sDocs();
+    assert.ok(existsSync(join(ROOT, 'k8s', 'Dockerfile')), 'the image the manifests name is built by k8s/Dockerfile');
+    assert.match(readFileSync(join(ROOT, 'k8s', 'Dockerfile'), 'utf8'), /bin\/gatehouse\.js/);
+    for (const { file, doc } of docs.filter((d) => d.doc.kind === 'Deployment')) {
+      const ports = new Set<number>();
+      for (const c of doc.spec.template.spec.containers) {
+        assert.equal(c.image, 'gatehouse:0.1.0');
+        const port = checkGatehouseArgs(`${file} ${c.name}`, c.args);
+        assert.deepEqual(c.ports.map((p: { containerPort: number }) => p.containerPort), [port]);
+        ports.add(port!);
+      }
+      const services = docs.filter((d) => d.doc.kind === 'Service' && d.doc.metadata.namespace === doc.metadata.namespace
+        && JSON.stringify(d.doc.spec.selector) === JSON.stringify(doc.spec.selector.matchLabels));
+      assert.equal(services.length, 1, `${file}: one Service selects ${doc.metadata.name}`);
+      for (const p of services[0]!.doc.spec.ports) assert.ok(ports.has(p.targetPort), `${file}: targetPort ${p.targetPort}`);
+    }
+    const apiservices = docs.filter((d) => d.doc.kind === 'APIService');
+    assert.ok(apiservices.length >= 2);
+    for (const { doc } of apiservices) assert.equal(doc.metadata.name, `${doc.spec.version}.${doc.spec.group}`);
+  });
+
+  it('the manifests of served types pass kubectl apply --dry-run=server against Gatehouse', { skip: findKubectl() ? false : 'kubectl not installed' }, async () => {
+    const gh = await startGatehouse();
+    const k = new Kubectl(findKubectl()!, gh.kubeconfig);
+    const served = k8sDocs().filter((d) => d.doc.apiVersion !== 'apps/v1');
+    // Namespaces for real first: a dry-run create does not make them, as in kube-apiserver.
+    for (const ns of new Set(served.filter((d) => d.doc.kind === 'Namespace').map((d) => d.doc.metadata.name as string))) await k.ok(['create', 'namespace', ns]);
+    const file = join(tempDir('manifests'), 'served.json');
+    writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: served.map((d) => d.doc) }));
+    const r = await k.run(['apply', '--dry-run=server', '--validate=false', '-f', file]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /apiservice\.apiregistration\.k8s\.io\/v1\.samples\.gatehouse\.dev created \(server dry run\)/);
+    assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/gatehouse:kube-apiserver-reviews created \(server dry run\)/);
+  });
+});
