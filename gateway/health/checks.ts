@@ -50,13 +50,13 @@ export class ShutdownCheck implements HealthCheck {
   check(): void { if (this.shuttingDown) throw new Error('process is shutting down'); }
 }
 
-/** During the grace period after start, /livez treats unfinished post-start hooks as healthy. */
-export function withStartupGrace(hook: PostStartHook, graceMs: number, startedAt: number, clock: () => number = Date.now): HealthCheck {
+/**
+ * A boot-sequence check as /livez runs it: within the grace period after
+ * start it passes (startup is assumed to complete), afterwards it is run.
+ */
+export function withStartupGrace(check: HealthCheck, graceMs: number, startedAt: number, clock: () => number = Date.now): HealthCheck {
   return {
-    name: hook.name,
-    check: () => {
-      if (!hook.finished && clock() - startedAt < graceMs) return;
-      hook.check();
-    },
+    name: check.name,
+    check: () => (clock() - startedAt < graceMs ? undefined : check.check()),
   };
 }
