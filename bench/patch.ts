@@ -18,7 +18,7 @@ const CONNECTIONS = 16;
 
 type Call = (method: string, path: string, body: string, contentType: string) => Promise<{ status: number; text: string }>;
 
-function pod(name: string): Record<string, unknown> {
+export function pod(name: string): Record<string, unknown> {
   const container = (n: string, image: string) => ({
     name: n, image, imagePullPolicy: 'IfNotPresent', args: ['--port=8080', '--log-level=info'],
     ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }, { name: 'metrics', containerPort: 9090, protocol: 'TCP' }],
@@ -41,7 +41,7 @@ function pod(name: string): Record<string, unknown> {
   };
 }
 
-function configMap(name: string): Record<string, unknown> {
+export function configMap(name: string): Record<string, unknown> {
   const data: Record<string, string> = {};
   for (let i = 0; i < 100; i++) data[`key-${String(i).padStart(3, '0')}`] = `value ${i} `.repeat(4);
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'bench' } }, data };

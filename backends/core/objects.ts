@@ -104,8 +104,15 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number): KObje
 
 function withoutServerFields(obj: KObject): string {
   const { metadata, ...rest } = obj;
-  return JSON.stringify(rest) + JSON.stringify({ ...metadata, resourceVersion: undefined, generation: undefined, managedFields: undefined });
+  // managedFields count: a write that only moves ownership is a write (an unchanged one keeps the live list).
+  return JSON.stringify(rest) + JSON.stringify({ ...metadata, resourceVersion: undefined, generation: undefined });
 }
+
+/**
+ * Sets `next`'s managedFields for an update of `old`; `requested` is the list
+ * the request's object carried (see lib/fieldmanager trackUpdate).
+ */
+export type TrackManagedFields = (next: KObject, old: KObject, requested: unknown) => void;
 
 function specOf(obj: KObject): string {
   const { metadata: _m, status: _s, ...rest } = obj;
@@ -120,7 +127,7 @@ export type UpdateTarget = 'main' | 'status' | 'finalize';
  * stale resourceVersion or another uid, 422 for invalid objects.
  * Returns undefined when nothing would change (no write, no event).
  */
-export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, target: UpdateTarget): KObject | undefined {
+export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, target: UpdateTarget, track?: TrackManagedFields): KObject | undefined {
   const meta = obj.metadata;
   const oldMeta = old.metadata;
   const gr = { group: t.group, resource: t.plural };
@@ -177,6 +184,12 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
     if (specOf(next) !== specOf(old)) m.generation = (oldMeta.generation ?? 1) + 1;
   }
   delete next.metadata.resourceVersion;
+  const requested = next.metadata.managedFields;
+  if (track) track(next, old, requested);
+  else if (requested === undefined || (Array.isArray(requested) && requested.length === 0)) {
+    if (oldMeta.managedFields === undefined) delete next.metadata.managedFields;
+    else next.metadata.managedFields = oldMeta.managedFields;
+  }
   validate(t, next, old);
   if (withoutServerFields(next) === withoutServerFields(old)) return undefined;
   return next;

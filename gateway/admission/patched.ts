@@ -9,13 +9,17 @@ import { applyPatchDocument } from '../../lib/patch/apply.js';
 import { patchTypeOf } from '../../lib/patch/types.js';
 import type { Registry } from '../../lib/registry/index.js';
 import type { RequestContext } from '../pipeline/context.js';
+import { parse as parseYaml } from 'yaml';
+import { applyIntent } from '../../lib/fieldmanager/index.js';
+import type { StructNode } from '../../lib/schema/model.js';
 
 export async function objectAfterPatch(ctx: RequestContext, objects: ObjectSource, registry: Registry, bodyLimit: number): Promise<KObject | undefined> {
   const i = ctx.info;
   const type = patchTypeOf(ctx.req.headers['content-type']);
-  if (type !== 'json' && type !== 'merge' && type !== 'strategic') return undefined;
+  if (type === undefined) return undefined;
   ctx.body ??= await readBody(ctx.req, bodyLimit);
   const current = await objects.get(i.apiGroup, i.resource, i.namespace, i.name);
+  if (type === 'apply') return objectAfterApply(ctx.body, current, registry.lookup(i.apiGroup, i.apiVersion, i.resource)?.schema, i.apiVersion);
   if (!current) return undefined;
   let doc: unknown;
   try { doc = JSON.parse(ctx.body.toString('utf8')); } catch { return undefined; }
@@ -23,6 +27,18 @@ export async function objectAfterPatch(ctx: RequestContext, objects: ObjectSourc
   try {
     const out = applyPatchDocument(type, structuredClone(current) as Record<string, unknown>, doc, schema, bodyLimit);
     return isPlainObject(out) ? { ...out, metadata: isPlainObject(out['metadata']) ? out['metadata'] : {} } as KObject : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Server-side apply: the merged object (forced: conflicts are the backend's to report), or the intent when it creates. */
+function objectAfterApply(body: Buffer, current: KObject | undefined, schema: StructNode | undefined, apiVersion: string): KObject | undefined {
+  try {
+    const intent: unknown = parseYaml(body.toString('utf8'));
+    if (!isPlainObject(intent) || !isPlainObject(intent['metadata'])) return undefined;
+    if (!current) return intent as KObject;
+    return applyIntent(current, intent, true, { manager: 'admission', apiVersion, subresource: '', now: 0, node: schema }).object;
   } catch {
     return undefined;
   }

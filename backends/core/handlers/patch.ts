@@ -1,6 +1,6 @@
 // PATCH of an object or its status: JSON patch, merge patch and strategic
 // merge patch over the stored object, then the same checks and write as PUT.
-// Server-side apply (application/apply-patch+yaml) is not served yet: 415.
+// Server-side apply (application/apply-patch+yaml) goes to ./apply.ts.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, unsupportedMediaType, type GroupResource } from '../../../lib/api/status.js';
@@ -19,6 +19,8 @@ import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget } f
 import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
 import { commitUpdate, respond } from './write.js';
+import { serverSideApply } from './apply.js';
+import { updateTracker } from './managedfields.js';
 
 /** Attempts of an unconditional patch racing other writers before giving up with 409. */
 const MAX_ATTEMPTS = 16;
@@ -45,9 +47,7 @@ interface ParsedPatch {
 function parsePatch(t: ResourceType, contentType: string | undefined, buf: Buffer): ParsedPatch {
   const type = patchTypeOf(contentType);
   if (type === undefined) throw unsupportedMediaType(String(contentType ?? ''), PATCH_TYPES);
-  if (type === 'apply') {
-    throw new StatusError(415, 'UnsupportedMediaType', 'server-side apply (application/apply-patch+yaml) is not served yet: use a JSON, merge or strategic merge patch', { causes: [{ message: `unsupported Content-Type ${JSON.stringify(contentType)}` }] });
-  }
+  if (type === 'apply') throw new Error('unexpected patch type apply: served by serverSideApply');
   if (type === 'strategic' && !t.schema) {
     throw unsupportedMediaType(String(contentType), PATCH_TYPES.filter((p) => p !== 'application/strategic-merge-patch+json'));
   }
@@ -83,6 +83,7 @@ function applyPatch(t: ResourceType, p: ParsedPatch, old: KObject, budget: numbe
 }
 
 export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
+  if (patchTypeOf(r.req.headers['content-type']) === 'apply') return serverSideApply(env, t, r);
   negotiateOutput(r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const level = parseFieldValidation(r.query);
@@ -101,7 +102,7 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
     const obj = checkEnvelope(t, patched);
     const warnings = checkObject(obj, t.schema, p.duplicates, { level, strictPrefix: '', gk: { group: t.group, kind: t.kind }, name });
     checkPathAgreement(t, obj, r.info.namespace, name);
-    const next = prepareUpdate(t, obj, old, target);
+    const next = prepareUpdate(t, obj, old, target, updateTracker(env, t, r));
     if (attempt === 0) addWarnings(r.res, warnings);
     if (!next) {
       respond(env, t, r, 200, old);

@@ -16,6 +16,7 @@ import { objectAs } from '../render.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
+import { createTracker, updateTracker } from './managedfields.js';
 
 /**
  * The body as an object of this type: decoded (duplicate keys noted), envelope
@@ -41,9 +42,11 @@ export function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: 
   sendObject(r.req, r.res, code, objectAs(t, obj, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
-async function createObject(env: CoreEnv, t: ResourceType, r: BackendRequest, obj: KObject, dryRun: boolean): Promise<void> {
+/** Creates `obj`; `track` sets the managedFields of the prepared object (default: the writer owns what it set). */
+export async function createObject(env: CoreEnv, t: ResourceType, r: BackendRequest, obj: KObject, dryRun: boolean, track = createTracker(env, t, r)): Promise<void> {
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const prepared = prepareCreate(t, obj, env.clock());
+  track(prepared);
   const name = prepared.metadata.name!;
   if (t.namespaced) await requireActiveNamespace(env, t, r.info.namespace, name);
   const key = objectKey(t, r.info.namespace, name);
@@ -82,7 +85,7 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
       await createObject(env, t, r, obj, dryRun);
       return;
     }
-    const next = prepareUpdate(t, structuredClone(obj), old, target);
+    const next = prepareUpdate(t, structuredClone(obj), old, target, updateTracker(env, t, r));
     if (!next) {
       respond(env, t, r, 200, old);
       return;

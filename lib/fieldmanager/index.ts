@@ -1,0 +1,137 @@
+// Field ownership for every write: the managedFields of creates and updates
+// (`Update` entries) and server-side apply (`Apply` entries, conflicts,
+// pruning). Pure: objects in, objects out; the handlers own I/O and errors.
+import { rfc3339, type KObject } from '../api/meta.js';
+import type { Node } from '../schema/model.js';
+import { decodeOwners, encodeOwners, isReset, sameOwnership, type Owners } from './managers.js';
+import { applyOwnership, ConflictError, updateOwnership, type Obj, type OwnerId } from './ownership.js';
+import { KUBECTL, syncLastApplied, unexcusedConflicts } from './lastapplied.js';
+import { ItemKeyError } from './shape.js';
+import { emptyObjectOf } from './baseline.js';
+
+export { conflictStatus } from './conflicts.js';
+export { ConflictError } from './ownership.js';
+export { ItemKeyError } from './shape.js';
+export { isReset } from './managers.js';
+
+export interface WriteContext {
+  /** The field manager: `fieldManager`, else inferred from User-Agent. */
+  readonly manager: string;
+  /** apiVersion of the object as served (`v1`, `apps/v1`). */
+  readonly apiVersion: string;
+  /** '' or 'status'. */
+  readonly subresource: string;
+  readonly now: number;
+  readonly node: Node | undefined;
+}
+
+let tracking = true;
+
+/** Turns managedFields bookkeeping of non-apply writes off or on (benchmarks measure its cost with it). */
+export function setUpdateTracking(on: boolean): void {
+  tracking = on;
+}
+
+/** kube's prefixFromUserAgent: the text before the first `/`, printable characters only, at most 128. */
+export function managerFromUserAgent(ua: string | undefined): string {
+  const head = (ua ?? '').split('/', 1)[0]!;
+  let out = '';
+  for (const ch of head) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
+    if (Buffer.byteLength(out + ch) > 128) break;
+    out += ch;
+  }
+  return out;
+}
+
+function withoutManagedFields(obj: KObject): Obj {
+  return { ...obj, metadata: { ...obj.metadata, managedFields: undefined } };
+}
+
+function setManagedFields(obj: KObject, list: unknown[] | undefined): void {
+  if (list) obj.metadata.managedFields = list;
+  else delete obj.metadata.managedFields;
+}
+
+function who(c: WriteContext, operation: 'Apply' | 'Update'): OwnerId {
+  return { manager: c.manager, operation, apiVersion: c.apiVersion, subresource: c.subresource };
+}
+
+/** A created object's managedFields: the creator owns everything it set. */
+export function trackCreate(obj: KObject, c: WriteContext): void {
+  if (!tracking) return;
+  try {
+    const { owners } = updateOwnership(emptyObjectOf(c.node), withoutManagedFields(obj), c.node, new Map(), who(c, 'Update'), rfc3339(c.now));
+    setManagedFields(obj, encodeOwners(owners));
+  } catch (err) {
+    if (!(err instanceof ItemKeyError)) throw err;
+    delete obj.metadata.managedFields; // kube drops managedFields it cannot compute rather than fail the write
+  }
+}
+
+/**
+ * `next`'s managedFields after an update of `old`. `requested` is the
+ * managedFields the request's object carried: a valid non-empty list replaces
+ * the live one, one empty entry resets it, anything else keeps the live one.
+ */
+export function trackUpdate(old: KObject, next: KObject, requested: unknown, c: WriteContext): void {
+  if (!tracking) {
+    if (requested === undefined) next.metadata.managedFields = old.metadata.managedFields;
+    return;
+  }
+  let baseline: Owners | undefined;
+  let fromLive = false;
+  if (!c.subresource && isReset(requested)) baseline = new Map();
+  else if (!c.subresource && Array.isArray(requested) && requested.length > 0) baseline = decodeOwners(requested);
+  if (!baseline) {
+    baseline = decodeOwners(old.metadata.managedFields) ?? new Map();
+    fromLive = true;
+  }
+  try {
+    const r = updateOwnership(withoutManagedFields(old), withoutManagedFields(next), c.node, baseline, who(c, 'Update'), rfc3339(c.now));
+    if (r.same && fromLive) {
+      if (old.metadata.managedFields === undefined) delete next.metadata.managedFields;
+      else next.metadata.managedFields = old.metadata.managedFields;
+      return;
+    }
+    setManagedFields(next, encodeOwners(r.owners));
+  } catch (err) {
+    if (!(err instanceof ItemKeyError)) throw err;
+    delete next.metadata.managedFields;
+  }
+}
+
+export interface ApplyOutcome {
+  /** The merged object, managedFields set. */
+  readonly object: KObject;
+}
+
+/**
+ * Applies `intent` (already checked: no managedFields) for `c.manager` over
+ * `live` (undefined = create). Throws ConflictError (unforced conflicts) and
+ * ItemKeyError (an intent whose list items lack their keys).
+ */
+export function applyIntent(live: KObject | undefined, intent: Obj, force: boolean, c: WriteContext): ApplyOutcome {
+  const liveObj = live ? withoutManagedFields(live) : undefined;
+  const owners = live ? decodeOwners(live.metadata.managedFields) ?? new Map() : new Map();
+  const input = { live: liveObj, intent, node: c.node, owners, applier: who(c, 'Apply'), force, time: rfc3339(c.now) };
+  let r;
+  try {
+    r = applyOwnership(input);
+  } catch (err) {
+    if (!(err instanceof ConflictError) || c.manager !== KUBECTL || !liveObj) throw err;
+    const left = unexcusedConflicts(liveObj, err.conflicts, c.node);
+    if (left.length > 0) throw new ConflictError(left);
+    r = applyOwnership({ ...input, force: true });
+  }
+  let object = r.object;
+  if (c.manager === KUBECTL) object = syncLastApplied(object, intent);
+  const out = structuredClone(object) as KObject;
+  if (live && r.same && sameOwnership(owners, r.owners) && object === r.object) {
+    if (live.metadata.managedFields === undefined) delete out.metadata.managedFields;
+    else out.metadata.managedFields = live.metadata.managedFields;
+  } else {
+    setManagedFields(out, encodeOwners(r.owners));
+  }
+  return { object: out };
+}

@@ -1,0 +1,99 @@
+// metadata.managedFields ⇄ owners: one owner per manager identity (manager,
+// operation, subresource, and the apiVersion of Update entries, as kube's
+// BuildManagerIdentifier). Entries are written in kube's order: Apply before
+// Update, then by time, manager, apiVersion, subresource.
+import { isPlainObject } from '../api/meta.js';
+import { equal, fromFieldsV1, FieldsV1Error, isEmpty, toFieldsV1, type FieldSet } from './set.js';
+
+export type Operation = 'Apply' | 'Update';
+
+export interface Owner {
+  readonly manager: string;
+  readonly operation: Operation;
+  readonly apiVersion: string;
+  readonly time?: string;
+  /** '' for the main resource. */
+  readonly subresource: string;
+  readonly set: FieldSet;
+}
+
+/** Owners by identity. */
+export type Owners = Map<string, Owner>;
+
+export function identity(o: Pick<Owner, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
+  return JSON.stringify([o.manager, o.operation, o.operation === 'Apply' ? '' : o.apiVersion, o.subresource]);
+}
+
+/** `"kubectl"`, `"kubectl-edit" using v1`, `"x" with subresource "status"`: how conflicts name an owner. */
+export function describeOwner(o: Owner): string {
+  let s = JSON.stringify(o.manager);
+  if (o.subresource) s += ` with subresource ${JSON.stringify(o.subresource)}`;
+  if (o.operation === 'Update') s += ` using ${o.apiVersion}`;
+  return s;
+}
+
+/** A list holding exactly one empty entry: the reset request of "Clearing managedFields". */
+export function isReset(managedFields: unknown): boolean {
+  return Array.isArray(managedFields) && managedFields.length === 1 && isPlainObject(managedFields[0]) && Object.keys(managedFields[0]).length === 0;
+}
+
+/** Owners of a managedFields list; undefined when it is not a valid list (kube then keeps the live one). */
+export function decodeOwners(managedFields: unknown): Owners | undefined {
+  const cached = Array.isArray(managedFields) ? decoded.get(managedFields) : undefined;
+  if (cached) return new Map(cached);
+  const out: Owners = new Map();
+  if (managedFields === undefined || managedFields === null) return out;
+  if (!Array.isArray(managedFields)) return undefined;
+  try {
+    for (const e of managedFields) {
+      if (!isPlainObject(e)) return undefined;
+      const { manager = '', operation, apiVersion = '', time, fieldsType, fieldsV1, subresource = '' } = e;
+      if (typeof manager !== 'string' || typeof apiVersion !== 'string' || typeof subresource !== 'string') return undefined;
+      if (operation !== 'Apply' && operation !== 'Update') return undefined;
+      if (fieldsType !== 'FieldsV1') return undefined;
+      if (time !== undefined && time !== null && typeof time !== 'string') return undefined;
+      const o: Owner = { manager, operation, apiVersion, subresource, set: fieldsV1 === undefined || fieldsV1 === null ? { member: false } : fromFieldsV1(fieldsV1), ...(typeof time === 'string' ? { time } : {}) };
+      const id = identity(o);
+      if (out.has(id)) return undefined;
+      out.set(id, o);
+    }
+  } catch (err) {
+    if (err instanceof FieldsV1Error) return undefined;
+    throw err;
+  }
+  return out;
+}
+
+const byKubeOrder = (a: Owner, b: Owner): number =>
+  a.operation !== b.operation ? (a.operation < b.operation ? -1 : 1)
+  : (a.time ?? '') !== (b.time ?? '') ? ((a.time ?? '') < (b.time ?? '') ? -1 : 1)
+  : a.manager !== b.manager ? (a.manager < b.manager ? -1 : 1)
+  : a.apiVersion !== b.apiVersion ? (a.apiVersion < b.apiVersion ? -1 : 1)
+  : a.subresource < b.subresource ? -1 : a.subresource > b.subresource ? 1 : 0;
+
+/** The managedFields list of owners (owners of nothing left out); undefined when none is left. */
+export function encodeOwners(owners: Owners): Record<string, unknown>[] | undefined {
+  const list = [...owners.values()].filter((o) => !isEmpty(o.set)).sort(byKubeOrder);
+  if (list.length === 0) return undefined;
+  const encoded = list.map((o) => ({
+    manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, ...(o.time ? { time: o.time } : {}),
+    fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(o.set), ...(o.subresource ? { subresource: o.subresource } : {}),
+  }));
+  decoded.set(encoded, new Map(list.map((o) => [identity(o), o])));
+  return encoded;
+}
+
+/**
+ * Owners of lists this process encoded: the store hands back the stored
+ * object, so the next write over it skips parsing FieldsV1. Keyed by the
+ * list itself (read-only once stored), so a changed list is never mistaken.
+ */
+const decoded = new WeakMap<object, Owners>();
+
+/** Same owners owning the same fields (times aside): such a write changes no ownership. */
+export function sameOwnership(a: Owners, b: Owners): boolean {
+  const live = (m: Owners) => [...m].filter(([, o]) => !isEmpty(o.set));
+  const la = live(a);
+  if (la.length !== live(b).length) return false;
+  return la.every(([id, o]) => { const x = b.get(id); return x !== undefined && !isEmpty(x.set) && equal(o.set, x.set) && o.apiVersion === x.apiVersion; });
+}

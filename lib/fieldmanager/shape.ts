@@ -1,0 +1,89 @@
+// How a value is walked, from its schema node and the value itself: a struct
+// (named fields), a granular map (every key a member), an associative list
+// (set or map items, each with a path element) or an atomic value. No schema
+// (custom resources without one) reads as unstructured: objects are maps,
+// lists atomic.
+import { isPlainObject } from '../api/meta.js';
+import type { ListNode, Node, StructNode } from '../schema/model.js';
+
+export type Shape =
+  | { readonly t: 'struct'; readonly node: StructNode; readonly v: Record<string, unknown> }
+  | { readonly t: 'map'; readonly values: Node | undefined; readonly v: Record<string, unknown> }
+  | { readonly t: 'list'; readonly node: ListNode; readonly v: readonly unknown[] }
+  | { readonly t: 'atomic' };
+
+const ATOMIC: Shape = Object.freeze({ t: 'atomic' });
+
+export function shapeOf(node: Node | undefined, v: unknown): Shape {
+  if (!node) return isPlainObject(v) ? { t: 'map', values: undefined, v } : ATOMIC;
+  switch (node.kind) {
+    case 'struct': return !node.atomic && isPlainObject(v) ? { t: 'struct', node, v } : ATOMIC;
+    case 'map': return !node.atomic && isPlainObject(v) ? { t: 'map', values: node.values, v } : ATOMIC;
+    case 'list': return node.listType !== 'atomic' && Array.isArray(v) ? { t: 'list', node, v } : ATOMIC;
+    default: return ATOMIC;
+  }
+}
+
+/** The schema of a struct's field or a map's value; undefined = unstructured. */
+export function childNode(s: Shape, key: string): { node: Node | undefined; named: boolean } {
+  if (s.t === 'struct') {
+    const f = s.node.fields.get(key);
+    return f ? { node: f.node, named: true } : { node: undefined, named: false };
+  }
+  return { node: s.t === 'map' ? s.values : undefined, named: false };
+}
+
+export class ItemKeyError extends Error {}
+
+/** Defaults of list-map key fields that kube's schemas declare (ports' protocol). */
+const KEY_DEFAULTS: Readonly<Record<string, unknown>> = { protocol: 'TCP' };
+
+/** The path element of a list item: `k:{…}` for map lists, `v:…` for sets, `i:n` otherwise. */
+export function itemKey(list: ListNode, item: unknown, index: number): string {
+  if (list.listType === 'set') return `v:${canonicalJson(item)}`;
+  if (list.keys.length === 0) return `i:${index}`;
+  if (!isPlainObject(item)) throw new ItemKeyError(`element ${index}: associative list with keys has an element that is not a map`);
+  const key: Record<string, unknown> = {};
+  for (const k of [...list.keys].sort()) {
+    const v = item[k] ?? KEY_DEFAULTS[k];
+    if (v === undefined || v === null) throw new ItemKeyError(`element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
+    if (typeof v === 'object') throw new ItemKeyError(`element ${index}: key field ${JSON.stringify(k)} must be a scalar`);
+    key[k] = v;
+  }
+  return `k:${JSON.stringify(key)}`;
+}
+
+/** JSON with object keys sorted, as Go writes maps. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isPlainObject(v)) return `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** Items of an associative list by path element (a later duplicate wins), in list order. */
+export function indexItems(list: ListNode, items: readonly unknown[]): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (let i = 0; i < items.length; i++) out.set(itemKey(list, items[i], i), items[i]);
+  return out;
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in ao) {
+    if (ao[k] === undefined) continue;
+    n++;
+    if (!deepEqual(ao[k], bo[k])) return false;
+  }
+  for (const k in bo) if (bo[k] !== undefined) n--;
+  return n === 0;
+}
