@@ -8,7 +8,7 @@ import { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { builtinRegistry } from '../../lib/registry/index.js';
-import { startCoreBackend, type RunningCoreBackend } from '../../backends/core/index.js';
+import { startCoreBackend } from '../../backends/core/index.js';
 import { ensureDevPki } from '../../certs/devpki.js';
 import type { ServeOptions } from '../config/flags.js';
 import { X509Authenticator } from '../authn/x509.js';
@@ -31,6 +31,7 @@ import type { Authorizer } from '../authz/types.js';
 import { startRbac, type RunningRbac } from '../authz/rbac/index.js';
 import { rbacEscalation } from '../admission/rbacescalation.js';
 import { nodeRestriction } from '../admission/noderestriction.js';
+import { applyCreateAuthorization } from '../admission/applycreate.js';
 import { buildAuthorizers } from '../authz/build.js';
 import { accessReviewHandlers } from '../reviews/accessreviews.js';
 import { privilegedRules, ruleResolverFor } from '../reviews/accessrules.js';
@@ -47,13 +48,15 @@ import { localGroupVersions, registerUpgrade, startAggregation, withAvailableCon
 import { loadProxyClientCert } from '../aggregation/clientcert.js';
 import { remoteFor, serveRemote } from '../aggregation/dispatch.js';
 import { installShutdown } from './shutdown.js';
+import { startRemoteCore, type GatewayCore } from '../aggregation/remotecore.js';
 import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
 
 export interface RunningServer {
   readonly server: Server;
   readonly url: string;
   readonly kubeconfig?: string;
-  readonly core: RunningCoreBackend;
+  /** In-process, or a remote core backend (--core-backend-url). */
+  readonly core: GatewayCore;
   shutdown(signal: string): Promise<void>;
 }
 
@@ -73,6 +76,13 @@ function authorizerFor(mode: string, rbac: RunningRbac): Authorizer {
     case 'RBAC': return rbac.authorizer;
     default: throw new Error(`invalid value "${mode}" for --authorization-mode: mode not implemented yet`);
   }
+}
+
+function requestheaderConfig(opts: ServeOptions): RequestHeaderConfig {
+  return {
+    usernameHeaders: opts.requestheaderUsernameHeaders, uidHeaders: opts.requestheaderUidHeaders, groupHeaders: opts.requestheaderGroupHeaders,
+    extraHeaderPrefixes: opts.requestheaderExtraHeadersPrefix, allowedNames: opts.requestheaderAllowedNames,
+  };
 }
 
 async function readAll(files: readonly string[]): Promise<string[]> {
@@ -109,7 +119,11 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const { serviceAccounts } = tokenMethods;
   // The cluster CA for cluster-info and legacy token secrets: the dev CA, else the first client CA bundle, else the serving chain.
   const clusterCaPem = kubeconfig ? await readFile(devPkiPaths(opts.dataDir).caCert, 'utf8') : clientCas[0] ?? cert;
-  const core = await startCoreBackend({
+  // --core-backend-url: the built-in groups live in a remote `gatehouse core-backend` (gateway/aggregation/remotecore.ts).
+  const core: GatewayCore = opts.coreBackendUrl ? startRemoteCore({
+    url: opts.coreBackendUrl, caPem: await readFile(opts.coreBackendCaFile!, 'utf8'), clientCert: await loadProxyClientCert(opts, hooks.log),
+    registry, identityHeaders: identityHeaderNames(requestheaderCas.length > 0 ? requestheaderConfig(opts) : undefined), log: hooks.log,
+  }) : await startCoreBackend({
     tokens: serviceAccounts.issuing,
     controllers: {
       ...(controllerEnabled(opts, 'serviceaccount-token') ? { serviceAccountToken: { caPem: clusterCaPem } } : {}),
@@ -152,10 +166,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     closeAuthn.push(oidc.close);
   }
   const tokens = new TokenUnion(tokenAuthenticators);
-  const requestheader: RequestHeaderConfig | undefined = requestheaderCas.length > 0 ? {
-    usernameHeaders: opts.requestheaderUsernameHeaders, uidHeaders: opts.requestheaderUidHeaders, groupHeaders: opts.requestheaderGroupHeaders,
-    extraHeaderPrefixes: opts.requestheaderExtraHeadersPrefix, allowedNames: opts.requestheaderAllowedNames,
-  } : undefined;
+  const requestheader: RequestHeaderConfig | undefined = requestheaderCas.length > 0 ? requestheaderConfig(opts) : undefined;
 
   const authenticators: Authenticator[] = [];
   if (requestheader) authenticators.push(new RequestHeaderAuthenticator(requestheaderCas, requestheader, clock));
@@ -169,6 +180,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const authorizer = new AuthorizerChain([privilegedGroups(['system:masters']), authz.authorizer]);
   const ruleResolvers = () => [privilegedRules(['system:masters']), ...authz.current().map((c) => ruleResolverFor(c.type, c.authorizer))];
   const admission = [rbacEscalation({ registry, authorizer, rbac: rbac.authorizer, policy: rbac.policy, objects: core.objects, bodyLimit: opts.maxRequestBodyBytes, privilegedGroups: ['system:masters'] })];
+  admission.push(applyCreateAuthorization({ authorizer, objects: core.objects, registry }));
   if (opts.enableAdmissionPlugins.includes('NodeRestriction')) admission.push(nodeRestriction({ registry, objects: core.objects, bodyLimit: opts.maxRequestBodyBytes }));
 
   const postStart = core.hooks.map((h) => new PostStartHook(h.name, h.run));
@@ -183,7 +195,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     objects: core.objects, registry, localDiscovery: registryDiscovery(registry, `${connectHost}:${opts.securePort}`),
     clientCert: await loadProxyClientCert(opts, hooks.log), identityHeaders: identityHeaderNames(requestheader),
     writeStatus: async (name, cond, now) => { await core.updateStatus('apiregistration.k8s.io', 'apiservices', '', name, (st) => withAvailableCondition(st, cond, now)); },
-    autoregisterDone: () => autoregisterHook?.finished ?? false, log: hooks.log, clock,
+    autoregisterDone: () => autoregisterHook?.finished ?? opts.coreBackendUrl !== undefined, log: hooks.log, clock,
   });
   const liveChecks: HealthCheck[] = [ping(), logChk, storeCheck, ...bootChecks().map((c) => withStartupGrace(c, opts.livezGracePeriodMs, startedAt, clock))];
   const readyChecks: HealthCheck[] = [ping(), logChk, storeCheck, ...bootChecks(), shutdownCheck];

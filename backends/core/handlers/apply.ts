@@ -5,7 +5,8 @@
 //
 // Authorization: the gateway authorized the request as `patch`; kube also
 // requires `create` when an apply creates. The backend has no authorizer to
-// ask, so an apply that creates is allowed by the patch permission alone.
+// ask; the gateway checks it (gateway/admission/applycreate.ts). Here
+// an apply that creates is served once admission has let it through.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, type GroupResource, type StatusCause } from '../../../lib/api/status.js';
