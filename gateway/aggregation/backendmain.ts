@@ -12,6 +12,9 @@ import { sampleRegistry, startSampleBackend } from '../../backends/sample/index.
 import type { ServeOptions } from '../config/flags.js';
 import { startBackendServer, type RunningBackendServer } from './backendserver.js';
 import { localGroupVersions } from './index.js';
+import { readFile } from 'node:fs/promises';
+import { controllerEnabled } from '../config/flags.js';
+import { loadServiceAccountSetup } from '../server/tokenmethods.js';
 
 export type BackendKind = 'sample-backend' | 'core-backend';
 
@@ -24,11 +27,20 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
     return startBackendServer({ opts, registry: sampleRegistry(), backend, name: kind, log });
   }
   const registry = builtinRegistry();
+  // TokenRequest and the token controllers run here (the writing side); the gateway verifies the tokens,
+  // so both must be given the same --service-account-* keys and issuer (dev mode: the same data directory's sa.key).
+  const serviceAccounts = await loadServiceAccountSetup(opts);
+  for (const note of serviceAccounts.notes) log(note);
+  const caPem = opts.clientCaFiles[0] ? await readFile(opts.clientCaFiles[0], 'utf8') : opts.tlsCertFile ? await readFile(opts.tlsCertFile, 'utf8') : '';
   const backend = await startCoreBackend({
     registry, storageBackend: opts.storageBackend, dataDir: opts.dataDir, historyWindowMs: opts.watchHistoryMs, bodyLimit: opts.maxRequestBodyBytes, log,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
     autoregister: localGroupVersions(registry),
-    controllers: { tokenCleaner: false },
+    tokens: serviceAccounts.issuing,
+    controllers: {
+      ...(controllerEnabled(opts, 'serviceaccount-token') ? { serviceAccountToken: { caPem } } : {}),
+      tokenCleaner: controllerEnabled(opts, 'tokencleaner'),
+    },
   });
   return startBackendServer({ opts, registry, backend, name: kind, log });
 }

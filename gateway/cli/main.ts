@@ -1,9 +1,10 @@
 // `gatehouse <command>`: serve (the default of `npm start`), certs, help.
 // Invalid input ends the process with one clear line and exit code 1.
 import { runCertsCommand } from '../../certs/cli.js';
-import { parseServeFlags, usage, wantsHelp } from '../config/flags.js';
+import { parseServeFlags, usage, wantsHelp, type ServeOptions } from '../config/flags.js';
 import { startServer } from '../server/app.js';
 import { startBackendProcess, type BackendKind } from '../aggregation/backendmain.js';
+import { startSidecar } from '../aggregation/sidecar.js';
 
 const log = (msg: string): void => { process.stderr.write(`${new Date().toISOString()} ${msg}\n`); };
 
@@ -29,6 +30,7 @@ async function serve(argv: string[]): Promise<number> {
     return 1;
   }
   const opts = parsed.options;
+  if (opts.upstream !== undefined) return sidecar(opts);
   let running;
   try {
     running = await startServer(opts, { log });
@@ -47,6 +49,24 @@ async function serve(argv: string[]): Promise<number> {
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: string) => { void running.shutdown(signal).then(resolve); };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+  return 0;
+}
+
+/** `gatehouse serve --upstream=<url>`: sidecar mode (gateway/aggregation/sidecar.ts). */
+async function sidecar(opts: ServeOptions): Promise<number> {
+  let running;
+  try {
+    running = await startSidecar(opts, { log });
+  } catch (err) {
+    process.stderr.write(`gatehouse: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  process.stdout.write(`Gatehouse sidecar is serving on ${running.url}, proxying to ${running.upstream}\n`);
   await new Promise<void>((resolve) => {
     const onSignal = (signal: string) => { void running.shutdown(signal).then(resolve); };
     process.once('SIGTERM', onSignal);

@@ -75,6 +75,16 @@ export interface ServeOptions {
   readonly authorizationWebhookCacheUnauthorizedTtlMs: number;
   readonly enableAdmissionPlugins: readonly AdmissionPluginName[];
   readonly featureGates: FeatureGates;
+  /** Sidecar mode (gateway/aggregation/sidecar.ts): the one HTTP(S) service every authorized request is proxied to. */
+  readonly upstream: string | undefined;
+  readonly upstreamCaFile: string | undefined;
+  /** kube-rbac-proxy style file: `resourceAttributes: {namespace, apiGroup, apiVersion, resource, subresource, name}`. */
+  readonly resourceAttributesFile: string | undefined;
+  readonly allowPaths: readonly string[];
+  readonly ignorePaths: readonly string[];
+  /** Built-in groups served by a remote core backend (gateway/aggregation/remotecore.ts) instead of in-process. */
+  readonly coreBackendUrl: string | undefined;
+  readonly coreBackendCaFile: string | undefined;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -111,6 +121,8 @@ const DEFAULTS: ServeOptions = {
   shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, verbosity: 0,
   authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
   authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [], featureGates: FEATURE_GATE_DEFAULTS,
+  upstream: undefined, upstreamCaFile: undefined, resourceAttributesFile: undefined, allowPaths: [], ignorePaths: [],
+  coreBackendUrl: undefined, coreBackendCaFile: undefined,
 };
 
 const flag = <K extends keyof ServeOptions>(f: Flag<K>): Flag => f as unknown as Flag;
@@ -336,6 +348,27 @@ export const FLAGS: readonly Flag[] = [
         throw err;
       }
     } }),
+  flag({ name: 'upstream', key: 'upstream', arg: 'url',
+    help: 'Sidecar mode: authenticate and authorize every request, then proxy it to this http(s) URL with X-Remote-* identity headers', parse: (raw) => {
+      if (!URL.canParse(raw) || !['http:', 'https:'].includes(new URL(raw).protocol)) throw new BadValue('must be an http:// or https:// URL');
+      if (/[?#]/.test(raw)) throw new BadValue('must not contain a query or fragment');
+      return raw.replace(/\/+$/, '');
+    } }),
+  flag({ name: 'upstream-ca-file', key: 'upstreamCaFile', arg: 'file', help: 'CA bundle of an https --upstream (default: system roots)', parse: optionalPath }),
+  flag({ name: 'resource-attributes', key: 'resourceAttributesFile', arg: 'file',
+    help: 'Sidecar mode: YAML/JSON with resourceAttributes {namespace, apiGroup, apiVersion, resource, subresource, name} authorized instead of the path', parse: optionalPath }),
+  flag({ name: 'allow-paths', key: 'allowPaths', arg: 'pattern,…', list: true,
+    help: 'Sidecar mode: only paths matching one of these patterns (* = one path segment) are proxied; others get 404', parse: csv }),
+  flag({ name: 'ignore-paths', key: 'ignorePaths', arg: 'pattern,…', list: true,
+    help: 'Sidecar mode: paths matching these patterns are proxied without authentication or authorization', parse: csv }),
+  flag({ name: 'core-backend-url', key: 'coreBackendUrl', arg: 'url',
+    help: 'Serve the built-in groups from a remote `gatehouse core-backend` (https URL) instead of in-process', parse: (raw) => {
+      if (!URL.canParse(raw) || new URL(raw).protocol !== 'https:') throw new BadValue('must be an https:// URL');
+      const u = new URL(raw);
+      if (u.search || u.hash || (u.pathname !== '/' && u.pathname !== '')) throw new BadValue('must be https://host:port with no path, query or fragment');
+      return `${u.protocol}//${u.host}`;
+    } }),
+  flag({ name: 'core-backend-ca-file', key: 'coreBackendCaFile', arg: 'file', help: 'CA bundle of --core-backend-url\'s serving certificate', parse: optionalPath }),
   flag({ name: 'v', key: 'verbosity', arg: 'level', help: 'Log verbosity', parse: (raw) => int(raw, 0, 10, 'must be an integer between 0 and 10') }),
 ];
 
@@ -402,7 +435,9 @@ export function parseServeFlags(argv: string[]): { options: ServeOptions } | { e
   const opts: Mutable<ServeOptions> = { ...DEFAULTS };
   for (const [f, v] of values) (opts as Record<string, unknown>)[f.key] = v;
   problems.push(...crossChecks(opts));
-  problems.push(...authorizationFlagChecks(opts, new Set([...values.keys()].map((f) => f.name))));
+  const givenNames = new Set([...values.keys()].map((f) => f.name));
+  problems.push(...(opts.upstream !== undefined ? sidecarFlagChecks(opts, givenNames) : authorizationFlagChecks(opts, givenNames)));
+  problems.push(...aggregationFlagChecks(opts));
   for (const v of Object.values(opts)) if (Array.isArray(v)) Object.freeze(v);
   if (problems.length > 0) return { error: problems.join('; ') };
   return { options: Object.freeze({ ...opts, clientCaFiles: Object.freeze([...opts.clientCaFiles]), authorizationModes: Object.freeze([...opts.authorizationModes]) }) };
@@ -451,6 +486,33 @@ function authorizationFlagChecks(o: ServeOptions, given: ReadonlySet<string>): s
   if (!modes.includes('ABAC') && o.authorizationPolicyFile !== undefined) out.push('--authorization-policy-file requires ABAC in --authorization-mode');
   if (modes.includes('Webhook') && o.authorizationWebhookConfigFile === undefined) out.push('--authorization-mode=Webhook requires --authorization-webhook-config-file');
   if (!modes.includes('Webhook') && o.authorizationWebhookConfigFile !== undefined) out.push('--authorization-webhook-config-file requires Webhook in --authorization-mode');
+  return out;
+}
+
+/** Sidecar mode authorizes through the cluster's SubjectAccessReview (webhook file or in-cluster), nothing else. */
+function sidecarFlagChecks(o: ServeOptions, given: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  if (given.has('authorization-mode') && (o.authorizationModes.length !== 1 || o.authorizationModes[0] !== 'Webhook')) {
+    out.push('--upstream authorizes through the cluster (SubjectAccessReview): --authorization-mode must be Webhook or unset');
+  }
+  const clash = ['authorization-config', 'authorization-policy-file', 'core-backend-url'].filter((n) => given.has(n));
+  if (clash.length > 0) out.push(`--upstream and ${clash.map((n) => `--${n}`).join(', ')} are mutually exclusive`);
+  if (o.allowPaths.length > 0 && o.ignorePaths.length > 0) out.push('--allow-paths and --ignore-paths are mutually exclusive');
+  return out;
+}
+
+/** Flags that only mean something with --upstream or --core-backend-url. */
+function aggregationFlagChecks(o: ServeOptions): string[] {
+  const out: string[] = [];
+  if (o.upstream === undefined) {
+    const orphan = [o.upstreamCaFile !== undefined && '--upstream-ca-file', o.resourceAttributesFile !== undefined && '--resource-attributes',
+      o.allowPaths.length > 0 && '--allow-paths', o.ignorePaths.length > 0 && '--ignore-paths'].filter((f): f is string => f !== false);
+    if (orphan.length > 0) out.push(`${orphan.join(', ')} ${orphan.length > 1 ? 'require' : 'requires'} --upstream`);
+  } else if (o.upstreamCaFile !== undefined && !o.upstream.startsWith('https:')) {
+    out.push('--upstream-ca-file requires an https:// --upstream');
+  }
+  if (o.coreBackendCaFile !== undefined && o.coreBackendUrl === undefined) out.push('--core-backend-ca-file requires --core-backend-url');
+  if (o.coreBackendUrl !== undefined && o.coreBackendCaFile === undefined) out.push('--core-backend-url requires --core-backend-ca-file');
   return out;
 }
 

@@ -40,6 +40,14 @@ describe('deployment files', { timeout: 120_000 }, () => {
     const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
     const services = compose.services as Record<string, Doc>;
     for (const name of ['certs', 'redis', 'gatehouse', 'core-backend', 'sample-backend']) assert.ok(services[name], name);
+    // The gateway routes the built-in groups to the core-backend service (--core-backend-url).
+    const gw: string[] = services['gatehouse'].command;
+    assert.ok(gw.includes('--core-backend-url=https://core-backend:8443'), 'gatehouse routes built-ins to core-backend');
+    assert.ok(services['gatehouse'].depends_on['core-backend'], 'gatehouse starts after core-backend');
+    assert.ok(!services['core-backend'].depends_on['gatehouse'], 'no start-up cycle: the core backend does not wait for the gateway');
+    const saFlags = (cmd: string[]) => cmd.filter((a) => a.startsWith('--service-account-')).sort();
+    assert.deepEqual(saFlags(gw), saFlags(services['core-backend'].command), 'gateway and core backend share the service-account keys and issuer');
+    assert.ok(saFlags(gw).length >= 3);
     for (const [name, svc] of Object.entries(services)) {
       const cmd: string[] | undefined = svc.command;
       if (!cmd || cmd[1] !== 'bin/gatehouse.js') continue;
@@ -60,12 +68,23 @@ describe('deployment files', { timeout: 120_000 }, () => {
     assert.match(readFileSync(join(ROOT, 'k8s', 'Dockerfile'), 'utf8'), /bin\/gatehouse\.js/);
     for (const { file, doc } of docs.filter((d) => d.doc.kind === 'Deployment')) {
       const ports = new Set<number>();
-      for (const c of doc.spec.template.spec.containers) {
-        assert.equal(c.image, 'gatehouse:0.1.0');
+      const containers = doc.spec.template.spec.containers as Doc[];
+      // Sidecar pods: the app container is not Gatehouse; Gatehouse's --upstream must be that container's port on loopback.
+      const apps = containers.filter((c) => c.image !== 'gatehouse:0.1.0');
+      for (const c of containers.filter((x) => x.image === 'gatehouse:0.1.0')) {
         const port = checkGatehouseArgs(`${file} ${c.name}`, c.args);
         assert.deepEqual(c.ports.map((p: { containerPort: number }) => p.containerPort), [port]);
         ports.add(port!);
+        const parsed = parseServeFlags([...c.args.slice(1)]);
+        const upstream = 'options' in parsed ? parsed.options.upstream : undefined;
+        if (upstream) {
+          const u = new URL(upstream);
+          assert.equal(u.hostname, '127.0.0.1', `${file}: the sidecar's upstream is on loopback`);
+          assert.ok(apps.some((a) => (a.ports ?? []).some((p: { containerPort: number }) => p.containerPort === Number(u.port))), `${file}: an app container listens on ${u.port}`);
+        }
       }
+      assert.equal(apps.length, containers.length - ports.size, `${file}: only sidecar pods hold other images`);
+      if (apps.length > 0) assert.ok(containers.some((c) => c.image === 'gatehouse:0.1.0' && c.args.some((a: string) => a.startsWith('--upstream='))), `${file}: non-Gatehouse containers sit behind --upstream`);
       const services = docs.filter((d) => d.doc.kind === 'Service' && d.doc.metadata.namespace === doc.metadata.namespace
         && JSON.stringify(d.doc.spec.selector) === JSON.stringify(doc.spec.selector.matchLabels));
       assert.equal(services.length, 1, `${file}: one Service selects ${doc.metadata.name}`);
@@ -88,5 +107,6 @@ describe('deployment files', { timeout: 120_000 }, () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /apiservice\.apiregistration\.k8s\.io\/v1\.samples\.gatehouse\.dev created \(server dry run\)/);
     assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/gatehouse:kube-apiserver-reviews created \(server dry run\)/);
+    assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/demo:echo-auth-delegator created \(server dry run\)/);
   });
 });

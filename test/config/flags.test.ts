@@ -22,15 +22,17 @@ describe('parseServeFlags', () => {
       authorizationModes: ['Node', 'RBAC'], anonymousAuth: true, watchHistoryMs: 300_000, livezGracePeriodMs: 0,
       authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
       authorizationWebhookCacheAuthorizedTtlMs: 300_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [],
-      featureGates: { AuthorizeWithSelectors: true, AuthorizeNodeWithSelectors: true, StructuredAuthorizationConfiguration: true, StructuredAuthenticationConfiguration: true },
+      featureGates: { AuthorizeWithSelectors: true, AuthorizeNodeWithSelectors: true, StructuredAuthorizationConfiguration: true, StructuredAuthenticationConfiguration: true, AllowUnsafeMalformedObjectDeletion: false },
       shutdownDelayMs: 0, maxRequestBodyBytes: 3_145_728, verbosity: 0,
       authenticationTokenWebhookConfigFile: undefined, authenticationTokenWebhookCacheTtlMs: 120_000, authenticationTokenWebhookVersion: 'v1beta1',
       requestheaderClientCaFile: undefined, requestheaderAllowedNames: [], requestheaderUsernameHeaders: [], requestheaderUidHeaders: [],
-      requestheaderGroupHeaders: [], requestheaderExtraHeadersPrefix: [],
+      requestheaderGroupHeaders: [], requestheaderExtraHeadersPrefix: [], proxyClientCertFile: undefined, proxyClientKeyFile: undefined,
       tokenAuthFile: undefined, enableBootstrapTokenAuth: false, serviceAccountKeyFiles: [], serviceAccountSigningKeyFile: undefined,
       serviceAccountIssuers: [], serviceAccountLookup: true, serviceAccountMaxTokenExpirationMs: 0, apiAudiences: [], controllers: ['*'],
       oidcIssuerUrl: undefined, oidcClientId: undefined, oidcUsernameClaim: 'sub', oidcUsernamePrefix: undefined, oidcGroupsClaim: undefined,
       oidcGroupsPrefix: '', oidcRequiredClaims: [], oidcCaFile: undefined, oidcSigningAlgs: ['RS256'], authenticationConfig: undefined,
+      upstream: undefined, upstreamCaFile: undefined, resourceAttributesFile: undefined, allowPaths: [], ignorePaths: [],
+      coreBackendUrl: undefined, coreBackendCaFile: undefined,
     });
   });
 
@@ -122,7 +124,7 @@ describe('parseServeFlags', () => {
     [['--service-account-issuer=https://[x', '--service-account-signing-key-file=k'], 'invalid value "https://[x" for --service-account-issuer: must be a URL when it contains ":"; --service-account-signing-key-file requires --service-account-issuer'],
     [['--service-account-max-token-expiration=10m'], 'invalid value "10m" for --service-account-max-token-expiration: must be between 1h and 2^32 seconds'],
     [['--controllers=*,nodes'], 'invalid value "nodes" for --controllers: unknown controller (*, serviceaccount-token, tokencleaner, bootstrapsigner, or -name to disable)'],
-    [['--feature-gates', 'A=true'], 'invalid value "A=true" for --feature-gates: unrecognized feature gate "A" (known: AuthorizeWithSelectors, AuthorizeNodeWithSelectors, StructuredAuthorizationConfiguration, StructuredAuthenticationConfiguration)'],
+    [['--feature-gates', 'A=true'], 'invalid value "A=true" for --feature-gates: unrecognized feature gate "A" (known: AuthorizeWithSelectors, AuthorizeNodeWithSelectors, StructuredAuthorizationConfiguration, StructuredAuthenticationConfiguration, AllowUnsafeMalformedObjectDeletion)'],
     [['--feature-gates', 'AuthorizeWithSelectors=maybe'], 'invalid value "AuthorizeWithSelectors=maybe" for --feature-gates: invalid value of AuthorizeWithSelectors: maybe, err: must be true or false'],
     [['--enable-admission-plugins=NodeRestriction,Magic'], 'invalid value "Magic" for --enable-admission-plugins: unknown or unsupported admission plugin (supported: NodeRestriction)'],
     [['--authorization-config=/a.yaml', '--authorization-mode=RBAC'], '--authorization-config and --authorization-mode are mutually exclusive'],

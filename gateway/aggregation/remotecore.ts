@@ -1,0 +1,129 @@
+// `gatehouse serve --core-backend-url=https://… --core-backend-ca-file=…`:
+// the built-in groups are served by a remote `gatehouse core-backend` instead
+// of in-process. This builds what the composition root otherwise gets from
+// startCoreBackend, over HTTPS:
+//   - `backend`: resource requests for built-in groups proxied like a remote
+//     APIService (the shared http-proxy engine, identity.ts's stripping and
+//     X-Remote-* headers, the front-proxy client certificate); a failure
+//     before the backend answered is a 503 Status;
+//   - `objects`: lib/client/objectsource.ts (list+watch over HTTPS) for RBAC,
+//     the Node graph, token lookups and the aggregation informers;
+//   - `updateStatus`: GET + PUT …/status with conflict retries (APIService
+//     availability);
+//   - `checkStore`: the backend's /readyz.
+// The gateway speaks to the backend as `system:kube-aggregator` in
+// `system:masters` (the availability prober's identity): the backend's
+// delegated SubjectAccessReview comes back to this gateway, whose
+// system:masters bypass allows it without consulting RBAC — which itself is
+// being read from that backend, so no start-up cycle can form. Writing
+// controllers (namespace lifecycle, tokens, RBAC bootstrap, GC, autoregister)
+// run in the core-backend process.
+import { Agent, request } from 'node:https';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import type httpProxy from 'http-proxy';
+import type { ApiBackend, BackendRequest } from '../../lib/api/backend.js';
+import type { KObject } from '../../lib/api/meta.js';
+import { serviceUnavailable, StatusError } from '../../lib/api/status.js';
+import type { Registry } from '../../lib/registry/index.js';
+import { HttpError, HttpObjectSource } from '../../lib/client/objectsource.js';
+import type { RunningCoreBackend } from '../../backends/core/index.js';
+import { identityHeaders, stripForwarded, strippedHeaders, type StrippedHeaders } from './identity.js';
+import { createEngine } from './proxy.js';
+import type { ProxyClientCert } from './transport.js';
+
+/** What the composition root needs of the core backend, in-process or remote. */
+export type GatewayCore = Omit<RunningCoreBackend, 'backend'> & { readonly backend: ApiBackend & { closeWatches(): void } };
+
+export const GATEWAY_IDENTITY = Object.freeze({ username: 'system:kube-aggregator', groups: Object.freeze(['system:masters', 'system:authenticated']) as string[] });
+
+export interface RemoteCoreOptions {
+  readonly url: string;
+  readonly caPem: string;
+  readonly clientCert: ProxyClientCert | undefined;
+  readonly registry: Registry;
+  /** The gateway's configured request-header names (stripped with the X-Remote-* defaults). */
+  readonly identityHeaders: StrippedHeaders;
+  readonly log: (msg: string) => void;
+  readonly timeoutMs?: number;
+}
+
+export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
+  if (!o.clientCert) throw new Error('--core-backend-url needs a front-proxy client certificate (--proxy-client-cert-file/--proxy-client-key-file, or the dev PKI)');
+  const url = new URL(o.url);
+  const headers: OutgoingHttpHeaders = identityHeaders(GATEWAY_IDENTITY);
+  const objects = new HttpObjectSource({
+    server: o.url, caPem: o.caPem, clientCertPem: o.clientCert.certPem, clientKeyPem: o.clientCert.keyPem, headers, registry: o.registry, log: o.log,
+  });
+  const agent = new Agent({ keepAlive: true, maxFreeSockets: 64, ca: o.caPem, cert: o.clientCert.certPem, key: o.clientCert.keyPem, minVersion: 'TLSv1.2' });
+  const engine: httpProxy = createEngine(o.log);
+  const stripped = strippedHeaders(o.identityHeaders);
+  const timeoutMs = o.timeoutMs ?? 60_000;
+  const watches = new Set<{ destroy(): void }>();
+  const unavailable = (detail: string) => serviceUnavailable(`the server is currently unable to handle the request: core backend ${o.url}: ${detail}`);
+
+  const serves = (group: string, version: string): boolean =>
+    group === '' ? o.registry.coreVersions().includes(version) : o.registry.group(group)?.versions.includes(version) ?? false;
+
+  const serve = (r: BackendRequest): Promise<void> => {
+    stripForwarded(r.req, stripped);
+    const longRunning = r.info.verb === 'watch';
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const done = (err?: StatusError) => { if (!settled) { settled = true; if (err) reject(err); else resolve(); } };
+      r.res.once('close', () => { watches.delete(r.res); done(); });
+      if (longRunning) { watches.add(r.res); r.res.once('pipe', () => r.res.flushHeaders()); }
+      engine.web(r.req, r.res, {
+        target: { protocol: 'https:', host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 443 } as unknown as httpProxy.ServerOptions['target'],
+        agent, secure: true, headers: identityHeaders(r.user) as Record<string, string>, xfwd: false, changeOrigin: false,
+        ...(longRunning ? {} : { proxyTimeout: timeoutMs }),
+        ...(r.body ? { buffer: Readable.from([r.body]) as unknown as httpProxy.ServerOptions['buffer'] } : {}),
+      }, (err) => {
+        o.log(`core backend: proxy to ${o.url} failed: ${err.message}`);
+        if (r.res.headersSent) { r.res.destroy(); done(); return; }
+        done(unavailable(`error trying to reach the core backend: ${err.message}`));
+      });
+    });
+  };
+
+  const checkStore = (): Promise<void> => new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 443, path: '/readyz', agent, headers, timeout: 5000 }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`core backend ${o.url}/readyz: HTTP ${res.statusCode}`))));
+    });
+    req.on('timeout', () => req.destroy(new Error(`core backend ${o.url}/readyz: no answer within 5s`)));
+    req.on('error', (err) => reject(new Error(`core backend ${o.url}: ${err.message}`)));
+    req.end();
+  });
+
+  const updateStatus: GatewayCore['updateStatus'] = async (group, resource, namespace, name, mutate) => {
+    const path = objects.objectPath(group, resource, namespace, name);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const cur = await objects.get(group, resource, namespace, name);
+      if (!cur) return undefined;
+      const next = mutate((cur as { status?: Record<string, unknown> }).status);
+      if (next === null) return cur;
+      try {
+        return await objects.json('PUT', `${path}/status`, { ...cur, status: next }) as unknown as KObject;
+      } catch (err) {
+        if (err instanceof HttpError && err.status === 409) continue;
+        if (err instanceof HttpError && err.status === 404) return undefined;
+        throw err;
+      }
+    }
+    throw new Error(`status of ${resource} ${name}: conflicts on every attempt`);
+  };
+
+  return {
+    objects,
+    backend: { serves, serve, closeWatches: () => { for (const w of watches) w.destroy(); watches.clear(); } },
+    checkStore,
+    updateStatus,
+    hooks: [],
+    async close() {
+      objects.close();
+      engine.close();
+      agent.destroy();
+    },
+  };
+}
