@@ -201,3 +201,51 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+// ---------------------------------------------------------------------------
+// PATCH section (owned with lib/patch and backends/core/handlers/patch.ts):
+// strategic merge PATCH/s beside PUT of the same Pod and 100-key ConfigMap
+// (bench/patch.ts). BENCH_PATCH=0 skips it.
+if (process.env['BENCH_PATCH'] !== '0') {
+  const { runPatchBench } = await import('./patch.js');
+  await runPatchBench();
+}
+
+// ---------------------------------------------------------------------------
+// Redis store section (owned with backends/core/store/redis*.ts): store-level
+// figures (bench/redis.ts) and the full stack on Redis (bench/redis-stack.ts),
+// each beside its baselines. Skipped, with the reason printed, when Redis
+// (REDIS_URL, default 127.0.0.1:6379) is unreachable; BENCH_REDIS=0 skips it.
+if (process.env['BENCH_REDIS'] !== '0') {
+  const { printRedisSection } = await import('./redis-stack.js');
+  await printRedisSection();
+}
+
+// ---------------------------------------------------------------------------
+// Authentication section (owned with gateway/authn): requests/s per method
+// (client cert, static token, service-account JWT hit and all-miss, OIDC,
+// webhook) beside the anonymous baseline, jose's raw RS256 rate and new mTLS
+// connections beside raw handshakes (bench/authn.ts). BENCH_AUTHN=0 skips it.
+if (process.env['BENCH_AUTHN'] !== '0') {
+  const { printAuthnSection } = await import('./authn.js');
+  await printAuthnSection();
+}
+
+// ---------------------------------------------------------------------------
+// Authorization section (owned with gateway/authz): decisions/s through the
+// full stack with 10,000 RoleBindings and 1,000 ClusterRoles under RBAC beside
+// AlwaysAllow, then the per-decision cost measured directly on the RBAC
+// authorizer (bench/authz.ts, bench/authz-rbac.ts). BENCH_AUTHZ=0 skips it.
+if (process.env['BENCH_AUTHZ'] !== '0') {
+  const { printAuthzSection } = await import('./authz.js');
+  await printAuthzSection();
+}
+
+// ---------------------------------------------------------------------------
+// Aggregation section (owned with gateway/aggregation): GET and watch of a
+// sample-backend Widget through the gateway, beside the backend directly and a
+// bare Node proxy hop (bench/aggregation.ts). BENCH_AGGREGATION=0 skips it.
+if (process.env['BENCH_AGGREGATION'] !== '0') {
+  const { runAggregationBench } = await import('./aggregation.js');
+  await runAggregationBench();
+}

@@ -6,7 +6,7 @@
 // this bundle, every validity window, CA flags on issuers, and the clientAuth
 // extended key usage of the leaf when it has one.
 import { X509Certificate } from 'node:crypto';
-import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import type { DetailedPeerCertificate, PeerCertificate, TLSSocket } from 'node:tls';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';
@@ -46,6 +46,23 @@ export function peerChain(socket: TLSSocket): { leaf: DetailedPeerCertificate; c
   return { leaf, chain };
 }
 
+/**
+ * The peer's leaf certificate only: getPeerCertificate(false) costs about a
+ * tenth of the detailed chain (which Node builds as JS objects, and which is
+ * most of a new mTLS connection's cost in Gatehouse). peerIntermediates gives
+ * the rest when the leaf does not chain to an anchor by itself.
+ */
+export function peerLeaf(socket: TLSSocket): { leaf: PeerCertificate; cert: X509Certificate } | undefined {
+  const leaf = socket.getPeerCertificate(false);
+  if (!leaf || !leaf.raw) return undefined;
+  return { leaf, cert: new X509Certificate(leaf.raw) };
+}
+
+/** What peerChain gives after the leaf: the candidate intermediates. */
+export function peerIntermediates(socket: TLSSocket): X509Certificate[] {
+  return peerChain(socket)?.chain.slice(1) ?? [];
+}
+
 function within(cert: X509Certificate, now: number, what: string): void {
   if (now < Date.parse(cert.validFrom)) throw new CertChainError(`${what} is not valid before ${cert.validFrom}`);
   if (now > Date.parse(cert.validTo)) throw new CertChainError(`${what} expired at ${cert.validTo}`);
@@ -62,9 +79,12 @@ function signedBy(cert: X509Certificate, issuer: X509Certificate): boolean {
 /**
  * Verifies `chain` (leaf first, then whatever the client sent; those are only
  * candidate intermediates) against `anchors`. Returns the earliest notAfter of
- * the path, for caches; throws CertChainError saying why not.
+ * the path, for caches; throws CertChainError saying why not. When the leaf
+ * is not signed by an anchor and `chain` holds only the leaf, `intermediates`
+ * (when given) supplies the candidates, so a caller can skip fetching them in
+ * the common case of a leaf issued directly by a client CA.
  */
-export function verifyClientChain(chain: readonly X509Certificate[], anchors: readonly X509Certificate[], now: number): number {
+export function verifyClientChain(chain: readonly X509Certificate[], anchors: readonly X509Certificate[], now: number, intermediates?: () => readonly X509Certificate[]): number {
   const leaf = chain[0];
   if (!leaf) throw new CertChainError('no client certificate');
   within(leaf, now, 'client certificate');
@@ -73,7 +93,7 @@ export function verifyClientChain(chain: readonly X509Certificate[], anchors: re
     throw new CertChainError('client certificate is not valid for client authentication (extended key usage)');
   }
   let notAfter = Date.parse(leaf.validTo);
-  const pool = chain.slice(1);
+  let pool: X509Certificate[] | undefined = chain.length > 1 || !intermediates ? chain.slice(1) : undefined;
   let current = leaf;
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
     const anchor = anchors.find((a) => signedBy(current, a));
@@ -81,6 +101,7 @@ export function verifyClientChain(chain: readonly X509Certificate[], anchors: re
       within(anchor, now, `CA certificate "${anchor.subject.replace(/\n/g, ', ')}"`);
       return Math.min(notAfter, Date.parse(anchor.validTo));
     }
+    pool ??= [...intermediates!()];
     const i = pool.findIndex((p) => p.ca && signedBy(current, p));
     if (i < 0) throw new CertChainError('client certificate is not signed by a trusted CA');
     const next = pool.splice(i, 1)[0]!;

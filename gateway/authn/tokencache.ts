@@ -1,10 +1,11 @@
 // Caches token decisions keyed by a hash of the whole credential (never the
 // token itself) and the requested audiences. Successes live for their TTL
 // (capped by the credential's own expiry); failures only briefly. Bounded.
-import { createHash } from 'node:crypto';
+// Concurrent misses of one key share one lookup (one webhook call, one
+// signature check), as kube's cached token authenticator does.
 import type { AuthnResult } from './types.js';
 import { AuthnError } from './types.js';
-import type { TokenAuthenticator } from './token.js';
+import { tokenDigest, type TokenAuthenticator } from './token.js';
 
 interface Entry { until: number; result: AuthnResult | null | AuthnError }
 
@@ -18,6 +19,7 @@ export interface TokenCacheOptions {
 export class CachedTokenAuthenticator implements TokenAuthenticator {
   readonly name: string;
   private readonly entries = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<AuthnResult | null | AuthnError>>();
   private readonly clock: () => number;
   private readonly max: number;
 
@@ -27,17 +29,32 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     this.max = opts.maxEntries ?? 10_000;
   }
 
-  async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResult | null> {
-    const key = createHash('sha256').update(token).update('\0').update(audiences.join('\0')).digest('base64');
+  async authenticateToken(token: string, audiences: readonly string[], digest?: Buffer): Promise<AuthnResult | null> {
+    const d = digest ?? tokenDigest(token);
+    const key = `${d.toString('base64')}\0${audiences.join('\0')}`;
     const now = this.clock();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) {
       if (hit.result instanceof AuthnError) throw hit.result;
       return hit.result;
     }
+    let flight = this.inflight.get(key);
+    if (!flight) {
+      flight = this.lookup(key, token, audiences, d, now);
+      this.inflight.set(key, flight);
+      const done = (): void => { this.inflight.delete(key); };
+      flight.then(done, done);
+    }
+    const result = await flight;
+    if (result instanceof AuthnError) throw result;
+    return result;
+  }
+
+  /** Asks the inner method and stores its decision; errors other than AuthnError are not cached and reach every waiter. */
+  private async lookup(key: string, token: string, audiences: readonly string[], digest: Buffer, now: number): Promise<AuthnResult | null | AuthnError> {
     let result: AuthnResult | null | AuthnError;
     try {
-      result = await this.inner.authenticateToken(token, audiences);
+      result = await this.inner.authenticateToken(token, audiences, digest);
     } catch (err) {
       if (!(err instanceof AuthnError)) throw err;
       result = err;
@@ -52,7 +69,6 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
       if (first !== undefined) this.entries.delete(first);
     }
     this.entries.set(key, { until, result });
-    if (result instanceof AuthnError) throw result;
     return result;
   }
 }

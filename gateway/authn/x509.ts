@@ -10,7 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import type { X509Certificate } from 'node:crypto';
 import type { Authenticator, AuthnResult } from './types.js';
 import { AuthnError } from './types.js';
-import { CertChainError, parseCaBundle, peerChain, verifyClientChain } from './certchain.js';
+import { CertChainError, parseCaBundle, peerIntermediates, peerLeaf, verifyClientChain } from './certchain.js';
 
 type Decision = { result: AuthnResult | null; until: number } | { error: string };
 
@@ -52,11 +52,12 @@ export class X509Authenticator implements Authenticator {
   }
 
   private decide(socket: TLSSocket, now: number): Decision {
-    const peer = peerChain(socket);
+    const peer = peerLeaf(socket);
     if (!peer) return { result: null, until: Number.MAX_SAFE_INTEGER };
     let until: number;
     try {
-      until = verifyClientChain(peer.chain, this.anchors, now);
+      // The chain the client sent is read only when the leaf is not issued by a client CA directly.
+      until = verifyClientChain([peer.cert], this.anchors, now, () => peerIntermediates(socket));
     } catch (err) {
       // A presented but unverifiable certificate is a failed credential, not an absent one.
       if (err instanceof CertChainError) return { error: `client certificate rejected: ${err.message}` };

@@ -88,13 +88,13 @@ export class JwtAuthenticator implements TokenAuthenticator {
     this.snapshot = { byIssuer: new Map(), sources: new Map(), cached: this.cache(new Map()) };
   }
 
-  async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResult | null> {
+  async authenticateToken(token: string, audiences: readonly string[], digest?: Buffer): Promise<AuthnResult | null> {
     let auds: string[] | undefined;
     if (audiences.length > 0) {
       auds = this.opts.apiAudiences.filter((a) => audiences.includes(a));
       if (auds.length === 0) return null;
     }
-    const r = await this.snapshot.cached.authenticateToken(token, []);
+    const r = await this.snapshot.cached.authenticateToken(token, [], digest);
     if (!r || !auds) return r;
     return Object.freeze({ ...r, audiences: Object.freeze(auds) });
   }
