@@ -151,7 +151,7 @@ function usable(certPem: string, keyPem: string, ca: CertKeyPair, now: Date, fit
   }
 }
 
-async function ensureServiceAccountKeys(keyPath: string, pubPath: string): Promise<void> {
+export async function ensureServiceAccountKeys(keyPath: string, pubPath: string): Promise<void> {
   const [keyPem, pubPem] = await Promise.all([readOptional(keyPath), readOptional(pubPath)]);
   if (keyPem !== undefined) {
     // The private key is the identity (tokens already issued verify against it); a lost public half is derived again.

@@ -12,6 +12,8 @@ export interface BackendRequest {
   readonly info: RequestInfo;
   /** The effective user (after impersonation). */
   readonly user: UserInfo;
+  /** The body, already read by the gateway (admission needed it); absent = read it from `req`. */
+  readonly body?: Buffer;
 }
 
 export interface ApiBackend {

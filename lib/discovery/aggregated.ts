@@ -59,7 +59,7 @@ function resource(t: ResourceType): APIResourceDiscovery {
   if (t.shortNames.length) r.shortNames = [...t.shortNames];
   if (t.categories.length) r.categories = [...t.categories];
   if (t.subresources.length) {
-    r.subresources = t.subresources.map((s) => ({ subresource: s.name, responseKind: { group: t.group, version: t.version, kind: s.kind }, verbs: [...s.verbs] }));
+    r.subresources = t.subresources.map((s) => ({ subresource: s.name, responseKind: { group: s.group ?? t.group, version: s.version ?? t.version, kind: s.kind }, verbs: [...s.verbs] }));
   }
   return r;
 }

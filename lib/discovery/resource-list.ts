@@ -8,6 +8,9 @@ export interface APIResource {
   name: string;
   singularName: string;
   namespaced: boolean;
+  /** Set on subresources whose kind is of another group version (serviceaccounts/token). */
+  group?: string;
+  version?: string;
   kind: string;
   verbs: Verb[];
   shortNames?: string[];
@@ -27,8 +30,12 @@ function entries(t: ResourceType): APIResource[] {
   // Go's omitempty: empty lists are left out, not sent as [].
   if (t.shortNames.length) main.shortNames = [...t.shortNames];
   if (t.categories.length) main.categories = [...t.categories];
-  main.storageVersionHash = storageVersionHashOf(t);
-  const subs = t.subresources.map((s): APIResource => ({ name: `${t.plural}/${s.name}`, singularName: '', namespaced: t.namespaced, kind: s.kind, verbs: [...s.verbs] }));
+  // Virtual types (reviews) are never stored, so kube-apiserver publishes no hash for them.
+  if (t.servedBy !== 'gateway') main.storageVersionHash = storageVersionHashOf(t);
+  const subs = t.subresources.map((s): APIResource => ({
+    name: `${t.plural}/${s.name}`, singularName: '', namespaced: t.namespaced,
+    ...(s.group !== undefined ? { group: s.group, version: s.version ?? t.version } : {}), kind: s.kind, verbs: [...s.verbs],
+  }));
   return [main, ...subs];
 }
 

@@ -3,6 +3,7 @@
 // entries (DESIGN.md section 6); nothing else repeats their facts.
 import type { KObject } from '../api/meta.js';
 import type { StatusCause } from '../api/status.js';
+import type { StructNode } from '../schema/model.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -31,6 +32,9 @@ export interface Subresource {
   name: string;            // 'status', 'finalize'
   kind: string;            // kind returned (usually the parent kind)
   verbs: readonly Verb[];
+  /** Group and version of `kind` when not the parent's (serviceaccounts/token → authentication.k8s.io/v1 TokenRequest). */
+  group?: string;
+  version?: string;
 }
 
 export interface ResourceType {
@@ -63,6 +67,17 @@ export interface ResourceType {
    * (events.k8s.io Events are core Events). Only discovery's storageVersionHash reads it.
    */
   storageVersion?: { group: string; version: string; kind: string };
+  /**
+   * 'gateway' = a virtual type the gateway answers itself (TokenReview, SelfSubjectReview):
+   * never stored, no storage version; dispatch routes it before any backend.
+   */
+  servedBy?: 'gateway';
+  /**
+   * The structural schema of the kind (lib/schema), with its merge markers: field
+   * validation, strategic merge patch and OpenAPI read it. Absent = no schema
+   * (strategic merge patch is refused, every field is accepted).
+   */
+  schema?: StructNode;
 }
 
 export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {

@@ -62,12 +62,14 @@ for (const version of ['1.32', '1.27']) {
       const { stdout } = await run(kubectl!, ['--kubeconfig', join(dir, 'config'), '--cache-dir', join(dir, 'cache'), '--server', url, 'api-resources', '-o', 'wide', '--no-headers'], { timeout: 30_000 });
       const rows = stdout.trim().split('\n').map((l) => l.split(/\s+/));
       const names = rows.map((r) => `${r[0]}.${r.find((c) => c === 'v1' || c.endsWith('/v1'))}`).sort();
-      assert.deepEqual(names, [
+      // The virtual review types (served by the gateway, create-only) are listed too.
+      const reviews = builtinRegistry().all().filter((t) => t.servedBy === 'gateway' && t.version === 'v1').map((t) => `${t.plural}.${t.group}/v1`);
+      assert.deepEqual(names, [...reviews,
         'apiservices.apiregistration.k8s.io/v1', 'clusterrolebindings.rbac.authorization.k8s.io/v1', 'clusterroles.rbac.authorization.k8s.io/v1',
         'configmaps.v1', 'endpoints.v1', 'endpointslices.discovery.k8s.io/v1', 'events.events.k8s.io/v1', 'events.v1', 'leases.coordination.k8s.io/v1',
         'namespaces.v1', 'nodes.v1', 'persistentvolumeclaims.v1', 'persistentvolumes.v1', 'pods.v1', 'rolebindings.rbac.authorization.k8s.io/v1',
         'roles.rbac.authorization.k8s.io/v1', 'secrets.v1', 'serviceaccounts.v1', 'services.v1',
-      ]);
+      ].sort());
       assert.match(stdout, /^pods\s+po\s+v1\s+true\s+Pod\s+create,delete,deletecollection,get,list,patch,update,watch\s+all$/m);
       if (version === '1.32') {
         // Aggregated discovery answered everything: no per-group-version requests.

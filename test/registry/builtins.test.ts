@@ -12,7 +12,7 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['', 'namespaces', 'Namespace', false, ['ns'], ['finalize', 'status'], 'label', false],
   ['', 'configmaps', 'ConfigMap', true, ['cm'], [], 'subdomain', false],
   ['', 'secrets', 'Secret', true, [], [], 'subdomain', false],
-  ['', 'serviceaccounts', 'ServiceAccount', true, ['sa'], [], 'subdomain', false],
+  ['', 'serviceaccounts', 'ServiceAccount', true, ['sa'], ['token'], 'subdomain', false],
   ['', 'pods', 'Pod', true, ['po'], ['status'], 'subdomain', false],
   ['', 'nodes', 'Node', false, ['no'], ['status'], 'subdomain', false],
   ['', 'services', 'Service', true, ['svc'], ['status'], 'dns1035', true],
@@ -30,8 +30,11 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['apiregistration.k8s.io', 'apiservices', 'APIService', false, [], ['status'], 'apiservice', false],
 ];
 
+/** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
+const stored = () => reg.all().filter((t) => t.servedBy !== 'gateway');
+
 test('every built-in type has the facts kube-apiserver serves', () => {
-  assert.equal(reg.all().length, FACTS.length);
+  assert.equal(stored().length, FACTS.length);
   for (const [group, plural, kind, namespaced, shortNames, subs, nameRule, createOnUpdate] of FACTS) {
     const t = reg.lookup(group, 'v1', plural);
     assert.ok(t, `${group}/${plural}`);
@@ -45,15 +48,26 @@ test('every built-in type has the facts kube-apiserver serves', () => {
 });
 
 test('every built-in type is internally consistent', () => {
-  for (const t of reg.all()) {
+  for (const t of stored()) {
     assert.equal(t.listKind, `${t.kind}List`);
     assert.equal(t.version, 'v1');
     assert.equal(t.singular, t.plural === 'endpoints' ? 'endpoints' : t.kind.toLowerCase());
     assert.ok(t.verbs.includes('get') && t.verbs.includes('list') && t.verbs.includes('watch'));
     assert.deepEqual([...t.verbs], [...t.verbs].sort(), `${t.plural} verbs sorted`);
-    for (const s of t.subresources) assert.equal(s.kind, t.kind);
+    for (const s of t.subresources) assert.equal(s.kind, s.group === undefined ? t.kind : s.kind);
     assert.ok(!('metadata.name' in t.fieldSelectors) && !('metadata.namespace' in t.fieldSelectors));
     assert.ok(Object.isFrozen(t) && Object.isFrozen(t.verbs));
+  }
+});
+
+test('the authentication reviews are virtual, cluster-scoped and create-only', () => {
+  for (const [version, plural, kind] of [['v1', 'tokenreviews', 'TokenReview'], ['v1beta1', 'tokenreviews', 'TokenReview'], ['v1', 'selfsubjectreviews', 'SelfSubjectReview']]) {
+    const t = reg.lookup('authentication.k8s.io', version!, plural!);
+    assert.ok(t, `${plural}/${version}`);
+    assert.equal(t.kind, kind);
+    assert.equal(t.servedBy, 'gateway');
+    assert.equal(t.namespaced, false);
+    assert.deepEqual([...t.verbs], ['create']);
   }
 });
 
@@ -84,7 +98,7 @@ test('types are found by kind and by any of their names', () => {
 
 test('named groups are ordered by kube-apiserver priority', () => {
   assert.deepEqual(reg.groups().map((g) => g.name), [
-    'apiregistration.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io',
+    'apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io',
   ]);
   assert.deepEqual(reg.coreVersions(), ['v1']);
   assert.ok(reg.hasGroupVersion('', 'v1'));

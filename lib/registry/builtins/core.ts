@@ -57,6 +57,7 @@ export const secrets = core('Secret', 'secrets', {
 
 export const serviceaccounts = core('ServiceAccount', 'serviceaccounts', {
   namespaced: true, shortNames: ['sa'], columns: SERVICEACCOUNT_COLUMNS,
+  subresources: [{ name: 'token', kind: 'TokenRequest', verbs: ['create'], group: 'authentication.k8s.io', version: 'v1' }],
 });
 
 export const pods = core('Pod', 'pods', {

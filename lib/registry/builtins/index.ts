@@ -6,7 +6,16 @@ import { COORDINATION_TYPES } from './coordination.js';
 import { DISCOVERY_TYPES } from './discovery.js';
 import { RBAC_TYPES } from './rbac.js';
 import { APIREGISTRATION_TYPES } from './apiregistration.js';
+import { AUTHENTICATION_TYPES } from './authentication.js';
+import { AUTHORIZATION_TYPES } from './authorization.js';
+import { builtinSchemaOf } from '../../schema/index.js';
+
+/** Each type with its generated schema attached (lib/schema). */
+function withSchema(t: ResourceType): ResourceType {
+  const schema = builtinSchemaOf(t.group, t.version, t.kind);
+  return schema ? { ...t, schema } : t;
+}
 
 export const BUILTIN_TYPES: readonly ResourceType[] = [
-  ...CORE_TYPES, ...EVENTS_TYPES, ...COORDINATION_TYPES, ...DISCOVERY_TYPES, ...RBAC_TYPES, ...APIREGISTRATION_TYPES,
-];
+  ...CORE_TYPES, ...EVENTS_TYPES, ...COORDINATION_TYPES, ...DISCOVERY_TYPES, ...RBAC_TYPES, ...APIREGISTRATION_TYPES, ...AUTHENTICATION_TYPES, ...AUTHORIZATION_TYPES,
+].map(withSchema);
