@@ -2,8 +2,9 @@
 // given on the command line, plus an IPC channel for memory readings.
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
-import { parseServeFlags } from '../gateway/config/flags.js';
-import { startServer } from '../gateway/server/app.js';
+const src = process.env['BENCH_FROM_SOURCE'] ? '..' : '../dist';
+const { parseServeFlags } = await import(`${src}/gateway/config/flags.js`) as typeof import('../gateway/config/flags.js');
+const { startServer } = await import(`${src}/gateway/server/app.js`) as typeof import('../gateway/server/app.js');
 import { memoryNow, serveCommands } from './procs.js';
 
 const parsed = parseServeFlags(process.argv.slice(2));

@@ -44,10 +44,18 @@ export class UnionAuthenticator {
   }
 }
 
+/** Results that methods cache (per connection, per token) get their system:authenticated form built once. */
+const withGroup = new WeakMap<AuthnResult, AuthnResult>();
+
 /** Every authenticated user is in system:authenticated (added once). */
 export function withAuthenticatedGroup(result: AuthnResult): AuthnResult {
   const groups = result.user.groups;
   if (groups.includes(AUTHENTICATED_GROUP)) return result;
-  const user: UserInfo = { ...result.user, groups: [...groups, AUTHENTICATED_GROUP] };
-  return Object.freeze({ ...result, user });
+  let done = withGroup.get(result);
+  if (done === undefined) {
+    const user: UserInfo = { ...result.user, groups: [...groups, AUTHENTICATED_GROUP] };
+    done = Object.freeze({ ...result, user });
+    withGroup.set(result, done);
+  }
+  return done;
 }

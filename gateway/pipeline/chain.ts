@@ -72,7 +72,7 @@ export function buildHandlerChain(cfg: ChainConfig): (req: IncomingMessage, res:
       const authn = await cfg.authenticator.authenticate(req);
       ctx.user = authn.user;
       // Credentials never travel further than authentication.
-      delete req.headers.authorization;
+      if (req.headers.authorization !== undefined) delete req.headers.authorization;
       stripIdentityHeaders(req, cfg.identityHeaders);
 
       ctx.audit = openAudit(ctx);

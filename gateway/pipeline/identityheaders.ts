@@ -11,27 +11,34 @@ export interface IdentityHeaders {
   readonly prefixes: readonly string[];
 }
 
+function hasPrefix(k: string, prefixes: readonly string[]): boolean {
+  for (let i = 0; i < prefixes.length; i++) if (k.startsWith(prefixes[i]!)) return true;
+  return false;
+}
+
+/** Runs on every request: no allocation unless a header is actually removed. */
 export function stripIdentityHeaders(req: IncomingMessage, h: IdentityHeaders): void {
   const headers = req.headers;
   let removed = false;
-  for (const n of h.names) {
+  for (let i = 0; i < h.names.length; i++) {
+    const n = h.names[i]!;
     if (headers[n] !== undefined) { delete headers[n]; removed = true; }
   }
-  for (const k of Object.keys(headers)) {
-    if (h.prefixes.some((p) => k.startsWith(p))) { delete headers[k]; removed = true; }
+  for (const k in headers) {
+    if (hasPrefix(k, h.prefixes)) { delete headers[k]; removed = true; }
   }
   if (!removed) return;
   // headersDistinct is computed once and cached separately from headers.
   const distinct = req.headersDistinct;
   for (const k of Object.keys(distinct)) {
-    if (h.names.includes(k) || h.prefixes.some((p) => k.startsWith(p))) delete distinct[k];
+    if (h.names.includes(k) || hasPrefix(k, h.prefixes)) delete distinct[k];
   }
   // Keep the raw list consistent with the parsed headers (the proxy to a backend may read it).
   const raw = req.rawHeaders;
   const kept: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const k = raw[i]!.toLowerCase();
-    if (h.names.includes(k) || h.prefixes.some((p) => k.startsWith(p))) continue;
+    if (h.names.includes(k) || hasPrefix(k, h.prefixes)) continue;
     kept.push(raw[i]!, raw[i + 1]!);
   }
   raw.splice(0, raw.length, ...kept);
