@@ -14,7 +14,7 @@ import { AvailabilityController, type StatusWriter } from './availability.js';
 import { MergedDiscovery, type LocalGroupVersion } from './discovery.js';
 import { strippedHeaders, type StrippedHeaders } from './identity.js';
 import { Informer } from './informer.js';
-import { ApiServiceProxy, createEngine } from './proxy.js';
+import { ApiServiceProxy } from './proxy.js';
 import { ServiceResolver } from './resolver.js';
 import type { ProxyClientCert } from './transport.js';
 
@@ -67,7 +67,6 @@ export function startAggregation(o: AggregationOptions): Aggregation {
   const byName = new Map<string, ApiServiceProxy>();
   const byGroupVersion = new Map<string, ApiServiceProxy>();
   const local = localGroupVersions(o.registry);
-  const engine = createEngine(log);
   let availability: AvailabilityController | undefined;
   let discovery: MergedDiscovery | undefined;
   const enqueueAll = () => { for (const n of byName.keys()) availability?.enqueue(n); };
@@ -105,7 +104,7 @@ export function startAggregation(o: AggregationOptions): Aggregation {
   const endpoints = new Informer({ objects: o.objects, group: '', resource: 'endpoints', log, onChange: enqueueAll });
   const resolver = new ServiceResolver(services, slices, endpoints);
   const env = {
-    engine, resolver, clientCert: o.clientCert, stripped: strippedHeaders(o.identityHeaders), timeoutMs: o.timeoutMs ?? 60_000, log,
+    resolver, clientCert: o.clientCert, stripped: strippedHeaders(o.identityHeaders), timeoutMs: o.timeoutMs ?? 60_000, log,
     onBackendFailure: (name: string) => availability?.enqueue(name),
   };
   discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => byName.values(), resolver, log });
@@ -135,7 +134,6 @@ export function startAggregation(o: AggregationOptions): Aggregation {
       discovery?.stop();
       for (const i of [services, slices, endpoints, apiservices]) i.stop();
       for (const p of byName.values()) p.close();
-      engine.close();
     },
   };
 }

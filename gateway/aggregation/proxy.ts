@@ -3,26 +3,18 @@
 // APIService as read, and its Transport) that is swapped whole on update;
 // the Transport (agent, TLS) is rebuilt only when the fields it depends on
 // change. Every failure before the backend answered is a 503 Status naming
-// the APIService, thrown for the pipeline to write; an http-proxy error is
-// always handled (per call, and on the engine as a last resort).
-//
-// Upgrades (exec, attach, port-forward, websockets) are forwarded only from
-// dispatch, i.e. after authentication and authorization, and by our own
-// small pass rather than http-proxy's (which accepts only `websocket`): if
-// the backend answers anything but 101, that answer is relayed and the
-// connection is closed, so no half-upgraded socket stays open to carry
-// further requests (CVE-2018-1002105).
-import { request } from 'node:https';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+// the APIService, thrown for the pipeline to write. Requests and upgrades go
+// through forward.ts; upgrades only from dispatch, i.e. after
+// authentication and authorization.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Readable } from 'node:stream';
-import httpProxy from 'http-proxy';
 import { serviceUnavailable, StatusError } from '../../lib/api/status.js';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { isAvailable, type ApiServiceInfo } from './apiservice.js';
 import { identityHeaders, stripForwarded, type StrippedHeaders } from './identity.js';
 import type { ServiceResolver, Target } from './resolver.js';
 import { Transport, type ProxyClientCert } from './transport.js';
+import { forward, forwardUpgrade } from './forward.js';
 
 export interface ProxyRequest {
   readonly req: IncomingMessage;
@@ -34,7 +26,6 @@ export interface ProxyRequest {
 }
 
 export interface ProxyEnv {
-  readonly engine: httpProxy;
   readonly resolver: ServiceResolver;
   readonly clientCert: ProxyClientCert | undefined;
   readonly stripped: StrippedHeaders;
@@ -98,33 +89,14 @@ export class ApiServiceProxy {
     const s = this.#snap;
     const target = this.#target(s);
     stripForwarded(r.req, this.env.stripped);
-    return new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const done = (err?: StatusError) => {
-        if (settled) return;
-        settled = true;
-        if (err) reject(err); else resolve();
-      };
-      r.res.once('close', () => done());
-      // http-proxy sets the backend's status and headers, then pipes the body: a watch with no event yet
-      // would send nothing, so its headers go out at once.
-      if (r.longRunning) r.res.once('pipe', () => r.res.flushHeaders());
-      const opts: httpProxy.ServerOptions = {
-        target: { protocol: 'https:', host: target.host, port: target.port } as unknown as httpProxy.ServerOptions['target'],
-        agent: s.transport.agent,
-        secure: s.transport.verify,
-        headers: identityHeaders(r.user) as Record<string, string>,
-        xfwd: false,
-        changeOrigin: false,
-        ...(r.longRunning ? {} : { proxyTimeout: this.env.timeoutMs }),
-        ...(r.body ? { buffer: Readable.from([r.body]) as unknown as httpProxy.ServerOptions['buffer'] } : {}),
-      };
-      this.env.engine.web(r.req, r.res, opts, (err) => {
-        this.env.onBackendFailure(s.info.name);
-        this.env.log(`aggregation: proxy to APIService ${s.info.name} at ${target.host}:${target.port} failed: ${err.message}`);
-        if (r.res.headersSent) { r.res.destroy(); done(); return; }
-        done(unavailable(s.info, `error trying to reach service: ${err.message}`));
-      });
+    return forward(r.req, r.res, { protocol: 'https:', host: target.host, port: target.port, agent: s.transport.agent }, {
+      headers: identityHeaders(r.user),
+      ...(r.body ? { body: r.body } : {}),
+      ...(r.longRunning ? { flushHeaders: true } : { timeoutMs: this.env.timeoutMs }),
+    }).catch((err: Error) => {
+      this.env.onBackendFailure(s.info.name);
+      this.env.log(`aggregation: proxy to APIService ${s.info.name} at ${target.host}:${target.port} failed: ${err.message}`);
+      throw unavailable(s.info, `error trying to reach service: ${err.message}`);
     });
   }
 
@@ -136,70 +108,18 @@ export class ApiServiceProxy {
     const s = this.#snap;
     const target = this.#target(s);
     stripForwarded(r.req, this.env.stripped);
-    const headers: OutgoingHttpHeaders = { ...r.req.headers, ...identityHeaders(r.user) };
-    return new Promise<void>((resolve, reject) => {
-      let written = false;
-      const out = request({
-        host: target.host, port: target.port, method: r.req.method, path: r.req.url, headers,
-        // Upgraded sockets never return to a pool: a fresh connection with the same TLS settings.
-        agent: false, servername: s.transport.serverName, rejectUnauthorized: s.transport.verify,
-        ...(s.transport.agent.options.ca ? { ca: s.transport.agent.options.ca } : {}),
+    const t = s.transport;
+    return forwardUpgrade(r.req, r.socket, r.head, {
+      protocol: 'https:',
+      // Upgraded sockets never return to a pool: a fresh connection with the same TLS settings.
+      options: {
+        host: target.host, port: target.port, servername: t.serverName, rejectUnauthorized: t.verify,
+        ...(t.agent.options.ca ? { ca: t.agent.options.ca } : {}),
         ...(this.env.clientCert ? { cert: this.env.clientCert.certPem, key: this.env.clientCert.keyPem } : {}),
-        timeout: this.env.timeoutMs,
-      });
-      const fail = (err: Error) => {
-        this.env.onBackendFailure(s.info.name);
-        if (!written) reject(unavailable(s.info, `error trying to reach service: ${err.message}`));
-        else r.socket.destroy();
-      };
-      out.on('timeout', () => out.destroy(new Error(`no answer within ${this.env.timeoutMs}ms`)));
-      out.on('error', fail);
-      r.socket.on('error', () => out.destroy());
-      out.on('upgrade', (res, backend, head) => {
-        written = true;
-        r.socket.write(statusLine(101, 'Switching Protocols', res.rawHeaders));
-        if (head.length > 0) r.socket.write(head);
-        if (r.head.length > 0) backend.write(r.head);
-        backend.on('error', () => r.socket.destroy());
-        r.socket.on('close', () => backend.destroy());
-        backend.on('close', () => r.socket.destroy());
-        backend.pipe(r.socket);
-        r.socket.pipe(backend);
-        resolve();
-      });
-      out.on('response', (res) => {
-        // The backend refused the upgrade: relay its answer, then close the connection.
-        written = true;
-        // Body framing: the body runs until the connection closes.
-        r.socket.write(statusLine(res.statusCode ?? 502, res.statusMessage ?? '', [...pairsWithout(res.rawHeaders, /^(connection|transfer-encoding|keep-alive|content-length)$/i), 'Connection', 'close']));
-        res.on('data', (c: Buffer) => r.socket.write(c));
-        res.on('end', () => { r.socket.end(); resolve(); });
-        res.on('error', () => { r.socket.destroy(); resolve(); });
-      });
-      out.end();
+      },
+    }, { headers: identityHeaders(r.user), timeoutMs: this.env.timeoutMs }).catch((err: Error) => {
+      this.env.onBackendFailure(s.info.name);
+      throw unavailable(s.info, `error trying to reach service: ${err.message}`);
     });
   }
-}
-
-function pairsWithout(raw: readonly string[], drop: RegExp): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) if (!drop.test(raw[i]!)) out.push(raw[i]!, raw[i + 1]!);
-  return out;
-}
-
-function statusLine(code: number, message: string, rawHeaders: readonly string[]): string {
-  let s = `HTTP/1.1 ${code} ${message}\r\n`;
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) s += `${rawHeaders[i]}: ${rawHeaders[i + 1]}\r\n`;
-  return `${s}\r\n`;
-}
-
-/** The shared http-proxy engine; its `error` event is handled so a stray error can never crash the process. */
-export function createEngine(log: (msg: string) => void): httpProxy {
-  const engine = httpProxy.createProxyServer({});
-  engine.on('error', (err, _req, res) => {
-    log(`aggregation: unhandled proxy error: ${err.message}`);
-    if ('destroy' in res && typeof res.destroy === 'function') res.destroy();
-  });
-  engine.on('econnreset', () => undefined);
-  return engine;
 }

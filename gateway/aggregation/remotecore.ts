@@ -3,7 +3,7 @@
 // of in-process. This builds what the composition root otherwise gets from
 // startCoreBackend, over HTTPS:
 //   - `backend`: resource requests for built-in groups proxied like a remote
-//     APIService (the shared http-proxy engine, identity.ts's stripping and
+//     APIService (forward.ts, identity.ts's stripping and
 //     X-Remote-* headers, the front-proxy client certificate); a failure
 //     before the backend answered is a 503 Status;
 //   - `objects`: lib/client/objectsource.ts (list+watch over HTTPS) for RBAC,
@@ -20,16 +20,14 @@
 // run in the core-backend process.
 import { Agent, request } from 'node:https';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { Readable } from 'node:stream';
-import type httpProxy from 'http-proxy';
 import type { ApiBackend, BackendRequest } from '../../lib/api/backend.js';
 import type { KObject } from '../../lib/api/meta.js';
-import { serviceUnavailable, StatusError } from '../../lib/api/status.js';
+import { serviceUnavailable } from '../../lib/api/status.js';
 import type { Registry } from '../../lib/registry/index.js';
 import { HttpError, HttpObjectSource } from '../../lib/client/objectsource.js';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
 import { identityHeaders, stripForwarded, strippedHeaders, type StrippedHeaders } from './identity.js';
-import { createEngine } from './proxy.js';
+import { forward } from './forward.js';
 import type { ProxyClientCert } from './transport.js';
 
 /** What the composition root needs of the core backend, in-process or remote. */
@@ -56,7 +54,6 @@ export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
     server: o.url, caPem: o.caPem, clientCertPem: o.clientCert.certPem, clientKeyPem: o.clientCert.keyPem, headers, registry: o.registry, log: o.log,
   });
   const agent = new Agent({ keepAlive: true, maxFreeSockets: 64, ca: o.caPem, cert: o.clientCert.certPem, key: o.clientCert.keyPem, minVersion: 'TLSv1.2' });
-  const engine: httpProxy = createEngine(o.log);
   const stripped = strippedHeaders(o.identityHeaders);
   const timeoutMs = o.timeoutMs ?? 60_000;
   const watches = new Set<{ destroy(): void }>();
@@ -68,21 +65,15 @@ export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
   const serve = (r: BackendRequest): Promise<void> => {
     stripForwarded(r.req, stripped);
     const longRunning = r.info.verb === 'watch';
-    return new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const done = (err?: StatusError) => { if (!settled) { settled = true; if (err) reject(err); else resolve(); } };
-      r.res.once('close', () => { watches.delete(r.res); done(); });
-      if (longRunning) { watches.add(r.res); r.res.once('pipe', () => r.res.flushHeaders()); }
-      engine.web(r.req, r.res, {
-        target: { protocol: 'https:', host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 443 } as unknown as httpProxy.ServerOptions['target'],
-        agent, secure: true, headers: identityHeaders(r.user) as Record<string, string>, xfwd: false, changeOrigin: false,
-        ...(longRunning ? {} : { proxyTimeout: timeoutMs }),
-        ...(r.body ? { buffer: Readable.from([r.body]) as unknown as httpProxy.ServerOptions['buffer'] } : {}),
-      }, (err) => {
-        o.log(`core backend: proxy to ${o.url} failed: ${err.message}`);
-        if (r.res.headersSent) { r.res.destroy(); done(); return; }
-        done(unavailable(`error trying to reach the core backend: ${err.message}`));
-      });
+    if (longRunning) watches.add(r.res);
+    r.res.once('close', () => watches.delete(r.res));
+    return forward(r.req, r.res, { protocol: 'https:', host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 443, agent }, {
+      headers: identityHeaders(r.user),
+      ...(r.body ? { body: r.body } : {}),
+      ...(longRunning ? { flushHeaders: true } : { timeoutMs }),
+    }).catch((err: Error) => {
+      o.log(`core backend: proxy to ${o.url} failed: ${err.message}`);
+      throw unavailable(`error trying to reach the core backend: ${err.message}`);
     });
   };
 
@@ -122,7 +113,6 @@ export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
     hooks: [],
     async close() {
       objects.close();
-      engine.close();
       agent.destroy();
     },
   };

@@ -28,7 +28,7 @@ import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from 'n
 import { Agent as HttpsAgent, createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import httpProxy from 'http-proxy';
+import { forward, forwardUpgrade } from './forward.js';
 import { parse as parseYaml } from 'yaml';
 import { KubeClient } from '../../lib/kubeconfig/index.js';
 import type { ClientConfig } from '../../lib/kubeconfig/index.js';
@@ -225,12 +225,15 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const agent = isHttps
     ? new HttpsAgent({ keepAlive: true, maxFreeSockets: 64, ...(upstreamCa ? { ca: upstreamCa } : {}), minVersion: 'TLSv1.2' })
     : new HttpAgent({ keepAlive: true, maxFreeSockets: 64 });
-  const engine = httpProxy.createProxyServer({ target: upstream, agent, xfwd: false, changeOrigin: false, secure: true });
-  engine.on('error', (err, _req, res) => {
-    log(`sidecar: unhandled proxy error: ${err.message}`);
-    if ('destroy' in res && typeof res.destroy === 'function') res.destroy();
-  });
-  engine.on('econnreset', () => undefined);
+  const upstreamUrl = new URL(upstream);
+  const target = {
+    protocol: isHttps ? 'https:' as const : 'http:' as const,
+    host: upstreamUrl.hostname.replace(/^\[|\]$/g, ''),
+    port: upstreamUrl.port || (isHttps ? 443 : 80),
+    agent,
+    // An upstream URL with a path serves under it.
+    ...(upstreamUrl.pathname !== '/' ? { pathPrefix: upstreamUrl.pathname } : {}),
+  };
 
   const attributesOf = (req: IncomingMessage, user: UserInfo, path: string): Attributes => {
     const verb = verbOf(req.method);
@@ -261,7 +264,7 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     gate(req).then((headers) => {
       if (headers === 'not-found') { writeStatus(res, NOT_FOUND); return; }
-      engine.web(req, res, { headers: headers as Record<string, string> }, (err) => {
+      forward(req, res, target, { headers }).catch((err: Error) => {
         log(`sidecar: proxy to ${upstream} failed: ${err.message}`);
         writeStatus(res, new StatusError(502, 'InternalError', `error trying to reach the upstream: ${err.message}`));
       });
@@ -279,7 +282,13 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     socket.on('error', () => socket.destroy());
     gate(req).then((headers) => {
       if (headers === 'not-found') { writeSocketStatus(socket, NOT_FOUND); return; }
-      engine.ws(req, socket, head, { headers: headers as Record<string, string>, agent: undefined }, () => socket.destroy());
+      forwardUpgrade(req, socket, head, {
+        protocol: target.protocol,
+        options: { host: target.host, port: target.port, ...(upstreamCa ? { ca: upstreamCa } : {}), minVersion: 'TLSv1.2' },
+      }, { headers }).catch((err: Error) => {
+        log(`sidecar: upgrade to ${upstream} failed: ${err.message}`);
+        writeSocketStatus(socket, new StatusError(502, 'InternalError', `error trying to reach the upstream: ${err.message}`));
+      });
     }, (err: unknown) => writeSocketStatus(socket, toStatusError(err)));
   });
   server.on('tlsClientError', () => undefined);
@@ -299,7 +308,6 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
       log(`sidecar: ${signal}: shutting down`);
       if (opts.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
       await new Promise<void>((r) => { server.close(() => r()); server.closeIdleConnections(); setTimeout(() => { server.closeAllConnections(); }, 5_000).unref(); });
-      engine.close();
       agent.destroy();
       for (const c of closers) c();
     },

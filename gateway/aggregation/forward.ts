@@ -1,0 +1,141 @@
+// Forwards one HTTP request to a backend over a keep-alive agent and streams
+// the answer back: hop-by-hop headers dropped both ways, the caller's headers
+// (identity) set, the body streamed (or the buffered one admission read).
+// Until the backend answers, a failure rejects and the caller writes its
+// Status (503); once the answer started, a failure cuts the connection. The
+// client going away aborts the backend request (a watch ends upstream too).
+//
+// Upgrades (exec, attach, port-forward, websockets) are forwarded only by
+// callers that authorized them first, on a fresh connection; if the backend
+// answers anything but 101, that answer is relayed and the connection is
+// closed, so no half-upgraded socket stays open to carry further requests
+// (CVE-2018-1002105).
+import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { request as httpsRequest, type Agent as HttpsAgent, type RequestOptions } from 'node:https';
+import type { Duplex } from 'node:stream';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+export interface ForwardTarget {
+  readonly protocol: 'https:' | 'http:';
+  readonly host: string;
+  readonly port: number | string;
+  readonly agent: HttpsAgent | HttpAgent;
+  /** Prepended to the request path (an upstream URL with a path). */
+  readonly pathPrefix?: string;
+}
+
+export interface ForwardOptions {
+  /** Set on the outgoing request, replacing what the client sent under those names. */
+  readonly headers: OutgoingHttpHeaders;
+  /** The request body when it was already read (admission); else the request streams. */
+  readonly body?: Buffer;
+  /** Inactivity limit; absent for long-running requests. */
+  readonly timeoutMs?: number;
+  /** Send the answer's headers at once (a watch may have no event for a while). */
+  readonly flushHeaders?: boolean;
+}
+
+function responseHeaders(raw: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (!HOP_BY_HOP.has(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}
+
+export function forward(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: ForwardOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const headers: OutgoingHttpHeaders = {};
+    for (const k in req.headers) if (!HOP_BY_HOP.has(k)) headers[k] = req.headers[k];
+    for (const k in o.headers) headers[k.toLowerCase()] = o.headers[k];
+    if (o.body) headers['content-length'] = o.body.length;
+    let settled = false;
+    const settle = (err?: Error): void => {
+      if (settled) return;
+      settled = true;
+      if (err) reject(err); else resolve();
+    };
+    const send = t.protocol === 'https:' ? httpsRequest : httpRequest;
+    const out = send({
+      host: t.host, port: t.port, method: req.method, headers, agent: t.agent,
+      path: t.pathPrefix ? `${t.pathPrefix.replace(/\/$/, '')}${req.url ?? '/'}` : req.url,
+      ...(o.timeoutMs ? { timeout: o.timeoutMs } : {}),
+    });
+    out.on('timeout', () => out.destroy(new Error(`no answer within ${o.timeoutMs}ms`)));
+    out.on('error', (err) => {
+      if (!res.headersSent) { settle(err); return; }
+      res.destroy();
+      settle();
+    });
+    out.on('response', (back) => {
+      res.writeHead(back.statusCode ?? 502, back.statusMessage ?? '', responseHeaders(back.rawHeaders));
+      if (o.flushHeaders) res.flushHeaders();
+      back.on('error', () => res.destroy());
+      back.pipe(res);
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) out.destroy();
+      settle();
+    });
+    if (o.body) out.end(o.body);
+    else req.pipe(out);
+  });
+}
+
+export interface UpgradeTarget {
+  readonly protocol: 'https:' | 'http:';
+  /** Connection options (host, port, TLS); never pooled. */
+  readonly options: RequestOptions;
+}
+
+/** Rejects only while nothing was written to the client's socket; afterwards failures close it. */
+export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: UpgradeTarget, o: { headers: OutgoingHttpHeaders; timeoutMs?: number }): Promise<void> {
+  const headers: OutgoingHttpHeaders = { ...req.headers };
+  for (const k in o.headers) headers[k.toLowerCase()] = o.headers[k];
+  return new Promise<void>((resolve, reject) => {
+    let written = false;
+    const send = t.protocol === 'https:' ? httpsRequest : httpRequest;
+    const out = send({ ...t.options, method: req.method, path: req.url, headers, agent: false, ...(o.timeoutMs ? { timeout: o.timeoutMs } : {}) });
+    const fail = (err: Error): void => {
+      if (!written) reject(err);
+      else socket.destroy();
+    };
+    out.on('timeout', () => out.destroy(new Error(`no answer within ${o.timeoutMs}ms`)));
+    out.on('error', fail);
+    socket.on('error', () => out.destroy());
+    out.on('upgrade', (res, backend, backendHead) => {
+      written = true;
+      socket.write(statusLine(101, 'Switching Protocols', res.rawHeaders));
+      if (backendHead.length > 0) socket.write(backendHead);
+      if (head.length > 0) backend.write(head);
+      backend.on('error', () => socket.destroy());
+      socket.on('close', () => backend.destroy());
+      backend.on('close', () => socket.destroy());
+      backend.pipe(socket);
+      socket.pipe(backend);
+      resolve();
+    });
+    out.on('response', (res) => {
+      // The backend refused the upgrade: relay its answer, then close the connection.
+      written = true;
+      socket.write(statusLine(res.statusCode ?? 502, res.statusMessage ?? '', [...pairsWithout(res.rawHeaders, /^(connection|transfer-encoding|keep-alive|content-length)$/i), 'Connection', 'close']));
+      res.on('data', (c: Buffer) => socket.write(c));
+      res.on('end', () => { socket.end(); resolve(); });
+      res.on('error', () => { socket.destroy(); resolve(); });
+    });
+    out.end();
+  });
+}
+
+function pairsWithout(raw: readonly string[], drop: RegExp): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) if (!drop.test(raw[i]!)) out.push(raw[i]!, raw[i + 1]!);
+  return out;
+}
+
+function statusLine(code: number, message: string, rawHeaders: readonly string[]): string {
+  let s = `HTTP/1.1 ${code} ${message}\r\n`;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) s += `${rawHeaders[i]}: ${rawHeaders[i + 1]}\r\n`;
+  return `${s}\r\n`;
+}
