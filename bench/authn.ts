@@ -40,7 +40,7 @@
 import { createPublicKey, createPrivateKey, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { Agent, createServer as createHttpsServer, request } from 'node:https';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,7 @@ import { X509Authenticator } from '../gateway/authn/x509.js';
 import type { IncomingMessage } from 'node:http';
 import type { ObjectSource } from '../lib/api/objectsource.js';
 import { Samples, type Percentiles } from './stats.js';
+import { Admin } from './admin.js';
 
 export const SERVER_CPU = 0;
 export const LOAD_CPU = 1;
@@ -295,44 +296,6 @@ async function joseVerify(a: { tokensFile: string; publicKeyPem: string; warmupM
 // ===========================================================================
 // Orchestrator side.
 
-/** A tiny admin client for fixtures (not measured). */
-export class Admin {
-  private readonly agent: Agent;
-  constructor(private readonly port: number, tls: { ca: string; cert: string; key: string }) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: 32, ca: tls.ca, cert: tls.cert, key: tls.key });
-  }
-
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-    return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = request({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, servername: 'localhost', headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  async must(method: string, path: string, body?: unknown): Promise<string> {
-    const r = await this.call(method, path, body);
-    if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
-    return r.text;
-  }
-
-  async ready(): Promise<void> {
-    for (let i = 0; i < 400; i++) {
-      const r = await this.call('GET', '/readyz').catch(() => undefined);
-      if (r?.status === 200) return;
-      await sleep(50);
-    }
-    throw new Error(`server on port ${this.port} never became ready`);
-  }
-
-  close(): void { this.agent.destroy(); }
-}
 
 /** Runs `run`, filling in the CPU share the server and the load generator used over it. */
 export async function withCpu<T extends { cpu?: { server: number; load: number } }>(server: Child, load: Child, run: () => Promise<T>): Promise<T> {

@@ -23,8 +23,9 @@ import { pathToFileURL } from 'node:url';
 import { generateClientCert } from '../certs/pki.js';
 import { freePort, placement, startChild, type Child } from './procs.js';
 import { runRbacBench, type RbacBenchRow } from './authz-rbac.js';
+import { Admin } from './admin.js';
 import {
-  Admin, cpuOf, cpuUs, errorsOf, LOAD_CPU, loadavg, ms, num, out, pct, progress, rps, SERVER_CPU, share, table, withCpu,
+  cpuOf, cpuUs, errorsOf, LOAD_CPU, loadavg, ms, num, out, pct, progress, rps, SERVER_CPU, share, table, withCpu,
   type LoopArgs, type RunResult,
 } from './authn.js';
 

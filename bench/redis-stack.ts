@@ -15,7 +15,6 @@
 // Knobs: REDIS_URL, BENCH_REDIS_DURATION_MS (measured window, default 2000),
 // BENCH_REDIS_WATCHERS (default 1000).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -26,6 +25,7 @@ import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
 import { rawScriptRate, runRedisBench, type RedisBenchFigures } from './redis.js';
 import { isPrefixKey, prefixPattern } from '../backends/core/store/redis-keys.js';
+import { Admin } from './admin.js';
 
 export interface RedisStackOptions {
   url?: string;
@@ -75,43 +75,6 @@ export async function redisUnreachable(url: string): Promise<string | undefined>
   }
 }
 
-class Admin {
-  private readonly agent: Agent;
-  constructor(private readonly port: number, tls: Omit<Target, 'port'>) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: 20, ca: tls.ca, cert: tls.cert, key: tls.key });
-  }
-
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-    return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = request({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, servername: 'localhost', headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  async must(method: string, path: string, body?: unknown): Promise<string> {
-    const r = await this.call(method, path, body);
-    if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
-    return r.text;
-  }
-
-  async ready(): Promise<void> {
-    for (let i = 0; i < 300; i++) {
-      const r = await this.call('GET', '/readyz').catch(() => undefined);
-      if (r?.status === 200) return;
-      await sleep(50);
-    }
-    throw new Error(`server on port ${this.port} never became ready`);
-  }
-
-  close(): void { this.agent.destroy(); }
-}
 
 async function footprint(client: Redis, prefix: string): Promise<Footprint> {
   let cursor = '0';

@@ -8,7 +8,6 @@
 // a V8 CPU profile of the Gatehouse process is written there for each of its
 // measurements, `<measurement>.cpuprofile`, readable in Chrome DevTools).
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +16,7 @@ import { freePort, placement, startChild, type Child, type MemoryFigures } from 
 import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
 import * as report from './report.js';
+import { Admin } from './admin.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
@@ -38,44 +38,6 @@ function configMap(namespace: string, name?: string): Record<string, unknown> {
   };
 }
 
-/** A tiny admin client for fixtures (not measured). */
-class Admin {
-  private readonly agent: Agent;
-  constructor(private readonly port: number, tls: Omit<Target, 'port'>) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: 20, ca: tls.ca, cert: tls.cert, key: tls.key });
-  }
-
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-    return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = request({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, servername: 'localhost', headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  async must(method: string, path: string, body?: unknown): Promise<string> {
-    const r = await this.call(method, path, body);
-    if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
-    return r.text;
-  }
-
-  async ready(): Promise<void> {
-    for (let i = 0; i < 200; i++) {
-      const r = await this.call('GET', '/readyz').catch(() => undefined);
-      if (r?.status === 200) return;
-      await sleep(50);
-    }
-    throw new Error(`server on port ${this.port} never became ready`);
-  }
-
-  close(): void { this.agent.destroy(); }
-}
 
 async function main(): Promise<void> {
   if (PROF) await mkdir(PROF, { recursive: true });

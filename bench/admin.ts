@@ -1,0 +1,42 @@
+// A tiny admin client for fixtures (not measured), shared by the bench sections.
+import { Agent, request } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export class Admin {
+  private readonly agent: Agent;
+  constructor(private readonly port: number, tls: { ca: string; cert: string; key: string }) {
+    this.agent = new Agent({ keepAlive: true, maxSockets: 32, ca: tls.ca, cert: tls.cert, key: tls.key });
+  }
+
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = request({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, servername: 'localhost', headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  async must(method: string, path: string, body?: unknown): Promise<string> {
+    const r = await this.call(method, path, body);
+    if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+    return r.text;
+  }
+
+  /** Waits (up to 20 s) for /readyz: post-start hooks such as the RBAC defaults take a moment. */
+  async ready(): Promise<void> {
+    for (let i = 0; i < 400; i++) {
+      const r = await this.call('GET', '/readyz').catch(() => undefined);
+      if (r?.status === 200) return;
+      await sleep(50);
+    }
+    throw new Error(`server on port ${this.port} never became ready`);
+  }
+
+  close(): void { this.agent.destroy(); }
+}
