@@ -31,6 +31,13 @@ function leaf(l: unknown, r: unknown, acc: Acc): void {
 }
 
 function item(l: unknown, r: unknown, node: Node | undefined, pe: string, acc: Acc): void {
+  // Equal values compare to nothing. Identical ones are not even looked at (walk's own shortcut);
+  // equal ones still have their keyed list items' keys computed, which may throw ItemKeyError.
+  if (l === r) return;
+  if (l !== undefined && r !== undefined && typeof l === 'object' && l !== null && deepEqual(l, r)) {
+    if (mayThrow(node)) checkKeys(l, node);
+    return;
+  }
   acc.path.push(pe);
   walk(l, r, node, acc);
   if (l === undefined) insert(acc.added, acc.path);
@@ -70,4 +77,46 @@ function walk(l: unknown, r: unknown, node: Node | undefined, acc: Acc): void {
       item(undefined, x, childNode(s, k).node, `f:${k}`, acc);
     }
   }
+}
+
+/**
+ * What walking an unchanged value would do: compute the keys of its keyed
+ * list items, in the walk's order (a list's items, then into each), so the
+ * same ItemKeyError is thrown first.
+ */
+function checkKeys(v: unknown, node: Node | undefined): void {
+  if (!mayThrow(node)) return;
+  const s = shapeOf(node, v);
+  if (s.t === 'atomic') return;
+  if (s.t === 'list') {
+    if (!mayThrow(s.node.items) && s.node.keys.length === 0) return;
+    for (const x of indexItems(s.node, s.v).values()) checkKeys(x, s.node.items);
+    return;
+  }
+  for (const k in s.v) {
+    const x = s.v[k];
+    if (x === undefined) continue;
+    checkKeys(x, childNode(s, k).node);
+  }
+}
+
+/** Whether walking a value of `node` may meet an associative list with keys (whose items may lack them: ItemKeyError). */
+const throwing = new WeakMap<object, boolean>();
+
+function mayThrow(node: Node | undefined): boolean {
+  if (!node) return false;
+  const hit = throwing.get(node);
+  if (hit !== undefined) return hit;
+  throwing.set(node, true); // recursive schemas: assume the worst while looking
+  let r = false;
+  switch (node.kind) {
+    case 'struct':
+      if (!node.atomic) for (const f of node.fields.values()) if (mayThrow(f.node)) { r = true; break; }
+      break;
+    case 'map': r = !node.atomic && mayThrow(node.values); break;
+    case 'list': r = node.listType !== 'atomic' && (node.keys.length > 0 || mayThrow(node.items)); break;
+    default: r = false;
+  }
+  throwing.set(node, r);
+  return r;
 }

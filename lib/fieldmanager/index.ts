@@ -53,6 +53,68 @@ function setManagedFields(obj: KObject, list: unknown[] | undefined): void {
   else delete obj.metadata.managedFields;
 }
 
+let lastSecond = NaN;
+let lastTime = '';
+
+/** rfc3339(now), computed once a second (it has a second's resolution). */
+function timeOf(now: number): string {
+  const sec = Math.floor(now / 1000);
+  if (sec !== lastSecond) { lastTime = rfc3339(now); lastSecond = sec; }
+  return lastTime;
+}
+
+class NotJson extends Error {}
+
+/**
+ * structuredClone of a JSON-shaped value (plain objects, arrays, primitives;
+ * undefined members kept, shared and cyclic references kept shared), without
+ * the serialization round trip; anything else goes to structuredClone.
+ */
+function cloneJson(v: unknown): unknown {
+  try {
+    return copy(v, new Map());
+  } catch (err) {
+    if (err instanceof NotJson) return structuredClone(v);
+    throw err;
+  }
+}
+
+function copy(v: unknown, seen: Map<object, unknown>): unknown {
+  if (typeof v !== 'object' || v === null) {
+    if (typeof v === 'function' || typeof v === 'symbol') throw new NotJson();
+    return v;
+  }
+  const hit = seen.get(v);
+  if (hit !== undefined) return hit;
+  if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) throw new NotJson();
+    const out: unknown[] = new Array(v.length);
+    seen.set(v, out);
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v)) throw new NotJson(); // holes
+      out[i] = copy(v[i], seen);
+    }
+    if (Object.keys(v).length !== v.length) throw new NotJson(); // extra members
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) throw new NotJson();
+  const out: Record<string, unknown> = {};
+  seen.set(v, out);
+  for (const k of Object.keys(v)) {
+    const x = copy((v as Record<string, unknown>)[k], seen);
+    if (k === '__proto__') Object.defineProperty(out, k, { value: x, writable: true, enumerable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out;
+}
+
+/** Which object owners' sets belong to (see managers.ts hints). */
+function scopeOf(obj: KObject): string {
+  const uid = obj.metadata?.uid;
+  return typeof uid === 'string' ? uid : '';
+}
+
 function who(c: WriteContext, operation: 'Apply' | 'Update'): OwnerId {
   return { manager: c.manager, operation, apiVersion: c.apiVersion, subresource: c.subresource };
 }
@@ -61,8 +123,8 @@ function who(c: WriteContext, operation: 'Apply' | 'Update'): OwnerId {
 export function trackCreate(obj: KObject, c: WriteContext): void {
   if (!tracking) return;
   try {
-    const { owners } = updateOwnership(emptyObjectOf(c.node), withoutManagedFields(obj), c.node, new Map(), who(c, 'Update'), rfc3339(c.now));
-    setManagedFields(obj, encodeOwners(owners));
+    const { owners } = updateOwnership(emptyObjectOf(c.node), withoutManagedFields(obj), c.node, new Map(), who(c, 'Update'), timeOf(c.now));
+    setManagedFields(obj, encodeOwners(owners, scopeOf(obj)));
   } catch (err) {
     if (!(err instanceof ItemKeyError)) throw err;
     delete obj.metadata.managedFields; // kube drops managedFields it cannot compute rather than fail the write
@@ -82,19 +144,19 @@ export function trackUpdate(old: KObject, next: KObject, requested: unknown, c: 
   let baseline: Owners | undefined;
   let fromLive = false;
   if (!c.subresource && isReset(requested)) baseline = new Map();
-  else if (!c.subresource && Array.isArray(requested) && requested.length > 0) baseline = decodeOwners(requested);
+  else if (!c.subresource && Array.isArray(requested) && requested.length > 0) baseline = decodeOwners(requested, scopeOf(old));
   if (!baseline) {
-    baseline = decodeOwners(old.metadata.managedFields) ?? new Map();
+    baseline = decodeOwners(old.metadata.managedFields, scopeOf(old)) ?? new Map();
     fromLive = true;
   }
   try {
-    const r = updateOwnership(withoutManagedFields(old), withoutManagedFields(next), c.node, baseline, who(c, 'Update'), rfc3339(c.now));
+    const r = updateOwnership(withoutManagedFields(old), withoutManagedFields(next), c.node, baseline, who(c, 'Update'), timeOf(c.now));
     if (r.same && fromLive) {
       if (old.metadata.managedFields === undefined) delete next.metadata.managedFields;
       else next.metadata.managedFields = old.metadata.managedFields;
       return;
     }
-    setManagedFields(next, encodeOwners(r.owners));
+    setManagedFields(next, encodeOwners(r.owners, scopeOf(old)));
   } catch (err) {
     if (!(err instanceof ItemKeyError)) throw err;
     delete next.metadata.managedFields;
@@ -113,8 +175,8 @@ export interface ApplyOutcome {
  */
 export function applyIntent(live: KObject | undefined, intent: Obj, force: boolean, c: WriteContext): ApplyOutcome {
   const liveObj = live ? withoutManagedFields(live) : undefined;
-  const owners = live ? decodeOwners(live.metadata.managedFields) ?? new Map() : new Map();
-  const input = { live: liveObj, intent, node: c.node, owners, applier: who(c, 'Apply'), force, time: rfc3339(c.now) };
+  const owners = live ? decodeOwners(live.metadata.managedFields, scopeOf(live)) ?? new Map() : new Map();
+  const input = { live: liveObj, intent, node: c.node, owners, applier: who(c, 'Apply'), force, time: timeOf(c.now) };
   let r;
   try {
     r = applyOwnership(input);
@@ -126,12 +188,12 @@ export function applyIntent(live: KObject | undefined, intent: Obj, force: boole
   }
   let object = r.object;
   if (c.manager === KUBECTL) object = syncLastApplied(object, intent);
-  const out = structuredClone(object) as KObject;
+  const out = cloneJson(object) as KObject;
   if (live && r.same && sameOwnership(owners, r.owners) && object === r.object) {
     if (live.metadata.managedFields === undefined) delete out.metadata.managedFields;
     else out.metadata.managedFields = live.metadata.managedFields;
   } else {
-    setManagedFields(out, encodeOwners(r.owners));
+    setManagedFields(out, encodeOwners(r.owners, scopeOf(out)));
   }
   return { object: out };
 }

@@ -38,9 +38,16 @@ export function isReset(managedFields: unknown): boolean {
 }
 
 /** Owners of a managedFields list; undefined when it is not a valid list (kube then keeps the live one). */
-export function decodeOwners(managedFields: unknown): Owners | undefined {
+export function decodeOwners(managedFields: unknown, scope = ''): Owners | undefined {
   const cached = Array.isArray(managedFields) ? decoded.get(managedFields) : undefined;
   if (cached) return new Map(cached);
+  const out = decodeList(managedFields, scope);
+  // Stored objects are frozen: a list read again (another write over the same stored object) is decoded once.
+  if (out && Array.isArray(managedFields) && Object.isFrozen(managedFields)) decoded.set(managedFields, new Map(out));
+  return out;
+}
+
+function decodeList(managedFields: unknown, scope: string): Owners | undefined {
   const out: Owners = new Map();
   if (managedFields === undefined || managedFields === null) return out;
   if (!Array.isArray(managedFields)) return undefined;
@@ -52,7 +59,7 @@ export function decodeOwners(managedFields: unknown): Owners | undefined {
       if (operation !== 'Apply' && operation !== 'Update') return undefined;
       if (fieldsType !== 'FieldsV1') return undefined;
       if (time !== undefined && time !== null && typeof time !== 'string') return undefined;
-      const o: Owner = { manager, operation, apiVersion, subresource, set: fieldsV1 === undefined || fieldsV1 === null ? { member: false } : fromFieldsV1(fieldsV1), ...(typeof time === 'string' ? { time } : {}) };
+      const o: Owner = { manager, operation, apiVersion, subresource, set: fieldsV1 === undefined || fieldsV1 === null ? { member: false } : fromFieldsV1(fieldsV1, 0, hints.get(hintKey(scope, manager, operation, apiVersion, subresource))), ...(typeof time === 'string' ? { time } : {}) };
       const id = identity(o);
       if (out.has(id)) return undefined;
       out.set(id, o);
@@ -72,7 +79,7 @@ const byKubeOrder = (a: Owner, b: Owner): number =>
   : a.subresource < b.subresource ? -1 : a.subresource > b.subresource ? 1 : 0;
 
 /** The managedFields list of owners (owners of nothing left out); undefined when none is left. */
-export function encodeOwners(owners: Owners): Record<string, unknown>[] | undefined {
+export function encodeOwners(owners: Owners, scope = ''): Record<string, unknown>[] | undefined {
   const list = [...owners.values()].filter((o) => !isEmpty(o.set)).sort(byKubeOrder);
   if (list.length === 0) return undefined;
   const encoded = list.map((o) => ({
@@ -80,7 +87,27 @@ export function encodeOwners(owners: Owners): Record<string, unknown>[] | undefi
     fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(o.set), ...(o.subresource ? { subresource: o.subresource } : {}),
   }));
   decoded.set(encoded, new Map(list.map((o) => [identity(o), o])));
+  for (const o of list) {
+    const k = hintKey(scope, o.manager, o.operation, o.apiVersion, o.subresource);
+    hints.delete(k);
+    hints.set(k, o.set);
+  }
+  while (hints.size > MAX_HINTS) hints.delete(hints.keys().next().value!);
   return encoded;
+}
+
+/**
+ * The set each owner of an object (scope: its uid) had at the last write this
+ * process encoded. Stores keep JSON copies, so the next write's list is a new
+ * one: parsing it against the hint returns the very same set (subtrees shared,
+ * FieldsV1 encodings cached) when it still matches. Only a hint: a stale or
+ * foreign one merely costs the parse its sharing.
+ */
+const hints = new Map<string, FieldSet>();
+const MAX_HINTS = 4096;
+
+function hintKey(scope: string, manager: string, operation: string, apiVersion: string, subresource: string): string {
+  return `${scope}\0${manager}\0${operation}\0${apiVersion}\0${subresource}`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { emptyObjectOf } from './baseline.js';
 import { compare, isSame, type Comparison } from './compare.js';
 import { identity, type Owner, type Owners } from './managers.js';
 import { merge, removeItems } from './merge.js';
-import { difference, intersection, isEmpty, members, union, withoutMembers, EMPTY, type FieldSet } from './set.js';
+import { difference, freeze, insert, intersection, isEmpty, members, share, union, EMPTY, type Builder, type FieldSet } from './set.js';
 import { ensureNamedFieldsAreMembers, toFieldSet } from './tofieldset.js';
 
 export type Obj = Record<string, unknown>;
@@ -18,8 +18,10 @@ const SERVER_PATHS: readonly (readonly string[])[] = [
   ['f:apiVersion'], ['f:kind'], ['f:metadata'], ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => ['f:metadata', `f:${f}`]),
 ];
 
+const SERVER_SET: FieldSet = (() => { const b: Builder = { member: false }; for (const p of SERVER_PATHS) insert(b, p); return freeze(b); })();
+
 export function stripServerPaths(s: FieldSet): FieldSet {
-  return withoutMembers(s, SERVER_PATHS);
+  return difference(s, SERVER_SET);
 }
 
 export function stripComparison(c: Comparison): Comparison {
@@ -63,7 +65,8 @@ export function updateOwnership(live: Obj, next: Obj, node: Node | undefined, ow
   const self = identity(who);
   const out = settle(owners, '', cmp, true);
   const kept = out.get(self)?.set ?? EMPTY;
-  const set = union(kept, difference(union(cmp.modified, cmp.added), cmp.removed));
+  // Sharing with the owner's set before the write keeps an unchanged set the very same one.
+  const set = share(union(kept, difference(union(cmp.modified, cmp.added), cmp.removed)), owners.get(self)?.set);
   out.delete(self);
   if (!isEmpty(set)) out.set(self, { ...who, time, set });
   return { owners: out, same: false };
@@ -96,7 +99,7 @@ export function applyOwnership(a: ApplyInput): ApplyResult {
   }
   const self = identity(a.applier);
   const last = owners.get(self)?.set;
-  const set = stripServerPaths(toFieldSet(a.intent, a.node));
+  const set = share(stripServerPaths(toFieldSet(a.intent, a.node)), last);
   const withIntent: Owners = new Map(owners);
   withIntent.set(self, { ...a.applier, time: a.time, set });
   let object = merge(live, a.intent, a.node) as Obj;

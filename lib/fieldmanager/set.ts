@@ -82,6 +82,29 @@ export function equal(a: FieldSet, b: FieldSet): boolean {
   return true;
 }
 
+/**
+ * `s` with every subtree equal to `hint`'s same subtree replaced by the
+ * hint's: an equal set, sharing what it can (toFieldsV1's cache, cheap
+ * equality and unions across writes). `s` itself when nothing is shared.
+ */
+export function share(s: FieldSet, hint: FieldSet | undefined): FieldSet {
+  if (!hint || s === hint) return s;
+  const sc = s.children;
+  const hc = hint.children;
+  if (!sc || sc.size === 0) return !hc || hc.size === 0 ? (s.member === hint.member ? hint : s) : s;
+  if (!hc || hc.size === 0) return s;
+  let out: Map<string, FieldSet> | undefined;
+  let all = s.member === hint.member && sc.size === hc.size;
+  for (const [k, c] of sc) {
+    const h = hc.get(k);
+    const x = h ? share(c, h) : c;
+    if (x !== h) all = false;
+    if (x !== c) (out ??= new Map(sc)).set(k, x);
+  }
+  if (all) return hint;
+  return out ? { member: s.member, children: out } : s;
+}
+
 /** A builder tree as an immutable set (empty branches dropped). */
 export function freeze(b: Builder): FieldSet {
   if (!b.children || b.children.size === 0) return b.member ? LEAF : EMPTY;
@@ -142,23 +165,53 @@ export function toFieldsV1(s: FieldSet): Record<string, unknown> {
 
 export class FieldsV1Error extends Error {}
 
-const PREFIXES = new Set(['f', 'k', 'v', 'i']);
+/** `f`, `k`, `v`, `i`. */
+const isPrefix = (c: number): boolean => c === 102 || c === 107 || c === 118 || c === 105;
 
-/** Parses FieldsV1; throws FieldsV1Error when it is not a field set. */
-export function fromFieldsV1(v: unknown, depth = 0): FieldSet {
+/**
+ * Parses FieldsV1; throws FieldsV1Error when it is not a field set. `hint`,
+ * a set this FieldsV1 probably encodes (the owner's set at the last write),
+ * is returned, or its subtrees are, wherever the FieldsV1 matches it exactly:
+ * the result equals the plain parse, and shares subtrees with the hint (so
+ * toFieldsV1's cache and set operations' sharing keep working across writes).
+ */
+export function fromFieldsV1(v: unknown, depth = 0, hint?: FieldSet): FieldSet {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new FieldsV1Error('a FieldsV1 node must be an object');
   if (depth > 64) throw new FieldsV1Error('FieldsV1 nests too deeply');
-  const keys = Object.keys(v);
-  if (keys.length === 0) return LEAF;
   let member = false;
-  const children = new Map<string, FieldSet>();
-  for (const k of keys) {
+  let children: Map<string, FieldSet> | undefined;
+  const hc = hint?.children;
+  // While every child so far is the hint's own child, no map is built.
+  let same = hc !== undefined;
+  let n = 0;
+  for (const k in v) {
     const c = (v as Record<string, unknown>)[k];
     if (k === '.') { member = true; continue; }
-    if (k[1] !== ':' || !PREFIXES.has(k[0]!)) throw new FieldsV1Error(`unknown FieldsV1 key ${JSON.stringify(k)}`);
-    children.set(k, fromFieldsV1(c, depth + 1));
+    if (k.charCodeAt(1) !== 58 || !isPrefix(k.charCodeAt(0))) throw new FieldsV1Error(`unknown FieldsV1 key ${JSON.stringify(k)}`);
+    const h = hc?.get(k);
+    const x = fromFieldsV1(c, depth + 1, h);
+    if (same && x !== h) { same = false; children = hintPrefix(v, hc!, n); }
+    if (!same) (children ??= new Map()).set(k, x);
+    n++;
+  }
+  if (n === 0) return LEAF;
+  if (same) {
+    if (n === hc!.size && member === hint!.member) return hint!;
+    children = hintPrefix(v, hc!, n);
   }
   return make(member, children);
+}
+
+/** The first `n` children of `v` (all matched the hint's), as a map in `v`'s order. */
+function hintPrefix(v: object, hc: ReadonlyMap<string, FieldSet>, n: number): Map<string, FieldSet> {
+  const out = new Map<string, FieldSet>();
+  if (n === 0) return out;
+  for (const k in v) {
+    if (k === '.') continue;
+    out.set(k, hc.get(k)!);
+    if (out.size === n) break;
+  }
+  return out;
 }
 
 /** `.spec.containers[name="a"].image`: a path as structured-merge-diff prints it. */

@@ -43,14 +43,45 @@ export function itemKey(list: ListNode, item: unknown, index: number): string {
   if (list.listType === 'set') return `v:${canonicalJson(item)}`;
   if (list.keys.length === 0) return `i:${index}`;
   if (!isPlainObject(item)) throw new ItemKeyError(`element ${index}: associative list with keys has an element that is not a map`);
-  const key: Record<string, unknown> = {};
-  for (const k of [...list.keys].sort()) {
-    const v = item[k] ?? KEY_DEFAULTS[k];
-    if (v === undefined || v === null) throw new ItemKeyError(`element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
-    if (typeof v === 'object') throw new ItemKeyError(`element ${index}: key field ${JSON.stringify(k)} must be a scalar`);
-    key[k] = v;
+  const names = keyNames(list);
+  if (!names) {
+    const key: Record<string, unknown> = {};
+    for (const k of [...list.keys].sort()) key[k] = keyValue(item, k, index);
+    return `k:${JSON.stringify(key)}`;
   }
-  return `k:${JSON.stringify(key)}`;
+  // The JSON of an object holding the keys in sorted order, written directly.
+  let out = 'k:{';
+  for (let i = 0; i < names.length; i++) {
+    const j = JSON.stringify(keyValue(item, names[i]!.name, index));
+    if (j === undefined) continue; // JSON.stringify leaves such a member out
+    out += `${out.length > 3 ? ',' : ''}${names[i]!.json}:${j}`;
+  }
+  return `${out}}`;
+}
+
+function keyValue(item: Record<string, unknown>, k: string, index: number): unknown {
+  const v = item[k] ?? KEY_DEFAULTS[k];
+  if (v === undefined || v === null) throw new ItemKeyError(`element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
+  if (typeof v === 'object') throw new ItemKeyError(`element ${index}: key field ${JSON.stringify(k)} must be a scalar`);
+  return v;
+}
+
+interface KeyName { readonly name: string; readonly json: string }
+const keyNamesOf = new WeakMap<ListNode, readonly KeyName[] | null>();
+
+/**
+ * A list's key fields, sorted, each once; null when one is an array index
+ * name (an object would order it first) or `__proto__` (an object would not
+ * keep it): such lists take the general path.
+ */
+function keyNames(list: ListNode): readonly KeyName[] | null {
+  let names = keyNamesOf.get(list);
+  if (names === undefined) {
+    const sorted = [...list.keys].sort();
+    names = sorted.some((k) => /^(0|[1-9]\d*)$/.test(k) || k === '__proto__') ? null : [...new Set(sorted)].map((name) => ({ name, json: JSON.stringify(name) }));
+    keyNamesOf.set(list, names);
+  }
+  return names;
 }
 
 /** JSON with object keys sorted, as Go writes maps. */

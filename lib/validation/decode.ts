@@ -12,10 +12,28 @@ export interface DecodedBody {
   readonly duplicates: readonly string[];
 }
 
+/**
+ * A YAML body that is plain JSON (kubectl sends apply bodies as JSON) parses
+ * to the same value with the JSON decoder at a fraction of the cost. Anything
+ * else — not JSON, too deep, or with duplicate keys — goes to the YAML
+ * decoder, so its errors and duplicate reports are exactly the YAML ones.
+ */
+function jsonShapedYaml(text: string, maxDepth: number): DecodedJson | undefined {
+  if (!/^\s*\{/.test(text)) return undefined;
+  try {
+    const d = decodeJson(text, maxDepth);
+    return d.duplicates.length === 0 ? d : undefined;
+  } catch (err) {
+    if (err instanceof JsonBodyError) return undefined; // the YAML decoder reports it in its own words
+    throw err;
+  }
+}
+
 /** Any JSON value of a JSON or YAML text; 400 for syntax or depth. */
 export function decodeValue(text: string, format: 'json' | 'yaml', maxDepth = MAX_DEPTH): DecodedJson {
   try {
-    return format === 'json' ? decodeJson(text, maxDepth) : decodeYaml(text, maxDepth);
+    if (format === 'json') return decodeJson(text, maxDepth);
+    return jsonShapedYaml(text, maxDepth) ?? decodeYaml(text, maxDepth);
   } catch (err) {
     if (err instanceof JsonBodyError) {
       if (err.code === 'depth') throw badRequest(`the request body is too deeply nested: ${err.message}`);
