@@ -3,20 +3,7 @@
 // Self-contained: an in-process Gatehouse on the memory store, driven by 16
 // keep-alive connections from the same process (both sides share the CPU, so
 // compare the ratio, not the absolute rates).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { Agent, request } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { parseServeFlags } from '../gateway/config/flags.js';
-import { startServer } from '../gateway/server/app.js';
-import { devPkiPaths } from '../certs/devpki.js';
-import { freePort } from './procs.js';
-
-const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
-const CONNECTIONS = 16;
-
-type Call = (method: string, path: string, body: string, contentType: string) => Promise<{ status: number; text: string }>;
+import { CONNECTIONS, DURATION, rateLoop, withInProcessServer, type Call } from './inprocess.js';
 
 export function pod(name: string): Record<string, unknown> {
   const container = (n: string, image: string) => ({
@@ -47,70 +34,28 @@ export function configMap(name: string): Record<string, unknown> {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'bench' } }, data };
 }
 
-async function loop(what: string, next: (i: number) => Promise<boolean>): Promise<number> {
-  let done = 0;
-  let failed = 0;
-  const end = performance.now() + DURATION;
-  const start = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, c) => {
-    for (let i = c; performance.now() < end; i += CONNECTIONS) {
-      if (await next(i)) done++; else failed++;
-    }
-  }));
-  const rate = done / ((performance.now() - start) / 1000);
-  console.log(`  ${what.padEnd(44)} ${rate.toFixed(0).padStart(7)} req/s${failed ? ` (${failed} failed)` : ''}`);
-  return rate;
-}
-
 async function pair(call: Call, label: string, path: string, obj: Record<string, unknown>, patchOf: (i: number) => unknown): Promise<void> {
   const created = await call('POST', path, JSON.stringify(obj), 'application/json');
   if (created.status !== 201) throw new Error(`create ${label}: ${created.status} ${created.text.slice(0, 200)}`);
   const item = `${path}/${(obj['metadata'] as { name: string }).name}`;
   // PUT without resourceVersion (unconditional), each with a changed label so every PUT writes.
-  const put = await loop(`PUT ${label}`, async (i) => {
+  const put = await rateLoop(`PUT ${label}`, async (i) => {
     const body = { ...obj, metadata: { ...(obj['metadata'] as object), labels: { app: 'bench', n: String(i) } } };
     return (await call('PUT', item, JSON.stringify(body), 'application/json')).status === 200;
   });
-  const smp = await loop(`PATCH strategic ${label}`, async (i) => (await call('PATCH', item, JSON.stringify(patchOf(i)), 'application/strategic-merge-patch+json')).status === 200);
+  const smp = await rateLoop(`PATCH strategic ${label}`, async (i) => (await call('PATCH', item, JSON.stringify(patchOf(i)), 'application/strategic-merge-patch+json')).status === 200);
   console.log(`  ${`strategic merge / PUT (${label})`.padEnd(44)} ${(100 * smp / put).toFixed(0).padStart(7)} %   (target ≥ 60%)`);
 }
 
 export async function runPatchBench(): Promise<void> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-bench-patch-'));
-  const port = await freePort();
-  const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dataDir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow']);
-  if ('error' in parsed) throw new Error(parsed.error);
-  const running = await startServer(parsed.options, { log: () => undefined });
-  const pki = devPkiPaths(dataDir);
-  const [ca, cert, key] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.adminCert, 'utf8'), readFile(pki.adminKey, 'utf8')]);
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, ca, cert, key });
-  const call: Call = (method, path, body, contentType) => new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent, servername: 'localhost', headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-  try {
-    for (let i = 0; i < 100; i++) {
-      const r = await call('GET', '/readyz', '', 'text/plain').catch(() => undefined);
-      if (r?.status === 200) break;
-      await new Promise((res) => setTimeout(res, 50));
-    }
+  await withInProcessServer('patch', async (call) => {
     console.log(`\nPATCH (in-process memory store, ${CONNECTIONS} connections, ${DURATION} ms each)`);
     const ns = '/api/v1/namespaces/default';
     await pair(call, 'Pod', `${ns}/pods`, pod('bench-pod'),
       (i) => ({ metadata: { labels: { n: String(i) } }, spec: { containers: [{ name: 'app', env: [{ name: 'MODE', value: `m${i}` }] }] } }));
     await pair(call, 'ConfigMap 100 keys', `${ns}/configmaps`, configMap('bench-cm'),
       (i) => ({ data: { 'key-050': `changed ${i}` } }));
-  } finally {
-    agent.destroy();
-    await running.shutdown('bench');
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runPatchBench();

@@ -23,8 +23,7 @@ import { Redis } from 'ioredis';
 import { freePort, startChild, type Child } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
-import { rawScriptRate, runRedisBench, type RedisBenchFigures } from './redis.js';
-import { isPrefixKey, prefixPattern } from '../backends/core/store/redis-keys.js';
+import { drop, footprint, rawScriptRate, runRedisBench, type RedisBenchFigures } from './redis.js';
 import { Admin } from './admin.js';
 
 export interface RedisStackOptions {
@@ -75,31 +74,6 @@ export async function redisUnreachable(url: string): Promise<string | undefined>
   }
 }
 
-
-async function footprint(client: Redis, prefix: string): Promise<Footprint> {
-  let cursor = '0';
-  let keys = 0;
-  let bytes = 0;
-  do {
-    const [next, batch] = await client.scan(cursor, 'MATCH', prefixPattern(prefix), 'COUNT', 1000);
-    cursor = next;
-    for (const k of batch.filter((x) => isPrefixKey(prefix, x))) {
-      keys++;
-      bytes += Number((await client.memory('USAGE', k, 'SAMPLES', 0)) ?? 0);
-    }
-  } while (cursor !== '0');
-  return { keys, bytes };
-}
-
-async function drop(client: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, batch] = await client.scan(cursor, 'MATCH', prefixPattern(prefix), 'COUNT', 1000);
-    cursor = next;
-    const mine = batch.filter((x) => isPrefixKey(prefix, x));
-    if (mine.length > 0) await client.del(...mine);
-  } while (cursor !== '0');
-}
 
 export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<RedisStackFigures | { skipped: string }> {
   const url = opts.url ?? process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';

@@ -46,7 +46,8 @@ async function rate(ops: number, concurrency: number, fn: (i: number) => Promise
   return Math.round((ops / (performance.now() - t0)) * 1000);
 }
 
-async function footprint(client: Redis, prefix: string): Promise<{ keys: number; bytes: number }> {
+/** Keys and bytes (MEMORY USAGE) under a store prefix. */
+export async function footprint(client: Redis, prefix: string): Promise<{ keys: number; bytes: number }> {
   let cursor = '0';
   let keys = 0;
   let bytes = 0;
@@ -63,7 +64,8 @@ async function footprint(client: Redis, prefix: string): Promise<{ keys: number;
   return { keys, bytes };
 }
 
-async function drop(client: Redis, prefix: string): Promise<void> {
+/** Deletes every key under a store prefix. */
+export async function drop(client: Redis, prefix: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, batch] = await client.scan(cursor, 'MATCH', prefixPattern(prefix), 'COUNT', 1000);

@@ -1,0 +1,68 @@
+// The in-process harness of the PATCH and apply benchmarks: a Gatehouse on
+// the memory store in this process, a keep-alive admin client, and a closed
+// rate loop over a few connections. Only ratios between rows of one run mean
+// anything here (client and server share a process).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseServeFlags } from '../gateway/config/flags.js';
+import { startServer } from '../gateway/server/app.js';
+import { devPkiPaths } from '../certs/devpki.js';
+import { freePort } from './procs.js';
+
+export const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
+export const CONNECTIONS = 16;
+
+export type Call = (method: string, path: string, body: string, contentType: string) => Promise<{ status: number; text: string }>;
+
+/** Requests/s of `next` over CONNECTIONS concurrent loops for DURATION ms; prints one line. */
+export async function rateLoop(what: string, next: (i: number) => Promise<boolean>): Promise<number> {
+  let done = 0;
+  let failed = 0;
+  const end = performance.now() + DURATION;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, c) => {
+    for (let i = c; performance.now() < end; i += CONNECTIONS) {
+      if (await next(i)) done++; else failed++;
+    }
+  }));
+  const rate = done / ((performance.now() - start) / 1000);
+  console.log(`  ${what.padEnd(48)} ${rate.toFixed(0).padStart(7)} req/s${failed ? ` (${failed} failed)` : ''}`);
+  return rate;
+}
+
+/** Runs `fn` against a fresh in-process server, then shuts it down and removes its data. */
+export async function withInProcessServer(name: string, fn: (call: Call) => Promise<void>): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), `gatehouse-bench-${name}-`));
+  const port = await freePort();
+  const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dataDir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow']);
+  if ('error' in parsed) throw new Error(parsed.error);
+  const running = await startServer(parsed.options, { log: () => undefined });
+  const pki = devPkiPaths(dataDir);
+  const [ca, cert, key] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.adminCert, 'utf8'), readFile(pki.adminKey, 'utf8')]);
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, ca, cert, key });
+  const call: Call = (method, path, body, contentType) => new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, agent, servername: 'localhost', headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  try {
+    for (let i = 0; i < 100; i++) {
+      const r = await call('GET', '/readyz', '', 'text/plain').catch(() => undefined);
+      if (r?.status === 200) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    await fn(call);
+  } finally {
+    agent.destroy();
+    await running.shutdown('bench');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
