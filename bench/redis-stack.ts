@@ -139,11 +139,18 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
       load.call<LoopResult>('paged', { ...loop, connections: 8, target: target(port), path: '/api/v1/namespaces/bench/configmaps', limit: 0, total: listSize });
 
     const rawScriptPerSec = await rawScriptRate(url, 20_000, 64);
-    const create = { redis: await fixed(portA, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create')), file: await fixed(filePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create')) };
+    // BENCH_CPU_PROF=<dir>: a CPU profile of the Redis process measured, per measurement.
+    const profiled = async <T>(child: Child, what: string, run: () => Promise<T>): Promise<T> => {
+      const dir = process.env['BENCH_CPU_PROF'];
+      if (!dir) return run();
+      await child.call('profStart');
+      try { return await run(); } finally { await child.call('profStop', { file: join(dir, `redis-${what}.cpuprofile`) }); }
+    };
+    const create = { redis: await profiled(a, 'create', () => fixed(portA, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'))), file: await fixed(filePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create')) };
     const put = configMap('bench', 'cm-0001');
-    const update = { redis: await fixed(portA, 'PUT', '/api/v1/namespaces/bench/configmaps/cm-0001', put), file: await fixed(filePort, 'PUT', '/api/v1/namespaces/bench/configmaps/cm-0001', put) };
+    const update = { redis: await profiled(a, 'update', () => fixed(portA, 'PUT', '/api/v1/namespaces/bench/configmaps/cm-0001', put)), file: await fixed(filePort, 'PUT', '/api/v1/namespaces/bench/configmaps/cm-0001', put) };
     const getPath = '/api/v1/namespaces/bench/configmaps/cm-0000';
-    const get = { redis: await fixed(portB, 'GET', getPath), file: await fixed(filePort, 'GET', getPath), bare: await fixed(barePort, 'GET', getPath) };
+    const get = { redis: await profiled(b, 'get', () => fixed(portB, 'GET', getPath)), file: await fixed(filePort, 'GET', getPath), bare: await fixed(barePort, 'GET', getPath) };
     const list = { objects: listSize, redis: await paged(portB), file: await paged(filePort) };
 
     const watchPath = '/api/v1/namespaces/bench-watch/configmaps?watch=1';

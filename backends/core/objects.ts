@@ -3,6 +3,7 @@
 // validation. Pure functions of (type, body, old object, time).
 import { randomUUID, randomInt } from 'node:crypto';
 import { isPlainObject, rfc3339, type KObject } from '../../lib/api/meta.js';
+import { membersEqual } from '../../lib/api/json.js';
 import { badRequest, cause, conflict, invalid, STALE_OBJECT, type StatusCause } from '../../lib/api/status.js';
 import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
 import { validateAnnotations, validateLabels, validateName, isQualifiedName } from '../../lib/registry/names.js';
@@ -102,10 +103,13 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number): KObje
   return obj;
 }
 
-function withoutServerFields(obj: KObject): string {
-  const { metadata, ...rest } = obj;
-  // managedFields count: a write that only moves ownership is a write (an unchanged one keeps the live list).
-  return JSON.stringify(rest) + JSON.stringify({ ...metadata, resourceVersion: undefined, generation: undefined });
+const METADATA = new Set(['metadata']);
+const SPEC_SKIP = new Set(['metadata', 'status']);
+const SERVER_METADATA = new Set(['resourceVersion', 'generation']);
+
+/** Whether an update would store nothing new. managedFields count: a write that only moves ownership is a write (an unchanged one keeps the live list). */
+function sameButServerFields(a: KObject, b: KObject): boolean {
+  return membersEqual(a, b, METADATA) && membersEqual(a.metadata, b.metadata, SERVER_METADATA);
 }
 
 /**
@@ -114,10 +118,9 @@ function withoutServerFields(obj: KObject): string {
  */
 export type TrackManagedFields = (next: KObject, old: KObject, requested: unknown) => void;
 
-function specOf(obj: KObject): string {
-  const { metadata: _m, status: _s, ...rest } = obj;
-  void _m; void _s;
-  return JSON.stringify(rest);
+/** Whether everything but metadata and status is equal (a change bumps the generation). */
+function sameSpec(a: KObject, b: KObject): boolean {
+  return membersEqual(a, b, SPEC_SKIP);
 }
 
 export type UpdateTarget = 'main' | 'status' | 'finalize';
@@ -181,7 +184,7 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
     }
     // Defaulting runs on every write, as decoding does in kube-apiserver (a Secret's stringData folds into data).
     t.defaults?.(next);
-    if (specOf(next) !== specOf(old)) m.generation = (oldMeta.generation ?? 1) + 1;
+    if (!sameSpec(next, old)) m.generation = (oldMeta.generation ?? 1) + 1;
   }
   delete next.metadata.resourceVersion;
   const requested = next.metadata.managedFields;
@@ -191,7 +194,7 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
     else next.metadata.managedFields = oldMeta.managedFields;
   }
   validate(t, next, old);
-  if (withoutServerFields(next) === withoutServerFields(old)) return undefined;
+  if (sameButServerFields(next, old)) return undefined;
   return next;
 }
 

@@ -4,7 +4,8 @@
 // (with everything beneath it).
 import type { Node } from '../schema/model.js';
 import { freeze, insert, isEmpty, type Builder, type FieldSet } from './set.js';
-import { childNode, deepEqual, indexItems, shapeOf } from './shape.js';
+import { checkItemKey, childNode, indexItems, shapeOf } from './shape.js';
+import { jsonEqual as deepEqual } from '../api/json.js';
 
 export interface Comparison {
   readonly added: FieldSet;
@@ -90,7 +91,10 @@ function checkKeys(v: unknown, node: Node | undefined): void {
   if (s.t === 'atomic') return;
   if (s.t === 'list') {
     if (!mayThrow(s.node.items) && s.node.keys.length === 0) return;
-    for (const x of indexItems(s.node, s.v).values()) checkKeys(x, s.node.items);
+    // Keys are only checked, not built (an equal list's keys are never used); items of a
+    // repeated key are all looked into, where the walk would see the last one only.
+    for (let i = 0; i < s.v.length; i++) checkItemKey(s.node, s.v[i], i);
+    for (const x of s.v) checkKeys(x, s.node.items);
     return;
   }
   for (const k in s.v) {

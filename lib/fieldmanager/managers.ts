@@ -3,6 +3,7 @@
 // BuildManagerIdentifier). Entries are written in kube's order: Apply before
 // Update, then by time, manager, apiVersion, subresource.
 import { isPlainObject } from '../api/meta.js';
+import { deepFreezeJson } from '../api/json.js';
 import { equal, fromFieldsV1, FieldsV1Error, isEmpty, toFieldsV1, type FieldSet } from './set.js';
 
 export type Operation = 'Apply' | 'Update';
@@ -86,6 +87,8 @@ export function encodeOwners(owners: Owners, scope = ''): Record<string, unknown
     manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, ...(o.time ? { time: o.time } : {}),
     fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(o.set), ...(o.subresource ? { subresource: o.subresource } : {}),
   }));
+  // Frozen, the list is stored as it is (stores share frozen parts), so the next write over it finds it here.
+  deepFreezeJson(encoded);
   decoded.set(encoded, new Map(list.map((o) => [identity(o), o])));
   for (const o of list) {
     const k = hintKey(scope, o.manager, o.operation, o.apiVersion, o.subresource);

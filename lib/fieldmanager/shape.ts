@@ -59,6 +59,15 @@ export function itemKey(list: ListNode, item: unknown, index: number): string {
   return `${out}}`;
 }
 
+/** Throws what itemKey would throw for this item, without building the key. */
+export function checkItemKey(list: ListNode, item: unknown, index: number): void {
+  if (list.listType === 'set' || list.keys.length === 0) return;
+  if (!isPlainObject(item)) throw new ItemKeyError(`element ${index}: associative list with keys has an element that is not a map`);
+  const names = keyNames(list);
+  if (names) for (let i = 0; i < names.length; i++) keyValue(item, names[i]!.name, index);
+  else for (const k of [...list.keys].sort()) keyValue(item, k, index);
+}
+
 function keyValue(item: Record<string, unknown>, k: string, index: number): unknown {
   const v = item[k] ?? KEY_DEFAULTS[k];
   if (v === undefined || v === null) throw new ItemKeyError(`element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
@@ -98,23 +107,3 @@ export function indexItems(list: ListNode, items: readonly unknown[]): Map<strin
   return out;
 }
 
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  let n = 0;
-  for (const k in ao) {
-    if (ao[k] === undefined) continue;
-    n++;
-    if (!deepEqual(ao[k], bo[k])) return false;
-  }
-  for (const k in bo) if (bo[k] !== undefined) n--;
-  return n === 0;
-}

@@ -85,7 +85,8 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
       await createObject(env, t, r, obj, dryRun);
       return;
     }
-    const next = prepareUpdate(t, structuredClone(obj), old, target, updateTracker(env, t, r));
+    // obj is reused by a retry: prepareUpdate copies what it changes and defaulting is idempotent.
+    const next = prepareUpdate(t, obj, old, target, updateTracker(env, t, r));
     if (!next) {
       respond(env, t, r, 200, old);
       return;

@@ -12,7 +12,7 @@ import { StoreError } from './types.js';
 import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
 import { assertKey } from './keys.js';
-import { deepFreeze } from './objects.js';
+import { stampedCopy } from './objects.js';
 import { checkWrite } from './preconditions.js';
 import type { WriteKind } from './preconditions.js';
 import { encodeRecord, encodeSnapshot } from './file-format.js';
@@ -175,10 +175,8 @@ export class FileStore implements Store {
     let json: string | undefined;
     if (obj) {
       // Serialise before taking a revision so an unserialisable object fails alone, not its batch.
-      const copy = JSON.parse(JSON.stringify(obj)) as KObject;
-      copy.metadata = { ...copy.metadata, resourceVersion: String(this.nextRev + 1) };
-      json = JSON.stringify(copy);
-      object = deepFreeze(copy);
+      object = stampedCopy(obj, this.nextRev + 1);
+      json = JSON.stringify(object);
     }
     const rev = ++this.nextRev;
     let settle!: () => void;

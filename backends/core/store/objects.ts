@@ -1,24 +1,23 @@
 // Stored objects are JSON, stamped with their revision and deep-frozen, so
 // the same instance can be handed to every reader and watcher without copies.
 import type { KObject } from '../../../lib/api/meta.js';
+import { deepFreezeJson, frozenJsonCopy } from '../../../lib/api/json.js';
 
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
+export { deepFreezeJson as deepFreeze };
 
 /**
- * A JSON copy of obj with resourceVersion = rev. Going through JSON (rather
- * than structuredClone) makes every store keep exactly what a durable store
- * would read back: no undefined fields, no Dates, no shared references.
+ * A frozen copy of obj as a durable store would read it back (no undefined
+ * fields, no Dates, nothing the caller can still change), without
+ * `metadata.resourceVersion`. Parts that are already frozen — the live
+ * object's, carried over by an update — are shared.
  */
+export function storedCopy(obj: KObject): KObject {
+  return frozenJsonCopy({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } });
+}
+
+/** storedCopy with resourceVersion = rev. */
 export function stampedCopy(obj: KObject, rev: number): KObject {
-  const copy = JSON.parse(JSON.stringify(obj)) as KObject;
-  copy.metadata = { ...copy.metadata, resourceVersion: String(rev) };
-  return copy;
+  return frozenJsonCopy({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } });
 }
 
 /** A frozen copy of a frozen object with another resourceVersion; nested parts are shared. */

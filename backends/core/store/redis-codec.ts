@@ -1,15 +1,9 @@
 // How objects travel through Redis: JSON without `metadata.resourceVersion`
 // (the revision lives beside it, so Lua never parses JSON), stamped and
-// deep-frozen when read back.
+// deep-frozen when read back (objects.ts storedCopy makes what is written).
 import type { KObject } from '../../../lib/api/meta.js';
 import { StoreError } from './types.js';
 import { deepFreeze } from './objects.js';
-
-/** The JSON stored for obj: a copy without resourceVersion. */
-export function encodeObject(obj: KObject): string {
-  const { resourceVersion: _ignored, ...metadata } = obj.metadata;
-  return JSON.stringify({ ...obj, metadata });
-}
 
 /** A frozen object from stored JSON, stamped with rev. */
 export function decodeObject(json: string, rev: number, where: string): KObject {

@@ -15,7 +15,8 @@ import { assertKey, typePrefixOf } from './keys.js';
 import { redisKeys, registryKey, typeKeys } from './redis-keys.js';
 import { connect, masters, redisTarget, unreachable, type RedisTarget } from './redis-connect.js';
 import { defineScripts, raiseFloor, readPoint, runWrite, type WriteOp } from './redis-scripts.js';
-import { decodeObject, encodeObject, splitStored } from './redis-codec.js';
+import { decodeObject, splitStored } from './redis-codec.js';
+import { restamp, storedCopy } from './objects.js';
 import { Domain, type DomainOptions, type DomainOwner } from './redis-domain.js';
 
 export interface RedisStoreOptions extends Omit<StateOptions, 'startRev'> {
@@ -339,7 +340,9 @@ export class RedisStore implements Store, DomainOwner {
     const type = assertKey(key);
     const d = await this.domainFor(type);
     const state = d.live();
-    const json = obj ? encodeObject(obj) : '';
+    // Copied before the round trip so the caller's object cannot change what is answered.
+    const stored = obj ? storedCopy(obj) : undefined;
+    const json = stored ? JSON.stringify(stored) : '';
     let reply;
     try {
       reply = await runWrite(this.client, d.keys, type, op, key, json, expectedRev, state.clock(), this.clock);
@@ -356,7 +359,7 @@ export class RedisStore implements Store, DomainOwner {
       case 'ok': {
         const rev = reply[1];
         this.observed(rev);
-        if (op !== 'd') return decodeObject(json, rev, `"${key}"`);
+        if (stored) return restamp(stored, rev);
         return decodeObject(splitStored(reply[2] ?? '', `"${key}"`).json, rev, `"${key}"`);
       }
     }

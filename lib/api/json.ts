@@ -1,0 +1,88 @@
+// JSON values compared and copied without a serialization round trip: the
+// write path compares and copies whole objects several times per request, and
+// stringify + parse costs 3–5× a direct walk (bench/README, issue 5 notes).
+
+/**
+ * Equality of two JSON-shaped values as their JSON would compare after a
+ * parse: key order ignored, members whose value is undefined treated as absent.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  return membersEqual(a as Record<string, unknown>, b as Record<string, unknown>, undefined);
+}
+
+/** jsonEqual of two objects' members, skipping the names in `skip` on both sides. */
+export function membersEqual(a: Record<string, unknown>, b: Record<string, unknown>, skip: ReadonlySet<string> | undefined): boolean {
+  let n = 0;
+  for (const k in a) {
+    if (a[k] === undefined || skip?.has(k)) continue;
+    n++;
+    if (!jsonEqual(a[k], b[k])) return false;
+  }
+  for (const k in b) if (b[k] !== undefined && !skip?.has(k)) n--;
+  return n === 0;
+}
+
+class NotPlain extends Error {}
+
+/**
+ * A deep-frozen copy of a JSON-shaped value holding exactly what
+ * `JSON.parse(JSON.stringify(v))` would (undefined members dropped, undefined
+ * array items and non-finite numbers as null). Frozen subtrees are shared,
+ * not copied: in this project only stores freeze, and what they freeze is
+ * already such a copy. Values JSON would transform in other ways (toJSON,
+ * class instances, bigint) take the round trip.
+ */
+export function frozenJsonCopy<T>(v: T): T {
+  try {
+    return copy(v) as T;
+  } catch (err) {
+    if (err instanceof NotPlain || err instanceof RangeError) return deepFreezeJson(JSON.parse(JSON.stringify(v))) as T;
+    throw err;
+  }
+}
+
+function copy(v: unknown): unknown {
+  switch (typeof v) {
+    case 'string': case 'boolean': return v;
+    case 'number': return Number.isFinite(v) ? v : null;
+    case 'object': break;
+    default: throw new NotPlain(); // undefined, function, symbol, bigint at the top or in an array: left to JSON's rules
+  }
+  if (v === null || Object.isFrozen(v)) return v;
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      out[i] = x === undefined ? null : copy(x);
+    }
+    return Object.freeze(out);
+  }
+  const proto = Object.getPrototypeOf(v);
+  if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function') throw new NotPlain();
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
+    if (k === '__proto__') Object.defineProperty(out, k, { value: copy(x), enumerable: true, configurable: true, writable: true });
+    else out[k] = copy(x);
+  }
+  return Object.freeze(out);
+}
+
+/** Freezes a freshly parsed JSON value in place. */
+export function deepFreezeJson<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    if (Array.isArray(value)) for (const x of value) deepFreezeJson(x);
+    else for (const k in value) deepFreezeJson((value as Record<string, unknown>)[k]);
+  }
+  return value;
+}

@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { frozenJsonCopy, jsonEqual, membersEqual } from '../../lib/api/json.js';
+
+const isDeepFrozen = (v: unknown): boolean =>
+  typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(isDeepFrozen));
+
+test('frozenJsonCopy holds what a JSON round trip would', () => {
+  class Point { constructor(readonly x: number) {} }
+  const cases: unknown[] = [
+    { a: 1, b: 'x', c: true, d: null, e: [1, 'two', null, { f: [] }] },
+    { dropped: undefined, fn: () => 1, sym: Symbol('s'), kept: 0 },
+    [undefined, () => 1, Symbol('s'), NaN, Infinity, -Infinity, -0],
+    { when: new Date(0), nested: { p: new Point(3) } },
+    { withToJSON: { toJSON: () => 'replaced' } },
+    { ['__proto__']: { polluted: true }, ok: 1 },
+    'text', 42, null,
+  ];
+  // Keys named __proto__ must stay own data members, as JSON.parse makes them.
+  cases.push(JSON.parse('{"__proto__": {"x": 1}, "y": [1, {"__proto__": 2}]}'));
+  for (const c of cases) {
+    const copy = frozenJsonCopy(c);
+    assert.equal(JSON.stringify(copy), JSON.stringify(JSON.parse(JSON.stringify(c))));
+    assert.deepEqual(copy, JSON.parse(JSON.stringify(c)));
+    assert.ok(isDeepFrozen(copy));
+    assert.equal(Object.getPrototypeOf({}).polluted, undefined);
+  }
+});
+
+test('frozenJsonCopy copies what the caller can change and shares frozen parts', () => {
+  const shared = Object.freeze({ s: Object.freeze([1, 2]) });
+  const input = { mutable: { a: [1] }, shared };
+  const copy = frozenJsonCopy(input);
+  input.mutable.a.push(2);
+  assert.deepEqual(copy.mutable, { a: [1] });
+  assert.equal(copy.shared, shared);
+});
+
+test('frozenJsonCopy of a cyclic value fails as JSON.stringify does', () => {
+  const a: Record<string, unknown> = {};
+  a['self'] = a;
+  assert.throws(() => frozenJsonCopy(a), TypeError);
+});
+
+test('jsonEqual compares as parsed JSON: key order ignored, undefined members absent', () => {
+  assert.ok(jsonEqual({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 }));
+  assert.ok(jsonEqual({ a: 1, u: undefined }, { a: 1 }));
+  assert.ok(!jsonEqual({ a: 1 }, { a: 1, b: null }));
+  assert.ok(!jsonEqual([1, 2], [2, 1]));
+  assert.ok(!jsonEqual([], {}));
+  assert.ok(!jsonEqual({ a: '1' }, { a: 1 }));
+  assert.ok(!jsonEqual(null, {}));
+});
+
+test('membersEqual skips the named members on both sides', () => {
+  const skip = new Set(['resourceVersion']);
+  assert.ok(membersEqual({ name: 'a', resourceVersion: '1' }, { name: 'a', resourceVersion: '2' }, skip));
+  assert.ok(membersEqual({ name: 'a', resourceVersion: '1' }, { name: 'a' }, skip));
+  assert.ok(!membersEqual({ name: 'a' }, { name: 'b', resourceVersion: '1' }, skip));
+});
