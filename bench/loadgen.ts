@@ -10,14 +10,29 @@ interface LoopArgs { target: Target; connections: number; warmupMs: number; dura
 
 let posts = 0;
 
-/** One fixed request over and over (a POST body gets a fresh metadata.name each time when uniqueNames); `units` counts responses. */
-function fixedLoop(a: LoopArgs & { req: Request; uniqueNames?: boolean }): Promise<LoopResult> {
-  if (!a.uniqueNames || a.req.body === undefined) return closedLoop(a, { next: () => a.req, done: () => 1 });
-  const obj = JSON.parse(a.req.body) as { metadata: Record<string, unknown> };
+/**
+ * One fixed request over and over; `units` counts responses. A POST body gets
+ * a fresh metadata.name each time when uniqueNames; a PUT body a fresh
+ * data.seq when changingData (an unchanged PUT writes nothing), and with `{n}`
+ * in its path goes to each of `objects` objects in turn (no two writers on one).
+ */
+function fixedLoop(a: LoopArgs & { req: Request; uniqueNames?: boolean; changingData?: boolean; objects?: number }): Promise<LoopResult> {
+  if (!(a.uniqueNames || a.changingData) || a.req.body === undefined) return closedLoop(a, { next: () => a.req, done: () => 1 });
+  const obj = JSON.parse(a.req.body) as { metadata: Record<string, unknown>; data?: Record<string, unknown> };
   const run = ++posts;
   let n = 0;
+  if (a.uniqueNames) {
+    return closedLoop(a, { next: () => ({ ...a.req, body: JSON.stringify({ ...obj, metadata: { ...obj.metadata, name: `p${run}-${n++}` } }) }), done: () => 1 });
+  }
+  // `{n}` in the path: successive requests go to successive objects (of `objects`), four-digit numbered.
+  const objects = a.objects ?? 1;
   return closedLoop(a, {
-    next: () => ({ ...a.req, body: JSON.stringify({ ...obj, metadata: { ...obj.metadata, name: `p${run}-${n++}` } }) }),
+    next: () => {
+      const i = String(n % objects).padStart(4, '0');
+      const path = a.req.path.replace('{n}', i);
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      return { ...a.req, path, body: JSON.stringify({ ...obj, metadata: { ...obj.metadata, name }, data: { ...obj.data, seq: `${run}-${n++}` } }) };
+    },
     done: () => 1,
   });
 }

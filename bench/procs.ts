@@ -43,13 +43,7 @@ export class Child {
 
   /** CPU seconds (user + system) the process has used, from /proc; NaN where there is none. */
   cpuSeconds(): number {
-    try {
-      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      return NaN;
-    }
+    return cpuSecondsOf(this.pid);
   }
 
   call<T>(cmd: string, args: unknown = {}): Promise<T> {
@@ -118,4 +112,15 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** CPU seconds (user + system) process pid has used, from /proc; NaN where there is none. */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
 }

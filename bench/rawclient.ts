@@ -42,7 +42,7 @@ export interface LoopResult {
   cpu?: CpuShare;
 }
 
-export interface CpuShare { server: number; load: number }
+export interface CpuShare { server: number; load: number; redis?: number }
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 const encoded = new WeakMap<Request, Buffer>();

@@ -5,6 +5,7 @@
 // per type (see README.md, "Redis Cluster").
 import type { Redis } from 'ioredis';
 import type { WatchSink, Watcher } from './types.js';
+import type { KObject } from '../../../lib/api/meta.js';
 import { StoreError } from './types.js';
 import type { StoreState, StateOptions } from './state.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -92,6 +93,11 @@ export class Domain implements FeedHost {
     if (this.closed) throw new StoreError('unreachable', 'store is closed');
     if (this.downErr) throw this.downErr;
     return this.current;
+  }
+
+  /** A write of this process was acknowledged (its feed entry may reuse obj). */
+  wrote(rev: number, json: string, obj: KObject): void {
+    this.feed.wrote(rev, json, obj);
   }
 
   /** Redis's read point (shared by concurrent readers, never older than the call). */

@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 import type { RedisKeys } from './redis-keys.js';
 import type { StoreState } from './state.js';
 import type { StoreError } from './types.js';
+import type { KObject } from '../../../lib/api/meta.js';
 import { decodeObject } from './redis-codec.js';
 import { unreachable } from './redis-connect.js';
 import { raiseFloor } from './redis-scripts.js';
@@ -43,9 +44,18 @@ function fieldsOf(fields: string[]): Record<string, string> {
   return out;
 }
 
+/** Bounds the own-writes map should the feed stall (its entries are only an optimisation). */
+const MAX_OWN = 10_000;
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class FeedReader {
+  /**
+   * This process's own writes by revision, until their feed entry arrives: the
+   * entry then takes the object the write already made instead of parsing its
+   * JSON again (when the JSON is the same, so a foreign entry is never taken).
+   */
+  private readonly own = new Map<number, { json: string; obj: KObject }>();
   private closed = false;
   private done: Promise<void> = Promise.resolve();
   private marker: Marker | undefined;
@@ -67,6 +77,11 @@ export class FeedReader {
     this.closed = true;
     this.blocking.disconnect();
     await this.done;
+  }
+
+  /** A write of this process was acknowledged at rev (obj: stamped and frozen). */
+  wrote(rev: number, json: string, obj: KObject): void {
+    if (rev > this.host.state.rev && this.own.size < MAX_OWN) this.own.set(rev, { json, obj });
   }
 
   /** Remembers the entry at the cache's revision (after a snapshot). */
@@ -114,13 +129,20 @@ export class FeedReader {
       if (prev !== state.rev) return this.rebuild(`change feed jumped from revision ${state.rev} to ${rev} (after ${prev})`);
       const key = f.k ?? '';
       try {
-        const obj = f.o === undefined ? undefined : decodeObject(f.o, rev, `feed entry ${id}`);
+        const mine = this.own.get(rev);
+        if (mine) this.own.delete(rev);
+        const obj = f.o === undefined ? undefined : mine?.json === f.o ? mine.obj : decodeObject(f.o, rev, `feed entry ${id}`);
         state.commit(key, rev, obj, Number(f.t));
       } catch (err) {
         return this.rebuild(`change feed entry ${id} does not apply: ${err instanceof Error ? err.message : String(err)}`);
       }
       this.marker = { rev, key, at: f.t ?? '' };
       this.host.observed?.(rev);
+    }
+    // Writes whose entry came before their acknowledgement, or was skipped by a rebuild.
+    for (const rev of this.own.keys()) {
+      if (rev > this.host.state.rev) break;
+      this.own.delete(rev);
     }
   }
 

@@ -359,7 +359,11 @@ export class RedisStore implements Store, DomainOwner {
       case 'ok': {
         const rev = reply[1];
         this.observed(rev);
-        if (stored) return restamp(stored, rev);
+        if (stored) {
+          const out = restamp(stored, rev);
+          d.wrote(rev, json, out);
+          return out;
+        }
         return decodeObject(splitStored(reply[2] ?? '', `"${key}"`).json, rev, `"${key}"`);
       }
     }
