@@ -3,11 +3,13 @@
 // pruning). Pure: objects in, objects out; the handlers own I/O and errors.
 import { rfc3339, type KObject } from '../api/meta.js';
 import type { Node } from '../schema/model.js';
-import { decodeOwners, encodeOwners, isReset, sameOwnership, type Owners } from './managers.js';
+import { decodeOwners, encodeOwners, isReset, noteCanonical, sameOwnership, type Owners } from './managers.js';
 import { applyOwnership, ConflictError, updateOwnership, type Obj, type OwnerId } from './ownership.js';
 import { KUBECTL, syncLastApplied, unexcusedConflicts } from './lastapplied.js';
 import { ItemKeyError } from './shape.js';
 import { emptyObjectOf } from './baseline.js';
+import { createdFields, GENERAL, type Fields } from './create.js';
+import { deepFreezeJson } from '../api/json.js';
 
 export { conflictStatus } from './conflicts.js';
 export { ConflictError } from './ownership.js';
@@ -119,15 +121,51 @@ function who(c: WriteContext, operation: 'Apply' | 'Update'): OwnerId {
   return { manager: c.manager, operation, apiVersion: c.apiVersion, subresource: c.subresource };
 }
 
-/** A created object's managedFields: the creator owns everything it set. */
+/**
+ * A created object's managedFields: the creator owns everything it set.
+ * create.ts writes the entry's FieldsV1 in one walk; the list is not
+ * registered for decodeOwners (building the sets would cost what the walk
+ * saves): the object's first update parses it once, and the parsed set takes
+ * the FieldsV1 as its encoding (noteCanonical).
+ */
 export function trackCreate(obj: KObject, c: WriteContext): void {
   if (!tracking) return;
+  let fields;
+  try {
+    fields = createdFields(obj, c.node);
+  } catch (err) {
+    if (!(err instanceof ItemKeyError)) throw err;
+    delete obj.metadata.managedFields; // kube drops managedFields it cannot compute rather than fail the write
+    return;
+  }
+  if (fields === GENERAL) { createGeneral(obj, c); return; }
+  setManagedFields(obj, fields && createdList(fields, c));
+}
+
+/** What encodeOwners writes for the creator's single Update owner. */
+function createdList(fieldsV1: Fields, c: WriteContext): Record<string, unknown>[] {
+  const time = timeOf(c.now);
+  const e: Record<string, unknown> = { manager: c.manager, operation: 'Update', apiVersion: c.apiVersion };
+  if (time) e['time'] = time;
+  e['fieldsType'] = 'FieldsV1';
+  e['fieldsV1'] = fieldsV1;
+  noteCanonical(fieldsV1);
+  if (c.subresource) e['subresource'] = c.subresource;
+  return deepFreezeJson([e]);
+}
+
+/** trackCreate by the general update algorithm: the reference the create path is tested against. */
+export function trackCreateGeneral(obj: KObject, c: WriteContext): void {
+  if (tracking) createGeneral(obj, c);
+}
+
+function createGeneral(obj: KObject, c: WriteContext): void {
   try {
     const { owners } = updateOwnership(emptyObjectOf(c.node), withoutManagedFields(obj), c.node, new Map(), who(c, 'Update'), timeOf(c.now));
     setManagedFields(obj, encodeOwners(owners, scopeOf(obj)));
   } catch (err) {
     if (!(err instanceof ItemKeyError)) throw err;
-    delete obj.metadata.managedFields; // kube drops managedFields it cannot compute rather than fail the write
+    delete obj.metadata.managedFields;
   }
 }
 

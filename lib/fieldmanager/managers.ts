@@ -4,7 +4,7 @@
 // Update, then by time, manager, apiVersion, subresource.
 import { isPlainObject } from '../api/meta.js';
 import { deepFreezeJson } from '../api/json.js';
-import { equal, fromFieldsV1, FieldsV1Error, isEmpty, toFieldsV1, type FieldSet } from './set.js';
+import { adoptEncoding, equal, fromFieldsV1, FieldsV1Error, isEmpty, toFieldsV1, type FieldSet } from './set.js';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -60,7 +60,9 @@ function decodeList(managedFields: unknown, scope: string): Owners | undefined {
       if (operation !== 'Apply' && operation !== 'Update') return undefined;
       if (fieldsType !== 'FieldsV1') return undefined;
       if (time !== undefined && time !== null && typeof time !== 'string') return undefined;
-      const o: Owner = { manager, operation, apiVersion, subresource, set: fieldsV1 === undefined || fieldsV1 === null ? { member: false } : fromFieldsV1(fieldsV1, 0, hints.get(hintKey(scope, manager, operation, apiVersion, subresource))), ...(typeof time === 'string' ? { time } : {}) };
+      const set = fieldsV1 === undefined || fieldsV1 === null ? { member: false } : fromFieldsV1(fieldsV1, 0, hints.get(hintKey(scope, manager, operation, apiVersion, subresource)));
+      if (canonical.has(fieldsV1 as object)) adoptEncoding(set, fieldsV1 as Record<string, unknown>);
+      const o: Owner = { manager, operation, apiVersion, subresource, set, ...(typeof time === 'string' ? { time } : {}) };
       const id = identity(o);
       if (out.has(id)) return undefined;
       out.set(id, o);
@@ -119,6 +121,17 @@ function hintKey(scope: string, manager: string, operation: string, apiVersion: 
  * list itself (read-only once stored), so a changed list is never mistaken.
  */
 const decoded = new WeakMap<object, Owners>();
+
+/**
+ * FieldsV1 written in toFieldsV1's form without a set (trackCreate's): the
+ * set parsed from one adopts it as its encoding, so the object's first update
+ * re-encodes only what it changes, as after an encodeOwners.
+ */
+const canonical = new WeakSet<object>();
+
+export function noteCanonical(fieldsV1: object): void {
+  canonical.add(fieldsV1);
+}
 
 /** Same owners owning the same fields (times aside): such a write changes no ownership. */
 export function sameOwnership(a: Owners, b: Owners): boolean {

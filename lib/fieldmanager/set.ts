@@ -163,6 +163,18 @@ export function toFieldsV1(s: FieldSet): Record<string, unknown> {
   return out;
 }
 
+/**
+ * Takes `v` as the encoding of `s` (toFieldsV1's cache), subtree by subtree:
+ * a set parsed from FieldsV1 this process wrote in toFieldsV1's very form
+ * then re-encodes nothing it did not change. `v` must be that form: `.`
+ * exactly on members with children, keys in path element order.
+ */
+export function adoptEncoding(s: FieldSet, v: Record<string, unknown>): void {
+  if (!s.children || s.children.size === 0 || encoded.has(s)) return;
+  encoded.set(s, v);
+  for (const [k, c] of s.children) adoptEncoding(c, v[k] as Record<string, unknown>);
+}
+
 export class FieldsV1Error extends Error {}
 
 /** `f`, `k`, `v`, `i`. */
