@@ -64,17 +64,18 @@ function walk(l: unknown, r: unknown, node: Node | undefined, acc: Acc): void {
   }
   const lv = ls && ls.t !== 'atomic' && ls.t !== 'list' ? ls.v : undefined;
   const rv = rs && rs.t !== 'atomic' && rs.t !== 'list' ? rs.v : undefined;
+  // Own members only: a field named `constructor` or `toString` must not meet Object.prototype's.
   if (lv) {
     for (const k in lv) {
       const x = lv[k];
       if (x === undefined) continue;
-      item(x, rv?.[k], childNode(s, k).node, `f:${k}`, acc);
+      item(x, rv && Object.hasOwn(rv, k) ? rv[k] : undefined, childNode(s, k).node, `f:${k}`, acc);
     }
   }
   if (rv) {
     for (const k in rv) {
       const x = rv[k];
-      if (x === undefined || (lv && lv[k] !== undefined)) continue;
+      if (x === undefined || (lv && Object.hasOwn(lv, k) && lv[k] !== undefined)) continue;
       item(undefined, x, childNode(s, k).node, `f:${k}`, acc);
     }
   }

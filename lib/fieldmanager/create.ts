@@ -25,7 +25,7 @@ export const GENERAL: unique symbol = Symbol('general');
 /** Every leaf and `.` (frozen, so sharing one is invisible; stores share frozen parts anyway). */
 const LEAF: Fields = Object.freeze({});
 
-/** compare's stand-in for a null container: a plain `{}`, whose inherited members also hide fields (see fieldsOf). */
+/** compare's stand-in for a null container. */
 const NULL_BASE: Obj = Object.freeze({});
 
 // shape.ts's shapes, without allocating one per value.
@@ -110,9 +110,7 @@ function changed(b: unknown, v: unknown, node: Node | undefined, member: boolean
 /**
  * A struct's or map's children, sorted (all `f:`, so plain string order);
  * `dot`: the path is a member too. `base` undefined: the baseline lacks the
- * path. Like compare, a field whose name `base` inherits (`constructor`,
- * `__proto__`, …) is skipped: it reads as present in the baseline, which
- * never lists it.
+ * path. Only own members count (a field named `constructor` is a field).
  */
 function fieldsOf(base: Obj | undefined, v: Obj, node: Node | undefined, kind: Kind, dot: boolean, level: Level): Fields | undefined {
   const names: string[] = [];
@@ -123,8 +121,7 @@ function fieldsOf(base: Obj | undefined, v: Obj, node: Node | undefined, kind: K
   let n = 0;
   for (const k of names) {
     if (level === META && k === 'managedFields') continue; // the general path compares the object without it
-    const b = base === undefined ? undefined : base[k];
-    if (b !== undefined && !Object.hasOwn(base!, k)) continue;
+    const b = base === undefined || !Object.hasOwn(base, k) ? undefined : base[k];
     const server = level === ROOT ? ROOT_SERVER.has(k) : level === META && META_SERVER.has(k);
     const next = level === ROOT && k === 'metadata' ? META : PLAIN;
     const cn = childOf(node, kind, k);

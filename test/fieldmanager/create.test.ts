@@ -199,7 +199,7 @@ test('objects without a schema (custom resources): everything is a map, lists ar
   same({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }, c);
   same({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: { odd: 'object' }, uid: { also: [1] }, labels: null }, spec: null }, c);
   same({ apiVersion: { not: 'a string' }, kind: ['list'], metadata: {}, spec: [] }, c);
-  same({ metadata: { name: 'w' }, constructor: 'hidden by the baseline', toString: 1, spec: { constructor: 'kept' } }, c);
+  same({ metadata: { name: 'w' }, constructor: 'a field', toString: 1, spec: { constructor: 'kept' } }, c);
   same({ metadata: { name: 'w', managedFields: 'garbage' } }, c);
   same({}, c);
 });
@@ -373,7 +373,7 @@ test('a made-up schema: required maps and scalars, server paths, atomic and recu
   const g = context(GADGET, 'example.com/v1');
   const cases: Array<Record<string, unknown>> = [
     { apiVersion: 'example.com/v1', kind: 'Widget', metadata: meta() },
-    { apiVersion: 'example.com/v1', kind: 'Widget', metadata: meta(), spec: { m: { a: '1', constructor: 'hidden', toString: 'hidden' }, mm: { k: { name: 'n' } }, n: 3 }, weird: { any: 'thing' } },
+    { apiVersion: 'example.com/v1', kind: 'Widget', metadata: meta(), spec: { m: { a: '1', constructor: 'a field', toString: 'another' }, mm: { k: { name: 'n' } }, n: 3 }, weird: { any: 'thing' } },
     { apiVersion: null, kind: { odd: 1 }, metadata: meta(), spec: { m: null, mm: {}, l: [], s: null, a: { x: 'y' }, raw: { r: [1] }, al: ['a'], ghost: 1 } },
     { metadata: meta(), spec: { a: null, deep: { next: { next: { next: { next: { next: { next: { v: 'deepest', m: { k: 'v' } } } } } } }, v: null } }, status: { inner: { next: null, m: {} } } },
     { metadata: meta(), spec: { deep: null, l: [{ name: 'a', port: 1 }, { name: 'a', port: 2 }, { name: 'a', port: 1, protocol: 'X' }], li: [{ name: 'a' }, { name: 'a' }], ss: [['a'], ['a'], ['b', 'a']] } },
@@ -397,4 +397,19 @@ test('a made-up schema: required maps and scalars, server paths, atomic and recu
     same(body && typeof body === 'object' && !Array.isArray(body) ? body : {}, w, `widget #${i} ${JSON.stringify(body)}`);
     same({ metadata: gen(made.struct('test.Meta'), 1), spec: gen(made.struct('test.Spec'), 1) }, g, `gadget #${i}`);
   }
+});
+
+test('fields named like Object.prototype members are owned like any other', () => {
+  const t = typeOf('', 'v1', 'ConfigMap');
+  const c = context(t.schema, 'v1');
+  const created = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p', uid: 'u-proto' }, data: { constructor: 'c', a: '1' } } as unknown as KObject;
+  same(created, c);
+  trackCreate(created, c);
+  const fields = (created.metadata.managedFields as { fieldsV1: Record<string, Record<string, unknown>> }[])[0]!.fieldsV1;
+  assert.deepEqual(Object.keys(fields['f:data']!), ['.', 'f:a', 'f:constructor']);
+  // An update that adds `toString` owns it.
+  const next = { ...created, metadata: { ...created.metadata }, data: { constructor: 'c', a: '1', toString: 't' } } as unknown as KObject;
+  trackUpdate(created, next, undefined, { ...c, manager: 'editor' });
+  const editor = (next.metadata.managedFields as { manager: string; fieldsV1: Record<string, Record<string, unknown>> }[]).find((e) => e.manager === 'editor');
+  assert.deepEqual(editor?.fieldsV1, { 'f:data': { 'f:toString': {} } });
 });
