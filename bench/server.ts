@@ -12,12 +12,21 @@ if ('error' in parsed) throw new Error(parsed.error);
 const log = (msg: string): void => {
   if (process.env['BENCH_SERVER_LOG']) process.stderr.write(`[gatehouse] ${msg}\n`);
 };
-await startServer(parsed.options, { log });
+const running = await startServer(parsed.options, { log });
 // CPU profile of one measurement (BENCH_CPU_PROF): started and stopped by the orchestrator.
 const session = new Session();
 session.connect();
+// Calibration (bench/authn.ts): a known amount of synchronous work per request, to see what
+// N µs of added work costs through the full stack on this machine.
+let spinUs = 0;
+running.server.prependListener('request', () => {
+  if (spinUs === 0) return;
+  const until = performance.now() + spinUs / 1000;
+  while (performance.now() < until);
+});
 serveCommands({
   mem: () => memoryNow(),
+  spin: (a: { us: number }) => { spinUs = a.us; },
   profStart: async () => { await session.post('Profiler.enable'); await session.post('Profiler.start'); },
   profStop: async (a: { file: string }) => {
     const { profile } = await session.post('Profiler.stop');

@@ -179,7 +179,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly name = NAME;
   constructor(private readonly opts: ServiceAccountOptions) {}
 
-  async authenticateToken(token: string, audiences: readonly string[], digest?: Buffer): Promise<AuthnResult | null> {
+  async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
     const result = await this.opts.verifier.authenticateToken(token, audiences, digest);
     if (!result) return null;
     const id = identities.get(result);

@@ -16,15 +16,19 @@ export interface TokenAuthenticator {
    * token once for the static lookup and every cache); methods that need it
    * compute it when it is not given.
    */
-  authenticateToken(token: string, audiences: readonly string[], digest?: Buffer): Promise<AuthnResult | null>;
+  authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null>;
 }
 
 // crypto.hash (Node ≥ 20.12) skips the Hash object: about a third cheaper for a token.
-const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, outputEncoding: 'buffer') => Buffer }).hash;
+const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, outputEncoding: 'base64') => string }).hash;
 
-/** SHA-256 of a token (UTF-8): what the static token file and the decision caches key on. Callers must not modify it. */
-export function tokenDigest(token: string): Buffer {
-  return oneShot ? oneShot('sha256', token, 'buffer') : nodeCrypto.createHash('sha256').update(token, 'utf8').digest();
+/**
+ * SHA-256 of a token (UTF-8) in base64: what the static token file and the
+ * decision caches key on. A string, not a Buffer: every request with a token
+ * computes one, and a Buffer per request costs an off-heap allocation.
+ */
+export function tokenDigest(token: string): string {
+  return oneShot ? oneShot('sha256', token, 'base64') : nodeCrypto.createHash('sha256').update(token, 'utf8').digest('base64');
 }
 
 /** Kubernetes caps what fits a header; longer tokens are refused before any parsing. */
@@ -34,7 +38,7 @@ export class TokenUnion implements TokenAuthenticator {
   readonly name = 'token';
   constructor(private readonly methods: readonly TokenAuthenticator[]) {}
 
-  async authenticateToken(token: string, audiences: readonly string[], digest?: Buffer): Promise<AuthnResult | null> {
+  async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
     if (token.length === 0 || token.length > MAX_TOKEN_BYTES) throw new AuthnError(this.name, 'token is empty or too long');
     const d = digest ?? tokenDigest(token);
     const failures: string[] = [];

@@ -29,9 +29,9 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     this.max = opts.maxEntries ?? 10_000;
   }
 
-  async authenticateToken(token: string, audiences: readonly string[], digest?: Buffer): Promise<AuthnResult | null> {
+  async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
     const d = digest ?? tokenDigest(token);
-    const key = `${d.toString('base64')}\0${audiences.join('\0')}`;
+    const key = audiences.length === 0 ? d : audiences.length === 1 ? `${d}\0${audiences[0]}` : `${d}\0${audiences.join('\0')}`;
     const now = this.clock();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) {
@@ -51,7 +51,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   }
 
   /** Asks the inner method and stores its decision; errors other than AuthnError are not cached and reach every waiter. */
-  private async lookup(key: string, token: string, audiences: readonly string[], digest: Buffer, now: number): Promise<AuthnResult | null | AuthnError> {
+  private async lookup(key: string, token: string, audiences: readonly string[], digest: string, now: number): Promise<AuthnResult | null | AuthnError> {
     let result: AuthnResult | null | AuthnError;
     try {
       result = await this.inner.authenticateToken(token, audiences, digest);

@@ -169,6 +169,26 @@ if (skip) {
       }
     });
 
+    it('a watch of a type the process opens only now, from a revision before its writes, sees them', async () => {
+      const prefix = uniquePrefix('late');
+      const a = await RedisStore.open({ url: cluster.url, prefix, historyWindowMs: 60_000 });
+      const b = await RedisStore.open({ url: cluster.url, prefix, historyWindowMs: 60_000 });
+      try {
+        const from = await a.currentRev();
+        // The type's first writes happen before process a ever touches it.
+        await b.create('core/configmaps/n/c1', pod('n', 'c1'));
+        await b.update('core/configmaps/n/c1', pod('n', 'c1', { spec: { n: 1 } }));
+        const w = new Collector();
+        const watcher = a.watch('core/configmaps/', from, w);
+        assert.deepEqual((await w.waitFor(2)).map((e) => `${e.type} ${e.key}`), ['ADDED core/configmaps/n/c1', 'MODIFIED core/configmaps/n/c1']);
+        watcher.stop();
+      } finally {
+        await a.close();
+        await b.close();
+        await dropClusterPrefix(cluster, prefix);
+      }
+    });
+
     it('refuses a watch that spans types', async () => {
       const prefix = uniquePrefix('broad');
       const store = await RedisStore.open({ url: cluster.url, prefix, historyWindowMs: 60_000 });

@@ -71,7 +71,8 @@ export class Domain implements FeedHost {
 
   /** Loads the domain's snapshot and starts following its feed (blocking is this domain's own connection). */
   static async open(client: Redis, blocking: Redis, keys: RedisKeys, opts: DomainOptions, owner: DomainOwner): Promise<Domain> {
-    const state = await loadState(client, keys, opts);
+    // A cluster domain opens on the type's first use, possibly for a watch from a revision before it.
+    const state = await loadState(client, keys, opts, opts.cluster);
     owner.observed(state.rev);
     const d = new Domain(client, blocking, keys, state, opts, owner);
     try {

@@ -38,7 +38,7 @@ interface Marker {
   at: string;
 }
 
-function fieldsOf(fields: string[]): Record<string, string> {
+export function fieldsOf(fields: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) out[fields[i]!] = fields[i + 1]!;
   return out;

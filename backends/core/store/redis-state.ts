@@ -1,5 +1,6 @@
-// Builds a process's watch cache (the shared in-memory StoreState) from a
-// consistent Redis snapshot. History before the snapshot's revision is not
+// Builds a process's watch cache (the shared in-memory StoreState): by
+// replaying the change feed while it still holds the domain's whole history,
+// else from a consistent Redis snapshot, before whose revision history is not
 // in this cache: watches and lists older than it answer `gone`.
 import type { Redis } from 'ioredis';
 import { StoreState } from './state.js';
@@ -8,8 +9,12 @@ import type { RedisKeys } from './redis-keys.js';
 import { runSnapshot } from './redis-scripts.js';
 import { decodeObject, splitStored } from './redis-codec.js';
 import { StoreError } from './types.js';
+import { fieldsOf } from './redis-feed.js';
 
-export async function loadState(client: Redis, keys: RedisKeys, opts: Omit<StateOptions, 'startRev'>): Promise<StoreState> {
+/** `replay`: try replayWholeFeed first (a Redis Cluster domain opening on first use). */
+export async function loadState(client: Redis, keys: RedisKeys, opts: Omit<StateOptions, 'startRev'>, replay = false): Promise<StoreState> {
+  const replayed = replay ? await replayWholeFeed(client, keys, opts) : undefined;
+  if (replayed) return replayed;
   const snap = await runSnapshot(client, keys);
   const state = new StoreState({ ...opts, startRev: snap.rev });
   try {
@@ -32,3 +37,38 @@ export async function loadState(client: Redis, keys: RedisKeys, opts: Omit<State
   }
   return state;
 }
+
+const REPLAY_CHUNK = 1000;
+
+/**
+ * A domain whose change feed still begins with its first write (a young type,
+ * history never trimmed) is rebuilt by replaying that feed instead: its
+ * history then starts at 0, so a watch from any earlier revision — one a
+ * process read before it first touched the type (Redis Cluster opens a type's
+ * domain on first use) — sees every event instead of `gone`. Undefined when
+ * the feed is empty, trimmed, or changes under the replay (a gap): the caller
+ * takes the snapshot.
+ */
+async function replayWholeFeed(client: Redis, keys: RedisKeys, opts: Omit<StateOptions, 'startRev'>): Promise<StoreState | undefined> {
+  let rows = (await client.xrange(keys.feed, '-', '+', 'COUNT', REPLAY_CHUNK)) as [string, string[]][];
+  if (rows.length === 0 || fieldsOf(rows[0]![1]).p !== '0') return undefined;
+  const state = new StoreState({ ...opts, startRev: 0 });
+  try {
+    while (rows.length > 0) {
+      for (const [id, raw] of rows) {
+        const rev = Number.parseInt(id, 10);
+        const f = fieldsOf(raw);
+        if (f.p === undefined || Number(f.p) !== state.rev || f.k === undefined) throw new ReplayGap();
+        state.commit(f.k, rev, f.o === undefined ? undefined : decodeObject(f.o, rev, `feed entry ${id}`), Number(f.t));
+      }
+      rows = (await client.xrange(keys.feed, `(${rows[rows.length - 1]![0]}`, '+', 'COUNT', REPLAY_CHUNK)) as [string, string[]][];
+    }
+  } catch (err) {
+    state.close(new StoreError('unreachable', 'replay abandoned'));
+    if (err instanceof ReplayGap || (err instanceof StoreError && err.code === 'corrupt')) return undefined;
+    throw err;
+  }
+  return state;
+}
+
+class ReplayGap extends Error {}

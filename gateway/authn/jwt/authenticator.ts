@@ -88,7 +88,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
     this.snapshot = { byIssuer: new Map(), sources: new Map(), cached: this.cache(new Map()) };
   }
 
-  async authenticateToken(token: string, audiences: readonly string[], digest?: Buffer): Promise<AuthnResult | null> {
+  async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
     let auds: string[] | undefined;
     if (audiences.length > 0) {
       auds = this.opts.apiAudiences.filter((a) => audiences.includes(a));
