@@ -56,7 +56,15 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** RFC 3339 with second precision, as Kubernetes writes timestamps. */
+let lastSecond = NaN;
+let lastText = '';
+
+/** RFC 3339 with second precision, as Kubernetes writes timestamps (every write stamps one: the last second's text is kept). */
 export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const sec = Math.floor(ms / 1000);
+  if (sec !== lastSecond) {
+    lastText = new Date(sec * 1000).toISOString().replace('.000Z', 'Z');
+    lastSecond = sec;
+  }
+  return lastText;
 }

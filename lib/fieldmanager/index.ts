@@ -55,16 +55,6 @@ function setManagedFields(obj: KObject, list: unknown[] | undefined): void {
   else delete obj.metadata.managedFields;
 }
 
-let lastSecond = NaN;
-let lastTime = '';
-
-/** rfc3339(now), computed once a second (it has a second's resolution). */
-function timeOf(now: number): string {
-  const sec = Math.floor(now / 1000);
-  if (sec !== lastSecond) { lastTime = rfc3339(now); lastSecond = sec; }
-  return lastTime;
-}
-
 class NotJson extends Error {}
 
 /**
@@ -144,7 +134,7 @@ export function trackCreate(obj: KObject, c: WriteContext): void {
 
 /** What encodeOwners writes for the creator's single Update owner. */
 function createdList(fieldsV1: Fields, c: WriteContext): Record<string, unknown>[] {
-  const time = timeOf(c.now);
+  const time = rfc3339(c.now);
   const e: Record<string, unknown> = { manager: c.manager, operation: 'Update', apiVersion: c.apiVersion };
   if (time) e['time'] = time;
   e['fieldsType'] = 'FieldsV1';
@@ -161,7 +151,7 @@ export function trackCreateGeneral(obj: KObject, c: WriteContext): void {
 
 function createGeneral(obj: KObject, c: WriteContext): void {
   try {
-    const { owners } = updateOwnership(emptyObjectOf(c.node), withoutManagedFields(obj), c.node, new Map(), who(c, 'Update'), timeOf(c.now));
+    const { owners } = updateOwnership(emptyObjectOf(c.node), withoutManagedFields(obj), c.node, new Map(), who(c, 'Update'), rfc3339(c.now));
     setManagedFields(obj, encodeOwners(owners, scopeOf(obj)));
   } catch (err) {
     if (!(err instanceof ItemKeyError)) throw err;
@@ -188,7 +178,7 @@ export function trackUpdate(old: KObject, next: KObject, requested: unknown, c: 
     fromLive = true;
   }
   try {
-    const r = updateOwnership(withoutManagedFields(old), withoutManagedFields(next), c.node, baseline, who(c, 'Update'), timeOf(c.now));
+    const r = updateOwnership(withoutManagedFields(old), withoutManagedFields(next), c.node, baseline, who(c, 'Update'), rfc3339(c.now));
     if (r.same && fromLive) {
       if (old.metadata.managedFields === undefined) delete next.metadata.managedFields;
       else next.metadata.managedFields = old.metadata.managedFields;
@@ -214,7 +204,7 @@ export interface ApplyOutcome {
 export function applyIntent(live: KObject | undefined, intent: Obj, force: boolean, c: WriteContext): ApplyOutcome {
   const liveObj = live ? withoutManagedFields(live) : undefined;
   const owners = live ? decodeOwners(live.metadata.managedFields, scopeOf(live)) ?? new Map() : new Map();
-  const input = { live: liveObj, intent, node: c.node, owners, applier: who(c, 'Apply'), force, time: timeOf(c.now) };
+  const input = { live: liveObj, intent, node: c.node, owners, applier: who(c, 'Apply'), force, time: rfc3339(c.now) };
   let r;
   try {
     r = applyOwnership(input);
