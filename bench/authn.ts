@@ -409,9 +409,10 @@ async function directAuthn(a: {
   const apiAudiences = loaded.serviceAccounts.apiAudiences;
   const methods: TokenAuthenticator[] = buildTokenMethods({ opts, loaded, objects, clock: Date.now });
   const hook = await buildWebhookAuthenticator({ configFile: opts.authenticationTokenWebhookConfigFile!, cacheTtlMs: opts.authenticationTokenWebhookCacheTtlMs, version: opts.authenticationTokenWebhookVersion, apiAudiences });
-  methods.push(hook.authenticator);
+  // The server's order: OIDC, then the webhook.
   const oidc = await startOidc(opts, { log: quiet, apiAudiences, serviceAccountIssuers: opts.serviceAccountIssuers });
   if (oidc) methods.push(oidc.authenticator);
+  methods.push(hook.authenticator);
   const union = new UnionAuthenticator([new X509Authenticator({ caPems: [a.caPem] }), new BearerAuthenticator(new TokenUnion(methods), apiAudiences)], { anonymous: true });
   // Node hands handlers lower-cased header names.
   const fake = (headers: Record<string, string>): IncomingMessage => ({ headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])), socket: {}, method: 'GET', url: PATH }) as unknown as IncomingMessage;

@@ -150,6 +150,13 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const tokenAuthenticators: TokenAuthenticator[] = [];
   tokenAuthenticators.push(...buildTokenMethods({ opts, loaded: tokenMethods, objects: core.objects, clock }));
   const closeAuthn: Array<() => void> = [];
+  // OIDC: --oidc-* flags or --authentication-config (reloaded on change).
+  const oidc = await startOidc(opts, { log: hooks.log, clock, apiAudiences, serviceAccountIssuers: opts.serviceAccountIssuers });
+  if (oidc) {
+    tokenAuthenticators.push(oidc.authenticator);
+    closeAuthn.push(oidc.close);
+  }
+  // The webhook comes last, as in kube-apiserver: a token another method knows is never sent out.
   if (opts.authenticationTokenWebhookConfigFile) {
     const webhook = await buildWebhookAuthenticator({
       configFile: opts.authenticationTokenWebhookConfigFile, cacheTtlMs: opts.authenticationTokenWebhookCacheTtlMs,
@@ -158,12 +165,6 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     });
     tokenAuthenticators.push(webhook.authenticator);
     closeAuthn.push(webhook.close);
-  }
-  // OIDC: --oidc-* flags or --authentication-config (reloaded on change).
-  const oidc = await startOidc(opts, { log: hooks.log, clock, apiAudiences, serviceAccountIssuers: opts.serviceAccountIssuers });
-  if (oidc) {
-    tokenAuthenticators.push(oidc.authenticator);
-    closeAuthn.push(oidc.close);
   }
   const tokens = new TokenUnion(tokenAuthenticators);
   const requestheader: RequestHeaderConfig | undefined = requestheaderCas.length > 0 ? requestheaderConfig(opts) : undefined;

@@ -12,6 +12,7 @@ import { startServer } from '../../gateway/server/app.js';
 import { HttpsClient } from '../helpers/client.js';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
 import { sendJson, startHttpsPeer, tokenReviewAnswer, type HttpsPeer, type PeerRequest } from './fixtures.js';
+import { startIdp, type TestIdp } from './oidc-idp.js';
 
 const webhookClientCa = generateCa('webhook-client-ca');
 const webhookClient = generateClientCert(webhookClientCa, { user: 'gatehouse-webhook' });
@@ -207,3 +208,32 @@ describe('Gatehouse as the token webhook of another server', () => {
 });
 
 void HttpsClient;
+
+describe('token webhook beside OIDC', () => {
+  let s: TestServer;
+  let idp: TestIdp;
+  before(async () => {
+    idp = await startIdp(dir);
+    const config = await webhookKubeconfig('with-oidc.kubeconfig', `${peer.url}/authenticate`, peer.ca.certPem, {
+      'client-certificate-data': b64(webhookClient.certPem), 'client-key-data': b64(webhookClient.keyPem),
+    });
+    s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow', `--authentication-token-webhook-config-file=${config}`,
+      '--authentication-token-webhook-cache-ttl=0', '--oidc-issuer-url', idp.url, '--oidc-client-id', 'gatehouse', '--oidc-ca-file', idp.caFile] });
+  });
+  after(async () => {
+    await s.close();
+    await idp.close();
+  });
+
+  it('never sends a token OIDC accepts to the webhook (the webhook is asked last, as in kube-apiserver)', async () => {
+    const token = await idp.sign({ sub: 'olivia' });
+    for (let i = 0; i < 2; i++) {
+      const r = await whoami(s, token);
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.json.status.userInfo.username, `${idp.url}#olivia`);
+    }
+    assert.equal(callsFor(token), 0);
+    // A token no other method knows still goes to the webhook.
+    assert.equal((await whoami(s, 'good-token')).status, 201);
+  });
+});
