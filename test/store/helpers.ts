@@ -34,7 +34,8 @@ export class Collector implements WatchSink {
     this.errors.push(err);
   }
   async waitFor(n: number): Promise<StoreEvent[]> {
-    await waitUntil(() => this.events.length >= n, `${n} watch events (have ${this.events.length})`);
+    await waitUntil(() => this.events.length >= n || this.errors.length > 0, `${n} watch events (have ${this.events.length})`);
+    if (this.events.length < n) throw new Error(`watch failed after ${this.events.length} of ${n} events: ${this.errors.map((e) => `${e.code}: ${e.message}`).join('; ')}`);
     return this.events;
   }
 }

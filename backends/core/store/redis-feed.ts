@@ -38,6 +38,15 @@ interface Marker {
   at: string;
 }
 
+/** One change-feed entry, read: `prev` is the domain's revision before it (rev − 1 for entries written before `p` existed); `json` is absent for a delete. */
+export interface FeedEntry { rev: number; prev: number; key: string; json: string | undefined; at: string }
+
+export function readEntry(id: string, raw: string[]): FeedEntry {
+  const rev = Number.parseInt(id, 10);
+  const f = fieldsOf(raw);
+  return { rev, prev: f.p === undefined ? rev - 1 : Number(f.p), key: f.k ?? '', json: f.o, at: f.t ?? '' };
+}
+
 export function fieldsOf(fields: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) out[fields[i]!] = fields[i + 1]!;
@@ -122,21 +131,18 @@ export class FeedReader {
   private async apply(entries: Entry[]): Promise<void> {
     for (const [id, raw] of entries) {
       const state = this.host.state;
-      const rev = Number.parseInt(id, 10);
+      const { rev, prev, key, json, at } = readEntry(id, raw);
       if (rev <= state.rev) continue; // already applied
-      const f = fieldsOf(raw);
-      const prev = f.p === undefined ? rev - 1 : Number(f.p);
       if (prev !== state.rev) return this.rebuild(`change feed jumped from revision ${state.rev} to ${rev} (after ${prev})`);
-      const key = f.k ?? '';
       try {
         const mine = this.own.get(rev);
         if (mine) this.own.delete(rev);
-        const obj = f.o === undefined ? undefined : mine?.json === f.o ? mine.obj : decodeObject(f.o, rev, `feed entry ${id}`);
-        state.commit(key, rev, obj, Number(f.t));
+        const obj = json === undefined ? undefined : mine?.json === json ? mine.obj : decodeObject(json, rev, `feed entry ${id}`);
+        state.commit(key, rev, obj, Number(at));
       } catch (err) {
         return this.rebuild(`change feed entry ${id} does not apply: ${err instanceof Error ? err.message : String(err)}`);
       }
-      this.marker = { rev, key, at: f.t ?? '' };
+      this.marker = { rev, key, at };
       this.host.observed?.(rev);
     }
     // Writes whose entry came before their acknowledgement, or was skipped by a rebuild.

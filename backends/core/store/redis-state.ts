@@ -9,13 +9,22 @@ import type { RedisKeys } from './redis-keys.js';
 import { runSnapshot } from './redis-scripts.js';
 import { decodeObject, splitStored } from './redis-codec.js';
 import { StoreError } from './types.js';
-import { fieldsOf } from './redis-feed.js';
+import { fieldsOf, readEntry } from './redis-feed.js';
 
-/** `replay`: try replayWholeFeed first (a Redis Cluster domain opening on first use). */
+/**
+ * `replay` (a Redis Cluster domain opening on first use): a snapshot that
+ * already holds writes is replaced by replayWholeFeed when it can. The
+ * snapshot comes first, so a write landing while the domain opens is either
+ * in the feed the replay reads, or after the snapshot (an empty domain has
+ * no history to lose).
+ */
 export async function loadState(client: Redis, keys: RedisKeys, opts: Omit<StateOptions, 'startRev'>, replay = false): Promise<StoreState> {
-  const replayed = replay ? await replayWholeFeed(client, keys, opts) : undefined;
-  if (replayed) return replayed;
   const snap = await runSnapshot(client, keys);
+  if (replay && snap.rev > 0) {
+    const replayed = await replayWholeFeed(client, keys, opts);
+    if (replayed && replayed.rev >= snap.rev) return replayed;
+    replayed?.close(new StoreError('unreachable', 'replay abandoned'));
+  }
   const state = new StoreState({ ...opts, startRev: snap.rev });
   try {
     for (const [type, rows] of snap.types) {
@@ -56,10 +65,9 @@ async function replayWholeFeed(client: Redis, keys: RedisKeys, opts: Omit<StateO
   try {
     while (rows.length > 0) {
       for (const [id, raw] of rows) {
-        const rev = Number.parseInt(id, 10);
-        const f = fieldsOf(raw);
-        if (f.p === undefined || Number(f.p) !== state.rev || f.k === undefined) throw new ReplayGap();
-        state.commit(f.k, rev, f.o === undefined ? undefined : decodeObject(f.o, rev, `feed entry ${id}`), Number(f.t));
+        const { rev, prev, key, json, at } = readEntry(id, raw);
+        if (prev !== state.rev || key === '') throw new ReplayGap();
+        state.commit(key, rev, json === undefined ? undefined : decodeObject(json, rev, `feed entry ${id}`), Number(at));
       }
       rows = (await client.xrange(keys.feed, `(${rows[rows.length - 1]![0]}`, '+', 'COUNT', REPLAY_CHUNK)) as [string, string[]][];
     }
