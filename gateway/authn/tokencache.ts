@@ -31,7 +31,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
 
   async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
     const d = digest ?? tokenDigest(token);
-    const key = audiences.length === 0 ? d : audiences.length === 1 ? `${d}\0${audiences[0]}` : `${d}\0${audiences.join('\0')}`;
+    const key = `${d}\0${audiences.join('\0')}`;
     const now = this.clock();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) {

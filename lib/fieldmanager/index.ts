@@ -3,7 +3,7 @@
 // pruning). Pure: objects in, objects out; the handlers own I/O and errors.
 import { rfc3339, type KObject } from '../api/meta.js';
 import type { Node } from '../schema/model.js';
-import { decodeOwners, encodeOwners, isReset, noteCanonical, sameOwnership, type Owners } from './managers.js';
+import { decodeOwners, encodeOwners, entryOf, isReset, noteCanonical, sameOwnership, type Owners } from './managers.js';
 import { applyOwnership, ConflictError, updateOwnership, type Obj, type OwnerId } from './ownership.js';
 import { KUBECTL, syncLastApplied, unexcusedConflicts } from './lastapplied.js';
 import { ItemKeyError } from './shape.js';
@@ -134,14 +134,8 @@ export function trackCreate(obj: KObject, c: WriteContext): void {
 
 /** What encodeOwners writes for the creator's single Update owner. */
 function createdList(fieldsV1: Fields, c: WriteContext): Record<string, unknown>[] {
-  const time = rfc3339(c.now);
-  const e: Record<string, unknown> = { manager: c.manager, operation: 'Update', apiVersion: c.apiVersion };
-  if (time) e['time'] = time;
-  e['fieldsType'] = 'FieldsV1';
-  e['fieldsV1'] = fieldsV1;
   noteCanonical(fieldsV1);
-  if (c.subresource) e['subresource'] = c.subresource;
-  return deepFreezeJson([e]);
+  return deepFreezeJson([entryOf({ ...who(c, 'Update'), time: rfc3339(c.now) }, fieldsV1)]);
 }
 
 /** trackCreate by the general update algorithm: the reference the create path is tested against. */

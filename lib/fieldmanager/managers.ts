@@ -81,14 +81,19 @@ const byKubeOrder = (a: Owner, b: Owner): number =>
   : a.apiVersion !== b.apiVersion ? (a.apiVersion < b.apiVersion ? -1 : 1)
   : a.subresource < b.subresource ? -1 : a.subresource > b.subresource ? 1 : 0;
 
+/** One managedFields entry, members in kube's order. */
+export function entryOf(o: Omit<Owner, 'set'>, fieldsV1: Record<string, unknown>): Record<string, unknown> {
+  return {
+    manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, ...(o.time ? { time: o.time } : {}),
+    fieldsType: 'FieldsV1', fieldsV1, ...(o.subresource ? { subresource: o.subresource } : {}),
+  };
+}
+
 /** The managedFields list of owners (owners of nothing left out); undefined when none is left. */
 export function encodeOwners(owners: Owners, scope = ''): Record<string, unknown>[] | undefined {
   const list = [...owners.values()].filter((o) => !isEmpty(o.set)).sort(byKubeOrder);
   if (list.length === 0) return undefined;
-  const encoded = list.map((o) => ({
-    manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, ...(o.time ? { time: o.time } : {}),
-    fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(o.set), ...(o.subresource ? { subresource: o.subresource } : {}),
-  }));
+  const encoded = list.map((o) => entryOf(o, toFieldsV1(o.set)));
   // Frozen, the list is stored as it is (stores share frozen parts), so the next write over it finds it here.
   deepFreezeJson(encoded);
   decoded.set(encoded, new Map(list.map((o) => [identity(o), o])));

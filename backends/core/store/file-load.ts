@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { StoreError } from './types.js';
 import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
-import { deepFreeze } from './objects.js';
+import { deepFreezeJson } from '../../../lib/api/json.js';
 import { parseSnapshot, scanLog } from './file-format.js';
 import { fsyncDir, readIfExists } from './file-dir.js';
 
@@ -34,7 +34,7 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
   try {
     const sizes = new Map<string, number>();
     for (const [key, obj] of snap.objects) {
-      state.load(key, deepFreeze(obj));
+      state.load(key, deepFreezeJson(obj));
       sizes.set(key, JSON.stringify(obj).length);
     }
     const logPath = join(dir, LOG);
@@ -46,7 +46,7 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
         throw new StoreError('corrupt', `corrupt store file "${logPath}": delete of missing key "${rec.key}" at revision ${rec.rev}`);
       }
       // Replayed events keep their commit time, so watch history survives a restart within the window.
-      state.commit(rec.key, rec.rev, rec.object && deepFreeze(rec.object), rec.at);
+      state.commit(rec.key, rec.rev, rec.object && deepFreezeJson(rec.object), rec.at);
       if (rec.object) sizes.set(rec.key, JSON.stringify(rec.object).length);
       else sizes.delete(rec.key);
     }

@@ -1,9 +1,7 @@
 // Stored objects are JSON, stamped with their revision and deep-frozen, so
 // the same instance can be handed to every reader and watcher without copies.
 import type { KObject } from '../../../lib/api/meta.js';
-import { deepFreezeJson, frozenJsonCopy } from '../../../lib/api/json.js';
-
-export { deepFreezeJson as deepFreeze };
+import { frozenJsonCopy } from '../../../lib/api/json.js';
 
 /**
  * A frozen copy of obj as a durable store would read it back (no undefined

@@ -3,7 +3,7 @@
 // deep-frozen when read back (objects.ts storedCopy makes what is written).
 import type { KObject } from '../../../lib/api/meta.js';
 import { StoreError } from './types.js';
-import { deepFreeze } from './objects.js';
+import { deepFreezeJson } from '../../../lib/api/json.js';
 
 /** A frozen object from stored JSON, stamped with rev. */
 export function decodeObject(json: string, rev: number, where: string): KObject {
@@ -14,7 +14,7 @@ export function decodeObject(json: string, rev: number, where: string): KObject 
     throw new StoreError('corrupt', `unreadable object at ${where}: ${err instanceof Error ? err.message : String(err)}`);
   }
   obj.metadata = { ...obj.metadata, resourceVersion: String(rev) };
-  return deepFreeze(obj);
+  return deepFreezeJson(obj);
 }
 
 /** Splits a hash value `<rev> <json>`. */
