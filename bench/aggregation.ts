@@ -18,6 +18,7 @@
 // BENCH_AGG_WATCHERS (default 100). BENCH_AGGREGATION=0 skips the section in run.ts.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent as HttpsAgent, createServer, request as httpsRequest } from 'node:https';
+import { Admin } from './admin.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -205,30 +206,6 @@ async function bareProxyMode([port, backendPort, certFile, keyFile, backendCaFil
 
 // ---------------------------------------------------------------- orchestrator
 
-class Admin {
-  private readonly agent: HttpsAgent;
-  constructor(private readonly port: number, tls: Tls) { this.agent = new HttpsAgent({ keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key, servername: tls.servername }); }
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
-    return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = httpsRequest({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-  async must(method: string, path: string, body?: unknown): Promise<string> {
-    const r = await this.call(method, path, body);
-    if (r.status >= 300 && r.status !== 409) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
-    return r.text;
-  }
-  close(): void { this.agent.destroy(); }
-}
-
 const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)} ms` : '-');
 const rate = (r: GetResult) => r.requests / r.seconds;
 const pct = (x: number) => `${Math.round(100 * x)}%`;
@@ -273,7 +250,7 @@ export async function runAggregationBench(): Promise<void> {
     // Registration: Service + EndpointSlice + APIService in the gateway; wait for Available.
     const admin = new Admin(ghPort, viaGateway);
     admins.push(admin);
-    for (let i = 0; i < 200 && (await admin.call('GET', '/readyz').catch(() => ({ status: 0 }))).status !== 200; i++) await sleep(50);
+    await admin.ready();
     const sns = 'gatehouse-samples';
     await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: sns } });
     await admin.must('POST', `/api/v1/namespaces/${sns}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'sample-api', namespace: sns }, spec: { ports: [{ name: 'https', port: 443, targetPort: bePort }] } });
