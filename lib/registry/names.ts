@@ -32,7 +32,8 @@ const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or
 /** apimachinery's RegexError: the rule, examples, then the regex. */
 export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join('or ')}regex used for validation is '${fmt}')`;
+  // Go writes each example as "'x', " and joins them with " or ": the doubled space is kube's, kept so messages compare equal.
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
 }
 
 export function maxLenError(n: number): string {

@@ -46,7 +46,7 @@ test('a subdomain error uses apimachinery\'s exact message', () => {
 
 test('a label error names two examples joined by or', () => {
   assert.deepEqual(checkName('label', 'a.b', false), [
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
   ]);
 });
 

@@ -13,7 +13,7 @@ test('configmap data values must be strings under valid keys', () => {
   assert.deepEqual(configmaps.validate!(obj({ data: { 'app.properties': 'a=b', KEY_NAME: '' } }), undefined), []);
   const causes = configmaps.validate!(obj({ data: { 'bad key': 'v', n: 5 } }), undefined);
   assert.deepEqual(causes.map((c) => [c.field, c.reason]), [['data[bad key]', 'FieldValueInvalid'], ['data[n]', 'FieldValueTypeInvalid']]);
-  assert.equal(causes[0]!.message, "Invalid value: \"bad key\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name', or 'KEY_NAME', or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+  assert.equal(causes[0]!.message, "Invalid value: \"bad key\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
 });
 
 test('a configmap key may not be in both data and binaryData', () => {
