@@ -1,6 +1,7 @@
 // Label and field selectors, parsed as apimachinery parses them (same grammar,
 // same error wording, so clients see the messages kube-apiserver would give)
 // and compiled once into a predicate: list and watch filters run per object.
+import { isQualifiedName, isValidLabelValue } from '../registry/names.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 
@@ -37,52 +38,7 @@ export const EVERYTHING: LabelSelector = Object.freeze({ requirements: Object.fr
 /** What a nil metav1.LabelSelector means: match nothing. */
 export const NOTHING: LabelSelector = Object.freeze({ requirements: Object.freeze([]), matches: () => false });
 
-// ---- validation (k8s.io/apimachinery/pkg/util/validation), messages verbatim ----
-
-const QNAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QNAME_RE = new RegExp(`^${QNAME_FMT}$`);
-const QNAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT = `(${QNAME_FMT})?`;
-const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
-const DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  // Go builds "(e.g. 'a',  or 'b', …" with that doubled space; kept so messages compare equal.
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
-}
-
-function qualifiedNameErrors(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split('/');
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0]!;
-  } else if (parts.length === 2) {
-    const prefix = parts[0]!;
-    name = parts[1]!;
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else {
-      if (prefix.length > 253) errs.push('prefix part must be no more than 253 characters');
-      if (!DNS1123_SUBDOMAIN_RE.test(prefix)) errs.push(`prefix part ${regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com')}`);
-    }
-  } else {
-    return [`a qualified name ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
-  }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push('name part must be no more than 63 characters');
-  if (!QNAME_RE.test(name)) errs.push(`name part ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')}`);
-  return errs;
-}
-
-function labelValueErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push('must be no more than 63 characters');
-  if (value !== '' && !QNAME_RE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
-  return errs;
-}
+// ---- validation: kube's validators live in lib/registry/names.ts ----
 
 /** field.Invalid(path, value, detail).Error(); Go's %q for strings, %#v for []string. */
 function invalid(path: string, value: string | readonly string[], detail: string): string {
@@ -107,7 +63,7 @@ function parseInt64(s: string): bigint | undefined {
 function newRequirement(key: string, operator: LabelOperator, values: readonly string[], root: string): LabelRequirement {
   const at = (child: string): string => (root === '' ? child : `${root}.${child}`);
   const errs: string[] = [];
-  const keyErrs = qualifiedNameErrors(key);
+  const keyErrs = isQualifiedName(key);
   if (keyErrs.length) errs.push(invalid(at('key'), key, keyErrs.join('; ')));
   switch (operator) {
     case 'in': case 'notin':
@@ -127,7 +83,7 @@ function newRequirement(key: string, operator: LabelOperator, values: readonly s
       break;
   }
   values.forEach((v, i) => {
-    const e = labelValueErrors(v);
+    const e = isValidLabelValue(v);
     if (e.length) errs.push(invalid(`${at('values')}[${i}][${key}]`, v, e.join('; ')));
   });
   if (errs.length) throw new Error(aggregate(errs));
@@ -244,7 +200,7 @@ class LabelParser {
     if (negated) t = this.next();
     if (t.tok !== 'id') throw new Error(`found '${t.lit}', expected: identifier`);
     const key = t.lit;
-    const keyErrs = qualifiedNameErrors(key);
+    const keyErrs = isQualifiedName(key);
     if (keyErrs.length) throw new Error(invalid('<nil>', key, keyErrs.join('; ')));
     const after = this.peek().tok;
     if (negated) return newRequirement(key, '!', [], '');
