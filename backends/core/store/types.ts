@@ -82,7 +82,10 @@ export interface Store {
    * and the deletion's resourceVersion. `not-found` when the key holds nothing.
    */
   deleteCorrupt(key: string): Promise<void>;
-  /** Reads the current object, or undefined. With minRev, waits briefly for that revision, then `too-large`. */
+  /**
+   * Reads the current object, or undefined. With minRev, waits briefly for that revision, then `too-large`;
+   * minRev 0 answers from what the store's watch cache holds, without asking a shared store.
+   */
   get(key: string, minRev?: number): Promise<KObject | undefined>;
   /** Lists a prefix. `gone` when opts.rev is older than the retained history, `too-large` when newer than the store. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
@@ -116,6 +119,17 @@ export async function guaranteedUpdate(
       throw err;
     }
   }
+}
+
+/**
+ * Reads key from the store's watch cache, and from the store itself only when
+ * the cache lacks it: kube's lister with a live lookup on a miss. For checks on
+ * every write (namespace lifecycle), which would otherwise wait for a round
+ * trip to a shared store; an object another process created a moment ago is
+ * still found.
+ */
+export async function getCachedFirst(store: Store, key: string): Promise<KObject | undefined> {
+  return (await store.get(key, 0)) ?? store.get(key);
 }
 
 export function revisionOf(obj: KObject): number {
