@@ -403,9 +403,8 @@ async function directAuthn(a: {
   const opts = parsed.options;
   const quiet = (): void => undefined;
   const loaded = await loadTokenMethods(opts, quiet);
-  const objects = {
-    get: (_g: string, resource: string, _ns: string, name: string) => Promise.resolve(resource === 'serviceaccounts' && name === 'bench' ? { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, uid: a.saUid } } : undefined),
-  } as unknown as ObjectSource;
+  const get = (_g: string, resource: string, _ns: string, name: string) => Promise.resolve(resource === 'serviceaccounts' && name === 'bench' ? { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, uid: a.saUid } } : undefined);
+  const objects = { get, lookup: get } as unknown as ObjectSource;
   const apiAudiences = loaded.serviceAccounts.apiAudiences;
   const methods: TokenAuthenticator[] = buildTokenMethods({ opts, loaded, objects, clock: Date.now });
   const hook = await buildWebhookAuthenticator({ configFile: opts.authenticationTokenWebhookConfigFile!, cacheTtlMs: opts.authenticationTokenWebhookCacheTtlMs, version: opts.authenticationTokenWebhookVersion, apiAudiences });

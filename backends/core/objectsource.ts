@@ -5,7 +5,7 @@ import type { KObject } from '../../lib/api/meta.js';
 import type { ResourceType } from '../../lib/registry/types.js';
 import type { CoreEnv } from './env.js';
 import { listPrefix, objectKey } from './keys.js';
-import { StoreError } from './store/types.js';
+import { getCachedFirst, StoreError } from './store/types.js';
 
 export function storeObjectSource(env: CoreEnv): ObjectSource {
   const typeOf = (group: string, resource: string): ResourceType => {
@@ -17,6 +17,9 @@ export function storeObjectSource(env: CoreEnv): ObjectSource {
   return {
     async get(group, resource, namespace, name): Promise<KObject | undefined> {
       return env.store.get(objectKey(typeOf(group, resource), namespace, name));
+    },
+    async lookup(group, resource, namespace, name): Promise<KObject | undefined> {
+      return getCachedFirst(env.store, objectKey(typeOf(group, resource), namespace, name));
     },
     async list(group, resource, namespace) {
       const r = await env.store.list(listPrefix(typeOf(group, resource), namespace ?? ''));

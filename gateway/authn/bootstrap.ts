@@ -1,7 +1,8 @@
 // Bootstrap tokens (--enable-bootstrap-token-auth): `<id>.<secret>` bearer
 // tokens backed by `bootstrap-token-<id>` secrets in kube-system, read
-// through the core backend's ObjectSource on every request so that a deleted
-// or edited secret counts at once. The user is `system:bootstrap:<id>` in
+// through the core backend's ObjectSource on every request (its cache, live
+// on a miss) so that a deleted or edited secret counts at once (through
+// another process: once its change arrives). The user is `system:bootstrap:<id>` in
 // `system:bootstrappers` plus the secret's auth-extra-groups.
 import { timingSafeEqual } from 'node:crypto';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
@@ -22,7 +23,7 @@ export class BootstrapTokenAuthenticator implements TokenAuthenticator {
     if (!m) return null; // not a bootstrap token; another method may know it
     const [, id, presented] = m as unknown as [string, string, string];
     const name = `${BOOTSTRAP_TOKEN_SECRET_PREFIX}${id}`;
-    const secret = await this.objects.get('', 'secrets', BOOTSTRAP_TOKEN_NAMESPACE, name);
+    const secret = await this.objects.lookup('', 'secrets', BOOTSTRAP_TOKEN_NAMESPACE, name);
     if (!secret) return null;
     const fail = (why: string): never => { throw new AuthnError(this.name, `secret ${BOOTSTRAP_TOKEN_NAMESPACE}/${name}: ${why}`); };
     if (secret.metadata.deletionTimestamp) fail('is being deleted');

@@ -6,8 +6,10 @@
 //     wraps it in a CachedTokenAuthenticator keyed by the whole token;
 //   ServiceAccountTokenAuthenticator — with --service-account-lookup, the
 //     service account (and the bound pod/secret/node, or the legacy secret)
-//     must still exist with the same uid: checked on every request, so a
-//     deletion revokes at once even while the verification is cached.
+//     must still exist with the same uid: checked on every request (from
+//     the store's cache, live on a miss), so a deletion revokes at once —
+//     one made through another process once its change arrives — even
+//     while the verification is cached.
 import { constants, timingSafeEqual, verify as verifySignature, type KeyObject } from 'node:crypto';
 import type { KObject } from '../../lib/api/meta.js';
 import { isPlainObject } from '../../lib/api/meta.js';
@@ -192,7 +194,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     const { objects } = this.opts;
     const ns = id.namespace;
     const check = async (resource: string, namespace: string, ref: ObjectRef, what: string): Promise<KObject> => {
-      const obj = await objects.get('', resource, namespace, ref.name);
+      const obj = await objects.lookup('', resource, namespace, ref.name);
       const where = namespace ? `${namespace}/${ref.name}` : ref.name;
       if (!obj) throw new AuthnError(this.name, `${what} ${where} not found`);
       if (obj.metadata.deletionTimestamp) throw new AuthnError(this.name, `${what} ${where} is being deleted`);

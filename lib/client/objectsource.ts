@@ -113,6 +113,11 @@ export class HttpObjectSource implements ObjectSource {
     }
   }
 
+  /** No cache here: a live read. */
+  lookup(group: string, resource: string, namespace: string, name: string): Promise<KObject | undefined> {
+    return this.get(group, resource, namespace, name);
+  }
+
   async list(group: string, resource: string, namespace?: string): Promise<{ items: KObject[]; resourceVersion: string }> {
     const path = this.#path(group, resource, namespace);
     const b = this.#base(group, resource);

@@ -2,6 +2,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { RedisStore } from '../../backends/core/store/redis.js';
+import { getCachedFirst } from '../../backends/core/store/types.js';
 import { storeContract } from './contract.js';
 import { pod, rv } from './helpers.js';
 import { REDIS_URL, dropPrefix, prefixFootprint, redisSkipReason, uniquePrefix } from './fixtures/redis-env.js';
@@ -41,6 +42,23 @@ if (skip) {
         while (seen.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
         w.stop();
         assert.deepEqual(seen, [rv(x), rv(x) + 1, rv(x) + 2]);
+      } finally {
+        await a.close();
+        await b.close();
+        await dropPrefix(prefix);
+      }
+    });
+
+    it('getCachedFirst finds what another store just wrote, before its own cache has it', async () => {
+      const prefix = uniquePrefix('cachedfirst');
+      const a = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+      const b = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+      try {
+        const keys = Array.from({ length: 20 }, (_, i) => `core/secrets/n/s${i}`);
+        const made = await Promise.all(keys.map((k, i) => a.create(k, pod('n', `s${i}`))));
+        const read = await Promise.all(keys.map((k) => getCachedFirst(b, k)));
+        assert.deepEqual(read.map((o) => o && rv(o)), made.map(rv));
+        assert.equal(await getCachedFirst(b, 'core/secrets/n/none'), undefined);
       } finally {
         await a.close();
         await b.close();
