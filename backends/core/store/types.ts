@@ -124,9 +124,9 @@ export async function guaranteedUpdate(
 /**
  * Reads key from the store's watch cache, and from the store itself only when
  * the cache lacks it: kube's lister with a live lookup on a miss. For checks on
- * every write (namespace lifecycle), which would otherwise wait for a round
- * trip to a shared store; an object another process created a moment ago is
- * still found.
+ * every request (namespace lifecycle, credential lookups), which would
+ * otherwise wait for a round trip to a shared store; an object another
+ * process created a moment ago is still found.
  */
 export async function getCachedFirst(store: Store, key: string): Promise<KObject | undefined> {
   return (await store.get(key, 0)) ?? store.get(key);
