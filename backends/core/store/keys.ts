@@ -52,20 +52,3 @@ export function prefixEnd(prefix: string): string {
   if (prefix === '') return '';
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
-
-/** Index range [start, end) of the keys starting with prefix. */
-export function prefixRange(keys: readonly string[], prefix: string): [number, number] {
-  const start = lowerBound(keys, prefix);
-  const end = prefix === '' ? keys.length : lowerBound(keys, prefixEnd(prefix));
-  return [start, end];
-}
-
-export function insertSorted(keys: string[], k: string): void {
-  const i = lowerBound(keys, k);
-  if (keys[i] !== k) keys.splice(i, 0, k);
-}
-
-export function removeSorted(keys: string[], k: string): void {
-  const i = lowerBound(keys, k);
-  if (keys[i] === k) keys.splice(i, 1);
-}

@@ -7,7 +7,8 @@ import type { ListOptions, ListResult, StoreEvent, WatchSink, Watcher } from './
 import { StoreError } from './types.js';
 import { History } from './history.js';
 import { WatchHub } from './watchers.js';
-import { assertKey, insertSorted, removeSorted, typePrefixOf } from './keys.js';
+import { assertKey, typePrefixOf } from './keys.js';
+import { SortedKeys } from './sortedkeys.js';
 import { restamp } from './objects.js';
 import { listView, snapshotAt } from './views.js';
 import type { TypeView } from './views.js';
@@ -87,14 +88,14 @@ export class StoreState {
    */
   markCorrupt(key: string, why: string): void {
     const view = this.viewFor(assertKey(key));
-    if (view.objects.delete(key)) removeSorted(view.keys, key);
+    if (view.objects.delete(key)) view.keys.remove(key);
     this.corrupt.set(key, why);
   }
 
   /** Places a loaded object without an event (snapshot load at startRev). */
   load(key: string, obj: KObject): void {
     const view = this.viewFor(assertKey(key));
-    if (!view.objects.has(key)) insertSorted(view.keys, key);
+    if (!view.objects.has(key)) view.keys.insert(key);
     view.objects.set(key, obj);
   }
 
@@ -113,12 +114,12 @@ export class StoreState {
       // Removing an undecodable value: watchers get a DELETED with what the key names.
       event = { type: 'DELETED', key, rev, object: stubOf(key, rev) };
     } else if (obj) {
-      if (!prev) insertSorted(view.keys, key);
+      if (!prev) view.keys.insert(key);
       view.objects.set(key, obj);
       event = prev ? { type: 'MODIFIED', key, rev, object: obj, prev } : { type: 'ADDED', key, rev, object: obj };
     } else {
       if (!prev) throw new Error(`delete of missing key "${key}" at revision ${rev}`);
-      removeSorted(view.keys, key);
+      view.keys.remove(key);
       view.objects.delete(key);
       event = { type: 'DELETED', key, rev, object: restamp(prev, rev), prev };
     }
@@ -212,7 +213,7 @@ export class StoreState {
 
   private viewFor(type: string): TypeView {
     let view = this.types.get(type);
-    if (!view) this.types.set(type, (view = { keys: [], objects: new Map() }));
+    if (!view) this.types.set(type, (view = { keys: new SortedKeys(), objects: new Map() }));
     return view;
   }
 

@@ -2,10 +2,11 @@
 import type { KObject } from '../../../lib/api/meta.js';
 import type { ListOptions, ListResult } from './types.js';
 import type { LoggedEvent } from './history.js';
-import { insertSorted, prefixRange, removeSorted, upperBound } from './keys.js';
+import { prefixEnd } from './keys.js';
+import { SortedKeys } from './sortedkeys.js';
 
 export interface TypeView {
-  keys: string[];
+  keys: SortedKeys;
   objects: Map<string, KObject>;
 }
 
@@ -22,15 +23,15 @@ export function snapshotAt(live: TypeView | undefined, later: readonly LoggedEve
     else objects.set(ev.key, ev.prev!);
     touched.add(ev.key);
   }
-  let keys: string[];
+  let keys: SortedKeys;
   if (touched.size <= PATCH_LIMIT) {
-    keys = live ? live.keys.slice() : [];
+    keys = live ? live.keys.clone() : new SortedKeys();
     for (const k of touched) {
-      if (objects.has(k)) insertSorted(keys, k);
-      else removeSorted(keys, k);
+      if (objects.has(k)) keys.insert(k);
+      else keys.remove(k);
     }
   } else {
-    keys = [...objects.keys()].sort();
+    keys = new SortedKeys([...objects.keys()].sort());
   }
   return { keys, objects };
 }
@@ -39,25 +40,31 @@ export function snapshotAt(live: TypeView | undefined, later: readonly LoggedEve
 export function listView(view: TypeView | undefined, prefix: string, opts: ListOptions): Omit<ListResult, 'rev'> {
   if (!view) return opts.filter ? { items: [] } : { items: [], remaining: 0 };
   const { keys, objects } = view;
-  let [start, end] = prefixRange(keys, prefix);
-  if (opts.after !== undefined) start = Math.max(start, upperBound(keys, opts.after));
+  let start = keys.lowerBound(prefix);
+  const end = prefix === '' ? keys.size : keys.lowerBound(prefixEnd(prefix));
+  if (opts.after !== undefined) start = Math.max(start, keys.upperBound(opts.after));
   const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : Infinity;
   const { filter } = opts;
   const items: KObject[] = [];
-  let next = start; // index after the last returned item
+  let next = start; // position after the last returned item
+  let last = '';
   let more = false;
-  for (let i = start; i < end; i++) {
-    const obj = objects.get(keys[i]!)!;
+  let i = start;
+  for (const key of keys.from(start)) {
+    if (i >= end) break;
+    const obj = objects.get(key)!;
+    i++;
     if (filter && !filter(obj)) continue;
     if (items.length >= limit) {
       more = true;
       break;
     }
     items.push(obj);
-    next = i + 1;
+    next = i;
+    last = key;
   }
   const result: Omit<ListResult, 'rev'> = { items };
-  if (more) result.continueAfter = keys[next - 1]!;
+  if (more) result.continueAfter = last;
   if (!filter) result.remaining = Math.max(0, end - next);
   return result;
 }
