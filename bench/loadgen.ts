@@ -12,7 +12,7 @@ let posts = 0;
 
 /**
  * One fixed request over and over; `units` counts responses. A POST body gets
- * a fresh metadata.name each time when uniqueNames; a PUT body a fresh
+ * a fresh metadata.name each time when uniqueNames (in scattered key order); a PUT body a fresh
  * data.seq when changingData (an unchanged PUT writes nothing), and with `{n}`
  * in its path goes to each of `objects` objects in turn (no two writers on one).
  */
@@ -22,7 +22,10 @@ function fixedLoop(a: LoopArgs & { req: Request; uniqueNames?: boolean; changing
   const run = ++posts;
   let n = 0;
   if (a.uniqueNames) {
-    return closedLoop(a, { next: () => ({ ...a.req, body: JSON.stringify({ ...obj, metadata: { ...obj.metadata, name: `p${run}-${n++}` } }) }), done: () => 1 });
+    // Names in scattered order, as generateName's random suffixes land: each create goes to a
+    // random place in the type's key order, not after the previous one (n ↦ n·2654435761 mod 2³²
+    // is one-to-one, so names stay distinct).
+    return closedLoop(a, { next: () => ({ ...a.req, body: JSON.stringify({ ...obj, metadata: { ...obj.metadata, name: `c${(Math.imul(n++, 2654435761) >>> 0).toString(36)}-${run}` } }) }), done: () => 1 });
   }
   // `{n}` in the path: successive requests go to successive objects (of `objects`), four-digit numbered.
   const objects = a.objects ?? 1;
