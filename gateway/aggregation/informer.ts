@@ -1,10 +1,12 @@
 // A list+watch cache of one resource type over an ObjectSource (the
-// in-process store or a remote core backend): list, then watch from the
-// list's revision; when the watch ends (410, backend gone) list again after a
-// short backoff. `onChange` runs after every change, synchronously, so the
-// caches that derive from this one (routes, endpoints) are rebuilt at once.
+// in-process store or a remote core backend), kept by lib/api/reflector.ts:
+// list, then watch from the list's revision; when the watch ends (410,
+// backend gone) or a list fails, list again after a backoff (100 ms doubling
+// to 5 s). `onChange` runs after every change, synchronously, so the caches
+// that derive from this one (routes, endpoints) are rebuilt at once.
 import type { KObject } from '../../lib/api/meta.js';
-import type { ObjectSource, ObjectWatch } from '../../lib/api/objectsource.js';
+import type { ObjectSource } from '../../lib/api/objectsource.js';
+import { Reflector } from '../../lib/api/reflector.js';
 
 export interface InformerOptions {
   readonly objects: ObjectSource;
@@ -20,22 +22,38 @@ const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?
 
 export class Informer {
   #items = new Map<string, KObject>();
-  #watch: ObjectWatch | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #stopped = false;
-  #backoffMs = 100;
-  #synced!: () => void;
+  readonly #reflector: Reflector;
   /** Resolves after the first successful list. */
-  readonly synced: Promise<void> = new Promise((r) => { this.#synced = r; });
+  readonly synced: Promise<void>;
+  #listed!: () => void;
   /** Bumped on every change: derived caches compare it. */
   generation = 0;
 
-  constructor(private readonly opts: InformerOptions) {}
+  constructor(private readonly opts: InformerOptions) {
+    this.synced = new Promise((r) => { this.#listed = r; });
+    const changed = (obj: KObject, type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'SYNC'): void => {
+      this.generation++;
+      this.opts.onChange?.(obj, type);
+    };
+    this.#reflector = new Reflector(opts.objects, [{
+      group: opts.group, resource: opts.resource,
+      reset: (items) => {
+        const next = new Map(items.map((o) => [keyOf(o), o]));
+        const gone = [...this.#items.values()].filter((o) => !next.has(keyOf(o)));
+        this.#items = next;
+        this.generation++;
+        for (const o of gone) this.opts.onChange?.(o, 'DELETED');
+        for (const o of items) this.opts.onChange?.(o, 'SYNC');
+      },
+      set: (o, type) => { this.#items.set(keyOf(o), o); changed(o, type); },
+      remove: (o) => { this.#items.delete(keyOf(o)); changed(o, 'DELETED'); },
+    }], { who: 'aggregation', log: opts.log, retryMs: 100, maxRetryMs: opts.maxBackoffMs ?? 5000, retryFirstList: true });
+  }
 
   get name(): string { return `${this.opts.resource}${this.opts.group ? `.${this.opts.group}` : ''}`; }
 
   start(): void {
-    void this.#relist();
+    void this.#reflector.start().then(() => this.#listed());
   }
 
   get(namespace: string, name: string): KObject | undefined {
@@ -48,47 +66,6 @@ export class Informer {
   }
 
   stop(): void {
-    this.#stopped = true;
-    this.#watch?.stop();
-    if (this.#timer) clearTimeout(this.#timer);
-  }
-
-  async #relist(): Promise<void> {
-    if (this.#stopped) return;
-    try {
-      const { items, resourceVersion } = await this.opts.objects.list(this.opts.group, this.opts.resource);
-      if (this.#stopped) return;
-      const next = new Map(items.map((o) => [keyOf(o), o]));
-      const gone = [...this.#items.values()].filter((o) => !next.has(keyOf(o)));
-      this.#items = next;
-      this.generation++;
-      for (const o of gone) this.opts.onChange?.(o, 'DELETED');
-      for (const o of items) this.opts.onChange?.(o, 'SYNC');
-      this.#backoffMs = 100;
-      this.#synced();
-      this.#watch = this.opts.objects.watch(this.opts.group, this.opts.resource, resourceVersion, (ev) => {
-        const k = keyOf(ev.object);
-        if (ev.type === 'DELETED') this.#items.delete(k); else this.#items.set(k, ev.object);
-        this.generation++;
-        this.opts.onChange?.(ev.object, ev.type);
-      }, (err) => {
-        if (this.#stopped) return;
-        this.opts.log(`aggregation: watch of ${this.name} ended (${err.message}); listing again`);
-        this.#retry();
-      });
-    } catch (err) {
-      if (this.#stopped) return;
-      this.opts.log(`aggregation: cannot list ${this.name}: ${err instanceof Error ? err.message : String(err)}`);
-      this.#retry();
-    }
-  }
-
-  #retry(): void {
-    this.#watch?.stop();
-    this.#watch = undefined;
-    const wait = this.#backoffMs;
-    this.#backoffMs = Math.min(this.#backoffMs * 2, this.opts.maxBackoffMs ?? 5000);
-    this.#timer = setTimeout(() => void this.#relist(), wait);
-    this.#timer.unref();
+    this.#reflector.stop();
   }
 }

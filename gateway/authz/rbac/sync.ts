@@ -1,9 +1,10 @@
 // Keeps an RbacPolicy current from the four RBAC types through an
-// ObjectSource: list, then watch from the list's revision; when a watch
-// ends, re-list that type after a short pause and replace its part of the
-// policy. `start()` resolves once every type has been listed once.
+// ObjectSource (lib/api/reflector.ts): each (re-)list replaces that type's
+// part of the policy, watch events patch it. `start()` resolves once every
+// type has been listed once.
 import type { KObject } from '../../../lib/api/meta.js';
-import type { ObjectEvent, ObjectSource, ObjectWatch } from '../../../lib/api/objectsource.js';
+import type { ObjectSource } from '../../../lib/api/objectsource.js';
+import { Reflector, type ReflectedType } from '../../../lib/api/reflector.js';
 import type { RbacPolicy } from './policy.js';
 import { bindingOf, RBAC_GROUP, rulesOf } from './types.js';
 
@@ -39,47 +40,23 @@ export interface RbacSyncOptions {
 }
 
 export class RbacSync {
-  private readonly watches = new Map<string, ObjectWatch>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private stopped = false;
+  private readonly reflector: Reflector;
 
-  constructor(private readonly source: ObjectSource, private readonly policy: RbacPolicy, private readonly opts: RbacSyncOptions) {}
+  constructor(source: ObjectSource, policy: RbacPolicy, opts: RbacSyncOptions) {
+    this.reflector = new Reflector(source, KINDS.map((k): ReflectedType => ({
+      group: RBAC_GROUP, resource: k.resource,
+      reset: (items) => { k.clear(policy); for (const o of items) k.apply(policy, o); },
+      set: (o) => k.apply(policy, o),
+      remove: (o) => k.remove(policy, o),
+    })), { who: 'RBAC', log: opts.log, ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}) });
+  }
 
-  async start(): Promise<void> {
-    this.stopped = false;
-    await Promise.all(KINDS.map((k) => this.listAndWatch(k)));
+  /** Resolves once every type has been listed. */
+  start(): Promise<void> {
+    return this.reflector.start();
   }
 
   stop(): void {
-    this.stopped = true;
-    for (const w of this.watches.values()) w.stop();
-    this.watches.clear();
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-  }
-
-  private async listAndWatch(k: Kind): Promise<void> {
-    const { items, resourceVersion } = await this.source.list(RBAC_GROUP, k.resource);
-    if (this.stopped) return;
-    k.clear(this.policy);
-    for (const o of items) k.apply(this.policy, o);
-    this.watches.get(k.resource)?.stop();
-    this.watches.set(k.resource, this.source.watch(RBAC_GROUP, k.resource, resourceVersion,
-      (ev: ObjectEvent) => { if (ev.type === 'DELETED') k.remove(this.policy, ev.object); else k.apply(this.policy, ev.object); },
-      (err: Error) => this.relist(k, err)));
-  }
-
-  private relist(k: Kind, err: Error): void {
-    if (this.stopped) return;
-    this.watches.get(k.resource)?.stop();
-    this.watches.delete(k.resource);
-    this.opts.log(`RBAC: watch of ${k.resource} ended (${err.message}); re-listing`);
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      if (this.stopped) return;
-      this.listAndWatch(k).catch((e: unknown) => this.relist(k, e instanceof Error ? e : new Error(String(e))));
-    }, this.opts.retryMs ?? 1000);
-    t.unref();
-    this.timers.add(t);
+    this.reflector.stop();
   }
 }
