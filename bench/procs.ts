@@ -3,7 +3,6 @@
 // requests over the IPC channel ({id, cmd, args} → {id, result | error}).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -103,16 +102,7 @@ export function memoryNow(): MemoryFigures {
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../test/helpers/ports.js';
 
 /** CPU seconds (user + system) process pid has used, from /proc; NaN where there is none. */
 export function cpuSecondsOf(pid: number): number {

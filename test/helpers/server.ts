@@ -4,12 +4,12 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { parseServeFlags } from '../../gateway/config/flags.js';
 import { startServer, type AppHooks, type RunningServer } from '../../gateway/server/app.js';
 import { devPkiPaths } from '../../certs/devpki.js';
 import { HttpsClient } from './client.js';
 import { testStorage } from '../store/fixtures/redis-env.js';
+import { freePort } from './ports.js';
 
 export interface TestServer {
   readonly running: RunningServer;
@@ -25,16 +25,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface StartOptions {
   flags?: string[];
