@@ -37,6 +37,7 @@ import type { RequestContext } from '../pipeline/context.js';
 import { serveLocal } from '../local/router.js';
 import { registryDiscovery } from '../local/discovery.js';
 import { installShutdown } from '../server/shutdown.js';
+import { listenServing } from '../../lib/http/listen.js';
 
 export interface BackendServerOptions {
   readonly opts: ServeOptions;
@@ -133,13 +134,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
   const server = createServer({
     cert, key, ca: [proxyCa, ...clientCas], requestCert: true, rejectUnauthorized: false, keepAliveTimeout: 65_000, minVersion: 'TLSv1.2',
   }, handler);
-  server.headersTimeout = 60_000;
-  server.requestTimeout = 0;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.securePort, opts.bindAddress, () => { server.off('error', reject); resolve(); });
-  });
-  server.on('tlsClientError', () => undefined);
+  await listenServing(server, opts.securePort, opts.bindAddress);
   for (const h of postStart) h.start().catch((err: unknown) => log(`post-start hook ${h.name} failed: ${err instanceof Error ? err.message : String(err)}`));
   const port = (server.address() as AddressInfo).port;
   const host = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;

@@ -46,6 +46,7 @@ import { WebhookAuthorizer, webhookClient } from '../authz/webhook.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import { identityHeaders, stripForwarded, strippedHeaders } from './identity.js';
 import type { UserInfo } from '../../lib/api/meta.js';
+import { listenServing } from '../../lib/http/listen.js';
 
 export const IN_CLUSTER_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -275,8 +276,6 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     cert, key, ...(clientCas.length > 0 ? { ca: clientCas, requestCert: true } : {}), rejectUnauthorized: false,
     keepAliveTimeout: 65_000, maxHeaderSize: (1 << 20) + 4096, minVersion: 'TLSv1.2',
   }, handler);
-  server.headersTimeout = 60_000;
-  server.requestTimeout = 0;
   // Upgrades (websockets) pass the same gate first; a refused one is answered and closed.
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
@@ -291,12 +290,8 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
       });
     }, (err: unknown) => writeSocketStatus(socket, toStatusError(err)));
   });
-  server.on('tlsClientError', () => undefined);
   server.on('clientError', (_err, socket) => { if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'); else socket.destroy(); });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.securePort, opts.bindAddress, () => { server.off('error', reject); resolve(); });
-  });
+  await listenServing(server, opts.securePort, opts.bindAddress);
   const port = (server.address() as AddressInfo).port;
   log(`sidecar: proxying authorized requests to ${upstream}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`);
   let closed = false;

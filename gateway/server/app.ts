@@ -50,6 +50,7 @@ import { remoteFor, serveRemote } from '../aggregation/dispatch.js';
 import { installShutdown } from './shutdown.js';
 import { startRemoteCore, type GatewayCore } from '../aggregation/remotecore.js';
 import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
+import { listenServing } from '../../lib/http/listen.js';
 
 export interface RunningServer {
   readonly server: Server;
@@ -247,14 +248,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     maxHeaderSize: (1 << 20) + 4096,
     minVersion: 'TLSv1.2',
   }, handler);
-  server.headersTimeout = 60_000;
-  server.requestTimeout = 0;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.securePort, opts.bindAddress, () => { server.off('error', reject); resolve(); });
-  });
-  server.on('tlsClientError', () => undefined);
+  await listenServing(server, opts.securePort, opts.bindAddress);
   // Upgrades run the same pipeline with a response bound to their socket; only dispatch (after authorization)
   // may forward them, and any other answer closes the socket once written.
   server.on('upgrade', (req, socket: Socket, head: Buffer) => {
