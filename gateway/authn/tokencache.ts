@@ -1,8 +1,10 @@
 // Caches token decisions keyed by a hash of the whole credential (never the
 // token itself) and the requested audiences. Successes live for their TTL
-// (capped by the credential's own expiry); failures only briefly. Bounded.
+// (capped by the credential's own expiry); failures only briefly. Bounded,
+// least recently used first out.
 // Concurrent misses of one key share one lookup (one webhook call, one
 // signature check), as kube's cached token authenticator does.
+import { LRUCache } from 'lru-cache';
 import type { AuthnResult } from './types.js';
 import { AuthnError } from './types.js';
 import { tokenDigest, type TokenAuthenticator } from './token.js';
@@ -18,15 +20,14 @@ export interface TokenCacheOptions {
 
 export class CachedTokenAuthenticator implements TokenAuthenticator {
   readonly name: string;
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, Entry>;
   private readonly inflight = new Map<string, Promise<AuthnResult | null | AuthnError>>();
   private readonly clock: () => number;
-  private readonly max: number;
 
   constructor(private readonly inner: TokenAuthenticator, private readonly opts: TokenCacheOptions) {
     this.name = inner.name;
     this.clock = opts.clock ?? Date.now;
-    this.max = opts.maxEntries ?? 10_000;
+    this.entries = new LRUCache({ max: opts.maxEntries ?? 10_000 });
   }
 
   async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
@@ -62,11 +63,6 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     let until = now + (result instanceof AuthnError ? this.opts.failureTtlMs : this.opts.successTtlMs);
     if (result && !(result instanceof AuthnError)) {
       if (result.expiresAt !== undefined) until = Math.min(until, result.expiresAt);
-    }
-    if (this.entries.size >= this.max) {
-      // Drop the oldest insertion (Map keeps insertion order).
-      const first = this.entries.keys().next().value;
-      if (first !== undefined) this.entries.delete(first);
     }
     this.entries.set(key, { until, result });
     return result;

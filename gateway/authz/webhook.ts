@@ -5,6 +5,7 @@
 // an answer that is not a SubjectAccessReview of the version sent is handled
 // by the failure policy (NoOpinion: later authorizers decide; Deny: 403).
 // Answers are cached per review spec for the authorized/unauthorized TTLs.
+import { LRUCache } from 'lru-cache';
 import { clientFromKubeconfig, ClientRequestError, KubeconfigError, type KubeClient } from '../../lib/kubeconfig/index.js';
 import { isPlainObject } from '../../lib/api/meta.js';
 import { recordMatchConditionError, recordMatchConditionExclusion, recordWebhookEvaluation } from '../metrics/authz.js';
@@ -42,15 +43,14 @@ const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
 export class WebhookAuthorizer implements Authorizer {
   readonly name: string;
   private readonly apiVersion: string;
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache: LRUCache<string, Cached>;
   private readonly clock: () => number;
-  private readonly cacheSize: number;
 
   constructor(private readonly client: KubeClient, private readonly opts: WebhookAuthorizerOptions) {
     this.name = opts.name;
     this.apiVersion = `authorization.k8s.io/${opts.version}`;
     this.clock = opts.clock ?? Date.now;
-    this.cacheSize = opts.cacheSize ?? DEFAULT_CACHE_SIZE;
+    this.cache = new LRUCache({ max: opts.cacheSize ?? DEFAULT_CACHE_SIZE });
   }
 
   async authorize(a: Attributes): Promise<Decision> {
@@ -121,10 +121,6 @@ export class WebhookAuthorizer implements Authorizer {
   }
 
   private remember(key: string, entry: Cached): void {
-    if (this.cache.size >= this.cacheSize) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
     this.cache.set(key, entry);
   }
 }

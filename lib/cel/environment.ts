@@ -4,6 +4,7 @@
 // evaluation bounded by a cost meter.
 import { celEnv, isCelError, parse, plan, type CelEnv, type CelInput, type CelType, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { LRUCache } from 'lru-cache';
 import { meterLoops, maxId, readsField, staticProblem, type Expr, type ShapeLimits } from './ast.js';
 import { CelCompileError, CelEvalError } from './errors.js';
 import { listFunctions } from './lists.js';
@@ -60,10 +61,9 @@ export class CelEnvironment {
   readonly limits: CostLimits;
   readonly clock: () => number;
   private readonly env: CelEnv;
-  private readonly cache = new Map<string, CompiledExpression>();
+  private readonly cache: LRUCache<string, CompiledExpression>;
   private readonly maxLength: number;
   private readonly shape: ShapeLimits;
-  private readonly cacheSize: number;
   private readonly tickTemplate: Expr;
 
   constructor(readonly name: string, declarations: Readonly<Record<string, CelType>>, opts: EnvironmentOptions = {}) {
@@ -72,7 +72,7 @@ export class CelEnvironment {
     this.clock = opts.clock ?? Date.now;
     this.maxLength = opts.maxExpressionLength ?? DEFAULT_MAX_LENGTH;
     this.shape = { ...DEFAULT_SHAPE, ...opts.shape };
-    this.cacheSize = opts.cacheSize ?? 4096;
+    this.cache = new LRUCache({ max: opts.cacheSize ?? 4096 });
     this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...costFunctions] });
     // A call node to copy for the loop meter; the name is swapped in since `@…` cannot be parsed.
     const t = parse('x(true)').expr;
@@ -85,10 +85,6 @@ export class CelEnvironment {
     const hit = this.cache.get(expression);
     if (hit) return hit;
     const compiled = this.build(expression);
-    if (this.cache.size >= this.cacheSize) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
     this.cache.set(expression, compiled);
     return compiled;
   }

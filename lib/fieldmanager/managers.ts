@@ -2,6 +2,7 @@
 // operation, subresource, and the apiVersion of Update entries, as kube's
 // BuildManagerIdentifier). Entries are written in kube's order: Apply before
 // Update, then by time, manager, apiVersion, subresource.
+import { LRUCache } from 'lru-cache';
 import { isPlainObject } from '../api/meta.js';
 import { deepFreezeJson } from '../api/json.js';
 import { adoptEncoding, equal, fromFieldsV1, FieldsV1Error, isEmpty, toFieldsV1, type FieldSet } from './set.js';
@@ -99,10 +100,8 @@ export function encodeOwners(owners: Owners, scope = ''): Record<string, unknown
   decoded.set(encoded, new Map(list.map((o) => [identity(o), o])));
   for (const o of list) {
     const k = hintKey(scope, o.manager, o.operation, o.apiVersion, o.subresource);
-    hints.delete(k);
     hints.set(k, o.set);
   }
-  while (hints.size > MAX_HINTS) hints.delete(hints.keys().next().value!);
   return encoded;
 }
 
@@ -113,8 +112,8 @@ export function encodeOwners(owners: Owners, scope = ''): Record<string, unknown
  * FieldsV1 encodings cached) when it still matches. Only a hint: a stale or
  * foreign one merely costs the parse its sharing.
  */
-const hints = new Map<string, FieldSet>();
 const MAX_HINTS = 4096;
+const hints = new LRUCache<string, FieldSet>({ max: MAX_HINTS });
 
 function hintKey(scope: string, manager: string, operation: string, apiVersion: string, subresource: string): string {
   return `${scope}\0${manager}\0${operation}\0${apiVersion}\0${subresource}`;

@@ -2,6 +2,7 @@
 // (sorted keys + map), one revision counter, the history log, watchers and
 // revision waiters. Stores decide *when* a write becomes visible (memory: at
 // once; file: after fsync) and call commit() then, in revision order.
+import { LRUCache } from 'lru-cache';
 import type { KObject } from '../../../lib/api/meta.js';
 import type { ListOptions, ListResult, StoreEvent, WatchSink, Watcher } from './types.js';
 import { StoreError } from './types.js';
@@ -38,7 +39,7 @@ export class StoreState {
   private readonly types = new Map<string, TypeView>();
   private readonly history: History;
   private readonly hub = new WatchHub();
-  private readonly snapshots = new Map<string, TypeView>();
+  private readonly snapshots = new LRUCache<string, TypeView>({ max: SNAPSHOT_CACHE });
   private waiters: RevWaiter[] = [];
   private readonly timer: NodeJS.Timeout;
   /** Keys whose stored value cannot be decoded: key → why (see markCorrupt). */
@@ -201,13 +202,10 @@ export class StoreState {
     if (!this.history.touchedSince(rev, type)) return this.types.get(type);
     const cacheKey = `${rev}@${type}`;
     let snap = this.snapshots.get(cacheKey);
-    if (snap) {
-      this.snapshots.delete(cacheKey); // re-insert: Map order is our LRU order
-    } else {
+    if (!snap) {
       snap = snapshotAt(this.types.get(type), this.history.since(rev, type));
-      if (this.snapshots.size >= SNAPSHOT_CACHE) this.snapshots.delete(this.snapshots.keys().next().value!);
+      this.snapshots.set(cacheKey, snap);
     }
-    this.snapshots.set(cacheKey, snap);
     return snap;
   }
 
