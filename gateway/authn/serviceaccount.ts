@@ -11,7 +11,7 @@
 //     one made through another process once its change arrives — even
 //     while the verification is cached.
 import { constants, timingSafeEqual, verify as verifySignature, type KeyObject, type VerifyKeyObjectInput } from 'node:crypto';
-import type { KObject } from '../../lib/api/meta.js';
+import type { KObject, UserInfo } from '../../lib/api/meta.js';
 import { isPlainObject } from '../../lib/api/meta.js';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
 import type { VerificationKey } from '../../lib/serviceaccount/keys.js';
@@ -20,14 +20,33 @@ import {
 } from '../../lib/serviceaccount/claims.js';
 import { secretValue } from '../../lib/bootstrap/token.js';
 import type { TokenAuthenticator } from './token.js';
+import { AUTHENTICATED_GROUP } from './union.js';
 import { AuthnError, type AuthnResult } from './types.js';
 
 /** kube's jwt.DefaultLeeway for exp, nbf and iat. */
 export const DEFAULT_LEEWAY_SECONDS = 60;
 const NAME = 'service-account';
 
-/** Identity of each verified result, found again after the cache hands the same result back. */
-const identities = new WeakMap<AuthnResult, ServiceAccountIdentity>();
+/**
+ * A verified token's result, carrying the identity its claims name so that the
+ * lookup stage finds it again when the cache hands the same result back. A
+ * private field, not a WeakMap: a WeakMap entry per verified token made every
+ * full GC walk ten thousand ephemerons (the cache's worth), and spreading the
+ * result (the union adding a group) leaves the field behind.
+ */
+class VerifiedToken implements AuthnResult {
+  readonly #identity: ServiceAccountIdentity;
+  readonly expiresAt?: number;
+  constructor(readonly user: UserInfo, readonly audiences: readonly string[], exp: number | undefined, identity: ServiceAccountIdentity) {
+    if (exp !== undefined) this.expiresAt = exp * 1000;
+    this.#identity = identity;
+    Object.freeze(this);
+  }
+
+  static identityOf(r: AuthnResult): ServiceAccountIdentity | undefined {
+    return #identity in r ? (r as VerifiedToken).#identity : undefined;
+  }
+}
 
 export interface JwtVerifierOptions {
   keys: readonly VerificationKey[];
@@ -55,7 +74,8 @@ function audiencesOf(aud: unknown): string[] | undefined {
   return undefined;
 }
 
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** A compact JWS of strict base64url segments, as jose requires: one pass over the token instead of one per segment. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const HASHES: Readonly<Record<string, string>> = { '256': 'sha256', '384': 'sha384', '512': 'sha512' };
 /** What jose requires of RSA keys for RS* and PS*. */
 const MIN_RSA_BITS = 2048;
@@ -69,12 +89,10 @@ const MIN_RSA_BITS = 2048;
  * answering other requests, answers leave in batches, and on a machine with
  * more cores verification spreads over the pool's threads — all-miss through
  * the full stack went from 148–169 to 112–118 µs of server CPU per request on
- * one core (bench/authn.ts). Segments must be strict base64url, as jose
- * requires.
+ * one core (bench/authn.ts).
  */
-function signatureValid(parts: readonly string[], alg: string, key: KeyObject): Promise<boolean> | false {
-  const [header, payload, signature] = parts as [string, string, string];
-  if (!BASE64URL.test(header) || !BASE64URL.test(payload) || !BASE64URL.test(signature)) return false;
+function signatureValid(token: string, alg: string, key: KeyObject): Promise<boolean> | false {
+  if (!COMPACT_JWS.test(token)) return false;
   const hash = HASHES[alg.slice(2)];
   if (hash === undefined) return false;
   const family = alg.slice(0, 2);
@@ -86,8 +104,9 @@ function signatureValid(parts: readonly string[], alg: string, key: KeyObject): 
     case 'ES': input = { key, dsaEncoding: 'ieee-p1363' }; break;
     default: return false;
   }
-  const data = Buffer.from(`${header}.${payload}`, 'latin1');
-  const sig = Buffer.from(signature, 'base64url');
+  const dot = token.lastIndexOf('.');
+  const data = Buffer.from(token.slice(0, dot), 'latin1');
+  const sig = Buffer.from(token.slice(dot + 1), 'base64url');
   return new Promise((resolve) => {
     try {
       // an error (a malformed signature for this key type) is a failed check
@@ -141,7 +160,7 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     let verified = false;
     for (const k of candidates) {
       // the token fails when no candidate key verifies it
-      if (await signatureValid(parts, alg as string, k.key)) { verified = true; break; }
+      if (await signatureValid(token, alg as string, k.key)) { verified = true; break; }
     }
     if (!verified) fail('signature verification failed');
 
@@ -168,13 +187,11 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
       if (err instanceof ClaimError) return fail(err.message);
       throw err;
     }
-    const result: AuthnResult = Object.freeze({
-      user: serviceAccountUser(id),
-      audiences: Object.freeze([...new Set(intersection)]),
-      ...(typeof exp === 'number' ? { expiresAt: exp * 1000 } : {}),
-    });
-    identities.set(result, id);
-    return result;
+    // In system:authenticated already, as the union would put it: a token seen once (the all-miss case) then
+    // skips the union's per-result copy and its WeakMap entry.
+    const user = serviceAccountUser(id);
+    user.groups.push(AUTHENTICATED_GROUP);
+    return new VerifiedToken(user, Object.freeze([...new Set(intersection)]), exp as number | undefined, id);
   }
 }
 
@@ -193,7 +210,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
     const result = await this.opts.verifier.authenticateToken(token, audiences, digest);
     if (!result) return null;
-    const id = identities.get(result);
+    const id = VerifiedToken.identityOf(result);
     if (!id) throw new AuthnError(this.name, 'verified token without an identity');
     if (this.opts.lookup) await this.stillValid(id, token);
     return result;
