@@ -35,7 +35,8 @@
 // BENCH_AUTHN_DURATION_MS (measured window, default 4000),
 // BENCH_AUTHN_WARMUP_MS (default 1000), BENCH_AUTHN_MISS_TOKENS (cap on the
 // unique tokens signed for the all-miss run, default 40000; the run's window
-// is sized to the tokens); BENCH_CPU_PROF=<dir> writes a CPU profile of the
+// is sized to the tokens); BENCH_AUTHN_MISS_ONLY=<n> measures only jose's
+// rate and then n back-to-back pairs of the all-miss run and its control; BENCH_CPU_PROF=<dir> writes a CPU profile of the
 // server for each keep-alive measurement (authn-<what>.cpuprofile). `node --import tsx bench/authn.ts` runs it alone.
 import { createPublicKey, createPrivateKey, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -70,6 +71,7 @@ export const LOAD_CPU = 1;
 const DURATION = Number(process.env['BENCH_AUTHN_DURATION_MS'] ?? 4000);
 const WARMUP = Number(process.env['BENCH_AUTHN_WARMUP_MS'] ?? 1000);
 const MISS_CAP = Number(process.env['BENCH_AUTHN_MISS_TOKENS'] ?? 40_000);
+const MISS_ONLY = Number(process.env['BENCH_AUTHN_MISS_ONLY'] ?? 0);
 const CONNECTIONS = 50;
 const MAX_REQUESTS = 3_000_000;
 const PATH = '/version';
@@ -456,7 +458,7 @@ async function directAuthn(a: {
   }
 }
 
-export async function runAuthnBench(): Promise<AuthnFigures> {
+export async function runAuthnBench(): Promise<AuthnFigures | undefined> {
   const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-authn-'));
   if (PROF) await mkdir(PROF, { recursive: true });
   const children: Child[] = [];
@@ -574,6 +576,18 @@ export async function runAuthnBench(): Promise<AuthnFigures> {
 
     const baseline: RunResult[] = [];
     const methods: Array<{ name: string; r: RunResult }> = [];
+    if (MISS_ONLY > 0) {
+      // Only the all-miss figure, in back-to-back pairs with its control: for working on that path.
+      const sameFile = join(root, 'sa-same.txt');
+      await writeFile(sameFile, Array.from({ length: misses }, () => saToken).join('\n'));
+      const perCore = (r: RunResult): number => rps(r) / (r.cpu?.server ?? NaN);
+      for (let i = 0; i < MISS_ONLY; i++) {
+        const c = await run('SA JWT hit via the per-request path', { ...loop, warmupMs: missWarm, durationMs: missWindow, target: anon, tokensFile: sameFile });
+        const m = await run('service-account JWT, all misses', { ...loop, warmupMs: missWarm, durationMs: missWindow, target: anon, tokensFile: missFile });
+        out(`all-miss pair ${i + 1}: control ${num(cpuUs(c), 1)} µs/req, all-miss ${num(cpuUs(m), 1)} µs/req, ${num(rps(m))}/s, p99 ${ms(m.latency.p99)}; per core ${pct(perCore(m), jose.perSec / (jose.cpu?.server ?? NaN))} of jose's ${num(jose.perSec / (jose.cpu?.server ?? NaN))}/s`);
+      }
+      return undefined;
+    }
     baseline.push(await run('anonymous (baseline 1)', { ...loop, target: anon }));
     // Control: no credential, but a header as long as the service-account token's Authorization header, so
     // the cost of carrying (reading, decrypting, parsing) a JWT-sized header shows apart from verifying it.
@@ -681,11 +695,12 @@ export function printAuthn(f: AuthnFigures): void {
   ]);
 }
 
-export async function printAuthnSection(): Promise<AuthnFigures> {
+export async function printAuthnSection(): Promise<AuthnFigures | undefined> {
   out();
   out('Authentication benchmarks (issue 3; figures, not pass/fail)');
   out(`  ${placement()}; ${WARMUP} ms warm-up, ${DURATION} ms measured; load average ${loadavg()}`);
   const f = await runAuthnBench();
+  if (!f) return undefined;
   out();
   printAuthn(f);
   return f;
