@@ -53,7 +53,7 @@ import { compactVerify, exportJWK, generateKeyPair, importSPKI, SignJWT } from '
 import { generateCa, generateServingCert } from '../certs/pki.js';
 import { boundClaims, DEV_ISSUER } from '../lib/serviceaccount/claims.js';
 import { TokenSigner } from '../lib/serviceaccount/signer.js';
-import { freePort, placement, serveCommands, startChild, type Child } from './procs.js';
+import { freePort, placement, serveCommands, startChild, withCpu, type Child } from './procs.js';
 import { parseServeFlags } from '../gateway/config/flags.js';
 import { loadTokenMethods, buildTokenMethods } from '../gateway/server/tokenmethods.js';
 import { buildWebhookAuthenticator } from '../gateway/authn/webhook.js';
@@ -300,16 +300,6 @@ async function joseVerify(a: { tokensFile: string; publicKeyPem: string; warmupM
 // Orchestrator side.
 
 
-/** Runs `run`, filling in the CPU share the server and the load generator used over it. */
-export async function withCpu<T extends { cpu?: { server: number; load: number } }>(server: Child, load: Child, run: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
-  const s0 = server.cpuSeconds();
-  const l0 = load.cpuSeconds();
-  const r = await run();
-  const wall = (performance.now() - t0) / 1000;
-  r.cpu = { server: (server.cpuSeconds() - s0) / wall, load: (load.cpuSeconds() - l0) / wall };
-  return r;
-}
 
 // ---- formatting ----
 

@@ -21,11 +21,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { generateClientCert } from '../certs/pki.js';
-import { freePort, placement, startChild, type Child } from './procs.js';
+import { freePort, placement, startChild, withCpu, type Child } from './procs.js';
 import { runRbacBench, type RbacBenchRow } from './authz-rbac.js';
 import { Admin } from './admin.js';
 import {
-  cpuOf, cpuUs, errorsOf, LOAD_CPU, loadavg, ms, num, out, pct, progress, rps, SERVER_CPU, share, table, withCpu,
+  cpuOf, cpuUs, errorsOf, LOAD_CPU, loadavg, ms, num, out, pct, progress, rps, SERVER_CPU, share, table,
   type LoopArgs, type RunResult,
 } from './authn.js';
 

@@ -4,6 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 const HAS_TASKSET = spawnSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' }).status === 0;
@@ -113,4 +114,16 @@ export function cpuSecondsOf(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/** Runs `run`, filling in the CPU share the server and the load generator used over it. */
+export async function withCpu<T extends { cpu?: { server: number; load: number } }>(server: Child, load: Child, run: () => Promise<T>): Promise<T & { cpu: { server: number; load: number } }> {
+  const t0 = performance.now();
+  const s0 = server.cpuSeconds();
+  const l0 = load.cpuSeconds();
+  const r = await run();
+  const wall = (performance.now() - t0) / 1000;
+  const cpu = { server: (server.cpuSeconds() - s0) / wall, load: (load.cpuSeconds() - l0) / wall };
+  r.cpu = cpu;
+  return r as T & { cpu: typeof cpu };
 }

@@ -10,9 +10,8 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, placement, startChild, type Child, type MemoryFigures } from './procs.js';
+import { freePort, placement, startChild, withCpu, type Child, type MemoryFigures } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
 import * as report from './report.js';
@@ -98,12 +97,7 @@ async function main(): Promise<void> {
     const measured = async <T extends { cpu?: report.CpuShare }>(what: string, server: Child, run: () => Promise<T>, describe: (r: T) => string): Promise<T> => {
       const profile = PROF !== undefined && server !== bare;
       if (profile) await server.call('profStart');
-      const t0 = performance.now();
-      const s0 = server.cpuSeconds();
-      const l0 = load.cpuSeconds();
-      const r = await run();
-      const wall = (performance.now() - t0) / 1000;
-      r.cpu = { server: (server.cpuSeconds() - s0) / wall, load: (load.cpuSeconds() - l0) / wall };
+      const r = await withCpu(server, load, run);
       if (profile) await server.call('profStop', { file: join(PROF, `${what.replace(/[^A-Za-z0-9]+/g, '-')}.cpuprofile`) });
       report.progress(what, `${describe(r)}; CPU server ${report.share(r.cpu.server)}, load ${report.share(r.cpu.load)}`);
       return r;
