@@ -4,14 +4,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export class Admin {
   private readonly agent: Agent;
-  constructor(private readonly port: number, tls: { ca: string; cert: string; key: string }) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: 32, ca: tls.ca, cert: tls.cert, key: tls.key });
+  constructor(private readonly port: number, tls: { ca: string; cert: string; key: string }, maxSockets = 32) {
+    this.agent = new Agent({ keepAlive: true, maxSockets, ca: tls.ca, cert: tls.cert, key: tls.key });
   }
 
+  /** A JSON body (or none). */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+    return body === undefined ? this.send(method, path) : this.send(method, path, JSON.stringify(body), 'application/json');
+  }
+
+  /** A body as it is, of the given content type. */
+  send(method: string, path: string, payload?: string, contentType?: string): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = request({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, servername: 'localhost', headers: payload ? { 'content-type': 'application/json' } : {} }, (res) => {
+      const req = request({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, servername: 'localhost', headers: contentType ? { 'content-type': contentType } : {} }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));

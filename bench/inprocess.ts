@@ -3,7 +3,6 @@
 // rate loop over a few connections. Only ratios between rows of one run mean
 // anything here (client and server share a process).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,6 +10,7 @@ import { parseServeFlags } from '../gateway/config/flags.js';
 import { startServer } from '../gateway/server/app.js';
 import { devPkiPaths } from '../certs/devpki.js';
 import { freePort } from './procs.js';
+import { Admin } from './admin.js';
 
 export const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
 export const CONNECTIONS = 16;
@@ -42,26 +42,12 @@ export async function withInProcessServer(name: string, fn: (call: Call) => Prom
   const running = await startServer(parsed.options, { log: () => undefined });
   const pki = devPkiPaths(dataDir);
   const [ca, cert, key] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.adminCert, 'utf8'), readFile(pki.adminKey, 'utf8')]);
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, ca, cert, key });
-  const call: Call = (method, path, body, contentType) => new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent, servername: 'localhost', headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  const admin = new Admin(port, { ca, cert, key }, CONNECTIONS);
   try {
-    for (let i = 0; i < 100; i++) {
-      const r = await call('GET', '/readyz', '', 'text/plain').catch(() => undefined);
-      if (r?.status === 200) break;
-      await new Promise((res) => setTimeout(res, 50));
-    }
-    await fn(call);
+    await admin.ready();
+    await fn((method, path, body, contentType) => admin.send(method, path, body, contentType));
   } finally {
-    agent.destroy();
+    admin.close();
     await running.shutdown('bench');
     await rm(dataDir, { recursive: true, force: true });
   }
