@@ -14,7 +14,8 @@
 // runs it and bench/redis.ts and prints both (bench/run.ts calls it).
 // `node --import tsx bench/redis-stack.ts` runs it alone.
 // Knobs: REDIS_URL, BENCH_REDIS_DURATION_MS (measured window, default 2000),
-// BENCH_REDIS_WATCHERS (default 1000).
+// BENCH_REDIS_WATCHERS (default 1000), BENCH_REDIS_CREATES_ONLY=<n> (n create
+// pairs, each printed with the server's CPU per create, and nothing else).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,11 +165,17 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
     // ±25% within minutes, so one pair's ratio is a figure and the median of three is reported.
     const createPath = '/api/v1/namespaces/bench-create/configmaps';
     const pairs: { raw: number; redis: LoopResult }[] = [];
-    for (let round = 0; round < CREATE_ROUNDS; round++) {
+    const createsOnly = Number(process.env['BENCH_REDIS_CREATES_ONLY'] ?? 0);
+    for (let round = 0; round < (createsOnly || CREATE_ROUNDS); round++) {
       const rawRate = await rawScriptRate(url, 20_000, 64);
       const r = round === 0 ? await profiled(a, 'create', () => fixed(portA, 'POST', createPath, configMap('bench-create'))) : await fixed(portA, 'POST', createPath, configMap('bench-create'));
       pairs.push({ raw: rawRate, redis: r });
+      if (createsOnly) {
+        const cpuUs = r.cpu ? (1e6 * r.cpu.server) / rps(r) : NaN;
+        out(`  pair ${round + 1}: raw ${n0(rawRate)}/s, creates ${n0(rps(r))}/s${errs(r)} → ${pct(rps(r), rawRate)}; ${n0(cpuUs)} µs server CPU per create${cpu(r)}`);
+      }
     }
+    if (createsOnly) return { skipped: `BENCH_REDIS_CREATES_ONLY=${createsOnly}: the create pairs only` };
     const createRatios = pairs.map((x) => rps(x.redis) / x.raw);
     const median = pairs.map((x, i) => ({ x, ratio: createRatios[i]! })).sort((p, q) => p.ratio - q.ratio)[Math.floor(pairs.length / 2)]!.x;
     const rawScriptPerSec = median.raw;
