@@ -10,7 +10,7 @@
 //     the store's cache, live on a miss), so a deletion revokes at once —
 //     one made through another process once its change arrives — even
 //     while the verification is cached.
-import { constants, timingSafeEqual, verify as verifySignature, type KeyObject, type VerifyKeyObjectInput } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { KObject, UserInfo } from '../../lib/api/meta.js';
 import { isPlainObject } from '../../lib/api/meta.js';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
@@ -20,6 +20,7 @@ import {
 } from '../../lib/serviceaccount/claims.js';
 import { secretValue } from '../../lib/bootstrap/token.js';
 import type { TokenAuthenticator } from './token.js';
+import { defaultSignatureThreads, signatureValid, type SignatureThreads } from './jwssignature.js';
 import { AUTHENTICATED_GROUP } from './union.js';
 import { AuthnError, type AuthnResult } from './types.js';
 
@@ -56,6 +57,8 @@ export interface JwtVerifierOptions {
   apiAudiences: readonly string[];
   clock?: () => number;
   leewaySeconds?: number;
+  /** Where signatures are checked (jwssignature.ts); by default the pool when the process has more than one core. */
+  signatureThreads?: SignatureThreads;
 }
 
 function decodeJson(segment: string): Record<string, unknown> | undefined {
@@ -74,49 +77,6 @@ function audiencesOf(aud: unknown): string[] | undefined {
   return undefined;
 }
 
-/** A compact JWS of strict base64url segments, as jose requires: one pass over the token instead of one per segment. */
-const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-const HASHES: Readonly<Record<string, string>> = { '256': 'sha256', '384': 'sha384', '512': 'sha512' };
-/** What jose requires of RSA keys for RS* and PS*. */
-const MIN_RSA_BITS = 2048;
-
-/**
- * Checks a compact JWS's signature with node:crypto's one-shot verify, as a
- * job on libuv's thread pool. `alg` is already one the key may verify (its
- * allow-list by key type and curve). Not jose: its WebCrypto path costs about
- * twice the CPU per RS256 token (promises, WebIDL checks). Not the synchronous
- * form either: while RSA runs on the pool the event loop goes on reading and
- * answering other requests, answers leave in batches, and on a machine with
- * more cores verification spreads over the pool's threads — all-miss through
- * the full stack went from 148–169 to 112–118 µs of server CPU per request on
- * one core (bench/authn.ts).
- */
-function signatureValid(token: string, alg: string, key: KeyObject): Promise<boolean> | false {
-  if (!COMPACT_JWS.test(token)) return false;
-  const hash = HASHES[alg.slice(2)];
-  if (hash === undefined) return false;
-  const family = alg.slice(0, 2);
-  if ((family === 'RS' || family === 'PS') && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return false;
-  let input: VerifyKeyObjectInput;
-  switch (family) {
-    case 'RS': input = { key }; break;
-    case 'PS': input = { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }; break;
-    case 'ES': input = { key, dsaEncoding: 'ieee-p1363' }; break;
-    default: return false;
-  }
-  const dot = token.lastIndexOf('.');
-  const data = Buffer.from(token.slice(0, dot), 'latin1');
-  const sig = Buffer.from(token.slice(dot + 1), 'base64url');
-  return new Promise((resolve) => {
-    try {
-      // an error (a malformed signature for this key type) is a failed check
-      verifySignature(hash, data, input, sig, (err, ok) => resolve(!err && ok));
-    } catch {
-      resolve(false);
-    }
-  });
-}
-
 function numericDate(v: unknown): number | undefined | null {
   if (v === undefined) return undefined;
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
@@ -128,6 +88,7 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
   private readonly algorithms: ReadonlySet<string>;
   private readonly clock: () => number;
   private readonly leeway: number;
+  private readonly threads: SignatureThreads;
 
   constructor(private readonly opts: JwtVerifierOptions) {
     if (opts.keys.length === 0) throw new Error('service-account token verification needs at least one key');
@@ -135,6 +96,7 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     this.algorithms = new Set(opts.keys.flatMap((k) => k.algorithms));
     this.clock = opts.clock ?? Date.now;
     this.leeway = opts.leewaySeconds ?? DEFAULT_LEEWAY_SECONDS;
+    this.threads = opts.signatureThreads ?? defaultSignatureThreads();
   }
 
   async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResult | null> {
@@ -160,7 +122,7 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     let verified = false;
     for (const k of candidates) {
       // the token fails when no candidate key verifies it
-      if (await signatureValid(token, alg as string, k.key)) { verified = true; break; }
+      if (await signatureValid(token, alg as string, k.key, this.threads)) { verified = true; break; }
     }
     if (!verified) fail('signature verification failed');
 
