@@ -14,6 +14,8 @@ const log = (msg: string): void => {
 };
 const running = await startServer(parsed.options, { log });
 // CPU profile of one measurement (BENCH_CPU_PROF): started and stopped by the orchestrator.
+// With BENCH_HEAP_PROF=1 too, a sampling allocation profile of the same window (.heapprofile).
+const heapProf = process.env['BENCH_HEAP_PROF'] === '1';
 const session = new Session();
 session.connect();
 // Calibration (bench/authn.ts): a known amount of synchronous work per request, to see what
@@ -27,9 +29,17 @@ running.server.prependListener('request', () => {
 serveCommands({
   mem: () => memoryNow(),
   spin: (a: { us: number }) => { spinUs = a.us; },
-  profStart: async () => { await session.post('Profiler.enable'); await session.post('Profiler.start'); },
+  profStart: async () => {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    if (heapProf) await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  },
   profStop: async (a: { file: string }) => {
     const { profile } = await session.post('Profiler.stop');
     await writeFile(a.file, JSON.stringify(profile));
+    if (heapProf) {
+      const heap = await session.post('HeapProfiler.stopSampling');
+      await writeFile(a.file.replace(/\.cpuprofile$/, '') + '.heapprofile', JSON.stringify(heap.profile));
+    }
   },
 });
