@@ -15,7 +15,8 @@
 // `node --import tsx bench/redis-stack.ts` runs it alone.
 // Knobs: REDIS_URL, BENCH_REDIS_DURATION_MS (measured window, default 2000),
 // BENCH_REDIS_WATCHERS (default 1000), BENCH_REDIS_CREATES_ONLY=<n> (n create
-// pairs, each printed with the server's CPU per create, and nothing else).
+// pairs, each printed with the server's CPU per create, then the file store's
+// creates, and nothing else).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,7 +176,11 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
         out(`  pair ${round + 1}: raw ${n0(rawRate)}/s, creates ${n0(rps(r))}/s${errs(r)} → ${pct(rps(r), rawRate)}; ${n0(cpuUs)} µs server CPU per create${cpu(r)}`);
       }
     }
-    if (createsOnly) return { skipped: `BENCH_REDIS_CREATES_ONLY=${createsOnly}: the create pairs only` };
+    if (createsOnly) {
+      const f = await fixed(filePort, 'POST', createPath, configMap('bench-create'));
+      out(`  file store: creates ${n0(rps(f))}/s${errs(f)}; ${n0(f.cpu ? (1e6 * f.cpu.server) / rps(f) : NaN)} µs server CPU per create${cpu(f)}`);
+      return { skipped: `BENCH_REDIS_CREATES_ONLY=${createsOnly}: the create pairs only` };
+    }
     const createRatios = pairs.map((x) => rps(x.redis) / x.raw);
     const median = pairs.map((x, i) => ({ x, ratio: createRatios[i]! })).sort((p, q) => p.ratio - q.ratio)[Math.floor(pairs.length / 2)]!.x;
     const rawScriptPerSec = median.raw;
