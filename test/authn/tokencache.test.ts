@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CachedTokenAuthenticator } from '../../gateway/authn/tokencache.js';
-import type { TokenAuthenticator } from '../../gateway/authn/token.js';
+import type { IncomingMessage } from 'node:http';
+import { BearerAuthenticator, tokenDigest, type TokenAuthenticator } from '../../gateway/authn/token.js';
 import { AuthnError, type AuthnResult } from '../../gateway/authn/types.js';
 
 /** A token method that accepts `good-*` tokens (expiring at `expiresAt`, when set) and counts its calls. */
@@ -81,5 +82,28 @@ describe('token decision cache', () => {
     assert.equal(inner.calls, before);
     await cache.authenticateToken('good-x996', ['api']);
     assert.equal(inner.calls, before + 1);
+  });
+});
+
+describe('bearer tokens on one connection', () => {
+  it('passes every request its own token\'s digest, also when a connection changes its token (the per-connection digest memo)', async () => {
+    const seen: { token: string; digest: string | undefined }[] = [];
+    const method: TokenAuthenticator = {
+      name: 'recording',
+      async authenticateToken(token, audiences, digest) {
+        seen.push({ token, digest });
+        return { user: { username: `u-${token}`, groups: [] }, audiences };
+      },
+    };
+    const bearer = new BearerAuthenticator(method, ['api']);
+    const socket = {};
+    const req = (token: string, s: object = socket): IncomingMessage => ({ headers: { authorization: `Bearer ${token}` }, socket: s }) as unknown as IncomingMessage;
+    assert.equal((await bearer.authenticate(req('tok-a')))!.user.username, 'u-tok-a');
+    assert.equal((await bearer.authenticate(req('tok-a')))!.user.username, 'u-tok-a');
+    assert.equal((await bearer.authenticate(req('tok-b')))!.user.username, 'u-tok-b');
+    assert.equal((await bearer.authenticate(req('tok-a', {})))!.user.username, 'u-tok-a');
+    assert.deepEqual(seen.map((x) => [x.token, x.digest]), [
+      ['tok-a', tokenDigest('tok-a')], ['tok-a', tokenDigest('tok-a')], ['tok-b', tokenDigest('tok-b')], ['tok-a', tokenDigest('tok-a')],
+    ]);
   });
 });
