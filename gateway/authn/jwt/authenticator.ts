@@ -94,18 +94,19 @@ export class JwtAuthenticator implements TokenAuthenticator {
       auds = this.opts.apiAudiences.filter((a) => audiences.includes(a));
       if (auds.length === 0) return null;
     }
-    const r = await this.snapshot.cached.authenticateToken(token, [], digest);
-    if (!r || !auds) return r;
-    return Object.freeze({ ...r, audiences: Object.freeze(auds) });
+    // The cache keeps the result for these audiences, so a hit hands back the same object
+    // (and the union's system:authenticated copy of it) instead of a new one per request.
+    return this.snapshot.cached.authenticateToken(token, auds ?? [], digest);
   }
 
   private cache(byIssuer: ReadonlyMap<string, IssuerAuthenticator>): TokenAuthenticator {
     const route: TokenAuthenticator = {
       name: AUTHENTICATOR_NAME,
-      authenticateToken: async (token) => {
+      authenticateToken: async (token, audiences) => {
         const iss = unverifiedIssuer(token, MAX_TOKEN_BYTES);
         const a = iss === undefined ? undefined : byIssuer.get(iss);
-        return a ? a.authenticate(token) : null;
+        const r = a ? await a.authenticate(token) : null;
+        return r && audiences.length > 0 ? Object.freeze({ ...r, audiences: Object.freeze([...audiences]) }) : r;
       },
     };
     return new CachedTokenAuthenticator(route, {
