@@ -65,6 +65,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ObjectSource } from '../lib/api/objectsource.js';
 import { Samples, type Percentiles } from './stats.js';
 import { Admin } from './admin.js';
+import { ms, num, out, pct, share, table } from './report.js';
 
 export const SERVER_CPU = 0;
 export const LOAD_CPU = 1;
@@ -303,14 +304,7 @@ async function joseVerify(a: { tokensFile: string; publicKeyPem: string; warmupM
 
 // ---- formatting ----
 
-export const out = (line = ''): void => { process.stdout.write(`${line}\n`); };
-export function num(n: number, digits = 0): string {
-  if (!Number.isFinite(n)) return '-';
-  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-}
-export const ms = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(n < 10 ? 2 : 1)} ms` : '-');
-export const pct = (a: number, b: number): string => (b > 0 ? `${((100 * a) / b).toFixed(1)}%` : '-');
-export const share = (x: number): string => (Number.isFinite(x) ? `${Math.round(100 * x)}%` : '-');
+export { ms, num, out, pct, share, table } from './report.js';
 export const rps = (r: RunResult): number => r.requests / r.seconds;
 export const cpuOf = (r: RunResult): string => (r.cpu ? `${share(r.cpu.server)} / ${share(r.cpu.load)}` : '-');
 /** Server CPU µs per request (the server's share of a core over the run, per request/s). */
@@ -318,14 +312,6 @@ export const cpuUs = (r: RunResult): number => (r.cpu ? (r.cpu.server * 1e6) / r
 export function errorsOf(r: RunResult): string {
   const bad = Object.entries(r.statuses).filter(([code]) => Number(code) >= 400 || code === '0');
   return bad.length === 0 && r.errors === 0 ? '0' : `${r.errors} (${bad.map(([c, n]) => `${c}×${n}`).join(' ')})`;
-}
-export function table(headers: string[], rows: string[][]): void {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  out(line(headers));
-  out(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) out(line(r));
-  out();
 }
 export const loadavg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 export const progress = (what: string, detail: string): void => out(`  … ${what.padEnd(34)} ${detail}`);

@@ -21,19 +21,20 @@ export interface Figures {
   watch: WatchFigures[];
 }
 
-const out = (line = ''): void => { process.stdout.write(`${line}\n`); };
+export const out = (line = ''): void => { process.stdout.write(`${line}\n`); };
 
-function num(n: number, digits = 0): string {
+export function num(n: number, digits = 0): string {
   if (!Number.isFinite(n)) return '-';
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
-const ms = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(n < 10 ? 2 : 1)} ms` : '-');
-const pct = (a: number, b: number): string => (b > 0 ? `${((100 * a) / b).toFixed(1)}%` : '-');
+export const ms = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(n < 10 ? 2 : 1)} ms` : '-');
+export const pct = (a: number, b: number): string => (b > 0 ? `${((100 * a) / b).toFixed(1)}%` : '-');
 const rps = (r: LoopResult): number => r.requests / r.seconds;
 const ups = (r: LoopResult): number => r.units / r.seconds;
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 
-function table(headers: string[], rows: string[][]): void {
+/** Columns padded to their widest cell: the first left-aligned, the figures right-aligned. */
+export function table(headers: string[], rows: string[][]): void {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   out(line(headers));
