@@ -9,8 +9,8 @@
 //     and each job's hand-off and wake-ups cost more than they overlap; the
 //     batch keeps what the pool gave (answers leave together, after the turn)
 //     without the hand-offs. bench/authn.ts, all-miss through the full stack on
-//     one pinned core: 83–94 µs of server CPU per request with the pool, 74–78
-//     with the batch (46–52% → 55–57% of jose's rate per core).
+//     one pinned core: 83–94 µs of server CPU per request with the pool, 71–78
+//     with the batch (46–52% → 55–62% of jose's rate per core).
 // Not jose: its WebCrypto path costs about twice the CPU per RS256 token
 // (promises, WebIDL checks).
 import { availableParallelism } from 'node:os';
@@ -19,7 +19,7 @@ import { constants, verify as verifySignature, type KeyObject, type VerifyKeyObj
 export type SignatureThreads = 'pool' | 'loop';
 
 /** The pool when another core can run its jobs (availableParallelism honours CPU affinity), else the loop. */
-export function defaultSignatureThreads(): SignatureThreads {
+function defaultSignatureThreads(): SignatureThreads {
   return availableParallelism() > 1 ? 'pool' : 'loop';
 }
 
@@ -49,16 +49,27 @@ function runBatch(): void {
   }
 }
 
-/**
- * Whether the token's signature verifies with key under alg; false at once when
- * the token is not a compact JWS or alg does not fit the key. `alg` is already
- * one the key may verify (its allow-list by key type and curve).
- */
-export function signatureValid(token: string, alg: string, key: KeyObject, threads: SignatureThreads): Promise<boolean> | false {
-  if (!COMPACT_JWS.test(token)) return false;
+/** A compact JWS read once for its signature check, whatever the candidate keys. */
+export interface PreparedJws { readonly hash: string; readonly family: string; readonly data: Buffer; readonly sig: Buffer }
+
+/** The token's signing input and signature under alg, or undefined when it is not a compact JWS or alg is unknown. */
+export function prepareJws(token: string, alg: string): PreparedJws | undefined {
+  if (!COMPACT_JWS.test(token)) return undefined;
   const hash = HASHES[alg.slice(2)];
-  if (hash === undefined) return false;
-  const family = alg.slice(0, 2);
+  if (hash === undefined) return undefined;
+  const dot = token.lastIndexOf('.');
+  return { hash, family: alg.slice(0, 2), data: Buffer.from(token.slice(0, dot), 'latin1'), sig: Buffer.from(token.slice(dot + 1), 'base64url') };
+}
+
+const DEFAULT_THREADS = defaultSignatureThreads();
+
+/**
+ * Whether the prepared signature verifies with key; false at once when the
+ * algorithm family does not fit the key. The alg is already one the key may
+ * verify (its allow-list by key type and curve).
+ */
+export function signatureValid(jws: PreparedJws, key: KeyObject, threads: SignatureThreads = DEFAULT_THREADS): Promise<boolean> | false {
+  const { hash, family, data, sig } = jws;
   if ((family === 'RS' || family === 'PS') && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return false;
   let input: VerifyKeyObjectInput;
   switch (family) {
@@ -67,9 +78,6 @@ export function signatureValid(token: string, alg: string, key: KeyObject, threa
     case 'ES': input = { key, dsaEncoding: 'ieee-p1363' }; break;
     default: return false;
   }
-  const dot = token.lastIndexOf('.');
-  const data = Buffer.from(token.slice(0, dot), 'latin1');
-  const sig = Buffer.from(token.slice(dot + 1), 'base64url');
   if (threads === 'loop') {
     return new Promise((resolve) => {
       if (queued.push({ hash, data, input, sig, resolve }) === 1) setImmediate(runBatch);

@@ -3,7 +3,7 @@
 // in `kubernetes.io/service-account-token` secrets). Two stages:
 //   ServiceAccountJwtVerifier — signature (explicit algorithm allow-list per
 //     key type, kid), iss, aud, exp and nbf; pure and expensive, so app.ts
-//     wraps it in a CachedTokenAuthenticator keyed by the whole token;
+//     wraps it in a CachedTokenAuthenticator keyed by the token's digest;
 //   ServiceAccountTokenAuthenticator — with --service-account-lookup, the
 //     service account (and the bound pod/secret/node, or the legacy secret)
 //     must still exist with the same uid: checked on every request (from
@@ -20,9 +20,8 @@ import {
 } from '../../lib/serviceaccount/claims.js';
 import { secretValue } from '../../lib/bootstrap/token.js';
 import type { TokenAuthenticator } from './token.js';
-import { defaultSignatureThreads, signatureValid, type SignatureThreads } from './jwssignature.js';
-import { AUTHENTICATED_GROUP } from './union.js';
-import { AuthnError, type AuthnResult } from './types.js';
+import { prepareJws, signatureValid } from './jwssignature.js';
+import { AUTHENTICATED_GROUP, AuthnError, type AuthnResult } from './types.js';
 
 /** kube's jwt.DefaultLeeway for exp, nbf and iat. */
 export const DEFAULT_LEEWAY_SECONDS = 60;
@@ -57,8 +56,6 @@ export interface JwtVerifierOptions {
   apiAudiences: readonly string[];
   clock?: () => number;
   leewaySeconds?: number;
-  /** Where signatures are checked (jwssignature.ts); by default the pool when the process has more than one core. */
-  signatureThreads?: SignatureThreads;
 }
 
 function decodeJson(segment: string): Record<string, unknown> | undefined {
@@ -88,7 +85,6 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
   private readonly algorithms: ReadonlySet<string>;
   private readonly clock: () => number;
   private readonly leeway: number;
-  private readonly threads: SignatureThreads;
 
   constructor(private readonly opts: JwtVerifierOptions) {
     if (opts.keys.length === 0) throw new Error('service-account token verification needs at least one key');
@@ -96,7 +92,6 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     this.algorithms = new Set(opts.keys.flatMap((k) => k.algorithms));
     this.clock = opts.clock ?? Date.now;
     this.leeway = opts.leewaySeconds ?? DEFAULT_LEEWAY_SECONDS;
-    this.threads = opts.signatureThreads ?? defaultSignatureThreads();
   }
 
   async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResult | null> {
@@ -119,10 +114,12 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     if (header!['crit'] !== undefined) fail('critical header parameters are not supported');
     const candidates = this.opts.keys.filter((k) => (kid === undefined || k.kid === kid) && k.algorithms.includes(alg as string));
     if (candidates.length === 0) fail(kid !== undefined ? `no verification key with kid "${String(kid)}"` : `no verification key for ${String(alg)}`);
+    const jws = prepareJws(token, alg as string);
+    if (!jws) fail('signature verification failed');
     let verified = false;
     for (const k of candidates) {
       // the token fails when no candidate key verifies it
-      if (await signatureValid(token, alg as string, k.key, this.threads)) { verified = true; break; }
+      if (await signatureValid(jws!, k.key)) { verified = true; break; }
     }
     if (!verified) fail('signature verification failed');
 

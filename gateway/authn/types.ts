@@ -26,4 +26,6 @@ export class AuthnError extends Error {
   }
 }
 
+/** Every authenticated user's group (the union adds it; the service-account verifier builds it in). */
+export const AUTHENTICATED_GROUP = 'system:authenticated';
 export const ANONYMOUS: UserInfo = Object.freeze({ username: 'system:anonymous', groups: Object.freeze(['system:unauthenticated']) as string[] });

@@ -8,14 +8,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { unauthorized } from '../../lib/api/status.js';
-import { ANONYMOUS, AuthnError, type Authenticator, type AuthnResult } from './types.js';
+import { ANONYMOUS, AUTHENTICATED_GROUP, AuthnError, type Authenticator, type AuthnResult } from './types.js';
 
 export interface UnionOptions {
   anonymous: boolean;
   log?: (msg: string) => void;
 }
 
-export const AUTHENTICATED_GROUP = 'system:authenticated';
 
 export class UnionAuthenticator {
   constructor(private readonly authenticators: readonly Authenticator[], private readonly opts: UnionOptions) {}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateKeyPairSync, sign as cryptoSign, constants, type KeyObject } from 'node:crypto';
-import { signatureValid, type SignatureThreads } from '../../gateway/authn/jwssignature.js';
+import { prepareJws, signatureValid, type SignatureThreads } from '../../gateway/authn/jwssignature.js';
 
 const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
 
@@ -22,8 +22,11 @@ const otherRsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const shortRsa = generateKeyPairSync('rsa', { modulusLength: 1024 });
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 
-const check = async (token: string, alg: string, key: KeyObject, threads: SignatureThreads): Promise<boolean> =>
-  await signatureValid(token, alg, key, threads);
+/** As the verifier calls it: prepared once, then checked against a key. */
+const check = async (token: string, alg: string, key: KeyObject, threads: SignatureThreads): Promise<boolean> => {
+  const jws = prepareJws(token, alg);
+  return jws ? await signatureValid(jws, key, threads) : false;
+};
 
 for (const threads of ['pool', 'loop'] as const) {
   describe(`JWS signature checks on the ${threads}`, () => {
@@ -44,10 +47,10 @@ for (const threads of ['pool', 'loop'] as const) {
 
     it('refuses at once (no check scheduled) what is not a compact JWS, an unknown hash and an RSA key under 2048 bits', () => {
       const token = jws('RS256', rsa.privateKey);
-      assert.equal(signatureValid(`${token}.x`, 'RS256', rsa.publicKey, threads), false);
-      assert.equal(signatureValid(token.replace('.', '.+'), 'RS256', rsa.publicKey, threads), false);
-      assert.equal(signatureValid(token, 'RS1', rsa.publicKey, threads), false);
-      assert.equal(signatureValid(jws('RS256', shortRsa.privateKey), 'RS256', shortRsa.publicKey, threads), false);
+      assert.equal(prepareJws(`${token}.x`, 'RS256'), undefined);
+      assert.equal(prepareJws(token.replace('.', '.+'), 'RS256'), undefined);
+      assert.equal(prepareJws(token, 'RS1'), undefined);
+      assert.equal(signatureValid(prepareJws(jws('RS256', shortRsa.privateKey), 'RS256')!, shortRsa.publicKey, threads), false);
     });
 
     it('answers every one of many concurrent checks with its own result', async () => {
