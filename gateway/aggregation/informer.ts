@@ -14,8 +14,6 @@ export interface InformerOptions {
   readonly resource: string;
   readonly log: (msg: string) => void;
   readonly onChange?: (obj: KObject, type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'SYNC') => void;
-  /** Longest wait before a re-list after a failure. */
-  readonly maxBackoffMs?: number;
 }
 
 const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
@@ -23,14 +21,10 @@ const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?
 export class Informer {
   #items = new Map<string, KObject>();
   readonly #reflector: Reflector;
-  /** Resolves after the first successful list. */
-  readonly synced: Promise<void>;
-  #listed!: () => void;
   /** Bumped on every change: derived caches compare it. */
   generation = 0;
 
   constructor(private readonly opts: InformerOptions) {
-    this.synced = new Promise((r) => { this.#listed = r; });
     const changed = (obj: KObject, type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'SYNC'): void => {
       this.generation++;
       this.opts.onChange?.(obj, type);
@@ -47,13 +41,11 @@ export class Informer {
       },
       set: (o, type) => { this.#items.set(keyOf(o), o); changed(o, type); },
       remove: (o) => { this.#items.delete(keyOf(o)); changed(o, 'DELETED'); },
-    }], { who: 'aggregation', log: opts.log, retryMs: 100, maxRetryMs: opts.maxBackoffMs ?? 5000, retryFirstList: true });
+    }], { who: 'aggregation', log: opts.log, retryMs: 100, maxRetryMs: 5000, retryFirstList: true });
   }
 
-  get name(): string { return `${this.opts.resource}${this.opts.group ? `.${this.opts.group}` : ''}`; }
-
   start(): void {
-    void this.#reflector.start().then(() => this.#listed());
+    void this.#reflector.start();
   }
 
   get(namespace: string, name: string): KObject | undefined {

@@ -86,7 +86,7 @@ export class WebhookAuthorizer implements Authorizer {
     const parsed = this.read(reply);
     if (typeof parsed === 'string') return this.failure(parsed);
     const ttl = parsed.kind === 'allow' ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs;
-    if (ttl > 0) this.remember(key, { decision: parsed, expiresAt: now + ttl });
+    if (ttl > 0) this.cache.set(key, { decision: parsed, expiresAt: now + ttl });
     return parsed;
   }
 
@@ -118,10 +118,6 @@ export class WebhookAuthorizer implements Authorizer {
     this.opts.log(`authorization webhook "${this.name}" failed (failure policy ${this.opts.failurePolicy}): ${why}`);
     const reason = `authorization webhook "${this.name}" failed`;
     return this.opts.failurePolicy === 'Deny' ? { kind: 'deny', reason } : { kind: 'no-opinion', reason };
-  }
-
-  private remember(key: string, entry: Cached): void {
-    this.cache.set(key, entry);
   }
 }
 

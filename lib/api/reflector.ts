@@ -5,6 +5,7 @@
 // doubles after each failure up to a cap and starts over after a success.
 // Used by the RBAC policy, the Node authorizer's graph and the aggregation
 // informers.
+import { qualified } from './status.js';
 import type { KObject } from './meta.js';
 import type { ObjectEvent, ObjectSource, ObjectWatch } from './objectsource.js';
 
@@ -39,8 +40,6 @@ interface Follow {
   timer: NodeJS.Timeout | undefined;
   pauseMs: number;
 }
-
-const nameOf = (t: ReflectedType): string => `${t.resource}${t.group ? `.${t.group}` : ''}`;
 
 export class Reflector {
   private readonly follows: Follow[];
@@ -80,7 +79,7 @@ export class Reflector {
       listed?.();
     } catch (err) {
       if (this.stopped) return;
-      this.opts.log(`${this.opts.who}: listing ${nameOf(f.type)} failed, retrying: ${err instanceof Error ? err.message : String(err)}`);
+      this.opts.log(`${this.opts.who}: listing ${qualified(f.type)} failed, retrying: ${err instanceof Error ? err.message : String(err)}`);
       this.retry(f, listed);
     }
   }
@@ -98,7 +97,7 @@ export class Reflector {
         f.watch?.stop();
         f.watch = undefined;
         if (this.stopped) return;
-        this.opts.log(`${this.opts.who}: watch of ${nameOf(type)} ended (${err.message}); listing again`);
+        this.opts.log(`${this.opts.who}: watch of ${qualified(type)} ended (${err.message}); listing again`);
         this.retry(f);
       });
   }

@@ -116,9 +116,10 @@ describe('Reflector', () => {
     const m = mirror();
     const r = new Reflector(s.src, [m.type], { who: 'test', log: () => undefined, retryMs: 2 });
     await r.start();
+    // A broken watch leaves a re-list pending: stop() must cancel it too.
+    s.breakWatches();
     r.stop();
     await store.create('core/pods/a/after', pod('a', 'after'));
-    s.breakWatches();
     await new Promise((res) => setTimeout(res, 20));
     assert.equal(m.names.has('after'), false);
     assert.equal(m.resets, 1);

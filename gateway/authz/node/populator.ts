@@ -7,7 +7,6 @@ import type { NodeGraph } from './graph.js';
 
 export interface PopulatorOptions {
   readonly log: (msg: string) => void;
-  readonly retryMs?: number;
 }
 
 export class GraphPopulator {
@@ -20,7 +19,7 @@ export class GraphPopulator {
         remove: (o) => graph.deletePod(o.metadata.namespace ?? '', o.metadata.name ?? ''),
       },
       { group: '', resource: 'persistentvolumes', reset: (items) => graph.resetPvs(items), set: (o) => graph.setPv(o), remove: (o) => graph.deletePv(o.metadata.name ?? '') },
-    ], { who: 'node authorizer', log: opts.log, ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}) });
+    ], { who: 'node authorizer', log: opts.log });
   }
 
   /** Lists everything once (the graph is complete when this resolves), then follows changes. */

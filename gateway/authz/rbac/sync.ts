@@ -35,8 +35,6 @@ const KINDS: readonly Kind[] = [
 
 export interface RbacSyncOptions {
   log(msg: string): void;
-  /** Pause before a re-list after a broken watch. */
-  retryMs?: number;
 }
 
 export class RbacSync {
@@ -48,7 +46,7 @@ export class RbacSync {
       reset: (items) => { k.clear(policy); for (const o of items) k.apply(policy, o); },
       set: (o) => k.apply(policy, o),
       remove: (o) => k.remove(policy, o),
-    })), { who: 'RBAC', log: opts.log, ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}) });
+    })), { who: 'RBAC', log: opts.log });
   }
 
   /** Resolves once every type has been listed. */
