@@ -3,7 +3,7 @@
 // validation. Pure functions of (type, body, old object, time).
 import { randomUUID, randomInt } from 'node:crypto';
 import { isPlainObject, rfc3339, type KObject } from '../../lib/api/meta.js';
-import { membersEqual } from '../../lib/api/json.js';
+import { jsonEqual, membersEqual } from '../../lib/api/json.js';
 import { badRequest, cause, conflict, invalid, STALE_OBJECT, type StatusCause } from '../../lib/api/status.js';
 import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
 import { validateAnnotations, validateLabels, validateName, isQualifiedName } from '../../lib/registry/names.js';
@@ -103,14 +103,8 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number): KObje
   return obj;
 }
 
-const METADATA = new Set(['metadata']);
 const SPEC_SKIP = new Set(['metadata', 'status']);
 const SERVER_METADATA = new Set(['resourceVersion', 'generation']);
-
-/** Whether an update would store nothing new. managedFields count: a write that only moves ownership is a write (an unchanged one keeps the live list). */
-function sameButServerFields(a: KObject, b: KObject): boolean {
-  return membersEqual(a, b, METADATA) && membersEqual(a.metadata, b.metadata, SERVER_METADATA);
-}
 
 /**
  * Sets `next`'s managedFields for an update of `old`; `requested` is the list
@@ -144,6 +138,8 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
     throw conflict(gr, name, `Precondition failed: UID in precondition: ${oldMeta.uid}, UID in object meta: ${meta.uid}`);
   }
   let next: KObject;
+  /** Whether next's spec (all but metadata and status) is old's, once known: a change bumps the generation. */
+  let specSame: boolean | undefined;
   if (target === 'status') {
     // Only status changes through /status (ResetObjectMetaForStatus).
     next = { ...old, metadata: { ...oldMeta } };
@@ -184,7 +180,8 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
     }
     // Defaulting runs on every write, as decoding does in kube-apiserver (a Secret's stringData folds into data).
     t.defaults?.(next);
-    if (!sameSpec(next, old)) m.generation = (oldMeta.generation ?? 1) + 1;
+    specSame = sameSpec(next, old);
+    if (!specSame) m.generation = (oldMeta.generation ?? 1) + 1;
   }
   delete next.metadata.resourceVersion;
   const requested = next.metadata.managedFields;
@@ -194,8 +191,9 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
     else next.metadata.managedFields = oldMeta.managedFields;
   }
   validate(t, next, old);
-  if (sameButServerFields(next, old)) return undefined;
-  return next;
+  // Nothing new to store? managedFields count: a write that only moves ownership is a write (an unchanged one keeps the live list).
+  const same = (specSame ?? sameSpec(next, old)) && jsonEqual(next['status'], old['status']) && membersEqual(next.metadata, old.metadata, SERVER_METADATA);
+  return same ? undefined : next;
 }
 
 /** Whether a deleting object has nothing left holding it. */

@@ -15,6 +15,7 @@ import { isPlainObject } from '../api/meta.js';
 import type { ListNode, MapNode, Node, StructNode } from '../schema/model.js';
 import { baselineOf } from './baseline.js';
 import { itemKey } from './shape.js';
+import { SERVER_META_FIELDS, SERVER_ROOT_FIELDS } from './ownership.js';
 
 type Obj = Record<string, unknown>;
 export type Fields = Record<string, unknown>;
@@ -61,11 +62,11 @@ function fieldKey(kind: Kind, child: Node | undefined, name: string): string {
 /** Bounded by the schemas' field names. */
 const fieldKeys = new Map<string, string>();
 
-// Where server paths are (ownership.ts SERVER_PATHS): they lose their own `.`, never what is beneath them.
+// Where server paths are (ownership.ts): they lose their own `.`, never what is beneath them.
 const PLAIN = 0, ROOT = 1, META = 2;
 type Level = typeof PLAIN | typeof ROOT | typeof META;
-const ROOT_SERVER = new Set(['apiVersion', 'kind', 'metadata']);
-const META_SERVER = new Set(['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion']);
+const ROOT_SERVER = new Set(SERVER_ROOT_FIELDS);
+const META_SERVER = new Set(SERVER_META_FIELDS);
 
 /**
  * The creator's FieldsV1 for `obj` (its managedFields ignored); undefined

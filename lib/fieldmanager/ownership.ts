@@ -13,9 +13,11 @@ import { ensureNamedFieldsAreMembers, toFieldSet } from './tofieldset.js';
 export type Obj = Record<string, unknown>;
 export type OwnerId = Omit<Owner, 'set' | 'time'>;
 
-/** Paths no manager owns (kube's stripMeta). */
+/** The fields no manager owns (kube's stripMeta): these at the root, and these in metadata. */
+export const SERVER_ROOT_FIELDS: readonly string[] = ['apiVersion', 'kind', 'metadata'];
+export const SERVER_META_FIELDS: readonly string[] = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'];
 const SERVER_PATHS: readonly (readonly string[])[] = [
-  ['f:apiVersion'], ['f:kind'], ['f:metadata'], ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => ['f:metadata', `f:${f}`]),
+  ...SERVER_ROOT_FIELDS.map((f) => [`f:${f}`]), ...SERVER_META_FIELDS.map((f) => ['f:metadata', `f:${f}`]),
 ];
 
 const SERVER_SET: FieldSet = (() => { const b: Builder = { member: false }; for (const p of SERVER_PATHS) insert(b, p); return freeze(b); })();

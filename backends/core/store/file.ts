@@ -12,7 +12,7 @@ import { StoreError } from './types.js';
 import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
 import { assertKey } from './keys.js';
-import { stampedCopy } from './objects.js';
+import { storedCopy } from './objects.js';
 import { checkWrite } from './preconditions.js';
 import type { WriteKind } from './preconditions.js';
 import { encodeRecord, encodeSnapshot } from './file-format.js';
@@ -175,7 +175,7 @@ export class FileStore implements Store {
     let json: string | undefined;
     if (obj) {
       // Serialise before taking a revision so an unserialisable object fails alone, not its batch.
-      object = stampedCopy(obj, this.nextRev + 1);
+      object = storedCopy(obj, this.nextRev + 1);
       json = JSON.stringify(object);
     }
     const rev = ++this.nextRev;

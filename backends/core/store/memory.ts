@@ -6,7 +6,7 @@ import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
 import { assertKey } from './keys.js';
 import { checkWrite } from './preconditions.js';
-import { stampedCopy } from './objects.js';
+import { storedCopy } from './objects.js';
 
 export type MemoryStoreOptions = Omit<StateOptions, 'startRev'>;
 
@@ -88,7 +88,7 @@ export class MemoryStore implements Store {
     this.refuseCorrupt(kind, key);
     checkWrite(kind, key, this.state.get(key), expectedRev);
     const rev = this.state.rev + 1;
-    const stored = stampedCopy(obj, rev);
+    const stored = storedCopy(obj, rev);
     this.state.commit(key, rev, stored);
     return stored;
   }

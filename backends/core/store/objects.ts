@@ -5,17 +5,12 @@ import { frozenJsonCopy } from '../../../lib/api/json.js';
 
 /**
  * A frozen copy of obj as a durable store would read it back (no undefined
- * fields, no Dates, nothing the caller can still change), without
- * `metadata.resourceVersion`. Parts that are already frozen — the live
- * object's, carried over by an update — are shared.
+ * fields, no Dates, nothing the caller can still change), stamped with rev or,
+ * without one, with no `metadata.resourceVersion`. Parts that are already
+ * frozen — the live object's, carried over by an update — are shared.
  */
-export function storedCopy(obj: KObject): KObject {
-  return frozenJsonCopy({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } });
-}
-
-/** storedCopy with resourceVersion = rev. */
-export function stampedCopy(obj: KObject, rev: number): KObject {
-  return frozenJsonCopy({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } });
+export function storedCopy(obj: KObject, rev?: number): KObject {
+  return frozenJsonCopy({ ...obj, metadata: { ...obj.metadata, resourceVersion: rev === undefined ? undefined : String(rev) } });
 }
 
 /** A frozen copy of a frozen object with another resourceVersion; nested parts are shared. */

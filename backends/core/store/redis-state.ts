@@ -12,19 +12,23 @@ import { StoreError } from './types.js';
 import { fieldsOf, readEntry } from './redis-feed.js';
 
 /**
- * `replay` (a Redis Cluster domain opening on first use): a snapshot that
- * already holds writes is replaced by replayWholeFeed when it can. The
- * snapshot comes first, so a write landing while the domain opens is either
- * in the feed the replay reads, or after the snapshot (an empty domain has
- * no history to lose).
+ * `replay` (a Redis Cluster domain opening on first use): a domain that
+ * already holds writes is rebuilt by replayWholeFeed when it can, else from
+ * the snapshot. Its newest revision is read first, so a write landing while
+ * the domain opens is either in the feed the replay reads, or after that
+ * revision (an empty domain has no history to lose); the snapshot, a read of
+ * every object, is only taken when the replay is not.
  */
 export async function loadState(client: Redis, keys: RedisKeys, opts: Omit<StateOptions, 'startRev'>, replay = false): Promise<StoreState> {
-  const snap = await runSnapshot(client, keys);
-  if (replay && snap.rev > 0) {
-    const replayed = await replayWholeFeed(client, keys, opts);
-    if (replayed && replayed.rev >= snap.rev) return replayed;
-    replayed?.close(new StoreError('unreachable', 'replay abandoned'));
+  if (replay) {
+    const last = Number((await client.get(keys.last)) ?? 0);
+    if (last > 0) {
+      const replayed = await replayWholeFeed(client, keys, opts);
+      if (replayed && replayed.rev >= last) return replayed;
+      replayed?.close(new StoreError('unreachable', 'replay abandoned'));
+    }
   }
+  const snap = await runSnapshot(client, keys);
   const state = new StoreState({ ...opts, startRev: snap.rev });
   try {
     for (const [type, rows] of snap.types) {
