@@ -15,7 +15,7 @@ async function measure(call: Call, label: string, path: string, obj: Record<stri
   const meta = obj['metadata'] as { name: string; labels: Record<string, string> };
   const item = `${path}/${meta.name}`;
   const withLabel = (i: number) => JSON.stringify({ ...obj, metadata: { ...meta, labels: { ...meta.labels, n: String(i) } } });
-  const put = () => rateLoop(`PUT ${label}`, async (i) => (await call('PUT', item, withLabel(i), 'application/json')).status === 200);
+  const put = (what = `PUT ${label}`) => rateLoop(what, async (i) => (await call('PUT', item, withLabel(i), 'application/json')).status === 200);
   const created = await call('POST', path, JSON.stringify(obj), 'application/json');
   if (created.status !== 201) throw new Error(`create ${label}: ${created.status} ${created.text.slice(0, 200)}`);
   await put(); // warm-up
@@ -26,7 +26,7 @@ async function measure(call: Call, label: string, path: string, obj: Record<stri
   for (let round = 0; round < ROUNDS; round++) {
     tracked.push(await put());
     setUpdateTracking(false);
-    try { untracked.push(await rateLoop(`PUT ${label}, no managedFields bookkeeping`, async (i) => (await call('PUT', item, withLabel(i), 'application/json')).status === 200)); } finally { setUpdateTracking(true); }
+    try { untracked.push(await put(`PUT ${label}, no managedFields bookkeeping`)); } finally { setUpdateTracking(true); }
   }
   const ssa = await rateLoop(`PATCH apply ${label}`, async (i) => (await call('PATCH', `${item}?fieldManager=bench&force=true`, withLabel(i), 'application/apply-patch+yaml')).status === 200);
   line(`server-side apply / PUT (${label})`, 100 * ssa / median(tracked), 'target ≥ 40%');

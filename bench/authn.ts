@@ -65,7 +65,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ObjectSource } from '../lib/api/objectsource.js';
 import { Samples, type Percentiles } from './stats.js';
 import { Admin } from './admin.js';
-import { ms, num, out, pct, share, table } from './report.js';
+import { cpuOf, cpuUs, ms, num, out, pct, perCore, progress, rps, share, table } from './report.js';
 
 export const SERVER_CPU = 0;
 export const LOAD_CPU = 1;
@@ -304,17 +304,11 @@ async function joseVerify(a: { tokensFile: string; publicKeyPem: string; warmupM
 
 // ---- formatting ----
 
-export { ms, num, out, pct, share, table } from './report.js';
-export const rps = (r: RunResult): number => r.requests / r.seconds;
-export const cpuOf = (r: RunResult): string => (r.cpu ? `${share(r.cpu.server)} / ${share(r.cpu.load)}` : '-');
-/** Server CPU µs per request (the server's share of a core over the run, per request/s). */
-export const cpuUs = (r: RunResult): number => (r.cpu ? (r.cpu.server * 1e6) / rps(r) : NaN);
 export function errorsOf(r: RunResult): string {
   const bad = Object.entries(r.statuses).filter(([code]) => Number(code) >= 400 || code === '0');
   return bad.length === 0 && r.errors === 0 ? '0' : `${r.errors} (${bad.map(([c, n]) => `${c}×${n}`).join(' ')})`;
 }
 export const loadavg = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-export const progress = (what: string, detail: string): void => out(`  … ${what.padEnd(34)} ${detail}`);
 
 // ---- fixtures: OIDC provider and token webhook ----
 
@@ -552,14 +546,17 @@ export async function runAuthnBench(): Promise<AuthnFigures | undefined> {
 
     const baseline: RunResult[] = [];
     const methods: Array<{ name: string; r: RunResult }> = [];
+    // The all-miss run and its control: the same load-generator path (a token file, one header built per request) with one token repeated.
+    const sameFile = join(root, 'sa-same.txt');
+    await writeFile(sameFile, Array.from({ length: misses }, () => saToken).join('\n'));
+    const missPair = async (): Promise<{ c: RunResult; m: RunResult }> => ({
+      c: await run('SA JWT hit via the per-request path', { ...loop, warmupMs: missWarm, durationMs: missWindow, target: anon, tokensFile: sameFile }),
+      m: await run('service-account JWT, all misses', { ...loop, warmupMs: missWarm, durationMs: missWindow, target: anon, tokensFile: missFile }),
+    });
     if (MISS_ONLY > 0) {
       // Only the all-miss figure, in back-to-back pairs with its control: for working on that path.
-      const sameFile = join(root, 'sa-same.txt');
-      await writeFile(sameFile, Array.from({ length: misses }, () => saToken).join('\n'));
-      const perCore = (r: RunResult): number => rps(r) / (r.cpu?.server ?? NaN);
       for (let i = 0; i < MISS_ONLY; i++) {
-        const c = await run('SA JWT hit via the per-request path', { ...loop, warmupMs: missWarm, durationMs: missWindow, target: anon, tokensFile: sameFile });
-        const m = await run('service-account JWT, all misses', { ...loop, warmupMs: missWarm, durationMs: missWindow, target: anon, tokensFile: missFile });
+        const { c, m } = await missPair();
         out(`all-miss pair ${i + 1}: control ${num(cpuUs(c), 1)} µs/req, all-miss ${num(cpuUs(m), 1)} µs/req, ${num(rps(m))}/s, p99 ${ms(m.latency.p99)}; per core ${pct(perCore(m), jose.perSec / (jose.cpu?.server ?? NaN))} of jose's ${num(jose.perSec / (jose.cpu?.server ?? NaN))}/s`);
       }
       return undefined;
@@ -581,11 +578,7 @@ export async function runAuthnBench(): Promise<AuthnFigures | undefined> {
     methods.push({ name: 'webhook token, cache hit', r: await run('webhook token (same)', { ...loop, target: anon, headers: bearer(webhookToken) }) });
     progress('webhook calls', `${webhookCalls - callsBefore} during the webhook run`);
     baseline.push(await run('anonymous (baseline 2)', { ...loop, target: anon }));
-    // Control for the all-miss run: the same load-generator path (a token file, one header built per request) with one token repeated.
-    const sameFile = join(root, 'sa-same.txt');
-    await writeFile(sameFile, Array.from({ length: misses }, () => saToken).join('\n'));
-    const missControl = await run('SA JWT hit via the per-request path', { ...loop, warmupMs: missWarm, durationMs: missWindow, target: anon, tokensFile: sameFile });
-    const miss = await run('service-account JWT, all misses', { ...loop, warmupMs: missWarm, durationMs: missWindow, target: anon, tokensFile: missFile });
+    const { c: missControl, m: miss } = await missPair();
 
     // New connections.
     const helloPort = await aux.call<number>('bareTlsStart', { cert: servingCert, key: servingKey, ca, hello: true });
@@ -626,12 +619,13 @@ export function printAuthn(f: AuthnFigures): void {
   const overCpu = (r: RunResult): number => cpuUs(r) - baseCpu;
   const us = (x: number): string => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(1)} µs` : '-');
   out(`Authentication, GET ${PATH} through the full stack (${CONNECTIONS} keep-alive connections, AlwaysAllow; load average ${f.load})`);
-  const rows = f.baseline.map((r, i) => [`anonymous, no client cert (baseline ${i + 1})`, num(rps(r)), ms(r.latency.p50), ms(r.latency.p99), errorsOf(r), cpuOf(r), num(cpuUs(r), 1), '', '']);
-  const c = f.calibration;
-  rows.push([`anonymous + ${CALIBRATION_US} µs busy work/request (calibration)`, num(rps(c)), ms(c.latency.p50), ms(c.latency.p99), errorsOf(c), cpuOf(c), num(cpuUs(c), 1), us(overWall(c)), us(overCpu(c))]);
-  for (const m of f.methods) rows.push([m.name, num(rps(m.r)), ms(m.r.latency.p50), ms(m.r.latency.p99), errorsOf(m.r), cpuOf(m.r), num(cpuUs(m.r), 1), us(overWall(m.r)), us(overCpu(m.r))]);
-  rows.push(['SA JWT hit, header built per request (control)', num(rps(f.missControl)), ms(f.missControl.latency.p50), ms(f.missControl.latency.p99), errorsOf(f.missControl), cpuOf(f.missControl), num(cpuUs(f.missControl), 1), us(overWall(f.missControl)), us(overCpu(f.missControl))]);
-  rows.push([`service-account JWT, all misses (${num(f.misses)} unique)`, num(rps(f.miss)), ms(f.miss.latency.p50), ms(f.miss.latency.p99), errorsOf(f.miss), cpuOf(f.miss), num(cpuUs(f.miss), 1), us(overWall(f.miss)), us(overCpu(f.miss))]);
+  const cells = (name: string, r: RunResult): string[] => [name, num(rps(r)), ms(r.latency.p50), ms(r.latency.p99), errorsOf(r), cpuOf(r), num(cpuUs(r), 1)];
+  const over = (name: string, r: RunResult): string[] => [...cells(name, r), us(overWall(r)), us(overCpu(r))];
+  const rows = f.baseline.map((r, i) => [...cells(`anonymous, no client cert (baseline ${i + 1})`, r), '', '']);
+  rows.push(over(`anonymous + ${CALIBRATION_US} µs busy work/request (calibration)`, f.calibration));
+  for (const m of f.methods) rows.push(over(m.name, m.r));
+  rows.push(over('SA JWT hit, header built per request (control)', f.missControl));
+  rows.push(over(`service-account JWT, all misses (${num(f.misses)} unique)`, f.miss));
   table(['method', 'req/s', 'p50', 'p99', 'errors', 'CPU srv/load', 'srv CPU µs/req', 'over base (wall)', 'over base (CPU)'], rows);
   const joseCpu = f.jose.cpu?.server ?? NaN;
   out(`jose RS256 verification, raw (one process pinned to the server's core, 32 in flight): ${num(f.jose.perSec)}/s at ${share(joseCpu)} CPU, p50 ${ms(f.jose.latency.p50)}, p99 ${ms(f.jose.latency.p99)}`);
@@ -641,7 +635,6 @@ export function printAuthn(f: AuthnFigures): void {
   out('New mTLS connections (16 connectors, full handshakes with the admin certificate, no session reuse)');
   // The client signs once per handshake too (its certificate), so the load generator may be what limits conn/s;
   // conn/s per server core (rate ÷ the server's CPU share) is the server's capacity either way.
-  const perCore = (r: RunResult): number => rps(r) / (r.cpu?.server ?? NaN);
   const row = (name: string, r: RunResult) => [name, num(rps(r)), ms(r.latency.p50), ms(r.latency.p99), errorsOf(r), cpuOf(r), pct(rps(r), rps(h.raw)), num(perCore(r)), pct(perCore(r), perCore(h.raw))];
   table(['server', 'conn/s', 'p50', 'p99', 'errors', 'CPU srv/load', 'vs raw', 'conn/s per server core', 'vs raw (per core)'], [
     row('bare node:tls, full handshake (server sends 1 byte)', h.raw),

@@ -24,10 +24,8 @@ import { generateClientCert } from '../certs/pki.js';
 import { freePort, placement, startChild, withCpu, type Child } from './procs.js';
 import { runRbacBench, type RbacBenchRow } from './authz-rbac.js';
 import { Admin } from './admin.js';
-import {
-  cpuOf, cpuUs, errorsOf, LOAD_CPU, loadavg, ms, num, out, pct, progress, rps, SERVER_CPU, share, table,
-  type LoopArgs, type RunResult,
-} from './authn.js';
+import { errorsOf, LOAD_CPU, loadavg, SERVER_CPU, type LoopArgs, type RunResult } from './authn.js';
+import { cpuOf, cpuUs, ms, num, out, pct, progress, rps, share, table } from './report.js';
 
 const DURATION = Number(process.env['BENCH_AUTHZ_DURATION_MS'] ?? 4000);
 const WARMUP = Number(process.env['BENCH_AUTHZ_WARMUP_MS'] ?? 1000);

@@ -44,7 +44,7 @@ async function pair(call: Call, label: string, path: string, obj: Record<string,
     return (await call('PUT', item, JSON.stringify(body), 'application/json')).status === 200;
   });
   const smp = await rateLoop(`PATCH strategic ${label}`, async (i) => (await call('PATCH', item, JSON.stringify(patchOf(i)), 'application/strategic-merge-patch+json')).status === 200);
-  console.log(`  ${`strategic merge / PUT (${label})`.padEnd(44)} ${(100 * smp / put).toFixed(0).padStart(7)} %   (target ≥ 60%)`);
+  console.log(`  ${`strategic merge / PUT (${label})`.padEnd(48)} ${(100 * smp / put).toFixed(0).padStart(7)} %   (target ≥ 60%)`);
 }
 
 export async function runPatchBench(): Promise<void> {

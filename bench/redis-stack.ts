@@ -28,6 +28,7 @@ import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
 import { drop, footprint, rawScriptRate, runRedisBench, type RedisBenchFigures } from './redis.js';
 import { Admin } from './admin.js';
+import { cpuUs, rps } from './report.js';
 
 export interface RedisStackOptions {
   url?: string;
@@ -172,13 +173,12 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
       const r = round === 0 ? await profiled(a, 'create', () => fixed(portA, 'POST', createPath, configMap('bench-create'))) : await fixed(portA, 'POST', createPath, configMap('bench-create'));
       pairs.push({ raw: rawRate, redis: r });
       if (createsOnly) {
-        const cpuUs = r.cpu ? (1e6 * r.cpu.server) / rps(r) : NaN;
-        out(`  pair ${round + 1}: raw ${n0(rawRate)}/s, creates ${n0(rps(r))}/s${errs(r)} → ${pct(rps(r), rawRate)}; ${n0(cpuUs)} µs server CPU per create${cpu(r)}`);
+        out(`  pair ${round + 1}: raw ${n0(rawRate)}/s, creates ${n0(rps(r))}/s${errs(r)} → ${pct(rps(r), rawRate)}; ${n0(cpuUs(r))} µs server CPU per create${cpu(r)}`);
       }
     }
     if (createsOnly) {
       const f = await fixed(filePort, 'POST', createPath, configMap('bench-create'));
-      out(`  file store: creates ${n0(rps(f))}/s${errs(f)}; ${n0(f.cpu ? (1e6 * f.cpu.server) / rps(f) : NaN)} µs server CPU per create${cpu(f)}`);
+      out(`  file store: creates ${n0(rps(f))}/s${errs(f)}; ${n0(cpuUs(f))} µs server CPU per create${cpu(f)}`);
       return { skipped: `BENCH_REDIS_CREATES_ONLY=${createsOnly}: the create pairs only` };
     }
     const createRatios = pairs.map((x) => rps(x.redis) / x.raw);
@@ -240,7 +240,6 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
 
 const out = (line = ''): void => { process.stdout.write(`${line}\n`); };
 const n0 = (x: number): string => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
-const rps = (r: LoopResult): number => r.requests / r.seconds;
 const pct = (a: number, b: number): string => (b > 0 ? `${((100 * a) / b).toFixed(0)}%` : '-');
 const ms = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(x < 10 ? 2 : 1)} ms` : '-');
 const kib = (b: number): string => `${(b / 1024).toFixed(0)} KiB`;

@@ -8,7 +8,7 @@ import type { MemoryFigures } from './procs.js';
 export type { CpuShare } from './rawclient.js';
 
 export const share = (x: number): string => (Number.isFinite(x) ? `${Math.round(100 * x)}%` : '-');
-const cpuOf = (r: { cpu?: { server: number; load: number } }): string => (r.cpu ? `${share(r.cpu.server)} / ${share(r.cpu.load)}` : '-');
+export const cpuOf = (r: { cpu?: { server: number; load: number } }): string => (r.cpu ? `${share(r.cpu.server)} / ${share(r.cpu.load)}` : '-');
 
 export interface IdleMemory { watchers: number; before: MemoryFigures; after: MemoryFigures }
 
@@ -29,7 +29,12 @@ export function num(n: number, digits = 0): string {
 }
 export const ms = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(n < 10 ? 2 : 1)} ms` : '-');
 export const pct = (a: number, b: number): string => (b > 0 ? `${((100 * a) / b).toFixed(1)}%` : '-');
-const rps = (r: LoopResult): number => r.requests / r.seconds;
+type Measured = { requests: number; seconds: number; cpu?: { server: number } };
+export const rps = (r: { requests: number; seconds: number }): number => r.requests / r.seconds;
+/** Server CPU µs per request (the server's share of a core over the run, per request/s). */
+export const cpuUs = (r: Measured): number => (r.cpu ? (r.cpu.server * 1e6) / rps(r) : NaN);
+/** Requests/s per core of server CPU (rate ÷ the server's CPU share). */
+export const perCore = (r: Measured): number => rps(r) / (r.cpu?.server ?? NaN);
 const ups = (r: LoopResult): number => r.units / r.seconds;
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 
