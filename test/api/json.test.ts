@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { frozenJsonCopy, jsonEqual, membersEqual } from '../../lib/api/json.js';
+import { isDeepFrozen } from '../helpers/frozen.js';
 
-const isDeepFrozen = (v: unknown): boolean =>
-  typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(isDeepFrozen));
 
 test('frozenJsonCopy holds what a JSON round trip would', () => {
   class Point { constructor(readonly x: number) {} }

@@ -12,6 +12,7 @@ import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
 import type { KObject } from '../../lib/api/meta.js';
 import { SchemaModel, type Node, type StructNode } from '../../lib/schema/model.js';
 import { PACKAGES } from '../../lib/schema/gen/index.js';
+import { isDeepFrozen } from '../helpers/frozen.js';
 
 const reg = builtinRegistry();
 const NOW = Date.parse('2025-06-01T12:00:00Z');
@@ -47,12 +48,6 @@ function same(obj: unknown, c: WriteContext, what = ''): unknown {
 /** The error's class and message, '' when none. */
 function attempt(f: () => void): string {
   try { f(); return ''; } catch (err) { return `${(err as Error).name}: ${(err as Error).message}`; }
-}
-
-function isDeepFrozen(v: unknown): boolean {
-  if (typeof v !== 'object' || v === null) return true;
-  if (!Object.isFrozen(v)) return false;
-  return Object.values(v).every(isDeepFrozen);
 }
 
 function sameFor(t: ResourceType, obj: Record<string, unknown>): unknown {
