@@ -5,6 +5,7 @@ import { gzip, gzipSync } from 'node:zlib';
 import { stringify as toYaml } from 'yaml';
 import { StatusError } from '../api/status.js';
 import type { Output } from './negotiate.js';
+import { endThisTurn } from './turnend.js';
 
 const jsonMemo = new WeakMap<object, string>();
 
@@ -66,14 +67,14 @@ export function sendBody(req: IncomingMessage, res: ServerResponse, code: number
   if (typeof body === 'string' && body.length < ENCODE_ONCE_MIN) {
     // Small: Node sends headers and a string body in one write.
     h['Content-Length'] = Buffer.byteLength(body);
-    res.writeHead(code, h).end(req.method === 'HEAD' ? undefined : body);
+    endThisTurn(res, code, h, req.method === 'HEAD' ? undefined : body);
     return;
   }
   // Large (lists): encode once. byteLength and then end(string) would each
   // flatten and walk the whole (often concatenated) string.
   const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   h['Content-Length'] = raw.length;
-  res.writeHead(code, h).end(req.method === 'HEAD' ? undefined : raw);
+  endThisTurn(res, code, h, req.method === 'HEAD' ? undefined : raw);
 }
 
 /** Bodies at least this long are encoded to bytes once before sending. */
