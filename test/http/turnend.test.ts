@@ -21,7 +21,7 @@ function get(port: number, path: string): Promise<{ status: number; body: string
 describe('endThisTurn', () => {
   it('fixes the head at once and ends the response after the turn', async () => {
     const seen: string[] = [];
-    const server = createServer((req, res) => {
+    const server = createServer((_req, res) => {
       endThisTurn(res, 201, { 'Content-Type': 'text/plain', 'Content-Length': 2 }, 'ok');
       seen.push(`headersSent=${res.headersSent} ended=${res.writableEnded}`);
       setImmediate(() => seen.push(`after turn ended=${res.writableEnded}`));
