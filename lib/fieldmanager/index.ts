@@ -36,7 +36,20 @@ export function setUpdateTracking(on: boolean): void {
 
 /** kube's prefixFromUserAgent: the text before the first `/`, printable characters only, at most 128. */
 export function managerFromUserAgent(ua: string | undefined): string {
-  const head = (ua ?? '').split('/', 1)[0]!;
+  // A client sends the same User-Agent on every request: the per-character test runs once for it.
+  const text = ua ?? '';
+  if (text === lastAgent) return lastManager;
+  const out = prefixOf(text);
+  lastAgent = text;
+  lastManager = out;
+  return out;
+}
+
+let lastAgent: string | undefined;
+let lastManager = '';
+
+function prefixOf(ua: string): string {
+  const head = ua.split('/', 1)[0]!;
   let out = '';
   for (const ch of head) {
     if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
