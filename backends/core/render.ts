@@ -1,7 +1,7 @@
 // Response bodies of reads: lists (built as JSON text around each stored
 // object's memoized JSON), Tables and PartialObjectMetadata.
 import type { KObject, ListMeta } from '../../lib/api/meta.js';
-import { toJson, toJsonBytes } from '../../lib/http/respond.js';
+import { toJson, toJsonBytes } from '../../lib/api/json.js';
 import type { Output } from '../../lib/http/negotiate.js';
 import { apiVersionOf, type Column, type ResourceType } from '../../lib/registry/types.js';
 

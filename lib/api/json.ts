@@ -1,6 +1,7 @@
-// JSON values compared and copied without a serialization round trip: the
+// JSON values compared and copied without a serialization round trip (the
 // write path compares and copies whole objects several times per request, and
-// stringify + parse costs 3–5× a direct walk (bench/README, issue 5 notes).
+// stringify + parse costs 3–5× a direct walk: bench/README, issue 5 notes),
+// and frozen values serialized once for every reader.
 
 /**
  * Equality of two JSON-shaped values as their JSON would compare after a
@@ -85,4 +86,38 @@ export function deepFreezeJson<T>(value: T): T {
     else for (const k in value) deepFreezeJson((value as Record<string, unknown>)[k]);
   }
   return value;
+}
+
+const jsonMemo = new WeakMap<object, string>();
+
+/** JSON of a value; frozen objects (as stores hand them out) are serialized once. */
+export function toJson(value: object): string {
+  if (!Object.isFrozen(value)) return JSON.stringify(value);
+  let s = jsonMemo.get(value);
+  if (s === undefined) {
+    s = JSON.stringify(value);
+    jsonMemo.set(value, s);
+  }
+  return s;
+}
+
+const bytesMemo = new WeakMap<object, Buffer>();
+
+/** toJson as UTF-8 bytes, encoded once per frozen object (lists copy these instead of re-encoding text). */
+export function toJsonBytes(value: object): Buffer {
+  if (!Object.isFrozen(value)) return Buffer.from(JSON.stringify(value), 'utf8');
+  let b = bytesMemo.get(value);
+  if (b === undefined) {
+    b = Buffer.from(toJson(value), 'utf8');
+    bytesMemo.set(value, b);
+  }
+  return b;
+}
+
+/**
+ * Records the JSON of a frozen object made without JSON.stringify (a store that
+ * already built it from the text it wrote), so toJson does not serialize it again.
+ */
+export function rememberJson(value: object, json: string): void {
+  if (Object.isFrozen(value)) jsonMemo.set(value, json);
 }

@@ -6,32 +6,7 @@ import { stringify as toYaml } from 'yaml';
 import { StatusError } from '../api/status.js';
 import type { Output } from './negotiate.js';
 import { endThisTurn } from './turnend.js';
-
-const jsonMemo = new WeakMap<object, string>();
-
-/** JSON of a value; frozen objects (as stores hand them out) are serialized once. */
-export function toJson(value: object): string {
-  if (!Object.isFrozen(value)) return JSON.stringify(value);
-  let s = jsonMemo.get(value);
-  if (s === undefined) {
-    s = JSON.stringify(value);
-    jsonMemo.set(value, s);
-  }
-  return s;
-}
-
-const bytesMemo = new WeakMap<object, Buffer>();
-
-/** toJson as UTF-8 bytes, encoded once per frozen object (lists copy these instead of re-encoding text). */
-export function toJsonBytes(value: object): Buffer {
-  if (!Object.isFrozen(value)) return Buffer.from(JSON.stringify(value), 'utf8');
-  let b = bytesMemo.get(value);
-  if (b === undefined) {
-    b = Buffer.from(toJson(value), 'utf8');
-    bytesMemo.set(value, b);
-  }
-  return b;
-}
+import { toJson } from '../api/json.js';
 
 /** Below this, gzip costs more CPU than the bytes it saves (kube-apiserver's own threshold is 128 KiB). */
 export const GZIP_MIN_BYTES = 1024;

@@ -6,7 +6,7 @@ import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
 import { expired, notAcceptable, StatusError, type Status } from '../../../lib/api/status.js';
 import { negotiateOutput, type Output } from '../../../lib/http/negotiate.js';
-import { toJson } from '../../../lib/http/respond.js';
+import { toJson } from '../../../lib/api/json.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix } from '../keys.js';

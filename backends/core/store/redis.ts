@@ -16,7 +16,7 @@ import { redisKeys, registryKey, typeKeys } from './redis-keys.js';
 import { connect, masters, redisTarget, unreachable, type RedisTarget } from './redis-connect.js';
 import { defineScripts, raiseFloor, readPoint, runWrite, type WriteOp } from './redis-scripts.js';
 import { decodeObject, splitStored } from './redis-codec.js';
-import { restamp, storedCopy } from './objects.js';
+import { storedCopy, storedJson } from './objects.js';
 import { Domain, type DomainOptions, type DomainOwner } from './redis-domain.js';
 
 export interface RedisStoreOptions extends Omit<StateOptions, 'startRev'> {
@@ -341,8 +341,8 @@ export class RedisStore implements Store, DomainOwner {
     const d = await this.domainFor(type);
     const state = d.live();
     // Copied before the round trip so the caller's object cannot change what is answered.
-    const stored = obj ? storedCopy(obj) : undefined;
-    const json = stored ? JSON.stringify(stored) : '';
+    const stored = obj ? storedJson(storedCopy(obj)) : undefined;
+    const json = stored ? stored.json : '';
     let reply;
     try {
       reply = await runWrite(this.client, d.keys, type, op, key, json, expectedRev, state.clock(), this.clock);
@@ -360,7 +360,7 @@ export class RedisStore implements Store, DomainOwner {
         const rev = reply[1];
         this.observed(rev);
         if (stored) {
-          const out = restamp(stored, rev);
+          const out = stored.stamp(rev);
           d.wrote(rev, json, out);
           return out;
         }
