@@ -65,12 +65,12 @@ export class Child {
 }
 
 /** Starts bench/<script> on `cpu`, waiting for its first message ({ready}). */
-export async function startChild(name: string, script: string, args: string[], cpu: number, nodeFlags: string[] = []): Promise<Child> {
+export async function startChild(name: string, script: string, args: string[], cpu: number, nodeFlags: string[] = [], env?: Record<string, string>): Promise<Child> {
   const file = fileURLToPath(new URL(script, import.meta.url));
   const node = [process.execPath, '--import', 'tsx', ...nodeFlags, file, ...args];
   const pinned = HAS_TASKSET && CPUS >= 2;
   const [cmd, ...argv] = pinned ? ['taskset', '-c', String(cpu), ...node] : node;
-  const proc = spawn(cmd!, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc = spawn(cmd!, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: env ? { ...process.env, ...env } : process.env });
   const child = new Child(name, proc);
   await new Promise<void>((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`${name} exited during start (code ${code})`));

@@ -2,7 +2,8 @@
 // given on the command line, plus an IPC channel for memory readings.
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
-const src = process.env['BENCH_FROM_SOURCE'] ? '..' : '../dist';
+// BENCH_DIST: another build's directory (bench/ab.ts runs an earlier build beside dist/).
+const src = process.env['BENCH_DIST'] ?? (process.env['BENCH_FROM_SOURCE'] ? '..' : '../dist');
 const { parseServeFlags } = await import(`${src}/gateway/config/flags.js`) as typeof import('../gateway/config/flags.js');
 const { startServer } = await import(`${src}/gateway/server/app.js`) as typeof import('../gateway/server/app.js');
 import { memoryNow, serveCommands } from './procs.js';
