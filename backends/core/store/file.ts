@@ -7,6 +7,7 @@ import { open, rename, mkdir } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { KObject } from '../../../lib/api/meta.js';
+import { rememberJson } from '../../../lib/api/json.js';
 import type { ListOptions, ListResult, Store, WatchSink, Watcher } from './types.js';
 import { StoreError } from './types.js';
 import { StoreState } from './state.js';
@@ -177,6 +178,8 @@ export class FileStore implements Store {
       // Serialise before taking a revision so an unserialisable object fails alone, not its batch.
       object = storedCopy(obj, this.nextRev + 1);
       json = JSON.stringify(object);
+      // The object answered and sent to watchers is this one: its text is already made.
+      rememberJson(object, json);
     }
     const rev = ++this.nextRev;
     let settle!: () => void;
