@@ -15,11 +15,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { freePort, startChild, type Child } from './procs.js';
+import { freePort, startChild, withCpu, type Child } from './procs.js';
 import { Admin } from './admin.js';
 import { drop } from './redis.js';
 import type { LoopResult } from './rawclient.js';
-import { rps } from './report.js';
+import { cpuUs, rps } from './report.js';
+import { configMap } from './redis-stack.js';
 
 const distA = process.argv[2];
 if (!distA) throw new Error('usage: bench/ab.ts <dir of build A>');
@@ -30,11 +31,7 @@ const windowMs = Number(process.env['AB_MS'] ?? 1500);
 const flagsB = (process.env['AB_FLAGS_B'] ?? '').split(' ').filter(Boolean);
 const prefixes = [0, 1].map(() => `gh-bench-ab-${randomBytes(4).toString('hex')}`);
 const storeFlags = (i: number): string[] => (redis ? ['--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefixes[i]!] : ['--storage-backend', 'memory']);
-const body = JSON.stringify({
-  apiVersion: 'v1', kind: 'ConfigMap',
-  metadata: { name: 'c', namespace: 'bench', labels: { app: 'bench', tier: 'backend' } },
-  data: { 'app.properties': 'greeting=hello\nlog.level=info\nfeature.flags=a,b,c\n', mode: 'fast' },
-});
+const body = JSON.stringify(configMap('bench'));
 
 const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-ab-'));
 const children: Child[] = [];
@@ -62,14 +59,12 @@ try {
   }
   /** Creates/s and server CPU µs per create over one window (CPU includes the 300 ms warm-up, on both sides alike). */
   const measure = async (port: number, server: Child): Promise<{ rate: number; us: number }> => {
-    const c0 = server.cpuSeconds();
-    const r = await load.call<LoopResult>('fixed', {
+    const r = await withCpu(server, load, () => load.call<LoopResult>('fixed', {
       connections: 50, warmupMs: 300, durationMs: windowMs, maxRequests: 5_000_000,
       target: { port, ...tls }, req: { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body }, uniqueNames: true,
-    });
-    const answered = Object.values(r.statuses).reduce((x, y) => x + y, 0);
+    }));
     if (r.errors > 0 || Object.keys(r.statuses).some((c) => c !== '201')) console.log(`  (errors ${r.errors}, statuses ${JSON.stringify(r.statuses)})`);
-    return { rate: rps(r), us: ((server.cpuSeconds() - c0) / answered) * 1e6 };
+    return { rate: rps(r), us: cpuUs(r) };
   };
   await measure(portA, a);
   await measure(portB, b);

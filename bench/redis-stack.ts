@@ -62,7 +62,8 @@ interface Footprint { keys: number; bytes: number }
 /** Pairs of (raw script rate, creates through the stack) measured back to back. */
 const CREATE_ROUNDS = 3;
 
-function configMap(namespace: string, name?: string): Record<string, unknown> {
+/** The ConfigMap the write measurements send (bench/ab.ts sends it too). */
+export function configMap(namespace: string, name?: string): Record<string, unknown> {
   return {
     apiVersion: 'v1', kind: 'ConfigMap',
     metadata: { name: name ?? 'c', namespace, labels: { app: 'bench', tier: 'backend' } },
