@@ -28,14 +28,14 @@ export function sendBody(req: IncomingMessage, res: ServerResponse, code: number
     if (raw.length <= GZIP_SYNC_MAX) {
       const zipped = gzipSync(raw, { level: 4 });
       h['Content-Length'] = zipped.length;
-      res.writeHead(code, h).end(zipped);
+      endThisTurn(res, code, h, zipped);
       return;
     }
     gzip(raw, { level: 4 }, (err, zipped) => {
       if (res.destroyed) return;
       if (err) { res.destroy(err); return; }
       h['Content-Length'] = zipped.length;
-      res.writeHead(code, h).end(zipped);
+      endThisTurn(res, code, h, zipped);
     });
     return;
   }
