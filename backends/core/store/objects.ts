@@ -30,13 +30,15 @@ export function storedJson(stored: KObject): { json: string; stamp(rev: number):
   let head = '{';
   let meta = '';
   let tail = '';
+  let sep = '';
   for (const k of Object.keys(stored)) {
-    const piece = `${head.length > 1 || meta ? ',' : ''}${JSON.stringify(k)}:`;
-    if (k === 'metadata' && !meta) {
-      head += piece;
+    const name = `${sep}${JSON.stringify(k)}:`;
+    sep = ',';
+    if (k === 'metadata') {
+      head += name;
       meta = JSON.stringify(stored.metadata);
-    } else if (meta) tail += `${piece}${JSON.stringify(stored[k])}`;
-    else head += `${piece}${JSON.stringify(stored[k])}`;
+    } else if (meta) tail += name + JSON.stringify(stored[k]);
+    else head += name + JSON.stringify(stored[k]);
   }
   tail += '}';
   return {
