@@ -31,8 +31,8 @@ export function namespaceType(registry: Registry): ResourceType {
  */
 export async function requireActiveNamespace(env: CoreEnv, t: ResourceType, namespace: string, name: string): Promise<void> {
   // A backend without namespaces of its own (a sample backend behind the gateway) has no lifecycle to enforce.
-  if (!env.registry.lookup('', 'v1', 'namespaces')) return;
-  const nsType = namespaceType(env.registry);
+  const nsType = env.registry.lookup('', 'v1', 'namespaces');
+  if (!nsType) return;
   const ns = await storeCall({ group: '', resource: 'namespaces' }, namespace, () => getCachedFirst(env.store, objectKey(nsType, '', namespace)));
   if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
   if (ns.metadata.deletionTimestamp) {
