@@ -3,8 +3,9 @@
 // measured through HTTPS by the load generator, each figure beside its
 // baseline in the same run: the file store (creates, updates, GET, LIST), a
 // bare Node HTTPS server (GET), the raw Lua write script called directly with
-// ioredis (creates: three pairs of raw rate and creates back to back, the
-// median pair reported), and one file-store process (watch delivery). Watch
+// ioredis and the design's floor (bench/floor.ts) (creates: three rounds of
+// raw rate, floor and creates back to back, the median round reported), and
+// one file-store process (watch delivery). Watch
 // delivery: 1000 watchers, half on each Redis process, writes through the
 // first; latency from the write's acknowledgement to the event on the socket.
 // Memory: keys and bytes under the prefix after N updates of the same
@@ -15,7 +16,7 @@
 // `node --import tsx bench/redis-stack.ts` runs it alone.
 // Knobs: REDIS_URL, BENCH_REDIS_DURATION_MS (measured window, default 2000),
 // BENCH_REDIS_WATCHERS (default 1000), BENCH_REDIS_CREATES_ONLY=<n> (n create
-// pairs, each printed with the server's CPU per create, then the file store's
+// rounds, each printed with the server's CPU per create, then the file store's
 // creates, and nothing else).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -46,10 +47,10 @@ export interface RedisStackFigures {
   persistence: string;
   /** Raw script rate of the round whose ratio is the median. */
   rawScriptPerSec: number;
-  /** creates/s ÷ raw script rate, per round (raw and creates measured back to back), in round order. */
+  /** creates/s ÷ raw script rate, per round (raw, floor and creates measured back to back), in round order. */
   createRatios: number[];
-  /** redis: the median round's creates. */
-  create: { redis: LoopResult; file: LoopResult };
+  /** redis and floor (bench/floor.ts): the median round's creates. */
+  create: { redis: LoopResult; floor: LoopResult; file: LoopResult };
   update: { redis: LoopResult; file: LoopResult };
   get: { redis: LoopResult; file: LoopResult; bare: LoopResult };
   list: { objects: number; redis: LoopResult; file: LoopResult };
@@ -165,27 +166,34 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
       try { return await run(); } finally { await child.call('profStop', { file: join(dir, `redis-${what}.cpuprofile`) }); }
     };
     // Creates against the raw script in back-to-back pairs: this machine's speed drifts by
-    // ±25% within minutes, so one pair's ratio is a figure and the median of three is reported.
+    // ±25% within minutes, so one round's ratio is a figure and the median of three is reported.
     const createPath = '/api/v1/namespaces/bench-create/configmaps';
-    const pairs: { raw: number; redis: LoopResult }[] = [];
+    const pairs: { raw: number; floor: LoopResult; redis: LoopResult }[] = [];
+    const floorPort = await freePort();
+    const floor = await startChild('floor', './floor.ts', [String(floorPort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt'), url, `${prefix}-floor`], 0);
+    children.push(floor);
+    processes.set(floorPort, floor);
     const createsOnly = Number(process.env['BENCH_REDIS_CREATES_ONLY'] ?? 0);
     for (let round = 0; round < (createsOnly || CREATE_ROUNDS); round++) {
       const rawRate = await rawScriptRate(url, 20_000, 64);
+      const f = await fixed(floorPort, 'POST', createPath, configMap('bench-create'));
       const r = round === 0 ? await profiled(a, 'create', () => fixed(portA, 'POST', createPath, configMap('bench-create'))) : await fixed(portA, 'POST', createPath, configMap('bench-create'));
-      pairs.push({ raw: rawRate, redis: r });
+      pairs.push({ raw: rawRate, floor: f, redis: r });
       if (createsOnly) {
-        out(`  pair ${round + 1}: raw ${n0(rawRate)}/s, creates ${n0(rps(r))}/s${errs(r)} → ${pct(rps(r), rawRate)}; ${n0(cpuUs(r))} µs server CPU per create${cpu(r)}`);
+        out(`  round ${round + 1}: raw ${n0(rawRate)}/s; floor ${n0(rps(f))}/s${errs(f)} → ${pct(rps(f), rawRate)}, ${n0(cpuUs(f))} µs${cpu(f)}; creates ${n0(rps(r))}/s${errs(r)} → ${pct(rps(r), rawRate)}, ${n0(cpuUs(r))} µs server CPU per create${cpu(r)}`);
       }
     }
+    await floor.stop();
+    await drop(raw, `${prefix}-floor`).catch(() => undefined);
     if (createsOnly) {
       const f = await fixed(filePort, 'POST', createPath, configMap('bench-create'));
       out(`  file store: creates ${n0(rps(f))}/s${errs(f)}; ${n0(cpuUs(f))} µs server CPU per create${cpu(f)}`);
-      return { skipped: `BENCH_REDIS_CREATES_ONLY=${createsOnly}: the create pairs only` };
+      return { skipped: `BENCH_REDIS_CREATES_ONLY=${createsOnly}: the create rounds only` };
     }
     const createRatios = pairs.map((x) => rps(x.redis) / x.raw);
     const median = pairs.map((x, i) => ({ x, ratio: createRatios[i]! })).sort((p, q) => p.ratio - q.ratio)[Math.floor(pairs.length / 2)]!.x;
     const rawScriptPerSec = median.raw;
-    const create = { redis: median.redis, file: await fixed(filePort, 'POST', createPath, configMap('bench-create')) };
+    const create = { redis: median.redis, floor: median.floor, file: await fixed(filePort, 'POST', createPath, configMap('bench-create')) };
     const put = configMap('bench');
     const update = { redis: await profiled(a, 'update', () => fixed(portA, 'PUT', '/api/v1/namespaces/bench/configmaps/cm-{n}', put)), file: await fixed(filePort, 'PUT', '/api/v1/namespaces/bench/configmaps/cm-{n}', put) };
     // The second process starts after the write measurements: on this machine it would share the
@@ -249,7 +257,9 @@ const errs = (r: LoopResult): string => (r.errors === 0 && Object.keys(r.statuse
 
 export function printRedisStack(f: RedisStackFigures): void {
   out(`Redis, full stack (two gatehouse processes on ${f.url}, ${f.persistence})`);
-  out(`  creates/s      redis ${n0(rps(f.create.redis))}${errs(f.create.redis)}${cpu(f.create.redis)}   file ${n0(rps(f.create.file))}   raw Lua script ${n0(f.rawScriptPerSec)}   → ${pct(rps(f.create.redis), f.rawScriptPerSec)} of raw (target ≥ 20%; median of ${f.createRatios.length} back-to-back pairs: ${f.createRatios.map((r) => pct(r, 1)).join(', ')})`);
+  out(`  creates/s      redis ${n0(rps(f.create.redis))}${errs(f.create.redis)}${cpu(f.create.redis)}   file ${n0(rps(f.create.file))}   raw Lua script ${n0(f.rawScriptPerSec)}   → ${pct(rps(f.create.redis), f.rawScriptPerSec)} of raw (target ≥ 20%; median of ${f.createRatios.length} back-to-back rounds: ${f.createRatios.map((r) => pct(r, 1)).join(', ')})`);
+  const fl = f.create.floor;
+  out(`  create floor   ${n0(rps(fl))}/s${errs(fl)}${cpu(fl)} = ${pct(rps(fl), f.rawScriptPerSec)} of raw; Gatehouse reaches ${pct(rps(f.create.redis), rps(fl))} of it (${n0(cpuUs(f.create.redis))} vs ${n0(cpuUs(fl))} µs server CPU per create; bench/floor.ts: HTTPS + JSON + the script + the feed read, nothing else)`);
   out(`  updates/s      redis ${n0(rps(f.update.redis))}${errs(f.update.redis)}${cpu(f.update.redis)}   file ${n0(rps(f.update.file))}`);
   out(`  GET/s          redis ${n0(rps(f.get.redis))}${errs(f.get.redis)}${cpu(f.get.redis)}   file ${n0(rps(f.get.file))}   bare HTTPS ${n0(rps(f.get.bare))}   → ${pct(rps(f.get.redis), rps(f.get.bare))} of bare (target ≥ 35%)`);
   out(`  LIST ${f.list.objects}/s   redis ${n0(rps(f.list.redis))} (p50 ${ms(f.list.redis.latency.p50)})${errs(f.list.redis)}   file ${n0(rps(f.list.file))} (p50 ${ms(f.list.file.latency.p50)})`);

@@ -1,0 +1,76 @@
+// The design's floor for a create (bench/redis-stack.ts prints it beside the
+// creates): a bare node:https server, with Gatehouse's TLS settings, that does
+// only what any server of this design must do per create: read and parse the
+// JSON body, give it a uid and a creation time, serialize it, run the same
+// write script with a client made exactly like the store's (redisTarget:
+// auto-pipelining, command timeout), answer the stamped JSON; and read the
+// change feed back with blocking XREADs, parsing every entry, as each process
+// of the design has to. No authentication, authorization, validation, field
+// managers, admission, audit or watch cache: what Gatehouse adds is the gap
+// between this row and its own.
+//
+// argv: port cert key ca redis-url prefix
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { createServer } from 'node:https';
+import { randomUUID } from 'node:crypto';
+import { redisTarget } from '../backends/core/store/redis-connect.js';
+import { redisKeys } from '../backends/core/store/redis-keys.js';
+import { defineScripts, runWrite } from '../backends/core/store/redis-scripts.js';
+import { fieldsOf } from '../backends/core/store/redis-feed.js';
+import { serveCommands } from './procs.js';
+
+const [port, certFile, keyFile, caFile, url, prefix] = process.argv.slice(2);
+const target = redisTarget(url!, 5000);
+const client = target.make();
+const blocking = target.make({ blocking: true });
+defineScripts(client);
+const keys = redisKeys(prefix!);
+const TYPE = 'core/configmaps/';
+let applied = 0;
+
+async function readFeed(): Promise<void> {
+  let at = '0-0';
+  for (;;) {
+    const reply = (await blocking.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', keys.feed, at)) as [string, [string, string[]][]][] | null;
+    for (const [id, raw] of reply?.[0]?.[1] ?? []) {
+      at = id;
+      const json = fieldsOf(raw)['o'];
+      if (json !== undefined && JSON.parse(json)) applied++;
+    }
+  }
+}
+
+function body(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const server = createServer({
+  cert: readFileSync(certFile!), key: readFileSync(keyFile!), ca: readFileSync(caFile!),
+  requestCert: true, rejectUnauthorized: false, keepAliveTimeout: 65_000, minVersion: 'TLSv1.2',
+}, (req, res) => {
+  void body(req).then(async (text) => {
+    const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
+    const ns = String(obj.metadata['namespace'] ?? 'default');
+    obj.metadata['uid'] = randomUUID();
+    obj.metadata['creationTimestamp'] = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const reply = await runWrite(client, keys, TYPE, 'c', `${TYPE}${ns}/${String(obj.metadata['name'])}`, JSON.stringify(obj), undefined, Date.now());
+    const code = reply[0] === 'ok' ? 201 : 409;
+    if (reply[0] === 'ok') obj.metadata['resourceVersion'] = String(reply[1]);
+    const out = Buffer.from(JSON.stringify(obj));
+    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': out.length }).end(out);
+  }).catch((err: unknown) => {
+    res.writeHead(503).end(String(err));
+  });
+});
+server.on('tlsClientError', () => undefined);
+await Promise.all([client.connect(), blocking.connect()]);
+server.listen(Number(port), '127.0.0.1', () => {
+  readFeed().catch((err: unknown) => { console.error('floor: the feed read failed:', err); process.exit(1); });
+  serveCommands({ applied: () => applied });
+});
