@@ -1,7 +1,9 @@
 // The Store contract suite against the machine's Redis (REDIS_URL), each test under its own prefix.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
 import { RedisStore } from '../../backends/core/store/redis.js';
+import { WRITE_SHA } from '../../backends/core/store/redis-scripts.js';
 import { getCachedFirst } from '../../backends/core/store/types.js';
 import { storeContract } from './contract.js';
 import { pod, rv } from './helpers.js';
@@ -105,6 +107,27 @@ if (skip) {
         assert.equal((await store.list('core/configmaps/')).items.length, 5);
         assert.throws(() => store.watch('core/configmaps/', 3, { event: () => undefined, error: () => undefined }), /too old/);
       } finally {
+        await store.close();
+        await dropPrefix(prefix);
+      }
+    });
+
+    it('writes after Redis forgot its scripts (SCRIPT FLUSH): the write script is sent again and cached', async () => {
+      const prefix = uniquePrefix('noscript');
+      const store = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+      const admin = new Redis(REDIS_URL);
+      try {
+        const a = await store.create('core/configmaps/n/a', pod('n', 'a'));
+        assert.deepEqual(await admin.script('EXISTS', WRITE_SHA), [1]);
+        await admin.script('FLUSH');
+        assert.deepEqual(await admin.script('EXISTS', WRITE_SHA), [0]);
+        const b = await store.create('core/configmaps/n/b', pod('n', 'b'));
+        assert.ok(rv(b) > rv(a));
+        assert.deepEqual(await admin.script('EXISTS', WRITE_SHA), [1], 'EVAL cached it again');
+        await assert.rejects(store.create('core/configmaps/n/b', pod('n', 'b')), /already exists/, 'the script\'s own answers still arrive');
+        assert.deepEqual((await store.list('core/configmaps/')).items.map((o) => o.metadata.name), ['a', 'b']);
+      } finally {
+        admin.disconnect();
         await store.close();
         await dropPrefix(prefix);
       }
