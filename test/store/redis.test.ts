@@ -3,7 +3,10 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../backends/core/store/redis.js';
-import { WRITE_SHA } from '../../backends/core/store/redis-scripts.js';
+import { WRITE_SHA, defineScripts, runWrite } from '../../backends/core/store/redis-scripts.js';
+import { loadState } from '../../backends/core/store/redis-state.js';
+import { typeKeys } from '../../backends/core/store/redis-keys.js';
+import { StoreError, type StoreEvent } from '../../backends/core/store/types.js';
 import { getCachedFirst } from '../../backends/core/store/types.js';
 import { storeContract } from './contract.js';
 import { pod, rv } from './helpers.js';
@@ -129,6 +132,48 @@ if (skip) {
       } finally {
         admin.disconnect();
         await store.close();
+        await dropPrefix(prefix);
+      }
+    });
+
+    it('a domain opening on first use while its first write lands keeps that write for a watch from before it', async () => {
+      // Redis Cluster opens a type's domain on first use; here the type's first write lands
+      // between the read of its newest revision (still 0) and the snapshot. The cache must
+      // not start after that write, or a watch from an earlier revision would be gone.
+      const prefix = uniquePrefix('firstwrite');
+      const keys = typeKeys(prefix, 'core/configmaps/');
+      const real = new Redis(REDIS_URL);
+      defineScripts(real);
+      let raced = 0;
+      const racing = new Proxy(real, {
+        get(target, p) {
+          if (p === 'get') {
+            return async (k: string) => {
+              const v = await target.get(k);
+              if (raced++ === 0) await runWrite(target, keys, 'core/configmaps/', 'c', 'core/configmaps/n/c', JSON.stringify(pod('n', 'c')), undefined, Date.now(), 43);
+              return v;
+            };
+          }
+          const v = Reflect.get(target, p, target) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      try {
+        const state = await loadState(racing, keys, { historyWindowMs: 60_000 }, true);
+        try {
+          assert.equal(raced, 1, 'the write raced the open');
+          assert.equal(state.rev, 44);
+          const seen: StoreEvent[] = [];
+          const w = state.watch('core/configmaps/', 43, { event: (e) => seen.push(e), error: (e) => assert.fail(e.message) });
+          const deadline = Date.now() + 2000;
+          while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+          w.stop();
+          assert.deepEqual(seen.map((e) => `${e.type} ${e.key} ${e.rev}`), ['ADDED core/configmaps/n/c 44']);
+        } finally {
+          state.close(new StoreError('unreachable', 'test over'));
+        }
+      } finally {
+        real.disconnect();
         await dropPrefix(prefix);
       }
     });

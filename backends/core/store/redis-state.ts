@@ -16,19 +16,23 @@ import { fieldsOf, readEntry } from './redis-feed.js';
  * already holds writes is rebuilt by replayWholeFeed when it can, else from
  * the snapshot. Its newest revision is read first, so a write landing while
  * the domain opens is either in the feed the replay reads, or after that
- * revision (an empty domain has no history to lose); the snapshot, a read of
- * every object, is only taken when the replay is not.
+ * revision; the snapshot, a read of every object, is only taken when the
+ * replay is not. A snapshot newer than that revision (a write landed between
+ * the two reads: for a domain read as empty, its very first) would start the
+ * cache after that write, so a watch from before it would be `gone`: the
+ * replay is tried once more, up to the snapshot's revision.
  */
 export async function loadState(client: Redis, keys: RedisKeys, opts: Omit<StateOptions, 'startRev'>, replay = false): Promise<StoreState> {
-  if (replay) {
-    const last = Number((await client.get(keys.last)) ?? 0);
-    if (last > 0) {
-      const replayed = await replayWholeFeed(client, keys, opts);
-      if (replayed && replayed.rev >= last) return replayed;
-      replayed?.close(new StoreError('unreachable', 'replay abandoned'));
-    }
+  const last = replay ? Number((await client.get(keys.last)) ?? 0) : 0;
+  if (last > 0) {
+    const replayed = await replayUpTo(client, keys, opts, last);
+    if (replayed) return replayed;
   }
   const snap = await runSnapshot(client, keys);
+  if (replay && snap.rev > last) {
+    const replayed = await replayUpTo(client, keys, opts, snap.rev);
+    if (replayed) return replayed;
+  }
   const state = new StoreState({ ...opts, startRev: snap.rev });
   try {
     for (const [type, rows] of snap.types) {
@@ -49,6 +53,14 @@ export async function loadState(client: Redis, keys: RedisKeys, opts: Omit<State
     throw err;
   }
   return state;
+}
+
+/** replayWholeFeed, when it reaches rev. */
+async function replayUpTo(client: Redis, keys: RedisKeys, opts: Omit<StateOptions, 'startRev'>, rev: number): Promise<StoreState | undefined> {
+  const replayed = await replayWholeFeed(client, keys, opts);
+  if (replayed && replayed.rev >= rev) return replayed;
+  replayed?.close(new StoreError('unreachable', 'replay abandoned'));
+  return undefined;
 }
 
 const REPLAY_CHUNK = 1000;
