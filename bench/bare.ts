@@ -4,22 +4,14 @@
 // GET /watch holds a chunked response open; POST /fire writes one event line
 // (built once) to every open response, then answers.
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { memoryNow, serveCommands } from './procs.js';
+import { readBody } from './body.js';
 
 const [port, certFile, keyFile, caFile] = process.argv.slice(2);
 const BODY = Buffer.from(JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c1', namespace: 'bench' }, data: { a: 'b' } }));
 const watchers = new Set<ServerResponse>();
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 function fixed(res: ServerResponse, code: number): void {
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': BODY.length }).end(BODY);

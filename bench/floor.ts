@@ -11,7 +11,6 @@
 //
 // argv: port cert key ca redis-url prefix
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import { createServer } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { redisTarget } from '../backends/core/store/redis-connect.js';
@@ -19,6 +18,7 @@ import { redisKeys } from '../backends/core/store/redis-keys.js';
 import { defineScripts, runWrite } from '../backends/core/store/redis-scripts.js';
 import { fieldsOf } from '../backends/core/store/redis-feed.js';
 import { serveCommands } from './procs.js';
+import { readBody } from './body.js';
 
 const [port, certFile, keyFile, caFile, url, prefix] = process.argv.slice(2);
 const target = redisTarget(url!, 5000);
@@ -41,20 +41,11 @@ async function readFeed(): Promise<void> {
   }
 }
 
-function body(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 const server = createServer({
   cert: readFileSync(certFile!), key: readFileSync(keyFile!), ca: readFileSync(caFile!),
   requestCert: true, rejectUnauthorized: false, keepAliveTimeout: 65_000, minVersion: 'TLSv1.2',
 }, (req, res) => {
-  void body(req).then(async (text) => {
+  void readBody(req).then(async (text) => {
     const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
     const ns = String(obj.metadata['namespace'] ?? 'default');
     obj.metadata['uid'] = randomUUID();
