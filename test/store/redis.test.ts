@@ -6,10 +6,9 @@ import { RedisStore } from '../../backends/core/store/redis.js';
 import { WRITE_SHA, defineScripts, runWrite } from '../../backends/core/store/redis-scripts.js';
 import { loadState } from '../../backends/core/store/redis-state.js';
 import { typeKeys } from '../../backends/core/store/redis-keys.js';
-import { StoreError, type StoreEvent } from '../../backends/core/store/types.js';
-import { getCachedFirst } from '../../backends/core/store/types.js';
+import { StoreError, getCachedFirst } from '../../backends/core/store/types.js';
 import { storeContract } from './contract.js';
-import { pod, rv } from './helpers.js';
+import { Collector, pod, rv } from './helpers.js';
 import { REDIS_URL, dropPrefix, prefixFootprint, redisSkipReason, uniquePrefix } from './fixtures/redis-env.js';
 
 const skip = await redisSkipReason();
@@ -163,12 +162,11 @@ if (skip) {
         try {
           assert.equal(raced, 1, 'the write raced the open');
           assert.equal(state.rev, 44);
-          const seen: StoreEvent[] = [];
-          const w = state.watch('core/configmaps/', 43, { event: (e) => seen.push(e), error: (e) => assert.fail(e.message) });
-          const deadline = Date.now() + 2000;
-          while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+          const seen = new Collector();
+          const w = state.watch('core/configmaps/', 43, seen);
+          const evs = await seen.waitFor(1);
           w.stop();
-          assert.deepEqual(seen.map((e) => `${e.type} ${e.key} ${e.rev}`), ['ADDED core/configmaps/n/c 44']);
+          assert.deepEqual(evs.map((e) => `${e.type} ${e.key} ${e.rev}`), ['ADDED core/configmaps/n/c 44']);
         } finally {
           state.close(new StoreError('unreachable', 'test over'));
         }
