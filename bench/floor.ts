@@ -4,7 +4,7 @@
 // JSON body, give it a uid and a creation time, serialize it, run the same
 // write script with a client made exactly like the store's (redisTarget:
 // auto-pipelining, command timeout), answer the stamped JSON; and read the
-// change feed back with blocking XREADs, parsing every entry, as each process
+// change feed back with blocking XREADs, parsing and keeping every entry, as each process
 // of the design has to. No authentication, authorization, validation, field
 // managers, admission, audit or watch cache: what Gatehouse adds is the gap
 // between this row and its own.
@@ -16,7 +16,8 @@ import { randomUUID } from 'node:crypto';
 import { redisTarget } from '../backends/core/store/redis-connect.js';
 import { redisKeys } from '../backends/core/store/redis-keys.js';
 import { defineScripts, runWrite } from '../backends/core/store/redis-scripts.js';
-import { fieldsOf } from '../backends/core/store/redis-feed.js';
+import { readEntry } from '../backends/core/store/redis-feed.js';
+import { rfc3339 } from '../lib/api/meta.js';
 import { serveCommands } from './procs.js';
 import { readBody } from './body.js';
 
@@ -27,7 +28,8 @@ const blocking = target.make({ blocking: true });
 defineScripts(client);
 const keys = redisKeys(prefix!);
 const TYPE = 'core/configmaps/';
-let applied = 0;
+/** What the feed read keeps: the parsed object by key, as a watch cache would. */
+const cache = new Map<string, unknown>();
 
 async function readFeed(): Promise<void> {
   let at = '0-0';
@@ -35,8 +37,8 @@ async function readFeed(): Promise<void> {
     const reply = (await blocking.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', keys.feed, at)) as [string, [string, string[]][]][] | null;
     for (const [id, raw] of reply?.[0]?.[1] ?? []) {
       at = id;
-      const json = fieldsOf(raw)['o'];
-      if (json !== undefined && JSON.parse(json)) applied++;
+      const { key, json } = readEntry(id, raw);
+      if (json !== undefined) cache.set(key, JSON.parse(json));
     }
   }
 }
@@ -49,7 +51,7 @@ const server = createServer({
     const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
     const ns = String(obj.metadata['namespace'] ?? 'default');
     obj.metadata['uid'] = randomUUID();
-    obj.metadata['creationTimestamp'] = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    obj.metadata['creationTimestamp'] = rfc3339(Date.now());
     const reply = await runWrite(client, keys, TYPE, 'c', `${TYPE}${ns}/${String(obj.metadata['name'])}`, JSON.stringify(obj), undefined, Date.now());
     const code = reply[0] === 'ok' ? 201 : 409;
     if (reply[0] === 'ok') obj.metadata['resourceVersion'] = String(reply[1]);
@@ -63,5 +65,5 @@ server.on('tlsClientError', () => undefined);
 await Promise.all([client.connect(), blocking.connect()]);
 server.listen(Number(port), '127.0.0.1', () => {
   readFeed().catch((err: unknown) => { console.error('floor: the feed read failed:', err); process.exit(1); });
-  serveCommands({ applied: () => applied });
+  serveCommands({ cached: () => cache.size });
 });
