@@ -6,7 +6,9 @@
 // `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>`.
 // Merge markers come from the schema nodes (lib/schema); an unknown field is
 // merged as a plain map or replaced as a plain list. Never mutates its inputs.
+// Keys are data: every map is read and written by own properties (api/own.ts).
 import { isPlainObject } from '../api/meta.js';
+import { hasOwn, ownValue, setOwn } from '../api/own.js';
 import type { Node } from '../schema/model.js';
 import { PatchError } from './errors.js';
 
@@ -39,7 +41,7 @@ export function strategicMergePatch(original: Obj, patch: Obj, schema: Node): Ob
 }
 
 function mergeMap(original: Obj, patch: Obj, schema: Node | undefined): Obj {
-  if (DIRECTIVE in patch) {
+  if (hasOwn(patch, DIRECTIVE)) {
     const d = patch[DIRECTIVE];
     if (d === 'replace') { delete patch[DIRECTIVE]; return fresh(patch, schema) as Obj; }
     if (d === 'delete') return {};
@@ -57,7 +59,7 @@ function mergeMap(original: Obj, patch: Obj, schema: Node | undefined): Obj {
     }
     if (patchV === null) { delete original[k]; continue; }
     const meta = lookup(schema, k);
-    if (!(k in original)) {
+    if (!hasOwn(original, k)) {
       if (!isDeleteList) setOrDrop(original, k, fresh(patchV, meta.sub, meta));
       continue;
     }
@@ -67,11 +69,11 @@ function mergeMap(original: Obj, patch: Obj, schema: Node | undefined): Obj {
       continue;
     }
     if (isPlainObject(origV)) {
-      original[k] = meta.strategy === 'replace' ? fresh(patchV, meta.sub) : mergeMap(origV, patchV as Obj, meta.sub);
+      setOwn(original, k, meta.strategy === 'replace' ? fresh(patchV, meta.sub) : mergeMap(origV, patchV as Obj, meta.sub));
     } else if (Array.isArray(origV)) {
-      original[k] = meta.strategy === 'merge' || isDeleteList
+      setOwn(original, k, meta.strategy === 'merge' || isDeleteList
         ? mergeSlice(origV, patchV as unknown[], meta.sub, meta.mergeKey, isDeleteList)
-        : fresh(patchV, meta.sub, meta);
+        : fresh(patchV, meta.sub, meta));
     } else {
       setOrDrop(original, k, fresh(patchV, meta.sub));
     }
@@ -83,7 +85,7 @@ const DROP = Symbol('drop');
 
 function setOrDrop(obj: Obj, k: string, v: unknown): void {
   if (v === DROP) delete obj[k];
-  else obj[k] = v;
+  else setOwn(obj, k, v);
 }
 
 function kindOf(v: unknown): string {
@@ -96,13 +98,13 @@ function kindOf(v: unknown): string {
  */
 function fresh(v: unknown, schema: Node | undefined, meta?: FieldMeta): unknown {
   if (isPlainObject(v)) {
-    if (DIRECTIVE in v) return DROP;
+    if (hasOwn(v, DIRECTIVE)) return DROP;
     return mergeMap({}, v, schema);
   }
   if (Array.isArray(v)) {
     const out: unknown[] = [];
     for (const item of v) {
-      if (isPlainObject(item) && DIRECTIVE in item) continue;
+      if (isPlainObject(item) && hasOwn(item, DIRECTIVE)) continue;
       const x = fresh(item, schema);
       if (x !== DROP) out.push(x);
     }
@@ -113,7 +115,7 @@ function fresh(v: unknown, schema: Node | undefined, meta?: FieldMeta): unknown 
 }
 
 function applyRetainKeys(original: Obj, patch: Obj): void {
-  if (!(RETAIN_KEYS in patch)) return;
+  if (!hasOwn(patch, RETAIN_KEYS)) return;
   const list = patch[RETAIN_KEYS];
   delete patch[RETAIN_KEYS];
   if (!Array.isArray(list)) throw new PatchError('malformed', 'invalid patch format of retainKeys');
@@ -125,7 +127,9 @@ function applyRetainKeys(original: Obj, patch: Obj): void {
   for (const k of Object.keys(original)) if (!keep.has(k)) delete original[k];
 }
 
-const keyOf = (item: unknown, mergeKey: string): unknown => (mergeKey ? (isPlainObject(item) ? item[mergeKey] : undefined) : item);
+const isDeleteItem = (v: unknown): boolean => isPlainObject(v) && ownValue(v, DIRECTIVE) === 'delete';
+
+const keyOf = (item: unknown, mergeKey: string): unknown => (mergeKey ? (isPlainObject(item) ? ownValue(item, mergeKey) : undefined) : item);
 
 function indexIn(list: readonly unknown[], item: unknown, mergeKey: string): number {
   const v = keyOf(item, mergeKey);
@@ -137,7 +141,7 @@ function requireMergeKey(mergeKey: string, ...lists: Array<readonly unknown[]>):
   for (const l of lists) {
     for (const item of l) {
       if (!isPlainObject(item)) throw new PatchError('failed', `invalid list item ${JSON.stringify(item)}: expected a map with merge key ${mergeKey}`);
-      if (!(mergeKey in item)) throw new PatchError('failed', `map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
+      if (!hasOwn(item, mergeKey)) throw new PatchError('failed', `map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
     }
   }
 }
@@ -148,8 +152,8 @@ function sortBy(toSort: unknown[], order: readonly unknown[], mergeKey: string, 
   let del: unknown[] = [];
   if (maps) {
     requireMergeKey(mergeKey, toSort, order);
-    keep = toSort.filter((v) => !(isPlainObject(v) && v[DIRECTIVE] === 'delete'));
-    del = toSort.filter((v) => isPlainObject(v) && v[DIRECTIVE] === 'delete');
+    keep = toSort.filter((v) => !isDeleteItem(v));
+    del = toSort.filter(isDeleteItem);
   }
   const pos = keep.map((v, i) => ({ v, i, o: indexIn(order, v, mergeKey) }));
   pos.sort((a, b) => (a.o >= 0 && b.o >= 0 ? a.o - b.o : a.i - b.i));
@@ -214,8 +218,8 @@ function mergeSlice(original: unknown[], patch: unknown[], items: Node | undefin
     merged = [...orig];
     for (const v of pat) {
       const item = v as Obj;
-      if (!(mergeKey in item)) throw new PatchError('failed', `map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
-      const at = merged.findIndex((m) => isPlainObject(m) && m[mergeKey] === item[mergeKey]);
+      if (!hasOwn(item, mergeKey)) throw new PatchError('failed', `map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
+      const at = merged.findIndex((m) => isPlainObject(m) && hasOwn(m, mergeKey) && m[mergeKey] === item[mergeKey]);
       if (at >= 0) merged[at] = mergeMap(merged[at] as Obj, item, items);
       else merged.push(fresh(item, items));
     }
@@ -231,11 +235,11 @@ function withSpecialElements(original: unknown[], patch: unknown[], mergeKey: st
   let replace = false;
   for (const v of patch) {
     const item = v as Obj;
-    if (!(DIRECTIVE in item)) { rest.push(v); continue; }
+    if (!hasOwn(item, DIRECTIVE)) { rest.push(v); continue; }
     const d = item[DIRECTIVE];
     if (d === 'delete') {
-      if (!(mergeKey in item)) throw new PatchError('failed', `map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
-      orig = orig.filter((o) => !(isPlainObject(o) && o[mergeKey] === item[mergeKey]));
+      if (!hasOwn(item, mergeKey)) throw new PatchError('failed', `map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
+      orig = orig.filter((o) => !(isPlainObject(o) && hasOwn(o, mergeKey) && o[mergeKey] === item[mergeKey]));
     } else if (d === 'replace') {
       replace = true;
     } else if (d === 'merge') {
@@ -256,10 +260,10 @@ function mergeOrderLists(original: Obj, patch: Obj, schema: Node | undefined): v
     delete patch[key];
     if (!Array.isArray(order)) throw new PatchError('malformed', 'invalid patch format of setElementOrder list');
     const field = key.slice(ORDER_PREFIX.length);
-    const foundOrig = field in original;
-    const foundPatch = field in patch;
-    const origList = original[field];
-    const patchList = patch[field];
+    const foundOrig = hasOwn(original, field);
+    const foundPatch = hasOwn(patch, field);
+    const origList = ownValue(original, field);
+    const patchList = ownValue(patch, field);
     if (foundOrig && !Array.isArray(origList)) throw new PatchError('failed', `${field} is not a list`);
     if (foundPatch && !Array.isArray(patchList)) throw new PatchError('malformed', 'invalid patch format of setElementOrder list');
     const meta = lookup(schema, field);
@@ -272,7 +276,7 @@ function mergeOrderLists(original: Obj, patch: Obj, schema: Node | undefined): v
     } else continue;
     const maps = meta.mergeKey !== '';
     const [inOrder, serverOnly] = partition(merged, order, meta.mergeKey, maps);
-    original[field] = normalizeOrder(inOrder, serverOnly, order, (origList ?? []) as unknown[], meta.mergeKey, maps);
+    setOwn(original, field, normalizeOrder(inOrder, serverOnly, order, (origList ?? []) as unknown[], meta.mergeKey, maps));
     delete patch[field];
   }
 }
@@ -280,11 +284,11 @@ function mergeOrderLists(original: Obj, patch: Obj, schema: Node | undefined): v
 /** The patch list's items must appear in the directive's list, in the same relative order. */
 function checkOrder(patchList: unknown[], order: unknown[], mergeKey: string): void {
   if (order.length === 0 || patchList.length === 0) return;
-  const items = mergeKey ? patchList.filter((v) => !(isPlainObject(v) && v[DIRECTIVE] === 'delete')) : patchList;
+  const items = mergeKey ? patchList.filter((v) => !isDeleteItem(v)) : patchList;
   let p = 0;
   let o = 0;
   while (p < items.length && o < order.length) {
-    if (isPlainObject(items[p]) && DIRECTIVE in (items[p] as Obj)) { p++; continue; }
+    if (isPlainObject(items[p]) && hasOwn(items[p] as Obj, DIRECTIVE)) { p++; continue; }
     if (mergeKey) requireMergeKey(mergeKey, [items[p], order[o]]);
     if (keyOf(items[p], mergeKey) === keyOf(order[o], mergeKey)) p++;
     o++;

@@ -1,0 +1,22 @@
+// Data a client or a configuration file supplies is walked by own properties
+// only: there `__proto__`, `constructor` and `prototype` are ordinary keys.
+// `key in obj` and `obj[key]` see what a plain object inherits (the
+// `__proto__` accessor, `constructor`, `toString`), and `obj[key] = v` with
+// the key `__proto__` swaps the object's prototype instead of storing data;
+// these three helpers are the one place that knows it.
+
+type Obj = Record<string, unknown>;
+
+/** Whether `obj` holds `key` itself (never through its prototype). */
+export const hasOwn: (obj: object, key: PropertyKey) => boolean = Object.hasOwn;
+
+/** `obj[key]` if `obj` holds it itself, else undefined. */
+export function ownValue(obj: object, key: string): unknown {
+  return Object.hasOwn(obj, key) ? (obj as Obj)[key] : undefined;
+}
+
+/** Stores `value` as `obj`'s own `key`, `__proto__` included. */
+export function setOwn(obj: object, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else (obj as Obj)[key] = value;
+}
