@@ -2,6 +2,7 @@
 // write path compares and copies whole objects several times per request, and
 // stringify + parse costs 3–5× a direct walk: bench/README, issue 5 notes),
 // and frozen values serialized once for every reader.
+import { setOwn } from './own.js';
 
 /**
  * Equality of two JSON-shaped values as their JSON would compare after a
@@ -72,8 +73,7 @@ function copy(v: unknown): unknown {
   for (const k of Object.keys(v)) {
     const x = (v as Record<string, unknown>)[k];
     if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
-    if (k === '__proto__') Object.defineProperty(out, k, { value: copy(x), enumerable: true, configurable: true, writable: true });
-    else out[k] = copy(x);
+    setOwn(out, k, copy(x));
   }
   return Object.freeze(out);
 }

@@ -10,6 +10,7 @@ import { ItemKeyError } from './shape.js';
 import { emptyObjectOf } from './baseline.js';
 import { createdFields, GENERAL, type Fields } from './create.js';
 import { deepFreezeJson } from '../api/json.js';
+import { setOwn } from '../api/own.js';
 
 export { conflictStatus } from './conflicts.js';
 export { ConflictError } from './ownership.js';
@@ -107,9 +108,7 @@ function copy(v: unknown, seen: Map<object, unknown>): unknown {
   const out: Record<string, unknown> = {};
   seen.set(v, out);
   for (const k of Object.keys(v)) {
-    const x = copy((v as Record<string, unknown>)[k], seen);
-    if (k === '__proto__') Object.defineProperty(out, k, { value: x, writable: true, enumerable: true, configurable: true });
-    else out[k] = x;
+    setOwn(out, k, copy((v as Record<string, unknown>)[k], seen));
   }
   return out;
 }

@@ -6,6 +6,7 @@
 import type { Node } from '../schema/model.js';
 import type { FieldSet } from './set.js';
 import { childNode, indexItems, itemKey, shapeOf, type Shape } from './shape.js';
+import { ownValue, setOwn } from '../api/own.js';
 
 export function merge(lhs: unknown, rhs: unknown, node: Node | undefined): unknown {
   if (rhs === undefined) return lhs;
@@ -16,9 +17,9 @@ export function merge(lhs: unknown, rhs: unknown, node: Node | undefined): unkno
   if (rs.t === 'list' && ls.t === 'list') return mergeList(ls, rs, rs.node.items);
   const out: Record<string, unknown> = { ...(ls as { v: Record<string, unknown> }).v };
   const rv = (rs as { v: Record<string, unknown> }).v;
-  for (const k in rv) {
+  for (const k of Object.keys(rv)) {
     if (rv[k] === undefined) continue;
-    out[k] = merge(out[k], rv[k], childNode(rs, k).node);
+    setOwn(out, k, merge(ownValue(out, k), rv[k], childNode(rs, k).node));
   }
   return out;
 }
@@ -69,9 +70,10 @@ export function removeItems(v: unknown, set: FieldSet, node: Node | undefined): 
   for (const [pe, c] of set.children) {
     if (!pe.startsWith('f:')) continue;
     const k = pe.slice(2);
-    if (out[k] === undefined) continue;
+    const x = ownValue(out, k);
+    if (x === undefined) continue;
     if (c.member) delete out[k];
-    else out[k] = removeItems(out[k], c, childNode(s, k).node);
+    else setOwn(out, k, removeItems(x, c, childNode(s, k).node));
   }
   return out;
 }

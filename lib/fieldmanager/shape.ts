@@ -5,6 +5,7 @@
 // lists atomic.
 import { isPlainObject } from '../api/meta.js';
 import type { ListNode, Node, StructNode } from '../schema/model.js';
+import { ownValue } from '../api/own.js';
 
 export type Shape =
   | { readonly t: 'struct'; readonly node: StructNode; readonly v: Record<string, unknown> }
@@ -69,7 +70,7 @@ export function checkItemKey(list: ListNode, item: unknown, index: number): void
 }
 
 function keyValue(item: Record<string, unknown>, k: string, index: number): unknown {
-  const v = item[k] ?? KEY_DEFAULTS[k];
+  const v = ownValue(item, k) ?? ownValue(KEY_DEFAULTS, k);
   if (v === undefined || v === null) throw new ItemKeyError(`element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
   if (typeof v === 'object') throw new ItemKeyError(`element ${index}: key field ${JSON.stringify(k)} must be a scalar`);
   return v;

@@ -2,6 +2,7 @@
 // and how to read a request body from its Content-Type. Results for a given
 // header value are cached, because clients send the same few values.
 import { notAcceptable, unsupportedMediaType, StatusError } from '../api/status.js';
+import { setOwn } from '../api/own.js';
 
 export type OutputAs = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'APIGroupDiscoveryList';
 
@@ -36,7 +37,7 @@ function parseAccept(header: string): MediaRange[] {
       const k = p.slice(0, eq).trim().toLowerCase();
       const v = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
       if (k === 'q') q = Number(v);
-      else params[k] = v;
+      else setOwn(params, k, v);
     }
     if (!Number.isNaN(q) && q > 0) ranges.push({ type, params, q });
   }

@@ -6,6 +6,7 @@
 // fails without running anything.
 import { spawn } from 'node:child_process';
 import type { ClusterConfig, ExecConfig } from './load.js';
+import { setOwn } from '../api/own.js';
 
 export interface ExecCredential {
   readonly token?: string;
@@ -76,7 +77,7 @@ export class ExecCredentialProvider {
     }
     this.runs++;
     const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const e of ex.env) env[e.name] = e.value;
+    for (const e of ex.env) setOwn(env, e.name, e.value);
     env['KUBERNETES_EXEC_INFO'] = this.execInfo();
     return new Promise((resolve, reject) => {
       const child = spawn(ex.command, [...ex.args], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: this.timeoutMs, killSignal: 'SIGKILL' });

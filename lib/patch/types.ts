@@ -1,4 +1,5 @@
 // The PATCH media types and which of them a Content-Type names.
+import { ownValue } from '../api/own.js';
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
 export const PATCH_TYPES: readonly string[] = [
@@ -16,5 +17,5 @@ const BY_MEDIA_TYPE: Readonly<Record<string, PatchType>> = {
 /** The patch type of a Content-Type; undefined = not a patch type. */
 export function patchTypeOf(contentType: string | undefined): PatchType | undefined {
   if (!contentType) return undefined;
-  return BY_MEDIA_TYPE[contentType.split(';', 1)[0]!.trim().toLowerCase()];
+  return ownValue(BY_MEDIA_TYPE, contentType.split(';', 1)[0]!.trim().toLowerCase()) as PatchType | undefined;
 }

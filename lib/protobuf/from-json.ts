@@ -6,6 +6,7 @@ import type { FieldPlan, MessagePlan } from './registry.js';
 import {
   durationFromJson, intOrStringFromJson, quantityFromJson, timeFromJson,
 } from './wellknown.js';
+import { setOwn } from '../api/own.js';
 
 type Msg = Record<string, unknown>;
 
@@ -55,7 +56,7 @@ function field(f: FieldPlan, x: unknown, path: string): unknown {
   if (f.keyType) {
     if (!isObject(x)) throw invalid(path, x, 'an object');
     const out: Msg = {};
-    for (const [k, e] of Object.entries(x)) out[k] = value(f, e, `${path}.${k}`);
+    for (const [k, e] of Object.entries(x)) setOwn(out, k, value(f, e, `${path}.${k}`));
     return out;
   }
   return value(f, x, path);

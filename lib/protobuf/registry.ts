@@ -4,6 +4,7 @@
 import protobuf from 'protobufjs/light.js';
 import { KINDS, META_KINDS, PACKAGES } from './schema/index.js';
 import { parseField, SCALARS, type FieldSpec } from './schema/types.js';
+import { ownValue } from '../api/own.js';
 
 /** Messages whose Go type has a hand-written JSON form (see wellknown.ts). */
 export type Custom = 'Time' | 'MicroTime' | 'Duration' | 'FieldsV1' | 'RawExtension' | 'IntOrString' | 'Quantity';
@@ -95,7 +96,7 @@ export function planFor(qualified: string): MessagePlan {
 
 /** The message for an apiVersion/kind, or undefined when this folder has no schema for it. */
 export function planForKind(apiVersion: string, kind: string): MessagePlan | undefined {
-  const group = KINDS[apiVersion];
+  const group = ownValue(KINDS, apiVersion) as (typeof KINDS)[string] | undefined;
   if (group?.kinds.includes(kind)) return PLANS.get(`${group.alias}.${kind}`);
   if (META_KINDS.includes(kind) && (group || apiVersion.includes('/'))) return PLANS.get(`meta.${kind}`);
   return undefined;

@@ -2,6 +2,7 @@
 // by each group's APIService priority (kube-aggregator's default priorities),
 // highest first, then by name; kubectl resolves short names and ambiguous
 // resources in that order, so Gatehouse keeps it.
+import { ownValue } from '../api/own.js';
 
 /** groupPriorityMinimum of kube's built-in groups (pkg/controlplane/apiserver/aggregator.go). */
 const GROUP_PRIORITY: Readonly<Record<string, number>> = {
@@ -33,7 +34,7 @@ const GROUP_PRIORITY: Readonly<Record<string, number>> = {
 export const DEFAULT_GROUP_PRIORITY = 1000;
 
 export function groupPriority(group: string): number {
-  return GROUP_PRIORITY[group] ?? DEFAULT_GROUP_PRIORITY;
+  return (ownValue(GROUP_PRIORITY, group) as number | undefined) ?? DEFAULT_GROUP_PRIORITY;
 }
 
 /** Higher priority first, then by name: the aggregator's ByGroupPriorityMinimum. */

@@ -3,6 +3,7 @@
 // them, and the JWS algorithms each key type may verify. Never `none`, never
 // an HMAC algorithm: a public key is never a shared secret.
 import { X509Certificate, createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { ownValue } from '../api/own.js';
 
 export interface VerificationKey {
   /** base64url(SHA-256(DER SubjectPublicKeyInfo)), the `kid` kube-apiserver writes. */
@@ -24,7 +25,7 @@ export function algorithmsFor(key: KeyObject, source: string): readonly string[]
   if (key.asymmetricKeyType === 'rsa') return RSA_ALGORITHMS;
   if (key.asymmetricKeyType === 'ec') {
     const curve = key.asymmetricKeyDetails?.namedCurve ?? '';
-    const alg = EC_ALGORITHMS[curve];
+    const alg = ownValue(EC_ALGORITHMS, curve) as string | undefined;
     if (alg) return [alg];
     throw new KeyFileError(`${source}: unsupported elliptic curve "${curve}" (P-256, P-384 or P-521)`);
   }

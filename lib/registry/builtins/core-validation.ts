@@ -6,6 +6,8 @@ import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import { isConfigMapKey, isDNS1123Label, tooLong } from '../names.js';
 import { at, bool, list, record, sameJson, str } from '../fields.js';
+import { setOwn } from '../../api/own.js';
+import { hasOwn } from '../../api/own.js';
 
 /** core.MaxSecretSize, which also bounds ConfigMaps. */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -64,7 +66,7 @@ export function validateConfigMap(obj: KObject, old: KObject | undefined): Statu
   let size = 0;
   for (const [k, v] of Object.entries(data)) {
     causes.push(...keyCauses('data', k));
-    if (k in binary) causes.push(cause.invalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
+    if (hasOwn(binary, k)) causes.push(cause.invalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
     if (typeof v !== 'string') causes.push(cause.typeInvalid(`data[${k}]`, v, 'must be a string'));
     else size += Buffer.byteLength(v);
   }
@@ -118,7 +120,7 @@ export function defaultSecret(obj: KObject): void {
   const stringData = obj['stringData'];
   if (!isPlainObject(stringData)) return;
   const data: Record<string, unknown> = isPlainObject(obj['data']) ? { ...obj['data'] } : {};
-  for (const [k, v] of Object.entries(stringData)) if (typeof v === 'string') data[k] = Buffer.from(v).toString('base64');
+  for (const [k, v] of Object.entries(stringData)) if (typeof v === 'string') setOwn(data, k, Buffer.from(v).toString('base64'));
   obj['data'] = data;
   delete obj['stringData'];
 }
