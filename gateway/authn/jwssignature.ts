@@ -15,6 +15,7 @@
 // (promises, WebIDL checks).
 import { availableParallelism } from 'node:os';
 import { constants, verify as verifySignature, type KeyObject, type VerifyKeyObjectInput } from 'node:crypto';
+import { ownValue } from '../../lib/api/own.js';
 
 export type SignatureThreads = 'pool' | 'loop';
 
@@ -55,7 +56,7 @@ export interface PreparedJws { readonly hash: string; readonly family: string; r
 /** The token's signing input and signature under alg, or undefined when it is not a compact JWS or alg is unknown. */
 export function prepareJws(token: string, alg: string): PreparedJws | undefined {
   if (!COMPACT_JWS.test(token)) return undefined;
-  const hash = HASHES[alg.slice(2)];
+  const hash = ownValue(HASHES, alg.slice(2)) as string | undefined;
   if (hash === undefined) return undefined;
   const dot = token.lastIndexOf('.');
   return { hash, family: alg.slice(0, 2), data: Buffer.from(token.slice(0, dot), 'latin1'), sig: Buffer.from(token.slice(dot + 1), 'base64url') };

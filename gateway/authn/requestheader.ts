@@ -12,6 +12,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { AuthnError, type Authenticator, type AuthnResult } from './types.js';
 import { CertChainError, parseCaBundle, peerChain, verifyClientChain } from './certchain.js';
+import { ownValue, setOwn } from '../../lib/api/own.js';
 
 export interface RequestHeaderConfig {
   readonly usernameHeaders: readonly string[];
@@ -77,7 +78,9 @@ export class RequestHeaderAuthenticator implements Authenticator {
       for (const p of this.lower.extra) {
         if (!name.startsWith(p) || name.length === p.length || values === undefined) continue;
         const key = unescapeKey(name.slice(p.length).toLowerCase());
-        (extra[key] ??= []).push(...values);
+        const have = ownValue(extra, key) as string[] | undefined;
+        if (have) have.push(...values);
+        else setOwn(extra, key, [...values]);
       }
     }
     const uid = first(this.lower.uid);

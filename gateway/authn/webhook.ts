@@ -9,6 +9,7 @@ import { clientFromKubeconfig, KubeconfigError, type KubeClient } from '../../li
 import { AuthnError, type AuthnResult } from './types.js';
 import { CachedTokenAuthenticator } from './tokencache.js';
 import type { TokenAuthenticator } from './token.js';
+import { setOwn } from '../../lib/api/own.js';
 
 export const WEBHOOK_VERSIONS = ['v1beta1', 'v1'] as const;
 export type WebhookVersion = (typeof WEBHOOK_VERSIONS)[number];
@@ -32,7 +33,7 @@ function parseExtra(v: unknown): Record<string, string[]> | undefined | 'bad' {
   for (const [k, vals] of Object.entries(v)) {
     const list = stringList(vals);
     if (!list) return 'bad';
-    out[k] = list;
+    setOwn(out, k, list);
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -3,6 +3,7 @@
 // (which matchConditions also see, as `request`) and its v1beta1 form.
 // Empty strings are left out, as Go's `omitempty` leaves them out.
 import type { Attributes } from './types.js';
+import { hasOwn } from '../../lib/api/own.js';
 
 type Spec = Record<string, unknown>;
 
@@ -26,10 +27,10 @@ export function sarSpecV1(a: Attributes, withSelectors: boolean): Spec {
     });
     if (withSelectors) {
       // Operators with no SAR form (gt, lt) are dropped: requirements are ANDed, so fewer only widen the check.
-      const fs = (a.fieldSelector ?? []).filter((r) => FIELD_OPS[r.operator])
+      const fs = (a.fieldSelector ?? []).filter((r) => hasOwn(FIELD_OPS, r.operator))
         .map((r) => ({ key: r.field, operator: FIELD_OPS[r.operator]!, values: [r.value] }));
       if (fs.length > 0) ra['fieldSelector'] = { requirements: fs };
-      const ls = (a.labelSelector ?? []).filter((r) => LABEL_OPS[r.operator])
+      const ls = (a.labelSelector ?? []).filter((r) => hasOwn(LABEL_OPS, r.operator))
         .map((r) => ({ key: r.key, operator: LABEL_OPS[r.operator]!, ...(r.values.length > 0 ? { values: [...r.values] } : {}) }));
       if (ls.length > 0) ra['labelSelector'] = { requirements: ls };
     }

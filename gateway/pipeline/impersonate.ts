@@ -6,6 +6,7 @@ import type { UserInfo } from '../../lib/api/meta.js';
 import { badRequest, forbiddenMessage } from '../../lib/api/status.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
+import { setOwn } from '../../lib/api/own.js';
 
 const SA_PREFIX = 'system:serviceaccount:';
 
@@ -32,7 +33,7 @@ export async function impersonate(req: IncomingMessage, actor: UserInfo, authz: 
   const uids = req.headersDistinct['impersonate-uid'] ?? [];
   const extra: Record<string, string[]> = {};
   for (const h of Object.keys(req.headers)) {
-    if (h.startsWith('impersonate-extra-')) extra[extraKey(h)] = req.headersDistinct[h] ?? [];
+    if (h.startsWith('impersonate-extra-')) setOwn(extra, extraKey(h), req.headersDistinct[h] ?? []);
   }
   if (usernames.length !== 1) {
     throw badRequest(usernames.length === 0 ? 'impersonation requested without impersonating a user: set Impersonate-User' : 'only one Impersonate-User header may be set');

@@ -5,6 +5,7 @@
 import { isPlainObject, type UserInfo } from '../../lib/api/meta.js';
 import { badRequest, cause, invalid, type StatusCause } from '../../lib/api/status.js';
 import type { Attributes } from '../authz/types.js';
+import { setOwn } from '../../lib/api/own.js';
 
 export interface AccessSpec {
   readonly resource?: Record<string, unknown>;
@@ -46,7 +47,7 @@ export function readSubject(spec: Record<string, unknown>, version: string): { u
   const groups = strings(spec[version === 'v1beta1' ? 'group' : 'groups'], `spec.${version === 'v1beta1' ? 'group' : 'groups'}`);
   const extraRaw = object(spec['extra'], 'spec.extra') ?? {};
   const extra: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(extraRaw)) extra[k] = strings(v, `spec.extra[${k}]`);
+  for (const [k, v] of Object.entries(extraRaw)) setOwn(extra, k, strings(v, `spec.extra[${k}]`));
   const uid = str(spec, 'uid', 'spec');
   const causes = username === '' && groups.length === 0 ? [cause.invalid('spec.user', '', 'at least one of user or group must be specified')] : [];
   return { user: { username, groups, ...(uid ? { uid } : {}), ...(Object.keys(extra).length ? { extra } : {}) }, causes };

@@ -3,6 +3,7 @@
 import type { UserInfo } from '../../../lib/api/meta.js';
 import { kindOf, stringList, type CelInput, type CompiledExpression } from '../../../lib/cel/index.js';
 import type { ClaimMappings, UserValidationRule } from '../../config/authnconfig-types.js';
+import { setOwn } from '../../../lib/api/own.js';
 
 type Claims = Readonly<Record<string, unknown>>;
 
@@ -68,7 +69,7 @@ export function mapUser(m: ClaimMappings, claims: Claims, celClaims: () => CelIn
   for (const x of m.extra) {
     const values = stringsResult(x.valueExpression, celClaims(), `extra ${JSON.stringify(x.key)}`);
     if (values.length === 0) continue;
-    (extra ??= {})[x.key] = values;
+    setOwn(extra ??= {}, x.key, values);
   }
   return { username, groups, ...(uid !== undefined && uid !== '' ? { uid } : {}), ...(extra ? { extra } : {}) };
 }
