@@ -5,6 +5,7 @@ import type { KObject } from '../../lib/api/meta.js';
 import type { ResourceType } from '../../lib/registry/types.js';
 import { parseFieldSelector, parseLabelSelector, matchesLabels } from '../../lib/api/selectors.js';
 import { decodeContinue, type ContinuePoint } from './continuetoken.js';
+import { ownValue } from '../../lib/api/own.js';
 
 /** How a read is served: the newest state, any state, at least a revision, exactly a revision, or a continuation. */
 export type ReadPlan =
@@ -88,7 +89,7 @@ export function buildFilter(t: ResourceType, query: URLSearchParams, name?: stri
 function fieldReader(t: ResourceType, field: string): ((o: KObject) => string) | undefined {
   if (field === 'metadata.name') return (o) => o.metadata.name ?? '';
   if (field === 'metadata.namespace') return (o) => o.metadata.namespace ?? '';
-  return t.fieldSelectors[field];
+  return ownValue(t.fieldSelectors, field) as ((o: KObject) => string) | undefined;
 }
 
 function rvmOf(query: URLSearchParams, causes: StatusCause[]): 'Exact' | 'NotOlderThan' | undefined {

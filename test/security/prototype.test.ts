@@ -236,6 +236,12 @@ for (const store of stores) {
       assert.deepEqual(none.json.items, []);
       is4xx(await s.admin.request('GET', `${CM}?labelSelector=__proto__`), 400, '__proto__');
       is4xx(await s.admin.request('GET', `${CM}?fieldSelector=metadata.__proto__%3Dx`), 400, '__proto__');
+      is4xx(await s.admin.request('GET', `${CM}?fieldSelector=constructor%3Dx`), 400, 'field label not supported: constructor');
+      for (const path of ['/api/v1/constructor', `${NS}/__proto__`, `${NS}/hasOwnProperty/x`, '/apis/constructor/v1', '/apis/__proto__/v1/toString', '/api/v1/namespaces/__proto__/configmaps/x', `${CM}/__proto__`]) {
+        const r = await s.admin.request('GET', path);
+        assert.equal(r.status, 404, `${path}: ${r.status} ${r.text}`);
+      }
+      is4xx(await s.admin.request('POST', CM, cmJson('__proto__', '{}'), JSON_CT), 422, 'metadata.name');
       const q = await s.admin.request('GET', `${CM}?__proto__=x&constructor=y`);
       assert.equal(q.status, 200, q.text);
       await assertClean();
