@@ -28,6 +28,11 @@ function tokenService(r: PeerRequest, res: ServerResponse): void {
         authenticated: true,
         user: { username: 'jane', uid: 'u-42', groups: ['dev'], extra: { 'example.com/team': ['blue'] } },
       }));
+    case 'proto-token': // keys a plain object inherits are data in a webhook's answer (issue 18)
+      return sendJson(res, 200, tokenReviewAnswer(review, {
+        authenticated: true,
+        user: { username: 'proto', extra: { ['__proto__']: ['p'], constructor: ['c'] } },
+      }));
     case 'aud-token':
       return sendJson(res, 200, tokenReviewAnswer(review, { authenticated: true, user: { username: 'aud-user' }, audiences: ['b', 'c'] }));
     case 'refused-token':
@@ -92,6 +97,12 @@ describe('token webhook (v1beta1, the default)', () => {
     const r = await whoami(s, 'good-token');
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.json.status.userInfo, { username: 'jane', uid: 'u-42', groups: ['dev', 'system:authenticated'], extra: { 'example.com/team': ['blue'] } });
+  });
+
+  it('keeps extra keys named __proto__ and constructor as data', async () => {
+    const r = await whoami(s, 'proto-token');
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.text.includes('"extra":{"__proto__":["p"],"constructor":["c"]}'), true, r.text);
   });
 
   it('posts a v1beta1 TokenReview with the token and the API audiences to the configured path over mutual TLS', () => {
