@@ -9,7 +9,8 @@
 // `node --import tsx bench/ab.ts <dir of build A>`
 // Knobs: AB_REDIS=1 (Redis store, REDIS_URL, each server under its own prefix;
 // default the memory store), AB_ROUNDS (6), AB_MS (measured window, 1500),
-// AB_FLAGS_B (node flags of B only, to A/B a runtime flag on one build).
+// AB_FLAGS_B (node flags of B only, to A/B a runtime flag on one build),
+// AB_ENV_A (`K=V …` set for A only, e.g. BENCH_NO_HARDEN=1 to A/B the hardening on one build).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,6 +30,7 @@ const redis = process.env['AB_REDIS'] === '1';
 const rounds = Number(process.env['AB_ROUNDS'] ?? 6);
 const windowMs = Number(process.env['AB_MS'] ?? 1500);
 const flagsB = (process.env['AB_FLAGS_B'] ?? '').split(' ').filter(Boolean);
+const envA = Object.fromEntries((process.env['AB_ENV_A'] ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const prefixes = [0, 1].map(() => `gh-bench-ab-${randomBytes(4).toString('hex')}`);
 const storeFlags = (i: number): string[] => (redis ? ['--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefixes[i]!] : ['--storage-backend', 'memory']);
 const body = JSON.stringify(configMap('bench'));
@@ -38,7 +40,7 @@ const children: Child[] = [];
 try {
   // A generates the dev PKI; B and the load generator use it.
   const portA = await freePort();
-  const a = await startChild('A', './server.ts', ['--secure-port', String(portA), '--data-dir', join(root, 'a'), ...storeFlags(0), '--authorization-mode', 'AlwaysAllow'], 0, [], { BENCH_DIST: resolve(distA) });
+  const a = await startChild('A', './server.ts', ['--secure-port', String(portA), '--data-dir', join(root, 'a'), ...storeFlags(0), '--authorization-mode', 'AlwaysAllow'], 0, [], { ...envA, BENCH_DIST: resolve(distA) });
   children.push(a);
   const pki = join(root, 'a', 'pki');
   const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));

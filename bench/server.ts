@@ -8,6 +8,11 @@ const { parseServeFlags } = await import(`${src}/gateway/config/flags.js`) as ty
 const { startServer } = await import(`${src}/gateway/server/app.js`) as typeof import('../gateway/server/app.js');
 import { memoryNow, serveCommands } from './procs.js';
 
+// As `gatehouse serve` runs (gateway/cli/main.ts); BENCH_NO_HARDEN=1 measures without it.
+if (process.env['BENCH_NO_HARDEN'] !== '1') {
+  const { hardenIntrinsics } = await import(`${src}/gateway/cli/harden.js`) as typeof import('../gateway/cli/harden.js');
+  hardenIntrinsics();
+}
 const parsed = parseServeFlags(process.argv.slice(2));
 if ('error' in parsed) throw new Error(parsed.error);
 const log = (msg: string): void => {

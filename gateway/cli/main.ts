@@ -5,6 +5,7 @@ import { parseServeFlags, usage, wantsHelp, type ServeOptions } from '../config/
 import { startServer } from '../server/app.js';
 import { startBackendProcess, type BackendKind } from '../aggregation/backendmain.js';
 import { startSidecar } from '../aggregation/sidecar.js';
+import { hardenIntrinsics } from './harden.js';
 
 const log = (msg: string): void => { process.stderr.write(`${new Date().toISOString()} ${msg}\n`); };
 
@@ -120,6 +121,9 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// Every module is loaded by now (no import is dynamic): from here on a write
+// through a built-in prototype throws instead of reaching every object.
+hardenIntrinsics();
 main(process.argv.slice(2)).then((code) => process.exit(code), (err: unknown) => {
   process.stderr.write(`gatehouse: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
