@@ -9,7 +9,7 @@ import { clientFromKubeconfig, KubeconfigError, type KubeClient } from '../../li
 import { AuthnError, type AuthnResult } from './types.js';
 import { CachedTokenAuthenticator } from './tokencache.js';
 import type { TokenAuthenticator } from './token.js';
-import { setOwn } from '../../lib/api/own.js';
+import { ownValue, setOwn } from '../../lib/api/own.js';
 
 export const WEBHOOK_VERSIONS = ['v1beta1', 'v1'] as const;
 export type WebhookVersion = (typeof WEBHOOK_VERSIONS)[number];
@@ -64,13 +64,13 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     if (body['kind'] !== 'TokenReview' || body['apiVersion'] !== this.apiVersion) {
       this.fail(`token webhook answered ${JSON.stringify(body['apiVersion'])} ${JSON.stringify(body['kind'])}, want ${this.apiVersion} TokenReview`);
     }
-    const status = body['status'];
+    const status = ownValue(body, 'status');
     if (!isPlainObject(status)) return this.fail('token webhook answer has no status');
-    if (status['authenticated'] !== true) {
+    if (ownValue(status, 'authenticated') !== true) { // the answer's own member, never a prototype's
       const why = typeof status['error'] === 'string' && status['error'] !== '' ? status['error'] : 'authenticated is false';
       return this.fail(`token webhook refused the token: ${why}`);
     }
-    const u = status['user'];
+    const u = ownValue(status, 'user');
     if (!isPlainObject(u) || typeof u['username'] !== 'string' || u['username'] === '') return this.fail('token webhook answer has no status.user.username');
     const groups = stringList(u['groups']);
     const extra = parseExtra(u['extra']);

@@ -13,6 +13,7 @@ import type { MatchConditions } from './matchconditions.js';
 import { sarSpecV1, toV1beta1 } from './sar.js';
 import type { Attributes, Authorizer, Decision } from './types.js';
 import { NO_OPINION } from './types.js';
+import { ownValue } from '../../lib/api/own.js';
 
 export const SAR_VERSIONS = ['v1beta1', 'v1'] as const;
 export type SarVersion = (typeof SAR_VERSIONS)[number];
@@ -102,9 +103,10 @@ export class WebhookAuthorizer implements Authorizer {
     if (body['apiVersion'] !== this.apiVersion || body['kind'] !== 'SubjectAccessReview') {
       return `answered ${JSON.stringify(body['apiVersion'])} ${JSON.stringify(body['kind'])}, want ${this.apiVersion} SubjectAccessReview`;
     }
-    const status = body['status'] ?? {};
+    const status = ownValue(body, 'status') ?? {};
     if (!isPlainObject(status)) return 'status is not an object';
-    const { allowed, denied, reason, evaluationError } = status;
+    // Own members only: the decision must come from the answer, never from a prototype.
+    const [allowed, denied, reason, evaluationError] = ['allowed', 'denied', 'reason', 'evaluationError'].map((k) => ownValue(status, k));
     if (allowed !== undefined && typeof allowed !== 'boolean') return 'status.allowed is not a boolean';
     if (denied !== undefined && typeof denied !== 'boolean') return 'status.denied is not a boolean';
     if (typeof evaluationError === 'string' && evaluationError !== '') this.opts.log(`authorization webhook "${this.name}": evaluation error: ${evaluationError}`);
