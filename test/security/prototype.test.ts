@@ -300,7 +300,7 @@ for (const store of stores) {
       await assertClean();
     });
 
-    it('the status subresource and managedFields sent by a client keep such keys inert', async () => {
+    it('the status and token subresources, DeleteOptions and managedFields sent by a client keep such keys inert', async () => {
       await create('keys-mf');
       const mf = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"keys-mf","managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"__proto__":${POLLUTION},"f:data":{"f:__proto__":{}}}}]},"data":{"__proto__":"mf"}}`;
       const r = await s.admin.request('PUT', `${CM}/keys-mf`, mf, JSON_CT);
@@ -316,6 +316,16 @@ for (const store of stores) {
       assert.ok(!st.text.includes('polluted'), st.text);
       const sp = await s.admin.request('PATCH', `${NS}/pods/keys-status/status`, `{"status":{"__proto__":${POLLUTION}}}`, SMP);
       assert.equal(sp.status, 200, sp.text);
+
+      // The token subresource and DeleteOptions bodies: a __proto__ member is no option.
+      assert.equal((await s.admin.request('POST', `${NS}/serviceaccounts`, '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"keys-sa"}}', JSON_CT)).status, 201);
+      const tr = await s.admin.request('POST', `${NS}/serviceaccounts/keys-sa/token`,
+        '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"__proto__":{"audiences":["evil"]},"audiences":["good"]}}', JSON_CT);
+      assert.equal(tr.status, 201, tr.text);
+      assert.deepEqual(tr.json.spec.audiences, ['good']);
+      const del = await s.admin.request('DELETE', `${CM}/keys-mf`, `{"apiVersion":"v1","kind":"DeleteOptions","__proto__":{"dryRun":["All"]},"preconditions":{"__proto__":{"uid":"nope"}}}`, JSON_CT);
+      assert.equal(del.status, 200, del.text);
+      assert.equal((await s.admin.request('GET', `${CM}/keys-mf`)).status, 404);
       await assertClean();
     });
   });
