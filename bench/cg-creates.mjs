@@ -1,0 +1,43 @@
+// Instructions per create, for changes too small for this machine's drift:
+// a Gatehouse on the memory store in this process (the compiled dist/), N
+// creates over 4 keep-alive connections, then exit. Run it under callgrind at
+// two N and subtract, so start-up cancels out; instruction counts repeat where
+// timings do not (the other core busy or not):
+//   for n in 200 600; do VG_DIR=/tmp/cgdir H=1 N=$n valgrind --tool=callgrind \
+//     --smc-check=all-non-file --callgrind-out-file=/dev/null node bench/cg-creates.mjs; done
+// VG_DIR: a data directory reused across runs (its dev PKI is generated once,
+// RSA key generation is random work); H=1 hardens the intrinsics first, as
+// `gatehouse serve` does (gateway/cli/harden.ts).
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'node:https';
+const { parseServeFlags } = await import('../dist/gateway/config/flags.js');
+const { startServer } = await import('../dist/gateway/server/app.js');
+const { devPkiPaths } = await import('../dist/certs/devpki.js');
+if (process.env.H === '1') (await import('../dist/gateway/cli/harden.js')).hardenIntrinsics();
+const dir = process.env.VG_DIR ?? await mkdtemp(join(tmpdir(), 'vg-'));
+const port = 20000 + Math.floor(Math.random() * 20000);
+const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dir, '--storage-backend', 'memory']);
+if ('error' in parsed) throw new Error(parsed.error);
+const running = await startServer(parsed.options, { log: () => {} });
+const pki = devPkiPaths(dir);
+const [ca, cert, key] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.adminCert, 'utf8'), readFile(pki.adminKey, 'utf8')]);
+const agent = new Agent({ keepAlive: true, ca, cert, key, maxSockets: 4 });
+const call = (method, path, body) => new Promise((res, rej) => {
+  const r = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, (resp) => { resp.resume(); resp.on('end', () => res(resp.statusCode ?? 0)); });
+  r.on('error', rej); r.end(body);
+});
+while ((await call('GET', '/readyz').catch(() => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
+const N = Number(process.env.N ?? 1000);
+const cm = (i) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, labels: { app: 'x', tier: 'y' } }, data: { a: 'x'.repeat(100), b: 'y', c: 'z' } });
+let bad = 0;
+for (let i = 0; i < N; i += 4) {
+  const st = await Promise.all([0, 1, 2, 3].map((j) => call('POST', '/api/v1/namespaces/default/configmaps', cm(i + j))));
+  bad += st.filter((s) => s !== 201).length;
+  if (i % 40 === 0) await call('GET', `/api/v1/namespaces/default/configmaps/c${i}`);
+}
+console.log('bad', bad);
+agent.destroy();
+await running.shutdown('done');
+process.exit(0);
