@@ -23,7 +23,6 @@ export type { ProxyClientCert } from './transport.js';
 export type { StatusWriter } from './availability.js';
 export { withAvailableCondition } from './availability.js';
 export { ApiServiceProxy } from './proxy.js';
-export { registerUpgrade, upgradeOf } from './upgrade.js';
 
 const STABILITY_PRIORITY: Readonly<Record<string, number>> = { ga: 15, beta: 9, alpha: 1 };
 

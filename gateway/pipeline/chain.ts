@@ -11,7 +11,7 @@ import { forbiddenMessage as denial } from '../authz/chain.js';
 import { selectorAttributes } from '../authz/selectors.js';
 import { admit, type AdmissionPlugin } from './admission.js';
 import { openAudit, type AuditSink } from './audit.js';
-import { newContext, isLongRunning, type RequestContext } from './context.js';
+import { newContext, isLongRunning, type PendingUpgrade, type RequestContext } from './context.js';
 import { hasImpersonation, impersonate } from './impersonate.js';
 import { stripIdentityHeaders, type IdentityHeaders } from './identityheaders.js';
 import type { InflightLimiter } from './inflight.js';
@@ -47,8 +47,11 @@ function errorOutput(req: IncomingMessage): Output | undefined {
   try { return negotiateOutput(req.headers.accept); } catch { return undefined; }
 }
 
-export function buildHandlerChain(cfg: ChainConfig): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
+/** Serves one request; `upgrade` is given for an upgrade request, whose `res` is bound to that socket. */
+export type ChainHandler = (req: IncomingMessage, res: ServerResponse, upgrade?: PendingUpgrade) => void;
+
+export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
+  return (req, res, upgrade) => {
     let release: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     let ctx: RequestContext | undefined;
@@ -61,7 +64,7 @@ export function buildHandlerChain(cfg: ChainConfig): (req: IncomingMessage, res:
     res.once('close', finish);
 
     const run = async () => {
-      ctx = newContext(req, res, cfg.clock());
+      ctx = newContext(req, res, cfg.clock(), upgrade);
 
       if (!isLongRunning(ctx)) {
         timer = setTimeout(() => {

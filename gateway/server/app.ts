@@ -44,7 +44,7 @@ import type { RequestContext } from '../pipeline/context.js';
 import { pathNotFound } from '../../lib/api/status.js';
 import { serveLocal } from '../local/router.js';
 import { registryDiscovery } from '../local/discovery.js';
-import { localGroupVersions, registerUpgrade, startAggregation, withAvailableCondition } from '../aggregation/index.js';
+import { localGroupVersions, startAggregation, withAvailableCondition } from '../aggregation/index.js';
 import { loadProxyClientCert } from '../aggregation/clientcert.js';
 import { remoteFor, serveRemote } from '../aggregation/dispatch.js';
 import { installShutdown } from './shutdown.js';
@@ -257,8 +257,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     res.shouldKeepAlive = false;
     res.once('finish', () => socket.end());
     socket.on('error', () => socket.destroy());
-    registerUpgrade(req, { socket, head });
-    handler(req, res);
+    handler(req, res, { socket, head });
   });
   server.on('clientError', (_err, socket) => { if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'); else socket.destroy(); });
 
