@@ -121,7 +121,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     return api.serve({ req: ctx.req, res: ctx.res, query: ctx.query, info, user: ctx.user, ...(ctx.body ? { body: ctx.body } : {}) });
   };
   const handler = buildHandlerChain({
-    authenticator, identityHeaders: identityHeaderNames(rh), authorizer: authz.authorizer, admission: [], inflight: new InflightLimiter(400, 200),
+    authenticator, identityHeaders: identityHeaderNames(rh), impersonation: true, authorizer: authz.authorizer, admission: [], inflight: new InflightLimiter(400, 200),
     requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log, clock: Date.now,
   });
   const { server, url } = await serveHttps({ cert, clientCas: [proxyCa!, ...clientCas], handler, upgrades: false, port: opts.securePort, bindAddress: opts.bindAddress });

@@ -83,7 +83,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const health = buildHealth({ checkStore: () => core.checkStore(), boot: [...postStart, aggregation.completion], livezGraceMs: opts.livezGracePeriodMs, startedAt, clock, log });
   const dispatch = buildDispatch({ aggregation, local: localRoutes(registry, health.endpoints, aggregation), registry, gatewayServed: reviews(opts, hooks, authn, authz), core });
   const handler = buildHandlerChain({
-    authenticator: authn.authenticator, identityHeaders, authorizer: authz.authorizer, admission: authz.admission,
+    authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
     inflight: new InflightLimiter(400, 200), requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log, clock,
   });
   const { server, url } = await serveHttps({
