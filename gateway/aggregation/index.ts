@@ -12,7 +12,7 @@ import type { DiscoverySource } from '../local/router.js';
 import { readApiService } from './apiservice.js';
 import { AvailabilityController, type StatusWriter } from './availability.js';
 import { MergedDiscovery, type LocalGroupVersion } from './discovery.js';
-import { strippedHeaders, type StrippedHeaders } from './identity.js';
+import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { Informer } from './informer.js';
 import { ApiServiceProxy } from './proxy.js';
 import { ServiceResolver } from './resolver.js';
@@ -41,8 +41,8 @@ export interface AggregationOptions {
   readonly localDiscovery: DiscoverySource;
   /** The front-proxy client certificate presented to backends. */
   readonly clientCert: ProxyClientCert | undefined;
-  /** Request-header names configured for this gateway (stripped before forwarding, with the X-Remote-* defaults). */
-  readonly identityHeaders: StrippedHeaders;
+  /** The identity headers the chain strips after authentication; stripped again before forwarding. */
+  readonly identityHeaders: IdentityHeaders;
   readonly writeStatus: StatusWriter;
   /** Whether autoregister finished (the core backend's post-start hook). */
   readonly autoregisterDone: () => boolean;
@@ -103,7 +103,7 @@ export function startAggregation(o: AggregationOptions): Aggregation {
   const endpoints = new Informer({ objects: o.objects, group: '', resource: 'endpoints', log, onChange: enqueueAll });
   const resolver = new ServiceResolver(services, slices, endpoints);
   const env = {
-    resolver, clientCert: o.clientCert, stripped: strippedHeaders(o.identityHeaders), timeoutMs: o.timeoutMs ?? 60_000, log,
+    resolver, clientCert: o.clientCert, identityHeaders: o.identityHeaders, timeoutMs: o.timeoutMs ?? 60_000, log,
     onBackendFailure: (name: string) => availability?.enqueue(name),
   };
   discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => byName.values(), resolver, log });

@@ -26,7 +26,8 @@ import { serviceUnavailable } from '../../lib/api/status.js';
 import type { Registry } from '../../lib/registry/index.js';
 import { HttpError, HttpObjectSource } from '../../lib/client/objectsource.js';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
-import { identityHeaders, stripForwarded, strippedHeaders, type StrippedHeaders } from './identity.js';
+import { identityHeaders, stripForwarded } from './identity.js';
+import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { forward } from './forward.js';
 import type { ProxyClientCert } from './transport.js';
 
@@ -40,8 +41,8 @@ export interface RemoteCoreOptions {
   readonly caPem: string;
   readonly clientCert: ProxyClientCert | undefined;
   readonly registry: Registry;
-  /** The gateway's configured request-header names (stripped with the X-Remote-* defaults). */
-  readonly identityHeaders: StrippedHeaders;
+  /** The identity headers the chain strips after authentication; stripped again before forwarding. */
+  readonly identityHeaders: IdentityHeaders;
   readonly log: (msg: string) => void;
   readonly timeoutMs?: number;
 }
@@ -54,7 +55,6 @@ export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
     server: o.url, caPem: o.caPem, clientCertPem: o.clientCert.certPem, clientKeyPem: o.clientCert.keyPem, headers, registry: o.registry, log: o.log,
   });
   const agent = new Agent({ keepAlive: true, maxFreeSockets: 64, ca: o.caPem, cert: o.clientCert.certPem, key: o.clientCert.keyPem, minVersion: 'TLSv1.2' });
-  const stripped = strippedHeaders(o.identityHeaders);
   const timeoutMs = o.timeoutMs ?? 60_000;
   const watches = new Set<{ destroy(): void }>();
   const unavailable = (detail: string) => serviceUnavailable(`the server is currently unable to handle the request: core backend ${o.url}: ${detail}`);
@@ -63,7 +63,7 @@ export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
     group === '' ? o.registry.coreVersions().includes(version) : o.registry.group(group)?.versions.includes(version) ?? false;
 
   const serve = (r: BackendRequest): Promise<void> => {
-    stripForwarded(r.req, stripped);
+    stripForwarded(r.req, o.identityHeaders);
     const longRunning = r.info.verb === 'watch';
     if (longRunning) watches.add(r.res);
     r.res.once('close', () => watches.delete(r.res));

@@ -11,7 +11,7 @@ import { StatusError } from '../../lib/api/status.js';
 import type { RequestContext } from '../pipeline/context.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { forward, forwardUpgrade, type ForwardTarget } from '../aggregation/forward.js';
-import { identityHeaders, stripForwarded, strippedHeaders } from '../aggregation/identity.js';
+import { identityHeaders, stripForwarded } from '../aggregation/identity.js';
 import { pathOf, type SidecarPaths } from './access.js';
 
 export interface Upstream {
@@ -30,7 +30,6 @@ export function upstreamOf(url: string, caPem: string | undefined, paths: Sideca
     protocol: isHttps ? 'https:' : 'http:', host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || (isHttps ? 443 : 80), agent,
     ...(u.pathname !== '/' ? { pathPrefix: u.pathname } : {}),
   };
-  const stripped = strippedHeaders(identity);
   const unreachable = (err: Error, what: string): StatusError => {
     log(`sidecar: ${what} to ${url} failed: ${err.message}`);
     return new StatusError(502, 'InternalError', `error trying to reach the upstream: ${err.message}`);
@@ -38,7 +37,7 @@ export function upstreamOf(url: string, caPem: string | undefined, paths: Sideca
 
   const dispatch = async (ctx: RequestContext): Promise<void> => {
     const { req } = ctx;
-    stripForwarded(req, stripped);
+    stripForwarded(req, identity);
     const headers = paths.ignored(pathOf(req)) ? {} : identityHeaders(ctx.user);
     const up = ctx.upgrade;
     if (up) {
