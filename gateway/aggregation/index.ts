@@ -14,7 +14,7 @@ import { AvailabilityController, type StatusWriter } from './availability.js';
 import { MergedDiscovery, type LocalGroupVersion } from './discovery.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { Informer } from './informer.js';
-import { ApiServiceProxy } from './proxy.js';
+import { ApiServiceProxy, type ProxyEnv } from './proxy.js';
 import { ServiceResolver } from './resolver.js';
 import type { ProxyClientCert } from './transport.js';
 
@@ -66,9 +66,23 @@ export function startAggregation(o: AggregationOptions): Aggregation {
   const byName = new Map<string, ApiServiceProxy>();
   const byGroupVersion = new Map<string, ApiServiceProxy>();
   const local = localGroupVersions(o.registry);
-  let availability: AvailabilityController | undefined;
-  let discovery: MergedDiscovery | undefined;
-  const enqueueAll = () => { for (const n of byName.keys()) availability?.enqueue(n); };
+
+  // Built first, so the informer callbacks below find everything they use, whatever order changes arrive in.
+  const informer = (group: string, resource: string) => new Informer({ objects: o.objects, group, resource, log });
+  const apiservices = informer('apiregistration.k8s.io', 'apiservices');
+  const services = informer('', 'services');
+  const slices = informer('discovery.k8s.io', 'endpointslices');
+  const endpoints = informer('', 'endpoints');
+  const resolver = new ServiceResolver(services, slices, endpoints);
+  const availability = new AvailabilityController({
+    proxy: (n) => byName.get(n), names: () => byName.keys(), resolver, write: o.writeStatus, log,
+    ...(o.clock ? { clock: o.clock } : {}), ...(o.probeIntervalMs !== undefined ? { intervalMs: o.probeIntervalMs } : {}),
+  });
+  const env: ProxyEnv = {
+    resolver, clientCert: o.clientCert, identityHeaders: o.identityHeaders, timeoutMs: o.timeoutMs ?? 60_000, log,
+    onBackendFailure: (name) => availability.enqueue(name),
+  };
+  const discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => byName.values(), resolver, log });
 
   const onApiService = (obj: KObject, type: string) => {
     const info = readApiService(obj);
@@ -78,7 +92,7 @@ export function startAggregation(o: AggregationOptions): Aggregation {
         byName.delete(info.name);
         byGroupVersion.delete(`${existing.info.group}/${existing.info.version}`);
         existing.close();
-        discovery?.changed(undefined);
+        discovery.changed(undefined);
       }
       return;
     }
@@ -87,31 +101,20 @@ export function startAggregation(o: AggregationOptions): Aggregation {
       const before = p.info;
       p.update(info);
       if (before.group !== info.group || before.version !== info.version) byGroupVersion.delete(`${before.group}/${before.version}`);
-      if (before.transportKey !== info.transportKey) availability?.enqueue(info.name);
+      if (before.transportKey !== info.transportKey) availability.enqueue(info.name);
     } else {
       p = new ApiServiceProxy(info, env);
       byName.set(info.name, p);
-      availability?.enqueue(info.name);
+      availability.enqueue(info.name);
     }
     byGroupVersion.set(`${info.group}/${info.version}`, p);
-    discovery?.changed(p);
+    discovery.changed(p);
   };
+  // A Service or its endpoints changed: any APIService may point at it.
+  const enqueueAll = () => { for (const n of byName.keys()) availability.enqueue(n); };
 
-  const apiservices = new Informer({ objects: o.objects, group: 'apiregistration.k8s.io', resource: 'apiservices', log, onChange: onApiService });
-  const services = new Informer({ objects: o.objects, group: '', resource: 'services', log, onChange: enqueueAll });
-  const slices = new Informer({ objects: o.objects, group: 'discovery.k8s.io', resource: 'endpointslices', log, onChange: enqueueAll });
-  const endpoints = new Informer({ objects: o.objects, group: '', resource: 'endpoints', log, onChange: enqueueAll });
-  const resolver = new ServiceResolver(services, slices, endpoints);
-  const env = {
-    resolver, clientCert: o.clientCert, identityHeaders: o.identityHeaders, timeoutMs: o.timeoutMs ?? 60_000, log,
-    onBackendFailure: (name: string) => availability?.enqueue(name),
-  };
-  discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => byName.values(), resolver, log });
-  availability = new AvailabilityController({
-    proxy: (n) => byName.get(n), names: () => byName.keys(), resolver, write: o.writeStatus, log,
-    ...(o.clock ? { clock: o.clock } : {}), ...(o.probeIntervalMs !== undefined ? { intervalMs: o.probeIntervalMs } : {}),
-  });
-  for (const i of [services, slices, endpoints, apiservices]) i.start();
+  for (const i of [services, slices, endpoints]) i.start(enqueueAll);
+  apiservices.start(onApiService);
   availability.start();
   discovery.start();
 
@@ -129,8 +132,8 @@ export function startAggregation(o: AggregationOptions): Aggregation {
     route: (group, version) => byGroupVersion.get(`${group}/${version}`),
     completion,
     stop() {
-      availability?.stop();
-      discovery?.stop();
+      availability.stop();
+      discovery.stop();
       for (const i of [services, slices, endpoints, apiservices]) i.stop();
       for (const p of byName.values()) p.close();
     },
