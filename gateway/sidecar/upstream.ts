@@ -6,12 +6,12 @@
 // those names, and its credentials and Impersonate-* headers, never pass.
 // Upgrades (websockets) go on a fresh connection, after the same checks.
 import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { StatusError } from '../../lib/api/status.js';
 import type { RequestContext } from '../pipeline/context.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { forward, forwardUpgrade, type ForwardTarget } from '../aggregation/forward.js';
 import { identityHeaders, stripForwarded } from '../aggregation/identity.js';
+import { backendAgent } from '../aggregation/transport.js';
 import { pathOf, type SidecarPaths } from './access.js';
 
 export interface Upstream {
@@ -22,9 +22,7 @@ export interface Upstream {
 
 export function upstreamOf(url: string, caPem: string | undefined, paths: SidecarPaths, identity: IdentityHeaders, log: (msg: string) => void): Upstream {
   const isHttps = url.startsWith('https:');
-  const agent = isHttps
-    ? new HttpsAgent({ keepAlive: true, maxFreeSockets: 64, ...(caPem ? { ca: caPem } : {}), minVersion: 'TLSv1.2' })
-    : new HttpAgent({ keepAlive: true, maxFreeSockets: 64 });
+  const agent = isHttps ? backendAgent({ caPem }) : new HttpAgent({ keepAlive: true, maxFreeSockets: 64 });
   const u = new URL(url);
   const target: ForwardTarget = {
     protocol: isHttps ? 'https:' : 'http:', host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || (isHttps ? 443 : 80), agent,
