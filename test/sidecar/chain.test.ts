@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
 import { generateCa, generateClientCert } from '../../certs/pki.js';
 import { devPkiPaths } from '../../certs/devpki.js';
@@ -29,6 +30,8 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
   const hanging = new Set<ServerResponse>();
   let sidecar: RunningSidecar;
   let client: (user: string) => HttpsClient;
+  let raw: (user: string) => Promise<{ text: string; closed: boolean }>;
+  const upgraded: string[] = [];
   let anonymous: HttpsClient;
 
   before(async () => {
@@ -37,6 +40,11 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
     upstream = createServer((req, res) => {
       if (req.url?.startsWith('/slow')) { hanging.add(res); return; }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ user: req.headers['x-remote-user'] }));
+    });
+    upstream.on('upgrade', (req, socket) => {
+      upgraded.push(String(req.headers['x-remote-user']));
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+      socket.pipe(socket);
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     const clientCa = generateCa('sidecar-clients');
@@ -55,6 +63,23 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
       return new HttpsClient(sidecar.url, { ca, cert: c.certPem, key: c.keyPem });
     };
     anonymous = new HttpsClient(sidecar.url, { ca });
+    // An upgrade request on its own TLS connection: answers until the echo of "ping", or the connection closing.
+    raw = (user) => new Promise((resolve, reject) => {
+      const c = generateClientCert(clientCa, { user });
+      const s = connect({ host: '127.0.0.1', port: Number(new URL(sidecar.url).port), ca, cert: c.certPem, key: c.keyPem, servername: 'localhost' }, () => {
+        s.write('GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+      });
+      let text = '';
+      s.setEncoding('utf8');
+      s.on('data', (d: string) => {
+        text += d;
+        if (text.startsWith('HTTP/1.1 101') && text.includes('\r\n\r\n') && !text.includes('ping')) s.write('ping');
+        if (text.includes('ping')) { s.destroy(); resolve({ text, closed: false }); }
+      });
+      s.on('close', () => resolve({ text, closed: true }));
+      s.on('error', reject);
+      setTimeout(() => { s.destroy(); resolve({ text, closed: false }); }, 10_000).unref();
+    });
   });
 
   after(async () => {
@@ -118,5 +143,17 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
     // The slot is free again.
     assert.equal((await c.request('GET', '/things')).status, 200);
     c.close();
+  });
+
+  it('passes an upgrade only after the same checks, and closes a refused one after its Status', async () => {
+    const denied = await raw('deny-dave');
+    assert.match(denied.text, /^HTTP\/1\.1 403/);
+    assert.match(denied.text, /"reason":"Forbidden"/);
+    assert.equal(denied.closed, true);
+    assert.deepEqual(upgraded, []);
+    const ok = await raw('allow-erin');
+    assert.match(ok.text, /^HTTP\/1\.1 101/);
+    assert.match(ok.text, /ping$/);
+    assert.deepEqual(upgraded, ['allow-erin']);
   });
 });
