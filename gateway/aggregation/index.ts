@@ -14,7 +14,8 @@ import { AvailabilityController, type StatusWriter } from './availability.js';
 import { MergedDiscovery, type LocalGroupVersion } from './discovery.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { Informer } from './informer.js';
-import { ApiServiceProxy, type ProxyEnv } from './proxy.js';
+import type { ApiServiceProxy, ProxyEnv } from './proxy.js';
+import { ApiServiceRoutes } from './routes.js';
 import { ServiceResolver } from './resolver.js';
 import type { ProxyClientCert } from './transport.js';
 
@@ -63,8 +64,7 @@ export interface Aggregation {
 
 export function startAggregation(o: AggregationOptions): Aggregation {
   const log = o.log;
-  const byName = new Map<string, ApiServiceProxy>();
-  const byGroupVersion = new Map<string, ApiServiceProxy>();
+  const routes = new ApiServiceRoutes();
   const local = localGroupVersions(o.registry);
 
   // Built first, so the informer callbacks below find everything they use, whatever order changes arrive in.
@@ -75,44 +75,22 @@ export function startAggregation(o: AggregationOptions): Aggregation {
   const endpoints = informer('', 'endpoints');
   const resolver = new ServiceResolver(services, slices, endpoints);
   const availability = new AvailabilityController({
-    proxy: (n) => byName.get(n), names: () => byName.keys(), resolver, write: o.writeStatus, log,
+    proxy: (n) => routes.get(n), names: () => routes.names(), resolver, write: o.writeStatus, log,
     ...(o.clock ? { clock: o.clock } : {}), ...(o.probeIntervalMs !== undefined ? { intervalMs: o.probeIntervalMs } : {}),
   });
   const env: ProxyEnv = {
     resolver, clientCert: o.clientCert, identityHeaders: o.identityHeaders, timeoutMs: o.timeoutMs ?? 60_000, log,
     onBackendFailure: (name) => availability.enqueue(name),
   };
-  const discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => byName.values(), resolver, log });
+  const discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => routes.proxies(), resolver, log });
 
   const onApiService = (obj: KObject, type: string) => {
-    const info = readApiService(obj);
-    const existing = byName.get(info.name);
-    if (type === 'DELETED' || !info.service) {
-      if (existing) {
-        byName.delete(info.name);
-        byGroupVersion.delete(`${existing.info.group}/${existing.info.version}`);
-        existing.close();
-        discovery.changed(undefined);
-      }
-      return;
-    }
-    let p = existing;
-    if (p) {
-      const before = p.info;
-      p.update(info);
-      if (before.group !== info.group || before.version !== info.version) byGroupVersion.delete(`${before.group}/${before.version}`);
-      if (before.transportKey !== info.transportKey) availability.enqueue(info.name);
-    } else {
-      p = new ApiServiceProxy(info, env);
-      byName.set(info.name, p);
-      availability.enqueue(info.name);
-    }
-    byGroupVersion.set(`${info.group}/${info.version}`, p);
-    discovery.changed(p);
+    const change = routes.apply(readApiService(obj), type === 'DELETED', env);
+    if (change.probe) availability.enqueue(change.probe);
+    if (change.discovery) discovery.changed(change.proxy);
   };
   // A Service or its endpoints changed: any APIService may point at it.
-  const enqueueAll = () => { for (const n of byName.keys()) availability.enqueue(n); };
-
+  const enqueueAll = () => { for (const n of routes.names()) availability.enqueue(n); };
   for (const i of [services, slices, endpoints]) i.start(enqueueAll);
   apiservices.start(onApiService);
   availability.start();
@@ -129,13 +107,13 @@ export function startAggregation(o: AggregationOptions): Aggregation {
 
   return {
     discovery,
-    route: (group, version) => byGroupVersion.get(`${group}/${version}`),
+    route: (group, version) => routes.route(group, version),
     completion,
     stop() {
       availability.stop();
       discovery.stop();
       for (const i of [services, slices, endpoints, apiservices]) i.stop();
-      for (const p of byName.values()) p.close();
+      routes.close();
     },
   };
 }
