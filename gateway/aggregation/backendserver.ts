@@ -10,10 +10,7 @@
 // may act (the gateway has authorized the request before proxying it), which
 // the start log says. Health and discovery paths are open to any
 // authenticated caller. The request pipeline is the gateway's own chain.
-import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:https';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
 import type { Registry } from '../../lib/registry/index.js';
 import { pathNotFound } from '../../lib/api/status.js';
@@ -28,8 +25,8 @@ import { AuthorizerChain } from '../authz/chain.js';
 import type { Authorizer, Decision } from '../authz/types.js';
 import { NO_OPINION } from '../authz/types.js';
 import { WebhookAuthorizer, webhookClient } from '../authz/webhook.js';
-import { log as logCheck, ping, PostStartHook, ShutdownCheck, type HealthCheck } from '../health/checks.js';
-import { HealthEndpoint } from '../health/endpoint.js';
+import { PostStartHook } from '../health/checks.js';
+import { buildHealth, startPostStartHooks } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { DROP_AUDIT } from '../pipeline/audit.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
@@ -37,7 +34,7 @@ import type { RequestContext } from '../pipeline/context.js';
 import { serveLocal } from '../local/router.js';
 import { registryDiscovery } from '../local/discovery.js';
 import { installShutdown } from '../server/shutdown.js';
-import { listenServing } from '../../lib/http/listen.js';
+import { loadServingCert, readPemFiles, serveHttps } from '../server/serving.js';
 
 export interface BackendServerOptions {
   readonly opts: ServeOptions;
@@ -72,55 +69,51 @@ export const DEFAULT_REQUESTHEADER: Omit<RequestHeaderConfig, 'allowedNames'> = 
   usernameHeaders: ['X-Remote-User'], uidHeaders: ['X-Remote-Uid'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'],
 });
 
-export async function startBackendServer(b: BackendServerOptions): Promise<RunningBackendServer> {
-  const { opts, log } = b;
-  if (!opts.tlsCertFile || !opts.tlsPrivateKeyFile) throw new Error(`${b.name} needs --tls-cert-file and --tls-private-key-file (a serving certificate for <service>.<namespace>.svc)`);
-  if (!opts.requestheaderClientCaFile) throw new Error(`${b.name} needs --requestheader-client-ca-file (the CA of the gateway's front-proxy client certificate)`);
-  const [cert, key, proxyCa] = await Promise.all([readFile(opts.tlsCertFile, 'utf8'), readFile(opts.tlsPrivateKeyFile, 'utf8'), readFile(opts.requestheaderClientCaFile, 'utf8')]);
-  try { new X509Certificate(cert); } catch { throw new Error(`--tls-cert-file "${opts.tlsCertFile}": no PEM certificate found`); }
-  try { createPrivateKey(key); } catch { throw new Error(`--tls-private-key-file "${opts.tlsPrivateKeyFile}": no PEM private key found`); }
-  const clientCas = await Promise.all(opts.clientCaFiles.map((f) => readFile(f, 'utf8')));
-
-  const rh: RequestHeaderConfig = {
+/** --requestheader-* with the X-Remote-* defaults for names left unset. */
+function requestheaderOf(opts: ServeOptions): RequestHeaderConfig {
+  return {
     usernameHeaders: opts.requestheaderUsernameHeaders.length ? opts.requestheaderUsernameHeaders : DEFAULT_REQUESTHEADER.usernameHeaders,
     uidHeaders: opts.requestheaderUidHeaders.length ? opts.requestheaderUidHeaders : DEFAULT_REQUESTHEADER.uidHeaders,
     groupHeaders: opts.requestheaderGroupHeaders.length ? opts.requestheaderGroupHeaders : DEFAULT_REQUESTHEADER.groupHeaders,
     extraHeaderPrefixes: opts.requestheaderExtraHeadersPrefix.length ? opts.requestheaderExtraHeadersPrefix : DEFAULT_REQUESTHEADER.extraHeaderPrefixes,
     allowedNames: opts.requestheaderAllowedNames,
   };
-  const authenticators: Authenticator[] = [new RequestHeaderAuthenticator([proxyCa], rh)];
+}
+
+/** system:masters, open discovery and health paths, then the gateway's SubjectAccessReview (or: authenticated users pass). */
+async function delegatedAuthorizer(opts: ServeOptions, name: string, log: (msg: string) => void): Promise<{ authorizer: Authorizer; close(): void }> {
+  const modes: Authorizer[] = [privilegedGroups(['system:masters']), openPaths];
+  if (!opts.authorizationWebhookConfigFile) {
+    log(`${name}: no --authorization-webhook-config-file: requests authenticated through the gateway are allowed (the gateway authorized them)`);
+    return { authorizer: new AuthorizerChain([...modes, authenticatedUsers]), close: () => undefined };
+  }
+  const client = await webhookClient(opts.authorizationWebhookConfigFile, '--authorization-webhook-config-file', { timeoutMs: 10_000, log });
+  modes.push(new WebhookAuthorizer(client, {
+    name: 'webhook', version: opts.authorizationWebhookVersion, authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs,
+    unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs, failurePolicy: 'Deny', withSelectors: false, log,
+  }));
+  return { authorizer: new AuthorizerChain(modes), close: () => client.close() };
+}
+
+export async function startBackendServer(b: BackendServerOptions): Promise<RunningBackendServer> {
+  const { opts, log } = b;
+  if (!opts.tlsCertFile || !opts.tlsPrivateKeyFile) throw new Error(`${b.name} needs --tls-cert-file and --tls-private-key-file (a serving certificate for <service>.<namespace>.svc)`);
+  if (!opts.requestheaderClientCaFile) throw new Error(`${b.name} needs --requestheader-client-ca-file (the CA of the gateway's front-proxy client certificate)`);
+  const cert = await loadServingCert(opts.tlsCertFile, opts.tlsPrivateKeyFile);
+  const [proxyCa] = await readPemFiles([opts.requestheaderClientCaFile]);
+  const clientCas = await readPemFiles(opts.clientCaFiles);
+  const rh = requestheaderOf(opts);
+  const authenticators: Authenticator[] = [new RequestHeaderAuthenticator([proxyCa!], rh)];
   if (clientCas.length > 0) authenticators.push(new X509Authenticator({ caPems: clientCas }));
   const authenticator = new UnionAuthenticator(authenticators, { anonymous: opts.anonymousAuth, log });
-
-  const modes: Authorizer[] = [privilegedGroups(['system:masters']), openPaths];
-  let closeWebhook = () => undefined as void;
-  if (opts.authorizationWebhookConfigFile) {
-    const client = await webhookClient(opts.authorizationWebhookConfigFile, '--authorization-webhook-config-file', { timeoutMs: 10_000, log });
-    modes.push(new WebhookAuthorizer(client, {
-      name: 'webhook', version: opts.authorizationWebhookVersion, authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs,
-      unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs, failurePolicy: 'Deny', withSelectors: false, log,
-    }));
-    closeWebhook = () => client.close();
-  } else {
-    log(`${b.name}: no --authorization-webhook-config-file: requests authenticated through the gateway are allowed (the gateway authorized them)`);
-    modes.push(authenticatedUsers);
-  }
-  const authorizer = new AuthorizerChain(modes);
+  const authz = await delegatedAuthorizer(opts, b.name, log);
 
   const postStart = b.backend.hooks.map((h) => new PostStartHook(h.name, h.run));
-  const storeCheck: HealthCheck = { name: 'etcd', check: () => b.backend.checkStore() };
-  const shutdownCheck = new ShutdownCheck();
-  const checks: HealthCheck[] = [ping(), logCheck(), storeCheck, ...postStart];
-  const health = {
-    healthz: new HealthEndpoint('healthz', checks, log),
-    livez: new HealthEndpoint('livez', checks, log),
-    readyz: new HealthEndpoint('readyz', [...checks, shutdownCheck], log),
-  };
+  const health = buildHealth({ checkStore: () => b.backend.checkStore(), boot: postStart, livezGraceMs: 0, startedAt: Date.now(), clock: Date.now, log });
   const discovery = registryDiscovery(b.registry, `${opts.bindAddress}:${opts.securePort}`);
   const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
-  const routes = { health, discovery, openapi: buildOpenApiV3(b.registry, version) };
+  const routes = { health: health.endpoints, discovery, openapi: buildOpenApiV3(b.registry, version) };
   const api = b.backend.backend;
-
   const dispatch = async (ctx: RequestContext): Promise<void> => {
     const { info } = ctx;
     if (!info.isResourceRequest) return serveLocal(routes, ctx.req, ctx.res, info.path, ctx.query);
@@ -128,20 +121,15 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     return api.serve({ req: ctx.req, res: ctx.res, query: ctx.query, info, user: ctx.user, ...(ctx.body ? { body: ctx.body } : {}) });
   };
   const handler = buildHandlerChain({
-    authenticator, identityHeaders: identityHeaderNames(rh), authorizer, admission: [], inflight: new InflightLimiter(400, 200),
+    authenticator, identityHeaders: identityHeaderNames(rh), impersonation: true, authorizer: authz.authorizer, admission: [], inflight: new InflightLimiter(400, 200),
     requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log, clock: Date.now,
   });
-  const server = createServer({
-    cert, key, ca: [proxyCa, ...clientCas], requestCert: true, rejectUnauthorized: false, keepAliveTimeout: 65_000, minVersion: 'TLSv1.2',
-  }, handler);
-  await listenServing(server, opts.securePort, opts.bindAddress);
-  for (const h of postStart) h.start().catch((err: unknown) => log(`post-start hook ${h.name} failed: ${err instanceof Error ? err.message : String(err)}`));
-  const port = (server.address() as AddressInfo).port;
-  const host = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
+  const { server, url } = await serveHttps({ cert, clientCas: [proxyCa!, ...clientCas], handler, upgrades: false, port: opts.securePort, bindAddress: opts.bindAddress });
+  startPostStartHooks(postStart, log);
   const shutdown = installShutdown({
-    server, check: shutdownCheck, delayMs: opts.shutdownDelayMs, log,
+    server, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => api.closeWatches(),
-    closeBackends: () => { closeWebhook(); return b.backend.close(); },
+    closeBackends: () => { authz.close(); return b.backend.close(); },
   });
-  return { server, url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`, shutdown };
+  return { server, url, shutdown };
 }

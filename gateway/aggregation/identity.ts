@@ -5,29 +5,23 @@
 // impersonation headers are removed first, so only the gateway's word arrives.
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
+import { stripIdentityHeaders, type IdentityHeaders } from '../pipeline/identityheaders.js';
 
-export interface StrippedHeaders {
-  /** Lowercase names. */
-  readonly names: readonly string[];
-  /** Lowercase prefixes. */
-  readonly prefixes: readonly string[];
-}
+/** Credentials meant for the gateway, never for a backend (the chain removes Authorization already; this is the proxy's own guarantee). */
+const CREDENTIAL_NAMES = ['authorization', 'proxy-authorization'];
+const IMPERSONATION_PREFIX = 'impersonate-';
 
-const ALWAYS_NAMES = ['authorization', 'proxy-authorization', 'x-remote-user', 'x-remote-uid', 'x-remote-group'];
-const ALWAYS_PREFIXES = ['x-remote-extra-', 'impersonate-'];
-
-export function strippedHeaders(configured: StrippedHeaders): StrippedHeaders {
-  return Object.freeze({
-    names: Object.freeze([...new Set([...ALWAYS_NAMES, ...configured.names])]),
-    prefixes: Object.freeze([...new Set([...ALWAYS_PREFIXES, ...configured.prefixes])]),
-  });
-}
-
-/** Removes credential and identity headers from the inbound request before it is forwarded. */
-export function stripForwarded(req: IncomingMessage, h: StrippedHeaders): void {
-  for (const k of Object.keys(req.headers)) {
-    if (h.names.includes(k) || h.prefixes.some((p) => k.startsWith(p))) delete req.headers[k];
-  }
+/**
+ * Removes credential and impersonation headers and the identity headers from
+ * the inbound request before it is forwarded. `identity` is the list the
+ * chain strips after authentication (pipeline/identityheaders.ts): one list
+ * for both strips.
+ */
+export function stripForwarded(req: IncomingMessage, identity: IdentityHeaders): void {
+  const h = req.headers;
+  for (const n of CREDENTIAL_NAMES) if (h[n] !== undefined) delete h[n];
+  for (const k in h) if (k.startsWith(IMPERSONATION_PREFIX)) delete h[k];
+  stripIdentityHeaders(req, identity);
 }
 
 /** Header-name-safe extra key: kube percent-encodes keys in X-Remote-Extra-<key>. */

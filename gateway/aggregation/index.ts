@@ -12,9 +12,10 @@ import type { DiscoverySource } from '../local/router.js';
 import { readApiService } from './apiservice.js';
 import { AvailabilityController, type StatusWriter } from './availability.js';
 import { MergedDiscovery, type LocalGroupVersion } from './discovery.js';
-import { strippedHeaders, type StrippedHeaders } from './identity.js';
+import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { Informer } from './informer.js';
-import { ApiServiceProxy } from './proxy.js';
+import type { ApiServiceProxy, ProxyEnv } from './proxy.js';
+import { ApiServiceRoutes } from './routes.js';
 import { ServiceResolver } from './resolver.js';
 import type { ProxyClientCert } from './transport.js';
 
@@ -23,7 +24,6 @@ export type { ProxyClientCert } from './transport.js';
 export type { StatusWriter } from './availability.js';
 export { withAvailableCondition } from './availability.js';
 export { ApiServiceProxy } from './proxy.js';
-export { registerUpgrade, upgradeOf } from './upgrade.js';
 
 const STABILITY_PRIORITY: Readonly<Record<string, number>> = { ga: 15, beta: 9, alpha: 1 };
 
@@ -42,8 +42,8 @@ export interface AggregationOptions {
   readonly localDiscovery: DiscoverySource;
   /** The front-proxy client certificate presented to backends. */
   readonly clientCert: ProxyClientCert | undefined;
-  /** Request-header names configured for this gateway (stripped before forwarding, with the X-Remote-* defaults). */
-  readonly identityHeaders: StrippedHeaders;
+  /** The identity headers the chain strips after authentication; stripped again before forwarding. */
+  readonly identityHeaders: IdentityHeaders;
   readonly writeStatus: StatusWriter;
   /** Whether autoregister finished (the core backend's post-start hook). */
   readonly autoregisterDone: () => boolean;
@@ -64,55 +64,35 @@ export interface Aggregation {
 
 export function startAggregation(o: AggregationOptions): Aggregation {
   const log = o.log;
-  const byName = new Map<string, ApiServiceProxy>();
-  const byGroupVersion = new Map<string, ApiServiceProxy>();
+  const routes = new ApiServiceRoutes();
   const local = localGroupVersions(o.registry);
-  let availability: AvailabilityController | undefined;
-  let discovery: MergedDiscovery | undefined;
-  const enqueueAll = () => { for (const n of byName.keys()) availability?.enqueue(n); };
 
-  const onApiService = (obj: KObject, type: string) => {
-    const info = readApiService(obj);
-    const existing = byName.get(info.name);
-    if (type === 'DELETED' || !info.service) {
-      if (existing) {
-        byName.delete(info.name);
-        byGroupVersion.delete(`${existing.info.group}/${existing.info.version}`);
-        existing.close();
-        discovery?.changed(undefined);
-      }
-      return;
-    }
-    let p = existing;
-    if (p) {
-      const before = p.info;
-      p.update(info);
-      if (before.group !== info.group || before.version !== info.version) byGroupVersion.delete(`${before.group}/${before.version}`);
-      if (before.transportKey !== info.transportKey) availability?.enqueue(info.name);
-    } else {
-      p = new ApiServiceProxy(info, env);
-      byName.set(info.name, p);
-      availability?.enqueue(info.name);
-    }
-    byGroupVersion.set(`${info.group}/${info.version}`, p);
-    discovery?.changed(p);
-  };
-
-  const apiservices = new Informer({ objects: o.objects, group: 'apiregistration.k8s.io', resource: 'apiservices', log, onChange: onApiService });
-  const services = new Informer({ objects: o.objects, group: '', resource: 'services', log, onChange: enqueueAll });
-  const slices = new Informer({ objects: o.objects, group: 'discovery.k8s.io', resource: 'endpointslices', log, onChange: enqueueAll });
-  const endpoints = new Informer({ objects: o.objects, group: '', resource: 'endpoints', log, onChange: enqueueAll });
+  // Built first, so the informer callbacks below find everything they use, whatever order changes arrive in.
+  const informer = (group: string, resource: string) => new Informer({ objects: o.objects, group, resource, log });
+  const apiservices = informer('apiregistration.k8s.io', 'apiservices');
+  const services = informer('', 'services');
+  const slices = informer('discovery.k8s.io', 'endpointslices');
+  const endpoints = informer('', 'endpoints');
   const resolver = new ServiceResolver(services, slices, endpoints);
-  const env = {
-    resolver, clientCert: o.clientCert, stripped: strippedHeaders(o.identityHeaders), timeoutMs: o.timeoutMs ?? 60_000, log,
-    onBackendFailure: (name: string) => availability?.enqueue(name),
-  };
-  discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => byName.values(), resolver, log });
-  availability = new AvailabilityController({
-    proxy: (n) => byName.get(n), names: () => byName.keys(), resolver, write: o.writeStatus, log,
+  const availability = new AvailabilityController({
+    proxy: (n) => routes.get(n), names: () => routes.names(), resolver, write: o.writeStatus, log,
     ...(o.clock ? { clock: o.clock } : {}), ...(o.probeIntervalMs !== undefined ? { intervalMs: o.probeIntervalMs } : {}),
   });
-  for (const i of [services, slices, endpoints, apiservices]) i.start();
+  const env: ProxyEnv = {
+    resolver, clientCert: o.clientCert, identityHeaders: o.identityHeaders, timeoutMs: o.timeoutMs ?? 60_000, log,
+    onBackendFailure: (name) => availability.enqueue(name),
+  };
+  const discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => routes.proxies(), resolver, log });
+
+  const onApiService = (obj: KObject, type: string) => {
+    const change = routes.apply(readApiService(obj), type === 'DELETED', env);
+    if (change.probe) availability.enqueue(change.probe);
+    if (change.discovery) discovery.changed(change.proxy);
+  };
+  // A Service or its endpoints changed: any APIService may point at it.
+  const enqueueAll = () => { for (const n of routes.names()) availability.enqueue(n); };
+  for (const i of [services, slices, endpoints]) i.start(enqueueAll);
+  apiservices.start(onApiService);
   availability.start();
   discovery.start();
 
@@ -127,13 +107,13 @@ export function startAggregation(o: AggregationOptions): Aggregation {
 
   return {
     discovery,
-    route: (group, version) => byGroupVersion.get(`${group}/${version}`),
+    route: (group, version) => routes.route(group, version),
     completion,
     stop() {
-      availability?.stop();
-      discovery?.stop();
+      availability.stop();
+      discovery.stop();
       for (const i of [services, slices, endpoints, apiservices]) i.stop();
-      for (const p of byName.values()) p.close();
+      routes.close();
     },
   };
 }

@@ -11,7 +11,8 @@ import type { Duplex } from 'node:stream';
 import { serviceUnavailable, StatusError } from '../../lib/api/status.js';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { isAvailable, type ApiServiceInfo } from './apiservice.js';
-import { identityHeaders, stripForwarded, type StrippedHeaders } from './identity.js';
+import { identityHeaders, stripForwarded } from './identity.js';
+import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import type { ServiceResolver, Target } from './resolver.js';
 import { Transport, type ProxyClientCert } from './transport.js';
 import { forward, forwardUpgrade } from './forward.js';
@@ -28,7 +29,8 @@ export interface ProxyRequest {
 export interface ProxyEnv {
   readonly resolver: ServiceResolver;
   readonly clientCert: ProxyClientCert | undefined;
-  readonly stripped: StrippedHeaders;
+  /** The identity headers the chain strips after authentication; stripped again before forwarding. */
+  readonly identityHeaders: IdentityHeaders;
   /** Inactivity limit of a proxied request that is not long-running. */
   readonly timeoutMs: number;
   /** Told when a backend could not be reached, so availability is probed again at once. */
@@ -88,7 +90,7 @@ export class ApiServiceProxy {
   serve(r: ProxyRequest): Promise<void> {
     const s = this.#snap;
     const target = this.#target(s);
-    stripForwarded(r.req, this.env.stripped);
+    stripForwarded(r.req, this.env.identityHeaders);
     return forward(r.req, r.res, { protocol: 'https:', host: target.host, port: target.port, agent: s.transport.agent }, {
       headers: identityHeaders(r.user),
       ...(r.body ? { body: r.body } : {}),
@@ -107,7 +109,7 @@ export class ApiServiceProxy {
   upgrade(r: { req: IncomingMessage; user: UserInfo; socket: Duplex; head: Buffer }): Promise<void> {
     const s = this.#snap;
     const target = this.#target(s);
-    stripForwarded(r.req, this.env.stripped);
+    stripForwarded(r.req, this.env.identityHeaders);
     const t = s.transport;
     return forwardUpgrade(r.req, r.socket, r.head, {
       protocol: 'https:',

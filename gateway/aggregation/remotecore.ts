@@ -26,9 +26,10 @@ import { serviceUnavailable } from '../../lib/api/status.js';
 import type { Registry } from '../../lib/registry/index.js';
 import { HttpError, HttpObjectSource } from '../../lib/client/objectsource.js';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
-import { identityHeaders, stripForwarded, strippedHeaders, type StrippedHeaders } from './identity.js';
+import { identityHeaders, stripForwarded } from './identity.js';
+import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { forward } from './forward.js';
-import type { ProxyClientCert } from './transport.js';
+import { backendAgent, type ProxyClientCert } from './transport.js';
 
 /** What the composition root needs of the core backend, in-process or remote. */
 export type GatewayCore = Omit<RunningCoreBackend, 'backend'> & { readonly backend: ApiBackend & { closeWatches(): void } };
@@ -40,45 +41,48 @@ export interface RemoteCoreOptions {
   readonly caPem: string;
   readonly clientCert: ProxyClientCert | undefined;
   readonly registry: Registry;
-  /** The gateway's configured request-header names (stripped with the X-Remote-* defaults). */
-  readonly identityHeaders: StrippedHeaders;
+  /** The identity headers the chain strips after authentication; stripped again before forwarding. */
+  readonly identityHeaders: IdentityHeaders;
   readonly log: (msg: string) => void;
   readonly timeoutMs?: number;
 }
 
-export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
-  if (!o.clientCert) throw new Error('--core-backend-url needs a front-proxy client certificate (--proxy-client-cert-file/--proxy-client-key-file, or the dev PKI)');
-  const url = new URL(o.url);
-  const headers: OutgoingHttpHeaders = identityHeaders(GATEWAY_IDENTITY);
-  const objects = new HttpObjectSource({
-    server: o.url, caPem: o.caPem, clientCertPem: o.clientCert.certPem, clientKeyPem: o.clientCert.keyPem, headers, registry: o.registry, log: o.log,
-  });
-  const agent = new Agent({ keepAlive: true, maxFreeSockets: 64, ca: o.caPem, cert: o.clientCert.certPem, key: o.clientCert.keyPem, minVersion: 'TLSv1.2' });
-  const stripped = strippedHeaders(o.identityHeaders);
+interface Connection {
+  readonly url: URL;
+  readonly agent: Agent;
+  /** The gateway's own identity headers (GATEWAY_IDENTITY). */
+  readonly headers: OutgoingHttpHeaders;
+}
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
+/** Built-in resource requests, proxied; watches are long-running and closed at shutdown. */
+function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backend'] {
   const timeoutMs = o.timeoutMs ?? 60_000;
   const watches = new Set<{ destroy(): void }>();
-  const unavailable = (detail: string) => serviceUnavailable(`the server is currently unable to handle the request: core backend ${o.url}: ${detail}`);
-
   const serves = (group: string, version: string): boolean =>
     group === '' ? o.registry.coreVersions().includes(version) : o.registry.group(group)?.versions.includes(version) ?? false;
-
   const serve = (r: BackendRequest): Promise<void> => {
-    stripForwarded(r.req, stripped);
+    stripForwarded(r.req, o.identityHeaders);
     const longRunning = r.info.verb === 'watch';
     if (longRunning) watches.add(r.res);
     r.res.once('close', () => watches.delete(r.res));
-    return forward(r.req, r.res, { protocol: 'https:', host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 443, agent }, {
+    return forward(r.req, r.res, { protocol: 'https:', host: hostOf(c.url), port: c.url.port || 443, agent: c.agent }, {
       headers: identityHeaders(r.user),
       ...(r.body ? { body: r.body } : {}),
       ...(longRunning ? { flushHeaders: true } : { timeoutMs }),
     }).catch((err: Error) => {
       o.log(`core backend: proxy to ${o.url} failed: ${err.message}`);
-      throw unavailable(`error trying to reach the core backend: ${err.message}`);
+      throw serviceUnavailable(`the server is currently unable to handle the request: core backend ${o.url}: error trying to reach the core backend: ${err.message}`);
     });
   };
+  return { serves, serve, closeWatches: () => { for (const w of watches) w.destroy(); watches.clear(); } };
+}
 
-  const checkStore = (): Promise<void> => new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 443, path: '/readyz', agent, headers, timeout: 5000 }, (res) => {
+/** The store check of /readyz: the backend's own /readyz. */
+function remoteReadyz(o: RemoteCoreOptions, c: Connection): () => Promise<void> {
+  return () => new Promise((resolve, reject) => {
+    const req = request({ host: hostOf(c.url), port: c.url.port || 443, path: '/readyz', agent: c.agent, headers: c.headers, timeout: 5000 }, (res) => {
       res.resume();
       res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`core backend ${o.url}/readyz: HTTP ${res.statusCode}`))));
     });
@@ -86,8 +90,11 @@ export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
     req.on('error', (err) => reject(new Error(`core backend ${o.url}: ${err.message}`)));
     req.end();
   });
+}
 
-  const updateStatus: GatewayCore['updateStatus'] = async (group, resource, namespace, name, mutate) => {
+/** GET, then PUT …/status, again on a conflict (at most 5 times). */
+function remoteStatusUpdate(objects: HttpObjectSource): GatewayCore['updateStatus'] {
+  return async (group, resource, namespace, name, mutate) => {
     const path = objects.objectPath(group, resource, namespace, name);
     for (let attempt = 0; attempt < 5; attempt++) {
       const cur = await objects.get(group, resource, namespace, name);
@@ -104,16 +111,24 @@ export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
     }
     throw new Error(`status of ${resource} ${name}: conflicts on every attempt`);
   };
+}
 
+export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
+  if (!o.clientCert) throw new Error('--core-backend-url needs a front-proxy client certificate (--proxy-client-cert-file/--proxy-client-key-file, or the dev PKI)');
+  const headers: OutgoingHttpHeaders = identityHeaders(GATEWAY_IDENTITY);
+  const objects = new HttpObjectSource({
+    server: o.url, caPem: o.caPem, clientCertPem: o.clientCert.certPem, clientKeyPem: o.clientCert.keyPem, headers, registry: o.registry, log: o.log,
+  });
+  const c: Connection = { url: new URL(o.url), agent: backendAgent({ caPem: o.caPem, clientCert: o.clientCert }), headers };
   return {
     objects,
-    backend: { serves, serve, closeWatches: () => { for (const w of watches) w.destroy(); watches.clear(); } },
-    checkStore,
-    updateStatus,
+    backend: remoteBackend(o, c),
+    checkStore: remoteReadyz(o, c),
+    updateStatus: remoteStatusUpdate(objects),
     hooks: [],
     async close() {
       objects.close();
-      agent.destroy();
+      c.agent.destroy();
     },
   };
 }

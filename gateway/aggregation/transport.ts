@@ -11,6 +11,30 @@ import type { Target } from './resolver.js';
 
 export interface ProxyClientCert { readonly certPem: string; readonly keyPem: string }
 
+export interface BackendTls {
+  /** Roots the backend's certificate must chain to; none: the system roots. */
+  readonly caPem?: string | undefined;
+  /** Presented to the backend (the front-proxy client certificate). */
+  readonly clientCert?: ProxyClientCert | undefined;
+  /** The name the backend's certificate must carry, when not the host connected to. */
+  readonly serverName?: string;
+  /** false only for insecureSkipTLSVerify. */
+  readonly verify?: boolean;
+}
+
+/** The keep-alive HTTPS agent every proxy path uses to reach a backend (APIServices, the remote core backend, an https sidecar upstream). */
+export function backendAgent(t: BackendTls): Agent {
+  return new Agent({
+    keepAlive: true,
+    maxFreeSockets: 64,
+    ...(t.serverName ? { servername: t.serverName } : {}),
+    rejectUnauthorized: t.verify ?? true,
+    ...(t.caPem ? { ca: t.caPem } : {}),
+    ...(t.clientCert ? { cert: t.clientCert.certPem, key: t.clientCert.keyPem } : {}),
+    minVersion: 'TLSv1.2',
+  });
+}
+
 export class Transport {
   readonly agent: Agent;
   readonly serverName: string;
@@ -20,16 +44,8 @@ export class Transport {
     if (!info.service) throw new Error(`APIService "${info.name}" is local: it has no transport`);
     this.serverName = serverNameOf(info.service);
     this.verify = !info.insecureSkipTLSVerify;
-    this.agent = new Agent({
-      keepAlive: true,
-      maxFreeSockets: 64,
-      servername: this.serverName,
-      rejectUnauthorized: this.verify,
-      // No caBundle: the system roots, as kube does.
-      ...(info.caPem ? { ca: info.caPem } : {}),
-      ...(clientCert ? { cert: clientCert.certPem, key: clientCert.keyPem } : {}),
-      minVersion: 'TLSv1.2',
-    });
+    // No caBundle: the system roots, as kube does.
+    this.agent = backendAgent({ caPem: info.caPem, clientCert, serverName: this.serverName, verify: this.verify });
   }
 
   /** One GET with a deadline; the body is capped at `maxBytes`. */

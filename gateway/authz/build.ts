@@ -3,7 +3,8 @@
 // the same typed configuration kube-apiserver builds from its flags) or the
 // AuthorizationConfiguration file. Expensive parts are made once and shared
 // by every chain (the Node graph, RBAC's policy); webhook clients are made
-// per configuration. The result is one chain behind a swappable holder.
+// per configuration. The result is one chain behind a swappable holder,
+// after the privileged-group (system:masters) bypass.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
@@ -11,7 +12,7 @@ import type { ServeOptions } from '../config/flags.js';
 import { apiServerIdHash } from '../metrics/registry.js';
 import { authzConfigMetrics } from '../metrics/authz.js';
 import { loadAbac } from './abac.js';
-import { alwaysAllow, alwaysDeny } from './always.js';
+import { alwaysAllow, alwaysDeny, privilegedGroups } from './always.js';
 import { AuthorizerChain } from './chain.js';
 import { parseAuthorizationConfig, type AuthorizationConfig, type AuthorizerSpec } from './config.js';
 import { instrumented, SwappableAuthorizer } from './instrumented.js';
@@ -35,14 +36,18 @@ export interface AuthzDeps {
   /** --authorization-config is re-read this often even without a change event (kube: 60s). */
   readonly pollIntervalMs?: number;
   readonly apiServerId?: string;
+  /** Groups allowed everything before any configured authorizer is asked (kube-apiserver: system:masters). */
+  readonly privilegedGroups?: readonly string[];
 }
 
 export interface BuiltAuthorization {
   /**
-   * The configured chain, without the system:masters bypass (the caller puts that first).
-   * It keeps "no opinion" when no authorizer decides; the caller's chain turns that into a 403.
+   * The privileged-group bypass (deps.privilegedGroups), then the configured chain.
+   * `authorize` turns "no opinion" into a denial (403); `evaluate` keeps it (access reviews).
    */
-  readonly authorizer: Authorizer;
+  readonly authorizer: AuthorizerChain;
+  /** deps.privilegedGroups: the groups the bypass lets through (for rule listing). */
+  readonly privilegedGroups: readonly string[];
   /** The authorizers of the chain in force now, by configured type (for rule listing). */
   current(): readonly ConfiguredAuthorizer[];
   /** Re-reads --authorization-config now; resolves when done (a no-op in flag mode). */
@@ -139,9 +144,13 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
     void node?.then((n) => n.close(), () => undefined);
   };
 
+  const privileged = deps.privilegedGroups ?? [];
+  // The bypass needs no configuration and no RBAC read, so it answers even while the rest starts or reloads.
+  const withBypass = (configured: Authorizer) => new AuthorizerChain(privileged.length > 0 ? [privilegedGroups(privileged), configured] : [configured]);
+
   if (!fromFile) {
     const chain = await chainOf(fromFlags(o, deps.webhookTimeoutMs ?? 30_000)).catch((err: unknown) => { closeShared(); throw err; });
-    return { authorizer: chain.authorizer, current: () => chain.parts, reload: async () => undefined, close: () => { chain.close(); closeShared(); } };
+    return { authorizer: withBypass(chain.authorizer), privilegedGroups: privileged, current: () => chain.parts, reload: async () => undefined, close: () => { chain.close(); closeShared(); } };
   }
 
   const path = o.authorizationConfig!;
@@ -180,7 +189,8 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
   });
   controller.start();
   return {
-    authorizer: holder,
+    authorizer: withBypass(holder),
+    privilegedGroups: privileged,
     current: () => current.parts,
     reload: () => controller.check(),
     close: () => {

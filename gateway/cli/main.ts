@@ -4,7 +4,7 @@ import { runCertsCommand } from '../../certs/cli.js';
 import { parseServeFlags, usage, wantsHelp, type ServeOptions } from '../config/flags.js';
 import { startServer } from '../server/app.js';
 import { startBackendProcess, type BackendKind } from '../aggregation/backendmain.js';
-import { startSidecar } from '../aggregation/sidecar.js';
+import { startSidecar } from '../sidecar/index.js';
 import { hardenIntrinsics } from './harden.js';
 
 const log = (msg: string): void => { process.stderr.write(`${new Date().toISOString()} ${msg}\n`); };
@@ -58,7 +58,7 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** `gatehouse serve --upstream=<url>`: sidecar mode (gateway/aggregation/sidecar.ts). */
+/** `gatehouse serve --upstream=<url>`: sidecar mode (gateway/sidecar/). */
 async function sidecar(opts: ServeOptions): Promise<number> {
   let running;
   try {

@@ -75,7 +75,7 @@ export interface ServeOptions {
   readonly authorizationWebhookCacheUnauthorizedTtlMs: number;
   readonly enableAdmissionPlugins: readonly AdmissionPluginName[];
   readonly featureGates: FeatureGates;
-  /** Sidecar mode (gateway/aggregation/sidecar.ts): the one HTTP(S) service every authorized request is proxied to. */
+  /** Sidecar mode (gateway/sidecar/): the one HTTP(S) service every authorized request is proxied to. */
   readonly upstream: string | undefined;
   readonly upstreamCaFile: string | undefined;
   /** kube-rbac-proxy style file: `resourceAttributes: {namespace, apiGroup, apiVersion, resource, subresource, name}`. */

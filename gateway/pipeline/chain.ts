@@ -5,26 +5,38 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timeout, toStatusError, forbiddenMessage, StatusError } from '../../lib/api/status.js';
 import { sendError } from '../../lib/http/respond.js';
 import { negotiateOutput, type Output } from '../../lib/http/negotiate.js';
-import type { UnionAuthenticator } from '../authn/union.js';
+import type { AuthnResult } from '../authn/types.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
 import { selectorAttributes } from '../authz/selectors.js';
 import { admit, type AdmissionPlugin } from './admission.js';
 import { openAudit, type AuditSink } from './audit.js';
-import { newContext, isLongRunning, type RequestContext } from './context.js';
+import { newContext, isLongRunning, type PendingUpgrade, type RequestContext } from './context.js';
 import { hasImpersonation, impersonate } from './impersonate.js';
 import { stripIdentityHeaders, type IdentityHeaders } from './identityheaders.js';
 import type { InflightLimiter } from './inflight.js';
 
+/** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
+export interface RequestAuthenticator {
+  authenticate(req: IncomingMessage): Promise<AuthnResult>;
+}
+
 export interface ChainConfig {
-  authenticator: UnionAuthenticator;
+  authenticator: RequestAuthenticator;
   /** Proxy identity headers, removed from every request right after authentication. */
   identityHeaders: IdentityHeaders;
+  /** Whether Impersonate-* headers are acted on (checked with the `impersonate` verb); off, they reach dispatch untouched. */
+  impersonation: boolean;
   authorizer: Authorizer;
+  /** The authorization attributes of a request; default: from the parsed request info (kube-apiserver's). */
+  attributes?(ctx: RequestContext): Attributes;
+  /** The 403 of a denied request; default: kube-apiserver's Forbidden Status. */
+  forbidden?(ctx: RequestContext, attrs: Attributes, reason: string): StatusError;
   admission: readonly AdmissionPlugin[];
   inflight: InflightLimiter;
   requestTimeoutMs: number;
   audit: AuditSink;
+  /** The last step: the gateway's table (server/dispatch.ts), the sidecar's upstream, a backend process's API. */
   dispatch(ctx: RequestContext): Promise<void>;
   log(msg: string): void;
   clock(): number;
@@ -42,13 +54,25 @@ function attributesOf(ctx: RequestContext): Attributes {
   };
 }
 
+/** kube-apiserver's Forbidden Status, naming the object for resource requests. */
+function forbiddenStatus(ctx: RequestContext, attrs: Attributes, reason: string): StatusError {
+  const i = ctx.info;
+  const why = reason ? `${denial(attrs)}: ${reason}` : denial(attrs);
+  return forbiddenMessage(why, i.isResourceRequest ? { name: i.name, group: i.apiGroup, kind: i.resource } : {});
+}
+
 /** Errors go out in the encoding the client accepts (YAML for YAML clients), JSON otherwise. */
 function errorOutput(req: IncomingMessage): Output | undefined {
   try { return negotiateOutput(req.headers.accept); } catch { return undefined; }
 }
 
-export function buildHandlerChain(cfg: ChainConfig): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
+/** Serves one request; `upgrade` is given for an upgrade request, whose `res` is bound to that socket. */
+export type ChainHandler = (req: IncomingMessage, res: ServerResponse, upgrade?: PendingUpgrade) => void;
+
+export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
+  const attributes = cfg.attributes ?? attributesOf;
+  const forbidden = cfg.forbidden ?? forbiddenStatus;
+  return (req, res, upgrade) => {
     let release: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     let ctx: RequestContext | undefined;
@@ -61,7 +85,7 @@ export function buildHandlerChain(cfg: ChainConfig): (req: IncomingMessage, res:
     res.once('close', finish);
 
     const run = async () => {
-      ctx = newContext(req, res, cfg.clock());
+      ctx = newContext(req, res, cfg.clock(), upgrade);
 
       if (!isLongRunning(ctx)) {
         timer = setTimeout(() => {
@@ -78,20 +102,16 @@ export function buildHandlerChain(cfg: ChainConfig): (req: IncomingMessage, res:
       ctx.audit = openAudit(ctx);
       res.setHeader('Audit-Id', ctx.audit.auditID);
 
-      if (hasImpersonation(req)) {
+      if (cfg.impersonation && hasImpersonation(req)) {
         ctx.user = await impersonate(req, ctx.user, cfg.authorizer);
         ctx.audit.impersonatedUser = ctx.user;
       }
 
       if (!isLongRunning(ctx)) release = cfg.inflight.acquire(ctx.info.verb);
 
-      const attrs = attributesOf(ctx);
+      const attrs = attributes(ctx);
       const decision = await cfg.authorizer.authorize(attrs);
-      if (decision.kind !== 'allow') {
-        const i = ctx.info;
-        const why = decision.reason ? `${denial(attrs)}: ${decision.reason}` : denial(attrs);
-        throw forbiddenMessage(why, i.isResourceRequest ? { name: i.name, group: i.apiGroup, kind: i.resource } : {});
-      }
+      if (decision.kind !== 'allow') throw forbidden(ctx, attrs, decision.reason);
 
       await admit(cfg.admission, ctx);
       await cfg.dispatch(ctx);

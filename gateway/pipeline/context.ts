@@ -1,5 +1,6 @@
 // Per-request state, created once at the edge and passed down the chain.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { parseRequestInfo, type RequestInfo } from '../../lib/api/requestinfo.js';
 
@@ -10,6 +11,16 @@ export interface AuditEvent {
   user?: UserInfo;
   impersonatedUser?: UserInfo;
   readonly annotations: Record<string, string>;
+}
+
+/**
+ * An upgrade request (Connection: Upgrade) arrives with its socket instead of
+ * a response; the server runs it through the chain with a response bound to
+ * that socket, and only dispatch (after authorization) may hand the socket on.
+ */
+export interface PendingUpgrade {
+  readonly socket: Duplex;
+  readonly head: Buffer;
 }
 
 export interface RequestContext {
@@ -23,12 +34,14 @@ export interface RequestContext {
   audit?: AuditEvent;
   /** The request body, when a step before dispatch had to read it (admission); the backend then reads no more. */
   body?: Buffer;
+  /** Set for an upgrade request: the client's socket, for dispatch to forward once authorized. */
+  readonly upgrade: PendingUpgrade | undefined;
 }
 
 const EMPTY_QUERY = new URLSearchParams();
 const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
 
-export function newContext(req: IncomingMessage, res: ServerResponse, now: number): RequestContext {
+export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade): RequestContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
@@ -40,7 +53,7 @@ export function newContext(req: IncomingMessage, res: ServerResponse, now: numbe
     try { path = decodeURIComponent(rawPath); } catch { path = rawPath; }
   }
   const info = parseRequestInfo(req.method ?? 'GET', path, watch);
-  return { req, res, query, info, startedAt: now, user: NOBODY };
+  return { req, res, query, info, startedAt: now, user: NOBODY, upgrade };
 }
 
 export function isLongRunning(ctx: RequestContext): boolean {

@@ -2,6 +2,9 @@
 // --requestheader-* names and prefixes) are removed from every request right
 // after authentication: a trusted proxy's have been read by then, and an
 // untrusted client's must never reach impersonation, audit or a backend.
+// The list is built once per start (authn/requestheader.ts
+// identityHeaderNames) and is the same one every proxy strips again from
+// what it forwards (aggregation/identity.ts stripForwarded).
 import type { IncomingMessage } from 'node:http';
 
 export interface IdentityHeaders {

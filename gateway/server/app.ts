@@ -1,56 +1,31 @@
-// The composition root of `gatehouse serve`: builds the authenticators,
-// authorizers, health checks, backends and the pipeline from the parsed
-// options, then listens. Expensive things are built here once.
-import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:https';
-import { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { builtinRegistry } from '../../lib/registry/index.js';
-import { startCoreBackend } from '../../backends/core/index.js';
-import { ensureDevPki } from '../../certs/devpki.js';
+// The composition root of `gatehouse serve`: reads the TLS material and
+// token files, starts the backends, then builds each part by its named
+// builder — authentication, authorization, health, dispatch, serving — and
+// listens. Expensive things are built once, in those builders.
+import type { Server } from 'node:https';
+import { builtinRegistry, type Registry } from '../../lib/registry/index.js';
+import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
 import type { ServeOptions } from '../config/flags.js';
-import { X509Authenticator } from '../authn/x509.js';
-import { buildTokenMethods, loadTokenMethods } from './tokenmethods.js';
-import { controllerEnabled } from '../config/flags.js';
-import { serverUrl } from '../../certs/kubeconfig.js';
-import { devPkiPaths } from '../../certs/devpki.js';
-import { UnionAuthenticator } from '../authn/union.js';
-import { BearerAuthenticator, TokenUnion, type TokenAuthenticator } from '../authn/token.js';
-import { buildWebhookAuthenticator } from '../authn/webhook.js';
-import { startOidc } from '../authn/jwt/start.js';
+import { identityHeaderNames } from '../authn/requestheader.js';
 import { metricsText } from '../metrics/registry.js';
-import { identityHeaderNames, RequestHeaderAuthenticator, type RequestHeaderConfig } from '../authn/requestheader.js';
 import { serveTokenReview } from '../reviews/tokenreview.js';
 import { serveSelfSubjectReview } from '../reviews/selfsubjectreview.js';
-import type { Authenticator } from '../authn/types.js';
-import { alwaysAllow, alwaysDeny, privilegedGroups } from '../authz/always.js';
-import { AuthorizerChain } from '../authz/chain.js';
-import type { Authorizer } from '../authz/types.js';
-import { startRbac, type RunningRbac } from '../authz/rbac/index.js';
-import { rbacEscalation } from '../admission/rbacescalation.js';
-import { nodeRestriction } from '../admission/noderestriction.js';
-import { applyCreateAuthorization } from '../admission/applycreate.js';
-import { buildAuthorizers } from '../authz/build.js';
 import { accessReviewHandlers } from '../reviews/accessreviews.js';
-import { privilegedRules, ruleResolverFor } from '../reviews/accessrules.js';
-import { log as logCheck, ping, PostStartHook, ShutdownCheck, withStartupGrace, type HealthCheck } from '../health/checks.js';
-import { HealthEndpoint } from '../health/endpoint.js';
+import { PostStartHook } from '../health/checks.js';
+import { buildHealth, startPostStartHooks, type HealthEndpoints } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { DROP_AUDIT } from '../pipeline/audit.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
-import type { RequestContext } from '../pipeline/context.js';
-import { pathNotFound } from '../../lib/api/status.js';
-import { serveLocal } from '../local/router.js';
-import { registryDiscovery } from '../local/discovery.js';
-import { localGroupVersions, registerUpgrade, startAggregation, withAvailableCondition } from '../aggregation/index.js';
-import { loadProxyClientCert } from '../aggregation/clientcert.js';
-import { remoteFor, serveRemote } from '../aggregation/dispatch.js';
+import type { LocalRoutes } from '../local/router.js';
+import type { Aggregation } from '../aggregation/index.js';
+import type { GatewayCore } from '../aggregation/remotecore.js';
+import { loadTokenMethods } from './tokenmethods.js';
+import { buildAuthentication, requestheaderConfig, type GatewayAuthentication } from './authentication.js';
+import { buildAuthorization, type GatewayAuthorization } from './authorization.js';
+import { startApiServices, startCore } from './backends.js';
+import { buildDispatch, type GatewayServed } from './dispatch.js';
+import { loadGatewayTls, serveHttps } from './serving.js';
 import { installShutdown } from './shutdown.js';
-import { startRemoteCore, type GatewayCore } from '../aggregation/remotecore.js';
-import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
-import { listenServing } from '../../lib/http/listen.js';
 
 export interface RunningServer {
   readonly server: Server;
@@ -70,208 +45,57 @@ export interface AppHooks {
   tokenWebhookTimeoutMs?: number;
 }
 
-function authorizerFor(mode: string, rbac: RunningRbac): Authorizer {
-  switch (mode) {
-    case 'AlwaysAllow': return alwaysAllow;
-    case 'AlwaysDeny': return alwaysDeny;
-    case 'RBAC': return rbac.authorizer;
-    default: throw new Error(`invalid value "${mode}" for --authorization-mode: mode not implemented yet`);
-  }
-}
-
-function requestheaderConfig(opts: ServeOptions): RequestHeaderConfig {
+/** Virtual types the gateway answers itself, with the same token methods and authorizers as the pipeline. */
+function reviews(opts: ServeOptions, hooks: AppHooks, authn: GatewayAuthentication, authz: GatewayAuthorization): GatewayServed {
+  const bodyLimit = opts.maxRequestBodyBytes;
   return {
-    usernameHeaders: opts.requestheaderUsernameHeaders, uidHeaders: opts.requestheaderUidHeaders, groupHeaders: opts.requestheaderGroupHeaders,
-    extraHeaderPrefixes: opts.requestheaderExtraHeadersPrefix, allowedNames: opts.requestheaderAllowedNames,
+    'authentication.k8s.io/tokenreviews': (ctx) => serveTokenReview(ctx, { tokens: authn.tokens, apiAudiences: authn.apiAudiences, bodyLimit, log: hooks.log }),
+    'authentication.k8s.io/selfsubjectreviews': (ctx) => serveSelfSubjectReview(ctx, bodyLimit),
+    ...accessReviewHandlers({ evaluate: (a) => authz.authorizer.evaluate(a), resolvers: () => authz.ruleResolvers(), bodyLimit }),
   };
 }
 
-async function readAll(files: readonly string[]): Promise<string[]> {
-  return Promise.all(files.map((f) => readFile(f, 'utf8')));
+/** Health, version, discovery (merged with the APIServices'), OpenAPI and /metrics. */
+function localRoutes(registry: Registry, health: HealthEndpoints, aggregation: Aggregation): LocalRoutes {
+  const discovery = aggregation.discovery;
+  const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
+  return { health, discovery, openapi: buildOpenApiV3(registry, version), metrics: metricsText };
 }
 
 export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<RunningServer> {
   const clock = hooks.clock ?? Date.now;
   const startedAt = clock();
-  const connectHost = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
-
-  let certFile = opts.tlsCertFile;
-  let keyFile = opts.tlsPrivateKeyFile;
-  let clientCaFiles = opts.clientCaFiles;
-  let kubeconfig: string | undefined;
-  if (!certFile || !keyFile) {
-    const pki = await ensureDevPki(opts.dataDir, { host: connectHost, port: opts.securePort });
-    certFile = pki.servingCert;
-    keyFile = pki.servingKey;
-    if (clientCaFiles.length === 0) clientCaFiles = [pki.caCert];
-    kubeconfig = pki.kubeconfig;
-  }
-  // Read in order, so a start with both files wrong always names the certificate first.
-  const cert = await readFile(certFile, 'utf8');
-  const key = await readFile(keyFile, 'utf8');
-  // Checked here so a bad file is named, rather than an OpenSSL code surfacing from createServer.
-  try { new X509Certificate(cert); } catch { throw new Error(`--tls-cert-file "${certFile}": no PEM certificate found`); }
-  try { createPrivateKey(key); } catch { throw new Error(`--tls-private-key-file "${keyFile}": no PEM private key found`); }
-  const clientCas = await readAll(clientCaFiles);
-  const requestheaderCas = opts.requestheaderClientCaFile ? await readAll([opts.requestheaderClientCaFile]) : [];
-
+  const log = hooks.log;
+  const tls = await loadGatewayTls(opts);
   const registry = builtinRegistry();
-  const tokenMethods = await loadTokenMethods(opts, hooks.log);
-  const { serviceAccounts } = tokenMethods;
-  // The cluster CA for cluster-info and legacy token secrets: the dev CA, else the first client CA bundle, else the serving chain.
-  const clusterCaPem = kubeconfig ? await readFile(devPkiPaths(opts.dataDir).caCert, 'utf8') : clientCas[0] ?? cert;
-  // --core-backend-url: the built-in groups live in a remote `gatehouse core-backend` (gateway/aggregation/remotecore.ts).
-  const core: GatewayCore = opts.coreBackendUrl ? startRemoteCore({
-    url: opts.coreBackendUrl, caPem: await readFile(opts.coreBackendCaFile!, 'utf8'), clientCert: await loadProxyClientCert(opts, hooks.log),
-    registry, identityHeaders: identityHeaderNames(requestheaderCas.length > 0 ? requestheaderConfig(opts) : undefined), log: hooks.log,
-  }) : await startCoreBackend({
-    tokens: serviceAccounts.issuing,
-    controllers: {
-      ...(controllerEnabled(opts, 'serviceaccount-token') ? { serviceAccountToken: { caPem: clusterCaPem } } : {}),
-      tokenCleaner: controllerEnabled(opts, 'tokencleaner'),
-      ...(controllerEnabled(opts, 'bootstrapsigner') ? { bootstrapSigner: { server: serverUrl(connectHost, opts.securePort), caPem: clusterCaPem } } : {}),
-    },
-    storageBackend: opts.storageBackend,
-    ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
-    dataDir: opts.dataDir,
-    historyWindowMs: opts.watchHistoryMs,
-    registry,
-    allowUnsafeMalformedObjectDeletion: opts.featureGates.AllowUnsafeMalformedObjectDeletion,
-    autoregister: localGroupVersions(registry),
-    bodyLimit: opts.maxRequestBodyBytes,
-    log: hooks.log,
-    clock,
-    ...(hooks.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: hooks.bookmarkIntervalMs } : {}),
-    ...(hooks.tooLargeWaitMs !== undefined ? { tooLargeWaitMs: hooks.tooLargeWaitMs } : {}),
-  });
+  const tokenMethods = await loadTokenMethods(opts, log);
+  const requestheader = requestheaderConfig(opts, tls);
+  // One list of identity headers: stripped after authentication, and again from everything proxied.
+  const identityHeaders = identityHeaderNames(requestheader);
+  const inputs = { registry, tokens: tokenMethods.serviceAccounts.issuing, clusterCaPem: tls.clusterCaPem, identityHeaders, clock };
+  const core = await startCore(opts, hooks, inputs);
 
-  // Audiences tokens must be valid for when presented to this server (--api-audiences).
-  const apiAudiences: readonly string[] = serviceAccounts.apiAudiences;
-  // Every bearer-token method; TokenReview runs the same ones. Each method appends itself here.
-  const tokenAuthenticators: TokenAuthenticator[] = [];
-  tokenAuthenticators.push(...buildTokenMethods({ opts, loaded: tokenMethods, objects: core.objects, clock }));
-  const closeAuthn: Array<() => void> = [];
-  // OIDC: --oidc-* flags or --authentication-config (reloaded on change).
-  const oidc = await startOidc(opts, { log: hooks.log, clock, apiAudiences, serviceAccountIssuers: opts.serviceAccountIssuers });
-  if (oidc) {
-    tokenAuthenticators.push(oidc.authenticator);
-    closeAuthn.push(oidc.close);
-  }
-  // The webhook comes last, as in kube-apiserver: a token another method knows is never sent out.
-  if (opts.authenticationTokenWebhookConfigFile) {
-    const webhook = await buildWebhookAuthenticator({
-      configFile: opts.authenticationTokenWebhookConfigFile, cacheTtlMs: opts.authenticationTokenWebhookCacheTtlMs,
-      version: opts.authenticationTokenWebhookVersion, apiAudiences, log: hooks.log, clock,
-      ...(hooks.tokenWebhookTimeoutMs !== undefined ? { timeoutMs: hooks.tokenWebhookTimeoutMs } : {}),
-    });
-    tokenAuthenticators.push(webhook.authenticator);
-    closeAuthn.push(webhook.close);
-  }
-  const tokens = new TokenUnion(tokenAuthenticators);
-  const requestheader: RequestHeaderConfig | undefined = requestheaderCas.length > 0 ? requestheaderConfig(opts) : undefined;
-
-  const authenticators: Authenticator[] = [];
-  if (requestheader) authenticators.push(new RequestHeaderAuthenticator(requestheaderCas, requestheader, clock));
-  if (clientCas.length > 0) authenticators.push(new X509Authenticator({ caPems: clientCas, clock }));
-  authenticators.push(new BearerAuthenticator(tokens, apiAudiences));
-  const authenticator = new UnionAuthenticator(authenticators, { anonymous: opts.anonymousAuth, log: hooks.log });
-  // The RBAC policy is kept whatever the modes: the escalation checks resolve rules from it.
-  const rbac = await startRbac(core.objects, hooks.log);
-  // --authorization-mode or --authorization-config (reloaded on change), built in gateway/authz/build.ts; RBAC's authorizer is shared.
-  const authz = await buildAuthorizers(opts, { objects: core.objects, log: hooks.log, clock, rbac: () => authorizerFor('RBAC', rbac) });
-  const authorizer = new AuthorizerChain([privilegedGroups(['system:masters']), authz.authorizer]);
-  const ruleResolvers = () => [privilegedRules(['system:masters']), ...authz.current().map((c) => ruleResolverFor(c.type, c.authorizer))];
-  const admission = [rbacEscalation({ registry, authorizer, rbac: rbac.authorizer, policy: rbac.policy, objects: core.objects, bodyLimit: opts.maxRequestBodyBytes, privilegedGroups: ['system:masters'] })];
-  admission.push(applyCreateAuthorization({ authorizer, objects: core.objects, registry }));
-  if (opts.enableAdmissionPlugins.includes('NodeRestriction')) admission.push(nodeRestriction({ registry, objects: core.objects, bodyLimit: opts.maxRequestBodyBytes }));
-
+  const authn = await buildAuthentication(opts, hooks, { tls, requestheader, tokenMethods, objects: core.objects, clock });
+  const authz = await buildAuthorization(opts, hooks, core, registry, clock);
   const postStart = core.hooks.map((h) => new PostStartHook(h.name, h.run));
-  const storeCheck: HealthCheck = { name: 'etcd', check: () => core.checkStore() };
-  const shutdownCheck = new ShutdownCheck();
-  const logChk = logCheck(clock);
-  // Post-start hooks and autoregister-completion are boot-sequence checks: in /healthz and /readyz as they are, in /livez after the grace period.
-  const bootChecks = (): HealthCheck[] => [...postStart, aggregation.completion];
-  // Aggregation: APIService routing, availability and merged discovery (gateway/aggregation).
-  const autoregisterHook = postStart.find((h) => h.name === 'poststarthook/start-kube-apiserver-autoregistration');
-  const aggregation = startAggregation({
-    objects: core.objects, registry, localDiscovery: registryDiscovery(registry, `${connectHost}:${opts.securePort}`),
-    clientCert: await loadProxyClientCert(opts, hooks.log), identityHeaders: identityHeaderNames(requestheader),
-    writeStatus: async (name, cond, now) => { await core.updateStatus('apiregistration.k8s.io', 'apiservices', '', name, (st) => withAvailableCondition(st, cond, now)); },
-    autoregisterDone: () => autoregisterHook?.finished ?? opts.coreBackendUrl !== undefined, log: hooks.log, clock,
-  });
-  const liveChecks: HealthCheck[] = [ping(), logChk, storeCheck, ...bootChecks().map((c) => withStartupGrace(c, opts.livezGracePeriodMs, startedAt, clock))];
-  const readyChecks: HealthCheck[] = [ping(), logChk, storeCheck, ...bootChecks(), shutdownCheck];
-  const health = {
-    healthz: new HealthEndpoint('healthz', [ping(), logChk, storeCheck, ...bootChecks()], hooks.log),
-    livez: new HealthEndpoint('livez', liveChecks, hooks.log),
-    readyz: new HealthEndpoint('readyz', readyChecks, hooks.log),
-  };
-  const discovery = aggregation.discovery;
-  const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
-  const routes = { health, discovery, openapi: buildOpenApiV3(registry, version), metrics: metricsText };
-
-  // Virtual types the gateway answers itself (registry entries with servedBy: 'gateway').
-  const gatewayServed: Record<string, (ctx: RequestContext) => Promise<void>> = {
-    'authentication.k8s.io/tokenreviews': (ctx) => serveTokenReview(ctx, { tokens, apiAudiences, bodyLimit: opts.maxRequestBodyBytes, log: hooks.log }),
-    'authentication.k8s.io/selfsubjectreviews': (ctx) => serveSelfSubjectReview(ctx, opts.maxRequestBodyBytes),
-    ...accessReviewHandlers({ evaluate: (a) => authorizer.evaluate(a), resolvers: ruleResolvers, bodyLimit: opts.maxRequestBodyBytes }),
-  };
-
-  const dispatch = async (ctx: RequestContext): Promise<void> => {
-    const { info } = ctx;
-    const remote = remoteFor(aggregation, info);
-    if (remote) return serveRemote(remote, ctx);
-    if (!info.isResourceRequest) return serveLocal(routes, ctx.req, ctx.res, info.path, ctx.query);
-    if (registry.lookup(info.apiGroup, info.apiVersion, info.resource)?.servedBy === 'gateway') {
-      const serve = gatewayServed[`${info.apiGroup}/${info.resource}`];
-      if (!serve) throw pathNotFound();
-      return serve(ctx);
-    }
-    if (!core.backend.serves(info.apiGroup, info.apiVersion)) throw pathNotFound();
-    return core.backend.serve({ req: ctx.req, res: ctx.res, query: ctx.query, info, user: ctx.user, ...(ctx.body ? { body: ctx.body } : {}) });
-  };
-
+  const aggregation = await startApiServices(opts, hooks, core, postStart, inputs);
+  // Post-start hooks and autoregister-completion are boot-sequence checks.
+  const health = buildHealth({ checkStore: () => core.checkStore(), boot: [...postStart, aggregation.completion], livezGraceMs: opts.livezGracePeriodMs, startedAt, clock, log });
+  const dispatch = buildDispatch({ aggregation, local: localRoutes(registry, health.endpoints, aggregation), registry, gatewayServed: reviews(opts, hooks, authn, authz), core });
   const handler = buildHandlerChain({
-    authenticator, identityHeaders: identityHeaderNames(requestheader), authorizer, admission, inflight: new InflightLimiter(400, 200),
-    requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log: hooks.log, clock,
+    authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
+    inflight: new InflightLimiter(400, 200), requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log, clock,
+  });
+  const { server, url } = await serveHttps({
+    cert: tls.serving, clientCas: [...tls.clientCas, ...tls.requestheaderCas], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress,
   });
 
-  // Certificates are requested from every CA we trust for clients; each authenticator verifies against its own bundle.
-  const tlsClientCas = [...clientCas, ...requestheaderCas];
-  const server = createServer({
-    cert, key,
-    ...(tlsClientCas.length > 0 ? { ca: tlsClientCas } : {}),
-    requestCert: tlsClientCas.length > 0,
-    rejectUnauthorized: false,
-    keepAliveTimeout: 65_000,
-    // Go's net/http limit (1 MiB + 4 KiB), as kube-apiserver: a huge bearer token gets a 401, not a 431.
-    maxHeaderSize: (1 << 20) + 4096,
-    minVersion: 'TLSv1.2',
-  }, handler);
-  await listenServing(server, opts.securePort, opts.bindAddress);
-  // Upgrades run the same pipeline with a response bound to their socket; only dispatch (after authorization)
-  // may forward them, and any other answer closes the socket once written.
-  server.on('upgrade', (req, socket: Socket, head: Buffer) => {
-    const res = new ServerResponse(req);
-    res.assignSocket(socket);
-    res.shouldKeepAlive = false;
-    res.once('finish', () => socket.end());
-    socket.on('error', () => socket.destroy());
-    registerUpgrade(req, { socket, head });
-    handler(req, res);
-  });
-  server.on('clientError', (_err, socket) => { if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'); else socket.destroy(); });
-
-  for (const h of postStart) {
-    h.start().catch((err: unknown) => hooks.log(`post-start hook ${h.name} failed: ${err instanceof Error ? err.message : String(err)}`));
-  }
-
-  for (const note of serviceAccounts.notes) hooks.log(note);
-  const port = (server.address() as AddressInfo).port;
+  startPostStartHooks(postStart, log);
+  for (const note of tokenMethods.serviceAccounts.notes) log(note);
   const shutdown = installShutdown({
-    server, check: shutdownCheck, delayMs: opts.shutdownDelayMs, log: hooks.log,
+    server, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => core.backend.closeWatches(),
-    closeBackends: () => { for (const c of closeAuthn) c(); authz.close(); rbac.stop(); aggregation.stop(); return core.close(); },
+    closeBackends: () => { authn.close(); authz.close(); aggregation.stop(); return core.close(); },
   });
-  return { server, url: `https://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${port}`, core, shutdown, ...(kubeconfig ? { kubeconfig } : {}) };
+  return { server, url, core, shutdown, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
 }

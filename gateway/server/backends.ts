@@ -1,0 +1,69 @@
+// Where resources come from, built once per start: the core backend
+// (in-process, or a remote `gatehouse core-backend` with --core-backend-url)
+// and the aggregated APIServices (gateway/aggregation).
+import { readFile } from 'node:fs/promises';
+import { startCoreBackend } from '../../backends/core/index.js';
+import { serverUrl } from '../../certs/kubeconfig.js';
+import type { Registry } from '../../lib/registry/index.js';
+import { controllerEnabled, type ServeOptions } from '../config/flags.js';
+import type { IdentityHeaders } from '../pipeline/identityheaders.js';
+import { localGroupVersions, startAggregation, withAvailableCondition, type Aggregation } from '../aggregation/index.js';
+import { loadProxyClientCert } from '../aggregation/clientcert.js';
+import { startRemoteCore, type GatewayCore } from '../aggregation/remotecore.js';
+import { registryDiscovery } from '../local/discovery.js';
+import type { TokenIssuing } from '../../backends/core/index.js';
+import type { PostStartHook } from '../health/checks.js';
+import type { AppHooks } from './app.js';
+import { connectHost } from './serving.js';
+
+export interface CoreInputs {
+  readonly registry: Registry;
+  readonly tokens: TokenIssuing;
+  /** The CA the token controllers put in cluster-info and legacy token secrets. */
+  readonly clusterCaPem: string;
+  /** Stripped from requests forwarded to a remote core backend. */
+  readonly identityHeaders: IdentityHeaders;
+  readonly clock: () => number;
+}
+
+export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInputs): Promise<GatewayCore> {
+  if (opts.coreBackendUrl) {
+    return startRemoteCore({
+      url: opts.coreBackendUrl, caPem: await readFile(opts.coreBackendCaFile!, 'utf8'), clientCert: await loadProxyClientCert(opts, hooks.log),
+      registry: i.registry, identityHeaders: i.identityHeaders, log: hooks.log,
+    });
+  }
+  const host = connectHost(opts.bindAddress);
+  return startCoreBackend({
+    tokens: i.tokens,
+    controllers: {
+      ...(controllerEnabled(opts, 'serviceaccount-token') ? { serviceAccountToken: { caPem: i.clusterCaPem } } : {}),
+      tokenCleaner: controllerEnabled(opts, 'tokencleaner'),
+      ...(controllerEnabled(opts, 'bootstrapsigner') ? { bootstrapSigner: { server: serverUrl(host, opts.securePort), caPem: i.clusterCaPem } } : {}),
+    },
+    storageBackend: opts.storageBackend,
+    ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
+    dataDir: opts.dataDir,
+    historyWindowMs: opts.watchHistoryMs,
+    registry: i.registry,
+    allowUnsafeMalformedObjectDeletion: opts.featureGates.AllowUnsafeMalformedObjectDeletion,
+    autoregister: localGroupVersions(i.registry),
+    bodyLimit: opts.maxRequestBodyBytes,
+    log: hooks.log,
+    clock: i.clock,
+    ...(hooks.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: hooks.bookmarkIntervalMs } : {}),
+    ...(hooks.tooLargeWaitMs !== undefined ? { tooLargeWaitMs: hooks.tooLargeWaitMs } : {}),
+  });
+}
+
+/** APIService routing, availability and merged discovery over the core backend's objects. */
+export async function startApiServices(opts: ServeOptions, hooks: AppHooks, core: GatewayCore, postStart: readonly PostStartHook[], i: CoreInputs): Promise<Aggregation> {
+  // In-process, autoregister is a post-start hook of the core backend; a remote core backend runs it itself.
+  const autoregister = postStart.find((h) => h.name === 'poststarthook/start-kube-apiserver-autoregistration');
+  return startAggregation({
+    objects: core.objects, registry: i.registry, localDiscovery: registryDiscovery(i.registry, `${connectHost(opts.bindAddress)}:${opts.securePort}`),
+    clientCert: await loadProxyClientCert(opts, hooks.log), identityHeaders: i.identityHeaders,
+    writeStatus: async (name, cond, now) => { await core.updateStatus('apiregistration.k8s.io', 'apiservices', '', name, (st) => withAvailableCondition(st, cond, now)); },
+    autoregisterDone: () => autoregister?.finished ?? opts.coreBackendUrl !== undefined, log: hooks.log, clock: i.clock,
+  });
+}

@@ -1,0 +1,74 @@
+// The last step of the gateway's pipeline (gateway/pipeline/chain.ts): which
+// part of the gateway answers an authorized request, as one table read top
+// to bottom. The first destination that takes the request answers it;
+// nothing taking it is a 404.
+import { pathNotFound } from '../../lib/api/status.js';
+import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import type { Registry } from '../../lib/registry/index.js';
+import type { RequestContext } from '../pipeline/context.js';
+import { serveLocal, type LocalRoutes } from '../local/router.js';
+import type { Aggregation, ApiServiceProxy } from '../aggregation/index.js';
+import type { GatewayCore } from '../aggregation/remotecore.js';
+
+/** Answers the request (resolving when done), or returns undefined: not mine. */
+type Destination = (ctx: RequestContext) => Promise<void> | undefined;
+
+/** Virtual types the gateway answers itself (registry entries with servedBy: 'gateway'), by `<group>/<resource>`. */
+export type GatewayServed = Readonly<Record<string, (ctx: RequestContext) => Promise<void>>>;
+
+export interface DispatchTargets {
+  readonly aggregation: Aggregation;
+  readonly local: LocalRoutes;
+  readonly registry: Registry;
+  readonly gatewayServed: GatewayServed;
+  /** In-process or remote (--core-backend-url); the same interface either way. */
+  readonly core: GatewayCore;
+}
+
+/** The APIService serving a request: resource requests under /apis/<g>/<v>/…, and that group version's discovery path. */
+export function remoteFor(agg: Aggregation, info: RequestInfo): ApiServiceProxy | undefined {
+  if (info.isResourceRequest) return info.apiPrefix === 'apis' ? agg.route(info.apiGroup, info.apiVersion) : undefined;
+  if (!info.path.startsWith('/apis/')) return undefined;
+  const parts = info.path.split('/', 4);
+  return parts.length >= 4 && parts[3] !== '' ? agg.route(parts[2]!, parts[3]!) : undefined;
+}
+
+/** A proxied request, or an upgrade on the socket the context carries (only here: after authorization). */
+function serveRemote(p: ApiServiceProxy, ctx: RequestContext): Promise<void> {
+  const up = ctx.upgrade;
+  if (up) return p.upgrade({ req: ctx.req, user: ctx.user, socket: up.socket, head: up.head });
+  return p.serve({ req: ctx.req, res: ctx.res, user: ctx.user, longRunning: ctx.info.verb === 'watch', ...(ctx.body ? { body: ctx.body } : {}) });
+}
+
+export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Promise<void> {
+  const table: readonly Destination[] = [
+    // A group version an APIService serves elsewhere (aggregated backends).
+    (ctx) => {
+      const remote = remoteFor(t.aggregation, ctx.info);
+      return remote && serveRemote(remote, ctx);
+    },
+    // Non-resource paths: health, version, discovery, OpenAPI, metrics, the root path list.
+    (ctx) => (ctx.info.isResourceRequest ? undefined : serveLocal(t.local, ctx.req, ctx.res, ctx.info.path, ctx.query)),
+    // Reviews the gateway answers itself (TokenReview, the access reviews, …).
+    (ctx) => {
+      const i = ctx.info;
+      if (t.registry.lookup(i.apiGroup, i.apiVersion, i.resource)?.servedBy !== 'gateway') return undefined;
+      const serve = t.gatewayServed[`${i.apiGroup}/${i.resource}`];
+      if (!serve) throw pathNotFound();
+      return serve(ctx);
+    },
+    // The built-in groups: the core backend.
+    (ctx) => {
+      const i = ctx.info;
+      if (!t.core.backend.serves(i.apiGroup, i.apiVersion)) return undefined;
+      return t.core.backend.serve({ req: ctx.req, res: ctx.res, query: ctx.query, info: i, user: ctx.user, ...(ctx.body ? { body: ctx.body } : {}) });
+    },
+  ];
+  return async (ctx) => {
+    for (const destination of table) {
+      const answered = destination(ctx);
+      if (answered) return answered;
+    }
+    throw pathNotFound();
+  };
+}

@@ -1,0 +1,79 @@
+// Sidecar mode (`gatehouse serve --upstream=<url>`), after kube-rbac-proxy:
+// Gatehouse stands in front of one HTTP(S) service. Every request runs
+// through the gateway's own chain (gateway/pipeline/chain.ts) — request
+// info, timeout, authentication, audit, in-flight limit, authorization —
+// with the sidecar's pieces: the cluster decides who asks and what they may
+// do (delegation.ts), the paths and attributes are kube-rbac-proxy's
+// (access.ts), and dispatch proxies to the upstream (upstream.ts).
+// Impersonate-* headers are not acted on; they are stripped like the
+// client's identity headers and credentials.
+import type { Server } from 'node:https';
+import type { ServeOptions } from '../config/flags.js';
+import { identityHeaderNames } from '../authn/requestheader.js';
+import { buildHandlerChain } from '../pipeline/chain.js';
+import { DROP_AUDIT } from '../pipeline/audit.js';
+import { InflightLimiter } from '../pipeline/inflight.js';
+import { loadServingCertOrDevPki, readPemFiles, serveHttps } from '../server/serving.js';
+import { loadResourceAttributes } from './config.js';
+import { pathGatedAuthenticator, pathGatedAuthorizer, SidecarPaths, sidecarAttributes, sidecarForbidden } from './access.js';
+import { delegatedAuthentication, delegatedAuthorization, type DelegationContext } from './delegation.js';
+import { upstreamOf } from './upstream.js';
+
+export interface SidecarHooks {
+  readonly log: (msg: string) => void;
+  readonly clock?: () => number;
+  /** Environment read for InClusterConfig (default process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Test knobs: the gateway's limits (60 s; 400 read-only and 200 mutating requests in flight) unless given. */
+  readonly requestTimeoutMs?: number;
+  readonly maxRequestsInflight?: number;
+  readonly maxMutatingRequestsInflight?: number;
+}
+
+export interface RunningSidecar {
+  readonly server: Server;
+  readonly url: string;
+  readonly upstream: string;
+  shutdown(signal: string): Promise<void>;
+}
+
+export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Promise<RunningSidecar> {
+  const upstreamUrl = opts.upstream;
+  if (!upstreamUrl) throw new Error('sidecar mode needs --upstream');
+  const { log } = hooks;
+  const clock = hooks.clock ?? Date.now;
+  const cert = await loadServingCertOrDevPki(opts);
+  const clientCas = await readPemFiles(opts.clientCaFiles);
+  const upstreamCa = opts.upstreamCaFile ? (await readPemFiles([opts.upstreamCaFile]))[0] : undefined;
+  const resourceAttributes = opts.resourceAttributesFile ? await loadResourceAttributes(opts.resourceAttributesFile) : undefined;
+  const paths = new SidecarPaths(opts.allowPaths, opts.ignorePaths);
+  const delegation: DelegationContext = { env: hooks.env ?? process.env, log, clock, closers: [] };
+  const authenticator = await delegatedAuthentication(opts, clientCas, delegation);
+  const authorizer = await delegatedAuthorization(opts, delegation);
+  // No authenticating proxy is trusted here: the X-Remote-* defaults are what the upstream reads.
+  const identityHeaders = identityHeaderNames(undefined);
+  const upstream = upstreamOf(upstreamUrl, upstreamCa, paths, identityHeaders, log);
+
+  const handler = buildHandlerChain({
+    authenticator: pathGatedAuthenticator(paths, authenticator), identityHeaders, impersonation: false,
+    authorizer: pathGatedAuthorizer(paths, authorizer), attributes: sidecarAttributes(resourceAttributes), forbidden: sidecarForbidden(log),
+    admission: [], inflight: new InflightLimiter(hooks.maxRequestsInflight ?? 400, hooks.maxMutatingRequestsInflight ?? 200),
+    requestTimeoutMs: hooks.requestTimeoutMs ?? 60_000, audit: DROP_AUDIT, dispatch: upstream.dispatch, log, clock,
+  });
+  const { server, url } = await serveHttps({ cert, clientCas, handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress });
+  log(`sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`);
+  return { server, url, upstream: upstreamUrl, shutdown: sidecarShutdown(server, opts.shutdownDelayMs, log, () => { upstream.close(); for (const c of delegation.closers) c(); }) };
+}
+
+/** Serves for --shutdown-delay-duration more, then closes the listener and its connections (cut after 5 s). */
+function sidecarShutdown(server: Server, delayMs: number, log: (msg: string) => void, closeClients: () => void): (signal: string) => Promise<void> {
+  let closed = false;
+  return async (signal) => {
+    if (closed) return;
+    closed = true;
+    log(`sidecar: ${signal}: shutting down`);
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    await new Promise<void>((r) => { server.close(() => r()); server.closeIdleConnections(); setTimeout(() => { server.closeAllConnections(); }, 5_000).unref(); });
+    closeClients();
+  };
+}
