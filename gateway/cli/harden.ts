@@ -35,7 +35,9 @@ const FROZEN: readonly object[] = [
   Object, Object.prototype, Array, Array.prototype, Function, Function.prototype,
   String, String.prototype, Number, Number.prototype, Boolean, Boolean.prototype,
   Symbol, Symbol.prototype, BigInt, BigInt.prototype, RegExp, RegExp.prototype, Date, Date.prototype,
-  Error, Error.prototype, TypeError, TypeError.prototype, RangeError, RangeError.prototype, SyntaxError, SyntaxError.prototype,
+  // Not the Error constructors: libraries set Error.stackTraceLimit and Error.prepareStackTrace at
+  // run time (redis-errors does on every reply error), and no JSON value reaches them by name.
+  Error.prototype, TypeError.prototype, RangeError.prototype, SyntaxError.prototype,
   Map, Map.prototype, Set, Set.prototype, Promise, Promise.prototype,
 ];
 
