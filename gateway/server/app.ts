@@ -25,10 +25,9 @@ import { identityHeaderNames, RequestHeaderAuthenticator, type RequestHeaderConf
 import { serveTokenReview } from '../reviews/tokenreview.js';
 import { serveSelfSubjectReview } from '../reviews/selfsubjectreview.js';
 import type { Authenticator } from '../authn/types.js';
-import { alwaysAllow, alwaysDeny, privilegedGroups } from '../authz/always.js';
+import { privilegedGroups } from '../authz/always.js';
 import { AuthorizerChain } from '../authz/chain.js';
-import type { Authorizer } from '../authz/types.js';
-import { startRbac, type RunningRbac } from '../authz/rbac/index.js';
+import { startRbac } from '../authz/rbac/index.js';
 import { rbacEscalation } from '../admission/rbacescalation.js';
 import { nodeRestriction } from '../admission/noderestriction.js';
 import { applyCreateAuthorization } from '../admission/applycreate.js';
@@ -68,15 +67,6 @@ export interface AppHooks {
   bookmarkIntervalMs?: number;
   tooLargeWaitMs?: number;
   tokenWebhookTimeoutMs?: number;
-}
-
-function authorizerFor(mode: string, rbac: RunningRbac): Authorizer {
-  switch (mode) {
-    case 'AlwaysAllow': return alwaysAllow;
-    case 'AlwaysDeny': return alwaysDeny;
-    case 'RBAC': return rbac.authorizer;
-    default: throw new Error(`invalid value "${mode}" for --authorization-mode: mode not implemented yet`);
-  }
 }
 
 function requestheaderConfig(opts: ServeOptions): RequestHeaderConfig {
@@ -119,10 +109,11 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const tokenMethods = await loadTokenMethods(opts, hooks.log);
   const { serviceAccounts } = tokenMethods;
   // The cluster CA for cluster-info and legacy token secrets: the dev CA, else the first client CA bundle, else the serving chain.
+  const proxyClientCert = await loadProxyClientCert(opts, hooks.log);
   const clusterCaPem = kubeconfig ? await readFile(devPkiPaths(opts.dataDir).caCert, 'utf8') : clientCas[0] ?? cert;
   // --core-backend-url: the built-in groups live in a remote `gatehouse core-backend` (gateway/aggregation/remotecore.ts).
   const core: GatewayCore = opts.coreBackendUrl ? startRemoteCore({
-    url: opts.coreBackendUrl, caPem: await readFile(opts.coreBackendCaFile!, 'utf8'), clientCert: await loadProxyClientCert(opts, hooks.log),
+    url: opts.coreBackendUrl, caPem: await readFile(opts.coreBackendCaFile!, 'utf8'), clientCert: proxyClientCert,
     registry, identityHeaders: identityHeaderNames(requestheaderCas.length > 0 ? requestheaderConfig(opts) : undefined), log: hooks.log,
   }) : await startCoreBackend({
     tokens: serviceAccounts.issuing,
@@ -178,7 +169,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   // The RBAC policy is kept whatever the modes: the escalation checks resolve rules from it.
   const rbac = await startRbac(core.objects, hooks.log);
   // --authorization-mode or --authorization-config (reloaded on change), built in gateway/authz/build.ts; RBAC's authorizer is shared.
-  const authz = await buildAuthorizers(opts, { objects: core.objects, log: hooks.log, clock, rbac: () => authorizerFor('RBAC', rbac) });
+  const authz = await buildAuthorizers(opts, { objects: core.objects, log: hooks.log, clock, rbac: () => rbac.authorizer });
   const authorizer = new AuthorizerChain([privilegedGroups(['system:masters']), authz.authorizer]);
   const ruleResolvers = () => [privilegedRules(['system:masters']), ...authz.current().map((c) => ruleResolverFor(c.type, c.authorizer))];
   const admission = [rbacEscalation({ registry, authorizer, rbac: rbac.authorizer, policy: rbac.policy, objects: core.objects, bodyLimit: opts.maxRequestBodyBytes, privilegedGroups: ['system:masters'] })];
@@ -195,7 +186,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const autoregisterHook = postStart.find((h) => h.name === 'poststarthook/start-kube-apiserver-autoregistration');
   const aggregation = startAggregation({
     objects: core.objects, registry, localDiscovery: registryDiscovery(registry, `${connectHost}:${opts.securePort}`),
-    clientCert: await loadProxyClientCert(opts, hooks.log), identityHeaders: identityHeaderNames(requestheader),
+    clientCert: proxyClientCert, identityHeaders: identityHeaderNames(requestheader),
     writeStatus: async (name, cond, now) => { await core.updateStatus('apiregistration.k8s.io', 'apiservices', '', name, (st) => withAvailableCondition(st, cond, now)); },
     autoregisterDone: () => autoregisterHook?.finished ?? opts.coreBackendUrl !== undefined, log: hooks.log, clock,
   });
@@ -260,7 +251,6 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     registerUpgrade(req, { socket, head });
     handler(req, res);
   });
-  server.on('clientError', (_err, socket) => { if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'); else socket.destroy(); });
 
   for (const h of postStart) {
     h.start().catch((err: unknown) => hooks.log(`post-start hook ${h.name} failed: ${err instanceof Error ? err.message : String(err)}`));
