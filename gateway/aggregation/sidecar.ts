@@ -290,7 +290,6 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
       });
     }, (err: unknown) => writeSocketStatus(socket, toStatusError(err)));
   });
-  server.on('clientError', (_err, socket) => { if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'); else socket.destroy(); });
   await listenServing(server, opts.securePort, opts.bindAddress);
   const port = (server.address() as AddressInfo).port;
   log(`sidecar: proxying authorized requests to ${upstream}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`);
