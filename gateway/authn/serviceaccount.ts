@@ -19,7 +19,7 @@ import {
   ClaimError, LEGACY_ISSUER, identityFromClaims, serviceAccountUser, type ObjectRef, type ServiceAccountIdentity,
 } from '../../lib/serviceaccount/claims.js';
 import { secretValue } from '../../lib/bootstrap/token.js';
-import type { TokenAuthenticator } from './token.js';
+import type { BearerToken, TokenAuthenticator } from './token.js';
 import { prepareJws, signatureValid } from './jwssignature.js';
 import { AUTHENTICATED_GROUP, AuthnError, type AuthnResult } from './types.js';
 
@@ -94,7 +94,7 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     this.leeway = opts.leewaySeconds ?? DEFAULT_LEEWAY_SECONDS;
   }
 
-  async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResult | null> {
+  async authenticateToken({ value: token }: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
     const parts = token.split('.');
     if (parts.length !== 3) return null;
     const payload = decodeJson(parts[1]!);
@@ -166,12 +166,12 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly name = NAME;
   constructor(private readonly opts: ServiceAccountOptions) {}
 
-  async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
-    const result = await this.opts.verifier.authenticateToken(token, audiences, digest);
+  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
+    const result = await this.opts.verifier.authenticateToken(token, audiences);
     if (!result) return null;
     const id = VerifiedToken.identityOf(result);
     if (!id) throw new AuthnError(this.name, 'verified token without an identity');
-    if (this.opts.lookup) await this.stillValid(id, token);
+    if (this.opts.lookup) await this.stillValid(id, token.value);
     return result;
   }
 
