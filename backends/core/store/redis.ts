@@ -18,6 +18,7 @@ import { defineScripts, raiseFloor, readPoint, runWrite, type WriteOp } from './
 import { decodeObject, splitStored } from './redis-codec.js';
 import { storedCopy, storedJson } from './objects.js';
 import { Domain, type DomainOptions, type DomainOwner } from './redis-domain.js';
+import { RevisionWaiters } from './revwaiters.js';
 
 export interface RedisStoreOptions extends Omit<StateOptions, 'startRev'> {
   /** redis://, rediss://, or a cluster: several seeds or redis+cluster:// (see redis-connect.ts). */
@@ -34,13 +35,6 @@ export interface RedisStoreOptions extends Omit<StateOptions, 'startRev'> {
   log?: (msg: string) => void;
 }
 
-interface FloorWaiter {
-  rev: number;
-  resolve(): void;
-  reject(err: StoreError): void;
-  timer: NodeJS.Timeout;
-}
-
 const CONNECT_TIMEOUT_MS = 5000;
 
 export class RedisStore implements Store, DomainOwner {
@@ -51,8 +45,10 @@ export class RedisStore implements Store, DomainOwner {
   private readonly domains = new Map<string, Promise<Domain>>();
   private readonly opened = new Map<string, Domain>();
   private readonly registered = new Set<string>();
-  private clock = 0;
-  private floorWaiters: FloorWaiter[] = [];
+  /** The highest revision this process has seen in any domain (a Lamport clock across types): the floor of its next write. */
+  private seenRev = 0;
+  /** Cluster: waitForRev callers, woken as seenRev rises. */
+  private readonly seenWaiters = new RevisionWaiters();
   private readonly domainOpts: DomainOptions;
 
   private constructor(
@@ -108,24 +104,16 @@ export class RedisStore implements Store, DomainOwner {
     return this.single.state;
   }
 
-  // DomainOwner: the process's clock across domains.
+  // DomainOwner: the highest revision seen across domains.
 
   get floor(): number {
-    return this.clock;
+    return this.seenRev;
   }
 
   observed(rev: number): void {
-    if (rev <= this.clock) return;
-    this.clock = rev;
-    if (this.floorWaiters.length === 0) return;
-    const still: FloorWaiter[] = [];
-    for (const w of this.floorWaiters) {
-      if (w.rev <= rev) {
-        clearTimeout(w.timer);
-        w.resolve();
-      } else still.push(w);
-    }
-    this.floorWaiters = still;
+    if (rev <= this.seenRev) return;
+    this.seenRev = rev;
+    this.seenWaiters.reached(rev);
   }
 
   // Store
@@ -154,22 +142,31 @@ export class RedisStore implements Store, DomainOwner {
   async get(key: string, minRev?: number): Promise<KObject | undefined> {
     const d = await this.domainFor(assertKey(key));
     if (minRev === undefined) return (await d.sync()).state.read(key);
+    return (await this.atLeast(d, minRev)).read(key);
+  }
+
+  /** The domain's watch cache once it holds minRev: no round trip when it does already. */
+  private async atLeast(d: Domain, minRev: number): Promise<StoreState> {
     const state = d.live();
-    if (minRev <= state.rev) return state.read(key);
+    if (minRev <= state.rev) return state;
     if (!this.cluster) {
       await state.waitForRev(minRev, state.tooLargeWaitMs);
-      return state.read(key);
+      return state;
     }
     // Revisions of one type are not dense in a cluster: wait until the process has
     // seen minRev anywhere, then read the type's newest state.
     await this.waitForRev(minRev, state.tooLargeWaitMs);
-    return (await d.sync()).state.read(key);
+    return (await d.sync()).state;
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const type = typePrefixOf(prefix);
     if (type === undefined) throw new Error(`invalid list prefix "${prefix}": want group/resource/ at least`);
     const d = await this.domainFor(type);
+    if (opts.minRev !== undefined) {
+      const state = await this.atLeast(d, opts.minRev);
+      return state.list(prefix, { ...opts, rev: undefined });
+    }
     let state: StoreState;
     let at: number;
     if (opts.rev === undefined) {
@@ -196,7 +193,7 @@ export class RedisStore implements Store, DomainOwner {
     if (this.single) return this.single.watch(prefix, fromRev, sink);
     const type = typePrefixOf(prefix);
     if (type === undefined) {
-      throw new StoreError('unreachable', `watching "${prefix}" needs one resource type: on a Redis Cluster, types have separate revision orders`);
+      throw new StoreError('invalid', `watching "${prefix}" needs one resource type: on a Redis Cluster, types have separate revision orders`);
     }
     const open = this.opened.get(type);
     if (open) return open.watch(prefix, fromRev, sink);
@@ -236,7 +233,7 @@ export class RedisStore implements Store, DomainOwner {
       const types = new Set([...(await this.client.smembers(registryKey(this.opts.prefix))), ...this.opened.keys()]);
       const keys = [...types].map((t) => this.opened.get(t)?.keys ?? typeKeys(this.opts.prefix, t));
       for (const d of this.opened.values()) d.live();
-      let want = this.clock;
+      let want = this.seenRev;
       const points = await Promise.all(keys.map((k) => readPoint(this.client, k, want)));
       for (const p of points) want = Math.max(want, p.alloc);
       await Promise.all(keys.filter((_, i) => points[i]!.alloc < want).map((k) => raiseFloor(this.client, k, want, false)));
@@ -249,21 +246,10 @@ export class RedisStore implements Store, DomainOwner {
 
   async waitForRev(rev: number, timeoutMs: number): Promise<void> {
     if (this.single) return this.single.live().waitForRev(rev, timeoutMs);
-    if (rev <= this.clock) return;
+    if (rev <= this.seenRev) return;
     await this.currentRev();
-    if (rev <= this.clock) return;
-    return new Promise((resolve, reject) => {
-      const waiter: FloorWaiter = {
-        rev,
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          this.floorWaiters = this.floorWaiters.filter((w) => w !== waiter);
-          reject(new StoreError('too-large', `too large resource version: ${rev}, current: ${this.clock}`, this.clock));
-        }, timeoutMs),
-      };
-      this.floorWaiters.push(waiter);
-    });
+    if (rev <= this.seenRev) return;
+    return this.seenWaiters.wait(rev, timeoutMs, () => new StoreError('too-large', `too large resource version: ${rev}, current: ${this.seenRev}`, this.seenRev));
   }
 
   async check(): Promise<void> {
@@ -290,12 +276,7 @@ export class RedisStore implements Store, DomainOwner {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const err = new StoreError('unreachable', 'store is closed');
-    for (const w of this.floorWaiters) {
-      clearTimeout(w.timer);
-      w.reject(err);
-    }
-    this.floorWaiters = [];
+    this.seenWaiters.failAll(new StoreError('unreachable', 'store is closed'));
     const all = this.single ? [this.single] : await Promise.all([...this.domains.values()].map((p) => p.catch(() => undefined)));
     await Promise.all(all.map((d) => d?.close()));
     await this.client.quit().catch(() => this.client.disconnect());
@@ -345,7 +326,7 @@ export class RedisStore implements Store, DomainOwner {
     const json = stored ? stored.json : '';
     let reply;
     try {
-      reply = await runWrite(this.client, d.keys, type, op, key, json, expectedRev, state.clock(), this.clock);
+      reply = await runWrite(this.client, d.keys, type, op, key, json, expectedRev, state.clock(), this.seenRev);
     } catch (err) {
       throw unreachable(err);
     }

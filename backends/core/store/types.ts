@@ -11,7 +11,8 @@
 // clone before they change anything.
 import type { KObject } from '../../../lib/api/meta.js';
 
-export type StoreErrorCode = 'not-found' | 'exists' | 'conflict' | 'gone' | 'too-large' | 'unreachable' | 'corrupt';
+/** `invalid`: the caller asked what this store cannot answer (a watch across types on a Redis Cluster). */
+export type StoreErrorCode = 'not-found' | 'exists' | 'conflict' | 'gone' | 'too-large' | 'unreachable' | 'corrupt' | 'invalid';
 
 export class StoreError extends Error {
   constructor(
@@ -39,6 +40,12 @@ export interface StoreEvent {
 export interface ListOptions {
   /** Read at exactly this revision (a consistent snapshot); absent = the current revision. */
   rev?: number;
+  /**
+   * Instead of `rev`: any state at least this new, as get(key, minRev) reads —
+   * from the store's watch cache (waiting briefly when it is behind, then
+   * `too-large`); 0 = whatever the cache holds, without asking a shared store.
+   */
+  minRev?: number;
   /** Start after this key (paging). */
   after?: string;
   /** At most this many items (after filtering). */
