@@ -4,21 +4,21 @@
 // that domain's change feed (redis-feed.ts); consistent reads fetch the
 // domain's revision from Redis and wait for the cache to reach it.
 // Standalone Redis: one domain for everything. Redis Cluster: one domain per
-// resource type, opened when the process first touches the type. See
-// README.md, "Redis store" and "Redis Cluster".
+// resource type, opened when the process first touches the type
+// (redis-cluster.ts). See README.md, "Redis store" and "Redis Cluster".
 import type { Redis } from 'ioredis';
 import type { KObject } from '../../../lib/api/meta.js';
 import type { ListOptions, ListResult, Store, WatchSink, Watcher } from './types.js';
 import { StoreError } from './types.js';
 import type { StoreState, StateOptions } from './state.js';
 import { assertKey, typePrefixOf } from './keys.js';
-import { redisKeys, registryKey, typeKeys } from './redis-keys.js';
-import { connect, masters, redisTarget, unreachable, type RedisTarget } from './redis-connect.js';
-import { defineScripts, raiseFloor, readPoint, runWrite, type WriteOp } from './redis-scripts.js';
+import { redisKeys } from './redis-keys.js';
+import { connect, CONNECT_TIMEOUT_MS, masters, redisTarget, unreachable, type RedisTarget } from './redis-connect.js';
+import { defineScripts, runWrite, type WriteOp } from './redis-scripts.js';
 import { decodeObject, splitStored } from './redis-codec.js';
 import { storedCopy, storedJson } from './objects.js';
 import { Domain, type DomainOptions, type DomainOwner } from './redis-domain.js';
-import { RevisionWaiters } from './revwaiters.js';
+import { TypeDomains } from './redis-cluster.js';
 
 export interface RedisStoreOptions extends Omit<StateOptions, 'startRev'> {
   /** redis://, rediss://, or a cluster: several seeds or redis+cluster:// (see redis-connect.ts). */
@@ -35,26 +35,20 @@ export interface RedisStoreOptions extends Omit<StateOptions, 'startRev'> {
   log?: (msg: string) => void;
 }
 
-const CONNECT_TIMEOUT_MS = 5000;
-
 export class RedisStore implements Store, DomainOwner {
   private closed = false;
   /** Standalone: the one domain. Cluster: undefined. */
   private single: Domain | undefined;
-  /** Cluster: open (or opening) domains by type prefix. */
-  private readonly domains = new Map<string, Promise<Domain>>();
-  private readonly opened = new Map<string, Domain>();
-  private readonly registered = new Set<string>();
+  /** Cluster: one domain per type (redis-cluster.ts). Standalone: undefined. */
+  private readonly perType: TypeDomains | undefined;
   /** The highest revision this process has seen in any domain (a Lamport clock across types): the floor of its next write. */
   private seenRev = 0;
-  /** Cluster: waitForRev callers, woken as seenRev rises. */
-  private readonly seenWaiters = new RevisionWaiters();
   private readonly domainOpts: DomainOptions;
 
   private constructor(
     private readonly client: Redis,
     private readonly target: RedisTarget,
-    private readonly opts: RedisStoreOptions,
+    opts: RedisStoreOptions,
   ) {
     const window = opts.historyWindowMs;
     this.domainOpts = {
@@ -66,6 +60,7 @@ export class RedisStore implements Store, DomainOwner {
       cluster: target.cluster,
       ...(opts.log ? { log: opts.log } : {}),
     };
+    this.perType = target.cluster ? new TypeDomains(client, target, opts.prefix, this.domainOpts, this) : undefined;
   }
 
   static async open(opts: RedisStoreOptions): Promise<RedisStore> {
@@ -81,9 +76,7 @@ export class RedisStore implements Store, DomainOwner {
         blocking = await connect(target.make({ blocking: true, name: 'gatehouse-feed' }), CONNECT_TIMEOUT_MS, target.where);
         store.single = await Domain.open(client, blocking, keys, store.domainOpts, store);
       } else {
-        // Follow every type other processes already use, so watches start at once.
-        const types = await client.smembers(registryKey(opts.prefix));
-        await Promise.all(types.map((t) => store.domainFor(t)));
+        await store.perType!.openRegistered();
       }
       return store;
     } catch (err) {
@@ -113,7 +106,7 @@ export class RedisStore implements Store, DomainOwner {
   observed(rev: number): void {
     if (rev <= this.seenRev) return;
     this.seenRev = rev;
-    this.seenWaiters.reached(rev);
+    this.perType?.reached(rev);
   }
 
   // Store
@@ -191,34 +184,7 @@ export class RedisStore implements Store, DomainOwner {
   watch(prefix: string, fromRev: number, sink: WatchSink): Watcher {
     if (this.closed) throw new StoreError('unreachable', 'store is closed');
     if (this.single) return this.single.watch(prefix, fromRev, sink);
-    const type = typePrefixOf(prefix);
-    if (type === undefined) {
-      throw new StoreError('invalid', `watching "${prefix}" needs one resource type: on a Redis Cluster, types have separate revision orders`);
-    }
-    const open = this.opened.get(type);
-    if (open) return open.watch(prefix, fromRev, sink);
-    // The type's domain is opening: attach when it is ready.
-    let stopped = false;
-    let inner: Watcher | undefined;
-    this.domainFor(type).then(
-      (d) => {
-        if (stopped) return;
-        try {
-          inner = d.watch(prefix, fromRev, sink);
-        } catch (err) {
-          sink.error(unreachable(err));
-        }
-      },
-      (err: unknown) => {
-        if (!stopped) sink.error(unreachable(err));
-      },
-    );
-    return {
-      stop: () => {
-        stopped = true;
-        inner?.stop();
-      },
-    };
+    return this.perType!.watch(prefix, fromRev, sink);
   }
 
   async currentRev(): Promise<number> {
@@ -227,34 +193,17 @@ export class RedisStore implements Store, DomainOwner {
       this.single.live();
       return (await this.single.point()).alloc;
     }
-    // Cluster: the highest allocator of any type, after which every type's allocator is
-    // raised to it, so a watch of any type from the answer misses no later write.
-    try {
-      const types = new Set([...(await this.client.smembers(registryKey(this.opts.prefix))), ...this.opened.keys()]);
-      const keys = [...types].map((t) => this.opened.get(t)?.keys ?? typeKeys(this.opts.prefix, t));
-      for (const d of this.opened.values()) d.live();
-      let want = this.seenRev;
-      const points = await Promise.all(keys.map((k) => readPoint(this.client, k, want)));
-      for (const p of points) want = Math.max(want, p.alloc);
-      await Promise.all(keys.filter((_, i) => points[i]!.alloc < want).map((k) => raiseFloor(this.client, k, want, false)));
-      this.observed(want);
-      return want;
-    } catch (err) {
-      throw unreachable(err);
-    }
+    return this.perType!.currentRev();
   }
 
   async waitForRev(rev: number, timeoutMs: number): Promise<void> {
     if (this.single) return this.single.live().waitForRev(rev, timeoutMs);
-    if (rev <= this.seenRev) return;
-    await this.currentRev();
-    if (rev <= this.seenRev) return;
-    return this.seenWaiters.wait(rev, timeoutMs, () => new StoreError('too-large', `too large resource version: ${rev}, current: ${this.seenRev}`, this.seenRev));
+    return this.perType!.waitForRev(rev, timeoutMs);
   }
 
   async check(): Promise<void> {
     if (this.closed) throw new StoreError('unreachable', 'store is closed');
-    const all = this.single ? [this.single] : [...this.opened.values()];
+    const all = this.single ? [this.single] : this.perType!.opened();
     for (const d of all) d.live();
     try {
       const nodes = masters(this.client);
@@ -267,7 +216,7 @@ export class RedisStore implements Store, DomainOwner {
 
   /** One compaction pass of every domain now (normally on timers); returns the feed entries removed. */
   async compact(): Promise<number> {
-    const all = this.single ? [this.single] : [...this.opened.values()];
+    const all = this.single ? [this.single] : this.perType!.opened();
     let n = 0;
     for (const d of all) n += await d.compact();
     return n;
@@ -276,9 +225,7 @@ export class RedisStore implements Store, DomainOwner {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.seenWaiters.failAll(new StoreError('unreachable', 'store is closed'));
-    const all = this.single ? [this.single] : await Promise.all([...this.domains.values()].map((p) => p.catch(() => undefined)));
-    await Promise.all(all.map((d) => d?.close()));
+    await (this.single ? this.single.close() : this.perType!.close());
     await this.client.quit().catch(() => this.client.disconnect());
   }
 
@@ -286,35 +233,7 @@ export class RedisStore implements Store, DomainOwner {
   private domainFor(type: string): Promise<Domain> {
     if (this.closed) return Promise.reject(new StoreError('unreachable', 'store is closed'));
     if (this.single) return Promise.resolve(this.single);
-    let p = this.domains.get(type);
-    if (!p) {
-      p = this.openDomain(type);
-      this.domains.set(type, p);
-      p.then(
-        (d) => {
-          if (this.closed) void d.close();
-          else this.opened.set(type, d);
-        },
-        () => this.domains.delete(type), // the next call tries again
-      );
-    }
-    return p;
-  }
-
-  private async openDomain(type: string): Promise<Domain> {
-    const keys = typeKeys(this.opts.prefix, type);
-    const blocking = await connect(this.target.make({ blocking: true, name: 'gatehouse-feed' }), CONNECT_TIMEOUT_MS, this.target.where);
-    try {
-      if (!this.registered.has(type)) {
-        // Registered before its first write, so every process's currentRev() covers the type.
-        await this.client.sadd(registryKey(this.opts.prefix), type);
-        this.registered.add(type);
-      }
-      return await Domain.open(this.client, blocking, keys, this.domainOpts, this);
-    } catch (err) {
-      blocking.disconnect();
-      throw unreachable(err);
-    }
+    return this.perType!.domainFor(type);
   }
 
   private async write(op: WriteOp, key: string, obj: KObject | undefined, expectedRev?: number): Promise<KObject> {
