@@ -127,9 +127,9 @@ export const WRITE_SHA = WRITE_SCRIPT.sha;
 
 /**
  * Runs a script by EVALSHA, sending its text (EVAL) when Redis answers NOSCRIPT.
- * Not ioredis's defineCommand, whose wrapper builds a Script object, a second command and
- * an argument list per call: bench/micro.ts, 64 writes in flight, 15.0–16.2 µs of client
- * CPU per write here against 15.3–17.8 µs through defineCommand.
+ * One call path for every script, without defineCommand's per-script command names and the
+ * casts they need. Not for speed: bench/micro.ts, 64 writes in flight, 15.0–17.1 µs of client
+ * CPU per write here and 15.3–17.8 µs through defineCommand, within this machine's noise.
  */
 export async function runScript(client: Redis | Cluster, s: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
   try {
