@@ -108,8 +108,9 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const registry = builtinRegistry();
   const tokenMethods = await loadTokenMethods(opts, hooks.log);
   const { serviceAccounts } = tokenMethods;
-  // The cluster CA for cluster-info and legacy token secrets: the dev CA, else the first client CA bundle, else the serving chain.
+  // Presented to the remote core backend and to aggregated backends alike: loaded once.
   const proxyClientCert = await loadProxyClientCert(opts, hooks.log);
+  // The cluster CA for cluster-info and legacy token secrets: the dev CA, else the first client CA bundle, else the serving chain.
   const clusterCaPem = kubeconfig ? await readFile(devPkiPaths(opts.dataDir).caCert, 'utf8') : clientCas[0] ?? cert;
   // --core-backend-url: the built-in groups live in a remote `gatehouse core-backend` (gateway/aggregation/remotecore.ts).
   const core: GatewayCore = opts.coreBackendUrl ? startRemoteCore({
