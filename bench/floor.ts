@@ -15,7 +15,7 @@ import { createServer } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { redisTarget } from '../backends/core/store/redis-connect.js';
 import { redisKeys } from '../backends/core/store/redis-keys.js';
-import { defineScripts, runWrite } from '../backends/core/store/redis-scripts.js';
+import { runWrite } from '../backends/core/store/redis-scripts.js';
 import { readEntry } from '../backends/core/store/redis-feed.js';
 import { rfc3339 } from '../lib/api/meta.js';
 import { serveCommands } from './procs.js';
@@ -25,7 +25,6 @@ const [port, certFile, keyFile, caFile, url, prefix] = process.argv.slice(2);
 const target = redisTarget(url!, 5000);
 const client = target.make();
 const blocking = target.make({ blocking: true });
-defineScripts(client);
 const keys = redisKeys(prefix!);
 const TYPE = 'core/configmaps/';
 /** What the feed read keeps: the parsed object by key, as a watch cache would. */

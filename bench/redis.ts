@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../backends/core/store/redis.js';
-import { defineScripts, runWrite } from '../backends/core/store/redis-scripts.js';
+import { runWrite } from '../backends/core/store/redis-scripts.js';
 import { isPrefixKey, prefixPattern, redisKeys } from '../backends/core/store/redis-keys.js';
 import type { KObject } from '../lib/api/meta.js';
 
@@ -80,7 +80,6 @@ export async function rawScriptRate(url: string, ops: number, concurrency: numbe
   const raw = new Redis(url);
   const prefix = `gh-bench-raw-${randomBytes(4).toString('hex')}`;
   try {
-    defineScripts(raw);
     const keys = redisKeys(prefix);
     const json = JSON.stringify(cm(0));
     return await rate(ops, concurrency, (i) => runWrite(raw, keys, 'core/configmaps/', 'c', `core/configmaps/bench/r${i}`, json, undefined, Date.now()));

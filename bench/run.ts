@@ -205,3 +205,15 @@ if (process.env['BENCH_AGGREGATION'] !== '0') {
   const { runAggregationBench } = await import('./aggregation.js');
   await runAggregationBench();
 }
+
+// ---------------------------------------------------------------------------
+// Micro-benchmarks (bench/micro.ts): the figures the small optimizations cite
+// in their comments (field manager ASCII path, SortedKeys, the Redis write's
+// JSON, direct EVALSHA, service-account signature schedules), in a process of
+// their own pinned to the servers' CPU when taskset exists. BENCH_MICRO=0 skips it.
+if (process.env['BENCH_MICRO'] !== '0') {
+  const { spawnSync } = await import('node:child_process');
+  const micro = new URL('./micro.ts', import.meta.url).pathname;
+  const pinned = spawnSync('taskset', ['-c', String(SERVER_CPU), process.execPath, '--import', 'tsx', micro], { stdio: 'inherit' });
+  if (pinned.error) spawnSync(process.execPath, ['--import', 'tsx', micro], { stdio: 'inherit' });
+}

@@ -1,7 +1,7 @@
 // Translates StoreError codes into client-facing Status errors, at the
 // boundary between the store and the API.
 import {
-  alreadyExists, conflict, expired, internalError, notFound, serviceUnavailable, tooLargeResourceVersion,
+  alreadyExists, badRequest, conflict, expired, internalError, notFound, serviceUnavailable, tooLargeResourceVersion,
   STALE_OBJECT, StatusError, type GroupResource,
 } from '../../lib/api/status.js';
 import { StoreError } from './store/types.js';
@@ -16,6 +16,7 @@ export function fromStoreError(err: unknown, gr: GroupResource, name: string, re
     case 'too-large': return tooLargeResourceVersion(requestedRev ?? 0, err.currentRev ?? 0);
     case 'unreachable': return serviceUnavailable(`storage is unavailable: ${err.message}`);
     case 'corrupt': return internalError(err.message); // names the key (kube's corrupt-object StorageError wording)
+    case 'invalid': return badRequest(err.message);
   }
 }
 

@@ -10,7 +10,7 @@ import {
   BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_RE, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_USER_PREFIX,
   bootstrapGroups, isExpired, parseBootstrapSecret,
 } from '../../lib/bootstrap/token.js';
-import type { TokenAuthenticator } from './token.js';
+import type { BearerToken, TokenAuthenticator } from './token.js';
 import { AuthnError, type AuthnResult } from './types.js';
 
 export class BootstrapTokenAuthenticator implements TokenAuthenticator {
@@ -18,7 +18,7 @@ export class BootstrapTokenAuthenticator implements TokenAuthenticator {
 
   constructor(private readonly objects: ObjectSource, private readonly clock: () => number = Date.now) {}
 
-  async authenticateToken(token: string): Promise<AuthnResult | null> {
+  async authenticateToken({ value: token }: BearerToken): Promise<AuthnResult | null> {
     const m = BOOTSTRAP_TOKEN_RE.exec(token);
     if (!m) return null; // not a bootstrap token; another method may know it
     const [, id, presented] = m as unknown as [string, string, string];

@@ -19,8 +19,8 @@ import {
   ClaimError, LEGACY_ISSUER, identityFromClaims, serviceAccountUser, type ObjectRef, type ServiceAccountIdentity,
 } from '../../lib/serviceaccount/claims.js';
 import { secretValue } from '../../lib/bootstrap/token.js';
-import type { TokenAuthenticator } from './token.js';
-import { prepareJws, signatureValid } from './jwssignature.js';
+import type { BearerToken, TokenAuthenticator } from './token.js';
+import { defaultSignatureThreads, prepareJws, signatureValid, type SignatureThreads } from './jwssignature.js';
 import { AUTHENTICATED_GROUP, AuthnError, type AuthnResult } from './types.js';
 
 /** kube's jwt.DefaultLeeway for exp, nbf and iat. */
@@ -56,6 +56,8 @@ export interface JwtVerifierOptions {
   apiAudiences: readonly string[];
   clock?: () => number;
   leewaySeconds?: number;
+  /** How signature checks are scheduled (jwssignature.ts); default: by the cores this process may use. */
+  signatureThreads?: SignatureThreads;
 }
 
 function decodeJson(segment: string): Record<string, unknown> | undefined {
@@ -85,6 +87,7 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
   private readonly algorithms: ReadonlySet<string>;
   private readonly clock: () => number;
   private readonly leeway: number;
+  private readonly threads: SignatureThreads;
 
   constructor(private readonly opts: JwtVerifierOptions) {
     if (opts.keys.length === 0) throw new Error('service-account token verification needs at least one key');
@@ -92,9 +95,10 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     this.algorithms = new Set(opts.keys.flatMap((k) => k.algorithms));
     this.clock = opts.clock ?? Date.now;
     this.leeway = opts.leewaySeconds ?? DEFAULT_LEEWAY_SECONDS;
+    this.threads = opts.signatureThreads ?? defaultSignatureThreads();
   }
 
-  async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResult | null> {
+  async authenticateToken({ value: token }: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
     const parts = token.split('.');
     if (parts.length !== 3) return null;
     const payload = decodeJson(parts[1]!);
@@ -119,7 +123,7 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     let verified = false;
     for (const k of candidates) {
       // the token fails when no candidate key verifies it
-      if (await signatureValid(jws!, k.key)) { verified = true; break; }
+      if (await signatureValid(jws!, k.key, this.threads)) { verified = true; break; }
     }
     if (!verified) fail('signature verification failed');
 
@@ -166,12 +170,12 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly name = NAME;
   constructor(private readonly opts: ServiceAccountOptions) {}
 
-  async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
-    const result = await this.opts.verifier.authenticateToken(token, audiences, digest);
+  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
+    const result = await this.opts.verifier.authenticateToken(token, audiences);
     if (!result) return null;
     const id = VerifiedToken.identityOf(result);
     if (!id) throw new AuthnError(this.name, 'verified token without an identity');
-    if (this.opts.lookup) await this.stillValid(id, token);
+    if (this.opts.lookup) await this.stillValid(id, token.value);
     return result;
   }
 

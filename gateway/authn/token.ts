@@ -11,12 +11,9 @@ export interface TokenAuthenticator {
    * `null` = not a token of this method; throws AuthnError when it is one and
    * fails. `audiences` are the audiences the caller wants the token valid for
    * (the API server's own, or a TokenReview's spec.audiences); a result's
-   * `audiences` is the intersection it was valid for. `digest` is
-   * tokenDigest(token) when the caller has it already (the union hashes each
-   * token once for the static lookup and every cache); methods that need it
-   * compute it when it is not given.
+   * `audiences` is the intersection it was valid for.
    */
-  authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null>;
+  authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null>;
 }
 
 // crypto.hash (Node ≥ 20.12) skips the Hash object: about a third cheaper for a token.
@@ -31,24 +28,43 @@ export function tokenDigest(token: string): string {
   return oneShot ? oneShot('sha256', token, 'base64') : nodeCrypto.createHash('sha256').update(token, 'utf8').digest('base64');
 }
 
+/**
+ * A bearer token and its digest, made together once per request (or once per
+ * connection, below) so that every method and cache keys on the same hash and
+ * no caller can hand over a digest that is not this token's.
+ */
+export class BearerToken {
+  // Nominal: a `{ value, digest }` literal is not a BearerToken.
+  declare private readonly nominal: never;
+  readonly digest: string;
+  constructor(readonly value: string) {
+    this.digest = tokenDigest(value);
+  }
+}
+
 /** Kubernetes caps what fits a header; longer tokens are refused before any parsing. */
 export const MAX_TOKEN_BYTES = 64 * 1024;
 
+/**
+ * Asks every method in order; the first answer wins. A method's AuthnError, or
+ * anything else it throws (a bug, a broken peer), is recorded as that method's
+ * failure and the next method is asked, as UnionAuthenticator does: a broken
+ * method cannot turn another method's valid token into a 500.
+ */
 export class TokenUnion implements TokenAuthenticator {
   readonly name = 'token';
   constructor(private readonly methods: readonly TokenAuthenticator[]) {}
 
-  async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
-    if (token.length === 0 || token.length > MAX_TOKEN_BYTES) throw new AuthnError(this.name, 'token is empty or too long');
-    const d = digest ?? tokenDigest(token);
+  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
+    if (token.value.length === 0 || token.value.length > MAX_TOKEN_BYTES) throw new AuthnError(this.name, 'token is empty or too long');
     const failures: string[] = [];
     for (const m of this.methods) {
       try {
-        const r = await m.authenticateToken(token, audiences, d);
+        const r = await m.authenticateToken(token, audiences);
         if (r) return r;
       } catch (err) {
-        if (!(err instanceof AuthnError)) throw err;
-        failures.push(`${m.name}: ${err.message}`);
+        if (err instanceof AuthnError) failures.push(`${m.name}: ${err.message}`);
+        else failures.push(`${m.name}: internal error: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
     if (failures.length) throw new AuthnError(this.name, failures.join('; '));
@@ -72,14 +88,14 @@ export function bearerToken(req: IncomingMessage): string | undefined {
  * the largest part of a cache hit. Compared in full, so another token on the
  * same connection is hashed as usual; gone with the connection.
  */
-const lastToken = new WeakMap<object, { token: string; digest: string }>();
+const lastToken = new WeakMap<object, BearerToken>();
 
-function connectionDigest(req: IncomingMessage, token: string): string {
+function connectionToken(req: IncomingMessage, value: string): BearerToken {
   const memo = lastToken.get(req.socket);
-  if (memo !== undefined && memo.token === token) return memo.digest;
-  const digest = tokenDigest(token);
-  lastToken.set(req.socket, { token, digest });
-  return digest;
+  if (memo !== undefined && memo.value === value) return memo;
+  const token = new BearerToken(value);
+  lastToken.set(req.socket, token);
+  return token;
 }
 
 /** Reads the bearer token and asks the token methods, for the API server's own audiences. */
@@ -88,9 +104,9 @@ export class BearerAuthenticator implements Authenticator {
   constructor(private readonly tokens: TokenAuthenticator, private readonly apiAudiences: readonly string[]) {}
 
   async authenticate(req: IncomingMessage): Promise<AuthnResult | null> {
-    const token = bearerToken(req);
-    if (token === undefined) return null;
-    const r = await this.tokens.authenticateToken(token, this.apiAudiences, connectionDigest(req, token));
+    const value = bearerToken(req);
+    if (value === undefined) return null;
+    const r = await this.tokens.authenticateToken(connectionToken(req, value), this.apiAudiences);
     if (!r) throw new AuthnError(this.name, 'no token authenticator accepted the token');
     return r;
   }

@@ -7,7 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import type { AuthnResult } from './types.js';
 import { AuthnError } from './types.js';
-import { tokenDigest, type TokenAuthenticator } from './token.js';
+import type { BearerToken, TokenAuthenticator } from './token.js';
 
 interface Entry { until: number; result: AuthnResult | null | AuthnError }
 
@@ -30,9 +30,8 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     this.entries = new LRUCache({ max: opts.maxEntries ?? 10_000 });
   }
 
-  async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
-    const d = digest ?? tokenDigest(token);
-    const key = `${d}\0${audiences.join('\0')}`;
+  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
+    const key = `${token.digest}\0${audiences.join('\0')}`;
     const now = this.clock();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) {
@@ -41,7 +40,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     }
     let flight = this.inflight.get(key);
     if (!flight) {
-      flight = this.lookup(key, token, audiences, d, now);
+      flight = this.lookup(key, token, audiences, now);
       this.inflight.set(key, flight);
       const done = (): void => { this.inflight.delete(key); };
       flight.then(done, done);
@@ -52,10 +51,10 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   }
 
   /** Asks the inner method and stores its decision; errors other than AuthnError are not cached and reach every waiter. */
-  private async lookup(key: string, token: string, audiences: readonly string[], digest: string, now: number): Promise<AuthnResult | null | AuthnError> {
+  private async lookup(key: string, token: BearerToken, audiences: readonly string[], now: number): Promise<AuthnResult | null | AuthnError> {
     let result: AuthnResult | null | AuthnError;
     try {
-      result = await this.inner.authenticateToken(token, audiences, digest);
+      result = await this.inner.authenticateToken(token, audiences);
     } catch (err) {
       if (!(err instanceof AuthnError)) throw err;
       result = err;

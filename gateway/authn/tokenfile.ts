@@ -4,7 +4,7 @@
 // several as "g1,g2". Tokens never expire; changes need a restart. Tokens are
 // looked up by their SHA-256 and compared in constant time.
 import type { UserInfo } from '../../lib/api/meta.js';
-import { tokenDigest, type TokenAuthenticator } from './token.js';
+import { tokenDigest, type BearerToken, type TokenAuthenticator } from './token.js';
 import type { AuthnResult } from './types.js';
 
 export class TokenFileError extends Error {}
@@ -54,8 +54,6 @@ export function parseCsv(text: string, source: string): Array<{ line: number; fi
   return records;
 }
 
-const digest = tokenDigest;
-
 export class StaticTokenAuthenticator implements TokenAuthenticator {
   readonly name = 'token-file';
   /** By tokenDigest: the map holds hashes, never tokens, so a lookup's timing says nothing about a token. */
@@ -71,7 +69,7 @@ export class StaticTokenAuthenticator implements TokenAuthenticator {
       if (token === '') { warn(`${source}: line ${line}: empty token ignored`); continue; }
       if (username === '') throw new TokenFileError(`${source}: line ${line}: the user name column is empty`);
       const groups = groupColumns.flatMap((c) => c.split(',')).filter((g) => g !== '');
-      const key = digest(token);
+      const key = tokenDigest(token);
       if (this.byDigest.has(key)) warn(`${source}: line ${line}: duplicate token, the later line wins`);
       const user: UserInfo = Object.freeze({ username, ...(uid !== '' ? { uid } : {}), groups: Object.freeze([...new Set(groups)]) as string[] });
       this.byDigest.set(key, Object.freeze({ user }));
@@ -80,7 +78,7 @@ export class StaticTokenAuthenticator implements TokenAuthenticator {
 
   get size(): number { return this.byDigest.size; }
 
-  authenticateToken(token: string, _audiences?: readonly string[], given?: string): Promise<AuthnResult | null> {
-    return Promise.resolve(this.byDigest.get(given ?? digest(token)) ?? null);
+  authenticateToken(token: BearerToken): Promise<AuthnResult | null> {
+    return Promise.resolve(this.byDigest.get(token.digest) ?? null);
   }
 }

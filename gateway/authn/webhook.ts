@@ -8,7 +8,7 @@ import { isPlainObject, type UserInfo } from '../../lib/api/meta.js';
 import { clientFromKubeconfig, KubeconfigError, type KubeClient } from '../../lib/kubeconfig/index.js';
 import { AuthnError, type AuthnResult } from './types.js';
 import { CachedTokenAuthenticator } from './tokencache.js';
-import type { TokenAuthenticator } from './token.js';
+import type { BearerToken, TokenAuthenticator } from './token.js';
 import { ownValue, setOwn } from '../../lib/api/own.js';
 
 export const WEBHOOK_VERSIONS = ['v1beta1', 'v1'] as const;
@@ -50,8 +50,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     throw new AuthnError(this.name, why);
   }
 
-  async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResult | null> {
-    const review = { apiVersion: this.apiVersion, kind: 'TokenReview', spec: { token, ...(audiences.length > 0 ? { audiences } : {}) } };
+  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
+    const review = { apiVersion: this.apiVersion, kind: 'TokenReview', spec: { token: token.value, ...(audiences.length > 0 ? { audiences } : {}) } };
     let reply: { status: number; json: unknown };
     try {
       reply = await this.client.postJson('', review);

@@ -8,8 +8,6 @@ import { FEATURE_GATE_DEFAULTS, FeatureGateError, parseFeatureGates, type Featur
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node', 'ABAC', 'Webhook'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
-/** Modes with an authorizer today; the rest are recognised so the message can say "not implemented yet". */
-const IMPLEMENTED_MODES: ReadonlySet<string> = new Set<AuthorizationMode>(['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node', 'ABAC', 'Webhook']);
 /** Admission plugins --enable-admission-plugins accepts. */
 export const ADMISSION_PLUGINS = ['NodeRestriction'] as const;
 export type AdmissionPluginName = (typeof ADMISSION_PLUGINS)[number];
@@ -200,7 +198,6 @@ function authorizationModes(raw: string): AuthorizationMode[] {
   const seen = new Set<string>();
   for (const m of modes) {
     if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new BadValue(`unknown mode (one of ${AUTHORIZATION_MODES.join(', ')})`, m);
-    if (!IMPLEMENTED_MODES.has(m)) throw new BadValue('mode not implemented yet', m);
     if (seen.has(m)) throw new BadValue('mode given more than once', m);
     seen.add(m);
   }

@@ -6,7 +6,7 @@
 // This is what lets a real kube-apiserver use Gatehouse as its token webhook.
 import { badRequest } from '../../lib/api/status.js';
 import { AuthnError, type AuthnResult } from '../authn/types.js';
-import type { TokenAuthenticator } from '../authn/token.js';
+import { BearerToken, type TokenAuthenticator } from '../authn/token.js';
 import { withAuthenticatedGroup } from '../authn/union.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { readReview, sendReview } from './common.js';
@@ -34,7 +34,7 @@ export async function serveTokenReview(ctx: RequestContext, opts: TokenReviewOpt
   let result: AuthnResult | null = null;
   let error: string | undefined;
   try {
-    result = await opts.tokens.authenticateToken(token, audiences);
+    result = await opts.tokens.authenticateToken(new BearerToken(token), audiences);
   } catch (err) {
     if (!(err instanceof AuthnError)) throw err;
     error = err.message;

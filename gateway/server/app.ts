@@ -23,6 +23,7 @@ import { loadTokenMethods } from './tokenmethods.js';
 import { buildAuthentication, requestheaderConfig, type GatewayAuthentication } from './authentication.js';
 import { buildAuthorization, type GatewayAuthorization } from './authorization.js';
 import { startApiServices, startCore } from './backends.js';
+import { loadProxyClientCert } from '../aggregation/clientcert.js';
 import { buildDispatch, type GatewayServed } from './dispatch.js';
 import { loadGatewayTls, serveHttps } from './serving.js';
 import { installShutdown } from './shutdown.js';
@@ -72,7 +73,9 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const requestheader = requestheaderConfig(opts, tls);
   // One list of identity headers: stripped after authentication, and again from everything proxied.
   const identityHeaders = identityHeaderNames(requestheader);
-  const inputs = { registry, tokens: tokenMethods.serviceAccounts.issuing, clusterCaPem: tls.clusterCaPem, identityHeaders, clock };
+  // Presented to the remote core backend and to aggregated backends alike: loaded once.
+  const proxyClientCert = await loadProxyClientCert(opts, log);
+  const inputs = { registry, tokens: tokenMethods.serviceAccounts.issuing, clusterCaPem: tls.clusterCaPem, identityHeaders, proxyClientCert, clock };
   const core = await startCore(opts, hooks, inputs);
 
   const authn = await buildAuthentication(opts, hooks, { tls, requestheader, tokenMethods, objects: core.objects, clock });

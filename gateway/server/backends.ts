@@ -8,7 +8,7 @@ import type { Registry } from '../../lib/registry/index.js';
 import { controllerEnabled, type ServeOptions } from '../config/flags.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { localGroupVersions, startAggregation, withAvailableCondition, type Aggregation } from '../aggregation/index.js';
-import { loadProxyClientCert } from '../aggregation/clientcert.js';
+import type { ProxyClientCert } from '../aggregation/transport.js';
 import { startRemoteCore, type GatewayCore } from '../aggregation/remotecore.js';
 import { registryDiscovery } from '../local/discovery.js';
 import type { TokenIssuing } from '../../backends/core/index.js';
@@ -23,13 +23,15 @@ export interface CoreInputs {
   readonly clusterCaPem: string;
   /** Stripped from requests forwarded to a remote core backend. */
   readonly identityHeaders: IdentityHeaders;
+  /** --proxy-client-cert-file/key (or the dev PKI's front-proxy client), shown to remote backends. */
+  readonly proxyClientCert: ProxyClientCert | undefined;
   readonly clock: () => number;
 }
 
 export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInputs): Promise<GatewayCore> {
   if (opts.coreBackendUrl) {
     return startRemoteCore({
-      url: opts.coreBackendUrl, caPem: await readFile(opts.coreBackendCaFile!, 'utf8'), clientCert: await loadProxyClientCert(opts, hooks.log),
+      url: opts.coreBackendUrl, caPem: await readFile(opts.coreBackendCaFile!, 'utf8'), clientCert: i.proxyClientCert,
       registry: i.registry, identityHeaders: i.identityHeaders, log: hooks.log,
     });
   }
@@ -62,7 +64,7 @@ export async function startApiServices(opts: ServeOptions, hooks: AppHooks, core
   const autoregister = postStart.find((h) => h.name === 'poststarthook/start-kube-apiserver-autoregistration');
   return startAggregation({
     objects: core.objects, registry: i.registry, localDiscovery: registryDiscovery(i.registry, `${connectHost(opts.bindAddress)}:${opts.securePort}`),
-    clientCert: await loadProxyClientCert(opts, hooks.log), identityHeaders: i.identityHeaders,
+    clientCert: i.proxyClientCert, identityHeaders: i.identityHeaders,
     writeStatus: async (name, cond, now) => { await core.updateStatus('apiregistration.k8s.io', 'apiservices', '', name, (st) => withAvailableCondition(st, cond, now)); },
     autoregisterDone: () => autoregister?.finished ?? opts.coreBackendUrl !== undefined, log: hooks.log, clock: i.clock,
   });

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ensureDevPki, type DevPkiPaths } from '../../certs/devpki.js';
 import type { ChainHandler } from '../pipeline/chain.js';
 
@@ -111,12 +112,21 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
   // A failed handshake is the client's to see, not a server error.
   server.on('tlsClientError', () => undefined);
   if (o.upgrades) server.on('upgrade', (req, socket: Socket, head: Buffer) => serveUpgrade(o.handler, req, socket, head));
-  server.on('clientError', (_err, socket) => { if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'); else socket.destroy(); });
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.bindAddress, () => { server.off('error', reject); resolve(); });
   });
   return { server, url: httpsUrl(connectHost(o.bindAddress), (server.address() as AddressInfo).port) };
+}
+
+// Past maxHeaderSize is 431, as Node's default handler and Go's net/http answer; anything else unparsable is 400.
+const HEADER_TOO_LARGE = 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n';
+const BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
+
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) { socket.destroy(); return; }
+  socket.end(err.code === 'HPE_HEADER_OVERFLOW' ? HEADER_TOO_LARGE : BAD_REQUEST);
 }
 
 /** Any answer but a forwarded upgrade (written by dispatch, after authorization) closes the socket once written. */

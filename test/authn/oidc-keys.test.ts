@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { JwtAuthenticator } from '../../gateway/authn/jwt/authenticator.js';
+import { BearerToken } from '../../gateway/authn/token.js';
 import { AuthnError } from '../../gateway/authn/types.js';
 import { jwtFromFlags } from '../../gateway/config/authnconfig.js';
 import { startTestServer } from '../helpers/server.js';
@@ -36,14 +37,14 @@ describe('key rotation and unknown kids', () => {
   after(async () => { a.close(); await idp.close(); });
 
   it('fetches the new key after the provider rotates, once', async () => {
-    assert.equal((await a.authenticateToken(await idp.sign({ sub: 'before' }), []))?.user.username, 'before');
+    assert.equal((await a.authenticateToken(new BearerToken(await idp.sign({ sub: 'before' })), []))?.user.username, 'before');
     const jwks = idp.hits.get('/jwks')!;
     const k = await idp.rotate();
     const token = await idp.sign({ sub: 'after' }, { kid: k.kid });
-    const results = await Promise.all(Array.from({ length: 5 }, () => a.authenticateToken(token, [])));
+    const results = await Promise.all(Array.from({ length: 5 }, () => a.authenticateToken(new BearerToken(token), [])));
     for (const r of results) assert.equal(r?.user.username, 'after');
     assert.equal(idp.hits.get('/jwks'), jwks + 1, 'concurrent misses share one fetch');
-    assert.equal((await a.authenticateToken(await idp.sign({ sub: 'old-key' }, { kid: idp.keys[0]!.kid }), []))?.user.username, 'old-key');
+    assert.equal((await a.authenticateToken(new BearerToken(await idp.sign({ sub: 'old-key' }, { kid: idp.keys[0]!.kid })), []))?.user.username, 'old-key');
   });
 
   it('refuses a random kid and does not refetch within the cooldown', async () => {
@@ -52,7 +53,7 @@ describe('key rotation and unknown kids', () => {
     const now = Math.floor(Date.now() / 1000);
     for (let i = 0; i < 20; i++) {
       const t = makeJwt({ alg: 'RS256', kid: `random-${i}` }, { iss: idp.url, aud: 'gatehouse', sub: 'm', exp: now + 60 }, privateKey);
-      await assert.rejects(a.authenticateToken(t, []), (err: unknown) => err instanceof AuthnError && /no applicable key found/i.test(err.message));
+      await assert.rejects(a.authenticateToken(new BearerToken(t), []), (err: unknown) => err instanceof AuthnError && /no applicable key found/i.test(err.message));
     }
     assert.equal(idp.hits.get('/jwks'), jwks, 'rate limited: no JWKS fetch');
   });
@@ -60,8 +61,8 @@ describe('key rotation and unknown kids', () => {
   it('answers not mine for another issuer\'s token without any key work', async () => {
     const other = await startIdp(dir);
     try {
-      assert.equal(await a.authenticateToken(await other.sign({ sub: 'x' }), []), null);
-      assert.equal(await a.authenticateToken('not-a-jwt', []), null);
+      assert.equal(await a.authenticateToken(new BearerToken(await other.sign({ sub: 'x' })), []), null);
+      assert.equal(await a.authenticateToken(new BearerToken('not-a-jwt'), []), null);
       assert.equal(other.hits.size, 0);
     } finally {
       await other.close();
@@ -72,9 +73,9 @@ describe('key rotation and unknown kids', () => {
     const b = await JwtAuthenticator.create([specFor(idp)], { log, apiAudiences: ['api'] });
     try {
       const t = await idp.sign({ sub: 'aud' });
-      assert.deepEqual((await b.authenticateToken(t, ['api', 'x']))?.audiences, ['api']);
-      assert.equal(await b.authenticateToken(t, ['x']), null);
-      assert.equal((await b.authenticateToken(t, []))?.user.username, 'aud');
+      assert.deepEqual((await b.authenticateToken(new BearerToken(t), ['api', 'x']))?.audiences, ['api']);
+      assert.equal(await b.authenticateToken(new BearerToken(t), ['x']), null);
+      assert.equal((await b.authenticateToken(new BearerToken(t), []))?.user.username, 'aud');
     } finally {
       b.close();
     }

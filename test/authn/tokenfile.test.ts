@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { BearerToken } from '../../gateway/authn/token.js';
 import { parseCsv, StaticTokenAuthenticator, TokenFileError } from '../../gateway/authn/tokenfile.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasKubectl, kubectl, whoAmI, withToken } from './tokenkit.js';
@@ -25,16 +26,16 @@ describe('static token file parsing', () => {
 
   it('splits a quoted group column and also takes further columns as groups', async () => {
     const a = new StaticTokenAuthenticator(FILE, 'f.csv');
-    assert.deepEqual((await a.authenticateToken('alice-token'))!.user, { username: 'alice', uid: 'uid-alice', groups: ['dev', 'ops'] });
-    assert.deepEqual((await a.authenticateToken('carol-token'))!.user, { username: 'carol', groups: ['team-a', 'team-b'] });
-    assert.deepEqual((await a.authenticateToken('bob-token'))!.user.groups, []);
-    assert.equal((await a.authenticateToken('quoted,token'))!.user.username, 'dave');
+    assert.deepEqual((await a.authenticateToken(new BearerToken('alice-token')))!.user, { username: 'alice', uid: 'uid-alice', groups: ['dev', 'ops'] });
+    assert.deepEqual((await a.authenticateToken(new BearerToken('carol-token')))!.user, { username: 'carol', groups: ['team-a', 'team-b'] });
+    assert.deepEqual((await a.authenticateToken(new BearerToken('bob-token')))!.user.groups, []);
+    assert.equal((await a.authenticateToken(new BearerToken('quoted,token')))!.user.username, 'dave');
   });
 
   it('answers not mine for an unknown token and for a prefix of a known one', async () => {
     const a = new StaticTokenAuthenticator(FILE, 'f.csv');
-    assert.equal(await a.authenticateToken('alice-toke'), null);
-    assert.equal(await a.authenticateToken('nobody'), null);
+    assert.equal(await a.authenticateToken(new BearerToken('alice-toke')), null);
+    assert.equal(await a.authenticateToken(new BearerToken('nobody')), null);
   });
 
   it('names the line of a row with too few columns', () => {
@@ -51,7 +52,7 @@ describe('static token file parsing', () => {
     const warnings: string[] = [];
     const a = new StaticTokenAuthenticator(',nobody,1\nt,first,1\nt,second,2\n', 'f.csv', (m) => warnings.push(m));
     assert.equal(a.size, 1);
-    assert.equal((await a.authenticateToken('t'))!.user.username, 'second');
+    assert.equal((await a.authenticateToken(new BearerToken('t')))!.user.username, 'second');
     assert.equal(warnings.length, 2);
   });
 });

@@ -6,7 +6,7 @@
 // after a create.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { trackCreate, trackCreateGeneral, trackUpdate, setUpdateTracking, type WriteContext } from '../../lib/fieldmanager/index.js';
+import { trackCreate, trackCreateGeneral, trackUpdate, type WriteContext } from '../../lib/fieldmanager/index.js';
 import { builtinRegistry } from '../../lib/registry/index.js';
 import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
 import type { KObject } from '../../lib/api/meta.js';
@@ -233,18 +233,10 @@ test('updates after a create: the FieldsV1 the create path wrote decodes and re-
   }
 });
 
-test('subresource, empty manager, and setUpdateTracking(false)', () => {
+test('subresource and empty manager', () => {
   const obj = { apiVersion: 'v1', kind: 'Pod', metadata: meta(), spec: { containers: [{ name: 'a' }] }, status: { phase: 'Running' } };
   same(obj, context(POD.schema, 'v1', 'status'));
   same(obj, { ...context(POD.schema, 'v1'), manager: '' });
-  setUpdateTracking(false);
-  try {
-    const o = clone({ ...obj, metadata: meta({ managedFields: [{ manager: 'keep' }] }) }) as KObject;
-    trackCreate(o, context(POD.schema, 'v1'));
-    assert.deepEqual(o.metadata.managedFields, [{ manager: 'keep' }]);
-  } finally {
-    setUpdateTracking(true);
-  }
 });
 
 // Random objects of every built-in kind, shaped by the schema but with nulls,

@@ -1,7 +1,8 @@
-// Encodings: YAML in and out, Table output, gzip, and the 406/415/413/400
+// Encodings: YAML in and out, Table output, gzip, and the 406/415/413/400/431
 // answers for what the server cannot read or write.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { HttpsClient } from '../helpers/client.js';
@@ -165,6 +166,21 @@ describe('unsupported and bad input', () => {
     const r = await c.request('POST', CM, '[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"arr"}}]');
     assert.equal(r.status, 400);
     assert.match(r.json.message, /array/);
+  });
+
+  it('answers 431 for request headers past the 1 MiB + 4 KiB limit, as Node and Go do', async () => {
+    const { ca } = s.admin.agent.options as { ca: string };
+    const url = new URL(s.url);
+    const statusLine = await new Promise<string>((resolve, reject) => {
+      const sock = connect({ host: url.hostname, port: Number(url.port), ca, servername: 'localhost' }, () => {
+        sock.write(`GET /version HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat((1 << 20) + 8192)}\r\n\r\n`);
+      });
+      let got = '';
+      sock.on('data', (d: Buffer) => { got += d.toString('latin1'); });
+      sock.on('close', () => resolve(got.split('\r\n')[0]!));
+      sock.on('error', (err) => (got ? resolve(got.split('\r\n')[0]!) : reject(err)));
+    });
+    assert.equal(statusLine, 'HTTP/1.1 431 Request Header Fields Too Large');
   });
 
   it('keeps serving after bad input', async () => {

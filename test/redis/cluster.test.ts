@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { Cluster, Redis } from 'ioredis';
 import { RedisStore } from '../../backends/core/store/redis.js';
+import { StoreError } from '../../backends/core/store/types.js';
+import { fromStoreError } from '../../backends/core/storeerrors.js';
+import type { StatusError } from '../../lib/api/status.js';
 import { isPrefixKey, prefixPattern, registryKey, typeKeys } from '../../backends/core/store/redis-keys.js';
 import { storeContract } from '../store/contract.js';
 import { Collector, pod, rv } from '../store/helpers.js';
@@ -189,11 +192,13 @@ if (skip) {
       }
     });
 
-    it('refuses a watch that spans types', async () => {
+    it('refuses a watch that spans types as the caller\'s error (400), not an outage', async () => {
       const prefix = uniquePrefix('broad');
       const store = await RedisStore.open({ url: cluster.url, prefix, historyWindowMs: 60_000 });
       try {
         assert.throws(() => store.watch('core/', 0, new Collector()), /one resource type/);
+        assert.throws(() => store.watch('core/', 0, new Collector()), (err: unknown) => err instanceof StoreError && err.code === 'invalid');
+        assert.equal((fromStoreError(new StoreError('invalid', 'x'), { group: '', resource: 'pods' }, '') as StatusError).code, 400);
       } finally {
         await store.close();
         await dropClusterPrefix(cluster, prefix);

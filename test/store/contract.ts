@@ -305,6 +305,19 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         await store.waitForRev(rev, 10);
       });
 
+      it('lists with minRev from its watch cache: at least that revision, waiting briefly for a future one, then too-large', async () => {
+        await seed('a', 2);
+        const rev = await store.currentRev();
+        const now = await store.list('core/pods/', { minRev: rev });
+        assert.ok(now.rev >= rev);
+        assert.deepEqual(names(now.items), ['p00', 'p01']);
+        await assert.rejects(store.list('core/pods/', { minRev: rev + 5 }), code('too-large'));
+        const later = store.list('core/pods/', { minRev: rev + 1 });
+        await store.create('core/pods/a/p02', pod('a', 'p02'));
+        assert.deepEqual(names((await later).items), ['p00', 'p01', 'p02']);
+        assert.ok((await store.list('core/pods/', { minRev: 0 })).rev >= rev + 1);
+      });
+
       it('passes its health check while open', async () => {
         await store.check();
       });

@@ -3,7 +3,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../backends/core/store/redis.js';
-import { WRITE_SHA, defineScripts, runWrite } from '../../backends/core/store/redis-scripts.js';
+import { WRITE_SHA, runWrite } from '../../backends/core/store/redis-scripts.js';
 import { loadState } from '../../backends/core/store/redis-state.js';
 import { typeKeys } from '../../backends/core/store/redis-keys.js';
 import { StoreError, getCachedFirst } from '../../backends/core/store/types.js';
@@ -142,7 +142,6 @@ if (skip) {
       const prefix = uniquePrefix('firstwrite');
       const keys = typeKeys(prefix, 'core/configmaps/');
       const real = new Redis(REDIS_URL);
-      defineScripts(real);
       let raced = 0;
       const racing = new Proxy(real, {
         get(target, p) {

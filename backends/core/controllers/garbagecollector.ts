@@ -23,7 +23,7 @@ import { deleteAsController } from '../handlers/delete.js';
 import type { PropagationPolicy } from '../handlers/params.js';
 import { objectKey, typePrefix } from '../keys.js';
 import { isFinalized } from '../objects.js';
-import { StoreError, type StoreEvent } from '../store/types.js';
+import { retryOnConflict, RETRY, StoreError, type StoreEvent } from '../store/types.js';
 import { hasFinalizer, OwnershipGraph, refsOf, type GraphNode } from './garbagecollector-graph.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './garbagecollector-policy.js';
 import { WatchingController } from './loop.js';
@@ -267,7 +267,7 @@ export class GarbageCollector extends WatchingController {
    * a deleting object whose last finalizer goes is removed, as the API does.
    */
   private async rewrite(node: GraphNode, change: (cur: KObject) => KObject | null): Promise<void> {
-    for (let i = 0; i < 16; i++) {
+    await retryOnConflict(async () => {
       const cur = await this.env.store.get(node.key);
       if (!cur || cur.metadata.uid !== node.uid) return;
       const next = change(cur);
@@ -278,11 +278,10 @@ export class GarbageCollector extends WatchingController {
         else await this.env.store.update(node.key, next, rev);
         return;
       } catch (err) {
-        if (err instanceof StoreError && err.code === 'conflict') continue;
+        if (err instanceof StoreError && err.code === 'conflict') return RETRY;
         if (err instanceof StoreError && err.code === 'not-found') return;
         throw err;
       }
-    }
-    throw new Error(`too many conflicts updating ${node.key}`);
+    }, () => new Error(`too many conflicts updating ${node.key}`));
   }
 }

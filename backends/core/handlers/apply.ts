@@ -24,8 +24,8 @@ import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
 import { writeContext } from './managedfields.js';
 import { commitUpdate, createObject, respond } from './write.js';
+import { retryOnConflict, RETRY } from '../store/types.js';
 
-const MAX_ATTEMPTS = 16;
 const BOOLS: Readonly<Record<string, boolean>> = { '1': true, t: true, T: true, true: true, TRUE: true, True: true, '0': false, f: false, F: false, false: false, FALSE: false, False: false };
 
 /** fieldManager (required) and force, as kube's ValidatePatchOptions: 422 naming each problem. */
@@ -102,7 +102,7 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
     return obj;
   };
   addWarnings(r.res, intent.warnings);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async () => {
     const old = await storeCall(gr, name, () => env.store.get(key));
     if (!old) {
       if (target !== 'main') throw notFound(gr, name);
@@ -114,7 +114,7 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
         await createObject(env, t, r, check(merged), dryRun, (prepared) => { prepared.metadata.managedFields = managedFields; });
         return;
       } catch (err) {
-        if (err instanceof StatusError && err.reason === 'AlreadyExists') continue; // created meanwhile: apply over it
+        if (err instanceof StatusError && err.reason === 'AlreadyExists') return RETRY; // created meanwhile: apply over it
         throw err;
       }
     }
@@ -132,6 +132,6 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
     const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
     if (outcome === 'done') return;
     if (outcome === 'conflict' && intent.setsResourceVersion) throw conflict(gr, name, STALE_OBJECT);
-  }
-  throw conflict(gr, name, STALE_OBJECT);
+    return RETRY;
+  }, () => conflict(gr, name, STALE_OBJECT));
 }

@@ -4,7 +4,7 @@
 // the unsafe deletion of corrupt objects behind AllowUnsafeMalformedObjectDeletion.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, rfc3339, type KObject } from '../../../lib/api/meta.js';
-import { cause, conflict, forbiddenMessage, invalid, notFound, success, StatusError, type GroupResource } from '../../../lib/api/status.js';
+import { cause, conflict, forbiddenMessage, invalid, notFound, STALE_OBJECT, success, StatusError, type GroupResource } from '../../../lib/api/status.js';
 import { decodeObject, readBody } from '../../../lib/http/body.js';
 import { negotiateInput, negotiateOutput } from '../../../lib/http/negotiate.js';
 import { encode, sendBody, sendObject, wantsPretty } from '../../../lib/http/respond.js';
@@ -17,7 +17,7 @@ import { markTerminating, PROTECTED_NAMESPACES } from '../namespaces.js';
 import { isFinalized } from '../objects.js';
 import { listAs, listJson } from '../render.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
-import { StoreError } from '../store/types.js';
+import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDeleteOptions, type DeleteOptions } from './params.js';
 
 async function deleteOptionsOf(env: CoreEnv, r: BackendRequest): Promise<DeleteOptions> {
@@ -97,7 +97,7 @@ type Outcome = { kind: 'removed'; obj: KObject } | { kind: 'pending'; obj: KObje
 async function deleteOne(env: CoreEnv, t: ResourceType, namespace: string, name: string, opts: DeleteOptions): Promise<Outcome> {
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, namespace, name);
-  for (;;) {
+  return retryOnConflict<Outcome>(async () => {
     let cur: KObject | undefined;
     try {
       cur = await env.store.get(key);
@@ -121,10 +121,10 @@ async function deleteOne(env: CoreEnv, t: ResourceType, namespace: string, name:
       if (plan.kind === 'update') return { kind: 'pending', obj: await env.store.update(key, plan.next, rev) };
       return { kind: 'removed', obj: await env.store.delete(key, rev) };
     } catch (err) {
-      if (err instanceof StoreError && err.code === 'conflict') continue;
+      if (err instanceof StoreError && err.code === 'conflict') return RETRY;
       throw fromStoreError(err, gr, name);
     }
-  }
+  }, () => conflict(gr, name, STALE_OBJECT));
 }
 
 /**

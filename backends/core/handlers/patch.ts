@@ -21,9 +21,8 @@ import { parseDryRun } from './params.js';
 import { commitUpdate, respond } from './write.js';
 import { serverSideApply } from './apply.js';
 import { updateTracker } from './managedfields.js';
+import { retryOnConflict, RETRY } from '../store/types.js';
 
-/** Attempts of an unconditional patch racing other writers before giving up with 409. */
-const MAX_ATTEMPTS = 16;
 
 /** fieldManager: at most 128 printable characters (kube's ValidateFieldManager). */
 function checkFieldManager(query: URLSearchParams): void {
@@ -93,7 +92,7 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
   const name = r.info.name;
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, r.info.namespace, name);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  await retryOnConflict(async (tried) => {
     const old = await storeCall(gr, name, () => env.store.get(key));
     if (!old) throw notFound(gr, name);
     const patched = applyPatch(t, p, old, env.bodyLimit);
@@ -103,7 +102,7 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
     const warnings = checkObject(obj, t.schema, p.duplicates, { level, strictPrefix: '', gk: { group: t.group, kind: t.kind }, name });
     checkPathAgreement(t, obj, r.info.namespace, name);
     const next = prepareUpdate(t, obj, old, target, updateTracker(env, t, r));
-    if (attempt === 0) addWarnings(r.res, warnings);
+    if (tried === 0) addWarnings(r.res, warnings);
     if (!next) {
       respond(env, t, r, 200, old);
       return;
@@ -111,6 +110,6 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
     const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
     if (outcome === 'done') return;
     if (outcome === 'conflict' && p.setsResourceVersion) throw conflict(gr, name, STALE_OBJECT);
-  }
-  throw conflict(gr, name, STALE_OBJECT);
+    return RETRY;
+  }, () => conflict(gr, name, STALE_OBJECT));
 }

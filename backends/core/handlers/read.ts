@@ -20,7 +20,8 @@ export async function getObject(env: CoreEnv, t: ResourceType, r: BackendRequest
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const name = r.info.name;
   const rvRaw = r.query.get('resourceVersion') ?? '';
-  const minRev = rvRaw === '' || rvRaw === '0' ? undefined : parseRevision(rvRaw);
+  // resourceVersion=0: any state, from the watch cache (store.get with minRev 0).
+  const minRev = rvRaw === '' ? undefined : parseRevision(rvRaw);
   const obj = await storeCall(gr, name, () => env.store.get(objectKey(t, r.info.namespace, name), minRev), minRev);
   if (!obj) throw notFound(gr, name);
   sendObject(r.req, r.res, 200, objectAs(t, obj, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
@@ -36,8 +37,11 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
   const plan = lr.plan;
   switch (plan.kind) {
     case 'most-recent':
-    case 'any':
       result = await storeCall(gr, '', () => env.store.list(prefix, base));
+      break;
+    case 'any':
+      // From the watch cache as it is: no round trip to a shared store.
+      result = await storeCall(gr, '', () => env.store.list(prefix, { ...base, minRev: 0 }));
       break;
     case 'not-older-than':
       await storeCall(gr, '', () => env.store.waitForRev(plan.rev, env.tooLargeWaitMs), plan.rev);

@@ -14,7 +14,7 @@ import { requireActiveNamespace } from '../namespaces.js';
 import { checkEnvelope, checkPathAgreement, isFinalized, prepareCreate, prepareUpdate, type UpdateTarget } from '../objects.js';
 import { objectAs } from '../render.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
-import { StoreError } from '../store/types.js';
+import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
 import { createTracker, updateTracker } from './managedfields.js';
 
@@ -77,7 +77,7 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, r.info.namespace, name);
   const unconditional = !obj.metadata.resourceVersion;
-  for (;;) {
+  await retryOnConflict(async () => {
     const old = await storeCall(gr, name, () => env.store.get(key));
     if (!old) {
       if (target !== 'main' || !t.createOnUpdate) throw notFound(gr, name);
@@ -94,13 +94,14 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
     const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
     if (outcome === 'done') return;
     if (outcome === 'conflict' && !unconditional) throw conflict(gr, name, STALE_OBJECT);
-  }
+    return RETRY;
+  }, () => conflict(gr, name, STALE_OBJECT));
 }
 
 /**
  * Stores `next` over `old` at old's revision and answers 200 (dry-run: answers
  * the would-be object, writes nothing). 'conflict' / 'gone' = the object
- * changed or went meanwhile: the caller retries or refuses.
+ * changed or went meanwhile: the caller retries (retryOnConflict) or refuses.
  */
 export async function commitUpdate(env: CoreEnv, t: ResourceType, r: BackendRequest, key: string, next: KObject, old: KObject, dryRun: boolean): Promise<'done' | 'conflict' | 'gone'> {
   if (dryRun) {

@@ -116,6 +116,7 @@ export class FileStore implements Store {
 
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
     this.readable();
+    if (opts?.minRev !== undefined && opts.minRev > this.state.rev) await this.state.waitForRev(opts.minRev, this.state.tooLargeWaitMs);
     return this.state.list(prefix, opts);
   }
 

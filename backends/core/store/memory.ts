@@ -54,6 +54,7 @@ export class MemoryStore implements Store {
 
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
     this.live();
+    if (opts?.minRev !== undefined && opts.minRev > this.state.rev) await this.state.waitForRev(opts.minRev, this.state.tooLargeWaitMs);
     return this.state.list(prefix, opts);
   }
 

@@ -1,7 +1,7 @@
 // Stored objects are JSON, stamped with their revision and deep-frozen, so
 // the same instance can be handed to every reader and watcher without copies.
 import type { KObject } from '../../../lib/api/meta.js';
-import { frozenJsonCopy, rememberJson } from '../../../lib/api/json.js';
+import { frozenJsonCopy } from '../../../lib/api/json.js';
 
 /**
  * A frozen copy of obj as a durable store would read it back (no undefined
@@ -17,36 +17,4 @@ export function storedCopy(obj: KObject, rev?: number): KObject {
 export function restamp(obj: KObject, rev: number): KObject {
   const metadata = Object.freeze({ ...obj.metadata, resourceVersion: String(rev) });
   return Object.freeze({ ...obj, metadata });
-}
-
-/**
- * The JSON of a stored copy without a revision (storedCopy(obj)), and a
- * function that stamps it: stamped(rev) is the JSON of restamp(stored, rev),
- * made from the same pieces, and remembered for that object so answering it
- * and sending it to watchers serialize nothing again. restamp adds
- * resourceVersion as metadata's last member, so only metadata's text changes.
- */
-export function storedJson(stored: KObject): { json: string; stamp(rev: number): KObject } {
-  let head = '{';
-  let meta = '';
-  let tail = '';
-  let sep = '';
-  for (const k of Object.keys(stored)) {
-    const name = `${sep}${JSON.stringify(k)}:`;
-    sep = ',';
-    if (k === 'metadata') {
-      head += name;
-      meta = JSON.stringify(stored.metadata);
-    } else if (meta) tail += name + JSON.stringify(stored[k]);
-    else head += name + JSON.stringify(stored[k]);
-  }
-  tail += '}';
-  return {
-    json: head + meta + tail,
-    stamp: (rev) => {
-      const out = restamp(stored, rev);
-      if (meta) rememberJson(out, `${head}${meta.slice(0, -1)}${meta.length > 2 ? ',' : ''}"resourceVersion":"${rev}"}${tail}`);
-      return out;
-    },
-  };
 }

@@ -169,6 +169,9 @@ export function redact(url: string): string {
 }
 
 /** Connects client; rejects with `unreachable` (and disconnects it) when the first connection fails. */
+/** How long opening a connection may take before the store reports `unreachable`. */
+export const CONNECT_TIMEOUT_MS = 5000;
+
 export async function connect(client: Redis, connectTimeoutMs: number, what: string): Promise<Redis> {
   let lastError = '';
   client.on('error', (err: Error) => { lastError = err.message; });

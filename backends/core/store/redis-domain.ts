@@ -24,7 +24,7 @@ export interface DomainOptions extends Omit<StateOptions, 'startRev'> {
   log?: (msg: string) => void;
 }
 
-/** The process-wide part a domain reports to: the cross-domain clock. */
+/** The process-wide part a domain reports to: the highest revision seen across domains. */
 export interface DomainOwner {
   /** The highest revision this process has seen in any domain. */
   readonly floor: number;

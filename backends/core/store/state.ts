@@ -8,6 +8,7 @@ import type { ListOptions, ListResult, StoreEvent, WatchSink, Watcher } from './
 import { StoreError } from './types.js';
 import { History } from './history.js';
 import { WatchHub } from './watchers.js';
+import { RevisionWaiters } from './revwaiters.js';
 import { assertKey, typePrefixOf } from './keys.js';
 import { SortedKeys } from './sortedkeys.js';
 import { restamp } from './objects.js';
@@ -23,13 +24,6 @@ export interface StateOptions {
   startRev?: number;
 }
 
-interface RevWaiter {
-  rev: number;
-  resolve(): void;
-  reject(err: StoreError): void;
-  timer: NodeJS.Timeout;
-}
-
 const SNAPSHOT_CACHE = 8;
 
 export class StoreState {
@@ -40,7 +34,7 @@ export class StoreState {
   private readonly history: History;
   private readonly hub = new WatchHub();
   private readonly snapshots = new LRUCache<string, TypeView>({ max: SNAPSHOT_CACHE });
-  private waiters: RevWaiter[] = [];
+  private readonly waiters = new RevisionWaiters();
   private readonly timer: NodeJS.Timeout;
   /** Keys whose stored value cannot be decoded: key → why (see markCorrupt). */
   private readonly corrupt = new Map<string, string>();
@@ -126,7 +120,7 @@ export class StoreState {
     }
     this.revision = rev;
     this.history.append({ event: Object.freeze(event), type, at });
-    this.wakeWaiters();
+    this.waiters.reached(rev);
     this.hub.dispatch(event, type);
     return event;
   }
@@ -154,18 +148,7 @@ export class StoreState {
 
   waitForRev(rev: number, timeoutMs: number): Promise<void> {
     if (rev <= this.revision) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const waiter: RevWaiter = {
-        rev,
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          reject(this.tooLarge(rev));
-        }, timeoutMs),
-      };
-      this.waiters.push(waiter);
-    });
+    return this.waiters.wait(rev, timeoutMs, () => this.tooLarge(rev));
   }
 
   tooLarge(rev: number): StoreError {
@@ -179,11 +162,7 @@ export class StoreState {
   /** Stops timers, ends watches and pending waits with err. */
   close(err: StoreError): void {
     clearInterval(this.timer);
-    for (const w of this.waiters) {
-      clearTimeout(w.timer);
-      w.reject(err);
-    }
-    this.waiters = [];
+    this.waiters.failAll(err);
     this.hub.failAll(err);
   }
 
@@ -213,19 +192,6 @@ export class StoreState {
     let view = this.types.get(type);
     if (!view) this.types.set(type, (view = { keys: new SortedKeys(), objects: new Map() }));
     return view;
-  }
-
-  private wakeWaiters(): void {
-    if (this.waiters.length === 0) return;
-    const rev = this.revision;
-    const still: RevWaiter[] = [];
-    for (const w of this.waiters) {
-      if (w.rev <= rev) {
-        clearTimeout(w.timer);
-        w.resolve();
-      } else still.push(w);
-    }
-    this.waiters = still;
   }
 }
 

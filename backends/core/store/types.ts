@@ -11,7 +11,8 @@
 // clone before they change anything.
 import type { KObject } from '../../../lib/api/meta.js';
 
-export type StoreErrorCode = 'not-found' | 'exists' | 'conflict' | 'gone' | 'too-large' | 'unreachable' | 'corrupt';
+/** `invalid`: the caller asked what this store cannot answer (a watch across types on a Redis Cluster). */
+export type StoreErrorCode = 'not-found' | 'exists' | 'conflict' | 'gone' | 'too-large' | 'unreachable' | 'corrupt' | 'invalid';
 
 export class StoreError extends Error {
   constructor(
@@ -39,6 +40,12 @@ export interface StoreEvent {
 export interface ListOptions {
   /** Read at exactly this revision (a consistent snapshot); absent = the current revision. */
   rev?: number;
+  /**
+   * Instead of `rev`: any state at least this new, as get(key, minRev) reads —
+   * from the store's watch cache (waiting briefly when it is behind, then
+   * `too-large`); 0 = whatever the cache holds, without asking a shared store.
+   */
+  minRev?: number;
   /** Start after this key (paging). */
   after?: string;
   /** At most this many items (after filtering). */
@@ -100,14 +107,36 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Read-modify-write with retries on revision conflicts (apiserver's GuaranteedUpdate). */
+/**
+ * Tries of one read-modify-write racing other writers before it gives up with
+ * a conflict (409 through the API). The one limit of every retry loop: the
+ * store's guaranteedUpdate and the API's update, patch, apply and delete.
+ */
+export const CONFLICT_ATTEMPTS = 16;
+
+/** What one try of a read-modify-write answers when the object changed between its read and its write. */
+export const RETRY: unique symbol = Symbol('retry on conflict');
+
+/**
+ * Runs `attempt` (read, modify, write) again while it answers RETRY, at most
+ * CONFLICT_ATTEMPTS times in all; then throws what `exhausted` makes.
+ * `attempt` gets the number of tries made before it.
+ */
+export async function retryOnConflict<T>(attempt: (tried: number) => Promise<T | typeof RETRY>, exhausted: () => Error): Promise<T> {
+  for (let tried = 0; tried < CONFLICT_ATTEMPTS; tried++) {
+    const r = await attempt(tried);
+    if (r !== RETRY) return r;
+  }
+  throw exhausted();
+}
+
+/** Read-modify-write with retries on revision conflicts (apiserver's GuaranteedUpdate); `conflict` after CONFLICT_ATTEMPTS. */
 export async function guaranteedUpdate(
   store: Store,
   key: string,
   tryUpdate: (current: KObject) => KObject | null | Promise<KObject | null>,
-  attempts = 16,
 ): Promise<KObject | undefined> {
-  for (let i = 0; ; i++) {
+  return retryOnConflict(async () => {
     const current = await store.get(key);
     if (!current) return undefined;
     const next = await tryUpdate(current);
@@ -115,10 +144,10 @@ export async function guaranteedUpdate(
     try {
       return await store.update(key, next, Number(current.metadata.resourceVersion));
     } catch (err) {
-      if (err instanceof StoreError && err.code === 'conflict' && i < attempts) continue;
+      if (err instanceof StoreError && err.code === 'conflict') return RETRY;
       throw err;
     }
-  }
+  }, () => new StoreError('conflict', `${key}: still conflicting after ${CONFLICT_ATTEMPTS} attempts`));
 }
 
 /**

@@ -5,7 +5,7 @@
 // kube: valid for the API server's own audiences.
 import { createHash } from 'node:crypto';
 import type { JwtAuthenticatorSpec } from '../../config/authnconfig-types.js';
-import { MAX_TOKEN_BYTES, type TokenAuthenticator } from '../token.js';
+import { MAX_TOKEN_BYTES, type BearerToken, type TokenAuthenticator } from '../token.js';
 import { CachedTokenAuthenticator } from '../tokencache.js';
 import type { AuthnResult } from '../types.js';
 import { AUTHENTICATOR_NAME, IssuerAuthenticator } from './issuer.js';
@@ -88,7 +88,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
     this.snapshot = { byIssuer: new Map(), sources: new Map(), cached: this.cache(new Map()) };
   }
 
-  async authenticateToken(token: string, audiences: readonly string[], digest?: string): Promise<AuthnResult | null> {
+  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
     let auds: string[] | undefined;
     if (audiences.length > 0) {
       auds = this.opts.apiAudiences.filter((a) => audiences.includes(a));
@@ -96,16 +96,16 @@ export class JwtAuthenticator implements TokenAuthenticator {
     }
     // The cache keeps the result for these audiences, so a hit hands back the same object
     // (and the union's system:authenticated copy of it) instead of a new one per request.
-    return this.snapshot.cached.authenticateToken(token, auds ?? [], digest);
+    return this.snapshot.cached.authenticateToken(token, auds ?? []);
   }
 
   private cache(byIssuer: ReadonlyMap<string, IssuerAuthenticator>): TokenAuthenticator {
     const route: TokenAuthenticator = {
       name: AUTHENTICATOR_NAME,
       authenticateToken: async (token, audiences) => {
-        const iss = unverifiedIssuer(token, MAX_TOKEN_BYTES);
+        const iss = unverifiedIssuer(token.value, MAX_TOKEN_BYTES);
         const a = iss === undefined ? undefined : byIssuer.get(iss);
-        const r = a ? await a.authenticate(token) : null;
+        const r = a ? await a.authenticate(token.value) : null;
         return r && audiences.length > 0 ? Object.freeze({ ...r, audiences: Object.freeze([...audiences]) }) : r;
       },
     };
