@@ -4,8 +4,8 @@
 // re-read, as kube-apiserver does every 60 seconds. A changed content is
 // built from all the files and applied in one step; content that fails to
 // build or apply (a half-written pair included) keeps the previous one. Both
-// outcomes are logged and counted, a bad content only once however often it
-// is re-read.
+// outcomes are logged (and counted, given metrics), a bad content only once
+// however often it is re-read.
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
