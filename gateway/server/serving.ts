@@ -55,7 +55,7 @@ export class FileBacked<T> {
 }
 
 /** Checks a certificate and its key as TLS will use them, naming the file at fault. */
-export function servingCertOf(cert: string, key: string, certFile: string, keyFile: string): ServingCert {
+function servingCertOf(cert: string, key: string, certFile: string, keyFile: string): ServingCert {
   let x509: X509Certificate;
   try { x509 = new X509Certificate(cert); } catch { throw new Error(`--tls-cert-file "${certFile}": no PEM certificate found`); }
   let privateKey: ReturnType<typeof createPrivateKey>;
@@ -67,7 +67,7 @@ export function servingCertOf(cert: string, key: string, certFile: string, keyFi
 
 /** Reads the certificate, then the key (a start with both wrong names the certificate), and checks both. */
 export function loadServingCert(certFile: string, keyFile: string): Promise<FileBacked<ServingCert>> {
-  return FileBacked.read('serving certificate', [certFile, keyFile], ([cert, key]) => servingCertOf(cert!, key!, certFile, keyFile));
+  return FileBacked.read('serving certificate', [certFile, keyFile], ([cert, key]) => servingCertOf(cert, key, certFile, keyFile));
 }
 
 /** One CA bundle from the files of one flag (none: an empty bundle, never reloaded). */
