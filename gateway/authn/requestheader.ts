@@ -5,9 +5,10 @@
 // value; groups = every value of the group headers; extra from prefixed
 // headers (prefix stripped, lowercased, percent-decoded). The proxy's
 // certificate is checked once per connection and again when the CA bundle is
-// reloaded (a removed CA stops being trusted on open connections too). The pipeline strips
-// all these headers after authentication (identityHeaderNames below), so
-// nothing later can read ones that were not trusted.
+// reloaded (a removed CA stops being trusted on open connections too). The
+// pipeline strips all these headers after authentication
+// (identityHeaderNames below), so nothing later can read ones that were not
+// trusted.
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from '../../lib/api/meta.js';
