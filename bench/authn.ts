@@ -61,6 +61,7 @@ import { startOidc } from '../gateway/authn/jwt/start.js';
 import { BearerAuthenticator, TokenUnion, type TokenAuthenticator } from '../gateway/authn/token.js';
 import { UnionAuthenticator } from '../gateway/authn/union.js';
 import { X509Authenticator } from '../gateway/authn/x509.js';
+import { caBundle } from '../gateway/authn/certchain.js';
 import type { IncomingMessage } from 'node:http';
 import type { ObjectSource } from '../lib/api/objectsource.js';
 import { Samples, type Percentiles } from './stats.js';
@@ -384,7 +385,7 @@ async function directAuthn(a: {
   const oidc = await startOidc(opts, { log: quiet, apiAudiences, serviceAccountIssuers: opts.serviceAccountIssuers });
   if (oidc) methods.push(oidc.authenticator);
   methods.push(hook.authenticator);
-  const union = new UnionAuthenticator([new X509Authenticator({ caPems: [a.caPem] }), new BearerAuthenticator(new TokenUnion(methods), apiAudiences)], { anonymous: true });
+  const union = new UnionAuthenticator([new X509Authenticator({ cas: { current: caBundle([a.caPem], '--client-ca-file') } }), new BearerAuthenticator(new TokenUnion(methods), apiAudiences)], { anonymous: true });
   // Node hands handlers lower-cased header names.
   const fake = (headers: Record<string, string>): IncomingMessage => ({ headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])), socket: {}, method: 'GET', url: PATH }) as unknown as IncomingMessage;
   try {

@@ -34,7 +34,7 @@ import type { RequestContext } from '../pipeline/context.js';
 import { serveLocal } from '../local/router.js';
 import { registryDiscovery } from '../local/discovery.js';
 import { installShutdown } from '../server/shutdown.js';
-import { loadServingCert, readPemFiles, serveHttps } from '../server/serving.js';
+import { loadCaBundle, loadServingCert, serveHttps } from '../server/serving.js';
 
 export interface BackendServerOptions {
   readonly opts: ServeOptions;
@@ -100,11 +100,11 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
   if (!opts.tlsCertFile || !opts.tlsPrivateKeyFile) throw new Error(`${b.name} needs --tls-cert-file and --tls-private-key-file (a serving certificate for <service>.<namespace>.svc)`);
   if (!opts.requestheaderClientCaFile) throw new Error(`${b.name} needs --requestheader-client-ca-file (the CA of the gateway's front-proxy client certificate)`);
   const cert = await loadServingCert(opts.tlsCertFile, opts.tlsPrivateKeyFile);
-  const [proxyCa] = await readPemFiles([opts.requestheaderClientCaFile]);
-  const clientCas = await readPemFiles(opts.clientCaFiles);
+  const proxyCa = await loadCaBundle('--requestheader-client-ca-file', [opts.requestheaderClientCaFile]);
+  const clientCa = await loadCaBundle('--client-ca-file', opts.clientCaFiles);
   const rh = requestheaderOf(opts);
-  const authenticators: Authenticator[] = [new RequestHeaderAuthenticator([proxyCa!], rh)];
-  if (clientCas.length > 0) authenticators.push(new X509Authenticator({ caPems: clientCas }));
+  const authenticators: Authenticator[] = [new RequestHeaderAuthenticator(proxyCa, rh)];
+  if (clientCa.paths.length > 0) authenticators.push(new X509Authenticator({ cas: clientCa }));
   const authenticator = new UnionAuthenticator(authenticators, { anonymous: opts.anonymousAuth, log });
   const authz = await delegatedAuthorizer(opts, b.name, log);
 
@@ -124,7 +124,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     authenticator, identityHeaders: identityHeaderNames(rh), impersonation: true, authorizer: authz.authorizer, admission: [], inflight: new InflightLimiter(400, 200),
     requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log, clock: Date.now,
   });
-  const { server, url } = await serveHttps({ cert, clientCas: [proxyCa!, ...clientCas], handler, upgrades: false, port: opts.securePort, bindAddress: opts.bindAddress });
+  const { server, url } = await serveHttps({ cert, clientCas: [proxyCa, clientCa], handler, upgrades: false, port: opts.securePort, bindAddress: opts.bindAddress, log });
   startPostStartHooks(postStart, log);
   const shutdown = installShutdown({
     server, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,

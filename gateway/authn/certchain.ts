@@ -14,6 +14,26 @@ const MAX_DEPTH = 10;
 
 export class CertChainError extends Error {}
 
+/**
+ * A CA bundle as read from its files: the PEM texts (the TLS layer's `ca`)
+ * and the parsed anchors (chain checks). Never changed: a reload makes a new
+ * one, so a decision can remember the bundle it was made under.
+ */
+export interface CaBundle {
+  readonly pems: readonly string[];
+  readonly anchors: readonly X509Certificate[];
+}
+
+/** The bundle in force: a reload replaces `current` whole, and a request reads it once. */
+export interface CurrentCaBundle {
+  readonly current: CaBundle;
+}
+
+/** Parses one PEM text per file into a bundle; throws CertChainError naming `what` (the flag) on junk. */
+export function caBundle(pems: readonly string[], what: string): CaBundle {
+  return Object.freeze({ pems: Object.freeze([...pems]), anchors: Object.freeze(parseCaBundle(pems, what)) });
+}
+
 /** Splits a PEM bundle (one or more files' text) into certificates; throws naming the file on junk. */
 export function parseCaBundle(pems: readonly string[], what: string): X509Certificate[] {
   const out: X509Certificate[] = [];

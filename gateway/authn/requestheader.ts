@@ -3,15 +3,17 @@
 // --requestheader-client-ca-file and, when --requestheader-allowed-names is
 // set, its CN is one of them. Username from the first listed header with a
 // value; groups = every value of the group headers; extra from prefixed
-// headers (prefix stripped, lowercased, percent-decoded). The pipeline strips
-// all these headers after authentication (identityHeaderNames below), so
-// nothing later can read ones that were not trusted.
+// headers (prefix stripped, lowercased, percent-decoded). The proxy's
+// certificate is checked once per connection and again when the CA bundle is
+// reloaded (a removed CA stops being trusted on open connections too). The
+// pipeline strips all these headers after authentication
+// (identityHeaderNames below), so nothing later can read ones that were not
+// trusted.
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { AuthnError, type Authenticator, type AuthnResult } from './types.js';
-import { CertChainError, parseCaBundle, peerChain, verifyClientChain } from './certchain.js';
+import { CertChainError, peerChain, verifyClientChain, type CaBundle, type CurrentCaBundle } from './certchain.js';
 import { ownValue, setOwn } from '../../lib/api/own.js';
 
 export interface RequestHeaderConfig {
@@ -36,7 +38,13 @@ export function identityHeaderNames(cfg: RequestHeaderConfig | undefined): { nam
   return Object.freeze({ names: Object.freeze([...names]), prefixes: Object.freeze([...prefixes]) });
 }
 
-type ProxyDecision = { until: number } | { error: string } | 'no-certificate';
+type ProxyVerdict = { until: number } | { error: string } | 'no-certificate';
+/** Made under `bundle`, and good only while it is the bundle in force. */
+interface ProxyDecision { readonly bundle: CaBundle; readonly verdict: ProxyVerdict }
+
+function current(d: ProxyDecision | undefined, bundle: CaBundle, now: number): d is ProxyDecision {
+  return d !== undefined && d.bundle === bundle && !(typeof d.verdict === 'object' && 'until' in d.verdict && d.verdict.until < now);
+}
 
 function unescapeKey(k: string): string {
   try { return decodeURIComponent(k); } catch { return k; }
@@ -44,14 +52,15 @@ function unescapeKey(k: string): string {
 
 export class RequestHeaderAuthenticator implements Authenticator {
   readonly name = 'requestheader';
-  private readonly anchors: readonly X509Certificate[];
+  private readonly cas: CurrentCaBundle;
   private readonly cfg: RequestHeaderConfig;
   private readonly lower: { user: string[]; uid: string[]; group: string[]; extra: string[] };
   private readonly perConnection = new WeakMap<TLSSocket, ProxyDecision>();
   private readonly clock: () => number;
 
-  constructor(caPems: readonly string[], cfg: RequestHeaderConfig, clock: () => number = Date.now) {
-    this.anchors = parseCaBundle(caPems, '--requestheader-client-ca-file');
+  /** `cas`: the --requestheader-client-ca-file bundle in force. */
+  constructor(cas: CurrentCaBundle, cfg: RequestHeaderConfig, clock: () => number = Date.now) {
+    this.cas = cas;
     this.cfg = cfg;
     this.clock = clock;
     const l = (xs: readonly string[]) => xs.map((x) => x.toLowerCase());
@@ -94,22 +103,24 @@ export class RequestHeaderAuthenticator implements Authenticator {
    */
   private verifyProxy(socket: TLSSocket): boolean {
     const now = this.clock();
-    let d = this.perConnection.get(socket);
-    if (d === undefined || (typeof d === 'object' && 'until' in d && d.until < now)) {
-      d = this.decide(socket, now);
-      this.perConnection.set(socket, d);
+    const bundle = this.cas.current;
+    let decision = this.perConnection.get(socket);
+    if (!current(decision, bundle, now)) {
+      decision = { bundle, verdict: this.decide(socket, bundle, now) };
+      this.perConnection.set(socket, decision);
     }
+    const d = decision.verdict;
     if (d === 'no-certificate') return false;
     if ('error' in d) throw new AuthnError(this.name, d.error);
     return true;
   }
 
-  private decide(socket: TLSSocket, now: number): ProxyDecision {
+  private decide(socket: TLSSocket, bundle: CaBundle, now: number): ProxyVerdict {
     const peer = peerChain(socket);
     if (!peer) return 'no-certificate';
     let until: number;
     try {
-      until = verifyClientChain(peer.chain, this.anchors, now);
+      until = verifyClientChain(peer.chain, bundle.anchors, now);
     } catch (err) {
       if (err instanceof CertChainError) return { error: `proxy certificate rejected: ${err.message}` };
       throw err;

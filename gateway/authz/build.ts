@@ -173,7 +173,7 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
   const holder = new SwappableAuthorizer(current.authorizer);
   const retiring = new Set<NodeJS.Timeout>();
   const controller = new FileReloader<Chain>({
-    path, initialText: text, what: 'authorization config', build,
+    paths: [path], initialTexts: [text], what: 'authorization config', build: ([t]) => build(t),
     apply: (next) => {
       holder.swap(next.authorizer);
       const old = current;

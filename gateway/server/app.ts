@@ -42,6 +42,8 @@ export interface AppHooks {
   clock?: () => number;
   /** Test knobs. */
   bookmarkIntervalMs?: number;
+  /** How often the serving certificate and client CA files are re-read without a change event (kube: 60 s). */
+  tlsReloadIntervalMs?: number;
   tooLargeWaitMs?: number;
   tokenWebhookTimeoutMs?: number;
 }
@@ -90,7 +92,9 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     inflight: new InflightLimiter(400, 200), requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log, clock,
   });
   const { server, url } = await serveHttps({
-    cert: tls.serving, clientCas: [...tls.clientCas, ...tls.requestheaderCas], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress,
+    cert: tls.serving, clientCas: tls.requestheaderCa ? [tls.clientCa, tls.requestheaderCa] : [tls.clientCa], handler, upgrades: true,
+    port: opts.securePort, bindAddress: opts.bindAddress, log,
+    ...(hooks.tlsReloadIntervalMs !== undefined ? { reloadIntervalMs: hooks.tlsReloadIntervalMs } : {}),
   });
 
   startPostStartHooks(postStart, log);

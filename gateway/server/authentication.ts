@@ -35,7 +35,7 @@ export interface AuthenticationInputs {
 
 /** --requestheader-* as read by the authenticating-proxy method; undefined when no proxy CA is configured. */
 export function requestheaderConfig(opts: ServeOptions, tls: GatewayTls): RequestHeaderConfig | undefined {
-  if (tls.requestheaderCas.length === 0) return undefined;
+  if (!tls.requestheaderCa) return undefined;
   return {
     usernameHeaders: opts.requestheaderUsernameHeaders, uidHeaders: opts.requestheaderUidHeaders, groupHeaders: opts.requestheaderGroupHeaders,
     extraHeaderPrefixes: opts.requestheaderExtraHeadersPrefix, allowedNames: opts.requestheaderAllowedNames,
@@ -68,8 +68,9 @@ export async function buildAuthentication(opts: ServeOptions, hooks: AppHooks, i
   const apiAudiences = i.tokenMethods.serviceAccounts.apiAudiences;
   const tokens = new TokenUnion(await tokenAuthenticators(opts, hooks, i, closers));
   const authenticators: Authenticator[] = [];
-  if (i.requestheader) authenticators.push(new RequestHeaderAuthenticator(i.tls.requestheaderCas, i.requestheader, i.clock));
-  if (i.tls.clientCas.length > 0) authenticators.push(new X509Authenticator({ caPems: i.tls.clientCas, clock: i.clock }));
+  // The CA bundles as serveHttps keeps them current: a reload is seen by the next request.
+  if (i.requestheader && i.tls.requestheaderCa) authenticators.push(new RequestHeaderAuthenticator(i.tls.requestheaderCa, i.requestheader, i.clock));
+  if (i.tls.clientCa.paths.length > 0) authenticators.push(new X509Authenticator({ cas: i.tls.clientCa, clock: i.clock }));
   authenticators.push(new BearerAuthenticator(tokens, apiAudiences));
   return {
     authenticator: new UnionAuthenticator(authenticators, { anonymous: opts.anonymousAuth, log: hooks.log }),

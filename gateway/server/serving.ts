@@ -1,15 +1,21 @@
 // How every Gatehouse front door serves HTTPS — the gateway, the sidecar and
 // the backend processes: the serving certificate and client CAs read and
-// checked once, and one server with one set of limits. The request handler is
-// always a pipeline chain (gateway/pipeline/chain.ts); upgrade requests run
-// through that same chain with a response bound to their socket.
+// checked, one server with one set of limits, and the files re-read when
+// they change (as kube-apiserver's dynamic certificates): new handshakes get
+// the new certificate and CAs, open connections keep theirs, and a bad or
+// half-written file keeps the previous material (logged). The request
+// handler is always a pipeline chain (gateway/pipeline/chain.ts); upgrade
+// requests run through that same chain with a response bound to their socket.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { SecureContextOptions } from 'node:tls';
 import { ensureDevPki, type DevPkiPaths } from '../../certs/devpki.js';
+import { caBundle, type CaBundle } from '../authn/certchain.js';
+import { FileReloader } from '../config/filereload.js';
 import type { ChainHandler } from '../pipeline/chain.js';
 
 export interface ServingCert {
@@ -17,14 +23,56 @@ export interface ServingCert {
   readonly key: string;
 }
 
+/**
+ * Material built from files, kept current by serveHttps: a reload builds a
+ * new value from all the files and replaces `current` whole, so a reader
+ * takes one reference per use.
+ */
+export class FileBacked<T> {
+  private value: T;
+
+  private constructor(
+    /** For log lines. */
+    readonly what: string,
+    readonly paths: readonly string[],
+    /** The content `current` was built from at start. */
+    readonly texts: readonly string[],
+    readonly build: (texts: readonly string[]) => T,
+  ) {
+    this.value = build(texts);
+  }
+
+  /** Reads the files in order (so the first bad one is the one named) and builds. */
+  static async read<T>(what: string, paths: readonly string[], build: (texts: readonly string[]) => T): Promise<FileBacked<T>> {
+    const texts: string[] = [];
+    for (const p of paths) texts.push(await readFile(p, 'utf8'));
+    return new FileBacked(what, paths, texts, build);
+  }
+
+  get current(): T { return this.value; }
+
+  replace(next: T): void { this.value = next; }
+}
+
+/** Checks a certificate and its key as TLS will use them, naming the file at fault. */
+function servingCertOf(cert: string, key: string, certFile: string, keyFile: string): ServingCert {
+  let x509: X509Certificate;
+  try { x509 = new X509Certificate(cert); } catch { throw new Error(`--tls-cert-file "${certFile}": no PEM certificate found`); }
+  let privateKey: ReturnType<typeof createPrivateKey>;
+  try { privateKey = createPrivateKey(key); } catch { throw new Error(`--tls-private-key-file "${keyFile}": no PEM private key found`); }
+  // A pair caught halfway through being replaced: the other file is still to come.
+  if (!x509.checkPrivateKey(privateKey)) throw new Error(`--tls-private-key-file "${keyFile}": the private key does not match the certificate of --tls-cert-file "${certFile}"`);
+  return Object.freeze({ cert, key });
+}
+
 /** Reads the certificate, then the key (a start with both wrong names the certificate), and checks both. */
-export async function loadServingCert(certFile: string, keyFile: string): Promise<ServingCert> {
-  const cert = await readFile(certFile, 'utf8');
-  const key = await readFile(keyFile, 'utf8');
-  // Checked here so a bad file is named, rather than an OpenSSL code surfacing from createServer.
-  try { new X509Certificate(cert); } catch { throw new Error(`--tls-cert-file "${certFile}": no PEM certificate found`); }
-  try { createPrivateKey(key); } catch { throw new Error(`--tls-private-key-file "${keyFile}": no PEM private key found`); }
-  return { cert, key };
+export function loadServingCert(certFile: string, keyFile: string): Promise<FileBacked<ServingCert>> {
+  return FileBacked.read('serving certificate', [certFile, keyFile], ([cert, key]) => servingCertOf(cert, key, certFile, keyFile));
+}
+
+/** One CA bundle from the files of one flag (none: an empty bundle, never reloaded). */
+export function loadCaBundle(flag: string, files: readonly string[]): Promise<FileBacked<CaBundle>> {
+  return FileBacked.read(`client CA (${flag})`, files, (texts) => caBundle(texts, flag));
 }
 
 export interface ServingFlags {
@@ -36,10 +84,10 @@ export interface ServingFlags {
 }
 
 /** --tls-cert-file/--tls-private-key-file, else the dev PKI's serving certificate (made on first start). */
-export async function loadServingCertOrDevPki(o: ServingFlags): Promise<ServingCert & { readonly devPki?: DevPkiPaths }> {
-  if (o.tlsCertFile && o.tlsPrivateKeyFile) return loadServingCert(o.tlsCertFile, o.tlsPrivateKeyFile);
+export async function loadServingCertOrDevPki(o: ServingFlags): Promise<{ readonly serving: FileBacked<ServingCert>; readonly devPki?: DevPkiPaths }> {
+  if (o.tlsCertFile && o.tlsPrivateKeyFile) return { serving: await loadServingCert(o.tlsCertFile, o.tlsPrivateKeyFile) };
   const devPki = await ensureDevPki(o.dataDir, { host: connectHost(o.bindAddress), port: o.securePort });
-  return { ...await loadServingCert(devPki.servingCert, devPki.servingKey), devPki };
+  return { serving: await loadServingCert(devPki.servingCert, devPki.servingKey), devPki };
 }
 
 /** PEM bundles (client CAs), in the order given. */
@@ -48,24 +96,24 @@ export function readPemFiles(files: readonly string[]): Promise<string[]> {
 }
 
 export interface GatewayTls {
-  readonly serving: ServingCert;
-  /** --client-ca-file bundles; in dev mode without them, the dev CA. */
-  readonly clientCas: readonly string[];
-  /** --requestheader-client-ca-file: the authenticating proxy's CA (empty: no proxy is trusted). */
-  readonly requestheaderCas: readonly string[];
-  /** The CA of cluster-info and legacy token secrets: the dev CA, else the first client CA bundle, else the serving chain. */
+  readonly serving: FileBacked<ServingCert>;
+  /** --client-ca-file bundles; in dev mode without them, the dev CA; else empty. */
+  readonly clientCa: FileBacked<CaBundle>;
+  /** --requestheader-client-ca-file: the authenticating proxy's CA (none: no proxy is trusted). */
+  readonly requestheaderCa: FileBacked<CaBundle> | undefined;
+  /** The CA of cluster-info and legacy token secrets, as at start: the dev CA, else the first client CA bundle, else the serving chain. */
   readonly clusterCaPem: string;
   /** The dev PKI's admin kubeconfig, when the dev PKI serves. */
   readonly kubeconfig?: string;
 }
 
-/** Everything `gatehouse serve` presents and trusts, read once before anything starts. */
+/** Everything `gatehouse serve` presents and trusts, read before anything starts. */
 export async function loadGatewayTls(o: ServingFlags & { clientCaFiles: readonly string[]; requestheaderClientCaFile: string | undefined }): Promise<GatewayTls> {
-  const { devPki, ...serving } = await loadServingCertOrDevPki(o);
-  const clientCas = await readPemFiles(o.clientCaFiles.length === 0 && devPki ? [devPki.caCert] : o.clientCaFiles);
-  const requestheaderCas = o.requestheaderClientCaFile ? await readPemFiles([o.requestheaderClientCaFile]) : [];
-  const clusterCaPem = devPki ? await readFile(devPki.caCert, 'utf8') : clientCas[0] ?? serving.cert;
-  return { serving, clientCas, requestheaderCas, clusterCaPem, ...(devPki ? { kubeconfig: devPki.kubeconfig } : {}) };
+  const { serving, devPki } = await loadServingCertOrDevPki(o);
+  const clientCa = await loadCaBundle('--client-ca-file', o.clientCaFiles.length === 0 && devPki ? [devPki.caCert] : o.clientCaFiles);
+  const requestheaderCa = o.requestheaderClientCaFile ? await loadCaBundle('--requestheader-client-ca-file', [o.requestheaderClientCaFile]) : undefined;
+  const clusterCaPem = devPki ? await readFile(devPki.caCert, 'utf8') : clientCa.current.pems[0] ?? serving.current.cert;
+  return { serving, clientCa, requestheaderCa, clusterCaPem, ...(devPki ? { kubeconfig: devPki.kubeconfig } : {}) };
 }
 
 /** The address clients use: loopback for a wildcard bind. */
@@ -78,14 +126,18 @@ export function httpsUrl(host: string, port: number): string {
 }
 
 export interface ServeHttpsOptions {
-  readonly cert: ServingCert;
-  /** Every CA a client certificate may chain to; each authenticator verifies against its own bundle. */
-  readonly clientCas: readonly string[];
+  readonly cert: FileBacked<ServingCert>;
+  /** Every CA a client certificate may chain to (their union is requested); each authenticator verifies against its own bundle. */
+  readonly clientCas: readonly FileBacked<CaBundle>[];
   readonly handler: ChainHandler;
   /** Run upgrade requests (exec, websockets) through the handler; without it Node's default applies. */
   readonly upgrades: boolean;
   readonly port: number;
   readonly bindAddress: string;
+  /** Reload outcomes. */
+  readonly log: (msg: string) => void;
+  /** The files are re-read this often even without a change event (kube: 60 s); a test knob. */
+  readonly reloadIntervalMs?: number;
 }
 
 export interface Serving {
@@ -93,18 +145,24 @@ export interface Serving {
   readonly url: string;
 }
 
-/** Creates the HTTPS server and resolves once it listens. */
+/** The secure context's options, the same at start and on every reload. */
+function secureContextOptions(o: ServeHttpsOptions): SecureContextOptions {
+  const cas = o.clientCas.flatMap((c) => c.current.pems);
+  return { cert: o.cert.current.cert, key: o.cert.current.key, ...(cas.length > 0 ? { ca: cas } : {}), minVersion: 'TLSv1.2' };
+}
+
+/** Creates the HTTPS server, resolves once it listens, and reloads its certificate and CAs until it closes. */
 export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
+  const context = secureContextOptions(o);
   const server = createServer({
-    cert: o.cert.cert, key: o.cert.key,
-    ...(o.clientCas.length > 0 ? { ca: [...o.clientCas] } : {}),
-    requestCert: o.clientCas.length > 0,
+    ...context,
+    // Fixed for the server's life: a CA file, once given, holds at least one certificate.
+    requestCert: context.ca !== undefined,
     // Client certificates are verified by the authenticators, each against its own bundle.
     rejectUnauthorized: false,
     keepAliveTimeout: 65_000,
     // Go's net/http limit (1 MiB + 4 KiB), as kube-apiserver: a huge bearer token gets a 401, not a 431.
     maxHeaderSize: (1 << 20) + 4096,
-    minVersion: 'TLSv1.2',
   }, o.handler);
   // kube-apiserver's header timeout and no whole-request timeout: watches and long requests run for minutes.
   server.headersTimeout = 60_000;
@@ -117,7 +175,30 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
     server.once('error', reject);
     server.listen(o.port, o.bindAddress, () => { server.off('error', reject); resolve(); });
   });
+  const reloaders = [reloader(o.cert, server, o), ...o.clientCas.map((c) => reloader(c, server, o))].filter((r) => r !== undefined);
+  for (const r of reloaders) r.start();
+  server.once('close', () => { for (const r of reloaders) r.stop(); });
   return { server, url: httpsUrl(connectHost(o.bindAddress), (server.address() as AddressInfo).port) };
+}
+
+/** Re-reads `source`'s files; a new value is swapped in and the secure context rebuilt, or both stay as they were. */
+function reloader<T>(source: FileBacked<T>, server: Server, o: ServeHttpsOptions): FileReloader<T> | undefined {
+  if (source.paths.length === 0) return undefined;
+  return new FileReloader<T>({
+    paths: source.paths, initialTexts: source.texts, what: source.what, build: source.build, log: o.log,
+    apply: (next) => {
+      const previous = source.current;
+      source.replace(next);
+      try {
+        // New handshakes only: open connections keep the context they were made with.
+        server.setSecureContext(secureContextOptions(o));
+      } catch (err) {
+        source.replace(previous);
+        throw err;
+      }
+    },
+    ...(o.reloadIntervalMs !== undefined ? { pollIntervalMs: o.reloadIntervalMs } : {}),
+  });
 }
 
 // Past maxHeaderSize is 431, as Node's default handler and Go's net/http answer; anything else unparsable is 400.

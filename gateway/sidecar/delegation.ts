@@ -8,6 +8,7 @@
 import type { ServeOptions } from '../config/flags.js';
 import { KubeClient } from '../../lib/kubeconfig/index.js';
 import { X509Authenticator } from '../authn/x509.js';
+import type { CurrentCaBundle } from '../authn/certchain.js';
 import { BearerAuthenticator, type TokenAuthenticator } from '../authn/token.js';
 import { buildWebhookAuthenticator, WebhookTokenAuthenticator } from '../authn/webhook.js';
 import { CachedTokenAuthenticator } from '../authn/tokencache.js';
@@ -45,10 +46,10 @@ async function tokenReview(opts: ServeOptions, d: DelegationContext): Promise<To
 }
 
 /** Client certificates, then bearer tokens; anonymous is always 401 (as kube-rbac-proxy), whatever --anonymous-auth. */
-export async function delegatedAuthentication(opts: ServeOptions, clientCas: readonly string[], d: DelegationContext): Promise<UnionAuthenticator> {
+export async function delegatedAuthentication(opts: ServeOptions, clientCa: CurrentCaBundle, d: DelegationContext): Promise<UnionAuthenticator> {
   const tokens = await tokenReview(opts, d);
   const authenticators: Authenticator[] = [];
-  if (clientCas.length > 0) authenticators.push(new X509Authenticator({ caPems: clientCas, clock: d.clock }));
+  if (clientCa.current.anchors.length > 0) authenticators.push(new X509Authenticator({ cas: clientCa, clock: d.clock }));
   authenticators.push(new BearerAuthenticator(tokens, opts.apiAudiences));
   return new UnionAuthenticator(authenticators, { anonymous: false, log: d.log });
 }

@@ -13,7 +13,7 @@ import { identityHeaderNames } from '../authn/requestheader.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { DROP_AUDIT } from '../pipeline/audit.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
-import { loadServingCertOrDevPki, readPemFiles, serveHttps } from '../server/serving.js';
+import { loadCaBundle, loadServingCertOrDevPki, readPemFiles, serveHttps } from '../server/serving.js';
 import { loadResourceAttributes } from './config.js';
 import { pathGatedAuthenticator, pathGatedAuthorizer, SidecarPaths, sidecarAttributes, sidecarForbidden } from './access.js';
 import { delegatedAuthentication, delegatedAuthorization, type DelegationContext } from './delegation.js';
@@ -42,13 +42,13 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   if (!upstreamUrl) throw new Error('sidecar mode needs --upstream');
   const { log } = hooks;
   const clock = hooks.clock ?? Date.now;
-  const cert = await loadServingCertOrDevPki(opts);
-  const clientCas = await readPemFiles(opts.clientCaFiles);
+  const { serving } = await loadServingCertOrDevPki(opts);
+  const clientCa = await loadCaBundle('--client-ca-file', opts.clientCaFiles);
   const upstreamCa = opts.upstreamCaFile ? (await readPemFiles([opts.upstreamCaFile]))[0] : undefined;
   const resourceAttributes = opts.resourceAttributesFile ? await loadResourceAttributes(opts.resourceAttributesFile) : undefined;
   const paths = new SidecarPaths(opts.allowPaths, opts.ignorePaths);
   const delegation: DelegationContext = { env: hooks.env ?? process.env, log, clock, closers: [] };
-  const authenticator = await delegatedAuthentication(opts, clientCas, delegation);
+  const authenticator = await delegatedAuthentication(opts, clientCa, delegation);
   const authorizer = await delegatedAuthorization(opts, delegation);
   // No authenticating proxy is trusted here: the X-Remote-* defaults are what the upstream reads.
   const identityHeaders = identityHeaderNames(undefined);
@@ -60,7 +60,7 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     admission: [], inflight: new InflightLimiter(hooks.maxRequestsInflight ?? 400, hooks.maxMutatingRequestsInflight ?? 200),
     requestTimeoutMs: hooks.requestTimeoutMs ?? 60_000, audit: DROP_AUDIT, dispatch: upstream.dispatch, log, clock,
   });
-  const { server, url } = await serveHttps({ cert, clientCas, handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress });
+  const { server, url } = await serveHttps({ cert: serving, clientCas: [clientCa], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress, log });
   log(`sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`);
   return { server, url, upstream: upstreamUrl, shutdown: sidecarShutdown(server, opts.shutdownDelayMs, log, () => { upstream.close(); for (const c of delegation.closers) c(); }) };
 }

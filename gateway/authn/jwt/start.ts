@@ -61,8 +61,8 @@ export async function startOidc(o: OidcOptions, opts: OidcStartOptions): Promise
   if ('error' in first) throw new Error(first.error);
   const authenticator = await JwtAuthenticator.create(first.config.jwt, jwtOpts);
   const controller = new FileReloader<AuthenticationConfig>({
-    path, initialText: text, what: 'authentication config',
-    build: (t) => { const p = parse(t); if ('error' in p) throw new Error(p.error); return p.config; },
+    paths: [path], initialTexts: [text], what: 'authentication config',
+    build: ([t]) => { const p = parse(t); if ('error' in p) throw new Error(p.error); return p.config; },
     apply: (c) => authenticator.replace(c.jwt),
     metrics: authnConfigMetrics(apiServerIdHash(opts.apiServerId ?? `apiserver-${randomUUID()}`)),
     log: opts.log, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.pollIntervalMs ? { pollIntervalMs: opts.pollIntervalMs } : {}),
