@@ -1,11 +1,12 @@
 // Non-resource paths the gateway answers itself: health, version,
-// discovery, /metrics and the root path list.
+// discovery, OpenAPI (openapi.ts), /metrics and the root path list.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { methodNotAllowed, notAcceptable, pathNotFound } from '../../lib/api/status.js';
+import { methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
 import { DISCOVERY_AS, negotiateOutput } from '../../lib/http/negotiate.js';
 import { sendBody } from '../../lib/http/respond.js';
 import type { HealthEndpoint } from '../health/endpoint.js';
 import type { OpenApiV3 } from '../../lib/openapi/v3.js';
+import { serveOpenApi } from './openapi.js';
 
 export interface Document { readonly body: string; readonly etag: string; readonly contentType: string }
 
@@ -58,23 +59,7 @@ export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res:
     sendDocument(req, res, doc);
     return;
   }
-  if (clean === '/openapi/v2') {
-    // JSON only: a client asking for the protobuf form alone gets 406 (kubectl then uses /openapi/v3).
-    const accept = req.headers.accept;
-    if (accept && !/application\/json|\*\/\*|application\/\*/.test(accept)) throw notAcceptable(['application/json']);
-    sendDocument(req, res, routes.openapi.v2());
-    return;
-  }
-  if (clean === '/openapi/v3') {
-    sendDocument(req, res, routes.openapi.root);
-    return;
-  }
-  if (clean.startsWith('/openapi/v3/')) {
-    const doc = routes.openapi.document(clean.slice('/openapi/v3/'.length));
-    if (!doc) throw pathNotFound();
-    sendDocument(req, res, doc);
-    return;
-  }
+  if (serveOpenApi(routes.openapi, req, res, clean, query)) return;
   if (clean === '/') {
     sendBody(req, res, 200, 'application/json', JSON.stringify({ paths: rootPaths(routes) }, null, 2));
     return;

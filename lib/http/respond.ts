@@ -23,7 +23,7 @@ export function sendBody(req: IncomingMessage, res: ServerResponse, code: number
   const h: Record<string, string | number> = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers };
   if (req.method === 'GET' && body.length >= GZIP_MIN_BYTES && wantsGzip(req)) {
     h['Content-Encoding'] = 'gzip';
-    h['Vary'] = 'Accept-Encoding';
+    h['Vary'] = h['Vary'] ? `${h['Vary']}, Accept-Encoding` : 'Accept-Encoding';
     const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     if (raw.length <= GZIP_SYNC_MAX) {
       const zipped = gzipSync(raw, { level: 4 });

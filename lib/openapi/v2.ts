@@ -43,7 +43,8 @@ function operationV2(op: Json): Json {
     if (content) produces = Object.keys(content);
     out[code] = { description: r['description'], ...(content ? { schema: schemaV2(Object.values(content)[0]!.schema) } : {}) };
   }
-  return { ...rest, consumes, produces, schemes: ['https'], parameters: params, responses: out };
+  // No empty lists (kube's JSON omits them): the protobuf form could not carry one.
+  return { ...rest, consumes, produces, schemes: ['https'], ...(params.length > 0 ? { parameters: params } : {}), responses: out };
 }
 
 export function buildOpenApiV2(registry: Registry, serverVersion: string): Document {

@@ -11,6 +11,7 @@ import { makeDocument, type Document } from '../discovery/document.js';
 import { builtinSchemas, definitionName, type StructNode } from '../schema/index.js';
 import { definitionsOf, type Flavor, type Gvk } from '../schema/openapi.js';
 import { buildOpenApiV2 } from './v2.js';
+import { encodeOpenApiV2 } from './v2proto.js';
 
 export { definitionName };
 
@@ -52,7 +53,7 @@ function operation(t: ResourceType, action: string, verbWord: string, scope: str
     tags: [`${t.group || 'core'}_${t.version}`],
     description: `${verbWord} ${t.kind}`,
     operationId: `${action}${scope}${t.kind}`,
-    parameters: params,
+    ...(params.length > 0 ? { parameters: params } : {}),
     ...(body ? { requestBody: { content: content(action === 'patch' ? PATCH_TYPES : JSON_TYPES, body), required: true } } : {}),
     responses: { [code]: { description: 'OK', content: content(JSON_TYPES, response) }, '401': { description: 'Unauthorized' } },
     'x-kubernetes-action': action,
@@ -131,17 +132,25 @@ export function pathsOfTypes(types: readonly ResourceType[]): Record<string, Jso
   return Object.assign({}, ...types.map(pathsOf)) as Record<string, Json>;
 }
 
+/** A group-version document; its ETag is its `hash` quoted, as kube-apiserver's are. */
+export interface GroupVersionDocument extends Document {
+  /** Upper-case hex SHA-512 of the body: the `?hash=` of its URL in the index. */
+  readonly hash: string;
+}
+
 export interface OpenApiV3 {
   /** GET /openapi/v3: the index of group-version documents. */
   readonly root: Document;
   /** GET /openapi/v3/<api/v1 | apis/g/v>. */
-  document(path: string): Document | undefined;
+  document(path: string): GroupVersionDocument | undefined;
   /** GET /openapi/v2: the Swagger 2.0 document, built at first use. */
   v2(): Document;
+  /** The same document in gnostic's protobuf form, encoded once at first use. */
+  v2Protobuf(): Buffer;
 }
 
 export function buildOpenApiV3(registry: Registry, serverVersion: string): OpenApiV3 {
-  const docs = new Map<string, Document>();
+  const docs = new Map<string, GroupVersionDocument>();
   const gvs: Array<[string, string]> = [
     ...registry.coreVersions().map((v) => ['', v] as [string, string]),
     ...registry.groups().flatMap((g) => g.versions.map((v) => [g.name, v] as [string, string])),
@@ -156,11 +165,18 @@ export function buildOpenApiV3(registry: Registry, serverVersion: string): OpenA
       paths: pathsOfTypes(types),
       components: { schemas: schemasOf(types) },
     });
-    docs.set(path, doc);
     const hash = createHash('sha512').update(doc.body).digest('hex').toUpperCase();
+    docs.set(path, Object.freeze({ ...doc, etag: `"${hash}"`, hash }));
     index[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
   }
   const root = makeDocument({ paths: index });
   let v2: Document | undefined;
-  return { root, document: (path) => docs.get(path), v2: () => (v2 ??= buildOpenApiV2(registry, serverVersion)) };
+  let v2Protobuf: Buffer | undefined;
+  const v2Json = () => (v2 ??= buildOpenApiV2(registry, serverVersion));
+  return {
+    root,
+    document: (path) => docs.get(path),
+    v2: v2Json,
+    v2Protobuf: () => (v2Protobuf ??= encodeOpenApiV2(JSON.parse(v2Json().body) as Record<string, unknown>)),
+  };
 }

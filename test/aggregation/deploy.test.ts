@@ -103,7 +103,7 @@ describe('deployment files', { timeout: 120_000 }, () => {
     for (const ns of new Set(served.filter((d) => d.doc.kind === 'Namespace').map((d) => d.doc.metadata.name as string))) await k.ok(['create', 'namespace', ns]);
     const file = join(tempDir('manifests'), 'served.json');
     writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: served.map((d) => d.doc) }));
-    const r = await k.run(['apply', '--dry-run=server', '--validate=false', '-f', file]);
+    const r = await k.run(['apply', '--dry-run=server', '-f', file]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /apiservice\.apiregistration\.k8s\.io\/v1\.samples\.gatehouse\.dev created \(server dry run\)/);
     assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/gatehouse:kube-apiserver-reviews created \(server dry run\)/);

@@ -1,0 +1,133 @@
+// The Swagger 2.0 document in gnostic's protobuf form (openapi.v2.Document),
+// as kube-apiserver serves /openapi/v2 to client-go: the same document as
+// the JSON form, turned into gnostic's message shapes the way gnostic's
+// parser reads JSON (maps become repeated Named* pairs, `x-…` members become
+// vendor extensions, free-form values become `Any.yaml` text, `$ref` is
+// `_ref`, and each `oneof` is chosen from the member's content).
+import protobuf from 'protobufjs/light.js';
+import { stringify as toYaml } from 'yaml';
+import { parseField } from '../protobuf/schema/types.js';
+import { ONEOFS, PROTOBUF_ANY_FIELDS, openapiV2 } from './gnostic-v2.js';
+
+type Json = Record<string, unknown>;
+
+/** Field names as protobufjs gives them when it parses a .proto (`base_path` → `basePath`): the Swagger JSON names. */
+const fieldName = (protoName: string) => protobuf.util.camelCase(protoName);
+
+function buildRoot(): protobuf.Root {
+  const messages: Record<string, unknown> = {};
+  for (const [name, lines] of Object.entries(openapiV2.messages)) {
+    const fields: Record<string, unknown> = {};
+    for (const f of lines.map((l) => parseField(l, openapiV2.alias))) {
+      const type = f.type.startsWith('v2.') ? f.type.slice(3) : f.type.includes('.') ? `.${f.type}` : f.type;
+      fields[fieldName(f.protoName)] = { type, id: f.id, ...(f.repeated ? { rule: 'repeated' } : {}) };
+    }
+    messages[name] = { fields, ...(ONEOFS.includes(name) ? { oneofs: { oneof: { oneof: Object.keys(fields) } } } : {}) };
+  }
+  const anyFields = Object.fromEntries(PROTOBUF_ANY_FIELDS.map((l) => parseField(l, 'google.protobuf')).map((f) => [fieldName(f.protoName), { type: f.type, id: f.id }]));
+  const root = protobuf.Root.fromJSON({
+    nested: {
+      openapi: { nested: { v2: { nested: messages } } },
+      google: { nested: { protobuf: { nested: { Any: { fields: anyFields } } } } },
+    },
+  } as protobuf.INamespace);
+  root.resolveAll();
+  return root;
+}
+
+const ROOT = buildRoot();
+
+/** The protobufjs type of an openapi.v2 message (also for tests that decode what we serve). */
+export function gnosticType(name: string): protobuf.Type {
+  return ROOT.lookupType(`openapi.v2.${name}`);
+}
+
+const DOCUMENT = gnosticType('Document');
+
+/** Which member of a `oneof oneof` a JSON value is, decided as gnostic's parser decides it. */
+const ONEOF_MEMBER: Record<string, (v: unknown) => string | undefined> = {
+  AdditionalPropertiesItem: (v) => (typeof v === 'boolean' ? 'boolean' : 'schema'),
+  Parameter: (v) => ((v as Json)['in'] === 'body' ? 'bodyParameter' : 'nonBodyParameter'),
+  NonBodyParameter: (v) => ({ header: 'headerParameterSubSchema', formData: 'formDataParameterSubSchema', query: 'queryParameterSubSchema', path: 'pathParameterSubSchema' } as Record<string, string>)[(v as Json)['in'] as string],
+  ParametersItem: (v) => ('$ref' in (v as Json) ? 'jsonReference' : 'parameter'),
+  ResponseValue: (v) => ('$ref' in (v as Json) ? 'jsonReference' : 'response'),
+  SchemaItem: (v) => ((v as Json)['type'] === 'file' ? 'fileSchema' : 'schema'),
+  SecurityDefinitionsItem: (v) => {
+    const { type, flow } = v as Json;
+    if (type === 'basic') return 'basicAuthenticationSecurity';
+    if (type === 'apiKey') return 'apiKeySecurity';
+    const byFlow: Record<string, string> = { implicit: 'oauth2ImplicitSecurity', password: 'oauth2PasswordSecurity', application: 'oauth2ApplicationSecurity', accessCode: 'oauth2AccessCodeSecurity' };
+    return type === 'oauth2' ? byFlow[flow as string] : undefined;
+  },
+};
+
+class GnosticError extends Error {}
+
+function value(field: protobuf.Field, v: unknown, at: string): unknown {
+  const t = field.resolvedType;
+  if (!(t instanceof protobuf.Type)) return v;
+  if (field.repeated) {
+    if (!Array.isArray(v)) throw new GnosticError(`${at}: expected an array`);
+    return v.map((item, i) => message(t, item, `${at}[${i}]`));
+  }
+  return message(t, v, at);
+}
+
+/** `{name, value}` pairs of a Named* message, one per member of a JSON object. */
+function pairs(named: protobuf.Type, obj: Json, at: string, keep: (k: string) => boolean): Json[] {
+  const valueField = named.fields['value']!;
+  return Object.entries(obj).filter(([k]) => keep(k)).map(([k, v]) => ({ name: k, value: value(valueField, v, `${at}.${k}`) }));
+}
+
+const isExtension = (k: string) => k.startsWith('x-');
+
+function message(type: protobuf.Type, v: unknown, at: string): Json {
+  switch (type.name) {
+    case 'Any': return { yaml: toYaml(v, { lineWidth: 0 }) };
+    case 'TypeItem': return { value: Array.isArray(v) ? v : [v] };
+    case 'StringArray': return { value: v };
+    case 'ItemsItem': return { schema: (Array.isArray(v) ? v : [v]).map((s, i) => message(gnosticType('Schema'), s, `${at}[${i}]`)) };
+  }
+  const choose = ONEOF_MEMBER[type.name];
+  if (choose) {
+    const member = choose(v);
+    const field = member === undefined ? undefined : type.fields[member];
+    if (!field) throw new GnosticError(`${at}: not a valid ${type.name}`);
+    return { [member!]: value(field, v, at) };
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new GnosticError(`${at}: expected an object for ${type.name}`);
+  const obj = v as Json;
+  const fields = type.fieldsArray;
+  // A JSON object of named entries: the one repeated Named* field that is not the vendor extensions.
+  const entries = fields.find((f) => f.repeated && f.name !== 'vendorExtension' && f.resolvedType?.name.startsWith('Named'));
+  if (entries) {
+    const out: Json = { [entries.name]: pairs(entries.resolvedType as protobuf.Type, obj, at, (k) => !(isExtension(k) && type.fields['vendorExtension'])) };
+    const ext = type.fields['vendorExtension'];
+    if (ext) out['vendorExtension'] = pairs(ext.resolvedType as protobuf.Type, obj, at, isExtension);
+    return out;
+  }
+  const out: Json = {};
+  const extensions: Json[] = [];
+  for (const [k, member] of Object.entries(obj)) {
+    if (isExtension(k) && type.fields['vendorExtension']) {
+      extensions.push({ name: k, value: { yaml: toYaml(member, { lineWidth: 0 }) } });
+      continue;
+    }
+    const field = type.fields[k === '$ref' ? '_ref' : k];
+    if (!field) throw new GnosticError(`${at}: ${type.name} has no member "${k}"`);
+    out[field.name] = value(field, member, `${at}.${k}`);
+  }
+  if (extensions.length > 0) out['vendorExtension'] = extensions;
+  return out;
+}
+
+/** The gnostic message object of a Swagger 2.0 document (plain object, protobufjs field names). */
+export function toGnostic(doc: Json): Json {
+  return message(DOCUMENT, doc, '$');
+}
+
+/** The protobuf bytes of a Swagger 2.0 document; throws when the document has a member gnostic has no field for. */
+export function encodeOpenApiV2(doc: Json): Buffer {
+  const bytes = DOCUMENT.encode(DOCUMENT.fromObject(toGnostic(doc))).finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
