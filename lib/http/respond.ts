@@ -7,6 +7,7 @@ import { StatusError } from '../api/status.js';
 import type { Output } from './negotiate.js';
 import { endThisTurn } from './turnend.js';
 import { toJson } from '../api/json.js';
+import { queryBool } from '../api/querybool.js';
 
 /** Below this, gzip costs more CPU than the bytes it saves (kube-apiserver's own threshold is 128 KiB). */
 export const GZIP_MIN_BYTES = 1024;
@@ -57,8 +58,8 @@ const ENCODE_ONCE_MIN = 16 * 1024;
 
 /** Clients that read output themselves get it indented, as kube-apiserver does for curl and browsers. */
 export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boolean {
-  const p = query.get('pretty');
-  if (p !== null) return p === '' || p === 'true' || p === '1';
+  const p = queryBool(query, 'pretty');
+  if (p !== undefined) return p;
   const ua = req.headers['user-agent'];
   return typeof ua === 'string' && (ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/'));
 }

@@ -22,11 +22,11 @@ import { objectKey } from '../keys.js';
 import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget } from '../objects.js';
 import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
+import { queryBool } from '../../../lib/api/querybool.js';
 import { writeContext } from './managedfields.js';
 import { commitUpdate, createObject, respond } from './write.js';
 
 const MAX_ATTEMPTS = 16;
-const BOOLS: Readonly<Record<string, boolean>> = { '1': true, t: true, T: true, true: true, TRUE: true, True: true, '0': false, f: false, F: false, false: false, FALSE: false, False: false };
 
 /** fieldManager (required) and force, as kube's ValidatePatchOptions: 422 naming each problem. */
 function applyOptions(query: URLSearchParams): { manager: string; force: boolean } {
@@ -35,11 +35,8 @@ function applyOptions(query: URLSearchParams): { manager: string; force: boolean
   if (manager === '') causes.push(cause.required('fieldManager', 'is required for apply patch'));
   else if (manager.length > 128) causes.push(cause.typeInvalid('fieldManager', manager, 'must be no more than 128 characters'));
   else if (/[^\x20-\x7e]/.test(manager)) causes.push(cause.invalid('fieldManager', manager, 'must only contain printable characters'));
-  const f = query.get('force');
-  const force = f === null || f === '' ? false : BOOLS[f];
-  if (force === undefined) causes.push(cause.invalid('force', f, 'must be a boolean'));
   if (causes.length) throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', causes);
-  return { manager, force: force ?? false };
+  return { manager, force: queryBool(query, 'force') ?? false };
 }
 
 interface Intent { readonly obj: Record<string, unknown>; readonly warnings: readonly string[]; readonly setsResourceVersion: boolean }
