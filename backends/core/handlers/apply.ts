@@ -11,7 +11,6 @@ import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, type GroupResource, type StatusCause } from '../../../lib/api/status.js';
 import { readBody } from '../../../lib/http/body.js';
-import { negotiateOutput } from '../../../lib/http/negotiate.js';
 import { applyIntent, ConflictError, conflictStatus, ItemKeyError } from '../../../lib/fieldmanager/index.js';
 import { decodeValue } from '../../../lib/validation/decode.js';
 import { addWarnings, checkObject, parseFieldValidation, problemMessages, type FieldValidation } from '../../../lib/validation/fields.js';
@@ -21,6 +20,7 @@ import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget } from '../objects.js';
 import { storeCall } from '../storeerrors.js';
+import { outputFor } from '../render.js';
 import { parseDryRun } from './params.js';
 import { queryBool } from '../../../lib/api/querybool.js';
 import { writeContext } from './managedfields.js';
@@ -79,7 +79,7 @@ function applyFailure(t: ResourceType, err: unknown): unknown {
 }
 
 export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  negotiateOutput(r.req.headers.accept);
+  outputFor(t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const level = parseFieldValidation(r.query);
   const { manager, force } = applyOptions(r.query);
