@@ -62,6 +62,9 @@ const PROTECTED: ReadonlyMap<object, ReadonlySet<PropertyKey>> = new Map<object,
   [Promise, new Set(['resolve', 'prototype'])],
   [RegExp.prototype, new Set(['constructor', 'exec', 'flags', 'global', 'sticky', 'unicode', 'dotAll', 'hasIndices', 'ignoreCase', 'multiline', 'source', 'unicodeSets'])],
   [String.prototype, new Set(['replace', 'split', 'match', 'matchAll', 'search'])],
+  // Not a protector, but a V8 setting libraries save, change and restore around
+  // `super()` (redis-errors' ReplyError); a number reaches no prototype.
+  [Error, new Set(['stackTraceLimit'])],
 ]);
 
 /** Object.freeze's effect on `o`'s string-named members, without Object.freeze (see above). */

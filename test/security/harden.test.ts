@@ -35,6 +35,7 @@ attempt('ownToString', () => { const o = {}; o.toString = () => 'mine'; if (Stri
 attempt('errorName', () => { class E extends Error { constructor() { super('m'); this.name = 'E'; } } const e = new E(); if (e.name !== 'E' || Error.prototype.name !== 'Error') throw new Error('name'); });
 attempt('errorMessage', () => { const e = new Error(); e.message = 'late'; if (e.message !== 'late') throw new Error('message'); });
 attempt('protoConstructor', () => { function F() {} F.prototype = Object.create(Object.prototype); F.prototype.constructor = F; if (new F().constructor !== F) throw new Error('ctor'); });
+attempt('stackTraceLimit', () => { const t = Error.stackTraceLimit; Error.stackTraceLimit = 2; new Error('x'); Error.stackTraceLimit = t; }); // redis-errors' ReplyError
 attempt('assignOnFrozenProtoItself', () => { Object.prototype.toString = () => 'x'; });
 out.json = JSON.stringify(JSON.parse('{"__proto__":{"a":1},"b":[1]}')) === '{"__proto__":{"a":1},"b":[1]}';
 console.log(JSON.stringify(out));
@@ -50,7 +51,7 @@ describe('hardened intrinsics (gatehouse serve)', () => {
       again: true, tamed: true, ownProto: true, inProto: false,
       objectProto: 'TypeError', viaConstructor: 'TypeError', objectAssignReplaced: 'TypeError', arrayProto: 'TypeError',
       functionProto: 'TypeError', stringProto: 'TypeError', defineOnProto: 'TypeError', clean: true,
-      ownToString: 'ok', errorName: 'ok', errorMessage: 'ok', protoConstructor: 'ok', assignOnFrozenProtoItself: 'TypeError', json: true,
+      ownToString: 'ok', errorName: 'ok', errorMessage: 'ok', protoConstructor: 'ok', stackTraceLimit: 'ok', assignOnFrozenProtoItself: 'TypeError', json: true,
     });
   });
 
