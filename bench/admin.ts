@@ -27,6 +27,19 @@ export class Admin {
     });
   }
 
+  /** The size of a GET's body as it travels (no gzip asked), for the given Accept. */
+  bodyBytes(path: string, accept: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: this.port, path, agent: this.agent, servername: 'localhost', headers: { accept } }, (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => (n += c.length));
+        res.on('end', () => resolve(n));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
   async must(method: string, path: string, body?: unknown): Promise<string> {
     const r = await this.call(method, path, body);
     if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 300)}`);

@@ -9,7 +9,7 @@ import { Samples, type Percentiles } from './stats.js';
 
 export interface Target { port: number; ca: string; cert: string; key: string }
 
-export interface Request { method: string; path: string; body?: string }
+export interface Request { method: string; path: string; body?: string; /** Default application/json. */ accept?: string }
 
 /** A connection's request source; `done` learns each response (body only when asked for). */
 export interface Script {
@@ -49,7 +49,7 @@ const encoded = new WeakMap<Request, Buffer>();
 
 export function encodeRequest(port: number, r: Request): Buffer {
   const body = r.body === undefined ? undefined : Buffer.from(r.body);
-  let head = `${r.method} ${r.path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json\r\nUser-Agent: gatehouse-bench\r\n`;
+  let head = `${r.method} ${r.path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${r.accept ?? 'application/json'}\r\nUser-Agent: gatehouse-bench\r\n`;
   if (body) head += `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
   head += '\r\n';
   return body ? Buffer.concat([Buffer.from(head), body]) : Buffer.from(head);

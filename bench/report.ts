@@ -18,7 +18,17 @@ export interface Figures {
   get?: { bare: LoopResult; gatehouse: LoopResult };
   list?: { objects: number; unpaged: LoopResult; paged50: LoopResult; paged500: LoopResult };
   create?: { bare: LoopResult; memory: LoopResult; file: LoopResult };
+  /** The same request answered in JSON and in protobuf (two runs each, A B B A). */
+  encodings?: Array<{ what: string; json: LoopResult[]; protobuf: LoopResult[]; jsonBytes: number; protobufBytes: number }>;
   watch: WatchFigures[];
+}
+
+/** Requests/s and server CPU per request (µs) over several runs of one measurement. */
+function pooled(runs: readonly LoopResult[]): { rps: number; cpuUs: number } {
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const seconds = runs.reduce((n, r) => n + r.seconds, 0);
+  const cpuSeconds = runs.reduce((n, r) => n + (r.cpu?.server ?? 0) * r.seconds, 0);
+  return { rps: requests / seconds, cpuUs: (cpuSeconds / requests) * 1e6 };
 }
 
 export const out = (line = ''): void => { process.stdout.write(`${line}\n`); };
@@ -131,6 +141,12 @@ export function summary(f: Figures): void {
       const g = w.idle.gatehouse;
       rows.push([`Idle watch memory`, `${kib((g.after.rss - g.before.rss) / g.watchers)} RSS, ${kib((g.after.heapUsed - g.before.heapUsed) / g.watchers)} heap per watch`, '≤ 20 KiB per idle watch']);
     }
+  }
+  for (const e of f.encodings ?? []) {
+    const j = pooled(e.json);
+    const p = pooled(e.protobuf);
+    const target = e.what === 'GET' ? 'protobuf CPU ≤ 110% of JSON' : 'protobuf CPU ≤ 100% of JSON';
+    rows.push([`${e.what} protobuf vs JSON`, `server CPU ${num(p.cpuUs)} µs vs ${num(j.cpuUs)} µs per request = ${pct(p.cpuUs, j.cpuUs)}; ${num(p.rps)} vs ${num(j.rps)} req/s; ${num(e.protobufBytes)} vs ${num(e.jsonBytes)} bytes`, target]);
   }
   table(['measurement', 'figure', 'target'], rows);
 }

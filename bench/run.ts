@@ -3,8 +3,8 @@
 // fixtures, runs each measurement beside its baseline and prints the figures.
 //
 // Environment knobs: BENCH_DURATION_MS (measured window, default 5000),
-// BENCH_WARMUP_MS (default 1000), BENCH_ONLY (comma list of get,list,create,
-// watch), BENCH_WATCHERS (default 100,1000), BENCH_CPU_PROF (a directory:
+// BENCH_WARMUP_MS (default 1000), BENCH_ONLY (comma list of get,list,
+// encodings,create,watch), BENCH_WATCHERS (default 100,1000), BENCH_CPU_PROF (a directory:
 // a V8 CPU profile of the Gatehouse process is written there for each of its
 // measurements, `<measurement>.cpuprofile`, readable in Chrome DevTools).
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -19,7 +19,7 @@ import { Admin } from './admin.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
-const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'get,list,create,watch').split(','));
+const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'get,list,encodings,create,watch').split(','));
 const WATCHERS = (process.env['BENCH_WATCHERS'] ?? '100,1000').split(',').map(Number);
 const PROF = process.env['BENCH_CPU_PROF'] || undefined;
 const CONNECTIONS = 50;
@@ -118,6 +118,23 @@ async function main(): Promise<void> {
     }
     if (ONLY.has('list')) {
       figures.list = { objects: LIST_SIZE, unpaged: await paged('LIST unpaged', 0), paged50: await paged('LIST limit=50', 50), paged500: await paged('LIST limit=500', 500) };
+    }
+    if (ONLY.has('encodings')) {
+      // JSON and protobuf answers of the same GET and unpaged LIST, in the order
+      // A B B A so the machine's drift lands on both; figures are the two runs' sums.
+      const PB = 'application/vnd.kubernetes.protobuf';
+      figures.encodings = [];
+      for (const [what, path] of [['GET', '/api/v1/namespaces/bench/configmaps/cm-0000'], [`LIST ${LIST_SIZE}`, '/api/v1/namespaces/bench/configmaps']] as const) {
+        const run = (accept: string, label: string) => measured(`${what} ${label}`, mem, () => load.call<LoopResult>('fixed', { ...loop, target: target(memPort), req: { method: 'GET', path, accept } }), report.describe.loop);
+        const j1 = await run('application/json', 'JSON');
+        const p1 = await run(PB, 'protobuf');
+        const p2 = await run(PB, 'protobuf');
+        const j2 = await run('application/json', 'JSON');
+        figures.encodings.push({
+          what, json: [j1, j2], protobuf: [p1, p2],
+          jsonBytes: await memAdmin.bodyBytes(path, 'application/json'), protobufBytes: await memAdmin.bodyBytes(path, PB),
+        });
+      }
     }
     if (ONLY.has('create')) {
       const b = await fixed('CREATE bare POST', barePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));

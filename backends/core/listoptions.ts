@@ -6,6 +6,7 @@ import type { ResourceType } from '../../lib/registry/types.js';
 import { parseFieldSelector, parseLabelSelector, matchesLabels } from '../../lib/api/selectors.js';
 import { decodeContinue, type ContinuePoint } from './continuetoken.js';
 import { ownValue } from '../../lib/api/own.js';
+import { queryBool } from '../../lib/api/querybool.js';
 
 /** How a read is served: the newest state, any state, at least a revision, exactly a revision, or a continuation. */
 export type ReadPlan =
@@ -50,14 +51,6 @@ function parseIntParam(query: URLSearchParams, name: string): number | undefined
   if (raw === null || raw === '') return undefined;
   if (!/^-?[0-9]{1,15}$/.test(raw)) throw badRequest(`invalid value "${raw}" for ${name}: must be an integer`);
   return Number(raw);
-}
-
-function parseBool(query: URLSearchParams, name: string): boolean | undefined {
-  const raw = query.get(name);
-  if (raw === null) return undefined;
-  if (raw === '' || raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw badRequest(`invalid value "${raw}" for ${name}: must be true or false`);
 }
 
 /** Label and field selectors as one predicate; unknown field labels are a 400. */
@@ -134,8 +127,8 @@ export function parseWatchRequest(t: ResourceType, query: URLSearchParams, name:
   const causes: StatusCause[] = [];
   const rvRaw = query.get('resourceVersion') ?? '';
   const rvm = rvmOf(query, causes);
-  const bookmarks = parseBool(query, 'allowWatchBookmarks') ?? false;
-  const sendInitial = parseBool(query, 'sendInitialEvents');
+  const bookmarks = queryBool(query, 'allowWatchBookmarks') ?? false;
+  const sendInitial = queryBool(query, 'sendInitialEvents');
   const timeoutSeconds = parseIntParam(query, 'timeoutSeconds');
   const filter = buildFilter(t, query, name || undefined);
   if (query.get('continue')) causes.push(cause.forbidden('continue', 'continue is forbidden for watch'));

@@ -2,13 +2,19 @@
 // object's memoized JSON), Tables and PartialObjectMetadata.
 import type { KObject, ListMeta } from '../../lib/api/meta.js';
 import { toJson, toJsonBytes } from '../../lib/api/json.js';
-import type { Output } from '../../lib/http/negotiate.js';
+import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
+import { hasSchema } from '../../lib/protobuf/codec.js';
 import { apiVersionOf, type Column, type ResourceType } from '../../lib/registry/types.js';
 
 const DEFAULT_COLUMNS: readonly Column[] = [
   { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.', priority: 0, cell: (o) => o.metadata.name ?? '' },
   { name: 'Created At', type: 'date', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: (o) => o.metadata.creationTimestamp ?? '' },
 ];
+
+/** The representation of answers about `t`: protobuf is offered only for types with a protobuf schema. */
+export function outputFor(t: ResourceType, accept: string | undefined): Output {
+  return negotiateOutput(accept, RESOURCE_AS, hasSchema(apiVersionOf(t), t.kind));
+}
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -67,7 +73,7 @@ export function listBytes(t: ResourceType, items: readonly KObject[], meta: List
   return Buffer.concat(parts);
 }
 
-/** The body of a list in the negotiated representation, or undefined for plain JSON (use listJson). */
+/** The body of a list in the negotiated representation, or undefined for plain JSON (use listJson; protobuf: encodeList). */
 export function listAs(t: ResourceType, items: readonly KObject[], meta: ListMeta, out: Output, query: URLSearchParams, now: number): object | undefined {
   switch (out.as) {
     case 'Table': return table(t, items, meta, out.asVersion ?? 'v1', includeObjectOf(query), now);
@@ -75,7 +81,7 @@ export function listAs(t: ResourceType, items: readonly KObject[], meta: ListMet
     case 'PartialObjectMetadata':
       return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${out.asVersion ?? 'v1'}`, metadata: meta, items: items.map((o) => partialMetadata(o, out.asVersion ?? 'v1')) };
     default:
-      return out.format === 'yaml' ? { kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta, items } : undefined;
+      return out.format === 'json' ? undefined : { kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta, items };
   }
 }
 

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timeout, toStatusError, forbiddenMessage, StatusError } from '../../lib/api/status.js';
 import { sendError } from '../../lib/http/respond.js';
-import { negotiateOutput, type Output } from '../../lib/http/negotiate.js';
+import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import type { AuthnResult } from '../authn/types.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
@@ -61,9 +61,15 @@ function forbiddenStatus(ctx: RequestContext, attrs: Attributes, reason: string)
   return forbiddenMessage(why, i.isResourceRequest ? { name: i.name, group: i.apiGroup, kind: i.resource } : {});
 }
 
-/** Errors go out in the encoding the client accepts (YAML for YAML clients), JSON otherwise. */
-function errorOutput(req: IncomingMessage): Output | undefined {
-  try { return negotiateOutput(req.headers.accept); } catch { return undefined; }
+/**
+ * Errors go out in the encoding the client accepts (YAML for YAML clients,
+ * protobuf on resource paths, where Status has a protobuf form), JSON
+ * otherwise; a 406 always in JSON, as kube-apiserver writes it when
+ * negotiation itself failed.
+ */
+function errorOutput(req: IncomingMessage, status: StatusError, resource: boolean): Output | undefined {
+  if (status.code === 406) return undefined;
+  try { return negotiateOutput(req.headers.accept, RESOURCE_AS, resource); } catch { return undefined; }
 }
 
 /** Serves one request; `upgrade` is given for an upgrade request, whose `res` is bound to that socket. */
@@ -120,7 +126,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     run().catch((err: unknown) => {
       const status = toStatusError(err);
       if (!(err instanceof StatusError)) cfg.log(`internal error serving ${req.method} ${req.url}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-      sendError(req, res, status, errorOutput(req));
+      sendError(req, res, status, errorOutput(req, status, ctx?.info.isResourceRequest === true));
     });
   };
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { parseRequestInfo, type RequestInfo } from '../../lib/api/requestinfo.js';
+import { queryBool } from '../../lib/api/querybool.js';
 
 export interface AuditEvent {
   readonly auditID: string;
@@ -46,8 +47,7 @@ export function newContext(req: IncomingMessage, res: ServerResponse, now: numbe
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? EMPTY_QUERY : new URLSearchParams(url.slice(q + 1));
-  const w = query.get('watch');
-  const watch = w === '1' || w === 'true';
+  const watch = queryBool(query, 'watch') ?? false;
   let path = rawPath;
   if (rawPath.includes('%')) {
     try { path = decodeURIComponent(rawPath); } catch { path = rawPath; }

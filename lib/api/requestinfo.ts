@@ -32,7 +32,7 @@ function nonResource(path: string, method: string): RequestInfo {
   };
 }
 
-/** `watch` is the query's watch flag (`1`/`true`); the caller has already split path and query. */
+/** `watch` is the query's watch flag (read by lib/api/querybool.ts); the caller has already split path and query. */
 export function parseRequestInfo(method: string, path: string, watch: boolean): RequestInfo {
   const parts = path.split('/').filter((p) => p.length > 0);
   if (parts.length === 0) return nonResource(path, method);

@@ -2,7 +2,7 @@
 // can neither exhaust memory nor get a half-parsed object stored.
 import type { IncomingMessage } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { badRequest, tooLarge } from '../api/status.js';
+import { badRequest, StatusError, tooLarge } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
 import type { InputFormat } from './negotiate.js';
 import { decodeEnvelope, ProtobufError } from '../protobuf/codec.js';
@@ -32,17 +32,25 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/**
+ * A protobuf body as its JSON object. Truncated or corrupt bytes and a wrong
+ * prefix are a 400, an encoding inside the envelope we cannot read a 415,
+ * each naming the problem; nothing is half-decoded.
+ */
+export function decodeProtobuf(buf: Buffer): Record<string, unknown> {
+  try {
+    return decodeEnvelope(buf).object;
+  } catch (err) {
+    if (!(err instanceof ProtobufError)) throw err;
+    if (err.code === 'unsupported-encoding') throw new StatusError(415, 'UnsupportedMediaType', `the protobuf request body cannot be read: ${err.message}`, {});
+    throw badRequest(`the request body is not a valid protobuf object: ${err.message}`);
+  }
+}
+
 /** Parses a body into a JSON object; anything else is a 400 naming the problem. */
 export function decodeObject(buf: Buffer, format: InputFormat): Record<string, unknown> {
   if (buf.length === 0) throw badRequest('the request body is empty: an object is required');
-  if (format === 'protobuf') {
-    try {
-      return decodeEnvelope(buf).object;
-    } catch (err) {
-      if (err instanceof ProtobufError) throw badRequest(`the request body is not a valid protobuf object: ${err.message}`);
-      throw err;
-    }
-  }
+  if (format === 'protobuf') return decodeProtobuf(buf);
   const text = buf.toString('utf8');
   let value: unknown;
   try {

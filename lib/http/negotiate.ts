@@ -3,11 +3,12 @@
 // header value are cached, because clients send the same few values.
 import { notAcceptable, unsupportedMediaType, StatusError } from '../api/status.js';
 import { setOwn } from '../api/own.js';
+import { PROTOBUF_MEDIA_TYPE } from '../protobuf/codec.js';
 
 export type OutputAs = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'APIGroupDiscoveryList';
 
 export interface Output {
-  readonly format: 'json' | 'yaml';
+  readonly format: 'json' | 'yaml' | 'protobuf';
   /** Transformed representation requested with `;as=…` (absent = the object itself). */
   readonly as?: OutputAs;
   /** API version of the transformed representation (`v1`, `v1beta1`, `v2`). */
@@ -18,6 +19,7 @@ export interface Output {
 
 export const JSON_OUTPUT: Output = Object.freeze({ format: 'json', contentType: 'application/json' });
 export const YAML_OUTPUT: Output = Object.freeze({ format: 'yaml', contentType: 'application/yaml' });
+export const PROTOBUF_OUTPUT: Output = Object.freeze({ format: 'protobuf', contentType: PROTOBUF_MEDIA_TYPE });
 
 export const SUPPORTED_OUTPUT = ['application/json', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io'];
 
@@ -45,8 +47,9 @@ function parseAccept(header: string): MediaRange[] {
   return ranges.map((r, i) => ({ r, i })).sort((a, b) => b.r.q - a.r.q || a.i - b.i).map((x) => x.r);
 }
 
-function outputFor(range: MediaRange, allowAs: ReadonlySet<OutputAs>): Output | undefined {
+function outputFor(range: MediaRange, allowAs: ReadonlySet<OutputAs>, protobuf: boolean): Output | undefined {
   const { type, params } = range;
+  if (type === PROTOBUF_MEDIA_TYPE) return protobufOutput(params, allowAs, protobuf);
   const isJson = type === 'application/json' || type === '*/*' || type === 'application/*';
   const isYaml = type === 'application/yaml';
   if (!isJson && !isYaml) return undefined;
@@ -66,21 +69,39 @@ function outputFor(range: MediaRange, allowAs: ReadonlySet<OutputAs>): Output | 
   return Object.freeze({ format: 'json', as: as as OutputAs, asVersion: v, contentType: `application/json;as=${as};g=meta.k8s.io;v=${v}` });
 }
 
+/**
+ * kube-apiserver's rule (AllowsMediaTypeTransform): the object itself in
+ * protobuf when its type has a protobuf schema; PartialObjectMetadata(List)
+ * for any type; Table only as JSON or YAML (meta/v1 Table has no protobuf form).
+ */
+function protobufOutput(params: Record<string, string>, allowAs: ReadonlySet<OutputAs>, protobuf: boolean): Output | undefined {
+  const as = params['as'];
+  if (as === undefined) return protobuf ? PROTOBUF_OUTPUT : undefined;
+  if (as !== 'PartialObjectMetadata' && as !== 'PartialObjectMetadataList') return undefined;
+  if (!allowAs.has(as) || params['g'] !== 'meta.k8s.io' || params['v'] !== 'v1') return undefined;
+  return Object.freeze({ format: 'protobuf', as, asVersion: 'v1', contentType: `${PROTOBUF_MEDIA_TYPE};as=${as};g=meta.k8s.io;v=v1` });
+}
+
 const cache = new Map<string, Output | StatusError>();
 const CACHE_LIMIT = 512;
 
 export const RESOURCE_AS: ReadonlySet<OutputAs> = new Set(['Table', 'PartialObjectMetadata', 'PartialObjectMetadataList']);
 export const DISCOVERY_AS: ReadonlySet<OutputAs> = new Set(['APIGroupDiscoveryList']);
 
-/** The representation to answer with; throws 406 when nothing in Accept is served. */
-export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet<OutputAs> = RESOURCE_AS): Output {
+/**
+ * The representation to answer with; throws 406 when nothing in Accept is
+ * served. `protobuf`: the object has a protobuf form (a built-in type), so
+ * `application/vnd.kubernetes.protobuf` is served; else the next type in
+ * Accept is (client-go lists `application/json` after it for that reason).
+ */
+export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet<OutputAs> = RESOURCE_AS, protobuf = false): Output {
   if (!accept) return JSON_OUTPUT;
-  const cacheKey = allowAs === RESOURCE_AS ? accept : `${accept}\u0000d`;
+  const cacheKey = `${accept}\u0000${allowAs === RESOURCE_AS ? 'r' : 'd'}${protobuf ? 'p' : ''}`;
   let hit = cache.get(cacheKey);
   if (hit === undefined) {
-    hit = notAcceptable(SUPPORTED_OUTPUT);
+    hit = notAcceptable(protobuf ? [...SUPPORTED_OUTPUT, PROTOBUF_MEDIA_TYPE] : SUPPORTED_OUTPUT);
     for (const range of parseAccept(accept)) {
-      const out = outputFor(range, allowAs);
+      const out = outputFor(range, allowAs, protobuf);
       if (out) { hit = out; break; }
     }
     if (cache.size >= CACHE_LIMIT) cache.clear();
@@ -92,7 +113,7 @@ export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet
 
 export type InputFormat = 'json' | 'yaml' | 'protobuf';
 
-export const SUPPORTED_INPUT = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+export const SUPPORTED_INPUT = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];
 
 /** The body format of a create/update; an absent Content-Type means JSON, as kube-apiserver takes it. */
 export function negotiateInput(contentType: string | undefined): InputFormat {
@@ -100,6 +121,6 @@ export function negotiateInput(contentType: string | undefined): InputFormat {
   const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
   if (type === 'application/json' || type === '') return 'json';
   if (type === 'application/yaml') return 'yaml';
-  if (type === 'application/vnd.kubernetes.protobuf') return 'protobuf';
+  if (type === PROTOBUF_MEDIA_TYPE) return 'protobuf';
   throw unsupportedMediaType(contentType, SUPPORTED_INPUT);
 }

@@ -3,10 +3,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzip, gzipSync } from 'node:zlib';
 import { stringify as toYaml } from 'yaml';
-import { StatusError } from '../api/status.js';
+import { internalError, StatusError } from '../api/status.js';
+import { encodeEnvelope, PROTOBUF_MEDIA_TYPE, ProtobufError } from '../protobuf/codec.js';
 import type { Output } from './negotiate.js';
 import { endThisTurn } from './turnend.js';
 import { toJson } from '../api/json.js';
+import { queryBool } from '../api/querybool.js';
 
 /** Below this, gzip costs more CPU than the bytes it saves (kube-apiserver's own threshold is 128 KiB). */
 export const GZIP_MIN_BYTES = 1024;
@@ -57,15 +59,30 @@ const ENCODE_ONCE_MIN = 16 * 1024;
 
 /** Clients that read output themselves get it indented, as kube-apiserver does for curl and browsers. */
 export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boolean {
-  const p = query.get('pretty');
-  if (p !== null) return p === '' || p === 'true' || p === '1';
+  const p = queryBool(query, 'pretty');
+  if (p !== undefined) return p;
   const ua = req.headers['user-agent'];
   return typeof ua === 'string' && (ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/'));
 }
 
-export function encode(value: object, output: Output, pretty: boolean): string {
+export function encode(value: object, output: Output, pretty: boolean): string | Buffer {
+  if (output.format === 'protobuf') return protobufBody(() => encodeEnvelope(value as Record<string, unknown>));
   if (output.format === 'yaml') return toYaml(value, { lineWidth: 0 });
   return pretty ? JSON.stringify(value, null, 2) + '\n' : toJson(value);
+}
+
+/**
+ * A protobuf body. Negotiation offers protobuf only for objects that have a
+ * schema, so a failure here is a stored value the schema cannot hold: a 500
+ * naming it, never a half-written body.
+ */
+export function protobufBody(fn: () => Buffer): Buffer {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof ProtobufError) throw internalError(`cannot encode the response as protobuf: ${err.message}`);
+    throw err;
+  }
 }
 
 export function sendObject(req: IncomingMessage, res: ServerResponse, code: number, value: object, output: Output, pretty = false, headers?: Record<string, string>): void {
@@ -80,6 +97,16 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Status
   }
   const headers = { ...err.headers };
   if (err.code === 413) headers['Connection'] = 'close';
+  // Status has a protobuf form in every group version, as kube registers it;
+  // one the schema cannot hold still goes out, as JSON.
+  if (output?.format === 'protobuf') {
+    let body: Buffer | undefined;
+    try { body = encodeEnvelope(err.status as unknown as Record<string, unknown>); } catch { body = undefined; }
+    if (body) {
+      sendBody(req, res, err.code, PROTOBUF_MEDIA_TYPE, body, headers);
+      return;
+    }
+  }
   const body = output?.format === 'yaml' ? toYaml(err.status) : JSON.stringify(err.status);
   sendBody(req, res, err.code, output?.format === 'yaml' ? 'application/yaml' : 'application/json', body, headers);
 }

@@ -1,9 +1,10 @@
 // Public API: Kubernetes protobuf bodies ⇄ the JSON objects the server stores.
 import { ProtobufError } from './errors.js';
-import { writeUnknown } from './envelope.js';
+import { writeUnknown, writeUnknownParts } from './envelope.js';
 import { messageFromJson } from './from-json.js';
-import { planForKind } from './registry.js';
+import { fieldId, planFor, planForKind } from './registry.js';
 import { decodeObject } from './to-json.js';
+import { frameHeader, lenPrefix } from './wire.js';
 
 export { ProtobufError, type ProtobufErrorCode } from './errors.js';
 export { MAGIC, PROTOBUF_MEDIA_TYPE } from './envelope.js';
@@ -32,18 +33,87 @@ export function decodeEnvelope(buf: Uint8Array): DecodedEnvelope {
 
 /** Encodes a JSON object carrying `apiVersion` and `kind` into envelope bytes. */
 export function encodeEnvelope(obj: Record<string, unknown>): Buffer {
+  const { apiVersion, kind } = typeOf(obj);
+  return writeUnknown(apiVersion, kind, messageBytes(obj, apiVersion, kind));
+}
+
+/**
+ * A list (`ConfigMapList`, `PartialObjectMetadataList`, …) in envelope bytes:
+ * each item's message is encoded once per frozen object and copied, as the
+ * JSON list copies each item's memoized JSON.
+ */
+export function encodeList(apiVersion: string, listKind: string, metadata: object, items: readonly object[]): Buffer {
+  const plan = planForKind(apiVersion, listKind);
+  if (!plan) throw new ProtobufError('unknown-kind', `unknown kind "${apiVersion} ${listKind}": no protobuf schema`);
+  const meta = plan.byJson.get('metadata')?.field;
+  const itemsField = plan.byJson.get('items')?.field;
+  if (!meta?.msg || !itemsField) throw new ProtobufError('unknown-kind', `"${apiVersion} ${listKind}" is not a list`);
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  const add = (field: number, raw: Uint8Array) => {
+    const key = lenPrefix(field, raw.length);
+    parts.push(key, raw);
+    length += key.length + raw.length;
+  };
+  try {
+    add(meta.id, meta.msg.type.encode(messageFromJson(meta.msg, metadata, `${listKind}.metadata`)).finish());
+    for (const item of items) {
+      const { apiVersion: av, kind } = typeOf(item as Record<string, unknown>);
+      add(itemsField.id, messageBytes(item as Record<string, unknown>, av, kind));
+    }
+  } catch (err) {
+    throw asProtobufError(err, 'invalid-value', `cannot encode "${apiVersion} ${listKind}"`);
+  }
+  return writeUnknownParts(apiVersion, listKind, parts, length);
+}
+
+const watchEvent = planFor('meta.WatchEvent');
+const WATCH_TYPE = fieldId(watchEvent, 'type');
+const WATCH_OBJECT = fieldId(watchEvent, 'object');
+const RAW_EXTENSION_RAW = fieldId(planFor('runtime.RawExtension'), 'raw');
+
+/**
+ * One frame of a `;stream=watch` body: the 4-byte big-endian length, then a
+ * metav1.WatchEvent without envelope whose `object.raw` holds the object in
+ * its own envelope (apimachinery's stream serializer is the raw one; the
+ * embedded object goes through the enveloping one).
+ */
+export function encodeWatchFrame(type: string, obj: Record<string, unknown>): Buffer {
+  const env = encodeEnvelope(obj);
+  const typeBytes = Buffer.from(type, 'utf8');
+  const rawKey = lenPrefix(RAW_EXTENSION_RAW, env.length);
+  const parts = [lenPrefix(WATCH_TYPE, typeBytes.length), typeBytes, lenPrefix(WATCH_OBJECT, rawKey.length + env.length), rawKey];
+  const length = parts.reduce((n, p) => n + p.length, env.length);
+  return Buffer.concat([frameHeader(length), ...parts, env]);
+}
+
+function typeOf(obj: Record<string, unknown>): { apiVersion: string; kind: string } {
   const { apiVersion, kind } = obj;
   if (typeof apiVersion !== 'string' || typeof kind !== 'string') {
     throw new ProtobufError('unknown-kind', 'cannot encode object without string apiVersion and kind');
   }
+  return { apiVersion, kind };
+}
+
+const messageMemo = new WeakMap<object, Uint8Array>();
+
+/** The message of one object without envelope; stored (frozen) objects are encoded once for every reader. */
+function messageBytes(obj: Record<string, unknown>, apiVersion: string, kind: string): Uint8Array {
+  const frozen = Object.isFrozen(obj);
+  if (frozen) {
+    const hit = messageMemo.get(obj);
+    if (hit !== undefined) return hit;
+  }
   const plan = planForKind(apiVersion, kind);
   if (!plan) throw new ProtobufError('unknown-kind', `unknown kind "${apiVersion} ${kind}": no protobuf schema`);
+  let raw: Uint8Array;
   try {
-    const raw = plan.type.encode(messageFromJson(plan, obj, kind)).finish();
-    return writeUnknown(apiVersion, kind, raw);
+    raw = plan.type.encode(messageFromJson(plan, obj, kind)).finish();
   } catch (err) {
     throw asProtobufError(err, 'invalid-value', `cannot encode "${apiVersion} ${kind}"`);
   }
+  if (frozen) messageMemo.set(obj, raw);
+  return raw;
 }
 
 // Last line of defence: anything protobufjs throws is wrapped, never leaked.

@@ -1,11 +1,13 @@
 // The k8s\0 prefix and runtime.Unknown wrapper around every protobuf body.
 import { ProtobufError } from './errors.js';
-import { planFor } from './registry.js';
+import { fieldId, planFor } from './registry.js';
+import { lenPrefix } from './wire.js';
 
 export const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
-const unknownType = planFor('runtime.Unknown').type;
+const unknownPlan = planFor('runtime.Unknown');
+const unknownType = unknownPlan.type;
 
 export interface Unknown {
   apiVersion: string;
@@ -41,8 +43,31 @@ export function readUnknown(buf: Uint8Array): Unknown {
   };
 }
 
+const typeMetaType = planFor('runtime.TypeMeta').type;
+const typeMetaFields = new Map<string, Buffer>();
+
+/** Field 1 of Unknown for one apiVersion/kind, encoded once (responses carry a handful of kinds). */
+function typeMetaField(apiVersion: string, kind: string): Buffer {
+  const key = `${apiVersion}\u0000${kind}`;
+  let b = typeMetaFields.get(key);
+  if (b === undefined) {
+    const tm = typeMetaType.encode({ apiVersion, kind }).finish();
+    b = Buffer.concat([lenPrefix(fieldId(unknownPlan, 'typeMeta'), tm.length), tm]);
+    if (typeMetaFields.size >= 1024) typeMetaFields.clear();
+    typeMetaFields.set(key, b);
+  }
+  return b;
+}
+
+// contentEncoding and contentType, empty: the Go serializer writes them so.
+const UNKNOWN_TAIL = Buffer.concat([lenPrefix(fieldId(unknownPlan, 'contentEncoding'), 0), lenPrefix(fieldId(unknownPlan, 'contentType'), 0)]);
+const RAW_FIELD = fieldId(unknownPlan, 'raw');
+
+/** The envelope around `raw` given as parts (a list's items are not copied into one buffer first). */
+export function writeUnknownParts(apiVersion: string, kind: string, raw: readonly Uint8Array[], rawLength: number): Buffer {
+  return Buffer.concat([MAGIC, typeMetaField(apiVersion, kind), lenPrefix(RAW_FIELD, rawLength), ...raw, UNKNOWN_TAIL]);
+}
+
 export function writeUnknown(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
-  // Same fields the Go serializer writes, including the empty encoding/type strings.
-  const body = unknownType.encode({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' }).finish();
-  return Buffer.concat([MAGIC, body]);
+  return writeUnknownParts(apiVersion, kind, [raw], raw.length);
 }

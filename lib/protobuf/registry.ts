@@ -101,3 +101,10 @@ export function planForKind(apiVersion: string, kind: string): MessagePlan | und
   if (META_KINDS.includes(kind) && (group || apiVersion.includes('/'))) return PLANS.get(`meta.${kind}`);
   return undefined;
 }
+
+/** The field number of `protoName` in `plan` (from the generated table, never a literal). */
+export function fieldId(plan: MessagePlan, protoName: string): number {
+  const f = plan.fields.find((x) => x.protoName === protoName);
+  if (!f) throw new Error(`${plan.name} has no field ${protoName}`);
+  return f.id;
+}

@@ -2,7 +2,7 @@
 // YAML; protobuf cannot repeat a field). Errors are 400s naming the problem.
 import { badRequest } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
-import { decodeEnvelope, ProtobufError } from '../protobuf/codec.js';
+import { decodeProtobuf } from '../http/body.js';
 import type { InputFormat } from '../http/negotiate.js';
 import { decodeJson, JsonBodyError, MAX_DEPTH, type DecodedJson } from './json.js';
 import { decodeYaml } from './yaml.js';
@@ -46,14 +46,7 @@ export function decodeValue(text: string, format: 'json' | 'yaml', maxDepth = MA
 /** An object body (create, update); anything but an object is a 400. */
 export function decodeBody(buf: Buffer, format: InputFormat): DecodedBody {
   if (buf.length === 0) throw badRequest('the request body is empty: an object is required');
-  if (format === 'protobuf') {
-    try {
-      return { value: decodeEnvelope(buf).object, duplicates: [] };
-    } catch (err) {
-      if (err instanceof ProtobufError) throw badRequest(`the request body is not a valid protobuf object: ${err.message}`);
-      throw err;
-    }
-  }
+  if (format === 'protobuf') return { value: decodeProtobuf(buf), duplicates: [] };
   const { value, duplicates } = decodeValue(buf.toString('utf8'), format);
   if (!isPlainObject(value)) throw badRequest(`the request body must be an object, not ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`);
   return { value, duplicates };

@@ -75,6 +75,23 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
     assert.equal((await gh.admin.request('GET', `${WIDGETS}/w1`)).status, 404);
   });
 
+  it('widgets have no protobuf form: JSON when Accept lists it after protobuf (client-go), 406 when it does not', async () => {
+    const PB = 'application/vnd.kubernetes.protobuf';
+    const created = await gh.admin.request('POST', WIDGETS, { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'pb' }, spec: { color: 'red' } }, { accept: `${PB}, application/json` });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers['content-type'], 'application/json');
+    const list = await gh.admin.request('GET', WIDGETS, undefined, { accept: `${PB}, application/json` });
+    assert.equal(list.headers['content-type'], 'application/json');
+    assert.equal(list.json.kind, 'WidgetList');
+    for (const path of [WIDGETS, `${WIDGETS}/pb`, `${WIDGETS}?watch=1`]) {
+      const r = await gh.admin.request('GET', path, undefined, { accept: PB });
+      assert.equal(r.status, 406, path);
+      assert.equal(r.headers['content-type'], 'application/json');
+      assert.equal(r.json.reason, 'NotAcceptable');
+    }
+    assert.equal((await gh.admin.request('DELETE', `${WIDGETS}/pb`)).status, 200);
+  });
+
   it('a watch through the gateway streams widget events as they happen', async () => {
     const list = await gh.admin.request('GET', WIDGETS);
     const w = await gh.admin.watch(`${WIDGETS}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`);

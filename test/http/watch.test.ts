@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { HttpsClient, Reply, WatchStream } from '../helpers/client.js';
+import { FrameReader } from './protobuf-k8s.js';
 
 let s: TestServer;
 let c: HttpsClient;
@@ -283,5 +284,28 @@ describe('history window', () => {
       assert.equal(ev?.object.reason, 'Expired');
       assert.equal(await w.waitEnd(), true);
     } finally { w.stop(); }
+  });
+
+  it('in protobuf, the ERROR is a WatchEvent frame holding the 410 Status', async () => {
+    const P = '/api/v1/namespaces/default/configmaps';
+    const old = (await x.admin.request('POST', P, cm('p1'))).json.metadata.resourceVersion;
+    await x.admin.request('POST', P, cm('p1b'));
+    offset += 3000;
+    await x.admin.request('POST', P, cm('p2'));
+    const body = await new Promise<Buffer>((resolve, reject) => {
+      const req = httpsRequest(new URL(q(P, { watch: 'true', resourceVersion: old, timeoutSeconds: '3' }), x.url), { agent: x.admin.agent, headers: { accept: 'application/vnd.kubernetes.protobuf' } }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve(Buffer.concat(parts)));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const reader = new FrameReader();
+    reader.push(body);
+    assert.equal(reader.pending, 0);
+    assert.equal(reader.events.length, 1);
+    assert.deepEqual([reader.events[0]!.type, reader.events[0]!.kind, reader.events[0]!.object.code, reader.events[0]!.object.reason], ['ERROR', 'Status', 410, 'Expired']);
   });
 });

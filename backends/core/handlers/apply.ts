@@ -11,7 +11,6 @@ import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, type GroupResource, type StatusCause } from '../../../lib/api/status.js';
 import { readBody } from '../../../lib/http/body.js';
-import { negotiateOutput } from '../../../lib/http/negotiate.js';
 import { applyIntent, ConflictError, conflictStatus, ItemKeyError } from '../../../lib/fieldmanager/index.js';
 import { decodeValue } from '../../../lib/validation/decode.js';
 import { addWarnings, checkObject, parseFieldValidation, problemMessages, type FieldValidation } from '../../../lib/validation/fields.js';
@@ -21,12 +20,12 @@ import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget } from '../objects.js';
 import { storeCall } from '../storeerrors.js';
+import { outputFor } from '../render.js';
 import { parseDryRun } from './params.js';
+import { queryBool } from '../../../lib/api/querybool.js';
 import { writeContext } from './managedfields.js';
 import { commitUpdate, createObject, respond } from './write.js';
 import { retryOnConflict, RETRY } from '../store/types.js';
-
-const BOOLS: Readonly<Record<string, boolean>> = { '1': true, t: true, T: true, true: true, TRUE: true, True: true, '0': false, f: false, F: false, false: false, FALSE: false, False: false };
 
 /** fieldManager (required) and force, as kube's ValidatePatchOptions: 422 naming each problem. */
 function applyOptions(query: URLSearchParams): { manager: string; force: boolean } {
@@ -35,11 +34,8 @@ function applyOptions(query: URLSearchParams): { manager: string; force: boolean
   if (manager === '') causes.push(cause.required('fieldManager', 'is required for apply patch'));
   else if (manager.length > 128) causes.push(cause.typeInvalid('fieldManager', manager, 'must be no more than 128 characters'));
   else if (/[^\x20-\x7e]/.test(manager)) causes.push(cause.invalid('fieldManager', manager, 'must only contain printable characters'));
-  const f = query.get('force');
-  const force = f === null || f === '' ? false : BOOLS[f];
-  if (force === undefined) causes.push(cause.invalid('force', f, 'must be a boolean'));
   if (causes.length) throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', causes);
-  return { manager, force: force ?? false };
+  return { manager, force: queryBool(query, 'force') ?? false };
 }
 
 interface Intent { readonly obj: Record<string, unknown>; readonly warnings: readonly string[]; readonly setsResourceVersion: boolean }
@@ -82,7 +78,7 @@ function applyFailure(t: ResourceType, err: unknown): unknown {
 }
 
 export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  negotiateOutput(r.req.headers.accept);
+  outputFor(t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const level = parseFieldValidation(r.query);
   const { manager, force } = applyOptions(r.query);

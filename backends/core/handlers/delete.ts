@@ -6,7 +6,7 @@ import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, rfc3339, type KObject } from '../../../lib/api/meta.js';
 import { cause, conflict, forbiddenMessage, invalid, notFound, STALE_OBJECT, success, StatusError, type GroupResource } from '../../../lib/api/status.js';
 import { decodeObject, readBody } from '../../../lib/http/body.js';
-import { negotiateInput, negotiateOutput } from '../../../lib/http/negotiate.js';
+import { negotiateInput } from '../../../lib/http/negotiate.js';
 import { encode, sendBody, sendObject, wantsPretty } from '../../../lib/http/respond.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import { finalizersForDelete } from '../controllers/garbagecollector-policy.js';
@@ -15,7 +15,7 @@ import { listPrefix, objectKey } from '../keys.js';
 import { parseListRequest } from '../listoptions.js';
 import { markTerminating, PROTECTED_NAMESPACES } from '../namespaces.js';
 import { isFinalized } from '../objects.js';
-import { listAs, listJson } from '../render.js';
+import { listAs, listJson, outputFor } from '../render.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDeleteOptions, type DeleteOptions } from './params.js';
@@ -147,7 +147,7 @@ export async function deleteAsController(env: CoreEnv, t: ResourceType, obj: KOb
 }
 
 export async function deleteObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  const out = negotiateOutput(r.req.headers.accept);
+  const out = outputFor(t, r.req.headers.accept);
   const opts = await deleteOptionsOf(env, r);
   const name = r.info.name;
   const gr: GroupResource = { group: t.group, resource: t.plural };
@@ -199,7 +199,7 @@ async function isCorrupt(env: CoreEnv, key: string, gr: GroupResource, name: str
 }
 
 export async function deleteCollection(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  const out = negotiateOutput(r.req.headers.accept);
+  const out = outputFor(t, r.req.headers.accept);
   const opts = await deleteOptionsOf(env, r);
   const prefix = listPrefix(t, r.info.namespace);
   const lr = parseListRequest(t, r.query, prefix);

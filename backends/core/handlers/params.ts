@@ -1,6 +1,7 @@
 // Query and body options of writes: dryRun and DeleteOptions.
 import { isPlainObject } from '../../../lib/api/meta.js';
 import { badRequest, cause, invalid, type StatusCause } from '../../../lib/api/status.js';
+import { queryBool } from '../../../lib/api/querybool.js';
 
 /** dryRun: absent/empty or `All`; anything else is 422, as kube-apiserver answers. */
 export function parseDryRun(query: URLSearchParams, optionsKind: string, fromBody: unknown = undefined): boolean {
@@ -117,24 +118,22 @@ function fromBody(b: Record<string, unknown>): RawOptions {
 
 /** The query form (kube's parameter codec): preconditions have none; they travel only in a body. */
 function fromQuery(q: URLSearchParams): RawOptions {
-  const one = (name: string): string | undefined => q.get(name) ?? undefined;
   const out: RawOptions = { dryRun: q.getAll('dryRun') };
-  const pol = one('propagationPolicy');
-  if (pol !== undefined) out.propagationPolicy = pol;
-  if (one('orphanDependents') !== undefined) out.orphanDependents = one('orphanDependents');
-  if (one('gracePeriodSeconds') !== undefined) out.gracePeriodSeconds = one('gracePeriodSeconds');
-  if (one('ignoreStoreReadErrorWithClusterBreakingPotential') !== undefined) out.ignore = one('ignoreStoreReadErrorWithClusterBreakingPotential');
+  const pol = q.get('propagationPolicy');
+  if (pol !== null) out.propagationPolicy = pol;
+  const orphan = queryBool(q, 'orphanDependents');
+  if (orphan !== undefined) out.orphanDependents = orphan;
+  const grace = q.get('gracePeriodSeconds');
+  if (grace !== null) out.gracePeriodSeconds = grace;
+  const ignore = queryBool(q, 'ignoreStoreReadErrorWithClusterBreakingPotential');
+  if (ignore !== undefined) out.ignore = ignore;
   return out;
 }
 
-/** A boolean option from JSON (true/false) or the query (`true`/`false`, as Go's strconv accepts). */
+/** A boolean option of a JSON body (the query form is already boolean). */
 function boolOf(field: string, v: unknown, causes: StatusCause[]): boolean | undefined {
   if (v === undefined) return undefined;
   if (typeof v === 'boolean') return v;
-  if (typeof v === 'string') {
-    if (['true', '1', 't', 'T', 'TRUE', 'True'].includes(v)) return true;
-    if (['false', '0', 'f', 'F', 'FALSE', 'False'].includes(v)) return false;
-  }
   causes.push(cause.invalid(field, v, 'must be a boolean'));
   return undefined;
 }

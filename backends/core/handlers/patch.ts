@@ -5,7 +5,7 @@ import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, unsupportedMediaType, type GroupResource } from '../../../lib/api/status.js';
 import { readBody } from '../../../lib/http/body.js';
-import { negotiateOutput } from '../../../lib/http/negotiate.js';
+import { outputFor } from '../render.js';
 import { parseJsonPatch } from '../../../lib/patch/json.js';
 import { applyPatchDocument } from '../../../lib/patch/apply.js';
 import { PatchError } from '../../../lib/patch/errors.js';
@@ -83,7 +83,7 @@ function applyPatch(t: ResourceType, p: ParsedPatch, old: KObject, budget: numbe
 
 export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
   if (patchTypeOf(r.req.headers['content-type']) === 'apply') return serverSideApply(env, t, r);
-  negotiateOutput(r.req.headers.accept);
+  outputFor(t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const level = parseFieldValidation(r.query);
   checkFieldManager(r.query);

@@ -9,7 +9,7 @@ import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, rfc3339, type KObject } from '../../../lib/api/meta.js';
 import { badRequest, cause, conflict, invalid, notFound, type StatusCause } from '../../../lib/api/status.js';
 import { decodeObject, readBody } from '../../../lib/http/body.js';
-import { negotiateInput, negotiateOutput } from '../../../lib/http/negotiate.js';
+import { negotiateInput, negotiateOutput, RESOURCE_AS } from '../../../lib/http/negotiate.js';
 import { sendObject, wantsPretty } from '../../../lib/http/respond.js';
 import { boundClaims, type ObjectRef } from '../../../lib/serviceaccount/claims.js';
 import type { TokenSigner } from '../../../lib/serviceaccount/signer.js';
@@ -76,7 +76,7 @@ async function getObject(env: CoreEnv, resource: string, namespace: string, name
 }
 
 export async function createToken(env: CoreEnv, issuing: TokenIssuing, t: ResourceType, r: BackendRequest): Promise<void> {
-  const out = negotiateOutput(r.req.headers.accept);
+  const out = negotiateOutput(r.req.headers.accept, RESOURCE_AS, true); // TokenRequest has a protobuf schema
   const dryRun = parseDryRun(r.query, 'CreateOptions');
   const body = decodeObject(await readBody(r.req, env.bodyLimit), negotiateInput(r.req.headers['content-type']));
   const { namespace, name } = r.info;

@@ -1,17 +1,19 @@
-// watch: a chunked stream of newline-delimited events. Starts with the
+// watch: a chunked stream of newline-delimited JSON events, or of
+// length-prefixed WatchEvent frames in protobuf. Starts with the
 // synthetic initial state when asked, then every change after the start
 // revision; an object leaving the selector arrives as DELETED; a start
 // revision that history no longer holds ends in an ERROR event (410).
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
-import { expired, notAcceptable, StatusError, type Status } from '../../../lib/api/status.js';
-import { negotiateOutput, type Output } from '../../../lib/http/negotiate.js';
+import { expired, internalError, notAcceptable, StatusError, type Status } from '../../../lib/api/status.js';
+import { encodeWatchFrame, ProtobufError } from '../../../lib/protobuf/codec.js';
+import type { Output } from '../../../lib/http/negotiate.js';
 import { toJson } from '../../../lib/api/json.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix } from '../keys.js';
 import { parseWatchRequest, type WatchRequest } from '../listoptions.js';
-import { includeObjectOf, table } from '../render.js';
+import { includeObjectOf, outputFor, partialMetadata, table } from '../render.js';
 import { fromStoreError } from '../storeerrors.js';
 import { StoreError, type StoreEvent, type Watcher } from '../store/types.js';
 
@@ -38,13 +40,27 @@ function eventLine(type: WireType, obj: KObject): Buffer {
   return b;
 }
 
+const frameMemo = new WeakMap<object, Partial<Record<WireType, Buffer>>>();
+
+/** The protobuf frame of a stored object's event, encoded once however many watchers get it. */
+function eventFrame(type: WireType, obj: KObject): Buffer {
+  let m = frameMemo.get(obj);
+  if (!m) { m = {}; frameMemo.set(obj, m); }
+  let b = m[type];
+  if (b === undefined) {
+    b = encodeWatchFrame(type, obj as unknown as Record<string, unknown>);
+    m[type] = b;
+  }
+  return b;
+}
+
 function stamped(obj: KObject, rev: number): KObject {
   return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } };
 }
 
 export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  const out = negotiateOutput(r.req.headers.accept);
-  if (out.format !== 'json') throw notAcceptable(['application/json', 'application/json;as=Table;v=v1;g=meta.k8s.io']);
+  const out = outputFor(t, r.req.headers.accept);
+  if (out.format === 'yaml') throw notAcceptable(['application/json', 'application/json;as=Table;v=v1;g=meta.k8s.io', 'application/vnd.kubernetes.protobuf']);
   const wr = parseWatchRequest(t, r.query, r.info.name);
   const prefix = listPrefix(t, r.info.namespace);
   const store = env.store;
@@ -61,7 +77,8 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   }
 
   const res = r.res;
-  res.writeHead(200, { 'Content-Type': out.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  const contentType = out.format === 'protobuf' ? `${out.contentType};stream=watch` : out.contentType;
+  res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   const stream = new WatchStream(env, t, r, out, wr);
   for (const o of initial) stream.send('ADDED', o);
@@ -131,7 +148,21 @@ class WatchStream {
     if (this.closed) return;
     const rev = Number(obj.metadata.resourceVersion);
     if (rev > this.lastRev) this.lastRev = rev;
-    this.write(this.out.as === 'Table' ? this.tableLine(type, obj) : eventLine(type, obj));
+    if (this.out.format === 'protobuf') this.writeFrame(type, () => (this.out.as ? encodeWatchFrame(type, partialMetadata(obj, 'v1')) : eventFrame(type, obj)));
+    else this.write(this.out.as === 'Table' ? this.tableLine(type, obj) : eventLine(type, obj));
+  }
+
+  /** A protobuf frame; an object the schema cannot hold ends the stream with an ERROR event, never a crash. */
+  private writeFrame(type: WireType, encode: () => Buffer): void {
+    let frame: Buffer;
+    try {
+      frame = encode();
+    } catch (err) {
+      if (!(err instanceof ProtobufError) || type === 'ERROR') throw err;
+      this.fail(internalError(`cannot encode the ${type} event as protobuf: ${err.message}`));
+      return;
+    }
+    this.write(frame);
   }
 
   bookmark(rev: number, initialEventsEnd = false): void {
@@ -140,6 +171,11 @@ class WatchStream {
     const metadata: Record<string, unknown> = { resourceVersion: String(rev) };
     if (initialEventsEnd) metadata['annotations'] = { 'k8s.io/initial-events-end': 'true' };
     const obj = { kind: this.t.kind, apiVersion: apiVersionOf(this.t), metadata } as KObject;
+    if (this.out.format === 'protobuf') {
+      const shaped = this.out.as ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata } : obj;
+      this.writeFrame('BOOKMARK', () => encodeWatchFrame('BOOKMARK', shaped));
+      return;
+    }
     this.write(this.out.as === 'Table'
       ? JSON.stringify({ type: 'BOOKMARK', object: { kind: 'Table', apiVersion: `meta.k8s.io/${this.out.asVersion ?? 'v1'}`, metadata, columnDefinitions: null, rows: null } }) + '\n'
       : JSON.stringify({ type: 'BOOKMARK', object: obj }) + '\n');
@@ -158,7 +194,8 @@ class WatchStream {
   fail(err: unknown): void {
     const status: Status = err instanceof StatusError ? err.status : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'watch ended by an internal error', reason: 'InternalError', code: 500 };
     if (!(err instanceof StatusError)) this.env.log(`watch failed: ${err instanceof Error ? err.message : String(err)}`);
-    this.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+    if (this.out.format === 'protobuf') this.writeFrame('ERROR', () => encodeWatchFrame('ERROR', status as unknown as Record<string, unknown>));
+    else this.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
     this.end();
   }
 

@@ -5,14 +5,14 @@ import { alreadyExists, conflict, notFound, STALE_OBJECT, type GroupResource } f
 import { readBody } from '../../../lib/http/body.js';
 import { decodeBody } from '../../../lib/validation/decode.js';
 import { addWarnings, checkObject, parseFieldValidation } from '../../../lib/validation/fields.js';
-import { negotiateInput, negotiateOutput } from '../../../lib/http/negotiate.js';
+import { negotiateInput } from '../../../lib/http/negotiate.js';
 import { sendObject, wantsPretty } from '../../../lib/http/respond.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { requireActiveNamespace } from '../namespaces.js';
 import { checkEnvelope, checkPathAgreement, isFinalized, prepareCreate, prepareUpdate, type UpdateTarget } from '../objects.js';
-import { objectAs } from '../render.js';
+import { objectAs, outputFor } from '../render.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
@@ -38,7 +38,7 @@ async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Pro
 }
 
 export function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject): void {
-  const out = negotiateOutput(r.req.headers.accept);
+  const out = outputFor(t, r.req.headers.accept);
   sendObject(r.req, r.res, code, objectAs(t, obj, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
@@ -60,7 +60,7 @@ export async function createObject(env: CoreEnv, t: ResourceType, r: BackendRequ
 }
 
 export async function create(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  negotiateOutput(r.req.headers.accept);
+  outputFor(t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'CreateOptions');
   const obj = await readObject(env, t, r);
   checkPathAgreement(t, obj, r.info.namespace);
@@ -68,7 +68,7 @@ export async function create(env: CoreEnv, t: ResourceType, r: BackendRequest): 
 }
 
 export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  negotiateOutput(r.req.headers.accept);
+  outputFor(t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
   const target: UpdateTarget = r.info.subresource === 'status' ? 'status' : r.info.subresource === 'finalize' ? 'finalize' : 'main';
   const obj = await readObject(env, t, r);

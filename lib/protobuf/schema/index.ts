@@ -37,7 +37,7 @@ export const KINDS: Readonly<Record<string, { alias: string; kinds: readonly str
     alias: 'authorization',
     kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'],
   },
-  'meta.k8s.io/v1': { alias: 'meta', kinds: ['Status', 'DeleteOptions'] },
+  'meta.k8s.io/v1': { alias: 'meta', kinds: ['Status', 'DeleteOptions', 'PartialObjectMetadata', 'PartialObjectMetadataList'] },
 };
 
 /**

@@ -19,6 +19,8 @@ export const metaV1: PackageSchema = {
     MicroTime: ['seconds 1 int64', 'nanos 2 int32'],
     ObjectMeta: ['name 1 string ?', 'generateName 2 string ?', 'namespace 3 string ?', 'selfLink 4 string ?', 'uid 5 string ?', 'resourceVersion 6 string ?', 'generation 7 int64 ?', 'creationTimestamp 8 Time ? 0', 'deletionTimestamp 9 Time ? *', 'deletionGracePeriodSeconds 10 int64 ? *', 'labels 11 map<string,string> ?', 'annotations 12 map<string,string> ?', 'ownerReferences 13 []OwnerReference ?', 'finalizers 14 []string ?', 'managedFields 17 []ManagedFieldsEntry ?'],
     OwnerReference: ['apiVersion 5 string', 'kind 1 string', 'name 3 string', 'uid 4 string', 'controller 6 bool ? *', 'blockOwnerDeletion 7 bool ? *'],
+    PartialObjectMetadata: ['metadata 1 ObjectMeta ?'],
+    PartialObjectMetadataList: ['metadata 1 ListMeta ?', 'items 2 []PartialObjectMetadata'],
     Preconditions: ['uid 1 string ? *', 'resourceVersion 2 string ? *'],
     ShardInfo: ['selector 1 string'],
     Status: ['metadata 1 ListMeta ?', 'status 2 string ?', 'message 3 string ?', 'reason 4 string ?', 'details 5 StatusDetails ? *', 'code 6 int32 ?'],
@@ -26,5 +28,6 @@ export const metaV1: PackageSchema = {
     StatusDetails: ['name 1 string ?', 'group 2 string ?', 'kind 3 string ?', 'uid 6 string ?', 'causes 4 []StatusCause ?', 'retryAfterSeconds 5 int32 ?'],
     Time: ['seconds 1 int64', 'nanos 2 int32'],
     TypeMeta: ['kind 1 string ?', 'apiVersion 2 string ?'],
+    WatchEvent: ['type 1 string', 'object 2 runtime.RawExtension'],
   },
 };

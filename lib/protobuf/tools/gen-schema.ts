@@ -28,7 +28,8 @@ const core = [
 ];
 const PKGS: PkgSpec[] = [
   { alias: 'meta', file: 'meta-v1.ts', exportName: 'metaV1', repo: 1, dir: 'pkg/apis/meta/v1', protoPackage: 'k8s.io.apimachinery.pkg.apis.meta.v1',
-    roots: ['ObjectMeta', 'ListMeta', 'OwnerReference', 'ManagedFieldsEntry', 'FieldsV1', 'Time', 'MicroTime', 'Duration', 'LabelSelector', 'LabelSelectorRequirement', 'Status', 'StatusDetails', 'StatusCause', 'DeleteOptions', 'Preconditions', 'TypeMeta'] },
+    roots: ['ObjectMeta', 'ListMeta', 'OwnerReference', 'ManagedFieldsEntry', 'FieldsV1', 'Time', 'MicroTime', 'Duration', 'LabelSelector', 'LabelSelectorRequirement', 'Status', 'StatusDetails', 'StatusCause', 'DeleteOptions', 'Preconditions', 'TypeMeta',
+      'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList'] },
   { alias: 'runtime', file: 'runtime.ts', exportName: 'runtime', repo: 1, dir: 'pkg/runtime', protoPackage: 'k8s.io.apimachinery.pkg.runtime', roots: ['Unknown', 'RawExtension'] },
   { alias: 'intstr', file: 'intstr.ts', exportName: 'intstr', repo: 1, dir: 'pkg/util/intstr', protoPackage: 'k8s.io.apimachinery.pkg.util.intstr', roots: ['IntOrString'] },
   { alias: 'resource', file: 'resource.ts', exportName: 'resource', repo: 1, dir: 'pkg/api/resource', protoPackage: 'k8s.io.apimachinery.pkg.api.resource', roots: ['Quantity'] },
