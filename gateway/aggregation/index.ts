@@ -84,7 +84,12 @@ export function startAggregation(o: AggregationOptions): Aggregation {
   };
   const discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => routes.proxies(), resolver, log });
 
+  // Local APIServices not yet seen. As kube's autoregister-completion check, a
+  // latch: once each was seen, later deletes (a user's, or a store that lost
+  // its data) do not fail readiness, since the group versions are still served.
+  const pending = new Set(local.map((l) => `${l.version}.${l.group}`));
   const onApiService = (obj: KObject, type: string) => {
+    if (type !== 'DELETED') pending.delete(obj.metadata.name ?? '');
     const change = routes.apply(readApiService(obj), type === 'DELETED', env);
     if (change.probe) availability.enqueue(change.probe);
     if (change.discovery) discovery.changed(change.proxy);
@@ -100,8 +105,7 @@ export function startAggregation(o: AggregationOptions): Aggregation {
     name: 'autoregister-completion',
     check: () => {
       if (!o.autoregisterDone()) throw new Error('autoregister has not finished');
-      const missing = local.filter((l) => !apiservices.get('', `${l.version}.${l.group}`));
-      if (missing.length > 0) throw new Error(`missing APIService: ${missing.map((l) => `${l.version}.${l.group}`).join(', ')}`);
+      if (pending.size > 0) throw new Error(`missing APIService: ${[...pending].sort().join(', ')}`);
     },
   };
 
