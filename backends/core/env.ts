@@ -12,6 +12,8 @@ export interface CoreEnv {
   readonly tooLargeWaitMs: number;
   /** Interval of BOOKMARK events on watches that asked for them. */
   readonly bookmarkIntervalMs: number;
+  /** A watch without timeoutSeconds ends at a random point between this many seconds and twice that (--min-request-timeout). */
+  readonly minRequestTimeoutS: number;
   readonly bodyLimit: number;
   /** Service-account token issuing (the serviceaccounts/token subresource); absent = not served. */
   readonly tokens?: TokenIssuing;

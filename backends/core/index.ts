@@ -54,6 +54,8 @@ export interface CoreBackendOptions {
   clock?: () => number;
   tooLargeWaitMs?: number;
   bookmarkIntervalMs?: number;
+  /** --min-request-timeout (default 1800 s). */
+  minRequestTimeoutS?: number;
   /** Service-account token signing: serves serviceaccounts/token; absent = not served. */
   tokens?: TokenIssuing;
   /** Controllers to run as post-start hooks (kube-controller-manager names). */
@@ -98,6 +100,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     store, registry: opts.registry, clock, log: opts.log,
     tooLargeWaitMs: opts.tooLargeWaitMs ?? 3000,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
+    minRequestTimeoutS: opts.minRequestTimeoutS ?? 1800,
     bodyLimit: opts.bodyLimit,
     watches: new Set(),
     ...(opts.tokens ? { tokens: opts.tokens } : {}),

@@ -34,6 +34,8 @@ export interface ForwardOptions {
   readonly timeoutMs?: number;
   /** Send the answer's headers at once (a watch may have no event for a while). */
   readonly flushHeaders?: boolean;
+  /** Aborted: the backend request is cut and the promise resolves; the caller has answered. */
+  readonly signal?: AbortSignal;
 }
 
 function responseHeaders(raw: readonly string[]): string[] {
@@ -63,12 +65,22 @@ export function forward(req: IncomingMessage, res: ServerResponse, t: ForwardTar
       ...(o.timeoutMs ? { timeout: o.timeoutMs } : {}),
     });
     out.on('timeout', () => out.destroy(new Error(`no answer within ${o.timeoutMs}ms`)));
+    const cut = (): void => {
+      out.destroy();
+      settle();
+    };
+    if (o.signal?.aborted) { cut(); return; }
+    o.signal?.addEventListener('abort', cut, { once: true });
+    out.on('close', () => o.signal?.removeEventListener('abort', cut));
     out.on('error', (err) => {
+      if (settled) return;
       if (!res.headersSent) { settle(err); return; }
       res.destroy();
       settle();
     });
     out.on('response', (back) => {
+      // Answered already (the deadline passed): this answer has nowhere to go.
+      if (settled || res.headersSent) { back.resume(); out.destroy(); return; }
       res.writeHead(back.statusCode ?? 502, back.statusMessage ?? '', responseHeaders(back.rawHeaders));
       if (o.flushHeaders) res.flushHeaders();
       back.on('error', () => res.destroy());

@@ -24,6 +24,8 @@ export interface ProxyRequest {
   /** Already read by admission; sent instead of the (consumed) request stream. */
   readonly body?: Buffer;
   readonly longRunning: boolean;
+  /** Aborted at the request's deadline: the backend request is cut (the pipeline answers 504). */
+  readonly deadline?: AbortSignal;
 }
 
 export interface ProxyEnv {
@@ -43,8 +45,12 @@ interface Snapshot {
   readonly transport: Transport;
 }
 
+function describe(info: ApiServiceInfo): string {
+  return `APIService "${info.name}" (${info.service?.namespace}/${info.service?.name})`;
+}
+
 function unavailable(info: ApiServiceInfo, detail: string): StatusError {
-  return serviceUnavailable(`the server is currently unable to handle the request: APIService "${info.name}" (${info.service?.namespace}/${info.service?.name}): ${detail}`);
+  return serviceUnavailable(`the server is currently unable to handle the request: ${describe(info)}: ${detail}`);
 }
 
 export class ApiServiceProxy {
@@ -55,6 +61,8 @@ export class ApiServiceProxy {
   }
 
   get info(): ApiServiceInfo { return this.#snap.info; }
+  /** `APIService "v1.g" (namespace/service)`, as messages name it. */
+  describe(): string { return describe(this.#snap.info); }
   get transport(): Transport { return this.#snap.transport; }
 
   /** Swaps in a new snapshot; a new Transport only when its inputs changed (the old one drains, then closes). */
@@ -95,6 +103,7 @@ export class ApiServiceProxy {
       headers: identityHeaders(r.user),
       ...(r.body ? { body: r.body } : {}),
       ...(r.longRunning ? { flushHeaders: true } : { timeoutMs: this.env.timeoutMs }),
+      ...(r.deadline ? { signal: r.deadline } : {}),
     }).catch((err: Error) => {
       this.env.onBackendFailure(s.info.name);
       this.env.log(`aggregation: proxy to APIService ${s.info.name} at ${target.host}:${target.port} failed: ${err.message}`);

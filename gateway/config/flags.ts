@@ -63,6 +63,13 @@ export interface ServeOptions {
   readonly livezGracePeriodMs: number;
   readonly shutdownDelayMs: number;
   readonly maxRequestBodyBytes: number;
+  /** Deadline of a request that is not long-running (the `timeout` query parameter may shorten it). */
+  readonly requestTimeoutMs: number;
+  /** A watch without timeoutSeconds ends at a random point between this and twice this. */
+  readonly minRequestTimeoutS: number;
+  /** Concurrent non-mutating / mutating requests that are not long-running; 0 = no limit. */
+  readonly maxRequestsInflight: number;
+  readonly maxMutatingRequestsInflight: number;
   readonly verbosity: number;
   /** --authorization-config (excludes --authorization-mode and --authorization-webhook-*). */
   readonly authorizationConfig: string | undefined;
@@ -116,7 +123,7 @@ const DEFAULTS: ServeOptions = {
   authenticationTokenWebhookConfigFile: undefined, authenticationTokenWebhookCacheTtlMs: 2 * 60_000, authenticationTokenWebhookVersion: 'v1beta1',
   requestheaderClientCaFile: undefined, requestheaderAllowedNames: [], requestheaderUsernameHeaders: [], requestheaderUidHeaders: [],
   requestheaderGroupHeaders: [], requestheaderExtraHeadersPrefix: [], proxyClientCertFile: undefined, proxyClientKeyFile: undefined, watchHistoryMs: 5 * 60_000, livezGracePeriodMs: 0,
-  shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, verbosity: 0,
+  shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, requestTimeoutMs: 60_000, minRequestTimeoutS: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, verbosity: 0,
   authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
   authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [], featureGates: FEATURE_GATE_DEFAULTS,
   upstream: undefined, upstreamCaFile: undefined, resourceAttributesFile: undefined, allowPaths: [], ignorePaths: [],
@@ -319,6 +326,17 @@ export const FLAGS: readonly Flag[] = [
     parse: (raw) => duration(raw, false) }),
   flag({ name: 'max-request-body-bytes', key: 'maxRequestBodyBytes', arg: 'bytes', help: 'Largest accepted request body',
     parse: (raw) => int(raw, 1, Number.MAX_SAFE_INTEGER, 'must be a positive integer') }),
+  flag({ name: 'request-timeout', key: 'requestTimeoutMs', arg: 'duration',
+    help: 'Deadline of requests that are not long-running (watches and upgrades are); the timeout query parameter may shorten it', parse: (raw) => duration(raw, true) }),
+  flag({ name: 'min-request-timeout', key: 'minRequestTimeoutS', arg: 'seconds',
+    help: 'A watch without timeoutSeconds ends at a random point between this many seconds and twice that, so clients spread their reconnects',
+    parse: (raw) => int(raw, 1, 2 ** 31 - 1, 'must be a positive number of seconds') }),
+  flag({ name: 'max-requests-inflight', key: 'maxRequestsInflight', arg: 'int',
+    help: 'Most non-mutating requests in flight at once (long-running ones excepted); more get 429; 0 = no limit',
+    parse: (raw) => int(raw, 0, 2 ** 31 - 1, 'must be a non-negative integer') }),
+  flag({ name: 'max-mutating-requests-inflight', key: 'maxMutatingRequestsInflight', arg: 'int',
+    help: 'Most mutating requests in flight at once; more get 429; 0 = no limit',
+    parse: (raw) => int(raw, 0, 2 ** 31 - 1, 'must be a non-negative integer') }),
   flag({ name: 'authorization-config', key: 'authorizationConfig', arg: 'file',
     help: 'AuthorizationConfiguration file (ordered authorizers, several webhooks, reloaded on change); excludes --authorization-mode and --authorization-webhook-*', parse: optionalPath }),
   flag({ name: 'authorization-policy-file', key: 'authorizationPolicyFile', arg: 'file', help: 'ABAC policy file: one JSON policy per line (with --authorization-mode=ABAC)', parse: optionalPath }),

@@ -2,7 +2,8 @@
 // order: recovery → request info → timeout → authentication → audit →
 // impersonation → in-flight limit → authorization → admission → dispatch.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { timeout, toStatusError, forbiddenMessage, StatusError } from '../../lib/api/status.js';
+import { badRequest, timeout, toStatusError, forbiddenMessage, StatusError } from '../../lib/api/status.js';
+import { DurationError, formatDuration, parseDuration } from '../config/duration.js';
 import { sendError } from '../../lib/http/respond.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import type { AuthnResult } from '../authn/types.js';
@@ -72,6 +73,24 @@ function errorOutput(req: IncomingMessage, status: StatusError, resource: boolea
   try { return negotiateOutput(req.headers.accept, RESOURCE_AS, resource); } catch { return undefined; }
 }
 
+/**
+ * The deadline of a request that is not long-running: --request-timeout, or
+ * the `timeout` query parameter (a Go duration) when it is shorter; zero or
+ * negative means none given, as in kube-apiserver's WithRequestDeadline.
+ */
+export function requestDeadlineMs(query: URLSearchParams, maxMs: number): number {
+  const raw = query.get('timeout');
+  if (raw === null || raw === '') return maxMs;
+  let ms: number;
+  try {
+    ms = parseDuration(raw);
+  } catch (err) {
+    if (err instanceof DurationError) throw badRequest(`invalid timeout specified in the request URL: ${err.message}`);
+    throw err;
+  }
+  return ms > 0 && ms < maxMs ? ms : maxMs;
+}
+
 /** Serves one request; `upgrade` is given for an upgrade request, whose `res` is bound to that socket. */
 export type ChainHandler = (req: IncomingMessage, res: ServerResponse, upgrade?: PendingUpgrade) => void;
 
@@ -91,12 +110,19 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     res.once('close', finish);
 
     const run = async () => {
-      ctx = newContext(req, res, cfg.clock(), upgrade);
+      const deadline = new AbortController();
+      ctx = newContext(req, res, cfg.clock(), upgrade, deadline.signal);
 
       if (!isLongRunning(ctx)) {
+        const ms = requestDeadlineMs(ctx.query, cfg.requestTimeoutMs);
+        const c = ctx;
         timer = setTimeout(() => {
-          if (!res.headersSent) sendError(req, res, timeout('Timeout: request did not complete within requested timeout - context deadline exceeded'));
-        }, cfg.requestTimeoutMs);
+          deadline.abort();
+          if (res.headersSent) return;
+          const waiting = c.waitingOn ? `: no answer from ${c.waitingOn} within ${formatDuration(ms)}` : '';
+          const status = timeout(`Timeout: request did not complete within requested timeout - context deadline exceeded${waiting}`);
+          sendError(req, res, status, errorOutput(req, status, c.info.isResourceRequest));
+        }, ms);
       }
 
       const authn = await cfg.authenticator.authenticate(req);

@@ -37,12 +37,18 @@ export interface RequestContext {
   body?: Buffer;
   /** Set for an upgrade request: the client's socket, for dispatch to forward once authorized. */
   readonly upgrade: PendingUpgrade | undefined;
+  /** Aborted at the request's deadline (never for long-running requests): dispatch lets go of what it waits on. */
+  readonly deadline: AbortSignal;
+  /** What dispatch waits on (an APIService), named in the 504 answered at the deadline. */
+  waitingOn?: string;
 }
 
 const EMPTY_QUERY = new URLSearchParams();
 const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
 
-export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade): RequestContext {
+const NEVER = new AbortController().signal;
+
+export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade, deadline: AbortSignal = NEVER): RequestContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
@@ -53,7 +59,7 @@ export function newContext(req: IncomingMessage, res: ServerResponse, now: numbe
     try { path = decodeURIComponent(rawPath); } catch { path = rawPath; }
   }
   const info = parseRequestInfo(req.method ?? 'GET', path, watch);
-  return { req, res, query, info, startedAt: now, user: NOBODY, upgrade };
+  return { req, res, query, info, startedAt: now, user: NOBODY, upgrade, deadline };
 }
 
 export function isLongRunning(ctx: RequestContext): boolean {

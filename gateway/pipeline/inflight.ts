@@ -1,5 +1,6 @@
 // Bounds concurrent non-long-running requests (--max-requests-inflight and
 // --max-mutating-requests-inflight of kube-apiserver); excess gets 429.
+// A limit of 0 is no limit, as in kube-apiserver.
 import { tooManyRequests } from '../../lib/api/status.js';
 
 const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -7,7 +8,12 @@ const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollecti
 export class InflightLimiter {
   private readOnly = 0;
   private mutating = 0;
-  constructor(private readonly maxReadOnly: number, private readonly maxMutating: number) {}
+  private readonly maxReadOnly: number;
+  private readonly maxMutating: number;
+  constructor(maxReadOnly: number, maxMutating: number) {
+    this.maxReadOnly = maxReadOnly === 0 ? Infinity : maxReadOnly;
+    this.maxMutating = maxMutating === 0 ? Infinity : maxMutating;
+  }
 
   /** Takes a slot or throws 429; returns the release function. */
   acquire(verb: string): () => void {

@@ -89,7 +89,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const dispatch = buildDispatch({ aggregation, local: localRoutes(registry, health.endpoints, aggregation), registry, gatewayServed: reviews(opts, hooks, authn, authz), core });
   const handler = buildHandlerChain({
     authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
-    inflight: new InflightLimiter(400, 200), requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log, clock,
+    inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight), requestTimeoutMs: opts.requestTimeoutMs, audit: DROP_AUDIT, dispatch, log, clock,
   });
   const { server, url } = await serveHttps({
     cert: tls.serving, clientCas: tls.requestheaderCa ? [tls.clientCa, tls.requestheaderCa] : [tls.clientCa], handler, upgrades: true,

@@ -51,6 +51,7 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
     allowUnsafeMalformedObjectDeletion: opts.featureGates.AllowUnsafeMalformedObjectDeletion,
     autoregister: localGroupVersions(i.registry),
     bodyLimit: opts.maxRequestBodyBytes,
+    minRequestTimeoutS: opts.minRequestTimeoutS,
     log: hooks.log,
     clock: i.clock,
     ...(hooks.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: hooks.bookmarkIntervalMs } : {}),

@@ -37,7 +37,8 @@ export function remoteFor(agg: Aggregation, info: RequestInfo): ApiServiceProxy 
 function serveRemote(p: ApiServiceProxy, ctx: RequestContext): Promise<void> {
   const up = ctx.upgrade;
   if (up) return p.upgrade({ req: ctx.req, user: ctx.user, socket: up.socket, head: up.head });
-  return p.serve({ req: ctx.req, res: ctx.res, user: ctx.user, longRunning: ctx.info.verb === 'watch', ...(ctx.body ? { body: ctx.body } : {}) });
+  ctx.waitingOn = p.describe();
+  return p.serve({ req: ctx.req, res: ctx.res, user: ctx.user, longRunning: ctx.info.verb === 'watch', deadline: ctx.deadline, ...(ctx.body ? { body: ctx.body } : {}) });
 }
 
 export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Promise<void> {

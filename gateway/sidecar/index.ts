@@ -24,7 +24,7 @@ export interface SidecarHooks {
   readonly clock?: () => number;
   /** Environment read for InClusterConfig (default process.env). */
   readonly env?: NodeJS.ProcessEnv;
-  /** Test knobs: the gateway's limits (60 s; 400 read-only and 200 mutating requests in flight) unless given. */
+  /** Test knobs over --request-timeout, --max-requests-inflight and --max-mutating-requests-inflight. */
   readonly requestTimeoutMs?: number;
   readonly maxRequestsInflight?: number;
   readonly maxMutatingRequestsInflight?: number;
@@ -57,8 +57,8 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const handler = buildHandlerChain({
     authenticator: pathGatedAuthenticator(paths, authenticator), identityHeaders, impersonation: false,
     authorizer: pathGatedAuthorizer(paths, authorizer), attributes: sidecarAttributes(resourceAttributes), forbidden: sidecarForbidden(log),
-    admission: [], inflight: new InflightLimiter(hooks.maxRequestsInflight ?? 400, hooks.maxMutatingRequestsInflight ?? 200),
-    requestTimeoutMs: hooks.requestTimeoutMs ?? 60_000, audit: DROP_AUDIT, dispatch: upstream.dispatch, log, clock,
+    admission: [], inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
+    requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs, audit: DROP_AUDIT, dispatch: upstream.dispatch, log, clock,
   });
   const { server, url } = await serveHttps({ cert: serving, clientCas: [clientCa], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress, log });
   log(`sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`);

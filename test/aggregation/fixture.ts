@@ -46,12 +46,15 @@ export interface EchoBackend {
   port: number;
   /** The last request's headers and client-certificate CN, by path. */
   seen: Map<string, { headers: Record<string, string | string[] | undefined>; peer: string }>;
+  /** Paths of requests that were never answered (…/hang) and that the caller then cut. */
+  cut: string[];
   close(): Promise<void>;
 }
 
-/** An HTTPS backend that needs the front-proxy client certificate and echoes what it received; upgrades echo bytes, or are refused under /refuse. */
+/** An HTTPS backend that needs the front-proxy client certificate and echoes what it received (never answers a path ending in /hang); upgrades echo bytes, or are refused under /refuse. */
 export async function startEcho(pem: Pem, frontProxyCa: string): Promise<EchoBackend> {
   const seen: EchoBackend['seen'] = new Map();
+  const cut: string[] = [];
   const server = createServer({ cert: pem.cert, key: pem.key, ca: frontProxyCa, requestCert: true, rejectUnauthorized: true }, (req, res) => {
     const peer = (req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '';
     const path = (req.url ?? '/').split('?')[0]!;
@@ -59,6 +62,10 @@ export async function startEcho(pem: Pem, frontProxyCa: string): Promise<EchoBac
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (path.endsWith('/hang')) {
+        res.on('close', () => cut.push(path));
+        return;
+      }
       if (path === '/apis/echo.gatehouse.dev/v1') {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
           kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'echo.gatehouse.dev/v1',
@@ -82,7 +89,7 @@ export async function startEcho(pem: Pem, frontProxyCa: string): Promise<EchoBac
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    server, port: (server.address() as AddressInfo).port, seen,
+    server, port: (server.address() as AddressInfo).port, seen, cut,
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }

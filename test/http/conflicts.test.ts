@@ -97,7 +97,7 @@ before(async () => {
   store = new StormStore(await openStore({ backend: 'memory', historyWindowMs: 60_000 }));
   const backend = new CoreBackend({
     store, registry: builtinRegistry(), clock: Date.now, log: () => undefined,
-    tooLargeWaitMs: 1000, bookmarkIntervalMs: 60_000, bodyLimit: 3 * 1024 * 1024, watches: new Set(),
+    tooLargeWaitMs: 1000, bookmarkIntervalMs: 60_000, minRequestTimeoutS: 1800, bodyLimit: 3 * 1024 * 1024, watches: new Set(),
   });
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://storm');

@@ -5,6 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync } from 'node:fs';
 import { startGatehouse, stopAll, type Gatehouse } from '../e2e/helpers.js';
+import { Redis } from 'ioredis';
 import { RedisServer, redisServerSkipReason } from './redis-server.js';
 
 const skip = await redisServerSkipReason();
@@ -26,7 +27,7 @@ describe('redis faults under a running server', { skip }, () => {
   let gh: Gatehouse;
 
   before(async () => {
-    redis = await RedisServer.start(['--appendonly', 'yes']);
+    redis = await RedisServer.start(['--appendonly', 'yes', '--enable-debug-command', 'local']);
     gh = await startGatehouse({ flags: ['--storage-backend=redis', `--redis-url=${redis.url}`, '--storage-prefix=faults'] });
   });
   after(async () => {
@@ -93,6 +94,32 @@ describe('redis faults under a running server', { skip }, () => {
       await redis.restart();
       await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined));
     }
+  });
+
+  it('answers 504 at the deadline while redis stalls, never a false 404 or 409, and serves again after', async () => {
+    const made = await gh.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stall' }, data: { a: '1' } });
+    assert.equal(made.status, 201, made.text);
+    const c = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+    try {
+      // Redis answers nothing for 4 s: every command waits, none fails.
+      const stalled = c.call('DEBUG', 'SLEEP', '4');
+      await new Promise((r) => setTimeout(r, 200));
+      const [get, post] = await Promise.all([
+        gh.admin.request('GET', `${CM}/stall?timeout=1s`),
+        gh.admin.request('POST', `${CM}?timeout=1s`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stall' } }),
+      ]);
+      for (const r of [get, post]) {
+        assert.equal(r.status, 504, r.text);
+        assert.equal(r.json.reason, 'Timeout');
+      }
+      await stalled;
+    } finally {
+      c.disconnect();
+    }
+    await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined));
+    const again = await gh.admin.request('GET', `${CM}/stall`);
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual(again.json.data, { a: '1' });
   });
 
   it('answers gone to old revisions after redis lost its data, and serves the new state', async () => {

@@ -139,7 +139,7 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
     assert.equal(late.status, 504);
     assert.equal(late.json.kind, 'Status');
     assert.equal(late.json.reason, 'Timeout');
-    assert.equal(late.json.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+    assert.equal(late.json.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded: no answer from the upstream within 1.5s');
     // The slot is free again.
     assert.equal((await c.request('GET', '/things')).status, 200);
     c.close();

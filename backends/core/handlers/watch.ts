@@ -21,7 +21,6 @@ type WireType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 /** A watcher whose socket holds more than this unsent is too slow and is closed (the client re-lists). */
 const MAX_BUFFERED = 16 * 1024 * 1024;
-const DEFAULT_TIMEOUT_S = 1800;
 
 const eventMemo = new WeakMap<object, Partial<Record<WireType, Buffer>>>();
 
@@ -115,7 +114,8 @@ class WatchStream {
   constructor(private readonly env: CoreEnv, private readonly t: ResourceType, private readonly r: BackendRequest, private readonly out: Output, private readonly wr: WatchRequest) {
     env.watches.add(this.close);
     r.res.on('close', this.close);
-    const seconds = wr.timeoutSeconds ?? DEFAULT_TIMEOUT_S * (1 + Math.random());
+    // Spread over [min, 2·min) so that clients cut together do not all come back together.
+    const seconds = wr.timeoutSeconds ?? env.minRequestTimeoutS * (1 + Math.random());
     this.timers.push(setTimeout(this.close, seconds * 1000));
     if (wr.bookmarks) {
       const every = env.bookmarkIntervalMs;
