@@ -17,6 +17,8 @@ import { ensureDevPki, type DevPkiPaths } from '../../certs/devpki.js';
 import { caBundle, type CaBundle } from '../authn/certchain.js';
 import { FileReloader } from '../config/filereload.js';
 import type { ChainHandler } from '../pipeline/chain.js';
+import { badRequest } from '../../lib/api/status.js';
+import { sendError } from '../../lib/http/respond.js';
 
 export interface ServingCert {
   readonly cert: string;
@@ -163,13 +165,13 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
     keepAliveTimeout: 65_000,
     // Go's net/http limit (1 MiB + 4 KiB), as kube-apiserver: a huge bearer token gets a 401, not a 431.
     maxHeaderSize: (1 << 20) + 4096,
-  }, o.handler);
+  }, originFormOnly(o.handler));
   // kube-apiserver's header timeout and no whole-request timeout: watches and long requests run for minutes.
   server.headersTimeout = 60_000;
   server.requestTimeout = 0;
   // A failed handshake is the client's to see, not a server error.
   server.on('tlsClientError', () => undefined);
-  if (o.upgrades) server.on('upgrade', (req, socket: Socket, head: Buffer) => serveUpgrade(o.handler, req, socket, head));
+  if (o.upgrades) server.on('upgrade', (req, socket: Socket, head: Buffer) => serveUpgrade(originFormOnly(o.handler), req, socket, head));
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -208,6 +210,19 @@ const BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable) { socket.destroy(); return; }
   socket.end(err.code === 'HPE_HEADER_OVERFLOW' ? HEADER_TOO_LARGE : BAD_REQUEST);
+}
+
+/**
+ * Only origin-form targets (`/path?query`) reach the chain: an absolute-form
+ * one (`GET https://host/path`) would be authorized on one path and read by a
+ * backend as another, so it is refused, as are `*` and authority forms.
+ */
+function originFormOnly(handler: ChainHandler): ChainHandler {
+  return (req, res, upgrade) => {
+    if (req.url?.startsWith('/')) { handler(req, res, upgrade); return; }
+    res.shouldKeepAlive = false;
+    sendError(req, res, badRequest('the request target must be a path: absolute-form, authority-form and * targets are refused'));
+  };
 }
 
 /** Any answer but a forwarded upgrade (written by dispatch, after authorization) closes the socket once written. */

@@ -4,10 +4,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { Kubectl, findKubectl, sleep, startGatehouse, stopAll, tempDir, type Gatehouse } from '../e2e/helpers.js';
 import { HttpsClient } from '../helpers/client.js';
+import { upgradeRoundTrip } from '../helpers/raw.js';
 import { NS, register, servingPki, startEcho, startSampleBackend, waitAvailable, type EchoBackend, type Pem, type SampleBackend } from './fixture.js';
 
 const WIDGETS = `/apis/samples.gatehouse.dev/v1/namespaces/${NS}/widgets`;
@@ -235,21 +235,7 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
     const ca = readFileSync(join(gh.dataDir, 'pki', 'ca.crt'), 'utf8');
     const cert = readFileSync(join(gh.dataDir, 'pki', 'admin.crt'), 'utf8');
     const key = readFileSync(join(gh.dataDir, 'pki', 'admin.key'), 'utf8');
-    const raw = (path: string, withCert: boolean) => new Promise<{ text: string; closed: boolean }>((resolve, reject) => {
-      const s = connect({ host: '127.0.0.1', port: gh.port, ca, ...(withCert ? { cert, key } : {}), servername: 'localhost' }, () => {
-        s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n`);
-      });
-      let text = '';
-      s.setEncoding('utf8');
-      s.on('data', (d: string) => {
-        text += d;
-        if (text.startsWith('HTTP/1.1 101') && text.includes('\r\n\r\n') && !text.includes('ping')) s.write('ping');
-        if (text.includes('ping')) { s.destroy(); resolve({ text, closed: false }); }
-      });
-      s.on('close', () => resolve({ text, closed: true }));
-      s.on('error', reject);
-      setTimeout(() => { s.destroy(); resolve({ text, closed: false }); }, 10_000).unref();
-    });
+    const raw = (path: string, withCert: boolean) => upgradeRoundTrip({ port: gh.port, ca, ...(withCert ? { cert, key } : {}) }, path);
     const denied = await raw('/apis/echo.gatehouse.dev/v1/namespaces/x/echoes/a/exec', false);
     assert.match(denied.text, /^HTTP\/1\.1 403/);
     assert.equal(denied.closed, true);

@@ -11,7 +11,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { connect } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
 import { generateCa, generateClientCert } from '../../certs/pki.js';
 import { devPkiPaths } from '../../certs/devpki.js';
@@ -19,6 +18,7 @@ import { parseServeFlags } from '../../gateway/config/flags.js';
 import { startSidecar, type RunningSidecar } from '../../gateway/sidecar/index.js';
 import { HttpsClient } from '../helpers/client.js';
 import { freePort } from '../helpers/ports.js';
+import { upgradeRoundTrip } from '../helpers/raw.js';
 import { startWebhookPeer, type WebhookPeer } from '../authz/webhookpeer.js';
 
 const TIMEOUT_MS = 1_500;
@@ -64,22 +64,10 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
     };
     anonymous = new HttpsClient(sidecar.url, { ca });
     // An upgrade request on its own TLS connection: answers until the echo of "ping", or the connection closing.
-    raw = (user) => new Promise((resolve, reject) => {
+    raw = (user) => {
       const c = generateClientCert(clientCa, { user });
-      const s = connect({ host: '127.0.0.1', port: Number(new URL(sidecar.url).port), ca, cert: c.certPem, key: c.keyPem, servername: 'localhost' }, () => {
-        s.write('GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
-      });
-      let text = '';
-      s.setEncoding('utf8');
-      s.on('data', (d: string) => {
-        text += d;
-        if (text.startsWith('HTTP/1.1 101') && text.includes('\r\n\r\n') && !text.includes('ping')) s.write('ping');
-        if (text.includes('ping')) { s.destroy(); resolve({ text, closed: false }); }
-      });
-      s.on('close', () => resolve({ text, closed: true }));
-      s.on('error', reject);
-      setTimeout(() => { s.destroy(); resolve({ text, closed: false }); }, 10_000).unref();
-    });
+      return upgradeRoundTrip({ port: Number(new URL(sidecar.url).port), ca, cert: c.certPem, key: c.keyPem }, '/ws');
+    };
   });
 
   after(async () => {
