@@ -1,7 +1,6 @@
 // fieldValidation (Ignore | Warn | Strict): what happens to unknown and
-// duplicate fields, the Warning header entries of Warn, and the 400 of Strict,
+// duplicate fields, the warnings of Warn (lib/http/warnings.ts), and the 400 of Strict,
 // worded as kube-apiserver words them.
-import type { ServerResponse } from 'node:http';
 import { badRequest, invalid, type GroupKind } from '../api/status.js';
 import type { StructNode } from '../schema/model.js';
 import { pruneAndValidate } from './structural.js';
@@ -23,14 +22,9 @@ export interface FieldProblems {
   readonly duplicates: readonly string[];
 }
 
-/** `unknown field "spec.foo"`, `duplicate field "metadata.name"`: one per problem, unknown first. */
+/** `unknown field "spec.foo"`, `duplicate field "metadata.name"`: one per field (a key repeated 10⁵ times is one problem), unknown first. */
 export function problemMessages(p: FieldProblems): string[] {
-  return [...p.unknown.map((f) => `unknown field "${f}"`), ...p.duplicates.map((f) => `duplicate field "${f}"`)];
-}
-
-/** Adds one `Warning: 299 - "…"` header entry per message. */
-export function addWarnings(res: ServerResponse, messages: readonly string[]): void {
-  for (const m of messages) res.appendHeader('Warning', `299 - ${JSON.stringify(m)}`);
+  return [...new Set([...p.unknown.map((f) => `unknown field "${f}"`), ...p.duplicates.map((f) => `duplicate field "${f}"`)])];
 }
 
 export interface CheckOptions {

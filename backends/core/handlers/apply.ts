@@ -13,7 +13,8 @@ import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusErr
 import { readBody } from '../../../lib/http/body.js';
 import { applyIntent, ConflictError, conflictStatus, ItemKeyError } from '../../../lib/fieldmanager/index.js';
 import { decodeValue } from '../../../lib/validation/decode.js';
-import { addWarnings, checkObject, parseFieldValidation, problemMessages, type FieldValidation } from '../../../lib/validation/fields.js';
+import { checkObject, parseFieldValidation, problemMessages, type FieldValidation } from '../../../lib/validation/fields.js';
+import { addWarnings } from '../../../lib/http/warnings.js';
 import { pruneAndValidate } from '../../../lib/validation/structural.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
