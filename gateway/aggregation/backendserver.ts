@@ -10,7 +10,7 @@
 // may act (the gateway has authorized the request before proxying it), which
 // the start log says. Health and discovery paths are open to any
 // authenticated caller. The request pipeline is the gateway's own chain.
-import type { Server } from 'node:https';
+import type { Http2SecureServer } from 'node:http2';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
 import type { Registry } from '../../lib/registry/index.js';
 import { pathNotFound } from '../../lib/api/status.js';
@@ -45,7 +45,7 @@ export interface BackendServerOptions {
 }
 
 export interface RunningBackendServer {
-  readonly server: Server;
+  readonly server: Http2SecureServer;
   readonly url: string;
   shutdown(signal: string): Promise<void>;
 }
@@ -124,10 +124,10 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     authenticator, identityHeaders: identityHeaderNames(rh), impersonation: true, authorizer: authz.authorizer, admission: [], inflight: new InflightLimiter(400, 200),
     requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log, clock: Date.now,
   });
-  const { server, url } = await serveHttps({ cert, clientCas: [proxyCa, clientCa], handler, upgrades: false, port: opts.securePort, bindAddress: opts.bindAddress, log });
+  const { server, connections, url } = await serveHttps({ cert, clientCas: [proxyCa, clientCa], handler, upgrades: false, port: opts.securePort, bindAddress: opts.bindAddress, log });
   startPostStartHooks(postStart, log);
   const shutdown = installShutdown({
-    server, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
+    server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => api.closeWatches(),
     closeBackends: () => { authz.close(); return b.backend.close(); },
   });

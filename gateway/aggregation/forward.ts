@@ -49,7 +49,9 @@ function responseHeaders(raw: readonly string[]): string[] {
 export function forward(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: ForwardOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const headers: OutgoingHttpHeaders = {};
-    for (const k in req.headers) if (!HOP_BY_HOP.has(k)) headers[k] = req.headers[k];
+    // HTTP/2 pseudo-headers (:path, :authority, …) are not headers to an HTTP/1.1 backend.
+    for (const k in req.headers) if (!HOP_BY_HOP.has(k) && k[0] !== ':') headers[k] = req.headers[k];
+    if (headers['host'] === undefined && typeof req.headers[':authority'] === 'string') headers['host'] = req.headers[':authority'];
     for (const k in o.headers) headers[k.toLowerCase()] = o.headers[k];
     if (o.body) headers['content-length'] = o.body.length;
     let settled = false;
@@ -81,7 +83,9 @@ export function forward(req: IncomingMessage, res: ServerResponse, t: ForwardTar
     out.on('response', (back) => {
       // Answered already (the deadline passed): this answer has nowhere to go.
       if (settled || res.headersSent) { back.resume(); out.destroy(); return; }
-      res.writeHead(back.statusCode ?? 502, back.statusMessage ?? '', responseHeaders(back.rawHeaders));
+      // HTTP/2 has no reason phrase (Node warns when given one).
+      if (req.httpVersionMajor === 1) res.writeHead(back.statusCode ?? 502, back.statusMessage ?? '', responseHeaders(back.rawHeaders));
+      else res.writeHead(back.statusCode ?? 502, responseHeaders(back.rawHeaders));
       if (o.flushHeaders) res.flushHeaders();
       back.on('error', () => res.destroy());
       back.pipe(res);

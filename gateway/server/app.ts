@@ -2,7 +2,7 @@
 // token files, starts the backends, then builds each part by its named
 // builder — authentication, authorization, health, dispatch, serving — and
 // listens. Expensive things are built once, in those builders.
-import type { Server } from 'node:https';
+import type { Http2SecureServer } from 'node:http2';
 import { builtinRegistry, type Registry } from '../../lib/registry/index.js';
 import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
 import type { ServeOptions } from '../config/flags.js';
@@ -29,7 +29,7 @@ import { loadGatewayTls, serveHttps } from './serving.js';
 import { installShutdown } from './shutdown.js';
 
 export interface RunningServer {
-  readonly server: Server;
+  readonly server: Http2SecureServer;
   readonly url: string;
   readonly kubeconfig?: string;
   /** In-process, or a remote core backend (--core-backend-url). */
@@ -91,7 +91,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
     inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight), requestTimeoutMs: opts.requestTimeoutMs, audit: DROP_AUDIT, dispatch, log, clock,
   });
-  const { server, url } = await serveHttps({
+  const { server, connections, url } = await serveHttps({
     cert: tls.serving, clientCas: tls.requestheaderCa ? [tls.clientCa, tls.requestheaderCa] : [tls.clientCa], handler, upgrades: true,
     port: opts.securePort, bindAddress: opts.bindAddress, log,
     ...(hooks.tlsReloadIntervalMs !== undefined ? { reloadIntervalMs: hooks.tlsReloadIntervalMs } : {}),
@@ -100,7 +100,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   startPostStartHooks(postStart, log);
   for (const note of tokenMethods.serviceAccounts.notes) log(note);
   const shutdown = installShutdown({
-    server, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
+    server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => core.backend.closeWatches(),
     closeBackends: () => { authn.close(); authz.close(); aggregation.stop(); return core.close(); },
   });

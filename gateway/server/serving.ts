@@ -9,7 +9,8 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ServerResponse, type IncomingMessage } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import { createSecureServer, type Http2SecureServer } from 'node:http2';
+import { Connections } from './connections.js';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
@@ -140,10 +141,13 @@ export interface ServeHttpsOptions {
   readonly log: (msg: string) => void;
   /** The files are re-read this often even without a change event (kube: 60 s); a test knob. */
   readonly reloadIntervalMs?: number;
+  /** SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection (--http2-max-streams-per-connection). */
+  readonly http2MaxStreams?: number;
 }
 
 export interface Serving {
-  readonly server: Server;
+  readonly server: Http2SecureServer;
+  readonly connections: Connections;
   readonly url: string;
 }
 
@@ -156,22 +160,30 @@ function secureContextOptions(o: ServeHttpsOptions): SecureContextOptions {
 /** Creates the HTTPS server, resolves once it listens, and reloads its certificate and CAs until it closes. */
 export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
   const context = secureContextOptions(o);
-  const server = createServer({
+  // HTTP/2 and HTTP/1.1 on one port, chosen by ALPN as kube-apiserver offers them; both
+  // protocols' requests take the same chain (Node's compatibility request and response
+  // have the HTTP/1.1 shapes the chain uses).
+  const handler = originFormOnly(o.handler);
+  const server = createSecureServer({
     ...context,
+    allowHTTP1: true,
     // Fixed for the server's life: a CA file, once given, holds at least one certificate.
     requestCert: context.ca !== undefined,
     // Client certificates are verified by the authenticators, each against its own bundle.
     rejectUnauthorized: false,
-    keepAliveTimeout: 65_000,
-    // Go's net/http limit (1 MiB + 4 KiB), as kube-apiserver: a huge bearer token gets a 401, not a 431.
-    maxHeaderSize: (1 << 20) + 4096,
-  }, originFormOnly(o.handler));
-  // kube-apiserver's header timeout and no whole-request timeout: watches and long requests run for minutes.
-  server.headersTimeout = 60_000;
-  server.requestTimeout = 0;
+    // A LIST answer of many megabytes is buffered per stream: room for several (MB).
+    maxSessionMemory: 64,
+    // Go's header limit (1 MiB + 4 KiB), as below for HTTP/1.1.
+    settings: { maxConcurrentStreams: o.http2MaxStreams ?? 1000, maxHeaderListSize: (1 << 20) + 4096 },
+  }, (req, res) => handler(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+  // The HTTP/1.1 side reads these from the server object (Node's http2 server takes no
+  // HTTP/1.1 options): Go's header limit, kube's header timeout, and no whole-request
+  // timeout, since watches and long requests run for minutes.
+  Object.assign(server, { maxHeaderSize: (1 << 20) + 4096, keepAliveTimeout: 65_000, headersTimeout: 60_000, requestTimeout: 0 });
+  const connections = new Connections(server);
   // A failed handshake is the client's to see, not a server error.
   server.on('tlsClientError', () => undefined);
-  if (o.upgrades) server.on('upgrade', (req, socket: Socket, head: Buffer) => serveUpgrade(originFormOnly(o.handler), req, socket, head));
+  if (o.upgrades) server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => serveUpgrade(handler, req, socket, head));
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -180,11 +192,11 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
   const reloaders = [reloader(o.cert, server, o), ...o.clientCas.map((c) => reloader(c, server, o))].filter((r) => r !== undefined);
   for (const r of reloaders) r.start();
   server.once('close', () => { for (const r of reloaders) r.stop(); });
-  return { server, url: httpsUrl(connectHost(o.bindAddress), (server.address() as AddressInfo).port) };
+  return { server, connections, url: httpsUrl(connectHost(o.bindAddress), (server.address() as AddressInfo).port) };
 }
 
 /** Re-reads `source`'s files; a new value is swapped in and the secure context rebuilt, or both stay as they were. */
-function reloader<T>(source: FileBacked<T>, server: Server, o: ServeHttpsOptions): FileReloader<T> | undefined {
+function reloader<T>(source: FileBacked<T>, server: Http2SecureServer, o: ServeHttpsOptions): FileReloader<T> | undefined {
   if (source.paths.length === 0) return undefined;
   return new FileReloader<T>({
     paths: source.paths, initialTexts: source.texts, what: source.what, build: source.build, log: o.log,

@@ -2,11 +2,13 @@
 // --shutdown-delay-duration (so load balancers notice); then the listener
 // closes, long-running requests end, in-flight requests drain, and the
 // process exits 0.
-import type { Server } from 'node:https';
+import type { Http2SecureServer } from 'node:http2';
+import type { Connections } from './connections.js';
 import type { ShutdownCheck } from '../health/checks.js';
 
 export interface ShutdownOptions {
-  server: Server;
+  server: Http2SecureServer;
+  connections: Connections;
   check: ShutdownCheck;
   delayMs: number;
   /** Ends watches and closes backends. */
@@ -28,9 +30,9 @@ export function installShutdown(opts: ShutdownOptions): (signal: string) => Prom
     const closed = new Promise<void>((resolve) => opts.server.close(() => resolve()));
     opts.closeLongRunning();
     // Keep-alive connections become idle as their last response ends; close them as they do.
-    const sweep = setInterval(() => opts.server.closeIdleConnections(), 50);
-    opts.server.closeIdleConnections();
-    const timeout = setTimeout(() => opts.server.closeAllConnections(), opts.drainTimeoutMs ?? 60_000);
+    const sweep = setInterval(() => opts.connections.closeIdle(), 50);
+    opts.connections.closeIdle();
+    const timeout = setTimeout(() => opts.connections.closeAll(), opts.drainTimeoutMs ?? 60_000);
     await closed;
     clearInterval(sweep);
     clearTimeout(timeout);

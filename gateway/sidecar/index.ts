@@ -7,7 +7,8 @@
 // (access.ts), and dispatch proxies to the upstream (upstream.ts).
 // Impersonate-* headers are not acted on; they are stripped like the
 // client's identity headers and credentials.
-import type { Server } from 'node:https';
+import type { Http2SecureServer } from 'node:http2';
+import type { Connections } from '../server/connections.js';
 import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
@@ -31,7 +32,7 @@ export interface SidecarHooks {
 }
 
 export interface RunningSidecar {
-  readonly server: Server;
+  readonly server: Http2SecureServer;
   readonly url: string;
   readonly upstream: string;
   shutdown(signal: string): Promise<void>;
@@ -60,20 +61,20 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     admission: [], inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
     requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs, audit: DROP_AUDIT, dispatch: upstream.dispatch, log, clock,
   });
-  const { server, url } = await serveHttps({ cert: serving, clientCas: [clientCa], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress, log });
+  const { server, connections, url } = await serveHttps({ cert: serving, clientCas: [clientCa], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress, log });
   log(`sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`);
-  return { server, url, upstream: upstreamUrl, shutdown: sidecarShutdown(server, opts.shutdownDelayMs, log, () => { upstream.close(); for (const c of delegation.closers) c(); }) };
+  return { server, url, upstream: upstreamUrl, shutdown: sidecarShutdown(server, connections, opts.shutdownDelayMs, log, () => { upstream.close(); for (const c of delegation.closers) c(); }) };
 }
 
 /** Serves for --shutdown-delay-duration more, then closes the listener and its connections (cut after 5 s). */
-function sidecarShutdown(server: Server, delayMs: number, log: (msg: string) => void, closeClients: () => void): (signal: string) => Promise<void> {
+function sidecarShutdown(server: Http2SecureServer, connections: Connections, delayMs: number, log: (msg: string) => void, closeClients: () => void): (signal: string) => Promise<void> {
   let closed = false;
   return async (signal) => {
     if (closed) return;
     closed = true;
     log(`sidecar: ${signal}: shutting down`);
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-    await new Promise<void>((r) => { server.close(() => r()); server.closeIdleConnections(); setTimeout(() => { server.closeAllConnections(); }, 5_000).unref(); });
+    await new Promise<void>((r) => { server.close(() => r()); connections.closeIdle(); setTimeout(() => { connections.closeAll(); }, 5_000).unref(); });
     closeClients();
   };
 }

@@ -96,7 +96,8 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Status
     return;
   }
   const headers = { ...err.headers };
-  if (err.code === 413) headers['Connection'] = 'close';
+  // HTTP/2 has no Connection header (setting one throws); its streams end on their own.
+  if (err.code === 413 && req.httpVersionMajor === 1) headers['Connection'] = 'close';
   // Status has a protobuf form in every group version, as kube registers it;
   // one the schema cannot hold still goes out, as JSON.
   if (output?.format === 'protobuf') {

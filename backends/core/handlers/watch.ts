@@ -77,7 +77,8 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
 
   const res = r.res;
   const contentType = out.format === 'protobuf' ? `${out.contentType};stream=watch` : out.contentType;
-  res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  // No length: HTTP/1.1 sends it chunked, HTTP/2 as DATA frames (where a Transfer-Encoding header is an error).
+  res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
   const stream = new WatchStream(env, t, r, out, wr);
   for (const o of initial) stream.send('ADDED', o);
