@@ -50,6 +50,15 @@ describe('SelfSubjectReview', () => {
     assert.deepEqual(json.status.userInfo, { username: 'admin', groups: ['system:masters', 'system:authenticated'] });
   });
 
+  it('answers under authentication.k8s.io/v1beta1 too, as kube 1.27 did for kubectl 1.27', async () => {
+    const r = await s.admin.request('POST', '/apis/authentication.k8s.io/v1beta1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1beta1', kind: 'SelfSubjectReview' });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json.apiVersion, 'authentication.k8s.io/v1beta1');
+    assert.equal(r.json.status.userInfo.username, 'admin');
+    const discovery = await s.admin.request('GET', '/apis/authentication.k8s.io/v1beta1');
+    assert.ok(discovery.json.resources.some((x: { name: string }) => x.name === 'selfsubjectreviews'), discovery.text);
+  });
+
   it('is listed by discovery as create-only', async () => {
     const r = await s.admin.request('GET', '/apis/authentication.k8s.io/v1');
     const entry = r.json.resources.find((x: { name: string }) => x.name === 'selfsubjectreviews');

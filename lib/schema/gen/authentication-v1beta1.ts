@@ -7,6 +7,21 @@ export const authenticationV1beta1: SchemaPackage = {
   alias: "authenticationV1beta1",
   prefix: "io.k8s.api.authentication.v1beta1",
   types: {
+    SelfSubjectReview: {
+      d: "SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.  If impersonation or request header authentication is used, any extra keys will have their case ignored and returned as lowercase.",
+      f: {
+        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
+        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
+        "metadata": ["meta.ObjectMeta", "metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
+        "status": ["authenticationV1beta1.SelfSubjectReviewStatus", "status is filled in by the server with the user attributes."],
+      },
+    },
+    SelfSubjectReviewStatus: {
+      d: "SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.",
+      f: {
+        "userInfo": ["authentication.UserInfo", "userInfo is a set of attributes belonging to the user making this request."],
+      },
+    },
     TokenReview: {
       d: "TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver.",
       r: ["spec"],
