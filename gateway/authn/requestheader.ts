@@ -15,6 +15,7 @@ import type { UserInfo } from '../../lib/api/meta.js';
 import { AuthnError, type Authenticator, type AuthnResult } from './types.js';
 import { CertChainError, peerChain, verifyClientChain, type CaBundle, type CurrentCaBundle } from './certchain.js';
 import { ownValue, setOwn } from '../../lib/api/own.js';
+import { distinctHeaders } from '../../lib/http/headers.js';
 
 export interface RequestHeaderConfig {
   readonly usernameHeaders: readonly string[];
@@ -68,7 +69,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
   }
 
   authenticate(req: IncomingMessage): AuthnResult | null {
-    const headers = req.headersDistinct;
+    const headers = distinctHeaders(req);
     const first = (names: readonly string[]): string | undefined => {
       for (const n of names) for (const v of headers[n] ?? []) if (v !== '') return v;
       return undefined;

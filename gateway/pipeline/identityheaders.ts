@@ -6,6 +6,7 @@
 // identityHeaderNames) and is the same one every proxy strips again from
 // what it forwards (aggregation/identity.ts stripForwarded).
 import type { IncomingMessage } from 'node:http';
+import { distinctHeaders } from '../../lib/http/headers.js';
 
 export interface IdentityHeaders {
   /** Lowercase header names. */
@@ -32,7 +33,7 @@ export function stripIdentityHeaders(req: IncomingMessage, h: IdentityHeaders): 
   }
   if (!removed) return;
   // headersDistinct is computed once and cached separately from headers.
-  const distinct = req.headersDistinct;
+  const distinct = distinctHeaders(req);
   for (const k of Object.keys(distinct)) {
     if (h.names.includes(k) || hasPrefix(k, h.prefixes)) delete distinct[k];
   }

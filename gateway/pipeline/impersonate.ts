@@ -7,11 +7,12 @@ import { badRequest, forbiddenMessage } from '../../lib/api/status.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
 import { setOwn } from '../../lib/api/own.js';
+import { distinctHeaders } from '../../lib/http/headers.js';
 
 const SA_PREFIX = 'system:serviceaccount:';
 
 function headerValues(req: IncomingMessage, name: string): string[] {
-  const v = req.headersDistinct[name];
+  const v = distinctHeaders(req)[name];
   return v ? v.flatMap((x) => x.split(',').map((s) => s.trim()).filter(Boolean)) : [];
 }
 
@@ -29,11 +30,11 @@ export function hasImpersonation(req: IncomingMessage): boolean {
 /** Returns the user to act as; throws 400/403. Call only when hasImpersonation(req). */
 export async function impersonate(req: IncomingMessage, actor: UserInfo, authz: Authorizer): Promise<UserInfo> {
   const usernames = headerValues(req, 'impersonate-user');
-  const groups = req.headersDistinct['impersonate-group'] ?? [];
-  const uids = req.headersDistinct['impersonate-uid'] ?? [];
+  const groups = distinctHeaders(req)['impersonate-group'] ?? [];
+  const uids = distinctHeaders(req)['impersonate-uid'] ?? [];
   const extra: Record<string, string[]> = {};
   for (const h of Object.keys(req.headers)) {
-    if (h.startsWith('impersonate-extra-')) setOwn(extra, extraKey(h), req.headersDistinct[h] ?? []);
+    if (h.startsWith('impersonate-extra-')) setOwn(extra, extraKey(h), distinctHeaders(req)[h] ?? []);
   }
   if (usernames.length !== 1) {
     throw badRequest(usernames.length === 0 ? 'impersonation requested without impersonating a user: set Impersonate-User' : 'only one Impersonate-User header may be set');
