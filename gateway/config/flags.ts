@@ -70,6 +70,10 @@ export interface ServeOptions {
   /** Concurrent non-mutating / mutating requests that are not long-running; 0 = no limit. */
   readonly maxRequestsInflight: number;
   readonly maxMutatingRequestsInflight: number;
+  /** SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection. */
+  readonly http2MaxStreamsPerConnection: number;
+  /** Share of HTTP/2 requests after which the client is sent GOAWAY (0 to 0.02). */
+  readonly goawayChance: number;
   readonly verbosity: number;
   /** --authorization-config (excludes --authorization-mode and --authorization-webhook-*). */
   readonly authorizationConfig: string | undefined;
@@ -123,7 +127,7 @@ const DEFAULTS: ServeOptions = {
   authenticationTokenWebhookConfigFile: undefined, authenticationTokenWebhookCacheTtlMs: 2 * 60_000, authenticationTokenWebhookVersion: 'v1beta1',
   requestheaderClientCaFile: undefined, requestheaderAllowedNames: [], requestheaderUsernameHeaders: [], requestheaderUidHeaders: [],
   requestheaderGroupHeaders: [], requestheaderExtraHeadersPrefix: [], proxyClientCertFile: undefined, proxyClientKeyFile: undefined, watchHistoryMs: 5 * 60_000, livezGracePeriodMs: 0,
-  shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, requestTimeoutMs: 60_000, minRequestTimeoutS: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, verbosity: 0,
+  shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, requestTimeoutMs: 60_000, minRequestTimeoutS: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, http2MaxStreamsPerConnection: 1000, goawayChance: 0, verbosity: 0,
   authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
   authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [], featureGates: FEATURE_GATE_DEFAULTS,
   upstream: undefined, upstreamCaFile: undefined, resourceAttributesFile: undefined, allowPaths: [], ignorePaths: [],
@@ -337,6 +341,16 @@ export const FLAGS: readonly Flag[] = [
   flag({ name: 'max-mutating-requests-inflight', key: 'maxMutatingRequestsInflight', arg: 'int',
     help: 'Most mutating requests in flight at once; more get 429; 0 = no limit',
     parse: (raw) => int(raw, 0, 2 ** 31 - 1, 'must be a non-negative integer') }),
+  flag({ name: 'http2-max-streams-per-connection', key: 'http2MaxStreamsPerConnection', arg: 'int',
+    help: 'Most concurrent streams a client may open on one HTTP/2 connection',
+    parse: (raw) => int(raw, 1, 2 ** 31 - 1, 'must be a positive integer') }),
+  flag({ name: 'goaway-chance', key: 'goawayChance', arg: 'fraction',
+    help: 'Share of HTTP/2 requests after which the client is told to reconnect (GOAWAY), so long-lived clients spread over replicas; 0 (off) to 0.02',
+    parse: (raw) => {
+      const n = /^(0|0?\.[0-9]+)$/.test(raw) ? Number(raw) : NaN;
+      if (!(n >= 0 && n <= 0.02)) throw new BadValue('must be a number from 0 to 0.02');
+      return n;
+    } }),
   flag({ name: 'authorization-config', key: 'authorizationConfig', arg: 'file',
     help: 'AuthorizationConfiguration file (ordered authorizers, several webhooks, reloaded on change); excludes --authorization-mode and --authorization-webhook-*', parse: optionalPath }),
   flag({ name: 'authorization-policy-file', key: 'authorizationPolicyFile', arg: 'file', help: 'ABAC policy file: one JSON policy per line (with --authorization-mode=ABAC)', parse: optionalPath }),

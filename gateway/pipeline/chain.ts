@@ -16,6 +16,7 @@ import { newContext, isLongRunning, type PendingUpgrade, type RequestContext } f
 import { hasImpersonation, impersonate } from './impersonate.js';
 import { stripIdentityHeaders, type IdentityHeaders } from './identityheaders.js';
 import type { InflightLimiter } from './inflight.js';
+import { goAwayAfter, maybeGoAway } from './goaway.js';
 
 /** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
 export interface RequestAuthenticator {
@@ -36,6 +37,8 @@ export interface ChainConfig {
   admission: readonly AdmissionPlugin[];
   inflight: InflightLimiter;
   requestTimeoutMs: number;
+  /** --goaway-chance: the share of HTTP/2 requests after which the connection is told to go away (0 = none). */
+  goawayChance?: number;
   audit: AuditSink;
   /** The last step: the gateway's table (server/dispatch.ts), the sidecar's upstream, a backend process's API. */
   dispatch(ctx: RequestContext): Promise<void>;
@@ -125,8 +128,16 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         }, ms);
       }
 
-      const authn = await cfg.authenticator.authenticate(req);
+      let authn: AuthnResult;
+      try {
+        authn = await cfg.authenticator.authenticate(req);
+      } catch (err) {
+        goAwayAfter(req, res);
+        throw err;
+      }
       ctx.user = authn.user;
+      if (authn.user.username === 'system:anonymous') goAwayAfter(req, res);
+      else if (cfg.goawayChance) maybeGoAway(cfg.goawayChance, req, res);
       // Credentials never travel further than authentication.
       if (req.headers.authorization !== undefined) delete req.headers.authorization;
       stripIdentityHeaders(req, cfg.identityHeaders);
