@@ -46,7 +46,11 @@ export class PostStartHook implements HealthCheck {
 export class ShutdownCheck implements HealthCheck {
   readonly name = 'shutdown';
   private shuttingDown = false;
+  #draining = false;
   begin(): void { this.shuttingDown = true; }
+  /** The shutdown delay is over: requests that arrive now are turned away (429). */
+  drain(): void { this.#draining = true; }
+  get draining(): boolean { return this.#draining; }
   check(): void { if (this.shuttingDown) throw new Error('process is shutting down'); }
 }
 

@@ -2,7 +2,7 @@
 // order: recovery → request info → timeout → authentication → audit →
 // impersonation → in-flight limit → authorization → admission → dispatch.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, timeout, toStatusError, forbiddenMessage, StatusError } from '../../lib/api/status.js';
+import { badRequest, timeout, tooManyRequests, toStatusError, forbiddenMessage, StatusError } from '../../lib/api/status.js';
 import { DurationError, formatDuration, parseDuration } from '../config/duration.js';
 import { sendError } from '../../lib/http/respond.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
@@ -37,6 +37,8 @@ export interface ChainConfig {
   admission: readonly AdmissionPlugin[];
   inflight: InflightLimiter;
   requestTimeoutMs: number;
+  /** True once shutdown drains: requests arriving then get 429 (health endpoints excepted). */
+  draining?: () => boolean;
   /** --goaway-chance: the share of HTTP/2 requests after which the connection is told to go away (0 = none). */
   goawayChance?: number;
   audit: AuditSink;
@@ -75,6 +77,9 @@ function errorOutput(req: IncomingMessage, status: StatusError, resource: boolea
   if (status.code === 406) return undefined;
   try { return negotiateOutput(req.headers.accept, RESOURCE_AS, resource); } catch { return undefined; }
 }
+
+/** Health checks are answered while draining (kube exempts them from the shutdown 429). */
+const HEALTH_PATH = /^\/(healthz|livez|readyz)(\/|$)/;
 
 /**
  * The deadline of a request that is not long-running: --request-timeout, or
@@ -115,6 +120,13 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     const run = async () => {
       const deadline = new AbortController();
       ctx = newContext(req, res, cfg.clock(), upgrade, deadline.signal);
+
+      if (cfg.draining?.() && !HEALTH_PATH.test(ctx.info.path)) {
+        // As kube-apiserver's WithRetryAfter: this process is going; the client should find another.
+        if (req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
+        else goAwayAfter(req, res);
+        throw tooManyRequests('The apiserver is shutting down, please try again later.', 5);
+      }
 
       if (!isLongRunning(ctx)) {
         const ms = requestDeadlineMs(ctx.query, cfg.requestTimeoutMs);

@@ -27,6 +27,8 @@ export function installShutdown(opts: ShutdownOptions): (signal: string) => Prom
     opts.log(`received ${signal}: /readyz now fails; serving for ${opts.delayMs}ms more, then draining`);
     opts.check.begin();
     if (opts.delayMs > 0) await new Promise((r) => setTimeout(r, opts.delayMs));
+    opts.check.drain();
+    opts.log('draining: new requests are answered 429 with Retry-After, in-flight ones finish');
     const closed = new Promise<void>((resolve) => opts.server.close(() => resolve()));
     opts.closeLongRunning();
     // Keep-alive connections become idle as their last response ends; close them as they do.
