@@ -137,12 +137,16 @@ export class NamespaceController {
     try {
       await guaranteedUpdate(store, nsKey, (cur) => {
         const spec = isPlainObject(cur['spec']) ? cur['spec'] : {};
-        const fins = Array.isArray(spec['finalizers']) ? spec['finalizers'].filter((f) => f !== FINALIZER) : [];
-        const next = { ...cur, metadata: { ...cur.metadata }, spec: { ...spec, finalizers: fins } };
+        const had = Array.isArray(spec['finalizers']) ? spec['finalizers'] : [];
+        const fins = had.filter((f) => f !== FINALIZER);
         if (fins.length === 0 && (cur.metadata.finalizers ?? []).length === 0) {
           throw new Finalized(Number(cur.metadata.resourceVersion));
         }
-        return next;
+        // Ours is gone already and others' finalizers hold the namespace: writing it again
+        // would wake this controller again, for ever (on the memory store without ever
+        // yielding to the event loop: a namespace with a finalizer hung the process).
+        if (fins.length === had.length) return null;
+        return { ...cur, metadata: { ...cur.metadata }, spec: { ...spec, finalizers: fins } };
       });
     } catch (err) {
       if (!(err instanceof Finalized)) throw err;

@@ -180,4 +180,25 @@ describe('namespace lifecycle', () => {
     assert.equal(u.status, 200, u.text);
     await until('namespace gone', async () => (await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined);
   });
+
+  it('keeps a namespace with a finalizer of its own Terminating, still serving, until the finalizer goes', async () => {
+    // The namespace controller once rewrote such a namespace for ever, and on the memory
+    // store never yielded to the event loop: the DELETE itself never answered.
+    const ns = 'life-held';
+    assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, finalizers: ['example.com/hold'] } })).status, 201);
+    const d = await s.admin.request('DELETE', `/api/v1/namespaces/${ns}`);
+    assert.equal(d.status, 200, d.text);
+    await until('the namespace finalizer removed', async () => {
+      const g = await s.admin.request('GET', `/api/v1/namespaces/${ns}`);
+      return g.json.spec?.finalizers?.length === 0 ? g.json : undefined;
+    });
+    const before = (await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).json.metadata.resourceVersion;
+    await new Promise((r) => setTimeout(r, 300));
+    const still = await s.admin.request('GET', `/api/v1/namespaces/${ns}`);
+    assert.equal(still.json.status.phase, 'Terminating');
+    assert.equal(still.json.metadata.resourceVersion, before, 'nobody rewrites it meanwhile');
+    const u = await s.admin.request('PUT', `/api/v1/namespaces/${ns}`, { ...still.json, metadata: { ...still.json.metadata, finalizers: [] } });
+    assert.equal(u.status, 200, u.text);
+    await until('namespace gone', async () => (await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined);
+  });
 });
