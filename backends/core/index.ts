@@ -24,6 +24,7 @@ import { autoregister, type LocalGroupVersion } from './controllers/autoregister
 import { prepareUpdate } from './objects.js';
 import { guaranteedUpdate } from './store/types.js';
 import type { KObject } from '../../lib/api/meta.js';
+import { DefaultServiceAccountController, RootCaPublisher } from './controllers/namespacedefaults.js';
 
 export type { TokenIssuing } from './handlers/tokenrequest.js';
 export type { ClusterInfoSource } from './controllers/bootstrapsigner.js';
@@ -62,6 +63,10 @@ export interface CoreBackendOptions {
   controllers?: {
     /** `serviceaccount-token`: fills legacy token secrets (needs `tokens`); the CA bundle goes into `ca.crt`. */
     serviceAccountToken?: { caPem: string };
+    /** `serviceaccount`: the ServiceAccount `default` in every namespace. */
+    defaultServiceAccount?: boolean;
+    /** `root-ca-cert-publisher`: the ConfigMap `kube-root-ca.crt` (the cluster CA) in every namespace. */
+    rootCaPublisher?: { caPem: string };
     /** `tokencleaner`: deletes expired bootstrap token secrets. */
     tokenCleaner?: boolean;
     /** `bootstrapsigner`: keeps kube-public/cluster-info and its JWS signatures. */
@@ -111,6 +116,8 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   const controllers: WatchingController[] = [];
   const c = opts.controllers ?? {};
   if (c.serviceAccountToken && opts.tokens) controllers.push(new ServiceAccountTokenController(env, opts.tokens.signer, c.serviceAccountToken.caPem));
+  if (c.defaultServiceAccount) controllers.push(new DefaultServiceAccountController(env));
+  if (c.rootCaPublisher) controllers.push(new RootCaPublisher(env, c.rootCaPublisher.caPem));
   if (c.tokenCleaner) controllers.push(new TokenCleaner(env));
   if (c.bootstrapSigner) controllers.push(new BootstrapSigner(env, c.bootstrapSigner));
   // kube-controller-manager's `garbagecollector`: ownerReferences across every stored type.

@@ -176,7 +176,7 @@ function csv(raw: string): string[] {
 }
 
 /** Controllers of the core backend that --controllers names; `*` = the ones on by default. */
-export const CONTROLLERS = ['serviceaccount-token', 'tokencleaner', 'bootstrapsigner'] as const;
+export const CONTROLLERS = ['serviceaccount-token', 'serviceaccount', 'root-ca-cert-publisher', 'tokencleaner', 'bootstrapsigner'] as const;
 /** Off under `*` unless --enable-bootstrap-token-auth (kube-controller-manager keeps them off by default too). */
 export const CONTROLLERS_OFF_BY_DEFAULT: ReadonlySet<string> = new Set(['tokencleaner', 'bootstrapsigner']);
 

@@ -40,6 +40,8 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
     tokens: i.tokens,
     controllers: {
       ...(controllerEnabled(opts, 'serviceaccount-token') ? { serviceAccountToken: { caPem: i.clusterCaPem } } : {}),
+      defaultServiceAccount: controllerEnabled(opts, 'serviceaccount'),
+      ...(controllerEnabled(opts, 'root-ca-cert-publisher') ? { rootCaPublisher: { caPem: i.clusterCaPem } } : {}),
       tokenCleaner: controllerEnabled(opts, 'tokencleaner'),
       ...(controllerEnabled(opts, 'bootstrapsigner') ? { bootstrapSigner: { server: serverUrl(host, opts.securePort), caPem: i.clusterCaPem } } : {}),
     },

@@ -137,7 +137,7 @@ describe('parseServeFlags', () => {
     [['--service-account-issuer=https://issuer'], '--service-account-issuer requires --service-account-signing-key-file'],
     [['--service-account-issuer=https://[x', '--service-account-signing-key-file=k'], 'invalid value "https://[x" for --service-account-issuer: must be a URL when it contains ":"; --service-account-signing-key-file requires --service-account-issuer'],
     [['--service-account-max-token-expiration=10m'], 'invalid value "10m" for --service-account-max-token-expiration: must be between 1h and 2^32 seconds'],
-    [['--controllers=*,nodes'], 'invalid value "nodes" for --controllers: unknown controller (*, serviceaccount-token, tokencleaner, bootstrapsigner, or -name to disable)'],
+    [['--controllers=*,nodes'], 'invalid value "nodes" for --controllers: unknown controller (*, serviceaccount-token, serviceaccount, root-ca-cert-publisher, tokencleaner, bootstrapsigner, or -name to disable)'],
     [['--feature-gates', 'A=true'], 'invalid value "A=true" for --feature-gates: unrecognized feature gate "A" (known: AuthorizeWithSelectors, AuthorizeNodeWithSelectors, StructuredAuthorizationConfiguration, StructuredAuthenticationConfiguration, AllowUnsafeMalformedObjectDeletion)'],
     [['--feature-gates', 'AuthorizeWithSelectors=maybe'], 'invalid value "AuthorizeWithSelectors=maybe" for --feature-gates: invalid value of AuthorizeWithSelectors: maybe, err: must be true or false'],
     [['--enable-admission-plugins=NodeRestriction,Magic'], 'invalid value "Magic" for --enable-admission-plugins: unknown or unsupported admission plugin (supported: NodeRestriction)'],

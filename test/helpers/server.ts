@@ -37,7 +37,10 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const dataDir = opts.dataDir ?? await mkdtemp(join(tmpdir(), 'gatehouse-test-'));
   const port = await freePort();
   const storage = testStorage(); // GATEHOUSE_TEST_STORAGE=redis runs the server on Redis
-  const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dataDir, ...storage.flags, ...(opts.flags ?? [])]);
+  // Tests that count the objects of a namespace need it empty: the controllers that fill every
+  // namespace (ServiceAccount default, ConfigMap kube-root-ca.crt) run only where a test names them.
+  const controllers = opts.flags?.some((f) => f.startsWith('--controllers')) ? [] : ['--controllers=*,-serviceaccount,-root-ca-cert-publisher'];
+  const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dataDir, ...storage.flags, ...controllers, ...(opts.flags ?? [])]);
   if ('error' in parsed) throw new Error(parsed.error);
   const logs: string[] = [];
   const running = await startServer(parsed.options, { log: (m) => logs.push(m), tooLargeWaitMs: 300, ...opts.hooks });

@@ -1,0 +1,102 @@
+// What kube-controller-manager puts into every namespace, so that the
+// everyday commands work on a new namespace as on a cluster:
+// - `serviceaccount`: the ServiceAccount `default` (pods and
+//   `kubectl create token default` use it); recreated when deleted.
+// - `root-ca-cert-publisher`: the ConfigMap `kube-root-ca.crt` holding the
+//   cluster CA (`ca.crt`), which in-cluster clients mount to verify the API;
+//   recreated when deleted, and put back when its CA was changed.
+// Namespaces being deleted (Terminating) get nothing new.
+import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
+import type { ResourceType } from '../../../lib/registry/types.js';
+import type { CoreEnv } from '../env.js';
+import { listPrefix, objectKey } from '../keys.js';
+import { prepareCreate } from '../objects.js';
+import { guaranteedUpdate, StoreError, type StoreEvent } from '../store/types.js';
+import { coreType, WatchingController } from './loop.js';
+
+export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
+const ROOT_CA_DESCRIPTION = 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
+
+/** One object kept in every active namespace; subclasses say which and how it must look. */
+abstract class PerNamespaceController extends WatchingController {
+  protected readonly namespaces: ResourceType;
+  protected readonly kept: ResourceType;
+
+  constructor(env: CoreEnv, name: string, keptResource: string, protected readonly keptName: string, retryMs?: number) {
+    const namespaces = coreType(env, 'namespaces');
+    const kept = coreType(env, keptResource);
+    super(env, name, [listPrefix(namespaces, ''), listPrefix(kept, '')], retryMs);
+    this.namespaces = namespaces;
+    this.kept = kept;
+  }
+
+  /** The object to create in `namespace`. */
+  protected abstract desired(namespace: string): KObject;
+  /** The stored object with what this controller owns put back, or null when it is right. */
+  protected repair(_current: KObject): KObject | null { return null; }
+
+  protected override onEvent(ev: StoreEvent): void {
+    const o = ev.object;
+    const isNamespace = ev.key.startsWith(listPrefix(this.namespaces, ''));
+    if (isNamespace && ev.type === 'DELETED') return;
+    if (!isNamespace && o.metadata.name !== this.keptName) return;
+    const ns = isNamespace ? o.metadata.name ?? '' : o.metadata.namespace ?? '';
+    this.enqueue(`namespace ${ns}`, () => this.sync(ns));
+  }
+
+  protected async pass(): Promise<undefined> {
+    const { items } = await this.env.store.list(listPrefix(this.namespaces, ''));
+    for (const ns of items) await this.sync(ns.metadata.name ?? '');
+    return undefined;
+  }
+
+  private async sync(namespace: string): Promise<void> {
+    const ns = await this.env.store.get(objectKey(this.namespaces, '', namespace));
+    if (!ns || ns.metadata.deletionTimestamp || (ns['status'] as { phase?: string } | undefined)?.phase === 'Terminating') return;
+    const key = objectKey(this.kept, namespace, this.keptName);
+    const current = await this.env.store.get(key);
+    if (!current) {
+      try {
+        await this.env.store.create(key, prepareCreate(this.kept, this.desired(namespace), this.env.clock()));
+      } catch (err) {
+        if (!(err instanceof StoreError && err.code === 'exists')) throw err;
+      }
+      return;
+    }
+    if (current.metadata.deletionTimestamp || !this.repair(current)) return;
+    await guaranteedUpdate(this.env.store, key, (cur) => (cur.metadata.deletionTimestamp ? null : this.repair(cur)));
+  }
+}
+
+/** kube-controller-manager's `serviceaccount` controller. */
+export class DefaultServiceAccountController extends PerNamespaceController {
+  constructor(env: CoreEnv, retryMs?: number) {
+    super(env, 'serviceaccount', 'serviceaccounts', 'default', retryMs);
+  }
+
+  protected desired(namespace: string): KObject {
+    return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } };
+  }
+}
+
+/** kube-controller-manager's `root-ca-cert-publisher`. */
+export class RootCaPublisher extends PerNamespaceController {
+  constructor(env: CoreEnv, private readonly caPem: string, retryMs?: number) {
+    super(env, 'root-ca-cert-publisher', 'configmaps', ROOT_CA_CONFIGMAP, retryMs);
+  }
+
+  protected desired(namespace: string): KObject {
+    return {
+      apiVersion: 'v1', kind: 'ConfigMap',
+      metadata: { name: ROOT_CA_CONFIGMAP, namespace, annotations: { 'kubernetes.io/description': ROOT_CA_DESCRIPTION } },
+      data: { 'ca.crt': this.caPem },
+    };
+  }
+
+  protected override repair(current: KObject): KObject | null {
+    const data = isPlainObject(current['data']) ? current['data'] : {};
+    if (data['ca.crt'] === this.caPem && Object.keys(data).length === 1 && current['binaryData'] === undefined) return null;
+    const { binaryData: _dropped, ...rest } = current;
+    return { ...rest, data: { 'ca.crt': this.caPem } } as KObject;
+  }
+}
