@@ -7,6 +7,7 @@ import { internalError, StatusError } from '../api/status.js';
 import { encodeEnvelope, PROTOBUF_MEDIA_TYPE, ProtobufError } from '../protobuf/codec.js';
 import type { Output } from './negotiate.js';
 import { endThisTurn } from './turnend.js';
+import { closeAfterAnswer } from './linger.js';
 import { toJson } from '../api/json.js';
 import { queryBool } from '../api/querybool.js';
 
@@ -96,7 +97,8 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Status
     return;
   }
   const headers = { ...err.headers };
-  if (err.code === 413) headers['Connection'] = 'close';
+  // The body is left unread: the connection closes, lingering so the 413 is not lost to a reset.
+  if (err.code === 413) closeAfterAnswer(req, res);
   // Status has a protobuf form in every group version, as kube registers it;
   // one the schema cannot hold still goes out, as JSON.
   if (output?.format === 'protobuf') {
