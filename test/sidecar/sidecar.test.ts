@@ -69,6 +69,7 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
   let hooked: Awaited<ReturnType<typeof startSidecarProc>>;
   let inCluster: Awaited<ReturnType<typeof startSidecarProc>>;
   let fields: Awaited<ReturnType<typeof startSidecarProc>>;
+  let deadAuthz: Awaited<ReturnType<typeof startSidecarProc>>;
   const tokens: Record<string, string> = {};
 
   before(async () => {
@@ -112,6 +113,11 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
       `--authorization-webhook-config-file=${authz}`, '--authorization-webhook-version=v1', '--ignore-paths=/healthz',
       '--auth-header-fields-enabled=true', '--auth-header-user-field-name=X-Auth-User', '--auth-header-groups-field-name=x-auth-groups',
       '--auth-header-groups-field-separator=, ']);
+    // The cluster's SubjectAccessReview unreachable (nothing listens on that port).
+    const dead = webhookKubeconfig(join(dir, 'dead.kubeconfig'), `https://127.0.0.1:${await freePort()}/apis/authorization.k8s.io/v1/subjectaccessreviews`, caFile, tokens['sidecar']!);
+    deadAuthz = await startSidecarProc([`--upstream=http://127.0.0.1:${echo.port}`,
+      `--authentication-token-webhook-config-file=${authn}`, '--authentication-token-webhook-version=v1',
+      `--authorization-webhook-config-file=${dead}`, '--authorization-webhook-version=v1']);
 
     // InClusterConfig: the pod's token and CA, from an overridden directory.
     const saDir = join(dir, 'serviceaccount');
@@ -211,6 +217,17 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     assert.equal(o.status, 200, o.text);
     assert.equal(o.json.headers['x-remote-groups'], undefined);
     off.close();
+    c.close();
+  });
+
+  it('a SubjectAccessReview that cannot be made answers 500 and never reaches the service', async () => {
+    const before = echo.seen.length;
+    const c = deadAuthz.client();
+    const r = await c.request('GET', '/allowed/a', undefined, bearer(tokens['reader']!));
+    assert.equal(r.status, 500, r.text);
+    assert.equal(r.json.kind, 'Status');
+    assert.equal(r.json.reason, 'InternalError');
+    assert.equal(echo.seen.length, before);
     c.close();
   });
 
