@@ -106,6 +106,29 @@ describe('bad values of known query parameters', () => {
     });
   }
 
+  it('includeObject of a Table: refused with a 400 naming it', async () => {
+    const r = await s.admin.request('GET', `${CM}?includeObject=Maybe`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.json.message, /includeObject: Unsupported value: "Maybe"/);
+    const ok = await s.admin.request('GET', `${CM}?includeObject=Object`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.kind, 'Table');
+  });
+
+  it('fieldManager of a create or an update: over 128 characters or unprintable is a 422 naming it, and nothing is stored', async () => {
+    const long = await s.admin.request('POST', `${CM}?fieldManager=${'m'.repeat(129)}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits-fm' } });
+    assert.equal(long.status, 422, long.text);
+    assert.equal(long.json.details.kind, 'CreateOptions');
+    assert.equal(long.json.details.causes[0].field, 'fieldManager');
+    assert.equal((await s.admin.request('GET', `${CM}/limits-fm`)).status, 404);
+    const made = await s.admin.request('POST', `${CM}?fieldManager=ok`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits-fm' } });
+    assert.equal(made.status, 201, made.text);
+    const bad = await s.admin.request('PUT', `${CM}/limits-fm?fieldManager=a%07b`, { ...made.json, data: { a: '1' } });
+    assert.equal(bad.status, 422, bad.text);
+    assert.equal(bad.json.details.kind, 'UpdateOptions');
+    assert.equal((await s.admin.request('GET', `${CM}/limits-fm`)).json.data, undefined);
+  });
+
   it('good values still work right after', async () => {
     assert.equal((await s.admin.request('GET', `${CM}?timeoutSeconds=5&limit=1`)).status, 200);
   });
