@@ -51,6 +51,16 @@ describe('the aggregation proxy and a hostile backend', { timeout: 120_000 }, ()
     assert.equal(ok.status, 200, ok.text);
   });
 
+  it('a client\'s identity headers in any case and underscore spelling never reach the backend', async () => {
+    const r = await gh.admin.request('GET', `${BASE}/spelled`, undefined, {
+      'X_Remote_User': 'mallory', 'x_remote_group': 'system:masters', 'X-REMOTE-EXTRA-SCOPES': 'all', 'x_remote-extra_scopes': 'all', 'X-Remote_Uid': '0',
+    });
+    assert.equal(r.status, 200, r.text);
+    const h = r.json.headers;
+    for (const k of ['x_remote_user', 'x_remote_group', 'x-remote-extra-scopes', 'x_remote-extra_scopes', 'x-remote_uid']) assert.equal(h[k], undefined, k);
+    assert.equal(h['x-remote-user'], 'admin');
+  });
+
   /** Sends one upgrade request with the admin certificate; resolves once the gateway closes the connection (bounded). */
   function upgrade(path: string, until?: RegExp): Promise<{ text: string; closed: boolean }> {
     const pki = join(gh.dataDir, 'pki');

@@ -201,9 +201,14 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
 
   it('custom --auth-header-* names and separator are used, and a client\'s copies of them are removed', async () => {
     const c = fields.client();
-    const r = await c.request('GET', '/allowed/custom', undefined, { ...bearer(tokens['reader']!), 'x-auth-user': 'admin', 'X-Auth-Groups': 'system:masters' });
+    const r = await c.request('GET', '/allowed/custom', undefined, {
+      ...bearer(tokens['reader']!), 'x-auth-user': 'admin', 'X-Auth-Groups': 'system:masters',
+      // Underscore spellings, which CGI-style upstreams read as the same header.
+      'X_Auth_User': 'admin', 'x_auth-groups': 'system:masters', 'X_Remote_User': 'admin', 'x_remote_extra_scopes': 'all',
+    });
     assert.equal(r.status, 200, r.text);
     const h = r.json.headers;
+    for (const k of ['x_auth_user', 'x_auth-groups', 'x_remote_user', 'x_remote_extra_scopes']) assert.equal(h[k], undefined, k);
     assert.equal(h['x-auth-user'], `system:serviceaccount:${NSA}:reader`);
     assert.deepEqual(h['x-auth-groups'].split(', ').sort(), ['system:authenticated', 'system:serviceaccounts', `system:serviceaccounts:${NSA}`]);
     assert.equal(h['x-remote-groups'], undefined);
