@@ -7,6 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -234,6 +235,20 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     assert.equal(r.json.reason, 'InternalError');
     assert.equal(echo.seen.length, before);
     c.close();
+  });
+
+  it('an ignored path cannot be walked out of: dot segments and encoded slashes are refused before the allow-list is read', async () => {
+    const before = echo.seen.length;
+    const ca = readFileSync(join(hooked.dataDir, 'pki', 'ca.crt'), 'utf8');
+    for (const path of ['/healthz/../secret', '/healthz/%2e%2e/secret', '/metrics/x%2F..%2F..%2Fsecret', '/healthz;/../secret', '/metrics/a\\..\\..\\secret']) {
+      const status = await new Promise<number>((resolve, reject) => {
+        // Sent byte for byte: new URL() would resolve the dot segments first.
+        httpsRequest({ host: '127.0.0.1', port: hooked.port, path, ca, servername: 'localhost', agent: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); })
+          .on('error', reject).end();
+      });
+      assert.equal(status, 400, path);
+    }
+    assert.equal(echo.seen.length, before);
   });
 
   it('denies what the cluster denies: another path, another verb, another user', async () => {
