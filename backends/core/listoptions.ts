@@ -98,6 +98,8 @@ export function parseListRequest(t: ResourceType, query: URLSearchParams, prefix
   const rvRaw = query.get('resourceVersion') ?? '';
   const rvm = rvmOf(query, causes);
   const limit = Math.max(0, parseIntParam(query, 'limit') ?? 0);
+  // Part of ListOptions for a list too (kube decodes it for every list): a bad value is refused, not ignored.
+  parseIntParam(query, 'timeoutSeconds');
   const token = query.get('continue') ?? '';
   const filter = buildFilter(t, query);
   const hasSelectors = !!(query.get('labelSelector') || query.get('fieldSelector'));

@@ -92,7 +92,8 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number): KObje
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   meta.uid = randomUUID();
   meta.creationTimestamp = rfc3339(now);
-  meta.generation = 1;
+  if (t.generation) meta.generation = 1;
+  else delete meta.generation;
   delete meta.resourceVersion;
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
@@ -156,7 +157,8 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
     m.creationTimestamp = oldMeta.creationTimestamp;
     m.name = oldMeta.name;
     if (t.namespaced) m.namespace = oldMeta.namespace;
-    m.generation = oldMeta.generation ?? 1;
+    if (t.generation) m.generation = oldMeta.generation ?? 1;
+    else delete m.generation;
     delete m['selfLink'];
     if (oldMeta.deletionTimestamp) {
       m.deletionTimestamp = oldMeta.deletionTimestamp;
@@ -181,7 +183,7 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
     // Defaulting runs on every write, as decoding does in kube-apiserver (a Secret's stringData folds into data).
     t.defaults?.(next);
     specSame = sameSpec(next, old);
-    if (!specSame) m.generation = (oldMeta.generation ?? 1) + 1;
+    if (t.generation && (!specSame || (t.generation === 'spec-and-labels' && !jsonEqual(m.labels ?? {}, oldMeta.labels ?? {})))) m.generation = (oldMeta.generation ?? 1) + 1;
   }
   delete next.metadata.resourceVersion;
   const requested = next.metadata.managedFields;

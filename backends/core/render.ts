@@ -2,6 +2,7 @@
 // object's memoized JSON), Tables and PartialObjectMetadata.
 import type { KObject, ListMeta } from '../../lib/api/meta.js';
 import { toJson, toJsonBytes } from '../../lib/api/json.js';
+import { badRequest } from '../../lib/api/status.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import { hasSchema } from '../../lib/protobuf/codec.js';
 import { apiVersionOf, type Column, type ResourceType } from '../../lib/registry/types.js';
@@ -18,9 +19,12 @@ export function outputFor(t: ResourceType, accept: string | undefined): Output {
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
+/** TableOptions.includeObject; another value is kube's 400 (ValidateTableOptions), never silently Metadata. */
 export function includeObjectOf(query: URLSearchParams): IncludeObject {
   const v = query.get('includeObject');
-  return v === 'None' || v === 'Object' ? v : 'Metadata';
+  if (v === null || v === '' || v === 'Metadata') return 'Metadata';
+  if (v === 'None' || v === 'Object') return v;
+  throw badRequest(`Unable to convert to Table as requested: includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "Metadata", "None", "Object"`);
 }
 
 export function partialMetadata(obj: KObject, asVersion: string): Record<string, unknown> {

@@ -13,7 +13,8 @@ export const widgets: ResourceType = {
   plural: 'widgets', singular: 'widget', namespaced: true,
   shortNames: ['wdg'], categories: ['all'], verbs: ALL_VERBS,
   subresources: [{ name: 'status', kind: 'Widget', verbs: ['get', 'patch', 'update'] }],
-  nameRule: 'subdomain', createOnUpdate: false,
+  // As every custom resource.
+  nameRule: 'subdomain', createOnUpdate: false, generation: 'spec',
   columns: [
     nameColumn(),
     column('Color', 'The colour of the widget.', (o) => str(o, 'spec', 'color')),

@@ -5,14 +5,20 @@
 // Status (503); once the answer started, a failure cuts the connection. The
 // client going away aborts the backend request (a watch ends upstream too).
 //
+// A backend's redirect is never followed nor relayed when the caller says
+// so (`rejectRedirects`, every path but the sidecar's own upstream): the
+// client would send its next request, credentials and all, wherever the
+// backend chose (CVE-2022-3172); kube-aggregator answers 502 instead.
+//
 // Upgrades (exec, attach, port-forward, websockets) are forwarded only by
 // callers that authorized them first, on a fresh connection; if the backend
-// answers anything but 101, that answer is relayed and the connection is
-// closed, so no half-upgraded socket stays open to carry further requests
-// (CVE-2018-1002105).
+// answers anything but 101, that answer is relayed (a redirect is a 502) and
+// both connections are closed, so no half-upgraded socket stays open to carry
+// further requests (CVE-2018-1002105, CVE-2020-8559).
 import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { request as httpsRequest, type Agent as HttpsAgent, type RequestOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
+import { badGateway, type StatusError } from '../../lib/api/status.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
@@ -36,6 +42,18 @@ export interface ForwardOptions {
   readonly flushHeaders?: boolean;
   /** Aborted: the backend request is cut and the promise resolves; the caller has answered. */
   readonly signal?: AbortSignal;
+  /** Answer a backend's 3xx (but 304) with a 502 instead of relaying it; the rejection is that StatusError. */
+  readonly rejectRedirects?: boolean;
+}
+
+/** 304 answers a conditional request; every other 3xx sends the client elsewhere. */
+function isRedirect(code: number | undefined): boolean {
+  return code !== undefined && code >= 300 && code < 400 && code !== 304;
+}
+
+/** kube-aggregator's words (handler_proxy with RejectForwardingRedirects). */
+export function redirectRefused(): StatusError {
+  return badGateway('the backend attempted to redirect this request, which is not permitted');
 }
 
 function responseHeaders(raw: readonly string[]): string[] {
@@ -83,6 +101,12 @@ export function forward(req: IncomingMessage, res: ServerResponse, t: ForwardTar
     out.on('response', (back) => {
       // Answered already (the deadline passed): this answer has nowhere to go.
       if (settled || res.headersSent) { back.resume(); out.destroy(); return; }
+      if (o.rejectRedirects && isRedirect(back.statusCode)) {
+        // Its body is not read: the connection goes, not back to the pool.
+        back.destroy();
+        settle(redirectRefused());
+        return;
+      }
       // HTTP/2 has no reason phrase (Node warns when given one).
       if (req.httpVersionMajor === 1) res.writeHead(back.statusCode ?? 502, back.statusMessage ?? '', responseHeaders(back.rawHeaders));
       else res.writeHead(back.statusCode ?? 502, responseHeaders(back.rawHeaders));
@@ -133,12 +157,25 @@ export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffe
       resolve();
     });
     out.on('response', (res) => {
-      // The backend refused the upgrade: relay its answer, then close the connection.
+      if (isRedirect(res.statusCode)) {
+        res.destroy();
+        reject(redirectRefused());
+        return;
+      }
+      // The backend refused the upgrade: relay its answer, then close both connections.
       written = true;
       socket.write(statusLine(res.statusCode ?? 502, res.statusMessage ?? '', [...pairsWithout(res.rawHeaders, /^(connection|transfer-encoding|keep-alive|content-length)$/i), 'Connection', 'close']));
+      // What the client sends meanwhile is read and dropped: unread bytes would turn the close into a reset that can lose the answer.
+      socket.on('data', () => undefined);
+      const close = (): void => {
+        res.destroy();
+        // Flushed, then closed: a client that never closes its side cannot keep the socket.
+        socket.end(() => socket.destroy());
+        resolve();
+      };
       res.on('data', (c: Buffer) => socket.write(c));
-      res.on('end', () => { socket.end(); resolve(); });
-      res.on('error', () => { socket.destroy(); resolve(); });
+      res.on('end', close);
+      res.on('error', () => { res.destroy(); socket.destroy(); resolve(); });
     });
     out.end();
   });

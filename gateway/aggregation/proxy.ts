@@ -104,7 +104,9 @@ export class ApiServiceProxy {
       ...(r.body ? { body: r.body } : {}),
       ...(r.longRunning ? { flushHeaders: true } : { timeoutMs: this.env.timeoutMs }),
       ...(r.deadline ? { signal: r.deadline } : {}),
+      rejectRedirects: true,
     }).catch((err: Error) => {
+      if (err instanceof StatusError) throw err;
       this.env.onBackendFailure(s.info.name);
       this.env.log(`aggregation: proxy to APIService ${s.info.name} at ${target.host}:${target.port} failed: ${err.message}`);
       throw unavailable(s.info, `error trying to reach service: ${err.message}`);
@@ -129,6 +131,7 @@ export class ApiServiceProxy {
         ...(this.env.clientCert ? { cert: this.env.clientCert.certPem, key: this.env.clientCert.keyPem } : {}),
       },
     }, { headers: identityHeaders(r.user), timeoutMs: this.env.timeoutMs }).catch((err: Error) => {
+      if (err instanceof StatusError) throw err;
       this.env.onBackendFailure(s.info.name);
       throw unavailable(s.info, `error trying to reach service: ${err.message}`);
     });

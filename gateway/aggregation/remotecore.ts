@@ -22,7 +22,7 @@ import { Agent, request } from 'node:https';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { ApiBackend, BackendRequest } from '../../lib/api/backend.js';
 import type { KObject } from '../../lib/api/meta.js';
-import { serviceUnavailable } from '../../lib/api/status.js';
+import { serviceUnavailable, StatusError } from '../../lib/api/status.js';
 import type { Registry } from '../../lib/registry/index.js';
 import { HttpError, HttpObjectSource } from '../../lib/client/objectsource.js';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
@@ -71,7 +71,9 @@ function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backen
       headers: identityHeaders(r.user),
       ...(r.body ? { body: r.body } : {}),
       ...(longRunning ? { flushHeaders: true } : { timeoutMs }),
+      rejectRedirects: true,
     }).catch((err: Error) => {
+      if (err instanceof StatusError) throw err;
       o.log(`core backend: proxy to ${o.url} failed: ${err.message}`);
       throw serviceUnavailable(`the server is currently unable to handle the request: core backend ${o.url}: error trying to reach the core backend: ${err.message}`);
     });

@@ -1,5 +1,8 @@
 // Consults authorizers in order; the first allow or deny decides; when all
-// have no opinion the request is denied.
+// have no opinion the request is denied. As kube's union authorizer, the
+// errors of the authorizers that had no opinion are kept with that answer
+// (the deciding one's own error goes with its decision), so the pipeline
+// can answer 500 for a request that only failed authorizers could decide.
 import type { Attributes, Authorizer, Decision } from './types.js';
 
 // kube-apiserver adds nothing to the Forbidden message when no authorizer gave a reason.
@@ -11,18 +14,23 @@ export class AuthorizerChain implements Authorizer {
 
   async authorize(attrs: Attributes): Promise<Decision> {
     const d = await this.evaluate(attrs);
-    return d.kind !== 'no-opinion' ? d : d.reason ? { kind: 'deny', reason: d.reason } : NOBODY_ALLOWED;
+    if (d.kind !== 'no-opinion') return d;
+    if (d.error) return { kind: 'deny', reason: d.reason, error: d.error };
+    return d.reason ? { kind: 'deny', reason: d.reason } : NOBODY_ALLOWED;
   }
 
   /** The chain's own answer, keeping "no opinion" (access reviews report `denied` only for a real deny). */
   async evaluate(attrs: Attributes): Promise<Decision> {
     const reasons: string[] = [];
+    const errors: string[] = [];
     for (const a of this.authorizers) {
       const d = await a.authorize(attrs);
       if (d.kind !== 'no-opinion') return d;
       if (d.reason) reasons.push(d.reason);
+      if (d.error) errors.push(d.error);
     }
-    return { kind: 'no-opinion', reason: reasons.join('; ') };
+    const reason = reasons.join('; ');
+    return errors.length > 0 ? { kind: 'no-opinion', reason, error: errors.join('; ') } : { kind: 'no-opinion', reason };
   }
 }
 

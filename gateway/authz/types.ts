@@ -28,6 +28,13 @@ export type DecisionKind = 'allow' | 'deny' | 'no-opinion';
 export interface Decision {
   readonly kind: DecisionKind;
   readonly reason: string;
+  /**
+   * Set when the authorizer could not decide (a webhook unreachable or
+   * answering nonsense, a match condition that failed), whatever `kind` its
+   * failure policy gave. As kube's union and authorization filter: unless an
+   * authorizer allows, the request is answered 500, not 403.
+   */
+  readonly error?: string;
 }
 
 export interface Authorizer {

@@ -118,8 +118,9 @@ export class WebhookAuthorizer implements Authorizer {
 
   private failure(why: string): Decision {
     this.opts.log(`authorization webhook "${this.name}" failed (failure policy ${this.opts.failurePolicy}): ${why}`);
+    // The cause stays in the log: it may name internal hosts.
     const reason = `authorization webhook "${this.name}" failed`;
-    return this.opts.failurePolicy === 'Deny' ? { kind: 'deny', reason } : { kind: 'no-opinion', reason };
+    return { kind: this.opts.failurePolicy === 'Deny' ? 'deny' : 'no-opinion', reason, error: reason };
   }
 }
 

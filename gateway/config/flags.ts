@@ -91,6 +91,11 @@ export interface ServeOptions {
   readonly resourceAttributesFile: string | undefined;
   readonly allowPaths: readonly string[];
   readonly ignorePaths: readonly string[];
+  /** kube-rbac-proxy's identity headers to the upstream: the user, and the groups joined by a separator. */
+  readonly authHeaderFieldsEnabled: boolean;
+  readonly authHeaderUserFieldName: string;
+  readonly authHeaderGroupsFieldName: string;
+  readonly authHeaderGroupsFieldSeparator: string;
   /** Built-in groups served by a remote core backend (gateway/aggregation/remotecore.ts) instead of in-process. */
   readonly coreBackendUrl: string | undefined;
   readonly coreBackendCaFile: string | undefined;
@@ -131,6 +136,7 @@ const DEFAULTS: ServeOptions = {
   authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
   authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [], featureGates: FEATURE_GATE_DEFAULTS,
   upstream: undefined, upstreamCaFile: undefined, resourceAttributesFile: undefined, allowPaths: [], ignorePaths: [],
+  authHeaderFieldsEnabled: false, authHeaderUserFieldName: 'x-remote-user', authHeaderGroupsFieldName: 'x-remote-groups', authHeaderGroupsFieldSeparator: '|',
   coreBackendUrl: undefined, coreBackendCaFile: undefined,
 };
 
@@ -169,6 +175,18 @@ function bool(raw: string): boolean {
   if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
   if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
   throw new BadValue('must be true or false');
+}
+
+/** An HTTP header name (RFC 9110 token), lowercased as Node keys headers. */
+function headerName(raw: string): string {
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(nonEmpty(raw))) throw new BadValue('must be an HTTP header name');
+  return raw.toLowerCase();
+}
+
+/** Joins values inside one header: printable, and never a line break. */
+function headerSeparator(raw: string): string {
+  if (!/^[\x20-\x7e]+$/.test(nonEmpty(raw))) throw new BadValue('must be printable ASCII');
+  return raw;
 }
 
 function csv(raw: string): string[] {
@@ -390,6 +408,14 @@ export const FLAGS: readonly Flag[] = [
     help: 'Sidecar mode: only paths matching one of these patterns (* = one path segment) are proxied; others get 404', parse: csv }),
   flag({ name: 'ignore-paths', key: 'ignorePaths', arg: 'pattern,…', list: true,
     help: 'Sidecar mode: paths matching these patterns are proxied without authentication or authorization', parse: csv }),
+  flag({ name: 'auth-header-fields-enabled', key: 'authHeaderFieldsEnabled', arg: 'bool', boolean: true,
+    help: 'Sidecar mode: send the user and groups to the upstream in --auth-header-user-field-name and --auth-header-groups-field-name (kube-rbac-proxy)', parse: bool }),
+  flag({ name: 'auth-header-user-field-name', key: 'authHeaderUserFieldName', arg: 'header',
+    help: 'Sidecar mode: the header telling the upstream the user name; a client\'s own is always removed', parse: headerName }),
+  flag({ name: 'auth-header-groups-field-name', key: 'authHeaderGroupsFieldName', arg: 'header',
+    help: 'Sidecar mode: the header telling the upstream the user\'s groups; a client\'s own is always removed', parse: headerName }),
+  flag({ name: 'auth-header-groups-field-separator', key: 'authHeaderGroupsFieldSeparator', arg: 'string',
+    help: 'Sidecar mode: what joins the group names in the groups header', parse: headerSeparator }),
   flag({ name: 'core-backend-url', key: 'coreBackendUrl', arg: 'url',
     help: 'Serve the built-in groups from a remote `gatehouse core-backend` (https URL) instead of in-process', parse: (raw) => {
       if (!URL.canParse(raw) || new URL(raw).protocol !== 'https:') throw new BadValue('must be an https:// URL');
@@ -527,6 +553,9 @@ function sidecarFlagChecks(o: ServeOptions, given: ReadonlySet<string>): string[
   const clash = ['authorization-config', 'authorization-policy-file', 'core-backend-url'].filter((n) => given.has(n));
   if (clash.length > 0) out.push(`--upstream and ${clash.map((n) => `--${n}`).join(', ')} are mutually exclusive`);
   if (o.allowPaths.length > 0 && o.ignorePaths.length > 0) out.push('--allow-paths and --ignore-paths are mutually exclusive');
+  if (o.authHeaderUserFieldName === o.authHeaderGroupsFieldName) {
+    out.push(`invalid value "${o.authHeaderGroupsFieldName}" for --auth-header-groups-field-name: must differ from --auth-header-user-field-name`);
+  }
   return out;
 }
 
@@ -535,7 +564,8 @@ function aggregationFlagChecks(o: ServeOptions): string[] {
   const out: string[] = [];
   if (o.upstream === undefined) {
     const orphan = [o.upstreamCaFile !== undefined && '--upstream-ca-file', o.resourceAttributesFile !== undefined && '--resource-attributes',
-      o.allowPaths.length > 0 && '--allow-paths', o.ignorePaths.length > 0 && '--ignore-paths'].filter((f): f is string => f !== false);
+      o.allowPaths.length > 0 && '--allow-paths', o.ignorePaths.length > 0 && '--ignore-paths',
+      o.authHeaderFieldsEnabled && '--auth-header-fields-enabled'].filter((f): f is string => f !== false);
     if (orphan.length > 0) out.push(`${orphan.join(', ')} ${orphan.length > 1 ? 'require' : 'requires'} --upstream`);
   } else if (o.upstreamCaFile !== undefined && !o.upstream.startsWith('https:')) {
     out.push('--upstream-ca-file requires an https:// --upstream');

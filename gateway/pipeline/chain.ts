@@ -2,7 +2,7 @@
 // order: recovery → request info → timeout → authentication → audit →
 // impersonation → in-flight limit → authorization → admission → dispatch.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, timeout, tooManyRequests, toStatusError, forbiddenMessage, StatusError } from '../../lib/api/status.js';
+import { badRequest, timeout, tooManyRequests, toStatusError, forbiddenMessage, internalError, StatusError } from '../../lib/api/status.js';
 import { DurationError, formatDuration, parseDuration } from '../config/duration.js';
 import { sendError } from '../../lib/http/respond.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
@@ -166,7 +166,8 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
 
       const attrs = attributes(ctx);
       const decision = await cfg.authorizer.authorize(attrs);
-      if (decision.kind !== 'allow') throw forbidden(ctx, attrs, decision.reason);
+      // An authorizer that failed, with no Allow to override it, is the server's fault: 500, as kube's WithAuthorization.
+      if (decision.kind !== 'allow') throw decision.error ? internalError(decision.error) : forbidden(ctx, attrs, decision.reason);
 
       await admit(cfg.admission, ctx);
       await cfg.dispatch(ctx);

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { parseRequestInfo, type RequestInfo } from '../../lib/api/requestinfo.js';
+import { checkedRequestPath } from '../../lib/api/requestpath.js';
 import { queryBool } from '../../lib/api/querybool.js';
 
 export interface AuditEvent {
@@ -48,16 +49,15 @@ const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
 
 const NEVER = new AbortController().signal;
 
+/** Throws a 400 StatusError for a path that could mean different things to authorization and a backend. */
 export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade, deadline: AbortSignal = NEVER): RequestContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? EMPTY_QUERY : new URLSearchParams(url.slice(q + 1));
   const watch = queryBool(query, 'watch') ?? false;
-  let path = rawPath;
-  if (rawPath.includes('%')) {
-    try { path = decodeURIComponent(rawPath); } catch { path = rawPath; }
-  }
+  // Refused (400) unless the raw path a backend receives and the decoded one authorization reads name the same thing.
+  const path = checkedRequestPath(rawPath);
   const info = parseRequestInfo(req.method ?? 'GET', path, watch);
   return { req, res, query, info, startedAt: now, user: NOBODY, upgrade, deadline };
 }

@@ -20,6 +20,17 @@ function hasPrefix(k: string, prefixes: readonly string[]): boolean {
   return false;
 }
 
+/**
+ * Whether a header name is an identity header. `_` counts as `-`: CGI, WSGI,
+ * Rack and nginx-fronted upstreams read `X_Remote_User` as `X-Remote-User`
+ * (both become HTTP_X_REMOTE_USER), so a client's underscore spelling is a
+ * copy like any other.
+ */
+function isIdentity(k: string, h: IdentityHeaders): boolean {
+  const n = k.includes('_') ? k.replace(/_/g, '-') : k;
+  return h.names.includes(n) || hasPrefix(n, h.prefixes);
+}
+
 /** Runs on every request: no allocation unless a header is actually removed. */
 export function stripIdentityHeaders(req: IncomingMessage, h: IdentityHeaders): void {
   const headers = req.headers;
@@ -29,20 +40,20 @@ export function stripIdentityHeaders(req: IncomingMessage, h: IdentityHeaders): 
     if (headers[n] !== undefined) { delete headers[n]; removed = true; }
   }
   for (const k in headers) {
-    if (hasPrefix(k, h.prefixes)) { delete headers[k]; removed = true; }
+    if (hasPrefix(k, h.prefixes) || (k.includes('_') && isIdentity(k, h))) { delete headers[k]; removed = true; }
   }
   if (!removed) return;
   // headersDistinct is computed once and cached separately from headers.
   const distinct = distinctHeaders(req);
   for (const k of Object.keys(distinct)) {
-    if (h.names.includes(k) || hasPrefix(k, h.prefixes)) delete distinct[k];
+    if (isIdentity(k, h)) delete distinct[k];
   }
   // Keep the raw list consistent with the parsed headers (the proxy to a backend may read it).
   const raw = req.rawHeaders;
   const kept: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const k = raw[i]!.toLowerCase();
-    if (h.names.includes(k) || hasPrefix(k, h.prefixes)) continue;
+    if (isIdentity(k, h)) continue;
     kept.push(raw[i]!, raw[i + 1]!);
   }
   raw.splice(0, raw.length, ...kept);

@@ -23,6 +23,8 @@ async function answer(ctx: RequestContext, review: ReviewRequest, opts: AccessRe
   const status: Record<string, unknown> = { allowed: d.kind === 'allow' };
   if (d.kind === 'deny') status['denied'] = true;
   if (d.reason) status['reason'] = d.reason;
+  // As kube's SubjectAccessReview REST: the error of an authorizer that could not decide.
+  if (d.error) status['evaluationError'] = d.error;
   sendReview(ctx, review, status);
 }
 

@@ -18,8 +18,6 @@ import { ensureDevPki, type DevPkiPaths } from '../../certs/devpki.js';
 import { caBundle, type CaBundle } from '../authn/certchain.js';
 import { FileReloader } from '../config/filereload.js';
 import type { ChainHandler } from '../pipeline/chain.js';
-import { badRequest } from '../../lib/api/status.js';
-import { sendError } from '../../lib/http/respond.js';
 
 export interface ServingCert {
   readonly cert: string;
@@ -163,7 +161,7 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
   // HTTP/2 and HTTP/1.1 on one port, chosen by ALPN as kube-apiserver offers them; both
   // protocols' requests take the same chain (Node's compatibility request and response
   // have the HTTP/1.1 shapes the chain uses).
-  const handler = originFormOnly(o.handler);
+  const handler = o.handler;
   const server = createSecureServer({
     ...context,
     allowHTTP1: true,
@@ -222,19 +220,6 @@ const BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable) { socket.destroy(); return; }
   socket.end(err.code === 'HPE_HEADER_OVERFLOW' ? HEADER_TOO_LARGE : BAD_REQUEST);
-}
-
-/**
- * Only origin-form targets (`/path?query`) reach the chain: an absolute-form
- * one (`GET https://host/path`) would be authorized on one path and read by a
- * backend as another, so it is refused, as are `*` and authority forms.
- */
-function originFormOnly(handler: ChainHandler): ChainHandler {
-  return (req, res, upgrade) => {
-    if (req.url?.startsWith('/')) { handler(req, res, upgrade); return; }
-    res.shouldKeepAlive = false;
-    sendError(req, res, badRequest('the request target must be a path: absolute-form, authority-form and * targets are refused'));
-  };
 }
 
 /** Any answer but a forwarded upgrade (written by dispatch, after authorization) closes the socket once written. */

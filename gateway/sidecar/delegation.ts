@@ -1,6 +1,6 @@
 // The cluster decides for the sidecar: bearer tokens through its TokenReview
 // (with client certificates from --client-ca-file beside them), requests
-// through its SubjectAccessReview (a failed call denies). Each reached by a
+// through its SubjectAccessReview (a failed call never lets through: 500). Each reached by a
 // webhook kubeconfig (--authentication-token-webhook-config-file,
 // --authorization-webhook-config-file) or, for either one left out, the
 // pod's in-cluster configuration. The sidecar's own identity needs `create`

@@ -51,9 +51,17 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const delegation: DelegationContext = { env: hooks.env ?? process.env, log, clock, closers: [] };
   const authenticator = await delegatedAuthentication(opts, clientCa, delegation);
   const authorizer = await delegatedAuthorization(opts, delegation);
-  // No authenticating proxy is trusted here: the X-Remote-* defaults are what the upstream reads.
-  const identityHeaders = identityHeaderNames(undefined);
-  const upstream = upstreamOf(upstreamUrl, upstreamCa, paths, identityHeaders, log);
+  // No authenticating proxy is trusted here: the X-Remote-* defaults and
+  // kube-rbac-proxy's field names (enabled or not) are what the upstream may
+  // read, so a client's own copies go right after authentication.
+  const base = identityHeaderNames(undefined);
+  const identityHeaders = Object.freeze({
+    names: Object.freeze([...new Set([...base.names, opts.authHeaderUserFieldName, opts.authHeaderGroupsFieldName])]), prefixes: base.prefixes,
+  });
+  const authHeaders = opts.authHeaderFieldsEnabled
+    ? { user: opts.authHeaderUserFieldName, groups: opts.authHeaderGroupsFieldName, separator: opts.authHeaderGroupsFieldSeparator }
+    : undefined;
+  const upstream = upstreamOf(upstreamUrl, upstreamCa, paths, identityHeaders, log, authHeaders);
 
   const handler = buildHandlerChain({
     authenticator: pathGatedAuthenticator(paths, authenticator), identityHeaders, impersonation: false,

@@ -160,6 +160,11 @@ export function tooLargeResourceVersion(requested: number, current: number): Sta
     { 'Retry-After': '1' });
 }
 
+/** A proxied backend answered something the gateway will not relay (a redirect); kube-aggregator answers 502 without a reason. */
+export function badGateway(message: string): StatusError {
+  return new StatusError(502, undefined, message, {});
+}
+
 export function timeout(message: string): StatusError {
   return new StatusError(504, 'Timeout', message, {});
 }

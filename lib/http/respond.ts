@@ -7,6 +7,7 @@ import { internalError, StatusError } from '../api/status.js';
 import { encodeEnvelope, PROTOBUF_MEDIA_TYPE, ProtobufError } from '../protobuf/codec.js';
 import type { Output } from './negotiate.js';
 import { endThisTurn } from './turnend.js';
+import { closeAfterAnswer } from './linger.js';
 import { toJson } from '../api/json.js';
 import { queryBool } from '../api/querybool.js';
 
@@ -96,8 +97,9 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Status
     return;
   }
   const headers = { ...err.headers };
-  // HTTP/2 has no Connection header (setting one throws); its streams end on their own.
-  if (err.code === 413 && req.httpVersionMajor === 1) headers['Connection'] = 'close';
+  // HTTP/1.1: the body is left unread, so the connection closes, lingering so the 413 is not
+  // lost to a reset. HTTP/2 has no Connection header (setting one throws); the stream ends alone.
+  if (err.code === 413 && req.httpVersionMajor === 1) closeAfterAnswer(req, res);
   // Status has a protobuf form in every group version, as kube registers it;
   // one the schema cannot hold still goes out, as JSON.
   if (output?.format === 'protobuf') {

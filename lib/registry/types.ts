@@ -52,6 +52,14 @@ export interface ResourceType {
   nameRule: NameRule;
   /** PUT of a missing object creates it. */
   createOnUpdate: boolean;
+  /**
+   * metadata.generation as the type's kube registry strategy keeps it: absent,
+   * the type has none (ConfigMap, Secret, ServiceAccount, RBAC, Namespace,
+   * Service, Node, Event, Lease, …); 'spec': 1 on create, one more on every
+   * write that changes anything but metadata and status (Pod since 1.33, custom
+   * resources); 'spec-and-labels': label changes count too (EndpointSlice).
+   */
+  generation?: 'spec' | 'spec-and-labels';
   /** DELETE answers with the removed object instead of a Success Status (pods, services, namespaces, PVs, PVCs). */
   returnsDeletedObject?: boolean;
   /** Table columns; absent = the default Name / Created At. */

@@ -48,13 +48,22 @@ export interface EchoBackend {
   seen: Map<string, { headers: Record<string, string | string[] | undefined>; peer: string }>;
   /** Paths of requests that were never answered (…/hang) and that the caller then cut. */
   cut: string[];
+  /** Upgrade paths whose backend socket has closed. */
+  upgradeClosed: Set<string>;
   close(): Promise<void>;
 }
 
-/** An HTTPS backend that needs the front-proxy client certificate and echoes what it received (never answers a path ending in /hang); upgrades echo bytes, or are refused under /refuse. */
+/**
+ * An HTTPS backend that needs the front-proxy client certificate and echoes
+ * what it received; it never answers a path ending in /hang; a path with
+ * `redirect` answers 302 to another host (and `redirect304` a 304); upgrades
+ * echo bytes, or are refused under /refuse (closing) and /deny (keeping the
+ * connection open), or redirected.
+ */
 export async function startEcho(pem: Pem, frontProxyCa: string): Promise<EchoBackend> {
   const seen: EchoBackend['seen'] = new Map();
   const cut: string[] = [];
+  const upgradeClosed = new Set<string>();
   const server = createServer({ cert: pem.cert, key: pem.key, ca: frontProxyCa, requestCert: true, rejectUnauthorized: true }, (req, res) => {
     const peer = (req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '';
     const path = (req.url ?? '/').split('?')[0]!;
@@ -74,12 +83,24 @@ export async function startEcho(pem: Pem, frontProxyCa: string): Promise<EchoBac
         return;
       }
       if (path === '/apis') { res.writeHead(404).end(); return; }
+      if (path.endsWith('/redirect304')) { res.writeHead(304, { etag: '"e"' }).end(); return; }
+      if (path.endsWith('/redirect')) { res.writeHead(302, { location: 'https://attacker.example/steal', 'content-type': 'text/plain' }).end('moved'); return; }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Echo', headers: req.headers, peer, body: Buffer.concat(chunks).toString('utf8') }));
     });
   });
   server.on('upgrade', (req, socket) => {
     const path = (req.url ?? '/').split('?')[0]!;
     seen.set(path, { headers: { ...req.headers }, peer: '' });
+    socket.on('close', () => upgradeClosed.add(path));
+    socket.on('error', () => undefined);
+    if (path.endsWith('/redirect')) {
+      socket.write('HTTP/1.1 302 Found\r\nLocation: https://attacker.example/\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    if (path.endsWith('/deny')) {
+      socket.write('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nno');
+      return;
+    }
     if (path.includes('refuse')) {
       socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nnope');
       return;
@@ -89,7 +110,7 @@ export async function startEcho(pem: Pem, frontProxyCa: string): Promise<EchoBac
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    server, port: (server.address() as AddressInfo).port, seen, cut,
+    server, port: (server.address() as AddressInfo).port, seen, cut, upgradeClosed,
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }

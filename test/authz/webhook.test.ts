@@ -74,6 +74,53 @@ describe('the webhook authorizer from flags', () => {
   });
 });
 
+describe('a failing webhook that no later authorizer overrides (--authorization-mode=Webhook alone)', () => {
+  let dir: string;
+  let peer: WebhookPeer;
+  let srv: TestServer;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gatehouse-authz-webhook-'));
+    peer = await startWebhookPeer();
+    srv = await startTestServer({
+      flags: ['--authorization-mode=Webhook', `--authorization-webhook-config-file=${await peer.kubeconfig(dir, 'alone')}`, '--authorization-webhook-version=v1'],
+    });
+  });
+  after(async () => {
+    await srv?.close();
+    await peer?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers 500 with an InternalError Status, as kube-apiserver\'s authorization filter, and never says why beyond the webhook\'s name', async () => {
+    for (const user of ['garbage-x', '500-x', 'wrongversion-x']) {
+      const c = await clientAs(srv, user, ['dev']);
+      const r = await c.request('GET', '/api/v1/namespaces');
+      c.close();
+      assert.equal(r.status, 500, `${user}: ${r.text}`);
+      assert.equal(r.json.reason, 'InternalError');
+      assert.equal(r.json.message, 'Internal error occurred: authorization webhook "webhook" failed');
+    }
+  });
+
+  it('a webhook that answers keeps 403 for no opinion and for a denial, and the system:masters bypass still allows', async () => {
+    assert.equal(await status(srv, 'pass-x', '/api/v1/namespaces'), 403);
+    assert.equal(await status(srv, 'deny-x', '/api/v1/namespaces'), 403);
+    assert.equal(await status(srv, 'allow-x', '/api/v1/namespaces'), 200);
+    assert.equal((await srv.admin.request('GET', '/api/v1/namespaces')).status, 200);
+  });
+
+  it('a SubjectAccessReview reports the failure in status.evaluationError', async () => {
+    const r = await srv.admin.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+      spec: { user: 'garbage-review', groups: ['dev'], resourceAttributes: { verb: 'list', resource: 'namespaces', version: 'v1' } },
+    });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json.status.allowed, false);
+    assert.equal(r.json.status.evaluationError, 'authorization webhook "webhook" failed');
+  });
+});
+
 describe('webhooks from an authorization configuration file', () => {
   let dir: string;
   let peer: WebhookPeer;
@@ -114,15 +161,15 @@ describe('webhooks from an authorization configuration file', () => {
   const cases: Array<[string, string, string, number]> = [
     ['an allowing webhook allows', 'strict-allow', '/api/v1/namespaces', 200],
     ['a denying webhook denies', 'strict-deny', '/api/v1/namespaces', 403],
-    ['garbage under failurePolicy Deny denies', 'strict-garbage', '/api/v1/namespaces', 403],
-    ['an HTTP error under failurePolicy Deny denies', 'strict-500', '/api/v1/namespaces', 403],
-    ['a hanging webhook under failurePolicy Deny denies after its timeout', 'strict-hang', '/api/v1/namespaces', 403],
+    ['garbage under failurePolicy Deny is an authorizer error: 500', 'strict-garbage', '/api/v1/namespaces', 500],
+    ['an HTTP error under failurePolicy Deny is an authorizer error: 500', 'strict-500', '/api/v1/namespaces', 500],
+    ['a hanging webhook under failurePolicy Deny is an authorizer error after its timeout: 500', 'strict-hang', '/api/v1/namespaces', 500],
     ['allowed:false under failurePolicy Deny is still no opinion', 'strict-pass', '/api/v1/namespaces', 200],
     ['garbage under failurePolicy NoOpinion lets later authorizers decide', 'garbage-1', '/api/v1/namespaces', 200],
     ['a hanging webhook under failurePolicy NoOpinion lets later authorizers decide', 'hang-1', '/api/v1/namespaces', 200],
     ['denied:true from a NoOpinion webhook still denies', 'deny-1', '/api/v1/namespaces', 403],
     ['a false match condition skips the webhook', 'mdeny', '/api/v1/namespaces', 200],
-    ['a match condition error under Deny denies', 'mc-allow', '/version', 403],
+    ['a match condition error under Deny is an authorizer error: 500', 'mc-allow', '/version', 500],
     ['a false match condition under Deny skips', 'mc-deny', '/api/v1/namespaces/other/configmaps', 200],
     ['true match conditions call the webhook', 'mc-deny', '/api/v1/namespaces/guarded/configmaps', 403],
     ['a match condition error under NoOpinion skips the webhook', 'mo-deny', '/version', 200],

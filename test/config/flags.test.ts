@@ -34,6 +34,7 @@ describe('parseServeFlags', () => {
       oidcIssuerUrl: undefined, oidcClientId: undefined, oidcUsernameClaim: 'sub', oidcUsernamePrefix: undefined, oidcGroupsClaim: undefined,
       oidcGroupsPrefix: '', oidcRequiredClaims: [], oidcCaFile: undefined, oidcSigningAlgs: ['RS256'], authenticationConfig: undefined,
       upstream: undefined, upstreamCaFile: undefined, resourceAttributesFile: undefined, allowPaths: [], ignorePaths: [],
+      authHeaderFieldsEnabled: false, authHeaderUserFieldName: 'x-remote-user', authHeaderGroupsFieldName: 'x-remote-groups', authHeaderGroupsFieldSeparator: '|',
       coreBackendUrl: undefined, coreBackendCaFile: undefined,
     });
   });

@@ -212,16 +212,54 @@ describe('update', () => {
     assert.equal(r.json.metadata.resourceVersion, c.metadata.resourceVersion);
   });
 
-  it('increments generation on spec changes only', async () => {
-    const path = '/api/v1/namespaces/default/services';
-    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'crud-svc' }, spec: { ports: [{ port: 80 }] } };
-    const c = (await s.admin.request('POST', path, svc)).json;
+  it('increments a pod\'s generation on spec changes only', async () => {
+    const path = '/api/v1/namespaces/default/pods';
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'crud-gen' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+    const c = (await s.admin.request('POST', path, pod)).json;
     assert.equal(c.metadata.generation, 1);
-    const l = (await s.admin.request('PUT', `${path}/crud-svc`, { ...c, metadata: { ...c.metadata, labels: { x: 'y' } } })).json;
+    const l = (await s.admin.request('PUT', `${path}/crud-gen`, { ...c, metadata: { ...c.metadata, labels: { x: 'y' } } })).json;
     assert.equal(l.metadata.generation, 1);
-    const sp = await s.admin.request('PUT', `${path}/crud-svc`, { ...l, spec: { ports: [{ port: 81 }] } });
+    const st = (await s.admin.request('PUT', `${path}/crud-gen/status`, { ...l, status: { phase: 'Running' } })).json;
+    assert.equal(st.metadata.generation, 1);
+    const sp = await s.admin.request('PUT', `${path}/crud-gen`, { ...st, spec: { containers: [{ name: 'c', image: 'busybox:2' }] } });
     assert.equal(sp.status, 200, sp.text);
     assert.equal(sp.json.metadata.generation, 2);
+  });
+
+  it('an EndpointSlice\'s generation also counts label changes, as its kube strategy does', async () => {
+    const path = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices';
+    const eps = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'crud-gen' }, addressType: 'IPv4', endpoints: [] };
+    const c = (await s.admin.request('POST', path, eps)).json;
+    assert.equal(c.metadata.generation, 1);
+    const l = await s.admin.request('PUT', `${path}/crud-gen`, { ...c, metadata: { ...c.metadata, labels: { x: 'y' } } });
+    assert.equal(l.status, 200, l.text);
+    assert.equal(l.json.metadata.generation, 2);
+    const a = (await s.admin.request('PUT', `${path}/crud-gen`, { ...l.json, metadata: { ...l.json.metadata, annotations: { a: 'b' } } })).json;
+    assert.equal(a.metadata.generation, 2);
+  });
+
+  it('types kube keeps no generation for never get one, whatever the client sends or changes', async () => {
+    const cases: Array<[string, Record<string, unknown>, (o: Record<string, unknown>) => Record<string, unknown>]> = [
+      ['/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', data: { a: '1' } }, (o) => ({ ...o, data: { a: '2' } })],
+      ['/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', stringData: { a: '1' } }, (o) => ({ ...o, data: { a: 'Mg==' } })],
+      ['/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount' }, (o) => ({ ...o, automountServiceAccountToken: false })],
+      ['/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 80 }] } }, (o) => ({ ...o, spec: { ...(o['spec'] as object), ports: [{ port: 81 }] } })],
+      ['/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', rules: [] },
+        (o) => ({ ...o, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] })],
+      ['/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', rules: [] },
+        (o) => ({ ...o, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] })],
+      ['/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace' }, (o) => ({ ...o, metadata: { ...(o['metadata'] as object), labels: { a: 'b' } } })],
+    ];
+    for (const [path, body, change] of cases) {
+      const name = 'crud-nogen';
+      const c = await s.admin.request('POST', path, { ...body, metadata: { name, generation: 7 } });
+      assert.equal(c.status, 201, `${path}: ${c.text}`);
+      assert.equal(c.json.metadata.generation, undefined, path);
+      const u = await s.admin.request('PUT', `${path}/${name}`, { ...change(c.json), metadata: { ...c.json.metadata, generation: 3 } });
+      assert.equal(u.status, 200, `${path}: ${u.text}`);
+      assert.equal(u.json.metadata.generation, undefined, path);
+      assert.equal((await s.admin.request('GET', `${path}/${name}`)).json.metadata.generation, undefined, path);
+    }
   });
 
   it('changes only status through /status and ignores status on the main PUT', async () => {

@@ -7,6 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -68,6 +69,8 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
   let echo: Awaited<ReturnType<typeof startEchoService>>;
   let hooked: Awaited<ReturnType<typeof startSidecarProc>>;
   let inCluster: Awaited<ReturnType<typeof startSidecarProc>>;
+  let fields: Awaited<ReturnType<typeof startSidecarProc>>;
+  let deadAuthz: Awaited<ReturnType<typeof startSidecarProc>>;
   const tokens: Record<string, string> = {};
 
   before(async () => {
@@ -104,7 +107,18 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     hooked = await startSidecarProc([`--upstream=http://127.0.0.1:${echo.port}`,
       `--authentication-token-webhook-config-file=${authn}`, '--authentication-token-webhook-version=v1',
       `--authorization-webhook-config-file=${authz}`, '--authorization-webhook-version=v1',
-      '--authorization-webhook-cache-unauthorized-ttl=0s', '--ignore-paths=/healthz,/metrics/*']);
+      '--authorization-webhook-cache-unauthorized-ttl=0s', '--ignore-paths=/healthz,/metrics/*', '--auth-header-fields-enabled']);
+    // kube-rbac-proxy's identity fields under other names.
+    fields = await startSidecarProc([`--upstream=http://127.0.0.1:${echo.port}`,
+      `--authentication-token-webhook-config-file=${authn}`, '--authentication-token-webhook-version=v1',
+      `--authorization-webhook-config-file=${authz}`, '--authorization-webhook-version=v1', '--ignore-paths=/healthz',
+      '--auth-header-fields-enabled=true', '--auth-header-user-field-name=X-Auth-User', '--auth-header-groups-field-name=x-auth-groups',
+      '--auth-header-groups-field-separator=, ']);
+    // The cluster's SubjectAccessReview unreachable (nothing listens on that port).
+    const dead = webhookKubeconfig(join(dir, 'dead.kubeconfig'), `https://127.0.0.1:${await freePort()}/apis/authorization.k8s.io/v1/subjectaccessreviews`, caFile, tokens['sidecar']!);
+    deadAuthz = await startSidecarProc([`--upstream=http://127.0.0.1:${echo.port}`,
+      `--authentication-token-webhook-config-file=${authn}`, '--authentication-token-webhook-version=v1',
+      `--authorization-webhook-config-file=${dead}`, '--authorization-webhook-version=v1']);
 
     // InClusterConfig: the pod's token and CA, from an overridden directory.
     const saDir = join(dir, 'serviceaccount');
@@ -169,6 +183,74 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     c.close();
   });
 
+  it('--auth-header-fields-enabled sends the user and the groups joined by "|" in x-remote-user and x-remote-groups, never the client\'s', async () => {
+    const c = hooked.client();
+    const r = await c.request('GET', '/allowed/fields', undefined, {
+      ...bearer(tokens['reader']!), 'X-Remote-User': 'admin', 'X-REMOTE-GROUPS': 'system:masters', 'x-remote-groups': 'system:masters|x',
+    });
+    assert.equal(r.status, 200, r.text);
+    const h = r.json.headers;
+    assert.equal(h['x-remote-user'], `system:serviceaccount:${NSA}:reader`);
+    assert.equal(typeof h['x-remote-groups'], 'string');
+    assert.deepEqual(h['x-remote-groups'].split('|').sort(), ['system:authenticated', 'system:serviceaccounts', `system:serviceaccounts:${NSA}`]);
+    // An ignored path carries no identity, and not the client's either.
+    const ign = await c.request('GET', '/healthz', undefined, { 'x-remote-groups': 'system:masters' });
+    assert.equal(ign.status, 200, ign.text);
+    assert.equal(ign.json.headers['x-remote-groups'], undefined);
+    c.close();
+  });
+
+  it('custom --auth-header-* names and separator are used, and a client\'s copies of them are removed', async () => {
+    const c = fields.client();
+    const r = await c.request('GET', '/allowed/custom', undefined, {
+      ...bearer(tokens['reader']!), 'x-auth-user': 'admin', 'X-Auth-Groups': 'system:masters',
+      // Underscore spellings, which CGI-style upstreams read as the same header.
+      'X_Auth_User': 'admin', 'x_auth-groups': 'system:masters', 'X_Remote_User': 'admin', 'x_remote_extra_scopes': 'all',
+    });
+    assert.equal(r.status, 200, r.text);
+    const h = r.json.headers;
+    for (const k of ['x_auth_user', 'x_auth-groups', 'x_remote_user', 'x_remote_extra_scopes']) assert.equal(h[k], undefined, k);
+    assert.equal(h['x-auth-user'], `system:serviceaccount:${NSA}:reader`);
+    assert.deepEqual(h['x-auth-groups'].split(', ').sort(), ['system:authenticated', 'system:serviceaccounts', `system:serviceaccounts:${NSA}`]);
+    assert.equal(h['x-remote-groups'], undefined);
+    const ign = await c.request('GET', '/healthz', undefined, { 'X-Auth-User': 'admin', 'x-auth-groups': 'system:masters' });
+    assert.equal(ign.status, 200, ign.text);
+    assert.equal(ign.json.headers['x-auth-user'], undefined);
+    assert.equal(ign.json.headers['x-auth-groups'], undefined);
+    // Without --auth-header-fields-enabled nothing is sent under the default names, and a client's copies are still removed.
+    const off = inCluster.client();
+    const o = await off.request('GET', '/api/v1/fields', undefined, { ...bearer(tokens['reader']!), 'x-remote-groups': 'system:masters' });
+    assert.equal(o.status, 200, o.text);
+    assert.equal(o.json.headers['x-remote-groups'], undefined);
+    off.close();
+    c.close();
+  });
+
+  it('a SubjectAccessReview that cannot be made answers 500 and never reaches the service', async () => {
+    const before = echo.seen.length;
+    const c = deadAuthz.client();
+    const r = await c.request('GET', '/allowed/a', undefined, bearer(tokens['reader']!));
+    assert.equal(r.status, 500, r.text);
+    assert.equal(r.json.kind, 'Status');
+    assert.equal(r.json.reason, 'InternalError');
+    assert.equal(echo.seen.length, before);
+    c.close();
+  });
+
+  it('an ignored path cannot be walked out of: dot segments and encoded slashes are refused before the allow-list is read', async () => {
+    const before = echo.seen.length;
+    const ca = readFileSync(join(hooked.dataDir, 'pki', 'ca.crt'), 'utf8');
+    for (const path of ['/healthz/../secret', '/healthz/%2e%2e/secret', '/metrics/x%2F..%2F..%2Fsecret', '/healthz;/../secret', '/metrics/a\\..\\..\\secret']) {
+      const status = await new Promise<number>((resolve, reject) => {
+        // Sent byte for byte: new URL() would resolve the dot segments first.
+        httpsRequest({ host: '127.0.0.1', port: hooked.port, path, ca, servername: 'localhost', agent: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); })
+          .on('error', reject).end();
+      });
+      assert.equal(status, 400, path);
+    }
+    assert.equal(echo.seen.length, before);
+  });
+
   it('denies what the cluster denies: another path, another verb, another user', async () => {
     const c = hooked.client();
     const before = echo.seen.length;
@@ -219,6 +301,16 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     assert.equal(both.code, 1);
     assert.match(both.stderr, /--authorization-mode must be Webhook or unset; --allow-paths and --ignore-paths are mutually exclusive/);
     assert.equal(both.stderr.trim().split('\n').length, 1);
+    const fieldsOrphan = await runGatehouse(['serve', '--auth-header-fields-enabled']);
+    assert.match(fieldsOrphan.stderr, /--auth-header-fields-enabled requires --upstream/);
+    const badName = await runGatehouse(['serve', '--upstream=http://127.0.0.1:1', '--auth-header-user-field-name=x user']);
+    assert.match(badName.stderr, /invalid value "x user" for --auth-header-user-field-name: must be an HTTP header name/);
+    const badSep = await runGatehouse(['serve', '--upstream=http://127.0.0.1:1', '--auth-header-groups-field-separator=']);
+    assert.match(badSep.stderr, /invalid value "" for --auth-header-groups-field-separator: must not be empty/);
+    const same = await runGatehouse(['serve', '--upstream=http://127.0.0.1:1', '--auth-header-groups-field-name=X-Remote-User']);
+    assert.match(same.stderr, /--auth-header-groups-field-name: must differ from --auth-header-user-field-name/);
+    const badBool = await runGatehouse(['serve', '--upstream=http://127.0.0.1:1', '--auth-header-fields-enabled=yes']);
+    assert.match(badBool.stderr, /invalid value "yes" for --auth-header-fields-enabled: must be true or false/);
     const scheme = await runGatehouse(['serve', '--upstream=ftp://x']);
     assert.match(scheme.stderr, /invalid value "ftp:\/\/x" for --upstream: must be an http:\/\/ or https:\/\/ URL/);
     const noCluster = spawnTracked(process.execPath, [GATEHOUSE_BIN, 'serve', '--upstream=http://127.0.0.1:1', `--data-dir=${tempDir('nocluster')}`, `--secure-port=${await freePort()}`],

@@ -1,6 +1,7 @@
 // OIDC discovery through openid-client: `<issuer>/.well-known/openid-configuration`
-// or the configured discoveryURL used as is; the discovered `issuer` must
-// equal the configured issuer URL exactly, and `jwks_uri` must be https.
+// or the configured discoveryURL used as is (any path, any host); the
+// discovered `issuer` must equal the configured issuer URL exactly — never
+// the discoveryURL — and `jwks_uri` must be https.
 import * as oidc from 'openid-client';
 import type { IssuerSpec } from '../../config/authnconfig-types.js';
 import type { Fetcher } from './fetch.js';
@@ -11,8 +12,12 @@ export interface Discovered {
 }
 
 export async function discover(issuer: IssuerSpec, fetcher: Fetcher, timeoutMs: number): Promise<Discovered> {
-  const server = new URL(issuer.discoveryURL ?? issuer.url);
-  // With a discoveryURL, every discovery request goes to exactly that address.
+  // openid-client compares the document's issuer with the server it is given,
+  // so it is given issuer.url (as kube compares with issuer.url), and a
+  // discoveryURL only changes where the one request goes: that address as
+  // written, whatever its path (an in-cluster service, no well-known suffix).
+  const server = new URL(issuer.url);
+  const where = issuer.discoveryURL ?? `${issuer.url.replace(/\/$/, '')}/.well-known/openid-configuration`;
   const fetchIt: oidc.CustomFetch = (url, init) => fetcher(issuer.discoveryURL ?? url, { headers: init.headers, signal: init.signal ?? null });
   let config: oidc.Configuration;
   try {
@@ -21,7 +26,7 @@ export async function discover(issuer: IssuerSpec, fetcher: Fetcher, timeoutMs: 
       timeout: Math.ceil(timeoutMs / 1000),
     });
   } catch (err) {
-    throw new Error(`discovery at ${JSON.stringify(server.href)} failed: ${describe(err)}`);
+    throw new Error(`discovery of issuer ${JSON.stringify(issuer.url)} at ${JSON.stringify(where)} failed: ${describe(err)}`);
   }
   const meta = config.serverMetadata();
   if (meta.issuer !== issuer.url) {

@@ -61,6 +61,8 @@ export const serviceaccounts = core('ServiceAccount', 'serviceaccounts', {
 });
 
 export const pods = core('Pod', 'pods', {
+  // kube-apiserver 1.33 and later (KEP-5067).
+  generation: 'spec',
   namespaced: true, shortNames: ['po'], categories: ['all'], subresources: [status('Pod')],
   columns: POD_COLUMNS,
   fieldSelectors: {

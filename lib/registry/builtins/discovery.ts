@@ -20,7 +20,7 @@ export const endpointslices: ResourceType = {
   group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', listKind: 'EndpointSliceList',
   plural: 'endpointslices', singular: 'endpointslice', namespaced: true,
   shortNames: [], categories: [], verbs: ALL_VERBS, subresources: [],
-  nameRule: 'subdomain', createOnUpdate: false,
+  nameRule: 'subdomain', createOnUpdate: false, generation: 'spec-and-labels',
   columns: [
     nameColumn(),
     column('AddressType', 'addressType specifies the type of address carried by this EndpointSlice.', (o) => str(o, 'addressType')),
