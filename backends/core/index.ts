@@ -49,6 +49,8 @@ export interface CoreBackendOptions {
   registry: Registry;
   /** The AllowUnsafeMalformedObjectDeletion feature gate (default false). */
   allowUnsafeMalformedObjectDeletion?: boolean;
+  /** The CBORServingAndStorage feature gate (default false). */
+  cbor?: boolean;
   bodyLimit: number;
   log: (msg: string) => void;
   clock?: () => number;
@@ -100,6 +102,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     bodyLimit: opts.bodyLimit,
     watches: new Set(),
+    cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.allowUnsafeMalformedObjectDeletion ? { allowUnsafeMalformedObjectDeletion: true } : {}),
   };

@@ -6,6 +6,8 @@ import { stringify as toYaml } from 'yaml';
 import { internalError, StatusError } from '../api/status.js';
 import { encodeEnvelope, PROTOBUF_MEDIA_TYPE, ProtobufError } from '../protobuf/codec.js';
 import type { Output } from './negotiate.js';
+import { encodeCbor } from '../cbor/encode.js';
+import { CBOR_MEDIA_TYPE } from '../cbor/errors.js';
 import { endThisTurn } from './turnend.js';
 import { toJson } from '../api/json.js';
 import { queryBool } from '../api/querybool.js';
@@ -67,6 +69,7 @@ export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boole
 
 export function encode(value: object, output: Output, pretty: boolean): string | Buffer {
   if (output.format === 'protobuf') return protobufBody(() => encodeEnvelope(value as Record<string, unknown>));
+  if (output.format === 'cbor') return encodeCbor(value);
   if (output.format === 'yaml') return toYaml(value, { lineWidth: 0 });
   return pretty ? JSON.stringify(value, null, 2) + '\n' : toJson(value);
 }
@@ -97,6 +100,10 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Status
   }
   const headers = { ...err.headers };
   if (err.code === 413) headers['Connection'] = 'close';
+  if (output?.format === 'cbor') {
+    sendBody(req, res, err.code, CBOR_MEDIA_TYPE, encodeCbor(err.status), headers);
+    return;
+  }
   // Status has a protobuf form in every group version, as kube registers it;
   // one the schema cannot hold still goes out, as JSON.
   if (output?.format === 'protobuf') {

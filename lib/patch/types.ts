@@ -14,6 +14,11 @@ const BY_MEDIA_TYPE: Readonly<Record<string, PatchType>> = {
   'application/apply-patch+cbor': 'apply',
 };
 
+/** Whether a Content-Type is server-side apply in CBOR (served only under the CBORServingAndStorage gate). */
+export function isCborApply(contentType: string | undefined): boolean {
+  return contentType?.split(';', 1)[0]!.trim().toLowerCase() === 'application/apply-patch+cbor';
+}
+
 /** The patch type of a Content-Type; undefined = not a patch type. */
 export function patchTypeOf(contentType: string | undefined): PatchType | undefined {
   if (!contentType) return undefined;

@@ -83,7 +83,7 @@ function applyPatch(t: ResourceType, p: ParsedPatch, old: KObject, budget: numbe
 
 export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
   if (patchTypeOf(r.req.headers['content-type']) === 'apply') return serverSideApply(env, t, r);
-  outputFor(t, r.req.headers.accept);
+  outputFor(env, t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const level = parseFieldValidation(r.query);
   checkFieldManager(r.query);
