@@ -1,54 +1,84 @@
-// Values to CBOR, as kube-apiserver writes them: deterministic (RFC 8949
-// §4.2.1 core deterministic encoding: shortest integer and float forms, map
-// keys sorted by their encoded bytes) and every top-level data item behind
-// the self-described tag 55799 (d9 d9 f7). The value is what JSON.stringify
-// would write: undefined members are left out, so the CBOR and the JSON of an
-// object hold the same fields.
+// Values to CBOR, as kube-apiserver writes them: deterministic (map keys in
+// RFC 8949 §4.2.1 order: sorted by their encoded bytes, so shorter keys first;
+// integers and lengths in their shortest form) and every top-level data item
+// behind the self-described tag 55799 (d9 d9 f7). The value is what
+// JSON.stringify would write: undefined members are left out, so the CBOR and
+// the JSON of an object hold the same fields.
+//
+// cbor-x writes the bytes (see README: cbor2, which sorts keys itself, costs
+// ~100× more per object). cbor-x keeps a plain object's key order, and a JS
+// object cannot hold integer-like keys ("10") in any order but numeric, so
+// the value is first copied into Maps whose keys are inserted sorted.
 //
 // A stored (frozen) object is encoded once and its bytes remembered, as its
 // JSON is (lib/api/json.ts): lists and watch events splice those bytes.
-import { encode } from 'cbor2';
-import { setOwn } from '../api/own.js';
+import { Encoder } from 'cbor-x';
 import { CborError } from './errors.js';
 
-const OPTIONS = Object.freeze({ cde: true });
+const encoder = new Encoder({
+  useRecords: false, // plain CBOR maps, never cbor-x's record extension
+  useTag259ForMaps: false, // a Map is an ordinary map, not tag 259
+  variableMapSize: true, // the shortest map head
+  pack: false, tagUint8Array: false,
+} as ConstructorParameters<typeof Encoder>[0]);
 export const SELF_DESCRIBED = Buffer.from([0xd9, 0xd9, 0xf7]);
 
-/** The value JSON.stringify would serialize: undefined members dropped, undefined items null, toJSON applied. */
-function jsonShaped(v: unknown, depth: number): unknown {
+const TWO_32 = 2 ** 32;
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** RFC 8949 §4.2.1 order of two text keys: UTF-8 length, then bytes. */
+function keyOrder(a: string, b: string): number {
+  if (ASCII.test(a) && ASCII.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  const ba = Buffer.from(a, 'utf8');
+  const bb = Buffer.from(b, 'utf8');
+  return ba.length - bb.length || Buffer.compare(ba, bb);
+}
+
+/**
+ * The value JSON.stringify would serialize, objects as Maps in key order:
+ * undefined members dropped, undefined items null, toJSON applied,
+ * non-finite numbers null; integers from 2^32 up as bigints, which cbor-x
+ * writes as 64-bit integers (as numbers it would write floats).
+ */
+function shaped(v: unknown, depth: number): unknown {
   if (v === null || typeof v !== 'object') {
-    if (typeof v === 'number' && !Number.isFinite(v)) return null; // as JSON.stringify
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return null;
+      return Number.isSafeInteger(v) && (v >= TWO_32 || v < -TWO_32) ? BigInt(v) : v;
+    }
     if (typeof v === 'bigint') throw new CborError('invalid-value', 'a bigint has no JSON form');
     return v;
   }
   if (depth > 512) throw new CborError('too-deep', 'the value is nested too deeply to encode');
   const withToJson = v as { toJSON?: () => unknown };
-  if (typeof withToJson.toJSON === 'function') return jsonShaped(withToJson.toJSON(), depth);
-  if (Array.isArray(v)) return v.map((x) => (x === undefined || typeof x === 'function' ? null : jsonShaped(x, depth + 1)));
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) {
+  if (typeof withToJson.toJSON === 'function') return shaped(withToJson.toJSON(), depth);
+  if (Array.isArray(v)) return v.map((x) => (x === undefined || typeof x === 'function' ? null : shaped(x, depth + 1)));
+  const out = new Map<string, unknown>();
+  for (const k of Object.keys(v).sort(keyOrder)) {
     const x = (v as Record<string, unknown>)[k];
     if (x === undefined || typeof x === 'function') continue;
-    setOwn(out, k, jsonShaped(x, depth + 1));
+    out.set(k, shaped(x, depth + 1));
   }
   return out;
+}
+
+/** cbor-x's answer copied out of its shared buffer, since it is kept. */
+function encodeShaped(value: unknown): Buffer {
+  return Buffer.from(encoder.encode(shaped(value, 0)));
 }
 
 const memo = new WeakMap<object, Buffer>();
 
 /** One data item without the self-described tag; frozen objects are encoded once. */
 export function cborItem(value: object): Buffer {
-  if (!Object.isFrozen(value)) return toBuffer(encode(jsonShaped(value, 0), OPTIONS));
+  if (!Object.isFrozen(value)) return encodeShaped(value);
   let b = memo.get(value);
   if (b === undefined) {
-    b = toBuffer(encode(jsonShaped(value, 0), OPTIONS));
+    b = encodeShaped(value);
     memo.set(value, b);
   }
   return b;
-}
-
-function toBuffer(u: Uint8Array): Buffer {
-  return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 }
 
 /** A response body: the self-described tag, then the value. */
@@ -71,8 +101,8 @@ export function head(major: number, n: number): Buffer {
  * their encoded bytes: shorter keys first, then bytewise).
  */
 export function splicedMap(members: ReadonlyArray<readonly [string, Buffer | readonly Buffer[]]>): Buffer[] {
-  const keyed = members.map(([k, v]) => ({ key: toBuffer(encode(k, OPTIONS)), v }));
-  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
+  const keyed = members.map(([k, v]) => ({ k, key: encodeShaped(k), v }));
+  keyed.sort((a, b) => keyOrder(a.k, b.k));
   const parts: Buffer[] = [head(5, keyed.length)];
   for (const { key, v } of keyed) {
     parts.push(key);
@@ -87,8 +117,8 @@ export function encodeCborList(apiVersion: string, listKind: string, metadata: o
   const encodedItems: Buffer[] = [head(4, items.length)];
   for (const it of items) encodedItems.push(cborItem(it));
   return Buffer.concat([SELF_DESCRIBED, ...splicedMap([
-    ['kind', toBuffer(encode(listKind, OPTIONS))],
-    ['apiVersion', toBuffer(encode(apiVersion, OPTIONS))],
+    ['kind', encodeShaped(listKind)],
+    ['apiVersion', encodeShaped(apiVersion)],
     ['metadata', cborItem(metadata)],
     ['items', encodedItems],
   ])]);
@@ -101,7 +131,7 @@ export function encodeCborList(apiVersion: string, listKind: string, metadata: o
  */
 export function encodeCborEvent(type: string, object: object): Buffer {
   return Buffer.concat([SELF_DESCRIBED, ...splicedMap([
-    ['type', toBuffer(encode(type, OPTIONS))],
+    ['type', encodeShaped(type)],
     ['object', cborItem(object)],
   ])]);
 }
