@@ -38,7 +38,7 @@ function configMap(namespace: string, name?: string): Record<string, unknown> {
 }
 
 const WATCH_EVENTS = 1000;
-const WATCH_REPEATS = 4;
+const WATCH_REPEATS = 8;
 
 /**
  * Server CPU and bytes of a watch that delivers WATCH_EVENTS events, per
