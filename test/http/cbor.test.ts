@@ -13,6 +13,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Encoder } from 'cbor-x';
 import { decode as strictDecode, Tag } from 'cbor2';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { canI, eventually, identity, RBAC, roleBinding, userSubject } from '../authz/rbac-helpers.js';
 
 const CBOR = 'application/cbor';
 const NS = 'cb';
@@ -330,5 +331,33 @@ describe('bad CBOR bodies (gate on)', () => {
     const d = await raw(s, 'POST', path, { 'content-type': CBOR }, deep);
     assert.equal(d.status, 400);
     assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default')).status, 200);
+  });
+});
+
+describe('the gateway reads CBOR bodies for its own checks (gate on)', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ flags: ['--feature-gates=CBORServingAndStorage=true'] });
+    await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'esc' } });
+    await s.admin.request('POST', `${RBAC}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'role-writer' }, rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['create'] }, { apiGroups: [''], resources: ['pods'], verbs: ['get'] }] });
+    await s.admin.request('POST', `${RBAC}/namespaces/esc/rolebindings`, roleBinding('esc', 'erin', 'ClusterRole', 'role-writer', [userSubject('erin')]));
+  });
+  after(async () => { await s.close(); });
+
+  it('RBAC escalation prevention judges a Role sent in CBOR by its rules', async () => {
+    const erin = await identity(s, 'erin');
+    try {
+      await eventually(() => canI(erin.client, { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'roles', namespace: 'esc' }), 'the binding');
+      const role = (name: string, resources: string[]) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: 'esc' }, rules: [{ apiGroups: [''], resources, verbs: ['get'] }] });
+      const held = await erin.client.request('POST', `${RBAC}/namespaces/esc/roles`, cbor(byteStrings(role('pods', ['pods']))), { 'content-type': CBOR });
+      assert.equal(held.status, 201, held.text);
+      const more = await erin.client.request('POST', `${RBAC}/namespaces/esc/roles`, cbor(role('secrets', ['secrets'])), { 'content-type': CBOR });
+      assert.equal(more.status, 403);
+      assert.match(more.json.message, /attempting to grant RBAC permissions not currently held/);
+      assert.equal((await s.admin.request('GET', `${RBAC}/namespaces/esc/roles/secrets`)).status, 404);
+      const broken = await erin.client.request('POST', `${RBAC}/namespaces/esc/roles`, cbor(role('x', ['secrets'])).subarray(0, 30), { 'content-type': CBOR });
+      assert.equal(broken.status, 400);
+      assert.match(broken.json.message, /not a valid CBOR object/);
+    } finally { erin.client.close(); }
   });
 });
