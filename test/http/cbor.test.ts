@@ -178,6 +178,19 @@ describe('CBOR with CBORServingAndStorage=true', () => {
     assert.deepEqual((await s.admin.request('GET', `${P}/bytes`)).json.data, { x: 'y' });
   });
 
+  it('reads DeleteOptions from a CBOR body', async () => {
+    await s.admin.request('POST', P, cm('del'));
+    const opts = { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] };
+    const dry = await raw(s, 'DELETE', `${P}/del`, { 'content-type': CBOR, accept: CBOR }, cbor(opts));
+    assert.equal(dry.status, 200, dry.body.toString());
+    const st = read(dry.body);
+    assert.deepEqual([st.kind, st.status, st.details.name], ['Status', 'Success', 'del']);
+    assert.equal((await s.admin.request('GET', `${P}/del`)).status, 200, 'a dry run deletes nothing');
+    const gone = await raw(s, 'DELETE', `${P}/del`, { 'content-type': CBOR }, cbor({ kind: 'DeleteOptions', apiVersion: 'v1' }));
+    assert.equal(gone.status, 200);
+    assert.equal((await s.admin.request('GET', `${P}/del`)).status, 404);
+  });
+
   it('answers Status errors in CBOR on resource paths', async () => {
     const nf = await raw(s, 'GET', `${P}/missing`, { accept: CBOR });
     assert.equal(nf.status, 404);
@@ -268,8 +281,10 @@ describe('CBOR with CBORServingAndStorage=true', () => {
   });
 
   it('the initial-events-end bookmark arrives as a CBOR event too', async () => {
-    const w = await raw(s, 'GET', `${P}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1`, { accept: CBOR });
+    // Asked for by its stream name this time.
+    const w = await raw(s, 'GET', `${P}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1`, { accept: 'application/cbor-seq' });
     assert.equal(w.status, 200);
+    assert.equal(w.headers['content-type'], 'application/cbor-seq');
     const seq = new SeqReader();
     seq.push(w.body);
     assert.equal(seq.pending, 0);
