@@ -243,6 +243,9 @@ describe('CBOR with CBORServingAndStorage=true', () => {
     const a2 = await raw(s, 'PATCH', path, { 'content-type': 'application/apply-patch+cbor', accept: 'application/json' }, cbor(byteStrings(cm('applied', { two: '2' }))));
     assert.equal(a2.status, 200, a2.body.toString());
     assert.deepEqual(JSON.parse(a2.body.toString()).data, { two: '2' }, 'the applier dropped "one", which it alone owned');
+    const unknown = await raw(s, 'PATCH', path, { 'content-type': 'application/x-unknown' }, '{}');
+    assert.equal(unknown.status, 415);
+    assert.match(JSON.parse(unknown.body.toString()).message, /application\/apply-patch\+cbor/, 'the 415 names apply-patch+cbor among the types served');
     const bad = await raw(s, 'PATCH', path, { 'content-type': 'application/apply-patch+cbor' }, cbor(cm('applied')).subarray(0, 20));
     assert.equal(bad.status, 400);
     assert.match(JSON.parse(bad.body.toString()).message, /CBOR/);
