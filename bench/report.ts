@@ -10,6 +10,9 @@ export type { CpuShare } from './rawclient.js';
 export const share = (x: number): string => (Number.isFinite(x) ? `${Math.round(100 * x)}%` : '-');
 export const cpuOf = (r: { cpu?: { server: number; load: number } }): string => (r.cpu ? `${share(r.cpu.server)} / ${share(r.cpu.load)}` : '-');
 
+/** `watches` watches of `events` events each in one encoding: the server's CPU over them all, one watch's bytes. */
+export interface WatchEncoding { format: string; events: number; watches: number; cpuSeconds: number; bytes: number }
+
 export interface IdleMemory { watchers: number; before: MemoryFigures; after: MemoryFigures }
 
 export interface WatchFigures { watchers: number; gatehouse: WatchRunResult; bare: WatchRunResult; idle?: { gatehouse: IdleMemory; bare: IdleMemory } }
@@ -18,8 +21,10 @@ export interface Figures {
   get?: { bare: LoopResult; gatehouse: LoopResult };
   list?: { objects: number; unpaged: LoopResult; paged50: LoopResult; paged500: LoopResult };
   create?: { bare: LoopResult; memory: LoopResult; file: LoopResult };
-  /** The same request answered in JSON and in protobuf (two runs each, A B B A). */
-  encodings?: Array<{ what: string; json: LoopResult[]; protobuf: LoopResult[]; jsonBytes: number; protobufBytes: number }>;
+  /** The same request answered in JSON, protobuf and CBOR (two runs each, A B C C B A). */
+  encodings?: Array<{ what: string; json: LoopResult[]; protobuf: LoopResult[]; cbor: LoopResult[]; jsonBytes: number; protobufBytes: number; cborBytes: number }>;
+  /** A watch delivering the same events in each encoding. */
+  watchEncodings?: WatchEncoding[];
   watch: WatchFigures[];
 }
 
@@ -147,6 +152,13 @@ export function summary(f: Figures): void {
     const p = pooled(e.protobuf);
     const target = e.what === 'GET' ? 'protobuf CPU ≤ 110% of JSON' : 'protobuf CPU ≤ 100% of JSON';
     rows.push([`${e.what} protobuf vs JSON`, `server CPU ${num(p.cpuUs)} µs vs ${num(j.cpuUs)} µs per request = ${pct(p.cpuUs, j.cpuUs)}; ${num(p.rps)} vs ${num(j.rps)} req/s; ${num(e.protobufBytes)} vs ${num(e.jsonBytes)} bytes`, target]);
+    const c = pooled(e.cbor);
+    rows.push([`${e.what} CBOR vs JSON`, `server CPU ${num(c.cpuUs)} µs vs ${num(j.cpuUs)} µs per request = ${pct(c.cpuUs, j.cpuUs)}; ${num(c.rps)} vs ${num(j.rps)} req/s; ${num(e.cborBytes)} vs ${num(e.jsonBytes)} bytes`, '(reference)']);
+  }
+  const wj = f.watchEncodings?.find((w) => w.format === 'JSON');
+  for (const w of f.watchEncodings ?? []) {
+    const per = (x: WatchEncoding) => (x.cpuSeconds / x.watches) * 1e3;
+    rows.push([`WATCH ${num(w.events)} events ${w.format}`, `server CPU ${num(per(w), 1)} ms per watch${wj && w !== wj ? ` = ${pct(per(w), per(wj))} of JSON` : ''}; ${num(w.bytes)} bytes`, '(reference)']);
   }
   table(['measurement', 'figure', 'target'], rows);
 }

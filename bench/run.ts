@@ -37,6 +37,41 @@ function configMap(namespace: string, name?: string): Record<string, unknown> {
   };
 }
 
+const WATCH_EVENTS = 1000;
+const WATCH_REPEATS = 8;
+
+/**
+ * Server CPU and bytes of a watch that delivers WATCH_EVENTS events, per
+ * encoding: WATCH_EVENTS configmaps are created in their own namespace, then
+ * each encoding's watch replays them from the revision before the first
+ * (`resourceVersion=<before>`, `timeoutSeconds=1`: the stream ends itself),
+ * WATCH_REPEATS times in a row. An event is encoded once per stored object
+ * and copied to every later watcher, so the first watch pays the encoding
+ * and the later ones the writes; the figure is the average of the runs.
+ */
+async function watchEncodings(admin: Admin, server: Child, load: Child, formats: ReadonlyArray<readonly [string, string]>): Promise<report.WatchEncoding[]> {
+  const ns = 'bench-watch-encodings';
+  await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const before = (JSON.parse(await admin.must('GET', `/api/v1/namespaces/${ns}/configmaps`)) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  for (let i = 0; i < WATCH_EVENTS; i += 20) {
+    await Promise.all(Array.from({ length: Math.min(20, WATCH_EVENTS - i) }, (_, k) => admin.must('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap(ns, `w-${String(i + k).padStart(4, '0')}`))));
+  }
+  const path = `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${before}&timeoutSeconds=1`;
+  const out: report.WatchEncoding[] = [];
+  for (const [format, accept] of formats) {
+    const t0 = performance.now();
+    const r = await withCpu(server, load, async () => {
+      let bytes = 0;
+      for (let i = 0; i < WATCH_REPEATS; i++) bytes = await admin.bodyBytes(path, accept);
+      return { bytes } as { bytes: number; cpu?: report.CpuShare };
+    });
+    const wall = (performance.now() - t0) / 1000;
+    const row = { format, events: WATCH_EVENTS, watches: WATCH_REPEATS, cpuSeconds: r.cpu.server * wall, bytes: r.bytes };
+    report.progress(`WATCH ${WATCH_EVENTS} events ${format}`, `${report.num((row.cpuSeconds / row.watches) * 1e3, 1)} ms server CPU per watch, ${report.num(row.bytes)} bytes`);
+    out.push(row);
+  }
+  return out;
+}
 
 async function main(): Promise<void> {
   if (PROF) await mkdir(PROF, { recursive: true });
@@ -58,7 +93,8 @@ async function main(): Promise<void> {
     // Gatehouse, memory store: generates the dev PKI that every other process uses.
     const memPort = await freePort();
     const memDir = join(root, 'memory');
-    const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', ...authz], SERVER_CPU, serverFlags);
+    // CBORServingAndStorage on: the encodings section answers in CBOR too (the gate only adds a negotiation branch).
+    const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', '--feature-gates', 'CBORServingAndStorage=true', ...authz], SERVER_CPU, serverFlags);
     children.push(mem);
     const pki = join(memDir, 'pki');
     const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
@@ -120,21 +156,25 @@ async function main(): Promise<void> {
       figures.list = { objects: LIST_SIZE, unpaged: await paged('LIST unpaged', 0), paged50: await paged('LIST limit=50', 50), paged500: await paged('LIST limit=500', 500) };
     }
     if (ONLY.has('encodings')) {
-      // JSON and protobuf answers of the same GET and unpaged LIST, in the order
-      // A B B A so the machine's drift lands on both; figures are the two runs' sums.
+      // JSON, protobuf and CBOR answers of the same GET and unpaged LIST, in the
+      // order A B C C B A so the machine's drift lands on all; figures are the two runs' sums.
       const PB = 'application/vnd.kubernetes.protobuf';
+      const CBOR = 'application/cbor';
       figures.encodings = [];
       for (const [what, path] of [['GET', '/api/v1/namespaces/bench/configmaps/cm-0000'], [`LIST ${LIST_SIZE}`, '/api/v1/namespaces/bench/configmaps']] as const) {
         const run = (accept: string, label: string) => measured(`${what} ${label}`, mem, () => load.call<LoopResult>('fixed', { ...loop, target: target(memPort), req: { method: 'GET', path, accept } }), report.describe.loop);
         const j1 = await run('application/json', 'JSON');
         const p1 = await run(PB, 'protobuf');
+        const c1 = await run(CBOR, 'CBOR');
+        const c2 = await run(CBOR, 'CBOR');
         const p2 = await run(PB, 'protobuf');
         const j2 = await run('application/json', 'JSON');
         figures.encodings.push({
-          what, json: [j1, j2], protobuf: [p1, p2],
-          jsonBytes: await memAdmin.bodyBytes(path, 'application/json'), protobufBytes: await memAdmin.bodyBytes(path, PB),
+          what, json: [j1, j2], protobuf: [p1, p2], cbor: [c1, c2],
+          jsonBytes: await memAdmin.bodyBytes(path, 'application/json'), protobufBytes: await memAdmin.bodyBytes(path, PB), cborBytes: await memAdmin.bodyBytes(path, CBOR),
         });
       }
+      figures.watchEncodings = await watchEncodings(memAdmin, mem, load, [['JSON', 'application/json'], ['protobuf', PB], ['CBOR', CBOR]]);
     }
     if (ONLY.has('create')) {
       const b = await fixed('CREATE bare POST', barePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));

@@ -19,6 +19,8 @@ export interface CoreEnv {
   readonly tokens?: TokenIssuing;
   /** The AllowUnsafeMalformedObjectDeletion gate: DELETE may remove corrupt objects with ignoreStoreReadErrorWithClusterBreakingPotential. */
   readonly allowUnsafeMalformedObjectDeletion?: boolean;
+  /** The CBORServingAndStorage gate: application/cbor answers and bodies, cbor-seq watches, apply-patch+cbor. */
+  readonly cbor?: boolean;
   /** Open watches, closed at shutdown. */
   readonly watches: Set<() => void>;
 }

@@ -50,6 +50,8 @@ export interface CoreBackendOptions {
   registry: Registry;
   /** The AllowUnsafeMalformedObjectDeletion feature gate (default false). */
   allowUnsafeMalformedObjectDeletion?: boolean;
+  /** The CBORServingAndStorage feature gate (default false). */
+  cbor?: boolean;
   bodyLimit: number;
   log: (msg: string) => void;
   clock?: () => number;
@@ -108,6 +110,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     minRequestTimeoutS: opts.minRequestTimeoutS ?? 1800,
     bodyLimit: opts.bodyLimit,
     watches: new Set(),
+    cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.allowUnsafeMalformedObjectDeletion ? { allowUnsafeMalformedObjectDeletion: true } : {}),
   };

@@ -6,15 +6,16 @@ import { badRequest } from '../../lib/api/status.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import { hasSchema } from '../../lib/protobuf/codec.js';
 import { apiVersionOf, type Column, type ResourceType } from '../../lib/registry/types.js';
+import type { CoreEnv } from './env.js';
 
 const DEFAULT_COLUMNS: readonly Column[] = [
   { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.', priority: 0, cell: (o) => o.metadata.name ?? '' },
   { name: 'Created At', type: 'date', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: (o) => o.metadata.creationTimestamp ?? '' },
 ];
 
-/** The representation of answers about `t`: protobuf is offered only for types with a protobuf schema. */
-export function outputFor(t: ResourceType, accept: string | undefined): Output {
-  return negotiateOutput(accept, RESOURCE_AS, hasSchema(apiVersionOf(t), t.kind));
+/** The representation of answers about `t`: protobuf only for types with a protobuf schema, CBOR when the gate is on. */
+export function outputFor(env: Pick<CoreEnv, 'cbor'>, t: ResourceType, accept: string | undefined): Output {
+  return negotiateOutput(accept, RESOURCE_AS, { protobuf: hasSchema(apiVersionOf(t), t.kind), cbor: env.cbor });
 }
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';

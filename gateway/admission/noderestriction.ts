@@ -65,12 +65,14 @@ export interface NodeRestrictionOptions {
   readonly objects: ObjectSource;
   readonly registry: Registry;
   readonly bodyLimit: number;
+  /** The CBORServingAndStorage gate: application/cbor bodies are read (off: the 415 of negotiateInput). */
+  readonly cbor?: boolean;
 }
 
 export function nodeRestriction(opts: NodeRestrictionOptions): AdmissionPlugin {
   const body = async (ctx: RequestContext): Promise<KObject> => {
     ctx.body ??= await readBody(ctx.req, opts.bodyLimit);
-    const o = decodeObject(ctx.body, negotiateInput(ctx.req.headers['content-type']));
+    const o = decodeObject(ctx.body, negotiateInput(ctx.req.headers['content-type'], opts.cbor));
     return { ...o, metadata: isPlainObject(o['metadata']) ? o['metadata'] : {} } as KObject;
   };
 

@@ -36,6 +36,8 @@ export interface RbacEscalationOptions {
   /** The stored objects: an update keeping a ClusterRole's aggregationRule needs no `escalate`. */
   objects: ObjectSource;
   bodyLimit: number;
+  /** The CBORServingAndStorage gate: application/cbor bodies are read (off: the 415 of negotiateInput). */
+  cbor?: boolean;
   /** Privileged groups (system:masters) that may always escalate. */
   privilegedGroups: readonly string[];
 }
@@ -73,7 +75,7 @@ export function rbacEscalation(opts: RbacEscalationOptions): AdmissionPlugin {
 
       const obj = i.verb === 'patch'
         ? await objectAfterPatch(ctx, opts.objects, opts.registry, opts.bodyLimit)
-        : decodeObject(ctx.body ??= await readBody(ctx.req, opts.bodyLimit), negotiateInput(ctx.req.headers['content-type']));
+        : decodeObject(ctx.body ??= await readBody(ctx.req, opts.bodyLimit), negotiateInput(ctx.req.headers['content-type'], opts.cbor));
       if (!obj) return; // nothing to patch: the backend answers 404
       const meta = isPlainObject(obj['metadata']) ? obj['metadata'] : {};
       const name = i.name || (typeof meta['name'] === 'string' ? meta['name'] : '');

@@ -37,6 +37,7 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
     autoregister: localGroupVersions(registry),
     tokens: serviceAccounts.issuing,
+    cbor: opts.featureGates.CBORServingAndStorage,
     controllers: {
       ...(controllerEnabled(opts, 'serviceaccount-token') ? { serviceAccountToken: { caPem } } : {}),
       tokenCleaner: controllerEnabled(opts, 'tokencleaner'),

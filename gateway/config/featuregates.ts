@@ -15,6 +15,8 @@ export const FEATURE_GATE_DEFAULTS = Object.freeze({
   StructuredAuthenticationConfiguration: true,
   /** DELETE with ignoreStoreReadErrorWithClusterBreakingPotential=true may remove objects the store cannot decode (alpha). */
   AllowUnsafeMalformedObjectDeletion: false,
+  /** application/cbor answers and request bodies, application/cbor-seq watches, apply-patch+cbor (alpha in kube 1.32+); off: 406 and 415. */
+  CBORServingAndStorage: false,
 });
 
 export type FeatureGate = keyof typeof FEATURE_GATE_DEFAULTS;

@@ -44,6 +44,8 @@ export interface ChainConfig {
   audit: AuditSink;
   /** The last step: the gateway's table (server/dispatch.ts), the sidecar's upstream, a backend process's API. */
   dispatch(ctx: RequestContext): Promise<void>;
+  /** The CBORServingAndStorage gate: errors on resource paths may go out as CBOR. */
+  cbor?: boolean;
   log(msg: string): void;
   clock(): number;
 }
@@ -73,9 +75,9 @@ function forbiddenStatus(ctx: RequestContext, attrs: Attributes, reason: string)
  * otherwise; a 406 always in JSON, as kube-apiserver writes it when
  * negotiation itself failed.
  */
-function errorOutput(req: IncomingMessage, status: StatusError, resource: boolean): Output | undefined {
+function errorOutput(req: IncomingMessage, status: StatusError, resource: boolean, cbor: boolean): Output | undefined {
   if (status.code === 406) return undefined;
-  try { return negotiateOutput(req.headers.accept, RESOURCE_AS, resource); } catch { return undefined; }
+  try { return negotiateOutput(req.headers.accept, RESOURCE_AS, { protobuf: resource, cbor: resource && cbor }); } catch { return undefined; }
 }
 
 /** Health checks are answered while draining (kube exempts them from the shutdown 429). */
@@ -176,7 +178,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     run().catch((err: unknown) => {
       const status = toStatusError(err);
       if (!(err instanceof StatusError)) cfg.log(`internal error serving ${req.method} ${req.url}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-      sendError(req, res, status, errorOutput(req, status, ctx?.info.isResourceRequest === true));
+      sendError(req, res, status, errorOutput(req, status, ctx?.info.isResourceRequest === true, cfg.cbor === true));
     });
   };
 }

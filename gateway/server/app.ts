@@ -90,6 +90,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const handler = buildHandlerChain({
     authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
     inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight), requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, audit: DROP_AUDIT, dispatch, log, clock,
+    cbor: opts.featureGates.CBORServingAndStorage,
   });
   const { server, connections, url } = await serveHttps({
     cert: tls.serving, clientCas: tls.requestheaderCa ? [tls.clientCa, tls.requestheaderCa] : [tls.clientCa], handler, upgrades: true,

@@ -35,10 +35,10 @@ export async function buildAuthorization(opts: ServeOptions, hooks: AppHooks, co
   const objects = core.objects;
   const bodyLimit = opts.maxRequestBodyBytes;
   const admission: AdmissionPlugin[] = [
-    rbacEscalation({ registry, authorizer, rbac: rbac.authorizer, policy: rbac.policy, objects, bodyLimit, privilegedGroups: [...PRIVILEGED_GROUPS] }),
+    rbacEscalation({ registry, authorizer, rbac: rbac.authorizer, policy: rbac.policy, objects, bodyLimit, privilegedGroups: [...PRIVILEGED_GROUPS], cbor: opts.featureGates.CBORServingAndStorage }),
     applyCreateAuthorization({ authorizer, objects, registry }),
   ];
-  if (opts.enableAdmissionPlugins.includes('NodeRestriction')) admission.push(nodeRestriction({ registry, objects, bodyLimit }));
+  if (opts.enableAdmissionPlugins.includes('NodeRestriction')) admission.push(nodeRestriction({ registry, objects, bodyLimit, cbor: opts.featureGates.CBORServingAndStorage }));
   return {
     authorizer, admission,
     ruleResolvers: () => [privilegedRules(authz.privilegedGroups), ...authz.current().map((c) => ruleResolverFor(c.type, c.authorizer))],

@@ -51,6 +51,7 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
     historyWindowMs: opts.watchHistoryMs,
     registry: i.registry,
     allowUnsafeMalformedObjectDeletion: opts.featureGates.AllowUnsafeMalformedObjectDeletion,
+    cbor: opts.featureGates.CBORServingAndStorage,
     autoregister: localGroupVersions(i.registry),
     bodyLimit: opts.maxRequestBodyBytes,
     minRequestTimeoutS: opts.minRequestTimeoutS,

@@ -6,6 +6,8 @@ import { badRequest, StatusError, tooLarge } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
 import type { InputFormat } from './negotiate.js';
 import { decodeEnvelope, ProtobufError } from '../protobuf/codec.js';
+import { decodeCborObject } from '../cbor/decode.js';
+import { CborError } from '../cbor/errors.js';
 
 export const DEFAULT_BODY_LIMIT = 3 * 1024 * 1024;
 
@@ -47,10 +49,26 @@ export function decodeProtobuf(buf: Buffer): Record<string, unknown> {
   }
 }
 
+/**
+ * A CBOR body as its JSON object. Anything the decoder refuses — truncated or
+ * corrupt bytes, a duplicate map key, a tag other than 55799, a value JSON
+ * cannot hold — is a 400 naming the problem (kube-apiserver's answer to a
+ * body it cannot decode); nothing is half-decoded.
+ */
+export function decodeCbor(buf: Buffer): Record<string, unknown> {
+  try {
+    return decodeCborObject(buf);
+  } catch (err) {
+    if (!(err instanceof CborError)) throw err;
+    throw badRequest(`the request body is not a valid CBOR object: ${err.message}`);
+  }
+}
+
 /** Parses a body into a JSON object; anything else is a 400 naming the problem. */
 export function decodeObject(buf: Buffer, format: InputFormat): Record<string, unknown> {
   if (buf.length === 0) throw badRequest('the request body is empty: an object is required');
   if (format === 'protobuf') return decodeProtobuf(buf);
+  if (format === 'cbor') return decodeCbor(buf);
   const text = buf.toString('utf8');
   let value: unknown;
   try {

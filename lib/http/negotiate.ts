@@ -4,11 +4,12 @@
 import { notAcceptable, unsupportedMediaType, StatusError } from '../api/status.js';
 import { setOwn } from '../api/own.js';
 import { PROTOBUF_MEDIA_TYPE } from '../protobuf/codec.js';
+import { CBOR_MEDIA_TYPE, CBOR_SEQ_MEDIA_TYPE } from '../cbor/errors.js';
 
 export type OutputAs = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'APIGroupDiscoveryList';
 
 export interface Output {
-  readonly format: 'json' | 'yaml' | 'protobuf';
+  readonly format: 'json' | 'yaml' | 'protobuf' | 'cbor';
   /** Transformed representation requested with `;as=…` (absent = the object itself). */
   readonly as?: OutputAs;
   /** API version of the transformed representation (`v1`, `v1beta1`, `v2`). */
@@ -20,6 +21,14 @@ export interface Output {
 export const JSON_OUTPUT: Output = Object.freeze({ format: 'json', contentType: 'application/json' });
 export const YAML_OUTPUT: Output = Object.freeze({ format: 'yaml', contentType: 'application/yaml' });
 export const PROTOBUF_OUTPUT: Output = Object.freeze({ format: 'protobuf', contentType: PROTOBUF_MEDIA_TYPE });
+export const CBOR_OUTPUT: Output = Object.freeze({ format: 'cbor', contentType: CBOR_MEDIA_TYPE });
+
+/**
+ * What a caller can serve besides JSON and YAML. `protobuf`: the object has a
+ * protobuf form (a built-in type). `cbor`: the CBORServingAndStorage gate is
+ * on (every type has a CBOR form: CBOR holds whatever JSON holds).
+ */
+export interface Encodings { readonly protobuf?: boolean; readonly cbor?: boolean }
 
 export const SUPPORTED_OUTPUT = ['application/json', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io'];
 
@@ -47,9 +56,11 @@ function parseAccept(header: string): MediaRange[] {
   return ranges.map((r, i) => ({ r, i })).sort((a, b) => b.r.q - a.r.q || a.i - b.i).map((x) => x.r);
 }
 
-function outputFor(range: MediaRange, allowAs: ReadonlySet<OutputAs>, protobuf: boolean): Output | undefined {
+function outputFor(range: MediaRange, allowAs: ReadonlySet<OutputAs>, enc: Encodings): Output | undefined {
   const { type, params } = range;
-  if (type === PROTOBUF_MEDIA_TYPE) return protobufOutput(params, allowAs, protobuf);
+  if (type === PROTOBUF_MEDIA_TYPE) return protobufOutput(params, allowAs, enc.protobuf === true);
+  // cbor-seq is the stream form of the same serializer (a watch answers in it whichever of the two was asked for).
+  if (type === CBOR_MEDIA_TYPE || type === CBOR_SEQ_MEDIA_TYPE) return enc.cbor ? cborOutput(params, allowAs) : undefined;
   const isJson = type === 'application/json' || type === '*/*' || type === 'application/*';
   const isYaml = type === 'application/yaml';
   if (!isJson && !isYaml) return undefined;
@@ -82,6 +93,20 @@ function protobufOutput(params: Record<string, string>, allowAs: ReadonlySet<Out
   return Object.freeze({ format: 'protobuf', as, asVersion: 'v1', contentType: `${PROTOBUF_MEDIA_TYPE};as=${as};g=meta.k8s.io;v=v1` });
 }
 
+/**
+ * CBOR as kube-apiserver serves it behind CBORServingAndStorage: the object
+ * itself, or PartialObjectMetadata(List); a Table only as JSON or YAML (as
+ * for protobuf), so `application/cbor;as=Table` falls through to the next
+ * type in Accept.
+ */
+function cborOutput(params: Record<string, string>, allowAs: ReadonlySet<OutputAs>): Output | undefined {
+  const as = params['as'];
+  if (as === undefined) return CBOR_OUTPUT;
+  if (as !== 'PartialObjectMetadata' && as !== 'PartialObjectMetadataList') return undefined;
+  if (!allowAs.has(as) || params['g'] !== 'meta.k8s.io' || params['v'] !== 'v1') return undefined;
+  return Object.freeze({ format: 'cbor', as, asVersion: 'v1', contentType: `${CBOR_MEDIA_TYPE};as=${as};g=meta.k8s.io;v=v1` });
+}
+
 const cache = new Map<string, Output | StatusError>();
 const CACHE_LIMIT = 512;
 
@@ -90,18 +115,20 @@ export const DISCOVERY_AS: ReadonlySet<OutputAs> = new Set(['APIGroupDiscoveryLi
 
 /**
  * The representation to answer with; throws 406 when nothing in Accept is
- * served. `protobuf`: the object has a protobuf form (a built-in type), so
- * `application/vnd.kubernetes.protobuf` is served; else the next type in
+ * served. `enc.protobuf`: the object has a protobuf form (a built-in type),
+ * so `application/vnd.kubernetes.protobuf` is served; else the next type in
  * Accept is (client-go lists `application/json` after it for that reason).
+ * `enc.cbor`: the CBORServingAndStorage gate is on, so `application/cbor` is
+ * served; off, it is skipped the same way.
  */
-export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet<OutputAs> = RESOURCE_AS, protobuf = false): Output {
+export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet<OutputAs> = RESOURCE_AS, enc: Encodings = {}): Output {
   if (!accept) return JSON_OUTPUT;
-  const cacheKey = `${accept}\u0000${allowAs === RESOURCE_AS ? 'r' : 'd'}${protobuf ? 'p' : ''}`;
+  const cacheKey = `${accept}\u0000${allowAs === RESOURCE_AS ? 'r' : 'd'}${enc.protobuf ? 'p' : ''}${enc.cbor ? 'c' : ''}`;
   let hit = cache.get(cacheKey);
   if (hit === undefined) {
-    hit = notAcceptable(protobuf ? [...SUPPORTED_OUTPUT, PROTOBUF_MEDIA_TYPE] : SUPPORTED_OUTPUT);
+    hit = notAcceptable([...SUPPORTED_OUTPUT, ...(enc.protobuf ? [PROTOBUF_MEDIA_TYPE] : []), ...(enc.cbor ? [CBOR_MEDIA_TYPE] : [])]);
     for (const range of parseAccept(accept)) {
-      const out = outputFor(range, allowAs, protobuf);
+      const out = outputFor(range, allowAs, enc);
       if (out) { hit = out; break; }
     }
     if (cache.size >= CACHE_LIMIT) cache.clear();
@@ -111,16 +138,21 @@ export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet
   return hit;
 }
 
-export type InputFormat = 'json' | 'yaml' | 'protobuf';
+export type InputFormat = 'json' | 'yaml' | 'protobuf' | 'cbor';
 
 export const SUPPORTED_INPUT = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE];
 
-/** The body format of a create/update; an absent Content-Type means JSON, as kube-apiserver takes it. */
-export function negotiateInput(contentType: string | undefined): InputFormat {
+/**
+ * The body format of a create/update; an absent Content-Type means JSON, as
+ * kube-apiserver takes it. `cbor`: the CBORServingAndStorage gate is on;
+ * off, an `application/cbor` body is a 415 like any unknown type.
+ */
+export function negotiateInput(contentType: string | undefined, cbor = false): InputFormat {
   if (!contentType) return 'json';
   const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
   if (type === 'application/json' || type === '') return 'json';
   if (type === 'application/yaml') return 'yaml';
   if (type === PROTOBUF_MEDIA_TYPE) return 'protobuf';
-  throw unsupportedMediaType(contentType, SUPPORTED_INPUT);
+  if (type === CBOR_MEDIA_TYPE && cbor) return 'cbor';
+  throw unsupportedMediaType(contentType, cbor ? [...SUPPORTED_INPUT, CBOR_MEDIA_TYPE] : SUPPORTED_INPUT);
 }

@@ -6,6 +6,8 @@ import { stringify as toYaml } from 'yaml';
 import { internalError, StatusError } from '../api/status.js';
 import { encodeEnvelope, PROTOBUF_MEDIA_TYPE, ProtobufError } from '../protobuf/codec.js';
 import type { Output } from './negotiate.js';
+import { encodeCbor } from '../cbor/encode.js';
+import { CBOR_MEDIA_TYPE } from '../cbor/errors.js';
 import { endThisTurn } from './turnend.js';
 import { closeAfterAnswer } from './linger.js';
 import { toJson } from '../api/json.js';
@@ -68,6 +70,7 @@ export function wantsPretty(req: IncomingMessage, query: URLSearchParams): boole
 
 export function encode(value: object, output: Output, pretty: boolean): string | Buffer {
   if (output.format === 'protobuf') return protobufBody(() => encodeEnvelope(value as Record<string, unknown>));
+  if (output.format === 'cbor') return encodeCbor(value);
   if (output.format === 'yaml') return toYaml(value, { lineWidth: 0 });
   return pretty ? JSON.stringify(value, null, 2) + '\n' : toJson(value);
 }
@@ -100,6 +103,10 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Status
   // HTTP/1.1: the body is left unread, so the connection closes, lingering so the 413 is not
   // lost to a reset. HTTP/2 has no Connection header (setting one throws); the stream ends alone.
   if (err.code === 413 && req.httpVersionMajor === 1) closeAfterAnswer(req, res);
+  if (output?.format === 'cbor') {
+    sendBody(req, res, err.code, CBOR_MEDIA_TYPE, encodeCbor(err.status), headers);
+    return;
+  }
   // Status has a protobuf form in every group version, as kube registers it;
   // one the schema cannot hold still goes out, as JSON.
   if (output?.format === 'protobuf') {

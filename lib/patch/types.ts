@@ -14,6 +14,16 @@ const BY_MEDIA_TYPE: Readonly<Record<string, PatchType>> = {
   'application/apply-patch+cbor': 'apply',
 };
 
+/** The patch media types served: apply-patch+cbor too under the CBORServingAndStorage gate. */
+export function patchTypes(cbor: boolean): readonly string[] {
+  return cbor ? [...PATCH_TYPES, 'application/apply-patch+cbor'] : PATCH_TYPES;
+}
+
+/** Whether a Content-Type is server-side apply in CBOR (served only under the CBORServingAndStorage gate). */
+export function isCborApply(contentType: string | undefined): boolean {
+  return contentType?.split(';', 1)[0]!.trim().toLowerCase() === 'application/apply-patch+cbor';
+}
+
 /** The patch type of a Content-Type; undefined = not a patch type. */
 export function patchTypeOf(contentType: string | undefined): PatchType | undefined {
   if (!contentType) return undefined;

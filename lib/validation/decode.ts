@@ -1,8 +1,8 @@
 // Request bodies to JSON objects, with the duplicate keys each held (JSON and
-// YAML; protobuf cannot repeat a field). Errors are 400s naming the problem.
+// YAML; protobuf cannot repeat a field, CBOR refuses a repeated key). Errors are 400s naming the problem.
 import { badRequest } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
-import { decodeProtobuf } from '../http/body.js';
+import { decodeCbor, decodeProtobuf } from '../http/body.js';
 import type { InputFormat } from '../http/negotiate.js';
 import { decodeJson, JsonBodyError, MAX_DEPTH, type DecodedJson } from './json.js';
 import { decodeYaml } from './yaml.js';
@@ -47,6 +47,8 @@ export function decodeValue(text: string, format: 'json' | 'yaml', maxDepth = MA
 export function decodeBody(buf: Buffer, format: InputFormat): DecodedBody {
   if (buf.length === 0) throw badRequest('the request body is empty: an object is required');
   if (format === 'protobuf') return { value: decodeProtobuf(buf), duplicates: [] };
+  // CBOR refuses duplicate keys outright (a map holding one is invalid CBOR), so none are left to report.
+  if (format === 'cbor') return { value: decodeCbor(buf), duplicates: [] };
   const { value, duplicates } = decodeValue(buf.toString('utf8'), format);
   if (!isPlainObject(value)) throw badRequest(`the request body must be an object, not ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`);
   return { value, duplicates };

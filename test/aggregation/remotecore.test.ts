@@ -11,9 +11,27 @@ import { join } from 'node:path';
 import { ensureDevPki } from '../../certs/devpki.js';
 import { GATEHOUSE_BIN, Kubectl, findKubectl, freePort, sleep, spawnTracked, startGatehouse, stopAll, tempDir, type Gatehouse, type Proc } from '../e2e/helpers.js';
 import { HttpsClient } from '../helpers/client.js';
+import { request as httpsRequest } from 'node:https';
+import { decode as cborDecode } from 'cbor2';
+import { Encoder } from 'cbor-x';
 import { servingPki, type Pem } from './fixture.js';
 
 const kubectlBin = findKubectl();
+/** Both processes serve CBOR: the core backend answers it, the gateway writes its own errors in it. */
+const CBOR_GATE = '--feature-gates=CBORServingAndStorage=true';
+
+/** A request whose answer is kept as bytes. */
+function rawRequest(client: HttpsClient, url: string, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; type: string | undefined; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(new URL(path, url), { method, agent: client.agent, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(parts) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 async function eventually<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -50,11 +68,11 @@ describe('gateway + remote core backend (--core-backend-url)', { timeout: 180_00
       `--tls-cert-file=${pem.certFile}`, `--tls-private-key-file=${pem.keyFile}`, `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
       '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group',
       '--requestheader-extra-headers-prefix=X-Remote-Extra-', '--requestheader-uid-headers=X-Remote-Uid',
-      '--authorization-mode=Webhook', `--authorization-webhook-config-file=${sarKubeconfig}`, '--authorization-webhook-version=v1', ...saFlags]);
+      '--authorization-mode=Webhook', `--authorization-webhook-config-file=${sarKubeconfig}`, '--authorization-webhook-version=v1', CBOR_GATE, ...saFlags]);
     core.child.stdin?.end();
     await core.waitFor('core-backend serving', (p) => p.stdout.includes('is serving on') || !p.running, 60_000);
     assert.ok(core.running, core.stderr);
-    gh = await startGatehouse({ dataDir: ghDir, port: ghPort, flags: [`--core-backend-url=https://127.0.0.1:${corePort}`, `--core-backend-ca-file=${pem.caFile}`, ...saFlags] });
+    gh = await startGatehouse({ dataDir: ghDir, port: ghPort, flags: [`--core-backend-url=https://127.0.0.1:${corePort}`, `--core-backend-ca-file=${pem.caFile}`, CBOR_GATE, ...saFlags] });
   });
 
   after(async () => {
@@ -85,6 +103,22 @@ describe('gateway + remote core backend (--core-backend-url)', { timeout: 180_00
     const u = await gh.admin.request('PATCH', '/api/v1/namespaces/team/configmaps/cm1', { data: { a: '2' } }, { 'content-type': 'application/merge-patch+json' });
     assert.equal(u.json.data.a, '2');
     assert.equal((await gh.admin.request('DELETE', '/api/v1/namespaces/team/configmaps/cm1')).status, 200);
+  });
+
+  it('CBOR bodies and answers through the gateway (CBORServingAndStorage on both sides)', async () => {
+    await gh.admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'cb' } });
+    const body = Buffer.from(new Encoder({ useRecords: false }).encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: '1' } }));
+    const c = await rawRequest(gh.admin, gh.url, 'POST', '/api/v1/namespaces/cb/configmaps', { 'content-type': 'application/cbor', accept: 'application/cbor' }, body);
+    assert.equal(c.status, 201, c.body.toString());
+    assert.equal(c.type, 'application/cbor');
+    const created = cborDecode(c.body) as { data: unknown; metadata: { name: string } };
+    assert.deepEqual(created.data, { a: '1' });
+    const json = (await gh.admin.request('GET', '/api/v1/namespaces/cb/configmaps/c1')).json;
+    const got = await rawRequest(gh.admin, gh.url, 'GET', '/api/v1/namespaces/cb/configmaps', { accept: 'application/cbor' });
+    assert.deepEqual((cborDecode(got.body) as { items: unknown[] }).items, [json]);
+    const missing = await rawRequest(gh.admin, gh.url, 'GET', '/api/v1/namespaces/cb/configmaps/nope', { accept: 'application/cbor' });
+    assert.equal(missing.status, 404);
+    assert.equal((cborDecode(missing.body) as { reason: string }).reason, 'NotFound');
   });
 
   it('kubectl create, get, delete through the gateway', { skip: kubectlBin ? false : 'kubectl is not installed' }, async () => {

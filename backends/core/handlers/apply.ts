@@ -1,4 +1,5 @@
-// Server-side apply: PATCH with application/apply-patch+yaml (JSON is YAML).
+// Server-side apply: PATCH with application/apply-patch+yaml (JSON is YAML),
+// or application/apply-patch+cbor under the CBORServingAndStorage gate.
 // The body is the applier's whole intent; it creates the object when missing
 // and otherwise merges under field ownership (lib/fieldmanager): conflicts
 // are 409 unless force=true. The result is checked and written as any update.
@@ -9,8 +10,9 @@
 // an apply that creates is served once admission has let it through.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
-import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, type GroupResource, type StatusCause } from '../../../lib/api/status.js';
-import { readBody } from '../../../lib/http/body.js';
+import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, unsupportedMediaType, type GroupResource, type StatusCause } from '../../../lib/api/status.js';
+import { decodeCbor, readBody } from '../../../lib/http/body.js';
+import { isCborApply, PATCH_TYPES } from '../../../lib/patch/types.js';
 import { applyIntent, ConflictError, conflictStatus, ItemKeyError } from '../../../lib/fieldmanager/index.js';
 import { decodeValue } from '../../../lib/validation/decode.js';
 import { checkObject, parseFieldValidation, problemMessages, type FieldValidation } from '../../../lib/validation/fields.js';
@@ -42,9 +44,10 @@ function applyOptions(query: URLSearchParams): { manager: string; force: boolean
 interface Intent { readonly obj: Record<string, unknown>; readonly warnings: readonly string[]; readonly setsResourceVersion: boolean }
 
 /** The applied configuration: an object with apiVersion, kind and metadata, no managedFields, fields of the schema. */
-function readIntent(t: ResourceType, buf: Buffer, level: FieldValidation, target: UpdateTarget): Intent {
+function readIntent(t: ResourceType, buf: Buffer, cbor: boolean, level: FieldValidation, target: UpdateTarget): Intent {
   if (buf.length === 0) throw badRequest('the request body is empty: an apply configuration is required');
-  const { value, duplicates } = decodeValue(buf.toString('utf8'), 'yaml');
+  // CBOR refuses a repeated key outright, so none are left to report.
+  const { value, duplicates } = cbor ? { value: decodeCbor(buf), duplicates: [] } : decodeValue(buf.toString('utf8'), 'yaml');
   if (!isPlainObject(value)) throw badRequest('the apply configuration must be an object');
   for (const f of ['apiVersion', 'kind'] as const) {
     if (typeof value[f] !== 'string' || value[f] === '') throw badRequest(`the apply configuration is invalid: ${f} must be set`);
@@ -79,12 +82,15 @@ function applyFailure(t: ResourceType, err: unknown): unknown {
 }
 
 export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  outputFor(t, r.req.headers.accept);
+  const contentType = r.req.headers['content-type'];
+  const cbor = isCborApply(contentType);
+  if (cbor && !env.cbor) throw unsupportedMediaType(String(contentType), PATCH_TYPES);
+  outputFor(env, t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const level = parseFieldValidation(r.query);
   const { manager, force } = applyOptions(r.query);
   const target: UpdateTarget = r.info.subresource === 'status' ? 'status' : 'main';
-  const intent = readIntent(t, r.body ?? await readBody(r.req, env.bodyLimit), level, target);
+  const intent = readIntent(t, r.body ?? await readBody(r.req, env.bodyLimit), cbor, level, target);
   const name = r.info.name;
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, r.info.namespace, name);

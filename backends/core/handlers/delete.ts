@@ -25,7 +25,7 @@ async function deleteOptionsOf(env: CoreEnv, r: BackendRequest): Promise<DeleteO
   let body: Record<string, unknown> | undefined;
   if (hasBody) {
     const buf = await readBody(r.req, env.bodyLimit);
-    if (buf.length > 0) body = decodeObject(buf, negotiateInput(r.req.headers['content-type']));
+    if (buf.length > 0) body = decodeObject(buf, negotiateInput(r.req.headers['content-type'], env.cbor));
   }
   return parseDeleteOptions(r.query, body);
 }
@@ -147,7 +147,7 @@ export async function deleteAsController(env: CoreEnv, t: ResourceType, obj: KOb
 }
 
 export async function deleteObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  const out = outputFor(t, r.req.headers.accept);
+  const out = outputFor(env, t, r.req.headers.accept);
   const opts = await deleteOptionsOf(env, r);
   const name = r.info.name;
   const gr: GroupResource = { group: t.group, resource: t.plural };
@@ -199,7 +199,7 @@ async function isCorrupt(env: CoreEnv, key: string, gr: GroupResource, name: str
 }
 
 export async function deleteCollection(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  const out = outputFor(t, r.req.headers.accept);
+  const out = outputFor(env, t, r.req.headers.accept);
   const opts = await deleteOptionsOf(env, r);
   const prefix = listPrefix(t, r.info.namespace);
   const lr = parseListRequest(t, r.query, prefix);

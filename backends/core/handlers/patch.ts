@@ -9,7 +9,7 @@ import { outputFor } from '../render.js';
 import { parseJsonPatch } from '../../../lib/patch/json.js';
 import { applyPatchDocument } from '../../../lib/patch/apply.js';
 import { PatchError } from '../../../lib/patch/errors.js';
-import { patchTypeOf, PATCH_TYPES, type PatchType } from '../../../lib/patch/types.js';
+import { patchTypeOf, patchTypes, type PatchType } from '../../../lib/patch/types.js';
 import { decodeValue } from '../../../lib/validation/decode.js';
 import { checkObject, parseFieldValidation } from '../../../lib/validation/fields.js';
 import { addWarnings } from '../../../lib/http/warnings.js';
@@ -44,12 +44,12 @@ interface ParsedPatch {
   readonly setsResourceVersion: boolean;
 }
 
-function parsePatch(t: ResourceType, contentType: string | undefined, buf: Buffer): ParsedPatch {
+function parsePatch(t: ResourceType, contentType: string | undefined, buf: Buffer, cbor: boolean): ParsedPatch {
   const type = patchTypeOf(contentType);
-  if (type === undefined) throw unsupportedMediaType(String(contentType ?? ''), PATCH_TYPES);
+  if (type === undefined) throw unsupportedMediaType(String(contentType ?? ''), patchTypes(cbor));
   if (type === 'apply') throw new Error('unexpected patch type apply: served by serverSideApply');
   if (type === 'strategic' && !t.schema) {
-    throw unsupportedMediaType(String(contentType), PATCH_TYPES.filter((p) => p !== 'application/strategic-merge-patch+json'));
+    throw unsupportedMediaType(String(contentType), patchTypes(cbor).filter((p) => p !== 'application/strategic-merge-patch+json'));
   }
   if (buf.length === 0) throw badRequest('the request body is empty: a patch is required');
   const { value, duplicates } = decodeValue(buf.toString('utf8'), 'json');
@@ -84,11 +84,11 @@ function applyPatch(t: ResourceType, p: ParsedPatch, old: KObject, budget: numbe
 
 export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
   if (patchTypeOf(r.req.headers['content-type']) === 'apply') return serverSideApply(env, t, r);
-  outputFor(t, r.req.headers.accept);
+  outputFor(env, t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const level = parseFieldValidation(r.query);
   checkFieldManager(r.query);
-  const p = parsePatch(t, r.req.headers['content-type'], r.body ?? await readBody(r.req, env.bodyLimit));
+  const p = parsePatch(t, r.req.headers['content-type'], r.body ?? await readBody(r.req, env.bodyLimit), env.cbor === true);
   const target: UpdateTarget = r.info.subresource === 'status' ? 'status' : 'main';
   const name = r.info.name;
   const gr: GroupResource = { group: t.group, resource: t.plural };

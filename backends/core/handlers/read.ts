@@ -3,6 +3,7 @@ import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { Output } from '../../../lib/http/negotiate.js';
 import { sendBody, sendObject, wantsPretty, encode, protobufBody } from '../../../lib/http/respond.js';
 import { encodeList } from '../../../lib/protobuf/codec.js';
+import { encodeCborList } from '../../../lib/cbor/encode.js';
 import { apiVersionOf } from '../../../lib/registry/types.js';
 import { expired, notFound, type GroupResource } from '../../../lib/api/status.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
@@ -18,7 +19,7 @@ import { StoreError, type ListResult } from '../store/types.js';
 const CONTINUE_EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
 export async function getObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  const out = outputFor(t, r.req.headers.accept);
+  const out = outputFor(env, t, r.req.headers.accept);
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const name = r.info.name;
   const rvRaw = r.query.get('resourceVersion') ?? '';
@@ -30,7 +31,7 @@ export async function getObject(env: CoreEnv, t: ResourceType, r: BackendRequest
 }
 
 export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  const out = outputFor(t, r.req.headers.accept);
+  const out = outputFor(env, t, r.req.headers.accept);
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const prefix = listPrefix(t, r.info.namespace);
   const lr = parseListRequest(t, r.query, prefix);
@@ -72,6 +73,10 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
 function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: readonly KObject[], meta: ListMeta, out: Output): void {
   if (out.format === 'protobuf' && out.as === undefined) {
     sendBody(r.req, r.res, 200, out.contentType, protobufBody(() => encodeList(apiVersionOf(t), t.listKind, meta, items)));
+    return;
+  }
+  if (out.format === 'cbor' && out.as === undefined) {
+    sendBody(r.req, r.res, 200, out.contentType, encodeCborList(apiVersionOf(t), t.listKind, meta, items));
     return;
   }
   const pretty = wantsPretty(r.req, r.query);

@@ -76,9 +76,9 @@ async function getObject(env: CoreEnv, resource: string, namespace: string, name
 }
 
 export async function createToken(env: CoreEnv, issuing: TokenIssuing, t: ResourceType, r: BackendRequest): Promise<void> {
-  const out = negotiateOutput(r.req.headers.accept, RESOURCE_AS, true); // TokenRequest has a protobuf schema
+  const out = negotiateOutput(r.req.headers.accept, RESOURCE_AS, { protobuf: true, cbor: env.cbor }); // TokenRequest has a protobuf schema
   const dryRun = parseDryRun(r.query, 'CreateOptions');
-  const body = decodeObject(await readBody(r.req, env.bodyLimit), negotiateInput(r.req.headers['content-type']));
+  const body = decodeObject(await readBody(r.req, env.bodyLimit), negotiateInput(r.req.headers['content-type'], env.cbor));
   const { namespace, name } = r.info;
   const spec = readSpec(body, name, issuing.apiAudiences);
 

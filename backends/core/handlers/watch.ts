@@ -1,5 +1,6 @@
-// watch: a chunked stream of newline-delimited JSON events, or of
-// length-prefixed WatchEvent frames in protobuf. Starts with the
+// watch: a chunked stream of newline-delimited JSON events, of
+// length-prefixed WatchEvent frames in protobuf, or of self-delimiting CBOR
+// data items (application/cbor-seq, RFC 8742) under CBORServingAndStorage. Starts with the
 // synthetic initial state when asked, then every change after the start
 // revision; an object leaving the selector arrives as DELETED; a start
 // revision that history no longer holds ends in an ERROR event (410).
@@ -7,6 +8,8 @@ import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
 import { expired, internalError, notAcceptable, StatusError, type Status } from '../../../lib/api/status.js';
 import { encodeWatchFrame, ProtobufError } from '../../../lib/protobuf/codec.js';
+import { encodeCborEvent } from '../../../lib/cbor/encode.js';
+import { CBOR_SEQ_MEDIA_TYPE } from '../../../lib/cbor/errors.js';
 import type { Output } from '../../../lib/http/negotiate.js';
 import { toJson } from '../../../lib/api/json.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
@@ -53,12 +56,26 @@ function eventFrame(type: WireType, obj: KObject): Buffer {
   return b;
 }
 
+const cborMemo = new WeakMap<object, Partial<Record<WireType, Buffer>>>();
+
+/** The CBOR data item of a stored object's event, encoded once however many watchers get it. */
+function eventItem(type: WireType, obj: KObject): Buffer {
+  let m = cborMemo.get(obj);
+  if (!m) { m = {}; cborMemo.set(obj, m); }
+  let b = m[type];
+  if (b === undefined) {
+    b = encodeCborEvent(type, obj);
+    m[type] = b;
+  }
+  return b;
+}
+
 function stamped(obj: KObject, rev: number): KObject {
   return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } };
 }
 
 export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  const out = outputFor(t, r.req.headers.accept);
+  const out = outputFor(env, t, r.req.headers.accept);
   if (out.format === 'yaml') throw notAcceptable(['application/json', 'application/json;as=Table;v=v1;g=meta.k8s.io', 'application/vnd.kubernetes.protobuf']);
   const wr = parseWatchRequest(t, r.query, r.info.name);
   const prefix = listPrefix(t, r.info.namespace);
@@ -76,7 +93,7 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   }
 
   const res = r.res;
-  const contentType = out.format === 'protobuf' ? `${out.contentType};stream=watch` : out.contentType;
+  const contentType = out.format === 'protobuf' ? `${out.contentType};stream=watch` : out.format === 'cbor' ? CBOR_SEQ_MEDIA_TYPE : out.contentType;
   // No length: HTTP/1.1 sends it chunked, HTTP/2 as DATA frames (where a Transfer-Encoding header is an error).
   res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
@@ -150,6 +167,7 @@ class WatchStream {
     const rev = Number(obj.metadata.resourceVersion);
     if (rev > this.lastRev) this.lastRev = rev;
     if (this.out.format === 'protobuf') this.writeFrame(type, () => (this.out.as ? encodeWatchFrame(type, partialMetadata(obj, 'v1')) : eventFrame(type, obj)));
+    else if (this.out.format === 'cbor') this.write(this.out.as ? encodeCborEvent(type, partialMetadata(obj, 'v1')) : eventItem(type, obj));
     else this.write(this.out.as === 'Table' ? this.tableLine(type, obj) : eventLine(type, obj));
   }
 
@@ -177,6 +195,10 @@ class WatchStream {
       this.writeFrame('BOOKMARK', () => encodeWatchFrame('BOOKMARK', shaped));
       return;
     }
+    if (this.out.format === 'cbor') {
+      this.write(encodeCborEvent('BOOKMARK', this.out.as ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata } : obj));
+      return;
+    }
     this.write(this.out.as === 'Table'
       ? JSON.stringify({ type: 'BOOKMARK', object: { kind: 'Table', apiVersion: `meta.k8s.io/${this.out.asVersion ?? 'v1'}`, metadata, columnDefinitions: null, rows: null } }) + '\n'
       : JSON.stringify({ type: 'BOOKMARK', object: obj }) + '\n');
@@ -196,6 +218,7 @@ class WatchStream {
     const status: Status = err instanceof StatusError ? err.status : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'watch ended by an internal error', reason: 'InternalError', code: 500 };
     if (!(err instanceof StatusError)) this.env.log(`watch failed: ${err instanceof Error ? err.message : String(err)}`);
     if (this.out.format === 'protobuf') this.writeFrame('ERROR', () => encodeWatchFrame('ERROR', status as unknown as Record<string, unknown>));
+    else if (this.out.format === 'cbor') this.write(encodeCborEvent('ERROR', status));
     else this.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
     this.end();
   }

@@ -26,7 +26,7 @@ import { createTracker, updateTracker } from './managedfields.js';
  * fields refused (422).
  */
 async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<KObject> {
-  const format = negotiateInput(r.req.headers['content-type']);
+  const format = negotiateInput(r.req.headers['content-type'], env.cbor);
   const level = parseFieldValidation(r.query);
   const { value, duplicates } = decodeBody(r.body ?? await readBody(r.req, env.bodyLimit), format);
   const obj = checkEnvelope(t, value);
@@ -39,7 +39,7 @@ async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Pro
 }
 
 export function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject): void {
-  const out = outputFor(t, r.req.headers.accept);
+  const out = outputFor(env, t, r.req.headers.accept);
   sendObject(r.req, r.res, code, objectAs(t, obj, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
@@ -61,7 +61,7 @@ export async function createObject(env: CoreEnv, t: ResourceType, r: BackendRequ
 }
 
 export async function create(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  outputFor(t, r.req.headers.accept);
+  outputFor(env, t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'CreateOptions');
   const obj = await readObject(env, t, r);
   checkPathAgreement(t, obj, r.info.namespace);
@@ -69,7 +69,7 @@ export async function create(env: CoreEnv, t: ResourceType, r: BackendRequest): 
 }
 
 export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
-  outputFor(t, r.req.headers.accept);
+  outputFor(env, t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
   const target: UpdateTarget = r.info.subresource === 'status' ? 'status' : r.info.subresource === 'finalize' ? 'finalize' : 'main';
   const obj = await readObject(env, t, r);
