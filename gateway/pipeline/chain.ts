@@ -138,7 +138,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
           if (res.headersSent) return;
           const waiting = c.waitingOn ? `: no answer from ${c.waitingOn} within ${formatDuration(ms)}` : '';
           const status = timeout(`Timeout: request did not complete within requested timeout - context deadline exceeded${waiting}`);
-          sendError(req, res, status, errorOutput(req, status, c.info.isResourceRequest));
+          sendError(req, res, status, errorOutput(req, status, c.info.isResourceRequest, cfg.cbor === true));
         }, ms);
       }
 
