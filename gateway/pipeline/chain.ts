@@ -111,12 +111,20 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     let release: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     let ctx: RequestContext | undefined;
+    let finished = false;
     const finish = () => {
+      if (finished) return;
+      finished = true;
       if (timer) clearTimeout(timer);
       release?.();
       release = undefined;
       if (ctx?.audit) cfg.audit.write(ctx.audit, res.statusCode);
     };
+    // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
+    // before the client can read the answer and send its next request, which 'finish', after
+    // the write completes, does not guarantee); 'finish' and 'close' for the other paths.
+    res.once('prefinish', finish);
+    res.once('finish', finish);
     res.once('close', finish);
 
     const run = async () => {
