@@ -5,7 +5,8 @@ import { apiVersionOf } from '../../lib/registry/types.js';
 import { badRequest, methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
 import { isPlainObject } from '../../lib/api/meta.js';
 import { decodeObject, readBody } from '../../lib/http/body.js';
-import { negotiateInput, negotiateOutput } from '../../lib/http/negotiate.js';
+import { negotiateInput, negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
+import { hasSchema } from '../../lib/protobuf/codec.js';
 import { sendObject, wantsPretty } from '../../lib/http/respond.js';
 import type { RequestContext } from '../pipeline/context.js';
 
@@ -16,6 +17,12 @@ export interface ReviewRequest {
   readonly spec: Record<string, unknown>;
 }
 
+/** The review's answer encoding: JSON, YAML, or protobuf (every review kind has Kubernetes' protobuf form). */
+function reviewOutput(ctx: RequestContext, kind: string): Output {
+  const apiVersion = apiVersionOf({ group: ctx.info.apiGroup, version: ctx.info.apiVersion });
+  return negotiateOutput(ctx.req.headers.accept, RESOURCE_AS, { protobuf: hasSchema(apiVersion, kind) });
+}
+
 /** Reads and checks a review body; throws Status errors as kube-apiserver words them. */
 export async function readReview(ctx: RequestContext, kind: string, bodyLimit: number, namespaced = false): Promise<ReviewRequest> {
   const { info, req } = ctx;
@@ -24,7 +31,7 @@ export async function readReview(ctx: RequestContext, kind: string, bodyLimit: n
   if ((info.namespace !== '') !== namespaced) throw pathNotFound();
   if (info.verb !== 'create' || info.name !== '' || info.subresource !== '') throw methodNotAllowed(req.method ?? 'GET', what);
   // Checked before the body is read, so a client that cannot be answered learns it at once.
-  negotiateOutput(req.headers.accept);
+  reviewOutput(ctx, kind);
   const format = negotiateInput(req.headers['content-type']);
   const body = decodeObject(await readBody(req, bodyLimit), format);
   const apiVersion = apiVersionOf({ group: info.apiGroup, version: info.apiVersion });
@@ -47,5 +54,5 @@ export async function readReview(ctx: RequestContext, kind: string, bodyLimit: n
 export function sendReview(ctx: RequestContext, review: ReviewRequest, status: Record<string, unknown>, spec: Record<string, unknown> | null = review.spec): void {
   const meta = isPlainObject(review.body['metadata']) ? review.body['metadata'] : {};
   const out = { kind: review.kind, apiVersion: review.apiVersion, metadata: { ...meta, creationTimestamp: null }, ...(spec ? { spec } : {}), status };
-  sendObject(ctx.req, ctx.res, 201, out, negotiateOutput(ctx.req.headers.accept), wantsPretty(ctx.req, ctx.query));
+  sendObject(ctx.req, ctx.res, 201, out, reviewOutput(ctx, review.kind), wantsPretty(ctx.req, ctx.query));
 }

@@ -10,6 +10,8 @@ export interface Reply {
   text: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
+  /** The answer's bytes (gunzipped), for binary encodings. */
+  body: Buffer;
 }
 
 export interface TlsMaterial { ca: string; cert?: string; key?: string }
@@ -36,7 +38,7 @@ export class HttpsClient {
           const text = buf.toString('utf8');
           let json: unknown;
           try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, body: buf });
         });
         res.on('error', reject);
       });

@@ -37,6 +37,17 @@ message NamespaceList { optional ListMeta metadata = 1; repeated Namespace items
 message PolicyRule { repeated string verbs = 1; repeated string apiGroups = 2; repeated string resources = 3; repeated string resourceNames = 4; repeated string nonResourceURLs = 5; }
 message Role { optional ObjectMeta metadata = 1; repeated PolicyRule rules = 2; }
 message RoleList { optional ListMeta metadata = 1; repeated Role items = 2; }
+message ExtraValue { repeated string items = 1; }
+message UserInfo { optional string username = 1; optional string uid = 2; repeated string groups = 3; map<string, ExtraValue> extra = 4; }
+message TokenReviewSpec { optional string token = 1; repeated string audiences = 2; }
+message TokenReviewStatus { optional bool authenticated = 1; optional UserInfo user = 2; optional string error = 3; repeated string audiences = 4; }
+message TokenReview { optional ObjectMeta metadata = 1; optional TokenReviewSpec spec = 2; optional TokenReviewStatus status = 3; }
+message SelfSubjectReviewStatus { optional UserInfo userInfo = 1; }
+message SelfSubjectReview { optional ObjectMeta metadata = 1; optional SelfSubjectReviewStatus status = 2; }
+message ResourceAttributes { optional string namespace = 1; optional string verb = 2; optional string group = 3; optional string version = 4; optional string resource = 5; optional string subresource = 6; optional string name = 7; }
+message SubjectAccessReviewSpec { optional ResourceAttributes resourceAttributes = 1; optional string user = 3; repeated string groups = 4; optional string uid = 6; }
+message SubjectAccessReviewStatus { optional bool allowed = 1; optional string reason = 2; optional string evaluationError = 3; optional bool denied = 4; }
+message SubjectAccessReview { optional ObjectMeta metadata = 1; optional SubjectAccessReviewSpec spec = 2; optional SubjectAccessReviewStatus status = 3; }
 `;
 
 const root = protobuf.parse(PROTO, { keepCase: true }).root;
