@@ -50,6 +50,13 @@ describe('parser attacks', () => {
     assert.equal(warn.headers.warning, '299 - "duplicate field \\"data.k\\""');
   });
 
+  it('refuses a million duplicate keys (past the body limit) with a 413 the client receives', async () => {
+    const dup = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dups-m"},"data":{${Array.from({ length: 1_000_000 }, () => '"k":"v"').join(',')}}}`;
+    const r = await refused('POST', CM, dup, 'application/json');
+    assert.equal(r.status, 413);
+    assert.equal((await gh.admin.request('GET', `${CM}/dups-m`)).status, 404);
+  });
+
   it('refuses a JSON patch whose copy operations double a value past the limit', async () => {
     const made = await gh.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'grow' }, data: { a: 'x'.repeat(64 * 1024) } });
     assert.equal(made.status, 201, made.text);
