@@ -4,14 +4,18 @@
 //   `kubectl create token default` use it); recreated when deleted.
 // - `root-ca-cert-publisher`: the ConfigMap `kube-root-ca.crt` holding the
 //   cluster CA (`ca.crt`), which in-cluster clients mount to verify the API;
-//   recreated when deleted, and put back when its CA was changed.
-// Namespaces being deleted (Terminating) get nothing new.
-import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
+//   recreated when deleted.
+// Namespaces being deleted (Terminating) get nothing new. Unlike kube's, a
+// changed ConfigMap is not put back: kube-controller-manager runs these under
+// leader election, Gatehouse runs them in every process sharing a store, and
+// two processes with different CAs (a rotation, or separate dev PKIs) would
+// rewrite it back and forth for ever.
+import type { KObject } from '../../../lib/api/meta.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { prepareCreate } from '../objects.js';
-import { guaranteedUpdate, StoreError, type StoreEvent } from '../store/types.js';
+import { StoreError, type StoreEvent } from '../store/types.js';
 import { coreType, WatchingController } from './loop.js';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
@@ -32,8 +36,6 @@ abstract class PerNamespaceController extends WatchingController {
 
   /** The object to create in `namespace`. */
   protected abstract desired(namespace: string): KObject;
-  /** The stored object with what this controller owns put back, or null when it is right. */
-  protected repair(_current: KObject): KObject | null { return null; }
 
   protected override onEvent(ev: StoreEvent): void {
     const o = ev.object;
@@ -54,17 +56,12 @@ abstract class PerNamespaceController extends WatchingController {
     const ns = await this.env.store.get(objectKey(this.namespaces, '', namespace));
     if (!ns || ns.metadata.deletionTimestamp || (ns['status'] as { phase?: string } | undefined)?.phase === 'Terminating') return;
     const key = objectKey(this.kept, namespace, this.keptName);
-    const current = await this.env.store.get(key);
-    if (!current) {
-      try {
-        await this.env.store.create(key, prepareCreate(this.kept, this.desired(namespace), this.env.clock()));
-      } catch (err) {
-        if (!(err instanceof StoreError && err.code === 'exists')) throw err;
-      }
-      return;
+    if (await this.env.store.get(key)) return;
+    try {
+      await this.env.store.create(key, prepareCreate(this.kept, this.desired(namespace), this.env.clock()));
+    } catch (err) {
+      if (!(err instanceof StoreError && err.code === 'exists')) throw err;
     }
-    if (current.metadata.deletionTimestamp || !this.repair(current)) return;
-    await guaranteedUpdate(this.env.store, key, (cur) => (cur.metadata.deletionTimestamp ? null : this.repair(cur)));
   }
 }
 
@@ -91,12 +88,5 @@ export class RootCaPublisher extends PerNamespaceController {
       metadata: { name: ROOT_CA_CONFIGMAP, namespace, annotations: { 'kubernetes.io/description': ROOT_CA_DESCRIPTION } },
       data: { 'ca.crt': this.caPem },
     };
-  }
-
-  protected override repair(current: KObject): KObject | null {
-    const data = isPlainObject(current['data']) ? current['data'] : {};
-    if (data['ca.crt'] === this.caPem && Object.keys(data).length === 1 && current['binaryData'] === undefined) return null;
-    const { binaryData: _dropped, ...rest } = current;
-    return { ...rest, data: { 'ca.crt': this.caPem } } as KObject;
   }
 }
