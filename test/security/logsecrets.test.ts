@@ -39,6 +39,8 @@ describe('secrets stay out of logs and error messages', () => {
     record(await gh.admin.request('PUT', '/api/v1/namespaces/default/secrets/s1', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1', resourceVersion: '1' }, stringData: { password: SECRET_VALUE } }));
     // A token sent to TokenReview that does not authenticate.
     record(await gh.admin.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: WRONG } }));
+    // The child's log reaches this process through a pipe, a moment after the answers.
+    await gh.proc.waitFor('the token review log line', (p) => /token review by "admin"/.test(p.stderr), 10_000);
     const log = `${gh.proc.stdout}\n${gh.proc.stderr}`;
     if (process.env.SHOW_LOG) console.log(log);
     // The failures are logged (so the check below reads lines about these very requests).
