@@ -266,6 +266,14 @@ if (process.env['BENCH_AGGREGATION'] !== '0') {
 }
 
 // ---------------------------------------------------------------------------
+// HTTP/2 section (owned with gateway/server/serving.ts): GET over HTTP/2 through
+// Gatehouse beside a bare node:http2 server (bench/http2.ts). BENCH_HTTP2=0 skips it.
+if (process.env['BENCH_HTTP2'] !== '0') {
+  const { runHttp2Bench } = await import('./http2.js');
+  await runHttp2Bench();
+}
+
+// ---------------------------------------------------------------------------
 // Micro-benchmarks (bench/micro.ts): the figures the small optimizations cite
 // in their comments (field manager ASCII path, SortedKeys, the Redis write's
 // JSON, direct EVALSHA, service-account signature schedules), in a process of

@@ -16,6 +16,7 @@ import { AuthnError, type Authenticator, type AuthnResult } from './types.js';
 import { CertChainError, peerChain, verifyClientChain, type CaBundle, type CurrentCaBundle } from './certchain.js';
 import { ownValue, setOwn } from '../../lib/api/own.js';
 import { distinctHeaders } from '../../lib/http/headers.js';
+import { connectionOf } from '../../lib/http/connection.js';
 
 export interface RequestHeaderConfig {
   readonly usernameHeaders: readonly string[];
@@ -56,7 +57,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
   private readonly cas: CurrentCaBundle;
   private readonly cfg: RequestHeaderConfig;
   private readonly lower: { user: string[]; uid: string[]; group: string[]; extra: string[] };
-  private readonly perConnection = new WeakMap<TLSSocket, ProxyDecision>();
+  private readonly perConnection = new WeakMap<object, ProxyDecision>();
   private readonly clock: () => number;
 
   /** `cas`: the --requestheader-client-ca-file bundle in force. */
@@ -79,7 +80,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
     if (username === undefined) return null;
     const socket = req.socket as TLSSocket;
     // Headers without a client certificate are ignored (the pipeline strips them): anonymous, not 401.
-    if (typeof socket.getPeerCertificate !== 'function' || !this.verifyProxy(socket)) return null;
+    if (typeof socket.getPeerCertificate !== 'function' || !this.verifyProxy(socket, connectionOf(req))) return null;
 
     const groups: string[] = [];
     for (const n of this.lower.group) for (const v of headers[n] ?? []) groups.push(v);
@@ -102,13 +103,13 @@ export class RequestHeaderAuthenticator implements Authenticator {
    * true when the connection's certificate is a trusted proxy's, false when it has none;
    * throws AuthnError for any other certificate. Cached per connection.
    */
-  private verifyProxy(socket: TLSSocket): boolean {
+  private verifyProxy(socket: TLSSocket, conn: object): boolean {
     const now = this.clock();
     const bundle = this.cas.current;
-    let decision = this.perConnection.get(socket);
+    let decision = this.perConnection.get(conn);
     if (!current(decision, bundle, now)) {
       decision = { bundle, verdict: this.decide(socket, bundle, now) };
-      this.perConnection.set(socket, decision);
+      this.perConnection.set(conn, decision);
     }
     const d = decision.verdict;
     if (d === 'no-certificate') return false;

@@ -4,6 +4,7 @@
 import * as nodeCrypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AuthnError, type Authenticator, type AuthnResult } from './types.js';
+import { connectionOf } from '../../lib/http/connection.js';
 
 export interface TokenAuthenticator {
   readonly name: string;
@@ -91,10 +92,11 @@ export function bearerToken(req: IncomingMessage): string | undefined {
 const lastToken = new WeakMap<object, BearerToken>();
 
 function connectionToken(req: IncomingMessage, value: string): BearerToken {
-  const memo = lastToken.get(req.socket);
+  const conn = connectionOf(req);
+  const memo = lastToken.get(conn);
   if (memo !== undefined && memo.value === value) return memo;
   const token = new BearerToken(value);
-  lastToken.set(req.socket, token);
+  lastToken.set(conn, token);
   return token;
 }
 

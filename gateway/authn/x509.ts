@@ -13,6 +13,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Authenticator, AuthnResult } from './types.js';
 import { AuthnError } from './types.js';
 import { CertChainError, peerIntermediates, peerLeaf, verifyClientChain, type CaBundle, type CurrentCaBundle } from './certchain.js';
+import { connectionOf } from '../../lib/http/connection.js';
 
 /** Made under `bundle`, and good only while it is the bundle in force. */
 type Decision = { readonly bundle: CaBundle } & ({ result: AuthnResult | null; until: number } | { error: string });
@@ -32,7 +33,8 @@ export class X509Authenticator implements Authenticator {
   readonly name = 'x509';
   private readonly cas: CurrentCaBundle;
   private readonly clock: () => number;
-  private readonly perConnection = new WeakMap<TLSSocket, Decision>();
+  /** By connection (lib/http/connection.ts): a keep-alive client or an HTTP/2 session is verified once. */
+  private readonly perConnection = new WeakMap<object, Decision>();
 
   constructor(opts: X509Options) {
     this.cas = opts.cas;
@@ -44,13 +46,14 @@ export class X509Authenticator implements Authenticator {
     if (typeof socket.getPeerCertificate !== 'function') return null;
     const now = this.clock();
     const bundle = this.cas.current;
-    const cached = this.perConnection.get(socket);
+    const conn = connectionOf(req);
+    const cached = this.perConnection.get(conn);
     if (cached !== undefined && cached.bundle === bundle && ('error' in cached || cached.until >= now)) {
       if ('error' in cached) throw new AuthnError(this.name, cached.error);
       return cached.result;
     }
     const decision = this.decide(socket, bundle, now);
-    this.perConnection.set(socket, decision);
+    this.perConnection.set(conn, decision);
     if ('error' in decision) throw new AuthnError(this.name, decision.error);
     return decision.result;
   }
