@@ -53,9 +53,10 @@ function isInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v);
 }
 
-function nonEmptyStrings(out: StatusCause[], field: string, v: unknown, what: string): void {
+/** A non-empty list of strings; '' is an item only where it means something (the core API group). */
+function nonEmptyStrings(out: StatusCause[], field: string, v: unknown, what: string, emptyItemOk = false): void {
   if (!Array.isArray(v) || v.length === 0) { out.push(cause.required(field, `${what} must contain at least one value`)); return; }
-  v.forEach((s, i) => { if (typeof s !== 'string' || s === '') out.push(cause.required(`${field}[${i}]`)); });
+  v.forEach((s, i) => { if (typeof s !== 'string' || (s === '' && !emptyItemOk)) out.push(cause.required(`${field}[${i}]`)); });
 }
 
 function validateSubject(out: StatusCause[], s: unknown, f: string): void {
@@ -87,7 +88,7 @@ export function validateFlowSchema(obj: KObject): StatusCause[] {
     rr.forEach((r, j) => {
       const g = `${f}.resourceRules[${j}]`;
       nonEmptyStrings(out, `${g}.verbs`, at(r, 'verbs'), 'verbs');
-      nonEmptyStrings(out, `${g}.apiGroups`, at(r, 'apiGroups'), 'resource rules must supply at least one api group');
+      nonEmptyStrings(out, `${g}.apiGroups`, at(r, 'apiGroups'), 'resource rules must supply at least one api group', true);
       nonEmptyStrings(out, `${g}.resources`, at(r, 'resources'), 'resource rules must supply at least one resource');
       if (at(r, 'clusterScope') !== true && list(r, 'namespaces').length === 0) {
         out.push(cause.required(`${g}.namespaces`, 'resource rules that are not cluster scoped must supply at least one namespace'));
