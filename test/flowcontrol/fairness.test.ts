@@ -147,6 +147,37 @@ describe('API Priority and Fairness', { timeout: 120_000 }, () => {
       assert.equal(r.headers[PL_UID], exemptUid);
     }
   });
+
+  it('a Reject level answers 429 at once when its seats are taken', async () => {
+    // One share beside the 490 of the others: one seat of the four.
+    const pl = await s.admin.request('POST', `${FC}/prioritylevelconfigurations`, {
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 't-reject' },
+      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
+    });
+    assert.equal(pl.status, 201, pl.text);
+    const fs = await s.admin.request('POST', `${FC}/flowschemas`, {
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 't-reject' },
+      spec: {
+        priorityLevelConfiguration: { name: 't-reject' }, matchingPrecedence: 400,
+        rules: [{ subjects: [{ kind: 'User', user: { name: 'carol' } }], resourceRules: [{ verbs: ['get'], apiGroups: ['echo.gatehouse.dev'], resources: ['echoes'], namespaces: ['*'] }] }],
+      },
+    });
+    assert.equal(fs.status, 201, fs.text);
+    const plUid = (pl.json as { metadata: { uid: string } }).metadata.uid;
+    for (let i = 0; i < 50; i++) {
+      if ((await as('carol-token', 'GET', `${ECHOES}/ready`)).headers[PL_UID] === plUid) break;
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+    const holder = as('carol-token', 'GET', `${ECHOES}/hang?timeout=2s`);
+    let refused: Reply | undefined;
+    // The holder takes the one seat as soon as it arrives; until then a second request may still get it.
+    for (let i = 0; i < 20 && refused?.status !== 429; i++) refused = await as('carol-token', 'GET', `${ECHOES}/hang?timeout=100ms`);
+    assert.equal(refused?.status, 429, refused?.text);
+    assert.equal(refused?.headers['retry-after'], '1');
+    assert.equal((await holder).status, 504);
+    // The seat is free again.
+    assert.equal((await as('carol-token', 'GET', `${ECHOES}/after`)).status, 200);
+  });
 });
 
 describe('with --enable-priority-and-fairness=false', () => {
