@@ -89,6 +89,8 @@ export class ApfBootstrap {
 
   private schedule(): void {
     if (this.stopped) return;
+    // start() again (a test's "next pass") replaces the pending pass rather than adding one.
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       ensureApfBootstrap(this.env).catch((err: unknown) => {
         this.env.log(`priority-and-fairness-config-producer: ${err instanceof Error ? err.message : String(err)}`);
