@@ -18,6 +18,7 @@ import { TokenCleaner } from './controllers/tokencleaner.js';
 import { BootstrapSigner, type ClusterInfoSource } from './controllers/bootstrapsigner.js';
 import type { WatchingController } from './controllers/loop.js';
 import { bootstrapRbac } from './controllers/rbacbootstrap.js';
+import { ApfBootstrap } from './controllers/apfbootstrap.js';
 import { ClusterRoleAggregationController } from './controllers/aggregation.js';
 import { GarbageCollector } from './controllers/garbagecollector.js';
 import { autoregister, type LocalGroupVersion } from './controllers/autoregister.js';
@@ -131,6 +132,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   const builtins = opts.builtins !== false;
   // A generic backend (no built-in types) has no RBAC roles to aggregate.
   const aggregation = builtins ? new ClusterRoleAggregationController(env) : undefined;
+  const apf = builtins ? new ApfBootstrap(env) : undefined;
   const local = opts.autoregister;
   return {
     backend,
@@ -149,6 +151,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
       { name: 'bootstrap-namespaces', run: () => ensureDefaultNamespaces(env) },
       { name: 'start-namespace-controller', run: () => namespaces.start() },
       { name: 'rbac/bootstrap-roles', run: reconcileRbac },
+      ...(apf ? [{ name: 'priority-and-fairness-config-producer', run: () => apf.start() }] : []),
       { name: 'start-clusterrole-aggregation-controller', run: async () => { await reconcileRbac().catch(() => undefined); await aggregation?.start(); } },
       ...controllers.map((ctl) => ({ name: `start-${ctl.name}-controller`, run: () => ctl.start() })),
       ...(local ? [{ name: 'start-kube-apiserver-autoregistration', run: () => autoregister(env, local) }] : []),
@@ -156,6 +159,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     async close() {
       namespaces.stop();
       aggregation?.stop();
+      apf?.stop();
       for (const ctl of controllers) ctl.stop();
       backend.closeWatches();
       await store.close();

@@ -70,6 +70,8 @@ export interface ServeOptions {
   /** Concurrent non-mutating / mutating requests that are not long-running; 0 = no limit. */
   readonly maxRequestsInflight: number;
   readonly maxMutatingRequestsInflight: number;
+  /** API Priority and Fairness: the two limits above are one total shared by priority levels; off, they apply plainly. */
+  readonly enablePriorityAndFairness: boolean;
   /** SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection. */
   readonly http2MaxStreamsPerConnection: number;
   /** Share of HTTP/2 requests after which the client is sent GOAWAY (0 to 0.02). */
@@ -132,7 +134,7 @@ const DEFAULTS: ServeOptions = {
   authenticationTokenWebhookConfigFile: undefined, authenticationTokenWebhookCacheTtlMs: 2 * 60_000, authenticationTokenWebhookVersion: 'v1beta1',
   requestheaderClientCaFile: undefined, requestheaderAllowedNames: [], requestheaderUsernameHeaders: [], requestheaderUidHeaders: [],
   requestheaderGroupHeaders: [], requestheaderExtraHeadersPrefix: [], proxyClientCertFile: undefined, proxyClientKeyFile: undefined, watchHistoryMs: 5 * 60_000, livezGracePeriodMs: 0,
-  shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, requestTimeoutMs: 60_000, minRequestTimeoutS: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, http2MaxStreamsPerConnection: 1000, goawayChance: 0, verbosity: 0,
+  shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, requestTimeoutMs: 60_000, minRequestTimeoutS: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, enablePriorityAndFairness: true, http2MaxStreamsPerConnection: 1000, goawayChance: 0, verbosity: 0,
   authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
   authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [], featureGates: FEATURE_GATE_DEFAULTS,
   upstream: undefined, upstreamCaFile: undefined, resourceAttributesFile: undefined, allowPaths: [], ignorePaths: [],
@@ -359,6 +361,8 @@ export const FLAGS: readonly Flag[] = [
   flag({ name: 'max-mutating-requests-inflight', key: 'maxMutatingRequestsInflight', arg: 'int',
     help: 'Most mutating requests in flight at once; more get 429; 0 = no limit',
     parse: (raw) => int(raw, 0, 2 ** 31 - 1, 'must be a non-negative integer') }),
+  flag({ name: 'enable-priority-and-fairness', key: 'enablePriorityAndFairness', arg: 'bool', boolean: true,
+    help: 'Classify requests by FlowSchema and queue them fairly per PriorityLevelConfiguration within the total of the two in-flight limits; false = the plain limits', parse: bool }),
   flag({ name: 'http2-max-streams-per-connection', key: 'http2MaxStreamsPerConnection', arg: 'int',
     help: 'Most concurrent streams a client may open on one HTTP/2 connection',
     parse: (raw) => int(raw, 1, 2 ** 31 - 1, 'must be a positive integer') }),

@@ -36,6 +36,8 @@ export interface ChainConfig {
   forbidden?(ctx: RequestContext, attrs: Attributes, reason: string): StatusError;
   admission: readonly AdmissionPlugin[];
   inflight: InflightLimiter;
+  /** API Priority and Fairness (gateway/flowcontrol): when given, it replaces `inflight`. */
+  flowControl?: { admit(ctx: RequestContext): Promise<() => void> };
   requestTimeoutMs: number;
   /** True once shutdown drains: requests arriving then get 429 (health endpoints excepted). */
   draining?: () => boolean;
@@ -142,8 +144,10 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         const ms = requestDeadlineMs(ctx.query, cfg.requestTimeoutMs);
         const c = ctx;
         timer = setTimeout(() => {
+          // A request still queued by priority and fairness is answered 429 by its queue (on this abort).
+          const queued = c.queued === true;
           deadline.abort();
-          if (res.headersSent) return;
+          if (res.headersSent || queued) return;
           const waiting = c.waitingOn ? `: no answer from ${c.waitingOn} within ${formatDuration(ms)}` : '';
           const status = timeout(`Timeout: request did not complete within requested timeout - context deadline exceeded${waiting}`);
           sendError(req, res, status, errorOutput(req, status, c.info.isResourceRequest, cfg.cbor === true));
@@ -172,7 +176,14 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         ctx.audit.impersonatedUser = ctx.user;
       }
 
-      if (!isLongRunning(ctx)) release = cfg.inflight.acquire(ctx.info.verb);
+      if (cfg.flowControl) {
+        const seat = await cfg.flowControl.admit(ctx);
+        // The client may have gone, and finish() run, while the request waited for its seat.
+        if (finished) seat();
+        else release = seat;
+      } else if (!isLongRunning(ctx)) {
+        release = cfg.inflight.acquire(ctx.info.verb);
+      }
 
       const attrs = attributes(ctx);
       const decision = await cfg.authorizer.authorize(attrs);

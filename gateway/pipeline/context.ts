@@ -42,6 +42,8 @@ export interface RequestContext {
   readonly deadline: AbortSignal;
   /** What dispatch waits on (an APIService), named in the 504 answered at the deadline. */
   waitingOn?: string;
+  /** True while the request waits in a priority level's queue: its deadline then answers 429, not 504 (the queue does). */
+  queued?: boolean;
 }
 
 const EMPTY_QUERY = new URLSearchParams();

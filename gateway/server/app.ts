@@ -16,6 +16,8 @@ import { buildHealth, startPostStartHooks, type HealthEndpoints } from '../healt
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { DROP_AUDIT } from '../pipeline/audit.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
+import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
+import { Dispatcher } from '../flowcontrol/dispatcher.js';
 import type { LocalRoutes } from '../local/router.js';
 import type { Aggregation } from '../aggregation/index.js';
 import type { GatewayCore } from '../aggregation/remotecore.js';
@@ -87,9 +89,14 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   // Post-start hooks and autoregister-completion are boot-sequence checks.
   const health = buildHealth({ checkStore: () => core.checkStore(), boot: [...postStart, aggregation.completion], livezGraceMs: opts.livezGracePeriodMs, startedAt, clock, log });
   const dispatch = buildDispatch({ aggregation, local: localRoutes(registry, health.endpoints, aggregation), registry, gatewayServed: reviews(opts, hooks, authn, authz), core });
+  // Priority and fairness: the objects are followed from the store; kube's mandatory ones serve until the first list.
+  const apf = opts.enablePriorityAndFairness ? new ClassifierSync(core.objects, new Classifier(), log) : undefined;
+  apf?.start().catch((err: unknown) => log(`priority and fairness: ${err instanceof Error ? err.message : String(err)}`));
   const handler = buildHandlerChain({
     authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
-    inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight), requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, audit: DROP_AUDIT, dispatch, log, clock,
+    inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight),
+    ...(apf ? { flowControl: new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight) } : {}),
+    requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, audit: DROP_AUDIT, dispatch, log, clock,
     cbor: opts.featureGates.CBORServingAndStorage,
   });
   const { server, connections, url } = await serveHttps({
@@ -103,7 +110,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const shutdown = installShutdown({
     server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => core.backend.closeWatches(),
-    closeBackends: () => { authn.close(); authz.close(); aggregation.stop(); return core.close(); },
+    closeBackends: () => { apf?.stop(); authn.close(); authz.close(); aggregation.stop(); return core.close(); },
   });
   return { server, url, core, shutdown, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
 }

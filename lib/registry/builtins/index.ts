@@ -8,6 +8,7 @@ import { RBAC_TYPES } from './rbac.js';
 import { APIREGISTRATION_TYPES } from './apiregistration.js';
 import { AUTHENTICATION_TYPES } from './authentication.js';
 import { AUTHORIZATION_TYPES } from './authorization.js';
+import { FLOWCONTROL_TYPES } from './flowcontrol.js';
 import { builtinSchemaOf } from '../../schema/index.js';
 
 /** Each type with its generated schema attached (lib/schema). */
@@ -17,5 +18,5 @@ function withSchema(t: ResourceType): ResourceType {
 }
 
 export const BUILTIN_TYPES: readonly ResourceType[] = [
-  ...CORE_TYPES, ...EVENTS_TYPES, ...COORDINATION_TYPES, ...DISCOVERY_TYPES, ...RBAC_TYPES, ...APIREGISTRATION_TYPES, ...AUTHENTICATION_TYPES, ...AUTHORIZATION_TYPES,
+  ...CORE_TYPES, ...EVENTS_TYPES, ...COORDINATION_TYPES, ...DISCOVERY_TYPES, ...RBAC_TYPES, ...APIREGISTRATION_TYPES, ...AUTHENTICATION_TYPES, ...AUTHORIZATION_TYPES, ...FLOWCONTROL_TYPES,
 ].map(withSchema);

@@ -7,9 +7,10 @@ import { coordinationV1 } from './coordination-v1.js';
 import { discoveryV1 } from './discovery-v1.js';
 import { rbacV1 } from './rbac-v1.js';
 import { apiregistrationV1 } from './apiregistration-v1.js';
+import { flowcontrolV1 } from './flowcontrol-v1.js';
 import { authenticationV1 } from './authentication-v1.js';
 import { authenticationV1beta1 } from './authentication-v1beta1.js';
 import { authorizationV1 } from './authorization-v1.js';
 import { authorizationV1beta1 } from './authorization-v1beta1.js';
 
-export const PACKAGES: readonly SchemaPackage[] = [metaV1, coreV1, eventsV1, coordinationV1, discoveryV1, rbacV1, apiregistrationV1, authenticationV1, authenticationV1beta1, authorizationV1, authorizationV1beta1];
+export const PACKAGES: readonly SchemaPackage[] = [metaV1, coreV1, eventsV1, coordinationV1, discoveryV1, rbacV1, apiregistrationV1, flowcontrolV1, authenticationV1, authenticationV1beta1, authorizationV1, authorizationV1beta1];

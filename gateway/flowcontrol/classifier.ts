@@ -1,0 +1,156 @@
+// kube-apiserver's APF classification: the FlowSchemas, in order of
+// matchingPrecedence then name, are tried against the request's user and
+// attributes; the first whose rules match (and whose priority level exists)
+// names the level and, with its distinguisher, the flow. The objects are kept
+// current by a Reflector, so edits apply without a restart on every process
+// sharing the store; until the first list, kube's mandatory objects (held in
+// memory, as kube's config controller does) classify everything.
+import type { KObject } from '../../lib/api/meta.js';
+import type { ObjectSource } from '../../lib/api/objectsource.js';
+import { Reflector, type ReflectedType } from '../../lib/api/reflector.js';
+import { builtinRegistry } from '../../lib/registry/index.js';
+import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../../policies/flowcontrol/index.js';
+import type { UserInfo } from '../../lib/api/meta.js';
+import { flowSchemaOf, priorityLevelOf, type FlowSchema, type NonResourceRule, type PolicyRule, type PriorityLevel, type ResourceRule, type Subject } from './config.js';
+
+const GROUP = 'flowcontrol.apiserver.k8s.io';
+const SA_PREFIX = 'system:serviceaccount:';
+
+/** What a request is, for classification: the parts of its RequestInfo and user that rules read. */
+export interface FlowRequest {
+  user: UserInfo;
+  isResourceRequest: boolean;
+  verb: string;
+  apiGroup: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  path: string;
+}
+
+export interface Classification {
+  schema: FlowSchema;
+  level: PriorityLevel;
+  /** The flow: the schema's name and its distinguisher's value. */
+  flow: string;
+}
+
+const has = (list: readonly string[], v: string) => list.includes('*') || list.includes(v);
+
+function subjectMatches(s: Subject, user: UserInfo): boolean {
+  if (s.kind === 'User') return s.name === '*' || s.name === user.username;
+  if (s.kind === 'Group') return s.name === '*' || user.groups.includes(s.name);
+  if (s.kind !== 'ServiceAccount' || !user.username.startsWith(SA_PREFIX)) return false;
+  const [ns, name, ...rest] = user.username.slice(SA_PREFIX.length).split(':');
+  return rest.length === 0 && ns === s.namespace && (s.name === '*' || s.name === name);
+}
+
+function resourceMatches(r: ResourceRule, q: FlowRequest): boolean {
+  if (!has(r.verbs, q.verb) || !has(r.apiGroups, q.apiGroup)) return false;
+  const resource = q.subresource ? `${q.resource}/${q.subresource}` : q.resource;
+  if (!has(r.resources, resource)) return false;
+  return q.namespace === '' ? r.clusterScope : has(r.namespaces, q.namespace);
+}
+
+/** `*`, an exact path, or `/prefix/*` (the prefix itself and everything under it). */
+function urlMatches(pattern: string, path: string): boolean {
+  if (pattern === '*' || pattern === path) return true;
+  if (!pattern.endsWith('/*')) return false;
+  const prefix = pattern.slice(0, -1);
+  return path.startsWith(prefix) || path === prefix.slice(0, -1);
+}
+
+function nonResourceMatches(r: NonResourceRule, q: FlowRequest): boolean {
+  return has(r.verbs, q.verb) && r.urls.some((u) => urlMatches(u, q.path));
+}
+
+function ruleMatches(rule: PolicyRule, q: FlowRequest): boolean {
+  if (!rule.subjects.some((s) => subjectMatches(s, q.user))) return false;
+  return q.isResourceRequest ? rule.resourceRules.some((r) => resourceMatches(r, q)) : rule.nonResourceRules.some((r) => nonResourceMatches(r, q));
+}
+
+function byPrecedence(a: FlowSchema, b: FlowSchema): number {
+  return a.precedence - b.precedence || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+/** The stored object as the registry defaults it (the in-memory mandatory objects). */
+function defaulted(o: KObject, plural: string): KObject {
+  const copy = structuredClone(o);
+  builtinRegistry().lookup(GROUP, 'v1', plural)?.defaults?.(copy);
+  return copy;
+}
+
+export class Classifier {
+  private schemas = new Map<string, FlowSchema>();
+  private readonly levels = new Map<string, PriorityLevel>();
+  private ordered: FlowSchema[] = [];
+  private readonly listeners: Array<(levels: ReadonlyMap<string, PriorityLevel>) => void> = [];
+  private readonly fallback: Classification;
+
+  constructor() {
+    for (const o of mandatoryPriorityLevels()) { const l = priorityLevelOf(defaulted(o, 'prioritylevelconfigurations')); this.levels.set(l.name, l); }
+    for (const o of mandatoryFlowSchemas()) { const s = flowSchemaOf(defaulted(o, 'flowschemas')); this.schemas.set(s.name, s); }
+    this.reorder();
+    const catchAll = this.schemas.get('catch-all')!;
+    this.fallback = { schema: catchAll, level: this.levels.get('catch-all')!, flow: 'catch-all' };
+  }
+
+  /** Called with every level after each change (the dispatcher resizes its levels). */
+  onLevels(fn: (levels: ReadonlyMap<string, PriorityLevel>) => void): void {
+    this.listeners.push(fn);
+    fn(this.levels);
+  }
+
+  priorityLevels(): ReadonlyMap<string, PriorityLevel> {
+    return this.levels;
+  }
+
+  classify(q: FlowRequest): Classification {
+    for (const schema of this.ordered) {
+      const level = this.levels.get(schema.level);
+      if (!level) continue; // a dangling schema matches nothing, as in kube
+      if (!schema.rules.some((r) => ruleMatches(r, q))) continue;
+      const by = schema.distinguisher === 'ByUser' ? q.user.username : schema.distinguisher === 'ByNamespace' ? q.namespace : '';
+      return { schema, level, flow: `${schema.name}\u0000${by}` };
+    }
+    // kube answers with catch-all when nothing matches (for example a user with no groups).
+    const level = this.levels.get('catch-all') ?? this.fallback.level;
+    return { ...this.fallback, level };
+  }
+
+  private reorder(): void {
+    this.ordered = [...this.schemas.values()].sort(byPrecedence);
+  }
+
+  private levelsChanged(): void {
+    for (const fn of this.listeners) fn(this.levels);
+  }
+
+  /** The ReflectedTypes that keep this classifier current. */
+  reflected(): ReflectedType[] {
+    return [
+      {
+        group: GROUP, resource: 'flowschemas',
+        reset: (items) => { this.schemas = new Map(items.map((o) => { const s = flowSchemaOf(o); return [s.name, s]; })); this.reorder(); },
+        set: (o) => { const s = flowSchemaOf(o); this.schemas.set(s.name, s); this.reorder(); },
+        remove: (o) => { this.schemas.delete(o.metadata.name ?? ''); this.reorder(); },
+      },
+      {
+        group: GROUP, resource: 'prioritylevelconfigurations',
+        reset: (items) => { this.levels.clear(); for (const o of items) { const l = priorityLevelOf(o); this.levels.set(l.name, l); } this.levelsChanged(); },
+        set: (o) => { const l = priorityLevelOf(o); this.levels.set(l.name, l); this.levelsChanged(); },
+        remove: (o) => { this.levels.delete(o.metadata.name ?? ''); this.levelsChanged(); },
+      },
+    ];
+  }
+}
+
+/** A Classifier kept current from the store; `start()` resolves after the first list (retried until it succeeds). */
+export class ClassifierSync {
+  private readonly reflector: Reflector;
+  constructor(source: ObjectSource, readonly classifier: Classifier, log: (msg: string) => void) {
+    this.reflector = new Reflector(source, classifier.reflected(), { who: 'priority and fairness', log, retryFirstList: true });
+  }
+  start(): Promise<void> { return this.reflector.start(); }
+  stop(): void { this.reflector.stop(); }
+}
