@@ -26,19 +26,9 @@ const cbor = (v: unknown): Buffer => Buffer.from(encoder.encode(v));
 
 interface Raw { status: number; headers: IncomingHttpHeaders; body: Buffer }
 
+/** A request whose answer is kept as bytes (the test client keeps them as `body`). */
 function raw(s: TestServer, method: string, path: string, headers: Record<string, string>, body?: Buffer | string): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const h: Record<string, string | number> = { ...headers };
-    if (body !== undefined) h['content-length'] = Buffer.byteLength(body);
-    const req = httpsRequest(new URL(path, s.url), { method, agent: s.admin.agent, headers: h }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  return s.admin.request(method, path, body, headers);
 }
 
 /**

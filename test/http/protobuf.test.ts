@@ -24,20 +24,9 @@ after(async () => { await s.close(); });
 
 interface Raw { status: number; headers: IncomingHttpHeaders; body: Buffer }
 
-/** A request whose answer is kept as bytes; `chunks` sees every piece as it arrives. */
+/** A request whose answer is kept as bytes (the test client keeps them as `body`). */
 function raw(method: string, path: string, headers: Record<string, string>, body?: Buffer | string): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const h: Record<string, string | number> = { ...headers };
-    if (body !== undefined) h['content-length'] = Buffer.byteLength(body);
-    const req = httpsRequest(new URL(path, s.url), { method, agent: s.admin.agent, headers: h }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  return s.admin.request(method, path, body, headers);
 }
 
 const withoutType = (o: Record<string, unknown>) => { const { kind: _k, apiVersion: _a, ...rest } = o; return rest; };
