@@ -11,8 +11,9 @@ import {
 } from '../../../policies/flowcontrol/index.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
-import { prepareCreate, prepareUpdate } from '../objects.js';
-import { guaranteedUpdate, StoreError } from '../store/types.js';
+import { prepareUpdate } from '../objects.js';
+import { guaranteedUpdate } from '../store/types.js';
+import { getOrCreate } from './loop.js';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const json = (v: unknown) => JSON.stringify(v);
@@ -33,28 +34,16 @@ function defaultedSpec(t: ResourceType, obj: KObject): unknown {
 async function ensure(env: CoreEnv, t: ResourceType, expected: KObject, mandatory: boolean): Promise<void> {
   const key = objectKey(t, '', expected.metadata.name!);
   const want = defaultedSpec(t, expected);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const current = await env.store.get(key);
-    if (!current) {
-      try {
-        await env.store.create(key, prepareCreate(t, structuredClone(expected), env.clock()));
-        return;
-      } catch (err) {
-        if (err instanceof StoreError && err.code === 'exists') continue;
-        throw err;
-      }
-    }
-    await guaranteedUpdate(env.store, key, (cur) => {
-      const auto = cur.metadata.annotations?.[AUTOUPDATE_SPEC_ANNOTATION];
-      if (!mandatory && auto !== 'true') return null;
-      if (json(cur['spec']) === json(want) && auto === 'true') return null;
-      const next = structuredClone(cur);
-      next['spec'] = structuredClone(want);
-      next.metadata.annotations = { ...next.metadata.annotations, [AUTOUPDATE_SPEC_ANNOTATION]: 'true' };
-      return prepareUpdate(t, next, cur, 'main') ?? null;
-    });
-    return;
-  }
+  if (!(await getOrCreate(env, t, key, expected))) return;
+  await guaranteedUpdate(env.store, key, (cur) => {
+    const auto = cur.metadata.annotations?.[AUTOUPDATE_SPEC_ANNOTATION];
+    if (!mandatory && auto !== 'true') return null;
+    if (json(cur['spec']) === json(want) && auto === 'true') return null;
+    const next = structuredClone(cur);
+    next['spec'] = structuredClone(want);
+    next.metadata.annotations = { ...next.metadata.annotations, [AUTOUPDATE_SPEC_ANNOTATION]: 'true' };
+    return prepareUpdate(t, next, cur, 'main') ?? null;
+  });
 }
 
 /** One pass over every bootstrap object: levels first, so that no schema dangles. */

@@ -7,6 +7,7 @@ import { rfc3339, type KObject } from '../../../lib/api/meta.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
+import { prepareCreate } from '../objects.js';
 import { guaranteedUpdate, StoreError, type StoreEvent, type Watcher } from '../store/types.js';
 
 /** Longest single timer; a pass then re-arms it (clock jumps, long expirations). */
@@ -114,6 +115,24 @@ export async function deleteStored(env: CoreEnv, t: ResourceType, obj: KObject):
     if (err instanceof StoreError && (err.code === 'not-found' || err.code === 'conflict')) return false;
     throw err;
   }
+}
+
+/**
+ * The object stored at `key`, or null once `expected` was created there (a create that
+ * loses a race with another process reads again; null too if that keeps failing).
+ */
+export async function getOrCreate(env: CoreEnv, t: ResourceType, key: string, expected: KObject): Promise<KObject | null> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await env.store.get(key);
+    if (current) return current;
+    try {
+      await env.store.create(key, prepareCreate(t, structuredClone(expected), env.clock()));
+      return null;
+    } catch (err) {
+      if (!(err instanceof StoreError && err.code === 'exists')) throw err;
+    }
+  }
+  return null;
 }
 
 export function coreType(env: CoreEnv, resource: string): ResourceType {

@@ -14,9 +14,8 @@ import type { KObject } from '../../../lib/api/meta.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
-import { prepareCreate } from '../objects.js';
-import { StoreError, type StoreEvent } from '../store/types.js';
-import { coreType, WatchingController } from './loop.js';
+import type { StoreEvent } from '../store/types.js';
+import { coreType, getOrCreate, WatchingController } from './loop.js';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 const ROOT_CA_DESCRIPTION = 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
@@ -56,12 +55,7 @@ abstract class PerNamespaceController extends WatchingController {
     const ns = await this.env.store.get(objectKey(this.namespaces, '', namespace));
     if (!ns || ns.metadata.deletionTimestamp || (ns['status'] as { phase?: string } | undefined)?.phase === 'Terminating') return;
     const key = objectKey(this.kept, namespace, this.keptName);
-    if (await this.env.store.get(key)) return;
-    try {
-      await this.env.store.create(key, prepareCreate(this.kept, this.desired(namespace), this.env.clock()));
-    } catch (err) {
-      if (!(err instanceof StoreError && err.code === 'exists')) throw err;
-    }
+    await getOrCreate(this.env, this.kept, key, this.desired(namespace));
   }
 }
 

@@ -9,7 +9,8 @@ import type { ResourceType } from '../../../lib/registry/types.js';
 import { AUTOUPDATE_ANNOTATION, defaultClusterRoleBindings, defaultClusterRoles } from '../../../policies/rbac/index.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
-import { prepareCreate, prepareUpdate } from '../objects.js';
+import { prepareUpdate } from '../objects.js';
+import { getOrCreate } from './loop.js';
 import { guaranteedUpdate, StoreError } from '../store/types.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -48,16 +49,8 @@ async function ensure(env: CoreEnv, t: ResourceType, expected: KObject, fields: 
   const name = expected.metadata.name!;
   const key = objectKey(t, '', name);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const current = await env.store.get(key);
-    if (!current) {
-      try {
-        await env.store.create(key, prepareCreate(t, structuredClone(expected), env.clock()));
-        return;
-      } catch (err) {
-        if (err instanceof StoreError && err.code === 'exists') continue;
-        throw err;
-      }
-    }
+    const current = await getOrCreate(env, t, key, expected);
+    if (!current) return;
     if (current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') return;
     if (t.plural === 'clusterrolebindings' && json(current['roleRef']) !== json(expected['roleRef'])) {
       // roleRef is immutable: the binding is recreated as expected.
