@@ -4,6 +4,7 @@
 // always means one thing to it.
 import type { KObject } from '../../api/meta.js';
 import { isPlainObject } from '../../api/meta.js';
+import { ownValue, setOwn } from '../../api/own.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import { at, list, str } from '../fields.js';
 
@@ -14,8 +15,8 @@ const LIMIT_RESPONSES = ['Queue', 'Reject'];
 
 /** The object at `path`, created empty when absent (only for our own, fixed keys). */
 function child(obj: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
-  const v = obj[key];
-  if (v === undefined) { const made: Record<string, unknown> = {}; obj[key] = made; return made; }
+  const v = ownValue(obj, key);
+  if (v === undefined) { const made: Record<string, unknown> = {}; setOwn(obj, key, made); return made; }
   return isPlainObject(v) ? v : undefined;
 }
 
