@@ -1,0 +1,26 @@
+// Feature gates.
+import { FEATURE_GATE_DEFAULTS, FeatureGateError, parseFeatureGates, type FeatureGates } from '../featuregates.js';
+import { BadValue, flagsOf, type OptionGroup } from './flag.js';
+
+export interface FeatureOptions {
+  readonly featureGates: FeatureGates;
+}
+
+const flag = flagsOf<FeatureOptions>();
+
+export const features: OptionGroup<FeatureOptions> = {
+  title: 'Features',
+  defaults: {
+    featureGates: FEATURE_GATE_DEFAULTS,
+  },
+  flags: [
+    flag({ name: 'feature-gates', key: 'featureGates', arg: 'Name=bool,…',
+      help: `Feature gates: ${Object.keys(FEATURE_GATE_DEFAULTS).join(', ')} (the last --feature-gates wins)`,
+      parse: (raw) => {
+        try { return parseFeatureGates(raw); } catch (err) {
+          if (err instanceof FeatureGateError) throw new BadValue(err.message, err.value);
+          throw err;
+        }
+      } }),
+  ],
+};

@@ -1,0 +1,56 @@
+// Where the core backend keeps objects, and how long watch history lasts.
+import { BadValue, duration, nonEmpty, flagsOf, type OptionGroup } from './flag.js';
+
+export const STORAGE_BACKENDS = ['file', 'memory', 'redis'] as const;
+export type StorageBackend = (typeof STORAGE_BACKENDS)[number];
+
+export interface StorageOptions {
+  readonly dataDir: string;
+  readonly storageBackend: StorageBackend;
+  readonly redisUrl: string | undefined;
+  readonly storagePrefix: string;
+  readonly watchHistoryMs: number;
+}
+
+const flag = flagsOf<StorageOptions>();
+
+export const storage: OptionGroup<StorageOptions> = {
+  title: 'Storage',
+  defaults: {
+    dataDir: './data', storageBackend: 'file', redisUrl: undefined, storagePrefix: 'gatehouse', watchHistoryMs: 5 * 60_000,
+  },
+  flags: [
+    flag({ name: 'data-dir', key: 'dataDir', arg: 'dir', help: 'Where the file store and the generated dev PKI live', parse: nonEmpty }),
+    flag({ name: 'storage-backend', key: 'storageBackend', arg: 'file|memory|redis', help: 'Where objects are stored',
+      parse: (raw) => {
+        if (!(STORAGE_BACKENDS as readonly string[]).includes(raw)) throw new BadValue(`must be one of ${STORAGE_BACKENDS.join(', ')}`);
+        return raw as StorageBackend;
+      } }),
+    flag({ name: 'redis-url', key: 'redisUrl', arg: 'url',
+      help: 'redis://[user:password@]host:port[/db] or rediss://…[?ca=file]; a Redis Cluster: several seeds host:port,host:port,… or redis+cluster://… (with --storage-backend=redis)',
+      parse: (raw) => {
+        // Same grammar as backends/core/store/redis-connect.ts parseRedisUrl (which reports the details).
+        const m = /^(rediss?)(\+cluster)?:\/\/(?:[^@/?#\s]*@)?([^/?#@\s]+)(?:\/([0-9]*))?(?:\?(ca=[^#\s&]+))?$/.exec(raw);
+        if (!m) throw new BadValue('must be a redis:// or rediss:// URL');
+        const hosts = m[3]!.split(',');
+        if (!hosts.every((h) => /^(\[[0-9a-fA-F:.]+\]|[^:[\],]+)(:[0-9]{1,5})?$/.test(h))) throw new BadValue('has a bad host:port');
+        if ((m[2] !== undefined || hosts.length > 1) && m[4] && Number(m[4]) !== 0) throw new BadValue('a Redis Cluster has no database other than 0');
+        if (m[5] !== undefined && m[1] !== 'rediss') throw new BadValue('ca= needs rediss://');
+        return raw;
+      } }),
+    flag({ name: 'storage-prefix', key: 'storagePrefix', arg: 'prefix', help: 'Key prefix for every stored object (redis)',
+      parse: (raw) => {
+        if (/[{}\s*?[\]\\]/.test(nonEmpty(raw))) throw new BadValue('must not contain braces, spaces or glob characters');
+        return raw;
+      } }),
+    flag({ name: 'watch-history', key: 'watchHistoryMs', arg: 'duration', help: 'How long watch history is kept before a watch gets 410 Gone',
+      parse: (raw) => duration(raw, true) }),
+  ],
+  checks(o) {
+    const out: string[] = [];
+    const redis = o.storageBackend === 'redis';
+    if (o.redisUrl !== undefined && !redis) out.push('--redis-url requires --storage-backend=redis');
+    if (redis && o.redisUrl === undefined) out.push('--storage-backend=redis requires --redis-url');
+    return out;
+  },
+};
