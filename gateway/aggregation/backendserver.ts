@@ -28,7 +28,6 @@ import { WebhookAuthorizer, webhookClient } from '../authz/webhook.js';
 import { PostStartHook } from '../health/checks.js';
 import { buildHealth, startPostStartHooks } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
-import { DROP_AUDIT } from '../pipeline/audit.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { serveLocal } from '../local/router.js';
@@ -122,7 +121,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
   };
   const handler = buildHandlerChain({
     authenticator, identityHeaders: identityHeaderNames(rh), impersonation: true, authorizer: authz.authorizer, admission: [], inflight: new InflightLimiter(400, 200),
-    requestTimeoutMs: 60_000, audit: DROP_AUDIT, dispatch, log, clock: Date.now, cbor: opts.featureGates.CBORServingAndStorage,
+    requestTimeoutMs: 60_000, dispatch, log, clock: Date.now, cbor: opts.featureGates.CBORServingAndStorage,
   });
   const { server, connections, url } = await serveHttps({ cert, clientCas: [proxyCa, clientCa], handler, upgrades: false, port: opts.securePort, bindAddress: opts.bindAddress, log });
   startPostStartHooks(postStart, log);

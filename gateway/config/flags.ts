@@ -15,6 +15,7 @@ import { aggregation, type AggregationOptions } from './options/aggregation.js';
 import { sidecar, type SidecarOptions } from './options/sidecar.js';
 import { controllers, type ControllerOptions } from './options/controllers.js';
 import { features, type FeatureOptions } from './options/features.js';
+import { audit, type AuditOptions } from './options/audit.js';
 
 export { STORAGE_BACKENDS, type StorageBackend } from './options/storage.js';
 export { AUTHORIZATION_MODES, type AuthorizationMode } from './options/authorization.js';
@@ -22,14 +23,14 @@ export { ADMISSION_PLUGINS, type AdmissionPluginName } from './options/admission
 export { CONTROLLERS, CONTROLLERS_OFF_BY_DEFAULT, controllerEnabled } from './options/controllers.js';
 
 export type ServeOptions = ServingOptions & StorageOptions & AuthenticationOptions & AuthorizationOptions & AdmissionOptions
-  & FlowControlOptions & AggregationOptions & SidecarOptions & ControllerOptions & FeatureOptions;
+  & FlowControlOptions & AggregationOptions & SidecarOptions & ControllerOptions & FeatureOptions & AuditOptions;
 
 /** A group seen by the composer, which reads every group's options the same way. */
 type AnyGroup = OptionGroup<Record<string, unknown>>;
 
 /** The groups in the order --help prints them. */
 const GROUPS = [
-  serving, storage, authentication, authorization, admission, flowcontrol, aggregation, sidecar, controllers, features,
+  serving, storage, authentication, authorization, admission, flowcontrol, aggregation, sidecar, controllers, features, audit,
 ] as unknown as readonly AnyGroup[];
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -45,7 +46,6 @@ export const FLAGS: readonly Flag[] = GROUPS.flatMap((g) => g.flags as readonly 
  */
 export const UNSUPPORTED_FLAGS: ReadonlyMap<string, 'bool' | 'value'> = new Map([
   ['runtime-config', 'value'],
-  ['audit-log-path', 'value'],
 ]);
 
 const BY_NAME: ReadonlyMap<string, Flag> = new Map(FLAGS.map((f) => [f.name, f]));

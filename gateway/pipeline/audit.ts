@@ -1,22 +1,38 @@
-// Opens the audit event of a request once its user is known; later steps
-// add annotations and the impersonated user. Events go to an AuditSink;
-// without --audit-log-path they are dropped.
+// The audit step of the chain: every request gets an Audit-ID (the client's
+// own when it sends a sane one, as kube-apiserver), answered in the `Audit-Id`
+// header and forwarded to backends; with an auditor (gateway/audit, built from
+// --audit-policy-file) the request is recorded through the interfaces below.
 import { randomUUID } from 'node:crypto';
-import type { AuditEvent, RequestContext } from './context.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from '../../lib/api/meta.js';
+import type { RequestInfo } from '../../lib/api/requestinfo.js';
 
-export interface AuditSink {
-  write(ev: AuditEvent, code: number): void;
+/** One request's audit, as the chain drives it. */
+export interface RequestAudit {
+  /** The RequestReceived stage; a promise only when a sink blocks on it (it rejects with 500 under blocking-strict). */
+  received(): Promise<void> | undefined;
+  impersonated(user: UserInfo): void;
+  annotate(key: string, value: string): void;
+  /** Level Request and above keep the request body: the chain reads it before dispatch and hands it here. */
+  readonly wantsRequestBody: boolean;
+  requestBody(body: Buffer, contentType: string | undefined): void;
+  complete(code: number): void;
+  panic(err: unknown): void;
 }
 
-export const DROP_AUDIT: AuditSink = { write: () => undefined };
+export interface AuditRecorder {
+  /** Starts the audit of a request whose user is known; undefined when the policy says None. */
+  begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean): RequestAudit | undefined;
+  /** A request whose credentials failed. */
+  failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string): void;
+  /** Largest request body kept (read before dispatch). */
+  maxBodyBytes(): number;
+}
 
-export function openAudit(ctx: RequestContext): AuditEvent {
-  const header = ctx.req.headers['audit-id'];
-  return {
-    auditID: typeof header === 'string' && header.length <= 64 ? header : randomUUID(),
-    requestURI: ctx.req.url ?? '/',
-    verb: ctx.info.verb,
-    user: ctx.user,
-    annotations: {},
-  };
+/** The request's Audit-ID, set on the request so that proxied backends receive it too. */
+export function assignAuditId(req: IncomingMessage): string {
+  const header = req.headers['audit-id'];
+  const id = typeof header === 'string' && header.length > 0 && header.length <= 64 && /^[\x21-\x7e]+$/.test(header) ? header : randomUUID();
+  req.headers['audit-id'] = id;
+  return id;
 }

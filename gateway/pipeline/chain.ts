@@ -11,7 +11,8 @@ import type { Attributes, Authorizer } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
 import { selectorAttributes } from '../authz/selectors.js';
 import { admit, type AdmissionPlugin } from './admission.js';
-import { openAudit, type AuditSink } from './audit.js';
+import { assignAuditId, type AuditRecorder } from './audit.js';
+import { readBody } from '../../lib/http/body.js';
 import { newContext, isLongRunning, type PendingUpgrade, type RequestContext } from './context.js';
 import { hasImpersonation, impersonate } from './impersonate.js';
 import { stripIdentityHeaders, type IdentityHeaders } from './identityheaders.js';
@@ -43,7 +44,8 @@ export interface ChainConfig {
   draining?: () => boolean;
   /** --goaway-chance: the share of HTTP/2 requests after which the connection is told to go away (0 = none). */
   goawayChance?: number;
-  audit: AuditSink;
+  /** The audit recorder (gateway/audit, from --audit-policy-file); absent = nothing recorded (Audit-Id is still set). */
+  audit?: AuditRecorder;
   /** The last step: the gateway's table (server/dispatch.ts), the sidecar's upstream, a backend process's API. */
   dispatch(ctx: RequestContext): Promise<void>;
   /** The CBORServingAndStorage gate: errors on resource paths may go out as CBOR. */
@@ -120,7 +122,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       if (timer) clearTimeout(timer);
       release?.();
       release = undefined;
-      if (ctx?.audit) cfg.audit.write(ctx.audit, res.statusCode);
+      ctx?.audit?.complete(res.statusCode);
     };
     // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
     // before the client can read the answer and send its next request, which 'finish', after
@@ -159,6 +161,11 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         authn = await cfg.authenticator.authenticate(req);
       } catch (err) {
         goAwayAfter(req, res);
+        if (cfg.audit) {
+          const id = assignAuditId(req);
+          res.setHeader('Audit-Id', id);
+          cfg.audit.failedAuthentication(req, ctx.info, id, err instanceof Error ? err.message : String(err));
+        }
         throw err;
       }
       ctx.user = authn.user;
@@ -168,12 +175,17 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       if (req.headers.authorization !== undefined) delete req.headers.authorization;
       stripIdentityHeaders(req, cfg.identityHeaders);
 
-      ctx.audit = openAudit(ctx);
-      res.setHeader('Audit-Id', ctx.audit.auditID);
+      const auditID = assignAuditId(req);
+      res.setHeader('Audit-Id', auditID);
+      if (cfg.audit) {
+        ctx.audit = cfg.audit.begin(req, res, ctx.info, ctx.user, auditID, isLongRunning(ctx));
+        const blocked = ctx.audit?.received();
+        if (blocked) await blocked;
+      }
 
       if (cfg.impersonation && hasImpersonation(req)) {
         ctx.user = await impersonate(req, ctx.user, cfg.authorizer);
-        ctx.audit.impersonatedUser = ctx.user;
+        ctx.audit?.impersonated(ctx.user);
       }
 
       if (cfg.flowControl) {
@@ -187,15 +199,26 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
 
       const attrs = attributes(ctx);
       const decision = await cfg.authorizer.authorize(attrs);
+      if (ctx.audit) {
+        // kube's authorization annotations: the decision, and the rule or authorizer that made it.
+        ctx.audit.annotate('authorization.k8s.io/decision', decision.kind === 'allow' ? 'allow' : 'forbid');
+        if (decision.reason) ctx.audit.annotate('authorization.k8s.io/reason', decision.reason);
+      }
       // An authorizer that failed, with no Allow to override it, is the server's fault: 500, as kube's WithAuthorization.
       if (decision.kind !== 'allow') throw decision.error ? internalError(decision.error) : forbidden(ctx, attrs, decision.reason);
 
       await admit(cfg.admission, ctx);
+      if (ctx.audit?.wantsRequestBody && cfg.audit) {
+        // Read once here; every destination takes ctx.body instead of reading the request again.
+        ctx.body ??= await readBody(req, cfg.audit.maxBodyBytes());
+        ctx.audit.requestBody(ctx.body, req.headers['content-type']);
+      }
       await cfg.dispatch(ctx);
     };
 
     run().catch((err: unknown) => {
       const status = toStatusError(err);
+      if (!(err instanceof StatusError)) ctx?.audit?.panic(err);
       if (!(err instanceof StatusError)) cfg.log(`internal error serving ${req.method} ${req.url}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
       sendError(req, res, status, errorOutput(req, status, ctx?.info.isResourceRequest === true, cfg.cbor === true));
     });

@@ -5,15 +5,7 @@ import type { UserInfo } from '../../lib/api/meta.js';
 import { parseRequestInfo, type RequestInfo } from '../../lib/api/requestinfo.js';
 import { checkedRequestPath } from '../../lib/api/requestpath.js';
 import { queryBool } from '../../lib/api/querybool.js';
-
-export interface AuditEvent {
-  readonly auditID: string;
-  readonly requestURI: string;
-  readonly verb: string;
-  user?: UserInfo;
-  impersonatedUser?: UserInfo;
-  readonly annotations: Record<string, string>;
-}
+import type { RequestAudit } from './audit.js';
 
 /**
  * An upgrade request (Connection: Upgrade) arrives with its socket instead of
@@ -33,7 +25,8 @@ export interface RequestContext {
   readonly startedAt: number;
   /** The effective user: the authenticated one, or the impersonated one. */
   user: UserInfo;
-  audit?: AuditEvent;
+  /** The request's audit recording, when the audit policy records it. */
+  audit?: RequestAudit;
   /** The request body, when a step before dispatch had to read it (admission); the backend then reads no more. */
   body?: Buffer;
   /** Set for an upgrade request: the client's socket, for dispatch to forward once authorized. */

@@ -33,7 +33,7 @@ export async function readReview(ctx: RequestContext, kind: string, bodyLimit: n
   // Checked before the body is read, so a client that cannot be answered learns it at once.
   reviewOutput(ctx, kind);
   const format = negotiateInput(req.headers['content-type']);
-  const body = decodeObject(await readBody(req, bodyLimit), format);
+  const body = decodeObject(ctx.body ?? await readBody(req, bodyLimit), format);
   const apiVersion = apiVersionOf({ group: info.apiGroup, version: info.apiVersion });
   if (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion) {
     throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (${apiVersion})`);

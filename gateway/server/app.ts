@@ -14,7 +14,7 @@ import { accessReviewHandlers } from '../reviews/accessreviews.js';
 import { PostStartHook } from '../health/checks.js';
 import { buildHealth, startPostStartHooks, type HealthEndpoints } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
-import { DROP_AUDIT } from '../pipeline/audit.js';
+import { buildAuditor } from '../audit/index.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
 import { Dispatcher } from '../flowcontrol/dispatcher.js';
@@ -72,6 +72,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const startedAt = clock();
   const log = hooks.log;
   const tls = await loadGatewayTls(opts);
+  // A policy that does not parse stops the start before anything listens.
+  const auditor = await buildAuditor(opts, log);
   const registry = builtinRegistry();
   const tokenMethods = await loadTokenMethods(opts, log);
   const requestheader = requestheaderConfig(opts, tls);
@@ -96,7 +98,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
     inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight),
     ...(apf ? { flowControl: new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight) } : {}),
-    requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, audit: DROP_AUDIT, dispatch, log, clock,
+    requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, dispatch, log, clock,
+    ...(auditor ? { audit: auditor } : {}),
     cbor: opts.featureGates.CBORServingAndStorage,
   });
   const { server, connections, url } = await serveHttps({
@@ -110,7 +113,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const shutdown = installShutdown({
     server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => core.backend.closeWatches(),
-    closeBackends: () => { apf?.stop(); authn.close(); authz.close(); aggregation.stop(); return core.close(); },
+    closeBackends: async () => { apf?.stop(); authn.close(); authz.close(); aggregation.stop(); await core.close(); await auditor?.shutdown(); },
   });
   return { server, url, core, shutdown, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
 }

@@ -7,12 +7,12 @@
 // (access.ts), and dispatch proxies to the upstream (upstream.ts).
 // Impersonate-* headers are not acted on; they are stripped like the
 // client's identity headers and credentials.
+import { buildAuditor } from '../audit/index.js';
 import type { Http2SecureServer } from 'node:http2';
 import type { Connections } from '../server/connections.js';
 import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
-import { DROP_AUDIT } from '../pipeline/audit.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { loadCaBundle, loadServingCertOrDevPki, readPemFiles, serveHttps } from '../server/serving.js';
 import { loadResourceAttributes } from './config.js';
@@ -63,15 +63,17 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     : undefined;
   const upstream = upstreamOf(upstreamUrl, upstreamCa, paths, identityHeaders, log, authHeaders);
 
+  const auditor = await buildAuditor(opts, log);
   const handler = buildHandlerChain({
     authenticator: pathGatedAuthenticator(paths, authenticator), identityHeaders, impersonation: false,
     authorizer: pathGatedAuthorizer(paths, authorizer), attributes: sidecarAttributes(resourceAttributes), forbidden: sidecarForbidden(log),
     admission: [], inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
-    requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs, goawayChance: opts.goawayChance, audit: DROP_AUDIT, dispatch: upstream.dispatch, log, clock,
+    requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs, goawayChance: opts.goawayChance, dispatch: upstream.dispatch, log, clock,
+    ...(auditor ? { audit: auditor } : {}),
   });
   const { server, connections, url } = await serveHttps({ cert: serving, clientCas: [clientCa], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress, log, http2MaxStreams: opts.http2MaxStreamsPerConnection });
   log(`sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`);
-  return { server, url, upstream: upstreamUrl, shutdown: sidecarShutdown(server, connections, opts.shutdownDelayMs, log, () => { upstream.close(); for (const c of delegation.closers) c(); }) };
+  return { server, url, upstream: upstreamUrl, shutdown: sidecarShutdown(server, connections, opts.shutdownDelayMs, log, () => { upstream.close(); for (const c of delegation.closers) c(); void auditor?.shutdown(); }) };
 }
 
 /** Serves for --shutdown-delay-duration more, then closes the listener and its connections (cut after 5 s). */

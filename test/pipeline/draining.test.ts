@@ -8,7 +8,6 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildHandlerChain } from '../../gateway/pipeline/chain.js';
 import { InflightLimiter } from '../../gateway/pipeline/inflight.js';
-import { DROP_AUDIT } from '../../gateway/pipeline/audit.js';
 import { identityHeaderNames } from '../../gateway/authn/requestheader.js';
 
 describe('a draining chain', () => {
@@ -20,7 +19,7 @@ describe('a draining chain', () => {
       authenticator: { authenticate: async () => ({ user: { username: 'alice', groups: ['system:authenticated'] } }) },
       identityHeaders: identityHeaderNames(undefined), impersonation: false,
       authorizer: { name: 'allow', authorize: async () => ({ kind: 'allow', reason: '' }) },
-      admission: [], inflight: new InflightLimiter(10, 10), requestTimeoutMs: 5000, audit: DROP_AUDIT,
+      admission: [], inflight: new InflightLimiter(10, 10), requestTimeoutMs: 5000,
       draining: () => draining,
       dispatch: async (ctx) => { served.push(ctx.info.path); ctx.res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); },
       log: () => undefined, clock: Date.now,

@@ -21,10 +21,10 @@ import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDeleteOptions, type DeleteOptions } from './params.js';
 
 async function deleteOptionsOf(env: CoreEnv, r: BackendRequest): Promise<DeleteOptions> {
-  const hasBody = Number(r.req.headers['content-length'] ?? 0) > 0 || r.req.headers['transfer-encoding'] !== undefined;
+  const hasBody = r.body !== undefined || Number(r.req.headers['content-length'] ?? 0) > 0 || r.req.headers['transfer-encoding'] !== undefined;
   let body: Record<string, unknown> | undefined;
   if (hasBody) {
-    const buf = await readBody(r.req, env.bodyLimit);
+    const buf = r.body ?? await readBody(r.req, env.bodyLimit);
     if (buf.length > 0) body = decodeObject(buf, negotiateInput(r.req.headers['content-type'], env.cbor));
   }
   return parseDeleteOptions(r.query, body);

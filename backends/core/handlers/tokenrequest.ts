@@ -78,7 +78,7 @@ async function getObject(env: CoreEnv, resource: string, namespace: string, name
 export async function createToken(env: CoreEnv, issuing: TokenIssuing, t: ResourceType, r: BackendRequest): Promise<void> {
   const out = negotiateOutput(r.req.headers.accept, RESOURCE_AS, { protobuf: true, cbor: env.cbor }); // TokenRequest has a protobuf schema
   const dryRun = parseDryRun(r.query, 'CreateOptions');
-  const body = decodeObject(await readBody(r.req, env.bodyLimit), negotiateInput(r.req.headers['content-type'], env.cbor));
+  const body = decodeObject(r.body ?? await readBody(r.req, env.bodyLimit), negotiateInput(r.req.headers['content-type'], env.cbor));
   const { namespace, name } = r.info;
   const spec = readSpec(body, name, issuing.apiAudiences);
 

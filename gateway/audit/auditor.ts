@@ -1,0 +1,252 @@
+// Records the audit events of requests: the policy decides the level and the
+// stages per request, the event is filled as the request goes down the chain
+// (impersonation, authorization's decision, bodies), and each stage is handed
+// to every sink in its mode. Requests at level None cost one policy lookup.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import type { UserInfo } from '../../lib/api/meta.js';
+import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import { internalError } from '../../lib/api/status.js';
+import { auditErrors, auditEvents, auditLevels, auditRejected } from '../metrics/audit.js';
+import type { AuditBackend, Mode } from './backend.js';
+import { ThrottledLog } from './backend.js';
+import { BatchBackend } from './batch.js';
+import { microTime, objectRefOf, sourceIPs, userOf, withoutManagedFields, type AuditEvent, type ResponseStatus } from './event.js';
+import { LogBackend } from './logbackend.js';
+import type { AuditRecorder, RequestAudit } from '../pipeline/audit.js';
+import { levelAtLeast, type AuditPolicy, type PolicyDecision, type Stage } from './policy.js';
+
+export interface AuditSink {
+  readonly backend: AuditBackend;
+  readonly mode: Mode;
+  readonly batch?: { bufferSize: number; maxSize: number; maxWaitMs: number };
+}
+
+export interface AuditorOptions {
+  policy: AuditPolicy;
+  sinks: readonly AuditSink[];
+  log: (msg: string) => void;
+  /** Largest body kept in an event (request and response each). */
+  maxBodyBytes: number;
+}
+
+interface Sender { process(events: readonly AuditEvent[]): void; receivedBlocks?(events: readonly AuditEvent[]): Promise<void> | undefined; shutdown(): Promise<void> }
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export class Auditor implements AuditRecorder {
+  private readonly senders: readonly Sender[];
+  private readonly errors: ThrottledLog;
+
+  constructor(private readonly opts: AuditorOptions) {
+    this.errors = new ThrottledLog(opts.log);
+    this.senders = opts.sinks.map((s) => this.senderOf(s));
+  }
+
+  private failed(plugin: string, events: readonly AuditEvent[], why: string): void {
+    auditErrors.labels(plugin).inc(events.length);
+    this.errors.error(`audit ${plugin} backend: ${events.length} event(s) lost: ${why}`);
+  }
+
+  private senderOf(s: AuditSink): Sender {
+    const b = s.backend;
+    if (s.mode === 'batch') {
+      const batched = new BatchBackend(b, { ...(s.batch ?? { bufferSize: 10_000, maxSize: 400, maxWaitMs: 30_000 }), onError: (evs, why) => this.failed(b.plugin, evs, why) });
+      return { process: (evs) => void batched.process(evs), shutdown: () => batched.shutdown() };
+    }
+    const send = (evs: readonly AuditEvent[]) => { b.process(evs).catch((err: unknown) => this.failed(b.plugin, evs, err instanceof Error ? err.message : String(err))); };
+    const strict = s.mode === 'blocking-strict';
+    let receivedBlocks: Sender['receivedBlocks'];
+    if (b instanceof LogBackend) {
+      // The log appends synchronously; only blocking-strict needs the write itself before going on.
+      if (strict) receivedBlocks = (evs) => { b.processNow(evs); return undefined; };
+    } else {
+      receivedBlocks = (evs) => b.process(evs).catch((err: unknown) => {
+        this.failed(b.plugin, evs, err instanceof Error ? err.message : String(err));
+        if (strict) throw err;
+      });
+    }
+    return { process: send, ...(receivedBlocks ? { receivedBlocks } : {}), shutdown: () => b.shutdown() };
+  }
+
+  /** Starts the audit of a request whose user is known; undefined when the policy says None. */
+  begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean): RequestAudit | undefined {
+    const d = this.opts.policy.decide({
+      user: user.username, groups: user.groups, verb: info.verb, isResourceRequest: info.isResourceRequest,
+      apiGroup: info.apiGroup, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path,
+    });
+    auditLevels.labels(d.level).inc();
+    if (d.level === 'None') return undefined;
+    return new Recording(this, d, req, res, info, user, auditID, longRunning);
+  }
+
+  /** A request whose credentials failed: one ResponseStarted event, as kube's failed-authentication audit. */
+  failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string): void {
+    const d = this.opts.policy.decide({
+      user: '', groups: [], verb: info.verb, isResourceRequest: info.isResourceRequest, apiGroup: info.apiGroup, resource: info.resource,
+      subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path,
+    });
+    if (d.level === 'None' || d.omitStages.has('ResponseStarted')) return;
+    const now = microTime();
+    const ev = baseEvent(d, req, info, { username: '', groups: [] }, auditID, now);
+    ev.stage = 'ResponseStarted';
+    ev.responseStatus = { metadata: {}, status: 'Failure', message, reason: 'Unauthorized', code: 401 };
+    this.emit(ev, 'ResponseStarted');
+  }
+
+  /** Hands a stage's event to every sink; a promise when one blocks on RequestReceived. */
+  emit(ev: AuditEvent, stage: Stage): Promise<void> | undefined {
+    auditEvents.inc();
+    let wait: Promise<void>[] | undefined;
+    for (const s of this.senders) {
+      const p = stage === 'RequestReceived' && s.receivedBlocks ? s.receivedBlocks([ev]) : (s.process([ev]), undefined);
+      if (p) (wait ??= []).push(p);
+    }
+    if (!wait) return undefined;
+    return Promise.all(wait).then(() => undefined, (err: unknown) => {
+      auditRejected.inc();
+      throw internalError(`audit: the event could not be recorded: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  }
+
+  maxBodyBytes(): number { return this.opts.maxBodyBytes; }
+
+  async shutdown(): Promise<void> {
+    await Promise.all(this.senders.map((s) => s.shutdown().catch(() => undefined)));
+  }
+}
+
+function baseEvent(d: PolicyDecision, req: IncomingMessage, info: RequestInfo, user: UserInfo, auditID: string, now: string): AuditEvent {
+  const ev: AuditEvent = {
+    kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: d.level, auditID, stage: 'RequestReceived',
+    requestURI: req.url ?? '/', verb: info.verb, user: userOf(user), sourceIPs: sourceIPs(req),
+    requestReceivedTimestamp: now, stageTimestamp: now,
+  };
+  const ua = req.headers['user-agent'];
+  if (typeof ua === 'string') ev.userAgent = ua;
+  const ref = objectRefOf(info);
+  if (ref) ev.objectRef = ref;
+  return ev;
+}
+
+class Recording implements RequestAudit {
+  private readonly ev: AuditEvent;
+  private readonly annotations: Record<string, string> = Object.create(null) as Record<string, string>;
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  private started = false;
+  private done = false;
+  readonly wantsRequestBody: boolean;
+
+  constructor(private readonly auditor: Auditor, private readonly d: PolicyDecision, req: IncomingMessage, private readonly res: ServerResponse,
+    info: RequestInfo, user: UserInfo, auditID: string, private readonly longRunning: boolean) {
+    this.ev = baseEvent(d, req, info, user, auditID, microTime());
+    this.wantsRequestBody = levelAtLeast(d.level, 'Request') && BODY_METHODS.has(req.method ?? '') && req.headers['content-length'] !== '0';
+    const wantsResponse = d.level === 'RequestResponse' && !longRunning;
+    // The answer is recorded as written; a compressed one could not be read back.
+    if (wantsResponse) delete req.headers['accept-encoding'];
+    if (!longRunning) this.captureResponse(wantsResponse);
+    else this.watchStart();
+  }
+
+  private snapshot(stage: Stage): AuditEvent {
+    const ev = { ...this.ev, stage, stageTimestamp: microTime() };
+    if (Object.keys(this.annotations).length > 0) ev.annotations = { ...this.annotations };
+    return ev;
+  }
+
+  private emit(stage: Stage): Promise<void> | undefined {
+    if (this.d.omitStages.has(stage)) return undefined;
+    return this.auditor.emit(this.snapshot(stage), stage);
+  }
+
+  received(): Promise<void> | undefined { return this.emit('RequestReceived'); }
+
+  impersonated(user: UserInfo): void { this.ev.impersonatedUser = userOf(user); }
+
+  annotate(key: string, value: string): void { this.annotations[key] = value; }
+
+  requestBody(body: Buffer, contentType: string | undefined): void {
+    const obj = decode(body, contentType);
+    if (obj === undefined) return;
+    this.ev.requestObject = this.d.omitManagedFields ? withoutManagedFields(obj) : obj;
+    // A create names its object in the body (kube fills objectRef from the request object).
+    const ref = this.ev.objectRef;
+    const meta = obj !== null && typeof obj === 'object' && Object.hasOwn(obj, 'metadata') ? (obj as { metadata: unknown }).metadata : undefined;
+    if (ref && meta !== null && typeof meta === 'object') {
+      const name = Object.hasOwn(meta, 'name') ? (meta as { name: unknown }).name : undefined;
+      if (!ref.name && typeof name === 'string') ref.name = name;
+    }
+  }
+
+  /** Keeps what the response writes: the whole answer at RequestResponse, an error Status at the other levels. */
+  private captureResponse(all: boolean): void {
+    const res = this.res;
+    const max = this.auditor.maxBodyBytes();
+    const take = (chunk: unknown, encoding: unknown) => {
+      if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+      if (!all && res.statusCode < 400) return;
+      const b = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      if (this.kept + b.length > max) { this.kept = Infinity; return; }
+      this.kept += b.length;
+      this.chunks.push(b);
+    };
+    const write = res.write;
+    const end = res.end;
+    // Own properties on this response only: the prototype's methods stay untouched.
+    res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) { take(chunk, rest[0]); return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest); } as typeof res.write;
+    res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) { take(chunk, rest[0]); return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest); } as typeof res.end;
+  }
+
+  /** Long-running requests: ResponseStarted when the answer's headers go out. */
+  private watchStart(): void {
+    const res = this.res;
+    const mark = () => { if (!this.started) { this.started = true; void this.emit('ResponseStarted'); } };
+    const writeHead = res.writeHead;
+    const write = res.write;
+    res.writeHead = function (this: ServerResponse, ...a: unknown[]) { mark(); return (writeHead as (...x: unknown[]) => ServerResponse).apply(this, a); } as typeof res.writeHead;
+    res.write = function (this: ServerResponse, ...a: unknown[]) { mark(); return (write as (...x: unknown[]) => boolean).apply(this, a); } as typeof res.write;
+  }
+
+  private responseStatus(code: number): ResponseStatus {
+    const status: ResponseStatus = { metadata: {}, code };
+    const res = this.res;
+    if (this.chunks.length === 0 || this.kept === Infinity || res.getHeader('content-encoding') !== undefined) return status;
+    const parsed = decode(Buffer.concat(this.chunks), String(res.getHeader('content-type') ?? ''));
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      const o = parsed as Record<string, unknown>;
+      if (o['kind'] === 'Status') {
+        for (const k of ['status', 'message', 'reason'] as const) if (typeof o[k] === 'string' && o[k] !== '') status[k] = o[k] as string;
+        if (o['details'] !== undefined) status.details = o['details'];
+      }
+      if (this.d.level === 'RequestResponse') this.ev.responseObject = this.d.omitManagedFields ? withoutManagedFields(o) : o;
+    }
+    return status;
+  }
+
+  complete(code: number): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.longRunning && !this.started && code < 400) { this.started = true; void this.emit('ResponseStarted'); }
+    this.ev.responseStatus = this.responseStatus(code);
+    void this.emit('ResponseComplete');
+  }
+
+  panic(err: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.ev.responseStatus = { metadata: {}, status: 'Failure', message: `APIServer panic'd: ${err instanceof Error ? err.message : String(err)}`, reason: 'InternalError', code: 500 };
+    void this.emit('Panic');
+  }
+}
+
+function decode(body: Buffer, contentType: string | undefined): unknown {
+  const ct = (contentType ?? '').toLowerCase();
+  try {
+    if (ct.includes('json')) return JSON.parse(body.toString('utf8'));
+    if (ct.includes('yaml')) return parseYaml(body.toString('utf8'), { maxAliasCount: 100 });
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,32 @@
+// Where audit events go. A backend takes events and says when they are kept;
+// the modes (--audit-*-mode) wrap it: blocking (in the request's path),
+// blocking-strict (a RequestReceived event that cannot be kept fails the
+// request), batch (buffered, sent in the background; a full buffer drops).
+import type { AuditEvent } from './event.js';
+
+export const MODES = ['batch', 'blocking', 'blocking-strict'] as const;
+export type Mode = (typeof MODES)[number];
+
+export interface AuditBackend {
+  /** `log` or `webhook`: the plugin label of apiserver_audit_error_total. */
+  readonly plugin: string;
+  /** Resolves when the events are kept, rejects when they cannot be. */
+  process(events: readonly AuditEvent[]): Promise<void>;
+  /** Sends what is buffered, then stops. */
+  shutdown(): Promise<void>;
+}
+
+/** Logs a backend's failures at most once per interval, with how many were not logged. */
+export class ThrottledLog {
+  private last = -Infinity;
+  private quiet = 0;
+  constructor(private readonly log: (msg: string) => void, private readonly intervalMs = 10_000, private readonly clock: () => number = Date.now) {}
+
+  error(msg: string): void {
+    const now = this.clock();
+    if (now - this.last < this.intervalMs) { this.quiet++; return; }
+    this.last = now;
+    this.log(this.quiet > 0 ? `${msg} (and ${this.quiet} more audit errors since the last message)` : msg);
+    this.quiet = 0;
+  }
+}

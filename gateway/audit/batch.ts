@@ -1,0 +1,58 @@
+// Batch mode (--audit-*-mode=batch): events wait in a bounded buffer and go to
+// the backend in batches of at most maxSize, when a batch is full or maxWait
+// after its first event, one batch at a time. A full buffer drops the events
+// (counted, never blocking the request), as kube's buffered backend does.
+import type { AuditBackend } from './backend.js';
+import type { AuditEvent } from './event.js';
+
+export interface BatchOptions {
+  bufferSize: number;
+  maxSize: number;
+  maxWaitMs: number;
+  /** Events that could not be kept: dropped from a full buffer, or a batch the backend refused. */
+  onError(events: readonly AuditEvent[], why: string): void;
+}
+
+export class BatchBackend implements AuditBackend {
+  readonly plugin: string;
+  private queue: AuditEvent[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private sending: Promise<void> | undefined;
+
+  constructor(private readonly inner: AuditBackend, private readonly opts: BatchOptions) {
+    this.plugin = inner.plugin;
+  }
+
+  process(events: readonly AuditEvent[]): Promise<void> {
+    if (this.queue.length + events.length > this.opts.bufferSize) {
+      this.opts.onError(events, 'audit buffer queue blocked');
+      return Promise.resolve();
+    }
+    this.queue.push(...events);
+    if (this.queue.length >= this.opts.maxSize) this.kick();
+    else this.timer ??= setTimeout(() => { this.timer = undefined; this.kick(); }, this.opts.maxWaitMs).unref();
+    return Promise.resolve();
+  }
+
+  private kick(): void {
+    if (this.sending || this.queue.length === 0) return;
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    const batch = this.queue.splice(0, this.opts.maxSize);
+    this.sending = this.inner.process(batch)
+      .catch((err: unknown) => this.opts.onError(batch, err instanceof Error ? err.message : String(err)))
+      .finally(() => {
+        this.sending = undefined;
+        if (this.queue.length >= this.opts.maxSize) this.kick();
+        else if (this.queue.length > 0) this.timer ??= setTimeout(() => { this.timer = undefined; this.kick(); }, this.opts.maxWaitMs).unref();
+      });
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    while (this.sending || this.queue.length > 0) {
+      this.kick();
+      await this.sending;
+    }
+    await this.inner.shutdown();
+  }
+}

@@ -1,0 +1,104 @@
+// The audit.k8s.io/v1 Event of one request, in kube's field order, and the
+// pieces kube fills it from: source IPs as utilnet.SourceIPs reads them, the
+// object reference from the request info, microsecond timestamps.
+import type { IncomingMessage } from 'node:http';
+import type { UserInfo } from '../../lib/api/meta.js';
+import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import type { Level, Stage } from './policy.js';
+
+export interface ObjectReference {
+  resource?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiGroup?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  subresource?: string;
+}
+
+export interface ResponseStatus {
+  metadata: Record<string, never>;
+  status?: string;
+  message?: string;
+  reason?: string;
+  details?: unknown;
+  code: number;
+}
+
+export interface AuditEvent {
+  kind: 'Event';
+  apiVersion: 'audit.k8s.io/v1';
+  level: Level;
+  auditID: string;
+  stage: Stage;
+  requestURI: string;
+  verb: string;
+  user: UserInfo;
+  impersonatedUser?: UserInfo;
+  sourceIPs: string[];
+  userAgent?: string;
+  objectRef?: ObjectReference;
+  responseStatus?: ResponseStatus;
+  requestObject?: unknown;
+  responseObject?: unknown;
+  requestReceivedTimestamp: string;
+  stageTimestamp: string;
+  annotations?: Record<string, string>;
+}
+
+const ORIGIN_US = Math.round(performance.timeOrigin * 1000);
+
+/** Now as kube's MicroTime (`2026-11-25T18:40:00.123456Z`). */
+export function microTime(): string {
+  const us = ORIGIN_US + Math.round(performance.now() * 1000);
+  const iso = new Date(Math.floor(us / 1000)).toISOString();
+  return `${iso.slice(0, 23)}${String(us % 1000).padStart(3, '0')}Z`;
+}
+
+/** X-Forwarded-For entries, then X-Real-Ip, then the peer, each once (kube's utilnet.SourceIPs). */
+export function sourceIPs(req: IncomingMessage): string[] {
+  const out: string[] = [];
+  const fwd = req.headers['x-forwarded-for'];
+  if (typeof fwd === 'string') for (const part of fwd.split(',')) { const ip = part.trim(); if (ip) out.push(ip); }
+  const real = req.headers['x-real-ip'];
+  if (typeof real === 'string' && real.trim() && !out.includes(real.trim())) out.push(real.trim());
+  const peer = req.socket?.remoteAddress;
+  if (peer && !out.includes(peer)) out.push(peer);
+  return out;
+}
+
+export function objectRefOf(i: RequestInfo): ObjectReference | undefined {
+  if (!i.isResourceRequest) return undefined;
+  const ref: ObjectReference = { resource: i.resource };
+  if (i.namespace) ref.namespace = i.namespace;
+  if (i.name) ref.name = i.name;
+  if (i.apiGroup) ref.apiGroup = i.apiGroup;
+  ref.apiVersion = i.apiVersion;
+  if (i.subresource) ref.subresource = i.subresource;
+  return ref;
+}
+
+/** A user as the event shows it: no empty members. */
+export function userOf(u: UserInfo): UserInfo {
+  const out: UserInfo = { username: u.username, groups: u.groups };
+  if (u.uid) out.uid = u.uid;
+  if (u.extra && Object.keys(u.extra).length > 0) out.extra = u.extra;
+  if (u.groups.length === 0) delete (out as { groups?: string[] }).groups;
+  return out;
+}
+
+/** Removes metadata.managedFields from an object or from each item of a list (omitManagedFields). */
+export function withoutManagedFields(v: unknown): unknown {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  const o = v as Record<string, unknown>;
+  const strip = (x: unknown): void => {
+    if (x === null || typeof x !== 'object' || Array.isArray(x)) return;
+    const m = Object.hasOwn(x, 'metadata') ? (x as Record<string, unknown>)['metadata'] : undefined;
+    if (m !== null && typeof m === 'object' && !Array.isArray(m) && Object.hasOwn(m, 'managedFields')) delete (m as Record<string, unknown>)['managedFields'];
+  };
+  strip(o);
+  const items = Object.hasOwn(o, 'items') ? o['items'] : undefined;
+  if (Array.isArray(items)) items.forEach(strip);
+  return o;
+}

@@ -1,0 +1,53 @@
+// Builds the auditor from the audit flags: nothing without a policy file (as
+// kube-apiserver), otherwise the policy and one sink per configured backend.
+// Every problem (a policy that does not parse, a webhook kubeconfig that does
+// not load) is a start error naming the file.
+import { readFile } from 'node:fs/promises';
+import { clientFromKubeconfig } from '../../lib/kubeconfig/index.js';
+import type { AuditOptions } from '../config/options/audit.js';
+import { Auditor, type AuditSink } from './auditor.js';
+import { LogBackend } from './logbackend.js';
+import { AuditPolicy } from './policy.js';
+import { WebhookBackend } from './webhookbackend.js';
+
+export { Auditor } from './auditor.js';
+export { AuditPolicy, AuditPolicyError } from './policy.js';
+
+export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: number }, log: (msg: string) => void): Promise<Auditor | undefined> {
+  if (o.auditPolicyFile === undefined) {
+    if (o.auditLogPath !== undefined || o.auditWebhookConfigFile !== undefined) log('audit: no --audit-policy-file given, no events will be recorded');
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = await readFile(o.auditPolicyFile, 'utf8');
+  } catch (err) {
+    throw new Error(`--audit-policy-file ${o.auditPolicyFile}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const policy = AuditPolicy.parse(text, `--audit-policy-file ${o.auditPolicyFile}`);
+  const sinks: AuditSink[] = [];
+  if (o.auditLogPath !== undefined) {
+    let backend: LogBackend;
+    try {
+      backend = new LogBackend(o.auditLogPath, { maxAgeDays: o.auditLogMaxAge, maxBackups: o.auditLogMaxBackup, maxSizeMB: o.auditLogMaxSize });
+    } catch (err) {
+      throw new Error(`--audit-log-path ${o.auditLogPath}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    // kube's log batch defaults: one event per write, in the background.
+    sinks.push({ backend, mode: o.auditLogMode, batch: { bufferSize: 10_000, maxSize: 1, maxWaitMs: 1 } });
+  }
+  if (o.auditWebhookConfigFile !== undefined) {
+    let client;
+    try {
+      client = await clientFromKubeconfig(o.auditWebhookConfigFile, { timeoutMs: 30_000, log });
+    } catch (err) {
+      throw new Error(`--audit-webhook-config-file ${o.auditWebhookConfigFile}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    sinks.push({
+      backend: new WebhookBackend(client, o.auditWebhookInitialBackoffMs), mode: o.auditWebhookMode,
+      batch: { bufferSize: o.auditWebhookBatchBufferSize, maxSize: o.auditWebhookBatchMaxSize, maxWaitMs: o.auditWebhookBatchMaxWaitMs },
+    });
+  }
+  if (sinks.length === 0) log('audit: --audit-policy-file given without --audit-log-path or --audit-webhook-config-file: events are evaluated, not written');
+  return new Auditor({ policy, sinks, log, maxBodyBytes: o.maxRequestBodyBytes });
+}

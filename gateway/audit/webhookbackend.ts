@@ -1,0 +1,39 @@
+// --audit-webhook-config-file: events POSTed as an audit.k8s.io/v1 EventList
+// to the server a kubeconfig names (its TLS and credentials), retried with
+// kube's webhook backoff (initial --audit-webhook-initial-backoff, ×1.5, five
+// tries) on network errors, 429 and 5xx.
+import { ClientRequestError, type KubeClient } from '../../lib/kubeconfig/index.js';
+import type { AuditBackend } from './backend.js';
+import type { AuditEvent } from './event.js';
+
+const TRIES = 5;
+
+export class WebhookBackend implements AuditBackend {
+  readonly plugin = 'webhook';
+  constructor(private readonly client: KubeClient, private readonly initialBackoffMs: number) {}
+
+  async process(events: readonly AuditEvent[]): Promise<void> {
+    const body = JSON.stringify({ kind: 'EventList', apiVersion: 'audit.k8s.io/v1', metadata: {}, items: events });
+    let wait = this.initialBackoffMs;
+    for (let attempt = 1; ; attempt++) {
+      let why: string;
+      try {
+        const reply = await this.client.request('POST', '', body, { 'content-type': 'application/json', accept: 'application/json' });
+        if (reply.status >= 200 && reply.status < 300) return;
+        why = `the audit webhook answered ${reply.status}`;
+        if (reply.status !== 429 && reply.status < 500) throw new Error(why);
+      } catch (err) {
+        if (!(err instanceof ClientRequestError)) throw err;
+        why = `the audit webhook could not be reached: ${err.message}`;
+      }
+      if (attempt >= TRIES) throw new Error(`${why} (after ${TRIES} tries)`);
+      await new Promise((r) => setTimeout(r, wait).unref());
+      wait *= 1.5;
+    }
+  }
+
+  shutdown(): Promise<void> {
+    this.client.close();
+    return Promise.resolve();
+  }
+}
