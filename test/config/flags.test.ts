@@ -36,6 +36,9 @@ describe('parseServeFlags', () => {
       upstream: undefined, upstreamCaFile: undefined, resourceAttributesFile: undefined, allowPaths: [], ignorePaths: [],
       authHeaderFieldsEnabled: false, authHeaderUserFieldName: 'x-remote-user', authHeaderGroupsFieldName: 'x-remote-groups', authHeaderGroupsFieldSeparator: '|',
       coreBackendUrl: undefined, coreBackendCaFile: undefined,
+      auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogFormat: 'json',
+      auditLogMode: 'blocking', auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookInitialBackoffMs: 10_000,
+      auditWebhookBatchBufferSize: 10_000, auditWebhookBatchMaxSize: 400, auditWebhookBatchMaxWaitMs: 30_000,
     });
   });
 
