@@ -284,3 +284,11 @@ if (process.env['BENCH_MICRO'] !== '0') {
   const pinned = spawnSync('taskset', ['-c', String(SERVER_CPU), process.execPath, '--import', 'tsx', micro], { stdio: 'inherit' });
   if (pinned.error) spawnSync(process.execPath, ['--import', 'tsx', micro], { stdio: 'inherit' });
 }
+
+// ---------------------------------------------------------------------------
+// Audit section (owned with gateway/audit): GET and create with auditing off,
+// at Metadata and at RequestResponse to a file (bench/audit.ts). BENCH_AUDIT=0 skips it.
+if (process.env['BENCH_AUDIT'] !== '0') {
+  const { runAuditBench } = await import('./audit.js');
+  await runAuditBench();
+}

@@ -54,9 +54,13 @@ export interface AuditAttributes {
 export class AuditPolicyError extends Error {}
 
 export class AuditPolicy {
-  private readonly none: PolicyDecision;
-  private constructor(private readonly rules: readonly Rule[], private readonly omitStages: readonly Stage[], private readonly omitManagedFields: boolean) {
-    this.none = Object.freeze({ level: 'None', omitStages: new Set<Stage>(), omitManagedFields: false });
+  private readonly none: PolicyDecision = Object.freeze({ level: 'None', omitStages: new Set<Stage>(), omitManagedFields: false });
+  /** Each rule's answer, built once: a request's decision is a lookup, not an allocation. */
+  private readonly decisions: readonly PolicyDecision[];
+  private constructor(private readonly rules: readonly Rule[], omitStages: readonly Stage[], omitManagedFields: boolean) {
+    this.decisions = rules.map((r) => (r.level === 'None' ? this.none : Object.freeze({
+      level: r.level, omitStages: new Set([...omitStages, ...(r.omitStages ?? [])]), omitManagedFields: r.omitManagedFields ?? omitManagedFields,
+    })));
   }
 
   /** Parses a policy file's text (YAML or JSON); throws AuditPolicyError naming the field. */
@@ -84,15 +88,7 @@ export class AuditPolicy {
   }
 
   decide(a: AuditAttributes): PolicyDecision {
-    for (const r of this.rules) {
-      if (!matches(r, a)) continue;
-      if (r.level === 'None') return this.none;
-      return {
-        level: r.level,
-        omitStages: new Set([...this.omitStages, ...(r.omitStages ?? [])]),
-        omitManagedFields: r.omitManagedFields ?? this.omitManagedFields,
-      };
-    }
+    for (let i = 0; i < this.rules.length; i++) if (matches(this.rules[i]!, a)) return this.decisions[i]!;
     return this.none;
   }
 }

@@ -1,0 +1,84 @@
+// Audit figures (issue 20): GET and create throughput of one Gatehouse with
+// auditing off, at Metadata to a file, and at RequestResponse to a file, in
+// the order off, Metadata, RequestResponse, RequestResponse, Metadata, off so
+// the machine's drift lands on all (target: Metadata ≥ 90% of off). Metrics
+// are always collected (the prom-client registry), so every row has them.
+// Three servers with the same PKI on CPU 0, the raw load generator
+// (bench/loadgen.ts) on CPU 1. BENCH_AUDIT=0 skips the section in run.ts.
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Admin } from './admin.js';
+import { freePort, placement, startChild, type Child } from './procs.js';
+import type { LoopResult } from './rawclient.js';
+
+const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
+const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
+
+const policy = (level: string) => `apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: ${level}\n`;
+
+export async function runAuditBench(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-audit-'));
+  const children: Child[] = [];
+  try {
+    const base = ['--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', '--controllers=*,-serviceaccount,-root-ca-cert-publisher'];
+    const offPort = await freePort();
+    const off = await startChild('audit-off', './server.ts', ['--secure-port', String(offPort), '--data-dir', join(root, 'off'), ...base], 0);
+    children.push(off);
+    const pki = join(root, 'off', 'pki');
+    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
+    const tls = { ca: ca!, cert: cert!, key: key! };
+    const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+    const audited = async (level: string): Promise<{ port: number; log: string }> => {
+      const port = await freePort();
+      const dir = join(root, level);
+      const log = join(root, `${level}.log`);
+      await writeFile(join(root, `${level}.yaml`), policy(level));
+      children.push(await startChild(`audit-${level}`, './server.ts', ['--secure-port', String(port), '--data-dir', dir, ...base, ...tlsFlags,
+        `--audit-policy-file=${join(root, `${level}.yaml`)}`, `--audit-log-path=${log}`], 0));
+      return { port, log };
+    };
+    const meta = await audited('Metadata');
+    const rr = await audited('RequestResponse');
+    const load = await startChild('audit-load', './loadgen.ts', [], 1);
+    children.push(load);
+    for (const port of [offPort, meta.port, rr.port]) {
+      const a = new Admin(port, tls);
+      await a.ready();
+      await a.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
+      await a.must('POST', '/api/v1/namespaces/bench/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: 'b' } });
+      a.close();
+    }
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'bench' }, data: { mode: 'fast', greeting: 'hello' } });
+    const run = async (port: number, method: 'GET' | 'POST'): Promise<number> => {
+      const req = method === 'GET' ? { method, path: '/api/v1/namespaces/bench/configmaps/c1' } : { method, path: '/api/v1/namespaces/bench/configmaps', body };
+      const r = await load.call<LoopResult>('fixed', { connections: 50, warmupMs: WARMUP, durationMs: DURATION, maxRequests: 5_000_000, target: { port, ...tls }, req, uniqueNames: method === 'POST' });
+      return r.requests / r.seconds;
+    };
+    const f = (n: number) => Math.round(n).toLocaleString('en-US');
+    const lines = ['', `=== Audit (bench/audit.ts; ${placement()}) ===`, 'requests/s, two runs each (off, Metadata, RequestResponse, RequestResponse, Metadata, off); audit events to a file, RequestReceived omitted'];
+    for (const method of ['GET', 'POST'] as const) {
+      const o1 = await run(offPort, method);
+      const m1 = await run(meta.port, method);
+      const r1 = await run(rr.port, method);
+      const r2 = await run(rr.port, method);
+      const m2 = await run(meta.port, method);
+      const o2 = await run(offPort, method);
+      const o = (o1 + o2) / 2;
+      const what = method === 'GET' ? 'GET one configmap' : 'CREATE configmap';
+      lines.push(`${what}`,
+        `  audit off                  ${f(o1)} / ${f(o2)}`,
+        `  Metadata to a file         ${f(m1)} / ${f(m2)}   ${((100 * (m1 + m2)) / 2 / o).toFixed(1)}% of off (target ≥ 90%)`,
+        `  RequestResponse to a file  ${f(r1)} / ${f(r2)}   ${((100 * (r1 + r2)) / 2 / o).toFixed(1)}% of off`);
+    }
+    lines.push(`  log sizes: Metadata ${f((await stat(meta.log)).size / 1e6)} MB, RequestResponse ${f((await stat(rr.log)).size / 1e6)} MB`, '');
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+// Run directly: this section alone.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await runAuditBench();
