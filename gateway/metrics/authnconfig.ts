@@ -5,21 +5,21 @@ import { registry } from './registry.js';
 
 const reloadsTotal = new Counter({
   name: 'apiserver_authentication_config_controller_automatic_reloads_total',
-  help: 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.',
+  help: '[ALPHA] Total number of automatic reloads of authentication configuration split by status and apiserver identity.',
   labelNames: ['status', 'apiserver_id_hash'] as const,
   registers: [registry],
 });
 
 const lastReload = new Gauge({
   name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
-  help: 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.',
+  help: '[ALPHA] Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.',
   labelNames: ['status', 'apiserver_id_hash'] as const,
   registers: [registry],
 });
 
 const lastConfigInfo = new Gauge({
   name: 'apiserver_authentication_config_controller_last_config_info',
-  help: 'Information about the last applied authentication configuration with hash as label, split by apiserver identity.',
+  help: '[ALPHA] Information about the last applied authentication configuration with hash as label, split by apiserver identity.',
   labelNames: ['apiserver_id_hash', 'hash'] as const,
   registers: [registry],
 });

@@ -6,42 +6,42 @@ import { registry } from './registry.js';
 
 const decisionsTotal = new Counter({
   name: 'apiserver_authorization_decisions_total',
-  help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
+  help: '[ALPHA] Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
   labelNames: ['type', 'name', 'decision'] as const,
   registers: [registry],
 });
 
 const reloadsTotal = new Counter({
   name: 'apiserver_authorization_config_controller_automatic_reloads_total',
-  help: 'Total number of automatic reloads of authorization configuration split by status and apiserver identity.',
+  help: '[ALPHA] Total number of automatic reloads of authorization configuration split by status and apiserver identity.',
   labelNames: ['status', 'apiserver_id_hash'] as const,
   registers: [registry],
 });
 
 const lastReload = new Gauge({
   name: 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds',
-  help: 'Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.',
+  help: '[ALPHA] Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.',
   labelNames: ['status', 'apiserver_id_hash'] as const,
   registers: [registry],
 });
 
 const webhookEvaluations = new Counter({
   name: 'apiserver_authorization_webhook_evaluations_total',
-  help: 'Round-trips to authorization webhooks.',
+  help: '[ALPHA] Round-trips to authorization webhooks.',
   labelNames: ['name', 'result'] as const,
   registers: [registry],
 });
 
 const matchConditionErrors = new Counter({
   name: 'apiserver_authorization_match_condition_evaluation_errors_total',
-  help: 'Total number of errors when an authorization webhook encounters a match condition error split by authorizer type and name.',
+  help: '[ALPHA] Total number of errors when an authorization webhook encounters a match condition error split by authorizer type and name.',
   labelNames: ['type', 'name'] as const,
   registers: [registry],
 });
 
 const matchConditionExclusions = new Counter({
   name: 'apiserver_authorization_match_condition_exclusions_total',
-  help: 'Total number of exclusions when an authorization webhook is skipped by match conditions, split by authorizer type and name.',
+  help: '[ALPHA] Total number of exclusions when an authorization webhook is skipped by match conditions, split by authorizer type and name.',
   labelNames: ['type', 'name'] as const,
   registers: [registry],
 });

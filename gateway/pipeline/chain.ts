@@ -13,6 +13,7 @@ import { selectorAttributes } from '../authz/selectors.js';
 import { admit, type AdmissionPlugin } from './admission.js';
 import { assignAuditId, type AuditRecorder } from './audit.js';
 import { readBody } from '../../lib/http/body.js';
+import { inflight, isMutating, labelsOf, longRunningStarted, observeAuthentication, observeRequest } from '../metrics/requests.js';
 import { newContext, isLongRunning, type PendingUpgrade, type RequestContext } from './context.js';
 import { hasImpersonation, impersonate } from './impersonate.js';
 import { stripIdentityHeaders, type IdentityHeaders } from './identityheaders.js';
@@ -52,6 +53,11 @@ export interface ChainConfig {
   cbor?: boolean;
   log(msg: string): void;
   clock(): number;
+}
+
+/** The request's series of the request metrics (kube's labels). */
+function metricLabels(ctx: RequestContext): ReturnType<typeof labelsOf> {
+  return labelsOf({ info: ctx.info, method: ctx.req.method ?? 'GET', contentType: ctx.req.headers['content-type'], dryRun: ctx.query.has('dryRun') });
 }
 
 function attributesOf(ctx: RequestContext): Attributes {
@@ -116,12 +122,19 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     let timer: NodeJS.Timeout | undefined;
     let ctx: RequestContext | undefined;
     let finished = false;
+    const t0 = performance.now();
+    let longRunningDone: (() => void) | undefined;
     const finish = () => {
       if (finished) return;
       finished = true;
       if (timer) clearTimeout(timer);
       release?.();
       release = undefined;
+      longRunningDone?.();
+      if (ctx) {
+        const length = res.getHeader('content-length');
+        observeRequest(metricLabels(ctx), res.statusCode, (performance.now() - t0) / 1000, typeof length === 'number' ? length : typeof length === 'string' ? Number(length) : undefined);
+      }
       ctx?.audit?.complete(res.statusCode);
     };
     // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
@@ -157,9 +170,12 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       }
 
       let authn: AuthnResult;
+      const a0 = performance.now();
       try {
         authn = await cfg.authenticator.authenticate(req);
+        observeAuthentication('success', (performance.now() - a0) / 1000);
       } catch (err) {
+        observeAuthentication(err instanceof StatusError && err.status.code === 401 ? 'failure' : 'error', (performance.now() - a0) / 1000);
         goAwayAfter(req, res);
         if (cfg.audit) {
           const id = assignAuditId(req);
@@ -195,6 +211,15 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         else release = seat;
       } else if (!isLongRunning(ctx)) {
         release = cfg.inflight.acquire(ctx.info.verb);
+      }
+      if (isLongRunning(ctx)) {
+        if (!finished) longRunningDone = longRunningStarted(metricLabels(ctx));
+      } else if (release) {
+        // Seats in use, by kind, for apiserver_current_inflight_requests.
+        const mutating = isMutating(ctx.info.verb);
+        if (mutating) inflight.mutating++; else inflight.readOnly++;
+        const seat = release;
+        release = () => { if (mutating) inflight.mutating--; else inflight.readOnly--; seat(); };
       }
 
       const attrs = attributes(ctx);

@@ -1,0 +1,119 @@
+// kube-apiserver's request metrics (k8s.io/apiserver/pkg/endpoints/metrics),
+// recorded once per request by the chain: the verb as kube reports it (LIST,
+// WATCH, APPLY, the HTTP method otherwise), scope, the stable request counter
+// and latency, response sizes of reads, long-running requests, in-flight
+// seats, and authentication attempts. Labelled children are cached per label
+// set, so a request costs one string key and one Map lookup per metric.
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { LeanCounter, LeanHistogram, type CounterHandle, type HistogramHandle } from './lean.js';
+import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import { registry } from './registry.js';
+
+const LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+
+const requestTotal = new LeanCounter('apiserver_request_total',
+  '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', registry);
+const requestDuration = new LeanHistogram('apiserver_request_duration_seconds',
+  '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+  [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60], registry);
+const responseSizes = new LeanHistogram('apiserver_response_sizes',
+  '[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9], registry);
+const longRunning = new Gauge({
+  name: 'apiserver_longrunning_requests',
+  help: '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+  labelNames: LABELS, registers: [registry],
+});
+
+const authnAttempts = new Counter({
+  name: 'authentication_attempts', help: '[ALPHA] Counter of authenticated attempts.', labelNames: ['result'] as const, registers: [registry],
+});
+const authnDuration = new Histogram({
+  name: 'authentication_duration_seconds', help: '[ALPHA] Authentication duration in seconds broken out by result.',
+  labelNames: ['result'] as const, registers: [registry], buckets: Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i),
+});
+
+/** Seats in use, read when /metrics is scraped (nothing per request but two integers). */
+export const inflight = { readOnly: 0, mutating: 0 };
+new Gauge({
+  name: 'apiserver_current_inflight_requests',
+  help: '[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+  labelNames: ['request_kind'] as const, registers: [registry],
+  collect() { this.set({ request_kind: 'readOnly' }, inflight.readOnly); this.set({ request_kind: 'mutating' }, inflight.mutating); },
+});
+
+const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+export function isMutating(verb: string): boolean { return MUTATING.has(verb); }
+
+/** Non-resource paths counted by name; any other path is counted without it (a client's random paths must not grow the series). */
+const KNOWN_PATHS = new Set(['/', '/api', '/apis', '/version', '/metrics', '/healthz', '/livez', '/readyz', '/openapi/v2', '/openapi/v3', '/.well-known/openid-configuration', '/openid/v1/jwks']);
+/** Distinct label sets kept; past it, new resources are counted as `other` (unknown resources are 404s a client chooses). */
+const MAX_SERIES = 2000;
+
+type LabelSet = { verb: string; dry_run: string; group: string; version: string; resource: string; subresource: string; scope: string; component: string };
+
+/** One series of the request metrics, with its handles. */
+export interface Labels {
+  readonly labels: Readonly<LabelSet>;
+  readonly read: boolean;
+  readonly codes: Map<number, CounterHandle>;
+  readonly duration: HistogramHandle;
+  readonly size: HistogramHandle | undefined;
+}
+
+export interface RequestFacts {
+  info: RequestInfo;
+  method: string;
+  contentType: string | undefined;
+  dryRun: boolean;
+}
+
+const labelCache = new Map<string, Labels>();
+
+/** kube's reported verb: LIST for GET/HEAD of a collection, WATCH, APPLY for a server-side apply patch, else the method. */
+function reportedVerb(f: RequestFacts): string {
+  const i = f.info;
+  if (!i.isResourceRequest) return f.method;
+  if (i.verb === 'watch') return 'WATCH';
+  if (i.verb === 'list') return 'LIST';
+  if (f.method === 'PATCH' && f.contentType?.startsWith('application/apply-patch') === true) return 'APPLY';
+  return f.method;
+}
+
+export function labelsOf(f: RequestFacts): Labels {
+  const i = f.info;
+  const verb = reportedVerb(f);
+  const scope = !i.isResourceRequest ? '' : i.name ? 'resource' : i.namespace ? 'namespace' : 'cluster';
+  const sub = i.isResourceRequest ? i.subresource : KNOWN_PATHS.has(i.path) ? i.path : '';
+  const key = `${verb}\0${f.dryRun ? 'All' : ''}\0${i.apiGroup}\0${i.apiVersion}\0${i.resource}\0${sub}\0${scope}`;
+  let l = labelCache.get(key);
+  if (!l) {
+    const full = labelCache.size >= MAX_SERIES;
+    const labels: LabelSet = Object.freeze({
+      verb, dry_run: f.dryRun ? 'All' : '', group: full ? 'other' : i.apiGroup, version: full ? 'other' : i.apiVersion,
+      resource: full ? 'other' : i.resource, subresource: full ? 'other' : sub, scope, component: 'apiserver',
+    });
+    const read = verb === 'GET' || verb === 'LIST';
+    l = { labels, read, codes: new Map(), duration: requestDuration.handle(labels), size: read ? responseSizes.handle(labels) : undefined };
+    labelCache.set(full ? `other\0${verb}\0${scope}\0${f.dryRun}` : key, l);
+  }
+  return l;
+}
+
+/** A request's end: counter, latency and, for reads, the answer's size when it is known. */
+export function observeRequest(l: Labels, code: number, seconds: number, size: number | undefined): void {
+  let c = l.codes.get(code);
+  if (!c) { c = requestTotal.handle({ ...l.labels, code: String(code) }); l.codes.set(code, c); }
+  c.value++;
+  l.duration.observe(seconds);
+  if (size !== undefined && l.size) l.size.observe(size);
+}
+
+export function longRunningStarted(l: Labels): () => void {
+  longRunning.inc(l.labels);
+  return () => longRunning.dec(l.labels);
+}
+
+export function observeAuthentication(result: 'success' | 'failure' | 'error', seconds: number): void {
+  authnAttempts.inc({ result });
+  authnDuration.observe({ result }, seconds);
+}
