@@ -121,7 +121,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
   };
   const handler = buildHandlerChain({
     authenticator, identityHeaders: identityHeaderNames(rh), impersonation: true, authorizer: authz.authorizer, admission: [], inflight: new InflightLimiter(400, 200),
-    requestTimeoutMs: 60_000, dispatch, log, clock: Date.now, cbor: opts.featureGates.CBORServingAndStorage,
+    requestTimeoutMs: 60_000, dispatch, log, clock: Date.now, cbor: opts.featureGates.CBORServingAndStorage, compression: opts.featureGates.APIResponseCompression,
   });
   const { server, connections, url } = await serveHttps({ cert, clientCas: [proxyCa, clientCa], handler, upgrades: false, port: opts.securePort, bindAddress: opts.bindAddress, log });
   startPostStartHooks(postStart, log);

@@ -114,7 +114,9 @@ export function usage(): string {
     const d = (DEFAULTS as unknown as Record<string, unknown>)[f.key as string];
     const shown = (f.key as string).endsWith('Ms') && typeof d === 'number' ? formatDuration(d)
       : Array.isArray(d) ? d.join(',') : d === undefined ? ''
-        : typeof d === 'object' && d !== null ? Object.entries(d).map(([k, v]) => `${k}=${String(v)}`).join(',') : String(d);
+        
+        // An object's defaults (the feature gates) are listed in its help.
+        : typeof d === 'object' && d !== null ? '' : String(d);
     return `  ${left.padEnd(40)} ${f.help}${shown === '' ? '' : ` (default ${shown})`}`;
   });
   const later: string[] = [];

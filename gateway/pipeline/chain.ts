@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, timeout, tooManyRequests, toStatusError, forbiddenMessage, internalError, StatusError } from '../../lib/api/status.js';
 import { DurationError, formatDuration, parseDuration } from '../config/duration.js';
-import { sendError } from '../../lib/http/respond.js';
+import { forbidCompression, sendError } from '../../lib/http/respond.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import type { AuthnResult } from '../authn/types.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
@@ -51,6 +51,8 @@ export interface ChainConfig {
   dispatch(ctx: RequestContext): Promise<void>;
   /** The CBORServingAndStorage gate: errors on resource paths may go out as CBOR. */
   cbor?: boolean;
+  /** The APIResponseCompression gate (default on): off, no answer of this server is gzipped. */
+  compression?: boolean;
   log(msg: string): void;
   clock(): number;
 }
@@ -145,6 +147,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     res.once('close', finish);
 
     const run = async () => {
+      if (cfg.compression === false) forbidCompression(req);
       const deadline = new AbortController();
       ctx = newContext(req, res, cfg.clock(), upgrade, deadline.signal);
 

@@ -15,6 +15,7 @@ import { PostStartHook } from '../health/checks.js';
 import { buildHealth, startPostStartHooks, type HealthEndpoints } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { buildAuditor } from '../audit/index.js';
+import { featureGateWarnings } from '../config/featuregates.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
 import { Dispatcher } from '../flowcontrol/dispatcher.js';
@@ -74,6 +75,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const tls = await loadGatewayTls(opts);
   // A policy that does not parse stops the start before anything listens.
   const auditor = await buildAuditor(opts, log);
+  for (const w of featureGateWarnings(opts.featureGates)) log(`Warning: ${w}`);
   const registry = builtinRegistry();
   const tokenMethods = await loadTokenMethods(opts, log);
   const requestheader = requestheaderConfig(opts, tls);
@@ -100,7 +102,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     ...(apf ? { flowControl: new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight) } : {}),
     requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, dispatch, log, clock,
     ...(auditor ? { audit: auditor } : {}),
-    cbor: opts.featureGates.CBORServingAndStorage,
+    cbor: opts.featureGates.CBORServingAndStorage, compression: opts.featureGates.APIResponseCompression,
   });
   const { server, connections, url } = await serveHttps({
     cert: tls.serving, clientCas: tls.requestheaderCa ? [tls.clientCa, tls.requestheaderCa] : [tls.clientCa], handler, upgrades: true,

@@ -17,7 +17,16 @@ import { queryBool } from '../api/querybool.js';
 export const GZIP_MIN_BYTES = 1024;
 const GZIP_SYNC_MAX = 64 * 1024;
 
+/** Set on a request by a server with the APIResponseCompression gate off: its answers are never compressed. */
+export const NO_COMPRESSION: unique symbol = Symbol('gatehouse.noCompression');
+
+/** Marks a request as one whose answer must not be compressed. */
+export function forbidCompression(req: IncomingMessage): void {
+  (req as IncomingMessage & { [NO_COMPRESSION]?: true })[NO_COMPRESSION] = true;
+}
+
 function wantsGzip(req: IncomingMessage): boolean {
+  if ((req as IncomingMessage & { [NO_COMPRESSION]?: true })[NO_COMPRESSION]) return false;
   const ae = req.headers['accept-encoding'];
   return typeof ae === 'string' && ae.includes('gzip');
 }

@@ -22,7 +22,7 @@ describe('parseServeFlags', () => {
       authorizationModes: ['Node', 'RBAC'], anonymousAuth: true, watchHistoryMs: 300_000, livezGracePeriodMs: 0,
       authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
       authorizationWebhookCacheAuthorizedTtlMs: 300_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [],
-      featureGates: { AuthorizeWithSelectors: true, AuthorizeNodeWithSelectors: true, StructuredAuthorizationConfiguration: true, StructuredAuthenticationConfiguration: true, AllowUnsafeMalformedObjectDeletion: false, CBORServingAndStorage: false },
+      featureGates: { APIResponseCompression: true, AuthorizeWithSelectors: true, AuthorizeNodeWithSelectors: true, StructuredAuthorizationConfiguration: true, StructuredAuthenticationConfiguration: true, AllowUnsafeMalformedObjectDeletion: false, CBORServingAndStorage: false },
       shutdownDelayMs: 0, maxRequestBodyBytes: 3_145_728, verbosity: 0,
       requestTimeoutMs: 60_000, minRequestTimeoutS: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, enablePriorityAndFairness: true,
       http2MaxStreamsPerConnection: 1000, goawayChance: 0,
@@ -144,7 +144,7 @@ describe('parseServeFlags', () => {
     [['--service-account-issuer=https://[x', '--service-account-signing-key-file=k'], 'invalid value "https://[x" for --service-account-issuer: must be a URL when it contains ":"; --service-account-signing-key-file requires --service-account-issuer'],
     [['--service-account-max-token-expiration=10m'], 'invalid value "10m" for --service-account-max-token-expiration: must be between 1h and 2^32 seconds'],
     [['--controllers=*,nodes'], 'invalid value "nodes" for --controllers: unknown controller (*, serviceaccount-token, serviceaccount, root-ca-cert-publisher, tokencleaner, bootstrapsigner, or -name to disable)'],
-    [['--feature-gates', 'A=true'], 'invalid value "A=true" for --feature-gates: unrecognized feature gate "A" (known: AuthorizeWithSelectors, AuthorizeNodeWithSelectors, StructuredAuthorizationConfiguration, StructuredAuthenticationConfiguration, AllowUnsafeMalformedObjectDeletion, CBORServingAndStorage)'],
+    [['--feature-gates', 'A=true'], 'invalid value "A=true" for --feature-gates: unrecognized feature gate "A" (known: APIResponseCompression, AuthorizeWithSelectors, AuthorizeNodeWithSelectors, StructuredAuthorizationConfiguration, StructuredAuthenticationConfiguration, AllowUnsafeMalformedObjectDeletion, CBORServingAndStorage)'],
     [['--feature-gates', 'AuthorizeWithSelectors=maybe'], 'invalid value "AuthorizeWithSelectors=maybe" for --feature-gates: invalid value of AuthorizeWithSelectors: maybe, err: must be true or false'],
     [['--enable-admission-plugins=NodeRestriction,Magic'], 'invalid value "Magic" for --enable-admission-plugins: unknown or unsupported admission plugin (supported: NodeRestriction)'],
     [['--authorization-config=/a.yaml', '--authorization-mode=RBAC'], '--authorization-config and --authorization-mode are mutually exclusive'],
@@ -183,7 +183,8 @@ describe('usage', () => {
     for (const f of FLAGS) assert.match(text, new RegExp(`--${f.name}\\b`));
     assert.match(text, /--watch-history duration .*\(default 5m0s\)/);
     assert.match(text, /--authorization-mode .*\(default Node,RBAC\)/);
-    assert.match(text, /--feature-gates .*\(default AuthorizeWithSelectors=true,/);
+    assert.match(text, /--feature-gates .*\n +APIResponseCompression=true\|false \(BETA - default=true\)/);
+    assert.match(text, /StructuredAuthorizationConfiguration=true\|false \(GA - default=true, locked\)/);
     assert.match(text, /--oidc-issuer-url/);
   });
 

@@ -1,5 +1,5 @@
 // Feature gates.
-import { FEATURE_GATE_DEFAULTS, FeatureGateError, parseFeatureGates, type FeatureGates } from '../featuregates.js';
+import { FEATURE_GATE_DEFAULTS, FeatureGateError, featureGateHelp, parseFeatureGates, type FeatureGates } from '../featuregates.js';
 import { BadValue, flagsOf, type OptionGroup } from './flag.js';
 
 export interface FeatureOptions {
@@ -15,7 +15,7 @@ export const features: OptionGroup<FeatureOptions> = {
   },
   flags: [
     flag({ name: 'feature-gates', key: 'featureGates', arg: 'Name=bool,…',
-      help: `Feature gates: ${Object.keys(FEATURE_GATE_DEFAULTS).join(', ')} (the last --feature-gates wins)`,
+      help: `Feature gates (a later --feature-gates adds to an earlier one):\n${featureGateHelp().map((l) => `${' '.repeat(45)}${l}`).join('\n')}`,
       parse: (raw) => {
         try { return parseFeatureGates(raw); } catch (err) {
           if (err instanceof FeatureGateError) throw new BadValue(err.message, err.value);
