@@ -6,7 +6,6 @@
 // --tls-private-key-file, --client-ca-file, --requestheader-*,
 // --anonymous-auth, --authorization-webhook-* (delegated authorization),
 // --shutdown-delay-duration.
-import { builtinRegistry } from '../../lib/registry/index.js';
 import { startCoreBackend } from '../../backends/core/index.js';
 import { sampleRegistry, startSampleBackend } from '../../backends/sample/index.js';
 import type { ServeOptions } from '../config/flags.js';
@@ -14,6 +13,7 @@ import { startBackendServer, type RunningBackendServer } from './backendserver.j
 import { localGroupVersions } from './index.js';
 import { readFile } from 'node:fs/promises';
 import { controllerEnabled } from '../config/flags.js';
+import { servedRegistry } from '../config/runtimeconfig.js';
 import { loadServiceAccountSetup } from '../server/tokenmethods.js';
 
 export type BackendKind = 'sample-backend' | 'core-backend';
@@ -26,7 +26,7 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
     });
     return startBackendServer({ opts, registry: sampleRegistry(), backend, name: kind, log });
   }
-  const registry = builtinRegistry();
+  const registry = servedRegistry(opts.runtimeConfig);
   // TokenRequest and the token controllers run here (the writing side); the gateway verifies the tokens,
   // so both must be given the same --service-account-* keys and issuer (dev mode: the same data directory's sa.key).
   const serviceAccounts = await loadServiceAccountSetup(opts);

@@ -44,9 +44,7 @@ export const FLAGS: readonly Flag[] = GROUPS.flatMap((g) => g.flags as readonly 
  * Recognised so that the message says "not supported yet" rather than "unknown"; `bool` ones take no
  * separate value. Implementing one = adding it to its option group.
  */
-export const UNSUPPORTED_FLAGS: ReadonlyMap<string, 'bool' | 'value'> = new Map([
-  ['runtime-config', 'value'],
-]);
+export const UNSUPPORTED_FLAGS: ReadonlyMap<string, 'bool' | 'value'> = new Map<string, 'bool' | 'value'>([]);
 
 const BY_NAME: ReadonlyMap<string, Flag> = new Map(FLAGS.map((f) => [f.name, f]));
 
@@ -89,8 +87,8 @@ export function parseServeFlags(argv: string[]): { options: ServeOptions } | { e
       continue;
     }
     try {
-      const parsed = f.parse(raw);
       const prev = values.get(f);
+      const parsed = (f.parse as (raw: string, prev?: unknown) => unknown)(raw, prev);
       values.set(f, f.list && Array.isArray(prev) && Array.isArray(parsed) ? [...prev, ...parsed] : parsed);
     } catch (err) {
       if (!(err instanceof BadValue)) throw err;

@@ -3,7 +3,7 @@
 // builder — authentication, authorization, health, dispatch, serving — and
 // listens. Expensive things are built once, in those builders.
 import type { Http2SecureServer } from 'node:http2';
-import { builtinRegistry, type Registry } from '../../lib/registry/index.js';
+import type { Registry } from '../../lib/registry/index.js';
 import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
 import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
@@ -15,6 +15,7 @@ import { PostStartHook } from '../health/checks.js';
 import { buildHealth, startPostStartHooks, type HealthEndpoints } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { buildAuditor } from '../audit/index.js';
+import { servedRegistry } from '../config/runtimeconfig.js';
 import { featureGateWarnings } from '../config/featuregates.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
@@ -76,7 +77,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   // A policy that does not parse stops the start before anything listens.
   const auditor = await buildAuditor(opts, log);
   for (const w of featureGateWarnings(opts.featureGates)) log(`Warning: ${w}`);
-  const registry = builtinRegistry();
+  const registry = servedRegistry(opts.runtimeConfig);
   const tokenMethods = await loadTokenMethods(opts, log);
   const requestheader = requestheaderConfig(opts, tls);
   // One list of identity headers: stripped after authentication, and again from everything proxied.

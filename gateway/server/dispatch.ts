@@ -5,6 +5,9 @@
 import { pathNotFound } from '../../lib/api/status.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import type { Registry } from '../../lib/registry/index.js';
+import { deprecation } from '../../lib/registry/versions.js';
+import { addWarnings } from '../../lib/http/warnings.js';
+import { deprecatedApiRequested } from '../metrics/deprecated.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { serveLocal, type LocalRoutes } from '../local/router.js';
 import type { Aggregation, ApiServiceProxy } from '../aggregation/index.js';
@@ -66,6 +69,18 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
     },
   ];
   return async (ctx) => {
+    const i = ctx.info;
+    if (i.isResourceRequest) {
+      // A deprecated version: kube's Warning, the deprecated-API gauge and the audit annotations.
+      const kind = t.registry.lookup(i.apiGroup, i.apiVersion, i.resource)?.kind;
+      const dep = kind !== undefined ? deprecation(i.apiGroup, i.apiVersion, kind) : undefined;
+      if (dep) {
+        addWarnings(ctx.res, [dep.text]);
+        deprecatedApiRequested(i.apiGroup, i.apiVersion, i.resource, i.subresource, dep.removed);
+        ctx.audit?.annotate('k8s.io/deprecated', 'true');
+        ctx.audit?.annotate('k8s.io/removed-release', dep.removed);
+      }
+    }
     for (const destination of table) {
       const answered = destination(ctx);
       if (answered) return answered;

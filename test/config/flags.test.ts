@@ -1,3 +1,4 @@
+import { DEFAULT_RUNTIME_CONFIG } from '../../gateway/config/runtimeconfig.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FLAGS, UNSUPPORTED_FLAGS, controllerEnabled, parseServeFlags, usage, wantsHelp, type ServeOptions } from '../../gateway/config/flags.js';
@@ -23,6 +24,7 @@ describe('parseServeFlags', () => {
       authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
       authorizationWebhookCacheAuthorizedTtlMs: 300_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [],
       featureGates: { APIResponseCompression: true, AuthorizeWithSelectors: true, AuthorizeNodeWithSelectors: true, StructuredAuthorizationConfiguration: true, StructuredAuthenticationConfiguration: true, AllowUnsafeMalformedObjectDeletion: false, CBORServingAndStorage: false },
+      runtimeConfig: DEFAULT_RUNTIME_CONFIG,
       shutdownDelayMs: 0, maxRequestBodyBytes: 3_145_728, verbosity: 0,
       requestTimeoutMs: 60_000, minRequestTimeoutS: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, enablePriorityAndFairness: true,
       http2MaxStreamsPerConnection: 1000, goawayChance: 0,
@@ -166,7 +168,7 @@ describe('parseServeFlags', () => {
   }
 
   it('every unsupported kube-apiserver flag of the design is recognised', () => {
-    for (const name of ['runtime-config']) {
+    for (const name of [...UNSUPPORTED_FLAGS.keys()]) {
       assert.ok(UNSUPPORTED_FLAGS.has(name), name);
       assert.equal(err([`--${name}=x`]), `flag --${name} is not supported yet`);
     }

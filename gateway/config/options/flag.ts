@@ -18,7 +18,8 @@ export interface Flag<O = Record<string, unknown>, K extends keyof O = keyof O> 
   boolean?: true;
   /** List flags accumulate over repeats (after the first one replaces the default); scalars keep the last value. */
   list?: true;
-  parse: (raw: string) => O[K];
+  /** `prev`: the value an earlier use of the same flag gave (flags that accumulate read it). */
+  parse: (raw: string, prev?: O[K]) => O[K];
 }
 
 /**

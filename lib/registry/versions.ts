@@ -1,0 +1,52 @@
+// One table of every group/version Gatehouse serves, with its stability and
+// lifecycle: --runtime-config enables and disables by it, and a deprecated
+// version's answers carry kube's Warning (and the deprecated-API gauge and
+// audit annotations). Lifecycle releases are kube's: the review v1beta1
+// versions were deprecated in 1.19 and removed from kube-apiserver in 1.22
+// (the spec's removed-versions table); Gatehouse still serves them because
+// kube-apiserver itself calls token and authorization webhooks in v1beta1 by
+// default. SelfSubjectReview v1beta1 (introduced 1.27, v1 in 1.28) carries
+// kube's default prerelease lifecycle: deprecated 1.30, removed 1.33.
+
+export type Stability = 'ga' | 'beta' | 'alpha';
+
+export interface VersionLifecycle {
+  readonly group: string;
+  readonly version: string;
+  readonly stability: Stability;
+  /** Per kind (`*` = every kind of the version): when deprecated, when kube removed it, what replaces it. */
+  readonly deprecated?: Readonly<Record<string, { since: string; removed: string; replacement: string }>>;
+}
+
+const ga = (group: string, version = 'v1'): VersionLifecycle => ({ group, version, stability: 'ga' });
+
+export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(([
+  ga(''), ga('apiregistration.k8s.io'), ga('events.k8s.io'), ga('authentication.k8s.io'), ga('authorization.k8s.io'),
+  ga('rbac.authorization.k8s.io'), ga('coordination.k8s.io'), ga('discovery.k8s.io'), ga('flowcontrol.apiserver.k8s.io'),
+  {
+    group: 'authentication.k8s.io', version: 'v1beta1', stability: 'beta', deprecated: {
+      TokenReview: { since: '1.19', removed: '1.22', replacement: 'authentication.k8s.io/v1 TokenReview' },
+      SelfSubjectReview: { since: '1.30', removed: '1.33', replacement: 'authentication.k8s.io/v1 SelfSubjectReview' },
+    },
+  },
+  {
+    group: 'authorization.k8s.io', version: 'v1beta1', stability: 'beta', deprecated: {
+      SubjectAccessReview: { since: '1.19', removed: '1.22', replacement: 'authorization.k8s.io/v1 SubjectAccessReview' },
+    },
+  },
+] as VersionLifecycle[]).map((v) => Object.freeze(v)));
+
+const BY_GV = new Map(SERVED_VERSIONS.map((v) => [`${v.group}/${v.version}`, v]));
+
+export function lifecycleOf(group: string, version: string): VersionLifecycle | undefined {
+  return BY_GV.get(`${group}/${version}`);
+}
+
+/** kube's deprecation warning for a kind of a deprecated version, or undefined. */
+export function deprecation(group: string, version: string, kind: string): { text: string; removed: string } | undefined {
+  const d = lifecycleOf(group, version)?.deprecated;
+  const e = d && (Object.hasOwn(d, kind) ? d[kind] : Object.hasOwn(d, '*') ? d['*'] : undefined);
+  if (!e) return undefined;
+  const gv = group ? `${group}/${version}` : version;
+  return { text: `${gv} ${kind} is deprecated in v${e.since}+, unavailable in v${e.removed}+; use ${e.replacement}`, removed: e.removed };
+}
