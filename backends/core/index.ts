@@ -11,6 +11,7 @@ import { DEFAULT_NAMESPACES, NamespaceController, namespaceType } from './namesp
 import { objectKey } from './keys.js';
 import { prepareCreate } from './objects.js';
 import { openStore } from './store/index.js';
+import { countStoredObjects, instrumentedStore } from './metrics.js';
 import { StoreError, type Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
 import { ServiceAccountTokenController } from './controllers/satokens.js';
@@ -97,13 +98,13 @@ export interface RunningCoreBackend {
 
 export async function startCoreBackend(opts: CoreBackendOptions): Promise<RunningCoreBackend> {
   const clock = opts.clock ?? Date.now;
-  const store: Store = await openStore({
+  const store: Store = instrumentedStore(await openStore({
     backend: opts.storageBackend,
     dir: opts.storeDir ?? join(opts.dataDir, 'store'),
     historyWindowMs: opts.historyWindowMs,
     clock,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log } : {}),
-  });
+  }));
   const env: CoreEnv = {
     store, registry: opts.registry, clock, log: opts.log,
     tooLargeWaitMs: opts.tooLargeWaitMs ?? 3000,
@@ -116,6 +117,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     ...(opts.allowUnsafeMalformedObjectDeletion ? { allowUnsafeMalformedObjectDeletion: true } : {}),
   };
   const backend = new CoreBackend(env);
+  const stopCounting = countStoredObjects(store, () => env.registry);
   const namespaces = new NamespaceController(env);
   const controllers: WatchingController[] = [];
   const c = opts.controllers ?? {};
@@ -162,6 +164,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
       apf?.stop();
       for (const ctl of controllers) ctl.stop();
       backend.closeWatches();
+      stopCounting();
       await store.close();
     },
   };

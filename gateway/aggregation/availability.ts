@@ -7,6 +7,7 @@
 // every `intervalMs`, and at once when the proxy could not reach it; a
 // failing one is probed again with a backoff (0.5 s doubling to 5 s), so a
 // restarted backend is seen quickly. Status is written only when it changes.
+import { forgetApiService, recordAvailability } from '../metrics/aggregator.js';
 import type { Condition } from './apiservice.js';
 import type { ApiServiceProxy } from './proxy.js';
 import type { ServiceResolver } from './resolver.js';
@@ -65,9 +66,10 @@ export class AvailabilityController {
     this.#running.add(name);
     try {
       const cond = await this.check(name);
-      if (!cond) return;
+      if (!cond) { forgetApiService(name); return; }
       const p = this.opts.proxy(name);
       const cur = p?.info.available;
+      recordAvailability(name, cond.status === 'True', cond.reason, cur?.status !== cond.status);
       if (!cur || cur.status !== cond.status || cur.reason !== cond.reason || cur.message !== cond.message) {
         await this.opts.write(name, cond, (this.opts.clock ?? Date.now)()).catch((err: unknown) => {
           this.opts.log(`aggregation: cannot write the status of APIService ${name}: ${err instanceof Error ? err.message : String(err)}`);

@@ -4,6 +4,7 @@
 // Every way it can go wrong (refusal, error status, timeout, garbage) is a
 // failed authentication (AuthnError, details for the log only), never a crash.
 // Decisions are cached per token+audiences (CachedTokenAuthenticator).
+import { recordTokenWebhook } from '../metrics/authn.js';
 import { isPlainObject, type UserInfo } from '../../lib/api/meta.js';
 import { clientFromKubeconfig, KubeconfigError, type KubeClient } from '../../lib/kubeconfig/index.js';
 import { AuthnError, type AuthnResult } from './types.js';
@@ -53,9 +54,12 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
   async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
     const review = { apiVersion: this.apiVersion, kind: 'TokenReview', spec: { token: token.value, ...(audiences.length > 0 ? { audiences } : {}) } };
     let reply: { status: number; json: unknown };
+    const t0 = performance.now();
     try {
       reply = await this.client.postJson('', review);
+      recordTokenWebhook(reply.status, (performance.now() - t0) / 1000);
     } catch (err) {
+      recordTokenWebhook('<error>', (performance.now() - t0) / 1000);
       return this.fail(`token webhook call failed: ${err instanceof Error ? err.message : String(err)}`);
     }
     if (reply.status < 200 || reply.status > 299) this.fail(`token webhook answered HTTP ${reply.status}`);

@@ -77,13 +77,14 @@ export class WebhookAuthorizer implements Authorizer {
     }
     const review = { apiVersion: this.apiVersion, kind: 'SubjectAccessReview', spec: this.opts.version === 'v1' ? spec : toV1beta1(spec) };
     let reply: { status: number; json: unknown };
+    const t0 = performance.now();
     try {
       reply = await this.client.postJson('', review);
     } catch (err) {
-      recordWebhookEvaluation(this.name, err instanceof ClientRequestError && err.code === 'timeout' ? 'timeout' : 'error');
+      recordWebhookEvaluation(this.name, err instanceof ClientRequestError && err.code === 'timeout' ? 'timeout' : 'error', (performance.now() - t0) / 1000);
       return this.failure(err instanceof Error ? err.message : String(err));
     }
-    recordWebhookEvaluation(this.name, reply.status >= 200 && reply.status < 300 ? 'success' : 'error');
+    recordWebhookEvaluation(this.name, reply.status >= 200 && reply.status < 300 ? 'success' : 'error', (performance.now() - t0) / 1000);
     const parsed = this.read(reply);
     if (typeof parsed === 'string') return this.failure(parsed);
     const ttl = parsed.kind === 'allow' ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs;

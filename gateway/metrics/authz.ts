@@ -1,7 +1,7 @@
 // Authorization metrics, named and labelled as kube-apiserver names them:
 // decisions per authorizer, the authorization configuration controller's
 // reloads, webhook evaluations and match-condition outcomes.
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { registry } from './registry.js';
 
 const decisionsTotal = new Counter({
@@ -51,9 +51,19 @@ export function recordDecision(type: string, name: string, decision: 'allowed' |
   decisionsTotal.inc({ type, name, decision });
 }
 
+const webhookDuration = new Histogram({
+  name: 'apiserver_authorization_webhook_duration_seconds',
+  help: '[ALPHA] Request latency in seconds.',
+  labelNames: ['name', 'result'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
 export type WebhookResult = 'success' | 'timeout' | 'error';
-export function recordWebhookEvaluation(name: string, result: WebhookResult): void {
+/** One round trip to an authorization webhook: its result and how long it took. */
+export function recordWebhookEvaluation(name: string, result: WebhookResult, seconds: number): void {
   webhookEvaluations.inc({ name, result });
+  webhookDuration.observe({ name, result }, seconds);
 }
 
 export function recordMatchConditionError(type: string, name: string): void {

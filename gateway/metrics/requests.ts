@@ -5,7 +5,7 @@
 // seats, and authentication attempts. Labelled children are cached per label
 // set, so a request costs one string key and one Map lookup per metric.
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { LeanCounter, LeanHistogram, type CounterHandle, type HistogramHandle } from './lean.js';
+import { LeanCounter, LeanHistogram, type CounterHandle, type HistogramHandle } from '../../lib/metrics/lean.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import { registry } from './registry.js';
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kubectl, findKubectl, sleep, startGatehouse, stopAll, tempDir, type Gatehouse } from '../e2e/helpers.js';
 import { HttpsClient } from '../helpers/client.js';
+import { parseMetrics, samples } from '../helpers/prometheus.js';
 import { upgradeRoundTrip } from '../helpers/raw.js';
 import { NS, register, servingPki, startEcho, startSampleBackend, waitAvailable, type EchoBackend, type Pem, type SampleBackend } from './fixture.js';
 
@@ -192,6 +193,11 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
       spec: { group: 'nosvc.gatehouse.dev', version: 'v1', service: { namespace: NS, name: 'absent' }, insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 1 },
     });
     await waitAvailable(gh.admin, 'v1.nosvc.gatehouse.dev', 'False', 'ServiceNotFound');
+    // kube-aggregator's metrics: 1 while unavailable, the transitions counted by reason; an available one is 0.
+    const m = parseMetrics((await gh.admin.request('GET', '/metrics')).text);
+    assert.equal(samples(m, 'aggregator_unavailable_apiservice', { name: 'v1.nosvc.gatehouse.dev' })[0]?.value, '1');
+    assert.equal(samples(m, 'aggregator_unavailable_apiservice', { name: 'v1.samples.gatehouse.dev' })[0]?.value, '0');
+    assert.ok(Number(samples(m, 'aggregator_unavailable_apiservice_total', { name: 'v1.empty.gatehouse.dev', reason: 'MissingEndpoints' })[0]?.value) >= 1);
     for (const n of ['v1.empty.gatehouse.dev', 'v1.nosvc.gatehouse.dev']) await gh.admin.request('DELETE', `/apis/apiregistration.k8s.io/v1/apiservices/${n}`);
   });
 

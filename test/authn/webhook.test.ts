@@ -144,6 +144,13 @@ describe('token webhook (v1beta1, the default)', () => {
     // The server is still fine.
     assert.equal((await whoami(s, 'good-token')).status, 201);
   });
+
+  it('counts the webhook round trips by code (kube\'s delegated authentication metrics)', async () => {
+    const text = (await s.admin.request('GET', '/metrics')).text;
+    assert.match(text, /apiserver_delegated_authn_request_total\{code="200"\} [1-9]/);
+    assert.match(text, /apiserver_delegated_authn_request_total\{code="<error>"\} [1-9]/, 'the hanging call');
+    assert.match(text, /apiserver_delegated_authn_request_duration_seconds_count\{code="200"\} [1-9]/);
+  });
 });
 
 describe('token webhook (v1)', () => {

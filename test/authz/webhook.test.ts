@@ -198,5 +198,7 @@ describe('webhooks from an authorization configuration file', () => {
     assert.match(text, /apiserver_authorization_decisions_total\{type="AlwaysAllow",name="fallback",decision="allowed"\} [1-9]/);
     assert.match(text, /apiserver_authorization_match_condition_evaluation_errors_total\{type="Webhook",name="guard-deny"\} [1-9]/);
     assert.match(text, /apiserver_authorization_webhook_evaluations_total\{name="strict",result="timeout"\} [1-9]/);
+    assert.match(text, /apiserver_authorization_webhook_duration_seconds_count\{name="strict",result="timeout"\} [1-9]/);
+    assert.match(text, /apiserver_authorization_webhook_duration_seconds_bucket\{le="10",name="strict",result="success"\} [1-9]/);
   });
 });

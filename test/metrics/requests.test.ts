@@ -92,6 +92,20 @@ describe('request metrics', () => {
     assert.equal(samples(m, 'apiserver_request_total').some((x) => x.labels['subresource']?.startsWith('/random-')), false);
   });
 
+  it('the core backend: store latency per operation and type, stored objects per resource, registered watchers', async () => {
+    const w = await s.admin.watch('/api/v1/namespaces/default/configmaps?watch=1');
+    try {
+      const m = await scrape();
+      assert.ok(Number(samples(m, 'etcd_request_duration_seconds', { operation: 'create', type: 'configmaps' })[0]?.count) >= 1);
+      assert.ok(Number(samples(m, 'etcd_request_duration_seconds', { operation: 'get', type: 'configmaps' })[0]?.count) >= 1);
+      assert.ok(Number(samples(m, 'apiserver_storage_objects', { resource: 'namespaces' })[0]?.value) >= 4, 'default, kube-system, kube-public, kube-node-lease');
+      assert.ok(Number(samples(m, 'apiserver_storage_objects', { resource: 'clusterroles.rbac.authorization.k8s.io' })[0]?.value) > 10);
+      assert.equal(samples(m, 'apiserver_registered_watchers', { group: '', version: 'v1', kind: 'ConfigMap' })[0]?.value, '1');
+    } finally {
+      w.stop();
+    }
+  });
+
   it('/metrics: system:monitoring may read it, a plain user may not', async () => {
     assert.equal((await tokens.request('GET', '/metrics', undefined, { authorization: 'Bearer mon-token' })).status, 200);
     assert.equal((await tokens.request('GET', '/metrics', undefined, { authorization: 'Bearer plain-token' })).status, 403);

@@ -4,6 +4,7 @@
 // synthetic initial state when asked, then every change after the start
 // revision; an object leaving the selector arrives as DELETED; a start
 // revision that history no longer holds ends in an ERROR event (410).
+import { watcherRegistered } from '../metrics.js';
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
 import { expired, internalError, notAcceptable, StatusError, type Status } from '../../../lib/api/status.js';
@@ -128,9 +129,11 @@ class WatchStream {
   private lastRev = 0;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly close = () => this.end();
+  private readonly unregister: () => void;
 
   constructor(private readonly env: CoreEnv, private readonly t: ResourceType, private readonly r: BackendRequest, private readonly out: Output, private readonly wr: WatchRequest) {
     env.watches.add(this.close);
+    this.unregister = watcherRegistered(t.group, t.version, t.kind);
     r.res.on('close', this.close);
     // Spread over [min, 2·min) so that clients cut together do not all come back together.
     const seconds = wr.timeoutSeconds ?? env.minRequestTimeoutS * (1 + Math.random());
@@ -245,6 +248,7 @@ class WatchStream {
     this.watcher?.stop();
     for (const t of this.timers) clearTimeout(t);
     this.env.watches.delete(this.close);
+    this.unregister();
     if (!this.r.res.writableEnded) this.r.res.end();
   }
 }
