@@ -3,7 +3,7 @@
 // TokenReview also uses, and the Authenticator that reads the header.
 import * as nodeCrypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AuthnError, type Authenticator, type AuthnResult } from './types.js';
+import { AuthnError, noteMethod, type Authenticator, type AuthnResult } from './types.js';
 import { connectionOf } from '../../lib/http/connection.js';
 
 export interface TokenAuthenticator {
@@ -62,7 +62,7 @@ export class TokenUnion implements TokenAuthenticator {
     for (const m of this.methods) {
       try {
         const r = await m.authenticateToken(token, audiences);
-        if (r) return r;
+        if (r) { noteMethod(r, m.name); return r; }
       } catch (err) {
         if (err instanceof AuthnError) failures.push(`${m.name}: ${err.message}`);
         else failures.push(`${m.name}: internal error: ${err instanceof Error ? err.message : String(err)}`);

@@ -29,3 +29,16 @@ export class AuthnError extends Error {
 /** Every authenticated user's group (the union adds it; the service-account verifier builds it in). */
 export const AUTHENTICATED_GROUP = 'system:authenticated';
 export const ANONYMOUS: UserInfo = Object.freeze({ username: 'system:anonymous', groups: Object.freeze(['system:unauthenticated']) as string[] });
+
+/** Which method accepted a result (for the audit event), kept beside it rather than copied into it. */
+const decidedBy = new WeakMap<AuthnResult, string>();
+
+/** Notes the method that produced `result`, unless an inner method (a token method under a union) already did. */
+export function noteMethod(result: AuthnResult, name: string): void {
+  if (!decidedBy.has(result)) decidedBy.set(result, name);
+}
+
+/** The method that produced a result (`anonymous` for the anonymous user), or '' when none was noted. */
+export function methodOf(result: AuthnResult): string {
+  return decidedBy.get(result) ?? (result.user === ANONYMOUS ? 'anonymous' : '');
+}

@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { unauthorized } from '../../lib/api/status.js';
-import { ANONYMOUS, AUTHENTICATED_GROUP, AuthnError, type Authenticator, type AuthnResult } from './types.js';
+import { ANONYMOUS, AUTHENTICATED_GROUP, AuthnError, methodOf, noteMethod, type Authenticator, type AuthnResult } from './types.js';
 
 export interface UnionOptions {
   anonymous: boolean;
@@ -30,7 +30,11 @@ export class UnionAuthenticator {
         else failures.push(`${a.name}: internal error: ${err instanceof Error ? err.message : String(err)}`);
         continue;
       }
-      if (result && result.user.username !== '') return withAuthenticatedGroup(result);
+      if (result && result.user.username !== '') {
+        const done = withAuthenticatedGroup(result);
+        noteMethod(done, methodOf(result) || a.name);
+        return done;
+      }
       if (result) failures.push(`${a.name}: empty user name`);
     }
     if (failures.length > 0 || req.headers.authorization !== undefined) {

@@ -7,6 +7,7 @@ import { DurationError, formatDuration, parseDuration } from '../config/duration
 import { forbidCompression, sendError } from '../../lib/http/respond.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import type { AuthnResult } from '../authn/types.js';
+import { methodOf } from '../authn/types.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
 import { selectorAttributes } from '../authz/selectors.js';
@@ -198,6 +199,8 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       res.setHeader('Audit-Id', auditID);
       if (cfg.audit) {
         ctx.audit = cfg.audit.begin(req, res, ctx.info, ctx.user, auditID, isLongRunning(ctx));
+        const method = methodOf(authn);
+        if (method) ctx.audit?.annotate('authentication.gatehouse.dev/authenticator', method);
         const blocked = ctx.audit?.received();
         if (blocked) await blocked;
       }

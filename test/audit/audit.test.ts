@@ -94,6 +94,7 @@ describe('audit log', () => {
     assert.equal(ev['responseObject']['metadata']['managedFields'], undefined, 'omitManagedFields');
     assert.ok(ev['sourceIPs'].includes('127.0.0.1'));
     assert.equal(ev['annotations']['authorization.k8s.io/decision'], 'allow');
+    assert.equal(ev['annotations']['authentication.gatehouse.dev/authenticator'], 'x509');
     assert.match(ev['requestReceivedTimestamp'], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     // omitStages: RequestReceived is never written.
     assert.equal((await readEvents(logFile)).some((e) => e['auditID'] === id && e['stage'] === 'RequestReceived'), false);
@@ -133,6 +134,7 @@ describe('audit log', () => {
     const ev = await byId(String(r.headers['audit-id']));
     assert.equal(ev['user']['username'], 'alice');
     assert.equal(ev['annotations']['authorization.k8s.io/decision'], 'forbid');
+    assert.equal(ev['annotations']['authentication.gatehouse.dev/authenticator'], 'token-file');
     assert.equal(ev['responseStatus']['code'], 403);
     const bad = await other.as('not-a-token', 'GET', '/api/v1/namespaces/default/pods');
     assert.equal(bad.status, 401);
