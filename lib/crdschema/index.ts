@@ -3,12 +3,22 @@
 // the schema machinery of this folder. The registry entry of a custom resource
 // takes `node` as ResourceType.schema, `defaults` and `validate` as its hooks.
 //
-// This first version is the interface with a pass-through body; the schema
-// work (structural checks, pruning, defaults, value validation, CEL rules with
-// cost) replaces the bodies without changing the signatures.
+// The work is in the files beside this one (README.md lists them); this file
+// only wires them: read the schema once (props.ts), check it (structural.ts,
+// check.ts, rules.ts), compile it (node.ts, defaults.ts, values.ts, rules.ts).
 import type { KObject } from '../api/meta.js';
 import type { StatusCause } from '../api/status.js';
 import type { StructNode } from '../schema/model.js';
+import { checkDefaults, checkOpenApi, type RuleCheck } from './check.js';
+import { applyDefaults, compileDefaults } from './defaults.js';
+import { definitionOf, rootNode } from './node.js';
+import { readProps } from './props.js';
+import { fieldError } from './render.js';
+import { compileRules, defaultRuleCheck, ruleCheck, totalCost, type ValidateOptions } from './rules.js';
+import { validateStructural } from './structural.js';
+import { compileValues, validateValue } from './values.js';
+
+export type { ValidateOptions } from './rules.js';
 
 /** What identifies the version being compiled (error messages, OpenAPI names). */
 export interface CrdVersionRef {
@@ -28,7 +38,7 @@ export interface CrdVersionSchema {
   /** Applies the schema's `default`s in place (on create, update, and on read from storage). */
   defaults(obj: KObject): void;
   /** OpenAPI value checks and x-kubernetes-validations (old = the stored object on update). */
-  validate(obj: KObject, old: KObject | undefined): StatusCause[];
+  validate(obj: KObject, old: KObject | undefined, options?: ValidateOptions): StatusCause[];
   /** The schema as served in /openapi/v2 and /openapi/v3 (a JSON Schema object, kube's published form). */
   readonly openapi: Record<string, unknown>;
 }
@@ -41,15 +51,50 @@ export interface CrdVersionSchema {
  */
 export function checkCrdSchema(schema: unknown, field: string): StatusCause[] {
   if (schema === undefined || schema === null) return [];
-  if (typeof schema !== 'object' || Array.isArray(schema)) {
-    return [{ reason: 'FieldValueInvalid', field, message: `${field}: Invalid value: must be an object` }];
+  const decoding: StatusCause[] = [];
+  const props = readProps(schema, field, decoding);
+  if (!props || decoding.length) return decoding;
+  const out: StatusCause[] = [];
+  if (props.nullable) out.push(fieldError.forbidden(`${field}.nullable`, 'nullable cannot be true at the root'));
+  const structural = validateStructural(props, field);
+  let rules: RuleCheck | undefined;
+  if (structural.length) out.push(...structural);
+  else {
+    const defaults = checkDefaults(props, field, true, defaultRuleCheck(props));
+    if (defaults.length) out.push(...defaults);
+    else rules = ruleCheck(props, field);
   }
-  return [];
+  const { schema: schemaErrors, cel } = checkOpenApi(props, field, rules);
+  out.push(...schemaErrors, ...cel);
+  if (rules && out.length === 0) out.push(...totalCost(props, field));
+  return out;
 }
 
 /** Compiles an accepted schema (checkCrdSchema returned no cause) for serving. */
 export function compileCrdSchema(schema: unknown, ref: CrdVersionRef): CrdVersionSchema {
-  void ref;
-  const openapi = schema && typeof schema === 'object' && !Array.isArray(schema) ? (schema as Record<string, unknown>) : { type: 'object' };
-  return { openapi, defaults: () => {}, validate: () => [] };
+  const definition = definitionOf(ref.group, ref.version, ref.kind);
+  const names = { name: `${ref.group}.${ref.kind}`, definition };
+  if (schema === undefined || schema === null) {
+    return { node: rootNode(undefined, names), openapi: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, defaults: () => {}, validate: () => [] };
+  }
+  const causes: StatusCause[] = [];
+  const props = readProps(schema, 'openAPIV3Schema', causes);
+  if (!props) throw new Error(`schema of ${definition} is not an object; checkCrdSchema refuses it`);
+  const node = rootNode(props, names);
+  const values = compileValues(props);
+  const defaultTree = compileDefaults(props);
+  const rules = compileRules(props);
+  return {
+    node,
+    openapi: props.raw,
+    defaults(obj: KObject): void {
+      if (defaultTree) applyDefaults(obj, defaultTree);
+    },
+    validate(obj: KObject, old: KObject | undefined, options?: ValidateOptions): StatusCause[] {
+      const out: StatusCause[] = [];
+      validateValue(obj, values, '', '', out);
+      if (rules) out.push(...rules.validate(obj, old, options));
+      return out;
+    },
+  };
 }

@@ -1,0 +1,403 @@
+// x-kubernetes-validations: CEL rules with `self` and `oldSelf`, compiled once
+// per CRD version on the shared environment (lib/cel), their estimated cost
+// checked at CRD write, evaluated per request under a per-rule limit and a
+// per-object budget. Values reach CEL typed from the schema (integers as int,
+// numbers as double) so `self.replicas + 1` works as in kube.
+import { celMethod, CelScalar, type CelFunc, type CelInput, type CelValue } from '@bufbuild/cel';
+import type { StatusCause } from '../api/status.js';
+import { isPlainObject } from '../api/meta.js';
+import { hasOwn, ownValue } from '../api/own.js';
+import { CelCompileError, CelEnvironment, CelEvalError, type CompiledExpression } from '../cel/index.js';
+import { quote } from '../cel/errors.js';
+import type { Expr } from '../cel/ast.js';
+import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
+import { fieldPath as P, type Props, type Rule } from './props.js';
+import { fieldError, goValue } from './render.js';
+
+/** kube's budgets (k8s.io/apiserver/pkg/apis/cel/config.go, apiextensions validation). */
+export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
+export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
+/** Runtime: loop iterations (our cost unit) per rule evaluation and per object. */
+export const PER_CALL_LIMIT = 1_000_000;
+export const RUNTIME_BUDGET = 10_000_000;
+const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+
+export interface ValidateOptions {
+  /** Iterations allowed across every rule of one object (default RUNTIME_BUDGET). */
+  readonly budget?: number;
+  /** Iterations allowed per rule evaluation (default PER_CALL_LIMIT). */
+  readonly perCallLimit?: number;
+}
+
+// oldSelf of an optionalOldSelf rule on create: an absent optional. @bufbuild/cel
+// has no optional type, so `hasValue()`, `value()` and `orValue()` are methods
+// of dyn that recognise this marker map.
+const NONE_KEY = '\u0000gatehouse:none';
+const none = (): Map<string, CelInput> => new Map([[NONE_KEY, true]]);
+const isNone = (v: CelValue): boolean => v instanceof Map ? v.has(NONE_KEY) : typeof (v as { get?: unknown })?.get === 'function' && (v as { has(k: string): boolean }).has?.(NONE_KEY) === true;
+const optionalFuncs: readonly CelFunc[] = [
+  celMethod('hasValue', CelScalar.DYN, [], CelScalar.BOOL, function (this: CelValue) { return !isNone(this); }),
+  celMethod('value', CelScalar.DYN, [], CelScalar.DYN, function (this: CelValue) {
+    if (isNone(this)) throw new Error('optional.none() dereference');
+    return this;
+  }),
+  celMethod('orValue', CelScalar.DYN, [CelScalar.DYN], CelScalar.DYN, function (this: CelValue, d: CelValue) { return isNone(this) ? d : this; }),
+];
+
+const env = new CelEnvironment('x-kubernetes-validations', { self: CelScalar.DYN, oldSelf: CelScalar.DYN }, { funcs: optionalFuncs, cacheSize: 8192 });
+
+function compile(expression: string): CompiledExpression | string {
+  try {
+    return env.compile(expression);
+  } catch (err) {
+    if (err instanceof CelCompileError) return err.message.slice(`compilation failed for expression ${quote(expression)}: `.length);
+    throw err;
+  }
+}
+
+function usesIdent(e: Expr, name: string): boolean {
+  let found = false;
+  const visit = (x: Expr | undefined): void => {
+    if (!x || found) return;
+    const k = x.exprKind;
+    switch (k.case) {
+      case 'identExpr': if (k.value.name === name) found = true; return;
+      case 'selectExpr': visit(k.value.operand); return;
+      case 'callExpr': visit(k.value.target); k.value.args.forEach(visit); return;
+      case 'listExpr': k.value.elements.forEach(visit); return;
+      case 'structExpr': k.value.entries.forEach((en) => { if (en.keyKind.case === 'mapKey') visit(en.keyKind.value); visit(en.value); }); return;
+      case 'comprehensionExpr': [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].forEach(visit); return;
+      default: return;
+    }
+  };
+  visit(e);
+  return found;
+}
+
+// ---- cost estimate -------------------------------------------------------
+
+/** kube's estimate of how many elements fit in a request when the schema sets no maximum. */
+function unboundedCount(items: Props | undefined): number {
+  const min = !items ? 1 : items.type === 'string' || items.type === 'object' || items.type === 'array' ? 2 : items.type === 'boolean' ? 4 : 1;
+  return Math.floor((MAX_REQUEST_BYTES - 2) / (min + 1));
+}
+
+function itemsOf(p: Props | undefined): Props | undefined {
+  if (!p) return undefined;
+  if (p.type === 'array') return p.items && !Array.isArray(p.items) ? (p.items as Props) : undefined;
+  return typeof p.additionalProperties === 'object' ? p.additionalProperties : undefined;
+}
+
+function cardinality(p: Props | undefined): number {
+  if (p?.type === 'array' && p.maxItems !== undefined) return p.maxItems;
+  if (p?.type === 'object' && p.maxProperties !== undefined) return p.maxProperties;
+  return unboundedCount(itemsOf(p));
+}
+
+/**
+ * A static worst case: every node costs 1, a loop's body costs its range's
+ * largest size (maxItems/maxProperties, else what fits in a request) times
+ * the body. Coarser than kube's checker, but it refuses what kube refuses in
+ * practice: nested loops over unbounded lists.
+ */
+export function estimateCost(e: Expr, self: Props): number {
+  const scope = new Map<string, Props | undefined>([['self', self]]);
+  const schemaOf = (x: Expr): Props | undefined => {
+    const k = x.exprKind;
+    if (k.case === 'identExpr') return scope.get(k.value.name);
+    if (k.case === 'selectExpr') {
+      const o = schemaOf(k.value.operand!);
+      return o?.properties?.get(k.value.field) ?? (typeof o?.additionalProperties === 'object' ? o.additionalProperties : undefined);
+    }
+    if (k.case === 'callExpr' && k.value.function === '_[_]') return itemsOf(schemaOf(k.value.args[0]!));
+    return undefined;
+  };
+  const cost = (x: Expr | undefined): number => {
+    if (!x) return 0;
+    const k = x.exprKind;
+    switch (k.case) {
+      case 'selectExpr': return 1 + cost(k.value.operand);
+      case 'callExpr': return 1 + cost(k.value.target) + k.value.args.reduce((a, b) => a + cost(b), 0);
+      case 'listExpr': return 40 + k.value.elements.reduce((a, b) => a + cost(b), 0);
+      case 'structExpr': return 40 + k.value.entries.reduce((a, en) => a + (en.keyKind.case === 'mapKey' ? cost(en.keyKind.value) : 0) + cost(en.value), 0);
+      case 'comprehensionExpr': {
+        const c = k.value;
+        const range = schemaOf(c.iterRange!);
+        const n = cardinality(range);
+        const saved = scope.get(c.iterVar);
+        const had = scope.has(c.iterVar);
+        scope.set(c.iterVar, range?.type === 'object' ? undefined : itemsOf(range));
+        const body = cost(c.loopCondition) + cost(c.loopStep);
+        if (had) scope.set(c.iterVar, saved); else scope.delete(c.iterVar);
+        return cost(c.iterRange) + cost(c.accuInit) + n * body + cost(c.result);
+      }
+      default: return 1;
+    }
+  };
+  return cost(e);
+}
+
+function costMessage(name: string, cost: number, limit: number): string {
+  const f = cost / limit;
+  const factor = f > 100 ? 'more than 100x' : f < 1.5 ? `${f.toFixed(6)}x` : `${f.toFixed(1)}x`;
+  return `${name} exceeds budget by factor of ${factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
+}
+
+// ---- checks at CRD write -------------------------------------------------
+
+interface Totals { total: number; rules: Array<{ path: string; cost: number }> }
+const totalsOf = new WeakMap<Props, Totals>();
+
+/** The RuleCheck of checkCrdSchema: compiles each rule of a node, checks oldSelf use and estimated cost. */
+export function ruleCheck(root: Props, rootPath: string): RuleCheck {
+  const totals: Totals = { total: 0, rules: [] };
+  totalsOf.set(root, totals);
+  // How many times a node's rules run at most: the product of the sizes of the lists and maps above it.
+  const reps = new Map<Props, number>();
+  const visit = (p: Props, n: number) => {
+    reps.set(p, n);
+    for (const v of p.properties?.values() ?? []) visit(v, n);
+    if (p.items && !Array.isArray(p.items)) visit(p.items as Props, n * cardinality(p));
+    if (typeof p.additionalProperties === 'object') visit(p.additionalProperties, n * cardinality(p));
+  };
+  visit(root, 1);
+  void rootPath;
+  return (s, path, uncorrelatable) => {
+    const out: StatusCause[] = [];
+    s.xValidations!.forEach((r, i) => {
+      const rp = P.index(P.child(path, 'x-kubernetes-validations'), i);
+      const c = compile(r.rule);
+      if (typeof c === 'string') {
+        out.push(fieldError.invalid(P.child(rp, 'rule'), ruleValue(r), `compilation failed: ${c}`));
+        return;
+      }
+      const cost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(c.parsed, s) * (reps.get(s) ?? 1));
+      if (cost > STATIC_ESTIMATED_COST_LIMIT) out.push(fieldError.forbidden(P.child(rp, 'rule'), costMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
+      totals.total += cost;
+      totals.rules.push({ path: P.child(rp, 'rule'), cost });
+      if (r.messageExpression?.trim()) {
+        const m = compile(r.messageExpression);
+        if (typeof m === 'string') out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), `messageExpression compilation failed: ${m}`));
+      }
+      if (usesIdent(c.parsed, 'oldSelf')) {
+        if (uncorrelatable !== undefined) out.push(fieldError.invalid(P.child(rp, 'rule'), r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+      } else if (r.optionalOldSelf !== undefined) {
+        out.push(fieldError.invalid(P.child(rp, 'optionalOldSelf'), r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
+      }
+    });
+    return out;
+  };
+}
+
+function ruleValue(r: Rule): Record<string, unknown> {
+  const v: Record<string, unknown> = { rule: r.rule };
+  if (r.message !== undefined) v.message = r.message;
+  if (r.messageExpression !== undefined) v.messageExpression = r.messageExpression;
+  if (r.reason !== undefined) v.reason = r.reason;
+  if (r.fieldPath !== undefined) v.fieldPath = r.fieldPath;
+  if (r.optionalOldSelf !== undefined) v.optionalOldSelf = r.optionalOldSelf;
+  return v;
+}
+
+/** The whole schema's estimated cost over kube's per-CRD limit: the most expensive rules named. */
+export function totalCost(root: Props, path: string): StatusCause[] {
+  const t = totalsOf.get(root);
+  if (!t || t.total <= STATIC_ESTIMATED_CRD_COST_LIMIT) return [];
+  const out = [...t.rules].sort((a, b) => b.cost - a.cost).slice(0, 4)
+    .map((r) => fieldError.forbidden(r.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+  out.push(fieldError.forbidden(path, costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', t.total, STATIC_ESTIMATED_CRD_COST_LIMIT)));
+  return out;
+}
+
+/** Rules of a default value are run against it at CRD write, as kube does. */
+export function defaultRuleCheck(root: Props): (s: Props, value: unknown, path: string) => StatusCause[] {
+  void root;
+  return (s, value, path) => {
+    const tree = compileTree(s);
+    if (!tree) return [];
+    const out: StatusCause[] = [];
+    try {
+      runTree(value, undefined, tree, path, out, { left: RUNTIME_BUDGET, perCall: PER_CALL_LIMIT }, false);
+    } catch { /* a rule that does not compile is reported by the rule check */ }
+    return out;
+  };
+}
+
+// ---- evaluation -----------------------------------------------------------
+
+interface CompiledRule {
+  readonly rule: Rule;
+  readonly program: CompiledExpression;
+  readonly message?: CompiledExpression;
+  readonly transition: boolean;
+  readonly fieldPath?: string[];
+}
+
+interface RuleTree {
+  readonly props: Props;
+  readonly rules: readonly CompiledRule[];
+  readonly properties?: ReadonlyMap<string, RuleTree>;
+  readonly additional?: RuleTree;
+  readonly items?: RuleTree;
+  /** Schemas of every member, to type values even where no rule sits. */
+}
+
+function compileTree(p: Props): RuleTree | undefined {
+  let properties: Map<string, RuleTree> | undefined;
+  for (const [k, v] of p.properties ?? []) {
+    const t = compileTree(v);
+    if (t) (properties ??= new Map()).set(k, t);
+  }
+  const additional = typeof p.additionalProperties === 'object' ? compileTree(p.additionalProperties) : undefined;
+  const items = p.items && !Array.isArray(p.items) ? compileTree(p.items as Props) : undefined;
+  const rules: CompiledRule[] = [];
+  for (const r of p.xValidations ?? []) {
+    const program = compile(r.rule);
+    if (typeof program === 'string') throw new Error(`rule ${quote(r.rule)} does not compile: ${program}`);
+    const m = r.messageExpression?.trim() ? compile(r.messageExpression) : undefined;
+    rules.push({
+      rule: r, program, message: typeof m === 'string' ? undefined : m,
+      transition: usesIdent(program.parsed, 'oldSelf'),
+      fieldPath: r.fieldPath?.trim() ? resolveFieldPath(p, r.fieldPath) : undefined,
+    });
+  }
+  if (!rules.length && !properties && !additional && !items) return undefined;
+  return { props: p, rules, properties, additional, items };
+}
+
+/** The x-kubernetes-validations of a schema, compiled; undefined when it has none. */
+export function compileRules(root: Props): { validate(obj: unknown, old: unknown, o?: ValidateOptions): StatusCause[] } | undefined {
+  const tree = compileTree(root);
+  if (!tree) return undefined;
+  return {
+    validate(obj, old, o) {
+      const out: StatusCause[] = [];
+      runTree(obj, old, tree, '', out, { left: o?.budget ?? RUNTIME_BUDGET, perCall: o?.perCallLimit ?? PER_CALL_LIMIT }, true);
+      return out;
+    },
+  };
+}
+
+interface Budget { left: number; readonly perCall: number }
+class OutOfBudget extends Error {}
+
+function runTree(v: unknown, old: unknown, t: RuleTree, path: string, out: StatusCause[], budget: Budget, root: boolean): void {
+  if (v === null || v === undefined) return;
+  if (t.rules.length) {
+    try {
+      runRules(v, old, t, path, out, budget, root);
+    } catch (err) {
+      if (!(err instanceof OutOfBudget)) throw err;
+      out.push(fieldError.invalid(path || '<nil>', t.props.type ?? '', 'validation failed due to running out of cost budget, no further validation rules will be run'));
+      budget.left = -1;
+      return;
+    }
+  }
+  if (budget.left < 0) return;
+  if (isPlainObject(v)) {
+    const o = isPlainObject(old) ? old : undefined;
+    for (const k of Object.keys(v)) {
+      const sub = t.properties?.get(k) ?? (t.props.properties?.has(k) ? undefined : t.additional);
+      if (sub) runTree(v[k], o && hasOwn(o, k) ? o[k] : undefined, sub, path ? `${path}.${k}` : k, out, budget, false);
+      if (budget.left < 0) return;
+    }
+  } else if (Array.isArray(v) && t.items) {
+    const keys = t.props.xListType === 'map' ? t.props.xListMapKeys ?? [] : undefined;
+    const olds = keys && Array.isArray(old) ? old : undefined;
+    for (let i = 0; i < v.length; i++) {
+      const prev = olds ? olds.find((x) => isPlainObject(x) && isPlainObject(v[i]) && keys!.every((k) => ownValue(x, k) === ownValue(v[i] as object, k))) : undefined;
+      runTree(v[i], prev, t.items, `${path}[${i}]`, out, budget, false);
+      if (budget.left < 0) return;
+    }
+  }
+}
+
+function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: StatusCause[], budget: Budget, root: boolean): void {
+  let self: CelInput | undefined;
+  let oldSelf: CelInput | undefined;
+  for (const r of t.rules) {
+    const hasOld = old !== undefined && old !== null;
+    if (r.transition && !hasOld && !r.rule.optionalOldSelf) continue;
+    self ??= toCel(root ? rootView(v) : v, t.props);
+    const bindings: Record<string, CelInput> = {
+      self,
+      oldSelf: hasOld ? (oldSelf ??= toCel(root ? rootView(old) : old, t.props)) : none(),
+    };
+    const field = r.fieldPath ? [path, ...r.fieldPath].filter(Boolean).join('.') : path;
+    const at = field || '<nil>';
+    const value = t.props.type ?? '';
+    const stats = { iterations: 0 };
+    let result: CelValue;
+    try {
+      result = r.program.evaluate(bindings, { maxIterations: Math.min(budget.perCall, Math.max(budget.left, 0)) }, stats);
+    } catch (err) {
+      budget.left -= stats.iterations;
+      if (err instanceof CelEvalError && err.code === 'cost') {
+        if (stats.iterations >= budget.perCall || budget.left < 0) {
+          if (budget.left <= 0) throw new OutOfBudget();
+          out.push(fieldError.invalid(at, value, `call cost exceeds limit for rule: ${r.rule.rule.trim()}`));
+          continue;
+        }
+      }
+      out.push(fieldError.invalid(at, value, `${r.rule.rule.trim()}: ${err instanceof Error ? err.message : String(err)}`));
+      continue;
+    }
+    budget.left -= stats.iterations;
+    if (result === true) continue;
+    if (typeof result !== 'boolean') {
+      out.push(fieldError.invalid(at, value, `${r.rule.rule.trim()}: rule evaluated to ${typeof result}, not bool`));
+      continue;
+    }
+    out.push(ruleFailure(at, value, message(r, bindings), r.rule.reason));
+  }
+}
+
+function message(r: CompiledRule, bindings: Record<string, CelInput>): string {
+  if (r.message) {
+    try {
+      const m = r.message.evaluate(bindings);
+      if (typeof m === 'string' && m.trim() && !/[\n\r]/.test(m)) return m;
+    } catch { /* kube falls back to message, then to the rule */ }
+  }
+  if (r.rule.message?.trim()) return r.rule.message;
+  return `failed rule: ${r.rule.rule.trim()}`;
+}
+
+function ruleFailure(field: string, value: string, detail: string, reason: string | undefined): StatusCause {
+  switch (reason && REASONS.includes(reason) ? reason : 'FieldValueInvalid') {
+    case 'FieldValueForbidden': return fieldError.forbidden(field, detail);
+    case 'FieldValueRequired': return fieldError.required(field, detail);
+    case 'FieldValueDuplicate': return { reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${goValue(value)}: ${detail}` };
+    default: return fieldError.invalid(field, value, detail);
+  }
+}
+
+/** At the root kube shows rules apiVersion, kind and only name and generateName of metadata. */
+function rootView(v: unknown): unknown {
+  if (!isPlainObject(v)) return v;
+  const meta = ownValue(v, 'metadata');
+  if (!isPlainObject(meta)) return v;
+  const m: Record<string, unknown> = {};
+  for (const k of ['name', 'generateName']) if (hasOwn(meta, k)) m[k] = meta[k];
+  return { ...v, metadata: m };
+}
+
+/** A JSON value as CEL sees it under its schema: integers int, numbers double, objects maps. */
+export function toCel(v: unknown, p: Props | undefined): CelInput {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number') return p?.type === 'number' || !Number.isInteger(v) ? v : BigInt(v);
+  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (Array.isArray(v)) {
+    const items = p?.items && !Array.isArray(p.items) ? (p.items as Props) : undefined;
+    return v.map((x) => toCel(x, items));
+  }
+  if (isPlainObject(v)) {
+    const m = new Map<string, CelInput>();
+    for (const k of Object.keys(v)) {
+      const sub = p?.properties?.get(k) ?? (typeof p?.additionalProperties === 'object' ? p.additionalProperties : undefined);
+      if (v[k] !== undefined) m.set(k, toCel(v[k], sub));
+    }
+    return m;
+  }
+  return null;
+}

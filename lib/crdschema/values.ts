@@ -1,0 +1,215 @@
+// The OpenAPI value checks of a custom resource, compiled once per CRD
+// version from its schema: type, nullable, format, enum, pattern, numeric
+// bounds, lengths, item and property counts, required, allOf/anyOf/oneOf/not.
+// Causes are worded as kube-apiserver words them (kube-openapi's messages
+// turned into field errors the way apiextensions does it), e.g.
+// `spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10`.
+import { RE2JS } from '@bufbuild/re2';
+import type { StatusCause } from '../api/status.js';
+import { isPlainObject } from '../api/meta.js';
+import { ownValue } from '../api/own.js';
+import { canonicalJson } from '../fieldmanager/shape.js';
+import { formatCheck } from './formats.js';
+import type { Props } from './props.js';
+import { fieldError, goFloat } from './render.js';
+
+export interface ValueSchema {
+  /** Accepted JSON types; empty = any. */
+  readonly types: readonly string[];
+  readonly nullable: boolean;
+  readonly format?: { readonly name: string; readonly check: (s: string) => boolean };
+  readonly enum?: { readonly keys: ReadonlySet<string>; readonly labels: readonly string[] };
+  readonly pattern?: { readonly source: string; readonly re: RE2JS };
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMinimum: boolean;
+  readonly exclusiveMaximum: boolean;
+  readonly multipleOf?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly uniqueItems: boolean;
+  readonly minProperties?: number;
+  readonly maxProperties?: number;
+  readonly required: readonly string[];
+  readonly properties: ReadonlyMap<string, ValueSchema>;
+  readonly additional?: ValueSchema;
+  readonly items?: ValueSchema;
+  readonly allOf: readonly ValueSchema[];
+  readonly anyOf: readonly ValueSchema[];
+  readonly oneOf: readonly ValueSchema[];
+  readonly not?: ValueSchema;
+  /** x-kubernetes-embedded-resource: apiVersion and kind are required. */
+  readonly embedded: boolean;
+}
+
+const NO_PROPS: ReadonlyMap<string, ValueSchema> = new Map();
+
+/** Compiles the value checks of an accepted schema (patterns compile: checkCrdSchema verified them). */
+export function compileValues(p: Props): ValueSchema {
+  const types = p.xIntOrString ? ['integer', 'string'] : p.type ? [p.type] : [];
+  let format: ValueSchema['format'];
+  if (p.format && (types.length === 0 || types.includes('string'))) {
+    const check = formatCheck(p.format);
+    if (check) format = { name: p.format, check };
+  }
+  let properties = NO_PROPS;
+  if (p.properties?.size) {
+    const m = new Map<string, ValueSchema>();
+    for (const [k, v] of p.properties) m.set(k, compileValues(v));
+    properties = m;
+  }
+  const items = p.items && !Array.isArray(p.items) ? compileValues(p.items as Props) : undefined;
+  return {
+    types,
+    nullable: p.nullable === true,
+    format,
+    enum: p.enum ? {
+      keys: new Set(p.enum.map((e) => canonicalJson(e))),
+      labels: p.enum.map((e) => (typeof e === 'string' ? e : canonicalJson(e))),
+    } : undefined,
+    pattern: p.pattern !== undefined ? { source: p.pattern, re: RE2JS.compile(p.pattern) } : undefined,
+    minimum: p.minimum,
+    maximum: p.maximum,
+    exclusiveMinimum: p.exclusiveMinimum === true,
+    exclusiveMaximum: p.exclusiveMaximum === true,
+    multipleOf: p.multipleOf,
+    minLength: p.minLength,
+    maxLength: p.maxLength,
+    minItems: p.minItems,
+    maxItems: p.maxItems,
+    uniqueItems: p.uniqueItems === true,
+    minProperties: p.minProperties,
+    maxProperties: p.maxProperties,
+    required: p.required ?? [],
+    properties,
+    additional: typeof p.additionalProperties === 'object' ? compileValues(p.additionalProperties) : undefined,
+    items,
+    allOf: (p.allOf ?? []).map(compileValues),
+    anyOf: (p.anyOf ?? []).map(compileValues),
+    oneOf: (p.oneOf ?? []).map(compileValues),
+    not: p.not ? compileValues(p.not) : undefined,
+    embedded: p.xEmbeddedResource === true,
+  };
+}
+
+/** The JSON type of a decoded value, as kube-openapi names it. */
+export function jsonType(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'boolean';
+  if (Array.isArray(v)) return 'array';
+  return 'object';
+}
+
+const childName = (name: string, key: string) => (name ? `${name}.${key}` : key);
+
+/**
+ * Validates `v` against `s`. `name` is the path kube-openapi reports in
+ * messages (`spec.replicas`); `base` the field path it is under (empty for a
+ * custom resource, `….default` for a schema's default).
+ */
+export function validateValue(v: unknown, s: ValueSchema, name: string, base: string, out: StatusCause[]): void {
+  const field = base ? (name ? `${base}.${name}` : base) : name;
+  const label = `${name} in body`;
+  if (v === null || v === undefined) {
+    if (s.types.length > 0 && !s.nullable) out.push(fieldError.typeInvalid(field, 'null', `${label} must be of type ${s.types.join(',')}: "null"`));
+    return;
+  }
+  const t = jsonType(v);
+  if (s.types.length > 0 && !s.types.includes(t) && !(t === 'integer' && s.types.includes('number'))) {
+    out.push(fieldError.typeInvalid(field, t, `${label} must be of type ${s.types.join(',')}: ${JSON.stringify(t)}`));
+    return;
+  }
+  if (s.allOf.length || s.anyOf.length || s.oneOf.length || s.not) composition(v, s, name, base, field, out);
+  if (typeof v === 'string') {
+    const length = s.minLength !== undefined || s.maxLength !== undefined ? [...v].length : 0;
+    if (s.maxLength !== undefined && length > s.maxLength) out.push(fieldError.tooLong(field, s.maxLength));
+    if (s.minLength !== undefined && length < s.minLength) out.push(fieldError.invalid(field, v, `${label} should be at least ${s.minLength} chars long`));
+    if (s.pattern && !s.pattern.re.test(v)) out.push(fieldError.invalid(field, v, `${label} should match '${s.pattern.source}'`));
+    if (s.format && !s.format.check(v)) out.push(fieldError.typeInvalid(field, v, `${label} must be of type ${s.format.name}: ${JSON.stringify(v)}`));
+  } else if (typeof v === 'number') {
+    if (s.multipleOf !== undefined && s.multipleOf > 0) {
+      const q = v / s.multipleOf;
+      if (Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, Math.abs(q))) out.push(fieldError.invalid(field, v, `${label} should be a multiple of ${goFloat(s.multipleOf)}`));
+    }
+    if (s.maximum !== undefined && (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum)) {
+      out.push(fieldError.invalid(field, v, `${label} should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goFloat(s.maximum)}`));
+    }
+    if (s.minimum !== undefined && (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum)) {
+      out.push(fieldError.invalid(field, v, `${label} should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goFloat(s.minimum)}`));
+    }
+  } else if (Array.isArray(v)) {
+    if (s.minItems !== undefined && v.length < s.minItems) out.push(fieldError.invalid(field, v, `${label} should have at least ${s.minItems} items`));
+    if (s.maxItems !== undefined && v.length > s.maxItems) out.push(fieldError.tooMany(field, v.length, s.maxItems));
+    if (s.uniqueItems && new Set(v.map((x) => canonicalJson(x))).size !== v.length) out.push(fieldError.invalid(field, v, `${label} shouldn't contain duplicates`));
+    if (s.items) for (let i = 0; i < v.length; i++) validateValue(v[i], s.items, `${name}[${i}]`, base, out);
+  }
+  if (s.enum && !s.enum.keys.has(canonicalJson(v))) out.push(fieldError.notSupported(field, v, s.enum.labels));
+  if (isPlainObject(v)) validateObject(v, s, name, base, field, label, out);
+}
+
+function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string, base: string, field: string, label: string, out: StatusCause[]): void {
+  const keys = Object.keys(v);
+  if (s.maxProperties !== undefined && keys.length > s.maxProperties) out.push(fieldError.tooMany(field, keys.length, s.maxProperties));
+  if (s.minProperties !== undefined && keys.length < s.minProperties) out.push(fieldError.invalid(field, v, `${label} should have at least ${s.minProperties} properties`));
+  for (const r of s.required) {
+    if (ownValue(v, r) === undefined) {
+      const n = childName(name, r);
+      out.push(fieldError.required(base ? `${base}.${n}` : n));
+    }
+  }
+  if (s.embedded) {
+    for (const k of ['apiVersion', 'kind']) {
+      const x = ownValue(v, k);
+      if (typeof x !== 'string' || x === '') {
+        const n = childName(name, k);
+        out.push(fieldError.required(base ? `${base}.${n}` : n, 'must not be empty'));
+      }
+    }
+  }
+  for (const k of keys) {
+    const sub = s.properties.get(k) ?? s.additional;
+    if (sub) validateValue(v[k], sub, childName(name, k), base, out);
+  }
+}
+
+/** allOf/anyOf/oneOf/not: kube reports these without a field (`<nil>`). */
+function composition(v: unknown, s: ValueSchema, name: string, base: string, field: string, out: StatusCause[]): void {
+  const where = base || '<nil>';
+  const run = (x: ValueSchema) => { const o: StatusCause[] = []; validateValue(v, x, name, base, o); return o; };
+  if (s.anyOf.length) {
+    let best: StatusCause[] | undefined;
+    for (const x of s.anyOf) {
+      const o = run(x);
+      if (o.length === 0) { best = undefined; break; }
+      if (!best || o.length < best.length) best = o;
+    }
+    if (best) out.push(fieldError.invalid(where, '', `${JSON.stringify(name)} must validate at least one schema (anyOf)`), ...best);
+  }
+  if (s.oneOf.length) {
+    let valid = 0;
+    let best: StatusCause[] | undefined;
+    for (const x of s.oneOf) {
+      const o = run(x);
+      if (o.length === 0) valid++;
+      else if (!best || o.length < best.length) best = o;
+    }
+    if (valid !== 1) {
+      out.push(fieldError.invalid(where, '', `${JSON.stringify(name)} must validate one and only one schema (oneOf). ${valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`}`));
+      if (valid === 0 && best) out.push(...best);
+    }
+  }
+  if (s.allOf.length) {
+    let failed = 0;
+    for (const x of s.allOf) {
+      const o = run(x);
+      if (o.length) { failed++; out.push(...o); }
+    }
+    if (failed) out.push(fieldError.invalid(where, '', `${JSON.stringify(name)} must validate all the schemas (allOf)`));
+  }
+  if (s.not && run(s.not).length === 0) out.push(fieldError.invalid(where, '', `${JSON.stringify(name)} must not validate the schema (not)`));
+  void field;
+}
