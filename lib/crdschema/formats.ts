@@ -14,7 +14,7 @@ const DURATION_GO = /^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/;
 const DURATION_SCALA = /^\s*[-+]?\d+\s*(ns|us|ms|s|m|h|d|w|nanos?|nanoseconds?|micros?|microseconds?|millis?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?)\s*$/;
 const HOST_LABEL = /^[\p{L}\p{S}0-9]([\p{L}\p{S}0-9-]{0,61}[\p{L}\p{S}0-9])?$/u;
 const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){7}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){19}[0-9a-f]{2}$|^([0-9a-f]{4}\.){2}[0-9a-f]{4}$|^([0-9a-f]{4}\.){3}[0-9a-f]{4}$|^([0-9a-f]{4}\.){9}[0-9a-f]{4}$/i;
-const EMAIL = /^(?:[^<>@\s]+|[^<>]*<[^<>@\s]+@[^<>@\s]+>)$/;
+const EMAIL_NAMED = /^[^<>]*<[^<>@\s]+@[^<>@\s]+>$/;
 const EMAIL_ADDR = /^[^@\s<>]+@[^@\s<>]+$/;
 
 function validDate(y: number, m: number, d: number): boolean {
@@ -67,7 +67,7 @@ function isbn13(s: string): boolean {
 const CHECKS: Readonly<Record<string, (s: string) => boolean>> = {
   bsonobjectid: (s) => /^[0-9a-f]{24}$/i.test(s),
   uri,
-  email: (s) => EMAIL.test(s) && (EMAIL_ADDR.test(s) || /<[^<>@\s]+@[^<>@\s]+>$/.test(s)),
+  email: (s) => EMAIL_ADDR.test(s) || EMAIL_NAMED.test(s),
   hostname,
   ipv4: (s) => isIP(s) !== 0 && s.includes('.'),
   ipv6: (s) => isIP(s) !== 0 && s.includes(':'),
