@@ -44,7 +44,12 @@ const optionalFuncs: readonly CelFunc[] = [
   celMethod('orValue', CelScalar.DYN, [CelScalar.DYN], CelScalar.DYN, function (this: CelValue, d: CelValue) { return isNone(this) ? d : this; }),
 ];
 
-const env = new CelEnvironment('x-kubernetes-validations', { self: CelScalar.DYN, oldSelf: CelScalar.DYN }, { funcs: optionalFuncs, cacheSize: 8192 });
+// The budget is counted in loop iterations; the wall clock is only a safety net
+// (kube has none), wide enough that a loaded machine does not turn a cost
+// answer into a timeout.
+const env = new CelEnvironment('x-kubernetes-validations', { self: CelScalar.DYN, oldSelf: CelScalar.DYN }, {
+  funcs: optionalFuncs, cacheSize: 8192, limits: { timeoutMs: 1000 },
+});
 
 function compile(expression: string): CompiledExpression | string {
   try {
