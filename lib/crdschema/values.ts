@@ -7,7 +7,7 @@
 import { RE2JS } from '@bufbuild/re2';
 import type { StatusCause } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
-import { ownValue } from '../api/own.js';
+import { hasOwn, ownValue } from '../api/own.js';
 import { canonicalJson } from '../fieldmanager/shape.js';
 import { formatCheck } from './formats.js';
 import type { Props } from './props.js';
@@ -16,9 +16,16 @@ import { fieldError, goFloat } from './render.js';
 export interface ValueSchema {
   /** Accepted JSON types; empty = any. */
   readonly types: readonly string[];
+  /** The same as bits of TYPE_BITS (0 = any); `number` admits integers. */
+  readonly typeMask: number;
   readonly nullable: boolean;
   readonly format?: { readonly name: string; readonly check: (s: string) => boolean };
-  readonly enum?: { readonly keys: ReadonlySet<string>; readonly labels: readonly string[] };
+  readonly enum?: {
+    /** Scalar members as they are; objects and arrays by their canonical JSON. */
+    readonly scalars: ReadonlySet<unknown>;
+    readonly composites: ReadonlySet<string>;
+    readonly labels: readonly string[];
+  };
   readonly pattern?: { readonly source: string; readonly re: RE2JS };
   readonly minimum?: number;
   readonly maximum?: number;
@@ -34,6 +41,8 @@ export interface ValueSchema {
   readonly maxProperties?: number;
   readonly required: readonly string[];
   readonly properties: ReadonlyMap<string, ValueSchema>;
+  /** The properties as a list, walked when no other key can appear (no additionalProperties). */
+  readonly propList: ReadonlyArray<readonly [string, ValueSchema]>;
   readonly additional?: ValueSchema;
   readonly items?: ValueSchema;
   readonly allOf: readonly ValueSchema[];
@@ -45,6 +54,18 @@ export interface ValueSchema {
 }
 
 const NO_PROPS: ReadonlyMap<string, ValueSchema> = new Map();
+const TYPE_BITS: Readonly<Record<string, number>> = { string: 1, integer: 2, number: 4 | 2, boolean: 8, array: 16, object: 32 };
+
+function typeBit(v: unknown): number {
+  switch (typeof v) {
+    case 'string': return 1;
+    case 'number': return Number.isInteger(v) ? 2 : 4;
+    case 'boolean': return 8;
+    default: return Array.isArray(v) ? 16 : 32;
+  }
+}
+
+const isComposite = (v: unknown) => typeof v === 'object' && v !== null;
 
 /** Compiles the value checks of an accepted schema (patterns compile: checkCrdSchema verified them). */
 export function compileValues(p: Props): ValueSchema {
@@ -63,10 +84,12 @@ export function compileValues(p: Props): ValueSchema {
   const items = p.items && !Array.isArray(p.items) ? compileValues(p.items as Props) : undefined;
   return {
     types,
+    typeMask: types.reduce((m, t) => m | (TYPE_BITS[t] ?? 0), 0),
     nullable: p.nullable === true,
     format,
     enum: p.enum ? {
-      keys: new Set(p.enum.map((e) => canonicalJson(e))),
+      scalars: new Set(p.enum.filter((e) => !isComposite(e))),
+      composites: new Set(p.enum.filter(isComposite).map((e) => canonicalJson(e))),
       labels: p.enum.map((e) => (typeof e === 'string' ? e : canonicalJson(e))),
     } : undefined,
     pattern: p.pattern !== undefined ? { source: p.pattern, re: RE2JS.compile(p.pattern) } : undefined,
@@ -84,6 +107,7 @@ export function compileValues(p: Props): ValueSchema {
     maxProperties: p.maxProperties,
     required: p.required ?? [],
     properties,
+    propList: [...properties],
     additional: typeof p.additionalProperties === 'object' ? compileValues(p.additionalProperties) : undefined,
     items,
     allOf: (p.allOf ?? []).map(compileValues),
@@ -105,6 +129,8 @@ export function jsonType(v: unknown): string {
 }
 
 const childName = (name: string, key: string) => (name ? `${name}.${key}` : key);
+// Paths and labels are built only when a check fails: the valid path allocates no strings but the child names.
+const fieldOf = (base: string, name: string) => (base ? (name ? `${base}.${name}` : base) : name);
 
 /**
  * Validates `v` against `s`. `name` is the path kube-openapi reports in
@@ -112,49 +138,48 @@ const childName = (name: string, key: string) => (name ? `${name}.${key}` : key)
  * custom resource, `….default` for a schema's default).
  */
 export function validateValue(v: unknown, s: ValueSchema, name: string, base: string, out: StatusCause[]): void {
-  const field = base ? (name ? `${base}.${name}` : base) : name;
-  const label = `${name} in body`;
   if (v === null || v === undefined) {
-    if (s.types.length > 0 && !s.nullable) out.push(fieldError.typeInvalid(field, 'null', `${label} must be of type ${s.types.join(',')}: "null"`));
+    if (s.types.length > 0 && !s.nullable) out.push(fieldError.typeInvalid(fieldOf(base, name), 'null', `${name} in body must be of type ${s.types.join(',')}: "null"`));
     return;
   }
-  const t = jsonType(v);
-  if (s.types.length > 0 && !s.types.includes(t) && !(t === 'integer' && s.types.includes('number'))) {
-    out.push(fieldError.typeInvalid(field, t, `${label} must be of type ${s.types.join(',')}: ${JSON.stringify(t)}`));
+  if (s.typeMask !== 0 && (s.typeMask & typeBit(v)) === 0) {
+    const t = jsonType(v);
+    out.push(fieldError.typeInvalid(fieldOf(base, name), t, `${name} in body must be of type ${s.types.join(',')}: ${JSON.stringify(t)}`));
     return;
   }
-  if (s.allOf.length || s.anyOf.length || s.oneOf.length || s.not) composition(v, s, name, base, field, out);
+  if (s.allOf.length || s.anyOf.length || s.oneOf.length || s.not) composition(v, s, name, base, out);
   if (typeof v === 'string') {
     const length = s.minLength !== undefined || s.maxLength !== undefined ? [...v].length : 0;
-    if (s.maxLength !== undefined && length > s.maxLength) out.push(fieldError.tooLong(field, s.maxLength));
-    if (s.minLength !== undefined && length < s.minLength) out.push(fieldError.invalid(field, v, `${label} should be at least ${s.minLength} chars long`));
-    if (s.pattern && !s.pattern.re.test(v)) out.push(fieldError.invalid(field, v, `${label} should match '${s.pattern.source}'`));
-    if (s.format && !s.format.check(v)) out.push(fieldError.typeInvalid(field, v, `${label} must be of type ${s.format.name}: ${JSON.stringify(v)}`));
+    if (s.maxLength !== undefined && length > s.maxLength) out.push(fieldError.tooLong(fieldOf(base, name), s.maxLength));
+    if (s.minLength !== undefined && length < s.minLength) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be at least ${s.minLength} chars long`));
+    if (s.pattern && !s.pattern.re.test(v)) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should match '${s.pattern.source}'`));
+    if (s.format && !s.format.check(v)) out.push(fieldError.typeInvalid(fieldOf(base, name), v, `${name} in body must be of type ${s.format.name}: ${JSON.stringify(v)}`));
   } else if (typeof v === 'number') {
     if (s.multipleOf !== undefined && s.multipleOf > 0) {
       const q = v / s.multipleOf;
-      if (Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, Math.abs(q))) out.push(fieldError.invalid(field, v, `${label} should be a multiple of ${goFloat(s.multipleOf)}`));
+      if (Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, Math.abs(q))) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be a multiple of ${goFloat(s.multipleOf)}`));
     }
     if (s.maximum !== undefined && (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum)) {
-      out.push(fieldError.invalid(field, v, `${label} should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goFloat(s.maximum)}`));
+      out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goFloat(s.maximum)}`));
     }
     if (s.minimum !== undefined && (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum)) {
-      out.push(fieldError.invalid(field, v, `${label} should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goFloat(s.minimum)}`));
+      out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goFloat(s.minimum)}`));
     }
   } else if (Array.isArray(v)) {
-    if (s.minItems !== undefined && v.length < s.minItems) out.push(fieldError.invalid(field, v, `${label} should have at least ${s.minItems} items`));
-    if (s.maxItems !== undefined && v.length > s.maxItems) out.push(fieldError.tooMany(field, v.length, s.maxItems));
-    if (s.uniqueItems && new Set(v.map((x) => canonicalJson(x))).size !== v.length) out.push(fieldError.invalid(field, v, `${label} shouldn't contain duplicates`));
+    if (s.minItems !== undefined && v.length < s.minItems) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should have at least ${s.minItems} items`));
+    if (s.maxItems !== undefined && v.length > s.maxItems) out.push(fieldError.tooMany(fieldOf(base, name), v.length, s.maxItems));
+    if (s.uniqueItems && new Set(v.map((x) => canonicalJson(x))).size !== v.length) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body shouldn't contain duplicates`));
     if (s.items) for (let i = 0; i < v.length; i++) validateValue(v[i], s.items, `${name}[${i}]`, base, out);
   }
-  if (s.enum && !s.enum.keys.has(canonicalJson(v))) out.push(fieldError.notSupported(field, v, s.enum.labels));
-  if (isPlainObject(v)) validateObject(v, s, name, base, field, label, out);
+  if (s.enum && !(isComposite(v) ? s.enum.composites.has(canonicalJson(v)) : s.enum.scalars.has(v))) out.push(fieldError.notSupported(fieldOf(base, name), v, s.enum.labels));
+  if (isPlainObject(v)) validateObject(v, s, name, base, out);
 }
 
-function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string, base: string, field: string, label: string, out: StatusCause[]): void {
-  const keys = Object.keys(v);
-  if (s.maxProperties !== undefined && keys.length > s.maxProperties) out.push(fieldError.tooMany(field, keys.length, s.maxProperties));
-  if (s.minProperties !== undefined && keys.length < s.minProperties) out.push(fieldError.invalid(field, v, `${label} should have at least ${s.minProperties} properties`));
+function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string, base: string, out: StatusCause[]): void {
+  const counted = s.maxProperties !== undefined || s.minProperties !== undefined;
+  const keys = counted || s.additional ? Object.keys(v) : undefined;
+  if (keys && s.maxProperties !== undefined && keys.length > s.maxProperties) out.push(fieldError.tooMany(fieldOf(base, name), keys.length, s.maxProperties));
+  if (keys && s.minProperties !== undefined && keys.length < s.minProperties) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should have at least ${s.minProperties} properties`));
   for (const r of s.required) {
     if (ownValue(v, r) === undefined) {
       const n = childName(name, r);
@@ -170,14 +195,22 @@ function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string
       }
     }
   }
-  for (const k of keys) {
-    const sub = s.properties.get(k) ?? s.additional;
-    if (sub) validateValue(v[k], sub, childName(name, k), base, out);
+  if (keys && s.additional) {
+    for (const k of keys) validateValue(v[k], s.properties.get(k) ?? s.additional, childName(name, k), base, out);
+    return;
+  }
+  // Only the schema's properties can be checked: walk those the object holds, in schema order.
+  for (let i = 0; i < s.propList.length; i++) {
+    const [k, sub] = s.propList[i]!;
+    const x = v[k];
+    // One lookup: what a JSON object inherits is a function or the __proto__ accessor's object, so only those need the own-property check.
+    if (x === undefined || ((typeof x === 'function' || k === '__proto__') && !hasOwn(v, k))) continue;
+    validateValue(x, sub, childName(name, k), base, out);
   }
 }
 
 /** allOf/anyOf/oneOf/not: kube reports these without a field (`<nil>`). */
-function composition(v: unknown, s: ValueSchema, name: string, base: string, field: string, out: StatusCause[]): void {
+function composition(v: unknown, s: ValueSchema, name: string, base: string, out: StatusCause[]): void {
   const where = base || '<nil>';
   const run = (x: ValueSchema) => { const o: StatusCause[] = []; validateValue(v, x, name, base, o); return o; };
   if (s.anyOf.length) {
@@ -211,5 +244,4 @@ function composition(v: unknown, s: ValueSchema, name: string, base: string, fie
     if (failed) out.push(fieldError.invalid(where, '', `${JSON.stringify(name)} must validate all the schemas (allOf)`));
   }
   if (s.not && run(s.not).length === 0) out.push(fieldError.invalid(where, '', `${JSON.stringify(name)} must not validate the schema (not)`));
-  void field;
 }
