@@ -10,6 +10,8 @@ import { CelCompileError, CelEvalError } from './errors.js';
 import { listFunctions } from './lists.js';
 import { costFunctions, CostMeter, COST_TICK, DEFAULT_LIMITS, metered, type CostLimits } from './meter.js';
 import { urlFunctions } from './urls.js';
+import { quantityFunctions } from './quantity.js';
+import { netFunctions } from './net.js';
 
 export interface EnvironmentOptions {
   /** Longest accepted expression, in UTF-16 code units. */
@@ -84,7 +86,7 @@ export class CelEnvironment {
     this.maxLength = opts.maxExpressionLength ?? DEFAULT_MAX_LENGTH;
     this.shape = { ...DEFAULT_SHAPE, ...opts.shape };
     this.cache = new LRUCache({ max: opts.cacheSize ?? 4096 });
-    this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...costFunctions, ...(opts.funcs ?? [])] });
+    this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...quantityFunctions, ...netFunctions, ...costFunctions, ...(opts.funcs ?? [])] });
     // A call node to copy for the loop meter; the name is swapped in since `@…` cannot be parsed.
     const t = parse('x(true)').expr;
     if (t.exprKind.case === 'callExpr') t.exprKind.value.function = COST_TICK;
