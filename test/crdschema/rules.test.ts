@@ -147,6 +147,20 @@ describe('x-kubernetes-validations per request', () => {
     assert.deepEqual(run(s, { spec: { l: [1, 2, 3] } }, undefined, { perCallLimit: 1_000, budget: 500 }), []);
   });
 
+  it('has the Kubernetes libraries: quantity, IP/CIDR, lists', () => {
+    const s = withRules([
+      { rule: 'quantity(self.memory).isLessThan(quantity("2Gi"))', message: 'memory must be below 2Gi' },
+      { rule: 'cidr("10.0.0.0/8").containsIP(self.address)', message: 'address outside 10.0.0.0/8' },
+      { rule: 'self.ports.isSorted()', message: 'ports must be sorted' },
+    ], { memory: { type: 'string' }, address: { type: 'string' }, ports: { type: 'array', items: { type: 'integer' } } });
+    assert.deepEqual(run(s, { spec: { memory: '1536Mi', address: '10.1.2.3', ports: [1, 2] } }), []);
+    assert.deepEqual(run(s, { spec: { memory: '3Gi', address: '192.168.0.1', ports: [2, 1] } }), [
+      'spec: Invalid value: "object": memory must be below 2Gi',
+      'spec: Invalid value: "object": address outside 10.0.0.0/8',
+      'spec: Invalid value: "object": ports must be sorted',
+    ]);
+  });
+
   it('reports an evaluation error naming the rule', () => {
     const s = withRules([{ rule: 'self.replicas / 0 == 1' }]);
     const got = run(s, { spec: { replicas: 1 } });
