@@ -79,6 +79,105 @@ function usesIdent(e: Expr, name: string): boolean {
   return found;
 }
 
+// ---- property names as CEL sees them --------------------------------------
+
+const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
+  'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const ESCAPES: Readonly<Record<string, string>> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
+
+/** kube's escaping of a property name into a CEL identifier (`foo-bar` → `foo__dash__bar`); undefined = not accessible. */
+export function celName(name: string): string | undefined {
+  if (name === '' || (name[0]! >= '0' && name[0]! <= '9')) return undefined;
+  if (RESERVED.has(name)) return `__${name}__`;
+  if (/[^A-Za-z0-9_./-]/.test(name)) return undefined;
+  return name.replace(/__|[./-]/g, (m) => ESCAPES[m]!);
+}
+
+const namesOf = new WeakMap<Props, ReadonlyMap<string, Props>>();
+
+/** A declared object's properties by their CEL names. */
+function celProperties(p: Props): ReadonlyMap<string, Props> {
+  let m = namesOf.get(p);
+  if (!m) {
+    const out = new Map<string, Props>();
+    for (const [k, v] of p.properties ?? []) {
+      const n = celName(k);
+      if (n !== undefined) out.set(n, v);
+    }
+    m = out;
+    namesOf.set(p, m);
+  }
+  return m;
+}
+
+/** The schema of `p.field` in CEL; `undefined` = dyn (unknown or not declared). */
+function memberOf(p: Props | undefined, field: string): Props | undefined {
+  if (!p) return undefined;
+  return celProperties(p).get(field) ?? (typeof p.additionalProperties === 'object' ? p.additionalProperties : undefined);
+}
+
+/** Whether `p` is an object whose members are all declared (selecting anything else is a compile error in kube). */
+function closedObject(p: Props | undefined): boolean {
+  return !!p && p.type === 'object' && !p.xPreserveUnknownFields && p.additionalProperties === undefined && !p.xEmbeddedResource;
+}
+
+const ROOT_META: Props = { hasDefault: false, unsupported: [], raw: {}, type: 'object',
+  properties: new Map([['name', { hasDefault: false, unsupported: [], raw: {}, type: 'string' }], ['generateName', { hasDefault: false, unsupported: [], raw: {}, type: 'string' }]]) };
+
+/** The root as rules see it: apiVersion, kind and metadata (name, generateName) always there. */
+function rootProps(p: Props): Props {
+  const properties = new Map(p.properties ?? []);
+  for (const k of ['apiVersion', 'kind']) if (!properties.has(k)) properties.set(k, { hasDefault: false, unsupported: [], raw: {}, type: 'string' });
+  properties.set('metadata', ROOT_META);
+  return { ...p, properties };
+}
+
+/**
+ * kube type-checks rules against the schema; @bufbuild/cel has no checker, so
+ * the part that catches most mistakes is done here: a field selected on a
+ * declared object must be one of its properties (escaped as kube escapes them).
+ */
+export function undefinedField(e: Expr, self: Props): string | undefined {
+  const scope = new Map<string, Props | undefined>([['self', self], ['oldSelf', self]]);
+  let problem: string | undefined;
+  const schemaOf = (x: Expr): Props | undefined => {
+    const k = x.exprKind;
+    if (k.case === 'identExpr') return scope.get(k.value.name);
+    if (k.case === 'selectExpr') return memberOf(schemaOf(k.value.operand!), k.value.field);
+    if (k.case === 'callExpr' && k.value.function === '_[_]') return itemsOf(schemaOf(k.value.args[0]!));
+    return undefined;
+  };
+  const visit = (x: Expr | undefined): void => {
+    if (!x || problem) return;
+    const k = x.exprKind;
+    switch (k.case) {
+      case 'selectExpr': {
+        const o = schemaOf(k.value.operand!);
+        if (closedObject(o) && !celProperties(o!).has(k.value.field)) { problem = `undefined field '${k.value.field}'`; return; }
+        visit(k.value.operand);
+        return;
+      }
+      case 'callExpr': visit(k.value.target); k.value.args.forEach(visit); return;
+      case 'listExpr': k.value.elements.forEach(visit); return;
+      case 'structExpr': k.value.entries.forEach((en) => { if (en.keyKind.case === 'mapKey') visit(en.keyKind.value); visit(en.value); }); return;
+      case 'comprehensionExpr': {
+        const c = k.value;
+        visit(c.iterRange);
+        const range = schemaOf(c.iterRange!);
+        const had = scope.has(c.iterVar);
+        const saved = scope.get(c.iterVar);
+        scope.set(c.iterVar, range?.type === 'array' ? itemsOf(range) : undefined);
+        [c.accuInit, c.loopCondition, c.loopStep, c.result].forEach(visit);
+        if (had) scope.set(c.iterVar, saved); else scope.delete(c.iterVar);
+        return;
+      }
+      default: return;
+    }
+  };
+  visit(e);
+  return problem;
+}
+
 // ---- cost estimate -------------------------------------------------------
 
 /** kube's estimate of how many elements fit in a request when the schema sets no maximum. */
@@ -110,10 +209,7 @@ export function estimateCost(e: Expr, self: Props): number {
   const schemaOf = (x: Expr): Props | undefined => {
     const k = x.exprKind;
     if (k.case === 'identExpr') return scope.get(k.value.name);
-    if (k.case === 'selectExpr') {
-      const o = schemaOf(k.value.operand!);
-      return o?.properties?.get(k.value.field) ?? (typeof o?.additionalProperties === 'object' ? o.additionalProperties : undefined);
-    }
+    if (k.case === 'selectExpr') return memberOf(schemaOf(k.value.operand!), k.value.field);
     if (k.case === 'callExpr' && k.value.function === '_[_]') return itemsOf(schemaOf(k.value.args[0]!));
     return undefined;
   };
@@ -172,8 +268,10 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
     s.xValidations!.forEach((r, i) => {
       const rp = P.index(P.child(path, 'x-kubernetes-validations'), i);
       const c = compile(r.rule);
-      if (typeof c === 'string') {
-        out.push(fieldError.invalid(P.child(rp, 'rule'), ruleValue(r), `compilation failed: ${c}`));
+      const typed = s === root ? rootProps(s) : s;
+      const problem = typeof c === 'string' ? c : undefinedField(c.parsed, typed);
+      if (problem !== undefined || typeof c === 'string') {
+        out.push(fieldError.invalid(P.child(rp, 'rule'), ruleValue(r), `compilation failed: ${problem}`));
         return;
       }
       const cost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(c.parsed, s) * (reps.get(s) ?? 1));
@@ -181,8 +279,9 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
       totals.total += cost;
       totals.rules.push({ path: P.child(rp, 'rule'), cost });
       if (r.messageExpression?.trim()) {
-        const m = compile(r.messageExpression);
-        if (typeof m === 'string') out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), `messageExpression compilation failed: ${m}`));
+        const mc = compile(r.messageExpression);
+        const m = typeof mc === 'string' ? mc : undefinedField(mc.parsed, typed);
+        if (m !== undefined) out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), `messageExpression compilation failed: ${m}`));
       }
       if (usesIdent(c.parsed, 'oldSelf')) {
         if (uncorrelatable !== undefined) out.push(fieldError.invalid(P.child(rp, 'rule'), r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
@@ -399,8 +498,15 @@ export function toCel(v: unknown, p: Props | undefined): CelInput {
   if (isPlainObject(v)) {
     const m = new Map<string, CelInput>();
     for (const k of Object.keys(v)) {
-      const sub = p?.properties?.get(k) ?? (typeof p?.additionalProperties === 'object' ? p.additionalProperties : undefined);
-      if (v[k] !== undefined) m.set(k, toCel(v[k], sub));
+      if (v[k] === undefined) continue;
+      const declared = p?.properties?.get(k);
+      if (declared) {
+        // Declared properties are fields: kube escapes their names (foo-bar → foo__dash__bar).
+        const name = celName(k);
+        if (name !== undefined) m.set(name, toCel(v[k], declared));
+        continue;
+      }
+      m.set(k, toCel(v[k], typeof p?.additionalProperties === 'object' ? p.additionalProperties : undefined));
     }
     return m;
   }

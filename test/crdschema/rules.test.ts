@@ -45,6 +45,14 @@ describe('x-kubernetes-validations at CRD write', () => {
     }), []],
     ['optionalOldSelf without oldSelf', withRules([{ rule: 'true', optionalOldSelf: true }]),
       [`${F}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`]],
+    ['a field the schema does not declare', withRules([{ rule: 'self.replicsa > 0' }]),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.replicsa > 0"}: compilation failed: undefined field 'replicsa'`]],
+    ['an undeclared field inside a loop over items', withRules([{ rule: 'self.l.all(x, x.nmae != "")' }], { l: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } }),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.l.all(x, x.nmae != \\"\\")"}: compilation failed: undefined field 'nmae'`]],
+    ['any field under preserve-unknown-fields or a map', withRules([{ rule: 'self.free.anything == 1 && self.m.key == "v"' }], {
+      free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, m: { type: 'object', additionalProperties: { type: 'string' } },
+    }), []],
+    ['escaped property names', withRules([{ rule: 'self.foo__dash__bar == 1 && self.__namespace__ == "x"' }], { 'foo-bar': { type: 'integer' }, namespace: { type: 'string' } }), []],
     ['a bounded nested loop', withRules([{ rule: 'self.l.all(a, self.l.all(b, a == b || a != b))' }], { l: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 10 } } }), []],
     ['an unbounded nested loop', withRules([{ rule: 'self.l.all(a, self.l.all(b, a == b || a != b))' }], { l: { type: 'array', items: { type: 'string' } } }),
       [`${F}.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`]],
@@ -133,8 +141,12 @@ describe('x-kubernetes-validations per request', () => {
   });
 
   it('shows the root rule name and generateName of metadata only', () => {
-    const s = { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.metadata.name.startsWith("x") && !has(self.metadata.labels)' }], properties: { spec: { type: 'object' } } };
+    const s = { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.metadata.name.startsWith("x")' }], properties: { spec: { type: 'object' } } };
+    assert.deepEqual(lines(checkCrdSchema(s, F)), []);
     assert.deepEqual(run(s, { metadata: { name: 'xa', labels: { a: 'b' } }, spec: {} }), []);
+    assert.deepEqual(run(s, { metadata: { name: 'ya' }, spec: {} }), ['<nil>: Invalid value: "object": failed rule: self.metadata.name.startsWith("x")']);
+    const labels = { ...s, 'x-kubernetes-validations': [{ rule: 'has(self.metadata.labels)' }] };
+    assert.deepEqual(lines(checkCrdSchema(labels, F)), [`${F}.x-kubernetes-validations[0].rule: Invalid value: {"rule":"has(self.metadata.labels)"}: compilation failed: undefined field 'labels'`]);
   });
 
   it('stops a rule over its per-call limit and an object over its budget', () => {
@@ -159,6 +171,12 @@ describe('x-kubernetes-validations per request', () => {
       'spec: Invalid value: "object": address outside 10.0.0.0/8',
       'spec: Invalid value: "object": ports must be sorted',
     ]);
+  });
+
+  it('reads declared properties under their escaped names', () => {
+    const s = withRules([{ rule: 'self.foo__dash__bar == 1 && self.__namespace__ == "x"' }], { 'foo-bar': { type: 'integer' }, namespace: { type: 'string' } });
+    assert.deepEqual(run(s, { spec: { 'foo-bar': 1, namespace: 'x' } }), []);
+    assert.deepEqual(run(s, { spec: { 'foo-bar': 2, namespace: 'x' } }), ['spec: Invalid value: "object": failed rule: self.foo__dash__bar == 1 && self.__namespace__ == "x"']);
   });
 
   it('reports an evaluation error naming the rule', () => {
