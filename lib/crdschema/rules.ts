@@ -224,7 +224,9 @@ export function estimateCost(e: Expr, self: Props): number {
       case 'comprehensionExpr': {
         const c = k.value;
         const range = schemaOf(c.iterRange!);
-        const n = cardinality(range);
+        const lit = c.iterRange!.exprKind;
+        // A literal's size is known: `[has(self.a), has(self.b)].filter(x, x)` loops twice.
+        const n = lit.case === 'listExpr' ? lit.value.elements.length : lit.case === 'structExpr' ? lit.value.entries.length : cardinality(range);
         const saved = scope.get(c.iterVar);
         const had = scope.has(c.iterVar);
         scope.set(c.iterVar, range?.type === 'object' ? undefined : itemsOf(range));
@@ -253,13 +255,16 @@ const totalsOf = new WeakMap<Props, Totals>();
 export function ruleCheck(root: Props, rootPath: string): RuleCheck {
   const totals: Totals = { total: 0, rules: [] };
   totalsOf.set(root, totals);
-  // How many times a node's rules run at most: the product of the sizes of the lists and maps above it.
+  // How many times a node's rules run at most: the product of the maxItems/maxProperties above it;
+  // below a list or map without one, as kube does, how many such nodes fit in a request.
   const reps = new Map<Props, number>();
-  const visit = (p: Props, n: number) => {
-    reps.set(p, n);
+  const visit = (p: Props, n: number | undefined) => {
+    reps.set(p, n ?? unboundedCount(p));
     for (const v of p.properties?.values() ?? []) visit(v, n);
-    if (p.items && !Array.isArray(p.items)) visit(p.items as Props, n * cardinality(p));
-    if (typeof p.additionalProperties === 'object') visit(p.additionalProperties, n * cardinality(p));
+    const bound = p.type === 'array' ? p.maxItems : p.maxProperties;
+    const next = n === undefined || bound === undefined ? undefined : n * bound;
+    if (p.items && !Array.isArray(p.items)) visit(p.items as Props, next);
+    if (typeof p.additionalProperties === 'object') visit(p.additionalProperties, next);
   };
   visit(root, 1);
   void rootPath;

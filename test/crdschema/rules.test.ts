@@ -60,6 +60,9 @@ describe('x-kubernetes-validations at CRD write', () => {
     ['a rule on items of an unbounded list, looping over an unbounded list',
       withRules([], { l: { type: 'array', items: { type: 'object', properties: { m: { type: 'array', items: { type: 'string' } } }, 'x-kubernetes-validations': [{ rule: 'self.m.all(x, x != "")' }] } } }),
       /x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x/],
+    ['a loop over a list literal (prometheus-operator\'s "at most one of")', withRules([{ rule: '[has(self.replicas), has(self.name), has(self.ratio)].filter(x, x).size() <= 1' }]), []],
+    ['a cheap rule under two unbounded lists (counted by what fits in a request, as kube does)',
+      withRules([], { l: { type: 'array', items: { type: 'object', properties: { m: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: '!has(self.a) || has(self.b)' }] } } } } } }), []],
     ['no CEL errors while the schema is wrong', withRules([{ rule: 'self.x >' }], { bad: { type: 'array' } }),
       [`${F}.properties[spec].properties[bad].items: Required value: must be specified`]],
   ];
