@@ -5,6 +5,7 @@
 // valid), and the x-kubernetes-validations members. CEL compilation and cost
 // are in rules.ts, called from here per node with the rule's path.
 import type { StatusCause } from '../api/status.js';
+import { ownValue } from '../api/own.js';
 import type { StructNode } from '../schema/model.js';
 import { pruneAndValidate } from '../validation/structural.js';
 import { nodeOf } from './node.js';
@@ -236,4 +237,42 @@ export function checkDefaults(s: Props, path: string, resourceRoot: boolean, val
   };
   visit(s, path, false);
   return out;
+}
+
+// JSONSchemaProps' members in Go's field order, with their Go names (kube's message lists those).
+const ROOT_MEMBERS: ReadonlyArray<readonly [string, string]> = [
+  ['id', 'ID'], ['$schema', 'Schema'], ['$ref', 'Ref'], ['description', 'Description'], ['type', 'Type'], ['format', 'Format'],
+  ['title', 'Title'], ['default', 'Default'], ['maximum', 'Maximum'], ['exclusiveMaximum', 'ExclusiveMaximum'], ['minimum', 'Minimum'],
+  ['exclusiveMinimum', 'ExclusiveMinimum'], ['maxLength', 'MaxLength'], ['minLength', 'MinLength'], ['pattern', 'Pattern'],
+  ['maxItems', 'MaxItems'], ['minItems', 'MinItems'], ['uniqueItems', 'UniqueItems'], ['multipleOf', 'MultipleOf'], ['enum', 'Enum'],
+  ['maxProperties', 'MaxProperties'], ['minProperties', 'MinProperties'], ['required', 'Required'], ['items', 'Items'], ['allOf', 'AllOf'],
+  ['oneOf', 'OneOf'], ['anyOf', 'AnyOf'], ['not', 'Not'], ['properties', 'Properties'], ['additionalProperties', 'AdditionalProperties'],
+  ['patternProperties', 'PatternProperties'], ['dependencies', 'Dependencies'], ['additionalItems', 'AdditionalItems'],
+  ['definitions', 'Definitions'], ['externalDocs', 'ExternalDocs'], ['example', 'Example'], ['nullable', 'Nullable'],
+  ['x-kubernetes-preserve-unknown-fields', 'XPreserveUnknownFields'], ['x-kubernetes-embedded-resource', 'XEmbeddedResource'],
+  ['x-kubernetes-int-or-string', 'XIntOrString'], ['x-kubernetes-list-map-keys', 'XListMapKeys'], ['x-kubernetes-list-type', 'XListType'],
+  ['x-kubernetes-map-type', 'XMapType'], ['x-kubernetes-validations', 'XValidations'],
+];
+const ALLOWED_AT_STATUS_ROOT = ['Description', 'Type', 'Format', 'Title', 'Maximum', 'ExclusiveMaximum', 'Minimum', 'ExclusiveMinimum',
+  'MaxLength', 'MinLength', 'Pattern', 'MaxItems', 'MinItems', 'UniqueItems', 'MultipleOf', 'Required', 'Items', 'Properties',
+  'ExternalDocs', 'Example', 'XPreserveUnknownFields', 'XValidations'];
+
+function isZero(v: unknown): boolean {
+  return v === undefined || v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0);
+}
+
+/** kube's root restriction when the status subresource is enabled; the first offending member only, as kube stops there. */
+export function statusRoot(s: Props, path: string): StatusCause[] {
+  for (const [json, go] of ROOT_MEMBERS) {
+    const v = ownValue(s.raw, json);
+    if (isZero(v)) continue;
+    if (go === 'Type') {
+      if (v !== 'object') return [fieldError.invalid(P.child(path, 'type'), v, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled')];
+      continue;
+    }
+    if (!ALLOWED_AT_STATUS_ROOT.includes(go)) {
+      return [fieldError.invalid(path, s.raw, `only [${ALLOWED_AT_STATUS_ROOT.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`)];
+    }
+  }
+  return [];
 }

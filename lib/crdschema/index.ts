@@ -9,7 +9,7 @@
 import type { KObject } from '../api/meta.js';
 import type { StatusCause } from '../api/status.js';
 import type { StructNode } from '../schema/model.js';
-import { checkDefaults, checkOpenApi, type RuleCheck } from './check.js';
+import { checkDefaults, checkOpenApi, statusRoot, type RuleCheck } from './check.js';
 import { applyDefaults, compileDefaults } from './defaults.js';
 import { definitionOf, rootNode } from './node.js';
 import { readProps } from './props.js';
@@ -43,18 +43,24 @@ export interface CrdVersionSchema {
   readonly openapi: Record<string, unknown>;
 }
 
+export interface CheckOptions {
+  /** The version serves the status subresource: the root may hold only what survives extracting `properties.status`. */
+  readonly statusSubresource?: boolean;
+}
+
 /**
  * Checks a CRD version's `schema.openAPIV3Schema` at CRD create/update:
  * structural rules, CEL rules that do not compile, estimated cost over budget.
  * `field` is the path of the schema in the CRD (`spec.versions[0].schema.openAPIV3Schema`);
  * every cause's `field` starts with it. Empty = accepted.
  */
-export function checkCrdSchema(schema: unknown, field: string): StatusCause[] {
+export function checkCrdSchema(schema: unknown, field: string, options: CheckOptions = {}): StatusCause[] {
   if (schema === undefined || schema === null) return [];
   const decoding: StatusCause[] = [];
   const props = readProps(schema, field, decoding);
   if (!props || decoding.length) return decoding;
   const out: StatusCause[] = [];
+  if (options.statusSubresource) out.push(...statusRoot(props, field));
   if (props.nullable) out.push(fieldError.forbidden(`${field}.nullable`, 'nullable cannot be true at the root'));
   const structural = validateStructural(props, field);
   let rules: RuleCheck | undefined;

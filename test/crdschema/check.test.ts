@@ -121,6 +121,16 @@ describe('checkCrdSchema', () => {
     const causes = checkCrdSchema(obj({ spec: { properties: {} } }), F);
     assert.deepEqual(causes, [{ reason: 'FieldValueRequired', field: `${F}.properties[spec].type`, message: 'Required value: must not be empty for specified object fields' }]);
   });
+  it('restricts the root when the status subresource is enabled', () => {
+    const ok = { type: 'object', description: 'd', required: ['spec'], properties: { spec: { type: 'object' }, status: { type: 'object' } }, 'x-kubernetes-validations': [{ rule: 'true' }] };
+    assert.deepEqual(checkCrdSchema(ok, F, { statusSubresource: true }), []);
+    const anyOf = { type: 'object', properties: { a: { type: 'string' } }, anyOf: [{ required: ['a'] }] };
+    assert.deepEqual(checkCrdSchema(anyOf, F).map((c) => c.field), []);
+    assert.deepEqual(checkCrdSchema(anyOf, F, { statusSubresource: true }).map((c) => `${c.field}: ${c.message}`), [
+      `${F}: Invalid value: {"anyOf":[{"required":["a"]}],"properties":{"a":{"type":"string"}},"type":"object"}: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled`,
+    ]);
+  });
+
   it('reads __proto__ as an ordinary property name', () => {
     const schema = JSON.parse(`{"type":"object","properties":{"__proto__":{"properties":{}}}}`);
     assert.deepEqual(lines(schema), [`${F}.properties[__proto__].type: Required value: must not be empty for specified object fields`]);
