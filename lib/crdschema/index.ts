@@ -7,12 +7,14 @@
 // only wires them: read the schema once (props.ts), check it (structural.ts,
 // check.ts, rules.ts), compile it (node.ts, defaults.ts, values.ts, rules.ts).
 import type { KObject } from '../api/meta.js';
+import { deepFreezeJson } from '../api/json.js';
 import type { StatusCause } from '../api/status.js';
 import type { StructNode } from '../schema/model.js';
 import { checkDefaults, checkOpenApi, statusRoot, type RuleCheck } from './check.js';
 import { applyDefaults, compileDefaults } from './defaults.js';
 import { definitionOf, rootNode } from './node.js';
 import { readProps } from './props.js';
+import { publishedDefinitions } from './publish.js';
 import { fieldError } from './render.js';
 import { compileRules, defaultRuleCheck, ruleCheck, totalCost, type ValidateOptions } from './rules.js';
 import { validateStructural } from './structural.js';
@@ -39,8 +41,14 @@ export interface CrdVersionSchema {
   defaults(obj: KObject): void;
   /** OpenAPI value checks and x-kubernetes-validations (old = the stored object on update). */
   validate(obj: KObject, old: KObject | undefined, options?: ValidateOptions): StatusCause[];
-  /** The schema as served in /openapi/v2 and /openapi/v3 (a JSON Schema object, kube's published form). */
+  /** The kind's schema as kube publishes it in /openapi/v3 (the `definitions('v3')` entry of the kind). */
   readonly openapi: Record<string, unknown>;
+  /**
+   * The kind's and the list kind's definitions as kube publishes them, keyed by
+   * definition name (`com.example.stable.v1.CronTab`, `….CronTabList`): v2
+   * refers to `#/definitions/…`, v3 to `#/components/schemas/…` (ObjectMeta, ListMeta).
+   */
+  definitions?(flavor: 'v2' | 'v3'): Record<string, Record<string, unknown>>;
 }
 
 export interface CheckOptions {
@@ -81,7 +89,9 @@ export function compileCrdSchema(schema: unknown, ref: CrdVersionRef): CrdVersio
   const definition = definitionOf(ref.group, ref.version, ref.kind);
   const names = { name: `${ref.group}.${ref.kind}`, definition };
   if (schema === undefined || schema === null) {
-    return { node: rootNode(undefined, names), openapi: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, defaults: () => {}, validate: () => [] };
+    const published = deepFreezeJson({ v2: publishedDefinitions(undefined, ref, 'v2'), v3: publishedDefinitions(undefined, ref, 'v3') });
+    const definitions = (flavor: 'v2' | 'v3') => published[flavor];
+    return { node: rootNode(undefined, names), openapi: definitions('v3')[definition]!, definitions, defaults: () => {}, validate: () => [] };
   }
   const causes: StatusCause[] = [];
   const props = readProps(schema, 'openAPIV3Schema', causes);
@@ -90,9 +100,11 @@ export function compileCrdSchema(schema: unknown, ref: CrdVersionRef): CrdVersio
   const values = compileValues(props);
   const defaultTree = compileDefaults(props);
   const rules = compileRules(props);
+  const published = deepFreezeJson({ v2: publishedDefinitions(props, ref, 'v2'), v3: publishedDefinitions(props, ref, 'v3') });
   return {
     node,
-    openapi: props.raw,
+    openapi: published.v3[definition]!,
+    definitions: (flavor) => published[flavor],
     defaults(obj: KObject): void {
       if (defaultTree) applyDefaults(obj, defaultTree);
     },
