@@ -110,7 +110,7 @@ export function compileCrdSchema(schema: unknown, ref: CrdVersionRef): CrdVersio
     },
     validate(obj: KObject, old: KObject | undefined, options?: ValidateOptions): StatusCause[] {
       const out: StatusCause[] = [];
-      validateValue(obj, values, '', '', out);
+      validateValue(obj, values, '', '', out, old);
       if (rules) out.push(...rules.validate(obj, old, options));
       return out;
     },

@@ -7,6 +7,7 @@ import { celMethod, CelScalar, type CelFunc, type CelInput, type CelValue } from
 import type { StatusCause } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
+import { jsonEqual } from '../api/json.js';
 import { CelCompileError, CelEnvironment, CelEvalError, type CompiledExpression } from '../cel/index.js';
 import { quote } from '../cel/errors.js';
 import { costMessage, estimateCost, rootProps, rootView, toCel, undefinedField, unboundedCount, usesIdent } from './celschema.js';
@@ -237,9 +238,12 @@ function runTree(v: unknown, old: unknown, t: RuleTree, path: string, out: Statu
 function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: StatusCause[], budget: Budget, root: boolean): void {
   let self: CelInput | undefined;
   let oldSelf: CelInput | undefined;
+  // Ratcheting: on update, rules that do not read oldSelf are not run on an unchanged value.
+  const unchanged = old !== undefined && jsonEqual(v, old);
   for (const r of t.rules) {
     const hasOld = old !== undefined && old !== null;
     if (r.transition && !hasOld && !r.rule.optionalOldSelf) continue;
+    if (unchanged && !r.transition) continue;
     self ??= toCel(root ? rootView(v) : v, t.props);
     const bindings: Record<string, CelInput> = {
       self,

@@ -9,6 +9,7 @@ import type { StatusCause } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import { canonicalJson } from '../fieldmanager/shape.js';
+import { jsonEqual } from '../api/json.js';
 import { formatCheck } from './formats.js';
 import type { Props } from './props.js';
 import { fieldError, goFloat } from './render.js';
@@ -51,6 +52,9 @@ export interface ValueSchema {
   readonly not?: ValueSchema;
   /** x-kubernetes-embedded-resource: apiVersion and kind are required. */
   readonly embedded: boolean;
+  /** How an item finds its old self on update (ratcheting): by map keys, by value, or not at all. */
+  readonly listType: 'atomic' | 'set' | 'map';
+  readonly mapKeys: readonly string[];
 }
 
 const NO_PROPS: ReadonlyMap<string, ValueSchema> = new Map();
@@ -115,7 +119,16 @@ export function compileValues(p: Props): ValueSchema {
     oneOf: (p.oneOf ?? []).map(compileValues),
     not: p.not ? compileValues(p.not) : undefined,
     embedded: p.xEmbeddedResource === true,
+    listType: p.xListType === 'map' || p.xListType === 'set' ? p.xListType : 'atomic',
+    mapKeys: p.xListMapKeys ?? [],
   };
+}
+
+/** The old item a new one correlates with: same map keys (map lists), an equal item (sets); undefined for atomic lists. */
+function oldItem(s: ValueSchema, item: unknown, old: readonly unknown[]): unknown {
+  if (s.listType === 'set') return old.find((x) => jsonEqual(x, item));
+  if (s.listType !== 'map' || !isPlainObject(item)) return undefined;
+  return old.find((x) => isPlainObject(x) && s.mapKeys.every((k) => jsonEqual(ownValue(x, k), ownValue(item, k))));
 }
 
 /** The JSON type of a decoded value, as kube-openapi names it. */
@@ -135,9 +148,13 @@ const fieldOf = (base: string, name: string) => (base ? (name ? `${base}.${name}
 /**
  * Validates `v` against `s`. `name` is the path kube-openapi reports in
  * messages (`spec.replicas`); `base` the field path it is under (empty for a
- * custom resource, `….default` for a schema's default).
+ * custom resource, `….default` for a schema's default). `old` is the value
+ * this one correlates with on update: an unchanged value is not checked
+ * (kube's validation ratcheting), so a schema made stricter does not refuse
+ * updates that leave old data alone.
  */
-export function validateValue(v: unknown, s: ValueSchema, name: string, base: string, out: StatusCause[]): void {
+export function validateValue(v: unknown, s: ValueSchema, name: string, base: string, out: StatusCause[], old?: unknown): void {
+  if (old !== undefined && jsonEqual(v, old)) return;
   if (v === null || v === undefined) {
     if (s.types.length > 0 && !s.nullable) out.push(fieldError.typeInvalid(fieldOf(base, name), 'null', `${name} in body must be of type ${s.types.join(',')}: "null"`));
     return;
@@ -169,13 +186,16 @@ export function validateValue(v: unknown, s: ValueSchema, name: string, base: st
     if (s.minItems !== undefined && v.length < s.minItems) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should have at least ${s.minItems} items`));
     if (s.maxItems !== undefined && v.length > s.maxItems) out.push(fieldError.tooMany(fieldOf(base, name), v.length, s.maxItems));
     if (s.uniqueItems && new Set(v.map((x) => canonicalJson(x))).size !== v.length) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body shouldn't contain duplicates`));
-    if (s.items) for (let i = 0; i < v.length; i++) validateValue(v[i], s.items, `${name}[${i}]`, base, out);
+    if (s.items) {
+      const olds = Array.isArray(old) && s.listType !== 'atomic' ? old : undefined;
+      for (let i = 0; i < v.length; i++) validateValue(v[i], s.items, `${name}[${i}]`, base, out, olds && oldItem(s, v[i], olds));
+    }
   }
   if (s.enum && !(isComposite(v) ? s.enum.composites.has(canonicalJson(v)) : s.enum.scalars.has(v))) out.push(fieldError.notSupported(fieldOf(base, name), v, s.enum.labels));
-  if (isPlainObject(v)) validateObject(v, s, name, base, out);
+  if (isPlainObject(v)) validateObject(v, s, name, base, out, isPlainObject(old) ? old : undefined);
 }
 
-function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string, base: string, out: StatusCause[]): void {
+function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string, base: string, out: StatusCause[], old: Record<string, unknown> | undefined): void {
   const counted = s.maxProperties !== undefined || s.minProperties !== undefined;
   const keys = counted || s.additional ? Object.keys(v) : undefined;
   if (keys && s.maxProperties !== undefined && keys.length > s.maxProperties) out.push(fieldError.tooMany(fieldOf(base, name), keys.length, s.maxProperties));
@@ -196,7 +216,7 @@ function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string
     }
   }
   if (keys && s.additional) {
-    for (const k of keys) validateValue(v[k], s.properties.get(k) ?? s.additional, childName(name, k), base, out);
+    for (const k of keys) validateValue(v[k], s.properties.get(k) ?? s.additional, childName(name, k), base, out, old && ownValue(old, k));
     return;
   }
   // Only the schema's properties can be checked: walk those the object holds, in schema order.
@@ -205,7 +225,7 @@ function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string
     const x = v[k];
     // One lookup: what a JSON object inherits is a function or the __proto__ accessor's object, so only those need the own-property check.
     if (x === undefined || ((typeof x === 'function' || k === '__proto__') && !hasOwn(v, k))) continue;
-    validateValue(x, sub, childName(name, k), base, out);
+    validateValue(x, sub, childName(name, k), base, out, old && ownValue(old, k));
   }
 }
 

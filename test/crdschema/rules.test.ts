@@ -124,6 +124,12 @@ describe('x-kubernetes-validations per request', () => {
     assert.deepEqual(run(s, { spec: { name: 'b' } }, { spec: {} }), []);
   });
 
+  it('ratchets: rules without oldSelf skip an unchanged value on update', () => {
+    const s = withRules([], { name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.startsWith("a")', message: 'must start with a' }] } });
+    assert.deepEqual(run(s, { spec: { name: 'bad', replicas: 2 } }, { spec: { name: 'bad', replicas: 1 } }), []);
+    assert.deepEqual(run(s, { spec: { name: 'worse' } }, { spec: { name: 'bad' } }), ['spec.name: Invalid value: "string": must start with a']);
+  });
+
   it('correlates map-list items by their keys for oldSelf', () => {
     const s = withRules([], {
       l: {

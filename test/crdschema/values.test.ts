@@ -89,3 +89,34 @@ describe('validate: OpenAPI value checks', () => {
     assert.deepEqual([1, 10, 0.5, 123456, 1e6, 1234567, 1e-5, 2.5e21].map(goFloat), ['1', '10', '0.5', '123456', '1e+06', '1.234567e+06', '1e-05', '2.5e+21']);
   });
 });
+
+describe('validate: ratcheting on update (unchanged values are not checked)', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', maxLength: 3 },
+          size: { type: 'integer', maximum: 10 },
+          ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['n'], items: { type: 'object', required: ['n'], properties: { n: { type: 'string' }, p: { type: 'integer', maximum: 100 } } } },
+          tags: { type: 'array', items: { type: 'string', maxLength: 2 } },
+        },
+      },
+    },
+  };
+  const v = (obj: unknown, old?: unknown) => compileCrdSchema(schema, REF).validate(obj as KObject, old as KObject | undefined).map((c) => `${c.field}: ${c.message}`);
+
+  it('accepts an old invalid value left alone, refuses a changed one', () => {
+    const old = { spec: { name: 'toolong', size: 5 } };
+    assert.deepEqual(v({ spec: { name: 'toolong', size: 6 } }, old), []);
+    assert.deepEqual(v({ spec: { name: 'toolong2', size: 6 } }, old), ['spec.name: Too long: may not be more than 3 bytes']);
+    assert.deepEqual(v({ spec: { name: 'toolong', size: 6 } }), ['spec.name: Too long: may not be more than 3 bytes']);
+  });
+
+  it('correlates map-list items by key, not atomic-list items', () => {
+    const old = { spec: { ports: [{ n: 'a', p: 500 }], tags: ['long'] } };
+    assert.deepEqual(v({ spec: { ports: [{ n: 'b', p: 1 }, { n: 'a', p: 500 }], tags: ['long'] } }, old), []);
+    assert.deepEqual(v({ spec: { ports: [{ n: 'a', p: 500 }], tags: ['long', 'x'] } }, old), ['spec.tags[0]: Too long: may not be more than 2 bytes']);
+  });
+});
