@@ -8,7 +8,7 @@ import type { StatusCause } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import { jsonEqual } from '../api/json.js';
-import { CelCompileError, CelEnvironment, CelEvalError, type CompiledExpression } from '../cel/index.js';
+import { CelCompileError, CelEnvironment, CelEvalError, kindOf, type CompiledExpression } from '../cel/index.js';
 import { quote } from '../cel/errors.js';
 import { costMessage, estimateCost, rootProps, rootView, toCel, undefinedField, unboundedCount, usesIdent } from './celschema.js';
 import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
@@ -55,7 +55,7 @@ function compile(expression: string): CompiledExpression | string {
   try {
     return env.compile(expression);
   } catch (err) {
-    if (err instanceof CelCompileError) return err.message.slice(`compilation failed for expression ${quote(expression)}: `.length);
+    if (err instanceof CelCompileError) return err.detail;
     throw err;
   }
 }
@@ -203,6 +203,8 @@ export function compileRules(root: Props): { validate(obj: unknown, old: unknown
 
 interface Budget { left: number; readonly perCall: number }
 class OutOfBudget extends Error {}
+/** A rule over its per-call limit: kube runs no further rule of the object. */
+class Stop extends Error {}
 
 function runTree(v: unknown, old: unknown, t: RuleTree, path: string, out: StatusCause[], budget: Budget, root: boolean): void {
   if (v === null || v === undefined) return;
@@ -210,6 +212,7 @@ function runTree(v: unknown, old: unknown, t: RuleTree, path: string, out: Statu
     try {
       runRules(v, old, t, path, out, budget, root);
     } catch (err) {
+      if (err instanceof Stop) { budget.left = -1; return; }
       if (!(err instanceof OutOfBudget)) throw err;
       out.push(fieldError.invalid(path || '<nil>', t.props.type ?? '', 'validation failed due to running out of cost budget, no further validation rules will be run'));
       budget.left = -1;
@@ -253,47 +256,53 @@ function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: Stat
     const at = field || '<nil>';
     const value = t.props.type ?? '';
     const stats = { iterations: 0 };
+    const limitedByBudget = budget.left < budget.perCall;
     let result: CelValue;
     try {
-      result = r.program.evaluate(bindings, { maxIterations: Math.min(budget.perCall, Math.max(budget.left, 0)) }, stats);
+      result = r.program.evaluate(bindings, { maxIterations: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
     } catch (err) {
       budget.left -= stats.iterations;
+      const detail = err instanceof CelEvalError ? err.detail : String(err);
       if (err instanceof CelEvalError && err.code === 'cost') {
-        if (stats.iterations >= budget.perCall || budget.left < 0) {
-          if (budget.left <= 0) throw new OutOfBudget();
-          out.push(fieldError.invalid(at, value, `call cost exceeds limit for rule: ${r.rule.rule.trim()}`));
-          continue;
-        }
+        if (limitedByBudget) throw new OutOfBudget();
+        out.push(fieldError.invalid(at, value, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`));
+        throw new Stop();
       }
-      out.push(fieldError.invalid(at, value, `${r.rule.rule.trim()}: ${err instanceof Error ? err.message : String(err)}`));
+      out.push(fieldError.invalid(at, value, detail.startsWith('no such overload')
+        ? `'${detail}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r.rule)}`
+        : `${detail} evaluating rule: ${ruleErrorString(r.rule)}`));
       continue;
     }
     budget.left -= stats.iterations;
     if (result === true) continue;
     if (typeof result !== 'boolean') {
-      out.push(fieldError.invalid(at, value, `${r.rule.rule.trim()}: rule evaluated to ${typeof result}, not bool`));
+      out.push(fieldError.invalid(at, value, `rule evaluated to ${kindOf(result)}, not bool, evaluating rule: ${ruleErrorString(r.rule)}`));
       continue;
     }
     out.push(ruleFailure(at, value, message(r, bindings), r.rule.reason));
   }
 }
 
+/** kube's ruleErrorString: the message if the rule has one, else the rule. */
+function ruleErrorString(r: Rule): string {
+  return r.message ? r.message.trim() : r.rule.trim();
+}
+
 function message(r: CompiledRule, bindings: Record<string, CelInput>): string {
   if (r.message) {
     try {
       const m = r.message.evaluate(bindings);
-      if (typeof m === 'string' && m.trim() && !/[\n\r]/.test(m)) return m;
+      if (typeof m === 'string' && m.trim() && !/\n/.test(m.trim()) && m.trim().length <= 5 * 1024) return m.trim();
     } catch { /* kube falls back to message, then to the rule */ }
   }
-  if (r.rule.message?.trim()) return r.rule.message;
-  return `failed rule: ${r.rule.rule.trim()}`;
+  return r.rule.message ? r.rule.message.trim() : `failed rule: ${r.rule.rule.trim()}`;
 }
 
 function ruleFailure(field: string, value: string, detail: string, reason: string | undefined): StatusCause {
   switch (reason && REASONS.includes(reason) ? reason : 'FieldValueInvalid') {
     case 'FieldValueForbidden': return fieldError.forbidden(field, detail);
     case 'FieldValueRequired': return fieldError.required(field, detail);
-    case 'FieldValueDuplicate': return { reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${goValue(value)}: ${detail}` };
+    case 'FieldValueDuplicate': return { reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${goValue(value)}` };
     default: return fieldError.invalid(field, value, detail);
   }
 }
