@@ -124,6 +124,33 @@ export function compileValues(p: Props): ValueSchema {
   };
 }
 
+/**
+ * kube's list-type check: a set holds each value once, a map list each key
+ * once (the second occurrence is named, once per value); map-list items are objects.
+ */
+function listDuplicates(v: readonly unknown[], s: ValueSchema, field: string, out: StatusCause[]): void {
+  let keyOf: (x: unknown) => unknown;
+  if (s.listType === 'map') {
+    for (let i = 0; i < v.length; i++) {
+      if (v[i] !== null && !isPlainObject(v[i])) { out.push(fieldError.invalid(`${field}[${i}]`, v[i], 'must be an object for an array of list-type map')); return; }
+    }
+    keyOf = (x) => {
+      const key: Record<string, unknown> = {};
+      if (isPlainObject(x)) for (const k of s.mapKeys) if (hasOwn(x, k)) key[k] = x[k];
+      return key;
+    };
+  } else keyOf = (x) => x;
+  if (v.length <= 1) return;
+  const seen = new Map<string, number>();
+  for (let i = 0; i < v.length; i++) {
+    const key = keyOf(v[i]);
+    const id = canonicalJson(key);
+    const times = seen.get(id) ?? 0;
+    seen.set(id, times + 1);
+    if (times === 1) out.push(fieldError.duplicate(`${field}[${i}]`, key));
+  }
+}
+
 /** The old item a new one correlates with: same map keys (map lists), an equal item (sets); undefined for atomic lists. */
 function oldItem(s: ValueSchema, item: unknown, old: readonly unknown[]): unknown {
   if (s.listType === 'set') return old.find((x) => jsonEqual(x, item));
@@ -186,6 +213,7 @@ export function validateValue(v: unknown, s: ValueSchema, name: string, base: st
     if (s.minItems !== undefined && v.length < s.minItems) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should have at least ${s.minItems} items`));
     if (s.maxItems !== undefined && v.length > s.maxItems) out.push(fieldError.tooMany(fieldOf(base, name), v.length, s.maxItems));
     if (s.uniqueItems && new Set(v.map((x) => canonicalJson(x))).size !== v.length) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body shouldn't contain duplicates`));
+    if (s.listType !== 'atomic') listDuplicates(v, s, fieldOf(base, name), out);
     if (s.items) {
       const olds = Array.isArray(old) && s.listType !== 'atomic' ? old : undefined;
       for (let i = 0; i < v.length; i++) validateValue(v[i], s.items, `${name}[${i}]`, base, out, olds && oldItem(s, v[i], olds));

@@ -53,6 +53,11 @@ const CASES: Array<[string, [unknown, unknown], string[]]> = [
   ['anyOf met', f('s', { type: 'string', anyOf: [{ maxLength: 1 }, { pattern: '^x' }] }, 'xy'), []],
   ['oneOf', f('s', { type: 'string', oneOf: [{ maxLength: 5 }, { pattern: '^x' }] }, 'xy'),
     ['<nil>: Invalid value: "": "spec.s" must validate one and only one schema (oneOf). Found 2 valid alternatives']],
+  ['a set holding a value twice', f('l', { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } }, ['a', 'b', 'a', 'a']), ['spec.l[2]: Duplicate value: "a"']],
+  ['a map list holding a key twice', f('l', { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['n', 'p'], items: { type: 'object', required: ['n', 'p'], properties: { n: { type: 'string' }, p: { type: 'integer' }, v: { type: 'string' } } } },
+    [{ n: 'a', p: 1, v: 'x' }, { n: 'a', p: 2 }, { n: 'a', p: 1, v: 'y' }]), ['spec.l[2]: Duplicate value: {"n":"a","p":1}']],
+  ['a map list item that is not an object', f('l', { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['n'], items: { type: 'object', required: ['n'], properties: { n: { type: 'string' } } } }, [{ n: 'a' }, 'x']),
+    ['spec.l[1]: Invalid value: "x": must be an object for an array of list-type map', 'spec.l[1]: Invalid value: "string": spec.l[1] in body must be of type object: "string"']],
   ['not', f('s', { type: 'string', not: { pattern: '^x' } }, 'xy'), ['<nil>: Invalid value: "": "spec.s" must not validate the schema (not)']],
 ];
 
