@@ -10,6 +10,7 @@ import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import { canonicalJson } from '../fieldmanager/shape.js';
 import { jsonEqual } from '../api/json.js';
+import { validateEmbedded } from './embedded.js';
 import { formatCheck } from './formats.js';
 import type { Props } from './props.js';
 import { fieldError, goFloat } from './render.js';
@@ -234,15 +235,7 @@ function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string
       out.push(fieldError.required(base ? `${base}.${n}` : n));
     }
   }
-  if (s.embedded) {
-    for (const k of ['apiVersion', 'kind']) {
-      const x = ownValue(v, k);
-      if (typeof x !== 'string' || x === '') {
-        const n = childName(name, k);
-        out.push(fieldError.required(base ? `${base}.${n}` : n, 'must not be empty'));
-      }
-    }
-  }
+  if (s.embedded) validateEmbedded(v, fieldOf(base, name), out);
   if (keys && s.additional) {
     for (const k of keys) validateValue(v[k], s.properties.get(k) ?? s.additional, childName(name, k), base, out, old && ownValue(old, k));
     return;
