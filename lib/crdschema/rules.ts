@@ -9,7 +9,6 @@ import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import { jsonEqual } from '../api/json.js';
 import { CelCompileError, CelEnvironment, CelEvalError, kindOf, type CompiledExpression } from '../cel/index.js';
-import { quote } from '../cel/errors.js';
 import { costMessage, estimateCost, rootProps, rootView, toCel, undefinedField, unboundedCount, usesIdent } from './celschema.js';
 import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
 import { fieldPath as P, type Props, type Rule } from './props.js';
@@ -150,7 +149,8 @@ export function defaultRuleCheck(root: Props): (s: Props, value: unknown, path: 
 
 interface CompiledRule {
   readonly rule: Rule;
-  readonly program: CompiledExpression;
+  /** A string: the compile error of a rule stored before it was checked (a legacy CRD); reported per object, as kube does. */
+  readonly program: CompiledExpression | string;
   readonly message?: CompiledExpression;
   readonly transition: boolean;
   readonly fieldPath?: string[];
@@ -175,12 +175,12 @@ function compileTree(p: Props): RuleTree | undefined {
   const items = p.items && !Array.isArray(p.items) ? compileTree(p.items as Props) : undefined;
   const rules: CompiledRule[] = [];
   for (const r of p.xValidations ?? []) {
+    if (!r.rule.trim()) continue; // kube: an empty rule is skipped
     const program = compile(r.rule);
-    if (typeof program === 'string') throw new Error(`rule ${quote(r.rule)} does not compile: ${program}`);
     const m = r.messageExpression?.trim() ? compile(r.messageExpression) : undefined;
     rules.push({
       rule: r, program, message: typeof m === 'string' ? undefined : m,
-      transition: usesIdent(program.parsed, 'oldSelf'),
+      transition: typeof program !== 'string' && usesIdent(program.parsed, 'oldSelf'),
       fieldPath: r.fieldPath?.trim() ? resolveFieldPath(p, r.fieldPath) : undefined,
     });
   }
@@ -255,11 +255,16 @@ function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: Stat
     const field = r.fieldPath ? [path, ...r.fieldPath].filter(Boolean).join('.') : path;
     const at = field || '<nil>';
     const value = t.props.type ?? '';
+    if (typeof r.program === 'string') {
+      out.push(fieldError.invalid(path || '<nil>', t.props.type ?? '', `rule compile error: ${r.program}`));
+      continue;
+    }
+    const program = r.program;
     const stats = { iterations: 0 };
     const limitedByBudget = budget.left < budget.perCall;
     let result: CelValue;
     try {
-      result = r.program.evaluate(bindings, { maxIterations: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
+      result = program.evaluate(bindings, { maxIterations: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
     } catch (err) {
       budget.left -= stats.iterations;
       const detail = err instanceof CelEvalError ? err.detail : String(err);

@@ -72,6 +72,15 @@ function typeBit(v: unknown): number {
 
 const isComposite = (v: unknown) => typeof v === 'object' && v !== null;
 
+/** A pattern as Go compiles it; one that does not compile (a CRD stored before it was checked) checks nothing. */
+function compilePattern(source: string): ValueSchema['pattern'] {
+  try {
+    return { source, re: RE2JS.compile(source) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Compiles the value checks of an accepted schema (patterns compile: checkCrdSchema verified them). */
 export function compileValues(p: Props): ValueSchema {
   const types = p.xIntOrString ? ['integer', 'string'] : p.type ? [p.type] : [];
@@ -97,7 +106,7 @@ export function compileValues(p: Props): ValueSchema {
       composites: new Set(p.enum.filter(isComposite).map((e) => canonicalJson(e))),
       labels: p.enum.map((e) => (typeof e === 'string' ? e : canonicalJson(e))),
     } : undefined,
-    pattern: p.pattern !== undefined ? { source: p.pattern, re: RE2JS.compile(p.pattern) } : undefined,
+    pattern: p.pattern !== undefined ? compilePattern(p.pattern) : undefined,
     minimum: p.minimum,
     maximum: p.maximum,
     exclusiveMinimum: p.exclusiveMinimum === true,

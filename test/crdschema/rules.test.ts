@@ -193,6 +193,14 @@ describe('x-kubernetes-validations per request', () => {
     assert.deepEqual(run(s, { spec: { 'foo-bar': 2, namespace: 'x' } }), ['spec: Invalid value: "object": failed rule: self.foo__dash__bar == 1 && self.__namespace__ == "x"']);
   });
 
+  it('serves a CRD stored before its rules were checked: the bad rule is reported per object, nothing throws', () => {
+    const s = withRules([{ rule: 'self.replicas >' }, { rule: 'self.replicas > 0' }], { name: { type: 'string', pattern: '(' } });
+    assert.deepEqual(run(s, { spec: { replicas: 0, name: 'x' } }), [
+      'spec: Invalid value: "object": rule compile error: ' + String(checkCrdSchema(withRules([{ rule: 'self.replicas >' }]), F)[0]!.message).replace(/^.*compilation failed: /, ''),
+      'spec: Invalid value: "object": failed rule: self.replicas > 0',
+    ]);
+  });
+
   it('reports an evaluation error naming the rule', () => {
     const s = withRules([{ rule: 'self.replicas / 0 == 1' }]);
     const got = run(s, { spec: { replicas: 1 } });
