@@ -152,21 +152,68 @@ export function cardinality(p: Props | undefined): number {
   return unboundedCount(itemsOf(p));
 }
 
+// cel-go's factors: traversing a string costs 0.1 per byte, a regex 0.25 per byte of its source.
+const STRING_TRAVERSAL = 0.1;
+const REGEX_LENGTH = 0.25;
+const LINEAR_STRING_METHODS = new Set(['lowerAscii', 'upperAscii', 'trim', 'replace', 'split', 'join', 'indexOf', 'lastIndexOf', 'substring', 'charAt', 'reverse']);
+const COMPARISONS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_']);
+
 /**
  * A static worst case: every node costs 1, a loop's body costs its range's
  * largest size (maxItems/maxProperties, else what fits in a request) times
- * the body. Coarser than kube's checker, but it refuses what kube refuses in
- * practice: nested loops over unbounded lists.
+ * the body, and string work costs as cel-go's estimator counts it (matches:
+ * 0.1 per byte of the string times 0.25 per byte of the regex; comparisons,
+ * concatenation and the string library 0.1 per byte), a string's size being
+ * its maxLength, else what fits in a request. Coarser than kube's checker,
+ * but it refuses what kube refuses in practice: nested loops over unbounded
+ * lists, regexes over unbounded strings inside unbounded lists.
  */
 export function estimateCost(e: Expr, self: Props): number {
   const scope = new Map<string, Props | undefined>([['self', self]]);
   const schemaOf = (x: Expr) => exprSchema(x, scope);
+  /** A string's largest size in bytes; undefined when the expression is not known to be a string. */
+  const sizeOf = (x: Expr | undefined): number | undefined => {
+    if (!x) return undefined;
+    const k = x.exprKind;
+    if (k.case === 'constExpr') return k.value.constantKind.case === 'stringValue' ? Buffer.byteLength(k.value.constantKind.value) : undefined;
+    const p = schemaOf(x);
+    return p?.type === 'string' ? p.maxLength ?? MAX_REQUEST_BYTES : undefined;
+  };
+  const stringCost = (fn: string, target: Expr | undefined, args: readonly Expr[]): number => {
+    if (fn === 'matches') {
+      const [str, re] = target ? [target, args[0]] : [args[0], args[1]];
+      const n = sizeOf(str);
+      const r = sizeOf(re);
+      return n === undefined || r === undefined ? 0 : Math.ceil((n + 1) * STRING_TRAVERSAL) * Math.ceil(r * REGEX_LENGTH);
+    }
+    if (fn === 'contains' && target) {
+      const n = sizeOf(target);
+      const m = sizeOf(args[0]);
+      return n === undefined || m === undefined ? 0 : Math.ceil(n * m * STRING_TRAVERSAL);
+    }
+    if ((fn === 'startsWith' || fn === 'endsWith') && target) return Math.ceil((sizeOf(args[0]) ?? 0) * STRING_TRAVERSAL);
+    if (LINEAR_STRING_METHODS.has(fn) && target) return Math.ceil((sizeOf(target) ?? 0) * STRING_TRAVERSAL);
+    if (COMPARISONS.has(fn) && args.length === 2) {
+      const a = sizeOf(args[0]);
+      const b = sizeOf(args[1]);
+      return a === undefined || b === undefined ? 0 : Math.ceil(Math.min(a, b) * STRING_TRAVERSAL);
+    }
+    if (fn === '_+_' && args.length === 2) {
+      const a = sizeOf(args[0]);
+      const b = sizeOf(args[1]);
+      return a === undefined || b === undefined ? 0 : Math.ceil((a + b) * STRING_TRAVERSAL);
+    }
+    return 0;
+  };
   const cost = (x: Expr | undefined): number => {
     if (!x) return 0;
     const k = x.exprKind;
     switch (k.case) {
       case 'selectExpr': return 1 + cost(k.value.operand);
-      case 'callExpr': return 1 + cost(k.value.target) + k.value.args.reduce((a, b) => a + cost(b), 0);
+      case 'callExpr': {
+        const c = k.value;
+        return 1 + cost(c.target) + c.args.reduce((a, b) => a + cost(b), 0) + stringCost(c.function, c.target, c.args);
+      }
       case 'listExpr': return 40 + k.value.elements.reduce((a, b) => a + cost(b), 0);
       case 'structExpr': return 40 + k.value.entries.reduce((a, en) => a + (en.keyKind.case === 'mapKey' ? cost(en.keyKind.value) : 0) + cost(en.value), 0);
       case 'comprehensionExpr': {

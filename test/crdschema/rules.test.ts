@@ -63,6 +63,10 @@ describe('x-kubernetes-validations at CRD write', () => {
     ['a loop over a list literal (prometheus-operator\'s "at most one of")', withRules([{ rule: '[has(self.replicas), has(self.name), has(self.ratio)].filter(x, x).size() <= 1' }]), []],
     ['a cheap rule under two unbounded lists (counted by what fits in a request, as kube does)',
       withRules([], { l: { type: 'array', items: { type: 'object', properties: { m: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: '!has(self.a) || has(self.b)' }] } } } } } }), []],
+    ['a regex over an unbounded string, once', withRules([{ rule: 'self.image.matches("^[a-z0-9./-]+$")' }], { image: { type: 'string' } }), []],
+    ['a regex over every unbounded string of an unbounded list', withRules([{ rule: 'self.tags.all(t, t.matches("^[a-z0-9./-]+$"))' }], { tags: { type: 'array', items: { type: 'string' } } }),
+      /x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x/],
+    ['the same regex with maxItems and maxLength', withRules([{ rule: 'self.tags.all(t, t.matches("^[a-z0-9./-]+$"))' }], { tags: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 63 } } }), []],
     ['no CEL errors while the schema is wrong', withRules([{ rule: 'self.x >' }], { bad: { type: 'array' } }),
       [`${F}.properties[spec].properties[bad].items: Required value: must be specified`]],
   ];
