@@ -100,6 +100,12 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
         const mc = compile(r.messageExpression);
         const m = typeof mc === 'string' ? mc : undefinedField(mc.parsed, typed);
         if (m !== undefined) out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), `messageExpression compilation failed: ${m}`));
+        else if (typeof mc !== 'string') {
+          const mcost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(mc.parsed, typed) * (reps.get(s) ?? 1));
+          if (mcost > STATIC_ESTIMATED_COST_LIMIT) out.push(fieldError.forbidden(P.child(rp, 'messageExpression'), costMessage('estimated messageExpression cost', mcost, STATIC_ESTIMATED_COST_LIMIT)));
+          totals.total += mcost;
+          totals.rules.push({ path: P.child(rp, 'messageExpression'), cost: mcost });
+        }
       }
       if (usesIdent(c.parsed, 'oldSelf')) {
         if (uncorrelatable !== undefined) out.push(fieldError.invalid(P.child(rp, 'rule'), r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));

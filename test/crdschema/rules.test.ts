@@ -67,6 +67,8 @@ describe('x-kubernetes-validations at CRD write', () => {
     ['a regex over every unbounded string of an unbounded list', withRules([{ rule: 'self.tags.all(t, t.matches("^[a-z0-9./-]+$"))' }], { tags: { type: 'array', items: { type: 'string' } } }),
       /x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x/],
     ['the same regex with maxItems and maxLength', withRules([{ rule: 'self.tags.all(t, t.matches("^[a-z0-9./-]+$"))' }], { tags: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 63 } } }), []],
+    ['an expensive messageExpression', withRules([{ rule: 'true', messageExpression: 'self.tags.map(a, self.tags.map(b, a + b)).join(",")' }], { tags: { type: 'array', items: { type: 'string' } } }),
+      /x-kubernetes-validations\[0\]\.messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x/],
     ['no CEL errors while the schema is wrong', withRules([{ rule: 'self.x >' }], { bad: { type: 'array' } }),
       [`${F}.properties[spec].properties[bad].items: Required value: must be specified`]],
   ];
