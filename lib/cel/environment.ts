@@ -2,7 +2,7 @@
 // later `request`, `self`/`oldSelf`), shared by every feature that evaluates
 // expressions. Compile once (cached per environment), evaluate many, each
 // evaluation bounded by a cost meter.
-import { celEnv, isCelError, parse, plan, type CelEnv, type CelInput, type CelType, type CelValue } from '@bufbuild/cel';
+import { celEnv, isCelError, parse, plan, type CelEnv, type CelFunc, type CelInput, type CelType, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { LRUCache } from 'lru-cache';
 import { meterLoops, maxId, readsField, staticProblem, type Expr, type ShapeLimits } from './ast.js';
@@ -10,6 +10,8 @@ import { CelCompileError, CelEvalError } from './errors.js';
 import { listFunctions } from './lists.js';
 import { costFunctions, CostMeter, COST_TICK, DEFAULT_LIMITS, metered, type CostLimits } from './meter.js';
 import { urlFunctions } from './urls.js';
+import { quantityFunctions } from './quantity.js';
+import { netFunctions } from './net.js';
 
 export interface EnvironmentOptions {
   /** Longest accepted expression, in UTF-16 code units. */
@@ -19,6 +21,8 @@ export interface EnvironmentOptions {
   /** Compiled expressions kept; the oldest is dropped beyond this. */
   readonly cacheSize?: number;
   readonly clock?: () => number;
+  /** Further functions of this environment (validation rules' optional oldSelf). */
+  readonly funcs?: readonly CelFunc[];
 }
 
 const DEFAULT_MAX_LENGTH = 16 * 1024;
@@ -38,8 +42,16 @@ export class CompiledExpression {
     return readsField(this.ast, variable, field);
   }
 
-  /** Evaluates with the given variables; throws CelEvalError on an error result or when the bound is hit. */
-  evaluate(bindings: Record<string, CelInput>, limits?: Partial<CostLimits>): CelValue {
+  /** The parsed expression (unmetered), for static questions such as cost estimates. */
+  get parsed(): Expr {
+    return this.ast;
+  }
+
+  /**
+   * Evaluates with the given variables; throws CelEvalError on an error result or when the bound is hit.
+   * `stats.iterations` receives the loop iterations spent (a caller's budget across expressions).
+   */
+  evaluate(bindings: Record<string, CelInput>, limits?: Partial<CostLimits>, stats?: { iterations: number }): CelValue {
     for (const v of this.env.variables) {
       if (!(v in bindings)) throw new CelEvalError('eval', this.expression, `variable "${v}" has no value`);
     }
@@ -50,6 +62,7 @@ export class CompiledExpression {
     } catch (err) {
       result = err instanceof Error ? err : new Error(String(err));
     }
+    if (stats) stats.iterations = meter.iterations;
     if (meter.exceeded) throw new CelEvalError('cost', this.expression, meter.exceeded);
     if (isCelError(result) || result instanceof Error) throw new CelEvalError('eval', this.expression, result.message);
     return result;
@@ -73,7 +86,7 @@ export class CelEnvironment {
     this.maxLength = opts.maxExpressionLength ?? DEFAULT_MAX_LENGTH;
     this.shape = { ...DEFAULT_SHAPE, ...opts.shape };
     this.cache = new LRUCache({ max: opts.cacheSize ?? 4096 });
-    this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...costFunctions] });
+    this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...quantityFunctions, ...netFunctions, ...costFunctions, ...(opts.funcs ?? [])] });
     // A call node to copy for the loop meter; the name is swapped in since `@…` cannot be parsed.
     const t = parse('x(true)').expr;
     if (t.exprKind.case === 'callExpr') t.exprKind.value.function = COST_TICK;

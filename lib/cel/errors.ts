@@ -5,13 +5,14 @@
 export type CelErrorCode = 'syntax' | 'undeclared' | 'too-large' | 'type' | 'eval' | 'cost';
 
 export class CelCompileError extends Error {
-  constructor(readonly code: CelErrorCode, readonly expression: string, detail: string) {
+  /** @param detail what went wrong, without the expression (callers that name the expression themselves read it) */
+  constructor(readonly code: CelErrorCode, readonly expression: string, readonly detail: string) {
     super(`compilation failed for expression ${quote(expression)}: ${detail}`);
   }
 }
 
 export class CelEvalError extends Error {
-  constructor(readonly code: CelErrorCode, readonly expression: string, detail: string) {
+  constructor(readonly code: CelErrorCode, readonly expression: string, readonly detail: string) {
     super(`evaluation of expression ${quote(expression)} failed: ${detail}`);
   }
 }

@@ -3,12 +3,24 @@
 // the schema machinery of this folder. The registry entry of a custom resource
 // takes `node` as ResourceType.schema, `defaults` and `validate` as its hooks.
 //
-// This first version is the interface with a pass-through body; the schema
-// work (structural checks, pruning, defaults, value validation, CEL rules with
-// cost) replaces the bodies without changing the signatures.
+// The work is in the files beside this one (README.md lists them); this file
+// only wires them: read the schema once (props.ts), check it (structural.ts,
+// check.ts, rules.ts), compile it (node.ts, defaults.ts, values.ts, rules.ts).
 import type { KObject } from '../api/meta.js';
+import { deepFreezeJson } from '../api/json.js';
 import type { StatusCause } from '../api/status.js';
 import type { StructNode } from '../schema/model.js';
+import { checkDefaults, checkOpenApi, statusRoot, type RuleCheck } from './check.js';
+import { applyDefaults, compileDefaults } from './defaults.js';
+import { definitionOf, rootNode } from './node.js';
+import { readProps } from './props.js';
+import { publishedDefinitions } from './publish.js';
+import { fieldError } from './render.js';
+import { compileRules, defaultRuleCheck, ruleCheck, totalCost, type ValidateOptions } from './rules.js';
+import { validateStructural } from './structural.js';
+import { compileValues, validateValue } from './values.js';
+
+export type { ValidateOptions } from './rules.js';
 
 /** What identifies the version being compiled (error messages, OpenAPI names). */
 export interface CrdVersionRef {
@@ -28,9 +40,20 @@ export interface CrdVersionSchema {
   /** Applies the schema's `default`s in place (on create, update, and on read from storage). */
   defaults(obj: KObject): void;
   /** OpenAPI value checks and x-kubernetes-validations (old = the stored object on update). */
-  validate(obj: KObject, old: KObject | undefined): StatusCause[];
-  /** The schema as served in /openapi/v2 and /openapi/v3 (a JSON Schema object, kube's published form). */
+  validate(obj: KObject, old: KObject | undefined, options?: ValidateOptions): StatusCause[];
+  /** The kind's schema as kube publishes it in /openapi/v3 (the `definitions('v3')` entry of the kind). */
   readonly openapi: Record<string, unknown>;
+  /**
+   * The kind's and the list kind's definitions as kube publishes them, keyed by
+   * definition name (`com.example.stable.v1.CronTab`, `….CronTabList`): v2
+   * refers to `#/definitions/…`, v3 to `#/components/schemas/…` (ObjectMeta, ListMeta).
+   */
+  definitions?(flavor: 'v2' | 'v3'): Record<string, Record<string, unknown>>;
+}
+
+export interface CheckOptions {
+  /** The version serves the status subresource: the root may hold only what survives extracting `properties.status`. */
+  readonly statusSubresource?: boolean;
 }
 
 /**
@@ -39,17 +62,57 @@ export interface CrdVersionSchema {
  * `field` is the path of the schema in the CRD (`spec.versions[0].schema.openAPIV3Schema`);
  * every cause's `field` starts with it. Empty = accepted.
  */
-export function checkCrdSchema(schema: unknown, field: string): StatusCause[] {
+export function checkCrdSchema(schema: unknown, field: string, options: CheckOptions = {}): StatusCause[] {
   if (schema === undefined || schema === null) return [];
-  if (typeof schema !== 'object' || Array.isArray(schema)) {
-    return [{ reason: 'FieldValueInvalid', field, message: `${field}: Invalid value: must be an object` }];
+  const decoding: StatusCause[] = [];
+  const props = readProps(schema, field, decoding);
+  if (!props || decoding.length) return decoding;
+  const out: StatusCause[] = [];
+  if (options.statusSubresource) out.push(...statusRoot(props, field));
+  if (props.nullable) out.push(fieldError.forbidden(`${field}.nullable`, 'nullable cannot be true at the root'));
+  const structural = validateStructural(props, field);
+  let rules: RuleCheck | undefined;
+  if (structural.length) out.push(...structural);
+  else {
+    const defaults = checkDefaults(props, field, true, defaultRuleCheck(props));
+    if (defaults.length) out.push(...defaults);
+    else rules = ruleCheck(props, field);
   }
-  return [];
+  const { schema: schemaErrors, cel } = checkOpenApi(props, field, rules);
+  out.push(...schemaErrors, ...cel);
+  if (rules && out.length === 0) out.push(...totalCost(props, field));
+  return out;
 }
 
 /** Compiles an accepted schema (checkCrdSchema returned no cause) for serving. */
 export function compileCrdSchema(schema: unknown, ref: CrdVersionRef): CrdVersionSchema {
-  void ref;
-  const openapi = schema && typeof schema === 'object' && !Array.isArray(schema) ? (schema as Record<string, unknown>) : { type: 'object' };
-  return { openapi, defaults: () => {}, validate: () => [] };
+  const definition = definitionOf(ref.group, ref.version, ref.kind);
+  const names = { name: `${ref.group}.${ref.kind}`, definition };
+  if (schema === undefined || schema === null) {
+    const published = deepFreezeJson({ v2: publishedDefinitions(undefined, ref, 'v2'), v3: publishedDefinitions(undefined, ref, 'v3') });
+    const definitions = (flavor: 'v2' | 'v3') => published[flavor];
+    return { node: rootNode(undefined, names), openapi: definitions('v3')[definition]!, definitions, defaults: () => {}, validate: () => [] };
+  }
+  const causes: StatusCause[] = [];
+  const props = readProps(schema, 'openAPIV3Schema', causes);
+  if (!props) throw new Error(`schema of ${definition} is not an object; checkCrdSchema refuses it`);
+  const node = rootNode(props, names);
+  const values = compileValues(props);
+  const defaultTree = compileDefaults(props);
+  const rules = compileRules(props);
+  const published = deepFreezeJson({ v2: publishedDefinitions(props, ref, 'v2'), v3: publishedDefinitions(props, ref, 'v3') });
+  return {
+    node,
+    openapi: published.v3[definition]!,
+    definitions: (flavor) => published[flavor],
+    defaults(obj: KObject): void {
+      if (defaultTree) applyDefaults(obj, defaultTree);
+    },
+    validate(obj: KObject, old: KObject | undefined, options?: ValidateOptions): StatusCause[] {
+      const out: StatusCause[] = [];
+      validateValue(obj, values, '', '', out, old);
+      if (rules) out.push(...rules.validate(obj, old, options));
+      return out;
+    },
+  };
 }

@@ -30,6 +30,13 @@ export interface StructNode {
   readonly required: readonly string[];
   /** `x-kubernetes-map-type: atomic` on the type (structType=atomic). */
   readonly atomic: boolean;
+  /** Custom resources (x-kubernetes-preserve-unknown-fields): fields the struct does not name are kept, unchecked. */
+  readonly preserveUnknown?: boolean;
+  /**
+   * On a custom resource's root: types and required fields are checked by the
+   * kind's own validate (kube's OpenAPI wording), so the structural walk only prunes.
+   */
+  readonly pruneOnly?: boolean;
 }
 
 export interface ListNode {
@@ -62,6 +69,8 @@ export interface Field {
   readonly markers: Markers;
   /** The field's own patch strategy (a map or struct field with `replace`, or `retainKeys` on a struct). */
   readonly patchStrategy: string;
+  /** Custom resources (`nullable: true`): a `null` value is kept instead of removed. */
+  readonly nullable?: boolean;
 }
 
 const SCALARS: Record<string, ScalarNode> = {

@@ -1,0 +1,319 @@
+// x-kubernetes-validations: CEL rules with `self` and `oldSelf`, compiled once
+// per CRD version on the shared environment (lib/cel), their estimated cost
+// checked at CRD write, evaluated per request under a per-rule limit and a
+// per-object budget. Values reach CEL typed from the schema (integers as int,
+// numbers as double) so `self.replicas + 1` works as in kube.
+import { celMethod, CelScalar, type CelFunc, type CelInput, type CelValue } from '@bufbuild/cel';
+import type { StatusCause } from '../api/status.js';
+import { isPlainObject } from '../api/meta.js';
+import { hasOwn, ownValue } from '../api/own.js';
+import { jsonEqual } from '../api/json.js';
+import { CelCompileError, CelEnvironment, CelEvalError, kindOf, type CompiledExpression } from '../cel/index.js';
+import { costMessage, estimateCost, rootProps, rootView, toCel, undefinedField, unboundedCount, usesIdent } from './celschema.js';
+import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
+import { fieldPath as P, type Props, type Rule } from './props.js';
+import { fieldError, goValue } from './render.js';
+
+/** kube's budgets (k8s.io/apiserver/pkg/apis/cel/config.go, apiextensions validation). */
+export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
+export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
+/** Runtime: loop iterations (our cost unit) per rule evaluation and per object. */
+export const PER_CALL_LIMIT = 1_000_000;
+export const RUNTIME_BUDGET = 10_000_000;
+
+export interface ValidateOptions {
+  /** Iterations allowed across every rule of one object (default RUNTIME_BUDGET). */
+  readonly budget?: number;
+  /** Iterations allowed per rule evaluation (default PER_CALL_LIMIT). */
+  readonly perCallLimit?: number;
+}
+
+// oldSelf of an optionalOldSelf rule on create: an absent optional. @bufbuild/cel
+// has no optional type, so `hasValue()`, `value()` and `orValue()` are methods
+// of dyn that recognise this marker map.
+const NONE_KEY = '\u0000gatehouse:none';
+const none = (): Map<string, CelInput> => new Map([[NONE_KEY, true]]);
+const isNone = (v: CelValue): boolean => v instanceof Map ? v.has(NONE_KEY) : typeof (v as { get?: unknown })?.get === 'function' && (v as { has(k: string): boolean }).has?.(NONE_KEY) === true;
+const optionalFuncs: readonly CelFunc[] = [
+  celMethod('hasValue', CelScalar.DYN, [], CelScalar.BOOL, function (this: CelValue) { return !isNone(this); }),
+  celMethod('value', CelScalar.DYN, [], CelScalar.DYN, function (this: CelValue) {
+    if (isNone(this)) throw new Error('optional.none() dereference');
+    return this;
+  }),
+  celMethod('orValue', CelScalar.DYN, [CelScalar.DYN], CelScalar.DYN, function (this: CelValue, d: CelValue) { return isNone(this) ? d : this; }),
+];
+
+// The budget is counted in loop iterations; the wall clock is only a safety net
+// (kube has none), wide enough that a loaded machine does not turn a cost
+// answer into a timeout.
+const env = new CelEnvironment('x-kubernetes-validations', { self: CelScalar.DYN, oldSelf: CelScalar.DYN }, {
+  funcs: optionalFuncs, cacheSize: 8192, limits: { timeoutMs: 1000 },
+});
+
+function compile(expression: string): CompiledExpression | string {
+  try {
+    return env.compile(expression);
+  } catch (err) {
+    if (err instanceof CelCompileError) return err.detail;
+    throw err;
+  }
+}
+
+// ---- checks at CRD write -------------------------------------------------
+
+interface Totals { total: number; rules: Array<{ path: string; cost: number }> }
+const totalsOf = new WeakMap<Props, Totals>();
+
+/** The RuleCheck of checkCrdSchema: compiles each rule of a node, checks oldSelf use and estimated cost. */
+export function ruleCheck(root: Props, rootPath: string): RuleCheck {
+  const totals: Totals = { total: 0, rules: [] };
+  totalsOf.set(root, totals);
+  // How many times a node's rules run at most: the product of the maxItems/maxProperties above it;
+  // below a list or map without one, as kube does, how many such nodes fit in a request.
+  const reps = new Map<Props, number>();
+  const visit = (p: Props, n: number | undefined) => {
+    reps.set(p, n ?? unboundedCount(p));
+    for (const v of p.properties?.values() ?? []) visit(v, n);
+    const bound = p.type === 'array' ? p.maxItems : p.maxProperties;
+    const next = n === undefined || bound === undefined ? undefined : n * bound;
+    if (p.items && !Array.isArray(p.items)) visit(p.items as Props, next);
+    if (typeof p.additionalProperties === 'object') visit(p.additionalProperties, next);
+  };
+  visit(root, 1);
+  void rootPath;
+  return (s, path, uncorrelatable) => {
+    const out: StatusCause[] = [];
+    s.xValidations!.forEach((r, i) => {
+      const rp = P.index(P.child(path, 'x-kubernetes-validations'), i);
+      const c = compile(r.rule);
+      const typed = s === root ? rootProps(s) : s;
+      const problem = typeof c === 'string' ? c : undefinedField(c.parsed, typed);
+      if (problem !== undefined || typeof c === 'string') {
+        out.push(fieldError.invalid(P.child(rp, 'rule'), ruleValue(r), `compilation failed: ${problem}`));
+        return;
+      }
+      const cost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(c.parsed, s) * (reps.get(s) ?? 1));
+      if (cost > STATIC_ESTIMATED_COST_LIMIT) out.push(fieldError.forbidden(P.child(rp, 'rule'), costMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
+      totals.total += cost;
+      totals.rules.push({ path: P.child(rp, 'rule'), cost });
+      if (r.messageExpression?.trim()) {
+        const mc = compile(r.messageExpression);
+        const m = typeof mc === 'string' ? mc : undefinedField(mc.parsed, typed);
+        if (m !== undefined) out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), `messageExpression compilation failed: ${m}`));
+        else if (typeof mc !== 'string') {
+          const mcost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(mc.parsed, typed) * (reps.get(s) ?? 1));
+          if (mcost > STATIC_ESTIMATED_COST_LIMIT) out.push(fieldError.forbidden(P.child(rp, 'messageExpression'), costMessage('estimated messageExpression cost', mcost, STATIC_ESTIMATED_COST_LIMIT)));
+          totals.total += mcost;
+          totals.rules.push({ path: P.child(rp, 'messageExpression'), cost: mcost });
+        }
+      }
+      if (usesIdent(c.parsed, 'oldSelf')) {
+        if (uncorrelatable !== undefined) out.push(fieldError.invalid(P.child(rp, 'rule'), r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+      } else if (r.optionalOldSelf !== undefined) {
+        out.push(fieldError.invalid(P.child(rp, 'optionalOldSelf'), r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
+      }
+    });
+    return out;
+  };
+}
+
+function ruleValue(r: Rule): Record<string, unknown> {
+  const v: Record<string, unknown> = { rule: r.rule };
+  if (r.message !== undefined) v.message = r.message;
+  if (r.messageExpression !== undefined) v.messageExpression = r.messageExpression;
+  if (r.reason !== undefined) v.reason = r.reason;
+  if (r.fieldPath !== undefined) v.fieldPath = r.fieldPath;
+  if (r.optionalOldSelf !== undefined) v.optionalOldSelf = r.optionalOldSelf;
+  return v;
+}
+
+/** The whole schema's estimated cost over kube's per-CRD limit: the most expensive rules named. */
+export function totalCost(root: Props, path: string): StatusCause[] {
+  const t = totalsOf.get(root);
+  if (!t || t.total <= STATIC_ESTIMATED_CRD_COST_LIMIT) return [];
+  const out = [...t.rules].sort((a, b) => b.cost - a.cost).slice(0, 4)
+    .map((r) => fieldError.forbidden(r.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+  out.push(fieldError.forbidden(path, costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', t.total, STATIC_ESTIMATED_CRD_COST_LIMIT)));
+  return out;
+}
+
+/** Rules of a default value are run against it at CRD write, as kube does. */
+export function defaultRuleCheck(root: Props): (s: Props, value: unknown, path: string) => StatusCause[] {
+  void root;
+  return (s, value, path) => {
+    const tree = compileTree(s);
+    if (!tree) return [];
+    const out: StatusCause[] = [];
+    try {
+      runTree(value, undefined, tree, path, out, { left: RUNTIME_BUDGET, perCall: PER_CALL_LIMIT }, false);
+    } catch { /* a rule that does not compile is reported by the rule check */ }
+    return out;
+  };
+}
+
+// ---- evaluation -----------------------------------------------------------
+
+interface CompiledRule {
+  readonly rule: Rule;
+  /** A string: the compile error of a rule stored before it was checked (a legacy CRD); reported per object, as kube does. */
+  readonly program: CompiledExpression | string;
+  readonly message?: CompiledExpression;
+  readonly transition: boolean;
+  readonly fieldPath?: string[];
+}
+
+interface RuleTree {
+  readonly props: Props;
+  readonly rules: readonly CompiledRule[];
+  readonly properties?: ReadonlyMap<string, RuleTree>;
+  readonly additional?: RuleTree;
+  readonly items?: RuleTree;
+  /** Schemas of every member, to type values even where no rule sits. */
+}
+
+function compileTree(p: Props): RuleTree | undefined {
+  let properties: Map<string, RuleTree> | undefined;
+  for (const [k, v] of p.properties ?? []) {
+    const t = compileTree(v);
+    if (t) (properties ??= new Map()).set(k, t);
+  }
+  const additional = typeof p.additionalProperties === 'object' ? compileTree(p.additionalProperties) : undefined;
+  const items = p.items && !Array.isArray(p.items) ? compileTree(p.items as Props) : undefined;
+  const rules: CompiledRule[] = [];
+  for (const r of p.xValidations ?? []) {
+    if (!r.rule.trim()) continue; // kube: an empty rule is skipped
+    const program = compile(r.rule);
+    const m = r.messageExpression?.trim() ? compile(r.messageExpression) : undefined;
+    rules.push({
+      rule: r, program, message: typeof m === 'string' ? undefined : m,
+      transition: typeof program !== 'string' && usesIdent(program.parsed, 'oldSelf'),
+      fieldPath: r.fieldPath?.trim() ? resolveFieldPath(p, r.fieldPath) : undefined,
+    });
+  }
+  if (!rules.length && !properties && !additional && !items) return undefined;
+  return { props: p, rules, properties, additional, items };
+}
+
+/** The x-kubernetes-validations of a schema, compiled; undefined when it has none. */
+export function compileRules(root: Props): { validate(obj: unknown, old: unknown, o?: ValidateOptions): StatusCause[] } | undefined {
+  const tree = compileTree(root);
+  if (!tree) return undefined;
+  return {
+    validate(obj, old, o) {
+      const out: StatusCause[] = [];
+      runTree(obj, old, tree, '', out, { left: o?.budget ?? RUNTIME_BUDGET, perCall: o?.perCallLimit ?? PER_CALL_LIMIT }, true);
+      return out;
+    },
+  };
+}
+
+interface Budget { left: number; readonly perCall: number }
+class OutOfBudget extends Error {}
+/** A rule over its per-call limit: kube runs no further rule of the object. */
+class Stop extends Error {}
+
+function runTree(v: unknown, old: unknown, t: RuleTree, path: string, out: StatusCause[], budget: Budget, root: boolean): void {
+  if (v === null || v === undefined) return;
+  if (t.rules.length) {
+    try {
+      runRules(v, old, t, path, out, budget, root);
+    } catch (err) {
+      if (err instanceof Stop) { budget.left = -1; return; }
+      if (!(err instanceof OutOfBudget)) throw err;
+      out.push(fieldError.invalid(path || '<nil>', t.props.type ?? '', 'validation failed due to running out of cost budget, no further validation rules will be run'));
+      budget.left = -1;
+      return;
+    }
+  }
+  if (budget.left < 0) return;
+  if (isPlainObject(v)) {
+    const o = isPlainObject(old) ? old : undefined;
+    for (const k of Object.keys(v)) {
+      const sub = t.properties?.get(k) ?? (t.props.properties?.has(k) ? undefined : t.additional);
+      if (sub) runTree(v[k], o && hasOwn(o, k) ? o[k] : undefined, sub, path ? `${path}.${k}` : k, out, budget, false);
+      if (budget.left < 0) return;
+    }
+  } else if (Array.isArray(v) && t.items) {
+    const keys = t.props.xListType === 'map' ? t.props.xListMapKeys ?? [] : undefined;
+    const olds = keys && Array.isArray(old) ? old : undefined;
+    for (let i = 0; i < v.length; i++) {
+      const prev = olds ? olds.find((x) => isPlainObject(x) && isPlainObject(v[i]) && keys!.every((k) => ownValue(x, k) === ownValue(v[i] as object, k))) : undefined;
+      runTree(v[i], prev, t.items, `${path}[${i}]`, out, budget, false);
+      if (budget.left < 0) return;
+    }
+  }
+}
+
+function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: StatusCause[], budget: Budget, root: boolean): void {
+  let self: CelInput | undefined;
+  let oldSelf: CelInput | undefined;
+  // Ratcheting: on update, rules that do not read oldSelf are not run on an unchanged value.
+  const unchanged = old !== undefined && jsonEqual(v, old);
+  for (const r of t.rules) {
+    const hasOld = old !== undefined && old !== null;
+    if (r.transition && !hasOld && !r.rule.optionalOldSelf) continue;
+    if (unchanged && !r.transition) continue;
+    self ??= toCel(root ? rootView(v) : v, t.props);
+    const bindings: Record<string, CelInput> = {
+      self,
+      oldSelf: hasOld ? (oldSelf ??= toCel(root ? rootView(old) : old, t.props)) : none(),
+    };
+    const field = r.fieldPath ? [path, ...r.fieldPath].filter(Boolean).join('.') : path;
+    const at = field || '<nil>';
+    const value = t.props.type ?? '';
+    if (typeof r.program === 'string') {
+      out.push(fieldError.invalid(path || '<nil>', t.props.type ?? '', `rule compile error: ${r.program}`));
+      continue;
+    }
+    const program = r.program;
+    const stats = { iterations: 0 };
+    const limitedByBudget = budget.left < budget.perCall;
+    let result: CelValue;
+    try {
+      result = program.evaluate(bindings, { maxIterations: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
+    } catch (err) {
+      budget.left -= stats.iterations;
+      const detail = err instanceof CelEvalError ? err.detail : String(err);
+      if (err instanceof CelEvalError && err.code === 'cost') {
+        if (limitedByBudget) throw new OutOfBudget();
+        out.push(fieldError.invalid(at, value, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`));
+        throw new Stop();
+      }
+      out.push(fieldError.invalid(at, value, detail.startsWith('no such overload')
+        ? `'${detail}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r.rule)}`
+        : `${detail} evaluating rule: ${ruleErrorString(r.rule)}`));
+      continue;
+    }
+    budget.left -= stats.iterations;
+    if (result === true) continue;
+    if (typeof result !== 'boolean') {
+      out.push(fieldError.invalid(at, value, `rule evaluated to ${kindOf(result)}, not bool, evaluating rule: ${ruleErrorString(r.rule)}`));
+      continue;
+    }
+    out.push(ruleFailure(at, value, message(r, bindings), r.rule.reason));
+  }
+}
+
+/** kube's ruleErrorString: the message if the rule has one, else the rule. */
+function ruleErrorString(r: Rule): string {
+  return r.message ? r.message.trim() : r.rule.trim();
+}
+
+function message(r: CompiledRule, bindings: Record<string, CelInput>): string {
+  if (r.message) {
+    try {
+      const m = r.message.evaluate(bindings);
+      if (typeof m === 'string' && m.trim() && !/\n/.test(m.trim()) && m.trim().length <= 5 * 1024) return m.trim();
+    } catch { /* kube falls back to message, then to the rule */ }
+  }
+  return r.rule.message ? r.rule.message.trim() : `failed rule: ${r.rule.rule.trim()}`;
+}
+
+function ruleFailure(field: string, value: string, detail: string, reason: string | undefined): StatusCause {
+  switch (reason && REASONS.includes(reason) ? reason : 'FieldValueInvalid') {
+    case 'FieldValueForbidden': return fieldError.forbidden(field, detail);
+    case 'FieldValueRequired': return fieldError.required(field, detail);
+    case 'FieldValueDuplicate': return { reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${goValue(value)}` };
+    default: return fieldError.invalid(field, value, detail);
+  }
+}

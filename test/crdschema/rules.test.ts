@@ -1,0 +1,216 @@
+// x-kubernetes-validations: compile errors and estimated cost at CRD write,
+// then passing, failing, transition and over-budget rules per request, with
+// kube's fields, reasons and messages.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkCrdSchema, compileCrdSchema, type CrdVersionRef } from '../../lib/crdschema/index.js';
+import type { KObject } from '../../lib/api/meta.js';
+
+const REF: CrdVersionRef = { group: 'g.example.com', version: 'v1', kind: 'Thing', listKind: 'ThingList', plural: 'things' };
+const F = 'spec.versions[0].schema.openAPIV3Schema';
+const lines = (cs: Array<{ field?: string; message?: string }>) => cs.map((c) => `${c.field}: ${c.message}`);
+
+function withRules(rules: unknown[], properties: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  return {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object', 'x-kubernetes-validations': rules, ...extra,
+        properties: {
+          replicas: { type: 'integer' }, minReplicas: { type: 'integer' }, maxReplicas: { type: 'integer' },
+          name: { type: 'string', maxLength: 63 }, ratio: { type: 'number' },
+          ...properties,
+        },
+      },
+    },
+  };
+}
+
+const run = (schema: unknown, obj: unknown, old?: unknown, o?: { budget?: number; perCallLimit?: number }) =>
+  lines(compileCrdSchema(schema, REF).validate(obj as KObject, old as KObject | undefined, o));
+
+describe('x-kubernetes-validations at CRD write', () => {
+  const CASES: Array<[string, unknown, string[] | RegExp]> = [
+    ['a rule that compiles', withRules([{ rule: 'self.minReplicas <= self.maxReplicas' }]), []],
+    ['a syntax error', withRules([{ rule: 'self.minReplicas <= ' }]),
+      /^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: \{"rule":"self\.minReplicas <= "\}: compilation failed: /],
+    ['an undeclared variable', withRules([{ rule: 'other.x == 1' }]),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"other.x == 1"}: compilation failed: undeclared reference to "other"`]],
+    ['a messageExpression that does not compile', withRules([{ rule: 'true', messageExpression: '"x" +' }]),
+      /x-kubernetes-validations\[0\]\.messageExpression: Invalid value: .*messageExpression compilation failed: /],
+    ['oldSelf under an atomic list', withRules([], { l: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } } }),
+      [`${F}.properties[spec].properties[l].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${F}.properties[spec].properties[l]`]],
+    ['oldSelf under a map list', withRules([], {
+      l: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'], items: { type: 'object', required: ['k'], properties: { k: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } },
+    }), []],
+    ['optionalOldSelf without oldSelf', withRules([{ rule: 'true', optionalOldSelf: true }]),
+      [`${F}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`]],
+    ['a field the schema does not declare', withRules([{ rule: 'self.replicsa > 0' }]),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.replicsa > 0"}: compilation failed: undefined field 'replicsa'`]],
+    ['an undeclared field inside a loop over items', withRules([{ rule: 'self.l.all(x, x.nmae != "")' }], { l: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } }),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.l.all(x, x.nmae != \\"\\")"}: compilation failed: undefined field 'nmae'`]],
+    ['any field under preserve-unknown-fields or a map', withRules([{ rule: 'self.free.anything == 1 && self.m.key == "v"' }], {
+      free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, m: { type: 'object', additionalProperties: { type: 'string' } },
+    }), []],
+    ['escaped property names', withRules([{ rule: 'self.foo__dash__bar == 1 && self.__namespace__ == "x"' }], { 'foo-bar': { type: 'integer' }, namespace: { type: 'string' } }), []],
+    ['a bounded nested loop', withRules([{ rule: 'self.l.all(a, self.l.all(b, a == b || a != b))' }], { l: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 10 } } }), []],
+    ['an unbounded nested loop', withRules([{ rule: 'self.l.all(a, self.l.all(b, a == b || a != b))' }], { l: { type: 'array', items: { type: 'string' } } }),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`]],
+    ['one loop over an unbounded list', withRules([{ rule: 'self.l.all(a, a != "")' }], { l: { type: 'array', items: { type: 'string' } } }), []],
+    ['a rule on items of an unbounded list, looping over an unbounded list',
+      withRules([], { l: { type: 'array', items: { type: 'object', properties: { m: { type: 'array', items: { type: 'string' } } }, 'x-kubernetes-validations': [{ rule: 'self.m.all(x, x != "")' }] } } }),
+      /x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x/],
+    ['a loop over a list literal (prometheus-operator\'s "at most one of")', withRules([{ rule: '[has(self.replicas), has(self.name), has(self.ratio)].filter(x, x).size() <= 1' }]), []],
+    ['a cheap rule under two unbounded lists (counted by what fits in a request, as kube does)',
+      withRules([], { l: { type: 'array', items: { type: 'object', properties: { m: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: '!has(self.a) || has(self.b)' }] } } } } } }), []],
+    ['a regex over an unbounded string, once', withRules([{ rule: 'self.image.matches("^[a-z0-9./-]+$")' }], { image: { type: 'string' } }), []],
+    ['a regex over every unbounded string of an unbounded list', withRules([{ rule: 'self.tags.all(t, t.matches("^[a-z0-9./-]+$"))' }], { tags: { type: 'array', items: { type: 'string' } } }),
+      /x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x/],
+    ['the same regex with maxItems and maxLength', withRules([{ rule: 'self.tags.all(t, t.matches("^[a-z0-9./-]+$"))' }], { tags: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 63 } } }), []],
+    ['an expensive messageExpression', withRules([{ rule: 'true', messageExpression: 'self.tags.map(a, self.tags.map(b, a + b)).join(",")' }], { tags: { type: 'array', items: { type: 'string' } } }),
+      /x-kubernetes-validations\[0\]\.messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x/],
+    ['no CEL errors while the schema is wrong', withRules([{ rule: 'self.x >' }], { bad: { type: 'array' } }),
+      [`${F}.properties[spec].properties[bad].items: Required value: must be specified`]],
+  ];
+  for (const [name, schema, want] of CASES) {
+    it(name, () => {
+      const got = lines(checkCrdSchema(schema, F));
+      if (want instanceof RegExp) {
+        assert.equal(got.length, 1, got.join('\n'));
+        assert.match(got[0]!, want);
+      } else assert.deepEqual(got, want);
+    });
+  }
+});
+
+describe('x-kubernetes-validations per request', () => {
+  it('passes and fails with the rule as message and the node as field', () => {
+    const s = withRules([{ rule: 'self.minReplicas <= self.maxReplicas' }]);
+    assert.deepEqual(run(s, { spec: { minReplicas: 1, maxReplicas: 3 } }), []);
+    assert.deepEqual(run(s, { spec: { minReplicas: 5, maxReplicas: 3 } }), ['spec: Invalid value: "object": failed rule: self.minReplicas <= self.maxReplicas']);
+  });
+
+  it('types integers as int and numbers as double', () => {
+    const s = withRules([{ rule: 'self.replicas + 1 == 4 && self.ratio * 2.0 == 1.0' }]);
+    assert.deepEqual(run(s, { spec: { replicas: 3, ratio: 0.5 } }), []);
+    const whole = withRules([{ rule: 'self.ratio == 2.0' }]);
+    assert.deepEqual(run(whole, { spec: { ratio: 2 } }), []);
+  });
+
+  it('uses message, messageExpression, reason and fieldPath', () => {
+    const s = withRules([
+      { rule: 'self.replicas < 10', message: 'too many replicas', reason: 'FieldValueForbidden', fieldPath: '.replicas' },
+      { rule: 'self.name.startsWith("a")', messageExpression: '"name " + self.name + " must start with a"', reason: 'FieldValueRequired' },
+      { rule: 'self.name != "abc"', reason: 'FieldValueDuplicate' },
+    ]);
+    assert.deepEqual(run(s, { spec: { replicas: 12, name: 'bcd' } }), [
+      'spec.replicas: Forbidden: too many replicas',
+      'spec: Required value: name bcd must start with a',
+    ]);
+    // kube 1.33's field.Duplicate carries the node's type and no detail.
+    assert.deepEqual(run(s, { spec: { replicas: 1, name: 'abc' } }), ['spec: Duplicate value: "object"']);
+  });
+
+  it('runs rules on every item and map value, with the item path', () => {
+    const s = withRules([], {
+      l: { type: 'array', items: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= 0', message: 'negative' }] } },
+      m: { type: 'object', additionalProperties: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.size() < 3' }] } },
+    });
+    assert.deepEqual(run(s, { spec: { l: [1, -1, 2, -2], m: { a: 'x', b: 'long' } } }), [
+      'spec.l[1]: Invalid value: "integer": negative',
+      'spec.l[3]: Invalid value: "integer": negative',
+      'spec.m.b: Invalid value: "string": failed rule: self.size() < 3',
+    ]);
+  });
+
+  it('runs transition rules only on update, when the old value exists', () => {
+    const s = withRules([], { name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'name is immutable' }] } });
+    assert.deepEqual(run(s, { spec: { name: 'a' } }), []);
+    assert.deepEqual(run(s, { spec: { name: 'a' } }, { spec: { name: 'a' } }), []);
+    assert.deepEqual(run(s, { spec: { name: 'b' } }, { spec: { name: 'a' } }), ['spec.name: Invalid value: "string": name is immutable']);
+    assert.deepEqual(run(s, { spec: { name: 'b' } }, { spec: {} }), []);
+  });
+
+  it('ratchets: rules without oldSelf skip an unchanged value on update', () => {
+    const s = withRules([], { name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.startsWith("a")', message: 'must start with a' }] } });
+    assert.deepEqual(run(s, { spec: { name: 'bad', replicas: 2 } }, { spec: { name: 'bad', replicas: 1 } }), []);
+    assert.deepEqual(run(s, { spec: { name: 'worse' } }, { spec: { name: 'bad' } }), ['spec.name: Invalid value: "string": must start with a']);
+  });
+
+  it('correlates map-list items by their keys for oldSelf', () => {
+    const s = withRules([], {
+      l: {
+        type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'],
+        items: { type: 'object', required: ['k'], properties: { k: { type: 'string' }, v: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.v >= oldSelf.v', message: 'v may only grow' }] },
+      },
+    });
+    const old = { spec: { l: [{ k: 'a', v: 5 }, { k: 'b', v: 5 }] } };
+    assert.deepEqual(run(s, { spec: { l: [{ k: 'b', v: 6 }, { k: 'a', v: 4 }, { k: 'c', v: 0 }] } }, old), ['spec.l[1]: Invalid value: "object": v may only grow']);
+  });
+
+  it('optionalOldSelf: the rule runs on create with an absent oldSelf', () => {
+    const s = withRules([], { name: { type: 'string', 'x-kubernetes-validations': [{ rule: '!oldSelf.hasValue() || self == oldSelf.value()', optionalOldSelf: true, message: 'immutable' }] } });
+    assert.deepEqual(run(s, { spec: { name: 'a' } }), []);
+    assert.deepEqual(run(s, { spec: { name: 'b' } }, { spec: { name: 'a' } }), ['spec.name: Invalid value: "string": immutable']);
+    const create = withRules([], { name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'oldSelf.hasValue()', optionalOldSelf: true, message: 'only on update' }] } });
+    assert.deepEqual(run(create, { spec: { name: 'a' } }), ['spec.name: Invalid value: "string": only on update']);
+  });
+
+  it('shows the root rule name and generateName of metadata only', () => {
+    const s = { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.metadata.name.startsWith("x")' }], properties: { spec: { type: 'object' } } };
+    assert.deepEqual(lines(checkCrdSchema(s, F)), []);
+    assert.deepEqual(run(s, { metadata: { name: 'xa', labels: { a: 'b' } }, spec: {} }), []);
+    assert.deepEqual(run(s, { metadata: { name: 'ya' }, spec: {} }), ['<nil>: Invalid value: "object": failed rule: self.metadata.name.startsWith("x")']);
+    const labels = { ...s, 'x-kubernetes-validations': [{ rule: 'has(self.metadata.labels)' }] };
+    assert.deepEqual(lines(checkCrdSchema(labels, F)), [`${F}.x-kubernetes-validations[0].rule: Invalid value: {"rule":"has(self.metadata.labels)"}: compilation failed: undefined field 'labels'`]);
+  });
+
+  it('stops a rule over its per-call limit and an object over its budget', () => {
+    const s = withRules([{ rule: 'self.l.all(a, self.l.all(b, true))' }], { l: { type: 'array', maxItems: 200, items: { type: 'integer' } } });
+    const l = Array.from({ length: 200 }, (_, i) => i);
+    assert.deepEqual(run(s, { spec: { l } }, undefined, { perCallLimit: 1_000, budget: 1_000_000 }),
+      [`spec: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.l.all(a, self.l.all(b, true))`]);
+    // No rule runs after that one, as in kube.
+    const two = withRules([{ rule: 'self.l.all(a, self.l.all(b, true))' }, { rule: 'false' }], { l: { type: 'array', maxItems: 200, items: { type: 'integer' } } });
+    assert.equal(run(two, { spec: { l } }, undefined, { perCallLimit: 1_000, budget: 1_000_000 }).length, 1);
+    assert.equal(run(two, { spec: { l: [1] } }, undefined, { perCallLimit: 1_000, budget: 1_000_000 }).length, 1);
+    assert.deepEqual(run(s, { spec: { l } }, undefined, { perCallLimit: 1_000, budget: 500 }),
+      ['spec: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run']);
+    assert.deepEqual(run(s, { spec: { l: [1, 2, 3] } }, undefined, { perCallLimit: 1_000, budget: 500 }), []);
+  });
+
+  it('has the Kubernetes libraries: quantity, IP/CIDR, lists', () => {
+    const s = withRules([
+      { rule: 'quantity(self.memory).isLessThan(quantity("2Gi"))', message: 'memory must be below 2Gi' },
+      { rule: 'cidr("10.0.0.0/8").containsIP(self.address)', message: 'address outside 10.0.0.0/8' },
+      { rule: 'self.ports.isSorted()', message: 'ports must be sorted' },
+    ], { memory: { type: 'string' }, address: { type: 'string' }, ports: { type: 'array', items: { type: 'integer' } } });
+    assert.deepEqual(run(s, { spec: { memory: '1536Mi', address: '10.1.2.3', ports: [1, 2] } }), []);
+    assert.deepEqual(run(s, { spec: { memory: '3Gi', address: '192.168.0.1', ports: [2, 1] } }), [
+      'spec: Invalid value: "object": memory must be below 2Gi',
+      'spec: Invalid value: "object": address outside 10.0.0.0/8',
+      'spec: Invalid value: "object": ports must be sorted',
+    ]);
+  });
+
+  it('reads declared properties under their escaped names', () => {
+    const s = withRules([{ rule: 'self.foo__dash__bar == 1 && self.__namespace__ == "x"' }], { 'foo-bar': { type: 'integer' }, namespace: { type: 'string' } });
+    assert.deepEqual(run(s, { spec: { 'foo-bar': 1, namespace: 'x' } }), []);
+    assert.deepEqual(run(s, { spec: { 'foo-bar': 2, namespace: 'x' } }), ['spec: Invalid value: "object": failed rule: self.foo__dash__bar == 1 && self.__namespace__ == "x"']);
+  });
+
+  it('serves a CRD stored before its rules were checked: the bad rule is reported per object, nothing throws', () => {
+    const s = withRules([{ rule: 'self.replicas >' }, { rule: 'self.replicas > 0' }], { name: { type: 'string', pattern: '(' } });
+    assert.deepEqual(run(s, { spec: { replicas: 0, name: 'x' } }), [
+      'spec: Invalid value: "object": rule compile error: ' + String(checkCrdSchema(withRules([{ rule: 'self.replicas >' }]), F)[0]!.message).replace(/^.*compilation failed: /, ''),
+      'spec: Invalid value: "object": failed rule: self.replicas > 0',
+    ]);
+  });
+
+  it('reports an evaluation error naming the rule', () => {
+    const s = withRules([{ rule: 'self.replicas / 0 == 1' }]);
+    const got = run(s, { spec: { replicas: 1 } });
+    assert.equal(got.length, 1);
+    assert.match(got[0]!, /^spec: Invalid value: "object": .+ evaluating rule: self\.replicas \/ 0 == 1$/);
+  });
+});
