@@ -15,7 +15,8 @@ export type NameRule =
   | 'label'          // DNS-1123 label (namespaces)
   | 'dns1035'        // DNS-1035 label (services)
   | 'path-segment'   // any name that is a valid path segment (RBAC types)
-  | 'apiservice';    // `<version>.<group>` (APIService)
+  | 'apiservice'     // `<version>.<group>` (APIService)
+  | 'crd';           // a DNS-1123 subdomain equal to `<spec.names.plural>.<spec.group>` (CustomResourceDefinition)
 
 export interface Column {
   name: string;
