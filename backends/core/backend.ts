@@ -10,6 +10,7 @@ import { watchObjects } from './handlers/watch.js';
 import { create, update } from './handlers/write.js';
 import { patch } from './handlers/patch.js';
 import { createToken } from './handlers/tokenrequest.js';
+import { serveScale } from './handlers/scale.js';
 
 const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']);
 
@@ -40,6 +41,7 @@ export class CoreBackend implements ApiBackend {
         if (!this.env.tokens) throw pathNotFound();
         return createToken(this.env, this.env.tokens, t, r);
       }
+      if (sub.name === 'scale' && t.scale) return serveScale(this.env, t, r);
       if (verb === 'get') return getObject(this.env, t, r);
       if (verb === 'update') return update(this.env, t, r);
       if (verb === 'patch' && sub.name === 'status') return patch(this.env, t, r);

@@ -3,8 +3,9 @@
 // builder — authentication, authorization, health, dispatch, serving — and
 // listens. Expensive things are built once, in those builders.
 import type { Http2SecureServer } from 'node:http2';
-import { builtinRegistry, type Registry } from '../../lib/registry/index.js';
-import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
+import { builtinRegistry } from '../../lib/registry/index.js';
+import { LiveRegistry, type RegistrySource } from '../../lib/registry/live.js';
+import { liveOpenApiV3 } from '../../lib/openapi/v3.js';
 import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
 import { metricsText } from '../metrics/registry.js';
@@ -61,10 +62,10 @@ function reviews(opts: ServeOptions, hooks: AppHooks, authn: GatewayAuthenticati
 }
 
 /** Health, version, discovery (merged with the APIServices'), OpenAPI and /metrics. */
-function localRoutes(registry: Registry, health: HealthEndpoints, aggregation: Aggregation): LocalRoutes {
+function localRoutes(registry: RegistrySource, health: HealthEndpoints, aggregation: Aggregation): LocalRoutes {
   const discovery = aggregation.discovery;
   const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
-  return { health, discovery, openapi: buildOpenApiV3(registry, version), metrics: metricsText };
+  return { health, discovery, openapi: liveOpenApiV3(registry, version), metrics: metricsText };
 }
 
 export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<RunningServer> {
@@ -72,7 +73,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const startedAt = clock();
   const log = hooks.log;
   const tls = await loadGatewayTls(opts);
-  const registry = builtinRegistry();
+  // The registry in force: the core backend swaps it when CustomResourceDefinitions change.
+  const registry = new LiveRegistry(builtinRegistry());
   const tokenMethods = await loadTokenMethods(opts, log);
   const requestheader = requestheaderConfig(opts, tls);
   // One list of identity headers: stripped after authentication, and again from everything proxied.

@@ -25,8 +25,8 @@ export interface Column {
   description: string;
   /** 0 = always shown; 1 = shown with -o wide. */
   priority: 0 | 1;
-  /** The cell of one row; `now` is the time of the response (for ages). */
-  cell(obj: KObject, now: number): string | number | boolean;
+  /** The cell of one row; `now` is the time of the response (for ages). null = no value (kubectl prints `<none>`). */
+  cell(obj: KObject, now: number): string | number | boolean | null;
 }
 
 export interface Subresource {
@@ -87,6 +87,22 @@ export interface ResourceType {
    * (strategic merge patch is refused, every field is accepted).
    */
   schema?: StructNode;
+  /**
+   * The kind's schema as published in /openapi/v2 and /openapi/v3 when it is not
+   * generated from `schema` (custom resources: the CRD version's openAPIV3Schema).
+   */
+  openapi?: Readonly<Record<string, unknown>>;
+  /** The scale subresource's paths (custom resources with `subresources.scale`). */
+  scale?: ScalePaths;
+  /** The CustomResourceDefinition this type comes from (metadata.name), for custom resources. */
+  crd?: string;
+}
+
+/** Where a custom resource keeps what autoscaling/v1 Scale shows (simple JSON paths, `.spec.replicas`). */
+export interface ScalePaths {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  readonly labelSelectorPath?: string;
 }
 
 export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {

@@ -60,6 +60,7 @@ describe('CustomResourceDefinition type', () => {
     ['a column of a bad type', (c) => { c.spec.versions[0].additionalPrinterColumns[0].type = 'text'; }, /additionalPrinterColumns\[0\]\.type: Invalid value: "text": must be one of boolean,date,integer,number,string/],
     ['a scale path outside .spec', (c) => { c.spec.versions[0].subresources.scale.specReplicasPath = '.status.replicas'; }, /spec\.versions\[0\]\.subresources\.scale\.specReplicasPath: Invalid value: "\.status\.replicas": should be a json path under \.spec/],
     ['a webhook conversion without a client config', (c) => { c.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'] } }; }, /spec\.conversion\.webhook\.clientConfig: Required value: exactly one of url or service is required/],
+    ['a k8s.io group without the approval annotation', (c) => { c.spec.group = 'x.k8s.io'; c.metadata.name = 'widgets.x.k8s.io'; }, /metadata\.annotations\[api-approved\.kubernetes\.io\]: Required value: protected groups must have approval annotation "api-approved\.kubernetes\.io", see https:\/\/github\.com\/kubernetes\/enhancements\/pull\/1111/],
     ['an unknown conversion strategy', (c) => { c.spec.conversion = { strategy: 'Magic' }; }, /spec\.conversion\.strategy: Unsupported value: "Magic"/],
   ];
   for (const [what, mutate, message] of bad) {

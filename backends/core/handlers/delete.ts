@@ -15,6 +15,7 @@ import { listPrefix, objectKey } from '../keys.js';
 import { parseListRequest } from '../listoptions.js';
 import { markTerminating, PROTECTED_NAMESPACES } from '../namespaces.js';
 import { isFinalized } from '../objects.js';
+import { isCrdType, markCrdTerminating } from '../controllers/crd.js';
 import { listAs, listJson, outputFor } from '../render.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
@@ -79,6 +80,7 @@ function planDelete(t: ResourceType, cur: KObject, opts: DeleteOptions, now: num
   let next: KObject = { ...cur, metadata: { ...meta, finalizers } };
   if (finalizers.length === 0) delete next.metadata.finalizers;
   if (isNamespace(t)) next = markTerminating(next, now);
+  else if (isCrdType(t) && meta.deletionTimestamp === undefined) next = markCrdTerminating(next, now);
   const pendingFinalizers = !isFinalized(next);
   if (!pendingFinalizers && !(grace !== undefined && grace > 0)) return { kind: 'remove' };
   if (!graceChanged && finalizers === (meta.finalizers ?? []) && meta.deletionTimestamp !== undefined) return { kind: 'unchanged' };

@@ -206,10 +206,33 @@ export function isEstablished(crd: unknown): boolean {
   return list(crd, 'status', 'conditions').some((c) => str(c, 'type') === 'Established' && str(c, 'status') === 'True');
 }
 
+const APPROVAL = 'api-approved.kubernetes.io';
+const APPROVAL_LINK = 'see https://github.com/kubernetes/enhancements/pull/1111';
+
+/** kube's validateAPIApproval: groups under k8s.io and kubernetes.io need the approval annotation. */
+function validateApproval(crd: KObject, old: KObject | undefined): StatusCause[] {
+  const group = str(crd, 'spec', 'group');
+  const isProtected = (g: string) => g === 'k8s.io' || g === 'kubernetes.io' || g.endsWith('.k8s.io') || g.endsWith('.kubernetes.io');
+  if (!isProtected(group)) return [];
+  const state = (o: KObject | undefined) => {
+    const v = o?.metadata.annotations?.[APPROVAL];
+    if (v === undefined) return 'missing';
+    if (v.startsWith('unapproved')) return 'unapproved';
+    try { new URL(v); return 'approved'; } catch { return 'invalid'; }
+  };
+  const now = state(crd);
+  // An update keeps whatever state the stored object had (kube lets existing objects continue).
+  if (old && state(old) === now) return [];
+  const field = `metadata.annotations[${APPROVAL}]`;
+  if (now === 'missing') return [cause.required(field, `protected groups must have approval annotation "${APPROVAL}", ${APPROVAL_LINK}`)];
+  if (now === 'invalid') return [cause.invalid(field, crd.metadata.annotations?.[APPROVAL], `protected groups must have approval annotation "${APPROVAL}" with either a URL or a reason starting with "unapproved", ${APPROVAL_LINK}`)];
+  return [];
+}
+
 /** ValidateCustomResourceDefinition, and on update the immutable fields of ValidateCustomResourceDefinitionSpecUpdate. */
 export function validateCrd(crd: KObject, old: KObject | undefined): StatusCause[] {
   const spec = obj(crd['spec']);
-  const causes: StatusCause[] = [];
+  const causes: StatusCause[] = validateApproval(crd, old);
   const group = spec['group'];
   if (typeof group !== 'string' || group === '') causes.push(cause.required('spec.group'));
   else {

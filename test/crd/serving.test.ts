@@ -1,0 +1,242 @@
+// Custom resources served from a CustomResourceDefinition on a live registry:
+// lifecycle conditions, discovery and OpenAPI following the CRD, every verb
+// through the generic handlers, status and scale subresources, printer
+// columns, selectable fields, name conflicts, and deletion of the CRD with
+// its objects.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { CRD_PATH, crontab, crontabCrd } from './fixtures.js';
+
+type Json = Record<string, any>;
+const CT = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+
+async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function waitEstablished(s: TestServer, name: string, path: string): Promise<Json> {
+  return until(`${name} established and served`, async () => {
+    const r = await s.admin.request('GET', `${CRD_PATH}/${name}`);
+    const est = (r.json as Json)?.status?.conditions?.find((c: Json) => c.type === 'Established');
+    if (est?.status !== 'True') return undefined;
+    const served = await s.admin.request('GET', path);
+    return served.status === 200 ? r.json as Json : undefined;
+  });
+}
+
+describe('custom resources', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+    const r = await s.admin.request('POST', CRD_PATH, crontabCrd());
+    assert.equal(r.status, 201, r.text);
+    await waitEstablished(s, 'crontabs.stable.example.com', CT);
+  });
+  after(async () => { await s.close(); });
+
+  it('sets NamesAccepted, Established, acceptedNames and storedVersions', async () => {
+    const crd = (await s.admin.request('GET', `${CRD_PATH}/crontabs.stable.example.com`)).json as Json;
+    const cond = (t: string) => crd.status.conditions.find((c: Json) => c.type === t);
+    assert.equal(cond('NamesAccepted').status, 'True');
+    assert.equal(cond('NamesAccepted').reason, 'NoConflicts');
+    assert.equal(cond('Established').reason, 'InitialNamesAccepted');
+    assert.equal(crd.status.acceptedNames.plural, 'crontabs');
+    assert.deepEqual(crd.status.acceptedNames.shortNames, ['ct']);
+    assert.deepEqual(crd.status.storedVersions, ['v1']);
+  });
+
+  it('is in /apis, /apis/<group>, the resource list, aggregated discovery and OpenAPI v2/v3', async () => {
+    const apis = (await s.admin.request('GET', '/apis')).json as Json;
+    assert.ok(apis.groups.some((g: Json) => g.name === 'stable.example.com' && g.preferredVersion.version === 'v1'));
+    const group = await s.admin.request('GET', '/apis/stable.example.com');
+    assert.equal(group.status, 200, group.text);
+    const list = (await s.admin.request('GET', '/apis/stable.example.com/v1')).json as Json;
+    const names = list.resources.map((r: Json) => r.name).sort();
+    assert.deepEqual(names, ['crontabs', 'crontabs/scale', 'crontabs/status']);
+    const ct = list.resources.find((r: Json) => r.name === 'crontabs');
+    assert.deepEqual(ct.shortNames, ['ct']);
+    assert.equal(ct.namespaced, true);
+    assert.equal(ct.kind, 'CronTab');
+    const scale = list.resources.find((r: Json) => r.name === 'crontabs/scale');
+    assert.equal(scale.group, 'autoscaling');
+    assert.equal(scale.kind, 'Scale');
+    const agg = await s.admin.request('GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+    const g = (agg.json as Json).items.find((x: Json) => x.metadata.name === 'stable.example.com');
+    assert.equal(g.versions[0].resources[0].resource, 'crontabs');
+    const v3 = (await s.admin.request('GET', '/openapi/v3')).json as Json;
+    const url = v3.paths['apis/stable.example.com/v1'].serverRelativeURL;
+    const doc = (await s.admin.request('GET', url)).json as Json;
+    const def = doc.components.schemas['com.example.stable.v1.CronTab'];
+    assert.equal(def.properties.spec.properties.replicas.type, 'integer');
+    assert.deepEqual(def['x-kubernetes-group-version-kind'], [{ group: 'stable.example.com', kind: 'CronTab', version: 'v1' }]);
+    const v2 = (await s.admin.request('GET', '/openapi/v2')).json as Json;
+    assert.ok(v2.definitions['com.example.stable.v1.CronTabList']);
+    assert.ok(v2.paths['/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}']);
+  });
+
+  it('autoregisters a local APIService for the group version', async () => {
+    const a = await until('APIService v1.stable.example.com', async () => {
+      const r = await s.admin.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.stable.example.com');
+      return r.status === 200 ? r.json as Json : undefined;
+    });
+    assert.equal(a.metadata.labels['kube-aggregator.kubernetes.io/automanaged'], 'true');
+    assert.equal(a.spec.groupPriorityMinimum, 1000);
+    assert.equal(a.spec.versionPriority, 100);
+    assert.equal(a.spec.service, undefined);
+  });
+
+  it('serves create, get, list, update, patches, delete, with generation on spec only', async () => {
+    const c = await s.admin.request('POST', CT, crontab('one', { cronSpec: '* * * * */5', image: 'img:1', replicas: 1 }));
+    assert.equal(c.status, 201, c.text);
+    const o = c.json as Json;
+    assert.equal(o.metadata.generation, 1);
+    assert.equal(o.apiVersion, 'stable.example.com/v1');
+    assert.ok(o.metadata.uid);
+    const got = await s.admin.request('GET', `${CT}/one`);
+    assert.equal(got.status, 200);
+    const listed = (await s.admin.request('GET', CT)).json as Json;
+    assert.equal(listed.kind, 'CronTabList');
+    assert.deepEqual(listed.items.map((i: Json) => i.metadata.name), ['one']);
+    const merged = await s.admin.request('PATCH', `${CT}/one`, { spec: { replicas: 2 } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(merged.status, 200, merged.text);
+    assert.equal((merged.json as Json).metadata.generation, 2);
+    const jp = await s.admin.request('PATCH', `${CT}/one`, [{ op: 'replace', path: '/spec/image', value: 'img:2' }], { 'content-type': 'application/json-patch+json' });
+    assert.equal(jp.status, 200, jp.text);
+    const smp = await s.admin.request('PATCH', `${CT}/one`, { spec: { replicas: 3 } }, { 'content-type': 'application/strategic-merge-patch+json' });
+    assert.equal(smp.status, 415, smp.text);
+    const cur = jp.json as Json;
+    cur.metadata.labels = { tier: 'a' };
+    const put = await s.admin.request('PUT', `${CT}/one`, cur);
+    assert.equal(put.status, 200, put.text);
+    assert.equal((put.json as Json).metadata.generation, 3, 'a label change does not bump the generation');
+    const dry = await s.admin.request('POST', `${CT}?dryRun=All`, crontab('dry', { image: 'x' }));
+    assert.equal(dry.status, 201);
+    assert.equal((await s.admin.request('GET', `${CT}/dry`)).status, 404);
+    const other = await s.admin.request('POST', CT, crontab('two', { image: 'img:9' }));
+    assert.equal(other.status, 201);
+    const sel = (await s.admin.request('GET', `${CT}?fieldSelector=spec.image%3Dimg:9`)).json as Json;
+    assert.deepEqual(sel.items.map((i: Json) => i.metadata.name), ['two']);
+    const lsel = (await s.admin.request('GET', `${CT}?labelSelector=tier%3Da`)).json as Json;
+    assert.deepEqual(lsel.items.map((i: Json) => i.metadata.name), ['one']);
+    const page = (await s.admin.request('GET', `${CT}?limit=1`)).json as Json;
+    assert.equal(page.items.length, 1);
+    assert.ok(page.metadata.continue);
+    const badField = await s.admin.request('GET', `${CT}?fieldSelector=spec.cronSpec%3Dx`);
+    assert.equal(badField.status, 400, badField.text);
+    const del = await s.admin.request('DELETE', `${CT}/two`);
+    assert.equal(del.status, 200, del.text);
+  });
+
+  it('keeps status and spec apart through the status subresource', async () => {
+    await s.admin.request('POST', CT, crontab('st', { image: 'a', replicas: 1 }));
+    const withStatus = { ...crontab('st', { image: 'a', replicas: 1 }), status: { replicas: 7 } };
+    const st = await s.admin.request('PUT', `${CT}/st/status`, withStatus);
+    assert.equal(st.status, 200, st.text);
+    assert.equal((st.json as Json).status.replicas, 7);
+    assert.equal((st.json as Json).metadata.generation, 1, 'a status write does not bump the generation');
+    const main = { ...(st.json as Json), spec: { image: 'b', replicas: 1 }, status: { replicas: 0 } };
+    const put = await s.admin.request('PUT', `${CT}/st`, main);
+    assert.equal(put.status, 200, put.text);
+    assert.equal((put.json as Json).status.replicas, 7, 'PUT on the object ignores status');
+    assert.equal((put.json as Json).spec.image, 'b');
+    const spec2 = { ...(put.json as Json), spec: { image: 'zzz' } };
+    const st2 = await s.admin.request('PUT', `${CT}/st/status`, spec2);
+    assert.equal((st2.json as Json).spec.image, 'b', 'PUT on status ignores the spec');
+  });
+
+  it('serves autoscaling/v1 Scale from the scale paths, and writes replicas through it', async () => {
+    await s.admin.request('POST', CT, crontab('sc', { image: 'a', replicas: 2 }));
+    await s.admin.request('PATCH', `${CT}/sc/status`, { status: { replicas: 2, labelSelector: 'app=sc' } }, { 'content-type': 'application/merge-patch+json' });
+    const g = await s.admin.request('GET', `${CT}/sc/scale`);
+    assert.equal(g.status, 200, g.text);
+    const sc = g.json as Json;
+    assert.equal(sc.kind, 'Scale');
+    assert.equal(sc.apiVersion, 'autoscaling/v1');
+    assert.deepEqual(sc.spec, { replicas: 2 });
+    assert.deepEqual(sc.status, { replicas: 2, selector: 'app=sc' });
+    const p = await s.admin.request('PATCH', `${CT}/sc/scale`, { spec: { replicas: 5 } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(p.status, 200, p.text);
+    assert.equal((p.json as Json).spec.replicas, 5);
+    const obj = (await s.admin.request('GET', `${CT}/sc`)).json as Json;
+    assert.equal(obj.spec.replicas, 5);
+    assert.equal(obj.metadata.generation, 2);
+    const neg = await s.admin.request('PUT', `${CT}/sc/scale`, { ...sc, spec: { replicas: -1 } });
+    assert.equal(neg.status, 422, neg.text);
+    assert.match((neg.json as Json).message, /spec\.replicas: Invalid value: -1: must be greater than or equal to 0/);
+    const stale = await s.admin.request('PUT', `${CT}/sc/scale`, { ...sc, spec: { replicas: 1 } });
+    assert.equal(stale.status, 409, stale.text);
+  });
+
+  it('answers a Table with the printer columns (priority 1 marked for -o wide) and nulls for absent values', async () => {
+    await s.admin.request('POST', CT, crontab('tb', { cronSpec: '*/1 * * * *', image: 'im' }));
+    const r = await s.admin.request('GET', `${CT}/tb`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    assert.equal(r.status, 200, r.text);
+    const t = r.json as Json;
+    assert.deepEqual(t.columnDefinitions.map((c: Json) => [c.name, c.type, c.priority]), [['Name', 'string', 0], ['Spec', 'string', 0], ['Replicas', 'integer', 0], ['Image', 'string', 1], ['Age', 'date', 0]]);
+    assert.deepEqual(t.rows[0].cells.slice(0, 4), ['tb', '*/1 * * * *', null, 'im']);
+  });
+
+  it('refuses a CRD whose kind or plural is taken in its group (KindConflict, PluralConflict), and does not serve it', async () => {
+    const clash = crontabCrd({ group: 'stable.example.com', plural: 'othertabs', kind: 'CronTab', shortNames: [] }) as Json;
+    clash.spec.names.singular = 'othertab';
+    const r = await s.admin.request('POST', CRD_PATH, clash);
+    assert.equal(r.status, 201, r.text);
+    const crd = await until('NamesAccepted False', async () => {
+      const g = (await s.admin.request('GET', `${CRD_PATH}/othertabs.stable.example.com`)).json as Json;
+      const c = g.status?.conditions?.find((x: Json) => x.type === 'NamesAccepted');
+      return c ? g : undefined;
+    });
+    const c = crd.status.conditions.find((x: Json) => x.type === 'NamesAccepted');
+    assert.equal(c.status, 'False');
+    assert.equal(c.reason, 'KindConflict');
+    assert.equal(c.message, '"CronTab" is already in use');
+    assert.equal(crd.status.conditions.find((x: Json) => x.type === 'Established')?.status, 'False');
+    assert.equal((await s.admin.request('GET', '/apis/stable.example.com/v1/namespaces/default/othertabs')).status, 404);
+    const builtin = crontabCrd({ group: 'apiregistration.k8s.io', plural: 'apiservices', kind: 'Thing' });
+    (builtin as Json).metadata.annotations = { 'api-approved.kubernetes.io': 'unapproved, test' };
+    const rb = await s.admin.request('POST', CRD_PATH, builtin);
+    assert.equal(rb.status, 201, rb.text);
+    const b = await until('built-in clash refused', async () => {
+      const g = (await s.admin.request('GET', `${CRD_PATH}/apiservices.apiregistration.k8s.io`)).json as Json;
+      return g.status?.conditions?.find((x: Json) => x.type === 'NamesAccepted');
+    });
+    assert.equal(b.reason, 'PluralConflict');
+    assert.equal((await s.admin.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices')).status, 200, 'the built-in is still served');
+  });
+
+  it('deletes a CRD with its objects (customresourcecleanup finalizer), then stops serving it', async () => {
+    const crd = crontabCrd({ group: 'gone.example.com', plural: 'gadgets', kind: 'Gadget', shortNames: [], scope: 'Cluster' });
+    assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
+    const path = '/apis/gone.example.com/v1/gadgets';
+    await waitEstablished(s, 'gadgets.gone.example.com', path);
+    for (const n of ['a', 'b']) assert.equal((await s.admin.request('POST', path, crontab(n, { image: n }, 'gone.example.com', 'Gadget'))).status, 201);
+    const d = await s.admin.request('DELETE', `${CRD_PATH}/gadgets.gone.example.com`);
+    assert.equal(d.status, 200, d.text);
+    const pending = d.json as Json;
+    assert.ok(pending.metadata.deletionTimestamp);
+    assert.deepEqual(pending.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+    assert.equal(pending.status.conditions.find((c: Json) => c.type === 'Terminating')?.status, 'True');
+    await until('the CRD gone', async () => ((await s.admin.request('GET', `${CRD_PATH}/gadgets.gone.example.com`)).status === 404 ? true : undefined));
+    await until('the resource unserved', async () => ((await s.admin.request('GET', path)).status === 404 ? true : undefined));
+    const apis = (await s.admin.request('GET', '/apis')).json as Json;
+    assert.ok(!apis.groups.some((g: Json) => g.name === 'gone.example.com'));
+    await until('its APIService gone', async () => ((await s.admin.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.gone.example.com')).status === 404 ? true : undefined));
+  });
+
+  it('removes namespaced custom resources with their namespace', async () => {
+    assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'crns' } })).status, 201);
+    const path = '/apis/stable.example.com/v1/namespaces/crns/crontabs';
+    assert.equal((await s.admin.request('POST', path, crontab('x', { image: 'x' }))).status, 201);
+    assert.equal((await s.admin.request('DELETE', '/api/v1/namespaces/crns')).status, 200);
+    await until('the namespace gone', async () => ((await s.admin.request('GET', '/api/v1/namespaces/crns')).status === 404 ? true : undefined));
+    const all = (await s.admin.request('GET', '/apis/stable.example.com/v1/crontabs')).json as Json;
+    assert.ok(!all.items.some((i: Json) => i.metadata.namespace === 'crns'));
+  });
+});
