@@ -73,13 +73,20 @@ describe('CustomResourceDefinition type', () => {
     });
   }
 
-  it('keeps group and plural immutable', async () => {
+  it('keeps group and plural immutable, and scope once Established', async () => {
     const created = await s.admin.request('POST', CRD_PATH, variant((c) => { c.spec.group = 'imm.example.com'; c.metadata.name = 'widgets.imm.example.com'; }));
     assert.equal(created.status, 201, created.text);
-    const o = created.json as Json;
+    // The naming controller writes status right after create: read it back once it has.
+    let o: Json = created.json as Json;
+    for (let i = 0; i < 200 && !o.status?.conditions; i++) {
+      await new Promise((res) => setTimeout(res, 25));
+      o = (await s.admin.request('GET', `${CRD_PATH}/widgets.imm.example.com`)).json as Json;
+    }
     o.spec.names.plural = 'gadgets';
+    o.spec.scope = 'Cluster';
     const r = await s.admin.request('PUT', `${CRD_PATH}/widgets.imm.example.com`, o);
     assert.equal(r.status, 422, r.text);
     assert.match((r.json as Json).message, /spec\.names\.plural: Invalid value: "gadgets": field is immutable/);
+    assert.match((r.json as Json).message, /spec\.scope: Invalid value: "Cluster": field is immutable/, 'scope is immutable once Established');
   });
 });
