@@ -230,6 +230,22 @@ describe('custom resources', () => {
     await until('its APIService gone', async () => ((await s.admin.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.gone.example.com')).status === 404 ? true : undefined));
   });
 
+  it('authorizes the new resources by RBAC at once, with no restart', async () => {
+    const as = { 'impersonate-user': 'crd-reader' };
+    const denied = await s.admin.request('GET', CT, undefined, as);
+    assert.equal(denied.status, 403, denied.text);
+    assert.match((denied.json as Json).message, /cannot list resource "crontabs" in API group "stable\.example\.com" in the namespace "default"/);
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'crontab-reader', namespace: 'default' },
+      rules: [{ apiGroups: ['stable.example.com'], resources: ['crontabs', 'crontabs/scale'], verbs: ['get', 'list'] }] };
+    assert.equal((await s.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', role)).status, 201);
+    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'crontab-reader', namespace: 'default' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'crontab-reader' }, subjects: [{ kind: 'User', name: 'crd-reader', apiGroup: 'rbac.authorization.k8s.io' }] };
+    assert.equal((await s.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', binding)).status, 201);
+    await until('the binding in force', async () => ((await s.admin.request('GET', CT, undefined, as)).status === 200 ? true : undefined));
+    const write = await s.admin.request('POST', CT, crontab('nope', { image: 'x' }), as);
+    assert.equal(write.status, 403, write.text);
+  });
+
   it('removes namespaced custom resources with their namespace', async () => {
     assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'crns' } })).status, 201);
     const path = '/apis/stable.example.com/v1/namespaces/crns/crontabs';
@@ -238,5 +254,32 @@ describe('custom resources', () => {
     await until('the namespace gone', async () => ((await s.admin.request('GET', '/api/v1/namespaces/crns')).status === 404 ? true : undefined));
     const all = (await s.admin.request('GET', '/apis/stable.example.com/v1/crontabs')).json as Json;
     assert.ok(!all.items.some((i: Json) => i.metadata.namespace === 'crns'));
+  });
+});
+
+describe('custom resources on the file store across a restart', () => {
+  it('serves the stored CRD and its objects from the first request after a restart', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-crd-'));
+    try {
+      const flags = ['--storage-backend', 'file'];
+      const first = await startTestServer({ flags, dataDir });
+      assert.equal((await first.admin.request('POST', CRD_PATH, crontabCrd())).status, 201);
+      await waitEstablished(first, 'crontabs.stable.example.com', CT);
+      assert.equal((await first.admin.request('POST', CT, crontab('kept', { image: 'k' }))).status, 201);
+      await first.close();
+      const second = await startTestServer({ flags, dataDir });
+      try {
+        const r = await second.admin.request('GET', `${CT}/kept`);
+        assert.equal(r.status, 200, r.text);
+        assert.equal((r.json as Json).spec.image, 'k');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
