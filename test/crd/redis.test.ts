@@ -7,17 +7,10 @@ import assert from 'node:assert/strict';
 import { startGatehouse, stopAll, type Gatehouse } from '../e2e/helpers.js';
 import { REDIS_URL, dropPrefix, redisSkipReason, uniquePrefix } from '../store/fixtures/redis-env.js';
 import { CRD_PATH, crontab, crontabCrd } from './fixtures.js';
+import { until } from '../gc/helpers.js';
 
 const skip = await redisSkipReason();
 const CT = '/apis/stable.example.com/v1/namespaces/default/crontabs';
-
-async function until(what: string, f: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await f())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('custom resources across two processes on one redis', { skip }, () => {
   const prefix = uniquePrefix('crd');
@@ -37,7 +30,7 @@ describe('custom resources across two processes on one redis', { skip }, () => {
     assert.equal((await b.admin.request('GET', CT)).status, 404);
     const created = await a.admin.request('POST', CRD_PATH, crontabCrd());
     assert.equal(created.status, 201, created.text);
-    await until('process b serving crontabs', async () => (await b.admin.request('GET', CT)).status === 200);
+    await until('process b serving crontabs', async () => ((await b.admin.request('GET', CT)).status === 200 ? true : undefined), 15_000);
     const list = await b.admin.request('GET', '/apis/stable.example.com/v1');
     assert.equal(list.status, 200);
     assert.ok(list.json.resources.some((r: { name: string }) => r.name === 'crontabs'));
@@ -46,7 +39,7 @@ describe('custom resources across two processes on one redis', { skip }, () => {
   });
 
   it('reads and watches through one process the custom resources written through the other', async () => {
-    await until('process a serving crontabs', async () => (await a.admin.request('GET', CT)).status === 200);
+    await until('process a serving crontabs', async () => ((await a.admin.request('GET', CT)).status === 200 ? true : undefined), 15_000);
     const from = (await a.admin.request('GET', CT)).json.metadata.resourceVersion as string;
     const w = await a.admin.watch(`${CT}?watch=1&resourceVersion=${from}`);
     try {
@@ -66,8 +59,8 @@ describe('custom resources across two processes on one redis', { skip }, () => {
   it('takes the type away from both processes when the CRD is deleted through one', async () => {
     const d = await b.admin.request('DELETE', `${CRD_PATH}/crontabs.stable.example.com`);
     assert.equal(d.status, 200, d.text);
-    await until('the CRD and its objects gone', async () => (await a.admin.request('GET', `${CRD_PATH}/crontabs.stable.example.com`)).status === 404);
-    for (const p of [a, b]) await until('crontabs unserved', async () => (await p.admin.request('GET', CT)).status === 404);
+    await until('the CRD and its objects gone', async () => ((await a.admin.request('GET', `${CRD_PATH}/crontabs.stable.example.com`)).status === 404 ? true : undefined), 15_000);
+    for (const p of [a, b]) await until('crontabs unserved', async () => ((await p.admin.request('GET', CT)).status === 404 ? true : undefined), 15_000);
     const apis = await a.admin.request('GET', '/apis');
     assert.ok(!apis.json.groups.some((g: { name: string }) => g.name === 'stable.example.com'));
   });

@@ -7,19 +7,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { CRD_PATH, crontab, crontabCrd } from './fixtures.js';
+import { until } from '../gc/helpers.js';
 
 type Json = Record<string, any>;
 const CT = '/apis/stable.example.com/v1/namespaces/default/crontabs';
-
-async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 export async function waitEstablished(s: TestServer, name: string, path: string): Promise<Json> {
   return until(`${name} established and served`, async () => {
