@@ -274,3 +274,28 @@ describe('custom resources on the file store across a restart', () => {
     }
   });
 });
+
+describe('garbage collection between built-ins and custom resources', () => {
+  let s: TestServer;
+  const GC = '/apis/gc.example.com/v1/namespaces/default/gadgets';
+  before(async () => {
+    s = await startTestServer();
+    const crd = crontabCrd({ group: 'gc.example.com', plural: 'gadgets', kind: 'Gadget', shortNames: [] });
+    assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
+    await waitEstablished(s, 'gadgets.gc.example.com', GC);
+  });
+  after(async () => { await s.close(); });
+
+  it('collects a custom resource whose ConfigMap owner is deleted, and a ConfigMap whose custom resource owner is', async () => {
+    const owner = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'gc-owner' } });
+    assert.equal(owner.status, 201);
+    const ref = (o: Json, kind: string, apiVersion: string) => [{ apiVersion, kind, name: o.metadata.name, uid: o.metadata.uid }];
+    const dep = await s.admin.request('POST', GC, { ...crontab('gc-dep', { image: 'x' }, 'gc.example.com', 'Gadget'), metadata: { name: 'gc-dep', ownerReferences: ref(owner.json as Json, 'ConfigMap', 'v1') } });
+    assert.equal(dep.status, 201, dep.text);
+    const cm = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'gc-cm', ownerReferences: ref(dep.json as Json, 'Gadget', 'gc.example.com/v1') } });
+    assert.equal(cm.status, 201, cm.text);
+    assert.equal((await s.admin.request('DELETE', '/api/v1/namespaces/default/configmaps/gc-owner')).status, 200);
+    await until('the custom resource collected', async () => ((await s.admin.request('GET', `${GC}/gc-dep`)).status === 404 ? true : undefined));
+    await until('its ConfigMap collected', async () => ((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps/gc-cm')).status === 404 ? true : undefined));
+  });
+});
