@@ -13,6 +13,18 @@ const DEFAULT_COLUMNS: readonly Column[] = [
   { name: 'Created At', type: 'date', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: (o) => o.metadata.creationTimestamp ?? '' },
 ];
 
+/**
+ * A stored object as the version `t` serves it. Custom resources of several
+ * versions share one key range; with conversion None (the only strategy served
+ * so far) a version differs only in apiVersion, which kube rewrites on the way
+ * out. The object itself when nothing differs (its memoized JSON stays in use).
+ */
+export function servedAs(t: ResourceType, obj: KObject): KObject {
+  if (t.crd === undefined) return obj;
+  const apiVersion = apiVersionOf(t);
+  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+}
+
 /** The representation of answers about `t`: protobuf only for types with a protobuf schema, CBOR when the gate is on. */
 export function outputFor(env: Pick<CoreEnv, 'cbor'>, t: ResourceType, accept: string | undefined): Output {
   return negotiateOutput(accept, RESOURCE_AS, { protobuf: hasSchema(apiVersionOf(t), t.kind), cbor: env.cbor });
@@ -38,6 +50,7 @@ function columnsOf(t: ResourceType): readonly Column[] {
 
 export function table(t: ResourceType, objs: readonly KObject[], listMeta: ListMeta, asVersion: string, include: IncludeObject, now: number, headers = true): Record<string, unknown> {
   const cols = columnsOf(t);
+  objs = objs.map((o) => servedAs(t, o));
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${asVersion}`,
@@ -97,6 +110,6 @@ export function objectAs(t: ResourceType, obj: KObject, out: Output, query: URLS
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
       return partialMetadata(obj, out.asVersion ?? 'v1');
-    default: return obj;
+    default: return servedAs(t, obj);
   }
 }

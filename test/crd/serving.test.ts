@@ -299,3 +299,40 @@ describe('garbage collection between built-ins and custom resources', () => {
     await until('its ConfigMap collected', async () => ((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps/gc-cm')).status === 404 ? true : undefined));
   });
 });
+
+describe('a CRD with two served versions (conversion None)', () => {
+  let s: TestServer;
+  const base = (v: string) => `/apis/multi.example.com/${v}/namespaces/default/things`;
+  before(async () => {
+    s = await startTestServer();
+    const crd = crontabCrd({ group: 'multi.example.com', plural: 'things', kind: 'Thing', shortNames: [] }) as Json;
+    const v1 = crd.spec.versions[0];
+    crd.spec.versions = [{ ...structuredClone(v1), name: 'v1beta1', storage: false }, v1];
+    assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
+    await waitEstablished(s, 'things.multi.example.com', base('v1beta1'));
+  });
+  after(async () => { await s.close(); });
+
+  it('prefers the GA version in discovery and serves one object through both versions with its own apiVersion', async () => {
+    const g = (await s.admin.request('GET', '/apis/multi.example.com')).json as Json;
+    assert.deepEqual(g.versions.map((v: Json) => v.version), ['v1', 'v1beta1']);
+    assert.equal(g.preferredVersion.version, 'v1');
+    const c = await s.admin.request('POST', base('v1beta1'), { apiVersion: 'multi.example.com/v1beta1', kind: 'Thing', metadata: { name: 't' }, spec: { image: 'a' } });
+    assert.equal(c.status, 201, c.text);
+    assert.equal((c.json as Json).apiVersion, 'multi.example.com/v1beta1');
+    const v1 = (await s.admin.request('GET', `${base('v1')}/t`)).json as Json;
+    assert.equal(v1.apiVersion, 'multi.example.com/v1');
+    assert.equal(v1.spec.image, 'a');
+    const list = (await s.admin.request('GET', base('v1'))).json as Json;
+    assert.deepEqual(list.items.map((i: Json) => i.apiVersion), ['multi.example.com/v1']);
+    const p = await s.admin.request('PATCH', `${base('v1')}/t`, { spec: { image: 'b' } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(p.status, 200, p.text);
+    assert.equal((p.json as Json).apiVersion, 'multi.example.com/v1');
+    assert.equal((p.json as Json).metadata.generation, 2);
+    const back = (await s.admin.request('GET', `${base('v1beta1')}/t`)).json as Json;
+    assert.equal(back.apiVersion, 'multi.example.com/v1beta1');
+    assert.equal(back.spec.image, 'b');
+    const crd = (await s.admin.request('GET', `${CRD_PATH}/things.multi.example.com`)).json as Json;
+    assert.deepEqual(crd.status.storedVersions, ['v1']);
+  });
+});

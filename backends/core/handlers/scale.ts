@@ -21,7 +21,7 @@ import type { ResourceType, ScalePaths } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { prepareUpdate } from '../objects.js';
-import { outputFor } from '../render.js';
+import { outputFor, servedAs } from '../render.js';
 import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
@@ -100,7 +100,9 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
   const dryRun = parseDryRun(r.query, r.info.verb === 'update' ? 'UpdateOptions' : 'PatchOptions');
   const body = r.body ?? await readBody(r.req, env.bodyLimit);
   await retryOnConflict(async () => {
-    const old = await storeCall(gr, name, () => env.store.get(key));
+    const stored = await storeCall(gr, name, () => env.store.get(key));
+    // Read through the version of the request (custom resources of several versions share their objects).
+    const old = stored && servedAs(t, stored);
     if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
     const wanted = await requestedScale(env, r, scaleOf(old, paths), body);
     // ValidateScale before the resourceVersion precondition, as kube's scaleUpdatedObjectInfo.

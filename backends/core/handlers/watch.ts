@@ -16,7 +16,7 @@ import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js'
 import type { CoreEnv } from '../env.js';
 import { listPrefix } from '../keys.js';
 import { parseWatchRequest, type WatchRequest } from '../listoptions.js';
-import { includeObjectOf, outputFor, partialMetadata, table } from '../render.js';
+import { includeObjectOf, outputFor, partialMetadata, servedAs, table } from '../render.js';
 import { fromStoreError } from '../storeerrors.js';
 import { StoreError, type StoreEvent, type Watcher } from '../store/types.js';
 
@@ -162,8 +162,9 @@ class WatchStream {
     else if (before) this.send('DELETED', stamped(ev.prev!, ev.rev));
   }
 
-  send(type: WireType, obj: KObject): void {
+  send(type: WireType, stored: KObject): void {
     if (this.closed) return;
+    const obj = servedAs(this.t, stored);
     const rev = Number(obj.metadata.resourceVersion);
     if (rev > this.lastRev) this.lastRev = rev;
     if (this.out.format === 'protobuf') this.writeFrame(type, () => (this.out.as ? encodeWatchFrame(type, partialMetadata(obj, 'v1')) : eventFrame(type, obj)));
