@@ -50,6 +50,8 @@ export class CoreBackend implements ApiBackend {
     if (!info.name && !COLLECTION_VERBS.has(verb)) throw methodNotAllowed(r.req.method ?? '', `the ${t.plural} collection`);
     if (info.name && verb === 'create') throw methodNotAllowed('POST', `a single ${t.singular}: POST to the collection`);
     if (!t.verbs.includes(verb as Verb)) throw methodNotAllowed(r.req.method ?? '', t.plural);
+    // kube's crdHandler: no new objects while the CRD's cleanup deletes the old ones.
+    if (t.terminating && verb === 'create') throw methodNotAllowed('create', `resources of kind "${t.plural}.${t.group}"`);
     switch (verb) {
       case 'get': return getObject(this.env, t, r);
       case 'list': return listObjects(this.env, t, r);

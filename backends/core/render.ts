@@ -1,7 +1,7 @@
 // Response bodies of reads: lists (built as JSON text around each stored
 // object's memoized JSON), Tables and PartialObjectMetadata.
 import type { KObject, ListMeta } from '../../lib/api/meta.js';
-import { toJson, toJsonBytes } from '../../lib/api/json.js';
+import { frozenJsonCopy, jsonEqual, toJson, toJsonBytes } from '../../lib/api/json.js';
 import { badRequest } from '../../lib/api/status.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import { hasSchema } from '../../lib/protobuf/codec.js';
@@ -22,8 +22,20 @@ const DEFAULT_COLUMNS: readonly Column[] = [
 export function servedAs(t: ResourceType, obj: KObject): KObject {
   if (t.crd === undefined) return obj;
   const apiVersion = apiVersionOf(t);
-  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+  if (!t.readDefaults) return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+  // Schema defaults apply on read as well (a default added to the CRD later shows on old objects):
+  // once per stored object and type, kept while the stored object lives.
+  const m = readMemo.get(obj);
+  if (m?.t === t) return m.served;
+  const copy = structuredClone(obj) as KObject;
+  copy.apiVersion = apiVersion;
+  t.readDefaults(copy);
+  const served = jsonEqual(copy, obj) ? obj : frozenJsonCopy(copy);
+  readMemo.set(obj, { t, served });
+  return served;
 }
+
+const readMemo = new WeakMap<KObject, { t: ResourceType; served: KObject }>();
 
 /** The representation of answers about `t`: protobuf only for types with a protobuf schema, CBOR when the gate is on. */
 export function outputFor(env: Pick<CoreEnv, 'cbor'>, t: ResourceType, accept: string | undefined): Output {

@@ -16,12 +16,12 @@ import { isEstablished } from '../registry/builtins/crd-validation.js';
 import { crdResourceTypes } from './resourcetypes.js';
 
 interface Built {
-  /** What the types were built from: uid, generation and accepted names. */
+  /** What the types were built from: uid, generation, deletion and accepted names. */
   readonly key: string;
   readonly types: readonly ResourceType[];
 }
 
-const builtKey = (crd: KObject) => JSON.stringify([crd.metadata.uid, crd.metadata.generation, crd['status'] && (crd['status'] as Record<string, unknown>)['acceptedNames']]);
+const builtKey = (crd: KObject) => JSON.stringify([crd.metadata.uid, crd.metadata.generation, crd.metadata.deletionTimestamp !== undefined, crd['status'] && (crd['status'] as Record<string, unknown>)['acceptedNames']]);
 
 export interface CrdRegistrySyncOptions {
   readonly source: ObjectSource;

@@ -34,6 +34,13 @@ function namesOf(crd: KObject): Record<string, unknown> {
   return str(accepted, 'plural') !== '' ? accepted as Record<string, unknown> : (at(crd, 'spec', 'names') ?? {}) as Record<string, unknown>;
 }
 
+/** Whether a schema declares a `default` anywhere (then objects read from storage are defaulted too). */
+function hasDefaults(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.some(hasDefaults);
+  if (schema === null || typeof schema !== 'object') return false;
+  return Object.hasOwn(schema, 'default') || Object.values(schema).some(hasDefaults);
+}
+
 export function crdResourceTypes(crd: KObject): ResourceType[] {
   const group = str(crd, 'spec', 'group');
   const names = namesOf(crd);
@@ -45,7 +52,8 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
   for (const v of list(crd, 'spec', 'versions')) {
     if (!bool(v, 'served')) continue;
     const version = str(v, 'name');
-    const schema = compileCrdSchema(at(v, 'schema', 'openAPIV3Schema'), { group, version, kind, listKind, plural });
+    const raw = at(v, 'schema', 'openAPIV3Schema');
+    const schema = compileCrdSchema(raw, { group, version, kind, listKind, plural });
     const subresources: Subresource[] = [];
     const hasStatus = at(v, 'subresources', 'status') !== undefined && at(v, 'subresources', 'status') !== null;
     if (hasStatus) subresources.push({ name: 'status', kind, verbs: SUBRESOURCE_VERBS });
@@ -68,6 +76,8 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
       openapi: schema.openapi,
       ...(scale ? { scale } : {}),
       crd: crd.metadata.name ?? '',
+      ...(hasDefaults(raw) ? { readDefaults: (obj: KObject) => schema.defaults(obj) } : {}),
+      ...(crd.metadata.deletionTimestamp ? { terminating: true } : {}),
     });
   }
   return types;

@@ -96,6 +96,10 @@ export interface ResourceType {
   scale?: ScalePaths;
   /** The CustomResourceDefinition this type comes from (metadata.name), for custom resources. */
   crd?: string;
+  /** Custom resources whose schema has defaults: applied to objects read from storage too, as kube's decoding does. */
+  readDefaults?(obj: KObject): void;
+  /** Custom resources of a CRD being deleted: creates are refused (405), everything else is served until the objects are gone. */
+  terminating?: boolean;
 }
 
 /** Where a custom resource keeps what autoscaling/v1 Scale shows (simple JSON paths, `.spec.replicas`). */

@@ -237,6 +237,30 @@ describe('custom resources', () => {
     assert.equal(write.status, 403, write.text);
   });
 
+  it('refuses creates while its CRD is terminating, and serves the rest until the objects are gone', async () => {
+    const crd = crontabCrd({ group: 'held.example.com', plural: 'holds', kind: 'Hold', shortNames: [] });
+    assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
+    const path = '/apis/held.example.com/v1/namespaces/default/holds';
+    await waitEstablished(s, 'holds.held.example.com', path);
+    const held = { ...crontab('held', { image: 'h' }, 'held.example.com', 'Hold'), metadata: { name: 'held', finalizers: ['example.com/hold'] } };
+    assert.equal((await s.admin.request('POST', path, held)).status, 201);
+    assert.equal((await s.admin.request('DELETE', `${CRD_PATH}/holds.held.example.com`)).status, 200);
+    const refused = await until('creates refused', async () => {
+      const r = await s.admin.request('POST', path, crontab('late', { image: 'l' }, 'held.example.com', 'Hold'));
+      return r.status === 405 ? r : undefined;
+    });
+    assert.equal((refused.json as Json).message, 'create is not supported on resources of kind "holds.held.example.com"');
+    const pending = await until('the held object marked for deletion', async () => {
+      const r = await s.admin.request('GET', `${path}/held`);
+      return (r.json as Json)?.metadata?.deletionTimestamp ? r.json as Json : undefined;
+    });
+    const crdNow = (await s.admin.request('GET', `${CRD_PATH}/holds.held.example.com`)).json as Json;
+    assert.equal(crdNow.status.conditions.find((c: Json) => c.type === 'Terminating')?.reason, 'InstanceDeletionInProgress');
+    pending.metadata.finalizers = [];
+    assert.equal((await s.admin.request('PUT', `${path}/held`, pending)).status, 200);
+    await until('the CRD gone', async () => ((await s.admin.request('GET', `${CRD_PATH}/holds.held.example.com`)).status === 404 ? true : undefined));
+  });
+
   it('removes namespaced custom resources with their namespace', async () => {
     assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'crns' } })).status, 201);
     const path = '/apis/stable.example.com/v1/namespaces/crns/crontabs';
