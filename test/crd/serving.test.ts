@@ -125,6 +125,27 @@ describe('custom resources', () => {
     assert.equal(del.status, 200, del.text);
   });
 
+  it('deletes a collection by label, and watches with a selectable field selector', async () => {
+    const path = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+    const from = ((await s.admin.request('GET', path)).json as Json).metadata.resourceVersion;
+    const w = await s.admin.watch(`${path}?watch=1&resourceVersion=${from}&fieldSelector=spec.image%3Dwatched`);
+    try {
+      for (const [n, image] of [['dc1', 'watched'], ['dc2', 'other'], ['dc3', 'watched']] as const) {
+        const c = await s.admin.request('POST', path, { ...crontab(n, { image }), metadata: { name: n, labels: { batch: 'dc' } } });
+        assert.equal(c.status, 201, c.text);
+      }
+      const evs = await w.take(2, 10_000);
+      assert.deepEqual(evs.map((e: Json) => `${e.type} ${e.object.metadata.name}`), ['ADDED dc1', 'ADDED dc3']);
+    } finally {
+      w.stop();
+    }
+    const dc = await s.admin.request('DELETE', `${path}?labelSelector=batch%3Ddc`);
+    assert.equal(dc.status, 200, dc.text);
+    assert.equal((dc.json as Json).kind, 'CronTabList');
+    const left = ((await s.admin.request('GET', `${path}?labelSelector=batch%3Ddc`)).json as Json).items;
+    assert.deepEqual(left, []);
+  });
+
   it('keeps status and spec apart through the status subresource', async () => {
     await s.admin.request('POST', CT, crontab('st', { image: 'a', replicas: 1 }));
     const withStatus = { ...crontab('st', { image: 'a', replicas: 1 }), status: { replicas: 7 } };
