@@ -37,6 +37,8 @@ export class CrdRegistrySync {
   readonly #built = new Map<string, Built>();
   readonly #reflector: Reflector;
   #scheduled = false;
+  /** The custom types in force: a pass that finds the same ones (a status write) swaps nothing. */
+  #inForce: readonly ResourceType[] = [];
 
   constructor(o: CrdRegistrySyncOptions) {
     this.#o = o;
@@ -98,6 +100,8 @@ export class CrdRegistrySync {
       for (const k of keys) taken.add(k);
       added.push(...types);
     }
+    if (added.length === this.#inForce.length && added.every((t, i) => t === this.#inForce[i])) return;
+    this.#inForce = added;
     this.#o.live.set(added.length === 0 ? base : base.extend(added));
   }
 }
