@@ -2,7 +2,7 @@
 // object's memoized JSON), Tables and PartialObjectMetadata.
 import type { KObject, ListMeta } from '../../lib/api/meta.js';
 import { frozenJsonCopy, jsonEqual, toJson, toJsonBytes } from '../../lib/api/json.js';
-import { badRequest } from '../../lib/api/status.js';
+import { badRequest, internalError, type StatusError } from '../../lib/api/status.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import { hasSchema } from '../../lib/protobuf/codec.js';
 import { apiVersionOf, type Column, type ResourceType } from '../../lib/registry/types.js';
@@ -22,6 +22,7 @@ const DEFAULT_COLUMNS: readonly Column[] = [
 export function servedAs(t: ResourceType, obj: KObject): KObject {
   if (t.crd === undefined) return obj;
   const apiVersion = apiVersionOf(t);
+  if (t.conversionWebhook && obj.apiVersion !== apiVersion) throw conversionUnavailable(t, String(obj.apiVersion));
   if (!t.readDefaults) return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
   // Schema defaults apply on read as well (a default added to the CRD later shows on old objects):
   // once per stored object and type, kept while the stored object lives.
@@ -36,6 +37,15 @@ export function servedAs(t: ResourceType, obj: KObject): KObject {
 }
 
 const readMemo = new WeakMap<KObject, { t: ResourceType; served: KObject }>();
+
+/**
+ * A conversion the CRD asks its webhook for: not made by this server yet, so it
+ * fails as kube's does when the webhook cannot be reached (500), never silently
+ * as conversion None.
+ */
+export function conversionUnavailable(t: ResourceType, from: string): StatusError {
+  return internalError(`conversion webhook for ${from}, Kind=${t.kind} failed: conversion webhooks are not supported by this server yet (CRD ${t.crd ?? ''})`);
+}
 
 /** The representation of answers about `t`: protobuf only for types with a protobuf schema, CBOR when the gate is on. */
 export function outputFor(env: Pick<CoreEnv, 'cbor'>, t: ResourceType, accept: string | undefined): Output {

@@ -48,6 +48,8 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
   const listKind = str(names, 'listKind') || `${kind}List`;
   const plural = str(names, 'plural');
   const namespaced = str(crd, 'spec', 'scope') === 'Namespaced';
+  const storage = list(crd, 'spec', 'versions').find((v) => at(v, 'storage') === true);
+  const webhook = str(crd, 'spec', 'conversion', 'strategy') === 'Webhook';
   const types: ResourceType[] = [];
   for (const v of list(crd, 'spec', 'versions')) {
     if (!bool(v, 'served')) continue;
@@ -78,6 +80,9 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
       crd: crd.metadata.name ?? '',
       ...(hasDefaults(raw) ? { readDefaults: (obj: KObject) => schema.defaults(obj) } : {}),
       ...(crd.metadata.deletionTimestamp ? { terminating: true } : {}),
+      // Discovery's storageVersionHash is the storage version's, as kube's CRD discovery computes it.
+      ...(storage ? { storageVersion: { group, version: str(storage, 'name'), kind } } : {}),
+      ...(webhook ? { conversionWebhook: true } : {}),
     });
   }
   return types;

@@ -98,6 +98,11 @@ export interface ResourceType {
   crd?: string;
   /** Custom resources whose schema has defaults: applied to objects read from storage too, as kube's decoding does. */
   readDefaults?(obj: KObject): void;
+  /**
+   * Custom resources of a CRD with conversion strategy Webhook: objects are kept in
+   * the storage version, and another version needs the CRD's conversion webhook.
+   */
+  conversionWebhook?: boolean;
   /** Custom resources of a CRD being deleted: creates are refused (405), everything else is served until the objects are gone. */
   terminating?: boolean;
 }

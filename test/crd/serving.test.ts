@@ -381,3 +381,32 @@ describe('a CRD with two served versions (conversion None)', () => {
     assert.deepEqual(crd.status.storedVersions, ['v1']);
   });
 });
+
+describe('a CRD with conversion strategy Webhook (conversion not made by this server yet)', () => {
+  let s: TestServer;
+  const base = (v: string) => `/apis/hook.example.com/${v}/namespaces/default/things`;
+  before(async () => {
+    s = await startTestServer();
+    const crd = crontabCrd({ group: 'hook.example.com', plural: 'things', kind: 'Thing', shortNames: [] }) as Json;
+    const v1 = crd.spec.versions[0];
+    crd.spec.versions = [{ ...structuredClone(v1), name: 'v1beta1', storage: false }, v1];
+    crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://127.0.0.1:9/convert' } } };
+    const r = await s.admin.request('POST', CRD_PATH, crd);
+    assert.equal(r.status, 201, r.text);
+    await waitEstablished(s, 'things.hook.example.com', base('v1'));
+  });
+  after(async () => { await s.close(); });
+
+  it('serves the storage version, and fails conversions with a 500 naming the webhook instead of converting silently', async () => {
+    assert.equal((await s.admin.request('POST', base('v1'), { apiVersion: 'hook.example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { image: 'a' } })).status, 201);
+    assert.equal((await s.admin.request('GET', `${base('v1')}/t`)).status, 200);
+    const read = await s.admin.request('GET', `${base('v1beta1')}/t`);
+    assert.equal(read.status, 500, read.text);
+    assert.match((read.json as Json).message, /^Internal error occurred: conversion webhook for hook\.example\.com\/v1, Kind=Thing failed/);
+    const write = await s.admin.request('POST', base('v1beta1'), { apiVersion: 'hook.example.com/v1beta1', kind: 'Thing', metadata: { name: 'u' }, spec: { image: 'b' } });
+    assert.equal(write.status, 500, write.text);
+    assert.equal((await s.admin.request('GET', `${base('v1')}/u`)).status, 404, 'nothing stored half-way');
+    const hashes = await Promise.all(['v1', 'v1beta1'].map(async (v) => ((await s.admin.request('GET', `/apis/hook.example.com/${v}`)).json as Json).resources.find((x: Json) => x.name === 'things').storageVersionHash));
+    assert.equal(hashes[0], hashes[1], 'both versions name the one storage version');
+  });
+});

@@ -6,7 +6,7 @@
 // revision that history no longer holds ends in an ERROR event (410).
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
-import { expired, internalError, notAcceptable, StatusError, type Status } from '../../../lib/api/status.js';
+import { expired, internalError, notAcceptable, StatusError, toStatusError, type Status } from '../../../lib/api/status.js';
 import { encodeWatchFrame, ProtobufError } from '../../../lib/protobuf/codec.js';
 import { encodeCborEvent } from '../../../lib/cbor/encode.js';
 import { CBOR_SEQ_MEDIA_TYPE } from '../../../lib/cbor/errors.js';
@@ -164,7 +164,14 @@ class WatchStream {
 
   send(type: WireType, stored: KObject): void {
     if (this.closed) return;
-    const obj = servedAs(this.t, stored);
+    let obj: KObject;
+    try {
+      obj = servedAs(this.t, stored);
+    } catch (err) {
+      // An object this version cannot be served (its conversion failed): the stream ends with the error, as kube's.
+      this.fail(toStatusError(err));
+      return;
+    }
     const rev = Number(obj.metadata.resourceVersion);
     if (rev > this.lastRev) this.lastRev = rev;
     if (this.out.format === 'protobuf') this.writeFrame(type, () => (this.out.as ? encodeWatchFrame(type, partialMetadata(obj, 'v1')) : eventFrame(type, obj)));
