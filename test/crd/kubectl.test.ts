@@ -29,6 +29,8 @@ describe('kubectl with custom resources', { skip: binary ? false : 'kubectl is n
     assert.match(out, /customresourcedefinition\.apiextensions\.k8s\.io\/certificates\.cert-manager\.io created/);
     const wait = await k.ok(['wait', '--for', 'condition=established', '--timeout=30s', 'crd/certificates.cert-manager.io']);
     assert.match(wait, /certificates\.cert-manager\.io condition met/);
+    // A second client-side apply of the same file changes nothing (merge patch computed against last-applied).
+    assert.match(await k.ok(['apply', '-f', `${DATA}cert-manager.io_certificates.yaml`]), /certificates\.cert-manager\.io unchanged/);
     const crds = await k.ok(['get', 'crd']);
     assert.match(crds, /^NAME\s+CREATED AT$/m);
     assert.match(crds, /^certificates\.cert-manager\.io\s+\d{4}-\d\d-\d\dT/m);
