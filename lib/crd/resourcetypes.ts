@@ -69,7 +69,8 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
     types.push({
       group, version, kind, listKind, plural, singular: str(names, 'singular') || kind.toLowerCase(), namespaced,
       shortNames: strings(names, 'shortNames'), categories: strings(names, 'categories'), verbs: ALL_VERBS,
-      subresources, nameRule: 'subdomain', createOnUpdate: false, generation: 'spec',
+      // kube's customResourceStrategy: any change outside metadata bumps the generation (status too, unless /status serves it).
+      subresources, nameRule: 'subdomain', createOnUpdate: false, generation: hasStatus ? 'spec' : 'all-but-metadata',
       columns: crdColumns(list(v, 'additionalPrinterColumns')),
       fieldSelectors,
       defaults: (obj) => schema.defaults(obj),

@@ -58,9 +58,11 @@ export interface ResourceType {
    * the type has none (ConfigMap, Secret, ServiceAccount, RBAC, Namespace,
    * Service, Node, Event, Lease, …); 'spec': 1 on create, one more on every
    * write that changes anything but metadata and status (Pod since 1.33, custom
-   * resources); 'spec-and-labels': label changes count too (EndpointSlice).
+   * resources with a status subresource); 'spec-and-labels': label changes count too
+   * (EndpointSlice); 'all-but-metadata': any change outside metadata, status included
+   * (custom resources without a status subresource: kube's customResourceStrategy).
    */
-  generation?: 'spec' | 'spec-and-labels';
+  generation?: 'spec' | 'spec-and-labels' | 'all-but-metadata';
   /** DELETE answers with the removed object instead of a Success Status (pods, services, namespaces, PVs, PVCs). */
   returnsDeletedObject?: boolean;
   /** Table columns; absent = the default Name / Created At. */

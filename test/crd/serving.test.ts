@@ -146,6 +146,23 @@ describe('custom resources', () => {
     assert.deepEqual(left, []);
   });
 
+  it('bumps the generation on a status change when the CRD has no status subresource (status is part of the object then)', async () => {
+    const crd = crontabCrd({ group: 'nostatus.example.com', plural: 'plains', kind: 'Plain', shortNames: [] }) as Json;
+    delete crd.spec.versions[0].subresources;
+    assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
+    const path = '/apis/nostatus.example.com/v1/namespaces/default/plains';
+    await waitEstablished(s, 'plains.nostatus.example.com', path);
+    const c = await s.admin.request('POST', path, { ...crontab('p', { image: 'a' }, 'nostatus.example.com', 'Plain'), status: { replicas: 1 } });
+    assert.equal(c.status, 201, c.text);
+    assert.deepEqual((c.json as Json).status, { replicas: 1 }, 'status is kept on create without a status subresource');
+    const st = await s.admin.request('PATCH', `${path}/p`, { status: { replicas: 2 } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(st.status, 200, st.text);
+    assert.equal((st.json as Json).metadata.generation, 2);
+    const lbl = await s.admin.request('PATCH', `${path}/p`, { metadata: { labels: { a: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal((lbl.json as Json).metadata.generation, 2, 'metadata changes do not count');
+    assert.equal((await s.admin.request('GET', `${path}/p/status`)).status, 404);
+  });
+
   it('keeps status and spec apart through the status subresource', async () => {
     await s.admin.request('POST', CT, crontab('st', { image: 'a', replicas: 1 }));
     const withStatus = { ...crontab('st', { image: 'a', replicas: 1 }), status: { replicas: 7 } };
