@@ -26,6 +26,8 @@ export interface Figures {
   /** A watch delivering the same events in each encoding. */
   watchEncodings?: WatchEncoding[];
   watch: WatchFigures[];
+  /** Custom resource creates beside ConfigMap creates (two runs each, CM CR CR CM), and the CRD's install-to-served time. */
+  crd?: { installMs: number; configMap: LoopResult[]; custom: LoopResult[] };
 }
 
 /** Requests/s and server CPU per request (µs) over several runs of one measurement. */
@@ -108,6 +110,16 @@ export function details(f: Figures): void {
       ['gatehouse, file store (fsync)', num(rps(file)), ms(file.latency.p50), ms(file.latency.p99), errorsOf(file), cpuOf(file), pct(rps(file), rps(bare))],
     ]);
   }
+  if (f.crd) {
+    out('CREATE custom resource vs ConfigMap (memory store, 50 keep-alive connections, runs CM CR CR CM pooled)');
+    const cm = pooled(f.crd.configMap);
+    const cr = pooled(f.crd.custom);
+    table(['object', 'req/s', 'CPU µs/request', 'errors', 'vs ConfigMap'], [
+      ['ConfigMap', num(cm.rps), num(cm.cpuUs), f.crd.configMap.map(errorsOf).join(' / '), '100%'],
+      ['custom resource (Widget CRD)', num(cr.rps), num(cr.cpuUs), f.crd.custom.map(errorsOf).join(' / '), pct(cr.rps, cm.rps)],
+    ]);
+    out(`CRD install to first served request: ${f.crd.installMs.toFixed(1)} ms`);
+  }
   for (const w of f.watch) {
     out(`WATCH delivery to ${num(w.watchers)} watchers (4 writers, each write one event to every watcher)`);
     const row = (name: string, r: WatchRunResult, ratio: string) => [name, num(r.writesPerSec), num(r.eventsPerSec), ms(r.fromAck.p50), ms(r.fromAck.p99), ms(r.fromSend.p99), String(r.missing), cpuOf(r), ratio];
@@ -138,6 +150,12 @@ export function summary(f: Figures): void {
   if (f.create) {
     rows.push(['CREATE memory store', `${num(rps(f.create.memory))} req/s = ${pct(rps(f.create.memory), rps(f.create.bare))} of bare POST`, '(reference)']);
     rows.push(['CREATE file store', `${num(rps(f.create.file))} req/s = ${pct(rps(f.create.file), rps(f.create.bare))} of bare POST`, '(reference)']);
+  }
+  if (f.crd) {
+    const cm = pooled(f.crd.configMap);
+    const cr = pooled(f.crd.custom);
+    rows.push(['CREATE custom resource', `${num(cr.rps)} req/s = ${pct(cr.rps, cm.rps)} of ConfigMap create (${num(cm.rps)})`, '≥ 80% of ConfigMap create']);
+    rows.push(['CRD install → first served request', `${f.crd.installMs.toFixed(1)} ms`, '(reference)']);
   }
   for (const w of f.watch) {
     const target = w.watchers >= 1000 ? '≥ 50% of raw, p99 ≤ 50 ms' : '(reference)';

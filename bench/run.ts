@@ -19,7 +19,7 @@ import { Admin } from './admin.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
-const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'get,list,encodings,create,watch').split(','));
+const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'get,list,encodings,create,crd,watch').split(','));
 const WATCHERS = (process.env['BENCH_WATCHERS'] ?? '100,1000').split(',').map(Number);
 const PROF = process.env['BENCH_CPU_PROF'] || undefined;
 const CONNECTIONS = 50;
@@ -29,6 +29,41 @@ const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 
 /** A small configmap; without a name the load generator names each POST uniquely. */
+/** A CronTab-like custom resource of about a ConfigMap's size (the CRD below serves it). */
+function widget(namespace: string): Record<string, unknown> {
+  return {
+    apiVersion: 'bench.example.com/v1', kind: 'Widget',
+    metadata: { name: 'c', namespace, labels: { app: 'bench', tier: 'backend' } },
+    spec: { cronSpec: '*/5 * * * *', image: 'registry.example/app:1.2.3', replicas: 3 },
+  };
+}
+
+const WIDGET_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.bench.example.com' },
+  spec: {
+    group: 'bench.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+    versions: [{
+      name: 'v1', served: true, storage: true, subresources: { status: {} },
+      schema: { openAPIV3Schema: { type: 'object', properties: {
+        spec: { type: 'object', properties: { cronSpec: { type: 'string' }, image: { type: 'string' }, replicas: { type: 'integer', minimum: 0 } } },
+        status: { type: 'object', properties: { replicas: { type: 'integer' } } },
+      } } },
+      additionalPrinterColumns: [{ name: 'Image', type: 'string', jsonPath: '.spec.image' }],
+    }],
+  },
+};
+
+/** Installs the Widget CRD and returns the milliseconds from the CRD's create to the first 200 on its resource. */
+async function installWidgetCrd(admin: Admin, namespace: string): Promise<number> {
+  const t0 = performance.now();
+  await admin.must('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', WIDGET_CRD);
+  for (let i = 0; i < 2000; i++) {
+    if ((await admin.call('GET', `/apis/bench.example.com/v1/namespaces/${namespace}/widgets`)).status === 200) return performance.now() - t0;
+    await sleep(5);
+  }
+  throw new Error('the Widget CRD was never served');
+}
+
 function configMap(namespace: string, name?: string): Record<string, unknown> {
   return {
     apiVersion: 'v1', kind: 'ConfigMap',
@@ -183,6 +218,17 @@ async function main(): Promise<void> {
       const m = await fixed('CREATE gatehouse memory', memPort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
       const f = await fixed('CREATE gatehouse file', filePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
       figures.create = { bare: b, memory: m, file: f };
+    }
+    if (ONLY.has('crd')) {
+      // Custom resource creates beside ConfigMap creates in one namespace of one server, in the order CM CR CR CM.
+      await memAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-crd' } });
+      const installMs = await installWidgetCrd(memAdmin, 'bench-crd');
+      report.progress('CRD install', `${installMs.toFixed(1)} ms from the CRD's create to the first served request`);
+      const cm1 = await fixed('CREATE configmap (crd section)', memPort, 'POST', '/api/v1/namespaces/bench-crd/configmaps', configMap('bench-crd'));
+      const cr1 = await fixed('CREATE custom resource', memPort, 'POST', '/apis/bench.example.com/v1/namespaces/bench-crd/widgets', widget('bench-crd'));
+      const cr2 = await fixed('CREATE custom resource', memPort, 'POST', '/apis/bench.example.com/v1/namespaces/bench-crd/widgets', widget('bench-crd'));
+      const cm2 = await fixed('CREATE configmap (crd section)', memPort, 'POST', '/api/v1/namespaces/bench-crd/configmaps', configMap('bench-crd'));
+      figures.crd = { installMs, configMap: [cm1, cm2], custom: [cr1, cr2] };
     }
     if (ONLY.has('watch')) {
       for (const n of WATCHERS) {

@@ -10,6 +10,8 @@ import { watchObjects } from './handlers/watch.js';
 import { create, update } from './handlers/write.js';
 import { patch } from './handlers/patch.js';
 import { createToken } from './handlers/tokenrequest.js';
+import { serveScale } from './handlers/scale.js';
+import { conversionUnavailable } from './render.js';
 
 const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']);
 
@@ -40,6 +42,7 @@ export class CoreBackend implements ApiBackend {
         if (!this.env.tokens) throw pathNotFound();
         return createToken(this.env, this.env.tokens, t, r);
       }
+      if (sub.name === 'scale' && t.scale) return serveScale(this.env, t, r);
       if (verb === 'get') return getObject(this.env, t, r);
       if (verb === 'update') return update(this.env, t, r);
       if (verb === 'patch' && sub.name === 'status') return patch(this.env, t, r);
@@ -48,6 +51,12 @@ export class CoreBackend implements ApiBackend {
     if (!info.name && !COLLECTION_VERBS.has(verb)) throw methodNotAllowed(r.req.method ?? '', `the ${t.plural} collection`);
     if (info.name && verb === 'create') throw methodNotAllowed('POST', `a single ${t.singular}: POST to the collection`);
     if (!t.verbs.includes(verb as Verb)) throw methodNotAllowed(r.req.method ?? '', t.plural);
+    // kube's crdHandler: no new objects while the CRD's cleanup deletes the old ones.
+    // Webhook conversion is not made yet: only the storage version can be written without it.
+    if (t.conversionWebhook && t.storageVersion && t.storageVersion.version !== t.version && (verb === 'create' || verb === 'update' || verb === 'patch')) {
+      throw conversionUnavailable(t, `${t.group}/${t.version}`);
+    }
+    if (t.terminating && verb === 'create') throw methodNotAllowed('create', `resources of kind "${t.plural}.${t.group}"`);
     switch (verb) {
       case 'get': return getObject(this.env, t, r);
       case 'list': return listObjects(this.env, t, r);

@@ -1,11 +1,15 @@
 // What every handler of the core backend works with, built once at start.
 import type { Registry } from '../../lib/registry/index.js';
+import type { LiveRegistry } from '../../lib/registry/live.js';
 import type { Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
 
 export interface CoreEnv {
   readonly store: Store;
+  /** The registry in force (a getter over `live`): read it per use, never keep it. */
   readonly registry: Registry;
+  /** Swapped by the CRD registry sync when CustomResourceDefinitions change. */
+  readonly live: LiveRegistry;
   readonly clock: () => number;
   readonly log: (msg: string) => void;
   /** How long a read waits for a resourceVersion the store has not reached before 504. */

@@ -3,6 +3,7 @@
 // file only; stores stay private to the backend.
 import { join } from 'node:path';
 import type { Registry } from '../../lib/registry/index.js';
+import { LiveRegistry } from '../../lib/registry/live.js';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
 import { CoreBackend } from './backend.js';
 import { storeObjectSource } from './objectsource.js';
@@ -27,6 +28,8 @@ import { prepareUpdate } from './objects.js';
 import { guaranteedUpdate } from './store/types.js';
 import type { KObject } from '../../lib/api/meta.js';
 import { DefaultServiceAccountController, RootCaPublisher } from './controllers/namespacedefaults.js';
+import { CrdController } from './controllers/crd.js';
+import { CrdRegistrySync } from '../../lib/crd/registrysync.js';
 
 export type { TokenIssuing } from './handlers/tokenrequest.js';
 export type { ClusterInfoSource } from './controllers/bootstrapsigner.js';
@@ -49,7 +52,8 @@ export interface CoreBackendOptions {
   /** Group versions served locally by the front door: kept as local APIServices at start (hook `start-kube-apiserver-autoregistration`). */
   autoregister?: readonly LocalGroupVersion[];
   historyWindowMs: number;
-  registry: Registry;
+  /** A fixed registry, or the caller's live one (the gateway's), which the CRD sync then swaps. */
+  registry: Registry | LiveRegistry;
   /** The AllowUnsafeMalformedObjectDeletion feature gate (default false). */
   allowUnsafeMalformedObjectDeletion?: boolean;
   /** The CBORServingAndStorage feature gate (default false). */
@@ -80,6 +84,8 @@ export interface CoreBackendOptions {
 
 export interface RunningCoreBackend {
   readonly backend: CoreBackend;
+  /** The registry in force (CustomResourceDefinitions included). */
+  readonly registry: LiveRegistry;
   /** Read access for gateway components in the same process. */
   readonly objects: ObjectSource;
   /** Health of the backing store. */
@@ -105,8 +111,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     clock,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log } : {}),
   }));
+  const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);
   const env: CoreEnv = {
-    store, registry: opts.registry, clock, log: opts.log,
+    store, live, get registry() { return live.current; }, clock, log: opts.log,
     tooLargeWaitMs: opts.tooLargeWaitMs ?? 3000,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     minRequestTimeoutS: opts.minRequestTimeoutS ?? 1800,
@@ -118,6 +125,10 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   };
   const backend = new CoreBackend(env);
   const stopCounting = countStoredObjects(store, () => env.registry);
+  const builtinTypes = live.current;
+  // Custom resources: every process serves the Established CRDs of the store from the first request on.
+  const crdSync = opts.builtins !== false ? new CrdRegistrySync({ source: storeObjectSource(env), live, base: builtinTypes, log: opts.log }) : undefined;
+  await crdSync?.start();
   const namespaces = new NamespaceController(env);
   const controllers: WatchingController[] = [];
   const c = opts.controllers ?? {};
@@ -128,6 +139,8 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   if (c.bootstrapSigner) controllers.push(new BootstrapSigner(env, c.bootstrapSigner));
   // kube-controller-manager's `garbagecollector`: ownerReferences across every stored type.
   if (opts.builtins !== false) controllers.push(new GarbageCollector(env));
+  // apiextensions-apiserver's naming, establishing and finalizing controllers, and kube-aggregator's crdregistration.
+  if (opts.builtins !== false) controllers.push(new CrdController(env, builtinTypes));
   // The default RBAC policy, then aggregation over it (its hook waits for the defaults, so readiness sees filled roles).
   let rbacDefaults: Promise<void> | undefined;
   const reconcileRbac = () => (rbacDefaults ??= bootstrapRbac(env));
@@ -138,6 +151,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   const local = opts.autoregister;
   return {
     backend,
+    registry: live,
     objects: storeObjectSource(env),
     checkStore: () => store.check(),
     updateStatus: (group, resource, namespace, name, mutate) => {
@@ -160,6 +174,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     ] : [],
     async close() {
       namespaces.stop();
+      crdSync?.stop();
       aggregation?.stop();
       apf?.stop();
       for (const ctl of controllers) ctl.stop();

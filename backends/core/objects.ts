@@ -183,7 +183,10 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
     // Defaulting runs on every write, as decoding does in kube-apiserver (a Secret's stringData folds into data).
     t.defaults?.(next);
     specSame = sameSpec(next, old);
-    if (t.generation && (!specSame || (t.generation === 'spec-and-labels' && !jsonEqual(m.labels ?? {}, oldMeta.labels ?? {})))) m.generation = (oldMeta.generation ?? 1) + 1;
+    const bump = !specSame
+      || (t.generation === 'spec-and-labels' && !jsonEqual(m.labels ?? {}, oldMeta.labels ?? {}))
+      || (t.generation === 'all-but-metadata' && !jsonEqual(next['status'], old['status']));
+    if (t.generation && bump) m.generation = (oldMeta.generation ?? 1) + 1;
   }
   delete next.metadata.resourceVersion;
   const requested = next.metadata.managedFields;

@@ -1,8 +1,8 @@
 // Response bodies of reads: lists (built as JSON text around each stored
 // object's memoized JSON), Tables and PartialObjectMetadata.
 import type { KObject, ListMeta } from '../../lib/api/meta.js';
-import { toJson, toJsonBytes } from '../../lib/api/json.js';
-import { badRequest } from '../../lib/api/status.js';
+import { frozenJsonCopy, jsonEqual, toJson, toJsonBytes } from '../../lib/api/json.js';
+import { badRequest, internalError, type StatusError } from '../../lib/api/status.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import { hasSchema } from '../../lib/protobuf/codec.js';
 import { apiVersionOf, type Column, type ResourceType } from '../../lib/registry/types.js';
@@ -12,6 +12,40 @@ const DEFAULT_COLUMNS: readonly Column[] = [
   { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.', priority: 0, cell: (o) => o.metadata.name ?? '' },
   { name: 'Created At', type: 'date', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: (o) => o.metadata.creationTimestamp ?? '' },
 ];
+
+/**
+ * A stored object as the version `t` serves it. Custom resources of several
+ * versions share one key range; with conversion None (the only strategy served
+ * so far) a version differs only in apiVersion, which kube rewrites on the way
+ * out. The object itself when nothing differs (its memoized JSON stays in use).
+ */
+export function servedAs(t: ResourceType, obj: KObject): KObject {
+  if (t.crd === undefined) return obj;
+  const apiVersion = apiVersionOf(t);
+  if (t.conversionWebhook && obj.apiVersion !== apiVersion) throw conversionUnavailable(t, String(obj.apiVersion));
+  if (!t.readDefaults) return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+  // Schema defaults apply on read as well (a default added to the CRD later shows on old objects):
+  // once per stored object and type, kept while the stored object lives.
+  const m = readMemo.get(obj);
+  if (m?.t === t) return m.served;
+  const copy = structuredClone(obj) as KObject;
+  copy.apiVersion = apiVersion;
+  t.readDefaults(copy);
+  const served = jsonEqual(copy, obj) ? obj : frozenJsonCopy(copy);
+  readMemo.set(obj, { t, served });
+  return served;
+}
+
+const readMemo = new WeakMap<KObject, { t: ResourceType; served: KObject }>();
+
+/**
+ * A conversion the CRD asks its webhook for: not made by this server yet, so it
+ * fails as kube's does when the webhook cannot be reached (500), never silently
+ * as conversion None.
+ */
+export function conversionUnavailable(t: ResourceType, from: string): StatusError {
+  return internalError(`conversion webhook for ${from}, Kind=${t.kind} failed: conversion webhooks are not supported by this server yet (CRD ${t.crd ?? ''})`);
+}
 
 /** The representation of answers about `t`: protobuf only for types with a protobuf schema, CBOR when the gate is on. */
 export function outputFor(env: Pick<CoreEnv, 'cbor'>, t: ResourceType, accept: string | undefined): Output {
@@ -38,6 +72,7 @@ function columnsOf(t: ResourceType): readonly Column[] {
 
 export function table(t: ResourceType, objs: readonly KObject[], listMeta: ListMeta, asVersion: string, include: IncludeObject, now: number, headers = true): Record<string, unknown> {
   const cols = columnsOf(t);
+  objs = objs.map((o) => servedAs(t, o));
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${asVersion}`,
@@ -97,6 +132,6 @@ export function objectAs(t: ResourceType, obj: KObject, out: Output, query: URLS
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
       return partialMetadata(obj, out.asVersion ?? 'v1');
-    default: return obj;
+    default: return servedAs(t, obj);
   }
 }

@@ -4,7 +4,7 @@
 import type { ObjectSource } from '../../lib/api/objectsource.js';
 import { forbiddenMessage } from '../../lib/api/status.js';
 import { patchTypeOf } from '../../lib/patch/types.js';
-import type { Registry } from '../../lib/registry/index.js';
+import type { RegistrySource } from '../../lib/registry/live.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import type { AdmissionPlugin } from '../pipeline/admission.js';
@@ -13,7 +13,7 @@ export interface ApplyCreateOptions {
   readonly authorizer: Authorizer;
   readonly objects: ObjectSource;
   /** Types whose objects `objects` can read (the in-process core backend's). */
-  readonly registry: Registry;
+  readonly registry: RegistrySource;
 }
 
 export function applyCreateAuthorization(opts: ApplyCreateOptions): AdmissionPlugin {
@@ -22,7 +22,7 @@ export function applyCreateAuthorization(opts: ApplyCreateOptions): AdmissionPlu
     async admit(ctx) {
       const i = ctx.info;
       if (i.verb !== 'patch' || i.subresource || patchTypeOf(ctx.req.headers['content-type']) !== 'apply') return;
-      if (!opts.registry.lookup(i.apiGroup, i.apiVersion, i.resource)) return;
+      if (!opts.registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)) return;
       if (await opts.objects.get(i.apiGroup, i.resource, i.namespace, i.name)) return;
       const attrs: Attributes = {
         user: ctx.user, verb: 'create', isResourceRequest: true, path: i.path, apiGroup: i.apiGroup, apiVersion: i.apiVersion,

@@ -15,7 +15,7 @@ import { nodeIdentity } from '../authz/node/identity.js';
 import type { AdmissionPlugin } from '../pipeline/admission.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { objectAfterPatch } from './patched.js';
-import type { Registry } from '../../lib/registry/index.js';
+import type { RegistrySource } from '../../lib/registry/live.js';
 
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
@@ -63,7 +63,7 @@ const canon = (v: unknown): string => JSON.stringify(v ?? null);
 
 export interface NodeRestrictionOptions {
   readonly objects: ObjectSource;
-  readonly registry: Registry;
+  readonly registry: RegistrySource;
   readonly bodyLimit: number;
   /** The CBORServingAndStorage gate: application/cbor bodies are read (off: the 415 of negotiateInput). */
   readonly cbor?: boolean;

@@ -7,24 +7,24 @@ import type { ObjectSource } from '../../lib/api/objectsource.js';
 import { readBody } from '../../lib/http/body.js';
 import { applyPatchDocument } from '../../lib/patch/apply.js';
 import { isCborApply, patchTypeOf } from '../../lib/patch/types.js';
-import type { Registry } from '../../lib/registry/index.js';
+import type { RegistrySource } from '../../lib/registry/live.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { parse as parseYaml } from 'yaml';
 import { decodeCborObject } from '../../lib/cbor/decode.js';
 import { applyIntent } from '../../lib/fieldmanager/index.js';
 import type { StructNode } from '../../lib/schema/model.js';
 
-export async function objectAfterPatch(ctx: RequestContext, objects: ObjectSource, registry: Registry, bodyLimit: number): Promise<KObject | undefined> {
+export async function objectAfterPatch(ctx: RequestContext, objects: ObjectSource, registry: RegistrySource, bodyLimit: number): Promise<KObject | undefined> {
   const i = ctx.info;
   const type = patchTypeOf(ctx.req.headers['content-type']);
   if (type === undefined) return undefined;
   ctx.body ??= await readBody(ctx.req, bodyLimit);
   const current = await objects.get(i.apiGroup, i.resource, i.namespace, i.name);
-  if (type === 'apply') return objectAfterApply(ctx.body, isCborApply(ctx.req.headers['content-type']), current, registry.lookup(i.apiGroup, i.apiVersion, i.resource)?.schema, i.apiVersion);
+  if (type === 'apply') return objectAfterApply(ctx.body, isCborApply(ctx.req.headers['content-type']), current, registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)?.schema, i.apiVersion);
   if (!current) return undefined;
   let doc: unknown;
   try { doc = JSON.parse(ctx.body.toString('utf8')); } catch { return undefined; }
-  const schema = registry.lookup(i.apiGroup, i.apiVersion, i.resource)?.schema;
+  const schema = registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)?.schema;
   try {
     const out = applyPatchDocument(type, structuredClone(current) as Record<string, unknown>, doc, schema, bodyLimit);
     return isPlainObject(out) ? { ...out, metadata: isPlainObject(out['metadata']) ? out['metadata'] : {} } as KObject : undefined;

@@ -23,11 +23,11 @@ import type { RequestContext } from '../pipeline/context.js';
 import type { UserInfo } from '../../lib/api/meta.js';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
 import { objectAfterPatch } from './patched.js';
-import type { Registry } from '../../lib/registry/index.js';
+import type { RegistrySource } from '../../lib/registry/live.js';
 
 export interface RbacEscalationOptions {
   /** Schemas for computing the object a strategic merge patch produces. */
-  registry: Registry;
+  registry: RegistrySource;
   /** The whole authorizer chain: asked for `escalate` and `bind`. */
   authorizer: Authorizer;
   /** The RBAC rules a user holds (the rule resolver). */

@@ -6,6 +6,7 @@
 // --tls-private-key-file, --client-ca-file, --requestheader-*,
 // --anonymous-auth, --authorization-webhook-* (delegated authorization),
 // --shutdown-delay-duration.
+import { fixedRegistry, LiveRegistry } from '../../lib/registry/live.js';
 import { startCoreBackend } from '../../backends/core/index.js';
 import { sampleRegistry, startSampleBackend } from '../../backends/sample/index.js';
 import type { ServeOptions } from '../config/flags.js';
@@ -24,9 +25,10 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
       storageBackend: opts.storageBackend, dataDir: opts.dataDir, historyWindowMs: opts.watchHistoryMs, bodyLimit: opts.maxRequestBodyBytes, log,
       ...(opts.storageBackend === 'redis' && opts.redisUrl ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
     });
-    return startBackendServer({ opts, registry: sampleRegistry(), backend, name: kind, log });
+    return startBackendServer({ opts, registry: fixedRegistry(sampleRegistry()), backend, name: kind, log });
   }
-  const registry = servedRegistry(opts.runtimeConfig);
+  // The registry in force (as --runtime-config leaves the built-ins): the core backend swaps it as CustomResourceDefinitions change.
+  const registry = new LiveRegistry(servedRegistry(opts.runtimeConfig));
   // TokenRequest and the token controllers run here (the writing side); the gateway verifies the tokens,
   // so both must be given the same --service-account-* keys and issuer (dev mode: the same data directory's sa.key).
   const serviceAccounts = await loadServiceAccountSetup(opts);
@@ -35,7 +37,7 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
   const backend = await startCoreBackend({
     registry, storageBackend: opts.storageBackend, dataDir: opts.dataDir, historyWindowMs: opts.watchHistoryMs, bodyLimit: opts.maxRequestBodyBytes, log,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
-    autoregister: localGroupVersions(registry),
+    autoregister: localGroupVersions(registry.current),
     tokens: serviceAccounts.issuing,
     cbor: opts.featureGates.CBORServingAndStorage,
     controllers: {

@@ -12,9 +12,9 @@
 // authenticated caller. The request pipeline is the gateway's own chain.
 import type { Http2SecureServer } from 'node:http2';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
-import type { Registry } from '../../lib/registry/index.js';
+import type { RegistrySource } from '../../lib/registry/live.js';
 import { pathNotFound } from '../../lib/api/status.js';
-import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
+import { liveOpenApiV3 } from '../../lib/openapi/v3.js';
 import type { ServeOptions } from '../config/flags.js';
 import { RequestHeaderAuthenticator, identityHeaderNames, type RequestHeaderConfig } from '../authn/requestheader.js';
 import { X509Authenticator } from '../authn/x509.js';
@@ -37,7 +37,7 @@ import { loadCaBundle, loadServingCert, serveHttps } from '../server/serving.js'
 
 export interface BackendServerOptions {
   readonly opts: ServeOptions;
-  readonly registry: Registry;
+  readonly registry: RegistrySource;
   readonly backend: RunningCoreBackend;
   readonly name: string;
   readonly log: (msg: string) => void;
@@ -111,7 +111,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
   const health = buildHealth({ checkStore: () => b.backend.checkStore(), boot: postStart, livezGraceMs: 0, startedAt: Date.now(), clock: Date.now, log });
   const discovery = registryDiscovery(b.registry, `${opts.bindAddress}:${opts.securePort}`);
   const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
-  const routes = { health: health.endpoints, discovery, openapi: buildOpenApiV3(b.registry, version) };
+  const routes = { health: health.endpoints, discovery, openapi: liveOpenApiV3(b.registry, version) };
   const api = b.backend.backend;
   const dispatch = async (ctx: RequestContext): Promise<void> => {
     const { info } = ctx;

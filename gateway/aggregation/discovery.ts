@@ -11,7 +11,9 @@
 import type { APIGroupDiscovery, APIResourceDiscovery, APIVersionDiscovery } from '../../lib/discovery/aggregated.js';
 import { aggregatedContentType } from '../../lib/discovery/index.js';
 import { makeDocument } from '../../lib/discovery/document.js';
-import { compareVersions } from '../../lib/registry/priority.js';
+import { compareVersions, DEFAULT_GROUP_PRIORITY, groupPriority } from '../../lib/registry/priority.js';
+import type { Registry } from '../../lib/registry/index.js';
+import type { RegistrySource } from '../../lib/registry/live.js';
 import type { DiscoverySource, Document } from '../local/router.js';
 import { isAvailable, type ApiServiceInfo } from './apiservice.js';
 import type { ApiServiceProxy } from './proxy.js';
@@ -23,6 +25,22 @@ export interface LocalGroupVersion {
   readonly version: string;
   readonly groupPriorityMinimum: number;
   readonly versionPriority: number;
+}
+
+const STABILITY_PRIORITY: Readonly<Record<string, number>> = { ga: 15, beta: 9, alpha: 1 };
+/** kube-aggregator's crdregistration controller: every CRD group version at versionPriority 100 (ordered by kube-aware version then). */
+export const CRD_VERSION_PRIORITY = 100;
+
+/** Every group version the registry serves, with kube's APIService priorities (core: v1. at 18000; CRD groups 1000/100). */
+export function localGroupVersions(registry: Registry): LocalGroupVersion[] {
+  const vp = (v: string) => STABILITY_PRIORITY[/alpha/.test(v) ? 'alpha' : /beta/.test(v) ? 'beta' : 'ga']!;
+  return [
+    ...registry.coreVersions().map((v) => ({ group: '', version: v, groupPriorityMinimum: 18000, versionPriority: 1 })),
+    ...registry.groups().flatMap((g) => g.versions.map((v) => {
+      const gpm = groupPriority(g.name);
+      return { group: g.name, version: v, groupPriorityMinimum: gpm, versionPriority: gpm === DEFAULT_GROUP_PRIORITY ? CRD_VERSION_PRIORITY : vp(v) };
+    })),
+  ];
 }
 
 interface Entry {
@@ -51,7 +69,8 @@ export function orderGroups(entries: readonly Entry[]): Array<{ group: string; v
 
 export interface MergedDiscoveryOptions {
   readonly local: DiscoverySource;
-  readonly localGroupVersions: readonly LocalGroupVersion[];
+  /** The registry in force: its group versions are listed as local (documents rebuilt when another is in force). */
+  readonly registry: RegistrySource;
   readonly proxies: () => Iterable<ApiServiceProxy>;
   readonly resolver: ServiceResolver;
   readonly log: (msg: string) => void;
@@ -61,7 +80,9 @@ export interface MergedDiscoveryOptions {
 
 export class MergedDiscovery implements DiscoverySource {
   readonly version: Document;
-  readonly #localAggregated: Map<string, APIVersionDiscovery>;
+  #localAggregated = new Map<string, APIVersionDiscovery>();
+  /** The registry the documents were built from. */
+  #builtFrom: Registry | undefined;
   readonly #cache = new Map<string, { key: string; versionDiscovery: APIVersionDiscovery }>();
   #apis!: Document;
   #groups = new Map<string, Document>();
@@ -71,10 +92,6 @@ export class MergedDiscovery implements DiscoverySource {
 
   constructor(private readonly opts: MergedDiscoveryOptions) {
     this.version = opts.local.version;
-    this.#localAggregated = new Map();
-    const agg = opts.local.document('/apis', 'v2');
-    const items = agg ? (JSON.parse(agg.body) as { items: APIGroupDiscovery[] }).items : [];
-    for (const g of items) for (const v of g.versions) this.#localAggregated.set(`${g.metadata.name}/${v.version}`, v);
     this.#rebuild();
   }
 
@@ -130,7 +147,14 @@ export class MergedDiscovery implements DiscoverySource {
   }
 
   #rebuild(): void {
-    const entries: Entry[] = this.opts.localGroupVersions.filter((l) => l.group !== '').map((l) => ({
+    const registry = this.opts.registry.current;
+    this.#builtFrom = registry;
+    const localAggregated = new Map<string, APIVersionDiscovery>();
+    const agg = this.opts.local.document('/apis', 'v2');
+    const items0 = agg ? (JSON.parse(agg.body) as { items: APIGroupDiscovery[] }).items : [];
+    for (const g of items0) for (const v of g.versions) localAggregated.set(`${g.metadata.name}/${v.version}`, v);
+    this.#localAggregated = localAggregated;
+    const entries: Entry[] = localGroupVersions(registry).filter((l) => l.group !== '').map((l) => ({
       name: `${l.version}.${l.group}`, group: l.group, version: l.version, gpm: l.groupPriorityMinimum, vp: l.versionPriority,
     }));
     const remote = [...this.opts.proxies()].map((p) => p.info).filter((i) => i.group !== '');
@@ -166,6 +190,8 @@ export class MergedDiscovery implements DiscoverySource {
   }
 
   document(path: string, aggregated?: 'v2' | 'v2beta1'): Document | undefined {
+    // Custom resources came or went: one reference compare per request, a rebuild per registry swap.
+    if (this.opts.registry.current !== this.#builtFrom) this.#rebuild();
     const parts = path.split('/').filter(Boolean);
     if (parts[0] !== 'apis') return this.opts.local.document(path, aggregated);
     if (parts.length === 1) return aggregated ? this.#aggregated.get(aggregated) : this.#apis;

@@ -5,13 +5,12 @@
 // merged discovery. The gateway asks `route(group, version)` in dispatch.
 import type { ObjectSource } from '../../lib/api/objectsource.js';
 import type { KObject } from '../../lib/api/meta.js';
-import { groupPriority } from '../../lib/registry/priority.js';
-import type { Registry } from '../../lib/registry/index.js';
+import type { RegistrySource } from '../../lib/registry/live.js';
 import type { HealthCheck } from '../health/checks.js';
 import type { DiscoverySource } from '../local/router.js';
 import { readApiService } from './apiservice.js';
 import { AvailabilityController, type StatusWriter } from './availability.js';
-import { MergedDiscovery, type LocalGroupVersion } from './discovery.js';
+import { localGroupVersions, MergedDiscovery } from './discovery.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { Informer } from './informer.js';
 import type { ApiServiceProxy, ProxyEnv } from './proxy.js';
@@ -20,25 +19,16 @@ import { ServiceResolver } from './resolver.js';
 import type { ProxyClientCert } from './transport.js';
 
 export type { LocalGroupVersion } from './discovery.js';
+export { localGroupVersions } from './discovery.js';
 export type { ProxyClientCert } from './transport.js';
 export type { StatusWriter } from './availability.js';
 export { withAvailableCondition } from './availability.js';
 export { ApiServiceProxy } from './proxy.js';
 
-const STABILITY_PRIORITY: Readonly<Record<string, number>> = { ga: 15, beta: 9, alpha: 1 };
-
-/** Every group version the registry serves, with kube's APIService priorities (core: v1. at 18000). */
-export function localGroupVersions(registry: Registry): LocalGroupVersion[] {
-  const vp = (v: string) => STABILITY_PRIORITY[/alpha/.test(v) ? 'alpha' : /beta/.test(v) ? 'beta' : 'ga']!;
-  return [
-    ...registry.coreVersions().map((v) => ({ group: '', version: v, groupPriorityMinimum: 18000, versionPriority: 1 })),
-    ...registry.groups().flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v, groupPriorityMinimum: groupPriority(g.name), versionPriority: vp(v) }))),
-  ];
-}
-
 export interface AggregationOptions {
   readonly objects: ObjectSource;
-  readonly registry: Registry;
+  /** The registry in force: its group versions are the local ones (custom resources come and go). */
+  readonly registry: RegistrySource;
   readonly localDiscovery: DiscoverySource;
   /** The front-proxy client certificate presented to backends. */
   readonly clientCert: ProxyClientCert | undefined;
@@ -65,7 +55,8 @@ export interface Aggregation {
 export function startAggregation(o: AggregationOptions): Aggregation {
   const log = o.log;
   const routes = new ApiServiceRoutes();
-  const local = localGroupVersions(o.registry);
+  // The group versions served at start: autoregister-completion waits for their APIServices.
+  const local = localGroupVersions(o.registry.current);
 
   // Built first, so the informer callbacks below find everything they use, whatever order changes arrive in.
   const informer = (group: string, resource: string) => new Informer({ objects: o.objects, group, resource, log });
@@ -82,7 +73,7 @@ export function startAggregation(o: AggregationOptions): Aggregation {
     resolver, clientCert: o.clientCert, identityHeaders: o.identityHeaders, timeoutMs: o.timeoutMs ?? 60_000, log,
     onBackendFailure: (name) => availability.enqueue(name),
   };
-  const discovery = new MergedDiscovery({ local: o.localDiscovery, localGroupVersions: local, proxies: () => routes.proxies(), resolver, log });
+  const discovery = new MergedDiscovery({ local: o.localDiscovery, registry: o.registry, proxies: () => routes.proxies(), resolver, log });
 
   // Local APIServices not yet seen. As kube's autoregister-completion check, a
   // latch: once each was seen, later deletes (a user's, or a store that lost

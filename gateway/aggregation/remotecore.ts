@@ -23,7 +23,8 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { ApiBackend, BackendRequest } from '../../lib/api/backend.js';
 import type { KObject } from '../../lib/api/meta.js';
 import { serviceUnavailable, StatusError } from '../../lib/api/status.js';
-import type { Registry } from '../../lib/registry/index.js';
+import type { LiveRegistry } from '../../lib/registry/live.js';
+import { CrdRegistrySync } from '../../lib/crd/registrysync.js';
 import { HttpError, HttpObjectSource } from '../../lib/client/objectsource.js';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
 import { identityHeaders, stripForwarded } from './identity.js';
@@ -40,7 +41,8 @@ export interface RemoteCoreOptions {
   readonly url: string;
   readonly caPem: string;
   readonly clientCert: ProxyClientCert | undefined;
-  readonly registry: Registry;
+  /** The gateway's registry in force: kept current from the remote backend's CustomResourceDefinitions. */
+  readonly registry: LiveRegistry;
   /** The identity headers the chain strips after authentication; stripped again before forwarding. */
   readonly identityHeaders: IdentityHeaders;
   readonly log: (msg: string) => void;
@@ -61,7 +63,7 @@ function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backen
   const timeoutMs = o.timeoutMs ?? 60_000;
   const watches = new Set<{ destroy(): void }>();
   const serves = (group: string, version: string): boolean =>
-    group === '' ? o.registry.coreVersions().includes(version) : o.registry.group(group)?.versions.includes(version) ?? false;
+    group === '' ? o.registry.current.coreVersions().includes(version) : o.registry.current.group(group)?.versions.includes(version) ?? false;
   const serve = (r: BackendRequest): Promise<void> => {
     stripForwarded(r.req, o.identityHeaders);
     const longRunning = r.info.verb === 'watch';
@@ -121,14 +123,19 @@ export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
   const objects = new HttpObjectSource({
     server: o.url, caPem: o.caPem, clientCertPem: o.clientCert.certPem, clientKeyPem: o.clientCert.keyPem, headers, registry: o.registry, log: o.log,
   });
+  // The remote backend's CustomResourceDefinitions extend this gateway's registry too (routing, discovery, OpenAPI).
+  const crds = new CrdRegistrySync({ source: objects, live: o.registry, base: o.registry.current, log: o.log });
+  void crds.start();
   const c: Connection = { url: new URL(o.url), agent: backendAgent({ caPem: o.caPem, clientCert: o.clientCert }), headers };
   return {
     objects,
+    registry: o.registry,
     backend: remoteBackend(o, c),
     checkStore: remoteReadyz(o, c),
     updateStatus: remoteStatusUpdate(objects),
     hooks: [],
     async close() {
+      crds.stop();
       objects.close();
       c.agent.destroy();
     },

@@ -1,13 +1,15 @@
-// Discovery documents of the registry the gateway serves, by request path.
+// Discovery documents of the registry the gateway serves, by request path;
+// built once per registry in force (CustomResourceDefinitions swap it).
 import { buildDiscovery } from '../../lib/discovery/index.js';
-import type { Registry } from '../../lib/registry/index.js';
+import { derived, type RegistrySource } from '../../lib/registry/live.js';
 import type { DiscoverySource, Document } from './router.js';
 
-export function registryDiscovery(registry: Registry, serverAddress: string): DiscoverySource {
-  const d = buildDiscovery(registry, { serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] });
+export function registryDiscovery(registry: RegistrySource, serverAddress: string): DiscoverySource {
+  const current = derived(registry, (r) => buildDiscovery(r, { serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] }));
   return {
-    version: d.version,
+    get version() { return current().version; },
     document(path: string, aggregated?: 'v2' | 'v2beta1'): Document | undefined {
+      const d = current();
       const parts = path.split('/').filter(Boolean);
       const root = parts[0];
       if (root !== 'api' && root !== 'apis') return undefined;

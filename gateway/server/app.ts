@@ -3,8 +3,8 @@
 // builder — authentication, authorization, health, dispatch, serving — and
 // listens. Expensive things are built once, in those builders.
 import type { Http2SecureServer } from 'node:http2';
-import type { Registry } from '../../lib/registry/index.js';
-import { buildOpenApiV3 } from '../../lib/openapi/v3.js';
+import { LiveRegistry, type RegistrySource } from '../../lib/registry/live.js';
+import { liveOpenApiV3 } from '../../lib/openapi/v3.js';
 import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
 import { metricsText } from '../metrics/registry.js';
@@ -63,10 +63,10 @@ function reviews(opts: ServeOptions, hooks: AppHooks, authn: GatewayAuthenticati
 }
 
 /** Health, version, discovery (merged with the APIServices'), OpenAPI and /metrics. */
-function localRoutes(registry: Registry, health: HealthEndpoints, aggregation: Aggregation): LocalRoutes {
+function localRoutes(registry: RegistrySource, health: HealthEndpoints, aggregation: Aggregation): LocalRoutes {
   const discovery = aggregation.discovery;
   const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
-  return { health, discovery, openapi: buildOpenApiV3(registry, version), metrics: metricsText };
+  return { health, discovery, openapi: liveOpenApiV3(registry, version), metrics: metricsText };
 }
 
 export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<RunningServer> {
@@ -77,7 +77,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   // A policy that does not parse stops the start before anything listens.
   const auditor = await buildAuditor(opts, log);
   for (const w of featureGateWarnings(opts.featureGates)) log(`Warning: ${w}`);
-  const registry = servedRegistry(opts.runtimeConfig);
+  // The registry in force (the built-ins as --runtime-config leaves them): the core backend swaps it when CustomResourceDefinitions change.
+  const registry = new LiveRegistry(servedRegistry(opts.runtimeConfig));
   const tokenMethods = await loadTokenMethods(opts, log);
   const requestheader = requestheaderConfig(opts, tls);
   // One list of identity headers: stripped after authentication, and again from everything proxied.

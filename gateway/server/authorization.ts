@@ -3,7 +3,7 @@
 // --authorization-config, gateway/authz/build.ts), the rule resolvers the
 // access reviews list rules with, and the admission plugins that check
 // against the same authorizers.
-import type { Registry } from '../../lib/registry/index.js';
+import type { RegistrySource } from '../../lib/registry/live.js';
 import type { ServeOptions } from '../config/flags.js';
 import type { AuthorizerChain } from '../authz/chain.js';
 import { buildAuthorizers } from '../authz/build.js';
@@ -27,7 +27,7 @@ export interface GatewayAuthorization {
   close(): void;
 }
 
-export async function buildAuthorization(opts: ServeOptions, hooks: AppHooks, core: GatewayCore, registry: Registry, clock: () => number): Promise<GatewayAuthorization> {
+export async function buildAuthorization(opts: ServeOptions, hooks: AppHooks, core: GatewayCore, registry: RegistrySource, clock: () => number): Promise<GatewayAuthorization> {
   // The RBAC policy is kept whatever the modes: the escalation checks resolve rules from it.
   const rbac = await startRbac(core.objects, hooks.log);
   const authz = await buildAuthorizers(opts, { objects: core.objects, log: hooks.log, clock, rbac: () => rbac.authorizer, privilegedGroups: PRIVILEGED_GROUPS });

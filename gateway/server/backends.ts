@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { startCoreBackend } from '../../backends/core/index.js';
 import { serverUrl } from '../../certs/kubeconfig.js';
-import type { Registry } from '../../lib/registry/index.js';
+import type { LiveRegistry } from '../../lib/registry/live.js';
 import { controllerEnabled, type ServeOptions } from '../config/flags.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { localGroupVersions, startAggregation, withAvailableCondition, type Aggregation } from '../aggregation/index.js';
@@ -17,7 +17,8 @@ import type { AppHooks } from './app.js';
 import { connectHost } from './serving.js';
 
 export interface CoreInputs {
-  readonly registry: Registry;
+  /** The registry in force; the in-process core backend swaps it as CustomResourceDefinitions change. */
+  readonly registry: LiveRegistry;
   readonly tokens: TokenIssuing;
   /** The CA the token controllers put in cluster-info and legacy token secrets. */
   readonly clusterCaPem: string;
@@ -52,7 +53,7 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
     registry: i.registry,
     allowUnsafeMalformedObjectDeletion: opts.featureGates.AllowUnsafeMalformedObjectDeletion,
     cbor: opts.featureGates.CBORServingAndStorage,
-    autoregister: localGroupVersions(i.registry),
+    autoregister: localGroupVersions(i.registry.current),
     bodyLimit: opts.maxRequestBodyBytes,
     minRequestTimeoutS: opts.minRequestTimeoutS,
     log: hooks.log,

@@ -4,7 +4,7 @@
 // nothing taking it is a 404.
 import { pathNotFound } from '../../lib/api/status.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
-import type { Registry } from '../../lib/registry/index.js';
+import type { RegistrySource } from '../../lib/registry/live.js';
 import { deprecation } from '../../lib/registry/versions.js';
 import { addWarnings } from '../../lib/http/warnings.js';
 import { deprecatedApiRequested } from '../metrics/deprecated.js';
@@ -22,7 +22,7 @@ export type GatewayServed = Readonly<Record<string, (ctx: RequestContext) => Pro
 export interface DispatchTargets {
   readonly aggregation: Aggregation;
   readonly local: LocalRoutes;
-  readonly registry: Registry;
+  readonly registry: RegistrySource;
   readonly gatewayServed: GatewayServed;
   /** In-process or remote (--core-backend-url); the same interface either way. */
   readonly core: GatewayCore;
@@ -56,7 +56,7 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
     // Reviews the gateway answers itself (TokenReview, the access reviews, …).
     (ctx) => {
       const i = ctx.info;
-      if (t.registry.lookup(i.apiGroup, i.apiVersion, i.resource)?.servedBy !== 'gateway') return undefined;
+      if (t.registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)?.servedBy !== 'gateway') return undefined;
       const serve = t.gatewayServed[`${i.apiGroup}/${i.resource}`];
       if (!serve) throw pathNotFound();
       return serve(ctx);
@@ -72,7 +72,7 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
     const i = ctx.info;
     if (i.isResourceRequest) {
       // A deprecated version: kube's Warning, the deprecated-API gauge and the audit annotations.
-      const kind = t.registry.lookup(i.apiGroup, i.apiVersion, i.resource)?.kind;
+      const kind = t.registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)?.kind;
       const dep = kind !== undefined ? deprecation(i.apiGroup, i.apiVersion, kind) : undefined;
       if (dep) {
         addWarnings(ctx.res, [dep.text]);

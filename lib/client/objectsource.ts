@@ -15,7 +15,7 @@ import { Agent, request } from 'node:https';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { KObject } from '../api/meta.js';
 import type { ObjectEvent, ObjectSource, ObjectWatch } from '../api/objectsource.js';
-import type { Registry } from '../registry/index.js';
+import type { RegistrySource } from '../registry/live.js';
 
 export interface HttpObjectSourceOptions {
   /** https://host:port */
@@ -27,7 +27,8 @@ export interface HttpObjectSourceOptions {
   readonly servername?: string;
   /** Sent with every request (identity headers). */
   readonly headers?: OutgoingHttpHeaders;
-  readonly registry: Registry;
+  /** The registry in force (custom resources included). */
+  readonly registry: RegistrySource;
   readonly timeoutMs?: number;
   readonly log?: (msg: string) => void;
   /** Reconnect attempts of a watch before it reports an error (default 3). */
@@ -59,8 +60,8 @@ export class HttpObjectSource implements ObjectSource {
 
   /** `/api/v1` or `/apis/<group>/<preferred version>`, and whether the type is namespaced. */
   #base(group: string, resource: string): { prefix: string; version: string; namespaced: boolean } {
-    const version = group === '' ? 'v1' : this.o.registry.group(group)?.preferredVersion ?? '';
-    const t = this.o.registry.lookup(group, version, resource);
+    const version = group === '' ? 'v1' : this.o.registry.current.group(group)?.preferredVersion ?? '';
+    const t = this.o.registry.current.lookup(group, version, resource);
     if (!t) throw new Error(`no served type ${resource}${group ? `.${group}` : ''}`);
     return { prefix: group === '' ? '/api/v1' : `/apis/${group}/${version}`, version, namespaced: t.namespaced };
   }

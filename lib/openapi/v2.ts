@@ -3,8 +3,7 @@
 // lib/schema in the v2 flavour. Built once per registry.
 import type { Registry } from '../registry/index.js';
 import { makeDocument, type Document } from '../discovery/document.js';
-import { definitionsOf } from '../schema/openapi.js';
-import { pathsOfTypes, rootsOf } from './v3.js';
+import { pathsOfTypes, schemasOf } from './v3.js';
 
 type Json = Record<string, unknown>;
 
@@ -55,12 +54,11 @@ export function buildOpenApiV2(registry: Registry, serverVersion: string): Docum
     for (const [k, v] of Object.entries(item)) converted[k] = k === 'parameters' ? (v as Json[]).map(paramV2) : operationV2(v as Json);
     paths[path] = converted;
   }
-  const { roots, gvks } = rootsOf(types);
   return makeDocument({
     swagger: '2.0',
     info: { title: 'Kubernetes', version: serverVersion },
     paths,
-    definitions: definitionsOf(roots, 'v2', gvks),
+    definitions: schemasOf(types, 'v2'),
     securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
     security: [{ BearerToken: [] }],
   });

@@ -6,11 +6,13 @@
 // `kubectl explain` and kubectl's client-side apply.
 import { createHash } from 'node:crypto';
 import type { Registry } from '../registry/index.js';
+import { derived, type RegistrySource } from '../registry/live.js';
 import type { ResourceType, Verb } from '../registry/types.js';
 import { makeDocument, type Document } from '../discovery/document.js';
 import { builtinSchemas, definitionName, type StructNode } from '../schema/index.js';
 import { definitionsOf, type Flavor, type Gvk } from '../schema/openapi.js';
 import { buildOpenApiV2 } from './v2.js';
+import { customDefinitions } from './custom.js';
 import { encodeOpenApiV2 } from './v2proto.js';
 
 export { definitionName };
@@ -122,9 +124,12 @@ export function rootsOf(types: readonly ResourceType[]): { roots: StructNode[]; 
   return { roots, gvks };
 }
 
-function schemasOf(types: readonly ResourceType[], flavor: Flavor = 'v3'): Record<string, Json> {
-  const { roots, gvks } = rootsOf(types);
-  return definitionsOf(roots, flavor, gvks);
+/** The definitions of the types: generated from schema nodes, or a custom resource's published schema. */
+export function schemasOf(types: readonly ResourceType[], flavor: Flavor = 'v3'): Record<string, Json> {
+  const { roots, gvks } = rootsOf(types.filter((t) => !t.openapi));
+  const defs = definitionsOf(roots, flavor, gvks);
+  for (const t of types) if (t.openapi) Object.assign(defs, customDefinitions(t, flavor));
+  return defs;
 }
 
 /** Every path the types serve, as OpenAPI v3 path items (the v2 document converts them). */
@@ -178,5 +183,16 @@ export function buildOpenApiV3(registry: Registry, serverVersion: string): OpenA
     document: (path) => docs.get(path),
     v2: v2Json,
     v2Protobuf: () => (v2Protobuf ??= encodeOpenApiV2(JSON.parse(v2Json().body) as Record<string, unknown>)),
+  };
+}
+
+/** The documents of the registry in force, rebuilt once per registry swap (custom resources), never per request. */
+export function liveOpenApiV3(registry: RegistrySource, serverVersion: string): OpenApiV3 {
+  const current = derived(registry, (r) => buildOpenApiV3(r, serverVersion));
+  return {
+    get root() { return current().root; },
+    document: (path) => current().document(path),
+    v2: () => current().v2(),
+    v2Protobuf: () => current().v2Protobuf(),
   };
 }

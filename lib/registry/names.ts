@@ -134,6 +134,10 @@ export function checkName(rule: NameRule, name: string, prefix: boolean, obj?: K
       const required = `${str(obj, 'spec', 'version')}.${str(obj, 'spec', 'group')}`;
       return name === required ? [] : [`must be \`spec.version+"."+spec.group\`: ${JSON.stringify(required)}`];
     }
+    case 'crd': {
+      const errs = isDNS1123Subdomain(masked);
+      return name === `${str(obj, 'spec', 'names', 'plural')}.${str(obj, 'spec', 'group')}` ? errs : [...errs, 'must be spec.names.plural+"."+spec.group'];
+    }
   }
 }
 

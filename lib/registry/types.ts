@@ -15,7 +15,8 @@ export type NameRule =
   | 'label'          // DNS-1123 label (namespaces)
   | 'dns1035'        // DNS-1035 label (services)
   | 'path-segment'   // any name that is a valid path segment (RBAC types)
-  | 'apiservice';    // `<version>.<group>` (APIService)
+  | 'apiservice'     // `<version>.<group>` (APIService)
+  | 'crd';           // a DNS-1123 subdomain equal to `<spec.names.plural>.<spec.group>` (CustomResourceDefinition)
 
 export interface Column {
   name: string;
@@ -24,8 +25,8 @@ export interface Column {
   description: string;
   /** 0 = always shown; 1 = shown with -o wide. */
   priority: 0 | 1;
-  /** The cell of one row; `now` is the time of the response (for ages). */
-  cell(obj: KObject, now: number): string | number | boolean;
+  /** The cell of one row; `now` is the time of the response (for ages). null = no value (kubectl prints `<none>`). */
+  cell(obj: KObject, now: number): string | number | boolean | null;
 }
 
 export interface Subresource {
@@ -57,9 +58,11 @@ export interface ResourceType {
    * the type has none (ConfigMap, Secret, ServiceAccount, RBAC, Namespace,
    * Service, Node, Event, Lease, …); 'spec': 1 on create, one more on every
    * write that changes anything but metadata and status (Pod since 1.33, custom
-   * resources); 'spec-and-labels': label changes count too (EndpointSlice).
+   * resources with a status subresource); 'spec-and-labels': label changes count too
+   * (EndpointSlice); 'all-but-metadata': any change outside metadata, status included
+   * (custom resources without a status subresource: kube's customResourceStrategy).
    */
-  generation?: 'spec' | 'spec-and-labels';
+  generation?: 'spec' | 'spec-and-labels' | 'all-but-metadata';
   /** DELETE answers with the removed object instead of a Success Status (pods, services, namespaces, PVs, PVCs). */
   returnsDeletedObject?: boolean;
   /** Table columns; absent = the default Name / Created At. */
@@ -86,6 +89,31 @@ export interface ResourceType {
    * (strategic merge patch is refused, every field is accepted).
    */
   schema?: StructNode;
+  /**
+   * The kind's schema as published in /openapi/v2 and /openapi/v3 when it is not
+   * generated from `schema` (custom resources: the CRD version's openAPIV3Schema).
+   */
+  openapi?: Readonly<Record<string, unknown>>;
+  /** The scale subresource's paths (custom resources with `subresources.scale`). */
+  scale?: ScalePaths;
+  /** The CustomResourceDefinition this type comes from (metadata.name), for custom resources. */
+  crd?: string;
+  /** Custom resources whose schema has defaults: applied to objects read from storage too, as kube's decoding does. */
+  readDefaults?(obj: KObject): void;
+  /**
+   * Custom resources of a CRD with conversion strategy Webhook: objects are kept in
+   * the storage version, and another version needs the CRD's conversion webhook.
+   */
+  conversionWebhook?: boolean;
+  /** Custom resources of a CRD being deleted: creates are refused (405), everything else is served until the objects are gone. */
+  terminating?: boolean;
+}
+
+/** Where a custom resource keeps what autoscaling/v1 Scale shows (simple JSON paths, `.spec.replicas`). */
+export interface ScalePaths {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  readonly labelSelectorPath?: string;
 }
 
 export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {

@@ -9,6 +9,9 @@ export { SchemaModel, childOf } from './model.js';
 /** The definition name Kubernetes uses for a kind (`io.k8s.api.core.v1.Pod`). */
 export function definitionName(group: string, version: string, kind: string): string {
   if (group === 'apiregistration.k8s.io') return `io.k8s.kube-aggregator.pkg.apis.apiregistration.${version}.${kind}`;
+  if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}.${kind}`;
+  // Custom resources' groups are domains: kube names them reversed (stable.example.com → com.example.stable).
+  if (group.includes('.') && !group.endsWith('.k8s.io')) return `${group.split('.').reverse().join('.')}.${version}.${kind}`;
   const pkg = group === '' ? 'core' : group.split('.')[0]!;
   return `io.k8s.api.${pkg}.${version}.${kind}`;
 }

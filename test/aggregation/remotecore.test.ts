@@ -15,6 +15,7 @@ import { request as httpsRequest } from 'node:https';
 import { decode as cborDecode } from 'cbor2';
 import { Encoder } from 'cbor-x';
 import { servingPki, type Pem } from './fixture.js';
+import { CRD_PATH, crontab, crontabCrd } from '../crd/fixtures.js';
 
 const kubectlBin = findKubectl();
 /** Both processes serve CBOR: the core backend answers it, the gateway writes its own errors in it. */
@@ -154,6 +155,20 @@ describe('gateway + remote core backend (--core-backend-url)', { timeout: 180_00
     bot.close();
     assert.equal(who.status, 201, who.text);
     assert.equal(who.json.status.userInfo.username, 'system:serviceaccount:sa:bot');
+  });
+
+  it('serves custom resources of a CRD created through the gateway: the gateway learns the group from the backend', async () => {
+    const crd = crontabCrd({ group: 'remote.example.com' });
+    const c = await gh.admin.request('POST', CRD_PATH, crd);
+    assert.equal(c.status, 201, c.text);
+    const path = '/apis/remote.example.com/v1/namespaces/default/crontabs';
+    await eventually('the gateway routing the new group', async () => ((await gh.admin.request('GET', path)).status === 200 ? true : undefined));
+    const cr = await gh.admin.request('POST', path, crontab('r1', { image: 'i', replicas: 1 }, 'remote.example.com'));
+    assert.equal(cr.status, 201, cr.text);
+    const apis = await gh.admin.request('GET', '/apis');
+    assert.ok(apis.json.groups.some((g: { name: string }) => g.name === 'remote.example.com'));
+    const v3 = await gh.admin.request('GET', '/openapi/v3');
+    assert.ok(v3.json.paths['apis/remote.example.com/v1'], 'the gateway publishes its OpenAPI');
   });
 
   it('rejects --core-backend-url without its CA, in one line', async () => {

@@ -66,7 +66,7 @@ for (const version of ['1.32', '1.27']) {
       const reviews = builtinRegistry().all().filter((t) => t.servedBy === 'gateway' && t.version === 'v1').map((t) => `${t.plural}.${t.group}/v1`);
       assert.deepEqual(names, [...reviews,
         'apiservices.apiregistration.k8s.io/v1', 'clusterrolebindings.rbac.authorization.k8s.io/v1', 'clusterroles.rbac.authorization.k8s.io/v1',
-        'configmaps.v1', 'endpoints.v1', 'endpointslices.discovery.k8s.io/v1', 'events.events.k8s.io/v1', 'events.v1', 'flowschemas.flowcontrol.apiserver.k8s.io/v1', 'leases.coordination.k8s.io/v1',
+        'configmaps.v1', 'customresourcedefinitions.apiextensions.k8s.io/v1', 'endpoints.v1', 'endpointslices.discovery.k8s.io/v1', 'events.events.k8s.io/v1', 'events.v1', 'flowschemas.flowcontrol.apiserver.k8s.io/v1', 'leases.coordination.k8s.io/v1',
         'namespaces.v1', 'nodes.v1', 'persistentvolumeclaims.v1', 'persistentvolumes.v1', 'pods.v1', 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io/v1', 'rolebindings.rbac.authorization.k8s.io/v1',
         'roles.rbac.authorization.k8s.io/v1', 'secrets.v1', 'serviceaccounts.v1', 'services.v1',
       ].sort());

@@ -12,6 +12,7 @@ import { parseRequestInfo } from '../../lib/api/requestinfo.js';
 import { STALE_OBJECT, toStatusError } from '../../lib/api/status.js';
 import { sendError } from '../../lib/http/respond.js';
 import { builtinRegistry } from '../../lib/registry/index.js';
+import { LiveRegistry } from '../../lib/registry/live.js';
 import { CoreBackend } from '../../backends/core/backend.js';
 import { openStore } from '../../backends/core/store/index.js';
 import { CONFLICT_ATTEMPTS, StoreError, type ListOptions, type Store, type WatchSink } from '../../backends/core/store/types.js';
@@ -96,7 +97,7 @@ const CM = `${NS}/configmaps/c`;
 before(async () => {
   store = new StormStore(await openStore({ backend: 'memory', historyWindowMs: 60_000 }));
   const backend = new CoreBackend({
-    store, registry: builtinRegistry(), clock: Date.now, log: () => undefined,
+    store, live: new LiveRegistry(builtinRegistry()), registry: builtinRegistry(), clock: Date.now, log: () => undefined,
     tooLargeWaitMs: 1000, bookmarkIntervalMs: 60_000, minRequestTimeoutS: 1800, bodyLimit: 3 * 1024 * 1024, watches: new Set(),
   });
   server = createServer((req, res) => {

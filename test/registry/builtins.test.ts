@@ -30,6 +30,7 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['apiregistration.k8s.io', 'apiservices', 'APIService', false, [], ['status'], 'apiservice', false],
   ['flowcontrol.apiserver.k8s.io', 'flowschemas', 'FlowSchema', false, [], ['status'], 'subdomain', false],
   ['flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false, [], ['status'], 'subdomain', false],
+  ['apiextensions.k8s.io', 'customresourcedefinitions', 'CustomResourceDefinition', false, ['crd', 'crds'], ['status'], 'crd', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
@@ -100,7 +101,7 @@ test('types are found by kind and by any of their names', () => {
 
 test('named groups are ordered by kube-apiserver priority', () => {
   assert.deepEqual(reg.groups().map((g) => g.name), [
-    'apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io',
+    'apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io',
   ]);
   assert.deepEqual(reg.coreVersions(), ['v1']);
   assert.ok(reg.hasGroupVersion('', 'v1'));

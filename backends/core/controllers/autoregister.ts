@@ -74,7 +74,8 @@ export async function autoregister(env: CoreEnv, local: readonly LocalGroupVersi
   const all = await env.store.list(listPrefix(t, ''));
   for (const o of all.items) {
     const name = o.metadata.name ?? '';
-    if (wanted.has(name) || o.metadata.labels?.[AUTOMANAGED_LABEL] === undefined) continue;
+    // Only the `onstart` ones: `true` ones belong to the CRD controller (controllers/crd.ts).
+    if (wanted.has(name) || o.metadata.labels?.[AUTOMANAGED_LABEL] !== 'onstart') continue;
     if ((o['spec'] as Record<string, unknown> | undefined)?.['service']) continue;
     try {
       await env.store.delete(objectKey(t, '', name), Number(o.metadata.resourceVersion));

@@ -42,7 +42,8 @@ type OwnerState = 'absent' | 'solid' | 'waiting' | 'invalid';
 
 export class GarbageCollector extends WatchingController {
   private readonly graph = new OwnershipGraph();
-  private readonly types: Map<string, ResourceType>;
+  private types: Map<string, ResourceType>;
+  private readonly unsubscribe: () => void;
   private readonly queue = new Set<string>();
   private draining = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -54,10 +55,21 @@ export class GarbageCollector extends WatchingController {
     const types = storedTypes(env);
     super(env, 'garbagecollector', [...types.keys()]);
     this.types = types;
+    // Custom resources come and go with their CRDs: their objects join the graph as they are served.
+    this.unsubscribe = env.live.onChange(() => this.typesChanged());
+  }
+
+  private typesChanged(): void {
+    const types = storedTypes(this.env);
+    if (types.size === this.types.size && [...types.keys()].every((k) => this.types.has(k))) return;
+    this.types = types;
+    for (const key of [...this.graph.all()].map((n) => n.key)) if (!this.typeOfKey(key)) this.graph.remove(key);
+    this.rewatch([...types.keys()]);
   }
 
   override stop(): void {
     super.stop();
+    this.unsubscribe();
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
 

@@ -24,7 +24,7 @@ export abstract class WatchingController {
   constructor(
     protected readonly env: CoreEnv,
     readonly name: string,
-    private readonly prefixes: readonly string[],
+    private prefixes: readonly string[],
     private readonly retryMs = 1000,
   ) {}
 
@@ -47,6 +47,19 @@ export abstract class WatchingController {
     }
     this.requestPass();
     await this.chain;
+  }
+
+  /**
+   * Watches other prefixes from now on (types came or went with the live registry):
+   * the watches start again from the current revision with a full pass, which reads
+   * whatever changed in between.
+   */
+  protected rewatch(prefixes: readonly string[]): void {
+    this.prefixes = prefixes;
+    if (this.stopped || this.watchers.length === 0) return;
+    for (const w of this.watchers) w.stop();
+    this.watchers = [];
+    void this.start().catch((err: unknown) => this.restart(new StoreError('unreachable', String(err))));
   }
 
   stop(): void {

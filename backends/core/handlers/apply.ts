@@ -23,7 +23,7 @@ import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget } from '../objects.js';
 import { storeCall } from '../storeerrors.js';
-import { outputFor } from '../render.js';
+import { outputFor, servedAs } from '../render.js';
 import { parseDryRun } from './params.js';
 import { queryBool } from '../../../lib/api/querybool.js';
 import { writeContext } from './managedfields.js';
@@ -106,7 +106,9 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
   };
   addWarnings(r.res, intent.warnings);
   await retryOnConflict(async () => {
-    const old = await storeCall(gr, name, () => env.store.get(key));
+    const stored = await storeCall(gr, name, () => env.store.get(key));
+    // Read through the version of the request (custom resources of several versions share their objects).
+    const old = stored && servedAs(t, stored);
     if (!old) {
       if (target !== 'main') throw notFound(gr, name);
       if (intent.setsResourceVersion) throw notFound(gr, name);

@@ -15,7 +15,8 @@ import { listPrefix, objectKey } from '../keys.js';
 import { parseListRequest } from '../listoptions.js';
 import { markTerminating, PROTECTED_NAMESPACES } from '../namespaces.js';
 import { isFinalized } from '../objects.js';
-import { listAs, listJson, outputFor } from '../render.js';
+import { isCrdType, markCrdTerminating } from '../controllers/crd.js';
+import { listAs, listJson, outputFor, servedAs } from '../render.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDeleteOptions, type DeleteOptions } from './params.js';
@@ -79,6 +80,7 @@ function planDelete(t: ResourceType, cur: KObject, opts: DeleteOptions, now: num
   let next: KObject = { ...cur, metadata: { ...meta, finalizers } };
   if (finalizers.length === 0) delete next.metadata.finalizers;
   if (isNamespace(t)) next = markTerminating(next, now);
+  else if (isCrdType(t) && meta.deletionTimestamp === undefined) next = markCrdTerminating(next, now);
   const pendingFinalizers = !isFinalized(next);
   if (!pendingFinalizers && !(grace !== undefined && grace > 0)) return { kind: 'remove' };
   if (!graceChanged && finalizers === (meta.finalizers ?? []) && meta.deletionTimestamp !== undefined) return { kind: 'unchanged' };
@@ -182,7 +184,7 @@ export async function deleteObject(env: CoreEnv, t: ResourceType, r: BackendRequ
   // kube answers 202 when a delete with orphanDependents=false did not remove the object yet.
   const code = outcome.kind === 'pending' && opts.orphanDependents === false ? 202 : 200;
   if (outcome.kind === 'pending' || t.returnsDeletedObject) {
-    sendObject(r.req, r.res, code, outcome.obj, out, pretty);
+    sendObject(r.req, r.res, code, servedAs(t, outcome.obj), out, pretty);
     return;
   }
   sendObject(r.req, r.res, code, statusOk(outcome.obj.metadata.uid ?? ''), out, pretty);

@@ -5,7 +5,7 @@ import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, unsupportedMediaType, type GroupResource } from '../../../lib/api/status.js';
 import { readBody } from '../../../lib/http/body.js';
-import { outputFor } from '../render.js';
+import { outputFor, servedAs } from '../render.js';
 import { parseJsonPatch } from '../../../lib/patch/json.js';
 import { applyPatchDocument } from '../../../lib/patch/apply.js';
 import { PatchError } from '../../../lib/patch/errors.js';
@@ -48,7 +48,8 @@ function parsePatch(t: ResourceType, contentType: string | undefined, buf: Buffe
   const type = patchTypeOf(contentType);
   if (type === undefined) throw unsupportedMediaType(String(contentType ?? ''), patchTypes(cbor));
   if (type === 'apply') throw new Error('unexpected patch type apply: served by serverSideApply');
-  if (type === 'strategic' && !t.schema) {
+  // Custom resources never take strategic merge patches (kube: their schemas carry no patch strategies); schema-less types neither.
+  if (type === 'strategic' && (!t.schema || t.crd !== undefined)) {
     throw unsupportedMediaType(String(contentType), patchTypes(cbor).filter((p) => p !== 'application/strategic-merge-patch+json'));
   }
   if (buf.length === 0) throw badRequest('the request body is empty: a patch is required');
@@ -94,7 +95,9 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, r.info.namespace, name);
   await retryOnConflict(async (tried) => {
-    const old = await storeCall(gr, name, () => env.store.get(key));
+    const stored = await storeCall(gr, name, () => env.store.get(key));
+    // Read through the version of the request (custom resources of several versions share their objects).
+    const old = stored && servedAs(t, stored);
     if (!old) throw notFound(gr, name);
     const patched = applyPatch(t, p, old, env.bodyLimit);
     if (!isPlainObject(patched)) throw badRequest('the patched object must be a JSON object');

@@ -12,7 +12,7 @@ import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { parseListRequest, parseRevision } from '../listoptions.js';
 import { encodeContinue } from '../continuetoken.js';
-import { listAs, listBytes, listJson, objectAs, outputFor } from '../render.js';
+import { listAs, listBytes, listJson, objectAs, outputFor, servedAs } from '../render.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { StoreError, type ListResult } from '../store/types.js';
 
@@ -67,7 +67,7 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
     meta.continue = encodeContinue(result.rev, result.continueAfter);
     if (!lr.hasSelectors && result.remaining !== undefined && result.remaining > 0) meta.remainingItemCount = result.remaining;
   }
-  sendList(env, t, r, result.items, meta, out);
+  sendList(env, t, r, t.crd === undefined ? result.items : result.items.map((o) => servedAs(t, o)), meta, out);
 }
 
 function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: readonly KObject[], meta: ListMeta, out: Output): void {

@@ -7,7 +7,7 @@
 import { watcherRegistered } from '../metrics.js';
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
-import { expired, internalError, notAcceptable, StatusError, type Status } from '../../../lib/api/status.js';
+import { expired, internalError, notAcceptable, StatusError, toStatusError, type Status } from '../../../lib/api/status.js';
 import { encodeWatchFrame, ProtobufError } from '../../../lib/protobuf/codec.js';
 import { encodeCborEvent } from '../../../lib/cbor/encode.js';
 import { CBOR_SEQ_MEDIA_TYPE } from '../../../lib/cbor/errors.js';
@@ -17,7 +17,7 @@ import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js'
 import type { CoreEnv } from '../env.js';
 import { listPrefix } from '../keys.js';
 import { parseWatchRequest, type WatchRequest } from '../listoptions.js';
-import { includeObjectOf, outputFor, partialMetadata, table } from '../render.js';
+import { includeObjectOf, outputFor, partialMetadata, servedAs, table } from '../render.js';
 import { fromStoreError } from '../storeerrors.js';
 import { StoreError, type StoreEvent, type Watcher } from '../store/types.js';
 
@@ -165,8 +165,16 @@ class WatchStream {
     else if (before) this.send('DELETED', stamped(ev.prev!, ev.rev));
   }
 
-  send(type: WireType, obj: KObject): void {
+  send(type: WireType, stored: KObject): void {
     if (this.closed) return;
+    let obj: KObject;
+    try {
+      obj = servedAs(this.t, stored);
+    } catch (err) {
+      // An object this version cannot be served (its conversion failed): the stream ends with the error, as kube's.
+      this.fail(toStatusError(err));
+      return;
+    }
     const rev = Number(obj.metadata.resourceVersion);
     if (rev > this.lastRev) this.lastRev = rev;
     if (this.out.format === 'protobuf') this.writeFrame(type, () => (this.out.as ? encodeWatchFrame(type, partialMetadata(obj, 'v1')) : eventFrame(type, obj)));

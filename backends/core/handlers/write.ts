@@ -13,7 +13,7 @@ import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { requireActiveNamespace } from '../namespaces.js';
 import { checkEnvelope, checkPathAgreement, isFinalized, prepareCreate, prepareUpdate, type UpdateTarget } from '../objects.js';
-import { objectAs, outputFor } from '../render.js';
+import { objectAs, outputFor, servedAs } from '../render.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
@@ -79,7 +79,9 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
   const key = objectKey(t, r.info.namespace, name);
   const unconditional = !obj.metadata.resourceVersion;
   await retryOnConflict(async () => {
-    const old = await storeCall(gr, name, () => env.store.get(key));
+    const stored = await storeCall(gr, name, () => env.store.get(key));
+    // Read through the version of the request (custom resources of several versions share their objects).
+    const old = stored && servedAs(t, stored);
     if (!old) {
       if (target !== 'main' || !t.createOnUpdate) throw notFound(gr, name);
       if (!unconditional) throw notFound(gr, name);

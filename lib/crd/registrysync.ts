@@ -1,0 +1,107 @@
+// Keeps a LiveRegistry equal to the built-in types plus the served versions of
+// every Established CustomResourceDefinition, following the CRDs of an
+// ObjectSource (the core backend's store, or a remote core backend over HTTP)
+// with a Reflector: list, then watch. Every process sharing a store runs one,
+// so all of them serve a new CRD as soon as its Established condition reaches
+// their watch. Each CRD's types are built once per generation and status
+// (its compiled schemas are cached with them); a change swaps the registry
+// whole, built once.
+import type { KObject } from '../api/meta.js';
+import type { ObjectSource } from '../api/objectsource.js';
+import { Reflector } from '../api/reflector.js';
+import type { Registry } from '../registry/index.js';
+import type { LiveRegistry } from '../registry/live.js';
+import type { ResourceType } from '../registry/types.js';
+import { isEstablished } from '../registry/builtins/crd-validation.js';
+import { crdResourceTypes } from './resourcetypes.js';
+
+interface Built {
+  /** What the types were built from: uid, generation, deletion and accepted names. */
+  readonly key: string;
+  readonly types: readonly ResourceType[];
+}
+
+const builtKey = (crd: KObject) => JSON.stringify([crd.metadata.uid, crd.metadata.generation, crd.metadata.deletionTimestamp !== undefined, crd['status'] && (crd['status'] as Record<string, unknown>)['acceptedNames']]);
+
+export interface CrdRegistrySyncOptions {
+  readonly source: ObjectSource;
+  readonly live: LiveRegistry;
+  /** The types every registry starts from (the built-ins). */
+  readonly base: Registry;
+  readonly log: (msg: string) => void;
+}
+
+export class CrdRegistrySync {
+  readonly #o: CrdRegistrySyncOptions;
+  readonly #crds = new Map<string, KObject>();
+  readonly #built = new Map<string, Built>();
+  readonly #reflector: Reflector;
+  #scheduled = false;
+  /** The custom types in force: a pass that finds the same ones (a status write) swaps nothing. */
+  #inForce: readonly ResourceType[] = [];
+
+  constructor(o: CrdRegistrySyncOptions) {
+    this.#o = o;
+    this.#reflector = new Reflector(o.source, [{
+      group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions',
+      reset: (items) => { this.#crds.clear(); for (const c of items) this.#crds.set(c.metadata.name ?? '', c); this.#rebuild(); },
+      set: (c) => { this.#crds.set(c.metadata.name ?? '', c); this.#schedule(); },
+      remove: (c) => { this.#crds.delete(c.metadata.name ?? ''); this.#schedule(); },
+    }], { who: 'CRD registry', log: o.log, retryMs: 100, maxRetryMs: 5000, retryFirstList: true });
+  }
+
+  /** Resolves once the first list is in force. */
+  start(): Promise<void> {
+    return this.#reflector.start();
+  }
+
+  stop(): void {
+    this.#reflector.stop();
+  }
+
+  /** Changes arriving together (a watch burst) make one registry. */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(() => { this.#scheduled = false; this.#rebuild(); });
+  }
+
+  #typesOf(crd: KObject): readonly ResourceType[] {
+    const name = crd.metadata.name ?? '';
+    const key = builtKey(crd);
+    const cached = this.#built.get(name);
+    if (cached?.key === key) return cached.types;
+    let types: readonly ResourceType[] = [];
+    try {
+      types = crdResourceTypes(crd);
+    } catch (err) {
+      this.#o.log(`CRD registry: ${name}: not served: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    this.#built.set(name, { key, types });
+    return types;
+  }
+
+  #rebuild(): void {
+    const { base } = this.#o;
+    for (const name of [...this.#built.keys()]) if (!this.#crds.has(name)) this.#built.delete(name);
+    // Older CRDs first: when two claim one resource (the naming controller refuses the later), the earlier keeps it.
+    const crds = [...this.#crds.values()].filter(isEstablished)
+      .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    const taken = new Set<string>();
+    for (const t of base.all()) { taken.add(`r/${t.group}/${t.version}/${t.plural}`); taken.add(`k/${t.group}/${t.version}/${t.kind}`); }
+    const added: ResourceType[] = [];
+    for (const crd of crds) {
+      const types = this.#typesOf(crd);
+      const keys = types.flatMap((t) => [`r/${t.group}/${t.version}/${t.plural}`, `k/${t.group}/${t.version}/${t.kind}`]);
+      if (keys.some((k) => taken.has(k)) || new Set(keys).size !== keys.length) {
+        this.#o.log(`CRD registry: ${crd.metadata.name}: not served: its resource or kind is served already`);
+        continue;
+      }
+      for (const k of keys) taken.add(k);
+      added.push(...types);
+    }
+    if (added.length === this.#inForce.length && added.every((t, i) => t === this.#inForce[i])) return;
+    this.#inForce = added;
+    this.#o.live.set(added.length === 0 ? base : base.extend(added));
+  }
+}

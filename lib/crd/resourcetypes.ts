@@ -1,0 +1,90 @@
+// The registry entries of one CustomResourceDefinition: one ResourceType per
+// served version, with the names the CRD accepted, its scope, subresources,
+// printer columns, selectable fields, and the compiled schema of lib/crdschema
+// (structure, defaults, validation, published OpenAPI). Built once per CRD
+// generation by the registry sync, never per request.
+import type { KObject } from '../api/meta.js';
+import { setOwn } from '../api/own.js';
+import { compileCrdSchema } from '../crdschema/index.js';
+import { at, bool, list, str, strings } from '../registry/fields.js';
+import { ALL_VERBS, type ResourceType, type ScalePaths, type Subresource } from '../registry/types.js';
+import { crdColumns } from './columns.js';
+import { findFirst } from './jsonpath.js';
+
+const SUBRESOURCE_VERBS = ['get', 'patch', 'update'] as const;
+
+/** A selectable field's value as a field selector compares it (strings as they are, numbers and booleans printed). */
+function selectorValue(path: string): (obj: KObject) => string {
+  return (obj) => {
+    const v = findFirst(obj, path);
+    return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+  };
+}
+
+function scalePaths(v: unknown): ScalePaths | undefined {
+  const s = at(v, 'subresources', 'scale');
+  if (s === undefined || s === null) return undefined;
+  const sel = str(s, 'labelSelectorPath');
+  return { specReplicasPath: str(s, 'specReplicasPath'), statusReplicasPath: str(s, 'statusReplicasPath'), ...(sel ? { labelSelectorPath: sel } : {}) };
+}
+
+/** The names a CRD serves under: its accepted names once the naming controller set them, else its spec's. */
+function namesOf(crd: KObject): Record<string, unknown> {
+  const accepted = at(crd, 'status', 'acceptedNames');
+  return str(accepted, 'plural') !== '' ? accepted as Record<string, unknown> : (at(crd, 'spec', 'names') ?? {}) as Record<string, unknown>;
+}
+
+/** Whether a schema declares a `default` anywhere (then objects read from storage are defaulted too). */
+function hasDefaults(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.some(hasDefaults);
+  if (schema === null || typeof schema !== 'object') return false;
+  return Object.hasOwn(schema, 'default') || Object.values(schema).some(hasDefaults);
+}
+
+export function crdResourceTypes(crd: KObject): ResourceType[] {
+  const group = str(crd, 'spec', 'group');
+  const names = namesOf(crd);
+  const kind = str(names, 'kind');
+  const listKind = str(names, 'listKind') || `${kind}List`;
+  const plural = str(names, 'plural');
+  const namespaced = str(crd, 'spec', 'scope') === 'Namespaced';
+  const storage = list(crd, 'spec', 'versions').find((v) => at(v, 'storage') === true);
+  const webhook = str(crd, 'spec', 'conversion', 'strategy') === 'Webhook';
+  const types: ResourceType[] = [];
+  for (const v of list(crd, 'spec', 'versions')) {
+    if (!bool(v, 'served')) continue;
+    const version = str(v, 'name');
+    const raw = at(v, 'schema', 'openAPIV3Schema');
+    const schema = compileCrdSchema(raw, { group, version, kind, listKind, plural });
+    const subresources: Subresource[] = [];
+    const hasStatus = at(v, 'subresources', 'status') !== undefined && at(v, 'subresources', 'status') !== null;
+    if (hasStatus) subresources.push({ name: 'status', kind, verbs: SUBRESOURCE_VERBS });
+    const scale = scalePaths(v);
+    if (scale) subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUBRESOURCE_VERBS });
+    const fieldSelectors: Record<string, (obj: KObject) => string> = {};
+    for (const f of list(v, 'selectableFields')) {
+      const path = str(f, 'jsonPath');
+      if (path.startsWith('.')) setOwn(fieldSelectors, path.slice(1), selectorValue(path));
+    }
+    types.push({
+      group, version, kind, listKind, plural, singular: str(names, 'singular') || kind.toLowerCase(), namespaced,
+      shortNames: strings(names, 'shortNames'), categories: strings(names, 'categories'), verbs: ALL_VERBS,
+      // kube's customResourceStrategy: any change outside metadata bumps the generation (status too, unless /status serves it).
+      subresources, nameRule: 'subdomain', createOnUpdate: false, generation: hasStatus ? 'spec' : 'all-but-metadata',
+      columns: crdColumns(list(v, 'additionalPrinterColumns')),
+      fieldSelectors,
+      defaults: (obj) => schema.defaults(obj),
+      validate: (obj, old) => schema.validate(obj, old),
+      ...(schema.node ? { schema: schema.node } : {}),
+      openapi: schema.openapi,
+      ...(scale ? { scale } : {}),
+      crd: crd.metadata.name ?? '',
+      ...(hasDefaults(raw) ? { readDefaults: (obj: KObject) => schema.defaults(obj) } : {}),
+      ...(crd.metadata.deletionTimestamp ? { terminating: true } : {}),
+      // Discovery's storageVersionHash is the storage version's, as kube's CRD discovery computes it.
+      ...(storage ? { storageVersion: { group, version: str(storage, 'name'), kind } } : {}),
+      ...(webhook ? { conversionWebhook: true } : {}),
+    });
+  }
+  return types;
+}
