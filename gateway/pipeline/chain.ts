@@ -37,7 +37,7 @@ export interface ChainConfig {
   admission: readonly AdmissionPlugin[];
   inflight: InflightLimiter;
   /** API Priority and Fairness (gateway/flowcontrol): when given, it replaces `inflight`. */
-  flowControl?: { admit(ctx: RequestContext): Promise<() => void> };
+  flowControl?: { admit(ctx: RequestContext): (() => void) | Promise<() => void> };
   requestTimeoutMs: number;
   /** True once shutdown drains: requests arriving then get 429 (health endpoints excepted). */
   draining?: () => boolean;
@@ -142,6 +142,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
 
       if (!isLongRunning(ctx)) {
         const ms = requestDeadlineMs(ctx.query, cfg.requestTimeoutMs);
+        ctx.timeoutMs = ms;
         const c = ctx;
         timer = setTimeout(() => {
           // A request still queued by priority and fairness is answered 429 by its queue (on this abort).

@@ -42,6 +42,8 @@ export interface RequestContext {
   readonly deadline: AbortSignal;
   /** What dispatch waits on (an APIService), named in the 504 answered at the deadline. */
   waitingOn?: string;
+  /** The request's deadline in milliseconds from its start (absent for long-running requests): priority and fairness waits a quarter of it at most. */
+  timeoutMs?: number;
   /** True while the request waits in a priority level's queue: its deadline then answers 429, not 504 (the queue does). */
   queued?: boolean;
 }
