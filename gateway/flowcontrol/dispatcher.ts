@@ -4,11 +4,14 @@
 // nominalConcurrencyShares (kube's NominalCL = ceil(ServerCL·NCS/ΣNCS), the
 // Exempt level's shares included). Each level is a QueueSet (queueset.ts):
 // fair queuing over shuffle-sharded queues, or Reject when full. Exempt
-// levels never wait; their seats are counted all the same.
+// levels never wait; their seats are counted all the same. Every 10 s the
+// levels' limits are moved by borrowing (borrowing.ts): idle levels lend
+// (lendablePercent), busy ones borrow (up to borrowingLimitPercent).
 import { tooManyRequests } from '../../lib/api/status.js';
 import { isLongRunning, type RequestContext } from '../pipeline/context.js';
 import type { Classifier } from './classifier.js';
 import type { PriorityLevel } from './config.js';
+import { BORROWING_PERIOD_MS, boundsOf, currentLimits, emptyStats, updateStats, type Bounds, type DemandStats } from './borrowing.js';
 import { QueueSet, type QsRequest } from './queueset.js';
 import { flowHash } from './shuffle.js';
 import { maxSeatsOf, seatsOf, type ObjectCounts } from './width.js';
@@ -24,8 +27,11 @@ const MAX_WAIT_MS = 60_000;
 const DEFAULT_WAIT_MS = 15_000;
 
 export class LevelState {
-  nominalCL = 0;
+  bounds: Bounds = boundsOf(0, 0, undefined);
+  /** The limit in force: NominalCL until borrowing moves it. */
+  currentCL = 0;
   maxSeats = 1;
+  readonly stats: DemandStats = emptyStats();
   readonly qs: QueueSet;
   constructor(public config: PriorityLevel, clock: () => number) {
     this.qs = new QueueSet(config.name, clock);
@@ -37,6 +43,8 @@ export interface DispatcherOptions {
   clock?: () => number;
   /** Stored object counts, for the width of LISTs. */
   objectCounts?: ObjectCounts;
+  /** How often limits are moved by borrowing (kube: 10 s); 0 = only when `adjustBorrowing()` is called. */
+  borrowingPeriodMs?: number;
 }
 
 /** A seat's release, or the promise of one (the request waits in a queue). */
@@ -46,12 +54,44 @@ export class Dispatcher {
   readonly states = new Map<string, LevelState>();
   private readonly clock: () => number;
   private readonly counts: ObjectCounts | undefined;
+  private readonly timer: NodeJS.Timeout | undefined;
 
   /** `total` 0 = no limit (the in-flight flags' meaning of 0). */
   constructor(private readonly classifier: Classifier, private readonly total: number, opts: DispatcherOptions = {}) {
     this.clock = opts.clock ?? Date.now;
     this.counts = opts.objectCounts;
     classifier.onLevels((levels) => this.resize(levels));
+    const period = opts.borrowingPeriodMs ?? BORROWING_PERIOD_MS;
+    if (period > 0 && total > 0) {
+      this.timer = setInterval(() => this.adjustBorrowing(), period);
+      this.timer.unref();
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /**
+   * One borrowing period's end (kube's updateBorrowing): each level's seat
+   * demand since the last is folded into its stats, and the limits are
+   * shared out again.
+   */
+  adjustBorrowing(): void {
+    if (this.total === 0) return;
+    const states = [...this.states.values()];
+    for (const s of states) {
+      s.qs.syncTime();
+      const obs = s.qs.demand.reset();
+      updateStats(s.stats, obs);
+    }
+    const limits = currentLimits(states.map((s) => ({ exempt: s.config.exempt, bounds: s.bounds, stats: s.stats })));
+    states.forEach((s, i) => this.setLimit(s, limits[i]!));
+  }
+
+  private setLimit(s: LevelState, cl: number): void {
+    s.currentCL = cl;
+    if (!s.config.exempt) s.qs.configure(s.config.queuing, cl);
   }
 
   private resize(levels: ReadonlyMap<string, PriorityLevel>): void {
@@ -61,9 +101,14 @@ export class Dispatcher {
       let s = this.states.get(l.name);
       if (!s) { s = new LevelState(l, this.clock); this.states.set(l.name, s); }
       s.config = l;
-      s.nominalCL = this.total === 0 ? Infinity : sum === 0 ? 0 : Math.ceil((this.total * l.shares) / sum);
-      s.maxSeats = maxSeatsOf(s.nominalCL, l.queuing?.handSize ?? 1);
-      s.qs.configure(l.exempt ? undefined : l.queuing, l.exempt ? Infinity : s.nominalCL);
+      const nominalCL = this.total === 0 ? Infinity : sum === 0 ? 0 : Math.ceil((this.total * l.shares) / sum);
+      const before = s.bounds;
+      s.bounds = boundsOf(nominalCL, l.lendablePercent, l.exempt ? undefined : l.borrowingLimitPercent);
+      s.maxSeats = maxSeatsOf(nominalCL, l.queuing?.handSize ?? 1);
+      // A new or resized level starts at its NominalCL; otherwise what borrowing gave it, within the new bounds.
+      const current = before.nominalCL !== nominalCL ? nominalCL : Math.min(Math.max(s.currentCL, s.bounds.minCL), s.bounds.maxCL);
+      s.currentCL = current;
+      s.qs.configure(l.exempt ? undefined : l.queuing, l.exempt ? Infinity : current);
     }
     // A removed level's state goes; its executing requests finish on the QueueSet they hold.
     for (const name of [...this.states.keys()]) if (!levels.has(name)) this.states.delete(name);

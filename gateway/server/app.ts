@@ -92,10 +92,11 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   // Priority and fairness: the objects are followed from the store; kube's mandatory ones serve until the first list.
   const apf = opts.enablePriorityAndFairness ? new ClassifierSync(core.objects, new Classifier(), log) : undefined;
   apf?.start().catch((err: unknown) => log(`priority and fairness: ${err instanceof Error ? err.message : String(err)}`));
+  const dispatcher = apf ? new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight) : undefined;
   const handler = buildHandlerChain({
     authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
     inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight),
-    ...(apf ? { flowControl: new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight) } : {}),
+    ...(dispatcher ? { flowControl: dispatcher } : {}),
     requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, audit: DROP_AUDIT, dispatch, log, clock,
     cbor: opts.featureGates.CBORServingAndStorage,
   });
@@ -110,7 +111,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const shutdown = installShutdown({
     server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => core.backend.closeWatches(),
-    closeBackends: () => { apf?.stop(); authn.close(); authz.close(); aggregation.stop(); return core.close(); },
+    closeBackends: () => { apf?.stop(); dispatcher?.stop(); authn.close(); authz.close(); aggregation.stop(); return core.close(); },
   });
   return { server, url, core, shutdown, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
 }
