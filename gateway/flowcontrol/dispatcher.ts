@@ -118,7 +118,9 @@ export class Dispatcher {
    * Classifies the request (setting kube's APF headers), then takes its seats
    * in its level: the release at once when they are free (no promise turn),
    * a promise when the request waits in a queue; throws 429 when refused.
-   * Long-running requests other than watches are classified but hold no seat.
+   * A watch holds its seats until it is initialized (ctx.watchInitialized);
+   * other long-running requests (upgrades: exec, attach, port-forward) are
+   * classified but hold no seat, as kube's filter lets them through.
    */
   admit(ctx: RequestContext): Admission {
     const i = ctx.info;
@@ -128,7 +130,7 @@ export class Dispatcher {
     });
     ctx.res.setHeader(FLOW_SCHEMA_UID_HEADER, c.schema.uid);
     ctx.res.setHeader(PRIORITY_LEVEL_UID_HEADER, c.level.uid);
-    if (isLongRunning(ctx)) return NOOP;
+    if (i.verb !== 'watch' && isLongRunning(ctx)) return NOOP;
     let s = this.states.get(c.level.name);
     if (!s) {
       // Classified against a level the dispatcher has not sized yet (a race with a watch event): size now.

@@ -182,6 +182,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         // The client may have gone, and finish() run, while the request waited for its seat.
         if (finished) seat();
         else release = seat;
+        if (ctx.info.verb === 'watch') ctx.watchInitialized = () => { release?.(); release = undefined; };
       } else if (!isLongRunning(ctx)) {
         release = cfg.inflight.acquire(ctx.info.verb);
       }
