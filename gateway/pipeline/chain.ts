@@ -178,7 +178,9 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       }
 
       if (cfg.flowControl) {
-        const seat = await cfg.flowControl.admit(ctx);
+        // A free seat (or an exempt level) comes back as the release itself: no promise turn on the hot path.
+        const admitted = cfg.flowControl.admit(ctx);
+        const seat = typeof admitted === 'function' ? admitted : await admitted;
         // The client may have gone, and finish() run, while the request waited for its seat.
         if (finished) seat();
         else release = seat;
