@@ -15,6 +15,7 @@ import { BORROWING_PERIOD_MS, boundsOf, currentLimits, emptyStats, updateStats, 
 import { QueueSet, type QsRequest } from './queueset.js';
 import { flowHash } from './shuffle.js';
 import { maxSeatsOf, seatsOf, type ObjectCounts } from './width.js';
+import { flowSeries, setLevelLimits, type FlowSeries } from '../metrics/flowcontrol.js';
 
 /** kube-apiserver's APF response headers. */
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
@@ -33,8 +34,16 @@ export class LevelState {
   maxSeats = 1;
   readonly stats: DemandStats = emptyStats();
   readonly qs: QueueSet;
+  /** The metrics series of this level with each flow schema, looked up once. */
+  private readonly series = new Map<string, FlowSeries>();
   constructor(public config: PriorityLevel, clock: () => number) {
     this.qs = new QueueSet(config.name, clock);
+  }
+
+  seriesFor(schema: string): FlowSeries {
+    let s = this.series.get(schema);
+    if (!s) { s = flowSeries(this.config.name, schema); this.series.set(schema, s); }
+    return s;
   }
 }
 
@@ -91,6 +100,7 @@ export class Dispatcher {
 
   private setLimit(s: LevelState, cl: number): void {
     s.currentCL = cl;
+    setLevelLimits(s.config.name, s.bounds.nominalCL, cl);
     if (!s.config.exempt) s.qs.configure(s.config.queuing, cl);
   }
 
@@ -109,6 +119,7 @@ export class Dispatcher {
       const current = before.nominalCL !== nominalCL ? nominalCL : Math.min(Math.max(s.currentCL, s.bounds.minCL), s.bounds.maxCL);
       s.currentCL = current;
       s.qs.configure(l.exempt ? undefined : l.queuing, l.exempt ? Infinity : current);
+      setLevelLimits(l.name, nominalCL, current);
     }
     // A removed level's state goes; its executing requests finish on the QueueSet they hold.
     for (const name of [...this.states.keys()]) if (!levels.has(name)) this.states.delete(name);
@@ -141,22 +152,42 @@ export class Dispatcher {
     const qs = s.qs;
     const seats = c.level.exempt ? 1 : seatsOf(i, ctx.query, this.counts, s.maxSeats);
     const flow = c.flow;
+    const series = s.seriesFor(c.schema.name);
     const started = qs.start(flow, () => flowHash(flow), seats, c.schema.name, c.distinguisher);
-    if (started.kind === 'reject') throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_S);
+    if (started.kind === 'reject') {
+      series.rejected[started.reason]++;
+      series.refused.observe(0);
+      throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_S);
+    }
     const req = started.req;
-    const release = () => qs.finish(req);
-    if (started.kind === 'execute') return release;
-    return this.wait(ctx, qs, req, release);
+    const release = () => {
+      if (req.state !== 'executing') return;
+      qs.finish(req);
+      series.executing--;
+    };
+    if (started.kind === 'execute') {
+      series.executing++;
+      series.dispatched++;
+      series.ran.observe(0);
+      return release;
+    }
+    req.detail = { user: ctx.user.username, info: i };
+    return this.wait(ctx, qs, req, series, release);
   }
 
   /** A queued request: resolves when dispatched; 429 when its wait limit passes or its client goes. */
-  private wait(ctx: RequestContext, qs: QueueSet, req: QsRequest, release: () => void): Promise<() => void> {
+  private wait(ctx: RequestContext, qs: QueueSet, req: QsRequest, series: FlowSeries, release: () => void): Promise<() => void> {
+    series.inqueue++;
     return new Promise<() => void>((resolve, reject) => {
       ctx.queued = true;
+      const waited = () => (this.clock() - req.arrivalMs) / 1000;
       const leave = (why: 'time-out' | 'cancelled') => {
         if (!qs.cancel(req, why)) return;
         ctx.queued = false;
         cleanup();
+        series.inqueue--;
+        series.rejected[why]++;
+        series.refused.observe(waited());
         reject(tooManyRequests(why === 'cancelled' ? 'the client went away while the request was queued' : 'Too many requests, please try again later.', RETRY_AFTER_S));
       };
       const onDeadline = () => leave('time-out');
@@ -168,7 +199,15 @@ export class Dispatcher {
         ctx.deadline.removeEventListener('abort', onDeadline);
         ctx.res.off('close', onClose);
       };
-      req.onDispatch = () => { ctx.queued = false; cleanup(); resolve(release); };
+      req.onDispatch = () => {
+        ctx.queued = false;
+        cleanup();
+        series.inqueue--;
+        series.executing++;
+        series.dispatched++;
+        series.ran.observe(waited());
+        resolve(release);
+      };
       ctx.deadline.addEventListener('abort', onDeadline, { once: true });
       ctx.res.once('close', onClose);
     });

@@ -10,6 +10,7 @@
 // (G − S)·width adjustment), so long requests cost their queue more.
 // Shuffle sharding picks a request's queue: the least loaded (waiting work)
 // of the flow's hand. Everything runs on the one JS thread: no locks.
+import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import { dealHand } from './shuffle.js';
 
 export interface QueuingConfig { queues: number; handSize: number; queueLengthLimit: number }
@@ -33,6 +34,8 @@ export interface QsRequest {
   startMs: number;
   /** Called once when a waiting request is given its seats. */
   onDispatch: (() => void) | undefined;
+  /** Who asked for what, for dump_requests (set on queued requests only). */
+  detail?: { user: string; info: RequestInfo };
 }
 
 export class Queue {
@@ -316,6 +319,9 @@ export class QueueSet {
     this.demand.set(this.seatsInUse + this.seatsWaiting);
     return true;
   }
+
+  /** This set's clock (milliseconds). */
+  now(): number { return this.clock(); }
 
   isIdle(): boolean { return this.requestsWaiting === 0 && this.requestsExecuting === 0; }
 }
