@@ -18,6 +18,7 @@ import { DROP_AUDIT } from '../pipeline/audit.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
 import { Dispatcher } from '../flowcontrol/dispatcher.js';
+import { DEBUG_PREFIX, serveDebug } from '../flowcontrol/debug.js';
 import type { LocalRoutes } from '../local/router.js';
 import type { Aggregation } from '../aggregation/index.js';
 import type { GatewayCore } from '../aggregation/remotecore.js';
@@ -60,11 +61,12 @@ function reviews(opts: ServeOptions, hooks: AppHooks, authn: GatewayAuthenticati
   };
 }
 
-/** Health, version, discovery (merged with the APIServices'), OpenAPI and /metrics. */
-function localRoutes(registry: Registry, health: HealthEndpoints, aggregation: Aggregation): LocalRoutes {
+/** Health, version, discovery (merged with the APIServices'), OpenAPI, /metrics and the APF dumps (when APF is on). */
+function localRoutes(registry: Registry, health: HealthEndpoints, aggregation: Aggregation, dispatcher: Dispatcher | undefined): LocalRoutes {
   const discovery = aggregation.discovery;
   const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
-  return { health, discovery, openapi: buildOpenApiV3(registry, version), metrics: metricsText };
+  const debug = dispatcher && ((path: string, query: URLSearchParams) => (path.startsWith(DEBUG_PREFIX) ? serveDebug(dispatcher, path, query) : undefined));
+  return { health, discovery, openapi: buildOpenApiV3(registry, version), metrics: metricsText, ...(debug ? { debug } : {}) };
 }
 
 export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<RunningServer> {
@@ -88,11 +90,11 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const aggregation = await startApiServices(opts, hooks, core, postStart, inputs);
   // Post-start hooks and autoregister-completion are boot-sequence checks.
   const health = buildHealth({ checkStore: () => core.checkStore(), boot: [...postStart, aggregation.completion], livezGraceMs: opts.livezGracePeriodMs, startedAt, clock, log });
-  const dispatch = buildDispatch({ aggregation, local: localRoutes(registry, health.endpoints, aggregation), registry, gatewayServed: reviews(opts, hooks, authn, authz), core });
   // Priority and fairness: the objects are followed from the store; kube's mandatory ones serve until the first list.
   const apf = opts.enablePriorityAndFairness ? new ClassifierSync(core.objects, new Classifier(), log) : undefined;
   apf?.start().catch((err: unknown) => log(`priority and fairness: ${err instanceof Error ? err.message : String(err)}`));
   const dispatcher = apf ? new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight) : undefined;
+  const dispatch = buildDispatch({ aggregation, local: localRoutes(registry, health.endpoints, aggregation, dispatcher), registry, gatewayServed: reviews(opts, hooks, authn, authz), core });
   const handler = buildHandlerChain({
     authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
     inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight),
