@@ -6,19 +6,16 @@
 // its initial state holds the test level's one seat, so that requests queue,
 // time out, overflow the queue and are cancelled on cue.
 import assert from 'node:assert/strict';
-import { request as httpsRequest } from 'node:https';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Reply } from '../helpers/client.js';
+import { cutRequest, sleep, userLevel } from './fixture.js';
 
-const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
 const CMS = '/api/v1/namespaces/default/configmaps';
 const DEBUG = '/debug/api_priority_and_fairness';
-const PL_UID = 'x-kubernetes-pf-prioritylevel-uid';
-const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 /** The value of one series in the Prometheus text, or undefined. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
@@ -34,21 +31,6 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
   let dir: string;
   let s: TestServer;
   const as = (who: string, method: string, path: string, body?: unknown) => s.anonymous.request(method, path, body, { authorization: `Bearer ${who}-token` });
-
-  /** A request as carol that the test may cut; `done` resolves with its status (0 when cut). */
-  function carolRequest(path: string): { done: Promise<number>; abort(): void } {
-    const ac = new AbortController();
-    const done = new Promise<number>((resolve) => {
-      const req = httpsRequest(new URL(path, s.url), { agent: false, ca: (s.anonymous.agent.options as { ca?: string }).ca, headers: { authorization: 'Bearer carol-token' }, signal: ac.signal }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', () => resolve(0));
-      });
-      req.on('error', () => resolve(0));
-      req.end();
-    });
-    return { done, abort: () => ac.abort() };
-  }
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-apf-observe-'));
@@ -69,24 +51,8 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     assert.equal((await role('t-cm-reader', [cms])).status, 201);
     assert.equal((await bind('t-cm-reader', 'dave')).status, 201);
     // Carol's resource requests: one seat of four, one queue of one.
-    const pl = await s.admin.request('POST', `${FC}/prioritylevelconfigurations`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 't-obs' },
-      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, borrowingLimitPercent: 0, limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 1 } } } },
-    });
-    assert.equal(pl.status, 201, pl.text);
-    const fs = await s.admin.request('POST', `${FC}/flowschemas`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 't-obs' },
-      spec: {
-        priorityLevelConfiguration: { name: 't-obs' }, matchingPrecedence: 400, distinguisherMethod: { type: 'ByUser' },
-        rules: [{ subjects: [{ kind: 'User', user: { name: 'carol' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }],
-      },
-    });
-    assert.equal(fs.status, 201, fs.text);
-    const uid = (pl.json as { metadata: { uid: string } }).metadata.uid;
-    for (let i = 0; i < 50; i++) {
-      if ((await as('carol', 'GET', `${CMS}/ready`)).headers[PL_UID] === uid) break;
-      await sleep(100);
-    }
+    const queuing = { queues: 1, handSize: 1, queueLengthLimit: 1 };
+    await userLevel(s, 't-obs', 'carol', { nominalConcurrencyShares: 1, borrowingLimitPercent: 0, limitResponse: { type: 'Queue', queuing } }, () => as('carol', 'GET', `${CMS}/ready`));
   });
   after(async () => {
     await s?.close();
@@ -95,11 +61,11 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
 
   it('counts rejections by reason, executing and queued requests and waits, and dumps levels, queues and requests', async () => {
     const rv = Number(((await s.admin.request('GET', CMS)).json as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
-    const watch = carolRequest(`${CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=${rv + 1}`);
+    const watch = cutRequest(s, 'carol-token', `${CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=${rv + 1}`);
     await sleep(300);
 
     // Queued (wait limit: a quarter of 2 s), then timed out; meanwhile the queue of one is full.
-    const timedOut = carolRequest(`${CMS}/a?timeout=2s`);
+    const timedOut = cutRequest(s, 'carol-token', `${CMS}/a?timeout=2s`);
     await sleep(150);
     const levels = await as('carol', 'GET', `${DEBUG}/dump_priority_levels`);
     const requests = await as('carol', 'GET', `${DEBUG}/dump_requests?includeRequestDetails=1`);
@@ -107,7 +73,7 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     assert.equal(full.status, 429, full.text);
     assert.equal(await timedOut.done, 429);
     // Queued, then the client goes.
-    const cut = carolRequest(`${CMS}/c?timeout=8s`);
+    const cut = cutRequest(s, 'carol-token', `${CMS}/c?timeout=8s`);
     await sleep(300);
     cut.abort();
     await cut.done;

@@ -6,7 +6,6 @@
 // is free while the watch stays open. A proxied watch holds its seat until
 // the aggregated backend's response headers arrive.
 import assert from 'node:assert/strict';
-import { request as httpsRequest } from 'node:https';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,34 +13,16 @@ import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { NS, register, servingPki, startEcho, waitAvailable, type EchoBackend } from '../aggregation/fixture.js';
 import type { Reply } from '../helpers/client.js';
+import { cutRequest, sleep, userLevel } from './fixture.js';
 
-const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
 const ECHOES = `/apis/echo.gatehouse.dev/v1/namespaces/${NS}/echoes`;
 const CMS = '/api/v1/namespaces/default/configmaps';
-const PL_UID = 'x-kubernetes-pf-prioritylevel-uid';
-const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 describe('watches hold their priority-and-fairness seat while they initialize', { timeout: 120_000 }, () => {
   let dir: string;
   let s: TestServer;
   let echo: EchoBackend;
-  const auth = { authorization: 'Bearer carol-token' };
-  const carol = (method: string, path: string, body?: unknown) => s.anonymous.request(method, path, body, auth);
-
-  /** A watch as carol, cut by the returned abort; `headers` resolves with the status when the answer's headers come. */
-  function openWatch(path: string): { headers: Promise<number>; abort(): void } {
-    const ac = new AbortController();
-    const headers = new Promise<number>((resolve, reject) => {
-      const req = httpsRequest(new URL(path, s.url), { method: 'GET', agent: false, ca: (s.anonymous.agent.options as { ca?: string }).ca, headers: auth, signal: ac.signal }, (res) => {
-        res.on('data', () => undefined);
-        res.on('error', () => undefined);
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', (err) => (ac.signal.aborted ? resolve(0) : reject(err)));
-      req.end();
-    });
-    return { headers, abort: () => ac.abort() };
-  }
+  const carol = (method: string, path: string, body?: unknown) => s.anonymous.request(method, path, body, { authorization: 'Bearer carol-token' });
 
   /** Sends GETs until one is refused (the seat is held) or 30 tries pass. */
   async function refusedGet(path: string): Promise<Reply> {
@@ -66,24 +47,7 @@ describe('watches hold their priority-and-fairness seat while they initialize', 
     await register(s.admin, { service: 'echo', port: echo.port, group: 'echo.gatehouse.dev', caPem: pem.ca });
     await waitAvailable(s.admin, 'v1.echo.gatehouse.dev', 'True');
     // One seat of four, never more (no borrowing), never queued: a held seat shows as a 429.
-    const pl = await s.admin.request('POST', `${FC}/prioritylevelconfigurations`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 't-one' },
-      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } } },
-    });
-    assert.equal(pl.status, 201, pl.text);
-    const fs = await s.admin.request('POST', `${FC}/flowschemas`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 't-one' },
-      spec: {
-        priorityLevelConfiguration: { name: 't-one' }, matchingPrecedence: 400,
-        rules: [{ subjects: [{ kind: 'User', user: { name: 'carol' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }],
-      },
-    });
-    assert.equal(fs.status, 201, fs.text);
-    const uid = (pl.json as { metadata: { uid: string } }).metadata.uid;
-    for (let i = 0; i < 50; i++) {
-      if ((await carol('GET', `${ECHOES}/ready`)).headers[PL_UID] === uid) break;
-      await sleep(100);
-    }
+    await userLevel(s, 't-one', 'carol', { nominalConcurrencyShares: 1, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } }, () => carol('GET', `${ECHOES}/ready`));
   });
   after(async () => {
     await echo?.close();
@@ -95,7 +59,7 @@ describe('watches hold their priority-and-fairness seat while they initialize', 
     const list = await s.admin.request('GET', CMS);
     const rv = Number((list.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
     const future = rv + 1;
-    const w = openWatch(`${CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=${future}`);
+    const w = cutRequest(s, 'carol-token', `${CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=${future}`);
     await sleep(200);
     const refused = await refusedGet(`${CMS}/nothing`);
     assert.equal(refused.status, 429, `another request of the level while the watch initializes: ${refused.status} ${refused.text}`);
@@ -113,7 +77,7 @@ describe('watches hold their priority-and-fairness seat while they initialize', 
   });
 
   it('a proxied watch holds the seat until the backend\'s response headers arrive, then frees it', async () => {
-    const hung = openWatch(`${ECHOES}/hang?watch=1`);
+    const hung = cutRequest(s, 'carol-token', `${ECHOES}/hang?watch=1`);
     await sleep(200);
     const refused = await refusedGet(`${ECHOES}/other`);
     assert.equal(refused.status, 429, `while the backend has not answered: ${refused.status} ${refused.text}`);
@@ -127,7 +91,7 @@ describe('watches hold their priority-and-fairness seat while they initialize', 
     }
     assert.equal(ok?.status, 200);
 
-    const streaming = openWatch(`${ECHOES}/stream?watch=1`);
+    const streaming = cutRequest(s, 'carol-token', `${ECHOES}/stream?watch=1`);
     assert.equal(await streaming.headers, 200);
     const served = await carol('GET', `${ECHOES}/while-streaming`);
     assert.equal(served.status, 200, 'the open proxied watch holds no seat once its headers came');
