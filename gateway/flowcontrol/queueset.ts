@@ -109,8 +109,6 @@ export class QueueSet {
   seatsWaiting = 0;
   requestsWaiting = 0;
   requestsExecuting = 0;
-  /** Requests executing outside any queue (a level without queuing). */
-  readonly queueless = new Set<QsRequest>();
   // Totals since start, for dump_priority_levels.
   dispatched = 0;
   rejected = 0;
@@ -171,7 +169,6 @@ export class QueueSet {
       const req = this.newRequest(seats, schema, distinguisher, undefined, now);
       req.state = 'executing';
       req.startMs = now;
-      this.queueless.add(req);
       this.requestsExecuting++;
       this.seatsInUse += seats;
       this.dispatched++;
@@ -292,8 +289,6 @@ export class QueueSet {
       queue.nextDispatchR -= req.seats * (ESTIMATED_SERVICE_S - (this.lastMs - req.startMs) / 1000);
       this.boundNextDispatch(queue);
       if (!queue.active) { this.activeQueues--; this.dropEmptySurplus(); }
-    } else {
-      this.queueless.delete(req);
     }
     this.demand.set(this.seatsInUse + this.seatsWaiting);
     this.dispatchAsMuchAsPossible();
