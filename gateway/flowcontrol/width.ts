@@ -1,15 +1,27 @@
 // A request's width in seats, as kube's request/list_work_estimator.go: one
 // seat, except a LIST (and a watch that sends its initial events), which
 // takes one seat per 100 objects it is expected to walk, between 1 and the
-// level's maximum (10, or fewer for a small level). The object count is the
-// store's, read from an ObjectCounts source; without one (or for a resource
-// it does not know) a LIST is one seat, as kube's estimator answers for a
-// resource whose count it has not seen.
+// level's maximum (10, or fewer for a small level). The object count comes
+// from an ObjectCounts source: the gateway's learns it from the core
+// backend's cluster-wide lists (ListedCounts); for a resource not listed yet
+// (or served elsewhere) a LIST is one seat, as kube's estimator answers for
+// a resource whose count it has not seen.
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 
 export interface ObjectCounts {
   /** How many objects of the resource are stored (all namespaces), or undefined when unknown. */
   count(group: string, resource: string): number | undefined;
+}
+
+/**
+ * Counts learned from the core backend's cluster-wide lists without
+ * selectors (CoreEnv.onListed): each such list refreshes its resource's
+ * count, as kube's storage count refreshes every minute.
+ */
+export class ListedCounts implements ObjectCounts {
+  private readonly counts = new Map<string, number>();
+  observe(group: string, resource: string, total: number): void { this.counts.set(`${group}/${resource}`, total); }
+  count(group: string, resource: string): number | undefined { return this.counts.get(`${group}/${resource}`); }
 }
 
 /** kube's MaximumListSeatsLimit and ObjectsPerSeat. */

@@ -18,6 +18,7 @@ import { DROP_AUDIT } from '../pipeline/audit.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
 import { Dispatcher } from '../flowcontrol/dispatcher.js';
+import { ListedCounts } from '../flowcontrol/width.js';
 import { DEBUG_PREFIX, serveDebug } from '../flowcontrol/debug.js';
 import type { LocalRoutes } from '../local/router.js';
 import type { Aggregation } from '../aggregation/index.js';
@@ -81,7 +82,10 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const identityHeaders = identityHeaderNames(requestheader);
   // Presented to the remote core backend and to aggregated backends alike: loaded once.
   const proxyClientCert = await loadProxyClientCert(opts, log);
-  const inputs = { registry, tokens: tokenMethods.serviceAccounts.issuing, clusterCaPem: tls.clusterCaPem, identityHeaders, proxyClientCert, clock };
+  // LIST widths for priority and fairness: object counts learned from the core backend's cluster-wide lists.
+  const listed = new ListedCounts();
+  const onListed = (group: string, resource: string, total: number) => listed.observe(group, resource, total);
+  const inputs = { registry, tokens: tokenMethods.serviceAccounts.issuing, clusterCaPem: tls.clusterCaPem, identityHeaders, proxyClientCert, clock, onListed };
   const core = await startCore(opts, hooks, inputs);
 
   const authn = await buildAuthentication(opts, hooks, { tls, requestheader, tokenMethods, objects: core.objects, clock });
@@ -93,7 +97,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   // Priority and fairness: the objects are followed from the store; kube's mandatory ones serve until the first list.
   const apf = opts.enablePriorityAndFairness ? new ClassifierSync(core.objects, new Classifier(), log) : undefined;
   apf?.start().catch((err: unknown) => log(`priority and fairness: ${err instanceof Error ? err.message : String(err)}`));
-  const dispatcher = apf ? new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight) : undefined;
+  const dispatcher = apf ? new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight, { objectCounts: listed }) : undefined;
   const dispatch = buildDispatch({ aggregation, local: localRoutes(registry, health.endpoints, aggregation, dispatcher), registry, gatewayServed: reviews(opts, hooks, authn, authz), core });
   const handler = buildHandlerChain({
     authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
