@@ -26,6 +26,7 @@ const NOOP = () => {};
 /** kube's wait limits: a quarter of the request's deadline, at most a minute; 15 s without a deadline. */
 const MAX_WAIT_MS = 60_000;
 const DEFAULT_WAIT_MS = 15_000;
+const DEMAND_SAMPLE_MS = 100;
 
 export class LevelState {
   bounds: Bounds = boundsOf(0, 0, undefined);
@@ -59,11 +60,26 @@ export interface DispatcherOptions {
 /** A seat's release, or the promise of one (the request waits in a queue). */
 export type Admission = (() => void) | Promise<() => void>;
 
+/** An Exempt level's request: counted (one seat, never limited), with no request record — the hot path of system:masters. */
+function exempt(qs: QueueSet, series: FlowSeries): () => void {
+  qs.executeExempt();
+  series.executing++;
+  series.dispatched++;
+  series.ran.observe(0);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    qs.finishExempt();
+    series.executing--;
+  };
+}
+
 export class Dispatcher {
   readonly states = new Map<string, LevelState>();
   private readonly clock: () => number;
   private readonly counts: ObjectCounts | undefined;
-  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly timers: NodeJS.Timeout[] = [];
 
   /** `total` 0 = no limit (the in-flight flags' meaning of 0). */
   constructor(private readonly classifier: Classifier, private readonly total: number, opts: DispatcherOptions = {}) {
@@ -72,13 +88,15 @@ export class Dispatcher {
     classifier.onLevels((levels) => this.resize(levels));
     const period = opts.borrowingPeriodMs ?? BORROWING_PERIOD_MS;
     if (period > 0 && total > 0) {
-      this.timer = setInterval(() => this.adjustBorrowing(), period);
-      this.timer.unref();
+      // Seat demand is integrated at 10 Hz (its hot-path updates read no clock), limits moved every period.
+      this.timers.push(setInterval(() => { for (const s of this.states.values()) s.qs.demand.tick(); }, DEMAND_SAMPLE_MS));
+      this.timers.push(setInterval(() => this.adjustBorrowing(), period));
+      for (const t of this.timers) t.unref();
     }
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    for (const t of this.timers) clearInterval(t);
   }
 
   /**
@@ -150,9 +168,10 @@ export class Dispatcher {
       if (!s) throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_S);
     }
     const qs = s.qs;
-    const seats = c.level.exempt ? 1 : seatsOf(i, ctx.query, this.counts, s.maxSeats);
-    const flow = c.flow;
     const series = s.seriesFor(c.schema.name);
+    if (c.level.exempt) return exempt(qs, series);
+    const seats = seatsOf(i, ctx.query, this.counts, s.maxSeats);
+    const flow = c.flow;
     const started = qs.start(flow, () => flowHash(flow), seats, c.schema.name, c.distinguisher);
     if (started.kind === 'reject') {
       series.rejected[started.reason]++;

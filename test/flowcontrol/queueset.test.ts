@@ -145,17 +145,20 @@ describe('QueueSet: fair queuing', () => {
 });
 
 describe('Integrator', () => {
-  it('gives the time-weighted average, deviation and high watermark of a period', () => {
+  it('gives the time-weighted average (sampled at its ticks), deviation and exact high watermark of a period', () => {
     const clock = new FakeClock();
     const g = new Integrator(clock.now);
     g.set(2);
     clock.step(1000);
+    // The dispatcher's sampler reads the value at every tick; changes between ticks only move the maximum.
+    g.tick();
+    g.set(9);
     g.set(6);
     clock.step(1000);
     const r = g.reset();
     assert.equal(r.avg, 4);
     assert.equal(r.stdDev, 2);
-    assert.equal(r.max, 6);
+    assert.equal(r.max, 9);
     clock.step(1000);
     assert.deepEqual(g.reset(), { avg: 6, stdDev: 0, max: 6, seconds: 1 });
   });
