@@ -1,8 +1,11 @@
 // kube-apiserver's /debug/api_priority_and_fairness/ dumps: dump_priority_levels
-// (a row per level), dump_queues (a row per queue) and dump_requests (a row
-// per waiting request; ?includeRequestDetails=1 adds who and what), in kube's
-// columns and layout: cells joined by "," and aligned as Go's
-// text/tabwriter (minimum width 8, padding 1) aligns them.
+// (a row per level, by name), dump_queues (a row per queue of the levels
+// that have queues) and dump_requests (a row per waiting request;
+// ?includeRequestDetails=1 adds who and what), in kube's columns and layout:
+// cells joined by "," and aligned as Go's text/tabwriter (minimum width 8,
+// padding 1) aligns them. kube's dump_requests also lists executing
+// requests (RequestIndexInQueue -1); we keep no record of those, so that a
+// request with a free seat costs counters only.
 import type { Dispatcher, LevelState } from './dispatcher.js';
 import type { QsRequest } from './queueset.js';
 
@@ -19,8 +22,11 @@ export function tabwrite(rows: readonly (readonly string[])[]): string {
 /** R as kube prints a SeatSeconds: seconds with 8 decimals and "ss". */
 const seatSeconds = (x: number) => `${x.toFixed(8)}ss`;
 
+/** Go's zero time.Time in RFC 3339: the StartTime kube prints for a request still waiting. */
+const ZERO_TIME = '0001-01-01T00:00:00Z';
+
 function levels(d: Dispatcher): LevelState[] {
-  return [...d.states.values()];
+  return [...d.states.values()].sort((a, b) => (a.config.name < b.config.name ? -1 : a.config.name > b.config.name ? 1 : 0));
 }
 
 export function dumpPriorityLevels(d: Dispatcher): string {
@@ -37,12 +43,7 @@ export function dumpPriorityLevels(d: Dispatcher): string {
 export function dumpQueues(d: Dispatcher): string {
   const rows: string[][] = [['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum']];
   for (const s of levels(d)) {
-    const qs = s.qs;
-    if (qs.queues.length === 0) {
-      rows.push([s.config.name, ...Array<string>(8).fill('<none>')]);
-      continue;
-    }
-    qs.queues.forEach((q, i) => {
+    s.qs.queues.forEach((q, i) => {
       rows.push([s.config.name, String(i), String(q.waiting.length), String(q.executing), String(q.seatsInUse), seatSeconds(q.nextDispatchR),
         String(q.waitingSeats), String(q.waitingSeats), seatSeconds(q.waitingSeats * 0.003)]);
     });
@@ -51,13 +52,13 @@ export function dumpQueues(d: Dispatcher): string {
 }
 
 export function dumpRequests(d: Dispatcher, details: boolean): string {
-  const head = ['PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher', 'ArriveTime', 'InitialSeats', 'FinalSeats', 'AdditionalLatency'];
+  const head = ['PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher', 'ArriveTime', 'InitialSeats', 'FinalSeats', 'AdditionalLatency', 'StartTime'];
   const rows: string[][] = [details ? [...head, 'UserName', 'Verb', 'APIPath', 'Namespace', 'Name', 'APIVersion', 'Resource', 'SubResource'] : head];
   for (const s of levels(d)) {
     s.qs.queues.forEach((q, iq) => {
       q.waiting.forEach((r: QsRequest, ir) => {
         const arrived = new Date(Date.now() - (s.qs.now() - r.arrivalMs)).toISOString();
-        const row = [s.config.name, r.schema, String(iq), String(ir), r.distinguisher, arrived, String(r.seats), '0', '0s'];
+        const row = [s.config.name, r.schema, String(iq), String(ir), r.distinguisher, arrived, String(r.seats), '0', '0s', ZERO_TIME];
         const d = r.detail;
         if (details) {
           const i = d?.info;

@@ -109,10 +109,10 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     assert.equal(requests.status, 200, requests.text);
     const reqRows = requests.text.trimEnd().split('\n').map((l) => l.split(/,\s*/));
     assert.deepEqual(reqRows[0]!.slice(0, 5), ['PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher']);
-    assert.equal(reqRows[0]!.length, 17);
+    assert.equal(reqRows[0]!.length, 18);
     const waiting = reqRows.find((r) => r[0] === 't-obs');
     assert.ok(waiting, requests.text);
-    assert.deepEqual([waiting[1], waiting[2], waiting[3], waiting[4], waiting[9], waiting[10], waiting[13]], ['t-obs', '0', '0', 'carol', 'carol', 'get', 'a']);
+    assert.deepEqual([waiting[1], waiting[2], waiting[3], waiting[4], waiting[9], waiting[10], waiting[11], waiting[14]], ['t-obs', '0', '0', 'carol', '0001-01-01T00:00:00Z', 'carol', 'get', 'a']);
 
     assert.equal(queues.status, 200, queues.text);
     const queueRows = queues.text.trimEnd().split('\n').map((l) => l.split(/,\s*/));
@@ -120,7 +120,9 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     const q = queueRows.find((r) => r[0] === 't-obs');
     assert.deepEqual(q?.slice(0, 5), ['t-obs', '0', '0', '1', '1'], queues.text);
     assert.match(q![5]!, /^\d+\.\d{8}ss$/);
-    assert.ok(queueRows.some((r) => r[0] === 'exempt' && r[1] === '<none>'));
+    assert.ok(!queueRows.some((r) => r[0] === 'exempt'), 'a level without queues has no rows');
+    const names = levelRows.slice(1).map((r) => r[0]!);
+    assert.deepEqual(names, [...names].sort(), 'levels by name');
 
     // The watch initializes: its seat is free, the gauge back to zero.
     assert.equal((await s.admin.request('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't-obs' } })).status, 201);
