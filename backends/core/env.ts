@@ -25,6 +25,8 @@ export interface CoreEnv {
   readonly allowUnsafeMalformedObjectDeletion?: boolean;
   /** The CBORServingAndStorage gate: application/cbor answers and bodies, cbor-seq watches, apply-patch+cbor. */
   readonly cbor?: boolean;
+  /** Told how many objects a cluster-wide list without selectors saw (priority and fairness sizes LISTs by it). */
+  readonly onListed?: (group: string, resource: string, total: number) => void;
   /** Open watches, closed at shutdown. */
   readonly watches: Set<() => void>;
 }

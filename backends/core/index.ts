@@ -63,6 +63,8 @@ export interface CoreBackendOptions {
   clock?: () => number;
   tooLargeWaitMs?: number;
   bookmarkIntervalMs?: number;
+  /** Told the object count a cluster-wide list without selectors saw (CoreEnv.onListed). */
+  onListed?: (group: string, resource: string, total: number) => void;
   /** --min-request-timeout (default 1800 s). */
   minRequestTimeoutS?: number;
   /** Service-account token signing: serves serviceaccounts/token; absent = not served. */
@@ -121,6 +123,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     watches: new Set(),
     cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
+    ...(opts.onListed ? { onListed: opts.onListed } : {}),
     ...(opts.allowUnsafeMalformedObjectDeletion ? { allowUnsafeMalformedObjectDeletion: true } : {}),
   };
   const backend = new CoreBackend(env);

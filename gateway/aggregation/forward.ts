@@ -44,6 +44,8 @@ export interface ForwardOptions {
   readonly signal?: AbortSignal;
   /** Answer a backend's 3xx (but 304) with a 502 instead of relaying it; the rejection is that StatusError. */
   readonly rejectRedirects?: boolean;
+  /** Called once the backend's response headers are relayed. */
+  readonly onHeaders?: () => void;
 }
 
 /** 304 answers a conditional request; every other 3xx sends the client elsewhere. */
@@ -111,6 +113,7 @@ export function forward(req: IncomingMessage, res: ServerResponse, t: ForwardTar
       if (req.httpVersionMajor === 1) res.writeHead(back.statusCode ?? 502, back.statusMessage ?? '', responseHeaders(back.rawHeaders));
       else res.writeHead(back.statusCode ?? 502, responseHeaders(back.rawHeaders));
       if (o.flushHeaders) res.flushHeaders();
+      o.onHeaders?.();
       back.on('error', () => res.destroy());
       back.pipe(res);
     });

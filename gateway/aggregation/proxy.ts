@@ -26,6 +26,8 @@ export interface ProxyRequest {
   readonly longRunning: boolean;
   /** Aborted at the request's deadline: the backend request is cut (the pipeline answers 504). */
   readonly deadline?: AbortSignal;
+  /** Called when the backend's response headers arrive (a watch's priority-and-fairness seat is freed then). */
+  readonly onHeaders?: () => void;
 }
 
 export interface ProxyEnv {
@@ -104,6 +106,7 @@ export class ApiServiceProxy {
       ...(r.body ? { body: r.body } : {}),
       ...(r.longRunning ? { flushHeaders: true } : { timeoutMs: this.env.timeoutMs }),
       ...(r.deadline ? { signal: r.deadline } : {}),
+      ...(r.onHeaders ? { onHeaders: r.onHeaders } : {}),
       rejectRedirects: true,
     }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;

@@ -73,6 +73,7 @@ function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backen
       headers: identityHeaders(r.user),
       ...(r.body ? { body: r.body } : {}),
       ...(longRunning ? { flushHeaders: true } : { timeoutMs }),
+      ...(r.initialized ? { onHeaders: r.initialized } : {}),
       rejectRedirects: true,
     }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;

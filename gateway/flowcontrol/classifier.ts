@@ -33,6 +33,8 @@ export interface Classification {
   level: PriorityLevel;
   /** The flow: the schema's name and its distinguisher's value. */
   flow: string;
+  /** The distinguisher's value alone ('' without a distinguisher method). */
+  distinguisher: string;
 }
 
 const has = (list: readonly string[], v: string) => list.includes('*') || list.includes(v);
@@ -92,7 +94,7 @@ export class Classifier {
     for (const o of mandatoryFlowSchemas()) { const s = flowSchemaOf(defaulted(o, 'flowschemas')); this.schemas.set(s.name, s); }
     this.reorder();
     const catchAll = this.schemas.get('catch-all')!;
-    this.fallback = { schema: catchAll, level: this.levels.get('catch-all')!, flow: 'catch-all' };
+    this.fallback = { schema: catchAll, level: this.levels.get('catch-all')!, flow: 'catch-all', distinguisher: '' };
   }
 
   /** Called with every level after each change (the dispatcher resizes its levels). */
@@ -111,7 +113,7 @@ export class Classifier {
       if (!level) continue; // a dangling schema matches nothing, as in kube
       if (!schema.rules.some((r) => ruleMatches(r, q))) continue;
       const by = schema.distinguisher === 'ByUser' ? q.user.username : schema.distinguisher === 'ByNamespace' ? q.namespace : '';
-      return { schema, level, flow: `${schema.name}\u0000${by}` };
+      return { schema, level, flow: `${schema.name}\u0000${by}`, distinguisher: by };
     }
     // kube answers with catch-all when nothing matches (for example a user with no groups).
     const level = this.levels.get('catch-all') ?? this.fallback.level;

@@ -22,7 +22,12 @@ export interface PriorityLevel {
   name: string;
   uid: string;
   exempt: boolean;
+  /** nominalConcurrencyShares (Exempt levels have them too: they shape everyone's NominalCL). */
   shares: number;
+  /** lendablePercent: the share of NominalCL other levels may borrow. */
+  lendablePercent: number;
+  /** borrowingLimitPercent; absent: no limit (Exempt levels never have one). */
+  borrowingLimitPercent?: number;
   /** Absent: Reject when full. */
   queuing?: { queues: number; handSize: number; queueLengthLimit: number };
 }
@@ -54,9 +59,17 @@ export function flowSchemaOf(o: KObject): FlowSchema {
 
 export function priorityLevelOf(o: KObject): PriorityLevel {
   const base = { name: o.metadata.name ?? '', uid: o.metadata.uid ?? '' };
-  if (str(o, 'spec', 'type') === 'Exempt') return { ...base, exempt: true, shares: 0 };
-  const shares = at(o, 'spec', 'limited', 'nominalConcurrencyShares');
-  const level: PriorityLevel = { ...base, exempt: false, shares: typeof shares === 'number' && shares >= 0 ? shares : 30 };
+  const count = (v: unknown, dflt: number) => (typeof v === 'number' && v >= 0 ? v : dflt);
+  if (str(o, 'spec', 'type') === 'Exempt') {
+    return { ...base, exempt: true, shares: count(at(o, 'spec', 'exempt', 'nominalConcurrencyShares'), 0), lendablePercent: Math.min(100, count(at(o, 'spec', 'exempt', 'lendablePercent'), 0)) };
+  }
+  const level: PriorityLevel = {
+    ...base, exempt: false,
+    shares: count(at(o, 'spec', 'limited', 'nominalConcurrencyShares'), 30),
+    lendablePercent: Math.min(100, count(at(o, 'spec', 'limited', 'lendablePercent'), 0)),
+  };
+  const borrowing = at(o, 'spec', 'limited', 'borrowingLimitPercent');
+  if (typeof borrowing === 'number' && borrowing >= 0) level.borrowingLimitPercent = borrowing;
   if (str(o, 'spec', 'limited', 'limitResponse', 'type') === 'Queue') {
     const q = (k: string, dflt: number) => num(o, 'spec', 'limited', 'limitResponse', 'queuing', k) || dflt;
     level.queuing = { queues: q('queues', 64), handSize: q('handSize', 8), queueLengthLimit: q('queueLengthLimit', 50) };

@@ -1,19 +1,21 @@
 // The APF dispatcher, in the chain where the plain in-flight limit was: the
-// server's total concurrency (--max-requests-inflight plus
-// --max-mutating-requests-inflight) is split over the Limited priority levels
-// by nominalConcurrencyShares (kube's NominalCL = ceil(total·shares/Σshares));
-// Exempt levels never wait. A full level rejects (limitResponse Reject) or
-// queues the request in the shortest queue of the flow's shuffle-sharded hand,
-// each queue bounded by queueLengthLimit. A freed seat goes to the next
-// non-empty queue in round-robin order: every flow with waiting requests gets
-// seats in turn, whatever its rate (a first step towards kube's fair queuing,
-// which orders queues by virtual finish time and request width). Borrowing
-// between levels (lendablePercent, borrowingLimitPercent) is not done.
+// server's concurrency limit (--max-requests-inflight plus
+// --max-mutating-requests-inflight) is split over the priority levels by
+// nominalConcurrencyShares (kube's NominalCL = ceil(ServerCL·NCS/ΣNCS), the
+// Exempt level's shares included). Each level is a QueueSet (queueset.ts):
+// fair queuing over shuffle-sharded queues, or Reject when full. Exempt
+// levels never wait; their seats are counted all the same. Every 10 s the
+// levels' limits are moved by borrowing (borrowing.ts): idle levels lend
+// (lendablePercent), busy ones borrow (up to borrowingLimitPercent).
 import { tooManyRequests } from '../../lib/api/status.js';
 import { isLongRunning, type RequestContext } from '../pipeline/context.js';
 import type { Classifier } from './classifier.js';
 import type { PriorityLevel } from './config.js';
-import { dealHand, flowHash } from './shuffle.js';
+import { BORROWING_PERIOD_MS, boundsOf, currentLimits, emptyStats, updateStats, type Bounds, type DemandStats } from './borrowing.js';
+import { QueueSet, type QsRequest } from './queueset.js';
+import { flowHash } from './shuffle.js';
+import { maxSeatsOf, seatsOf, type ObjectCounts } from './width.js';
+import { flowSeries, setLevelLimits, type FlowSeries } from '../metrics/flowcontrol.js';
 
 /** kube-apiserver's APF response headers. */
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
@@ -21,92 +23,135 @@ export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
 
 const RETRY_AFTER_S = 1;
 const NOOP = () => {};
+/** kube's wait limits: a quarter of the request's deadline, at most a minute; 15 s without a deadline. */
+const MAX_WAIT_MS = 60_000;
+const DEFAULT_WAIT_MS = 15_000;
+const DEMAND_SAMPLE_MS = 100;
 
-interface Waiter { seat(): void; queue: Queue }
-interface Queue { waiting: Waiter[]; executing: number }
-
-class LevelState {
-  limit = 0;
-  executing = 0;
-  queues: Queue[] = [];
-  /** The queue the next freed seat looks at first (round robin). */
-  next = 0;
-  constructor(public config: PriorityLevel) {}
-
-  configure(config: PriorityLevel, limit: number): void {
-    this.config = config;
-    this.limit = limit;
-    const want = config.queuing?.queues ?? 1;
-    if (this.queues.length === want) return;
-    // Waiters keep their order; they are spread over the new queues by their old position.
-    const waiting = this.queues.flatMap((q) => q.waiting);
-    this.queues = Array.from({ length: want }, () => ({ waiting: [], executing: 0 }));
-    waiting.forEach((w, i) => { w.queue = this.queues[i % want]!; w.queue.waiting.push(w); });
-    this.next = 0;
+export class LevelState {
+  bounds: Bounds = boundsOf(0, 0, undefined);
+  /** The limit in force: NominalCL until borrowing moves it. */
+  currentCL = 0;
+  maxSeats = 1;
+  readonly stats: DemandStats = emptyStats();
+  readonly qs: QueueSet;
+  /** The metrics series of this level with each flow schema, looked up once. */
+  private readonly series = new Map<string, FlowSeries>();
+  constructor(public config: PriorityLevel, clock: () => number) {
+    this.qs = new QueueSet(config.name, clock);
   }
 
-  waitingCount(): number {
-    let n = 0;
-    for (const q of this.queues) n += q.waiting.length;
-    return n;
-  }
-
-  /** The least loaded queue of the flow's hand (waiting plus executing), the first on ties. */
-  queueFor(flow: string): Queue {
-    if (this.queues.length === 1) return this.queues[0]!;
-    const hand = dealHand(flowHash(flow), this.queues.length, this.config.queuing?.handSize ?? 1);
-    let best = this.queues[hand[0]!]!;
-    for (const i of hand) {
-      const q = this.queues[i]!;
-      if (q.waiting.length + q.executing < best.waiting.length + best.executing) best = q;
-    }
-    return best;
-  }
-
-  /** Gives freed seats to waiters, one queue after another. */
-  serve(): void {
-    while (this.executing < this.limit) {
-      let found: Waiter | undefined;
-      for (let k = 0; k < this.queues.length && !found; k++) {
-        const i = (this.next + k) % this.queues.length;
-        const w = this.queues[i]!.waiting.shift();
-        if (w) { found = w; this.next = (i + 1) % this.queues.length; }
-      }
-      if (!found) return;
-      found.seat();
-    }
+  seriesFor(schema: string): FlowSeries {
+    let s = this.series.get(schema);
+    if (!s) { s = flowSeries(this.config.name, schema); this.series.set(schema, s); }
+    return s;
   }
 }
 
+export interface DispatcherOptions {
+  /** Milliseconds; the queues' virtual time and wait limits read it (tests pass a fake). */
+  clock?: () => number;
+  /** Stored object counts, for the width of LISTs. */
+  objectCounts?: ObjectCounts;
+  /** How often limits are moved by borrowing (kube: 10 s); 0 = only when `adjustBorrowing()` is called. */
+  borrowingPeriodMs?: number;
+}
+
+/** A seat's release, or the promise of one (the request waits in a queue). */
+export type Admission = (() => void) | Promise<() => void>;
+
+/** An Exempt level's request: counted (one seat, never limited), with no request record — the hot path of system:masters. */
+function exempt(qs: QueueSet, series: FlowSeries): () => void {
+  qs.executeExempt();
+  series.executing++;
+  series.dispatched++;
+  series.ran.observe(0);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    qs.finishExempt();
+    series.executing--;
+  };
+}
+
 export class Dispatcher {
-  private readonly states = new Map<string, LevelState>();
+  readonly states = new Map<string, LevelState>();
+  private readonly clock: () => number;
+  private readonly counts: ObjectCounts | undefined;
+  private readonly timers: NodeJS.Timeout[] = [];
 
   /** `total` 0 = no limit (the in-flight flags' meaning of 0). */
-  constructor(private readonly classifier: Classifier, private readonly total: number) {
+  constructor(private readonly classifier: Classifier, private readonly total: number, opts: DispatcherOptions = {}) {
+    this.clock = opts.clock ?? Date.now;
+    this.counts = opts.objectCounts;
     classifier.onLevels((levels) => this.resize(levels));
+    const period = opts.borrowingPeriodMs ?? BORROWING_PERIOD_MS;
+    if (period > 0 && total > 0) {
+      // Seat demand is integrated at 10 Hz (its hot-path updates read no clock), limits moved every period.
+      this.timers.push(setInterval(() => { for (const s of this.states.values()) s.qs.demand.tick(); }, DEMAND_SAMPLE_MS));
+      this.timers.push(setInterval(() => this.adjustBorrowing(), period));
+      for (const t of this.timers) t.unref();
+    }
+  }
+
+  stop(): void {
+    for (const t of this.timers) clearInterval(t);
+  }
+
+  /**
+   * One borrowing period's end (kube's updateBorrowing): each level's seat
+   * demand since the last is folded into its stats, and the limits are
+   * shared out again.
+   */
+  adjustBorrowing(): void {
+    if (this.total === 0) return;
+    const states = [...this.states.values()];
+    for (const s of states) {
+      s.qs.syncTime();
+      const obs = s.qs.demand.reset();
+      updateStats(s.stats, obs);
+    }
+    const limits = currentLimits(states.map((s) => ({ exempt: s.config.exempt, bounds: s.bounds, stats: s.stats })));
+    states.forEach((s, i) => this.setLimit(s, limits[i]!));
+  }
+
+  private setLimit(s: LevelState, cl: number): void {
+    s.currentCL = cl;
+    setLevelLimits(s.config.name, s.bounds.nominalCL, cl);
+    if (!s.config.exempt) s.qs.configure(s.config.queuing, cl);
   }
 
   private resize(levels: ReadonlyMap<string, PriorityLevel>): void {
     let sum = 0;
-    for (const l of levels.values()) if (!l.exempt) sum += l.shares;
+    for (const l of levels.values()) sum += l.shares;
     for (const l of levels.values()) {
-      if (l.exempt) continue;
-      const limit = this.total === 0 ? Infinity : sum === 0 ? 0 : Math.ceil((this.total * l.shares) / sum);
       let s = this.states.get(l.name);
-      if (!s) { s = new LevelState(l); this.states.set(l.name, s); }
-      s.configure(l, limit);
-      s.serve();
+      if (!s) { s = new LevelState(l, this.clock); this.states.set(l.name, s); }
+      s.config = l;
+      const nominalCL = this.total === 0 ? Infinity : sum === 0 ? 0 : Math.ceil((this.total * l.shares) / sum);
+      const before = s.bounds;
+      s.bounds = boundsOf(nominalCL, l.lendablePercent, l.exempt ? undefined : l.borrowingLimitPercent);
+      s.maxSeats = maxSeatsOf(nominalCL, l.queuing?.handSize ?? 1);
+      // A new or resized level starts at its NominalCL; otherwise what borrowing gave it, within the new bounds.
+      const current = before.nominalCL !== nominalCL ? nominalCL : Math.min(Math.max(s.currentCL, s.bounds.minCL), s.bounds.maxCL);
+      s.currentCL = current;
+      s.qs.configure(l.exempt ? undefined : l.queuing, l.exempt ? Infinity : current);
+      setLevelLimits(l.name, nominalCL, current);
     }
-    // A removed level's state goes once its requests are done; its waiters still get seats as they free.
+    // A removed level's state goes; its executing requests finish on the QueueSet they hold.
     for (const name of [...this.states.keys()]) if (!levels.has(name)) this.states.delete(name);
   }
 
   /**
-   * Classifies the request (setting kube's APF headers), then takes a seat of
-   * its level, waiting in a queue if need be; resolves with the release, or
-   * rejects with 429. Long-running requests are classified but hold no seat.
+   * Classifies the request (setting kube's APF headers), then takes its seats
+   * in its level: the release at once when they are free (no promise turn),
+   * a promise when the request waits in a queue; throws 429 when refused.
+   * A watch holds its seats until it is initialized (ctx.watchInitialized);
+   * other long-running requests (upgrades: exec, attach, port-forward) are
+   * classified but hold no seat, as kube's filter lets them through.
    */
-  async admit(ctx: RequestContext): Promise<() => void> {
+  admit(ctx: RequestContext): Admission {
     const i = ctx.info;
     const c = this.classifier.classify({
       user: ctx.user, isResourceRequest: i.isResourceRequest, verb: i.verb, apiGroup: i.apiGroup,
@@ -114,7 +159,7 @@ export class Dispatcher {
     });
     ctx.res.setHeader(FLOW_SCHEMA_UID_HEADER, c.schema.uid);
     ctx.res.setHeader(PRIORITY_LEVEL_UID_HEADER, c.level.uid);
-    if (c.level.exempt || isLongRunning(ctx)) return NOOP;
+    if (i.verb !== 'watch' && isLongRunning(ctx)) return NOOP;
     let s = this.states.get(c.level.name);
     if (!s) {
       // Classified against a level the dispatcher has not sized yet (a race with a watch event): size now.
@@ -122,45 +167,66 @@ export class Dispatcher {
       s = this.states.get(c.level.name);
       if (!s) throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_S);
     }
-    const state = s;
-    const queue = state.queueFor(c.flow);
-    const seat = (q: Queue): (() => void) => {
-      state.executing++;
-      q.executing++;
-      let done = false;
-      return () => {
-        if (done) return;
-        done = true;
-        state.executing--;
-        q.executing--;
-        state.serve();
-      };
+    const qs = s.qs;
+    const series = s.seriesFor(c.schema.name);
+    if (c.level.exempt) return exempt(qs, series);
+    const seats = seatsOf(i, ctx.query, this.counts, s.maxSeats);
+    const flow = c.flow;
+    const started = qs.start(flow, () => flowHash(flow), seats, c.schema.name, c.distinguisher);
+    if (started.kind === 'reject') {
+      series.rejected[started.reason]++;
+      series.refused.observe(0);
+      throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_S);
+    }
+    const req = started.req;
+    const release = () => {
+      if (req.state !== 'executing') return;
+      qs.finish(req);
+      series.executing--;
     };
-    if (state.executing < state.limit && state.waitingCount() === 0) return seat(queue);
-    const limit = state.config.queuing?.queueLengthLimit ?? 0;
-    if (!state.config.queuing || queue.waiting.length >= limit) throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_S);
+    if (started.kind === 'execute') {
+      series.executing++;
+      series.dispatched++;
+      series.ran.observe(0);
+      return release;
+    }
+    req.detail = { user: ctx.user.username, info: i };
+    return this.wait(ctx, qs, req, series, release);
+  }
+
+  /** A queued request: resolves when dispatched; 429 when its wait limit passes or its client goes. */
+  private wait(ctx: RequestContext, qs: QueueSet, req: QsRequest, series: FlowSeries, release: () => void): Promise<() => void> {
+    series.inqueue++;
     return new Promise<() => void>((resolve, reject) => {
       ctx.queued = true;
-      const leave = (why: string) => {
-        const q = waiter.queue;
-        const at = q.waiting.indexOf(waiter);
-        if (at < 0) return;
-        q.waiting.splice(at, 1);
+      const waited = () => (this.clock() - req.arrivalMs) / 1000;
+      const leave = (why: 'time-out' | 'cancelled') => {
+        if (!qs.cancel(req, why)) return;
         ctx.queued = false;
         cleanup();
-        reject(tooManyRequests(why, RETRY_AFTER_S));
+        series.inqueue--;
+        series.rejected[why]++;
+        series.refused.observe(waited());
+        reject(tooManyRequests(why === 'cancelled' ? 'the client went away while the request was queued' : 'Too many requests, please try again later.', RETRY_AFTER_S));
       };
-      const onDeadline = () => leave('Too many requests, please try again later.');
-      const onClose = () => leave('the client went away while the request was queued');
+      const onDeadline = () => leave('time-out');
+      const onClose = () => leave('cancelled');
+      const waitMs = ctx.timeoutMs !== undefined ? Math.min(ctx.timeoutMs / 4, MAX_WAIT_MS) : DEFAULT_WAIT_MS;
+      const timer = setTimeout(onDeadline, waitMs);
       const cleanup = () => {
+        clearTimeout(timer);
         ctx.deadline.removeEventListener('abort', onDeadline);
         ctx.res.off('close', onClose);
       };
-      const waiter: Waiter = {
-        queue,
-        seat: () => { ctx.queued = false; cleanup(); resolve(seat(waiter.queue)); },
+      req.onDispatch = () => {
+        ctx.queued = false;
+        cleanup();
+        series.inqueue--;
+        series.executing++;
+        series.dispatched++;
+        series.ran.observe(waited());
+        resolve(release);
       };
-      queue.waiting.push(waiter);
       ctx.deadline.addEventListener('abort', onDeadline, { once: true });
       ctx.res.once('close', onClose);
     });

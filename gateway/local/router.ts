@@ -1,5 +1,6 @@
 // Non-resource paths the gateway answers itself: health, version,
-// discovery, OpenAPI (openapi.ts), /metrics and the root path list.
+// discovery, OpenAPI (openapi.ts), /metrics, the priority-and-fairness
+// dumps under /debug/api_priority_and_fairness/ and the root path list.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
 import { DISCOVERY_AS, negotiateOutput } from '../../lib/http/negotiate.js';
@@ -22,6 +23,8 @@ export interface LocalRoutes {
   openapi: OpenApiV3;
   /** Prometheus text exposition of the process registry (GET /metrics). */
   metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** /debug/… text answers (gateway/flowcontrol/debug.ts): the body, or undefined for a path it does not serve. */
+  debug?: (path: string, query: URLSearchParams) => string | undefined;
 }
 
 function sendDocument(req: IncomingMessage, res: ServerResponse, doc: Document): void {
@@ -45,6 +48,12 @@ export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res:
   if (clean === '/metrics' && routes.metrics) {
     const m = await routes.metrics();
     sendBody(req, res, 200, m.contentType, m.body);
+    return;
+  }
+  if (head === 'debug' && routes.debug) {
+    const text = routes.debug(clean, query);
+    if (text === undefined) throw pathNotFound();
+    sendBody(req, res, 200, 'text/plain; charset=utf-8', text, { 'X-Content-Type-Options': 'nosniff' });
     return;
   }
   if (clean === '/version') {

@@ -40,7 +40,7 @@ export interface ChainConfig {
   admission: readonly AdmissionPlugin[];
   inflight: InflightLimiter;
   /** API Priority and Fairness (gateway/flowcontrol): when given, it replaces `inflight`. */
-  flowControl?: { admit(ctx: RequestContext): Promise<() => void> };
+  flowControl?: { admit(ctx: RequestContext): (() => void) | Promise<() => void> };
   requestTimeoutMs: number;
   /** True once shutdown drains: requests arriving then get 429 (health endpoints excepted). */
   draining?: () => boolean;
@@ -161,6 +161,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
 
       if (!isLongRunning(ctx)) {
         const ms = requestDeadlineMs(ctx.query, cfg.requestTimeoutMs);
+        ctx.timeoutMs = ms;
         const c = ctx;
         timer = setTimeout(() => {
           // A request still queued by priority and fairness is answered 429 by its queue (on this abort).
@@ -211,10 +212,13 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       }
 
       if (cfg.flowControl) {
-        const seat = await cfg.flowControl.admit(ctx);
+        // A free seat (or an exempt level) comes back as the release itself: no promise turn on the hot path.
+        const admitted = cfg.flowControl.admit(ctx);
+        const seat = typeof admitted === 'function' ? admitted : await admitted;
         // The client may have gone, and finish() run, while the request waited for its seat.
         if (finished) seat();
         else release = seat;
+        if (ctx.info.verb === 'watch') ctx.watchInitialized = () => { release?.(); release = undefined; };
       } else if (!isLongRunning(ctx)) {
         release = cfg.inflight.acquire(ctx.info.verb);
       }

@@ -35,6 +35,15 @@ export interface RequestContext {
   readonly deadline: AbortSignal;
   /** What dispatch waits on (an APIService), named in the 504 answered at the deadline. */
   waitingOn?: string;
+  /** The request's deadline in milliseconds from its start (absent for long-running requests): priority and fairness waits a quarter of it at most. */
+  timeoutMs?: number;
+  /**
+   * Set for a watch holding a priority-and-fairness seat: called once its
+   * initial events (or its empty initial state) are on their way, or, for a
+   * proxied watch, once the backend's response headers arrive; the seat is
+   * free from then on (kube: watches count while they initialize, then not).
+   */
+  watchInitialized?: () => void;
   /** True while the request waits in a priority level's queue: its deadline then answers 429, not 504 (the queue does). */
   queued?: boolean;
 }

@@ -20,6 +20,8 @@ import { featureGateWarnings } from '../config/featuregates.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
 import { Dispatcher } from '../flowcontrol/dispatcher.js';
+import { ListedCounts } from '../flowcontrol/width.js';
+import { DEBUG_PREFIX, serveDebug } from '../flowcontrol/debug.js';
 import type { LocalRoutes } from '../local/router.js';
 import type { Aggregation } from '../aggregation/index.js';
 import type { GatewayCore } from '../aggregation/remotecore.js';
@@ -62,11 +64,12 @@ function reviews(opts: ServeOptions, hooks: AppHooks, authn: GatewayAuthenticati
   };
 }
 
-/** Health, version, discovery (merged with the APIServices'), OpenAPI and /metrics. */
-function localRoutes(registry: RegistrySource, health: HealthEndpoints, aggregation: Aggregation): LocalRoutes {
+/** Health, version, discovery (merged with the APIServices'), OpenAPI, /metrics and the APF dumps (when APF is on). */
+function localRoutes(registry: RegistrySource, health: HealthEndpoints, aggregation: Aggregation, dispatcher: Dispatcher | undefined): LocalRoutes {
   const discovery = aggregation.discovery;
   const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
-  return { health, discovery, openapi: liveOpenApiV3(registry, version), metrics: metricsText };
+  const debug = dispatcher && ((path: string, query: URLSearchParams) => (path.startsWith(DEBUG_PREFIX) ? serveDebug(dispatcher, path, query) : undefined));
+  return { health, discovery, openapi: liveOpenApiV3(registry, version), metrics: metricsText, ...(debug ? { debug } : {}) };
 }
 
 export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<RunningServer> {
@@ -85,7 +88,10 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const identityHeaders = identityHeaderNames(requestheader);
   // Presented to the remote core backend and to aggregated backends alike: loaded once.
   const proxyClientCert = await loadProxyClientCert(opts, log);
-  const inputs = { registry, tokens: tokenMethods.serviceAccounts.issuing, clusterCaPem: tls.clusterCaPem, identityHeaders, proxyClientCert, clock };
+  // LIST widths for priority and fairness: object counts learned from the core backend's cluster-wide lists.
+  const listed = new ListedCounts();
+  const onListed = (group: string, resource: string, total: number) => listed.observe(group, resource, total);
+  const inputs = { registry, tokens: tokenMethods.serviceAccounts.issuing, clusterCaPem: tls.clusterCaPem, identityHeaders, proxyClientCert, clock, onListed };
   const core = await startCore(opts, hooks, inputs);
 
   const authn = await buildAuthentication(opts, hooks, { tls, requestheader, tokenMethods, objects: core.objects, clock });
@@ -94,14 +100,15 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const aggregation = await startApiServices(opts, hooks, core, postStart, inputs);
   // Post-start hooks and autoregister-completion are boot-sequence checks.
   const health = buildHealth({ checkStore: () => core.checkStore(), boot: [...postStart, aggregation.completion], livezGraceMs: opts.livezGracePeriodMs, startedAt, clock, log });
-  const dispatch = buildDispatch({ aggregation, local: localRoutes(registry, health.endpoints, aggregation), registry, gatewayServed: reviews(opts, hooks, authn, authz), core });
   // Priority and fairness: the objects are followed from the store; kube's mandatory ones serve until the first list.
   const apf = opts.enablePriorityAndFairness ? new ClassifierSync(core.objects, new Classifier(), log) : undefined;
   apf?.start().catch((err: unknown) => log(`priority and fairness: ${err instanceof Error ? err.message : String(err)}`));
+  const dispatcher = apf ? new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight, { objectCounts: listed }) : undefined;
+  const dispatch = buildDispatch({ aggregation, local: localRoutes(registry, health.endpoints, aggregation, dispatcher), registry, gatewayServed: reviews(opts, hooks, authn, authz), core });
   const handler = buildHandlerChain({
     authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
     inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight),
-    ...(apf ? { flowControl: new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight) } : {}),
+    ...(dispatcher ? { flowControl: dispatcher } : {}),
     requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, dispatch, log, clock,
     ...(auditor ? { audit: auditor } : {}),
     cbor: opts.featureGates.CBORServingAndStorage, compression: opts.featureGates.APIResponseCompression,
@@ -117,7 +124,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const shutdown = installShutdown({
     server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => core.backend.closeWatches(),
-    closeBackends: async () => { apf?.stop(); authn.close(); authz.close(); aggregation.stop(); await core.close(); await auditor?.shutdown(); },
+    closeBackends: async () => { apf?.stop(); dispatcher?.stop(); authn.close(); authz.close(); aggregation.stop(); await core.close(); await auditor?.shutdown(); },
   });
   return { server, url, core, shutdown, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
 }

@@ -27,6 +27,8 @@ export interface CoreInputs {
   /** --proxy-client-cert-file/key (or the dev PKI's front-proxy client), shown to remote backends. */
   readonly proxyClientCert: ProxyClientCert | undefined;
   readonly clock: () => number;
+  /** Told each resource's object count by the in-process core backend's cluster-wide lists (LIST widths). */
+  readonly onListed?: (group: string, resource: string, total: number) => void;
 }
 
 export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInputs): Promise<GatewayCore> {
@@ -58,6 +60,7 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
     minRequestTimeoutS: opts.minRequestTimeoutS,
     log: hooks.log,
     clock: i.clock,
+    ...(i.onListed ? { onListed: i.onListed } : {}),
     ...(hooks.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: hooks.bookmarkIntervalMs } : {}),
     ...(hooks.tooLargeWaitMs !== undefined ? { tooLargeWaitMs: hooks.tooLargeWaitMs } : {}),
   });

@@ -41,7 +41,10 @@ function serveRemote(p: ApiServiceProxy, ctx: RequestContext): Promise<void> {
   const up = ctx.upgrade;
   if (up) return p.upgrade({ req: ctx.req, user: ctx.user, socket: up.socket, head: up.head });
   ctx.waitingOn = p.describe();
-  return p.serve({ req: ctx.req, res: ctx.res, user: ctx.user, longRunning: ctx.info.verb === 'watch', deadline: ctx.deadline, ...(ctx.body ? { body: ctx.body } : {}) });
+  return p.serve({
+    req: ctx.req, res: ctx.res, user: ctx.user, longRunning: ctx.info.verb === 'watch', deadline: ctx.deadline,
+    ...(ctx.body ? { body: ctx.body } : {}), ...(ctx.watchInitialized ? { onHeaders: ctx.watchInitialized } : {}),
+  });
 }
 
 export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Promise<void> {
@@ -65,7 +68,10 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
     (ctx) => {
       const i = ctx.info;
       if (!t.core.backend.serves(i.apiGroup, i.apiVersion)) return undefined;
-      return t.core.backend.serve({ req: ctx.req, res: ctx.res, query: ctx.query, info: i, user: ctx.user, ...(ctx.body ? { body: ctx.body } : {}) });
+      return t.core.backend.serve({
+        req: ctx.req, res: ctx.res, query: ctx.query, info: i, user: ctx.user,
+        ...(ctx.body ? { body: ctx.body } : {}), ...(ctx.watchInitialized ? { initialized: ctx.watchInitialized } : {}),
+      });
     },
   ];
   return async (ctx) => {

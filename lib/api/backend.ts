@@ -14,6 +14,8 @@ export interface BackendRequest {
   readonly user: UserInfo;
   /** The body, already read by the gateway (admission needed it); absent = read it from `req`. */
   readonly body?: Buffer;
+  /** A watch calls this once its initial events are sent (priority and fairness frees its seat). */
+  readonly initialized?: () => void;
 }
 
 export interface ApiBackend {

@@ -55,7 +55,8 @@ export interface EchoBackend {
 
 /**
  * An HTTPS backend that needs the front-proxy client certificate and echoes
- * what it received; it never answers a path ending in /hang; a path with
+ * what it received; it never answers a path ending in /hang, and answers one
+ * ending in /stream with headers only, keeping it open; a path with
  * `redirect` answers 302 to another host (and `redirect304` a 304); upgrades
  * echo bytes, or are refused under /refuse (closing) and /deny (keeping the
  * connection open), or redirected.
@@ -73,6 +74,11 @@ export async function startEcho(pem: Pem, frontProxyCa: string): Promise<EchoBac
     req.on('end', () => {
       if (path.endsWith('/hang')) {
         res.on('close', () => cut.push(path));
+        return;
+      }
+      if (path.endsWith('/stream')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
         return;
       }
       if (path === '/apis/echo.gatehouse.dev/v1') {

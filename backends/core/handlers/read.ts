@@ -62,6 +62,11 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
       }
       break;
   }
+  // A first page over every namespace without selectors knows the resource's count: the items, plus those after the page.
+  if (env.onListed && plan.kind !== 'continue' && !lr.hasSelectors && r.info.namespace === '') {
+    const after = result.continueAfter === undefined ? 0 : result.remaining;
+    if (after !== undefined) env.onListed(t.group, t.plural, result.items.length + after);
+  }
   const meta: ListMeta = { resourceVersion: String(result.rev) };
   if (result.continueAfter !== undefined) {
     meta.continue = encodeContinue(result.rev, result.continueAfter);

@@ -117,6 +117,8 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
     return;
   }
   stream.attach(watcher);
+  // The initial state is written and the watch follows the store: it no longer holds a seat (kube's watch initialization signal).
+  r.initialized?.();
 }
 
 async function toStatus<T>(fn: () => Promise<T>, t: ResourceType, rev?: number): Promise<T> {
