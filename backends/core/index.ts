@@ -10,7 +10,7 @@ import type { CoreEnv } from './env.js';
 import { DEFAULT_NAMESPACES, NamespaceController, namespaceType } from './namespaces.js';
 import { objectKey } from './keys.js';
 import { prepareCreate } from './objects.js';
-import { openStore } from './store/index.js';
+import { openStore, TracedStore } from './store/index.js';
 import { StoreError, type Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
 import { ServiceAccountTokenController } from './controllers/satokens.js';
@@ -53,6 +53,8 @@ export interface CoreBackendOptions {
   allowUnsafeMalformedObjectDeletion?: boolean;
   /** The CBORServingAndStorage feature gate (default false). */
   cbor?: boolean;
+  /** Store calls made for a traced request become spans (--tracing-config-file). */
+  traceStore?: boolean;
   bodyLimit: number;
   log: (msg: string) => void;
   clock?: () => number;
@@ -97,13 +99,14 @@ export interface RunningCoreBackend {
 
 export async function startCoreBackend(opts: CoreBackendOptions): Promise<RunningCoreBackend> {
   const clock = opts.clock ?? Date.now;
-  const store: Store = await openStore({
+  const opened: Store = await openStore({
     backend: opts.storageBackend,
     dir: opts.storeDir ?? join(opts.dataDir, 'store'),
     historyWindowMs: opts.historyWindowMs,
     clock,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log } : {}),
   });
+  const store = opts.traceStore ? new TracedStore(opened, opts.storageBackend) : opened;
   const env: CoreEnv = {
     store, registry: opts.registry, clock, log: opts.log,
     tooLargeWaitMs: opts.tooLargeWaitMs ?? 3000,

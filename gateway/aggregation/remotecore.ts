@@ -71,7 +71,7 @@ function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backen
       headers: identityHeaders(r.user),
       ...(r.body ? { body: r.body } : {}),
       ...(longRunning ? { flushHeaders: true } : { timeoutMs }),
-      rejectRedirects: true,
+      rejectRedirects: true, purpose: 'core backend',
     }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       o.log(`core backend: proxy to ${o.url} failed: ${err.message}`);

@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { unauthorized } from '../../lib/api/status.js';
+import { spanAttribute } from '../../lib/tracing/span.js';
 import { ANONYMOUS, AUTHENTICATED_GROUP, AuthnError, type Authenticator, type AuthnResult } from './types.js';
 
 export interface UnionOptions {
@@ -30,7 +31,10 @@ export class UnionAuthenticator {
         else failures.push(`${a.name}: internal error: ${err instanceof Error ? err.message : String(err)}`);
         continue;
       }
-      if (result && result.user.username !== '') return withAuthenticatedGroup(result);
+      if (result && result.user.username !== '') {
+        spanAttribute('authentication.authenticator', a.name);
+        return withAuthenticatedGroup(result);
+      }
       if (result) failures.push(`${a.name}: empty user name`);
     }
     if (failures.length > 0 || req.headers.authorization !== undefined) {
@@ -39,6 +43,7 @@ export class UnionAuthenticator {
       throw unauthorized();
     }
     if (!this.opts.anonymous) throw unauthorized();
+    spanAttribute('authentication.authenticator', 'anonymous');
     return { user: ANONYMOUS };
   }
 }

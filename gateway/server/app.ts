@@ -15,6 +15,7 @@ import { PostStartHook } from '../health/checks.js';
 import { buildHealth, startPostStartHooks, type HealthEndpoints } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { buildAuditor } from '../audit/index.js';
+import { buildTracing } from '../tracing/index.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
 import { Dispatcher } from '../flowcontrol/dispatcher.js';
@@ -48,6 +49,8 @@ export interface AppHooks {
   tlsReloadIntervalMs?: number;
   tooLargeWaitMs?: number;
   tokenWebhookTimeoutMs?: number;
+  /** How long finished spans wait to be exported together (the SDK's 5 s). */
+  tracingBatchDelayMs?: number;
 }
 
 /** Virtual types the gateway answers itself, with the same token methods and authorizers as the pipeline. */
@@ -74,6 +77,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const tls = await loadGatewayTls(opts);
   // A policy that does not parse stops the start before anything listens.
   const auditor = await buildAuditor(opts, log);
+  const tracing = await buildTracing(opts, { log, clock, ...(hooks.tracingBatchDelayMs !== undefined ? { batchDelayMs: hooks.tracingBatchDelayMs } : {}) });
   const registry = builtinRegistry();
   const tokenMethods = await loadTokenMethods(opts, log);
   const requestheader = requestheaderConfig(opts, tls);
@@ -100,6 +104,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     ...(apf ? { flowControl: new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight) } : {}),
     requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, dispatch, log, clock,
     ...(auditor ? { audit: auditor } : {}),
+    ...(tracing ? { tracing: tracing.requests } : {}),
     cbor: opts.featureGates.CBORServingAndStorage,
   });
   const { server, connections, url } = await serveHttps({
@@ -113,7 +118,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const shutdown = installShutdown({
     server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => core.backend.closeWatches(),
-    closeBackends: async () => { apf?.stop(); authn.close(); authz.close(); aggregation.stop(); await core.close(); await auditor?.shutdown(); },
+    closeBackends: async () => { apf?.stop(); authn.close(); authz.close(); aggregation.stop(); await core.close(); await auditor?.shutdown(); await tracing?.shutdown(); },
   });
   return { server, url, core, shutdown, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
 }

@@ -1,0 +1,71 @@
+// The server span of each request, as kube-apiserver's WithTracing filter
+// (otelhttp with kube's span names): the client's W3C traceparent is the
+// parent (parent-based sampling: a sampled parent is honoured, an unsampled
+// one too), the request chain runs inside the span's context, and the span
+// ends when the answer is done, with its status code.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import { requestContext } from '../../lib/tracing/span.js';
+
+const propagator = new W3CTraceContextPropagator();
+
+/** Reads the trace headers of a request (HTTP/1.1 and HTTP/2 alike: Node lowercases header names). */
+const getter: TextMapGetter<IncomingMessage['headers']> = {
+  keys: (h) => Object.keys(h),
+  get: (h, key) => (Object.hasOwn(h, key) ? h[key] : undefined),
+};
+
+/** kube's span name: the method, and for resource requests the path with namespace and name as placeholders. */
+export function serverSpanName(method: string, info: RequestInfo): string {
+  if (!info.isResourceRequest) return method;
+  let name = `/${info.apiPrefix}`;
+  if (info.apiGroup !== '') name += `/${info.apiGroup}`;
+  name += `/${info.apiVersion}`;
+  if (info.namespace !== '') name += '/namespaces/{:namespace}';
+  name += `/${info.resource}`;
+  if (info.name !== '') name += '/{:name}';
+  if (info.subresource !== '') name += `/${info.subresource}`;
+  return `${method} ${name}`;
+}
+
+const spans = new WeakMap<IncomingMessage, Span>();
+
+export class RequestTracing {
+  constructor(private readonly tracer: Tracer) {}
+
+  /** Runs `run` (the chain) in the request's server span. */
+  serve(req: IncomingMessage, res: ServerResponse, run: () => void): void {
+    const parent = propagator.extract(ROOT_CONTEXT, req.headers, getter);
+    const method = req.method ?? 'GET';
+    const span = this.tracer.startSpan('KubernetesAPI', {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'http.request.method': method, 'url.path': (req.url ?? '/').split('?', 1)[0]!, 'url.scheme': 'https',
+        'network.protocol.version': req.httpVersion, 'user_agent.original': req.headers['user-agent'] ?? '',
+        ...(req.socket?.remoteAddress ? { 'client.address': req.socket.remoteAddress } : {}),
+      },
+    }, parent);
+    if (span.isRecording()) {
+      spans.set(req, span);
+      let done = false;
+      const end = () => {
+        if (done) return;
+        done = true;
+        span.setAttribute('http.response.status_code', res.statusCode);
+        // As otelhttp on a server: only 5xx is the server's failure.
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      };
+      res.once('finish', end);
+      res.once('close', end);
+    }
+    context.with(requestContext(parent, span, this.tracer), run);
+  }
+
+  /** Names the span once the request info is known (the chain parses it first thing). */
+  named(req: IncomingMessage, info: RequestInfo): void {
+    spans.get(req)?.updateName(serverSpanName(req.method ?? 'GET', info));
+  }
+}
