@@ -62,6 +62,7 @@ export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Prom
   hooks.log(`tracing: ${config.samplingRatePerMillion} per million requests without a sampled parent; spans to ${config.url}`);
   return {
     requests: new RequestTracing(provider.getTracer('k8s.io/apiserver')),
-    shutdown: () => provider.shutdown(),
+    // What cannot be sent at shutdown is lost (and logged): it must not fail the shutdown.
+    shutdown: () => provider.shutdown().catch((err: unknown) => hooks.log(`tracing: spans lost at shutdown: ${err instanceof Error ? err.message : String(err)}`)),
   };
 }

@@ -58,6 +58,8 @@ export class RequestTracing {
         if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
       };
+      // 'prefinish': the answer is handed to the socket (as the chain counts a request done); 'close' for the cut ones.
+      res.once('prefinish', end);
       res.once('finish', end);
       res.once('close', end);
     }
