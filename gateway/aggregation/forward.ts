@@ -84,7 +84,7 @@ export function forward(req: IncomingMessage, res: ServerResponse, t: ForwardTar
   return outboundCall(req.method ?? 'GET', targetUrl(t.protocol, t.host, t.port, path), targetAttributes(t.host, t.port, o.purpose), async (trace, span) => {
     await send(req, res, t, { ...o, headers: { ...o.headers, ...trace } });
     if (res.headersSent) clientStatus(span, res.statusCode);
-  });
+  }, req);
 }
 
 function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: ForwardOptions): Promise<void> {
@@ -157,7 +157,7 @@ export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffe
   if (!tracingEnabled()) return sendUpgrade(req, socket, head, t, o);
   const host = t.options.host ?? t.options.hostname ?? 'localhost';
   return outboundCall(req.method ?? 'GET', targetUrl(t.protocol, host, t.options.port, req.url ?? '/'), targetAttributes(host, t.options.port, o.purpose),
-    (trace) => sendUpgrade(req, socket, head, t, { ...o, headers: { ...o.headers, ...trace } }));
+    (trace) => sendUpgrade(req, socket, head, t, { ...o, headers: { ...o.headers, ...trace } }), req);
 }
 
 function sendUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: UpgradeTarget, o: { headers: OutgoingHttpHeaders; timeoutMs?: number }): Promise<void> {

@@ -34,11 +34,17 @@ export interface TracingHooks {
 
 let contextManager: AsyncLocalStorageContextManager | undefined;
 
-/** One context manager for the process, registered by the first server that traces. */
+/**
+ * One context manager for the process, registered by the first server that
+ * traces, and switched off while no recorded request is in flight (it comes
+ * back on with the next one): see lib/tracing/span.ts.
+ */
 function installContextManager(): void {
   if (contextManager) return;
-  contextManager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
+  const manager = new AsyncLocalStorageContextManager().enable();
+  contextManager = manager;
+  context.setGlobalContextManager(manager);
+  enableTracing(() => manager.disable());
 }
 
 export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Promise<Tracing | undefined> {
@@ -58,7 +64,6 @@ export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Prom
     spanProcessors: [new BatchSpanProcessor(exporter, hooks.batchDelayMs !== undefined ? { scheduledDelayMillis: hooks.batchDelayMs } : {})],
   });
   installContextManager();
-  enableTracing();
   hooks.log(`tracing: ${config.samplingRatePerMillion} per million requests without a sampled parent; spans to ${config.url}`);
   return {
     requests: new RequestTracing(provider.getTracer('k8s.io/apiserver')),

@@ -1,13 +1,15 @@
 // The server span of each request, as kube-apiserver's WithTracing filter
 // (otelhttp with kube's span names): the client's W3C traceparent is the
 // parent (parent-based sampling: a sampled parent is honoured, an unsampled
-// one too), the request chain runs inside the span's context, and the span
-// ends when the answer is done, with its status code.
+// one too). A recorded request's chain runs inside the span's context and the
+// span ends when the answer is done, with its status code; an unrecorded one
+// runs outside any context, its trace kept for the proxy (lib/tracing/span.ts
+// says why).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
-import { requestContext } from '../../lib/tracing/span.js';
+import { keepUnrecordedTrace, recordedRequestEnded, requestContext, runRecordedRequest } from '../../lib/tracing/span.js';
 
 const propagator = new W3CTraceContextPropagator();
 
@@ -35,35 +37,37 @@ const spans = new WeakMap<IncomingMessage, Span>();
 export class RequestTracing {
   constructor(private readonly tracer: Tracer) {}
 
-  /** Runs `run` (the chain) in the request's server span. */
+  /** Runs `run` (the chain) in the request's server span (in its context when recorded). */
   serve(req: IncomingMessage, res: ServerResponse, run: () => void): void {
     const parent = propagator.extract(ROOT_CONTEXT, req.headers, getter);
-    const method = req.method ?? 'GET';
-    const span = this.tracer.startSpan('KubernetesAPI', {
-      kind: SpanKind.SERVER,
-      attributes: {
-        'http.request.method': method, 'url.path': (req.url ?? '/').split('?', 1)[0]!, 'url.scheme': 'https',
-        'network.protocol.version': req.httpVersion, 'user_agent.original': req.headers['user-agent'] ?? '',
-        ...(req.socket?.remoteAddress ? { 'client.address': req.socket.remoteAddress } : {}),
-      },
-    }, parent);
-    if (span.isRecording()) {
-      spans.set(req, span);
-      let done = false;
-      const end = () => {
-        if (done) return;
-        done = true;
-        span.setAttribute('http.response.status_code', res.statusCode);
-        // As otelhttp on a server: only 5xx is the server's failure.
-        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-        span.end();
-      };
-      // 'prefinish': the answer is handed to the socket (as the chain counts a request done); 'close' for the cut ones.
-      res.once('prefinish', end);
-      res.once('finish', end);
-      res.once('close', end);
+    // Attributes only once the sampler said yes: an unrecorded request costs the span context alone.
+    const span = this.tracer.startSpan('KubernetesAPI', { kind: SpanKind.SERVER }, parent);
+    if (!span.isRecording()) {
+      keepUnrecordedTrace(req, span.spanContext());
+      run();
+      return;
     }
-    context.with(requestContext(parent, span, this.tracer), run);
+    span.setAttributes({
+      'http.request.method': req.method ?? 'GET', 'url.path': (req.url ?? '/').split('?', 1)[0]!, 'url.scheme': 'https',
+      'network.protocol.version': req.httpVersion, 'user_agent.original': req.headers['user-agent'] ?? '',
+      ...(req.socket?.remoteAddress ? { 'client.address': req.socket.remoteAddress } : {}),
+    });
+    spans.set(req, span);
+    let done = false;
+    const end = () => {
+      if (done) return;
+      done = true;
+      span.setAttribute('http.response.status_code', res.statusCode);
+      // As otelhttp on a server: only 5xx is the server's failure.
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      recordedRequestEnded();
+    };
+    // 'prefinish': the answer is handed to the socket (as the chain counts a request done); 'close' for the cut ones.
+    res.once('prefinish', end);
+    res.once('finish', end);
+    res.once('close', end);
+    runRecordedRequest(requestContext(parent, span, this.tracer), run);
   }
 
   /** Names the span once the request info is known (the chain parses it first thing). */

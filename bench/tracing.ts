@@ -1,0 +1,101 @@
+// Tracing figures (issue 20): GET and create throughput of Gatehouse with
+// tracing off (no --tracing-config-file), on at 0.1% (samplingRatePerMillion
+// 1000) and on at 100% (1000000), in the order off, 0.1%, 100%, 100%, 0.1%,
+// off so the machine's drift lands on all (target: 0.1% ≥ 95% of off). Spans
+// go to an OTLP/HTTP sink in this process that counts what it receives and
+// answers 200. Three servers with the same PKI on CPU 0, the raw load
+// generator (bench/loadgen.ts) on CPU 1. BENCH_TRACING=0 skips the section in run.ts.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Admin } from './admin.js';
+import { freePort, placement, startChild, type Child } from './procs.js';
+import type { LoopResult } from './rawclient.js';
+
+const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
+const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
+
+/** An OTLP/HTTP endpoint that takes every export (bytes counted, not decoded: the bench measures the server). */
+async function startSink(): Promise<{ hostPort: string; posts: () => number; bytes: () => number; close(): Promise<void> }> {
+  let posts = 0;
+  let bytes = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (c: Buffer) => { bytes += c.length; });
+    req.on('end', () => { posts++; res.writeHead(200, { 'content-type': 'application/json' }).end('{}'); });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    hostPort: `127.0.0.1:${(server.address() as AddressInfo).port}`, posts: () => posts, bytes: () => bytes,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+export async function runTracingBench(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-tracing-'));
+  const children: Child[] = [];
+  const sink = await startSink();
+  try {
+    const base = ['--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', '--controllers=*,-serviceaccount,-root-ca-cert-publisher'];
+    const offPort = await freePort();
+    const off = await startChild('tracing-off', './server.ts', ['--secure-port', String(offPort), '--data-dir', join(root, 'off'), ...base], 0);
+    children.push(off);
+    const pki = join(root, 'off', 'pki');
+    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
+    const tls = { ca: ca!, cert: cert!, key: key! };
+    const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+    const traced = async (perMillion: number): Promise<number> => {
+      const port = await freePort();
+      const file = join(root, `tracing-${perMillion}.yaml`);
+      await writeFile(file, `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${sink.hostPort}\nsamplingRatePerMillion: ${perMillion}\n`);
+      children.push(await startChild(`tracing-${perMillion}`, './server.ts', ['--secure-port', String(port), '--data-dir', join(root, String(perMillion)), ...base, ...tlsFlags,
+        `--tracing-config-file=${file}`], 0));
+      return port;
+    };
+    const tenth = await traced(1000);
+    const all = await traced(1_000_000);
+    const load = await startChild('tracing-load', './loadgen.ts', [], 1);
+    children.push(load);
+    for (const port of [offPort, tenth, all]) {
+      const a = new Admin(port, tls);
+      await a.ready();
+      await a.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
+      await a.must('POST', '/api/v1/namespaces/bench/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: 'b' } });
+      a.close();
+    }
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'bench' }, data: { mode: 'fast', greeting: 'hello' } });
+    const run = async (port: number, method: 'GET' | 'POST'): Promise<number> => {
+      const req = method === 'GET' ? { method, path: '/api/v1/namespaces/bench/configmaps/c1' } : { method, path: '/api/v1/namespaces/bench/configmaps', body };
+      const r = await load.call<LoopResult>('fixed', { connections: 50, warmupMs: WARMUP, durationMs: DURATION, maxRequests: 5_000_000, target: { port, ...tls }, req, uniqueNames: method === 'POST' });
+      return r.requests / r.seconds;
+    };
+    const f = (n: number) => Math.round(n).toLocaleString('en-US');
+    const lines = ['', `=== Tracing (bench/tracing.ts; ${placement()}) ===`,
+      'requests/s, two runs each (off, 0.1%, 100%, 100%, 0.1%, off); spans by OTLP/HTTP JSON to a sink in the bench process'];
+    for (const method of ['GET', 'POST'] as const) {
+      const o1 = await run(offPort, method);
+      const t1 = await run(tenth, method);
+      const a1 = await run(all, method);
+      const a2 = await run(all, method);
+      const t2 = await run(tenth, method);
+      const o2 = await run(offPort, method);
+      const o = (o1 + o2) / 2;
+      const what = method === 'GET' ? 'GET one configmap' : 'CREATE configmap';
+      lines.push(`${what}`,
+        `  tracing off          ${f(o1)} / ${f(o2)}`,
+        `  sampling 0.1%        ${f(t1)} / ${f(t2)}   ${((100 * (t1 + t2)) / 2 / o).toFixed(1)}% of off (target ≥ 95%)`,
+        `  sampling 100%        ${f(a1)} / ${f(a2)}   ${((100 * (a1 + a2)) / 2 / o).toFixed(1)}% of off`);
+    }
+    lines.push(`  exports received: ${f(sink.posts())} requests, ${f(sink.bytes() / 1e6)} MB (the SDK's queue of 2,048 spans drops what it cannot send in time)`, '');
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+    await sink.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+// Run directly: this section alone.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await runTracingBench();
