@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Admin } from './admin.js';
-import { freePort, placement, startChild, type Child } from './procs.js';
+import { freePort, placement, startChild, withCpu, type Child } from './procs.js';
 import type { LoopResult } from './rawclient.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
@@ -46,19 +46,20 @@ export async function runTracingBench(): Promise<void> {
     const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
     const tls = { ca: ca!, cert: cert!, key: key! };
     const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
-    const traced = async (perMillion: number): Promise<number> => {
+    const traced = async (perMillion: number): Promise<{ port: number; child: Child }> => {
       const port = await freePort();
       const file = join(root, `tracing-${perMillion}.yaml`);
       await writeFile(file, `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${sink.hostPort}\nsamplingRatePerMillion: ${perMillion}\n`);
-      children.push(await startChild(`tracing-${perMillion}`, './server.ts', ['--secure-port', String(port), '--data-dir', join(root, String(perMillion)), ...base, ...tlsFlags,
-        `--tracing-config-file=${file}`], 0));
-      return port;
+      const child = await startChild(`tracing-${perMillion}`, './server.ts', ['--secure-port', String(port), '--data-dir', join(root, String(perMillion)), ...base, ...tlsFlags,
+        `--tracing-config-file=${file}`], 0);
+      children.push(child);
+      return { port, child };
     };
     const tenth = await traced(1000);
     const all = await traced(1_000_000);
     const load = await startChild('tracing-load', './loadgen.ts', [], 1);
     children.push(load);
-    for (const port of [offPort, tenth, all]) {
+    for (const port of [offPort, tenth.port, all.port]) {
       const a = new Admin(port, tls);
       await a.ready();
       await a.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
@@ -66,27 +67,37 @@ export async function runTracingBench(): Promise<void> {
       a.close();
     }
     const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'bench' }, data: { mode: 'fast', greeting: 'hello' } });
-    const run = async (port: number, method: 'GET' | 'POST'): Promise<number> => {
+    /** Requests/s, and the server's CPU µs per request (its CPU share over the run / the rate): on a shared machine the steadier figure. */
+    const run = async (s: { port: number; child: Child }, method: 'GET' | 'POST'): Promise<{ rate: number; cpuUs: number }> => {
       const req = method === 'GET' ? { method, path: '/api/v1/namespaces/bench/configmaps/c1' } : { method, path: '/api/v1/namespaces/bench/configmaps', body };
-      const r = await load.call<LoopResult>('fixed', { connections: 50, warmupMs: WARMUP, durationMs: DURATION, maxRequests: 5_000_000, target: { port, ...tls }, req, uniqueNames: method === 'POST' });
-      return r.requests / r.seconds;
+      const r = await withCpu(s.child, load, () => load.call<LoopResult>('fixed', {
+        connections: 50, warmupMs: WARMUP, durationMs: DURATION, maxRequests: 5_000_000, target: { port: s.port, ...tls }, req, uniqueNames: method === 'POST',
+      }));
+      const rate = r.requests / r.seconds;
+      return { rate, cpuUs: (r.cpu.server / rate) * 1e6 };
     };
+    const offServer = { port: offPort, child: off };
     const f = (n: number) => Math.round(n).toLocaleString('en-US');
+    const row = (name: string, a: { rate: number; cpuUs: number }, b: { rate: number; cpuUs: number }, o: { rate: number; cpuUs: number } | undefined, target: string) => {
+      const rate = (a.rate + b.rate) / 2;
+      const cpu = (a.cpuUs + b.cpuUs) / 2;
+      const share = o ? `   ${((100 * rate) / o.rate).toFixed(1)}% of off by req/s, ${((100 * o.cpuUs) / cpu).toFixed(1)}% by CPU/request${target}` : '';
+      return `  ${name.padEnd(20)} ${f(a.rate)} / ${f(b.rate)} req/s, ${cpu.toFixed(0)} µs CPU/request${share}`;
+    };
     const lines = ['', `=== Tracing (bench/tracing.ts; ${placement()}) ===`,
-      'requests/s, two runs each (off, 0.1%, 100%, 100%, 0.1%, off); spans by OTLP/HTTP JSON to a sink in the bench process'];
+      'two runs each (off, 0.1%, 100%, 100%, 0.1%, off): requests/s, and the server\'s CPU per request pooled over both; spans by OTLP/HTTP JSON to a sink in the bench process'];
     for (const method of ['GET', 'POST'] as const) {
-      const o1 = await run(offPort, method);
+      const o1 = await run(offServer, method);
       const t1 = await run(tenth, method);
       const a1 = await run(all, method);
       const a2 = await run(all, method);
       const t2 = await run(tenth, method);
-      const o2 = await run(offPort, method);
-      const o = (o1 + o2) / 2;
-      const what = method === 'GET' ? 'GET one configmap' : 'CREATE configmap';
-      lines.push(`${what}`,
-        `  tracing off          ${f(o1)} / ${f(o2)}`,
-        `  sampling 0.1%        ${f(t1)} / ${f(t2)}   ${((100 * (t1 + t2)) / 2 / o).toFixed(1)}% of off (target ≥ 95%)`,
-        `  sampling 100%        ${f(a1)} / ${f(a2)}   ${((100 * (a1 + a2)) / 2 / o).toFixed(1)}% of off`);
+      const o2 = await run(offServer, method);
+      const o = { rate: (o1.rate + o2.rate) / 2, cpuUs: (o1.cpuUs + o2.cpuUs) / 2 };
+      lines.push(method === 'GET' ? 'GET one configmap' : 'CREATE configmap',
+        row('tracing off', o1, o2, undefined, ''),
+        row('sampling 0.1%', t1, t2, o, ' (target ≥ 95%)'),
+        row('sampling 100%', a1, a2, o, ''));
     }
     lines.push(`  exports received: ${f(sink.posts())} requests, ${f(sink.bytes() / 1e6)} MB (the SDK's queue of 2,048 spans drops what it cannot send in time)`, '');
     process.stdout.write(lines.join('\n') + '\n');
