@@ -3,13 +3,12 @@
 // parent (parent-based sampling: a sampled parent is honoured, an unsampled
 // one too). A recorded request's chain runs inside the span's context and the
 // span ends when the answer is done, with its status code; an unrecorded one
-// runs outside any context, its trace kept for the proxy (lib/tracing/span.ts
-// says why).
+// runs outside any context (lib/tracing/span.ts says why).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
-import { keepUnrecordedTrace, recordedRequestEnded, requestContext, runRecordedRequest } from '../../lib/tracing/span.js';
+import { recordedRequestEnded, requestContext, runRecordedRequest } from '../../lib/tracing/span.js';
 
 const propagator = new W3CTraceContextPropagator();
 
@@ -43,7 +42,6 @@ export class RequestTracing {
     // Attributes only once the sampler said yes: an unrecorded request costs the span context alone.
     const span = this.tracer.startSpan('KubernetesAPI', { kind: SpanKind.SERVER }, parent);
     if (!span.isRecording()) {
-      keepUnrecordedTrace(req, span.spanContext());
       run();
       return;
     }

@@ -8,13 +8,15 @@
 // and the context manager is switched off whenever none is in flight: on Node
 // 20 an enabled AsyncLocalStorage hooks every promise the process makes
 // (about twice the cost of an await), which at 0.1% sampling would cost every
-// unsampled request more than the sampled ones cost. An unsampled request's
-// trace context is kept with its IncomingMessage instead, so the proxy
-// (which has the request) still forwards it (W3C traceparent, flags 00).
+// unsampled request more than the sampled ones cost. The proxy, which has
+// the request at hand, still forwards an unsampled request's trace: the
+// client's trace id (or a new one) under a new span id, flags 00 — nothing of
+// that request was recorded, so no other span id could be named.
 // The SDK, the sampler and the exporter are gateway/tracing's: this file needs
 // only @opentelemetry/api and the W3C propagator.
-import type { OutgoingHttpHeaders } from 'node:http';
-import { context, createContextKey, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
+import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { context, createContextKey, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 export { SpanKind, type Span } from '@opentelemetry/api';
@@ -23,8 +25,6 @@ let on = false;
 /** Recorded requests in flight, and what to do when there are none (switch the context manager off). */
 let recording = 0;
 let idle: () => void = () => undefined;
-/** The trace of a request that is not recorded, by its IncomingMessage. */
-const unrecorded = new WeakMap<object, SpanContext>();
 const TRACER = createContextKey('gatehouse request tracer');
 const propagator = new W3CTraceContextPropagator();
 
@@ -49,9 +49,16 @@ export function recordedRequestEnded(): void {
   if (--recording === 0) idle();
 }
 
-/** Keeps an unrecorded request's trace for the calls made with that request at hand (forward.ts). */
-export function keepUnrecordedTrace(req: object, span: SpanContext): void {
-  unrecorded.set(req, span);
+const getter = { keys: (h: IncomingHttpHeaders) => Object.keys(h), get: (h: IncomingHttpHeaders, key: string) => (Object.hasOwn(h, key) ? h[key] : undefined) };
+
+/** The trace an unrecorded request passes on: its client's trace id (or a new one), a new span id, not sampled. */
+function unrecordedContext(headers: IncomingHttpHeaders): Context {
+  const parent = trace.getSpanContext(propagator.extract(ROOT_CONTEXT, headers, getter));
+  const traceId = parent && isSpanContextValid(parent) ? parent.traceId : randomBytes(16).toString('hex');
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId, spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.NONE,
+    ...(parent?.traceState ? { traceState: parent.traceState } : {}),
+  });
 }
 
 /** A request's context: its server span, and the tracer its child spans are made with (servers of one process may differ). */
@@ -103,17 +110,16 @@ const setter = { set(carrier: OutgoingHttpHeaders, key: string, value: string) {
 /**
  * One outbound HTTP call: for a recorded request a CLIENT span `HTTP <method>`
  * and the `traceparent` (and `tracestate`) naming it; for an unrecorded one,
- * given its IncomingMessage (`req`), the traceparent of its own span. `fn` gets
+ * given its IncomingMessage (`req`), the trace it passes on. `fn` gets
  * those headers (empty when off or unknown) and the span.
  */
 export function outboundCall<T>(method: string, url: string, attributes: Attributes,
-  fn: (traceHeaders: OutgoingHttpHeaders, span: Span | undefined) => Promise<T>, req?: object): Promise<T> {
+  fn: (traceHeaders: OutgoingHttpHeaders, span: Span | undefined) => Promise<T>, req?: { readonly headers: IncomingHttpHeaders }): Promise<T> {
   if (!on) return fn(NO_HEADERS, undefined);
   const parent = recordingContext();
   const headers: OutgoingHttpHeaders = {};
   if (!parent) {
-    const kept = req ? unrecorded.get(req) : undefined;
-    if (kept) propagator.inject(trace.setSpanContext(ROOT_CONTEXT, kept), headers, setter);
+    if (req) propagator.inject(unrecordedContext(req.headers), headers, setter);
     return fn(headers, undefined);
   }
   const span = parent.tracer.startSpan(`HTTP ${method}`, {
