@@ -7,13 +7,12 @@
 // generator (bench/loadgen.ts) on CPU 1. BENCH_TRACING=0 skips the section in run.ts.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Admin } from './admin.js';
-import { freePort, placement, startChild, withCpu, type Child } from './procs.js';
-import type { LoopResult } from './rawclient.js';
+import { placement, startChild, withCpu, type Child } from './procs.js';
+import { configmapRun, seedConfigmaps, startVariants } from './variants.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
@@ -39,44 +38,24 @@ export async function runTracingBench(): Promise<void> {
   const sink = await startSink();
   try {
     const base = ['--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', '--controllers=*,-serviceaccount,-root-ca-cert-publisher'];
-    const offPort = await freePort();
-    const off = await startChild('tracing-off', './server.ts', ['--secure-port', String(offPort), '--data-dir', join(root, 'off'), ...base], 0);
-    children.push(off);
-    const pki = join(root, 'off', 'pki');
-    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
-    const tls = { ca: ca!, cert: cert!, key: key! };
-    const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+    const v = await startVariants(root, 'tracing', base, children);
     const traced = async (perMillion: number): Promise<{ port: number; child: Child }> => {
-      const port = await freePort();
       const file = join(root, `tracing-${perMillion}.yaml`);
       await writeFile(file, `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${sink.hostPort}\nsamplingRatePerMillion: ${perMillion}\n`);
-      const child = await startChild(`tracing-${perMillion}`, './server.ts', ['--secure-port', String(port), '--data-dir', join(root, String(perMillion)), ...base, ...tlsFlags,
-        `--tracing-config-file=${file}`], 0);
-      children.push(child);
-      return { port, child };
+      return v.start(String(perMillion), [`--tracing-config-file=${file}`]);
     };
     const tenth = await traced(1000);
     const all = await traced(1_000_000);
     const load = await startChild('tracing-load', './loadgen.ts', [], 1);
     children.push(load);
-    for (const port of [offPort, tenth.port, all.port]) {
-      const a = new Admin(port, tls);
-      await a.ready();
-      await a.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
-      await a.must('POST', '/api/v1/namespaces/bench/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: 'b' } });
-      a.close();
-    }
-    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'bench' }, data: { mode: 'fast', greeting: 'hello' } });
+    await seedConfigmaps([v.baseline.port, tenth.port, all.port], v.tls);
     /** Requests/s, and the server's CPU µs per request (its CPU share over the run / the rate): on a shared machine the steadier figure. */
     const run = async (s: { port: number; child: Child }, method: 'GET' | 'POST'): Promise<{ rate: number; cpuUs: number }> => {
-      const req = method === 'GET' ? { method, path: '/api/v1/namespaces/bench/configmaps/c1' } : { method, path: '/api/v1/namespaces/bench/configmaps', body };
-      const r = await withCpu(s.child, load, () => load.call<LoopResult>('fixed', {
-        connections: 50, warmupMs: WARMUP, durationMs: DURATION, maxRequests: 5_000_000, target: { port: s.port, ...tls }, req, uniqueNames: method === 'POST',
-      }));
+      const r = await withCpu(s.child, load, () => configmapRun(load, v.tls, s.port, method, { warmupMs: WARMUP, durationMs: DURATION }));
       const rate = r.requests / r.seconds;
       return { rate, cpuUs: (r.cpu.server / rate) * 1e6 };
     };
-    const offServer = { port: offPort, child: off };
+    const offServer = v.baseline;
     const f = (n: number) => Math.round(n).toLocaleString('en-US');
     const row = (name: string, a: { rate: number; cpuUs: number }, b: { rate: number; cpuUs: number }, o: { rate: number; cpuUs: number } | undefined, target: string) => {
       const rate = (a.rate + b.rate) / 2;

@@ -5,18 +5,10 @@
 // span ends when the answer is done, with its status code; an unrecorded one
 // runs outside any context (lib/tracing/span.ts says why).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
-import { recordedRequestEnded, requestContext, runRecordedRequest } from '../../lib/tracing/span.js';
+import { incomingTrace, recordedRequestEnded, requestContext, runRecordedRequest } from '../../lib/tracing/span.js';
 
-const propagator = new W3CTraceContextPropagator();
-
-/** Reads the trace headers of a request (HTTP/1.1 and HTTP/2 alike: Node lowercases header names). */
-const getter: TextMapGetter<IncomingMessage['headers']> = {
-  keys: (h) => Object.keys(h),
-  get: (h, key) => (Object.hasOwn(h, key) ? h[key] : undefined),
-};
 
 /** kube's span name: the method, and for resource requests the path with namespace and name as placeholders. */
 export function serverSpanName(method: string, info: RequestInfo): string {
@@ -38,7 +30,7 @@ export class RequestTracing {
 
   /** Runs `run` (the chain) in the request's server span (in its context when recorded). */
   serve(req: IncomingMessage, res: ServerResponse, run: () => void): void {
-    const parent = propagator.extract(ROOT_CONTEXT, req.headers, getter);
+    const parent = incomingTrace(req.headers);
     // Attributes only once the sampler said yes: an unrecorded request costs the span context alone.
     const span = this.tracer.startSpan('KubernetesAPI', { kind: SpanKind.SERVER }, parent);
     if (!span.isRecording()) {

@@ -49,11 +49,17 @@ export function recordedRequestEnded(): void {
   if (--recording === 0) idle();
 }
 
+/** Reads the trace headers of a request (HTTP/1.1 and HTTP/2 alike: Node lowercases header names). */
 const getter = { keys: (h: IncomingHttpHeaders) => Object.keys(h), get: (h: IncomingHttpHeaders, key: string) => (Object.hasOwn(h, key) ? h[key] : undefined) };
+
+/** The context a request's W3C traceparent/tracestate names (ROOT_CONTEXT without a valid one). */
+export function incomingTrace(headers: IncomingHttpHeaders): Context {
+  return propagator.extract(ROOT_CONTEXT, headers, getter);
+}
 
 /** The trace an unrecorded request passes on: its client's trace id (or a new one), a new span id, not sampled. */
 function unrecordedContext(headers: IncomingHttpHeaders): Context {
-  const parent = trace.getSpanContext(propagator.extract(ROOT_CONTEXT, headers, getter));
+  const parent = trace.getSpanContext(incomingTrace(headers));
   const traceId = parent && isSpanContextValid(parent) ? parent.traceId : randomBytes(16).toString('hex');
   return trace.setSpanContext(ROOT_CONTEXT, {
     traceId, spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.NONE,
