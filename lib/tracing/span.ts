@@ -74,6 +74,8 @@ export function requestContext(parent: Context, span: Span, tracer: Tracer): Con
 
 /** The active context when it belongs to a recorded request: children of it are worth making. */
 function recordingContext(): { ctx: Context; tracer: Tracer } | undefined {
+  // No recorded request in flight: no context to look up (the usual case at low sampling).
+  if (recording === 0) return undefined;
   const ctx = context.active();
   if (trace.getSpan(ctx)?.isRecording() !== true) return undefined;
   const tracer = ctx.getValue(TRACER) as Tracer | undefined;
@@ -106,7 +108,7 @@ export function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span 
 
 /** Sets an attribute on the current span when it is recorded (which authenticator or authorizer decided). */
 export function spanAttribute(key: string, value: string | number | boolean): void {
-  if (!on) return;
+  if (!on || recording === 0) return;
   const span = trace.getSpan(context.active());
   if (span?.isRecording()) span.setAttribute(key, value);
 }
