@@ -17,6 +17,7 @@ import { HttpsClient } from '../helpers/client.js';
 import { NS, register, servingPki, startEcho, waitAvailable, type EchoBackend } from '../aggregation/fixture.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './receiver.js';
 import { startReviewWebhook, type ReviewWebhook } from './webhooks.js';
+import { startAuditReceiver } from '../audit/receiver.js';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -239,6 +240,39 @@ describe('tracing at samplingRatePerMillion 0 (kube\'s default)', { timeout: 60_
       assert.deepEqual([...new Set(spans.map((x) => x.traceId))], [parent.traceId], 'no other request is');
       assert.deepEqual(rx.refused, []);
     } finally {
+      await rx.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('tracing with a blocking audit webhook', { timeout: 60_000 }, () => {
+  it('sends the audit webhook call of a request in its trace', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
+    const rx = await startOtlpReceiver();
+    const audit = await startAuditReceiver();
+    try {
+      const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 1000000\n`);
+      const policy = await tracingFile(dir, 'policy.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: [configmaps]}]\n');
+      const s = await startTestServer({
+        flags: [`--tracing-config-file=${config}`, `--audit-policy-file=${policy}`, `--audit-webhook-config-file=${await audit.kubeconfig(dir)}`, '--audit-webhook-mode=blocking'],
+        hooks: { tracingBatchDelayMs: 20 },
+      });
+      try {
+        const parent = newTrace();
+        const before = audit.posts;
+        assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps', undefined, { traceparent: traceparent(parent) })).status, 200);
+        const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined);
+        const srv = serverSpan(spans)!;
+        // RequestReceived is sent in the request's path (blocking mode), under its server span.
+        const call = one(spans, (x) => x.kind === CLIENT && x.attributes['gatehouse.client'] === 'audit webhook', 'one audit webhook span');
+        assert.equal(call.parentSpanId, srv.spanId);
+        assert.ok(audit.traceparents.slice(before).includes(`00-${parent.traceId}-${call.spanId}-01`), JSON.stringify(audit.traceparents.slice(before)));
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await audit.close();
       await rx.close();
       await rm(dir, { recursive: true, force: true });
     }
