@@ -49,6 +49,11 @@ export function recordedRequestEnded(): void {
   if (--recording === 0) idle();
 }
 
+/** Recorded requests whose span has not ended (tests: back to 0 once answers are out, so the context manager is off). */
+export function recordedRequestsInFlight(): number {
+  return recording;
+}
+
 /** Reads the trace headers of a request (HTTP/1.1 and HTTP/2 alike: Node lowercases header names). */
 const getter = { keys: (h: IncomingHttpHeaders) => Object.keys(h), get: (h: IncomingHttpHeaders, key: string) => (Object.hasOwn(h, key) ? h[key] : undefined) };
 

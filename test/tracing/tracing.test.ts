@@ -18,6 +18,7 @@ import { NS, register, servingPki, startEcho, waitAvailable, type EchoBackend } 
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './receiver.js';
 import { startReviewWebhook, type ReviewWebhook } from './webhooks.js';
 import { startAuditReceiver } from '../audit/receiver.js';
+import { recordedRequestsInFlight } from '../../lib/tracing/span.js';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -117,6 +118,8 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
     const list = one(spans, (x) => x.name === `List ${store}`, 'one store list span');
     assert.equal(list.parentSpanId, srv.spanId);
     assert.equal(typeof list.attributes['key'], 'string');
+    // Every recorded request answered has ended its span: the context manager is off again.
+    assert.equal(recordedRequestsInFlight(), 0);
     // Reads are not admitted.
     assert.equal(spans.filter((x) => x.name === 'admission').length, 0);
   });
