@@ -5,13 +5,12 @@
 // are always collected (the prom-client registry), so every row has them.
 // Three servers with the same PKI on CPU 0, the raw load generator
 // (bench/loadgen.ts) on CPU 1. BENCH_AUDIT=0 skips the section in run.ts.
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Admin } from './admin.js';
-import { freePort, placement, startChild, type Child } from './procs.js';
-import type { LoopResult } from './rawclient.js';
+import { placement, startChild, type Child } from './procs.js';
+import { configmapRun, seedConfigmaps, startVariants } from './variants.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
@@ -23,37 +22,21 @@ export async function runAuditBench(): Promise<void> {
   const children: Child[] = [];
   try {
     const base = ['--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', '--controllers=*,-serviceaccount,-root-ca-cert-publisher'];
-    const offPort = await freePort();
-    const off = await startChild('audit-off', './server.ts', ['--secure-port', String(offPort), '--data-dir', join(root, 'off'), ...base], 0);
-    children.push(off);
-    const pki = join(root, 'off', 'pki');
-    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
-    const tls = { ca: ca!, cert: cert!, key: key! };
-    const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+    const v = await startVariants(root, 'audit', base, children);
+    const offPort = v.baseline.port;
     const audited = async (level: string): Promise<{ port: number; log: string }> => {
-      const port = await freePort();
-      const dir = join(root, level);
       const log = join(root, `${level}.log`);
       await writeFile(join(root, `${level}.yaml`), policy(level));
-      children.push(await startChild(`audit-${level}`, './server.ts', ['--secure-port', String(port), '--data-dir', dir, ...base, ...tlsFlags,
-        `--audit-policy-file=${join(root, `${level}.yaml`)}`, `--audit-log-path=${log}`], 0));
+      const { port } = await v.start(level, [`--audit-policy-file=${join(root, `${level}.yaml`)}`, `--audit-log-path=${log}`]);
       return { port, log };
     };
     const meta = await audited('Metadata');
     const rr = await audited('RequestResponse');
     const load = await startChild('audit-load', './loadgen.ts', [], 1);
     children.push(load);
-    for (const port of [offPort, meta.port, rr.port]) {
-      const a = new Admin(port, tls);
-      await a.ready();
-      await a.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
-      await a.must('POST', '/api/v1/namespaces/bench/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: 'b' } });
-      a.close();
-    }
-    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'bench' }, data: { mode: 'fast', greeting: 'hello' } });
+    await seedConfigmaps([offPort, meta.port, rr.port], v.tls);
     const run = async (port: number, method: 'GET' | 'POST'): Promise<number> => {
-      const req = method === 'GET' ? { method, path: '/api/v1/namespaces/bench/configmaps/c1' } : { method, path: '/api/v1/namespaces/bench/configmaps', body };
-      const r = await load.call<LoopResult>('fixed', { connections: 50, warmupMs: WARMUP, durationMs: DURATION, maxRequests: 5_000_000, target: { port, ...tls }, req, uniqueNames: method === 'POST' });
+      const r = await configmapRun(load, v.tls, port, method, { warmupMs: WARMUP, durationMs: DURATION });
       return r.requests / r.seconds;
     };
     const f = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -338,3 +338,11 @@ if (process.env['BENCH_AUDIT'] !== '0') {
   const { runAuditBench } = await import('./audit.js');
   await runAuditBench();
 }
+
+// ---------------------------------------------------------------------------
+// Tracing section (owned with gateway/tracing): GET and create with tracing
+// off, at 0.1% and at 100% sampling (bench/tracing.ts). BENCH_TRACING=0 skips it.
+if (process.env['BENCH_TRACING'] !== '0') {
+  const { runTracingBench } = await import('./tracing.js');
+  await runTracingBench();
+}

@@ -11,7 +11,7 @@ import type { CoreEnv } from './env.js';
 import { DEFAULT_NAMESPACES, NamespaceController, namespaceType } from './namespaces.js';
 import { objectKey } from './keys.js';
 import { prepareCreate } from './objects.js';
-import { openStore } from './store/index.js';
+import { openStore, TracedStore } from './store/index.js';
 import { countStoredObjects, instrumentedStore } from './metrics.js';
 import { StoreError, type Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
@@ -58,6 +58,8 @@ export interface CoreBackendOptions {
   allowUnsafeMalformedObjectDeletion?: boolean;
   /** The CBORServingAndStorage feature gate (default false). */
   cbor?: boolean;
+  /** Store calls made for a traced request become spans (--tracing-config-file). */
+  traceStore?: boolean;
   bodyLimit: number;
   log: (msg: string) => void;
   clock?: () => number;
@@ -106,13 +108,14 @@ export interface RunningCoreBackend {
 
 export async function startCoreBackend(opts: CoreBackendOptions): Promise<RunningCoreBackend> {
   const clock = opts.clock ?? Date.now;
-  const store: Store = instrumentedStore(await openStore({
+  const opened: Store = instrumentedStore(await openStore({
     backend: opts.storageBackend,
     dir: opts.storeDir ?? join(opts.dataDir, 'store'),
     historyWindowMs: opts.historyWindowMs,
     clock,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log } : {}),
   }));
+  const store = opts.traceStore ? new TracedStore(opened, opts.storageBackend) : opened;
   const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);
   const env: CoreEnv = {
     store, live, get registry() { return live.current; }, clock, log: opts.log,

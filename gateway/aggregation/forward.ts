@@ -15,10 +15,14 @@
 // answers anything but 101, that answer is relayed (a redirect is a 502) and
 // both connections are closed, so no half-upgraded socket stays open to carry
 // further requests (CVE-2018-1002105, CVE-2020-8559).
+//
+// With tracing on, each forwarded request is a client span (for a recorded
+// request) and carries our traceparent in place of the client's.
 import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { request as httpsRequest, type Agent as HttpsAgent, type RequestOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { badGateway, type StatusError } from '../../lib/api/status.js';
+import { clientStatus, outboundCall, tracingEnabled } from '../../lib/tracing/span.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
@@ -46,6 +50,8 @@ export interface ForwardOptions {
   readonly rejectRedirects?: boolean;
   /** Called once the backend's response headers are relayed. */
   readonly onHeaders?: () => void;
+  /** What the backend is (`APIService v1.example.com`), named on the trace span. */
+  readonly purpose?: string;
 }
 
 /** 304 answers a conditional request; every other 3xx sends the client elsewhere. */
@@ -66,7 +72,24 @@ function responseHeaders(raw: readonly string[]): string[] {
   return out;
 }
 
+function targetUrl(protocol: string, host: string, port: number | string | null | undefined, path: string): string {
+  return `${protocol}//${host.includes(':') ? `[${host}]` : host}${port ? `:${port}` : ''}${path.split('?', 1)[0]}`;
+}
+
+function targetAttributes(host: string, port: number | string | null | undefined, purpose: string | undefined): Record<string, string | number> {
+  return { 'server.address': host, ...(port ? { 'server.port': Number(port) } : {}), ...(purpose ? { 'gatehouse.backend': purpose } : {}) };
+}
+
 export function forward(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: ForwardOptions): Promise<void> {
+  if (!tracingEnabled()) return send(req, res, t, o);
+  const path = t.pathPrefix ? `${t.pathPrefix.replace(/\/$/, '')}${req.url ?? '/'}` : req.url ?? '/';
+  return outboundCall(req.method ?? 'GET', targetUrl(t.protocol, t.host, t.port, path), targetAttributes(t.host, t.port, o.purpose), async (trace, span) => {
+    await send(req, res, t, { ...o, headers: { ...o.headers, ...trace } });
+    if (res.headersSent) clientStatus(span, res.statusCode);
+  }, req);
+}
+
+function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: ForwardOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const headers: OutgoingHttpHeaders = {};
     // HTTP/2 pseudo-headers (:path, :authority, …) are not headers to an HTTP/1.1 backend.
@@ -133,7 +156,14 @@ export interface UpgradeTarget {
 }
 
 /** Rejects only while nothing was written to the client's socket; afterwards failures close it. */
-export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: UpgradeTarget, o: { headers: OutgoingHttpHeaders; timeoutMs?: number }): Promise<void> {
+export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: UpgradeTarget, o: { headers: OutgoingHttpHeaders; timeoutMs?: number; purpose?: string }): Promise<void> {
+  if (!tracingEnabled()) return sendUpgrade(req, socket, head, t, o);
+  const host = t.options.host ?? t.options.hostname ?? 'localhost';
+  return outboundCall(req.method ?? 'GET', targetUrl(t.protocol, host, t.options.port, req.url ?? '/'), targetAttributes(host, t.options.port, o.purpose),
+    (trace) => sendUpgrade(req, socket, head, t, { ...o, headers: { ...o.headers, ...trace } }), req);
+}
+
+function sendUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: UpgradeTarget, o: { headers: OutgoingHttpHeaders; timeoutMs?: number }): Promise<void> {
   const headers: OutgoingHttpHeaders = { ...req.headers };
   for (const k in o.headers) headers[k.toLowerCase()] = o.headers[k];
   return new Promise<void>((resolve, reject) => {

@@ -108,6 +108,7 @@ export class ApiServiceProxy {
       ...(r.deadline ? { signal: r.deadline } : {}),
       ...(r.onHeaders ? { onHeaders: r.onHeaders } : {}),
       rejectRedirects: true,
+      purpose: `APIService ${s.info.name}`,
     }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       this.env.onBackendFailure(s.info.name);
@@ -133,7 +134,7 @@ export class ApiServiceProxy {
         ...(t.agent.options.ca ? { ca: t.agent.options.ca } : {}),
         ...(this.env.clientCert ? { cert: this.env.clientCert.certPem, key: this.env.clientCert.keyPem } : {}),
       },
-    }, { headers: identityHeaders(r.user), timeoutMs: this.env.timeoutMs }).catch((err: Error) => {
+    }, { headers: identityHeaders(r.user), timeoutMs: this.env.timeoutMs, purpose: `APIService ${s.info.name}` }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       this.env.onBackendFailure(s.info.name);
       throw unavailable(s.info, `error trying to reach service: ${err.message}`);

@@ -74,7 +74,7 @@ function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backen
       ...(r.body ? { body: r.body } : {}),
       ...(longRunning ? { flushHeaders: true } : { timeoutMs }),
       ...(r.initialized ? { onHeaders: r.initialized } : {}),
-      rejectRedirects: true,
+      rejectRedirects: true, purpose: 'core backend',
     }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       o.log(`core backend: proxy to ${o.url} failed: ${err.message}`);

@@ -4,6 +4,7 @@
 // (counted, never blocking the request), as kube's buffered backend does.
 import type { AuditBackend } from './backend.js';
 import type { AuditEvent } from './event.js';
+import { detached } from '../../lib/tracing/span.js';
 
 export interface BatchOptions {
   bufferSize: number;
@@ -38,7 +39,8 @@ export class BatchBackend implements AuditBackend {
     if (this.sending || this.queue.length === 0) return;
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
     const batch = this.queue.splice(0, this.opts.maxSize);
-    this.sending = this.inner.process(batch)
+    // A batch holds many requests' events: its POST joins none of their traces.
+    this.sending = detached(() => this.inner.process(batch))
       .catch((err: unknown) => this.opts.onError(batch, err instanceof Error ? err.message : String(err)))
       .finally(() => {
         this.sending = undefined;

@@ -39,7 +39,7 @@ export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: numb
   if (o.auditWebhookConfigFile !== undefined) {
     let client;
     try {
-      client = await clientFromKubeconfig(o.auditWebhookConfigFile, { timeoutMs: 30_000, log });
+      client = await clientFromKubeconfig(o.auditWebhookConfigFile, { timeoutMs: 30_000, log, purpose: 'audit webhook' });
     } catch (err) {
       throw new Error(`--audit-webhook-config-file ${o.auditWebhookConfigFile}: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -5,6 +5,7 @@ import * as nodeCrypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AuthnError, noteMethod, type Authenticator, type AuthnResult } from './types.js';
 import { connectionOf } from '../../lib/http/connection.js';
+import { spanAttribute } from '../../lib/tracing/span.js';
 
 export interface TokenAuthenticator {
   readonly name: string;
@@ -62,7 +63,11 @@ export class TokenUnion implements TokenAuthenticator {
     for (const m of this.methods) {
       try {
         const r = await m.authenticateToken(token, audiences);
-        if (r) { noteMethod(r, m.name); return r; }
+        if (r) {
+          noteMethod(r, m.name);
+          spanAttribute('authentication.token_authenticator', m.name);
+          return r;
+        }
       } catch (err) {
         if (err instanceof AuthnError) failures.push(`${m.name}: ${err.message}`);
         else failures.push(`${m.name}: internal error: ${err instanceof Error ? err.message : String(err)}`);

@@ -118,7 +118,7 @@ export async function buildWebhookAuthenticator(cfg: WebhookConfig): Promise<{ a
   let client: KubeClient;
   try {
     client = await clientFromKubeconfig(cfg.configFile, {
-      timeoutMs: cfg.timeoutMs ?? 10_000,
+      timeoutMs: cfg.timeoutMs ?? 10_000, purpose: 'token webhook',
       ...(cfg.log ? { log: cfg.log } : {}),
       ...(cfg.clock ? { clock: cfg.clock } : {}),
     });

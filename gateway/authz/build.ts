@@ -130,7 +130,7 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
       for (const [i, spec] of config.authorizers.entries()) parts.push({ type: spec.type, name: spec.name, authorizer: await one(spec, i, closers) });
       const chain = new AuthorizerChain(parts.map((p) => instrumented(p.type, p.name, p.authorizer)));
       return {
-        authorizer: { name: 'authorizers', authorize: (a) => chain.evaluate(a) },
+        authorizer: { name: 'authorizers', delegates: true, authorize: (a) => chain.evaluate(a) },
         parts: Object.freeze(parts),
         close: () => { for (const c of closers) c(); },
       };

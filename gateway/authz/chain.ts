@@ -3,6 +3,7 @@
 // errors of the authorizers that had no opinion are kept with that answer
 // (the deciding one's own error goes with its decision), so the pipeline
 // can answer 500 for a request that only failed authorizers could decide.
+import { spanAttribute } from '../../lib/tracing/span.js';
 import type { Attributes, Authorizer, Decision } from './types.js';
 
 // kube-apiserver adds nothing to the Forbidden message when no authorizer gave a reason.
@@ -10,6 +11,7 @@ const NOBODY_ALLOWED: Decision = Object.freeze({ kind: 'deny', reason: '' });
 
 export class AuthorizerChain implements Authorizer {
   readonly name = 'chain';
+  readonly delegates = true;
   constructor(private readonly authorizers: readonly Authorizer[]) {}
 
   async authorize(attrs: Attributes): Promise<Decision> {
@@ -25,7 +27,11 @@ export class AuthorizerChain implements Authorizer {
     const errors: string[] = [];
     for (const a of this.authorizers) {
       const d = await a.authorize(attrs);
-      if (d.kind !== 'no-opinion') return d;
+      if (d.kind !== 'no-opinion') {
+        // The authorizer that decided, named once (a nested chain named its own).
+        if (a.delegates !== true) spanAttribute('authorization.authorizer', a.name);
+        return d;
+      }
       if (d.reason) reasons.push(d.reason);
       if (d.error) errors.push(d.error);
     }

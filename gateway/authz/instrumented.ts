@@ -22,6 +22,7 @@ export function instrumented(type: string, name: string, inner: Authorizer): Aut
 /** Holds the current chain; a reload swaps the whole chain at once, so a request sees one configuration. */
 export class SwappableAuthorizer implements Authorizer {
   readonly name = 'authorization-config';
+  readonly delegates = true;
   constructor(private current: Authorizer) {}
   swap(next: Authorizer): Authorizer {
     const old = this.current;

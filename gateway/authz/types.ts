@@ -39,6 +39,8 @@ export interface Decision {
 
 export interface Authorizer {
   readonly name: string;
+  /** True for authorizers that only pass the question on (chains): the one that decided is inside and names itself. */
+  readonly delegates?: boolean;
   authorize(attrs: Attributes): Decision | Promise<Decision>;
 }
 

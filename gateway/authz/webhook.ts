@@ -129,7 +129,7 @@ export class WebhookAuthorizer implements Authorizer {
 export async function webhookClient(file: string, what: string, opts: { timeoutMs: number; log: (msg: string) => void; clock?: () => number }): Promise<KubeClient> {
   let client: KubeClient;
   try {
-    client = await clientFromKubeconfig(file, { timeoutMs: opts.timeoutMs, log: opts.log, ...(opts.clock ? { clock: opts.clock } : {}) });
+    client = await clientFromKubeconfig(file, { timeoutMs: opts.timeoutMs, log: opts.log, purpose: 'authorization webhook', ...(opts.clock ? { clock: opts.clock } : {}) });
   } catch (err) {
     if (!(err instanceof KubeconfigError)) throw err;
     throw new Error(`${what}: Invalid value: ${JSON.stringify(file)}: ${err.message}`);

@@ -1,6 +1,9 @@
 // The request pipeline, written out in one function, in kube-apiserver's
 // order: recovery → request info → timeout → authentication → audit →
 // impersonation → in-flight limit → authorization → admission → dispatch.
+// With tracing (gateway/tracing), the whole chain runs in the request's server
+// span and authentication, authorization and admission get child spans; without
+// it the handler is the plain one and each step costs one boolean check.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, timeout, tooManyRequests, toStatusError, forbiddenMessage, internalError, StatusError } from '../../lib/api/status.js';
 import { DurationError, formatDuration, parseDuration } from '../config/duration.js';
@@ -20,6 +23,8 @@ import { hasImpersonation, impersonate } from './impersonate.js';
 import { stripIdentityHeaders, type IdentityHeaders } from './identityheaders.js';
 import type { InflightLimiter } from './inflight.js';
 import { goAwayAfter, maybeGoAway } from './goaway.js';
+import { inSpan } from '../../lib/tracing/span.js';
+import type { RequestInfo } from '../../lib/api/requestinfo.js';
 
 /** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
 export interface RequestAuthenticator {
@@ -50,6 +55,11 @@ export interface ChainConfig {
   audit?: AuditRecorder;
   /** The last step: the gateway's table (server/dispatch.ts), the sidecar's upstream, a backend process's API. */
   dispatch(ctx: RequestContext): Promise<void>;
+  /** Request tracing (--tracing-config-file): the server span around the chain; absent = no tracing step at all. */
+  tracing?: {
+    serve(req: IncomingMessage, res: ServerResponse, run: () => void): void;
+    named(req: IncomingMessage, info: RequestInfo): void;
+  };
   /** The CBORServingAndStorage gate: errors on resource paths may go out as CBOR. */
   cbor?: boolean;
   /** The APIResponseCompression gate (default on): off, no answer of this server is gzipped. */
@@ -120,7 +130,9 @@ export type ChainHandler = (req: IncomingMessage, res: ServerResponse, upgrade?:
 export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
   const attributes = cfg.attributes ?? attributesOf;
   const forbidden = cfg.forbidden ?? forbiddenStatus;
-  return (req, res, upgrade) => {
+  const tracing = cfg.tracing;
+  const traced = tracing !== undefined;
+  const handle: ChainHandler = (req, res, upgrade) => {
     let release: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     let ctx: RequestContext | undefined;
@@ -151,6 +163,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       if (cfg.compression === false) forbidCompression(req);
       const deadline = new AbortController();
       ctx = newContext(req, res, cfg.clock(), upgrade, deadline.signal);
+      if (traced) tracing.named(req, ctx.info);
 
       if (cfg.draining?.() && !HEALTH_PATH.test(ctx.info.path)) {
         // As kube-apiserver's WithRetryAfter: this process is going; the client should find another.
@@ -177,7 +190,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       let authn: AuthnResult;
       const a0 = performance.now();
       try {
-        authn = await cfg.authenticator.authenticate(req);
+        authn = traced ? await inSpan('authentication', {}, () => cfg.authenticator.authenticate(req)) : await cfg.authenticator.authenticate(req);
         observeAuthentication('success', (performance.now() - a0) / 1000);
       } catch (err) {
         observeAuthentication(err instanceof StatusError && err.status.code === 401 ? 'failure' : 'error', (performance.now() - a0) / 1000);
@@ -233,7 +246,14 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       }
 
       const attrs = attributes(ctx);
-      const decision = await cfg.authorizer.authorize(attrs);
+      const decision = traced
+        ? await inSpan('authorization', { verb: attrs.verb }, async (span) => {
+          const d = await cfg.authorizer.authorize(attrs);
+          span?.setAttribute('authorization.decision', d.kind === 'allow' ? 'allow' : 'forbid');
+          if (d.reason) span?.setAttribute('authorization.reason', d.reason);
+          return d;
+        })
+        : await cfg.authorizer.authorize(attrs);
       if (ctx.audit) {
         // kube's authorization annotations: the decision, and the rule or authorizer that made it.
         ctx.audit.annotate('authorization.k8s.io/decision', decision.kind === 'allow' ? 'allow' : 'forbid');
@@ -258,4 +278,5 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       sendError(req, res, status, errorOutput(req, status, ctx?.info.isResourceRequest === true, cfg.cbor === true));
     });
   };
+  return traced ? (req, res, upgrade) => tracing.serve(req, res, () => handle(req, res, upgrade)) : handle;
 }

@@ -17,6 +17,7 @@ import { buildHandlerChain } from '../pipeline/chain.js';
 import { buildAuditor } from '../audit/index.js';
 import { servedRegistry } from '../config/runtimeconfig.js';
 import { featureGateWarnings } from '../config/featuregates.js';
+import { buildTracing } from '../tracing/index.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
 import { Dispatcher } from '../flowcontrol/dispatcher.js';
@@ -52,6 +53,8 @@ export interface AppHooks {
   tlsReloadIntervalMs?: number;
   tooLargeWaitMs?: number;
   tokenWebhookTimeoutMs?: number;
+  /** How long finished spans wait to be exported together (the SDK's 5 s). */
+  tracingBatchDelayMs?: number;
 }
 
 /** Virtual types the gateway answers itself, with the same token methods and authorizers as the pipeline. */
@@ -80,6 +83,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   // A policy that does not parse stops the start before anything listens.
   const auditor = await buildAuditor(opts, log);
   for (const w of featureGateWarnings(opts.featureGates)) log(`Warning: ${w}`);
+  const tracing = await buildTracing(opts, { log, clock, ...(hooks.tracingBatchDelayMs !== undefined ? { batchDelayMs: hooks.tracingBatchDelayMs } : {}) });
   // The registry in force (the built-ins as --runtime-config leaves them): the core backend swaps it when CustomResourceDefinitions change.
   const registry = new LiveRegistry(servedRegistry(opts.runtimeConfig));
   const tokenMethods = await loadTokenMethods(opts, log);
@@ -111,6 +115,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     ...(dispatcher ? { flowControl: dispatcher } : {}),
     requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, dispatch, log, clock,
     ...(auditor ? { audit: auditor } : {}),
+    ...(tracing ? { tracing: tracing.requests } : {}),
     cbor: opts.featureGates.CBORServingAndStorage, compression: opts.featureGates.APIResponseCompression,
   });
   const { server, connections, url } = await serveHttps({
@@ -124,7 +129,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const shutdown = installShutdown({
     server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => core.backend.closeWatches(),
-    closeBackends: async () => { apf?.stop(); dispatcher?.stop(); authn.close(); authz.close(); aggregation.stop(); await core.close(); await auditor?.shutdown(); },
+    closeBackends: async () => { apf?.stop(); dispatcher?.stop(); authn.close(); authz.close(); aggregation.stop(); await core.close(); await auditor?.shutdown(); await tracing?.shutdown(); },
   });
   return { server, url, core, shutdown, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
 }

@@ -55,6 +55,7 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
     registry: i.registry,
     allowUnsafeMalformedObjectDeletion: opts.featureGates.AllowUnsafeMalformedObjectDeletion,
     cbor: opts.featureGates.CBORServingAndStorage,
+    traceStore: opts.tracingConfigFile !== undefined,
     autoregister: localGroupVersions(i.registry.current),
     bodyLimit: opts.maxRequestBodyBytes,
     minRequestTimeoutS: opts.minRequestTimeoutS,

@@ -37,7 +37,7 @@ async function tokenReview(opts: ServeOptions, d: DelegationContext): Promise<To
     return w.authenticator;
   }
   const config = await inClusterConfig('/apis/authentication.k8s.io/v1/tokenreviews', d.env, '--authentication-token-webhook-config-file');
-  const client = new KubeClient(config, { timeoutMs: 10_000, log, clock });
+  const client = new KubeClient(config, { timeoutMs: 10_000, log, clock, purpose: 'token webhook' });
   d.closers.push(() => client.close());
   log(`sidecar: TokenReview through the in-cluster configuration (${client.config.cluster.server})`);
   const webhook = new WebhookTokenAuthenticator(client, { version: 'v1', implicitAudiences: opts.apiAudiences });
@@ -61,7 +61,7 @@ export async function delegatedAuthorization(opts: ServeOptions, d: DelegationCo
   if (opts.authorizationWebhookConfigFile) {
     client = await webhookClient(opts.authorizationWebhookConfigFile, '--authorization-webhook-config-file', { timeoutMs: 10_000, log, clock });
   } else {
-    client = new KubeClient(await inClusterConfig('/apis/authorization.k8s.io/v1/subjectaccessreviews', d.env, '--authorization-webhook-config-file'), { timeoutMs: 10_000, log, clock });
+    client = new KubeClient(await inClusterConfig('/apis/authorization.k8s.io/v1/subjectaccessreviews', d.env, '--authorization-webhook-config-file'), { timeoutMs: 10_000, log, clock, purpose: 'authorization webhook' });
     version = 'v1';
     log(`sidecar: SubjectAccessReview through the in-cluster configuration (${client.config.cluster.server})`);
   }

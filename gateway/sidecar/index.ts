@@ -8,6 +8,7 @@
 // Impersonate-* headers are not acted on; they are stripped like the
 // client's identity headers and credentials.
 import { buildAuditor } from '../audit/index.js';
+import { buildTracing } from '../tracing/index.js';
 import type { Http2SecureServer } from 'node:http2';
 import type { Connections } from '../server/connections.js';
 import type { ServeOptions } from '../config/flags.js';
@@ -64,16 +65,18 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const upstream = upstreamOf(upstreamUrl, upstreamCa, paths, identityHeaders, log, authHeaders);
 
   const auditor = await buildAuditor(opts, log);
+  const tracing = await buildTracing(opts, { log, clock });
   const handler = buildHandlerChain({
     authenticator: pathGatedAuthenticator(paths, authenticator), identityHeaders, impersonation: false,
     authorizer: pathGatedAuthorizer(paths, authorizer), attributes: sidecarAttributes(resourceAttributes), forbidden: sidecarForbidden(log),
     admission: [], inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
     requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs, goawayChance: opts.goawayChance, dispatch: upstream.dispatch, log, clock,
     ...(auditor ? { audit: auditor } : {}),
+    ...(tracing ? { tracing: tracing.requests } : {}),
   });
   const { server, connections, url } = await serveHttps({ cert: serving, clientCas: [clientCa], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress, log, http2MaxStreams: opts.http2MaxStreamsPerConnection });
   log(`sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`);
-  return { server, url, upstream: upstreamUrl, shutdown: sidecarShutdown(server, connections, opts.shutdownDelayMs, log, () => { upstream.close(); for (const c of delegation.closers) c(); void auditor?.shutdown(); }) };
+  return { server, url, upstream: upstreamUrl, shutdown: sidecarShutdown(server, connections, opts.shutdownDelayMs, log, () => { upstream.close(); for (const c of delegation.closers) c(); void auditor?.shutdown(); void tracing?.shutdown(); }) };
 }
 
 /** Serves for --shutdown-delay-duration more, then closes the listener and its connections (cut after 5 s). */

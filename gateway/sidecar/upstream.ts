@@ -61,10 +61,10 @@ export function upstreamOf(url: string, caPem: string | undefined, paths: Sideca
     const up = ctx.upgrade;
     if (up) {
       const options = { host: target.host, port: target.port, ...(caPem ? { ca: caPem } : {}), minVersion: 'TLSv1.2' as const };
-      return forwardUpgrade(req, up.socket, up.head, { protocol: target.protocol, options }, { headers }).catch((err: Error) => { throw unreachable(err, 'upgrade'); });
+      return forwardUpgrade(req, up.socket, up.head, { protocol: target.protocol, options }, { headers, purpose: 'upstream' }).catch((err: Error) => { throw unreachable(err, 'upgrade'); });
     }
     ctx.waitingOn = 'the upstream';
-    return forward(req, ctx.res, target, { headers, signal: ctx.deadline, ...(ctx.body ? { body: ctx.body } : {}) }).catch((err: Error) => { throw unreachable(err, 'proxy'); });
+    return forward(req, ctx.res, target, { headers, purpose: 'upstream', signal: ctx.deadline, ...(ctx.body ? { body: ctx.body } : {}) }).catch((err: Error) => { throw unreachable(err, 'proxy'); });
   };
   return { url, dispatch, close: () => agent.destroy() };
 }

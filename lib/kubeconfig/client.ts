@@ -11,6 +11,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, t
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ClientConfig } from './load.js';
 import { ExecCredentialProvider, type ExecCredential } from './exec.js';
+import { clientStatus, outboundCall, tracingEnabled } from '../tracing/span.js';
 
 export interface ClientOptions {
   /** Per request, connection to last byte. */
@@ -20,6 +21,8 @@ export interface ClientOptions {
   log?: (msg: string) => void;
   /** Timeout of one exec plugin run. */
   execTimeoutMs?: number;
+  /** What the calls are for (`token webhook`, `authorization webhook`, `audit webhook`), named on their trace spans. */
+  purpose?: string;
 }
 
 export interface ClientReply {
@@ -104,8 +107,22 @@ export class KubeClient {
     return cred?.token;
   }
 
-  /** Sends one request to `server` + `path` (path '' = the server URL itself, as webhooks use). */
-  async request(method: string, path: string, body?: Buffer | string, headers: OutgoingHttpHeaders = {}): Promise<ClientReply> {
+  /**
+   * Sends one request to `server` + `path` (path '' = the server URL itself, as
+   * webhooks use); with tracing on, in a client span whose traceparent it sends.
+   */
+  request(method: string, path: string, body?: Buffer | string, headers: OutgoingHttpHeaders = {}): Promise<ClientReply> {
+    if (!tracingEnabled()) return this.send(method, path, body, headers);
+    const url = this.url(path);
+    return outboundCall(method, url.origin + url.pathname, { 'server.address': url.hostname, ...(this.opts.purpose ? { 'gatehouse.client': this.opts.purpose } : {}) },
+      async (trace, span) => {
+        const reply = await this.send(method, path, body, { ...headers, ...trace });
+        clientStatus(span, reply.status);
+        return reply;
+      });
+  }
+
+  private async send(method: string, path: string, body: Buffer | string | undefined, headers: OutgoingHttpHeaders): Promise<ClientReply> {
     if (this.closed) throw new ClientRequestError('client is closed', 'network');
     let cred: ExecCredential | undefined;
     if (this.exec) {

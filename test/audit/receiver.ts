@@ -13,6 +13,8 @@ export interface AuditReceiver {
   readonly events: Array<Record<string, unknown>>;
   /** Requests received (one per batch). */
   posts: number;
+  /** The traceparent header of each request received ('' when none). */
+  readonly traceparents: string[];
   mode: 'ok' | 'fail' | 'hang';
   kubeconfig(dir: string): Promise<string>;
   close(): Promise<void>;
@@ -23,7 +25,7 @@ export async function startAuditReceiver(): Promise<AuditReceiver> {
   const serving = generateServingCert(ca);
   const hanging = new Set<ServerResponse>();
   const r: AuditReceiver = {
-    url: '', events: [], posts: 0, mode: 'ok',
+    url: '', events: [], posts: 0, traceparents: [], mode: 'ok',
     async kubeconfig(dir) {
       const file = join(dir, 'audit-webhook.kubeconfig');
       await writeFile(file, JSON.stringify({
@@ -45,6 +47,7 @@ export async function startAuditReceiver(): Promise<AuditReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       r.posts++;
+      r.traceparents.push(String(req.headers.traceparent ?? ''));
       if (r.mode === 'hang') { hanging.add(res); return; }
       if (r.mode === 'fail') { res.writeHead(500).end('no'); return; }
       const list = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { kind: string; apiVersion: string; items: Array<Record<string, unknown>> };

@@ -41,6 +41,7 @@ describe('parseServeFlags', () => {
       auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogFormat: 'json',
       auditLogMode: 'blocking', auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookInitialBackoffMs: 10_000,
       auditWebhookBatchBufferSize: 10_000, auditWebhookBatchMaxSize: 400, auditWebhookBatchMaxWaitMs: 30_000,
+      tracingConfigFile: undefined,
     });
   });
 
@@ -80,6 +81,7 @@ describe('parseServeFlags', () => {
       { watchHistoryMs: 5_400_000, livezGracePeriodMs: 10_000, shutdownDelayMs: 300 }],
     ['TLS pair', ['--tls-cert-file=s.crt', '--tls-private-key-file=s.key'], { tlsCertFile: 's.crt', tlsPrivateKeyFile: 's.key' }],
     ['body limit', ['--max-request-body-bytes=1024'], { maxRequestBodyBytes: 1024 }],
+    ['tracing configuration file', ['--tracing-config-file=/etc/gatehouse/tracing.yaml'], { tracingConfigFile: '/etc/gatehouse/tracing.yaml' }],
     ['request deadlines', ['--request-timeout=1m30s', '--min-request-timeout=60'], { requestTimeoutMs: 90_000, minRequestTimeoutS: 60 }],
     ['HTTP/2 limits', ['--http2-max-streams-per-connection=250', '--goaway-chance=0.001'], { http2MaxStreamsPerConnection: 250, goawayChance: 0.001 }],
     ['in-flight limits (0 = none)', ['--max-requests-inflight=0', '--max-mutating-requests-inflight=7'], { maxRequestsInflight: 0, maxMutatingRequestsInflight: 7 }],

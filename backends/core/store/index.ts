@@ -38,4 +38,5 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
 }
 
 export type { Store } from './types.js';
+export { TracedStore } from './traced.js';
 export { StoreError, guaranteedUpdate, revisionOf } from './types.js';

@@ -1,0 +1,73 @@
+// Builds request tracing from --tracing-config-file: nothing without the flag
+// (the chain then has no tracing step at all); with it, the SDK's tracer
+// provider — kube's sampler, ParentBased(TraceIdRatioBased(rate / 10^6)) —
+// batching spans to the OTLP/HTTP (JSON) exporter. A file that cannot be read
+// or does not parse stops the start with a message naming the file and field.
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import { enableTracing } from '../../lib/tracing/span.js';
+import type { TracingOptions } from '../config/options/tracing.js';
+import { parseTracingConfiguration } from './config.js';
+import { LoggedExporter } from './exporter.js';
+import { RequestTracing } from './requests.js';
+
+export { RequestTracing, serverSpanName } from './requests.js';
+export { parseTracingConfiguration, TracingConfigError, type TracingConfiguration } from './config.js';
+
+export interface Tracing {
+  readonly requests: RequestTracing;
+  /** Sends what is buffered, then stops exporting (shutdown). */
+  shutdown(): Promise<void>;
+}
+
+export interface TracingHooks {
+  log(msg: string): void;
+  clock(): number;
+  /** How long finished spans wait to be sent together (the SDK's default, 5 s; tests shorten it). */
+  batchDelayMs?: number;
+}
+
+let contextManager: AsyncLocalStorageContextManager | undefined;
+
+/**
+ * One context manager for the process, registered by the first server that
+ * traces, and switched off while no recorded request is in flight (it comes
+ * back on with the next one): see lib/tracing/span.ts.
+ */
+function installContextManager(): void {
+  if (contextManager) return;
+  const manager = new AsyncLocalStorageContextManager().enable();
+  contextManager = manager;
+  context.setGlobalContextManager(manager);
+  enableTracing(() => manager.disable());
+}
+
+export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Promise<Tracing | undefined> {
+  if (o.tracingConfigFile === undefined) return undefined;
+  const source = `--tracing-config-file ${o.tracingConfigFile}`;
+  let text: string;
+  try {
+    text = await readFile(o.tracingConfigFile, 'utf8');
+  } catch (err) {
+    throw new Error(`${source}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const config = parseTracingConfiguration(text, source);
+  const exporter = new LoggedExporter(new OTLPTraceExporter({ url: config.url }), config.url, hooks.log, hooks.clock);
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'apiserver', 'service.instance.id': hostname() }),
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.samplingRatePerMillion / 1_000_000) }),
+    spanProcessors: [new BatchSpanProcessor(exporter, hooks.batchDelayMs !== undefined ? { scheduledDelayMillis: hooks.batchDelayMs } : {})],
+  });
+  installContextManager();
+  hooks.log(`tracing: ${config.samplingRatePerMillion} per million requests without a sampled parent; spans to ${config.url}`);
+  return {
+    requests: new RequestTracing(provider.getTracer('k8s.io/apiserver')),
+    // What cannot be sent at shutdown is lost (and logged): it must not fail the shutdown.
+    shutdown: () => provider.shutdown().catch((err: unknown) => hooks.log(`tracing: spans lost at shutdown: ${err instanceof Error ? err.message : String(err)}`)),
+  };
+}

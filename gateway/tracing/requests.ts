@@ -1,0 +1,67 @@
+// The server span of each request, as kube-apiserver's WithTracing filter
+// (otelhttp with kube's span names): the client's W3C traceparent is the
+// parent (parent-based sampling: a sampled parent is honoured, an unsampled
+// one too). A recorded request's chain runs inside the span's context and the
+// span ends when the answer is done, with its status code; an unrecorded one
+// runs outside any context (lib/tracing/span.ts says why).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import { incomingTrace, recordedRequestEnded, requestContext, runRecordedRequest } from '../../lib/tracing/span.js';
+
+
+/** kube's span name: the method, and for resource requests the path with namespace and name as placeholders. */
+export function serverSpanName(method: string, info: RequestInfo): string {
+  if (!info.isResourceRequest) return method;
+  let name = `/${info.apiPrefix}`;
+  if (info.apiGroup !== '') name += `/${info.apiGroup}`;
+  name += `/${info.apiVersion}`;
+  if (info.namespace !== '') name += '/namespaces/{:namespace}';
+  name += `/${info.resource}`;
+  if (info.name !== '') name += '/{:name}';
+  if (info.subresource !== '') name += `/${info.subresource}`;
+  return `${method} ${name}`;
+}
+
+const spans = new WeakMap<IncomingMessage, Span>();
+
+export class RequestTracing {
+  constructor(private readonly tracer: Tracer) {}
+
+  /** Runs `run` (the chain) in the request's server span (in its context when recorded). */
+  serve(req: IncomingMessage, res: ServerResponse, run: () => void): void {
+    const parent = incomingTrace(req.headers);
+    // Attributes only once the sampler said yes: an unrecorded request costs the span context alone.
+    const span = this.tracer.startSpan('KubernetesAPI', { kind: SpanKind.SERVER }, parent);
+    if (!span.isRecording()) {
+      run();
+      return;
+    }
+    span.setAttributes({
+      'http.request.method': req.method ?? 'GET', 'url.path': (req.url ?? '/').split('?', 1)[0]!, 'url.scheme': 'https',
+      'network.protocol.version': req.httpVersion, 'user_agent.original': req.headers['user-agent'] ?? '',
+      ...(req.socket?.remoteAddress ? { 'client.address': req.socket.remoteAddress } : {}),
+    });
+    spans.set(req, span);
+    let done = false;
+    const end = () => {
+      if (done) return;
+      done = true;
+      span.setAttribute('http.response.status_code', res.statusCode);
+      // As otelhttp on a server: only 5xx is the server's failure.
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      recordedRequestEnded();
+    };
+    // 'prefinish': the answer is handed to the socket (as the chain counts a request done); 'close' for the cut ones.
+    res.once('prefinish', end);
+    res.once('finish', end);
+    res.once('close', end);
+    runRecordedRequest(requestContext(parent, span, this.tracer), run);
+  }
+
+  /** Names the span once the request info is known (the chain parses it first thing). */
+  named(req: IncomingMessage, info: RequestInfo): void {
+    spans.get(req)?.updateName(serverSpanName(req.method ?? 'GET', info));
+  }
+}

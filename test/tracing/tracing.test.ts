@@ -1,0 +1,330 @@
+// Tracing through started servers (--tracing-config-file), with the spans read
+// back from a real OTLP/HTTP receiver: kube's server span names, parent and
+// child links, the authenticator and authorizer that decided, store spans,
+// the client's traceparent as the parent (parent-based sampling), the
+// traceparent sent to the token and authorization webhooks and to an
+// aggregated backend carrying the same trace, nothing recorded at rate 0
+// without a sampled parent, an unreachable collector logged once, and start
+// errors for bad files.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
+import { HttpsClient } from '../helpers/client.js';
+import { NS, register, servingPki, startEcho, waitAvailable, type EchoBackend } from '../aggregation/fixture.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './receiver.js';
+import { startReviewWebhook, type ReviewWebhook } from './webhooks.js';
+import { startAuditReceiver } from '../audit/receiver.js';
+import { recordedRequestsInFlight } from '../../lib/tracing/span.js';
+
+const SERVER = 2;
+const CLIENT = 3;
+
+function newTrace(): { traceId: string; spanId: string } {
+  return { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') };
+}
+
+function traceparent(t: { traceId: string; spanId: string }, sampled = true): string {
+  return `00-${t.traceId}-${t.spanId}-${sampled ? '01' : '00'}`;
+}
+
+async function tracingFile(dir: string, name: string, body: string): Promise<string> {
+  const file = join(dir, name);
+  await writeFile(file, body);
+  return file;
+}
+
+/** The spans of one trace at `path`, once `done` says the trace is complete (bounded wait; spans are batched). */
+async function traceSpans(rx: OtlpReceiver, path: string, traceId: string, done: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
+  let spans: ReceivedSpan[] = [];
+  for (let i = 0; i < 300; i++) {
+    spans = (rx.spans.get(path) ?? []).filter((s) => s.traceId === traceId);
+    if (done(spans)) return spans;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(`trace ${traceId} incomplete at ${path}: ${JSON.stringify(spans.map((s) => s.name))}; refused: ${rx.refused.join('; ')}`);
+}
+
+function one(spans: ReceivedSpan[], pred: (s: ReceivedSpan) => boolean, what: string): ReceivedSpan {
+  const found = spans.filter(pred);
+  assert.equal(found.length, 1, `${what}: ${JSON.stringify(spans.map((s) => [s.name, s.attributes]))}`);
+  return found[0]!;
+}
+
+const serverSpan = (spans: ReceivedSpan[]) => spans.find((s) => s.kind === SERVER);
+
+describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () => {
+  let dir: string;
+  let rx: OtlpReceiver;
+  let hooks: ReviewWebhook;
+  let s: TestServer;
+  let tokenUser: HttpsClient;
+  let echo: EchoBackend;
+  let store: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
+    rx = await startOtlpReceiver();
+    hooks = await startReviewWebhook();
+    // host:port, as kube's endpoint is written: read as http://host:port/v1/traces.
+    const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 1000000\n`);
+    const kubeconfig = await hooks.kubeconfig(dir, 'hook');
+    s = await startTestServer({
+      flags: [`--tracing-config-file=${config}`, `--authentication-token-webhook-config-file=${kubeconfig}`, '--authentication-token-webhook-cache-ttl=0',
+        '--authorization-mode=Node,RBAC,Webhook', `--authorization-webhook-config-file=${kubeconfig}`,
+        '--authorization-webhook-cache-authorized-ttl=0', '--authorization-webhook-cache-unauthorized-ttl=0', '--enable-admission-plugins=NodeRestriction'],
+      hooks: { tracingBatchDelayMs: 20 },
+    });
+    store = process.env['GATEHOUSE_TEST_STORAGE'] === 'redis' ? 'redis' : 'memory';
+    tokenUser = new HttpsClient(s.url, { ca: await readFile(join(s.dataDir, 'pki', 'ca.crt'), 'utf8') });
+    const pem = servingPki(dir, 'echo');
+    echo = await startEcho(pem, await readFile(join(s.dataDir, 'pki', 'front-proxy-ca.crt'), 'utf8'));
+    await register(s.admin, { service: 'echo', port: echo.port, group: 'echo.gatehouse.dev', caPem: pem.ca });
+    await waitAvailable(s.admin, 'v1.echo.gatehouse.dev', 'True');
+  });
+
+  after(async () => {
+    tokenUser?.close();
+    await s?.close();
+    await echo?.close();
+    await hooks?.close();
+    await rx?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('makes the client\'s traceparent the parent of the server span, with kube\'s name, http attributes and child spans', async () => {
+    const parent = newTrace();
+    const r = await s.admin.request('GET', '/api/v1/namespaces/default/configmaps', undefined, { traceparent: traceparent(parent) });
+    assert.equal(r.status, 200, r.text);
+    const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined);
+    const srv = serverSpan(spans)!;
+    assert.equal(srv.name, 'GET /api/v1/namespaces/{:namespace}/configmaps');
+    assert.equal(srv.parentSpanId, parent.spanId);
+    assert.equal(srv.attributes['http.request.method'], 'GET');
+    assert.equal(srv.attributes['http.response.status_code'], 200);
+    assert.equal(srv.attributes['url.path'], '/api/v1/namespaces/default/configmaps');
+    assert.equal(srv.resource['service.name'], 'apiserver');
+    assert.deepEqual(rx.refused, []);
+    const authn = one(spans, (x) => x.name === 'authentication', 'one authentication span');
+    assert.equal(authn.parentSpanId, srv.spanId);
+    assert.equal(authn.attributes['authentication.authenticator'], 'x509');
+    const authz = one(spans, (x) => x.name === 'authorization', 'one authorization span');
+    assert.equal(authz.parentSpanId, srv.spanId);
+    assert.equal(authz.attributes['authorization.authorizer'], 'privileged-groups');
+    assert.equal(authz.attributes['authorization.decision'], 'allow');
+    const list = one(spans, (x) => x.name === `List ${store}`, 'one store list span');
+    assert.equal(list.parentSpanId, srv.spanId);
+    assert.equal(typeof list.attributes['key'], 'string');
+    // Every recorded request answered has ended its span: the context manager is off again.
+    assert.equal(recordedRequestsInFlight(), 0);
+    // Reads are not admitted.
+    assert.equal(spans.filter((x) => x.name === 'admission').length, 0);
+  });
+
+  it('traces a write through the token and authorization webhooks, which receive the trace in their traceparent', async () => {
+    const before = hooks.calls.length;
+    const r = await tokenUser.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'traced' }, data: { a: 'b' } },
+      { authorization: 'Bearer good-token' });
+    assert.equal(r.status, 201, r.text);
+    const calls = hooks.calls.slice(before);
+    assert.deepEqual(calls.map((c) => c.kind), ['TokenReview', 'SubjectAccessReview']);
+    // No traceparent from the client: a new root trace, sampled at 1000000 per million.
+    const traceId = calls[0]!.traceparent?.split('-')[1] ?? '';
+    assert.match(traceId, /^[0-9a-f]{32}$/);
+    const spans = await traceSpans(rx, '/v1/traces', traceId, (x) => serverSpan(x) !== undefined);
+    const srv = serverSpan(spans)!;
+    assert.equal(srv.name, 'POST /api/v1/namespaces/{:namespace}/configmaps');
+    assert.equal(srv.parentSpanId, '');
+    assert.equal(srv.attributes['http.response.status_code'], 201);
+
+    const authn = one(spans, (x) => x.name === 'authentication', 'one authentication span');
+    assert.equal(authn.attributes['authentication.authenticator'], 'bearer');
+    assert.equal(authn.attributes['authentication.token_authenticator'], 'webhook');
+    const tokenCall = one(spans, (x) => x.kind === CLIENT && x.parentSpanId === authn.spanId, 'the token webhook call under authentication');
+    assert.equal(tokenCall.name, 'HTTP POST');
+    assert.equal(tokenCall.attributes['gatehouse.client'], 'token webhook');
+    assert.equal(tokenCall.attributes['http.response.status_code'], 200);
+    assert.equal(calls[0]!.traceparent, `00-${traceId}-${tokenCall.spanId}-01`);
+
+    const authz = one(spans, (x) => x.name === 'authorization', 'one authorization span');
+    assert.equal(authz.attributes['authorization.authorizer'], 'webhook');
+    assert.equal(authz.attributes['authorization.decision'], 'allow');
+    assert.equal(authz.attributes['authorization.reason'], 'configmaps are fine');
+    const authzCall = one(spans, (x) => x.kind === CLIENT && x.parentSpanId === authz.spanId, 'the authorization webhook call under authorization');
+    assert.equal(authzCall.attributes['gatehouse.client'], 'authorization webhook');
+    assert.equal(calls[1]!.traceparent, `00-${traceId}-${authzCall.spanId}-01`);
+
+    const admission = one(spans, (x) => x.name === 'admission', 'one admission span');
+    assert.equal(admission.parentSpanId, srv.spanId);
+    assert.ok((admission.attributes['admission.plugins'] as unknown[]).includes('NodeRestriction'), String(admission.attributes['admission.plugins']));
+    const create = one(spans, (x) => x.name === `Create ${store}`, 'one store create span');
+    assert.equal(create.parentSpanId, srv.spanId);
+    assert.match(String(create.attributes['key']), /configmaps.*default.*traced/);
+  });
+
+  it('records a denial as decision forbid, and the 403 on the server span', async () => {
+    const parent = newTrace();
+    const r = await tokenUser.request('GET', '/api/v1/namespaces/default/secrets', undefined, { authorization: 'Bearer good-token', traceparent: traceparent(parent) });
+    assert.equal(r.status, 403, r.text);
+    const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined);
+    const authz = one(spans, (x) => x.name === 'authorization', 'one authorization span');
+    assert.equal(authz.attributes['authorization.decision'], 'forbid');
+    assert.equal(authz.attributes['authorization.authorizer'], undefined, 'no authorizer decided: every one had no opinion');
+    assert.equal(serverSpan(spans)!.attributes['http.response.status_code'], 403);
+    // A 4xx is the client's failure, not the server's.
+    assert.equal(serverSpan(spans)!.status, 0);
+  });
+
+  it('records a failed authentication on its span', async () => {
+    const parent = newTrace();
+    const r = await tokenUser.request('GET', '/api/v1/namespaces', undefined, { authorization: 'Bearer bad-token', traceparent: traceparent(parent) });
+    assert.equal(r.status, 401, r.text);
+    const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined);
+    assert.equal(serverSpan(spans)!.name, 'GET /api/v1/namespaces');
+    assert.equal(one(spans, (x) => x.name === 'authentication', 'authentication span').status, 2);
+    assert.equal(spans.filter((x) => x.name === 'authorization').length, 0);
+  });
+
+  it('proxies to an aggregated backend in a client span whose traceparent the backend receives', async () => {
+    const parent = newTrace();
+    const path = `/apis/echo.gatehouse.dev/v1/namespaces/${NS}/echoes/traced`;
+    const r = await s.admin.request('GET', path, undefined, { traceparent: traceparent(parent) });
+    assert.equal(r.status, 200, r.text);
+    const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined && x.some((y) => y.kind === CLIENT));
+    const srv = serverSpan(spans)!;
+    assert.equal(srv.name, 'GET /apis/echo.gatehouse.dev/v1/namespaces/{:namespace}/echoes/{:name}');
+    assert.equal(srv.parentSpanId, parent.spanId);
+    const proxy = one(spans, (x) => x.kind === CLIENT, 'one proxy span');
+    assert.equal(proxy.parentSpanId, srv.spanId);
+    assert.equal(proxy.name, 'HTTP GET');
+    assert.equal(proxy.attributes['gatehouse.backend'], 'APIService v1.echo.gatehouse.dev');
+    assert.equal(proxy.attributes['http.response.status_code'], 200);
+    // The client's traceparent is replaced by ours: same trace, our span as the parent.
+    assert.equal(echo.seen.get(path)?.headers['traceparent'], `00-${parent.traceId}-${proxy.spanId}-01`);
+  });
+
+  it('honours an unsampled parent: nothing recorded, the trace still carried to the backend', async () => {
+    const parent = newTrace();
+    const path = `/apis/echo.gatehouse.dev/v1/namespaces/${NS}/echoes/unsampled`;
+    const r = await s.admin.request('GET', path, undefined, { traceparent: traceparent(parent, false) });
+    assert.equal(r.status, 200, r.text);
+    const sent = String(echo.seen.get(path)?.headers['traceparent'] ?? '');
+    assert.match(sent, new RegExp(`^00-${parent.traceId}-[0-9a-f]{16}-00$`));
+    assert.notEqual(sent.split('-')[2], parent.spanId, 'the server\'s own span id, not the client\'s');
+    // A later sampled request's spans arrive after any of the earlier one's would have (batches go in order).
+    const later = newTrace();
+    await s.admin.request('GET', '/api/v1/namespaces/default', undefined, { traceparent: traceparent(later) });
+    await traceSpans(rx, '/v1/traces', later.traceId, (x) => serverSpan(x) !== undefined);
+    assert.equal((rx.spans.get('/v1/traces') ?? []).filter((x) => x.traceId === parent.traceId).length, 0);
+  });
+});
+
+describe('tracing at samplingRatePerMillion 0 (kube\'s default)', { timeout: 60_000 }, () => {
+  it('records only requests whose parent was sampled', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
+    const rx = await startOtlpReceiver();
+    try {
+      // An http URL with its own path is used as given.
+      const config = await tracingFile(dir, 'tracing.json', JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1beta1', kind: 'TracingConfiguration', endpoint: `http://${rx.hostPort}/zero/v1/traces` }));
+      const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 20 } });
+      const parent = newTrace();
+      try {
+        for (let i = 0; i < 5; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+        assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps', undefined, { traceparent: traceparent(parent) })).status, 200);
+      } finally {
+        // Shutdown sends everything buffered: after it, what the receiver lacks was never recorded.
+        await s.close();
+      }
+      const spans = rx.spans.get('/zero/v1/traces') ?? [];
+      assert.ok(spans.some((x) => x.kind === SERVER && x.parentSpanId === parent.spanId), `the sampled parent's request is recorded: ${JSON.stringify([...rx.spans.keys()])} ${rx.refused.join(';')} ${JSON.stringify(spans.map((x) => [x.name, x.traceId]))}`);
+      assert.deepEqual([...new Set(spans.map((x) => x.traceId))], [parent.traceId], 'no other request is');
+      assert.deepEqual(rx.refused, []);
+    } finally {
+      await rx.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('tracing with a blocking audit webhook', { timeout: 60_000 }, () => {
+  it('sends the audit webhook call of a request in its trace', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
+    const rx = await startOtlpReceiver();
+    const audit = await startAuditReceiver();
+    try {
+      const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 1000000\n`);
+      const policy = await tracingFile(dir, 'policy.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: [configmaps]}]\n');
+      const s = await startTestServer({
+        flags: [`--tracing-config-file=${config}`, `--audit-policy-file=${policy}`, `--audit-webhook-config-file=${await audit.kubeconfig(dir)}`, '--audit-webhook-mode=blocking'],
+        hooks: { tracingBatchDelayMs: 20 },
+      });
+      try {
+        const parent = newTrace();
+        const before = audit.posts;
+        assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps', undefined, { traceparent: traceparent(parent) })).status, 200);
+        const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined);
+        const srv = serverSpan(spans)!;
+        // RequestReceived is sent in the request's path (blocking mode), under its server span.
+        const call = one(spans, (x) => x.kind === CLIENT && x.attributes['gatehouse.client'] === 'audit webhook', 'one audit webhook span');
+        assert.equal(call.parentSpanId, srv.spanId);
+        assert.ok(audit.traceparents.slice(before).includes(`00-${parent.traceId}-${call.spanId}-01`), JSON.stringify(audit.traceparents.slice(before)));
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await audit.close();
+      await rx.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('tracing to an unreachable collector', { timeout: 60_000 }, () => {
+  it('serves every request and logs the failure once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
+    try {
+      const port = await freePort();
+      const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:${port}\nsamplingRatePerMillion: 1000000\n`);
+      const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 20 } });
+      try {
+        for (let i = 0; i < 20; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+        for (let i = 0; i < 300 && !s.logs.some((l) => l.startsWith('tracing: cannot export')); i++) await new Promise((r) => setTimeout(r, 20));
+        for (let i = 0; i < 20; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+      } finally {
+        await s.close();
+      }
+      const failures = s.logs.filter((l) => l.startsWith('tracing: cannot export'));
+      assert.equal(failures.length, 1, failures.join('\n'));
+      assert.match(failures[0]!, new RegExp(`http://127\\.0\\.0\\.1:${port}/v1/traces`));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('--tracing-config-file start errors', { timeout: 60_000 }, () => {
+  it('refuses to start on a file that does not parse or names unknown fields, naming the file and field', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
+    try {
+      const cases: Array<[string, string, RegExp]> = [
+        ['unknown.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: localhost:4318\nsamplingRate: 5\n', /unknown\.yaml: samplingRate: unknown field/],
+        ['syntax.yaml', 'apiVersion: [\n', /syntax\.yaml: not valid YAML or JSON/],
+        ['rate.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nsamplingRatePerMillion: 1000001\n', /rate\.yaml: samplingRatePerMillion: Invalid value: 1000001/],
+      ];
+      for (const [name, body, want] of cases) {
+        const file = await tracingFile(dir, name, body);
+        await assert.rejects(startTestServer({ flags: [`--tracing-config-file=${file}`] }), (err: Error) => {
+          assert.match(err.message, want);
+          assert.ok(err.message.includes(`--tracing-config-file ${file}`), err.message);
+          return true;
+        });
+      }
+      await assert.rejects(startTestServer({ flags: [`--tracing-config-file=${join(dir, 'missing.yaml')}`] }), /--tracing-config-file .*missing\.yaml: ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
