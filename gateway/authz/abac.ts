@@ -6,7 +6,7 @@
 // line number.
 import { readFile } from 'node:fs/promises';
 import { isPlainObject, type UserInfo } from '../../lib/api/meta.js';
-import type { Attributes, Authorizer, Decision } from './types.js';
+import type { Attributes, Authorizer, Decision, Explanation } from './types.js';
 
 export interface AbacPolicy {
   readonly user: string;
@@ -16,6 +16,8 @@ export interface AbacPolicy {
   readonly resource: string;
   readonly namespace: string;
   readonly nonResourcePath: string;
+  /** Its line in the file (1-based), for explanations; absent for a policy parsed alone. */
+  readonly line?: number;
 }
 
 const V1BETA1 = 'abac.authorization.kubernetes.io/v1beta1';
@@ -89,7 +91,7 @@ export function parsePolicyFile(text: string): AbacPolicy[] {
     const t = line.trim();
     if (t === '' || t.startsWith('#')) return;
     try {
-      out.push(parsePolicyLine(t));
+      out.push(Object.freeze({ ...parsePolicyLine(t), line: i + 1 }));
     } catch (err) {
       if (err instanceof PolicyError) throw new PolicyError(`line ${i + 1}: ${err.message}`);
       throw err;
@@ -136,8 +138,15 @@ export class AbacAuthorizer implements Authorizer {
   constructor(private readonly policies: readonly AbacPolicy[]) {}
 
   authorize(a: Attributes): Decision {
-    for (const p of this.policies) if (matches(p, a)) return ALLOW;
-    return NO_MATCH;
+    return this.policies.some((p) => matches(p, a)) ? ALLOW : NO_MATCH;
+  }
+
+  /** The decision and the first policy that matched, with its line. */
+  explain(a: Attributes): Explanation {
+    const p = this.policies.find((q) => matches(q, a));
+    if (!p) return { decision: NO_MATCH };
+    const { line, ...policy } = p;
+    return { decision: ALLOW, facts: { abac: { ...(line !== undefined ? { line } : {}), policy } } };
   }
 }
 

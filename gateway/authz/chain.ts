@@ -5,6 +5,31 @@
 // can answer 500 for a request that only failed authorizers could decide.
 import type { Attributes, Authorizer, Decision } from './types.js';
 
+/**
+ * kube's union of decisions, fed one authorizer's decision at a time: the
+ * first allow or deny decides; otherwise "no opinion" with the reasons and
+ * errors met. The chain and its explanation (explain.ts) both use it.
+ */
+export class Union {
+  private readonly reasons: string[] = [];
+  private readonly errors: string[] = [];
+  private decided: Decision | undefined;
+
+  /** Takes the next decision; true when it decides (later authorizers are not asked). */
+  add(d: Decision): boolean {
+    if (d.kind !== 'no-opinion') { this.decided = d; return true; }
+    if (d.reason) this.reasons.push(d.reason);
+    if (d.error) this.errors.push(d.error);
+    return false;
+  }
+
+  result(): Decision {
+    if (this.decided) return this.decided;
+    const reason = this.reasons.join('; ');
+    return this.errors.length > 0 ? { kind: 'no-opinion', reason, error: this.errors.join('; ') } : { kind: 'no-opinion', reason };
+  }
+}
+
 // kube-apiserver adds nothing to the Forbidden message when no authorizer gave a reason.
 const NOBODY_ALLOWED: Decision = Object.freeze({ kind: 'deny', reason: '' });
 
@@ -21,16 +46,9 @@ export class AuthorizerChain implements Authorizer {
 
   /** The chain's own answer, keeping "no opinion" (access reviews report `denied` only for a real deny). */
   async evaluate(attrs: Attributes): Promise<Decision> {
-    const reasons: string[] = [];
-    const errors: string[] = [];
-    for (const a of this.authorizers) {
-      const d = await a.authorize(attrs);
-      if (d.kind !== 'no-opinion') return d;
-      if (d.reason) reasons.push(d.reason);
-      if (d.error) errors.push(d.error);
-    }
-    const reason = reasons.join('; ');
-    return errors.length > 0 ? { kind: 'no-opinion', reason, error: errors.join('; ') } : { kind: 'no-opinion', reason };
+    const union = new Union();
+    for (const a of this.authorizers) if (union.add(await a.authorize(attrs))) break;
+    return union.result();
   }
 }
 

@@ -40,6 +40,36 @@ export interface Decision {
 export interface Authorizer {
   readonly name: string;
   authorize(attrs: Attributes): Decision | Promise<Decision>;
+  /** Optional: the decision with what matched (see Explanation). */
+  explain?(attrs: Attributes): Explanation | Promise<Explanation>;
 }
 
 export const NO_OPINION: Decision = Object.freeze({ kind: 'no-opinion', reason: '' });
+
+/**
+ * What an authorizer can tell beyond its decision (access.gatehouse.dev
+ * explanations). An authorizer that explains itself runs the same matching
+ * code for `explain` as for `authorize`; one that does not is explained by its
+ * decision alone (`explainOne`).
+ */
+export interface Explanation {
+  readonly decision: Decision;
+  /** What matched, under the authorizer type's key: `rbac`, `node`, `abac`, `webhook`, `privileged`. */
+  readonly facts?: Readonly<Record<string, unknown>>;
+  /** Rules bound to the subject that match every attribute but one (only when not allowed), closest first. */
+  readonly nearMisses?: readonly NearMiss[];
+}
+
+export interface NearMiss {
+  /** verb, namespace, resourceName, apiGroup, resource or nonResourceURL. */
+  readonly attribute: string;
+  readonly requested: string;
+  readonly granted: readonly string[];
+  /** Where the rule is, in the authorizer's terms (RBAC: binding, role, rule index, subject). */
+  readonly facts: Readonly<Record<string, unknown>>;
+}
+
+export async function explainOne(a: Authorizer, attrs: Attributes): Promise<Explanation> {
+  if (a.explain) return a.explain(attrs);
+  return { decision: await a.authorize(attrs) };
+}

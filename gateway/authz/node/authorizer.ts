@@ -4,7 +4,7 @@
 // the static node rules allow. With AuthorizeNodeWithSelectors a node reads
 // only its own Node and lists/watches only pods selected by
 // spec.nodeName=<itself>. Anyone who is not a node agent gets no opinion.
-import type { Attributes, Authorizer, Decision } from '../types.js';
+import type { Attributes, Authorizer, Decision, Explanation } from '../types.js';
 import { NO_OPINION } from '../types.js';
 import type { NodeGraph, VertexKind } from './graph.js';
 import { nodeIdentity } from './identity.js';
@@ -21,6 +21,12 @@ export interface NodeAuthorizerOptions {
 export class NodeAuthorizer implements Authorizer {
   readonly name = 'Node';
 
+  /**
+   * Set only for the length of one synchronous `explain`: what the decision
+   * rested on. A decision never awaits, so no other request can see it.
+   */
+  private tracing: { rule?: 'graph' | 'static'; path?: string[] } | undefined;
+
   constructor(private readonly graph: NodeGraph, private readonly opts: NodeAuthorizerOptions) {}
 
   authorize(a: Attributes): Decision {
@@ -31,7 +37,25 @@ export class NodeAuthorizer implements Authorizer {
       const d = this.subdivided(node, a);
       if (d) return d;
     }
-    return rulesAllow(a, NODE_RULES) ? ALLOW : NO_OPINION;
+    if (!rulesAllow(a, NODE_RULES)) return NO_OPINION;
+    if (this.tracing) this.tracing.rule = 'static';
+    return ALLOW;
+  }
+
+  /** The decision and what it rested on: the graph path, kube's static node rules, or the node's own name. */
+  explain(a: Attributes): Explanation {
+    const trace: { rule?: 'graph' | 'static'; path?: string[] } = {};
+    this.tracing = trace;
+    let decision: Decision;
+    try {
+      decision = this.authorize(a);
+    } finally {
+      this.tracing = undefined;
+    }
+    const node = nodeIdentity(a.user);
+    if (decision.kind !== 'allow' || !node) return { decision };
+    // An allow by neither the graph nor the static rules came from the node's own name (its Node, lease, pods).
+    return { decision, facts: { node: { node, rule: trace.rule ?? 'node-name', ...(trace.path ? { path: trace.path } : {}) } } };
   }
 
   /** Resources whose access depends on the graph or the node's name; undefined = use the static rules. */
@@ -57,7 +81,9 @@ export class NodeAuthorizer implements Authorizer {
 
   private related(node: string, kind: VertexKind, a: Attributes): Decision {
     if (a.name === '') return noOpinion('No Object name found');
-    if (!this.graph.hasPath(node, kind, a.namespace, a.name)) return noOpinion(`no relationship found between node '${node}' and this object`);
+    const path = this.graph.pathOf(node, kind, a.namespace, a.name);
+    if (!path) return noOpinion(`no relationship found between node '${node}' and this object`);
+    if (this.tracing) { this.tracing.rule = 'graph'; this.tracing.path = path; }
     return ALLOW;
   }
 
