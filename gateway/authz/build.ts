@@ -20,7 +20,7 @@ import { MatchConditions } from './matchconditions.js';
 import { startNodeAuthorization, type NodeAuthorization } from './node/index.js';
 import { FileReloader } from '../config/filereload.js';
 import type { Attributes, Authorizer } from './types.js';
-import { explainChain, type ChainExplanation, type ExplainedPart } from './explain.js';
+import { explainChain, whoCan, type ChainExplanation, type ExplainedPart, type WhoCan } from './explain.js';
 import { WebhookAuthorizer, webhookClient } from './webhook.js';
 
 export type AuthzOptions = Pick<ServeOptions, 'authorizationModes' | 'authorizationConfig' | 'authorizationPolicyFile' | 'authorizationWebhookConfigFile'
@@ -53,6 +53,8 @@ export interface BuiltAuthorization {
   current(): readonly ConfiguredAuthorizer[];
   /** The chain in force explained, bypass first (access.gatehouse.dev explanations). */
   explain(attrs: Attributes): Promise<ChainExplanation>;
+  /** Who the chain in force allows a request (SubjectsReview); the attributes' user is ignored. */
+  whoCan(attrs: Attributes): WhoCan;
   /** Re-reads --authorization-config now; resolves when done (a no-op in flag mode). */
   reload(): Promise<void>;
   close(): void;
@@ -153,11 +155,12 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
   const withBypass = (configured: Authorizer) => new AuthorizerChain(bypass ? [bypass, configured] : [configured]);
   const bypassPart: ExplainedPart[] = bypass ? [{ type: 'Privileged', name: bypass.name, authorizer: bypass }] : [];
   const explainOf = (parts: () => readonly ConfiguredAuthorizer[]) => (attrs: Attributes) => explainChain([...bypassPart, ...parts()], attrs);
+  const whoCanOf = (parts: () => readonly ConfiguredAuthorizer[]) => (attrs: Attributes) => whoCan([...bypassPart, ...parts()], attrs);
 
   if (!fromFile) {
     const chain = await chainOf(fromFlags(o, deps.webhookTimeoutMs ?? 30_000)).catch((err: unknown) => { closeShared(); throw err; });
     const current = () => chain.parts;
-    return { authorizer: withBypass(chain.authorizer), privilegedGroups: privileged, current, explain: explainOf(current), reload: async () => undefined, close: () => { chain.close(); closeShared(); } };
+    return { authorizer: withBypass(chain.authorizer), privilegedGroups: privileged, current, explain: explainOf(current), whoCan: whoCanOf(current), reload: async () => undefined, close: () => { chain.close(); closeShared(); } };
   }
 
   const path = o.authorizationConfig!;
@@ -200,6 +203,7 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
     privilegedGroups: privileged,
     current: () => current.parts,
     explain: explainOf(() => current.parts),
+    whoCan: whoCanOf(() => current.parts),
     reload: () => controller.check(),
     close: () => {
       controller.stop();

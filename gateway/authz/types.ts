@@ -42,6 +42,8 @@ export interface Authorizer {
   authorize(attrs: Attributes): Decision | Promise<Decision>;
   /** Optional: the decision with what matched (see Explanation). */
   explain?(attrs: Attributes): Explanation | Promise<Explanation>;
+  /** Optional: every subject it allows the request (SubjectsReview); see SubjectEnumerator. */
+  subjects?(attrs: Attributes): readonly SubjectGrant[];
 }
 
 export const NO_OPINION: Decision = Object.freeze({ kind: 'no-opinion', reason: '' });
@@ -72,4 +74,14 @@ export interface NearMiss {
 export async function explainOne(a: Authorizer, attrs: Attributes): Promise<Explanation> {
   if (a.explain) return a.explain(attrs);
   return { decision: await a.authorize(attrs) };
+}
+
+/** A subject an authorizer allows a request to (SubjectsReview), with what allows it. */
+export interface SubjectGrant {
+  readonly kind: 'User' | 'Group' | 'ServiceAccount';
+  readonly name: string;
+  /** ServiceAccounts only. */
+  readonly namespace?: string;
+  /** What allows it, under the authorizer type's key (as Explanation.facts). */
+  readonly facts: Readonly<Record<string, unknown>>;
 }

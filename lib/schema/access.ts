@@ -107,6 +107,38 @@ export const accessV1alpha1: SchemaPackage = {
       d: 'The privileged group the user belongs to.',
       f: { group: ['string', 'The group (system:masters).'] },
     },
+    SubjectsReview: {
+      d: 'SubjectsReview asks who the authorizer chain allows a request: every user, group and ServiceAccount, with what allows each.',
+      r: ['spec'],
+      f: {
+        apiVersion: ['string', 'APIVersion defines the versioned schema of this representation of an object.'],
+        kind: ['string', 'Kind is a string value representing the REST resource this object represents.'],
+        metadata: META,
+        spec: ['authorization.SelfSubjectAccessReviewSpec', 'The request: exactly one of resourceAttributes and nonResourceAttributes.'],
+        status: ['access.SubjectsReviewStatus', 'Filled in by the server.'],
+      },
+    },
+    SubjectsReviewStatus: {
+      d: 'The subjects allowed, and whether the list is complete.',
+      f: {
+        subjects: ['[]access.AllowedSubject', 'Groups, then users, then ServiceAccounts, by name.', { lt: 'atomic' }],
+        incomplete: ['bool', 'True when an authorizer of the chain cannot list the subjects it allows (a webhook).'],
+        incompleteAuthorizers: ['[]access.IncompleteAuthorizer', 'Those authorizers, and why.', { lt: 'atomic' }],
+      },
+    },
+    AllowedSubject: {
+      d: 'A subject the chain allows the request.',
+      f: {
+        kind: ['string', 'User, Group or ServiceAccount.'],
+        namespace: ['string', 'The ServiceAccount\'s namespace.'],
+        name: ['string', 'Name.'],
+        allowedBy: ['[]access.ExplanationStep', 'Each authorizer that allows it, with what allows it (name, type and the authorizer\'s facts; no decision).', { lt: 'atomic' }],
+      },
+    },
+    IncompleteAuthorizer: {
+      d: 'An authorizer whose subjects cannot be listed.',
+      f: { name: ['string', 'Its configured name.'], type: ['string', 'Its type.'], reason: ['string', 'Why.'] },
+    },
     NearMiss: {
       d: 'A rule bound to the subject that matches every attribute of the request but one.',
       f: {

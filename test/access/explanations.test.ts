@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startWebhookPeer, type WebhookPeer } from '../authz/webhookpeer.js';
-import { canI, eventually, identity, RBAC, roleBinding, userSubject, type Identity } from '../authz/rbac-helpers.js';
+import { canI, eventually, groupSubject, identity, RBAC, roleBinding, saSubject, userSubject, type Identity } from '../authz/rbac-helpers.js';
 import { DEFAULT_RUNTIME_CONFIG, enabled } from '../../gateway/config/runtimeconfig.js';
 import { subjectAccessExplanations } from '../../lib/registry/builtins/access.js';
 
@@ -195,6 +195,44 @@ describe('SubjectAccessExplanation', () => {
     assert.equal(self.json.status.allowed, false);
     // Alice's own near miss, never bob's binding that grants watch.
     assert.deepEqual(self.json.status.nearMisses.map((m: any) => m.rbac.binding.name), ['alice-pods']);
+  });
+
+  it('SubjectsReview lists who can: the bypass, RBAC users, groups (aggregated view) and ServiceAccounts, Node, ABAC; incomplete for the webhook', async () => {
+    await s.admin.request('POST', `${RBAC}/namespaces/team-a/rolebindings`, roleBinding('team-a', 'viewers', 'ClusterRole', 'view', [groupSubject('viewers'), saSubject('team-a', 'robot')]));
+    const who = async (resourceAttributes: object) => {
+      const r = await s.admin.request('POST', `${GV}/subjectsreviews`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectsReview', spec: { resourceAttributes } });
+      assert.equal(r.status, 201, r.text);
+      return r.json.status as { subjects: Array<{ kind: string; name: string; namespace?: string; allowedBy: Array<Record<string, any>> }>; incomplete?: boolean; incompleteAuthorizers?: Array<{ name: string; reason: string }> };
+    };
+    const key = (x: { kind: string; name: string; namespace?: string }) => `${x.kind}:${x.namespace ? `${x.namespace}/` : ''}${x.name}`;
+    let st = await who({ verb: 'list', resource: 'pods', namespace: 'team-a' });
+    await eventually(async () => { st = await who({ verb: 'list', resource: 'pods', namespace: 'team-a' }); return st.subjects.some((x) => x.name === 'viewers'); }, 'the viewers binding');
+    const keys = st.subjects.map(key);
+    for (const k of ['Group:system:masters', 'Group:viewers', 'User:alice', 'ServiceAccount:team-a/robot']) assert.ok(keys.includes(k), `${k} in ${keys.join(', ')}`);
+    assert.ok(!keys.includes('User:bob'), 'bob may only watch');
+    // AuthorizeNodeWithSelectors: a node lists pods only with its spec.nodeName selector; services by kube's static node rules.
+    assert.ok(!keys.includes('Group:system:nodes'));
+    const services = await who({ verb: 'list', resource: 'services', namespace: 'team-a' });
+    assert.deepEqual(services.subjects.find((x) => x.name === 'system:nodes')!.allowedBy.map((b) => b['node']), [{ node: '*', rule: 'static' }]);
+    const viewers = st.subjects.find((x) => x.name === 'viewers')!;
+    assert.deepEqual(viewers.allowedBy.map((b) => [b['name'], b['rbac'].binding.name, b['rbac'].role.name]), [['rbac', 'viewers', 'view']]);
+    assert.equal(st.subjects.find((x) => x.name === 'system:masters')!.allowedBy[0]!['type'], 'Privileged');
+    assert.equal(st.incomplete, true);
+    assert.deepEqual(st.incompleteAuthorizers!.map((x) => x.name), ['hook']);
+
+    const leases = await who({ verb: 'get', group: 'coordination.k8s.io', resource: 'leases', namespace: 'prod' });
+    const carol = leases.subjects.find((x) => x.name === 'carol')!;
+    assert.equal(carol.allowedBy[0]!['abac'].line, 2);
+    const secret = await who({ verb: 'get', resource: 'secrets', namespace: 'team-a', name: 's1' });
+    const n1 = secret.subjects.find((x) => x.name === 'system:node:n1')!;
+    assert.deepEqual(n1.allowedBy[0]!['node'], { node: 'n1', rule: 'graph', path: ['secret team-a/s1', '1 pod', 'node n1'] });
+    assert.ok(!secret.subjects.some((x) => x.name === 'system:nodes'), 'not every node');
+
+    const bad = await s.admin.request('POST', `${GV}/subjectsreviews`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectsReview', spec: { user: 'x', resourceAttributes: { verb: 'get' } } });
+    assert.equal(bad.status, 422);
+    assert.match(bad.json.message, /spec\.user: Invalid value: "x": must be empty/);
+    const forbidden = await alice.client.request('POST', `${GV}/subjectsreviews`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectsReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } });
+    assert.equal(forbidden.status, 403);
   });
 
   it('refuses bad specs as SubjectAccessReview does, naming the field', async () => {

@@ -110,6 +110,22 @@ export class NodeGraph {
     }
   }
 
+  /** The nodes an object has a path to (who-can candidates; each is then asked as a decision would be). */
+  nodesReaching(kind: VertexKind, namespace: string, name: string): string[] {
+    const key = `${namespace}/${name}`;
+    const viaRef = (k: RefKind, ref: string) => [...(this.refs.get(k)!.get(ref)?.keys() ?? [])];
+    const viaPv = (pv: string) => {
+      const claim = this.pvs.get(pv)?.claim;
+      return claim !== undefined ? viaRef('pvc', claim) : [];
+    };
+    switch (kind) {
+      case 'pod': { const n = this.pods.get(key)?.node; return n !== undefined ? [n] : []; }
+      case 'pv': return viaPv(name);
+      case 'secret': return [...new Set([...viaRef('secret', key), ...[...this.pvsBySecret.get(key) ?? []].flatMap(viaPv)])];
+      default: return viaRef(kind, key);
+    }
+  }
+
   private refPath(node: string, kind: RefKind, key: string): string[] | undefined {
     const pods = this.refs.get(kind)!.get(key)?.get(node);
     return pods ? [`${kind} ${key}`, `${pods} pod${pods === 1 ? '' : 's'}`, `node ${node}`] : undefined;

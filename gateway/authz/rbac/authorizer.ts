@@ -4,7 +4,7 @@
 // cache: the subject index makes a decision cost a few map lookups
 // (bench/authz-rbac.ts measures it).
 import type { UserInfo } from '../../../lib/api/meta.js';
-import type { Attributes, Authorizer, Decision, Explanation, NearMiss } from '../types.js';
+import type { Attributes, Authorizer, Decision, Explanation, NearMiss, SubjectGrant } from '../types.js';
 import { NO_OPINION } from '../types.js';
 import { ruleAllows, ruleMisses } from './match.js';
 import { MAX_NEAR_MISSES } from '../explain.js';
@@ -112,6 +112,22 @@ export class RbacAuthorizer implements Authorizer {
       return false;
     });
     return found.sort((x, y) => CLOSENESS.indexOf(x.attribute) - CLOSENESS.indexOf(y.attribute)).slice(0, MAX_NEAR_MISSES);
+  }
+
+  /** Every subject of a binding at the request's scope whose role has a rule allowing the request (the first such rule named). */
+  subjects(a: Attributes): SubjectGrant[] {
+    const out: SubjectGrant[] = [];
+    this.policy.visitBindings(a.namespace, (binding, rules) => {
+      const ruleIndex = rules ? rules.findIndex((r) => ruleAllows(a, r)) : -1;
+      if (ruleIndex < 0) return;
+      for (const subject of binding.subjects) {
+        const namespace = subject.kind === 'ServiceAccount' ? subject.namespace || binding.namespace : undefined;
+        // A ServiceAccount subject without a namespace never matches (policy.ts subjectKey).
+        if (namespace === '') continue;
+        out.push({ kind: subject.kind, name: subject.name, ...(namespace !== undefined ? { namespace } : {}), facts: { rbac: grantFacts({ binding, subject }, ruleIndex) } });
+      }
+    });
+    return out;
   }
 
   /** Every rule the user holds in `namespace` ('' = cluster-wide only): SelfSubjectRulesReview and escalation checks. */

@@ -137,6 +137,17 @@ export class RbacPolicy {
     }
   }
 
+  /** Every binding that applies at a scope, whoever it names: ClusterRoleBindings, then the RoleBindings of `namespace` (who-can). */
+  visitBindings(namespace: string, visitor: (binding: Binding, rules: readonly PolicyRule[] | undefined) => void): void {
+    for (const { binding } of this.bindings.values()) {
+      if (binding.kind === 'ClusterRoleBinding') visitor(binding, this.roleRules(binding.roleRef, ''));
+    }
+    if (!namespace) return;
+    for (const { binding } of this.bindings.values()) {
+      if (binding.kind === 'RoleBinding' && binding.namespace === namespace) visitor(binding, this.roleRules(binding.roleRef, namespace));
+    }
+  }
+
   private grantsOf(user: UserInfo): SubjectGrants[] {
     const found: SubjectGrants[] = [];
     const mine = this.bySubject.get(`u:${user.username}`);

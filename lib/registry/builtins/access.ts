@@ -20,4 +20,6 @@ function review(kind: string, plural: string): ResourceType {
 export const subjectAccessExplanations = review('SubjectAccessExplanation', 'subjectaccessexplanations');
 export const selfSubjectAccessExplanations = review('SelfSubjectAccessExplanation', 'selfsubjectaccessexplanations');
 
-export const ACCESS_TYPES: readonly ResourceType[] = [selfSubjectAccessExplanations, subjectAccessExplanations];
+export const subjectsReviews = review('SubjectsReview', 'subjectsreviews');
+
+export const ACCESS_TYPES: readonly ResourceType[] = [selfSubjectAccessExplanations, subjectAccessExplanations, subjectsReviews];
