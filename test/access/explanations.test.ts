@@ -4,12 +4,16 @@
 // near misses, who may ask, and bad input.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { devPkiPaths } from '../../certs/devpki.js';
+import { generateClientCert } from '../../certs/pki.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startWebhookPeer, type WebhookPeer } from '../authz/webhookpeer.js';
-import { canI, eventually, groupSubject, identity, RBAC, roleBinding, saSubject, userSubject, type Identity } from '../authz/rbac-helpers.js';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { canI, eventually, groupSubject, identity, KUBECTL, RBAC, roleBinding, saSubject, userSubject, type Identity } from '../authz/rbac-helpers.js';
 import { DEFAULT_RUNTIME_CONFIG, enabled } from '../../gateway/config/runtimeconfig.js';
 import { subjectAccessExplanations } from '../../lib/registry/builtins/access.js';
 
@@ -235,6 +239,54 @@ describe('SubjectAccessExplanation', () => {
     assert.equal(forbidden.status, 403);
   });
 
+  it('kubectl gatehouse why / who-can, run by real kubectl with a client-certificate kubeconfig', { skip: KUBECTL ? false : 'no kubectl' }, async () => {
+    const bin = fileURLToPath(new URL('../../bin', import.meta.url));
+    const kubectl = (kubeconfig: string, args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(KUBECTL!, ['gatehouse', ...args], { env: { ...process.env, PATH: `${bin}:${process.env['PATH']}`, KUBECONFIG: kubeconfig, HOME: dir }, timeout: 60_000 },
+        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+    });
+    const why = await kubectl(alice.kubeconfig, ['why', 'watch', 'pods', '-n', 'team-a']);
+    assert.equal(why.code, 0, why.stderr);
+    assert.match(why.stdout, /rbac\s+RBAC\s+NoOpinion/);
+    assert.match(why.stdout, /Result: not allowed/);
+    assert.match(why.stdout, /rule 1 of Role team-a\/pod-reader \(RoleBinding team-a\/alice-pods\) grants verb get, list, not "watch"/);
+    const allowed = await kubectl(alice.kubeconfig, ['why', 'list', 'pods', '-n', 'team-a']);
+    assert.match(allowed.stdout, /rbac\s+RBAC\s+Allow\s+RoleBinding team-a\/alice-pods → Role team-a\/pod-reader, rule 1/);
+    assert.match(allowed.stdout, /Result: allowed by rbac/);
+    // alice may not ask about others, nor who can: the server's 403 in words.
+    const as = await kubectl(alice.kubeconfig, ['why', '--as', 'bob', 'get', 'pods']);
+    assert.equal(as.code, 1);
+    assert.match(as.stderr, /forbidden/);
+    const admin = await identity(s, 'plugin-admin', ['system:masters']);
+    try {
+      const who = await kubectl(admin.kubeconfig, ['who-can', 'list', 'pods', '-n', 'team-a']);
+      assert.equal(who.code, 0, who.stderr);
+      assert.match(who.stdout, /User\s+alice\s+rbac: RoleBinding team-a\/alice-pods → Role team-a\/pod-reader, rule 1/);
+      assert.match(who.stdout, /Incomplete: hook \(Webhook\)/);
+      // A kubeconfig whose user is an exec plugin handing out a client certificate.
+      const pki = devPkiPaths(s.dataDir);
+      const [caCert, caKey] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.caKey, 'utf8')]);
+      const leaf = generateClientCert({ certPem: caCert, keyPem: caKey }, { user: 'alice', groups: [] });
+      const script = join(dir, 'exec-cred.mjs');
+      await writeFile(script, `process.stdout.write(${JSON.stringify(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { clientCertificateData: leaf.certPem, clientKeyData: leaf.keyPem } }))});\n`);
+      const execConfig = join(dir, 'exec.kubeconfig');
+      await writeFile(execConfig, JSON.stringify({
+        apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
+        clusters: [{ name: 'g', cluster: { server: s.url, 'certificate-authority-data': Buffer.from(caCert).toString('base64') } }],
+        users: [{ name: 'alice', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [script], interactiveMode: 'Never' } } }],
+        contexts: [{ name: 'c', context: { cluster: 'g', user: 'alice' } }],
+      }));
+      const viaExec = await kubectl(execConfig, ['why', 'list', 'pods', '-n', 'team-a']);
+      assert.equal(viaExec.code, 0, viaExec.stderr);
+      assert.match(viaExec.stdout, /Result: allowed by rbac/);
+      const usage = await kubectl(admin.kubeconfig, ['who-can', 'list']);
+      assert.equal(usage.code, 2);
+      assert.match(usage.stderr, /VERB and RESOURCE/);
+    } finally {
+      admin.client.close();
+    }
+  });
+
   it('refuses bad specs as SubjectAccessReview does, naming the field', async () => {
     const cases: Array<[object, number, RegExp]> = [
       [sae({ resourceAttributes: { verb: 'get', resource: 'pods' } }), 422, /^SubjectAccessExplanation\.access\.gatehouse\.dev "" is invalid: spec\.user: Invalid value: "": at least one of user or group must be specified/],
@@ -251,5 +303,27 @@ describe('SubjectAccessExplanation', () => {
     }
     const get = await s.admin.request('GET', SAE);
     assert.equal(get.status, 405);
+  });
+});
+
+describe('a server without --runtime-config for the group', { skip: KUBECTL ? false : 'no kubectl' }, () => {
+  it('fails with a message naming the group and the flag', async () => {
+    const s = await startTestServer();
+    const admin = await identity(s, 'plain-admin', ['system:masters']);
+    try {
+      const bin = fileURLToPath(new URL('../../bin', import.meta.url));
+      const r = await new Promise<{ code: number; stderr: string }>((resolve) => {
+        execFile(KUBECTL!, ['gatehouse', 'why', 'get', 'pods'], { env: { ...process.env, PATH: `${bin}:${process.env['PATH']}`, KUBECONFIG: admin.kubeconfig, HOME: s.dataDir }, timeout: 60_000 },
+          (err, _stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stderr }));
+      });
+      assert.equal((await s.admin.request('GET', GV)).status, 404);
+      const groups = (await s.admin.request('GET', '/apis')).json.groups.map((g: { name: string }) => g.name);
+      assert.ok(!groups.includes('access.gatehouse.dev'), 'alpha: off by default');
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /the server does not serve access\.gatehouse\.dev\/v1alpha1 selfsubjectaccessexplanations \(a Gatehouse started with --runtime-config=access\.gatehouse\.dev\/v1alpha1=true does\)/);
+    } finally {
+      admin.client.close();
+      await s.close();
+    }
   });
 });
