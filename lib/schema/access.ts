@@ -5,7 +5,12 @@
 // authorization.k8s.io/v1 review specs, as the handlers reuse their reading.
 import type { SchemaPackage } from './types.js';
 
-const META = ['meta.ObjectMeta', 'Standard object metadata.'] as const;
+/** The fields every kind starts with. */
+const HEAD = {
+  apiVersion: ['string', 'APIVersion defines the versioned schema of this representation of an object.'],
+  kind: ['string', 'Kind is a string value representing the REST resource this object represents.'],
+  metadata: ['meta.ObjectMeta', 'Standard object metadata.'],
+} as const;
 
 export const accessV1alpha1: SchemaPackage = {
   alias: 'access',
@@ -15,9 +20,7 @@ export const accessV1alpha1: SchemaPackage = {
       d: 'SubjectAccessExplanation asks why the authorizer chain allows or denies a request of a subject: every authorizer in order, what it decided and what matched.',
       r: ['spec'],
       f: {
-        apiVersion: ['string', 'APIVersion defines the versioned schema of this representation of an object.'],
-        kind: ['string', 'Kind is a string value representing the REST resource this object represents.'],
-        metadata: META,
+        ...HEAD,
         spec: ['authorization.SubjectAccessReviewSpec', 'The request being explained, as in SubjectAccessReview.'],
         status: ['access.SubjectAccessExplanationStatus', 'Filled in by the server.'],
       },
@@ -26,9 +29,7 @@ export const accessV1alpha1: SchemaPackage = {
       d: 'SelfSubjectAccessExplanation explains a request of the caller itself.',
       r: ['spec'],
       f: {
-        apiVersion: ['string', 'APIVersion defines the versioned schema of this representation of an object.'],
-        kind: ['string', 'Kind is a string value representing the REST resource this object represents.'],
-        metadata: META,
+        ...HEAD,
         spec: ['authorization.SelfSubjectAccessReviewSpec', 'The request being explained, as in SelfSubjectAccessReview.'],
         status: ['access.SubjectAccessExplanationStatus', 'Filled in by the server.'],
       },
@@ -111,9 +112,7 @@ export const accessV1alpha1: SchemaPackage = {
       d: 'SubjectsReview asks who the authorizer chain allows a request: every user, group and ServiceAccount, with what allows each.',
       r: ['spec'],
       f: {
-        apiVersion: ['string', 'APIVersion defines the versioned schema of this representation of an object.'],
-        kind: ['string', 'Kind is a string value representing the REST resource this object represents.'],
-        metadata: META,
+        ...HEAD,
         spec: ['authorization.SelfSubjectAccessReviewSpec', 'The request: exactly one of resourceAttributes and nonResourceAttributes.'],
         status: ['access.SubjectsReviewStatus', 'Filled in by the server.'],
       },
