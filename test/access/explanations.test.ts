@@ -102,6 +102,10 @@ describe('SubjectAccessExplanation', () => {
     assert.ok(schemas['dev.gatehouse.access.v1alpha1.ExplanationStep'].properties.rbac);
     assert.ok(schemas['io.k8s.api.authorization.v1.SubjectAccessReviewSpec'], 'the spec is the SubjectAccessReview spec');
     assert.ok(o.json.paths[`${GV}/subjectaccessexplanations`].post);
+    const v2 = await s.admin.request('GET', '/openapi/v2');
+    assert.equal(v2.status, 200);
+    assert.ok(v2.json.definitions['dev.gatehouse.access.v1alpha1.SubjectsReview'], 'in the v2 document too');
+    assert.ok(v2.json.definitions['io.k8s.apimachinery.pkg.runtime.RawExtension'], 'the raw fields\' definition is there');
   });
 
   it('names the binding, role and rule RBAC allowed by; later authorizers are Skipped', async () => {
