@@ -18,7 +18,7 @@ export interface RbacBenchRow {
 
 const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({ verbs, apiGroups, resources, resourceNames: [], nonResourceURLs: [] });
 
-function buildPolicy(unrelated: number): RbacPolicy {
+export function buildPolicy(unrelated: number): RbacPolicy {
   const p = new RbacPolicy();
   p.setClusterRole('view', [
     rule(['get', 'list', 'watch'], [''], ['configmaps', 'endpoints', 'persistentvolumeclaims', 'pods', 'services']),

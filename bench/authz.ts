@@ -9,7 +9,9 @@
 // GETs one configmap over 50 keep-alive connections: every request is one
 // authorization decision. Runs alternate AlwaysAllow / RBAC twice and the
 // ratio uses the means. Then the per-decision cost measured directly on the
-// authorizer at 100, 1,000 and 10,000 bindings (bench/authz-rbac.ts).
+// authorizer at 100, 1,000 and 10,000 bindings (bench/authz-rbac.ts), and
+// explanations and who-can against SubjectAccessReview on the same chain
+// (bench/access.ts, issue 24).
 //
 // The load generator is bench/authn.ts's child (raw keep-alive TLS).
 // Knobs: BENCH_AUTHZ=0 skips the section (bench/run.ts);
@@ -23,6 +25,7 @@ import { pathToFileURL } from 'node:url';
 import { generateClientCert } from '../certs/pki.js';
 import { freePort, placement, startChild, withCpu, type Child } from './procs.js';
 import { runRbacBench, type RbacBenchRow } from './authz-rbac.js';
+import { accessRows, runAccessBench, type AccessBenchFigures } from './access.js';
 import { Admin } from './admin.js';
 import { errorsOf, LOAD_CPU, loadavg, SERVER_CPU, type LoopArgs, type RunResult } from './authn.js';
 import { cpuOf, cpuUs, ms, num, out, pct, progress, rps, share, table } from './report.js';
@@ -40,6 +43,8 @@ export interface AuthzFigures {
   rbac: RunResult[];
   allow: RunResult[];
   direct: RbacBenchRow[];
+  /** Issue 24: explanations and who-can, measured on the chain (bench/access.ts). */
+  access: AccessBenchFigures;
   fixtureSeconds: number;
 }
 
@@ -140,7 +145,8 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
     }
     out();
     const direct = runRbacBench();
-    return { load: loadavg(), rbac: rbacRuns, allow, direct, fixtureSeconds };
+    const access = await runAccessBench();
+    return { load: loadavg(), rbac: rbacRuns, allow, direct, access, fixtureSeconds };
   } finally {
     for (const a of admins) a.close();
     await Promise.all(children.map((c) => c.stop()));
@@ -168,6 +174,7 @@ export function printAuthz(f: AuthzFigures): void {
   table(['measurement', 'figure', 'target'], [
     ['RBAC (10k bindings) vs AlwaysAllow, full stack', `${num(rbacRate)} vs ${num(allowRate)} decisions/s = ${pct(rbacRate, allowRate)}; by server CPU per request ${pct(allowCpu, rbacCpu)} (${num(rbacCpu, 1)} vs ${num(allowCpu, 1)} µs)`, '≥ 90%'],
     ['RBAC per decision, measured directly', `allowed ${num(first.allowNs)} → ${num(last.allowNs)} ns, denied ${num(first.denyNs)} → ${num(last.denyNs)} ns from ${num(first.bindings)} to ${num(last.bindings)} bindings`, 'flat in unrelated bindings'],
+    ...accessRows(f.access),
   ]);
 }
 

@@ -6,7 +6,7 @@
 // line number.
 import { readFile } from 'node:fs/promises';
 import { isPlainObject, type UserInfo } from '../../lib/api/meta.js';
-import type { Attributes, Authorizer, Decision } from './types.js';
+import type { Attributes, Authorizer, Decision, Explanation, SubjectGrant } from './types.js';
 
 export interface AbacPolicy {
   readonly user: string;
@@ -16,6 +16,8 @@ export interface AbacPolicy {
   readonly resource: string;
   readonly namespace: string;
   readonly nonResourcePath: string;
+  /** Its line in the file (1-based), for explanations; absent for a policy parsed alone. */
+  readonly line?: number;
 }
 
 const V1BETA1 = 'abac.authorization.kubernetes.io/v1beta1';
@@ -89,7 +91,7 @@ export function parsePolicyFile(text: string): AbacPolicy[] {
     const t = line.trim();
     if (t === '' || t.startsWith('#')) return;
     try {
-      out.push(parsePolicyLine(t));
+      out.push(Object.freeze({ ...parsePolicyLine(t), line: i + 1 }));
     } catch (err) {
       if (err instanceof PolicyError) throw new PolicyError(`line ${i + 1}: ${err.message}`);
       throw err;
@@ -116,7 +118,11 @@ function subjectMatches(p: AbacPolicy, u: UserInfo): boolean {
 const READ_ONLY = new Set(['get', 'list', 'watch']);
 
 function matches(p: AbacPolicy, a: Attributes): boolean {
-  if (!subjectMatches(p, a.user)) return false;
+  return subjectMatches(p, a.user) && requestMatches(p, a);
+}
+
+/** The policy's non-subject half: verb (readonly), namespace, resource, group, or the path. */
+function requestMatches(p: AbacPolicy, a: Attributes): boolean {
   if (p.readonly && !READ_ONLY.has(a.verb)) return false;
   if (a.isResourceRequest) {
     return (p.namespace === '*' || p.namespace === a.namespace)
@@ -136,8 +142,32 @@ export class AbacAuthorizer implements Authorizer {
   constructor(private readonly policies: readonly AbacPolicy[]) {}
 
   authorize(a: Attributes): Decision {
-    for (const p of this.policies) if (matches(p, a)) return ALLOW;
-    return NO_MATCH;
+    return this.policies.some((p) => matches(p, a)) ? ALLOW : NO_MATCH;
+  }
+
+  /**
+   * The subjects of every policy whose request half matches: its user, or its
+   * group (a policy naming both needs both; listed as the user, the policy
+   * shows the group). `*` was read as the group system:authenticated.
+   */
+  subjects(a: Attributes): SubjectGrant[] {
+    const out: SubjectGrant[] = [];
+    for (const p of this.policies) {
+      if (!requestMatches(p, a)) continue;
+      const { line, ...policy } = p;
+      const facts = { abac: { ...(line !== undefined ? { line } : {}), policy } };
+      if (p.user !== '') out.push({ kind: 'User', name: p.user, facts });
+      else if (p.group !== '') out.push({ kind: 'Group', name: p.group, facts });
+    }
+    return out;
+  }
+
+  /** The decision and the first policy that matched, with its line. */
+  explain(a: Attributes): Explanation {
+    const p = this.policies.find((q) => matches(q, a));
+    if (!p) return { decision: NO_MATCH };
+    const { line, ...policy } = p;
+    return { decision: ALLOW, facts: { abac: { ...(line !== undefined ? { line } : {}), policy } } };
   }
 }
 

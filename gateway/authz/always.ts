@@ -1,18 +1,28 @@
 // The test modes AlwaysAllow and AlwaysDeny, and the system:masters bypass.
-import type { Authorizer, Decision } from './types.js';
+import type { Attributes, Authorizer, Decision } from './types.js';
 import { NO_OPINION } from './types.js';
 
 const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
 const DENY: Decision = Object.freeze({ kind: 'deny', reason: 'AlwaysDeny' });
 
-export const alwaysAllow: Authorizer = { name: 'AlwaysAllow', authorize: () => ALLOW };
-export const alwaysDeny: Authorizer = { name: 'AlwaysDeny', authorize: () => DENY };
+export const alwaysAllow: Authorizer = {
+  name: 'AlwaysAllow', authorize: () => ALLOW,
+  // Everyone: every request is authenticated or not.
+  subjects: () => ['system:authenticated', 'system:unauthenticated'].map((name) => ({ kind: 'Group' as const, name, facts: {} })),
+};
+export const alwaysDeny: Authorizer = { name: 'AlwaysDeny', authorize: () => DENY, subjects: () => [] };
 
 /** Members of a privileged group (system:masters) may do anything, before any mode is asked. */
 export function privilegedGroups(groups: readonly string[]): Authorizer {
   const set = new Set(groups);
+  const member = (a: Attributes) => a.user.groups.find((g) => set.has(g));
   return {
     name: 'privileged-groups',
-    authorize: (a) => (a.user.groups.some((g) => set.has(g)) ? ALLOW : NO_OPINION),
+    authorize: (a) => (member(a) !== undefined ? ALLOW : NO_OPINION),
+    subjects: () => groups.map((group) => ({ kind: 'Group' as const, name: group, facts: { privileged: { group } } })),
+    explain: (a) => {
+      const group = member(a);
+      return group !== undefined ? { decision: ALLOW, facts: { privileged: { group } } } : { decision: NO_OPINION };
+    },
   };
 }

@@ -19,7 +19,8 @@ import { instrumented, SwappableAuthorizer } from './instrumented.js';
 import { MatchConditions } from './matchconditions.js';
 import { startNodeAuthorization, type NodeAuthorization } from './node/index.js';
 import { FileReloader } from '../config/filereload.js';
-import type { Authorizer } from './types.js';
+import type { Attributes, Authorizer } from './types.js';
+import { explainChain, whoCan, type ChainExplanation, type ExplainedPart, type WhoCan } from './explain.js';
 import { WebhookAuthorizer, webhookClient } from './webhook.js';
 
 export type AuthzOptions = Pick<ServeOptions, 'authorizationModes' | 'authorizationConfig' | 'authorizationPolicyFile' | 'authorizationWebhookConfigFile'
@@ -50,6 +51,10 @@ export interface BuiltAuthorization {
   readonly privilegedGroups: readonly string[];
   /** The authorizers of the chain in force now, by configured type (for rule listing). */
   current(): readonly ConfiguredAuthorizer[];
+  /** The chain in force explained, bypass first (access.gatehouse.dev explanations). */
+  explain(attrs: Attributes): Promise<ChainExplanation>;
+  /** Who the chain in force allows a request (SubjectsReview); the attributes' user is ignored. */
+  whoCan(attrs: Attributes): WhoCan;
   /** Re-reads --authorization-config now; resolves when done (a no-op in flag mode). */
   reload(): Promise<void>;
   close(): void;
@@ -146,11 +151,16 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
 
   const privileged = deps.privilegedGroups ?? [];
   // The bypass needs no configuration and no RBAC read, so it answers even while the rest starts or reloads.
-  const withBypass = (configured: Authorizer) => new AuthorizerChain(privileged.length > 0 ? [privilegedGroups(privileged), configured] : [configured]);
+  const bypass = privileged.length > 0 ? privilegedGroups(privileged) : undefined;
+  const withBypass = (configured: Authorizer) => new AuthorizerChain(bypass ? [bypass, configured] : [configured]);
+  const bypassPart: ExplainedPart[] = bypass ? [{ type: 'Privileged', name: bypass.name, authorizer: bypass }] : [];
+  const explainOf = (parts: () => readonly ConfiguredAuthorizer[]) => (attrs: Attributes) => explainChain([...bypassPart, ...parts()], attrs);
+  const whoCanOf = (parts: () => readonly ConfiguredAuthorizer[]) => (attrs: Attributes) => whoCan([...bypassPart, ...parts()], attrs);
 
   if (!fromFile) {
     const chain = await chainOf(fromFlags(o, deps.webhookTimeoutMs ?? 30_000)).catch((err: unknown) => { closeShared(); throw err; });
-    return { authorizer: withBypass(chain.authorizer), privilegedGroups: privileged, current: () => chain.parts, reload: async () => undefined, close: () => { chain.close(); closeShared(); } };
+    const current = () => chain.parts;
+    return { authorizer: withBypass(chain.authorizer), privilegedGroups: privileged, current, explain: explainOf(current), whoCan: whoCanOf(current), reload: async () => undefined, close: () => { chain.close(); closeShared(); } };
   }
 
   const path = o.authorizationConfig!;
@@ -192,6 +202,8 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
     authorizer: withBypass(holder),
     privilegedGroups: privileged,
     current: () => current.parts,
+    explain: explainOf(() => current.parts),
+    whoCan: whoCanOf(() => current.parts),
     reload: () => controller.check(),
     close: () => {
       controller.stop();

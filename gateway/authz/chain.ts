@@ -6,6 +6,31 @@
 import { spanAttribute } from '../../lib/tracing/span.js';
 import type { Attributes, Authorizer, Decision } from './types.js';
 
+/**
+ * kube's union of decisions, fed one authorizer's decision at a time: the
+ * first allow or deny decides; otherwise "no opinion" with the reasons and
+ * errors met. The chain and its explanation (explain.ts) both use it.
+ */
+export class Union {
+  private readonly reasons: string[] = [];
+  private readonly errors: string[] = [];
+  private decided: Decision | undefined;
+
+  /** Takes the next decision; true when it decides (later authorizers are not asked). */
+  add(d: Decision): boolean {
+    if (d.kind !== 'no-opinion') { this.decided = d; return true; }
+    if (d.reason) this.reasons.push(d.reason);
+    if (d.error) this.errors.push(d.error);
+    return false;
+  }
+
+  result(): Decision {
+    if (this.decided) return this.decided;
+    const reason = this.reasons.join('; ');
+    return this.errors.length > 0 ? { kind: 'no-opinion', reason, error: this.errors.join('; ') } : { kind: 'no-opinion', reason };
+  }
+}
+
 // kube-apiserver adds nothing to the Forbidden message when no authorizer gave a reason.
 const NOBODY_ALLOWED: Decision = Object.freeze({ kind: 'deny', reason: '' });
 
@@ -23,20 +48,14 @@ export class AuthorizerChain implements Authorizer {
 
   /** The chain's own answer, keeping "no opinion" (access reviews report `denied` only for a real deny). */
   async evaluate(attrs: Attributes): Promise<Decision> {
-    const reasons: string[] = [];
-    const errors: string[] = [];
+    const union = new Union();
     for (const a of this.authorizers) {
-      const d = await a.authorize(attrs);
-      if (d.kind !== 'no-opinion') {
-        // The authorizer that decided, named once (a nested chain named its own).
-        if (a.delegates !== true) spanAttribute('authorization.authorizer', a.name);
-        return d;
-      }
-      if (d.reason) reasons.push(d.reason);
-      if (d.error) errors.push(d.error);
+      if (!union.add(await a.authorize(attrs))) continue;
+      // The authorizer that decided, named once on the trace (a nested chain named its own).
+      if (a.delegates !== true) spanAttribute('authorization.authorizer', a.name);
+      break;
     }
-    const reason = reasons.join('; ');
-    return errors.length > 0 ? { kind: 'no-opinion', reason, error: errors.join('; ') } : { kind: 'no-opinion', reason };
+    return union.result();
   }
 }
 

@@ -11,12 +11,20 @@ export const MAX_MATCH_CONDITIONS = 64;
 
 export type MatchResult = { kind: 'match' } | { kind: 'skip' } | { kind: 'error'; error: string };
 
+/** One expression's result, for explanations; expressions after a false one are not evaluated (kube's order). */
+export interface ConditionResult {
+  readonly expression: string;
+  readonly result: 'true' | 'false' | 'error';
+  readonly error?: string;
+}
+
 export class MatchConditions {
   constructor(private readonly expressions: readonly CompiledExpression[]) {}
 
   get size(): number { return this.expressions.length; }
 
-  evaluate(spec: Record<string, unknown>): MatchResult {
+  /** `each`, when given, receives every evaluated expression's result. */
+  evaluate(spec: Record<string, unknown>, each?: ConditionResult[]): MatchResult {
     if (this.expressions.length === 0) return { kind: 'match' };
     const request = fromJson(spec);
     const errors: string[] = [];
@@ -25,11 +33,22 @@ export class MatchConditions {
       try {
         v = e.evaluate({ request });
       } catch (err) {
-        errors.push(err instanceof Error ? err.message : String(err));
+        const error = err instanceof Error ? err.message : String(err);
+        errors.push(error);
+        each?.push({ expression: e.expression, result: 'error', error });
         continue;
       }
-      if (v === false) return { kind: 'skip' };
-      if (v !== true) errors.push(`expression ${JSON.stringify(e.expression)} did not evaluate to a bool`);
+      if (v === false) {
+        each?.push({ expression: e.expression, result: 'false' });
+        return { kind: 'skip' };
+      }
+      if (v !== true) {
+        const error = `expression ${JSON.stringify(e.expression)} did not evaluate to a bool`;
+        errors.push(error);
+        each?.push({ expression: e.expression, result: 'error', error });
+      } else {
+        each?.push({ expression: e.expression, result: 'true' });
+      }
     }
     return errors.length > 0 ? { kind: 'error', error: errors.join('; ') } : { kind: 'match' };
   }

@@ -42,6 +42,48 @@ export interface Authorizer {
   /** True for authorizers that only pass the question on (chains): the one that decided is inside and names itself. */
   readonly delegates?: boolean;
   authorize(attrs: Attributes): Decision | Promise<Decision>;
+  /** Optional: the decision with what matched (see Explanation). */
+  explain?(attrs: Attributes): Explanation | Promise<Explanation>;
+  /** Optional: every subject it allows the request (SubjectsReview); see SubjectEnumerator. */
+  subjects?(attrs: Attributes): readonly SubjectGrant[];
 }
 
 export const NO_OPINION: Decision = Object.freeze({ kind: 'no-opinion', reason: '' });
+
+/**
+ * What an authorizer can tell beyond its decision (access.gatehouse.dev
+ * explanations). An authorizer that explains itself runs the same matching
+ * code for `explain` as for `authorize`; one that does not is explained by its
+ * decision alone (`explainOne`).
+ */
+export interface Explanation {
+  readonly decision: Decision;
+  /** What matched, under the authorizer type's key: `rbac`, `node`, `abac`, `webhook`, `privileged`. */
+  readonly facts?: Readonly<Record<string, unknown>>;
+  /** Rules bound to the subject that match every attribute but one (only when not allowed), closest first. */
+  readonly nearMisses?: readonly NearMiss[];
+}
+
+export interface NearMiss {
+  /** verb, namespace, resourceName, apiGroup, resource or nonResourceURL. */
+  readonly attribute: string;
+  readonly requested: string;
+  readonly granted: readonly string[];
+  /** Where the rule is, in the authorizer's terms (RBAC: binding, role, rule index, subject). */
+  readonly facts: Readonly<Record<string, unknown>>;
+}
+
+export async function explainOne(a: Authorizer, attrs: Attributes): Promise<Explanation> {
+  if (a.explain) return a.explain(attrs);
+  return { decision: await a.authorize(attrs) };
+}
+
+/** A subject an authorizer allows a request to (SubjectsReview), with what allows it. */
+export interface SubjectGrant {
+  readonly kind: 'User' | 'Group' | 'ServiceAccount';
+  readonly name: string;
+  /** ServiceAccounts only. */
+  readonly namespace?: string;
+  /** What allows it, under the authorizer type's key (as Explanation.facts). */
+  readonly facts: Readonly<Record<string, unknown>>;
+}

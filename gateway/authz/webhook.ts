@@ -9,9 +9,9 @@ import { LRUCache } from 'lru-cache';
 import { clientFromKubeconfig, ClientRequestError, KubeconfigError, type KubeClient } from '../../lib/kubeconfig/index.js';
 import { isPlainObject } from '../../lib/api/meta.js';
 import { recordMatchConditionError, recordMatchConditionExclusion, recordWebhookEvaluation } from '../metrics/authz.js';
-import type { MatchConditions } from './matchconditions.js';
+import type { ConditionResult, MatchConditions } from './matchconditions.js';
 import { sarSpecV1, toV1beta1 } from './sar.js';
-import type { Attributes, Authorizer, Decision } from './types.js';
+import type { Attributes, Authorizer, Decision, Explanation } from './types.js';
 import { NO_OPINION } from './types.js';
 import { ownValue } from '../../lib/api/own.js';
 
@@ -36,7 +36,15 @@ export interface WebhookAuthorizerOptions {
   readonly cacheSize?: number;
 }
 
-interface Cached { readonly decision: Decision; readonly expiresAt: number }
+interface Cached { readonly decision: Decision; readonly answer: Record<string, unknown>; readonly expiresAt: number }
+
+/** What an explanation shows of a webhook's work. */
+interface WebhookTrace {
+  called: boolean;
+  cached: boolean;
+  answer?: Record<string, unknown>;
+  readonly matchConditions: ConditionResult[];
+}
 
 const DEFAULT_CACHE_SIZE = 8192;
 const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
@@ -55,10 +63,22 @@ export class WebhookAuthorizer implements Authorizer {
   }
 
   async authorize(a: Attributes): Promise<Decision> {
+    return this.run(a);
+  }
+
+  /** The decision, and how it was reached: match condition results, cache or call, the answer's status. */
+  async explain(a: Attributes): Promise<Explanation> {
+    const trace: WebhookTrace = { called: false, cached: false, matchConditions: [] };
+    const decision = await this.run(a, trace);
+    const { matchConditions, ...rest } = trace;
+    return { decision, facts: { webhook: { ...rest, ...(matchConditions.length > 0 ? { matchConditions } : {}) } } };
+  }
+
+  private async run(a: Attributes, trace?: WebhookTrace): Promise<Decision> {
     const spec = sarSpecV1(a, this.opts.withSelectors);
     const mc = this.opts.matchConditions;
     if (mc && mc.size > 0) {
-      const m = mc.evaluate(spec);
+      const m = mc.evaluate(spec, trace?.matchConditions);
       if (m.kind === 'skip') {
         recordMatchConditionExclusion('Webhook', this.name);
         return NO_OPINION;
@@ -72,12 +92,16 @@ export class WebhookAuthorizer implements Authorizer {
     const now = this.clock();
     const hit = this.cache.get(key);
     if (hit) {
-      if (hit.expiresAt > now) return hit.decision;
+      if (hit.expiresAt > now) {
+        if (trace) { trace.cached = true; trace.answer = hit.answer; }
+        return hit.decision;
+      }
       this.cache.delete(key);
     }
     const review = { apiVersion: this.apiVersion, kind: 'SubjectAccessReview', spec: this.opts.version === 'v1' ? spec : toV1beta1(spec) };
     let reply: { status: number; json: unknown };
     const t0 = performance.now();
+    if (trace) trace.called = true;
     try {
       reply = await this.client.postJson('', review);
     } catch (err) {
@@ -87,9 +111,10 @@ export class WebhookAuthorizer implements Authorizer {
     recordWebhookEvaluation(this.name, reply.status >= 200 && reply.status < 300 ? 'success' : 'error', (performance.now() - t0) / 1000);
     const parsed = this.read(reply);
     if (typeof parsed === 'string') return this.failure(parsed);
-    const ttl = parsed.kind === 'allow' ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs;
-    if (ttl > 0) this.cache.set(key, { decision: parsed, expiresAt: now + ttl });
-    return parsed;
+    if (trace) trace.answer = parsed.answer;
+    const ttl = parsed.decision.kind === 'allow' ? this.opts.authorizedTtlMs : this.opts.unauthorizedTtlMs;
+    if (ttl > 0) this.cache.set(key, { decision: parsed.decision, answer: parsed.answer, expiresAt: now + ttl });
+    return parsed.decision;
   }
 
   close(): void {
@@ -97,7 +122,7 @@ export class WebhookAuthorizer implements Authorizer {
   }
 
   /** The decision in an answer, or what is wrong with it. */
-  private read(reply: { status: number; json: unknown }): Decision | string {
+  private read(reply: { status: number; json: unknown }): { decision: Decision; answer: Record<string, unknown> } | string {
     if (reply.status < 200 || reply.status > 299) return `answered HTTP ${reply.status}`;
     const body = reply.json;
     if (!isPlainObject(body)) return 'the answer is not a JSON object';
@@ -112,9 +137,14 @@ export class WebhookAuthorizer implements Authorizer {
     if (denied !== undefined && typeof denied !== 'boolean') return 'status.denied is not a boolean';
     if (typeof evaluationError === 'string' && evaluationError !== '') this.opts.log(`authorization webhook "${this.name}": evaluation error: ${evaluationError}`);
     const why = typeof reason === 'string' ? reason : '';
-    if (allowed === true) return why ? { kind: 'allow', reason: why } : ALLOW;
-    if (denied === true) return { kind: 'deny', reason: why };
-    return { kind: 'no-opinion', reason: why };
+    // The answer as explanations show it: the four fields read, nothing else the peer sent.
+    const answer: Record<string, unknown> = { allowed: allowed === true };
+    if (denied === true) answer['denied'] = true;
+    if (why) answer['reason'] = why;
+    if (typeof evaluationError === 'string' && evaluationError !== '') answer['evaluationError'] = evaluationError;
+    if (allowed === true) return { decision: why ? { kind: 'allow', reason: why } : ALLOW, answer };
+    if (denied === true) return { decision: { kind: 'deny', reason: why }, answer };
+    return { decision: { kind: 'no-opinion', reason: why }, answer };
   }
 
   private failure(why: string): Decision {

@@ -86,7 +86,7 @@ export function servedRegistry(c: RuntimeConfig): Registry {
   const all = builtinRegistry();
   const unknown = unknownResources(c, all.all());
   if (unknown.length > 0) throw new Error(`--runtime-config: unknown resource ${unknown.map((u) => `"${u.replace(/^\//, '')}"`).join(', ')}`);
-  if (c === DEFAULT_RUNTIME_CONFIG) return all;
+  // Even the default configuration filters: alpha versions (access.gatehouse.dev/v1alpha1) are off by default.
   return new Registry(all.all().filter((t) => enabled(c, t)));
 }
 

@@ -67,6 +67,6 @@ export function attributesOf(user: UserInfo, s: AccessSpec): Attributes {
   return { user, isResourceRequest: false, path: str(n, 'path', f), verb: str(n, 'verb', f), apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
 }
 
-export function refuse(kind: string, causes: StatusCause[]): void {
-  if (causes.length > 0) throw invalid({ group: 'authorization.k8s.io', kind }, '', causes);
+export function refuse(kind: string, causes: StatusCause[], group = 'authorization.k8s.io'): void {
+  if (causes.length > 0) throw invalid({ group, kind }, '', causes);
 }

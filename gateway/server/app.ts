@@ -11,6 +11,8 @@ import { metricsText } from '../metrics/registry.js';
 import { serveTokenReview } from '../reviews/tokenreview.js';
 import { serveSelfSubjectReview } from '../reviews/selfsubjectreview.js';
 import { accessReviewHandlers } from '../reviews/accessreviews.js';
+import { explanationHandlers } from '../reviews/explanations.js';
+import { serveSubjectsReview } from '../reviews/subjectsreview.js';
 import { PostStartHook } from '../health/checks.js';
 import { buildHealth, startPostStartHooks, type HealthEndpoints } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
@@ -64,6 +66,8 @@ function reviews(opts: ServeOptions, hooks: AppHooks, authn: GatewayAuthenticati
     'authentication.k8s.io/tokenreviews': (ctx) => serveTokenReview(ctx, { tokens: authn.tokens, apiAudiences: authn.apiAudiences, bodyLimit, log: hooks.log }),
     'authentication.k8s.io/selfsubjectreviews': (ctx) => serveSelfSubjectReview(ctx, bodyLimit),
     ...accessReviewHandlers({ evaluate: (a) => authz.authorizer.evaluate(a), resolvers: () => authz.ruleResolvers(), bodyLimit }),
+    ...explanationHandlers({ explain: (a) => authz.explain(a), bodyLimit }),
+    'access.gatehouse.dev/subjectsreviews': (ctx) => serveSubjectsReview(ctx, { whoCan: (a) => authz.whoCan(a), bodyLimit }),
   };
 }
 

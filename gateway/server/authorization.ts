@@ -7,6 +7,8 @@ import type { RegistrySource } from '../../lib/registry/live.js';
 import type { ServeOptions } from '../config/flags.js';
 import type { AuthorizerChain } from '../authz/chain.js';
 import { buildAuthorizers } from '../authz/build.js';
+import type { Attributes } from '../authz/types.js';
+import type { ChainExplanation, WhoCan } from '../authz/explain.js';
 import { startRbac } from '../authz/rbac/index.js';
 import { rbacEscalation } from '../admission/rbacescalation.js';
 import { nodeRestriction } from '../admission/noderestriction.js';
@@ -24,6 +26,10 @@ export interface GatewayAuthorization {
   /** The resolvers of the chain in force (--authorization-config may swap it). */
   ruleResolvers(): readonly RuleResolver[];
   readonly admission: readonly AdmissionPlugin[];
+  /** The chain in force explained (access.gatehouse.dev). */
+  explain(attrs: Attributes): Promise<ChainExplanation>;
+  /** Who the chain in force allows a request (access.gatehouse.dev SubjectsReview). */
+  whoCan(attrs: Attributes): WhoCan;
   close(): void;
 }
 
@@ -40,7 +46,7 @@ export async function buildAuthorization(opts: ServeOptions, hooks: AppHooks, co
   ];
   if (opts.enableAdmissionPlugins.includes('NodeRestriction')) admission.push(nodeRestriction({ registry, objects, bodyLimit, cbor: opts.featureGates.CBORServingAndStorage }));
   return {
-    authorizer, admission,
+    authorizer, admission, explain: (a) => authz.explain(a), whoCan: (a) => authz.whoCan(a),
     ruleResolvers: () => [privilegedRules(authz.privilegedGroups), ...authz.current().map((c) => ruleResolverFor(c.type, c.authorizer))],
     close: () => { authz.close(); rbac.stop(); },
   };

@@ -7,6 +7,10 @@
 // kube-apiserver itself calls token and authorization webhooks in v1beta1 by
 // default. SelfSubjectReview v1beta1 (introduced 1.27, v1 in 1.28) carries
 // kube's default prerelease lifecycle: deprecated 1.30, removed 1.33.
+// access.gatehouse.dev/v1alpha1 (Gatehouse's own access insight) is alpha and,
+// as every alpha version, off unless --runtime-config turns it on: its
+// answers (who can do what, which rules nearly match) are more than
+// kube-apiserver reveals, so an operator opts in to serving them.
 
 export type Stability = 'ga' | 'beta' | 'alpha';
 
@@ -34,6 +38,7 @@ export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(([
       SubjectAccessReview: { since: '1.19', removed: '1.22', replacement: 'authorization.k8s.io/v1 SubjectAccessReview' },
     },
   },
+  { group: 'access.gatehouse.dev', version: 'v1alpha1', stability: 'alpha' },
 ] as VersionLifecycle[]).map((v) => Object.freeze(v)));
 
 const BY_GV = new Map(SERVED_VERSIONS.map((v) => [`${v.group}/${v.version}`, v]));

@@ -2,6 +2,7 @@
 // tables at first use, and the lookups the registry and handlers need.
 import { PACKAGES } from './gen/index.js';
 import { SchemaModel, type StructNode } from './model.js';
+import { accessV1alpha1 } from './access.js';
 
 export type { Node, StructNode, ListNode, MapNode, ScalarNode, AnyNode, Field } from './model.js';
 export { SchemaModel, childOf } from './model.js';
@@ -10,8 +11,8 @@ export { SchemaModel, childOf } from './model.js';
 export function definitionName(group: string, version: string, kind: string): string {
   if (group === 'apiregistration.k8s.io') return `io.k8s.kube-aggregator.pkg.apis.apiregistration.${version}.${kind}`;
   if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}.${kind}`;
-  // Custom resources' groups are domains: kube names them reversed (stable.example.com → com.example.stable).
-  if (group.includes('.') && !group.endsWith('.k8s.io')) return `${group.split('.').reverse().join('.')}.${version}.${kind}`;
+  // A group outside k8s.io (custom resources, Gatehouse's own) is named as kube names custom resources' schemas: the reversed group (stable.example.com → com.example.stable).
+  if (group !== '' && !group.endsWith('.k8s.io')) return `${group.split('.').reverse().join('.')}.${version}.${kind}`;
   const pkg = group === '' ? 'core' : group.split('.')[0]!;
   return `io.k8s.api.${pkg}.${version}.${kind}`;
 }
@@ -20,7 +21,7 @@ let model: SchemaModel | undefined;
 
 /** The model of every built-in schema, built once per process. */
 export function builtinSchemas(): SchemaModel {
-  model ??= new SchemaModel(PACKAGES);
+  model ??= new SchemaModel([...PACKAGES, accessV1alpha1]);
   return model;
 }
 

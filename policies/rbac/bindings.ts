@@ -10,6 +10,7 @@ const user = (name: string) => ({ kind: 'User' as const, name });
 export const CLUSTER_ROLE_BINDINGS: ClusterRoleBindingData[] = [
   { name: 'cluster-admin', role: 'cluster-admin', subjects: [group('system:masters')] },
   { name: 'system:basic-user', role: 'system:basic-user', subjects: [group('system:authenticated')] },
+  { name: 'gatehouse:self-access-explainer', role: 'gatehouse:self-access-explainer', subjects: [group('system:authenticated')] },
   { name: 'system:discovery', role: 'system:discovery', subjects: [group('system:authenticated')] },
   { name: 'system:public-info-viewer', role: 'system:public-info-viewer', subjects: [group('system:authenticated'), group('system:unauthenticated')] },
   { name: 'system:monitoring', role: 'system:monitoring', subjects: [group('system:monitoring')] },

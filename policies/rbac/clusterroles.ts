@@ -60,6 +60,8 @@ export const CLUSTER_ROLES: ClusterRoleData[] = [
       rule('create', ['authentication.k8s.io'], 'selfsubjectreviews'),
     ],
   },
+  // Gatehouse's own (not kube's): every user may ask why it may or may not do something (access.gatehouse.dev).
+  { name: 'gatehouse:self-access-explainer', rules: [rule('create', ['access.gatehouse.dev'], 'selfsubjectaccessexplanations')] },
   { name: 'system:discovery', rules: [urls('get', '/api /api/* /apis /apis/* /healthz /livez /openapi /openapi/* /readyz /version /version/')] },
   { name: 'system:public-info-viewer', rules: [urls('get', '/healthz /livez /readyz /version /version/')] },
   { name: 'system:monitoring', rules: [urls('get', '/healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/*')] },

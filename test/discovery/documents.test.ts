@@ -53,7 +53,7 @@ test('/apis lists named groups in priority order with preferred versions', () =>
   const list = parse(discovery.apis.body) as { kind: string; apiVersion: string; groups: Json[] };
   assert.equal(list.kind, 'APIGroupList');
   assert.equal(list.apiVersion, 'v1');
-  assert.deepEqual(list.groups.map((g) => g['name']), ['apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io']);
+  assert.deepEqual(list.groups.map((g) => g['name']), ['apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io', 'access.gatehouse.dev']);
   assert.deepEqual(list.groups.find((g) => g['name'] === 'rbac.authorization.k8s.io'), {
     name: 'rbac.authorization.k8s.io',
     versions: [{ groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' }],

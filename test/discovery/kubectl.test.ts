@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { builtinRegistry } from '../../lib/registry/index.js';
+import { DEFAULT_RUNTIME_CONFIG, servedRegistry } from '../../gateway/config/runtimeconfig.js';
 import { buildDiscovery, negotiateAggregated, type Document } from '../../lib/discovery/index.js';
 
 const run = promisify(execFile);
@@ -24,7 +25,8 @@ function findKubectl(version: string): string | undefined {
 }
 
 async function serve(paths: string[]): Promise<{ server: Server; url: string }> {
-  const discovery = buildDiscovery(builtinRegistry(), { serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }] });
+  // What a server with the default --runtime-config serves (alpha versions off).
+  const discovery = buildDiscovery(servedRegistry(DEFAULT_RUNTIME_CONFIG), { serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }] });
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     paths.push(path);

@@ -4,11 +4,16 @@
 // the static node rules allow. With AuthorizeNodeWithSelectors a node reads
 // only its own Node and lists/watches only pods selected by
 // spec.nodeName=<itself>. Anyone who is not a node agent gets no opinion.
-import type { Attributes, Authorizer, Decision } from '../types.js';
+import type { Attributes, Authorizer, Decision, Explanation, SubjectGrant } from '../types.js';
 import { NO_OPINION } from '../types.js';
 import type { NodeGraph, VertexKind } from './graph.js';
-import { nodeIdentity } from './identity.js';
+import { NODE_USER_PREFIX, NODES_GROUP, nodeIdentity } from './identity.js';
 import { NODE_RULES, rulesAllow } from './rules.js';
+
+/** Core resources the graph holds, by their vertex kind. */
+const VERTEX_OF: Readonly<Record<string, VertexKind | undefined>> = Object.freeze(Object.assign(Object.create(null) as Record<string, VertexKind>, {
+  pods: 'pod', secrets: 'secret', configmaps: 'configmap', persistentvolumeclaims: 'pvc', persistentvolumes: 'pv', serviceaccounts: 'serviceaccount',
+}));
 
 const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
 const noOpinion = (reason: string): Decision => ({ kind: 'no-opinion', reason });
@@ -21,6 +26,12 @@ export interface NodeAuthorizerOptions {
 export class NodeAuthorizer implements Authorizer {
   readonly name = 'Node';
 
+  /**
+   * Set only for the length of one synchronous `explain`: what the decision
+   * rested on. A decision never awaits, so no other request can see it.
+   */
+  private tracing: { rule?: 'graph' | 'static'; path?: string[] } | undefined;
+
   constructor(private readonly graph: NodeGraph, private readonly opts: NodeAuthorizerOptions) {}
 
   authorize(a: Attributes): Decision {
@@ -31,7 +42,50 @@ export class NodeAuthorizer implements Authorizer {
       const d = this.subdivided(node, a);
       if (d) return d;
     }
-    return rulesAllow(a, NODE_RULES) ? ALLOW : NO_OPINION;
+    if (!rulesAllow(a, NODE_RULES)) return NO_OPINION;
+    if (this.tracing) this.tracing.rule = 'static';
+    return ALLOW;
+  }
+
+  /** The decision and what it rested on: the graph path, kube's static node rules, or the node's own name. */
+  explain(a: Attributes): Explanation {
+    const trace: { rule?: 'graph' | 'static'; path?: string[] } = {};
+    this.tracing = trace;
+    let decision: Decision;
+    try {
+      decision = this.authorize(a);
+    } finally {
+      this.tracing = undefined;
+    }
+    const node = nodeIdentity(a.user);
+    if (decision.kind !== 'allow' || !node) return { decision };
+    // An allow by neither the graph nor the static rules came from the node's own name (its Node, lease, pods).
+    return { decision, facts: { node: { node, rule: trace.rule ?? 'node-name', ...(trace.path ? { path: trace.path } : {}) } } };
+  }
+
+  /**
+   * Who-can: the node agents the request is allowed to, found by asking the
+   * decision itself. First for a node that cannot exist (`*` is no DNS name):
+   * allowed means every node is (static rules; writes NodeRestriction then
+   * limits), the group system:nodes; otherwise for each node the graph links
+   * the object to, and the node an object of the node's own name belongs to.
+   */
+  subjects(a: Attributes): SubjectGrant[] {
+    const as = (node: string): Attributes => ({ ...a, user: { username: `${NODE_USER_PREFIX}${node}`, groups: [NODES_GROUP] } });
+    const any = this.explain(as('*'));
+    if (any.decision.kind === 'allow') {
+      return [{ kind: 'Group', name: NODES_GROUP, facts: { node: { node: '*', rule: (any.facts?.['node'] as { rule?: string } | undefined)?.rule ?? 'static' } } }];
+    }
+    const candidates = new Set<string>();
+    const kind = VERTEX_OF[a.apiGroup === '' ? a.resource : ''];
+    if (kind && a.name !== '') for (const n of this.graph.nodesReaching(kind, a.namespace, a.name)) candidates.add(n);
+    if (a.name !== '' && (a.resource === 'nodes' || a.resource === 'leases')) candidates.add(a.name);
+    const out: SubjectGrant[] = [];
+    for (const node of candidates) {
+      const e = this.explain(as(node));
+      if (e.decision.kind === 'allow') out.push({ kind: 'User', name: `${NODE_USER_PREFIX}${node}`, facts: e.facts ?? {} });
+    }
+    return out;
   }
 
   /** Resources whose access depends on the graph or the node's name; undefined = use the static rules. */
@@ -57,7 +111,9 @@ export class NodeAuthorizer implements Authorizer {
 
   private related(node: string, kind: VertexKind, a: Attributes): Decision {
     if (a.name === '') return noOpinion('No Object name found');
-    if (!this.graph.hasPath(node, kind, a.namespace, a.name)) return noOpinion(`no relationship found between node '${node}' and this object`);
+    const path = this.graph.pathOf(node, kind, a.namespace, a.name);
+    if (!path) return noOpinion(`no relationship found between node '${node}' and this object`);
+    if (this.tracing) { this.tracing.rule = 'graph'; this.tracing.path = path; }
     return ALLOW;
   }
 

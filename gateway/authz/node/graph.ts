@@ -85,16 +85,56 @@ export class NodeGraph {
 
   /** Whether the object is related to the node: node ← pod ← {secret, configmap, pvc, sa}, node ← pod ← pvc ← pv ← secret. */
   hasPath(node: string, kind: VertexKind, namespace: string, name: string): boolean {
+    return this.pathOf(node, kind, namespace, name) !== undefined;
+  }
+
+  /**
+   * The path from an object to the node, as `kind namespace/name` steps (the
+   * pods are counted, not named: the indexes keep counts); undefined = none.
+   */
+  pathOf(node: string, kind: VertexKind, namespace: string, name: string): string[] | undefined {
     const key = `${namespace}/${name}`;
     switch (kind) {
-      case 'pod': return this.pods.get(key)?.node === node;
-      case 'pv': return this.pvReaches(node, name);
-      case 'secret':
-        if (this.refs.get('secret')!.get(key)?.has(node)) return true;
-        for (const pv of this.pvsBySecret.get(key) ?? []) if (this.pvReaches(node, pv)) return true;
-        return false;
-      default: return this.refs.get(kind)!.get(key)?.has(node) === true;
+      case 'pod': return this.pods.get(key)?.node === node ? [`pod ${key}`, `node ${node}`] : undefined;
+      case 'pv': return this.pvPath(node, name);
+      case 'secret': {
+        const direct = this.refPath(node, 'secret', key);
+        if (direct) return direct;
+        for (const pv of this.pvsBySecret.get(key) ?? []) {
+          const via = this.pvPath(node, pv);
+          if (via) return [`secret ${key}`, ...via];
+        }
+        return undefined;
+      }
+      default: return this.refPath(node, kind, key);
     }
+  }
+
+  /** The nodes an object has a path to (who-can candidates; each is then asked as a decision would be). */
+  nodesReaching(kind: VertexKind, namespace: string, name: string): string[] {
+    const key = `${namespace}/${name}`;
+    const viaRef = (k: RefKind, ref: string) => [...(this.refs.get(k)!.get(ref)?.keys() ?? [])];
+    const viaPv = (pv: string) => {
+      const claim = this.pvs.get(pv)?.claim;
+      return claim !== undefined ? viaRef('pvc', claim) : [];
+    };
+    switch (kind) {
+      case 'pod': { const n = this.pods.get(key)?.node; return n !== undefined ? [n] : []; }
+      case 'pv': return viaPv(name);
+      case 'secret': return [...new Set([...viaRef('secret', key), ...[...this.pvsBySecret.get(key) ?? []].flatMap(viaPv)])];
+      default: return viaRef(kind, key);
+    }
+  }
+
+  private refPath(node: string, kind: RefKind, key: string): string[] | undefined {
+    const pods = this.refs.get(kind)!.get(key)?.get(node);
+    return pods ? [`${kind} ${key}`, `${pods} pod${pods === 1 ? '' : 's'}`, `node ${node}`] : undefined;
+  }
+
+  private pvPath(node: string, pv: string): string[] | undefined {
+    const claim = this.pvs.get(pv)?.claim;
+    const rest = claim !== undefined ? this.refPath(node, 'pvc', claim) : undefined;
+    return rest && [`pv ${pv}`, ...rest];
   }
 
   /** Node of a bound pod, if the graph knows the pod. */
@@ -102,10 +142,7 @@ export class NodeGraph {
     return this.pods.get(`${namespace}/${name}`)?.node;
   }
 
-  private pvReaches(node: string, pv: string): boolean {
-    const claim = this.pvs.get(pv)?.claim;
-    return claim !== undefined && this.refs.get('pvc')!.get(claim)?.has(node) === true;
-  }
+
 
   private deletePodKey(key: string): void {
     const old = this.pods.get(key);

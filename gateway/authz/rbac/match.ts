@@ -38,3 +38,32 @@ export function ruleAllows(a: Attributes, rule: PolicyRule): boolean {
   const combined = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
   return groupMatches(rule, a.apiGroup) && resourceMatches(rule, combined, a.subresource) && nameMatches(rule, a.name);
 }
+
+/** One attribute a rule does not grant, with what the rule grants instead. */
+export interface Miss {
+  readonly attribute: 'verb' | 'apiGroup' | 'resource' | 'resourceName' | 'nonResourceURL';
+  readonly requested: string;
+  readonly granted: readonly string[];
+}
+
+/**
+ * Every attribute of the request the rule does not grant, by the same
+ * predicates as `ruleAllows` (an empty list = the rule allows). A rule of the
+ * other kind (resources for a non-resource request, or the reverse) is not
+ * about the request at all: undefined.
+ */
+export function ruleMisses(a: Attributes, rule: PolicyRule): Miss[] | undefined {
+  const misses: Miss[] = [];
+  if (!verbMatches(rule, a.verb)) misses.push({ attribute: 'verb', requested: a.verb, granted: rule.verbs });
+  if (!a.isResourceRequest) {
+    if (rule.nonResourceURLs.length === 0) return undefined;
+    if (!rule.nonResourceURLs.some((u) => urlMatches(u, a.path))) misses.push({ attribute: 'nonResourceURL', requested: a.path, granted: rule.nonResourceURLs });
+    return misses;
+  }
+  if (rule.resources.length === 0) return undefined;
+  const combined = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  if (!groupMatches(rule, a.apiGroup)) misses.push({ attribute: 'apiGroup', requested: a.apiGroup, granted: rule.apiGroups });
+  if (!resourceMatches(rule, combined, a.subresource)) misses.push({ attribute: 'resource', requested: combined, granted: rule.resources });
+  if (!nameMatches(rule, a.name)) misses.push({ attribute: 'resourceName', requested: a.name, granted: rule.resourceNames });
+  return misses;
+}

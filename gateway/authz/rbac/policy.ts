@@ -112,13 +112,7 @@ export class RbacPolicy {
    * requests), as kube's rule resolver does. Stops when the visitor says so.
    */
   visit(user: UserInfo, namespace: string, visitor: GrantVisitor): void {
-    const found: SubjectGrants[] = [];
-    const mine = this.bySubject.get(`u:${user.username}`);
-    if (mine) found.push(mine);
-    for (const g of user.groups) {
-      const sg = this.bySubject.get(`g:${g}`);
-      if (sg) found.push(sg);
-    }
+    const found = this.grantsOf(user);
     for (const sg of found) {
       for (const grant of sg.cluster) if (visitor(grant, this.roleRules(grant.binding.roleRef, ''))) return;
     }
@@ -128,5 +122,40 @@ export class RbacPolicy {
       if (!set) continue;
       for (const grant of set) if (visitor(grant, this.roleRules(grant.binding.roleRef, namespace))) return;
     }
+  }
+
+  /** Every grant of the user, whatever its scope: ClusterRoleBindings, then RoleBindings of every namespace (explanations' near misses). */
+  visitEverywhere(user: UserInfo, visitor: GrantVisitor): void {
+    const found = this.grantsOf(user);
+    for (const sg of found) {
+      for (const grant of sg.cluster) if (visitor(grant, this.roleRules(grant.binding.roleRef, ''))) return;
+    }
+    for (const sg of found) {
+      for (const [ns, set] of sg.byNamespace) {
+        for (const grant of set) if (visitor(grant, this.roleRules(grant.binding.roleRef, ns))) return;
+      }
+    }
+  }
+
+  /** Every binding that applies at a scope, whoever it names: ClusterRoleBindings, then the RoleBindings of `namespace` (who-can). */
+  visitBindings(namespace: string, visitor: (binding: Binding, rules: readonly PolicyRule[] | undefined) => void): void {
+    for (const { binding } of this.bindings.values()) {
+      if (binding.kind === 'ClusterRoleBinding') visitor(binding, this.roleRules(binding.roleRef, ''));
+    }
+    if (!namespace) return;
+    for (const { binding } of this.bindings.values()) {
+      if (binding.kind === 'RoleBinding' && binding.namespace === namespace) visitor(binding, this.roleRules(binding.roleRef, namespace));
+    }
+  }
+
+  private grantsOf(user: UserInfo): SubjectGrants[] {
+    const found: SubjectGrants[] = [];
+    const mine = this.bySubject.get(`u:${user.username}`);
+    if (mine) found.push(mine);
+    for (const g of user.groups) {
+      const sg = this.bySubject.get(`g:${g}`);
+      if (sg) found.push(sg);
+    }
+    return found;
   }
 }

@@ -10,6 +10,7 @@ import { AUTHENTICATION_TYPES } from './authentication.js';
 import { AUTHORIZATION_TYPES } from './authorization.js';
 import { FLOWCONTROL_TYPES } from './flowcontrol.js';
 import { APIEXTENSIONS_TYPES } from './apiextensions.js';
+import { ACCESS_TYPES } from './access.js';
 import { builtinSchemaOf } from '../../schema/index.js';
 
 /** Each type with its generated schema attached (lib/schema). */
@@ -19,5 +20,5 @@ function withSchema(t: ResourceType): ResourceType {
 }
 
 export const BUILTIN_TYPES: readonly ResourceType[] = [
-  ...CORE_TYPES, ...EVENTS_TYPES, ...COORDINATION_TYPES, ...DISCOVERY_TYPES, ...RBAC_TYPES, ...APIREGISTRATION_TYPES, ...AUTHENTICATION_TYPES, ...AUTHORIZATION_TYPES, ...FLOWCONTROL_TYPES, ...APIEXTENSIONS_TYPES,
+  ...CORE_TYPES, ...EVENTS_TYPES, ...COORDINATION_TYPES, ...DISCOVERY_TYPES, ...RBAC_TYPES, ...APIREGISTRATION_TYPES, ...AUTHENTICATION_TYPES, ...AUTHORIZATION_TYPES, ...FLOWCONTROL_TYPES, ...APIEXTENSIONS_TYPES, ...ACCESS_TYPES,
 ].map(withSchema);
