@@ -557,6 +557,10 @@ function sidecarFlagChecks(o: ServeOptions, given: ReadonlySet<string>): string[
   const clash = ['authorization-config', 'authorization-policy-file', 'core-backend-url'].filter((n) => given.has(n));
   if (clash.length > 0) out.push(`--upstream and ${clash.map((n) => `--${n}`).join(', ')} are mutually exclusive`);
   if (o.allowPaths.length > 0 && o.ignorePaths.length > 0) out.push('--allow-paths and --ignore-paths are mutually exclusive');
+  // The sidecar has no FlowSchemas of its own (gateway/sidecar/README.md): asking for them is a mistake to report, not to ignore.
+  if (given.has('enable-priority-and-fairness') && o.enablePriorityAndFairness) {
+    out.push('--upstream keeps the plain in-flight limits (no FlowSchemas of its own): --enable-priority-and-fairness must be false or unset');
+  }
   if (o.authHeaderUserFieldName === o.authHeaderGroupsFieldName) {
     out.push(`invalid value "${o.authHeaderGroupsFieldName}" for --auth-header-groups-field-name: must differ from --auth-header-user-field-name`);
   }
