@@ -74,6 +74,8 @@ export interface ServeOptions {
   readonly enablePriorityAndFairness: boolean;
   /** SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection. */
   readonly http2MaxStreamsPerConnection: number;
+  /** Most connections one remote address may hold open; 0 = no cap (kube has none). */
+  readonly maxConnectionsPerClientAddress: number;
   /** Share of HTTP/2 requests after which the client is sent GOAWAY (0 to 0.02). */
   readonly goawayChance: number;
   readonly verbosity: number;
@@ -134,7 +136,7 @@ const DEFAULTS: ServeOptions = {
   authenticationTokenWebhookConfigFile: undefined, authenticationTokenWebhookCacheTtlMs: 2 * 60_000, authenticationTokenWebhookVersion: 'v1beta1',
   requestheaderClientCaFile: undefined, requestheaderAllowedNames: [], requestheaderUsernameHeaders: [], requestheaderUidHeaders: [],
   requestheaderGroupHeaders: [], requestheaderExtraHeadersPrefix: [], proxyClientCertFile: undefined, proxyClientKeyFile: undefined, watchHistoryMs: 5 * 60_000, livezGracePeriodMs: 0,
-  shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, requestTimeoutMs: 60_000, minRequestTimeoutS: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, enablePriorityAndFairness: true, http2MaxStreamsPerConnection: 1000, goawayChance: 0, verbosity: 0,
+  shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, requestTimeoutMs: 60_000, minRequestTimeoutS: 1800, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, enablePriorityAndFairness: true, http2MaxStreamsPerConnection: 1000, maxConnectionsPerClientAddress: 1000, goawayChance: 0, verbosity: 0,
   authorizationConfig: undefined, authorizationPolicyFile: undefined, authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
   authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000, enableAdmissionPlugins: [], featureGates: FEATURE_GATE_DEFAULTS,
   upstream: undefined, upstreamCaFile: undefined, resourceAttributesFile: undefined, allowPaths: [], ignorePaths: [],
@@ -366,6 +368,9 @@ export const FLAGS: readonly Flag[] = [
   flag({ name: 'http2-max-streams-per-connection', key: 'http2MaxStreamsPerConnection', arg: 'int',
     help: 'Most concurrent streams a client may open on one HTTP/2 connection',
     parse: (raw) => int(raw, 1, 2 ** 31 - 1, 'must be a positive integer') }),
+  flag({ name: 'max-connections-per-client-address', key: 'maxConnectionsPerClientAddress', arg: 'int',
+    help: 'Most connections one client address may hold open at once (more are closed before the TLS handshake); behind a load balancer that hides client addresses, raise it or set 0 = no cap',
+    parse: (raw) => int(raw, 0, 2 ** 31 - 1, 'must be a non-negative integer') }),
   flag({ name: 'goaway-chance', key: 'goawayChance', arg: 'fraction',
     help: 'Share of HTTP/2 requests after which the client is told to reconnect (GOAWAY), so long-lived clients spread over replicas; 0 (off) to 0.02',
     parse: (raw) => {
