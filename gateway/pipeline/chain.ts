@@ -17,6 +17,7 @@ import { hasImpersonation, impersonate } from './impersonate.js';
 import { stripIdentityHeaders, type IdentityHeaders } from './identityheaders.js';
 import type { InflightLimiter } from './inflight.js';
 import { goAwayAfter, maybeGoAway } from './goaway.js';
+import { Deadline } from './deadline.js';
 
 /** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
 export interface RequestAuthenticator {
@@ -130,8 +131,8 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     res.once('close', finish);
 
     const run = async () => {
-      const deadline = new AbortController();
-      ctx = newContext(req, res, cfg.clock(), upgrade, deadline.signal);
+      const deadline = new Deadline();
+      ctx = newContext(req, res, cfg.clock(), upgrade, deadline);
 
       if (cfg.draining?.() && !HEALTH_PATH.test(ctx.info.path)) {
         // As kube-apiserver's WithRetryAfter: this process is going; the client should find another.
