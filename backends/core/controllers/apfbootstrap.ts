@@ -20,7 +20,8 @@ import { deleteStored, getOrCreate } from './loop.js';
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const json = (v: unknown) => JSON.stringify(v);
 
-function fcType(env: CoreEnv, plural: string): ResourceType {
+/** A flowcontrol.apiserver.k8s.io/v1 type of the registry (its controllers need both). */
+export function fcType(env: CoreEnv, plural: string): ResourceType {
   const t = env.registry.lookup(GROUP, 'v1', plural);
   if (!t) throw new Error(`the registry has no ${GROUP}/v1 ${plural} type`);
   return t;

@@ -11,9 +11,9 @@ import type { CoreEnv } from '../env.js';
 import { objectKey, typePrefix } from '../keys.js';
 import { prepareUpdate } from '../objects.js';
 import { guaranteedUpdate } from '../store/types.js';
+import { fcType } from './apfbootstrap.js';
 import { WatchingController } from './loop.js';
 
-const GROUP = 'flowcontrol.apiserver.k8s.io';
 /** kube's `ConfigConsumerAsFieldManager`. */
 export const APF_CONSUMER_FIELD_MANAGER = 'api-priority-and-fairness-config-consumer-v1';
 
@@ -35,12 +35,6 @@ function currentDangling(fs: KObject): Partial<Condition> | undefined {
   const conds = (fs['status'] as { conditions?: unknown } | undefined)?.conditions;
   if (!Array.isArray(conds)) return undefined;
   return conds.find((c): c is Partial<Condition> => typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'Dangling');
-}
-
-function fcType(env: CoreEnv, plural: string): ResourceType {
-  const t = env.registry.lookup(GROUP, 'v1', plural);
-  if (!t) throw new Error(`the registry has no ${GROUP}/v1 ${plural} type`);
-  return t;
 }
 
 export class FlowSchemaStatusController extends WatchingController {
