@@ -1,6 +1,9 @@
 // A tiny admin client for fixtures (not measured), shared by the bench sections.
+import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface Answer { status: number; text: string; headers: IncomingHttpHeaders }
 
 export class Admin {
   private readonly agent: Agent;
@@ -9,18 +12,18 @@ export class Admin {
   }
 
   /** A JSON body (or none). */
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+  call(method: string, path: string, body?: unknown): Promise<Answer> {
     return body === undefined ? this.send(method, path) : this.send(method, path, JSON.stringify(body), 'application/json');
   }
 
   /** A body as it is, of the given content type. */
-  send(method: string, path: string, payload?: string, contentType?: string): Promise<{ status: number; text: string }> {
+  send(method: string, path: string, payload?: string, contentType?: string): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, servername: 'localhost', headers: contentType ? { 'content-type': contentType } : {} }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
       });
       req.on('error', reject);
       req.end(payload);

@@ -9,8 +9,8 @@
 // `load` mode) on CPU 1: H2_SESSIONS connections, each keeping H2_STREAMS
 // requests in flight (closed loop), measured in the order bare, Gatehouse,
 // Gatehouse, bare so the machine's drift lands on both. BENCH_HTTP2=0 skips the
-// section in run.ts; knobs BENCH_DURATION_MS, BENCH_WARMUP_MS.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+// section in run.ts; knobs BENCH_DURATION_MS, BENCH_WARMUP_MS, BENCH_CPU_PROF.
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect, createSecureServer, type ClientHttp2Session } from 'node:http2';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import { cpuSecondsOf, freePort, placement, serveCommands, startChild, type Chil
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
+const PROF = process.env['BENCH_CPU_PROF'] || undefined;
 const SESSIONS = 4;
 const STREAMS = 16;
 const PATH = '/api/v1/namespaces/bench/configmaps/c1';
@@ -115,8 +116,11 @@ export async function runHttp2Bench(): Promise<void> {
       return { rps, cpuUs: (cpu * 1e6) / rps, errors: r.errors };
     };
     const b1 = await measure(bare, barePort);
+    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of Gatehouse over its two measurements (http2-get.cpuprofile).
+    if (PROF) { await mkdir(PROF, { recursive: true }); await gh.call('profStart'); }
     const g1 = await measure(gh, ghPort);
     const g2 = await measure(gh, ghPort);
+    if (PROF) await gh.call('profStop', { file: join(PROF, 'http2-get.cpuprofile') });
     const b2 = await measure(bare, barePort);
     const bare2 = (b1.rps + b2.rps) / 2;
     const gate2 = (g1.rps + g2.rps) / 2;

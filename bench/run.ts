@@ -320,6 +320,15 @@ if (process.env['BENCH_HTTP2'] !== '0') {
 }
 
 // ---------------------------------------------------------------------------
+// API Priority and Fairness section (owned with gateway/flowcontrol): GET with
+// --enable-priority-and-fairness on and off, and a second flow's p99 under a
+// flood at 10× its level's seats (bench/flowcontrol.ts). BENCH_FLOWCONTROL=0 skips it.
+if (process.env['BENCH_FLOWCONTROL'] !== '0') {
+  const { runFlowcontrolBench } = await import('./flowcontrol.js');
+  await runFlowcontrolBench();
+}
+
+// ---------------------------------------------------------------------------
 // Micro-benchmarks (bench/micro.ts): the figures the small optimizations cite
 // in their comments (field manager ASCII path, SortedKeys, the Redis write's
 // JSON, direct EVALSHA, service-account signature schedules), in a process of

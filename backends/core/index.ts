@@ -21,6 +21,7 @@ import { BootstrapSigner, type ClusterInfoSource } from './controllers/bootstrap
 import type { WatchingController } from './controllers/loop.js';
 import { bootstrapRbac } from './controllers/rbacbootstrap.js';
 import { ApfBootstrap } from './controllers/apfbootstrap.js';
+import { FlowSchemaStatusController } from './controllers/flowschemastatus.js';
 import { ClusterRoleAggregationController } from './controllers/aggregation.js';
 import { GarbageCollector } from './controllers/garbagecollector.js';
 import { autoregister, type LocalGroupVersion } from './controllers/autoregister.js';
@@ -147,6 +148,8 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   if (opts.builtins !== false) controllers.push(new GarbageCollector(env));
   // apiextensions-apiserver's naming, establishing and finalizing controllers, and kube-aggregator's crdregistration.
   if (opts.builtins !== false) controllers.push(new CrdController(env, builtinTypes));
+  // kube-apiserver's APF config consumer keeps each FlowSchema's Dangling condition, in every server.
+  if (opts.builtins !== false) controllers.push(new FlowSchemaStatusController(env));
   // The default RBAC policy, then aggregation over it (its hook waits for the defaults, so readiness sees filled roles).
   let rbacDefaults: Promise<void> | undefined;
   const reconcileRbac = () => (rbacDefaults ??= bootstrapRbac(env));

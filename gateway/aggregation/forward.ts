@@ -10,6 +10,12 @@
 // client would send its next request, credentials and all, wherever the
 // backend chose (CVE-2022-3172); kube-aggregator answers 502 instead.
 //
+// A backend may answer before it has read the whole body (a 413 mid-upload):
+// the answer is relayed, the rest of the body is no longer forwarded, and the
+// client's connection closes after the answer without a reset that would
+// lose it (lib/http/linger.ts, as for the gateway's own 413); the backend
+// connection, holding half a body, is not reused.
+//
 // Upgrades (exec, attach, port-forward, websockets) are forwarded only by
 // callers that authorized them first, on a fresh connection; if the backend
 // answers anything but 101, that answer is relayed (a redirect is a 502) and
@@ -23,6 +29,7 @@ import { request as httpsRequest, type Agent as HttpsAgent, type RequestOptions 
 import type { Duplex } from 'node:stream';
 import { badGateway, type StatusError } from '../../lib/api/status.js';
 import { clientStatus, outboundCall, tracingEnabled } from '../../lib/tracing/span.js';
+import { closeAfterAnswer } from '../../lib/http/linger.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
@@ -117,10 +124,15 @@ function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: Fo
     if (o.signal?.aborted) { cut(); return; }
     o.signal?.addEventListener('abort', cut, { once: true });
     out.on('close', () => o.signal?.removeEventListener('abort', cut));
+    /** The whole body reached the backend's socket. */
+    let uploaded = false;
+    out.on('finish', () => { uploaded = true; });
+    /** The backend's whole answer was read (an upload cut after it is no failure). */
+    let answered = false;
     out.on('error', (err) => {
       if (settled) return;
       if (!res.headersSent) { settle(err); return; }
-      res.destroy();
+      if (!answered) res.destroy();
       settle();
     });
     out.on('response', (back) => {
@@ -132,12 +144,15 @@ function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: Fo
         settle(redirectRefused());
         return;
       }
+      // Before writeHead: an early answer marks the client's connection to close.
+      if (!uploaded && !o.body) answeredEarly(req, res, out, back);
       // HTTP/2 has no reason phrase (Node warns when given one).
       if (req.httpVersionMajor === 1) res.writeHead(back.statusCode ?? 502, back.statusMessage ?? '', responseHeaders(back.rawHeaders));
       else res.writeHead(back.statusCode ?? 502, responseHeaders(back.rawHeaders));
       if (o.flushHeaders) res.flushHeaders();
       o.onHeaders?.();
       back.on('error', () => res.destroy());
+      back.on('end', () => { answered = true; });
       back.pipe(res);
     });
     res.on('close', () => {
@@ -147,6 +162,15 @@ function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: Fo
     if (o.body) out.end(o.body);
     else req.pipe(out);
   });
+}
+
+/** The backend answered before the body was all sent: stop forwarding it, and close both connections once the answer is through. */
+function answeredEarly(req: IncomingMessage, res: ServerResponse, out: ReturnType<typeof httpRequest>, back: IncomingMessage): void {
+  req.unpipe(out);
+  // HTTP/2 ends only this stream; an HTTP/1.1 client still sending must see the answer before its connection goes.
+  if (req.httpVersionMajor === 1 && !req.complete) closeAfterAnswer(req, res);
+  else req.resume();
+  back.on('end', () => out.destroy());
 }
 
 export interface UpgradeTarget {

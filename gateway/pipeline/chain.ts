@@ -25,6 +25,7 @@ import type { InflightLimiter } from './inflight.js';
 import { goAwayAfter, maybeGoAway } from './goaway.js';
 import { inSpan } from '../../lib/tracing/span.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import { Deadline } from './deadline.js';
 
 /** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
 export interface RequestAuthenticator {
@@ -161,8 +162,8 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
 
     const run = async () => {
       if (cfg.compression === false) forbidCompression(req);
-      const deadline = new AbortController();
-      ctx = newContext(req, res, cfg.clock(), upgrade, deadline.signal);
+      const deadline = new Deadline();
+      ctx = newContext(req, res, cfg.clock(), upgrade, deadline);
       if (traced) tracing.named(req, ctx.info);
 
       if (cfg.draining?.() && !HEALTH_PATH.test(ctx.info.path)) {

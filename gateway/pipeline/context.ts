@@ -51,10 +51,10 @@ export interface RequestContext {
 const EMPTY_QUERY = new URLSearchParams();
 const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
 
-const NEVER = new AbortController().signal;
+const NEVER: { readonly signal: AbortSignal } = { signal: new AbortController().signal };
 
 /** Throws a 400 StatusError for a path that could mean different things to authorization and a backend. */
-export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade, deadline: AbortSignal = NEVER): RequestContext {
+export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade, deadline: { readonly signal: AbortSignal } = NEVER): RequestContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
@@ -63,7 +63,8 @@ export function newContext(req: IncomingMessage, res: ServerResponse, now: numbe
   // Refused (400) unless the raw path a backend receives and the decoded one authorization reads name the same thing.
   const path = checkedRequestPath(rawPath);
   const info = parseRequestInfo(req.method ?? 'GET', path, watch);
-  return { req, res, query, info, startedAt: now, user: NOBODY, upgrade, deadline };
+  // The signal is read on demand (pipeline/deadline.ts makes it only then).
+  return { req, res, query, info, startedAt: now, user: NOBODY, upgrade, get deadline() { return deadline.signal; } };
 }
 
 export function isLongRunning(ctx: RequestContext): boolean {

@@ -125,6 +125,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const { server, connections, url } = await serveHttps({
     cert: tls.serving, clientCas: tls.requestheaderCa ? [tls.clientCa, tls.requestheaderCa] : [tls.clientCa], handler, upgrades: true,
     port: opts.securePort, bindAddress: opts.bindAddress, log, http2MaxStreams: opts.http2MaxStreamsPerConnection,
+    maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
     ...(hooks.tlsReloadIntervalMs !== undefined ? { reloadIntervalMs: hooks.tlsReloadIntervalMs } : {}),
   });
 

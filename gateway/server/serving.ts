@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import { Connections } from './connections.js';
+import { ConnectionsPerAddress } from './peercap.js';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
@@ -141,6 +142,8 @@ export interface ServeHttpsOptions {
   readonly reloadIntervalMs?: number;
   /** SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection (--http2-max-streams-per-connection). */
   readonly http2MaxStreams?: number;
+  /** Most connections one remote address holds open (--max-connections-per-client-address); absent or 0 = no cap. */
+  readonly maxConnectionsPerAddress?: number;
 }
 
 export interface Serving {
@@ -179,6 +182,7 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
   // timeout, since watches and long requests run for minutes.
   Object.assign(server, { maxHeaderSize: (1 << 20) + 4096, keepAliveTimeout: 65_000, headersTimeout: 60_000, requestTimeout: 0 });
   const connections = new Connections(server);
+  new ConnectionsPerAddress(o.maxConnectionsPerAddress ?? 0, o.log).attach(server);
   // A failed handshake is the client's to see, not a server error.
   server.on('tlsClientError', () => undefined);
   if (o.upgrades) server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => serveUpgrade(handler, req, socket, head));

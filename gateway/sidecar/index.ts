@@ -74,7 +74,7 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     ...(auditor ? { audit: auditor } : {}),
     ...(tracing ? { tracing: tracing.requests } : {}),
   });
-  const { server, connections, url } = await serveHttps({ cert: serving, clientCas: [clientCa], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress, log, http2MaxStreams: opts.http2MaxStreamsPerConnection });
+  const { server, connections, url } = await serveHttps({ cert: serving, clientCas: [clientCa], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress, log, http2MaxStreams: opts.http2MaxStreamsPerConnection, maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress });
   log(`sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`);
   return { server, url, upstream: upstreamUrl, shutdown: sidecarShutdown(server, connections, opts.shutdownDelayMs, log, () => { upstream.close(); for (const c of delegation.closers) c(); void auditor?.shutdown(); void tracing?.shutdown(); }) };
 }

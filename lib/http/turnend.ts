@@ -16,8 +16,11 @@ function flush(): void {
   }
 }
 
-/** writeHead now, end(body) once this turn's other callbacks have run. */
+/** writeHead now, end(body) once this turn's other callbacks have run; on HTTP/2 at once. */
 export function endThisTurn(res: ServerResponse, code: number, headers: Record<string, string | number>, body: string | Buffer | undefined): void {
   res.writeHead(code, headers);
+  // HTTP/2 writes a session's frames together already (nghttp2 sends what is pending once per
+  // turn); deferring the end only split HEADERS from DATA and cost a second pass per stream.
+  if (res.req?.httpVersionMajor === 2) { res.end(body); return; }
   if (pending.push({ res, body }) === 1) setImmediate(flush);
 }

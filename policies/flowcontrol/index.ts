@@ -1,5 +1,8 @@
 // kube-apiserver's bootstrap API Priority and Fairness configuration
-// (k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap, v1 values): the mandatory
+// (k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap/default.go, v1 values,
+// checked field by field against kubernetes/apiserver 24a394e, 2026-07, which
+// no longer has the endpoints/configmaps leader-election schemas
+// `endpoint-controller` and `workload-leader-election`): the mandatory
 // `exempt` and `catch-all` objects, which the server keeps as written, and the
 // suggested ones, which it creates and updates while they carry
 // `apf.kubernetes.io/autoupdate-spec: "true"`.
@@ -51,7 +54,8 @@ function flowSchema(name: string, level: string, precedence: number, distinguish
   };
 }
 
-const authenticatedOrNot = [group('system:authenticated'), group('system:unauthenticated')];
+// kube's order (user.AllUnauthenticated, user.AllAuthenticated): a spec compared as written must match.
+const authenticatedOrNot = [group('system:unauthenticated'), group('system:authenticated')];
 
 export function mandatoryPriorityLevels(): KObject[] {
   return [
@@ -80,7 +84,7 @@ export function suggestedPriorityLevels(): KObject[] {
 
 const kcm = user('system:kube-controller-manager');
 const scheduler = user('system:kube-scheduler');
-const leases = (namespaces: string[]): ResourceRule => ({ verbs: ['get', 'create', 'update'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces });
+const leases: ResourceRule = { verbs: ['get', 'create', 'update'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: ['*'] };
 
 export function suggestedFlowSchemas(): KObject[] {
   return [
@@ -89,21 +93,13 @@ export function suggestedFlowSchemas(): KObject[] {
       nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/readyz', '/livez'] }],
     }]),
     flowSchema('system-leader-election', 'leader-election', 100, 'ByUser', [{
-      subjects: [kcm, scheduler, serviceAccount('kube-system', 'kube-controller-manager'), serviceAccount('kube-system', 'kube-scheduler')],
-      resourceRules: [leases(['kube-system'])],
-    }]),
-    flowSchema('endpoint-controller', 'workload-high', 150, 'ByUser', [{
-      subjects: [kcm, serviceAccount('kube-system', 'endpoint-controller')],
-      resourceRules: [{ verbs: ['get', 'create', 'update'], apiGroups: [''], resources: ['endpoints'], namespaces: ['*'] }],
-    }]),
-    flowSchema('workload-leader-election', 'leader-election', 200, 'ByUser', [{
-      subjects: [serviceAccount('kube-system', '*')],
-      resourceRules: [leases(['*'])],
+      subjects: [kcm, scheduler, serviceAccount('kube-system', '*')],
+      resourceRules: [leases],
     }]),
     flowSchema('system-node-high', 'node-high', 400, 'ByUser', [{
       subjects: [group('system:nodes')],
       resourceRules: [
-        { verbs: ['*'], apiGroups: [''], resources: ['nodes', 'nodes/status'], clusterScope: true },
+        { verbs: ['*'], apiGroups: [''], resources: ['nodes', 'nodes/status'], clusterScope: true, namespaces: ['*'] },
         { verbs: ['*'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: ['*'] },
       ],
     }]),

@@ -79,6 +79,7 @@ describe('flowcontrol.apiserver.k8s.io/v1 types', () => {
     assert.equal(made.status, 201, made.text);
     const fs = await run('kubectl', ['get', 'flowschemas', 't-kubectl'], { env });
     assert.match(fs.stdout, /NAME\s+PRIORITYLEVEL\s+MATCHINGPRECEDENCE\s+DISTINGUISHERMETHOD\s+AGE\s+MISSINGPL/);
-    assert.match(fs.stdout, /t-kubectl\s+t-defaults\s+77\s+ByNamespace\s+\S+\s+\?/);
+    // '?' until the flowschema-status controller judged it (test/flowcontrol/status.test.ts), then False.
+    assert.match(fs.stdout, /t-kubectl\s+t-defaults\s+77\s+ByNamespace\s+\S+\s+(\?|False)\s/);
   });
 });

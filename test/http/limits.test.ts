@@ -7,42 +7,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startGatehouse, stopAll, type Gatehouse } from '../e2e/helpers.js';
+import { upload, type UploadResult } from '../helpers/upload.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const LIMIT = 256 * 1024;
 const SENT = 8 * 1024 * 1024;
-
-/** Posts `total` bytes with Node's client (declared, or chunked in 64 KiB pieces); what the client saw: the answer, or the error that replaced it. */
-function post(gh: Gatehouse, tls: { ca: Buffer; cert: Buffer; key: Buffer }, total: number, chunked: boolean): Promise<{ status?: number; body?: string; headers?: Record<string, unknown>; error?: string }> {
-  return new Promise((resolve) => {
-    const req = request({
-      host: '127.0.0.1', port: gh.port, path: CM, method: 'POST', ...tls, agent: false,
-      headers: { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': total }) },
-    }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-      res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: res.statusCode ?? 0, body, error: err.code ?? err.message }));
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
-    if (!chunked) { req.end(Buffer.alloc(total, 'a')); return; }
-    const piece = Buffer.alloc(64 * 1024, 'a');
-    let sent = 0;
-    const pump = (): void => {
-      while (sent < total && !req.destroyed) {
-        sent += piece.length;
-        if (!req.write(piece)) { req.once('drain', pump); return; }
-      }
-      if (!req.destroyed) req.end();
-    };
-    pump();
-  });
-}
 
 describe('limits that reach the client', { timeout: 180_000 }, () => {
   let gh: Gatehouse;
@@ -56,7 +28,7 @@ describe('limits that reach the client', { timeout: 180_000 }, () => {
   });
   after(async () => { await stopAll(); });
 
-  const assert413 = (o: Awaited<ReturnType<typeof post>>, what: string): void => {
+  const assert413 = (o: UploadResult, what: string): void => {
     assert.equal(o.status, 413, `${what}: no 413 reached the client (${o.error ?? 'no error'})`);
     assert.equal(o.headers?.['connection'], 'close', what);
     const status = JSON.parse(o.body ?? '');
@@ -66,11 +38,11 @@ describe('limits that reach the client', { timeout: 180_000 }, () => {
   };
 
   it('a body declared larger than the limit is answered 413, and the answer arrives while megabytes are still being sent', async () => {
-    for (let i = 0; i < 20; i++) assert413(await post(gh, tls, SENT, false), `try ${i}`);
+    for (let i = 0; i < 20; i++) assert413(await upload({ port: gh.port, path: CM, tls }, SENT, false), `try ${i}`);
   });
 
   it('a chunked body is answered 413 once it crosses the limit, and the answer arrives', async () => {
-    for (let i = 0; i < 20; i++) assert413(await post(gh, tls, SENT, true), `try ${i}`);
+    for (let i = 0; i < 20; i++) assert413(await upload({ port: gh.port, path: CM, tls }, SENT, true), `try ${i}`);
   });
 
   it('a body just under the limit is read and judged, and the server keeps serving', async () => {

@@ -301,6 +301,9 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     assert.equal(both.code, 1);
     assert.match(both.stderr, /--authorization-mode must be Webhook or unset; --allow-paths and --ignore-paths are mutually exclusive/);
     assert.equal(both.stderr.trim().split('\n').length, 1);
+    const apf = await runGatehouse(['serve', '--upstream=http://127.0.0.1:1', '--enable-priority-and-fairness']);
+    assert.equal(apf.code, 1);
+    assert.match(apf.stderr, /--upstream keeps the plain in-flight limits \(no FlowSchemas of its own\): --enable-priority-and-fairness must be false or unset/);
     const fieldsOrphan = await runGatehouse(['serve', '--auth-header-fields-enabled']);
     assert.match(fieldsOrphan.stderr, /--auth-header-fields-enabled requires --upstream/);
     const badName = await runGatehouse(['serve', '--upstream=http://127.0.0.1:1', '--auth-header-user-field-name=x user']);

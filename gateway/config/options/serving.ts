@@ -16,6 +16,8 @@ export interface ServingOptions {
   readonly minRequestTimeoutS: number;
   /** SETTINGS_MAX_CONCURRENT_STREAMS of each HTTP/2 connection. */
   readonly http2MaxStreamsPerConnection: number;
+  /** Most connections one remote address may hold open; 0 = no cap (kube has none). */
+  readonly maxConnectionsPerClientAddress: number;
   /** Share of HTTP/2 requests after which the client is sent GOAWAY (0 to 0.02). */
   readonly goawayChance: number;
   readonly verbosity: number;
@@ -28,7 +30,7 @@ export const serving: OptionGroup<ServingOptions> = {
   defaults: {
     bindAddress: '127.0.0.1', securePort: 6443, tlsCertFile: undefined, tlsPrivateKeyFile: undefined, livezGracePeriodMs: 0,
     shutdownDelayMs: 0, maxRequestBodyBytes: 3 * 1024 * 1024, requestTimeoutMs: 60_000, minRequestTimeoutS: 1800,
-    http2MaxStreamsPerConnection: 1000, goawayChance: 0, verbosity: 0,
+    http2MaxStreamsPerConnection: 1000, maxConnectionsPerClientAddress: 1000, goawayChance: 0, verbosity: 0,
   },
   flags: [
     flag({ name: 'bind-address', key: 'bindAddress', arg: 'ip', help: 'The IP address to listen on (0.0.0.0 or :: for all interfaces)',
@@ -51,6 +53,9 @@ export const serving: OptionGroup<ServingOptions> = {
     flag({ name: 'http2-max-streams-per-connection', key: 'http2MaxStreamsPerConnection', arg: 'int',
       help: 'Most concurrent streams a client may open on one HTTP/2 connection',
       parse: (raw) => int(raw, 1, 2 ** 31 - 1, 'must be a positive integer') }),
+    flag({ name: 'max-connections-per-client-address', key: 'maxConnectionsPerClientAddress', arg: 'int',
+      help: 'Most connections one client address may hold open at once (more are closed before the TLS handshake); behind a load balancer that hides client addresses, raise it or set 0 = no cap',
+      parse: (raw) => int(raw, 0, 2 ** 31 - 1, 'must be a non-negative integer') }),
     flag({ name: 'goaway-chance', key: 'goawayChance', arg: 'fraction',
       help: 'Share of HTTP/2 requests after which the client is told to reconnect (GOAWAY), so long-lived clients spread over replicas; 0 (off) to 0.02',
       parse: (raw) => {

@@ -62,6 +62,10 @@ export const sidecar: OptionGroup<SidecarOptions> = {
     if (given.has('authorization-mode') && (o.authorizationModes.length !== 1 || o.authorizationModes[0] !== 'Webhook')) {
       out.push('--upstream authorizes through the cluster (SubjectAccessReview): --authorization-mode must be Webhook or unset');
     }
+    // The sidecar has no FlowSchemas of its own (gateway/sidecar/README.md): asking for them is a mistake to report, not to ignore.
+    if (given.has('enable-priority-and-fairness') && o.enablePriorityAndFairness) {
+      out.push('--upstream keeps the plain in-flight limits (no FlowSchemas of its own): --enable-priority-and-fairness must be false or unset');
+    }
     const clash = ['authorization-config', 'authorization-policy-file', 'core-backend-url'].filter((n) => given.has(n));
     if (clash.length > 0) out.push(`--upstream and ${clash.map((n) => `--${n}`).join(', ')} are mutually exclusive`);
     if (o.allowPaths.length > 0 && o.ignorePaths.length > 0) out.push('--allow-paths and --ignore-paths are mutually exclusive');
