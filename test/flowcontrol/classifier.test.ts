@@ -47,6 +47,22 @@ describe('APF classifier', () => {
     assert.equal(c.classify(req({ user: { username: 'nobody', groups: [] } })).level.name, 'catch-all');
   });
 
+  it('remembers answers per user object, and forgets them when a schema or level changes', () => {
+    const c = classifier(['a', 'b', 'catch-all'], [
+      schema('catch-all', 'catch-all', 10000, [{ subjects: [{ kind: 'Group', group: { name: 'system:authenticated' } }], resourceRules: [all] }]),
+    ]);
+    const jane = { username: 'jane', groups: ['system:authenticated'] };
+    assert.equal(c.classify(req({ user: jane })).schema.name, 'catch-all');
+    assert.equal(c.classify(req({ user: jane })), c.classify(req({ user: jane })), 'the same answer object for the same shape');
+    assert.equal(c.classify(req({ user: jane, verb: 'list' })).schema.name, 'catch-all');
+    const [fs, pl] = c.reflected();
+    fs!.set(schema('janes', 'a', 10, [{ subjects: [{ kind: 'User', user: { name: 'jane' } }], resourceRules: [{ ...all, verbs: ['get'] }] }]), 'ADDED');
+    assert.equal(c.classify(req({ user: jane })).schema.name, 'janes', 'a new schema is seen at once');
+    assert.equal(c.classify(req({ user: jane, verb: 'list' })).schema.name, 'catch-all', 'another request shape of the same user');
+    pl!.remove(level('a'));
+    assert.equal(c.classify(req({ user: jane })).schema.name, 'catch-all', 'a dangling schema matches nothing once its level is gone');
+  });
+
   it('matches verbs, groups, resources with subresources, cluster scope and namespaces', () => {
     const subjects = [{ kind: 'Group', group: { name: '*' } }];
     const c = classifier(['a', 'catch-all'], [
