@@ -7,7 +7,7 @@
 import { RE2JS } from '@bufbuild/re2';
 import type { StatusCause } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
-import { hasOwn, ownValue } from '../api/own.js';
+import { hasOwn, ownValue, setOwn } from '../api/own.js';
 import { canonicalJson } from '../fieldmanager/shape.js';
 import { jsonEqual } from '../api/json.js';
 import { validateEmbedded } from './embedded.js';
@@ -146,7 +146,8 @@ function listDuplicates(v: readonly unknown[], s: ValueSchema, field: string, ou
     }
     keyOf = (x) => {
       const key: Record<string, unknown> = {};
-      if (isPlainObject(x)) for (const k of s.mapKeys) if (hasOwn(x, k)) key[k] = x[k];
+      // A map key named __proto__ is data: set as an own member, never the prototype.
+      if (isPlainObject(x)) for (const k of s.mapKeys) if (hasOwn(x, k)) setOwn(key, k, ownValue(x, k));
       return key;
     };
   } else keyOf = (x) => x;
