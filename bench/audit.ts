@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { placement, startChild, type Child } from './procs.js';
 import { configmapRun, seedConfigmaps, startVariants } from './variants.js';
+import { recordRow } from './summary.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
@@ -50,6 +51,7 @@ export async function runAuditBench(): Promise<void> {
       const o2 = await run(offPort, method);
       const o = (o1 + o2) / 2;
       const what = method === 'GET' ? 'GET one configmap' : 'CREATE configmap';
+      recordRow({ name: `${what}, metrics + Metadata audit vs audit off`, value: (m1 + m2) / 2, unit: 'req/s', baseline: o, target: '≥ 90% of off', atLeast: 0.9 });
       lines.push(`${what}`,
         `  audit off                  ${f(o1)} / ${f(o2)}`,
         `  Metadata to a file         ${f(m1)} / ${f(m2)}   ${((100 * (m1 + m2)) / 2 / o).toFixed(1)}% of off (target ≥ 90%)`,

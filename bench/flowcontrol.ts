@@ -23,8 +23,8 @@
 // Processes (bench/procs.ts): the two gateways on CPU 0, the slow backend and
 // the load generator (this file, by mode) on CPU 1. BENCH_FLOWCONTROL=0 skips
 // the section in run.ts; run alone: `node --import tsx bench/flowcontrol.ts`.
-// Knobs: BENCH_DURATION_MS, BENCH_WARMUP_MS.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// Knobs: BENCH_DURATION_MS, BENCH_WARMUP_MS, BENCH_CPU_PROF, BENCH_APF_ROUNDS (3).
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,9 +33,12 @@ import { fileURLToPath } from 'node:url';
 import { Admin } from './admin.js';
 import { freePort, placement, serveCommands, startChild, withCpu, type Child } from './procs.js';
 import { closedLoop, type LoopResult, type Target } from './rawclient.js';
+import { recordRow } from './summary.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
+const PROF = process.env['BENCH_CPU_PROF'] || undefined;
+const ROUNDS = Number(process.env['BENCH_APF_ROUNDS'] ?? 3);
 const CONNECTIONS = 50;
 // Long beside this machine's scheduling noise (a shared 2-core box), short enough for ~200 samples of B alone.
 const DELAY_MS = 25;
@@ -131,22 +134,38 @@ export async function runFlowcontrolBench(): Promise<void> {
     }
 
     // ---- 1. GET with APF on and off
-    const get = async (server: Child, port: number, tls: typeof adminTls): Promise<LoopResult> =>
-      withCpu(server, load, () => load.call<LoopResult>('loop', { target: { port, ...tls }, path: GET_PATH, connections: CONNECTIONS, warmupMs: WARMUP, durationMs: DURATION }));
+    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each process over each of its runs (apf-<on|off>-<who>-<n>.cpuprofile).
+    let runNo = 0;
+    const get = async (server: Child, port: number, tls: typeof adminTls): Promise<LoopResult> => {
+      if (PROF) { await mkdir(PROF, { recursive: true }); await server.call('profStart'); }
+      const r = await withCpu(server, load, () => load.call<LoopResult>('loop', { target: { port, ...tls }, path: GET_PATH, connections: CONNECTIONS, warmupMs: WARMUP, durationMs: DURATION }));
+      if (PROF) await server.call('profStop', { file: join(PROF, `${server.name}-${tls === adminTls ? 'admin' : 'user'}-${++runNo}.cpuprofile`) });
+      return r;
+    };
     out(`GET ${GET_PATH}, ${CONNECTIONS} connections, the two processes alternately (on, off, off, on)`);
+    out(`  ${ROUNDS} rounds of on, off, off, on (${DURATION / 1000} s each); the median of the rounds' ratios`);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+    const cpuUs = (r: LoopResult) => (r.cpu!.server * 1e6) / rate(r);
     for (const [who, tls] of [['admin (exempt)', adminTls], ['user (global-default)', readerTls]] as const) {
-      const on1 = await get(on, onPort, tls);
-      const off1 = await get(off, offPort, tls);
-      const off2 = await get(off, offPort, tls);
-      const on2 = await get(on, onPort, tls);
-      const onRate = (rate(on1) + rate(on2)) / 2;
-      const offRate = (rate(off1) + rate(off2)) / 2;
-      const errors = on1.errors + on2.errors + off1.errors + off2.errors;
-      const cpuUs = (r: LoopResult) => (r.cpu!.server * 1e6) / rate(r);
-      out(`  ${who.padEnd(22)} on ${f(rate(on1))} / ${f(rate(on2))} req/s (${cpuUs(on1).toFixed(0)} / ${cpuUs(on2).toFixed(0)} µs CPU each), off ${f(rate(off1))} / ${f(rate(off2))} req/s (${cpuUs(off1).toFixed(0)} / ${cpuUs(off2).toFixed(0)} µs), errors ${errors}`);
-      // Server CPU per request is the steadier figure when other work shares the core: off's over on's.
-      const cpuRatio = (cpuUs(off1) + cpuUs(off2)) / (cpuUs(on1) + cpuUs(on2));
-      out(`  ${''.padEnd(22)} on / off ${(100 * onRate / offRate).toFixed(1)}% by req/s, ${(100 * cpuRatio).toFixed(1)}% by server CPU per request   (target ≥ 95%)`);
+      const byRate: number[] = [];
+      const byCpu: number[] = [];
+      const rows: string[] = [];
+      let errors = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        const on1 = await get(on, onPort, tls);
+        const off1 = await get(off, offPort, tls);
+        const off2 = await get(off, offPort, tls);
+        const on2 = await get(on, onPort, tls);
+        errors += on1.errors + on2.errors + off1.errors + off2.errors;
+        byRate.push((rate(on1) + rate(on2)) / (rate(off1) + rate(off2)));
+        // Server CPU per request is the steadier figure when other work shares the core: off's over on's.
+        byCpu.push((cpuUs(off1) + cpuUs(off2)) / (cpuUs(on1) + cpuUs(on2)));
+        rows.push(`on ${f(rate(on1))}/${f(rate(on2))} (${cpuUs(on1).toFixed(0)}/${cpuUs(on2).toFixed(0)} µs) off ${f(rate(off1))}/${f(rate(off2))} (${cpuUs(off1).toFixed(0)}/${cpuUs(off2).toFixed(0)} µs)`);
+      }
+      out(`  ${who.padEnd(22)} ${rows.join('; ')}; errors ${errors}`);
+      const pct = (xs: number[]) => `${(100 * median(xs)).toFixed(1)}% [${xs.map((x) => (100 * x).toFixed(0)).join(' ')}]`;
+      recordRow({ name: `GET with priority and fairness on vs off, ${who} (server CPU per request, median of ${ROUNDS} rounds)`, value: median(byCpu), unit: 'ratio', target: '≥ 95% of off', atLeast: 0.95 });
+      out(`  ${''.padEnd(22)} on / off ${pct(byRate)} by req/s, ${pct(byCpu)} by server CPU per request   (target ≥ 95%)`);
     }
 
     // ---- 2. a second flow's p99 under a flood
@@ -202,6 +221,7 @@ export async function runFlowcontrolBench(): Promise<void> {
     out(`  B (${userB}) alone, 1 connection          p50 ${ms(alone.latency.p50)}  p99 ${ms(alone.latency.p99)}  ${f(rate(alone))} req/s, errors ${alone.errors}`);
     out(`  B while A (${userA}) floods with ${flood}    p50 ${ms(both.victim.latency.p50)}  p99 ${ms(both.victim.latency.p99)}  ${f(rate(both.victim))} req/s, errors ${both.victim.errors}`);
     out(`  A's flood: ${f(rate(both.flooder))} req/s (${seats} seats / ${DELAY_MS} ms = ${f((seats * 1000) / DELAY_MS)} at most), answers ${JSON.stringify(both.flooder.statuses)}`);
+    recordRow({ name: 'second flow p99 under a 10× flood vs alone', value: both.victim.latency.p99, unit: 'ms', baseline: alone.latency.p99, target: '≤ 3× its p99 alone', atMost: 3 });
     out(`  B's p99 under the flood / alone          ${ratio.toFixed(2)}×   (target ≤ 3×)`);
     out('');
   } finally {

@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Admin } from './admin.js';
 import { cpuSecondsOf, freePort, placement, serveCommands, startChild, type Child } from './procs.js';
+import { recordRow } from './summary.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
@@ -125,6 +126,7 @@ export async function runHttp2Bench(): Promise<void> {
     const bare2 = (b1.rps + b2.rps) / 2;
     const gate2 = (g1.rps + g2.rps) / 2;
     const f = (n: number) => Math.round(n).toLocaleString('en-US');
+    recordRow({ name: 'HTTP/2 GET vs bare node:http2', value: gate2, unit: 'req/s', baseline: bare2, target: '≥ 60% of bare', atLeast: 0.6 });
     process.stdout.write([
       '',
       `=== HTTP/2 (bench/http2.ts; ${placement()}) ===`,

@@ -4,6 +4,7 @@
 // keep-alive connections from the same process (both sides share the CPU, so
 // compare the ratio, not the absolute rates).
 import { CONNECTIONS, DURATION, rateLoop, withInProcessServer, type Call } from './inprocess.js';
+import { recordRow } from './summary.js';
 
 export function pod(name: string): Record<string, unknown> {
   const container = (n: string, image: string) => ({
@@ -44,6 +45,7 @@ async function pair(call: Call, label: string, path: string, obj: Record<string,
     return (await call('PUT', item, JSON.stringify(body), 'application/json')).status === 200;
   });
   const smp = await rateLoop(`PATCH strategic ${label}`, async (i) => (await call('PATCH', item, JSON.stringify(patchOf(i)), 'application/strategic-merge-patch+json')).status === 200);
+  recordRow({ name: `PATCH strategic merge vs PUT (${label})`, value: smp, unit: 'req/s', baseline: put, target: '≥ 60% of PUT', atLeast: 0.6 });
   console.log(`  ${`strategic merge / PUT (${label})`.padEnd(48)} ${(100 * smp / put).toFixed(0).padStart(7)} %   (target ≥ 60%)`);
 }
 

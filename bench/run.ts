@@ -3,8 +3,10 @@
 // fixtures, runs each measurement beside its baseline and prints the figures.
 //
 // Environment knobs: BENCH_DURATION_MS (measured window, default 5000),
-// BENCH_WARMUP_MS (default 1000), BENCH_ONLY (comma list of get,list,
-// encodings,create,watch), BENCH_WATCHERS (default 100,1000), BENCH_CPU_PROF (a directory:
+// BENCH_WARMUP_MS (default 1000), BENCH_ONLY (comma list of section names,
+// bench/summary.ts: get, list, encodings, create, file-create, crd, watch, patch,
+// redis-create, redis-read, redis-watch, authn, authz, proxy, http2, flowcontrol,
+// micro, audit, tracing, …), BENCH_JSON (a file: every summary row as JSON), BENCH_WATCHERS (default 100,1000), BENCH_CPU_PROF (a directory:
 // a V8 CPU profile of the Gatehouse process is written there for each of its
 // measurements, `<measurement>.cpuprofile`, readable in Chrome DevTools).
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -16,10 +18,10 @@ import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
 import * as report from './report.js';
 import { Admin } from './admin.js';
+import { anySelected, recordRow, selected } from './summary.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
-const ONLY = new Set((process.env['BENCH_ONLY'] ?? 'get,list,encodings,create,crd,watch').split(','));
 const WATCHERS = (process.env['BENCH_WATCHERS'] ?? '100,1000').split(',').map(Number);
 const PROF = process.env['BENCH_CPU_PROF'] || undefined;
 const CONNECTIONS = 50;
@@ -109,6 +111,7 @@ async function watchEncodings(admin: Admin, server: Child, load: Child, formats:
 }
 
 async function main(): Promise<void> {
+  if (!anySelected(['get', 'list', 'encodings', 'create', 'file-create', 'crd', 'watch'])) return;
   if (PROF) await mkdir(PROF, { recursive: true });
   const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
   const children: Child[] = [];
@@ -184,15 +187,15 @@ async function main(): Promise<void> {
       measured(what, mem, () => load.call<LoopResult>('paged', { ...loop, target: target(memPort), path: '/api/v1/namespaces/bench/configmaps', limit, total: LIST_SIZE }), report.describe.loop);
 
     const figures: report.Figures = { watch: [] };
-    if (ONLY.has('get')) {
+    if (selected('get')) {
       const b = await fixed('GET bare', barePort, 'GET', '/api/v1/namespaces/bench/configmaps/cm-0000');
       const g = await fixed('GET gatehouse', memPort, 'GET', '/api/v1/namespaces/bench/configmaps/cm-0000');
       figures.get = { bare: b, gatehouse: g };
     }
-    if (ONLY.has('list')) {
+    if (selected('list')) {
       figures.list = { objects: LIST_SIZE, unpaged: await paged('LIST unpaged', 0), paged50: await paged('LIST limit=50', 50), paged500: await paged('LIST limit=500', 500) };
     }
-    if (ONLY.has('encodings')) {
+    if (selected('encodings')) {
       // JSON, protobuf and CBOR answers of the same GET and unpaged LIST, in the
       // order A B C C B A so the machine's drift lands on all; figures are the two runs' sums.
       const PB = 'application/vnd.kubernetes.protobuf';
@@ -213,13 +216,13 @@ async function main(): Promise<void> {
       }
       figures.watchEncodings = await watchEncodings(memAdmin, mem, load, [['JSON', 'application/json'], ['protobuf', PB], ['CBOR', CBOR]]);
     }
-    if (ONLY.has('create')) {
+    if (selected('create') || selected('file-create')) {
       const b = await fixed('CREATE bare POST', barePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
       const m = await fixed('CREATE gatehouse memory', memPort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
       const f = await fixed('CREATE gatehouse file', filePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
       figures.create = { bare: b, memory: m, file: f };
     }
-    if (ONLY.has('crd')) {
+    if (selected('crd')) {
       // Custom resource creates beside ConfigMap creates in one namespace of one server, in the order CM CR CR CM.
       await memAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-crd' } });
       const installMs = await installWidgetCrd(memAdmin, 'bench-crd');
@@ -230,7 +233,7 @@ async function main(): Promise<void> {
       const cm2 = await fixed('CREATE configmap (crd section)', memPort, 'POST', '/api/v1/namespaces/bench-crd/configmaps', configMap('bench-crd'));
       figures.crd = { installMs, configMap: [cm1, cm2], custom: [cr1, cr2] };
     }
-    if (ONLY.has('watch')) {
+    if (selected('watch')) {
       for (const n of WATCHERS) {
         const ns = `bench-watch-${n}`;
         const body = configMap(ns, 'x');
@@ -267,7 +270,7 @@ await main();
 // PATCH section (owned with lib/patch and backends/core/handlers/patch.ts):
 // strategic merge PATCH/s beside PUT of the same Pod and 100-key ConfigMap
 // (bench/patch.ts). BENCH_PATCH=0 skips it.
-if (process.env['BENCH_PATCH'] !== '0') {
+if (selected('patch', 'BENCH_PATCH')) {
   const { runPatchBench } = await import('./patch.js');
   await runPatchBench();
 }
@@ -277,7 +280,7 @@ if (process.env['BENCH_PATCH'] !== '0') {
 // figures (bench/redis.ts) and the full stack on Redis (bench/redis-stack.ts),
 // each beside its baselines. Skipped, with the reason printed, when Redis
 // (REDIS_URL, default 127.0.0.1:6379) is unreachable; BENCH_REDIS=0 skips it.
-if (process.env['BENCH_REDIS'] !== '0') {
+if (anySelected(['redis-create', 'redis-read', 'redis-watch'], 'BENCH_REDIS')) {
   const { printRedisSection } = await import('./redis-stack.js');
   await printRedisSection();
 }
@@ -287,7 +290,7 @@ if (process.env['BENCH_REDIS'] !== '0') {
 // (client cert, static token, service-account JWT hit and all-miss, OIDC,
 // webhook) beside the anonymous baseline, jose's raw RS256 rate and new mTLS
 // connections beside raw handshakes (bench/authn.ts). BENCH_AUTHN=0 skips it.
-if (process.env['BENCH_AUTHN'] !== '0') {
+if (selected('authn', 'BENCH_AUTHN')) {
   const { printAuthnSection } = await import('./authn.js');
   await printAuthnSection();
 }
@@ -297,7 +300,7 @@ if (process.env['BENCH_AUTHN'] !== '0') {
 // full stack with 10,000 RoleBindings and 1,000 ClusterRoles under RBAC beside
 // AlwaysAllow, then the per-decision cost measured directly on the RBAC
 // authorizer (bench/authz.ts, bench/authz-rbac.ts). BENCH_AUTHZ=0 skips it.
-if (process.env['BENCH_AUTHZ'] !== '0') {
+if (selected('authz', 'BENCH_AUTHZ')) {
   const { printAuthzSection } = await import('./authz.js');
   await printAuthzSection();
 }
@@ -306,7 +309,7 @@ if (process.env['BENCH_AUTHZ'] !== '0') {
 // Aggregation section (owned with gateway/aggregation): GET and watch of a
 // sample-backend Widget through the gateway, beside the backend directly and a
 // bare Node proxy hop (bench/aggregation.ts). BENCH_AGGREGATION=0 skips it.
-if (process.env['BENCH_AGGREGATION'] !== '0') {
+if (selected('proxy', 'BENCH_AGGREGATION')) {
   const { runAggregationBench } = await import('./aggregation.js');
   await runAggregationBench();
 }
@@ -314,7 +317,7 @@ if (process.env['BENCH_AGGREGATION'] !== '0') {
 // ---------------------------------------------------------------------------
 // HTTP/2 section (owned with gateway/server/serving.ts): GET over HTTP/2 through
 // Gatehouse beside a bare node:http2 server (bench/http2.ts). BENCH_HTTP2=0 skips it.
-if (process.env['BENCH_HTTP2'] !== '0') {
+if (selected('http2', 'BENCH_HTTP2')) {
   const { runHttp2Bench } = await import('./http2.js');
   await runHttp2Bench();
 }
@@ -323,7 +326,7 @@ if (process.env['BENCH_HTTP2'] !== '0') {
 // API Priority and Fairness section (owned with gateway/flowcontrol): GET with
 // --enable-priority-and-fairness on and off, and a second flow's p99 under a
 // flood at 10× its level's seats (bench/flowcontrol.ts). BENCH_FLOWCONTROL=0 skips it.
-if (process.env['BENCH_FLOWCONTROL'] !== '0') {
+if (selected('flowcontrol', 'BENCH_FLOWCONTROL')) {
   const { runFlowcontrolBench } = await import('./flowcontrol.js');
   await runFlowcontrolBench();
 }
@@ -333,7 +336,7 @@ if (process.env['BENCH_FLOWCONTROL'] !== '0') {
 // in their comments (field manager ASCII path, SortedKeys, the Redis write's
 // JSON, direct EVALSHA, service-account signature schedules), in a process of
 // their own pinned to the servers' CPU when taskset exists. BENCH_MICRO=0 skips it.
-if (process.env['BENCH_MICRO'] !== '0') {
+if (selected('micro', 'BENCH_MICRO')) {
   const { spawnSync } = await import('node:child_process');
   const micro = new URL('./micro.ts', import.meta.url).pathname;
   const pinned = spawnSync('taskset', ['-c', String(SERVER_CPU), process.execPath, '--import', 'tsx', micro], { stdio: 'inherit' });
@@ -343,7 +346,7 @@ if (process.env['BENCH_MICRO'] !== '0') {
 // ---------------------------------------------------------------------------
 // Audit section (owned with gateway/audit): GET and create with auditing off,
 // at Metadata and at RequestResponse to a file (bench/audit.ts). BENCH_AUDIT=0 skips it.
-if (process.env['BENCH_AUDIT'] !== '0') {
+if (selected('audit', 'BENCH_AUDIT')) {
   const { runAuditBench } = await import('./audit.js');
   await runAuditBench();
 }
@@ -351,7 +354,29 @@ if (process.env['BENCH_AUDIT'] !== '0') {
 // ---------------------------------------------------------------------------
 // Tracing section (owned with gateway/tracing): GET and create with tracing
 // off, at 0.1% and at 100% sampling (bench/tracing.ts). BENCH_TRACING=0 skips it.
-if (process.env['BENCH_TRACING'] !== '0') {
+if (selected('tracing', 'BENCH_TRACING')) {
   const { runTracingBench } = await import('./tracing.js');
   await runTracingBench();
+}
+
+// ---------------------------------------------------------------------------
+// Access insight section (owned with gateway/authz explanations): explanations
+// and who-can beside SubjectAccessReview on one chain with 10,000 bindings
+// (bench/access.ts). BENCH_ACCESS=0 skips it.
+if (selected('access', 'BENCH_ACCESS')) {
+  const { runAccessBench, accessRows } = await import('./access.js');
+  const f = await runAccessBench();
+  process.stdout.write(`\n=== Access insight (bench/access.ts, in process) ===\n`);
+  for (const [what, figure, target] of accessRows(f)) process.stdout.write(`  ${what}: ${figure} (target ${target})\n`);
+  recordRow({ name: 'SubjectAccessExplanation vs SubjectAccessReview (denied, in process)', value: f.explainPerS.denied, unit: 'per s', baseline: f.reviewPerS.denied, target: '≥ 25%', atLeast: 0.25 });
+  recordRow({ name: 'SubjectsReview (who can) p99, 10,000 bindings (in process)', value: f.whoCanMs.p99, unit: 'ms', target: 'p99 ≤ 50 ms', atMost: 50 });
+}
+
+// ---------------------------------------------------------------------------
+// Custom-resource schema section (owned with lib/crdschema): the project's
+// validator beside ajv on the same schema (bench/crdschema.ts, in process;
+// the decision it supports is in lib/crdschema/README.md). BENCH_CRDSCHEMA=0 skips it.
+if (selected('crdschema', 'BENCH_CRDSCHEMA')) {
+  process.stdout.write(`\n=== Custom-resource schema validation (bench/crdschema.ts, in process) ===\n`);
+  await import('./crdschema.js');
 }
