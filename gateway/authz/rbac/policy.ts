@@ -27,6 +27,11 @@ function bindingId(kind: Binding['kind'], namespace: string, name: string): stri
   return kind === 'RoleBinding' ? `rb/${namespace}/${name}` : `crb/${name}`;
 }
 
+/** The scope a binding applies at: every namespace, or its own (a RoleBinding is never cluster-wide, even one with no namespace). */
+function scopeKey(kind: Binding['kind'], namespace: string): string {
+  return kind === 'ClusterRoleBinding' ? '*' : `ns/${namespace}`;
+}
+
 /** The index key of a subject, or undefined when it can never match (a service account without a namespace). */
 function subjectKey(s: Subject, bindingNamespace: string): string | undefined {
   switch (s.kind) {
@@ -44,6 +49,8 @@ export class RbacPolicy {
   private readonly roles = new Map<string, readonly PolicyRule[]>();
   private readonly clusterRoles = new Map<string, readonly PolicyRule[]>();
   private readonly bindings = new Map<string, { binding: Binding; grants: Grant[] }>();
+  /** Bindings by the scope they apply at (scopeKey): who-can and other-subject near misses visit one scope, not every binding. */
+  private readonly byScope = new Map<string, Map<string, Binding>>();
   private readonly bySubject = new Map<string, SubjectGrants>();
 
   get size(): { roles: number; clusterRoles: number; bindings: number } {
@@ -78,7 +85,11 @@ export class RbacPolicy {
       }
       grants.push(grant);
     }
-    this.bindings.set(bindingId(b.kind, b.namespace, b.name), { binding: b, grants });
+    const id = bindingId(b.kind, b.namespace, b.name);
+    this.bindings.set(id, { binding: b, grants });
+    let scope = this.byScope.get(scopeKey(b.kind, b.namespace));
+    if (!scope) this.byScope.set(scopeKey(b.kind, b.namespace), (scope = new Map()));
+    scope.set(id, b);
   }
 
   deleteBinding(kind: Binding['kind'], namespace: string, name: string): void {
@@ -86,6 +97,9 @@ export class RbacPolicy {
     const entry = this.bindings.get(id);
     if (!entry) return;
     this.bindings.delete(id);
+    const scope = this.byScope.get(scopeKey(kind, namespace));
+    scope?.delete(id);
+    if (scope?.size === 0) this.byScope.delete(scopeKey(kind, namespace));
     for (const grant of entry.grants) {
       const key = subjectKey(grant.subject, namespace)!;
       const sg = this.bySubject.get(key);
@@ -139,13 +153,9 @@ export class RbacPolicy {
 
   /** Every binding that applies at a scope, whoever it names: ClusterRoleBindings, then the RoleBindings of `namespace` (who-can). */
   visitBindings(namespace: string, visitor: (binding: Binding, rules: readonly PolicyRule[] | undefined) => void): void {
-    for (const { binding } of this.bindings.values()) {
-      if (binding.kind === 'ClusterRoleBinding') visitor(binding, this.roleRules(binding.roleRef, ''));
-    }
+    for (const binding of this.byScope.get(scopeKey('ClusterRoleBinding', ''))?.values() ?? []) visitor(binding, this.roleRules(binding.roleRef, ''));
     if (!namespace) return;
-    for (const { binding } of this.bindings.values()) {
-      if (binding.kind === 'RoleBinding' && binding.namespace === namespace) visitor(binding, this.roleRules(binding.roleRef, namespace));
-    }
+    for (const binding of this.byScope.get(scopeKey('RoleBinding', namespace))?.values() ?? []) visitor(binding, this.roleRules(binding.roleRef, namespace));
   }
 
   private grantsOf(user: UserInfo): SubjectGrants[] {
