@@ -385,6 +385,37 @@ describe('SubjectAccessExplanation', () => {
     const get = await s.admin.request('GET', SAE);
     assert.equal(get.status, 405);
   });
+
+  it('unknown fields follow fieldValidation, as on SubjectAccessReview: Strict 400 naming the field, Warn a warning, Ignore silence', async () => {
+    const spec = { user: 'alice', foo: 'x', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } };
+    const strict = await s.admin.request('POST', `${SAE}?fieldValidation=Strict`, sae(spec));
+    assert.equal(strict.status, 400);
+    assert.equal(strict.json.message, 'SubjectAccessExplanation in version "v1alpha1" cannot be handled as a SubjectAccessExplanation: strict decoding error: unknown field "spec.foo"');
+    const warn = await s.admin.request('POST', SAE, sae(spec));
+    assert.equal(warn.status, 201);
+    assert.equal(warn.headers['warning'], '299 - "unknown field \\"spec.foo\\""');
+    assert.equal(warn.json.spec.foo, undefined);
+    assert.equal(warn.json.status.allowed, true);
+    const ignore = await s.admin.request('POST', `${SAE}?fieldValidation=Ignore`, sae(spec));
+    assert.equal(ignore.status, 201);
+    assert.equal(ignore.headers['warning'], undefined);
+    // The self form's spec has no user: a user there is an unknown field, not a question about someone else.
+    const self = await alice.client.request('POST', `${SELF}?fieldValidation=Strict`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SelfSubjectAccessExplanation', spec: { user: 'bob', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } } });
+    assert.equal(self.status, 400);
+    assert.match(self.json.message, /unknown field "spec\.user"/);
+    const selfWarn = await alice.client.request('POST', SELF, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SelfSubjectAccessExplanation', spec: { user: 'bob', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } } });
+    assert.equal(selfWarn.status, 201);
+    assert.match(String(selfWarn.headers['warning']), /unknown field \\"spec\.user\\"/);
+    assert.equal(selfWarn.json.spec.user, undefined, 'explained for alice, the caller');
+    // SubjectsReview: a subject is refused (422) whatever the level's view of it; other unknown fields as above.
+    const who = (q: string, spec: object) => s.admin.request('POST', `${GV}/subjectsreviews${q}`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectsReview', spec });
+    const whoStrict = await who('?fieldValidation=Strict', { resourceAttributes: { verb: 'get', resource: 'pods', extra: 1 } });
+    assert.equal(whoStrict.status, 400);
+    assert.match(whoStrict.json.message, /^SubjectsReview in version "v1alpha1" cannot be handled as a SubjectsReview: strict decoding error: unknown field "spec\.resourceAttributes\.extra"$/);
+    const whoUser = await who('?fieldValidation=Ignore', { user: 'x', resourceAttributes: { verb: 'get', resource: 'pods' } });
+    assert.equal(whoUser.status, 422);
+    assert.match(whoUser.json.message, /spec\.user: Invalid value: "x": must be empty/);
+  });
 });
 
 describe('a server without --runtime-config for the group', { skip: KUBECTL ? false : 'no kubectl' }, () => {
