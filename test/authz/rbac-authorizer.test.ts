@@ -149,6 +149,17 @@ describe('who-can and other-subject near misses visit one scope', () => {
     const rbac = new RbacAuthorizer(p);
     bind(p, 'RoleBinding', 'team-a', 'a2', 'ClusterRole', 'pod-reader', [user('u4'), { kind: 'ServiceAccount', name: 'robot', namespace: '' }]);
     assert.deepEqual(rbac.subjects(res('get', 'pods')).map((x) => `${x.kind}:${x.namespace ?? ''}:${x.name}`), ['User::u4', 'ServiceAccount:team-a:robot']);
+    // Grouped by role: a role that does not grant the request, or does not exist, is asked once and its bindings skipped.
+    p.setClusterRole('secret-reader', [rule({ verbs: ['get'], apiGroups: [''], resources: ['secrets'] })]);
+    for (let i = 0; i < 3; i++) bind(p, 'RoleBinding', 'team-a', `s${i}`, 'ClusterRole', 'secret-reader', [user(`s${i}`)]);
+    bind(p, 'RoleBinding', 'team-a', 'ghost', 'ClusterRole', 'ghost', [user('g')]);
+    const asked: Array<string | undefined> = [];
+    const seen: string[] = [];
+    p.visitBindings('team-a', (b) => seen.push(b.name), (rules) => { asked.push(rules?.[0]?.resources[0]); return rules !== undefined && rules.some((r) => ruleAllows(res('get', 'secrets'), r)); });
+    assert.deepEqual(asked, ['pods', 'secrets', undefined]);
+    assert.deepEqual(seen, ['s0', 's1', 's2']);
+    assert.deepEqual(rbac.subjects(res('get', 'secrets')).map((x) => x.name), ['s0', 's1', 's2']);
+    assert.deepEqual(rbac.subjects(res('get', 'pods')).map((x) => x.name), ['u4', 'robot']);
   });
 
   it('a ServiceAccount subject without a namespace defaults to its RoleBinding\'s; the same namespace is no near miss', () => {

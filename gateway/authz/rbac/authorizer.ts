@@ -6,7 +6,7 @@
 import type { UserInfo } from '../../../lib/api/meta.js';
 import type { Attributes, Authorizer, Decision, ExplainOptions, Explanation, SubjectGrant } from '../types.js';
 import { NO_OPINION } from '../types.js';
-import { ruleAllows } from './match.js';
+import { firstAllowingRule, ruleAllows } from './match.js';
 import { grantFacts } from './facts.js';
 import { nearMisses } from './nearmisses.js';
 import type { Grant, RbacPolicy } from './policy.js';
@@ -77,16 +77,16 @@ export class RbacAuthorizer implements Authorizer {
   /** Every subject of a binding at the request's scope whose role has a rule allowing the request (the first such rule named). */
   subjects(a: Attributes): SubjectGrant[] {
     const out: SubjectGrant[] = [];
+    const allowing = firstAllowingRule(a);
     this.policy.visitBindings(a.namespace, (binding, rules) => {
-      const ruleIndex = rules ? rules.findIndex((r) => ruleAllows(a, r)) : -1;
-      if (ruleIndex < 0) return;
+      const ruleIndex = allowing(rules!);
       for (const subject of binding.subjects) {
         const namespace = subject.kind === 'ServiceAccount' ? subject.namespace || binding.namespace : undefined;
         // A ServiceAccount subject without a namespace never matches (policy.ts subjectKey).
         if (namespace === '') continue;
         out.push({ kind: subject.kind, name: subject.name, ...(namespace !== undefined ? { namespace } : {}), facts: { rbac: grantFacts({ binding, subject }, ruleIndex) } });
       }
-    });
+    }, (rules) => rules !== undefined && allowing(rules) >= 0);
     return out;
   }
 

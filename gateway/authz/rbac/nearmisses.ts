@@ -11,8 +11,8 @@
 import type { Attributes, NearMiss } from '../types.js';
 import { MAX_NEAR_MISSES } from '../explain.js';
 import { grantFacts } from './facts.js';
-import { ruleAllows, ruleMisses } from './match.js';
-import type { RbacPolicy } from './policy.js';
+import { firstAllowingRule, ruleMisses } from './match.js';
+import type { Grant, RbacPolicy } from './policy.js';
 import type { PolicyRule } from './types.js';
 
 /**
@@ -25,12 +25,27 @@ const CLOSENESS = ['verb', 'resourceName', 'namespace', 'serviceaccount namespac
 
 const SA_PREFIX = 'system:serviceaccount:';
 
-interface Found { readonly miss: NearMiss; readonly wildcards: number }
+/** A near miss before its facts are built: only the closest MAX_NEAR_MISSES get them. */
+interface Found {
+  readonly attribute: string;
+  readonly requested?: string;
+  readonly granted: readonly string[];
+  readonly grant: Grant;
+  readonly ruleIndex: number;
+  readonly wildcards: number;
+}
+
+// A rule's breadth, counted once per rule object: a crowded scope has hundreds of bindings to one role (counting each time was most of a near-miss search, by CPU profile).
+const breadth = new WeakMap<PolicyRule, number>();
 
 /** How broad a rule is: its `*` entries (cluster-admin's rule sorts after a rule naming the resource). */
 function wildcards(r: PolicyRule): number {
-  let n = 0;
-  for (const list of [r.verbs, r.apiGroups, r.resources, r.nonResourceURLs]) for (const x of list) if (x === '*' || x.endsWith('*')) n++;
+  let n = breadth.get(r);
+  if (n === undefined) {
+    n = 0;
+    for (const list of [r.verbs, r.apiGroups, r.resources, r.nonResourceURLs]) for (const x of list) if (x.endsWith('*')) n++;
+    breadth.set(r, n);
+  }
   return n;
 }
 
@@ -47,7 +62,7 @@ function ruleNearMisses(policy: RbacPolicy, a: Attributes, out: Found[]): void {
         ? [...misses, { attribute: 'namespace', requested: a.namespace, granted: [b.namespace] }] : misses;
       if (all.length !== 1) return;
       const [miss] = all;
-      out.push({ miss: { attribute: miss!.attribute, requested: miss!.requested!, granted: [...miss!.granted], facts: { rbac: grantFacts(grant, i) } }, wildcards: wildcards(rule) });
+      out.push({ attribute: miss!.attribute, requested: miss!.requested!, granted: miss!.granted, grant, ruleIndex: i, wildcards: wildcards(rule) });
     });
     return false;
   });
@@ -64,23 +79,22 @@ function serviceAccountOf(username: string): { namespace: string; name: string }
 
 function subjectNearMisses(policy: RbacPolicy, a: Attributes, out: Found[]): void {
   const sa = serviceAccountOf(a.user.username);
-  const groups = new Set(a.user.groups);
+  const groups = a.user.groups;
+  const allowing = firstAllowingRule(a);
   policy.visitBindings(a.namespace, (binding, rules) => {
-    if (!rules) return;
-    const ruleIndex = rules.findIndex((r) => ruleAllows(a, r));
-    if (ruleIndex < 0) return;
-    const broad = wildcards(rules[ruleIndex]!);
+    const ruleIndex = allowing(rules!);
+    const broad = wildcards(rules![ruleIndex]!);
     for (const subject of binding.subjects) {
-      if (subject.kind === 'Group' && !groups.has(subject.name)) {
-        out.push({ miss: { attribute: 'group', granted: [subject.name], facts: { rbac: grantFacts({ binding, subject }, ruleIndex) } }, wildcards: broad });
+      if (subject.kind === 'Group' && !groups.includes(subject.name)) {
+        out.push({ attribute: 'group', granted: [subject.name], grant: { binding, subject }, ruleIndex, wildcards: broad });
       } else if (subject.kind === 'ServiceAccount' && sa && subject.name === sa.name) {
         // kube defaults a ServiceAccount subject's namespace to its RoleBinding's.
         const namespace = subject.namespace || binding.namespace;
         if (namespace === '' || namespace === sa.namespace) continue;
-        out.push({ miss: { attribute: 'serviceaccount namespace', requested: sa.namespace, granted: [namespace], facts: { rbac: grantFacts({ binding, subject }, ruleIndex) } }, wildcards: broad });
+        out.push({ attribute: 'serviceaccount namespace', requested: sa.namespace, granted: [namespace], grant: { binding, subject }, ruleIndex, wildcards: broad });
       }
     }
-  });
+  }, (rules) => rules !== undefined && allowing(rules) >= 0);
 }
 
 export function nearMisses(policy: RbacPolicy, a: Attributes, otherSubjects: boolean): NearMiss[] {
@@ -88,6 +102,8 @@ export function nearMisses(policy: RbacPolicy, a: Attributes, otherSubjects: boo
   ruleNearMisses(policy, a, found);
   if (otherSubjects) subjectNearMisses(policy, a, found);
   // Array.prototype.sort is stable: equal misses keep the policy's visiting order.
-  found.sort((x, y) => CLOSENESS.indexOf(x.miss.attribute) - CLOSENESS.indexOf(y.miss.attribute) || x.wildcards - y.wildcards);
-  return found.slice(0, MAX_NEAR_MISSES).map((f) => f.miss);
+  found.sort((x, y) => CLOSENESS.indexOf(x.attribute) - CLOSENESS.indexOf(y.attribute) || x.wildcards - y.wildcards);
+  return found.slice(0, MAX_NEAR_MISSES).map((f) => ({
+    attribute: f.attribute, ...(f.requested !== undefined ? { requested: f.requested } : {}), granted: [...f.granted], facts: { rbac: grantFacts(f.grant, f.ruleIndex) },
+  }));
 }
