@@ -20,10 +20,13 @@
 // case), two rounds in mirrored order; then SubjectsReview over one
 // connection (the latency of an answer, no queueing) and over 50 (its rate).
 //
+// BENCH_CPU_PROF=<dir> writes a CPU profile of the server per HTTPS run
+// (access-<what>.cpuprofile; the second round's overwrites the first's).
 // Targets: explanation ≥ 25% of the review's rate; who-can p99 ≤ 50 ms.
 // `node --import tsx bench/access.ts` runs the chain part alone;
 // `node --import tsx bench/authz.ts` both.
 import { request } from 'node:https';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { RbacAuthorizer } from '../gateway/authz/rbac/index.js';
@@ -180,8 +183,11 @@ export async function runAccessHttp(t: AccessHttpTarget): Promise<AccessHttpFigu
   const loop = (path: string, body: string, connections: number): LoopArgs => ({
     target: { port: t.port, ...t.tls }, connections, warmupMs: t.warmupMs, durationMs: t.durationMs, maxRequests: 3_000_000, method: 'POST', path, body,
   });
+  const prof = process.env['BENCH_CPU_PROF'] || undefined;
   const run = async (what: string, args: LoopArgs): Promise<RunResult> => {
+    if (prof) await t.server.call('profStart');
     const r = await withCpu(t.server, t.load, () => t.load.call<RunResult>('loop', args));
+    if (prof) await t.server.call('profStop', { file: join(prof, `access-${what.replace(/[^A-Za-z0-9]+/g, '-')}.cpuprofile`) });
     progress(what, `${num(rps(r))} req/s, p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}, non-201 ${r.requests - (r.statuses['201'] ?? 0)}; CPU server ${share(r.cpu!.server)}, load ${share(r.cpu!.load)}`);
     return r;
   };
