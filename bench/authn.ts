@@ -95,6 +95,8 @@ export interface LoopArgs {
   path: string;
   /** Sent with every request. */
   headers?: Record<string, string>;
+  /** A JSON body sent with every request (the reviews' POSTs). */
+  body?: string;
   /** A file of tokens, one a line: each request carries the next one as `Authorization: Bearer` (then the run is capped by their number). */
   tokensFile?: string;
 }
@@ -162,8 +164,9 @@ function head(port: number, method: string, path: string, headers: Record<string
 export async function requestLoop(a: LoopArgs): Promise<RunResult> {
   const tokens = a.tokensFile ? readFileSync(a.tokensFile, 'utf8').split('\n').filter((l) => l.length > 0) : undefined;
   const max = Math.min(a.maxRequests, tokens ? tokens.length : Infinity);
-  const fixed = Buffer.from(`${head(a.target.port, a.method ?? 'GET', a.path, a.headers ?? {})}\r\n`);
-  const prefix = head(a.target.port, a.method ?? 'GET', a.path, a.headers ?? {});
+  const bodyHeaders: Record<string, string> = a.body === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(a.body)) };
+  const prefix = head(a.target.port, a.method ?? 'GET', a.path, { ...a.headers, ...bodyHeaders });
+  const fixed = Buffer.from(`${prefix}\r\n${a.body ?? ''}`);
   const sockets = await Promise.all(Array.from({ length: a.connections }, () => tlsConnect(a.target)));
   const latency = new Samples();
   const statuses: Record<string, number> = {};
@@ -182,7 +185,7 @@ export async function requestLoop(a: LoopArgs): Promise<RunResult> {
       if (inflight === 0) finished();
       return;
     }
-    const bytes = tokens ? `${prefix}Authorization: Bearer ${tokens[sent]}\r\n\r\n` : fixed;
+    const bytes = tokens ? `${prefix}Authorization: Bearer ${tokens[sent]}\r\n\r\n${a.body ?? ''}` : fixed;
     sent++;
     inflight++;
     sentAt[i] = now;

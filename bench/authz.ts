@@ -10,8 +10,9 @@
 // authorization decision. Runs alternate AlwaysAllow / RBAC twice and the
 // ratio uses the means. Then the per-decision cost measured directly on the
 // authorizer at 100, 1,000 and 10,000 bindings (bench/authz-rbac.ts), and
-// explanations and who-can against SubjectAccessReview on the same chain
-// (bench/access.ts, issue 24).
+// explanations and who-can against SubjectAccessReview (bench/access.ts,
+// issue 24): over HTTPS on the RBAC server (which serves access.gatehouse.dev
+// for it; so does the AlwaysAllow one, to keep the two alike), and on the chain.
 //
 // The load generator is bench/authn.ts's child (raw keep-alive TLS).
 // Knobs: BENCH_AUTHZ=0 skips the section (bench/run.ts);
@@ -25,7 +26,7 @@ import { pathToFileURL } from 'node:url';
 import { generateClientCert } from '../certs/pki.js';
 import { freePort, placement, startChild, withCpu, type Child } from './procs.js';
 import { runRbacBench, type RbacBenchRow } from './authz-rbac.js';
-import { accessRows, runAccessBench, type AccessBenchFigures } from './access.js';
+import { accessHttpRows, accessRows, runAccessBench, runAccessHttp, type AccessBenchFigures, type AccessHttpFigures } from './access.js';
 import { Admin } from './admin.js';
 import { errorsOf, LOAD_CPU, loadavg, SERVER_CPU, type LoopArgs, type RunResult } from './authn.js';
 import { cpuOf, cpuUs, ms, num, out, pct, progress, rps, share, table } from './report.js';
@@ -37,6 +38,8 @@ const BINDINGS = 10_000;
 const NAMESPACES = 100;
 const USER_BINDING = 5_000;
 const PATH = '/api/v1/namespaces/bench/configmaps/cm-0';
+/** access.gatehouse.dev is alpha: off unless asked for. */
+const ACCESS_GROUP_ON = '--runtime-config=access.gatehouse.dev/v1alpha1=true';
 
 export interface AuthzFigures {
   load: string;
@@ -45,6 +48,8 @@ export interface AuthzFigures {
   direct: RbacBenchRow[];
   /** Issue 24: explanations and who-can, measured on the chain (bench/access.ts). */
   access: AccessBenchFigures;
+  /** Issue 24: the same over HTTPS against the RBAC server. */
+  accessHttp: AccessHttpFigures;
   fixtureSeconds: number;
 }
 
@@ -87,7 +92,7 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
   try {
     const start = async (name: string, mode: string, dir: string): Promise<{ port: number; child: Child }> => {
       const port = await freePort();
-      const child = await startChild(name, './server.ts', ['--secure-port', String(port), '--data-dir', dir, '--storage-backend', 'memory', '--authorization-mode', mode], SERVER_CPU, ['--expose-gc']);
+      const child = await startChild(name, './server.ts', ['--secure-port', String(port), '--data-dir', dir, '--storage-backend', 'memory', '--authorization-mode', mode, ACCESS_GROUP_ON], SERVER_CPU, ['--expose-gc']);
       children.push(child);
       return { port, child };
     };
@@ -98,7 +103,7 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
     const [ca, cert, key, caKey] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key', 'ca.key'].map((f) => readFile(join(pki, f), 'utf8')));
     const pkiFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
     const allowPort = await freePort();
-    const allowChild = await startChild('gatehouse-allow', './server.ts', ['--secure-port', String(allowPort), '--data-dir', join(root, 'allow'), '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', ...pkiFlags], SERVER_CPU, ['--expose-gc']);
+    const allowChild = await startChild('gatehouse-allow', './server.ts', ['--secure-port', String(allowPort), '--data-dir', join(root, 'allow'), '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', ACCESS_GROUP_ON, ...pkiFlags], SERVER_CPU, ['--expose-gc']);
     children.push(allowChild);
     const load = await startChild('authz-loadgen', './authn.ts', ['--child'], LOAD_CPU);
     children.push(load);
@@ -144,9 +149,19 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
       rbacRuns.push(await run(`RBAC (10k bindings), round ${round}`, rbac.child, rbac.port));
     }
     out();
+    out('  Access insight over HTTPS (issue 24): the admin asks about bench-user on the RBAC server');
+    const accessHttp = await runAccessHttp({
+      server: rbac.child, load, port: rbac.port, tls, warmupMs: WARMUP, durationMs: DURATION,
+      user: { name: 'bench-user', groups: ['bench-devs', 'system:authenticated'] },
+      // bench-user may read configmaps in bench only; in ns-7 about 30 other groups may (bench-role-N with N % 7 in {2, 6}).
+      allowed: { verb: 'get', resource: 'configmaps', namespace: 'bench' },
+      denied: { verb: 'delete', resource: 'configmaps', namespace: 'bench' },
+      crowded: { verb: 'list', resource: 'configmaps', namespace: 'ns-7' },
+    });
+    out();
     const direct = runRbacBench();
     const access = await runAccessBench();
-    return { load: loadavg(), rbac: rbacRuns, allow, direct, access, fixtureSeconds };
+    return { load: loadavg(), rbac: rbacRuns, allow, direct, access, accessHttp, fixtureSeconds };
   } finally {
     for (const a of admins) a.close();
     await Promise.all(children.map((c) => c.stop()));
@@ -174,6 +189,7 @@ export function printAuthz(f: AuthzFigures): void {
   table(['measurement', 'figure', 'target'], [
     ['RBAC (10k bindings) vs AlwaysAllow, full stack', `${num(rbacRate)} vs ${num(allowRate)} decisions/s = ${pct(rbacRate, allowRate)}; by server CPU per request ${pct(allowCpu, rbacCpu)} (${num(rbacCpu, 1)} vs ${num(allowCpu, 1)} µs)`, '≥ 90%'],
     ['RBAC per decision, measured directly', `allowed ${num(first.allowNs)} → ${num(last.allowNs)} ns, denied ${num(first.denyNs)} → ${num(last.denyNs)} ns from ${num(first.bindings)} to ${num(last.bindings)} bindings`, 'flat in unrelated bindings'],
+    ...accessHttpRows(f.accessHttp),
     ...accessRows(f.access),
   ]);
 }

@@ -19,7 +19,7 @@ import { instrumented, SwappableAuthorizer } from './instrumented.js';
 import { MatchConditions } from './matchconditions.js';
 import { startNodeAuthorization, type NodeAuthorization } from './node/index.js';
 import { FileReloader } from '../config/filereload.js';
-import type { Attributes, Authorizer } from './types.js';
+import type { Attributes, Authorizer, ExplainOptions } from './types.js';
 import { explainChain, whoCan, type ChainExplanation, type ExplainedPart, type WhoCan } from './explain.js';
 import { WebhookAuthorizer, webhookClient } from './webhook.js';
 
@@ -52,7 +52,7 @@ export interface BuiltAuthorization {
   /** The authorizers of the chain in force now, by configured type (for rule listing). */
   current(): readonly ConfiguredAuthorizer[];
   /** The chain in force explained, bypass first (access.gatehouse.dev explanations). */
-  explain(attrs: Attributes): Promise<ChainExplanation>;
+  explain(attrs: Attributes, opts?: ExplainOptions): Promise<ChainExplanation>;
   /** Who the chain in force allows a request (SubjectsReview); the attributes' user is ignored. */
   whoCan(attrs: Attributes): WhoCan;
   /** Re-reads --authorization-config now; resolves when done (a no-op in flag mode). */
@@ -154,7 +154,7 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
   const bypass = privileged.length > 0 ? privilegedGroups(privileged) : undefined;
   const withBypass = (configured: Authorizer) => new AuthorizerChain(bypass ? [bypass, configured] : [configured]);
   const bypassPart: ExplainedPart[] = bypass ? [{ type: 'Privileged', name: bypass.name, authorizer: bypass }] : [];
-  const explainOf = (parts: () => readonly ConfiguredAuthorizer[]) => (attrs: Attributes) => explainChain([...bypassPart, ...parts()], attrs);
+  const explainOf = (parts: () => readonly ConfiguredAuthorizer[]) => (attrs: Attributes, o?: ExplainOptions) => explainChain([...bypassPart, ...parts()], attrs, o);
   const whoCanOf = (parts: () => readonly ConfiguredAuthorizer[]) => (attrs: Attributes) => whoCan([...bypassPart, ...parts()], attrs);
 
   if (!fromFile) {

@@ -5,7 +5,7 @@
 // explanation's answer is the decision a request would get. Metrics are not
 // counted: an explanation is not a decision about a request.
 import { Union } from './chain.js';
-import { explainOne, type Attributes, type Authorizer, type Decision, type NearMiss, type SubjectGrant } from './types.js';
+import { explainOne, type Attributes, type Authorizer, type Decision, type ExplainOptions, type NearMiss, type SubjectGrant } from './types.js';
 
 export type StepDecision = 'Allow' | 'Deny' | 'NoOpinion' | 'Error' | 'Skipped';
 
@@ -42,14 +42,14 @@ function stepDecision(d: Decision): StepDecision {
   return d.kind === 'allow' ? 'Allow' : d.kind === 'deny' ? 'Deny' : 'NoOpinion';
 }
 
-export async function explainChain(parts: readonly ExplainedPart[], attrs: Attributes): Promise<ChainExplanation> {
+export async function explainChain(parts: readonly ExplainedPart[], attrs: Attributes, opts?: ExplainOptions): Promise<ChainExplanation> {
   const union = new Union();
   const steps: Step[] = [];
   const nearMisses: NearMiss[] = [];
   let decidedBy: string | undefined;
   for (const p of parts) {
     if (decidedBy !== undefined) { steps.push({ name: p.name, type: p.type, decision: 'Skipped', reason: '' }); continue; }
-    const e = await explainOne(p.authorizer, attrs);
+    const e = await explainOne(p.authorizer, attrs, opts);
     steps.push({ name: p.name, type: p.type, decision: stepDecision(e.decision), reason: e.decision.reason, ...(e.facts ? { facts: e.facts } : {}) });
     if (e.nearMisses) nearMisses.push(...e.nearMisses);
     if (union.add(e.decision)) decidedBy = p.name;

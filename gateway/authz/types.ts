@@ -43,9 +43,22 @@ export interface Authorizer {
   readonly delegates?: boolean;
   authorize(attrs: Attributes): Decision | Promise<Decision>;
   /** Optional: the decision with what matched (see Explanation). */
-  explain?(attrs: Attributes): Explanation | Promise<Explanation>;
+  explain?(attrs: Attributes, opts?: ExplainOptions): Explanation | Promise<Explanation>;
   /** Optional: every subject it allows the request (SubjectsReview); see SubjectEnumerator. */
   subjects?(attrs: Attributes): readonly SubjectGrant[];
+}
+
+/** What an explanation may reveal beyond the subject's own grants. */
+export interface ExplainOptions {
+  /**
+   * Near misses of bindings to OTHER subjects too: one more group, or the
+   * same ServiceAccount name in another namespace. Only the privileged
+   * SubjectAccessExplanation asks for them: its caller may already ask
+   * SubjectAccessReview about any group or ServiceAccount, so they reveal
+   * nothing it could not probe for; the self form would show any user other
+   * subjects' grants, so it never does.
+   */
+  readonly otherSubjects?: boolean;
 }
 
 export const NO_OPINION: Decision = Object.freeze({ kind: 'no-opinion', reason: '' });
@@ -65,16 +78,23 @@ export interface Explanation {
 }
 
 export interface NearMiss {
-  /** verb, namespace, resourceName, apiGroup, resource or nonResourceURL. */
+  /**
+   * verb, namespace, resourceName, apiGroup, resource or nonResourceURL (a
+   * rule bound to the subject); with ExplainOptions.otherSubjects also
+   * `group` and `serviceaccount namespace` (a binding to another subject
+   * whose role grants the request).
+   */
   readonly attribute: string;
-  readonly requested: string;
+  /** The request's value; for `serviceaccount namespace` the ServiceAccount's own; absent for `group`. */
+  readonly requested?: string;
+  /** What the rule grants instead; for `group` and `serviceaccount namespace`, the value the subject would need. */
   readonly granted: readonly string[];
   /** Where the rule is, in the authorizer's terms (RBAC: binding, role, rule index, subject). */
   readonly facts: Readonly<Record<string, unknown>>;
 }
 
-export async function explainOne(a: Authorizer, attrs: Attributes): Promise<Explanation> {
-  if (a.explain) return a.explain(attrs);
+export async function explainOne(a: Authorizer, attrs: Attributes, opts?: ExplainOptions): Promise<Explanation> {
+  if (a.explain) return a.explain(attrs, opts);
   return { decision: await a.authorize(attrs) };
 }
 

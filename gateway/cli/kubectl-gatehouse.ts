@@ -112,11 +112,14 @@ function printWhy(status: J): string {
   if (status['evaluationError']) lines.push(`Errors: ${status['evaluationError']}`);
   const misses = (status['nearMisses'] ?? []) as J[];
   if (misses.length > 0) {
-    lines.push('', 'Near misses (rules bound to the subject that differ in one attribute):');
+    lines.push('', 'Near misses (rules that differ from the request, or bindings that differ from the subject, in one attribute):');
     for (const m of misses) {
       const where = m['rbac'] ? `rule ${m['rbac'].ruleIndex} of ${ref(m['rbac'].role)} (${ref(m['rbac'].binding)})` : 'a rule';
       const granted = (m['granted'] as string[]).length > 0 ? (m['granted'] as string[]).join(', ') : '(none)';
-      lines.push(`  - ${where} grants ${m['attribute']} ${granted}, not ${JSON.stringify(m['requested'])}`);
+      // Bindings to other subjects (SubjectAccessExplanation only): what the subject would need.
+      if (m['attribute'] === 'group') lines.push(`  - ${where} would apply with group ${granted}`);
+      else if (m['attribute'] === 'serviceaccount namespace') lines.push(`  - ${where} would apply to the ServiceAccount in namespace ${granted}, not ${JSON.stringify(m['requested'])}`);
+      else lines.push(`  - ${where} grants ${m['attribute']} ${granted}, not ${JSON.stringify(m['requested'])}`);
     }
   }
   return lines.join('\n');

@@ -44,7 +44,7 @@ export async function serveSelfSubjectAccessReview(ctx: RequestContext, opts: Ac
 }
 
 export async function serveLocalSubjectAccessReview(ctx: RequestContext, opts: AccessReviewOptions): Promise<void> {
-  const read = await readReview(ctx, 'LocalSubjectAccessReview', opts.bodyLimit, true);
+  const read = await readReview(ctx, 'LocalSubjectAccessReview', opts.bodyLimit, { namespaced: true });
   const namespace = ctx.info.namespace;
   const meta = isPlainObject(read.body['metadata']) ? read.body['metadata'] : {};
   const review: ReviewRequest = { ...read, body: { ...read.body, metadata: { ...meta, namespace } } };

@@ -1,10 +1,15 @@
 // What every virtual review type shares: POST only, a body of the path's
-// apiVersion and kind, no namespace, and a 201 answer with the status filled
-// in. The authorization reviews (SubjectAccessReview family) use it too.
+// apiVersion and kind, no namespace, fieldValidation as for any create, and a
+// 201 answer with the status filled in. The authorization reviews
+// (SubjectAccessReview family) use it too.
 import { apiVersionOf } from '../../lib/registry/types.js';
 import { badRequest, methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
 import { isPlainObject } from '../../lib/api/meta.js';
-import { decodeObject, readBody } from '../../lib/http/body.js';
+import { readBody } from '../../lib/http/body.js';
+import { addWarnings } from '../../lib/http/warnings.js';
+import { builtinSchemaOf } from '../../lib/schema/index.js';
+import { decodeBody } from '../../lib/validation/decode.js';
+import { decodeFields, parseFieldValidation, strictPrefixOf } from '../../lib/validation/fields.js';
 import { negotiateInput, negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import { hasSchema } from '../../lib/protobuf/codec.js';
 import { sendObject, wantsPretty } from '../../lib/http/respond.js';
@@ -23,17 +28,30 @@ function reviewOutput(ctx: RequestContext, kind: string): Output {
   return negotiateOutput(ctx.req.headers.accept, RESOURCE_AS, { protobuf: hasSchema(apiVersion, kind) });
 }
 
-/** Reads and checks a review body; throws Status errors as kube-apiserver words them. */
-export async function readReview(ctx: RequestContext, kind: string, bodyLimit: number, namespaced = false): Promise<ReviewRequest> {
+export interface ReadOptions {
+  /** LocalSubjectAccessReview: lives under /namespaces/<ns>/ only. */
+  readonly namespaced?: boolean;
+  /** Sees the spec as sent, before unknown fields are dropped (SubjectsReview refuses a subject its schema does not have). */
+  readonly inspect?: (spec: Record<string, unknown>) => void;
+}
+
+/**
+ * Reads and checks a review body; throws Status errors as kube-apiserver
+ * words them. As kube's create handler decodes every review: per
+ * `fieldValidation`, unknown fields (against the kind's schema) and
+ * duplicate fields are refused (Strict: 400), warned about (Warn, the
+ * default) or dropped silently (Ignore); either way they are not echoed back.
+ */
+export async function readReview(ctx: RequestContext, kind: string, bodyLimit: number, opts: ReadOptions = {}): Promise<ReviewRequest> {
   const { info, req } = ctx;
   const what = `${info.resource}.${info.apiGroup}`;
-  // Namespaced reviews (LocalSubjectAccessReview) live under /namespaces/<ns>/ only.
-  if ((info.namespace !== '') !== namespaced) throw pathNotFound();
+  if ((info.namespace !== '') !== (opts.namespaced === true)) throw pathNotFound();
   if (info.verb !== 'create' || info.name !== '' || info.subresource !== '') throw methodNotAllowed(req.method ?? 'GET', what);
   // Checked before the body is read, so a client that cannot be answered learns it at once.
   reviewOutput(ctx, kind);
+  const level = parseFieldValidation(ctx.query);
   const format = negotiateInput(req.headers['content-type']);
-  const body = decodeObject(ctx.body ?? await readBody(req, bodyLimit), format);
+  const { value: body, duplicates } = decodeBody(ctx.body ?? await readBody(req, bodyLimit), format);
   const apiVersion = apiVersionOf({ group: info.apiGroup, version: info.apiVersion });
   if (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion) {
     throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (${apiVersion})`);
@@ -45,6 +63,11 @@ export async function readReview(ctx: RequestContext, kind: string, bodyLimit: n
   if (isPlainObject(meta) && typeof meta['namespace'] === 'string' && meta['namespace'] !== '' && meta['namespace'] !== info.namespace) {
     throw badRequest('the namespace of the object does not match the namespace on the request');
   }
+  if (body['spec'] !== undefined && body['spec'] !== null && !isPlainObject(body['spec'])) throw badRequest(`${kind}.spec must be an object`);
+  if (isPlainObject(body['spec'])) opts.inspect?.(body['spec']);
+  // Wrong types are left to the review's readers, which name the field (400), as kube's decoder does.
+  const { warnings } = decodeFields(body, builtinSchemaOf(info.apiGroup, info.apiVersion, kind), duplicates, level, strictPrefixOf(kind, info.apiVersion));
+  addWarnings(ctx.res, warnings);
   const spec = body['spec'] ?? {};
   if (!isPlainObject(spec)) throw badRequest(`${kind}.spec must be an object`);
   return { apiVersion, kind, body, spec };

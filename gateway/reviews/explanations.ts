@@ -5,7 +5,12 @@
 // Who may ask is the pipeline's business, as for the reviews: `create` on
 // subjectaccessexplanations, or on selfsubjectaccessexplanations (every
 // authenticated user, through gatehouse:self-access-explainer).
-import type { Attributes } from '../authz/types.js';
+// What each reveals differs: the self form shows only rules bound to the
+// caller; the privileged form also the near misses of bindings to other
+// subjects (one more group, another ServiceAccount namespace), which its
+// caller could find by asking SubjectAccessReview about those subjects
+// (types.ts ExplainOptions; the folder README says why).
+import type { Attributes, ExplainOptions } from '../authz/types.js';
 import type { ChainExplanation, Step } from '../authz/explain.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { ACCESS_GROUP } from '../../lib/registry/builtins/access.js';
@@ -13,7 +18,7 @@ import { attributesOf, readAccessSpec, readSubject, refuse } from './accessattri
 import { readReview, sendReview, type ReviewRequest } from './common.js';
 
 export interface ExplanationOptions {
-  explain(attrs: Attributes): Promise<ChainExplanation>;
+  explain(attrs: Attributes, opts?: ExplainOptions): Promise<ChainExplanation>;
   bodyLimit: number;
 }
 
@@ -31,13 +36,13 @@ export function explanationStatus(e: ChainExplanation): Record<string, unknown> 
   if (e.decidedBy !== undefined) status['decidedBy'] = e.decidedBy;
   status['steps'] = e.steps.map(stepOf);
   if (e.nearMisses.length > 0) {
-    status['nearMisses'] = e.nearMisses.map((m) => ({ attribute: m.attribute, requested: m.requested, granted: m.granted, ...m.facts }));
+    status['nearMisses'] = e.nearMisses.map((m) => ({ attribute: m.attribute, ...(m.requested !== undefined ? { requested: m.requested } : {}), granted: m.granted, ...m.facts }));
   }
   return status;
 }
 
-async function answer(ctx: RequestContext, review: ReviewRequest, opts: ExplanationOptions, attrs: Attributes): Promise<void> {
-  sendReview(ctx, review, explanationStatus(await opts.explain(attrs)));
+async function answer(ctx: RequestContext, review: ReviewRequest, opts: ExplanationOptions, attrs: Attributes, reveal: ExplainOptions): Promise<void> {
+  sendReview(ctx, review, explanationStatus(await opts.explain(attrs, reveal)));
 }
 
 export async function serveSubjectAccessExplanation(ctx: RequestContext, opts: ExplanationOptions): Promise<void> {
@@ -46,14 +51,15 @@ export async function serveSubjectAccessExplanation(ctx: RequestContext, opts: E
   // The v1 spec: groups are `spec.groups`.
   const subject = readSubject(review.spec, 'v1');
   refuse(review.kind, [...causes, ...subject.causes], ACCESS_GROUP);
-  await answer(ctx, review, opts, attributesOf(subject.user, spec));
+  await answer(ctx, review, opts, attributesOf(subject.user, spec), { otherSubjects: true });
 }
 
 export async function serveSelfSubjectAccessExplanation(ctx: RequestContext, opts: ExplanationOptions): Promise<void> {
   const review = await readReview(ctx, 'SelfSubjectAccessExplanation', opts.bodyLimit);
   const { spec, causes } = readAccessSpec(review.spec);
   refuse(review.kind, causes, ACCESS_GROUP);
-  await answer(ctx, review, opts, attributesOf(ctx.user, spec));
+  // Never other subjects' bindings: any authenticated user may ask this.
+  await answer(ctx, review, opts, attributesOf(ctx.user, spec), { otherSubjects: false });
 }
 
 /** The gateway-served access.gatehouse.dev types, keyed as app.ts dispatches them (`<group>/<resource>`). */

@@ -6,7 +6,7 @@ import type { Attributes } from '../authz/types.js';
 import type { WhoCan } from '../authz/explain.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { ACCESS_GROUP } from '../../lib/registry/builtins/access.js';
-import { cause } from '../../lib/api/status.js';
+import { cause, type StatusCause } from '../../lib/api/status.js';
 import { hasOwn } from '../../lib/api/own.js';
 import { attributesOf, readAccessSpec, refuse } from './accessattributes.js';
 import { readReview, sendReview } from './common.js';
@@ -25,12 +25,16 @@ export function subjectsStatus(w: WhoCan): Record<string, unknown> {
 }
 
 export async function serveSubjectsReview(ctx: RequestContext, opts: SubjectsReviewOptions): Promise<void> {
-  const review = await readReview(ctx, 'SubjectsReview', opts.bodyLimit);
+  // A subject in the question contradicts it (the subjects are the answer): 422, not an unknown field dropped with a warning.
+  const subjectCauses: StatusCause[] = [];
+  const review = await readReview(ctx, 'SubjectsReview', opts.bodyLimit, {
+    inspect: (raw) => {
+      for (const f of ['user', 'groups', 'uid', 'extra']) {
+        if (hasOwn(raw, f)) subjectCauses.push(cause.invalid(`spec.${f}`, raw[f], 'must be empty: a SubjectsReview asks who may'));
+      }
+    },
+  });
   const { spec, causes } = readAccessSpec(review.spec);
-  // A subject in the question contradicts it: the subjects are the answer.
-  for (const f of ['user', 'groups', 'uid', 'extra']) {
-    if (hasOwn(review.spec, f)) causes.push(cause.invalid(`spec.${f}`, review.spec[f], 'must be empty: a SubjectsReview asks who may'));
-  }
-  refuse(review.kind, causes, ACCESS_GROUP);
+  refuse(review.kind, [...causes, ...subjectCauses], ACCESS_GROUP);
   sendReview(ctx, review, subjectsStatus(opts.whoCan(attributesOf({ username: '', groups: [] }, spec))));
 }

@@ -66,7 +66,7 @@ function reviews(opts: ServeOptions, hooks: AppHooks, authn: GatewayAuthenticati
     'authentication.k8s.io/tokenreviews': (ctx) => serveTokenReview(ctx, { tokens: authn.tokens, apiAudiences: authn.apiAudiences, bodyLimit, log: hooks.log }),
     'authentication.k8s.io/selfsubjectreviews': (ctx) => serveSelfSubjectReview(ctx, bodyLimit),
     ...accessReviewHandlers({ evaluate: (a) => authz.authorizer.evaluate(a), resolvers: () => authz.ruleResolvers(), bodyLimit }),
-    ...explanationHandlers({ explain: (a) => authz.explain(a), bodyLimit }),
+    ...explanationHandlers({ explain: (a, o) => authz.explain(a, o), bodyLimit }),
     'access.gatehouse.dev/subjectsreviews': (ctx) => serveSubjectsReview(ctx, { whoCan: (a) => authz.whoCan(a), bodyLimit }),
   };
 }

@@ -7,7 +7,7 @@ import type { RegistrySource } from '../../lib/registry/live.js';
 import type { ServeOptions } from '../config/flags.js';
 import type { AuthorizerChain } from '../authz/chain.js';
 import { buildAuthorizers } from '../authz/build.js';
-import type { Attributes } from '../authz/types.js';
+import type { Attributes, ExplainOptions } from '../authz/types.js';
 import type { ChainExplanation, WhoCan } from '../authz/explain.js';
 import { startRbac } from '../authz/rbac/index.js';
 import { rbacEscalation } from '../admission/rbacescalation.js';
@@ -27,7 +27,7 @@ export interface GatewayAuthorization {
   ruleResolvers(): readonly RuleResolver[];
   readonly admission: readonly AdmissionPlugin[];
   /** The chain in force explained (access.gatehouse.dev). */
-  explain(attrs: Attributes): Promise<ChainExplanation>;
+  explain(attrs: Attributes, opts?: ExplainOptions): Promise<ChainExplanation>;
   /** Who the chain in force allows a request (access.gatehouse.dev SubjectsReview). */
   whoCan(attrs: Attributes): WhoCan;
   close(): void;
@@ -46,7 +46,7 @@ export async function buildAuthorization(opts: ServeOptions, hooks: AppHooks, co
   ];
   if (opts.enableAdmissionPlugins.includes('NodeRestriction')) admission.push(nodeRestriction({ registry, objects, bodyLimit, cbor: opts.featureGates.CBORServingAndStorage }));
   return {
-    authorizer, admission, explain: (a) => authz.explain(a), whoCan: (a) => authz.whoCan(a),
+    authorizer, admission, explain: (a, o) => authz.explain(a, o), whoCan: (a) => authz.whoCan(a),
     ruleResolvers: () => [privilegedRules(authz.privilegedGroups), ...authz.current().map((c) => ruleResolverFor(c.type, c.authorizer))],
     close: () => { authz.close(); rbac.stop(); },
   };

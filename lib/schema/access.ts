@@ -17,7 +17,7 @@ export const accessV1alpha1: SchemaPackage = {
   prefix: 'dev.gatehouse.access.v1alpha1',
   types: {
     SubjectAccessExplanation: {
-      d: 'SubjectAccessExplanation asks why the authorizer chain allows or denies a request of a subject: every authorizer in order, what it decided and what matched.',
+      d: 'SubjectAccessExplanation asks why the authorizer chain allows or denies a request of a subject: every authorizer in order, what it decided and what matched. Its near misses include bindings to other subjects (a group the subject is not in, a ServiceAccount of its name in another namespace): creating one needs create on subjectaccessexplanations, whose holder may already ask SubjectAccessReview about any subject.',
       r: ['spec'],
       f: {
         ...HEAD,
@@ -26,7 +26,7 @@ export const accessV1alpha1: SchemaPackage = {
       },
     },
     SelfSubjectAccessExplanation: {
-      d: 'SelfSubjectAccessExplanation explains a request of the caller itself.',
+      d: 'SelfSubjectAccessExplanation explains a request of the caller itself. Any authenticated user may create one, so it reveals only rules bound to the caller: never near misses of bindings to other subjects (group, serviceaccount namespace).',
       r: ['spec'],
       f: {
         ...HEAD,
@@ -44,7 +44,7 @@ export const accessV1alpha1: SchemaPackage = {
         evaluationError: ['string', 'Errors of authorizers that could not decide.'],
         decidedBy: ['string', 'The name, as configured, of the authorizer that allowed or denied; empty when none did.'],
         steps: ['[]access.ExplanationStep', 'Every authorizer of the chain, in order.', { lt: 'atomic' }],
-        nearMisses: ['[]access.NearMiss', 'When not allowed: at most 10 rules bound to the subject that match every attribute of the request but one.', { lt: 'atomic' }],
+        nearMisses: ['[]access.NearMiss', 'When not allowed: at most 10, closest first: rules bound to the subject that match every attribute of the request but one; in SubjectAccessExplanation only, also bindings at the request\'s scope that would apply with one more group or another ServiceAccount namespace.', { lt: 'atomic' }],
       },
     },
     ExplanationStep: {
@@ -139,11 +139,11 @@ export const accessV1alpha1: SchemaPackage = {
       f: { name: ['string', 'Its configured name.'], type: ['string', 'Its type.'], reason: ['string', 'Why.'] },
     },
     NearMiss: {
-      d: 'A rule bound to the subject that matches every attribute of the request but one.',
+      d: 'A rule bound to the subject that matches every attribute of the request but one; or (SubjectAccessExplanation only) a binding whose role grants the request but that names another group, or the subject\'s ServiceAccount name in another namespace.',
       f: {
-        attribute: ['string', 'verb, namespace, resourceName, apiGroup, resource or nonResourceURL.'],
-        requested: ['string', 'The request\'s value.'],
-        granted: ['[]string', 'What the rule (or binding, for namespace) grants instead.', { lt: 'atomic' }],
+        attribute: ['string', 'verb, namespace, resourceName, apiGroup, resource or nonResourceURL; group or serviceaccount namespace (SubjectAccessExplanation only).'],
+        requested: ['string', 'The request\'s value; for serviceaccount namespace the ServiceAccount\'s own namespace; absent for group.'],
+        granted: ['[]string', 'What the rule (or binding, for namespace) grants instead; for group and serviceaccount namespace, the value the subject would need.', { lt: 'atomic' }],
         rbac: ['access.RbacMatch', 'The binding, role and rule.'],
       },
     },

@@ -1,7 +1,7 @@
 // fieldValidation (Ignore | Warn | Strict): what happens to unknown and
 // duplicate fields, the warnings of Warn (lib/http/warnings.ts), and the 400 of Strict,
 // worded as kube-apiserver words them.
-import { badRequest, invalid, type GroupKind } from '../api/status.js';
+import { badRequest, invalid, type GroupKind, type StatusCause } from '../api/status.js';
 import type { StructNode } from '../schema/model.js';
 import { pruneAndValidate } from './structural.js';
 
@@ -36,14 +36,32 @@ export interface CheckOptions {
 }
 
 /**
+ * The decoding half of fieldValidation, as kube's strict decoder: unknown
+ * fields of `obj` are removed in place; for Strict, unknown and duplicate
+ * fields → 400 listing all. Returns the warnings to send (Warn) and the
+ * schema's causes (wrong types, missing required fields) for the caller to
+ * judge: objects refuse them (checkObject); the review APIs, whose readers
+ * name a wrongly typed field themselves, leave them to those readers.
+ */
+export function decodeFields(obj: Record<string, unknown>, schema: StructNode | undefined, duplicates: readonly string[], level: FieldValidation, strictPrefix: string): { warnings: string[]; causes: StatusCause[] } {
+  const { unknown, causes } = schema ? pruneAndValidate(obj, schema) : { unknown: [], causes: [] };
+  const messages = level === 'Ignore' ? [] : problemMessages({ unknown, duplicates });
+  if (level === 'Strict' && messages.length > 0) throw badRequest(`${strictPrefix}strict decoding error: ${messages.join(', ')}`);
+  return { warnings: level === 'Warn' ? messages : [], causes };
+}
+
+/** The strict error's prefix for a create or update body, as kube's transformDecodeError words it. */
+export function strictPrefixOf(kind: string, version: string): string {
+  return `${kind} in version "${version}" cannot be handled as a ${kind}: `;
+}
+
+/**
  * Checks `obj` against `schema` in place: unknown fields are removed; for
  * Strict, unknown and duplicate fields → 400 listing all; wrong types and
  * missing required fields → 422 naming each. Returns the warnings to send (Warn).
  */
 export function checkObject(obj: Record<string, unknown>, schema: StructNode | undefined, duplicates: readonly string[], o: CheckOptions): string[] {
-  const { unknown, causes } = schema ? pruneAndValidate(obj, schema) : { unknown: [], causes: [] };
-  const messages = o.level === 'Ignore' ? [] : problemMessages({ unknown, duplicates });
-  if (o.level === 'Strict' && messages.length > 0) throw badRequest(`${o.strictPrefix}strict decoding error: ${messages.join(', ')}`);
+  const { warnings, causes } = decodeFields(obj, schema, duplicates, o.level, o.strictPrefix);
   if (causes.length > 0) throw invalid(o.gk, o.name, causes);
-  return o.level === 'Warn' ? messages : [];
+  return warnings;
 }

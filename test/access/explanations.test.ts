@@ -32,11 +32,12 @@ describe('SubjectAccessExplanation', () => {
   let s: TestServer;
   let alice: Identity;
 
-  const explain = async (spec: object) => {
+  const explainAll = async (spec: object) => {
     const r = await s.admin.request('POST', SAE, sae(spec));
     assert.equal(r.status, 201, r.text);
     return r.json.status as { allowed: boolean; denied?: boolean; decidedBy?: string; evaluationError?: string; steps: Step[]; nearMisses?: Array<Record<string, any>> };
   };
+  const explain = explainAll;
   const decisions = (steps: Step[]) => steps.map((x) => `${x.name}:${x.decision}`);
 
   before(async () => {
@@ -124,6 +125,12 @@ describe('SubjectAccessExplanation', () => {
   });
 
   it('lists near misses of rules bound to the subject only, one attribute each', async () => {
+    // Bindings to other subjects (one more group: cluster-admin's system:masters at least) are the next test's.
+    const explain = async (spec: object) => {
+      const st = await explainAll(spec);
+      const rules = (st.nearMisses ?? []).filter((m) => m['attribute'] !== 'group' && m['attribute'] !== 'serviceaccount namespace');
+      return { ...st, nearMisses: rules.length > 0 ? rules : undefined };
+    };
     const verb = await explain({ user: 'alice', resourceAttributes: { verb: 'watch', resource: 'pods', namespace: 'team-a' } });
     assert.equal(verb.allowed, false);
     assert.equal(verb.denied, undefined);
@@ -140,6 +147,71 @@ describe('SubjectAccessExplanation', () => {
     assert.deepEqual(group.nearMisses!.map((m) => [m['attribute'], m['requested'], m['granted']]), [['apiGroup', 'apps', ['']]]);
     const none = await explain({ user: 'nobody', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'team-a' } });
     assert.equal(none.nearMisses, undefined);
+  });
+
+  it('SubjectAccessExplanation adds bindings that would apply with one more group or another ServiceAccount namespace; the self form never does', async () => {
+    await s.admin.request('POST', `${RBAC}/namespaces/team-a/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'pod-deleter', namespace: 'team-a' }, rules: [{ verbs: ['delete'], apiGroups: [''], resources: ['pods'] }] });
+    // ops (a group alice is not in) and the ServiceAccount robot of namespace ci may delete pods in team-a.
+    await s.admin.request('POST', `${RBAC}/namespaces/team-a/rolebindings`, roleBinding('team-a', 'ops-delete', 'Role', 'pod-deleter', [groupSubject('ops'), saSubject('ci', 'robot')]));
+    // The same in prod: another scope, two attributes off, never a near miss.
+    await s.admin.request('POST', `${RBAC}/namespaces/prod/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'pod-deleter', namespace: 'prod' }, rules: [{ verbs: ['delete'], apiGroups: [''], resources: ['pods'] }] });
+    await s.admin.request('POST', `${RBAC}/namespaces/prod/rolebindings`, roleBinding('prod', 'prod-ops-delete', 'Role', 'pod-deleter', [groupSubject('prod-ops'), saSubject('ci', 'robot')]));
+    const del = { verb: 'delete', resource: 'pods', namespace: 'team-a' };
+    const robot = { user: 'system:serviceaccount:team-a:robot', groups: ['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated'], resourceAttributes: del };
+    const show = (m: Record<string, any>) => [m['attribute'], m['requested'], m['granted'], m['rbac'].binding.name, m['rbac'].subject.kind];
+    let st = await explain(robot);
+    await eventually(async () => { st = await explain(robot); return (st.nearMisses ?? []).some((m) => m['rbac'].binding.name === 'ops-delete'); }, 'the ops-delete binding');
+    assert.equal(st.allowed, false);
+    // The ServiceAccount's own name first, then groups: the narrow Role before cluster-admin's `*` (bound to system:masters).
+    assert.deepEqual(st.nearMisses!.slice(0, 2).map(show), [
+      ['serviceaccount namespace', 'team-a', ['ci'], 'ops-delete', 'ServiceAccount'],
+      ['group', undefined, ['ops'], 'ops-delete', 'Group'],
+    ]);
+    assert.deepEqual(st.nearMisses![0]!['rbac'], {
+      binding: { kind: 'RoleBinding', namespace: 'team-a', name: 'ops-delete' }, role: { kind: 'Role', namespace: 'team-a', name: 'pod-deleter' },
+      ruleIndex: 0, subject: { kind: 'ServiceAccount', namespace: 'ci', name: 'robot' },
+    });
+    assert.ok(st.nearMisses!.some((m) => m['attribute'] === 'group' && m['granted'][0] === 'system:masters'), 'cluster-admin\'s group is one more group too');
+    assert.ok(!st.nearMisses!.some((m) => m['rbac'].binding.name === 'prod-ops-delete'), 'a binding of another namespace is not one subject away');
+    // Not a ServiceAccount: only the group.
+    const forAlice = await explain({ user: 'alice', resourceAttributes: del });
+    assert.deepEqual(forAlice.nearMisses!.filter((m) => m['rbac'].binding.name === 'ops-delete').map(show), [['group', undefined, ['ops'], 'ops-delete', 'Group']]);
+    // alice's own rule (get, list pods) is closer than any other subject's binding.
+    assert.equal(forAlice.nearMisses![0]!['attribute'], 'verb');
+    // A group alice is in is no near miss: with ops she is allowed.
+    const withOps = await explain({ user: 'alice', groups: ['ops'], resourceAttributes: del });
+    assert.equal(withOps.allowed, true);
+
+    // The self form: the same questions, asked by alice and by robot themselves, reveal no other subject's binding.
+    const selfSpec = { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SelfSubjectAccessExplanation', spec: { resourceAttributes: del } };
+    const robotId = await identity(s, 'system:serviceaccount:team-a:robot', ['system:serviceaccounts', 'system:serviceaccounts:team-a']);
+    try {
+      for (const c of [alice.client, robotId.client]) {
+        const r = await c.request('POST', SELF, selfSpec);
+        assert.equal(r.status, 201, r.text);
+        assert.equal(r.json.status.allowed, false);
+        const misses: Array<Record<string, any>> = r.json.status.nearMisses ?? [];
+        assert.deepEqual(misses.filter((m) => m['attribute'] === 'group' || m['attribute'] === 'serviceaccount namespace'), []);
+        assert.ok(!JSON.stringify(r.json.status).includes('ops-delete'), 'no trace of the binding');
+      }
+      // alice still learns about her own rule.
+      const mine = await alice.client.request('POST', SELF, selfSpec);
+      assert.deepEqual(mine.json.status.nearMisses.map((m: any) => [m.attribute, m.rbac.binding.name]), [['verb', 'alice-pods']]);
+    } finally {
+      robotId.client.close();
+    }
+  });
+
+  it('keeps at most 10 near misses in all, the closest', async () => {
+    await Promise.all(Array.from({ length: 12 }, (_, i) => s.admin.request('POST', `${RBAC}/namespaces/team-a/rolebindings`,
+      roleBinding('team-a', `crowd-${String(i).padStart(2, '0')}`, 'Role', 'pod-watcher', [groupSubject(`crowd-${i}`)]))));
+    const spec = { user: 'alice', resourceAttributes: { verb: 'watch', resource: 'pods', namespace: 'team-a' } };
+    let st = await explain(spec);
+    await eventually(async () => { st = await explain(spec); return (st.nearMisses ?? []).filter((m) => String(m['rbac'].binding.name).startsWith('crowd-')).length >= 9; }, 'the crowd bindings');
+    assert.equal(st.nearMisses!.length, 10);
+    // alice's own rule (verb) first, then nine of the twelve crowd groups (bob's binding names a user: never a near miss).
+    assert.deepEqual(st.nearMisses!.map((m) => m['attribute']), ['verb', ...Array(9).fill('group')]);
+    assert.ok(!st.nearMisses!.some((m) => m['rbac'].binding.name === 'bob-watch'), 'a binding to another user is no near miss');
   });
 
   it('names the ABAC policy line', async () => {
@@ -267,6 +339,11 @@ describe('SubjectAccessExplanation', () => {
       assert.equal(who.code, 0, who.stderr);
       assert.match(who.stdout, /User\s+alice\s+rbac: RoleBinding team-a\/alice-pods → Role team-a\/pod-reader, rule 1/);
       assert.match(who.stdout, /Incomplete: hook \(Webhook\)/);
+      // The privileged form's near misses of other subjects, in words (ops-delete is the earlier test's binding).
+      const robot = await kubectl(admin.kubeconfig, ['why', '--as', 'system:serviceaccount:team-a:robot', '--as-group', 'system:serviceaccounts', 'delete', 'pods', '-n', 'team-a']);
+      assert.equal(robot.code, 0, robot.stderr);
+      assert.match(robot.stdout, /rule 0 of Role team-a\/pod-deleter \(RoleBinding team-a\/ops-delete\) would apply to the ServiceAccount in namespace ci, not "team-a"/);
+      assert.match(robot.stdout, /rule 0 of Role team-a\/pod-deleter \(RoleBinding team-a\/ops-delete\) would apply with group ops/);
       // A kubeconfig whose user is an exec plugin handing out a client certificate.
       const pki = devPkiPaths(s.dataDir);
       const [caCert, caKey] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.caKey, 'utf8')]);
@@ -307,6 +384,37 @@ describe('SubjectAccessExplanation', () => {
     }
     const get = await s.admin.request('GET', SAE);
     assert.equal(get.status, 405);
+  });
+
+  it('unknown fields follow fieldValidation, as on SubjectAccessReview: Strict 400 naming the field, Warn a warning, Ignore silence', async () => {
+    const spec = { user: 'alice', foo: 'x', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } };
+    const strict = await s.admin.request('POST', `${SAE}?fieldValidation=Strict`, sae(spec));
+    assert.equal(strict.status, 400);
+    assert.equal(strict.json.message, 'SubjectAccessExplanation in version "v1alpha1" cannot be handled as a SubjectAccessExplanation: strict decoding error: unknown field "spec.foo"');
+    const warn = await s.admin.request('POST', SAE, sae(spec));
+    assert.equal(warn.status, 201);
+    assert.equal(warn.headers['warning'], '299 - "unknown field \\"spec.foo\\""');
+    assert.equal(warn.json.spec.foo, undefined);
+    assert.equal(warn.json.status.allowed, true);
+    const ignore = await s.admin.request('POST', `${SAE}?fieldValidation=Ignore`, sae(spec));
+    assert.equal(ignore.status, 201);
+    assert.equal(ignore.headers['warning'], undefined);
+    // The self form's spec has no user: a user there is an unknown field, not a question about someone else.
+    const self = await alice.client.request('POST', `${SELF}?fieldValidation=Strict`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SelfSubjectAccessExplanation', spec: { user: 'bob', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } } });
+    assert.equal(self.status, 400);
+    assert.match(self.json.message, /unknown field "spec\.user"/);
+    const selfWarn = await alice.client.request('POST', SELF, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SelfSubjectAccessExplanation', spec: { user: 'bob', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } } });
+    assert.equal(selfWarn.status, 201);
+    assert.match(String(selfWarn.headers['warning']), /unknown field \\"spec\.user\\"/);
+    assert.equal(selfWarn.json.spec.user, undefined, 'explained for alice, the caller');
+    // SubjectsReview: a subject is refused (422) whatever the level's view of it; other unknown fields as above.
+    const who = (q: string, spec: object) => s.admin.request('POST', `${GV}/subjectsreviews${q}`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectsReview', spec });
+    const whoStrict = await who('?fieldValidation=Strict', { resourceAttributes: { verb: 'get', resource: 'pods', extra: 1 } });
+    assert.equal(whoStrict.status, 400);
+    assert.match(whoStrict.json.message, /^SubjectsReview in version "v1alpha1" cannot be handled as a SubjectsReview: strict decoding error: unknown field "spec\.resourceAttributes\.extra"$/);
+    const whoUser = await who('?fieldValidation=Ignore', { user: 'x', resourceAttributes: { verb: 'get', resource: 'pods' } });
+    assert.equal(whoUser.status, 422);
+    assert.match(whoUser.json.message, /spec\.user: Invalid value: "x": must be empty/);
   });
 });
 

@@ -126,6 +126,59 @@ describe('the RBAC authorizer', () => {
   });
 });
 
+describe('who-can and other-subject near misses visit one scope', () => {
+  const readPods = [rule({ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] })];
+  const bindings = (p: RbacPolicy, ns: string) => { const out: string[] = []; p.visitBindings(ns, (b) => out.push(`${b.kind}/${b.namespace}/${b.name}`)); return out; };
+
+  it('ClusterRoleBindings, then the RoleBindings of the namespace only; updates and deletes keep the index', () => {
+    const p = new RbacPolicy();
+    p.setClusterRole('pod-reader', readPods);
+    bind(p, 'RoleBinding', 'team-a', 'a1', 'ClusterRole', 'pod-reader', [user('u1')]);
+    bind(p, 'ClusterRoleBinding', '', 'c1', 'ClusterRole', 'pod-reader', [group('g1')]);
+    bind(p, 'RoleBinding', 'team-b', 'b1', 'ClusterRole', 'pod-reader', [user('u2')]);
+    // A RoleBinding read without a namespace is never cluster-wide.
+    bind(p, 'RoleBinding', '', 'odd', 'ClusterRole', 'pod-reader', [user('u3')]);
+    assert.deepEqual(bindings(p, 'team-a'), ['ClusterRoleBinding//c1', 'RoleBinding/team-a/a1']);
+    assert.deepEqual(bindings(p, ''), ['ClusterRoleBinding//c1']);
+    bind(p, 'RoleBinding', 'team-a', 'a1', 'ClusterRole', 'pod-reader', [user('u9')]);
+    p.deleteBinding('ClusterRoleBinding', '', 'c1');
+    assert.deepEqual(bindings(p, 'team-a'), ['RoleBinding/team-a/a1']);
+    p.clearBindings('RoleBinding');
+    assert.deepEqual(bindings(p, 'team-a'), []);
+    assert.deepEqual(bindings(p, 'team-b'), []);
+    const rbac = new RbacAuthorizer(p);
+    bind(p, 'RoleBinding', 'team-a', 'a2', 'ClusterRole', 'pod-reader', [user('u4'), { kind: 'ServiceAccount', name: 'robot', namespace: '' }]);
+    assert.deepEqual(rbac.subjects(res('get', 'pods')).map((x) => `${x.kind}:${x.namespace ?? ''}:${x.name}`), ['User::u4', 'ServiceAccount:team-a:robot']);
+    // Grouped by role: a role that does not grant the request, or does not exist, is asked once and its bindings skipped.
+    p.setClusterRole('secret-reader', [rule({ verbs: ['get'], apiGroups: [''], resources: ['secrets'] })]);
+    for (let i = 0; i < 3; i++) bind(p, 'RoleBinding', 'team-a', `s${i}`, 'ClusterRole', 'secret-reader', [user(`s${i}`)]);
+    bind(p, 'RoleBinding', 'team-a', 'ghost', 'ClusterRole', 'ghost', [user('g')]);
+    const asked: Array<string | undefined> = [];
+    const seen: string[] = [];
+    p.visitBindings('team-a', (b) => seen.push(b.name), (rules) => { asked.push(rules?.[0]?.resources[0]); return rules !== undefined && rules.some((r) => ruleAllows(res('get', 'secrets'), r)); });
+    assert.deepEqual(asked, ['pods', 'secrets', undefined]);
+    assert.deepEqual(seen, ['s0', 's1', 's2']);
+    assert.deepEqual(rbac.subjects(res('get', 'secrets')).map((x) => x.name), ['s0', 's1', 's2']);
+    assert.deepEqual(rbac.subjects(res('get', 'pods')).map((x) => x.name), ['u4', 'robot']);
+  });
+
+  it('a ServiceAccount subject without a namespace defaults to its RoleBinding\'s; the same namespace is no near miss', () => {
+    const p = new RbacPolicy();
+    p.setClusterRole('pod-reader', readPods);
+    bind(p, 'RoleBinding', 'team-a', 'a1', 'ClusterRole', 'pod-reader', [{ kind: 'ServiceAccount', name: 'robot', namespace: '' }, { kind: 'ServiceAccount', name: 'robot', namespace: 'ci' }, { kind: 'ServiceAccount', name: 'other', namespace: 'ci' }]);
+    const rbac = new RbacAuthorizer(p);
+    const sa = (ns: string): UserInfo => ({ username: `system:serviceaccount:${ns}:robot`, groups: [] });
+    const miss = (u: UserInfo, opts = { otherSubjects: true }) => (rbac.explain({ ...res('get', 'pods'), user: u }, opts).nearMisses ?? []).map((m) => [m.attribute, m.requested, m.granted]);
+    // robot of team-a is allowed by the defaulted subject; robot of ops is one namespace off, twice.
+    assert.equal(rbac.authorize({ ...res('get', 'pods'), user: sa('team-a') }).kind, 'allow');
+    assert.deepEqual(miss(sa('ops')), [['serviceaccount namespace', 'ops', ['team-a']], ['serviceaccount namespace', 'ops', ['ci']]]);
+    assert.equal(rbac.authorize({ ...res('get', 'pods'), user: sa('ci') }).kind, 'allow');
+    assert.deepEqual(miss(sa('ops'), { otherSubjects: false }), []);
+    // Not a ServiceAccount name: no such near miss.
+    assert.deepEqual(miss({ username: 'robot', groups: [] }), []);
+  });
+});
+
 describe('escalation coverage', () => {
   const owned = [
     rule({ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods', 'pods/log'] }),

@@ -4,7 +4,7 @@ import type { KObject } from '../../../lib/api/meta.js';
 import { alreadyExists, conflict, notFound, STALE_OBJECT, type GroupResource } from '../../../lib/api/status.js';
 import { readBody } from '../../../lib/http/body.js';
 import { decodeBody } from '../../../lib/validation/decode.js';
-import { checkObject, parseFieldValidation } from '../../../lib/validation/fields.js';
+import { checkObject, parseFieldValidation, strictPrefixOf } from '../../../lib/validation/fields.js';
 import { addWarnings } from '../../../lib/http/warnings.js';
 import { negotiateInput } from '../../../lib/http/negotiate.js';
 import { sendObject, wantsPretty } from '../../../lib/http/respond.js';
@@ -31,7 +31,7 @@ async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Pro
   const { value, duplicates } = decodeBody(r.body ?? await readBody(r.req, env.bodyLimit), format);
   const obj = checkEnvelope(t, value);
   const warnings = checkObject(obj, t.schema, duplicates, {
-    level, strictPrefix: `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: `,
+    level, strictPrefix: strictPrefixOf(t.kind, t.version),
     gk: { group: t.group, kind: t.kind }, name: obj.metadata.name ?? obj.metadata.generateName ?? '',
   });
   addWarnings(r.res, warnings);

@@ -4,10 +4,11 @@
 // cache: the subject index makes a decision cost a few map lookups
 // (bench/authz-rbac.ts measures it).
 import type { UserInfo } from '../../../lib/api/meta.js';
-import type { Attributes, Authorizer, Decision, Explanation, NearMiss, SubjectGrant } from '../types.js';
+import type { Attributes, Authorizer, Decision, ExplainOptions, Explanation, SubjectGrant } from '../types.js';
 import { NO_OPINION } from '../types.js';
-import { ruleAllows, ruleMisses } from './match.js';
-import { MAX_NEAR_MISSES } from '../explain.js';
+import { firstAllowingRule, ruleAllows } from './match.js';
+import { grantFacts } from './facts.js';
+import { nearMisses } from './nearmisses.js';
 import type { Grant, RbacPolicy } from './policy.js';
 import { roleNotFound, type PolicyRule } from './types.js';
 
@@ -40,20 +41,6 @@ function decisionOf(m: Match): Decision {
   return m.errors ? { kind: 'no-opinion', reason: `RBAC: ${aggregate(m.errors)}` } : NO_OPINION;
 }
 
-/** A grant in the explanation's terms (access.gatehouse.dev RbacMatch). */
-function grantFacts(g: Grant, ruleIndex: number): Record<string, unknown> {
-  const b = g.binding;
-  const s = g.subject;
-  return {
-    binding: { kind: b.kind, ...(b.namespace ? { namespace: b.namespace } : {}), name: b.name },
-    role: { kind: b.roleRef.kind, ...(b.roleRef.kind === 'Role' ? { namespace: b.namespace } : {}), name: b.roleRef.name },
-    ruleIndex,
-    subject: { kind: s.kind, ...(s.kind === 'ServiceAccount' ? { namespace: s.namespace || b.namespace } : {}), name: s.name },
-  };
-}
-
-const CLOSENESS = ['verb', 'resourceName', 'namespace', 'apiGroup', 'resource', 'nonResourceURL'];
-
 export class RbacAuthorizer implements Authorizer {
   readonly name = 'RBAC';
   constructor(private readonly policy: RbacPolicy) {}
@@ -62,12 +49,12 @@ export class RbacAuthorizer implements Authorizer {
     return decisionOf(this.match(a));
   }
 
-  /** The decision with the binding, role and rule that allowed; near misses when nothing did. */
-  explain(a: Attributes): Explanation {
+  /** The decision with the binding, role and rule that allowed; near misses (nearmisses.ts) when nothing did. */
+  explain(a: Attributes, opts?: ExplainOptions): Explanation {
     const m = this.match(a);
     const decision = decisionOf(m);
     if (m.allowedBy) return { decision, facts: { rbac: grantFacts(m.allowedBy, m.ruleIndex) } };
-    return { decision, nearMisses: this.nearMisses(a) };
+    return { decision, nearMisses: nearMisses(this.policy, a, opts?.otherSubjects === true) };
   }
 
   /** The first grant and rule allowing the request (kube's order), and the missing roles met before it. */
@@ -87,46 +74,19 @@ export class RbacAuthorizer implements Authorizer {
     return m;
   }
 
-  /**
-   * Rules bound to the user, at any scope, that grant every attribute of the
-   * request but one: a RoleBinding of another namespace counts as a namespace
-   * miss. Closest first: verbs and names (a word added to a rule), then the
-   * namespace (another binding), then group and resource (another rule).
-   */
-  private nearMisses(a: Attributes): NearMiss[] {
-    const found: NearMiss[] = [];
-    this.policy.visitEverywhere(a.user, (grant, rules) => {
-      const b = grant.binding;
-      const elsewhere = b.kind === 'RoleBinding' && b.namespace !== a.namespace;
-      // A non-resource request is granted by ClusterRoleBindings only.
-      if (elsewhere && !a.isResourceRequest) return false;
-      rules?.forEach((rule, i) => {
-        const misses = ruleMisses(a, rule);
-        if (!misses) return;
-        const all: Array<Pick<NearMiss, 'attribute' | 'requested' | 'granted'>> = elsewhere
-          ? [...misses, { attribute: 'namespace', requested: a.namespace, granted: [b.namespace] }] : misses;
-        if (all.length !== 1) return;
-        const [miss] = all;
-        found.push({ attribute: miss!.attribute, requested: miss!.requested, granted: [...miss!.granted], facts: { rbac: grantFacts(grant, i) } });
-      });
-      return false;
-    });
-    return found.sort((x, y) => CLOSENESS.indexOf(x.attribute) - CLOSENESS.indexOf(y.attribute)).slice(0, MAX_NEAR_MISSES);
-  }
-
   /** Every subject of a binding at the request's scope whose role has a rule allowing the request (the first such rule named). */
   subjects(a: Attributes): SubjectGrant[] {
     const out: SubjectGrant[] = [];
+    const allowing = firstAllowingRule(a);
     this.policy.visitBindings(a.namespace, (binding, rules) => {
-      const ruleIndex = rules ? rules.findIndex((r) => ruleAllows(a, r)) : -1;
-      if (ruleIndex < 0) return;
+      const ruleIndex = allowing(rules!);
       for (const subject of binding.subjects) {
         const namespace = subject.kind === 'ServiceAccount' ? subject.namespace || binding.namespace : undefined;
         // A ServiceAccount subject without a namespace never matches (policy.ts subjectKey).
         if (namespace === '') continue;
         out.push({ kind: subject.kind, name: subject.name, ...(namespace !== undefined ? { namespace } : {}), facts: { rbac: grantFacts({ binding, subject }, ruleIndex) } });
       }
-    });
+    }, (rules) => rules !== undefined && allowing(rules) >= 0);
     return out;
   }
 

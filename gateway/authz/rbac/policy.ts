@@ -27,6 +27,15 @@ function bindingId(kind: Binding['kind'], namespace: string, name: string): stri
   return kind === 'RoleBinding' ? `rb/${namespace}/${name}` : `crb/${name}`;
 }
 
+/** The scope a binding applies at: every namespace, or its own (a RoleBinding is never cluster-wide, even one with no namespace). */
+function scopeKey(kind: Binding['kind'], namespace: string): string {
+  return kind === 'ClusterRoleBinding' ? '*' : `ns/${namespace}`;
+}
+
+function roleKey(ref: RoleRef): string {
+  return `${ref.kind}/${ref.name}`;
+}
+
 /** The index key of a subject, or undefined when it can never match (a service account without a namespace). */
 function subjectKey(s: Subject, bindingNamespace: string): string | undefined {
   switch (s.kind) {
@@ -44,6 +53,12 @@ export class RbacPolicy {
   private readonly roles = new Map<string, readonly PolicyRule[]>();
   private readonly clusterRoles = new Map<string, readonly PolicyRule[]>();
   private readonly bindings = new Map<string, { binding: Binding; grants: Grant[] }>();
+  /**
+   * Bindings by the scope they apply at (scopeKey), then by role: who-can and
+   * other subjects' near misses visit one scope, not every binding, and ask
+   * once per role whether it grants the request, not once per binding.
+   */
+  private readonly byScope = new Map<string, Map<string, { readonly ref: RoleRef; readonly bindings: Map<string, Binding> }>>();
   private readonly bySubject = new Map<string, SubjectGrants>();
 
   get size(): { roles: number; clusterRoles: number; bindings: number } {
@@ -78,7 +93,15 @@ export class RbacPolicy {
       }
       grants.push(grant);
     }
-    this.bindings.set(bindingId(b.kind, b.namespace, b.name), { binding: b, grants });
+    const id = bindingId(b.kind, b.namespace, b.name);
+    this.bindings.set(id, { binding: b, grants });
+    const sk = scopeKey(b.kind, b.namespace);
+    let scope = this.byScope.get(sk);
+    if (!scope) this.byScope.set(sk, (scope = new Map()));
+    const rk = roleKey(b.roleRef);
+    let byRole = scope.get(rk);
+    if (!byRole) scope.set(rk, (byRole = { ref: b.roleRef, bindings: new Map() }));
+    byRole.bindings.set(id, b);
   }
 
   deleteBinding(kind: Binding['kind'], namespace: string, name: string): void {
@@ -86,6 +109,13 @@ export class RbacPolicy {
     const entry = this.bindings.get(id);
     if (!entry) return;
     this.bindings.delete(id);
+    const sk = scopeKey(kind, namespace);
+    const scope = this.byScope.get(sk);
+    const rk = roleKey(entry.binding.roleRef);
+    const byRole = scope?.get(rk);
+    byRole?.bindings.delete(id);
+    if (byRole?.bindings.size === 0) scope!.delete(rk);
+    if (scope?.size === 0) this.byScope.delete(sk);
     for (const grant of entry.grants) {
       const key = subjectKey(grant.subject, namespace)!;
       const sg = this.bySubject.get(key);
@@ -137,14 +167,24 @@ export class RbacPolicy {
     }
   }
 
-  /** Every binding that applies at a scope, whoever it names: ClusterRoleBindings, then the RoleBindings of `namespace` (who-can). */
-  visitBindings(namespace: string, visitor: (binding: Binding, rules: readonly PolicyRule[] | undefined) => void): void {
-    for (const { binding } of this.bindings.values()) {
-      if (binding.kind === 'ClusterRoleBinding') visitor(binding, this.roleRules(binding.roleRef, ''));
-    }
-    if (!namespace) return;
-    for (const { binding } of this.bindings.values()) {
-      if (binding.kind === 'RoleBinding' && binding.namespace === namespace) visitor(binding, this.roleRules(binding.roleRef, namespace));
+  /**
+   * Every binding that applies at a scope, whoever it names: ClusterRoleBindings,
+   * then the RoleBindings of `namespace` (who-can), grouped by role. With
+   * `wanted`, the bindings of a role it refuses (given the role's rules,
+   * undefined when the role does not exist) are not visited.
+   */
+  visitBindings(namespace: string, visitor: (binding: Binding, rules: readonly PolicyRule[] | undefined) => void, wanted?: (rules: readonly PolicyRule[] | undefined) => boolean): void {
+    this.visitScope(scopeKey('ClusterRoleBinding', ''), '', visitor, wanted);
+    if (namespace) this.visitScope(scopeKey('RoleBinding', namespace), namespace, visitor, wanted);
+  }
+
+  private visitScope(key: string, namespace: string, visitor: (binding: Binding, rules: readonly PolicyRule[] | undefined) => void, wanted?: (rules: readonly PolicyRule[] | undefined) => boolean): void {
+    const scope = this.byScope.get(key);
+    if (!scope) return;
+    for (const { ref, bindings } of scope.values()) {
+      const rules = this.roleRules(ref, namespace);
+      if (wanted && !wanted(rules)) continue;
+      for (const binding of bindings.values()) visitor(binding, rules);
     }
   }
 
