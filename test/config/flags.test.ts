@@ -41,7 +41,7 @@ describe('parseServeFlags', () => {
       auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogFormat: 'json',
       auditLogMode: 'blocking', auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookInitialBackoffMs: 10_000,
       auditWebhookBatchBufferSize: 10_000, auditWebhookBatchMaxSize: 400, auditWebhookBatchMaxWaitMs: 30_000,
-      tracingConfigFile: undefined,
+      tracingConfigFile: undefined, showHiddenMetricsForVersion: undefined,
     });
   });
 
