@@ -41,7 +41,8 @@ export class LogBackend implements AuditBackend {
   private pending = '';
   private scheduled = false;
   private readonly maxBytes: number;
-  private readonly compressing = new Set<Promise<void>>();
+  /** Compressions and pruning after them, in rotation order (--audit-log-compress). */
+  private mill: Promise<void> = Promise.resolve();
   private readonly lines: (events: readonly AuditEvent[]) => string;
 
   constructor(private readonly path: string, private readonly rotation: LogRotation, private readonly clock: () => number = Date.now, format: LogFormat = {}) {
@@ -90,11 +91,12 @@ export class LogBackend implements AuditBackend {
     const rotated = join(dirname(this.path), `${stem}-${stamp}${ext}`);
     renameSync(this.path, rotated);
     this.open();
-    this.prune(stem, ext);
-    if (this.rotation.compress) {
-      const done: Promise<void> = gzipAway(rotated).catch(() => undefined).finally(() => { this.compressing.delete(done); });
-      this.compressing.add(done);
-    }
+    if (!this.rotation.compress) { this.prune(stem, ext); return; }
+    // As lumberjack's mill: one copy at a time is compressed, then old copies are removed, so a
+    // copy is never removed while it is being read.
+    this.mill = this.mill.then(() => gzipAway(rotated).catch(() => undefined)).then(() => {
+      try { this.prune(stem, ext); } catch { /* the directory went away: nothing to prune */ }
+    });
   }
 
   /** Removes backups beyond maxbackup (oldest first) and older than maxage days. */
@@ -108,7 +110,7 @@ export class LogBackend implements AuditBackend {
       return [{ f, t }];
     }).sort((a, b) => b.t - a.t);
     const cutoff = this.rotation.maxAgeDays > 0 ? this.clock() - this.rotation.maxAgeDays * 86_400_000 : -Infinity;
-    // A copy being compressed is there twice (`.log` and `.log.gz`): one backup.
+    // A copy caught between its .gz being written and its .log removed is there twice: one backup.
     const rank = new Map<number, number>();
     for (const b of backups) if (!rank.has(b.t)) rank.set(b.t, rank.size);
     backups.forEach((b) => {
@@ -122,7 +124,7 @@ export class LogBackend implements AuditBackend {
     try { this.flush(); } finally {
       if (this.fd !== undefined) { closeSync(this.fd); this.fd = undefined; }
     }
-    await Promise.all(this.compressing);
+    await this.mill;
   }
 }
 
@@ -139,7 +141,13 @@ function linesOf(f: LogFormat): (events: readonly AuditEvent[]) => string {
 
 /** `file` → `file.gz`, then the original removed (lumberjack's compressLogFile). */
 async function gzipAway(file: string): Promise<void> {
-  await pipeline(createReadStream(file), createGzip(), createWriteStream(`${file}.gz`, { mode: 0o600 }));
+  try {
+    await pipeline(createReadStream(file), createGzip(), createWriteStream(`${file}.gz`, { mode: 0o600 }));
+  } catch (err) {
+    // No half-written .gz beside the copy it failed to compress.
+    await unlink(`${file}.gz`).catch(() => undefined);
+    throw err;
+  }
   await unlink(file);
 }
 

@@ -17,20 +17,10 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { NS, register, servingPki, startSampleBackend, waitAvailable, type SampleBackend } from '../aggregation/fixture.js';
 import { runGatehouse, stopAll } from '../e2e/helpers.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './receiver.js';
+import { startOtlpReceiver, traceSpans, type OtlpReceiver } from './receiver.js';
 
 const SERVER = 2;
 const CLIENT = 3;
-
-async function traceSpans(rx: OtlpReceiver, path: string, traceId: string, done: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
-  let spans: ReceivedSpan[] = [];
-  for (let i = 0; i < 500; i++) {
-    spans = (rx.spans.get(path) ?? []).filter((s) => s.traceId === traceId);
-    if (done(spans)) return spans;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail(`trace ${traceId} incomplete at ${path}: ${JSON.stringify(spans.map((s) => s.name))}; refused: ${rx.refused.join('; ')}`);
-}
 
 describe('tracing and audit in a backend process', { timeout: 180_000 }, () => {
   let dir: string;

@@ -12,20 +12,10 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { RedisStore } from '../../backends/core/store/redis.js';
 import { dropPrefix, REDIS_URL, uniquePrefix } from '../store/fixtures/redis-env.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './receiver.js';
+import { startOtlpReceiver, traceSpans, type OtlpReceiver } from './receiver.js';
 
 const SERVER = 2;
 const CLIENT = 3;
-
-async function traceSpans(rx: OtlpReceiver, traceId: string, done: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
-  let spans: ReceivedSpan[] = [];
-  for (let i = 0; i < 300; i++) {
-    spans = (rx.spans.get('/v1/traces') ?? []).filter((s) => s.traceId === traceId);
-    if (done(spans)) return spans;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail(`trace ${traceId} incomplete: ${JSON.stringify(spans.map((s) => s.name))}; refused: ${rx.refused.join('; ')}`);
-}
 
 describe('Redis commands as spans', { timeout: 120_000 }, () => {
   let dir: string;
@@ -55,7 +45,7 @@ describe('Redis commands as spans', { timeout: 120_000 }, () => {
     const r = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'traced-redis' } },
       { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` });
     assert.equal(r.status, 201, r.text);
-    const spans = await traceSpans(rx, traceId, (x) => x.some((y) => y.kind === SERVER) && x.some((y) => y.attributes['db.system'] === 'redis'));
+    const spans = await traceSpans(rx, '/v1/traces', traceId, (x) => x.some((y) => y.kind === SERVER) && x.some((y) => y.attributes['db.system'] === 'redis'));
     const srv = spans.find((x) => x.kind === SERVER)!;
     const create = spans.find((x) => x.name === 'Create redis');
     assert.ok(create, JSON.stringify(spans.map((x) => x.name)));

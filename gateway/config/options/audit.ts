@@ -90,7 +90,7 @@ export const audit: OptionGroup<AuditOptions> = {
   flags: [
     flag({ name: 'audit-policy-file', key: 'auditPolicyFile', arg: 'file',
       help: 'audit.k8s.io/v1 Policy (YAML or JSON): which requests are audited at which level; without it nothing is audited', parse: optionalPath }),
-    flag({ name: 'audit-log-path', key: 'auditLogPath', arg: 'file', help: 'Write audit events to this file, one JSON Event per line; - for standard output', parse: optionalPath }),
+    flag({ name: 'audit-log-path', key: 'auditLogPath', arg: 'file', help: 'Write audit events to this file, one per line (--audit-log-format); - for standard output', parse: optionalPath }),
     flag({ name: 'audit-log-maxage', key: 'auditLogMaxAge', arg: 'days', help: 'Remove rotated audit logs older than this many days (0 = keep)', parse: count }),
     flag({ name: 'audit-log-maxbackup', key: 'auditLogMaxBackup', arg: 'int', help: 'Keep at most this many rotated audit logs (0 = all)', parse: count }),
     flag({ name: 'audit-log-maxsize', key: 'auditLogMaxSize', arg: 'MB', help: 'Rotate the audit log when it would pass this many megabytes (100 when only maxage or maxbackup is set)', parse: count }),
