@@ -175,6 +175,44 @@ describe('audit webhook: truncate and throttle', () => {
     }
   });
 
+  it('--audit-webhook-truncate-max-event-size: a large event reaches the receiver without its bodies, annotated', async () => {
+    const recv = await startAuditReceiver();
+    try {
+      await withServer('Request', async (dir) => [`--audit-webhook-config-file=${await recv.kubeconfig(dir)}`, '--audit-webhook-batch-max-size=1',
+        '--audit-webhook-truncate-enabled', '--audit-webhook-truncate-max-event-size=3000', '--audit-webhook-truncate-max-batch-size=3000'], async (s) => {
+        const small = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'hook-small' } });
+        const large = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'hook-large' }, data: { a: 'z'.repeat(5000) } });
+        assert.equal(small.status, 201);
+        assert.equal(large.status, 201);
+        const byId = (id: unknown) => eventually(() => recv.events.find((e) => e['auditID'] === id) as Ev | undefined, `event ${String(id)}`);
+        const se = await byId(small.headers['audit-id']);
+        assert.equal(se['requestObject']['metadata']['name'], 'hook-small');
+        const le = await byId(large.headers['audit-id']);
+        assert.equal(le['requestObject'], undefined);
+        assert.equal(le['annotations']['audit.k8s.io/truncated'], 'true');
+      });
+    } finally {
+      await recv.close();
+    }
+  });
+
+  it('--audit-webhook-batch-buffer-size: what a held-back webhook cannot buffer is dropped, counted under plugin="webhook"', async () => {
+    const recv = await startAuditReceiver();
+    try {
+      await withServer('Metadata', async (dir) => [`--audit-webhook-config-file=${await recv.kubeconfig(dir)}`, '--audit-webhook-batch-max-size=1',
+        '--audit-webhook-batch-buffer-size=2', '--audit-webhook-batch-throttle-qps=0.001', '--audit-webhook-batch-throttle-burst=1'], async (s) => {
+        const before = await auditErrors(s, 'webhook');
+        for (let i = 0; i < 6; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+        // One sent (the burst), two buffered, three dropped.
+        await eventually(() => (recv.posts === 1 ? true : undefined), 'the burst sent');
+        assert.equal(await auditErrors(s, 'webhook'), before + 3);
+      });
+      assert.equal(recv.events.length, 3, 'the buffered two go at shutdown');
+    } finally {
+      await recv.close();
+    }
+  });
+
   it('--audit-webhook-batch-throttle-qps/-burst hold batches back without holding requests; shutdown sends the rest; -enable=false lifts it', async () => {
     const recv = await startAuditReceiver();
     try {
