@@ -7,7 +7,10 @@
 // off so the machine's drift lands on all (target: 0.1% ≥ 95% of off). Spans
 // go to an OTLP/HTTP sink in this process that counts what it receives and
 // answers 200. Three servers with the same PKI on CPU 0, the raw load
-// generator (bench/loadgen.ts) on CPU 1. BENCH_TRACING=0 skips the section in run.ts.
+// generator (bench/loadgen.ts) on CPU 1. Last, what tracing adds to each Redis
+// command (backends/core/store/redis-traced.ts) of a request that is not
+// recorded, against the local Redis when one answers. BENCH_TRACING=0 skips
+// the section in run.ts.
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +24,8 @@ import { buildTracing } from '../gateway/tracing/index.js';
 import { parseRequestInfo } from '../lib/api/requestinfo.js';
 import { inSpan, spanAttribute } from '../lib/tracing/span.js';
 import { recordRow } from './summary.js';
+import { Redis } from 'ioredis';
+import { traceCommands } from '../backends/core/store/redis-traced.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
@@ -95,6 +100,45 @@ async function perRequestWork(sinkHostPort: string, root: string): Promise<{ off
   return { offNs: median(offs), onNs: median(ons) };
 }
 
+/**
+ * Redis commands with tracing on and the request not recorded (the usual case
+ * at low sampling): the wrapper around a no-op command, and whole GET round
+ * trips to the local Redis through a wrapped and a plain client in paired
+ * rounds (process CPU µs per command). Undefined when no Redis answers.
+ */
+export async function redisCommandWork(url = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379'): Promise<{ wrapperNs: number; plainUs: number; wrappedUs: number } | undefined> {
+  const fake = { getBuiltinCommands: () => ['get'], get: () => Promise.resolve(null) } as unknown as Redis;
+  const bare = fake.get.bind(fake);
+  traceCommands(fake, {});
+  const M = 1_000_000;
+  const loop = (fn: () => unknown) => { const t = process.hrtime.bigint(); for (let i = 0; i < M; i++) fn(); return Number(process.hrtime.bigint() - t) / M; };
+  const bareNs: number[] = [];
+  const wrappedNs: number[] = [];
+  for (let r = 0; r < 5; r++) { bareNs.push(loop(() => bare('k'))); wrappedNs.push(loop(() => fake.get('k'))); }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  const clients = [new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 }), new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 })] as const;
+  try {
+    await Promise.all(clients.map((c) => c.connect()));
+  } catch {
+    clients.forEach((c) => c.disconnect());
+    return undefined;
+  }
+  const [plain, wrapped] = clients;
+  traceCommands(wrapped, {});
+  const N = 5000;
+  const cpuUs = async (c: Redis) => {
+    const t = process.cpuUsage();
+    for (let i = 0; i < N; i++) await c.get('gatehouse-bench-none');
+    const u = process.cpuUsage(t);
+    return (u.user + u.system) / N;
+  };
+  const p: number[] = [];
+  const w: number[] = [];
+  for (let r = 0; r < 6; r++) { p.push(await cpuUs(plain)); w.push(await cpuUs(wrapped)); }
+  clients.forEach((c) => c.disconnect());
+  return { wrapperNs: median(wrappedNs) - median(bareNs), plainUs: median(p), wrappedUs: median(w) };
+}
+
 export async function runTracingBench(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-tracing-'));
   const children: Child[] = [];
@@ -148,7 +192,11 @@ export async function runTracingBench(): Promise<void> {
           + ` = ${((100 * extra) / (o.cpuUs * 1000)).toFixed(1)}% of the off server's CPU per GET`);
       }
     }
-    lines.push(`  exports received: ${f(sink.posts())} requests, ${f(sink.bytes() / 1e6)} MB (the SDK's queue of 2,048 spans drops what it cannot send in time)`, '');
+    lines.push(`  exports received: ${f(sink.posts())} requests, ${f(sink.bytes() / 1e6)} MB (the SDK's queue of 2,048 spans drops what it cannot send in time)`);
+    const redis = await redisCommandWork();
+    lines.push(redis
+      ? `  Redis commands of unrecorded requests: the span wrapper costs ${redis.wrapperNs.toFixed(1)} ns per command; a GET round trip costs the process ${redis.wrappedUs.toFixed(2)} µs CPU wrapped, ${redis.plainUs.toFixed(2)} µs plain (${((100 * redis.wrappedUs) / redis.plainUs).toFixed(1)}%; tracing off: no wrapper)`
+      : '  Redis commands: no Redis at REDIS_URL, not measured', '');
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await Promise.all(children.map((c) => c.stop()));

@@ -114,7 +114,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     dir: opts.storeDir ?? join(opts.dataDir, 'store'),
     historyWindowMs: opts.historyWindowMs,
     clock,
-    ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log } : {}),
+    ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log, traceCommands: opts.traceStore === true } : {}),
   }));
   const store = opts.traceStore ? new TracedStore(opened, opts.storageBackend) : opened;
   const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);

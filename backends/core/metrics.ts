@@ -11,7 +11,7 @@ import type { Registry } from '../../lib/registry/index.js';
 import { typePrefix } from './keys.js';
 import type { Store } from './store/types.js';
 
-const storeDuration = new LeanHistogram('etcd_request_duration_seconds', '[ALPHA] Etcd request latency in seconds for each operation and object type.',
+const storeDuration = new LeanHistogram('etcd_request_duration_seconds', 'Etcd request latency in seconds for each operation and object type.', { stabilityLevel: 'ALPHA' },
   [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60], registry);
 const handles = new Map<string, HistogramHandle>();
 
@@ -57,10 +57,10 @@ const counted = new Set<CountedStore>();
 let lastCount = 0;
 let lastCounts = new Map<string, number>();
 
-new Gauge({
-  name: 'apiserver_storage_objects', help: '[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
-  labelNames: ['resource'] as const, registers: [registry],
-  async collect() {
+new Gauge(registry.declared({
+  name: 'apiserver_storage_objects', help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.', stabilityLevel: 'STABLE',
+  labelNames: ['resource'] as const,
+  async collect(this: Gauge<'resource'>) {
     if (Date.now() - lastCount >= 10_000) {
       lastCount = Date.now();
       const counts = new Map<string, number>();
@@ -83,7 +83,7 @@ new Gauge({
     this.reset();
     for (const [resource, n] of lastCounts) this.set({ resource }, n);
   },
-});
+}));
 
 /** Counts the objects of every type of `registry()` in `store` on scrapes; the returned function stops it. */
 export function countStoredObjects(store: Store, registry: () => Registry): () => void {
@@ -94,14 +94,14 @@ export function countStoredObjects(store: Store, registry: () => Registry): () =
 }
 
 const watcherCounts = new Map<string, { labels: { group: string; version: string; kind: string }; n: number }>();
-new Gauge({
-  name: 'apiserver_registered_watchers', help: '[ALPHA] Number of currently registered watchers for a given resources',
-  labelNames: ['group', 'version', 'kind'] as const, registers: [registry],
-  collect() {
+new Gauge(registry.declared({
+  name: 'apiserver_registered_watchers', help: 'Number of currently registered watchers for a given resources', stabilityLevel: 'ALPHA',
+  labelNames: ['group', 'version', 'kind'] as const,
+  collect(this: Gauge<'group' | 'version' | 'kind'>) {
     this.reset();
     for (const w of watcherCounts.values()) this.set(w.labels, w.n);
   },
-});
+}));
 
 /** A watch of a kind opened; the returned function is called once when it ends. */
 export function watcherRegistered(group: string, version: string, kind: string): () => void {

@@ -21,6 +21,8 @@ export interface SampleBackendOptions {
   readonly bodyLimit: number;
   readonly log: (msg: string) => void;
   readonly clock?: () => number;
+  /** Store calls as spans (the process traces: --tracing-config-file). */
+  readonly traceStore?: boolean;
 }
 
 let registry: Registry | undefined;
@@ -42,5 +44,6 @@ export function startSampleBackend(o: SampleBackendOptions): Promise<RunningCore
     bodyLimit: o.bodyLimit,
     log: o.log,
     ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.traceStore ? { traceStore: true } : {}),
   });
 }

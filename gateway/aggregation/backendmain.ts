@@ -5,7 +5,11 @@
 // --watch-history, --max-request-body-bytes, --tls-cert-file,
 // --tls-private-key-file, --client-ca-file, --requestheader-*,
 // --anonymous-auth, --authorization-webhook-* (delegated authorization),
-// --shutdown-delay-duration.
+// --shutdown-delay-duration, --tracing-config-file (spans of the backend's own
+// request handling and store calls, parented by the traceparent the gateway
+// sends; service.name is the command's name), the --audit-* flags (the
+// backend's own audit log or webhook, as kube's aggregated apiservers have;
+// events carry the Audit-ID the gateway forwards).
 import { fixedRegistry, LiveRegistry } from '../../lib/registry/live.js';
 import { startCoreBackend } from '../../backends/core/index.js';
 import { sampleRegistry, startSampleBackend } from '../../backends/sample/index.js';
@@ -16,16 +20,22 @@ import { readFile } from 'node:fs/promises';
 import { controllerEnabled } from '../config/flags.js';
 import { servedRegistry } from '../config/runtimeconfig.js';
 import { loadServiceAccountSetup } from '../server/tokenmethods.js';
+import { buildTracing } from '../tracing/index.js';
+import { buildAuditor } from '../audit/index.js';
 
 export type BackendKind = 'sample-backend' | 'core-backend';
 
 export async function startBackendProcess(kind: BackendKind, opts: ServeOptions, log: (msg: string) => void): Promise<RunningBackendServer> {
+  // A tracing file that does not parse stops the start before the store opens.
+  const tracing = await buildTracing(opts, { log, clock: Date.now, serviceName: kind });
+  const auditor = await buildAuditor(opts, log);
+  const traceStore = tracing !== undefined;
   if (kind === 'sample-backend') {
     const backend = await startSampleBackend({
-      storageBackend: opts.storageBackend, dataDir: opts.dataDir, historyWindowMs: opts.watchHistoryMs, bodyLimit: opts.maxRequestBodyBytes, log,
+      storageBackend: opts.storageBackend, dataDir: opts.dataDir, historyWindowMs: opts.watchHistoryMs, bodyLimit: opts.maxRequestBodyBytes, log, traceStore,
       ...(opts.storageBackend === 'redis' && opts.redisUrl ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
     });
-    return startBackendServer({ opts, registry: fixedRegistry(sampleRegistry()), backend, name: kind, log });
+    return startBackendServer({ opts, registry: fixedRegistry(sampleRegistry()), backend, name: kind, log, tracing, auditor });
   }
   // The registry in force (as --runtime-config leaves the built-ins): the core backend swaps it as CustomResourceDefinitions change.
   const registry = new LiveRegistry(servedRegistry(opts.runtimeConfig));
@@ -40,10 +50,11 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
     autoregister: localGroupVersions(registry.current),
     tokens: serviceAccounts.issuing,
     cbor: opts.featureGates.CBORServingAndStorage,
+    traceStore,
     controllers: {
       ...(controllerEnabled(opts, 'serviceaccount-token') ? { serviceAccountToken: { caPem } } : {}),
       tokenCleaner: controllerEnabled(opts, 'tokencleaner'),
     },
   });
-  return startBackendServer({ opts, registry, backend, name: kind, log });
+  return startBackendServer({ opts, registry, backend, name: kind, log, tracing, auditor });
 }

@@ -34,6 +34,8 @@ import { serveLocal } from '../local/router.js';
 import { registryDiscovery } from '../local/discovery.js';
 import { installShutdown } from '../server/shutdown.js';
 import { loadCaBundle, loadServingCert, serveHttps } from '../server/serving.js';
+import type { Tracing } from '../tracing/index.js';
+import type { Auditor } from '../audit/index.js';
 
 export interface BackendServerOptions {
   readonly opts: ServeOptions;
@@ -41,6 +43,10 @@ export interface BackendServerOptions {
   readonly backend: RunningCoreBackend;
   readonly name: string;
   readonly log: (msg: string) => void;
+  /** --tracing-config-file: the chain's server span and its children, as the gateway's. */
+  readonly tracing?: Tracing | undefined;
+  /** --audit-policy-file with a log or webhook: the backend's own audit events. */
+  readonly auditor?: Auditor | undefined;
 }
 
 export interface RunningBackendServer {
@@ -122,13 +128,15 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
   const handler = buildHandlerChain({
     authenticator, identityHeaders: identityHeaderNames(rh), impersonation: true, authorizer: authz.authorizer, admission: [], inflight: new InflightLimiter(400, 200),
     requestTimeoutMs: 60_000, dispatch, log, clock: Date.now, cbor: opts.featureGates.CBORServingAndStorage, compression: opts.featureGates.APIResponseCompression,
+    ...(b.tracing ? { tracing: b.tracing.requests } : {}),
+    ...(b.auditor ? { audit: b.auditor } : {}),
   });
   const { server, connections, url } = await serveHttps({ cert, clientCas: [proxyCa, clientCa], handler, upgrades: false, port: opts.securePort, bindAddress: opts.bindAddress, log });
   startPostStartHooks(postStart, log);
   const shutdown = installShutdown({
     server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
     closeLongRunning: () => api.closeWatches(),
-    closeBackends: () => { authz.close(); return b.backend.close(); },
+    closeBackends: async () => { authz.close(); await b.backend.close(); await b.auditor?.shutdown(); await b.tracing?.shutdown(); },
   });
   return { server, url, shutdown };
 }

@@ -19,7 +19,7 @@ import { levelAtLeast, type AuditPolicy, type PolicyDecision, type Stage } from 
 export interface AuditSink {
   readonly backend: AuditBackend;
   readonly mode: Mode;
-  readonly batch?: { bufferSize: number; maxSize: number; maxWaitMs: number };
+  readonly batch?: { bufferSize: number; maxSize: number; maxWaitMs: number; throttle?: { qps: number; burst: number } };
 }
 
 export interface AuditorOptions {
@@ -42,6 +42,9 @@ export class Auditor implements AuditRecorder {
     this.errors = new ThrottledLog(opts.log);
     this.senders = opts.sinks.map((s) => this.senderOf(s));
   }
+
+  /** Events a plugin could not keep: counted in apiserver_audit_error_total{plugin}, logged at most once per interval. */
+  lost(plugin: string, events: readonly AuditEvent[], why: string): void { this.failed(plugin, events, why); }
 
   private failed(plugin: string, events: readonly AuditEvent[], why: string): void {
     auditErrors.labels(plugin).inc(events.length);

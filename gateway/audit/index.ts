@@ -9,6 +9,8 @@ import { Auditor, type AuditSink } from './auditor.js';
 import { LogBackend } from './logbackend.js';
 import { AuditPolicy } from './policy.js';
 import { WebhookBackend } from './webhookbackend.js';
+import { Truncator } from './truncate.js';
+import type { AuditEvent } from './event.js';
 
 export { Auditor } from './auditor.js';
 export { AuditPolicy, AuditPolicyError } from './policy.js';
@@ -26,15 +28,27 @@ export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: numb
   }
   const policy = AuditPolicy.parse(text, `--audit-policy-file ${o.auditPolicyFile}`);
   const sinks: AuditSink[] = [];
+  // The auditor counts and logs what the truncate plugin drops; it exists once the sinks do.
+  let auditor: Auditor | undefined;
+  const truncator = (enabled: boolean, maxEventSize: number, maxBatchSize: number) => (enabled
+    ? new Truncator({ maxEventSize, maxBatchSize }, (evs: readonly AuditEvent[], why: string) => auditor?.lost('truncate', evs, why))
+    : undefined);
   if (o.auditLogPath !== undefined) {
     let backend: LogBackend;
     try {
-      backend = new LogBackend(o.auditLogPath, { maxAgeDays: o.auditLogMaxAge, maxBackups: o.auditLogMaxBackup, maxSizeMB: o.auditLogMaxSize });
+      const truncate = truncator(o.auditLogTruncateEnabled, o.auditLogTruncateMaxEventSize, o.auditLogTruncateMaxBatchSize);
+      backend = new LogBackend(o.auditLogPath, { maxAgeDays: o.auditLogMaxAge, maxBackups: o.auditLogMaxBackup, maxSizeMB: o.auditLogMaxSize, compress: o.auditLogCompress },
+        Date.now, { format: o.auditLogFormat, ...(truncate ? { truncate } : {}) });
     } catch (err) {
       throw new Error(`--audit-log-path ${o.auditLogPath}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    // kube's log batch defaults: one event per write, in the background.
-    sinks.push({ backend, mode: o.auditLogMode, batch: { bufferSize: 10_000, maxSize: 1, maxWaitMs: 1 } });
+    sinks.push({
+      backend, mode: o.auditLogMode,
+      batch: {
+        bufferSize: o.auditLogBatchBufferSize, maxSize: o.auditLogBatchMaxSize, maxWaitMs: o.auditLogBatchMaxWaitMs,
+        ...(o.auditLogBatchThrottleEnable ? { throttle: { qps: o.auditLogBatchThrottleQps, burst: o.auditLogBatchThrottleBurst } } : {}),
+      },
+    });
   }
   if (o.auditWebhookConfigFile !== undefined) {
     let client;
@@ -44,10 +58,15 @@ export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: numb
       throw new Error(`--audit-webhook-config-file ${o.auditWebhookConfigFile}: ${err instanceof Error ? err.message : String(err)}`);
     }
     sinks.push({
-      backend: new WebhookBackend(client, o.auditWebhookInitialBackoffMs), mode: o.auditWebhookMode,
-      batch: { bufferSize: o.auditWebhookBatchBufferSize, maxSize: o.auditWebhookBatchMaxSize, maxWaitMs: o.auditWebhookBatchMaxWaitMs },
+      backend: new WebhookBackend(client, o.auditWebhookInitialBackoffMs, truncator(o.auditWebhookTruncateEnabled, o.auditWebhookTruncateMaxEventSize, o.auditWebhookTruncateMaxBatchSize)),
+      mode: o.auditWebhookMode,
+      batch: {
+        bufferSize: o.auditWebhookBatchBufferSize, maxSize: o.auditWebhookBatchMaxSize, maxWaitMs: o.auditWebhookBatchMaxWaitMs,
+        ...(o.auditWebhookBatchThrottleEnable ? { throttle: { qps: o.auditWebhookBatchThrottleQps, burst: o.auditWebhookBatchThrottleBurst } } : {}),
+      },
     });
   }
   if (sinks.length === 0) log('audit: --audit-policy-file given without --audit-log-path or --audit-webhook-config-file: events are evaluated, not written');
-  return new Auditor({ policy, sinks, log, maxBodyBytes: o.maxRequestBodyBytes });
+  auditor = new Auditor({ policy, sinks, log, maxBodyBytes: o.maxRequestBodyBytes });
+  return auditor;
 }

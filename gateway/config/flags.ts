@@ -17,6 +17,7 @@ import { controllers, type ControllerOptions } from './options/controllers.js';
 import { features, type FeatureOptions } from './options/features.js';
 import { audit, type AuditOptions } from './options/audit.js';
 import { tracing, type TracingOptions } from './options/tracing.js';
+import { metrics, type MetricsOptions } from './options/metrics.js';
 
 export { STORAGE_BACKENDS, type StorageBackend } from './options/storage.js';
 export { AUTHORIZATION_MODES, type AuthorizationMode } from './options/authorization.js';
@@ -24,14 +25,14 @@ export { ADMISSION_PLUGINS, type AdmissionPluginName } from './options/admission
 export { CONTROLLERS, CONTROLLERS_OFF_BY_DEFAULT, controllerEnabled } from './options/controllers.js';
 
 export type ServeOptions = ServingOptions & StorageOptions & AuthenticationOptions & AuthorizationOptions & AdmissionOptions
-  & FlowControlOptions & AggregationOptions & SidecarOptions & ControllerOptions & FeatureOptions & AuditOptions & TracingOptions;
+  & FlowControlOptions & AggregationOptions & SidecarOptions & ControllerOptions & FeatureOptions & AuditOptions & TracingOptions & MetricsOptions;
 
 /** A group seen by the composer, which reads every group's options the same way. */
 type AnyGroup = OptionGroup<Record<string, unknown>>;
 
 /** The groups in the order --help prints them. */
 const GROUPS = [
-  serving, storage, authentication, authorization, admission, flowcontrol, aggregation, sidecar, controllers, features, audit, tracing,
+  serving, storage, authentication, authorization, admission, flowcontrol, aggregation, sidecar, controllers, features, audit, tracing, metrics,
 ] as unknown as readonly AnyGroup[];
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

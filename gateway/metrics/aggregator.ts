@@ -2,14 +2,14 @@
 import { Counter, Gauge } from 'prom-client';
 import { registry } from './registry.js';
 
-const unavailable = new Gauge({
-  name: 'aggregator_unavailable_apiservice', help: '[ALPHA] Gauge of APIServices which are marked as unavailable broken down by APIService name.',
-  labelNames: ['name'] as const, registers: [registry],
-});
-const unavailableTotal = new Counter({
-  name: 'aggregator_unavailable_apiservice_total', help: '[ALPHA] Counter of APIServices which are marked as unavailable broken down by APIService name and reason.',
-  labelNames: ['name', 'reason'] as const, registers: [registry],
-});
+const unavailable = new Gauge(registry.declared({
+  name: 'aggregator_unavailable_apiservice', help: 'Gauge of APIServices which are marked as unavailable broken down by APIService name.', stabilityLevel: 'ALPHA',
+  labelNames: ['name'] as const,
+}));
+const unavailableTotal = new Counter(registry.declared({
+  name: 'aggregator_unavailable_apiservice_total', help: 'Counter of APIServices which are marked as unavailable broken down by APIService name and reason.', stabilityLevel: 'ALPHA',
+  labelNames: ['name', 'reason'] as const,
+}));
 
 /** The availability the controller found for an APIService; `changed` when it differs from what the object said. */
 export function recordAvailability(name: string, available: boolean, reason: string, changed: boolean): void {

@@ -3,26 +3,23 @@
 import { Counter, Gauge } from 'prom-client';
 import { registry } from './registry.js';
 
-const reloadsTotal = new Counter({
+const reloadsTotal = new Counter(registry.declared({
   name: 'apiserver_authentication_config_controller_automatic_reloads_total',
-  help: '[ALPHA] Total number of automatic reloads of authentication configuration split by status and apiserver identity.',
+  help: 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.', stabilityLevel: 'ALPHA',
   labelNames: ['status', 'apiserver_id_hash'] as const,
-  registers: [registry],
-});
+}));
 
-const lastReload = new Gauge({
+const lastReload = new Gauge(registry.declared({
   name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
-  help: '[ALPHA] Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.',
+  help: 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.', stabilityLevel: 'ALPHA',
   labelNames: ['status', 'apiserver_id_hash'] as const,
-  registers: [registry],
-});
+}));
 
-const lastConfigInfo = new Gauge({
+const lastConfigInfo = new Gauge(registry.declared({
   name: 'apiserver_authentication_config_controller_last_config_info',
-  help: '[ALPHA] Information about the last applied authentication configuration with hash as label, split by apiserver identity.',
+  help: 'Information about the last applied authentication configuration with hash as label, split by apiserver identity.', stabilityLevel: 'ALPHA',
   labelNames: ['apiserver_id_hash', 'hash'] as const,
-  registers: [registry],
-});
+}));
 
 export type ReloadStatus = 'success' | 'failure';
 

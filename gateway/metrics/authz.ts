@@ -4,60 +4,53 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { registry } from './registry.js';
 
-const decisionsTotal = new Counter({
+const decisionsTotal = new Counter(registry.declared({
   name: 'apiserver_authorization_decisions_total',
-  help: '[ALPHA] Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
+  help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.', stabilityLevel: 'ALPHA',
   labelNames: ['type', 'name', 'decision'] as const,
-  registers: [registry],
-});
+}));
 
-const reloadsTotal = new Counter({
+const reloadsTotal = new Counter(registry.declared({
   name: 'apiserver_authorization_config_controller_automatic_reloads_total',
-  help: '[ALPHA] Total number of automatic reloads of authorization configuration split by status and apiserver identity.',
+  help: 'Total number of automatic reloads of authorization configuration split by status and apiserver identity.', stabilityLevel: 'ALPHA',
   labelNames: ['status', 'apiserver_id_hash'] as const,
-  registers: [registry],
-});
+}));
 
-const lastReload = new Gauge({
+const lastReload = new Gauge(registry.declared({
   name: 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds',
-  help: '[ALPHA] Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.',
+  help: 'Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.', stabilityLevel: 'ALPHA',
   labelNames: ['status', 'apiserver_id_hash'] as const,
-  registers: [registry],
-});
+}));
 
-const webhookEvaluations = new Counter({
+const webhookEvaluations = new Counter(registry.declared({
   name: 'apiserver_authorization_webhook_evaluations_total',
-  help: '[ALPHA] Round-trips to authorization webhooks.',
+  help: 'Round-trips to authorization webhooks.', stabilityLevel: 'ALPHA',
   labelNames: ['name', 'result'] as const,
-  registers: [registry],
-});
+}));
 
-const matchConditionErrors = new Counter({
+const matchConditionErrors = new Counter(registry.declared({
   name: 'apiserver_authorization_match_condition_evaluation_errors_total',
-  help: '[ALPHA] Total number of errors when an authorization webhook encounters a match condition error split by authorizer type and name.',
+  help: 'Total number of errors when an authorization webhook encounters a match condition error split by authorizer type and name.', stabilityLevel: 'ALPHA',
   labelNames: ['type', 'name'] as const,
-  registers: [registry],
-});
+}));
 
-const matchConditionExclusions = new Counter({
+const matchConditionExclusions = new Counter(registry.declared({
   name: 'apiserver_authorization_match_condition_exclusions_total',
-  help: '[ALPHA] Total number of exclusions when an authorization webhook is skipped by match conditions, split by authorizer type and name.',
+  help: 'Total number of exclusions when an authorization webhook is skipped by match conditions, split by authorizer type and name.', stabilityLevel: 'ALPHA',
   labelNames: ['type', 'name'] as const,
-  registers: [registry],
-});
+}));
 
 /** kube counts terminal decisions only: `allowed` or `denied`; no-opinion is not recorded. */
 export function recordDecision(type: string, name: string, decision: 'allowed' | 'denied'): void {
   decisionsTotal.inc({ type, name, decision });
 }
 
-const webhookDuration = new Histogram({
+const webhookDuration = new Histogram(registry.declared({
   name: 'apiserver_authorization_webhook_duration_seconds',
-  help: '[ALPHA] Request latency in seconds.',
+  help: 'Request latency in seconds.', stabilityLevel: 'ALPHA',
   labelNames: ['name', 'result'] as const,
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [registry],
-});
+}));
 
 export type WebhookResult = 'success' | 'timeout' | 'error';
 /** One round trip to an authorization webhook: its result and how long it took. */

@@ -7,6 +7,7 @@
 // four of those per request would cost the hot path more than the queuing.)
 import type { Metric } from 'prom-client';
 import { registry } from './registry.js';
+import type { StabilityLevel } from '../../lib/metrics/lifecycle.js';
 
 /** kube's requestDurationSecondsBuckets. */
 export const WAIT_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
@@ -57,7 +58,8 @@ export function setLevelLimits(level: string, nominal: number, current: number):
 type Value = { labels: Record<string, string>; value: number; metricName?: string };
 
 /** A metric read from the numbers above when the registry is serialized. */
-function collected(name: string, help: string, type: 'counter' | 'gauge' | 'histogram', values: () => Value[]): void {
+function collected(name: string, text: string, stabilityLevel: StabilityLevel, type: 'counter' | 'gauge' | 'histogram', values: () => Value[]): void {
+  const help = registry.declare(name, text, { stabilityLevel });
   const metric = { name, help, type, aggregator: 'sum', get: () => ({ name, help, type, aggregator: 'sum', values: values() }) };
   registry.registerMetric(metric as unknown as Metric);
 }
@@ -65,17 +67,17 @@ function collected(name: string, help: string, type: 'counter' | 'gauge' | 'hist
 const pairs = (f: (s: FlowSeries) => number): Value[] =>
   [...series.values()].map((s) => ({ labels: { flow_schema: s.schema, priority_level: s.level }, value: f(s) }));
 
-collected('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem', 'counter', () =>
+collected('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem', 'BETA', 'counter', () =>
   [...series.values()].flatMap((s) => REASONS.filter((r) => s.rejected[r] > 0).map((reason) => ({ labels: { flow_schema: s.schema, priority_level: s.level, reason }, value: s.rejected[reason] }))));
 
-collected('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', 'counter', () => pairs((s) => s.dispatched));
+collected('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', 'BETA', 'counter', () => pairs((s) => s.dispatched));
 
-collected('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', 'gauge', () => pairs((s) => s.executing));
+collected('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', 'BETA', 'gauge', () => pairs((s) => s.executing));
 
-collected('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', 'gauge', () => pairs((s) => s.inqueue));
+collected('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', 'BETA', 'gauge', () => pairs((s) => s.inqueue));
 
 const WAIT_NAME = 'apiserver_flowcontrol_request_wait_duration_seconds';
-collected(WAIT_NAME, 'Length of time a request spent waiting in its queue', 'histogram', () => {
+collected(WAIT_NAME, 'Length of time a request spent waiting in its queue', 'BETA', 'histogram', () => {
   const out: Value[] = [];
   for (const s of series.values()) {
     for (const [execute, w] of [['true', s.ran], ['false', s.refused]] as const) {
@@ -97,6 +99,6 @@ collected(WAIT_NAME, 'Length of time a request spent waiting in its queue', 'his
 const levelValues = (f: (l: { nominal: number; current: number }) => number): Value[] =>
   [...limits].filter(([, l]) => Number.isFinite(f(l))).map(([level, l]) => ({ labels: { priority_level: level }, value: f(l) }));
 
-collected('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', 'gauge', () => levelValues((l) => l.nominal));
+collected('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', 'BETA', 'gauge', () => levelValues((l) => l.nominal));
 
-collected('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', 'gauge', () => levelValues((l) => l.current));
+collected('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', 'ALPHA', 'gauge', () => levelValues((l) => l.current));

@@ -12,34 +12,34 @@ import { registry } from './registry.js';
 const LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
 const requestTotal = new LeanCounter('apiserver_request_total',
-  '[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', registry);
+  'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', { stabilityLevel: 'STABLE' }, registry);
 const requestDuration = new LeanHistogram('apiserver_request_duration_seconds',
-  '[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+  'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', { stabilityLevel: 'STABLE' },
   [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60], registry);
 const responseSizes = new LeanHistogram('apiserver_response_sizes',
-  '[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9], registry);
-const longRunning = new Gauge({
+  'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', { stabilityLevel: 'STABLE' }, [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9], registry);
+const longRunning = new Gauge(registry.declared({
   name: 'apiserver_longrunning_requests',
-  help: '[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
-  labelNames: LABELS, registers: [registry],
-});
+  help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.', stabilityLevel: 'STABLE',
+  labelNames: LABELS,
+}));
 
-const authnAttempts = new Counter({
-  name: 'authentication_attempts', help: '[ALPHA] Counter of authenticated attempts.', labelNames: ['result'] as const, registers: [registry],
-});
-const authnDuration = new Histogram({
-  name: 'authentication_duration_seconds', help: '[ALPHA] Authentication duration in seconds broken out by result.',
-  labelNames: ['result'] as const, registers: [registry], buckets: Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i),
-});
+const authnAttempts = new Counter(registry.declared({
+  name: 'authentication_attempts', help: 'Counter of authenticated attempts.', stabilityLevel: 'ALPHA', labelNames: ['result'] as const,
+}));
+const authnDuration = new Histogram(registry.declared({
+  name: 'authentication_duration_seconds', help: 'Authentication duration in seconds broken out by result.', stabilityLevel: 'ALPHA',
+  labelNames: ['result'] as const, buckets: Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i),
+}));
 
 /** Seats in use, read when /metrics is scraped (nothing per request but two integers). */
 export const inflight = { readOnly: 0, mutating: 0 };
-new Gauge({
+new Gauge(registry.declared({
   name: 'apiserver_current_inflight_requests',
-  help: '[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
-  labelNames: ['request_kind'] as const, registers: [registry],
-  collect() { this.set({ request_kind: 'readOnly' }, inflight.readOnly); this.set({ request_kind: 'mutating' }, inflight.mutating); },
-});
+  help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', stabilityLevel: 'STABLE',
+  labelNames: ['request_kind'] as const,
+  collect(this: Gauge<'request_kind'>) { this.set({ request_kind: 'readOnly' }, inflight.readOnly); this.set({ request_kind: 'mutating' }, inflight.mutating); },
+}));
 
 const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 export function isMutating(verb: string): boolean { return MUTATING.has(verb); }

@@ -7,7 +7,7 @@ import { LiveRegistry, type RegistrySource } from '../../lib/registry/live.js';
 import { liveOpenApiV3 } from '../../lib/openapi/v3.js';
 import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
-import { metricsText } from '../metrics/registry.js';
+import { metricsText, registry as metricsRegistry } from '../metrics/registry.js';
 import { serveTokenReview } from '../reviews/tokenreview.js';
 import { serveSelfSubjectReview } from '../reviews/selfsubjectreview.js';
 import { accessReviewHandlers } from '../reviews/accessreviews.js';
@@ -87,6 +87,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   // A policy that does not parse stops the start before anything listens.
   const auditor = await buildAuditor(opts, log);
   for (const w of featureGateWarnings(opts.featureGates)) log(`Warning: ${w}`);
+  // Process-wide, as kube's SetShowHidden: the registry is the process's.
+  if (opts.showHiddenMetricsForVersion !== undefined) metricsRegistry.showHidden();
   const tracing = await buildTracing(opts, { log, clock, ...(hooks.tracingBatchDelayMs !== undefined ? { batchDelayMs: hooks.tracingBatchDelayMs } : {}) });
   // The registry in force (the built-ins as --runtime-config leaves them): the core backend swaps it when CustomResourceDefinitions change.
   const registry = new LiveRegistry(servedRegistry(opts.runtimeConfig));

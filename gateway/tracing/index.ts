@@ -30,6 +30,8 @@ export interface TracingHooks {
   clock(): number;
   /** How long finished spans wait to be sent together (the SDK's default, 5 s; tests shorten it). */
   batchDelayMs?: number;
+  /** The resource's service.name: kube's `apiserver` for the gateway, the command's name for a backend process. */
+  serviceName?: string;
 }
 
 let contextManager: AsyncLocalStorageContextManager | undefined;
@@ -59,7 +61,7 @@ export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Prom
   const config = parseTracingConfiguration(text, source);
   const exporter = new LoggedExporter(new OTLPTraceExporter({ url: config.url }), config.url, hooks.log, hooks.clock);
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'apiserver', 'service.instance.id': hostname() }),
+    resource: resourceFromAttributes({ 'service.name': hooks.serviceName ?? 'apiserver', 'service.instance.id': hostname() }),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.samplingRatePerMillion / 1_000_000) }),
     spanProcessors: [new BatchSpanProcessor(exporter, hooks.batchDelayMs !== undefined ? { scheduledDelayMillis: hooks.batchDelayMs } : {})],
   });

@@ -4,7 +4,7 @@
 // handle per label set, so an increment is a field update. They register on
 // the same prom-client registry through its metric interface (`get()`), so
 // /metrics renders them with the others.
-import type { Registry } from 'prom-client';
+import type { LifecycleRegistry, MetricLifecycle } from './registry.js';
 
 type LabelValues = Readonly<Record<string, string>>;
 
@@ -22,7 +22,9 @@ export class LeanCounter implements PromMetric {
   readonly type = 'counter';
   readonly aggregator = 'sum' as const;
   private readonly handles: CounterHandle[] = [];
-  constructor(readonly name: string, readonly help: string, registry: Registry) {
+  readonly help: string;
+  constructor(readonly name: string, help: string, lifecycle: MetricLifecycle, registry: LifecycleRegistry) {
+    this.help = registry.declare(name, help, lifecycle);
     registry.registerMetric(this as never);
   }
 
@@ -57,7 +59,9 @@ export class LeanHistogram implements PromMetric {
   readonly type = 'histogram';
   readonly aggregator = 'sum' as const;
   private readonly handles: HistogramHandle[] = [];
-  constructor(readonly name: string, readonly help: string, private readonly bounds: readonly number[], registry: Registry) {
+  readonly help: string;
+  constructor(readonly name: string, help: string, lifecycle: MetricLifecycle, private readonly bounds: readonly number[], registry: LifecycleRegistry) {
+    this.help = registry.declare(name, help, lifecycle);
     registry.registerMetric(this as never);
   }
 

@@ -1,9 +1,76 @@
 // The process's one Prometheus registry; every metric registers here and
-// GET /metrics serves it in the text format.
+// GET /metrics serves it in the text format. Every metric declares its
+// stability level (and, once deprecated, the release it was deprecated in):
+// the registry writes both into HELP and keeps a metric off the endpoint once
+// its lifecycle hides it (lifecycle.ts), until hidden metrics are shown.
 import { createHash } from 'node:crypto';
-import { Registry } from 'prom-client';
+import { Registry, type Metric } from 'prom-client';
+import { KUBE_MAJOR, KUBE_MINOR } from '../discovery/version.js';
+import { annotatedHelp, phaseOf, type MetricLifecycle, type MinorVersion } from './lifecycle.js';
 
-export const registry = new Registry();
+export type { MetricLifecycle, StabilityLevel } from './lifecycle.js';
+
+export class LifecycleRegistry extends Registry {
+  private readonly lifecycles = new Map<string, MetricLifecycle>();
+  private readonly hidden: Metric[] = [];
+  private showingHidden = false;
+  /** Where registration warnings go (deprecated, hidden, deleted); stderr until the server sets its log. */
+  warn: (message: string) => void = (m) => { process.stderr.write(`${m}\n`); };
+
+  constructor(readonly current: MinorVersion) { super(); }
+
+  /** Records a metric's lifecycle; returns its HELP as served (level and deprecation notice first). */
+  declare(name: string, help: string, lifecycle: MetricLifecycle): string {
+    this.lifecycles.set(name, lifecycle);
+    return annotatedHelp(help, lifecycle, this.current);
+  }
+
+  /**
+   * A prom-client metric's configuration, declared on this registry:
+   * `new Counter(registry.declared({ name, help, stabilityLevel: 'ALPHA', … }))`.
+   */
+  declared<T extends { name: string; help: string }>(o: T & MetricLifecycle): Omit<T, keyof MetricLifecycle> & { registers: Registry[] } {
+    const { stabilityLevel, deprecatedVersion, ...config } = o;
+    const lifecycle: MetricLifecycle = deprecatedVersion === undefined ? { stabilityLevel } : { stabilityLevel, deprecatedVersion };
+    return { ...config, help: this.declare(o.name, o.help, lifecycle), registers: [this] } as Omit<T, keyof MetricLifecycle> & { registers: Registry[] };
+  }
+
+  /** prom-client calls this for `registers: [registry]`; a hidden metric is held back, a deleted one dropped. */
+  override registerMetric<T extends string>(metric: Metric<T>): void {
+    const name = (metric as unknown as { name: string }).name;
+    const lifecycle = this.lifecycles.get(name);
+    if (lifecycle === undefined) throw new Error(`metric ${name} has no declared stability level (declare it through the registry)`);
+    const { phase } = phaseOf(lifecycle, this.current);
+    const since = lifecycle.deprecatedVersion;
+    if (phase === 'deleted') {
+      this.warn(`metric ${name} was deprecated in ${since} and its hidden release has passed: not registered (remove it)`);
+      return;
+    }
+    if (phase === 'hidden' && !this.showingHidden) {
+      this.warn(`metric ${name} was deprecated in ${since} and is hidden; --show-hidden-metrics-for-version=${this.current.major}.${this.current.minor - 1} shows it`);
+      this.hidden.push(metric as Metric);
+      return;
+    }
+    if (phase !== 'current') this.warn(`metric ${name} is deprecated since ${since}`);
+    super.registerMetric(metric);
+  }
+
+  /** `--show-hidden-metrics-for-version` (checked by the flag): registers the metrics held back, and any hidden one declared later. */
+  showHidden(): void {
+    this.showingHidden = true;
+    for (const m of this.hidden.splice(0)) super.registerMetric(m);
+  }
+
+  /** Forgets a metric entirely (tests that declare their own). */
+  forget(name: string): void {
+    this.removeSingleMetric(name);
+    this.lifecycles.delete(name);
+    const i = this.hidden.findIndex((m) => (m as unknown as { name: string }).name === name);
+    if (i >= 0) this.hidden.splice(i, 1);
+  }
+}
+
+export const registry = new LifecycleRegistry({ major: Number(KUBE_MAJOR), minor: Number(KUBE_MINOR) });
 
 export async function metricsText(): Promise<{ contentType: string; body: string }> {
   return { contentType: registry.contentType, body: await registry.metrics() };

@@ -19,7 +19,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { context, createContextKey, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
-export { SpanKind, type Span } from '@opentelemetry/api';
+export { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 
 let on = false;
 /** Recorded requests in flight, and what to do when there are none (switch the context manager off). */
@@ -109,6 +109,18 @@ export function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span 
   if (!parent) return fn(undefined);
   const span = parent.tracer.startSpan(name, { kind, attributes }, parent.ctx);
   return ended(span, context.with(trace.setSpan(parent.ctx, span), fn, undefined, span));
+}
+
+/**
+ * A child span of the current recorded request's span, started now; the caller
+ * ends it (a call whose work leaves the process, e.g. one Redis command).
+ * Undefined, after one check, when nothing is recorded.
+ */
+export function startChildSpan(name: string, attributes: Attributes, kind: SpanKind = SpanKind.CLIENT): Span | undefined {
+  if (!on) return undefined;
+  const parent = recordingContext();
+  if (!parent) return undefined;
+  return parent.tracer.startSpan(name, { kind, attributes }, parent.ctx);
 }
 
 /** Sets an attribute on the current span when it is recorded (which authenticator or authorizer decided). */

@@ -287,7 +287,8 @@ describe('audit configuration errors', () => {
     assert.match(err(['--audit-log-mode=sometimes', '--audit-log-path=/tmp/x']), /invalid value "sometimes" for --audit-log-mode: must be one of batch, blocking, blocking-strict/);
     assert.match(err(['--audit-log-maxsize=10']), /--audit-log-maxsize requires --audit-log-path/);
     assert.match(err(['--audit-webhook-mode=batch']), /--audit-webhook-mode requires --audit-webhook-config-file/);
-    assert.match(err(['--audit-log-format=legacy', '--audit-log-path=x']), /legacy is not supported/);
+    assert.match(err(['--audit-log-format=xml', '--audit-log-path=x']), /invalid value "xml" for --audit-log-format: must be one of json, legacy/);
+    assert.equal(err(['--audit-log-format=legacy', '--audit-log-path=x']), '');
     assert.match(err(['--audit-log-path=-', '--audit-log-maxbackup=3']), /cannot be rotated/);
     assert.equal(err(['--audit-log-path=/tmp/a.log', '--audit-log-maxage=7', '--audit-policy-file=p.yaml']), '');
   });

@@ -13,6 +13,8 @@ export interface AuditReceiver {
   readonly events: Array<Record<string, unknown>>;
   /** Requests received (one per batch). */
   posts: number;
+  /** The items of each EventList received, each as its JSON (for sizes). */
+  readonly batches: string[][];
   /** The traceparent header of each request received ('' when none). */
   readonly traceparents: string[];
   mode: 'ok' | 'fail' | 'hang';
@@ -25,7 +27,7 @@ export async function startAuditReceiver(): Promise<AuditReceiver> {
   const serving = generateServingCert(ca);
   const hanging = new Set<ServerResponse>();
   const r: AuditReceiver = {
-    url: '', events: [], posts: 0, traceparents: [], mode: 'ok',
+    url: '', events: [], posts: 0, batches: [], traceparents: [], mode: 'ok',
     async kubeconfig(dir) {
       const file = join(dir, 'audit-webhook.kubeconfig');
       await writeFile(file, JSON.stringify({
@@ -53,6 +55,7 @@ export async function startAuditReceiver(): Promise<AuditReceiver> {
       const list = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { kind: string; apiVersion: string; items: Array<Record<string, unknown>> };
       if (list.kind !== 'EventList' || list.apiVersion !== 'audit.k8s.io/v1') { res.writeHead(400).end(); return; }
       r.events.push(...list.items);
+      r.batches.push(list.items.map((i) => JSON.stringify(i)));
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });

@@ -39,9 +39,15 @@ describe('parseServeFlags', () => {
       authHeaderFieldsEnabled: false, authHeaderUserFieldName: 'x-remote-user', authHeaderGroupsFieldName: 'x-remote-groups', authHeaderGroupsFieldSeparator: '|',
       coreBackendUrl: undefined, coreBackendCaFile: undefined,
       auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogFormat: 'json',
-      auditLogMode: 'blocking', auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookInitialBackoffMs: 10_000,
+      auditLogCompress: false, auditLogMode: 'blocking', auditLogVersion: 'audit.k8s.io/v1',
+      auditLogBatchBufferSize: 10_000, auditLogBatchMaxSize: 1, auditLogBatchMaxWaitMs: 0,
+      auditLogBatchThrottleEnable: false, auditLogBatchThrottleQps: 0, auditLogBatchThrottleBurst: 0,
+      auditLogTruncateEnabled: false, auditLogTruncateMaxBatchSize: 10_485_760, auditLogTruncateMaxEventSize: 102_400,
+      auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookInitialBackoffMs: 10_000, auditWebhookVersion: 'audit.k8s.io/v1',
       auditWebhookBatchBufferSize: 10_000, auditWebhookBatchMaxSize: 400, auditWebhookBatchMaxWaitMs: 30_000,
-      tracingConfigFile: undefined,
+      auditWebhookBatchThrottleEnable: true, auditWebhookBatchThrottleQps: 10, auditWebhookBatchThrottleBurst: 15,
+      auditWebhookTruncateEnabled: false, auditWebhookTruncateMaxBatchSize: 10_485_760, auditWebhookTruncateMaxEventSize: 102_400,
+      tracingConfigFile: undefined, showHiddenMetricsForVersion: undefined,
     });
   });
 

@@ -103,3 +103,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
+
+/** The spans of one trace at `path`, once `done` says the trace is complete (a bounded wait: spans are batched). */
+export async function traceSpans(rx: OtlpReceiver, path: string, traceId: string, done: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
+  let spans: ReceivedSpan[] = [];
+  for (let i = 0; i < 500; i++) {
+    spans = (rx.spans.get(path) ?? []).filter((s) => s.traceId === traceId);
+    if (done(spans)) return spans;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`trace ${traceId} incomplete at ${path}: ${JSON.stringify(spans.map((s) => s.name))}; refused: ${rx.refused.join('; ')}`);
+}

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
 import { HttpsClient } from '../helpers/client.js';
 import { NS, register, servingPki, startEcho, waitAvailable, type EchoBackend } from '../aggregation/fixture.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './receiver.js';
+import { startOtlpReceiver, traceSpans, type OtlpReceiver, type ReceivedSpan } from './receiver.js';
 import { startReviewWebhook, type ReviewWebhook } from './webhooks.js';
 import { startAuditReceiver } from '../audit/receiver.js';
 import { recordedRequestsInFlight } from '../../lib/tracing/span.js';
@@ -35,17 +35,6 @@ async function tracingFile(dir: string, name: string, body: string): Promise<str
   const file = join(dir, name);
   await writeFile(file, body);
   return file;
-}
-
-/** The spans of one trace at `path`, once `done` says the trace is complete (bounded wait; spans are batched). */
-async function traceSpans(rx: OtlpReceiver, path: string, traceId: string, done: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
-  let spans: ReceivedSpan[] = [];
-  for (let i = 0; i < 300; i++) {
-    spans = (rx.spans.get(path) ?? []).filter((s) => s.traceId === traceId);
-    if (done(spans)) return spans;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail(`trace ${traceId} incomplete at ${path}: ${JSON.stringify(spans.map((s) => s.name))}; refused: ${rx.refused.join('; ')}`);
 }
 
 function one(spans: ReceivedSpan[], pred: (s: ReceivedSpan) => boolean, what: string): ReceivedSpan {

@@ -18,6 +18,8 @@ export interface OpenStoreOptions {
   clock?: () => number;
   /** How long get(key, minRev) waits for a future revision (default 3000 ms). */
   tooLargeWaitMs?: number;
+  /** For `redis`: each command a span under the store call's span (the process traces). */
+  traceCommands?: boolean;
 }
 
 export async function openStore(opts: OpenStoreOptions): Promise<Store> {
@@ -31,7 +33,7 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       return FileStore.open({ ...common, dir: opts.dir });
     case 'redis':
       if (!opts.redisUrl) throw new Error('invalid store options: backend "redis" needs a url');
-      return RedisStore.open({ ...common, url: opts.redisUrl, prefix: opts.prefix ?? 'gatehouse', ...(opts.log ? { log: opts.log } : {}) });
+      return RedisStore.open({ ...common, url: opts.redisUrl, prefix: opts.prefix ?? 'gatehouse', ...(opts.log ? { log: opts.log } : {}), ...(opts.traceCommands ? { traceCommands: true } : {}) });
     default:
       throw new Error(`invalid store backend "${backend}": want file, memory or redis`);
   }

@@ -110,6 +110,8 @@ export function redisOptions(url: string, commandTimeoutMs: number): RedisOption
 export interface RedisTarget {
   cluster: boolean;
   where: string;
+  /** Span attributes naming the server: one Redis's address, port and database; a cluster's are per command, so none. */
+  peer: Record<string, string | number>;
   /**
    * A new, not yet connected client; blocking clients get a longer command bound. The others
    * pipeline automatically: the commands of one event-loop turn leave in one socket write. On
@@ -128,12 +130,14 @@ export function redisTarget(url: string, commandTimeoutMs: number): RedisTarget 
     return {
       cluster: false,
       where,
+      peer: { 'server.address': p.hosts[0]!.host, 'server.port': p.hosts[0]!.port, 'db.redis.database_index': p.db },
       make: (o = {}) => new Redis({ ...base, commandTimeout: timeout(o.blocking), enableAutoPipelining: !o.blocking, ...(o.name ? { connectionName: o.name } : {}) }),
     };
   }
   return {
     cluster: true,
     where,
+    peer: {},
     make: (o = {}) => {
       const conn = connectionOptions(p, timeout(o.blocking));
       const { lazyConnect: _l, enableOfflineQueue: _e, ...redisOpts } = conn;

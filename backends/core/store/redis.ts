@@ -19,6 +19,7 @@ import { decodeObject, splitStored } from './redis-codec.js';
 import { restamp, storedCopy } from './objects.js';
 import { Domain, type DomainOptions, type DomainOwner } from './redis-domain.js';
 import { TypeDomains } from './redis-cluster.js';
+import { traceCommands } from './redis-traced.js';
 
 export interface RedisStoreOptions extends Omit<StateOptions, 'startRev'> {
   /** redis://, rediss://, or a cluster: several seeds or redis+cluster:// (see redis-connect.ts). */
@@ -33,6 +34,8 @@ export interface RedisStoreOptions extends Omit<StateOptions, 'startRev'> {
   compactIntervalMs?: number;
   /** Outages, recoveries and cache rebuilds are reported here. */
   log?: (msg: string) => void;
+  /** Commands as spans (redis-traced.ts); the blocking feed reads, never part of a request, are not. */
+  traceCommands?: boolean;
 }
 
 export class RedisStore implements Store, DomainOwner {
@@ -67,6 +70,7 @@ export class RedisStore implements Store, DomainOwner {
     const keys = redisKeys(opts.prefix); // validates the prefix
     const target = redisTarget(opts.url, opts.commandTimeoutMs ?? 5000);
     const client = await connect(target.make(), CONNECT_TIMEOUT_MS, target.where);
+    if (opts.traceCommands) traceCommands(client, target.peer);
     let blocking: Redis | undefined;
     try {
       const store = new RedisStore(client, target, opts);
