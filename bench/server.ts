@@ -32,6 +32,14 @@ running.server.prependListener('request', () => {
   const until = performance.now() + spinUs / 1000;
   while (performance.now() < until);
 });
+// The floor of priority and fairness (bench/flowcontrol.ts): with APF off, BENCH_PF_HEADERS=1 sets the two
+// response headers kube's APF must set on every answer, so that APF's own work is what on/floor measures.
+if (process.env['BENCH_PF_HEADERS'] === '1') {
+  running.server.prependListener('request', (_req: unknown, res: { setHeader(n: string, v: string): void }) => {
+    res.setHeader('X-Kubernetes-PF-FlowSchema-UID', '7a0d2f4e-9c1b-4e55-8d7b-3f6a1c2e9b10');
+    res.setHeader('X-Kubernetes-PF-PriorityLevel-UID', 'c3b8e1d2-5f4a-4b6c-9e7d-1a2b3c4d5e6f');
+  });
+}
 serveCommands({
   mem: () => memoryNow(),
   spin: (a: { us: number }) => { spinUs = a.us; },
