@@ -28,7 +28,9 @@ export async function getObject(env: CoreEnv, t: ResourceType, r: BackendRequest
   const minRev = rvRaw === '' ? undefined : parseRevision(rvRaw);
   const obj = await storeCall(gr, name, () => env.store.get(objectKey(t, r.info.namespace, name), minRev), minRev);
   if (!obj) throw notFound(gr, name);
-  sendObject(r.req, r.res, 200, objectAs(t, await served(env, t, obj), out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
+  // Only webhook-converted types wait here: every other type's GET stays synchronous from the store's answer on.
+  const shown = t.conversionWebhook ? await served(env, t, obj) : obj;
+  sendObject(r.req, r.res, 200, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
 export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {

@@ -42,7 +42,8 @@ async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Pro
 /** Answers with `obj` (stored, or in the request's version) as the request's version serves it. */
 export async function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject): Promise<void> {
   const out = outputFor(env, t, r.req.headers.accept);
-  sendObject(r.req, r.res, code, objectAs(t, await served(env, t, obj), out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
+  const shown = t.conversionWebhook ? await served(env, t, obj) : obj;
+  sendObject(r.req, r.res, code, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
 /** Creates `obj`; `track` sets the managedFields of the prepared object (default: the writer owns what it set). */
