@@ -10,6 +10,9 @@ import { startTestServer, freePort, type TestServer } from '../helpers/server.js
 import { generateCa } from '../../certs/pki.js';
 import { CRD_PATH, waitEstablished } from './fixtures.js';
 import { gadgetCrd, startConversionWebhook, type ConversionWebhook } from './convertwebhook.js';
+import { findKubectl, Kubectl, stopAll } from '../e2e/helpers.js';
+
+const kubectlBinary = findKubectl('1.33') ?? findKubectl();
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const base = (v: string, plural = 'gadgets') => `/apis/conv.example.com/${v}/namespaces/default/${plural}`;
@@ -123,6 +126,23 @@ describe('a CRD converted by a webhook named by URL', () => {
       assert.ok(await w.waitEnd());
     } finally {
       w.stop();
+    }
+  });
+
+  it('serves kubectl through the non-storage version: apply, get -o yaml, and a failing webhook as its error', { skip: kubectlBinary ? false : 'kubectl is not installed' }, async () => {
+    const k = new Kubectl(kubectlBinary!, s.kubeconfig);
+    try {
+      const yaml = 'apiVersion: conv.example.com/v1\nkind: Gadget\nmetadata:\n  name: kubectl-made\n  namespace: default\nspec:\n  hostPort: kube.example:6443\n';
+      assert.match(await k.ok(['apply', '-f', '-'], yaml), /gadget\.conv\.example\.com\/kubectl-made created/);
+      assert.deepEqual((await s.admin.request('GET', `${base('v2')}/kubectl-made`)).json.spec, { host: 'kube.example', port: 6443 });
+      const got = await k.ok(['get', 'gadgets.v1.conv.example.com', 'kubectl-made', '-n', 'default', '-o', 'jsonpath={.apiVersion} {.spec.hostPort}']);
+      assert.equal(got, 'conv.example.com/v1 kube.example:6443');
+      hook.mode = 'failure';
+      const failed = await k.run(['get', 'gadgets.v1.conv.example.com', 'kubectl-made', '-n', 'default']);
+      assert.notEqual(failed.code, 0);
+      assert.match(failed.stderr, /Error from server: conversion webhook for conv\.example\.com\/v2, Kind=Gadget returned invalid response: cannot convert gadgets today/);
+    } finally {
+      await stopAll();
     }
   });
 
