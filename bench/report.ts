@@ -28,7 +28,7 @@ export interface Figures {
   watchEncodings?: WatchEncoding[];
   watch: WatchFigures[];
   /** Custom resource creates beside ConfigMap creates (two runs each, CM CR CR CM), and the CRD's install-to-served time. */
-  crd?: { installMs: number; configMap: LoopResult[]; custom: LoopResult[] };
+  crd?: { installMs: number; configMap: LoopResult[]; custom: LoopResult[]; ruled: LoopResult[] };
 }
 
 /** Requests/s and server CPU per request (µs) over several runs of one measurement. */
@@ -112,12 +112,14 @@ export function details(f: Figures): void {
     ]);
   }
   if (f.crd) {
-    out('CREATE custom resource vs ConfigMap (memory store, 50 keep-alive connections, runs CM CR CR CM pooled)');
+    out('CREATE custom resource vs ConfigMap (memory store, 50 keep-alive connections, runs CM CR RULED RULED CR CM pooled)');
     const cm = pooled(f.crd.configMap);
     const cr = pooled(f.crd.custom);
-    table(['object', 'req/s', 'CPU µs/request', 'errors', 'vs ConfigMap'], [
-      ['ConfigMap', num(cm.rps), num(cm.cpuUs), f.crd.configMap.map(errorsOf).join(' / '), '100%'],
-      ['custom resource (Widget CRD)', num(cr.rps), num(cr.cpuUs), f.crd.custom.map(errorsOf).join(' / '), pct(cr.rps, cm.rps)],
+    const rr = pooled(f.crd.ruled);
+    table(['object', 'req/s', 'CPU µs/request', 'errors', 'vs ConfigMap', 'vs CR without rules'], [
+      ['ConfigMap', num(cm.rps), num(cm.cpuUs), f.crd.configMap.map(errorsOf).join(' / '), '100%', ''],
+      ['custom resource (Widget CRD)', num(cr.rps), num(cr.cpuUs), f.crd.custom.map(errorsOf).join(' / '), pct(cr.rps, cm.rps), '100%'],
+      ['custom resource, three CEL rules', num(rr.rps), num(rr.cpuUs), f.crd.ruled.map(errorsOf).join(' / '), pct(rr.rps, cm.rps), pct(rr.rps, cr.rps)],
     ]);
     out(`CRD install to first served request: ${f.crd.installMs.toFixed(1)} ms`);
   }
@@ -160,8 +162,11 @@ export function summary(f: Figures): void {
   if (f.crd) {
     const cm = pooled(f.crd.configMap);
     const cr = pooled(f.crd.custom);
+    const rr = pooled(f.crd.ruled);
     recordRow({ name: 'CREATE custom resource vs ConfigMap', value: cr.rps, unit: 'req/s', baseline: cm.rps, target: '≥ 80% of ConfigMap create', atLeast: 0.8 });
+    recordRow({ name: 'CREATE custom resource with three CEL rules vs without', value: rr.rps, unit: 'req/s', baseline: cr.rps, target: '≥ 70% of CR without rules', atLeast: 0.7 });
     rows.push(['CREATE custom resource', `${num(cr.rps)} req/s = ${pct(cr.rps, cm.rps)} of ConfigMap create (${num(cm.rps)})`, '≥ 80% of ConfigMap create']);
+    rows.push(['CREATE CR with three CEL rules', `${num(rr.rps)} req/s = ${pct(rr.rps, cr.rps)} of CR create without rules`, '≥ 70% of CR without rules']);
     rows.push(['CRD install → first served request', `${f.crd.installMs.toFixed(1)} ms`, '(reference)']);
   }
   for (const w of f.watch) {

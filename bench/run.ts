@@ -55,15 +55,32 @@ const WIDGET_CRD = {
   },
 };
 
-/** Installs the Widget CRD and returns the milliseconds from the CRD's create to the first 200 on its resource. */
-async function installWidgetCrd(admin: Admin, namespace: string): Promise<number> {
+/**
+ * The Widget CRD again as `ruledwidgets`, with three CEL rules on spec of the
+ * kinds operators write (a bound, a prefix, a regex), each passing for the
+ * bench's object: what rules add to a create is their evaluation.
+ */
+const RULED_WIDGET_CRD = (() => {
+  const crd = structuredClone(WIDGET_CRD) as typeof WIDGET_CRD & { spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } } }> } };
+  crd.metadata.name = 'ruledwidgets.bench.example.com';
+  crd.spec.names = { plural: 'ruledwidgets', singular: 'ruledwidget', kind: 'RuledWidget' };
+  crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [
+    { rule: 'self.replicas <= 100', message: 'at most 100 replicas' },
+    { rule: "self.image.startsWith('registry.example/')", message: 'images come from registry.example' },
+    { rule: "self.cronSpec.matches('^[0-9*/,-]+( [0-9*/,-]+){4}$')", message: 'cronSpec must have five fields' },
+  ];
+  return crd;
+})();
+
+/** Installs a CRD and returns the milliseconds from its create to the first 200 on its resource. */
+async function installWidgetCrd(admin: Admin, namespace: string, crd: Record<string, unknown> = WIDGET_CRD, plural = 'widgets'): Promise<number> {
   const t0 = performance.now();
-  await admin.must('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', WIDGET_CRD);
+  await admin.must('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
   for (let i = 0; i < 2000; i++) {
-    if ((await admin.call('GET', `/apis/bench.example.com/v1/namespaces/${namespace}/widgets`)).status === 200) return performance.now() - t0;
+    if ((await admin.call('GET', `/apis/bench.example.com/v1/namespaces/${namespace}/${plural}`)).status === 200) return performance.now() - t0;
     await sleep(5);
   }
-  throw new Error('the Widget CRD was never served');
+  throw new Error(`the ${plural} CRD was never served`);
 }
 
 function configMap(namespace: string, name?: string): Record<string, unknown> {
@@ -223,15 +240,20 @@ async function main(): Promise<void> {
       figures.create = { bare: b, memory: m, file: f };
     }
     if (selected('crd')) {
-      // Custom resource creates beside ConfigMap creates in one namespace of one server, in the order CM CR CR CM.
+      // Custom resource creates beside ConfigMap creates in one namespace of one server, in the mirrored
+      // order CM CR RULED RULED CR CM (drift lands on all three).
       await memAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-crd' } });
       const installMs = await installWidgetCrd(memAdmin, 'bench-crd');
       report.progress('CRD install', `${installMs.toFixed(1)} ms from the CRD's create to the first served request`);
+      await installWidgetCrd(memAdmin, 'bench-crd', RULED_WIDGET_CRD, 'ruledwidgets');
+      const ruled = { ...widget('bench-crd'), kind: 'RuledWidget' };
       const cm1 = await fixed('CREATE configmap (crd section)', memPort, 'POST', '/api/v1/namespaces/bench-crd/configmaps', configMap('bench-crd'));
       const cr1 = await fixed('CREATE custom resource', memPort, 'POST', '/apis/bench.example.com/v1/namespaces/bench-crd/widgets', widget('bench-crd'));
+      const rr1 = await fixed('CREATE custom resource, three CEL rules', memPort, 'POST', '/apis/bench.example.com/v1/namespaces/bench-crd/ruledwidgets', ruled);
+      const rr2 = await fixed('CREATE custom resource, three CEL rules', memPort, 'POST', '/apis/bench.example.com/v1/namespaces/bench-crd/ruledwidgets', ruled);
       const cr2 = await fixed('CREATE custom resource', memPort, 'POST', '/apis/bench.example.com/v1/namespaces/bench-crd/widgets', widget('bench-crd'));
       const cm2 = await fixed('CREATE configmap (crd section)', memPort, 'POST', '/api/v1/namespaces/bench-crd/configmaps', configMap('bench-crd'));
-      figures.crd = { installMs, configMap: [cm1, cm2], custom: [cr1, cr2] };
+      figures.crd = { installMs, configMap: [cm1, cm2], custom: [cr1, cr2], ruled: [rr1, rr2] };
     }
     if (selected('watch')) {
       for (const n of WATCHERS) {

@@ -11,7 +11,6 @@ import { create, update } from './handlers/write.js';
 import { patch } from './handlers/patch.js';
 import { createToken } from './handlers/tokenrequest.js';
 import { serveScale } from './handlers/scale.js';
-import { conversionUnavailable } from './render.js';
 
 const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']);
 
@@ -52,10 +51,6 @@ export class CoreBackend implements ApiBackend {
     if (info.name && verb === 'create') throw methodNotAllowed('POST', `a single ${t.singular}: POST to the collection`);
     if (!t.verbs.includes(verb as Verb)) throw methodNotAllowed(r.req.method ?? '', t.plural);
     // kube's crdHandler: no new objects while the CRD's cleanup deletes the old ones.
-    // Webhook conversion is not made yet: only the storage version can be written without it.
-    if (t.conversionWebhook && t.storageVersion && t.storageVersion.version !== t.version && (verb === 'create' || verb === 'update' || verb === 'patch')) {
-      throw conversionUnavailable(t, `${t.group}/${t.version}`);
-    }
     if (t.terminating && verb === 'create') throw methodNotAllowed('create', `resources of kind "${t.plural}.${t.group}"`);
     switch (verb) {
       case 'get': return getObject(this.env, t, r);

@@ -3,6 +3,7 @@ import type { Registry } from '../../lib/registry/index.js';
 import type { LiveRegistry } from '../../lib/registry/live.js';
 import type { Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
+import type { ConversionWebhooks } from '../../lib/crd/conversionwebhook.js';
 
 export interface CoreEnv {
   readonly store: Store;
@@ -27,6 +28,8 @@ export interface CoreEnv {
   readonly cbor?: boolean;
   /** Told how many objects a cluster-wide list without selectors saw (priority and fairness sizes LISTs by it). */
   readonly onListed?: (group: string, resource: string, total: number) => void;
+  /** Calls CRD conversion webhooks (backends/core/conversion.ts); absent = webhook conversions fail (500). */
+  readonly conversion?: ConversionWebhooks;
   /** Open watches, closed at shutdown. */
   readonly watches: Set<() => void>;
 }

@@ -7,6 +7,8 @@ import { LiveRegistry } from '../../lib/registry/live.js';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
 import { CoreBackend } from './backend.js';
 import { storeObjectSource } from './objectsource.js';
+import { conversionWebhooks } from './conversion.js';
+import type { ConversionWebhooks } from '../../lib/crd/conversionwebhook.js';
 import type { CoreEnv } from './env.js';
 import { DEFAULT_NAMESPACES, NamespaceController, namespaceType } from './namespaces.js';
 import { objectKey } from './keys.js';
@@ -118,6 +120,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   }));
   const store = opts.traceStore ? new TracedStore(opened, opts.storageBackend) : opened;
   const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);
+  let webhooks: ConversionWebhooks | undefined;
   const env: CoreEnv = {
     store, live, get registry() { return live.current; }, clock, log: opts.log,
     tooLargeWaitMs: opts.tooLargeWaitMs ?? 3000,
@@ -125,6 +128,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     minRequestTimeoutS: opts.minRequestTimeoutS ?? 1800,
     bodyLimit: opts.bodyLimit,
     watches: new Set(),
+    get conversion() { return webhooks ??= conversionWebhooks(env); },
     cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onListed ? { onListed: opts.onListed } : {}),
@@ -188,6 +192,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
       apf?.stop();
       for (const ctl of controllers) ctl.stop();
       backend.closeWatches();
+      webhooks?.close();
       stopCounting();
       await store.close();
     },

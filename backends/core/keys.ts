@@ -1,7 +1,7 @@
 // Store keys of a resource type: `<group|core>/<plural>/[<namespace>/]<name>`.
 import type { ResourceType } from '../../lib/registry/types.js';
 
-export function typePrefix(t: ResourceType): string {
+export function typePrefix(t: Pick<ResourceType, 'group' | 'plural'>): string {
   return `${t.group || 'core'}/${t.plural}/`;
 }
 

@@ -15,9 +15,10 @@ const DEFAULT_COLUMNS: readonly Column[] = [
 
 /**
  * A stored object as the version `t` serves it. Custom resources of several
- * versions share one key range; with conversion None (the only strategy served
- * so far) a version differs only in apiVersion, which kube rewrites on the way
- * out. The object itself when nothing differs (its memoized JSON stays in use).
+ * versions share one key range; with conversion None a version differs only in
+ * apiVersion, which kube rewrites on the way out. The object itself when
+ * nothing differs (its memoized JSON stays in use). Webhook conversion is
+ * asynchronous: conversion.ts converts first, then calls this.
  */
 export function servedAs(t: ResourceType, obj: KObject): KObject {
   if (t.crd === undefined) return obj;
@@ -39,12 +40,11 @@ export function servedAs(t: ResourceType, obj: KObject): KObject {
 const readMemo = new WeakMap<KObject, { t: ResourceType; served: KObject }>();
 
 /**
- * A conversion the CRD asks its webhook for: not made by this server yet, so it
- * fails as kube's does when the webhook cannot be reached (500), never silently
- * as conversion None.
+ * An object of a webhook-converted type that reached rendering unconverted (a
+ * path that skipped conversion.ts): a 500, never a silent None conversion.
  */
-export function conversionUnavailable(t: ResourceType, from: string): StatusError {
-  return internalError(`conversion webhook for ${from}, Kind=${t.kind} failed: conversion webhooks are not supported by this server yet (CRD ${t.crd ?? ''})`);
+function conversionUnavailable(t: ResourceType, from: string): StatusError {
+  return internalError(`conversion webhook for ${from}, Kind=${t.kind} failed: the object was not converted (CRD ${t.crd ?? ''})`);
 }
 
 /** The representation of answers about `t`: protobuf only for types with a protobuf schema, CBOR when the gate is on. */

@@ -1,13 +1,9 @@
 // An APIService object read once into a frozen, typed value: what routing,
 // availability and discovery need (apiregistration.k8s.io/v1 field meanings).
 import type { KObject } from '../../lib/api/meta.js';
+import type { ServiceRef } from '../../lib/api/servicetargets.js';
 
-export interface ServiceRef {
-  readonly namespace: string;
-  readonly name: string;
-  /** The Service port (spec.service.port, default 443). */
-  readonly port: number;
-}
+export type { ServiceRef } from '../../lib/api/servicetargets.js';
 
 export interface Condition {
   readonly status: 'True' | 'False' | 'Unknown';

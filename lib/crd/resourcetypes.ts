@@ -7,7 +7,7 @@ import type { KObject } from '../api/meta.js';
 import { setOwn } from '../api/own.js';
 import { compileCrdSchema } from '../crdschema/index.js';
 import { at, bool, list, str, strings } from '../registry/fields.js';
-import { ALL_VERBS, type ResourceType, type ScalePaths, type Subresource } from '../registry/types.js';
+import { ALL_VERBS, type ConversionWebhookConfig, type ResourceType, type ScalePaths, type Subresource } from '../registry/types.js';
 import { crdColumns } from './columns.js';
 import { findFirst } from './jsonpath.js';
 
@@ -26,6 +26,24 @@ function scalePaths(v: unknown): ScalePaths | undefined {
   if (s === undefined || s === null) return undefined;
   const sel = str(s, 'labelSelectorPath');
   return { specReplicasPath: str(s, 'specReplicasPath'), statusReplicasPath: str(s, 'statusReplicasPath'), ...(sel ? { labelSelectorPath: sel } : {}) };
+}
+
+/** spec.conversion.webhook, when the strategy is Webhook. */
+function webhookOf(crd: KObject): ConversionWebhookConfig | undefined {
+  if (str(crd, 'spec', 'conversion', 'strategy') !== 'Webhook') return undefined;
+  const cc = at(crd, 'spec', 'conversion', 'webhook', 'clientConfig');
+  const url = str(cc, 'url');
+  const svc = at(cc, 'service');
+  const port = at(svc, 'port');
+  const ca = str(cc, 'caBundle');
+  return Object.freeze({
+    ...(url ? { url } : {}),
+    ...(svc !== undefined && svc !== null ? {
+      service: Object.freeze({ namespace: str(svc, 'namespace'), name: str(svc, 'name'), path: str(svc, 'path') || '/', port: typeof port === 'number' ? port : 443 }),
+    } : {}),
+    ...(ca ? { caPem: Buffer.from(ca, 'base64').toString('utf8') } : {}),
+    reviewVersions: Object.freeze(strings(at(crd, 'spec', 'conversion', 'webhook'), 'conversionReviewVersions')),
+  });
 }
 
 /** The names a CRD serves under: its accepted names once the naming controller set them, else its spec's. */
@@ -49,7 +67,7 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
   const plural = str(names, 'plural');
   const namespaced = str(crd, 'spec', 'scope') === 'Namespaced';
   const storage = list(crd, 'spec', 'versions').find((v) => at(v, 'storage') === true);
-  const webhook = str(crd, 'spec', 'conversion', 'strategy') === 'Webhook';
+  const webhook = webhookOf(crd);
   const types: ResourceType[] = [];
   for (const v of list(crd, 'spec', 'versions')) {
     if (!bool(v, 'served')) continue;
@@ -83,7 +101,7 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
       ...(crd.metadata.deletionTimestamp ? { terminating: true } : {}),
       // Discovery's storageVersionHash is the storage version's, as kube's CRD discovery computes it.
       ...(storage ? { storageVersion: { group, version: str(storage, 'name'), kind } } : {}),
-      ...(webhook ? { conversionWebhook: true } : {}),
+      ...(webhook ? { conversionWebhook: webhook } : {}),
     });
   }
   return types;

@@ -54,6 +54,26 @@ export interface CrdVersionSchema {
 export interface CheckOptions {
   /** The version serves the status subresource: the root may hold only what survives extracting `properties.status`. */
   readonly statusSubresource?: boolean;
+  /**
+   * kube's requireStructuralSchema off: the update of a CRD stored with a
+   * non-structural schema (a legacy object) may keep one. Structural violations
+   * are not reported then, nor are the checks that need a structural schema
+   * (defaults, CEL rules) made on a schema that has them.
+   */
+  readonly allowNonStructural?: boolean;
+}
+
+/**
+ * The structural-schema violations of a stored schema (kube's
+ * NonStructuralSchema condition), in kube's order; a schema that cannot even be
+ * read gives its decoding causes.
+ */
+export function structuralViolations(schema: unknown, field: string): StatusCause[] {
+  if (schema === undefined || schema === null) return [];
+  const decoding: StatusCause[] = [];
+  const props = readProps(schema, field, decoding);
+  if (!props || decoding.length) return decoding;
+  return validateStructural(props, field);
 }
 
 /**
@@ -72,8 +92,9 @@ export function checkCrdSchema(schema: unknown, field: string, options: CheckOpt
   if (props.nullable) out.push(fieldError.forbidden(`${field}.nullable`, 'nullable cannot be true at the root'));
   const structural = validateStructural(props, field);
   let rules: RuleCheck | undefined;
-  if (structural.length) out.push(...structural);
-  else {
+  if (structural.length) {
+    if (!options.allowNonStructural) out.push(...structural);
+  } else {
     const defaults = checkDefaults(props, field, true, defaultRuleCheck(props));
     if (defaults.length) out.push(...defaults);
     else rules = ruleCheck(props, field);

@@ -102,11 +102,22 @@ export interface ResourceType {
   readDefaults?(obj: KObject): void;
   /**
    * Custom resources of a CRD with conversion strategy Webhook: objects are kept in
-   * the storage version, and another version needs the CRD's conversion webhook.
+   * the storage version, and another version is converted by the CRD's webhook.
    */
-  conversionWebhook?: boolean;
+  conversionWebhook?: ConversionWebhookConfig;
   /** Custom resources of a CRD being deleted: creates are refused (405), everything else is served until the objects are gone. */
   terminating?: boolean;
+}
+
+/** spec.conversion.webhook of a CRD, read once (lib/crd/conversionwebhook.ts calls it). */
+export interface ConversionWebhookConfig {
+  /** clientConfig.url, or */
+  readonly url?: string;
+  /** clientConfig.service (port defaulted to 443, path to "/"). */
+  readonly service?: { readonly namespace: string; readonly name: string; readonly path: string; readonly port: number };
+  /** clientConfig.caBundle decoded (PEM); absent = the system roots. */
+  readonly caPem?: string;
+  readonly reviewVersions: readonly string[];
 }
 
 /** Where a custom resource keeps what autoscaling/v1 Scale shows (simple JSON paths, `.spec.replicas`). */

@@ -16,8 +16,10 @@ export interface ScalarNode {
 /** Any JSON value is accepted (RawExtension, FieldsV1, x-kubernetes-preserve-unknown-fields). */
 export interface AnyNode {
   readonly kind: 'any';
-  /** The OpenAPI definition it is served as (RawExtension or FieldsV1). */
+  /** The OpenAPI definition it is served as (RawExtension, FieldsV1, or a table's `any` type). */
   readonly definition: string;
+  /** A table's `any` type (apiextensions' JSON, …): its definition is this description alone. */
+  readonly description?: string;
 }
 
 export interface StructNode {
@@ -90,6 +92,7 @@ for (const s of Object.values(SCALARS)) Object.freeze(s);
 
 export class SchemaModel {
   readonly #structs = new Map<string, StructNode>();
+  readonly #anys = new Map<string, AnyNode>();
   readonly #byDefinition = new Map<string, StructNode>();
   readonly packages: readonly SchemaPackage[];
 
@@ -98,6 +101,10 @@ export class SchemaModel {
     const pending: Array<[StructNode, TypeDef]> = [];
     for (const p of packages) {
       for (const [kind, def] of Object.entries(p.types)) {
+        if (def.any) {
+          this.#anys.set(`${p.alias}.${kind}`, Object.freeze({ kind: 'any', definition: `${p.prefix}.${kind}`, description: def.d }));
+          continue;
+        }
         const node: StructNode = {
           kind: 'struct', name: `${p.alias}.${kind}`, definition: `${p.prefix}.${kind}`, description: def.d,
           fields: new Map(), required: Object.freeze([...(def.r ?? [])]), atomic: def.mt === 'atomic',
@@ -136,7 +143,7 @@ export class SchemaModel {
     if (scalar) return scalar;
     if (type === 'raw') return RAW;
     if (type === 'fields') return FIELDS;
-    const s = this.#structs.get(type);
+    const s = this.#structs.get(type) ?? this.#anys.get(type);
     if (!s) throw new Error(`schema type ${type} is not in the tables`);
     return s;
   }

@@ -2,7 +2,7 @@
 // kube-apiserver serves: v3 (`#/components/schemas/…`, struct references
 // wrapped in allOf with their own description) and Swagger 2.0
 // (`#/definitions/…`). Merge markers become the x-kubernetes-* extensions.
-import type { Field, Node, StructNode } from './model.js';
+import type { AnyNode, Field, Node, StructNode } from './model.js';
 
 type Json = Record<string, unknown>;
 export type Flavor = 'v2' | 'v3';
@@ -41,10 +41,15 @@ function refProp(name: string, flavor: Flavor, description: string | undefined, 
   return { allOf: [refTo(name, flavor)], ...(description ? { description } : {}), ...(isStruct ? { default: {} } : {}) };
 }
 
-function nodeSchema(node: Node, flavor: Flavor, description: string | undefined, want: (s: StructNode) => void): Json {
+/** What a schema refers to and definitionsOf must define: structs, and the tables' `any` types. */
+type Want = (s: StructNode | AnyNode) => void;
+
+function nodeSchema(node: Node, flavor: Flavor, description: string | undefined, want: Want): Json {
   const d = description ? { description } : {};
   switch (node.kind) {
-    case 'any': return refProp(node.definition, flavor, description, false);
+    case 'any':
+      if (node.description !== undefined) want(node);
+      return refProp(node.definition, flavor, description, false);
     case 'struct': want(node); return refProp(node.definition, flavor, description, true);
     case 'list': return { type: 'array', ...d, items: nodeSchema(node.items, flavor, undefined, want) };
     case 'map': return { type: 'object', ...d, additionalProperties: nodeSchema(node.values, flavor, undefined, want), ...(node.atomic ? { 'x-kubernetes-map-type': 'atomic' } : {}) };
@@ -56,7 +61,7 @@ function nodeSchema(node: Node, flavor: Flavor, description: string | undefined,
   }
 }
 
-function fieldSchema(f: Field, flavor: Flavor, want: (s: StructNode) => void): Json {
+function fieldSchema(f: Field, flavor: Flavor, want: Want): Json {
   const s = nodeSchema(f.node, flavor, f.description, want);
   const m = f.markers;
   if (m.lt) s['x-kubernetes-list-type'] = m.lt;
@@ -67,7 +72,7 @@ function fieldSchema(f: Field, flavor: Flavor, want: (s: StructNode) => void): J
   return s;
 }
 
-function structSchema(s: StructNode, flavor: Flavor, gvks: readonly Gvk[] | undefined, want: (s: StructNode) => void): Json {
+function structSchema(s: StructNode, flavor: Flavor, gvks: readonly Gvk[] | undefined, want: Want): Json {
   const properties: Json = {};
   for (const f of s.fields.values()) properties[f.name] = fieldSchema(f, flavor, want);
   return {
@@ -86,14 +91,15 @@ function structSchema(s: StructNode, flavor: Flavor, gvks: readonly Gvk[] | unde
  */
 export function definitionsOf(roots: readonly StructNode[], flavor: Flavor, gvks: ReadonlyMap<string, readonly Gvk[]>): Record<string, Json> {
   const out: Record<string, Json> = {};
-  const queue: StructNode[] = [...roots];
+  const queue: Array<StructNode | AnyNode> = [...roots];
   const seen = new Set<string>();
-  const want = (s: StructNode) => { if (!seen.has(s.definition)) queue.push(s); };
+  const want: Want = (s) => { if (!seen.has(s.definition)) queue.push(s); };
   while (queue.length) {
     const s = queue.shift()!;
     if (seen.has(s.definition)) continue;
     seen.add(s.definition);
-    out[s.definition] = structSchema(s, flavor, gvks.get(s.definition), want);
+    // A table's any type is defined by its description alone (kube-openapi's JSON, JSONSchemaPropsOrArray, …).
+    out[s.definition] = s.kind === 'any' ? { description: s.description ?? '' } : structSchema(s, flavor, gvks.get(s.definition), want);
   }
   Object.assign(out, wellKnown(flavor));
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));

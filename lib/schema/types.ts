@@ -39,6 +39,12 @@ export interface TypeDef {
   readonly r?: readonly string[];
   /** `+structType=atomic` / `+mapType=atomic` on the type. */
   readonly mt?: 'atomic' | 'granular';
+  /**
+   * A type with its own JSON form that accepts any JSON value (apiextensions'
+   * JSON, JSONSchemaPropsOrArray, …): no fields; served as a definition with
+   * only its description, as kube-openapi serves it.
+   */
+  readonly any?: true;
 }
 
 export interface SchemaPackage {

@@ -1,6 +1,9 @@
 // CustomResourceDefinitions the CRD tests install: a namespaced one with
 // status and scale subresources, printer columns and a selectable field, and
 // a cluster-scoped one; both built from a few parameters so tests can vary them.
+import type { TestServer } from '../helpers/server.js';
+import { until } from '../gc/helpers.js';
+
 export const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 export interface CrdParams {
@@ -47,4 +50,15 @@ export function crontabCrd(p: CrdParams = {}): Record<string, unknown> {
 
 export function crontab(name: string, spec: Record<string, unknown>, group = 'stable.example.com', kind = 'CronTab'): Record<string, unknown> {
   return { apiVersion: `${group}/v1`, kind, metadata: { name }, spec };
+}
+
+/** Waits until the CRD is Established and `path` (one of its collections) answers 200. */
+export async function waitEstablished(s: TestServer, name: string, path: string): Promise<Record<string, any>> {
+  return until(`${name} established and served`, async () => {
+    const r = await s.admin.request('GET', `${CRD_PATH}/${name}`);
+    const est = (r.json as Record<string, any>)?.status?.conditions?.find((c: Record<string, any>) => c.type === 'Established');
+    if (est?.status !== 'True') return undefined;
+    const served = await s.admin.request('GET', path);
+    return served.status === 200 ? r.json as Record<string, any> : undefined;
+  });
 }

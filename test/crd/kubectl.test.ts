@@ -83,4 +83,23 @@ describe('kubectl with custom resources', { skip: binary ? false : 'kubectl is n
     const gone = await k.run(['get', 'crontabs'], undefined, 30_000);
     assert.notEqual(gone.code, 0);
   });
+
+  it('explains the CustomResourceDefinition type itself from its OpenAPI schema', async () => {
+    const versions = await k.ok(['explain', 'crd.spec.versions']);
+    assert.match(versions, /^KIND:\s+CustomResourceDefinition$/m);
+    assert.match(versions, /^FIELD: versions <\[\]CustomResourceDefinitionVersion>$/m);
+    assert.match(versions, /versions is the list of all API versions of the defined custom resource/);
+    assert.match(versions, /^\s+name\s+<string> -required-$/m);
+    assert.match(versions, /^\s+served\s+<boolean> -required-$/m);
+    assert.match(versions, /^\s+schema\s+<CustomResourceValidation>$/m);
+    assert.match(versions, /^\s+additionalPrinterColumns\s+<\[\]CustomResourceColumnDefinition>$/m);
+    const schema = await k.ok(['explain', 'customresourcedefinitions.spec.versions.schema.openAPIV3Schema']);
+    assert.match(schema, /^FIELD: openAPIV3Schema <JSONSchemaProps>$/m);
+    assert.match(schema, /^\s+x-kubernetes-validations\s+<\[\]ValidationRule>$/m);
+    assert.match(schema, /^\s+default\s+<JSON>$/m);
+    assert.match(schema, /^\s+properties\s+<map\[string\]JSONSchemaProps>$/m);
+    const rule = await k.ok(['explain', 'crd.spec.versions.schema.openAPIV3Schema.x-kubernetes-validations']);
+    assert.match(rule, /^\s+rule\s+<string> -required-$/m);
+    assert.match(rule, /^\s+messageExpression\s+<string>$/m);
+  });
 });

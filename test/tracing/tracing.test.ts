@@ -19,6 +19,8 @@ import { startOtlpReceiver, traceSpans, type OtlpReceiver, type ReceivedSpan } f
 import { startReviewWebhook, type ReviewWebhook } from './webhooks.js';
 import { startAuditReceiver } from '../audit/receiver.js';
 import { recordedRequestsInFlight } from '../../lib/tracing/span.js';
+import { CRD_PATH, waitEstablished } from '../crd/fixtures.js';
+import { gadgetCrd, startConversionWebhook } from '../crd/convertwebhook.js';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -193,6 +195,28 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
     assert.equal(proxy.attributes['http.response.status_code'], 200);
     // The client's traceparent is replaced by ours: same trace, our span as the parent.
     assert.equal(echo.seen.get(path)?.headers['traceparent'], `00-${parent.traceId}-${proxy.spanId}-01`);
+  });
+
+  it('converts a custom resource by its CRD\'s webhook in a client span whose traceparent the webhook receives', async () => {
+    const hook = await startConversionWebhook();
+    try {
+      const crd = gadgetCrd({ url: hook.url, caBundle: Buffer.from(hook.ca.certPem).toString('base64') });
+      assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
+      const base = (v: string) => `/apis/conv.example.com/${v}/namespaces/default/gadgets`;
+      await waitEstablished(s, crd.metadata.name, base('v2'));
+      const c = await s.admin.request('POST', base('v2'), { apiVersion: 'conv.example.com/v2', kind: 'Gadget', metadata: { name: 'traced' }, spec: { host: 'h', port: 1 } });
+      assert.equal(c.status, 201, c.text);
+      const parent = newTrace();
+      const r = await s.admin.request('GET', `${base('v1')}/traced`, undefined, { traceparent: traceparent(parent) });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.spec.hostPort, 'h:1');
+      const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined && x.some((y) => y.attributes['gatehouse.client'] === 'conversion webhook'));
+      const call = one(spans, (x) => x.kind === CLIENT && x.attributes['gatehouse.client'] === 'conversion webhook', 'one conversion webhook span');
+      assert.equal(call.name, 'HTTP POST');
+      assert.equal(hook.reviews.at(-1)!.traceparent, `00-${parent.traceId}-${call.spanId}-01`);
+    } finally {
+      await hook.close();
+    }
   });
 
   it('honours an unsampled parent: nothing recorded, the trace still carried to the backend', async () => {

@@ -18,7 +18,7 @@ import { rfc3339, type KObject } from '../../../lib/api/meta.js';
 import { at, list, str, strings } from '../../../lib/registry/fields.js';
 import type { Registry } from '../../../lib/registry/index.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
-import { isEstablished } from '../../../lib/registry/builtins/crd-validation.js';
+import { isEstablished, nonStructuralCauses } from '../../../lib/registry/builtins/crd-validation.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { isFinalized, prepareCreate, prepareUpdate } from '../objects.js';
@@ -97,6 +97,20 @@ function namingCondition(spec: Names, taken: { resources: Set<string>; kinds: Se
   return { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' };
 }
 
+/**
+ * kube's nonstructuralschema controller: `NonStructuralSchema` True with the
+ * violations while a stored schema is not structural (only legacy objects can
+ * be: writes refuse new ones), removed once it is.
+ */
+function nonStructuralCondition(conds: Json[], crd: KObject, now: number): Json[] {
+  const causes = nonStructuralCauses(crd);
+  if (causes.length === 0) return conds.filter((c) => c['type'] !== 'NonStructuralSchema');
+  const errs = causes.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`);
+  // field.ErrorList.ToAggregate().Error(): one error as it is, several in brackets.
+  const message = errs.length === 1 ? errs[0]! : `[${errs.join(', ')}]`;
+  return withCondition(conds, { type: 'NonStructuralSchema', status: 'True', reason: 'Violations', message }, now);
+}
+
 export class CrdController extends WatchingController {
   constructor(env: CoreEnv, private readonly builtins: Registry) {
     super(env, 'customresourcedefinitions', [`${CRD_GROUP}/customresourcedefinitions/`]);
@@ -143,7 +157,7 @@ export class CrdController extends WatchingController {
         status['acceptedNames'] = status['acceptedNames'] ?? { plural: '', kind: '' };
         conds = withCondition(conds, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
       }
-      status['conditions'] = conds;
+      status['conditions'] = nonStructuralCondition(conds, cur, now);
       return prepareUpdate(crdType, { ...cur, status }, cur, 'status') ?? null;
     });
   }

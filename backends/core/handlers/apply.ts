@@ -23,7 +23,8 @@ import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget } from '../objects.js';
 import { storeCall } from '../storeerrors.js';
-import { outputFor, servedAs } from '../render.js';
+import { outputFor } from '../render.js';
+import { served } from '../conversion.js';
 import { parseDryRun } from './params.js';
 import { queryBool } from '../../../lib/api/querybool.js';
 import { writeContext } from './managedfields.js';
@@ -108,7 +109,7 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
   await retryOnConflict(async () => {
     const stored = await storeCall(gr, name, () => env.store.get(key));
     // Read through the version of the request (custom resources of several versions share their objects).
-    const old = stored && servedAs(t, stored);
+    const old = stored && await served(env, t, stored);
     if (!old) {
       if (target !== 'main') throw notFound(gr, name);
       if (intent.setsResourceVersion) throw notFound(gr, name);
@@ -131,7 +132,7 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
       else n.metadata.managedFields = managedFields;
     });
     if (!next) {
-      respond(env, t, r, 200, old);
+      await respond(env, t, r, 200, old);
       return;
     }
     const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);

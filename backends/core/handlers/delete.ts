@@ -16,7 +16,8 @@ import { parseListRequest } from '../listoptions.js';
 import { markTerminating, PROTECTED_NAMESPACES } from '../namespaces.js';
 import { isFinalized } from '../objects.js';
 import { isCrdType, markCrdTerminating } from '../controllers/crd.js';
-import { listAs, listJson, outputFor, servedAs } from '../render.js';
+import { listAs, listJson, outputFor } from '../render.js';
+import { served, servedAll } from '../conversion.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDeleteOptions, type DeleteOptions } from './params.js';
@@ -184,7 +185,7 @@ export async function deleteObject(env: CoreEnv, t: ResourceType, r: BackendRequ
   // kube answers 202 when a delete with orphanDependents=false did not remove the object yet.
   const code = outcome.kind === 'pending' && opts.orphanDependents === false ? 202 : 200;
   if (outcome.kind === 'pending' || t.returnsDeletedObject) {
-    sendObject(r.req, r.res, code, servedAs(t, outcome.obj), out, pretty);
+    sendObject(r.req, r.res, code, await served(env, t, outcome.obj), out, pretty);
     return;
   }
   sendObject(r.req, r.res, code, statusOk(outcome.obj.metadata.uid ?? ''), out, pretty);
@@ -220,6 +221,8 @@ export async function deleteCollection(env: CoreEnv, t: ResourceType, r: Backend
     }
   }
   const meta = { resourceVersion: String(Math.max(listed.rev, ...results.map((o) => Number(o.metadata.resourceVersion)))) };
-  const shaped = listAs(t, results, meta, out, r.query, env.clock());
-  sendBody(r.req, r.res, 200, out.contentType, shaped ? encode(shaped, out, wantsPretty(r.req, r.query)) : listJson(t, results, meta));
+  // The deleted objects as the request's version serves them (custom resources of several versions).
+  const items = t.crd === undefined ? results : await servedAll(env, t, results);
+  const shaped = listAs(t, items, meta, out, r.query, env.clock());
+  sendBody(r.req, r.res, 200, out.contentType, shaped ? encode(shaped, out, wantsPretty(r.req, r.query)) : listJson(t, items, meta));
 }

@@ -5,7 +5,8 @@ import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, unsupportedMediaType, type GroupResource } from '../../../lib/api/status.js';
 import { readBody } from '../../../lib/http/body.js';
-import { outputFor, servedAs } from '../render.js';
+import { outputFor } from '../render.js';
+import { served } from '../conversion.js';
 import { parseJsonPatch } from '../../../lib/patch/json.js';
 import { applyPatchDocument } from '../../../lib/patch/apply.js';
 import { PatchError } from '../../../lib/patch/errors.js';
@@ -97,7 +98,7 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
   await retryOnConflict(async (tried) => {
     const stored = await storeCall(gr, name, () => env.store.get(key));
     // Read through the version of the request (custom resources of several versions share their objects).
-    const old = stored && servedAs(t, stored);
+    const old = stored && await served(env, t, stored);
     if (!old) throw notFound(gr, name);
     const patched = applyPatch(t, p, old, env.bodyLimit);
     if (!isPlainObject(patched)) throw badRequest('the patched object must be a JSON object');
@@ -108,7 +109,7 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
     const next = prepareUpdate(t, obj, old, target, updateTracker(env, t, r));
     if (tried === 0) addWarnings(r.res, warnings);
     if (!next) {
-      respond(env, t, r, 200, old);
+      await respond(env, t, r, 200, old);
       return;
     }
     const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);

@@ -12,7 +12,8 @@ import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { parseListRequest, parseRevision } from '../listoptions.js';
 import { encodeContinue } from '../continuetoken.js';
-import { listAs, listBytes, listJson, objectAs, outputFor, servedAs } from '../render.js';
+import { listAs, listBytes, listJson, objectAs, outputFor } from '../render.js';
+import { served, servedAll } from '../conversion.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { StoreError, type ListResult } from '../store/types.js';
 
@@ -27,7 +28,9 @@ export async function getObject(env: CoreEnv, t: ResourceType, r: BackendRequest
   const minRev = rvRaw === '' ? undefined : parseRevision(rvRaw);
   const obj = await storeCall(gr, name, () => env.store.get(objectKey(t, r.info.namespace, name), minRev), minRev);
   if (!obj) throw notFound(gr, name);
-  sendObject(r.req, r.res, 200, objectAs(t, obj, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
+  // Only webhook-converted types wait here: every other type's GET stays synchronous from the store's answer on.
+  const shown = t.conversionWebhook ? await served(env, t, obj) : obj;
+  sendObject(r.req, r.res, 200, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
 export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
@@ -72,7 +75,7 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
     meta.continue = encodeContinue(result.rev, result.continueAfter);
     if (!lr.hasSelectors && result.remaining !== undefined && result.remaining > 0) meta.remainingItemCount = result.remaining;
   }
-  sendList(env, t, r, t.crd === undefined ? result.items : result.items.map((o) => servedAs(t, o)), meta, out);
+  sendList(env, t, r, t.crd === undefined ? result.items : await servedAll(env, t, result.items), meta, out);
 }
 
 function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: readonly KObject[], meta: ListMeta, out: Output): void {

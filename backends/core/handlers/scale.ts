@@ -21,7 +21,8 @@ import type { ResourceType, ScalePaths } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { prepareUpdate } from '../objects.js';
-import { outputFor, servedAs } from '../render.js';
+import { outputFor } from '../render.js';
+import { served, toStorage } from '../conversion.js';
 import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
@@ -94,7 +95,7 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
   if (r.info.verb === 'get') {
     const obj = await storeCall(gr, name, () => env.store.get(key));
     if (!obj) throw notFound({ group: t.group, resource: t.plural }, name);
-    send(env, t, r, 200, scaleOf(obj, paths));
+    send(env, t, r, 200, scaleOf(await served(env, t, obj), paths));
     return;
   }
   const dryRun = parseDryRun(r.query, r.info.verb === 'update' ? 'UpdateOptions' : 'PatchOptions');
@@ -102,7 +103,7 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
   await retryOnConflict(async () => {
     const stored = await storeCall(gr, name, () => env.store.get(key));
     // Read through the version of the request (custom resources of several versions share their objects).
-    const old = stored && servedAs(t, stored);
+    const old = stored && await served(env, t, stored);
     if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
     const wanted = await requestedScale(env, r, scaleOf(old, paths), body);
     // ValidateScale before the resourceVersion precondition, as kube's scaleUpdatedObjectInfo.
@@ -113,7 +114,8 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
     const next = prepareUpdate(t, withReplicas(old, paths.specReplicasPath, replicas), { ...old }, 'main');
     if (!next || dryRun) { send(env, t, r, 200, scaleOf(next ? { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } } : old, paths)); return; }
     try {
-      send(env, t, r, 200, scaleOf(await env.store.update(key, next, Number(old.metadata.resourceVersion)), paths));
+      const storable = await toStorage(env, t, next);
+      send(env, t, r, 200, scaleOf(await served(env, t, await env.store.update(key, storable, Number(old.metadata.resourceVersion))), paths));
     } catch (err) {
       if (err instanceof StoreError && err.code === 'conflict') {
         if (typeof rv === 'string' && rv !== '') throw conflict(gr, name, STALE_OBJECT);

@@ -18,6 +18,7 @@ import type { CoreEnv } from '../env.js';
 import { listPrefix } from '../keys.js';
 import { parseWatchRequest, type WatchRequest } from '../listoptions.js';
 import { includeObjectOf, outputFor, partialMetadata, servedAs, table } from '../render.js';
+import { served } from '../conversion.js';
 import { fromStoreError } from '../storeerrors.js';
 import { StoreError, type StoreEvent, type Watcher } from '../store/types.js';
 
@@ -128,6 +129,8 @@ async function toStatus<T>(fn: () => Promise<T>, t: ResourceType, rev?: number):
 class WatchStream {
   private watcher: Watcher | undefined;
   private closed = false;
+  /** The tail of the queued webhook conversions (events of a webhook-converted type through another version). */
+  private pending: Promise<void> | undefined;
   private lastRev = 0;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly close = () => this.end();
@@ -169,14 +172,31 @@ class WatchStream {
 
   send(type: WireType, stored: KObject): void {
     if (this.closed) return;
+    if (this.pending || (this.t.conversionWebhook && stored.apiVersion !== apiVersionOf(this.t))) {
+      // Converted by the CRD's webhook: one call at a time, so events keep their order.
+      this.then(async () => this.emit(type, await served(this.env, this.t, stored)));
+      return;
+    }
     let obj: KObject;
     try {
       obj = servedAs(this.t, stored);
     } catch (err) {
-      // An object this version cannot be served (its conversion failed): the stream ends with the error, as kube's.
+      // An object this version cannot be served: the stream ends with the error, as kube's.
       this.fail(toStatusError(err));
       return;
     }
+    this.emit(type, obj);
+  }
+
+  /** Runs `step` after the conversions queued before it; a failure ends the stream with its Status (kube's watch of an unconvertible object). */
+  private then(step: () => Promise<void>): void {
+    const p = (this.pending ?? Promise.resolve()).then(() => (this.closed ? undefined : step())).catch((err: unknown) => this.fail(toStatusError(err)));
+    this.pending = p;
+    void p.then(() => { if (this.pending === p) this.pending = undefined; });
+  }
+
+  private emit(type: WireType, obj: KObject): void {
+    if (this.closed) return;
     const rev = Number(obj.metadata.resourceVersion);
     if (rev > this.lastRev) this.lastRev = rev;
     if (this.out.format === 'protobuf') this.writeFrame(type, () => (this.out.as ? encodeWatchFrame(type, partialMetadata(obj, 'v1')) : eventFrame(type, obj)));
@@ -198,6 +218,16 @@ class WatchStream {
   }
 
   bookmark(rev: number, initialEventsEnd = false): void {
+    if (this.closed) return;
+    if (this.pending) {
+      // After the events still being converted: a bookmark never overtakes them.
+      this.then(async () => this.writeBookmark(rev, initialEventsEnd));
+      return;
+    }
+    this.writeBookmark(rev, initialEventsEnd);
+  }
+
+  private writeBookmark(rev: number, initialEventsEnd: boolean): void {
     if (this.closed) return;
     if (rev > this.lastRev) this.lastRev = rev;
     const metadata: Record<string, unknown> = { resourceVersion: String(rev) };

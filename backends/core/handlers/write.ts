@@ -13,7 +13,8 @@ import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { requireActiveNamespace } from '../namespaces.js';
 import { checkEnvelope, checkPathAgreement, isFinalized, prepareCreate, prepareUpdate, type UpdateTarget } from '../objects.js';
-import { objectAs, outputFor, servedAs } from '../render.js';
+import { objectAs, outputFor } from '../render.js';
+import { served, toStorage } from '../conversion.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
@@ -38,9 +39,11 @@ async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Pro
   return obj;
 }
 
-export function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject): void {
+/** Answers with `obj` (stored, or in the request's version) as the request's version serves it. */
+export async function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject): Promise<void> {
   const out = outputFor(env, t, r.req.headers.accept);
-  sendObject(r.req, r.res, code, objectAs(t, obj, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
+  const shown = t.conversionWebhook ? await served(env, t, obj) : obj;
+  sendObject(r.req, r.res, code, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
 /** Creates `obj`; `track` sets the managedFields of the prepared object (default: the writer owns what it set). */
@@ -53,11 +56,13 @@ export async function createObject(env: CoreEnv, t: ResourceType, r: BackendRequ
   const key = objectKey(t, r.info.namespace, name);
   if (dryRun) {
     if (await storeCall(gr, name, () => env.store.get(key))) throw alreadyExists(gr, name);
-    respond(env, t, r, 201, prepared);
+    await respond(env, t, r, 201, prepared);
     return;
   }
-  const stored = await storeCall(gr, name, () => env.store.create(key, prepared));
-  respond(env, t, r, 201, stored);
+  // Converted before the store is touched: a failing webhook stores nothing.
+  const storable = await toStorage(env, t, prepared);
+  const stored = await storeCall(gr, name, () => env.store.create(key, storable));
+  await respond(env, t, r, 201, stored);
 }
 
 export async function create(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
@@ -81,7 +86,7 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
   await retryOnConflict(async () => {
     const stored = await storeCall(gr, name, () => env.store.get(key));
     // Read through the version of the request (custom resources of several versions share their objects).
-    const old = stored && servedAs(t, stored);
+    const old = stored && await served(env, t, stored);
     if (!old) {
       if (target !== 'main' || !t.createOnUpdate) throw notFound(gr, name);
       if (!unconditional) throw notFound(gr, name);
@@ -91,7 +96,7 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
     // obj is reused by a retry: prepareUpdate copies what it changes and defaulting is idempotent.
     const next = prepareUpdate(t, obj, old, target, updateTracker(env, t, r));
     if (!next) {
-      respond(env, t, r, 200, old);
+      await respond(env, t, r, 200, old);
       return;
     }
     const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
@@ -108,7 +113,7 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
  */
 export async function commitUpdate(env: CoreEnv, t: ResourceType, r: BackendRequest, key: string, next: KObject, old: KObject, dryRun: boolean): Promise<'done' | 'conflict' | 'gone'> {
   if (dryRun) {
-    respond(env, t, r, 200, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } });
+    await respond(env, t, r, 200, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } });
     return 'done';
   }
   const rev = Number(old.metadata.resourceVersion);
@@ -117,9 +122,10 @@ export async function commitUpdate(env: CoreEnv, t: ResourceType, r: BackendRequ
     if (next.metadata.deletionTimestamp && isFinalized(next)) {
       // The last finalizer went: the object is removed now.
       const removed = await env.store.delete(key, rev);
-      respond(env, t, r, 200, removed);
+      await respond(env, t, r, 200, removed);
     } else {
-      respond(env, t, r, 200, await env.store.update(key, next, rev));
+      const storable = await toStorage(env, t, next);
+      await respond(env, t, r, 200, await env.store.update(key, storable, rev));
     }
     return 'done';
   } catch (err) {

@@ -5,7 +5,7 @@
 import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import { hasOwn } from '../../api/own.js';
-import { checkCrdSchema } from '../../crdschema/index.js';
+import { checkCrdSchema, structuralViolations } from '../../crdschema/index.js';
 import { at, list, str, sameJson } from '../fields.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../names.js';
 
@@ -134,7 +134,12 @@ function validateSelectableFields(fields: unknown, path: string): StatusCause[] 
   return causes;
 }
 
-function validateVersion(v: unknown, i: number): StatusCause[] {
+/** Structural violations of every version's schema (kube's NonStructuralSchema condition and requireStructuralSchema). */
+export function nonStructuralCauses(crd: unknown): StatusCause[] {
+  return list(crd, 'spec', 'versions').flatMap((v, i) => structuralViolations(at(v, 'schema', 'openAPIV3Schema'), `spec.versions[${i}].schema.openAPIV3Schema`));
+}
+
+function validateVersion(v: unknown, i: number, allowNonStructural: boolean): StatusCause[] {
   const path = `spec.versions[${i}]`;
   const causes: StatusCause[] = [];
   const name = at(v, 'name');
@@ -147,7 +152,7 @@ function validateVersion(v: unknown, i: number): StatusCause[] {
     if (hasOwn(sub, 'status') && sub['status'] !== null && isPlainObject(schema) && schema['type'] !== undefined && schema['type'] !== 'object') {
       causes.push(cause.invalid(`${path}.schema.openAPIV3Schema.type`, schema['type'], 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
     }
-    causes.push(...checkCrdSchema(schema, `${path}.schema.openAPIV3Schema`));
+    causes.push(...checkCrdSchema(schema, `${path}.schema.openAPIV3Schema`, allowNonStructural ? { allowNonStructural } : {}));
   }
   causes.push(...validateScale(at(v, 'subresources', 'scale'), `${path}.subresources.scale`));
   list(v, 'additionalPrinterColumns').forEach((c, j) => causes.push(...validateColumn(c, `${path}.additionalPrinterColumns[${j}]`)));
@@ -245,7 +250,9 @@ export function validateCrd(crd: KObject, old: KObject | undefined): StatusCause
   else if (!SCOPES.includes(scope)) causes.push(cause.notSupported('spec.scope', scope, SCOPES));
   const versions = list(spec, 'versions');
   if (!Array.isArray(spec['versions'])) causes.push(cause.required('spec.versions', 'must have exactly one version marked as storage version'));
-  versions.forEach((v, i) => causes.push(...validateVersion(v, i)));
+  // kube's requireStructuralSchema: a CRD stored with a non-structural schema (a legacy object) may keep one on update.
+  const allowNonStructural = old !== undefined && nonStructuralCauses(old).length > 0;
+  versions.forEach((v, i) => causes.push(...validateVersion(v, i, allowNonStructural)));
   const names = versions.map((v) => str(v, 'name'));
   if (new Set(names).size !== names.length) causes.push(cause.invalid('spec.versions', versions, 'must contain unique version names'));
   if (versions.length > 0 && versions.filter((v) => at(v, 'storage') === true).length !== 1) {

@@ -11,6 +11,7 @@ import { flowcontrolV1 } from './flowcontrol-v1.js';
 import { authenticationV1 } from './authentication-v1.js';
 import { authenticationV1beta1 } from './authentication-v1beta1.js';
 import { authorizationV1 } from './authorization-v1.js';
+import { apiextensionsV1 } from './apiextensions-v1.js';
 import { authorizationV1beta1 } from './authorization-v1beta1.js';
 
-export const PACKAGES: readonly SchemaPackage[] = [metaV1, coreV1, eventsV1, coordinationV1, discoveryV1, rbacV1, apiregistrationV1, flowcontrolV1, authenticationV1, authenticationV1beta1, authorizationV1, authorizationV1beta1];
+export const PACKAGES: readonly SchemaPackage[] = [metaV1, coreV1, eventsV1, coordinationV1, discoveryV1, rbacV1, apiregistrationV1, flowcontrolV1, authenticationV1, authenticationV1beta1, authorizationV1, apiextensionsV1, authorizationV1beta1];

@@ -9,13 +9,18 @@
 //
 // Usage: node --import tsx lib/schema/tools/gen-schemas.ts <kubernetes/api git dir>
 //          <kubernetes/apimachinery git dir> <kubernetes/kube-aggregator git dir>
+//          <kubernetes/apiextensions-apiserver git dir> [--only=<alias>,…]
 // (bare git dirs; files are read from HEAD, whose commit each table records).
+// A dir given as `-` is not read: its packages are skipped (packages that
+// refer to them cannot be generated then). `--only` writes just the named
+// packages' tables (the index still lists every package), so one table can be
+// regenerated without moving the others to newer commits.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FieldDef, Markers, TypeDef } from '../types.js';
 
-interface Pkg { alias: string; file: string; exportName: string; repo: 0 | 1 | 2; dir: string; importPath: string; prefix: string; roots: string[] }
+interface Pkg { alias: string; file: string; exportName: string; repo: 0 | 1 | 2 | 3; dir: string; importPath: string; prefix: string; roots: string[] }
 
 const coreKinds = ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Pod', 'Node', 'Service', 'Endpoints', 'Event', 'PersistentVolume', 'PersistentVolumeClaim'];
 const withLists = (kinds: string[]) => [...kinds, ...kinds.map((k) => `${k}List`)];
@@ -32,6 +37,7 @@ const PKGS: Pkg[] = [
   { alias: 'authentication', file: 'authentication-v1.ts', exportName: 'authenticationV1', repo: 0, dir: 'authentication/v1', importPath: 'k8s.io/api/authentication/v1', prefix: 'io.k8s.api.authentication.v1', roots: ['TokenRequest', 'TokenReview', 'SelfSubjectReview'] },
   { alias: 'authenticationV1beta1', file: 'authentication-v1beta1.ts', exportName: 'authenticationV1beta1', repo: 0, dir: 'authentication/v1beta1', importPath: 'k8s.io/api/authentication/v1beta1', prefix: 'io.k8s.api.authentication.v1beta1', roots: ['TokenReview', 'SelfSubjectReview'] },
   { alias: 'authorization', file: 'authorization-v1.ts', exportName: 'authorizationV1', repo: 0, dir: 'authorization/v1', importPath: 'k8s.io/api/authorization/v1', prefix: 'io.k8s.api.authorization.v1', roots: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'] },
+  { alias: 'apiextensions', file: 'apiextensions-v1.ts', exportName: 'apiextensionsV1', repo: 3, dir: 'pkg/apis/apiextensions/v1', importPath: 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1', prefix: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1', roots: withLists(['CustomResourceDefinition']) },
   { alias: 'authorizationV1beta1', file: 'authorization-v1beta1.ts', exportName: 'authorizationV1beta1', repo: 0, dir: 'authorization/v1beta1', importPath: 'k8s.io/api/authorization/v1beta1', prefix: 'io.k8s.api.authorization.v1beta1', roots: ['SubjectAccessReview'] },
 ];
 
@@ -42,15 +48,25 @@ const SPECIAL: Record<string, string> = {
   'k8s.io/apimachinery/pkg/api/resource.Quantity': 'quantity', 'k8s.io/apimachinery/pkg/util/intstr.IntOrString': 'intstr',
   'k8s.io/apimachinery/pkg/runtime.RawExtension': 'raw', 'k8s.io/apimachinery/pkg/types.UID': 'string', 'k8s.io/apimachinery/pkg/types.NodeName': 'string',
 };
+/**
+ * Go types with their own JSON form that kube's OpenAPI describes without a
+ * type (any JSON value; JSONSchemaProps' `default`, `items`, …): written as
+ * `any` tables, defined by their description alone.
+ */
+const ANY_TYPES = new Set(['JSON', 'JSONSchemaPropsOrArray', 'JSONSchemaPropsOrBool', 'JSONSchemaPropsOrStringArray'].map((n) => `k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.${n}`));
 const BUILTIN: Record<string, string> = {
   string: 'string', bool: 'bool', int: 'int64', int32: 'int32', int64: 'int64', uint16: 'int32', uint32: 'int64', uint64: 'int64', float32: 'double', float64: 'double', byte: 'int32',
 };
 
-const gitDirs = process.argv.slice(2);
-if (gitDirs.length !== 3) throw new Error('usage: gen-schemas.ts <api git dir> <apimachinery git dir> <kube-aggregator git dir>');
+const args = process.argv.slice(2);
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const gitDirs = args.filter((a) => !a.startsWith('--'));
+if (gitDirs.length !== 4) throw new Error('usage: gen-schemas.ts <api git dir> <apimachinery git dir> <kube-aggregator git dir> <apiextensions-apiserver git dir> [--only=<alias>,…]');
 const git = (repo: number, ...args: string[]) => execFileSync('git', ['-C', gitDirs[repo]!, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
-const commits = gitDirs.map((_, i) => git(i, 'rev-parse', 'HEAD').trim());
-const repoNames = ['kubernetes/api', 'kubernetes/apimachinery', 'kubernetes/kube-aggregator'];
+const commits = gitDirs.map((d, i) => (d === '-' ? '' : git(i, 'rev-parse', 'HEAD').trim()));
+const repoNames = ['kubernetes/api', 'kubernetes/apimachinery', 'kubernetes/kube-aggregator', 'kubernetes/apiextensions-apiserver'];
+const ALL_PKGS = PKGS;
+const READ = PKGS.filter((p) => gitDirs[p.repo] !== '-');
 
 interface RawField { name: string; goType: string; tag: string; comments: string[] }
 interface RawType { name: string; comments: string[]; fields?: RawField[]; alias?: string }
@@ -87,8 +103,11 @@ function parseGo(text: string, into: Parsed): void {
     }
     const c = /^\/\/ ?(.*)$/.exec(line);
     if (c) { comments.push(c[1]!); continue; }
+    const empty = /^type (\w+) struct ?\{\}$/.exec(line);
+    if (empty) { into.types.set(empty[1]!, { name: empty[1]!, comments, fields: [] }); comments = []; continue; }
     const s = /^type (\w+) struct \{$/.exec(line);
-    if (s) { cur = { name: s[1]!, comments, fields: [] }; continue; }
+    // The type's comments are its own: its first field starts a new comment block.
+    if (s) { cur = { name: s[1]!, comments, fields: [] }; comments = []; continue; }
     const a = /^type (\w+) =? ?(\S+)$/.exec(line);
     if (a) into.types.set(a[1]!, { name: a[1]!, comments, alias: a[2]! });
     comments = [];
@@ -129,7 +148,7 @@ function markerValues(comments: string[], name: string): string[] {
 }
 
 const parsed = new Map<string, Parsed>();
-for (const p of PKGS) {
+for (const p of READ) {
   const into: Parsed = { types: new Map(), imports: new Map(), docs: new Map() };
   const files = git(p.repo, 'ls-tree', '--name-only', 'HEAD', `${p.dir}/`).split('\n').filter((f) => /\/[a-z_]+\.go$/.test(f) && !/_test\.go$|zz_generated|generated\.pb\.go|_fuzz\.go/.test(f));
   for (const f of files) {
@@ -139,7 +158,7 @@ for (const p of PKGS) {
   }
   parsed.set(p.importPath, into);
 }
-const byImport = new Map(PKGS.map((p) => [p.importPath, p]));
+const byImport = new Map(READ.map((p) => [p.importPath, p]));
 
 type Want = (pkg: Pkg, name: string) => void;
 
@@ -197,6 +216,7 @@ function buildType(pkg: Pkg, name: string, want: Want): TypeDef {
   const p = parsed.get(pkg.importPath)!;
   const raw = p.types.get(name)!;
   const docs = p.docs.get(name);
+  if (ANY_TYPES.has(`${pkg.importPath}.${name}`)) return { d: docs?.get('') ?? fmtDoc(raw.comments), f: {}, any: true };
   const fields: Record<string, FieldDef> = {};
   const required: string[] = [];
   const addFields = (owner: Pkg, t: RawType, ownerDocs: Map<string, string> | undefined) => {
@@ -227,10 +247,10 @@ function buildType(pkg: Pkg, name: string, want: Want): TypeDef {
   return { d: docs?.get('') ?? fmtDoc(raw.comments.map((c, i) => (i === 0 ? c.replace(new RegExp(`^${name} `), `${name} `) : c))), f: fields, ...(required.length ? { r: required } : {}), ...(mt ? { mt: mt as TypeDef['mt'] } : {}) };
 }
 
-const out = new Map<string, Map<string, TypeDef>>(PKGS.map((p) => [p.alias, new Map()]));
+const out = new Map<string, Map<string, TypeDef>>(READ.map((p) => [p.alias, new Map()]));
 const queue: Array<[Pkg, string]> = [];
 const want: Want = (pkg, name) => { if (!out.get(pkg.alias)!.has(name) && !queue.some(([p, n]) => p === pkg && n === name)) queue.push([pkg, name]); };
-for (const p of PKGS) for (const r of p.roots) want(p, r);
+for (const p of READ) for (const r of p.roots) want(p, r);
 while (queue.length) {
   const [pkg, name] = queue.shift()!;
   if (out.get(pkg.alias)!.has(name)) continue;
@@ -239,11 +259,12 @@ while (queue.length) {
 
 const here = fileURLToPath(new URL('../gen/', import.meta.url));
 const q = (s: string) => JSON.stringify(s);
-for (const p of PKGS) {
+for (const p of READ) {
+  if (only && !only.includes(p.alias)) continue;
   const types = [...out.get(p.alias)!.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   const body = types.map(([name, t]) => {
     const fields = Object.entries(t.f).map(([k, f]) => `      ${q(k)}: [${q(f[0])}, ${q(f[1])}${f[2] ? `, ${JSON.stringify(f[2])}` : ''}],`).join('\n');
-    return `    ${name}: {\n      d: ${q(t.d)},\n${t.r ? `      r: ${JSON.stringify(t.r)},\n` : ''}${t.mt ? `      mt: ${q(t.mt)},\n` : ''}      f: {\n${fields.replace(/^ {6}/gm, '        ')}\n      },\n    },`;
+    return `    ${name}: {\n      d: ${q(t.d)},\n${t.r ? `      r: ${JSON.stringify(t.r)},\n` : ''}${t.mt ? `      mt: ${q(t.mt)},\n` : ''}${t.any ? '      any: true,\n' : ''}      f: {\n${fields.replace(/^ {6}/gm, '        ')}\n      },\n    },`;
   }).join('\n');
   const text = `// Schema table for ${p.prefix}.
 // Generated by lib/schema/tools/gen-schemas.ts from ${repoNames[p.repo]} ${p.dir} (Go types, tags,
@@ -262,9 +283,9 @@ ${body}
 }
 const index = `// Every generated schema package. Generated by lib/schema/tools/gen-schemas.ts.
 import type { SchemaPackage } from '../types.js';
-${PKGS.map((p) => `import { ${p.exportName} } from './${p.file.replace(/\.ts$/, '.js')}';`).join('\n')}
+${ALL_PKGS.map((p) => `import { ${p.exportName} } from './${p.file.replace(/\.ts$/, '.js')}';`).join('\n')}
 
-export const PACKAGES: readonly SchemaPackage[] = [${PKGS.map((p) => p.exportName).join(', ')}];
+export const PACKAGES: readonly SchemaPackage[] = [${ALL_PKGS.map((p) => p.exportName).join(', ')}];
 `;
 writeFileSync(`${here}index.ts`, index);
-console.log(PKGS.map((p) => `${p.alias}: ${out.get(p.alias)!.size} types`).join(', '));
+console.log(READ.filter((p) => !only || only.includes(p.alias)).map((p) => `${p.alias}: ${out.get(p.alias)!.size} types`).join(', '));
