@@ -47,6 +47,10 @@ export interface FeedEntry { rev: number; prev: number; key: string; json: strin
 
 export function readEntry(id: string, raw: string[]): FeedEntry {
   const rev = Number.parseInt(id, 10);
+  // The write script's layout (k, t, p, then o or d), read by position: no field map per entry.
+  if (raw.length === 8 && raw[0] === 'k' && raw[2] === 't' && raw[4] === 'p') {
+    return { rev, prev: Number(raw[5]), key: raw[1]!, json: raw[6] === 'o' ? raw[7] : undefined, at: raw[3]! };
+  }
   const f = fieldsOf(raw);
   return { rev, prev: f.p === undefined ? rev - 1 : Number(f.p), key: f.k ?? '', json: f.o, at: f.t ?? '' };
 }
