@@ -280,6 +280,12 @@ if (process.env['BENCH_PATCH'] !== '0') {
 if (process.env['BENCH_REDIS'] !== '0') {
   const { printRedisSection } = await import('./redis-stack.js');
   await printRedisSection();
+  // Issue 23's Redis rows, each against a floor measured beside it: creates against bench/floor.ts
+  // (bench/redis-create.ts), consistent GET/LIST against the memory store (bench/redis-read.ts).
+  const { runRedisCreateSection } = await import('./redis-create.js');
+  await runRedisCreateSection();
+  const { runRedisReadSection } = await import('./redis-read.js');
+  await runRedisReadSection();
 }
 
 // ---------------------------------------------------------------------------
