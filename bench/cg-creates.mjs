@@ -47,15 +47,7 @@ console.log('bad', bad);
 agent.destroy();
 await running.shutdown('done');
 if (onRedis) {
-  const { Redis } = await import('ioredis');
   const { prefixPattern } = await import('../dist/backends/core/store/redis-keys.js');
-  const r = new Redis(redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await r.scan(cursor, 'MATCH', prefixPattern(prefix), 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await r.del(...keys);
-  } while (cursor !== '0');
-  r.disconnect();
+  await (await import('./cg-redis-drop.mjs')).dropRedisPrefix(redisUrl, prefixPattern(prefix));
 }
 process.exit(0);

@@ -18,20 +18,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { cpuSecondsOf, freePort, startChild, type Child } from './procs.js';
+import { freePort, startChild, type Child } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import { drop } from './redis.js';
 import { Admin } from './admin.js';
 import { configMap, redisUnreachable } from './redis-stack.js';
 import { cpuUs, out, pct, rps } from './report.js';
+import { cpuShares, errs, measured, median, n0, section } from './redis-measure.js';
 
 export interface RedisCreateOptions { url?: string; durationMs?: number; rounds?: number }
 
 export interface CreatePair { floor: LoopResult; redis: LoopResult; ratio: number }
 
 export interface RedisCreateFigures { url: string; rounds: CreatePair[] }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promise<RedisCreateFigures | { skipped: string }> {
   const url = opts.url ?? process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -66,16 +65,8 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
     const server = new Map<number, Child>([[ghPort, gh], [floorPort, floor]]);
     const loop = { connections: 50, warmupMs: 500, durationMs: duration, maxRequests: 5_000_000 };
     const body = JSON.stringify(configMap('bench-create'));
-    const creates = async (port: number): Promise<LoopResult> => {
-      const s = server.get(port)!;
-      const t0 = performance.now();
-      const c0 = [s.cpuSeconds(), load.cpuSeconds(), cpuSecondsOf(redisPid)];
-      const target: Target = { port, ...tls };
-      const r = await load.call<LoopResult>('fixed', { ...loop, target, req: { method: 'POST', path: '/api/v1/namespaces/bench-create/configmaps', body }, uniqueNames: true, changingData: false, objects: 1 });
-      const wall = (performance.now() - t0) / 1000;
-      r.cpu = { server: (s.cpuSeconds() - c0[0]!) / wall, load: (load.cpuSeconds() - c0[1]!) / wall, redis: (cpuSecondsOf(redisPid) - c0[2]!) / wall };
-      return r;
-    };
+    const creates = (port: number): Promise<LoopResult> =>
+      measured(load, server.get(port)!, redisPid, { ...loop, target: { port, ...tls } satisfies Target, req: { method: 'POST', path: '/api/v1/namespaces/bench-create/configmaps', body }, uniqueNames: true, changingData: false, objects: 1 });
     const profiled = async (run: () => Promise<LoopResult>): Promise<LoopResult> => {
       const dir = process.env['BENCH_CPU_PROF'];
       if (!dir) return run();
@@ -99,30 +90,19 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
   }
 }
 
-const n0 = (x: number): string => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
-const errs = (r: LoopResult): string => (r.errors === 0 && Object.keys(r.statuses).every((c) => Number(c) < 400) ? '' : ` (errors ${r.errors}, statuses ${JSON.stringify(r.statuses)})`);
-const cpu = (r: LoopResult): string => (r.cpu ? ` [cpu server ${pct(r.cpu.server, 1)}, load ${pct(r.cpu.load, 1)}, redis ${pct(r.cpu.redis ?? NaN, 1)}]` : '');
 
 export function printRedisCreate(f: RedisCreateFigures): void {
   const m = median(f.rounds.map((p) => p.ratio));
   const mid = f.rounds.find((p) => p.ratio === m)!;
   out(`Redis creates against the design's floor (${f.url}; bench/floor.ts: HTTPS + JSON + the write script + the feed read)`);
-  out(`  creates  gatehouse ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU per create)${cpu(mid.redis)}   floor ${n0(rps(mid.floor))}/s${errs(mid.floor)} (${n0(cpuUs(mid.floor))} µs)${cpu(mid.floor)}`);
+  out(`  creates  gatehouse ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU per create)${cpuShares(mid.redis)}   floor ${n0(rps(mid.floor))}/s${errs(mid.floor)} (${n0(cpuUs(mid.floor))} µs)${cpuShares(mid.floor)}`);
   out(`           → ${pct(m, 1)} of the floor (target ≥ 60%; median of ${f.rounds.length} back-to-back rounds: ${f.rounds.map((p) => pct(p.ratio, 1)).join(', ')}) ${m >= 0.6 ? 'met' : 'NOT met'}`);
   out();
 }
 
 /** The `redis-create` section: skipped, with the reason, when Redis is unreachable. */
-export async function runRedisCreateSection(): Promise<RedisCreateFigures | undefined> {
-  out();
-  out('=== Redis creates (bench/redis-create.ts) ===');
-  const f = await runRedisCreateBench();
-  if ('skipped' in f) {
-    out(`skipped: ${f.skipped}`);
-    return undefined;
-  }
-  printRedisCreate(f);
-  return f;
+export function runRedisCreateSection(): Promise<RedisCreateFigures | undefined> {
+  return section('Redis creates (bench/redis-create.ts)', () => runRedisCreateBench(), printRedisCreate);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runRedisCreateSection();

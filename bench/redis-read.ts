@@ -16,12 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { cpuSecondsOf, freePort, startChild, type Child } from './procs.js';
+import { freePort, startChild, type Child } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import { drop } from './redis.js';
 import { Admin } from './admin.js';
 import { configMap, redisUnreachable } from './redis-stack.js';
 import { cpuUs, out, pct, rps } from './report.js';
+import { cpuShares, errs, measured, median, n0, section } from './redis-measure.js';
 
 export interface RedisReadOptions { url?: string; durationMs?: number; rounds?: number; objects?: number }
 
@@ -34,8 +35,6 @@ export interface RedisReadFigures {
   get: ReadPair[];
   list: ReadPair[];
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<RedisReadFigures | { skipped: string }> {
   const url = opts.url ?? process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -79,16 +78,8 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
     const redisPid = Number(/process_id:(\d+)/.exec(await raw.info('server'))?.[1] ?? 0);
     const server = new Map<number, Child>([[memPort, mem], [redisPort, red]]);
     const loop = { connections: 50, warmupMs: 500, durationMs: duration, maxRequests: 5_000_000 };
-    const fixed = async (port: number, path: string): Promise<LoopResult> => {
-      const s = server.get(port)!;
-      const t0 = performance.now();
-      const c0 = [s.cpuSeconds(), load.cpuSeconds(), cpuSecondsOf(redisPid)];
-      const target: Target = { port, ...tls };
-      const r = await load.call<LoopResult>('fixed', { ...loop, target, req: { method: 'GET', path }, uniqueNames: false, changingData: false, objects });
-      const wall = (performance.now() - t0) / 1000;
-      r.cpu = { server: (s.cpuSeconds() - c0[0]!) / wall, load: (load.cpuSeconds() - c0[1]!) / wall, redis: (cpuSecondsOf(redisPid) - c0[2]!) / wall };
-      return r;
-    };
+    const fixed = (port: number, path: string): Promise<LoopResult> =>
+      measured(load, server.get(port)!, redisPid, { ...loop, target: { port, ...tls } satisfies Target, req: { method: 'GET', path }, uniqueNames: false, changingData: false, objects });
     const profiled = async (what: string, run: () => Promise<LoopResult>): Promise<LoopResult> => {
       const dir = process.env['BENCH_CPU_PROF'];
       if (!dir) return run();
@@ -116,14 +107,11 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
   }
 }
 
-const n0 = (x: number): string => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
-const errs = (r: LoopResult): string => (r.errors === 0 && Object.keys(r.statuses).every((c) => Number(c) < 400) ? '' : ` (errors ${r.errors}, statuses ${JSON.stringify(r.statuses)})`);
-const cpu = (r: LoopResult): string => (r.cpu ? ` [cpu gatehouse ${pct(r.cpu.server, 1)}, load ${pct(r.cpu.load, 1)}, redis ${pct(r.cpu.redis ?? NaN, 1)}]` : '');
 
 function row(what: string, pairs: ReadPair[]): void {
   const m = median(pairs.map((p) => p.ratio));
   const mid = pairs.find((p) => p.ratio === m)!;
-  out(`  ${what.padEnd(22)} redis ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU)${cpu(mid.redis)}   memory ${n0(rps(mid.memory))}/s${errs(mid.memory)} (${n0(cpuUs(mid.memory))} µs CPU)`);
+  out(`  ${what.padEnd(22)} redis ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU)${cpuShares(mid.redis)}   memory ${n0(rps(mid.memory))}/s${errs(mid.memory)} (${n0(cpuUs(mid.memory))} µs CPU)`);
   out(`  ${''.padEnd(22)} → ${pct(m, 1)} of the memory store (target ≥ 85%; median of ${pairs.length} back-to-back rounds: ${pairs.map((p) => pct(p.ratio, 1)).join(', ')}) ${m >= 0.85 ? 'met' : 'NOT met'}`);
 }
 
@@ -135,16 +123,8 @@ export function printRedisRead(f: RedisReadFigures): void {
 }
 
 /** The `redis-read` section: skipped, with the reason, when Redis is unreachable. */
-export async function runRedisReadSection(): Promise<RedisReadFigures | undefined> {
-  out();
-  out('=== Redis consistent reads (bench/redis-read.ts) ===');
-  const f = await runRedisReadBench();
-  if ('skipped' in f) {
-    out(`skipped: ${f.skipped}`);
-    return undefined;
-  }
-  printRedisRead(f);
-  return f;
+export function runRedisReadSection(): Promise<RedisReadFigures | undefined> {
+  return section('Redis consistent reads (bench/redis-read.ts)', () => runRedisReadBench(), printRedisRead);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runRedisReadSection();
