@@ -7,7 +7,9 @@
 //     --smc-check=all-non-file --callgrind-out-file=/dev/null node bench/cg-creates.mjs; done
 // VG_DIR: a data directory reused across runs (its dev PKI is generated once,
 // RSA key generation is random work); H=1 hardens the intrinsics first, as
-// `gatehouse serve` does (gateway/cli/harden.ts).
+// `gatehouse serve` does (gateway/cli/harden.ts). STORE=redis runs it on the
+// Redis store (REDIS_URL, default 127.0.0.1:6379) under a fresh prefix,
+// dropped at exit; the callgrind figure is then Gatehouse's side only.
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +20,11 @@ const { devPkiPaths } = await import('../dist/certs/devpki.js');
 if (process.env.H === '1') (await import('../dist/gateway/cli/harden.js')).hardenIntrinsics();
 const dir = process.env.VG_DIR ?? await mkdtemp(join(tmpdir(), 'vg-'));
 const port = 20000 + Math.floor(Math.random() * 20000);
-const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dir, '--storage-backend', 'memory']);
+const onRedis = process.env.STORE === 'redis';
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `gh-cg-${process.pid}-${port}`;
+const storage = onRedis ? ['--storage-backend', 'redis', '--redis-url', redisUrl, '--storage-prefix', prefix] : ['--storage-backend', 'memory'];
+const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dir, ...storage]);
 if ('error' in parsed) throw new Error(parsed.error);
 const running = await startServer(parsed.options, { log: () => {} });
 const pki = devPkiPaths(dir);
@@ -40,4 +46,8 @@ for (let i = 0; i < N; i += 4) {
 console.log('bad', bad);
 agent.destroy();
 await running.shutdown('done');
+if (onRedis) {
+  const { prefixPattern } = await import('../dist/backends/core/store/redis-keys.js');
+  await (await import('./cg-redis-drop.mjs')).dropRedisPrefix(redisUrl, prefixPattern(prefix));
+}
 process.exit(0);

@@ -305,6 +305,12 @@ if (selected('patch', 'BENCH_PATCH')) {
 if (anySelected(['redis-create', 'redis-read', 'redis-watch'], 'BENCH_REDIS')) {
   const { printRedisSection } = await import('./redis-stack.js');
   await printRedisSection();
+  // Issue 23's Redis rows, each against a floor measured beside it: creates against bench/floor.ts
+  // (bench/redis-create.ts), consistent GET/LIST against the memory store (bench/redis-read.ts).
+  const { runRedisCreateSection } = await import('./redis-create.js');
+  await runRedisCreateSection();
+  const { runRedisReadSection } = await import('./redis-read.js');
+  await runRedisReadSection();
 }
 
 // ---------------------------------------------------------------------------

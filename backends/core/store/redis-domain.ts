@@ -13,7 +13,7 @@ import { unreachable } from './redis-connect.js';
 import { readPoint } from './redis-scripts.js';
 import { loadState } from './redis-state.js';
 import { FeedReader, type FeedHost } from './redis-feed.js';
-import { RevisionReader } from './redis-readindex.js';
+import { ReadFence, type FenceStats } from './redis-readindex.js';
 import { FeedCompactor } from './redis-compact.js';
 
 export interface DomainOptions extends Omit<StateOptions, 'startRev'> {
@@ -47,7 +47,7 @@ export class Domain implements FeedHost {
   private downErr: StoreError | undefined;
   private closed = false;
   private readonly watches = new Set<OpenWatch>();
-  private readonly points: RevisionReader<Point>;
+  private readonly points: ReadFence<Point>;
   private readonly feed: FeedReader;
   private readonly compactor: FeedCompactor;
 
@@ -60,7 +60,7 @@ export class Domain implements FeedHost {
     private readonly owner: DomainOwner,
   ) {
     this.current = state;
-    this.points = new RevisionReader<Point>(async () => {
+    this.points = new ReadFence<Point>(async () => {
       if (opts.cluster) return readPoint(this.client, this.keys, this.owner.floor);
       const rev = Number((await this.client.get(this.keys.rev)) ?? 0);
       return { alloc: rev, last: rev };
@@ -104,16 +104,31 @@ export class Domain implements FeedHost {
   /** Redis's read point (shared by concurrent readers, never older than the call). */
   async point(): Promise<Point> {
     try {
-      return await this.points.read();
+      return await this.points.point();
     } catch (err) {
       throw unreachable(err);
     }
   }
 
+  /** Revision checks sent and reads the feed answered without one (tests, bench). */
+  get readStats(): Readonly<FenceStats> {
+    return this.points.stats;
+  }
+
   /** The cache and the point it is consistent with: every write Redis had acknowledged when this call began. */
   async sync(): Promise<{ state: StoreState; point: Point }> {
     this.live();
-    const point = await this.point();
+    let point;
+    try {
+      point = await this.points.fresh();
+    } catch (err) {
+      throw unreachable(err);
+    }
+    if (point === undefined) {
+      // A feed read sent after the call began came back not full: the cache is at Redis's revision.
+      const state = this.live();
+      return { state, point: { alloc: state.rev, last: state.rev } };
+    }
     return { state: await this.catchUp(point.last), point };
   }
 
@@ -183,6 +198,9 @@ export class Domain implements FeedHost {
 
   down(err: StoreError): void {
     this.downErr = err;
+    // Reads waiting for a check would wait for a cache that no longer follows Redis.
+    this.points.failAll(err);
+    this.current.failWaits(err);
     this.failWatches(err);
     this.opts.log?.(`redis store: ${this.keys.stem} unavailable: ${err.message}`);
   }
@@ -194,6 +212,15 @@ export class Domain implements FeedHost {
 
   observed(rev: number): void {
     this.owner.observed(rev);
+  }
+
+  sending(): number {
+    return this.points.tick();
+  }
+
+  caughtUp(sent: number): void {
+    // A cluster read point is the allocator raised to the process's floor, which the feed cannot show.
+    if (!this.opts.cluster) this.points.caughtUp(sent);
   }
 
   private failWatches(err: StoreError): void {

@@ -28,6 +28,10 @@ export interface FeedHost {
   up(): void;
   /** A revision the cache applied (the process's cross-domain clock follows it). */
   observed?(rev: number): void;
+  /** A feed read is about to be sent: a tick of the consistent-read fence (redis-readindex.ts). */
+  sending?(): number;
+  /** The read sent at that tick came back not full and was applied: the cache then held all Redis had. */
+  caughtUp?(sent: number): void;
 }
 
 type Entry = [id: string, fields: string[]];
@@ -43,6 +47,10 @@ export interface FeedEntry { rev: number; prev: number; key: string; json: strin
 
 export function readEntry(id: string, raw: string[]): FeedEntry {
   const rev = Number.parseInt(id, 10);
+  // The write script's layout (k, t, p, then o or d), read by position: no field map per entry.
+  if (raw.length === 8 && raw[0] === 'k' && raw[2] === 't' && raw[4] === 'p') {
+    return { rev, prev: Number(raw[5]), key: raw[1]!, json: raw[6] === 'o' ? raw[7] : undefined, at: raw[3]! };
+  }
   const f = fieldsOf(raw);
   return { rev, prev: f.p === undefined ? rev - 1 : Number(f.p), key: f.k ?? '', json: f.o, at: f.t ?? '' };
 }
@@ -57,6 +65,9 @@ export function fieldsOf(fields: string[]): Record<string, string> {
 const MAX_OWN = 10_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Entries per feed read: a reply this full may have left more behind. */
+const FEED_COUNT = 1000;
 
 export class FeedReader {
   /**
@@ -112,10 +123,14 @@ export class FeedReader {
           delay = 50;
           this.host.up();
         }
-        const reply = (await this.blocking.xread('COUNT', 1000, 'BLOCK', this.blockMs, 'STREAMS', this.keys.feed, `${this.host.state.rev}-0`)) as
+        const sent = this.host.sending?.();
+        const reply = (await this.blocking.xread('COUNT', FEED_COUNT, 'BLOCK', this.blockMs, 'STREAMS', this.keys.feed, `${this.host.state.rev}-0`)) as
           | [string, Entry[]][]
           | null;
-        if (reply && reply[0]) await this.apply(reply[0][1]);
+        const entries = reply?.[0]?.[1];
+        // Not full (or nothing through the whole block): Redis had no more when it answered, which was after `sent`.
+        const whole = entries ? (await this.apply(entries)) && entries.length < FEED_COUNT : true;
+        if (whole && sent !== undefined) this.host.caughtUp?.(sent);
       } catch (err) {
         if (this.closed) break;
         if (healthy) {
@@ -128,19 +143,20 @@ export class FeedReader {
     }
   }
 
-  private async apply(entries: Entry[]): Promise<void> {
+  /** Applies entries in order; false when the cache had to be rebuilt instead. */
+  private async apply(entries: Entry[]): Promise<boolean> {
     for (const [id, raw] of entries) {
       const state = this.host.state;
       const { rev, prev, key, json, at } = readEntry(id, raw);
       if (rev <= state.rev) continue; // already applied
-      if (prev !== state.rev) return this.rebuild(`change feed jumped from revision ${state.rev} to ${rev} (after ${prev})`);
+      if (prev !== state.rev) return this.rebuilt(`change feed jumped from revision ${state.rev} to ${rev} (after ${prev})`);
       try {
         const mine = this.own.get(rev);
         if (mine) this.own.delete(rev);
         const obj = json === undefined ? undefined : mine?.json === json ? mine.obj : decodeObject(json, rev, `feed entry ${id}`);
         state.commit(key, rev, obj, Number(at));
       } catch (err) {
-        return this.rebuild(`change feed entry ${id} does not apply: ${err instanceof Error ? err.message : String(err)}`);
+        return this.rebuilt(`change feed entry ${id} does not apply: ${err instanceof Error ? err.message : String(err)}`);
       }
       this.marker = { rev, key, at };
       this.host.observed?.(rev);
@@ -150,6 +166,12 @@ export class FeedReader {
       if (rev > this.host.state.rev) break;
       this.own.delete(rev);
     }
+    return true;
+  }
+
+  private async rebuilt(reason: string): Promise<false> {
+    await this.rebuild(reason);
+    return false;
   }
 
   /** After an outage: is Redis's history still the one the cache holds? */

@@ -151,6 +151,11 @@ export class StoreState {
     return this.waiters.wait(rev, timeoutMs, () => this.tooLarge(rev));
   }
 
+  /** Ends pending waits with err (Redis store: the feed feeding this state broke). */
+  failWaits(err: StoreError): void {
+    this.waiters.failAll(err);
+  }
+
   tooLarge(rev: number): StoreError {
     return new StoreError('too-large', `too large resource version: ${rev}, current: ${this.revision}`, this.revision);
   }
