@@ -25,6 +25,7 @@ import { Admin } from './admin.js';
 import { configMap, redisUnreachable } from './redis-stack.js';
 import { cpuUs, out, pct, rps } from './report.js';
 import { cpuShares, errs, measured, median, n0, section } from './redis-measure.js';
+import { recordRow } from './summary.js';
 
 export interface RedisCreateOptions { url?: string; durationMs?: number; rounds?: number }
 
@@ -94,6 +95,7 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
 export function printRedisCreate(f: RedisCreateFigures): void {
   const m = median(f.rounds.map((p) => p.ratio));
   const mid = f.rounds.find((p) => p.ratio === m)!;
+  recordRow({ name: 'Redis create vs bench/floor.ts (median of rounds)', value: m, unit: 'ratio', target: '≥ 60% of the floor', atLeast: 0.6 });
   out(`Redis creates against the design's floor (${f.url}; bench/floor.ts: HTTPS + JSON + the write script + the feed read)`);
   out(`  creates  gatehouse ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU per create)${cpuShares(mid.redis)}   floor ${n0(rps(mid.floor))}/s${errs(mid.floor)} (${n0(cpuUs(mid.floor))} µs)${cpuShares(mid.floor)}`);
   out(`           → ${pct(m, 1)} of the floor (target ≥ 60%; median of ${f.rounds.length} back-to-back rounds: ${f.rounds.map((p) => pct(p.ratio, 1)).join(', ')}) ${m >= 0.6 ? 'met' : 'NOT met'}`);

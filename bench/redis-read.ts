@@ -23,6 +23,7 @@ import { Admin } from './admin.js';
 import { configMap, redisUnreachable } from './redis-stack.js';
 import { cpuUs, out, pct, rps } from './report.js';
 import { cpuShares, errs, measured, median, n0, section } from './redis-measure.js';
+import { recordRow } from './summary.js';
 
 export interface RedisReadOptions { url?: string; durationMs?: number; rounds?: number; objects?: number }
 
@@ -111,6 +112,7 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
 function row(what: string, pairs: ReadPair[]): void {
   const m = median(pairs.map((p) => p.ratio));
   const mid = pairs.find((p) => p.ratio === m)!;
+  recordRow({ name: `Redis ${what} vs the memory store (median of rounds)`, value: m, unit: 'ratio', target: '≥ 85% of the memory store', atLeast: 0.85 });
   out(`  ${what.padEnd(22)} redis ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU)${cpuShares(mid.redis)}   memory ${n0(rps(mid.memory))}/s${errs(mid.memory)} (${n0(cpuUs(mid.memory))} µs CPU)`);
   out(`  ${''.padEnd(22)} → ${pct(m, 1)} of the memory store (target ≥ 85%; median of ${pairs.length} back-to-back rounds: ${pairs.map((p) => pct(p.ratio, 1)).join(', ')}) ${m >= 0.85 ? 'met' : 'NOT met'}`);
 }

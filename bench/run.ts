@@ -302,13 +302,17 @@ if (selected('patch', 'BENCH_PATCH')) {
 // figures (bench/redis.ts) and the full stack on Redis (bench/redis-stack.ts),
 // each beside its baselines. Skipped, with the reason printed, when Redis
 // (REDIS_URL, default 127.0.0.1:6379) is unreachable; BENCH_REDIS=0 skips it.
-if (anySelected(['redis-create', 'redis-read', 'redis-watch'], 'BENCH_REDIS')) {
+if (selected('redis-watch', 'BENCH_REDIS')) {
   const { printRedisSection } = await import('./redis-stack.js');
   await printRedisSection();
+}
+if (selected('redis-create', 'BENCH_REDIS')) {
   // Issue 23's Redis rows, each against a floor measured beside it: creates against bench/floor.ts
   // (bench/redis-create.ts), consistent GET/LIST against the memory store (bench/redis-read.ts).
   const { runRedisCreateSection } = await import('./redis-create.js');
   await runRedisCreateSection();
+}
+if (selected('redis-read', 'BENCH_REDIS')) {
   const { runRedisReadSection } = await import('./redis-read.js');
   await runRedisReadSection();
 }
