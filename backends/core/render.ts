@@ -101,16 +101,23 @@ export function listJson(t: ResourceType, items: readonly KObject[], meta: ListM
 const ITEM_SEP = Buffer.from(',');
 const LIST_END = Buffer.from(']}');
 
-/** listJson as bytes: each item's memoized UTF-8 JSON is copied, not re-encoded (the cost of a large list). */
-export function listBytes(t: ResourceType, items: readonly KObject[], meta: ListMeta): Buffer {
+/**
+ * listJson as the byte pieces it is made of: the head, then each item's
+ * memoized UTF-8 JSON (encoded once per stored revision, shared by every
+ * list, get and watch that sends it), separators and the end; nothing copied.
+ */
+export function listParts(t: ResourceType, items: readonly KObject[], meta: ListMeta): { parts: Buffer[]; length: number } {
   const head = JSON.stringify({ kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta });
   const parts: Buffer[] = [Buffer.from(head.slice(0, -1) + ',"items":[', 'utf8')];
+  let length = parts[0]!.length + LIST_END.length;
   for (let i = 0; i < items.length; i++) {
-    if (i > 0) parts.push(ITEM_SEP);
-    parts.push(toJsonBytes(items[i]!));
+    if (i > 0) { parts.push(ITEM_SEP); length += ITEM_SEP.length; }
+    const b = toJsonBytes(items[i]!);
+    parts.push(b);
+    length += b.length;
   }
   parts.push(LIST_END);
-  return Buffer.concat(parts);
+  return { parts, length };
 }
 
 /** The body of a list in the negotiated representation, or undefined for plain JSON (use listJson; protobuf: encodeList). */
