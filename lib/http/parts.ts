@@ -1,12 +1,13 @@
 // Sends a body made of byte pieces (a list page: each item's remembered
-// encoding). Up to STREAM_MIN it goes out as one Buffer, the cheapest way on a
-// TLS socket; above, in CHUNK-sized writes that wait for the socket to drain,
-// so a large list never holds a second copy of itself (plaintext + TLS
-// records) per client and a slow reader does not make the server buffer it
-// whole. Measured on this machine through node:https (bench/list-render.ts):
-// a 294 KiB body as one Buffer 0.88 ms of CPU per request, in 64 KiB writes
-// 1.1 ms, one write per item 1.27 ms; a 2.9 MiB body as one Buffer 9.7 ms, in
-// 256 KiB writes 9.3 ms.
+// encoding). Up to STREAM_MIN it goes out as one Buffer; above, in
+// CHUNK-sized writes that wait for the socket to drain, so a large list never
+// holds a second whole copy of itself per client (plaintext and TLS records)
+// and a slow reader does not make the server buffer it all. Not a CPU saving:
+// through node:https on loopback (bench/list-render.ts, a shared 2-core
+// machine, ±15% between runs) a ~0.3 MiB page costs about the same as one
+// Buffer, in 64 KiB writes or one write per item (0.88–1.5 ms), and a ~3 MiB
+// list the same as one Buffer or in 256 KiB writes (12.8–14.5 ms); smaller
+// writes only add per-write work.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendBody, wantsGzip } from './respond.js';
 
