@@ -1,8 +1,9 @@
 // Instructions per create, for changes too small for this machine's drift:
-// a Gatehouse on the memory store (STORE=file, STORE=redis: see below) in this process (the compiled dist/), N
-// creates over 4 keep-alive connections, then exit. Run it under callgrind at
-// two N and subtract, so start-up cancels out; instruction counts repeat where
-// timings do not (the other core busy or not):
+// a Gatehouse on the memory store (STORE=file, STORE=redis: see below) in
+// this process (the compiled dist/), N creates over 4 keep-alive connections,
+// then exit. Run it under callgrind at two N and subtract, so start-up
+// cancels out; instruction counts repeat where timings do not (the other core
+// busy or not):
 //   for n in 200 600; do VG_DIR=/tmp/cgdir H=1 N=$n valgrind --tool=callgrind \
 //     --smc-check=all-non-file --callgrind-out-file=/dev/null node bench/cg-creates.mjs; done
 // VG_DIR: a data directory reused across runs (its dev PKI is generated once,
