@@ -123,14 +123,14 @@ const sum = (pick: (s: SyncStats) => number): number => {
   for (const f of syncSources) n += pick(f());
   return n;
 };
-new Counter({
-  name: 'gatehouse_file_store_syncs_total', help: 'Durable appends (write + data sync) of the file store\'s log.', registers: [registry],
-  collect() { this.reset(); this.inc(sum((s) => s.syncs)); },
-});
-new Counter({
-  name: 'gatehouse_file_store_writes_total', help: 'Writes the file store\'s log syncs made durable; several share one sync under concurrent load.', registers: [registry],
-  collect() { this.reset(); this.inc(sum((s) => s.records)); },
-});
+new Counter(registry.declared({
+  name: 'gatehouse_file_store_syncs_total', help: 'Durable appends (write + data sync) of the file store\'s log.', stabilityLevel: 'ALPHA',
+  collect(this: Counter) { this.reset(); this.inc(sum((s) => s.syncs)); },
+}));
+new Counter(registry.declared({
+  name: 'gatehouse_file_store_writes_total', help: 'Writes the file store\'s log syncs made durable; several share one sync under concurrent load.', stabilityLevel: 'ALPHA',
+  collect(this: Counter) { this.reset(); this.inc(sum((s) => s.records)); },
+}));
 
 /** Reports a file store's sync figures on scrapes; the returned function stops it. */
 export function countFileSyncs(stats: () => SyncStats): () => void {
