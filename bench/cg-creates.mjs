@@ -1,8 +1,9 @@
 // Instructions per create, for changes too small for this machine's drift:
-// a Gatehouse on the memory store in this process (the compiled dist/), N
-// creates over 4 keep-alive connections, then exit. Run it under callgrind at
-// two N and subtract, so start-up cancels out; instruction counts repeat where
-// timings do not (the other core busy or not):
+// a Gatehouse on the memory store (STORE=file, STORE=redis: see below) in
+// this process (the compiled dist/), N creates over 4 keep-alive connections,
+// then exit. Run it under callgrind at two N and subtract, so start-up
+// cancels out; instruction counts repeat where timings do not (the other core
+// busy or not):
 //   for n in 200 600; do VG_DIR=/tmp/cgdir H=1 N=$n valgrind --tool=callgrind \
 //     --smc-check=all-non-file --callgrind-out-file=/dev/null node bench/cg-creates.mjs; done
 // VG_DIR: a data directory reused across runs (its dev PKI is generated once,
@@ -10,6 +11,8 @@
 // `gatehouse serve` does (gateway/cli/harden.ts). STORE=redis runs it on the
 // Redis store (REDIS_URL, default 127.0.0.1:6379) under a fresh prefix,
 // dropped at exit; the callgrind figure is then Gatehouse's side only.
+// STORE=file: the file store (its store directory under VG_DIR; remove it
+// between runs), e.g. under `strace -f -c` for the system calls per create.
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +26,7 @@ const port = 20000 + Math.floor(Math.random() * 20000);
 const onRedis = process.env.STORE === 'redis';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `gh-cg-${process.pid}-${port}`;
-const storage = onRedis ? ['--storage-backend', 'redis', '--redis-url', redisUrl, '--storage-prefix', prefix] : ['--storage-backend', 'memory'];
+const storage = onRedis ? ['--storage-backend', 'redis', '--redis-url', redisUrl, '--storage-prefix', prefix] : ['--storage-backend', process.env.STORE === 'file' ? 'file' : 'memory'];
 const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dir, ...storage]);
 if ('error' in parsed) throw new Error(parsed.error);
 const running = await startServer(parsed.options, { log: () => {} });

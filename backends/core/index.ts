@@ -13,8 +13,8 @@ import type { CoreEnv } from './env.js';
 import { DEFAULT_NAMESPACES, NamespaceController, namespaceType } from './namespaces.js';
 import { objectKey } from './keys.js';
 import { prepareCreate } from './objects.js';
-import { openStore, TracedStore } from './store/index.js';
-import { countStoredObjects, instrumentedStore } from './metrics.js';
+import { FileStore, openStore, TracedStore } from './store/index.js';
+import { countFileSyncs, countStoredObjects, instrumentedStore } from './metrics.js';
 import { StoreError, type Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
 import { ServiceAccountTokenController } from './controllers/satokens.js';
@@ -111,13 +111,15 @@ export interface RunningCoreBackend {
 
 export async function startCoreBackend(opts: CoreBackendOptions): Promise<RunningCoreBackend> {
   const clock = opts.clock ?? Date.now;
-  const opened: Store = instrumentedStore(await openStore({
+  const raw = await openStore({
     backend: opts.storageBackend,
     dir: opts.storeDir ?? join(opts.dataDir, 'store'),
     historyWindowMs: opts.historyWindowMs,
     clock,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log, traceCommands: opts.traceStore === true } : {}),
-  }));
+  });
+  const stopSyncFigures = raw instanceof FileStore ? countFileSyncs(() => raw.syncStats()) : () => undefined;
+  const opened: Store = instrumentedStore(raw);
   const store = opts.traceStore ? new TracedStore(opened, opts.storageBackend) : opened;
   const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);
   let webhooks: ConversionWebhooks | undefined;
@@ -194,6 +196,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
       backend.closeWatches();
       webhooks?.close();
       stopCounting();
+      stopSyncFigures();
       await store.close();
     },
   };

@@ -4,12 +4,13 @@
 // per resource (`apiserver_storage_objects`, counted when /metrics is
 // scraped, at most every 10 s, from the watch cache), and the watchers
 // registered per kind (`apiserver_registered_watchers`).
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { LeanHistogram, type HistogramHandle } from '../../lib/metrics/lean.js';
 import { registry } from '../../lib/metrics/registry.js';
 import type { Registry } from '../../lib/registry/index.js';
 import { typePrefix } from './keys.js';
 import type { Store } from './store/types.js';
+import type { SyncStats } from './store/index.js';
 
 const storeDuration = new LeanHistogram('etcd_request_duration_seconds', 'Etcd request latency in seconds for each operation and object type.', { stabilityLevel: 'ALPHA' },
   [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60], registry);
@@ -112,4 +113,27 @@ export function watcherRegistered(group: string, version: string, kind: string):
   const entry = w;
   let done = false;
   return () => { if (!done) { done = true; entry.n--; } };
+}
+
+// The file store's group commit: log syncs and the writes they made durable
+// (writes ÷ syncs is the mean batch). Read from the open stores on scrape.
+const syncSources = new Set<() => SyncStats>();
+const sum = (pick: (s: SyncStats) => number): number => {
+  let n = 0;
+  for (const f of syncSources) n += pick(f());
+  return n;
+};
+new Counter(registry.declared({
+  name: 'gatehouse_file_store_syncs_total', help: 'Durable appends (write + data sync) of the file store\'s log.', stabilityLevel: 'ALPHA',
+  collect(this: Counter) { this.reset(); this.inc(sum((s) => s.syncs)); },
+}));
+new Counter(registry.declared({
+  name: 'gatehouse_file_store_writes_total', help: 'Writes the file store\'s log syncs made durable; several share one sync under concurrent load.', stabilityLevel: 'ALPHA',
+  collect(this: Counter) { this.reset(); this.inc(sum((s) => s.records)); },
+}));
+
+/** Reports a file store's sync figures on scrapes; the returned function stops it. */
+export function countFileSyncs(stats: () => SyncStats): () => void {
+  syncSources.add(stats);
+  return () => { syncSources.delete(stats); };
 }

@@ -1,7 +1,7 @@
 // Response bodies of reads: lists (built as JSON text around each stored
 // object's memoized JSON), Tables and PartialObjectMetadata.
 import type { KObject, ListMeta } from '../../lib/api/meta.js';
-import { frozenJsonCopy, jsonEqual, toJson, toJsonBytes } from '../../lib/api/json.js';
+import { frozenJsonCopy, jsonEqual, listItemBytes, toJson } from '../../lib/api/json.js';
 import { badRequest, internalError, type StatusError } from '../../lib/api/status.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import { hasSchema } from '../../lib/protobuf/codec.js';
@@ -98,19 +98,27 @@ export function listJson(t: ResourceType, items: readonly KObject[], meta: ListM
   return body + ']}';
 }
 
-const ITEM_SEP = Buffer.from(',');
 const LIST_END = Buffer.from(']}');
 
-/** listJson as bytes: each item's memoized UTF-8 JSON is copied, not re-encoded (the cost of a large list). */
-export function listBytes(t: ResourceType, items: readonly KObject[], meta: ListMeta): Buffer {
+/**
+ * listJson as the byte pieces it is made of: the head, then each item's
+ * memoized UTF-8 JSON with its separating comma (encoded once per stored
+ * revision, shared by every list that sends it; the last item's piece is
+ * viewed without the comma), and the end; nothing copied.
+ */
+export function listParts(t: ResourceType, items: readonly KObject[], meta: ListMeta): { parts: Buffer[]; length: number } {
   const head = JSON.stringify({ kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta });
   const parts: Buffer[] = [Buffer.from(head.slice(0, -1) + ',"items":[', 'utf8')];
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) parts.push(ITEM_SEP);
-    parts.push(toJsonBytes(items[i]!));
+  let length = parts[0]!.length + LIST_END.length;
+  const last = items.length - 1;
+  for (let i = 0; i <= last; i++) {
+    let b = listItemBytes(items[i]!);
+    if (i === last) b = b.subarray(0, b.length - 1);
+    parts.push(b);
+    length += b.length;
   }
   parts.push(LIST_END);
-  return Buffer.concat(parts);
+  return { parts, length };
 }
 
 /** The body of a list in the negotiated representation, or undefined for plain JSON (use listJson; protobuf: encodeList). */

@@ -101,15 +101,21 @@ export function toJson(value: object): string {
   return s;
 }
 
-const bytesMemo = new WeakMap<object, Buffer>();
+const itemMemo = new WeakMap<object, Buffer>();
 
-/** toJson as UTF-8 bytes, encoded once per frozen object (lists copy these instead of re-encoding text). */
-export function toJsonBytes(value: object): Buffer {
-  if (!Object.isFrozen(value)) return Buffer.from(JSON.stringify(value), 'utf8');
-  let b = bytesMemo.get(value);
+/**
+ * toJson as UTF-8 bytes followed by a comma, encoded once per frozen object:
+ * a JSON list's items are these pieces back to back, the last one viewed
+ * without its comma. One piece per item instead of item + separator halves
+ * what joining a page costs (callgrind, 500 items of ~520 bytes: 365k → 188k
+ * instructions per Buffer.concat).
+ */
+export function listItemBytes(value: object): Buffer {
+  if (!Object.isFrozen(value)) return Buffer.from(JSON.stringify(value) + ',', 'utf8');
+  let b = itemMemo.get(value);
   if (b === undefined) {
-    b = Buffer.from(toJson(value), 'utf8');
-    bytesMemo.set(value, b);
+    b = Buffer.from(toJson(value) + ',', 'utf8');
+    itemMemo.set(value, b);
   }
   return b;
 }

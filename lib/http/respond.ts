@@ -25,7 +25,8 @@ export function forbidCompression(req: IncomingMessage): void {
   (req as IncomingMessage & { [NO_COMPRESSION]?: true })[NO_COMPRESSION] = true;
 }
 
-function wantsGzip(req: IncomingMessage): boolean {
+/** Whether this request's answer may be and is asked to be gzipped. */
+export function wantsGzip(req: IncomingMessage): boolean {
   if ((req as IncomingMessage & { [NO_COMPRESSION]?: true })[NO_COMPRESSION]) return false;
   const ae = req.headers['accept-encoding'];
   return typeof ae === 'string' && ae.includes('gzip');

@@ -12,8 +12,9 @@ import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { parseListRequest, parseRevision } from '../listoptions.js';
 import { encodeContinue } from '../continuetoken.js';
-import { listAs, listBytes, listJson, objectAs, outputFor } from '../render.js';
+import { listAs, listJson, listParts, objectAs, outputFor } from '../render.js';
 import { served, servedAll } from '../conversion.js';
+import { sendParts } from '../../../lib/http/parts.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { StoreError, type ListResult } from '../store/types.js';
 
@@ -93,5 +94,10 @@ function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: reado
     sendBody(r.req, r.res, 200, out.contentType, encode(shaped, out, pretty));
     return;
   }
-  sendBody(r.req, r.res, 200, out.contentType, pretty ? JSON.stringify(JSON.parse(listJson(t, items, meta)), null, 2) + '\n' : listBytes(t, items, meta));
+  if (pretty) {
+    sendBody(r.req, r.res, 200, out.contentType, JSON.stringify(JSON.parse(listJson(t, items, meta)), null, 2) + '\n');
+    return;
+  }
+  const { parts, length } = listParts(t, items, meta);
+  sendParts(r.req, r.res, 200, out.contentType, parts, length);
 }

@@ -1,8 +1,7 @@
 // Recovery of a file store directory at open: load the snapshot, replay the
 // log records newer than it, truncate a torn tail. Fails with `corrupt` rather
 // than guess when acknowledged data is damaged.
-import { open, rm } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreError } from './types.js';
 import { StoreState } from './state.js';
@@ -10,6 +9,7 @@ import type { StateOptions } from './state.js';
 import { deepFreezeJson } from '../../../lib/api/json.js';
 import { parseSnapshot, scanLog } from './file-format.js';
 import { fsyncDir, readIfExists } from './file-dir.js';
+import { LogAppender } from './file-append.js';
 
 export const LOG = 'log';
 export const SNAPSHOT = 'snapshot';
@@ -19,8 +19,8 @@ export interface Recovered {
   state: StoreState;
   /** Serialised size per live key. */
   sizes: Map<string, number>;
-  /** The log, open for appending, ending after its last intact record. */
-  fh: FileHandle;
+  /** The log, open for durable appends, ending after its last intact record. */
+  log: LogAppender;
   logSize: number;
 }
 
@@ -50,13 +50,15 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
       if (rec.object) sizes.set(rec.key, JSON.stringify(rec.object).length);
       else sizes.delete(rec.key);
     }
-    const fh = await open(logPath, 'a');
-    if (validLength < logBuf.length) {
-      await fh.truncate(validLength);
-      await fh.sync();
+    const log = await LogAppender.open(logPath);
+    try {
+      if (validLength < logBuf.length) await log.truncate(validLength);
+      await fsyncDir(dir); // the log file's directory entry, when this open created it
+    } catch (err) {
+      await log.close();
+      throw err;
     }
-    await fsyncDir(dir); // the log file's directory entry, when this open created it
-    return { state, sizes, fh, logSize: validLength };
+    return { state, sizes, log, logSize: validLength };
   } catch (err) {
     state.close(new StoreError('unreachable', 'store failed to open'));
     throw err;

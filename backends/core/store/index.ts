@@ -41,4 +41,6 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
 
 export type { Store } from './types.js';
 export { TracedStore } from './traced.js';
+export { FileStore } from './file.js';
+export type { SyncStats } from './file-append.js';
 export { StoreError, guaranteedUpdate, revisionOf } from './types.js';

@@ -1,0 +1,86 @@
+// sendParts on a real node:http server: a body above STREAM_MIN goes out in
+// several writes that wait for the socket to drain (the client stops reading
+// for a while), arrives whole and in order; a small one is one write.
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CHUNK, STREAM_MIN, sendParts } from '../../lib/http/parts.js';
+
+function partsOf(total: number): Buffer[] {
+  const parts: Buffer[] = [];
+  for (let i = 0, n = 0; n < total; i++) {
+    const b = Buffer.from(`{"i":${i},"pad":"${'ü'.repeat(i % 300)}"},`);
+    parts.push(b);
+    n += b.length;
+  }
+  return parts;
+}
+
+const servers: Array<{ close(): void }> = [];
+after(() => { for (const s of servers) s.close(); });
+
+/** Serves `parts` with sendParts, counting the writes made on the response. */
+async function serve(parts: Buffer[]): Promise<{ port: number; writes: () => number; drains: () => number }> {
+  let writes = 0;
+  let drains = 0;
+  const server = createServer((req, res: ServerResponse) => {
+    const write = res.write.bind(res);
+    const end = res.end.bind(res);
+    res.write = ((chunk: Buffer) => { writes++; return write(chunk); }) as typeof res.write;
+    res.end = ((chunk?: Buffer) => { if (chunk) writes++; return end(chunk); }) as typeof res.end;
+    res.on('drain', () => drains++);
+    sendParts(req, res, 200, 'application/json', parts, parts.reduce((n, p) => n + p.length, 0));
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { port: (server.address() as AddressInfo).port, writes: () => writes, drains: () => drains };
+}
+
+/** GETs the body; with `until`, stops reading after the first chunk until it is true. */
+function get(port: number, until?: () => boolean): Promise<{ body: Buffer; length: number }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/' }, (res) => {
+      const chunks: Buffer[] = [];
+      let paused = false;
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+        if (until && !paused) {
+          paused = true;
+          res.pause();
+          // Resume when the server wrote more, or after a while if the kernel's buffers are full first.
+          let rounds = 0;
+          const poll = setInterval(() => { if (until() || ++rounds > 40) { clearInterval(poll); res.resume(); } }, 5);
+        }
+      });
+      res.on('end', () => resolve({ body: Buffer.concat(chunks), length: Number(res.headers['content-length']) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('sendParts', () => {
+  it('streams a large body in CHUNK-sized writes, waiting for drain, whole and in order', async () => {
+    const parts = partsOf(STREAM_MIN * 8);
+    const want = Buffer.concat(parts);
+    const s = await serve(parts);
+    // The reader stops until the server has waited for a drain: the socket's buffer filled.
+    const r = await get(s.port, () => s.writes() > 1);
+    assert.equal(r.length, want.length);
+    assert.ok(r.body.equals(want), 'the body arrives whole and in order');
+    assert.ok(s.writes() >= Math.floor(want.length / CHUNK), `${s.writes()} writes for ${want.length} bytes`);
+    assert.ok(s.drains() > 0, 'the server waited for the socket to drain');
+  });
+
+  it('sends a body below STREAM_MIN as one write', async () => {
+    const parts = partsOf(STREAM_MIN / 4);
+    const want = Buffer.concat(parts);
+    const s = await serve(parts);
+    const r = await get(s.port);
+    assert.ok(r.body.equals(want));
+    assert.equal(r.length, want.length);
+    assert.equal(s.writes(), 1);
+  });
+});
