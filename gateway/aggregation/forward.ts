@@ -33,6 +33,11 @@ import { closeAfterAnswer } from '../../lib/http/linger.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
+/** A header (lowercase name) that belongs to one connection and is never forwarded. */
+export function isHopByHop(lowercaseName: string): boolean {
+  return HOP_BY_HOP.has(lowercaseName);
+}
+
 export interface ForwardTarget {
   readonly protocol: 'https:' | 'http:';
   readonly host: string;
@@ -62,7 +67,7 @@ export interface ForwardOptions {
 }
 
 /** 304 answers a conditional request; every other 3xx sends the client elsewhere. */
-function isRedirect(code: number | undefined): boolean {
+export function isRedirect(code: number | undefined): boolean {
   return code !== undefined && code >= 300 && code < 400 && code !== 304;
 }
 
@@ -83,7 +88,7 @@ function targetUrl(protocol: string, host: string, port: number | string | null 
   return `${protocol}//${host.includes(':') ? `[${host}]` : host}${port ? `:${port}` : ''}${path.split('?', 1)[0]}`;
 }
 
-function targetAttributes(host: string, port: number | string | null | undefined, purpose: string | undefined): Record<string, string | number> {
+export function targetAttributes(host: string, port: number | string | null | undefined, purpose: string | undefined): Record<string, string | number> {
   return { 'server.address': host, ...(port ? { 'server.port': Number(port) } : {}), ...(purpose ? { 'gatehouse.backend': purpose } : {}) };
 }
 

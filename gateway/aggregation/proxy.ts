@@ -1,21 +1,29 @@
 // The aggregation proxy, after kube-aggregator's handler_proxy.go: one
 // handler per remote APIService holding an immutable snapshot (the
 // APIService as read, and its Transport) that is swapped whole on update;
-// the Transport (agent, TLS) is rebuilt only when the fields it depends on
-// change. Every failure before the backend answered is a 503 Status naming
-// the APIService, thrown for the pipeline to write. Requests and upgrades go
-// through forward.ts; upgrades only from dispatch, i.e. after
-// authentication and authorization.
+// the Transport (pools, TLS) is rebuilt only when the fields it depends on
+// change. Every failure before the backend answered is a Status naming the
+// APIService, thrown for the pipeline to write: 503 when no backend
+// connection took the request (kube's "error trying to reach service"), 502
+// when the backend reset the connection or answered garbage, 504 when it did
+// not answer within the proxy's timeout. Requests go through the pooled
+// forwarder (poolforward.ts, undici); upgrades through forward.ts on a fresh
+// node:https connection (a connection that will never serve another request
+// is what an upgrade needs, and undici's pool would hand a refused upgrade's
+// connection back for reuse), only from dispatch, i.e. after authentication
+// and authorization.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { serviceUnavailable, StatusError } from '../../lib/api/status.js';
+import { badGateway, serviceUnavailable, StatusError, timeout } from '../../lib/api/status.js';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { isAvailable, type ApiServiceInfo } from './apiservice.js';
-import { identityHeaders, stripForwarded } from './identity.js';
+import { identityHeaders, identityPairs, notForwarded, stripForwarded } from './identity.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import type { ServiceResolver, Target } from './resolver.js';
-import { Transport, type ProxyClientCert } from './transport.js';
-import { forward, forwardUpgrade } from './forward.js';
+import { origin, Transport, type ProxyClientCert } from './transport.js';
+import { forwardUpgrade } from './forward.js';
+import { formatDuration } from '../config/duration.js';
+import { BackendFailure, forwardPooled } from './poolforward.js';
 
 export interface ProxyRequest {
   readonly req: IncomingMessage;
@@ -57,9 +65,11 @@ function unavailable(info: ApiServiceInfo, detail: string): StatusError {
 
 export class ApiServiceProxy {
   #snap: Snapshot;
+  readonly #drop: (name: string) => boolean;
 
   constructor(info: ApiServiceInfo, private readonly env: ProxyEnv) {
     this.#snap = Object.freeze({ info, transport: new Transport(info, env.clientCert) });
+    this.#drop = notForwarded(env.identityHeaders);
   }
 
   get info(): ApiServiceInfo { return this.#snap.info; }
@@ -96,24 +106,36 @@ export class ApiServiceProxy {
     return t;
   }
 
-  /** Proxies one HTTP request; resolves when the response is done, rejects with a 503 when nothing was sent yet. */
+  /** Proxies one HTTP request; resolves when the response is done, rejects with a Status when nothing was sent yet. */
   serve(r: ProxyRequest): Promise<void> {
     const s = this.#snap;
     const target = this.#target(s);
-    stripForwarded(r.req, this.env.identityHeaders);
-    return forward(r.req, r.res, { protocol: 'https:', host: target.host, port: target.port, agent: s.transport.agent }, {
-      headers: identityHeaders(r.user),
+    const env = this.env;
+    return forwardPooled(r.req, r.res, {
+      dispatcher: s.transport.pool, origin: origin(target), host: target.host, port: target.port, servername: s.transport.serverName,
+    }, {
+      set: identityPairs(r.user),
+      drop: this.#drop,
       ...(r.body ? { body: r.body } : {}),
-      ...(r.longRunning ? { flushHeaders: true } : { timeoutMs: this.env.timeoutMs }),
+      // A watch's headers come at once; its events may be far apart.
+      headersTimeoutMs: env.timeoutMs,
+      bodyTimeoutMs: r.longRunning ? 0 : env.timeoutMs,
+      ...(r.longRunning ? { flushHeaders: true } : {}),
       ...(r.deadline ? { signal: r.deadline } : {}),
       ...(r.onHeaders ? { onHeaders: r.onHeaders } : {}),
+      onCut: (err) => {
+        env.onBackendFailure(s.info.name);
+        env.log(`aggregation: the answer of APIService ${s.info.name} from ${target.host}:${target.port} was cut: ${err.message}`);
+      },
       rejectRedirects: true,
       purpose: `APIService ${s.info.name}`,
     }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
-      this.env.onBackendFailure(s.info.name);
-      this.env.log(`aggregation: proxy to APIService ${s.info.name} at ${target.host}:${target.port} failed: ${err.message}`);
-      throw unavailable(s.info, `error trying to reach service: ${err.message}`);
+      env.onBackendFailure(s.info.name);
+      env.log(`aggregation: proxy to APIService ${s.info.name} at ${target.host}:${target.port} failed: ${err.message}`);
+      if (!(err instanceof BackendFailure) || !err.reached) throw unavailable(s.info, `error trying to reach service: ${err.message}`);
+      if (err.timedOut) throw timeout(`Timeout: request did not complete within requested timeout - context deadline exceeded: no answer from ${describe(s.info)} within ${formatDuration(env.timeoutMs)}`);
+      throw badGateway(`${describe(s.info)}: the backend failed before answering: ${err.message}`);
     });
   }
 
@@ -129,11 +151,7 @@ export class ApiServiceProxy {
     return forwardUpgrade(r.req, r.socket, r.head, {
       protocol: 'https:',
       // Upgraded sockets never return to a pool: a fresh connection with the same TLS settings.
-      options: {
-        host: target.host, port: target.port, servername: t.serverName, rejectUnauthorized: t.verify,
-        ...(t.agent.options.ca ? { ca: t.agent.options.ca } : {}),
-        ...(this.env.clientCert ? { cert: this.env.clientCert.certPem, key: this.env.clientCert.keyPem } : {}),
-      },
+      options: { host: target.host, port: target.port, ...t.tls },
     }, { headers: identityHeaders(r.user), timeoutMs: this.env.timeoutMs, purpose: `APIService ${s.info.name}` }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       this.env.onBackendFailure(s.info.name);

@@ -1,11 +1,20 @@
 // The outbound TLS of one APIService, built once per change of its
-// transport-relevant fields (service, caBundle, insecureSkipTLSVerify): a
-// keep-alive agent that verifies the backend's certificate against the
-// APIService's caBundle for the name `<service>.<namespace>.svc`, and
-// presents the front-proxy client certificate. Also a small GET for the
-// availability probe and discovery fetches, over the same agent.
-import { Agent, request } from 'node:https';
+// transport-relevant fields (service, caBundle, insecureSkipTLSVerify): the
+// backend's certificate is verified against the APIService's caBundle for
+// the name `<service>.<namespace>.svc`, and the front-proxy client
+// certificate is presented. Proxied requests go through an undici Agent (one
+// pool per endpoint of the service); availability probes and discovery
+// fetches through a second, one-connection-per-endpoint Agent, so a backend
+// whose proxied requests stall or fill the pool is still probed on a
+// connection of its own. Upgrades take the same TLS settings (`tls`) on a
+// fresh node:https connection (forward.ts).
+//
+// `backendAgent` stays the node:https keep-alive agent of the other proxy
+// paths (the remote core backend, an https sidecar upstream).
+import { Agent } from 'node:https';
 import type { OutgoingHttpHeaders } from 'node:http';
+import type { ConnectionOptions } from 'node:tls';
+import { Agent as PoolAgent, type Dispatcher } from 'undici';
 import { serverNameOf, type ApiServiceInfo } from './apiservice.js';
 import type { Target } from './resolver.js';
 
@@ -22,55 +31,87 @@ export interface BackendTls {
   readonly verify?: boolean;
 }
 
-/** The keep-alive HTTPS agent every proxy path uses to reach a backend (APIServices, the remote core backend, an https sidecar upstream). */
-export function backendAgent(t: BackendTls): Agent {
-  return new Agent({
-    keepAlive: true,
-    maxFreeSockets: 64,
+/** The TLS options of a connection to a backend (node:tls names, which both node:https and undici's connector take). */
+export function backendTls(t: BackendTls): ConnectionOptions {
+  return {
     ...(t.serverName ? { servername: t.serverName } : {}),
     rejectUnauthorized: t.verify ?? true,
     ...(t.caPem ? { ca: t.caPem } : {}),
     ...(t.clientCert ? { cert: t.clientCert.certPem, key: t.clientCert.keyPem } : {}),
     minVersion: 'TLSv1.2',
-  });
+  };
+}
+
+/** The keep-alive HTTPS agent of the node:https proxy paths (the remote core backend, an https sidecar upstream). */
+export function backendAgent(t: BackendTls): Agent {
+  return new Agent({ keepAlive: true, maxFreeSockets: 64, ...backendTls(t) });
+}
+
+/** How long an idle pooled connection is kept when the backend sends no keep-alive hint (a hint, such as Node's 5 s, wins). */
+const IDLE_MS = 30_000;
+
+export function origin(target: Target): string {
+  return `https://${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
 }
 
 export class Transport {
-  readonly agent: Agent;
+  /**
+   * Proxied requests. No cap on connections per endpoint: each request in
+   * flight holds one (pipelining is off, as with every HTTP/1.1 proxy), open
+   * watches included, and the gateway's own in-flight limits and priority
+   * levels bound how many there are; a cap here would queue requests behind
+   * long-lived watches. Idle ones close after the backend's keep-alive hint.
+   */
+  readonly pool: Dispatcher;
+  /** Probes and discovery: one connection per endpoint, apart from the pool. */
+  readonly #probes: PoolAgent;
   readonly serverName: string;
   readonly verify: boolean;
+  /** The same TLS, for upgrades on a fresh connection. */
+  readonly tls: ConnectionOptions;
 
   constructor(info: ApiServiceInfo, clientCert: ProxyClientCert | undefined) {
     if (!info.service) throw new Error(`APIService "${info.name}" is local: it has no transport`);
     this.serverName = serverNameOf(info.service);
     this.verify = !info.insecureSkipTLSVerify;
     // No caBundle: the system roots, as kube does.
-    this.agent = backendAgent({ caPem: info.caPem, clientCert, serverName: this.serverName, verify: this.verify });
+    this.tls = backendTls({ caPem: info.caPem, clientCert, serverName: this.serverName, verify: this.verify });
+    this.pool = new PoolAgent({ connect: this.tls, keepAliveTimeout: IDLE_MS });
+    this.#probes = new PoolAgent({ connect: this.tls, connections: 1, keepAliveTimeout: IDLE_MS });
   }
 
   /** One GET with a deadline; the body is capped at `maxBytes`. */
-  get(target: Target, path: string, headers: OutgoingHttpHeaders, timeoutMs: number, maxBytes = 8 * 1024 * 1024): Promise<{ status: number; body: Buffer; contentType: string }> {
-    return new Promise((resolve, reject) => {
-      const req = request({ host: target.host, port: target.port, path, method: 'GET', agent: this.agent, headers, timeout: timeoutMs }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > maxBytes) req.destroy(new Error(`response larger than ${maxBytes} bytes`));
-          else chunks.push(c);
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), contentType: String(res.headers['content-type'] ?? '') }));
-        res.on('error', reject);
-      });
-      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs}ms`)), timeoutMs);
-      req.on('close', () => clearTimeout(timer));
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs}ms`)));
-      req.on('error', reject);
-      req.end();
-    });
+  async get(target: Target, path: string, headers: OutgoingHttpHeaders, timeoutMs: number, maxBytes = 8 * 1024 * 1024): Promise<{ status: number; body: Buffer; contentType: string }> {
+    const pairs: string[] = [];
+    for (const k in headers) {
+      const v = headers[k];
+      if (Array.isArray(v)) for (const x of v) pairs.push(k, x);
+      else if (v !== undefined) pairs.push(k, String(v));
+    }
+    const signal = AbortSignal.timeout(timeoutMs);
+    const res = await this.#probes.request({
+      origin: origin(target), path, method: 'GET', headers: pairs, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+      // The certificate is checked for the service's name whatever the Host header says.
+      servername: this.serverName,
+    } as Dispatcher.RequestOptions).catch((err: Error) => { throw signal.aborted ? new Error(`no answer within ${timeoutMs}ms`) : err; });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const c of res.body as AsyncIterable<Buffer>) {
+        size += c.length;
+        if (size > maxBytes) throw new Error(`response larger than ${maxBytes} bytes`);
+        chunks.push(c);
+      }
+    } catch (err) {
+      res.body.destroy();
+      throw signal.aborted ? new Error(`no answer within ${timeoutMs}ms`) : err;
+    }
+    const ct = res.headers['content-type'];
+    return { status: res.statusCode, body: Buffer.concat(chunks), contentType: String(Array.isArray(ct) ? ct[0] : ct ?? '') };
   }
 
   close(): void {
-    this.agent.destroy();
+    void this.pool.destroy().catch(() => undefined);
+    void this.#probes.destroy().catch(() => undefined);
   }
 }

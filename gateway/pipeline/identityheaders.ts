@@ -26,7 +26,7 @@ function hasPrefix(k: string, prefixes: readonly string[]): boolean {
  * (both become HTTP_X_REMOTE_USER), so a client's underscore spelling is a
  * copy like any other.
  */
-function isIdentity(k: string, h: IdentityHeaders): boolean {
+export function isIdentity(k: string, h: IdentityHeaders): boolean {
   const n = k.includes('_') ? k.replace(/_/g, '-') : k;
   return h.names.includes(n) || hasPrefix(n, h.prefixes);
 }

@@ -74,6 +74,8 @@ export async function startApiServices(opts: ServeOptions, hooks: AppHooks, core
   return startAggregation({
     objects: core.objects, registry: i.registry, localDiscovery: registryDiscovery(i.registry, `${connectHost(opts.bindAddress)}:${opts.securePort}`),
     clientCert: i.proxyClientCert, identityHeaders: i.identityHeaders,
+    // A proxied request whose backend has not answered by --request-timeout is a 504 (also a watch, which has no deadline of its own).
+    timeoutMs: opts.requestTimeoutMs,
     writeStatus: async (name, cond, now) => { await core.updateStatus('apiregistration.k8s.io', 'apiservices', '', name, (st) => withAvailableCondition(st, cond, now)); },
     autoregisterDone: () => autoregister?.finished ?? opts.coreBackendUrl !== undefined, log: hooks.log, clock: i.clock,
   });

@@ -1,0 +1,107 @@
+// Instructions per proxied GET (the aggregation proxy's sibling of
+// cg-gets.mjs): a Gatehouse on the memory store in this process, the sample
+// backend as a child process (not traced by callgrind without
+// --trace-children, so only the gateway's and this client's instructions
+// count), N GETs of one Widget through the gateway with 4 in flight over
+// HTTP/1.1 keep-alive, then exit. Run under callgrind at two N and subtract,
+// so start-up cancels out (the client's instructions are in both, the same
+// per GET):
+//   for n in 200 1000; do VG_DIR=/tmp/cgp N=$n valgrind --tool=callgrind \
+//     --smc-check=all-non-file --callgrind-out-file=/dev/null node bench/cg-proxy.mjs; done
+// Start-up (waiting for the APIService to become available) varies from run
+// to run under valgrind; CG_SYNC=<dir> takes it out instead: the script
+// writes <dir>/start before its measured GETs and <dir>/end after them, each
+// time waiting for <name>.ok, so an outer script can run
+// `callgrind_control -z <pid>` and `callgrind_control -d <pid>` there
+// (bench/cg-proxy.sh does), and the dump holds the measured GETs alone.
+// DIST: the gateway's build (default ../dist; an earlier copy for an A/B);
+// the backend always runs from ../dist. VG_DIR: a data directory reused
+// across runs (the dev PKI and the backend's certificate are made once).
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'node:https';
+import { mkdtemp } from 'node:fs/promises';
+
+const dist = process.env.DIST ?? '../dist';
+const here = fileURLToPath(new URL('.', import.meta.url));
+const { parseServeFlags } = await import(`${dist}/gateway/config/flags.js`);
+const { startServer } = await import(`${dist}/gateway/server/app.js`);
+const { devPkiPaths } = await import(`${dist}/certs/devpki.js`);
+const { generateCa, generateServingCert } = await import('../dist/certs/pki.js');
+(await import(`${dist}/gateway/cli/harden.js`)).hardenIntrinsics();
+const dir = process.env.VG_DIR ?? await mkdtemp(join(tmpdir(), 'vgp-'));
+await mkdir(dir, { recursive: true });
+const port = 20000 + Math.floor(Math.random() * 20000);
+const bePort = port + 1;
+const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', join(dir, 'gw'), '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow']);
+if ('error' in parsed) throw new Error(parsed.error);
+const running = await startServer(parsed.options, { log: () => {} });
+const pki = devPkiPaths(join(dir, 'gw'));
+const [ca, cert, key] = await Promise.all([pki.caCert, pki.adminCert, pki.adminKey].map((f) => readFile(f, 'utf8')));
+
+// The backend's serving certificate for sample-api.gatehouse-samples.svc, made once per VG_DIR.
+const SVC = 'sample-api.gatehouse-samples.svc';
+const files = { cert: join(dir, 'sample.crt'), key: join(dir, 'sample.key'), ca: join(dir, 'sample-ca.crt') };
+if (!existsSync(files.ca)) {
+  const bca = generateCa('sample-cg-ca');
+  const leaf = generateServingCert(bca, { commonName: SVC, hosts: [SVC] });
+  await Promise.all([writeFile(files.cert, leaf.certPem), writeFile(files.key, leaf.keyPem), writeFile(files.ca, bca.certPem)]);
+}
+const backendCa = await readFile(files.ca, 'utf8');
+const backend = spawn(process.execPath, [join(here, '..', 'bin', 'gatehouse.js'), 'sample-backend', `--secure-port=${bePort}`, `--data-dir=${join(dir, 'sample')}`,
+  `--tls-cert-file=${files.cert}`, `--tls-private-key-file=${files.key}`, `--requestheader-client-ca-file=${join(dir, 'gw', 'pki', 'front-proxy-ca.crt')}`,
+  '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group',
+  '--requestheader-extra-headers-prefix=X-Remote-Extra-'], { stdio: ['ignore', 'ignore', 'inherit'] });
+
+const agent = new Agent({ keepAlive: true, ca, cert, key, maxSockets: 4 });
+const call = (method, path, body) => new Promise((res, rej) => {
+  const r = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, (resp) => { resp.resume(); resp.on('end', () => res(resp.statusCode ?? 0)); });
+  r.on('error', rej); r.end(body);
+});
+while ((await call('GET', '/readyz').catch(() => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
+const NS = 'gatehouse-samples';
+await call('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }));
+await call('POST', `/api/v1/namespaces/${NS}/services`, JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'sample-api' }, spec: { ports: [{ name: 'https', port: 443, targetPort: bePort }] } }));
+await call('POST', `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`, JSON.stringify({
+  apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'sample-api-1', labels: { 'kubernetes.io/service-name': 'sample-api' } },
+  addressType: 'IPv4', ports: [{ name: 'https', port: bePort, protocol: 'TCP' }], endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+}));
+await call('POST', '/apis/apiregistration.k8s.io/v1/apiservices', JSON.stringify({
+  apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.samples.gatehouse.dev' },
+  spec: { group: 'samples.gatehouse.dev', version: 'v1', service: { namespace: NS, name: 'sample-api', port: 443 }, caBundle: Buffer.from(backendCa).toString('base64'), groupPriorityMinimum: 1000, versionPriority: 15 },
+}));
+const WIDGETS = '/apis/samples.gatehouse.dev/v1/namespaces/default/widgets';
+let got = 0;
+for (let i = 0; i < 600 && got !== 201 && got !== 409; i++) {
+  got = await call('POST', WIDGETS, JSON.stringify({ apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'w0' }, spec: { color: 'red' } })).catch(() => 0);
+  if (got !== 201 && got !== 409) await new Promise((r) => setTimeout(r, 100));
+}
+if (got !== 201 && got !== 409) throw new Error(`the backend never became reachable through the gateway (${got})`);
+const N = Number(process.env.N ?? 1000);
+let bad = 0;
+const get = () => call('GET', `${WIDGETS}/w0`).then((s) => { if (s !== 200) bad++; }, () => { bad++; });
+// Warm the pool's 4 connections, so both N open the same number.
+await Promise.all([get(), get(), get(), get()]);
+const SYNC = process.env.CG_SYNC;
+const sync = async (name) => {
+  if (!SYNC) return;
+  await writeFile(join(SYNC, name), String(process.pid));
+  while (!existsSync(join(SYNC, `${name}.ok`))) await new Promise((r) => setTimeout(r, 100));
+};
+// Past the first compilations of the path before anything is counted.
+for (let i = 0; i < 200; i += 4) await Promise.all([get(), get(), get(), get()]);
+await sync('start');
+const c0 = process.cpuUsage();
+for (let i = 0; i < N; i += 4) await Promise.all([get(), get(), get(), get()]);
+const c = process.cpuUsage(c0);
+await sync('end');
+// Without valgrind: this process's CPU per GET (gateway and client; the backend is another process).
+console.log('bad', bad, 'cpu µs/GET', ((c.user + c.system) / N).toFixed(1));
+agent.destroy();
+backend.kill('SIGTERM');
+await running.shutdown('done');
+process.exit(0);

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Instructions per proxied GET, start-up excluded (bench/cg-proxy.mjs):
+#   bench/cg-proxy.sh <label> [N]   (DIST=<an earlier build> for an A/B)
+# Runs cg-proxy.mjs under callgrind with CG_SYNC, zeroes the counters before
+# the measured GETs and dumps them after; prints the instructions per GET.
+set -e
+label=$1; n=${2:-1000}
+sync=$(mktemp -d); out=$(mktemp -d)
+cd "$(dirname "$0")"
+CG_SYNC=$sync N=$n VG_DIR=${VG_DIR:-/tmp/cgp} valgrind --tool=callgrind --smc-check=all-non-file --collect-atstart=yes \
+  --callgrind-out-file="$out/cg.%p" node cg-proxy.mjs > "$out/log" 2>&1 &
+for step in start end; do
+  while [ ! -f "$sync/$step" ]; do sleep 1; if ! kill -0 $! 2>/dev/null; then cat "$out/log"; exit 1; fi; done
+  pid=$(cat "$sync/$step")
+  # Without a pid callgrind_control would act on every callgrind run of the machine.
+  case "$pid" in ''|*[!0-9]*) echo "no pid in $sync/$step" >&2; exit 1;; esac
+  if [ $step = start ]; then callgrind_control -z "$pid" > /dev/null; else callgrind_control -d "$pid" > /dev/null; fi
+  touch "$sync/$step.ok"
+done
+wait $!
+# The dump made at the end holds the counts since the zeroing: the measured GETs alone.
+dump=$(ls "$out"/cg.*.1 2>/dev/null | head -1)
+ir=$(grep -m1 '^summary:' "$dump" | awk '{print $2}')
+echo "$label N=$n instructions $ir per GET $((ir / n)) $(grep -o 'bad [0-9]*' "$out/log")"
