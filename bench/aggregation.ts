@@ -33,6 +33,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort, placement, serveCommands, startChild, type Child } from './procs.js';
 import { Samples, type Percentiles } from './stats.js';
+import { addRows, type SummaryRow } from './summary.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
@@ -216,8 +217,6 @@ const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)} ms` : '-');
 const rate = (r: GetResult) => r.requests / r.seconds;
 const pct = (x: number) => `${Math.round(100 * x)}%`;
 
-/** One summary row, as BENCH_JSON writes it. */
-export interface SummaryRow { name: string; value: number; unit: string; baseline: number; ratio: number; target: string; met: boolean }
 
 /** Two runs of one path as one: requests and seconds added, percentiles averaged. */
 function pool(rs: readonly GetResult[]): GetResult {
@@ -366,6 +365,7 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
     await Promise.all(children.map((c) => c.stop()));
     await rm(root, { recursive: true, force: true });
   }
+  addRows(rows);
   return rows;
 }
 

@@ -128,7 +128,7 @@ async function watchEncodings(admin: Admin, server: Child, load: Child, formats:
 }
 
 async function main(): Promise<void> {
-  if (!anySelected(['get', 'list', 'encodings', 'create', 'file-create', 'crd', 'watch'])) return;
+  if (!anySelected(['get', 'list', 'encodings', 'create', 'crd', 'watch'])) return;
   if (PROF) await mkdir(PROF, { recursive: true });
   const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-'));
   const children: Child[] = [];
@@ -233,7 +233,7 @@ async function main(): Promise<void> {
       }
       figures.watchEncodings = await watchEncodings(memAdmin, mem, load, [['JSON', 'application/json'], ['protobuf', PB], ['CBOR', CBOR]]);
     }
-    if (selected('create') || selected('file-create')) {
+    if (selected('create')) {
       const b = await fixed('CREATE bare POST', barePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
       const m = await fixed('CREATE gatehouse memory', memPort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
       const f = await fixed('CREATE gatehouse file', filePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
@@ -335,6 +335,15 @@ if (selected('authn', 'BENCH_AUTHN')) {
 if (selected('authz', 'BENCH_AUTHZ')) {
   const { printAuthzSection } = await import('./authz.js');
   await printAuthzSection();
+}
+
+// ---------------------------------------------------------------------------
+// Store paths of issue 23 (bench/store-paths.ts): file-store creates beside
+// memory-store creates in interleaved rounds (group commit, fsync kept) and
+// LIST limit=500 pages (stored pieces, streamed).
+if (selected('file-create') || selected('list')) {
+  const { run } = await import('./store-paths.js');
+  await run(new Set((['file-create', 'list'] as const).filter((n) => selected(n))));
 }
 
 // ---------------------------------------------------------------------------

@@ -88,6 +88,11 @@ export function recordRow(r: { name: string; value: number; unit: string; baseli
   return row;
 }
 
+/** Records rows a section built whole (bench/aggregation.ts returns its own). */
+export function addRows(rs: readonly SummaryRow[]): void {
+  rows.push(...rs);
+}
+
 export function summaryRows(): readonly SummaryRow[] {
   return rows;
 }
