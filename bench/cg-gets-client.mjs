@@ -1,0 +1,44 @@
+// The GET loop of bench/cg-gets.mjs in a process of its own (CLIENT=process):
+// valgrind does not follow children, so the server's instructions are then
+// counted without the client's. Told the port, TLS and counts by its parent;
+// sends 'warm' after the warm-up GETs, waits for 'go', sends 'done' after N.
+import { Agent, request } from 'node:https';
+import { connect } from 'node:http2';
+
+const port = Number(process.env.CG_PORT);
+const who = JSON.parse(process.env.CG_TLS ?? '{}');
+const PATH = '/api/v1/namespaces/default/configmaps/c1';
+let bad = 0;
+
+/** n GETs, 4 in flight, over HTTP/2 (one session) or HTTP/1.1 (4 keep-alive connections). */
+export async function runGets(n) {
+  if ((process.env.PROTO ?? 'h2') === 'h2') {
+    const s = connect(`https://127.0.0.1:${port}`, { ...who, servername: 'localhost' });
+    await new Promise((r) => s.once('remoteSettings', r));
+    const one = () => new Promise((res) => {
+      const st = s.request({ ':path': PATH });
+      st.on('response', (h) => { if (h[':status'] !== 200) bad++; });
+      st.resume();
+      st.on('end', res);
+      st.on('error', () => { bad++; res(); });
+    });
+    for (let i = 0; i < n; i += 4) await Promise.all([one(), one(), one(), one()]);
+    s.close();
+    return;
+  }
+  const a = new Agent({ keepAlive: true, ...who, maxSockets: 4 });
+  const get = () => new Promise((res) => {
+    const r = request({ host: '127.0.0.1', port, path: PATH, agent: a }, (resp) => { if (resp.statusCode !== 200) bad++; resp.resume(); resp.on('end', res); });
+    r.on('error', () => { bad++; res(); });
+    r.end();
+  });
+  for (let i = 0; i < n; i += 4) await Promise.all([get(), get(), get(), get()]);
+  a.destroy();
+}
+
+await runGets(Number(process.env.WARM ?? 0));
+process.send('warm');
+await new Promise((r) => process.once('message', r));
+await runGets(Number(process.env.N ?? 1000));
+process.send(`done ${bad}`);
+process.disconnect();
