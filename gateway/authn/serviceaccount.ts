@@ -21,7 +21,7 @@ import {
 import { secretValue } from '../../lib/bootstrap/token.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
 import { defaultSignatureThreads, prepareJws, signatureValid, type SignatureThreads } from './jwssignature.js';
-import { AUTHENTICATED_GROUP, AuthnError, type AuthnResult } from './types.js';
+import { AUTHENTICATED_GROUP, AuthnError, noteIssuer, type AuthnResult } from './types.js';
 
 /** kube's jwt.DefaultLeeway for exp, nbf and iat. */
 export const DEFAULT_LEEWAY_SECONDS = 60;
@@ -154,7 +154,9 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     // skips the union's per-result copy and its WeakMap entry.
     const user = serviceAccountUser(id);
     user.groups.push(AUTHENTICATED_GROUP);
-    return new VerifiedToken(user, Object.freeze([...new Set(intersection)]), exp as number | undefined, id);
+    const result = new VerifiedToken(user, Object.freeze([...new Set(intersection)]), exp as number | undefined, id);
+    noteIssuer(result, iss);
+    return result;
   }
 }
 

@@ -42,3 +42,15 @@ export function noteMethod(result: AuthnResult, name: string): void {
 export function methodOf(result: AuthnResult): string {
   return decidedBy.get(result) ?? (result.user === ANONYMOUS ? 'anonymous' : '');
 }
+
+/** The issuer of a JWT a result was verified from (OIDC, service account), for the audit event. */
+const issuedBy = new WeakMap<AuthnResult, string>();
+
+export function noteIssuer(result: AuthnResult, issuer: string): void {
+  issuedBy.set(result, issuer);
+}
+
+/** The JWT issuer that vouched for a result, or '' for credentials without one. */
+export function issuerOf(result: AuthnResult): string {
+  return issuedBy.get(result) ?? '';
+}

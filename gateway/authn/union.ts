@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { unauthorized } from '../../lib/api/status.js';
 import { spanAttribute } from '../../lib/tracing/span.js';
-import { ANONYMOUS, AUTHENTICATED_GROUP, AuthnError, methodOf, noteMethod, type Authenticator, type AuthnResult } from './types.js';
+import { ANONYMOUS, AUTHENTICATED_GROUP, AuthnError, issuerOf, methodOf, noteIssuer, noteMethod, type Authenticator, type AuthnResult } from './types.js';
 
 export interface UnionOptions {
   anonymous: boolean;
@@ -35,6 +35,8 @@ export class UnionAuthenticator {
         spanAttribute('authentication.authenticator', a.name);
         const done = withAuthenticatedGroup(result);
         noteMethod(done, methodOf(result) || a.name);
+        const issuer = issuerOf(result);
+        if (issuer) noteIssuer(done, issuer);
         return done;
       }
       if (result) failures.push(`${a.name}: empty user name`);

@@ -10,7 +10,7 @@ import { DurationError, formatDuration, parseDuration } from '../config/duration
 import { forbidCompression, sendError } from '../../lib/http/respond.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import type { AuthnResult } from '../authn/types.js';
-import { methodOf } from '../authn/types.js';
+import { issuerOf, methodOf } from '../authn/types.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
 import { selectorAttributes } from '../authz/selectors.js';
@@ -216,6 +216,8 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         ctx.audit = cfg.audit.begin(req, res, ctx.info, ctx.user, auditID, isLongRunning(ctx));
         const method = methodOf(authn);
         if (method) ctx.audit?.annotate('authentication.gatehouse.dev/authenticator', method);
+        const issuer = issuerOf(authn);
+        if (issuer) ctx.audit?.annotate('authentication.gatehouse.dev/issuer', issuer);
         const blocked = ctx.audit?.received();
         if (blocked) await blocked;
       }

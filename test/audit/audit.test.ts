@@ -128,6 +128,26 @@ describe('audit log', () => {
     assert.equal(ev['responseObject'], undefined);
   });
 
+  it('a service-account token names its authenticator and the issuer that signed it', async () => {
+    const sa = await s.admin.request('POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'audited-sa' } });
+    assert.equal(sa.status, 201, sa.text);
+    const tr = await s.admin.request('POST', '/api/v1/namespaces/default/serviceaccounts/audited-sa/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+    assert.equal(tr.status, 201, tr.text);
+    const token = String(tr.json.status.token);
+    const iss = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).iss as string;
+    // Twice: the second answer comes from the token cache, which must still name the issuer.
+    for (let i = 0; i < 2; i++) {
+      const r = await s.anonymous.request('GET', '/api/v1/namespaces/default/pods', undefined, { authorization: `Bearer ${token}` });
+      const ev = await byId(String(r.headers['audit-id']));
+      assert.equal(ev['user']['username'], 'system:serviceaccount:default:audited-sa');
+      assert.equal(ev['annotations']['authentication.gatehouse.dev/authenticator'], 'service-account');
+      assert.equal(ev['annotations']['authentication.gatehouse.dev/issuer'], iss);
+    }
+    // A credential without an issuer (a client certificate) gets no issuer annotation.
+    const x = await s.admin.request('GET', '/api/v1/namespaces/default/configmaps');
+    assert.equal((await byId(String(x.headers['audit-id'])))['annotations']['authentication.gatehouse.dev/issuer'], undefined);
+  });
+
   it('a denied request records the forbid decision; a failed credential is recorded with 401', async () => {
     const r = await other.as('alice-token', 'GET', '/api/v1/namespaces/default/pods');
     assert.equal(r.status, 403);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { JwtAuthenticatorSpec } from '../../config/authnconfig-types.js';
 import { MAX_TOKEN_BYTES, type BearerToken, type TokenAuthenticator } from '../token.js';
 import { CachedTokenAuthenticator } from '../tokencache.js';
-import type { AuthnResult } from '../types.js';
+import { noteIssuer, type AuthnResult } from '../types.js';
 import { AUTHENTICATOR_NAME, IssuerAuthenticator } from './issuer.js';
 import { KeySource, type KeySourceOptions } from './keys.js';
 import { unverifiedIssuer } from './peek.js';
@@ -106,7 +106,10 @@ export class JwtAuthenticator implements TokenAuthenticator {
         const iss = unverifiedIssuer(token.value, MAX_TOKEN_BYTES);
         const a = iss === undefined ? undefined : byIssuer.get(iss);
         const r = a ? await a.authenticate(token.value) : null;
-        return r && audiences.length > 0 ? Object.freeze({ ...r, audiences: Object.freeze([...audiences]) }) : r;
+        const out = r && audiences.length > 0 ? Object.freeze({ ...r, audiences: Object.freeze([...audiences]) }) : r;
+        // Noted on the object the cache keeps, so a cache hit names its issuer too.
+        if (out && iss !== undefined) noteIssuer(out, iss);
+        return out;
       },
     };
     return new CachedTokenAuthenticator(route, {
