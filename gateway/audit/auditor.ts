@@ -15,6 +15,8 @@ import { microTime, objectRefOf, sourceIPs, userOf, withoutManagedFields, type A
 import { LogBackend } from './logbackend.js';
 import type { AuditRecorder, RequestAudit } from '../pipeline/audit.js';
 import { levelAtLeast, type AuditPolicy, type PolicyDecision, type Stage } from './policy.js';
+import { decodeEnvelope } from '../../lib/protobuf/codec.js';
+import { decodeCborObject } from '../../lib/cbor/decode.js';
 
 export interface AuditSink {
   readonly backend: AuditBackend;
@@ -248,6 +250,9 @@ function decode(body: Buffer, contentType: string | undefined): unknown {
   try {
     if (ct.includes('json')) return JSON.parse(body.toString('utf8'));
     if (ct.includes('yaml')) return parseYaml(body.toString('utf8'), { maxAliasCount: 100 });
+    // kube audits the object, whatever the wire format: protobuf and CBOR bodies are written in their JSON form.
+    if (ct.includes('protobuf')) return decodeEnvelope(body).object;
+    if (ct.includes('cbor')) return decodeCborObject(body);
   } catch {
     return undefined;
   }

@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { HttpsClient } from '../helpers/client.js';
 import { parseServeFlags } from '../../gateway/config/flags.js';
 import { AuditPolicy } from '../../gateway/audit/policy.js';
+import { encodeEnvelope, PROTOBUF_MEDIA_TYPE as PROTOBUF } from '../../lib/protobuf/codec.js';
 import { startAuditReceiver, type AuditReceiver } from './receiver.js';
 
 type Ev = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -98,6 +99,19 @@ describe('audit log', () => {
     assert.match(ev['requestReceivedTimestamp'], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     // omitStages: RequestReceived is never written.
     assert.equal((await readEvents(logFile)).some((e) => e['auditID'] === id && e['stage'] === 'RequestReceived'), false);
+  });
+
+  it('a protobuf request and answer are written in their JSON form', async () => {
+    const body = encodeEnvelope({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'audited-pb' }, data: { wire: 'protobuf' } });
+    const r = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', body, { 'content-type': PROTOBUF, accept: PROTOBUF });
+    assert.equal(r.status, 201);
+    const ev = await byId(String(r.headers['audit-id']));
+    assert.equal(ev['level'], 'RequestResponse');
+    assert.deepEqual(ev['requestObject']['data'], { wire: 'protobuf' });
+    assert.equal(ev['requestObject']['kind'], 'ConfigMap');
+    assert.equal(ev['responseObject']['metadata']['name'], 'audited-pb');
+    assert.deepEqual(ev['responseObject']['data'], { wire: 'protobuf' });
+    assert.equal(ev['objectRef']['name'], 'audited-pb');
   });
 
   it('Metadata keeps no bodies, and an error answer\'s Status is in responseStatus', async () => {
