@@ -5,13 +5,11 @@
 import { Agent, request } from 'node:https';
 import { connect } from 'node:http2';
 
-const port = Number(process.env.CG_PORT);
-const who = JSON.parse(process.env.CG_TLS ?? '{}');
 const PATH = '/api/v1/namespaces/default/configmaps/c1';
-let bad = 0;
 
-/** n GETs, 4 in flight, over HTTP/2 (one session) or HTTP/1.1 (4 keep-alive connections). */
-export async function runGets(n) {
+/** n GETs of the ConfigMap, 4 in flight, over HTTP/2 (one session) or HTTP/1.1 (4 keep-alive connections); the count of failures. */
+export async function runGets(port, who, n) {
+  let bad = 0;
   if ((process.env.PROTO ?? 'h2') === 'h2') {
     const s = connect(`https://127.0.0.1:${port}`, { ...who, servername: 'localhost' });
     await new Promise((r) => s.once('remoteSettings', r));
@@ -24,7 +22,7 @@ export async function runGets(n) {
     });
     for (let i = 0; i < n; i += 4) await Promise.all([one(), one(), one(), one()]);
     s.close();
-    return;
+    return bad;
   }
   const a = new Agent({ keepAlive: true, ...who, maxSockets: 4 });
   const get = () => new Promise((res) => {
@@ -34,11 +32,17 @@ export async function runGets(n) {
   });
   for (let i = 0; i < n; i += 4) await Promise.all([get(), get(), get(), get()]);
   a.destroy();
+  return bad;
 }
 
-await runGets(Number(process.env.WARM ?? 0));
-process.send('warm');
-await new Promise((r) => process.once('message', r));
-await runGets(Number(process.env.N ?? 1000));
-process.send(`done ${bad}`);
-process.disconnect();
+// Forked by cg-gets.mjs (CLIENT=process): warm up, wait for the counters to be zeroed, measure.
+if (process.send && process.env.CG_PORT) {
+  const port = Number(process.env.CG_PORT);
+  const who = JSON.parse(process.env.CG_TLS ?? '{}');
+  let bad = await runGets(port, who, Number(process.env.WARM ?? 0));
+  process.send('warm');
+  await new Promise((r) => process.once('message', r));
+  bad += await runGets(port, who, Number(process.env.N ?? 1000));
+  process.send(`done ${bad}`);
+  process.disconnect();
+}
