@@ -3,6 +3,8 @@
 // requests over the IPC channel ({id, cmd, args} → {id, result | error}).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -104,6 +106,25 @@ export function memoryNow(): MemoryFigures {
 }
 
 export { freePort } from '../test/helpers/ports.js';
+
+export interface DevPki {
+  /** The directory the certificates are in. */
+  pki: string;
+  /** The admin's client TLS (system:masters). */
+  tls: { ca: string; cert: string; key: string };
+  /** The CA's key, to sign more client certificates. */
+  caKey: string;
+  /** Flags that make another Gatehouse serve and verify with the same certificates. */
+  tlsFlags: string[];
+}
+
+/** The dev PKI a first Gatehouse wrote under its data directory, for the bench's other processes and clients. */
+export async function devPki(dataDir: string): Promise<DevPki> {
+  const pki = join(dataDir, 'pki');
+  const [ca, cert, key, caKey] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key', 'ca.key'].map((f) => readFile(join(pki, f), 'utf8')));
+  const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+  return { pki, tls: { ca, cert, key }, caKey, tlsFlags };
+}
 
 /** CPU seconds (user + system) process pid has used, from /proc; NaN where there is none. */
 export function cpuSecondsOf(pid: number): number {

@@ -13,12 +13,12 @@
 // runRedisCreateSection() prints them. `node --import tsx bench/redis-create.ts`
 // runs it alone. Knobs: REDIS_URL, BENCH_REDIS_DURATION_MS (default 2000),
 // BENCH_REDIS_CREATE_ROUNDS (default 3), BENCH_CPU_PROF (a profile of Gatehouse's first round).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { freePort, startChild, type Child } from './procs.js';
+import { freePort, startChild, type Child, devPki } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import { drop } from './redis.js';
 import { Admin } from './admin.js';
@@ -51,9 +51,7 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
     const gh = await startChild('gatehouse-redis', './server.ts', ['--secure-port', String(ghPort), '--data-dir', ghDir,
       '--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefix, '--authorization-mode', 'AlwaysAllow'], 0, ['--expose-gc']);
     children.push(gh);
-    const pki = join(ghDir, 'pki');
-    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
-    const tls = { ca: ca!, cert: cert!, key: key! };
+    const { pki, tls } = await devPki(ghDir);
     admin = new Admin(ghPort, tls);
     await admin.ready();
     await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } });

@@ -11,12 +11,12 @@
 // prints them. `node --import tsx bench/redis-read.ts` runs it alone.
 // Knobs: REDIS_URL, BENCH_REDIS_DURATION_MS (window per measurement, default 2000),
 // BENCH_REDIS_READ_ROUNDS (default 3), BENCH_CPU_PROF (a profile of the redis process's first GET round).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { freePort, startChild, type Child } from './procs.js';
+import { freePort, startChild, type Child, devPki } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import { drop } from './redis.js';
 import { Admin } from './admin.js';
@@ -56,9 +56,7 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
     const memDir = join(root, 'mem');
     const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', ...authz], 0, ['--expose-gc']);
     children.push(mem);
-    const pki = join(memDir, 'pki');
-    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
-    const tls = { ca: ca!, cert: cert!, key: key! };
+    const { pki, tls } = await devPki(memDir);
     const redisPort = await freePort();
     const red = await startChild('gatehouse-redis', './server.ts', ['--secure-port', String(redisPort), '--data-dir', join(root, 'redis'),
       '--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefix,

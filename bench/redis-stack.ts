@@ -18,13 +18,13 @@
 // BENCH_REDIS_WATCHERS (default 1000), BENCH_REDIS_CREATES_ONLY=<n> (n create
 // rounds, each printed with the server's CPU per create, then the file store's
 // creates, and nothing else).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { cpuSecondsOf, freePort, startChild, type Child } from './procs.js';
+import { cpuSecondsOf, freePort, startChild, type Child, devPki } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
 import { drop, footprint, rawScriptRate, runRedisBench, type RedisBenchFigures } from './redis.js';
@@ -115,10 +115,7 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
     const fileDir = join(root, 'file');
     const file = await startChild('gatehouse-file', './server.ts', ['--secure-port', String(filePort), '--data-dir', fileDir, '--storage-backend', 'file', ...authz], 0, ['--expose-gc']);
     children.push(file);
-    const pki = join(fileDir, 'pki');
-    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
-    const tls = { ca: ca!, cert: cert!, key: key! };
-    const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+    const { pki, tls, tlsFlags } = await devPki(fileDir);
     const redisFlags = ['--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefix, '--watch-history', `${windowMs / 1000}s`, ...tlsFlags, ...authz];
     const portA = await freePort();
     const portB = await freePort();

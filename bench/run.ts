@@ -9,11 +9,11 @@
 // micro, audit, tracing, …), BENCH_JSON (a file: every summary row as JSON), BENCH_WATCHERS (default 100,1000), BENCH_CPU_PROF (a directory:
 // a V8 CPU profile of the Gatehouse process is written there for each of its
 // measurements, `<measurement>.cpuprofile`, readable in Chrome DevTools).
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, placement, startChild, withCpu, type Child, type MemoryFigures } from './procs.js';
+import { freePort, placement, startChild, withCpu, type Child, type MemoryFigures, devPki } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
 import * as report from './report.js';
@@ -153,10 +153,7 @@ async function main(): Promise<void> {
     // CBORServingAndStorage on: the encodings section answers in CBOR too (the gate only adds a negotiation branch).
     const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', '--feature-gates', 'CBORServingAndStorage=true', ...authz], SERVER_CPU, serverFlags);
     children.push(mem);
-    const pki = join(memDir, 'pki');
-    const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
-    const tls = { ca: ca!, cert: cert!, key: key! };
-    const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+    const { pki, tls, tlsFlags } = await devPki(memDir);
 
     const filePort = await freePort();
     const file = await startChild('gatehouse-file', './server.ts', ['--secure-port', String(filePort), '--data-dir', join(root, 'file'), '--storage-backend', 'file', ...tlsFlags, ...authz], SERVER_CPU, serverFlags);

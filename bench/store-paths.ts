@@ -15,13 +15,13 @@
 // `run(new Set(['file-create', 'list']))` from bench/run.ts. Knobs:
 // BENCH_DURATION_MS (per window, default 5000), BENCH_WARMUP_MS (1000),
 // STORE_PATHS_ROUNDS (pairs of windows, default 3), BENCH_CPU_PROF.
-import { mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { LogAppender } from '../backends/core/store/file-append.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Admin } from './admin.js';
-import { freePort, placement, startChild, withCpu, type Child } from './procs.js';
+import { freePort, placement, startChild, withCpu, type Child, devPki } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import { cpuUs, ms, num, out, pct, rps, table } from './report.js';
 import { recordRow } from './summary.js';
@@ -56,10 +56,7 @@ async function setUp(root: string, children: Child[], admins: Admin[]): Promise<
   const memDir = join(root, 'memory');
   const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow'], SERVER_CPU);
   children.push(mem);
-  const pki = join(memDir, 'pki');
-  const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
-  const tls = { ca: ca!, cert: cert!, key: key! };
-  const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+  const { tls, tlsFlags } = await devPki(memDir);
   const filePort = await freePort();
   const file = await startChild('gatehouse-file', './server.ts', ['--secure-port', String(filePort), '--data-dir', join(root, 'file'), '--storage-backend', 'file', '--authorization-mode', 'AlwaysAllow', ...tlsFlags], SERVER_CPU);
   children.push(file);
