@@ -3,9 +3,11 @@
 // EVALSHA, the two service-account signature schedules — and of one that lost
 // its place (the Redis write reusing its JSON for the answer). Each is timed in
 // this process beside the plain way (or both modes), median of 5 rounds. `node --import tsx bench/micro.ts [section…]`
-// (sections: useragent, sortedkeys, writejson, evalsha, signature); run.ts
+// (sections: useragent, sortedkeys, writejson, evalsha, signature, writehead); run.ts
 // runs it pinned to CPU 0 (BENCH_MICRO=0 skips it).
 import { performance } from 'node:perf_hooks';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -23,6 +25,7 @@ import { keyId } from '../lib/serviceaccount/keys.js';
 import { TokenSigner } from '../lib/serviceaccount/signer.js';
 import { boundClaims } from '../lib/serviceaccount/claims.js';
 import { drop } from './redis.js';
+import { carryHeader, writeHeadWith } from '../lib/http/carried.js';
 
 const ROUNDS = 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
@@ -197,7 +200,27 @@ async function signature(): Promise<void> {
   }
 }
 
-const SECTIONS: Record<string, () => void | Promise<void>> = { useragent: userAgent, sortedkeys: sortedKeys, writejson: storedJsonReuse, evalsha, signature };
+function writeHead(): void {
+  console.log('\nAn answer\'s headers: set with setHeader before writeHead, or carried into it (lib/http/carried.ts)');
+  const req = new IncomingMessage(new Socket());
+  req.httpVersionMajor = 1;
+  req.httpVersionMinor = 1;
+  req.method = 'GET';
+  const base = (): Record<string, string | number> => ({ 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': 1234 });
+  const audit = randomUUID();
+  const fs = randomUUID();
+  const pl = randomUUID();
+  const cases: [string, (r: ServerResponse) => void][] = [
+    ['writeHead with 3 headers, nothing set before', (r) => { r.writeHead(200, base()); }],
+    ['+ setHeader(Audit-Id)', (r) => { r.setHeader('Audit-Id', audit); r.writeHead(200, base()); }],
+    ['+ setHeader(Audit-Id) and APF\'s two', (r) => { r.setHeader('Audit-Id', audit); r.setHeader('X-Kubernetes-PF-FlowSchema-UID', fs); r.setHeader('X-Kubernetes-PF-PriorityLevel-UID', pl); r.writeHead(200, base()); }],
+    ['+ Audit-Id carried', (r) => { carryHeader(r, 'Audit-Id', audit); writeHeadWith(r, 200, base()); }],
+    ['+ Audit-Id and APF\'s two carried', (r) => { carryHeader(r, 'Audit-Id', audit); carryHeader(r, 'X-Kubernetes-PF-FlowSchema-UID', fs); carryHeader(r, 'X-Kubernetes-PF-PriorityLevel-UID', pl); writeHeadWith(r, 200, base()); }],
+  ];
+  for (const [what, f] of cases) row(`${what} (a new ServerResponse each)`, fmt(nsPerCall(200_000, () => { const r = new ServerResponse(req); f(r); return r; })));
+}
+
+const SECTIONS: Record<string, () => void | Promise<void>> = { useragent: userAgent, sortedkeys: sortedKeys, writejson: storedJsonReuse, evalsha, signature, writehead: writeHead };
 
 export async function runMicroBench(only: readonly string[] = []): Promise<void> {
   console.log('\nMICRO-BENCHMARKS (bench/micro.ts; median of 5 rounds in one process)');

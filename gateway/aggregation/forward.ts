@@ -30,6 +30,7 @@ import type { Duplex } from 'node:stream';
 import { badGateway, type StatusError } from '../../lib/api/status.js';
 import { clientStatus, outboundCall, tracingEnabled } from '../../lib/tracing/span.js';
 import { closeAfterAnswer } from '../../lib/http/linger.js';
+import { writeHeadWith } from '../../lib/http/carried.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
@@ -152,8 +153,8 @@ function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: Fo
       // Before writeHead: an early answer marks the client's connection to close.
       if (!uploaded && !o.body) answeredEarly(req, res, out, back);
       // HTTP/2 has no reason phrase (Node warns when given one).
-      if (req.httpVersionMajor === 1) res.writeHead(back.statusCode ?? 502, back.statusMessage ?? '', responseHeaders(back.rawHeaders));
-      else res.writeHead(back.statusCode ?? 502, responseHeaders(back.rawHeaders));
+      if (req.httpVersionMajor === 1) writeHeadWith(res, back.statusCode ?? 502, responseHeaders(back.rawHeaders), back.statusMessage ?? '');
+      else writeHeadWith(res, back.statusCode ?? 502, responseHeaders(back.rawHeaders));
       if (o.flushHeaders) res.flushHeaders();
       o.onHeaders?.();
       back.on('error', () => res.destroy());

@@ -31,6 +31,7 @@ import { PassThrough } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { clientStatus, outboundCall, tracingEnabled } from '../../lib/tracing/span.js';
 import { closeAfterAnswer } from '../../lib/http/linger.js';
+import { writeHeadWith } from '../../lib/http/carried.js';
 import { isHopByHop, isRedirect, redirectRefused, targetAttributes } from './forward.js';
 
 export interface PoolTarget {
@@ -203,8 +204,8 @@ class Relay implements Dispatcher.DispatchHandler {
     // Before writeHead: an early answer marks the client's connection to close.
     if (!this.#uploaded && this.body instanceof PassThrough) this.#answeredEarly();
     // HTTP/2 has no reason phrase (Node warns when given one).
-    if (this.req.httpVersionMajor === 1) res.writeHead(statusCode, statusText, out);
-    else res.writeHead(statusCode, out);
+    if (this.req.httpVersionMajor === 1) writeHeadWith(res, statusCode, out, statusText);
+    else writeHeadWith(res, statusCode, out);
     if (this.o.flushHeaders) res.flushHeaders();
     this.o.onHeaders?.();
     this.#resume = resume;

@@ -17,6 +17,7 @@ import type { AuditRecorder, RequestAudit } from '../pipeline/audit.js';
 import { levelAtLeast, type AuditPolicy, type PolicyDecision, type Stage } from './policy.js';
 import { decodeEnvelope } from '../../lib/protobuf/codec.js';
 import { decodeCborObject } from '../../lib/cbor/decode.js';
+import { sentHeader } from '../../lib/http/carried.js';
 
 export interface AuditSink {
   readonly backend: AuditBackend;
@@ -216,8 +217,8 @@ class Recording implements RequestAudit {
   private responseStatus(code: number): ResponseStatus {
     const status: ResponseStatus = { metadata: {}, code };
     const res = this.res;
-    if (this.chunks.length === 0 || this.kept === Infinity || res.getHeader('content-encoding') !== undefined) return status;
-    const parsed = decode(Buffer.concat(this.chunks), String(res.getHeader('content-type') ?? ''));
+    if (this.chunks.length === 0 || this.kept === Infinity || sentHeader(res, 'content-encoding') !== undefined) return status;
+    const parsed = decode(Buffer.concat(this.chunks), String(sentHeader(res, 'content-type') ?? ''));
     if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
       const o = parsed as Record<string, unknown>;
       if (o['kind'] === 'Status') {

@@ -8,6 +8,7 @@
 // levels' limits are moved by borrowing (borrowing.ts): idle levels lend
 // (lendablePercent), busy ones borrow (up to borrowingLimitPercent).
 import { tooManyRequests } from '../../lib/api/status.js';
+import { carryHeader } from '../../lib/http/carried.js';
 import { isLongRunning, type RequestContext } from '../pipeline/context.js';
 import type { Classifier } from './classifier.js';
 import type { PriorityLevel } from './config.js';
@@ -157,8 +158,8 @@ export class Dispatcher {
       user: ctx.user, isResourceRequest: i.isResourceRequest, verb: i.verb, apiGroup: i.apiGroup,
       resource: i.resource, subresource: i.subresource, namespace: i.namespace, path: i.path,
     });
-    ctx.res.setHeader(FLOW_SCHEMA_UID_HEADER, c.schema.uid);
-    ctx.res.setHeader(PRIORITY_LEVEL_UID_HEADER, c.level.uid);
+    carryHeader(ctx.res, FLOW_SCHEMA_UID_HEADER, c.schema.uid);
+    carryHeader(ctx.res, PRIORITY_LEVEL_UID_HEADER, c.level.uid);
     if (i.verb !== 'watch' && isLongRunning(ctx)) return NOOP;
     let s = this.states.get(c.level.name);
     if (!s) {

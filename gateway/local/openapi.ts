@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { notAcceptable, pathNotFound } from '../../lib/api/status.js';
 import { sendBody } from '../../lib/http/respond.js';
+import { writeHeadWith } from '../../lib/http/carried.js';
 import type { OpenApiV3 } from '../../lib/openapi/v3.js';
 
 const JSON_TYPE = 'application/json';
@@ -61,7 +62,7 @@ interface Entity { readonly contentType: string; readonly body: string | Buffer;
 function sendEntity(req: IncomingMessage, res: ServerResponse, e: Entity, headers: Record<string, string> = {}): void {
   const h = { ETag: e.etag, ...headers };
   if (notModified(req, e.etag)) {
-    res.writeHead(304, { 'Cache-Control': 'no-cache, private', ...h }).end();
+    writeHeadWith(res, 304, { 'Cache-Control': 'no-cache, private', ...h }).end();
     return;
   }
   sendBody(req, res, 200, e.contentType, e.body, h);
@@ -102,7 +103,7 @@ export function serveOpenApi(openapi: OpenApiV3, req: IncomingMessage, res: Serv
   if (!choose(req.headers.accept, V3_FORMATS)) throw notAcceptable([JSON_TYPE]);
   const hash = query.get('hash');
   if (hash && hash !== doc.hash) {
-    res.writeHead(301, { Location: `/openapi/v3/${gv}?hash=${doc.hash}`, 'Content-Length': 0, Vary: 'Accept' }).end();
+    writeHeadWith(res, 301, { Location: `/openapi/v3/${gv}?hash=${doc.hash}`, 'Content-Length': 0, Vary: 'Accept' }).end();
     return true;
   }
   // A hash URL names one version of the document forever: clients may keep it without asking again.

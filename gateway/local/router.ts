@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
 import { DISCOVERY_AS, negotiateOutput } from '../../lib/http/negotiate.js';
 import { sendBody } from '../../lib/http/respond.js';
+import { writeHeadWith } from '../../lib/http/carried.js';
 import type { HealthEndpoint } from '../health/endpoint.js';
 import type { OpenApiV3 } from '../../lib/openapi/v3.js';
 import { serveOpenApi } from './openapi.js';
@@ -29,7 +30,7 @@ export interface LocalRoutes {
 
 function sendDocument(req: IncomingMessage, res: ServerResponse, doc: Document): void {
   if (req.headers['if-none-match'] === doc.etag) {
-    res.writeHead(304, { ETag: doc.etag, 'Content-Type': doc.contentType }).end();
+    writeHeadWith(res, 304, { ETag: doc.etag, 'Content-Type': doc.contentType }).end();
     return;
   }
   sendBody(req, res, 200, doc.contentType, doc.body, { ETag: doc.etag });

@@ -26,6 +26,7 @@ import { goAwayAfter, maybeGoAway } from './goaway.js';
 import { inSpan } from '../../lib/tracing/span.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import { Deadline } from './deadline.js';
+import { carryHeader, sentLength } from '../../lib/http/carried.js';
 
 /** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
 export interface RequestAuthenticator {
@@ -148,8 +149,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       release = undefined;
       longRunningDone?.();
       if (ctx) {
-        const length = res.getHeader('content-length');
-        observeRequest(metricLabels(ctx), res.statusCode, (performance.now() - t0) / 1000, typeof length === 'number' ? length : typeof length === 'string' ? Number(length) : undefined);
+        observeRequest(metricLabels(ctx), res.statusCode, (performance.now() - t0) / 1000, sentLength(res));
       }
       ctx?.audit?.complete(res.statusCode);
     };
@@ -198,7 +198,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         goAwayAfter(req, res);
         if (cfg.audit) {
           const id = assignAuditId(req);
-          res.setHeader('Audit-Id', id);
+          carryHeader(res, 'Audit-Id', id);
           cfg.audit.failedAuthentication(req, ctx.info, id, err instanceof Error ? err.message : String(err));
         }
         throw err;
@@ -211,7 +211,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       stripIdentityHeaders(req, cfg.identityHeaders);
 
       const auditID = assignAuditId(req);
-      res.setHeader('Audit-Id', auditID);
+      carryHeader(res, 'Audit-Id', auditID);
       if (cfg.audit) {
         ctx.audit = cfg.audit.begin(req, res, ctx.info, ctx.user, auditID, isLongRunning(ctx));
         const method = methodOf(authn);

@@ -10,6 +10,7 @@
 // writes only add per-write work.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendBody, wantsGzip } from './respond.js';
+import { writeHeadWith } from './carried.js';
 
 /** Bodies at least this long are streamed. */
 export const STREAM_MIN = 512 * 1024;
@@ -34,7 +35,7 @@ export function sendParts(req: IncomingMessage, res: ServerResponse, code: numbe
     return;
   }
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': length });
+  writeHeadWith(res, code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': length });
   let at = 0;
   const more = (): void => {
     while (!res.destroyed) {

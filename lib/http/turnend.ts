@@ -5,6 +5,7 @@
 // of them. The status line and headers are fixed at once (headersSent is true
 // from the call on), so no later step can answer the request a second time.
 import type { ServerResponse } from 'node:http';
+import { writeHeadWith } from './carried.js';
 
 const pending: { res: ServerResponse; body: string | Buffer | undefined }[] = [];
 
@@ -18,7 +19,7 @@ function flush(): void {
 
 /** writeHead now, end(body) once this turn's other callbacks have run; on HTTP/2 at once. */
 export function endThisTurn(res: ServerResponse, code: number, headers: Record<string, string | number>, body: string | Buffer | undefined): void {
-  res.writeHead(code, headers);
+  writeHeadWith(res, code, headers);
   // HTTP/2 writes a session's frames together already (nghttp2 sends what is pending once per
   // turn); deferring the end only split HEADERS from DATA and cost a second pass per stream.
   if (res.req?.httpVersionMajor === 2) { res.end(body); return; }

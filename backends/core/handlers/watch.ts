@@ -12,6 +12,7 @@ import { encodeWatchFrame, ProtobufError } from '../../../lib/protobuf/codec.js'
 import { encodeCborEvent } from '../../../lib/cbor/encode.js';
 import { CBOR_SEQ_MEDIA_TYPE } from '../../../lib/cbor/errors.js';
 import type { Output } from '../../../lib/http/negotiate.js';
+import { writeHeadWith } from '../../../lib/http/carried.js';
 import { toJson } from '../../../lib/api/json.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
@@ -97,7 +98,7 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   const res = r.res;
   const contentType = out.format === 'protobuf' ? `${out.contentType};stream=watch` : out.format === 'cbor' ? CBOR_SEQ_MEDIA_TYPE : out.contentType;
   // No length: HTTP/1.1 sends it chunked, HTTP/2 as DATA frames (where a Transfer-Encoding header is an error).
-  res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' });
+  writeHeadWith(res, 200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
   const stream = new WatchStream(env, t, r, out, wr);
   for (const o of initial) stream.send('ADDED', o);
