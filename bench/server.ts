@@ -7,6 +7,8 @@ const src = process.env['BENCH_DIST'] ?? (process.env['BENCH_FROM_SOURCE'] ? '..
 const { parseServeFlags } = await import(`${src}/gateway/config/flags.js`) as typeof import('../gateway/config/flags.js');
 const { startServer } = await import(`${src}/gateway/server/app.js`) as typeof import('../gateway/server/app.js');
 import { memoryNow, serveCommands } from './procs.js';
+import type { ServerResponse } from 'node:http';
+import { carryHeader } from '../lib/http/carried.js';
 
 // As `gatehouse serve` runs (gateway/cli/main.ts); BENCH_NO_HARDEN=1 measures without it.
 if (process.env['BENCH_NO_HARDEN'] !== '1') {
@@ -35,9 +37,10 @@ running.server.prependListener('request', () => {
 // The floor of priority and fairness (bench/flowcontrol.ts): with APF off, BENCH_PF_HEADERS=1 sets the two
 // response headers kube's APF must set on every answer, so that APF's own work is what on/floor measures.
 if (process.env['BENCH_PF_HEADERS'] === '1') {
-  running.server.prependListener('request', (_req: unknown, res: { setHeader(n: string, v: string): void }) => {
-    res.setHeader('X-Kubernetes-PF-FlowSchema-UID', '7a0d2f4e-9c1b-4e55-8d7b-3f6a1c2e9b10');
-    res.setHeader('X-Kubernetes-PF-PriorityLevel-UID', 'c3b8e1d2-5f4a-4b6c-9e7d-1a2b3c4d5e6f');
+  // Carried as APF carries them (lib/http/carried.ts), not set: setHeader would cost the floor more than APF pays.
+  running.server.prependListener('request', (_req: unknown, res: ServerResponse) => {
+    carryHeader(res, 'X-Kubernetes-PF-FlowSchema-UID', '7a0d2f4e-9c1b-4e55-8d7b-3f6a1c2e9b10');
+    carryHeader(res, 'X-Kubernetes-PF-PriorityLevel-UID', 'c3b8e1d2-5f4a-4b6c-9e7d-1a2b3c4d5e6f');
   });
 }
 serveCommands({
