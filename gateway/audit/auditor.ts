@@ -17,7 +17,7 @@ import type { AuditRecorder, RequestAudit } from '../pipeline/audit.js';
 import { levelAtLeast, type AuditPolicy, type PolicyDecision, type Stage } from './policy.js';
 import { decodeEnvelope } from '../../lib/protobuf/codec.js';
 import { decodeCborObject } from '../../lib/cbor/decode.js';
-import { sentHeader } from '../../lib/http/carried.js';
+import { beforeHead, sentHeader } from '../../lib/http/carried.js';
 
 export interface AuditSink {
   readonly backend: AuditBackend;
@@ -140,6 +140,7 @@ class Recording implements RequestAudit {
   private readonly annotations: Record<string, string> = Object.create(null) as Record<string, string>;
   private readonly chunks: Buffer[] = [];
   private kept = 0;
+  private annotated = false;
   private started = false;
   private done = false;
   readonly wantsRequestBody: boolean;
@@ -156,8 +157,12 @@ class Recording implements RequestAudit {
   }
 
   private snapshot(stage: Stage): AuditEvent {
-    const ev = { ...this.ev, stage, stageTimestamp: microTime() };
-    if (Object.keys(this.annotations).length > 0) ev.annotations = { ...this.annotations };
+    // The last stage's event is the recording itself, as nothing changes it afterwards: no copy per request.
+    const final = stage === 'ResponseComplete' || stage === 'Panic';
+    const ev = final ? this.ev : { ...this.ev };
+    ev.stage = stage;
+    ev.stageTimestamp = microTime();
+    if (this.annotated) ev.annotations = final ? this.annotations : { ...this.annotations };
     return ev;
   }
 
@@ -170,7 +175,7 @@ class Recording implements RequestAudit {
 
   impersonated(user: UserInfo): void { this.ev.impersonatedUser = userOf(user); }
 
-  annotate(key: string, value: string): void { this.annotations[key] = value; }
+  annotate(key: string, value: string): void { this.annotations[key] = value; this.annotated = true; }
 
   requestBody(body: Buffer, contentType: string | undefined): void {
     const obj = decode(body, contentType);
@@ -185,8 +190,18 @@ class Recording implements RequestAudit {
     }
   }
 
-  /** Keeps what the response writes: the whole answer at RequestResponse, an error Status at the other levels. */
+  /**
+   * Keeps what the response writes: the whole answer at RequestResponse, an
+   * error's Status at the other levels. There, the writer is wrapped only once
+   * an error's head is written (wrapping every answer's write and end cost a
+   * Metadata-audited GET more than its event).
+   */
   private captureResponse(all: boolean): void {
+    if (all) this.wrapWrites(true);
+    else beforeHead(this.res, (code) => { if (code >= 400) this.wrapWrites(false); });
+  }
+
+  private wrapWrites(all: boolean): void {
     const res = this.res;
     const max = this.auditor.maxBodyBytes();
     const take = (chunk: unknown, encoding: unknown) => {

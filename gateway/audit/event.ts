@@ -52,9 +52,16 @@ const ORIGIN_US = Math.round(performance.timeOrigin * 1000);
 /** Now as kube's MicroTime (`2026-11-25T18:40:00.123456Z`). */
 export function microTime(): string {
   const us = ORIGIN_US + Math.round(performance.now() * 1000);
-  const iso = new Date(Math.floor(us / 1000)).toISOString();
-  return `${iso.slice(0, 23)}${String(us % 1000).padStart(3, '0')}Z`;
+  const second = Math.floor(us / 1_000_000);
+  // The date and time up to the second change once a second: formatted then, not twice per audited request.
+  if (second !== lastSecond) {
+    lastSecond = second;
+    secondPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+  }
+  return `${secondPrefix}${String(us % 1_000_000).padStart(6, '0')}Z`;
 }
+let lastSecond = -1;
+let secondPrefix = '';
 
 /** X-Forwarded-For entries, then X-Real-Ip, then the peer, each once (kube's utilnet.SourceIPs). */
 export function sourceIPs(req: IncomingMessage): string[] {

@@ -14,11 +14,17 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 const CARRIED: unique symbol = Symbol('gatehouse.carriedHeaders');
 const SENT: unique symbol = Symbol('gatehouse.sentHeaders');
+const BEFORE: unique symbol = Symbol('gatehouse.beforeHead');
 
 /** A writeHead headers argument: an object, or Node's flat [name, value, …] array. */
 export type HeadArg = Record<string, string | number | string[]> | OutgoingHttpHeaders | string[];
 
-type Carrier = ServerResponse & { [CARRIED]?: string[]; [SENT]?: HeadArg };
+type Carrier = ServerResponse & { [CARRIED]?: string[]; [SENT]?: HeadArg; [BEFORE]?: (code: number) => void };
+
+/** Runs `fn` with the status code just before writeHeadWith writes the head (the audit's error capture); one per response. */
+export function beforeHead(res: ServerResponse, fn: (code: number) => void): void {
+  (res as Carrier)[BEFORE] = fn;
+}
 
 /** Adds a header to the answer, whoever writes it (the name as it goes on the wire). */
 export function carryHeader(res: ServerResponse, name: string, value: string): void {
@@ -57,6 +63,7 @@ export function writeHeadWith(res: ServerResponse, code: number, headers: HeadAr
     }
   }
   r[SENT] = headers;
+  r[BEFORE]?.(code);
   return statusText === undefined ? res.writeHead(code, headers as OutgoingHttpHeaders) : res.writeHead(code, statusText, headers as OutgoingHttpHeaders);
 }
 

@@ -1,0 +1,89 @@
+// Instructions per GET, for changes smaller than this machine's drift (the
+// GET sibling of cg-creates.mjs): a Gatehouse on the memory store in this
+// process, N GETs of one ConfigMap with 4 in flight, over HTTP/2 (one
+// session, PROTO=h2, the default) or HTTP/1.1 (4 keep-alive connections,
+// PROTO=h1), then exit. Run under callgrind at two N and subtract, so start-up
+// cancels out (the client's instructions are in both, the same per GET):
+//   for n in 300 1300; do VG_DIR=/tmp/cgdir N=$n valgrind --tool=callgrind \
+//     --smc-check=all-non-file --callgrind-out-file=/dev/null node bench/cg-gets.mjs; done
+// DIST: the build (default ../dist; an earlier copy for an A/B); FLAGS: more
+// `gatehouse serve` flags, space-separated (e.g. --enable-priority-and-fairness=false);
+// AS=user: GET as an ordinary user (client certificate from the dev CA, not
+// system:masters: priority level global-default) instead of the admin.
+// VG_DIR: a data directory reused across runs (the dev PKI is made once).
+// CLIENT=process (with WARM): the GETs come from bench/cg-gets-client.mjs in a
+// child process that valgrind does not follow, so the dump counts the server alone.
+// WARM=<n>: n GETs first, then callgrind's counters are zeroed, N GETs run, and
+// the counters are dumped (callgrind_control -z / -d): the dump
+// (<out-file>.1) holds the N GETs only, without start-up, JIT warm-up and
+// shutdown, whose variance between runs was larger than APF's whole cost. One
+// run then suffices: instructions per GET = the dump's total / N.
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'node:https';
+import { runGets } from './cg-gets-client.mjs';
+const dist = process.env.DIST ?? '../dist';
+const { parseServeFlags } = await import(`${dist}/gateway/config/flags.js`);
+const { startServer } = await import(`${dist}/gateway/server/app.js`);
+const { devPkiPaths } = await import(`${dist}/certs/devpki.js`);
+const { generateClientCert } = await import(`${dist}/certs/pki.js`);
+(await import(`${dist}/gateway/cli/harden.js`)).hardenIntrinsics();
+const dir = process.env.VG_DIR ?? await mkdtemp(join(tmpdir(), 'vg-'));
+const port = 20000 + Math.floor(Math.random() * 20000);
+const extra = (process.env.FLAGS ?? '').split(' ').filter(Boolean);
+const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', ...extra]);
+if ('error' in parsed) throw new Error(parsed.error);
+const running = await startServer(parsed.options, { log: () => {} });
+const pki = devPkiPaths(dir);
+const [ca, cert, key, caKey] = await Promise.all([pki.caCert, pki.adminCert, pki.adminKey, join(dir, 'pki', 'ca.key')].map((f) => readFile(f, 'utf8')));
+const admin = { ca, cert, key };
+const agent = new Agent({ keepAlive: true, ...admin, maxSockets: 4 });
+const call = (method, path, body) => new Promise((res, rej) => {
+  const r = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, (resp) => { resp.resume(); resp.on('end', () => res(resp.statusCode ?? 0)); });
+  r.on('error', rej); r.end(body);
+});
+while ((await call('GET', '/readyz').catch(() => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
+await call('POST', '/api/v1/namespaces/default/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: 'b' } }));
+// The user's key is made once per VG_DIR: RSA key generation is random work that would swamp the difference.
+async function userTls() {
+  const files = [join(dir, 'cg-user.crt'), join(dir, 'cg-user.key')];
+  try { const [c, k] = await Promise.all(files.map((f) => readFile(f, 'utf8'))); return { ca, cert: c, key: k }; } catch { /* made below */ }
+  const c = generateClientCert({ certPem: ca, keyPem: caKey }, { user: 'cg-user', groups: ['cg'] });
+  await Promise.all([writeFile(files[0], c.certPem), writeFile(files[1], c.keyPem)]);
+  return { ca, cert: c.certPem, key: c.keyPem };
+}
+const who = process.env.AS === 'user' ? await userTls() : admin;
+const N = Number(process.env.N ?? 1000);
+const WARM = Number(process.env.WARM ?? 0);
+let bad = 0;
+/** Runs callgrind_control on this process, keeping the event loop busy so valgrind reads the command. */
+async function callgrind(flag) { if (process.env.NO_CG) return;
+  const { execFile } = await import('node:child_process');
+  const tick = setInterval(() => {}, 5);
+  await new Promise((res, rej) => execFile('callgrind_control', [flag, String(process.pid)], (err) => (err ? rej(err) : res())));
+  clearInterval(tick);
+}
+if (process.env.CLIENT === 'process') {
+  // The client in a process valgrind does not follow: the counts are the server's alone.
+  const { fork } = await import('node:child_process');
+  const child = fork(new URL('./cg-gets-client.mjs', import.meta.url), [], { env: { ...process.env, CG_PORT: String(port), CG_TLS: JSON.stringify(who) } });
+  const next = () => new Promise((r) => child.once('message', r));
+  await next();
+  await callgrind('-z');
+  child.send('go');
+  const done = await next();
+  await callgrind('-d');
+  bad = Number(String(done).split(' ')[1]);
+} else if (WARM > 0) {
+  bad += await runGets(port, who, WARM);
+  await callgrind('-z');
+  bad += await runGets(port, who, N);
+  await callgrind('-d');
+} else {
+  bad += await runGets(port, who, N);
+}
+console.log('bad', bad);
+agent.destroy();
+await running.shutdown('done');
+process.exit(0);
