@@ -57,6 +57,8 @@ export interface AppHooks {
   tokenWebhookTimeoutMs?: number;
   /** How long finished spans wait to be exported together (the SDK's 5 s). */
   tracingBatchDelayMs?: number;
+  /** How long shutdown waits for buffered spans to be sent (tracing's default: 2 s). */
+  tracingShutdownMs?: number;
 }
 
 /** Virtual types the gateway answers itself, with the same token methods and authorizers as the pipeline. */
@@ -89,7 +91,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   for (const w of featureGateWarnings(opts.featureGates)) log(`Warning: ${w}`);
   // Process-wide, as kube's SetShowHidden: the registry is the process's.
   if (opts.showHiddenMetricsForVersion !== undefined) metricsRegistry.showHidden();
-  const tracing = await buildTracing(opts, { log, clock, ...(hooks.tracingBatchDelayMs !== undefined ? { batchDelayMs: hooks.tracingBatchDelayMs } : {}) });
+  const tracing = await buildTracing(opts, { log, clock, ...(hooks.tracingBatchDelayMs !== undefined ? { batchDelayMs: hooks.tracingBatchDelayMs } : {}), ...(hooks.tracingShutdownMs !== undefined ? { shutdownMs: hooks.tracingShutdownMs } : {}) });
   // The registry in force (the built-ins as --runtime-config leaves them): the core backend swaps it when CustomResourceDefinitions change.
   const registry = new LiveRegistry(servedRegistry(opts.runtimeConfig));
   const tokenMethods = await loadTokenMethods(opts, log);

@@ -32,7 +32,16 @@ export interface TracingHooks {
   batchDelayMs?: number;
   /** The resource's service.name: kube's `apiserver` for the gateway, the command's name for a backend process. */
   serviceName?: string;
+  /** How long shutdown waits for buffered spans to be sent (SHUTDOWN_MS; tests shorten it). */
+  shutdownMs?: number;
 }
+
+/**
+ * Shutdown's wait for the last spans: a collector that is down made the
+ * exporter retry for about 8 s, and a hung one would hold shutdown for its
+ * 10 s export timeout; what is not sent by then is lost (and logged).
+ */
+export const SHUTDOWN_MS = 2_000;
 
 let contextManager: AsyncLocalStorageContextManager | undefined;
 
@@ -69,7 +78,16 @@ export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Prom
   hooks.log(`tracing: ${config.samplingRatePerMillion} per million requests without a sampled parent; spans to ${config.url}`);
   return {
     requests: new RequestTracing(provider.getTracer('k8s.io/apiserver')),
-    // What cannot be sent at shutdown is lost (and logged): it must not fail the shutdown.
-    shutdown: () => provider.shutdown().catch((err: unknown) => hooks.log(`tracing: spans lost at shutdown: ${err instanceof Error ? err.message : String(err)}`)),
+    // What cannot be sent at shutdown is lost (and logged): it must neither fail nor hold the shutdown.
+    shutdown: () => {
+      const ms = hooks.shutdownMs ?? SHUTDOWN_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(() => { hooks.log(`tracing: spans not sent to ${config.url} within ${ms / 1000} s of shutdown are lost`); resolve(); }, ms);
+        timer.unref();
+      });
+      const sent = provider.shutdown().catch((err: unknown) => hooks.log(`tracing: spans lost at shutdown: ${err instanceof Error ? err.message : String(err)}`));
+      return Promise.race([sent, late]).finally(() => clearTimeout(timer));
+    },
   };
 }

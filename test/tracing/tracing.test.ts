@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
 import { HttpsClient } from '../helpers/client.js';
@@ -313,6 +314,29 @@ describe('tracing to an unreachable collector', { timeout: 60_000 }, () => {
       assert.equal(failures.length, 1, failures.join('\n'));
       assert.match(failures[0]!, new RegExp(`http://127\\.0\\.0\\.1:${port}/v1/traces`));
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('tracing to a collector that takes the connection and never answers', { timeout: 60_000 }, () => {
+  it('does not hold shutdown past its deadline: the spans still buffered are logged as lost', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
+    const held: Socket[] = [];
+    const hung = createNetServer((sock) => { held.push(sock); sock.on('error', () => undefined); });
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    try {
+      const port = (hung.address() as AddressInfo).port;
+      const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:${port}\nsamplingRatePerMillion: 1000000\n`);
+      // Spans wait in the batch (a minute's delay) until shutdown flushes them into the hung collector.
+      const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 60_000, tracingShutdownMs: 300 } });
+      for (let i = 0; i < 5; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+      await s.close();
+      assert.ok(held.length > 0, 'the exporter reached the collector at shutdown');
+      assert.ok(s.logs.some((l) => l === `tracing: spans not sent to http://127.0.0.1:${port}/v1/traces within 0.3 s of shutdown are lost`), s.logs.join('\n'));
+    } finally {
+      for (const sock of held) sock.destroy();
+      await new Promise((r) => hung.close(r));
       await rm(dir, { recursive: true, force: true });
     }
   });
