@@ -18,7 +18,7 @@ import { served, toStorage } from '../conversion.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
-import { createTracker, updateTracker } from './managedfields.js';
+import { createTracker, updateTracker, withOwnerVersions } from './managedfields.js';
 
 /**
  * The body as an object of this type: decoded (duplicate keys noted), envelope
@@ -94,7 +94,7 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
       return;
     }
     // obj is reused by a retry: prepareUpdate copies what it changes and defaulting is idempotent.
-    const next = prepareUpdate(t, obj, old, target, updateTracker(env, t, r));
+    const next = await withOwnerVersions(env, t, (versions) => prepareUpdate(t, obj, old, target, updateTracker(env, t, r, versions)));
     if (!next) {
       await respond(env, t, r, 200, old);
       return;
