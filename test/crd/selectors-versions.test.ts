@@ -127,4 +127,11 @@ describe('selectors on a webhook-converted CRD', () => {
       w.stop();
     }
   });
+
+  it('deletes a collection chosen by a version\'s field', async () => {
+    const d = await s.admin.request('DELETE', `${base('v1')}?fieldSelector=${sel('spec.hostPort=two.org:1')}`);
+    assert.equal(d.status, 200, d.text);
+    assert.deepEqual(d.json.items.map((i: Json) => [i.apiVersion, i.metadata.name, i.spec.hostPort]), [['conv.example.com/v1', 'c', 'two.org:1']]);
+    assert.deepEqual(names((await s.admin.request('GET', base('v2'))).json), ['a', 'b', 'd', 'x']);
+  });
 });
