@@ -88,6 +88,16 @@ describe('unknown fields inside a CRD\'s schema', () => {
     assert.deepEqual(specOf(ignored.json), { type: 'object', properties: { a: { type: 'string', anyOf: [{ maxLength: 2 }], not: { minLength: 9 } } } });
   });
 
+  it('treats a __proto__ key as data', async () => {
+    const spec = JSON.parse('{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","__proto__":{"x":1},"properties":{"__proto__":{"type":"string","bogus":1}}}}}}');
+    const r = await s.admin.request('POST', CRD_PATH, crd('protos', spec));
+    assert.equal(r.status, 201, r.text);
+    const items = specOf(r.json).properties.l.items;
+    assert.deepEqual(Object.keys(items).sort(), ['properties', 'type']);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(items.properties, '__proto__')?.value, { type: 'string' });
+    assert.equal(({} as Json).x, undefined);
+  });
+
   it('prunes them on update, merge patch and server-side apply too', async () => {
     const base = crd('updateds', { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } } } });
     const c = await s.admin.request('POST', CRD_PATH, base);

@@ -8,6 +8,7 @@
 // insensitive, so what is inside them is dropped here without a report, as
 // kube drops it (also nulls, which Go decodes to omitted zero values).
 import { isPlainObject, type KObject } from '../../api/meta.js';
+import { ownValue } from '../../api/own.js';
 import { builtinSchemas } from '../../schema/index.js';
 import type { Node, StructNode } from '../../schema/model.js';
 
@@ -44,8 +45,9 @@ function prune(value: unknown, node: Node): void {
       if (!isPlainObject(value)) return;
       for (const key of Object.keys(value)) {
         const field = node.fields.get(key);
-        if (!field || value[key] === null) { delete value[key]; continue; }
-        prune(value[key], field.node);
+        const member = ownValue(value, key);
+        if (!field || member === null) { delete value[key]; continue; }
+        prune(member, field.node);
       }
       return;
     }
@@ -53,7 +55,7 @@ function prune(value: unknown, node: Node): void {
       if (Array.isArray(value)) for (const item of value) prune(item, node.items);
       return;
     case 'map':
-      if (isPlainObject(value)) for (const key of Object.keys(value)) prune(value[key], node.values);
+      if (isPlainObject(value)) for (const key of Object.keys(value)) prune(ownValue(value, key), node.values);
       return;
     case 'any': {
       const union = unionOf(node.definition);
