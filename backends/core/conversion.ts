@@ -10,6 +10,7 @@ import { StatusError } from '../../lib/api/status.js';
 import { ConversionError, ConversionWebhooks } from '../../lib/crd/conversionwebhook.js';
 import { gvkText } from '../../lib/crd/conversionreview.js';
 import type { ServiceObjects, ServiceRef } from '../../lib/api/servicetargets.js';
+import type { AsyncConverter } from '../../lib/fieldmanager/index.js';
 import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
 import type { CoreEnv } from './env.js';
 import { servedAs } from './render.js';
@@ -80,4 +81,26 @@ export async function toStorage(env: CoreEnv, t: ResourceType, obj: KObject): Pr
   } catch (err) {
     throw conversionFailed(err);
   }
+}
+
+/**
+ * The converter of server-side apply's owners in other versions (kube's
+ * versionConverter over the CRD's converter): a version the CRD does not have
+ * fails with crConverter's words; conversion None only changes apiVersion; Webhook
+ * asks the webhook, one object at a time as kube does.
+ */
+export function ownerConverter(env: CoreEnv, t: ResourceType): AsyncConverter | undefined {
+  const versions = t.versionSchemas;
+  if (!versions) return undefined;
+  const cfg = t.conversionWebhook;
+  return {
+    node: (apiVersion) => versions.get(apiVersion),
+    async convert(obj, apiVersion) {
+      if (!versions.has(apiVersion)) throw new Error(`request to convert CR to an invalid group/version: ${apiVersion}`);
+      if (!versions.has(String(obj['apiVersion']))) throw new Error(`request to convert CR from an invalid group/version: ${String(obj['apiVersion'])}`);
+      if (!cfg || !env.conversion) return { ...obj, apiVersion };
+      const [converted] = await env.conversion.convert(cfg, [obj as KObject], apiVersion, gvkText(String(obj['apiVersion']), t.kind));
+      return converted!;
+    },
+  };
 }

@@ -16,10 +16,21 @@ export type ReadPlan =
   | { kind: 'exact'; rev: number }
   | { kind: 'continue'; point: ContinuePoint };
 
+type Pred = (obj: KObject) => boolean;
+
+/** The selectors of a read split by what a version conversion may change (see selection.ts). */
+export interface Selection {
+  /** metadata.name and metadata.namespace: the same in every version. */
+  readonly identity?: Pred;
+  /** Labels and other fields: to be read in the request's version. */
+  readonly content?: Pred;
+}
+
 export interface ListRequest {
   plan: ReadPlan;
   limit: number;
-  filter?: (obj: KObject) => boolean;
+  filter?: Pred;
+  selection: Selection;
   hasSelectors: boolean;
 }
 
@@ -34,7 +45,8 @@ export interface WatchRequest {
   initialEventsEndBookmark: boolean;
   bookmarks: boolean;
   timeoutSeconds?: number;
-  filter?: (obj: KObject) => boolean;
+  filter?: Pred;
+  selection: Selection;
 }
 
 const LIST_OPTIONS = { group: 'meta.k8s.io', kind: 'ListOptions' };
@@ -53,14 +65,25 @@ function parseIntParam(query: URLSearchParams, name: string): number | undefined
   return Number(raw);
 }
 
-/** Label and field selectors as one predicate; unknown field labels are a 400. */
-export function buildFilter(t: ResourceType, query: URLSearchParams, name?: string): ((obj: KObject) => boolean) | undefined {
-  const tests: Array<(obj: KObject) => boolean> = [];
+function all(tests: readonly Pred[]): Pred | undefined {
+  if (tests.length === 0) return undefined;
+  if (tests.length === 1) return tests[0];
+  return (o) => tests.every((f) => f(o));
+}
+
+function both(a: Pred | undefined, b: Pred | undefined): Pred | undefined {
+  return a && b ? (o) => a(o) && b(o) : a ?? b;
+}
+
+/** The label and field selectors of a request (unknown field labels are a 400), split into identity (name, namespace) and content tests. */
+export function buildSelection(t: ResourceType, query: URLSearchParams, name?: string): Selection {
+  const identity: Pred[] = [];
+  const content: Pred[] = [];
   const ls = query.get('labelSelector');
   if (ls) {
     let sel;
     try { sel = parseLabelSelector(ls); } catch (err) { throw badRequest(`invalid labelSelector: ${(err as Error).message}`); }
-    tests.push((o) => matchesLabels(sel, o.metadata.labels ?? {}));
+    content.push((o) => matchesLabels(sel, o.metadata.labels ?? {}));
   }
   const fs = query.get('fieldSelector');
   if (fs) {
@@ -70,13 +93,14 @@ export function buildFilter(t: ResourceType, query: URLSearchParams, name?: stri
       const read = fieldReader(t, r.field);
       if (!read) throw badRequest(`field label not supported: ${r.field}`);
       const want = r.value;
-      tests.push(r.operator === '!=' ? (o) => read(o) !== want : (o) => read(o) === want);
+      const test: Pred = r.operator === '!=' ? (o) => read(o) !== want : (o) => read(o) === want;
+      (r.field === 'metadata.name' || r.field === 'metadata.namespace' ? identity : content).push(test);
     }
   }
-  if (name) tests.push((o) => o.metadata.name === name);
-  if (tests.length === 0) return undefined;
-  if (tests.length === 1) return tests[0];
-  return (o) => tests.every((f) => f(o));
+  if (name) identity.push((o) => o.metadata.name === name);
+  const i = all(identity);
+  const c = all(content);
+  return { ...(i ? { identity: i } : {}), ...(c ? { content: c } : {}) };
 }
 
 function fieldReader(t: ResourceType, field: string): ((o: KObject) => string) | undefined {
@@ -101,7 +125,8 @@ export function parseListRequest(t: ResourceType, query: URLSearchParams, prefix
   // Part of ListOptions for a list too (kube decodes it for every list): a bad value is refused, not ignored.
   parseIntParam(query, 'timeoutSeconds');
   const token = query.get('continue') ?? '';
-  const filter = buildFilter(t, query);
+  const selection = buildSelection(t, query);
+  const filter = both(selection.identity, selection.content);
   const hasSelectors = !!(query.get('labelSelector') || query.get('fieldSelector'));
   let plan: ReadPlan | undefined;
   if (token) {
@@ -122,7 +147,7 @@ export function parseListRequest(t: ResourceType, query: URLSearchParams, prefix
     else plan = limit > 0 ? { kind: 'exact', rev: parseRevision(rvRaw) } : { kind: 'not-older-than', rev: parseRevision(rvRaw) };
   }
   if (causes.length > 0 || !plan) throw invalid(LIST_OPTIONS, '', causes);
-  return { plan, limit, hasSelectors, ...(filter ? { filter } : {}) };
+  return { plan, limit, hasSelectors, selection, ...(filter ? { filter } : {}) };
 }
 
 export function parseWatchRequest(t: ResourceType, query: URLSearchParams, name: string): WatchRequest {
@@ -132,10 +157,11 @@ export function parseWatchRequest(t: ResourceType, query: URLSearchParams, name:
   const bookmarks = queryBool(query, 'allowWatchBookmarks') ?? false;
   const sendInitial = queryBool(query, 'sendInitialEvents');
   const timeoutSeconds = parseIntParam(query, 'timeoutSeconds');
-  const filter = buildFilter(t, query, name || undefined);
+  const selection = buildSelection(t, query, name || undefined);
+  const filter = both(selection.identity, selection.content);
   if (query.get('continue')) causes.push(cause.forbidden('continue', 'continue is forbidden for watch'));
   let req: WatchRequest | undefined;
-  const base = { bookmarks, ...(timeoutSeconds !== undefined && timeoutSeconds > 0 ? { timeoutSeconds } : {}), ...(filter ? { filter } : {}) };
+  const base = { bookmarks, selection, ...(timeoutSeconds !== undefined && timeoutSeconds > 0 ? { timeoutSeconds } : {}), ...(filter ? { filter } : {}) };
   if (sendInitial !== undefined) {
     if (rvm !== 'NotOlderThan') causes.push(cause.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
     if (sendInitial && !bookmarks) causes.push(cause.forbidden('allowWatchBookmarks', 'sendInitialEvents requires setting allowWatchBookmarks to true'));

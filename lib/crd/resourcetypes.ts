@@ -7,6 +7,7 @@ import type { KObject } from '../api/meta.js';
 import { setOwn } from '../api/own.js';
 import { compileCrdSchema } from '../crdschema/index.js';
 import { at, bool, list, str, strings } from '../registry/fields.js';
+import type { StructNode } from '../schema/model.js';
 import { ALL_VERBS, type ConversionWebhookConfig, type ResourceType, type ScalePaths, type Subresource } from '../registry/types.js';
 import { crdColumns } from './columns.js';
 import { findFirst } from './jsonpath.js';
@@ -69,11 +70,20 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
   const storage = list(crd, 'spec', 'versions').find((v) => at(v, 'storage') === true);
   const webhook = webhookOf(crd);
   const types: ResourceType[] = [];
+  // Every version's schema, unserved ones too: owners' field sets may be in any version of the CRD.
+  const compiled = new Map<string, ReturnType<typeof compileCrdSchema>>();
+  const versionSchemas = new Map<string, StructNode | undefined>();
+  for (const v of list(crd, 'spec', 'versions')) {
+    const version = str(v, 'name');
+    const schema = compileCrdSchema(at(v, 'schema', 'openAPIV3Schema'), { group, version, kind, listKind, plural });
+    compiled.set(version, schema);
+    versionSchemas.set(`${group}/${version}`, schema.node);
+  }
   for (const v of list(crd, 'spec', 'versions')) {
     if (!bool(v, 'served')) continue;
     const version = str(v, 'name');
     const raw = at(v, 'schema', 'openAPIV3Schema');
-    const schema = compileCrdSchema(raw, { group, version, kind, listKind, plural });
+    const schema = compiled.get(version)!;
     const subresources: Subresource[] = [];
     const hasStatus = at(v, 'subresources', 'status') !== undefined && at(v, 'subresources', 'status') !== null;
     if (hasStatus) subresources.push({ name: 'status', kind, verbs: SUBRESOURCE_VERBS });
@@ -102,6 +112,7 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
       // Discovery's storageVersionHash is the storage version's, as kube's CRD discovery computes it.
       ...(storage ? { storageVersion: { group, version: str(storage, 'name'), kind } } : {}),
       ...(webhook ? { conversionWebhook: webhook } : {}),
+      versionSchemas,
     });
   }
   return types;

@@ -6,9 +6,7 @@
 // are in rules.ts, called from here per node with the rule's path.
 import type { StatusCause } from '../api/status.js';
 import { ownValue } from '../api/own.js';
-import type { StructNode } from '../schema/model.js';
-import { pruneAndValidate } from '../validation/structural.js';
-import { nodeOf } from './node.js';
+import { prunedDefault } from './node.js';
 import { fieldPath as P, type Props } from './props.js';
 import { fieldError } from './render.js';
 import { compileValues, validateValue } from './values.js';
@@ -205,28 +203,37 @@ export function resolveFieldPath(s: Props, fieldPath: string): string[] | undefi
  * survive pruning unchanged and validate against its own schema; causes
  * name `….default`.
  */
-export function checkDefaults(s: Props, path: string, resourceRoot: boolean, validateRules?: (s: Props, value: unknown, path: string) => StatusCause[]): StatusCause[] {
+export function checkDefaults(s: Props, path: string, resourceRoot: boolean, validateRules?: (s: Props, value: unknown, path: string) => StatusCause[], requirePruned = true): StatusCause[] {
   const out: StatusCause[] = [];
-  const visit = (x: Props, p: string, insideMeta: boolean) => {
-    if (x.hasDefault && x.default !== null && !insideMeta) {
-      const dp = P.child(p, 'default');
-      const pruned = structuredClone(x.default);
-      const node = nodeOf(x, 'default');
-      const holder = { v: pruned };
-      const wrapper: StructNode = {
-        kind: 'struct', name: 'default', definition: '', description: '',
-        fields: new Map([['v', { name: 'v', description: '', node, markers: {}, patchStrategy: '', ...(x.nullable ? { nullable: true } : {}) }]]),
-        required: [], atomic: false, pruneOnly: true,
-      };
-      const { unknown } = pruneAndValidate(holder as Record<string, unknown>, wrapper);
-      if (unknown.length > 0) {
-        out.push(fieldError.invalid(dp, x.default, 'must not have unknown fields'));
-      } else {
-        const before = out.length;
-        validateValue(x.default, compileValues(x), '', dp, out);
-        if (out.length === before && validateRules) out.push(...validateRules(x, x.default, dp));
-      }
+  forEachDefault(s, path, resourceRoot, (x, p) => {
+    const dp = P.child(p, 'default');
+    if (requirePruned && !isPruned(x)) {
+      out.push(fieldError.invalid(dp, x.default, 'must not have unknown fields'));
+      return;
     }
+    const before = out.length;
+    validateValue(x.default, compileValues(x), '', dp, out);
+    if (out.length === before && validateRules) out.push(...validateRules(x, x.default, dp));
+  });
+  return out;
+}
+
+/** Whether any default of the schema holds fields its schema prunes (kube's schemaHasUnprunedDefaults). */
+export function hasUnprunedDefaults(s: Props): boolean {
+  let found = false;
+  forEachDefault(s, '', true, (x) => { if (!found && !isPruned(x)) found = true; });
+  return found;
+}
+
+/** Whether a node's default survives pruning by its own schema unchanged. */
+function isPruned(x: Props): boolean {
+  return !prunedDefault(x).changed;
+}
+
+/** Every node with a non-null default outside resource metadata, with its path. */
+function forEachDefault(s: Props, path: string, resourceRoot: boolean, fn: (x: Props, path: string) => void): void {
+  const visit = (x: Props, p: string, insideMeta: boolean) => {
+    if (x.hasDefault && x.default !== null && !insideMeta) fn(x, p);
     const items = x.items && !Array.isArray(x.items) ? (x.items as Props) : undefined;
     if (items) visit(items, P.child(p, 'items'), insideMeta);
     for (const [k, v] of x.properties ?? []) {
@@ -236,7 +243,6 @@ export function checkDefaults(s: Props, path: string, resourceRoot: boolean, val
     if (typeof x.additionalProperties === 'object') visit(x.additionalProperties, P.child(p, 'additionalProperties'), insideMeta);
   };
   visit(s, path, false);
-  return out;
 }
 
 // JSONSchemaProps' members in Go's field order, with their Go names (kube's message lists those).

@@ -3,10 +3,12 @@
 // items and additionalProperties too; then the walk goes on into the value,
 // so a default's own members are defaulted as well. Compiled once into a tree
 // of only the branches that hold a default, so a schema without defaults
-// costs nothing per request.
+// costs nothing per request. Each default is pruned by its own schema first,
+// as kube prunes the defaults of the schemas it serves.
 import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue, setOwn } from '../api/own.js';
 import type { Props } from './props.js';
+import { prunedDefault } from './node.js';
 
 interface DefaultTree {
   readonly nullable: boolean;
@@ -28,7 +30,8 @@ export function compileDefaults(p: Props): DefaultTree | undefined {
   const items = p.items && !Array.isArray(p.items) ? compileDefaults(p.items as Props) : undefined;
   const hasDefault = p.hasDefault && p.default !== null;
   if (!hasDefault && !properties && !additional && !items) return undefined;
-  return { nullable: p.nullable === true, hasDefault, value: hasDefault ? p.default : undefined, properties, additional, items };
+  // Served defaults are pruned by their schema, as kube's PruneDefaults at CRD load (a legacy stored default may hold unknown fields).
+  return { nullable: p.nullable === true, hasDefault, value: hasDefault ? prunedDefault(p).value : undefined, properties, additional, items };
 }
 
 function copy(v: unknown): unknown {

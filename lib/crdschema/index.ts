@@ -10,7 +10,7 @@ import type { KObject } from '../api/meta.js';
 import { deepFreezeJson } from '../api/json.js';
 import type { StatusCause } from '../api/status.js';
 import type { StructNode } from '../schema/model.js';
-import { checkDefaults, checkOpenApi, statusRoot, type RuleCheck } from './check.js';
+import { checkDefaults, checkOpenApi, hasUnprunedDefaults, statusRoot, type RuleCheck } from './check.js';
 import { applyDefaults, compileDefaults } from './defaults.js';
 import { definitionOf, rootNode } from './node.js';
 import { readProps } from './props.js';
@@ -61,6 +61,19 @@ export interface CheckOptions {
    * (defaults, CEL rules) made on a schema that has them.
    */
   readonly allowNonStructural?: boolean;
+  /**
+   * kube's requirePrunedDefaults off: the update of a CRD whose stored schemas
+   * already hold a default with fields its schema prunes (a legacy object, see
+   * `schemaHasUnprunedDefaults`) may keep such defaults; they are still validated.
+   */
+  readonly allowUnprunedDefaults?: boolean;
+  /**
+   * kube's suppressPerExpressionCost: the version's schema is the one stored
+   * (a CRD update that did not change it), so a rule over the per-expression
+   * estimated cost limit is kept (the limit may have moved since it was
+   * accepted); the per-schema total is still enforced, as kube enforces it.
+   */
+  readonly unchangedSchema?: boolean;
 }
 
 /**
@@ -95,14 +108,31 @@ export function checkCrdSchema(schema: unknown, field: string, options: CheckOpt
   if (structural.length) {
     if (!options.allowNonStructural) out.push(...structural);
   } else {
-    const defaults = checkDefaults(props, field, true, defaultRuleCheck(props));
+    const defaults = checkDefaults(props, field, true, defaultRuleCheck(props), !options.allowUnprunedDefaults);
     if (defaults.length) out.push(...defaults);
-    else rules = ruleCheck(props, field);
+    else rules = options.unchangedSchema ? withoutExpressionCost(ruleCheck(props, field)) : ruleCheck(props, field);
   }
   const { schema: schemaErrors, cel } = checkOpenApi(props, field, rules);
   out.push(...schemaErrors, ...cel);
   if (rules && out.length === 0) out.push(...totalCost(props, field));
   return out;
+}
+
+/** kube's per-expression cost errors (rule and messageExpression), in the words rules.ts gives them. */
+const EXPRESSION_COST = /^Forbidden: estimated (rule|messageExpression) cost exceeds budget by factor of /;
+
+/** A RuleCheck that keeps everything but the per-expression cost errors (their costs still count towards the total). */
+function withoutExpressionCost(check: RuleCheck): RuleCheck {
+  return (s, path, uncorrelatable) => check(s, path, uncorrelatable).filter((c) => !EXPRESSION_COST.test(c.message ?? ''));
+}
+
+/** Whether a stored schema has a default its own schema would prune (kube's requirePrunedDefaults is then off on update). */
+export function schemaHasUnprunedDefaults(schema: unknown): boolean {
+  if (schema === undefined || schema === null) return false;
+  const decoding: StatusCause[] = [];
+  const props = readProps(schema, 'openAPIV3Schema', decoding);
+  if (!props || decoding.length || validateStructural(props, 'openAPIV3Schema').length) return false;
+  return hasUnprunedDefaults(props);
 }
 
 /** Compiles an accepted schema (checkCrdSchema returned no cause) for serving. */

@@ -8,6 +8,7 @@ import type { Field, ListNode, MapNode, Node, ScalarNode, StructNode } from '../
 import type { Markers } from '../schema/types.js';
 import { builtinSchemas } from '../schema/index.js';
 import type { Props } from './props.js';
+import { pruneAndValidate } from '../validation/structural.js';
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const STRING: ScalarNode = Object.freeze({ kind: 'scalar', type: 'string' });
@@ -93,4 +94,20 @@ export function nodeOf(p: Props, name: string): Node {
       // No type: x-kubernetes-preserve-unknown-fields (any value, kept as sent).
       return structOf(p, name, '', p.xEmbeddedResource === true, false);
   }
+}
+
+/**
+ * A node's default as its own schema prunes it (a copy), and whether pruning
+ * changed it. kube refuses unpruned defaults at CRD write (unless a stored one
+ * already had some) and prunes the defaults of the schemas it serves.
+ */
+export function prunedDefault(p: Props): { readonly value: unknown; readonly changed: boolean } {
+  const holder = { v: structuredClone(p.default) };
+  const wrapper: StructNode = {
+    kind: 'struct', name: 'default', definition: '', description: '',
+    fields: new Map([['v', { name: 'v', description: '', node: nodeOf(p, 'default'), markers: {}, patchStrategy: '', ...(p.nullable ? { nullable: true } : {}) }]]),
+    required: [], atomic: false, pruneOnly: true,
+  };
+  const { unknown } = pruneAndValidate(holder as Record<string, unknown>, wrapper);
+  return { value: holder.v, changed: unknown.length > 0 };
 }

@@ -11,11 +11,13 @@ import { emptyObjectOf } from './baseline.js';
 import { createdFields, GENERAL, type Fields } from './create.js';
 import { deepFreezeJson } from '../api/json.js';
 import { setOwn } from '../api/own.js';
+import { ConversionFailure, type Versions } from './versions.js';
 
 export { conflictStatus } from './conflicts.js';
 export { ConflictError } from './ownership.js';
 export { ItemKeyError } from './shape.js';
 export { isReset } from './managers.js';
+export { ConversionFailure, withConversions, type AsyncConverter, type Versions } from './versions.js';
 
 export interface WriteContext {
   /** The field manager: `fieldManager`, else inferred from User-Agent. */
@@ -26,6 +28,8 @@ export interface WriteContext {
   readonly subresource: string;
   readonly now: number;
   readonly node: Node | undefined;
+  /** The kind's other versions (custom resources): owners recorded in another apiVersion are compared in theirs. */
+  readonly versions?: Versions;
 }
 
 /** kube's prefixFromUserAgent: the text before the first `/`, printable characters only, at most 128 bytes. */
@@ -166,7 +170,7 @@ export function trackUpdate(old: KObject, next: KObject, requested: unknown, c: 
     fromLive = true;
   }
   try {
-    const r = updateOwnership(withoutManagedFields(old), withoutManagedFields(next), c.node, baseline, who(c, 'Update'), rfc3339(c.now));
+    const r = updateOwnership(withoutManagedFields(old), withoutManagedFields(next), c.node, baseline, who(c, 'Update'), rfc3339(c.now), c.versions);
     if (r.same && fromLive) {
       if (old.metadata.managedFields === undefined) delete next.metadata.managedFields;
       else next.metadata.managedFields = old.metadata.managedFields;
@@ -174,7 +178,9 @@ export function trackUpdate(old: KObject, next: KObject, requested: unknown, c: 
     }
     setManagedFields(next, encodeOwners(r.owners, scopeOf(old)));
   } catch (err) {
-    if (!(err instanceof ItemKeyError)) throw err;
+    // kube's UpdateNoErrors: a write whose managedFields cannot be computed (here also: an owner's version
+    // cannot be converted to) goes through with none, rather than fail.
+    if (!(err instanceof ItemKeyError) && !(err instanceof ConversionFailure)) throw err;
     delete next.metadata.managedFields;
   }
 }
@@ -192,7 +198,7 @@ export interface ApplyOutcome {
 export function applyIntent(live: KObject | undefined, intent: Obj, force: boolean, c: WriteContext): ApplyOutcome {
   const liveObj = live ? withoutManagedFields(live) : undefined;
   const owners = live ? decodeOwners(live.metadata.managedFields, scopeOf(live)) ?? new Map() : new Map();
-  const input = { live: liveObj, intent, node: c.node, owners, applier: who(c, 'Apply'), force, time: rfc3339(c.now) };
+  const input = { live: liveObj, intent, node: c.node, owners, applier: who(c, 'Apply'), force, time: rfc3339(c.now), ...(c.versions ? { versions: c.versions } : {}) };
   let r;
   try {
     r = applyOwnership(input);

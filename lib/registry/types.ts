@@ -105,6 +105,12 @@ export interface ResourceType {
    * the storage version, and another version is converted by the CRD's webhook.
    */
   conversionWebhook?: ConversionWebhookConfig;
+  /**
+   * Custom resources: every version of the CRD (served or not) by apiVersion, with
+   * its schema node. Server-side apply compares owners recorded in another
+   * version in theirs; a version not here is one objects cannot be converted to.
+   */
+  versionSchemas?: ReadonlyMap<string, StructNode | undefined>;
   /** Custom resources of a CRD being deleted: creates are refused (405), everything else is served until the objects are gone. */
   terminating?: boolean;
 }

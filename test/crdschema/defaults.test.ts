@@ -48,11 +48,16 @@ describe('defaults', () => {
   });
 
   it('leaves the prototype of an object alone', () => {
-    const obj = defaulted(JSON.parse('{"type":"object","properties":{"spec":{"type":"object","properties":{"__proto__":{"type":"object","default":{"polluted":1}}}}}}'), { spec: {} });
+    const obj = defaulted(JSON.parse('{"type":"object","properties":{"spec":{"type":"object","properties":{"__proto__":{"type":"object","properties":{"polluted":{"type":"integer"}},"default":{"polluted":1}}}}}}'), { spec: {} });
     const s = obj.spec as Record<string, unknown>;
     assert.equal(Object.getPrototypeOf(s), Object.prototype);
     assert.deepEqual(Object.getOwnPropertyDescriptor(s, '__proto__')?.value, { polluted: 1 });
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
+  it('serves a default pruned by its own schema (a legacy stored one may hold unknown fields)', () => {
+    const obj = defaulted(spec({ o: { type: 'object', default: { a: 'x', junk: 1 }, properties: { a: { type: 'string' } } } }), { spec: {} });
+    assert.deepEqual(obj.spec, { o: { a: 'x' } });
   });
 
   it('does nothing without defaults', () => {

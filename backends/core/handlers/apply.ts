@@ -27,7 +27,7 @@ import { outputFor } from '../render.js';
 import { served } from '../conversion.js';
 import { parseDryRun } from './params.js';
 import { queryBool } from '../../../lib/api/querybool.js';
-import { writeContext } from './managedfields.js';
+import { withOwnerVersions, writeContext } from './managedfields.js';
 import { commitUpdate, createObject, respond } from './write.js';
 import { retryOnConflict, RETRY } from '../store/types.js';
 
@@ -125,7 +125,9 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
       }
     }
     let merged: KObject;
-    try { merged = applyIntent(old, intent.obj, force, ctx).object; } catch (err) { throw applyFailure(t, err); }
+    try {
+      merged = await withOwnerVersions(env, t, (versions) => applyIntent(old, intent.obj, force, versions ? { ...ctx, versions } : ctx).object);
+    } catch (err) { throw applyFailure(t, err); }
     const managedFields = merged.metadata.managedFields;
     const next = prepareUpdate(t, check(merged), old, target, (n) => {
       if (managedFields === undefined) delete n.metadata.managedFields;

@@ -13,6 +13,7 @@ import { finalizersForDelete } from '../controllers/garbagecollector-policy.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { parseListRequest } from '../listoptions.js';
+import { listSelected, selectsConverted } from '../selection.js';
 import { markTerminating, PROTECTED_NAMESPACES } from '../namespaces.js';
 import { isFinalized } from '../objects.js';
 import { isCrdType, markCrdTerminating } from '../controllers/crd.js';
@@ -207,7 +208,11 @@ export async function deleteCollection(env: CoreEnv, t: ResourceType, r: Backend
   const prefix = listPrefix(t, r.info.namespace);
   const lr = parseListRequest(t, r.query, prefix);
   const gr: GroupResource = { group: t.group, resource: t.plural };
-  const listed = await storeCall(gr, '', () => env.store.list(prefix, lr.filter ? { filter: lr.filter } : {}));
+  // Selectors reading what a conversion may change choose among the objects as the request's version serves them (selection.ts).
+  const converted = lr.selection.content !== undefined && selectsConverted(env, t);
+  const listed = await storeCall(gr, '', () => (converted
+    ? listSelected(env, t, prefix, lr.selection.identity ? { filter: lr.selection.identity } : {}, lr.selection.content!)
+    : env.store.list(prefix, lr.filter ? { filter: lr.filter } : {})));
   const results: KObject[] = [];
   for (const obj of listed.items) {
     const name = obj.metadata.name ?? '';

@@ -3,7 +3,9 @@
 // paths call (lib/fieldmanager does the work).
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
-import { managerFromUserAgent, trackCreate, trackUpdate, type WriteContext } from '../../../lib/fieldmanager/index.js';
+import { ConversionFailure, managerFromUserAgent, trackCreate, trackUpdate, withConversions, type Versions, type WriteContext } from '../../../lib/fieldmanager/index.js';
+import { StatusError } from '../../../lib/api/status.js';
+import { ownerConverter } from '../conversion.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { cause, invalid, type StatusCause } from '../../../lib/api/status.js';
@@ -23,9 +25,26 @@ function checkFieldManager(r: BackendRequest, optionsKind: 'CreateOptions' | 'Up
   if (c) throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [c]);
 }
 
-export function writeContext(env: CoreEnv, t: ResourceType, r: BackendRequest, manager = fieldManagerOf(r)): WriteContext {
+export function writeContext(env: CoreEnv, t: ResourceType, r: BackendRequest, manager = fieldManagerOf(r), versions?: Versions): WriteContext {
   const sub = r.info.subresource;
-  return { manager, apiVersion: apiVersionOf(t), subresource: sub === 'status' || sub === 'finalize' ? sub : '', now: env.clock(), node: t.schema };
+  return { manager, apiVersion: apiVersionOf(t), subresource: sub === 'status' || sub === 'finalize' ? sub : '', now: env.clock(), node: t.schema, ...(versions ? { versions } : {}) };
+}
+
+/**
+ * Runs a write step that tracks managedFields with the kind's versions, so owners
+ * recorded through another version of a custom resource are compared in theirs
+ * (`run` is run again after each conversion it needs; it must be repeatable). A
+ * conversion that fails is kube's 500 with the converter's message and no reason.
+ */
+export async function withOwnerVersions<T>(env: CoreEnv, t: ResourceType, run: (versions: Versions | undefined) => T): Promise<T> {
+  const conv = ownerConverter(env, t);
+  if (!conv) return run(undefined);
+  try {
+    return await withConversions(conv, apiVersionOf(t), run);
+  } catch (err) {
+    if (err instanceof ConversionFailure) throw new StatusError(500, undefined, err.message, {});
+    throw err;
+  }
 }
 
 export function createTracker(env: CoreEnv, t: ResourceType, r: BackendRequest): (obj: KObject) => void {
@@ -34,8 +53,8 @@ export function createTracker(env: CoreEnv, t: ResourceType, r: BackendRequest):
   return (obj) => trackCreate(obj, c);
 }
 
-export function updateTracker(env: CoreEnv, t: ResourceType, r: BackendRequest): TrackManagedFields {
+export function updateTracker(env: CoreEnv, t: ResourceType, r: BackendRequest, versions?: Versions): TrackManagedFields {
   if (r.req.method === 'PUT') checkFieldManager(r, 'UpdateOptions');
-  const c = writeContext(env, t, r);
+  const c = writeContext(env, t, r, fieldManagerOf(r), versions);
   return (next, old, requested) => trackUpdate(old, next, requested, c);
 }

@@ -22,7 +22,7 @@ import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
 import { commitUpdate, respond } from './write.js';
 import { serverSideApply } from './apply.js';
-import { updateTracker } from './managedfields.js';
+import { updateTracker, withOwnerVersions } from './managedfields.js';
 import { retryOnConflict, RETRY } from '../store/types.js';
 
 
@@ -106,7 +106,7 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
     const obj = checkEnvelope(t, patched);
     const warnings = checkObject(obj, t.schema, p.duplicates, { level, strictPrefix: '', gk: { group: t.group, kind: t.kind }, name });
     checkPathAgreement(t, obj, r.info.namespace, name);
-    const next = prepareUpdate(t, obj, old, target, updateTracker(env, t, r));
+    const next = await withOwnerVersions(env, t, (versions) => prepareUpdate(t, obj, old, target, updateTracker(env, t, r, versions)));
     if (tried === 0) addWarnings(r.res, warnings);
     if (!next) {
       await respond(env, t, r, 200, old);

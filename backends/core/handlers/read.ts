@@ -16,7 +16,8 @@ import { listAs, listJson, listParts, objectAs, outputFor } from '../render.js';
 import { served, servedAll } from '../conversion.js';
 import { sendParts } from '../../../lib/http/parts.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
-import { StoreError, type ListResult } from '../store/types.js';
+import { StoreError, type ListOptions, type ListResult } from '../store/types.js';
+import { listSelected, selectsConverted } from '../selection.js';
 
 const CONTINUE_EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
@@ -39,27 +40,31 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const prefix = listPrefix(t, r.info.namespace);
   const lr = parseListRequest(t, r.query, prefix);
-  const base = { ...(lr.limit > 0 ? { limit: lr.limit } : {}), ...(lr.filter ? { filter: lr.filter } : {}) };
+  // Selectors reading what a conversion may change run on the served objects (selection.ts); the store filters by identity only.
+  const converted = lr.selection.content !== undefined && selectsConverted(env, t);
+  const filter = converted ? lr.selection.identity : lr.filter;
+  const base = { ...(lr.limit > 0 ? { limit: lr.limit } : {}), ...(filter ? { filter } : {}) };
+  const list = (opts: ListOptions) => (converted ? listSelected(env, t, prefix, opts, lr.selection.content!) : env.store.list(prefix, opts));
   let result: ListResult;
   const plan = lr.plan;
   switch (plan.kind) {
     case 'most-recent':
-      result = await storeCall(gr, '', () => env.store.list(prefix, base));
+      result = await storeCall(gr, '', () => list(base));
       break;
     case 'any':
       // From the watch cache as it is: no round trip to a shared store.
-      result = await storeCall(gr, '', () => env.store.list(prefix, { ...base, minRev: 0 }));
+      result = await storeCall(gr, '', () => list({ ...base, minRev: 0 }));
       break;
     case 'not-older-than':
       await storeCall(gr, '', () => env.store.waitForRev(plan.rev, env.tooLargeWaitMs), plan.rev);
-      result = await storeCall(gr, '', () => env.store.list(prefix, base));
+      result = await storeCall(gr, '', () => list(base));
       break;
     case 'exact':
-      result = await storeCall(gr, '', () => env.store.list(prefix, { ...base, rev: plan.rev }), plan.rev);
+      result = await storeCall(gr, '', () => list({ ...base, rev: plan.rev }), plan.rev);
       break;
     case 'continue':
       try {
-        result = await env.store.list(prefix, { ...base, rev: plan.point.rev, after: plan.point.after });
+        result = await list({ ...base, rev: plan.point.rev, after: plan.point.after });
       } catch (err) {
         if (err instanceof StoreError && err.code === 'gone') throw expired(CONTINUE_EXPIRED);
         throw fromStoreError(err, gr, '', plan.point.rev);
@@ -76,7 +81,7 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
     meta.continue = encodeContinue(result.rev, result.continueAfter);
     if (!lr.hasSelectors && result.remaining !== undefined && result.remaining > 0) meta.remainingItemCount = result.remaining;
   }
-  sendList(env, t, r, t.crd === undefined ? result.items : await servedAll(env, t, result.items), meta, out);
+  sendList(env, t, r, t.crd === undefined || converted ? result.items : await servedAll(env, t, result.items), meta, out);
 }
 
 function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: readonly KObject[], meta: ListMeta, out: Output): void {

@@ -20,6 +20,7 @@ import { listPrefix } from '../keys.js';
 import { parseWatchRequest, type WatchRequest } from '../listoptions.js';
 import { includeObjectOf, outputFor, partialMetadata, servedAs, table } from '../render.js';
 import { served } from '../conversion.js';
+import { listSelected, selectsConverted, servedPair } from '../selection.js';
 import { fromStoreError } from '../storeerrors.js';
 import { StoreError, type StoreEvent, type Watcher } from '../store/types.js';
 
@@ -88,7 +89,9 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   let startRev: number;
   if (wr.initialEvents) {
     if (wr.minRev !== undefined) await toStatus(() => store.waitForRev(wr.minRev!, env.tooLargeWaitMs), t, wr.minRev);
-    const listed = await toStatus(() => store.list(prefix, wr.filter ? { filter: wr.filter } : {}), t);
+    const listed = await toStatus(() => (convertedSelection(env, t, wr)
+      ? listSelected(env, t, prefix, wr.selection.identity ? { filter: wr.selection.identity } : {}, wr.selection.content!)
+      : store.list(prefix, wr.filter ? { filter: wr.filter } : {})), t);
     initial = listed.items;
     startRev = listed.rev;
   } else {
@@ -123,6 +126,10 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   r.initialized?.();
 }
 
+function convertedSelection(env: CoreEnv, t: ResourceType, wr: WatchRequest): boolean {
+  return wr.selection.content !== undefined && selectsConverted(env, t);
+}
+
 async function toStatus<T>(fn: () => Promise<T>, t: ResourceType, rev?: number): Promise<T> {
   try { return await fn(); } catch (err) { throw fromStoreError(err, { group: t.group, resource: t.plural }, '', rev); }
 }
@@ -136,8 +143,11 @@ class WatchStream {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly close = () => this.end();
   private readonly unregister: () => void;
+  /** Selectors read what a conversion may change: evaluated on served objects (selection.ts). */
+  private readonly converted: boolean;
 
   constructor(private readonly env: CoreEnv, private readonly t: ResourceType, private readonly r: BackendRequest, private readonly out: Output, private readonly wr: WatchRequest) {
+    this.converted = convertedSelection(env, t, wr);
     env.watches.add(this.close);
     this.unregister = watcherRegistered(t.group, t.version, t.kind);
     r.res.on('close', this.close);
@@ -162,13 +172,29 @@ class WatchStream {
       this.send(ev.type, ev.object);
       return;
     }
+    if (this.converted) {
+      // Selectors read the served objects: identity first (no conversion changes it), then both states converted, in order.
+      const id = this.wr.selection.identity;
+      if (id && !id(ev.object) && (ev.prev === undefined || !id(ev.prev))) return;
+      this.then(async () => {
+        const [object, prev] = await servedPair(this.env, this.t, ev.object, ev.prev);
+        // Already served, and this step is the queue's head: emitted now, never queued behind later events.
+        this.transition({ ...ev, object, ...(prev ? { prev } : {}) }, f, (type, obj) => this.emit(type, obj));
+      });
+      return;
+    }
+    this.transition(ev, f, (type, obj) => this.send(type, obj));
+  }
+
+  /** An event through selectors: ADDED when an object starts matching, DELETED when it stops (kube's watch filtering). */
+  private transition(ev: StoreEvent, f: (obj: KObject) => boolean, out: (type: WireType, obj: KObject) => void): void {
     const now = ev.type !== 'DELETED' && f(ev.object);
     const before = ev.prev !== undefined && f(ev.prev);
     if (ev.type === 'DELETED') {
-      if (before || f(ev.object)) this.send('DELETED', ev.object);
-    } else if (now && before) this.send('MODIFIED', ev.object);
-    else if (now) this.send('ADDED', ev.object);
-    else if (before) this.send('DELETED', stamped(ev.prev!, ev.rev));
+      if (before || f(ev.object)) out('DELETED', ev.object);
+    } else if (now && before) out('MODIFIED', ev.object);
+    else if (now) out('ADDED', ev.object);
+    else if (before) out('DELETED', stamped(ev.prev!, ev.rev));
   }
 
   send(type: WireType, stored: KObject): void {

@@ -18,7 +18,8 @@ import { served, toStorage } from '../conversion.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
-import { createTracker, updateTracker } from './managedfields.js';
+import { createTracker, updateTracker, withOwnerVersions } from './managedfields.js';
+import { customResourceWarnings } from '../crwarnings.js';
 
 /**
  * The body as an object of this type: decoded (duplicate keys noted), envelope
@@ -50,6 +51,7 @@ export async function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, 
 export async function createObject(env: CoreEnv, t: ResourceType, r: BackendRequest, obj: KObject, dryRun: boolean, track = createTracker(env, t, r)): Promise<void> {
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const prepared = prepareCreate(t, obj, env.clock());
+  addWarnings(r.res, customResourceWarnings(t, prepared));
   track(prepared);
   const name = prepared.metadata.name!;
   if (t.namespaced) await requireActiveNamespace(env, t, r.info.namespace, name);
@@ -94,7 +96,7 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
       return;
     }
     // obj is reused by a retry: prepareUpdate copies what it changes and defaulting is idempotent.
-    const next = prepareUpdate(t, obj, old, target, updateTracker(env, t, r));
+    const next = await withOwnerVersions(env, t, (versions) => prepareUpdate(t, obj, old, target, updateTracker(env, t, r, versions)));
     if (!next) {
       await respond(env, t, r, 200, old);
       return;
@@ -112,6 +114,7 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
  * changed or went meanwhile: the caller retries (retryOnConflict) or refuses.
  */
 export async function commitUpdate(env: CoreEnv, t: ResourceType, r: BackendRequest, key: string, next: KObject, old: KObject, dryRun: boolean): Promise<'done' | 'conflict' | 'gone'> {
+  addWarnings(r.res, customResourceWarnings(t, next, old));
   if (dryRun) {
     await respond(env, t, r, 200, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } });
     return 'done';

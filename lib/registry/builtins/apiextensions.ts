@@ -3,6 +3,7 @@
 // is built by lib/crd and swapped in by the core backend (DESIGN.md section 6).
 import { ALL_VERBS, type ResourceType } from '../types.js';
 import { defaultCrd, validateCrd } from './crd-validation.js';
+import { pruneCrdSchemas } from './crd-schemaprune.js';
 
 export const customresourcedefinitions: ResourceType = {
   group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', listKind: 'CustomResourceDefinitionList',
@@ -13,7 +14,8 @@ export const customresourcedefinitions: ResourceType = {
   // kube's CRD strategy: generation bumps when the spec changes.
   generation: 'spec',
   fieldSelectors: {},
-  defaults: defaultCrd,
+  // Decoding drops what JSONSchemaProps does not know, at every depth (crd-schemaprune.ts), before kube's defaulting.
+  defaults: (crd) => { pruneCrdSchemas(crd); defaultCrd(crd); },
   validate: validateCrd,
 };
 

@@ -5,7 +5,7 @@
 import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import { hasOwn } from '../../api/own.js';
-import { checkCrdSchema, structuralViolations } from '../../crdschema/index.js';
+import { checkCrdSchema, schemaHasUnprunedDefaults, structuralViolations, type CheckOptions } from '../../crdschema/index.js';
 import { at, list, str, sameJson } from '../fields.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../names.js';
 
@@ -139,7 +139,27 @@ export function nonStructuralCauses(crd: unknown): StatusCause[] {
   return list(crd, 'spec', 'versions').flatMap((v, i) => structuralViolations(at(v, 'schema', 'openAPIV3Schema'), `spec.versions[${i}].schema.openAPIV3Schema`));
 }
 
-function validateVersion(v: unknown, i: number, allowNonStructural: boolean): StatusCause[] {
+/** What kube relaxes on the update of a stored CRD, decided from the old object (validationOptions of ValidateCustomResourceDefinitionUpdate). */
+interface Relaxed {
+  /** requireStructuralSchema off: the stored schemas are not all structural. */
+  readonly allowNonStructural: boolean;
+  /** requirePrunedDefaults off: a stored schema has a default its schema prunes. */
+  readonly allowUnprunedDefaults: boolean;
+  /** versionsWithUnchangedSchemas: the stored schema of each version, by name. */
+  readonly storedSchemas: ReadonlyMap<string, unknown>;
+}
+
+function relaxedBy(old: KObject | undefined): Relaxed {
+  if (!old) return { allowNonStructural: false, allowUnprunedDefaults: false, storedSchemas: new Map() };
+  const oldVersions = list(old, 'spec', 'versions');
+  return {
+    allowNonStructural: nonStructuralCauses(old).length > 0,
+    allowUnprunedDefaults: oldVersions.some((v) => schemaHasUnprunedDefaults(at(v, 'schema', 'openAPIV3Schema'))),
+    storedSchemas: new Map(oldVersions.map((v) => [str(v, 'name'), at(v, 'schema', 'openAPIV3Schema')])),
+  };
+}
+
+function validateVersion(v: unknown, i: number, relaxed: Relaxed): StatusCause[] {
   const path = `spec.versions[${i}]`;
   const causes: StatusCause[] = [];
   const name = at(v, 'name');
@@ -152,7 +172,13 @@ function validateVersion(v: unknown, i: number, allowNonStructural: boolean): St
     if (hasOwn(sub, 'status') && sub['status'] !== null && isPlainObject(schema) && schema['type'] !== undefined && schema['type'] !== 'object') {
       causes.push(cause.invalid(`${path}.schema.openAPIV3Schema.type`, schema['type'], 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
     }
-    causes.push(...checkCrdSchema(schema, `${path}.schema.openAPIV3Schema`, allowNonStructural ? { allowNonStructural } : {}));
+    const stored = typeof name === 'string' ? relaxed.storedSchemas.get(name) : undefined;
+    const options: CheckOptions = {
+      ...(relaxed.allowNonStructural ? { allowNonStructural: true } : {}),
+      ...(relaxed.allowUnprunedDefaults ? { allowUnprunedDefaults: true } : {}),
+      ...(stored !== undefined && sameJson(stored, schema) ? { unchangedSchema: true } : {}),
+    };
+    causes.push(...checkCrdSchema(schema, `${path}.schema.openAPIV3Schema`, options));
   }
   causes.push(...validateScale(at(v, 'subresources', 'scale'), `${path}.subresources.scale`));
   list(v, 'additionalPrinterColumns').forEach((c, j) => causes.push(...validateColumn(c, `${path}.additionalPrinterColumns[${j}]`)));
@@ -250,9 +276,9 @@ export function validateCrd(crd: KObject, old: KObject | undefined): StatusCause
   else if (!SCOPES.includes(scope)) causes.push(cause.notSupported('spec.scope', scope, SCOPES));
   const versions = list(spec, 'versions');
   if (!Array.isArray(spec['versions'])) causes.push(cause.required('spec.versions', 'must have exactly one version marked as storage version'));
-  // kube's requireStructuralSchema: a CRD stored with a non-structural schema (a legacy object) may keep one on update.
-  const allowNonStructural = old !== undefined && nonStructuralCauses(old).length > 0;
-  versions.forEach((v, i) => causes.push(...validateVersion(v, i, allowNonStructural)));
+  // kube's relaxations for stored CRDs: a non-structural schema or an unpruned default may stay, an unchanged schema keeps its expensive rules.
+  const relaxed = relaxedBy(old);
+  versions.forEach((v, i) => causes.push(...validateVersion(v, i, relaxed)));
   const names = versions.map((v) => str(v, 'name'));
   if (new Set(names).size !== names.length) causes.push(cause.invalid('spec.versions', versions, 'must contain unique version names'));
   if (versions.length > 0 && versions.filter((v) => at(v, 'storage') === true).length !== 1) {
