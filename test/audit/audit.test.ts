@@ -13,6 +13,7 @@ import { parseServeFlags } from '../../gateway/config/flags.js';
 import { AuditPolicy } from '../../gateway/audit/policy.js';
 import { encodeEnvelope, PROTOBUF_MEDIA_TYPE as PROTOBUF } from '../../lib/protobuf/codec.js';
 import { startAuditReceiver, type AuditReceiver } from './receiver.js';
+import { Encoder } from 'cbor-x';
 
 type Ev = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -377,5 +378,44 @@ rules:
   });
   it('a __proto__ key in a policy is an unknown field, not a prototype', () => {
     assert.throws(() => AuditPolicy.parse('{"apiVersion":"audit.k8s.io/v1","kind":"Policy","rules":[{"level":"Metadata","__proto__":{"level":"None"}}]}', 't'), /rules\[0\]\.__proto__: Invalid value: unknown field/);
+  });
+});
+
+describe('audit of CBOR bodies (CBORServingAndStorage on)', () => {
+  let s: TestServer;
+  let dir: string;
+  let logFile: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gatehouse-audit-cbor-'));
+    logFile = join(dir, 'audit.log');
+    await writeFile(join(dir, 'policy.yaml'), POLICY);
+    s = await startTestServer({ flags: ['--feature-gates=CBORServingAndStorage=true', `--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${logFile}`] });
+  });
+  after(async () => { await s?.close(); await rm(dir, { recursive: true, force: true }); });
+
+  it('a CBOR request and answer are written in their JSON form, and a CBOR error\'s Status is read back', async () => {
+    // cbor-x with plain maps and arrays, self-described as kube's clients send it.
+    const encoder = new Encoder({ useRecords: false, mapsAsObjects: true, useTag259ForMaps: false } as ConstructorParameters<typeof Encoder>[0]);
+    const body = Buffer.concat([Buffer.from([0xd9, 0xd9, 0xf7]), encoder.encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'audited-cbor' }, data: { wire: 'cbor' } })]);
+    const r = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', body, { 'content-type': 'application/cbor', accept: 'application/cbor' });
+    assert.equal(r.status, 201);
+    assert.match(String(r.headers['content-type']), /^application\/cbor/);
+    const find = (id: string) => eventually(async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete'), `the event of ${id}`);
+    const ev = await find(String(r.headers['audit-id']));
+    assert.equal(ev['level'], 'RequestResponse');
+    assert.deepEqual(ev['requestObject']['data'], { wire: 'cbor' });
+    assert.equal(ev['requestObject']['kind'], 'ConfigMap');
+    assert.equal(ev['responseObject']['metadata']['name'], 'audited-cbor');
+    assert.deepEqual(ev['responseObject']['data'], { wire: 'cbor' });
+    assert.equal(ev['objectRef']['name'], 'audited-cbor');
+    // Metadata level (secrets): the error answer goes out in CBOR, its Status is in responseStatus.
+    const missing = await s.admin.request('GET', '/api/v1/namespaces/default/secrets/none', undefined, { accept: 'application/cbor' });
+    assert.equal(missing.status, 404);
+    assert.match(String(missing.headers['content-type']), /^application\/cbor/);
+    const err = await find(String(missing.headers['audit-id']));
+    assert.equal(err['level'], 'Metadata');
+    assert.equal(err['responseStatus']['reason'], 'NotFound');
+    assert.match(err['responseStatus']['message'], /secrets "none" not found/);
+    assert.equal(err['responseObject'], undefined);
   });
 });
