@@ -1,6 +1,6 @@
 // Builds request tracing from --tracing-config-file: nothing without the flag
 // (the chain then has no tracing step at all); with it, the SDK's tracer
-// provider — kube's sampler, ParentBased(TraceIdRatioBased(rate / 10^6)) —
+// provider — kube's sampling, ParentBased(TraceIdRatioBased(rate / 10^6)), the ratio rolled by RequestTracing before a root span is made —
 // batching spans to the OTLP/HTTP (JSON) exporter. A file that cannot be read
 // or does not parse stops the start with a message naming the file and field.
 import { readFile } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler } from '@opentelemetry/sdk-trace-base';
 import { enableTracing } from '../../lib/tracing/span.js';
 import type { TracingOptions } from '../config/options/tracing.js';
 import { parseTracingConfiguration } from './config.js';
@@ -71,13 +71,14 @@ export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Prom
   const exporter = new LoggedExporter(new OTLPTraceExporter({ url: config.url }), config.url, hooks.log, hooks.clock);
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': hooks.serviceName ?? 'apiserver', 'service.instance.id': hostname() }),
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.samplingRatePerMillion / 1_000_000) }),
+    // kube's ParentBased(TraceIdRatioBased(rate)): the ratio is rolled by RequestTracing before any span is made.
+    sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
     spanProcessors: [new BatchSpanProcessor(exporter, hooks.batchDelayMs !== undefined ? { scheduledDelayMillis: hooks.batchDelayMs } : {})],
   });
   installContextManager();
   hooks.log(`tracing: ${config.samplingRatePerMillion} per million requests without a sampled parent; spans to ${config.url}`);
   return {
-    requests: new RequestTracing(provider.getTracer('k8s.io/apiserver')),
+    requests: new RequestTracing(provider.getTracer('k8s.io/apiserver'), config.samplingRatePerMillion / 1_000_000),
     // What cannot be sent at shutdown is lost (and logged): it must neither fail nor hold the shutdown.
     shutdown: () => {
       const ms = hooks.shutdownMs ?? SHUTDOWN_MS;

@@ -263,6 +263,33 @@ describe('tracing at samplingRatePerMillion 0 (kube\'s default)', { timeout: 60_
   });
 });
 
+describe('tracing at samplingRatePerMillion 500000', { timeout: 120_000 }, () => {
+  it('records about half of the requests without a parent, an invalid traceparent counting as none', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
+    const rx = await startOtlpReceiver();
+    try {
+      const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 500000\n`);
+      const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 20 } });
+      const N = 200;
+      try {
+        for (let i = 0; i < N; i++) {
+          const headers = i % 2 === 0 ? {} : { traceparent: '00-not-a-trace-01' };
+          assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps', undefined, headers)).status, 200);
+        }
+      } finally {
+        await s.close();
+      }
+      const roots = [...rx.spans.values()].flat().filter((x) => x.kind === SERVER && x.parentSpanId === '');
+      // Binomial(200, 0.5): 100 ± 7 (one standard deviation); outside 60..140 happens about once in 10^8 runs.
+      assert.ok(roots.length >= 60 && roots.length <= 140, `${roots.length} of ${N} recorded`);
+      assert.equal(new Set(roots.map((x) => x.traceId)).size, roots.length, 'each its own trace');
+    } finally {
+      await rx.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('tracing with a blocking audit webhook', { timeout: 60_000 }, () => {
   it('sends the audit webhook call of a request in its trace', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
