@@ -7,6 +7,8 @@ import { RE2JS } from '@bufbuild/re2';
 import { strings } from '@bufbuild/cel/ext';
 import { LRUCache } from 'lru-cache';
 import { meterLoops, maxId, readsField, staticProblem, type Expr, type ShapeLimits } from './ast.js';
+import { checkTypes, formatProblem } from './check.js';
+import type { CelT } from './types.js';
 import { CelCompileError, CelEvalError } from './errors.js';
 import { listFunctions } from './lists.js';
 import { costFunctions, CostMeter, COST_TICK, DEFAULT_LIMITS, metered, type CostLimits } from './meter.js';
@@ -58,7 +60,24 @@ export class CompiledExpression {
     private readonly ast: Expr,
     private readonly program: (ctx: Record<string, CelInput>) => CelValue | Error,
     private readonly env: CelEnvironment,
+    private readonly positions: Readonly<Record<string, number>> = {},
   ) {}
+
+  /**
+   * Type-checks the expression with the variables typed (gradually: dyn where
+   * unknown). `problem` is cel-go's rendering (`ERROR: <input>:1:11: found no
+   * matching overload for '_>_' applied to '(string, int)'`, the line, a caret).
+   */
+  check(variables: ReadonlyMap<string, CelT>): { type: CelT; problem?: string } {
+    const r = checkTypes(this.ast, variables);
+    if (!r.problem) return { type: r.type };
+    let at = this.positions[String(r.problem.id)];
+    if (at !== undefined && r.problem.near) {
+      const found = this.expression.indexOf(r.problem.near, at);
+      if (found >= 0) at = found;
+    }
+    return { type: r.type, problem: formatProblem(this.expression, at, r.problem.message) };
+  }
 
   /** Whether the expression reads `variable.field` (e.g. `claims.email`). */
   reads(variable: string, field: string): boolean {
@@ -140,7 +159,8 @@ export class CelEnvironment {
     const vars = new Set(this.variables);
     const problem = staticProblem(ast, { variables: vars, hasFunction: (n) => this.env.funcs.find(n) !== undefined }, this.shape);
     if (problem) throw new CelCompileError(problem.startsWith('undeclared') ? 'undeclared' : 'too-large', expression, problem);
-    const inspect = parse(expression).expr; // unmetered copy for questions about the source
+    const source = parse(expression); // unmetered copy for questions about the source
+    const inspect = source.expr;
     meterLoops(ast, this.tickTemplate, { value: maxId(ast) + 1n });
     let program: (ctx: Record<string, CelInput>) => CelValue | Error;
     try {
@@ -148,6 +168,6 @@ export class CelEnvironment {
     } catch (err) {
       throw new CelCompileError('syntax', expression, err instanceof Error ? err.message : String(err));
     }
-    return new CompiledExpression(expression, inspect, program, this);
+    return new CompiledExpression(expression, inspect, program, this, source.sourceInfo?.positions);
   }
 }

@@ -9,7 +9,8 @@ import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import { jsonEqual } from '../api/json.js';
 import { CelCompileError, CelEnvironment, CelEvalError, kindOf, type CompiledExpression } from '../cel/index.js';
-import { costMessage, estimateCost, rootProps, rootView, toCel, undefinedField, unboundedCount, usesIdent } from './celschema.js';
+import { costMessage, estimateCost, rootProps, rootView, schemaType, toCel, unboundedCount, usesIdent } from './celschema.js';
+import { BOOL, DYN, formatType, isDyn, STRING, type CelT } from '../cel/types.js';
 import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
 import { fieldPath as P, type Props, type Rule } from './props.js';
 import { fieldError, goValue } from './render.js';
@@ -87,9 +88,17 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
       const rp = P.index(P.child(path, 'x-kubernetes-validations'), i);
       const c = compile(r.rule);
       const typed = s === root ? rootProps(s) : s;
-      const problem = typeof c === 'string' ? c : undefinedField(c.parsed, typed);
+      const selfType = schemaType(typed);
+      // optionalOldSelf: oldSelf is an optional, which is not typed here.
+      const vars = new Map([['self', selfType], ['oldSelf', r.optionalOldSelf ? DYN : selfType]]);
+      const checked = typeof c === 'string' ? undefined : c.check(vars);
+      const problem = typeof c === 'string' ? c : checked!.problem;
       if (problem !== undefined || typeof c === 'string') {
         out.push(fieldError.invalid(P.child(rp, 'rule'), ruleValue(r), `compilation failed: ${problem}`));
+        return;
+      }
+      if (!resultIs(checked!.type, BOOL)) {
+        out.push(fieldError.invalid(P.child(rp, 'rule'), ruleValue(r), 'cel expression must evaluate to a bool'));
         return;
       }
       const cost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(c.parsed, s) * (reps.get(s) ?? 1));
@@ -98,8 +107,10 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
       totals.rules.push({ path: P.child(rp, 'rule'), cost });
       if (r.messageExpression?.trim()) {
         const mc = compile(r.messageExpression);
-        const m = typeof mc === 'string' ? mc : undefinedField(mc.parsed, typed);
+        const mchecked = typeof mc === 'string' ? undefined : mc.check(vars);
+        const m = typeof mc === 'string' ? mc : mchecked!.problem;
         if (m !== undefined) out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), `messageExpression compilation failed: ${m}`));
+        else if (!resultIs(mchecked!.type, STRING)) out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), 'messageExpression must evaluate to a string'));
         else if (typeof mc !== 'string') {
           const mcost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(mc.parsed, typed) * (reps.get(s) ?? 1));
           if (mcost > STATIC_ESTIMATED_COST_LIMIT) out.push(fieldError.forbidden(P.child(rp, 'messageExpression'), costMessage('estimated messageExpression cost', mcost, STATIC_ESTIMATED_COST_LIMIT)));
@@ -115,6 +126,11 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
     });
     return out;
   };
+}
+
+/** Gradual: a result of unknown type may be the one wanted. */
+function resultIs(t: CelT, want: CelT): boolean {
+  return isDyn(t) || formatType(t) === formatType(want);
 }
 
 function ruleValue(r: Rule): Record<string, unknown> {
