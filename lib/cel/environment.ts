@@ -6,12 +6,12 @@ import { celEnv, isCelError, parse, plan, type CelEnv, type CelFunc, type CelInp
 import { RE2JS } from '@bufbuild/re2';
 import { strings } from '@bufbuild/cel/ext';
 import { LRUCache } from 'lru-cache';
-import { meterLoops, maxId, readsField, staticProblem, type Expr, type ShapeLimits } from './ast.js';
+import { meterProgram, maxId, readsField, staticProblem, type Expr, type ShapeLimits } from './ast.js';
 import { checkTypes, formatProblem } from './check.js';
 import type { CelT } from './types.js';
 import { CelCompileError, CelEvalError } from './errors.js';
 import { listFunctions } from './lists.js';
-import { costFunctions, CostMeter, COST_TICK, DEFAULT_LIMITS, metered, type CostLimits } from './meter.js';
+import { callCost, charge, costFunctions, CostMeter, COST_TICK, DEFAULT_LIMITS, metered, type CostLimits } from './meter.js';
 import { urlFunctions } from './urls.js';
 import { quantityFunctions } from './quantity.js';
 import { netFunctions } from './net.js';
@@ -51,6 +51,36 @@ const cachedRe2: { compile(pattern: string): { test(text: string): boolean } } =
     return re;
   },
 };
+type Group = NonNullable<ReturnType<CelEnv['funcs']['find']>>;
+
+/**
+ * `env` with its function resolver wrapped so that every call is charged to
+ * the running meter, as cel-go charges it (meter.ts, callCost). The planner
+ * reads only `funcs`, `registry` and `namespace`; COST_TICK charges itself.
+ */
+function meteringEnv(env: CelEnv): CelEnv {
+  const groups = new Map<string, Group | undefined>();
+  const wrap = (g: Group): Group => {
+    const call: Group['call'] = (id, target, args) => {
+      const result = g.call(id, target, args);
+      if (result !== undefined) charge(callCost(g.name, target === undefined ? args : [target, ...args], result as CelValue));
+      return result;
+    };
+    return Object.assign(Object.create(g) as Group, { call });
+  };
+  const funcs = {
+    find(name: string): Group | undefined {
+      if (!groups.has(name)) {
+        const g = env.funcs.find(name);
+        groups.set(name, g && name !== COST_TICK ? wrap(g) : g);
+      }
+      return groups.get(name);
+    },
+    [Symbol.iterator]: () => env.funcs[Symbol.iterator](),
+  };
+  return { namespace: env.namespace, registry: env.registry, variables: env.variables, funcs } as unknown as CelEnv;
+}
+
 const DEFAULT_SHAPE: ShapeLimits = { maxNodes: 4000, maxDepth: 100 };
 
 /** A compiled expression: immutable, reusable, safe to share. */
@@ -60,6 +90,8 @@ export class CompiledExpression {
     private readonly ast: Expr,
     private readonly program: (ctx: Record<string, CelInput>) => CelValue | Error,
     private readonly env: CelEnvironment,
+    /** The AST-counted cost of the part outside loops (meterProgram), charged once per evaluation. */
+    private readonly baseCost: number,
     private readonly positions: Readonly<Record<string, number>> = {},
   ) {}
 
@@ -91,20 +123,23 @@ export class CompiledExpression {
 
   /**
    * Evaluates with the given variables; throws CelEvalError on an error result or when the bound is hit.
-   * `stats.iterations` receives the loop iterations spent (a caller's budget across expressions).
+   * `stats.cost` receives the cost spent, in cel-go's runtime units (a caller's budget across expressions).
    */
-  evaluate(bindings: Record<string, CelInput>, limits?: Partial<CostLimits>, stats?: { iterations: number }): CelValue {
+  evaluate(bindings: Record<string, CelInput>, limits?: Partial<CostLimits>, stats?: { cost: number }): CelValue {
     for (const v of this.env.variables) {
       if (!(v in bindings)) throw new CelEvalError('eval', this.expression, `variable "${v}" has no value`);
     }
     const meter = new CostMeter({ ...this.env.limits, ...limits }, this.env.clock);
     let result: CelValue | Error;
     try {
-      result = metered(meter, () => this.program(bindings));
+      result = metered(meter, () => {
+        meter.charge(this.baseCost);
+        return this.program(bindings);
+      });
     } catch (err) {
       result = err instanceof Error ? err : new Error(String(err));
     }
-    if (stats) stats.iterations = meter.iterations;
+    if (stats) stats.cost = meter.cost;
     if (meter.exceeded) throw new CelEvalError('cost', this.expression, meter.exceeded);
     if (isCelError(result) || result instanceof Error) throw new CelEvalError('eval', this.expression, result.message);
     return result;
@@ -120,6 +155,8 @@ export class CelEnvironment {
   private readonly maxLength: number;
   private readonly shape: ShapeLimits;
   private readonly tickTemplate: Expr;
+  /** What programs are planned with: the environment with every call charged to the running meter. */
+  private readonly metering: CelEnv;
 
   constructor(readonly name: string, declarations: Readonly<Record<string, CelType>>, opts: EnvironmentOptions = {}) {
     this.variables = Object.freeze(Object.keys(declarations));
@@ -130,9 +167,10 @@ export class CelEnvironment {
     this.cache = new LRUCache({ max: opts.cacheSize ?? 4096 });
     this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...quantityFunctions, ...netFunctions, ...costFunctions, ...(opts.funcs ?? [])], re2: cachedRe2 });
     // A call node to copy for the loop meter; the name is swapped in since `@…` cannot be parsed.
-    const t = parse('x(true)').expr;
+    const t = parse('x(true, 0)').expr;
     if (t.exprKind.case === 'callExpr') t.exprKind.value.function = COST_TICK;
     this.tickTemplate = t;
+    this.metering = meteringEnv(this.env);
   }
 
   /** Compiles (or returns the cached compilation of) an expression; throws CelCompileError. */
@@ -161,13 +199,13 @@ export class CelEnvironment {
     if (problem) throw new CelCompileError(problem.startsWith('undeclared') ? 'undeclared' : 'too-large', expression, problem);
     const source = parse(expression); // unmetered copy for questions about the source
     const inspect = source.expr;
-    meterLoops(ast, this.tickTemplate, { value: maxId(ast) + 1n });
+    const baseCost = meterProgram(ast, this.tickTemplate, { value: maxId(ast) + 1n });
     let program: (ctx: Record<string, CelInput>) => CelValue | Error;
     try {
-      program = plan(this.env, ast) as unknown as typeof program;
+      program = plan(this.metering, ast) as unknown as typeof program;
     } catch (err) {
       throw new CelCompileError('syntax', expression, err instanceof Error ? err.message : String(err));
     }
-    return new CompiledExpression(expression, inspect, program, this, source.sourceInfo?.positions);
+    return new CompiledExpression(expression, inspect, program, this, baseCost, source.sourceInfo?.positions);
   }
 }

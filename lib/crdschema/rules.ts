@@ -18,14 +18,14 @@ import { fieldError, goValue } from './render.js';
 /** kube's budgets (k8s.io/apiserver/pkg/apis/cel/config.go, apiextensions validation). */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
-/** Runtime: loop iterations (our cost unit) per rule evaluation and per object. */
+/** Runtime, in cel-go's cost units (lib/cel/meter.ts): celconfig.PerCallLimit per rule evaluation, celconfig.RuntimeCELCostBudget per object. */
 export const PER_CALL_LIMIT = 1_000_000;
 export const RUNTIME_BUDGET = 10_000_000;
 
 export interface ValidateOptions {
-  /** Iterations allowed across every rule of one object (default RUNTIME_BUDGET). */
+  /** Cost allowed across every rule of one object (default RUNTIME_BUDGET). */
   readonly budget?: number;
-  /** Iterations allowed per rule evaluation (default PER_CALL_LIMIT). */
+  /** Cost allowed per rule evaluation (default PER_CALL_LIMIT). */
   readonly perCallLimit?: number;
 }
 
@@ -44,7 +44,7 @@ const optionalFuncs: readonly CelFunc[] = [
   celMethod('orValue', CelScalar.DYN, [CelScalar.DYN], CelScalar.DYN, function (this: CelValue, d: CelValue) { return isNone(this) ? d : this; }),
 ];
 
-// The budget is counted in loop iterations; the wall clock is only a safety net
+// The budget is counted in cel-go's cost units; the wall clock is only a safety net
 // (kube has none), wide enough that a loaded machine does not turn a cost
 // answer into a timeout.
 const env = new CelEnvironment('x-kubernetes-validations', { self: CelScalar.DYN, oldSelf: CelScalar.DYN }, {
@@ -282,13 +282,13 @@ function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: Stat
       continue;
     }
     const program = r.program;
-    const stats = { iterations: 0 };
+    const stats = { cost: 0 };
     const limitedByBudget = budget.left < budget.perCall;
     let result: CelValue;
     try {
-      result = program.evaluate(bindings, { maxIterations: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
+      result = program.evaluate(bindings, { maxCost: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
     } catch (err) {
-      budget.left -= stats.iterations;
+      budget.left -= stats.cost;
       const detail = err instanceof CelEvalError ? err.detail : String(err);
       if (err instanceof CelEvalError && err.code === 'cost') {
         if (limitedByBudget) throw new OutOfBudget();
@@ -300,7 +300,7 @@ function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: Stat
         : `${detail} evaluating rule: ${ruleErrorString(r.rule)}`));
       continue;
     }
-    budget.left -= stats.iterations;
+    budget.left -= stats.cost;
     if (result === true) continue;
     if (typeof result !== 'boolean') {
       out.push(fieldError.invalid(at, value, `rule evaluated to ${kindOf(result)}, not bool, evaluating rule: ${ruleErrorString(r.rule)}`));

@@ -179,6 +179,17 @@ describe('x-kubernetes-validations per request', () => {
     assert.deepEqual(run(s, { spec: { l: [1, 2, 3] } }, undefined, { perCallLimit: 1_000, budget: 500 }), []);
   });
 
+  it("counts kube's cost units, not loop iterations: string work by size against the 10^6 per-call limit", () => {
+    const rule = "self.l.all(a, self.l.all(b, a + b != ''))";
+    const s = withRules([{ rule }], { l: { type: 'array', items: { type: 'string' } } });
+    const strings = (n: number) => Array.from({ length: n }, (_, i) => `${i}`.padStart(60, 'x'));
+    // 100 × 100 iterations, each concatenating 120 characters (cost 12) and a few nodes: well under 10^6.
+    assert.deepEqual(run(s, { spec: { l: strings(100) } }), []);
+    // 300 × 300 = 90,000 iterations (under 10^6 iterations) but ≈ 1.5 × 10^6 in cost units.
+    assert.deepEqual(run(s, { spec: { l: strings(300) } }),
+      [`spec: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${rule}`]);
+  });
+
   it('has the Kubernetes libraries: quantity, IP/CIDR, lists', () => {
     const s = withRules([
       { rule: 'quantity(self.memory).isLessThan(quantity("2Gi"))', message: 'memory must be below 2Gi' },
