@@ -26,6 +26,11 @@ export interface Checked {
 
 const TYPE_NAMES: ReadonlySet<string> = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'list', 'map', 'null_type', 'type', 'dyn']);
 
+const OPERATOR_TEXT: Readonly<Record<string, string>> = {
+  '_==_': '==', '_!=_': '!=', '_<_': '<', '_<=_': '<=', '_>_': '>', '_>=_': '>=', '_+_': '+', '_-_': '-', '_*_': '*', '_/_': '/', '_%_': '%',
+  '_&&_': '&&', '_||_': '||', '@in': 'in', '_?_:_': '?', '_[_]': '[', '!_': '!', '-_': '-',
+};
+
 class Problem extends Error {
   constructor(readonly problem: TypeProblem) { super(problem.message); }
 }
@@ -184,8 +189,9 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
         const r = resolve(overloads, target, args);
         if (r) return r;
         const applied = `${target ? `${formatType(target)}.` : ''}(${args.map(formatType).join(', ')})`;
-        // cel-go places a named call at its '('; @bufbuild/cel at the name or the dot before it.
-        throw new Problem({ message: `found no matching overload for '${fn}' applied to '${applied}'`, id: e.id, near: /^[A-Za-z]/.test(fn) ? '(' : undefined });
+        // cel-go places a named call at its '(' and an operator at its symbol; @bufbuild/cel
+        // records the name (or the dot before it), and sometimes the end of the left operand.
+        throw new Problem({ message: `found no matching overload for '${fn}' applied to '${applied}'`, id: e.id, near: /^[A-Za-z]/.test(fn) ? '(' : OPERATOR_TEXT[fn] });
       }
       case 'listExpr': {
         const els = k.value.elements;
