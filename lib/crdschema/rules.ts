@@ -306,7 +306,12 @@ function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: Stat
       out.push(fieldError.invalid(at, value, `rule evaluated to ${kindOf(result)}, not bool, evaluating rule: ${ruleErrorString(r.rule)}`));
       continue;
     }
-    out.push(ruleFailure(at, value, message(r, bindings), r.rule.reason));
+    const m = message(r, bindings, budget);
+    if (typeof m !== 'string') {
+      out.push(fieldError.invalid(at, value, m.stop));
+      throw new Stop();
+    }
+    out.push(ruleFailure(at, value, m, r.rule.reason));
   }
 }
 
@@ -315,12 +320,28 @@ function ruleErrorString(r: Rule): string {
   return r.message ? r.message.trim() : r.rule.trim();
 }
 
-function message(r: CompiledRule, bindings: Record<string, CelInput>): string {
+/**
+ * A failed rule's message. A messageExpression is charged to the object's
+ * budget as kube charges it: over the budget or the per-call limit, no
+ * further rule runs (`stop` is the cause); any other failure falls back to
+ * message, then to the rule.
+ */
+function message(r: CompiledRule, bindings: Record<string, CelInput>, budget: Budget): string | { stop: string } {
   if (r.message) {
+    const stats = { cost: 0 };
+    const limitedByBudget = budget.left < budget.perCall;
     try {
-      const m = r.message.evaluate(bindings);
+      const m = r.message.evaluate(bindings, { maxCost: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
+      budget.left -= stats.cost;
       if (typeof m === 'string' && m.trim() && !/\n/.test(m.trim()) && m.trim().length <= 5 * 1024) return m.trim();
-    } catch { /* kube falls back to message, then to the rule */ }
+    } catch (err) {
+      if (err instanceof CelEvalError && err.code === 'cost') {
+        return { stop: limitedByBudget
+          ? 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'
+          : `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(r.rule.messageExpression)}` };
+      }
+      budget.left -= stats.cost;
+    }
   }
   return r.rule.message ? r.rule.message.trim() : `failed rule: ${r.rule.rule.trim()}`;
 }

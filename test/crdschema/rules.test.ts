@@ -190,6 +190,18 @@ describe('x-kubernetes-validations per request', () => {
       [`spec: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${rule}`]);
   });
 
+  it('charges a messageExpression to the budget: over the per-call limit or the budget, no further rule runs', () => {
+    const messageExpression = "self.l.map(a, self.l.map(b, a + b).join(',')).join(';')";
+    const s = withRules([{ rule: 'false', messageExpression }, { rule: 'false', message: 'second' }],
+      { l: { type: 'array', items: { type: 'string' } } });
+    const l = Array.from({ length: 40 }, (_, i) => `${i}`.padStart(20, 'x'));
+    assert.deepEqual(run(s, { spec: { l: ['a', 'b'] } }), ['spec: Invalid value: "object": aa,ab;ba,bb', 'spec: Invalid value: "object": second']);
+    assert.deepEqual(run(s, { spec: { l } }, undefined, { perCallLimit: 1_000, budget: 1_000_000 }),
+      [`spec: Invalid value: "object": no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(messageExpression)}`]);
+    assert.deepEqual(run(s, { spec: { l } }, undefined, { perCallLimit: 1_000_000, budget: 1_000 }),
+      ['spec: Invalid value: "object": messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run']);
+  });
+
   it('has the Kubernetes libraries: quantity, IP/CIDR, lists', () => {
     const s = withRules([
       { rule: 'quantity(self.memory).isLessThan(quantity("2Gi"))', message: 'memory must be below 2Gi' },
