@@ -7,7 +7,8 @@ import type { CelInput } from '@bufbuild/cel';
 import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import type { Expr } from '../cel/ast.js';
-import { BOOL, DOUBLE, DYN, INT, listOf, mapOf, STRING, type CelT } from '../cel/types.js';
+import { BOOL, DOUBLE, DURATION, DYN, INT, listOf, mapOf, STRING, TIMESTAMP, type CelT } from '../cel/types.js';
+import { formatValue, TYPED_FORMATS } from './celformats.js';
 import type { Props } from './props.js';
 
 const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
@@ -88,9 +89,10 @@ const typesOf = new WeakMap<Props, CelT>();
 
 /**
  * The CEL type of values under a schema, as kube declares it: integer → int,
- * number → double, boolean, string (dyn with a format kube gives another type
- * to — byte, duration, date, date-time — since values reach rules as
- * strings here), arrays → list, declared properties → an object whose other
+ * number → double, boolean, string (a timestamp with format date or
+ * date-time, a duration with format duration: celformats.ts makes the values
+ * so; dyn with format binary, whose values are not converted to bytes here),
+ * arrays → list, declared properties → an object whose other
  * fields are undefined (open under preserve-unknown-fields or an embedded
  * resource), additionalProperties → map(string, T); int-or-string,
  * preserve-unknown-fields without properties and anything untyped → dyn.
@@ -104,7 +106,7 @@ export function schemaType(p: Props | undefined): CelT {
   else if (p.type === 'integer') t = INT;
   else if (p.type === 'number') t = DOUBLE;
   else if (p.type === 'boolean') t = BOOL;
-  else if (p.type === 'string') t = p.format && DYN_FORMATS.has(p.format) ? DYN : STRING;
+  else if (p.type === 'string') t = p.format === 'date' || p.format === 'date-time' ? TIMESTAMP : p.format === 'duration' ? DURATION : p.format === 'binary' ? DYN : STRING;
   else if (p.type === 'array') t = listOf(schemaType(itemsOf(p)));
   else if (p.type === 'object') {
     if (p.properties?.size || closedObject(p)) {
@@ -117,8 +119,6 @@ export function schemaType(p: Props | undefined): CelT {
   typesOf.set(p, t);
   return t;
 }
-
-const DYN_FORMATS: ReadonlySet<string> = new Set(['byte', 'duration', 'date', 'date-time']);
 
 /** The schema of a select chain from a variable (`self.spec.items[0].name`); undefined = dyn. */
 function exprSchema(x: Expr, scope: ReadonlyMap<string, Props | undefined>): Props | undefined {
@@ -259,7 +259,8 @@ export function rootView(v: unknown): unknown {
 export function toCel(v: unknown, p: Props | undefined): CelInput {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number') return p?.type === 'number' || !Number.isInteger(v) ? v : BigInt(v);
-  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'string') return p?.format && TYPED_FORMATS.has(p.format) ? formatValue(v, p.format) ?? v : v;
+  if (typeof v === 'boolean') return v;
   if (Array.isArray(v)) {
     const items = p?.items && !Array.isArray(p.items) ? (p.items as Props) : undefined;
     return v.map((x) => toCel(x, items));

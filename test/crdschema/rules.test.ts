@@ -202,6 +202,25 @@ describe('x-kubernetes-validations per request', () => {
       ['spec: Invalid value: "object": messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run']);
   });
 
+  it('gives rules date and date-time strings as timestamps and duration strings as durations (strfmt layouts)', () => {
+    const s = withRules([
+      { rule: "self.since > timestamp('2020-01-01T00:00:00Z') && self.since.getFullYear() < 2030", message: 'since in the 2020s' },
+      { rule: "self.day == timestamp('2021-03-04T00:00:00Z')", message: 'day' },
+      { rule: "self.timeout >= duration('1m') && self.timeout <= duration('168h')", message: 'timeout between a minute and a week' },
+    ], { since: { type: 'string', format: 'date-time' }, day: { type: 'string', format: 'date' }, timeout: { type: 'string', format: 'duration' } });
+    assert.deepEqual(run(s, { spec: { since: '2021-03-04T05:06:07.5+02:00', day: '2021-03-04', timeout: '1h30m' } }), []);
+    assert.deepEqual(run(s, { spec: { since: '2021-03-04 05:06:07', day: '2021-03-04', timeout: '5 days' } }), []);
+    assert.deepEqual(run(s, { spec: { since: '2019-12-31T23:59:59Z', day: '2021-03-05', timeout: '2w' } }), [
+      'spec: Invalid value: "object": since in the 2020s',
+      'spec: Invalid value: "object": day',
+      'spec: Invalid value: "object": timeout between a minute and a week',
+    ]);
+    assert.deepEqual(run(s, { spec: { since: '2030-01-01T00:00:00Z', day: '2021-03-04', timeout: '1.5s' } }), [
+      'spec: Invalid value: "object": since in the 2020s',
+      'spec: Invalid value: "object": timeout between a minute and a week',
+    ]);
+  });
+
   it('has the Kubernetes libraries: quantity, IP/CIDR, lists', () => {
     const s = withRules([
       { rule: 'quantity(self.memory).isLessThan(quantity("2Gi"))', message: 'memory must be below 2Gi' },
@@ -244,7 +263,7 @@ describe('x-kubernetes-validations type-checked at CRD write', () => {
     labels: { type: 'object', maxProperties: 10, additionalProperties: { type: 'string', maxLength: 10 } },
     free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
     ios: { 'x-kubernetes-int-or-string': true },
-    created: { type: 'string', format: 'date-time' },
+    created: { type: 'string', format: 'date-time' }, timeout: { type: 'string', format: 'duration' },
     memory: { type: 'string', maxLength: 10 }, address: { type: 'string', maxLength: 40 },
     items: { type: 'array', maxItems: 10, items: { type: 'object', properties: { name: { type: 'string', maxLength: 10 }, port: { type: 'integer' } } } },
   });
@@ -256,7 +275,8 @@ describe('x-kubernetes-validations type-checked at CRD write', () => {
     'self.replicas > 1 && self.ratio > 0.5 && self.replicas < self.ratio', // cross-type numeric comparisons, as kube's environment
     "self.tags.all(t, t.size() < 5) && self.tags.exists_one(t, t == 'x') && self.tags.map(t, t.size()).sum() < 100",
     "self.labels.all(k, self.labels[k].startsWith('v')) && 'a' in self.labels && self.replicas in [1, 2, 3]",
-    "self.free.anything.deeper > 1 && self.ios == 1 && self.ios == 'a' && type(self.ios) == string && self.created != ''",
+    "self.free.anything.deeper > 1 && self.ios == 1 && self.ios == 'a' && type(self.ios) == string",
+    "self.created > timestamp('2020-01-01T00:00:00Z') && self.created.getFullYear() > 2000 && self.timeout < duration('1h')",
     "quantity(self.memory).isLessThan(quantity('1Gi')) && cidr('10.0.0.0/8').containsIP(self.address) && ip(self.address).family() == 4",
     "self.items.exists(i, i.port > 0 && i.name.size() > 0) && self.items.map(i, i.name).exists(n, n == 'a')",
     "(self.replicas > 1 ? self.name : 'x').size() > 0 && [has(self.replicas), has(self.name)].filter(x, x).size() <= 1",
@@ -285,6 +305,8 @@ describe('x-kubernetes-validations type-checked at CRD write', () => {
       at('rule', { rule: "self.tags.map(t, t.size()).join(',') == ''" }, "compilation failed: ERROR: <input>:1:32: found no matching overload for 'join' applied to 'list(int).(string)'\n | self.tags.map(t, t.size()).join(',') == ''\n | ...............................^")],
     ['a quantity of an integer', { rule: 'quantity(self.replicas).isInteger()' },
       at('rule', { rule: 'quantity(self.replicas).isInteger()' }, "compilation failed: ERROR: <input>:1:9: found no matching overload for 'quantity' applied to '(int)'\n | quantity(self.replicas).isInteger()\n | ........^")],
+    ['a date-time used as a string (it is a timestamp, as in kube)', { rule: "self.created.startsWith('2020')" },
+      at('rule', { rule: "self.created.startsWith('2020')" }, "compilation failed: ERROR: <input>:1:24: found no matching overload for 'startsWith' applied to 'google.protobuf.Timestamp.(string)'\n | self.created.startsWith('2020')\n | .......................^")],
     ['a rule that is not a bool', { rule: 'self.replicas + 1' }, at('rule', { rule: 'self.replicas + 1' }, 'cel expression must evaluate to a bool')],
     ['a messageExpression that is not a string', { rule: 'true', messageExpression: 'self.replicas' },
       at('messageExpression', { rule: 'true', messageExpression: 'self.replicas' }, 'messageExpression must evaluate to a string')],
