@@ -61,9 +61,13 @@ type Group = NonNullable<ReturnType<CelEnv['funcs']['find']>>;
 function meteringEnv(env: CelEnv): CelEnv {
   const groups = new Map<string, Group | undefined>();
   const wrap = (g: Group): Group => {
+    const name = g.name;
     const call: Group['call'] = (id, target, args) => {
       const result = g.call(id, target, args);
-      if (result !== undefined) charge(callCost(g.name, target === undefined ? args : [target, ...args], result as CelValue));
+      if (result !== undefined) {
+        if (target === undefined) charge(callCost(name, args[0], args[1], result as CelValue));
+        else charge(callCost(name, target, args[0], result as CelValue));
+      }
       return result;
     };
     return Object.assign(Object.create(g) as Group, { call });

@@ -86,10 +86,10 @@ const STRING_ORDER = new Set(['_<_', '_<=_', '_>_', '_>=_']);
 
 /**
  * The cost of one call as cel-go's CostTracker.costCall and kube's library
- * CostEstimator.CallCost count it; `args` has the receiver first, as there.
+ * CostEstimator.CallCost count it, from its first two arguments (the
+ * receiver first, as there) and its result.
  */
-export function callCost(name: string, args: readonly CelValue[], result: CelValue): number {
-  const [a, b] = args;
+export function callCost(name: string, a: CelValue | undefined, b: CelValue | undefined, result: CelValue): number {
   switch (name) {
     case '_==_': case '_!=_':
       return Math.ceil(Math.min(size(a), size(b)) * STRING_TRAVERSAL);
