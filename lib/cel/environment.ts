@@ -54,29 +54,44 @@ const cachedRe2: { compile(pattern: string): { test(text: string): boolean } } =
 type Group = NonNullable<ReturnType<CelEnv['funcs']['find']>>;
 
 /**
+ * A function group whose calls are charged to the running meter. One class,
+ * so every call site of the planner sees one object shape (wrapping each
+ * group in an object of its own prototype made those sites megamorphic: 2.5×
+ * the instructions of three rules under callgrind).
+ */
+class MeteredGroup {
+  constructor(private readonly group: Group) {}
+
+  get name(): string {
+    return this.group.name;
+  }
+
+  call(id: Parameters<Group['call']>[0], target: CelValue | undefined, args: CelValue[]): ReturnType<Group['call']> {
+    const result = this.group.call(id, target, args);
+    if (result !== undefined) {
+      if (target === undefined) charge(callCost(this.group.name, args[0], args[1], result as CelValue));
+      else charge(callCost(this.group.name, target, args[0], result as CelValue));
+    }
+    return result;
+  }
+
+  [Symbol.iterator](): ReturnType<Group[typeof Symbol.iterator]> {
+    return this.group[Symbol.iterator]();
+  }
+}
+
+/**
  * `env` with its function resolver wrapped so that every call is charged to
  * the running meter, as cel-go charges it (meter.ts, callCost). The planner
  * reads only `funcs`, `registry` and `namespace`; COST_TICK charges itself.
  */
 function meteringEnv(env: CelEnv): CelEnv {
   const groups = new Map<string, Group | undefined>();
-  const wrap = (g: Group): Group => {
-    const name = g.name;
-    const call: Group['call'] = (id, target, args) => {
-      const result = g.call(id, target, args);
-      if (result !== undefined) {
-        if (target === undefined) charge(callCost(name, args[0], args[1], result as CelValue));
-        else charge(callCost(name, target, args[0], result as CelValue));
-      }
-      return result;
-    };
-    return Object.assign(Object.create(g) as Group, { call });
-  };
   const funcs = {
     find(name: string): Group | undefined {
       if (!groups.has(name)) {
         const g = env.funcs.find(name);
-        groups.set(name, g && name !== COST_TICK ? wrap(g) : g);
+        groups.set(name, g && name !== COST_TICK ? (new MeteredGroup(g) as unknown as Group) : g);
       }
       return groups.get(name);
     },
