@@ -37,16 +37,23 @@ class Problem extends Error {
 
 type Bindings = Map<string, CelT>;
 
+// A declared object is a map at evaluation (a JSON object): where kube's own
+// checker might refuse an object used as a map, this one accepts it.
+const asMap = (t: CelT): CelT => (t.kind === 'object' ? mapOf(STRING, DYN) : t);
+
 /** Whether two known types can hold the same value (dyn, null and objects compare loosely). */
-function compatible(a: CelT, b: CelT): boolean {
-  if (isDyn(a) || isDyn(b) || a === NULL || b === NULL || a.kind === 'param' || b.kind === 'param') return true;
+function compatible(x: CelT, y: CelT): boolean {
+  if (isDyn(x) || isDyn(y) || x === NULL || y === NULL || x.kind === 'param' || y.kind === 'param') return true;
+  if (x.kind === 'object' && y.kind === 'object') return true;
+  const a = asMap(x);
+  const b = asMap(y);
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
     case 'scalar': return a.name === (b as typeof a).name;
     case 'list': return compatible(a.elem, (b as typeof a).elem);
     case 'map': return compatible(a.key, (b as typeof a).key) && compatible(a.value, (b as typeof a).value);
     case 'opaque': return a.name === (b as typeof a).name;
-    case 'object': return true;
+    default: return true;
   }
 }
 
@@ -63,7 +70,10 @@ function unify(sig: CelT, actual: CelT, b: Bindings): boolean {
   switch (sig.kind) {
     case 'scalar': return actual.kind === 'scalar' && actual.name === sig.name;
     case 'list': return actual.kind === 'list' && unify(sig.elem, actual.elem, b);
-    case 'map': return actual.kind === 'map' && unify(sig.key, actual.key, b) && unify(sig.value, actual.value, b);
+    case 'map': {
+      const m = asMap(actual);
+      return m.kind === 'map' && unify(sig.key, m.key, b) && unify(sig.value, m.value, b);
+    }
     case 'opaque': return actual.kind === 'opaque' && actual.name === sig.name;
     case 'object': return actual.kind === 'object';
   }
@@ -207,7 +217,7 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
       }
       case 'comprehensionExpr': {
         const c = k.value;
-        const range = typeOf(c.iterRange!);
+        const range = asMap(typeOf(c.iterRange!));
         let vars: Array<[string, CelT]>;
         if (range.kind === 'list') vars = c.iterVar2 ? [[c.iterVar, INT], [c.iterVar2, range.elem]] : [[c.iterVar, range.elem]];
         else if (range.kind === 'map') vars = c.iterVar2 ? [[c.iterVar, range.key], [c.iterVar2, range.value]] : [[c.iterVar, range.key]];
