@@ -6,7 +6,7 @@ import type { parse } from '@bufbuild/cel';
 export type Expr = ReturnType<typeof parse>['expr'];
 
 /** Identifiers that name types (`type(x) == string`). */
-const TYPE_NAMES: ReadonlySet<string> = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'list', 'map', 'null_type', 'type', 'dyn']);
+export const TYPE_NAMES: ReadonlySet<string> = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'list', 'map', 'null_type', 'type', 'dyn']);
 
 export interface Scope {
   readonly variables: ReadonlySet<string>;

@@ -5,7 +5,7 @@
 // of comprehensions, homogeneous list and map literals. Where a type is not
 // known it is dyn, and dyn matches everything: nothing that could evaluate is
 // refused.
-import type { Expr } from './ast.js';
+import { TYPE_NAMES, type Expr } from './ast.js';
 import { overloadsOf, type Overload } from './overloads.js';
 import {
   BOOL, BYTES, DOUBLE, DURATION, DYN, formatType, INT, isDyn, listOf, mapOf, NULL, STRING, TIMESTAMP, TYPE, UINT, type CelT,
@@ -23,8 +23,6 @@ export interface Checked {
   readonly type: CelT;
   readonly problem?: TypeProblem;
 }
-
-const TYPE_NAMES: ReadonlySet<string> = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'list', 'map', 'null_type', 'type', 'dyn']);
 
 const OPERATOR_TEXT: Readonly<Record<string, string>> = {
   '_==_': '==', '_!=_': '!=', '_<_': '<', '_<=_': '<=', '_>_': '>', '_>=_': '>=', '_+_': '+', '_-_': '-', '_*_': '*', '_/_': '/', '_%_': '%',
