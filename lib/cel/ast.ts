@@ -6,7 +6,7 @@ import type { parse } from '@bufbuild/cel';
 export type Expr = ReturnType<typeof parse>['expr'];
 
 /** Identifiers that name types (`type(x) == string`). */
-const TYPE_NAMES: ReadonlySet<string> = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'list', 'map', 'null_type', 'type', 'dyn']);
+export const TYPE_NAMES: ReadonlySet<string> = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'list', 'map', 'null_type', 'type', 'dyn']);
 
 export interface Scope {
   readonly variables: ReadonlySet<string>;
@@ -106,29 +106,46 @@ export function readsField(root: Expr, variable: string, field: string): boolean
   return visit(root);
 }
 
-/** Wraps every comprehension's loop condition in `tick(cond)` (see meter.ts). */
-export function meterLoops(root: Expr, template: Expr, nextId: { value: bigint }): void {
-  const visit = (e: Expr | undefined): void => {
-    if (!e) return;
+// cel-go's costs of what is not a call (common/cost.go): an identifier, a
+// selection or an index 1, a list literal 10, a map literal 30; constants 0.
+const LIST_CREATE = 10;
+const MAP_CREATE = 30;
+/** Calls @bufbuild/cel plans without the function resolver, so the resolver hook never sees them. */
+const UNRESOLVED_CALLS: Readonly<Record<string, number>> = { '_&&_': 0, '_||_': 0, '_?_:_': 0, '_[_]': 1, '@not_strictly_false': 1 };
+
+/**
+ * Prepares an expression for the cost meter (see meter.ts): every
+ * comprehension's loop condition becomes `tick(cond, weight)`, weight being
+ * the cost of one iteration's condition and step that no call charges
+ * (identifiers, selections, indexing, literals); returns the same count for
+ * the part outside any loop, charged once per evaluation (an upper bound:
+ * a branch skipped by `&&`, `||` or `?:` is counted too).
+ */
+export function meterProgram(root: Expr, template: Expr, nextId: { value: bigint }): number {
+  const weigh = (e: Expr | undefined): number => {
+    if (!e) return 0;
     const k = e.exprKind;
     switch (k.case) {
-      case 'selectExpr': visit(k.value.operand); return;
-      case 'callExpr': visit(k.value.target); k.value.args.forEach(visit); return;
-      case 'listExpr': k.value.elements.forEach(visit); return;
-      case 'structExpr': k.value.entries.forEach((en) => { if (en.keyKind.case === 'mapKey') visit(en.keyKind.value); visit(en.value); }); return;
+      case 'identExpr': return 1;
+      case 'selectExpr': return 1 + weigh(k.value.operand);
+      case 'callExpr': return (UNRESOLVED_CALLS[k.value.function] ?? 0) + weigh(k.value.target) + k.value.args.reduce((a, x) => a + weigh(x), 0);
+      case 'listExpr': return LIST_CREATE + k.value.elements.reduce((a, x) => a + weigh(x), 0);
+      case 'structExpr': return MAP_CREATE + k.value.entries.reduce((a, en) => a + (en.keyKind.case === 'mapKey' ? weigh(en.keyKind.value) : 0) + weigh(en.value), 0);
       case 'comprehensionExpr': {
         const c = k.value;
-        [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].forEach(visit);
+        const perIteration = weigh(c.loopCondition) + weigh(c.loopStep);
         if (c.loopCondition && template.exprKind.case === 'callExpr') {
-          const call = { ...template.exprKind.value, args: [c.loopCondition] };
+          const [, w] = template.exprKind.value.args;
+          const weight = { ...w!, id: nextId.value++, exprKind: { case: 'constExpr', value: { ...(w!.exprKind.value as object), constantKind: { case: 'int64Value', value: BigInt(perIteration) } } } } as Expr;
+          const call = { ...template.exprKind.value, args: [c.loopCondition, weight] };
           c.loopCondition = { ...template, id: nextId.value++, exprKind: { case: 'callExpr', value: call } } as Expr;
         }
-        return;
+        return weigh(c.iterRange) + weigh(c.accuInit) + weigh(c.result);
       }
-      default:
+      default: return 0;
     }
   };
-  visit(root);
+  return weigh(root);
 }
 
 export function maxId(root: Expr): bigint {

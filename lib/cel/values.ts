@@ -1,6 +1,6 @@
 // Between JSON-shaped data and CEL values. JSON numbers become CEL doubles,
 // as they do in Kubernetes (claims are decoded into map[string]any first).
-import { isCelList, isCelMap, type CelInput, type CelValue } from '@bufbuild/cel';
+import { celEnv, CelScalar, isCelError, isCelList, isCelMap, parse, plan, type CelInput, type CelValue } from '@bufbuild/cel';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -36,4 +36,27 @@ export function stringList(v: CelValue): string[] | undefined {
     out.push(x);
   }
   return out;
+}
+
+// Timestamps and durations are protobuf messages in @bufbuild/cel; they are
+// made by its own `timestamp(string)` and `duration(string)` (run as
+// programs: its functions need an evaluation context) so that no protobuf
+// runtime is needed here.
+const castEnv = celEnv({ variables: { s: CelScalar.STRING } });
+const toTimestamp = plan(castEnv, parse('timestamp(s)'));
+const toDuration = plan(castEnv, parse('duration(s)'));
+
+function cast(program: typeof toTimestamp, s: string): CelValue | undefined {
+  const r = program({ s });
+  return isCelError(r) ? undefined : r;
+}
+
+/** An RFC 3339 timestamp (`2020-01-02T03:04:05.5Z`) as a CEL timestamp; undefined when it is not one CEL accepts. */
+export function timestampValue(rfc3339: string): CelValue | undefined {
+  return cast(toTimestamp, rfc3339);
+}
+
+/** A number of nanoseconds as a CEL duration; undefined outside CEL's range. */
+export function durationValue(nanos: bigint): CelValue | undefined {
+  return cast(toDuration, `${nanos}ns`);
 }

@@ -7,6 +7,8 @@ import type { CelInput } from '@bufbuild/cel';
 import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import type { Expr } from '../cel/ast.js';
+import { BOOL, DOUBLE, DURATION, DYN, INT, listOf, mapOf, STRING, TIMESTAMP, type CelT } from '../cel/types.js';
+import { formatValue, TYPED_FORMATS } from './celformats.js';
 import type { Props } from './props.js';
 
 const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
@@ -83,44 +85,39 @@ export function rootProps(p: Props): Props {
   return { ...p, properties };
 }
 
+const typesOf = new WeakMap<Props, CelT>();
+
 /**
- * kube type-checks rules against the schema; @bufbuild/cel has no checker, so
- * the part that catches most mistakes is done here: a field selected on a
- * declared object must be one of its properties (escaped as kube escapes them).
+ * The CEL type of values under a schema, as kube declares it: integer → int,
+ * number → double, boolean, string (a timestamp with format date or
+ * date-time, a duration with format duration: celformats.ts makes the values
+ * so; dyn with format binary, whose values are not converted to bytes here),
+ * arrays → list, declared properties → an object whose other
+ * fields are undefined (open under preserve-unknown-fields or an embedded
+ * resource), additionalProperties → map(string, T); int-or-string,
+ * preserve-unknown-fields without properties and anything untyped → dyn.
  */
-export function undefinedField(e: Expr, self: Props): string | undefined {
-  const scope = new Map<string, Props | undefined>([['self', self], ['oldSelf', self]]);
-  let problem: string | undefined;
-  const schemaOf = (x: Expr) => exprSchema(x, scope);
-  const visit = (x: Expr | undefined): void => {
-    if (!x || problem) return;
-    const k = x.exprKind;
-    switch (k.case) {
-      case 'selectExpr': {
-        const o = schemaOf(k.value.operand!);
-        if (closedObject(o) && !celProperties(o!).has(k.value.field)) { problem = `undefined field '${k.value.field}'`; return; }
-        visit(k.value.operand);
-        return;
-      }
-      case 'callExpr': visit(k.value.target); k.value.args.forEach(visit); return;
-      case 'listExpr': k.value.elements.forEach(visit); return;
-      case 'structExpr': k.value.entries.forEach((en) => { if (en.keyKind.case === 'mapKey') visit(en.keyKind.value); visit(en.value); }); return;
-      case 'comprehensionExpr': {
-        const c = k.value;
-        visit(c.iterRange);
-        const range = schemaOf(c.iterRange!);
-        const had = scope.has(c.iterVar);
-        const saved = scope.get(c.iterVar);
-        scope.set(c.iterVar, range?.type === 'array' ? itemsOf(range) : undefined);
-        [c.accuInit, c.loopCondition, c.loopStep, c.result].forEach(visit);
-        if (had) scope.set(c.iterVar, saved); else scope.delete(c.iterVar);
-        return;
-      }
-      default: return;
+export function schemaType(p: Props | undefined): CelT {
+  if (!p) return DYN;
+  let t = typesOf.get(p);
+  if (t) return t;
+  t = DYN;
+  if (p.xIntOrString) t = DYN;
+  else if (p.type === 'integer') t = INT;
+  else if (p.type === 'number') t = DOUBLE;
+  else if (p.type === 'boolean') t = BOOL;
+  else if (p.type === 'string') t = p.format === 'date' || p.format === 'date-time' ? TIMESTAMP : p.format === 'duration' ? DURATION : p.format === 'binary' ? DYN : STRING;
+  else if (p.type === 'array') t = listOf(schemaType(itemsOf(p)));
+  else if (p.type === 'object') {
+    if (p.properties?.size || closedObject(p)) {
+      const props = celProperties(p);
+      t = { kind: 'object', name: 'object', open: !closedObject(p), field: (f) => (props.has(f) ? schemaType(props.get(f)) : undefined) };
+    } else if (p.additionalProperties !== undefined) {
+      t = mapOf(STRING, typeof p.additionalProperties === 'object' ? schemaType(p.additionalProperties) : DYN);
     }
-  };
-  visit(e);
-  return problem;
+  }
+  typesOf.set(p, t);
+  return t;
 }
 
 /** The schema of a select chain from a variable (`self.spec.items[0].name`); undefined = dyn. */
@@ -205,6 +202,15 @@ export function estimateCost(e: Expr, self: Props): number {
     }
     return 0;
   };
+  // A literal's size is known (`[has(self.a), has(self.b)].filter(x, x)` loops twice), and
+  // `map`/`filter` give at most as many elements as they loop over.
+  const rangeSize = (x: Expr): number => {
+    const k = x.exprKind;
+    if (k.case === 'listExpr') return k.value.elements.length;
+    if (k.case === 'structExpr') return k.value.entries.length;
+    if (k.case === 'comprehensionExpr' && k.value.accuInit?.exprKind.case === 'listExpr') return rangeSize(k.value.iterRange!);
+    return cardinality(schemaOf(x));
+  };
   const cost = (x: Expr | undefined): number => {
     if (!x) return 0;
     const k = x.exprKind;
@@ -219,9 +225,7 @@ export function estimateCost(e: Expr, self: Props): number {
       case 'comprehensionExpr': {
         const c = k.value;
         const range = schemaOf(c.iterRange!);
-        const lit = c.iterRange!.exprKind;
-        // A literal's size is known: `[has(self.a), has(self.b)].filter(x, x)` loops twice.
-        const n = lit.case === 'listExpr' ? lit.value.elements.length : lit.case === 'structExpr' ? lit.value.entries.length : cardinality(range);
+        const n = rangeSize(c.iterRange!);
         const saved = scope.get(c.iterVar);
         const had = scope.has(c.iterVar);
         scope.set(c.iterVar, range?.type === 'object' ? undefined : itemsOf(range));
@@ -255,7 +259,8 @@ export function rootView(v: unknown): unknown {
 export function toCel(v: unknown, p: Props | undefined): CelInput {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number') return p?.type === 'number' || !Number.isInteger(v) ? v : BigInt(v);
-  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'string') return p?.format && TYPED_FORMATS.has(p.format) ? formatValue(v, p.format) ?? v : v;
+  if (typeof v === 'boolean') return v;
   if (Array.isArray(v)) {
     const items = p?.items && !Array.isArray(p.items) ? (p.items as Props) : undefined;
     return v.map((x) => toCel(x, items));

@@ -9,7 +9,8 @@ import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import { jsonEqual } from '../api/json.js';
 import { CelCompileError, CelEnvironment, CelEvalError, kindOf, type CompiledExpression } from '../cel/index.js';
-import { costMessage, estimateCost, rootProps, rootView, toCel, undefinedField, unboundedCount, usesIdent } from './celschema.js';
+import { costMessage, estimateCost, rootProps, rootView, schemaType, toCel, unboundedCount, usesIdent } from './celschema.js';
+import { BOOL, DYN, formatType, isDyn, STRING, type CelT } from '../cel/types.js';
 import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
 import { fieldPath as P, type Props, type Rule } from './props.js';
 import { fieldError, goValue } from './render.js';
@@ -17,14 +18,14 @@ import { fieldError, goValue } from './render.js';
 /** kube's budgets (k8s.io/apiserver/pkg/apis/cel/config.go, apiextensions validation). */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
-/** Runtime: loop iterations (our cost unit) per rule evaluation and per object. */
+/** Runtime, in cel-go's cost units (lib/cel/meter.ts): celconfig.PerCallLimit per rule evaluation, celconfig.RuntimeCELCostBudget per object. */
 export const PER_CALL_LIMIT = 1_000_000;
 export const RUNTIME_BUDGET = 10_000_000;
 
 export interface ValidateOptions {
-  /** Iterations allowed across every rule of one object (default RUNTIME_BUDGET). */
+  /** Cost allowed across every rule of one object (default RUNTIME_BUDGET). */
   readonly budget?: number;
-  /** Iterations allowed per rule evaluation (default PER_CALL_LIMIT). */
+  /** Cost allowed per rule evaluation (default PER_CALL_LIMIT). */
   readonly perCallLimit?: number;
 }
 
@@ -43,7 +44,7 @@ const optionalFuncs: readonly CelFunc[] = [
   celMethod('orValue', CelScalar.DYN, [CelScalar.DYN], CelScalar.DYN, function (this: CelValue, d: CelValue) { return isNone(this) ? d : this; }),
 ];
 
-// The budget is counted in loop iterations; the wall clock is only a safety net
+// The budget is counted in cel-go's cost units; the wall clock is only a safety net
 // (kube has none), wide enough that a loaded machine does not turn a cost
 // answer into a timeout.
 const env = new CelEnvironment('x-kubernetes-validations', { self: CelScalar.DYN, oldSelf: CelScalar.DYN }, {
@@ -87,9 +88,17 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
       const rp = P.index(P.child(path, 'x-kubernetes-validations'), i);
       const c = compile(r.rule);
       const typed = s === root ? rootProps(s) : s;
-      const problem = typeof c === 'string' ? c : undefinedField(c.parsed, typed);
+      const selfType = schemaType(typed);
+      // optionalOldSelf: oldSelf is an optional, which is not typed here.
+      const vars = new Map([['self', selfType], ['oldSelf', r.optionalOldSelf ? DYN : selfType]]);
+      const checked = typeof c === 'string' ? undefined : c.check(vars);
+      const problem = typeof c === 'string' ? c : checked!.problem;
       if (problem !== undefined || typeof c === 'string') {
         out.push(fieldError.invalid(P.child(rp, 'rule'), ruleValue(r), `compilation failed: ${problem}`));
+        return;
+      }
+      if (!resultIs(checked!.type, BOOL)) {
+        out.push(fieldError.invalid(P.child(rp, 'rule'), ruleValue(r), 'cel expression must evaluate to a bool'));
         return;
       }
       const cost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(c.parsed, s) * (reps.get(s) ?? 1));
@@ -98,8 +107,10 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
       totals.rules.push({ path: P.child(rp, 'rule'), cost });
       if (r.messageExpression?.trim()) {
         const mc = compile(r.messageExpression);
-        const m = typeof mc === 'string' ? mc : undefinedField(mc.parsed, typed);
+        const mchecked = typeof mc === 'string' ? undefined : mc.check(vars);
+        const m = typeof mc === 'string' ? mc : mchecked!.problem;
         if (m !== undefined) out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), `messageExpression compilation failed: ${m}`));
+        else if (!resultIs(mchecked!.type, STRING)) out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), 'messageExpression must evaluate to a string'));
         else if (typeof mc !== 'string') {
           const mcost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(mc.parsed, typed) * (reps.get(s) ?? 1));
           if (mcost > STATIC_ESTIMATED_COST_LIMIT) out.push(fieldError.forbidden(P.child(rp, 'messageExpression'), costMessage('estimated messageExpression cost', mcost, STATIC_ESTIMATED_COST_LIMIT)));
@@ -115,6 +126,11 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
     });
     return out;
   };
+}
+
+/** Gradual: a result of unknown type may be the one wanted. */
+function resultIs(t: CelT, want: CelT): boolean {
+  return isDyn(t) || formatType(t) === formatType(want);
 }
 
 function ruleValue(r: Rule): Record<string, unknown> {
@@ -266,13 +282,13 @@ function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: Stat
       continue;
     }
     const program = r.program;
-    const stats = { iterations: 0 };
+    const stats = { cost: 0 };
     const limitedByBudget = budget.left < budget.perCall;
     let result: CelValue;
     try {
-      result = program.evaluate(bindings, { maxIterations: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
+      result = program.evaluate(bindings, { maxCost: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
     } catch (err) {
-      budget.left -= stats.iterations;
+      budget.left -= stats.cost;
       const detail = err instanceof CelEvalError ? err.detail : String(err);
       if (err instanceof CelEvalError && err.code === 'cost') {
         if (limitedByBudget) throw new OutOfBudget();
@@ -284,13 +300,18 @@ function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: Stat
         : `${detail} evaluating rule: ${ruleErrorString(r.rule)}`));
       continue;
     }
-    budget.left -= stats.iterations;
+    budget.left -= stats.cost;
     if (result === true) continue;
     if (typeof result !== 'boolean') {
       out.push(fieldError.invalid(at, value, `rule evaluated to ${kindOf(result)}, not bool, evaluating rule: ${ruleErrorString(r.rule)}`));
       continue;
     }
-    out.push(ruleFailure(at, value, message(r, bindings), r.rule.reason));
+    const m = message(r, bindings, budget);
+    if (typeof m !== 'string') {
+      out.push(fieldError.invalid(at, value, m.stop));
+      throw new Stop();
+    }
+    out.push(ruleFailure(at, value, m, r.rule.reason));
   }
 }
 
@@ -299,12 +320,28 @@ function ruleErrorString(r: Rule): string {
   return r.message ? r.message.trim() : r.rule.trim();
 }
 
-function message(r: CompiledRule, bindings: Record<string, CelInput>): string {
+/**
+ * A failed rule's message. A messageExpression is charged to the object's
+ * budget as kube charges it: over the budget or the per-call limit, no
+ * further rule runs (`stop` is the cause); any other failure falls back to
+ * message, then to the rule.
+ */
+function message(r: CompiledRule, bindings: Record<string, CelInput>, budget: Budget): string | { stop: string } {
   if (r.message) {
+    const stats = { cost: 0 };
+    const limitedByBudget = budget.left < budget.perCall;
     try {
-      const m = r.message.evaluate(bindings);
+      const m = r.message.evaluate(bindings, { maxCost: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
+      budget.left -= stats.cost;
       if (typeof m === 'string' && m.trim() && !/\n/.test(m.trim()) && m.trim().length <= 5 * 1024) return m.trim();
-    } catch { /* kube falls back to message, then to the rule */ }
+    } catch (err) {
+      if (err instanceof CelEvalError && err.code === 'cost') {
+        return { stop: limitedByBudget
+          ? 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'
+          : `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(r.rule.messageExpression)}` };
+      }
+      budget.left -= stats.cost;
+    }
   }
   return r.rule.message ? r.rule.message.trim() : `failed rule: ${r.rule.rule.trim()}`;
 }

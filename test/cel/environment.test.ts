@@ -91,7 +91,7 @@ test('nested loops over a large list are stopped by the cost bound', () => {
   const big = fromJson({ l: Array.from({ length: 3000 }, (_, i) => `g${i}`) });
   const expr = claimsEnvironment.compile('claims.l.all(a, claims.l.all(b, claims.l.all(c, a != "" || b != c)))');
   assert.throws(() => expr.evaluate({ claims: big }), (err: unknown) => err instanceof CelEvalError && err.code === 'cost');
-  assert.throws(() => expr.evaluate({ claims: big }, { maxIterations: 1000, timeoutMs: 10_000 }), /cost limit exceeded: more than 1000 loop iterations/);
+  assert.throws(() => expr.evaluate({ claims: big }, { maxCost: 1000, timeoutMs: 10_000 }), /operation cancelled: actual cost limit exceeded/);
 });
 
 test('the cost bound holds even when the loop error would be absorbed by a logical or', () => {
@@ -99,7 +99,7 @@ test('the cost bound holds even when the loop error would be absorbed by a logic
   const expr = claimsEnvironment.compile('true || claims.l.exists(a, claims.l.exists(b, a == b + 100000))');
   assert.equal(expr.evaluate({ claims: big }), true); // short-circuit: no loop runs
   const expr2 = claimsEnvironment.compile('claims.l.exists(a, claims.l.exists(b, a == b + 100000)) || true');
-  assert.throws(() => expr2.evaluate({ claims: big }, { maxIterations: 10_000, timeoutMs: 60_000 }), /cost limit exceeded/);
+  assert.throws(() => expr2.evaluate({ claims: big }, { maxCost: 10_000, timeoutMs: 60_000 }), /actual cost limit exceeded/);
 });
 
 test('an environment declares its own typed variables', () => {
@@ -113,4 +113,31 @@ test('an expression tells which claims it reads', () => {
   assert.equal(e.reads('claims', 'email'), true);
   assert.equal(e.reads('claims', 'email_verified'), true);
   assert.equal(e.reads('claims', 'sub'), false);
+});
+
+test("cost is counted in cel-go's runtime units: 1 a node, strings and lists by size", () => {
+  const cost = (expr: string, claims: unknown) => {
+    const stats = { cost: 0 };
+    claimsEnvironment.compile(expr).evaluate({ claims: fromJson(claims) }, undefined, stats);
+    return stats.cost;
+  };
+  assert.equal(cost("'x' + 'y' == 'xy'", {}), 2); // two calls on short strings, constants free
+  // claims.s twice (ident + select: 2 each), concatenation 0.1 per character of both operands.
+  assert.equal(cost('claims.s + claims.s != ""', { s: 'a'.repeat(100) }), 2 + 2 + 20 + 0);
+  // matches: ceil(0.1 × (1 + string length)) × ceil(0.25 × regex length).
+  assert.equal(cost("claims.s.matches('^a+$')", { s: 'a'.repeat(1000) }), 2 + 101 * 1);
+  assert.equal(cost("claims.s.matches('^a+b*c?d{0,3}$')", { s: 'a'.repeat(1000) }), 2 + 101 * 4);
+  // all(): the range and the result once, then per item the condition (2), the step's nodes (2) and `>` (1).
+  const list = (n: number) => ({ l: Array.from({ length: n }, (_, i) => i + 1) });
+  assert.equal(cost('claims.l.all(x, x > 0)', list(10)), 3 + 5 * 10);
+  assert.equal(cost('claims.l.all(x, x > 0)', list(20)), 3 + 5 * 20);
+  // `in` a list costs the list's size.
+  assert.equal(cost("'b' in claims.l", { l: ['a', 'b', 'c', 'd'] }), 2 + 4);
+});
+
+test('the per-call limit is a cost: a long string through matches is stopped where a short one is not', () => {
+  const expr = claimsEnvironment.compile("claims.s.matches('^(a|b|c|d|e|f|g)+$')");
+  assert.equal(expr.evaluate({ claims: fromJson({ s: 'a'.repeat(100) }) }, { maxCost: 1000 }), true);
+  assert.throws(() => expr.evaluate({ claims: fromJson({ s: 'a'.repeat(2000) }) }, { maxCost: 1000 }),
+    (err: unknown) => err instanceof CelEvalError && err.code === 'cost' && err.detail === 'operation cancelled: actual cost limit exceeded');
 });

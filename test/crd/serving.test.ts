@@ -202,6 +202,21 @@ describe('custom resources', () => {
     assert.deepEqual(t.rows[0].cells.slice(0, 4), ['tb', '*/1 * * * *', null, 'im']);
   });
 
+  it('refuses a CRD whose rule does not type-check (422 naming the rule), storing nothing', async () => {
+    const bad = crontabCrd({ plural: 'typedtabs', kind: 'TypedTab', shortNames: [] }) as Json;
+    const spec = bad.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+    spec['x-kubernetes-validations'] = [{ rule: 'self.replicas >= 0' }, { rule: 'self.cronSpec > 1', message: 'bad' }];
+    const r = await s.admin.request('POST', CRD_PATH, bad);
+    assert.equal(r.status, 422, r.text);
+    const st = r.json as Json;
+    assert.equal(st.reason, 'Invalid');
+    assert.deepEqual(st.details.causes.map((c: Json) => [c.field, c.message]), [[
+      'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].rule',
+      'Invalid value: {"message":"bad","rule":"self.cronSpec > 1"}: compilation failed: ERROR: <input>:1:15: found no matching overload for \'_>_\' applied to \'(string, int)\'\n | self.cronSpec > 1\n | ..............^',
+    ]]);
+    assert.equal((await s.admin.request('GET', `${CRD_PATH}/typedtabs.stable.example.com`)).status, 404);
+  });
+
   it('refuses a CRD whose kind or plural is taken in its group (KindConflict, PluralConflict), and does not serve it', async () => {
     const clash = crontabCrd({ group: 'stable.example.com', plural: 'othertabs', kind: 'CronTab', shortNames: [] }) as Json;
     clash.spec.names.singular = 'othertab';

@@ -46,9 +46,9 @@ describe('x-kubernetes-validations at CRD write', () => {
     ['optionalOldSelf without oldSelf', withRules([{ rule: 'true', optionalOldSelf: true }]),
       [`${F}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`]],
     ['a field the schema does not declare', withRules([{ rule: 'self.replicsa > 0' }]),
-      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.replicsa > 0"}: compilation failed: undefined field 'replicsa'`]],
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.replicsa > 0"}: compilation failed: ERROR: <input>:1:5: undefined field 'replicsa'\n | self.replicsa > 0\n | ....^`]],
     ['an undeclared field inside a loop over items', withRules([{ rule: 'self.l.all(x, x.nmae != "")' }], { l: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } }),
-      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.l.all(x, x.nmae != \\"\\")"}: compilation failed: undefined field 'nmae'`]],
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.l.all(x, x.nmae != \\"\\")"}: compilation failed: ERROR: <input>:1:16: undefined field 'nmae'\n | self.l.all(x, x.nmae != "")\n | ...............^`]],
     ['any field under preserve-unknown-fields or a map', withRules([{ rule: 'self.free.anything == 1 && self.m.key == "v"' }], {
       free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, m: { type: 'object', additionalProperties: { type: 'string' } },
     }), []],
@@ -67,7 +67,7 @@ describe('x-kubernetes-validations at CRD write', () => {
     ['a regex over every unbounded string of an unbounded list', withRules([{ rule: 'self.tags.all(t, t.matches("^[a-z0-9./-]+$"))' }], { tags: { type: 'array', items: { type: 'string' } } }),
       /x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x/],
     ['the same regex with maxItems and maxLength', withRules([{ rule: 'self.tags.all(t, t.matches("^[a-z0-9./-]+$"))' }], { tags: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 63 } } }), []],
-    ['an expensive messageExpression', withRules([{ rule: 'true', messageExpression: 'self.tags.map(a, self.tags.map(b, a + b)).join(",")' }], { tags: { type: 'array', items: { type: 'string' } } }),
+    ['an expensive messageExpression', withRules([{ rule: 'true', messageExpression: 'self.tags.map(a, self.tags.map(b, a + b).join(",")).join(",")' }], { tags: { type: 'array', items: { type: 'string' } } }),
       /x-kubernetes-validations\[0\]\.messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x/],
     ['no CEL errors while the schema is wrong', withRules([{ rule: 'self.x >' }], { bad: { type: 'array' } }),
       [`${F}.properties[spec].properties[bad].items: Required value: must be specified`]],
@@ -162,7 +162,7 @@ describe('x-kubernetes-validations per request', () => {
     assert.deepEqual(run(s, { metadata: { name: 'xa', labels: { a: 'b' } }, spec: {} }), []);
     assert.deepEqual(run(s, { metadata: { name: 'ya' }, spec: {} }), ['<nil>: Invalid value: "object": failed rule: self.metadata.name.startsWith("x")']);
     const labels = { ...s, 'x-kubernetes-validations': [{ rule: 'has(self.metadata.labels)' }] };
-    assert.deepEqual(lines(checkCrdSchema(labels, F)), [`${F}.x-kubernetes-validations[0].rule: Invalid value: {"rule":"has(self.metadata.labels)"}: compilation failed: undefined field 'labels'`]);
+    assert.deepEqual(lines(checkCrdSchema(labels, F)), [`${F}.x-kubernetes-validations[0].rule: Invalid value: {"rule":"has(self.metadata.labels)"}: compilation failed: ERROR: <input>:1:18: undefined field 'labels'\n | has(self.metadata.labels)\n | .................^`]);
   });
 
   it('stops a rule over its per-call limit and an object over its budget', () => {
@@ -177,6 +177,48 @@ describe('x-kubernetes-validations per request', () => {
     assert.deepEqual(run(s, { spec: { l } }, undefined, { perCallLimit: 1_000, budget: 500 }),
       ['spec: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run']);
     assert.deepEqual(run(s, { spec: { l: [1, 2, 3] } }, undefined, { perCallLimit: 1_000, budget: 500 }), []);
+  });
+
+  it("counts kube's cost units, not loop iterations: string work by size against the 10^6 per-call limit", () => {
+    const rule = "self.l.all(a, self.l.all(b, a + b != ''))";
+    const s = withRules([{ rule }], { l: { type: 'array', items: { type: 'string' } } });
+    const strings = (n: number) => Array.from({ length: n }, (_, i) => `${i}`.padStart(60, 'x'));
+    // 100 × 100 iterations, each concatenating 120 characters (cost 12) and a few nodes: well under 10^6.
+    assert.deepEqual(run(s, { spec: { l: strings(100) } }), []);
+    // 300 × 300 = 90,000 iterations (under 10^6 iterations) but ≈ 1.5 × 10^6 in cost units.
+    assert.deepEqual(run(s, { spec: { l: strings(300) } }),
+      [`spec: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${rule}`]);
+  });
+
+  it('charges a messageExpression to the budget: over the per-call limit or the budget, no further rule runs', () => {
+    const messageExpression = "self.l.map(a, self.l.map(b, a + b).join(',')).join(';')";
+    const s = withRules([{ rule: 'false', messageExpression }, { rule: 'false', message: 'second' }],
+      { l: { type: 'array', items: { type: 'string' } } });
+    const l = Array.from({ length: 40 }, (_, i) => `${i}`.padStart(20, 'x'));
+    assert.deepEqual(run(s, { spec: { l: ['a', 'b'] } }), ['spec: Invalid value: "object": aa,ab;ba,bb', 'spec: Invalid value: "object": second']);
+    assert.deepEqual(run(s, { spec: { l } }, undefined, { perCallLimit: 1_000, budget: 1_000_000 }),
+      [`spec: Invalid value: "object": no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(messageExpression)}`]);
+    assert.deepEqual(run(s, { spec: { l } }, undefined, { perCallLimit: 1_000_000, budget: 1_000 }),
+      ['spec: Invalid value: "object": messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run']);
+  });
+
+  it('gives rules date and date-time strings as timestamps and duration strings as durations (strfmt layouts)', () => {
+    const s = withRules([
+      { rule: "self.since > timestamp('2020-01-01T00:00:00Z') && self.since.getFullYear() < 2030", message: 'since in the 2020s' },
+      { rule: "self.day == timestamp('2021-03-04T00:00:00Z')", message: 'day' },
+      { rule: "self.timeout >= duration('1m') && self.timeout <= duration('168h')", message: 'timeout between a minute and a week' },
+    ], { since: { type: 'string', format: 'date-time' }, day: { type: 'string', format: 'date' }, timeout: { type: 'string', format: 'duration' } });
+    assert.deepEqual(run(s, { spec: { since: '2021-03-04T05:06:07.5+02:00', day: '2021-03-04', timeout: '1h30m' } }), []);
+    assert.deepEqual(run(s, { spec: { since: '2021-03-04 05:06:07', day: '2021-03-04', timeout: '5 days' } }), []);
+    assert.deepEqual(run(s, { spec: { since: '2019-12-31T23:59:59Z', day: '2021-03-05', timeout: '2w' } }), [
+      'spec: Invalid value: "object": since in the 2020s',
+      'spec: Invalid value: "object": day',
+      'spec: Invalid value: "object": timeout between a minute and a week',
+    ]);
+    assert.deepEqual(run(s, { spec: { since: '2030-01-01T00:00:00Z', day: '2021-03-04', timeout: '1.5s' } }), [
+      'spec: Invalid value: "object": since in the 2020s',
+      'spec: Invalid value: "object": timeout between a minute and a week',
+    ]);
   });
 
   it('has the Kubernetes libraries: quantity, IP/CIDR, lists', () => {
@@ -213,4 +255,61 @@ describe('x-kubernetes-validations per request', () => {
     assert.equal(got.length, 1);
     assert.match(got[0]!, /^spec: Invalid value: "object": .+ evaluating rule: self\.replicas \/ 0 == 1$/);
   });
+});
+
+describe('x-kubernetes-validations type-checked at CRD write', () => {
+  const typed = (rule: Record<string, unknown>) => withRules([rule], {
+    tags: { type: 'array', maxItems: 10, items: { type: 'string', maxLength: 10 } },
+    labels: { type: 'object', maxProperties: 10, additionalProperties: { type: 'string', maxLength: 10 } },
+    free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    ios: { 'x-kubernetes-int-or-string': true },
+    created: { type: 'string', format: 'date-time' }, timeout: { type: 'string', format: 'duration' },
+    memory: { type: 'string', maxLength: 10 }, address: { type: 'string', maxLength: 40 },
+    items: { type: 'array', maxItems: 10, items: { type: 'object', properties: { name: { type: 'string', maxLength: 10 }, port: { type: 'integer' } } } },
+  });
+  const at = (field: string, rule: Record<string, unknown>, detail: string) =>
+    `${F}.properties[spec].x-kubernetes-validations[0].${field}: Invalid value: ${JSON.stringify(Object.fromEntries(Object.entries(rule).sort()))}: ${detail}`;
+
+  const ACCEPTED = [
+    "self.name.startsWith('a') && size(self.name) < 10 && self.name.matches('^a') && self.name.split('-').size() == 2",
+    'self.replicas > 1 && self.ratio > 0.5 && self.replicas < self.ratio', // cross-type numeric comparisons, as kube's environment
+    "self.tags.all(t, t.size() < 5) && self.tags.exists_one(t, t == 'x') && self.tags.map(t, t.size()).sum() < 100",
+    "self.labels.all(k, self.labels[k].startsWith('v')) && 'a' in self.labels && self.replicas in [1, 2, 3]",
+    "self.free.anything.deeper > 1 && self.ios == 1 && self.ios == 'a' && type(self.ios) == string",
+    "self.created > timestamp('2020-01-01T00:00:00Z') && self.created.getFullYear() > 2000 && self.timeout < duration('1h')",
+    "quantity(self.memory).isLessThan(quantity('1Gi')) && cidr('10.0.0.0/8').containsIP(self.address) && ip(self.address).family() == 4",
+    "self.items.exists(i, i.port > 0 && i.name.size() > 0) && self.items.map(i, i.name).exists(n, n == 'a')",
+    "(self.replicas > 1 ? self.name : 'x').size() > 0 && [has(self.replicas), has(self.name)].filter(x, x).size() <= 1",
+    "duration('1h') > duration('1m') && timestamp('2020-01-01T00:00:00Z').getFullYear() > 2000",
+  ];
+  for (const rule of ACCEPTED) it(`accepts ${rule}`, () => assert.deepEqual(lines(checkCrdSchema(typed({ rule }), F)), []));
+
+  const REFUSED: Array<[string, Record<string, unknown>, string]> = [
+    ['a string compared with an int', { rule: 'self.name > 1' },
+      at('rule', { rule: 'self.name > 1' }, "compilation failed: ERROR: <input>:1:11: found no matching overload for '_>_' applied to '(string, int)'\n | self.name > 1\n | ..........^")],
+    ['a string method on an integer', { rule: "self.replicas.startsWith('a')" },
+      at('rule', { rule: "self.replicas.startsWith('a')" }, "compilation failed: ERROR: <input>:1:25: found no matching overload for 'startsWith' applied to 'int.(string)'\n | self.replicas.startsWith('a')\n | ........................^")],
+    ['size of an integer', { rule: 'size(self.replicas) > 0' },
+      at('rule', { rule: 'size(self.replicas) > 0' }, "compilation failed: ERROR: <input>:1:5: found no matching overload for 'size' applied to '(int)'\n | size(self.replicas) > 0\n | ....^")],
+    ['int and double added', { rule: 'self.replicas + self.ratio > 1.0' },
+      at('rule', { rule: 'self.replicas + self.ratio > 1.0' }, "compilation failed: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(int, double)'\n | self.replicas + self.ratio > 1.0\n | ..............^")],
+    ['an item field compared with the wrong type inside a loop', { rule: "self.items.all(i, i.port == 'x')" },
+      at('rule', { rule: "self.items.all(i, i.port == 'x')" }, "compilation failed: ERROR: <input>:1:26: found no matching overload for '_==_' applied to '(int, string)'\n | self.items.all(i, i.port == 'x')\n | .........................^")],
+    ['a loop over an integer', { rule: 'self.replicas.all(x, x > 0)' },
+      at('rule', { rule: 'self.replicas.all(x, x > 0)' }, "compilation failed: ERROR: <input>:1:5: expression of type 'int' cannot be the range of a comprehension (must be list, map, or dynamic)\n | self.replicas.all(x, x > 0)\n | ....^")],
+    ['a field of a string', { rule: 'self.name.foo == 1' },
+      at('rule', { rule: 'self.name.foo == 1' }, "compilation failed: ERROR: <input>:1:10: type 'string' does not support field selection\n | self.name.foo == 1\n | .........^")],
+    ['a mixed list literal', { rule: "[1, 'a'].size() > 0" },
+      at('rule', { rule: "[1, 'a'].size() > 0" }, "compilation failed: ERROR: <input>:1:5: expected type 'int' but found 'string'\n | [1, 'a'].size() > 0\n | ....^")],
+    ['join of a list of ints', { rule: "self.tags.map(t, t.size()).join(',') == ''" },
+      at('rule', { rule: "self.tags.map(t, t.size()).join(',') == ''" }, "compilation failed: ERROR: <input>:1:32: found no matching overload for 'join' applied to 'list(int).(string)'\n | self.tags.map(t, t.size()).join(',') == ''\n | ...............................^")],
+    ['a quantity of an integer', { rule: 'quantity(self.replicas).isInteger()' },
+      at('rule', { rule: 'quantity(self.replicas).isInteger()' }, "compilation failed: ERROR: <input>:1:9: found no matching overload for 'quantity' applied to '(int)'\n | quantity(self.replicas).isInteger()\n | ........^")],
+    ['a date-time used as a string (it is a timestamp, as in kube)', { rule: "self.created.startsWith('2020')" },
+      at('rule', { rule: "self.created.startsWith('2020')" }, "compilation failed: ERROR: <input>:1:24: found no matching overload for 'startsWith' applied to 'google.protobuf.Timestamp.(string)'\n | self.created.startsWith('2020')\n | .......................^")],
+    ['a rule that is not a bool', { rule: 'self.replicas + 1' }, at('rule', { rule: 'self.replicas + 1' }, 'cel expression must evaluate to a bool')],
+    ['a messageExpression that is not a string', { rule: 'true', messageExpression: 'self.replicas' },
+      at('messageExpression', { rule: 'true', messageExpression: 'self.replicas' }, 'messageExpression must evaluate to a string')],
+  ];
+  for (const [name, rule, want] of REFUSED) it(`refuses ${name}`, () => assert.deepEqual(lines(checkCrdSchema(typed(rule), F)), [want]));
 });
