@@ -57,8 +57,26 @@ const who = process.env.AS === 'user' ? await userTls() : admin;
 const N = Number(process.env.N ?? 1000);
 const WARM = Number(process.env.WARM ?? 0);
 let bad = 0;
-/** Runs callgrind_control on this process, keeping the event loop busy so valgrind reads the command. */
-async function callgrind(flag) { if (process.env.NO_CG) return;
+/**
+ * Runs callgrind_control on this process, keeping the event loop busy so valgrind reads the command.
+ * MEASURE=cpu (no valgrind): '-z' notes the process's CPU time, '-d' prints the user+system µs per GET since.
+ */
+let cpuAt;
+let mainAt;
+/** The main thread's user+system CPU in µs (/proc, in clock ticks of 10 ms). */
+async function mainThreadUs() {
+  const f = (await readFile(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+}
+async function callgrind(flag) {
+  if (process.env.MEASURE === 'cpu') {
+    if (flag === '-z') { cpuAt = process.cpuUsage(); mainAt = await mainThreadUs(); }
+    else {
+      const d = process.cpuUsage(cpuAt);
+      console.log(`cpu_us_per_get ${((d.user + d.system) / N).toFixed(2)} main_us_per_get ${((await mainThreadUs() - mainAt) / N).toFixed(2)}`);
+    }
+    return;
+  }
   const { execFile } = await import('node:child_process');
   const tick = setInterval(() => {}, 5);
   await new Promise((res, rej) => execFile('callgrind_control', [flag, String(process.pid)], (err) => (err ? rej(err) : res())));

@@ -7,9 +7,9 @@
 //    as an ordinary user (global-default level: classified, a seat taken and
 //    given back). Target: on ≥ 95% of off. A third process is the floor: APF
 //    off, but the two X-Kubernetes-PF-* headers that every APF answer must
-//    carry set all the same (bench/server.ts, BENCH_PF_HEADERS=1); on/floor
-//    is APF's own work (classification, seats, metrics) without the headers'
-//    cost, which callgrind put at about half of what APF adds to a GET.
+//    carry added all the same, carried as APF carries them (bench/server.ts,
+//    BENCH_PF_HEADERS=1); on/floor is APF's own work (classification, seats,
+//    metrics) without the headers' cost.
 //
 // 2. Fairness under a flood: the bench creates, through the API, a priority
 //    level with small concurrency (nominalConcurrencyShares 1 → 3 seats of the
