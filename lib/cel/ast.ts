@@ -121,14 +121,17 @@ const UNRESOLVED_CALLS: Readonly<Record<string, number>> = { '_&&_': 0, '_||_': 
  * the part outside any loop, charged once per evaluation (an upper bound:
  * a branch skipped by `&&`, `||` or `?:` is counted too).
  */
-export function meterProgram(root: Expr, template: Expr, nextId: { value: bigint }): number {
+export function meterProgram(root: Expr, template: Expr, nextId: { value: bigint }, isFunction: (qualified: string, ident: string) => boolean = () => false): number {
+  // `format.named(x)`: `format` is part of the function's name, not an identifier read (cel-go charges it nothing).
+  const namespace = (c: { function: string; target?: Expr }): boolean =>
+    c.target?.exprKind.case === 'identExpr' && isFunction(`${c.target.exprKind.value.name}.${c.function}`, c.target.exprKind.value.name);
   const weigh = (e: Expr | undefined): number => {
     if (!e) return 0;
     const k = e.exprKind;
     switch (k.case) {
       case 'identExpr': return 1;
       case 'selectExpr': return 1 + weigh(k.value.operand);
-      case 'callExpr': return (UNRESOLVED_CALLS[k.value.function] ?? 0) + weigh(k.value.target) + k.value.args.reduce((a, x) => a + weigh(x), 0);
+      case 'callExpr': return (UNRESOLVED_CALLS[k.value.function] ?? 0) + (namespace(k.value) ? 0 : weigh(k.value.target)) + k.value.args.reduce((a, x) => a + weigh(x), 0);
       case 'listExpr': return LIST_CREATE + k.value.elements.reduce((a, x) => a + weigh(x), 0);
       case 'structExpr': return MAP_CREATE + k.value.entries.reduce((a, en) => a + (en.keyKind.case === 'mapKey' ? weigh(en.keyKind.value) : 0) + weigh(en.value), 0);
       case 'comprehensionExpr': {

@@ -8,7 +8,7 @@
 import { TYPE_NAMES, type Expr } from './ast.js';
 import { overloadsOf, type Overload } from './overloads.js';
 import {
-  BOOL, BYTES, DOUBLE, DURATION, DYN, formatType, INT, isDyn, listOf, mapOf, NULL, STRING, TIMESTAMP, TYPE, UINT, type CelT,
+  BOOL, BYTES, DOUBLE, DURATION, DYN, formatType, INT, isDyn, listOf, mapOf, NULL, opaque, STRING, TIMESTAMP, TYPE, UINT, type CelT,
 } from './types.js';
 
 export interface TypeProblem {
@@ -50,7 +50,10 @@ function compatible(x: CelT, y: CelT): boolean {
     case 'scalar': return a.name === (b as typeof a).name;
     case 'list': return compatible(a.elem, (b as typeof a).elem);
     case 'map': return compatible(a.key, (b as typeof a).key) && compatible(a.value, (b as typeof a).value);
-    case 'opaque': return a.name === (b as typeof a).name;
+    case 'opaque': {
+      const o = b as typeof a;
+      return a.name === o.name && (a.params ?? []).every((p, i) => { const q = o.params?.[i]; return q === undefined || compatible(p, q); });
+    }
     default: return true;
   }
 }
@@ -72,7 +75,11 @@ function unify(sig: CelT, actual: CelT, b: Bindings): boolean {
       const m = asMap(actual);
       return m.kind === 'map' && unify(sig.key, m.key, b) && unify(sig.value, m.value, b);
     }
-    case 'opaque': return actual.kind === 'opaque' && actual.name === sig.name;
+    case 'opaque': {
+      if (actual.kind !== 'opaque' || actual.name !== sig.name) return false;
+      const ps = sig.params ?? [];
+      return ps.every((p, i) => unify(p, actual.params?.[i] ?? DYN, b));
+    }
     case 'object': return actual.kind === 'object';
   }
 }
@@ -82,6 +89,7 @@ function subst(t: CelT, b: Bindings): CelT {
     case 'param': return b.get(t.name) ?? DYN;
     case 'list': return listOf(subst(t.elem, b));
     case 'map': return mapOf(subst(t.key, b), subst(t.value, b));
+    case 'opaque': return t.params ? opaque(t.name, t.params.map((p) => subst(p, b))) : t;
     default: return t;
   }
 }
@@ -185,8 +193,13 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
         const fn = c.function;
         // `strings.quote(x)`: a namespaced function, not a method of a variable.
         if (c.target?.exprKind.case === 'identExpr' && !scope.has(c.target.exprKind.value.name)) {
-          c.args.forEach(typeOf);
-          return DYN;
+          const qualified = `${c.target.exprKind.value.name}.${fn}`;
+          const args = c.args.map(typeOf);
+          const declared = overloadsOf(qualified);
+          if (!declared) return DYN;
+          const r = resolve(declared, undefined, args);
+          if (r) return r;
+          throw new Problem({ message: `found no matching overload for '${qualified}' applied to '(${args.map(formatType).join(', ')})'`, id: e.id, near: '(' });
         }
         const target = c.target ? typeOf(c.target) : undefined;
         const args = c.args.map(typeOf);

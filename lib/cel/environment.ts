@@ -15,6 +15,8 @@ import { callCost, charge, costFunctions, CostMeter, COST_TICK, DEFAULT_LIMITS, 
 import { urlFunctions } from './urls.js';
 import { quantityFunctions } from './quantity.js';
 import { netFunctions } from './net.js';
+import { formatFunctions } from './format.js';
+import { optionalFunctions } from './optional.js';
 
 export interface EnvironmentOptions {
   /** Longest accepted expression, in UTF-16 code units. */
@@ -184,7 +186,7 @@ export class CelEnvironment {
     this.maxLength = opts.maxExpressionLength ?? DEFAULT_MAX_LENGTH;
     this.shape = { ...DEFAULT_SHAPE, ...opts.shape };
     this.cache = new LRUCache({ max: opts.cacheSize ?? 4096 });
-    this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...quantityFunctions, ...netFunctions, ...costFunctions, ...(opts.funcs ?? [])], re2: cachedRe2 });
+    this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...quantityFunctions, ...netFunctions, ...formatFunctions, ...optionalFunctions, ...costFunctions, ...(opts.funcs ?? [])], re2: cachedRe2 });
     // A call node to copy for the loop meter; the name is swapped in since `@…` cannot be parsed.
     const t = parse('x(true, 0)').expr;
     if (t.exprKind.case === 'callExpr') t.exprKind.value.function = COST_TICK;
@@ -218,7 +220,7 @@ export class CelEnvironment {
     if (problem) throw new CelCompileError(problem.startsWith('undeclared') ? 'undeclared' : 'too-large', expression, problem);
     const source = parse(expression); // unmetered copy for questions about the source
     const inspect = source.expr;
-    const baseCost = meterProgram(ast, this.tickTemplate, { value: maxId(ast) + 1n });
+    const baseCost = meterProgram(ast, this.tickTemplate, { value: maxId(ast) + 1n }, (q, ident) => !vars.has(ident) && this.env.funcs.find(q) !== undefined);
     let program: (ctx: Record<string, CelInput>) => CelValue | Error;
     try {
       program = plan(this.metering, ast) as unknown as typeof program;

@@ -13,6 +13,7 @@
 // Evaluation is synchronous, so one module-level "current meter" is safe: it
 // is set for exactly one evaluate() call.
 import { celFunc, CelScalar, isCelList, isCelMap, type CelFunc, type CelValue } from '@bufbuild/cel';
+import { formatRegexSize } from './format.js';
 
 /** Not a valid CEL identifier, so no expression can call it itself. */
 export const COST_TICK = '@gatehouse_cost_tick';
@@ -115,6 +116,11 @@ export function callCost(name: string, a: CelValue | undefined, b: CelValue | un
       return traverse(a, 2 * STRING_TRAVERSAL);
     case 'join':
       return traverse(result, 2 * STRING_TRAVERSAL);
+    case 'validate': {
+      // kube charges a format check as a `matches` of the string against a regex of the format's size.
+      const regex = formatRegexSize(a);
+      return regex === undefined ? 1 : Math.ceil((1 + size(b)) * STRING_TRAVERSAL) * Math.ceil(regex * REGEX_LENGTH);
+    }
     case 'containsIP':
       return 1 + (typeof b === 'string' ? traverse(b) : 0);
     case 'containsCIDR':

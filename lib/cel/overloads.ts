@@ -2,8 +2,9 @@
 // operators, the strings extension, and the Kubernetes libraries of this
 // folder, typed as cel-go declares them (kube's environment, with
 // cross-type numeric comparisons). A function evaluated here but not listed
-// (optional oldSelf's methods, timestamp accessors with a time zone, …) is
-// not checked: its arguments are, its result is dyn.
+// (`strings.quote`, timestamp accessors with a time zone, …) is not checked:
+// its arguments are, its result is dyn. Optional values (optional.ts) are
+// `optional_type(T)`, as cel-go names them.
 import { parseType, type CelT } from './types.js';
 
 export interface Overload {
@@ -105,7 +106,7 @@ method('string', 'format', 'list(dyn)', 'string');
 method('list(string)', 'join', '', 'string');
 method('list(string)', 'join', 'string', 'string');
 
-// ---- Kubernetes libraries (lists.ts, urls.ts, quantity.ts, net.ts) --------------
+// ---- Kubernetes libraries (lists.ts, urls.ts, quantity.ts, net.ts, format.ts) ----
 method('list(A)', ['indexOf', 'lastIndexOf'], 'A', 'int');
 method('list(A)', ['min', 'max', 'sum'], '', 'A');
 method('list(A)', 'isSorted', '', 'bool');
@@ -133,6 +134,15 @@ method('net.CIDR', 'containsCIDR', 'string', 'bool');
 method('net.CIDR', 'ip', '', 'net.IP');
 method('net.CIDR', 'masked', '', 'net.CIDR');
 method('net.CIDR', 'prefixLength', '', 'int');
+
+// format.ts: a format, and optional results (optional.ts: an absent optional, or the value).
+const F = 'kubernetes.NamedFormat';
+fn('format.named', 'string', `optional_type(${F})`);
+fn(['dns1123Label', 'dns1123Subdomain', 'dns1035Label', 'qualifiedName', 'dns1123LabelPrefix', 'dns1123SubdomainPrefix', 'dns1035LabelPrefix', 'labelValue', 'uri', 'uuid', 'byte', 'date', 'datetime'].map((n) => `format.${n}`), '', F);
+method(F, 'validate', 'string', 'optional_type(list(string))');
+method('optional_type(A)', 'hasValue', '', 'bool');
+method('optional_type(A)', 'value', '', 'A');
+method('optional_type(A)', 'orValue', 'A', 'A');
 
 /** The declared overloads of a function or method name; undefined = not declared here (not checked). */
 export function overloadsOf(name: string): readonly Overload[] | undefined {

@@ -10,8 +10,8 @@ export type CelT =
   | { readonly kind: 'map'; readonly key: CelT; readonly value: CelT }
   /** A declared object (a schema's properties): `field` gives a member's type, undefined when not declared; `open` objects have undeclared members too (dyn). */
   | { readonly kind: 'object'; readonly name: string; readonly open: boolean; field(name: string): CelT | undefined }
-  /** Library values (kubernetes.Quantity, net.IP, net.CIDR). */
-  | { readonly kind: 'opaque'; readonly name: string }
+  /** Library values (kubernetes.Quantity, net.IP, net.CIDR, kubernetes.NamedFormat) and parameterised ones (`optional_type(T)`). */
+  | { readonly kind: 'opaque'; readonly name: string; readonly params?: readonly CelT[] }
   /** A type parameter of an overload (`A` in `list(A).indexOf(A)`). */
   | { readonly kind: 'param'; readonly name: string };
 
@@ -36,7 +36,7 @@ export const TIMESTAMP = scalar('google.protobuf.Timestamp');
 
 export const listOf = (elem: CelT): CelT => ({ kind: 'list', elem });
 export const mapOf = (key: CelT, value: CelT): CelT => ({ kind: 'map', key, value });
-export const opaque = (name: string): CelT => ({ kind: 'opaque', name });
+export const opaque = (name: string, params?: readonly CelT[]): CelT => (params?.length ? { kind: 'opaque', name, params } : { kind: 'opaque', name });
 
 export const isDyn = (t: CelT): boolean => t.kind === 'scalar' && t.name === 'dyn';
 
@@ -46,7 +46,8 @@ export function formatType(t: CelT): string {
     case 'scalar': return t.name;
     case 'list': return `list(${formatType(t.elem)})`;
     case 'map': return `map(${formatType(t.key)}, ${formatType(t.value)})`;
-    case 'object': case 'opaque': case 'param': return t.name;
+    case 'opaque': return t.params ? `${t.name}(${t.params.map(formatType).join(', ')})` : t.name;
+    case 'object': case 'param': return t.name;
   }
 }
 
@@ -69,6 +70,7 @@ export function parseType(s: string): CelT {
       if (src[i++] !== ')') throw new Error(`bad type ${JSON.stringify(s)}`);
       if (name === 'list' && args.length === 1) return listOf(args[0]!);
       if (name === 'map' && args.length === 2) return mapOf(args[0]!, args[1]!);
+      if (name !== 'list' && name !== 'map') return opaque(name, args);
       throw new Error(`bad type ${JSON.stringify(s)}`);
     }
     if (/^[A-Z]$/.test(name)) return { kind: 'param', name };

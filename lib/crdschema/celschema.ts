@@ -152,6 +152,7 @@ export function cardinality(p: Props | undefined): number {
 // cel-go's factors: traversing a string costs 0.1 per byte, a regex 0.25 per byte of its source.
 const STRING_TRAVERSAL = 0.1;
 const REGEX_LENGTH = 0.25;
+const MAX_NAME_FORMAT_REGEX_SIZE = 128;
 const LINEAR_STRING_METHODS = new Set(['lowerAscii', 'upperAscii', 'trim', 'replace', 'split', 'join', 'indexOf', 'lastIndexOf', 'substring', 'charAt', 'reverse']);
 const COMPARISONS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_']);
 
@@ -159,7 +160,8 @@ const COMPARISONS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_']);
  * A static worst case: every node costs 1, a loop's body costs its range's
  * largest size (maxItems/maxProperties, else what fits in a request) times
  * the body, and string work costs as cel-go's estimator counts it (matches:
- * 0.1 per byte of the string times 0.25 per byte of the regex; comparisons,
+ * 0.1 per byte of the string times 0.25 per byte of the regex; a format's
+ * `validate` as a regex of 128 bytes; comparisons,
  * concatenation and the string library 0.1 per byte), a string's size being
  * its maxLength, else what fits in a request. Coarser than kube's checker,
  * but it refuses what kube refuses in practice: nested loops over unbounded
@@ -187,6 +189,11 @@ export function estimateCost(e: Expr, self: Props): number {
       const n = sizeOf(target);
       const m = sizeOf(args[0]);
       return n === undefined || m === undefined ? 0 : Math.ceil(n * m * STRING_TRAVERSAL);
+    }
+    // kube estimates a format check as a `matches` against a regex of 128 bytes (MaxNameFormatRegexSize).
+    if (fn === 'validate' && target && args.length === 1) {
+      const n = sizeOf(args[0]);
+      return n === undefined ? 0 : Math.ceil(n * STRING_TRAVERSAL) * Math.ceil(MAX_NAME_FORMAT_REGEX_SIZE * REGEX_LENGTH);
     }
     if ((fn === 'startsWith' || fn === 'endsWith') && target) return Math.ceil((sizeOf(args[0]) ?? 0) * STRING_TRAVERSAL);
     if (LINEAR_STRING_METHODS.has(fn) && target) return Math.ceil((sizeOf(target) ?? 0) * STRING_TRAVERSAL);

@@ -3,12 +3,12 @@
 // checked at CRD write, evaluated per request under a per-rule limit and a
 // per-object budget. Values reach CEL typed from the schema (integers as int,
 // numbers as double) so `self.replicas + 1` works as in kube.
-import { celMethod, CelScalar, type CelFunc, type CelInput, type CelValue } from '@bufbuild/cel';
+import { CelScalar, type CelInput, type CelValue } from '@bufbuild/cel';
 import type { StatusCause } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import { jsonEqual } from '../api/json.js';
-import { CelCompileError, CelEnvironment, CelEvalError, kindOf, type CompiledExpression } from '../cel/index.js';
+import { CelCompileError, CelEnvironment, CelEvalError, kindOf, none, type CompiledExpression } from '../cel/index.js';
 import { costMessage, estimateCost, rootProps, rootView, schemaType, toCel, unboundedCount, usesIdent } from './celschema.js';
 import { BOOL, DYN, formatType, isDyn, STRING, type CelT } from '../cel/types.js';
 import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
@@ -29,26 +29,12 @@ export interface ValidateOptions {
   readonly perCallLimit?: number;
 }
 
-// oldSelf of an optionalOldSelf rule on create: an absent optional. @bufbuild/cel
-// has no optional type, so `hasValue()`, `value()` and `orValue()` are methods
-// of dyn that recognise this marker map.
-const NONE_KEY = '\u0000gatehouse:none';
-const none = (): Map<string, CelInput> => new Map([[NONE_KEY, true]]);
-const isNone = (v: CelValue): boolean => v instanceof Map ? v.has(NONE_KEY) : typeof (v as { get?: unknown })?.get === 'function' && (v as { has(k: string): boolean }).has?.(NONE_KEY) === true;
-const optionalFuncs: readonly CelFunc[] = [
-  celMethod('hasValue', CelScalar.DYN, [], CelScalar.BOOL, function (this: CelValue) { return !isNone(this); }),
-  celMethod('value', CelScalar.DYN, [], CelScalar.DYN, function (this: CelValue) {
-    if (isNone(this)) throw new Error('optional.none() dereference');
-    return this;
-  }),
-  celMethod('orValue', CelScalar.DYN, [CelScalar.DYN], CelScalar.DYN, function (this: CelValue, d: CelValue) { return isNone(this) ? d : this; }),
-];
-
 // The budget is counted in cel-go's cost units; the wall clock is only a safety net
 // (kube has none), wide enough that a loaded machine does not turn a cost
 // answer into a timeout.
+// oldSelf of an optionalOldSelf rule on create is lib/cel's absent optional (`none()`).
 const env = new CelEnvironment('x-kubernetes-validations', { self: CelScalar.DYN, oldSelf: CelScalar.DYN }, {
-  funcs: optionalFuncs, cacheSize: 8192, limits: { timeoutMs: 1000 },
+  cacheSize: 8192, limits: { timeoutMs: 1000 },
 });
 
 function compile(expression: string): CompiledExpression | string {

@@ -69,6 +69,9 @@ describe('x-kubernetes-validations at CRD write', () => {
     ['the same regex with maxItems and maxLength', withRules([{ rule: 'self.tags.all(t, t.matches("^[a-z0-9./-]+$"))' }], { tags: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 63 } } }), []],
     ['an expensive messageExpression', withRules([{ rule: 'true', messageExpression: 'self.tags.map(a, self.tags.map(b, a + b).join(",")).join(",")' }], { tags: { type: 'array', items: { type: 'string' } } }),
       /x-kubernetes-validations\[0\]\.messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x/],
+    ['a format rule (gateway-api\'s experimental CRDs)', withRules([{ rule: '!format.dns1123Label().validate(self.name).hasValue()', messageExpression: 'format.dns1123Label().validate(self.name).value().join(", ")' }]), []],
+    ['a format given a non-string', withRules([{ rule: '!format.dns1123Label().validate(self.replicas).hasValue()' }]),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"!format.dns1123Label().validate(self.replicas).hasValue()"}: compilation failed: ERROR: <input>:1:32: found no matching overload for 'validate' applied to 'kubernetes.NamedFormat.(int)'\n | !format.dns1123Label().validate(self.replicas).hasValue()\n | ...............................^`]],
     ['no CEL errors while the schema is wrong', withRules([{ rule: 'self.x >' }], { bad: { type: 'array' } }),
       [`${F}.properties[spec].properties[bad].items: Required value: must be specified`]],
   ];
@@ -232,6 +235,22 @@ describe('x-kubernetes-validations per request', () => {
       'spec: Invalid value: "object": memory must be below 2Gi',
       'spec: Invalid value: "object": address outside 10.0.0.0/8',
       'spec: Invalid value: "object": ports must be sorted',
+    ]);
+  });
+
+  it("has kube's format library: validate gives kube's messages, none when valid", () => {
+    const rule = withRules([{ rule: '!format.dns1123Label().validate(self.name).hasValue()' }]);
+    assert.deepEqual(run(rule, { spec: { name: 'my-name' } }), []);
+    assert.deepEqual(run(rule, { spec: { name: 'Bad.Name' } }), ['spec: Invalid value: "object": failed rule: !format.dns1123Label().validate(self.name).hasValue()']);
+    const s = withRules([], { name: { type: 'string', maxLength: 63, 'x-kubernetes-validations': [
+      { rule: '!format.dns1123Label().validate(self).hasValue()', message: 'must be a DNS label' },
+      { rule: '!format.named("labelValue").value().validate(self).hasValue()', messageExpression: 'format.labelValue().validate(self).value().join("; ")' },
+    ] } });
+    assert.deepEqual(run(s, { spec: { name: 'my-name' } }), []);
+    assert.deepEqual(run(s, { spec: { name: 'My_Name' } }), ['spec.name: Invalid value: "string": must be a DNS label']);
+    assert.deepEqual(run(s, { spec: { name: 'bad value' } }), [
+      'spec.name: Invalid value: "string": must be a DNS label',
+      "spec.name: Invalid value: \"string\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
     ]);
   });
 
