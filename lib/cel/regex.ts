@@ -6,6 +6,7 @@
 import { celMethod, celList, CelScalar, type CelFunc } from '@bufbuild/cel';
 import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
+import type { Expr } from './ast.js';
 
 const { STRING, INT } = CelScalar;
 
@@ -59,6 +60,42 @@ export function findAll(s: string, pattern: string, limit: number): string[] {
 export function find(s: string, pattern: string): string {
   const m = compile(pattern).matcher(s);
   return m.find(0) ? s.slice(m.start(), m.end()) : '';
+}
+
+/**
+ * The error of the first `find`/`findAll` whose pattern is a constant that
+ * does not compile (Go's words, without kube's `Illegal regex:`): kube
+ * compiles constant patterns when it builds the program (cel-go's regex
+ * optimisation), so such a rule is refused at CRD write, not per object.
+ */
+export function constantPatternError(root: Expr): string | undefined {
+  const visit = (e: Expr | undefined): string | undefined => {
+    if (!e) return undefined;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'selectExpr': return visit(k.value.operand);
+      case 'callExpr': {
+        const c = k.value;
+        const p = c.args[0]?.exprKind;
+        if ((c.function === 'find' || c.function === 'findAll') && c.target && p?.case === 'constExpr' && p.value.constantKind.case === 'stringValue') {
+          try {
+            compile(p.value.constantKind.value);
+          } catch (err) {
+            return (err as Error).message.replace(/^Illegal regex: /, '');
+          }
+        }
+        return visit(c.target) ?? c.args.reduce<string | undefined>((found, a) => found ?? visit(a), undefined);
+      }
+      case 'listExpr': return k.value.elements.reduce<string | undefined>((found, a) => found ?? visit(a), undefined);
+      case 'structExpr': return k.value.entries.reduce<string | undefined>((found, en) => found ?? (en.keyKind.case === 'mapKey' ? visit(en.keyKind.value) : undefined) ?? visit(en.value), undefined);
+      case 'comprehensionExpr': {
+        const c = k.value;
+        return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].reduce<string | undefined>((found, a) => found ?? visit(a), undefined);
+      }
+      default: return undefined;
+    }
+  };
+  return visit(root);
 }
 
 export const regexFunctions: readonly CelFunc[] = [

@@ -4,7 +4,7 @@
 // cost as kube's library/cost.go charges it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CelEnvironment, CelScalar, isCelMap } from '../../lib/cel/index.js';
+import { CelEnvironment, CelScalar, constantPatternError, isCelMap } from '../../lib/cel/index.js';
 import { STRING } from '../../lib/cel/types.js';
 
 const env = new CelEnvironment('regexurl-test', { s: CelScalar.DYN });
@@ -57,6 +57,16 @@ describe('regex library: find, findAll', () => {
     assert.match(message("s.find('(')", ''), /Illegal regex/);
     assert.match(message("s.findAll('(', 0)", 'abc'), /Illegal regex/);
     assert.match(message('s.find(1)', 'abc'), /failed: found no matching overload for 'find' applied to 'string\.\(int\)'$/);
+  });
+
+  it('finds a constant pattern that does not compile before evaluation (kube refuses it when it builds the program)', () => {
+    const bad = (e: string) => constantPatternError(env.compile(e).parsed);
+    assert.equal(bad("s.find('(a') == ''"), 'error parsing regexp: missing closing ): `(a`');
+    assert.equal(bad("[1].all(x, s.findAll('a**', x).size() == 0)"), 'error parsing regexp: invalid nested repetition operator: `**`');
+    assert.equal(bad("s.find('[a-z]+') == '' && s.findAll('x').size() == 0"), undefined);
+    // Only constants: a pattern from data fails per evaluation; `matches` is not optimised by kube.
+    assert.equal(bad("s.find(s + '(') == ''"), undefined);
+    assert.equal(bad("s.matches('(')"), undefined);
   });
 
   it('stays linear on a pattern that backtracks exponentially in a backtracking engine', () => {
