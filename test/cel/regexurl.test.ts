@@ -75,6 +75,20 @@ describe('regex library: find, findAll', () => {
     assert.equal(list(run("s.findAll('(a|aa)+b')", s)).length, 0);
   });
 
+  it("lets the evaluation's wall-clock bound stop a findAll with very many matches", () => {
+    // A clock that advances 1 ms each time the meter reads it (every 1,024 charges).
+    let now = 0;
+    const slow = new CelEnvironment('regexurl-clock', { s: CelScalar.DYN }, { clock: () => now++, limits: { timeoutMs: 5 } });
+    const e = slow.compile("s.findAll('.').size()");
+    assert.equal(e.evaluate({ s: 'x'.repeat(1000) }), 1000n);
+    now = 0;
+    assert.throws(() => e.evaluate({ s: 'x'.repeat(100_000) }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'cost');
+      assert.match(err.message, /timeout: evaluation took longer than 5ms/);
+      return true;
+    });
+  });
+
   it('type-checks: string receivers, a string pattern, an int limit', () => {
     const vars = new Map([['s', STRING]]);
     assert.equal(env.compile("s.find('a') == 'a'").check(vars).problem, undefined);
