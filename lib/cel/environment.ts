@@ -13,6 +13,7 @@ import { CelCompileError, CelEvalError } from './errors.js';
 import { listFunctions } from './lists.js';
 import { callCost, charge, costFunctions, CostMeter, COST_TICK, DEFAULT_LIMITS, metered, type CostLimits } from './meter.js';
 import { urlFunctions } from './urls.js';
+import { regexFunctions } from './regex.js';
 import { quantityFunctions } from './quantity.js';
 import { netFunctions } from './net.js';
 import { formatFunctions } from './format.js';
@@ -186,7 +187,7 @@ export class CelEnvironment {
     this.maxLength = opts.maxExpressionLength ?? DEFAULT_MAX_LENGTH;
     this.shape = { ...DEFAULT_SHAPE, ...opts.shape };
     this.cache = new LRUCache({ max: opts.cacheSize ?? 4096 });
-    this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...quantityFunctions, ...netFunctions, ...formatFunctions, ...optionalFunctions, ...costFunctions, ...(opts.funcs ?? [])], re2: cachedRe2 });
+    this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...regexFunctions, ...quantityFunctions, ...netFunctions, ...formatFunctions, ...optionalFunctions, ...costFunctions, ...(opts.funcs ?? [])], re2: cachedRe2 });
     // A call node to copy for the loop meter; the name is swapped in since `@…` cannot be parsed.
     const t = parse('x(true, 0)').expr;
     if (t.exprKind.case === 'callExpr') t.exprKind.value.function = COST_TICK;

@@ -6,6 +6,7 @@ import { CelEnvironment } from './environment.js';
 export { CelEnvironment, CompiledExpression, type EnvironmentOptions } from './environment.js';
 export { CelCompileError, CelEvalError, type CelErrorCode } from './errors.js';
 export { none, isNone } from './optional.js';
+export { constantPatternError } from './regex.js';
 export { DEFAULT_LIMITS, type CostLimits } from './meter.js';
 export { durationValue, fromJson, kindOf, stringList, timestampValue, type Json } from './values.js';
 export { CelScalar, listType, mapType, isCelList, isCelMap, type CelType, type CelValue, type CelInput } from '@bufbuild/cel';

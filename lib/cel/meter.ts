@@ -100,7 +100,7 @@ export function callCost(name: string, a: CelValue | undefined, b: CelValue | un
       return traverse(a);
     case 'contains':
       return typeof a === 'string' ? traverse(a) * traverse(b) : 1;
-    case 'matches':
+    case 'matches': case 'find': case 'findAll':
       return Math.ceil((1 + size(a)) * STRING_TRAVERSAL) * traverse(b, REGEX_LENGTH);
     case '@in':
       return isCelList(b) ? size(b) : 1;
@@ -108,7 +108,7 @@ export function callCost(name: string, a: CelValue | undefined, b: CelValue | un
     case 'isSorted': case 'sum': case 'max': case 'min': case 'indexOf': case 'lastIndexOf':
       return isCelList(a) ? size(a) : traverse(a);
     case 'lowerAscii': case 'upperAscii': case 'substring': case 'trim':
-    case 'cidr': case 'isIP': case 'isCIDR': case 'quantity': case 'isQuantity':
+    case 'cidr': case 'isIP': case 'isCIDR': case 'quantity': case 'isQuantity': case 'url':
       return traverse(a);
     case 'ip':
       return typeof a === 'string' ? traverse(a) : 1;

@@ -106,11 +106,19 @@ method('string', 'format', 'list(dyn)', 'string');
 method('list(string)', 'join', '', 'string');
 method('list(string)', 'join', 'string', 'string');
 
-// ---- Kubernetes libraries (lists.ts, urls.ts, quantity.ts, net.ts, format.ts) ----
+// ---- Kubernetes libraries (lists.ts, urls.ts, regex.ts, quantity.ts, net.ts, format.ts) ----
 method('list(A)', ['indexOf', 'lastIndexOf'], 'A', 'int');
 method('list(A)', ['min', 'max', 'sum'], '', 'A');
 method('list(A)', 'isSorted', '', 'bool');
 fn('isURL', 'string', 'bool');
+const U = 'kubernetes.URL';
+fn('url', 'string', U);
+method(U, ['getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath'], '', 'string');
+method(U, 'getQuery', '', 'map(string, list(string))');
+// regex.ts
+method('string', 'find', 'string', 'string');
+method('string', 'findAll', 'string', 'list(string)');
+method('string', 'findAll', 'string, int', 'list(string)');
 const Q = 'kubernetes.Quantity';
 fn('quantity', 'string', Q);
 fn('isQuantity', 'string', 'bool');

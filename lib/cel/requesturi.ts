@@ -1,6 +1,8 @@
 // Go's url.ParseRequestURI, for its error only: kube's `format.uri()` reports
 // the parse error text (`parse "x": invalid URI for request`), so the checks
-// are Go's, in Go's order, with Go's words. The parsed URL is not needed.
+// are Go's, in Go's order, with Go's words. `parseUrl` is Go's url.Parse, for
+// kube's `url()` (which accepts what ParseRequestURI accepts, then keeps
+// url.Parse's result): its parts as the URL's getters give them.
 
 /** Go's %q of a string (strconv.Quote): control characters as \a \b … or \xNN. */
 export function goQuote(s: string): string {
@@ -101,4 +103,69 @@ function reason(s: string): string | undefined {
 export function parseRequestUriError(s: string): string | undefined {
   const r = reason(s);
   return r === undefined ? undefined : `parse ${goQuote(s)}: ${r}`;
+}
+
+/** A URL as Go's url.Parse leaves it, in the parts kube's getters read. */
+export interface GoUrl {
+  /** Lower-cased, as Go keeps it. */
+  readonly scheme: string;
+  /** Unescaped (`[fe80::1%en0]:80`). */
+  readonly host: string;
+  /** The path as written (Go's RawPath or, when that is its own encoding, Path's). */
+  readonly rawPath: string;
+  readonly rawQuery: string;
+}
+
+/** %XX escapes decoded as bytes of UTF-8 (Go's unescape; `+` is a space in a query component). */
+export function unescape(s: string, plusIsSpace = false): string {
+  if (!s.includes('%') && !(plusIsSpace && s.includes('+'))) return s;
+  const bytes: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '%' && isHex(s[i + 1]) && isHex(s[i + 2])) { bytes.push(parseInt(s.slice(i + 1, i + 3), 16)); i += 2; }
+    else if (plusIsSpace && c === '+') bytes.push(0x20);
+    else {
+      const cp = s.codePointAt(i)!;
+      if (cp > 0xffff) i++;
+      bytes.push(...Buffer.from(String.fromCodePoint(cp), 'utf8'));
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/**
+ * Go's url.Parse(s) of a string ParseRequestURI accepted (call
+ * parseRequestUriError first): the fragment is cut before parsing, and a path
+ * starting with `//` (not `///`) holds an authority, so a few strings
+ * ParseRequestURI accepts fail here (`//a b`: a space in the host).
+ */
+export function parseUrl(s: string): GoUrl | { error: string } {
+  const fail = (r: string) => ({ error: `parse ${goQuote(s)}: ${r}` });
+  const hash = s.indexOf('#');
+  const u = hash < 0 ? s : s.slice(0, hash);
+  if (u === '*') return { scheme: '', host: '', rawPath: '*', rawQuery: '' };
+  const split = splitScheme(u);
+  if (typeof split === 'string') return fail(split);
+  let rest = split.rest;
+  let rawQuery = '';
+  if (rest.endsWith('?') && rest.split('?').length === 2) rest = rest.slice(0, -1);
+  else {
+    const q = rest.indexOf('?');
+    if (q >= 0) { rawQuery = rest.slice(q + 1); rest = rest.slice(0, q); }
+  }
+  const scheme = split.scheme.toLowerCase();
+  // A rootless path after a scheme is opaque (mailto:x): no host, no path.
+  if (!rest.startsWith('/') && scheme !== '') return { scheme, host: '', rawPath: '', rawQuery };
+  let host = '';
+  if ((scheme !== '' || !rest.startsWith('///')) && rest.startsWith('//')) {
+    const slash = rest.indexOf('/', 2);
+    const authority = slash < 0 ? rest.slice(2) : rest.slice(2, slash);
+    const err = authorityError(authority);
+    if (err) return fail(err);
+    host = unescape(authority.slice(authority.lastIndexOf('@') + 1));
+    rest = slash < 0 ? '' : rest.slice(slash);
+  }
+  const err = unescapeError(rest, false) ?? (hash < 0 ? undefined : unescapeError(s.slice(hash + 1), false));
+  if (err) return fail(err);
+  return { scheme, host, rawPath: rest, rawQuery };
 }

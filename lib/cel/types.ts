@@ -10,7 +10,7 @@ export type CelT =
   | { readonly kind: 'map'; readonly key: CelT; readonly value: CelT }
   /** A declared object (a schema's properties): `field` gives a member's type, undefined when not declared; `open` objects have undeclared members too (dyn). */
   | { readonly kind: 'object'; readonly name: string; readonly open: boolean; field(name: string): CelT | undefined }
-  /** Library values (kubernetes.Quantity, net.IP, net.CIDR, kubernetes.NamedFormat) and parameterised ones (`optional_type(T)`). */
+  /** Library values (kubernetes.Quantity, net.IP, net.CIDR, kubernetes.NamedFormat, kubernetes.URL) and parameterised ones (`optional_type(T)`). */
   | { readonly kind: 'opaque'; readonly name: string; readonly params?: readonly CelT[] }
   /** A type parameter of an overload (`A` in `list(A).indexOf(A)`). */
   | { readonly kind: 'param'; readonly name: string };

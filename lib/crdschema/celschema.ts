@@ -160,9 +160,10 @@ const COMPARISONS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_']);
  * A static worst case: every node costs 1, a loop's body costs its range's
  * largest size (maxItems/maxProperties, else what fits in a request) times
  * the body, and string work costs as cel-go's estimator counts it (matches:
- * 0.1 per byte of the string times 0.25 per byte of the regex; a format's
+ * 0.1 per byte of the string times 0.25 per byte of the regex, find and
+ * findAll alike; a format's
  * `validate` as a regex of 128 bytes; comparisons,
- * concatenation and the string library 0.1 per byte), a string's size being
+ * concatenation, the string library and `url()` 0.1 per byte), a string's size being
  * its maxLength, else what fits in a request. Coarser than kube's checker,
  * but it refuses what kube refuses in practice: nested loops over unbounded
  * lists, regexes over unbounded strings inside unbounded lists.
@@ -179,7 +180,8 @@ export function estimateCost(e: Expr, self: Props): number {
     return p?.type === 'string' ? p.maxLength ?? MAX_REQUEST_BYTES : undefined;
   };
   const stringCost = (fn: string, target: Expr | undefined, args: readonly Expr[]): number => {
-    if (fn === 'matches') {
+    // kube's find and findAll cost as matches does.
+    if (fn === 'matches' || ((fn === 'find' || fn === 'findAll') && target)) {
       const [str, re] = target ? [target, args[0]] : [args[0], args[1]];
       const n = sizeOf(str);
       const r = sizeOf(re);
@@ -195,6 +197,7 @@ export function estimateCost(e: Expr, self: Props): number {
       const n = sizeOf(args[0]);
       return n === undefined ? 0 : Math.ceil(n * STRING_TRAVERSAL) * Math.ceil(MAX_NAME_FORMAT_REGEX_SIZE * REGEX_LENGTH);
     }
+    if (fn === 'url' && !target && args.length === 1) return Math.ceil((sizeOf(args[0]) ?? 0) * STRING_TRAVERSAL);
     if ((fn === 'startsWith' || fn === 'endsWith') && target) return Math.ceil((sizeOf(args[0]) ?? 0) * STRING_TRAVERSAL);
     if (LINEAR_STRING_METHODS.has(fn) && target) return Math.ceil((sizeOf(target) ?? 0) * STRING_TRAVERSAL);
     if (COMPARISONS.has(fn) && args.length === 2) {

@@ -8,7 +8,7 @@ import type { StatusCause } from '../api/status.js';
 import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import { jsonEqual } from '../api/json.js';
-import { CelCompileError, CelEnvironment, CelEvalError, kindOf, none, type CompiledExpression } from '../cel/index.js';
+import { CelCompileError, CelEnvironment, CelEvalError, constantPatternError, kindOf, none, type CompiledExpression } from '../cel/index.js';
 import { costMessage, estimateCost, rootProps, rootView, schemaType, toCel, unboundedCount, usesIdent } from './celschema.js';
 import { BOOL, DYN, formatType, isDyn, STRING, type CelT } from '../cel/types.js';
 import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
@@ -85,6 +85,11 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
       }
       if (!resultIs(checked!.type, BOOL)) {
         out.push(fieldError.invalid(P.child(rp, 'rule'), ruleValue(r), 'cel expression must evaluate to a bool'));
+        return;
+      }
+      const badPattern = constantPatternError(c.parsed);
+      if (badPattern !== undefined) {
+        out.push(fieldError.invalid(P.child(rp, 'rule'), ruleValue(r), `program instantiation failed: ${badPattern}`));
         return;
       }
       const cost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(c.parsed, s) * (reps.get(s) ?? 1));

@@ -72,6 +72,18 @@ describe('x-kubernetes-validations at CRD write', () => {
     ['a format rule (gateway-api\'s experimental CRDs)', withRules([{ rule: '!format.dns1123Label().validate(self.name).hasValue()', messageExpression: 'format.dns1123Label().validate(self.name).value().join(", ")' }]), []],
     ['a format given a non-string', withRules([{ rule: '!format.dns1123Label().validate(self.replicas).hasValue()' }]),
       [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"!format.dns1123Label().validate(self.replicas).hasValue()"}: compilation failed: ERROR: <input>:1:32: found no matching overload for 'validate' applied to 'kubernetes.NamedFormat.(int)'\n | !format.dns1123Label().validate(self.replicas).hasValue()\n | ...............................^`]],
+    ['a regex find rule', withRules([{ rule: 'self.image.find("^[a-z0-9.-]+") != "" && self.image.findAll("[0-9]+", 3).size() <= 3' }], { image: { type: 'string' } }), []],
+    ['findAll given a string limit', withRules([{ rule: 'self.name.findAll("a", "2").size() == 0' }]),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.name.findAll(\\"a\\", \\"2\\").size() == 0"}: compilation failed: ERROR: <input>:1:18: found no matching overload for 'findAll' applied to 'string.(string, string)'\n | self.name.findAll("a", "2").size() == 0\n | .................^`]],
+    ['find with a constant pattern that does not compile (kube compiles it when it builds the program)', withRules([{ rule: 'self.name.find("(a") == ""' }]),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.name.find(\\"(a\\") == \\"\\""}: program instantiation failed: error parsing regexp: missing closing ): \`(a\``]],
+    ['findAll with a bad constant pattern inside a loop', withRules([{ rule: 'self.tags.all(t, t.findAll("a**", 2).size() == 0)' }], { tags: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 10 } } }),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.tags.all(t, t.findAll(\\"a**\\", 2).size() == 0)"}: program instantiation failed: error parsing regexp: invalid nested repetition operator: \`**\``]],
+    ['findAll over every unbounded string of an unbounded list', withRules([{ rule: 'self.tags.all(t, t.findAll("[a-z]+[0-9]+").size() < 3)' }], { tags: { type: 'array', items: { type: 'string' } } }),
+      /x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x/],
+    ['a URL rule', withRules([{ rule: 'isURL(self.endpoint) && url(self.endpoint).getScheme() == "https" && url(self.endpoint).getQuery().size() == 0' }], { endpoint: { type: 'string', maxLength: 2048 } }), []],
+    ['a URL getter on a string', withRules([{ rule: 'self.name.getHost() == "a"' }]),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.name.getHost() == \\"a\\""}: compilation failed: ERROR: <input>:1:18: found no matching overload for 'getHost' applied to 'string.()'\n | self.name.getHost() == \"a\"\n | .................^`]],
     ['no CEL errors while the schema is wrong', withRules([{ rule: 'self.x >' }], { bad: { type: 'array' } }),
       [`${F}.properties[spec].properties[bad].items: Required value: must be specified`]],
   ];
@@ -251,6 +263,40 @@ describe('x-kubernetes-validations per request', () => {
     assert.deepEqual(run(s, { spec: { name: 'bad value' } }), [
       'spec.name: Invalid value: "string": must be a DNS label',
       "spec.name: Invalid value: \"string\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    ]);
+  });
+
+  it("has kube's regex library: find and findAll on the request's strings, Illegal regex for a bad pattern", () => {
+    const s = withRules([
+      { rule: 'self.image.find("^[a-z0-9.-]+/") != ""', messageExpression: '"image has no registry: " + self.image' },
+      { rule: 'self.image.findAll("[0-9]+").size() <= 2', message: 'too many numbers' },
+    ], { image: { type: 'string', maxLength: 256 }, pattern: { type: 'string', maxLength: 64 } });
+    assert.deepEqual(run(s, { spec: { image: 'registry.example/app:1.2' } }), []);
+    assert.deepEqual(run(s, { spec: { image: 'app:1.2.3' } }), [
+      'spec: Invalid value: "object": image has no registry: app:1.2.3',
+      'spec: Invalid value: "object": too many numbers',
+    ]);
+    // A client's pattern: a bad one fails the rule with kube's words.
+    const p = withRules([{ rule: 'self.image.find(self.pattern) == self.image' }], { image: { type: 'string', maxLength: 256 }, pattern: { type: 'string', maxLength: 64 } });
+    assert.deepEqual(run(p, { spec: { image: 'abc', pattern: '[a-z]+' } }), []);
+    assert.deepEqual(run(p, { spec: { image: 'abc', pattern: '(a' } }),
+      ['spec: Invalid value: "object": Illegal regex: error parsing regexp: missing closing ): `(a` evaluating rule: self.image.find(self.pattern) == self.image']);
+  });
+
+  it("has kube's URL library: url() and its getters on the request's strings, kube's error for a non-URL", () => {
+    const s = withRules([], { endpoint: { type: 'string', maxLength: 2048, 'x-kubernetes-validations': [
+      { rule: 'url(self).getScheme() == "https"', message: 'must be https' },
+      { rule: 'url(self).getPort() == "" || int(url(self).getPort()) < 10000', messageExpression: '"port too high: " + url(self).getPort()' },
+    ] } });
+    assert.deepEqual(run(s, { spec: { endpoint: 'https://api.example:8443/v1?x=1' } }), []);
+    assert.deepEqual(run(s, { spec: { endpoint: 'http://api.example:20000/' } }), [
+      'spec.endpoint: Invalid value: "string": must be https',
+      'spec.endpoint: Invalid value: "string": port too high: 20000',
+    ]);
+    const bad = 'URL parse error during conversion from string: parse "api.example/v1": invalid URI for request';
+    assert.deepEqual(run(s, { spec: { endpoint: 'api.example/v1' } }), [
+      `spec.endpoint: Invalid value: "string": ${bad} evaluating rule: must be https`,
+      `spec.endpoint: Invalid value: "string": ${bad} evaluating rule: url(self).getPort() == "" || int(url(self).getPort()) < 10000`,
     ]);
   });
 
