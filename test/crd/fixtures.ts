@@ -53,7 +53,7 @@ export function crontab(name: string, spec: Record<string, unknown>, group = 'st
 }
 
 /** Waits until the CRD is Established and `path` (one of its collections) answers 200. */
-export async function waitEstablished(s: TestServer, name: string, path: string): Promise<Record<string, any>> {
+export async function waitEstablished(s: Pick<TestServer, 'admin'>, name: string, path: string): Promise<Record<string, any>> {
   return until(`${name} established and served`, async () => {
     const r = await s.admin.request('GET', `${CRD_PATH}/${name}`);
     const est = (r.json as Record<string, any>)?.status?.conditions?.find((c: Record<string, any>) => c.type === 'Established');

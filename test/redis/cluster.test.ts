@@ -4,7 +4,6 @@
 // types and processes there. The servers are stopped by pid at the end.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { Cluster, Redis } from 'ioredis';
 import { RedisStore } from '../../backends/core/store/redis.js';
 import { StoreError } from '../../backends/core/store/types.js';
@@ -14,16 +13,7 @@ import { isPrefixKey, prefixPattern, registryKey, typeKeys } from '../../backend
 import { storeContract } from '../store/contract.js';
 import { Collector, pod, rv } from '../store/helpers.js';
 import { uniquePrefix } from '../store/fixtures/redis-env.js';
-import { RedisCluster, redisServerSkipReason } from './redis-server.js';
-
-function redisCliSkipReason(): string | undefined {
-  const r = spawnSync('redis-cli', ['--version'], { stdio: 'ignore' });
-  if (r.status === 0) return undefined;
-  const reason = 'redis-cli is not on PATH (needed to create a cluster)';
-  if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: redis tests must run)`);
-  console.log(`# skipping: ${reason}`);
-  return reason;
-}
+import { RedisCluster, redisCliSkipReason, redisServerSkipReason } from './redis-server.js';
 
 const skip = (await redisServerSkipReason()) ?? redisCliSkipReason();
 

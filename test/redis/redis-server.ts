@@ -1,7 +1,7 @@
 // A private redis-server on a spare loopback port for tests that stop, kill
 // or reconfigure Redis. Started directly (no shell) so its pid is Redis's own;
 // stopped by that pid. Every server started here is killed on process exit.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,10 +74,20 @@ export class RedisServer {
 
 /** Whether redis-server can be started here; under CI=true its absence fails. */
 export async function redisServerSkipReason(): Promise<string | undefined> {
-  const child = spawn('redis-server', ['--version'], { stdio: 'ignore' });
-  const [code] = (await Promise.race([once(child, 'exit'), once(child, 'error').then(() => [127])])) as [number | null];
-  if (code === 0) return undefined;
+  // spawnSync reports a missing binary as r.error; an async spawn's 'error' made once(child, 'exit') reject.
+  const r = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
+  if (r.status === 0) return undefined;
   const reason = 'redis-server is not on PATH';
+  if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: redis tests must run)`);
+  console.log(`# skipping: ${reason}`);
+  return reason;
+}
+
+/** Whether redis-cli (which creates a cluster) runs here; under CI=true its absence fails. */
+export function redisCliSkipReason(): string | undefined {
+  const r = spawnSync('redis-cli', ['--version'], { stdio: 'ignore' });
+  if (r.status === 0) return undefined;
+  const reason = 'redis-cli is not on PATH (needed to create a cluster)';
   if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: redis tests must run)`);
   console.log(`# skipping: ${reason}`);
   return reason;
