@@ -43,7 +43,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dataDir, ...storage.flags, ...controllers, ...(opts.flags ?? [])]);
   if ('error' in parsed) throw new Error(parsed.error);
   const logs: string[] = [];
-  const running = await startServer(parsed.options, { log: (m) => logs.push(m), tooLargeWaitMs: 300, ...opts.hooks });
+  // Spans still buffered at close reach a test's receiver even on a loaded CI machine (the serve default is 2 s).
+  const running = await startServer(parsed.options, { log: (m) => logs.push(m), tooLargeWaitMs: 300, tracingShutdownMs: 10_000, ...opts.hooks });
   const pki = devPkiPaths(dataDir);
   const [ca, cert, key] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.adminCert, 'utf8'), readFile(pki.adminKey, 'utf8')]);
   const admin = new HttpsClient(running.url, { ca, cert, key });
