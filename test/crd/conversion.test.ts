@@ -9,7 +9,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { startTestServer, freePort, type TestServer } from '../helpers/server.js';
 import { generateCa } from '../../certs/pki.js';
 import { CRD_PATH, waitEstablished } from './fixtures.js';
-import { gadgetCrd, startConversionWebhook, type ConversionWebhook } from './convertwebhook.js';
+import { caBundle, gadgetCrd, installGadgets, startConversionWebhook, type ConversionWebhook } from './convertwebhook.js';
 import { findKubectl, Kubectl, stopAll } from '../e2e/helpers.js';
 
 const kubectlBinary = findKubectl('1.33') ?? findKubectl();
@@ -18,7 +18,6 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const base = (v: string, plural = 'gadgets') => `/apis/conv.example.com/${v}/namespaces/default/${plural}`;
 const v1Gadget = (name: string, hostPort: string) => ({ apiVersion: 'conv.example.com/v1', kind: 'Gadget', metadata: { name }, spec: { hostPort } });
 const v2Gadget = (name: string, host: string, port: number) => ({ apiVersion: 'conv.example.com/v2', kind: 'Gadget', metadata: { name }, spec: { host, port } });
-const caBundle = (pem: string) => Buffer.from(pem).toString('base64');
 
 describe('a CRD converted by a webhook named by URL', () => {
   let s: TestServer;
@@ -26,9 +25,7 @@ describe('a CRD converted by a webhook named by URL', () => {
   before(async () => {
     hook = await startConversionWebhook();
     s = await startTestServer();
-    const r = await s.admin.request('POST', CRD_PATH, gadgetCrd({ url: hook.url, caBundle: caBundle(hook.ca.certPem) }));
-    assert.equal(r.status, 201, r.text);
-    await waitEstablished(s, 'gadgets.conv.example.com', base('v2'));
+    await installGadgets(s, hook);
   });
   after(async () => { await s.close(); await hook.close(); });
   beforeEach(() => { hook.mode = 'ok'; hook.reviews.length = 0; });

@@ -2,7 +2,10 @@
 // `spec.hostPort: "host:port"` and whose v2 has `spec.host` and `spec.port`.
 // It records every ConversionReview it receives (and its traceparent); the
 // test sets `mode` to make it answer wrongly in one of the ways kube checks.
+import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
+import type { TestServer } from '../helpers/server.js';
+import { CRD_PATH, waitEstablished } from './fixtures.js';
 import type { AddressInfo } from 'node:net';
 import { generateCa, generateServingCert, type CertKeyPair } from '../../certs/pki.js';
 
@@ -78,6 +81,21 @@ export async function startConversionWebhook(hosts: string[] = []): Promise<Conv
     url: `https://127.0.0.1:${port}/convert`, port, ca, reviews,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   });
+}
+
+/** A CRD's caBundle: the PEM, base64. */
+export const caBundle = (pem: string): string => Buffer.from(pem).toString('base64');
+
+/**
+ * Installs the Gadgets CRD converted by `hook` (by URL, trusted through its CA), `edit`ed first,
+ * and waits until v2 is served.
+ */
+export async function installGadgets(s: Pick<TestServer, 'admin'>, hook: ConversionWebhook, edit: (crd: Json) => void = () => {}): Promise<void> {
+  const crd = gadgetCrd({ url: hook.url, caBundle: caBundle(hook.ca.certPem) });
+  edit(crd);
+  const r = await s.admin.request('POST', CRD_PATH, crd);
+  assert.equal(r.status, 201, r.text);
+  await waitEstablished(s, 'gadgets.conv.example.com', '/apis/conv.example.com/v2/namespaces/default/gadgets');
 }
 
 /** Gadgets: v1 (hostPort) and v2 (host, port; the storage version), converted by a webhook at `clientConfig`. */

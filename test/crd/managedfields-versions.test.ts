@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { CRD_PATH, waitEstablished } from './fixtures.js';
-import { gadgetCrd, startConversionWebhook, type ConversionWebhook } from './convertwebhook.js';
+import { installGadgets, startConversionWebhook, type ConversionWebhook } from './convertwebhook.js';
 import { findKubectl, Kubectl, stopAll } from '../e2e/helpers.js';
 
 const kubectlBinary = findKubectl('1.33') ?? findKubectl();
@@ -19,7 +19,6 @@ const kubectlBinary = findKubectl('1.33') ?? findKubectl();
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const base = (v: string, plural = 'gadgets', group = 'conv.example.com') => `/apis/${group}/${v}/namespaces/default/${plural}`;
 const APPLY = { 'content-type': 'application/apply-patch+yaml' };
-const caBundle = (pem: string) => Buffer.from(pem).toString('base64');
 
 function entries(obj: Json): Array<{ manager: string; operation: string; apiVersion: string; fields: Json }> {
   return (obj.metadata.managedFields ?? []).map((e: Json) => ({ manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, fields: e.fieldsV1 }));
@@ -34,9 +33,7 @@ describe('server-side apply through two versions of a webhook-converted CRD', ()
   before(async () => {
     hook = await startConversionWebhook();
     s = await startTestServer();
-    const r = await s.admin.request('POST', CRD_PATH, gadgetCrd({ url: hook.url, caBundle: caBundle(hook.ca.certPem) }));
-    assert.equal(r.status, 201, r.text);
-    await waitEstablished(s, 'gadgets.conv.example.com', base('v2'));
+    await installGadgets(s, hook);
   });
   after(async () => { await s.close(); await hook.close(); });
   beforeEach(() => { hook.mode = 'ok'; });

@@ -7,15 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { CRD_PATH, waitEstablished } from './fixtures.js';
-import { gadgetCrd, startConversionWebhook, type ConversionWebhook } from './convertwebhook.js';
+import { installGadgets, startConversionWebhook, type ConversionWebhook } from './convertwebhook.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const base = (v: string) => `/apis/conv.example.com/${v}/namespaces/default/gadgets`;
 const v2Gadget = (name: string, host: string, port: number, labels?: Record<string, string>) => ({
   apiVersion: 'conv.example.com/v2', kind: 'Gadget', metadata: { name, ...(labels ? { labels } : {}) }, spec: { host, port },
 });
-const caBundle = (pem: string) => Buffer.from(pem).toString('base64');
 const names = (l: Json) => l.items.map((i: Json) => i.metadata.name).sort();
 const sel = (s: string) => encodeURIComponent(s);
 
@@ -25,12 +23,10 @@ describe('selectors on a webhook-converted CRD', () => {
   before(async () => {
     hook = await startConversionWebhook();
     s = await startTestServer();
-    const crd = gadgetCrd({ url: hook.url, caBundle: caBundle(hook.ca.certPem) });
-    crd.spec.versions[0].selectableFields = [{ jsonPath: '.spec.hostPort' }];
-    crd.spec.versions[1].selectableFields = [{ jsonPath: '.spec.host' }];
-    const r = await s.admin.request('POST', CRD_PATH, crd);
-    assert.equal(r.status, 201, r.text);
-    await waitEstablished(s, 'gadgets.conv.example.com', base('v2'));
+    await installGadgets(s, hook, (crd) => {
+      crd.spec.versions[0].selectableFields = [{ jsonPath: '.spec.hostPort' }];
+      crd.spec.versions[1].selectableFields = [{ jsonPath: '.spec.host' }];
+    });
     for (const [name, host, port, labels] of [
       ['a', 'one.org', 1, { tier: 'front' }], ['b', 'one.org', 2, undefined], ['c', 'two.org', 1, { tier: 'front' }], ['d', 'one.org', 1, undefined],
     ] as const) {

@@ -21,7 +21,7 @@ import { startReviewWebhook, type ReviewWebhook } from './webhooks.js';
 import { startAuditReceiver } from '../audit/receiver.js';
 import { recordedRequestsInFlight } from '../../lib/tracing/span.js';
 import { CRD_PATH, waitEstablished } from '../crd/fixtures.js';
-import { gadgetCrd, startConversionWebhook } from '../crd/convertwebhook.js';
+import { caBundle, gadgetCrd, startConversionWebhook } from '../crd/convertwebhook.js';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -201,7 +201,7 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
   it('converts a custom resource by its CRD\'s webhook in a client span whose traceparent the webhook receives', async () => {
     const hook = await startConversionWebhook();
     try {
-      const crd = gadgetCrd({ url: hook.url, caBundle: Buffer.from(hook.ca.certPem).toString('base64') });
+      const crd = gadgetCrd({ url: hook.url, caBundle: caBundle(hook.ca.certPem) });
       assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
       const base = (v: string) => `/apis/conv.example.com/${v}/namespaces/default/gadgets`;
       await waitEstablished(s, crd.metadata.name, base('v2'));
