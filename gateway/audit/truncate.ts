@@ -3,7 +3,7 @@
 // annotated `audit.k8s.io/truncated: "true"` (only from level Request, where
 // there are bodies); one still too large is dropped and reported. Events go on
 // in batches of at most max-batch-size bytes (a webhook request each).
-import type { AuditEvent } from './event.js';
+import { eventJson, type AuditEvent } from './event.js';
 
 export interface TruncateConfig {
   readonly maxEventSize: number;
@@ -14,7 +14,7 @@ export interface TruncateConfig {
 export interface Encoded { readonly event: AuditEvent; readonly json: string }
 
 export function encode(events: readonly AuditEvent[]): Encoded[] {
-  return events.map((event) => ({ event, json: JSON.stringify(event) }));
+  return events.map((event) => ({ event, json: eventJson(event) }));
 }
 
 export class Truncator {
@@ -28,11 +28,11 @@ export class Truncator {
     let batchSize = 0;
     for (const original of events) {
       let event = original;
-      let json = JSON.stringify(event);
+      let json = eventJson(event);
       let size = Buffer.byteLength(json);
       if (size > this.config.maxEventSize && event.level !== 'None' && event.level !== 'Metadata') {
         event = truncated(event);
-        json = JSON.stringify(event);
+        json = eventJson(event);
         size = Buffer.byteLength(json);
       }
       if (size > this.config.maxEventSize) { dropped.push(event); continue; }
