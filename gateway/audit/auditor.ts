@@ -7,12 +7,11 @@ import { parse as parseYaml } from 'yaml';
 import type { UserInfo } from '../../lib/api/meta.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import { internalError } from '../../lib/api/status.js';
-import { auditErrors, auditEvents, auditLevels, auditRejected } from '../metrics/audit.js';
+import { auditErrors, auditEvents, auditLevel, auditRejected } from '../metrics/audit.js';
 import type { AuditBackend, Mode } from './backend.js';
 import { ThrottledLog } from './backend.js';
 import { BatchBackend } from './batch.js';
 import { microTime, objectRefOf, sourceIPs, userOf, withoutManagedFields, type AuditEvent, type ResponseStatus } from './event.js';
-import { LogBackend } from './logbackend.js';
 import type { AuditRecorder, RequestAudit } from '../pipeline/audit.js';
 import { levelAtLeast, type AuditPolicy, type PolicyDecision, type Stage } from './policy.js';
 import { decodeEnvelope } from '../../lib/protobuf/codec.js';
@@ -49,9 +48,11 @@ export class Auditor implements AuditRecorder {
   /** Events a plugin could not keep: counted in apiserver_audit_error_total{plugin}, logged at most once per interval. */
   lost(plugin: string, events: readonly AuditEvent[], why: string): void { this.failed(plugin, events, why); }
 
-  private failed(plugin: string, events: readonly AuditEvent[], why: string): void {
-    auditErrors.labels(plugin).inc(events.length);
-    this.errors.error(`audit ${plugin} backend: ${events.length} event(s) lost: ${why}`);
+  private failed(plugin: string, events: readonly AuditEvent[], why: string): void { this.failedCount(plugin, events.length, why); }
+
+  private failedCount(plugin: string, count: number, why: string): void {
+    auditErrors.labels(plugin).inc(count);
+    this.errors.error(`audit ${plugin} backend: ${count} event(s) lost: ${why}`);
   }
 
   private senderOf(s: AuditSink): Sender {
@@ -60,19 +61,24 @@ export class Auditor implements AuditRecorder {
       const batched = new BatchBackend(b, { ...(s.batch ?? { bufferSize: 10_000, maxSize: 400, maxWaitMs: 30_000 }), onError: (evs, why) => this.failed(b.plugin, evs, why) });
       return { process: (evs) => void batched.process(evs), shutdown: () => batched.shutdown() };
     }
-    const send = (evs: readonly AuditEvent[]) => { b.process(evs).catch((err: unknown) => this.failed(b.plugin, evs, err instanceof Error ? err.message : String(err))); };
+    // One rejection handler per write, not per event (a promise each): the log gives every event of one write the same promise.
+    let last: Promise<void> | undefined;
+    let lastCount = { n: 0 };
+    const send = (evs: readonly AuditEvent[]) => {
+      const p = b.process(evs);
+      if (p === last) { lastCount.n += evs.length; return; }
+      const count = { n: evs.length };
+      last = p;
+      lastCount = count;
+      p.catch((err: unknown) => this.failedCount(b.plugin, count.n, err instanceof Error ? err.message : String(err)));
+    };
     const strict = s.mode === 'blocking-strict';
-    let receivedBlocks: Sender['receivedBlocks'];
-    if (b instanceof LogBackend) {
-      // The log appends synchronously; only blocking-strict needs the write itself before going on.
-      if (strict) receivedBlocks = (evs) => { b.processNow(evs); return undefined; };
-    } else {
-      receivedBlocks = (evs) => b.process(evs).catch((err: unknown) => {
-        this.failed(b.plugin, evs, err instanceof Error ? err.message : String(err));
-        if (strict) throw err;
-      });
-    }
-    return { process: send, ...(receivedBlocks ? { receivedBlocks } : {}), shutdown: () => b.shutdown() };
+    // Blocking modes wait for RequestReceived to be kept before the request goes on (later stages never hold the answer).
+    const receivedBlocks: Sender['receivedBlocks'] = (evs) => b.process(evs, true).catch((err: unknown) => {
+      this.failed(b.plugin, evs, err instanceof Error ? err.message : String(err));
+      if (strict) throw err;
+    });
+    return { process: send, receivedBlocks, shutdown: () => b.shutdown() };
   }
 
   /** Starts the audit of a request whose user is known; undefined when the policy says None. */
@@ -81,7 +87,7 @@ export class Auditor implements AuditRecorder {
       user: user.username, groups: user.groups, verb: info.verb, isResourceRequest: info.isResourceRequest,
       apiGroup: info.apiGroup, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path,
     });
-    auditLevels.labels(d.level).inc();
+    auditLevel(d.level).value++;
     if (d.level === 'None') return undefined;
     return new Recording(this, d, req, res, info, user, auditID, longRunning);
   }
@@ -102,14 +108,14 @@ export class Auditor implements AuditRecorder {
 
   /** Hands a stage's event to every sink; a promise when one blocks on RequestReceived. */
   emit(ev: AuditEvent, stage: Stage): Promise<void> | undefined {
-    auditEvents.inc();
+    auditEvents.value++;
     let wait: Promise<void>[] | undefined;
     for (const s of this.senders) {
       const p = stage === 'RequestReceived' && s.receivedBlocks ? s.receivedBlocks([ev]) : (s.process([ev]), undefined);
       if (p) (wait ??= []).push(p);
     }
     if (!wait) return undefined;
-    return Promise.all(wait).then(() => undefined, (err: unknown) => {
+    return (wait.length === 1 ? wait[0]! : Promise.all(wait)).then(() => undefined, (err: unknown) => {
       auditRejected.inc();
       throw internalError(`audit: the event could not be recorded: ${err instanceof Error ? err.message : String(err)}`);
     });

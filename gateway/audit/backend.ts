@@ -10,8 +10,12 @@ export type Mode = (typeof MODES)[number];
 export interface AuditBackend {
   /** `log` or `webhook`: the plugin label of apiserver_audit_error_total. */
   readonly plugin: string;
-  /** Resolves when the events are kept, rejects when they cannot be. */
-  process(events: readonly AuditEvent[]): Promise<void>;
+  /**
+   * Resolves when the events are kept, rejects when they cannot be. `awaited`:
+   * the request waits for it (a blocking mode's RequestReceived); a backend
+   * that holds events back to send them together sends these without delay.
+   */
+  process(events: readonly AuditEvent[], awaited?: boolean): Promise<void>;
   /** Sends what is buffered, then stops. */
   shutdown(): Promise<void>;
 }

@@ -28,7 +28,7 @@ export class LeanCounter implements PromMetric {
     registry.registerMetric(this as never);
   }
 
-  /** A handle for one label set; keep it and add to `.value`. */
+  /** A handle for one label set; keep it and add to `.value`. A series shows once it counts, but one without labels always (as prom-client's). */
   handle(labels: LabelValues): CounterHandle {
     const h = new CounterHandle(labels);
     this.handles.push(h);
@@ -37,7 +37,7 @@ export class LeanCounter implements PromMetric {
 
   get(): ReturnType<PromMetric['get']> {
     return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator,
-      values: this.handles.filter((h) => h.value > 0).map((h) => ({ labels: { ...h.labels }, value: h.value })) });
+      values: this.handles.filter((h) => h.value > 0 || Object.keys(h.labels).length === 0).map((h) => ({ labels: { ...h.labels }, value: h.value })) });
   }
 }
 
