@@ -31,6 +31,7 @@ import { badGateway, type StatusError } from '../../lib/api/status.js';
 import { clientStatus, outboundCall, tracingEnabled } from '../../lib/tracing/span.js';
 import { closeAfterAnswer } from '../../lib/http/linger.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
+import type { Cancellation } from '../pipeline/deadline.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
@@ -58,7 +59,8 @@ export interface ForwardOptions {
   /** Send the answer's headers at once (a watch may have no event for a while). */
   readonly flushHeaders?: boolean;
   /** Aborted: the backend request is cut and the promise resolves; the caller has answered. */
-  readonly signal?: AbortSignal;
+  /** The request's deadline: the backend request is cut when it passes. */
+  readonly cancel?: Cancellation;
   /** Answer a backend's 3xx (but 304) with a 502 instead of relaying it; the rejection is that StatusError. */
   readonly rejectRedirects?: boolean;
   /** Called once the backend's response headers are relayed. */
@@ -127,9 +129,9 @@ function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: Fo
       out.destroy();
       settle();
     };
-    if (o.signal?.aborted) { cut(); return; }
-    o.signal?.addEventListener('abort', cut, { once: true });
-    out.on('close', () => o.signal?.removeEventListener('abort', cut));
+    if (o.cancel?.aborted) { cut(); return; }
+    o.cancel?.onAbort(cut);
+    out.on('close', () => o.cancel?.offAbort(cut));
     /** The whole body reached the backend's socket. */
     let uploaded = false;
     out.on('finish', () => { uploaded = true; });

@@ -33,6 +33,7 @@ import { clientStatus, outboundCall, tracingEnabled } from '../../lib/tracing/sp
 import { closeAfterAnswer } from '../../lib/http/linger.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
 import { isHopByHop, isRedirect, redirectRefused, targetAttributes } from './forward.js';
+import type { Cancellation } from '../pipeline/deadline.js';
 
 export interface PoolTarget {
   readonly dispatcher: Dispatcher;
@@ -58,7 +59,8 @@ export interface PoolForwardOptions {
   /** Send the answer's headers at once (a watch may have no event for a while). */
   readonly flushHeaders?: boolean;
   /** Aborted: the backend request is cut and the promise resolves; the caller has answered. */
-  readonly signal?: AbortSignal;
+  /** The request's deadline: the backend request is cut when it passes. */
+  readonly cancel?: Cancellation;
   /** Answer a backend's 3xx (but 304) with a 502 instead of relaying it; the rejection is that StatusError. */
   readonly rejectRedirects?: boolean;
   /** Called once the backend's response headers are relayed. */
@@ -118,8 +120,8 @@ function send(req: IncomingMessage, res: ServerResponse, t: PoolTarget, o: PoolF
       req.pipe(body);
     }
     const relay = new Relay(req, res, o, body, resolve, reject);
-    if (o.signal?.aborted) { relay.cancel(); return; }
-    o.signal?.addEventListener('abort', relay.cancel, { once: true });
+    if (o.cancel?.aborted) { relay.cancel(); return; }
+    o.cancel?.onAbort(relay.cancel);
     res.on('close', relay.onClientClose);
     t.dispatcher.dispatch({
       origin: t.origin, path: req.url ?? '/', method: (req.method ?? 'GET') as Dispatcher.HttpMethod, headers, body,
@@ -153,7 +155,7 @@ class Relay implements Dispatcher.DispatchHandler {
   #settle(err?: Error): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.o.signal?.removeEventListener('abort', this.cancel);
+    this.o.cancel?.offAbort(this.cancel);
     this.res.off('close', this.onClientClose);
     if (err) this.reject(err); else this.resolve();
   }

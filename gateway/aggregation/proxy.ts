@@ -24,6 +24,7 @@ import { origin, Transport, type ProxyClientCert } from './transport.js';
 import { forwardUpgrade } from './forward.js';
 import { formatDuration } from '../config/duration.js';
 import { BackendFailure, forwardPooled } from './poolforward.js';
+import type { Cancellation } from '../pipeline/deadline.js';
 
 export interface ProxyRequest {
   readonly req: IncomingMessage;
@@ -33,7 +34,7 @@ export interface ProxyRequest {
   readonly body?: Buffer;
   readonly longRunning: boolean;
   /** Aborted at the request's deadline: the backend request is cut (the pipeline answers 504). */
-  readonly deadline?: AbortSignal;
+  readonly deadline?: Cancellation;
   /** Called when the backend's response headers arrive (a watch's priority-and-fairness seat is freed then). */
   readonly onHeaders?: () => void;
 }
@@ -121,7 +122,7 @@ export class ApiServiceProxy {
       headersTimeoutMs: env.timeoutMs,
       bodyTimeoutMs: r.longRunning ? 0 : env.timeoutMs,
       ...(r.longRunning ? { flushHeaders: true } : {}),
-      ...(r.deadline ? { signal: r.deadline } : {}),
+      ...(r.deadline ? { cancel: r.deadline } : {}),
       ...(r.onHeaders ? { onHeaders: r.onHeaders } : {}),
       onCut: (err) => {
         env.onBackendFailure(s.info.name);

@@ -6,6 +6,7 @@ import { parseRequestInfo, type RequestInfo } from '../../lib/api/requestinfo.js
 import { checkedRequestPath } from '../../lib/api/requestpath.js';
 import { queryBool } from '../../lib/api/querybool.js';
 import type { RequestAudit } from './audit.js';
+import { NO_DEADLINE, type Cancellation } from './deadline.js';
 
 /**
  * An upgrade request (Connection: Upgrade) arrives with its socket instead of
@@ -33,6 +34,8 @@ export interface RequestContext {
   readonly upgrade: PendingUpgrade | undefined;
   /** Aborted at the request's deadline (never for long-running requests): dispatch lets go of what it waits on. */
   readonly deadline: AbortSignal;
+  /** The same deadline without an AbortSignal (pipeline/deadline.ts): what the proxies wait on. */
+  readonly cancel: Cancellation;
   /** What dispatch waits on (an APIService), named in the 504 answered at the deadline. */
   waitingOn?: string;
   /** The request's deadline in milliseconds from its start (absent for long-running requests): priority and fairness waits a quarter of it at most. */
@@ -51,10 +54,9 @@ export interface RequestContext {
 const EMPTY_QUERY = new URLSearchParams();
 const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
 
-const NEVER: { readonly signal: AbortSignal } = { signal: new AbortController().signal };
 
 /** Throws a 400 StatusError for a path that could mean different things to authorization and a backend. */
-export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade, deadline: { readonly signal: AbortSignal } = NEVER): RequestContext {
+export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade, deadline: Cancellation & { readonly signal: AbortSignal } = NO_DEADLINE): RequestContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
@@ -64,7 +66,7 @@ export function newContext(req: IncomingMessage, res: ServerResponse, now: numbe
   const path = checkedRequestPath(rawPath);
   const info = parseRequestInfo(req.method ?? 'GET', path, watch);
   // The signal is read on demand (pipeline/deadline.ts makes it only then).
-  return { req, res, query, info, startedAt: now, user: NOBODY, upgrade, get deadline() { return deadline.signal; } };
+  return { req, res, query, info, startedAt: now, user: NOBODY, upgrade, cancel: deadline, get deadline() { return deadline.signal; } };
 }
 
 export function isLongRunning(ctx: RequestContext): boolean {

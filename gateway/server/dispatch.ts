@@ -42,7 +42,7 @@ function serveRemote(p: ApiServiceProxy, ctx: RequestContext): Promise<void> {
   if (up) return p.upgrade({ req: ctx.req, user: ctx.user, socket: up.socket, head: up.head });
   ctx.waitingOn = p.describe();
   return p.serve({
-    req: ctx.req, res: ctx.res, user: ctx.user, longRunning: ctx.info.verb === 'watch', deadline: ctx.deadline,
+    req: ctx.req, res: ctx.res, user: ctx.user, longRunning: ctx.info.verb === 'watch', deadline: ctx.cancel,
     ...(ctx.body ? { body: ctx.body } : {}), ...(ctx.watchInitialized ? { onHeaders: ctx.watchInitialized } : {}),
   });
 }

@@ -64,7 +64,7 @@ export function upstreamOf(url: string, caPem: string | undefined, paths: Sideca
       return forwardUpgrade(req, up.socket, up.head, { protocol: target.protocol, options }, { headers, purpose: 'upstream' }).catch((err: Error) => { throw unreachable(err, 'upgrade'); });
     }
     ctx.waitingOn = 'the upstream';
-    return forward(req, ctx.res, target, { headers, purpose: 'upstream', signal: ctx.deadline, ...(ctx.body ? { body: ctx.body } : {}) }).catch((err: Error) => { throw unreachable(err, 'proxy'); });
+    return forward(req, ctx.res, target, { headers, purpose: 'upstream', cancel: ctx.cancel, ...(ctx.body ? { body: ctx.body } : {}) }).catch((err: Error) => { throw unreachable(err, 'proxy'); });
   };
   return { url, dispatch, close: () => agent.destroy() };
 }

@@ -1,9 +1,11 @@
 // The request deadline made on demand (gateway/pipeline/deadline.ts): the
 // signal is one object however often it is read, aborts when the deadline
-// does, and one read only after the abort is already aborted.
+// does, and one read only after the abort is already aborted; the same
+// deadline as a Cancellation (what the proxies wait on): callbacks run once at
+// the abort, removed ones never, none kept by the deadline-less NO_DEADLINE.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Deadline } from '../../gateway/pipeline/deadline.js';
+import { Deadline, NO_DEADLINE } from '../../gateway/pipeline/deadline.js';
 
 describe('Deadline', () => {
   it('gives one signal, aborted with the deadline', () => {
@@ -22,5 +24,33 @@ describe('Deadline', () => {
     const d = new Deadline();
     d.abort();
     assert.equal(d.signal.aborted, true);
+  });
+
+  it('as a Cancellation: runs each callback once at the abort, not one removed before it, and says aborted', () => {
+    const d = new Deadline();
+    const heard: string[] = [];
+    const a = () => heard.push('a');
+    const b = () => heard.push('b');
+    const c = () => heard.push('c');
+    d.onAbort(a);
+    d.onAbort(b);
+    d.onAbort(c);
+    d.offAbort(b);
+    d.offAbort(b); // twice: nothing more
+    assert.equal(d.aborted, false);
+    d.abort();
+    d.abort(); // a second abort calls nobody again
+    assert.equal(d.aborted, true);
+    assert.deepEqual(heard, ['a', 'c']);
+    assert.equal(d.signal.aborted, true, 'the signal agrees');
+  });
+
+  it('NO_DEADLINE never aborts and keeps no callback', () => {
+    let heard = 0;
+    NO_DEADLINE.onAbort(() => { heard++; });
+    assert.equal(NO_DEADLINE.aborted, false);
+    assert.equal(NO_DEADLINE.signal.aborted, false);
+    assert.equal(heard, 0);
+    assert.ok(Object.isFrozen(NO_DEADLINE));
   });
 });
