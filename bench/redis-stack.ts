@@ -104,7 +104,9 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
   const raw = new Redis(url, { maxRetriesPerRequest: 1 });
   const children: Child[] = [];
   const admins: Admin[] = [];
-  const authz = ['--authorization-mode', 'AlwaysAllow'];
+  // Every watcher comes from the load generator's one address: above the default cap of
+  // --max-connections-per-client-address (1000), which refused the 1,000 watchers of one process.
+  const authz = ['--authorization-mode', 'AlwaysAllow', '--max-connections-per-client-address=0'];
   try {
     const appendonly = ((await raw.config('GET', 'appendonly')) as string[])[1] ?? '?';
     const appendfsync = ((await raw.config('GET', 'appendfsync')) as string[])[1] ?? '?';
