@@ -6,6 +6,9 @@
 // alternate floor and Gatehouse back to back, as this machine's speed drifts
 // within minutes; each round's ratio is a figure, the median is reported with
 // the server CPU per create of both. Target: creates ≥ 60% of the floor.
+// Beside them, each round, Gatehouse on the memory store (the same request
+// path with no storage cost at all): its ratio to the floor is as far as any
+// store can take Gatehouse's creates, printed and recorded as a floor row.
 // For changes smaller than the drift, instructions per create:
 // `STORE=redis` with bench/cg-creates.mjs (its header).
 //
@@ -29,7 +32,7 @@ import { recordRow } from './summary.js';
 
 export interface RedisCreateOptions { url?: string; durationMs?: number; rounds?: number }
 
-export interface CreatePair { floor: LoopResult; redis: LoopResult; ratio: number }
+export interface CreatePair { floor: LoopResult; redis: LoopResult; memory: LoopResult; ratio: number }
 
 export interface RedisCreateFigures { url: string; rounds: CreatePair[] }
 
@@ -51,17 +54,29 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
     const gh = await startChild('gatehouse-redis', './server.ts', ['--secure-port', String(ghPort), '--data-dir', ghDir,
       '--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefix, '--authorization-mode', 'AlwaysAllow'], 0, ['--expose-gc']);
     children.push(gh);
-    const { pki, tls } = await devPki(ghDir);
+    const { pki, tls, tlsFlags } = await devPki(ghDir);
     admin = new Admin(ghPort, tls);
     await admin.ready();
     await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } });
+    // The request path alone: the same serve flags on the memory store, serving with the same PKI.
+    const memPort = await freePort();
+    const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', join(root, 'memory'),
+      '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', ...tlsFlags], 0, ['--expose-gc']);
+    children.push(mem);
+    const memAdmin = new Admin(memPort, tls);
+    try {
+      await memAdmin.ready();
+      await memAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } });
+    } finally {
+      memAdmin.close();
+    }
     const floorPort = await freePort();
     const floor = await startChild('floor', './floor.ts', [String(floorPort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt'), url, `${prefix}-floor`], 0);
     children.push(floor);
     const load = await startChild('loadgen', './loadgen.ts', [], 1);
     children.push(load);
     const redisPid = Number(/process_id:(\d+)/.exec(await raw.info('server'))?.[1] ?? 0);
-    const server = new Map<number, Child>([[ghPort, gh], [floorPort, floor]]);
+    const server = new Map<number, Child>([[ghPort, gh], [floorPort, floor], [memPort, mem]]);
     const loop = { connections: 50, warmupMs: 500, durationMs: duration, maxRequests: 5_000_000 };
     const body = JSON.stringify(configMap('bench-create'));
     const creates = (port: number): Promise<LoopResult> =>
@@ -76,7 +91,8 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
     for (let round = 0; round < rounds; round++) {
       const f = await creates(floorPort);
       const r = round === 0 ? await profiled(() => creates(ghPort)) : await creates(ghPort);
-      pairs.push({ floor: f, redis: r, ratio: rps(r) / rps(f) });
+      const m = await creates(memPort);
+      pairs.push({ floor: f, redis: r, memory: m, ratio: rps(r) / rps(f) });
     }
     return { url, rounds: pairs };
   } finally {
@@ -97,6 +113,14 @@ export function printRedisCreate(f: RedisCreateFigures): void {
   out(`Redis creates against the design's floor (${f.url}; bench/floor.ts: HTTPS + JSON + the write script + the feed read)`);
   out(`  creates  gatehouse ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU per create)${cpuShares(mid.redis)}   floor ${n0(rps(mid.floor))}/s${errs(mid.floor)} (${n0(cpuUs(mid.floor))} µs)${cpuShares(mid.floor)}`);
   out(`           → ${pct(m, 1)} of the floor (target ≥ 60%; median of ${f.rounds.length} back-to-back rounds: ${f.rounds.map((p) => pct(p.ratio, 1)).join(', ')}) ${m >= 0.6 ? 'met' : 'NOT met'}`);
+  // The request path's own floor: no store can take Gatehouse's creates further than the memory store does.
+  const memRatios = f.rounds.map((p) => rps(p.memory) / rps(p.floor));
+  const mm = median(memRatios);
+  const memMid = f.rounds[memRatios.indexOf(mm)]!;
+  const redisVsMem = median(f.rounds.map((p) => rps(p.redis) / rps(p.memory)));
+  recordRow({ name: 'floor: Gatehouse on the memory store vs bench/floor.ts (the request path alone, median of rounds)', value: mm, unit: 'ratio', target: 'floor (no target)' });
+  out(`  memory store (the request path, no storage cost) ${n0(rps(memMid.memory))}/s (${n0(cpuUs(memMid.memory))} µs CPU per create) → ${pct(mm, 1)} of the floor (rounds: ${memRatios.map((r) => pct(r, 1)).join(', ')});`);
+  out(`           Redis creates are ${pct(redisVsMem, 1)} of the memory store's (median of rounds)${mm < 0.6 ? ': the 60% target is above what the request path itself reaches' : ''}`);
   out();
 }
 
