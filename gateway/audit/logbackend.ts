@@ -71,7 +71,7 @@ export class LogBackend implements AuditBackend {
     this.maxBytes = rotate ? (rotation.maxSizeMB || 100) * MB : Infinity;
     this.lines = linesOf(format);
     if (path !== '-') this.open();
-    process.on('exit', this.onExit);
+    liveLogs.add(this);
   }
 
   /**
@@ -103,8 +103,8 @@ export class LogBackend implements AuditBackend {
     this.writeOut();
   };
 
-  /** The process is ending (an uncaught error, process.exit): what is gathered is written now. */
-  private readonly onExit = (): void => {
+  /** The process is ending (an uncaught error, process.exit; called by the module's one exit listener): what is gathered is written now. */
+  readonly onExit = (): void => {
     const fd = this.path === '-' ? 1 : this.fd;
     if (this.pending === '' || fd === undefined) return;
     try { writeSync(fd, this.pending); } catch { /* nothing more can be done while exiting */ }
@@ -190,10 +190,14 @@ export class LogBackend implements AuditBackend {
       await this.writing;
     }
     if (this.fd !== undefined) { closeSync(this.fd); this.fd = undefined; }
-    process.off('exit', this.onExit);
+    liveLogs.delete(this);
     await this.mill;
   }
 }
+
+/** Logs not shut down yet: one exit listener for all of them (one each would pass Node's listener warning at ten). */
+const liveLogs = new Set<LogBackend>();
+process.on('exit', () => { for (const log of liveLogs) log.onExit(); });
 
 interface Deferred { promise: Promise<void>; resolve(): void; reject(err: Error): void }
 
