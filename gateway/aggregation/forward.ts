@@ -58,8 +58,7 @@ export interface ForwardOptions {
   readonly timeoutMs?: number;
   /** Send the answer's headers at once (a watch may have no event for a while). */
   readonly flushHeaders?: boolean;
-  /** Aborted: the backend request is cut and the promise resolves; the caller has answered. */
-  /** The request's deadline: the backend request is cut when it passes. */
+  /** The request's deadline: when it passes the backend request is cut and the promise resolves; the caller has answered. */
   readonly cancel?: Cancellation;
   /** Answer a backend's 3xx (but 304) with a 502 instead of relaying it; the rejection is that StatusError. */
   readonly rejectRedirects?: boolean;

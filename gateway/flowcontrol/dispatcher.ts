@@ -216,7 +216,7 @@ export class Dispatcher {
       const timer = setTimeout(onDeadline, waitMs);
       const cleanup = () => {
         clearTimeout(timer);
-        ctx.deadline.removeEventListener('abort', onDeadline);
+        ctx.cancel.offAbort(onDeadline);
         ctx.res.off('close', onClose);
       };
       req.onDispatch = () => {
@@ -228,7 +228,7 @@ export class Dispatcher {
         series.ran.observe(waited());
         resolve(release);
       };
-      ctx.deadline.addEventListener('abort', onDeadline, { once: true });
+      ctx.cancel.onAbort(onDeadline);
       ctx.res.once('close', onClose);
     });
   }

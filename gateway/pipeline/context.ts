@@ -32,9 +32,7 @@ export interface RequestContext {
   body?: Buffer;
   /** Set for an upgrade request: the client's socket, for dispatch to forward once authorized. */
   readonly upgrade: PendingUpgrade | undefined;
-  /** Aborted at the request's deadline (never for long-running requests): dispatch lets go of what it waits on. */
-  readonly deadline: AbortSignal;
-  /** The same deadline without an AbortSignal (pipeline/deadline.ts): what the proxies wait on. */
+  /** The request's deadline (never passes for long-running requests): what dispatch and priority-and-fairness queues wait on (pipeline/deadline.ts). */
   readonly cancel: Cancellation;
   /** What dispatch waits on (an APIService), named in the 504 answered at the deadline. */
   waitingOn?: string;
@@ -54,9 +52,8 @@ export interface RequestContext {
 const EMPTY_QUERY = new URLSearchParams();
 const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
 
-
 /** Throws a 400 StatusError for a path that could mean different things to authorization and a backend. */
-export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade, deadline: Cancellation & { readonly signal: AbortSignal } = NO_DEADLINE): RequestContext {
+export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade, deadline: Cancellation = NO_DEADLINE): RequestContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
@@ -65,8 +62,7 @@ export function newContext(req: IncomingMessage, res: ServerResponse, now: numbe
   // Refused (400) unless the raw path a backend receives and the decoded one authorization reads name the same thing.
   const path = checkedRequestPath(rawPath);
   const info = parseRequestInfo(req.method ?? 'GET', path, watch);
-  // The signal is read on demand (pipeline/deadline.ts makes it only then).
-  return { req, res, query, info, startedAt: now, user: NOBODY, upgrade, cancel: deadline, get deadline() { return deadline.signal; } };
+  return { req, res, query, info, startedAt: now, user: NOBODY, upgrade, cancel: deadline };
 }
 
 export function isLongRunning(ctx: RequestContext): boolean {

@@ -4,10 +4,11 @@
 // and most requests finish without anyone waiting on their deadline (only a
 // proxied request or one queued by priority and fairness does). Aborting
 // before the signal was asked for is remembered: it is then made aborted.
-// Code of our own that waits on a deadline (the proxies) takes it as a
-// Cancellation instead: a flag and plain callbacks, no EventTarget at all
-// (making the signal, adding and removing its listener were ~6% of a proxied
-// GET's gateway CPU in a profile).
+// Code of our own that waits on a deadline (the proxies, a priority-and-
+// fairness queue; `ctx.cancel`) takes it as a Cancellation: a flag and plain
+// callbacks, no EventTarget at all (making the signal, adding and removing its
+// listener were ~6% of a proxied GET's gateway CPU in a profile). The signal
+// stays for an API that takes an AbortSignal.
 
 /** A deadline as a waiter of our own sees it. */
 export interface Cancellation {
