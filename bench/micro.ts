@@ -3,12 +3,14 @@
 // EVALSHA, the two service-account signature schedules — and of one that lost
 // its place (the Redis write reusing its JSON for the answer). Each is timed in
 // this process beside the plain way (or both modes), median of 5 rounds. `node --import tsx bench/micro.ts [section…]`
-// (sections: useragent, sortedkeys, writejson, evalsha, signature, writehead); run.ts
+// (sections: useragent, sortedkeys, writejson, evalsha, signature, writehead, audit, auditlog); run.ts
 // runs it pinned to CPU 0 (BENCH_MICRO=0 skips it).
 import { performance } from 'node:perf_hooks';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { KObject } from '../lib/api/meta.js';
@@ -26,6 +28,10 @@ import { TokenSigner } from '../lib/serviceaccount/signer.js';
 import { boundClaims } from '../lib/serviceaccount/claims.js';
 import { drop } from './redis.js';
 import { carryHeader, writeHeadWith } from '../lib/http/carried.js';
+import { Auditor } from '../gateway/audit/auditor.js';
+import { AuditPolicy } from '../gateway/audit/policy.js';
+import { eventJson, type AuditEvent } from '../gateway/audit/event.js';
+import { parseRequestInfo } from '../lib/api/requestinfo.js';
 
 const ROUNDS = 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
@@ -220,7 +226,76 @@ function writeHead(): void {
   for (const [what, f] of cases) row(`${what} (a new ServerResponse each)`, fmt(nsPerCall(200_000, () => { const r = new ServerResponse(req); f(r); return r; })));
 }
 
-const SECTIONS: Record<string, () => void | Promise<void>> = { useragent: userAgent, sortedkeys: sortedKeys, writejson: storedJsonReuse, evalsha, signature, writehead: writeHead };
+/** The audit work of one Metadata-audited GET (issue 20's ≥ 90% row): the recording, its event, and the event's JSON line, in this process. */
+function auditRequest(): void {
+  console.log('\nOne Metadata-audited GET\'s audit work (gateway/audit), RequestReceived omitted as in the Audit section');
+  const socket = new Socket();
+  const req = new IncomingMessage(socket);
+  req.httpVersionMajor = 1;
+  req.httpVersionMinor = 1;
+  req.method = 'GET';
+  req.url = '/api/v1/namespaces/bench/configmaps/c1';
+  req.headers = { 'user-agent': 'kubectl/v1.33.0 (linux/amd64) kubernetes/abcdef', accept: 'application/json' };
+  Object.defineProperty(socket, 'remoteAddress', { value: '127.0.0.1' });
+  const info = parseRequestInfo('GET', '/api/v1/namespaces/bench/configmaps/c1', false);
+  const user = { username: 'cg-user', groups: ['cg', 'system:authenticated'] };
+  let line = '';
+  const kept = Promise.resolve();
+  const backend = (json: boolean) => ({ plugin: 'log', process(evs: readonly AuditEvent[]) { if (json) for (const e of evs) line = eventJson(e); return kept; }, shutdown: () => kept });
+  const policy = AuditPolicy.parse('apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n', 'bench');
+  for (const [what, json] of [['recording and event, no line', false], ['recording, event and its JSON line', true]] as const) {
+    const auditor = new Auditor({ policy, sinks: [{ backend: backend(json), mode: 'blocking' }], log: () => undefined, maxBodyBytes: 1 << 20 });
+    // One response for every request: its making is not the audit's work.
+    const res = new ServerResponse(req);
+    row(what, fmt(nsPerCall(100_000, (i) => {
+      const a = auditor.begin(req, res, info, user, `id-${i}`, false)!;
+      a.annotate('authentication.gatehouse.dev/authenticator', 'x509');
+      a.received();
+      a.annotate('authorization.k8s.io/decision', 'allow');
+      a.annotate('authorization.k8s.io/reason', 'RBAC: allowed by ClusterRoleBinding "cg" of ClusterRole "view" to Group "cg"');
+      a.complete(200);
+      return a;
+    })));
+  }
+  row('the line (bytes)', String(line.length));
+}
+
+/**
+ * The log backend's CPU per event (the line, its encoding, the writes on the
+ * thread pool), events handed over 20 per event-loop turn as requests do.
+ */
+async function auditLog(): Promise<void> {
+  console.log('\nThe audit log (gateway/audit/logbackend.ts): process CPU per Metadata event written to a file, 200,000 events, 20 per turn');
+  const { LogBackend } = await import('../gateway/audit/logbackend.js');
+  const dir = await mkdtemp(join(tmpdir(), 'gatehouse-micro-audit-'));
+  const event = (i: number): AuditEvent => ({
+    kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: randomUUID(), stage: 'ResponseComplete',
+    requestURI: `/api/v1/namespaces/bench/configmaps/c${i % 10}`, verb: 'get', user: { username: 'cg-user', groups: ['cg', 'system:authenticated'] },
+    sourceIPs: ['127.0.0.1'], userAgent: 'kubectl/v1.33.0 (linux/amd64) kubernetes/abcdef', objectRef: { resource: 'configmaps', namespace: 'bench', name: `c${i % 10}`, apiVersion: 'v1' },
+    responseStatus: { metadata: {}, code: 200 }, requestReceivedTimestamp: '2026-11-27T17:00:00.000001Z', stageTimestamp: '2026-11-27T17:00:00.000301Z',
+    annotations: { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "cg" of ClusterRole "view" to Group "cg"' },
+  });
+  const n = 200_000;
+  const perEvent: number[] = [];
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      const log = new LogBackend(join(dir, `audit-${r}.log`), { maxAgeDays: 0, maxBackups: 0, maxSizeMB: 0 });
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < n; i += 20) {
+        for (let k = 0; k < 20; k++) void log.process([event(i + k)]);
+        await new Promise((done) => setImmediate(done));
+      }
+      await log.shutdown();
+      const c = process.cpuUsage(c0);
+      perEvent.push((c.user + c.system) / n);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  row('process CPU per event (making the event included)', `${median(perEvent).toFixed(2)} µs`);
+}
+
+const SECTIONS: Record<string, () => void | Promise<void>> = { useragent: userAgent, sortedkeys: sortedKeys, writejson: storedJsonReuse, evalsha, signature, writehead: writeHead, audit: auditRequest, auditlog: auditLog };
 
 export async function runMicroBench(only: readonly string[] = []): Promise<void> {
   console.log('\nMICRO-BENCHMARKS (bench/micro.ts; median of 5 rounds in one process)');
