@@ -17,6 +17,9 @@
 // DIST: the gateway's build (default ../dist; an earlier copy for an A/B);
 // the backend always runs from ../dist. VG_DIR: a data directory reused
 // across runs (the dev PKI and the backend's certificate are made once).
+// PROF=<file> (run without valgrind): a V8 CPU profile over the measured GETs.
+// HOP=undici: the GETs go to a bare undici hop in this process instead (below).
+// THREADS=1: the main thread's user and system CPU per GET and the other threads'.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,8 +61,8 @@ const backend = spawn(process.execPath, [join(here, '..', 'bin', 'gatehouse.js')
   '--requestheader-extra-headers-prefix=X-Remote-Extra-'], { stdio: ['ignore', 'ignore', 'inherit'] });
 
 const agent = new Agent({ keepAlive: true, ca, cert, key, maxSockets: 4 });
-const call = (method, path, body) => new Promise((res, rej) => {
-  const r = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, (resp) => { resp.resume(); resp.on('end', () => res(resp.statusCode ?? 0)); });
+const call = (method, path, body, to = port) => new Promise((res, rej) => {
+  const r = request({ host: '127.0.0.1', port: to, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, (resp) => { resp.resume(); resp.on('end', () => res(resp.statusCode ?? 0)); });
   r.on('error', rej); r.end(body);
 });
 while ((await call('GET', '/readyz').catch(() => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
@@ -83,7 +86,11 @@ for (let i = 0; i < 600 && got !== 201 && got !== 409; i++) {
 if (got !== 201 && got !== 409) throw new Error(`the backend never became reachable through the gateway (${got})`);
 const N = Number(process.env.N ?? 1000);
 let bad = 0;
-const get = () => call('GET', `${WIDGETS}/w0`).then((s) => { if (s !== 200) bad++; }, () => { bad++; });
+// HOP=undici: the measured GETs go to a bare hop in this process instead (HTTPS in, an undici Agent out to the
+// backend with the front-proxy certificate, the headers copied, nothing else: bench/aggregation.ts's floor), so
+// a PROF profile of it sits beside the gateway's with the same client in the same process.
+const target = process.env.HOP === 'undici' ? await bareUndiciHop() : port;
+const get = () => call('GET', `${WIDGETS}/w0`, undefined, target).then((s) => { if (s !== 200) bad++; }, () => { bad++; });
 // Warm the pool's 4 connections, so both N open the same number.
 await Promise.all([get(), get(), get(), get()]);
 const SYNC = process.env.CG_SYNC;
@@ -94,10 +101,40 @@ const sync = async (name) => {
 };
 // Past the first compilations of the path before anything is counted.
 for (let i = 0; i < 200; i += 4) await Promise.all([get(), get(), get(), get()]);
+// PROF=<file> (without valgrind): a V8 CPU profile of this process over the N measured GETs alone.
+let session;
+if (process.env.PROF) {
+  const { Session } = await import('node:inspector/promises');
+  session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+}
+/** User and system CPU in µs of the main thread and of all other threads (/proc, 10 ms ticks): THREADS=1 prints them per GET. */
+async function threadCpu() {
+  const { readdir } = await import('node:fs/promises');
+  const out = { mainUser: 0, mainSys: 0, others: 0 };
+  for (const tid of await readdir('/proc/self/task')) {
+    const stat = await readFile(`/proc/self/task/${tid}/stat`, 'utf8').catch(() => '');
+    const close = stat.lastIndexOf(')');
+    if (close < 0) continue;
+    const f = stat.slice(close + 2).split(' ');
+    const [user, sys] = [Number(f[11]) * 10_000, Number(f[12]) * 10_000];
+    if (Number(tid) === process.pid) { out.mainUser += user; out.mainSys += sys; } else out.others += user + sys;
+  }
+  return out;
+}
+const t0 = process.env.THREADS ? await threadCpu() : undefined;
 await sync('start');
+await session?.post('Profiler.start');
 const c0 = process.cpuUsage();
 for (let i = 0; i < N; i += 4) await Promise.all([get(), get(), get(), get()]);
 const c = process.cpuUsage(c0);
+if (t0) {
+  const t1 = await threadCpu();
+  const per = (k) => ((t1[k] - t0[k]) / N).toFixed(1);
+  console.log(`threads µs/GET: main user ${per('mainUser')} system ${per('mainSys')}, other threads ${per('others')}`);
+}
+if (session) await writeFile(process.env.PROF, JSON.stringify((await session.post('Profiler.stop')).profile));
 await sync('end');
 // Without valgrind: this process's CPU per GET (gateway and client; the backend is another process).
 console.log('bad', bad, 'cpu µs/GET', ((c.user + c.system) / N).toFixed(1));
@@ -105,3 +142,36 @@ agent.destroy();
 backend.kill('SIGTERM');
 await running.shutdown('done');
 process.exit(0);
+
+async function bareUndiciHop() {
+  const { Agent: UndiciAgent } = await import('undici');
+  const { createServer } = await import('node:https');
+  const [fpCert, fpKey, gwCert, gwKey] = await Promise.all([join(dir, 'gw', 'pki', 'front-proxy-client.crt'), join(dir, 'gw', 'pki', 'front-proxy-client.key'),
+    join(dir, 'gw', 'pki', 'apiserver.crt'), join(dir, 'gw', 'pki', 'apiserver.key')].map((f) => readFile(f, 'utf8')));
+  const upstream = new UndiciAgent({ connect: { ca: backendCa, cert: fpCert, key: fpKey, servername: SVC }, keepAliveTimeout: 65_000 });
+  const origin = `https://127.0.0.1:${bePort}`;
+  const server = createServer({ cert: gwCert, key: gwKey, keepAliveTimeout: 65_000 }, (req, res) => {
+    const headers = ['x-remote-user', 'admin', 'x-remote-group', 'system:masters'];
+    for (const k in req.headers) if (k !== 'connection' && k !== 'keep-alive') headers.push(k, req.headers[k]);
+    let resume;
+    upstream.dispatch({ origin, path: req.url ?? '/', method: req.method ?? 'GET', headers, body: null }, {
+      onConnect() {},
+      onHeaders(code, raw, r) {
+        const out = [];
+        for (let i = 0; i + 1 < raw.length; i += 2) {
+          const name = raw[i].toString('latin1');
+          const lower = name.toLowerCase();
+          if (lower !== 'connection' && lower !== 'keep-alive' && lower !== 'transfer-encoding') out.push(name, raw[i + 1].toString('latin1'));
+        }
+        res.writeHead(code, out);
+        resume = r;
+        return true;
+      },
+      onData(chunk) { if (res.write(chunk)) return true; res.once('drain', resume); return false; },
+      onComplete() { res.end(); },
+      onError() { if (!res.headersSent) res.writeHead(502).end(); else res.destroy(); },
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return server.address().port;
+}
