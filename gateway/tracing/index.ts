@@ -58,6 +58,26 @@ function installContextManager(): void {
   enableTracing(() => manager.disable());
 }
 
+const ASYNC_CONTEXT_FRAME = '--experimental-async-context-frame';
+
+/**
+ * The start-time advice when this Node keeps the tracing context with promise
+ * hooks (Node 20 and 22 without AsyncContextFrame): once a request has been
+ * recorded, every await of the process costs about a third more for the
+ * process's life, and three times as much while one is in flight
+ * (`node bench/asynccontext.mjs`: Node 20 133% / 269%, Node 22 135% / 295%,
+ * Node 22 with the flag and Node 24 99–106%). Undefined where the context is
+ * kept without them.
+ */
+export function asyncContextAdvice(version: string, execArgv: readonly string[], nodeOptions: string | undefined): string | undefined {
+  const major = Number(/^v(\d+)/.exec(version)?.[1] ?? 0);
+  if (major >= 24) return undefined;
+  const flagged = execArgv.includes(ASYNC_CONTEXT_FRAME) || (nodeOptions ?? '').split(/\s+/).includes(ASYNC_CONTEXT_FRAME);
+  if (major >= 22 && flagged) return undefined;
+  const fix = major >= 22 ? `start Node with ${ASYNC_CONTEXT_FRAME} (e.g. NODE_OPTIONS=${ASYNC_CONTEXT_FRAME}) or use Node 24` : 'Node 24 (or Node 22 with ' + ASYNC_CONTEXT_FRAME + ') keeps it without them';
+  return `tracing: Node ${version} keeps the trace context with promise hooks: once a request is recorded, every await costs the process about a third more (three times while one is in flight); ${fix}`;
+}
+
 export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Promise<Tracing | undefined> {
   if (o.tracingConfigFile === undefined) return undefined;
   const source = `--tracing-config-file ${o.tracingConfigFile}`;
@@ -76,6 +96,8 @@ export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Prom
     spanProcessors: [new BatchSpanProcessor(exporter, hooks.batchDelayMs !== undefined ? { scheduledDelayMillis: hooks.batchDelayMs } : {})],
   });
   installContextManager();
+  const advice = asyncContextAdvice(process.version, process.execArgv, process.env['NODE_OPTIONS']);
+  if (advice) hooks.log(advice);
   hooks.log(`tracing: ${config.samplingRatePerMillion} per million requests without a sampled parent; spans to ${config.url}`);
   return {
     requests: new RequestTracing(provider.getTracer('k8s.io/apiserver'), config.samplingRatePerMillion / 1_000_000),
