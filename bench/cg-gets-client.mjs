@@ -5,7 +5,8 @@
 import { Agent, request } from 'node:https';
 import { connect } from 'node:http2';
 
-const PATH = '/api/v1/namespaces/default/configmaps/c1';
+// CG_PATH: another path to GET (e.g. a LIST of what SEED made: `/api/v1/namespaces/default/configmaps?limit=500`).
+const PATH = process.env.CG_PATH ?? '/api/v1/namespaces/default/configmaps/c1';
 
 /**
  * n GETs of the ConfigMap, 4 in flight (INFLIGHT=1..4), over HTTP/2 (one session) or HTTP/1.1 (4 keep-alive

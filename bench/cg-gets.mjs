@@ -45,6 +45,13 @@ const call = (method, path, body) => new Promise((res, rej) => {
 });
 while ((await call('GET', '/readyz').catch(() => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
 await call('POST', '/api/v1/namespaces/default/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: 'b' } }));
+// SEED=<n>: n more ConfigMaps of about bench/run.ts's size, for CG_PATH lists (bench/cg-gets-client.mjs).
+for (let i = 0; i < Number(process.env.SEED ?? 0); i += 20) {
+  await Promise.all(Array.from({ length: Math.min(20, Number(process.env.SEED) - i) }, (_, k) => call('POST', '/api/v1/namespaces/default/configmaps', JSON.stringify({
+    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i + k).padStart(4, '0')}`, labels: { app: 'bench', tier: 'backend' } },
+    data: { 'config.yaml': 'x'.repeat(300), mode: 'bench' },
+  }))));
+}
 // The user's key is made once per VG_DIR: RSA key generation is random work that would swamp the difference.
 async function userTls() {
   const files = [join(dir, 'cg-user.crt'), join(dir, 'cg-user.key')];
