@@ -234,10 +234,14 @@ function auditRequest(): void {
   req.httpVersionMajor = 1;
   req.httpVersionMinor = 1;
   req.method = 'GET';
-  req.url = '/api/v1/namespaces/bench/configmaps/c1';
-  req.headers = { 'user-agent': 'kubectl/v1.33.0 (linux/amd64) kubernetes/abcdef', accept: 'application/json' };
+  const URL = '/api/v1/namespaces/bench/configmaps/c1';
+  const UA = 'kubectl/v1.33.0 (linux/amd64) kubernetes/abcdef';
+  const fresh = (s: string) => Buffer.from(s).toString('latin1');
+  req.url = URL;
+  req.headers = { 'user-agent': UA, accept: 'application/json' };
   Object.defineProperty(socket, 'remoteAddress', { value: '127.0.0.1' });
   const info = parseRequestInfo('GET', '/api/v1/namespaces/bench/configmaps/c1', false);
+  // One user object for every request, as authentication keeps its results per connection and token.
   const user = { username: 'cg-user', groups: ['cg', 'system:authenticated'] };
   let line = '';
   const kept = Promise.resolve();
@@ -247,8 +251,11 @@ function auditRequest(): void {
     const auditor = new Auditor({ policy, sinks: [{ backend: backend(json), mode: 'blocking' }], log: () => undefined, maxBodyBytes: 1 << 20 });
     // One response for every request: its making is not the audit's work.
     const res = new ServerResponse(req);
-    row(what, fmt(nsPerCall(100_000, (i) => {
-      const a = auditor.begin(req, res, info, user, `id-${i}`, false)!;
+    row(what, fmt(nsPerCall(100_000, () => {
+      // A request's strings are new each time, as parsed from the socket (their making is in both rows).
+      req.url = fresh(URL);
+      req.headers['user-agent'] = fresh(UA);
+      const a = auditor.begin(req, res, info, user, fresh(randomUUID()), false)!;
       a.annotate('authentication.gatehouse.dev/authenticator', 'x509');
       a.received();
       a.annotate('authorization.k8s.io/decision', 'allow');

@@ -86,14 +86,23 @@ export function objectRefOf(i: RequestInfo): ObjectReference | undefined {
   return ref;
 }
 
-/** A user as the event shows it: no empty members. */
+/**
+ * A user as the event shows it: no empty members. Built once per user object
+ * (authentication keeps its results per connection and per token, so a
+ * client's requests share one), as is its JSON (userJson).
+ */
 export function userOf(u: UserInfo): UserInfo {
-  const out: UserInfo = { username: u.username, groups: u.groups };
-  if (u.uid) out.uid = u.uid;
-  if (u.extra && Object.keys(u.extra).length > 0) out.extra = u.extra;
-  if (u.groups.length === 0) delete (out as { groups?: string[] }).groups;
+  let out = shownUsers.get(u);
+  if (out !== undefined) return out;
+  const shown: UserInfo = { username: u.username, groups: u.groups };
+  if (u.uid) shown.uid = u.uid;
+  if (u.extra && Object.keys(u.extra).length > 0) shown.extra = u.extra;
+  if (u.groups.length === 0) delete (shown as { groups?: string[] }).groups;
+  out = Object.freeze(shown);
+  shownUsers.set(u, out);
   return out;
 }
+const shownUsers = new WeakMap<UserInfo, UserInfo>();
 
 /** Removes metadata.managedFields from an object or from each item of a list (omitManagedFields). */
 export function withoutManagedFields(v: unknown): unknown {
@@ -114,9 +123,32 @@ export function withoutManagedFields(v: unknown): unknown {
 const ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A string as JSON: most need no escaping and are quoted as they are (JSON.stringify's own call costs more). */
-function str(s: string): string {
+function quoted(s: string): string {
   return ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
+
+/**
+ * A string as JSON, remembered, for the strings that come back request after
+ * request (user agent, source IPs, resource and namespace, the authorization
+ * reason); the ones that rarely repeat (audit IDs, request URIs, object
+ * names) go through `quoted`, so they do not churn the memo. Long strings are
+ * not kept, and the memo starts over past MEMO_SIZE, so what clients send
+ * cannot grow it. With userJson's memo, an event's line took 1.0 µs against
+ * 1.5–1.65 µs (an event of fresh strings, as parsed from a request).
+ */
+function str(s: string): string {
+  if (s.length > MEMO_LENGTH) return quoted(s);
+  let json = memo.get(s);
+  if (json === undefined) {
+    json = quoted(s);
+    if (memo.size >= MEMO_SIZE) memo.clear();
+    memo.set(s, json);
+  }
+  return json;
+}
+const memo = new Map<string, string>();
+const MEMO_SIZE = 4096;
+const MEMO_LENGTH = 256;
 
 function strings(a: readonly string[]): string {
   let out = '[';
@@ -124,13 +156,19 @@ function strings(a: readonly string[]): string {
   return `${out}]`;
 }
 
+/** The user's JSON, once per user object (frozen by userOf, so it cannot change under the memo). */
 function userJson(u: UserInfo): string {
-  let out = `{"username":${str(u.username)}`;
-  if (u.uid !== undefined) out += `,"uid":${str(u.uid)}`;
+  let out = userJsons.get(u);
+  if (out !== undefined) return out;
+  out = `{"username":${quoted(u.username)}`;
+  if (u.uid !== undefined) out += `,"uid":${quoted(u.uid)}`;
   if (u.groups !== undefined) out += `,"groups":${strings(u.groups)}`;
   if (u.extra !== undefined) out += `,"extra":${JSON.stringify(u.extra)}`;
-  return `${out}}`;
+  out += '}';
+  if (Object.isFrozen(u)) userJsons.set(u, out);
+  return out;
 }
+const userJsons = new WeakMap<UserInfo, string>();
 
 const REF_FIELDS = ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource'] as const;
 
@@ -138,7 +176,7 @@ function refJson(r: ObjectReference): string {
   let out = '';
   for (const k of REF_FIELDS) {
     const v = r[k];
-    if (v !== undefined) out += `${out === '' ? '{' : ','}"${k}":${str(v)}`;
+    if (v !== undefined) out += `${out === '' ? '{' : ','}"${k}":${k === 'name' || k === 'uid' || k === 'resourceVersion' ? quoted(v) : str(v)}`;
   }
   return out === '' ? '{}' : `${out}}`;
 }
@@ -167,7 +205,7 @@ function statusJson(s: ResponseStatus): string {
  * which are the client's data, go through JSON.stringify.
  */
 export function eventJson(e: AuditEvent): string {
-  let out = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${e.level}","auditID":${str(e.auditID)},"stage":"${e.stage}","requestURI":${str(e.requestURI)},"verb":${str(e.verb)},"user":${userJson(e.user)}`;
+  let out = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${e.level}","auditID":${quoted(e.auditID)},"stage":"${e.stage}","requestURI":${quoted(e.requestURI)},"verb":${str(e.verb)},"user":${userJson(e.user)}`;
   if (e.impersonatedUser !== undefined) out += `,"impersonatedUser":${userJson(e.impersonatedUser)}`;
   out += `,"sourceIPs":${strings(e.sourceIPs)}`;
   if (e.userAgent !== undefined) out += `,"userAgent":${str(e.userAgent)}`;
