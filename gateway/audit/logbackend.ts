@@ -158,15 +158,14 @@ export class LogBackend implements AuditBackend {
       if (this.pendingBytes !== 0) this.schedule();
     };
     if (this.path === '-') { process.stdout.write(bytes, finish); return; }
-    const buf = bytes;
     try {
-      if (this.size > 0 && this.size + buf.length > this.maxBytes) this.rotate();
+      if (this.size > 0 && this.size + bytes.length > this.maxBytes) this.rotate();
     } catch (err) {
       finish(err instanceof Error ? err : new Error(String(err)));
       return;
     }
-    this.size += buf.length;
-    writeAll(this.fd!, buf, finish);
+    this.size += bytes.length;
+    writeAll(this.fd!, bytes, finish);
   }
 
   private open(): void {

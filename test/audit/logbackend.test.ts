@@ -46,6 +46,24 @@ describe('the audit log backend', () => {
     await b.shutdown();
   }));
 
+  it('keeps lines whole when they pass the buffer, in any script, and while a write is in flight', async () => inDir(async (dir) => {
+    const file = join(dir, 'audit.log');
+    const b = new LogBackend(file, noRotation);
+    // Multi-byte UTF-8 (2, 3 and 4 bytes a character) and lines larger than the 512 KiB buffer: it grows, never cuts.
+    const texts = ['plain', 'é'.repeat(1000), '€'.repeat(200_000), '😀'.repeat(150_000), 'x'.repeat(1_500_000), 'after'];
+    const sent: Promise<void>[] = [];
+    for (const [i, t] of texts.entries()) {
+      sent.push(b.process([{ ...event(`e${i}`), annotations: { note: t } }]));
+      // The second half arrives while the first write is in flight: it goes to the other buffer.
+      if (i === 2) await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(sent);
+    const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as AuditEvent);
+    assert.deepEqual(lines.map((e) => e.auditID), texts.map((_, i) => `e${i}`));
+    assert.deepEqual(lines.map((e) => e.annotations?.['note']), texts);
+    await b.shutdown();
+  }));
+
   it('writes an event someone waits for (a blocking mode\'s RequestReceived) at the end of the turn, with what was gathered before it', async () => inDir(async (dir) => {
     const file = join(dir, 'audit.log');
     const b = new LogBackend(file, noRotation);
