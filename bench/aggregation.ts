@@ -36,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, placement, serveCommands, startChild, type Child } from './procs.js';
 import { Samples, type Percentiles } from './stats.js';
 import { addRows, type SummaryRow } from './summary.js';
-import { Agent as UndiciAgent, type Dispatcher } from 'undici';
+import { startBareUndiciHop } from './barehop.mjs';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
@@ -222,39 +222,7 @@ async function bareProxyMode([port, backendPort, certFile, keyFile, backendCaFil
  */
 async function bareUndiciMode([port, backendPort, certFile, keyFile, backendCaFile, clientCertFile, clientKeyFile]: string[]): Promise<void> {
   const [cert, key, ca, ccert, ckey] = await Promise.all([certFile!, keyFile!, backendCaFile!, clientCertFile!, clientKeyFile!].map((f) => readFile(f, 'utf8')));
-  const agent = new UndiciAgent({ connect: { ca, cert: ccert, key: ckey, servername: SVC_HOST }, keepAliveTimeout: 65_000 });
-  const origin = `https://127.0.0.1:${backendPort}`;
-  const server = createServer({ cert, key, keepAliveTimeout: 65_000 }, (req, res) => {
-    const headers: string[] = [];
-    for (const k in req.headers) if (k !== 'connection' && k !== 'keep-alive') headers.push(k, req.headers[k] as string);
-    const watch = req.url?.includes('watch=') === true;
-    const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0';
-    let resume: (() => void) | undefined;
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect() {},
-      onHeaders(code: number, raw: Buffer[], r: () => void) {
-        const out: string[] = [];
-        for (let i = 0; i + 1 < raw.length; i += 2) {
-          const name = raw[i]!.toString('latin1');
-          const lower = name.toLowerCase();
-          if (lower !== 'connection' && lower !== 'keep-alive' && lower !== 'transfer-encoding') out.push(name, raw[i + 1]!.toString('latin1'));
-        }
-        res.writeHead(code, out);
-        if (watch) res.flushHeaders();
-        resume = r;
-        return true;
-      },
-      onData(chunk: Buffer) {
-        if (res.write(chunk)) return true;
-        res.once('drain', resume!);
-        return false;
-      },
-      onComplete() { res.end(); },
-      onError() { if (!res.headersSent) res.writeHead(502).end(); else res.destroy(); },
-    } as Dispatcher.DispatchHandler;
-    agent.dispatch({ origin, path: req.url ?? '/', method: (req.method ?? 'GET') as Dispatcher.HttpMethod, headers, body: hasBody ? req : null } as Dispatcher.DispatchOptions, handler);
-  });
-  await new Promise<void>((r) => server.listen(Number(port), '127.0.0.1', r));
+  await startBareUndiciHop({ port: Number(port), cert, key, backend: { port: backendPort!, ca, cert: ccert, key: ckey, servername: SVC_HOST } });
   serveCommands({});
 }
 

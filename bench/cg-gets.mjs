@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'node:https';
 import { runGets } from './cg-gets-client.mjs';
+import { startProfile } from './inspectprof.mjs';
 const dist = process.env.DIST ?? '../dist';
 const { parseServeFlags } = await import(`${dist}/gateway/config/flags.js`);
 const { startServer } = await import(`${dist}/gateway/server/app.js`);
@@ -69,15 +70,8 @@ let bad = 0;
  * MEASURE=cpu (no valgrind): '-z' notes the process's CPU time, '-d' prints the user+system µs per GET since.
  */
 let cpuAt;
-// PROF=<file> (with MEASURE=cpu): a V8 CPU profile of this process over the N GETs alone, no start-up or warm-up in it.
-let session;
-async function profile(flag) {
-  if (!process.env.PROF) return;
-  const { Session } = await import('node:inspector/promises');
-  if (flag === '-z') { session = new Session(); session.connect(); await session.post('Profiler.enable'); await session.post('Profiler.start'); return; }
-  const { profile: p } = await session.post('Profiler.stop');
-  await writeFile(process.env.PROF, JSON.stringify(p));
-}
+// PROF=<file> (with MEASURE=cpu): a V8 CPU profile over the N GETs alone (bench/inspectprof.mjs).
+let profiling;
 let mainAt;
 /** The main thread's user+system CPU in µs (/proc, in clock ticks of 10 ms). */
 async function mainThreadUs() {
@@ -86,9 +80,9 @@ async function mainThreadUs() {
 }
 async function callgrind(flag) {
   if (process.env.MEASURE === 'cpu') {
-    if (flag === '-z') { cpuAt = process.cpuUsage(); mainAt = await mainThreadUs(); await profile(flag); }
+    if (flag === '-z') { cpuAt = process.cpuUsage(); mainAt = await mainThreadUs(); profiling = await startProfile(); }
     else {
-      await profile(flag);
+      await profiling.stop();
       const d = process.cpuUsage(cpuAt);
       console.log(`cpu_us_per_get ${((d.user + d.system) / N).toFixed(2)} main_us_per_get ${((await mainThreadUs() - mainAt) / N).toFixed(2)}`);
     }

@@ -28,6 +28,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'node:https';
 import { mkdtemp } from 'node:fs/promises';
+import { startProfile } from './inspectprof.mjs';
+import { startBareUndiciHop } from './barehop.mjs';
 
 const dist = process.env.DIST ?? '../dist';
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -101,14 +103,6 @@ const sync = async (name) => {
 };
 // Past the first compilations of the path before anything is counted.
 for (let i = 0; i < 200; i += 4) await Promise.all([get(), get(), get(), get()]);
-// PROF=<file> (without valgrind): a V8 CPU profile of this process over the N measured GETs alone.
-let session;
-if (process.env.PROF) {
-  const { Session } = await import('node:inspector/promises');
-  session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-}
 /** User and system CPU in µs of the main thread and of all other threads (/proc, 10 ms ticks): THREADS=1 prints them per GET. */
 async function threadCpu() {
   const { readdir } = await import('node:fs/promises');
@@ -125,7 +119,7 @@ async function threadCpu() {
 }
 const t0 = process.env.THREADS ? await threadCpu() : undefined;
 await sync('start');
-await session?.post('Profiler.start');
+const profiling = await startProfile();
 const c0 = process.cpuUsage();
 for (let i = 0; i < N; i += 4) await Promise.all([get(), get(), get(), get()]);
 const c = process.cpuUsage(c0);
@@ -134,7 +128,7 @@ if (t0) {
   const per = (k) => ((t1[k] - t0[k]) / N).toFixed(1);
   console.log(`threads µs/GET: main user ${per('mainUser')} system ${per('mainSys')}, other threads ${per('others')}`);
 }
-if (session) await writeFile(process.env.PROF, JSON.stringify((await session.post('Profiler.stop')).profile));
+await profiling.stop();
 await sync('end');
 // Without valgrind: this process's CPU per GET (gateway and client; the backend is another process).
 console.log('bad', bad, 'cpu µs/GET', ((c.user + c.system) / N).toFixed(1));
@@ -144,34 +138,9 @@ await running.shutdown('done');
 process.exit(0);
 
 async function bareUndiciHop() {
-  const { Agent: UndiciAgent } = await import('undici');
-  const { createServer } = await import('node:https');
-  const [fpCert, fpKey, gwCert, gwKey] = await Promise.all([join(dir, 'gw', 'pki', 'front-proxy-client.crt'), join(dir, 'gw', 'pki', 'front-proxy-client.key'),
-    join(dir, 'gw', 'pki', 'apiserver.crt'), join(dir, 'gw', 'pki', 'apiserver.key')].map((f) => readFile(f, 'utf8')));
-  const upstream = new UndiciAgent({ connect: { ca: backendCa, cert: fpCert, key: fpKey, servername: SVC }, keepAliveTimeout: 65_000 });
-  const origin = `https://127.0.0.1:${bePort}`;
-  const server = createServer({ cert: gwCert, key: gwKey, keepAliveTimeout: 65_000 }, (req, res) => {
-    const headers = ['x-remote-user', 'admin', 'x-remote-group', 'system:masters'];
-    for (const k in req.headers) if (k !== 'connection' && k !== 'keep-alive') headers.push(k, req.headers[k]);
-    let resume;
-    upstream.dispatch({ origin, path: req.url ?? '/', method: req.method ?? 'GET', headers, body: null }, {
-      onConnect() {},
-      onHeaders(code, raw, r) {
-        const out = [];
-        for (let i = 0; i + 1 < raw.length; i += 2) {
-          const name = raw[i].toString('latin1');
-          const lower = name.toLowerCase();
-          if (lower !== 'connection' && lower !== 'keep-alive' && lower !== 'transfer-encoding') out.push(name, raw[i + 1].toString('latin1'));
-        }
-        res.writeHead(code, out);
-        resume = r;
-        return true;
-      },
-      onData(chunk) { if (res.write(chunk)) return true; res.once('drain', resume); return false; },
-      onComplete() { res.end(); },
-      onError() { if (!res.headersSent) res.writeHead(502).end(); else res.destroy(); },
-    });
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return server.address().port;
+  const pki = (f) => readFile(join(dir, 'gw', 'pki', f), 'utf8');
+  const [fpCert, fpKey, gwCert, gwKey] = await Promise.all(['front-proxy-client.crt', 'front-proxy-client.key', 'apiserver.crt', 'apiserver.key'].map(pki));
+  // The identity the gateway would send for the admin client.
+  return startBareUndiciHop({ cert: gwCert, key: gwKey, backend: { port: bePort, ca: backendCa, cert: fpCert, key: fpKey, servername: SVC },
+    addHeaders: ['x-remote-user', 'admin', 'x-remote-group', 'system:masters'] });
 }

@@ -74,7 +74,7 @@ export function asyncContextAdvice(version: string, execArgv: readonly string[],
   if (major >= 24) return undefined;
   const flagged = execArgv.includes(ASYNC_CONTEXT_FRAME) || (nodeOptions ?? '').split(/\s+/).includes(ASYNC_CONTEXT_FRAME);
   if (major >= 22 && flagged) return undefined;
-  const fix = major >= 22 ? `start Node with ${ASYNC_CONTEXT_FRAME} (e.g. NODE_OPTIONS=${ASYNC_CONTEXT_FRAME}) or use Node 24` : 'Node 24 (or Node 22 with ' + ASYNC_CONTEXT_FRAME + ') keeps it without them';
+  const fix = major >= 22 ? `start Node with ${ASYNC_CONTEXT_FRAME} (e.g. NODE_OPTIONS=${ASYNC_CONTEXT_FRAME}) or use Node 24` : `Node 24 (or Node 22 with ${ASYNC_CONTEXT_FRAME}) keeps it without them`;
   return `tracing: Node ${version} keeps the trace context with promise hooks: once a request is recorded, every await costs the process about a third more (three times while one is in flight); ${fix}`;
 }
 

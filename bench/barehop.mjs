@@ -1,0 +1,45 @@
+// The bare undici hop, the floor of the proxy targets (issue 23): HTTPS in,
+// an undici Agent out to the backend with the gateway's client certificate,
+// the client's headers copied (hop-by-hop ones dropped both ways), the body
+// streamed with backpressure, nothing else. bench/aggregation.ts runs it as a
+// process (`bare-undici` mode); bench/cg-proxy.mjs runs it in its own process
+// (HOP=undici) beside the gateway with the same client.
+import { createServer } from 'node:https';
+import { Agent } from 'undici';
+
+/** Listens on `port` (0: any) of 127.0.0.1; resolves to the port. */
+export async function startBareUndiciHop({ port = 0, cert, key, backend, addHeaders = [] }) {
+  const agent = new Agent({ connect: { ca: backend.ca, cert: backend.cert, key: backend.key, servername: backend.servername }, keepAliveTimeout: 65_000 });
+  const origin = `https://127.0.0.1:${backend.port}`;
+  const server = createServer({ cert, key, keepAliveTimeout: 65_000 }, (req, res) => {
+    const headers = [...addHeaders];
+    for (const k of Object.keys(req.headers)) if (k !== 'connection' && k !== 'keep-alive') headers.push(k, req.headers[k]);
+    const watch = req.url?.includes('watch=') === true;
+    const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0';
+    let resume;
+    agent.dispatch({ origin, path: req.url ?? '/', method: req.method ?? 'GET', headers, body: hasBody ? req : null }, {
+      onConnect() {},
+      onHeaders(code, raw, r) {
+        const out = [];
+        for (let i = 0; i + 1 < raw.length; i += 2) {
+          const name = raw[i].toString('latin1');
+          const lower = name.toLowerCase();
+          if (lower !== 'connection' && lower !== 'keep-alive' && lower !== 'transfer-encoding') out.push(name, raw[i + 1].toString('latin1'));
+        }
+        res.writeHead(code, out);
+        if (watch) res.flushHeaders();
+        resume = r;
+        return true;
+      },
+      onData(chunk) {
+        if (res.write(chunk)) return true;
+        res.once('drain', resume);
+        return false;
+      },
+      onComplete() { res.end(); },
+      onError() { if (!res.headersSent) res.writeHead(502).end(); else res.destroy(); },
+    });
+  });
+  await new Promise((r) => server.listen(port, '127.0.0.1', r));
+  return server.address().port;
+}
