@@ -13,6 +13,7 @@ import { encodeCborEvent } from '../../../lib/cbor/encode.js';
 import { CBOR_SEQ_MEDIA_TYPE } from '../../../lib/cbor/errors.js';
 import type { Output } from '../../../lib/http/negotiate.js';
 import { writeHeadWith } from '../../../lib/http/carried.js';
+import { chunkSink, type ChunkSink } from '../../../lib/http/chunks.js';
 import { toJson } from '../../../lib/api/json.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
@@ -145,9 +146,12 @@ class WatchStream {
   private readonly unregister: () => void;
   /** Selectors read what a conversion may change: evaluated on served objects (selection.ts). */
   private readonly converted: boolean;
+  /** The body's writer, chosen once the head is sent (straight to an HTTP/1.1 socket, lib/http/chunks.ts). */
+  private readonly sink: ChunkSink;
 
   constructor(private readonly env: CoreEnv, private readonly t: ResourceType, private readonly r: BackendRequest, private readonly out: Output, private readonly wr: WatchRequest) {
     this.converted = convertedSelection(env, t, wr);
+    this.sink = chunkSink(r.req, r.res);
     env.watches.add(this.close);
     this.unregister = watcherRegistered(t.group, t.version, t.kind);
     r.res.on('close', this.close);
@@ -300,13 +304,12 @@ class WatchStream {
 
   private write(line: string | Buffer): void {
     if (this.closed) return;
-    const res = this.r.res;
-    if (res.writableLength > MAX_BUFFERED) {
+    if (this.sink.buffered() > MAX_BUFFERED) {
       this.env.log(`closing a watch of ${this.t.plural}: the client reads too slowly`);
       this.end();
       return;
     }
-    res.write(line);
+    this.sink.write(line);
   }
 
   end(): void {
