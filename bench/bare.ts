@@ -2,14 +2,21 @@
 // (same certificate, requestCert against the same CA) that answers every
 // request with a fixed small JSON body, and for watch, a raw fan-out loop:
 // GET /watch holds a chunked response open; POST /fire writes one event line
-// (built once) to every open response, then answers.
+// (built once) to every open response, then answers. With a Redis URL and a
+// stream key (5th and 6th arguments) the fan-out spans processes, the floor of
+// the Redis watch row (bench/redis-stack.ts): POST /fire also appends the line
+// to the stream (XADD) before answering, and every such process reads the
+// stream (blocking XREAD on its own connection, as the Redis store's feed) and
+// writes the lines of the others to its own watchers.
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { memoryNow, serveCommands } from './procs.js';
 import { readBody } from './body.js';
+import { Redis } from 'ioredis';
 
-const [port, certFile, keyFile, caFile] = process.argv.slice(2);
+const [port, certFile, keyFile, caFile, redisUrl, stream] = process.argv.slice(2);
+const feed = redisUrl && stream ? { writer: new Redis(redisUrl), reader: new Redis(redisUrl), me: String(process.pid) } : undefined;
 const BODY = Buffer.from(JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c1', namespace: 'bench' }, data: { a: 'b' } }));
 const watchers = new Set<ServerResponse>();
 
@@ -36,7 +43,8 @@ const server = createHttpsServer({
       obj.metadata['resourceVersion'] = String(++rev);
       const line = `{"type":"ADDED","object":${JSON.stringify(obj)}}\n`;
       for (const w of watchers) w.write(line);
-      fixed(res, 201);
+      if (!feed) { fixed(res, 201); return; }
+      void feed.writer.xadd(stream!, '*', 'o', feed.me, 'l', line).then(() => fixed(res, 201), () => fixed(res, 500));
     });
     return;
   }
@@ -44,6 +52,21 @@ const server = createHttpsServer({
   fixed(res, 200);
 });
 server.on('tlsClientError', () => undefined);
+
+/** The lines other processes appended, to this process's watchers, in stream order. */
+async function follow(f: NonNullable<typeof feed>): Promise<void> {
+  let last = '$';
+  for (;;) {
+    const reply = (await f.reader.xread('BLOCK', 0, 'STREAMS', stream!, last)) as [string, [string, string[]][]][] | null;
+    for (const [, entries] of reply ?? []) {
+      for (const [id, fields] of entries) {
+        last = id;
+        if (fields[1] !== f.me) for (const w of watchers) w.write(fields[3]!);
+      }
+    }
+  }
+}
+if (feed) void follow(feed).catch(() => undefined);
 server.listen(Number(port), '127.0.0.1', () => {
   serveCommands({ mem: () => memoryNow(), watchers: () => watchers.size });
 });

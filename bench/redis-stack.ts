@@ -7,7 +7,9 @@
 // raw rate, floor and creates back to back, the median round reported), and
 // one file-store process (watch delivery). Watch
 // delivery: 1000 watchers, half on each Redis process, writes through the
-// first; latency from the write's acknowledgement to the event on the socket.
+// first; latency from the write's acknowledgement to the event on the socket;
+// its floor: the same run against two bare fan-out processes (bench/bare.ts)
+// that share the lines through a Redis stream, on the same CPU.
 // Memory: keys and bytes under the prefix after N updates of the same
 // objects, right after and once the history window has passed.
 //
@@ -55,7 +57,8 @@ export interface RedisStackFigures {
   update: { redis: LoopResult; file: LoopResult };
   get: { redis: LoopResult; file: LoopResult; bare: LoopResult };
   list: { objects: number; redis: LoopResult; file: LoopResult };
-  watch: { redis: WatchRunResult; file: WatchRunResult };
+  /** floor: two bare fan-out processes sharing lines through a Redis stream (bench/bare.ts). */
+  watch: { redis: WatchRunResult; file: WatchRunResult; floor: WatchRunResult };
   memory: { objects: number; updates: number; windowMs: number; after: Footprint; afterWindow: Footprint };
 }
 
@@ -220,6 +223,18 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
     await sleep(1000);
     const watchFile = await load.call<WatchRunResult>('watchRun', { ...run, target: target(filePort), path: writePath, body: configMap('bench-watch', 'x') });
     await load.call('watchClose');
+    // The floor: the same watchers and writers against two processes that only fan out, through Redis.
+    const floorPorts = [await freePort(), await freePort()];
+    const floorProcs = await Promise.all(floorPorts.map((p, i) => startChild(`bare-feed-${i}`, './bare.ts',
+      [String(p), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt'), url, `${prefix}/bare-feed`], 0, ['--expose-gc'])));
+    children.push(...floorProcs);
+    await Promise.all(floorProcs.map((c) => c.call('watchers')));
+    await load.call('watchOpen', { target: target(floorPorts[0]!), n: Math.ceil(watchers / 2), path: '/watch' });
+    await load.call('watchOpen', { target: target(floorPorts[1]!), n: Math.floor(watchers / 2), path: '/watch' });
+    await sleep(1000);
+    const watchFloor = await load.call<WatchRunResult>('watchRun', { ...run, target: target(floorPorts[0]!), path: '/fire', body: configMap('bench-watch', 'x') });
+    await load.call('watchClose');
+    await Promise.all(floorProcs.map((c) => c.stop()));
 
     // Memory: N updates of the same 100 objects, then the history window passes.
     const objects = 100;
@@ -235,7 +250,7 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
     const afterWindow = await footprint(raw, prefix);
     return {
       url, persistence, rawScriptPerSec, createRatios, create, update, get, list,
-      watch: { redis: watchRedis, file: watchFile },
+      watch: { redis: watchRedis, file: watchFile, floor: watchFloor },
       memory: { objects, updates, windowMs, after, afterWindow },
     };
   } finally {
@@ -266,6 +281,9 @@ export function printRedisStack(f: RedisStackFigures): void {
   const w = f.watch.redis;
   recordRow({ name: `Redis watch, ${w.watchers} watchers over 2 processes, ack→socket p99`, value: w.fromAck.p99, unit: 'ms', target: 'p99 ≤ 50 ms', atMost: 50 });
   out(`  watch ×${w.watchers} over 2 processes: ${n0(w.writesPerSec)} writes/s, ack→socket p50 ${ms(w.fromAck.p50)} p99 ${ms(w.fromAck.p99)} (target p99 ≤ 50 ms; 0 = the event came first), send→socket p50 ${ms(w.fromSend.p50)} p99 ${ms(w.fromSend.p99)}, missing ${w.missing}`);
+  const fw = f.watch.floor;
+  recordRow({ name: `Redis watch floor: ${fw.watchers} watchers over 2 bare fan-out processes through a Redis stream, ack→socket p99`, value: fw.fromAck.p99, unit: 'ms', target: 'floor (no target)' });
+  out(`  watch floor ×${fw.watchers}, 2 bare fan-out processes through a Redis stream: ${n0(fw.writesPerSec)} writes/s, ack→socket p50 ${ms(fw.fromAck.p50)} p99 ${ms(fw.fromAck.p99)}, send→socket p50 ${ms(fw.fromSend.p50)} p99 ${ms(fw.fromSend.p99)}, missing ${fw.missing}`);
   const wf = f.watch.file;
   out(`  watch ×${wf.watchers} file store, 1 process: ${n0(wf.writesPerSec)} writes/s, ack→socket p50 ${ms(wf.fromAck.p50)} p99 ${ms(wf.fromAck.p99)}, send→socket p50 ${ms(wf.fromSend.p50)} p99 ${ms(wf.fromSend.p99)}, missing ${wf.missing}`);
   out(`  memory after ${n0(f.memory.updates)} updates of ${f.memory.objects} objects: ${f.memory.after.keys} keys, ${kib(f.memory.after.bytes)}; after the ${f.memory.windowMs / 1000} s window: ${f.memory.afterWindow.keys} keys, ${kib(f.memory.afterWindow.bytes)}`);
