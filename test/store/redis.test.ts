@@ -53,6 +53,39 @@ if (skip) {
       }
     });
 
+    it("the writing store's watchers hear its write before it is answered, once, and after every earlier write", async () => {
+      const prefix = uniquePrefix('ownfirst');
+      const a = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+      const b = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+      try {
+        const seen: string[] = [];
+        const w = a.watch('core/pods/', await a.currentRev(), { event: (e) => seen.push(`${e.type} ${e.object.metadata.name} ${e.rev}`), error: (e) => assert.fail(e.message) });
+        await new Promise((r) => setImmediate(r));
+        // a's feed reads nothing meanwhile: what a's watchers hear comes from the writes themselves.
+        const feed = (a as unknown as { single: { blocking: { stream: { pause(): void; resume(): void } } } }).single.blocking.stream;
+        feed.pause();
+        const x = await a.create('core/pods/a/x', pod('a', 'x'));
+        assert.deepEqual(seen, [`ADDED x ${rv(x)}`], 'heard when the create resolved, not a feed round trip later');
+        const u = await a.update('core/pods/a/x', pod('a', 'x', { spec: { n: 1 } }), rv(x));
+        await a.delete('core/pods/a/x');
+        assert.deepEqual(seen, [`ADDED x ${rv(x)}`, `MODIFIED x ${rv(u)}`, `DELETED x ${rv(u) + 1}`]);
+        feed.resume();
+        // b's write comes between: a's next write does not follow a's cache, so it waits for the feed, in order.
+        const y = await b.create('core/pods/a/y', pod('a', 'y'));
+        const z = await a.create('core/pods/a/z', pod('a', 'z'));
+        const deadline = Date.now() + 5000;
+        while (seen.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, 50));
+        w.stop();
+        assert.deepEqual(seen.slice(3), [`ADDED y ${rv(y)}`, `ADDED z ${rv(z)}`], 'no event twice, none out of order');
+        assert.equal(rv(await b.get('core/pods/a/z')), rv(z));
+      } finally {
+        await a.close();
+        await b.close();
+        await dropPrefix(prefix);
+      }
+    });
+
     it('getCachedFirst finds what another store just wrote, before its own cache has it', async () => {
       const prefix = uniquePrefix('cachedfirst');
       const a = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });

@@ -97,8 +97,8 @@ export class Domain implements FeedHost {
   }
 
   /** A write of this process was acknowledged (its feed entry may reuse obj). */
-  wrote(rev: number, json: string, obj: KObject): void {
-    this.feed.wrote(rev, json, obj);
+  wrote(rev: number, prev: number, key: string, json: string, obj: KObject | undefined, at: number): void {
+    this.feed.wrote(rev, prev, key, json, obj, at);
   }
 
   /** Redis's read point (shared by concurrent readers, never older than the call). */

@@ -99,9 +99,31 @@ export class FeedReader {
     await this.done;
   }
 
-  /** A write of this process was acknowledged at rev (obj: stamped and frozen). */
-  wrote(rev: number, json: string, obj: KObject): void {
-    if (rev > this.host.state.rev && this.own.size < MAX_OWN) this.own.set(rev, { json, obj });
+  /**
+   * A write of this process was acknowledged at rev (obj: stamped and frozen;
+   * undefined for a delete). When it directly follows the cache (`prev`, the
+   * domain's revision before it, is the cache's) it is applied now, as its feed
+   * entry would be: this process's watchers hear it before the write is
+   * answered, as on the memory store, instead of a feed round trip later, and
+   * the entry is skipped when it comes. Otherwise the feed applies it in order.
+   */
+  wrote(rev: number, prev: number, key: string, json: string, obj: KObject | undefined, at: number): void {
+    const state = this.host.state;
+    if (rev <= state.rev) return;
+    if (prev === state.rev && this.applied(rev, key, obj, at)) return;
+    if (obj && this.own.size < MAX_OWN) this.own.set(rev, { json, obj });
+  }
+
+  /** Commits an own write as the feed would; false (the feed will) when the cache refuses it. */
+  private applied(rev: number, key: string, obj: KObject | undefined, at: number): boolean {
+    try {
+      this.host.state.commit(key, rev, obj, at);
+    } catch {
+      return false;
+    }
+    this.marker = { rev, key, at: String(at) };
+    this.host.observed?.(rev);
+    return true;
   }
 
   /** Remembers the entry at the cache's revision (after a snapshot). */

@@ -13,7 +13,7 @@ import type { RedisKeys } from './redis-keys.js';
  * seen in any domain; '' = 0).
  * The new revision is max(allocator, floor) + 1: strictly increasing in the domain, and
  * above every revision the caller saw elsewhere (a Lamport clock across domains).
- * Replies {'ok', rev[, old value for d]} | {'exists'} | {'not-found'} | {'conflict', current rev}.
+ * Replies {'ok', rev, previous revision of the domain[, old value for d]} | {'exists'} | {'not-found'} | {'conflict', current rev}.
  * The stream entry records the domain's previous revision (p), so readers detect gaps
  * although revisions need not be dense. It is added first: if it fails (bad id, out of
  * memory), nothing else was written.
@@ -49,8 +49,8 @@ else
 end
 redis.call('SET', KEYS[1], rev)
 if KEYS[2] ~= KEYS[1] then redis.call('SET', KEYS[2], rev) end
-if op == 'd' then return {'ok', rev, cur} end
-return {'ok', rev}
+if op == 'd' then return {'ok', rev, prev, cur} end
+return {'ok', rev, prev}
 `;
 
 /**
@@ -110,7 +110,8 @@ return {string.format('%d', n), redis.call('GET', KEYS[2]) or '0'}
 `;
 
 export type WriteOp = 'c' | 'u' | 'd';
-export type WriteReply = ['ok', number, string?] | ['exists'] | ['not-found'] | ['conflict', string];
+/** ok: the revision, the domain's revision before it (the feed entry's p), the old value of a delete. */
+export type WriteReply = ['ok', number, number, string?] | ['exists'] | ['not-found'] | ['conflict', string];
 
 /** A Lua script and the SHA1 EVALSHA names it by. */
 export interface Script { readonly lua: string; readonly sha: string }
@@ -171,7 +172,7 @@ export async function runWrite(
 ): Promise<WriteReply> {
   const reply = (await runScript(client, WRITE_SCRIPT, writeKeys(keys, type),
     [op, key, json, expectedRev === undefined ? '' : String(expectedRev), String(at), type, String(floor)])) as unknown[];
-  if (reply[0] === 'ok') return ['ok', Number(reply[1]), reply[2] === undefined ? undefined : String(reply[2])];
+  if (reply[0] === 'ok') return ['ok', Number(reply[1]), Number(reply[2]), reply[3] === undefined ? undefined : String(reply[3])];
   return reply as WriteReply;
 }
 

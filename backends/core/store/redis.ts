@@ -274,9 +274,10 @@ export class RedisStore implements Store, DomainOwner {
     // 6.0–9.5 µs a small ConfigMap written and answered, 11.4–30.5 µs with the text spliced per member).
     const stored = obj ? storedCopy(obj) : undefined;
     const json = stored ? JSON.stringify(stored) : '';
+    const at = state.clock();
     let reply;
     try {
-      reply = await runWrite(this.client, d.keys, type, op, key, json, expectedRev, state.clock(), this.seenRev);
+      reply = await runWrite(this.client, d.keys, type, op, key, json, expectedRev, at, this.seenRev);
     } catch (err) {
       throw unreachable(err);
     }
@@ -288,14 +289,11 @@ export class RedisStore implements Store, DomainOwner {
       case 'conflict':
         throw new StoreError('conflict', `key "${key}" was modified: expected revision ${expectedRev}, current ${reply[1]}`, Number(reply[1]));
       case 'ok': {
-        const rev = reply[1];
+        const [, rev, prev, old] = reply;
         this.observed(rev);
-        if (stored) {
-          const out = restamp(stored, rev);
-          d.wrote(rev, json, out);
-          return out;
-        }
-        return decodeObject(splitStored(reply[2] ?? '', `"${key}"`).json, rev, `"${key}"`);
+        const out = stored ? restamp(stored, rev) : undefined;
+        d.wrote(rev, prev, key, json, out, at);
+        return out ?? decodeObject(splitStored(old ?? '', `"${key}"`).json, rev, `"${key}"`);
       }
     }
   }
