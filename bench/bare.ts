@@ -7,7 +7,10 @@
 // the Redis watch row (bench/redis-stack.ts): POST /fire also appends the line
 // to the stream (XADD) before answering, and every such process reads the
 // stream (blocking XREAD on its own connection, as the Redis store's feed) and
-// writes the lines of the others to its own watchers.
+// writes the lines of the others to its own watchers. With BARE_BODY=<file>
+// in its environment every other GET is answered with that file's bytes (the
+// floor of the LIST limit=500 row, bench/store-paths.ts: the same page, sent
+// with nothing else to do).
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -17,6 +20,7 @@ import { Redis } from 'ioredis';
 
 const [port, certFile, keyFile, caFile, redisUrl, stream] = process.argv.slice(2);
 const feed = redisUrl && stream ? { writer: new Redis(redisUrl), reader: new Redis(redisUrl), me: String(process.pid) } : undefined;
+const PAGE = process.env['BARE_BODY'] ? readFileSync(process.env['BARE_BODY']) : undefined;
 const BODY = Buffer.from(JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c1', namespace: 'bench' }, data: { a: 'b' } }));
 const watchers = new Set<ServerResponse>();
 
@@ -49,6 +53,7 @@ const server = createHttpsServer({
     return;
   }
   if (req.method === 'POST') { void readBody(req).then(() => fixed(res, 201)); return; }
+  if (PAGE) { res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': PAGE.length }).end(PAGE); return; }
   fixed(res, 200);
 });
 server.on('tlsClientError', () => undefined);
