@@ -5,7 +5,7 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CHUNK, STREAM_MIN, sendParts } from '../../lib/http/parts.js';
+import { CHUNK, SCRATCH_MIN, STREAM_MIN, pagePool, sendParts } from '../../lib/http/parts.js';
 
 function partsOf(total: number): Buffer[] {
   const parts: Buffer[] = [];
@@ -82,5 +82,35 @@ describe('sendParts', () => {
     assert.ok(r.body.equals(want));
     assert.equal(r.length, want.length);
     assert.equal(s.writes(), 1);
+  });
+
+  it('joins mid-size pages into pooled buffers that no answer in flight shares, and reuses them once answers close', async () => {
+    // 24 different pages at once, each answer ended 20 ms late (as a socket that takes its bytes late):
+    // were a buffer given back before its answer closed, a later page would overwrite one not yet sent.
+    const pages = Array.from({ length: 24 }, (_, k) => partsOf(SCRATCH_MIN * 4 + k * 997).map((b) => Buffer.from(b.toString().replace('{"i"', `{"p${k}"`))));
+    const wants = pages.map((p) => Buffer.concat(p));
+    let next = 0;
+    const server = createServer((req, res) => {
+      const parts = pages[next++ % pages.length]!;
+      const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+      res.end = ((...a: unknown[]) => { setTimeout(() => end(...a), 20); return res; }) as typeof res.end;
+      sendParts(req, res, 200, 'application/json', parts, parts.reduce((n, p) => n + p.length, 0));
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as AddressInfo).port;
+    const before = { ...pagePool.stats };
+    const round = async () => {
+      next = 0;
+      const got = await Promise.all(pages.map(() => get(port)));
+      got.forEach((r, k) => assert.ok(r.body.equals(wants[k]!), `page ${k} arrived as it was sent`));
+    };
+    await round();
+    const first = { made: pagePool.stats.made - before.made, reused: pagePool.stats.reused - before.reused };
+    assert.equal(first.made + first.reused, pages.length, 'each page joined in a pooled buffer');
+    assert.ok(first.made >= pages.length - 1, `a buffer each for answers in flight together (${JSON.stringify(first)})`);
+    await new Promise((r) => setImmediate(r));
+    await round();
+    assert.ok(pagePool.stats.reused - before.reused - first.reused > 0, 'the second round reused buffers given back');
   });
 });
