@@ -70,16 +70,16 @@ export const pagePool = new PagePool();
  * or the connection was destroyed, and the audit, which reads an answer at
  * 'finish', has copied what it keeps.
  */
-function joinedInPool(res: ServerResponse, parts: readonly Buffer[], length: number): Buffer {
+function joinedInPool(res: ServerResponse, parts: readonly Uint8Array[], length: number): Buffer {
   const buf = pagePool.take();
   let at = 0;
-  for (const p of parts) at += p.copy(buf, at);
+  for (const p of parts) { buf.set(p, at); at += p.length; }
   res.once('close', () => pagePool.give(buf));
   return buf.subarray(0, length);
 }
 
 /** One CHUNK-sized run of parts from index `from`, as one Buffer, and where the next starts. */
-function nextChunk(parts: readonly Buffer[], from: number): { buf: Buffer; next: number } {
+function nextChunk(parts: readonly Uint8Array[], from: number): { buf: Uint8Array; next: number } {
   let i = from;
   let n = 0;
   while (i < parts.length && (i === from || n + parts[i]!.length <= CHUNK)) n += parts[i++]!.length;
@@ -90,7 +90,7 @@ function nextChunk(parts: readonly Buffer[], from: number): { buf: Buffer; next:
  * A 200-style answer whose body is `parts` joined (`length` bytes in all).
  * gzip, HEAD and small bodies take sendBody's path with the joined bytes.
  */
-export function sendParts(req: IncomingMessage, res: ServerResponse, code: number, contentType: string, parts: readonly Buffer[], length: number): void {
+export function sendParts(req: IncomingMessage, res: ServerResponse, code: number, contentType: string, parts: readonly Uint8Array[], length: number): void {
   if (length < STREAM_MIN || req.method === 'HEAD' || (req.method === 'GET' && wantsGzip(req))) {
     // HTTP/2 (flow control) and gzip (the thread pool) read the bytes on their own schedules: they get their own copy.
     const pooled = length >= SCRATCH_MIN && length < STREAM_MIN && req.method === 'GET' && req.httpVersionMajor === 1 && !wantsGzip(req);

@@ -90,7 +90,7 @@ export function encode(value: object, output: Output, pretty: boolean): string |
  * schema, so a failure here is a stored value the schema cannot hold: a 500
  * naming it, never a half-written body.
  */
-export function protobufBody(fn: () => Buffer): Buffer {
+export function protobufBody<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {

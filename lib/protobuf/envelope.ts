@@ -63,11 +63,13 @@ function typeMetaField(apiVersion: string, kind: string): Buffer {
 const UNKNOWN_TAIL = Buffer.concat([lenPrefix(fieldId(unknownPlan, 'contentEncoding'), 0), lenPrefix(fieldId(unknownPlan, 'contentType'), 0)]);
 const RAW_FIELD = fieldId(unknownPlan, 'raw');
 
-/** The envelope around `raw` given as parts (a list's items are not copied into one buffer first). */
-export function writeUnknownParts(apiVersion: string, kind: string, raw: readonly Uint8Array[], rawLength: number): Buffer {
-  return Buffer.concat([MAGIC, typeMetaField(apiVersion, kind), lenPrefix(RAW_FIELD, rawLength), ...raw, UNKNOWN_TAIL]);
+/** The envelope around `raw` as the pieces it is made of (a list's items are not copied into one buffer first). */
+export function unknownParts(apiVersion: string, kind: string, raw: readonly Uint8Array[], rawLength: number): { parts: Uint8Array[]; length: number } {
+  const head = [MAGIC, typeMetaField(apiVersion, kind), lenPrefix(RAW_FIELD, rawLength)];
+  const length = head.reduce((n, b) => n + b.length, 0) + rawLength + UNKNOWN_TAIL.length;
+  return { parts: [...head, ...raw, UNKNOWN_TAIL], length };
 }
 
 export function writeUnknown(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
-  return writeUnknownParts(apiVersion, kind, [raw], raw.length);
+  return Buffer.concat([MAGIC, typeMetaField(apiVersion, kind), lenPrefix(RAW_FIELD, raw.length), raw, UNKNOWN_TAIL]);
 }

@@ -66,6 +66,26 @@ describe('protobuf answers for built-in types', () => {
     });
   }
 
+  it('large lists (a pooled joined buffer; streamed in chunks past 512 KiB) decode to the JSON list', async () => {
+    const ns = 'pb-large';
+    await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const value = 'v'.repeat(2000);
+    for (let i = 0; i < 320; i += 40) {
+      await Promise.all(Array.from({ length: 40 }, (_, k) => s.admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`,
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${i + k}` }, data: { v: `${i + k}${value}` } })));
+    }
+    // 100 items: ~210 KB (joined into a pooled buffer); all: ~670 KB (above STREAM_MIN, streamed).
+    for (const [query, count] of [['?limit=100', 100], ['', undefined]] as const) {
+      const jsonList = (await s.admin.request('GET', `/api/v1/namespaces/${ns}/configmaps${query}`)).json;
+      const list = await raw('GET', `/api/v1/namespaces/${ns}/configmaps${query}`, { accept: PB });
+      assert.equal(list.status, 200);
+      assert.equal(Number(list.headers['content-length']), list.body.length);
+      const l = unwrap(list.body);
+      assert.equal(l.object.items.length, count ?? jsonList.items.length);
+      assert.deepEqual(l.object.items, jsonList.items.map(withoutType));
+    }
+  });
+
   it('pages carry continue and remainingItemCount in ListMeta', async () => {
     for (const n of ['p1', 'p2', 'p3']) await s.admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n } });
     const page = unwrap((await raw('GET', `/api/v1/namespaces/${NS}/configmaps?limit=2`, { accept: PB })).body);

@@ -86,7 +86,8 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
 
 function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: readonly KObject[], meta: ListMeta, out: Output): void {
   if (out.format === 'protobuf' && out.as === undefined) {
-    sendBody(r.req, r.res, 200, out.contentType, protobufBody(() => encodeList(apiVersionOf(t), t.listKind, meta, items)));
+    const { parts, length } = protobufBody(() => encodeList(apiVersionOf(t), t.listKind, meta, items));
+    sendParts(r.req, r.res, 200, out.contentType, parts, length);
     return;
   }
   if (out.format === 'cbor' && out.as === undefined) {
