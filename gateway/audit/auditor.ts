@@ -213,10 +213,12 @@ class Recording implements RequestAudit {
     const take = (chunk: unknown, encoding: unknown) => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
       if (!all && res.statusCode < 400) return;
-      const b = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-      if (this.kept + b.length > max) { this.kept = Infinity; return; }
-      this.kept += b.length;
-      this.chunks.push(b);
+      const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8';
+      const length = typeof chunk === 'string' ? Buffer.byteLength(chunk, enc) : (chunk as Uint8Array).byteLength;
+      if (this.kept + length > max) { this.kept = Infinity; return; }
+      this.kept += length;
+      // Copied: a writer may reuse its buffer once the write's callback ran (lib/http/parts.ts pools list chunks).
+      this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, enc) : Buffer.from(chunk as Uint8Array));
     };
     const write = res.write;
     const end = res.end;

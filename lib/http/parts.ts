@@ -16,7 +16,10 @@
 // `--trace-gc`). With the pool (bench/store-paths.ts, LIST limit=500, 50
 // connections, the builds alternated A B A B with BENCH_DIST): 244 → 2 such
 // collections in a run, server CPU per page 602–639 → 359–430 µs, page p99
-// 95–98 → 37–62 ms.
+// 95–98 → 37–62 ms. Streamed bodies' chunks come from the same pool over
+// HTTP/1.1, each given back by its write's callback (the socket holds the
+// bytes until then): a 2.6 MiB list through node:https in one process
+// (bench/list-render.ts) 8,278–8,394 → 4,806–6,932 µs per request.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendBody, wantsGzip } from './respond.js';
 import { writeHeadWith } from './carried.js';
@@ -78,12 +81,21 @@ function joinedInPool(res: ServerResponse, parts: readonly Uint8Array[], length:
   return buf.subarray(0, length);
 }
 
-/** One CHUNK-sized run of parts from index `from`, as one Buffer, and where the next starts. */
-function nextChunk(parts: readonly Uint8Array[], from: number): { buf: Uint8Array; next: number } {
+/**
+ * One CHUNK-sized run of parts from index `from`, as one buffer, and where the
+ * next starts; with `pooled`, joined into a pooled buffer (`pool`) that the
+ * caller gives back once the socket took it.
+ */
+function nextChunk(parts: readonly Uint8Array[], from: number, pooled: boolean): { buf: Uint8Array; next: number; pool?: Buffer } {
   let i = from;
   let n = 0;
   while (i < parts.length && (i === from || n + parts[i]!.length <= CHUNK)) n += parts[i++]!.length;
-  return { buf: i - from === 1 ? parts[from]! : Buffer.concat(parts.slice(from, i), n), next: i };
+  if (i - from === 1) return { buf: parts[from]!, next: i };
+  if (!pooled) return { buf: Buffer.concat(parts.slice(from, i), n), next: i };
+  const pool = pagePool.take();
+  let at = 0;
+  for (let k = from; k < i; k++) { pool.set(parts[k]!, at); at += parts[k]!.length; }
+  return { buf: pool.subarray(0, n), next: i, pool };
 }
 
 /**
@@ -100,12 +112,19 @@ export function sendParts(req: IncomingMessage, res: ServerResponse, code: numbe
   if (res.headersSent || res.destroyed) return;
   writeHeadWith(res, code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': length });
   let at = 0;
+  // HTTP/1.1: a chunk's pooled buffer goes back when the socket has written it (the write's callback) or the answer closed.
+  const pooled = req.httpVersionMajor === 1;
   const more = (): void => {
     while (!res.destroyed) {
-      const { buf, next } = nextChunk(parts, at);
+      const { buf, next, pool } = nextChunk(parts, at, pooled);
       at = next;
-      if (at >= parts.length) { res.end(buf); return; }
-      if (!res.write(buf)) { res.once('drain', more); return; }
+      if (at >= parts.length) {
+        if (pool) res.once('close', () => pagePool.give(pool));
+        res.end(buf);
+        return;
+      }
+      const room = pool ? res.write(buf, () => pagePool.give(pool)) : res.write(buf);
+      if (!room) { res.once('drain', more); return; }
     }
   };
   more();
