@@ -74,11 +74,16 @@ export const pagePool = new PagePool();
  * 'finish', has copied what it keeps.
  */
 function joinedInPool(res: ServerResponse, parts: readonly Uint8Array[], length: number): Buffer {
-  const buf = pagePool.take();
-  let at = 0;
-  for (const p of parts) { buf.set(p, at); at += p.length; }
+  const buf = pooledJoin(parts, 0, parts.length);
   res.once('close', () => pagePool.give(buf));
   return buf.subarray(0, length);
+}
+
+/** parts[from, to) copied to the start of a buffer taken from the pool. */
+function pooledJoin(parts: readonly Uint8Array[], from: number, to: number): Buffer {
+  const buf = pagePool.take();
+  for (let k = from, at = 0; k < to; k++) { buf.set(parts[k]!, at); at += parts[k]!.length; }
+  return buf;
 }
 
 /**
@@ -92,9 +97,7 @@ function nextChunk(parts: readonly Uint8Array[], from: number, pooled: boolean):
   while (i < parts.length && (i === from || n + parts[i]!.length <= CHUNK)) n += parts[i++]!.length;
   if (i - from === 1) return { buf: parts[from]!, next: i };
   if (!pooled) return { buf: Buffer.concat(parts.slice(from, i), n), next: i };
-  const pool = pagePool.take();
-  let at = 0;
-  for (let k = from; k < i; k++) { pool.set(parts[k]!, at); at += parts[k]!.length; }
+  const pool = pooledJoin(parts, from, i);
   return { buf: pool.subarray(0, n), next: i, pool };
 }
 

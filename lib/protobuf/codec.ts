@@ -38,11 +38,10 @@ export function encodeEnvelope(obj: Record<string, unknown>): Buffer {
 }
 
 /**
- * A list (`ConfigMapList`, `PartialObjectMetadataList`, …) in envelope bytes:
- * each item's message is encoded once per frozen object and copied, as the
- * JSON list copies each item's memoized JSON.
+ * A list (`ConfigMapList`, `PartialObjectMetadataList`, …) as the pieces of its
+ * envelope: each item's field is encoded once per frozen object, as the JSON
+ * list's items are, and not copied here (lib/http/parts.ts joins or streams them).
  */
-/** A list's envelope as pieces: each item's remembered bytes are not copied (lib/http/parts.ts joins or streams them). */
 export function encodeList(apiVersion: string, listKind: string, metadata: object, items: readonly object[]): { parts: Uint8Array[]; length: number } {
   const plan = planForKind(apiVersion, listKind);
   if (!plan) throw new ProtobufError('unknown-kind', `unknown kind "${apiVersion} ${listKind}": no protobuf schema`);

@@ -61,6 +61,23 @@ function get(port: number, until?: () => boolean): Promise<{ body: Buffer; lengt
   });
 }
 
+/** `count` different pages of about `size` bytes (each tagged with its index), and a server that answers the n-th request of a round with page n. */
+async function pagesServer(count: number, size: number, tag: string, endLate = false): Promise<{ pages: Buffer[][]; wants: Buffer[]; port: number; round: () => void }> {
+  const pages = Array.from({ length: count }, (_, k) => partsOf(size + k * 997).map((b) => Buffer.from(b.toString().replace('{"i"', `{"${tag}${k}"`))));
+  let next = 0;
+  const server = createServer((req, res) => {
+    const parts = pages[next++ % pages.length]!;
+    if (endLate) {
+      const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+      res.end = ((...a: unknown[]) => { setTimeout(() => end(...a), 20); return res; }) as typeof res.end;
+    }
+    sendParts(req, res, 200, 'application/json', parts, parts.reduce((n, p) => n + p.length, 0));
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { pages, wants: pages.map((p) => Buffer.concat(p)), port: (server.address() as AddressInfo).port, round: () => { next = 0; } };
+}
+
 describe('sendParts', () => {
   it('streams a large body in CHUNK-sized writes, waiting for drain, whole and in order', async () => {
     const parts = partsOf(STREAM_MIN * 8);
@@ -87,21 +104,10 @@ describe('sendParts', () => {
   it('joins mid-size pages into pooled buffers that no answer in flight shares, and reuses them once answers close', async () => {
     // 24 different pages at once, each answer ended 20 ms late (as a socket that takes its bytes late):
     // were a buffer given back before its answer closed, a later page would overwrite one not yet sent.
-    const pages = Array.from({ length: 24 }, (_, k) => partsOf(SCRATCH_MIN * 4 + k * 997).map((b) => Buffer.from(b.toString().replace('{"i"', `{"p${k}"`))));
-    const wants = pages.map((p) => Buffer.concat(p));
-    let next = 0;
-    const server = createServer((req, res) => {
-      const parts = pages[next++ % pages.length]!;
-      const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
-      res.end = ((...a: unknown[]) => { setTimeout(() => end(...a), 20); return res; }) as typeof res.end;
-      sendParts(req, res, 200, 'application/json', parts, parts.reduce((n, p) => n + p.length, 0));
-    });
-    servers.push(server);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as AddressInfo).port;
+    const { pages, wants, port, round: restart } = await pagesServer(24, SCRATCH_MIN * 4, 'p', true);
     const before = { ...pagePool.stats };
     const round = async () => {
-      next = 0;
+      restart();
       const got = await Promise.all(pages.map(() => get(port)));
       got.forEach((r, k) => assert.ok(r.body.equals(wants[k]!), `page ${k} arrived as it was sent`));
     };
@@ -117,19 +123,10 @@ describe('sendParts', () => {
     // 6 large pages at once, each reader pausing: a chunk's buffer given back before the socket wrote it
     // (at write() rather than its callback) would be overwritten by another page's chunk while queued.
     // Pages larger than loopback's socket buffers, so written chunks wait in the socket for the reader.
-    const pages = Array.from({ length: 6 }, (_, k) => partsOf(STREAM_MIN * 16 + k * 4093).map((b) => Buffer.from(b.toString().replace('{"i"', `{"q${k}"`))));
-    const wants = pages.map((p) => Buffer.concat(p));
-    let next = 0;
-    const server = createServer((req, res) => {
-      const parts = pages[next++ % pages.length]!;
-      sendParts(req, res, 200, 'application/json', parts, parts.reduce((n, p) => n + p.length, 0));
-    });
-    servers.push(server);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as AddressInfo).port;
+    const { pages, wants, port, round: restart } = await pagesServer(6, STREAM_MIN * 16, 'q');
     const before = { ...pagePool.stats };
     for (let round = 0; round < 2; round++) {
-      next = 0;
+      restart();
       const got = await Promise.all(pages.map(() => get(port, () => false)));
       got.forEach((r, k) => assert.ok(r.body.equals(wants[k]!), `round ${round}: page ${k} arrived as it was sent`));
     }

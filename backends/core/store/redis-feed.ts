@@ -117,13 +117,18 @@ export class FeedReader {
   /** Commits an own write as the feed would; false (the feed will) when the cache refuses it. */
   private applied(rev: number, key: string, obj: KObject | undefined, at: number): boolean {
     try {
-      this.host.state.commit(key, rev, obj, at);
+      this.commit(rev, key, obj, String(at));
     } catch {
       return false;
     }
-    this.marker = { rev, key, at: String(at) };
-    this.host.observed?.(rev);
     return true;
+  }
+
+  /** Makes one change visible in the cache and remembers it as the last applied (`at`: the entry's t field). */
+  private commit(rev: number, key: string, obj: KObject | undefined, at: string): void {
+    this.host.state.commit(key, rev, obj, Number(at));
+    this.marker = { rev, key, at };
+    this.host.observed?.(rev);
   }
 
   /** Remembers the entry at the cache's revision (after a snapshot). */
@@ -176,12 +181,10 @@ export class FeedReader {
         const mine = this.own.get(rev);
         if (mine) this.own.delete(rev);
         const obj = json === undefined ? undefined : mine?.json === json ? mine.obj : decodeObject(json, rev, `feed entry ${id}`);
-        state.commit(key, rev, obj, Number(at));
+        this.commit(rev, key, obj, at);
       } catch (err) {
         return this.rebuilt(`change feed entry ${id} does not apply: ${err instanceof Error ? err.message : String(err)}`);
       }
-      this.marker = { rev, key, at };
-      this.host.observed?.(rev);
     }
     // Writes whose entry came before their acknowledgement, or was skipped by a rebuild.
     for (const rev of this.own.keys()) {
