@@ -10,7 +10,7 @@
 // Entry: runRedisReadBench(opts) → figures or {skipped}; printRedisReadSection()
 // prints them. `node --import tsx bench/redis-read.ts` runs it alone.
 // Knobs: REDIS_URL, BENCH_REDIS_DURATION_MS (window per measurement, default 2000),
-// BENCH_REDIS_READ_ROUNDS (default 3), BENCH_CPU_PROF (a profile of the redis process's first GET round).
+// BENCH_REDIS_READ_ROUNDS (default 3), BENCH_CPU_PROF (profiles of both processes' first GET and LIST rounds).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,15 +79,15 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
     const loop = { connections: 50, warmupMs: 500, durationMs: duration, maxRequests: 5_000_000 };
     const fixed = (port: number, path: string): Promise<LoopResult> =>
       measured(load, server.get(port)!, redisPid, { ...loop, target: { port, ...tls } satisfies Target, req: { method: 'GET', path }, uniqueNames: false, changingData: false, objects });
-    const profiled = async (what: string, run: () => Promise<LoopResult>): Promise<LoopResult> => {
+    const profiled = async (who: Child, what: string, run: () => Promise<LoopResult>): Promise<LoopResult> => {
       const dir = process.env['BENCH_CPU_PROF'];
       if (!dir) return run();
-      await red.call('profStart');
-      try { return await run(); } finally { await red.call('profStop', { file: join(dir, `redis-read-${what}.cpuprofile`) }); }
+      await who.call('profStart');
+      try { return await run(); } finally { await who.call('profStop', { file: join(dir, `redis-read-${what}.cpuprofile`) }); }
     };
     const pairOf = async (path: string, what: string, round: number): Promise<ReadPair> => {
-      const memory = await fixed(memPort, path);
-      const redis = round === 0 ? await profiled(what, () => fixed(redisPort, path)) : await fixed(redisPort, path);
+      const memory = round === 0 ? await profiled(mem, `${what}-memory`, () => fixed(memPort, path)) : await fixed(memPort, path);
+      const redis = round === 0 ? await profiled(red, what, () => fixed(redisPort, path)) : await fixed(redisPort, path);
       return { memory, redis, ratio: rps(redis) / rps(memory) };
     };
     const get: ReadPair[] = [];
