@@ -6,6 +6,11 @@
 // Rounds alternate memory and redis back to back, as this machine's speed
 // drifts within minutes; each round's ratio is a figure, the median is
 // reported. Targets: Redis GET and LIST(limit=50) ≥ 85% of the memory store's.
+// Beside them, a floor: a third process on the memory store whose consistent
+// GET and LIST first wait for a revision check against the same Redis, shared
+// as the Redis store shares its checks (bench/server.ts BENCH_FENCED_MEMORY):
+// what any read that must ask Redis after it arrives costs, with no cache,
+// feed or decoding of Redis's around it.
 //
 // Entry: runRedisReadBench(opts) → figures or {skipped}; printRedisReadSection()
 // prints them. `node --import tsx bench/redis-read.ts` runs it alone.
@@ -27,7 +32,14 @@ import { recordRow } from './summary.js';
 
 export interface RedisReadOptions { url?: string; durationMs?: number; rounds?: number; objects?: number }
 
-export interface ReadPair { memory: LoopResult; redis: LoopResult; ratio: number }
+export interface ReadPair {
+  memory: LoopResult;
+  redis: LoopResult;
+  ratio: number;
+  /** The memory store behind a shared revision check (the floor), and its ratio to the memory store. */
+  fenced: LoopResult;
+  floorRatio: number;
+}
 
 export interface RedisReadFigures {
   url: string;
@@ -62,9 +74,13 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
       '--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefix,
       '--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt'), ...authz], 0, ['--expose-gc']);
     children.push(red);
+    const fencedPort = await freePort();
+    const fenced = await startChild('gatehouse-fenced-memory', './server.ts', ['--secure-port', String(fencedPort), '--data-dir', join(root, 'fenced'), '--storage-backend', 'memory',
+      '--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt'), ...authz], 0, ['--expose-gc'], { BENCH_FENCED_MEMORY: url });
+    children.push(fenced);
     const load = await startChild('loadgen', './loadgen.ts', [], 1);
     children.push(load);
-    for (const port of [memPort, redisPort]) {
+    for (const port of [memPort, redisPort, fencedPort]) {
       const adm = new Admin(port, tls);
       admins.push(adm);
       await adm.ready();
@@ -75,7 +91,7 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
       }
     }
     const redisPid = Number(/process_id:(\d+)/.exec(await raw.info('server'))?.[1] ?? 0);
-    const server = new Map<number, Child>([[memPort, mem], [redisPort, red]]);
+    const server = new Map<number, Child>([[memPort, mem], [redisPort, red], [fencedPort, fenced]]);
     const loop = { connections: 50, warmupMs: 500, durationMs: duration, maxRequests: 5_000_000 };
     const fixed = (port: number, path: string): Promise<LoopResult> =>
       measured(load, server.get(port)!, redisPid, { ...loop, target: { port, ...tls } satisfies Target, req: { method: 'GET', path }, uniqueNames: false, changingData: false, objects });
@@ -88,7 +104,8 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
     const pairOf = async (path: string, what: string, round: number): Promise<ReadPair> => {
       const memory = round === 0 ? await profiled(mem, `${what}-memory`, () => fixed(memPort, path)) : await fixed(memPort, path);
       const redis = round === 0 ? await profiled(red, what, () => fixed(redisPort, path)) : await fixed(redisPort, path);
-      return { memory, redis, ratio: rps(redis) / rps(memory) };
+      const floor = await fixed(fencedPort, path);
+      return { memory, redis, ratio: rps(redis) / rps(memory), fenced: floor, floorRatio: rps(floor) / rps(memory) };
     };
     const get: ReadPair[] = [];
     const list: ReadPair[] = [];
@@ -113,6 +130,10 @@ function row(what: string, pairs: ReadPair[]): void {
   recordRow({ name: `Redis ${what} vs the memory store (median of rounds)`, value: m, unit: 'ratio', target: '≥ 85% of the memory store', atLeast: 0.85 });
   out(`  ${what.padEnd(22)} redis ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU)${cpuShares(mid.redis)}   memory ${n0(rps(mid.memory))}/s${errs(mid.memory)} (${n0(cpuUs(mid.memory))} µs CPU)`);
   out(`  ${''.padEnd(22)} → ${pct(m, 1)} of the memory store (target ≥ 85%; median of ${pairs.length} back-to-back rounds: ${pairs.map((p) => pct(p.ratio, 1)).join(', ')}) ${m >= 0.85 ? 'met' : 'NOT met'}`);
+  const f = median(pairs.map((p) => p.floorRatio));
+  const fmid = pairs.find((p) => p.floorRatio === f)!;
+  recordRow({ name: `Redis ${what} floor: the memory store behind a shared revision check, vs the memory store (median of rounds)`, value: f, unit: 'ratio', target: 'floor (no target)' });
+  out(`  ${''.padEnd(22)} floor: the memory store behind the same shared revision check ${n0(rps(fmid.fenced))}/s${errs(fmid.fenced)} (${n0(cpuUs(fmid.fenced))} µs CPU) → ${pct(f, 1)} of the memory store (rounds: ${pairs.map((p) => pct(p.floorRatio, 1)).join(', ')}); the Redis store at ${pct(m / f, 1)} of its floor`);
 }
 
 export function printRedisRead(f: RedisReadFigures): void {

@@ -20,6 +20,27 @@ if ('error' in parsed) throw new Error(parsed.error);
 const log = (msg: string): void => {
   if (process.env['BENCH_SERVER_LOG']) process.stderr.write(`[gatehouse] ${msg}\n`);
 };
+// The floor of consistent reads that must ask Redis (bench/redis-read.ts): BENCH_FENCED_MEMORY=<redis url>
+// makes the memory store's consistent GET and LIST (no revision given) first wait for a revision check
+// against that Redis, shared as the Redis store shares its checks (the same ReadFence, a client made by
+// the same redisTarget): what such a read costs with no Redis cache, feed or decoding around it.
+const fencedUrl = process.env['BENCH_FENCED_MEMORY'];
+if (fencedUrl) {
+  const { MemoryStore } = await import(`${src}/backends/core/store/memory.js`) as typeof import('../backends/core/store/memory.js');
+  const { ReadFence } = await import(`${src}/backends/core/store/redis-readindex.js`) as typeof import('../backends/core/store/redis-readindex.js');
+  const { connect, redisTarget } = await import(`${src}/backends/core/store/redis-connect.js`) as typeof import('../backends/core/store/redis-connect.js');
+  const target = redisTarget(fencedUrl, 5000);
+  const client = await connect(target.make({ name: 'bench-fence' }), 5000, target.where);
+  const fence = new ReadFence(async () => Number((await client.get('gh-bench-fence:rev')) ?? 0));
+  const proto = MemoryStore.prototype;
+  const { get, list } = proto;
+  proto.get = function (this: InstanceType<typeof MemoryStore>, key: string, minRev?: number) {
+    return minRev !== undefined ? get.call(this, key, minRev) : fence.fresh().then(() => get.call(this, key));
+  };
+  proto.list = function (this: InstanceType<typeof MemoryStore>, prefix: string, opts: Parameters<typeof list>[1] = {}) {
+    return opts.minRev !== undefined || opts.rev !== undefined ? list.call(this, prefix, opts) : fence.fresh().then(() => list.call(this, prefix, opts));
+  };
+}
 const running = await startServer(parsed.options, { log });
 // CPU profile of one measurement (BENCH_CPU_PROF): started and stopped by the orchestrator.
 // With BENCH_HEAP_PROF=1 too, a sampling allocation profile of the same window (.heapprofile).
