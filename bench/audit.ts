@@ -39,39 +39,48 @@ export async function runAuditBench(): Promise<void> {
     };
     const meta = await audited('Metadata');
     const rr = await audited('RequestResponse');
+    // A reference beside Metadata: auditing off, and per request only kube's way of logging an event (bench/server.ts).
+    const refLog = join(root, 'reference.log');
+    const ref = await v.start('reference', [], { BENCH_AUDIT_REFERENCE: refLog });
     const load = await startChild('audit-load', './loadgen.ts', [], 1);
     children.push(load);
-    await seedConfigmaps([offPort, meta.port, rr.port], v.tls);
+    await seedConfigmaps([offPort, meta.port, rr.port, ref.port], v.tls);
     const run = async (port: number, method: 'GET' | 'POST'): Promise<number> => {
       const r = await configmapRun(load, v.tls, port, method, { warmupMs: WARMUP, durationMs: DURATION });
       return r.requests / r.seconds;
     };
     const f = (n: number) => Math.round(n).toLocaleString('en-US');
-    const lines = ['', `=== Audit (bench/audit.ts; ${placement()}) ===`, `requests/s in ${ROUNDS} rounds of (off, Metadata, RequestResponse, RequestResponse, Metadata, off), ${DURATION / 1000} s windows; each rate the median of its ${2 * ROUNDS} windows; audit events to a file, RequestReceived omitted`];
+    const lines = ['', `=== Audit (bench/audit.ts; ${placement()}) ===`, `requests/s in ${ROUNDS} rounds of (off, Metadata, reference, RequestResponse, RequestResponse, reference, Metadata, off), ${DURATION / 1000} s windows; each rate the median of its ${2 * ROUNDS} windows; audit events to a file, RequestReceived omitted`];
     for (const method of ['GET', 'POST'] as const) {
       const offRates: number[] = [];
       const metaRates: number[] = [];
       const rrRates: number[] = [];
+      const refRates: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         offRates.push(await run(offPort, method));
         metaRates.push(await run(meta.port, method));
+        refRates.push(await run(ref.port, method));
         rrRates.push(await run(rr.port, method));
         rrRates.push(await run(rr.port, method));
+        refRates.push(await run(ref.port, method));
         metaRates.push(await run(meta.port, method));
         offRates.push(await run(offPort, method));
       }
       const o = median(offRates);
       const m = median(metaRates);
       const q = median(rrRates);
+      const x = median(refRates);
       const what = method === 'GET' ? 'GET one configmap' : 'CREATE configmap';
       recordRow({ name: `${what}, metrics + Metadata audit vs audit off`, value: m, unit: 'req/s', baseline: o, target: '≥ 90% of off', atLeast: 0.9 });
       const all = (xs: number[]) => xs.map(f).join(' / ');
       lines.push(`${what}`,
         `  audit off                  ${f(o)}   (${all(offRates)})`,
         `  Metadata to a file         ${f(m)}   ${((100 * m) / o).toFixed(1)}% of off (target ≥ 90%)   (${all(metaRates)})`,
-        `  RequestResponse to a file  ${f(q)}   ${((100 * q) / o).toFixed(1)}% of off   (${all(rrRates)})`);
+        `  RequestResponse to a file  ${f(q)}   ${((100 * q) / o).toFixed(1)}% of off   (${all(rrRates)})`,
+        `  reference (kube's way)     ${f(x)}   ${((100 * x) / o).toFixed(1)}% of off; Metadata at ${((100 * m) / x).toFixed(1)}% of it   (${all(refRates)})`);
+      recordRow({ name: `${what}, audit reference (each Event marshalled whole, lines written every 5 ms, no policy or stages) vs audit off`, value: x, unit: 'req/s', baseline: o, target: 'reference (no target)' });
     }
-    lines.push(`  log sizes: Metadata ${f((await stat(meta.log)).size / 1e6)} MB, RequestResponse ${f((await stat(rr.log)).size / 1e6)} MB`, '');
+    lines.push(`  log sizes: Metadata ${f((await stat(meta.log)).size / 1e6)} MB, RequestResponse ${f((await stat(rr.log)).size / 1e6)} MB, reference ${f((await stat(refLog)).size / 1e6)} MB`, '');
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await Promise.all(children.map((c) => c.stop()));

@@ -42,6 +42,40 @@ if (fencedUrl) {
   };
 }
 const running = await startServer(parsed.options, { log });
+// A reference for the Metadata audit (bench/audit.ts): BENCH_AUDIT_REFERENCE=<file>, on a server with
+// auditing off, does per request only what an audit log must — kube's way: the whole Event of the
+// request (its Audit-Id, URI, verb, user, source IP, user agent, objectRef, status, two timestamps,
+// the authentication and authorization annotations) marshalled at once when the answer is done, the lines gathered and
+// written to the file every 5 ms — and nothing of a policy, a recording or stages.
+const auditReference = process.env['BENCH_AUDIT_REFERENCE'];
+if (auditReference) {
+  const { openSync, write } = await import('node:fs');
+  const fd = openSync(auditReference, 'a', 0o600);
+  let pending: string[] = [];
+  let writing = false;
+  const flush = (): void => {
+    if (writing || pending.length === 0) return;
+    const bytes = Buffer.from(pending.join(''));
+    pending = [];
+    writing = true;
+    write(fd, bytes, () => { writing = false; });
+  };
+  setInterval(flush, 5).unref();
+  const user = { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] };
+  running.server.prependListener('request', (req: import('node:http').IncomingMessage, res: ServerResponse) => {
+    const received = new Date().toISOString();
+    res.once('finish', () => {
+      const parts = (req.url ?? '/').split('?')[0]!.split('/');
+      pending.push(`${JSON.stringify({
+        kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: req.headers['audit-id'], stage: 'ResponseComplete',
+        requestURI: req.url, verb: req.method === 'GET' ? 'get' : 'create', user, sourceIPs: [req.socket.remoteAddress], userAgent: req.headers['user-agent'],
+        objectRef: { resource: parts[5], namespace: parts[4], name: parts[6], apiVersion: 'v1' },
+        responseStatus: { metadata: {}, code: res.statusCode }, requestReceivedTimestamp: received, stageTimestamp: new Date().toISOString(),
+        annotations: { 'authentication.gatehouse.dev/authenticator': 'x509', 'authorization.k8s.io/decision': 'allow' },
+      })}\n`);
+    });
+  });
+}
 // CPU profile of one measurement (BENCH_CPU_PROF): started and stopped by the orchestrator.
 // With BENCH_HEAP_PROF=1 too, a sampling allocation profile of the same window (.heapprofile).
 const heapProf = process.env['BENCH_HEAP_PROF'] === '1';

@@ -17,7 +17,7 @@ export interface Variants {
   readonly baseline: { port: number; child: Child };
   readonly tls: Tls;
   /** Starts another server with `flags` on the baseline's PKI, on CPU 0. */
-  start(name: string, flags: string[]): Promise<{ port: number; child: Child }>;
+  start(name: string, flags: string[], env?: Record<string, string>): Promise<{ port: number; child: Child }>;
 }
 
 /** `children` collects every process started, for the caller to stop. */
@@ -30,9 +30,9 @@ export async function startVariants(root: string, prefix: string, base: string[]
   const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
   return {
     baseline: { port, child }, tls: { ca: ca!, cert: cert!, key: key! },
-    async start(name, flags) {
+    async start(name, flags, env) {
       const p = await freePort();
-      const c = await startChild(`${prefix}-${name}`, './server.ts', ['--secure-port', String(p), '--data-dir', join(root, name), ...base, ...tlsFlags, ...flags], 0);
+      const c = await startChild(`${prefix}-${name}`, './server.ts', ['--secure-port', String(p), '--data-dir', join(root, name), ...base, ...tlsFlags, ...flags], 0, [], env);
       children.push(c);
       return { port: p, child: c };
     },

@@ -123,7 +123,26 @@ export class Auditor implements AuditRecorder {
 
   maxBodyBytes(): number { return this.opts.maxBodyBytes; }
 
+  /**
+   * A finished request's last event, handed to the sinks once this turn's
+   * answers are written (see `complete`); the events of one turn go together.
+   */
+  emitLater(ev: AuditEvent): void {
+    if (this.later.push(ev) === 1) setImmediate(this.drainLater);
+  }
+
+  private later: AuditEvent[] = [];
+
+  private readonly drainLater = (): void => {
+    const events = this.later;
+    if (events.length === 0) return;
+    this.later = [];
+    auditEvents.value += events.length;
+    for (const s of this.senders) s.process(events);
+  };
+
   async shutdown(): Promise<void> {
+    this.drainLater();
     await Promise.all(this.senders.map((s) => s.shutdown().catch(() => undefined)));
   }
 }
@@ -162,12 +181,12 @@ class Recording implements RequestAudit {
     else this.watchStart();
   }
 
-  private snapshot(stage: Stage): AuditEvent {
+  private snapshot(stage: Stage, at = microTime()): AuditEvent {
     // The last stage's event is the recording itself, as nothing changes it afterwards: no copy per request.
     const final = stage === 'ResponseComplete' || stage === 'Panic';
     const ev = final ? this.ev : { ...this.ev };
     ev.stage = stage;
-    ev.stageTimestamp = microTime();
+    ev.stageTimestamp = at;
     if (this.annotated) ev.annotations = final ? this.annotations : { ...this.annotations };
     return ev;
   }
@@ -258,7 +277,10 @@ class Recording implements RequestAudit {
     this.done = true;
     if (this.longRunning && !this.started && code < 400) { this.started = true; void this.emit('ResponseStarted'); }
     this.ev.responseStatus = this.responseStatus(code);
-    void this.emit('ResponseComplete');
+    if (this.d.omitStages.has('ResponseComplete')) return;
+    // Called as the answer is handed to the socket, between the answers of one turn (lib/http/turnend.ts):
+    // the event is made and written once they are all out. Its time is now.
+    this.auditor.emitLater(this.snapshot('ResponseComplete'));
   }
 
   panic(err: unknown): void {

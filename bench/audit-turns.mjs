@@ -1,0 +1,67 @@
+// The audit's whole work per Metadata-audited request in one process, the log
+// included: the recording and its event (gateway/audit/auditor.ts), the line
+// and the log's gathered writes to a file (logbackend.ts), 20 requests per
+// event-loop turn as a loaded server completes them, the policy of the Audit
+// section (Metadata, RequestReceived omitted), blocking mode (kube's default).
+// Prints the process CPU per request (every thread: the thread pool's writes
+// included) of 5 rounds. For A/B figures below the end-to-end rows' noise.
+// Knobs: DIST (a build, default ../dist; an earlier copy of dist for an A/B),
+// N (requests per round, 400000), MODE (blocking, batch, blocking-strict).
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const dist = process.env.DIST ?? '../dist';
+const { Auditor } = await import(`${dist}/gateway/audit/auditor.js`);
+const { AuditPolicy } = await import(`${dist}/gateway/audit/policy.js`);
+const { LogBackend } = await import(`${dist}/gateway/audit/logbackend.js`);
+const { parseRequestInfo } = await import(`${dist}/lib/api/requestinfo.js`);
+
+const socket = new Socket();
+Object.defineProperty(socket, 'remoteAddress', { value: '127.0.0.1' });
+const req = new IncomingMessage(socket);
+req.httpVersionMajor = 1;
+req.httpVersionMinor = 1;
+req.method = 'GET';
+const URL = '/api/v1/namespaces/bench/configmaps/c1';
+const UA = 'kubectl/v1.33.0 (linux/amd64) kubernetes/abcdef';
+// A request's strings are new each time, as parsed from its socket.
+const fresh = (s) => Buffer.from(s).toString('latin1');
+req.headers = { 'user-agent': UA, accept: 'application/json' };
+const info = parseRequestInfo('GET', URL, false);
+// One user object for every request, as authentication keeps its results per connection and token.
+const user = { username: 'cg-user', groups: ['cg', 'system:authenticated'] };
+const policy = AuditPolicy.parse('apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n', 'bench');
+const dir = await mkdtemp(join(tmpdir(), 'gatehouse-audit-turns-'));
+const log = new LogBackend(join(dir, 'audit.log'), { maxAgeDays: 0, maxBackups: 0, maxSizeMB: 0 });
+const auditor = new Auditor({ policy, sinks: [{ backend: log, mode: process.env.MODE ?? 'blocking' }], log: () => undefined, maxBodyBytes: 1 << 20 });
+const res = new ServerResponse(req);
+const N = Number(process.env.N ?? 400_000);
+const ids = Array.from({ length: 1000 }, () => randomUUID());
+const perRequest = [];
+try {
+  for (let round = 0; round < 5; round++) {
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < N; i += 20) {
+      for (let k = 0; k < 20; k++) {
+        req.url = fresh(URL);
+        req.headers['user-agent'] = fresh(UA);
+        const a = auditor.begin(req, res, info, user, fresh(ids[(i + k) % 1000]), false);
+        a.annotate('authentication.gatehouse.dev/authenticator', 'x509');
+        a.received();
+        a.annotate('authorization.k8s.io/decision', 'allow');
+        a.complete(200);
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    const c = process.cpuUsage(c0);
+    perRequest.push((c.user + c.system) / N);
+  }
+  console.log(`audit work per Metadata-audited request, log to a file: µs CPU ${perRequest.map((x) => x.toFixed(2)).join(' ')}, median ${[...perRequest].sort((a, b) => a - b)[2].toFixed(2)}`);
+} finally {
+  await auditor.shutdown();
+  await rm(dir, { recursive: true, force: true });
+}
