@@ -17,6 +17,7 @@ import { levelAtLeast, type AuditPolicy, type PolicyDecision, type Stage } from 
 import { decodeEnvelope } from '../../lib/protobuf/codec.js';
 import { decodeCborObject } from '../../lib/cbor/decode.js';
 import { beforeHead, sentHeader } from '../../lib/http/carried.js';
+import { atExitHandOver } from './exit.js';
 
 export interface AuditSink {
   readonly backend: AuditBackend;
@@ -43,7 +44,10 @@ export class Auditor implements AuditRecorder {
   constructor(private readonly opts: AuditorOptions) {
     this.errors = new ThrottledLog(opts.log);
     this.senders = opts.sinks.map((s) => this.senderOf(s));
+    this.unregisterExit = atExitHandOver(this.drainLater);
   }
+
+  private readonly unregisterExit: () => void;
 
   /** Events a plugin could not keep: counted in apiserver_audit_error_total{plugin}, logged at most once per interval. */
   lost(plugin: string, events: readonly AuditEvent[], why: string): void { this.failed(plugin, events, why); }
@@ -143,6 +147,7 @@ export class Auditor implements AuditRecorder {
 
   async shutdown(): Promise<void> {
     this.drainLater();
+    this.unregisterExit();
     await Promise.all(this.senders.map((s) => s.shutdown().catch(() => undefined)));
   }
 }

@@ -28,6 +28,7 @@ import type { AuditBackend } from './backend.js';
 import { eventJson, type AuditEvent } from './event.js';
 import { legacyLine } from './legacy.js';
 import type { Truncator } from './truncate.js';
+import { atExitWrite } from './exit.js';
 
 export interface LogRotation {
   maxAgeDays: number;
@@ -77,13 +78,14 @@ export class LogBackend implements AuditBackend {
   /** Compressions and pruning after them, in rotation order (--audit-log-compress). */
   private mill: Promise<void> = Promise.resolve();
   private readonly lines: (events: readonly AuditEvent[]) => string;
+  private readonly unregisterExit: () => void;
 
   constructor(private readonly path: string, private readonly rotation: LogRotation, private readonly clock: () => number = Date.now, format: LogFormat = {}) {
     const rotate = rotation.maxAgeDays > 0 || rotation.maxBackups > 0 || rotation.maxSizeMB > 0;
     this.maxBytes = rotate ? (rotation.maxSizeMB || 100) * MB : Infinity;
     this.lines = linesOf(format);
     if (path !== '-') this.open();
-    liveLogs.add(this);
+    this.unregisterExit = atExitWrite(this.onExit);
   }
 
   /**
@@ -115,7 +117,7 @@ export class LogBackend implements AuditBackend {
     this.writeOut();
   };
 
-  /** The process is ending (an uncaught error, process.exit; called by the module's one exit listener): what is gathered is written now. */
+  /** The process is ending (an uncaught error, process.exit; called by the audit's one exit listener, exit.ts): what is gathered is written now. */
   readonly onExit = (): void => {
     const fd = this.path === '-' ? 1 : this.fd;
     if (this.pendingBytes === 0 || fd === undefined) return;
@@ -219,14 +221,10 @@ export class LogBackend implements AuditBackend {
       await this.writing;
     }
     if (this.fd !== undefined) { closeSync(this.fd); this.fd = undefined; }
-    liveLogs.delete(this);
+    this.unregisterExit();
     await this.mill;
   }
 }
-
-/** Logs not shut down yet: one exit listener for all of them (one each would pass Node's listener warning at ten). */
-const liveLogs = new Set<LogBackend>();
-process.on('exit', () => { for (const log of liveLogs) log.onExit(); });
 
 interface Deferred { promise: Promise<void>; resolve(): void; reject(err: Error): void }
 

@@ -14,6 +14,7 @@ import { AuditPolicy } from '../../gateway/audit/policy.js';
 import { encodeEnvelope, PROTOBUF_MEDIA_TYPE as PROTOBUF } from '../../lib/protobuf/codec.js';
 import { startAuditReceiver, type AuditReceiver } from './receiver.js';
 import { Encoder } from 'cbor-x';
+import { completeLines } from '../helpers/auditlog.js';
 
 type Ev = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -35,8 +36,7 @@ rules:
 `;
 
 async function readEvents(file: string): Promise<Ev[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Ev);
+  return (await completeLines(file)).map((l) => JSON.parse(l) as Ev);
 }
 
 /** Waits until the log holds an event matching `pred` (events are written at the end of the turn). */

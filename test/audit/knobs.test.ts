@@ -14,6 +14,7 @@ import { goQuote, legacyLine } from '../../gateway/audit/legacy.js';
 import type { AuditEvent } from '../../gateway/audit/event.js';
 import { parseMetrics, samples } from '../helpers/prometheus.js';
 import { startAuditReceiver } from './receiver.js';
+import { completeLines } from '../helpers/auditlog.js';
 
 type Ev = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -35,7 +36,7 @@ async function eventually<T>(get: () => Promise<T | undefined> | T | undefined, 
   throw new Error(`timed out waiting for ${what}`);
 }
 
-const lines = async (file: string) => (await readFile(file, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
+const lines = completeLines;
 const settle = () => new Promise((r) => setTimeout(r, 400));
 
 async function withServer(level: string, flags: (dir: string) => Promise<string[]> | string[], body: (s: TestServer, dir: string) => Promise<void>): Promise<void> {

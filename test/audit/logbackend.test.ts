@@ -84,11 +84,11 @@ describe('the audit log backend', () => {
     await assert.rejects(b.process([event('late')]), /closed/);
   }));
 
-  for (const how of ['exit', 'throw'] as const) {
-    it(`writes what is gathered when the process ends at once (${how === 'exit' ? 'process.exit' : 'an uncaught error'}) within ${COALESCE_MS} ms of the events`, async () => inDir(async (dir) => {
+  for (const [how, via] of [['exit', 'log'], ['throw', 'log'], ['exit', 'auditor'], ['throw', 'auditor']] as const) {
+    it(`writes what is gathered when the process ends at once (${how === 'exit' ? 'process.exit' : 'an uncaught error'}) within ${COALESCE_MS} ms of the events${via === 'auditor' ? ', with the events an auditor holds for the end of the turn' : ''}`, async () => inDir(async (dir) => {
       const file = join(dir, 'audit.log');
       const fixture = fileURLToPath(new URL('./exitwriter.ts', import.meta.url));
-      const r = spawnSync(process.execPath, ['--import', 'tsx', fixture, file, '300', how], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--import', 'tsx', fixture, file, '300', how, via], { encoding: 'utf8' });
       assert.equal(r.status, how === 'exit' ? 0 : 1, r.stderr);
       assert.deepEqual(await ids(file), Array.from({ length: 300 }, (_, i) => `id-${i}`));
     }));

@@ -11,13 +11,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { NS, register, servingPki, startSampleBackend, waitAvailable, type SampleBackend } from '../aggregation/fixture.js';
 import { runGatehouse, stopAll } from '../e2e/helpers.js';
 import { startOtlpReceiver, traceSpans, type OtlpReceiver } from './receiver.js';
+import { completeLines } from '../helpers/auditlog.js';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -95,8 +96,7 @@ describe('tracing and audit in a backend process', { timeout: 180_000 }, () => {
     const id = String(r.headers['audit-id']);
     let ev: Record<string, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
     for (let i = 0; i < 200 && !ev; i++) {
-      const text = await readFile(join(dir, 'backend-audit.log'), 'utf8').catch(() => '');
-      ev = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, any>).find((e) => e['auditID'] === id); // eslint-disable-line @typescript-eslint/no-explicit-any
+      ev = (await completeLines(join(dir, 'backend-audit.log'))).map((l) => JSON.parse(l) as Record<string, any>).find((e) => e['auditID'] === id); // eslint-disable-line @typescript-eslint/no-explicit-any
       if (!ev) await new Promise((res) => setTimeout(res, 25));
     }
     assert.ok(ev, `no event ${id} in the backend's audit log`);
