@@ -89,7 +89,9 @@ describe('server-side apply through two versions of a webhook-converted CRD', ()
     const p = await apply('v2', 'g3', {}, 'first');
     assert.equal(p.status, 200, p.text);
     assert.deepEqual(p.json.spec, { host: 'k.org', port: 8 }, '"second" still owns host and port');
-    assert.deepEqual(entries(p.json).map((e) => [e.manager, e.apiVersion, e.fields]), [
+    // By manager: entries are ordered by their time in seconds first (kube's sort), and "first" applied last,
+    // possibly in a later second than "second".
+    assert.deepEqual(entries(p.json).map((e) => [e.manager, e.apiVersion, e.fields]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))), [
       ['first', 'conv.example.com/v2', { 'f:spec': {} }],
       ['second', 'conv.example.com/v2', { 'f:spec': { 'f:host': {}, 'f:port': {} } }],
     ]);
