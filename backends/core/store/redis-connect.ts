@@ -4,67 +4,13 @@
 // reconnect, so a write whose connection broke is reported, never silently
 // repeated) and reconnect by themselves forever.
 //
-// URL forms:
-//   redis://[user:password@]host[:port][/db][?ca=<PEM file>]        one Redis
-//   rediss://…                                                       the same over TLS (ca: the CA that signed Redis's certificate)
-//   redis://[user:password@]host:port,host:port[,…][?ca=…]          a Redis Cluster (several seeds)
-//   redis+cluster://[user:password@]host:port[,…]  (and rediss+cluster://)   a Redis Cluster, even from one seed
-// A cluster has no databases: a /db other than 0 is refused.
+// The URL forms are redis-url.ts's.
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { Cluster, Redis } from 'ioredis';
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 import { StoreError } from './types.js';
-
-export interface ParsedRedisUrl {
-  tls: boolean;
-  cluster: boolean;
-  hosts: { host: string; port: number }[];
-  username?: string;
-  password?: string;
-  db: number;
-  /** Path of the CA bundle (rediss only). */
-  ca?: string;
-}
-
-const URL_RE = /^(rediss?)(\+cluster)?:\/\/(?:([^@/?#]*)@)?([^/?#]+)(?:\/([^?#]*))?(?:\?([^#]*))?$/;
-
-/** Parses --redis-url; throws an Error naming the problem (credentials redacted). */
-export function parseRedisUrl(url: string): ParsedRedisUrl {
-  const bad = (why: string): Error => new Error(`invalid redis url "${redact(url)}": ${why}`);
-  const m = URL_RE.exec(url);
-  if (!m) throw bad('want redis://, rediss://, redis+cluster:// or rediss+cluster://[user:password@]host:port[,host:port…][/db][?ca=file]');
-  const [, scheme, plus, userinfo, hostlist, path, query] = m;
-  const hosts = hostlist!.split(',').map((h) => {
-    const hm = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*))(?::([0-9]{1,5}))?$/.exec(h);
-    if (!hm) throw bad(`bad host "${h}"`);
-    const port = hm[3] === undefined ? 6379 : Number(hm[3]);
-    if (port < 1 || port > 65535) throw bad(`bad port in "${h}"`);
-    return { host: hm[1] ?? (hm[2] || '127.0.0.1'), port };
-  });
-  const db = path ?? '';
-  if (db !== '' && !/^[0-9]+$/.test(db)) throw bad('database must be a number');
-  const cluster = plus !== undefined || hosts.length > 1;
-  if (cluster && db !== '' && Number(db) !== 0) throw bad('a Redis Cluster has no databases other than 0');
-  const out: ParsedRedisUrl = { tls: scheme === 'rediss', cluster, hosts, db: db === '' ? 0 : Number(db) };
-  if (userinfo) {
-    const colon = userinfo.indexOf(':');
-    const user = colon < 0 ? userinfo : userinfo.slice(0, colon);
-    const pass = colon < 0 ? '' : userinfo.slice(colon + 1);
-    try {
-      if (user) out.username = decodeURIComponent(user);
-      if (pass) out.password = decodeURIComponent(pass);
-    } catch {
-      throw bad('bad percent-encoding in the credentials');
-    }
-  }
-  for (const [k, v] of new URLSearchParams(query ?? '')) {
-    if (k !== 'ca') throw bad(`unknown parameter "${k}" (known: ca)`);
-    if (!out.tls) throw bad('ca= needs rediss://');
-    out.ca = v;
-  }
-  return out;
-}
+import { parseRedisUrl, redact, type ParsedRedisUrl } from './redis-url.js';
 
 /** Per-connection ioredis options (both layouts). */
 function connectionOptions(p: ParsedRedisUrl, commandTimeoutMs: number): RedisOptions {
@@ -99,8 +45,7 @@ export function redisOptions(url: string, commandTimeoutMs: number): RedisOption
   if (p.cluster) throw new Error(`invalid redis url "${redact(url)}": names a cluster`);
   return {
     ...connectionOptions(p, commandTimeoutMs),
-    host: p.hosts[0]!.host,
-    port: p.hosts[0]!.port,
+    ...(p.path !== undefined ? { path: p.path } : { host: p.hosts[0]!.host, port: p.hosts[0]!.port }),
     db: p.db,
     retryStrategy: (times) => Math.min(100 * times, 1000),
   };
@@ -135,7 +80,9 @@ export function redisTarget(url: string, commandTimeoutMs: number): RedisTarget 
     return {
       cluster: false,
       where,
-      peer: { 'server.address': p.hosts[0]!.host, 'server.port': p.hosts[0]!.port, 'db.redis.database_index': p.db },
+      peer: p.path !== undefined
+        ? { 'server.address': p.path, 'network.transport': 'unix', 'db.redis.database_index': p.db }
+        : { 'server.address': p.hosts[0]!.host, 'server.port': p.hosts[0]!.port, 'db.redis.database_index': p.db },
       make: (o = {}) => new Redis({ ...base, commandTimeout: timeout(o.blocking), enableAutoPipelining: !o.blocking, autoPipeliningIgnoredCommands: UNPIPELINED, ...(o.name ? { connectionName: o.name } : {}) }),
     };
   }
@@ -172,10 +119,6 @@ export function isCluster(client: Redis): boolean {
 /** The masters of a cluster client, or the client itself. */
 export function masters(client: Redis): Redis[] {
   return isCluster(client) ? (client as unknown as Cluster).nodes('master') : [client];
-}
-
-export function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
 /** Connects client; rejects with `unreachable` (and disconnects it) when the first connection fails. */

@@ -1,5 +1,6 @@
 // Where the core backend keeps objects, and how long watch history lasts.
 import { BadValue, duration, nonEmpty, flagsOf, type OptionGroup } from './flag.js';
+import { parseRedisUrl, redact, RedisUrlError } from '../../../backends/core/store/redis-url.js';
 
 export const STORAGE_BACKENDS = ['file', 'memory', 'redis'] as const;
 export type StorageBackend = (typeof STORAGE_BACKENDS)[number];
@@ -27,15 +28,15 @@ export const storage: OptionGroup<StorageOptions> = {
         return raw as StorageBackend;
       } }),
     flag({ name: 'redis-url', key: 'redisUrl', arg: 'url',
-      help: 'redis://[user:password@]host:port[/db] or rediss://…[?ca=file]; a Redis Cluster: several seeds host:port,host:port,… or redis+cluster://… (with --storage-backend=redis)',
+      help: 'redis://[user:password@]host:port[/db] or rediss://…[?ca=file]; a Redis Cluster: several seeds host:port,host:port,… or redis+cluster://…; a Unix socket: unix:///path/redis.sock[?db=N] (with --storage-backend=redis)',
       parse: (raw) => {
-        // Same grammar as backends/core/store/redis-connect.ts parseRedisUrl (which reports the details).
-        const m = /^(rediss?)(\+cluster)?:\/\/(?:[^@/?#\s]*@)?([^/?#@\s]+)(?:\/([0-9]*))?(?:\?(ca=[^#\s&]+))?$/.exec(raw);
-        if (!m) throw new BadValue('must be a redis:// or rediss:// URL');
-        const hosts = m[3]!.split(',');
-        if (!hosts.every((h) => /^(\[[0-9a-fA-F:.]+\]|[^:[\],]+)(:[0-9]{1,5})?$/.test(h))) throw new BadValue('has a bad host:port');
-        if ((m[2] !== undefined || hosts.length > 1) && m[4] && Number(m[4]) !== 0) throw new BadValue('a Redis Cluster has no database other than 0');
-        if (m[5] !== undefined && m[1] !== 'rediss') throw new BadValue('ca= needs rediss://');
+        // The store's own parser, so the flag and the store accept the same URLs; the message shows the URL without its password.
+        try {
+          parseRedisUrl(raw);
+        } catch (err) {
+          if (err instanceof RedisUrlError) throw new BadValue(err.why, redact(raw));
+          throw err;
+        }
         return raw;
       } }),
     flag({ name: 'storage-prefix', key: 'storagePrefix', arg: 'prefix', help: 'Key prefix for every stored object (redis)',
