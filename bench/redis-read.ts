@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { redisOptions } from '../backends/core/store/redis-connect.js';
 import { freePort, startChild, type Child, devPki } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import { drop } from './redis.js';
@@ -58,7 +59,8 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
   const objects = opts.objects ?? 1000;
   const prefix = `gh-bench-read-${randomBytes(4).toString('hex')}`;
   const root = await mkdtemp(join(tmpdir(), 'gatehouse-redis-read-'));
-  const raw = new Redis(url, { maxRetriesPerRequest: 1 });
+  // The store's own options: ioredis reads unix:// URLs as a host name.
+  const raw = new Redis({ ...redisOptions(url, 5000), lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: 1 });
   const children: Child[] = [];
   const admins: Admin[] = [];
   const authz = ['--authorization-mode', 'AlwaysAllow'];

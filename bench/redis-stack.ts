@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { redisOptions } from '../backends/core/store/redis-connect.js';
 import { cpuSecondsOf, freePort, startChild, type Child, devPki } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
@@ -78,7 +79,7 @@ export function configMap(namespace: string, name?: string): Record<string, unkn
 
 /** Undefined when Redis answers PING, else why the Redis figures are skipped. */
 export async function redisUnreachable(url: string): Promise<string | undefined> {
-  const c = new Redis(url, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const c = new Redis({ ...redisOptions(url, 5000), connectTimeout: 1500, retryStrategy: () => null });
   c.on('error', () => undefined);
   try {
     await c.connect();
