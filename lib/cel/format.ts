@@ -7,7 +7,7 @@
 // A format is a one-entry map under a marker key holding its name (see
 // quantity.ts for why), so `==` compares formats by name.
 import { celFunc, celList, celMap, celMethod, CelScalar, isCelMap, type CelFunc, type CelValue } from '@bufbuild/cel';
-import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../registry/names.js';
+import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, maskTrailingDash } from '../registry/names.js';
 import { formatCheck } from '../crdschema/formats.js';
 import { none } from './optional.js';
 import { parseRequestUriError } from './requesturi.js';
@@ -21,10 +21,8 @@ interface Format {
   readonly maxRegexSize: number;
 }
 
-// A generateName-style prefix gets characters appended, so kube masks a
-// trailing dash before checking (apimachinery's maskTrailingDash, which drops
-// the character before the dash too: "ab-" is checked as "aa").
-const masked = (s: string) => (s.length > 1 && s.endsWith('-') ? `${s.slice(0, -2)}a` : s);
+// A generateName-style prefix gets characters appended: checked masked, as kube does.
+const masked = maskTrailingDash;
 
 /** kube-openapi's strfmt check of `name`, with kube's one message when it fails. */
 function strfmt(name: string, message: string): (s: string) => readonly string[] {

@@ -117,12 +117,21 @@ export function isConfigMapKey(v: string): string[] {
 }
 
 /**
+ * A generateName gets random characters appended, so a trailing '-' must not
+ * fail it: apimachinery's maskTrailingDash, which also drops the character
+ * before the dash ("web.-" is checked as "weba", "a_-" as "aa"), as kube does.
+ */
+export function maskTrailingDash(s: string): string {
+  return s.length > 1 && s.endsWith('-') ? `${s.slice(0, -2)}a` : s;
+}
+
+/**
  * The check of metadata.name (prefix = false) or metadata.generateName (prefix = true) for a rule.
- * A generateName gets random characters appended, so a trailing '-' is allowed there (maskTrailingDash).
+ * A generateName is checked masked (maskTrailingDash).
  * An APIService's name must equal `<spec.version>.<spec.group>`, hence the object.
  */
 export function checkName(rule: NameRule, name: string, prefix: boolean, obj?: KObject): string[] {
-  const masked = prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -1)}a` : name;
+  const masked = prefix ? maskTrailingDash(name) : name;
   switch (rule) {
     case 'subdomain': return isDNS1123Subdomain(masked);
     case 'label': return isDNS1123Label(masked);
