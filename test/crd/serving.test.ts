@@ -193,6 +193,34 @@ describe('custom resources', () => {
     assert.equal(stale.status, 409, stale.text);
   });
 
+  it('records a write through /scale in managedFields as kube does: the scaler owns the replicas, with subresource "scale"', async () => {
+    const applyBody = (replicas: number) => ({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'mf' }, spec: { cronSpec: '* * * * *', image: 'a', replicas } });
+    const apply = (replicas: number) => s.admin.request('PATCH', `${CT}/mf?fieldManager=applier`, applyBody(replicas), { 'content-type': 'application/apply-patch+yaml' });
+    assert.equal((await apply(1)).status, 201);
+    const p = await s.admin.request('PATCH', `${CT}/mf/scale?fieldManager=scaler`, { spec: { replicas: 3 } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(p.status, 200, p.text);
+    const managed = async () => ((await s.admin.request('GET', `${CT}/mf`)).json as Json).metadata.managedFields as Json[];
+    const entries = await managed();
+    const scaler = entries.find((e) => e.manager === 'scaler');
+    assert.ok(scaler, JSON.stringify(entries));
+    assert.equal(scaler.operation, 'Update');
+    assert.equal(scaler.subresource, 'scale');
+    assert.equal(scaler.apiVersion, 'stable.example.com/v1');
+    assert.deepEqual(scaler.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+    const applier = entries.find((e) => e.manager === 'applier');
+    assert.deepEqual(applier.fieldsV1['f:spec'], { 'f:cronSpec': {}, 'f:image': {} }, 'the applier lost the replicas it no longer set');
+    // Another value from the applier now conflicts with the scaler, named with its subresource.
+    const conflict = await apply(5);
+    assert.equal(conflict.status, 409, conflict.text);
+    assert.match((conflict.json as Json).message, /conflict with "scaler" with subresource "scale" using stable\.example\.com\/v1: \.spec\.replicas/);
+    // The same value is shared, not a conflict.
+    assert.equal((await apply(3)).status, 200);
+    // Scaling to the replicas it already has changes no owner.
+    const before = await managed();
+    assert.equal((await s.admin.request('PATCH', `${CT}/mf/scale?fieldManager=other`, { spec: { replicas: 3 } }, { 'content-type': 'application/merge-patch+json' })).status, 200);
+    assert.deepEqual(await managed(), before);
+  });
+
   it('answers a Table with the printer columns (priority 1 marked for -o wide) and nulls for absent values', async () => {
     await s.admin.request('POST', CT, crontab('tb', { cronSpec: '*/1 * * * *', image: 'im' }));
     const r = await s.admin.request('GET', `${CT}/tb`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });

@@ -27,7 +27,7 @@ function checkFieldManager(r: BackendRequest, optionsKind: 'CreateOptions' | 'Up
 
 export function writeContext(env: CoreEnv, t: ResourceType, r: BackendRequest, manager = fieldManagerOf(r), versions?: Versions): WriteContext {
   const sub = r.info.subresource;
-  return { manager, apiVersion: apiVersionOf(t), subresource: sub === 'status' || sub === 'finalize' ? sub : '', now: env.clock(), node: t.schema, ...(versions ? { versions } : {}) };
+  return { manager, apiVersion: apiVersionOf(t), subresource: sub === 'status' || sub === 'finalize' || sub === 'scale' ? sub : '', now: env.clock(), node: t.schema, ...(versions ? { versions } : {}) };
 }
 
 /**

@@ -3,8 +3,8 @@
 // CRD's specReplicasPath, status replicas from statusReplicasPath, the
 // selector from labelSelectorPath. GET, PUT, and merge or JSON patch of the
 // Scale (what `kubectl scale` sends); a write goes through the object's own
-// update, so its generation bumps and its managedFields, validation and
-// watch events are those of any update.
+// update, so its generation bumps and its validation and watch events are
+// those of any update; its managedFields entry has subresource "scale".
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, unsupportedMediaType, type GroupResource } from '../../../lib/api/status.js';
@@ -25,6 +25,7 @@ import { outputFor } from '../render.js';
 import { served, toStorage } from '../conversion.js';
 import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
+import { updateTracker, withOwnerVersions } from './managedfields.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 
 const SCALE_GK = { group: 'autoscaling', kind: 'Scale' };
@@ -111,7 +112,10 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
     const meta = isPlainObject(wanted) && isPlainObject(wanted['metadata']) ? wanted['metadata'] : {};
     const rv = meta['resourceVersion'];
     if (typeof rv === 'string' && rv !== '' && rv !== old.metadata.resourceVersion) throw conflict(gr, name, STALE_OBJECT);
-    const next = prepareUpdate(t, withReplicas(old, paths.specReplicasPath, replicas), { ...old }, 'main');
+    // managedFields as kube's ScaleHandler leaves them: the request's manager, with subresource "scale",
+    // owns the replicas path once it changed it, and the other owners of that path lose it.
+    const next = await withOwnerVersions(env, t, (versions) =>
+      prepareUpdate(t, withReplicas(old, paths.specReplicasPath, replicas), { ...old }, 'main', updateTracker(env, t, r, versions)));
     if (!next || dryRun) { send(env, t, r, 200, scaleOf(next ? { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } } : old, paths)); return; }
     try {
       const storable = await toStorage(env, t, next);
