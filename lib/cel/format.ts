@@ -11,8 +11,9 @@ import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, is
 import { formatCheck } from '../crdschema/formats.js';
 import { none } from './optional.js';
 import { parseRequestUriError } from './requesturi.js';
+import { markerKey } from './marker.js';
 
-const FORMAT_KEY = '\u0000k8s.format';
+const FORMAT_KEY = markerKey('k8s.format');
 const { DYN, STRING } = CelScalar;
 
 interface Format {

@@ -4,9 +4,10 @@
 // canonical form, so `==` compares addresses.
 import { isIP as netIsIP } from 'node:net';
 import { celFunc, celMap, celMethod, CelScalar, isCelMap, type CelFunc, type CelValue } from '@bufbuild/cel';
+import { markerKey } from './marker.js';
 
-const IP_KEY = '\u0000k8s.ip';
-const CIDR_KEY = '\u0000k8s.cidr';
+const IP_KEY = markerKey('k8s.ip');
+const CIDR_KEY = markerKey('k8s.cidr');
 const { DYN, STRING, BOOL, INT } = CelScalar;
 
 interface Ip { readonly bytes: Uint8Array; readonly v6: boolean }

@@ -2,12 +2,13 @@
 // kube's optional results (`format.named()`, `<format>.validate()`) and of
 // oldSelf in optionalOldSelf rules. @bufbuild/cel 0.6 has no optional type
 // (its parser refuses `.?x`), so an absent optional is a one-entry map under a
-// marker key no JSON input can produce as a CEL map key of ours, and a present
+// marker key no client can write (marker.ts), and a present
 // optional is its value itself; `hasValue()`, `value()` and `orValue()` are
 // methods of dyn that recognise the marker.
 import { celMethod, CelScalar, type CelFunc, type CelInput, type CelValue } from '@bufbuild/cel';
+import { markerKey } from './marker.js';
 
-const NONE_KEY = '\u0000gatehouse:none';
+const NONE_KEY = markerKey('gatehouse.none');
 
 /** optional.none(). */
 export const none = (): Map<string, CelInput> => new Map([[NONE_KEY, true]]);

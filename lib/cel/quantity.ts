@@ -2,12 +2,13 @@
 // quantity(), isQuantity() and the methods isInteger, asInteger,
 // asApproximateFloat, sign, add, sub, isLessThan, isGreaterThan, compareTo.
 // @bufbuild/cel has no object types without protobuf descriptors, so a
-// quantity is a one-entry map under a key no JSON input can produce by
-// accident; its value is exact (a bigint times a power of ten), normalized so
+// quantity is a one-entry map under a key no client can write (marker.ts);
+// its value is exact (a bigint times a power of ten), normalized so
 // that `==` compares amounts, as kube's Quantity equality does.
 import { celFunc, celMap, celMethod, CelScalar, isCelMap, type CelFunc, type CelValue } from '@bufbuild/cel';
+import { markerKey } from './marker.js';
 
-const KEY = '\u0000k8s.quantity';
+const KEY = markerKey('k8s.quantity');
 const { DYN, STRING, BOOL, INT, DOUBLE } = CelScalar;
 const QUANTITY = /^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
 const DECIMAL: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };

@@ -6,8 +6,9 @@
 // string with its scheme lower-cased, so `==` compares URLs as written.
 import { celFunc, celList, celMap, celMethod, CelScalar, isCelMap, type CelFunc, type CelValue } from '@bufbuild/cel';
 import { parseRequestUriError, parseUrl, unescape, type GoUrl } from './requesturi.js';
+import { markerKey } from './marker.js';
 
-const URL_KEY = '\u0000k8s.url';
+const URL_KEY = markerKey('k8s.url');
 const { DYN, STRING, BOOL } = CelScalar;
 
 /** kube's isURL: whether Go's url.ParseRequestURI accepts the string. */

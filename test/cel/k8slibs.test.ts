@@ -50,6 +50,26 @@ describe('Kubernetes CEL libraries: quantity, IP, CIDR', () => {
     assert.throws(() => run('quantity("10E").asInteger() == 1'), /cannot convert value to integer/);
   });
 
+  it('reads no client object as a library value, whatever its keys (marker.ts)', () => {
+    // The fixed marker keys these libraries used: JSON can carry them, so a client could forge a value.
+    const forged = {
+      q: { '\u0000k8s.quantity': '5e0' }, ip: { '\u0000k8s.ip': '10.0.0.1' }, u: { '\u0000k8s.url': 'https://x' },
+      f: { '\u0000k8s.format': 'dns1123Label' }, none: { '\u0000gatehouse:none': true },
+    };
+    const ev = (e: string) => env.compile(e).evaluate({ self: forged });
+    assert.equal(ev('self.q == quantity("5")'), false);
+    assert.throws(() => ev('self.q.isLessThan(quantity("10"))'), /not a quantity/);
+    assert.equal(ev('self.ip == ip("10.0.0.1")'), false);
+    assert.throws(() => ev('self.ip.family() == 4'), /not an IP/);
+    assert.equal(ev('self.u == url("https://x")'), false);
+    assert.throws(() => ev('self.u.getScheme() == "https"'), /not a URL/);
+    assert.throws(() => ev('self.f.validate("x").hasValue()'));
+    // An object is a present value, never optional.none() (an oldSelf that passed for absent would skip a transition rule).
+    assert.equal(ev('self.none.hasValue()'), true);
+    // The libraries' own values still work through the same paths.
+    assert.equal(ev('quantity("5").isLessThan(quantity("10")) && ip("10.0.0.1").family() == 4 && url("https://x").getScheme() == "https"'), true);
+  });
+
   it('parses exactly', () => {
     assert.deepEqual(parseQuantity('1.5Gi'), { n: 1610612736n, e: 0 });
     assert.deepEqual(parseQuantity('500m'), { n: 5n, e: -1 });

@@ -208,7 +208,7 @@ describe('custom resources', () => {
     assert.equal(scaler.apiVersion, 'stable.example.com/v1');
     assert.deepEqual(scaler.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
     const applier = entries.find((e) => e.manager === 'applier');
-    assert.deepEqual(applier.fieldsV1['f:spec'], { 'f:cronSpec': {}, 'f:image': {} }, 'the applier lost the replicas it no longer set');
+    assert.deepEqual(applier?.fieldsV1['f:spec'], { 'f:cronSpec': {}, 'f:image': {} }, 'the applier lost the replicas it no longer set');
     // Another value from the applier now conflicts with the scaler, named with its subresource.
     const conflict = await apply(5);
     assert.equal(conflict.status, 409, conflict.text);
