@@ -28,6 +28,7 @@ describe('--redis-url forms', () => {
   const bad: [string, string][] = [
     ['http://h', 'want redis://'],
     ['redis://h:0', 'bad port in "h:0"'],
+    ['redis://my host:6379', 'bad host "my host:6379"'],
     ['redis://h/x', 'database must be a number'],
     ['redis://h?ca=c', 'ca= needs rediss://'],
     ['rediss://h?tls=1', 'unknown parameter "tls" (known: ca)'],

@@ -44,7 +44,7 @@ export function parseRedisUrl(url: string): ParsedRedisUrl {
   if (!m) throw bad(`want ${REDIS_URL_FORMS}`);
   const [, scheme, plus, userinfo, hostlist, path, query] = m;
   const hosts = hostlist!.split(',').map((h) => {
-    const hm = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*))(?::([0-9]{1,5}))?$/.exec(h);
+    const hm = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]*))(?::([0-9]{1,5}))?$/.exec(h);
     if (!hm) throw bad(`bad host "${h}"`);
     const port = hm[3] === undefined ? 6379 : Number(hm[3]);
     if (port < 1 || port > 65535) throw bad(`bad port in "${h}"`);
