@@ -28,6 +28,7 @@ import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage, 
 import { request as httpsRequest, type Agent as HttpsAgent, type RequestOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { badGateway, type StatusError } from '../../lib/api/status.js';
+import { setOwn } from '../../lib/api/own.js';
 import { clientStatus, outboundCall, tracingEnabled } from '../../lib/tracing/span.js';
 import { closeAfterAnswer } from '../../lib/http/linger.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
@@ -107,7 +108,8 @@ function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: Fo
   return new Promise<void>((resolve, reject) => {
     const headers: OutgoingHttpHeaders = {};
     // HTTP/2 pseudo-headers (:path, :authority, …) are not headers to an HTTP/1.1 backend.
-    for (const k in req.headers) if (!HOP_BY_HOP.has(k) && k[0] !== ':') headers[k] = req.headers[k];
+    // The client's header names, by own keys and written with setOwn: a `__proto__` header is a header.
+    for (const k of Object.keys(req.headers)) if (!HOP_BY_HOP.has(k) && k[0] !== ':') setOwn(headers, k, req.headers[k]);
     if (headers['host'] === undefined && typeof req.headers[':authority'] === 'string') headers['host'] = req.headers[':authority'];
     for (const k in o.headers) headers[k.toLowerCase()] = o.headers[k];
     if (o.body) headers['content-length'] = o.body.length;
