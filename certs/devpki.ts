@@ -8,10 +8,11 @@ import { link, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { renderKubeconfig, serverUrl } from './kubeconfig.js';
-import {
-  type CertKeyPair, generateCa, generateClientCert, generateFrontProxyCa, generateFrontProxyClientCert,
-  generateServiceAccountKeyPair, generateServingCert,
-} from './pki.js';
+import type { CertKeyPair } from './pki.js';
+
+// The issuing code (node-forge, ~1.2 MB of heap) is imported only when something is issued: a start that
+// finds its PKI in place never loads it.
+const issuer = () => import('./pki.js');
 
 export interface DevPkiOptions {
   /** The address clients use (the bind address); also added to the serving cert. */
@@ -57,15 +58,15 @@ export async function ensureDevPki(dataDir: string, opts: DevPkiOptions): Promis
   const now = opts.now ?? (() => new Date());
   await mkdir(paths.dir, { recursive: true, mode: 0o700 });
 
-  const ca = await ensureCa(paths.caCert, paths.caKey, () => generateCa('gatehouse-ca', { now: now() }));
+  const ca = await ensureCa(paths.caCert, paths.caKey, async () => (await issuer()).generateCa('gatehouse-ca', { now: now() }));
   const hosts = servingHosts(opts);
   await ensureLeaf(paths.servingCert, paths.servingKey, ca, now, (x) => hosts.every((h) => covers(x, h)),
-    () => generateServingCert(ca, { hosts, now: now() }));
+    async () => (await issuer()).generateServingCert(ca, { hosts, now: now() }));
   const admin = await ensureLeaf(paths.adminCert, paths.adminKey, ca, now, (x) => x.subject === `O=${ADMIN_GROUP}\nCN=${ADMIN_USER}`,
-    () => generateClientCert(ca, { user: ADMIN_USER, groups: [ADMIN_GROUP], now: now() }));
-  const frontCa = await ensureCa(paths.frontProxyCaCert, paths.frontProxyCaKey, () => generateFrontProxyCa({ now: now() }));
+    async () => (await issuer()).generateClientCert(ca, { user: ADMIN_USER, groups: [ADMIN_GROUP], now: now() }));
+  const frontCa = await ensureCa(paths.frontProxyCaCert, paths.frontProxyCaKey, async () => (await issuer()).generateFrontProxyCa({ now: now() }));
   await ensureLeaf(paths.frontProxyClientCert, paths.frontProxyClientKey, frontCa, now, () => true,
-    () => generateFrontProxyClientCert(frontCa, { now: now() }));
+    async () => (await issuer()).generateFrontProxyClientCert(frontCa, { now: now() }));
   await ensureServiceAccountKeys(paths.serviceAccountKey, paths.serviceAccountPub);
 
   // The kubeconfig is derived data: rewritten only when its content would change (new admin cert, new port).
@@ -108,14 +109,14 @@ export async function readOptional(path: string): Promise<string | undefined> {
   }
 }
 
-async function ensureCa(certPath: string, keyPath: string, generate: () => CertKeyPair): Promise<CertKeyPair> {
+async function ensureCa(certPath: string, keyPath: string, generate: () => Promise<CertKeyPair>): Promise<CertKeyPair> {
   const [certPem, keyPem] = await Promise.all([readOptional(certPath), readOptional(keyPath)]);
   if (certPem !== undefined && keyPem !== undefined) return { certPem, keyPem };
   if (certPem !== undefined || keyPem !== undefined) {
     const [have, missing] = certPem !== undefined ? [certPath, keyPath] : [keyPath, certPath];
     throw new Error(`incomplete CA: "${have}" exists but "${missing}" is missing: restore it or remove both to create a new CA`);
   }
-  const ca = generate();
+  const ca = await generate();
   try {
     await writeFileAtomic(keyPath, ca.keyPem, 0o600, { exclusive: true });
     await writeFileAtomic(certPath, ca.certPem, 0o644, { exclusive: true });
@@ -129,11 +130,11 @@ async function ensureCa(certPath: string, keyPath: string, generate: () => CertK
 /** Keeps an existing leaf if it was issued by `ca`, is still valid and passes `fits`; otherwise issues a new one. */
 async function ensureLeaf(
   certPath: string, keyPath: string, ca: CertKeyPair, now: () => Date,
-  fits: (cert: X509Certificate) => boolean, generate: () => CertKeyPair,
+  fits: (cert: X509Certificate) => boolean, generate: () => Promise<CertKeyPair>,
 ): Promise<CertKeyPair> {
   const [certPem, keyPem] = await Promise.all([readOptional(certPath), readOptional(keyPath)]);
   if (certPem !== undefined && keyPem !== undefined && usable(certPem, keyPem, ca, now(), fits)) return { certPem, keyPem };
-  const leaf = generate();
+  const leaf = await generate();
   await writePair(certPath, keyPath, leaf);
   return leaf;
 }
@@ -161,7 +162,7 @@ export async function ensureServiceAccountKeys(keyPath: string, pubPath: string)
     }
     return;
   }
-  const pair = generateServiceAccountKeyPair();
+  const pair = (await issuer()).generateServiceAccountKeyPair();
   await writeFileAtomic(keyPath, pair.privateKeyPem, 0o600);
   await writeFileAtomic(pubPath, pair.publicKeyPem, 0o644);
 }

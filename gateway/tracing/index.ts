@@ -3,17 +3,12 @@
 // provider — kube's sampling, ParentBased(TraceIdRatioBased(rate / 10^6)), the ratio rolled by RequestTracing before a root span is made —
 // batching spans to the OTLP/HTTP (JSON) exporter. A file that cannot be read
 // or does not parse stops the start with a message naming the file and field.
+// The SDK, the exporter and the context manager (sdk.ts) are imported only
+// then: ~3 MB of heap a server without tracing would carry into every full
+// collection.
 import { readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler } from '@opentelemetry/sdk-trace-base';
-import { enableTracing } from '../../lib/tracing/span.js';
 import type { TracingOptions } from '../config/options/tracing.js';
 import { parseTracingConfiguration } from './config.js';
-import { LoggedExporter } from './exporter.js';
 import { RequestTracing } from './requests.js';
 
 export { RequestTracing, serverSpanName } from './requests.js';
@@ -42,21 +37,6 @@ export interface TracingHooks {
  * 10 s export timeout; what is not sent by then is lost (and logged).
  */
 export const SHUTDOWN_MS = 2_000;
-
-let contextManager: AsyncLocalStorageContextManager | undefined;
-
-/**
- * One context manager for the process, registered by the first server that
- * traces, and switched off while no recorded request is in flight (it comes
- * back on with the next one): see lib/tracing/span.ts.
- */
-function installContextManager(): void {
-  if (contextManager) return;
-  const manager = new AsyncLocalStorageContextManager().enable();
-  contextManager = manager;
-  context.setGlobalContextManager(manager);
-  enableTracing(() => manager.disable());
-}
 
 const ASYNC_CONTEXT_FRAME = '--experimental-async-context-frame';
 
@@ -88,14 +68,8 @@ export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Prom
     throw new Error(`${source}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const config = parseTracingConfiguration(text, source);
-  const exporter = new LoggedExporter(new OTLPTraceExporter({ url: config.url }), config.url, hooks.log, hooks.clock);
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': hooks.serviceName ?? 'apiserver', 'service.instance.id': hostname() }),
-    // kube's ParentBased(TraceIdRatioBased(rate)): the ratio is rolled by RequestTracing before any span is made.
-    sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
-    spanProcessors: [new BatchSpanProcessor(exporter, hooks.batchDelayMs !== undefined ? { scheduledDelayMillis: hooks.batchDelayMs } : {})],
-  });
-  installContextManager();
+  const { startProvider } = await import('./sdk.js');
+  const provider = startProvider(config.url, hooks);
   const advice = asyncContextAdvice(process.version, process.execArgv, process.env['NODE_OPTIONS']);
   if (advice) hooks.log(advice);
   hooks.log(`tracing: ${config.samplingRatePerMillion} per million requests without a sampled parent; spans to ${config.url}`);

@@ -2,7 +2,6 @@
 import type { Store } from './types.js';
 import { MemoryStore } from './memory.js';
 import { FileStore } from './file.js';
-import { RedisStore } from './redis.js';
 
 export interface OpenStoreOptions {
   backend: 'file' | 'memory' | 'redis';
@@ -31,9 +30,12 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
     case 'file':
       if (!opts.dir) throw new Error('invalid store options: backend "file" needs a dir');
       return FileStore.open({ ...common, dir: opts.dir });
-    case 'redis':
+    case 'redis': {
       if (!opts.redisUrl) throw new Error('invalid store options: backend "redis" needs a url');
+      // Imported only for this backend: ioredis and the Redis store are ~1 MB of heap the others would carry.
+      const { RedisStore } = await import('./redis.js');
       return RedisStore.open({ ...common, url: opts.redisUrl, prefix: opts.prefix ?? 'gatehouse', ...(opts.log ? { log: opts.log } : {}), ...(opts.traceCommands ? { traceCommands: true } : {}) });
+    }
     default:
       throw new Error(`invalid store backend "${backend}": want file, memory or redis`);
   }
