@@ -7,12 +7,12 @@
 // included) of 5 rounds. For A/B figures below the end-to-end rows' noise.
 // Knobs: DIST (a build, default ../dist; an earlier copy of dist for an A/B),
 // N (requests per round, 400000), MODE (blocking, batch, blocking-strict).
-import { IncomingMessage, ServerResponse } from 'node:http';
-import { Socket } from 'node:net';
+import { ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { auditedGet, fresh, URL } from './auditedget.mjs';
 
 const dist = process.env.DIST ?? '../dist';
 const { Auditor } = await import(`${dist}/gateway/audit/auditor.js`);
@@ -20,20 +20,8 @@ const { AuditPolicy } = await import(`${dist}/gateway/audit/policy.js`);
 const { LogBackend } = await import(`${dist}/gateway/audit/logbackend.js`);
 const { parseRequestInfo } = await import(`${dist}/lib/api/requestinfo.js`);
 
-const socket = new Socket();
-Object.defineProperty(socket, 'remoteAddress', { value: '127.0.0.1' });
-const req = new IncomingMessage(socket);
-req.httpVersionMajor = 1;
-req.httpVersionMinor = 1;
-req.method = 'GET';
-const URL = '/api/v1/namespaces/bench/configmaps/c1';
-const UA = 'kubectl/v1.33.0 (linux/amd64) kubernetes/abcdef';
-// A request's strings are new each time, as parsed from its socket.
-const fresh = (s) => Buffer.from(s).toString('latin1');
-req.headers = { 'user-agent': UA, accept: 'application/json' };
+const { req, user, renew } = auditedGet();
 const info = parseRequestInfo('GET', URL, false);
-// One user object for every request, as authentication keeps its results per connection and token.
-const user = { username: 'cg-user', groups: ['cg', 'system:authenticated'] };
 const policy = AuditPolicy.parse('apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n', 'bench');
 const dir = await mkdtemp(join(tmpdir(), 'gatehouse-audit-turns-'));
 const log = new LogBackend(join(dir, 'audit.log'), { maxAgeDays: 0, maxBackups: 0, maxSizeMB: 0 });
@@ -47,8 +35,7 @@ try {
     const c0 = process.cpuUsage();
     for (let i = 0; i < N; i += 20) {
       for (let k = 0; k < 20; k++) {
-        req.url = fresh(URL);
-        req.headers['user-agent'] = fresh(UA);
+        renew();
         const a = auditor.begin(req, res, info, user, fresh(ids[(i + k) % 1000]), false);
         a.annotate('authentication.gatehouse.dev/authenticator', 'x509');
         a.received();

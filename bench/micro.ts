@@ -32,6 +32,7 @@ import { Auditor } from '../gateway/audit/auditor.js';
 import { AuditPolicy } from '../gateway/audit/policy.js';
 import { eventJson, type AuditEvent } from '../gateway/audit/event.js';
 import { parseRequestInfo } from '../lib/api/requestinfo.js';
+import { auditedGet, fresh, URL } from './auditedget.mjs';
 
 const ROUNDS = 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
@@ -229,20 +230,8 @@ function writeHead(): void {
 /** The audit work of one Metadata-audited GET (issue 20's ≥ 90% row): the recording, its event, and the event's JSON line, in this process. */
 function auditRequest(): void {
   console.log('\nOne Metadata-audited GET\'s audit work (gateway/audit), RequestReceived omitted as in the Audit section');
-  const socket = new Socket();
-  const req = new IncomingMessage(socket);
-  req.httpVersionMajor = 1;
-  req.httpVersionMinor = 1;
-  req.method = 'GET';
-  const URL = '/api/v1/namespaces/bench/configmaps/c1';
-  const UA = 'kubectl/v1.33.0 (linux/amd64) kubernetes/abcdef';
-  const fresh = (s: string) => Buffer.from(s).toString('latin1');
-  req.url = URL;
-  req.headers = { 'user-agent': UA, accept: 'application/json' };
-  Object.defineProperty(socket, 'remoteAddress', { value: '127.0.0.1' });
-  const info = parseRequestInfo('GET', '/api/v1/namespaces/bench/configmaps/c1', false);
-  // One user object for every request, as authentication keeps its results per connection and token.
-  const user = { username: 'cg-user', groups: ['cg', 'system:authenticated'] };
+  const { req, user, renew } = auditedGet();
+  const info = parseRequestInfo('GET', URL, false);
   let line = '';
   const kept = Promise.resolve();
   const backend = (json: boolean) => ({ plugin: 'log', process(evs: readonly AuditEvent[]) { if (json) for (const e of evs) line = eventJson(e); return kept; }, shutdown: () => kept });
@@ -253,8 +242,7 @@ function auditRequest(): void {
     const res = new ServerResponse(req);
     row(what, fmt(nsPerCall(100_000, () => {
       // A request's strings are new each time, as parsed from the socket (their making is in both rows).
-      req.url = fresh(URL);
-      req.headers['user-agent'] = fresh(UA);
+      renew();
       const a = auditor.begin(req, res, info, user, fresh(randomUUID()), false)!;
       a.annotate('authentication.gatehouse.dev/authenticator', 'x509');
       a.received();
