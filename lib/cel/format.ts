@@ -6,12 +6,12 @@
 // (lib/registry/names.ts) and kube-openapi's strfmt checks (lib/crdschema/formats.ts).
 // A format is a one-entry map under a marker key holding its name (see
 // quantity.ts for why), so `==` compares formats by name.
-import { celFunc, celList, celMap, celMethod, CelScalar, isCelMap, type CelFunc, type CelValue } from '@bufbuild/cel';
+import { celFunc, celList, celMap, celMethod, CelScalar, type CelFunc, type CelValue } from '@bufbuild/cel';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, maskTrailingDash } from '../registry/names.js';
 import { formatCheck } from '../crdschema/formats.js';
 import { none } from './optional.js';
 import { parseRequestUriError } from './requesturi.js';
-import { markerKey } from './marker.js';
+import { marked, markerKey } from './marker.js';
 
 const FORMAT_KEY = markerKey('k8s.format');
 const { DYN, STRING } = CelScalar;
@@ -22,8 +22,6 @@ interface Format {
   readonly maxRegexSize: number;
 }
 
-// A generateName-style prefix gets characters appended: checked masked, as kube does.
-const masked = maskTrailingDash;
 
 /** kube-openapi's strfmt check of `name`, with kube's one message when it fails. */
 function strfmt(name: string, message: string): (s: string) => readonly string[] {
@@ -40,9 +38,9 @@ const FORMATS: ReadonlyMap<string, Format> = new Map<string, Format>([
   ['dns1123Subdomain', { validate: isDNS1123Subdomain, maxRegexSize: 60 }],
   ['dns1035Label', { validate: isDNS1035Label, maxRegexSize: 30 }],
   ['qualifiedName', { validate: isQualifiedName, maxRegexSize: 60 }],
-  ['dns1123LabelPrefix', { validate: (s) => isDNS1123Label(masked(s)), maxRegexSize: 30 }],
-  ['dns1123SubdomainPrefix', { validate: (s) => isDNS1123Subdomain(masked(s)), maxRegexSize: 60 }],
-  ['dns1035LabelPrefix', { validate: (s) => isDNS1035Label(masked(s)), maxRegexSize: 30 }],
+  ['dns1123LabelPrefix', { validate: (s) => isDNS1123Label(maskTrailingDash(s)), maxRegexSize: 30 }],
+  ['dns1123SubdomainPrefix', { validate: (s) => isDNS1123Subdomain(maskTrailingDash(s)), maxRegexSize: 60 }],
+  ['dns1035LabelPrefix', { validate: (s) => isDNS1035Label(maskTrailingDash(s)), maxRegexSize: 30 }],
   ['labelValue', { validate: isValidLabelValue, maxRegexSize: 40 }],
   ['uri', { validate: (s) => { const e = parseRequestUriError(s); return e === undefined ? [] : [e]; }, maxRegexSize: 1120 }],
   ['uuid', { validate: strfmt('uuid', 'does not match the UUID format'), maxRegexSize: 70 }],
@@ -57,9 +55,8 @@ export const FORMAT_NAMES: readonly string[] = [...FORMATS.keys()];
 const formatValue = (name: string) => celMap(new Map([[FORMAT_KEY, name]]));
 
 function formatOf(v: CelValue): Format | undefined {
-  if (!isCelMap(v) || v.size !== 1) return undefined;
-  const name = v.get(FORMAT_KEY);
-  return typeof name === 'string' ? FORMATS.get(name) : undefined;
+  const name = marked(v, FORMAT_KEY);
+  return name === undefined ? undefined : FORMATS.get(name);
 }
 
 /** The regex size a `validate` on this receiver is charged as (meter.ts); undefined when it is not a format. */

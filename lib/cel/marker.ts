@@ -6,10 +6,18 @@
 // oldSelf in a transition rule. The key ends in a random part chosen when
 // the process starts, which no client can know.
 import { randomBytes } from 'node:crypto';
+import { isCelMap, type CelValue } from '@bufbuild/cel';
 
 const SALT = randomBytes(12).toString('base64url');
 
 /** The marker key of one library's values. */
 export function markerKey(name: string): string {
   return `\u0000${name}:${SALT}`;
+}
+
+/** The string a library value made under `key` holds; undefined for any other value. */
+export function marked(v: CelValue, key: string): string | undefined {
+  if (!isCelMap(v) || v.size !== 1) return undefined;
+  const x = v.get(key);
+  return typeof x === 'string' ? x : undefined;
 }

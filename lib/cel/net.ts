@@ -3,8 +3,8 @@
 // one-entry maps under a marker key (see quantity.ts for why), holding the
 // canonical form, so `==` compares addresses.
 import { isIP as netIsIP } from 'node:net';
-import { celFunc, celMap, celMethod, CelScalar, isCelMap, type CelFunc, type CelValue } from '@bufbuild/cel';
-import { markerKey } from './marker.js';
+import { celFunc, celMap, celMethod, CelScalar, type CelFunc, type CelValue } from '@bufbuild/cel';
+import { marked, markerKey } from './marker.js';
 
 const IP_KEY = markerKey('k8s.ip');
 const CIDR_KEY = markerKey('k8s.cidr');
@@ -70,12 +70,6 @@ export function parseCidr(s: string): Cidr | { error: string } {
 
 const ipValue = (ip: Ip) => celMap(new Map([[IP_KEY, ipString(ip)]]));
 const cidrValue = (c: Cidr) => celMap(new Map([[CIDR_KEY, `${ipString(c.ip)}/${c.prefix}`]]));
-
-function marked(v: CelValue, key: string): string | undefined {
-  if (!isCelMap(v) || v.size !== 1) return undefined;
-  const x = v.get(key);
-  return typeof x === 'string' ? x : undefined;
-}
 
 function ipOf(v: CelValue): Ip {
   const s = typeof v === 'string' ? v : marked(v, IP_KEY);

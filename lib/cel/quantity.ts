@@ -5,8 +5,8 @@
 // quantity is a one-entry map under a key no client can write (marker.ts);
 // its value is exact (a bigint times a power of ten), normalized so
 // that `==` compares amounts, as kube's Quantity equality does.
-import { celFunc, celMap, celMethod, CelScalar, isCelMap, type CelFunc, type CelValue } from '@bufbuild/cel';
-import { markerKey } from './marker.js';
+import { celFunc, celMap, celMethod, CelScalar, type CelFunc, type CelValue } from '@bufbuild/cel';
+import { marked, markerKey } from './marker.js';
 
 const KEY = markerKey('k8s.quantity');
 const { DYN, STRING, BOOL, INT, DOUBLE } = CelScalar;
@@ -47,12 +47,10 @@ export function parseQuantity(s: string): Amount | undefined {
 const make = (a: Amount) => celMap(new Map([[KEY, `${a.n}e${a.e}`]]));
 
 function amountOf(v: CelValue): Amount {
-  if (isCelMap(v) && v.size === 1) {
-    const x = v.get(KEY);
-    if (typeof x === 'string') {
-      const [n, e] = x.split('e') as [string, string];
-      return { n: BigInt(n), e: Number(e) };
-    }
+  const x = marked(v, KEY);
+  if (x !== undefined) {
+    const [n, e] = x.split('e') as [string, string];
+    return { n: BigInt(n), e: Number(e) };
   }
   if (typeof v === 'bigint') return normalize(v, 0);
   throw new Error('no such overload: not a quantity');

@@ -4,9 +4,9 @@
 // then keeps url.Parse's reading of the string (requesturi.ts). A URL is a
 // one-entry map under a marker key (see quantity.ts for why) holding the
 // string with its scheme lower-cased, so `==` compares URLs as written.
-import { celFunc, celList, celMap, celMethod, CelScalar, isCelMap, type CelFunc, type CelValue } from '@bufbuild/cel';
+import { celFunc, celList, celMap, celMethod, CelScalar, type CelFunc, type CelValue } from '@bufbuild/cel';
 import { parseRequestUriError, parseUrl, unescape, type GoUrl } from './requesturi.js';
-import { markerKey } from './marker.js';
+import { marked, markerKey } from './marker.js';
 
 const URL_KEY = markerKey('k8s.url');
 const { DYN, STRING, BOOL } = CelScalar;
@@ -25,8 +25,8 @@ function toUrl(s: string): CelValue {
 }
 
 function urlOf(v: CelValue): GoUrl {
-  const s = isCelMap(v) && v.size === 1 ? v.get(URL_KEY) : undefined;
-  if (typeof s !== 'string') throw new Error('no such overload: not a URL');
+  const s = marked(v, URL_KEY);
+  if (s === undefined) throw new Error('no such overload: not a URL');
   const u = parseUrl(s);
   if ('error' in u) throw new Error(u.error); // cannot happen: url() parsed it
   return u;
