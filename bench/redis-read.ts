@@ -70,15 +70,15 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
     const memDir = join(root, 'mem');
     const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', ...authz], 0, ['--expose-gc']);
     children.push(mem);
-    const { pki, tls } = await devPki(memDir);
+    const { tls, tlsFlags } = await devPki(memDir);
     const redisPort = await freePort();
     const red = await startChild('gatehouse-redis', './server.ts', ['--secure-port', String(redisPort), '--data-dir', join(root, 'redis'),
       '--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefix,
-      '--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt'), ...authz], 0, ['--expose-gc']);
+      ...tlsFlags, ...authz], 0, ['--expose-gc']);
     children.push(red);
     const fencedPort = await freePort();
     const fenced = await startChild('gatehouse-fenced-memory', './server.ts', ['--secure-port', String(fencedPort), '--data-dir', join(root, 'fenced'), '--storage-backend', 'memory',
-      '--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt'), ...authz], 0, ['--expose-gc'], { BENCH_FENCED_MEMORY: url });
+      ...tlsFlags, ...authz], 0, ['--expose-gc'], { BENCH_FENCED_MEMORY: url });
     children.push(fenced);
     const load = await startChild('loadgen', './loadgen.ts', [], 1);
     children.push(load);
