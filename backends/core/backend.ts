@@ -11,19 +11,27 @@ import { create, update } from './handlers/write.js';
 import { patch } from './handlers/patch.js';
 import { createToken } from './handlers/tokenrequest.js';
 import { serveScale } from './handlers/scale.js';
+import { tracedEnv } from './tracedenv.js';
+import { traceOf } from '../../lib/tracing/span.js';
 
 const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']);
 
 export class CoreBackend implements ApiBackend {
-  constructor(readonly env: CoreEnv) {}
+  /** `tracedStoreKind`: the process traces, and a recorded request's store calls are spans named for this store. */
+  constructor(readonly env: CoreEnv, private readonly tracedStoreKind?: string) {}
 
   serves(group: string, version: string): boolean {
     return this.env.registry.hasGroupVersion(group, version);
   }
 
-  async serve(r: BackendRequest): Promise<void> {
+  serve(r: BackendRequest): Promise<void> {
+    const trace = this.tracedStoreKind === undefined ? undefined : traceOf(r.req);
+    return this.handle(trace ? tracedEnv(this.env, trace, this.tracedStoreKind!) : this.env, r);
+  }
+
+  private async handle(env: CoreEnv, r: BackendRequest): Promise<void> {
     const { info } = r;
-    const t = this.env.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+    const t = env.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!t || info.extraParts > 0) throw pathNotFound();
     const isNamespaceObject = t.group === '' && t.plural === 'namespaces';
     // A cluster-scoped type under /namespaces/<ns>/, or a namespaced object without one, is no path we serve.
@@ -38,13 +46,13 @@ export class CoreBackend implements ApiBackend {
       if (!sub) throw pathNotFound();
       if (!sub.verbs.includes(verb as Verb)) throw methodNotAllowed(r.req.method ?? '', `${t.plural}/${sub.name}`);
       if (sub.name === 'token' && t.group === '' && t.plural === 'serviceaccounts') {
-        if (!this.env.tokens) throw pathNotFound();
-        return createToken(this.env, this.env.tokens, t, r);
+        if (!env.tokens) throw pathNotFound();
+        return createToken(env, env.tokens, t, r);
       }
-      if (sub.name === 'scale' && t.scale) return serveScale(this.env, t, r);
-      if (verb === 'get') return getObject(this.env, t, r);
-      if (verb === 'update') return update(this.env, t, r);
-      if (verb === 'patch' && sub.name === 'status') return patch(this.env, t, r);
+      if (sub.name === 'scale' && t.scale) return serveScale(env, t, r);
+      if (verb === 'get') return getObject(env, t, r);
+      if (verb === 'update') return update(env, t, r);
+      if (verb === 'patch' && sub.name === 'status') return patch(env, t, r);
       throw patchNotYet(r);
     }
     if (!info.name && !COLLECTION_VERBS.has(verb)) throw methodNotAllowed(r.req.method ?? '', `the ${t.plural} collection`);
@@ -53,14 +61,14 @@ export class CoreBackend implements ApiBackend {
     // kube's crdHandler: no new objects while the CRD's cleanup deletes the old ones.
     if (t.terminating && verb === 'create') throw methodNotAllowed('create', `resources of kind "${t.plural}.${t.group}"`);
     switch (verb) {
-      case 'get': return getObject(this.env, t, r);
-      case 'list': return listObjects(this.env, t, r);
-      case 'watch': return watchObjects(this.env, t, r);
-      case 'create': return create(this.env, t, r);
-      case 'update': return update(this.env, t, r);
-      case 'delete': return deleteObject(this.env, t, r);
-      case 'deletecollection': return deleteCollection(this.env, t, r);
-      case 'patch': return patch(this.env, t, r);
+      case 'get': return getObject(env, t, r);
+      case 'list': return listObjects(env, t, r);
+      case 'watch': return watchObjects(env, t, r);
+      case 'create': return create(env, t, r);
+      case 'update': return update(env, t, r);
+      case 'delete': return deleteObject(env, t, r);
+      case 'deletecollection': return deleteCollection(env, t, r);
+      case 'patch': return patch(env, t, r);
       default: throw methodNotAllowed(r.req.method ?? '', t.plural);
     }
   }

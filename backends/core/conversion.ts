@@ -53,7 +53,7 @@ export async function servedAll(env: CoreEnv, t: ResourceType, stored: readonly 
   const kind = objs.length === 1 && stored.length === 1 ? t.kind : `${t.kind}List`;
   let converted: KObject[];
   try {
-    converted = await env.conversion.convert(cfg, objs, want, gvkText(String(objs[0]!.apiVersion), kind));
+    converted = await env.conversion.convert(cfg, objs, want, gvkText(String(objs[0]!.apiVersion), kind), env.trace);
   } catch (err) {
     throw conversionFailed(err);
   }
@@ -76,7 +76,7 @@ export async function toStorage(env: CoreEnv, t: ResourceType, obj: KObject): Pr
   const want = apiVersionOf(sv);
   if (obj.apiVersion === want) return obj;
   try {
-    const [converted] = await env.conversion.convert(cfg, [obj], want, gvkText(String(obj.apiVersion), t.kind));
+    const [converted] = await env.conversion.convert(cfg, [obj], want, gvkText(String(obj.apiVersion), t.kind), env.trace);
     return converted!;
   } catch (err) {
     throw conversionFailed(err);

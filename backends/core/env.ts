@@ -4,6 +4,7 @@ import type { LiveRegistry } from '../../lib/registry/live.js';
 import type { Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
 import type { ConversionWebhooks } from '../../lib/crd/conversionwebhook.js';
+import type { Trace } from '../../lib/tracing/span.js';
 
 export interface CoreEnv {
   readonly store: Store;
@@ -32,4 +33,6 @@ export interface CoreEnv {
   readonly conversion?: ConversionWebhooks;
   /** Open watches, closed at shutdown. */
   readonly watches: Set<() => void>;
+  /** A recorded request's view of the env (tracedenv.ts): its trace, for calls that leave the process. */
+  readonly trace?: Trace;
 }

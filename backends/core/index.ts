@@ -13,7 +13,7 @@ import type { CoreEnv } from './env.js';
 import { DEFAULT_NAMESPACES, NamespaceController, namespaceType } from './namespaces.js';
 import { objectKey } from './keys.js';
 import { prepareCreate } from './objects.js';
-import { FileStore, openStore, TracedStore } from './store/index.js';
+import { FileStore, openStore } from './store/index.js';
 import { countFileSyncs, countStoredObjects, instrumentedStore } from './metrics.js';
 import { StoreError, type Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
@@ -119,8 +119,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log, traceCommands: opts.traceStore === true } : {}),
   });
   const stopSyncFigures = raw instanceof FileStore ? countFileSyncs(() => raw.syncStats()) : () => undefined;
-  const opened: Store = instrumentedStore(raw);
-  const store = opts.traceStore ? new TracedStore(opened, opts.storageBackend) : opened;
+  const store: Store = instrumentedStore(raw);
   const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);
   let webhooks: ConversionWebhooks | undefined;
   const env: CoreEnv = {
@@ -136,7 +135,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     ...(opts.onListed ? { onListed: opts.onListed } : {}),
     ...(opts.allowUnsafeMalformedObjectDeletion ? { allowUnsafeMalformedObjectDeletion: true } : {}),
   };
-  const backend = new CoreBackend(env);
+  const backend = new CoreBackend(env, opts.traceStore ? opts.storageBackend : undefined);
   const stopCounting = countStoredObjects(store, () => env.registry);
   const builtinTypes = live.current;
   // Custom resources: every process serves the Established CRDs of the store from the first request on.

@@ -29,7 +29,7 @@ import { request as httpsRequest, type Agent as HttpsAgent, type RequestOptions 
 import type { Duplex } from 'node:stream';
 import { badGateway, type StatusError } from '../../lib/api/status.js';
 import { setOwn } from '../../lib/api/own.js';
-import { clientStatus, outboundCall, tracingEnabled } from '../../lib/tracing/span.js';
+import { clientStatus, outboundCall, traceOf, tracingEnabled } from '../../lib/tracing/span.js';
 import { closeAfterAnswer } from '../../lib/http/linger.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
 import type { Cancellation } from '../pipeline/deadline.js';
@@ -98,7 +98,7 @@ export function targetAttributes(host: string, port: number | string | null | un
 export function forward(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: ForwardOptions): Promise<void> {
   if (!tracingEnabled()) return send(req, res, t, o);
   const path = t.pathPrefix ? `${t.pathPrefix.replace(/\/$/, '')}${req.url ?? '/'}` : req.url ?? '/';
-  return outboundCall(req.method ?? 'GET', targetUrl(t.protocol, t.host, t.port, path), targetAttributes(t.host, t.port, o.purpose), async (trace, span) => {
+  return outboundCall(traceOf(req), req.method ?? 'GET', targetUrl(t.protocol, t.host, t.port, path), targetAttributes(t.host, t.port, o.purpose), async (trace, span) => {
     await send(req, res, t, { ...o, headers: { ...o.headers, ...trace } });
     if (res.headersSent) clientStatus(span, res.statusCode);
   }, req);
@@ -192,7 +192,7 @@ export interface UpgradeTarget {
 export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: UpgradeTarget, o: { headers: OutgoingHttpHeaders; timeoutMs?: number; purpose?: string }): Promise<void> {
   if (!tracingEnabled()) return sendUpgrade(req, socket, head, t, o);
   const host = t.options.host ?? t.options.hostname ?? 'localhost';
-  return outboundCall(req.method ?? 'GET', targetUrl(t.protocol, host, t.options.port, req.url ?? '/'), targetAttributes(host, t.options.port, o.purpose),
+  return outboundCall(traceOf(req), req.method ?? 'GET', targetUrl(t.protocol, host, t.options.port, req.url ?? '/'), targetAttributes(host, t.options.port, o.purpose),
     (trace) => sendUpgrade(req, socket, head, t, { ...o, headers: { ...o.headers, ...trace } }), req);
 }
 

@@ -29,7 +29,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { clientStatus, outboundCall, tracingEnabled } from '../../lib/tracing/span.js';
+import { clientStatus, outboundCall, traceOf, tracingEnabled } from '../../lib/tracing/span.js';
 import { closeAfterAnswer } from '../../lib/http/linger.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
 import { isHopByHop, isRedirect, redirectRefused, targetAttributes } from './forward.js';
@@ -84,7 +84,7 @@ export class BackendFailure extends Error {
 
 export function forwardPooled(req: IncomingMessage, res: ServerResponse, t: PoolTarget, o: PoolForwardOptions): Promise<void> {
   if (!tracingEnabled()) return send(req, res, t, o);
-  return outboundCall(req.method ?? 'GET', `${t.origin}${(req.url ?? '/').split('?', 1)[0]}`, targetAttributes(t.host, t.port, o.purpose), async (trace, span) => {
+  return outboundCall(traceOf(req), req.method ?? 'GET', `${t.origin}${(req.url ?? '/').split('?', 1)[0]}`, targetAttributes(t.host, t.port, o.purpose), async (trace, span) => {
     const set = [...o.set];
     for (const k in trace) set.push(k, String(trace[k]));
     await send(req, res, t, { ...o, set });

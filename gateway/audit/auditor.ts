@@ -18,6 +18,7 @@ import { decodeEnvelope } from '../../lib/protobuf/codec.js';
 import { decodeCborObject } from '../../lib/cbor/decode.js';
 import { beforeHead, sentHeader } from '../../lib/http/carried.js';
 import { atExitHandOver } from './exit.js';
+import { traceOf, type Trace } from '../../lib/tracing/span.js';
 
 export interface AuditSink {
   readonly backend: AuditBackend;
@@ -33,7 +34,7 @@ export interface AuditorOptions {
   maxBodyBytes: number;
 }
 
-interface Sender { process(events: readonly AuditEvent[]): void; receivedBlocks?(events: readonly AuditEvent[]): Promise<void> | undefined; shutdown(): Promise<void> }
+interface Sender { process(events: readonly AuditEvent[]): void; receivedBlocks?(events: readonly AuditEvent[], trace: Trace | undefined): Promise<void> | undefined; shutdown(): Promise<void> }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -78,7 +79,7 @@ export class Auditor implements AuditRecorder {
     };
     const strict = s.mode === 'blocking-strict';
     // Blocking modes wait for RequestReceived to be kept before the request goes on (later stages never hold the answer).
-    const receivedBlocks: Sender['receivedBlocks'] = (evs) => b.process(evs, true).catch((err: unknown) => {
+    const receivedBlocks: Sender['receivedBlocks'] = (evs, trace) => b.process(evs, true, trace).catch((err: unknown) => {
       this.failed(b.plugin, evs, err instanceof Error ? err.message : String(err));
       if (strict) throw err;
     });
@@ -110,12 +111,12 @@ export class Auditor implements AuditRecorder {
     this.emit(ev, 'ResponseStarted');
   }
 
-  /** Hands a stage's event to every sink; a promise when one blocks on RequestReceived. */
-  emit(ev: AuditEvent, stage: Stage): Promise<void> | undefined {
+  /** Hands a stage's event to every sink; a promise when one blocks on RequestReceived (a call in the request's `trace`). */
+  emit(ev: AuditEvent, stage: Stage, trace?: Trace): Promise<void> | undefined {
     auditEvents.value++;
     let wait: Promise<void>[] | undefined;
     for (const s of this.senders) {
-      const p = stage === 'RequestReceived' && s.receivedBlocks ? s.receivedBlocks([ev]) : (s.process([ev]), undefined);
+      const p = stage === 'RequestReceived' && s.receivedBlocks ? s.receivedBlocks([ev], trace) : (s.process([ev]), undefined);
       if (p) (wait ??= []).push(p);
     }
     if (!wait) return undefined;
@@ -175,7 +176,7 @@ class Recording implements RequestAudit {
   private done = false;
   readonly wantsRequestBody: boolean;
 
-  constructor(private readonly auditor: Auditor, private readonly d: PolicyDecision, req: IncomingMessage, private readonly res: ServerResponse,
+  constructor(private readonly auditor: Auditor, private readonly d: PolicyDecision, private readonly req: IncomingMessage, private readonly res: ServerResponse,
     info: RequestInfo, user: UserInfo, auditID: string, private readonly longRunning: boolean) {
     this.ev = baseEvent(d, req, info, user, auditID, microTime());
     this.wantsRequestBody = levelAtLeast(d.level, 'Request') && BODY_METHODS.has(req.method ?? '') && req.headers['content-length'] !== '0';
@@ -196,12 +197,12 @@ class Recording implements RequestAudit {
     return ev;
   }
 
-  private emit(stage: Stage): Promise<void> | undefined {
+  private emit(stage: Stage, trace?: Trace): Promise<void> | undefined {
     if (this.d.omitStages.has(stage)) return undefined;
-    return this.auditor.emit(this.snapshot(stage), stage);
+    return this.auditor.emit(this.snapshot(stage), stage, trace);
   }
 
-  received(): Promise<void> | undefined { return this.emit('RequestReceived'); }
+  received(): Promise<void> | undefined { return this.emit('RequestReceived', traceOf(this.req)); }
 
   impersonated(user: UserInfo): void { this.ev.impersonatedUser = userOf(user); }
 

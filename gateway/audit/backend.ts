@@ -3,6 +3,7 @@
 // blocking-strict (a RequestReceived event that cannot be kept fails the
 // request), batch (buffered, sent in the background; a full buffer drops).
 import type { AuditEvent } from './event.js';
+import type { Trace } from '../../lib/tracing/span.js';
 
 export const MODES = ['batch', 'blocking', 'blocking-strict'] as const;
 export type Mode = (typeof MODES)[number];
@@ -14,8 +15,9 @@ export interface AuditBackend {
    * Resolves when the events are kept, rejects when they cannot be. `awaited`:
    * the request waits for it (a blocking mode's RequestReceived); a backend
    * that holds events back to send them together sends these without delay.
+   * `trace`: the recorded request that waits (a call made for it joins its trace).
    */
-  process(events: readonly AuditEvent[], awaited?: boolean): Promise<void>;
+  process(events: readonly AuditEvent[], awaited?: boolean, trace?: Trace): Promise<void>;
   /** Sends what is buffered, then stops. */
   shutdown(): Promise<void>;
 }

@@ -8,7 +8,6 @@
 import type { AuditBackend } from './backend.js';
 import type { AuditEvent } from './event.js';
 import { TokenBucket } from './throttle.js';
-import { detached } from '../../lib/tracing/span.js';
 
 export interface BatchOptions {
   bufferSize: number;
@@ -56,8 +55,8 @@ export class BatchBackend implements AuditBackend {
     }
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
     const batch = this.queue.splice(0, this.opts.maxSize);
-    // A batch holds many requests' events: its POST joins none of their traces.
-    this.sending = detached(() => this.inner.process(batch))
+    // A batch holds many requests' events: its POST joins none of their traces (none is passed).
+    this.sending = this.inner.process(batch)
       .catch((err: unknown) => this.opts.onError(batch, err instanceof Error ? err.message : String(err)))
       .finally(() => {
         this.sending = undefined;

@@ -5,7 +5,7 @@ import * as nodeCrypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AuthnError, noteMethod, type Authenticator, type AuthnResult } from './types.js';
 import { connectionOf } from '../../lib/http/connection.js';
-import { spanAttribute } from '../../lib/tracing/span.js';
+import { spanAttribute, traceOf, type Trace } from '../../lib/tracing/span.js';
 
 export interface TokenAuthenticator {
   readonly name: string;
@@ -13,9 +13,10 @@ export interface TokenAuthenticator {
    * `null` = not a token of this method; throws AuthnError when it is one and
    * fails. `audiences` are the audiences the caller wants the token valid for
    * (the API server's own, or a TokenReview's spec.audiences); a result's
-   * `audiences` is the intersection it was valid for.
+   * `audiences` is the intersection it was valid for. `trace`: the recorded
+   * request's authentication span, for a method that calls out (the webhook).
    */
-  authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null>;
+  authenticateToken(token: BearerToken, audiences: readonly string[], trace?: Trace): Promise<AuthnResult | null>;
 }
 
 // crypto.hash (Node ≥ 20.12) skips the Hash object: about a third cheaper for a token.
@@ -57,15 +58,15 @@ export class TokenUnion implements TokenAuthenticator {
   readonly name = 'token';
   constructor(private readonly methods: readonly TokenAuthenticator[]) {}
 
-  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
+  async authenticateToken(token: BearerToken, audiences: readonly string[], trace?: Trace): Promise<AuthnResult | null> {
     if (token.value.length === 0 || token.value.length > MAX_TOKEN_BYTES) throw new AuthnError(this.name, 'token is empty or too long');
     const failures: string[] = [];
     for (const m of this.methods) {
       try {
-        const r = await m.authenticateToken(token, audiences);
+        const r = await m.authenticateToken(token, audiences, trace);
         if (r) {
           noteMethod(r, m.name);
-          spanAttribute('authentication.token_authenticator', m.name);
+          spanAttribute(trace, 'authentication.token_authenticator', m.name);
           return r;
         }
       } catch (err) {
@@ -113,7 +114,7 @@ export class BearerAuthenticator implements Authenticator {
   async authenticate(req: IncomingMessage): Promise<AuthnResult | null> {
     const value = bearerToken(req);
     if (value === undefined) return null;
-    const r = await this.tokens.authenticateToken(connectionToken(req, value), this.apiAudiences);
+    const r = await this.tokens.authenticateToken(connectionToken(req, value), this.apiAudiences, traceOf(req));
     if (!r) throw new AuthnError(this.name, 'no token authenticator accepted the token');
     return r;
   }

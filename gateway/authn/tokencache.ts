@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import type { AuthnResult } from './types.js';
 import { AuthnError } from './types.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
+import type { Trace } from '../../lib/tracing/span.js';
 
 interface Entry { until: number; result: AuthnResult | null | AuthnError }
 
@@ -30,7 +31,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     this.entries = new LRUCache({ max: opts.maxEntries ?? 10_000 });
   }
 
-  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
+  async authenticateToken(token: BearerToken, audiences: readonly string[], trace?: Trace): Promise<AuthnResult | null> {
     const key = `${token.digest}\0${audiences.join('\0')}`;
     const now = this.clock();
     const hit = this.entries.get(key);
@@ -40,7 +41,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     }
     let flight = this.inflight.get(key);
     if (!flight) {
-      flight = this.lookup(key, token, audiences, now);
+      flight = this.lookup(key, token, audiences, now, trace);
       this.inflight.set(key, flight);
       const done = (): void => { this.inflight.delete(key); };
       flight.then(done, done);
@@ -51,10 +52,11 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   }
 
   /** Asks the inner method and stores its decision; errors other than AuthnError are not cached and reach every waiter. */
-  private async lookup(key: string, token: BearerToken, audiences: readonly string[], now: number): Promise<AuthnResult | null | AuthnError> {
+  /** `trace`: the request that asked first (the call is its; the others wait for it). */
+  private async lookup(key: string, token: BearerToken, audiences: readonly string[], now: number, trace: Trace | undefined): Promise<AuthnResult | null | AuthnError> {
     let result: AuthnResult | null | AuthnError;
     try {
-      result = await this.inner.authenticateToken(token, audiences);
+      result = await this.inner.authenticateToken(token, audiences, trace);
     } catch (err) {
       if (!(err instanceof AuthnError)) throw err;
       result = err;

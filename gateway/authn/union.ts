@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { unauthorized } from '../../lib/api/status.js';
-import { spanAttribute } from '../../lib/tracing/span.js';
+import { spanAttribute, traceOf } from '../../lib/tracing/span.js';
 import { ANONYMOUS, AUTHENTICATED_GROUP, AuthnError, issuerOf, methodOf, noteIssuer, noteMethod, type Authenticator, type AuthnResult } from './types.js';
 
 export interface UnionOptions {
@@ -32,7 +32,7 @@ export class UnionAuthenticator {
         continue;
       }
       if (result && result.user.username !== '') {
-        spanAttribute('authentication.authenticator', a.name);
+        spanAttribute(traceOf(req), 'authentication.authenticator', a.name);
         const done = withAuthenticatedGroup(result);
         noteMethod(done, methodOf(result) || a.name);
         const issuer = issuerOf(result);
@@ -47,7 +47,7 @@ export class UnionAuthenticator {
       throw unauthorized();
     }
     if (!this.opts.anonymous) throw unauthorized();
-    spanAttribute('authentication.authenticator', 'anonymous');
+    spanAttribute(traceOf(req), 'authentication.authenticator', 'anonymous');
     return { user: ANONYMOUS };
   }
 }

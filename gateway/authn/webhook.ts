@@ -11,6 +11,7 @@ import { AuthnError, type AuthnResult } from './types.js';
 import { CachedTokenAuthenticator } from './tokencache.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
 import { ownValue, setOwn } from '../../lib/api/own.js';
+import type { Trace } from '../../lib/tracing/span.js';
 
 export const WEBHOOK_VERSIONS = ['v1beta1', 'v1'] as const;
 export type WebhookVersion = (typeof WEBHOOK_VERSIONS)[number];
@@ -51,12 +52,12 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     throw new AuthnError(this.name, why);
   }
 
-  async authenticateToken(token: BearerToken, audiences: readonly string[]): Promise<AuthnResult | null> {
+  async authenticateToken(token: BearerToken, audiences: readonly string[], trace?: Trace): Promise<AuthnResult | null> {
     const review = { apiVersion: this.apiVersion, kind: 'TokenReview', spec: { token: token.value, ...(audiences.length > 0 ? { audiences } : {}) } };
     let reply: { status: number; json: unknown };
     const t0 = performance.now();
     try {
-      reply = await this.client.postJson('', review);
+      reply = await this.client.postJson('', review, trace);
       recordTokenWebhook(reply.status, (performance.now() - t0) / 1000);
     } catch (err) {
       recordTokenWebhook('<error>', (performance.now() - t0) / 1000);

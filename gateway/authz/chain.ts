@@ -3,7 +3,7 @@
 // errors of the authorizers that had no opinion are kept with that answer
 // (the deciding one's own error goes with its decision), so the pipeline
 // can answer 500 for a request that only failed authorizers could decide.
-import { spanAttribute } from '../../lib/tracing/span.js';
+import { spanAttribute, traceOf } from '../../lib/tracing/span.js';
 import type { Attributes, Authorizer, Decision } from './types.js';
 
 /**
@@ -52,7 +52,7 @@ export class AuthorizerChain implements Authorizer {
     for (const a of this.authorizers) {
       if (!union.add(await a.authorize(attrs))) continue;
       // The authorizer that decided, named once on the trace (a nested chain named its own).
-      if (a.delegates !== true) spanAttribute('authorization.authorizer', a.name);
+      if (a.delegates !== true) spanAttribute(traceOf(attrs), 'authorization.authorizer', a.name);
       break;
     }
     return union.result();

@@ -14,6 +14,7 @@ import { sarSpecV1, toV1beta1 } from './sar.js';
 import type { Attributes, Authorizer, Decision, Explanation } from './types.js';
 import { NO_OPINION } from './types.js';
 import { ownValue } from '../../lib/api/own.js';
+import { traceOf } from '../../lib/tracing/span.js';
 
 export const SAR_VERSIONS = ['v1beta1', 'v1'] as const;
 export type SarVersion = (typeof SAR_VERSIONS)[number];
@@ -103,7 +104,7 @@ export class WebhookAuthorizer implements Authorizer {
     const t0 = performance.now();
     if (trace) trace.called = true;
     try {
-      reply = await this.client.postJson('', review);
+      reply = await this.client.postJson('', review, traceOf(a));
     } catch (err) {
       recordWebhookEvaluation(this.name, err instanceof ClientRequestError && err.code === 'timeout' ? 'timeout' : 'error', (performance.now() - t0) / 1000);
       return this.failure(err instanceof Error ? err.message : String(err));

@@ -2,7 +2,7 @@
 // escalation checks) join here; object validation itself belongs to the
 // backend that stores the object.
 import type { RequestContext } from './context.js';
-import { inSpan, tracingEnabled } from '../../lib/tracing/span.js';
+import { inSpan, traceOf } from '../../lib/tracing/span.js';
 
 export interface AdmissionPlugin {
   readonly name: string;
@@ -14,7 +14,8 @@ const WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection
 
 export async function admit(plugins: readonly AdmissionPlugin[], ctx: RequestContext): Promise<void> {
   if (plugins.length === 0 || !ctx.info.isResourceRequest || !WRITES.has(ctx.info.verb)) return;
-  if (tracingEnabled()) return inSpan('admission', { 'admission.plugins': plugins.map((p) => p.name) }, () => runPlugins(plugins, ctx));
+  const trace = traceOf(ctx.req);
+  if (trace) return inSpan(trace, 'admission', { 'admission.plugins': plugins.map((p) => p.name) }, () => runPlugins(plugins, ctx));
   return runPlugins(plugins, ctx);
 }
 

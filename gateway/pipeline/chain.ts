@@ -23,7 +23,7 @@ import { hasImpersonation, impersonate } from './impersonate.js';
 import { stripIdentityHeaders, type IdentityHeaders } from './identityheaders.js';
 import type { InflightLimiter } from './inflight.js';
 import { goAwayAfter, maybeGoAway } from './goaway.js';
-import { inSpan } from '../../lib/tracing/span.js';
+import { carryTrace, inRequestSpan, inSpan, traceOf } from '../../lib/tracing/span.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import { Deadline } from './deadline.js';
 import { carryHeader, sentLength } from '../../lib/http/carried.js';
@@ -191,7 +191,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       let authn: AuthnResult;
       const a0 = performance.now();
       try {
-        authn = traced ? await inSpan('authentication', {}, () => cfg.authenticator.authenticate(req)) : await cfg.authenticator.authenticate(req);
+        authn = traced ? await inRequestSpan(req, 'authentication', {}, () => cfg.authenticator.authenticate(req)) : await cfg.authenticator.authenticate(req);
         observeAuthentication('success', (performance.now() - a0) / 1000);
       } catch (err) {
         observeAuthentication(err instanceof StatusError && err.status.code === 401 ? 'failure' : 'error', (performance.now() - a0) / 1000);
@@ -250,7 +250,9 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
 
       const attrs = attributes(ctx);
       const decision = traced
-        ? await inSpan('authorization', { verb: attrs.verb }, async (span) => {
+        ? await inSpan(traceOf(req), 'authorization', { verb: attrs.verb }, async (span, t) => {
+          // The authorizers read the trace from the attributes they are given (which one decided, a webhook's call).
+          carryTrace(attrs, t);
           const d = await cfg.authorizer.authorize(attrs);
           span?.setAttribute('authorization.decision', d.kind === 'allow' ? 'allow' : 'forbid');
           if (d.reason) span?.setAttribute('authorization.reason', d.reason);

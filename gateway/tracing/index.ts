@@ -3,8 +3,7 @@
 // provider — kube's sampling, ParentBased(TraceIdRatioBased(rate / 10^6)), the ratio rolled by RequestTracing before a root span is made —
 // batching spans to the OTLP/HTTP (JSON) exporter. A file that cannot be read
 // or does not parse stops the start with a message naming the file and field.
-// The SDK, the exporter and the context manager (sdk.ts) are imported only
-// then: ~3 MB of heap a server without tracing would carry into every full
+// The SDK and the exporter (sdk.ts) are imported only then: ~3 MB of heap a server without tracing would carry into every full
 // collection.
 import { readFile } from 'node:fs/promises';
 import type { TracingOptions } from '../config/options/tracing.js';
@@ -38,26 +37,6 @@ export interface TracingHooks {
  */
 export const SHUTDOWN_MS = 2_000;
 
-const ASYNC_CONTEXT_FRAME = '--experimental-async-context-frame';
-
-/**
- * The start-time advice when this Node keeps the tracing context with promise
- * hooks (Node 20 and 22 without AsyncContextFrame): once a request has been
- * recorded, every await of the process costs about a third more for the
- * process's life, and three times as much while one is in flight
- * (`node bench/asynccontext.mjs`: Node 20 133% / 269%, Node 22 135% / 295%,
- * Node 22 with the flag and Node 24 99–106%). Undefined where the context is
- * kept without them.
- */
-export function asyncContextAdvice(version: string, execArgv: readonly string[], nodeOptions: string | undefined): string | undefined {
-  const major = Number(/^v(\d+)/.exec(version)?.[1] ?? 0);
-  if (major >= 24) return undefined;
-  const flagged = execArgv.includes(ASYNC_CONTEXT_FRAME) || (nodeOptions ?? '').split(/\s+/).includes(ASYNC_CONTEXT_FRAME);
-  if (major >= 22 && flagged) return undefined;
-  const fix = major >= 22 ? `start Node with ${ASYNC_CONTEXT_FRAME} (e.g. NODE_OPTIONS=${ASYNC_CONTEXT_FRAME}) or use Node 24` : `Node 24 (or Node 22 with ${ASYNC_CONTEXT_FRAME}) keeps it without them`;
-  return `tracing: Node ${version} keeps the trace context with promise hooks: once a request is recorded, every await costs the process about a third more (three times while one is in flight); ${fix}`;
-}
-
 export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Promise<Tracing | undefined> {
   if (o.tracingConfigFile === undefined) return undefined;
   const source = `--tracing-config-file ${o.tracingConfigFile}`;
@@ -70,8 +49,6 @@ export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Prom
   const config = parseTracingConfiguration(text, source);
   const { startProvider } = await import('./sdk.js');
   const provider = startProvider(config.url, hooks);
-  const advice = asyncContextAdvice(process.version, process.execArgv, process.env['NODE_OPTIONS']);
-  if (advice) hooks.log(advice);
   hooks.log(`tracing: ${config.samplingRatePerMillion} per million requests without a sampled parent; spans to ${config.url}`);
   return {
     requests: new RequestTracing(provider.getTracer('k8s.io/apiserver'), config.samplingRatePerMillion / 1_000_000),

@@ -1,13 +1,13 @@
 // The server span of each request, as kube-apiserver's WithTracing filter
 // (otelhttp with kube's span names): the client's W3C traceparent is the
 // parent (parent-based sampling: a sampled parent is honoured, an unsampled
-// one too). A recorded request's chain runs inside the span's context and the
-// span ends when the answer is done, with its status code; an unrecorded one
-// runs outside any context (lib/tracing/span.ts says why).
+// one too). A recorded request carries its span's trace (lib/tracing/span.ts
+// `traceOf(req)`) and the span ends when the answer is done, with its status
+// code; an unrecorded one carries nothing.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
-import { incomingTrace, recordedRequestEnded, requestContext, runRecordedRequest } from '../../lib/tracing/span.js';
+import { carryTrace, incomingTrace, requestTrace } from '../../lib/tracing/span.js';
 
 
 /** kube's span name: the method, and for resource requests the path with namespace and name as placeholders. */
@@ -33,7 +33,7 @@ export class RequestTracing {
    */
   constructor(private readonly tracer: Tracer, private readonly rootRatio: number) {}
 
-  /** Runs `run` (the chain) in the request's server span (in its context when recorded). */
+  /** Runs `run` (the chain) in the request's server span (the request carrying its trace when recorded). */
   serve(req: IncomingMessage, res: ServerResponse, run: () => void): void {
     const parent = req.headers.traceparent === undefined ? ROOT_CONTEXT : incomingTrace(req.headers);
     // A root request the ratio does not pick makes no span at all: the SDK's startSpan made ids, a
@@ -62,13 +62,13 @@ export class RequestTracing {
       // As otelhttp on a server: only 5xx is the server's failure.
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
-      recordedRequestEnded();
     };
     // 'prefinish': the answer is handed to the socket (as the chain counts a request done); 'close' for the cut ones.
     res.once('prefinish', end);
     res.once('finish', end);
     res.once('close', end);
-    runRecordedRequest(requestContext(parent, span, this.tracer), run);
+    carryTrace(req, requestTrace(parent, span, this.tracer));
+    run();
   }
 
   /** Names the span once the request info is known (the chain parses it first thing). */

@@ -1,11 +1,9 @@
 // The OpenTelemetry SDK part of tracing, imported by buildTracing (index.ts)
 // only when --tracing-config-file is given: the tracer provider with kube's
 // sampling (ParentBased; the ratio is rolled by RequestTracing before any span
-// is made), batching spans to the OTLP/HTTP (JSON) exporter, and the
-// process's context manager.
+// is made), batching spans to the OTLP/HTTP (JSON) exporter. No context
+// manager: a request's trace is passed by hand (lib/tracing/span.ts).
 import { hostname } from 'node:os';
-import { context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler } from '@opentelemetry/sdk-trace-base';
@@ -13,7 +11,7 @@ import { enableTracing } from '../../lib/tracing/span.js';
 import { LoggedExporter } from './exporter.js';
 import type { TracingHooks } from './index.js';
 
-/** A started tracer provider exporting to `url`; the process's context manager is registered with the first. */
+/** A started tracer provider exporting to `url`; the process's span helpers are switched on with the first. */
 export function startProvider(url: string, hooks: TracingHooks): BasicTracerProvider {
   const exporter = new LoggedExporter(new OTLPTraceExporter({ url }), url, hooks.log, hooks.clock);
   const provider = new BasicTracerProvider({
@@ -22,21 +20,6 @@ export function startProvider(url: string, hooks: TracingHooks): BasicTracerProv
     sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
     spanProcessors: [new BatchSpanProcessor(exporter, hooks.batchDelayMs !== undefined ? { scheduledDelayMillis: hooks.batchDelayMs } : {})],
   });
-  installContextManager();
+  enableTracing();
   return provider;
-}
-
-let contextManager: AsyncLocalStorageContextManager | undefined;
-
-/**
- * One context manager for the process, registered by the first server that
- * traces, and switched off while no recorded request is in flight (it comes
- * back on with the next one): see lib/tracing/span.ts.
- */
-function installContextManager(): void {
-  if (contextManager) return;
-  const manager = new AsyncLocalStorageContextManager().enable();
-  contextManager = manager;
-  context.setGlobalContextManager(manager);
-  enableTracing(() => manager.disable());
 }

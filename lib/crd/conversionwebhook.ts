@@ -13,6 +13,7 @@ import { serviceTargets, type ServiceObjects, type ServiceRef, type Target } fro
 import { ClientRequestError, KubeClient } from '../kubeconfig/client.js';
 import type { ConversionWebhookConfig } from '../registry/types.js';
 import { ConversionError, conversionRequest, convertedObjects, reviewVersionOf } from './conversionreview.js';
+import type { Trace } from '../tracing/span.js';
 
 export { ConversionError } from './conversionreview.js';
 
@@ -41,9 +42,10 @@ export class ConversionWebhooks {
   /**
    * `objects` (all of one kind, none already in `desiredAPIVersion`) converted
    * by the webhook, in order; a ConversionError with kube's text otherwise.
-   * `from` names what is converted (`<group>/<version>, Kind=<kind>`).
+   * `from` names what is converted (`<group>/<version>, Kind=<kind>`); `trace`:
+   * the recorded request the call is made for.
    */
-  async convert(cfg: ConversionWebhookConfig, objects: readonly KObject[], desiredAPIVersion: string, from: string): Promise<KObject[]> {
+  async convert(cfg: ConversionWebhookConfig, objects: readonly KObject[], desiredAPIVersion: string, from: string, trace?: Trace): Promise<KObject[]> {
     if (objects.length === 0) return [];
     const failed = (why: string) => new ConversionError(`conversion webhook for ${from} failed: ${why}`);
     const version = reviewVersionOf(cfg.reviewVersions);
@@ -52,7 +54,7 @@ export class ConversionWebhooks {
     const uid = randomUUID();
     let reply: { status: number; json: unknown };
     try {
-      reply = await client.postJson('', conversionRequest(version, uid, desiredAPIVersion, objects));
+      reply = await client.postJson('', conversionRequest(version, uid, desiredAPIVersion, objects), trace);
     } catch (err) {
       if (err instanceof ClientRequestError) throw failed(`Post "${client.config.cluster.server}": ${err.message}`);
       throw err;

@@ -11,7 +11,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, t
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ClientConfig } from './load.js';
 import { ExecCredentialProvider, type ExecCredential } from './exec.js';
-import { clientStatus, outboundCall, tracingEnabled } from '../tracing/span.js';
+import { clientStatus, outboundCall, tracingEnabled, type Trace } from '../tracing/span.js';
 
 export interface ClientOptions {
   /** Per request, connection to last byte. */
@@ -109,12 +109,13 @@ export class KubeClient {
 
   /**
    * Sends one request to `server` + `path` (path '' = the server URL itself, as
-   * webhooks use); with tracing on, in a client span whose traceparent it sends.
+   * webhooks use); under a recorded request's `trace`, in a client span whose
+   * traceparent it sends.
    */
-  request(method: string, path: string, body?: Buffer | string, headers: OutgoingHttpHeaders = {}): Promise<ClientReply> {
-    if (!tracingEnabled()) return this.send(method, path, body, headers);
+  request(method: string, path: string, body?: Buffer | string, headers: OutgoingHttpHeaders = {}, trace?: Trace): Promise<ClientReply> {
+    if (!trace || !tracingEnabled()) return this.send(method, path, body, headers);
     const url = this.url(path);
-    return outboundCall(method, url.origin + url.pathname, { 'server.address': url.hostname, ...(this.opts.purpose ? { 'gatehouse.client': this.opts.purpose } : {}) },
+    return outboundCall(trace, method, url.origin + url.pathname, { 'server.address': url.hostname, ...(this.opts.purpose ? { 'gatehouse.client': this.opts.purpose } : {}) },
       async (trace, span) => {
         const reply = await this.send(method, path, body, { ...headers, ...trace });
         clientStatus(span, reply.status);
@@ -183,8 +184,8 @@ export class KubeClient {
   }
 
   /** POSTs a JSON object and parses a JSON answer (undefined when the body is not JSON). */
-  async postJson(path: string, value: unknown): Promise<{ status: number; json: unknown }> {
-    const reply = await this.request('POST', path, JSON.stringify(value), { 'content-type': 'application/json', accept: 'application/json' });
+  async postJson(path: string, value: unknown, trace?: Trace): Promise<{ status: number; json: unknown }> {
+    const reply = await this.request('POST', path, JSON.stringify(value), { 'content-type': 'application/json', accept: 'application/json' }, trace);
     let json: unknown;
     try { json = JSON.parse(reply.body.toString('utf8')); } catch { json = undefined; }
     return { status: reply.status, json };

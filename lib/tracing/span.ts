@@ -1,57 +1,64 @@
 // Spans for code anywhere — the gateway, the backends, the outbound clients —
 // without knowing whether tracing is on. Off (the default: no
 // --tracing-config-file in this process), every helper returns after one
-// boolean check: no span, no context, no header. On, a child span is made only
-// under a request that is being recorded.
+// check: no span, no context, no header. On, a child span is made only under
+// a request that is being recorded.
 //
-// Only recorded requests run in an OpenTelemetry context (AsyncLocalStorage),
-// and the context manager is switched off whenever none is in flight: on Node
-// 20 an enabled AsyncLocalStorage hooks every promise the process makes
-// (about twice the cost of an await), which at 0.1% sampling would cost every
-// unsampled request more than the sampled ones cost. The proxy, which has
-// the request at hand, still forwards an unsampled request's trace: the
-// client's trace id (or a new one) under a new span id, flags 00 — nothing of
-// that request was recorded, so no other span id could be named.
+// The trace is passed by hand, as Go's context.Context is in kube-apiserver:
+// a recorded request's `Trace` (the span its children hang under, and its
+// server's tracer) is carried by the objects of that request — its
+// IncomingMessage, its authorization attributes (`traceOf`, `carryTrace`) —
+// and handed down as an argument (store calls, webhooks, proxying). No
+// AsyncLocalStorage: on Node 20 and 22 an AsyncLocalStorage, once entered,
+// makes every await of the process slower for the rest of its life (promise
+// hooks; gateway/tracing/README.md), so at 0.1% sampling the recorded requests
+// taxed all the others. An unrecorded request carries nothing; the proxy,
+// which has the request at hand, still forwards its trace: the client's trace
+// id (or a new one) under a new span id, flags 00 — nothing of that request
+// was recorded, so no other span id could be named.
 // The SDK, the sampler and the exporter are gateway/tracing's: this file needs
 // only @opentelemetry/api and the W3C propagator.
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { context, createContextKey, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 export { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 
+/** Where a recorded request's next spans hang: a context holding its current span, and its server's tracer. */
+export interface Trace {
+  readonly ctx: Context;
+  readonly tracer: Tracer;
+}
+
 let on = false;
-/** Recorded requests in flight, and what to do when there are none (switch the context manager off). */
-let recording = 0;
-let idle: () => void = () => undefined;
-const TRACER = createContextKey('gatehouse request tracer');
 const propagator = new W3CTraceContextPropagator();
 
-/** True once a server of this process traces (gateway/tracing enables it after registering its context manager). */
+/** True once a server of this process traces (gateway/tracing enables it when it starts a tracer provider). */
 export function tracingEnabled(): boolean {
   return on;
 }
 
-/** `whenIdle` runs each time the last recorded request in flight ends. */
-export function enableTracing(whenIdle: () => void): void {
+export function enableTracing(): void {
   on = true;
-  idle = whenIdle;
 }
 
-/** Runs a recorded request's chain in its context; its span's end must call recordedRequestEnded once. */
-export function runRecordedRequest(ctx: Context, run: () => void): void {
-  recording++;
-  context.with(ctx, run);
+/** The trace of a recorded request's server span (its children are made with `tracer`). */
+export function requestTrace(parent: Context, span: Span, tracer: Tracer): Trace {
+  return { ctx: trace.setSpan(parent, span), tracer };
 }
 
-export function recordedRequestEnded(): void {
-  if (--recording === 0) idle();
+const carried = new WeakMap<object, Trace>();
+
+/** The trace an object of one request carries (its IncomingMessage, its authorization attributes); undefined when not recorded. */
+export function traceOf(carrier: object): Trace | undefined {
+  return on ? carried.get(carrier) : undefined;
 }
 
-/** Recorded requests whose span has not ended (tests: back to 0 once answers are out, so the context manager is off). */
-export function recordedRequestsInFlight(): number {
-  return recording;
+/** Makes `carrier` carry `t` (or nothing); only recorded requests' objects are ever entered. */
+export function carryTrace(carrier: object, t: Trace | undefined): void {
+  if (t) carried.set(carrier, t);
+  else carried.delete(carrier);
 }
 
 /** Reads the trace headers of a request (HTTP/1.1 and HTTP/2 alike: Node lowercases header names). */
@@ -72,19 +79,17 @@ function unrecordedContext(headers: IncomingHttpHeaders): Context {
   });
 }
 
-/** A request's context: its server span, and the tracer its child spans are made with (servers of one process may differ). */
-export function requestContext(parent: Context, span: Span, tracer: Tracer): Context {
-  return trace.setSpan(parent, span).setValue(TRACER, tracer);
+function child(parent: Trace, span: Span): Trace {
+  return { ctx: trace.setSpan(parent.ctx, span), tracer: parent.tracer };
 }
 
-/** The active context when it belongs to a recorded request: children of it are worth making. */
-function recordingContext(): { ctx: Context; tracer: Tracer } | undefined {
-  // No recorded request in flight: no context to look up (the usual case at low sampling).
-  if (recording === 0) return undefined;
-  const ctx = context.active();
-  if (trace.getSpan(ctx)?.isRecording() !== true) return undefined;
-  const tracer = ctx.getValue(TRACER) as Tracer | undefined;
-  return tracer ? { ctx, tracer } : undefined;
+/** `fn`'s promise, also when it throws before making one (the span must end either way). */
+function started<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return fn();
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 function ended<T>(span: Span, p: Promise<T>): Promise<T> {
@@ -99,49 +104,83 @@ function ended<T>(span: Span, p: Promise<T>): Promise<T> {
 }
 
 /**
- * Runs `fn` in a child span of the current request's span (its errors mark the
- * span failed); `fn` gets the span to add attributes to, or undefined when
- * nothing is recorded.
+ * Runs `fn` in a child span of `parent` (its errors mark the span failed);
+ * `fn` gets the span to add attributes to and the trace to hand further down,
+ * both undefined when `parent` is (nothing recorded).
  */
-export function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span | undefined) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
-  if (!on) return fn(undefined);
-  const parent = recordingContext();
-  if (!parent) return fn(undefined);
+export function inSpan<T>(parent: Trace | undefined, name: string, attributes: Attributes,
+  fn: (span: Span | undefined, trace: Trace | undefined) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
+  if (!parent) return fn(undefined, undefined);
   const span = parent.tracer.startSpan(name, { kind, attributes }, parent.ctx);
-  return ended(span, context.with(trace.setSpan(parent.ctx, span), fn, undefined, span));
+  const t = child(parent, span);
+  return ended(span, started(() => fn(span, t)));
 }
 
 /**
- * A child span of the current recorded request's span, started now; the caller
- * ends it (a call whose work leaves the process, e.g. one Redis command).
- * Undefined, after one check, when nothing is recorded.
+ * A phase of one request in a span of its own (authentication): while it runs
+ * the request carries the phase's trace, so what reads it from the request
+ * (an authenticator's webhook call) hangs under the phase; after it, the
+ * request's own again. One phase of a request runs at a time.
  */
-export function startChildSpan(name: string, attributes: Attributes, kind: SpanKind = SpanKind.CLIENT): Span | undefined {
-  if (!on) return undefined;
-  const parent = recordingContext();
-  if (!parent) return undefined;
-  return parent.tracer.startSpan(name, { kind, attributes }, parent.ctx);
+export function inRequestSpan<T>(req: object, name: string, attributes: Attributes, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
+  const parent = traceOf(req);
+  if (!parent) return fn(undefined);
+  return inSpan(parent, name, attributes, (span, t) => {
+    carryTrace(req, t);
+    return fn(span);
+  }).finally(() => carryTrace(req, parent));
 }
 
-/** Sets an attribute on the current span when it is recorded (which authenticator or authorizer decided). */
-export function spanAttribute(key: string, value: string | number | boolean): void {
-  if (!on || recording === 0) return;
-  const span = trace.getSpan(context.active());
-  if (span?.isRecording()) span.setAttribute(key, value);
+/**
+ * A child span of `parent`, started now; the caller ends it (a call whose
+ * work leaves the process). Undefined when nothing is recorded.
+ */
+export function startChildSpan(parent: Trace | undefined, name: string, attributes: Attributes, kind: SpanKind = SpanKind.CLIENT): Span | undefined {
+  return parent?.tracer.startSpan(name, { kind, attributes }, parent.ctx);
+}
+
+/** Sets an attribute on the span of `t` when there is one (which authenticator or authorizer decided). */
+export function spanAttribute(t: Trace | undefined, key: string, value: string | number | boolean): void {
+  if (t) trace.getSpan(t.ctx)?.setAttribute(key, value);
+}
+
+// A store call's Redis commands are made by a client shared by every request: the store span
+// that issued one is named to it for the synchronous part of the store's method (see withCommandParent).
+let commandParent: Trace | undefined;
+
+/**
+ * Runs `fn` with `t` as the parent of the command spans started synchronously
+ * inside it (`commandSpan`): the commands a store method sends before its
+ * first await. JavaScript runs one synchronous stretch at a time, so no other
+ * request's command can fall in between.
+ */
+export function withCommandParent<T>(t: Trace | undefined, fn: () => T): T {
+  if (!t) return fn();
+  const outer = commandParent;
+  commandParent = t;
+  try {
+    return fn();
+  } finally {
+    commandParent = outer;
+  }
+}
+
+/** A CLIENT span for one command under the store call that is sending it; undefined outside one. */
+export function commandSpan(name: string, attributes: Attributes): Span | undefined {
+  return startChildSpan(commandParent, name, attributes);
 }
 
 const setter = { set(carrier: OutgoingHttpHeaders, key: string, value: string) { carrier[key] = value; } };
 
 /**
- * One outbound HTTP call: for a recorded request a CLIENT span `HTTP <method>`
- * and the `traceparent` (and `tracestate`) naming it; for an unrecorded one,
- * given its IncomingMessage (`req`), the trace it passes on. `fn` gets
- * those headers (empty when off or unknown) and the span.
+ * One outbound HTTP call: under a recorded request's trace a CLIENT span
+ * `HTTP <method>` and the `traceparent` (and `tracestate`) naming it; for an
+ * unrecorded one, given its IncomingMessage (`req`), the trace it passes on.
+ * `fn` gets those headers (empty when off or unknown) and the span.
  */
-export function outboundCall<T>(method: string, url: string, attributes: Attributes,
+export function outboundCall<T>(parent: Trace | undefined, method: string, url: string, attributes: Attributes,
   fn: (traceHeaders: OutgoingHttpHeaders, span: Span | undefined) => Promise<T>, req?: { readonly headers: IncomingHttpHeaders }): Promise<T> {
   if (!on) return fn(NO_HEADERS, undefined);
-  const parent = recordingContext();
   const headers: OutgoingHttpHeaders = {};
   if (!parent) {
     if (req) propagator.inject(unrecordedContext(req.headers), headers, setter);
@@ -150,18 +189,11 @@ export function outboundCall<T>(method: string, url: string, attributes: Attribu
   const span = parent.tracer.startSpan(`HTTP ${method}`, {
     kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.full': url, ...attributes },
   }, parent.ctx);
-  const ctx = trace.setSpan(parent.ctx, span);
-  propagator.inject(ctx, headers, setter);
-  return ended(span, context.with(ctx, fn, undefined, headers, span));
+  propagator.inject(trace.setSpan(parent.ctx, span), headers, setter);
+  return ended(span, started(() => fn(headers, span)));
 }
 
 const NO_HEADERS: OutgoingHttpHeaders = Object.freeze({}) as OutgoingHttpHeaders;
-
-/** Runs `fn` outside any request (background work started from one, e.g. an audit batch): its calls join no request's trace. */
-export function detached<T>(fn: () => T): T {
-  if (!on) return fn();
-  return context.with(ROOT_CONTEXT, fn);
-}
 
 /** The response status of a client span, with OpenTelemetry's rule: 4xx and 5xx mark a client call failed. */
 export function clientStatus(span: Span | undefined, status: number): void {

@@ -4,7 +4,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_ENDPOINT, exportUrl, parseTracingConfiguration, TracingConfigError } from '../../gateway/tracing/config.js';
-import { asyncContextAdvice } from '../../gateway/tracing/index.js';
 
 const head = (v = 'v1') => `apiVersion: apiserver.config.k8s.io/${v}\nkind: TracingConfiguration\n`;
 
@@ -66,28 +65,4 @@ describe('TracingConfiguration', () => {
       return true;
     });
   });
-});
-
-describe('asyncContextAdvice (the start-time advice on Nodes that keep the trace context with promise hooks)', () => {
-  const cases: [string, string[], string | undefined, boolean][] = [
-    ['v20.20.2', [], undefined, true],
-    ['v20.20.2', [], '--max-old-space-size=512', true],
-    ['v22.23.3', [], undefined, true],
-    ['v22.23.3', ['--experimental-async-context-frame'], undefined, false],
-    ['v22.23.3', [], '--max-old-space-size=512 --experimental-async-context-frame', false],
-    ['v24.21.0', [], undefined, false],
-    ['v25.1.0', [], undefined, false],
-  ];
-  for (const [version, argv, nodeOptions, advised] of cases) {
-    it(`${version} ${argv.join(' ')} NODE_OPTIONS=${nodeOptions ?? ''}: ${advised ? 'advised' : 'silent'}`, () => {
-      const msg = asyncContextAdvice(version, argv, nodeOptions);
-      assert.equal(msg !== undefined, advised);
-      if (msg) {
-        assert.match(msg, new RegExp(`Node ${version.replace(/\./g, '\\.')}`));
-        // Node 20 has no such flag: it is told to move, Node 22 to start with the flag.
-        if (version.startsWith('v22')) assert.match(msg, /NODE_OPTIONS=--experimental-async-context-frame/);
-        else assert.match(msg, /Node 24/);
-      }
-    });
-  }
 });

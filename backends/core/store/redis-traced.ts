@@ -6,11 +6,14 @@
 //
 // The command methods of the one client are wrapped, not ioredis's
 // sendCommand: with auto-pipelining the commands of one event-loop turn are
-// sent together later, in whichever request's context the batch was
-// scheduled, so only the method call knows which request asked. Applied only
-// when the process traces; an unrecorded request pays one check per command.
+// sent together later, so only the method call knows which store call asked.
+// That call names itself for its synchronous part (TracedStore,
+// `withCommandParent`): a command sent after the store method's first await
+// (a Redis Cluster's domain lookup, a read waiting for a revision check shared
+// with other requests) has no span. Applied only when the process traces; an
+// unrecorded request pays one check per command.
 import type { Redis } from 'ioredis';
-import { SpanStatusCode, startChildSpan, type Attributes, type Span } from '../../../lib/tracing/span.js';
+import { commandSpan, SpanStatusCode, type Attributes, type Span } from '../../../lib/tracing/span.js';
 
 type CommandMethod = (this: Redis, ...args: unknown[]) => unknown;
 
@@ -24,7 +27,7 @@ export function traceCommands(client: Redis, where: Attributes): void {
     Object.defineProperty(client, name, {
       configurable: true, writable: true, enumerable: false,
       value: function traced(this: Redis, ...args: unknown[]): unknown {
-        const span = startChildSpan(operation, attributes);
+        const span = commandSpan(operation, attributes);
         const result = (method as CommandMethod).apply(this, args);
         if (span) settle(span, result);
         return result;
