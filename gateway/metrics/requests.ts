@@ -4,7 +4,7 @@
 // and latency, response sizes of reads, long-running requests, in-flight
 // seats, and authentication attempts. Labelled children are cached per label
 // set, so a request costs one string key and one Map lookup per metric.
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Gauge } from 'prom-client';
 import { LeanCounter, LeanHistogram, type CounterHandle, type HistogramHandle } from '../../lib/metrics/lean.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import { registry } from './registry.js';
@@ -24,13 +24,12 @@ const longRunning = new Gauge(registry.declared({
   labelNames: LABELS,
 }));
 
-const authnAttempts = new Counter(registry.declared({
-  name: 'authentication_attempts', help: 'Counter of authenticated attempts.', stabilityLevel: 'ALPHA', labelNames: ['result'] as const,
-}));
-const authnDuration = new Histogram(registry.declared({
-  name: 'authentication_duration_seconds', help: 'Authentication duration in seconds broken out by result.', stabilityLevel: 'ALPHA',
-  labelNames: ['result'] as const, buckets: Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i),
-}));
+// Lean, with a handle per result: prom-client's labelled inc/observe were ~4% of a GET's profile.
+const authnAttempts = new LeanCounter('authentication_attempts', 'Counter of authenticated attempts.', { stabilityLevel: 'ALPHA' }, registry);
+const authnDuration = new LeanHistogram('authentication_duration_seconds', 'Authentication duration in seconds broken out by result.', { stabilityLevel: 'ALPHA' },
+  Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i), registry);
+type AuthnOutcome = 'success' | 'failure' | 'error';
+const authnSeries = new Map<AuthnOutcome, { attempts: CounterHandle; duration: HistogramHandle }>();
 
 /** Seats in use, read when /metrics is scraped (nothing per request but two integers). */
 export const inflight = { readOnly: 0, mutating: 0 };
@@ -113,7 +112,9 @@ export function longRunningStarted(l: Labels): () => void {
   return () => longRunning.dec(l.labels);
 }
 
-export function observeAuthentication(result: 'success' | 'failure' | 'error', seconds: number): void {
-  authnAttempts.inc({ result });
-  authnDuration.observe({ result }, seconds);
+export function observeAuthentication(result: AuthnOutcome, seconds: number): void {
+  let s = authnSeries.get(result);
+  if (!s) { s = { attempts: authnAttempts.handle({ result }), duration: authnDuration.handle({ result }) }; authnSeries.set(result, s); }
+  s.attempts.value++;
+  s.duration.observe(seconds);
 }
