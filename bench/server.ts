@@ -46,7 +46,9 @@ const running = await startServer(parsed.options, { log });
 // auditing off, does per request only what an audit log must — kube's way: the whole Event of the
 // request (its Audit-Id, URI, verb, user, source IP, user agent, objectRef, status, two timestamps,
 // the authentication and authorization annotations) marshalled at once when the answer is done, the lines gathered and
-// written to the file every 5 ms — and nothing of a policy, a recording or stages.
+// written to the file every 5 ms — and nothing of a policy, a recording or stages. With
+// BENCH_AUDIT_REFERENCE_FIXED=<bytes> too, the floor: a fixed line of that size per request instead
+// of the Event (the log's I/O and the 'finish' listener alone).
 const auditReference = process.env['BENCH_AUDIT_REFERENCE'];
 if (auditReference) {
   const { openSync, write } = await import('node:fs');
@@ -62,9 +64,11 @@ if (auditReference) {
   };
   setInterval(flush, 5).unref();
   const user = { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] };
+  const fixedLine = process.env['BENCH_AUDIT_REFERENCE_FIXED'] ? `${'x'.repeat(Number(process.env['BENCH_AUDIT_REFERENCE_FIXED']) - 1)}\n` : undefined;
   running.server.prependListener('request', (req: import('node:http').IncomingMessage, res: ServerResponse) => {
     const received = new Date().toISOString();
     res.once('finish', () => {
+      if (fixedLine !== undefined) { pending.push(fixedLine); return; }
       const parts = (req.url ?? '/').split('?')[0]!.split('/');
       pending.push(`${JSON.stringify({
         kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: req.headers['audit-id'], stage: 'ResponseComplete',
