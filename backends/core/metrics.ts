@@ -5,7 +5,7 @@
 // scraped, at most every 10 s, from the watch cache), and the watchers
 // registered per kind (`apiserver_registered_watchers`).
 import { Counter, Gauge } from 'prom-client';
-import { LeanHistogram, type HistogramHandle } from '../../lib/metrics/lean.js';
+import { LeanHistogram } from '../../lib/metrics/lean.js';
 import { registry } from '../../lib/metrics/registry.js';
 import type { Registry } from '../../lib/registry/index.js';
 import { typePrefix } from './keys.js';
@@ -14,7 +14,6 @@ import type { SyncStats } from './store/index.js';
 
 const storeDuration = new LeanHistogram('etcd_request_duration_seconds', 'Etcd request latency in seconds for each operation and object type.', { stabilityLevel: 'ALPHA' },
   [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60], registry);
-const handles = new Map<string, HistogramHandle>();
 
 /** `<group|core>/<plural>/…` → kube's type label (`configmaps`, `leases.coordination.k8s.io`). */
 function typeOfKey(key: string): string {
@@ -27,10 +26,8 @@ function typeOfKey(key: string): string {
 
 function timed<T>(operation: string, key: string, run: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
-  const id = `${operation}\0${typeOfKey(key)}`;
-  let h = handles.get(id);
-  if (!h) { h = storeDuration.handle({ operation, type: typeOfKey(key) }); handles.set(id, h); }
-  const done = h;
+  const type = typeOfKey(key);
+  const done = storeDuration.handleFor(`${operation}\0${type}`, { operation, type });
   const p = run();
   p.then(() => done.observe((performance.now() - t0) / 1000), () => done.observe((performance.now() - t0) / 1000));
   return p;

@@ -12,12 +12,9 @@ export const auditErrors = new Counter(registry.declared({
   labelNames: ['plugin'] as const,
 }));
 const auditLevelTotal = new LeanCounter('apiserver_audit_level_total', 'Counter of policy levels for audit events (1 per request).', { stabilityLevel: 'ALPHA' }, registry);
-const levelHandles = new Map<string, CounterHandle>();
 /** The apiserver_audit_level_total series of one level (a policy decision's level: four at most). */
 export function auditLevel(level: string): CounterHandle {
-  let h = levelHandles.get(level);
-  if (!h) { h = auditLevelTotal.handle({ level }); levelHandles.set(level, h); }
-  return h;
+  return auditLevelTotal.handleFor(level, { level });
 }
 export const auditRejected = new Counter(registry.declared({
   name: 'apiserver_audit_requests_rejected_total', help: 'Counter of apiserver requests rejected due to an error in audit logging backend.', stabilityLevel: 'ALPHA',

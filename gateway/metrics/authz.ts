@@ -3,12 +3,12 @@
 // reloads, webhook evaluations and match-condition outcomes.
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { registry } from './registry.js';
-import { LeanCounter, type CounterHandle } from '../../lib/metrics/lean.js';
+import { LeanCounter } from '../../lib/metrics/lean.js';
 
 // Lean, a handle per (type, name, decision): counted on every request, and prom-client hashes the labels per inc.
 const decisionsTotal = new LeanCounter('apiserver_authorization_decisions_total',
   'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.', { stabilityLevel: 'ALPHA' }, registry);
-const decisionSeries = new Map<string, CounterHandle>();
+
 
 const reloadsTotal = new Counter(registry.declared({
   name: 'apiserver_authorization_config_controller_automatic_reloads_total',
@@ -43,10 +43,7 @@ const matchConditionExclusions = new Counter(registry.declared({
 /** kube counts terminal decisions only: `allowed` or `denied`; no-opinion is not recorded. */
 export function recordDecision(type: string, name: string, decision: 'allowed' | 'denied'): void {
   // Authorizers are the configuration's (a bounded set): one series each.
-  const key = `${type}\0${name}\0${decision}`;
-  let h = decisionSeries.get(key);
-  if (!h) { h = decisionsTotal.handle({ type, name, decision }); decisionSeries.set(key, h); }
-  h.value++;
+  decisionsTotal.handleFor(`${type}\0${name}\0${decision}`, { type, name, decision }).value++;
 }
 
 const webhookDuration = new Histogram(registry.declared({

@@ -28,8 +28,7 @@ const longRunning = new Gauge(registry.declared({
 const authnAttempts = new LeanCounter('authentication_attempts', 'Counter of authenticated attempts.', { stabilityLevel: 'ALPHA' }, registry);
 const authnDuration = new LeanHistogram('authentication_duration_seconds', 'Authentication duration in seconds broken out by result.', { stabilityLevel: 'ALPHA' },
   Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i), registry);
-type AuthnOutcome = 'success' | 'failure' | 'error';
-const authnSeries = new Map<AuthnOutcome, { attempts: CounterHandle; duration: HistogramHandle }>();
+
 
 /** Seats in use, read when /metrics is scraped (nothing per request but two integers). */
 export const inflight = { readOnly: 0, mutating: 0 };
@@ -112,9 +111,7 @@ export function longRunningStarted(l: Labels): () => void {
   return () => longRunning.dec(l.labels);
 }
 
-export function observeAuthentication(result: AuthnOutcome, seconds: number): void {
-  let s = authnSeries.get(result);
-  if (!s) { s = { attempts: authnAttempts.handle({ result }), duration: authnDuration.handle({ result }) }; authnSeries.set(result, s); }
-  s.attempts.value++;
-  s.duration.observe(seconds);
+export function observeAuthentication(result: 'success' | 'failure' | 'error', seconds: number): void {
+  authnAttempts.handleFor(result, { result }).value++;
+  authnDuration.handleFor(result, { result }).observe(seconds);
 }

@@ -11,7 +11,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, t
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ClientConfig } from './load.js';
 import { ExecCredentialProvider, type ExecCredential } from './exec.js';
-import { clientStatus, outboundCall, tracingEnabled, type Trace } from '../tracing/span.js';
+import { clientStatus, outboundCall, type Trace } from '../tracing/span.js';
 
 export interface ClientOptions {
   /** Per request, connection to last byte. */
@@ -113,7 +113,7 @@ export class KubeClient {
    * traceparent it sends.
    */
   request(method: string, path: string, body?: Buffer | string, headers: OutgoingHttpHeaders = {}, trace?: Trace): Promise<ClientReply> {
-    if (!trace || !tracingEnabled()) return this.send(method, path, body, headers);
+    if (!trace) return this.send(method, path, body, headers);
     const url = this.url(path);
     return outboundCall(trace, method, url.origin + url.pathname, { 'server.address': url.hostname, ...(this.opts.purpose ? { 'gatehouse.client': this.opts.purpose } : {}) },
       async (trace, span) => {

@@ -22,6 +22,7 @@ export class LeanCounter implements PromMetric {
   readonly type = 'counter';
   readonly aggregator = 'sum' as const;
   private readonly handles: CounterHandle[] = [];
+  private readonly byKey = new Map<string, CounterHandle>();
   readonly help: string;
   constructor(readonly name: string, help: string, lifecycle: MetricLifecycle, registry: LifecycleRegistry) {
     this.help = registry.declare(name, help, lifecycle);
@@ -32,6 +33,13 @@ export class LeanCounter implements PromMetric {
   handle(labels: LabelValues): CounterHandle {
     const h = new CounterHandle(labels);
     this.handles.push(h);
+    return h;
+  }
+
+  /** The handle of the label set `key` names, made with `labels` the first time (label sets from a bounded set: results, levels, configured names). */
+  handleFor(key: string, labels: LabelValues): CounterHandle {
+    let h = this.byKey.get(key);
+    if (!h) { h = this.handle(labels); this.byKey.set(key, h); }
     return h;
   }
 
@@ -59,6 +67,7 @@ export class LeanHistogram implements PromMetric {
   readonly type = 'histogram';
   readonly aggregator = 'sum' as const;
   private readonly handles: HistogramHandle[] = [];
+  private readonly byKey = new Map<string, HistogramHandle>();
   readonly help: string;
   constructor(readonly name: string, help: string, lifecycle: MetricLifecycle, private readonly bounds: readonly number[], registry: LifecycleRegistry) {
     this.help = registry.declare(name, help, lifecycle);
@@ -68,6 +77,13 @@ export class LeanHistogram implements PromMetric {
   handle(labels: LabelValues): HistogramHandle {
     const h = new HistogramHandle(labels, this.bounds);
     this.handles.push(h);
+    return h;
+  }
+
+  /** As LeanCounter.handleFor. */
+  handleFor(key: string, labels: LabelValues): HistogramHandle {
+    let h = this.byKey.get(key);
+    if (!h) { h = this.handle(labels); this.byKey.set(key, h); }
     return h;
   }
 

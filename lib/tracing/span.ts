@@ -131,11 +131,8 @@ export function inRequestSpan<T>(req: object, name: string, attributes: Attribut
   }).finally(() => carryTrace(req, parent));
 }
 
-/**
- * A child span of `parent`, started now; the caller ends it (a call whose
- * work leaves the process). Undefined when nothing is recorded.
- */
-export function startChildSpan(parent: Trace | undefined, name: string, attributes: Attributes, kind: SpanKind = SpanKind.CLIENT): Span | undefined {
+/** A child span of `parent`, started now; the caller ends it. Undefined when nothing is recorded. */
+function startChildSpan(parent: Trace | undefined, name: string, attributes: Attributes, kind: SpanKind = SpanKind.CLIENT): Span | undefined {
   return parent?.tracer.startSpan(name, { kind, attributes }, parent.ctx);
 }
 

@@ -6,30 +6,30 @@
 // span. The commands a call sends to Redis before its first await are its
 // children (redis-traced.ts).
 import type { KObject } from '../../../lib/api/meta.js';
-import { inSpan, withCommandParent, type Trace } from '../../../lib/tracing/span.js';
+import { inSpan, withCommandParent, type Attributes, type Trace } from '../../../lib/tracing/span.js';
 import type { ListOptions, ListResult, Store, WatchSink, Watcher } from './types.js';
 
 export class TracedStore implements Store {
   constructor(private readonly inner: Store, private readonly kind: string, private readonly trace: Trace) {}
 
   create(key: string, obj: KObject): Promise<KObject> {
-    return inSpan(this.trace, `Create ${this.kind}`, { key }, (_, t) => withCommandParent(t, () => this.inner.create(key, obj)));
+    return this.call('Create', { key }, () => this.inner.create(key, obj));
   }
 
   update(key: string, obj: KObject, expectedRev?: number): Promise<KObject> {
-    return inSpan(this.trace, `Update ${this.kind}`, { key, ...(expectedRev !== undefined ? { 'expected-revision': expectedRev } : {}) }, (_, t) => withCommandParent(t, () => this.inner.update(key, obj, expectedRev)));
+    return this.call('Update', { key, ...(expectedRev !== undefined ? { 'expected-revision': expectedRev } : {}) }, () => this.inner.update(key, obj, expectedRev));
   }
 
   delete(key: string, expectedRev?: number): Promise<KObject> {
-    return inSpan(this.trace, `Delete ${this.kind}`, { key, ...(expectedRev !== undefined ? { 'expected-revision': expectedRev } : {}) }, (_, t) => withCommandParent(t, () => this.inner.delete(key, expectedRev)));
+    return this.call('Delete', { key, ...(expectedRev !== undefined ? { 'expected-revision': expectedRev } : {}) }, () => this.inner.delete(key, expectedRev));
   }
 
   deleteCorrupt(key: string): Promise<void> {
-    return inSpan(this.trace, `DeleteCorrupt ${this.kind}`, { key }, (_, t) => withCommandParent(t, () => this.inner.deleteCorrupt(key)));
+    return this.call('DeleteCorrupt', { key }, () => this.inner.deleteCorrupt(key));
   }
 
   get(key: string, minRev?: number): Promise<KObject | undefined> {
-    return inSpan(this.trace, `Get ${this.kind}`, { key, ...(minRev !== undefined ? { 'min-revision': minRev } : {}) }, (_, t) => withCommandParent(t, () => this.inner.get(key, minRev)));
+    return this.call('Get', { key, ...(minRev !== undefined ? { 'min-revision': minRev } : {}) }, () => this.inner.get(key, minRev));
   }
 
   list(prefix: string, opts?: ListOptions): Promise<ListResult> {
@@ -38,6 +38,11 @@ export class TracedStore implements Store {
       span?.setAttribute('count', r.items.length);
       return r;
     });
+  }
+
+  /** One store call in a span `<op> <store>` under the request, its Redis commands sent before its first await under the span. */
+  private call<T>(op: string, attributes: Attributes, run: () => Promise<T>): Promise<T> {
+    return inSpan(this.trace, `${op} ${this.kind}`, attributes, (_, t) => withCommandParent(t, run));
   }
 
   watch(prefix: string, fromRev: number, sink: WatchSink): Watcher {
