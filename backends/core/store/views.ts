@@ -50,7 +50,8 @@ export function listView(view: TypeView | undefined, prefix: string, opts: ListO
   let last = '';
   let more = false;
   let i = start;
-  for (const key of keys.from(start)) {
+  const cursor = keys.cursor(start);
+  for (let key = cursor.next(); key !== undefined; key = cursor.next()) {
     if (i >= end) break;
     const obj = objects.get(key)!;
     i++;
