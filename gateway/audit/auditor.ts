@@ -98,11 +98,11 @@ export class Auditor implements AuditRecorder {
   }
 
   /** A request whose credentials failed: one ResponseStarted event, as kube's failed-authentication audit. */
-  failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string): void {
+  failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string, receivedAt?: number): void {
     const d = this.opts.policy.decide('', NO_GROUPS, info);
     if (d.level === 'None' || d.omitStages.has('ResponseStarted')) return;
-    const now = microTime();
-    const ev = baseEvent(d, req, info, { username: '', groups: [] }, auditID, now);
+    const ev = baseEvent(d, req, info, { username: '', groups: [] }, auditID, microTime(receivedAt));
+    ev.stageTimestamp = microTime();
     ev.stage = 'ResponseStarted';
     ev.responseStatus = { metadata: {}, status: 'Failure', message, reason: 'Unauthorized', code: 401 };
     this.emit(ev, 'ResponseStarted');

@@ -30,7 +30,7 @@ export interface AuditRecorder {
    */
   begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean, receivedAt?: number): RequestAudit | undefined;
   /** A request whose credentials failed. */
-  failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string): void;
+  failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string, receivedAt?: number): void;
   /** Largest request body kept (read before dispatch). */
   maxBodyBytes(): number;
 }

@@ -201,7 +201,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         if (cfg.audit) {
           const id = assignAuditId(req);
           carryHeader(res, 'Audit-Id', id);
-          cfg.audit.failedAuthentication(req, ctx.info, id, err instanceof Error ? err.message : String(err));
+          cfg.audit.failedAuthentication(req, ctx.info, id, err instanceof Error ? err.message : String(err), t0);
         }
         throw err;
       }

@@ -78,6 +78,7 @@ describe('audit log', () => {
   const byId = async (id: string, stage = 'ResponseComplete') => eventually(async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === stage), `${stage} of ${id}`);
 
   it('RequestResponse keeps both bodies (managedFields omitted), with the Audit-Id the client was sent', async () => {
+    const sent = Date.now();
     const r = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'audited' }, data: { k: 'v' } }, { 'accept-encoding': 'gzip' });
     assert.equal(r.status, 201);
     const id = String(r.headers['audit-id']);
@@ -98,6 +99,10 @@ describe('audit log', () => {
     assert.equal(ev['annotations']['authorization.k8s.io/decision'], 'allow');
     assert.equal(ev['annotations']['authentication.gatehouse.dev/authenticator'], 'x509');
     assert.match(ev['requestReceivedTimestamp'], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    // Received when the request came in (the chain's start), completed after that, both within the call.
+    const ms = (t: string) => Date.parse(`${t.slice(0, 23)}Z`);
+    assert.ok(ev['requestReceivedTimestamp'] <= ev['stageTimestamp'], `${ev['requestReceivedTimestamp']} ≤ ${ev['stageTimestamp']}`);
+    assert.ok(ms(ev['requestReceivedTimestamp']) >= sent - 1 && ms(ev['stageTimestamp']) <= Date.now() + 1, 'within the call');
     // omitStages: RequestReceived is never written.
     assert.equal((await readEvents(logFile)).some((e) => e['auditID'] === id && e['stage'] === 'RequestReceived'), false);
   });
@@ -197,6 +202,7 @@ describe('audit log', () => {
     const be = await byId(String(bad.headers['audit-id']), 'ResponseStarted');
     assert.equal(be['responseStatus']['code'], 401);
     assert.equal(be['user']['username'], '');
+    assert.ok(be['requestReceivedTimestamp'] <= be['stageTimestamp'], 'received when it came in, before authentication failed');
   });
 
   it('a client\'s Audit-ID is kept; impersonation is recorded; None paths are not written', async () => {
