@@ -13,7 +13,7 @@ import { ThrottledLog } from './backend.js';
 import { BatchBackend } from './batch.js';
 import { microTime, objectRefOf, sourceIPs, userOf, withoutManagedFields, type AuditEvent, type ResponseStatus } from './event.js';
 import type { AuditRecorder, RequestAudit } from '../pipeline/audit.js';
-import { levelAtLeast, type AuditPolicy, type PolicyDecision, type Stage } from './policy.js';
+import { type AuditPolicy, type PolicyDecision, type Stage } from './policy.js';
 import { decodeEnvelope } from '../../lib/protobuf/codec.js';
 import { decodeCborObject } from '../../lib/cbor/decode.js';
 import { beforeHead, sentHeader } from '../../lib/http/carried.js';
@@ -181,8 +181,8 @@ class Recording implements RequestAudit {
   constructor(private readonly auditor: Auditor, private readonly d: PolicyDecision, private readonly req: IncomingMessage, private readonly res: ServerResponse,
     info: RequestInfo, user: UserInfo, auditID: string, private readonly longRunning: boolean, receivedAt?: number) {
     this.ev = baseEvent(d, req, info, user, auditID, microTime(receivedAt));
-    this.wantsRequestBody = d.level !== 'Metadata' && levelAtLeast(d.level, 'Request') && BODY_METHODS.has(req.method ?? '') && req.headers['content-length'] !== '0';
-    const wantsResponse = d.level === 'RequestResponse' && !longRunning;
+    this.wantsRequestBody = d.keepsRequestBody && BODY_METHODS.has(req.method ?? '') && req.headers['content-length'] !== '0';
+    const wantsResponse = d.keepsResponseBody && !longRunning;
     // The answer is recorded as written; a compressed one could not be read back.
     if (wantsResponse) delete req.headers['accept-encoding'];
     if (!longRunning) this.captureResponse(wantsResponse);
@@ -281,7 +281,7 @@ class Recording implements RequestAudit {
         for (const k of ['status', 'message', 'reason'] as const) if (typeof o[k] === 'string' && o[k] !== '') status[k] = o[k] as string;
         if (o['details'] !== undefined) status.details = o['details'];
       }
-      if (this.d.level === 'RequestResponse') this.ev.responseObject = this.d.omitManagedFields ? withoutManagedFields(o) : o;
+      if (this.d.keepsResponseBody) this.ev.responseObject = this.d.omitManagedFields ? withoutManagedFields(o) : o;
     }
     return status;
   }

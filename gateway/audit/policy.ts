@@ -12,10 +12,6 @@ export type Level = (typeof LEVELS)[number];
 export const STAGES = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'] as const;
 export type Stage = (typeof STAGES)[number];
 
-export function levelAtLeast(l: Level, min: Level): boolean {
-  return LEVELS.indexOf(l) >= LEVELS.indexOf(min);
-}
-
 interface GroupResources { group: string; resources: readonly string[]; resourceNames: readonly string[] }
 
 interface Rule {
@@ -33,6 +29,9 @@ interface Rule {
 /** What the policy says of one request. */
 export interface PolicyDecision {
   readonly level: Level;
+  /** Request and RequestResponse keep the request's body; RequestResponse keeps the answer's too. */
+  readonly keepsRequestBody: boolean;
+  readonly keepsResponseBody: boolean;
   readonly omitStages: ReadonlySet<Stage>;
   readonly omitManagedFields: boolean;
 }
@@ -52,12 +51,13 @@ export interface AuditRequest {
 export class AuditPolicyError extends Error {}
 
 export class AuditPolicy {
-  private readonly none: PolicyDecision = Object.freeze({ level: 'None', omitStages: new Set<Stage>(), omitManagedFields: false });
+  private readonly none: PolicyDecision = Object.freeze({ level: 'None', keepsRequestBody: false, keepsResponseBody: false, omitStages: new Set<Stage>(), omitManagedFields: false });
   /** Each rule's answer, built once: a request's decision is a lookup, not an allocation. */
   private readonly decisions: readonly PolicyDecision[];
   private constructor(private readonly rules: readonly Rule[], omitStages: readonly Stage[], omitManagedFields: boolean) {
     this.decisions = rules.map((r) => (r.level === 'None' ? this.none : Object.freeze({
-      level: r.level, omitStages: new Set([...omitStages, ...(r.omitStages ?? [])]), omitManagedFields: r.omitManagedFields ?? omitManagedFields,
+      level: r.level, keepsRequestBody: r.level !== 'Metadata', keepsResponseBody: r.level === 'RequestResponse',
+      omitStages: new Set([...omitStages, ...(r.omitStages ?? [])]), omitManagedFields: r.omitManagedFields ?? omitManagedFields,
     })));
   }
 
