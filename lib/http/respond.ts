@@ -10,7 +10,7 @@ import { encodeCbor } from '../cbor/encode.js';
 import { CBOR_MEDIA_TYPE } from '../cbor/errors.js';
 import { endThisTurn } from './turnend.js';
 import { closeAfterAnswer } from './linger.js';
-import { toJson } from '../api/json.js';
+import { listItemBytes, toJson } from '../api/json.js';
 import { queryBool } from '../api/querybool.js';
 
 /** Below this, gzip costs more CPU than the bytes it saves (kube-apiserver's own threshold is 128 KiB). */
@@ -82,7 +82,21 @@ export function encode(value: object, output: Output, pretty: boolean): string |
   if (output.format === 'protobuf') return protobufBody(() => encodeEnvelope(value as Record<string, unknown>));
   if (output.format === 'cbor') return encodeCbor(value);
   if (output.format === 'yaml') return toYaml(value, { lineWidth: 0 });
-  return pretty ? JSON.stringify(value, null, 2) + '\n' : toJson(value);
+  return pretty ? JSON.stringify(value, null, 2) + '\n' : jsonAnswer(value);
+}
+
+/**
+ * An object's JSON answer: toJson's string, or for a large frozen object (as
+ * stores hand them out) the UTF-8 bytes listItemBytes keeps for it, viewed
+ * without their comma. Encoding a large answer per request made a fresh Buffer
+ * outside V8's heap each time, and V8 then collected for external memory
+ * pressure (see lib/http/parts.ts); the list pages already share these bytes.
+ */
+function jsonAnswer(value: object): string | Buffer {
+  const s = toJson(value);
+  if (s.length < ENCODE_ONCE_MIN || !Object.isFrozen(value)) return s;
+  const b = listItemBytes(value);
+  return b.subarray(0, b.length - 1);
 }
 
 /**

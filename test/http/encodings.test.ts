@@ -134,6 +134,38 @@ describe('compression', () => {
   });
 });
 
+describe('a large object', () => {
+  // Its JSON answer is the stored object's remembered bytes (lib/http/respond.ts), not a fresh encoding.
+  it('answers GET with the object as stored, plain, gzipped, pretty and to HEAD, and the new bytes after an update', async () => {
+    const data = { text: 'ü€'.repeat(12_000), ascii: 'x'.repeat(20_000) };
+    const made = await c.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'large' }, data });
+    assert.equal(made.status, 201, made.text);
+    for (let round = 0; round < 2; round++) {
+      const plain = await c.request('GET', `${CM}/large`);
+      assert.equal(plain.status, 200);
+      assert.deepEqual(plain.json.data, data);
+      assert.equal(Number(plain.headers['content-length']), Buffer.byteLength(plain.text));
+      assert.equal(plain.text, JSON.stringify(plain.json), 'compact JSON, no trailing comma or newline');
+      const zipped = await c.request('GET', `${CM}/large`, undefined, { 'accept-encoding': 'gzip' });
+      assert.equal(zipped.headers['content-encoding'], 'gzip');
+      assert.equal(zipped.text, plain.text);
+      const pretty = await c.request('GET', `${CM}/large?pretty=true`);
+      assert.deepEqual(pretty.json, plain.json);
+      assert.match(pretty.text, /\n {2}"kind"/);
+      const head = await c.request('HEAD', `${CM}/large`);
+      assert.equal(head.status, 200);
+      assert.equal(head.headers['content-length'], plain.headers['content-length']);
+      assert.equal(head.text, '');
+    }
+    data.ascii = 'y'.repeat(30_000);
+    const put = await c.request('PUT', `${CM}/large`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'large' }, data });
+    assert.equal(put.status, 200, put.text);
+    const after = await c.request('GET', `${CM}/large`);
+    assert.deepEqual(after.json.data, data);
+    assert.equal(after.json.metadata.resourceVersion, put.json.metadata.resourceVersion);
+  });
+});
+
 describe('unsupported and bad input', () => {
   it('answers 406 when only application/xml is accepted', async () => {
     const r = await c.request('GET', CM, undefined, { accept: 'application/xml' });
