@@ -167,7 +167,10 @@ async function appendFigures(root: string): Promise<void> {
 async function pageSizedObject(s: Setup, bytes: number): Promise<string> {
   await s.memAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-one' } });
   const base = '/api/v1/namespaces/bench-one/configmaps';
-  const sized = (name: string, blob: number) => ({ ...configMap('bench-one', name), data: { ...configMap('bench-one').data as object, blob: 'x'.repeat(blob) } });
+  const sized = (name: string, blob: number) => {
+    const cm = configMap('bench-one', name);
+    return { ...cm, data: { ...(cm['data'] as object), blob: 'x'.repeat(blob) } };
+  };
   await s.memAdmin.must('POST', base, sized('probe', 0));
   const rest = Buffer.byteLength(await s.memAdmin.must('GET', `${base}/probe`));
   await s.memAdmin.must('POST', base, sized('paged', Math.max(0, bytes - rest)));

@@ -1,7 +1,7 @@
 // Response bodies of reads: lists (built as JSON text around each stored
 // object's memoized JSON), Tables and PartialObjectMetadata.
 import type { KObject, ListMeta } from '../../lib/api/meta.js';
-import { frozenJsonCopy, jsonEqual, listItemBytes, toJson } from '../../lib/api/json.js';
+import { frozenJsonCopy, jsonBytes, jsonEqual, listItemBytes, toJson } from '../../lib/api/json.js';
 import { badRequest, internalError, type StatusError } from '../../lib/api/status.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import { hasSchema } from '../../lib/protobuf/codec.js';
@@ -112,8 +112,7 @@ export function listParts(t: ResourceType, items: readonly KObject[], meta: List
   let length = parts[0]!.length + LIST_END.length;
   const last = items.length - 1;
   for (let i = 0; i <= last; i++) {
-    let b = listItemBytes(items[i]!);
-    if (i === last) b = b.subarray(0, b.length - 1);
+    const b = i === last ? jsonBytes(items[i]!) : listItemBytes(items[i]!);
     parts.push(b);
     length += b.length;
   }

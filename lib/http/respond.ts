@@ -10,7 +10,7 @@ import { encodeCbor } from '../cbor/encode.js';
 import { CBOR_MEDIA_TYPE } from '../cbor/errors.js';
 import { endThisTurn } from './turnend.js';
 import { closeAfterAnswer } from './linger.js';
-import { listItemBytes, toJson } from '../api/json.js';
+import { jsonBytes, toJson } from '../api/json.js';
 import { queryBool } from '../api/querybool.js';
 
 /** Below this, gzip costs more CPU than the bytes it saves (kube-apiserver's own threshold is 128 KiB). */
@@ -87,16 +87,14 @@ export function encode(value: object, output: Output, pretty: boolean): string |
 
 /**
  * An object's JSON answer: toJson's string, or for a large frozen object (as
- * stores hand them out) the UTF-8 bytes listItemBytes keeps for it, viewed
- * without their comma. Encoding a large answer per request made a fresh Buffer
+ * stores hand them out) the UTF-8 bytes kept for it (jsonBytes, which list
+ * pages share). Encoding a large answer per request made a fresh Buffer
  * outside V8's heap each time, and V8 then collected for external memory
- * pressure (see lib/http/parts.ts); the list pages already share these bytes.
+ * pressure (see lib/http/parts.ts).
  */
 function jsonAnswer(value: object): string | Buffer {
   const s = toJson(value);
-  if (s.length < ENCODE_ONCE_MIN || !Object.isFrozen(value)) return s;
-  const b = listItemBytes(value);
-  return b.subarray(0, b.length - 1);
+  return s.length < ENCODE_ONCE_MIN || !Object.isFrozen(value) ? s : jsonBytes(value);
 }
 
 /**
