@@ -30,9 +30,15 @@ const redis = process.env['AB_REDIS'] === '1';
 const rounds = Number(process.env['AB_ROUNDS'] ?? 6);
 const windowMs = Number(process.env['AB_MS'] ?? 1500);
 const flagsB = (process.env['AB_FLAGS_B'] ?? '').split(' ').filter(Boolean);
-const envA = Object.fromEntries((process.env['AB_ENV_A'] ?? '').split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const envA = Object.fromEntries(
+  (process.env['AB_ENV_A'] ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
 const prefixes = [0, 1].map(() => `gh-bench-ab-${randomBytes(4).toString('hex')}`);
-const storeFlags = (i: number): string[] => (redis ? ['--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefixes[i]!] : ['--storage-backend', 'memory']);
+const storeFlags = (i: number): string[] =>
+  redis ? ['--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefixes[i]!] : ['--storage-backend', 'memory'];
 const body = JSON.stringify(configMap('bench'));
 
 const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-ab-'));
@@ -40,16 +46,40 @@ const children: Child[] = [];
 try {
   // A generates the dev PKI; B and the load generator use it.
   const portA = await freePort();
-  const a = await startChild('A', './server.ts', ['--secure-port', String(portA), '--data-dir', join(root, 'a'), ...storeFlags(0), '--authorization-mode', 'AlwaysAllow'], 0, [], { ...envA, BENCH_DIST: resolve(distA) });
+  const a = await startChild(
+    'A',
+    './server.ts',
+    ['--secure-port', String(portA), '--data-dir', join(root, 'a'), ...storeFlags(0), '--authorization-mode', 'AlwaysAllow'],
+    0,
+    [],
+    { ...envA, BENCH_DIST: resolve(distA) },
+  );
   children.push(a);
   const pki = join(root, 'a', 'pki');
   const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
   const tls = { ca: ca!, cert: cert!, key: key! };
   const portB = await freePort();
-  const b = await startChild('B', './server.ts', [
-    '--secure-port', String(portB), '--data-dir', join(root, 'b'), ...storeFlags(1), '--authorization-mode', 'AlwaysAllow',
-    '--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt'),
-  ], 0, flagsB);
+  const b = await startChild(
+    'B',
+    './server.ts',
+    [
+      '--secure-port',
+      String(portB),
+      '--data-dir',
+      join(root, 'b'),
+      ...storeFlags(1),
+      '--authorization-mode',
+      'AlwaysAllow',
+      '--tls-cert-file',
+      join(pki, 'apiserver.crt'),
+      '--tls-private-key-file',
+      join(pki, 'apiserver.key'),
+      '--client-ca-file',
+      join(pki, 'ca.crt'),
+    ],
+    0,
+    flagsB,
+  );
   children.push(b);
   const load = await startChild('loadgen', './loadgen.ts', [], 1);
   children.push(load);
@@ -61,10 +91,17 @@ try {
   }
   /** Creates/s and server CPU µs per create over one window (CPU includes the 300 ms warm-up, on both sides alike). */
   const measure = async (port: number, server: Child): Promise<{ rate: number; us: number }> => {
-    const r = await withCpu(server, load, () => load.call<LoopResult>('fixed', {
-      connections: 50, warmupMs: 300, durationMs: windowMs, maxRequests: 5_000_000,
-      target: { port, ...tls }, req: { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body }, uniqueNames: true,
-    }));
+    const r = await withCpu(server, load, () =>
+      load.call<LoopResult>('fixed', {
+        connections: 50,
+        warmupMs: 300,
+        durationMs: windowMs,
+        maxRequests: 5_000_000,
+        target: { port, ...tls },
+        req: { method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body },
+        uniqueNames: true,
+      }),
+    );
     if (r.errors > 0 || Object.keys(r.statuses).some((c) => c !== '201')) console.log(`  (errors ${r.errors}, statuses ${JSON.stringify(r.statuses)})`);
     return { rate: rps(r), us: cpuUs(r) };
   };
@@ -73,15 +110,19 @@ try {
   const ratios: number[] = [];
   const of = { A: [] as { rate: number; us: number }[], B: [] as { rate: number; us: number }[] };
   for (let i = 0; i < rounds; i++) {
-    for (const side of i % 2 === 0 ? ['A', 'B'] as const : ['B', 'A'] as const) {
+    for (const side of i % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
       of[side].push(side === 'A' ? await measure(portA, a) : await measure(portB, b));
     }
     const [x, y] = [of.A[i]!, of.B[i]!];
     ratios.push(y.us / x.us);
-    console.log(`round ${i + 1}: A ${Math.round(x.rate)}/s ${Math.round(x.us)} µs   B ${Math.round(y.rate)}/s ${Math.round(y.us)} µs   B/A CPU ${ratios[i]!.toFixed(3)}`);
+    console.log(
+      `round ${i + 1}: A ${Math.round(x.rate)}/s ${Math.round(x.us)} µs   B ${Math.round(y.rate)}/s ${Math.round(y.us)} µs   B/A CPU ${ratios[i]!.toFixed(3)}`,
+    );
   }
   const median = (xs: number[]): number => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 2)]!;
-  console.log(`median: A ${Math.round(median(of.A.map((x) => x.rate)))}/s ${Math.round(median(of.A.map((x) => x.us)))} µs, B ${Math.round(median(of.B.map((x) => x.rate)))}/s ${Math.round(median(of.B.map((x) => x.us)))} µs; B/A CPU per create ${median(ratios).toFixed(3)} [${ratios.map((r) => r.toFixed(2)).join(' ')}]`);
+  console.log(
+    `median: A ${Math.round(median(of.A.map((x) => x.rate)))}/s ${Math.round(median(of.A.map((x) => x.us)))} µs, B ${Math.round(median(of.B.map((x) => x.rate)))}/s ${Math.round(median(of.B.map((x) => x.us)))} µs; B/A CPU per create ${median(ratios).toFixed(3)} [${ratios.map((r) => r.toFixed(2)).join(' ')}]`,
+  );
 } finally {
   await Promise.all(children.map((c) => c.stop()));
   if (redis) {

@@ -65,17 +65,33 @@ async function perSecond(f: () => Promise<unknown>, ms: number): Promise<number>
 export async function runAccessBench(bindings = 10_000, ms = 1500): Promise<AccessBenchFigures> {
   const rbac = new RbacAuthorizer(buildPolicy(bindings));
   const bypass = privilegedGroups(['system:masters']);
-  const parts: ExplainedPart[] = [{ type: 'Privileged', name: bypass.name, authorizer: bypass }, { type: 'RBAC', name: 'rbac', authorizer: rbac }];
+  const parts: ExplainedPart[] = [
+    { type: 'Privileged', name: bypass.name, authorizer: bypass },
+    { type: 'RBAC', name: 'rbac', authorizer: rbac },
+  ];
   const chain = new AuthorizerChain(parts.map((p) => p.authorizer));
   const user = { username: 'alice', groups: ['dev', 'system:authenticated'] };
-  const allowed: Attributes = { user, verb: 'list', isResourceRequest: true, path: '', apiGroup: 'apps', apiVersion: 'v1', namespace: 'ns-7', resource: 'deployments', subresource: '', name: '' };
+  const allowed: Attributes = {
+    user,
+    verb: 'list',
+    isResourceRequest: true,
+    path: '',
+    apiGroup: 'apps',
+    apiVersion: 'v1',
+    namespace: 'ns-7',
+    resource: 'deployments',
+    subresource: '',
+    name: '',
+  };
   const denied: Attributes = { ...allowed, verb: 'delete' };
   // Two rounds in mirrored order, so drift and JIT warm-up land on both; means of the rounds.
   const r = { reviewA: 0, explainA: 0, explainD: 0, reviewD: 0 };
   const order: Array<keyof typeof r> = ['reviewA', 'explainA', 'explainD', 'reviewD'];
   const run: Record<keyof typeof r, () => Promise<unknown>> = {
-    reviewA: () => chain.evaluate(allowed), explainA: () => explainChain(parts, allowed),
-    explainD: () => explainChain(parts, denied, { otherSubjects: true }), reviewD: () => chain.evaluate(denied),
+    reviewA: () => chain.evaluate(allowed),
+    explainA: () => explainChain(parts, allowed),
+    explainD: () => explainChain(parts, denied, { otherSubjects: true }),
+    reviewD: () => chain.evaluate(denied),
   };
   for (const k of [...order, ...[...order].reverse()]) r[k] += (await perSecond(run[k], ms)) / 2;
   const { reviewA, explainA, explainD, reviewD } = r;
@@ -89,16 +105,28 @@ export async function runAccessBench(bindings = 10_000, ms = 1500): Promise<Acce
   }
   times.sort((a, b) => a - b);
   const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!;
-  return { bindings, reviewPerS: { allowed: reviewA, denied: reviewD }, explainPerS: { allowed: explainA, denied: explainD }, whoCanMs: { p50: q(0.5), p99: q(0.99), subjects } };
+  return {
+    bindings,
+    reviewPerS: { allowed: reviewA, denied: reviewD },
+    explainPerS: { allowed: explainA, denied: explainD },
+    whoCanMs: { p50: q(0.5), p99: q(0.99), subjects },
+  };
 }
 
 export function accessRows(f: AccessBenchFigures): string[][] {
   const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`;
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
   return [
-    [`SubjectAccessExplanation vs SubjectAccessReview, ${n(f.bindings)} bindings, measured on the chain`,
-      `allowed ${n(f.explainPerS.allowed)} vs ${n(f.reviewPerS.allowed)}/s = ${pct(f.explainPerS.allowed, f.reviewPerS.allowed)}; denied (with near misses) ${n(f.explainPerS.denied)} vs ${n(f.reviewPerS.denied)}/s = ${pct(f.explainPerS.denied, f.reviewPerS.denied)}`, '≥ 25%'],
-    [`SubjectsReview (who can), ${n(f.bindings)} bindings`, `p50 ${f.whoCanMs.p50.toFixed(2)} ms, p99 ${f.whoCanMs.p99.toFixed(2)} ms (${f.whoCanMs.subjects} subjects)`, 'p99 ≤ 50 ms'],
+    [
+      `SubjectAccessExplanation vs SubjectAccessReview, ${n(f.bindings)} bindings, measured on the chain`,
+      `allowed ${n(f.explainPerS.allowed)} vs ${n(f.reviewPerS.allowed)}/s = ${pct(f.explainPerS.allowed, f.reviewPerS.allowed)}; denied (with near misses) ${n(f.explainPerS.denied)} vs ${n(f.reviewPerS.denied)}/s = ${pct(f.explainPerS.denied, f.reviewPerS.denied)}`,
+      '≥ 25%',
+    ],
+    [
+      `SubjectsReview (who can), ${n(f.bindings)} bindings`,
+      `p50 ${f.whoCanMs.p50.toFixed(2)} ms, p99 ${f.whoCanMs.p99.toFixed(2)} ms (${f.whoCanMs.subjects} subjects)`,
+      'p99 ≤ 50 ms',
+    ],
   ];
 }
 
@@ -144,15 +172,31 @@ const SAE_PATH = '/apis/access.gatehouse.dev/v1alpha1/subjectaccessexplanations'
 const WHO_PATH = '/apis/access.gatehouse.dev/v1alpha1/subjectsreviews';
 
 /** One POST through node:https (checks the answer before a run; the load generator reads only status lines). */
-interface Answer { status: number; json: { status: { allowed?: boolean; nearMisses?: unknown[]; subjects?: unknown[] } } }
+interface Answer {
+  status: number;
+  json: { status: { allowed?: boolean; nearMisses?: unknown[]; subjects?: unknown[] } };
+}
 
 async function postOnce(t: AccessHttpTarget, path: string, body: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: t.port, path, method: 'POST', ca: t.tls.ca, cert: t.tls.cert, key: t.tls.key, servername: 'localhost', headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Answer['json'] }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: t.port,
+        path,
+        method: 'POST',
+        ca: t.tls.ca,
+        cert: t.tls.cert,
+        key: t.tls.key,
+        servername: 'localhost',
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Answer['json'] }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -173,8 +217,10 @@ export async function runAccessHttp(t: AccessHttpTarget): Promise<AccessHttpFigu
   for (const c of CASES) {
     const b = bodies(c);
     const [r, e] = [await postOnce(t, SAR_PATH, b.review), await postOnce(t, SAE_PATH, b.explain)];
-    if (r.status !== 201 || e.status !== 201) throw new Error(`access bench: ${c}: SubjectAccessReview ${r.status}, SubjectAccessExplanation ${e.status} (${JSON.stringify(e.json).slice(0, 200)})`);
-    if (r.json.status.allowed !== (c === 'allowed') || e.json.status.allowed !== (c === 'allowed')) throw new Error(`access bench: ${c} decided ${r.json.status.allowed}/${e.json.status.allowed}`);
+    if (r.status !== 201 || e.status !== 201)
+      throw new Error(`access bench: ${c}: SubjectAccessReview ${r.status}, SubjectAccessExplanation ${e.status} (${JSON.stringify(e.json).slice(0, 200)})`);
+    if (r.json.status.allowed !== (c === 'allowed') || e.json.status.allowed !== (c === 'allowed'))
+      throw new Error(`access bench: ${c} decided ${r.json.status.allowed}/${e.json.status.allowed}`);
     nearMisses[c] = (e.json.status.nearMisses ?? []).length;
   }
   const w = await postOnce(t, WHO_PATH, who);
@@ -182,23 +228,43 @@ export async function runAccessHttp(t: AccessHttpTarget): Promise<AccessHttpFigu
   const subjects = (w.json.status.subjects ?? []).length;
 
   const loop = (path: string, body: string, connections: number): LoopArgs => ({
-    target: { port: t.port, ...t.tls }, connections, warmupMs: t.warmupMs, durationMs: t.durationMs, maxRequests: 3_000_000, method: 'POST', path, body,
+    target: { port: t.port, ...t.tls },
+    connections,
+    warmupMs: t.warmupMs,
+    durationMs: t.durationMs,
+    maxRequests: 3_000_000,
+    method: 'POST',
+    path,
+    body,
   });
   const prof = process.env['BENCH_CPU_PROF'] || undefined;
   const run = async (what: string, args: LoopArgs): Promise<RunResult> => {
     if (prof) await t.server.call('profStart');
     const r = await withCpu(t.server, t.load, () => t.load.call<RunResult>('loop', args));
     if (prof) await t.server.call('profStop', { file: join(prof, `access-${what.replace(/[^A-Za-z0-9]+/g, '-')}.cpuprofile`) });
-    progress(what, `${num(rps(r))} req/s, p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}, non-201 ${r.requests - (r.statuses['201'] ?? 0)}; CPU server ${share(r.cpu!.server)}, load ${share(r.cpu!.load)}`);
+    progress(
+      what,
+      `${num(rps(r))} req/s, p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}, non-201 ${r.requests - (r.statuses['201'] ?? 0)}; CPU server ${share(r.cpu!.server)}, load ${share(r.cpu!.load)}`,
+    );
     return r;
   };
   const review = { allowed: [], denied: [], crowded: [] } as Record<Case, RunResult[]>;
   const explain = { allowed: [], denied: [], crowded: [] } as Record<Case, RunResult[]>;
   // Review, explanation, explanation, review… then the mirror: drift lands on both kinds.
-  const order: Array<[Case, 'review' | 'explain']> = [['allowed', 'review'], ['allowed', 'explain'], ['denied', 'explain'], ['denied', 'review'], ['crowded', 'review'], ['crowded', 'explain']];
+  const order: Array<[Case, 'review' | 'explain']> = [
+    ['allowed', 'review'],
+    ['allowed', 'explain'],
+    ['denied', 'explain'],
+    ['denied', 'review'],
+    ['crowded', 'review'],
+    ['crowded', 'explain'],
+  ];
   for (const [c, kind] of [...order, ...[...order].reverse()]) {
     const b = bodies(c);
-    const r = await run(`${kind === 'review' ? 'SubjectAccessReview' : 'SubjectAccessExplanation'}, ${c}`, loop(kind === 'review' ? SAR_PATH : SAE_PATH, b[kind], 50));
+    const r = await run(
+      `${kind === 'review' ? 'SubjectAccessReview' : 'SubjectAccessExplanation'}, ${c}`,
+      loop(kind === 'review' ? SAR_PATH : SAE_PATH, b[kind], 50),
+    );
     (kind === 'review' ? review : explain)[c].push(r);
   }
   const whoCanOne = await run('SubjectsReview, 1 connection', loop(WHO_PATH, who, 1));
@@ -214,13 +280,32 @@ export function accessHttpRows(f: AccessHttpFigures): string[][] {
   const rows = CASES.map((c) => {
     const r = pooled(f.review[c]);
     const e = pooled(f.explain[c]);
-    recordRow({ name: `SubjectAccessExplanation vs SubjectAccessReview over HTTPS, ${c}`, value: e.rate, unit: 'req/s', baseline: r.rate, target: '≥ 25%', atLeast: 0.25 });
-    return [`SubjectAccessExplanation vs SubjectAccessReview over HTTPS, ${c}${c === 'allowed' ? '' : ` (${f.nearMisses[c]} near misses)`}`,
-      `${num(e.rate)} vs ${num(r.rate)}/s = ${pct(e.rate, r.rate)}; by server CPU per request ${pct(r.cpu, e.cpu)} (${num(e.cpu)} vs ${num(r.cpu)} µs)`, '≥ 25%'];
+    recordRow({
+      name: `SubjectAccessExplanation vs SubjectAccessReview over HTTPS, ${c}`,
+      value: e.rate,
+      unit: 'req/s',
+      baseline: r.rate,
+      target: '≥ 25%',
+      atLeast: 0.25,
+    });
+    return [
+      `SubjectAccessExplanation vs SubjectAccessReview over HTTPS, ${c}${c === 'allowed' ? '' : ` (${f.nearMisses[c]} near misses)`}`,
+      `${num(e.rate)} vs ${num(r.rate)}/s = ${pct(e.rate, r.rate)}; by server CPU per request ${pct(r.cpu, e.cpu)} (${num(e.cpu)} vs ${num(r.cpu)} µs)`,
+      '≥ 25%',
+    ];
   });
   const one = f.whoCanOne;
-  recordRow({ name: 'SubjectsReview (who can) over HTTPS p99, 1 connection, 10,000 bindings', value: one.latency.p99, unit: 'ms', target: 'p99 ≤ 50 ms', atMost: 50 });
-  rows.push([`SubjectsReview over HTTPS (${f.subjects} subjects), 1 connection; 50 connections`,
-    `p50 ${ms(one.latency.p50)}, p99 ${ms(one.latency.p99)}, ${num(rps(one))}/s; ${num(rps(f.whoCanMany))}/s, p99 ${ms(f.whoCanMany.latency.p99)}`, 'p99 ≤ 50 ms']);
+  recordRow({
+    name: 'SubjectsReview (who can) over HTTPS p99, 1 connection, 10,000 bindings',
+    value: one.latency.p99,
+    unit: 'ms',
+    target: 'p99 ≤ 50 ms',
+    atMost: 50,
+  });
+  rows.push([
+    `SubjectsReview over HTTPS (${f.subjects} subjects), 1 connection; 50 connections`,
+    `p50 ${ms(one.latency.p50)}, p99 ${ms(one.latency.p99)}, ${num(rps(one))}/s; ${num(rps(f.whoCanMany))}/s, p99 ${ms(f.whoCanMany.latency.p99)}`,
+    'p99 ≤ 50 ms',
+  ]);
   return rows;
 }

@@ -3,11 +3,19 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export interface Answer { status: number; text: string; headers: IncomingHttpHeaders }
+export interface Answer {
+  status: number;
+  text: string;
+  headers: IncomingHttpHeaders;
+}
 
 export class Admin {
   private readonly agent: Agent;
-  constructor(private readonly port: number, tls: { ca: string; cert: string; key: string }, maxSockets = 32) {
+  constructor(
+    private readonly port: number,
+    tls: { ca: string; cert: string; key: string },
+    maxSockets = 32,
+  ) {
     this.agent = new Agent({ keepAlive: true, maxSockets, ca: tls.ca, cert: tls.cert, key: tls.key });
   }
 
@@ -19,12 +27,23 @@ export class Admin {
   /** A body as it is, of the given content type. */
   send(method: string, path: string, payload?: string, contentType?: string): Promise<Answer> {
     return new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: this.port, path, method, agent: this.agent, servername: 'localhost', headers: contentType ? { 'content-type': contentType } : {} }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path,
+          method,
+          agent: this.agent,
+          servername: 'localhost',
+          headers: contentType ? { 'content-type': contentType } : {},
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -59,5 +78,7 @@ export class Admin {
     throw new Error(`server on port ${this.port} never became ready`);
   }
 
-  close(): void { this.agent.destroy(); }
+  close(): void {
+    this.agent.destroy();
+  }
 }

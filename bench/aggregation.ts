@@ -46,17 +46,40 @@ const NS = 'bench';
 const SVC_HOST = 'sample-api.gatehouse-samples.svc';
 const WIDGETS = `/apis/samples.gatehouse.dev/v1/namespaces/${NS}/widgets`;
 
-interface Tls { ca: string; cert: string; key: string; servername: string }
-interface Target extends Tls { port: number; headers: Record<string, string> }
-interface GetResult { requests: number; errors: number; seconds: number; latency: Percentiles; statuses: Record<string, number> }
-interface WatchResult { events: number; expected: number; latency: Percentiles; seconds: number }
+interface Tls {
+  ca: string;
+  cert: string;
+  key: string;
+  servername: string;
+}
+interface Target extends Tls {
+  port: number;
+  headers: Record<string, string>;
+}
+interface GetResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  latency: Percentiles;
+  statuses: Record<string, number>;
+}
+interface WatchResult {
+  events: number;
+  expected: number;
+  latency: Percentiles;
+  seconds: number;
+}
 
 // ---------------------------------------------------------------- load generator
 
 function openTls(t: Target): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const s = connect({ host: '127.0.0.1', port: t.port, ca: t.ca, cert: t.cert, key: t.key, servername: t.servername });
-    s.once('secureConnect', () => { s.off('error', reject); s.setNoDelay(true); resolve(s); });
+    s.once('secureConnect', () => {
+      s.off('error', reject);
+      s.setNoDelay(true);
+      resolve(s);
+    });
     s.once('error', reject);
   });
 }
@@ -97,29 +120,41 @@ async function getLoop(a: { target: Target; path: string; connections: number })
   const req = encode(a.target, 'GET', a.path);
   const lat = new Samples();
   const statuses: Record<string, number> = {};
-  let requests = 0, errors = 0;
+  let requests = 0,
+    errors = 0;
   const from = performance.now() + WARMUP;
   const until = from + DURATION;
-  await Promise.all(sockets.map((s) => new Promise<void>((resolve) => {
-    let sentAt = 0;
-    const send = () => {
-      if (performance.now() > until) { resolve(); return; }
-      sentAt = performance.now();
-      s.write(req);
-    };
-    responses(s, (status) => {
-      const now = performance.now();
-      if (now >= from && now <= until) {
-        requests++;
-        lat.add(now - sentAt);
-        statuses[status] = (statuses[status] ?? 0) + 1;
-        if (status >= 400) errors++;
-      }
-      send();
-    });
-    s.on('error', () => { errors++; resolve(); });
-    send();
-  })));
+  await Promise.all(
+    sockets.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          let sentAt = 0;
+          const send = () => {
+            if (performance.now() > until) {
+              resolve();
+              return;
+            }
+            sentAt = performance.now();
+            s.write(req);
+          };
+          responses(s, (status) => {
+            const now = performance.now();
+            if (now >= from && now <= until) {
+              requests++;
+              lat.add(now - sentAt);
+              statuses[status] = (statuses[status] ?? 0) + 1;
+              if (status >= 400) errors++;
+            }
+            send();
+          });
+          s.on('error', () => {
+            errors++;
+            resolve();
+          });
+          send();
+        }),
+    ),
+  );
   for (const s of sockets) s.destroy();
   return { requests, errors, seconds: DURATION / 1000, latency: lat.summary(), statuses };
 }
@@ -136,53 +171,80 @@ async function watchLoop(a: { watchTarget: Target; writer: Target; n: number }):
     const s = await openTls(a.writer);
     const rv = await new Promise<string>((resolve) => {
       let text = '';
-      s.on('data', (c: Buffer) => { text += c.toString('latin1'); const m = /"resourceVersion":"(\d+)"/.exec(text); if (m && text.includes('\r\n\r\n')) resolve(m[1]!); });
+      s.on('data', (c: Buffer) => {
+        text += c.toString('latin1');
+        const m = /"resourceVersion":"(\d+)"/.exec(text);
+        if (m && text.includes('\r\n\r\n')) resolve(m[1]!);
+      });
       s.write(encode(a.writer, 'GET', `${WIDGETS}?limit=1`));
     });
     s.destroy();
     return rv;
   })();
-  const watches = await Promise.all(Array.from({ length: a.n }, async () => {
-    const s = await openTls(a.watchTarget);
-    let rest = '';
-    s.on('data', (c: Buffer) => {
-      const at = performance.now();
-      const text = rest + c.toString('latin1');
-      let pos = 0;
-      for (;;) {
-        const i = text.indexOf(marker, pos);
-        if (i < 0) break;
-        const j = text.indexOf('"', i + marker.length);
-        if (j < 0) break;
-        arrivals.push([Number(text.slice(i + marker.length, j)), at]);
-        pos = j;
-      }
-      rest = text.slice(Math.max(pos, text.length - 64));
-    });
-    s.write(encode(a.watchTarget, 'GET', `${WIDGETS}?watch=1&resourceVersion=${start}`));
-    return s;
-  }));
+  const watches = await Promise.all(
+    Array.from({ length: a.n }, async () => {
+      const s = await openTls(a.watchTarget);
+      let rest = '';
+      s.on('data', (c: Buffer) => {
+        const at = performance.now();
+        const text = rest + c.toString('latin1');
+        let pos = 0;
+        for (;;) {
+          const i = text.indexOf(marker, pos);
+          if (i < 0) break;
+          const j = text.indexOf('"', i + marker.length);
+          if (j < 0) break;
+          arrivals.push([Number(text.slice(i + marker.length, j)), at]);
+          pos = j;
+        }
+        rest = text.slice(Math.max(pos, text.length - 64));
+      });
+      s.write(encode(a.watchTarget, 'GET', `${WIDGETS}?watch=1&resourceVersion=${start}`));
+      return s;
+    }),
+  );
   await sleep(500);
   const writers = await Promise.all(Array.from({ length: 4 }, () => openTls(a.writer)));
   let seq = 0;
   const t0 = performance.now();
   const until = t0 + Math.min(DURATION, 3000);
-  await Promise.all(writers.map((s) => new Promise<void>((resolve) => {
-    let mine = 0;
-    const send = () => {
-      if (performance.now() > until) { resolve(); return; }
-      mine = seq++;
-      s.write(encode(a.writer, 'POST', WIDGETS, JSON.stringify({ apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: `a${run}-${mine}` }, spec: { color: 'red' } })));
-    };
-    responses(s, () => { ackAt.set(mine, performance.now()); send(); });
-    s.on('error', () => resolve());
-    send();
-  })));
+  await Promise.all(
+    writers.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          let mine = 0;
+          const send = () => {
+            if (performance.now() > until) {
+              resolve();
+              return;
+            }
+            mine = seq++;
+            s.write(
+              encode(
+                a.writer,
+                'POST',
+                WIDGETS,
+                JSON.stringify({ apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: `a${run}-${mine}` }, spec: { color: 'red' } }),
+              ),
+            );
+          };
+          responses(s, () => {
+            ackAt.set(mine, performance.now());
+            send();
+          });
+          s.on('error', () => resolve());
+          send();
+        }),
+    ),
+  );
   const seconds = (performance.now() - t0) / 1000;
   await sleep(1500);
   for (const s of [...watches, ...writers]) s.destroy();
   const lat = new Samples();
-  for (const [n, at] of arrivals) { const ack = ackAt.get(n); if (ack !== undefined) lat.add(Math.max(0, at - ack)); }
+  for (const [n, at] of arrivals) {
+    const ack = ackAt.get(n);
+    if (ack !== undefined) lat.add(Math.max(0, at - ack));
+  }
   return { events: arrivals.length, expected: ackAt.size * a.n, latency: lat.summary(), seconds };
 }
 
@@ -193,13 +255,17 @@ async function sampleBackendMode(args: string[]): Promise<void> {
   const { startBackendProcess } = await import('../gateway/aggregation/backendmain.js');
   const parsed = parseServeFlags(args);
   if ('error' in parsed) throw new Error(parsed.error);
-  await startBackendProcess('sample-backend', parsed.options, (m) => { if (process.env['BENCH_SERVER_LOG']) process.stderr.write(`[sample] ${m}\n`); });
+  await startBackendProcess('sample-backend', parsed.options, (m) => {
+    if (process.env['BENCH_SERVER_LOG']) process.stderr.write(`[sample] ${m}\n`);
+  });
   serveCommands({});
 }
 
 /** The bare hop: HTTPS in, node:https keep-alive agent out (front-proxy client cert, backend CA), headers and body piped as they are. */
 async function bareProxyMode([port, backendPort, certFile, keyFile, backendCaFile, clientCertFile, clientKeyFile]: string[]): Promise<void> {
-  const [cert, key, ca, ccert, ckey] = await Promise.all([certFile!, keyFile!, backendCaFile!, clientCertFile!, clientKeyFile!].map((f) => readFile(f, 'utf8')));
+  const [cert, key, ca, ccert, ckey] = await Promise.all(
+    [certFile!, keyFile!, backendCaFile!, clientCertFile!, clientKeyFile!].map((f) => readFile(f, 'utf8')),
+  );
   const agent = new HttpsAgent({ keepAlive: true, maxSockets: 256, ca, cert: ccert, key: ckey, servername: SVC_HOST });
   const server = createServer({ cert, key, keepAliveTimeout: 65_000 }, (req, res) => {
     const out = httpsRequest({ host: '127.0.0.1', port: Number(backendPort), method: req.method, path: req.url, headers: req.headers, agent }, (up) => {
@@ -207,7 +273,10 @@ async function bareProxyMode([port, backendPort, certFile, keyFile, backendCaFil
       if (req.url?.includes('watch=')) res.flushHeaders();
       up.pipe(res);
     });
-    out.on('error', () => { if (!res.headersSent) res.writeHead(502).end(); else res.destroy(); });
+    out.on('error', () => {
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
+    });
     req.pipe(out);
   });
   await new Promise<void>((r) => server.listen(Number(port), '127.0.0.1', r));
@@ -221,7 +290,9 @@ async function bareProxyMode([port, backendPort, certFile, keyFile, backendCaFil
  * headers passed as they are, the answer's raw headers and body relayed.
  */
 async function bareUndiciMode([port, backendPort, certFile, keyFile, backendCaFile, clientCertFile, clientKeyFile]: string[]): Promise<void> {
-  const [cert, key, ca, ccert, ckey] = await Promise.all([certFile!, keyFile!, backendCaFile!, clientCertFile!, clientKeyFile!].map((f) => readFile(f, 'utf8')));
+  const [cert, key, ca, ccert, ckey] = await Promise.all(
+    [certFile!, keyFile!, backendCaFile!, clientCertFile!, clientKeyFile!].map((f) => readFile(f, 'utf8')),
+  );
   await startBareUndiciHop({ port: Number(port), cert, key, backend: { port: backendPort!, ca, cert: ccert, key: ckey, servername: SVC_HOST } });
   serveCommands({});
 }
@@ -232,15 +303,17 @@ const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)} ms` : '-');
 const rate = (r: GetResult) => r.requests / r.seconds;
 const pct = (x: number) => `${Math.round(100 * x)}%`;
 
-
 /** Two runs of one path as one: requests and seconds added, percentiles averaged. */
 function pool(rs: readonly GetResult[]): GetResult {
   const statuses: Record<string, number> = {};
   for (const r of rs) for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
   const avg = (f: (r: GetResult) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
   return {
-    requests: rs.reduce((a, r) => a + r.requests, 0), errors: rs.reduce((a, r) => a + r.errors, 0), seconds: rs.reduce((a, r) => a + r.seconds, 0),
-    latency: { p50: avg((r) => r.latency.p50), p99: avg((r) => r.latency.p99), max: Math.max(...rs.map((r) => r.latency.max)) }, statuses,
+    requests: rs.reduce((a, r) => a + r.requests, 0),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+    seconds: rs.reduce((a, r) => a + r.seconds, 0),
+    latency: { p50: avg((r) => r.latency.p50), p99: avg((r) => r.latency.p99), max: Math.max(...rs.map((r) => r.latency.max)) },
+    statuses,
   };
 }
 
@@ -256,32 +329,91 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
   const children: Child[] = [];
   const admins: Admin[] = [];
   try {
-    process.stdout.write(`\n== Aggregation: GET and watch through the gateway to the sample backend, beside direct and a bare Node proxy hop ==\n${placement()}\n`);
+    process.stdout.write(
+      `\n== Aggregation: GET and watch through the gateway to the sample backend, beside direct and a bare Node proxy hop ==\n${placement()}\n`,
+    );
     const { generateCa, generateServingCert } = await import('../certs/pki.js');
     const ghPort = await freePort();
     const ghDir = join(root, 'gateway');
-    const gateway = await startChild('agg-gateway', './server.ts', ['--secure-port', String(ghPort), '--data-dir', ghDir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow'], 0);
+    const gateway = await startChild(
+      'agg-gateway',
+      './server.ts',
+      ['--secure-port', String(ghPort), '--data-dir', ghDir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow'],
+      0,
+    );
     children.push(gateway);
     const pki = join(ghDir, 'pki');
     const rd = (f: string) => readFile(join(pki, f), 'utf8');
-    const [ca, adminCert, adminKey, fpCert, fpKey] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key', 'front-proxy-client.crt', 'front-proxy-client.key'].map(rd));
+    const [ca, adminCert, adminKey, fpCert, fpKey] = await Promise.all(
+      ['ca.crt', 'admin.crt', 'admin.key', 'front-proxy-client.crt', 'front-proxy-client.key'].map(rd),
+    );
     const backendCa = generateCa('sample-bench-ca');
     const leaf = generateServingCert(backendCa, { commonName: SVC_HOST, hosts: [SVC_HOST] });
     const files = { cert: join(root, 'sample.crt'), key: join(root, 'sample.key'), ca: join(root, 'sample-ca.crt') };
     await Promise.all([writeFile(files.cert, leaf.certPem), writeFile(files.key, leaf.keyPem), writeFile(files.ca, backendCa.certPem)]);
     const bePort = await freePort();
-    const backend = await startChild('agg-sample', self, ['sample-backend', '--secure-port', String(bePort), '--data-dir', join(root, 'sample'), '--storage-backend', 'memory',
-      '--tls-cert-file', files.cert, '--tls-private-key-file', files.key, '--requestheader-client-ca-file', join(pki, 'front-proxy-ca.crt'),
-      '--requestheader-allowed-names', 'front-proxy-client', '--requestheader-username-headers', 'X-Remote-User', '--requestheader-group-headers', 'X-Remote-Group',
-      '--requestheader-extra-headers-prefix', 'X-Remote-Extra-'], 0);
+    const backend = await startChild(
+      'agg-sample',
+      self,
+      [
+        'sample-backend',
+        '--secure-port',
+        String(bePort),
+        '--data-dir',
+        join(root, 'sample'),
+        '--storage-backend',
+        'memory',
+        '--tls-cert-file',
+        files.cert,
+        '--tls-private-key-file',
+        files.key,
+        '--requestheader-client-ca-file',
+        join(pki, 'front-proxy-ca.crt'),
+        '--requestheader-allowed-names',
+        'front-proxy-client',
+        '--requestheader-username-headers',
+        'X-Remote-User',
+        '--requestheader-group-headers',
+        'X-Remote-Group',
+        '--requestheader-extra-headers-prefix',
+        'X-Remote-Extra-',
+      ],
+      0,
+    );
     children.push(backend);
     const hopPort = await freePort();
-    const hop = await startChild('agg-bare-hop', self, ['bare-proxy', String(hopPort), String(bePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), files.ca,
-      join(pki, 'front-proxy-client.crt'), join(pki, 'front-proxy-client.key')], 0);
+    const hop = await startChild(
+      'agg-bare-hop',
+      self,
+      [
+        'bare-proxy',
+        String(hopPort),
+        String(bePort),
+        join(pki, 'apiserver.crt'),
+        join(pki, 'apiserver.key'),
+        files.ca,
+        join(pki, 'front-proxy-client.crt'),
+        join(pki, 'front-proxy-client.key'),
+      ],
+      0,
+    );
     children.push(hop);
     const undiciPort = await freePort();
-    const undiciHop = await startChild('agg-undici-hop', self, ['bare-undici', String(undiciPort), String(bePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), files.ca,
-      join(pki, 'front-proxy-client.crt'), join(pki, 'front-proxy-client.key')], 0);
+    const undiciHop = await startChild(
+      'agg-undici-hop',
+      self,
+      [
+        'bare-undici',
+        String(undiciPort),
+        String(bePort),
+        join(pki, 'apiserver.crt'),
+        join(pki, 'apiserver.key'),
+        files.ca,
+        join(pki, 'front-proxy-client.crt'),
+        join(pki, 'front-proxy-client.key'),
+      ],
+      0,
+    );
     children.push(undiciHop);
     const load = await startChild('agg-loadgen', self, ['loadgen'], 1);
     children.push(load);
@@ -298,24 +430,48 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
     await admin.ready();
     const sns = 'gatehouse-samples';
     await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: sns } });
-    await admin.must('POST', `/api/v1/namespaces/${sns}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'sample-api', namespace: sns }, spec: { ports: [{ name: 'https', port: 443, targetPort: bePort }] } });
+    await admin.must('POST', `/api/v1/namespaces/${sns}/services`, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'sample-api', namespace: sns },
+      spec: { ports: [{ name: 'https', port: 443, targetPort: bePort }] },
+    });
     await admin.must('POST', `/apis/discovery.k8s.io/v1/namespaces/${sns}/endpointslices`, {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'sample-api-1', namespace: sns, labels: { 'kubernetes.io/service-name': 'sample-api' } },
-      addressType: 'IPv4', ports: [{ name: 'https', port: bePort, protocol: 'TCP' }], endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'sample-api-1', namespace: sns, labels: { 'kubernetes.io/service-name': 'sample-api' } },
+      addressType: 'IPv4',
+      ports: [{ name: 'https', port: bePort, protocol: 'TCP' }],
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
     });
     await admin.must('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
-      apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.samples.gatehouse.dev' },
-      spec: { group: 'samples.gatehouse.dev', version: 'v1', service: { namespace: sns, name: 'sample-api', port: 443 }, caBundle: backendCa.certPem && Buffer.from(backendCa.certPem).toString('base64'), groupPriorityMinimum: 1000, versionPriority: 15 },
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1.samples.gatehouse.dev' },
+      spec: {
+        group: 'samples.gatehouse.dev',
+        version: 'v1',
+        service: { namespace: sns, name: 'sample-api', port: 443 },
+        caBundle: backendCa.certPem && Buffer.from(backendCa.certPem).toString('base64'),
+        groupPriorityMinimum: 1000,
+        versionPriority: 15,
+      },
     });
     let got = 0;
     for (let i = 0; i < 300 && got !== 201 && got !== 409; i++) {
-      got = (await admin.call('POST', WIDGETS, { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'w0' }, spec: { color: 'red' } })).status;
+      got = (await admin.call('POST', WIDGETS, { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'w0' }, spec: { color: 'red' } }))
+        .status;
       if (got !== 201 && got !== 409) await sleep(100);
     }
     if (got !== 201 && got !== 409) throw new Error(`the sample backend never became reachable through the gateway (last status ${got})`);
 
     const path = `${WIDGETS}/w0`;
-    const paths = [['direct', direct], ['bare hop', viaHop], ['undici hop', viaUndici], ['gateway', viaGateway]] as const;
+    const paths = [
+      ['direct', direct],
+      ['bare hop', viaHop],
+      ['undici hop', viaUndici],
+      ['gateway', viaGateway],
+    ] as const;
     const mirrored = [...paths, ...[...paths].reverse()];
     // CPU seconds of the processes on CPU 0 per request, by path: steadier than req/s on a shared machine.
     const procOf: Record<string, Child[]> = { direct: [backend], 'bare hop': [hop, backend], 'undici hop': [undiciHop, backend], gateway: [gateway, backend] };
@@ -327,13 +483,15 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
         const r = await load.call<GetResult>('get', { target: t, path, connections });
         if (connections === CONNECTIONS) {
           // The warm-up's requests are not counted: its share of the CPU is taken off in proportion.
-          const cpu = procOf[what]!.reduce((a, c, i) => a + c.cpuSeconds() - c0[i]!, 0) * DURATION / (DURATION + WARMUP);
+          const cpu = (procOf[what]!.reduce((a, c, i) => a + c.cpuSeconds() - c0[i]!, 0) * DURATION) / (DURATION + WARMUP);
           const acc = (cpuPerRequest[what] ??= { cpu: 0, requests: 0 });
           acc.cpu += cpu;
           acc.requests += r.requests;
         }
         (runs[what] ??= []).push(r);
-        process.stdout.write(`  GET ${what.padEnd(10)} ${String(connections).padStart(2)} conn${connections === 1 ? ' ' : 's'} ${rate(r).toFixed(0).padStart(7)} req/s  p50 ${ms(r.latency.p50)}  p99 ${ms(r.latency.p99)}  errors ${r.errors}\n`);
+        process.stdout.write(
+          `  GET ${what.padEnd(10)} ${String(connections).padStart(2)} conn${connections === 1 ? ' ' : 's'} ${rate(r).toFixed(0).padStart(7)} req/s  p50 ${ms(r.latency.p50)}  p99 ${ms(r.latency.p99)}  errors ${r.errors}\n`,
+        );
       }
       const pooled: Record<string, GetResult> = {};
       for (const [what, rs] of Object.entries(runs)) pooled[what] = pool(rs);
@@ -346,50 +504,140 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
     for (const [what, t] of paths) {
       w[what] = await load.call<WatchResult>('watch', { watchTarget: t, writer: direct, n: WATCHERS });
       const r = w[what]!;
-      process.stdout.write(`  WATCH ${what.padEnd(10)} ×${WATCHERS}: ${(r.events / r.seconds).toFixed(0).padStart(7)} events/s  ack→client p50 ${ms(r.latency.p50)}  p99 ${ms(r.latency.p99)}  missing ${r.expected - r.events}\n`);
+      process.stdout.write(
+        `  WATCH ${what.padEnd(10)} ×${WATCHERS}: ${(r.events / r.seconds).toFixed(0).padStart(7)} events/s  ack→client p50 ${ms(r.latency.p50)}  p99 ${ms(r.latency.p99)}  missing ${r.expected - r.events}\n`,
+      );
     }
-    const gw = g['gateway']!, bh = g['bare hop']!, dr = g['direct']!, uh = g['undici hop']!;
-    const vsDirect = rate(gw) / rate(dr), vsHop = rate(gw) / rate(bh);
+    const gw = g['gateway']!,
+      bh = g['bare hop']!,
+      dr = g['direct']!,
+      uh = g['undici hop']!;
+    const vsDirect = rate(gw) / rate(dr),
+      vsHop = rate(gw) / rate(bh);
     // The floor: what the gateway's client alone makes of a hop, against node:https; and the gateway against it.
-    const floorVsHop = rate(uh) / rate(bh), vsUndici = rate(gw) / rate(uh), floorVsDirect = rate(uh) / rate(dr);
+    const floorVsHop = rate(uh) / rate(bh),
+      vsUndici = rate(gw) / rate(uh),
+      floorVsDirect = rate(uh) / rate(dr);
     const o = { gw: one['gateway']!.latency, dr: one['direct']!.latency, bh: one['bare hop']!.latency };
-    const d50 = o.gw.p50 - o.dr.p50, d99 = o.gw.p99 - o.dr.p99;
-    const h50 = o.gw.p50 - o.bh.p50, h99 = o.gw.p99 - o.bh.p99;
-    const wd50 = w['gateway']!.latency.p50 - w['bare hop']!.latency.p50, wd99 = w['gateway']!.latency.p99 - w['bare hop']!.latency.p99;
-    const us = (what: string) => 1e6 * cpuPerRequest[what]!.cpu / cpuPerRequest[what]!.requests;
+    const d50 = o.gw.p50 - o.dr.p50,
+      d99 = o.gw.p99 - o.dr.p99;
+    const h50 = o.gw.p50 - o.bh.p50,
+      h99 = o.gw.p99 - o.bh.p99;
+    const wd50 = w['gateway']!.latency.p50 - w['bare hop']!.latency.p50,
+      wd99 = w['gateway']!.latency.p99 - w['bare hop']!.latency.p99;
+    const us = (what: string) => (1e6 * cpuPerRequest[what]!.cpu) / cpuPerRequest[what]!.requests;
     // Requests per second one idle core would serve along each path: the inverse of its CPU per request.
-    const cpuVsDirect = us('direct') / us('gateway'), cpuVsHop = us('bare hop') / us('gateway');
-    const cpuFloorVsHop = us('bare hop') / us('undici hop'), cpuVsUndici = us('undici hop') / us('gateway'), cpuFloorVsDirect = us('direct') / us('undici hop');
-    process.stdout.write(`  CPU per GET on CPU 0 (${CONNECTIONS} conns, gateway/hop + backend): direct ${us('direct').toFixed(0)} µs, bare hop ${us('bare hop').toFixed(0)} µs, undici hop ${us('undici hop').toFixed(0)} µs, gateway ${us('gateway').toFixed(0)} µs\n`);
+    const cpuVsDirect = us('direct') / us('gateway'),
+      cpuVsHop = us('bare hop') / us('gateway');
+    const cpuFloorVsHop = us('bare hop') / us('undici hop'),
+      cpuVsUndici = us('undici hop') / us('gateway'),
+      cpuFloorVsDirect = us('direct') / us('undici hop');
+    process.stdout.write(
+      `  CPU per GET on CPU 0 (${CONNECTIONS} conns, gateway/hop + backend): direct ${us('direct').toFixed(0)} µs, bare hop ${us('bare hop').toFixed(0)} µs, undici hop ${us('undici hop').toFixed(0)} µs, gateway ${us('gateway').toFixed(0)} µs\n`,
+    );
     rows.push(
-      { name: `proxied GET, ${CONNECTIONS} connections, vs the backend directly, from CPU per request`, value: 1e6 / us('gateway'), unit: 'req/s per core', baseline: 1e6 / us('direct'), ratio: cpuVsDirect, target: '>= 50%', met: cpuVsDirect >= 0.5 },
-      { name: `proxied GET, ${CONNECTIONS} connections, vs a bare node:https hop, from CPU per request`, value: 1e6 / us('gateway'), unit: 'req/s per core', baseline: 1e6 / us('bare hop'), ratio: cpuVsHop, target: '>= 150%', met: cpuVsHop >= 1.5 },
+      {
+        name: `proxied GET, ${CONNECTIONS} connections, vs the backend directly, from CPU per request`,
+        value: 1e6 / us('gateway'),
+        unit: 'req/s per core',
+        baseline: 1e6 / us('direct'),
+        ratio: cpuVsDirect,
+        target: '>= 50%',
+        met: cpuVsDirect >= 0.5,
+      },
+      {
+        name: `proxied GET, ${CONNECTIONS} connections, vs a bare node:https hop, from CPU per request`,
+        value: 1e6 / us('gateway'),
+        unit: 'req/s per core',
+        baseline: 1e6 / us('bare hop'),
+        ratio: cpuVsHop,
+        target: '>= 150%',
+        met: cpuVsHop >= 1.5,
+      },
       // Floor rows (no target of their own): the 150% target is reachable only where the first is above 150%.
-      { name: `floor: a bare undici hop vs a bare node:https hop, ${CONNECTIONS} connections, from CPU per request`, value: 1e6 / us('undici hop'), unit: 'req/s per core', baseline: 1e6 / us('bare hop'), ratio: cpuFloorVsHop, target: 'floor (no target)', met: null },
-      { name: `floor: a bare undici hop vs the backend directly, ${CONNECTIONS} connections, from CPU per request`, value: 1e6 / us('undici hop'), unit: 'req/s per core', baseline: 1e6 / us('direct'), ratio: cpuFloorVsDirect, target: 'floor (no target)', met: null },
-      { name: `proxied GET vs a bare undici hop (the floor), ${CONNECTIONS} connections, from CPU per request`, value: 1e6 / us('gateway'), unit: 'req/s per core', baseline: 1e6 / us('undici hop'), ratio: cpuVsUndici, target: 'floor (no target)', met: null },
+      {
+        name: `floor: a bare undici hop vs a bare node:https hop, ${CONNECTIONS} connections, from CPU per request`,
+        value: 1e6 / us('undici hop'),
+        unit: 'req/s per core',
+        baseline: 1e6 / us('bare hop'),
+        ratio: cpuFloorVsHop,
+        target: 'floor (no target)',
+        met: null,
+      },
+      {
+        name: `floor: a bare undici hop vs the backend directly, ${CONNECTIONS} connections, from CPU per request`,
+        value: 1e6 / us('undici hop'),
+        unit: 'req/s per core',
+        baseline: 1e6 / us('direct'),
+        ratio: cpuFloorVsDirect,
+        target: 'floor (no target)',
+        met: null,
+      },
+      {
+        name: `proxied GET vs a bare undici hop (the floor), ${CONNECTIONS} connections, from CPU per request`,
+        value: 1e6 / us('gateway'),
+        unit: 'req/s per core',
+        baseline: 1e6 / us('undici hop'),
+        ratio: cpuVsUndici,
+        target: 'floor (no target)',
+        met: null,
+      },
     );
     rows.push(
-      { name: `proxied GET, ${CONNECTIONS} connections, vs the backend directly`, value: rate(gw), unit: 'req/s', baseline: rate(dr), ratio: vsDirect, target: '>= 50%', met: vsDirect >= 0.5 },
-      { name: `proxied GET, ${CONNECTIONS} connections, vs a bare node:https hop`, value: rate(gw), unit: 'req/s', baseline: rate(bh), ratio: vsHop, target: '>= 150%', met: vsHop >= 1.5 },
-      { name: 'proxied GET, 1 connection, added latency p50 over direct', value: d50, unit: 'ms', baseline: o.dr.p50, ratio: o.gw.p50 / o.dr.p50, target: '<= 0.3 ms', met: d50 <= 0.3 },
-      { name: 'proxied GET, 1 connection, added latency p99 over direct', value: d99, unit: 'ms', baseline: o.dr.p99, ratio: o.gw.p99 / o.dr.p99, target: '<= 1 ms', met: d99 <= 1 },
+      {
+        name: `proxied GET, ${CONNECTIONS} connections, vs the backend directly`,
+        value: rate(gw),
+        unit: 'req/s',
+        baseline: rate(dr),
+        ratio: vsDirect,
+        target: '>= 50%',
+        met: vsDirect >= 0.5,
+      },
+      {
+        name: `proxied GET, ${CONNECTIONS} connections, vs a bare node:https hop`,
+        value: rate(gw),
+        unit: 'req/s',
+        baseline: rate(bh),
+        ratio: vsHop,
+        target: '>= 150%',
+        met: vsHop >= 1.5,
+      },
+      {
+        name: 'proxied GET, 1 connection, added latency p50 over direct',
+        value: d50,
+        unit: 'ms',
+        baseline: o.dr.p50,
+        ratio: o.gw.p50 / o.dr.p50,
+        target: '<= 0.3 ms',
+        met: d50 <= 0.3,
+      },
+      {
+        name: 'proxied GET, 1 connection, added latency p99 over direct',
+        value: d99,
+        unit: 'ms',
+        baseline: o.dr.p99,
+        ratio: o.gw.p99 / o.dr.p99,
+        target: '<= 1 ms',
+        met: d99 <= 1,
+      },
     );
-    process.stdout.write([
-      '  summary                                          figure     target',
-      `  proxied GET vs direct (req/s, ${CONNECTIONS} conns)          ${pct(vsDirect).padStart(6)}     ≥ 50%     ${vsDirect >= 0.5 ? 'met' : 'NOT met'}`,
-      `  proxied GET vs bare node:https hop (req/s)       ${pct(vsHop).padStart(6)}     ≥ 150%    ${vsHop >= 1.5 ? 'met' : 'NOT met'}`,
-      `  added GET latency p50 over direct (1 conn)    ${ms(d50).padStart(9)}     ≤ 0.3 ms  ${d50 <= 0.3 ? 'met' : 'NOT met'}`,
-      `  added GET latency p99 over direct (1 conn)    ${ms(d99).padStart(9)}     ≤ 1 ms    ${d99 <= 1 ? 'met' : 'NOT met'}`,
-      `  from CPU per request (a figure that contention moves less): ${pct(cpuVsDirect)} of direct, ${pct(cpuVsHop)} of the bare hop`,
-      `  floors: a bare undici hop is ${pct(floorVsHop)} of the bare node:https hop by req/s (${pct(cpuFloorVsHop)} by CPU per request; the 150% target),`,
-      `  and ${pct(floorVsDirect)} of the backend asked directly (${pct(cpuFloorVsDirect)} by CPU per request; the 50% target);`,
-      `  the gateway is ${pct(vsUndici)} of the bare undici hop by req/s (${pct(cpuVsUndici)} by CPU per request)`,
-      `  (over the bare hop, 1 conn: ${h50 >= 0 ? '+' : ''}${ms(h50)} p50, ${h99 >= 0 ? '+' : ''}${ms(h99)} p99; under ${CONNECTIONS} connections, queueing included, over direct: ${ms(gw.latency.p50 - dr.latency.p50)} p50, ${ms(gw.latency.p99 - dr.latency.p99)} p99)`,
-      `  added watch latency p50 / p99 over the hop ${ms(wd50)} / ${ms(wd99)}`,
-      '  (the gateway, the backend and the hop share CPU 0; the load generator has CPU 1)',
-      '',
-    ].join('\n'));
+    process.stdout.write(
+      [
+        '  summary                                          figure     target',
+        `  proxied GET vs direct (req/s, ${CONNECTIONS} conns)          ${pct(vsDirect).padStart(6)}     ≥ 50%     ${vsDirect >= 0.5 ? 'met' : 'NOT met'}`,
+        `  proxied GET vs bare node:https hop (req/s)       ${pct(vsHop).padStart(6)}     ≥ 150%    ${vsHop >= 1.5 ? 'met' : 'NOT met'}`,
+        `  added GET latency p50 over direct (1 conn)    ${ms(d50).padStart(9)}     ≤ 0.3 ms  ${d50 <= 0.3 ? 'met' : 'NOT met'}`,
+        `  added GET latency p99 over direct (1 conn)    ${ms(d99).padStart(9)}     ≤ 1 ms    ${d99 <= 1 ? 'met' : 'NOT met'}`,
+        `  from CPU per request (a figure that contention moves less): ${pct(cpuVsDirect)} of direct, ${pct(cpuVsHop)} of the bare hop`,
+        `  floors: a bare undici hop is ${pct(floorVsHop)} of the bare node:https hop by req/s (${pct(cpuFloorVsHop)} by CPU per request; the 150% target),`,
+        `  and ${pct(floorVsDirect)} of the backend asked directly (${pct(cpuFloorVsDirect)} by CPU per request; the 50% target);`,
+        `  the gateway is ${pct(vsUndici)} of the bare undici hop by req/s (${pct(cpuVsUndici)} by CPU per request)`,
+        `  (over the bare hop, 1 conn: ${h50 >= 0 ? '+' : ''}${ms(h50)} p50, ${h99 >= 0 ? '+' : ''}${ms(h99)} p99; under ${CONNECTIONS} connections, queueing included, over direct: ${ms(gw.latency.p50 - dr.latency.p50)} p50, ${ms(gw.latency.p99 - dr.latency.p99)} p99)`,
+        `  added watch latency p50 / p99 over the hop ${ms(wd50)} / ${ms(wd99)}`,
+        '  (the gateway, the backend and the hop share CPU 0; the load generator has CPU 1)',
+        '',
+      ].join('\n'),
+    );
   } finally {
     for (const a of admins) a.close();
     await Promise.all(children.map((c) => c.stop()));

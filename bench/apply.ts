@@ -53,9 +53,12 @@ async function measure(call: Call, label: string, path: string, resource: string
   // without it the rate would rise by track / (1/rate − track).
   const perPut = 1 / median(rates);
   console.log(`  ${`trackUpdate on that PUT (${label})`.padEnd(48)} ${(track * 1e6).toFixed(1).padStart(7)} µs   (of ${(perPut * 1e6).toFixed(0)} µs per PUT)`);
-  const ssa = await rateLoop(`PATCH apply ${label}`, async (i) => (await call('PATCH', `${item}?fieldManager=bench&force=true`, withLabel(i), 'application/apply-patch+yaml')).status === 200);
-  line(`server-side apply / PUT (${label})`, 100 * ssa / median(rates), 'target ≥ 40%');
-  line(`bookkeeping cost on PUT (${label}, median of ${ROUNDS})`, 100 * track / (perPut - track), 'target ≤ 20%');
+  const ssa = await rateLoop(
+    `PATCH apply ${label}`,
+    async (i) => (await call('PATCH', `${item}?fieldManager=bench&force=true`, withLabel(i), 'application/apply-patch+yaml')).status === 200,
+  );
+  line(`server-side apply / PUT (${label})`, (100 * ssa) / median(rates), 'target ≥ 40%');
+  line(`bookkeeping cost on PUT (${label}, median of ${ROUNDS})`, (100 * track) / (perPut - track), 'target ≤ 20%');
 }
 
 export async function runApplyBench(): Promise<void> {

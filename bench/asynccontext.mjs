@@ -13,8 +13,16 @@ const phase = process.argv[2];
 if (phase) {
   const { AsyncLocalStorage } = await import('node:async_hooks');
   const leaf = async (i) => i + 1;
-  const four = async (i) => { let s = 0; for (let k = 0; k < 4; k++) s += await leaf(i + k); return s; };
-  if (phase === 'disabled') { const als = new AsyncLocalStorage(); await als.run(1, () => leaf(0)); als.disable(); }
+  const four = async (i) => {
+    let s = 0;
+    for (let k = 0; k < 4; k++) s += await leaf(i + k);
+    return s;
+  };
+  if (phase === 'disabled') {
+    const als = new AsyncLocalStorage();
+    await als.run(1, () => leaf(0));
+    als.disable();
+  }
   if (phase === 'entered') new AsyncLocalStorage().enterWith(1);
   const times = [];
   for (let r = 0; r < 5; r++) {

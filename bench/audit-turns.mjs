@@ -71,7 +71,9 @@ try {
       const c = process.cpuUsage(c0);
       perRequest.push((c.user + c.system) / N);
     }
-    console.log(`audit work per Metadata-audited request, log to a file: µs CPU ${perRequest.map((x) => x.toFixed(2)).join(' ')}, median ${[...perRequest].sort((a, b) => a - b)[2].toFixed(2)}`);
+    console.log(
+      `audit work per Metadata-audited request, log to a file: µs CPU ${perRequest.map((x) => x.toFixed(2)).join(' ')}, median ${[...perRequest].sort((a, b) => a - b)[2].toFixed(2)}`,
+    );
   }
 } finally {
   await auditor.shutdown();

@@ -60,7 +60,11 @@ export async function runAuditBench(): Promise<void> {
       return r.requests / r.seconds;
     };
     const f = (n: number) => Math.round(n).toLocaleString('en-US');
-    const lines = ['', `=== Audit (bench/audit.ts; ${placement()}) ===`, `requests/s in ${ROUNDS} rounds of (off, Metadata, reference, floor, RequestResponse, RequestResponse, floor, reference, Metadata, off), ${DURATION / 1000} s windows; each rate the median of its ${2 * ROUNDS} windows; audit events to a file, RequestReceived omitted`];
+    const lines = [
+      '',
+      `=== Audit (bench/audit.ts; ${placement()}) ===`,
+      `requests/s in ${ROUNDS} rounds of (off, Metadata, reference, floor, RequestResponse, RequestResponse, floor, reference, Metadata, off), ${DURATION / 1000} s windows; each rate the median of its ${2 * ROUNDS} windows; audit events to a file, RequestReceived omitted`,
+    ];
     for (const method of ['GET', 'POST'] as const) {
       const offRates: number[] = [];
       const metaRates: number[] = [];
@@ -87,16 +91,33 @@ export async function runAuditBench(): Promise<void> {
       const what = method === 'GET' ? 'GET one configmap' : 'CREATE configmap';
       recordRow({ name: `${what}, metrics + Metadata audit vs audit off`, value: m, unit: 'req/s', baseline: o, target: '≥ 90% of off', atLeast: 0.9 });
       const all = (xs: number[]) => xs.map(f).join(' / ');
-      lines.push(`${what}`,
+      lines.push(
+        `${what}`,
         `  audit off                  ${f(o)}   (${all(offRates)})`,
         `  Metadata to a file         ${f(m)}   ${((100 * m) / o).toFixed(1)}% of off (target ≥ 90%)   (${all(metaRates)})`,
         `  RequestResponse to a file  ${f(q)}   ${((100 * q) / o).toFixed(1)}% of off   (${all(rrRates)})`,
         `  reference (kube's way)     ${f(x)}   ${((100 * x) / o).toFixed(1)}% of off; Metadata at ${((100 * m) / x).toFixed(1)}% of it   (${all(refRates)})`,
-        `  floor (fixed ${FLOOR_LINE_BYTES}-byte line) ${f(y)}   ${((100 * y) / o).toFixed(1)}% of off   (${all(floorRates)})`);
-      recordRow({ name: `${what}, audit reference (each Event marshalled whole, lines written every 5 ms, no policy or stages) vs audit off`, value: x, unit: 'req/s', baseline: o, target: 'reference (no target)' });
-      recordRow({ name: `${what}, audit floor (a fixed ${FLOOR_LINE_BYTES}-byte line per request, written every 5 ms, no event) vs audit off`, value: y, unit: 'req/s', baseline: o, target: 'floor (no target)' });
+        `  floor (fixed ${FLOOR_LINE_BYTES}-byte line) ${f(y)}   ${((100 * y) / o).toFixed(1)}% of off   (${all(floorRates)})`,
+      );
+      recordRow({
+        name: `${what}, audit reference (each Event marshalled whole, lines written every 5 ms, no policy or stages) vs audit off`,
+        value: x,
+        unit: 'req/s',
+        baseline: o,
+        target: 'reference (no target)',
+      });
+      recordRow({
+        name: `${what}, audit floor (a fixed ${FLOOR_LINE_BYTES}-byte line per request, written every 5 ms, no event) vs audit off`,
+        value: y,
+        unit: 'req/s',
+        baseline: o,
+        target: 'floor (no target)',
+      });
     }
-    lines.push(`  log sizes: Metadata ${f((await stat(meta.log)).size / 1e6)} MB, RequestResponse ${f((await stat(rr.log)).size / 1e6)} MB, reference ${f((await stat(refLog)).size / 1e6)} MB, floor ${f((await stat(floorLog)).size / 1e6)} MB`, '');
+    lines.push(
+      `  log sizes: Metadata ${f((await stat(meta.log)).size / 1e6)} MB, RequestResponse ${f((await stat(rr.log)).size / 1e6)} MB, reference ${f((await stat(refLog)).size / 1e6)} MB, floor ${f((await stat(floorLog)).size / 1e6)} MB`,
+      '',
+    );
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await Promise.all(children.map((c) => c.stop()));

@@ -16,7 +16,13 @@ export interface RbacBenchRow {
   readonly denyNs: number;
 }
 
-const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({ verbs, apiGroups, resources, resourceNames: [], nonResourceURLs: [] });
+const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({
+  verbs,
+  apiGroups,
+  resources,
+  resourceNames: [],
+  nonResourceURLs: [],
+});
 
 export function buildPolicy(unrelated: number): RbacPolicy {
   const p = new RbacPolicy();
@@ -27,17 +33,38 @@ export function buildPolicy(unrelated: number): RbacPolicy {
   p.setClusterRole('basic', [rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews'])]);
   p.setClusterRole('discovery', [{ verbs: ['get'], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*'] }]);
   // What every authenticated user meets.
-  for (const [name, role] of [['basic', 'basic'], ['discovery', 'discovery']]) {
-    p.setBinding({ kind: 'ClusterRoleBinding', namespace: '', name: name!, roleRef: { kind: 'ClusterRole', name: role! }, subjects: [{ kind: 'Group', name: 'system:authenticated', namespace: '' }] });
+  for (const [name, role] of [
+    ['basic', 'basic'],
+    ['discovery', 'discovery'],
+  ]) {
+    p.setBinding({
+      kind: 'ClusterRoleBinding',
+      namespace: '',
+      name: name!,
+      roleRef: { kind: 'ClusterRole', name: role! },
+      subjects: [{ kind: 'Group', name: 'system:authenticated', namespace: '' }],
+    });
   }
   // Bindings about other users, spread over 100 namespaces (including the subject's).
   for (let i = 0; i < unrelated; i++) {
     p.setBinding({
-      kind: 'RoleBinding', namespace: `ns-${i % 100}`, name: `other-${i}`, roleRef: { kind: 'ClusterRole', name: 'view' },
-      subjects: [{ kind: 'User', name: `user-${i}`, namespace: '' }, { kind: 'Group', name: `group-${i}`, namespace: '' }],
+      kind: 'RoleBinding',
+      namespace: `ns-${i % 100}`,
+      name: `other-${i}`,
+      roleRef: { kind: 'ClusterRole', name: 'view' },
+      subjects: [
+        { kind: 'User', name: `user-${i}`, namespace: '' },
+        { kind: 'Group', name: `group-${i}`, namespace: '' },
+      ],
     });
   }
-  p.setBinding({ kind: 'RoleBinding', namespace: 'ns-7', name: 'alice-view', roleRef: { kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'alice', namespace: '' }] });
+  p.setBinding({
+    kind: 'RoleBinding',
+    namespace: 'ns-7',
+    name: 'alice-view',
+    roleRef: { kind: 'ClusterRole', name: 'view' },
+    subjects: [{ kind: 'User', name: 'alice', namespace: '' }],
+  });
   return p;
 }
 
@@ -50,7 +77,18 @@ function perDecisionNs(authz: RbacAuthorizer, attrs: Attributes, iterations: num
 
 export function runRbacBench(sizes: readonly number[] = [100, 1_000, 10_000], iterations = 300_000): RbacBenchRow[] {
   const user = { username: 'alice', groups: ['dev', 'system:authenticated'] };
-  const base: Attributes = { user, verb: 'list', isResourceRequest: true, path: '', apiGroup: 'apps', apiVersion: 'v1', namespace: 'ns-7', resource: 'deployments', subresource: '', name: '' };
+  const base: Attributes = {
+    user,
+    verb: 'list',
+    isResourceRequest: true,
+    path: '',
+    apiGroup: 'apps',
+    apiVersion: 'v1',
+    namespace: 'ns-7',
+    resource: 'deployments',
+    subresource: '',
+    name: '',
+  };
   const rows: RbacBenchRow[] = [];
   for (const n of sizes) {
     const authz = new RbacAuthorizer(buildPolicy(n));
@@ -61,11 +99,17 @@ export function runRbacBench(sizes: readonly number[] = [100, 1_000, 10_000], it
   console.log('RBAC authorizer, per decision (measured directly, bindings not naming the subject):');
   console.log('  bindings   allowed (ns)   denied (ns)   decisions/s (allowed)');
   for (const r of rows) {
-    console.log(`  ${String(r.bindings).padStart(8)}   ${r.allowNs.toFixed(0).padStart(12)}   ${r.denyNs.toFixed(0).padStart(11)}   ${Math.round(1e9 / r.allowNs).toLocaleString('en-US').padStart(21)}`);
+    console.log(
+      `  ${String(r.bindings).padStart(8)}   ${r.allowNs.toFixed(0).padStart(12)}   ${r.denyNs.toFixed(0).padStart(11)}   ${Math.round(1e9 / r.allowNs)
+        .toLocaleString('en-US')
+        .padStart(21)}`,
+    );
   }
   const first = rows[0]!;
   const last = rows.at(-1)!;
-  console.log(`  growth from ${first.bindings} to ${last.bindings} bindings: allowed ×${(last.allowNs / first.allowNs).toFixed(2)}, denied ×${(last.denyNs / first.denyNs).toFixed(2)} (flat = the index works)`);
+  console.log(
+    `  growth from ${first.bindings} to ${last.bindings} bindings: allowed ×${(last.allowNs / first.allowNs).toFixed(2)}, denied ×${(last.denyNs / first.denyNs).toFixed(2)} (flat = the index works)`,
+  );
   return rows;
 }
 

@@ -58,31 +58,56 @@ const RBAC = 'rbac.authorization.k8s.io/v1';
 async function loadFixtures(admin: Admin): Promise<void> {
   const pool = async <T>(items: T[], n: number, f: (x: T) => Promise<unknown>): Promise<void> => {
     let next = 0;
-    await Promise.all(Array.from({ length: n }, async () => { while (next < items.length) await f(items[next++]!); }));
+    await Promise.all(
+      Array.from({ length: n }, async () => {
+        while (next < items.length) await f(items[next++]!);
+      }),
+    );
   };
   const nss = ['bench', ...Array.from({ length: NAMESPACES }, (_, i) => `ns-${i}`)];
   await pool(nss, 16, (name) => admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
-  await admin.must('POST', '/api/v1/namespaces/bench/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-0', namespace: 'bench' }, data: { a: 'b' } });
-  const resources = ['pods', 'services', 'configmaps', 'secrets', 'endpoints', 'events', 'persistentvolumeclaims'];
-  await pool(Array.from({ length: ROLES }, (_, i) => i), 32, (i) => admin.must('POST', `/apis/${RBAC}/clusterroles`, {
-    apiVersion: RBAC, kind: 'ClusterRole', metadata: { name: `bench-role-${i}` },
-    rules: [
-      { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: [resources[i % resources.length]!, resources[(i + 3) % resources.length]!] },
-      { verbs: ['get', 'list'], apiGroups: ['apps'], resources: ['deployments', 'replicasets'], resourceNames: [`app-${i}`] },
-    ],
-  }));
-  await pool(Array.from({ length: BINDINGS }, (_, i) => i), 32, (i) => {
-    const mine = i === USER_BINDING;
-    const ns = mine ? 'bench' : `ns-${i % NAMESPACES}`;
-    return admin.must('POST', `/apis/${RBAC}/namespaces/${ns}/rolebindings`, {
-      apiVersion: RBAC, kind: 'RoleBinding', metadata: { name: `rb-${i}`, namespace: ns },
-      // bench-role-2 grants configmaps (resources[2]).
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: mine ? 'bench-role-2' : `bench-role-${i % ROLES}` },
-      subjects: mine
-        ? [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'bench-user' }]
-        : [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: `user-${i}` }, { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: `group-${i}` }],
-    });
+  await admin.must('POST', '/api/v1/namespaces/bench/configmaps', {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'cm-0', namespace: 'bench' },
+    data: { a: 'b' },
   });
+  const resources = ['pods', 'services', 'configmaps', 'secrets', 'endpoints', 'events', 'persistentvolumeclaims'];
+  await pool(
+    Array.from({ length: ROLES }, (_, i) => i),
+    32,
+    (i) =>
+      admin.must('POST', `/apis/${RBAC}/clusterroles`, {
+        apiVersion: RBAC,
+        kind: 'ClusterRole',
+        metadata: { name: `bench-role-${i}` },
+        rules: [
+          { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: [resources[i % resources.length]!, resources[(i + 3) % resources.length]!] },
+          { verbs: ['get', 'list'], apiGroups: ['apps'], resources: ['deployments', 'replicasets'], resourceNames: [`app-${i}`] },
+        ],
+      }),
+  );
+  await pool(
+    Array.from({ length: BINDINGS }, (_, i) => i),
+    32,
+    (i) => {
+      const mine = i === USER_BINDING;
+      const ns = mine ? 'bench' : `ns-${i % NAMESPACES}`;
+      return admin.must('POST', `/apis/${RBAC}/namespaces/${ns}/rolebindings`, {
+        apiVersion: RBAC,
+        kind: 'RoleBinding',
+        metadata: { name: `rb-${i}`, namespace: ns },
+        // bench-role-2 grants configmaps (resources[2]).
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: mine ? 'bench-role-2' : `bench-role-${i % ROLES}` },
+        subjects: mine
+          ? [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'bench-user' }]
+          : [
+              { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: `user-${i}` },
+              { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: `group-${i}` },
+            ],
+      });
+    },
+  );
 }
 
 export async function runAuthzBench(): Promise<AuthzFigures> {
@@ -92,7 +117,13 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
   try {
     const start = async (name: string, mode: string, dir: string): Promise<{ port: number; child: Child }> => {
       const port = await freePort();
-      const child = await startChild(name, './server.ts', ['--secure-port', String(port), '--data-dir', dir, '--storage-backend', 'memory', '--authorization-mode', mode, ACCESS_GROUP_ON], SERVER_CPU, ['--expose-gc']);
+      const child = await startChild(
+        name,
+        './server.ts',
+        ['--secure-port', String(port), '--data-dir', dir, '--storage-backend', 'memory', '--authorization-mode', mode, ACCESS_GROUP_ON],
+        SERVER_CPU,
+        ['--expose-gc'],
+      );
       children.push(child);
       return { port, child };
     };
@@ -101,9 +132,33 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
     const rbac = await start('gatehouse-rbac', 'RBAC', rbacDir);
     const pki = join(rbacDir, 'pki');
     const [ca, cert, key, caKey] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key', 'ca.key'].map((f) => readFile(join(pki, f), 'utf8')));
-    const pkiFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+    const pkiFlags = [
+      '--tls-cert-file',
+      join(pki, 'apiserver.crt'),
+      '--tls-private-key-file',
+      join(pki, 'apiserver.key'),
+      '--client-ca-file',
+      join(pki, 'ca.crt'),
+    ];
     const allowPort = await freePort();
-    const allowChild = await startChild('gatehouse-allow', './server.ts', ['--secure-port', String(allowPort), '--data-dir', join(root, 'allow'), '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', ACCESS_GROUP_ON, ...pkiFlags], SERVER_CPU, ['--expose-gc']);
+    const allowChild = await startChild(
+      'gatehouse-allow',
+      './server.ts',
+      [
+        '--secure-port',
+        String(allowPort),
+        '--data-dir',
+        join(root, 'allow'),
+        '--storage-backend',
+        'memory',
+        '--authorization-mode',
+        'AlwaysAllow',
+        ACCESS_GROUP_ON,
+        ...pkiFlags,
+      ],
+      SERVER_CPU,
+      ['--expose-gc'],
+    );
     children.push(allowChild);
     const load = await startChild('authz-loadgen', './authn.ts', ['--child'], LOAD_CPU);
     children.push(load);
@@ -122,7 +177,14 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
     progress('fixtures', `${num(rb)} RoleBindings, ${num(cr)} ClusterRoles (incl. defaults) in each server, loaded in ${fixtureSeconds.toFixed(1)} s`);
 
     const user = generateClientCert({ certPem: ca!, keyPem: caKey! }, { user: 'bench-user', groups: ['bench-devs'] });
-    const loop = (port: number): LoopArgs => ({ target: { port, ca: ca!, cert: user.certPem, key: user.keyPem }, connections: 50, warmupMs: WARMUP, durationMs: DURATION, maxRequests: 3_000_000, path: PATH });
+    const loop = (port: number): LoopArgs => ({
+      target: { port, ca: ca!, cert: user.certPem, key: user.keyPem },
+      connections: 50,
+      warmupMs: WARMUP,
+      durationMs: DURATION,
+      maxRequests: 3_000_000,
+      path: PATH,
+    });
     // The policy is fed by a watch: wait until the user's binding is visible.
     for (let i = 0; ; i++) {
       const r = await load.call<RunResult>('loop', { ...loop(rbac.port), connections: 1, warmupMs: 0, durationMs: 100, maxRequests: 1 });
@@ -130,7 +192,14 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
       if (i > 100) throw new Error(`bench-user is not allowed on the RBAC server: ${JSON.stringify(r.statuses)}`);
       await new Promise((res) => setTimeout(res, 100));
     }
-    const deny = await load.call<RunResult>('loop', { ...loop(rbac.port), path: '/api/v1/namespaces/ns-1/configmaps', connections: 1, warmupMs: 0, durationMs: 100, maxRequests: 1 });
+    const deny = await load.call<RunResult>('loop', {
+      ...loop(rbac.port),
+      path: '/api/v1/namespaces/ns-1/configmaps',
+      connections: 1,
+      warmupMs: 0,
+      durationMs: 100,
+      maxRequests: 1,
+    });
     if (!deny.statuses['403']) throw new Error(`expected 403 for bench-user outside its namespace, got ${JSON.stringify(deny.statuses)}`);
 
     // Collect the fixture-loading garbage in both servers (gc() via the server's memory reading) before measuring.
@@ -139,7 +208,10 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
 
     const run = async (what: string, server: Child, port: number): Promise<RunResult> => {
       const r = await withCpu(server, load, () => load.call<RunResult>('loop', loop(port)));
-      progress(what, `${num(rps(r))} req/s, p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}, errors ${errorsOf(r)}; CPU server ${share(r.cpu!.server)}, load ${share(r.cpu!.load)}`);
+      progress(
+        what,
+        `${num(rps(r))} req/s, p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}, errors ${errorsOf(r)}; CPU server ${share(r.cpu!.server)}, load ${share(r.cpu!.load)}`,
+      );
       return r;
     };
     const allow: RunResult[] = [];
@@ -151,7 +223,12 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
     out();
     out('  Access insight over HTTPS (issue 24): the admin asks about bench-user on the RBAC server');
     const accessHttp = await runAccessHttp({
-      server: rbac.child, load, port: rbac.port, tls, warmupMs: WARMUP, durationMs: DURATION,
+      server: rbac.child,
+      load,
+      port: rbac.port,
+      tls,
+      warmupMs: WARMUP,
+      durationMs: DURATION,
       user: { name: 'bench-user', groups: ['bench-devs', 'system:authenticated'] },
       // bench-user may read configmaps in bench only; in ns-7 about 30 other groups may (bench-role-N with N % 7 in {2, 6}).
       allowed: { verb: 'get', resource: 'configmaps', namespace: 'bench' },
@@ -171,7 +248,9 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
 
 export function printAuthz(f: AuthzFigures): void {
   const mean = (rs: RunResult[], g: (r: RunResult) => number): number => rs.reduce((s, r) => s + g(r), 0) / rs.length;
-  out(`Authorization through the full stack: bench-user GETs ${PATH} (50 keep-alive connections, client cert; ${num(BINDINGS)} RoleBindings, ${num(ROLES)} ClusterRoles; load average ${f.load})`);
+  out(
+    `Authorization through the full stack: bench-user GETs ${PATH} (50 keep-alive connections, client cert; ${num(BINDINGS)} RoleBindings, ${num(ROLES)} ClusterRoles; load average ${f.load})`,
+  );
   const rows: string[][] = [];
   f.allow.forEach((r, i) => {
     rows.push([`AlwaysAllow, round ${i + 1}`, num(rps(r)), ms(r.latency.p50), ms(r.latency.p99), errorsOf(r), cpuOf(r), num(cpuUs(r), 1)]);
@@ -186,12 +265,23 @@ export function printAuthz(f: AuthzFigures): void {
   const last = f.direct.at(-1)!;
   const first = f.direct[0]!;
   out('Summary against the targets of issue 4');
-  table(['measurement', 'figure', 'target'], [
-    ['RBAC (10k bindings) vs AlwaysAllow, full stack', `${num(rbacRate)} vs ${num(allowRate)} decisions/s = ${pct(rbacRate, allowRate)}; by server CPU per request ${pct(allowCpu, rbacCpu)} (${num(rbacCpu, 1)} vs ${num(allowCpu, 1)} µs)`, '≥ 90%'],
-    ['RBAC per decision, measured directly', `allowed ${num(first.allowNs)} → ${num(last.allowNs)} ns, denied ${num(first.denyNs)} → ${num(last.denyNs)} ns from ${num(first.bindings)} to ${num(last.bindings)} bindings`, 'flat in unrelated bindings'],
-    ...accessHttpRows(f.accessHttp),
-    ...accessRows(f.access),
-  ]);
+  table(
+    ['measurement', 'figure', 'target'],
+    [
+      [
+        'RBAC (10k bindings) vs AlwaysAllow, full stack',
+        `${num(rbacRate)} vs ${num(allowRate)} decisions/s = ${pct(rbacRate, allowRate)}; by server CPU per request ${pct(allowCpu, rbacCpu)} (${num(rbacCpu, 1)} vs ${num(allowCpu, 1)} µs)`,
+        '≥ 90%',
+      ],
+      [
+        'RBAC per decision, measured directly',
+        `allowed ${num(first.allowNs)} → ${num(last.allowNs)} ns, denied ${num(first.denyNs)} → ${num(last.denyNs)} ns from ${num(first.bindings)} to ${num(last.bindings)} bindings`,
+        'flat in unrelated bindings',
+      ],
+      ...accessHttpRows(f.accessHttp),
+      ...accessRows(f.access),
+    ],
+  );
 }
 
 export async function printAuthzSection(): Promise<AuthzFigures> {

@@ -17,28 +17,36 @@ export async function startBareUndiciHop({ port = 0, cert, key, backend, addHead
     const watch = req.url?.includes('watch=') === true;
     const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0';
     let resume;
-    agent.dispatch({ origin, path: req.url ?? '/', method: req.method ?? 'GET', headers, body: hasBody ? req : null }, {
-      onConnect() {},
-      onHeaders(code, raw, r) {
-        const out = [];
-        for (let i = 0; i + 1 < raw.length; i += 2) {
-          const name = raw[i].toString('latin1');
-          const lower = name.toLowerCase();
-          if (lower !== 'connection' && lower !== 'keep-alive' && lower !== 'transfer-encoding') out.push(name, raw[i + 1].toString('latin1'));
-        }
-        res.writeHead(code, out);
-        if (watch) res.flushHeaders();
-        resume = r;
-        return true;
+    agent.dispatch(
+      { origin, path: req.url ?? '/', method: req.method ?? 'GET', headers, body: hasBody ? req : null },
+      {
+        onConnect() {},
+        onHeaders(code, raw, r) {
+          const out = [];
+          for (let i = 0; i + 1 < raw.length; i += 2) {
+            const name = raw[i].toString('latin1');
+            const lower = name.toLowerCase();
+            if (lower !== 'connection' && lower !== 'keep-alive' && lower !== 'transfer-encoding') out.push(name, raw[i + 1].toString('latin1'));
+          }
+          res.writeHead(code, out);
+          if (watch) res.flushHeaders();
+          resume = r;
+          return true;
+        },
+        onData(chunk) {
+          if (res.write(chunk)) return true;
+          res.once('drain', resume);
+          return false;
+        },
+        onComplete() {
+          res.end();
+        },
+        onError() {
+          if (!res.headersSent) res.writeHead(502).end();
+          else res.destroy();
+        },
       },
-      onData(chunk) {
-        if (res.write(chunk)) return true;
-        res.once('drain', resume);
-        return false;
-      },
-      onComplete() { res.end(); },
-      onError() { if (!res.headersSent) res.writeHead(502).end(); else res.destroy(); },
-    });
+    );
   });
   await new Promise((r) => server.listen(port, '127.0.0.1', r));
   return server.address().port;

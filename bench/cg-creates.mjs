@@ -21,25 +21,41 @@ const { parseServeFlags } = await import('../dist/gateway/config/flags.js');
 const { startServer } = await import('../dist/gateway/server/app.js');
 const { devPkiPaths } = await import('../dist/certs/devpki.js');
 if (process.env.H === '1') (await import('../dist/gateway/cli/harden.js')).hardenIntrinsics();
-const dir = process.env.VG_DIR ?? await mkdtemp(join(tmpdir(), 'vg-'));
+const dir = process.env.VG_DIR ?? (await mkdtemp(join(tmpdir(), 'vg-')));
 const port = 20000 + Math.floor(Math.random() * 20000);
 const onRedis = process.env.STORE === 'redis';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `gh-cg-${process.pid}-${port}`;
-const storage = onRedis ? ['--storage-backend', 'redis', '--redis-url', redisUrl, '--storage-prefix', prefix] : ['--storage-backend', process.env.STORE === 'file' ? 'file' : 'memory'];
+const storage = onRedis
+  ? ['--storage-backend', 'redis', '--redis-url', redisUrl, '--storage-prefix', prefix]
+  : ['--storage-backend', process.env.STORE === 'file' ? 'file' : 'memory'];
 const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dir, ...storage]);
 if ('error' in parsed) throw new Error(parsed.error);
 const running = await startServer(parsed.options, { log: () => {} });
 const pki = devPkiPaths(dir);
 const [ca, cert, key] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.adminCert, 'utf8'), readFile(pki.adminKey, 'utf8')]);
 const agent = new Agent({ keepAlive: true, ca, cert, key, maxSockets: 4 });
-const call = (method, path, body) => new Promise((res, rej) => {
-  const r = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, (resp) => { resp.resume(); resp.on('end', () => res(resp.statusCode ?? 0)); });
-  r.on('error', rej); r.end(body);
-});
+const call = (method, path, body) =>
+  new Promise((res, rej) => {
+    const r = request(
+      { host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} },
+      (resp) => {
+        resp.resume();
+        resp.on('end', () => res(resp.statusCode ?? 0));
+      },
+    );
+    r.on('error', rej);
+    r.end(body);
+  });
 while ((await call('GET', '/readyz').catch(() => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
 const N = Number(process.env.N ?? 1000);
-const cm = (i) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, labels: { app: 'x', tier: 'y' } }, data: { a: 'x'.repeat(100), b: 'y', c: 'z' } });
+const cm = (i) =>
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `c${i}`, labels: { app: 'x', tier: 'y' } },
+    data: { a: 'x'.repeat(100), b: 'y', c: 'z' },
+  });
 let bad = 0;
 for (let i = 0; i < N; i += 4) {
   const st = await Promise.all([0, 1, 2, 3].map((j) => call('POST', '/api/v1/namespaces/default/configmaps', cm(i + j))));

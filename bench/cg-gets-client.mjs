@@ -20,23 +20,37 @@ export async function runGets(port, who, n) {
   if ((process.env.PROTO ?? 'h2') === 'h2') {
     const s = connect(`https://127.0.0.1:${port}`, { ...who, servername: 'localhost' });
     await new Promise((r) => s.once('remoteSettings', r));
-    const one = () => new Promise((res) => {
-      const st = s.request({ ':path': PATH });
-      st.on('response', (h) => { if (h[':status'] !== 200) bad++; });
-      st.resume();
-      st.on('end', res);
-      st.on('error', () => { bad++; res(); });
-    });
+    const one = () =>
+      new Promise((res) => {
+        const st = s.request({ ':path': PATH });
+        st.on('response', (h) => {
+          if (h[':status'] !== 200) bad++;
+        });
+        st.resume();
+        st.on('end', res);
+        st.on('error', () => {
+          bad++;
+          res();
+        });
+      });
     for (let i = 0; i < n; i += k) await batch(one);
     s.close();
     return bad;
   }
   const a = new Agent({ keepAlive: true, ...who, maxSockets: 4 });
-  const get = () => new Promise((res) => {
-    const r = request({ host: '127.0.0.1', port, path: PATH, agent: a }, (resp) => { if (resp.statusCode !== 200) bad++; resp.resume(); resp.on('end', res); });
-    r.on('error', () => { bad++; res(); });
-    r.end();
-  });
+  const get = () =>
+    new Promise((res) => {
+      const r = request({ host: '127.0.0.1', port, path: PATH, agent: a }, (resp) => {
+        if (resp.statusCode !== 200) bad++;
+        resp.resume();
+        resp.on('end', res);
+      });
+      r.on('error', () => {
+        bad++;
+        res();
+      });
+      r.end();
+    });
   for (let i = 0; i < n; i += k) await batch(get);
   a.destroy();
   return bad;

@@ -30,33 +30,70 @@ const { startServer } = await import(`${dist}/gateway/server/app.js`);
 const { devPkiPaths } = await import(`${dist}/certs/devpki.js`);
 const { generateClientCert } = await import(`${dist}/certs/pki.js`);
 (await import(`${dist}/gateway/cli/harden.js`)).hardenIntrinsics();
-const dir = process.env.VG_DIR ?? await mkdtemp(join(tmpdir(), 'vg-'));
+const dir = process.env.VG_DIR ?? (await mkdtemp(join(tmpdir(), 'vg-')));
 const port = 20000 + Math.floor(Math.random() * 20000);
 const extra = (process.env.FLAGS ?? '').split(' ').filter(Boolean);
-const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', ...extra]);
+const parsed = parseServeFlags([
+  '--secure-port',
+  String(port),
+  '--data-dir',
+  dir,
+  '--storage-backend',
+  'memory',
+  '--authorization-mode',
+  'AlwaysAllow',
+  ...extra,
+]);
 if ('error' in parsed) throw new Error(parsed.error);
 const running = await startServer(parsed.options, { log: () => {} });
 const pki = devPkiPaths(dir);
 const [ca, cert, key, caKey] = await Promise.all([pki.caCert, pki.adminCert, pki.adminKey, join(dir, 'pki', 'ca.key')].map((f) => readFile(f, 'utf8')));
 const admin = { ca, cert, key };
 const agent = new Agent({ keepAlive: true, ...admin, maxSockets: 4 });
-const call = (method, path, body) => new Promise((res, rej) => {
-  const r = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, (resp) => { resp.resume(); resp.on('end', () => res(resp.statusCode ?? 0)); });
-  r.on('error', rej); r.end(body);
-});
+const call = (method, path, body) =>
+  new Promise((res, rej) => {
+    const r = request(
+      { host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} },
+      (resp) => {
+        resp.resume();
+        resp.on('end', () => res(resp.statusCode ?? 0));
+      },
+    );
+    r.on('error', rej);
+    r.end(body);
+  });
 while ((await call('GET', '/readyz').catch(() => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
-await call('POST', '/api/v1/namespaces/default/configmaps', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: 'b' } }));
+await call(
+  'POST',
+  '/api/v1/namespaces/default/configmaps',
+  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: 'b' } }),
+);
 // SEED=<n>: n more ConfigMaps of about bench/run.ts's size, for CG_PATH lists (bench/cg-gets-client.mjs).
 for (let i = 0; i < Number(process.env.SEED ?? 0); i += 20) {
-  await Promise.all(Array.from({ length: Math.min(20, Number(process.env.SEED) - i) }, (_, k) => call('POST', '/api/v1/namespaces/default/configmaps', JSON.stringify({
-    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i + k).padStart(4, '0')}`, labels: { app: 'bench', tier: 'backend' } },
-    data: { 'config.yaml': 'x'.repeat(300), mode: 'bench' },
-  }))));
+  await Promise.all(
+    Array.from({ length: Math.min(20, Number(process.env.SEED) - i) }, (_, k) =>
+      call(
+        'POST',
+        '/api/v1/namespaces/default/configmaps',
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `cm-${String(i + k).padStart(4, '0')}`, labels: { app: 'bench', tier: 'backend' } },
+          data: { 'config.yaml': 'x'.repeat(300), mode: 'bench' },
+        }),
+      ),
+    ),
+  );
 }
 // The user's key is made once per VG_DIR: RSA key generation is random work that would swamp the difference.
 async function userTls() {
   const files = [join(dir, 'cg-user.crt'), join(dir, 'cg-user.key')];
-  try { const [c, k] = await Promise.all(files.map((f) => readFile(f, 'utf8'))); return { ca, cert: c, key: k }; } catch { /* made below */ }
+  try {
+    const [c, k] = await Promise.all(files.map((f) => readFile(f, 'utf8')));
+    return { ca, cert: c, key: k };
+  } catch {
+    /* made below */
+  }
   const c = generateClientCert({ certPem: ca, keyPem: caKey }, { user: 'cg-user', groups: ['cg'] });
   await Promise.all([writeFile(files[0], c.certPem), writeFile(files[1], c.keyPem)]);
   return { ca, cert: c.certPem, key: c.keyPem };
@@ -85,14 +122,20 @@ async function mainThreadTicks() {
 let ticksAt;
 async function callgrind(flag) {
   if (process.env.MEASURE === 'cpu') {
-    if (flag === '-z') { cpuAt = process.cpuUsage(); mainAt = await mainThreadUs(); ticksAt = await mainThreadTicks(); profiling = await startProfile(); }
-    else {
+    if (flag === '-z') {
+      cpuAt = process.cpuUsage();
+      mainAt = await mainThreadUs();
+      ticksAt = await mainThreadTicks();
+      profiling = await startProfile();
+    } else {
       await profiling.stop();
       const d = process.cpuUsage(cpuAt);
       const t = await mainThreadTicks();
-      console.log(`cpu_us_per_get ${((d.user + d.system) / N).toFixed(2)} main_us_per_get ${((await mainThreadUs() - mainAt) / N).toFixed(2)}`);
+      console.log(`cpu_us_per_get ${((d.user + d.system) / N).toFixed(2)} main_us_per_get ${(((await mainThreadUs()) - mainAt) / N).toFixed(2)}`);
       // The split, for where a difference lies: user and kernel time, the whole process's and the main thread's.
-      console.log(`user_us_per_get ${(d.user / N).toFixed(2)} system_us_per_get ${(d.system / N).toFixed(2)} main_user ${((t.user - ticksAt.user) * 10_000 / N).toFixed(2)} main_system ${((t.system - ticksAt.system) * 10_000 / N).toFixed(2)}`);
+      console.log(
+        `user_us_per_get ${(d.user / N).toFixed(2)} system_us_per_get ${(d.system / N).toFixed(2)} main_user ${(((t.user - ticksAt.user) * 10_000) / N).toFixed(2)} main_system ${(((t.system - ticksAt.system) * 10_000) / N).toFixed(2)}`,
+      );
     }
     return;
   }

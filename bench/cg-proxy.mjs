@@ -38,11 +38,20 @@ const { startServer } = await import(`${dist}/gateway/server/app.js`);
 const { devPkiPaths } = await import(`${dist}/certs/devpki.js`);
 const { generateCa, generateServingCert } = await import('../dist/certs/pki.js');
 (await import(`${dist}/gateway/cli/harden.js`)).hardenIntrinsics();
-const dir = process.env.VG_DIR ?? await mkdtemp(join(tmpdir(), 'vgp-'));
+const dir = process.env.VG_DIR ?? (await mkdtemp(join(tmpdir(), 'vgp-')));
 await mkdir(dir, { recursive: true });
 const port = 20000 + Math.floor(Math.random() * 20000);
 const bePort = port + 1;
-const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', join(dir, 'gw'), '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow']);
+const parsed = parseServeFlags([
+  '--secure-port',
+  String(port),
+  '--data-dir',
+  join(dir, 'gw'),
+  '--storage-backend',
+  'memory',
+  '--authorization-mode',
+  'AlwaysAllow',
+]);
 if ('error' in parsed) throw new Error(parsed.error);
 const running = await startServer(parsed.options, { log: () => {} });
 const pki = devPkiPaths(join(dir, 'gw'));
@@ -57,32 +66,89 @@ if (!existsSync(files.ca)) {
   await Promise.all([writeFile(files.cert, leaf.certPem), writeFile(files.key, leaf.keyPem), writeFile(files.ca, bca.certPem)]);
 }
 const backendCa = await readFile(files.ca, 'utf8');
-const backend = spawn(process.execPath, [join(here, '..', 'bin', 'gatehouse.js'), 'sample-backend', `--secure-port=${bePort}`, `--data-dir=${join(dir, 'sample')}`,
-  `--tls-cert-file=${files.cert}`, `--tls-private-key-file=${files.key}`, `--requestheader-client-ca-file=${join(dir, 'gw', 'pki', 'front-proxy-ca.crt')}`,
-  '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group',
-  '--requestheader-extra-headers-prefix=X-Remote-Extra-'], { stdio: ['ignore', 'ignore', 'inherit'] });
+const backend = spawn(
+  process.execPath,
+  [
+    join(here, '..', 'bin', 'gatehouse.js'),
+    'sample-backend',
+    `--secure-port=${bePort}`,
+    `--data-dir=${join(dir, 'sample')}`,
+    `--tls-cert-file=${files.cert}`,
+    `--tls-private-key-file=${files.key}`,
+    `--requestheader-client-ca-file=${join(dir, 'gw', 'pki', 'front-proxy-ca.crt')}`,
+    '--requestheader-allowed-names=front-proxy-client',
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+  ],
+  { stdio: ['ignore', 'ignore', 'inherit'] },
+);
 
 const agent = new Agent({ keepAlive: true, ca, cert, key, maxSockets: 4 });
-const call = (method, path, body, to = port) => new Promise((res, rej) => {
-  const r = request({ host: '127.0.0.1', port: to, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, (resp) => { resp.resume(); resp.on('end', () => res(resp.statusCode ?? 0)); });
-  r.on('error', rej); r.end(body);
-});
+const call = (method, path, body, to = port) =>
+  new Promise((res, rej) => {
+    const r = request(
+      {
+        host: '127.0.0.1',
+        port: to,
+        method,
+        path,
+        agent,
+        headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {},
+      },
+      (resp) => {
+        resp.resume();
+        resp.on('end', () => res(resp.statusCode ?? 0));
+      },
+    );
+    r.on('error', rej);
+    r.end(body);
+  });
 while ((await call('GET', '/readyz').catch(() => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
 const NS = 'gatehouse-samples';
 await call('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }));
-await call('POST', `/api/v1/namespaces/${NS}/services`, JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'sample-api' }, spec: { ports: [{ name: 'https', port: 443, targetPort: bePort }] } }));
-await call('POST', `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`, JSON.stringify({
-  apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'sample-api-1', labels: { 'kubernetes.io/service-name': 'sample-api' } },
-  addressType: 'IPv4', ports: [{ name: 'https', port: bePort, protocol: 'TCP' }], endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-}));
-await call('POST', '/apis/apiregistration.k8s.io/v1/apiservices', JSON.stringify({
-  apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.samples.gatehouse.dev' },
-  spec: { group: 'samples.gatehouse.dev', version: 'v1', service: { namespace: NS, name: 'sample-api', port: 443 }, caBundle: Buffer.from(backendCa).toString('base64'), groupPriorityMinimum: 1000, versionPriority: 15 },
-}));
+await call(
+  'POST',
+  `/api/v1/namespaces/${NS}/services`,
+  JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'sample-api' }, spec: { ports: [{ name: 'https', port: 443, targetPort: bePort }] } }),
+);
+await call(
+  'POST',
+  `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`,
+  JSON.stringify({
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: 'sample-api-1', labels: { 'kubernetes.io/service-name': 'sample-api' } },
+    addressType: 'IPv4',
+    ports: [{ name: 'https', port: bePort, protocol: 'TCP' }],
+    endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+  }),
+);
+await call(
+  'POST',
+  '/apis/apiregistration.k8s.io/v1/apiservices',
+  JSON.stringify({
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
+    metadata: { name: 'v1.samples.gatehouse.dev' },
+    spec: {
+      group: 'samples.gatehouse.dev',
+      version: 'v1',
+      service: { namespace: NS, name: 'sample-api', port: 443 },
+      caBundle: Buffer.from(backendCa).toString('base64'),
+      groupPriorityMinimum: 1000,
+      versionPriority: 15,
+    },
+  }),
+);
 const WIDGETS = '/apis/samples.gatehouse.dev/v1/namespaces/default/widgets';
 let got = 0;
 for (let i = 0; i < 600 && got !== 201 && got !== 409; i++) {
-  got = await call('POST', WIDGETS, JSON.stringify({ apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'w0' }, spec: { color: 'red' } })).catch(() => 0);
+  got = await call(
+    'POST',
+    WIDGETS,
+    JSON.stringify({ apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'w0' }, spec: { color: 'red' } }),
+  ).catch(() => 0);
   if (got !== 201 && got !== 409) await new Promise((r) => setTimeout(r, 100));
 }
 if (got !== 201 && got !== 409) throw new Error(`the backend never became reachable through the gateway (${got})`);
@@ -92,7 +158,15 @@ let bad = 0;
 // backend with the front-proxy certificate, the headers copied, nothing else: bench/aggregation.ts's floor), so
 // a PROF profile of it sits beside the gateway's with the same client in the same process.
 const target = process.env.HOP === 'undici' ? await bareUndiciHop() : port;
-const get = () => call('GET', `${WIDGETS}/w0`, undefined, target).then((s) => { if (s !== 200) bad++; }, () => { bad++; });
+const get = () =>
+  call('GET', `${WIDGETS}/w0`, undefined, target).then(
+    (s) => {
+      if (s !== 200) bad++;
+    },
+    () => {
+      bad++;
+    },
+  );
 // Warm the pool's 4 connections, so both N open the same number.
 await Promise.all([get(), get(), get(), get()]);
 const SYNC = process.env.CG_SYNC;
@@ -113,7 +187,10 @@ async function threadCpu() {
     if (close < 0) continue;
     const f = stat.slice(close + 2).split(' ');
     const [user, sys] = [Number(f[11]) * 10_000, Number(f[12]) * 10_000];
-    if (Number(tid) === process.pid) { out.mainUser += user; out.mainSys += sys; } else out.others += user + sys;
+    if (Number(tid) === process.pid) {
+      out.mainUser += user;
+      out.mainSys += sys;
+    } else out.others += user + sys;
   }
   return out;
 }
@@ -141,6 +218,10 @@ async function bareUndiciHop() {
   const pki = (f) => readFile(join(dir, 'gw', 'pki', f), 'utf8');
   const [fpCert, fpKey, gwCert, gwKey] = await Promise.all(['front-proxy-client.crt', 'front-proxy-client.key', 'apiserver.crt', 'apiserver.key'].map(pki));
   // The identity the gateway would send for the admin client.
-  return startBareUndiciHop({ cert: gwCert, key: gwKey, backend: { port: bePort, ca: backendCa, cert: fpCert, key: fpKey, servername: SVC },
-    addHeaders: ['x-remote-user', 'admin', 'x-remote-group', 'system:masters'] });
+  return startBareUndiciHop({
+    cert: gwCert,
+    key: gwKey,
+    backend: { port: bePort, ca: backendCa, cert: fpCert, key: fpKey, servername: SVC },
+    addHeaders: ['x-remote-user', 'admin', 'x-remote-group', 'system:masters'],
+  });
 }

@@ -19,14 +19,21 @@ const prefix = `gh-cg-store-${process.pid}`;
 const store = await RedisStore.open({ url, prefix, historyWindowMs: 60_000 });
 const ns = await store.create('core/namespaces/default', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
 await store.waitForRev(Number(ns.metadata.resourceVersion), 60_000); // in a server the namespace is long in the cache
-const cm = (i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'default', uid: `u-${i}`, creationTimestamp: '2026-11-27T00:00:00Z', labels: { app: 'x', tier: 'y' } }, data: { a: 'x'.repeat(100), b: 'y', c: 'z' } });
+const cm = (i) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: `c${i}`, namespace: 'default', uid: `u-${i}`, creationTimestamp: '2026-11-27T00:00:00Z', labels: { app: 'x', tier: 'y' } },
+  data: { a: 'x'.repeat(100), b: 'y', c: 'z' },
+});
 const N = Number(process.env.N ?? 1000);
 let last = 0;
 for (let i = 0; i < N; i += 4) {
-  const made = await Promise.all([0, 1, 2, 3].map(async (j) => {
-    if (!(await store.get('core/namespaces/default', 0))) throw new Error('namespace missing');
-    return store.create(`core/configmaps/default/c${i + j}`, cm(i + j));
-  }));
+  const made = await Promise.all(
+    [0, 1, 2, 3].map(async (j) => {
+      if (!(await store.get('core/namespaces/default', 0))) throw new Error('namespace missing');
+      return store.create(`core/configmaps/default/c${i + j}`, cm(i + j));
+    }),
+  );
   last = Math.max(last, ...made.map((o) => Number(o.metadata.resourceVersion)));
 }
 await store.waitForRev(last, 60_000);

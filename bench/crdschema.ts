@@ -22,7 +22,10 @@ function pair(n: number, a: () => unknown, b: () => unknown): [number, number] {
   const tb: number[] = [];
   let sink: unknown;
   for (let r = 0; r < ROUNDS; r++) {
-    for (const [fn, times] of [[a, ta], [b, tb]] as const) {
+    for (const [fn, times] of [
+      [a, ta],
+      [b, tb],
+    ] as const) {
       const t0 = performance.now();
       for (let i = 0; i < n; i++) sink = fn();
       times.push(((performance.now() - t0) * 1e6) / n);
@@ -37,9 +40,12 @@ function pair(n: number, a: () => unknown, b: () => unknown): [number, number] {
 const SCHEMA = {
   type: 'object',
   properties: {
-    apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' },
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
     spec: {
-      type: 'object', required: ['secretName', 'issuerRef'],
+      type: 'object',
+      required: ['secretName', 'issuerRef'],
       properties: {
         secretName: { type: 'string', maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
         commonName: { type: 'string', maxLength: 64 },
@@ -60,8 +66,14 @@ const SCHEMA = {
         usages: { type: 'array', items: { type: 'string', enum: ['server auth', 'client auth', 'digital signature', 'key encipherment'] } },
         labels: { type: 'object', additionalProperties: { type: 'string', maxLength: 63 } },
         ports: {
-          type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
-          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', minimum: 1, maximum: 65535 }, protocol: { type: 'string', enum: ['TCP', 'UDP'] } } },
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, port: { type: 'integer', minimum: 1, maximum: 65535 }, protocol: { type: 'string', enum: ['TCP', 'UDP'] } },
+          },
         },
         note: { type: 'string', nullable: true },
       },
@@ -71,14 +83,25 @@ const SCHEMA = {
 };
 
 const VALID = {
-  apiVersion: 'cert.example.com/v1', kind: 'Certificate', metadata: { name: 'a', namespace: 'default' },
+  apiVersion: 'cert.example.com/v1',
+  kind: 'Certificate',
+  metadata: { name: 'a', namespace: 'default' },
   spec: {
-    secretName: 'web-tls', commonName: 'web', dnsNames: ['web.example.com', 'www.example.com', 'api.example.com'],
-    ipAddresses: ['10.0.0.1'], duration: '2160h', replicas: 3, port: 'https',
+    secretName: 'web-tls',
+    commonName: 'web',
+    dnsNames: ['web.example.com', 'www.example.com', 'api.example.com'],
+    ipAddresses: ['10.0.0.1'],
+    duration: '2160h',
+    replicas: 3,
+    port: 'https',
     privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
     issuerRef: { name: 'ca', kind: 'ClusterIssuer', group: 'cert.example.com' },
-    usages: ['server auth', 'client auth'], labels: { team: 'web', tier: 'frontend' },
-    ports: [{ name: 'https', port: 443, protocol: 'TCP' }, { name: 'http', port: 80, protocol: 'TCP' }],
+    usages: ['server auth', 'client auth'],
+    labels: { team: 'web', tier: 'frontend' },
+    ports: [
+      { name: 'https', port: 443, protocol: 'TCP' },
+      { name: 'http', port: 80, protocol: 'TCP' },
+    ],
     note: null,
   },
 };
@@ -103,19 +126,35 @@ function forAjv(s: unknown): unknown {
 /** ajv errors as kube's causes: what using ajv would add to every failing request. */
 function kubeCauses(errors: readonly ErrorObject[]): Array<{ field: string; message: string }> {
   return errors.map((e) => {
-    const name = e.instancePath.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '');
+    const name = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+      .join('')
+      .replace(/^\./, '');
     const at = `${name} in body`;
     const p = e.params as Record<string, unknown>;
     const value = JSON.stringify(e.data);
     switch (e.keyword) {
-      case 'maximum': return { field: name, message: `Invalid value: ${value}: ${at} should be less than or equal to ${p.limit}` };
-      case 'minimum': return { field: name, message: `Invalid value: ${value}: ${at} should be greater than or equal to ${p.limit}` };
-      case 'multipleOf': return { field: name, message: `Invalid value: ${value}: ${at} should be a multiple of ${p.multipleOf}` };
-      case 'enum': return { field: name, message: `Unsupported value: ${value}: supported values: ${(p.allowedValues as string[]).map((x) => JSON.stringify(x)).join(', ')}` };
-      case 'format': return { field: name, message: `Invalid value: ${value}: ${at} must be of type ${p.format}: ${value}` };
-      case 'required': return { field: `${name ? `${name}.` : ''}${p.missingProperty}`, message: 'Required value' };
-      case 'type': return { field: name, message: `Invalid value: "${typeof e.data}": ${at} must be of type ${p.type}: "${typeof e.data}"` };
-      default: return { field: name, message: `Invalid value: ${value}: ${e.message}` };
+      case 'maximum':
+        return { field: name, message: `Invalid value: ${value}: ${at} should be less than or equal to ${p.limit}` };
+      case 'minimum':
+        return { field: name, message: `Invalid value: ${value}: ${at} should be greater than or equal to ${p.limit}` };
+      case 'multipleOf':
+        return { field: name, message: `Invalid value: ${value}: ${at} should be a multiple of ${p.multipleOf}` };
+      case 'enum':
+        return {
+          field: name,
+          message: `Unsupported value: ${value}: supported values: ${(p.allowedValues as string[]).map((x) => JSON.stringify(x)).join(', ')}`,
+        };
+      case 'format':
+        return { field: name, message: `Invalid value: ${value}: ${at} must be of type ${p.format}: ${value}` };
+      case 'required':
+        return { field: `${name ? `${name}.` : ''}${p.missingProperty}`, message: 'Required value' };
+      case 'type':
+        return { field: name, message: `Invalid value: "${typeof e.data}": ${at} must be of type ${p.type}: "${typeof e.data}"` };
+      default:
+        return { field: name, message: `Invalid value: ${value}: ${e.message}` };
     }
   });
 }
@@ -141,15 +180,29 @@ console.log('CR schema validation: own validator vs ajv (+ translation to kube c
 row('causes for the invalid object (own / ajv)', `${ownCauses.length} / ${ajvCauses.length}`);
 if (own.validate(VALID as unknown as KObject, undefined).length !== 0 || !ajvValidate(VALID)) throw new Error('the valid object must pass both');
 
-const [validOwn, validAjv] = pair(20_000, () => own.validate(VALID as unknown as KObject, undefined), () => ajvValidate(VALID));
+const [validOwn, validAjv] = pair(
+  20_000,
+  () => own.validate(VALID as unknown as KObject, undefined),
+  () => ajvValidate(VALID),
+);
 row('validate a valid object: own', fmt(validOwn));
 row('validate a valid object: ajv', `${fmt(validAjv)}  (${(validAjv / validOwn).toFixed(2)}x own)`);
 
-const [badOwn, badAjv] = pair(20_000, () => own.validate(INVALID as unknown as KObject, undefined), () => { ajvValidate(INVALID); return kubeCauses(ajvValidate.errors ?? []); });
+const [badOwn, badAjv] = pair(
+  20_000,
+  () => own.validate(INVALID as unknown as KObject, undefined),
+  () => {
+    ajvValidate(INVALID);
+    return kubeCauses(ajvValidate.errors ?? []);
+  },
+);
 row('validate an invalid object (3 problems): own', fmt(badOwn));
 row('validate an invalid object (3 problems): ajv + translation', `${fmt(badAjv)}  (${(badAjv / badOwn).toFixed(2)}x own)`);
 
-const [compileOwn, compileAjv] = pair(20, () => compileCrdSchema(SCHEMA, REF), () => newAjv().compile(ajvSchema as object));
+const [compileOwn, compileAjv] = pair(
+  20,
+  () => compileCrdSchema(SCHEMA, REF),
+  () => newAjv().compile(ajvSchema as object),
+);
 row('compile one CRD version: own', fmt(compileOwn));
 row('compile one CRD version: ajv', `${fmt(compileAjv)}  (${(compileAjv / compileOwn).toFixed(1)}x own)`);
-

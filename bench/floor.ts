@@ -42,27 +42,40 @@ async function readFeed(): Promise<void> {
   }
 }
 
-const server = createServer({
-  cert: readFileSync(certFile!), key: readFileSync(keyFile!), ca: readFileSync(caFile!),
-  requestCert: true, rejectUnauthorized: false, keepAliveTimeout: 65_000, minVersion: 'TLSv1.2',
-}, (req, res) => {
-  void readBody(req).then(async (text) => {
-    const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
-    const ns = String(obj.metadata['namespace'] ?? 'default');
-    obj.metadata['uid'] = randomUUID();
-    obj.metadata['creationTimestamp'] = rfc3339(Date.now());
-    const reply = await runWrite(client, keys, TYPE, 'c', `${TYPE}${ns}/${String(obj.metadata['name'])}`, JSON.stringify(obj), undefined, Date.now());
-    const code = reply[0] === 'ok' ? 201 : 409;
-    if (reply[0] === 'ok') obj.metadata['resourceVersion'] = String(reply[1]);
-    const out = Buffer.from(JSON.stringify(obj));
-    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': out.length }).end(out);
-  }).catch((err: unknown) => {
-    res.writeHead(503).end(String(err));
-  });
-});
+const server = createServer(
+  {
+    cert: readFileSync(certFile!),
+    key: readFileSync(keyFile!),
+    ca: readFileSync(caFile!),
+    requestCert: true,
+    rejectUnauthorized: false,
+    keepAliveTimeout: 65_000,
+    minVersion: 'TLSv1.2',
+  },
+  (req, res) => {
+    void readBody(req)
+      .then(async (text) => {
+        const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
+        const ns = String(obj.metadata['namespace'] ?? 'default');
+        obj.metadata['uid'] = randomUUID();
+        obj.metadata['creationTimestamp'] = rfc3339(Date.now());
+        const reply = await runWrite(client, keys, TYPE, 'c', `${TYPE}${ns}/${String(obj.metadata['name'])}`, JSON.stringify(obj), undefined, Date.now());
+        const code = reply[0] === 'ok' ? 201 : 409;
+        if (reply[0] === 'ok') obj.metadata['resourceVersion'] = String(reply[1]);
+        const out = Buffer.from(JSON.stringify(obj));
+        res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': out.length }).end(out);
+      })
+      .catch((err: unknown) => {
+        res.writeHead(503).end(String(err));
+      });
+  },
+);
 server.on('tlsClientError', () => undefined);
 await Promise.all([client.connect(), blocking.connect()]);
 server.listen(Number(port), '127.0.0.1', () => {
-  readFeed().catch((err: unknown) => { console.error('floor: the feed read failed:', err); process.exit(1); });
+  readFeed().catch((err: unknown) => {
+    console.error('floor: the feed read failed:', err);
+    process.exit(1);
+  });
   serveCommands({ cached: () => cache.size });
 });

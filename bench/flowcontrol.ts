@@ -58,7 +58,14 @@ const SCHEMA = 'bench-tenants';
 /** The slow backend: discovery at once (availability), every other path after DELAY_MS. */
 async function slowBackendMode([port, certFile, keyFile]: string[]): Promise<void> {
   const [cert, key] = await Promise.all([readFile(certFile!, 'utf8'), readFile(keyFile!, 'utf8')]);
-  const discovery = Buffer.from(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${GROUP}/v1`, resources: [{ name: 'things', singularName: 'thing', namespaced: true, kind: 'Thing', verbs: ['get'] }] }));
+  const discovery = Buffer.from(
+    JSON.stringify({
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: `${GROUP}/v1`,
+      resources: [{ name: 'things', singularName: 'thing', namespaced: true, kind: 'Thing', verbs: ['get'] }],
+    }),
+  );
   const thing = Buffer.from(JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Thing', metadata: { name: 'x', namespace: 'bench' } }));
   const server = createServer({ cert, key, keepAliveTimeout: 65_000 }, (req, res) => {
     req.resume();
@@ -70,7 +77,13 @@ async function slowBackendMode([port, certFile, keyFile]: string[]): Promise<voi
   serveCommands({});
 }
 
-interface LoadArgs { target: Target; path: string; connections: number; warmupMs: number; durationMs: number }
+interface LoadArgs {
+  target: Target;
+  path: string;
+  connections: number;
+  warmupMs: number;
+  durationMs: number;
+}
 
 function loop(a: LoadArgs): Promise<LoopResult> {
   return closedLoop({ ...a, maxRequests: 50_000_000 }, { next: () => ({ method: 'GET', path: a.path }), done: () => 1 });
@@ -117,20 +130,62 @@ export async function runFlowcontrolBench(): Promise<void> {
     children.push(on);
     const pki = join(onDir, 'pki');
     const [ca, cert, key, caKey] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key', 'ca.key'].map((n) => readFile(join(pki, n), 'utf8')));
-    const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+    const tlsFlags = [
+      '--tls-cert-file',
+      join(pki, 'apiserver.crt'),
+      '--tls-private-key-file',
+      join(pki, 'apiserver.key'),
+      '--client-ca-file',
+      join(pki, 'ca.crt'),
+    ];
     const offPort = await freePort();
-    const off = await startChild('apf-off', './server.ts', ['--secure-port', String(offPort), '--data-dir', join(root, 'off'), '--storage-backend', 'memory', ...tlsFlags, ...authz, '--enable-priority-and-fairness=false'], 0);
+    const off = await startChild(
+      'apf-off',
+      './server.ts',
+      [
+        '--secure-port',
+        String(offPort),
+        '--data-dir',
+        join(root, 'off'),
+        '--storage-backend',
+        'memory',
+        ...tlsFlags,
+        ...authz,
+        '--enable-priority-and-fairness=false',
+      ],
+      0,
+    );
     children.push(off);
     // The floor: APF off, but the two headers APF must set on every answer set all the same (bench/server.ts).
     const floorPort = await freePort();
-    const floor = await startChild('apf-floor', './server.ts', ['--secure-port', String(floorPort), '--data-dir', join(root, 'floor'), '--storage-backend', 'memory', ...tlsFlags, ...authz, '--enable-priority-and-fairness=false'], 0, [], { BENCH_PF_HEADERS: '1' });
+    const floor = await startChild(
+      'apf-floor',
+      './server.ts',
+      [
+        '--secure-port',
+        String(floorPort),
+        '--data-dir',
+        join(root, 'floor'),
+        '--storage-backend',
+        'memory',
+        ...tlsFlags,
+        ...authz,
+        '--enable-priority-and-fairness=false',
+      ],
+      0,
+      [],
+      { BENCH_PF_HEADERS: '1' },
+    );
     children.push(floor);
     const load = await startChild('apf-load', self, ['load'], 1);
     children.push(load);
 
     const devCa = { certPem: ca!, keyPem: caKey! };
     const [userA, userB] = await disjointUsers();
-    const person = (user: string, groups: string[]) => { const c = generateClientCert(devCa, { user, groups }); return { ca: ca!, cert: c.certPem, key: c.keyPem }; };
+    const person = (user: string, groups: string[]) => {
+      const c = generateClientCert(devCa, { user, groups });
+      return { ca: ca!, cert: c.certPem, key: c.keyPem };
+    };
     const adminTls = { ca: ca!, cert: cert!, key: key! };
     const readerTls = person('bench-reader', ['bench-readers']);
     for (const port of [onPort, offPort, floorPort]) {
@@ -138,15 +193,25 @@ export async function runFlowcontrolBench(): Promise<void> {
       admins.push(admin);
       await admin.ready();
       await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
-      await admin.must('POST', '/api/v1/namespaces/bench/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1', namespace: 'bench' }, data: { a: 'b' } });
+      await admin.must('POST', '/api/v1/namespaces/bench/configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'c1', namespace: 'bench' },
+        data: { a: 'b' },
+      });
     }
 
     // ---- 1. GET with APF on and off
     // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each process over each of its runs (apf-<on|off>-<who>-<n>.cpuprofile).
     let runNo = 0;
     const get = async (server: Child, port: number, tls: typeof adminTls): Promise<LoopResult> => {
-      if (PROF) { await mkdir(PROF, { recursive: true }); await server.call('profStart'); }
-      const r = await withCpu(server, load, () => load.call<LoopResult>('loop', { target: { port, ...tls }, path: GET_PATH, connections: CONNECTIONS, warmupMs: WARMUP, durationMs: DURATION }));
+      if (PROF) {
+        await mkdir(PROF, { recursive: true });
+        await server.call('profStart');
+      }
+      const r = await withCpu(server, load, () =>
+        load.call<LoopResult>('loop', { target: { port, ...tls }, path: GET_PATH, connections: CONNECTIONS, warmupMs: WARMUP, durationMs: DURATION }),
+      );
       if (PROF) await server.call('profStop', { file: join(PROF, `${server.name}-${tls === adminTls ? 'admin' : 'user'}-${++runNo}.cpuprofile`) });
       return r;
     };
@@ -156,7 +221,10 @@ export async function runFlowcontrolBench(): Promise<void> {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
     const cpuUs = (r: LoopResult) => (r.cpu!.server * 1e6) / rate(r);
     const pct = (xs: number[]) => `${(100 * median(xs)).toFixed(1)}% [${xs.map((x) => (100 * x).toFixed(0)).join(' ')}]`;
-    for (const [who, tls] of [['admin (exempt)', adminTls], ['user (global-default)', readerTls]] as const) {
+    for (const [who, tls] of [
+      ['admin (exempt)', adminTls],
+      ['user (global-default)', readerTls],
+    ] as const) {
       const ratios = { off: { rate: [] as number[], cpu: [] as number[] }, floor: { rate: [] as number[], cpu: [] as number[] } };
       const rows: string[] = [];
       let errors = 0;
@@ -168,7 +236,10 @@ export async function runFlowcontrolBench(): Promise<void> {
         const off2 = await get(off, offPort, tls);
         const on2 = await get(on, onPort, tls);
         errors += [on1, on2, off1, off2, fl1, fl2].reduce((n, r) => n + r.errors, 0);
-        for (const [base, b1, b2] of [['off', off1, off2], ['floor', fl1, fl2]] as const) {
+        for (const [base, b1, b2] of [
+          ['off', off1, off2],
+          ['floor', fl1, fl2],
+        ] as const) {
           ratios[base].rate.push((rate(on1) + rate(on2)) / (rate(b1) + rate(b2)));
           ratios[base].cpu.push((cpuUs(b1) + cpuUs(b2)) / (cpuUs(on1) + cpuUs(on2)));
         }
@@ -176,8 +247,19 @@ export async function runFlowcontrolBench(): Promise<void> {
         rows.push(`on ${two(on1, on2)} off ${two(off1, off2)} floor ${two(fl1, fl2)}`);
       }
       out(`  ${who}: ${rows.join('; ')}; errors ${errors}`);
-      recordRow({ name: `GET with priority and fairness on vs off, ${who} (server CPU per request, median of ${ROUNDS} rounds)`, value: median(ratios.off.cpu), unit: 'ratio', target: '≥ 95% of off', atLeast: 0.95 });
-      recordRow({ name: `GET with priority and fairness on vs the floor (off + the two APF headers), ${who} (server CPU per request)`, value: median(ratios.floor.cpu), unit: 'ratio', target: '(reference: APF\'s own work)' });
+      recordRow({
+        name: `GET with priority and fairness on vs off, ${who} (server CPU per request, median of ${ROUNDS} rounds)`,
+        value: median(ratios.off.cpu),
+        unit: 'ratio',
+        target: '≥ 95% of off',
+        atLeast: 0.95,
+      });
+      recordRow({
+        name: `GET with priority and fairness on vs the floor (off + the two APF headers), ${who} (server CPU per request)`,
+        value: median(ratios.floor.cpu),
+        unit: 'ratio',
+        target: "(reference: APF's own work)",
+      });
       out(`    on / off   ${pct(ratios.off.rate)} by req/s, ${pct(ratios.off.cpu)} by server CPU per request   (target ≥ 95%)`);
       out(`    on / floor ${pct(ratios.floor.rate)} by req/s, ${pct(ratios.floor.cpu)} by server CPU per request   (APF's own work)`);
     }
@@ -191,26 +273,57 @@ export async function runFlowcontrolBench(): Promise<void> {
     await Promise.all([writeFile(files.cert, leaf.certPem), writeFile(files.key, leaf.keyPem)]);
     const bePort = await freePort();
     children.push(await startChild('apf-slow-backend', self, ['slow-backend', String(bePort), files.cert, files.key], 1));
-    await gw.must('POST', '/api/v1/namespaces/bench/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'slow', namespace: 'bench' }, spec: { ports: [{ name: 'https', port: 443, targetPort: bePort }] } });
+    await gw.must('POST', '/api/v1/namespaces/bench/services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'slow', namespace: 'bench' },
+      spec: { ports: [{ name: 'https', port: 443, targetPort: bePort }] },
+    });
     await gw.must('POST', '/apis/discovery.k8s.io/v1/namespaces/bench/endpointslices', {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'slow-1', namespace: 'bench', labels: { 'kubernetes.io/service-name': 'slow' } },
-      addressType: 'IPv4', ports: [{ name: 'https', port: bePort, protocol: 'TCP' }], endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'slow-1', namespace: 'bench', labels: { 'kubernetes.io/service-name': 'slow' } },
+      addressType: 'IPv4',
+      ports: [{ name: 'https', port: bePort, protocol: 'TCP' }],
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
     });
     await gw.must('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
-      apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: `v1.${GROUP}` },
-      spec: { group: GROUP, version: 'v1', service: { namespace: 'bench', name: 'slow', port: 443 }, caBundle: Buffer.from(backendCa.certPem).toString('base64'), groupPriorityMinimum: 1000, versionPriority: 15 },
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: `v1.${GROUP}` },
+      spec: {
+        group: GROUP,
+        version: 'v1',
+        service: { namespace: 'bench', name: 'slow', port: 443 },
+        caBundle: Buffer.from(backendCa.certPem).toString('base64'),
+        groupPriorityMinimum: 1000,
+        versionPriority: 15,
+      },
     });
     await gw.must('POST', '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations', {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: LEVEL.name },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'PriorityLevelConfiguration',
+      metadata: { name: LEVEL.name },
       spec: { type: 'Limited', limited: { nominalConcurrencyShares: LEVEL.shares, limitResponse: { type: 'Queue', queuing: LEVEL.queuing } } },
     });
-    const fs = JSON.parse(await gw.must('POST', '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas', {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: SCHEMA },
-      spec: {
-        priorityLevelConfiguration: { name: LEVEL.name }, matchingPrecedence: 500, distinguisherMethod: { type: 'ByUser' },
-        rules: [{ subjects: [{ kind: 'Group', group: { name: 'bench-tenants' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }] }],
-      },
-    })) as { metadata: { uid: string } };
+    const fs = JSON.parse(
+      await gw.must('POST', '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas', {
+        apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+        kind: 'FlowSchema',
+        metadata: { name: SCHEMA },
+        spec: {
+          priorityLevelConfiguration: { name: LEVEL.name },
+          matchingPrecedence: 500,
+          distinguisherMethod: { type: 'ByUser' },
+          rules: [
+            {
+              subjects: [{ kind: 'Group', group: { name: 'bench-tenants' } }],
+              resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+            },
+          ],
+        },
+      }),
+    ) as { metadata: { uid: string } };
     const aTls = person(userA, ['bench-tenants']);
     const bTls = person(userB, ['bench-tenants']);
     // Served through the proxy, and classified into the bench level (the schema's uid on the answer).
@@ -229,13 +342,31 @@ export async function runFlowcontrolBench(): Promise<void> {
     const flood = seats * FLOOD_FACTOR;
     const victim = { target: { port: onPort, ...bTls }, path: SLOW_PATH, connections: 1, warmupMs: WARMUP, durationMs: DURATION };
     const alone = await load.call<LoopResult>('loop', victim);
-    const both = await load.call<{ flooder: LoopResult; victim: LoopResult }>('flood', { flooder: { ...victim, target: { port: onPort, ...aTls }, connections: flood }, victim });
+    const both = await load.call<{ flooder: LoopResult; victim: LoopResult }>('flood', {
+      flooder: { ...victim, target: { port: onPort, ...aTls }, connections: flood },
+      victim,
+    });
     const ratio = both.victim.latency.p99 / alone.latency.p99;
-    out(`Fairness: level "${LEVEL.name}" (${seats} seats; ${LEVEL.queuing.queues} queues, hand ${LEVEL.queuing.handSize}, length ${LEVEL.queuing.queueLengthLimit}), requests through the proxy to a backend answering after ${DELAY_MS} ms`);
-    out(`  B (${userB}) alone, 1 connection          p50 ${ms(alone.latency.p50)}  p99 ${ms(alone.latency.p99)}  ${f(rate(alone))} req/s, errors ${alone.errors}`);
-    out(`  B while A (${userA}) floods with ${flood}    p50 ${ms(both.victim.latency.p50)}  p99 ${ms(both.victim.latency.p99)}  ${f(rate(both.victim))} req/s, errors ${both.victim.errors}`);
-    out(`  A's flood: ${f(rate(both.flooder))} req/s (${seats} seats / ${DELAY_MS} ms = ${f((seats * 1000) / DELAY_MS)} at most), answers ${JSON.stringify(both.flooder.statuses)}`);
-    recordRow({ name: 'second flow p99 under a 10× flood vs alone', value: both.victim.latency.p99, unit: 'ms', baseline: alone.latency.p99, target: '≤ 3× its p99 alone', atMost: 3 });
+    out(
+      `Fairness: level "${LEVEL.name}" (${seats} seats; ${LEVEL.queuing.queues} queues, hand ${LEVEL.queuing.handSize}, length ${LEVEL.queuing.queueLengthLimit}), requests through the proxy to a backend answering after ${DELAY_MS} ms`,
+    );
+    out(
+      `  B (${userB}) alone, 1 connection          p50 ${ms(alone.latency.p50)}  p99 ${ms(alone.latency.p99)}  ${f(rate(alone))} req/s, errors ${alone.errors}`,
+    );
+    out(
+      `  B while A (${userA}) floods with ${flood}    p50 ${ms(both.victim.latency.p50)}  p99 ${ms(both.victim.latency.p99)}  ${f(rate(both.victim))} req/s, errors ${both.victim.errors}`,
+    );
+    out(
+      `  A's flood: ${f(rate(both.flooder))} req/s (${seats} seats / ${DELAY_MS} ms = ${f((seats * 1000) / DELAY_MS)} at most), answers ${JSON.stringify(both.flooder.statuses)}`,
+    );
+    recordRow({
+      name: 'second flow p99 under a 10× flood vs alone',
+      value: both.victim.latency.p99,
+      unit: 'ms',
+      baseline: alone.latency.p99,
+      target: '≤ 3× its p99 alone',
+      atMost: 3,
+    });
     out(`  B's p99 under the flood / alone          ${ratio.toFixed(2)}×   (target ≤ 3×)`);
     out('');
   } finally {

@@ -28,19 +28,35 @@ const SESSIONS = 4;
 const STREAMS = 16;
 const PATH = '/api/v1/namespaces/bench/configmaps/c1';
 
-interface Tls { ca: string; cert: string; key: string }
-interface LoadResult { requests: number; errors: number; seconds: number }
+interface Tls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+}
 
 // ---------------------------------------------------------------- bare server
 
 function bareMode([port, cert, key, ca]: string[]): void {
   const body = Buffer.from(JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c1', namespace: 'bench' }, data: { a: 'b' } }));
-  const server = createSecureServer({
-    cert: readFileSync(cert!), key: readFileSync(key!), ca: readFileSync(ca!), requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2',
-    settings: { maxConcurrentStreams: 1000 },
-  }, (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
-  });
+  const server = createSecureServer(
+    {
+      cert: readFileSync(cert!),
+      key: readFileSync(key!),
+      ca: readFileSync(ca!),
+      requestCert: true,
+      rejectUnauthorized: false,
+      minVersion: 'TLSv1.2',
+      settings: { maxConcurrentStreams: 1000 },
+    },
+    (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+    },
+  );
   server.listen(Number(port), '127.0.0.1', () => serveCommands({}));
 }
 
@@ -62,20 +78,31 @@ async function loadRun(a: { port: number; tls: Tls; warmupMs: number; durationMs
   const until = from + a.durationMs;
   let requests = 0;
   let errors = 0;
-  const one = (s: ClientHttp2Session): Promise<void> => new Promise((resolve) => {
-    const st = s.request({ ':path': PATH, accept: 'application/json' });
-    let status = 0;
-    st.on('response', (h) => { status = Number(h[':status']); });
-    st.on('data', () => undefined);
-    st.on('end', () => {
-      const now = performance.now();
-      if (now >= from && now < until) { if (status === 200) requests++; else errors++; }
-      resolve();
+  const one = (s: ClientHttp2Session): Promise<void> =>
+    new Promise((resolve) => {
+      const st = s.request({ ':path': PATH, accept: 'application/json' });
+      let status = 0;
+      st.on('response', (h) => {
+        status = Number(h[':status']);
+      });
+      st.on('data', () => undefined);
+      st.on('end', () => {
+        const now = performance.now();
+        if (now >= from && now < until) {
+          if (status === 200) requests++;
+          else errors++;
+        }
+        resolve();
+      });
+      st.on('error', () => {
+        errors++;
+        resolve();
+      });
+      st.end();
     });
-    st.on('error', () => { errors++; resolve(); });
-    st.end();
-  });
-  const lane = async (s: ClientHttp2Session): Promise<void> => { while (performance.now() < until) await one(s); };
+  const lane = async (s: ClientHttp2Session): Promise<void> => {
+    while (performance.now() < until) await one(s);
+  };
   await Promise.all(sessions.flatMap((s) => Array.from({ length: STREAMS }, () => lane(s))));
   for (const s of sessions) s.close();
   return { requests, errors, seconds: a.durationMs / 1000 };
@@ -90,7 +117,12 @@ export async function runHttp2Bench(): Promise<void> {
   try {
     const ghPort = await freePort();
     const ghDir = join(root, 'gatehouse');
-    const gh = await startChild('h2-gatehouse', './server.ts', ['--secure-port', String(ghPort), '--data-dir', ghDir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow'], 0);
+    const gh = await startChild(
+      'h2-gatehouse',
+      './server.ts',
+      ['--secure-port', String(ghPort), '--data-dir', ghDir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow'],
+      0,
+    );
     children.push(gh);
     const pki = join(ghDir, 'pki');
     const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
@@ -98,7 +130,12 @@ export async function runHttp2Bench(): Promise<void> {
     const admin = new Admin(ghPort, { ...tls });
     await admin.ready();
     await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
-    await admin.must('POST', '/api/v1/namespaces/bench/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1', namespace: 'bench' }, data: { a: 'b' } });
+    await admin.must('POST', '/api/v1/namespaces/bench/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c1', namespace: 'bench' },
+      data: { a: 'b' },
+    });
     admin.close();
     const barePort = await freePort();
     const bare = await startChild('h2-bare', self, ['bare', String(barePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')], 0);
@@ -118,7 +155,10 @@ export async function runHttp2Bench(): Promise<void> {
     };
     const b1 = await measure(bare, barePort);
     // BENCH_CPU_PROF=<dir>: a V8 CPU profile of Gatehouse over its two measurements (http2-get.cpuprofile).
-    if (PROF) { await mkdir(PROF, { recursive: true }); await gh.call('profStart'); }
+    if (PROF) {
+      await mkdir(PROF, { recursive: true });
+      await gh.call('profStart');
+    }
     const g1 = await measure(gh, ghPort);
     const g2 = await measure(gh, ghPort);
     if (PROF) await gh.call('profStop', { file: join(PROF, 'http2-get.cpuprofile') });
@@ -127,15 +167,17 @@ export async function runHttp2Bench(): Promise<void> {
     const gate2 = (g1.rps + g2.rps) / 2;
     const f = (n: number) => Math.round(n).toLocaleString('en-US');
     recordRow({ name: 'HTTP/2 GET vs bare node:http2', value: gate2, unit: 'req/s', baseline: bare2, target: '≥ 60% of bare', atLeast: 0.6 });
-    process.stdout.write([
-      '',
-      `=== HTTP/2 (bench/http2.ts; ${placement()}) ===`,
-      `GET one object over HTTP/2, ${SESSIONS} connections × ${STREAMS} streams in flight`,
-      `  bare node:http2 (fixed JSON)   ${f(b1.rps)} / ${f(b2.rps)} req/s, server CPU ${b1.cpuUs.toFixed(0)} / ${b2.cpuUs.toFixed(0)} µs per request, errors ${b1.errors + b2.errors}`,
-      `  gatehouse GET configmap        ${f(g1.rps)} / ${f(g2.rps)} req/s, server CPU ${g1.cpuUs.toFixed(0)} / ${g2.cpuUs.toFixed(0)} µs per request, errors ${g1.errors + g2.errors}`,
-      `  gatehouse / bare               ${((100 * gate2) / bare2).toFixed(1)}%   (target ≥ 60%)`,
-      '',
-    ].join('\n'));
+    process.stdout.write(
+      [
+        '',
+        `=== HTTP/2 (bench/http2.ts; ${placement()}) ===`,
+        `GET one object over HTTP/2, ${SESSIONS} connections × ${STREAMS} streams in flight`,
+        `  bare node:http2 (fixed JSON)   ${f(b1.rps)} / ${f(b2.rps)} req/s, server CPU ${b1.cpuUs.toFixed(0)} / ${b2.cpuUs.toFixed(0)} µs per request, errors ${b1.errors + b2.errors}`,
+        `  gatehouse GET configmap        ${f(g1.rps)} / ${f(g2.rps)} req/s, server CPU ${g1.cpuUs.toFixed(0)} / ${g2.cpuUs.toFixed(0)} µs per request, errors ${g1.errors + g2.errors}`,
+        `  gatehouse / bare               ${((100 * gate2) / bare2).toFixed(1)}%   (target ≥ 60%)`,
+        '',
+      ].join('\n'),
+    );
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     await rm(root, { recursive: true, force: true });

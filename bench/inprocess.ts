@@ -23,11 +23,14 @@ export async function rateLoop(what: string, next: (i: number) => Promise<boolea
   let failed = 0;
   const end = performance.now() + DURATION;
   const start = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, c) => {
-    for (let i = c; performance.now() < end; i += CONNECTIONS) {
-      if (await next(i)) done++; else failed++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, c) => {
+      for (let i = c; performance.now() < end; i += CONNECTIONS) {
+        if (await next(i)) done++;
+        else failed++;
+      }
+    }),
+  );
   const rate = done / ((performance.now() - start) / 1000);
   console.log(`  ${what.padEnd(48)} ${rate.toFixed(0).padStart(7)} req/s${failed ? ` (${failed} failed)` : ''}`);
   return rate;

@@ -36,15 +36,31 @@ const configMapType = () => {
 
 /** `n` frozen ConfigMaps shaped like the bench's (about 590 bytes of JSON each), as a store holds them. */
 function storedItems(n: number): KObject[] {
-  return Array.from({ length: n }, (_, i) => frozenJsonCopy({
-    apiVersion: 'v1', kind: 'ConfigMap',
-    metadata: {
-      name: `cm-${String(i).padStart(4, '0')}`, namespace: 'bench', uid: `6f1c1a56-5a0e-4f7e-9a8e-${String(i).padStart(12, '0')}`,
-      resourceVersion: String(1000 + i), creationTimestamp: '2026-11-27T08:00:00Z', labels: { app: 'bench', tier: 'backend' },
-      managedFields: [{ manager: 'bench', operation: 'Update', apiVersion: 'v1', time: '2026-11-27T08:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:app.properties': {}, 'f:mode': {} } } }],
-    },
-    data: { 'app.properties': 'greeting=hello\nlog.level=info\nfeature.flags=a,b,c\n', mode: 'fast' },
-  } as KObject));
+  return Array.from({ length: n }, (_, i) =>
+    frozenJsonCopy({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: `cm-${String(i).padStart(4, '0')}`,
+        namespace: 'bench',
+        uid: `6f1c1a56-5a0e-4f7e-9a8e-${String(i).padStart(12, '0')}`,
+        resourceVersion: String(1000 + i),
+        creationTimestamp: '2026-11-27T08:00:00Z',
+        labels: { app: 'bench', tier: 'backend' },
+        managedFields: [
+          {
+            manager: 'bench',
+            operation: 'Update',
+            apiVersion: 'v1',
+            time: '2026-11-27T08:00:00Z',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:data': { '.': {}, 'f:app.properties': {}, 'f:mode': {} } },
+          },
+        ],
+      },
+      data: { 'app.properties': 'greeting=hello\nlog.level=info\nfeature.flags=a,b,c\n', mode: 'fast' },
+    } as KObject),
+  );
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -56,7 +72,10 @@ function buildFigures(): string[][] {
     const items = storedItems(n);
     const meta = { resourceVersion: '99999' };
     const whole = (): number => JSON.stringify({ kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta, items }).length;
-    const joined = (): number => { const { parts, length } = listParts(t, items, meta); return Buffer.concat(parts, length).length; };
+    const joined = (): number => {
+      const { parts, length } = listParts(t, items, meta);
+      return Buffer.concat(parts, length).length;
+    };
     const pieces = (): number => listParts(t, items, meta).length;
     pieces(); // the first list encodes each item once, as the first reader of a stored revision does
     const time = (f: () => number): number => {
@@ -87,9 +106,15 @@ async function sendFigures(): Promise<string[][]> {
     const [, mode, n] = (req.url ?? '').split('/');
     const parts = bodies.get(Number(n))!;
     const length = parts.reduce((s, p) => s + p.length, 0);
-    if (mode === 'stream') { sendParts(req, res, 200, 'application/json', parts, length); return; }
+    if (mode === 'stream') {
+      sendParts(req, res, 200, 'application/json', parts, length);
+      return;
+    }
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': length });
-    if (mode === 'one') { res.end(Buffer.concat(parts, length)); return; }
+    if (mode === 'one') {
+      res.end(Buffer.concat(parts, length));
+      return;
+    }
     res.cork();
     for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
     res.end(parts[parts.length - 1]);
@@ -98,13 +123,16 @@ async function sendFigures(): Promise<string[][]> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
   const agent = new Agent({ keepAlive: true, maxSockets: 8, ca: ca.certPem });
-  const get = (path: string): Promise<number> => new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path, agent, servername: 'localhost' }, (res) => {
-      let got = 0;
-      res.on('data', (d: Buffer) => (got += d.length));
-      res.on('end', () => resolve(got));
-    }).on('error', reject).end();
-  });
+  const get = (path: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      request({ host: '127.0.0.1', port, path, agent, servername: 'localhost' }, (res) => {
+        let got = 0;
+        res.on('data', (d: Buffer) => (got += d.length));
+        res.on('end', () => resolve(got));
+      })
+        .on('error', reject)
+        .end();
+    });
   const cpuPer = async (path: string, requests: number): Promise<number> => {
     const c0 = process.cpuUsage();
     for (let i = 0; i < requests; i += 8) await Promise.all(Array.from({ length: 8 }, () => get(path)));
@@ -122,7 +150,12 @@ async function sendFigures(): Promise<string[][]> {
         for (const m of r % 2 ? [...modes].reverse() : modes) runs.get(m)!.push(await cpuPer(`/${m}/${n}`, requests));
       }
       const bytes = bodies.get(n)!.reduce((s, p) => s + p.length, 0);
-      rows.push([`${n} items (${(bytes / 1024).toFixed(0)} KiB)`, median(runs.get('one')!).toFixed(0), median(runs.get('stream')!).toFixed(0), median(runs.get('each')!).toFixed(0)]);
+      rows.push([
+        `${n} items (${(bytes / 1024).toFixed(0)} KiB)`,
+        median(runs.get('one')!).toFixed(0),
+        median(runs.get('stream')!).toFixed(0),
+        median(runs.get('each')!).toFixed(0),
+      ]);
     }
   } finally {
     agent.destroy();

@@ -6,7 +6,13 @@ import { closedLoop, openTls, type CpuShare, type LoopResult, type Request, type
 import { Samples, type Percentiles } from './stats.js';
 import { serveCommands } from './procs.js';
 
-interface LoopArgs { target: Target; connections: number; warmupMs: number; durationMs: number; maxRequests: number }
+interface LoopArgs {
+  target: Target;
+  connections: number;
+  warmupMs: number;
+  durationMs: number;
+  maxRequests: number;
+}
 
 let posts = 0;
 
@@ -25,7 +31,13 @@ function fixedLoop(a: LoopArgs & { req: Request; uniqueNames?: boolean; changing
     // Names in scattered order, as generateName's random suffixes land: each create goes to a
     // random place in the type's key order, not after the previous one (n ↦ n·2654435761 mod 2³²
     // is one-to-one, so names stay distinct).
-    return closedLoop(a, { next: () => ({ ...a.req, body: JSON.stringify({ ...obj, metadata: { ...obj.metadata, name: `c${(Math.imul(n++, 2654435761) >>> 0).toString(36)}-${run}` } }) }), done: () => 1 });
+    return closedLoop(a, {
+      next: () => ({
+        ...a.req,
+        body: JSON.stringify({ ...obj, metadata: { ...obj.metadata, name: `c${(Math.imul(n++, 2654435761) >>> 0).toString(36)}-${run}` } }),
+      }),
+      done: () => 1,
+    });
   }
   // `{n}` in the path: successive requests go to successive objects (of `objects`), four-digit numbered.
   const objects = a.objects ?? 1;
@@ -56,7 +68,11 @@ function pagedLoop(a: LoopArgs & { path: string; limit: number; total: number })
       return c === undefined ? first : { method: 'GET', path: `${first.path}&continue=${encodeURIComponent(c)}` };
     },
     done: (i, status, body) => {
-      if (status !== 200 || !body) { cont[i] = undefined; seen[i] = 0; return 0; }
+      if (status !== 200 || !body) {
+        cont[i] = undefined;
+        seen[i] = 0;
+        return 0;
+      }
       const head = body.toString('latin1', 0, Math.min(body.length, 2048));
       const m = /"continue":"([^"]*)"/.exec(head);
       const items = m ? a.limit : a.total - seen[i]!;
@@ -78,8 +94,12 @@ let marker = '"name":"w0-';
 
 function record(seq: number, at: number): void {
   if (arrivals === arrivalSeq.length) {
-    const s = new Float64Array(arrivals * 2); s.set(arrivalSeq); arrivalSeq = s;
-    const t = new Float64Array(arrivals * 2); t.set(arrivalAt); arrivalAt = t;
+    const s = new Float64Array(arrivals * 2);
+    s.set(arrivalSeq);
+    arrivalSeq = s;
+    const t = new Float64Array(arrivals * 2);
+    t.set(arrivalAt);
+    arrivalAt = t;
   }
   arrivalSeq[arrivals] = seq;
   arrivalAt[arrivals++] = at;
@@ -98,7 +118,10 @@ function onWatchData(state: { rest: string }, chunk: Buffer): void {
     const i = text.indexOf(marker, pos);
     if (i < 0) break;
     const q = text.indexOf('"', i + marker.length);
-    if (q < 0) { state.rest = text.slice(i); return; }
+    if (q < 0) {
+      state.rest = text.slice(i);
+      return;
+    }
     record(parseInt(text.slice(i + marker.length, q), 10), at);
     pos = q + 1;
   }
@@ -114,7 +137,11 @@ async function openOne(t: Target, path: string): Promise<TLSSocket> {
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) return;
       socket.off('data', onHead);
-      if (!head.startsWith('HTTP/1.1 200')) { socket.destroy(); reject(new Error(`watch ${path}: ${head.split('\r\n')[0]}`)); return; }
+      if (!head.startsWith('HTTP/1.1 200')) {
+        socket.destroy();
+        reject(new Error(`watch ${path}: ${head.split('\r\n')[0]}`));
+        return;
+      }
       const state = { rest: '' };
       socket.on('data', (d: Buffer) => onWatchData(state, d));
       if (head.length > end + 4) onWatchData(state, Buffer.from(head.slice(end + 4), 'latin1'));
@@ -130,7 +157,10 @@ async function watchOpen(a: { target: Target; n: number; path: string }): Promis
   const t0 = performance.now();
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < a.n) { next++; watches.push(await openOne(a.target, a.path)); }
+    while (next < a.n) {
+      next++;
+      watches.push(await openOne(a.target, a.path));
+    }
   };
   await Promise.all(Array.from({ length: Math.min(64, a.n) }, worker));
   return { opened: watches.length, ms: performance.now() - t0 };
@@ -176,7 +206,9 @@ async function watchRun(a: LoopArgs & { path: string; body: Record<string, unkno
       sentAt[s] = performance.now();
       return { method: 'POST', path: a.path, body: JSON.stringify({ ...a.body, metadata: { ...meta, name: `${prefix}${s}` } }) };
     },
-    done: (i, status, _b, _s, doneAt) => { if (status < 300) ackAt[current[i]!] = doneAt; },
+    done: (i, status, _b, _s, doneAt) => {
+      if (status < 300) ackAt[current[i]!] = doneAt;
+    },
   });
   const { from, until } = loop;
   // Wait for the fan-out of every acknowledged write to arrive (bounded).
@@ -187,7 +219,9 @@ async function watchRun(a: LoopArgs & { path: string; body: Record<string, unkno
 
   const fromAck = new Samples();
   const fromSend = new Samples();
-  let inWindow = 0, expected = 0, got = 0;
+  let inWindow = 0,
+    expected = 0,
+    got = 0;
   for (let i = 0; i < arrivals; i++) {
     const at = arrivalAt[i]!;
     if (at >= from && at <= until) inWindow++;
@@ -203,8 +237,15 @@ async function watchRun(a: LoopArgs & { path: string; body: Record<string, unkno
   expected = writes * n;
   const seconds = a.durationMs / 1000;
   return {
-    watchers: n, writes, writesPerSec: writes / seconds, events: inWindow, eventsPerSec: inWindow / seconds,
-    missing: Math.max(0, expected - got), fromAck: fromAck.summary(), fromSend: fromSend.summary(), seconds: loop.seconds,
+    watchers: n,
+    writes,
+    writesPerSec: writes / seconds,
+    events: inWindow,
+    eventsPerSec: inWindow / seconds,
+    missing: Math.max(0, expected - got),
+    fromAck: fromAck.summary(),
+    fromSend: fromSend.summary(),
+    seconds: loop.seconds,
   };
 }
 

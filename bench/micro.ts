@@ -68,7 +68,10 @@ function sortedKeys(): void {
     const chunked = new SortedKeys(keys);
     const flat = keys.slice();
     const n = extra.length;
-    const c = nsPerCall(n, (i) => { chunked.insert(extra[i]!); return chunked.remove(extra[i]!); });
+    const c = nsPerCall(n, (i) => {
+      chunked.insert(extra[i]!);
+      return chunked.remove(extra[i]!);
+    });
     const f = nsPerCall(n, (i) => {
       const k = extra[i]!;
       const at = lowerBound(flat, k);
@@ -110,9 +113,10 @@ function splicedJson(stored: KObject): { json: string; stamp(rev: number): KObje
 }
 
 function storedJsonReuse(): void {
-  console.log('\na Redis write\'s JSON and its answer\'s: JSON.stringify twice (backends/core/store/redis.ts) against the removed splicing');
+  console.log("\na Redis write's JSON and its answer's: JSON.stringify twice (backends/core/store/redis.ts) against the removed splicing");
   const cm = (i: number): KObject => ({
-    apiVersion: 'v1', kind: 'ConfigMap',
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
     metadata: { name: `cm-${i}`, namespace: 'bench', uid: randomUUID(), creationTimestamp: '2026-01-01T00:00:00Z', labels: { app: 'bench', tier: 'backend' } },
     data: { 'app.properties': 'greeting=hello\nlog.level=info\nfeature.flags=a,b,c\n', mode: 'fast' },
   });
@@ -153,7 +157,11 @@ async function evalsha(): Promise<void> {
   const cpuPerWrite = async (tag: string, write: (name: string) => Promise<unknown>, n: number): Promise<number> => {
     let next = 0;
     const c0 = process.cpuUsage();
-    await Promise.all(Array.from({ length: 64 }, async () => { while (next < n) await write(`${tag}-${next++}`); }));
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (next < n) await write(`${tag}-${next++}`);
+      }),
+    );
     const c = process.cpuUsage(c0);
     return (c.user + c.system) / n;
   };
@@ -178,10 +186,21 @@ async function signature(): Promise<void> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const issuer = 'https://kubernetes.default.svc.cluster.local';
   const signer = new TokenSigner(privateKey);
-  const tokens = await Promise.all(Array.from({ length: 4000 }, (_, i) => signer.sign(boundClaims({
-    issuer, audiences: [issuer], now: Date.now(), expirationSeconds: 3600, jti: randomUUID(), namespace: 'default',
-    serviceAccount: { name: `sa-${i}`, uid: randomUUID() },
-  }))));
+  const tokens = await Promise.all(
+    Array.from({ length: 4000 }, (_, i) =>
+      signer.sign(
+        boundClaims({
+          issuer,
+          audiences: [issuer],
+          now: Date.now(),
+          expirationSeconds: 3600,
+          jti: randomUUID(),
+          namespace: 'default',
+          serviceAccount: { name: `sa-${i}`, uid: randomUUID() },
+        }),
+      ),
+    ),
+  );
   const keys = [{ kid: keyId(publicKey), key: publicKey, algorithms: ['RS256'] }];
   for (const mode of ['loop', 'pool'] as const) {
     const verifier = new ServiceAccountJwtVerifier({ keys, issuers: [issuer], apiAudiences: [issuer], signatureThreads: mode });
@@ -192,12 +211,14 @@ async function signature(): Promise<void> {
       let next = 0;
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      await Promise.all(Array.from({ length: 32 }, async () => {
-        while (next < batch.length) {
-          const r2 = await verifier.authenticateToken(batch[next++]!, [issuer]);
-          if (!r2) throw new Error('token refused');
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (next < batch.length) {
+            const r2 = await verifier.authenticateToken(batch[next++]!, [issuer]);
+            if (!r2) throw new Error('token refused');
+          }
+        }),
+      );
       const wall = performance.now() - t0;
       const c = process.cpuUsage(c0);
       perCheck.push((c.user + c.system) / batch.length);
@@ -208,7 +229,7 @@ async function signature(): Promise<void> {
 }
 
 function writeHead(): void {
-  console.log('\nAn answer\'s headers: set with setHeader before writeHead, or carried into it (lib/http/carried.ts)');
+  console.log("\nAn answer's headers: set with setHeader before writeHead, or carried into it (lib/http/carried.ts)");
   const req = new IncomingMessage(new Socket());
   req.httpVersionMajor = 1;
   req.httpVersionMinor = 1;
@@ -218,40 +239,95 @@ function writeHead(): void {
   const fs = randomUUID();
   const pl = randomUUID();
   const cases: [string, (r: ServerResponse) => void][] = [
-    ['writeHead with 3 headers, nothing set before', (r) => { r.writeHead(200, base()); }],
-    ['+ setHeader(Audit-Id)', (r) => { r.setHeader('Audit-Id', audit); r.writeHead(200, base()); }],
-    ['+ setHeader(Audit-Id) and APF\'s two', (r) => { r.setHeader('Audit-Id', audit); r.setHeader('X-Kubernetes-PF-FlowSchema-UID', fs); r.setHeader('X-Kubernetes-PF-PriorityLevel-UID', pl); r.writeHead(200, base()); }],
-    ['+ Audit-Id carried', (r) => { carryHeader(r, 'Audit-Id', audit); writeHeadWith(r, 200, base()); }],
-    ['+ Audit-Id and APF\'s two carried', (r) => { carryHeader(r, 'Audit-Id', audit); carryHeader(r, 'X-Kubernetes-PF-FlowSchema-UID', fs); carryHeader(r, 'X-Kubernetes-PF-PriorityLevel-UID', pl); writeHeadWith(r, 200, base()); }],
+    [
+      'writeHead with 3 headers, nothing set before',
+      (r) => {
+        r.writeHead(200, base());
+      },
+    ],
+    [
+      '+ setHeader(Audit-Id)',
+      (r) => {
+        r.setHeader('Audit-Id', audit);
+        r.writeHead(200, base());
+      },
+    ],
+    [
+      "+ setHeader(Audit-Id) and APF's two",
+      (r) => {
+        r.setHeader('Audit-Id', audit);
+        r.setHeader('X-Kubernetes-PF-FlowSchema-UID', fs);
+        r.setHeader('X-Kubernetes-PF-PriorityLevel-UID', pl);
+        r.writeHead(200, base());
+      },
+    ],
+    [
+      '+ Audit-Id carried',
+      (r) => {
+        carryHeader(r, 'Audit-Id', audit);
+        writeHeadWith(r, 200, base());
+      },
+    ],
+    [
+      "+ Audit-Id and APF's two carried",
+      (r) => {
+        carryHeader(r, 'Audit-Id', audit);
+        carryHeader(r, 'X-Kubernetes-PF-FlowSchema-UID', fs);
+        carryHeader(r, 'X-Kubernetes-PF-PriorityLevel-UID', pl);
+        writeHeadWith(r, 200, base());
+      },
+    ],
   ];
-  for (const [what, f] of cases) row(`${what} (a new ServerResponse each)`, fmt(nsPerCall(200_000, () => { const r = new ServerResponse(req); f(r); return r; })));
+  for (const [what, f] of cases)
+    row(
+      `${what} (a new ServerResponse each)`,
+      fmt(
+        nsPerCall(200_000, () => {
+          const r = new ServerResponse(req);
+          f(r);
+          return r;
+        }),
+      ),
+    );
 }
 
 /** The audit work of one Metadata-audited GET (issue 20's ≥ 90% row): the recording, its event, and the event's JSON line, in this process. */
 async function auditRequest(): Promise<void> {
-  console.log('\nOne Metadata-audited GET\'s audit work (gateway/audit), RequestReceived omitted as in the Audit section');
+  console.log("\nOne Metadata-audited GET's audit work (gateway/audit), RequestReceived omitted as in the Audit section");
   const { req, user, renew } = auditedGet();
   const info = parseRequestInfo('GET', URL, false);
   const kept = Promise.resolve();
   const events: AuditEvent[] = [];
-  const backend = { plugin: 'log', process(evs: readonly AuditEvent[]) { if (events.length === 0) events.push(evs[0]!); return kept; }, shutdown: () => kept };
+  const backend = {
+    plugin: 'log',
+    process(evs: readonly AuditEvent[]) {
+      if (events.length === 0) events.push(evs[0]!);
+      return kept;
+    },
+    shutdown: () => kept,
+  };
   const policy = AuditPolicy.parse('apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n', 'bench');
   const auditor = new Auditor({ policy, sinks: [{ backend, mode: 'blocking' }], log: () => undefined, maxBodyBytes: 1 << 20 });
   // One response for every request: its making is not the audit's work.
   const res = new ServerResponse(req);
   // The events reach the sinks after the event-loop turn (Auditor.emitLater), so the line is timed on its own below;
   // bench/audit-turns.mjs times the whole, log included, 20 requests per turn.
-  row('recording and event', fmt(nsPerCall(100_000, () => {
-    // A request's strings are new each time, as parsed from the socket.
-    renew();
-    const a = auditor.begin(req, res, info, user, fresh(randomUUID()), false)!;
-    a.annotate('authentication.gatehouse.dev/authenticator', 'x509');
-    a.received();
-    a.annotate('authorization.k8s.io/decision', 'allow');
-    a.annotate('authorization.k8s.io/reason', 'RBAC: allowed by ClusterRoleBinding "cg" of ClusterRole "view" to Group "cg"');
-    a.complete(200);
-    return a;
-  })));
+  row(
+    'recording and event',
+    fmt(
+      nsPerCall(100_000, () => {
+        // A request's strings are new each time, as parsed from the socket.
+        renew();
+        const a = auditor.begin(req, res, info, user, fresh(randomUUID()), false)!;
+        a.annotate('authentication.gatehouse.dev/authenticator', 'x509');
+        a.received();
+        a.annotate('authorization.k8s.io/decision', 'allow');
+        a.annotate('authorization.k8s.io/reason', 'RBAC: allowed by ClusterRoleBinding "cg" of ClusterRole "view" to Group "cg"');
+        a.complete(200);
+        return a;
+      }),
+    ),
+  );
   await new Promise((r) => setImmediate(r));
   const event = events[0]!;
   let line = '';
@@ -268,11 +344,24 @@ async function auditLog(): Promise<void> {
   const { LogBackend } = await import('../gateway/audit/logbackend.js');
   const dir = await mkdtemp(join(tmpdir(), 'gatehouse-micro-audit-'));
   const event = (i: number): AuditEvent => ({
-    kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: randomUUID(), stage: 'ResponseComplete',
-    requestURI: `/api/v1/namespaces/bench/configmaps/c${i % 10}`, verb: 'get', user: { username: 'cg-user', groups: ['cg', 'system:authenticated'] },
-    sourceIPs: ['127.0.0.1'], userAgent: 'kubectl/v1.33.0 (linux/amd64) kubernetes/abcdef', objectRef: { resource: 'configmaps', namespace: 'bench', name: `c${i % 10}`, apiVersion: 'v1' },
-    responseStatus: { metadata: {}, code: 200 }, requestReceivedTimestamp: '2026-11-27T17:00:00.000001Z', stageTimestamp: '2026-11-27T17:00:00.000301Z',
-    annotations: { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "cg" of ClusterRole "view" to Group "cg"' },
+    kind: 'Event',
+    apiVersion: 'audit.k8s.io/v1',
+    level: 'Metadata',
+    auditID: randomUUID(),
+    stage: 'ResponseComplete',
+    requestURI: `/api/v1/namespaces/bench/configmaps/c${i % 10}`,
+    verb: 'get',
+    user: { username: 'cg-user', groups: ['cg', 'system:authenticated'] },
+    sourceIPs: ['127.0.0.1'],
+    userAgent: 'kubectl/v1.33.0 (linux/amd64) kubernetes/abcdef',
+    objectRef: { resource: 'configmaps', namespace: 'bench', name: `c${i % 10}`, apiVersion: 'v1' },
+    responseStatus: { metadata: {}, code: 200 },
+    requestReceivedTimestamp: '2026-11-27T17:00:00.000001Z',
+    stageTimestamp: '2026-11-27T17:00:00.000301Z',
+    annotations: {
+      'authorization.k8s.io/decision': 'allow',
+      'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "cg" of ClusterRole "view" to Group "cg"',
+    },
   });
   const n = 200_000;
   const perEvent: number[] = [];
@@ -294,7 +383,16 @@ async function auditLog(): Promise<void> {
   row('process CPU per event (making the event included)', `${median(perEvent).toFixed(2)} µs`);
 }
 
-const SECTIONS: Record<string, () => void | Promise<void>> = { useragent: userAgent, sortedkeys: sortedKeys, writejson: storedJsonReuse, evalsha, signature, writehead: writeHead, audit: auditRequest, auditlog: auditLog };
+const SECTIONS: Record<string, () => void | Promise<void>> = {
+  useragent: userAgent,
+  sortedkeys: sortedKeys,
+  writejson: storedJsonReuse,
+  evalsha,
+  signature,
+  writehead: writeHead,
+  audit: auditRequest,
+  auditlog: auditLog,
+};
 
 export async function runMicroBench(only: readonly string[] = []): Promise<void> {
   console.log('\nMICRO-BENCHMARKS (bench/micro.ts; median of 5 rounds in one process)');

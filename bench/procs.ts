@@ -19,14 +19,21 @@ export function placement(): string {
   return 'server processes pinned to CPU 0, load generator to CPU 1 (taskset)';
 }
 
-interface Reply { id: number; result?: unknown; error?: string }
+interface Reply {
+  id: number;
+  result?: unknown;
+  error?: string;
+}
 
 export class Child {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private readonly exited: Promise<number | null>;
 
-  constructor(readonly name: string, readonly proc: ChildProcess) {
+  constructor(
+    readonly name: string,
+    readonly proc: ChildProcess,
+  ) {
     proc.on('message', (m: Reply) => {
       const w = this.waiting.get(m.id);
       if (!w) return;
@@ -34,14 +41,18 @@ export class Child {
       if (m.error !== undefined) w.reject(new Error(`${name}: ${m.error}`));
       else w.resolve(m.result);
     });
-    this.exited = new Promise((resolve) => proc.once('exit', (code) => {
-      for (const w of this.waiting.values()) w.reject(new Error(`${name} exited with code ${code}`));
-      this.waiting.clear();
-      resolve(code);
-    }));
+    this.exited = new Promise((resolve) =>
+      proc.once('exit', (code) => {
+        for (const w of this.waiting.values()) w.reject(new Error(`${name} exited with code ${code}`));
+        this.waiting.clear();
+        resolve(code);
+      }),
+    );
   }
 
-  get pid(): number { return this.proc.pid ?? 0; }
+  get pid(): number {
+    return this.proc.pid ?? 0;
+  }
 
   /** CPU seconds (user + system) the process has used, from /proc; NaN where there is none. */
   cpuSeconds(): number {
@@ -67,7 +78,14 @@ export class Child {
 }
 
 /** Starts bench/<script> on `cpu`, waiting for its first message ({ready}). */
-export async function startChild(name: string, script: string, args: string[], cpu: number, nodeFlags: string[] = [], env?: Record<string, string>): Promise<Child> {
+export async function startChild(
+  name: string,
+  script: string,
+  args: string[],
+  cpu: number,
+  nodeFlags: string[] = [],
+  env?: Record<string, string>,
+): Promise<Child> {
   const file = fileURLToPath(new URL(script, import.meta.url));
   const node = [process.execPath, '--import', 'tsx', ...nodeFlags, file, ...args];
   const pinned = HAS_TASKSET && CPUS >= 2;
@@ -77,7 +95,10 @@ export async function startChild(name: string, script: string, args: string[], c
   await new Promise<void>((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`${name} exited during start (code ${code})`));
     proc.once('exit', onExit);
-    proc.once('message', () => { proc.off('exit', onExit); resolve(); });
+    proc.once('message', () => {
+      proc.off('exit', onExit);
+      resolve();
+    });
   });
   return child;
 }
@@ -85,22 +106,35 @@ export async function startChild(name: string, script: string, args: string[], c
 /** Runs an IPC command loop in a child: handlers by command name; `exit` is built in. */
 export function serveCommands(handlers: Record<string, (args: never) => unknown>): void {
   process.on('message', (m: { id: number; cmd: string; args: unknown }) => {
-    if (m.cmd === 'exit') { process.exit(0); }
+    if (m.cmd === 'exit') {
+      process.exit(0);
+    }
     const h = handlers[m.cmd];
-    if (!h) { process.send!({ id: m.id, error: `unknown command "${m.cmd}"` }); return; }
+    if (!h) {
+      process.send!({ id: m.id, error: `unknown command "${m.cmd}"` });
+      return;
+    }
     Promise.resolve()
       .then(() => h(m.args as never))
-      .then((result) => process.send!({ id: m.id, result }), (err: unknown) => process.send!({ id: m.id, error: err instanceof Error ? err.stack ?? err.message : String(err) }));
+      .then(
+        (result) => process.send!({ id: m.id, result }),
+        (err: unknown) => process.send!({ id: m.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+      );
   });
   process.send!({ ready: true });
 }
 
-export interface MemoryFigures { rss: number; heapUsed: number; external: number }
+export interface MemoryFigures {
+  rss: number;
+  heapUsed: number;
+  external: number;
+}
 
 /** Memory after a full GC (the process must run with --expose-gc). */
 export function memoryNow(): MemoryFigures {
   const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.(); gc?.();
+  gc?.();
+  gc?.();
   const m = process.memoryUsage();
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
 }
@@ -122,7 +156,14 @@ export interface DevPki {
 export async function devPki(dataDir: string): Promise<DevPki> {
   const pki = join(dataDir, 'pki');
   const [ca, cert, key, caKey] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key', 'ca.key'].map((f) => readFile(join(pki, f), 'utf8')));
-  const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+  const tlsFlags = [
+    '--tls-cert-file',
+    join(pki, 'apiserver.crt'),
+    '--tls-private-key-file',
+    join(pki, 'apiserver.key'),
+    '--client-ca-file',
+    join(pki, 'ca.crt'),
+  ];
   return { pki, tls: { ca, cert, key }, caKey, tlsFlags };
 }
 
@@ -138,7 +179,11 @@ export function cpuSecondsOf(pid: number): number {
 }
 
 /** Runs `run`, filling in the CPU share the server and the load generator used over it. */
-export async function withCpu<T extends { cpu?: { server: number; load: number } }>(server: Child, load: Child, run: () => Promise<T>): Promise<T & { cpu: { server: number; load: number } }> {
+export async function withCpu<T extends { cpu?: { server: number; load: number } }>(
+  server: Child,
+  load: Child,
+  run: () => Promise<T>,
+): Promise<T & { cpu: { server: number; load: number } }> {
   const t0 = performance.now();
   const s0 = server.cpuSeconds();
   const l0 = load.cpuSeconds();

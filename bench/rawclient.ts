@@ -7,9 +7,19 @@ import { connect, type TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Samples, type Percentiles } from './stats.js';
 
-export interface Target { port: number; ca: string; cert: string; key: string }
+export interface Target {
+  port: number;
+  ca: string;
+  cert: string;
+  key: string;
+}
 
-export interface Request { method: string; path: string; body?: string; /** Default application/json. */ accept?: string }
+export interface Request {
+  method: string;
+  path: string;
+  body?: string;
+  /** Default application/json. */ accept?: string;
+}
 
 /** A connection's request source; `done` learns each response (body only when asked for). */
 export interface Script {
@@ -42,7 +52,11 @@ export interface LoopResult {
   cpu?: CpuShare;
 }
 
-export interface CpuShare { server: number; load: number; redis?: number }
+export interface CpuShare {
+  server: number;
+  load: number;
+  redis?: number;
+}
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 const encoded = new WeakMap<Request, Buffer>();
@@ -58,7 +72,11 @@ export function encodeRequest(port: number, r: Request): Buffer {
 export function openTls(t: Target): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const s = connect({ host: '127.0.0.1', port: t.port, ca: t.ca, cert: t.cert, key: t.key, servername: 'localhost' });
-    s.once('secureConnect', () => { s.off('error', reject); s.setNoDelay(true); resolve(s); });
+    s.once('secureConnect', () => {
+      s.off('error', reject);
+      s.setNoDelay(true);
+      resolve(s);
+    });
     s.once('error', reject);
   });
 }
@@ -71,7 +89,11 @@ class Conn {
   private status = 0;
   sentAt = 0;
 
-  constructor(readonly socket: TLSSocket, private readonly complete: (status: number, body: Buffer | undefined) => void, private readonly wantBody: boolean) {
+  constructor(
+    readonly socket: TLSSocket,
+    private readonly complete: (status: number, body: Buffer | undefined) => void,
+    private readonly wantBody: boolean,
+  ) {
     socket.on('data', (c: Buffer) => this.onData(c));
   }
 
@@ -109,7 +131,11 @@ export async function closedLoop(opts: LoopOptions, script: Script): Promise<Loo
   const sockets = await Promise.all(Array.from({ length: opts.connections }, () => openTls(opts.target)));
   const latency = new Samples();
   const statuses: Record<string, number> = {};
-  let sent = 0, requests = 0, units = 0, errors = 0, inflight = 0;
+  let sent = 0,
+    requests = 0,
+    units = 0,
+    errors = 0,
+    inflight = 0;
   const t0 = performance.now();
   const from = t0 + opts.warmupMs;
   const until = from + opts.durationMs;
@@ -117,20 +143,26 @@ export async function closedLoop(opts: LoopOptions, script: Script): Promise<Loo
   const allDone = new Promise<void>((r) => (finished = r));
 
   const conns = sockets.map((socket, i) => {
-    const conn: Conn = new Conn(socket, (status, body) => {
-      const now = performance.now();
-      inflight--;
-      const u = script.done?.(i, status, body, conn.sentAt, now);
-      if (now >= from && now <= until) {
-        requests++;
-        latency.add(now - conn.sentAt);
-        statuses[status] = (statuses[status] ?? 0) + 1;
-        if (status >= 400) errors++;
-        else if (typeof u === 'number') units += u;
-      }
-      send(i);
-    }, script.wantBody === true);
-    socket.on('error', () => { errors++; });
+    const conn: Conn = new Conn(
+      socket,
+      (status, body) => {
+        const now = performance.now();
+        inflight--;
+        const u = script.done?.(i, status, body, conn.sentAt, now);
+        if (now >= from && now <= until) {
+          requests++;
+          latency.add(now - conn.sentAt);
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (status >= 400) errors++;
+          else if (typeof u === 'number') units += u;
+        }
+        send(i);
+      },
+      script.wantBody === true,
+    );
+    socket.on('error', () => {
+      errors++;
+    });
     return conn;
   });
 

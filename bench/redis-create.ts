@@ -30,11 +30,23 @@ import { cpuUs, out, pct, rps } from './report.js';
 import { cpuShares, errs, measured, median, n0, section } from './redis-measure.js';
 import { recordRow } from './summary.js';
 
-export interface RedisCreateOptions { url?: string; durationMs?: number; rounds?: number }
+export interface RedisCreateOptions {
+  url?: string;
+  durationMs?: number;
+  rounds?: number;
+}
 
-export interface CreatePair { floor: LoopResult; redis: LoopResult; memory: LoopResult; ratio: number }
+export interface CreatePair {
+  floor: LoopResult;
+  redis: LoopResult;
+  memory: LoopResult;
+  ratio: number;
+}
 
-export interface RedisCreateFigures { url: string; rounds: CreatePair[] }
+export interface RedisCreateFigures {
+  url: string;
+  rounds: CreatePair[];
+}
 
 export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promise<RedisCreateFigures | { skipped: string }> {
   const url = opts.url ?? process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -51,8 +63,26 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
     // Gatehouse generates the dev PKI the floor serves with too.
     const ghPort = await freePort();
     const ghDir = join(root, 'gatehouse');
-    const gh = await startChild('gatehouse-redis', './server.ts', ['--secure-port', String(ghPort), '--data-dir', ghDir,
-      '--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefix, '--authorization-mode', 'AlwaysAllow'], 0, ['--expose-gc']);
+    const gh = await startChild(
+      'gatehouse-redis',
+      './server.ts',
+      [
+        '--secure-port',
+        String(ghPort),
+        '--data-dir',
+        ghDir,
+        '--storage-backend',
+        'redis',
+        '--redis-url',
+        url,
+        '--storage-prefix',
+        prefix,
+        '--authorization-mode',
+        'AlwaysAllow',
+      ],
+      0,
+      ['--expose-gc'],
+    );
     children.push(gh);
     const { pki, tls, tlsFlags } = await devPki(ghDir);
     admin = new Admin(ghPort, tls);
@@ -60,8 +90,13 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
     await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } });
     // The request path alone: the same serve flags on the memory store, serving with the same PKI.
     const memPort = await freePort();
-    const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', join(root, 'memory'),
-      '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', ...tlsFlags], 0, ['--expose-gc']);
+    const mem = await startChild(
+      'gatehouse-memory',
+      './server.ts',
+      ['--secure-port', String(memPort), '--data-dir', join(root, 'memory'), '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', ...tlsFlags],
+      0,
+      ['--expose-gc'],
+    );
     children.push(mem);
     const memAdmin = new Admin(memPort, tls);
     try {
@@ -71,21 +106,41 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
       memAdmin.close();
     }
     const floorPort = await freePort();
-    const floor = await startChild('floor', './floor.ts', [String(floorPort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt'), url, `${prefix}-floor`], 0);
+    const floor = await startChild(
+      'floor',
+      './floor.ts',
+      [String(floorPort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt'), url, `${prefix}-floor`],
+      0,
+    );
     children.push(floor);
     const load = await startChild('loadgen', './loadgen.ts', [], 1);
     children.push(load);
     const redisPid = Number(/process_id:(\d+)/.exec(await raw.info('server'))?.[1] ?? 0);
-    const server = new Map<number, Child>([[ghPort, gh], [floorPort, floor], [memPort, mem]]);
+    const server = new Map<number, Child>([
+      [ghPort, gh],
+      [floorPort, floor],
+      [memPort, mem],
+    ]);
     const loop = { connections: 50, warmupMs: 500, durationMs: duration, maxRequests: 5_000_000 };
     const body = JSON.stringify(configMap('bench-create'));
     const creates = (port: number): Promise<LoopResult> =>
-      measured(load, server.get(port)!, redisPid, { ...loop, target: { port, ...tls } satisfies Target, req: { method: 'POST', path: '/api/v1/namespaces/bench-create/configmaps', body }, uniqueNames: true, changingData: false, objects: 1 });
+      measured(load, server.get(port)!, redisPid, {
+        ...loop,
+        target: { port, ...tls } satisfies Target,
+        req: { method: 'POST', path: '/api/v1/namespaces/bench-create/configmaps', body },
+        uniqueNames: true,
+        changingData: false,
+        objects: 1,
+      });
     const profiled = async (run: () => Promise<LoopResult>): Promise<LoopResult> => {
       const dir = process.env['BENCH_CPU_PROF'];
       if (!dir) return run();
       await gh.call('profStart');
-      try { return await run(); } finally { await gh.call('profStop', { file: join(dir, 'redis-create-section.cpuprofile') }); }
+      try {
+        return await run();
+      } finally {
+        await gh.call('profStop', { file: join(dir, 'redis-create-section.cpuprofile') });
+      }
     };
     const pairs: CreatePair[] = [];
     for (let round = 0; round < rounds; round++) {
@@ -105,22 +160,34 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
   }
 }
 
-
 export function printRedisCreate(f: RedisCreateFigures): void {
   const m = median(f.rounds.map((p) => p.ratio));
   const mid = f.rounds.find((p) => p.ratio === m)!;
   recordRow({ name: 'Redis create vs bench/floor.ts (median of rounds)', value: m, unit: 'ratio', target: '≥ 60% of the floor', atLeast: 0.6 });
   out(`Redis creates against the design's floor (${f.url}; bench/floor.ts: HTTPS + JSON + the write script + the feed read)`);
-  out(`  creates  gatehouse ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU per create)${cpuShares(mid.redis)}   floor ${n0(rps(mid.floor))}/s${errs(mid.floor)} (${n0(cpuUs(mid.floor))} µs)${cpuShares(mid.floor)}`);
-  out(`           → ${pct(m, 1)} of the floor (target ≥ 60%; median of ${f.rounds.length} back-to-back rounds: ${f.rounds.map((p) => pct(p.ratio, 1)).join(', ')}) ${m >= 0.6 ? 'met' : 'NOT met'}`);
+  out(
+    `  creates  gatehouse ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU per create)${cpuShares(mid.redis)}   floor ${n0(rps(mid.floor))}/s${errs(mid.floor)} (${n0(cpuUs(mid.floor))} µs)${cpuShares(mid.floor)}`,
+  );
+  out(
+    `           → ${pct(m, 1)} of the floor (target ≥ 60%; median of ${f.rounds.length} back-to-back rounds: ${f.rounds.map((p) => pct(p.ratio, 1)).join(', ')}) ${m >= 0.6 ? 'met' : 'NOT met'}`,
+  );
   // The request path's own floor: no store can take Gatehouse's creates further than the memory store does.
   const memRatios = f.rounds.map((p) => rps(p.memory) / rps(p.floor));
   const mm = median(memRatios);
   const memMid = f.rounds[memRatios.indexOf(mm)]!;
   const redisVsMem = median(f.rounds.map((p) => rps(p.redis) / rps(p.memory)));
-  recordRow({ name: 'floor: Gatehouse on the memory store vs bench/floor.ts (the request path alone, median of rounds)', value: mm, unit: 'ratio', target: 'floor (no target)' });
-  out(`  memory store (the request path, no storage cost) ${n0(rps(memMid.memory))}/s (${n0(cpuUs(memMid.memory))} µs CPU per create) → ${pct(mm, 1)} of the floor (rounds: ${memRatios.map((r) => pct(r, 1)).join(', ')});`);
-  out(`           Redis creates are ${pct(redisVsMem, 1)} of the memory store's (median of rounds)${mm < 0.6 ? ': the 60% target is above what the request path itself reaches' : ''}`);
+  recordRow({
+    name: 'floor: Gatehouse on the memory store vs bench/floor.ts (the request path alone, median of rounds)',
+    value: mm,
+    unit: 'ratio',
+    target: 'floor (no target)',
+  });
+  out(
+    `  memory store (the request path, no storage cost) ${n0(rps(memMid.memory))}/s (${n0(cpuUs(memMid.memory))} µs CPU per create) → ${pct(mm, 1)} of the floor (rounds: ${memRatios.map((r) => pct(r, 1)).join(', ')});`,
+  );
+  out(
+    `           Redis creates are ${pct(redisVsMem, 1)} of the memory store's (median of rounds)${mm < 0.6 ? ': the 60% target is above what the request path itself reaches' : ''}`,
+  );
   out();
 }
 

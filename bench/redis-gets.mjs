@@ -44,7 +44,9 @@ try {
   }
   const median = [...perGet].sort((a, b) => a - b)[2];
   console.log(`${process.env.MEM ? 'memory' : 'redis'} store: µs CPU per GET ${perGet.map((x) => x.toFixed(2)).join(' ')}, median ${median.toFixed(2)}`);
-  console.log(`  last round: user ${(last.cpu.user / N).toFixed(2)} system ${(last.cpu.system / N).toFixed(2)} µs per GET${last.checks ? `, ${(N / last.checks).toFixed(1)} GETs per revision check` : ''}`);
+  console.log(
+    `  last round: user ${(last.cpu.user / N).toFixed(2)} system ${(last.cpu.system / N).toFixed(2)} µs per GET${last.checks ? `, ${(N / last.checks).toFixed(1)} GETs per revision check` : ''}`,
+  );
 } finally {
   await store.close?.();
   if (!process.env.MEM) {

@@ -18,8 +18,10 @@ export async function measured(load: Child, server: Child, redisPid: number, arg
 }
 
 export const n0 = (x: number): string => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '-');
-export const errs = (r: LoopResult): string => (r.errors === 0 && Object.keys(r.statuses).every((c) => Number(c) < 400) ? '' : ` (errors ${r.errors}, statuses ${JSON.stringify(r.statuses)})`);
-export const cpuShares = (r: LoopResult): string => (r.cpu ? ` [cpu server ${pct(r.cpu.server, 1)}, load ${pct(r.cpu.load, 1)}, redis ${pct(r.cpu.redis ?? NaN, 1)}]` : '');
+export const errs = (r: LoopResult): string =>
+  r.errors === 0 && Object.keys(r.statuses).every((c) => Number(c) < 400) ? '' : ` (errors ${r.errors}, statuses ${JSON.stringify(r.statuses)})`;
+export const cpuShares = (r: LoopResult): string =>
+  r.cpu ? ` [cpu server ${pct(r.cpu.server, 1)}, load ${pct(r.cpu.load, 1)}, redis ${pct(r.cpu.redis ?? NaN, 1)}]` : '';
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Prints a section's title, runs it and prints its figures, or why it was skipped. */

@@ -31,7 +31,12 @@ import { cpuUs, out, pct, rps } from './report.js';
 import { cpuShares, errs, measured, median, n0, section } from './redis-measure.js';
 import { recordRow } from './summary.js';
 
-export interface RedisReadOptions { url?: string; durationMs?: number; rounds?: number; objects?: number }
+export interface RedisReadOptions {
+  url?: string;
+  durationMs?: number;
+  rounds?: number;
+  objects?: number;
+}
 
 export interface ReadPair {
   memory: LoopResult;
@@ -68,17 +73,46 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
     // The memory-store process generates the dev PKI the other uses.
     const memPort = await freePort();
     const memDir = join(root, 'mem');
-    const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', ...authz], 0, ['--expose-gc']);
+    const mem = await startChild(
+      'gatehouse-memory',
+      './server.ts',
+      ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', ...authz],
+      0,
+      ['--expose-gc'],
+    );
     children.push(mem);
     const { tls, tlsFlags } = await devPki(memDir);
     const redisPort = await freePort();
-    const red = await startChild('gatehouse-redis', './server.ts', ['--secure-port', String(redisPort), '--data-dir', join(root, 'redis'),
-      '--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefix,
-      ...tlsFlags, ...authz], 0, ['--expose-gc']);
+    const red = await startChild(
+      'gatehouse-redis',
+      './server.ts',
+      [
+        '--secure-port',
+        String(redisPort),
+        '--data-dir',
+        join(root, 'redis'),
+        '--storage-backend',
+        'redis',
+        '--redis-url',
+        url,
+        '--storage-prefix',
+        prefix,
+        ...tlsFlags,
+        ...authz,
+      ],
+      0,
+      ['--expose-gc'],
+    );
     children.push(red);
     const fencedPort = await freePort();
-    const fenced = await startChild('gatehouse-fenced-memory', './server.ts', ['--secure-port', String(fencedPort), '--data-dir', join(root, 'fenced'), '--storage-backend', 'memory',
-      ...tlsFlags, ...authz], 0, ['--expose-gc'], { BENCH_FENCED_MEMORY: url });
+    const fenced = await startChild(
+      'gatehouse-fenced-memory',
+      './server.ts',
+      ['--secure-port', String(fencedPort), '--data-dir', join(root, 'fenced'), '--storage-backend', 'memory', ...tlsFlags, ...authz],
+      0,
+      ['--expose-gc'],
+      { BENCH_FENCED_MEMORY: url },
+    );
     children.push(fenced);
     const load = await startChild('loadgen', './loadgen.ts', [], 1);
     children.push(load);
@@ -93,15 +127,30 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
       }
     }
     const redisPid = Number(/process_id:(\d+)/.exec(await raw.info('server'))?.[1] ?? 0);
-    const server = new Map<number, Child>([[memPort, mem], [redisPort, red], [fencedPort, fenced]]);
+    const server = new Map<number, Child>([
+      [memPort, mem],
+      [redisPort, red],
+      [fencedPort, fenced],
+    ]);
     const loop = { connections: 50, warmupMs: 500, durationMs: duration, maxRequests: 5_000_000 };
     const fixed = (port: number, path: string): Promise<LoopResult> =>
-      measured(load, server.get(port)!, redisPid, { ...loop, target: { port, ...tls } satisfies Target, req: { method: 'GET', path }, uniqueNames: false, changingData: false, objects });
+      measured(load, server.get(port)!, redisPid, {
+        ...loop,
+        target: { port, ...tls } satisfies Target,
+        req: { method: 'GET', path },
+        uniqueNames: false,
+        changingData: false,
+        objects,
+      });
     const profiled = async (who: Child, what: string, run: () => Promise<LoopResult>): Promise<LoopResult> => {
       const dir = process.env['BENCH_CPU_PROF'];
       if (!dir) return run();
       await who.call('profStart');
-      try { return await run(); } finally { await who.call('profStop', { file: join(dir, `redis-read-${what}.cpuprofile`) }); }
+      try {
+        return await run();
+      } finally {
+        await who.call('profStop', { file: join(dir, `redis-read-${what}.cpuprofile`) });
+      }
     };
     const pairOf = async (path: string, what: string, round: number): Promise<ReadPair> => {
       const memory = round === 0 ? await profiled(mem, `${what}-memory`, () => fixed(memPort, path)) : await fixed(memPort, path);
@@ -125,17 +174,27 @@ export async function runRedisReadBench(opts: RedisReadOptions = {}): Promise<Re
   }
 }
 
-
 function row(what: string, pairs: ReadPair[]): void {
   const m = median(pairs.map((p) => p.ratio));
   const mid = pairs.find((p) => p.ratio === m)!;
   recordRow({ name: `Redis ${what} vs the memory store (median of rounds)`, value: m, unit: 'ratio', target: '≥ 85% of the memory store', atLeast: 0.85 });
-  out(`  ${what.padEnd(22)} redis ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU)${cpuShares(mid.redis)}   memory ${n0(rps(mid.memory))}/s${errs(mid.memory)} (${n0(cpuUs(mid.memory))} µs CPU)`);
-  out(`  ${''.padEnd(22)} → ${pct(m, 1)} of the memory store (target ≥ 85%; median of ${pairs.length} back-to-back rounds: ${pairs.map((p) => pct(p.ratio, 1)).join(', ')}) ${m >= 0.85 ? 'met' : 'NOT met'}`);
+  out(
+    `  ${what.padEnd(22)} redis ${n0(rps(mid.redis))}/s${errs(mid.redis)} (${n0(cpuUs(mid.redis))} µs CPU)${cpuShares(mid.redis)}   memory ${n0(rps(mid.memory))}/s${errs(mid.memory)} (${n0(cpuUs(mid.memory))} µs CPU)`,
+  );
+  out(
+    `  ${''.padEnd(22)} → ${pct(m, 1)} of the memory store (target ≥ 85%; median of ${pairs.length} back-to-back rounds: ${pairs.map((p) => pct(p.ratio, 1)).join(', ')}) ${m >= 0.85 ? 'met' : 'NOT met'}`,
+  );
   const f = median(pairs.map((p) => p.floorRatio));
   const fmid = pairs.find((p) => p.floorRatio === f)!;
-  recordRow({ name: `Redis ${what} floor: the memory store behind a shared revision check, vs the memory store (median of rounds)`, value: f, unit: 'ratio', target: 'floor (no target)' });
-  out(`  ${''.padEnd(22)} floor: the memory store behind the same shared revision check ${n0(rps(fmid.fenced))}/s${errs(fmid.fenced)} (${n0(cpuUs(fmid.fenced))} µs CPU) → ${pct(f, 1)} of the memory store (rounds: ${pairs.map((p) => pct(p.floorRatio, 1)).join(', ')}); the Redis store at ${pct(m / f, 1)} of its floor`);
+  recordRow({
+    name: `Redis ${what} floor: the memory store behind a shared revision check, vs the memory store (median of rounds)`,
+    value: f,
+    unit: 'ratio',
+    target: 'floor (no target)',
+  });
+  out(
+    `  ${''.padEnd(22)} floor: the memory store behind the same shared revision check ${n0(rps(fmid.fenced))}/s${errs(fmid.fenced)} (${n0(cpuUs(fmid.fenced))} µs CPU) → ${pct(f, 1)} of the memory store (rounds: ${pairs.map((p) => pct(p.floorRatio, 1)).join(', ')}); the Redis store at ${pct(m / f, 1)} of its floor`,
+  );
 }
 
 export function printRedisRead(f: RedisReadFigures): void {

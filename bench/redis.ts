@@ -33,16 +33,20 @@ export interface RedisBenchFigures {
 }
 
 const cm = (i: number, n = 0): KObject => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'bench', labels: { app: 'bench' } },
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: `c${i}`, namespace: 'bench', labels: { app: 'bench' } },
   data: { 'app.properties': 'greeting=hello\nlog.level=info\n', n: String(n) },
 });
 
 async function rate(ops: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<number> {
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < ops) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < ops) await fn(next++);
+    }),
+  );
   return Math.round((ops / (performance.now() - t0)) * 1000);
 }
 
@@ -138,7 +142,10 @@ export async function runRedisBench(opts: RedisBenchOptions = {}): Promise<Redis
     await a.close();
     await b.close();
     return {
-      rawScriptPerSec, createsPerSec, updatesPerSec, consistentGetsPerSec,
+      rawScriptPerSec,
+      createsPerSec,
+      updatesPerSec,
+      consistentGetsPerSec,
       watchDelivery: { p50Ms: pct(0.5), p99Ms: pct(0.99), events: delays.length },
       memory: { objects, updates: ops, keys: after.keys, bytes: after.bytes, bytesBeforeCompaction: before.bytes },
       appendfsync: appendonly === 'yes' ? `appendonly yes, appendfsync ${appendfsync}` : 'appendonly no',

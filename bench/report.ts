@@ -12,18 +12,41 @@ export const share = (x: number): string => (Number.isFinite(x) ? `${Math.round(
 export const cpuOf = (r: { cpu?: { server: number; load: number } }): string => (r.cpu ? `${share(r.cpu.server)} / ${share(r.cpu.load)}` : '-');
 
 /** `watches` watches of `events` events each in one encoding: the server's CPU over them all, one watch's bytes. */
-export interface WatchEncoding { format: string; events: number; watches: number; cpuSeconds: number; bytes: number }
+export interface WatchEncoding {
+  format: string;
+  events: number;
+  watches: number;
+  cpuSeconds: number;
+  bytes: number;
+}
 
-export interface IdleMemory { watchers: number; before: MemoryFigures; after: MemoryFigures }
+export interface IdleMemory {
+  watchers: number;
+  before: MemoryFigures;
+  after: MemoryFigures;
+}
 
-export interface WatchFigures { watchers: number; gatehouse: WatchRunResult; bare: WatchRunResult; idle?: { gatehouse: IdleMemory; bare: IdleMemory } }
+export interface WatchFigures {
+  watchers: number;
+  gatehouse: WatchRunResult;
+  bare: WatchRunResult;
+  idle?: { gatehouse: IdleMemory; bare: IdleMemory };
+}
 
 export interface Figures {
   get?: { bare: LoopResult; gatehouse: LoopResult };
   list?: { objects: number; unpaged: LoopResult; paged50: LoopResult; paged500: LoopResult };
   create?: { bare: LoopResult; memory: LoopResult; file: LoopResult };
   /** The same request answered in JSON, protobuf and CBOR (two runs each, A B C C B A). */
-  encodings?: Array<{ what: string; json: LoopResult[]; protobuf: LoopResult[]; cbor: LoopResult[]; jsonBytes: number; protobufBytes: number; cborBytes: number }>;
+  encodings?: Array<{
+    what: string;
+    json: LoopResult[];
+    protobuf: LoopResult[];
+    cbor: LoopResult[];
+    jsonBytes: number;
+    protobufBytes: number;
+    cborBytes: number;
+  }>;
   /** A watch delivering the same events in each encoding. */
   watchEncodings?: WatchEncoding[];
   watch: WatchFigures[];
@@ -39,7 +62,9 @@ function pooled(runs: readonly LoopResult[]): { rps: number; cpuUs: number } {
   return { rps: requests / seconds, cpuUs: (cpuSeconds / requests) * 1e6 };
 }
 
-export const out = (line = ''): void => { process.stdout.write(`${line}\n`); };
+export const out = (line = ''): void => {
+  process.stdout.write(`${line}\n`);
+};
 
 export function num(n: number, digits = 0): string {
   if (!Number.isFinite(n)) return '-';
@@ -82,8 +107,10 @@ export function progress(what: string, detail: string): void {
 }
 
 export const describe = {
-  loop: (r: LoopResult): string => `${num(rps(r))} req/s, p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}${r.units !== r.requests ? `, ${num(ups(r))} objects/s` : ''}, errors ${errorsOf(r)}`,
-  watch: (r: WatchRunResult): string => `${num(r.eventsPerSec)} events/s (${num(r.writesPerSec)} writes/s × ${r.watchers}), p99 ack→client ${ms(r.fromAck.p99)}, missing ${r.missing}`,
+  loop: (r: LoopResult): string =>
+    `${num(rps(r))} req/s, p50 ${ms(r.latency.p50)}, p99 ${ms(r.latency.p99)}${r.units !== r.requests ? `, ${num(ups(r))} objects/s` : ''}, errors ${errorsOf(r)}`,
+  watch: (r: WatchRunResult): string =>
+    `${num(r.eventsPerSec)} events/s (${num(r.writesPerSec)} writes/s × ${r.watchers}), p99 ack→client ${ms(r.fromAck.p99)}, missing ${r.missing}`,
 };
 
 export function details(f: Figures): void {
@@ -91,52 +118,99 @@ export function details(f: Figures): void {
   if (f.get) {
     out('GET one object (50 keep-alive connections)');
     const { bare, gatehouse } = f.get;
-    table(['server', 'req/s', 'p50', 'p99', 'errors', 'CPU srv/load', 'vs bare'], [
-      ['bare node:https (fixed JSON)', num(rps(bare)), ms(bare.latency.p50), ms(bare.latency.p99), errorsOf(bare), cpuOf(bare), '100%'],
-      ['gatehouse GET configmap', num(rps(gatehouse)), ms(gatehouse.latency.p50), ms(gatehouse.latency.p99), errorsOf(gatehouse), cpuOf(gatehouse), pct(rps(gatehouse), rps(bare))],
-    ]);
+    table(
+      ['server', 'req/s', 'p50', 'p99', 'errors', 'CPU srv/load', 'vs bare'],
+      [
+        ['bare node:https (fixed JSON)', num(rps(bare)), ms(bare.latency.p50), ms(bare.latency.p99), errorsOf(bare), cpuOf(bare), '100%'],
+        [
+          'gatehouse GET configmap',
+          num(rps(gatehouse)),
+          ms(gatehouse.latency.p50),
+          ms(gatehouse.latency.p99),
+          errorsOf(gatehouse),
+          cpuOf(gatehouse),
+          pct(rps(gatehouse), rps(bare)),
+        ],
+      ],
+    );
   }
   if (f.list) {
     out(`LIST ${f.list.objects} configmaps (50 keep-alive connections)`);
-    const rows = ([['unpaged', f.list.unpaged], ['paged, limit=50', f.list.paged50], ['paged, limit=500', f.list.paged500]] as const)
-      .map(([name, r]) => [name, num(rps(r)), num(ups(r)), ms(r.latency.p50), ms(r.latency.p99), errorsOf(r), cpuOf(r)]);
+    const rows = (
+      [
+        ['unpaged', f.list.unpaged],
+        ['paged, limit=50', f.list.paged50],
+        ['paged, limit=500', f.list.paged500],
+      ] as const
+    ).map(([name, r]) => [name, num(rps(r)), num(ups(r)), ms(r.latency.p50), ms(r.latency.p99), errorsOf(r), cpuOf(r)]);
     table(['mode', 'requests/s', 'objects/s', 'p50 (page)', 'p99 (page)', 'errors', 'CPU srv/load'], rows);
   }
   if (f.create) {
     out('CREATE configmap (50 keep-alive connections)');
     const { bare, memory, file } = f.create;
-    table(['server', 'req/s', 'p50', 'p99', 'errors', 'CPU srv/load', 'vs bare POST'], [
-      ['bare node:https POST', num(rps(bare)), ms(bare.latency.p50), ms(bare.latency.p99), errorsOf(bare), cpuOf(bare), '100%'],
-      ['gatehouse, memory store', num(rps(memory)), ms(memory.latency.p50), ms(memory.latency.p99), errorsOf(memory), cpuOf(memory), pct(rps(memory), rps(bare))],
-      ['gatehouse, file store (fsync)', num(rps(file)), ms(file.latency.p50), ms(file.latency.p99), errorsOf(file), cpuOf(file), pct(rps(file), rps(bare))],
-    ]);
+    table(
+      ['server', 'req/s', 'p50', 'p99', 'errors', 'CPU srv/load', 'vs bare POST'],
+      [
+        ['bare node:https POST', num(rps(bare)), ms(bare.latency.p50), ms(bare.latency.p99), errorsOf(bare), cpuOf(bare), '100%'],
+        [
+          'gatehouse, memory store',
+          num(rps(memory)),
+          ms(memory.latency.p50),
+          ms(memory.latency.p99),
+          errorsOf(memory),
+          cpuOf(memory),
+          pct(rps(memory), rps(bare)),
+        ],
+        ['gatehouse, file store (fsync)', num(rps(file)), ms(file.latency.p50), ms(file.latency.p99), errorsOf(file), cpuOf(file), pct(rps(file), rps(bare))],
+      ],
+    );
   }
   if (f.crd) {
     out('CREATE custom resource vs ConfigMap (memory store, 50 keep-alive connections, runs CM CR RULED RULED CR CM pooled)');
     const cm = pooled(f.crd.configMap);
     const cr = pooled(f.crd.custom);
     const rr = pooled(f.crd.ruled);
-    table(['object', 'req/s', 'CPU µs/request', 'errors', 'vs ConfigMap', 'vs CR without rules'], [
-      ['ConfigMap', num(cm.rps), num(cm.cpuUs), f.crd.configMap.map(errorsOf).join(' / '), '100%', ''],
-      ['custom resource (Widget CRD)', num(cr.rps), num(cr.cpuUs), f.crd.custom.map(errorsOf).join(' / '), pct(cr.rps, cm.rps), '100%'],
-      ['custom resource, three CEL rules', num(rr.rps), num(rr.cpuUs), f.crd.ruled.map(errorsOf).join(' / '), pct(rr.rps, cm.rps), pct(rr.rps, cr.rps)],
-    ]);
+    table(
+      ['object', 'req/s', 'CPU µs/request', 'errors', 'vs ConfigMap', 'vs CR without rules'],
+      [
+        ['ConfigMap', num(cm.rps), num(cm.cpuUs), f.crd.configMap.map(errorsOf).join(' / '), '100%', ''],
+        ['custom resource (Widget CRD)', num(cr.rps), num(cr.cpuUs), f.crd.custom.map(errorsOf).join(' / '), pct(cr.rps, cm.rps), '100%'],
+        ['custom resource, three CEL rules', num(rr.rps), num(rr.cpuUs), f.crd.ruled.map(errorsOf).join(' / '), pct(rr.rps, cm.rps), pct(rr.rps, cr.rps)],
+      ],
+    );
     out(`CRD install to first served request: ${f.crd.installMs.toFixed(1)} ms`);
   }
   for (const w of f.watch) {
     out(`WATCH delivery to ${num(w.watchers)} watchers (4 writers, each write one event to every watcher)`);
-    const row = (name: string, r: WatchRunResult, ratio: string) => [name, num(r.writesPerSec), num(r.eventsPerSec), ms(r.fromAck.p50), ms(r.fromAck.p99), ms(r.fromSend.p99), String(r.missing), cpuOf(r), ratio];
-    table(['server', 'writes/s', 'events/s', 'p50 ack→client', 'p99 ack→client', 'p99 send→client', 'missing', 'CPU srv/load', 'vs raw fan-out'], [
-      row('raw fan-out loop (bare https)', w.bare, '100%'),
-      row('gatehouse watch', w.gatehouse, pct(w.gatehouse.eventsPerSec, w.bare.eventsPerSec)),
-    ]);
+    const row = (name: string, r: WatchRunResult, ratio: string) => [
+      name,
+      num(r.writesPerSec),
+      num(r.eventsPerSec),
+      ms(r.fromAck.p50),
+      ms(r.fromAck.p99),
+      ms(r.fromSend.p99),
+      String(r.missing),
+      cpuOf(r),
+      ratio,
+    ];
+    table(
+      ['server', 'writes/s', 'events/s', 'p50 ack→client', 'p99 ack→client', 'p99 send→client', 'missing', 'CPU srv/load', 'vs raw fan-out'],
+      [row('raw fan-out loop (bare https)', w.bare, '100%'), row('gatehouse watch', w.gatehouse, pct(w.gatehouse.eventsPerSec, w.bare.eventsPerSec))],
+    );
     if (w.idle) {
-      const per = (m: IdleMemory) => [kib((m.after.rss - m.before.rss) / m.watchers), kib((m.after.heapUsed - m.before.heapUsed) / m.watchers), kib((m.after.external - m.before.external) / m.watchers)];
+      const per = (m: IdleMemory) => [
+        kib((m.after.rss - m.before.rss) / m.watchers),
+        kib((m.after.heapUsed - m.before.heapUsed) / m.watchers),
+        kib((m.after.external - m.before.external) / m.watchers),
+      ];
       out(`Memory per idle watch (${num(w.idle.gatehouse.watchers)} open, after GC; RSS includes each TLS connection)`);
-      table(['server', 'RSS/watch', 'heap/watch', 'external/watch'], [
-        ['bare https chunked response', ...per(w.idle.bare)],
-        ['gatehouse watch', ...per(w.idle.gatehouse)],
-      ]);
+      table(
+        ['server', 'RSS/watch', 'heap/watch', 'external/watch'],
+        [
+          ['bare https chunked response', ...per(w.idle.bare)],
+          ['gatehouse watch', ...per(w.idle.gatehouse)],
+        ],
+      );
     }
   }
 }
@@ -144,52 +218,127 @@ export function details(f: Figures): void {
 export function summary(f: Figures): void {
   out('Summary against the targets of issue 2 (one server core, keep-alive, 50 connections)');
   const rows: string[][] = [];
-  if (f.get) recordRow({ name: 'GET one object (memory store)', value: rps(f.get.gatehouse), unit: 'req/s', baseline: rps(f.get.bare), target: '≥ 50% of bare', atLeast: 0.5 });
-  if (f.get) rows.push(['GET one object', `${num(rps(f.get.gatehouse))} req/s = ${pct(rps(f.get.gatehouse), rps(f.get.bare))} of bare (${num(rps(f.get.bare))})`, '≥ 50% of bare']);
+  if (f.get)
+    recordRow({
+      name: 'GET one object (memory store)',
+      value: rps(f.get.gatehouse),
+      unit: 'req/s',
+      baseline: rps(f.get.bare),
+      target: '≥ 50% of bare',
+      atLeast: 0.5,
+    });
+  if (f.get)
+    rows.push([
+      'GET one object',
+      `${num(rps(f.get.gatehouse))} req/s = ${pct(rps(f.get.gatehouse), rps(f.get.bare))} of bare (${num(rps(f.get.bare))})`,
+      '≥ 50% of bare',
+    ]);
   if (f.list) {
-    rows.push(['LIST 500 unpaged', `${num(ups(f.list.unpaged))} objects/s, ${num(rps(f.list.unpaged), 1)} lists/s, p99 ${ms(f.list.unpaged.latency.p99)}`, '(reference)']);
+    rows.push([
+      'LIST 500 unpaged',
+      `${num(ups(f.list.unpaged))} objects/s, ${num(rps(f.list.unpaged), 1)} lists/s, p99 ${ms(f.list.unpaged.latency.p99)}`,
+      '(reference)',
+    ]);
     recordRow({ name: 'LIST limit=50 page p99', value: f.list.paged50.latency.p99, unit: 'ms', target: 'p99 ≤ 50 ms', atMost: 50 });
     rows.push(['LIST paged limit=50', `${num(ups(f.list.paged50))} objects/s, page p99 ${ms(f.list.paged50.latency.p99)}`, '≥ 100,000 objects/s, p99 ≤ 50 ms']);
-    rows.push(['LIST paged limit=500', `${num(ups(f.list.paged500))} objects/s, page p99 ${ms(f.list.paged500.latency.p99)}`, '≥ 100,000 objects/s, p99 ≤ 50 ms']);
+    rows.push([
+      'LIST paged limit=500',
+      `${num(ups(f.list.paged500))} objects/s, page p99 ${ms(f.list.paged500.latency.p99)}`,
+      '≥ 100,000 objects/s, p99 ≤ 50 ms',
+    ]);
   }
   if (f.create) {
     rows.push(['CREATE memory store', `${num(rps(f.create.memory))} req/s = ${pct(rps(f.create.memory), rps(f.create.bare))} of bare POST`, '(reference)']);
-    rows.push(['CREATE file store vs memory store', `${num(rps(f.create.file))} req/s = ${pct(rps(f.create.file), rps(f.create.memory))} of the memory store`, '≥ 80% of memory (issue 23)']);
+    rows.push([
+      'CREATE file store vs memory store',
+      `${num(rps(f.create.file))} req/s = ${pct(rps(f.create.file), rps(f.create.memory))} of the memory store`,
+      '≥ 80% of memory (issue 23)',
+    ]);
     rows.push(['CREATE file store', `${num(rps(f.create.file))} req/s = ${pct(rps(f.create.file), rps(f.create.bare))} of bare POST`, '(reference)']);
   }
   if (f.crd) {
     const cm = pooled(f.crd.configMap);
     const cr = pooled(f.crd.custom);
     const rr = pooled(f.crd.ruled);
-    recordRow({ name: 'CREATE custom resource vs ConfigMap', value: cr.rps, unit: 'req/s', baseline: cm.rps, target: '≥ 80% of ConfigMap create', atLeast: 0.8 });
-    recordRow({ name: 'CREATE custom resource with three CEL rules vs without', value: rr.rps, unit: 'req/s', baseline: cr.rps, target: '≥ 70% of CR without rules', atLeast: 0.7 });
+    recordRow({
+      name: 'CREATE custom resource vs ConfigMap',
+      value: cr.rps,
+      unit: 'req/s',
+      baseline: cm.rps,
+      target: '≥ 80% of ConfigMap create',
+      atLeast: 0.8,
+    });
+    recordRow({
+      name: 'CREATE custom resource with three CEL rules vs without',
+      value: rr.rps,
+      unit: 'req/s',
+      baseline: cr.rps,
+      target: '≥ 70% of CR without rules',
+      atLeast: 0.7,
+    });
     rows.push(['CREATE custom resource', `${num(cr.rps)} req/s = ${pct(cr.rps, cm.rps)} of ConfigMap create (${num(cm.rps)})`, '≥ 80% of ConfigMap create']);
     rows.push(['CREATE CR with three CEL rules', `${num(rr.rps)} req/s = ${pct(rr.rps, cr.rps)} of CR create without rules`, '≥ 70% of CR without rules']);
     rows.push(['CRD install → first served request', `${f.crd.installMs.toFixed(1)} ms`, '(reference)']);
   }
   for (const w of f.watch) {
     const target = w.watchers >= 1000 ? '≥ 50% of raw, p99 ≤ 50 ms' : '(reference)';
-    if (w.watchers >= 1000) recordRow({ name: `WATCH ${w.watchers} watchers events/s vs raw fan-out`, value: w.gatehouse.eventsPerSec, unit: 'events/s', baseline: w.bare.eventsPerSec, target: '≥ 50% of raw', atLeast: 0.5 });
-    if (w.watchers >= 1000) recordRow({ name: `WATCH ${w.watchers} watchers ack→socket p99`, value: w.gatehouse.fromAck.p99, unit: 'ms', target: 'p99 ≤ 50 ms', atMost: 50 });
-    rows.push([`WATCH ${num(w.watchers)} watchers`, `${num(w.gatehouse.eventsPerSec)} events/s = ${pct(w.gatehouse.eventsPerSec, w.bare.eventsPerSec)} of raw (${num(w.bare.eventsPerSec)}), p99 ${ms(w.gatehouse.fromAck.p99)}`, target]);
+    if (w.watchers >= 1000)
+      recordRow({
+        name: `WATCH ${w.watchers} watchers events/s vs raw fan-out`,
+        value: w.gatehouse.eventsPerSec,
+        unit: 'events/s',
+        baseline: w.bare.eventsPerSec,
+        target: '≥ 50% of raw',
+        atLeast: 0.5,
+      });
+    if (w.watchers >= 1000)
+      recordRow({ name: `WATCH ${w.watchers} watchers ack→socket p99`, value: w.gatehouse.fromAck.p99, unit: 'ms', target: 'p99 ≤ 50 ms', atMost: 50 });
+    rows.push([
+      `WATCH ${num(w.watchers)} watchers`,
+      `${num(w.gatehouse.eventsPerSec)} events/s = ${pct(w.gatehouse.eventsPerSec, w.bare.eventsPerSec)} of raw (${num(w.bare.eventsPerSec)}), p99 ${ms(w.gatehouse.fromAck.p99)}`,
+      target,
+    ]);
     if (w.idle) {
       const g = w.idle.gatehouse;
-      rows.push([`Idle watch memory`, `${kib((g.after.rss - g.before.rss) / g.watchers)} RSS, ${kib((g.after.heapUsed - g.before.heapUsed) / g.watchers)} heap per watch`, '≤ 20 KiB per idle watch']);
+      rows.push([
+        `Idle watch memory`,
+        `${kib((g.after.rss - g.before.rss) / g.watchers)} RSS, ${kib((g.after.heapUsed - g.before.heapUsed) / g.watchers)} heap per watch`,
+        '≤ 20 KiB per idle watch',
+      ]);
     }
   }
   for (const e of f.encodings ?? []) {
     const j = pooled(e.json);
     const p = pooled(e.protobuf);
     const target = e.what === 'GET' ? 'protobuf CPU ≤ 110% of JSON' : 'protobuf CPU ≤ 100% of JSON';
-    recordRow({ name: `${e.what} protobuf vs JSON server CPU`, value: p.cpuUs, unit: 'µs/request', baseline: j.cpuUs, target, atMost: e.what === 'GET' ? 1.1 : 1.0 });
-    rows.push([`${e.what} protobuf vs JSON`, `server CPU ${num(p.cpuUs)} µs vs ${num(j.cpuUs)} µs per request = ${pct(p.cpuUs, j.cpuUs)}; ${num(p.rps)} vs ${num(j.rps)} req/s; ${num(e.protobufBytes)} vs ${num(e.jsonBytes)} bytes`, target]);
+    recordRow({
+      name: `${e.what} protobuf vs JSON server CPU`,
+      value: p.cpuUs,
+      unit: 'µs/request',
+      baseline: j.cpuUs,
+      target,
+      atMost: e.what === 'GET' ? 1.1 : 1.0,
+    });
+    rows.push([
+      `${e.what} protobuf vs JSON`,
+      `server CPU ${num(p.cpuUs)} µs vs ${num(j.cpuUs)} µs per request = ${pct(p.cpuUs, j.cpuUs)}; ${num(p.rps)} vs ${num(j.rps)} req/s; ${num(e.protobufBytes)} vs ${num(e.jsonBytes)} bytes`,
+      target,
+    ]);
     const c = pooled(e.cbor);
-    rows.push([`${e.what} CBOR vs JSON`, `server CPU ${num(c.cpuUs)} µs vs ${num(j.cpuUs)} µs per request = ${pct(c.cpuUs, j.cpuUs)}; ${num(c.rps)} vs ${num(j.rps)} req/s; ${num(e.cborBytes)} vs ${num(e.jsonBytes)} bytes`, '(reference)']);
+    rows.push([
+      `${e.what} CBOR vs JSON`,
+      `server CPU ${num(c.cpuUs)} µs vs ${num(j.cpuUs)} µs per request = ${pct(c.cpuUs, j.cpuUs)}; ${num(c.rps)} vs ${num(j.rps)} req/s; ${num(e.cborBytes)} vs ${num(e.jsonBytes)} bytes`,
+      '(reference)',
+    ]);
   }
   const wj = f.watchEncodings?.find((w) => w.format === 'JSON');
   for (const w of f.watchEncodings ?? []) {
     const per = (x: WatchEncoding) => (x.cpuSeconds / x.watches) * 1e3;
-    rows.push([`WATCH ${num(w.events)} events ${w.format}`, `server CPU ${num(per(w), 1)} ms per watch${wj && w !== wj ? ` = ${pct(per(w), per(wj))} of JSON` : ''}; ${num(w.bytes)} bytes`, '(reference)']);
+    rows.push([
+      `WATCH ${num(w.events)} events ${w.format}`,
+      `server CPU ${num(per(w), 1)} ms per watch${wj && w !== wj ? ` = ${pct(per(w), per(wj))} of JSON` : ''}; ${num(w.bytes)} bytes`,
+      '(reference)',
+    ]);
   }
   table(['measurement', 'figure', 'target'], rows);
 }

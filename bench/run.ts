@@ -34,24 +34,39 @@ const LOAD_CPU = 1;
 /** A CronTab-like custom resource of about a ConfigMap's size (the CRD below serves it). */
 function widget(namespace: string): Record<string, unknown> {
   return {
-    apiVersion: 'bench.example.com/v1', kind: 'Widget',
+    apiVersion: 'bench.example.com/v1',
+    kind: 'Widget',
     metadata: { name: 'c', namespace, labels: { app: 'bench', tier: 'backend' } },
     spec: { cronSpec: '*/5 * * * *', image: 'registry.example/app:1.2.3', replicas: 3 },
   };
 }
 
 const WIDGET_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.bench.example.com' },
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.bench.example.com' },
   spec: {
-    group: 'bench.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-    versions: [{
-      name: 'v1', served: true, storage: true, subresources: { status: {} },
-      schema: { openAPIV3Schema: { type: 'object', properties: {
-        spec: { type: 'object', properties: { cronSpec: { type: 'string' }, image: { type: 'string' }, replicas: { type: 'integer', minimum: 0 } } },
-        status: { type: 'object', properties: { replicas: { type: 'integer' } } },
-      } } },
-      additionalPrinterColumns: [{ name: 'Image', type: 'string', jsonPath: '.spec.image' }],
-    }],
+    group: 'bench.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', properties: { cronSpec: { type: 'string' }, image: { type: 'string' }, replicas: { type: 'integer', minimum: 0 } } },
+              status: { type: 'object', properties: { replicas: { type: 'integer' } } },
+            },
+          },
+        },
+        additionalPrinterColumns: [{ name: 'Image', type: 'string', jsonPath: '.spec.image' }],
+      },
+    ],
   },
 };
 
@@ -61,7 +76,9 @@ const WIDGET_CRD = {
  * bench's object: what rules add to a create is their evaluation.
  */
 const RULED_WIDGET_CRD = (() => {
-  const crd = structuredClone(WIDGET_CRD) as typeof WIDGET_CRD & { spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } } }> } };
+  const crd = structuredClone(WIDGET_CRD) as typeof WIDGET_CRD & {
+    spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: Record<string, unknown> } } } }> };
+  };
   crd.metadata.name = 'ruledwidgets.bench.example.com';
   crd.spec.names = { plural: 'ruledwidgets', singular: 'ruledwidget', kind: 'RuledWidget' };
   crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [
@@ -85,7 +102,8 @@ async function installWidgetCrd(admin: Admin, namespace: string, crd: Record<str
 
 function configMap(namespace: string, name?: string): Record<string, unknown> {
   return {
-    apiVersion: 'v1', kind: 'ConfigMap',
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
     metadata: { name: name ?? 'c', namespace, labels: { app: 'bench', tier: 'backend' } },
     data: { 'app.properties': 'greeting=hello\nlog.level=info\nfeature.flags=a,b,c\n', mode: 'fast' },
   };
@@ -106,9 +124,14 @@ const WATCH_REPEATS = 8;
 async function watchEncodings(admin: Admin, server: Child, load: Child, formats: ReadonlyArray<readonly [string, string]>): Promise<report.WatchEncoding[]> {
   const ns = 'bench-watch-encodings';
   await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  const before = (JSON.parse(await admin.must('GET', `/api/v1/namespaces/${ns}/configmaps`)) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  const before = (JSON.parse(await admin.must('GET', `/api/v1/namespaces/${ns}/configmaps`)) as { metadata: { resourceVersion: string } }).metadata
+    .resourceVersion;
   for (let i = 0; i < WATCH_EVENTS; i += 20) {
-    await Promise.all(Array.from({ length: Math.min(20, WATCH_EVENTS - i) }, (_, k) => admin.must('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap(ns, `w-${String(i + k).padStart(4, '0')}`))));
+    await Promise.all(
+      Array.from({ length: Math.min(20, WATCH_EVENTS - i) }, (_, k) =>
+        admin.must('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap(ns, `w-${String(i + k).padStart(4, '0')}`)),
+      ),
+    );
   }
   const path = `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${before}&timeoutSeconds=1`;
   const out: report.WatchEncoding[] = [];
@@ -121,7 +144,10 @@ async function watchEncodings(admin: Admin, server: Child, load: Child, formats:
     });
     const wall = (performance.now() - t0) / 1000;
     const row = { format, events: WATCH_EVENTS, watches: WATCH_REPEATS, cpuSeconds: r.cpu.server * wall, bytes: r.bytes };
-    report.progress(`WATCH ${WATCH_EVENTS} events ${format}`, `${report.num((row.cpuSeconds / row.watches) * 1e3, 1)} ms server CPU per watch, ${report.num(row.bytes)} bytes`);
+    report.progress(
+      `WATCH ${WATCH_EVENTS} events ${format}`,
+      `${report.num((row.cpuSeconds / row.watches) * 1e3, 1)} ms server CPU per watch, ${report.num(row.bytes)} bytes`,
+    );
     out.push(row);
   }
   return out;
@@ -137,12 +163,15 @@ async function main(): Promise<void> {
   // The admin is in system:masters, which the authorizer chain allows before
   // any mode, so the mode does not change the measured path; naming one keeps
   // the bench independent of the default's progress.
-  const authz = ['--authorization-mode', 'AlwaysAllow',
+  const authz = [
+    '--authorization-mode',
+    'AlwaysAllow',
     // The 1,000 watchers and the admin come from the load generator's one address: above the default
     // --max-connections-per-client-address (1000), which refused the last watchers of the WATCH ×1000 row.
     '--max-connections-per-client-address=0',
     // No ServiceAccount or kube-root-ca.crt written into the bench namespaces: the figures count exact objects (a list of 500).
-    '--controllers=*,-serviceaccount,-root-ca-cert-publisher'];
+    '--controllers=*,-serviceaccount,-root-ca-cert-publisher',
+  ];
   try {
     report.header([
       placement(),
@@ -154,15 +183,33 @@ async function main(): Promise<void> {
     const memPort = await freePort();
     const memDir = join(root, 'memory');
     // CBORServingAndStorage on: the encodings section answers in CBOR too (the gate only adds a negotiation branch).
-    const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', '--feature-gates', 'CBORServingAndStorage=true', ...authz], SERVER_CPU, serverFlags);
+    const mem = await startChild(
+      'gatehouse-memory',
+      './server.ts',
+      ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', '--feature-gates', 'CBORServingAndStorage=true', ...authz],
+      SERVER_CPU,
+      serverFlags,
+    );
     children.push(mem);
     const { pki, tls, tlsFlags } = await devPki(memDir);
 
     const filePort = await freePort();
-    const file = await startChild('gatehouse-file', './server.ts', ['--secure-port', String(filePort), '--data-dir', join(root, 'file'), '--storage-backend', 'file', ...tlsFlags, ...authz], SERVER_CPU, serverFlags);
+    const file = await startChild(
+      'gatehouse-file',
+      './server.ts',
+      ['--secure-port', String(filePort), '--data-dir', join(root, 'file'), '--storage-backend', 'file', ...tlsFlags, ...authz],
+      SERVER_CPU,
+      serverFlags,
+    );
     children.push(file);
     const barePort = await freePort();
-    const bare = await startChild('bare-https', './bare.ts', [String(barePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')], SERVER_CPU, ['--expose-gc']);
+    const bare = await startChild(
+      'bare-https',
+      './bare.ts',
+      [String(barePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')],
+      SERVER_CPU,
+      ['--expose-gc'],
+    );
     children.push(bare);
     const load = await startChild('loadgen', './loadgen.ts', [], LOAD_CPU);
     children.push(load);
@@ -175,7 +222,8 @@ async function main(): Promise<void> {
 
     // Fixtures.
     const watchNamespaces = WATCHERS.map((n) => `bench-watch-${n}`);
-    for (const ns of ['bench', 'bench-create', ...watchNamespaces]) await memAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (const ns of ['bench', 'bench-create', ...watchNamespaces])
+      await memAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     await fileAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } });
     const names = Array.from({ length: LIST_SIZE }, (_, i) => `cm-${String(i).padStart(4, '0')}`);
     for (let i = 0; i < names.length; i += 20) {
@@ -187,7 +235,12 @@ async function main(): Promise<void> {
     report.progress('fixtures', `${LIST_SIZE} configmaps in "bench"; one is ${sample.length} bytes of JSON, a list ${JSON.stringify(listed).length} bytes`);
 
     /** Runs one measurement, noting the CPU share the server and the load generator used (and a profile, when asked). */
-    const measured = async <T extends { cpu?: report.CpuShare }>(what: string, server: Child, run: () => Promise<T>, describe: (r: T) => string): Promise<T> => {
+    const measured = async <T extends { cpu?: report.CpuShare }>(
+      what: string,
+      server: Child,
+      run: () => Promise<T>,
+      describe: (r: T) => string,
+    ): Promise<T> => {
       const profile = PROF !== undefined && server !== bare;
       if (profile) await server.call('profStart');
       const r = await withCpu(server, load, run);
@@ -197,11 +250,31 @@ async function main(): Promise<void> {
     };
 
     const loop = { connections: CONNECTIONS, warmupMs: WARMUP, durationMs: DURATION, maxRequests: MAX_REQUESTS };
-    const servers = new Map<number, Child>([[memPort, mem], [filePort, file], [barePort, bare]]);
+    const servers = new Map<number, Child>([
+      [memPort, mem],
+      [filePort, file],
+      [barePort, bare],
+    ]);
     const fixed = (what: string, port: number, method: string, path: string, body?: Record<string, unknown>): Promise<LoopResult> =>
-      measured(what, servers.get(port)!, () => load.call<LoopResult>('fixed', { ...loop, target: target(port), req: { method, path, ...(body ? { body: JSON.stringify(body) } : {}) }, uniqueNames: method === 'POST' }), report.describe.loop);
+      measured(
+        what,
+        servers.get(port)!,
+        () =>
+          load.call<LoopResult>('fixed', {
+            ...loop,
+            target: target(port),
+            req: { method, path, ...(body ? { body: JSON.stringify(body) } : {}) },
+            uniqueNames: method === 'POST',
+          }),
+        report.describe.loop,
+      );
     const paged = (what: string, limit: number): Promise<LoopResult> =>
-      measured(what, mem, () => load.call<LoopResult>('paged', { ...loop, target: target(memPort), path: '/api/v1/namespaces/bench/configmaps', limit, total: LIST_SIZE }), report.describe.loop);
+      measured(
+        what,
+        mem,
+        () => load.call<LoopResult>('paged', { ...loop, target: target(memPort), path: '/api/v1/namespaces/bench/configmaps', limit, total: LIST_SIZE }),
+        report.describe.loop,
+      );
 
     const figures: report.Figures = { watch: [] };
     if (selected('get')) {
@@ -210,7 +283,12 @@ async function main(): Promise<void> {
       figures.get = { bare: b, gatehouse: g };
     }
     if (selected('list')) {
-      figures.list = { objects: LIST_SIZE, unpaged: await paged('LIST unpaged', 0), paged50: await paged('LIST limit=50', 50), paged500: await paged('LIST limit=500', 500) };
+      figures.list = {
+        objects: LIST_SIZE,
+        unpaged: await paged('LIST unpaged', 0),
+        paged50: await paged('LIST limit=50', 50),
+        paged500: await paged('LIST limit=500', 500),
+      };
     }
     if (selected('encodings')) {
       // JSON, protobuf and CBOR answers of the same GET and unpaged LIST, in the
@@ -218,8 +296,17 @@ async function main(): Promise<void> {
       const PB = 'application/vnd.kubernetes.protobuf';
       const CBOR = 'application/cbor';
       figures.encodings = [];
-      for (const [what, path] of [['GET', '/api/v1/namespaces/bench/configmaps/cm-0000'], [`LIST ${LIST_SIZE}`, '/api/v1/namespaces/bench/configmaps']] as const) {
-        const run = (accept: string, label: string) => measured(`${what} ${label}`, mem, () => load.call<LoopResult>('fixed', { ...loop, target: target(memPort), req: { method: 'GET', path, accept } }), report.describe.loop);
+      for (const [what, path] of [
+        ['GET', '/api/v1/namespaces/bench/configmaps/cm-0000'],
+        [`LIST ${LIST_SIZE}`, '/api/v1/namespaces/bench/configmaps'],
+      ] as const) {
+        const run = (accept: string, label: string) =>
+          measured(
+            `${what} ${label}`,
+            mem,
+            () => load.call<LoopResult>('fixed', { ...loop, target: target(memPort), req: { method: 'GET', path, accept } }),
+            report.describe.loop,
+          );
         const j1 = await run('application/json', 'JSON');
         const p1 = await run(PB, 'protobuf');
         const c1 = await run(CBOR, 'CBOR');
@@ -227,11 +314,20 @@ async function main(): Promise<void> {
         const p2 = await run(PB, 'protobuf');
         const j2 = await run('application/json', 'JSON');
         figures.encodings.push({
-          what, json: [j1, j2], protobuf: [p1, p2], cbor: [c1, c2],
-          jsonBytes: await memAdmin.bodyBytes(path, 'application/json'), protobufBytes: await memAdmin.bodyBytes(path, PB), cborBytes: await memAdmin.bodyBytes(path, CBOR),
+          what,
+          json: [j1, j2],
+          protobuf: [p1, p2],
+          cbor: [c1, c2],
+          jsonBytes: await memAdmin.bodyBytes(path, 'application/json'),
+          protobufBytes: await memAdmin.bodyBytes(path, PB),
+          cborBytes: await memAdmin.bodyBytes(path, CBOR),
         });
       }
-      figures.watchEncodings = await watchEncodings(memAdmin, mem, load, [['JSON', 'application/json'], ['protobuf', PB], ['CBOR', CBOR]]);
+      figures.watchEncodings = await watchEncodings(memAdmin, mem, load, [
+        ['JSON', 'application/json'],
+        ['protobuf', PB],
+        ['CBOR', CBOR],
+      ]);
     }
     if (selected('create')) {
       const b = await fixed('CREATE bare POST', barePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
@@ -249,8 +345,20 @@ async function main(): Promise<void> {
       const ruled = { ...widget('bench-crd'), kind: 'RuledWidget' };
       const cm1 = await fixed('CREATE configmap (crd section)', memPort, 'POST', '/api/v1/namespaces/bench-crd/configmaps', configMap('bench-crd'));
       const cr1 = await fixed('CREATE custom resource', memPort, 'POST', '/apis/bench.example.com/v1/namespaces/bench-crd/widgets', widget('bench-crd'));
-      const rr1 = await fixed('CREATE custom resource, three CEL rules', memPort, 'POST', '/apis/bench.example.com/v1/namespaces/bench-crd/ruledwidgets', ruled);
-      const rr2 = await fixed('CREATE custom resource, three CEL rules', memPort, 'POST', '/apis/bench.example.com/v1/namespaces/bench-crd/ruledwidgets', ruled);
+      const rr1 = await fixed(
+        'CREATE custom resource, three CEL rules',
+        memPort,
+        'POST',
+        '/apis/bench.example.com/v1/namespaces/bench-crd/ruledwidgets',
+        ruled,
+      );
+      const rr2 = await fixed(
+        'CREATE custom resource, three CEL rules',
+        memPort,
+        'POST',
+        '/apis/bench.example.com/v1/namespaces/bench-crd/ruledwidgets',
+        ruled,
+      );
       const cr2 = await fixed('CREATE custom resource', memPort, 'POST', '/apis/bench.example.com/v1/namespaces/bench-crd/widgets', widget('bench-crd'));
       const cm2 = await fixed('CREATE configmap (crd section)', memPort, 'POST', '/api/v1/namespaces/bench-crd/configmaps', configMap('bench-crd'));
       figures.crd = { installMs, configMap: [cm1, cm2], custom: [cr1, cr2], ruled: [rr1, rr2] };
@@ -260,20 +368,40 @@ async function main(): Promise<void> {
         const ns = `bench-watch-${n}`;
         const body = configMap(ns, 'x');
         const run = { ...loop, connections: 4, drainMs: 3000 };
-        const phase = async (what: string, server: Child, port: number, watchPath: string, writePath: string, writeBody: Record<string, unknown>): Promise<{ r: WatchRunResult; idle: report.IdleMemory }> => {
+        const phase = async (
+          what: string,
+          server: Child,
+          port: number,
+          watchPath: string,
+          writePath: string,
+          writeBody: Record<string, unknown>,
+        ): Promise<{ r: WatchRunResult; idle: report.IdleMemory }> => {
           const before = await server.call<MemoryFigures>('mem');
           const opened = await load.call<{ opened: number; ms: number }>('watchOpen', { target: target(port), n, path: watchPath });
           await sleep(1000);
           const after = await server.call<MemoryFigures>('mem');
-          const r = await measured(what, server, () => load.call<WatchRunResult>('watchRun', { ...run, target: target(port), path: writePath, body: writeBody }),
-            (x) => `${report.describe.watch(x)} (opened in ${Math.round(opened.ms)} ms)`);
+          const r = await measured(
+            what,
+            server,
+            () => load.call<WatchRunResult>('watchRun', { ...run, target: target(port), path: writePath, body: writeBody }),
+            (x) => `${report.describe.watch(x)} (opened in ${Math.round(opened.ms)} ms)`,
+          );
           await load.call('watchClose');
           await sleep(500);
           return { r, idle: { watchers: opened.opened, before, after } };
         };
-        const raw = await phase(`WATCH ×${n} raw fan-out`, bare, barePort, '/watch', '/fire',
-          { ...body, metadata: { ...(body['metadata'] as object), uid: '6f1c1a56-5a0e-4f7e-9a8e-2b7d7c3c9e11', creationTimestamp: new Date().toISOString() } });
-        const gh = await phase(`WATCH ×${n} gatehouse`, mem, memPort, `/api/v1/namespaces/${ns}/configmaps?watch=1`, `/api/v1/namespaces/${ns}/configmaps`, body);
+        const raw = await phase(`WATCH ×${n} raw fan-out`, bare, barePort, '/watch', '/fire', {
+          ...body,
+          metadata: { ...(body['metadata'] as object), uid: '6f1c1a56-5a0e-4f7e-9a8e-2b7d7c3c9e11', creationTimestamp: new Date().toISOString() },
+        });
+        const gh = await phase(
+          `WATCH ×${n} gatehouse`,
+          mem,
+          memPort,
+          `/api/v1/namespaces/${ns}/configmaps?watch=1`,
+          `/api/v1/namespaces/${ns}/configmaps`,
+          body,
+        );
         figures.watch.push({ watchers: n, gatehouse: gh.r, bare: raw.r, ...(n >= 1000 ? { idle: { gatehouse: gh.idle, bare: raw.idle } } : {}) });
       }
     }
@@ -409,7 +537,14 @@ if (selected('access', 'BENCH_ACCESS')) {
   const f = await runAccessBench();
   process.stdout.write(`\n=== Access insight (bench/access.ts, in process) ===\n`);
   for (const [what, figure, target] of accessRows(f)) process.stdout.write(`  ${what}: ${figure} (target ${target})\n`);
-  recordRow({ name: 'SubjectAccessExplanation vs SubjectAccessReview (denied, in process)', value: f.explainPerS.denied, unit: 'per s', baseline: f.reviewPerS.denied, target: '≥ 25%', atLeast: 0.25 });
+  recordRow({
+    name: 'SubjectAccessExplanation vs SubjectAccessReview (denied, in process)',
+    value: f.explainPerS.denied,
+    unit: 'per s',
+    baseline: f.reviewPerS.denied,
+    target: '≥ 25%',
+    atLeast: 0.25,
+  });
   recordRow({ name: 'SubjectsReview (who can) p99, 10,000 bindings (in process)', value: f.whoCanMs.p99, unit: 'ms', target: 'p99 ≤ 50 ms', atMost: 50 });
 }
 

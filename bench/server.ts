@@ -4,15 +4,15 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 // BENCH_DIST: another build's directory (bench/ab.ts runs an earlier build beside dist/).
 const src = process.env['BENCH_DIST'] ?? (process.env['BENCH_FROM_SOURCE'] ? '..' : '../dist');
-const { parseServeFlags } = await import(`${src}/gateway/config/flags.js`) as typeof import('../gateway/config/flags.js');
-const { startServer } = await import(`${src}/gateway/server/app.js`) as typeof import('../gateway/server/app.js');
+const { parseServeFlags } = (await import(`${src}/gateway/config/flags.js`)) as typeof import('../gateway/config/flags.js');
+const { startServer } = (await import(`${src}/gateway/server/app.js`)) as typeof import('../gateway/server/app.js');
 import { memoryNow, serveCommands } from './procs.js';
 import type { ServerResponse } from 'node:http';
 import { carryHeader } from '../lib/http/carried.js';
 
 // As `gatehouse serve` runs (gateway/cli/main.ts); BENCH_NO_HARDEN=1 measures without it.
 if (process.env['BENCH_NO_HARDEN'] !== '1') {
-  const { hardenIntrinsics } = await import(`${src}/gateway/cli/harden.js`) as typeof import('../gateway/cli/harden.js');
+  const { hardenIntrinsics } = (await import(`${src}/gateway/cli/harden.js`)) as typeof import('../gateway/cli/harden.js');
   hardenIntrinsics();
 }
 const parsed = parseServeFlags(process.argv.slice(2));
@@ -26,9 +26,9 @@ const log = (msg: string): void => {
 // the same redisTarget): what such a read costs with no Redis cache, feed or decoding around it.
 const fencedUrl = process.env['BENCH_FENCED_MEMORY'];
 if (fencedUrl) {
-  const { MemoryStore } = await import(`${src}/backends/core/store/memory.js`) as typeof import('../backends/core/store/memory.js');
-  const { ReadFence } = await import(`${src}/backends/core/store/redis-readindex.js`) as typeof import('../backends/core/store/redis-readindex.js');
-  const { connect, redisTarget } = await import(`${src}/backends/core/store/redis-connect.js`) as typeof import('../backends/core/store/redis-connect.js');
+  const { MemoryStore } = (await import(`${src}/backends/core/store/memory.js`)) as typeof import('../backends/core/store/memory.js');
+  const { ReadFence } = (await import(`${src}/backends/core/store/redis-readindex.js`)) as typeof import('../backends/core/store/redis-readindex.js');
+  const { connect, redisTarget } = (await import(`${src}/backends/core/store/redis-connect.js`)) as typeof import('../backends/core/store/redis-connect.js');
   const target = redisTarget(fencedUrl, 5000);
   const client = await connect(target.make({ name: 'bench-fence' }), 5000, target.where);
   const fence = new ReadFence(async () => Number((await client.get('gh-bench-fence:rev')) ?? 0));
@@ -60,7 +60,9 @@ if (auditReference) {
     const bytes = Buffer.from(pending.join(''));
     pending = [];
     writing = true;
-    write(fd, bytes, () => { writing = false; });
+    write(fd, bytes, () => {
+      writing = false;
+    });
   };
   setInterval(flush, 5).unref();
   const user = { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] };
@@ -68,15 +70,30 @@ if (auditReference) {
   running.server.prependListener('request', (req: import('node:http').IncomingMessage, res: ServerResponse) => {
     const received = new Date().toISOString();
     res.once('finish', () => {
-      if (fixedLine !== undefined) { pending.push(fixedLine); return; }
+      if (fixedLine !== undefined) {
+        pending.push(fixedLine);
+        return;
+      }
       const parts = (req.url ?? '/').split('?')[0]!.split('/');
-      pending.push(`${JSON.stringify({
-        kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: req.headers['audit-id'], stage: 'ResponseComplete',
-        requestURI: req.url, verb: req.method === 'GET' ? 'get' : 'create', user, sourceIPs: [req.socket.remoteAddress], userAgent: req.headers['user-agent'],
-        objectRef: { resource: parts[5], namespace: parts[4], name: parts[6], apiVersion: 'v1' },
-        responseStatus: { metadata: {}, code: res.statusCode }, requestReceivedTimestamp: received, stageTimestamp: new Date().toISOString(),
-        annotations: { 'authentication.gatehouse.dev/authenticator': 'x509', 'authorization.k8s.io/decision': 'allow' },
-      })}\n`);
+      pending.push(
+        `${JSON.stringify({
+          kind: 'Event',
+          apiVersion: 'audit.k8s.io/v1',
+          level: 'Metadata',
+          auditID: req.headers['audit-id'],
+          stage: 'ResponseComplete',
+          requestURI: req.url,
+          verb: req.method === 'GET' ? 'get' : 'create',
+          user,
+          sourceIPs: [req.socket.remoteAddress],
+          userAgent: req.headers['user-agent'],
+          objectRef: { resource: parts[5], namespace: parts[4], name: parts[6], apiVersion: 'v1' },
+          responseStatus: { metadata: {}, code: res.statusCode },
+          requestReceivedTimestamp: received,
+          stageTimestamp: new Date().toISOString(),
+          annotations: { 'authentication.gatehouse.dev/authenticator': 'x509', 'authorization.k8s.io/decision': 'allow' },
+        })}\n`,
+      );
     });
   });
 }
@@ -104,11 +121,18 @@ if (process.env['BENCH_PF_HEADERS'] === '1') {
 }
 serveCommands({
   mem: () => memoryNow(),
-  spin: (a: { us: number }) => { spinUs = a.us; },
+  spin: (a: { us: number }) => {
+    spinUs = a.us;
+  },
   profStart: async () => {
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
-    if (heapProf) await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    if (heapProf)
+      await session.post('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
   },
   profStop: async (a: { file: string }) => {
     const { profile } = await session.post('Profiler.stop');

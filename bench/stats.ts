@@ -12,7 +12,9 @@ export class Samples {
     this.data[this.n++] = ms;
   }
 
-  get count(): number { return this.n; }
+  get count(): number {
+    return this.n;
+  }
 
   summary(): Percentiles {
     const sorted = this.data.slice(0, this.n).sort();
@@ -21,4 +23,8 @@ export class Samples {
   }
 }
 
-export interface Percentiles { p50: number; p99: number; max: number }
+export interface Percentiles {
+  p50: number;
+  p99: number;
+  max: number;
+}

@@ -40,7 +40,8 @@ const LOAD_CPU = 1;
 
 function configMap(namespace: string, name = 'c'): Record<string, unknown> {
   return {
-    apiVersion: 'v1', kind: 'ConfigMap',
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
     metadata: { name, namespace, labels: { app: 'bench', tier: 'backend' } },
     data: { 'app.properties': 'greeting=hello\nlog.level=info\nfeature.flags=a,b,c\n', mode: 'fast' },
   };
@@ -52,7 +53,18 @@ function counter(text: string, name: string): number {
   return m ? Number(m[1]) : NaN;
 }
 
-interface Setup { root: string; pki: { cert: string; key: string; ca: string }; mem: Child; file: Child; load: Child; memAdmin: Admin; fileAdmin: Admin; target: (port: number) => Target; memPort: number; filePort: number }
+interface Setup {
+  root: string;
+  pki: { cert: string; key: string; ca: string };
+  mem: Child;
+  file: Child;
+  load: Child;
+  memAdmin: Admin;
+  fileAdmin: Admin;
+  target: (port: number) => Target;
+  memPort: number;
+  filePort: number;
+}
 
 async function setUp(root: string, children: Child[], admins: Admin[]): Promise<Setup> {
   const memPort = await freePort();
@@ -61,11 +73,22 @@ async function setUp(root: string, children: Child[], admins: Admin[]): Promise<
   // ConfigMap every other "page of 500" was the one-item rest of the list, which halved the CPU per
   // page and hid the p99 of real pages (this row read 27–49 ms where pages of 500 measure ~100 ms).
   const controllers = '--controllers=*,-serviceaccount,-root-ca-cert-publisher';
-  const mem = await startChild('gatehouse-memory', './server.ts', ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', controllers], SERVER_CPU, (process.env.SP_NODE ?? '').split(' ').filter(Boolean));
+  const mem = await startChild(
+    'gatehouse-memory',
+    './server.ts',
+    ['--secure-port', String(memPort), '--data-dir', memDir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow', controllers],
+    SERVER_CPU,
+    (process.env.SP_NODE ?? '').split(' ').filter(Boolean),
+  );
   children.push(mem);
   const { pki, tls, tlsFlags } = await devPki(memDir);
   const filePort = await freePort();
-  const file = await startChild('gatehouse-file', './server.ts', ['--secure-port', String(filePort), '--data-dir', join(root, 'file'), '--storage-backend', 'file', '--authorization-mode', 'AlwaysAllow', ...tlsFlags], SERVER_CPU);
+  const file = await startChild(
+    'gatehouse-file',
+    './server.ts',
+    ['--secure-port', String(filePort), '--data-dir', join(root, 'file'), '--storage-backend', 'file', '--authorization-mode', 'AlwaysAllow', ...tlsFlags],
+    SERVER_CPU,
+  );
   children.push(file);
   const load = await startChild('loadgen', './loadgen.ts', [], LOAD_CPU);
   children.push(load);
@@ -73,7 +96,18 @@ async function setUp(root: string, children: Child[], admins: Admin[]): Promise<
   const fileAdmin = new Admin(filePort, tls);
   admins.push(memAdmin, fileAdmin);
   await Promise.all([memAdmin.ready(), fileAdmin.ready()]);
-  return { root, pki: { cert: join(pki, 'apiserver.crt'), key: join(pki, 'apiserver.key'), ca: join(pki, 'ca.crt') }, mem, file, load, memAdmin, fileAdmin, target: (port) => ({ port, ...tls }), memPort, filePort };
+  return {
+    root,
+    pki: { cert: join(pki, 'apiserver.crt'), key: join(pki, 'apiserver.key'), ca: join(pki, 'ca.crt') },
+    mem,
+    file,
+    load,
+    memAdmin,
+    fileAdmin,
+    target: (port) => ({ port, ...tls }),
+    memPort,
+    filePort,
+  };
 }
 
 async function profiled<T>(server: Child, what: string, run: () => Promise<T>): Promise<T> {
@@ -88,26 +122,42 @@ async function profiled<T>(server: Child, what: string, run: () => Promise<T>): 
 }
 
 async function fileCreate(s: Setup): Promise<void> {
-  for (const a of [s.memAdmin, s.fileAdmin]) await a.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } });
+  for (const a of [s.memAdmin, s.fileAdmin])
+    await a.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } });
   const body = JSON.stringify(configMap('bench-create'));
   const loop = { connections: CONNECTIONS, warmupMs: WARMUP, durationMs: DURATION, maxRequests: 5_000_000 };
   const window = (server: Child, port: number): Promise<LoopResult> =>
-    withCpu(server, s.load, () => s.load.call<LoopResult>('fixed', { ...loop, target: s.target(port), req: { method: 'POST', path: '/api/v1/namespaces/bench-create/configmaps', body }, uniqueNames: true }));
+    withCpu(server, s.load, () =>
+      s.load.call<LoopResult>('fixed', {
+        ...loop,
+        target: s.target(port),
+        req: { method: 'POST', path: '/api/v1/namespaces/bench-create/configmaps', body },
+        uniqueNames: true,
+      }),
+    );
   const memRuns: LoopResult[] = [];
   const fileRuns: LoopResult[] = [];
   let syncs = 0;
   let writes = 0;
   const fileWindow = async (): Promise<void> => {
-    const before = (await s.fileAdmin.must('GET', '/metrics'));
+    const before = await s.fileAdmin.must('GET', '/metrics');
     const r = await profiled(s.file, 'file-create-file', () => window(s.file, s.filePort));
-    const after = (await s.fileAdmin.must('GET', '/metrics'));
+    const after = await s.fileAdmin.must('GET', '/metrics');
     syncs += counter(after, 'gatehouse_file_store_syncs_total') - counter(before, 'gatehouse_file_store_syncs_total');
     writes += counter(after, 'gatehouse_file_store_writes_total') - counter(before, 'gatehouse_file_store_writes_total');
     fileRuns.push(r);
   };
-  const memWindow = async (): Promise<void> => { memRuns.push(await profiled(s.mem, 'file-create-memory', () => window(s.mem, s.memPort))); };
+  const memWindow = async (): Promise<void> => {
+    memRuns.push(await profiled(s.mem, 'file-create-memory', () => window(s.mem, s.memPort)));
+  };
   for (let i = 0; i < ROUNDS; i++) {
-    if (i % 2 === 0) { await memWindow(); await fileWindow(); } else { await fileWindow(); await memWindow(); }
+    if (i % 2 === 0) {
+      await memWindow();
+      await fileWindow();
+    } else {
+      await fileWindow();
+      await memWindow();
+    }
   }
   const rows = memRuns.map((m, i) => {
     const f = fileRuns[i]!;
@@ -120,10 +170,23 @@ async function fileCreate(s: Setup): Promise<void> {
   out(`=== file store create vs memory store create (bench/store-paths.ts; ${placement()}) ===`);
   out(`POST configmap, ${CONNECTIONS} keep-alive connections, unique names, ${ROUNDS} rounds of ${DURATION} ms windows (M F, F M, …)`);
   table(['window', 'memory req/s', 'µs CPU/req', 'file req/s', 'µs CPU/req', 'file/memory', 'errors'], rows);
-  out(`  pooled: memory ${num(pooledRps(memRuns))} req/s (${num(pooledCpu(memRuns))} µs CPU), file ${num(pooledRps(fileRuns))} req/s (${num(pooledCpu(fileRuns))} µs CPU)`);
-  out(`  file/memory: pooled ${pct(pooledRps(fileRuns), pooledRps(memRuns))}, median of rounds ${(100 * ratios[Math.floor(ratios.length / 2)]!).toFixed(1)}%   (target ≥ 80%)`);
-  out(`  file store log: ${num(writes)} writes made durable by ${num(syncs)} syncs (${(writes / syncs).toFixed(1)} writes per sync; every acknowledged create was synced)`);
-  recordRow({ name: `CREATE file store vs memory store (${ROUNDS} interleaved rounds, pooled)`, value: pooledRps(fileRuns), unit: 'req/s', baseline: pooledRps(memRuns), target: '≥ 80% of the memory store, fsync kept', atLeast: 0.8 });
+  out(
+    `  pooled: memory ${num(pooledRps(memRuns))} req/s (${num(pooledCpu(memRuns))} µs CPU), file ${num(pooledRps(fileRuns))} req/s (${num(pooledCpu(fileRuns))} µs CPU)`,
+  );
+  out(
+    `  file/memory: pooled ${pct(pooledRps(fileRuns), pooledRps(memRuns))}, median of rounds ${(100 * ratios[Math.floor(ratios.length / 2)]!).toFixed(1)}%   (target ≥ 80%)`,
+  );
+  out(
+    `  file store log: ${num(writes)} writes made durable by ${num(syncs)} syncs (${(writes / syncs).toFixed(1)} writes per sync; every acknowledged create was synced)`,
+  );
+  recordRow({
+    name: `CREATE file store vs memory store (${ROUNDS} interleaved rounds, pooled)`,
+    value: pooledRps(fileRuns),
+    unit: 'req/s',
+    baseline: pooledRps(memRuns),
+    target: '≥ 80% of the memory store, fsync kept',
+    atLeast: 0.8,
+  });
   recordRow({ name: 'CREATE file store: writes per log sync (group commit)', value: writes / syncs, unit: 'writes/sync', target: '(reference)' });
 }
 
@@ -146,18 +209,29 @@ async function appendFigures(root: string): Promise<void> {
   };
   const a: number[] = [];
   const b: number[] = [];
-  const old = async (): Promise<void> => { await before.write(buf); await before.datasync(); };
+  const old = async (): Promise<void> => {
+    await before.write(buf);
+    await before.datasync();
+  };
   const cur = (): Promise<void> => now.append(buf, 1);
   try {
     for (let r = 0; r < 6; r++) {
-      if (r % 2 === 0) { a.push(await per(old, 200)); b.push(await per(cur, 200)); } else { b.push(await per(cur, 200)); a.push(await per(old, 200)); }
+      if (r % 2 === 0) {
+        a.push(await per(old, 200));
+        b.push(await per(cur, 200));
+      } else {
+        b.push(await per(cur, 200));
+        a.push(await per(old, 200));
+      }
     }
   } finally {
     await before.close();
     await now.close();
   }
   const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
-  out(`  in-process, CPU per durable append of a batch (median of 6 rounds of 200): write + datasync (before) ${num(med(a))} µs, O_DSYNC write (now) ${num(med(b))} µs`);
+  out(
+    `  in-process, CPU per durable append of a batch (median of 6 rounds of 200): write + datasync (before) ${num(med(a))} µs, O_DSYNC write (now) ${num(med(b))} µs`,
+  );
 }
 
 /**
@@ -185,7 +259,8 @@ async function listPages(s: Setup): Promise<void> {
   }
   const body = await s.memAdmin.must('GET', '/api/v1/namespaces/bench/configmaps?limit=500');
   const page = JSON.parse(body) as { items: unknown[]; metadata: { continue?: string } };
-  if (page.items.length !== LIST_SIZE || page.metadata.continue) throw new Error(`fixture: a page of limit=500 should hold all ${LIST_SIZE} configmaps and no continue token, got ${page.items.length}`);
+  if (page.items.length !== LIST_SIZE || page.metadata.continue)
+    throw new Error(`fixture: a page of limit=500 should hold all ${LIST_SIZE} configmaps and no continue token, got ${page.items.length}`);
   const loop = { connections: CONNECTIONS, warmupMs: WARMUP, durationMs: DURATION, maxRequests: 5_000_000 };
   const runs: LoopResult[] = [];
   // The front door's floor: one ConfigMap whose answer is as long as the page, read with GET through
@@ -202,10 +277,30 @@ async function listPages(s: Setup): Promise<void> {
   const floors: LoopResult[] = [];
   try {
     for (let i = 0; i < Math.max(1, ROUNDS - 1); i++) {
-      runs.push(await profiled(s.mem, 'list-500', () => withCpu(s.mem, s.load, () => s.load.call<LoopResult>('paged', { ...loop, target: s.target(s.memPort), path: '/api/v1/namespaces/bench/configmaps', limit: 500, total: LIST_SIZE }))));
-      floors.push(await withCpu(bare, s.load, () => s.load.call<LoopResult>('paged', { ...loop, target: s.target(barePort), path: '/page', limit: 500, total: LIST_SIZE })));
+      runs.push(
+        await profiled(s.mem, 'list-500', () =>
+          withCpu(s.mem, s.load, () =>
+            s.load.call<LoopResult>('paged', {
+              ...loop,
+              target: s.target(s.memPort),
+              path: '/api/v1/namespaces/bench/configmaps',
+              limit: 500,
+              total: LIST_SIZE,
+            }),
+          ),
+        ),
+      );
+      floors.push(
+        await withCpu(bare, s.load, () =>
+          s.load.call<LoopResult>('paged', { ...loop, target: s.target(barePort), path: '/page', limit: 500, total: LIST_SIZE }),
+        ),
+      );
       // A GET of one object has no continue token: the loop counts it as the page's 500 items.
-      ones.push(await withCpu(s.mem, s.load, () => s.load.call<LoopResult>('paged', { ...loop, target: s.target(s.memPort), path: onePath, limit: 0, total: LIST_SIZE })));
+      ones.push(
+        await withCpu(s.mem, s.load, () =>
+          s.load.call<LoopResult>('paged', { ...loop, target: s.target(s.memPort), path: onePath, limit: 0, total: LIST_SIZE }),
+        ),
+      );
     }
   } finally {
     await bare.stop();
@@ -213,15 +308,40 @@ async function listPages(s: Setup): Promise<void> {
   out();
   out(`=== LIST limit=500 (bench/store-paths.ts; ${placement()}) ===`);
   out(`${LIST_SIZE} configmaps, one page of ${LIST_SIZE} per request (${num(Buffer.byteLength(body))} bytes of JSON), ${CONNECTIONS} keep-alive connections`);
-  table(['window', 'pages/s', 'p50', 'p99', 'µs CPU/page', 'CPU srv/load', 'errors'],
-    [...runs.map((r, i) => [`run ${i + 1}`, r] as const), ...ones.map((r, i) => [`one GET ${i + 1}`, r] as const), ...floors.map((r, i) => [`floor ${i + 1}`, r] as const)].map(([w, r]) =>
-      [w, num(rps(r)), ms(r.latency.p50), ms(r.latency.p99), num(cpuUs(r)), `${Math.round(100 * (r.cpu?.server ?? 0))}% / ${Math.round(100 * (r.cpu?.load ?? 0))}%`, String(r.errors)]));
+  table(
+    ['window', 'pages/s', 'p50', 'p99', 'µs CPU/page', 'CPU srv/load', 'errors'],
+    [
+      ...runs.map((r, i) => [`run ${i + 1}`, r] as const),
+      ...ones.map((r, i) => [`one GET ${i + 1}`, r] as const),
+      ...floors.map((r, i) => [`floor ${i + 1}`, r] as const),
+    ].map(([w, r]) => [
+      w,
+      num(rps(r)),
+      ms(r.latency.p50),
+      ms(r.latency.p99),
+      num(cpuUs(r)),
+      `${Math.round(100 * (r.cpu?.server ?? 0))}% / ${Math.round(100 * (r.cpu?.load ?? 0))}%`,
+      String(r.errors),
+    ]),
+  );
   out(`  one GET: the same Gatehouse server answering GET of one ConfigMap of ${num(oneBytes)} bytes (as long as the page): everything but building the page`);
   out('  floor: a bare node:https server sending the same page bytes to the same 50 connections (bench/bare.ts with BARE_BODY), nothing else');
   const p99 = Math.min(...runs.map((r) => r.latency.p99));
-  recordRow({ name: 'floor: LIST limit=500 page p99 of a bare HTTPS server sending the same bytes (best window)', value: Math.min(...floors.map((r) => r.latency.p99)), unit: 'ms', target: 'floor (no target)' });
-  out(`  page p99: best window ${ms(p99)}   (target ≤ 50 ms; p99 on a shared 2-core machine moves with its other load: read the CPU/page and the in-process figures below)`);
-  recordRow({ name: 'floor: GET of one object as long as the page through the same server, p99 (best window)', value: Math.min(...ones.map((r) => r.latency.p99)), unit: 'ms', target: 'floor (no target)' });
+  recordRow({
+    name: 'floor: LIST limit=500 page p99 of a bare HTTPS server sending the same bytes (best window)',
+    value: Math.min(...floors.map((r) => r.latency.p99)),
+    unit: 'ms',
+    target: 'floor (no target)',
+  });
+  out(
+    `  page p99: best window ${ms(p99)}   (target ≤ 50 ms; p99 on a shared 2-core machine moves with its other load: read the CPU/page and the in-process figures below)`,
+  );
+  recordRow({
+    name: 'floor: GET of one object as long as the page through the same server, p99 (best window)',
+    value: Math.min(...ones.map((r) => r.latency.p99)),
+    unit: 'ms',
+    target: 'floor (no target)',
+  });
   recordRow({ name: 'LIST limit=500 page p99 (best window)', value: p99, unit: 'ms', target: 'p99 ≤ 50 ms', atMost: 50 });
   recordRow({ name: 'LIST limit=500 server CPU per page', value: Math.min(...runs.map(cpuUs)), unit: 'µs/page', target: '(reference)' });
   const { renderFigures } = await import('./list-render.js');
@@ -234,7 +354,10 @@ export async function run(only: ReadonlySet<string> = new Set(['file-create', 'l
   const admins: Admin[] = [];
   try {
     const s = await setUp(root, children, admins);
-    if (only.has('file-create')) { await fileCreate(s); await appendFigures(root); }
+    if (only.has('file-create')) {
+      await fileCreate(s);
+      await appendFigures(root);
+    }
     if (only.has('list')) await listPages(s);
   } finally {
     for (const a of admins) a.close();

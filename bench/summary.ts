@@ -22,9 +22,28 @@ export interface SummaryRow {
 
 /** Every section of `npm run bench` by name; BENCH_ONLY takes these (and the old group names below). */
 export const SECTIONS = [
-  'get', 'list', 'encodings', 'create', 'file-create', 'crd', 'watch',
-  'patch', 'redis-create', 'redis-read', 'redis-watch', 'redis', 'authn', 'authz', 'proxy', 'http2', 'flowcontrol',
-  'micro', 'audit', 'tracing', 'access', 'crdschema',
+  'get',
+  'list',
+  'encodings',
+  'create',
+  'file-create',
+  'crd',
+  'watch',
+  'patch',
+  'redis-create',
+  'redis-read',
+  'redis-watch',
+  'redis',
+  'authn',
+  'authz',
+  'proxy',
+  'http2',
+  'flowcontrol',
+  'micro',
+  'audit',
+  'tracing',
+  'access',
+  'crdschema',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
@@ -36,7 +55,10 @@ const GROUPS: Readonly<Record<string, readonly SectionName[]>> = {
 
 function parseOnly(raw: string | undefined): ReadonlySet<string> | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const known = new Set<string>([...SECTIONS, ...Object.keys(GROUPS)]);
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length > 0) {

@@ -19,7 +19,11 @@ const dist = resolve(here, '..', process.env.DIST ?? 'dist');
 const phase = process.argv[2];
 
 const leaf = async (i) => i + 1;
-const four = async (i) => { let s = 0; for (let k = 0; k < 4; k++) s += await leaf(i + k); return s; };
+const four = async (i) => {
+  let s = 0;
+  for (let k = 0; k < 4; k++) s += await leaf(i + k);
+  return s;
+};
 async function nsPerAwait() {
   const times = [];
   for (let r = 0; r < 5; r++) {
@@ -42,19 +46,22 @@ if (phase) {
     const res = Object.assign(new EventEmitter(), { statusCode: 200 });
     // One recorded request with one child span (the API of either build: by hand, or from the context).
     const child = () => (span.inRequestSpan ? span.inRequestSpan(req, 'child', {}, () => leaf(1)) : span.inSpan('child', {}, () => leaf(1)));
-    await new Promise((done) => tracing.requests.serve(req, res, async () => {
-      await child();
-      if (phase === 'inflight') process.stdout.write(String(await nsPerAwait()));
-      res.emit('prefinish');
-      done();
-    }));
+    await new Promise((done) =>
+      tracing.requests.serve(req, res, async () => {
+        await child();
+        if (phase === 'inflight') process.stdout.write(String(await nsPerAwait()));
+        res.emit('prefinish');
+        done();
+      }),
+    );
     if (phase === 'inflight') process.exit(0);
   }
   process.stdout.write(String(await nsPerAwait()));
   process.exit(0);
 } else {
   const ns = {};
-  for (const p of ['never', 'ended', 'inflight']) ns[p] = Number(execFileSync(process.execPath, [fileURLToPath(import.meta.url), p], { encoding: 'utf8', env: process.env }));
+  for (const p of ['never', 'ended', 'inflight'])
+    ns[p] = Number(execFileSync(process.execPath, [fileURLToPath(import.meta.url), p], { encoding: 'utf8', env: process.env }));
   console.log(`Node ${process.version}, ${dist}: ns per await (median of 5 rounds of ${AWAITS.toLocaleString('en-US')}, each phase in its own process)`);
   console.log(`  tracing never used                    ${ns.never.toFixed(1)} ns`);
   console.log(`  one request recorded, ended           ${ns.ended.toFixed(1)} ns  (${((100 * ns.ended) / ns.never).toFixed(0)}%)`);

@@ -38,13 +38,24 @@ async function startSink(): Promise<{ hostPort: string; posts: () => number; byt
   let posts = 0;
   let bytes = 0;
   const server = createServer((req, res) => {
-    req.on('data', (c: Buffer) => { bytes += c.length; });
-    req.on('end', () => { posts++; res.writeHead(200, { 'content-type': 'application/json' }).end('{}'); });
+    req.on('data', (c: Buffer) => {
+      bytes += c.length;
+    });
+    req.on('end', () => {
+      posts++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    hostPort: `127.0.0.1:${(server.address() as AddressInfo).port}`, posts: () => posts, bytes: () => bytes,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    hostPort: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    posts: () => posts,
+    bytes: () => bytes,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -67,32 +78,45 @@ async function perRequestWork(sinkHostPort: string, root: string): Promise<{ off
     return ((u.user + u.system) * 1000) / N;
   };
   // Both build the same request, response and promises; only the tracing calls differ.
-  const request = (traced: boolean) => new Promise<void>((resolve) => {
-    const req = { headers: { 'user-agent': 'bench' }, method: 'GET', url: '/api/v1/namespaces/bench/configmaps/c1', httpVersion: '1.1', socket: {} } as unknown as IncomingMessage;
-    const res = Object.assign(new EventEmitter(), { statusCode: 200 }) as unknown as ServerResponse;
-    const chain = () => {
-      void (async () => {
-        if (traced) {
-          tracing.requests.named(req, info);
-          await inRequestSpan(req, 'authentication', {}, nothing);
-          spanAttribute(traceOf(req), 'authentication.authenticator', 'x509');
-          const attrs = {};
-          await inSpan(traceOf(req), 'authorization', { verb: 'get' }, async (span, t) => { carryTrace(attrs, t); await nothing(); span?.setAttribute('authorization.decision', 'allow'); });
-          // The core backend's check for a recorded request's store view (backend.ts).
-          if (traceOf(req)) await inSpan(traceOf(req), 'Get memory', { key: 'k' }, nothing);
-          else await nothing();
-        } else {
-          await nothing();
-          await (async () => { await nothing(); })();
-          await nothing();
-        }
-        res.emit('prefinish');
-        resolve();
-      })();
-    };
-    if (traced) tracing.requests.serve(req, res, chain);
-    else chain();
-  });
+  const request = (traced: boolean) =>
+    new Promise<void>((resolve) => {
+      const req = {
+        headers: { 'user-agent': 'bench' },
+        method: 'GET',
+        url: '/api/v1/namespaces/bench/configmaps/c1',
+        httpVersion: '1.1',
+        socket: {},
+      } as unknown as IncomingMessage;
+      const res = Object.assign(new EventEmitter(), { statusCode: 200 }) as unknown as ServerResponse;
+      const chain = () => {
+        void (async () => {
+          if (traced) {
+            tracing.requests.named(req, info);
+            await inRequestSpan(req, 'authentication', {}, nothing);
+            spanAttribute(traceOf(req), 'authentication.authenticator', 'x509');
+            const attrs = {};
+            await inSpan(traceOf(req), 'authorization', { verb: 'get' }, async (span, t) => {
+              carryTrace(attrs, t);
+              await nothing();
+              span?.setAttribute('authorization.decision', 'allow');
+            });
+            // The core backend's check for a recorded request's store view (backend.ts).
+            if (traceOf(req)) await inSpan(traceOf(req), 'Get memory', { key: 'k' }, nothing);
+            else await nothing();
+          } else {
+            await nothing();
+            await (async () => {
+              await nothing();
+            })();
+            await nothing();
+          }
+          res.emit('prefinish');
+          resolve();
+        })();
+      };
+      if (traced) tracing.requests.serve(req, res, chain);
+      else chain();
+    });
   const off = () => request(false);
   const on = () => request(true);
   const offs: number[] = [];
@@ -112,15 +136,24 @@ async function perRequestWork(sinkHostPort: string, root: string): Promise<{ off
  * trips to the local Redis through a wrapped and a plain client in paired
  * rounds (process CPU µs per command). Undefined when no Redis answers.
  */
-export async function redisCommandWork(url = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379'): Promise<{ wrapperNs: number; plainUs: number; wrappedUs: number } | undefined> {
+export async function redisCommandWork(
+  url = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+): Promise<{ wrapperNs: number; plainUs: number; wrappedUs: number } | undefined> {
   const fake = { getBuiltinCommands: () => ['get'], get: () => Promise.resolve(null) } as unknown as Redis;
   const bare = fake.get.bind(fake);
   traceCommands(fake, {});
   const M = 1_000_000;
-  const loop = (fn: () => unknown) => { const t = process.hrtime.bigint(); for (let i = 0; i < M; i++) fn(); return Number(process.hrtime.bigint() - t) / M; };
+  const loop = (fn: () => unknown) => {
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < M; i++) fn();
+    return Number(process.hrtime.bigint() - t) / M;
+  };
   const bareNs: number[] = [];
   const wrappedNs: number[] = [];
-  for (let r = 0; r < 5; r++) { bareNs.push(loop(() => bare('k'))); wrappedNs.push(loop(() => fake.get('k'))); }
+  for (let r = 0; r < 5; r++) {
+    bareNs.push(loop(() => bare('k')));
+    wrappedNs.push(loop(() => fake.get('k')));
+  }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
   const clients = [new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 }), new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 })] as const;
   try {
@@ -140,7 +173,10 @@ export async function redisCommandWork(url = process.env['REDIS_URL'] ?? 'redis:
   };
   const p: number[] = [];
   const w: number[] = [];
-  for (let r = 0; r < 6; r++) { p.push(await cpuUs(plain)); w.push(await cpuUs(wrapped)); }
+  for (let r = 0; r < 6; r++) {
+    p.push(await cpuUs(plain));
+    w.push(await cpuUs(wrapped));
+  }
   clients.forEach((c) => c.disconnect());
   return { wrapperNs: median(wrappedNs) - median(bareNs), plainUs: median(p), wrappedUs: median(w) };
 }
@@ -154,7 +190,10 @@ export async function runTracingBench(): Promise<void> {
     const v = await startVariants(root, 'tracing', base, children);
     const traced = async (perMillion: number): Promise<{ port: number; child: Child }> => {
       const file = join(root, `tracing-${perMillion}.yaml`);
-      await writeFile(file, `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${sink.hostPort}\nsamplingRatePerMillion: ${perMillion}\n`);
+      await writeFile(
+        file,
+        `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${sink.hostPort}\nsamplingRatePerMillion: ${perMillion}\n`,
+      );
       return v.start(String(perMillion), [`--tracing-config-file=${file}`]);
     };
     const micro = await perRequestWork(sink.hostPort, root);
@@ -173,14 +212,23 @@ export async function runTracingBench(): Promise<void> {
     };
     const offServer = v.baseline;
     const f = (n: number) => Math.round(n).toLocaleString('en-US');
-    const row = (name: string, a: { rate: number; cpuUs: number }, b: { rate: number; cpuUs: number }, o: { rate: number; cpuUs: number } | undefined, target: string) => {
+    const row = (
+      name: string,
+      a: { rate: number; cpuUs: number },
+      b: { rate: number; cpuUs: number },
+      o: { rate: number; cpuUs: number } | undefined,
+      target: string,
+    ) => {
       const rate = (a.rate + b.rate) / 2;
       const cpu = (a.cpuUs + b.cpuUs) / 2;
       const share = o ? `   ${((100 * rate) / o.rate).toFixed(1)}% of off by req/s, ${((100 * o.cpuUs) / cpu).toFixed(1)}% by CPU/request${target}` : '';
       return `  ${name.padEnd(20)} ${f(a.rate)} / ${f(b.rate)} req/s, ${cpu.toFixed(0)} µs CPU/request${share}`;
     };
-    const lines = ['', `=== Tracing (bench/tracing.ts; ${placement()}) ===`,
-      'two runs each (off, 0.1%, rate 0, 100%, 100%, rate 0, 0.1%, off): requests/s, and the server\'s CPU per request pooled over both; spans by OTLP/HTTP JSON to a sink in the bench process'];
+    const lines = [
+      '',
+      `=== Tracing (bench/tracing.ts; ${placement()}) ===`,
+      "two runs each (off, 0.1%, rate 0, 100%, 100%, rate 0, 0.1%, off): requests/s, and the server's CPU per request pooled over both; spans by OTLP/HTTP JSON to a sink in the bench process",
+    ];
     for (const method of ['GET', 'POST'] as const) {
       const o1 = await run(offServer, method);
       const t1 = await run(tenth, method);
@@ -191,23 +239,39 @@ export async function runTracingBench(): Promise<void> {
       const t2 = await run(tenth, method);
       const o2 = await run(offServer, method);
       const o = { rate: (o1.rate + o2.rate) / 2, cpuUs: (o1.cpuUs + o2.cpuUs) / 2 };
-      recordRow({ name: `${method === 'GET' ? 'GET one configmap' : 'CREATE configmap'}, tracing at 0.1% vs off (CPU per request)`, value: (t1.cpuUs + t2.cpuUs) / 2, unit: 'µs/request', baseline: o.cpuUs, target: '≥ 95% of off (off CPU / on CPU)', atMost: 1 / 0.95 });
-      lines.push(method === 'GET' ? 'GET one configmap' : 'CREATE configmap',
+      recordRow({
+        name: `${method === 'GET' ? 'GET one configmap' : 'CREATE configmap'}, tracing at 0.1% vs off (CPU per request)`,
+        value: (t1.cpuUs + t2.cpuUs) / 2,
+        unit: 'µs/request',
+        baseline: o.cpuUs,
+        target: '≥ 95% of off (off CPU / on CPU)',
+        atMost: 1 / 0.95,
+      });
+      lines.push(
+        method === 'GET' ? 'GET one configmap' : 'CREATE configmap',
         row('tracing off', o1, o2, undefined, ''),
         row('sampling 0.1%', t1, t2, o, ' (target ≥ 95%)'),
         row('on, rate 0', z1, z2, o, ` (nothing recorded; ${process.version})`),
-        row('sampling 100%', a1, a2, o, ''));
+        row('sampling 100%', a1, a2, o, ''),
+      );
       if (method === 'GET') {
         const extra = micro.onNs - micro.offNs;
-        lines.push(`  tracing work of an unrecorded request, measured in this process: ${f(extra)} ns (${f(micro.onNs)} with, ${f(micro.offNs)} ns the same request and awaits without)`
-          + ` = ${((100 * extra) / (o.cpuUs * 1000)).toFixed(1)}% of the off server's CPU per GET`);
+        lines.push(
+          `  tracing work of an unrecorded request, measured in this process: ${f(extra)} ns (${f(micro.onNs)} with, ${f(micro.offNs)} ns the same request and awaits without)` +
+            ` = ${((100 * extra) / (o.cpuUs * 1000)).toFixed(1)}% of the off server's CPU per GET`,
+        );
       }
     }
-    lines.push(`  exports received: ${f(sink.posts())} requests, ${f(sink.bytes() / 1e6)} MB (the SDK's queue of 2,048 spans drops what it cannot send in time)`);
+    lines.push(
+      `  exports received: ${f(sink.posts())} requests, ${f(sink.bytes() / 1e6)} MB (the SDK's queue of 2,048 spans drops what it cannot send in time)`,
+    );
     const redis = await redisCommandWork();
-    lines.push(redis
-      ? `  Redis commands of unrecorded requests: the span wrapper costs ${redis.wrapperNs.toFixed(1)} ns per command; a GET round trip costs the process ${redis.wrappedUs.toFixed(2)} µs CPU wrapped, ${redis.plainUs.toFixed(2)} µs plain (${((100 * redis.wrappedUs) / redis.plainUs).toFixed(1)}%; tracing off: no wrapper)`
-      : '  Redis commands: no Redis at REDIS_URL, not measured', '');
+    lines.push(
+      redis
+        ? `  Redis commands of unrecorded requests: the span wrapper costs ${redis.wrapperNs.toFixed(1)} ns per command; a GET round trip costs the process ${redis.wrappedUs.toFixed(2)} µs CPU wrapped, ${redis.plainUs.toFixed(2)} µs plain (${((100 * redis.wrappedUs) / redis.plainUs).toFixed(1)}%; tracing off: no wrapper)`
+        : '  Redis commands: no Redis at REDIS_URL, not measured',
+      '',
+    );
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await Promise.all(children.map((c) => c.stop()));

@@ -10,7 +10,11 @@ import { Admin } from './admin.js';
 import { freePort, startChild, type Child } from './procs.js';
 import type { LoopResult } from './rawclient.js';
 
-export interface Tls { ca: string; cert: string; key: string }
+export interface Tls {
+  ca: string;
+  cert: string;
+  key: string;
+}
 
 export interface Variants {
   /** The first server, started without extra flags. */
@@ -27,12 +31,27 @@ export async function startVariants(root: string, prefix: string, base: string[]
   children.push(child);
   const pki = join(root, 'off', 'pki');
   const [ca, cert, key] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map((f) => readFile(join(pki, f), 'utf8')));
-  const tlsFlags = ['--tls-cert-file', join(pki, 'apiserver.crt'), '--tls-private-key-file', join(pki, 'apiserver.key'), '--client-ca-file', join(pki, 'ca.crt')];
+  const tlsFlags = [
+    '--tls-cert-file',
+    join(pki, 'apiserver.crt'),
+    '--tls-private-key-file',
+    join(pki, 'apiserver.key'),
+    '--client-ca-file',
+    join(pki, 'ca.crt'),
+  ];
   return {
-    baseline: { port, child }, tls: { ca: ca!, cert: cert!, key: key! },
+    baseline: { port, child },
+    tls: { ca: ca!, cert: cert!, key: key! },
     async start(name, flags, env) {
       const p = await freePort();
-      const c = await startChild(`${prefix}-${name}`, './server.ts', ['--secure-port', String(p), '--data-dir', join(root, name), ...base, ...tlsFlags, ...flags], 0, [], env);
+      const c = await startChild(
+        `${prefix}-${name}`,
+        './server.ts',
+        ['--secure-port', String(p), '--data-dir', join(root, name), ...base, ...tlsFlags, ...flags],
+        0,
+        [],
+        env,
+      );
       children.push(c);
       return { port: p, child: c };
     },
@@ -54,6 +73,15 @@ const BODY = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { n
 
 /** One measured run: GET configmap c1, or creates with unique names, over 50 connections. */
 export function configmapRun(load: Child, tls: Tls, port: number, method: 'GET' | 'POST', o: { warmupMs: number; durationMs: number }): Promise<LoopResult> {
-  const req = method === 'GET' ? { method, path: '/api/v1/namespaces/bench/configmaps/c1' } : { method, path: '/api/v1/namespaces/bench/configmaps', body: BODY };
-  return load.call<LoopResult>('fixed', { connections: 50, warmupMs: o.warmupMs, durationMs: o.durationMs, maxRequests: 5_000_000, target: { port, ...tls }, req, uniqueNames: method === 'POST' });
+  const req =
+    method === 'GET' ? { method, path: '/api/v1/namespaces/bench/configmaps/c1' } : { method, path: '/api/v1/namespaces/bench/configmaps', body: BODY };
+  return load.call<LoopResult>('fixed', {
+    connections: 50,
+    warmupMs: o.warmupMs,
+    durationMs: o.durationMs,
+    maxRequests: 5_000_000,
+    target: { port, ...tls },
+    req,
+    uniqueNames: method === 'POST',
+  });
 }

@@ -38,9 +38,13 @@ export async function runCertsCommand(argv: string[], io: CertsIo = defaultIo): 
   const [command, ...rest] = argv;
   try {
     switch (command) {
-      case 'init': return await init(parseArgs(rest, { dir: 'string', host: 'string', port: 'string', san: 'csv' }), io);
-      case 'client': return await client(parseArgs(rest, { dir: 'string', user: 'string', group: 'list', out: 'string', server: 'string' }), io);
-      case 'help': case '--help': case '-h':
+      case 'init':
+        return await init(parseArgs(rest, { dir: 'string', host: 'string', port: 'string', san: 'csv' }), io);
+      case 'client':
+        return await client(parseArgs(rest, { dir: 'string', user: 'string', group: 'list', out: 'string', server: 'string' }), io);
+      case 'help':
+      case '--help':
+      case '-h':
         io.out(CERTS_USAGE);
         return 0;
       case undefined:
@@ -78,9 +82,17 @@ async function client(args: Parsed, io: CertsIo): Promise<number> {
   // The file name comes from the user name, which may hold ':' or '/' (system:node:x): keep it inside <dir>.
   const out = args.strings.get('out') ?? join(dir, `${user.replace(/[^A-Za-z0-9._-]/g, '_')}.kubeconfig`);
   await mkdir(dirname(out), { recursive: true });
-  await writeFileAtomic(out, renderKubeconfig({
-    server, caPem: caCert, clientCertPem: leaf.certPem, clientKeyPem: leaf.keyPem, userName: user,
-  }), 0o600);
+  await writeFileAtomic(
+    out,
+    renderKubeconfig({
+      server,
+      caPem: caCert,
+      clientCertPem: leaf.certPem,
+      clientKeyPem: leaf.keyPem,
+      userName: user,
+    }),
+    0o600,
+  );
   io.out(`kubeconfig for user "${user}"${groups.length ? ` (groups ${groups.join(', ')})` : ''}: ${out}`);
   return 0;
 }
@@ -111,7 +123,13 @@ function parseArgs(argv: string[], spec: Spec): Parsed {
       if (value === undefined) throw new UsageError(`flag needs an argument: --${name}`);
     }
     if (kind === 'list' || kind === 'csv') {
-      const items = kind === 'csv' ? value.split(',').map((s) => s.trim()).filter((s) => s !== '') : [value];
+      const items =
+        kind === 'csv'
+          ? value
+              .split(',')
+              .map((s) => s.trim())
+              .filter((s) => s !== '')
+          : [value];
       parsed.lists.set(name, [...(parsed.lists.get(name) ?? []), ...items]);
     } else {
       if (parsed.strings.has(name)) throw new UsageError(`flag given twice: --${name}`);

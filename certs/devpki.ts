@@ -26,12 +26,18 @@ export interface DevPkiOptions {
 
 export interface DevPkiPaths {
   dir: string;
-  caCert: string; caKey: string;
-  servingCert: string; servingKey: string;
-  adminCert: string; adminKey: string;
-  frontProxyCaCert: string; frontProxyCaKey: string;
-  frontProxyClientCert: string; frontProxyClientKey: string;
-  serviceAccountKey: string; serviceAccountPub: string;
+  caCert: string;
+  caKey: string;
+  servingCert: string;
+  servingKey: string;
+  adminCert: string;
+  adminKey: string;
+  frontProxyCaCert: string;
+  frontProxyCaKey: string;
+  frontProxyClientCert: string;
+  frontProxyClientKey: string;
+  serviceAccountKey: string;
+  serviceAccountPub: string;
   kubeconfig: string;
 }
 
@@ -43,12 +49,18 @@ export function devPkiPaths(dataDir: string): DevPkiPaths {
   const p = (f: string): string => join(dir, f);
   return {
     dir,
-    caCert: p('ca.crt'), caKey: p('ca.key'),
-    servingCert: p('apiserver.crt'), servingKey: p('apiserver.key'),
-    adminCert: p('admin.crt'), adminKey: p('admin.key'),
-    frontProxyCaCert: p('front-proxy-ca.crt'), frontProxyCaKey: p('front-proxy-ca.key'),
-    frontProxyClientCert: p('front-proxy-client.crt'), frontProxyClientKey: p('front-proxy-client.key'),
-    serviceAccountKey: p('sa.key'), serviceAccountPub: p('sa.pub'),
+    caCert: p('ca.crt'),
+    caKey: p('ca.key'),
+    servingCert: p('apiserver.crt'),
+    servingKey: p('apiserver.key'),
+    adminCert: p('admin.crt'),
+    adminKey: p('admin.key'),
+    frontProxyCaCert: p('front-proxy-ca.crt'),
+    frontProxyCaKey: p('front-proxy-ca.key'),
+    frontProxyClientCert: p('front-proxy-client.crt'),
+    frontProxyClientKey: p('front-proxy-client.key'),
+    serviceAccountKey: p('sa.key'),
+    serviceAccountPub: p('sa.pub'),
     kubeconfig: join(dataDir, 'admin.kubeconfig'),
   };
 }
@@ -60,18 +72,39 @@ export async function ensureDevPki(dataDir: string, opts: DevPkiOptions): Promis
 
   const ca = await ensureCa(paths.caCert, paths.caKey, async () => (await issuer()).generateCa('gatehouse-ca', { now: now() }));
   const hosts = servingHosts(opts);
-  await ensureLeaf(paths.servingCert, paths.servingKey, ca, now, (x) => hosts.every((h) => covers(x, h)),
-    async () => (await issuer()).generateServingCert(ca, { hosts, now: now() }));
-  const admin = await ensureLeaf(paths.adminCert, paths.adminKey, ca, now, (x) => x.subject === `O=${ADMIN_GROUP}\nCN=${ADMIN_USER}`,
-    async () => (await issuer()).generateClientCert(ca, { user: ADMIN_USER, groups: [ADMIN_GROUP], now: now() }));
+  await ensureLeaf(
+    paths.servingCert,
+    paths.servingKey,
+    ca,
+    now,
+    (x) => hosts.every((h) => covers(x, h)),
+    async () => (await issuer()).generateServingCert(ca, { hosts, now: now() }),
+  );
+  const admin = await ensureLeaf(
+    paths.adminCert,
+    paths.adminKey,
+    ca,
+    now,
+    (x) => x.subject === `O=${ADMIN_GROUP}\nCN=${ADMIN_USER}`,
+    async () => (await issuer()).generateClientCert(ca, { user: ADMIN_USER, groups: [ADMIN_GROUP], now: now() }),
+  );
   const frontCa = await ensureCa(paths.frontProxyCaCert, paths.frontProxyCaKey, async () => (await issuer()).generateFrontProxyCa({ now: now() }));
-  await ensureLeaf(paths.frontProxyClientCert, paths.frontProxyClientKey, frontCa, now, () => true,
-    async () => (await issuer()).generateFrontProxyClientCert(frontCa, { now: now() }));
+  await ensureLeaf(
+    paths.frontProxyClientCert,
+    paths.frontProxyClientKey,
+    frontCa,
+    now,
+    () => true,
+    async () => (await issuer()).generateFrontProxyClientCert(frontCa, { now: now() }),
+  );
   await ensureServiceAccountKeys(paths.serviceAccountKey, paths.serviceAccountPub);
 
   // The kubeconfig is derived data: rewritten only when its content would change (new admin cert, new port).
   const kubeconfig = renderKubeconfig({
-    server: serverUrl(opts.host, opts.port), caPem: ca.certPem, clientCertPem: admin.certPem, clientKeyPem: admin.keyPem,
+    server: serverUrl(opts.host, opts.port),
+    caPem: ca.certPem,
+    clientCertPem: admin.certPem,
+    clientKeyPem: admin.keyPem,
   });
   if ((await readOptional(paths.kubeconfig)) !== kubeconfig) await writeFileAtomic(paths.kubeconfig, kubeconfig, 0o600);
   return paths;
@@ -129,8 +162,12 @@ async function ensureCa(certPath: string, keyPath: string, generate: () => Promi
 
 /** Keeps an existing leaf if it was issued by `ca`, is still valid and passes `fits`; otherwise issues a new one. */
 async function ensureLeaf(
-  certPath: string, keyPath: string, ca: CertKeyPair, now: () => Date,
-  fits: (cert: X509Certificate) => boolean, generate: () => Promise<CertKeyPair>,
+  certPath: string,
+  keyPath: string,
+  ca: CertKeyPair,
+  now: () => Date,
+  fits: (cert: X509Certificate) => boolean,
+  generate: () => Promise<CertKeyPair>,
 ): Promise<CertKeyPair> {
   const [certPem, keyPem] = await Promise.all([readOptional(certPath), readOptional(keyPath)]);
   if (certPem !== undefined && keyPem !== undefined && usable(certPem, keyPem, ca, now(), fits)) return { certPem, keyPem };
@@ -144,8 +181,14 @@ function usable(certPem: string, keyPem: string, ca: CertKeyPair, now: Date, fit
     const cert = new X509Certificate(certPem);
     const issuer = new X509Certificate(ca.certPem);
     const t = now.getTime();
-    return cert.checkIssued(issuer) && cert.verify(issuer.publicKey) && cert.checkPrivateKey(createPrivateKey(keyPem))
-      && Date.parse(cert.validTo) > t && Date.parse(cert.validFrom) <= t && fits(cert);
+    return (
+      cert.checkIssued(issuer) &&
+      cert.verify(issuer.publicKey) &&
+      cert.checkPrivateKey(createPrivateKey(keyPem)) &&
+      Date.parse(cert.validTo) > t &&
+      Date.parse(cert.validFrom) <= t &&
+      fits(cert)
+    );
   } catch {
     // An unreadable or corrupt leaf is replaced, not fatal: leaves are cheap and nothing else depends on their identity.
     return false;

@@ -89,10 +89,7 @@ export function generateServingCert(ca: CertKeyPair, opts: ServingCertOptions = 
 /** A client certificate as Kubernetes reads it: CN is the user name, each O a group. */
 export function generateClientCert(ca: CertKeyPair, opts: ClientCertOptions): CertKeyPair {
   if (opts.user === '') throw new Error('invalid client certificate: user name must not be empty');
-  const subject = [
-    ...(opts.groups ?? []).map((g) => ({ name: 'organizationName', value: g })),
-    { name: 'commonName', value: opts.user },
-  ];
+  const subject = [...(opts.groups ?? []).map((g) => ({ name: 'organizationName', value: g })), { name: 'commonName', value: opts.user }];
   return signLeaf(ca, subject, opts.now, [
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', clientAuth: true },
@@ -109,7 +106,10 @@ function uniqueHosts(hosts: readonly string[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const raw of hosts) {
-    const h = raw.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+    const h = raw
+      .trim()
+      .toLowerCase()
+      .replace(/^\[(.*)\]$/, '$1');
     if (h === '') continue;
     const key = isIP(h) === 6 ? new URL(`http://[${h}]/`).hostname : h;
     if (seen.has(key)) continue;

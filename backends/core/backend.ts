@@ -18,7 +18,10 @@ const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']
 
 export class CoreBackend implements ApiBackend {
   /** `tracedStoreKind`: the process traces, and a recorded request's store calls are spans named for this store. */
-  constructor(readonly env: CoreEnv, private readonly tracedStoreKind?: string) {}
+  constructor(
+    readonly env: CoreEnv,
+    private readonly tracedStoreKind?: string,
+  ) {}
 
   serves(group: string, version: string): boolean {
     return this.env.registry.hasGroupVersion(group, version);
@@ -37,7 +40,8 @@ export class CoreBackend implements ApiBackend {
     // A cluster-scoped type under /namespaces/<ns>/, or a namespaced object without one, is no path we serve.
     if (!t.namespaced && info.namespace && !isNamespaceObject) throw pathNotFound();
     if (t.namespaced && !info.namespace && (info.name || info.verb === 'create' || info.verb === 'deletecollection')) {
-      if (info.verb === 'create' || info.verb === 'deletecollection') throw methodNotAllowed(r.req.method ?? '', `the cluster-wide ${t.plural} collection: name a namespace`);
+      if (info.verb === 'create' || info.verb === 'deletecollection')
+        throw methodNotAllowed(r.req.method ?? '', `the cluster-wide ${t.plural} collection: name a namespace`);
       throw pathNotFound();
     }
     const verb = info.verb;
@@ -61,15 +65,24 @@ export class CoreBackend implements ApiBackend {
     // kube's crdHandler: no new objects while the CRD's cleanup deletes the old ones.
     if (t.terminating && verb === 'create') throw methodNotAllowed('create', `resources of kind "${t.plural}.${t.group}"`);
     switch (verb) {
-      case 'get': return getObject(env, t, r);
-      case 'list': return listObjects(env, t, r);
-      case 'watch': return watchObjects(env, t, r);
-      case 'create': return create(env, t, r);
-      case 'update': return update(env, t, r);
-      case 'delete': return deleteObject(env, t, r);
-      case 'deletecollection': return deleteCollection(env, t, r);
-      case 'patch': return patch(env, t, r);
-      default: throw methodNotAllowed(r.req.method ?? '', t.plural);
+      case 'get':
+        return getObject(env, t, r);
+      case 'list':
+        return listObjects(env, t, r);
+      case 'watch':
+        return watchObjects(env, t, r);
+      case 'create':
+        return create(env, t, r);
+      case 'update':
+        return update(env, t, r);
+      case 'delete':
+        return deleteObject(env, t, r);
+      case 'deletecollection':
+        return deleteCollection(env, t, r);
+      case 'patch':
+        return patch(env, t, r);
+      default:
+        throw methodNotAllowed(r.req.method ?? '', t.plural);
     }
   }
 

@@ -2,7 +2,10 @@
 // record where the next page starts. They are opaque to clients.
 import { badRequest } from '../../lib/api/status.js';
 
-export interface ContinuePoint { rev: number; after: string }
+export interface ContinuePoint {
+  rev: number;
+  after: string;
+}
 
 export function encodeContinue(rev: number, after: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: rev, start: after })).toString('base64url');

@@ -47,7 +47,9 @@ export async function servedAll(env: CoreEnv, t: ResourceType, stored: readonly 
   const want = apiVersionOf(t);
   if (!cfg || !env.conversion) return stored.map((o) => servedAs(t, o));
   const pending: number[] = [];
-  stored.forEach((o, i) => { if (o.apiVersion !== want) pending.push(i); });
+  stored.forEach((o, i) => {
+    if (o.apiVersion !== want) pending.push(i);
+  });
   if (pending.length === 0) return stored.map((o) => servedAs(t, o));
   const objs = pending.map((i) => stored[i]!);
   const kind = objs.length === 1 && stored.length === 1 ? t.kind : `${t.kind}List`;
@@ -58,7 +60,9 @@ export async function servedAll(env: CoreEnv, t: ResourceType, stored: readonly 
     throw conversionFailed(err);
   }
   const out = stored.slice();
-  pending.forEach((i, n) => { out[i] = converted[n]!; });
+  pending.forEach((i, n) => {
+    out[i] = converted[n]!;
+  });
   return out.map((o) => servedAs(t, o));
 }
 

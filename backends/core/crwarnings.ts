@@ -10,6 +10,11 @@ export function customResourceWarnings(t: ResourceType, obj: KObject, old?: KObj
   if (!added || added.length === 0) return [];
   const before = new Set(old?.metadata.finalizers ?? []);
   // kube walks the added names as a sorted set.
-  return [...new Set(added)].filter((f) => !before.has(f) && !f.includes('/')).sort()
-    .map((f) => `metadata.finalizers: ${JSON.stringify(f)}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers`);
+  return [...new Set(added)]
+    .filter((f) => !before.has(f) && !f.includes('/'))
+    .sort()
+    .map(
+      (f) =>
+        `metadata.finalizers: ${JSON.stringify(f)}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers`,
+    );
 }

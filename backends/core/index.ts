@@ -102,8 +102,13 @@ export interface RunningCoreBackend {
    * `mutate` gets the current status and returns the new one, or null for no change.
    * Retries on conflicts; undefined when the object does not exist.
    */
-  updateStatus(group: string, resource: string, namespace: string, name: string,
-    mutate: (status: Record<string, unknown> | undefined) => Record<string, unknown> | null): Promise<KObject | undefined>;
+  updateStatus(
+    group: string,
+    resource: string,
+    namespace: string,
+    name: string,
+    mutate: (status: Record<string, unknown> | undefined) => Record<string, unknown> | null,
+  ): Promise<KObject | undefined>;
   /** Post-start tasks, by name. */
   readonly hooks: ReadonlyArray<{ name: string; run: () => Promise<void> }>;
   close(): Promise<void>;
@@ -123,13 +128,21 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);
   let webhooks: ConversionWebhooks | undefined;
   const env: CoreEnv = {
-    store, live, get registry() { return live.current; }, clock, log: opts.log,
+    store,
+    live,
+    get registry() {
+      return live.current;
+    },
+    clock,
+    log: opts.log,
     tooLargeWaitMs: opts.tooLargeWaitMs ?? 3000,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     minRequestTimeoutS: opts.minRequestTimeoutS ?? 1800,
     bodyLimit: opts.bodyLimit,
     watches: new Set(),
-    get conversion() { return webhooks ??= conversionWebhooks(env); },
+    get conversion() {
+      return (webhooks ??= conversionWebhooks(env));
+    },
     cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onListed ? { onListed: opts.onListed } : {}),
@@ -174,18 +187,26 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
       if (!t) return Promise.reject(new Error(`no served type ${resource}${group ? `.${group}` : ''}`));
       return guaranteedUpdate(store, objectKey(t, namespace, name), (cur) => {
         const status = mutate(cur['status'] as Record<string, unknown> | undefined);
-        return status === null ? null : prepareUpdate(t, { ...structuredClone(cur), status }, cur, 'status') ?? null;
+        return status === null ? null : (prepareUpdate(t, { ...structuredClone(cur), status }, cur, 'status') ?? null);
       });
     },
-    hooks: builtins ? [
-      { name: 'bootstrap-namespaces', run: () => ensureDefaultNamespaces(env) },
-      { name: 'start-namespace-controller', run: () => namespaces.start() },
-      { name: 'rbac/bootstrap-roles', run: reconcileRbac },
-      ...(apf ? [{ name: 'priority-and-fairness-config-producer', run: () => apf.start() }] : []),
-      { name: 'start-clusterrole-aggregation-controller', run: async () => { await reconcileRbac().catch(() => undefined); await aggregation?.start(); } },
-      ...controllers.map((ctl) => ({ name: `start-${ctl.name}-controller`, run: () => ctl.start() })),
-      ...(local ? [{ name: 'start-kube-apiserver-autoregistration', run: () => autoregister(env, local) }] : []),
-    ] : [],
+    hooks: builtins
+      ? [
+          { name: 'bootstrap-namespaces', run: () => ensureDefaultNamespaces(env) },
+          { name: 'start-namespace-controller', run: () => namespaces.start() },
+          { name: 'rbac/bootstrap-roles', run: reconcileRbac },
+          ...(apf ? [{ name: 'priority-and-fairness-config-producer', run: () => apf.start() }] : []),
+          {
+            name: 'start-clusterrole-aggregation-controller',
+            run: async () => {
+              await reconcileRbac().catch(() => undefined);
+              await aggregation?.start();
+            },
+          },
+          ...controllers.map((ctl) => ({ name: `start-${ctl.name}-controller`, run: () => ctl.start() })),
+          ...(local ? [{ name: 'start-kube-apiserver-autoregistration', run: () => autoregister(env, local) }] : []),
+        ]
+      : [],
     async close() {
       namespaces.stop();
       crdSync?.stop();

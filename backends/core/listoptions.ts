@@ -72,7 +72,7 @@ function all(tests: readonly Pred[]): Pred | undefined {
 }
 
 function both(a: Pred | undefined, b: Pred | undefined): Pred | undefined {
-  return a && b ? (o) => a(o) && b(o) : a ?? b;
+  return a && b ? (o) => a(o) && b(o) : (a ?? b);
 }
 
 /** The label and field selectors of a request (unknown field labels are a 400), split into identity (name, namespace) and content tests. */
@@ -82,13 +82,21 @@ export function buildSelection(t: ResourceType, query: URLSearchParams, name?: s
   const ls = query.get('labelSelector');
   if (ls) {
     let sel;
-    try { sel = parseLabelSelector(ls); } catch (err) { throw badRequest(`invalid labelSelector: ${(err as Error).message}`); }
+    try {
+      sel = parseLabelSelector(ls);
+    } catch (err) {
+      throw badRequest(`invalid labelSelector: ${(err as Error).message}`);
+    }
     content.push((o) => matchesLabels(sel, o.metadata.labels ?? {}));
   }
   const fs = query.get('fieldSelector');
   if (fs) {
     let reqs;
-    try { reqs = parseFieldSelector(fs); } catch (err) { throw badRequest(`invalid fieldSelector: ${(err as Error).message}`); }
+    try {
+      reqs = parseFieldSelector(fs);
+    } catch (err) {
+      throw badRequest(`invalid fieldSelector: ${(err as Error).message}`);
+    }
     for (const r of reqs) {
       const read = fieldReader(t, r.field);
       if (!read) throw badRequest(`field label not supported: ${r.field}`);
@@ -175,9 +183,10 @@ export function parseWatchRequest(t: ResourceType, query: URLSearchParams, name:
   } else if (rvm) {
     causes.push(cause.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
   } else if (causes.length === 0) {
-    req = rvRaw === '' || rvRaw === '0'
-      ? { ...base, initialEvents: true, initialEventsEndBookmark: false }
-      : { ...base, initialEvents: false, initialEventsEndBookmark: false, fromRev: parseRevision(rvRaw) };
+    req =
+      rvRaw === '' || rvRaw === '0'
+        ? { ...base, initialEvents: true, initialEventsEndBookmark: false }
+        : { ...base, initialEvents: false, initialEventsEndBookmark: false, fromRev: parseRevision(rvRaw) };
   }
   if (causes.length > 0 || !req) throw invalid(LIST_OPTIONS, '', causes);
   return req;

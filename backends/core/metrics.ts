@@ -12,8 +12,13 @@ import { typePrefix } from './keys.js';
 import type { Store } from './store/types.js';
 import type { SyncStats } from './store/index.js';
 
-const storeDuration = new LeanHistogram('etcd_request_duration_seconds', 'Etcd request latency in seconds for each operation and object type.', { stabilityLevel: 'ALPHA' },
-  [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60], registry);
+const storeDuration = new LeanHistogram(
+  'etcd_request_duration_seconds',
+  'Etcd request latency in seconds for each operation and object type.',
+  { stabilityLevel: 'ALPHA' },
+  [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
+  registry,
+);
 
 /** `<group|core>/<plural>/…` → kube's type label (`configmaps`, `leases.coordination.k8s.io`). */
 function typeOfKey(key: string): string {
@@ -29,7 +34,10 @@ function timed<T>(operation: string, key: string, run: () => Promise<T>): Promis
   const type = typeOfKey(key);
   const done = storeDuration.handleFor(`${operation}\0${type}`, { operation, type });
   const p = run();
-  p.then(() => done.observe((performance.now() - t0) / 1000), () => done.observe((performance.now() - t0) / 1000));
+  p.then(
+    () => done.observe((performance.now() - t0) / 1000),
+    () => done.observe((performance.now() - t0) / 1000),
+  );
   return p;
 }
 
@@ -50,66 +58,87 @@ export function instrumentedStore(s: Store): Store {
   };
 }
 
-interface CountedStore { store: Store; registry: () => Registry }
+interface CountedStore {
+  store: Store;
+  registry: () => Registry;
+}
 const counted = new Set<CountedStore>();
 let lastCount = 0;
 let lastCounts = new Map<string, number>();
 
-new Gauge(registry.declared({
-  name: 'apiserver_storage_objects', help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.', stabilityLevel: 'STABLE',
-  labelNames: ['resource'] as const,
-  async collect(this: Gauge<'resource'>) {
-    if (Date.now() - lastCount >= 10_000) {
-      lastCount = Date.now();
-      const counts = new Map<string, number>();
-      for (const c of counted) {
-        for (const t of c.registry().all()) {
-          if (t.servedBy === 'gateway') continue;
-          const name = t.group ? `${t.plural}.${t.group}` : t.plural;
-          let n: number;
-          try {
-            const r = await c.store.list(typePrefix(t), { minRev: 0, limit: 1 });
-            n = r.items.length + (r.remaining ?? 0);
-          } catch {
-            n = -1;
+new Gauge(
+  registry.declared({
+    name: 'apiserver_storage_objects',
+    help: 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.',
+    stabilityLevel: 'STABLE',
+    labelNames: ['resource'] as const,
+    async collect(this: Gauge<'resource'>) {
+      if (Date.now() - lastCount >= 10_000) {
+        lastCount = Date.now();
+        const counts = new Map<string, number>();
+        for (const c of counted) {
+          for (const t of c.registry().all()) {
+            if (t.servedBy === 'gateway') continue;
+            const name = t.group ? `${t.plural}.${t.group}` : t.plural;
+            let n: number;
+            try {
+              const r = await c.store.list(typePrefix(t), { minRev: 0, limit: 1 });
+              n = r.items.length + (r.remaining ?? 0);
+            } catch {
+              n = -1;
+            }
+            counts.set(name, (counts.get(name) ?? 0) + n);
           }
-          counts.set(name, (counts.get(name) ?? 0) + n);
         }
+        lastCounts = counts;
       }
-      lastCounts = counts;
-    }
-    this.reset();
-    for (const [resource, n] of lastCounts) this.set({ resource }, n);
-  },
-}));
+      this.reset();
+      for (const [resource, n] of lastCounts) this.set({ resource }, n);
+    },
+  }),
+);
 
 /** Counts the objects of every type of `registry()` in `store` on scrapes; the returned function stops it. */
 export function countStoredObjects(store: Store, registry: () => Registry): () => void {
   const c = { store, registry };
   counted.add(c);
   lastCount = 0;
-  return () => { counted.delete(c); };
+  return () => {
+    counted.delete(c);
+  };
 }
 
 const watcherCounts = new Map<string, { labels: { group: string; version: string; kind: string }; n: number }>();
-new Gauge(registry.declared({
-  name: 'apiserver_registered_watchers', help: 'Number of currently registered watchers for a given resources', stabilityLevel: 'ALPHA',
-  labelNames: ['group', 'version', 'kind'] as const,
-  collect(this: Gauge<'group' | 'version' | 'kind'>) {
-    this.reset();
-    for (const w of watcherCounts.values()) this.set(w.labels, w.n);
-  },
-}));
+new Gauge(
+  registry.declared({
+    name: 'apiserver_registered_watchers',
+    help: 'Number of currently registered watchers for a given resources',
+    stabilityLevel: 'ALPHA',
+    labelNames: ['group', 'version', 'kind'] as const,
+    collect(this: Gauge<'group' | 'version' | 'kind'>) {
+      this.reset();
+      for (const w of watcherCounts.values()) this.set(w.labels, w.n);
+    },
+  }),
+);
 
 /** A watch of a kind opened; the returned function is called once when it ends. */
 export function watcherRegistered(group: string, version: string, kind: string): () => void {
   const key = `${group}/${version}/${kind}`;
   let w = watcherCounts.get(key);
-  if (!w) { w = { labels: { group, version, kind }, n: 0 }; watcherCounts.set(key, w); }
+  if (!w) {
+    w = { labels: { group, version, kind }, n: 0 };
+    watcherCounts.set(key, w);
+  }
   w.n++;
   const entry = w;
   let done = false;
-  return () => { if (!done) { done = true; entry.n--; } };
+  return () => {
+    if (!done) {
+      done = true;
+      entry.n--;
+    }
+  };
 }
 
 // The file store's group commit: log syncs and the writes they made durable
@@ -120,17 +149,33 @@ const sum = (pick: (s: SyncStats) => number): number => {
   for (const f of syncSources) n += pick(f());
   return n;
 };
-new Counter(registry.declared({
-  name: 'gatehouse_file_store_syncs_total', help: 'Durable appends (write + data sync) of the file store\'s log.', stabilityLevel: 'ALPHA',
-  collect(this: Counter) { this.reset(); this.inc(sum((s) => s.syncs)); },
-}));
-new Counter(registry.declared({
-  name: 'gatehouse_file_store_writes_total', help: 'Writes the file store\'s log syncs made durable; several share one sync under concurrent load.', stabilityLevel: 'ALPHA',
-  collect(this: Counter) { this.reset(); this.inc(sum((s) => s.records)); },
-}));
+new Counter(
+  registry.declared({
+    name: 'gatehouse_file_store_syncs_total',
+    help: "Durable appends (write + data sync) of the file store's log.",
+    stabilityLevel: 'ALPHA',
+    collect(this: Counter) {
+      this.reset();
+      this.inc(sum((s) => s.syncs));
+    },
+  }),
+);
+new Counter(
+  registry.declared({
+    name: 'gatehouse_file_store_writes_total',
+    help: "Writes the file store's log syncs made durable; several share one sync under concurrent load.",
+    stabilityLevel: 'ALPHA',
+    collect(this: Counter) {
+      this.reset();
+      this.inc(sum((s) => s.records));
+    },
+  }),
+);
 
 /** Reports a file store's sync figures on scrapes; the returned function stops it. */
 export function countFileSyncs(stats: () => SyncStats): () => void {
   syncSources.add(stats);
-  return () => { syncSources.delete(stats); };
+  return () => {
+    syncSources.delete(stats);
+  };
 }

@@ -38,7 +38,9 @@ export async function requireActiveNamespace(env: CoreEnv, t: ResourceType, name
   if (ns.metadata.deletionTimestamp) {
     const what = `${t.group ? `${t.plural}.${t.group}` : t.plural}${name ? ` "${name}"` : ''}`;
     throw forbiddenMessage(`${what} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
-      name, group: t.group, kind: t.plural,
+      name,
+      group: t.group,
+      kind: t.plural,
       causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
     });
   }
@@ -60,7 +62,10 @@ export class NamespaceController {
   private running = false;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly env: CoreEnv, private readonly retryMs = 1000) {}
+  constructor(
+    private readonly env: CoreEnv,
+    private readonly retryMs = 1000,
+  ) {}
 
   async start(): Promise<void> {
     const t = namespaceType(this.env.registry);
@@ -72,7 +77,9 @@ export class NamespaceController {
       },
       error: (err) => {
         this.env.log(`namespace controller: watch ended (${err.message}); restarting`);
-        setTimeout(() => { void this.start().catch((e) => this.env.log(`namespace controller: ${String(e)}`)); }, this.retryMs).unref();
+        setTimeout(() => {
+          void this.start().catch((e) => this.env.log(`namespace controller: ${String(e)}`));
+        }, this.retryMs).unref();
       },
     });
     this.kick();
@@ -91,7 +98,9 @@ export class NamespaceController {
   private kick(): void {
     if (this.running || this.pending.size === 0) return;
     this.running = true;
-    void this.drain().finally(() => { this.running = false; });
+    void this.drain().finally(() => {
+      this.running = false;
+    });
   }
 
   private async drain(): Promise<void> {
@@ -108,7 +117,10 @@ export class NamespaceController {
     }
     if (retry.length) {
       if (this.timer) clearTimeout(this.timer);
-      this.timer = setTimeout(() => { for (const n of retry) this.pending.add(n); this.kick(); }, this.retryMs);
+      this.timer = setTimeout(() => {
+        for (const n of retry) this.pending.add(n);
+        this.kick();
+      }, this.retryMs);
       this.timer.unref();
     }
   }
@@ -173,8 +185,9 @@ export class NamespaceController {
     try {
       if ((obj.metadata.finalizers ?? []).length > 0) {
         if (obj.metadata.deletionTimestamp) return;
-        await guaranteedUpdate(this.env.store, key, (cur) => cur.metadata.deletionTimestamp ? null
-          : { ...cur, metadata: { ...cur.metadata, deletionTimestamp: rfc3339(now), deletionGracePeriodSeconds: 0 } });
+        await guaranteedUpdate(this.env.store, key, (cur) =>
+          cur.metadata.deletionTimestamp ? null : { ...cur, metadata: { ...cur.metadata, deletionTimestamp: rfc3339(now), deletionGracePeriodSeconds: 0 } },
+        );
       } else {
         await this.env.store.delete(key, Number(obj.metadata.resourceVersion));
       }
@@ -187,5 +200,7 @@ export class NamespaceController {
 }
 
 class Finalized extends Error {
-  constructor(readonly rev: number) { super('finalized'); }
+  constructor(readonly rev: number) {
+    super('finalized');
+  }
 }

@@ -132,7 +132,11 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
   const name = oldMeta.name ?? '';
   if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
     let rv: number;
-    try { rv = parseRevision(meta.resourceVersion); } catch { throw conflict(gr, name, STALE_OBJECT); }
+    try {
+      rv = parseRevision(meta.resourceVersion);
+    } catch {
+      throw conflict(gr, name, STALE_OBJECT);
+    }
     if (String(rv) !== oldMeta.resourceVersion) throw conflict(gr, name, STALE_OBJECT);
   }
   if (meta.uid && meta.uid !== oldMeta.uid) {
@@ -166,7 +170,12 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
       const before = new Set(oldMeta.finalizers ?? []);
       const added = (m.finalizers ?? []).filter((f) => !before.has(f));
       if (added.length > 0) {
-        throw invalid({ group: t.group, kind: t.kind }, name, [cause.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`)]);
+        throw invalid({ group: t.group, kind: t.kind }, name, [
+          cause.forbidden(
+            'metadata.finalizers',
+            `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+          ),
+        ]);
       }
     } else {
       delete m.deletionTimestamp;
@@ -183,9 +192,10 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
     // Defaulting runs on every write, as decoding does in kube-apiserver (a Secret's stringData folds into data).
     t.defaults?.(next);
     specSame = sameSpec(next, old);
-    const bump = !specSame
-      || (t.generation === 'spec-and-labels' && !jsonEqual(m.labels ?? {}, oldMeta.labels ?? {}))
-      || (t.generation === 'all-but-metadata' && !jsonEqual(next['status'], old['status']));
+    const bump =
+      !specSame ||
+      (t.generation === 'spec-and-labels' && !jsonEqual(m.labels ?? {}, oldMeta.labels ?? {})) ||
+      (t.generation === 'all-but-metadata' && !jsonEqual(next['status'], old['status']));
     if (t.generation && bump) m.generation = (oldMeta.generation ?? 1) + 1;
   }
   delete next.metadata.resourceVersion;

@@ -9,7 +9,7 @@ import { getCachedFirst, StoreError } from './store/types.js';
 
 export function storeObjectSource(env: CoreEnv): ObjectSource {
   const typeOf = (group: string, resource: string): ResourceType => {
-    const version = group === '' ? 'v1' : env.registry.group(group)?.preferredVersion ?? '';
+    const version = group === '' ? 'v1' : (env.registry.group(group)?.preferredVersion ?? '');
     const t = env.registry.lookup(group, version, resource);
     if (!t) throw new Error(`no served type ${resource}${group ? `.${group}` : ''}`);
     return t;

@@ -9,8 +9,22 @@ import { apiVersionOf, type Column, type ResourceType } from '../../lib/registry
 import type { CoreEnv } from './env.js';
 
 const DEFAULT_COLUMNS: readonly Column[] = [
-  { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.', priority: 0, cell: (o) => o.metadata.name ?? '' },
-  { name: 'Created At', type: 'date', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: (o) => o.metadata.creationTimestamp ?? '' },
+  {
+    name: 'Name',
+    type: 'string',
+    format: 'name',
+    description:
+      'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.',
+    priority: 0,
+    cell: (o) => o.metadata.name ?? '',
+  },
+  {
+    name: 'Created At',
+    type: 'date',
+    description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+    priority: 0,
+    cell: (o) => o.metadata.creationTimestamp ?? '',
+  },
 ];
 
 /**
@@ -59,7 +73,9 @@ export function includeObjectOf(query: URLSearchParams): IncludeObject {
   const v = query.get('includeObject');
   if (v === null || v === '' || v === 'Metadata') return 'Metadata';
   if (v === 'None' || v === 'Object') return v;
-  throw badRequest(`Unable to convert to Table as requested: includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "Metadata", "None", "Object"`);
+  throw badRequest(
+    `Unable to convert to Table as requested: includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "Metadata", "None", "Object"`,
+  );
 }
 
 export function partialMetadata(obj: KObject, asVersion: string): Record<string, unknown> {
@@ -70,16 +86,26 @@ function columnsOf(t: ResourceType): readonly Column[] {
   return t.columns ?? DEFAULT_COLUMNS;
 }
 
-export function table(t: ResourceType, objs: readonly KObject[], listMeta: ListMeta, asVersion: string, include: IncludeObject, now: number, headers = true): Record<string, unknown> {
+export function table(
+  t: ResourceType,
+  objs: readonly KObject[],
+  listMeta: ListMeta,
+  asVersion: string,
+  include: IncludeObject,
+  now: number,
+  headers = true,
+): Record<string, unknown> {
   const cols = columnsOf(t);
   objs = objs.map((o) => servedAs(t, o));
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${asVersion}`,
     metadata: listMeta,
-    ...(headers ? {
-      columnDefinitions: cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority })),
-    } : {}),
+    ...(headers
+      ? {
+          columnDefinitions: cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority })),
+        }
+      : {}),
     rows: objs.map((o) => ({
       cells: cols.map((c) => c.cell(o, now)),
       ...(include === 'None' ? {} : { object: include === 'Object' ? o : partialMetadata(o, asVersion) }),
@@ -123,10 +149,16 @@ export function listParts(t: ResourceType, items: readonly KObject[], meta: List
 /** The body of a list in the negotiated representation, or undefined for plain JSON (use listJson; protobuf: encodeList). */
 export function listAs(t: ResourceType, items: readonly KObject[], meta: ListMeta, out: Output, query: URLSearchParams, now: number): object | undefined {
   switch (out.as) {
-    case 'Table': return table(t, items, meta, out.asVersion ?? 'v1', includeObjectOf(query), now);
+    case 'Table':
+      return table(t, items, meta, out.asVersion ?? 'v1', includeObjectOf(query), now);
     case 'PartialObjectMetadataList':
     case 'PartialObjectMetadata':
-      return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${out.asVersion ?? 'v1'}`, metadata: meta, items: items.map((o) => partialMetadata(o, out.asVersion ?? 'v1')) };
+      return {
+        kind: 'PartialObjectMetadataList',
+        apiVersion: `meta.k8s.io/${out.asVersion ?? 'v1'}`,
+        metadata: meta,
+        items: items.map((o) => partialMetadata(o, out.asVersion ?? 'v1')),
+      };
     default:
       return out.format === 'json' ? undefined : { kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta, items };
   }
@@ -135,10 +167,12 @@ export function listAs(t: ResourceType, items: readonly KObject[], meta: ListMet
 /** One object in the negotiated representation. */
 export function objectAs(t: ResourceType, obj: KObject, out: Output, query: URLSearchParams, now: number): object {
   switch (out.as) {
-    case 'Table': return table(t, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, out.asVersion ?? 'v1', includeObjectOf(query), now);
+    case 'Table':
+      return table(t, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, out.asVersion ?? 'v1', includeObjectOf(query), now);
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
       return partialMetadata(obj, out.asVersion ?? 'v1');
-    default: return servedAs(t, obj);
+    default:
+      return servedAs(t, obj);
   }
 }

@@ -50,5 +50,5 @@ export async function listSelected(env: CoreEnv, t: ResourceType, prefix: string
 /** A watch event's object and its previous state as `t` serves them (one review each, as kube converts each object it decodes). */
 export async function servedPair(env: CoreEnv, t: ResourceType, obj: KObject, prev: KObject | undefined): Promise<[KObject, KObject | undefined]> {
   const now = await served(env, t, obj);
-  return [now, prev && await served(env, t, prev)];
+  return [now, prev && (await served(env, t, prev))];
 }

@@ -1,22 +1,39 @@
 // Translates StoreError codes into client-facing Status errors, at the
 // boundary between the store and the API.
 import {
-  alreadyExists, badRequest, conflict, expired, internalError, notFound, serviceUnavailable, tooLargeResourceVersion,
-  STALE_OBJECT, StatusError, type GroupResource,
+  alreadyExists,
+  badRequest,
+  conflict,
+  expired,
+  internalError,
+  notFound,
+  serviceUnavailable,
+  tooLargeResourceVersion,
+  STALE_OBJECT,
+  StatusError,
+  type GroupResource,
 } from '../../lib/api/status.js';
 import { StoreError } from './store/types.js';
 
 export function fromStoreError(err: unknown, gr: GroupResource, name: string, requestedRev?: number): unknown {
   if (!(err instanceof StoreError)) return err;
   switch (err.code) {
-    case 'not-found': return notFound(gr, name);
-    case 'exists': return alreadyExists(gr, name);
-    case 'conflict': return conflict(gr, name, STALE_OBJECT);
-    case 'gone': return expired(requestedRev !== undefined ? `too old resource version: ${requestedRev} (${err.currentRev ?? 0})` : err.message);
-    case 'too-large': return tooLargeResourceVersion(requestedRev ?? 0, err.currentRev ?? 0);
-    case 'unreachable': return serviceUnavailable(`storage is unavailable: ${err.message}`);
-    case 'corrupt': return internalError(err.message); // names the key (kube's corrupt-object StorageError wording)
-    case 'invalid': return badRequest(err.message);
+    case 'not-found':
+      return notFound(gr, name);
+    case 'exists':
+      return alreadyExists(gr, name);
+    case 'conflict':
+      return conflict(gr, name, STALE_OBJECT);
+    case 'gone':
+      return expired(requestedRev !== undefined ? `too old resource version: ${requestedRev} (${err.currentRev ?? 0})` : err.message);
+    case 'too-large':
+      return tooLargeResourceVersion(requestedRev ?? 0, err.currentRev ?? 0);
+    case 'unreachable':
+      return serviceUnavailable(`storage is unavailable: ${err.message}`);
+    case 'corrupt':
+      return internalError(err.message); // names the key (kube's corrupt-object StorageError wording)
+    case 'invalid':
+      return badRequest(err.message);
   }
 }
 

@@ -9,17 +9,22 @@ export const SAMPLE_GROUP = 'samples.gatehouse.dev';
 export const SAMPLE_VERSION = 'v1';
 
 export const widgets: ResourceType = {
-  group: SAMPLE_GROUP, version: SAMPLE_VERSION, kind: 'Widget', listKind: 'WidgetList',
-  plural: 'widgets', singular: 'widget', namespaced: true,
-  shortNames: ['wdg'], categories: ['all'], verbs: ALL_VERBS,
+  group: SAMPLE_GROUP,
+  version: SAMPLE_VERSION,
+  kind: 'Widget',
+  listKind: 'WidgetList',
+  plural: 'widgets',
+  singular: 'widget',
+  namespaced: true,
+  shortNames: ['wdg'],
+  categories: ['all'],
+  verbs: ALL_VERBS,
   subresources: [{ name: 'status', kind: 'Widget', verbs: ['get', 'patch', 'update'] }],
   // As every custom resource.
-  nameRule: 'subdomain', createOnUpdate: false, generation: 'spec',
-  columns: [
-    nameColumn(),
-    column('Color', 'The colour of the widget.', (o) => str(o, 'spec', 'color')),
-    ageColumn(),
-  ],
+  nameRule: 'subdomain',
+  createOnUpdate: false,
+  generation: 'spec',
+  columns: [nameColumn(), column('Color', 'The colour of the widget.', (o) => str(o, 'spec', 'color')), ageColumn()],
   fieldSelectors: { 'spec.color': (o) => str(o, 'spec', 'color') },
 };
 

@@ -25,8 +25,16 @@ export function applyCreateAuthorization(opts: ApplyCreateOptions): AdmissionPlu
       if (!opts.registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)) return;
       if (await opts.objects.get(i.apiGroup, i.resource, i.namespace, i.name)) return;
       const attrs: Attributes = {
-        user: ctx.user, verb: 'create', isResourceRequest: true, path: i.path, apiGroup: i.apiGroup, apiVersion: i.apiVersion,
-        namespace: i.namespace, resource: i.resource, subresource: '', name: i.name,
+        user: ctx.user,
+        verb: 'create',
+        isResourceRequest: true,
+        path: i.path,
+        apiGroup: i.apiGroup,
+        apiVersion: i.apiVersion,
+        namespace: i.namespace,
+        resource: i.resource,
+        subresource: '',
+        name: i.name,
       };
       const d = await opts.authorizer.authorize(attrs);
       if (d.kind === 'allow') return;

@@ -22,9 +22,17 @@ const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 /** Labels a kubelet may set on its Node inside the kubernetes.io / k8s.io namespaces (kubeletapis.IsKubeletLabel). */
 const KUBELET_LABELS: ReadonlySet<string> = new Set([
-  'kubernetes.io/hostname', 'kubernetes.io/arch', 'kubernetes.io/os', 'beta.kubernetes.io/instance-type', 'node.kubernetes.io/instance-type',
-  'failure-domain.beta.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/zone', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone',
-  'beta.kubernetes.io/arch', 'beta.kubernetes.io/os',
+  'kubernetes.io/hostname',
+  'kubernetes.io/arch',
+  'kubernetes.io/os',
+  'beta.kubernetes.io/instance-type',
+  'node.kubernetes.io/instance-type',
+  'failure-domain.beta.kubernetes.io/region',
+  'failure-domain.beta.kubernetes.io/zone',
+  'topology.kubernetes.io/region',
+  'topology.kubernetes.io/zone',
+  'beta.kubernetes.io/arch',
+  'beta.kubernetes.io/os',
 ]);
 const KUBELET_LABEL_NAMESPACES = ['kubelet.kubernetes.io', 'node.kubernetes.io'];
 const RESTRICTED_NAMESPACE = 'node-restriction.kubernetes.io';
@@ -51,11 +59,13 @@ function modifiedLabels(next: Record<string, string>, prev: Record<string, strin
 }
 
 function forbiddenLabels(labels: readonly string[]): string[] {
-  return labels.filter((l) => {
-    const ns = labelNamespace(l);
-    if (inNamespace(ns, RESTRICTED_NAMESPACE)) return true;
-    return (inNamespace(ns, 'kubernetes.io') || inNamespace(ns, 'k8s.io')) && !isKubeletLabel(l);
-  }).sort();
+  return labels
+    .filter((l) => {
+      const ns = labelNamespace(l);
+      if (inNamespace(ns, RESTRICTED_NAMESPACE)) return true;
+      return (inNamespace(ns, 'kubernetes.io') || inNamespace(ns, 'k8s.io')) && !isKubeletLabel(l);
+    })
+    .sort();
 }
 
 const labelsOf = (o: KObject | undefined): Record<string, string> => (isPlainObject(o?.metadata?.labels) ? o.metadata.labels : {});
@@ -90,9 +100,11 @@ export function nodeRestriction(opts: NodeRestrictionOptions): AdmissionPlugin {
       if (owners.length > 1) refuse(name, `node "${node}" can only create pods with a single owner reference set to itself`);
       if (owners.length === 1) {
         const o = owners[0]!;
-        if (o.apiVersion !== 'v1' || o.kind !== 'Node' || o.name !== node) refuse(name, `node "${node}" can only create pods with an owner reference set to itself`);
+        if (o.apiVersion !== 'v1' || o.kind !== 'Node' || o.name !== node)
+          refuse(name, `node "${node}" can only create pods with an owner reference set to itself`);
       }
-      if (typeof spec['serviceAccountName'] === 'string' && spec['serviceAccountName'] !== '') refuse(name, `node "${node}" can not create pods that reference a service account`);
+      if (typeof spec['serviceAccountName'] === 'string' && spec['serviceAccountName'] !== '')
+        refuse(name, `node "${node}" can not create pods that reference a service account`);
       const refs = podRefs(pod);
       if (refs.secrets.length > 0) refuse(name, `node "${node}" can not create pods that reference secrets`);
       if (refs.configmaps.length > 0) refuse(name, `node "${node}" can not create pods that reference configmaps`);
@@ -105,13 +117,17 @@ export function nodeRestriction(opts: NodeRestrictionOptions): AdmissionPlugin {
       if (!existing) return;
       const bound = (existing['spec'] as { nodeName?: unknown } | undefined)?.nodeName;
       if (bound !== node) {
-        refuse(i.name, i.verb === 'delete'
-          ? `node "${node}" can only delete pods with spec.nodeName set to itself`
-          : `node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
+        refuse(
+          i.name,
+          i.verb === 'delete'
+            ? `node "${node}" can only delete pods with spec.nodeName set to itself`
+            : `node "${node}" can only update pod status for pods with spec.nodeName set to itself`,
+        );
       }
       return;
     }
-    if (i.subresource === '' || i.subresource === 'status') refuse(i.name, `unexpected operation "${i.verb}", node "${node}" can only create and delete mirror pods`);
+    if (i.subresource === '' || i.subresource === 'status')
+      refuse(i.name, `unexpected operation "${i.verb}", node "${node}" can only create and delete mirror pods`);
   };
 
   const nodes = async (node: string, ctx: RequestContext, refuse: (name: string, why: string) => never): Promise<void> => {
@@ -154,7 +170,9 @@ export function nodeRestriction(opts: NodeRestrictionOptions): AdmissionPlugin {
       if (node === undefined) return;
       const i = ctx.info;
       const gr: GroupResource = { group: i.apiGroup, resource: i.resource };
-      const refuse = (name: string, why: string): never => { throw forbidden(gr, name, why); };
+      const refuse = (name: string, why: string): never => {
+        throw forbidden(gr, name, why);
+      };
       if (node === '') refuse(i.name, `could not determine node from user "${ctx.user.username}"`);
       if (i.apiGroup === '' && i.resource === 'pods') return pods(node, ctx, refuse);
       if (i.apiGroup === '' && i.resource === 'nodes') return nodes(node, ctx, refuse);

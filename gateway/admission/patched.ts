@@ -20,14 +20,25 @@ export async function objectAfterPatch(ctx: RequestContext, objects: ObjectSourc
   if (type === undefined) return undefined;
   ctx.body ??= await readBody(ctx.req, bodyLimit);
   const current = await objects.get(i.apiGroup, i.resource, i.namespace, i.name);
-  if (type === 'apply') return objectAfterApply(ctx.body, isCborApply(ctx.req.headers['content-type']), current, registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)?.schema, i.apiVersion);
+  if (type === 'apply')
+    return objectAfterApply(
+      ctx.body,
+      isCborApply(ctx.req.headers['content-type']),
+      current,
+      registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)?.schema,
+      i.apiVersion,
+    );
   if (!current) return undefined;
   let doc: unknown;
-  try { doc = JSON.parse(ctx.body.toString('utf8')); } catch { return undefined; }
+  try {
+    doc = JSON.parse(ctx.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
   const schema = registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)?.schema;
   try {
     const out = applyPatchDocument(type, structuredClone(current) as Record<string, unknown>, doc, schema, bodyLimit);
-    return isPlainObject(out) ? { ...out, metadata: isPlainObject(out['metadata']) ? out['metadata'] : {} } as KObject : undefined;
+    return isPlainObject(out) ? ({ ...out, metadata: isPlainObject(out['metadata']) ? out['metadata'] : {} } as KObject) : undefined;
   } catch {
     return undefined;
   }

@@ -73,9 +73,10 @@ export function rbacEscalation(opts: RbacEscalationOptions): AdmissionPlugin {
       if (!isRole && !BINDING_TYPES.has(i.resource)) return;
       if (ctx.user.groups.some((g) => opts.privilegedGroups.includes(g))) return;
 
-      const obj = i.verb === 'patch'
-        ? await objectAfterPatch(ctx, opts.objects, opts.registry, opts.bodyLimit)
-        : decodeObject(ctx.body ??= await readBody(ctx.req, opts.bodyLimit), negotiateInput(ctx.req.headers['content-type'], opts.cbor));
+      const obj =
+        i.verb === 'patch'
+          ? await objectAfterPatch(ctx, opts.objects, opts.registry, opts.bodyLimit)
+          : decodeObject((ctx.body ??= await readBody(ctx.req, opts.bodyLimit)), negotiateInput(ctx.req.headers['content-type'], opts.cbor));
       if (!obj) return; // nothing to patch: the backend answers 404
       const meta = isPlainObject(obj['metadata']) ? obj['metadata'] : {};
       const name = i.name || (typeof meta['name'] === 'string' ? meta['name'] : '');
@@ -84,7 +85,12 @@ export function rbacEscalation(opts: RbacEscalationOptions): AdmissionPlugin {
       if (isRole) {
         if (await allowed(check(ctx.user, 'escalate', i.resource, ns, name))) return;
         const aggregation = obj['aggregationRule'];
-        if (i.resource === 'clusterroles' && aggregation !== undefined && aggregation !== null && !(await unchangedAggregation(opts.objects, name, aggregation))) {
+        if (
+          i.resource === 'clusterroles' &&
+          aggregation !== undefined &&
+          aggregation !== null &&
+          !(await unchangedAggregation(opts.objects, name, aggregation))
+        ) {
           throw forbidden({ group: RBAC_GROUP, resource: i.resource }, name, 'must have cluster-admin privileges to use the aggregationRule');
         }
         const rules = Array.isArray(obj['rules']) ? obj['rules'].map(parseRule) : [];

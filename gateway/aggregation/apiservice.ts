@@ -28,18 +28,20 @@ export interface ApiServiceInfo {
   readonly transportKey: string;
 }
 
-const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : {});
+const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const int = (v: unknown, d: number) => (typeof v === 'number' && Number.isInteger(v) ? v : d);
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
 export function readApiService(o: KObject): ApiServiceInfo {
   const spec = obj(o['spec']);
   const svc = spec['service'] === undefined || spec['service'] === null ? undefined : obj(spec['service']);
-  const service: ServiceRef | undefined = svc ? Object.freeze({ namespace: str(svc['namespace']), name: str(svc['name']), port: int(svc['port'], 443) }) : undefined;
+  const service: ServiceRef | undefined = svc
+    ? Object.freeze({ namespace: str(svc['namespace']), name: str(svc['name']), port: int(svc['port'], 443) })
+    : undefined;
   const ca = str(spec['caBundle']);
   const caPem = ca ? Buffer.from(ca, 'base64').toString('utf8') : undefined;
   const insecure = spec['insecureSkipTLSVerify'] === true;
-  const conds = Array.isArray(obj(o['status'])['conditions']) ? obj(o['status'])['conditions'] as unknown[] : [];
+  const conds = Array.isArray(obj(o['status'])['conditions']) ? (obj(o['status'])['conditions'] as unknown[]) : [];
   const c = conds.map(obj).find((x) => x['type'] === 'Available');
   const status = str(c?.['status']);
   const available: Condition | undefined = c

@@ -38,7 +38,9 @@ export class AvailabilityController {
   constructor(private readonly opts: AvailabilityOptions) {}
 
   start(): void {
-    this.#interval = setInterval(() => { for (const n of this.opts.names()) this.enqueue(n); }, this.opts.intervalMs ?? 30_000);
+    this.#interval = setInterval(() => {
+      for (const n of this.opts.names()) this.enqueue(n);
+    }, this.opts.intervalMs ?? 30_000);
     this.#interval.unref();
     for (const n of this.opts.names()) this.enqueue(n);
   }
@@ -56,17 +58,26 @@ export class AvailabilityController {
     const pending = this.#queued.get(name);
     if (pending && delayMs > 0) return;
     if (pending) clearTimeout(pending);
-    const t = setTimeout(() => { this.#queued.delete(name); void this.#run(name); }, delayMs);
+    const t = setTimeout(() => {
+      this.#queued.delete(name);
+      void this.#run(name);
+    }, delayMs);
     t.unref();
     this.#queued.set(name, t);
   }
 
   async #run(name: string): Promise<void> {
-    if (this.#running.has(name)) { this.enqueue(name, 100); return; }
+    if (this.#running.has(name)) {
+      this.enqueue(name, 100);
+      return;
+    }
     this.#running.add(name);
     try {
       const cond = await this.check(name);
-      if (!cond) { forgetApiService(name); return; }
+      if (!cond) {
+        forgetApiService(name);
+        return;
+      }
       const p = this.opts.proxy(name);
       const cur = p?.info.available;
       recordAvailability(name, cond.status === 'True', cond.reason, cur?.status !== cond.status);
@@ -74,7 +85,8 @@ export class AvailabilityController {
         await this.opts.write(name, cond, (this.opts.clock ?? Date.now)()).catch((err: unknown) => {
           this.opts.log(`aggregation: cannot write the status of APIService ${name}: ${err instanceof Error ? err.message : String(err)}`);
         });
-        if (cur?.status !== cond.status) this.opts.log(`aggregation: APIService ${name} is ${cond.status === 'True' ? 'available' : `unavailable (${cond.reason}: ${cond.message})`}`);
+        if (cur?.status !== cond.status)
+          this.opts.log(`aggregation: APIService ${name} is ${cond.status === 'True' ? 'available' : `unavailable (${cond.reason}: ${cond.message})`}`);
       }
       if (cond.status === 'True') {
         this.#backoff.delete(name);
@@ -104,18 +116,24 @@ export class AvailabilityController {
       if (r.status >= 200 && r.status < 300) return { status: 'True', reason: 'Passed', message: 'all checks passed' };
       return { status: 'False', reason: 'FailedDiscoveryCheck', message: `failing or missing response from ${url}: bad status from ${url}: ${r.status}` };
     } catch (err) {
-      return { status: 'False', reason: 'FailedDiscoveryCheck', message: `failing or missing response from ${url}: ${err instanceof Error ? err.message : String(err)}` };
+      return {
+        status: 'False',
+        reason: 'FailedDiscoveryCheck',
+        message: `failing or missing response from ${url}: ${err instanceof Error ? err.message : String(err)}`,
+      };
     }
   }
 }
 
 /** status with its Available condition set to `cond` (lastTransitionTime moves only when status changes); null when unchanged. */
 export function withAvailableCondition(status: Record<string, unknown> | undefined, cond: Condition, now: number): Record<string, unknown> | null {
-  const conds = Array.isArray(status?.['conditions']) ? status['conditions'] as Array<Record<string, unknown>> : [];
+  const conds = Array.isArray(status?.['conditions']) ? (status['conditions'] as Array<Record<string, unknown>>) : [];
   const cur = conds.find((c) => c['type'] === 'Available');
   if (cur && cur['status'] === cond.status && cur['reason'] === cond.reason && cur['message'] === cond.message) return null;
-  const lastTransitionTime = cur && cur['status'] === cond.status && typeof cur['lastTransitionTime'] === 'string'
-    ? cur['lastTransitionTime'] : new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const lastTransitionTime =
+    cur && cur['status'] === cond.status && typeof cur['lastTransitionTime'] === 'string'
+      ? cur['lastTransitionTime']
+      : new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
   const next = { type: 'Available', status: cond.status, lastTransitionTime, reason: cond.reason, message: cond.message };
   return { ...status, conditions: [...conds.filter((c) => c['type'] !== 'Available'), next] };
 }

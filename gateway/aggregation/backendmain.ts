@@ -32,7 +32,12 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
   const traceStore = tracing !== undefined;
   if (kind === 'sample-backend') {
     const backend = await startSampleBackend({
-      storageBackend: opts.storageBackend, dataDir: opts.dataDir, historyWindowMs: opts.watchHistoryMs, bodyLimit: opts.maxRequestBodyBytes, log, traceStore,
+      storageBackend: opts.storageBackend,
+      dataDir: opts.dataDir,
+      historyWindowMs: opts.watchHistoryMs,
+      bodyLimit: opts.maxRequestBodyBytes,
+      log,
+      traceStore,
       ...(opts.storageBackend === 'redis' && opts.redisUrl ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
     });
     return startBackendServer({ opts, registry: fixedRegistry(sampleRegistry()), backend, name: kind, log, tracing, auditor });
@@ -45,7 +50,12 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
   for (const note of serviceAccounts.notes) log(note);
   const caPem = opts.clientCaFiles[0] ? await readFile(opts.clientCaFiles[0], 'utf8') : opts.tlsCertFile ? await readFile(opts.tlsCertFile, 'utf8') : '';
   const backend = await startCoreBackend({
-    registry, storageBackend: opts.storageBackend, dataDir: opts.dataDir, historyWindowMs: opts.watchHistoryMs, bodyLimit: opts.maxRequestBodyBytes, log,
+    registry,
+    storageBackend: opts.storageBackend,
+    dataDir: opts.dataDir,
+    historyWindowMs: opts.watchHistoryMs,
+    bodyLimit: opts.maxRequestBodyBytes,
+    log,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
     autoregister: localGroupVersions(registry.current),
     tokens: serviceAccounts.issuing,

@@ -61,7 +61,10 @@ const OPEN_PATHS = ['/healthz', '/livez', '/readyz', '/version', '/openapi', '/a
 /** Non-resource discovery and health paths: any authenticated user (system:discovery / system:public-info-viewer). */
 const openPaths: Authorizer = {
   name: 'open-paths',
-  authorize: (a) => (!a.isResourceRequest && a.user.groups.includes('system:authenticated') && OPEN_PATHS.some((p) => a.path === p || a.path.startsWith(`${p}/`)) ? ALLOW : NO_OPINION),
+  authorize: (a) =>
+    !a.isResourceRequest && a.user.groups.includes('system:authenticated') && OPEN_PATHS.some((p) => a.path === p || a.path.startsWith(`${p}/`))
+      ? ALLOW
+      : NO_OPINION,
 };
 
 /** Without a webhook: the gateway authorized the request already; authenticated users pass. */
@@ -71,7 +74,10 @@ const authenticatedUsers: Authorizer = {
 };
 
 export const DEFAULT_REQUESTHEADER: Omit<RequestHeaderConfig, 'allowedNames'> = Object.freeze({
-  usernameHeaders: ['X-Remote-User'], uidHeaders: ['X-Remote-Uid'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'],
+  usernameHeaders: ['X-Remote-User'],
+  uidHeaders: ['X-Remote-Uid'],
+  groupHeaders: ['X-Remote-Group'],
+  extraHeaderPrefixes: ['X-Remote-Extra-'],
 });
 
 /** --requestheader-* with the X-Remote-* defaults for names left unset. */
@@ -93,17 +99,26 @@ async function delegatedAuthorizer(opts: ServeOptions, name: string, log: (msg: 
     return { authorizer: new AuthorizerChain([...modes, authenticatedUsers]), close: () => undefined };
   }
   const client = await webhookClient(opts.authorizationWebhookConfigFile, '--authorization-webhook-config-file', { timeoutMs: 10_000, log });
-  modes.push(new WebhookAuthorizer(client, {
-    name: 'webhook', version: opts.authorizationWebhookVersion, authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs,
-    unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs, failurePolicy: 'Deny', withSelectors: false, log,
-  }));
+  modes.push(
+    new WebhookAuthorizer(client, {
+      name: 'webhook',
+      version: opts.authorizationWebhookVersion,
+      authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs,
+      unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs,
+      failurePolicy: 'Deny',
+      withSelectors: false,
+      log,
+    }),
+  );
   return { authorizer: new AuthorizerChain(modes), close: () => client.close() };
 }
 
 export async function startBackendServer(b: BackendServerOptions): Promise<RunningBackendServer> {
   const { opts, log } = b;
-  if (!opts.tlsCertFile || !opts.tlsPrivateKeyFile) throw new Error(`${b.name} needs --tls-cert-file and --tls-private-key-file (a serving certificate for <service>.<namespace>.svc)`);
-  if (!opts.requestheaderClientCaFile) throw new Error(`${b.name} needs --requestheader-client-ca-file (the CA of the gateway's front-proxy client certificate)`);
+  if (!opts.tlsCertFile || !opts.tlsPrivateKeyFile)
+    throw new Error(`${b.name} needs --tls-cert-file and --tls-private-key-file (a serving certificate for <service>.<namespace>.svc)`);
+  if (!opts.requestheaderClientCaFile)
+    throw new Error(`${b.name} needs --requestheader-client-ca-file (the CA of the gateway's front-proxy client certificate)`);
   const cert = await loadServingCert(opts.tlsCertFile, opts.tlsPrivateKeyFile);
   const proxyCa = await loadCaBundle('--requestheader-client-ca-file', [opts.requestheaderClientCaFile]);
   const clientCa = await loadCaBundle('--client-ca-file', opts.clientCaFiles);
@@ -126,17 +141,44 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     return api.serve({ req: ctx.req, res: ctx.res, query: ctx.query, info, user: ctx.user, ...(ctx.body ? { body: ctx.body } : {}) });
   };
   const handler = buildHandlerChain({
-    authenticator, identityHeaders: identityHeaderNames(rh), impersonation: true, authorizer: authz.authorizer, admission: [], inflight: new InflightLimiter(400, 200),
-    requestTimeoutMs: 60_000, dispatch, log, clock: Date.now, cbor: opts.featureGates.CBORServingAndStorage, compression: opts.featureGates.APIResponseCompression,
+    authenticator,
+    identityHeaders: identityHeaderNames(rh),
+    impersonation: true,
+    authorizer: authz.authorizer,
+    admission: [],
+    inflight: new InflightLimiter(400, 200),
+    requestTimeoutMs: 60_000,
+    dispatch,
+    log,
+    clock: Date.now,
+    cbor: opts.featureGates.CBORServingAndStorage,
+    compression: opts.featureGates.APIResponseCompression,
     ...(b.tracing ? { tracing: b.tracing.requests } : {}),
     ...(b.auditor ? { audit: b.auditor } : {}),
   });
-  const { server, connections, url } = await serveHttps({ cert, clientCas: [proxyCa, clientCa], handler, upgrades: false, port: opts.securePort, bindAddress: opts.bindAddress, log });
+  const { server, connections, url } = await serveHttps({
+    cert,
+    clientCas: [proxyCa, clientCa],
+    handler,
+    upgrades: false,
+    port: opts.securePort,
+    bindAddress: opts.bindAddress,
+    log,
+  });
   startPostStartHooks(postStart, log);
   const shutdown = installShutdown({
-    server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
+    server,
+    connections,
+    check: health.shutdown,
+    delayMs: opts.shutdownDelayMs,
+    log,
     closeLongRunning: () => api.closeWatches(),
-    closeBackends: async () => { authz.close(); await b.backend.close(); await b.auditor?.shutdown(); await b.tracing?.shutdown(); },
+    closeBackends: async () => {
+      authz.close();
+      await b.backend.close();
+      await b.auditor?.shutdown();
+      await b.tracing?.shutdown();
+    },
   });
   return { server, url, shutdown };
 }

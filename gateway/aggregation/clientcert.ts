@@ -15,7 +15,10 @@ export async function loadProxyClientCert(
   let keyFile = o.proxyClientKeyFile;
   if (!certFile || !keyFile) {
     const dev = devPkiPaths(o.dataDir);
-    const [c, k] = await Promise.all([readFile(dev.frontProxyClientCert, 'utf8').catch(() => undefined), readFile(dev.frontProxyClientKey, 'utf8').catch(() => undefined)]);
+    const [c, k] = await Promise.all([
+      readFile(dev.frontProxyClientCert, 'utf8').catch(() => undefined),
+      readFile(dev.frontProxyClientKey, 'utf8').catch(() => undefined),
+    ]);
     if (c === undefined || k === undefined) {
       log('aggregation: no --proxy-client-cert-file and no dev front-proxy certificate: aggregated backends will see no client certificate');
       return undefined;
@@ -23,7 +26,15 @@ export async function loadProxyClientCert(
     return { certPem: c, keyPem: k };
   }
   const [certPem, keyPem] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
-  try { new X509Certificate(certPem); } catch { throw new Error(`--proxy-client-cert-file "${certFile}": no PEM certificate found`); }
-  try { createPrivateKey(keyPem); } catch { throw new Error(`--proxy-client-key-file "${keyFile}": no PEM private key found`); }
+  try {
+    new X509Certificate(certPem);
+  } catch {
+    throw new Error(`--proxy-client-cert-file "${certFile}": no PEM certificate found`);
+  }
+  try {
+    createPrivateKey(keyPem);
+  } catch {
+    throw new Error(`--proxy-client-key-file "${keyFile}": no PEM private key found`);
+  }
   return { certPem, keyPem };
 }

@@ -36,10 +36,12 @@ export function localGroupVersions(registry: Registry): LocalGroupVersion[] {
   const vp = (v: string) => STABILITY_PRIORITY[/alpha/.test(v) ? 'alpha' : /beta/.test(v) ? 'beta' : 'ga']!;
   return [
     ...registry.coreVersions().map((v) => ({ group: '', version: v, groupPriorityMinimum: 18000, versionPriority: 1 })),
-    ...registry.groups().flatMap((g) => g.versions.map((v) => {
-      const gpm = groupPriority(g.name);
-      return { group: g.name, version: v, groupPriorityMinimum: gpm, versionPriority: gpm === DEFAULT_GROUP_PRIORITY ? CRD_VERSION_PRIORITY : vp(v) };
-    })),
+    ...registry.groups().flatMap((g) =>
+      g.versions.map((v) => {
+        const gpm = groupPriority(g.name);
+        return { group: g.name, version: v, groupPriorityMinimum: gpm, versionPriority: gpm === DEFAULT_GROUP_PRIORITY ? CRD_VERSION_PRIORITY : vp(v) };
+      }),
+    ),
   ];
 }
 
@@ -53,7 +55,8 @@ interface Entry {
 }
 
 const PROBE_HEADERS = { 'X-Remote-User': 'system:kube-aggregator', 'X-Remote-Group': ['system:masters', 'system:authenticated'] };
-const AGGREGATED_ACCEPT = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const AGGREGATED_ACCEPT =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
 /** kube-aggregator's sort: ByGroupPriorityMinimum, then groups in first-appearance order, versions ByVersionPriority. */
 export function orderGroups(entries: readonly Entry[]): Array<{ group: string; versions: Entry[] }> {
@@ -118,7 +121,10 @@ export class MergedDiscovery implements DiscoverySource {
   #schedule(): void {
     if (this.#dirty) return;
     this.#dirty = true;
-    queueMicrotask(() => { this.#dirty = false; this.#rebuild(); });
+    queueMicrotask(() => {
+      this.#dirty = false;
+      this.#rebuild();
+    });
   }
 
   /** Fetches one backend's resources for its group version. */
@@ -154,9 +160,15 @@ export class MergedDiscovery implements DiscoverySource {
     const items0 = agg ? (JSON.parse(agg.body) as { items: APIGroupDiscovery[] }).items : [];
     for (const g of items0) for (const v of g.versions) localAggregated.set(`${g.metadata.name}/${v.version}`, v);
     this.#localAggregated = localAggregated;
-    const entries: Entry[] = localGroupVersions(registry).filter((l) => l.group !== '').map((l) => ({
-      name: `${l.version}.${l.group}`, group: l.group, version: l.version, gpm: l.groupPriorityMinimum, vp: l.versionPriority,
-    }));
+    const entries: Entry[] = localGroupVersions(registry)
+      .filter((l) => l.group !== '')
+      .map((l) => ({
+        name: `${l.version}.${l.group}`,
+        group: l.group,
+        version: l.version,
+        gpm: l.groupPriorityMinimum,
+        vp: l.versionPriority,
+      }));
     const remote = [...this.opts.proxies()].map((p) => p.info).filter((i) => i.group !== '');
     const remoteNames = new Set(remote.map((r) => r.name));
     const merged: Entry[] = [
@@ -184,7 +196,10 @@ export class MergedDiscovery implements DiscoverySource {
     }));
     const aggregated = new Map<string, Document>();
     for (const dv of ['v2', 'v2beta1'] as const) {
-      aggregated.set(dv, makeDocument({ kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${dv}`, metadata: {}, items }, aggregatedContentType(dv)));
+      aggregated.set(
+        dv,
+        makeDocument({ kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${dv}`, metadata: {}, items }, aggregatedContentType(dv)),
+      );
     }
     this.#aggregated = aggregated;
   }
@@ -201,29 +216,43 @@ export class MergedDiscovery implements DiscoverySource {
 }
 
 interface ResourceList {
-  resources?: Array<{ name: string; singularName?: string; namespaced?: boolean; kind: string; verbs?: string[]; shortNames?: string[]; categories?: string[]; group?: string; version?: string }>;
+  resources?: Array<{
+    name: string;
+    singularName?: string;
+    namespaced?: boolean;
+    kind: string;
+    verbs?: string[];
+    shortNames?: string[];
+    categories?: string[];
+    group?: string;
+    version?: string;
+  }>;
 }
 
 /** A legacy APIResourceList as one aggregated version entry (resources, with `x/y` entries as subresources). */
 function fromResourceList(info: ApiServiceInfo, list: ResourceList): APIVersionDiscovery {
   const all = list.resources ?? [];
-  const resources: APIResourceDiscovery[] = all.filter((r) => !r.name.includes('/')).map((r) => {
-    const d: APIResourceDiscovery = {
-      resource: r.name, responseKind: { group: info.group, version: info.version, kind: r.kind },
-      scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singularName || r.kind.toLowerCase(),
-      verbs: (r.verbs ?? []) as APIResourceDiscovery['verbs'],
-    };
-    if (r.shortNames?.length) d.shortNames = r.shortNames;
-    if (r.categories?.length) d.categories = r.categories;
-    const subs = all.filter((s) => s.name.startsWith(`${r.name}/`));
-    if (subs.length) {
-      d.subresources = subs.map((s) => ({
-        subresource: s.name.slice(r.name.length + 1),
-        responseKind: { group: s.group ?? info.group, version: s.version ?? info.version, kind: s.kind },
-        verbs: (s.verbs ?? []) as APIResourceDiscovery['verbs'],
-      }));
-    }
-    return d;
-  });
+  const resources: APIResourceDiscovery[] = all
+    .filter((r) => !r.name.includes('/'))
+    .map((r) => {
+      const d: APIResourceDiscovery = {
+        resource: r.name,
+        responseKind: { group: info.group, version: info.version, kind: r.kind },
+        scope: r.namespaced ? 'Namespaced' : 'Cluster',
+        singularResource: r.singularName || r.kind.toLowerCase(),
+        verbs: (r.verbs ?? []) as APIResourceDiscovery['verbs'],
+      };
+      if (r.shortNames?.length) d.shortNames = r.shortNames;
+      if (r.categories?.length) d.categories = r.categories;
+      const subs = all.filter((s) => s.name.startsWith(`${r.name}/`));
+      if (subs.length) {
+        d.subresources = subs.map((s) => ({
+          subresource: s.name.slice(r.name.length + 1),
+          responseKind: { group: s.group ?? info.group, version: s.version ?? info.version, kind: s.kind },
+          verbs: (s.verbs ?? []) as APIResourceDiscovery['verbs'],
+        }));
+      }
+      return d;
+    });
   return { version: info.version, resources, freshness: 'Current' };
 }

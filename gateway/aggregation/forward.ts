@@ -34,7 +34,17 @@ import { closeAfterAnswer } from '../../lib/http/linger.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
 import type { Cancellation } from '../pipeline/deadline.js';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** A header (lowercase name) that belongs to one connection and is never forwarded. */
 export function isHopByHop(lowercaseName: string): boolean {
@@ -97,11 +107,18 @@ export function targetAttributes(host: string, port: number | string | null | un
 
 export function forward(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: ForwardOptions): Promise<void> {
   if (!tracingEnabled()) return send(req, res, t, o);
-  const path = t.pathPrefix ? `${t.pathPrefix.replace(/\/$/, '')}${req.url ?? '/'}` : req.url ?? '/';
-  return outboundCall(traceOf(req), req.method ?? 'GET', targetUrl(t.protocol, t.host, t.port, path), targetAttributes(t.host, t.port, o.purpose), async (trace, span) => {
-    await send(req, res, t, { ...o, headers: { ...o.headers, ...trace } });
-    if (res.headersSent) clientStatus(span, res.statusCode);
-  }, req);
+  const path = t.pathPrefix ? `${t.pathPrefix.replace(/\/$/, '')}${req.url ?? '/'}` : (req.url ?? '/');
+  return outboundCall(
+    traceOf(req),
+    req.method ?? 'GET',
+    targetUrl(t.protocol, t.host, t.port, path),
+    targetAttributes(t.host, t.port, o.purpose),
+    async (trace, span) => {
+      await send(req, res, t, { ...o, headers: { ...o.headers, ...trace } });
+      if (res.headersSent) clientStatus(span, res.statusCode);
+    },
+    req,
+  );
 }
 
 function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: ForwardOptions): Promise<void> {
@@ -117,11 +134,16 @@ function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: Fo
     const settle = (err?: Error): void => {
       if (settled) return;
       settled = true;
-      if (err) reject(err); else resolve();
+      if (err) reject(err);
+      else resolve();
     };
     const send = t.protocol === 'https:' ? httpsRequest : httpRequest;
     const out = send({
-      host: t.host, port: t.port, method: req.method, headers, agent: t.agent,
+      host: t.host,
+      port: t.port,
+      method: req.method,
+      headers,
+      agent: t.agent,
       path: t.pathPrefix ? `${t.pathPrefix.replace(/\/$/, '')}${req.url ?? '/'}` : req.url,
       ...(o.timeoutMs ? { timeout: o.timeoutMs } : {}),
     });
@@ -130,23 +152,35 @@ function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: Fo
       out.destroy();
       settle();
     };
-    if (o.cancel?.aborted) { cut(); return; }
+    if (o.cancel?.aborted) {
+      cut();
+      return;
+    }
     o.cancel?.onAbort(cut);
     out.on('close', () => o.cancel?.offAbort(cut));
     /** The whole body reached the backend's socket. */
     let uploaded = false;
-    out.on('finish', () => { uploaded = true; });
+    out.on('finish', () => {
+      uploaded = true;
+    });
     /** The backend's whole answer was read (an upload cut after it is no failure). */
     let answered = false;
     out.on('error', (err) => {
       if (settled) return;
-      if (!res.headersSent) { settle(err); return; }
+      if (!res.headersSent) {
+        settle(err);
+        return;
+      }
       if (!answered) res.destroy();
       settle();
     });
     out.on('response', (back) => {
       // Answered already (the deadline passed): this answer has nowhere to go.
-      if (settled || res.headersSent) { back.resume(); out.destroy(); return; }
+      if (settled || res.headersSent) {
+        back.resume();
+        out.destroy();
+        return;
+      }
       if (o.rejectRedirects && isRedirect(back.statusCode)) {
         // Its body is not read: the connection goes, not back to the pool.
         back.destroy();
@@ -161,7 +195,9 @@ function send(req: IncomingMessage, res: ServerResponse, t: ForwardTarget, o: Fo
       if (o.flushHeaders) res.flushHeaders();
       o.onHeaders?.();
       back.on('error', () => res.destroy());
-      back.on('end', () => { answered = true; });
+      back.on('end', () => {
+        answered = true;
+      });
       back.pipe(res);
     });
     res.on('close', () => {
@@ -189,14 +225,32 @@ export interface UpgradeTarget {
 }
 
 /** Rejects only while nothing was written to the client's socket; afterwards failures close it. */
-export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: UpgradeTarget, o: { headers: OutgoingHttpHeaders; timeoutMs?: number; purpose?: string }): Promise<void> {
+export function forwardUpgrade(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  t: UpgradeTarget,
+  o: { headers: OutgoingHttpHeaders; timeoutMs?: number; purpose?: string },
+): Promise<void> {
   if (!tracingEnabled()) return sendUpgrade(req, socket, head, t, o);
   const host = t.options.host ?? t.options.hostname ?? 'localhost';
-  return outboundCall(traceOf(req), req.method ?? 'GET', targetUrl(t.protocol, host, t.options.port, req.url ?? '/'), targetAttributes(host, t.options.port, o.purpose),
-    (trace) => sendUpgrade(req, socket, head, t, { ...o, headers: { ...o.headers, ...trace } }), req);
+  return outboundCall(
+    traceOf(req),
+    req.method ?? 'GET',
+    targetUrl(t.protocol, host, t.options.port, req.url ?? '/'),
+    targetAttributes(host, t.options.port, o.purpose),
+    (trace) => sendUpgrade(req, socket, head, t, { ...o, headers: { ...o.headers, ...trace } }),
+    req,
+  );
 }
 
-function sendUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: UpgradeTarget, o: { headers: OutgoingHttpHeaders; timeoutMs?: number }): Promise<void> {
+function sendUpgrade(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  t: UpgradeTarget,
+  o: { headers: OutgoingHttpHeaders; timeoutMs?: number },
+): Promise<void> {
   const headers: OutgoingHttpHeaders = { ...req.headers };
   for (const k in o.headers) headers[k.toLowerCase()] = o.headers[k];
   return new Promise<void>((resolve, reject) => {
@@ -230,7 +284,13 @@ function sendUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: Upgr
       }
       // The backend refused the upgrade: relay its answer, then close both connections.
       written = true;
-      socket.write(statusLine(res.statusCode ?? 502, res.statusMessage ?? '', [...pairsWithout(res.rawHeaders, /^(connection|transfer-encoding|keep-alive|content-length)$/i), 'Connection', 'close']));
+      socket.write(
+        statusLine(res.statusCode ?? 502, res.statusMessage ?? '', [
+          ...pairsWithout(res.rawHeaders, /^(connection|transfer-encoding|keep-alive|content-length)$/i),
+          'Connection',
+          'close',
+        ]),
+      );
       // What the client sends meanwhile is read and dropped: unread bytes would turn the close into a reset that can lose the answer.
       socket.on('data', () => undefined);
       const close = (): void => {
@@ -241,7 +301,11 @@ function sendUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: Upgr
       };
       res.on('data', (c: Buffer) => socket.write(c));
       res.on('end', close);
-      res.on('error', () => { res.destroy(); socket.destroy(); resolve(); });
+      res.on('error', () => {
+        res.destroy();
+        socket.destroy();
+        resolve();
+      });
     });
     out.end();
   });

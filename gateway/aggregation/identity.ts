@@ -52,6 +52,10 @@ export function identityPairs(user: UserInfo): string[] {
   if (user.uid) h.push('X-Remote-Uid', user.uid);
   for (const g of user.groups) h.push('X-Remote-Group', g);
   const extra = user.extra;
-  if (extra) for (const k of Object.keys(extra)) { const name = extraHeader(k); for (const v of extra[k]!) h.push(name, v); }
+  if (extra)
+    for (const k of Object.keys(extra)) {
+      const name = extraHeader(k);
+      for (const v of extra[k]!) h.push(name, v);
+    }
   return h;
 }

@@ -66,11 +66,20 @@ export function startAggregation(o: AggregationOptions): Aggregation {
   const endpoints = informer('', 'endpoints');
   const resolver = new ServiceResolver(services, slices, endpoints);
   const availability = new AvailabilityController({
-    proxy: (n) => routes.get(n), names: () => routes.names(), resolver, write: o.writeStatus, log,
-    ...(o.clock ? { clock: o.clock } : {}), ...(o.probeIntervalMs !== undefined ? { intervalMs: o.probeIntervalMs } : {}),
+    proxy: (n) => routes.get(n),
+    names: () => routes.names(),
+    resolver,
+    write: o.writeStatus,
+    log,
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.probeIntervalMs !== undefined ? { intervalMs: o.probeIntervalMs } : {}),
   });
   const env: ProxyEnv = {
-    resolver, clientCert: o.clientCert, identityHeaders: o.identityHeaders, timeoutMs: o.timeoutMs ?? 60_000, log,
+    resolver,
+    clientCert: o.clientCert,
+    identityHeaders: o.identityHeaders,
+    timeoutMs: o.timeoutMs ?? 60_000,
+    log,
     onBackendFailure: (name) => availability.enqueue(name),
   };
   const discovery = new MergedDiscovery({ local: o.localDiscovery, registry: o.registry, proxies: () => routes.proxies(), resolver, log });
@@ -86,7 +95,9 @@ export function startAggregation(o: AggregationOptions): Aggregation {
     if (change.discovery) discovery.changed(change.proxy);
   };
   // A Service or its endpoints changed: any APIService may point at it.
-  const enqueueAll = () => { for (const n of routes.names()) availability.enqueue(n); };
+  const enqueueAll = () => {
+    for (const n of routes.names()) availability.enqueue(n);
+  };
   for (const i of [services, slices, endpoints]) i.start(enqueueAll);
   apiservices.start(onApiService);
   availability.start();

@@ -33,19 +33,32 @@ export class Informer {
       this.generation++;
       this.#onChange?.(obj, type);
     };
-    this.#reflector = new Reflector(opts.objects, [{
-      group: opts.group, resource: opts.resource,
-      reset: (items) => {
-        const next = new Map(items.map((o) => [keyOf(o), o]));
-        const gone = [...this.#items.values()].filter((o) => !next.has(keyOf(o)));
-        this.#items = next;
-        this.generation++;
-        for (const o of gone) this.#onChange?.(o, 'DELETED');
-        for (const o of items) this.#onChange?.(o, 'SYNC');
-      },
-      set: (o, type) => { this.#items.set(keyOf(o), o); changed(o, type); },
-      remove: (o) => { this.#items.delete(keyOf(o)); changed(o, 'DELETED'); },
-    }], { who: 'aggregation', log: opts.log, retryMs: 100, maxRetryMs: 5000, retryFirstList: true });
+    this.#reflector = new Reflector(
+      opts.objects,
+      [
+        {
+          group: opts.group,
+          resource: opts.resource,
+          reset: (items) => {
+            const next = new Map(items.map((o) => [keyOf(o), o]));
+            const gone = [...this.#items.values()].filter((o) => !next.has(keyOf(o)));
+            this.#items = next;
+            this.generation++;
+            for (const o of gone) this.#onChange?.(o, 'DELETED');
+            for (const o of items) this.#onChange?.(o, 'SYNC');
+          },
+          set: (o, type) => {
+            this.#items.set(keyOf(o), o);
+            changed(o, type);
+          },
+          remove: (o) => {
+            this.#items.delete(keyOf(o));
+            changed(o, 'DELETED');
+          },
+        },
+      ],
+      { who: 'aggregation', log: opts.log, retryMs: 100, maxRetryMs: 5000, retryFirstList: true },
+    );
   }
 
   /** Lists and watches; `onChange` is told of every change from the first list on. */

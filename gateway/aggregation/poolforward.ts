@@ -72,7 +72,10 @@ export interface PoolForwardOptions {
 
 /** A failure before the answer: `reached` false when no connection to the backend carried the request. */
 export class BackendFailure extends Error {
-  constructor(override readonly cause: Error, readonly reached: boolean) {
+  constructor(
+    override readonly cause: Error,
+    readonly reached: boolean,
+  ) {
     super(cause.message);
   }
 
@@ -84,12 +87,19 @@ export class BackendFailure extends Error {
 
 export function forwardPooled(req: IncomingMessage, res: ServerResponse, t: PoolTarget, o: PoolForwardOptions): Promise<void> {
   if (!tracingEnabled()) return send(req, res, t, o);
-  return outboundCall(traceOf(req), req.method ?? 'GET', `${t.origin}${(req.url ?? '/').split('?', 1)[0]}`, targetAttributes(t.host, t.port, o.purpose), async (trace, span) => {
-    const set = [...o.set];
-    for (const k in trace) set.push(k, String(trace[k]));
-    await send(req, res, t, { ...o, set });
-    if (res.headersSent) clientStatus(span, res.statusCode);
-  }, req);
+  return outboundCall(
+    traceOf(req),
+    req.method ?? 'GET',
+    `${t.origin}${(req.url ?? '/').split('?', 1)[0]}`,
+    targetAttributes(t.host, t.port, o.purpose),
+    async (trace, span) => {
+      const set = [...o.set];
+      for (const k in trace) set.push(k, String(trace[k]));
+      await send(req, res, t, { ...o, set });
+      if (res.headersSent) clientStatus(span, res.statusCode);
+    },
+    req,
+  );
 }
 
 /** Whether the client sends a body: HTTP/1.1 says so in its headers, HTTP/2 by not ending the stream with them. */
@@ -119,14 +129,25 @@ function send(req: IncomingMessage, res: ServerResponse, t: PoolTarget, o: PoolF
       req.pipe(body);
     }
     const relay = new Relay(req, res, o, body, resolve, reject);
-    if (o.cancel?.aborted) { relay.cancel(); return; }
+    if (o.cancel?.aborted) {
+      relay.cancel();
+      return;
+    }
     o.cancel?.onAbort(relay.cancel);
     res.on('close', relay.onClientClose);
-    t.dispatcher.dispatch({
-      origin: t.origin, path: req.url ?? '/', method: (req.method ?? 'GET') as Dispatcher.HttpMethod, headers, body,
-      headersTimeout: o.headersTimeoutMs, bodyTimeout: o.bodyTimeoutMs,
-      servername: t.servername,
-    } as Dispatcher.DispatchOptions, relay);
+    t.dispatcher.dispatch(
+      {
+        origin: t.origin,
+        path: req.url ?? '/',
+        method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+        headers,
+        body,
+        headersTimeout: o.headersTimeoutMs,
+        bodyTimeout: o.bodyTimeoutMs,
+        servername: t.servername,
+      } as Dispatcher.DispatchOptions,
+      relay,
+    );
   });
 }
 
@@ -147,8 +168,12 @@ class Relay implements Dispatcher.DispatchHandler {
   #resume: (() => void) | undefined;
 
   constructor(
-    private readonly req: IncomingMessage, private readonly res: ServerResponse, private readonly o: PoolForwardOptions,
-    private readonly body: Buffer | PassThrough | null, private readonly resolve: () => void, private readonly reject: (err: Error) => void,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly o: PoolForwardOptions,
+    private readonly body: Buffer | PassThrough | null,
+    private readonly resolve: () => void,
+    private readonly reject: (err: Error) => void,
   ) {}
 
   #settle(err?: Error): void {
@@ -156,7 +181,8 @@ class Relay implements Dispatcher.DispatchHandler {
     this.#settled = true;
     this.o.cancel?.offAbort(this.cancel);
     this.res.off('close', this.onClientClose);
-    if (err) this.reject(err); else this.resolve();
+    if (err) this.reject(err);
+    else this.resolve();
   }
 
   /** The deadline passed (the caller answers) or the client went: cut the backend request. */
@@ -166,7 +192,10 @@ class Relay implements Dispatcher.DispatchHandler {
     // An answer under way is cut: a truncated body must not look complete.
     if (res.headersSent && !res.writableEnded) res.destroy();
     this.#settle();
-    if (this.body instanceof PassThrough) { this.req.unpipe(this.body); this.body.destroy(); }
+    if (this.body instanceof PassThrough) {
+      this.req.unpipe(this.body);
+      this.body.destroy();
+    }
     this.#abort?.(new Error('the request was cancelled'));
   };
 
@@ -189,7 +218,10 @@ class Relay implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true;
     const res = this.res;
     // Answered already (the deadline passed): this answer has nowhere to go.
-    if (this.#settled || res.headersSent) { this.#abort?.(new Error('answered already')); return false; }
+    if (this.#settled || res.headersSent) {
+      this.#abort?.(new Error('answered already'));
+      return false;
+    }
     if (this.o.rejectRedirects && isRedirect(statusCode)) {
       // Its body is not read: the connection goes, not back to the pool.
       this.#settle(redirectRefused());
@@ -229,7 +261,10 @@ class Relay implements Dispatcher.DispatchHandler {
 
   onError(err: Error): void {
     if (this.#settled) return;
-    if (!this.res.headersSent) { this.#settle(new BackendFailure(err, this.#reached)); return; }
+    if (!this.res.headersSent) {
+      this.#settle(new BackendFailure(err, this.#reached));
+      return;
+    }
     if (!this.#answered) {
       this.res.destroy();
       this.o.onCut?.(err);

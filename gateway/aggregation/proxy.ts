@@ -68,15 +68,24 @@ export class ApiServiceProxy {
   #snap: Snapshot;
   readonly #drop: (name: string) => boolean;
 
-  constructor(info: ApiServiceInfo, private readonly env: ProxyEnv) {
+  constructor(
+    info: ApiServiceInfo,
+    private readonly env: ProxyEnv,
+  ) {
     this.#snap = Object.freeze({ info, transport: new Transport(info, env.clientCert) });
     this.#drop = notForwarded(env.identityHeaders);
   }
 
-  get info(): ApiServiceInfo { return this.#snap.info; }
+  get info(): ApiServiceInfo {
+    return this.#snap.info;
+  }
   /** `APIService "v1.g" (namespace/service)`, as messages name it. */
-  describe(): string { return describe(this.#snap.info); }
-  get transport(): Transport { return this.#snap.transport; }
+  describe(): string {
+    return describe(this.#snap.info);
+  }
+  get transport(): Transport {
+    return this.#snap.transport;
+  }
 
   /** Swaps in a new snapshot; a new Transport only when its inputs changed (the old one drains, then closes). */
   update(info: ApiServiceInfo): void {
@@ -112,30 +121,42 @@ export class ApiServiceProxy {
     const s = this.#snap;
     const target = this.#target(s);
     const env = this.env;
-    return forwardPooled(r.req, r.res, {
-      dispatcher: s.transport.pool, origin: origin(target), host: target.host, port: target.port, servername: s.transport.serverName,
-    }, {
-      set: identityPairs(r.user),
-      drop: this.#drop,
-      ...(r.body ? { body: r.body } : {}),
-      // A watch's headers come at once; its events may be far apart.
-      headersTimeoutMs: env.timeoutMs,
-      bodyTimeoutMs: r.longRunning ? 0 : env.timeoutMs,
-      ...(r.longRunning ? { flushHeaders: true } : {}),
-      ...(r.deadline ? { cancel: r.deadline } : {}),
-      ...(r.onHeaders ? { onHeaders: r.onHeaders } : {}),
-      onCut: (err) => {
-        env.onBackendFailure(s.info.name);
-        env.log(`aggregation: the answer of APIService ${s.info.name} from ${target.host}:${target.port} was cut: ${err.message}`);
+    return forwardPooled(
+      r.req,
+      r.res,
+      {
+        dispatcher: s.transport.pool,
+        origin: origin(target),
+        host: target.host,
+        port: target.port,
+        servername: s.transport.serverName,
       },
-      rejectRedirects: true,
-      purpose: `APIService ${s.info.name}`,
-    }).catch((err: Error) => {
+      {
+        set: identityPairs(r.user),
+        drop: this.#drop,
+        ...(r.body ? { body: r.body } : {}),
+        // A watch's headers come at once; its events may be far apart.
+        headersTimeoutMs: env.timeoutMs,
+        bodyTimeoutMs: r.longRunning ? 0 : env.timeoutMs,
+        ...(r.longRunning ? { flushHeaders: true } : {}),
+        ...(r.deadline ? { cancel: r.deadline } : {}),
+        ...(r.onHeaders ? { onHeaders: r.onHeaders } : {}),
+        onCut: (err) => {
+          env.onBackendFailure(s.info.name);
+          env.log(`aggregation: the answer of APIService ${s.info.name} from ${target.host}:${target.port} was cut: ${err.message}`);
+        },
+        rejectRedirects: true,
+        purpose: `APIService ${s.info.name}`,
+      },
+    ).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       env.onBackendFailure(s.info.name);
       env.log(`aggregation: proxy to APIService ${s.info.name} at ${target.host}:${target.port} failed: ${err.message}`);
       if (!(err instanceof BackendFailure) || !err.reached) throw unavailable(s.info, `error trying to reach service: ${err.message}`);
-      if (err.timedOut) throw timeout(`Timeout: request did not complete within requested timeout - context deadline exceeded: no answer from ${describe(s.info)} within ${formatDuration(env.timeoutMs)}`);
+      if (err.timedOut)
+        throw timeout(
+          `Timeout: request did not complete within requested timeout - context deadline exceeded: no answer from ${describe(s.info)} within ${formatDuration(env.timeoutMs)}`,
+        );
       throw badGateway(`${describe(s.info)}: the backend failed before answering: ${err.message}`);
     });
   }
@@ -149,11 +170,17 @@ export class ApiServiceProxy {
     const target = this.#target(s);
     stripForwarded(r.req, this.env.identityHeaders);
     const t = s.transport;
-    return forwardUpgrade(r.req, r.socket, r.head, {
-      protocol: 'https:',
-      // Upgraded sockets never return to a pool: a fresh connection with the same TLS settings.
-      options: { host: target.host, port: target.port, ...t.tls },
-    }, { headers: identityHeaders(r.user), timeoutMs: this.env.timeoutMs, purpose: `APIService ${s.info.name}` }).catch((err: Error) => {
+    return forwardUpgrade(
+      r.req,
+      r.socket,
+      r.head,
+      {
+        protocol: 'https:',
+        // Upgraded sockets never return to a pool: a fresh connection with the same TLS settings.
+        options: { host: target.host, port: target.port, ...t.tls },
+      },
+      { headers: identityHeaders(r.user), timeoutMs: this.env.timeoutMs, purpose: `APIService ${s.info.name}` },
+    ).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       this.env.onBackendFailure(s.info.name);
       throw unavailable(s.info, `error trying to reach service: ${err.message}`);

@@ -35,7 +35,10 @@ import { backendAgent, type ProxyClientCert } from './transport.js';
 /** What the composition root needs of the core backend, in-process or remote. */
 export type GatewayCore = Omit<RunningCoreBackend, 'backend'> & { readonly backend: ApiBackend & { closeWatches(): void } };
 
-export const GATEWAY_IDENTITY = Object.freeze({ username: 'system:kube-aggregator', groups: Object.freeze(['system:masters', 'system:authenticated']) as string[] });
+export const GATEWAY_IDENTITY = Object.freeze({
+  username: 'system:kube-aggregator',
+  groups: Object.freeze(['system:masters', 'system:authenticated']) as string[],
+});
 
 export interface RemoteCoreOptions {
   readonly url: string;
@@ -63,38 +66,54 @@ function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backen
   const timeoutMs = o.timeoutMs ?? 60_000;
   const watches = new Set<{ destroy(): void }>();
   const serves = (group: string, version: string): boolean =>
-    group === '' ? o.registry.current.coreVersions().includes(version) : o.registry.current.group(group)?.versions.includes(version) ?? false;
+    group === '' ? o.registry.current.coreVersions().includes(version) : (o.registry.current.group(group)?.versions.includes(version) ?? false);
   const serve = (r: BackendRequest): Promise<void> => {
     stripForwarded(r.req, o.identityHeaders);
     const longRunning = r.info.verb === 'watch';
     if (longRunning) watches.add(r.res);
     r.res.once('close', () => watches.delete(r.res));
-    return forward(r.req, r.res, { protocol: 'https:', host: hostOf(c.url), port: c.url.port || 443, agent: c.agent }, {
-      headers: identityHeaders(r.user),
-      ...(r.body ? { body: r.body } : {}),
-      ...(longRunning ? { flushHeaders: true } : { timeoutMs }),
-      ...(r.initialized ? { onHeaders: r.initialized } : {}),
-      rejectRedirects: true, purpose: 'core backend',
-    }).catch((err: Error) => {
+    return forward(
+      r.req,
+      r.res,
+      { protocol: 'https:', host: hostOf(c.url), port: c.url.port || 443, agent: c.agent },
+      {
+        headers: identityHeaders(r.user),
+        ...(r.body ? { body: r.body } : {}),
+        ...(longRunning ? { flushHeaders: true } : { timeoutMs }),
+        ...(r.initialized ? { onHeaders: r.initialized } : {}),
+        rejectRedirects: true,
+        purpose: 'core backend',
+      },
+    ).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       o.log(`core backend: proxy to ${o.url} failed: ${err.message}`);
-      throw serviceUnavailable(`the server is currently unable to handle the request: core backend ${o.url}: error trying to reach the core backend: ${err.message}`);
+      throw serviceUnavailable(
+        `the server is currently unable to handle the request: core backend ${o.url}: error trying to reach the core backend: ${err.message}`,
+      );
     });
   };
-  return { serves, serve, closeWatches: () => { for (const w of watches) w.destroy(); watches.clear(); } };
+  return {
+    serves,
+    serve,
+    closeWatches: () => {
+      for (const w of watches) w.destroy();
+      watches.clear();
+    },
+  };
 }
 
 /** The store check of /readyz: the backend's own /readyz. */
 function remoteReadyz(o: RemoteCoreOptions, c: Connection): () => Promise<void> {
-  return () => new Promise((resolve, reject) => {
-    const req = request({ host: hostOf(c.url), port: c.url.port || 443, path: '/readyz', agent: c.agent, headers: c.headers, timeout: 5000 }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`core backend ${o.url}/readyz: HTTP ${res.statusCode}`))));
+  return () =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: hostOf(c.url), port: c.url.port || 443, path: '/readyz', agent: c.agent, headers: c.headers, timeout: 5000 }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`core backend ${o.url}/readyz: HTTP ${res.statusCode}`))));
+      });
+      req.on('timeout', () => req.destroy(new Error(`core backend ${o.url}/readyz: no answer within 5s`)));
+      req.on('error', (err) => reject(new Error(`core backend ${o.url}: ${err.message}`)));
+      req.end();
     });
-    req.on('timeout', () => req.destroy(new Error(`core backend ${o.url}/readyz: no answer within 5s`)));
-    req.on('error', (err) => reject(new Error(`core backend ${o.url}: ${err.message}`)));
-    req.end();
-  });
 }
 
 /** GET, then PUT …/status, again on a conflict (at most 5 times). */
@@ -107,7 +126,7 @@ function remoteStatusUpdate(objects: HttpObjectSource): GatewayCore['updateStatu
       const next = mutate((cur as { status?: Record<string, unknown> }).status);
       if (next === null) return cur;
       try {
-        return await objects.json('PUT', `${path}/status`, { ...cur, status: next }) as unknown as KObject;
+        return (await objects.json('PUT', `${path}/status`, { ...cur, status: next })) as unknown as KObject;
       } catch (err) {
         if (err instanceof HttpError && err.status === 409) continue;
         if (err instanceof HttpError && err.status === 404) return undefined;
@@ -119,10 +138,17 @@ function remoteStatusUpdate(objects: HttpObjectSource): GatewayCore['updateStatu
 }
 
 export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
-  if (!o.clientCert) throw new Error('--core-backend-url needs a front-proxy client certificate (--proxy-client-cert-file/--proxy-client-key-file, or the dev PKI)');
+  if (!o.clientCert)
+    throw new Error('--core-backend-url needs a front-proxy client certificate (--proxy-client-cert-file/--proxy-client-key-file, or the dev PKI)');
   const headers: OutgoingHttpHeaders = identityHeaders(GATEWAY_IDENTITY);
   const objects = new HttpObjectSource({
-    server: o.url, caPem: o.caPem, clientCertPem: o.clientCert.certPem, clientKeyPem: o.clientCert.keyPem, headers, registry: o.registry, log: o.log,
+    server: o.url,
+    caPem: o.caPem,
+    clientCertPem: o.clientCert.certPem,
+    clientKeyPem: o.clientCert.keyPem,
+    headers,
+    registry: o.registry,
+    log: o.log,
   });
   // The remote backend's CustomResourceDefinitions extend this gateway's registry too (routing, discovery, OpenAPI).
   const crds = new CrdRegistrySync({ source: objects, live: o.registry, base: o.registry.current, log: o.log });

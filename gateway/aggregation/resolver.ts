@@ -11,7 +11,11 @@ export type { Resolution, ResolveFailure, Target } from '../../lib/api/serviceta
 export class ServiceResolver {
   readonly #memo = new Map<string, { gen: string; r: Resolution; next: number }>();
 
-  constructor(private readonly services: Informer, private readonly slices: Informer, private readonly endpoints: Informer) {}
+  constructor(
+    private readonly services: Informer,
+    private readonly slices: Informer,
+    private readonly endpoints: Informer,
+  ) {}
 
   /** One target (rotating), or why there is none. */
   pick(ref: ServiceRef): Target | ResolveFailure {

@@ -19,10 +19,18 @@ export class ApiServiceRoutes {
   readonly #byName = new Map<string, ApiServiceProxy>();
   readonly #byGroupVersion = new Map<string, ApiServiceProxy>();
 
-  get(name: string): ApiServiceProxy | undefined { return this.#byName.get(name); }
-  names(): Iterable<string> { return this.#byName.keys(); }
-  proxies(): Iterable<ApiServiceProxy> { return this.#byName.values(); }
-  route(group: string, version: string): ApiServiceProxy | undefined { return this.#byGroupVersion.get(`${group}/${version}`); }
+  get(name: string): ApiServiceProxy | undefined {
+    return this.#byName.get(name);
+  }
+  names(): Iterable<string> {
+    return this.#byName.keys();
+  }
+  proxies(): Iterable<ApiServiceProxy> {
+    return this.#byName.values();
+  }
+  route(group: string, version: string): ApiServiceProxy | undefined {
+    return this.#byGroupVersion.get(`${group}/${version}`);
+  }
 
   apply(info: ApiServiceInfo, deleted: boolean, env: ProxyEnv): RouteChange {
     const existing = this.#byName.get(info.name);

@@ -18,7 +18,10 @@ import { Agent as PoolAgent, type Dispatcher } from 'undici';
 import { serverNameOf, type ApiServiceInfo } from './apiservice.js';
 import type { Target } from './resolver.js';
 
-export interface ProxyClientCert { readonly certPem: string; readonly keyPem: string }
+export interface ProxyClientCert {
+  readonly certPem: string;
+  readonly keyPem: string;
+}
 
 export interface BackendTls {
   /** Roots the backend's certificate must chain to; none: the system roots. */
@@ -81,7 +84,13 @@ export class Transport {
   }
 
   /** One GET with a deadline; the body is capped at `maxBytes`. */
-  async get(target: Target, path: string, headers: OutgoingHttpHeaders, timeoutMs: number, maxBytes = 8 * 1024 * 1024): Promise<{ status: number; body: Buffer; contentType: string }> {
+  async get(
+    target: Target,
+    path: string,
+    headers: OutgoingHttpHeaders,
+    timeoutMs: number,
+    maxBytes = 8 * 1024 * 1024,
+  ): Promise<{ status: number; body: Buffer; contentType: string }> {
     const pairs: string[] = [];
     for (const k in headers) {
       const v = headers[k];
@@ -89,11 +98,21 @@ export class Transport {
       else if (v !== undefined) pairs.push(k, String(v));
     }
     const signal = AbortSignal.timeout(timeoutMs);
-    const res = await this.#probes.request({
-      origin: origin(target), path, method: 'GET', headers: pairs, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
-      // The certificate is checked for the service's name whatever the Host header says.
-      servername: this.serverName,
-    } as Dispatcher.RequestOptions).catch((err: Error) => { throw signal.aborted ? new Error(`no answer within ${timeoutMs}ms`) : err; });
+    const res = await this.#probes
+      .request({
+        origin: origin(target),
+        path,
+        method: 'GET',
+        headers: pairs,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        // The certificate is checked for the service's name whatever the Host header says.
+        servername: this.serverName,
+      } as Dispatcher.RequestOptions)
+      .catch((err: Error) => {
+        throw signal.aborted ? new Error(`no answer within ${timeoutMs}ms`) : err;
+      });
     const chunks: Buffer[] = [];
     let size = 0;
     try {
@@ -107,7 +126,7 @@ export class Transport {
       throw signal.aborted ? new Error(`no answer within ${timeoutMs}ms`) : err;
     }
     const ct = res.headers['content-type'];
-    return { status: res.statusCode, body: Buffer.concat(chunks), contentType: String(Array.isArray(ct) ? ct[0] : ct ?? '') };
+    return { status: res.statusCode, body: Buffer.concat(chunks), contentType: String(Array.isArray(ct) ? ct[0] : (ct ?? '')) };
   }
 
   close(): void {

@@ -34,7 +34,11 @@ export interface AuditorOptions {
   maxBodyBytes: number;
 }
 
-interface Sender { process(events: readonly AuditEvent[]): void; receivedBlocks?(events: readonly AuditEvent[], trace: Trace | undefined): Promise<void> | undefined; shutdown(): Promise<void> }
+interface Sender {
+  process(events: readonly AuditEvent[]): void;
+  receivedBlocks?(events: readonly AuditEvent[], trace: Trace | undefined): Promise<void> | undefined;
+  shutdown(): Promise<void>;
+}
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const NO_GROUPS: readonly string[] = Object.freeze([]);
@@ -54,9 +58,13 @@ export class Auditor implements AuditRecorder {
   private readonly unregisterExit: () => void;
 
   /** Events a plugin could not keep: counted in apiserver_audit_error_total{plugin}, logged at most once per interval. */
-  lost(plugin: string, events: readonly AuditEvent[], why: string): void { this.failed(plugin, events, why); }
+  lost(plugin: string, events: readonly AuditEvent[], why: string): void {
+    this.failed(plugin, events, why);
+  }
 
-  private failed(plugin: string, events: readonly AuditEvent[], why: string): void { this.failedCount(plugin, events.length, why); }
+  private failed(plugin: string, events: readonly AuditEvent[], why: string): void {
+    this.failedCount(plugin, events.length, why);
+  }
 
   private failedCount(plugin: string, count: number, why: string): void {
     auditErrors.labels(plugin).inc(count);
@@ -66,7 +74,10 @@ export class Auditor implements AuditRecorder {
   private senderOf(s: AuditSink): Sender {
     const b = s.backend;
     if (s.mode === 'batch') {
-      const batched = new BatchBackend(b, { ...(s.batch ?? { bufferSize: 10_000, maxSize: 400, maxWaitMs: 30_000 }), onError: (evs, why) => this.failed(b.plugin, evs, why) });
+      const batched = new BatchBackend(b, {
+        ...(s.batch ?? { bufferSize: 10_000, maxSize: 400, maxWaitMs: 30_000 }),
+        onError: (evs, why) => this.failed(b.plugin, evs, why),
+      });
       return { process: (evs) => void batched.process(evs), shutdown: () => batched.shutdown() };
     }
     // One rejection handler per write, not per event (a promise each): the log gives every event of one write the same promise.
@@ -74,7 +85,10 @@ export class Auditor implements AuditRecorder {
     let lastCount = { n: 0 };
     const send = (evs: readonly AuditEvent[]) => {
       const p = b.process(evs);
-      if (p === last) { lastCount.n += evs.length; return; }
+      if (p === last) {
+        lastCount.n += evs.length;
+        return;
+      }
       const count = { n: evs.length };
       last = p;
       lastCount = count;
@@ -82,15 +96,24 @@ export class Auditor implements AuditRecorder {
     };
     const strict = s.mode === 'blocking-strict';
     // Blocking modes wait for RequestReceived to be kept before the request goes on (later stages never hold the answer).
-    const receivedBlocks: Sender['receivedBlocks'] = (evs, trace) => b.process(evs, true, trace).catch((err: unknown) => {
-      this.failed(b.plugin, evs, err instanceof Error ? err.message : String(err));
-      if (strict) throw err;
-    });
+    const receivedBlocks: Sender['receivedBlocks'] = (evs, trace) =>
+      b.process(evs, true, trace).catch((err: unknown) => {
+        this.failed(b.plugin, evs, err instanceof Error ? err.message : String(err));
+        if (strict) throw err;
+      });
     return { process: send, receivedBlocks, shutdown: () => b.shutdown() };
   }
 
   /** Starts the audit of a request whose user is known; undefined when the policy says None. */
-  begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean, receivedAt?: number): RequestAudit | undefined {
+  begin(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: RequestInfo,
+    user: UserInfo,
+    auditID: string,
+    longRunning: boolean,
+    receivedAt?: number,
+  ): RequestAudit | undefined {
     const d = this.opts.policy.decide(user.username, user.groups, info);
     auditLevel(d.level).value++;
     if (d.level === 'None') return undefined;
@@ -117,13 +140,18 @@ export class Auditor implements AuditRecorder {
       if (p) (wait ??= []).push(p);
     }
     if (!wait) return undefined;
-    return (wait.length === 1 ? wait[0]! : Promise.all(wait)).then(() => undefined, (err: unknown) => {
-      auditRejected.inc();
-      throw internalError(`audit: the event could not be recorded: ${err instanceof Error ? err.message : String(err)}`);
-    });
+    return (wait.length === 1 ? wait[0]! : Promise.all(wait)).then(
+      () => undefined,
+      (err: unknown) => {
+        auditRejected.inc();
+        throw internalError(`audit: the event could not be recorded: ${err instanceof Error ? err.message : String(err)}`);
+      },
+    );
   }
 
-  maxBodyBytes(): number { return this.opts.maxBodyBytes; }
+  maxBodyBytes(): number {
+    return this.opts.maxBodyBytes;
+  }
 
   /**
    * A finished request's last event, handed to the sinks once this turn's
@@ -152,9 +180,17 @@ export class Auditor implements AuditRecorder {
 
 function baseEvent(d: PolicyDecision, req: IncomingMessage, info: RequestInfo, user: UserInfo, auditID: string, now: string): AuditEvent {
   const ev: AuditEvent = {
-    kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: d.level, auditID, stage: 'RequestReceived',
-    requestURI: req.url ?? '/', verb: info.verb, user: userOf(user), sourceIPs: sourceIPs(req),
-    requestReceivedTimestamp: now, stageTimestamp: now,
+    kind: 'Event',
+    apiVersion: 'audit.k8s.io/v1',
+    level: d.level,
+    auditID,
+    stage: 'RequestReceived',
+    requestURI: req.url ?? '/',
+    verb: info.verb,
+    user: userOf(user),
+    sourceIPs: sourceIPs(req),
+    requestReceivedTimestamp: now,
+    stageTimestamp: now,
   };
   const ua = req.headers['user-agent'];
   if (typeof ua === 'string') ev.userAgent = ua;
@@ -178,8 +214,17 @@ class Recording implements RequestAudit {
   private done = false;
   readonly wantsRequestBody: boolean;
 
-  constructor(private readonly auditor: Auditor, private readonly d: PolicyDecision, private readonly req: IncomingMessage, private readonly res: ServerResponse,
-    info: RequestInfo, user: UserInfo, auditID: string, private readonly longRunning: boolean, receivedAt?: number) {
+  constructor(
+    private readonly auditor: Auditor,
+    private readonly d: PolicyDecision,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    info: RequestInfo,
+    user: UserInfo,
+    auditID: string,
+    private readonly longRunning: boolean,
+    receivedAt?: number,
+  ) {
     this.ev = baseEvent(d, req, info, user, auditID, microTime(receivedAt));
     this.wantsRequestBody = d.keepsRequestBody && BODY_METHODS.has(req.method ?? '') && req.headers['content-length'] !== '0';
     const wantsResponse = d.keepsResponseBody && !longRunning;
@@ -204,11 +249,18 @@ class Recording implements RequestAudit {
     return this.auditor.emit(this.snapshot(stage), stage, trace);
   }
 
-  received(): Promise<void> | undefined { return this.emit('RequestReceived', traceOf(this.req)); }
+  received(): Promise<void> | undefined {
+    return this.emit('RequestReceived', traceOf(this.req));
+  }
 
-  impersonated(user: UserInfo): void { this.ev.impersonatedUser = userOf(user); }
+  impersonated(user: UserInfo): void {
+    this.ev.impersonatedUser = userOf(user);
+  }
 
-  annotate(key: string, value: string): void { this.annotations[key] = value; this.annotated = true; }
+  annotate(key: string, value: string): void {
+    this.annotations[key] = value;
+    this.annotated = true;
+  }
 
   requestBody(body: Buffer, contentType: string | undefined): void {
     const obj = decode(body, contentType);
@@ -247,7 +299,10 @@ class Recording implements RequestAudit {
       if (!all && res.statusCode < 400) return;
       const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8';
       const length = typeof chunk === 'string' ? Buffer.byteLength(chunk, enc) : (chunk as Uint8Array).byteLength;
-      if (this.kept + length > max) { this.kept = Infinity; return; }
+      if (this.kept + length > max) {
+        this.kept = Infinity;
+        return;
+      }
       this.kept += length;
       // Copied: a writer may reuse its buffer once the write's callback ran (lib/http/parts.ts pools list chunks).
       (this.chunks ??= []).push(typeof chunk === 'string' ? Buffer.from(chunk, enc) : Buffer.from(chunk as Uint8Array));
@@ -255,18 +310,35 @@ class Recording implements RequestAudit {
     const write = res.write;
     const end = res.end;
     // Own properties on this response only: the prototype's methods stay untouched.
-    res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) { take(chunk, rest[0]); return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest); } as typeof res.write;
-    res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) { take(chunk, rest[0]); return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest); } as typeof res.end;
+    res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+      take(chunk, rest[0]);
+      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as typeof res.write;
+    res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+      take(chunk, rest[0]);
+      return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+    } as typeof res.end;
   }
 
   /** Long-running requests: ResponseStarted when the answer's headers go out. */
   private watchStart(): void {
     const res = this.res;
-    const mark = () => { if (!this.started) { this.started = true; void this.emit('ResponseStarted'); } };
+    const mark = () => {
+      if (!this.started) {
+        this.started = true;
+        void this.emit('ResponseStarted');
+      }
+    };
     const writeHead = res.writeHead;
     const write = res.write;
-    res.writeHead = function (this: ServerResponse, ...a: unknown[]) { mark(); return (writeHead as (...x: unknown[]) => ServerResponse).apply(this, a); } as typeof res.writeHead;
-    res.write = function (this: ServerResponse, ...a: unknown[]) { mark(); return (write as (...x: unknown[]) => boolean).apply(this, a); } as typeof res.write;
+    res.writeHead = function (this: ServerResponse, ...a: unknown[]) {
+      mark();
+      return (writeHead as (...x: unknown[]) => ServerResponse).apply(this, a);
+    } as typeof res.writeHead;
+    res.write = function (this: ServerResponse, ...a: unknown[]) {
+      mark();
+      return (write as (...x: unknown[]) => boolean).apply(this, a);
+    } as typeof res.write;
   }
 
   private responseStatus(code: number): ResponseStatus {
@@ -289,7 +361,10 @@ class Recording implements RequestAudit {
   complete(code: number, at?: number): void {
     if (this.done) return;
     this.done = true;
-    if (this.longRunning && !this.started && code < 400) { this.started = true; void this.emit('ResponseStarted'); }
+    if (this.longRunning && !this.started && code < 400) {
+      this.started = true;
+      void this.emit('ResponseStarted');
+    }
     this.ev.responseStatus = this.responseStatus(code);
     if (this.d.omitStages.has('ResponseComplete')) return;
     // Called as the answer is handed to the socket, between the answers of one turn (lib/http/turnend.ts):
@@ -300,7 +375,13 @@ class Recording implements RequestAudit {
   panic(err: unknown): void {
     if (this.done) return;
     this.done = true;
-    this.ev.responseStatus = { metadata: {}, status: 'Failure', message: `APIServer panic'd: ${err instanceof Error ? err.message : String(err)}`, reason: 'InternalError', code: 500 };
+    this.ev.responseStatus = {
+      metadata: {},
+      status: 'Failure',
+      message: `APIServer panic'd: ${err instanceof Error ? err.message : String(err)}`,
+      reason: 'InternalError',
+      code: 500,
+    };
     void this.emit('Panic');
   }
 }

@@ -26,11 +26,18 @@ export interface AuditBackend {
 export class ThrottledLog {
   private last = -Infinity;
   private quiet = 0;
-  constructor(private readonly log: (msg: string) => void, private readonly intervalMs = 10_000, private readonly clock: () => number = Date.now) {}
+  constructor(
+    private readonly log: (msg: string) => void,
+    private readonly intervalMs = 10_000,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   error(msg: string): void {
     const now = this.clock();
-    if (now - this.last < this.intervalMs) { this.quiet++; return; }
+    if (now - this.last < this.intervalMs) {
+      this.quiet++;
+      return;
+    }
     this.last = now;
     this.log(this.quiet > 0 ? `${msg} (and ${this.quiet} more audit errors since the last message)` : msg);
     this.quiet = 0;

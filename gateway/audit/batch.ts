@@ -28,7 +28,10 @@ export class BatchBackend implements AuditBackend {
   private throttled: NodeJS.Timeout | undefined;
   private stopping = false;
 
-  constructor(private readonly inner: AuditBackend, private readonly opts: BatchOptions) {
+  constructor(
+    private readonly inner: AuditBackend,
+    private readonly opts: BatchOptions,
+  ) {
     this.plugin = inner.plugin;
     this.bucket = opts.throttle && new TokenBucket(opts.throttle.qps, opts.throttle.burst);
   }
@@ -40,7 +43,11 @@ export class BatchBackend implements AuditBackend {
     }
     this.queue.push(...events);
     if (this.queue.length >= this.opts.maxSize) this.kick();
-    else this.timer ??= setTimeout(() => { this.timer = undefined; this.kick(); }, this.opts.maxWaitMs).unref();
+    else
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.kick();
+      }, this.opts.maxWaitMs).unref();
     return Promise.resolve();
   }
 
@@ -49,26 +56,43 @@ export class BatchBackend implements AuditBackend {
     if (this.bucket && !this.stopping) {
       const waitMs = this.bucket.take();
       if (waitMs > 0) {
-        this.throttled = setTimeout(() => { this.throttled = undefined; this.kick(); }, waitMs).unref();
+        this.throttled = setTimeout(() => {
+          this.throttled = undefined;
+          this.kick();
+        }, waitMs).unref();
         return;
       }
     }
-    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     const batch = this.queue.splice(0, this.opts.maxSize);
     // A batch holds many requests' events: its POST joins none of their traces (none is passed).
-    this.sending = this.inner.process(batch)
+    this.sending = this.inner
+      .process(batch)
       .catch((err: unknown) => this.opts.onError(batch, err instanceof Error ? err.message : String(err)))
       .finally(() => {
         this.sending = undefined;
         if (this.queue.length >= this.opts.maxSize) this.kick();
-        else if (this.queue.length > 0) this.timer ??= setTimeout(() => { this.timer = undefined; this.kick(); }, this.opts.maxWaitMs).unref();
+        else if (this.queue.length > 0)
+          this.timer ??= setTimeout(() => {
+            this.timer = undefined;
+            this.kick();
+          }, this.opts.maxWaitMs).unref();
       });
   }
 
   async shutdown(): Promise<void> {
     this.stopping = true;
-    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
-    if (this.throttled) { clearTimeout(this.throttled); this.throttled = undefined; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.throttled) {
+      clearTimeout(this.throttled);
+      this.throttled = undefined;
+    }
     while (this.sending || this.queue.length > 0) {
       this.kick();
       await this.sending;

@@ -87,7 +87,11 @@ export function sourceIPs(req: IncomingMessage): readonly string[] {
     return list;
   }
   const out: string[] = [];
-  if (typeof fwd === 'string') for (const part of fwd.split(',')) { const ip = part.trim(); if (ip) out.push(ip); }
+  if (typeof fwd === 'string')
+    for (const part of fwd.split(',')) {
+      const ip = part.trim();
+      if (ip) out.push(ip);
+    }
   if (typeof real === 'string' && real.trim() && !out.includes(real.trim())) out.push(real.trim());
   const peer = req.socket?.remoteAddress;
   if (peer && !out.includes(peer)) out.push(peer);
@@ -175,7 +179,10 @@ const MEMO_LENGTH = 256;
 function strings(a: readonly string[]): string {
   if (Object.isFrozen(a)) {
     let json = frozenLists.get(a);
-    if (json === undefined) { json = listJson(a); frozenLists.set(a, json); }
+    if (json === undefined) {
+      json = listJson(a);
+      frozenLists.set(a, json);
+    }
     return json;
   }
   return listJson(a);
@@ -249,7 +256,10 @@ function statusJson(s: ResponseStatus): string {
   if (s.status === undefined && s.message === undefined && s.reason === undefined && s.details === undefined) {
     // A success's status is its code alone: one string per code.
     let json = codeJsons.get(s.code);
-    if (json === undefined) { json = `{"metadata":{},"code":${s.code}}`; if (codeJsons.size < 1000) codeJsons.set(s.code, json); }
+    if (json === undefined) {
+      json = `{"metadata":{},"code":${s.code}}`;
+      if (codeJsons.size < 1000) codeJsons.set(s.code, json);
+    }
     return json;
   }
   let out = '{"metadata":{}';
@@ -271,7 +281,10 @@ const codeJsons = new Map<number, string>();
  */
 export function eventJson(e: AuditEvent): string {
   let out = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${e.level}","auditID":${quoted(e.auditID)},"stage":"${e.stage}","requestURI":${quoted(e.requestURI)},"verb":${str(e.verb)},"user":`;
-  out += e.impersonatedUser === undefined ? whoJson(e.user, e.sourceIPs, e.userAgent) : `${userJson(e.user)},"impersonatedUser":${userJson(e.impersonatedUser)}${clientJson(e.sourceIPs, e.userAgent)}`;
+  out +=
+    e.impersonatedUser === undefined
+      ? whoJson(e.user, e.sourceIPs, e.userAgent)
+      : `${userJson(e.user)},"impersonatedUser":${userJson(e.impersonatedUser)}${clientJson(e.sourceIPs, e.userAgent)}`;
   if (e.objectRef !== undefined) out += `,"objectRef":${refJson(e.objectRef)}`;
   if (e.responseStatus !== undefined) out += `,"responseStatus":${statusJson(e.responseStatus)}`;
   if (e.requestObject !== undefined) out += `,"requestObject":${JSON.stringify(e.requestObject)}`;

@@ -21,12 +21,16 @@ function install(): void {
 export function atExitHandOver(f: Step): () => void {
   install();
   handOvers.add(f);
-  return () => { handOvers.delete(f); };
+  return () => {
+    handOvers.delete(f);
+  };
 }
 
 /** Runs `f` when the process exits, after every hand-over; the returned function unregisters it. */
 export function atExitWrite(f: Step): () => void {
   install();
   writes.add(f);
-  return () => { writes.delete(f); };
+  return () => {
+    writes.delete(f);
+  };
 }

@@ -30,22 +30,28 @@ export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: numb
   const sinks: AuditSink[] = [];
   // The auditor counts and logs what the truncate plugin drops; it exists once the sinks do.
   let auditor: Auditor | undefined;
-  const truncator = (enabled: boolean, maxEventSize: number, maxBatchSize: number) => (enabled
-    ? new Truncator({ maxEventSize, maxBatchSize }, (evs: readonly AuditEvent[], why: string) => auditor?.lost('truncate', evs, why))
-    : undefined);
+  const truncator = (enabled: boolean, maxEventSize: number, maxBatchSize: number) =>
+    enabled ? new Truncator({ maxEventSize, maxBatchSize }, (evs: readonly AuditEvent[], why: string) => auditor?.lost('truncate', evs, why)) : undefined;
   if (o.auditLogPath !== undefined) {
     let backend: LogBackend;
     try {
       const truncate = truncator(o.auditLogTruncateEnabled, o.auditLogTruncateMaxEventSize, o.auditLogTruncateMaxBatchSize);
-      backend = new LogBackend(o.auditLogPath, { maxAgeDays: o.auditLogMaxAge, maxBackups: o.auditLogMaxBackup, maxSizeMB: o.auditLogMaxSize, compress: o.auditLogCompress },
-        Date.now, { format: o.auditLogFormat, ...(truncate ? { truncate } : {}) });
+      backend = new LogBackend(
+        o.auditLogPath,
+        { maxAgeDays: o.auditLogMaxAge, maxBackups: o.auditLogMaxBackup, maxSizeMB: o.auditLogMaxSize, compress: o.auditLogCompress },
+        Date.now,
+        { format: o.auditLogFormat, ...(truncate ? { truncate } : {}) },
+      );
     } catch (err) {
       throw new Error(`--audit-log-path ${o.auditLogPath}: ${err instanceof Error ? err.message : String(err)}`);
     }
     sinks.push({
-      backend, mode: o.auditLogMode,
+      backend,
+      mode: o.auditLogMode,
       batch: {
-        bufferSize: o.auditLogBatchBufferSize, maxSize: o.auditLogBatchMaxSize, maxWaitMs: o.auditLogBatchMaxWaitMs,
+        bufferSize: o.auditLogBatchBufferSize,
+        maxSize: o.auditLogBatchMaxSize,
+        maxWaitMs: o.auditLogBatchMaxWaitMs,
         ...(o.auditLogBatchThrottleEnable ? { throttle: { qps: o.auditLogBatchThrottleQps, burst: o.auditLogBatchThrottleBurst } } : {}),
       },
     });
@@ -58,10 +64,16 @@ export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: numb
       throw new Error(`--audit-webhook-config-file ${o.auditWebhookConfigFile}: ${err instanceof Error ? err.message : String(err)}`);
     }
     sinks.push({
-      backend: new WebhookBackend(client, o.auditWebhookInitialBackoffMs, truncator(o.auditWebhookTruncateEnabled, o.auditWebhookTruncateMaxEventSize, o.auditWebhookTruncateMaxBatchSize)),
+      backend: new WebhookBackend(
+        client,
+        o.auditWebhookInitialBackoffMs,
+        truncator(o.auditWebhookTruncateEnabled, o.auditWebhookTruncateMaxEventSize, o.auditWebhookTruncateMaxBatchSize),
+      ),
       mode: o.auditWebhookMode,
       batch: {
-        bufferSize: o.auditWebhookBatchBufferSize, maxSize: o.auditWebhookBatchMaxSize, maxWaitMs: o.auditWebhookBatchMaxWaitMs,
+        bufferSize: o.auditWebhookBatchBufferSize,
+        maxSize: o.auditWebhookBatchMaxSize,
+        maxWaitMs: o.auditWebhookBatchMaxWaitMs,
         ...(o.auditWebhookBatchThrottleEnable ? { throttle: { qps: o.auditWebhookBatchThrottleQps, burst: o.auditWebhookBatchThrottleBurst } } : {}),
       },
     });

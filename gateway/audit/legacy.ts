@@ -21,9 +21,11 @@ export function legacyLine(ev: AuditEvent): string {
   const namespace = ev.objectRef?.namespace || '<none>';
   const response = ev.responseStatus ? String(ev.responseStatus.code) : '<deferred>';
   const ip = ev.sourceIPs[0] ?? '<unknown>';
-  return `${rfc3339Nano(ev.requestReceivedTimestamp)} AUDIT: id=${goQuote(ev.auditID)} stage=${goQuote(ev.stage)} ip=${goQuote(ip)} method=${goQuote(ev.verb)} `
-    + `user=${goQuote(username)} groups=${goQuote(groups)} as=${goQuote(as)} asgroups=${goQuote(asGroups)} user-agent=${goQuote(ev.userAgent ?? '')} `
-    + `namespace=${goQuote(namespace)} uri=${goQuote(ev.requestURI)} response="${response}"`;
+  return (
+    `${rfc3339Nano(ev.requestReceivedTimestamp)} AUDIT: id=${goQuote(ev.auditID)} stage=${goQuote(ev.stage)} ip=${goQuote(ip)} method=${goQuote(ev.verb)} ` +
+    `user=${goQuote(username)} groups=${goQuote(groups)} as=${goQuote(as)} asgroups=${goQuote(asGroups)} user-agent=${goQuote(ev.userAgent ?? '')} ` +
+    `namespace=${goQuote(namespace)} uri=${goQuote(ev.requestURI)} response="${response}"`
+  );
 }
 
 function quotedList(xs: readonly string[]): string {
@@ -38,7 +40,17 @@ function rfc3339Nano(micro: string): string {
   });
 }
 
-const ESCAPES: ReadonlyMap<string, string> = new Map([['\x07', '\\a'], ['\b', '\\b'], ['\f', '\\f'], ['\n', '\\n'], ['\r', '\\r'], ['\t', '\\t'], ['\v', '\\v'], ['"', '\\"'], ['\\', '\\\\']]);
+const ESCAPES: ReadonlyMap<string, string> = new Map([
+  ['\x07', '\\a'],
+  ['\b', '\\b'],
+  ['\f', '\\f'],
+  ['\n', '\\n'],
+  ['\r', '\\r'],
+  ['\t', '\\t'],
+  ['\v', '\\v'],
+  ['"', '\\"'],
+  ['\\', '\\\\'],
+]);
 
 /** strconv.Quote for what events hold: control characters escaped, printable text as is. */
 export function goQuote(s: string): string {

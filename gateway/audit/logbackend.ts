@@ -80,7 +80,12 @@ export class LogBackend implements AuditBackend {
   private readonly lines: (events: readonly AuditEvent[]) => string;
   private readonly unregisterExit: () => void;
 
-  constructor(private readonly path: string, private readonly rotation: LogRotation, private readonly clock: () => number = Date.now, format: LogFormat = {}) {
+  constructor(
+    private readonly path: string,
+    private readonly rotation: LogRotation,
+    private readonly clock: () => number = Date.now,
+    format: LogFormat = {},
+  ) {
     const rotate = rotation.maxAgeDays > 0 || rotation.maxBackups > 0 || rotation.maxSizeMB > 0;
     this.maxBytes = rotate ? (rotation.maxSizeMB || 100) * MB : Infinity;
     this.lines = linesOf(format);
@@ -105,7 +110,10 @@ export class LogBackend implements AuditBackend {
   /** The next write: at the end of this turn when someone waits for it or much is gathered, else within COALESCE_MS. */
   private schedule(): void {
     if (this.urgent || this.pendingBytes >= COALESCE_BYTES) {
-      if (!this.scheduled) { this.scheduled = true; setImmediate(this.kick); }
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(this.kick);
+      }
     } else {
       this.timer ??= setTimeout(this.kick, COALESCE_MS);
     }
@@ -113,7 +121,10 @@ export class LogBackend implements AuditBackend {
 
   private readonly kick = (): void => {
     this.scheduled = false;
-    if (this.timer !== undefined) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     this.writeOut();
   };
 
@@ -121,7 +132,11 @@ export class LogBackend implements AuditBackend {
   readonly onExit = (): void => {
     const fd = this.path === '-' ? 1 : this.fd;
     if (this.pendingBytes === 0 || fd === undefined) return;
-    try { writeSync(fd, this.buf, 0, this.pendingBytes); } catch { /* nothing more can be done while exiting */ }
+    try {
+      writeSync(fd, this.buf, 0, this.pendingBytes);
+    } catch {
+      /* nothing more can be done while exiting */
+    }
     this.pendingBytes = 0;
   };
 
@@ -140,7 +155,10 @@ export class LogBackend implements AuditBackend {
   /** Hands what is pending to one write. */
   private writeOut(): void {
     if (this.writing !== undefined || this.pendingBytes === 0) return;
-    if (this.timer !== undefined) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     this.urgent = false;
     const written = this.buf;
     const bytes = this.buf.subarray(0, this.pendingBytes);
@@ -159,7 +177,10 @@ export class LogBackend implements AuditBackend {
       else done.resolve();
       if (this.pendingBytes !== 0) this.schedule();
     };
-    if (this.path === '-') { process.stdout.write(bytes, finish); return; }
+    if (this.path === '-') {
+      process.stdout.write(bytes, finish);
+      return;
+    }
     try {
       if (this.size > 0 && this.size + bytes.length > this.maxBytes) this.rotate();
     } catch (err) {
@@ -183,57 +204,85 @@ export class LogBackend implements AuditBackend {
     const rotated = join(dirname(this.path), `${stem}-${stamp}${ext}`);
     renameSync(this.path, rotated);
     this.open();
-    if (!this.rotation.compress) { this.prune(stem, ext); return; }
+    if (!this.rotation.compress) {
+      this.prune(stem, ext);
+      return;
+    }
     // As lumberjack's mill: one copy at a time is compressed, then old copies are removed, so a
     // copy is never removed while it is being read.
-    this.mill = this.mill.then(() => gzipAway(rotated).catch(() => undefined)).then(() => {
-      try { this.prune(stem, ext); } catch { /* the directory went away: nothing to prune */ }
-    });
+    this.mill = this.mill
+      .then(() => gzipAway(rotated).catch(() => undefined))
+      .then(() => {
+        try {
+          this.prune(stem, ext);
+        } catch {
+          /* the directory went away: nothing to prune */
+        }
+      });
   }
 
   /** Removes backups beyond maxbackup (oldest first) and older than maxage days. */
   private prune(stem: string, ext: string): void {
     const dir = dirname(this.path);
     const re = new RegExp(`^${escape(stem)}-(\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3})${escape(ext)}(?:\\.gz)?$`);
-    const backups = readdirSync(dir).flatMap((f) => {
-      const m = re.exec(f);
-      if (!m) return [];
-      const t = Date.parse(`${m[1]!.slice(0, 10)}T${m[1]!.slice(11).replace(/-/g, ':')}Z`);
-      return [{ f, t }];
-    }).sort((a, b) => b.t - a.t);
+    const backups = readdirSync(dir)
+      .flatMap((f) => {
+        const m = re.exec(f);
+        if (!m) return [];
+        const t = Date.parse(`${m[1]!.slice(0, 10)}T${m[1]!.slice(11).replace(/-/g, ':')}Z`);
+        return [{ f, t }];
+      })
+      .sort((a, b) => b.t - a.t);
     const cutoff = this.rotation.maxAgeDays > 0 ? this.clock() - this.rotation.maxAgeDays * 86_400_000 : -Infinity;
     // A copy caught between its .gz being written and its .log removed is there twice: one backup.
     const rank = new Map<number, number>();
     for (const b of backups) if (!rank.has(b.t)) rank.set(b.t, rank.size);
     backups.forEach((b) => {
       if ((this.rotation.maxBackups > 0 && rank.get(b.t)! >= this.rotation.maxBackups) || b.t < cutoff) {
-        try { unlinkSync(join(dir, b.f)); } catch { /* already gone */ }
+        try {
+          unlinkSync(join(dir, b.f));
+        } catch {
+          /* already gone */
+        }
       }
     });
   }
 
   async shutdown(): Promise<void> {
     this.closed = true;
-    if (this.timer !== undefined) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     // What was handed over before shutdown is written: the write in flight, then what came meanwhile.
     while (this.writing !== undefined || this.pendingBytes !== 0) {
       this.writeOut();
       await this.writing;
     }
-    if (this.fd !== undefined) { closeSync(this.fd); this.fd = undefined; }
+    if (this.fd !== undefined) {
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
     this.unregisterExit();
     await this.mill;
   }
 }
 
-interface Deferred { promise: Promise<void>; resolve(): void; reject(err: Error): void }
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(err: Error): void;
+}
 
 function noop(): void {}
 
 function deferred(): Deferred {
   let resolve!: () => void;
   let reject!: (err: Error) => void;
-  const promise = new Promise<void>((y, n) => { resolve = y; reject = n; });
+  const promise = new Promise<void>((y, n) => {
+    resolve = y;
+    reject = n;
+  });
   // A failed write is reported through the promise given to each caller; this one is only kept.
   promise.catch(noop);
   return { promise, resolve, reject };
@@ -251,7 +300,12 @@ function writeAll(fd: number, buf: Buffer, done: (err?: Error | null) => void): 
 function linesOf(f: LogFormat): (events: readonly AuditEvent[]) => string {
   const line = f.format === 'legacy' ? legacyLine : eventJson;
   const truncate = f.truncate;
-  if (!truncate) return (events) => { let out = ''; for (const ev of events) out += `${line(ev)}\n`; return out; };
+  if (!truncate)
+    return (events) => {
+      let out = '';
+      for (const ev of events) out += `${line(ev)}\n`;
+      return out;
+    };
   return (events) => {
     let out = '';
     for (const batch of truncate.split(events)) for (const e of batch) out += `${f.format === 'legacy' ? legacyLine(e.event) : e.json}\n`;

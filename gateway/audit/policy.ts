@@ -12,7 +12,11 @@ export type Level = (typeof LEVELS)[number];
 export const STAGES = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'] as const;
 export type Stage = (typeof STAGES)[number];
 
-interface GroupResources { group: string; resources: readonly string[]; resourceNames: readonly string[] }
+interface GroupResources {
+  group: string;
+  resources: readonly string[];
+  resourceNames: readonly string[];
+}
 
 interface Rule {
   level: Level;
@@ -51,14 +55,31 @@ export interface AuditRequest {
 export class AuditPolicyError extends Error {}
 
 export class AuditPolicy {
-  private readonly none: PolicyDecision = Object.freeze({ level: 'None', keepsRequestBody: false, keepsResponseBody: false, omitStages: new Set<Stage>(), omitManagedFields: false });
+  private readonly none: PolicyDecision = Object.freeze({
+    level: 'None',
+    keepsRequestBody: false,
+    keepsResponseBody: false,
+    omitStages: new Set<Stage>(),
+    omitManagedFields: false,
+  });
   /** Each rule's answer, built once: a request's decision is a lookup, not an allocation. */
   private readonly decisions: readonly PolicyDecision[];
-  private constructor(private readonly rules: readonly Rule[], omitStages: readonly Stage[], omitManagedFields: boolean) {
-    this.decisions = rules.map((r) => (r.level === 'None' ? this.none : Object.freeze({
-      level: r.level, keepsRequestBody: r.level !== 'Metadata', keepsResponseBody: r.level === 'RequestResponse',
-      omitStages: new Set([...omitStages, ...(r.omitStages ?? [])]), omitManagedFields: r.omitManagedFields ?? omitManagedFields,
-    })));
+  private constructor(
+    private readonly rules: readonly Rule[],
+    omitStages: readonly Stage[],
+    omitManagedFields: boolean,
+  ) {
+    this.decisions = rules.map((r) =>
+      r.level === 'None'
+        ? this.none
+        : Object.freeze({
+            level: r.level,
+            keepsRequestBody: r.level !== 'Metadata',
+            keepsResponseBody: r.level === 'RequestResponse',
+            omitStages: new Set([...omitStages, ...(r.omitStages ?? [])]),
+            omitManagedFields: r.omitManagedFields ?? omitManagedFields,
+          }),
+    );
   }
 
   /** Parses a policy file's text (YAML or JSON); throws AuditPolicyError naming the field. */
@@ -80,7 +101,11 @@ export class AuditPolicy {
     const rawRules = ownValue(root, 'rules');
     const rules: Rule[] = [];
     if (!Array.isArray(rawRules) || rawRules.length === 0) errs.push('rules: Required value: at least one rule is required');
-    else rawRules.forEach((r, i) => { const rule = parseRule(r, `rules[${i}]`, errs); if (rule) rules.push(rule); });
+    else
+      rawRules.forEach((r, i) => {
+        const rule = parseRule(r, `rules[${i}]`, errs);
+        if (rule) rules.push(rule);
+      });
     if (errs.length > 0) throw new AuditPolicyError(`${source}: ${errs.join('; ')}`);
     return new AuditPolicy(rules, omit, omitMF);
   }
@@ -127,30 +152,34 @@ function parseRule(raw: unknown, at: string, errs: string[]): Rule | undefined {
   known(r, ['level', 'users', 'userGroups', 'verbs', 'resources', 'namespaces', 'nonResourceURLs', 'omitStages', 'omitManagedFields'], at, errs);
   const level = ownValue(r, 'level');
   if (!(LEVELS as readonly unknown[]).includes(level)) {
-    errs.push(`${at}.level: ${level === undefined ? 'Required value' : `Unsupported value: ${JSON.stringify(level)}`}: supported values: ${LEVELS.map((l) => `"${l}"`).join(', ')}`);
+    errs.push(
+      `${at}.level: ${level === undefined ? 'Required value' : `Unsupported value: ${JSON.stringify(level)}`}: supported values: ${LEVELS.map((l) => `"${l}"`).join(', ')}`,
+    );
     return undefined;
   }
   const resources: GroupResources[] = [];
   const rawRes = ownValue(r, 'resources');
   if (rawRes !== undefined && rawRes !== null) {
     if (!Array.isArray(rawRes)) errs.push(`${at}.resources: Invalid value: must be a list`);
-    else rawRes.forEach((g, i) => {
-      const p = `${at}.resources[${i}]`;
-      const o = object(g, p, errs);
-      known(o, ['group', 'resources', 'resourceNames'], p, errs);
-      const group = ownValue(o, 'group') ?? '';
-      if (typeof group !== 'string') errs.push(`${p}.group: Invalid value: must be a string`);
-      const res = strings(ownValue(o, 'resources'), `${p}.resources`, errs);
-      const names = strings(ownValue(o, 'resourceNames'), `${p}.resourceNames`, errs);
-      res.forEach((x, j) => {
-        // kube's validation: `*/sub`, `res/*`, `res/sub` or `*`; nothing else with a slash or star.
-        if (x.includes('/') ? !/^[^/*]+\/[^/]+$|^\*\/[^/*]+$/.test(x) : x.includes('*') && x !== '*') {
-          errs.push(`${p}.resources[${j}]: Invalid value: ${JSON.stringify(x)}: must be "*", "*/<subresource>", "<resource>/*" or a resource name`);
-        }
+    else
+      rawRes.forEach((g, i) => {
+        const p = `${at}.resources[${i}]`;
+        const o = object(g, p, errs);
+        known(o, ['group', 'resources', 'resourceNames'], p, errs);
+        const group = ownValue(o, 'group') ?? '';
+        if (typeof group !== 'string') errs.push(`${p}.group: Invalid value: must be a string`);
+        const res = strings(ownValue(o, 'resources'), `${p}.resources`, errs);
+        const names = strings(ownValue(o, 'resourceNames'), `${p}.resourceNames`, errs);
+        res.forEach((x, j) => {
+          // kube's validation: `*/sub`, `res/*`, `res/sub` or `*`; nothing else with a slash or star.
+          if (x.includes('/') ? !/^[^/*]+\/[^/]+$|^\*\/[^/*]+$/.test(x) : x.includes('*') && x !== '*') {
+            errs.push(`${p}.resources[${j}]: Invalid value: ${JSON.stringify(x)}: must be "*", "*/<subresource>", "<resource>/*" or a resource name`);
+          }
+        });
+        if (names.length > 0 && res.some((x) => x.includes('*')))
+          errs.push(`${p}.resourceNames: Invalid value: resourceNames need resources without wildcards`);
+        resources.push({ group: typeof group === 'string' ? group : '', resources: res, resourceNames: names });
       });
-      if (names.length > 0 && res.some((x) => x.includes('*'))) errs.push(`${p}.resourceNames: Invalid value: resourceNames need resources without wildcards`);
-      resources.push({ group: typeof group === 'string' ? group : '', resources: res, resourceNames: names });
-    });
   }
   const nonResourceURLs = strings(ownValue(r, 'nonResourceURLs'), `${at}.nonResourceURLs`, errs);
   nonResourceURLs.forEach((u, i) => {
@@ -166,7 +195,9 @@ function parseRule(raw: unknown, at: string, errs: string[]): Rule | undefined {
     users: strings(ownValue(r, 'users'), `${at}.users`, errs),
     userGroups: strings(ownValue(r, 'userGroups'), `${at}.userGroups`, errs),
     verbs: strings(ownValue(r, 'verbs'), `${at}.verbs`, errs),
-    resources, namespaces, nonResourceURLs,
+    resources,
+    namespaces,
+    nonResourceURLs,
     omitStages: stages(ownValue(r, 'omitStages'), `${at}.omitStages`, errs),
     omitManagedFields: boolean(ownValue(r, 'omitManagedFields'), `${at}.omitManagedFields`, errs),
   };
@@ -195,13 +226,17 @@ function stages(v: unknown, at: string, errs: string[]): Stage[] | undefined {
   if (v === undefined || v === null) return undefined;
   const s = strings(v, at, errs);
   s.forEach((x, i) => {
-    if (!(STAGES as readonly string[]).includes(x)) errs.push(`${at}[${i}]: Unsupported value: ${JSON.stringify(x)}: supported values: ${STAGES.map((l) => `"${l}"`).join(', ')}`);
+    if (!(STAGES as readonly string[]).includes(x))
+      errs.push(`${at}[${i}]: Unsupported value: ${JSON.stringify(x)}: supported values: ${STAGES.map((l) => `"${l}"`).join(', ')}`);
   });
   return s.filter((x): x is Stage => (STAGES as readonly string[]).includes(x));
 }
 
 function boolean(v: unknown, at: string, errs: string[]): boolean | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'boolean') { errs.push(`${at}: Invalid value: must be true or false`); return undefined; }
+  if (typeof v !== 'boolean') {
+    errs.push(`${at}: Invalid value: must be true or false`);
+    return undefined;
+  }
   return v;
 }

@@ -5,7 +5,11 @@ export class TokenBucket {
   private tokens: number;
   private last: number;
 
-  constructor(private readonly qps: number, private readonly burst: number, private readonly clock: () => number = Date.now) {
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+    private readonly clock: () => number = Date.now,
+  ) {
     this.tokens = burst;
     this.last = clock();
   }
@@ -15,7 +19,10 @@ export class TokenBucket {
     const now = this.clock();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
     this.last = now;
-    if (this.tokens >= 1) { this.tokens -= 1; return 0; }
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return 0;
+    }
     return Math.ceil(((1 - this.tokens) / this.qps) * 1000);
   }
 }

@@ -11,14 +11,20 @@ export interface TruncateConfig {
 }
 
 /** An event with the JSON it is sent as. */
-export interface Encoded { readonly event: AuditEvent; readonly json: string }
+export interface Encoded {
+  readonly event: AuditEvent;
+  readonly json: string;
+}
 
 export function encode(events: readonly AuditEvent[]): Encoded[] {
   return events.map((event) => ({ event, json: eventJson(event) }));
 }
 
 export class Truncator {
-  constructor(private readonly config: TruncateConfig, private readonly onDropped: (events: readonly AuditEvent[], why: string) => void) {}
+  constructor(
+    private readonly config: TruncateConfig,
+    private readonly onDropped: (events: readonly AuditEvent[], why: string) => void,
+  ) {}
 
   /** The events as batches within the limits; events too large even without bodies are left out and reported. */
   split(events: readonly AuditEvent[]): Encoded[][] {
@@ -35,7 +41,10 @@ export class Truncator {
         json = eventJson(event);
         size = Buffer.byteLength(json);
       }
-      if (size > this.config.maxEventSize) { dropped.push(event); continue; }
+      if (size > this.config.maxEventSize) {
+        dropped.push(event);
+        continue;
+      }
       if (batch.length > 0 && batchSize + size > this.config.maxBatchSize) {
         batches.push(batch);
         batch = [];

@@ -14,7 +14,11 @@ const TRIES = 5;
 
 export class WebhookBackend implements AuditBackend {
   readonly plugin = 'webhook';
-  constructor(private readonly client: KubeClient, private readonly initialBackoffMs: number, private readonly truncate?: Truncator) {}
+  constructor(
+    private readonly client: KubeClient,
+    private readonly initialBackoffMs: number,
+    private readonly truncate?: Truncator,
+  ) {}
 
   async process(events: readonly AuditEvent[], _awaited?: boolean, trace?: Trace): Promise<void> {
     const batches = this.truncate ? this.truncate.split(events) : [encode(events)];

@@ -7,8 +7,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
 import {
-  BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_RE, BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_USER_PREFIX,
-  bootstrapGroups, isExpired, parseBootstrapSecret,
+  BOOTSTRAP_TOKEN_NAMESPACE,
+  BOOTSTRAP_TOKEN_RE,
+  BOOTSTRAP_TOKEN_SECRET_PREFIX,
+  BOOTSTRAP_USER_PREFIX,
+  bootstrapGroups,
+  isExpired,
+  parseBootstrapSecret,
 } from '../../lib/bootstrap/token.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
 import { AuthnError, type AuthnResult } from './types.js';
@@ -16,7 +21,10 @@ import { AuthnError, type AuthnResult } from './types.js';
 export class BootstrapTokenAuthenticator implements TokenAuthenticator {
   readonly name = 'bootstrap-token';
 
-  constructor(private readonly objects: ObjectSource, private readonly clock: () => number = Date.now) {}
+  constructor(
+    private readonly objects: ObjectSource,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   async authenticateToken({ value: token }: BearerToken): Promise<AuthnResult | null> {
     const m = BOOTSTRAP_TOKEN_RE.exec(token);
@@ -25,7 +33,9 @@ export class BootstrapTokenAuthenticator implements TokenAuthenticator {
     const name = `${BOOTSTRAP_TOKEN_SECRET_PREFIX}${id}`;
     const secret = await this.objects.lookup('', 'secrets', BOOTSTRAP_TOKEN_NAMESPACE, name);
     if (!secret) return null;
-    const fail = (why: string): never => { throw new AuthnError(this.name, `secret ${BOOTSTRAP_TOKEN_NAMESPACE}/${name}: ${why}`); };
+    const fail = (why: string): never => {
+      throw new AuthnError(this.name, `secret ${BOOTSTRAP_TOKEN_NAMESPACE}/${name}: ${why}`);
+    };
     if (secret.metadata.deletionTimestamp) fail('is being deleted');
     const parsed = parseBootstrapSecret(secret);
     if (typeof parsed === 'string') return fail(parsed);

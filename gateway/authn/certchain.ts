@@ -104,7 +104,12 @@ function signedBy(cert: X509Certificate, issuer: X509Certificate): boolean {
  * (when given) supplies the candidates, so a caller can skip fetching them in
  * the common case of a leaf issued directly by a client CA.
  */
-export function verifyClientChain(chain: readonly X509Certificate[], anchors: readonly X509Certificate[], now: number, intermediates?: () => readonly X509Certificate[]): number {
+export function verifyClientChain(
+  chain: readonly X509Certificate[],
+  anchors: readonly X509Certificate[],
+  now: number,
+  intermediates?: () => readonly X509Certificate[],
+): number {
   const leaf = chain[0];
   if (!leaf) throw new CertChainError('no client certificate');
   within(leaf, now, 'client certificate');

@@ -36,7 +36,13 @@ const MIN_RSA_BITS = 2048;
 /** At ~25 µs an RS256 check, a turn's batch holds the loop for 1.6 ms at most; the rest waits for the next turn. */
 const BATCH_MAX = 64;
 
-interface Check { hash: string; data: Buffer; input: VerifyKeyObjectInput; sig: Buffer; resolve: (ok: boolean) => void }
+interface Check {
+  hash: string;
+  data: Buffer;
+  input: VerifyKeyObjectInput;
+  sig: Buffer;
+  resolve: (ok: boolean) => void;
+}
 
 const queued: Check[] = [];
 
@@ -55,7 +61,12 @@ function runBatch(): void {
 }
 
 /** A compact JWS read once for its signature check, whatever the candidate keys. */
-export interface PreparedJws { readonly hash: string; readonly family: string; readonly data: Buffer; readonly sig: Buffer }
+export interface PreparedJws {
+  readonly hash: string;
+  readonly family: string;
+  readonly data: Buffer;
+  readonly sig: Buffer;
+}
 
 /** The token's signing input and signature under alg, or undefined when it is not a compact JWS or alg is unknown. */
 export function prepareJws(token: string, alg: string): PreparedJws | undefined {
@@ -78,10 +89,17 @@ export function signatureValid(jws: PreparedJws, key: KeyObject, threads: Signat
   if ((family === 'RS' || family === 'PS') && (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) return false;
   let input: VerifyKeyObjectInput;
   switch (family) {
-    case 'RS': input = { key }; break;
-    case 'PS': input = { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }; break;
-    case 'ES': input = { key, dsaEncoding: 'ieee-p1363' }; break;
-    default: return false;
+    case 'RS':
+      input = { key };
+      break;
+    case 'PS':
+      input = { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST };
+      break;
+    case 'ES':
+      input = { key, dsaEncoding: 'ieee-p1363' };
+      break;
+    default:
+      return false;
   }
   if (threads === 'loop') {
     return new Promise((resolve) => {

@@ -35,21 +35,33 @@ export const DEFAULT_IDENTITY_HEADERS: Readonly<{ names: readonly string[]; pref
 /** Every identity header name and prefix (lowercase): the configured ones plus the X-Remote-* defaults. */
 export function identityHeaderNames(cfg: RequestHeaderConfig | undefined): { names: readonly string[]; prefixes: readonly string[] } {
   const lower = (xs: readonly string[]) => xs.map((x) => x.toLowerCase());
-  const names = new Set([...DEFAULT_IDENTITY_HEADERS.names, ...lower(cfg?.usernameHeaders ?? []), ...lower(cfg?.uidHeaders ?? []), ...lower(cfg?.groupHeaders ?? [])]);
+  const names = new Set([
+    ...DEFAULT_IDENTITY_HEADERS.names,
+    ...lower(cfg?.usernameHeaders ?? []),
+    ...lower(cfg?.uidHeaders ?? []),
+    ...lower(cfg?.groupHeaders ?? []),
+  ]);
   const prefixes = new Set([...DEFAULT_IDENTITY_HEADERS.prefixes, ...lower(cfg?.extraHeaderPrefixes ?? [])]);
   return Object.freeze({ names: Object.freeze([...names]), prefixes: Object.freeze([...prefixes]) });
 }
 
 type ProxyVerdict = { until: number } | { error: string } | 'no-certificate';
 /** Made under `bundle`, and good only while it is the bundle in force. */
-interface ProxyDecision { readonly bundle: CaBundle; readonly verdict: ProxyVerdict }
+interface ProxyDecision {
+  readonly bundle: CaBundle;
+  readonly verdict: ProxyVerdict;
+}
 
 function current(d: ProxyDecision | undefined, bundle: CaBundle, now: number): d is ProxyDecision {
   return d !== undefined && d.bundle === bundle && !(typeof d.verdict === 'object' && 'until' in d.verdict && d.verdict.until < now);
 }
 
 function unescapeKey(k: string): string {
-  try { return decodeURIComponent(k); } catch { return k; }
+  try {
+    return decodeURIComponent(k);
+  } catch {
+    return k;
+  }
 }
 
 export class RequestHeaderAuthenticator implements Authenticator {

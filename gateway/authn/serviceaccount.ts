@@ -16,7 +16,12 @@ import { isPlainObject } from '../../lib/api/meta.js';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
 import type { VerificationKey } from '../../lib/serviceaccount/keys.js';
 import {
-  ClaimError, LEGACY_ISSUER, identityFromClaims, serviceAccountUser, type ObjectRef, type ServiceAccountIdentity,
+  ClaimError,
+  LEGACY_ISSUER,
+  identityFromClaims,
+  serviceAccountUser,
+  type ObjectRef,
+  type ServiceAccountIdentity,
 } from '../../lib/serviceaccount/claims.js';
 import { secretValue } from '../../lib/bootstrap/token.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
@@ -37,7 +42,12 @@ const NAME = 'service-account';
 class VerifiedToken implements AuthnResult {
   readonly #identity: ServiceAccountIdentity;
   readonly expiresAt?: number;
-  constructor(readonly user: UserInfo, readonly audiences: readonly string[], exp: number | undefined, identity: ServiceAccountIdentity) {
+  constructor(
+    readonly user: UserInfo,
+    readonly audiences: readonly string[],
+    exp: number | undefined,
+    identity: ServiceAccountIdentity,
+  ) {
     if (exp !== undefined) this.expiresAt = exp * 1000;
     this.#identity = identity;
     Object.freeze(this);
@@ -106,7 +116,9 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     if (typeof iss !== 'string') return null;
     const legacy = iss === LEGACY_ISSUER;
     if (!legacy && !this.issuers.has(iss)) return null; // another issuer's JWT (OIDC, …)
-    const fail = (why: string): never => { throw new AuthnError(this.name, why); };
+    const fail = (why: string): never => {
+      throw new AuthnError(this.name, why);
+    };
 
     const header = decodeJson(parts[0]!);
     if (!header) fail('token header is not a JSON object');
@@ -123,7 +135,10 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     let verified = false;
     for (const k of candidates) {
       // the token fails when no candidate key verifies it
-      if (await signatureValid(jws!, k.key, this.threads)) { verified = true; break; }
+      if (await signatureValid(jws!, k.key, this.threads)) {
+        verified = true;
+        break;
+      }
     }
     if (!verified) fail('signature verification failed');
 
@@ -189,7 +204,8 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       const where = namespace ? `${namespace}/${ref.name}` : ref.name;
       if (!obj) throw new AuthnError(this.name, `${what} ${where} not found`);
       if (obj.metadata.deletionTimestamp) throw new AuthnError(this.name, `${what} ${where} is being deleted`);
-      if (ref.uid !== '' && obj.metadata.uid !== ref.uid) throw new AuthnError(this.name, `${what} ${where} uid ${obj.metadata.uid ?? ''} does not match the token's ${ref.uid}`);
+      if (ref.uid !== '' && obj.metadata.uid !== ref.uid)
+        throw new AuthnError(this.name, `${what} ${where} uid ${obj.metadata.uid ?? ''} does not match the token's ${ref.uid}`);
       return obj;
     };
     await check('serviceaccounts', ns, id.serviceAccount, 'service account');

@@ -109,7 +109,10 @@ function connectionToken(req: IncomingMessage, value: string): BearerToken {
 /** Reads the bearer token and asks the token methods, for the API server's own audiences. */
 export class BearerAuthenticator implements Authenticator {
   readonly name = 'bearer';
-  constructor(private readonly tokens: TokenAuthenticator, private readonly apiAudiences: readonly string[]) {}
+  constructor(
+    private readonly tokens: TokenAuthenticator,
+    private readonly apiAudiences: readonly string[],
+  ) {}
 
   async authenticate(req: IncomingMessage): Promise<AuthnResult | null> {
     const value = bearerToken(req);

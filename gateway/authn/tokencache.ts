@@ -10,7 +10,10 @@ import { AuthnError } from './types.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
 import type { Trace } from '../../lib/tracing/span.js';
 
-interface Entry { until: number; result: AuthnResult | null | AuthnError }
+interface Entry {
+  until: number;
+  result: AuthnResult | null | AuthnError;
+}
 
 export interface TokenCacheOptions {
   successTtlMs: number;
@@ -25,7 +28,10 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   private readonly inflight = new Map<string, Promise<AuthnResult | null | AuthnError>>();
   private readonly clock: () => number;
 
-  constructor(private readonly inner: TokenAuthenticator, private readonly opts: TokenCacheOptions) {
+  constructor(
+    private readonly inner: TokenAuthenticator,
+    private readonly opts: TokenCacheOptions,
+  ) {
     this.name = inner.name;
     this.clock = opts.clock ?? Date.now;
     this.entries = new LRUCache({ max: opts.maxEntries ?? 10_000 });
@@ -43,7 +49,9 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     if (!flight) {
       flight = this.lookup(key, token, audiences, now, trace);
       this.inflight.set(key, flight);
-      const done = (): void => { this.inflight.delete(key); };
+      const done = (): void => {
+        this.inflight.delete(key);
+      };
       flight.then(done, done);
     }
     const result = await flight;
@@ -53,7 +61,13 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
 
   /** Asks the inner method and stores its decision; errors other than AuthnError are not cached and reach every waiter. */
   /** `trace`: the request that asked first (the call is its; the others wait for it). */
-  private async lookup(key: string, token: BearerToken, audiences: readonly string[], now: number, trace: Trace | undefined): Promise<AuthnResult | null | AuthnError> {
+  private async lookup(
+    key: string,
+    token: BearerToken,
+    audiences: readonly string[],
+    now: number,
+    trace: Trace | undefined,
+  ): Promise<AuthnResult | null | AuthnError> {
     let result: AuthnResult | null | AuthnError;
     try {
       result = await this.inner.authenticateToken(token, audiences, trace);

@@ -9,7 +9,6 @@ import type { AuthnResult } from './types.js';
 
 export class TokenFileError extends Error {}
 
-
 /** Go encoding/csv records with the line each starts on; throws TokenFileError naming the line. */
 export function parseCsv(text: string, source: string): Array<{ line: number; fields: string[] }> {
   const records: Array<{ line: number; fields: string[] }> = [];
@@ -17,7 +16,11 @@ export function parseCsv(text: string, source: string): Array<{ line: number; fi
   let i = 0;
   let line = 1;
   while (i < s.length) {
-    if (s[i] === '\n') { i++; line++; continue; } // blank line
+    if (s[i] === '\n') {
+      i++;
+      line++;
+      continue;
+    } // blank line
     const start = line;
     const fields: string[] = [];
     for (;;) {
@@ -28,7 +31,11 @@ export function parseCsv(text: string, source: string): Array<{ line: number; fi
           if (i >= s.length) throw new TokenFileError(`${source}: line ${start}: extraneous or missing " in quoted-field`);
           const c = s[i]!;
           if (c === '"') {
-            if (s[i + 1] === '"') { field += '"'; i += 2; continue; }
+            if (s[i + 1] === '"') {
+              field += '"';
+              i += 2;
+              continue;
+            }
             i++;
             break;
           }
@@ -45,10 +52,16 @@ export function parseCsv(text: string, source: string): Array<{ line: number; fi
         }
       }
       fields.push(field);
-      if (i < s.length && s[i] === ',') { i++; continue; }
+      if (i < s.length && s[i] === ',') {
+        i++;
+        continue;
+      }
       break;
     }
-    if (i < s.length && s[i] === '\n') { i++; line++; }
+    if (i < s.length && s[i] === '\n') {
+      i++;
+      line++;
+    }
     records.push({ line: start, fields });
   }
   return records;
@@ -66,7 +79,10 @@ export class StaticTokenAuthenticator implements TokenAuthenticator {
         throw new TokenFileError(`${source}: line ${line}: must have at least 3 columns (token, user name, uid), found ${fields.length}`);
       }
       const [token, username, uid, ...groupColumns] = fields as [string, string, string, ...string[]];
-      if (token === '') { warn(`${source}: line ${line}: empty token ignored`); continue; }
+      if (token === '') {
+        warn(`${source}: line ${line}: empty token ignored`);
+        continue;
+      }
       if (username === '') throw new TokenFileError(`${source}: line ${line}: the user name column is empty`);
       const groups = groupColumns.flatMap((c) => c.split(',')).filter((g) => g !== '');
       const key = tokenDigest(token);
@@ -76,7 +92,9 @@ export class StaticTokenAuthenticator implements TokenAuthenticator {
     }
   }
 
-  get size(): number { return this.byDigest.size; }
+  get size(): number {
+    return this.byDigest.size;
+  }
 
   authenticateToken(token: BearerToken): Promise<AuthnResult | null> {
     return Promise.resolve(this.byDigest.get(token.digest) ?? null);

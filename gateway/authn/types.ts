@@ -21,7 +21,10 @@ export interface Authenticator {
 }
 
 export class AuthnError extends Error {
-  constructor(readonly authenticator: string, message: string) {
+  constructor(
+    readonly authenticator: string,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -16,9 +16,11 @@ export interface UnionOptions {
   log?: (msg: string) => void;
 }
 
-
 export class UnionAuthenticator {
-  constructor(private readonly authenticators: readonly Authenticator[], private readonly opts: UnionOptions) {}
+  constructor(
+    private readonly authenticators: readonly Authenticator[],
+    private readonly opts: UnionOptions,
+  ) {}
 
   async authenticate(req: IncomingMessage): Promise<AuthnResult> {
     const failures: string[] = [];
@@ -43,7 +45,9 @@ export class UnionAuthenticator {
     }
     if (failures.length > 0 || req.headers.authorization !== undefined) {
       // The credential itself is never logged; the methods' messages do not contain it.
-      this.opts.log?.(`authentication failed for ${req.method} ${(req.url ?? '').split('?', 1)[0]}: ${failures.join('; ') || 'no authenticator accepted the Authorization header'}`);
+      this.opts.log?.(
+        `authentication failed for ${req.method} ${(req.url ?? '').split('?', 1)[0]}: ${failures.join('; ') || 'no authenticator accepted the Authorization header'}`,
+      );
       throw unauthorized();
     }
     if (!this.opts.anonymous) throw unauthorized();

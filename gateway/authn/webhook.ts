@@ -44,7 +44,10 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
   readonly name = 'webhook';
   private readonly apiVersion: string;
 
-  constructor(private readonly client: KubeClient, private readonly opts: WebhookOptions) {
+  constructor(
+    private readonly client: KubeClient,
+    private readonly opts: WebhookOptions,
+  ) {
     this.apiVersion = `authentication.k8s.io/${opts.version}`;
   }
 
@@ -71,7 +74,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     }
     const status = ownValue(body, 'status');
     if (!isPlainObject(status)) return this.fail('token webhook answer has no status');
-    if (ownValue(status, 'authenticated') !== true) { // the answer's own member, never a prototype's
+    if (ownValue(status, 'authenticated') !== true) {
+      // the answer's own member, never a prototype's
       const why = typeof status['error'] === 'string' && status['error'] !== '' ? status['error'] : 'authenticated is false';
       return this.fail(`token webhook refused the token: ${why}`);
     }
@@ -119,7 +123,8 @@ export async function buildWebhookAuthenticator(cfg: WebhookConfig): Promise<{ a
   let client: KubeClient;
   try {
     client = await clientFromKubeconfig(cfg.configFile, {
-      timeoutMs: cfg.timeoutMs ?? 10_000, purpose: 'token webhook',
+      timeoutMs: cfg.timeoutMs ?? 10_000,
+      purpose: 'token webhook',
       ...(cfg.log ? { log: cfg.log } : {}),
       ...(cfg.clock ? { clock: cfg.clock } : {}),
     });
@@ -132,11 +137,13 @@ export async function buildWebhookAuthenticator(cfg: WebhookConfig): Promise<{ a
     throw new Error(`invalid value "${cfg.configFile}" for --authentication-token-webhook-config-file: the server must be an https:// URL`);
   }
   const webhook = new WebhookTokenAuthenticator(client, { version: cfg.version, implicitAudiences: cfg.apiAudiences });
-  const authenticator = cfg.cacheTtlMs > 0
-    ? new CachedTokenAuthenticator(webhook, {
-      successTtlMs: cfg.cacheTtlMs, failureTtlMs: Math.min(cfg.cacheTtlMs, WEBHOOK_FAILURE_TTL_MS),
-      ...(cfg.clock ? { clock: cfg.clock } : {}),
-    })
-    : webhook;
+  const authenticator =
+    cfg.cacheTtlMs > 0
+      ? new CachedTokenAuthenticator(webhook, {
+          successTtlMs: cfg.cacheTtlMs,
+          failureTtlMs: Math.min(cfg.cacheTtlMs, WEBHOOK_FAILURE_TTL_MS),
+          ...(cfg.clock ? { clock: cfg.clock } : {}),
+        })
+      : webhook;
   return { authenticator, close: () => client.close() };
 }

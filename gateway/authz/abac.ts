@@ -53,7 +53,7 @@ export function parsePolicyLine(line: string): AbacPolicy {
   }
   if (!isPlainObject(raw)) throw new PolicyError('not a JSON object');
   const s = (f: Record<string, string | boolean>, k: string): string => (typeof f[k] === 'string' ? f[k] : '');
-  if (raw['apiVersion'] === undefined && raw['kind'] === undefined || raw['apiVersion'] === V0) {
+  if ((raw['apiVersion'] === undefined && raw['kind'] === undefined) || raw['apiVersion'] === V0) {
     // Legacy (v0) policy: its defaults are kube's v0 → v1beta1 conversion.
     const { apiVersion: _v, kind, ...rest } = raw;
     if (kind !== undefined && kind !== 'Policy') throw new PolicyError(`kind: must be "Policy"`);
@@ -63,10 +63,17 @@ export function parsePolicyLine(line: string): AbacPolicy {
     const namespace = s(f, 'namespace');
     const resource = s(f, 'resource');
     if (user === '' && group === '') group = ALL_AUTHENTICATED;
-    if (user === '*' || group === '*') { group = ALL_AUTHENTICATED; user = ''; }
+    if (user === '*' || group === '*') {
+      group = ALL_AUTHENTICATED;
+      user = '';
+    }
     return Object.freeze({
-      user, group, readonly: f['readonly'] === true, apiGroup: '*',
-      namespace: namespace || '*', resource: resource || '*',
+      user,
+      group,
+      readonly: f['readonly'] === true,
+      apiGroup: '*',
+      namespace: namespace || '*',
+      resource: resource || '*',
       nonResourcePath: namespace === '' && resource === '' ? '*' : '',
     });
   }
@@ -77,10 +84,18 @@ export function parsePolicyLine(line: string): AbacPolicy {
   const f = fields(raw['spec'], SPEC_FIELDS, 'spec.');
   let user = s(f, 'user');
   let group = s(f, 'group');
-  if (user === '*' || group === '*') { group = ALL_AUTHENTICATED; user = ''; }
+  if (user === '*' || group === '*') {
+    group = ALL_AUTHENTICATED;
+    user = '';
+  }
   return Object.freeze({
-    user, group, readonly: f['readonly'] === true, apiGroup: s(f, 'apiGroup'), resource: s(f, 'resource'),
-    namespace: s(f, 'namespace'), nonResourcePath: s(f, 'nonResourcePath'),
+    user,
+    group,
+    readonly: f['readonly'] === true,
+    apiGroup: s(f, 'apiGroup'),
+    resource: s(f, 'resource'),
+    namespace: s(f, 'namespace'),
+    nonResourcePath: s(f, 'nonResourcePath'),
   });
 }
 
@@ -125,9 +140,11 @@ function matches(p: AbacPolicy, a: Attributes): boolean {
 function requestMatches(p: AbacPolicy, a: Attributes): boolean {
   if (p.readonly && !READ_ONLY.has(a.verb)) return false;
   if (a.isResourceRequest) {
-    return (p.namespace === '*' || p.namespace === a.namespace)
-      && (p.resource === '*' || p.resource === a.resource)
-      && (p.apiGroup === '*' || p.apiGroup === a.apiGroup);
+    return (
+      (p.namespace === '*' || p.namespace === a.namespace) &&
+      (p.resource === '*' || p.resource === a.resource) &&
+      (p.apiGroup === '*' || p.apiGroup === a.apiGroup)
+    );
   }
   const np = p.nonResourcePath;
   if (np === '*' || np === a.path) return true;

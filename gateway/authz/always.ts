@@ -6,7 +6,8 @@ const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
 const DENY: Decision = Object.freeze({ kind: 'deny', reason: 'AlwaysDeny' });
 
 export const alwaysAllow: Authorizer = {
-  name: 'AlwaysAllow', authorize: () => ALLOW,
+  name: 'AlwaysAllow',
+  authorize: () => ALLOW,
   // Everyone: every request is authenticated or not.
   subjects: () => ['system:authenticated', 'system:unauthenticated'].map((name) => ({ kind: 'Group' as const, name, facts: {} })),
 };

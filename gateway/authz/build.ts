@@ -23,8 +23,17 @@ import type { Attributes, Authorizer, ExplainOptions } from './types.js';
 import { explainChain, whoCan, type ChainExplanation, type ExplainedPart, type WhoCan } from './explain.js';
 import { WebhookAuthorizer, webhookClient } from './webhook.js';
 
-export type AuthzOptions = Pick<ServeOptions, 'authorizationModes' | 'authorizationConfig' | 'authorizationPolicyFile' | 'authorizationWebhookConfigFile'
-  | 'authorizationWebhookVersion' | 'authorizationWebhookCacheAuthorizedTtlMs' | 'authorizationWebhookCacheUnauthorizedTtlMs' | 'featureGates'>;
+export type AuthzOptions = Pick<
+  ServeOptions,
+  | 'authorizationModes'
+  | 'authorizationConfig'
+  | 'authorizationPolicyFile'
+  | 'authorizationWebhookConfigFile'
+  | 'authorizationWebhookVersion'
+  | 'authorizationWebhookCacheAuthorizedTtlMs'
+  | 'authorizationWebhookCacheUnauthorizedTtlMs'
+  | 'featureGates'
+>;
 
 export interface AuthzDeps {
   readonly objects: ObjectSource;
@@ -65,12 +74,18 @@ function fromFlags(o: AuthzOptions, webhookTimeoutMs: number): AuthorizationConf
   const authorizers: AuthorizerSpec[] = o.authorizationModes.map((mode): AuthorizerSpec => {
     if (mode !== 'Webhook') return { type: mode, name: mode.toLowerCase() };
     return {
-      type: 'Webhook', name: 'webhook',
+      type: 'Webhook',
+      name: 'webhook',
       webhook: {
-        authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtlMs, unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtlMs,
-        timeoutMs: webhookTimeoutMs, subjectAccessReviewVersion: o.authorizationWebhookVersion, matchConditionSubjectAccessReviewVersion: 'v1',
+        authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtlMs,
+        unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtlMs,
+        timeoutMs: webhookTimeoutMs,
+        subjectAccessReviewVersion: o.authorizationWebhookVersion,
+        matchConditionSubjectAccessReviewVersion: 'v1',
         // kube's implicit policy for the flag-configured webhook.
-        failurePolicy: 'NoOpinion', kubeConfigFile: o.authorizationWebhookConfigFile ?? '', matchConditions: [],
+        failurePolicy: 'NoOpinion',
+        kubeConfigFile: o.authorizationWebhookConfigFile ?? '',
+        matchConditions: [],
       },
     };
   });
@@ -101,8 +116,10 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
   const one = async (spec: AuthorizerSpec, i: number, closers: Array<() => void>): Promise<Authorizer> => {
     const at = fromFile ? `authorizers[${i}]` : '--authorization-mode';
     switch (spec.type) {
-      case 'AlwaysAllow': return alwaysAllow;
-      case 'AlwaysDeny': return alwaysDeny;
+      case 'AlwaysAllow':
+        return alwaysAllow;
+      case 'AlwaysDeny':
+        return alwaysDeny;
       case 'ABAC':
         if (o.authorizationPolicyFile === undefined) throw new Error(`${at}.type: Invalid value: "ABAC": requires --authorization-policy-file`);
         return loadAbac(o.authorizationPolicyFile);
@@ -118,8 +135,14 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
         const what = fromFile ? `${at}.webhook.connectionInfo.kubeConfigFile` : '--authorization-webhook-config-file';
         const client = await webhookClient(w.kubeConfigFile, what, { timeoutMs: w.timeoutMs, log: deps.log, ...(deps.clock ? { clock: deps.clock } : {}) });
         const authorizer = new WebhookAuthorizer(client, {
-          name: spec.name, version: w.subjectAccessReviewVersion, authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs,
-          failurePolicy: w.failurePolicy, matchConditions: new MatchConditions(w.matchConditions), withSelectors, log: deps.log,
+          name: spec.name,
+          version: w.subjectAccessReviewVersion,
+          authorizedTtlMs: w.authorizedTtlMs,
+          unauthorizedTtlMs: w.unauthorizedTtlMs,
+          failurePolicy: w.failurePolicy,
+          matchConditions: new MatchConditions(w.matchConditions),
+          withSelectors,
+          log: deps.log,
           ...(deps.clock ? { clock: deps.clock } : {}),
         });
         closers.push(() => authorizer.close());
@@ -137,7 +160,9 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
       return {
         authorizer: { name: 'authorizers', delegates: true, authorize: (a) => chain.evaluate(a) },
         parts: Object.freeze(parts),
-        close: () => { for (const c of closers) c(); },
+        close: () => {
+          for (const c of closers) c();
+        },
       };
     } catch (err) {
       for (const c of closers) c();
@@ -146,7 +171,10 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
   };
 
   const closeShared = () => {
-    void node?.then((n) => n.close(), () => undefined);
+    void node?.then(
+      (n) => n.close(),
+      () => undefined,
+    );
   };
 
   const privileged = deps.privilegedGroups ?? [];
@@ -154,13 +182,28 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
   const bypass = privileged.length > 0 ? privilegedGroups(privileged) : undefined;
   const withBypass = (configured: Authorizer) => new AuthorizerChain(bypass ? [bypass, configured] : [configured]);
   const bypassPart: ExplainedPart[] = bypass ? [{ type: 'Privileged', name: bypass.name, authorizer: bypass }] : [];
-  const explainOf = (parts: () => readonly ConfiguredAuthorizer[]) => (attrs: Attributes, o?: ExplainOptions) => explainChain([...bypassPart, ...parts()], attrs, o);
+  const explainOf = (parts: () => readonly ConfiguredAuthorizer[]) => (attrs: Attributes, o?: ExplainOptions) =>
+    explainChain([...bypassPart, ...parts()], attrs, o);
   const whoCanOf = (parts: () => readonly ConfiguredAuthorizer[]) => (attrs: Attributes) => whoCan([...bypassPart, ...parts()], attrs);
 
   if (!fromFile) {
-    const chain = await chainOf(fromFlags(o, deps.webhookTimeoutMs ?? 30_000)).catch((err: unknown) => { closeShared(); throw err; });
+    const chain = await chainOf(fromFlags(o, deps.webhookTimeoutMs ?? 30_000)).catch((err: unknown) => {
+      closeShared();
+      throw err;
+    });
     const current = () => chain.parts;
-    return { authorizer: withBypass(chain.authorizer), privilegedGroups: privileged, current, explain: explainOf(current), whoCan: whoCanOf(current), reload: async () => undefined, close: () => { chain.close(); closeShared(); } };
+    return {
+      authorizer: withBypass(chain.authorizer),
+      privilegedGroups: privileged,
+      current,
+      explain: explainOf(current),
+      whoCan: whoCanOf(current),
+      reload: async () => undefined,
+      close: () => {
+        chain.close();
+        closeShared();
+      },
+    };
   }
 
   const path = o.authorizationConfig!;
@@ -179,16 +222,25 @@ export async function buildAuthorizers(o: AuthzOptions, deps: AuthzDeps): Promis
   } catch (err) {
     throw new Error(`invalid value "${path}" for --authorization-config: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  let current = await build(text).catch((err: unknown) => { closeShared(); throw err; });
+  let current = await build(text).catch((err: unknown) => {
+    closeShared();
+    throw err;
+  });
   const holder = new SwappableAuthorizer(current.authorizer);
   const retiring = new Set<NodeJS.Timeout>();
   const controller = new FileReloader<Chain>({
-    paths: [path], initialTexts: [text], what: 'authorization config', build: ([t]) => build(t),
+    paths: [path],
+    initialTexts: [text],
+    what: 'authorization config',
+    build: ([t]) => build(t),
     apply: (next) => {
       holder.swap(next.authorizer);
       const old = current;
       current = next;
-      const t = setTimeout(() => { retiring.delete(t); old.close(); }, RETIRE_AFTER_MS);
+      const t = setTimeout(() => {
+        retiring.delete(t);
+        old.close();
+      }, RETIRE_AFTER_MS);
       t.unref();
       retiring.add(t);
     },

@@ -18,7 +18,10 @@ export class Union {
 
   /** Takes the next decision; true when it decides (later authorizers are not asked). */
   add(d: Decision): boolean {
-    if (d.kind !== 'no-opinion') { this.decided = d; return true; }
+    if (d.kind !== 'no-opinion') {
+      this.decided = d;
+      return true;
+    }
     if (d.reason) this.reasons.push(d.reason);
     if (d.error) this.errors.push(d.error);
     return false;

@@ -41,7 +41,8 @@ export interface AuthorizationConfig {
 }
 
 const LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const LABEL_MSG =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 function duration(raw: unknown, p: FieldPath, errs: Errors): number | undefined {
   const s = string(raw, p, errs);
@@ -70,7 +71,21 @@ function oneOf<T extends string>(raw: unknown, p: FieldPath, allowed: readonly T
 
 function validateWebhook(raw: unknown, p: FieldPath, errs: Errors): WebhookSpec | undefined {
   const before = errs.length;
-  const w = object(raw, p, ['authorizedTTL', 'unauthorizedTTL', 'timeout', 'subjectAccessReviewVersion', 'matchConditionSubjectAccessReviewVersion', 'failurePolicy', 'connectionInfo', 'matchConditions'], errs);
+  const w = object(
+    raw,
+    p,
+    [
+      'authorizedTTL',
+      'unauthorizedTTL',
+      'timeout',
+      'subjectAccessReviewVersion',
+      'matchConditionSubjectAccessReviewVersion',
+      'failurePolicy',
+      'connectionInfo',
+      'matchConditions',
+    ],
+    errs,
+  );
   if (!w) return undefined;
   const ttl = (k: 'authorizedTTL' | 'unauthorizedTTL', dflt: number): number => {
     const v = duration(w[k], p.child(k), errs);
@@ -104,7 +119,7 @@ function validateWebhook(raw: unknown, p: FieldPath, errs: Errors): WebhookSpec 
     } else if (type === 'InClusterConfig') {
       if (file !== undefined && file !== '') errs.push(fieldError.invalid(cp.child('kubeConfigFile'), file, 'can only be set when type=KubeConfigFile'));
       // The in-cluster configuration would point the API server at itself.
-      else errs.push(fieldError.invalid(cp.child('type'), type, 'InClusterConfig is not supported for the API server\'s own authorization webhooks'));
+      else errs.push(fieldError.invalid(cp.child('type'), type, "InClusterConfig is not supported for the API server's own authorization webhooks"));
     }
   }
 
@@ -124,7 +139,10 @@ function validateWebhook(raw: unknown, p: FieldPath, errs: Errors): WebhookSpec 
         return;
       }
       if (expr === undefined) return;
-      if (seen.has(expr)) { errs.push(fieldError.duplicate(ep, expr)); return; }
+      if (seen.has(expr)) {
+        errs.push(fieldError.duplicate(ep, expr));
+        return;
+      }
       seen.add(expr);
       try {
         matchConditions.push(requestEnvironment.compile(expr));
@@ -136,8 +154,14 @@ function validateWebhook(raw: unknown, p: FieldPath, errs: Errors): WebhookSpec 
   }
   if (errs.length > before || timeoutMs === undefined || !version || !mcVersion || !failurePolicy || kubeConfigFile === undefined) return undefined;
   return Object.freeze({
-    authorizedTtlMs, unauthorizedTtlMs, timeoutMs, subjectAccessReviewVersion: version, matchConditionSubjectAccessReviewVersion: mcVersion,
-    failurePolicy, kubeConfigFile, matchConditions: Object.freeze(matchConditions),
+    authorizedTtlMs,
+    unauthorizedTtlMs,
+    timeoutMs,
+    subjectAccessReviewVersion: version,
+    matchConditionSubjectAccessReviewVersion: mcVersion,
+    failurePolicy,
+    kubeConfigFile,
+    matchConditions: Object.freeze(matchConditions),
   });
 }
 
@@ -150,9 +174,11 @@ export function validateAuthorizationConfig(raw: unknown, errs: Errors): Authori
   const o = object(raw, root, ['apiVersion', 'kind', 'authorizers'], errs)!;
   const apiVersion = string(o['apiVersion'], root.child('apiVersion'), errs);
   if (!apiVersion) errs.push(fieldError.required(root.child('apiVersion')));
-  else if (!(AUTHORIZATION_CONFIG_VERSIONS as readonly string[]).includes(apiVersion)) errs.push(fieldError.unsupported(root.child('apiVersion'), apiVersion, AUTHORIZATION_CONFIG_VERSIONS));
+  else if (!(AUTHORIZATION_CONFIG_VERSIONS as readonly string[]).includes(apiVersion))
+    errs.push(fieldError.unsupported(root.child('apiVersion'), apiVersion, AUTHORIZATION_CONFIG_VERSIONS));
   const kind = string(o['kind'], root.child('kind'), errs);
-  if (kind !== 'AuthorizationConfiguration') errs.push(kind ? fieldError.unsupported(root.child('kind'), kind, ['AuthorizationConfiguration']) : fieldError.required(root.child('kind')));
+  if (kind !== 'AuthorizationConfiguration')
+    errs.push(kind ? fieldError.unsupported(root.child('kind'), kind, ['AuthorizationConfiguration']) : fieldError.required(root.child('kind')));
 
   const ap = root.child('authorizers');
   const items = list(o['authorizers'], ap, errs);

@@ -48,7 +48,10 @@ export async function explainChain(parts: readonly ExplainedPart[], attrs: Attri
   const nearMisses: NearMiss[] = [];
   let decidedBy: string | undefined;
   for (const p of parts) {
-    if (decidedBy !== undefined) { steps.push({ name: p.name, type: p.type, decision: 'Skipped', reason: '' }); continue; }
+    if (decidedBy !== undefined) {
+      steps.push({ name: p.name, type: p.type, decision: 'Skipped', reason: '' });
+      continue;
+    }
     const e = await explainOne(p.authorizer, attrs, opts);
     steps.push({ name: p.name, type: p.type, decision: stepDecision(e.decision), reason: e.decision.reason, ...(e.facts ? { facts: e.facts } : {}) });
     if (e.nearMisses) nearMisses.push(...e.nearMisses);
@@ -56,7 +59,9 @@ export async function explainChain(parts: readonly ExplainedPart[], attrs: Attri
   }
   const decision = union.result();
   return {
-    decision, ...(decidedBy !== undefined ? { decidedBy } : {}), steps,
+    decision,
+    ...(decidedBy !== undefined ? { decidedBy } : {}),
+    steps,
     nearMisses: decision.kind === 'allow' ? [] : nearMisses.slice(0, MAX_NEAR_MISSES),
   };
 }
@@ -88,7 +93,11 @@ export function whoCan(parts: readonly ExplainedPart[], attrs: Attributes): WhoC
   for (const p of parts) {
     const list = p.authorizer.subjects;
     if (!list) {
-      incomplete.push({ name: p.name, type: p.type, reason: `a ${p.type} authorizer cannot list the subjects it allows; it may also deny subjects listed after it` });
+      incomplete.push({
+        name: p.name,
+        type: p.type,
+        reason: `a ${p.type} authorizer cannot list the subjects it allows; it may also deny subjects listed after it`,
+      });
       continue;
     }
     for (const g of list.call(p.authorizer, attrs)) {
@@ -100,7 +109,8 @@ export function whoCan(parts: readonly ExplainedPart[], attrs: Attributes): WhoC
     if (p.type === 'AlwaysDeny') break;
   }
   const order = { Group: 0, User: 1, ServiceAccount: 2 } as const;
-  const subjects = [...bySubject.values()].sort((x, y) => order[x.kind] - order[y.kind]
-    || (x.namespace ?? '').localeCompare(y.namespace ?? '') || x.name.localeCompare(y.name));
+  const subjects = [...bySubject.values()].sort(
+    (x, y) => order[x.kind] - order[y.kind] || (x.namespace ?? '').localeCompare(y.namespace ?? '') || x.name.localeCompare(y.name),
+  );
   return { subjects, incomplete };
 }

@@ -21,7 +21,9 @@ export interface ConditionResult {
 export class MatchConditions {
   constructor(private readonly expressions: readonly CompiledExpression[]) {}
 
-  get size(): number { return this.expressions.length; }
+  get size(): number {
+    return this.expressions.length;
+  }
 
   /** `each`, when given, receives every evaluated expression's result. */
   evaluate(spec: Record<string, unknown>, each?: ConditionResult[]): MatchResult {

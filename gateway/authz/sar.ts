@@ -22,15 +22,22 @@ export function sarSpecV1(a: Attributes, withSelectors: boolean): Spec {
   if (a.user.extra && Object.keys(a.user.extra).length > 0) spec['extra'] = a.user.extra;
   if (a.isResourceRequest) {
     const ra = compact({
-      namespace: a.namespace, verb: a.verb, group: a.apiGroup, version: a.apiVersion,
-      resource: a.resource, subresource: a.subresource, name: a.name,
+      namespace: a.namespace,
+      verb: a.verb,
+      group: a.apiGroup,
+      version: a.apiVersion,
+      resource: a.resource,
+      subresource: a.subresource,
+      name: a.name,
     });
     if (withSelectors) {
       // Operators with no SAR form (gt, lt) are dropped: requirements are ANDed, so fewer only widen the check.
-      const fs = (a.fieldSelector ?? []).filter((r) => hasOwn(FIELD_OPS, r.operator))
+      const fs = (a.fieldSelector ?? [])
+        .filter((r) => hasOwn(FIELD_OPS, r.operator))
         .map((r) => ({ key: r.field, operator: FIELD_OPS[r.operator]!, values: [r.value] }));
       if (fs.length > 0) ra['fieldSelector'] = { requirements: fs };
-      const ls = (a.labelSelector ?? []).filter((r) => hasOwn(LABEL_OPS, r.operator))
+      const ls = (a.labelSelector ?? [])
+        .filter((r) => hasOwn(LABEL_OPS, r.operator))
         .map((r) => ({ key: r.key, operator: LABEL_OPS[r.operator]!, ...(r.values.length > 0 ? { values: [...r.values] } : {}) }));
       if (ls.length > 0) ra['labelSelector'] = { requirements: ls };
     }

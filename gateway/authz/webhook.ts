@@ -37,7 +37,11 @@ export interface WebhookAuthorizerOptions {
   readonly cacheSize?: number;
 }
 
-interface Cached { readonly decision: Decision; readonly answer: Record<string, unknown>; readonly expiresAt: number }
+interface Cached {
+  readonly decision: Decision;
+  readonly answer: Record<string, unknown>;
+  readonly expiresAt: number;
+}
 
 /** What an explanation shows of a webhook's work. */
 interface WebhookTrace {
@@ -56,7 +60,10 @@ export class WebhookAuthorizer implements Authorizer {
   private readonly cache: LRUCache<string, Cached>;
   private readonly clock: () => number;
 
-  constructor(private readonly client: KubeClient, private readonly opts: WebhookAuthorizerOptions) {
+  constructor(
+    private readonly client: KubeClient,
+    private readonly opts: WebhookAuthorizerOptions,
+  ) {
     this.name = opts.name;
     this.apiVersion = `authorization.k8s.io/${opts.version}`;
     this.clock = opts.clock ?? Date.now;
@@ -94,7 +101,10 @@ export class WebhookAuthorizer implements Authorizer {
     const hit = this.cache.get(key);
     if (hit) {
       if (hit.expiresAt > now) {
-        if (trace) { trace.cached = true; trace.answer = hit.answer; }
+        if (trace) {
+          trace.cached = true;
+          trace.answer = hit.answer;
+        }
         return hit.decision;
       }
       this.cache.delete(key);
@@ -136,7 +146,8 @@ export class WebhookAuthorizer implements Authorizer {
     const [allowed, denied, reason, evaluationError] = ['allowed', 'denied', 'reason', 'evaluationError'].map((k) => ownValue(status, k));
     if (allowed !== undefined && typeof allowed !== 'boolean') return 'status.allowed is not a boolean';
     if (denied !== undefined && typeof denied !== 'boolean') return 'status.denied is not a boolean';
-    if (typeof evaluationError === 'string' && evaluationError !== '') this.opts.log(`authorization webhook "${this.name}": evaluation error: ${evaluationError}`);
+    if (typeof evaluationError === 'string' && evaluationError !== '')
+      this.opts.log(`authorization webhook "${this.name}": evaluation error: ${evaluationError}`);
     const why = typeof reason === 'string' ? reason : '';
     // The answer as explanations show it: the four fields read, nothing else the peer sent.
     const answer: Record<string, unknown> = { allowed: allowed === true };
@@ -157,10 +168,19 @@ export class WebhookAuthorizer implements Authorizer {
 }
 
 /** Builds the webhook's client from its kubeconfig: https only, no query string; errors carry `what` (a flag or a field path). */
-export async function webhookClient(file: string, what: string, opts: { timeoutMs: number; log: (msg: string) => void; clock?: () => number }): Promise<KubeClient> {
+export async function webhookClient(
+  file: string,
+  what: string,
+  opts: { timeoutMs: number; log: (msg: string) => void; clock?: () => number },
+): Promise<KubeClient> {
   let client: KubeClient;
   try {
-    client = await clientFromKubeconfig(file, { timeoutMs: opts.timeoutMs, log: opts.log, purpose: 'authorization webhook', ...(opts.clock ? { clock: opts.clock } : {}) });
+    client = await clientFromKubeconfig(file, {
+      timeoutMs: opts.timeoutMs,
+      log: opts.log,
+      purpose: 'authorization webhook',
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
   } catch (err) {
     if (!(err instanceof KubeconfigError)) throw err;
     throw new Error(`${what}: Invalid value: ${JSON.stringify(file)}: ${err.message}`);

@@ -27,18 +27,46 @@
 // constructors they name are locked themselves.
 
 /** What one run of hardenIntrinsics did; the CLI logs nothing, tests read it. */
-export interface Hardened { readonly frozen: number; readonly tamed: number }
+export interface Hardened {
+  readonly frozen: number;
+  readonly tamed: number;
+}
 
 let done: Hardened | undefined;
 
 const FROZEN: readonly object[] = [
-  Object, Object.prototype, Array, Array.prototype, Function, Function.prototype,
-  String, String.prototype, Number, Number.prototype, Boolean, Boolean.prototype,
-  Symbol, Symbol.prototype, BigInt, BigInt.prototype, RegExp, RegExp.prototype, Date, Date.prototype,
+  Object,
+  Object.prototype,
+  Array,
+  Array.prototype,
+  Function,
+  Function.prototype,
+  String,
+  String.prototype,
+  Number,
+  Number.prototype,
+  Boolean,
+  Boolean.prototype,
+  Symbol,
+  Symbol.prototype,
+  BigInt,
+  BigInt.prototype,
+  RegExp,
+  RegExp.prototype,
+  Date,
+  Date.prototype,
   // Not the Error constructors: libraries set Error.stackTraceLimit and Error.prepareStackTrace at
   // run time (redis-errors does on every reply error), and no JSON value reaches them by name.
-  Error.prototype, TypeError.prototype, RangeError.prototype, SyntaxError.prototype,
-  Map, Map.prototype, Set, Set.prototype, Promise, Promise.prototype,
+  Error.prototype,
+  TypeError.prototype,
+  RangeError.prototype,
+  SyntaxError.prototype,
+  Map,
+  Map.prototype,
+  Set,
+  Set.prototype,
+  Promise,
+  Promise.prototype,
 ];
 
 /** Error subclasses set `name`/`message` on instances; libraries set `toString`/`constructor` on their prototypes. */
@@ -62,7 +90,10 @@ const PROTECTED: ReadonlyMap<object, ReadonlySet<PropertyKey>> = new Map<object,
   [Array, new Set(['prototype'])],
   [Promise.prototype, new Set(['constructor', 'then'])],
   [Promise, new Set(['resolve', 'prototype'])],
-  [RegExp.prototype, new Set(['constructor', 'exec', 'flags', 'global', 'sticky', 'unicode', 'dotAll', 'hasIndices', 'ignoreCase', 'multiline', 'source', 'unicodeSets'])],
+  [
+    RegExp.prototype,
+    new Set(['constructor', 'exec', 'flags', 'global', 'sticky', 'unicode', 'dotAll', 'hasIndices', 'ignoreCase', 'multiline', 'source', 'unicodeSets']),
+  ],
   [String.prototype, new Set(['replace', 'split', 'match', 'matchAll', 'search'])],
 ]);
 
@@ -83,7 +114,9 @@ function tame(proto: object, name: string): boolean {
   if (!d || !('value' in d) || !d.configurable) return false;
   const value: unknown = d.value;
   Object.defineProperty(proto, name, {
-    get() { return value; },
+    get() {
+      return value;
+    },
     set(this: object, v: unknown) {
       if (this === proto) throw new TypeError(`Cannot assign to read only property '${name}' of a frozen prototype`);
       Object.defineProperty(this, name, { value: v, writable: true, enumerable: true, configurable: true });

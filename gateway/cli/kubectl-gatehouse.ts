@@ -43,11 +43,22 @@ function parseArgs(argv: readonly string[]): Parsed {
       return v;
     };
     switch (flag) {
-      case '-n': case '--namespace': p.namespace = value(); break;
-      case '--as': p.as = value(); break;
-      case '--as-group': p.asGroups.push(value()); break;
-      case '--kubeconfig': p.kubeconfig = value(); break;
-      case '--context': p.context = value(); break;
+      case '-n':
+      case '--namespace':
+        p.namespace = value();
+        break;
+      case '--as':
+        p.as = value();
+        break;
+      case '--as-group':
+        p.asGroups.push(value());
+        break;
+      case '--kubeconfig':
+        p.kubeconfig = value();
+        break;
+      case '--context':
+        p.context = value();
+        break;
       default:
         if (a.startsWith('-')) throw new UsageError(`unknown flag ${a}`);
         p.positional.push(a);
@@ -66,7 +77,16 @@ function attributesOf(p: Parsed): Record<string, unknown> {
   const dot = res.indexOf('.');
   const resource = dot < 0 ? res : res.slice(0, dot);
   const group = dot < 0 ? '' : res.slice(dot + 1);
-  return { resourceAttributes: { verb, resource, group, ...(subresource ? { subresource } : {}), ...(name ? { name } : {}), ...(p.namespace ? { namespace: p.namespace } : {}) } };
+  return {
+    resourceAttributes: {
+      verb,
+      resource,
+      group,
+      ...(subresource ? { subresource } : {}),
+      ...(name ? { name } : {}),
+      ...(p.namespace ? { namespace: p.namespace } : {}),
+    },
+  };
 }
 
 function kubeconfigPath(p: Parsed): string {
@@ -78,7 +98,14 @@ function kubeconfigPath(p: Parsed): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('   ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!)))
+        .join('   ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 type J = Record<string, any>;
@@ -105,7 +132,9 @@ function detail(s: J): string {
 function printWhy(status: J): string {
   const lines: string[] = [];
   const rows = [['#', 'AUTHORIZER', 'TYPE', 'DECISION', 'DETAIL']];
-  (status['steps'] as J[]).forEach((s, i) => rows.push([String(i + 1), s['name'], s['type'], s['decision'], [detail(s), s['reason']].filter(Boolean).join(' — ')]));
+  (status['steps'] as J[]).forEach((s, i) =>
+    rows.push([String(i + 1), s['name'], s['type'], s['decision'], [detail(s), s['reason']].filter(Boolean).join(' — ')]),
+  );
   lines.push(table(rows), '');
   const verdict = status['allowed'] ? 'allowed' : status['denied'] ? 'denied' : 'not allowed (no authorizer allowed it)';
   lines.push(`Result: ${verdict}${status['decidedBy'] ? ` by ${status['decidedBy']}` : ''}`);
@@ -118,7 +147,8 @@ function printWhy(status: J): string {
       const granted = (m['granted'] as string[]).length > 0 ? (m['granted'] as string[]).join(', ') : '(none)';
       // Bindings to other subjects (SubjectAccessExplanation only): what the subject would need.
       if (m['attribute'] === 'group') lines.push(`  - ${where} would apply with group ${granted}`);
-      else if (m['attribute'] === 'serviceaccount namespace') lines.push(`  - ${where} would apply to the ServiceAccount in namespace ${granted}, not ${JSON.stringify(m['requested'])}`);
+      else if (m['attribute'] === 'serviceaccount namespace')
+        lines.push(`  - ${where} would apply to the ServiceAccount in namespace ${granted}, not ${JSON.stringify(m['requested'])}`);
       else lines.push(`  - ${where} grants ${m['attribute']} ${granted}, not ${JSON.stringify(m['requested'])}`);
     }
   }

@@ -7,7 +7,9 @@ import { startBackendProcess, type BackendKind } from '../aggregation/backendmai
 import { startSidecar } from '../sidecar/index.js';
 import { hardenIntrinsics } from './harden.js';
 
-const log = (msg: string): void => { process.stderr.write(`${new Date().toISOString()} ${msg}\n`); };
+const log = (msg: string): void => {
+  process.stderr.write(`${new Date().toISOString()} ${msg}\n`);
+};
 
 const HELP = `Usage: gatehouse <command> [flags]
 
@@ -39,19 +41,15 @@ async function serve(argv: string[]): Promise<number> {
     process.stderr.write(`gatehouse: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
-  const lines = [
-    `Gatehouse is serving on ${running.url} (storage: ${opts.storageBackend}, data: ${opts.dataDir})`,
-  ];
+  const lines = [`Gatehouse is serving on ${running.url} (storage: ${opts.storageBackend}, data: ${opts.dataDir})`];
   if (running.kubeconfig) {
-    lines.push(
-      'Connect with kubectl:',
-      `  kubectl --kubeconfig ${running.kubeconfig} get namespaces`,
-      `  export KUBECONFIG=${running.kubeconfig}`,
-    );
+    lines.push('Connect with kubectl:', `  kubectl --kubeconfig ${running.kubeconfig} get namespaces`, `  export KUBECONFIG=${running.kubeconfig}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => { void running.shutdown(signal).then(resolve); };
+    const onSignal = (signal: string) => {
+      void running.shutdown(signal).then(resolve);
+    };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
   });
@@ -69,7 +67,9 @@ async function sidecar(opts: ServeOptions): Promise<number> {
   }
   process.stdout.write(`Gatehouse sidecar is serving on ${running.url}, proxying to ${running.upstream}\n`);
   await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => { void running.shutdown(signal).then(resolve); };
+    const onSignal = (signal: string) => {
+      void running.shutdown(signal).then(resolve);
+    };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
   });
@@ -95,7 +95,9 @@ async function backend(kind: BackendKind, argv: string[]): Promise<number> {
   }
   process.stdout.write(`Gatehouse ${kind} is serving on ${running.url}\n`);
   await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => { void running.shutdown(signal).then(resolve); };
+    const onSignal = (signal: string) => {
+      void running.shutdown(signal).then(resolve);
+    };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
   });
@@ -105,10 +107,13 @@ async function backend(kind: BackendKind, argv: string[]): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   switch (command) {
-    case 'serve': return serve(rest);
-    case 'certs': return runCertsCommand(rest);
+    case 'serve':
+      return serve(rest);
+    case 'certs':
+      return runCertsCommand(rest);
     case 'core-backend':
-    case 'sample-backend': return backend(command, rest);
+    case 'sample-backend':
+      return backend(command, rest);
     case 'help':
     case '--help':
     case '-h':
@@ -124,7 +129,10 @@ async function main(argv: string[]): Promise<number> {
 // Every module is loaded by now (no import is dynamic): from here on a write
 // through a built-in prototype throws instead of reaching every object.
 hardenIntrinsics();
-main(process.argv.slice(2)).then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`gatehouse: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`gatehouse: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -65,11 +65,12 @@ export function validateIssuer(raw: unknown, p: FieldPath, ctx: IssuerContext, e
   list(o.audiences, ap, errs).forEach((a, i) => {
     const s = string(a, ap.index(i), errs);
     if (s === undefined) return;
-    if (s === '') errs.push(fieldError.invalid(ap.index(i), s, 'audience can\'t be empty'));
+    if (s === '') errs.push(fieldError.invalid(ap.index(i), s, "audience can't be empty"));
     else if (audiences.includes(s)) errs.push(fieldError.duplicate(ap.index(i), s));
     else audiences.push(s);
   });
-  if (o.audiences === undefined || (Array.isArray(o.audiences) && o.audiences.length === 0)) errs.push(fieldError.required(ap, 'at least one audience is required'));
+  if (o.audiences === undefined || (Array.isArray(o.audiences) && o.audiences.length === 0))
+    errs.push(fieldError.required(ap, 'at least one audience is required'));
   const policy = string(o.audienceMatchPolicy, p.child('audienceMatchPolicy'), errs);
   if (policy !== undefined && policy !== '' && policy !== 'MatchAny') {
     errs.push(fieldError.unsupported(p.child('audienceMatchPolicy'), policy, ['MatchAny']));

@@ -15,7 +15,7 @@ function prefixedOrExpression(raw: unknown, p: FieldPath, required: boolean, err
   const prefix = string(o?.prefix, p.child('prefix'), errs);
   const expression = string(o?.expression, p.child('expression'), errs) ?? '';
   if (claim !== '' && expression !== '') {
-    errs.push(fieldError.invalid(p, '', 'claim and expression can\'t both be set'));
+    errs.push(fieldError.invalid(p, '', "claim and expression can't both be set"));
     return undefined;
   }
   if (claim !== '') {
@@ -43,7 +43,7 @@ function claimOrExpression(raw: unknown, p: FieldPath, errs: Errors): ClaimOrExp
   const claim = string(o?.claim, p.child('claim'), errs) ?? '';
   const expression = string(o?.expression, p.child('expression'), errs) ?? '';
   if (claim !== '' && expression !== '') {
-    errs.push(fieldError.invalid(p, '', 'claim and expression can\'t both be set'));
+    errs.push(fieldError.invalid(p, '', "claim and expression can't both be set"));
     return undefined;
   }
   if (claim !== '') return Object.freeze({ claim });
@@ -62,7 +62,8 @@ function extraKey(key: string, p: FieldPath, seen: Set<string>, errs: Errors): b
   } else if (slash < 1 || slash === key.length - 1) {
     errs.push(fieldError.invalid(p, key, 'must be a domain-prefixed path (such as "acme.io/foo")'));
   } else {
-    if (!DNS1123_SUBDOMAIN.test(domain) || domain.length > 253) errs.push(fieldError.invalid(p, key, `prefix part "${domain}" must be a valid RFC 1123 subdomain`));
+    if (!DNS1123_SUBDOMAIN.test(domain) || domain.length > 253)
+      errs.push(fieldError.invalid(p, key, `prefix part "${domain}" must be a valid RFC 1123 subdomain`));
     if (!PATH_CHARS.test(key.slice(slash + 1))) errs.push(fieldError.invalid(p, key, 'path part must contain only valid path characters'));
   }
   if (seen.has(key)) errs.push(fieldError.duplicate(p, key));
@@ -79,9 +80,14 @@ function extras(raw: unknown, p: FieldPath, errs: Errors): ExtraMapping[] {
     const key = string(o?.key, ip.child('key'), errs) ?? '';
     const expr = string(o?.valueExpression, ip.child('valueExpression'), errs) ?? '';
     let ok = true;
-    if (key === '') { errs.push(fieldError.required(ip.child('key'))); ok = false; }
-    else ok = extraKey(key, ip.child('key'), seen, errs);
-    if (expr === '') { errs.push(fieldError.required(ip.child('valueExpression'))); return; }
+    if (key === '') {
+      errs.push(fieldError.required(ip.child('key')));
+      ok = false;
+    } else ok = extraKey(key, ip.child('key'), seen, errs);
+    if (expr === '') {
+      errs.push(fieldError.required(ip.child('valueExpression')));
+      return;
+    }
     const compiled = compileAt(claimsEnvironment, expr, ip.child('valueExpression'), errs);
     if (ok && compiled) out.push(Object.freeze({ key, valueExpression: compiled }));
   });
@@ -89,7 +95,9 @@ function extras(raw: unknown, p: FieldPath, errs: Errors): ExtraMapping[] {
 }
 
 /** Expressions elsewhere in the authenticator that may check claims.email_verified. */
-export interface EmailVerifiedWitnesses { readonly claimValidationExpressions: readonly CompiledExpression[] }
+export interface EmailVerifiedWitnesses {
+  readonly claimValidationExpressions: readonly CompiledExpression[];
+}
 
 export function validateClaimMappings(raw: unknown, p: FieldPath, witnesses: EmailVerifiedWitnesses, errs: Errors): ClaimMappings | undefined {
   const o = object(raw, p, ['username', 'groups', 'uid', 'extra'], errs);
@@ -101,8 +109,13 @@ export function validateClaimMappings(raw: unknown, p: FieldPath, witnesses: Ema
   if (username && 'expression' in username && username.expression.reads('claims', 'email')) {
     const all = [username.expression, ...extra.map((e) => e.valueExpression), ...witnesses.claimValidationExpressions];
     if (!all.some((e) => e.reads('claims', 'email_verified'))) {
-      errs.push(fieldError.invalid(p.child('username').child('expression'), 'claims.email',
-        'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claims.email is used in claimMappings.username.expression'));
+      errs.push(
+        fieldError.invalid(
+          p.child('username').child('expression'),
+          'claims.email',
+          'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claims.email is used in claimMappings.username.expression',
+        ),
+      );
     }
   }
   if (errs.length > before || !username) return undefined;

@@ -17,15 +17,18 @@ export function validateClaimRules(raw: unknown, p: FieldPath, errs: Errors): Cl
     const expression = string(o?.expression, ip.child('expression'), errs) ?? '';
     const message = string(o?.message, ip.child('message'), errs) ?? '';
     if (claim !== '' && expression !== '') {
-      errs.push(fieldError.invalid(ip, '', 'claim and expression can\'t both be set'));
+      errs.push(fieldError.invalid(ip, '', "claim and expression can't both be set"));
     } else if (claim !== '') {
-      if (message !== '') errs.push(fieldError.invalid(ip.child('message'), message, 'message can\'t be set when claim is set'));
+      if (message !== '') errs.push(fieldError.invalid(ip.child('message'), message, "message can't be set when claim is set"));
       if (claims.has(claim)) errs.push(fieldError.duplicate(ip.child('claim'), claim));
       else out.push(Object.freeze({ claim, requiredValue }));
       claims.add(claim);
     } else if (expression !== '') {
-      if (requiredValue !== '') errs.push(fieldError.invalid(ip.child('requiredValue'), requiredValue, 'requiredValue can\'t be set when expression is set'));
-      if (expressions.has(expression)) { errs.push(fieldError.duplicate(ip.child('expression'), expression)); return; }
+      if (requiredValue !== '') errs.push(fieldError.invalid(ip.child('requiredValue'), requiredValue, "requiredValue can't be set when expression is set"));
+      if (expressions.has(expression)) {
+        errs.push(fieldError.duplicate(ip.child('expression'), expression));
+        return;
+      }
       expressions.add(expression);
       const compiled = compileAt(claimsEnvironment, expression, ip.child('expression'), errs);
       if (compiled) out.push(Object.freeze({ expression: compiled, ...(message ? { message } : {}) }));
@@ -44,8 +47,14 @@ export function validateUserRules(raw: unknown, p: FieldPath, errs: Errors): Use
     const o = object(item, ip, ['expression', 'message'], errs);
     const expression = string(o?.expression, ip.child('expression'), errs) ?? '';
     const message = string(o?.message, ip.child('message'), errs) ?? '';
-    if (expression === '') { errs.push(fieldError.required(ip.child('expression'))); return; }
-    if (seen.has(expression)) { errs.push(fieldError.duplicate(ip.child('expression'), expression)); return; }
+    if (expression === '') {
+      errs.push(fieldError.required(ip.child('expression')));
+      return;
+    }
+    if (seen.has(expression)) {
+      errs.push(fieldError.duplicate(ip.child('expression'), expression));
+      return;
+    }
     seen.add(expression);
     const compiled = compileAt(userEnvironment, expression, ip.child('expression'), errs);
     if (compiled) out.push(Object.freeze({ expression: compiled, ...(message ? { message } : {}) }));

@@ -15,12 +15,9 @@ export interface IssuerSpec {
 }
 
 export type ClaimValidationRule =
-  | { readonly claim: string; readonly requiredValue: string }
-  | { readonly expression: CompiledExpression; readonly message?: string };
+  { readonly claim: string; readonly requiredValue: string } | { readonly expression: CompiledExpression; readonly message?: string };
 
-export type PrefixedClaimOrExpression =
-  | { readonly claim: string; readonly prefix: string }
-  | { readonly expression: CompiledExpression };
+export type PrefixedClaimOrExpression = { readonly claim: string; readonly prefix: string } | { readonly expression: CompiledExpression };
 
 export type ClaimOrExpression = { readonly claim: string } | { readonly expression: CompiledExpression };
 

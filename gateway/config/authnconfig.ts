@@ -3,9 +3,7 @@
 // field path in one message. Also turns the --oidc-* flags into the same
 // typed JWT authenticator, as kube-apiserver does.
 import { parse as parseYaml } from 'yaml';
-import {
-  DEFAULT_SIGNING_ALGS, SUPPORTED_SIGNING_ALGS, type AuthenticationConfig, type JwtAuthenticatorSpec,
-} from './authnconfig-types.js';
+import { DEFAULT_SIGNING_ALGS, SUPPORTED_SIGNING_ALGS, type AuthenticationConfig, type JwtAuthenticatorSpec } from './authnconfig-types.js';
 import { validateIssuer, type IssuerContext } from './authnconfig-issuer.js';
 import { validateClaimMappings } from './authnconfig-mappings.js';
 import { object, list, string, type Errors } from './authnconfig-read.js';
@@ -51,10 +49,13 @@ export function validateAuthenticationConfig(raw: unknown, ctx: IssuerContext, e
   const o = object(raw, root, ['apiVersion', 'kind', 'jwt', 'anonymous'], errs)!;
   const apiVersion = string(o.apiVersion, root.child('apiVersion'), errs);
   if (apiVersion === undefined || apiVersion === '') errs.push(fieldError.required(root.child('apiVersion')));
-  else if (!AUTHENTICATION_CONFIG_VERSIONS.includes(apiVersion)) errs.push(fieldError.unsupported(root.child('apiVersion'), apiVersion, AUTHENTICATION_CONFIG_VERSIONS));
+  else if (!AUTHENTICATION_CONFIG_VERSIONS.includes(apiVersion))
+    errs.push(fieldError.unsupported(root.child('apiVersion'), apiVersion, AUTHENTICATION_CONFIG_VERSIONS));
   const kind = string(o.kind, root.child('kind'), errs);
-  if (kind !== AUTHENTICATION_CONFIG_KIND) errs.push(kind ? fieldError.unsupported(root.child('kind'), kind, [AUTHENTICATION_CONFIG_KIND]) : fieldError.required(root.child('kind')));
-  if (o.anonymous !== undefined) errs.push(fieldError.forbidden(root.child('anonymous'), 'anonymous authentication is configured with --anonymous-auth; this field is not supported yet'));
+  if (kind !== AUTHENTICATION_CONFIG_KIND)
+    errs.push(kind ? fieldError.unsupported(root.child('kind'), kind, [AUTHENTICATION_CONFIG_KIND]) : fieldError.required(root.child('kind')));
+  if (o.anonymous !== undefined)
+    errs.push(fieldError.forbidden(root.child('anonymous'), 'anonymous authentication is configured with --anonymous-auth; this field is not supported yet'));
 
   const jp = root.child('jwt');
   const items = list(o.jwt, jp, errs);
@@ -95,7 +96,8 @@ function validateJwt(raw: unknown, p: FieldPath, ctx: IssuerContext, errs: Error
   const userValidationRules = validateUserRules(o.userValidationRules, p.child('userValidationRules'), errs);
   if (errs.length > before || !issuer || !claimMappings) return undefined;
   return Object.freeze({
-    issuer, claimMappings,
+    issuer,
+    claimMappings,
     claimValidationRules: Object.freeze(claimValidationRules),
     userValidationRules: Object.freeze(userValidationRules),
     signingAlgs: Object.freeze([...SUPPORTED_SIGNING_ALGS]),

@@ -3,7 +3,14 @@
 
 /** Milliseconds per unit. Go also accepts `µs`/`μs`; sub-millisecond values become fractions. */
 const UNITS: ReadonlyMap<string, number> = new Map([
-  ['ns', 1e-6], ['us', 1e-3], ['µs', 1e-3], ['μs', 1e-3], ['ms', 1], ['s', 1000], ['m', 60_000], ['h', 3_600_000],
+  ['ns', 1e-6],
+  ['us', 1e-3],
+  ['µs', 1e-3],
+  ['μs', 1e-3],
+  ['ms', 1],
+  ['s', 1000],
+  ['m', 60_000],
+  ['h', 3_600_000],
 ]);
 
 export class DurationError extends Error {}

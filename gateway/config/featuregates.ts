@@ -20,12 +20,28 @@ const gate = (s: GateSpec): GateSpec => Object.freeze(s);
 /** Every gate Gatehouse reads, with kube 1.33's stage and default. */
 export const FEATURE_GATE_SPECS = Object.freeze({
   APIResponseCompression: gate({ default: true, stage: 'BETA', description: 'GET answers are gzipped when the client accepts it (off: never compressed)' }),
-  AuthorizeWithSelectors: gate({ default: true, stage: 'BETA', description: 'Field and label selectors are part of authorization attributes (webhooks receive them)' }),
-  AuthorizeNodeWithSelectors: gate({ default: true, stage: 'BETA', description: 'The Node authorizer limits node reads of nodes and pods (needs AuthorizeWithSelectors)' }),
+  AuthorizeWithSelectors: gate({
+    default: true,
+    stage: 'BETA',
+    description: 'Field and label selectors are part of authorization attributes (webhooks receive them)',
+  }),
+  AuthorizeNodeWithSelectors: gate({
+    default: true,
+    stage: 'BETA',
+    description: 'The Node authorizer limits node reads of nodes and pods (needs AuthorizeWithSelectors)',
+  }),
   StructuredAuthorizationConfiguration: gate({ default: true, stage: 'GA', locked: true, description: '--authorization-config' }),
   StructuredAuthenticationConfiguration: gate({ default: true, stage: 'BETA', description: '--authentication-config' }),
-  AllowUnsafeMalformedObjectDeletion: gate({ default: false, stage: 'ALPHA', description: 'DELETE with ignoreStoreReadErrorWithClusterBreakingPotential=true may remove objects the store cannot decode' }),
-  CBORServingAndStorage: gate({ default: false, stage: 'ALPHA', description: 'application/cbor answers and request bodies, application/cbor-seq watches, apply-patch+cbor (off: 406 and 415)' }),
+  AllowUnsafeMalformedObjectDeletion: gate({
+    default: false,
+    stage: 'ALPHA',
+    description: 'DELETE with ignoreStoreReadErrorWithClusterBreakingPotential=true may remove objects the store cannot decode',
+  }),
+  CBORServingAndStorage: gate({
+    default: false,
+    stage: 'ALPHA',
+    description: 'application/cbor answers and request bodies, application/cbor-seq watches, apply-patch+cbor (off: 406 and 415)',
+  }),
 });
 
 export type FeatureGate = keyof typeof FEATURE_GATE_SPECS;
@@ -39,7 +55,12 @@ export const FEATURE_GATE_DEFAULTS: FeatureGates = Object.freeze(
 const explicitlySet = new WeakMap<FeatureGates, readonly FeatureGate[]>();
 
 export class FeatureGateError extends Error {
-  constructor(message: string, readonly value: string) { super(message); }
+  constructor(
+    message: string,
+    readonly value: string,
+  ) {
+    super(message);
+  }
 }
 
 const TRUE = ['1', 't', 'T', 'true', 'TRUE', 'True'];
@@ -49,7 +70,10 @@ const FALSE = ['0', 'f', 'F', 'false', 'FALSE', 'False'];
 export function parseFeatureGates(raw: string, base: FeatureGates = FEATURE_GATE_DEFAULTS): FeatureGates {
   const out: Record<string, boolean> = { ...base };
   const set = new Set<FeatureGate>(explicitlySet.get(base) ?? []);
-  for (const part of raw.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const part of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const eq = part.indexOf('=');
     if (eq <= 0) throw new FeatureGateError('missing bool value (Name=true or Name=false)', part);
     const name = part.slice(0, eq).trim();
@@ -85,5 +109,7 @@ export function featureGateWarnings(gates: FeatureGates): string[] {
 
 /** The gates as --help lists them (kube's form: `Name=true|false (STAGE - default=x)`). */
 export function featureGateHelp(): string[] {
-  return Object.entries(FEATURE_GATE_SPECS).map(([n, s]: [string, GateSpec]) => `${n}=true|false (${s.stage} - default=${s.default}${s.locked ? ', locked' : ''}): ${s.description}`);
+  return Object.entries(FEATURE_GATE_SPECS).map(
+    ([n, s]: [string, GateSpec]) => `${n}=true|false (${s.stage} - default=${s.default}${s.locked ? ', locked' : ''}): ${s.description}`,
+  );
 }

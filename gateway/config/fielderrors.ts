@@ -3,11 +3,21 @@
 
 export class FieldPath {
   private constructor(private readonly text: string) {}
-  static root(name = ''): FieldPath { return new FieldPath(name); }
-  child(name: string): FieldPath { return new FieldPath(this.text === '' ? name : `${this.text}.${name}`); }
-  index(i: number): FieldPath { return new FieldPath(`${this.text}[${i}]`); }
-  key(k: string): FieldPath { return new FieldPath(`${this.text}[${k}]`); }
-  toString(): string { return this.text; }
+  static root(name = ''): FieldPath {
+    return new FieldPath(name);
+  }
+  child(name: string): FieldPath {
+    return new FieldPath(this.text === '' ? name : `${this.text}.${name}`);
+  }
+  index(i: number): FieldPath {
+    return new FieldPath(`${this.text}[${i}]`);
+  }
+  key(k: string): FieldPath {
+    return new FieldPath(`${this.text}[${k}]`);
+  }
+  toString(): string {
+    return this.text;
+  }
 }
 
 function shown(value: unknown): string {

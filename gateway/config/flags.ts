@@ -24,15 +24,38 @@ export { AUTHORIZATION_MODES, type AuthorizationMode } from './options/authoriza
 export { ADMISSION_PLUGINS, type AdmissionPluginName } from './options/admission.js';
 export { CONTROLLERS, CONTROLLERS_OFF_BY_DEFAULT, controllerEnabled } from './options/controllers.js';
 
-export type ServeOptions = ServingOptions & StorageOptions & AuthenticationOptions & AuthorizationOptions & AdmissionOptions
-  & FlowControlOptions & AggregationOptions & SidecarOptions & ControllerOptions & FeatureOptions & AuditOptions & TracingOptions & MetricsOptions;
+export type ServeOptions = ServingOptions &
+  StorageOptions &
+  AuthenticationOptions &
+  AuthorizationOptions &
+  AdmissionOptions &
+  FlowControlOptions &
+  AggregationOptions &
+  SidecarOptions &
+  ControllerOptions &
+  FeatureOptions &
+  AuditOptions &
+  TracingOptions &
+  MetricsOptions;
 
 /** A group seen by the composer, which reads every group's options the same way. */
 type AnyGroup = OptionGroup<Record<string, unknown>>;
 
 /** The groups in the order --help prints them. */
 const GROUPS = [
-  serving, storage, authentication, authorization, admission, flowcontrol, aggregation, sidecar, controllers, features, audit, tracing, metrics,
+  serving,
+  storage,
+  authentication,
+  authorization,
+  admission,
+  flowcontrol,
+  aggregation,
+  sidecar,
+  controllers,
+  features,
+  audit,
+  tracing,
+  metrics,
 ] as unknown as readonly AnyGroup[];
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -104,27 +127,39 @@ export function parseServeFlags(argv: string[]): { options: ServeOptions } | { e
   for (const g of GROUPS) problems.push(...(g.checks?.(opts, givenNames) ?? []));
   for (const v of Object.values(opts)) if (Array.isArray(v)) Object.freeze(v);
   if (problems.length > 0) return { error: problems.join('; ') };
-  return { options: Object.freeze({ ...opts, clientCaFiles: Object.freeze([...opts.clientCaFiles]), authorizationModes: Object.freeze([...opts.authorizationModes]) }) };
+  return {
+    options: Object.freeze({ ...opts, clientCaFiles: Object.freeze([...opts.clientCaFiles]), authorizationModes: Object.freeze([...opts.authorizationModes]) }),
+  };
 }
 
 /** Help text generated from the groups, defaults included. */
 export function usage(): string {
-  const rows = (g: AnyGroup) => (g.flags as readonly Flag[]).map((f) => {
-    const left = `${f.name === 'v' ? '-v, --v' : `    --${f.name}`} ${f.boolean ? '' : f.arg}`.trimEnd();
-    const d = (DEFAULTS as unknown as Record<string, unknown>)[f.key as string];
-    const shown = (f.key as string).endsWith('Ms') && typeof d === 'number' ? formatDuration(d)
-      : Array.isArray(d) ? d.join(',') : d === undefined ? ''
-        
-        // An object's defaults (the feature gates) are listed in its help.
-        : typeof d === 'object' && d !== null ? '' : String(d);
-    return `  ${left.padEnd(40)} ${f.help}${shown === '' ? '' : ` (default ${shown})`}`;
-  });
+  const rows = (g: AnyGroup) =>
+    (g.flags as readonly Flag[]).map((f) => {
+      const left = `${f.name === 'v' ? '-v, --v' : `    --${f.name}`} ${f.boolean ? '' : f.arg}`.trimEnd();
+      const d = (DEFAULTS as unknown as Record<string, unknown>)[f.key as string];
+      const shown =
+        (f.key as string).endsWith('Ms') && typeof d === 'number'
+          ? formatDuration(d)
+          : Array.isArray(d)
+            ? d.join(',')
+            : d === undefined
+              ? ''
+              : // An object's defaults (the feature gates) are listed in its help.
+                typeof d === 'object' && d !== null
+                ? ''
+                : String(d);
+      return `  ${left.padEnd(40)} ${f.help}${shown === '' ? '' : ` (default ${shown})`}`;
+    });
   const later: string[] = [];
   for (const n of UNSUPPORTED_FLAGS.keys()) {
     const last = later.length - 1;
     if (last >= 0 && later[last]!.length + n.length < 96) later[last] += ` --${n}`;
     else later.push(`  --${n}`);
   }
-  return ['Usage: gatehouse serve [flags]', ...GROUPS.flatMap((g) => ['', `${g.title} flags:`, ...rows(g)]),
-    ...(later.length > 0 ? ['', 'Recognised, not supported yet:', ...later] : [])].join('\n');
+  return [
+    'Usage: gatehouse serve [flags]',
+    ...GROUPS.flatMap((g) => ['', `${g.title} flags:`, ...rows(g)]),
+    ...(later.length > 0 ? ['', 'Recognised, not supported yet:', ...later] : []),
+  ].join('\n');
 }

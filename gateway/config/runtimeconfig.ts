@@ -21,7 +21,12 @@ export interface RuntimeConfig {
 export const DEFAULT_RUNTIME_CONFIG: RuntimeConfig = Object.freeze({ stability: Object.freeze({}), groupVersions: new Map(), resources: new Map() });
 
 export class RuntimeConfigError extends Error {
-  constructor(message: string, readonly value: string) { super(message); }
+  constructor(
+    message: string,
+    readonly value: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Core types the core backend's controllers and the Node authorizer's graph read and write. */
@@ -35,7 +40,10 @@ export function parseRuntimeConfig(raw: string, base: RuntimeConfig = DEFAULT_RU
   const stability: Partial<Record<Stability, boolean>> = { ...base.stability };
   const groupVersions = new Map(base.groupVersions);
   const resources = new Map(base.resources);
-  for (const part of raw.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const part of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const eq = part.indexOf('=');
     const key = eq < 0 ? part : part.slice(0, eq);
     const value = eq < 0 ? '' : part.slice(eq + 1);
@@ -43,18 +51,32 @@ export function parseRuntimeConfig(raw: string, base: RuntimeConfig = DEFAULT_RU
     if (TRUE.includes(value)) on = true;
     else if (FALSE.includes(value)) on = false;
     else throw new RuntimeConfigError(`invalid value of ${key}: ${value}, err: must be true or false`, part);
-    if (key === 'api/all') { all = on; continue; }
-    if (key === 'api/ga' || key === 'api/beta' || key === 'api/alpha') { stability[key.slice(4) as Stability] = on; continue; }
+    if (key === 'api/all') {
+      all = on;
+      continue;
+    }
+    if (key === 'api/ga' || key === 'api/beta' || key === 'api/alpha') {
+      stability[key.slice(4) as Stability] = on;
+      continue;
+    }
     const segs = (key === 'api/v1' || key === 'v1' ? '/v1' : key.startsWith('api/') ? `/${key.slice(4)}` : key).split('/');
     // `v1/pods` (core, with a resource) reads as group "", version v1.
     const [group, version, resource] = segs.length === 2 && segs[0] === 'v1' && segs[1] !== '' && key !== 'api/v1' ? ['', 'v1', segs[1]] : segs;
-    if (!version || segs.length > 3 || (segs.length === 3 && !resource)) throw new RuntimeConfigError('must be api/all, api/ga, api/beta, api/alpha, <group>/<version> or <group>/<version>/<resource>', part);
+    if (!version || segs.length > 3 || (segs.length === 3 && !resource))
+      throw new RuntimeConfigError('must be api/all, api/ga, api/beta, api/alpha, <group>/<version> or <group>/<version>/<resource>', part);
     if (!lifecycleOf(group!, version)) {
-      throw new RuntimeConfigError(`unknown group version "${group ? `${group}/` : ''}${version}" (served: ${SERVED_VERSIONS.map((v) => (v.group ? `${v.group}/${v.version}` : v.version)).join(', ')})`, part);
+      throw new RuntimeConfigError(
+        `unknown group version "${group ? `${group}/` : ''}${version}" (served: ${SERVED_VERSIONS.map((v) => (v.group ? `${v.group}/${v.version}` : v.version)).join(', ')})`,
+        part,
+      );
     }
-    if (group === '' && !resource && !on) throw new RuntimeConfigError('the core group (v1) cannot be disabled: the namespace, service-account and RBAC controllers need it', part);
+    if (group === '' && !resource && !on)
+      throw new RuntimeConfigError('the core group (v1) cannot be disabled: the namespace, service-account and RBAC controllers need it', part);
     if (group === '' && resource && !on && NEEDED_CORE.includes(resource)) {
-      throw new RuntimeConfigError(`v1 ${resource} cannot be disabled: Gatehouse's controllers and Node authorizer read them (${NEEDED_CORE.join(', ')} stay on)`, part);
+      throw new RuntimeConfigError(
+        `v1 ${resource} cannot be disabled: Gatehouse's controllers and Node authorizer read them (${NEEDED_CORE.join(', ')} stay on)`,
+        part,
+      );
     }
     if (resource) resources.set(`${group}/${version}/${resource}`, on);
     else groupVersions.set(`${group}/${version}`, on);
@@ -91,13 +113,23 @@ export function servedRegistry(c: RuntimeConfig): Registry {
 }
 
 /** Group versions the server's other options need served (a start error names both). */
-export function runtimeConfigChecks(c: RuntimeConfig, o: { enablePriorityAndFairness: boolean; authorizationModes: readonly string[]; upstream: string | undefined }): string[] {
+export function runtimeConfigChecks(
+  c: RuntimeConfig,
+  o: { enablePriorityAndFairness: boolean; authorizationModes: readonly string[]; upstream: string | undefined },
+): string[] {
   const out: string[] = [];
   const on = (group: string, plural: string) => enabled(c, { group, version: 'v1', plural });
-  if (o.enablePriorityAndFairness && !(on('flowcontrol.apiserver.k8s.io', 'flowschemas') && on('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'))) {
+  if (
+    o.enablePriorityAndFairness &&
+    !(on('flowcontrol.apiserver.k8s.io', 'flowschemas') && on('flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations'))
+  ) {
     out.push('--runtime-config turns off flowcontrol.apiserver.k8s.io/v1, which --enable-priority-and-fairness (on by default) needs');
   }
-  if (o.upstream === undefined && o.authorizationModes.includes('RBAC') && !['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'].every((p) => on('rbac.authorization.k8s.io', p))) {
+  if (
+    o.upstream === undefined &&
+    o.authorizationModes.includes('RBAC') &&
+    !['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'].every((p) => on('rbac.authorization.k8s.io', p))
+  ) {
     out.push('--runtime-config turns off rbac.authorization.k8s.io/v1, which --authorization-mode=RBAC needs');
   }
   return out;

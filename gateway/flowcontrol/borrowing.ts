@@ -28,7 +28,12 @@ export function boundsOf(nominalCL: number, lendablePercent: number, borrowingLi
   return { nominalCL, lendableCL, borrowingCL, minCL: nominalCL - lendableCL, maxCL: nominalCL + borrowingCL };
 }
 
-export interface DemandStats { avg: number; stdDev: number; highWatermark: number; smoothed: number }
+export interface DemandStats {
+  avg: number;
+  stdDev: number;
+  highWatermark: number;
+  smoothed: number;
+}
 
 export const emptyStats = (): DemandStats => ({ avg: 0, stdDev: 0, highWatermark: 0, smoothed: 0 });
 
@@ -42,7 +47,11 @@ export function updateStats(s: DemandStats, obs: { avg: number; stdDev: number; 
   s.smoothed = Math.max(envelope, SMOOTHING * s.smoothed + (1 - SMOOTHING) * envelope);
 }
 
-export interface AllocItem { lower: number; upper: number; target: number }
+export interface AllocItem {
+  lower: number;
+  upper: number;
+  target: number;
+}
 
 /**
  * Shares `total` out as clamp(f·target, lower, upper) with one proportion f
@@ -61,7 +70,8 @@ export function allocate(items: readonly AllocItem[], total: number): number[] {
   let lo = 0;
   for (let k = 0; k < 100; k++) {
     const mid = (lo + hi) / 2;
-    if (sum(at(mid)) < total) lo = mid; else hi = mid;
+    if (sum(at(mid)) < total) lo = mid;
+    else hi = mid;
   }
   return at(hi);
 }

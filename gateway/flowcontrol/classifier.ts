@@ -11,7 +11,16 @@ import { Reflector, type ReflectedType } from '../../lib/api/reflector.js';
 import { builtinRegistry } from '../../lib/registry/index.js';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../../policies/flowcontrol/index.js';
 import type { UserInfo } from '../../lib/api/meta.js';
-import { flowSchemaOf, priorityLevelOf, type FlowSchema, type NonResourceRule, type PolicyRule, type PriorityLevel, type ResourceRule, type Subject } from './config.js';
+import {
+  flowSchemaOf,
+  priorityLevelOf,
+  type FlowSchema,
+  type NonResourceRule,
+  type PolicyRule,
+  type PriorityLevel,
+  type ResourceRule,
+  type Subject,
+} from './config.js';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const SA_PREFIX = 'system:serviceaccount:';
@@ -112,8 +121,14 @@ export class Classifier {
   private readonly fallback: Classification;
 
   constructor() {
-    for (const o of mandatoryPriorityLevels()) { const l = priorityLevelOf(defaulted(o, 'prioritylevelconfigurations')); this.levels.set(l.name, l); }
-    for (const o of mandatoryFlowSchemas()) { const s = flowSchemaOf(defaulted(o, 'flowschemas')); this.schemas.set(s.name, s); }
+    for (const o of mandatoryPriorityLevels()) {
+      const l = priorityLevelOf(defaulted(o, 'prioritylevelconfigurations'));
+      this.levels.set(l.name, l);
+    }
+    for (const o of mandatoryFlowSchemas()) {
+      const s = flowSchemaOf(defaulted(o, 'flowschemas'));
+      this.schemas.set(s.name, s);
+    }
     this.reorder();
     const catchAll = this.schemas.get('catch-all')!;
     this.fallback = { schema: catchAll, level: this.levels.get('catch-all')!, flow: 'catch-all', distinguisher: '' };
@@ -141,9 +156,7 @@ export class Classifier {
     // The same shape as this user's last request (a client repeating itself): no key string built and hashed.
     const last = memo.last;
     if (last !== undefined && sameShape(last, q)) return memo.lastAnswer!;
-    const key = q.isResourceRequest
-      ? `${q.verb}\0${q.apiGroup}\0${q.resource}\0${q.subresource}\0${q.namespace}`
-      : `${q.verb}\0\0${q.path}`;
+    const key = q.isResourceRequest ? `${q.verb}\0${q.apiGroup}\0${q.resource}\0${q.subresource}\0${q.namespace}` : `${q.verb}\0\0${q.path}`;
     let c = memo.answers.get(key);
     if (!c) {
       c = this.match(q);
@@ -182,16 +195,47 @@ export class Classifier {
   reflected(): ReflectedType[] {
     return [
       {
-        group: GROUP, resource: 'flowschemas',
-        reset: (items) => { this.schemas = new Map(items.map((o) => { const s = flowSchemaOf(o); return [s.name, s]; })); this.reorder(); },
-        set: (o) => { const s = flowSchemaOf(o); this.schemas.set(s.name, s); this.reorder(); },
-        remove: (o) => { this.schemas.delete(o.metadata.name ?? ''); this.reorder(); },
+        group: GROUP,
+        resource: 'flowschemas',
+        reset: (items) => {
+          this.schemas = new Map(
+            items.map((o) => {
+              const s = flowSchemaOf(o);
+              return [s.name, s];
+            }),
+          );
+          this.reorder();
+        },
+        set: (o) => {
+          const s = flowSchemaOf(o);
+          this.schemas.set(s.name, s);
+          this.reorder();
+        },
+        remove: (o) => {
+          this.schemas.delete(o.metadata.name ?? '');
+          this.reorder();
+        },
       },
       {
-        group: GROUP, resource: 'prioritylevelconfigurations',
-        reset: (items) => { this.levels.clear(); for (const o of items) { const l = priorityLevelOf(o); this.levels.set(l.name, l); } this.levelsChanged(); },
-        set: (o) => { const l = priorityLevelOf(o); this.levels.set(l.name, l); this.levelsChanged(); },
-        remove: (o) => { this.levels.delete(o.metadata.name ?? ''); this.levelsChanged(); },
+        group: GROUP,
+        resource: 'prioritylevelconfigurations',
+        reset: (items) => {
+          this.levels.clear();
+          for (const o of items) {
+            const l = priorityLevelOf(o);
+            this.levels.set(l.name, l);
+          }
+          this.levelsChanged();
+        },
+        set: (o) => {
+          const l = priorityLevelOf(o);
+          this.levels.set(l.name, l);
+          this.levelsChanged();
+        },
+        remove: (o) => {
+          this.levels.delete(o.metadata.name ?? '');
+          this.levelsChanged();
+        },
       },
     ];
   }
@@ -200,9 +244,17 @@ export class Classifier {
 /** A Classifier kept current from the store; `start()` resolves after the first list (retried until it succeeds). */
 export class ClassifierSync {
   private readonly reflector: Reflector;
-  constructor(source: ObjectSource, readonly classifier: Classifier, log: (msg: string) => void) {
+  constructor(
+    source: ObjectSource,
+    readonly classifier: Classifier,
+    log: (msg: string) => void,
+  ) {
     this.reflector = new Reflector(source, classifier.reflected(), { who: 'priority and fairness', log, retryFirstList: true });
   }
-  start(): Promise<void> { return this.reflector.start(); }
-  stop(): void { this.reflector.stop(); }
+  start(): Promise<void> {
+    return this.reflector.start();
+  }
+  stop(): void {
+    this.reflector.stop();
+  }
 }

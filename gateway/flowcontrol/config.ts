@@ -4,10 +4,27 @@
 import type { KObject } from '../../lib/api/meta.js';
 import { at, list, num, str, strings } from '../../lib/registry/fields.js';
 
-export interface Subject { kind: string; name: string; namespace: string }
-export interface ResourceRule { verbs: string[]; apiGroups: string[]; resources: string[]; clusterScope: boolean; namespaces: string[] }
-export interface NonResourceRule { verbs: string[]; urls: string[] }
-export interface PolicyRule { subjects: Subject[]; resourceRules: ResourceRule[]; nonResourceRules: NonResourceRule[] }
+export interface Subject {
+  kind: string;
+  name: string;
+  namespace: string;
+}
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
+  clusterScope: boolean;
+  namespaces: string[];
+}
+export interface NonResourceRule {
+  verbs: string[];
+  urls: string[];
+}
+export interface PolicyRule {
+  subjects: Subject[];
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+}
 
 export interface FlowSchema {
   name: string;
@@ -42,15 +59,19 @@ function subjectOf(s: unknown): Subject {
 export function flowSchemaOf(o: KObject): FlowSchema {
   const d = str(o, 'spec', 'distinguisherMethod', 'type');
   return {
-    name: o.metadata.name ?? '', uid: o.metadata.uid ?? '',
+    name: o.metadata.name ?? '',
+    uid: o.metadata.uid ?? '',
     level: str(o, 'spec', 'priorityLevelConfiguration', 'name'),
     precedence: num(o, 'spec', 'matchingPrecedence') || 1000,
     distinguisher: d === 'ByUser' || d === 'ByNamespace' ? d : '',
     rules: list(o, 'spec', 'rules').map((r) => ({
       subjects: list(r, 'subjects').map(subjectOf),
       resourceRules: list(r, 'resourceRules').map((x) => ({
-        verbs: strings(x, 'verbs'), apiGroups: strings(x, 'apiGroups'), resources: strings(x, 'resources'),
-        clusterScope: at(x, 'clusterScope') === true, namespaces: strings(x, 'namespaces'),
+        verbs: strings(x, 'verbs'),
+        apiGroups: strings(x, 'apiGroups'),
+        resources: strings(x, 'resources'),
+        clusterScope: at(x, 'clusterScope') === true,
+        namespaces: strings(x, 'namespaces'),
       })),
       nonResourceRules: list(r, 'nonResourceRules').map((x) => ({ verbs: strings(x, 'verbs'), urls: strings(x, 'nonResourceURLs') })),
     })),
@@ -61,10 +82,16 @@ export function priorityLevelOf(o: KObject): PriorityLevel {
   const base = { name: o.metadata.name ?? '', uid: o.metadata.uid ?? '' };
   const count = (v: unknown, dflt: number) => (typeof v === 'number' && v >= 0 ? v : dflt);
   if (str(o, 'spec', 'type') === 'Exempt') {
-    return { ...base, exempt: true, shares: count(at(o, 'spec', 'exempt', 'nominalConcurrencyShares'), 0), lendablePercent: Math.min(100, count(at(o, 'spec', 'exempt', 'lendablePercent'), 0)) };
+    return {
+      ...base,
+      exempt: true,
+      shares: count(at(o, 'spec', 'exempt', 'nominalConcurrencyShares'), 0),
+      lendablePercent: Math.min(100, count(at(o, 'spec', 'exempt', 'lendablePercent'), 0)),
+    };
   }
   const level: PriorityLevel = {
-    ...base, exempt: false,
+    ...base,
+    exempt: false,
     shares: count(at(o, 'spec', 'limited', 'nominalConcurrencyShares'), 30),
     lendablePercent: Math.min(100, count(at(o, 'spec', 'limited', 'lendablePercent'), 0)),
   };

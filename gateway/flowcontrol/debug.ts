@@ -15,7 +15,10 @@ export const DEBUG_PREFIX = '/debug/api_priority_and_fairness/';
 export function tabwrite(rows: readonly (readonly string[])[]): string {
   const cells = rows.map((r) => r.map((c, i) => (i < r.length - 1 ? `${c},` : c)));
   const widths: number[] = [];
-  for (const r of cells) r.forEach((c, i) => { if (i < r.length - 1) widths[i] = Math.max(widths[i] ?? 8, c.length + 1); });
+  for (const r of cells)
+    r.forEach((c, i) => {
+      if (i < r.length - 1) widths[i] = Math.max(widths[i] ?? 8, c.length + 1);
+    });
   return cells.map((r) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join('') + '\n').join('');
 }
 
@@ -30,29 +33,74 @@ function levels(d: Dispatcher): LevelState[] {
 }
 
 export function dumpPriorityLevels(d: Dispatcher): string {
-  const rows: string[][] = [['PriorityLevelName', 'ActiveQueues', 'IsIdle', 'IsQuiescing', 'WaitingRequests', 'ExecutingRequests', 'DispatchedRequests', 'RejectedRequests', 'TimedoutRequests', 'CancelledRequests']];
+  const rows: string[][] = [
+    [
+      'PriorityLevelName',
+      'ActiveQueues',
+      'IsIdle',
+      'IsQuiescing',
+      'WaitingRequests',
+      'ExecutingRequests',
+      'DispatchedRequests',
+      'RejectedRequests',
+      'TimedoutRequests',
+      'CancelledRequests',
+    ],
+  ];
   for (const s of levels(d)) {
     const qs = s.qs;
     const active = qs.queues.filter((q) => q.waiting.length > 0).length;
-    rows.push([s.config.name, String(active), String(qs.isIdle()), 'false', String(qs.requestsWaiting), String(qs.requestsExecuting),
-      String(qs.dispatched), String(qs.rejected), String(qs.timedOut), String(qs.cancelled)]);
+    rows.push([
+      s.config.name,
+      String(active),
+      String(qs.isIdle()),
+      'false',
+      String(qs.requestsWaiting),
+      String(qs.requestsExecuting),
+      String(qs.dispatched),
+      String(qs.rejected),
+      String(qs.timedOut),
+      String(qs.cancelled),
+    ]);
   }
   return tabwrite(rows);
 }
 
 export function dumpQueues(d: Dispatcher): string {
-  const rows: string[][] = [['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum']];
+  const rows: string[][] = [
+    ['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum'],
+  ];
   for (const s of levels(d)) {
     s.qs.queues.forEach((q, i) => {
-      rows.push([s.config.name, String(i), String(q.waiting.length), String(q.executing), String(q.seatsInUse), seatSeconds(q.nextDispatchR),
-        String(q.waitingSeats), String(q.waitingSeats), seatSeconds(q.waitingSeats * 0.003)]);
+      rows.push([
+        s.config.name,
+        String(i),
+        String(q.waiting.length),
+        String(q.executing),
+        String(q.seatsInUse),
+        seatSeconds(q.nextDispatchR),
+        String(q.waitingSeats),
+        String(q.waitingSeats),
+        seatSeconds(q.waitingSeats * 0.003),
+      ]);
     });
   }
   return tabwrite(rows);
 }
 
 export function dumpRequests(d: Dispatcher, details: boolean): string {
-  const head = ['PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher', 'ArriveTime', 'InitialSeats', 'FinalSeats', 'AdditionalLatency', 'StartTime'];
+  const head = [
+    'PriorityLevelName',
+    'FlowSchemaName',
+    'QueueIndex',
+    'RequestIndexInQueue',
+    'FlowDistingsher',
+    'ArriveTime',
+    'InitialSeats',
+    'FinalSeats',
+    'AdditionalLatency',
+    'StartTime',
+  ];
   const rows: string[][] = [details ? [...head, 'UserName', 'Verb', 'APIPath', 'Namespace', 'Name', 'APIVersion', 'Resource', 'SubResource'] : head];
   for (const s of levels(d)) {
     s.qs.queues.forEach((q, iq) => {
@@ -62,7 +110,16 @@ export function dumpRequests(d: Dispatcher, details: boolean): string {
         const d = r.detail;
         if (details) {
           const i = d?.info;
-          row.push(d?.user ?? '', i?.verb ?? '', i?.path ?? '', i?.namespace ?? '', i?.name ?? '', i ? (i.apiGroup ? `${i.apiGroup}/${i.apiVersion}` : i.apiVersion) : '', i?.resource ?? '', i?.subresource ?? '');
+          row.push(
+            d?.user ?? '',
+            i?.verb ?? '',
+            i?.path ?? '',
+            i?.namespace ?? '',
+            i?.name ?? '',
+            i ? (i.apiGroup ? `${i.apiGroup}/${i.apiVersion}` : i.apiVersion) : '',
+            i?.resource ?? '',
+            i?.subresource ?? '',
+          );
         }
         rows.push(row);
       });
@@ -74,9 +131,13 @@ export function dumpRequests(d: Dispatcher, details: boolean): string {
 /** The dump a path names, or undefined: not one of these paths. */
 export function serveDebug(d: Dispatcher, path: string, query: URLSearchParams): string | undefined {
   switch (path.slice(DEBUG_PREFIX.length)) {
-    case 'dump_priority_levels': return dumpPriorityLevels(d);
-    case 'dump_queues': return dumpQueues(d);
-    case 'dump_requests': return dumpRequests(d, (query.get('includeRequestDetails') ?? '') !== '');
-    default: return undefined;
+    case 'dump_priority_levels':
+      return dumpPriorityLevels(d);
+    case 'dump_queues':
+      return dumpQueues(d);
+    case 'dump_requests':
+      return dumpRequests(d, (query.get('includeRequestDetails') ?? '') !== '');
+    default:
+      return undefined;
   }
 }

@@ -38,13 +38,19 @@ export class LevelState {
   readonly qs: QueueSet;
   /** The metrics series of this level with each flow schema, looked up once. */
   private readonly series = new Map<string, FlowSeries>();
-  constructor(public config: PriorityLevel, clock: () => number) {
+  constructor(
+    public config: PriorityLevel,
+    clock: () => number,
+  ) {
     this.qs = new QueueSet(config.name, clock);
   }
 
   seriesFor(schema: string): FlowSeries {
     let s = this.series.get(schema);
-    if (!s) { s = flowSeries(this.config.name, schema); this.series.set(schema, s); }
+    if (!s) {
+      s = flowSeries(this.config.name, schema);
+      this.series.set(schema, s);
+    }
     return s;
   }
 }
@@ -83,14 +89,22 @@ export class Dispatcher {
   private readonly timers: NodeJS.Timeout[] = [];
 
   /** `total` 0 = no limit (the in-flight flags' meaning of 0). */
-  constructor(private readonly classifier: Classifier, private readonly total: number, opts: DispatcherOptions = {}) {
+  constructor(
+    private readonly classifier: Classifier,
+    private readonly total: number,
+    opts: DispatcherOptions = {},
+  ) {
     this.clock = opts.clock ?? Date.now;
     this.counts = opts.objectCounts;
     classifier.onLevels((levels) => this.resize(levels));
     const period = opts.borrowingPeriodMs ?? BORROWING_PERIOD_MS;
     if (period > 0 && total > 0) {
       // Seat demand is integrated at 10 Hz (its hot-path updates read no clock), limits moved every period.
-      this.timers.push(setInterval(() => { for (const s of this.states.values()) s.qs.demand.tick(); }, DEMAND_SAMPLE_MS));
+      this.timers.push(
+        setInterval(() => {
+          for (const s of this.states.values()) s.qs.demand.tick();
+        }, DEMAND_SAMPLE_MS),
+      );
       this.timers.push(setInterval(() => this.adjustBorrowing(), period));
       for (const t of this.timers) t.unref();
     }
@@ -128,7 +142,10 @@ export class Dispatcher {
     for (const l of levels.values()) sum += l.shares;
     for (const l of levels.values()) {
       let s = this.states.get(l.name);
-      if (!s) { s = new LevelState(l, this.clock); this.states.set(l.name, s); }
+      if (!s) {
+        s = new LevelState(l, this.clock);
+        this.states.set(l.name, s);
+      }
       s.config = l;
       const nominalCL = this.total === 0 ? Infinity : sum === 0 ? 0 : Math.ceil((this.total * l.shares) / sum);
       const before = s.bounds;
@@ -155,8 +172,14 @@ export class Dispatcher {
   admit(ctx: RequestContext): Admission {
     const i = ctx.info;
     const c = this.classifier.classify({
-      user: ctx.user, isResourceRequest: i.isResourceRequest, verb: i.verb, apiGroup: i.apiGroup,
-      resource: i.resource, subresource: i.subresource, namespace: i.namespace, path: i.path,
+      user: ctx.user,
+      isResourceRequest: i.isResourceRequest,
+      verb: i.verb,
+      apiGroup: i.apiGroup,
+      resource: i.resource,
+      subresource: i.subresource,
+      namespace: i.namespace,
+      path: i.path,
     });
     carryHeader(ctx.res, FLOW_SCHEMA_UID_HEADER, c.schema.uid);
     carryHeader(ctx.res, PRIORITY_LEVEL_UID_HEADER, c.level.uid);
@@ -208,7 +231,12 @@ export class Dispatcher {
         series.inqueue--;
         series.rejected[why]++;
         series.refused.observe(waited());
-        reject(tooManyRequests(why === 'cancelled' ? 'the client went away while the request was queued' : 'Too many requests, please try again later.', RETRY_AFTER_S));
+        reject(
+          tooManyRequests(
+            why === 'cancelled' ? 'the client went away while the request was queued' : 'Too many requests, please try again later.',
+            RETRY_AFTER_S,
+          ),
+        );
       };
       const onDeadline = () => leave('time-out');
       const onClose = () => leave('cancelled');

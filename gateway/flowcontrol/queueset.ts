@@ -13,7 +13,11 @@
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import { dealHand } from './shuffle.js';
 
-export interface QueuingConfig { queues: number; handSize: number; queueLengthLimit: number }
+export interface QueuingConfig {
+  queues: number;
+  handSize: number;
+  queueLengthLimit: number;
+}
 
 /** kube's estimatedServiceDuration G (3 ms), in seconds: the work charged per seat at dispatch. */
 export const ESTIMATED_SERVICE_S = 0.003;
@@ -46,7 +50,9 @@ export class Queue {
   /** R at which this queue's next request may start. */
   nextDispatchR = 0;
   constructor(public index: number) {}
-  get active(): boolean { return this.waiting.length > 0 || this.executing > 0; }
+  get active(): boolean {
+    return this.waiting.length > 0 || this.executing > 0;
+  }
 }
 
 /**
@@ -63,7 +69,9 @@ export class Integrator {
   private sumSq = 0;
   private span = 0;
   private max = 0;
-  constructor(private readonly clock: () => number) { this.last = clock(); }
+  constructor(private readonly clock: () => number) {
+    this.last = clock();
+  }
 
   set(v: number): void {
     this.value = v;
@@ -87,7 +95,10 @@ export class Integrator {
     const avg = this.span > 0 ? this.sum / this.span : this.value;
     const variance = this.span > 0 ? this.sumSq / this.span - avg * avg : 0;
     const out = { avg, stdDev: variance > 0 ? Math.sqrt(variance) : 0, max: this.max, seconds: this.span };
-    this.sum = 0; this.sumSq = 0; this.span = 0; this.max = this.value;
+    this.sum = 0;
+    this.sumSq = 0;
+    this.span = 0;
+    this.max = this.value;
     return out;
   }
 }
@@ -124,7 +135,10 @@ export class QueueSet {
   /** Hands by flow, for the current queue count and hand size (dealing hashes and divides BigInts). */
   private hands = new Map<string, number[]>();
 
-  constructor(readonly name: string, private readonly clock: () => number) {
+  constructor(
+    readonly name: string,
+    private readonly clock: () => number,
+  ) {
     this.lastMs = clock();
     this.demand = new Integrator(clock);
   }
@@ -170,7 +184,10 @@ export class QueueSet {
     const q = this.queuing;
     if (!q || this.queues.length === 0) {
       // No queues, no virtual time: nothing here reads the clock (Exempt levels take this path on every request).
-      if (!this.canAccommodate(seats)) { this.rejected++; return { kind: 'reject', reason: 'concurrency-limit' }; }
+      if (!this.canAccommodate(seats)) {
+        this.rejected++;
+        return { kind: 'reject', reason: 'concurrency-limit' };
+      }
       const req = this.newRequest(seats, schema, distinguisher, undefined, 0);
       req.state = 'executing';
       this.requestsExecuting++;
@@ -182,8 +199,14 @@ export class QueueSet {
     this.syncTime();
     const now = this.lastMs;
     const queue = this.shuffleShard(flow, hash);
-    if (this.seatsInUse >= this.limit && queue.waiting.length >= q.queueLengthLimit) { this.rejected++; return { kind: 'reject', reason: 'queue-full' }; }
-    if (!queue.active) { queue.nextDispatchR = this.currentR; this.activeQueues++; }
+    if (this.seatsInUse >= this.limit && queue.waiting.length >= q.queueLengthLimit) {
+      this.rejected++;
+      return { kind: 'reject', reason: 'queue-full' };
+    }
+    if (!queue.active) {
+      queue.nextDispatchR = this.currentR;
+      this.activeQueues++;
+    }
     const req = this.newRequest(seats, schema, distinguisher, queue, now);
     // Nothing else waits and the seats are free: kube would enqueue and dispatch this very request at once.
     if (this.requestsWaiting === 0 && this.canAccommodate(seats)) {
@@ -270,7 +293,11 @@ export class QueueSet {
       const head = queue.waiting[0];
       if (!head) continue;
       const finish = queue.nextDispatchR + head.seats * ESTIMATED_SERVICE_S;
-      if (finish < minFinish) { minFinish = finish; min = queue; minAt = i; }
+      if (finish < minFinish) {
+        minFinish = finish;
+        min = queue;
+        minAt = i;
+      }
     }
     if (!min) return false;
     const head = min.waiting[0]!;
@@ -308,7 +335,10 @@ export class QueueSet {
       this.queuedSeatsInUse -= req.seats;
       queue.nextDispatchR -= req.seats * (ESTIMATED_SERVICE_S - (this.lastMs - req.startMs) / 1000);
       this.boundNextDispatch(queue);
-      if (!queue.active) { this.activeQueues--; this.dropEmptySurplus(); }
+      if (!queue.active) {
+        this.activeQueues--;
+        this.dropEmptySurplus();
+      }
     }
     this.demand.set(this.seatsInUse + this.seatsWaiting);
     this.dispatchAsMuchAsPossible();
@@ -328,15 +358,23 @@ export class QueueSet {
     this.requestsWaiting--;
     this.seatsWaiting -= req.seats;
     this.rejected++;
-    if (why === 'time-out') this.timedOut++; else this.cancelled++;
+    if (why === 'time-out') this.timedOut++;
+    else this.cancelled++;
     this.boundNextDispatch(queue);
-    if (!queue.active) { this.activeQueues--; this.dropEmptySurplus(); }
+    if (!queue.active) {
+      this.activeQueues--;
+      this.dropEmptySurplus();
+    }
     this.demand.set(this.seatsInUse + this.seatsWaiting);
     return true;
   }
 
   /** This set's clock (milliseconds). */
-  now(): number { return this.clock(); }
+  now(): number {
+    return this.clock();
+  }
 
-  isIdle(): boolean { return this.requestsWaiting === 0 && this.requestsExecuting === 0; }
+  isIdle(): boolean {
+    return this.requestsWaiting === 0 && this.requestsExecuting === 0;
+  }
 }

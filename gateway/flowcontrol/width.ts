@@ -20,8 +20,12 @@ export interface ObjectCounts {
  */
 export class ListedCounts implements ObjectCounts {
   private readonly counts = new Map<string, number>();
-  observe(group: string, resource: string, total: number): void { this.counts.set(`${group}/${resource}`, total); }
-  count(group: string, resource: string): number | undefined { return this.counts.get(`${group}/${resource}`); }
+  observe(group: string, resource: string, total: number): void {
+    this.counts.set(`${group}/${resource}`, total);
+  }
+  count(group: string, resource: string): number | undefined {
+    return this.counts.get(`${group}/${resource}`);
+  }
 }
 
 /** kube's MaximumListSeatsLimit and ObjectsPerSeat. */

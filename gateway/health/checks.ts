@@ -12,10 +12,14 @@ export function ping(): HealthCheck {
 /** Fails when the event loop has not turned for a while: a blocked process cannot log or serve. */
 export function log(clock: () => number = Date.now): HealthCheck {
   let last = clock();
-  setInterval(() => { last = clock(); }, 1000).unref();
+  setInterval(() => {
+    last = clock();
+  }, 1000).unref();
   return {
     name: 'log',
-    check: () => { if (clock() - last > 10_000) throw new Error('the event loop has been blocked for over 10s'); },
+    check: () => {
+      if (clock() - last > 10_000) throw new Error('the event loop has been blocked for over 10s');
+    },
   };
 }
 
@@ -23,7 +27,10 @@ export function log(clock: () => number = Date.now): HealthCheck {
 export class PostStartHook implements HealthCheck {
   readonly name: string;
   private state: 'pending' | 'done' | Error = 'pending';
-  constructor(hookName: string, private readonly run: () => Promise<void>) {
+  constructor(
+    hookName: string,
+    private readonly run: () => Promise<void>,
+  ) {
     this.name = `poststarthook/${hookName}`;
   }
   async start(): Promise<void> {
@@ -35,7 +42,9 @@ export class PostStartHook implements HealthCheck {
       throw this.state;
     }
   }
-  get finished(): boolean { return this.state === 'done'; }
+  get finished(): boolean {
+    return this.state === 'done';
+  }
   check(): void {
     if (this.state === 'pending') throw new Error('not finished');
     if (this.state instanceof Error) throw this.state;
@@ -47,11 +56,19 @@ export class ShutdownCheck implements HealthCheck {
   readonly name = 'shutdown';
   private shuttingDown = false;
   #draining = false;
-  begin(): void { this.shuttingDown = true; }
+  begin(): void {
+    this.shuttingDown = true;
+  }
   /** The shutdown delay is over: requests that arrive now are turned away (429). */
-  drain(): void { this.#draining = true; }
-  get draining(): boolean { return this.#draining; }
-  check(): void { if (this.shuttingDown) throw new Error('process is shutting down'); }
+  drain(): void {
+    this.#draining = true;
+  }
+  get draining(): boolean {
+    return this.#draining;
+  }
+  check(): void {
+    if (this.shuttingDown) throw new Error('process is shutting down');
+  }
 }
 
 /**

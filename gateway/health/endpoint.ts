@@ -3,7 +3,10 @@
 import { pathNotFound } from '../../lib/api/status.js';
 import type { HealthCheck } from './checks.js';
 
-export interface HealthAnswer { code: number; body: string }
+export interface HealthAnswer {
+  code: number;
+  body: string;
+}
 
 const CHECK_TIMEOUT_MS = 5_000;
 
@@ -12,7 +15,9 @@ async function run(check: HealthCheck): Promise<string | undefined> {
   try {
     await Promise.race([
       Promise.resolve().then(() => check.check()),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS); }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
+      }),
     ]);
     return undefined;
   } catch (err) {
@@ -23,7 +28,11 @@ async function run(check: HealthCheck): Promise<string | undefined> {
 }
 
 export class HealthEndpoint {
-  constructor(readonly name: 'healthz' | 'livez' | 'readyz', private readonly checks: readonly HealthCheck[], private readonly log: (msg: string) => void) {}
+  constructor(
+    readonly name: 'healthz' | 'livez' | 'readyz',
+    private readonly checks: readonly HealthCheck[],
+    private readonly log: (msg: string) => void,
+  ) {}
 
   async serve(subpath: string, query: URLSearchParams): Promise<HealthAnswer> {
     if (subpath) {

@@ -7,7 +7,9 @@ import type { DiscoverySource, Document } from './router.js';
 export function registryDiscovery(registry: RegistrySource, serverAddress: string): DiscoverySource {
   const current = derived(registry, (r) => buildDiscovery(r, { serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] }));
   return {
-    get version() { return current().version; },
+    get version() {
+      return current().version;
+    },
     document(path: string, aggregated?: 'v2' | 'v2beta1'): Document | undefined {
       const d = current();
       const parts = path.split('/').filter(Boolean);

@@ -19,7 +19,11 @@ const LEGACY_PROTOBUF = 'application/com.github.googleapis.gnostic.OpenAPIv2@68f
 export const LEGACY_V2_PATH = '/swagger-2.0.0.pb-v1';
 
 type V2Format = 'json' | 'protobuf';
-const V2_FORMATS: ReadonlyArray<readonly [string, V2Format]> = [[JSON_TYPE, 'json'], [OPENAPI_V2_PROTOBUF_ACCEPT, 'protobuf'], [OPENAPI_V2_PROTOBUF, 'protobuf']];
+const V2_FORMATS: ReadonlyArray<readonly [string, V2Format]> = [
+  [JSON_TYPE, 'json'],
+  [OPENAPI_V2_PROTOBUF_ACCEPT, 'protobuf'],
+  [OPENAPI_V2_PROTOBUF, 'protobuf'],
+];
 const V3_FORMATS: ReadonlyArray<readonly [string, 'json']> = [[JSON_TYPE, 'json']];
 
 /** Media ranges of an Accept header, most preferred first (q, then the more specific range), as goautoneg orders them. */
@@ -57,7 +61,11 @@ function notModified(req: IncomingMessage, etag: string): boolean {
   });
 }
 
-interface Entity { readonly contentType: string; readonly body: string | Buffer; readonly etag: string }
+interface Entity {
+  readonly contentType: string;
+  readonly body: string | Buffer;
+  readonly etag: string;
+}
 
 function sendEntity(req: IncomingMessage, res: ServerResponse, e: Entity, headers: Record<string, string> = {}): void {
   const h = { ETag: e.etag, ...headers };

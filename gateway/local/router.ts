@@ -10,7 +10,11 @@ import type { HealthEndpoint } from '../health/endpoint.js';
 import type { OpenApiV3 } from '../../lib/openapi/v3.js';
 import { serveOpenApi } from './openapi.js';
 
-export interface Document { readonly body: string; readonly etag: string; readonly contentType: string }
+export interface Document {
+  readonly body: string;
+  readonly etag: string;
+  readonly contentType: string;
+}
 
 /** Discovery documents by path; `aggregated` names the apidiscovery.k8s.io version asked for. */
 export interface DiscoverySource {
@@ -63,7 +67,7 @@ export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res:
   }
   if (head === 'api' || head === 'apis') {
     const out = negotiateOutput(req.headers.accept, DISCOVERY_AS);
-    const aggregated = out.as === 'APIGroupDiscoveryList' ? out.asVersion as 'v2' | 'v2beta1' : undefined;
+    const aggregated = out.as === 'APIGroupDiscoveryList' ? (out.asVersion as 'v2' | 'v2beta1') : undefined;
     const doc = routes.discovery.document(clean, aggregated);
     if (!doc) throw pathNotFound();
     sendDocument(req, res, doc);
@@ -78,7 +82,18 @@ export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res:
 }
 
 function rootPaths(routes: LocalRoutes): string[] {
-  const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version', ...(routes.metrics ? ['/metrics'] : [])];
+  const paths = [
+    '/api',
+    '/api/v1',
+    '/apis',
+    '/healthz',
+    '/livez',
+    '/openapi/v2',
+    '/openapi/v3',
+    '/readyz',
+    '/version',
+    ...(routes.metrics ? ['/metrics'] : []),
+  ];
   const apis = routes.discovery.document('/apis');
   if (apis) {
     const list = JSON.parse(apis.body) as { groups?: Array<{ name: string; versions: Array<{ groupVersion: string }> }> };

@@ -2,14 +2,22 @@
 import { Counter, Gauge } from 'prom-client';
 import { registry } from './registry.js';
 
-const unavailable = new Gauge(registry.declared({
-  name: 'aggregator_unavailable_apiservice', help: 'Gauge of APIServices which are marked as unavailable broken down by APIService name.', stabilityLevel: 'ALPHA',
-  labelNames: ['name'] as const,
-}));
-const unavailableTotal = new Counter(registry.declared({
-  name: 'aggregator_unavailable_apiservice_total', help: 'Counter of APIServices which are marked as unavailable broken down by APIService name and reason.', stabilityLevel: 'ALPHA',
-  labelNames: ['name', 'reason'] as const,
-}));
+const unavailable = new Gauge(
+  registry.declared({
+    name: 'aggregator_unavailable_apiservice',
+    help: 'Gauge of APIServices which are marked as unavailable broken down by APIService name.',
+    stabilityLevel: 'ALPHA',
+    labelNames: ['name'] as const,
+  }),
+);
+const unavailableTotal = new Counter(
+  registry.declared({
+    name: 'aggregator_unavailable_apiservice_total',
+    help: 'Counter of APIServices which are marked as unavailable broken down by APIService name and reason.',
+    stabilityLevel: 'ALPHA',
+    labelNames: ['name', 'reason'] as const,
+  }),
+);
 
 /** The availability the controller found for an APIService; `changed` when it differs from what the object said. */
 export function recordAvailability(name: string, available: boolean, reason: string, changed: boolean): void {

@@ -3,23 +3,32 @@
 import { Counter, Gauge } from 'prom-client';
 import { registry } from './registry.js';
 
-const reloadsTotal = new Counter(registry.declared({
-  name: 'apiserver_authentication_config_controller_automatic_reloads_total',
-  help: 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.', stabilityLevel: 'ALPHA',
-  labelNames: ['status', 'apiserver_id_hash'] as const,
-}));
+const reloadsTotal = new Counter(
+  registry.declared({
+    name: 'apiserver_authentication_config_controller_automatic_reloads_total',
+    help: 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.',
+    stabilityLevel: 'ALPHA',
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+  }),
+);
 
-const lastReload = new Gauge(registry.declared({
-  name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
-  help: 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.', stabilityLevel: 'ALPHA',
-  labelNames: ['status', 'apiserver_id_hash'] as const,
-}));
+const lastReload = new Gauge(
+  registry.declared({
+    name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
+    help: 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.',
+    stabilityLevel: 'ALPHA',
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+  }),
+);
 
-const lastConfigInfo = new Gauge(registry.declared({
-  name: 'apiserver_authentication_config_controller_last_config_info',
-  help: 'Information about the last applied authentication configuration with hash as label, split by apiserver identity.', stabilityLevel: 'ALPHA',
-  labelNames: ['apiserver_id_hash', 'hash'] as const,
-}));
+const lastConfigInfo = new Gauge(
+  registry.declared({
+    name: 'apiserver_authentication_config_controller_last_config_info',
+    help: 'Information about the last applied authentication configuration with hash as label, split by apiserver identity.',
+    stabilityLevel: 'ALPHA',
+    labelNames: ['apiserver_id_hash', 'hash'] as const,
+  }),
+);
 
 export type ReloadStatus = 'success' | 'failure';
 

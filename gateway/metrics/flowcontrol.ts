@@ -23,7 +23,10 @@ class Waits {
     this.sum += seconds;
     this.count++;
     for (let i = 0; i < WAIT_BUCKETS.length; i++) {
-      if (seconds <= WAIT_BUCKETS[i]!) { this.counts[i]!++; return; }
+      if (seconds <= WAIT_BUCKETS[i]!) {
+        this.counts[i]!++;
+        return;
+      }
     }
   }
 }
@@ -36,7 +39,10 @@ export class FlowSeries {
   readonly rejected: Record<RejectReason, number> = { 'queue-full': 0, 'time-out': 0, 'concurrency-limit': 0, cancelled: 0 };
   readonly ran = new Waits();
   readonly refused = new Waits();
-  constructor(readonly level: string, readonly schema: string) {}
+  constructor(
+    readonly level: string,
+    readonly schema: string,
+  ) {}
 }
 
 const series = new Map<string, FlowSeries>();
@@ -46,7 +52,10 @@ const limits = new Map<string, { nominal: number; current: number }>();
 export function flowSeries(level: string, schema: string): FlowSeries {
   const key = `${level}\u0000${schema}`;
   let s = series.get(key);
-  if (!s) { s = new FlowSeries(level, schema); series.set(key, s); }
+  if (!s) {
+    s = new FlowSeries(level, schema);
+    series.set(key, s);
+  }
   return s;
 }
 
@@ -68,19 +77,42 @@ const pairs = (f: (s: FlowSeries) => number): Value[] =>
   [...series.values()].map((s) => ({ labels: { flow_schema: s.schema, priority_level: s.level }, value: f(s) }));
 
 collected('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem', 'BETA', 'counter', () =>
-  [...series.values()].flatMap((s) => REASONS.filter((r) => s.rejected[r] > 0).map((reason) => ({ labels: { flow_schema: s.schema, priority_level: s.level, reason }, value: s.rejected[reason] }))));
+  [...series.values()].flatMap((s) =>
+    REASONS.filter((r) => s.rejected[r] > 0).map((reason) => ({
+      labels: { flow_schema: s.schema, priority_level: s.level, reason },
+      value: s.rejected[reason],
+    })),
+  ),
+);
 
-collected('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', 'BETA', 'counter', () => pairs((s) => s.dispatched));
+collected('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', 'BETA', 'counter', () =>
+  pairs((s) => s.dispatched),
+);
 
-collected('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', 'BETA', 'gauge', () => pairs((s) => s.executing));
+collected(
+  'apiserver_flowcontrol_current_executing_requests',
+  'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem',
+  'BETA',
+  'gauge',
+  () => pairs((s) => s.executing),
+);
 
-collected('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', 'BETA', 'gauge', () => pairs((s) => s.inqueue));
+collected(
+  'apiserver_flowcontrol_current_inqueue_requests',
+  'Number of requests currently pending in queues of the API Priority and Fairness subsystem',
+  'BETA',
+  'gauge',
+  () => pairs((s) => s.inqueue),
+);
 
 const WAIT_NAME = 'apiserver_flowcontrol_request_wait_duration_seconds';
 collected(WAIT_NAME, 'Length of time a request spent waiting in its queue', 'BETA', 'histogram', () => {
   const out: Value[] = [];
   for (const s of series.values()) {
-    for (const [execute, w] of [['true', s.ran], ['false', s.refused]] as const) {
+    for (const [execute, w] of [
+      ['true', s.ran],
+      ['false', s.refused],
+    ] as const) {
       if (w.count === 0) continue;
       const labels = { execute, flow_schema: s.schema, priority_level: s.level };
       let cumulative = 0;
@@ -99,6 +131,10 @@ collected(WAIT_NAME, 'Length of time a request spent waiting in its queue', 'BET
 const levelValues = (f: (l: { nominal: number; current: number }) => number): Value[] =>
   [...limits].filter(([, l]) => Number.isFinite(f(l))).map(([level, l]) => ({ labels: { priority_level: level }, value: f(l) }));
 
-collected('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', 'BETA', 'gauge', () => levelValues((l) => l.nominal));
+collected('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', 'BETA', 'gauge', () =>
+  levelValues((l) => l.nominal),
+);
 
-collected('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', 'ALPHA', 'gauge', () => levelValues((l) => l.current));
+collected('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', 'ALPHA', 'gauge', () =>
+  levelValues((l) => l.current),
+);

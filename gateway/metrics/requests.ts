@@ -11,39 +11,80 @@ import { registry } from './registry.js';
 
 const LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
-const requestTotal = new LeanCounter('apiserver_request_total',
-  'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', { stabilityLevel: 'STABLE' }, registry);
-const requestDuration = new LeanHistogram('apiserver_request_duration_seconds',
-  'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', { stabilityLevel: 'STABLE' },
-  [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60], registry);
-const responseSizes = new LeanHistogram('apiserver_response_sizes',
-  'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.', { stabilityLevel: 'STABLE' }, [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9], registry);
-const longRunning = new Gauge(registry.declared({
-  name: 'apiserver_longrunning_requests',
-  help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.', stabilityLevel: 'STABLE',
-  labelNames: LABELS,
-}));
+const requestTotal = new LeanCounter(
+  'apiserver_request_total',
+  'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+  { stabilityLevel: 'STABLE' },
+  registry,
+);
+const requestDuration = new LeanHistogram(
+  'apiserver_request_duration_seconds',
+  'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+  { stabilityLevel: 'STABLE' },
+  [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
+  registry,
+);
+const responseSizes = new LeanHistogram(
+  'apiserver_response_sizes',
+  'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.',
+  { stabilityLevel: 'STABLE' },
+  [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9],
+  registry,
+);
+const longRunning = new Gauge(
+  registry.declared({
+    name: 'apiserver_longrunning_requests',
+    help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+    stabilityLevel: 'STABLE',
+    labelNames: LABELS,
+  }),
+);
 
 // Lean, with a handle per result: prom-client's labelled inc/observe were ~4% of a GET's profile.
 const authnAttempts = new LeanCounter('authentication_attempts', 'Counter of authenticated attempts.', { stabilityLevel: 'ALPHA' }, registry);
-const authnDuration = new LeanHistogram('authentication_duration_seconds', 'Authentication duration in seconds broken out by result.', { stabilityLevel: 'ALPHA' },
-  Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i), registry);
-
+const authnDuration = new LeanHistogram(
+  'authentication_duration_seconds',
+  'Authentication duration in seconds broken out by result.',
+  { stabilityLevel: 'ALPHA' },
+  Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i),
+  registry,
+);
 
 /** Seats in use, read when /metrics is scraped (nothing per request but two integers). */
 export const inflight = { readOnly: 0, mutating: 0 };
-new Gauge(registry.declared({
-  name: 'apiserver_current_inflight_requests',
-  help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', stabilityLevel: 'STABLE',
-  labelNames: ['request_kind'] as const,
-  collect(this: Gauge<'request_kind'>) { this.set({ request_kind: 'readOnly' }, inflight.readOnly); this.set({ request_kind: 'mutating' }, inflight.mutating); },
-}));
+new Gauge(
+  registry.declared({
+    name: 'apiserver_current_inflight_requests',
+    help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+    stabilityLevel: 'STABLE',
+    labelNames: ['request_kind'] as const,
+    collect(this: Gauge<'request_kind'>) {
+      this.set({ request_kind: 'readOnly' }, inflight.readOnly);
+      this.set({ request_kind: 'mutating' }, inflight.mutating);
+    },
+  }),
+);
 
 const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
-export function isMutating(verb: string): boolean { return MUTATING.has(verb); }
+export function isMutating(verb: string): boolean {
+  return MUTATING.has(verb);
+}
 
 /** Non-resource paths counted by name; any other path is counted without it (a client's random paths must not grow the series). */
-const KNOWN_PATHS = new Set(['/', '/api', '/apis', '/version', '/metrics', '/healthz', '/livez', '/readyz', '/openapi/v2', '/openapi/v3', '/.well-known/openid-configuration', '/openid/v1/jwks']);
+const KNOWN_PATHS = new Set([
+  '/',
+  '/api',
+  '/apis',
+  '/version',
+  '/metrics',
+  '/healthz',
+  '/livez',
+  '/readyz',
+  '/openapi/v2',
+  '/openapi/v3',
+  '/.well-known/openid-configuration',
+  '/openid/v1/jwks',
+]);
 /** Distinct label sets kept; past it, new resources are counted as `other` (unknown resources are 404s a client chooses). */
 const MAX_SERIES = 2000;
 
@@ -87,8 +128,14 @@ export function labelsOf(f: RequestFacts): Labels {
   if (!l) {
     const full = labelCache.size >= MAX_SERIES;
     const labels: LabelSet = Object.freeze({
-      verb, dry_run: f.dryRun ? 'All' : '', group: full ? 'other' : i.apiGroup, version: full ? 'other' : i.apiVersion,
-      resource: full ? 'other' : i.resource, subresource: full ? 'other' : sub, scope, component: 'apiserver',
+      verb,
+      dry_run: f.dryRun ? 'All' : '',
+      group: full ? 'other' : i.apiGroup,
+      version: full ? 'other' : i.apiVersion,
+      resource: full ? 'other' : i.resource,
+      subresource: full ? 'other' : sub,
+      scope,
+      component: 'apiserver',
     });
     const read = verb === 'GET' || verb === 'LIST';
     l = { labels, read, codes: new Map(), duration: requestDuration.handle(labels), size: read ? responseSizes.handle(labels) : undefined };
@@ -100,7 +147,10 @@ export function labelsOf(f: RequestFacts): Labels {
 /** A request's end: counter, latency and, for reads, the answer's size when it is known. */
 export function observeRequest(l: Labels, code: number, seconds: number, size: number | undefined): void {
   let c = l.codes.get(code);
-  if (!c) { c = requestTotal.handle({ ...l.labels, code: String(code) }); l.codes.set(code, c); }
+  if (!c) {
+    c = requestTotal.handle({ ...l.labels, code: String(code) });
+    l.codes.set(code, c);
+  }
   c.value++;
   l.duration.observe(seconds);
   if (size !== undefined && l.size) l.size.observe(size);

@@ -28,7 +28,15 @@ export interface AuditRecorder {
    * policy says None. `receivedAt`: performance.now() when the request came in
    * (kube's requestReceivedTimestamp is taken first thing in the chain).
    */
-  begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean, receivedAt?: number): RequestAudit | undefined;
+  begin(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: RequestInfo,
+    user: UserInfo,
+    auditID: string,
+    longRunning: boolean,
+    receivedAt?: number,
+  ): RequestAudit | undefined;
   /** A request whose credentials failed. */
   failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string, receivedAt?: number): void;
   /** Largest request body kept (read before dispatch). */

@@ -80,8 +80,16 @@ function attributesOf(ctx: RequestContext): Attributes {
   // list/watch/deletecollection: parsed field and label selectors (and the name a metadata.name selector pins).
   const sel = i.isResourceRequest ? selectorAttributes(i.verb, ctx.query) : {};
   return {
-    user: ctx.user, verb: i.verb, isResourceRequest: i.isResourceRequest, path: i.path, apiGroup: i.apiGroup,
-    apiVersion: i.apiVersion, namespace: i.namespace, resource: i.resource, subresource: i.subresource, name: i.name || (sel.name ?? ''),
+    user: ctx.user,
+    verb: i.verb,
+    isResourceRequest: i.isResourceRequest,
+    path: i.path,
+    apiGroup: i.apiGroup,
+    apiVersion: i.apiVersion,
+    namespace: i.namespace,
+    resource: i.resource,
+    subresource: i.subresource,
+    name: i.name || (sel.name ?? ''),
     ...(sel.fieldSelector ? { fieldSelector: sel.fieldSelector } : {}),
     ...(sel.labelSelector ? { labelSelector: sel.labelSelector } : {}),
   };
@@ -102,7 +110,11 @@ function forbiddenStatus(ctx: RequestContext, attrs: Attributes, reason: string)
  */
 function errorOutput(req: IncomingMessage, status: StatusError, resource: boolean, cbor: boolean): Output | undefined {
   if (status.code === 406) return undefined;
-  try { return negotiateOutput(req.headers.accept, RESOURCE_AS, { protobuf: resource, cbor: resource && cbor }); } catch { return undefined; }
+  try {
+    return negotiateOutput(req.headers.accept, RESOURCE_AS, { protobuf: resource, cbor: resource && cbor });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Health checks are answered while draining (kube exempts them from the shutdown 429). */
@@ -236,7 +248,11 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         // The client may have gone, and finish() run, while the request waited for its seat.
         if (finished) seat();
         else release = seat;
-        if (ctx.info.verb === 'watch') ctx.watchInitialized = () => { release?.(); release = undefined; };
+        if (ctx.info.verb === 'watch')
+          ctx.watchInitialized = () => {
+            release?.();
+            release = undefined;
+          };
       } else if (!isLongRunning(ctx)) {
         release = cfg.inflight.acquire(ctx.info.verb);
       }
@@ -245,21 +261,26 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       } else if (release) {
         // Seats in use, by kind, for apiserver_current_inflight_requests.
         const mutating = isMutating(ctx.info.verb);
-        if (mutating) inflight.mutating++; else inflight.readOnly++;
+        if (mutating) inflight.mutating++;
+        else inflight.readOnly++;
         const seat = release;
-        release = () => { if (mutating) inflight.mutating--; else inflight.readOnly--; seat(); };
+        release = () => {
+          if (mutating) inflight.mutating--;
+          else inflight.readOnly--;
+          seat();
+        };
       }
 
       const attrs = attributes(ctx);
       const decision = traced
         ? await inSpan(traceOf(req), 'authorization', { verb: attrs.verb }, async (span, t) => {
-          // The authorizers read the trace from the attributes they are given (which one decided, a webhook's call).
-          carryTrace(attrs, t);
-          const d = await cfg.authorizer.authorize(attrs);
-          span?.setAttribute('authorization.decision', d.kind === 'allow' ? 'allow' : 'forbid');
-          if (d.reason) span?.setAttribute('authorization.reason', d.reason);
-          return d;
-        })
+            // The authorizers read the trace from the attributes they are given (which one decided, a webhook's call).
+            carryTrace(attrs, t);
+            const d = await cfg.authorizer.authorize(attrs);
+            span?.setAttribute('authorization.decision', d.kind === 'allow' ? 'allow' : 'forbid');
+            if (d.reason) span?.setAttribute('authorization.reason', d.reason);
+            return d;
+          })
         : await cfg.authorizer.authorize(attrs);
       if (ctx.audit) {
         // kube's authorization annotations: the decision, and the rule or authorizer that made it.
@@ -281,7 +302,8 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     run().catch((err: unknown) => {
       const status = toStatusError(err);
       if (!(err instanceof StatusError)) ctx?.audit?.panic(err);
-      if (!(err instanceof StatusError)) cfg.log(`internal error serving ${req.method} ${req.url}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+      if (!(err instanceof StatusError))
+        cfg.log(`internal error serving ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       sendError(req, res, status, errorOutput(req, status, ctx?.info.isResourceRequest === true, cfg.cbor === true));
     });
   };

@@ -53,7 +53,13 @@ const EMPTY_QUERY = new URLSearchParams();
 const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
 
 /** Throws a 400 StatusError for a path that could mean different things to authorization and a backend. */
-export function newContext(req: IncomingMessage, res: ServerResponse, now: number, upgrade?: PendingUpgrade, deadline: Cancellation = NO_DEADLINE): RequestContext {
+export function newContext(
+  req: IncomingMessage,
+  res: ServerResponse,
+  now: number,
+  upgrade?: PendingUpgrade,
+  deadline: Cancellation = NO_DEADLINE,
+): RequestContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);

@@ -20,7 +20,10 @@ export interface Cancellation {
 
 /** The deadline of a request that has none (long-running, or built outside the chain). */
 export const NO_DEADLINE: Cancellation & { readonly signal: AbortSignal } = Object.freeze({
-  aborted: false, signal: new AbortController().signal, onAbort() {}, offAbort() {},
+  aborted: false,
+  signal: new AbortController().signal,
+  onAbort() {},
+  offAbort() {},
 });
 
 export class Deadline implements Cancellation {

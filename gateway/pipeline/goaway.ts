@@ -13,7 +13,9 @@ export function goAwayAfter(req: IncomingMessage, res: ServerResponse): void {
   if (req.httpVersionMajor !== 2) return;
   const session = (req as unknown as Http2ServerRequest).stream?.session;
   if (!session) return;
-  res.once('finish', () => { if (!session.closed && !session.destroyed) session.close(); });
+  res.once('finish', () => {
+    if (!session.closed && !session.destroyed) session.close();
+  });
 }
 
 /** --goaway-chance: 0 (off) to 0.02, kube's bounds. */

@@ -37,10 +37,16 @@ export function stripIdentityHeaders(req: IncomingMessage, h: IdentityHeaders): 
   let removed = false;
   for (let i = 0; i < h.names.length; i++) {
     const n = h.names[i]!;
-    if (headers[n] !== undefined) { delete headers[n]; removed = true; }
+    if (headers[n] !== undefined) {
+      delete headers[n];
+      removed = true;
+    }
   }
   for (const k in headers) {
-    if (hasPrefix(k, h.prefixes) || (k.includes('_') && isIdentity(k, h))) { delete headers[k]; removed = true; }
+    if (hasPrefix(k, h.prefixes) || (k.includes('_') && isIdentity(k, h))) {
+      delete headers[k];
+      removed = true;
+    }
   }
   if (!removed) return;
   // headersDistinct is computed once and cached separately from headers.

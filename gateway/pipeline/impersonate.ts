@@ -13,12 +13,23 @@ const SA_PREFIX = 'system:serviceaccount:';
 
 function headerValues(req: IncomingMessage, name: string): string[] {
   const v = distinctHeaders(req)[name];
-  return v ? v.flatMap((x) => x.split(',').map((s) => s.trim()).filter(Boolean)) : [];
+  return v
+    ? v.flatMap((x) =>
+        x
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+    : [];
 }
 
 function extraKey(header: string): string {
   const raw = header.slice('impersonate-extra-'.length);
-  try { return decodeURIComponent(raw).toLowerCase(); } catch { return raw.toLowerCase(); }
+  try {
+    return decodeURIComponent(raw).toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
 }
 
 /** Runs on every request: a scan of the parsed header names, no allocation. */
@@ -37,7 +48,9 @@ export async function impersonate(req: IncomingMessage, actor: UserInfo, authz: 
     if (h.startsWith('impersonate-extra-')) setOwn(extra, extraKey(h), distinctHeaders(req)[h] ?? []);
   }
   if (usernames.length !== 1) {
-    throw badRequest(usernames.length === 0 ? 'impersonation requested without impersonating a user: set Impersonate-User' : 'only one Impersonate-User header may be set');
+    throw badRequest(
+      usernames.length === 0 ? 'impersonation requested without impersonating a user: set Impersonate-User' : 'only one Impersonate-User header may be set',
+    );
   }
   if (uids.length > 1) throw badRequest('only one Impersonate-Uid header may be set');
   const username = usernames[0]!;
@@ -70,7 +83,8 @@ export async function impersonate(req: IncomingMessage, actor: UserInfo, authz: 
   }
   for (const h of Object.keys(req.headers)) if (h.startsWith('impersonate-')) delete req.headers[h];
   return Object.freeze({
-    username, groups: finalGroups,
+    username,
+    groups: finalGroups,
     ...(uids[0] ? { uid: uids[0] } : {}),
     ...(Object.keys(extra).length ? { extra } : {}),
   });

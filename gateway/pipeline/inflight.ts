@@ -20,10 +20,14 @@ export class InflightLimiter {
     if (MUTATING.has(verb)) {
       if (this.mutating >= this.maxMutating) throw tooManyRequests('Too many requests, please try again later.', 1);
       this.mutating++;
-      return () => { this.mutating--; };
+      return () => {
+        this.mutating--;
+      };
     }
     if (this.readOnly >= this.maxReadOnly) throw tooManyRequests('Too many requests, please try again later.', 1);
     this.readOnly++;
-    return () => { this.readOnly--; };
+    return () => {
+      this.readOnly--;
+    };
   }
 }

@@ -36,8 +36,10 @@ export function readAccessSpec(spec: Record<string, unknown>): { spec: AccessSpe
   const resource = object(spec['resourceAttributes'], 'spec.resourceAttributes');
   const nonResource = object(spec['nonResourceAttributes'], 'spec.nonResourceAttributes');
   const causes: StatusCause[] = [];
-  if (resource && nonResource) causes.push(cause.invalid('spec.nonResourceAttributes', nonResource, 'cannot be specified in combination with resourceAttributes'));
-  if (!resource && !nonResource) causes.push(cause.invalid('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+  if (resource && nonResource)
+    causes.push(cause.invalid('spec.nonResourceAttributes', nonResource, 'cannot be specified in combination with resourceAttributes'));
+  if (!resource && !nonResource)
+    causes.push(cause.invalid('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
   return { spec: { ...(resource ? { resource } : {}), ...(nonResource ? { nonResource } : {}) }, causes };
 }
 
@@ -58,13 +60,32 @@ export function attributesOf(user: UserInfo, s: AccessSpec): Attributes {
     const r = s.resource;
     const f = 'spec.resourceAttributes';
     return {
-      user, isResourceRequest: true, path: '', verb: str(r, 'verb', f), apiGroup: str(r, 'group', f), apiVersion: str(r, 'version', f),
-      namespace: str(r, 'namespace', f), resource: str(r, 'resource', f), subresource: str(r, 'subresource', f), name: str(r, 'name', f),
+      user,
+      isResourceRequest: true,
+      path: '',
+      verb: str(r, 'verb', f),
+      apiGroup: str(r, 'group', f),
+      apiVersion: str(r, 'version', f),
+      namespace: str(r, 'namespace', f),
+      resource: str(r, 'resource', f),
+      subresource: str(r, 'subresource', f),
+      name: str(r, 'name', f),
     };
   }
   const n = s.nonResource ?? {};
   const f = 'spec.nonResourceAttributes';
-  return { user, isResourceRequest: false, path: str(n, 'path', f), verb: str(n, 'verb', f), apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+  return {
+    user,
+    isResourceRequest: false,
+    path: str(n, 'path', f),
+    verb: str(n, 'verb', f),
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+  };
 }
 
 export function refuse(kind: string, causes: StatusCause[], group = 'authorization.k8s.io'): void {

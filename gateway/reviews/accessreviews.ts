@@ -50,7 +50,8 @@ export async function serveLocalSubjectAccessReview(ctx: RequestContext, opts: A
   const review: ReviewRequest = { ...read, body: { ...read.body, metadata: { ...meta, namespace } } };
   const { spec, causes } = readAccessSpec(review.spec);
   const subject = readSubject(review.spec, ctx.info.apiVersion);
-  if (spec.nonResource) causes.push({ reason: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', message: 'Invalid value: "": disallowed on this kind of request' });
+  if (spec.nonResource)
+    causes.push({ reason: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', message: 'Invalid value: "": disallowed on this kind of request' });
   refuse(review.kind, [...causes, ...subject.causes]);
   const attrs = attributesOf(subject.user, spec);
   if (attrs.namespace !== namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);

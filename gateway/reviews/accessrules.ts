@@ -26,9 +26,13 @@ const EVERYTHING: readonly PolicyRule[] = Object.freeze([
 
 export const allRules: RuleResolver = () => ({ rules: EVERYTHING, incomplete: false, errors: [] });
 export const noRules: RuleResolver = () => ({ rules: [], incomplete: false, errors: [] });
-export const unknownRules = (name: string): RuleResolver => () => ({ rules: [], incomplete: true, errors: [`${name} authorizer does not support user rule resolution`] });
-export const privilegedRules = (groups: readonly string[]): RuleResolver =>
-  (user, ns) => (user.groups.some((g) => groups.includes(g)) ? allRules(user, ns) : noRules(user, ns));
+export const unknownRules =
+  (name: string): RuleResolver =>
+  () => ({ rules: [], incomplete: true, errors: [`${name} authorizer does not support user rule resolution`] });
+export const privilegedRules =
+  (groups: readonly string[]): RuleResolver =>
+  (user, ns) =>
+    user.groups.some((g) => groups.includes(g)) ? allRules(user, ns) : noRules(user, ns);
 
 export interface RulesReviewOptions {
   /** The resolvers of the chain in force (a function: --authorization-config may swap the chain). */
@@ -52,7 +56,12 @@ export async function serveSelfSubjectRulesReview(ctx: RequestContext, opts: Rul
     errors.push(...set.errors);
     for (const r of set.rules) {
       if (r.resources.length > 0) {
-        resourceRules.push({ verbs: [...r.verbs], ...(r.apiGroups.length ? { apiGroups: [...r.apiGroups] } : {}), resources: [...r.resources], ...(r.resourceNames.length ? { resourceNames: [...r.resourceNames] } : {}) });
+        resourceRules.push({
+          verbs: [...r.verbs],
+          ...(r.apiGroups.length ? { apiGroups: [...r.apiGroups] } : {}),
+          resources: [...r.resources],
+          ...(r.resourceNames.length ? { resourceNames: [...r.resourceNames] } : {}),
+        });
       }
       if (r.nonResourceURLs.length > 0) nonResourceRules.push({ verbs: [...r.verbs], nonResourceURLs: [...r.nonResourceURLs] });
     }
@@ -66,10 +75,15 @@ export async function serveSelfSubjectRulesReview(ctx: RequestContext, opts: Rul
 export function ruleResolverFor(mode: string, authorizer: object): RuleResolver {
   if (mode === 'AlwaysAllow') return allRules;
   if (mode === 'AlwaysDeny') return noRules;
-  const lister = authorizer as { rulesFor?: (user: UserInfo, namespace: string) => { rules: readonly PolicyRule[]; errors: readonly string[]; incomplete?: boolean } };
+  const lister = authorizer as {
+    rulesFor?: (user: UserInfo, namespace: string) => { rules: readonly PolicyRule[]; errors: readonly string[]; incomplete?: boolean };
+  };
   if (typeof lister.rulesFor === 'function') {
     const rulesFor = lister.rulesFor.bind(authorizer);
-    return (user, ns) => { const r = rulesFor(user, ns); return { rules: r.rules, errors: r.errors, incomplete: r.incomplete ?? false }; };
+    return (user, ns) => {
+      const r = rulesFor(user, ns);
+      return { rules: r.rules, errors: r.errors, incomplete: r.incomplete ?? false };
+    };
   }
   // kube's Node authorizer cannot enumerate a node's rules and has none for anyone else.
   if (mode === 'Node') return (user, ns) => (user.groups.includes('system:nodes') ? unknownRules('node')(user, ns) : noRules(user, ns));

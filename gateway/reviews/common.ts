@@ -51,7 +51,7 @@ export async function readReview(ctx: RequestContext, kind: string, bodyLimit: n
   reviewOutput(ctx, kind);
   const level = parseFieldValidation(ctx.query);
   const format = negotiateInput(req.headers['content-type']);
-  const { value: body, duplicates } = decodeBody(ctx.body ?? await readBody(req, bodyLimit), format);
+  const { value: body, duplicates } = decodeBody(ctx.body ?? (await readBody(req, bodyLimit)), format);
   const apiVersion = apiVersionOf({ group: info.apiGroup, version: info.apiVersion });
   if (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion) {
     throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (${apiVersion})`);
@@ -74,7 +74,12 @@ export async function readReview(ctx: RequestContext, kind: string, bodyLimit: n
 }
 
 /** Answers 201 with the review: the request's metadata and spec (none when `spec` is null), and the computed status. */
-export function sendReview(ctx: RequestContext, review: ReviewRequest, status: Record<string, unknown>, spec: Record<string, unknown> | null = review.spec): void {
+export function sendReview(
+  ctx: RequestContext,
+  review: ReviewRequest,
+  status: Record<string, unknown>,
+  spec: Record<string, unknown> | null = review.spec,
+): void {
   const meta = isPlainObject(review.body['metadata']) ? review.body['metadata'] : {};
   const out = { kind: review.kind, apiVersion: review.apiVersion, metadata: { ...meta, creationTimestamp: null }, ...(spec ? { spec } : {}), status };
   sendObject(ctx.req, ctx.res, 201, out, reviewOutput(ctx, review.kind), wantsPretty(ctx.req, ctx.query));

@@ -36,7 +36,12 @@ export function explanationStatus(e: ChainExplanation): Record<string, unknown> 
   if (e.decidedBy !== undefined) status['decidedBy'] = e.decidedBy;
   status['steps'] = e.steps.map(stepOf);
   if (e.nearMisses.length > 0) {
-    status['nearMisses'] = e.nearMisses.map((m) => ({ attribute: m.attribute, ...(m.requested !== undefined ? { requested: m.requested } : {}), granted: m.granted, ...m.facts }));
+    status['nearMisses'] = e.nearMisses.map((m) => ({
+      attribute: m.attribute,
+      ...(m.requested !== undefined ? { requested: m.requested } : {}),
+      granted: m.granted,
+      ...m.facts,
+    }));
   }
   return status;
 }

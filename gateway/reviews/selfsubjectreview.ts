@@ -6,7 +6,12 @@ import { readReview, sendReview } from './common.js';
 export async function serveSelfSubjectReview(ctx: RequestContext, bodyLimit: number): Promise<void> {
   const review = await readReview(ctx, 'SelfSubjectReview', bodyLimit);
   const u = ctx.user;
-  const userInfo = { username: u.username, ...(u.uid ? { uid: u.uid } : {}), groups: [...u.groups], ...(u.extra && Object.keys(u.extra).length > 0 ? { extra: u.extra } : {}) };
+  const userInfo = {
+    username: u.username,
+    ...(u.uid ? { uid: u.uid } : {}),
+    groups: [...u.groups],
+    ...(u.extra && Object.keys(u.extra).length > 0 ? { extra: u.extra } : {}),
+  };
   // SelfSubjectReview has no spec; kube-apiserver answers without one.
   sendReview(ctx, review, { userInfo }, null);
 }

@@ -18,7 +18,9 @@ export interface SubjectsReviewOptions {
 
 export function subjectsStatus(w: WhoCan): Record<string, unknown> {
   const subjects = w.subjects.map((s) => ({
-    kind: s.kind, ...(s.namespace !== undefined ? { namespace: s.namespace } : {}), name: s.name,
+    kind: s.kind,
+    ...(s.namespace !== undefined ? { namespace: s.namespace } : {}),
+    name: s.name,
     allowedBy: s.allowedBy.map((b) => ({ name: b.name, type: b.type, ...b.facts })),
   }));
   return { subjects, ...(w.incomplete.length > 0 ? { incomplete: true, incompleteAuthorizers: w.incomplete } : {}) };

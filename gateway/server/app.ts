@@ -91,7 +91,12 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   for (const w of featureGateWarnings(opts.featureGates)) log(`Warning: ${w}`);
   // Process-wide, as kube's SetShowHidden: the registry is the process's.
   if (opts.showHiddenMetricsForVersion !== undefined) metricsRegistry.showHidden();
-  const tracing = await buildTracing(opts, { log, clock, ...(hooks.tracingBatchDelayMs !== undefined ? { batchDelayMs: hooks.tracingBatchDelayMs } : {}), ...(hooks.tracingShutdownMs !== undefined ? { shutdownMs: hooks.tracingShutdownMs } : {}) });
+  const tracing = await buildTracing(opts, {
+    log,
+    clock,
+    ...(hooks.tracingBatchDelayMs !== undefined ? { batchDelayMs: hooks.tracingBatchDelayMs } : {}),
+    ...(hooks.tracingShutdownMs !== undefined ? { shutdownMs: hooks.tracingShutdownMs } : {}),
+  });
   // The registry in force (the built-ins as --runtime-config leaves them): the core backend swaps it when CustomResourceDefinitions change.
   const registry = new LiveRegistry(servedRegistry(opts.runtimeConfig));
   const tokenMethods = await loadTokenMethods(opts, log);
@@ -111,24 +116,53 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const postStart = core.hooks.map((h) => new PostStartHook(h.name, h.run));
   const aggregation = await startApiServices(opts, hooks, core, postStart, inputs);
   // Post-start hooks and autoregister-completion are boot-sequence checks.
-  const health = buildHealth({ checkStore: () => core.checkStore(), boot: [...postStart, aggregation.completion], livezGraceMs: opts.livezGracePeriodMs, startedAt, clock, log });
+  const health = buildHealth({
+    checkStore: () => core.checkStore(),
+    boot: [...postStart, aggregation.completion],
+    livezGraceMs: opts.livezGracePeriodMs,
+    startedAt,
+    clock,
+    log,
+  });
   // Priority and fairness: the objects are followed from the store; kube's mandatory ones serve until the first list.
   const apf = opts.enablePriorityAndFairness ? new ClassifierSync(core.objects, new Classifier(), log) : undefined;
   apf?.start().catch((err: unknown) => log(`priority and fairness: ${err instanceof Error ? err.message : String(err)}`));
   const dispatcher = apf ? new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight, { objectCounts: listed }) : undefined;
-  const dispatch = buildDispatch({ aggregation, local: localRoutes(registry, health.endpoints, aggregation, dispatcher), registry, gatewayServed: reviews(opts, hooks, authn, authz), core });
+  const dispatch = buildDispatch({
+    aggregation,
+    local: localRoutes(registry, health.endpoints, aggregation, dispatcher),
+    registry,
+    gatewayServed: reviews(opts, hooks, authn, authz),
+    core,
+  });
   const handler = buildHandlerChain({
-    authenticator: authn.authenticator, identityHeaders, impersonation: true, authorizer: authz.authorizer, admission: authz.admission,
+    authenticator: authn.authenticator,
+    identityHeaders,
+    impersonation: true,
+    authorizer: authz.authorizer,
+    admission: authz.admission,
     inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight),
     ...(dispatcher ? { flowControl: dispatcher } : {}),
-    requestTimeoutMs: opts.requestTimeoutMs, goawayChance: opts.goawayChance, draining: () => health.shutdown.draining, dispatch, log, clock,
+    requestTimeoutMs: opts.requestTimeoutMs,
+    goawayChance: opts.goawayChance,
+    draining: () => health.shutdown.draining,
+    dispatch,
+    log,
+    clock,
     ...(auditor ? { audit: auditor } : {}),
     ...(tracing ? { tracing: tracing.requests } : {}),
-    cbor: opts.featureGates.CBORServingAndStorage, compression: opts.featureGates.APIResponseCompression,
+    cbor: opts.featureGates.CBORServingAndStorage,
+    compression: opts.featureGates.APIResponseCompression,
   });
   const { server, connections, url } = await serveHttps({
-    cert: tls.serving, clientCas: tls.requestheaderCa ? [tls.clientCa, tls.requestheaderCa] : [tls.clientCa], handler, upgrades: true,
-    port: opts.securePort, bindAddress: opts.bindAddress, log, http2MaxStreams: opts.http2MaxStreamsPerConnection,
+    cert: tls.serving,
+    clientCas: tls.requestheaderCa ? [tls.clientCa, tls.requestheaderCa] : [tls.clientCa],
+    handler,
+    upgrades: true,
+    port: opts.securePort,
+    bindAddress: opts.bindAddress,
+    log,
+    http2MaxStreams: opts.http2MaxStreamsPerConnection,
     maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
     ...(hooks.tlsReloadIntervalMs !== undefined ? { reloadIntervalMs: hooks.tlsReloadIntervalMs } : {}),
   });
@@ -136,9 +170,22 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   startPostStartHooks(postStart, log);
   for (const note of tokenMethods.serviceAccounts.notes) log(note);
   const shutdown = installShutdown({
-    server, connections, check: health.shutdown, delayMs: opts.shutdownDelayMs, log,
+    server,
+    connections,
+    check: health.shutdown,
+    delayMs: opts.shutdownDelayMs,
+    log,
     closeLongRunning: () => core.backend.closeWatches(),
-    closeBackends: async () => { apf?.stop(); dispatcher?.stop(); authn.close(); authz.close(); aggregation.stop(); await core.close(); await auditor?.shutdown(); await tracing?.shutdown(); },
+    closeBackends: async () => {
+      apf?.stop();
+      dispatcher?.stop();
+      authn.close();
+      authz.close();
+      aggregation.stop();
+      await core.close();
+      await auditor?.shutdown();
+      await tracing?.shutdown();
+    },
   });
   return { server, url, core, shutdown, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
 }

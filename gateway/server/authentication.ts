@@ -37,8 +37,11 @@ export interface AuthenticationInputs {
 export function requestheaderConfig(opts: ServeOptions, tls: GatewayTls): RequestHeaderConfig | undefined {
   if (!tls.requestheaderCa) return undefined;
   return {
-    usernameHeaders: opts.requestheaderUsernameHeaders, uidHeaders: opts.requestheaderUidHeaders, groupHeaders: opts.requestheaderGroupHeaders,
-    extraHeaderPrefixes: opts.requestheaderExtraHeadersPrefix, allowedNames: opts.requestheaderAllowedNames,
+    usernameHeaders: opts.requestheaderUsernameHeaders,
+    uidHeaders: opts.requestheaderUidHeaders,
+    groupHeaders: opts.requestheaderGroupHeaders,
+    extraHeaderPrefixes: opts.requestheaderExtraHeadersPrefix,
+    allowedNames: opts.requestheaderAllowedNames,
   };
 }
 
@@ -53,8 +56,12 @@ async function tokenAuthenticators(opts: ServeOptions, hooks: AppHooks, i: Authe
   }
   if (opts.authenticationTokenWebhookConfigFile) {
     const webhook = await buildWebhookAuthenticator({
-      configFile: opts.authenticationTokenWebhookConfigFile, cacheTtlMs: opts.authenticationTokenWebhookCacheTtlMs,
-      version: opts.authenticationTokenWebhookVersion, apiAudiences, log: hooks.log, clock: i.clock,
+      configFile: opts.authenticationTokenWebhookConfigFile,
+      cacheTtlMs: opts.authenticationTokenWebhookCacheTtlMs,
+      version: opts.authenticationTokenWebhookVersion,
+      apiAudiences,
+      log: hooks.log,
+      clock: i.clock,
       ...(hooks.tokenWebhookTimeoutMs !== undefined ? { timeoutMs: hooks.tokenWebhookTimeoutMs } : {}),
     });
     out.push(webhook.authenticator);
@@ -74,7 +81,10 @@ export async function buildAuthentication(opts: ServeOptions, hooks: AppHooks, i
   authenticators.push(new BearerAuthenticator(tokens, apiAudiences));
   return {
     authenticator: new UnionAuthenticator(authenticators, { anonymous: opts.anonymousAuth, log: hooks.log }),
-    tokens, apiAudiences,
-    close: () => { for (const c of closers) c(); },
+    tokens,
+    apiAudiences,
+    close: () => {
+      for (const c of closers) c();
+    },
   };
 }

@@ -33,21 +33,49 @@ export interface GatewayAuthorization {
   close(): void;
 }
 
-export async function buildAuthorization(opts: ServeOptions, hooks: AppHooks, core: GatewayCore, registry: RegistrySource, clock: () => number): Promise<GatewayAuthorization> {
+export async function buildAuthorization(
+  opts: ServeOptions,
+  hooks: AppHooks,
+  core: GatewayCore,
+  registry: RegistrySource,
+  clock: () => number,
+): Promise<GatewayAuthorization> {
   // The RBAC policy is kept whatever the modes: the escalation checks resolve rules from it.
   const rbac = await startRbac(core.objects, hooks.log);
-  const authz = await buildAuthorizers(opts, { objects: core.objects, log: hooks.log, clock, rbac: () => rbac.authorizer, privilegedGroups: PRIVILEGED_GROUPS });
+  const authz = await buildAuthorizers(opts, {
+    objects: core.objects,
+    log: hooks.log,
+    clock,
+    rbac: () => rbac.authorizer,
+    privilegedGroups: PRIVILEGED_GROUPS,
+  });
   const { authorizer } = authz;
   const objects = core.objects;
   const bodyLimit = opts.maxRequestBodyBytes;
   const admission: AdmissionPlugin[] = [
-    rbacEscalation({ registry, authorizer, rbac: rbac.authorizer, policy: rbac.policy, objects, bodyLimit, privilegedGroups: [...PRIVILEGED_GROUPS], cbor: opts.featureGates.CBORServingAndStorage }),
+    rbacEscalation({
+      registry,
+      authorizer,
+      rbac: rbac.authorizer,
+      policy: rbac.policy,
+      objects,
+      bodyLimit,
+      privilegedGroups: [...PRIVILEGED_GROUPS],
+      cbor: opts.featureGates.CBORServingAndStorage,
+    }),
     applyCreateAuthorization({ authorizer, objects, registry }),
   ];
-  if (opts.enableAdmissionPlugins.includes('NodeRestriction')) admission.push(nodeRestriction({ registry, objects, bodyLimit, cbor: opts.featureGates.CBORServingAndStorage }));
+  if (opts.enableAdmissionPlugins.includes('NodeRestriction'))
+    admission.push(nodeRestriction({ registry, objects, bodyLimit, cbor: opts.featureGates.CBORServingAndStorage }));
   return {
-    authorizer, admission, explain: (a, o) => authz.explain(a, o), whoCan: (a) => authz.whoCan(a),
+    authorizer,
+    admission,
+    explain: (a, o) => authz.explain(a, o),
+    whoCan: (a) => authz.whoCan(a),
     ruleResolvers: () => [privilegedRules(authz.privilegedGroups), ...authz.current().map((c) => ruleResolverFor(c.type, c.authorizer))],
-    close: () => { authz.close(); rbac.stop(); },
+    close: () => {
+      authz.close();
+      rbac.stop();
+    },
   };
 }

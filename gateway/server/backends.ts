@@ -34,8 +34,12 @@ export interface CoreInputs {
 export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInputs): Promise<GatewayCore> {
   if (opts.coreBackendUrl) {
     return startRemoteCore({
-      url: opts.coreBackendUrl, caPem: await readFile(opts.coreBackendCaFile!, 'utf8'), clientCert: i.proxyClientCert,
-      registry: i.registry, identityHeaders: i.identityHeaders, log: hooks.log,
+      url: opts.coreBackendUrl,
+      caPem: await readFile(opts.coreBackendCaFile!, 'utf8'),
+      clientCert: i.proxyClientCert,
+      registry: i.registry,
+      identityHeaders: i.identityHeaders,
+      log: hooks.log,
     });
   }
   const host = connectHost(opts.bindAddress);
@@ -68,15 +72,28 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
 }
 
 /** APIService routing, availability and merged discovery over the core backend's objects. */
-export async function startApiServices(opts: ServeOptions, hooks: AppHooks, core: GatewayCore, postStart: readonly PostStartHook[], i: CoreInputs): Promise<Aggregation> {
+export async function startApiServices(
+  opts: ServeOptions,
+  hooks: AppHooks,
+  core: GatewayCore,
+  postStart: readonly PostStartHook[],
+  i: CoreInputs,
+): Promise<Aggregation> {
   // In-process, autoregister is a post-start hook of the core backend; a remote core backend runs it itself.
   const autoregister = postStart.find((h) => h.name === 'poststarthook/start-kube-apiserver-autoregistration');
   return startAggregation({
-    objects: core.objects, registry: i.registry, localDiscovery: registryDiscovery(i.registry, `${connectHost(opts.bindAddress)}:${opts.securePort}`),
-    clientCert: i.proxyClientCert, identityHeaders: i.identityHeaders,
+    objects: core.objects,
+    registry: i.registry,
+    localDiscovery: registryDiscovery(i.registry, `${connectHost(opts.bindAddress)}:${opts.securePort}`),
+    clientCert: i.proxyClientCert,
+    identityHeaders: i.identityHeaders,
     // A proxied request whose backend has not answered by --request-timeout is a 504 (also a watch, which has no deadline of its own).
     timeoutMs: opts.requestTimeoutMs,
-    writeStatus: async (name, cond, now) => { await core.updateStatus('apiregistration.k8s.io', 'apiservices', '', name, (st) => withAvailableCondition(st, cond, now)); },
-    autoregisterDone: () => autoregister?.finished ?? opts.coreBackendUrl !== undefined, log: hooks.log, clock: i.clock,
+    writeStatus: async (name, cond, now) => {
+      await core.updateStatus('apiregistration.k8s.io', 'apiservices', '', name, (st) => withAvailableCondition(st, cond, now));
+    },
+    autoregisterDone: () => autoregister?.finished ?? opts.coreBackendUrl !== undefined,
+    log: hooks.log,
+    clock: i.clock,
   });
 }

@@ -23,7 +23,9 @@ export class Connections {
   }
 
   /** How many connections are open (both protocols). */
-  get size(): number { return this.#sockets.size; }
+  get size(): number {
+    return this.#sockets.size;
+  }
 
   closeIdle(): void {
     // Present at run time for the HTTP/1.1 side (allowHTTP1), missing from the types.

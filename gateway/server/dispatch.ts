@@ -42,8 +42,13 @@ function serveRemote(p: ApiServiceProxy, ctx: RequestContext): Promise<void> {
   if (up) return p.upgrade({ req: ctx.req, user: ctx.user, socket: up.socket, head: up.head });
   ctx.waitingOn = p.describe();
   return p.serve({
-    req: ctx.req, res: ctx.res, user: ctx.user, longRunning: ctx.info.verb === 'watch', deadline: ctx.cancel,
-    ...(ctx.body ? { body: ctx.body } : {}), ...(ctx.watchInitialized ? { onHeaders: ctx.watchInitialized } : {}),
+    req: ctx.req,
+    res: ctx.res,
+    user: ctx.user,
+    longRunning: ctx.info.verb === 'watch',
+    deadline: ctx.cancel,
+    ...(ctx.body ? { body: ctx.body } : {}),
+    ...(ctx.watchInitialized ? { onHeaders: ctx.watchInitialized } : {}),
   });
 }
 
@@ -69,8 +74,13 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
       const i = ctx.info;
       if (!t.core.backend.serves(i.apiGroup, i.apiVersion)) return undefined;
       return t.core.backend.serve({
-        req: ctx.req, res: ctx.res, query: ctx.query, info: i, user: ctx.user,
-        ...(ctx.body ? { body: ctx.body } : {}), ...(ctx.watchInitialized ? { initialized: ctx.watchInitialized } : {}),
+        req: ctx.req,
+        res: ctx.res,
+        query: ctx.query,
+        info: i,
+        user: ctx.user,
+        ...(ctx.body ? { body: ctx.body } : {}),
+        ...(ctx.watchInitialized ? { initialized: ctx.watchInitialized } : {}),
       });
     },
   ];

@@ -9,12 +9,18 @@
 // it is at the cap is logged, not every one.
 import type { Server, Socket } from 'node:net';
 
-interface Held { open: number; logged: boolean }
+interface Held {
+  open: number;
+  logged: boolean;
+}
 
 export class ConnectionsPerAddress {
   readonly #held = new Map<string, Held>();
 
-  constructor(private readonly max: number, private readonly log: (msg: string) => void) {}
+  constructor(
+    private readonly max: number,
+    private readonly log: (msg: string) => void,
+  ) {}
 
   /** Counts the server's connections from now on; a cap of 0 counts nothing. */
   attach(server: Server): void {
@@ -30,11 +36,16 @@ export class ConnectionsPerAddress {
   #admit(socket: Socket): void {
     const key = addressKey(socket.remoteAddress ?? '');
     let h = this.#held.get(key);
-    if (!h) { h = { open: 0, logged: false }; this.#held.set(key, h); }
+    if (!h) {
+      h = { open: 0, logged: false };
+      this.#held.set(key, h);
+    }
     if (h.open >= this.max) {
       if (!h.logged) {
         h.logged = true;
-        this.log(`connection from ${key} refused: it holds ${h.open} open connections (--max-connections-per-client-address=${this.max}); further refusals are not logged until it drops below`);
+        this.log(
+          `connection from ${key} refused: it holds ${h.open} open connections (--max-connections-per-client-address=${this.max}); further refusals are not logged until it drops below`,
+        );
       }
       socket.destroy();
       return;

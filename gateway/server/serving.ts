@@ -51,19 +51,32 @@ export class FileBacked<T> {
     return new FileBacked(what, paths, texts, build);
   }
 
-  get current(): T { return this.value; }
+  get current(): T {
+    return this.value;
+  }
 
-  replace(next: T): void { this.value = next; }
+  replace(next: T): void {
+    this.value = next;
+  }
 }
 
 /** Checks a certificate and its key as TLS will use them, naming the file at fault. */
 function servingCertOf(cert: string, key: string, certFile: string, keyFile: string): ServingCert {
   let x509: X509Certificate;
-  try { x509 = new X509Certificate(cert); } catch { throw new Error(`--tls-cert-file "${certFile}": no PEM certificate found`); }
+  try {
+    x509 = new X509Certificate(cert);
+  } catch {
+    throw new Error(`--tls-cert-file "${certFile}": no PEM certificate found`);
+  }
   let privateKey: ReturnType<typeof createPrivateKey>;
-  try { privateKey = createPrivateKey(key); } catch { throw new Error(`--tls-private-key-file "${keyFile}": no PEM private key found`); }
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new Error(`--tls-private-key-file "${keyFile}": no PEM private key found`);
+  }
   // A pair caught halfway through being replaced: the other file is still to come.
-  if (!x509.checkPrivateKey(privateKey)) throw new Error(`--tls-private-key-file "${keyFile}": the private key does not match the certificate of --tls-cert-file "${certFile}"`);
+  if (!x509.checkPrivateKey(privateKey))
+    throw new Error(`--tls-private-key-file "${keyFile}": the private key does not match the certificate of --tls-cert-file "${certFile}"`);
   return Object.freeze({ cert, key });
 }
 
@@ -110,11 +123,13 @@ export interface GatewayTls {
 }
 
 /** Everything `gatehouse serve` presents and trusts, read before anything starts. */
-export async function loadGatewayTls(o: ServingFlags & { clientCaFiles: readonly string[]; requestheaderClientCaFile: string | undefined }): Promise<GatewayTls> {
+export async function loadGatewayTls(
+  o: ServingFlags & { clientCaFiles: readonly string[]; requestheaderClientCaFile: string | undefined },
+): Promise<GatewayTls> {
   const { serving, devPki } = await loadServingCertOrDevPki(o);
   const clientCa = await loadCaBundle('--client-ca-file', o.clientCaFiles.length === 0 && devPki ? [devPki.caCert] : o.clientCaFiles);
   const requestheaderCa = o.requestheaderClientCaFile ? await loadCaBundle('--requestheader-client-ca-file', [o.requestheaderClientCaFile]) : undefined;
-  const clusterCaPem = devPki ? await readFile(devPki.caCert, 'utf8') : clientCa.current.pems[0] ?? serving.current.cert;
+  const clusterCaPem = devPki ? await readFile(devPki.caCert, 'utf8') : (clientCa.current.pems[0] ?? serving.current.cert);
   return { serving, clientCa, requestheaderCa, clusterCaPem, ...(devPki ? { kubeconfig: devPki.kubeconfig } : {}) };
 }
 
@@ -165,18 +180,21 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
   // protocols' requests take the same chain (Node's compatibility request and response
   // have the HTTP/1.1 shapes the chain uses).
   const handler = o.handler;
-  const server = createSecureServer({
-    ...context,
-    allowHTTP1: true,
-    // Fixed for the server's life: a CA file, once given, holds at least one certificate.
-    requestCert: context.ca !== undefined,
-    // Client certificates are verified by the authenticators, each against its own bundle.
-    rejectUnauthorized: false,
-    // A LIST answer of many megabytes is buffered per stream: room for several (MB).
-    maxSessionMemory: 64,
-    // Go's header limit (1 MiB + 4 KiB), as below for HTTP/1.1.
-    settings: { maxConcurrentStreams: o.http2MaxStreams ?? 1000, maxHeaderListSize: (1 << 20) + 4096 },
-  }, (req, res) => handler(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+  const server = createSecureServer(
+    {
+      ...context,
+      allowHTTP1: true,
+      // Fixed for the server's life: a CA file, once given, holds at least one certificate.
+      requestCert: context.ca !== undefined,
+      // Client certificates are verified by the authenticators, each against its own bundle.
+      rejectUnauthorized: false,
+      // A LIST answer of many megabytes is buffered per stream: room for several (MB).
+      maxSessionMemory: 64,
+      // Go's header limit (1 MiB + 4 KiB), as below for HTTP/1.1.
+      settings: { maxConcurrentStreams: o.http2MaxStreams ?? 1000, maxHeaderListSize: (1 << 20) + 4096 },
+    },
+    (req, res) => handler(req as unknown as IncomingMessage, res as unknown as ServerResponse),
+  );
   // The HTTP/1.1 side reads these from the server object (Node's http2 server takes no
   // HTTP/1.1 options): Go's header limit, kube's header timeout, and no whole-request
   // timeout, since watches and long requests run for minutes.
@@ -189,11 +207,16 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port, o.bindAddress, () => { server.off('error', reject); resolve(); });
+    server.listen(o.port, o.bindAddress, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const reloaders = [reloader(o.cert, server, o), ...o.clientCas.map((c) => reloader(c, server, o))].filter((r) => r !== undefined);
   for (const r of reloaders) r.start();
-  server.once('close', () => { for (const r of reloaders) r.stop(); });
+  server.once('close', () => {
+    for (const r of reloaders) r.stop();
+  });
   return { server, connections, url: httpsUrl(connectHost(o.bindAddress), (server.address() as AddressInfo).port) };
 }
 
@@ -201,7 +224,11 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
 function reloader<T>(source: FileBacked<T>, server: Http2SecureServer, o: ServeHttpsOptions): FileReloader<T> | undefined {
   if (source.paths.length === 0) return undefined;
   return new FileReloader<T>({
-    paths: source.paths, initialTexts: source.texts, what: source.what, build: source.build, log: o.log,
+    paths: source.paths,
+    initialTexts: source.texts,
+    what: source.what,
+    build: source.build,
+    log: o.log,
     apply: (next) => {
       const previous = source.current;
       source.replace(next);
@@ -222,7 +249,10 @@ const HEADER_TOO_LARGE = 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnec
 const BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
 
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable) { socket.destroy(); return; }
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   socket.end(err.code === 'HPE_HEADER_OVERFLOW' ? HEADER_TOO_LARGE : BAD_REQUEST);
 }
 

@@ -62,26 +62,47 @@ export async function loadServiceAccountSetup(opts: ServeOptions): Promise<Servi
   const issuers = devMode ? [DEV_ISSUER] : [...opts.serviceAccountIssuers];
   const signingFlag = 'service-account-signing-key-file';
   const signingKey = await readFlagFile(signingFlag, signingPath!).then((pem) => {
-    try { return parseSigningKey(pem, signingPath!); } catch (err) { return keyFileProblem(signingFlag, signingPath!, err); }
+    try {
+      return parseSigningKey(pem, signingPath!);
+    } catch (err) {
+      return keyFileProblem(signingFlag, signingPath!, err);
+    }
   });
   const keys: VerificationKey[] = [];
   for (const f of keyFiles) {
     const pem = await readFlagFile('service-account-key-file', f);
-    try { keys.push(...parseVerificationKeys(pem, f)); } catch (err) { keyFileProblem('service-account-key-file', f, err); }
+    try {
+      keys.push(...parseVerificationKeys(pem, f));
+    } catch (err) {
+      keyFileProblem('service-account-key-file', f, err);
+    }
   }
   const signer = new TokenSigner(signingKey, signingPath!);
   if (!keys.some((k) => k.kid === keyId(createPublicKey(signingKey)))) {
-    notes.push(`service-account tokens: the signing key ${signingPath!} is not among the --service-account-key-file keys: tokens it signs will not verify here`);
+    notes.push(
+      `service-account tokens: the signing key ${signingPath!} is not among the --service-account-key-file keys: tokens it signs will not verify here`,
+    );
   }
   const apiAudiences = opts.apiAudiences.length > 0 ? [...opts.apiAudiences] : [...issuers];
   if (devMode) {
-    notes.push(`service-account tokens: dev mode: signing with ${signingPath!} (${signer.alg}), issuer ${DEV_ISSUER}; `
-      + 'set --service-account-signing-key-file and --service-account-issuer to choose them');
+    notes.push(
+      `service-account tokens: dev mode: signing with ${signingPath!} (${signer.alg}), issuer ${DEV_ISSUER}; ` +
+        'set --service-account-signing-key-file and --service-account-issuer to choose them',
+    );
   }
   const maxMs = opts.serviceAccountMaxTokenExpirationMs;
   return Object.freeze({
-    issuing: Object.freeze({ signer, issuer: issuers[0]!, apiAudiences: Object.freeze(apiAudiences), maxExpirationSeconds: maxMs > 0 ? Math.floor(maxMs / 1000) : undefined }),
-    issuers: Object.freeze(issuers), keys: Object.freeze(keys), apiAudiences: Object.freeze(apiAudiences), devMode, notes: Object.freeze(notes),
+    issuing: Object.freeze({
+      signer,
+      issuer: issuers[0]!,
+      apiAudiences: Object.freeze(apiAudiences),
+      maxExpirationSeconds: maxMs > 0 ? Math.floor(maxMs / 1000) : undefined,
+    }),
+    issuers: Object.freeze(issuers),
+    keys: Object.freeze(keys),
+    apiAudiences: Object.freeze(apiAudiences),
+    devMode,
+    notes: Object.freeze(notes),
   });
 }
 

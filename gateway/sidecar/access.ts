@@ -32,8 +32,12 @@ export class SidecarPaths {
     this.#allow = allow.map(pathPattern);
     this.#ignore = ignore.map(pathPattern);
   }
-  allowed(path: string): boolean { return this.#allow.length === 0 || this.#allow.some((r) => r.test(path)); }
-  ignored(path: string): boolean { return this.#ignore.some((r) => r.test(path)); }
+  allowed(path: string): boolean {
+    return this.#allow.length === 0 || this.#allow.some((r) => r.test(path));
+  }
+  ignored(path: string): boolean {
+    return this.#ignore.some((r) => r.test(path));
+  }
 }
 
 /** The chain's first question, so a path outside --allow-paths is 404 whoever asks; an ignored path is anonymous without looking at credentials. */
@@ -59,12 +63,19 @@ export function pathGatedAuthorizer(paths: SidecarPaths, authorizer: Authorizer)
 /** kube-rbac-proxy's verb of a method. */
 export function verbOf(method: string | undefined): string {
   switch (method) {
-    case 'GET': case 'HEAD': return 'get';
-    case 'POST': return 'create';
-    case 'PUT': return 'update';
-    case 'PATCH': return 'patch';
-    case 'DELETE': return 'delete';
-    default: return (method ?? '').toLowerCase();
+    case 'GET':
+    case 'HEAD':
+      return 'get';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return (method ?? '').toLowerCase();
   }
 }
 

@@ -22,10 +22,17 @@ export interface ResourceAttributes {
 export async function loadResourceAttributes(file: string): Promise<ResourceAttributes> {
   const bad = (why: string) => new Error(`--resource-attributes "${file}": ${why}`);
   let doc: unknown;
-  try { doc = parseYaml(await readFile(file, 'utf8')); } catch (err) {
-    throw bad(err instanceof Error && 'code' in err && err.code === 'ENOENT' ? 'no such file' : `not YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  try {
+    doc = parseYaml(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw bad(
+      err instanceof Error && 'code' in err && err.code === 'ENOENT'
+        ? 'no such file'
+        : `not YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+    );
   }
-  const obj = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : undefined);
+  const obj = (v: unknown): Record<string, unknown> | undefined =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   const top = obj(doc);
   const ra = obj(top?.['resourceAttributes']) ?? obj(obj(top?.['authorization'])?.['resourceAttributes']);
   if (!ra) throw bad('no resourceAttributes (top level or under authorization)');
@@ -52,11 +59,16 @@ export async function inClusterConfig(path: string, env: NodeJS.ProcessEnv, what
   }
   const tokenFile = join(dir, 'token');
   const caFile = join(dir, 'ca.crt');
-  await readFile(tokenFile, 'utf8').catch(() => { throw new Error(`--upstream: no ${what} and the in-cluster token ${tokenFile} cannot be read`); });
-  const caPem = await readFile(caFile, 'utf8').catch(() => { throw new Error(`--upstream: no ${what} and the in-cluster CA ${caFile} cannot be read`); });
+  await readFile(tokenFile, 'utf8').catch(() => {
+    throw new Error(`--upstream: no ${what} and the in-cluster token ${tokenFile} cannot be read`);
+  });
+  const caPem = await readFile(caFile, 'utf8').catch(() => {
+    throw new Error(`--upstream: no ${what} and the in-cluster CA ${caFile} cannot be read`);
+  });
   const hostPart = host.includes(':') ? `[${host}]` : host;
   return Object.freeze({
-    source: '', context: 'in-cluster',
+    source: '',
+    context: 'in-cluster',
     cluster: Object.freeze({ name: 'in-cluster', server: `https://${hostPart}:${port}${path}`, caPem, insecureSkipTlsVerify: false }),
     user: Object.freeze({ name: 'in-cluster', tokenFile }),
   });

@@ -30,8 +30,12 @@ async function tokenReview(opts: ServeOptions, d: DelegationContext): Promise<To
   const { log, clock } = d;
   if (opts.authenticationTokenWebhookConfigFile) {
     const w = await buildWebhookAuthenticator({
-      configFile: opts.authenticationTokenWebhookConfigFile, cacheTtlMs: opts.authenticationTokenWebhookCacheTtlMs,
-      version: opts.authenticationTokenWebhookVersion, apiAudiences: opts.apiAudiences, log, clock,
+      configFile: opts.authenticationTokenWebhookConfigFile,
+      cacheTtlMs: opts.authenticationTokenWebhookCacheTtlMs,
+      version: opts.authenticationTokenWebhookVersion,
+      apiAudiences: opts.apiAudiences,
+      log,
+      clock,
     });
     d.closers.push(w.close);
     return w.authenticator;
@@ -61,13 +65,24 @@ export async function delegatedAuthorization(opts: ServeOptions, d: DelegationCo
   if (opts.authorizationWebhookConfigFile) {
     client = await webhookClient(opts.authorizationWebhookConfigFile, '--authorization-webhook-config-file', { timeoutMs: 10_000, log, clock });
   } else {
-    client = new KubeClient(await inClusterConfig('/apis/authorization.k8s.io/v1/subjectaccessreviews', d.env, '--authorization-webhook-config-file'), { timeoutMs: 10_000, log, clock, purpose: 'authorization webhook' });
+    client = new KubeClient(await inClusterConfig('/apis/authorization.k8s.io/v1/subjectaccessreviews', d.env, '--authorization-webhook-config-file'), {
+      timeoutMs: 10_000,
+      log,
+      clock,
+      purpose: 'authorization webhook',
+    });
     version = 'v1';
     log(`sidecar: SubjectAccessReview through the in-cluster configuration (${client.config.cluster.server})`);
   }
   d.closers.push(() => client.close());
   return new WebhookAuthorizer(client, {
-    name: 'webhook', version, authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs,
-    unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs, failurePolicy: 'Deny', withSelectors: false, log, clock,
+    name: 'webhook',
+    version,
+    authorizedTtlMs: opts.authorizationWebhookCacheAuthorizedTtlMs,
+    unauthorizedTtlMs: opts.authorizationWebhookCacheUnauthorizedTtlMs,
+    failurePolicy: 'Deny',
+    withSelectors: false,
+    log,
+    clock,
   });
 }

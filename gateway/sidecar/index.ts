@@ -57,7 +57,8 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   // read, so a client's own copies go right after authentication.
   const base = identityHeaderNames(undefined);
   const identityHeaders = Object.freeze({
-    names: Object.freeze([...new Set([...base.names, opts.authHeaderUserFieldName, opts.authHeaderGroupsFieldName])]), prefixes: base.prefixes,
+    names: Object.freeze([...new Set([...base.names, opts.authHeaderUserFieldName, opts.authHeaderGroupsFieldName])]),
+    prefixes: base.prefixes,
   });
   const authHeaders = opts.authHeaderFieldsEnabled
     ? { user: opts.authHeaderUserFieldName, groups: opts.authHeaderGroupsFieldName, separator: opts.authHeaderGroupsFieldSeparator }
@@ -67,27 +68,70 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const auditor = await buildAuditor(opts, log);
   const tracing = await buildTracing(opts, { log, clock });
   const handler = buildHandlerChain({
-    authenticator: pathGatedAuthenticator(paths, authenticator), identityHeaders, impersonation: false,
-    authorizer: pathGatedAuthorizer(paths, authorizer), attributes: sidecarAttributes(resourceAttributes), forbidden: sidecarForbidden(log),
-    admission: [], inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
-    requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs, goawayChance: opts.goawayChance, dispatch: upstream.dispatch, log, clock,
+    authenticator: pathGatedAuthenticator(paths, authenticator),
+    identityHeaders,
+    impersonation: false,
+    authorizer: pathGatedAuthorizer(paths, authorizer),
+    attributes: sidecarAttributes(resourceAttributes),
+    forbidden: sidecarForbidden(log),
+    admission: [],
+    inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
+    requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs,
+    goawayChance: opts.goawayChance,
+    dispatch: upstream.dispatch,
+    log,
+    clock,
     ...(auditor ? { audit: auditor } : {}),
     ...(tracing ? { tracing: tracing.requests } : {}),
   });
-  const { server, connections, url } = await serveHttps({ cert: serving, clientCas: [clientCa], handler, upgrades: true, port: opts.securePort, bindAddress: opts.bindAddress, log, http2MaxStreams: opts.http2MaxStreamsPerConnection, maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress });
-  log(`sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`);
-  return { server, url, upstream: upstreamUrl, shutdown: sidecarShutdown(server, connections, opts.shutdownDelayMs, log, () => { upstream.close(); for (const c of delegation.closers) c(); void auditor?.shutdown(); void tracing?.shutdown(); }) };
+  const { server, connections, url } = await serveHttps({
+    cert: serving,
+    clientCas: [clientCa],
+    handler,
+    upgrades: true,
+    port: opts.securePort,
+    bindAddress: opts.bindAddress,
+    log,
+    http2MaxStreams: opts.http2MaxStreamsPerConnection,
+    maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
+  });
+  log(
+    `sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`,
+  );
+  return {
+    server,
+    url,
+    upstream: upstreamUrl,
+    shutdown: sidecarShutdown(server, connections, opts.shutdownDelayMs, log, () => {
+      upstream.close();
+      for (const c of delegation.closers) c();
+      void auditor?.shutdown();
+      void tracing?.shutdown();
+    }),
+  };
 }
 
 /** Serves for --shutdown-delay-duration more, then closes the listener and its connections (cut after 5 s). */
-function sidecarShutdown(server: Http2SecureServer, connections: Connections, delayMs: number, log: (msg: string) => void, closeClients: () => void): (signal: string) => Promise<void> {
+function sidecarShutdown(
+  server: Http2SecureServer,
+  connections: Connections,
+  delayMs: number,
+  log: (msg: string) => void,
+  closeClients: () => void,
+): (signal: string) => Promise<void> {
   let closed = false;
   return async (signal) => {
     if (closed) return;
     closed = true;
     log(`sidecar: ${signal}: shutting down`);
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-    await new Promise<void>((r) => { server.close(() => r()); connections.closeIdle(); setTimeout(() => { connections.closeAll(); }, 5_000).unref(); });
+    await new Promise<void>((r) => {
+      server.close(() => r());
+      connections.closeIdle();
+      setTimeout(() => {
+        connections.closeAll();
+      }, 5_000).unref();
+    });
     closeClients();
   };
 }

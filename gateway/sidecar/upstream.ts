@@ -41,12 +41,22 @@ function upstreamIdentity(user: UserInfo, fields: AuthHeaderFields | undefined):
   return h;
 }
 
-export function upstreamOf(url: string, caPem: string | undefined, paths: SidecarPaths, identity: IdentityHeaders, log: (msg: string) => void, fields?: AuthHeaderFields): Upstream {
+export function upstreamOf(
+  url: string,
+  caPem: string | undefined,
+  paths: SidecarPaths,
+  identity: IdentityHeaders,
+  log: (msg: string) => void,
+  fields?: AuthHeaderFields,
+): Upstream {
   const isHttps = url.startsWith('https:');
   const agent = isHttps ? backendAgent({ caPem }) : new HttpAgent({ keepAlive: true, maxFreeSockets: 64 });
   const u = new URL(url);
   const target: ForwardTarget = {
-    protocol: isHttps ? 'https:' : 'http:', host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || (isHttps ? 443 : 80), agent,
+    protocol: isHttps ? 'https:' : 'http:',
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: u.port || (isHttps ? 443 : 80),
+    agent,
     ...(u.pathname !== '/' ? { pathPrefix: u.pathname } : {}),
   };
   const unreachable = (err: Error, what: string): StatusError => {
@@ -61,10 +71,14 @@ export function upstreamOf(url: string, caPem: string | undefined, paths: Sideca
     const up = ctx.upgrade;
     if (up) {
       const options = { host: target.host, port: target.port, ...(caPem ? { ca: caPem } : {}), minVersion: 'TLSv1.2' as const };
-      return forwardUpgrade(req, up.socket, up.head, { protocol: target.protocol, options }, { headers, purpose: 'upstream' }).catch((err: Error) => { throw unreachable(err, 'upgrade'); });
+      return forwardUpgrade(req, up.socket, up.head, { protocol: target.protocol, options }, { headers, purpose: 'upstream' }).catch((err: Error) => {
+        throw unreachable(err, 'upgrade');
+      });
     }
     ctx.waitingOn = 'the upstream';
-    return forward(req, ctx.res, target, { headers, purpose: 'upstream', cancel: ctx.cancel, ...(ctx.body ? { body: ctx.body } : {}) }).catch((err: Error) => { throw unreachable(err, 'proxy'); });
+    return forward(req, ctx.res, target, { headers, purpose: 'upstream', cancel: ctx.cancel, ...(ctx.body ? { body: ctx.body } : {}) }).catch((err: Error) => {
+      throw unreachable(err, 'proxy');
+    });
   };
   return { url, dispatch, close: () => agent.destroy() };
 }

@@ -41,7 +41,8 @@ export function exportUrl(endpoint: string): string | { error: string } {
   } catch {
     return { error: 'must be host:port or an http(s) URL' };
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return { error: `scheme ${u.protocol.slice(0, -1)} is not supported: spans are sent by OTLP over HTTP (http or https)` };
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    return { error: `scheme ${u.protocol.slice(0, -1)} is not supported: spans are sent by OTLP over HTTP (http or https)` };
   if (u.hostname === '') return { error: 'must name a host' };
   if (u.username !== '' || u.password !== '') return { error: 'must not contain credentials' };
   if (u.pathname === '/' || u.pathname === '') u.pathname = '/v1/traces';
@@ -62,7 +63,8 @@ export function parseTracingConfiguration(text: string, source: string): Tracing
     if (!['apiVersion', 'kind', 'endpoint', 'samplingRatePerMillion'].includes(k)) errs.push(fieldError.unknown(root.child(k)));
   }
   const apiVersion = ownValue(doc, 'apiVersion');
-  if (!(TRACING_API_VERSIONS as readonly unknown[]).includes(apiVersion)) errs.push(fieldError.unsupported(root.child('apiVersion'), apiVersion ?? '', TRACING_API_VERSIONS));
+  if (!(TRACING_API_VERSIONS as readonly unknown[]).includes(apiVersion))
+    errs.push(fieldError.unsupported(root.child('apiVersion'), apiVersion ?? '', TRACING_API_VERSIONS));
   const kind = ownValue(doc, 'kind');
   if (kind !== 'TracingConfiguration') errs.push(fieldError.unsupported(root.child('kind'), kind ?? '', ['TracingConfiguration']));
 

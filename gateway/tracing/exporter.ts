@@ -10,7 +10,12 @@ export class LoggedExporter implements SpanExporter {
   private lastLogged = -Infinity;
   private silenced = 0;
 
-  constructor(private readonly inner: SpanExporter, private readonly url: string, private readonly log: (msg: string) => void, private readonly clock: () => number) {}
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly url: string,
+    private readonly log: (msg: string) => void,
+    private readonly clock: () => number,
+  ) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     this.inner.export(spans, (result) => {
@@ -26,7 +31,9 @@ export class LoggedExporter implements SpanExporter {
       return;
     }
     const earlier = this.silenced > 0 ? ` (${this.silenced} more spans lost since the last message)` : '';
-    this.log(`tracing: cannot export ${count} spans to ${this.url}: ${error?.message ?? 'unknown error'}${earlier}; next report in ${LOG_INTERVAL_MS / 1000} s at the earliest`);
+    this.log(
+      `tracing: cannot export ${count} spans to ${this.url}: ${error?.message ?? 'unknown error'}${earlier}; next report in ${LOG_INTERVAL_MS / 1000} s at the earliest`,
+    );
     this.lastLogged = now;
     this.silenced = 0;
   }

@@ -57,10 +57,15 @@ export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Prom
       const ms = hooks.shutdownMs ?? SHUTDOWN_MS;
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => {
-        timer = setTimeout(() => { hooks.log(`tracing: spans not sent to ${config.url} within ${ms / 1000} s of shutdown are lost`); resolve(); }, ms);
+        timer = setTimeout(() => {
+          hooks.log(`tracing: spans not sent to ${config.url} within ${ms / 1000} s of shutdown are lost`);
+          resolve();
+        }, ms);
         timer.unref();
       });
-      const sent = provider.shutdown().catch((err: unknown) => hooks.log(`tracing: spans lost at shutdown: ${err instanceof Error ? err.message : String(err)}`));
+      const sent = provider
+        .shutdown()
+        .catch((err: unknown) => hooks.log(`tracing: spans lost at shutdown: ${err instanceof Error ? err.message : String(err)}`));
       return Promise.race([sent, late]).finally(() => clearTimeout(timer));
     },
   };

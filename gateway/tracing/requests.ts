@@ -9,7 +9,6 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer }
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import { carryTrace, incomingTrace, requestTrace } from '../../lib/tracing/span.js';
 
-
 /** kube's span name: the method, and for resource requests the path with namespace and name as placeholders. */
 export function serverSpanName(method: string, info: RequestInfo): string {
   if (!info.isResourceRequest) return method;
@@ -31,7 +30,10 @@ export class RequestTracing {
    * request without a valid parent; the tracer's sampler must then sample
    * every root it is asked about (ParentBased(AlwaysOn)), and honour parents.
    */
-  constructor(private readonly tracer: Tracer, private readonly rootRatio: number) {}
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly rootRatio: number,
+  ) {}
 
   /** Runs `run` (the chain) in the request's server span (the request carrying its trace when recorded). */
   serve(req: IncomingMessage, res: ServerResponse, run: () => void): void {
@@ -40,7 +42,10 @@ export class RequestTracing {
     // context and a sampler decision for each one (~2% of a GET's CPU at 0.1% sampling, sampled profile).
     // The roll is TraceIdRatioBased's odds: a root's trace id is random, so is this.
     if (parent === ROOT_CONTEXT || trace.getSpanContext(parent) === undefined) {
-      if (!(Math.random() < this.rootRatio)) { run(); return; }
+      if (!(Math.random() < this.rootRatio)) {
+        run();
+        return;
+      }
     }
     // Attributes only once the sampler said yes: an unrecorded request costs the span context alone.
     const span = this.tracer.startSpan('KubernetesAPI', { kind: SpanKind.SERVER }, parent);
@@ -49,8 +54,11 @@ export class RequestTracing {
       return;
     }
     span.setAttributes({
-      'http.request.method': req.method ?? 'GET', 'url.path': (req.url ?? '/').split('?', 1)[0]!, 'url.scheme': 'https',
-      'network.protocol.version': req.httpVersion, 'user_agent.original': req.headers['user-agent'] ?? '',
+      'http.request.method': req.method ?? 'GET',
+      'url.path': (req.url ?? '/').split('?', 1)[0]!,
+      'url.scheme': 'https',
+      'network.protocol.version': req.httpVersion,
+      'user_agent.original': req.headers['user-agent'] ?? '',
       ...(req.socket?.remoteAddress ? { 'client.address': req.socket.remoteAddress } : {}),
     });
     spans.set(req, span);

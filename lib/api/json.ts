@@ -53,10 +53,15 @@ export function frozenJsonCopy<T>(v: T): T {
 
 function copy(v: unknown): unknown {
   switch (typeof v) {
-    case 'string': case 'boolean': return v;
-    case 'number': return Number.isFinite(v) ? v : null;
-    case 'object': break;
-    default: throw new NotPlain(); // undefined, function, symbol, bigint at the top or in an array: left to JSON's rules
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      return Number.isFinite(v) ? v : null;
+    case 'object':
+      break;
+    default:
+      throw new NotPlain(); // undefined, function, symbol, bigint at the top or in an array: left to JSON's rules
   }
   if (v === null || Object.isFrozen(v)) return v;
   if (Array.isArray(v)) {

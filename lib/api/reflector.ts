@@ -47,7 +47,11 @@ export class Reflector {
   private readonly maxRetryMs: number;
   private stopped = false;
 
-  constructor(private readonly source: ObjectSource, types: readonly ReflectedType[], private readonly opts: ReflectorOptions) {
+  constructor(
+    private readonly source: ObjectSource,
+    types: readonly ReflectedType[],
+    private readonly opts: ReflectorOptions,
+  ) {
     this.retryMs = opts.retryMs ?? 1000;
     this.maxRetryMs = Math.max(this.retryMs, opts.maxRetryMs ?? this.retryMs);
     this.follows = types.map((type) => ({ type, watch: undefined, timer: undefined, pauseMs: this.retryMs }));
@@ -56,9 +60,15 @@ export class Reflector {
   /** Lists every type once (resolves then) and follows their changes from there. */
   async start(): Promise<void> {
     this.stopped = false;
-    await Promise.all(this.follows.map((f) => (this.opts.retryFirstList
-      ? new Promise<void>((listed) => { void this.sync(f, listed); })
-      : this.listAndWatch(f))));
+    await Promise.all(
+      this.follows.map((f) =>
+        this.opts.retryFirstList
+          ? new Promise<void>((listed) => {
+              void this.sync(f, listed);
+            })
+          : this.listAndWatch(f),
+      ),
+    );
   }
 
   stop(): void {
@@ -91,15 +101,22 @@ export class Reflector {
     type.reset(items);
     f.pauseMs = this.retryMs;
     f.watch?.stop();
-    f.watch = this.source.watch(type.group, type.resource, resourceVersion,
-      (ev: ObjectEvent) => { if (ev.type === 'DELETED') type.remove(ev.object); else type.set(ev.object, ev.type); },
+    f.watch = this.source.watch(
+      type.group,
+      type.resource,
+      resourceVersion,
+      (ev: ObjectEvent) => {
+        if (ev.type === 'DELETED') type.remove(ev.object);
+        else type.set(ev.object, ev.type);
+      },
       (err: Error) => {
         f.watch?.stop();
         f.watch = undefined;
         if (this.stopped) return;
         this.opts.log(`${this.opts.who}: watch of ${qualified(type)} ended (${err.message}); listing again`);
         this.retry(f);
-      });
+      },
+    );
   }
 
   private retry(f: Follow, listed?: () => void): void {

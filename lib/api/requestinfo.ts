@@ -22,13 +22,27 @@ export interface RequestInfo {
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 const VERB_BY_METHOD: Record<string, string> = {
-  POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete',
+  POST: 'create',
+  GET: 'get',
+  HEAD: 'get',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
 };
 
 function nonResource(path: string, method: string): RequestInfo {
   return {
-    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
-    namespace: '', resource: '', subresource: '', name: '', extraParts: 0,
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    extraParts: 0,
   };
 }
 
@@ -66,7 +80,7 @@ export function parseRequestInfo(method: string, path: string, watch: boolean): 
   const subresource = rest[2] ?? '';
   if (verb === 'watch') {
     // already a watch
-  } else if (watch && (verb === 'get')) {
+  } else if (watch && verb === 'get') {
     verb = 'watch';
   } else if (verb === 'get' && name === '') {
     verb = 'list';
@@ -74,7 +88,16 @@ export function parseRequestInfo(method: string, path: string, watch: boolean): 
     verb = 'deletecollection';
   }
   return {
-    isResourceRequest: true, path, verb, apiPrefix: prefix, apiGroup, apiVersion, namespace,
-    resource, subresource, name, extraParts: Math.max(0, rest.length - 3),
+    isResourceRequest: true,
+    path,
+    verb,
+    apiPrefix: prefix,
+    apiGroup,
+    apiVersion,
+    namespace,
+    resource,
+    subresource,
+    name,
+    extraParts: Math.max(0, rest.length - 3),
   };
 }

@@ -65,7 +65,11 @@ export function checkedRequestPath(raw: string): string {
   }
   let path = raw;
   if (escaped) {
-    try { path = decodeURIComponent(raw); } catch { throw refuse(raw, 'the escapes are not UTF-8'); }
+    try {
+      path = decodeURIComponent(raw);
+    } catch {
+      throw refuse(raw, 'the escapes are not UTF-8');
+    }
   }
   // Segment checks run on the decoded path, so %2e%2e is the `..` it is for any backend.
   const parts = path.split('/');

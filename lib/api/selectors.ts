@@ -66,16 +66,21 @@ function newRequirement(key: string, operator: LabelOperator, values: readonly s
   const keyErrs = isQualifiedName(key);
   if (keyErrs.length) errs.push(invalid(at('key'), key, keyErrs.join('; ')));
   switch (operator) {
-    case 'in': case 'notin':
+    case 'in':
+    case 'notin':
       if (values.length === 0) errs.push(invalid(at('values'), values, "for 'in', 'notin' operators, values set can't be empty"));
       break;
-    case '=': case '==': case '!=':
+    case '=':
+    case '==':
+    case '!=':
       if (values.length !== 1) errs.push(invalid(at('values'), values, 'exact-match compatibility requires one single value'));
       break;
-    case 'exists': case '!':
+    case 'exists':
+    case '!':
       if (values.length !== 0) errs.push(invalid(at('values'), values, 'values set must be empty for exists and does not exist'));
       break;
-    case 'gt': case 'lt':
+    case 'gt':
+    case 'lt':
       if (values.length !== 1) errs.push(invalid(at('values'), values, "for 'Gt', 'Lt' operators, exactly one value is required"));
       values.forEach((v, i) => {
         if (parseInt64(v) === undefined) errs.push(invalid(`${at('values')}[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
@@ -97,19 +102,31 @@ function compileRequirement(r: LabelRequirement): (labels: Labels) => boolean {
   // Own properties only: a label named "constructor" must not find Object.prototype's.
   const has = (l: Labels): boolean => Object.hasOwn(l, key);
   switch (r.operator) {
-    case 'exists': return has;
-    case '!': return (l) => !has(l);
-    case 'in': case '=': case '==': {
-      if (r.values.length === 1) { const v = r.values[0]; return (l) => has(l) && l[key] === v; }
+    case 'exists':
+      return has;
+    case '!':
+      return (l) => !has(l);
+    case 'in':
+    case '=':
+    case '==': {
+      if (r.values.length === 1) {
+        const v = r.values[0];
+        return (l) => has(l) && l[key] === v;
+      }
       const set = new Set(r.values);
       return (l) => has(l) && set.has(l[key]!);
     }
-    case 'notin': case '!=': {
-      if (r.values.length === 1) { const v = r.values[0]; return (l) => !has(l) || l[key] !== v; }
+    case 'notin':
+    case '!=': {
+      if (r.values.length === 1) {
+        const v = r.values[0];
+        return (l) => !has(l) || l[key] !== v;
+      }
       const set = new Set(r.values);
       return (l) => !has(l) || !set.has(l[key]!);
     }
-    case 'gt': case 'lt': {
+    case 'gt':
+    case 'lt': {
       const bound = parseInt64(r.values[0]!)!;
       const gt = r.operator === 'gt';
       return (l) => {
@@ -125,17 +142,23 @@ export function compileLabelSelector(requirements: readonly LabelRequirement[]):
   if (requirements.length === 0) return EVERYTHING;
   const sorted = Object.freeze([...requirements].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
   const tests = sorted.map(compileRequirement);
-  const matches = tests.length === 1 ? tests[0]! : (l: Labels): boolean => {
-    for (const t of tests) if (!t(l)) return false;
-    return true;
-  };
+  const matches =
+    tests.length === 1
+      ? tests[0]!
+      : (l: Labels): boolean => {
+          for (const t of tests) if (!t(l)) return false;
+          return true;
+        };
   return Object.freeze({ requirements: sorted, matches });
 }
 
 // ---- label selector strings (k8s.io/apimachinery/pkg/labels.Parse) ----
 
 type Tok = 'end' | 'id' | '(' | ')' | ',' | '!' | '==' | '=' | '!=' | '>' | '<' | 'in' | 'notin';
-interface Item { tok: Tok; lit: string }
+interface Item {
+  tok: Tok;
+  lit: string;
+}
 const SPECIAL = new Set(['=', '!', '(', ')', ',', '>', '<']);
 const SYMBOLS: ReadonlySet<string> = new Set(['(', ')', ',', '!', '==', '=', '!=', '>', '<']);
 const isSpace = (c: string): boolean => c === ' ' || c === '\t' || c === '\r' || c === '\n';
@@ -145,7 +168,10 @@ function lex(s: string): Item[] {
   let i = 0;
   for (;;) {
     while (i < s.length && isSpace(s[i]!)) i++;
-    if (i >= s.length) { items.push({ tok: 'end', lit: '' }); return items; }
+    if (i >= s.length) {
+      items.push({ tok: 'end', lit: '' });
+      return items;
+    }
     if (SPECIAL.has(s[i]!)) {
       // Longest run of symbol characters that is still a token (`!=` over `!`, `==` over `=`).
       let lit = s[i++]!;
@@ -213,10 +239,18 @@ class LabelParser {
   private operator(): LabelOperator {
     const { tok, lit } = this.next(false);
     switch (tok) {
-      case 'in': case 'notin': case '=': case '==': case '!=': return tok;
-      case '>': return 'gt';
-      case '<': return 'lt';
-      default: throw new Error(`found '${lit}', expected: in, notin, =, ==, !=, gt, lt`);
+      case 'in':
+      case 'notin':
+      case '=':
+      case '==':
+      case '!=':
+        return tok;
+      case '>':
+        return 'gt';
+      case '<':
+        return 'lt';
+      default:
+        throw new Error(`found '${lit}', expected: in, notin, =, ==, !=, gt, lt`);
     }
   }
 
@@ -224,7 +258,10 @@ class LabelParser {
     const open = this.next();
     if (open.tok !== '(') throw new Error(`found '${open.lit}' expected: '('`);
     const first = this.peek();
-    if (first.tok === ')') { this.next(); return ['']; }
+    if (first.tok === ')') {
+      this.next();
+      return [''];
+    }
     if (first.tok !== 'id' && first.tok !== ',') throw new Error(`found '${first.lit}', expected: ',', ')' or identifier`);
     const values: string[] = [];
     for (;;) {
@@ -239,8 +276,14 @@ class LabelParser {
         // Empty members: `(,a)`, `(a,)`, `(a,,b)` all contain "".
         if (values.length === 0) values.push('');
         const t2 = this.peek().tok;
-        if (t2 === ')') { values.push(''); break; }
-        if (t2 === ',') { this.next(); values.push(''); }
+        if (t2 === ')') {
+          values.push('');
+          break;
+        }
+        if (t2 === ',') {
+          this.next();
+          values.push('');
+        }
       } else {
         throw new Error(`found '${t.lit}', expected: ',', or identifier`);
       }
@@ -265,7 +308,12 @@ export function parseLabelSelector(selector: string): LabelSelector {
 }
 
 /** metav1.LabelSelectorOperator → selection.Operator (a Map: a plain object would find "constructor"). */
-const EXPRESSION_OPERATORS: ReadonlyMap<string, LabelOperator> = new Map([['In', 'in'], ['NotIn', 'notin'], ['Exists', 'exists'], ['DoesNotExist', '!']]);
+const EXPRESSION_OPERATORS: ReadonlyMap<string, LabelOperator> = new Map([
+  ['In', 'in'],
+  ['NotIn', 'notin'],
+  ['Exists', 'exists'],
+  ['DoesNotExist', '!'],
+]);
 
 /**
  * metav1.LabelSelectorAsSelector: `null`/`undefined` match nothing, `{}` matches everything.
@@ -324,7 +372,10 @@ function splitTerms(s: string): string[] {
     const c = s[i];
     if (slash) slash = false;
     else if (c === '\\') slash = true;
-    else if (c === ',') { terms.push(s.slice(start, i)); start = i + 1; }
+    else if (c === ',') {
+      terms.push(s.slice(start, i));
+      start = i + 1;
+    }
   }
   terms.push(s.slice(start));
   return terms;

@@ -16,7 +16,10 @@ export interface ServiceRef {
 }
 
 export type ResolveFailure = { readonly reason: 'ServiceNotFound' | 'ServicePortError' | 'MissingEndpoints'; readonly message: string };
-export interface Target { readonly host: string; readonly port: number }
+export interface Target {
+  readonly host: string;
+  readonly port: number;
+}
 export type Resolution = { readonly targets: readonly Target[] } | ResolveFailure;
 
 /** What resolution reads: the Service, the EndpointSlices of its namespace, its Endpoints. */
@@ -26,7 +29,7 @@ export interface ServiceObjects {
   readonly endpoints: KObject | undefined;
 }
 
-const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : {});
+const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const arr = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.map(obj) : []);
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
@@ -36,13 +39,16 @@ export function serviceTargets(ref: ServiceRef, o: ServiceObjects): Resolution {
   const spec = obj(svc['spec']);
   if (spec['type'] === 'ExternalName') {
     const host = str(spec['externalName']);
-    return host ? { targets: [{ host, port: ref.port }] } : { reason: 'ServiceNotFound', message: `service/${ref.name} in "${ref.namespace}" has no externalName` };
+    return host
+      ? { targets: [{ host, port: ref.port }] }
+      : { reason: 'ServiceNotFound', message: `service/${ref.name} in "${ref.namespace}" has no externalName` };
   }
   const port = arr(spec['ports']).find((p) => p['port'] === ref.port);
   if (!port) return { reason: 'ServicePortError', message: `service/${ref.name} in "${ref.namespace}" is not listening on port ${ref.port}` };
   const portName = str(port['name']);
   const targets = fromSlices(ref, o.slices, portName) ?? fromEndpoints(o.endpoints, portName);
-  if (targets.length === 0) return { reason: 'MissingEndpoints', message: `endpoints for service/${ref.name} in "${ref.namespace}" have no addresses with port name "${portName}"` };
+  if (targets.length === 0)
+    return { reason: 'MissingEndpoints', message: `endpoints for service/${ref.name} in "${ref.namespace}" have no addresses with port name "${portName}"` };
   return { targets };
 }
 

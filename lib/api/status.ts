@@ -2,12 +2,30 @@
 // these helpers and converted to JSON once, at the edge (see toStatus).
 
 export type StatusReason =
-  | 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'AlreadyExists' | 'Conflict'
-  | 'Gone' | 'Expired' | 'Invalid' | 'MethodNotAllowed' | 'NotAcceptable' | 'UnsupportedMediaType'
-  | 'RequestEntityTooLarge' | 'TooManyRequests' | 'InternalError' | 'ServiceUnavailable'
-  | 'Timeout' | 'ServerTimeout';
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Expired'
+  | 'Invalid'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'UnsupportedMediaType'
+  | 'RequestEntityTooLarge'
+  | 'TooManyRequests'
+  | 'InternalError'
+  | 'ServiceUnavailable'
+  | 'Timeout'
+  | 'ServerTimeout';
 
-export interface StatusCause { reason?: string; message?: string; field?: string }
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
 
 export interface StatusDetails {
   name?: string;
@@ -30,8 +48,14 @@ export interface Status {
 }
 
 /** A resource named by group and plural, as Kubernetes messages name it (`pods`, `deployments.apps`). */
-export interface GroupResource { group: string; resource: string }
-export interface GroupKind { group: string; kind: string }
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
 
 export function qualified(gr: GroupResource): string {
   return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
@@ -43,11 +67,24 @@ export class StatusError extends Error {
   readonly headers: Record<string, string>;
   constructor(code: number, reason: StatusReason | undefined, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
     super(message);
-    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(reason ? { reason } : {}), ...(details ? { details } : {}), code };
+    this.status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      ...(reason ? { reason } : {}),
+      ...(details ? { details } : {}),
+      code,
+    };
     this.headers = headers;
   }
-  get code(): number { return this.status.code; }
-  get reason(): StatusReason | undefined { return this.status.reason; }
+  get code(): number {
+    return this.status.code;
+  }
+  get reason(): StatusReason | undefined {
+    return this.status.reason;
+  }
 }
 
 export function badRequest(message: string, causes?: StatusCause[]): StatusError {
@@ -96,10 +133,14 @@ export function expired(message: string): StatusError {
 
 /** A field-level validation failure (422), as apimachinery's field.ErrorList renders it. */
 export function invalid(gk: GroupKind, name: string, causes: StatusCause[]): StatusError {
-  const list = causes.map((c) => c.message ? `${c.field}: ${c.message}` : String(c.field)).join(', ');
+  const list = causes.map((c) => (c.message ? `${c.field}: ${c.message}` : String(c.field))).join(', ');
   const summary = causes.length === 1 ? list : `[${list}]`;
-  return new StatusError(422, 'Invalid', `${gk.group ? `${gk.kind}.${gk.group}` : gk.kind} "${name}" is invalid: ${summary}`,
-    { name, group: gk.group, kind: gk.kind, causes });
+  return new StatusError(422, 'Invalid', `${gk.group ? `${gk.kind}.${gk.group}` : gk.kind} "${name}" is invalid: ${summary}`, {
+    name,
+    group: gk.group,
+    kind: gk.kind,
+    causes,
+  });
 }
 
 /** Builds causes in apimachinery's wording: `Invalid value: "x": why`, `Required value`, `Forbidden: why`. */
@@ -114,7 +155,11 @@ export const cause = {
     return { reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` };
   },
   notSupported(field: string, value: unknown, allowed: readonly string[]): StatusCause {
-    return { reason: 'FieldValueNotSupported', field, message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed.map((a) => `"${a}"`).join(', ')}` };
+    return {
+      reason: 'FieldValueNotSupported',
+      field,
+      message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed.map((a) => `"${a}"`).join(', ')}`,
+    };
   },
   duplicate(field: string, value: unknown): StatusCause {
     return { reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${JSON.stringify(value)}` };
@@ -133,8 +178,12 @@ export function notAcceptable(supported: readonly string[]): StatusError {
 }
 
 export function unsupportedMediaType(contentType: string, supported: readonly string[]): StatusError {
-  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`,
-    { causes: [{ message: `unsupported Content-Type ${JSON.stringify(contentType)}` }] });
+  return new StatusError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`,
+    { causes: [{ message: `unsupported Content-Type ${JSON.stringify(contentType)}` }] },
+  );
 }
 
 export function tooLarge(limit: number): StatusError {
@@ -155,9 +204,13 @@ export function serviceUnavailable(message: string, retryAfter = 1): StatusError
 
 /** The answer for a resourceVersion newer than the store has reached (kube-apiserver's wording). */
 export function tooLargeResourceVersion(requested: number, current: number): StatusError {
-  return new StatusError(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`,
+  return new StatusError(
+    504,
+    'Timeout',
+    `Timeout: Too large resource version: ${requested}, current: ${current}`,
     { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
-    { 'Retry-After': '1' });
+    { 'Retry-After': '1' },
+  );
 }
 
 /** A proxied backend answered something the gateway will not relay (a redirect); kube-aggregator answers 502 without a reason. */

@@ -59,7 +59,9 @@ export function parseBootstrapSecret(secret: KObject): BootstrapToken | string {
   }
   const extra = secretValue(secret, 'auth-extra-groups');
   return {
-    id, secret: tokenSecret, usages,
+    id,
+    secret: tokenSecret,
+    usages,
     expiresAt: exp === undefined || exp === '' ? undefined : parseRfc3339(exp),
     extraGroups: extra === undefined || extra === '' ? [] : extra.split(',').map((g) => g.trim()),
   };

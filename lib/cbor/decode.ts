@@ -16,7 +16,11 @@ import { hasOwn, setOwn } from '../api/own.js';
 import { CborError, SELF_DESCRIBED_TAG } from './errors.js';
 
 const OPTIONS = Object.freeze({
-  preferMap: true, rejectDuplicateKeys: true, ignoreGlobalTags: true, rejectUndefined: true, rejectSimple: true,
+  preferMap: true,
+  rejectDuplicateKeys: true,
+  ignoreGlobalTags: true,
+  rejectUndefined: true,
+  rejectSimple: true,
 });
 
 const INT64_MIN = -(2n ** 63n);
@@ -27,7 +31,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export const CBOR_MAX_DEPTH = 64;
 
 function text(b: Uint8Array, where: string): string {
-  try { return utf8.decode(b); } catch { throw new CborError('invalid-value', `${where}: a byte string is not valid UTF-8`); }
+  try {
+    return utf8.decode(b);
+  } catch {
+    throw new CborError('invalid-value', `${where}: a byte string is not valid UTF-8`);
+  }
 }
 
 function toJsonValue(v: unknown, path: string, depth: number): unknown {
@@ -65,7 +73,7 @@ function describe(v: unknown): string {
   if (v === undefined) return 'undefined';
   if (Array.isArray(v)) return 'an array';
   if (v instanceof Map) return 'a map';
-  return typeof v === 'object' ? (v as object).constructor?.name ?? 'an object' : typeof v;
+  return typeof v === 'object' ? ((v as object).constructor?.name ?? 'an object') : typeof v;
 }
 
 /** cbor2 names a duplicate key by its encoded bytes (`"0x6161"`): say the key itself when it is a string. */
@@ -76,7 +84,9 @@ function duplicateKeyName(message: string): string {
     const k = decode(Buffer.from(hex, 'hex'), OPTIONS);
     if (typeof k === 'string') return `"${k}"`;
     if (k instanceof Uint8Array) return `"${text(k, 'a map key')}"`;
-  } catch { /* not a string key: name its bytes */ }
+  } catch {
+    /* not a string key: name its bytes */
+  }
   return `0x${hex}`;
 }
 

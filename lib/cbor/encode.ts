@@ -19,7 +19,8 @@ const encoder = new Encoder({
   useRecords: false, // plain CBOR maps, never cbor-x's record extension
   useTag259ForMaps: false, // a Map is an ordinary map, not tag 259
   variableMapSize: true, // the shortest map head
-  pack: false, tagUint8Array: false,
+  pack: false,
+  tagUint8Array: false,
 } as ConstructorParameters<typeof Encoder>[0]);
 export const SELF_DESCRIBED = Buffer.from([0xd9, 0xd9, 0xf7]);
 
@@ -90,9 +91,22 @@ export function head(major: number, n: number): Buffer {
   const m = major << 5;
   if (n < 24) return Buffer.from([m | n]);
   if (n < 0x100) return Buffer.from([m | 24, n]);
-  if (n < 0x10000) { const b = Buffer.alloc(3); b[0] = m | 25; b.writeUInt16BE(n, 1); return b; }
-  if (n < 0x100000000) { const b = Buffer.alloc(5); b[0] = m | 26; b.writeUInt32BE(n, 1); return b; }
-  const b = Buffer.alloc(9); b[0] = m | 27; b.writeBigUInt64BE(BigInt(n), 1); return b;
+  if (n < 0x10000) {
+    const b = Buffer.alloc(3);
+    b[0] = m | 25;
+    b.writeUInt16BE(n, 1);
+    return b;
+  }
+  if (n < 0x100000000) {
+    const b = Buffer.alloc(5);
+    b[0] = m | 26;
+    b.writeUInt32BE(n, 1);
+    return b;
+  }
+  const b = Buffer.alloc(9);
+  b[0] = m | 27;
+  b.writeBigUInt64BE(BigInt(n), 1);
+  return b;
 }
 
 /**
@@ -115,12 +129,15 @@ export function splicedMap(members: ReadonlyArray<readonly [string, Buffer | rea
 export function encodeCborList(apiVersion: string, listKind: string, metadata: object, items: readonly object[]): Buffer {
   const encodedItems: Buffer[] = [head(4, items.length)];
   for (const it of items) encodedItems.push(cborItem(it));
-  return Buffer.concat([SELF_DESCRIBED, ...splicedMap([
-    ['kind', encodeShaped(listKind)],
-    ['apiVersion', encodeShaped(apiVersion)],
-    ['metadata', cborItem(metadata)],
-    ['items', encodedItems],
-  ])]);
+  return Buffer.concat([
+    SELF_DESCRIBED,
+    ...splicedMap([
+      ['kind', encodeShaped(listKind)],
+      ['apiVersion', encodeShaped(apiVersion)],
+      ['metadata', cborItem(metadata)],
+      ['items', encodedItems],
+    ]),
+  ]);
 }
 
 /**
@@ -129,8 +146,11 @@ export function encodeCborList(apiVersion: string, listKind: string, metadata: o
  * the stream item after item, whatever the TCP reads cut it into.
  */
 export function encodeCborEvent(type: string, object: object): Buffer {
-  return Buffer.concat([SELF_DESCRIBED, ...splicedMap([
-    ['type', encodeShaped(type)],
-    ['object', cborItem(object)],
-  ])]);
+  return Buffer.concat([
+    SELF_DESCRIBED,
+    ...splicedMap([
+      ['type', encodeShaped(type)],
+      ['object', cborItem(object)],
+    ]),
+  ]);
 }

@@ -5,7 +5,12 @@
 export type CborErrorCode = 'malformed' | 'duplicate-key' | 'unsupported-tag' | 'invalid-value' | 'too-deep' | 'not-an-object';
 
 export class CborError extends Error {
-  constructor(readonly code: CborErrorCode, message: string) { super(message); }
+  constructor(
+    readonly code: CborErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export const CBOR_MEDIA_TYPE = 'application/cbor';

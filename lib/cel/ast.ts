@@ -13,7 +13,10 @@ export interface Scope {
   hasFunction(name: string): boolean;
 }
 
-export interface ShapeLimits { readonly maxNodes: number; readonly maxDepth: number }
+export interface ShapeLimits {
+  readonly maxNodes: number;
+  readonly maxDepth: number;
+}
 
 /** Returns the first problem found, or undefined. */
 export function staticProblem(root: Expr, scope: Scope, limits: ShapeLimits): string | undefined {
@@ -66,8 +69,13 @@ export function staticProblem(root: Expr, scope: Scope, limits: ShapeLimits): st
       case 'comprehensionExpr': {
         const c = k.value;
         const inner = [...bound, c.iterVar, c.accuVar, ...(c.iterVar2 ? [c.iterVar2] : [])];
-        return visit(c.iterRange, bound, depth + 1) ?? visit(c.accuInit, bound, depth + 1)
-          ?? visit(c.loopCondition, inner, depth + 1) ?? visit(c.loopStep, inner, depth + 1) ?? visit(c.result, [...bound, c.accuVar], depth + 1);
+        return (
+          visit(c.iterRange, bound, depth + 1) ??
+          visit(c.accuInit, bound, depth + 1) ??
+          visit(c.loopCondition, inner, depth + 1) ??
+          visit(c.loopStep, inner, depth + 1) ??
+          visit(c.result, [...bound, c.accuVar], depth + 1)
+        );
       }
       default:
         return undefined;
@@ -87,8 +95,14 @@ export function readsField(root: Expr, variable: string, field: string): boolean
         return (isVar(k.value.operand) && k.value.field === field) || visit(k.value.operand);
       case 'callExpr': {
         const [a, b] = k.value.args;
-        if (k.value.function === '_[_]' && isVar(a) && b?.exprKind.case === 'constExpr'
-          && b.exprKind.value.constantKind.case === 'stringValue' && b.exprKind.value.constantKind.value === field) return true;
+        if (
+          k.value.function === '_[_]' &&
+          isVar(a) &&
+          b?.exprKind.case === 'constExpr' &&
+          b.exprKind.value.constantKind.case === 'stringValue' &&
+          b.exprKind.value.constantKind.value === field
+        )
+          return true;
         return visit(k.value.target) || k.value.args.some(visit);
       }
       case 'listExpr':
@@ -121,7 +135,12 @@ const UNRESOLVED_CALLS: Readonly<Record<string, number>> = { '_&&_': 0, '_||_': 
  * the part outside any loop, charged once per evaluation (an upper bound:
  * a branch skipped by `&&`, `||` or `?:` is counted too).
  */
-export function meterProgram(root: Expr, template: Expr, nextId: { value: bigint }, isFunction: (qualified: string, ident: string) => boolean = () => false): number {
+export function meterProgram(
+  root: Expr,
+  template: Expr,
+  nextId: { value: bigint },
+  isFunction: (qualified: string, ident: string) => boolean = () => false,
+): number {
   // `format.named(x)`: `format` is part of the function's name, not an identifier read (cel-go charges it nothing).
   const namespace = (c: { function: string; target?: Expr }): boolean =>
     c.target?.exprKind.case === 'identExpr' && isFunction(`${c.target.exprKind.value.name}.${c.function}`, c.target.exprKind.value.name);
@@ -129,23 +148,33 @@ export function meterProgram(root: Expr, template: Expr, nextId: { value: bigint
     if (!e) return 0;
     const k = e.exprKind;
     switch (k.case) {
-      case 'identExpr': return 1;
-      case 'selectExpr': return 1 + weigh(k.value.operand);
-      case 'callExpr': return (UNRESOLVED_CALLS[k.value.function] ?? 0) + (namespace(k.value) ? 0 : weigh(k.value.target)) + k.value.args.reduce((a, x) => a + weigh(x), 0);
-      case 'listExpr': return LIST_CREATE + k.value.elements.reduce((a, x) => a + weigh(x), 0);
-      case 'structExpr': return MAP_CREATE + k.value.entries.reduce((a, en) => a + (en.keyKind.case === 'mapKey' ? weigh(en.keyKind.value) : 0) + weigh(en.value), 0);
+      case 'identExpr':
+        return 1;
+      case 'selectExpr':
+        return 1 + weigh(k.value.operand);
+      case 'callExpr':
+        return (UNRESOLVED_CALLS[k.value.function] ?? 0) + (namespace(k.value) ? 0 : weigh(k.value.target)) + k.value.args.reduce((a, x) => a + weigh(x), 0);
+      case 'listExpr':
+        return LIST_CREATE + k.value.elements.reduce((a, x) => a + weigh(x), 0);
+      case 'structExpr':
+        return MAP_CREATE + k.value.entries.reduce((a, en) => a + (en.keyKind.case === 'mapKey' ? weigh(en.keyKind.value) : 0) + weigh(en.value), 0);
       case 'comprehensionExpr': {
         const c = k.value;
         const perIteration = weigh(c.loopCondition) + weigh(c.loopStep);
         if (c.loopCondition && template.exprKind.case === 'callExpr') {
           const [, w] = template.exprKind.value.args;
-          const weight = { ...w!, id: nextId.value++, exprKind: { case: 'constExpr', value: { ...(w!.exprKind.value as object), constantKind: { case: 'int64Value', value: BigInt(perIteration) } } } } as Expr;
+          const weight = {
+            ...w!,
+            id: nextId.value++,
+            exprKind: { case: 'constExpr', value: { ...(w!.exprKind.value as object), constantKind: { case: 'int64Value', value: BigInt(perIteration) } } },
+          } as Expr;
           const call = { ...template.exprKind.value, args: [c.loopCondition, weight] };
           c.loopCondition = { ...template, id: nextId.value++, exprKind: { case: 'callExpr', value: call } } as Expr;
         }
         return weigh(c.iterRange) + weigh(c.accuInit) + weigh(c.result);
       }
-      default: return 0;
+      default:
+        return 0;
     }
   };
   return weigh(root);
@@ -158,11 +187,25 @@ export function maxId(root: Expr): bigint {
     if (e.id > max) max = e.id;
     const k = e.exprKind;
     switch (k.case) {
-      case 'selectExpr': visit(k.value.operand); return;
-      case 'callExpr': visit(k.value.target); k.value.args.forEach(visit); return;
-      case 'listExpr': k.value.elements.forEach(visit); return;
-      case 'structExpr': k.value.entries.forEach((en) => { if (en.keyKind.case === 'mapKey') visit(en.keyKind.value); visit(en.value); }); return;
-      case 'comprehensionExpr': [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].forEach(visit); return;
+      case 'selectExpr':
+        visit(k.value.operand);
+        return;
+      case 'callExpr':
+        visit(k.value.target);
+        k.value.args.forEach(visit);
+        return;
+      case 'listExpr':
+        k.value.elements.forEach(visit);
+        return;
+      case 'structExpr':
+        k.value.entries.forEach((en) => {
+          if (en.keyKind.case === 'mapKey') visit(en.keyKind.value);
+          visit(en.value);
+        });
+        return;
+      case 'comprehensionExpr':
+        [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].forEach(visit);
+        return;
       default:
     }
   };

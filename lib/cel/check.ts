@@ -7,9 +7,7 @@
 // refused.
 import { TYPE_NAMES, type Expr } from './ast.js';
 import { overloadsOf, type Overload } from './overloads.js';
-import {
-  BOOL, BYTES, DOUBLE, DURATION, DYN, formatType, INT, isDyn, listOf, mapOf, NULL, opaque, STRING, TIMESTAMP, TYPE, UINT, type CelT,
-} from './types.js';
+import { BOOL, BYTES, DOUBLE, DURATION, DYN, formatType, INT, isDyn, listOf, mapOf, NULL, opaque, STRING, TIMESTAMP, TYPE, UINT, type CelT } from './types.js';
 
 export interface TypeProblem {
   readonly message: string;
@@ -25,12 +23,30 @@ export interface Checked {
 }
 
 const OPERATOR_TEXT: Readonly<Record<string, string>> = {
-  '_==_': '==', '_!=_': '!=', '_<_': '<', '_<=_': '<=', '_>_': '>', '_>=_': '>=', '_+_': '+', '_-_': '-', '_*_': '*', '_/_': '/', '_%_': '%',
-  '_&&_': '&&', '_||_': '||', '@in': 'in', '_?_:_': '?', '_[_]': '[', '!_': '!', '-_': '-',
+  '_==_': '==',
+  '_!=_': '!=',
+  '_<_': '<',
+  '_<=_': '<=',
+  '_>_': '>',
+  '_>=_': '>=',
+  '_+_': '+',
+  '_-_': '-',
+  '_*_': '*',
+  '_/_': '/',
+  '_%_': '%',
+  '_&&_': '&&',
+  '_||_': '||',
+  '@in': 'in',
+  '_?_:_': '?',
+  '_[_]': '[',
+  '!_': '!',
+  '-_': '-',
 };
 
 class Problem extends Error {
-  constructor(readonly problem: TypeProblem) { super(problem.message); }
+  constructor(readonly problem: TypeProblem) {
+    super(problem.message);
+  }
 }
 
 type Bindings = Map<string, CelT>;
@@ -47,14 +63,24 @@ function compatible(x: CelT, y: CelT): boolean {
   const b = asMap(y);
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
-    case 'scalar': return a.name === (b as typeof a).name;
-    case 'list': return compatible(a.elem, (b as typeof a).elem);
-    case 'map': return compatible(a.key, (b as typeof a).key) && compatible(a.value, (b as typeof a).value);
+    case 'scalar':
+      return a.name === (b as typeof a).name;
+    case 'list':
+      return compatible(a.elem, (b as typeof a).elem);
+    case 'map':
+      return compatible(a.key, (b as typeof a).key) && compatible(a.value, (b as typeof a).value);
     case 'opaque': {
       const o = b as typeof a;
-      return a.name === o.name && (a.params ?? []).every((p, i) => { const q = o.params?.[i]; return q === undefined || compatible(p, q); });
+      return (
+        a.name === o.name &&
+        (a.params ?? []).every((p, i) => {
+          const q = o.params?.[i];
+          return q === undefined || compatible(p, q);
+        })
+      );
     }
-    default: return true;
+    default:
+      return true;
   }
 }
 
@@ -62,15 +88,20 @@ function unify(sig: CelT, actual: CelT, b: Bindings): boolean {
   if (isDyn(actual) || isDyn(sig)) return true;
   if (sig.kind === 'param') {
     const bound = b.get(sig.name);
-    if (bound === undefined || isDyn(bound)) { b.set(sig.name, actual); return true; }
+    if (bound === undefined || isDyn(bound)) {
+      b.set(sig.name, actual);
+      return true;
+    }
     if (!compatible(bound, actual)) return false;
     // A more precise type of the same shape replaces a vaguer one (list(dyn) → list(int)).
     if (bound.kind === actual.kind && formatType(bound).includes('dyn') && !formatType(actual).includes('dyn')) b.set(sig.name, actual);
     return true;
   }
   switch (sig.kind) {
-    case 'scalar': return actual.kind === 'scalar' && actual.name === sig.name;
-    case 'list': return actual.kind === 'list' && unify(sig.elem, actual.elem, b);
+    case 'scalar':
+      return actual.kind === 'scalar' && actual.name === sig.name;
+    case 'list':
+      return actual.kind === 'list' && unify(sig.elem, actual.elem, b);
     case 'map': {
       const m = asMap(actual);
       return m.kind === 'map' && unify(sig.key, m.key, b) && unify(sig.value, m.value, b);
@@ -80,17 +111,28 @@ function unify(sig: CelT, actual: CelT, b: Bindings): boolean {
       const ps = sig.params ?? [];
       return ps.every((p, i) => unify(p, actual.params?.[i] ?? DYN, b));
     }
-    case 'object': return actual.kind === 'object';
+    case 'object':
+      return actual.kind === 'object';
   }
 }
 
 function subst(t: CelT, b: Bindings): CelT {
   switch (t.kind) {
-    case 'param': return b.get(t.name) ?? DYN;
-    case 'list': return listOf(subst(t.elem, b));
-    case 'map': return mapOf(subst(t.key, b), subst(t.value, b));
-    case 'opaque': return t.params ? opaque(t.name, t.params.map((p) => subst(p, b))) : t;
-    default: return t;
+    case 'param':
+      return b.get(t.name) ?? DYN;
+    case 'list':
+      return listOf(subst(t.elem, b));
+    case 'map':
+      return mapOf(subst(t.key, b), subst(t.value, b));
+    case 'opaque':
+      return t.params
+        ? opaque(
+            t.name,
+            t.params.map((p) => subst(p, b)),
+          )
+        : t;
+    default:
+      return t;
   }
 }
 
@@ -111,16 +153,26 @@ function resolve(overloads: readonly Overload[], target: CelT | undefined, args:
 
 function constType(e: Expr & { exprKind: { case: 'constExpr' } }): CelT {
   switch (e.exprKind.value.constantKind.case) {
-    case 'boolValue': return BOOL;
-    case 'int64Value': return INT;
-    case 'uint64Value': return UINT;
-    case 'doubleValue': return DOUBLE;
-    case 'stringValue': return STRING;
-    case 'bytesValue': return BYTES;
-    case 'nullValue': return NULL;
-    case 'durationValue': return DURATION;
-    case 'timestampValue': return TIMESTAMP;
-    default: return DYN;
+    case 'boolValue':
+      return BOOL;
+    case 'int64Value':
+      return INT;
+    case 'uint64Value':
+      return UINT;
+    case 'doubleValue':
+      return DOUBLE;
+    case 'stringValue':
+      return STRING;
+    case 'bytesValue':
+      return BYTES;
+    case 'nullValue':
+      return NULL;
+    case 'durationValue':
+      return DURATION;
+    case 'timestampValue':
+      return TIMESTAMP;
+    default:
+      return DYN;
   }
 }
 
@@ -129,15 +181,18 @@ function joined(types: readonly CelT[], ids: readonly bigint[]): CelT {
   let t: CelT = DYN;
   types.forEach((x, i) => {
     if (isDyn(x)) return;
-    if (isDyn(t)) { t = x; return; }
+    if (isDyn(t)) {
+      t = x;
+      return;
+    }
     if (!compatible(t, x)) throw new Problem({ message: `expected type '${formatType(t)}' but found '${formatType(x)}'`, id: ids[i]! });
   });
   return t;
 }
 
 const isEmptyLiteral = (e: Expr | undefined): boolean =>
-  (e?.exprKind.case === 'listExpr' && e.exprKind.value.elements.length === 0)
-  || (e?.exprKind.case === 'structExpr' && e.exprKind.value.messageName === '' && e.exprKind.value.entries.length === 0);
+  (e?.exprKind.case === 'listExpr' && e.exprKind.value.elements.length === 0) ||
+  (e?.exprKind.case === 'structExpr' && e.exprKind.value.messageName === '' && e.exprKind.value.entries.length === 0);
 
 /**
  * Types `root` with the declared variables; the first problem found is
@@ -152,7 +207,9 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
     try {
       return fn();
     } finally {
-      for (const [n, t, had] of saved) if (had) scope.set(n, t!); else scope.delete(n);
+      for (const [n, t, had] of saved)
+        if (had) scope.set(n, t!);
+        else scope.delete(n);
     }
   };
 
@@ -178,7 +235,8 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
   const typeOf = (e: Expr): CelT => {
     const k = e.exprKind;
     switch (k.case) {
-      case 'constExpr': return constType(e as Expr & { exprKind: { case: 'constExpr' } });
+      case 'constExpr':
+        return constType(e as Expr & { exprKind: { case: 'constExpr' } });
       case 'identExpr': {
         const t = scope.get(k.value.name);
         if (t) return t;
@@ -199,7 +257,11 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
           if (!declared) return DYN;
           const r = resolve(declared, undefined, args);
           if (r) return r;
-          throw new Problem({ message: `found no matching overload for '${qualified}' applied to '(${args.map(formatType).join(', ')})'`, id: e.id, near: '(' });
+          throw new Problem({
+            message: `found no matching overload for '${qualified}' applied to '(${args.map(formatType).join(', ')})'`,
+            id: e.id,
+            near: '(',
+          });
         }
         const target = c.target ? typeOf(c.target) : undefined;
         const args = c.args.map(typeOf);
@@ -212,11 +274,20 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
         const applied = `${target ? `${formatType(target)}.` : ''}(${args.map(formatType).join(', ')})`;
         // cel-go places a named call at its '(' and an operator at its symbol; @bufbuild/cel
         // records the name (or the dot before it), and sometimes the end of the left operand.
-        throw new Problem({ message: `found no matching overload for '${fn}' applied to '${applied}'`, id: e.id, near: /^[A-Za-z]/.test(fn) ? '(' : OPERATOR_TEXT[fn] });
+        throw new Problem({
+          message: `found no matching overload for '${fn}' applied to '${applied}'`,
+          id: e.id,
+          near: /^[A-Za-z]/.test(fn) ? '(' : OPERATOR_TEXT[fn],
+        });
       }
       case 'listExpr': {
         const els = k.value.elements;
-        return listOf(joined(els.map(typeOf), els.map((x) => x.id)));
+        return listOf(
+          joined(
+            els.map(typeOf),
+            els.map((x) => x.id),
+          ),
+        );
       }
       case 'structExpr': {
         if (k.value.messageName !== '') return DYN;
@@ -230,10 +301,32 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
         const c = k.value;
         const range = asMap(typeOf(c.iterRange!));
         let vars: Array<[string, CelT]>;
-        if (range.kind === 'list') vars = c.iterVar2 ? [[c.iterVar, INT], [c.iterVar2, range.elem]] : [[c.iterVar, range.elem]];
-        else if (range.kind === 'map') vars = c.iterVar2 ? [[c.iterVar, range.key], [c.iterVar2, range.value]] : [[c.iterVar, range.key]];
-        else if (isDyn(range)) vars = c.iterVar2 ? [[c.iterVar, DYN], [c.iterVar2, DYN]] : [[c.iterVar, DYN]];
-        else throw new Problem({ message: `expression of type '${formatType(range)}' cannot be the range of a comprehension (must be list, map, or dynamic)`, id: c.iterRange!.id });
+        if (range.kind === 'list')
+          vars = c.iterVar2
+            ? [
+                [c.iterVar, INT],
+                [c.iterVar2, range.elem],
+              ]
+            : [[c.iterVar, range.elem]];
+        else if (range.kind === 'map')
+          vars = c.iterVar2
+            ? [
+                [c.iterVar, range.key],
+                [c.iterVar2, range.value],
+              ]
+            : [[c.iterVar, range.key]];
+        else if (isDyn(range))
+          vars = c.iterVar2
+            ? [
+                [c.iterVar, DYN],
+                [c.iterVar2, DYN],
+              ]
+            : [[c.iterVar, DYN]];
+        else
+          throw new Problem({
+            message: `expression of type '${formatType(range)}' cannot be the range of a comprehension (must be list, map, or dynamic)`,
+            id: c.iterRange!.id,
+          });
         const init = c.accuInit ? typeOf(c.accuInit) : DYN;
         let accu = init;
         bind([...vars, [c.accuVar, init]], () => {
@@ -268,7 +361,11 @@ export function formatProblem(expression: string, offset: number | undefined, me
   // Offsets count code points, as cel-go's do.
   let line = 1;
   let lineStart = 0;
-  for (let i = 0; i < offset && i < chars.length; i++) if (chars[i] === '\n') { line++; lineStart = i + 1; }
+  for (let i = 0; i < offset && i < chars.length; i++)
+    if (chars[i] === '\n') {
+      line++;
+      lineStart = i + 1;
+    }
   const col = offset - lineStart + 1;
   let end = chars.indexOf('\n', lineStart);
   if (end < 0) end = chars.length;

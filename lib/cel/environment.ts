@@ -180,14 +180,33 @@ export class CelEnvironment {
   /** What programs are planned with: the environment with every call charged to the running meter. */
   private readonly metering: CelEnv;
 
-  constructor(readonly name: string, declarations: Readonly<Record<string, CelType>>, opts: EnvironmentOptions = {}) {
+  constructor(
+    readonly name: string,
+    declarations: Readonly<Record<string, CelType>>,
+    opts: EnvironmentOptions = {},
+  ) {
     this.variables = Object.freeze(Object.keys(declarations));
     this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...opts.limits });
     this.clock = opts.clock ?? Date.now;
     this.maxLength = opts.maxExpressionLength ?? DEFAULT_MAX_LENGTH;
     this.shape = { ...DEFAULT_SHAPE, ...opts.shape };
     this.cache = new LRUCache({ max: opts.cacheSize ?? 4096 });
-    this.env = celEnv({ variables: { ...declarations }, funcs: [...strings, ...listFunctions, ...urlFunctions, ...regexFunctions, ...quantityFunctions, ...netFunctions, ...formatFunctions, ...optionalFunctions, ...costFunctions, ...(opts.funcs ?? [])], re2: cachedRe2 });
+    this.env = celEnv({
+      variables: { ...declarations },
+      funcs: [
+        ...strings,
+        ...listFunctions,
+        ...urlFunctions,
+        ...regexFunctions,
+        ...quantityFunctions,
+        ...netFunctions,
+        ...formatFunctions,
+        ...optionalFunctions,
+        ...costFunctions,
+        ...(opts.funcs ?? []),
+      ],
+      re2: cachedRe2,
+    });
     // A call node to copy for the loop meter; the name is swapped in since `@…` cannot be parsed.
     const t = parse('x(true, 0)').expr;
     if (t.exprKind.case === 'callExpr') t.exprKind.value.function = COST_TICK;

@@ -6,13 +6,21 @@ export type CelErrorCode = 'syntax' | 'undeclared' | 'too-large' | 'type' | 'eva
 
 export class CelCompileError extends Error {
   /** @param detail what went wrong, without the expression (callers that name the expression themselves read it) */
-  constructor(readonly code: CelErrorCode, readonly expression: string, readonly detail: string) {
+  constructor(
+    readonly code: CelErrorCode,
+    readonly expression: string,
+    readonly detail: string,
+  ) {
     super(`compilation failed for expression ${quote(expression)}: ${detail}`);
   }
 }
 
 export class CelEvalError extends Error {
-  constructor(readonly code: CelErrorCode, readonly expression: string, readonly detail: string) {
+  constructor(
+    readonly code: CelErrorCode,
+    readonly expression: string,
+    readonly detail: string,
+  ) {
     super(`evaluation of expression ${quote(expression)} failed: ${detail}`);
   }
 }

@@ -22,7 +22,6 @@ interface Format {
   readonly maxRegexSize: number;
 }
 
-
 /** kube-openapi's strfmt check of `name`, with kube's one message when it fails. */
 function strfmt(name: string, message: string): (s: string) => readonly string[] {
   const check = formatCheck(name);
@@ -42,7 +41,16 @@ const FORMATS: ReadonlyMap<string, Format> = new Map<string, Format>([
   ['dns1123SubdomainPrefix', { validate: (s) => isDNS1123Subdomain(maskTrailingDash(s)), maxRegexSize: 60 }],
   ['dns1035LabelPrefix', { validate: (s) => isDNS1035Label(maskTrailingDash(s)), maxRegexSize: 30 }],
   ['labelValue', { validate: isValidLabelValue, maxRegexSize: 40 }],
-  ['uri', { validate: (s) => { const e = parseRequestUriError(s); return e === undefined ? [] : [e]; }, maxRegexSize: 1120 }],
+  [
+    'uri',
+    {
+      validate: (s) => {
+        const e = parseRequestUriError(s);
+        return e === undefined ? [] : [e];
+      },
+      maxRegexSize: 1120,
+    },
+  ],
   ['uuid', { validate: strfmt('uuid', 'does not match the UUID format'), maxRegexSize: 70 }],
   ['byte', { validate: strfmt('byte', 'invalid base64'), maxRegexSize: 84 }],
   ['date', { validate: strfmt('date', 'invalid date'), maxRegexSize: 71 }],

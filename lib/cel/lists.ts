@@ -53,8 +53,12 @@ export const listFunctions: readonly CelFunc[] = [
     for (let i = all.length - 1; i >= 0; i--) if (equal(all[i]!, v)) return BigInt(i);
     return -1n;
   }),
-  celMethod('min', LIST, [], DYN, function (this: CelList) { return extreme(this, -1) as never; }),
-  celMethod('max', LIST, [], DYN, function (this: CelList) { return extreme(this, 1) as never; }),
+  celMethod('min', LIST, [], DYN, function (this: CelList) {
+    return extreme(this, -1) as never;
+  }),
+  celMethod('max', LIST, [], DYN, function (this: CelList) {
+    return extreme(this, 1) as never;
+  }),
   celMethod('sum', LIST, [], DYN, function (this: CelList) {
     const all = items(this);
     if (all.length === 0) return 0n as never;

@@ -37,7 +37,10 @@ export class CostMeter {
   private charges = 0;
   private readonly deadline: number;
 
-  constructor(private readonly limits: CostLimits, private readonly clock: () => number) {
+  constructor(
+    private readonly limits: CostLimits,
+    private readonly clock: () => number,
+  ) {
     this.deadline = clock() + limits.timeoutMs;
   }
 
@@ -92,27 +95,45 @@ const STRING_ORDER = new Set(['_<_', '_<=_', '_>_', '_>=_']);
  */
 export function callCost(name: string, a: CelValue | undefined, b: CelValue | undefined, result: CelValue): number {
   switch (name) {
-    case '_==_': case '_!=_':
+    case '_==_':
+    case '_!=_':
       return Math.ceil(Math.min(size(a), size(b)) * STRING_TRAVERSAL);
     case '_+_':
       return typeof a === 'string' || a instanceof Uint8Array ? Math.ceil((size(a) + size(b)) * STRING_TRAVERSAL) : 1;
-    case 'startsWith': case 'endsWith':
+    case 'startsWith':
+    case 'endsWith':
       return traverse(a);
     case 'contains':
       return typeof a === 'string' ? traverse(a) * traverse(b) : 1;
-    case 'matches': case 'find': case 'findAll':
+    case 'matches':
+    case 'find':
+    case 'findAll':
       return Math.ceil((1 + size(a)) * STRING_TRAVERSAL) * traverse(b, REGEX_LENGTH);
     case '@in':
       return isCelList(b) ? size(b) : 1;
     // kube's library (k8s.io/apiserver/pkg/cel/library/cost.go), matched by name as there.
-    case 'isSorted': case 'sum': case 'max': case 'min': case 'indexOf': case 'lastIndexOf':
+    case 'isSorted':
+    case 'sum':
+    case 'max':
+    case 'min':
+    case 'indexOf':
+    case 'lastIndexOf':
       return isCelList(a) ? size(a) : traverse(a);
-    case 'lowerAscii': case 'upperAscii': case 'substring': case 'trim':
-    case 'cidr': case 'isIP': case 'isCIDR': case 'quantity': case 'isQuantity': case 'url':
+    case 'lowerAscii':
+    case 'upperAscii':
+    case 'substring':
+    case 'trim':
+    case 'cidr':
+    case 'isIP':
+    case 'isCIDR':
+    case 'quantity':
+    case 'isQuantity':
+    case 'url':
       return traverse(a);
     case 'ip':
       return typeof a === 'string' ? traverse(a) : 1;
-    case 'replace': case 'split':
+    case 'replace':
+    case 'split':
       return traverse(a, 2 * STRING_TRAVERSAL);
     case 'join':
       return traverse(result, 2 * STRING_TRAVERSAL);

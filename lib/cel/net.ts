@@ -10,7 +10,10 @@ const IP_KEY = markerKey('k8s.ip');
 const CIDR_KEY = markerKey('k8s.cidr');
 const { DYN, STRING, BOOL, INT } = CelScalar;
 
-interface Ip { readonly bytes: Uint8Array; readonly v6: boolean }
+interface Ip {
+  readonly bytes: Uint8Array;
+  readonly v6: boolean;
+}
 
 function v4Bytes(s: string): Uint8Array | undefined {
   const parts = s.split('.');
@@ -28,13 +31,16 @@ function v6Bytes(s: string): Uint8Array | undefined {
     if (!tail4) return undefined;
     head = `${s.slice(0, lastColon + 1)}0:0`;
   }
-  const [l, r] = head.includes('::') ? head.split('::') as [string, string] : [head, undefined];
+  const [l, r] = head.includes('::') ? (head.split('::') as [string, string]) : [head, undefined];
   const left = l ? l.split(':') : [];
   const right = r === undefined ? [] : r ? r.split(':') : [];
   const fill = r === undefined ? 0 : 8 - left.length - right.length;
   const groups = [...left, ...Array(fill).fill('0'), ...right].map((g) => parseInt(g, 16));
   const out = new Uint8Array(16);
-  groups.forEach((g, i) => { out[2 * i] = g >> 8; out[2 * i + 1] = g & 255; });
+  groups.forEach((g, i) => {
+    out[2 * i] = g >> 8;
+    out[2 * i + 1] = g & 255;
+  });
   if (tail4) out.set(tail4, 12);
   return out;
 }
@@ -55,7 +61,10 @@ function ipString(ip: Ip): string {
   return new URL(`http://[${groups.join(':')}]`).hostname.slice(1, -1);
 }
 
-interface Cidr { readonly ip: Ip; readonly prefix: number }
+interface Cidr {
+  readonly ip: Ip;
+  readonly prefix: number;
+}
 
 export function parseCidr(s: string): Cidr | { error: string } {
   const slash = s.indexOf('/');
@@ -116,22 +125,41 @@ export const netFunctions: readonly CelFunc[] = [
   celFunc('ip', [STRING], DYN, (s: string) => ipValue(ipOf(s))),
   celFunc('isCIDR', [STRING], BOOL, (s: string) => !('error' in parseCidr(s))),
   celFunc('cidr', [STRING], DYN, (s: string) => cidrValue(cidrOf(s))),
-  celMethod('family', DYN, [], INT, function (this: CelValue) { return ipOf(this).v6 ? 6n : 4n; }),
-  celMethod('isUnspecified', DYN, [], BOOL, function (this: CelValue) { return isUnspecified(ipOf(this)); }),
-  celMethod('isLoopback', DYN, [], BOOL, function (this: CelValue) { return isLoopback(ipOf(this)); }),
-  celMethod('isLinkLocalMulticast', DYN, [], BOOL, function (this: CelValue) { return isLinkLocalMulticast(ipOf(this)); }),
-  celMethod('isLinkLocalUnicast', DYN, [], BOOL, function (this: CelValue) { return isLinkLocalUnicast(ipOf(this)); }),
+  celMethod('family', DYN, [], INT, function (this: CelValue) {
+    return ipOf(this).v6 ? 6n : 4n;
+  }),
+  celMethod('isUnspecified', DYN, [], BOOL, function (this: CelValue) {
+    return isUnspecified(ipOf(this));
+  }),
+  celMethod('isLoopback', DYN, [], BOOL, function (this: CelValue) {
+    return isLoopback(ipOf(this));
+  }),
+  celMethod('isLinkLocalMulticast', DYN, [], BOOL, function (this: CelValue) {
+    return isLinkLocalMulticast(ipOf(this));
+  }),
+  celMethod('isLinkLocalUnicast', DYN, [], BOOL, function (this: CelValue) {
+    return isLinkLocalUnicast(ipOf(this));
+  }),
   celMethod('isGlobalUnicast', DYN, [], BOOL, function (this: CelValue) {
     const ip = ipOf(this);
     return !isUnspecified(ip) && !isLoopback(ip) && !isMulticast(ip) && !isLinkLocalUnicast(ip) && !isBroadcast(ip);
   }),
-  celMethod('containsIP', DYN, [DYN], BOOL, function (this: CelValue, o: CelValue) { return contains(cidrOf(this), ipOf(o)); }),
+  celMethod('containsIP', DYN, [DYN], BOOL, function (this: CelValue, o: CelValue) {
+    return contains(cidrOf(this), ipOf(o));
+  }),
   celMethod('containsCIDR', DYN, [DYN], BOOL, function (this: CelValue, o: CelValue) {
     const c = cidrOf(this);
     const d = cidrOf(o);
     return d.prefix >= c.prefix && contains(c, d.ip);
   }),
-  celMethod('ip', DYN, [], DYN, function (this: CelValue) { return ipValue(cidrOf(this).ip); }),
-  celMethod('masked', DYN, [], DYN, function (this: CelValue) { const c = cidrOf(this); return cidrValue({ ip: masked(c.ip, c.prefix), prefix: c.prefix }); }),
-  celMethod('prefixLength', DYN, [], INT, function (this: CelValue) { return BigInt(cidrOf(this).prefix); }),
+  celMethod('ip', DYN, [], DYN, function (this: CelValue) {
+    return ipValue(cidrOf(this).ip);
+  }),
+  celMethod('masked', DYN, [], DYN, function (this: CelValue) {
+    const c = cidrOf(this);
+    return cidrValue({ ip: masked(c.ip, c.prefix), prefix: c.prefix });
+  }),
+  celMethod('prefixLength', DYN, [], INT, function (this: CelValue) {
+    return BigInt(cidrOf(this).prefix);
+  }),
 ];

@@ -21,10 +21,14 @@ export function isNone(v: CelValue): boolean {
 }
 
 export const optionalFunctions: readonly CelFunc[] = [
-  celMethod('hasValue', CelScalar.DYN, [], CelScalar.BOOL, function (this: CelValue) { return !isNone(this); }),
+  celMethod('hasValue', CelScalar.DYN, [], CelScalar.BOOL, function (this: CelValue) {
+    return !isNone(this);
+  }),
   celMethod('value', CelScalar.DYN, [], CelScalar.DYN, function (this: CelValue) {
     if (isNone(this)) throw new Error('optional.none() dereference');
     return this;
   }),
-  celMethod('orValue', CelScalar.DYN, [CelScalar.DYN], CelScalar.DYN, function (this: CelValue, d: CelValue) { return isNone(this) ? d : this; }),
+  celMethod('orValue', CelScalar.DYN, [CelScalar.DYN], CelScalar.DYN, function (this: CelValue, d: CelValue) {
+    return isNone(this) ? d : this;
+  }),
 ];

@@ -23,7 +23,10 @@ function splitArgs(s: string): string[] {
   for (let i = 0; i < s.length; i++) {
     if (s[i] === '(') depth++;
     else if (s[i] === ')') depth--;
-    else if (s[i] === ',' && depth === 0) { out.push(s.slice(start, i)); start = i + 1; }
+    else if (s[i] === ',' && depth === 0) {
+      out.push(s.slice(start, i));
+      start = i + 1;
+    }
   }
   if (s.trim()) out.push(s.slice(start));
   return out;
@@ -36,7 +39,8 @@ function add(target: string | undefined, names: string | readonly string[], args
   for (const name of typeof names === 'string' ? [names] : names) {
     const o: Overload = { name, target: target === undefined ? undefined : parseType(target), args: splitArgs(args).map(parseType), result: parseType(result) };
     const list = table.get(name);
-    if (list) list.push(o); else table.set(name, [o]);
+    if (list) list.push(o);
+    else table.set(name, [o]);
   }
 }
 const fn = (names: string | readonly string[], args: string, result: string) => add(undefined, names, args, result);
@@ -73,7 +77,10 @@ fn('_[_]', 'map(K, V), K', 'V');
 fn('@not_strictly_false', 'bool', 'bool');
 
 // ---- standard functions -------------------------------------------------------
-for (const t of ['string', 'bytes', 'list(A)', 'map(K, V)']) { fn('size', t, 'int'); method(t, 'size', '', 'int'); }
+for (const t of ['string', 'bytes', 'list(A)', 'map(K, V)']) {
+  fn('size', t, 'int');
+  method(t, 'size', '', 'int');
+}
 method('string', ['contains', 'startsWith', 'endsWith', 'matches'], 'string', 'bool');
 fn('matches', 'string, string', 'bool');
 for (const t of ['int', 'uint', 'double', 'string', 'timestamp', 'duration']) fn('int', t, 'int');
@@ -86,7 +93,18 @@ for (const t of ['duration', 'string']) fn('duration', t, 'duration');
 for (const t of ['timestamp', 'string', 'int']) fn('timestamp', t, 'timestamp');
 fn('dyn', 'A', 'dyn');
 fn('type', 'A', 'type');
-const TIME_PARTS = ['getFullYear', 'getMonth', 'getDayOfYear', 'getDayOfMonth', 'getDate', 'getDayOfWeek', 'getHours', 'getMinutes', 'getSeconds', 'getMilliseconds'];
+const TIME_PARTS = [
+  'getFullYear',
+  'getMonth',
+  'getDayOfYear',
+  'getDayOfMonth',
+  'getDate',
+  'getDayOfWeek',
+  'getHours',
+  'getMinutes',
+  'getSeconds',
+  'getMilliseconds',
+];
 method('timestamp', TIME_PARTS, '', 'int');
 method('timestamp', TIME_PARTS, 'string', 'int');
 method('duration', ['getHours', 'getMinutes', 'getSeconds', 'getMilliseconds'], '', 'int');
@@ -146,7 +164,25 @@ method('net.CIDR', 'prefixLength', '', 'int');
 // format.ts: a format, and optional results (optional.ts: an absent optional, or the value).
 const F = 'kubernetes.NamedFormat';
 fn('format.named', 'string', `optional_type(${F})`);
-fn(['dns1123Label', 'dns1123Subdomain', 'dns1035Label', 'qualifiedName', 'dns1123LabelPrefix', 'dns1123SubdomainPrefix', 'dns1035LabelPrefix', 'labelValue', 'uri', 'uuid', 'byte', 'date', 'datetime'].map((n) => `format.${n}`), '', F);
+fn(
+  [
+    'dns1123Label',
+    'dns1123Subdomain',
+    'dns1035Label',
+    'qualifiedName',
+    'dns1123LabelPrefix',
+    'dns1123SubdomainPrefix',
+    'dns1035LabelPrefix',
+    'labelValue',
+    'uri',
+    'uuid',
+    'byte',
+    'date',
+    'datetime',
+  ].map((n) => `format.${n}`),
+  '',
+  F,
+);
 method(F, 'validate', 'string', 'optional_type(list(string))');
 method('optional_type(A)', 'hasValue', '', 'bool');
 method('optional_type(A)', 'value', '', 'A');

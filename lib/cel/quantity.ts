@@ -17,11 +17,17 @@ const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 
 /** An exact amount: n × 10^e, n without trailing zeros (0 is 0 × 10^0). */
-export interface Amount { readonly n: bigint; readonly e: number }
+export interface Amount {
+  readonly n: bigint;
+  readonly e: number;
+}
 
 function normalize(n: bigint, e: number): Amount {
   if (n === 0n) return { n: 0n, e: 0 };
-  while (n % 10n === 0n) { n /= 10n; e++; }
+  while (n % 10n === 0n) {
+    n /= 10n;
+    e++;
+  }
   return { n, e };
 }
 
@@ -83,17 +89,37 @@ export const quantityFunctions: readonly CelFunc[] = [
     return make(a);
   }),
   celFunc('isQuantity', [STRING], BOOL, (s: string) => parseQuantity(s) !== undefined),
-  celMethod('isInteger', DYN, [], BOOL, function (this: CelValue) { return integer(self(this)) !== undefined; }),
+  celMethod('isInteger', DYN, [], BOOL, function (this: CelValue) {
+    return integer(self(this)) !== undefined;
+  }),
   celMethod('asInteger', DYN, [], INT, function (this: CelValue) {
     const v = integer(self(this));
     if (v === undefined) throw new Error('cannot convert value to integer');
     return v;
   }),
-  celMethod('asApproximateFloat', DYN, [], DOUBLE, function (this: CelValue) { const a = self(this); return Number(a.n) * 10 ** a.e; }),
-  celMethod('sign', DYN, [], INT, function (this: CelValue) { const a = self(this); return a.n > 0n ? 1n : a.n < 0n ? -1n : 0n; }),
-  celMethod('add', DYN, [DYN], DYN, function (this: CelValue, o: CelValue) { const [x, y, e] = align(self(this), amountOf(o)); return make(normalize(x + y, e)); }),
-  celMethod('sub', DYN, [DYN], DYN, function (this: CelValue, o: CelValue) { const [x, y, e] = align(self(this), amountOf(o)); return make(normalize(x - y, e)); }),
-  celMethod('isLessThan', DYN, [DYN], BOOL, function (this: CelValue, o: CelValue) { return compare(self(this), amountOf(o)) < 0; }),
-  celMethod('isGreaterThan', DYN, [DYN], BOOL, function (this: CelValue, o: CelValue) { return compare(self(this), amountOf(o)) > 0; }),
-  celMethod('compareTo', DYN, [DYN], INT, function (this: CelValue, o: CelValue) { return BigInt(compare(self(this), amountOf(o))); }),
+  celMethod('asApproximateFloat', DYN, [], DOUBLE, function (this: CelValue) {
+    const a = self(this);
+    return Number(a.n) * 10 ** a.e;
+  }),
+  celMethod('sign', DYN, [], INT, function (this: CelValue) {
+    const a = self(this);
+    return a.n > 0n ? 1n : a.n < 0n ? -1n : 0n;
+  }),
+  celMethod('add', DYN, [DYN], DYN, function (this: CelValue, o: CelValue) {
+    const [x, y, e] = align(self(this), amountOf(o));
+    return make(normalize(x + y, e));
+  }),
+  celMethod('sub', DYN, [DYN], DYN, function (this: CelValue, o: CelValue) {
+    const [x, y, e] = align(self(this), amountOf(o));
+    return make(normalize(x - y, e));
+  }),
+  celMethod('isLessThan', DYN, [DYN], BOOL, function (this: CelValue, o: CelValue) {
+    return compare(self(this), amountOf(o)) < 0;
+  }),
+  celMethod('isGreaterThan', DYN, [DYN], BOOL, function (this: CelValue, o: CelValue) {
+    return compare(self(this), amountOf(o)) > 0;
+  }),
+  celMethod('compareTo', DYN, [DYN], INT, function (this: CelValue, o: CelValue) {
+    return BigInt(compare(self(this), amountOf(o)));
+  }),
 ];

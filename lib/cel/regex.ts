@@ -77,7 +77,8 @@ export function constantPatternError(root: Expr): string | undefined {
     if (!e) return undefined;
     const k = e.exprKind;
     switch (k.case) {
-      case 'selectExpr': return visit(k.value.operand);
+      case 'selectExpr':
+        return visit(k.value.operand);
       case 'callExpr': {
         const c = k.value;
         const p = c.args[0]?.exprKind;
@@ -90,21 +91,31 @@ export function constantPatternError(root: Expr): string | undefined {
         }
         return visit(c.target) ?? c.args.reduce<string | undefined>((found, a) => found ?? visit(a), undefined);
       }
-      case 'listExpr': return k.value.elements.reduce<string | undefined>((found, a) => found ?? visit(a), undefined);
-      case 'structExpr': return k.value.entries.reduce<string | undefined>((found, en) => found ?? (en.keyKind.case === 'mapKey' ? visit(en.keyKind.value) : undefined) ?? visit(en.value), undefined);
+      case 'listExpr':
+        return k.value.elements.reduce<string | undefined>((found, a) => found ?? visit(a), undefined);
+      case 'structExpr':
+        return k.value.entries.reduce<string | undefined>(
+          (found, en) => found ?? (en.keyKind.case === 'mapKey' ? visit(en.keyKind.value) : undefined) ?? visit(en.value),
+          undefined,
+        );
       case 'comprehensionExpr': {
         const c = k.value;
         return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].reduce<string | undefined>((found, a) => found ?? visit(a), undefined);
       }
-      default: return undefined;
+      default:
+        return undefined;
     }
   };
   return visit(root);
 }
 
 export const regexFunctions: readonly CelFunc[] = [
-  celMethod('find', STRING, [STRING], STRING, function (this: string, pattern: string) { return find(this, pattern); }),
-  celMethod('findAll', STRING, [STRING], CelScalar.DYN, function (this: string, pattern: string) { return celList(findAll(this, pattern, -1)); }),
+  celMethod('find', STRING, [STRING], STRING, function (this: string, pattern: string) {
+    return find(this, pattern);
+  }),
+  celMethod('findAll', STRING, [STRING], CelScalar.DYN, function (this: string, pattern: string) {
+    return celList(findAll(this, pattern, -1));
+  }),
   celMethod('findAll', STRING, [STRING, INT], CelScalar.DYN, function (this: string, pattern: string, limit: bigint) {
     // Go converts the int64 limit to int: on 64-bit every value keeps its sign.
     return celList(findAll(this, pattern, limit < 0n ? -1 : limit > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(limit)));

@@ -6,7 +6,17 @@
 
 /** Go's %q of a string (strconv.Quote): control characters as \a \b … or \xNN. */
 export function goQuote(s: string): string {
-  const named: Readonly<Record<string, string>> = { '\u0007': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '"': '\\"', '\\': '\\\\' };
+  const named: Readonly<Record<string, string>> = {
+    '\u0007': '\\a',
+    '\b': '\\b',
+    '\f': '\\f',
+    '\n': '\\n',
+    '\r': '\\r',
+    '\t': '\\t',
+    '\v': '\\v',
+    '"': '\\"',
+    '\\': '\\\\',
+  };
   let out = '"';
   for (const c of s) {
     const code = c.codePointAt(0)!;
@@ -71,7 +81,10 @@ function splitScheme(s: string): { scheme: string; rest: string } | string {
   for (let i = 0; i < s.length; i++) {
     const c = s[i]!;
     if (/[A-Za-z]/.test(c)) continue;
-    if (/[0-9+\-.]/.test(c)) { if (i === 0) return { scheme: '', rest: s }; continue; }
+    if (/[0-9+\-.]/.test(c)) {
+      if (i === 0) return { scheme: '', rest: s };
+      continue;
+    }
     if (c === ':') return i === 0 ? 'missing protocol scheme' : { scheme: s.slice(0, i), rest: s.slice(i + 1) };
     return { scheme: '', rest: s };
   }
@@ -122,8 +135,10 @@ export function unescape(s: string, plusIsSpace = false): string {
   const bytes: number[] = [];
   for (let i = 0; i < s.length; i++) {
     const c = s[i]!;
-    if (c === '%' && isHex(s[i + 1]) && isHex(s[i + 2])) { bytes.push(parseInt(s.slice(i + 1, i + 3), 16)); i += 2; }
-    else if (plusIsSpace && c === '+') bytes.push(0x20);
+    if (c === '%' && isHex(s[i + 1]) && isHex(s[i + 2])) {
+      bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else if (plusIsSpace && c === '+') bytes.push(0x20);
     else {
       const cp = s.codePointAt(i)!;
       if (cp > 0xffff) i++;
@@ -151,7 +166,10 @@ export function parseUrl(s: string): GoUrl | { error: string } {
   if (rest.endsWith('?') && rest.split('?').length === 2) rest = rest.slice(0, -1);
   else {
     const q = rest.indexOf('?');
-    if (q >= 0) { rawQuery = rest.slice(q + 1); rest = rest.slice(0, q); }
+    if (q >= 0) {
+      rawQuery = rest.slice(q + 1);
+      rest = rest.slice(0, q);
+    }
   }
   const scheme = split.scheme.toLowerCase();
   // A rootless path after a scheme is opaque (mailto:x): no host, no path.

@@ -2,7 +2,8 @@
 // types describe runtime values; these also carry what a schema declares
 // (object fields, list element types) and type parameters of overloads.
 
-export type Scalar = 'dyn' | 'int' | 'uint' | 'double' | 'string' | 'bool' | 'bytes' | 'null_type' | 'type' | 'google.protobuf.Duration' | 'google.protobuf.Timestamp';
+export type Scalar =
+  'dyn' | 'int' | 'uint' | 'double' | 'string' | 'bool' | 'bytes' | 'null_type' | 'type' | 'google.protobuf.Duration' | 'google.protobuf.Timestamp';
 
 export type CelT =
   | { readonly kind: 'scalar'; readonly name: Scalar }
@@ -43,11 +44,17 @@ export const isDyn = (t: CelT): boolean => t.kind === 'scalar' && t.name === 'dy
 /** cel-go's rendering of a type in messages (`list(string)`, `map(string, int)`). */
 export function formatType(t: CelT): string {
   switch (t.kind) {
-    case 'scalar': return t.name;
-    case 'list': return `list(${formatType(t.elem)})`;
-    case 'map': return `map(${formatType(t.key)}, ${formatType(t.value)})`;
-    case 'opaque': return t.params ? `${t.name}(${t.params.map(formatType).join(', ')})` : t.name;
-    case 'object': case 'param': return t.name;
+    case 'scalar':
+      return t.name;
+    case 'list':
+      return `list(${formatType(t.elem)})`;
+    case 'map':
+      return `map(${formatType(t.key)}, ${formatType(t.value)})`;
+    case 'opaque':
+      return t.params ? `${t.name}(${t.params.map(formatType).join(', ')})` : t.name;
+    case 'object':
+    case 'param':
+      return t.name;
   }
 }
 
@@ -66,7 +73,11 @@ export function parseType(s: string): CelT {
     if (src[i] === '(') {
       i++;
       const args: CelT[] = [read()];
-      while (src[i] === ',') { i++; while (src[i] === ' ') i++; args.push(read()); }
+      while (src[i] === ',') {
+        i++;
+        while (src[i] === ' ') i++;
+        args.push(read());
+      }
       if (src[i++] !== ')') throw new Error(`bad type ${JSON.stringify(s)}`);
       if (name === 'list' && args.length === 1) return listOf(args[0]!);
       if (name === 'map' && args.length === 2) return mapOf(args[0]!, args[1]!);

@@ -37,7 +37,10 @@ function splitHostPort(hostPort: string): { host: string; port: string } {
   let host = hostPort;
   let port = '';
   const colon = host.lastIndexOf(':');
-  if (colon >= 0 && /^:[0-9]*$/.test(host.slice(colon))) { port = host.slice(colon + 1); host = host.slice(0, colon); }
+  if (colon >= 0 && /^:[0-9]*$/.test(host.slice(colon))) {
+    port = host.slice(colon + 1);
+    host = host.slice(0, colon);
+  }
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   return { host, port };
 }
@@ -69,7 +72,8 @@ function query(raw: string): Map<string, string[]> {
     if (/%(?![0-9A-Fa-f]{2})/.test(k) || /%(?![0-9A-Fa-f]{2})/.test(v)) continue;
     const key = unescape(k, true);
     const list = out.get(key);
-    if (list) list.push(unescape(v, true)); else out.set(key, [unescape(v, true)]);
+    if (list) list.push(unescape(v, true));
+    else out.set(key, [unescape(v, true)]);
   }
   return out;
 }
@@ -77,11 +81,21 @@ function query(raw: string): Map<string, string[]> {
 export const urlFunctions: readonly CelFunc[] = [
   celFunc('isURL', [STRING], BOOL, (s: string) => isUrl(s)),
   celFunc('url', [STRING], DYN, (s: string) => toUrl(s)),
-  celMethod('getScheme', DYN, [], STRING, function (this: CelValue) { return urlOf(this).scheme; }),
-  celMethod('getHost', DYN, [], STRING, function (this: CelValue) { return urlOf(this).host; }),
-  celMethod('getHostname', DYN, [], STRING, function (this: CelValue) { return splitHostPort(urlOf(this).host).host; }),
-  celMethod('getPort', DYN, [], STRING, function (this: CelValue) { return splitHostPort(urlOf(this).host).port; }),
-  celMethod('getEscapedPath', DYN, [], STRING, function (this: CelValue) { return escapedPath(urlOf(this)); }),
+  celMethod('getScheme', DYN, [], STRING, function (this: CelValue) {
+    return urlOf(this).scheme;
+  }),
+  celMethod('getHost', DYN, [], STRING, function (this: CelValue) {
+    return urlOf(this).host;
+  }),
+  celMethod('getHostname', DYN, [], STRING, function (this: CelValue) {
+    return splitHostPort(urlOf(this).host).host;
+  }),
+  celMethod('getPort', DYN, [], STRING, function (this: CelValue) {
+    return splitHostPort(urlOf(this).host).port;
+  }),
+  celMethod('getEscapedPath', DYN, [], STRING, function (this: CelValue) {
+    return escapedPath(urlOf(this));
+  }),
   celMethod('getQuery', DYN, [], DYN, function (this: CelValue) {
     return celMap(new Map([...query(urlOf(this).rawQuery)].map(([k, v]) => [k, celList(v)])));
   }),

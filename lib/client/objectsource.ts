@@ -36,7 +36,12 @@ export interface HttpObjectSourceOptions {
 }
 
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) { super(message); }
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 const PAGE = 500;
@@ -52,7 +57,9 @@ export class HttpObjectSource implements ObjectSource {
     this.#url = new URL(o.server);
     this.#timeoutMs = o.timeoutMs ?? 30_000;
     this.agent = new Agent({
-      keepAlive: true, ca: o.caPem, minVersion: 'TLSv1.2',
+      keepAlive: true,
+      ca: o.caPem,
+      minVersion: 'TLSv1.2',
       ...(o.clientCertPem && o.clientKeyPem ? { cert: o.clientCertPem, key: o.clientKeyPem } : {}),
       ...(o.servername ? { servername: o.servername } : {}),
     });
@@ -60,7 +67,7 @@ export class HttpObjectSource implements ObjectSource {
 
   /** `/api/v1` or `/apis/<group>/<preferred version>`, and whether the type is namespaced. */
   #base(group: string, resource: string): { prefix: string; version: string; namespaced: boolean } {
-    const version = group === '' ? 'v1' : this.o.registry.current.group(group)?.preferredVersion ?? '';
+    const version = group === '' ? 'v1' : (this.o.registry.current.group(group)?.preferredVersion ?? '');
     const t = this.o.registry.current.lookup(group, version, resource);
     if (!t) throw new Error(`no served type ${resource}${group ? `.${group}` : ''}`);
     return { prefix: group === '' ? '/api/v1' : `/apis/${group}/${version}`, version, namespaced: t.namespaced };
@@ -76,11 +83,22 @@ export class HttpObjectSource implements ObjectSource {
     if (this.#closed) return Promise.reject(new Error('object source closed'));
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
-      const req = request({
-        host: this.#url.hostname.replace(/^\[|\]$/g, ''), port: this.#url.port || 443, path, method, agent: this.agent,
-        headers: { accept: 'application/json', ...this.o.headers, ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
-        ...(timeoutMs > 0 ? { timeout: timeoutMs } : {}),
-      }, resolve);
+      const req = request(
+        {
+          host: this.#url.hostname.replace(/^\[|\]$/g, ''),
+          port: this.#url.port || 443,
+          path,
+          method,
+          agent: this.agent,
+          headers: {
+            accept: 'application/json',
+            ...this.o.headers,
+            ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+          },
+          ...(timeoutMs > 0 ? { timeout: timeoutMs } : {}),
+        },
+        resolve,
+      );
       req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs}ms`)));
       req.on('error', reject);
       req.end(payload);
@@ -95,8 +113,13 @@ export class HttpObjectSource implements ObjectSource {
     const text = Buffer.concat(chunks).toString('utf8');
     const status = res.statusCode ?? 0;
     let parsed: Record<string, unknown> = {};
-    try { parsed = text ? JSON.parse(text) as Record<string, unknown> : {}; } catch { /* not JSON */ }
-    if (status < 200 || status >= 300) throw new HttpError(status, `${method} ${path}: HTTP ${status}${typeof parsed['message'] === 'string' ? `: ${parsed['message']}` : ''}`);
+    try {
+      parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      /* not JSON */
+    }
+    if (status < 200 || status >= 300)
+      throw new HttpError(status, `${method} ${path}: HTTP ${status}${typeof parsed['message'] === 'string' ? `: ${parsed['message']}` : ''}`);
     return parsed;
   }
 
@@ -107,7 +130,7 @@ export class HttpObjectSource implements ObjectSource {
 
   async get(group: string, resource: string, namespace: string, name: string): Promise<KObject | undefined> {
     try {
-      return await this.json('GET', this.#path(group, resource, namespace, name)) as unknown as KObject;
+      return (await this.json('GET', this.#path(group, resource, namespace, name))) as unknown as KObject;
     } catch (err) {
       if (err instanceof HttpError && err.status === 404) return undefined;
       throw err;
@@ -133,7 +156,7 @@ export class HttpObjectSource implements ObjectSource {
       const kind = typeof page['kind'] === 'string' ? page['kind'].replace(/List$/, '') : undefined;
       const apiVersion = group === '' ? 'v1' : `${group}/${b.version}`;
       // List items carry no kind; the store's objects do, and consumers may look.
-      for (const it of (page['items'] ?? []) as KObject[]) items.push(kind ? { apiVersion, kind, ...it } as KObject : it);
+      for (const it of (page['items'] ?? []) as KObject[]) items.push(kind ? ({ apiVersion, kind, ...it } as KObject) : it);
     } while (cont);
     return { items, resourceVersion: rv };
   }
@@ -145,7 +168,13 @@ export class HttpObjectSource implements ObjectSource {
     let current: IncomingMessage | undefined;
     let retries = 0;
     const maxRetries = this.o.watchRetries ?? 3;
-    const handle = { stop: () => { stopped = true; current?.destroy(); this.#watches.delete(handle); } };
+    const handle = {
+      stop: () => {
+        stopped = true;
+        current?.destroy();
+        this.#watches.delete(handle);
+      },
+    };
     this.#watches.add(handle);
     const fail = (err: Error) => {
       if (stopped) return;
@@ -154,42 +183,64 @@ export class HttpObjectSource implements ObjectSource {
     };
     const connect = (): void => {
       if (stopped) return;
-      this.#open('GET', `${path}?watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(rv)}`, undefined, 0).then((res) => {
-        if (stopped) { res.destroy(); return; }
-        if (res.statusCode === 410) { res.resume(); fail(new HttpError(410, `watch of ${resource}: resourceVersion ${rv} is too old (410 Gone)`)); return; }
-        if (res.statusCode !== 200) { res.resume(); reconnect(new HttpError(res.statusCode ?? 0, `watch of ${resource}: HTTP ${res.statusCode}`)); return; }
-        current = res;
-        res.setEncoding('utf8');
-        let buf = '';
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl).trim();
-            buf = buf.slice(nl + 1);
-            if (!line) continue;
-            let ev: { type: string; object: KObject & { code?: number; message?: string } };
-            try { ev = JSON.parse(line) as typeof ev; } catch { fail(new Error(`watch of ${resource}: a line that is not JSON`)); return; }
-            retries = 0;
-            const objRv = ev.object?.metadata?.resourceVersion;
-            if (ev.type === 'ERROR') {
-              const code = ev.object.code ?? 0;
-              fail(new HttpError(code, `watch of ${resource}: ${code === 410 ? '410 Gone: ' : ''}${ev.object.message ?? 'error event'}`));
-              return;
-            }
-            if (objRv) rv = objRv;
-            if (ev.type === 'BOOKMARK') continue;
-            if (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED') onEvent({ type: ev.type, object: ev.object });
+      this.#open('GET', `${path}?watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(rv)}`, undefined, 0).then(
+        (res) => {
+          if (stopped) {
+            res.destroy();
+            return;
           }
-        });
-        res.on('end', () => reconnect(new Error(`watch of ${resource}: the stream ended`)));
-        res.on('error', (err) => reconnect(err));
-      }, (err: Error) => reconnect(err));
+          if (res.statusCode === 410) {
+            res.resume();
+            fail(new HttpError(410, `watch of ${resource}: resourceVersion ${rv} is too old (410 Gone)`));
+            return;
+          }
+          if (res.statusCode !== 200) {
+            res.resume();
+            reconnect(new HttpError(res.statusCode ?? 0, `watch of ${resource}: HTTP ${res.statusCode}`));
+            return;
+          }
+          current = res;
+          res.setEncoding('utf8');
+          let buf = '';
+          res.on('data', (chunk: string) => {
+            buf += chunk;
+            let nl: number;
+            while ((nl = buf.indexOf('\n')) >= 0) {
+              const line = buf.slice(0, nl).trim();
+              buf = buf.slice(nl + 1);
+              if (!line) continue;
+              let ev: { type: string; object: KObject & { code?: number; message?: string } };
+              try {
+                ev = JSON.parse(line) as typeof ev;
+              } catch {
+                fail(new Error(`watch of ${resource}: a line that is not JSON`));
+                return;
+              }
+              retries = 0;
+              const objRv = ev.object?.metadata?.resourceVersion;
+              if (ev.type === 'ERROR') {
+                const code = ev.object.code ?? 0;
+                fail(new HttpError(code, `watch of ${resource}: ${code === 410 ? '410 Gone: ' : ''}${ev.object.message ?? 'error event'}`));
+                return;
+              }
+              if (objRv) rv = objRv;
+              if (ev.type === 'BOOKMARK') continue;
+              if (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED') onEvent({ type: ev.type, object: ev.object });
+            }
+          });
+          res.on('end', () => reconnect(new Error(`watch of ${resource}: the stream ended`)));
+          res.on('error', (err) => reconnect(err));
+        },
+        (err: Error) => reconnect(err),
+      );
     };
     const reconnect = (err: Error): void => {
       if (stopped) return;
       current = undefined;
-      if (retries++ >= maxRetries) { fail(err); return; }
+      if (retries++ >= maxRetries) {
+        fail(err);
+        return;
+      }
       const t = setTimeout(connect, Math.min(100 * 2 ** retries, 2000));
       t.unref();
     };

@@ -15,10 +15,14 @@ const TYPES = new Set<Column['type']>(['string', 'integer', 'number', 'boolean',
 function cellOf(type: Column['type'], value: unknown, now: number): string | number | boolean | null {
   if (value === undefined || value === null) return null;
   switch (type) {
-    case 'integer': return typeof value === 'number' ? Math.trunc(value) : null;
-    case 'number': return typeof value === 'number' ? value : null;
-    case 'boolean': return typeof value === 'boolean' ? value : null;
-    case 'string': return typeof value === 'string' ? value : JSON.stringify(value);
+    case 'integer':
+      return typeof value === 'number' ? Math.trunc(value) : null;
+    case 'number':
+      return typeof value === 'number' ? value : null;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : null;
+    case 'string':
+      return typeof value === 'string' ? value : JSON.stringify(value);
     case 'date': {
       if (typeof value !== 'string') return null;
       const ms = Date.parse(value);
@@ -34,7 +38,10 @@ function printerColumn(def: unknown): Column {
   const format = str(def, 'format');
   const t: Column['type'] = TYPES.has(type) ? type : 'string';
   return {
-    name: str(def, 'name'), type: t, ...(format ? { format } : {}), description: str(def, 'description'),
+    name: str(def, 'name'),
+    type: t,
+    ...(format ? { format } : {}),
+    description: str(def, 'description'),
     priority: typeof priority === 'number' && priority > 0 ? 1 : 0,
     cell: (o: KObject, now: number) => cellOf(t, findFirst(o, path), now),
   };

@@ -36,10 +36,14 @@ function goType(v: unknown): string {
   if (v === null) return '<nil>';
   if (Array.isArray(v)) return '[]interface {}';
   switch (typeof v) {
-    case 'string': return 'string';
-    case 'number': return Number.isInteger(v) ? 'int64' : 'float64';
-    case 'boolean': return 'bool';
-    default: return 'map[string]interface {}';
+    case 'string':
+      return 'string';
+    case 'number':
+      return Number.isInteger(v) ? 'int64' : 'float64';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'map[string]interface {}';
   }
 }
 
@@ -48,7 +52,14 @@ function goType(v: unknown): string {
  * the order of `originals`, or a ConversionError with kube's text. `from` names
  * what was converted (`gvkText`).
  */
-export function convertedObjects(version: ReviewVersion, uid: string, desiredAPIVersion: string, originals: readonly KObject[], body: unknown, from: string): KObject[] {
+export function convertedObjects(
+  version: ReviewVersion,
+  uid: string,
+  desiredAPIVersion: string,
+  originals: readonly KObject[],
+  body: unknown,
+  from: string,
+): KObject[] {
   const list = responseObjects(version, uid, body, from);
   if (list.length !== originals.length) {
     if (originals.length === 1) throw new ConversionError(`conversion webhook for ${from} failed, no objects returned`);
@@ -57,18 +68,26 @@ export function convertedObjects(version: ReviewVersion, uid: string, desiredAPI
   return originals.map((original, i) => {
     const converted = list[i];
     const at = originals.length === 1 ? 'invalid object at index 0' : `invalid converted object at index ${i}`;
-    if (!isPlainObject(converted)) throw new ConversionError(`conversion webhook for ${from} returned ${at}: Object 'Kind' is missing in '${JSON.stringify(converted)}'`);
+    if (!isPlainObject(converted))
+      throw new ConversionError(`conversion webhook for ${from} returned ${at}: Object 'Kind' is missing in '${JSON.stringify(converted)}'`);
     const gv = str(converted['apiVersion']);
-    if (gv !== desiredAPIVersion) throw new ConversionError(`conversion webhook for ${from} returned ${at}: invalid groupVersion (expected ${desiredAPIVersion}, received ${gv})`);
+    if (gv !== desiredAPIVersion)
+      throw new ConversionError(`conversion webhook for ${from} returned ${at}: invalid groupVersion (expected ${desiredAPIVersion}, received ${gv})`);
     const kind = str(converted['kind']);
-    if (kind !== original.kind) throw new ConversionError(`conversion webhook for ${from} returned ${at}: invalid kind (expected ${original.kind ?? ''}, received ${kind})`);
+    if (kind !== original.kind)
+      throw new ConversionError(`conversion webhook for ${from} returned ${at}: invalid kind (expected ${original.kind ?? ''}, received ${kind})`);
     const bad = changedIdentity(original, converted);
-    if (bad) throw new ConversionError(`conversion webhook for ${from} returned ${originals.length === 1 ? 'invalid object' : `invalid converted object at index ${i}`}: ${bad}`);
+    if (bad)
+      throw new ConversionError(
+        `conversion webhook for ${from} returned ${originals.length === 1 ? 'invalid object' : `invalid converted object at index ${i}`}: ${bad}`,
+      );
     try {
       return withOriginalMeta(original, converted);
     } catch (err) {
       if (!(err instanceof ConversionError)) throw err;
-      throw new ConversionError(`conversion webhook for ${from} returned invalid metadata${originals.length === 1 ? '' : ` in object at index ${i}`}: ${err.message}`);
+      throw new ConversionError(
+        `conversion webhook for ${from} returned invalid metadata${originals.length === 1 ? '' : ` in object at index ${i}`}: ${err.message}`,
+      );
     }
   });
 }
@@ -96,7 +115,11 @@ function responseObjects(version: ReviewVersion, uid: string, body: unknown, fro
 function changedIdentity(original: KObject, converted: Record<string, unknown>): string | undefined {
   const a = metaOf(original);
   const b = metaOf(converted);
-  for (const [field, what] of [['name', 'name'], ['namespace', 'namespace'], ['uid', 'UID']] as const) {
+  for (const [field, what] of [
+    ['name', 'name'],
+    ['namespace', 'namespace'],
+    ['uid', 'UID'],
+  ] as const) {
     if (str(a[field]) !== str(b[field])) return `must have the same ${what}: ${str(a[field])} != ${str(b[field])}`;
   }
   return undefined;
@@ -119,7 +142,7 @@ function withOriginalMeta(original: KObject, converted: Record<string, unknown>)
       continue;
     }
     if (!isPlainObject(value)) throw new ConversionError(`invalid metadata.${field} of type ${goType(value)} in converted object`);
-    const before = isPlainObject(metadata[field]) ? metadata[field] as Record<string, unknown> : {};
+    const before = isPlainObject(metadata[field]) ? (metadata[field] as Record<string, unknown>) : {};
     let changed = Object.keys(before).length !== Object.keys(value).length;
     for (const [k, v] of Object.entries(value)) {
       if (typeof v !== 'string') throw new ConversionError(`invalid metadata.${field}[${k}]=${JSON.stringify(v)} of type ${goType(v)} in converted object`);

@@ -85,11 +85,21 @@ export class ConversionWebhooks {
     const key = `${server}\0${serverName ?? ''}\0${cfg.caPem ?? ''}`;
     let client = this.#clients.get(key);
     if (client) return client;
-    client = new KubeClient({
-      source: 'CustomResourceDefinition spec.conversion.webhook', context: '',
-      cluster: { name: '', server, insecureSkipTlsVerify: false, ...(cfg.caPem ? { caPem: cfg.caPem } : {}), ...(serverName ? { tlsServerName: serverName } : {}) },
-      user: { name: '' },
-    }, { timeoutMs: this.#timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES, purpose: 'conversion webhook', ...(this.opts.log ? { log: this.opts.log } : {}) });
+    client = new KubeClient(
+      {
+        source: 'CustomResourceDefinition spec.conversion.webhook',
+        context: '',
+        cluster: {
+          name: '',
+          server,
+          insecureSkipTlsVerify: false,
+          ...(cfg.caPem ? { caPem: cfg.caPem } : {}),
+          ...(serverName ? { tlsServerName: serverName } : {}),
+        },
+        user: { name: '' },
+      },
+      { timeoutMs: this.#timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES, purpose: 'conversion webhook', ...(this.opts.log ? { log: this.opts.log } : {}) },
+    );
     if (this.#clients.size >= MAX_CLIENTS) {
       const [oldKey, old] = this.#clients.entries().next().value as [string, KubeClient];
       this.#clients.delete(oldKey);

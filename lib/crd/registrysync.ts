@@ -21,7 +21,13 @@ interface Built {
   readonly types: readonly ResourceType[];
 }
 
-const builtKey = (crd: KObject) => JSON.stringify([crd.metadata.uid, crd.metadata.generation, crd.metadata.deletionTimestamp !== undefined, crd['status'] && (crd['status'] as Record<string, unknown>)['acceptedNames']]);
+const builtKey = (crd: KObject) =>
+  JSON.stringify([
+    crd.metadata.uid,
+    crd.metadata.generation,
+    crd.metadata.deletionTimestamp !== undefined,
+    crd['status'] && (crd['status'] as Record<string, unknown>)['acceptedNames'],
+  ]);
 
 export interface CrdRegistrySyncOptions {
   readonly source: ObjectSource;
@@ -42,12 +48,29 @@ export class CrdRegistrySync {
 
   constructor(o: CrdRegistrySyncOptions) {
     this.#o = o;
-    this.#reflector = new Reflector(o.source, [{
-      group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions',
-      reset: (items) => { this.#crds.clear(); for (const c of items) this.#crds.set(c.metadata.name ?? '', c); this.#rebuild(); },
-      set: (c) => { this.#crds.set(c.metadata.name ?? '', c); this.#schedule(); },
-      remove: (c) => { this.#crds.delete(c.metadata.name ?? ''); this.#schedule(); },
-    }], { who: 'CRD registry', log: o.log, retryMs: 100, maxRetryMs: 5000, retryFirstList: true });
+    this.#reflector = new Reflector(
+      o.source,
+      [
+        {
+          group: 'apiextensions.k8s.io',
+          resource: 'customresourcedefinitions',
+          reset: (items) => {
+            this.#crds.clear();
+            for (const c of items) this.#crds.set(c.metadata.name ?? '', c);
+            this.#rebuild();
+          },
+          set: (c) => {
+            this.#crds.set(c.metadata.name ?? '', c);
+            this.#schedule();
+          },
+          remove: (c) => {
+            this.#crds.delete(c.metadata.name ?? '');
+            this.#schedule();
+          },
+        },
+      ],
+      { who: 'CRD registry', log: o.log, retryMs: 100, maxRetryMs: 5000, retryFirstList: true },
+    );
   }
 
   /** Resolves once the first list is in force. */
@@ -63,7 +86,10 @@ export class CrdRegistrySync {
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    queueMicrotask(() => { this.#scheduled = false; this.#rebuild(); });
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      this.#rebuild();
+    });
   }
 
   #typesOf(crd: KObject): readonly ResourceType[] {
@@ -85,10 +111,18 @@ export class CrdRegistrySync {
     const { base } = this.#o;
     for (const name of [...this.#built.keys()]) if (!this.#crds.has(name)) this.#built.delete(name);
     // Older CRDs first: when two claim one resource (the naming controller refuses the later), the earlier keeps it.
-    const crds = [...this.#crds.values()].filter(isEstablished)
-      .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    const crds = [...this.#crds.values()]
+      .filter(isEstablished)
+      .sort(
+        (a, b) =>
+          (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+          (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+      );
     const taken = new Set<string>();
-    for (const t of base.all()) { taken.add(`r/${t.group}/${t.version}/${t.plural}`); taken.add(`k/${t.group}/${t.version}/${t.kind}`); }
+    for (const t of base.all()) {
+      taken.add(`r/${t.group}/${t.version}/${t.plural}`);
+      taken.add(`k/${t.group}/${t.version}/${t.kind}`);
+    }
     const added: ResourceType[] = [];
     for (const crd of crds) {
       const types = this.#typesOf(crd);

@@ -39,9 +39,16 @@ function webhookOf(crd: KObject): ConversionWebhookConfig | undefined {
   const ca = str(cc, 'caBundle');
   return Object.freeze({
     ...(url ? { url } : {}),
-    ...(svc !== undefined && svc !== null ? {
-      service: Object.freeze({ namespace: str(svc, 'namespace'), name: str(svc, 'name'), path: str(svc, 'path') || '/', port: typeof port === 'number' ? port : 443 }),
-    } : {}),
+    ...(svc !== undefined && svc !== null
+      ? {
+          service: Object.freeze({
+            namespace: str(svc, 'namespace'),
+            name: str(svc, 'name'),
+            path: str(svc, 'path') || '/',
+            port: typeof port === 'number' ? port : 443,
+          }),
+        }
+      : {}),
     ...(ca ? { caPem: Buffer.from(ca, 'base64').toString('utf8') } : {}),
     reviewVersions: Object.freeze(strings(at(crd, 'spec', 'conversion', 'webhook'), 'conversionReviewVersions')),
   });
@@ -50,7 +57,7 @@ function webhookOf(crd: KObject): ConversionWebhookConfig | undefined {
 /** The names a CRD serves under: its accepted names once the naming controller set them, else its spec's. */
 function namesOf(crd: KObject): Record<string, unknown> {
   const accepted = at(crd, 'status', 'acceptedNames');
-  return str(accepted, 'plural') !== '' ? accepted as Record<string, unknown> : (at(crd, 'spec', 'names') ?? {}) as Record<string, unknown>;
+  return str(accepted, 'plural') !== '' ? (accepted as Record<string, unknown>) : ((at(crd, 'spec', 'names') ?? {}) as Record<string, unknown>);
 }
 
 /** Whether a schema declares a `default` anywhere (then objects read from storage are defaulted too). */
@@ -95,10 +102,21 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
       if (path.startsWith('.')) setOwn(fieldSelectors, path.slice(1), selectorValue(path));
     }
     types.push({
-      group, version, kind, listKind, plural, singular: str(names, 'singular') || kind.toLowerCase(), namespaced,
-      shortNames: strings(names, 'shortNames'), categories: strings(names, 'categories'), verbs: ALL_VERBS,
+      group,
+      version,
+      kind,
+      listKind,
+      plural,
+      singular: str(names, 'singular') || kind.toLowerCase(),
+      namespaced,
+      shortNames: strings(names, 'shortNames'),
+      categories: strings(names, 'categories'),
+      verbs: ALL_VERBS,
       // kube's customResourceStrategy: any change outside metadata bumps the generation (status too, unless /status serves it).
-      subresources, nameRule: 'subdomain', createOnUpdate: false, generation: hasStatus ? 'spec' : 'all-but-metadata',
+      subresources,
+      nameRule: 'subdomain',
+      createOnUpdate: false,
+      generation: hasStatus ? 'spec' : 'all-but-metadata',
       columns: crdColumns(list(v, 'additionalPrinterColumns')),
       fieldSelectors,
       defaults: (obj) => schema.defaults(obj),

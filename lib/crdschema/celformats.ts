@@ -20,12 +20,27 @@ function rfc3339(s: string): string | undefined {
   return `${day}T${time}${frac.slice(0, 10)}${z}`;
 }
 
-const NS: Readonly<Record<string, bigint>> = { ns: 1n, us: 1_000n, µs: 1_000n, μs: 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+const NS: Readonly<Record<string, bigint>> = {
+  ns: 1n,
+  us: 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
 const GO_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy;
 const SCALA = /^\s*([-+]?)(\d+)\s*([a-zµμ]+)\s*$/;
 const SCALA_UNITS: ReadonlyArray<readonly [RegExp, bigint]> = [
-  [/^(ns|nanos?|nanoseconds?)$/, 1n], [/^(us|micros?|microseconds?)$/, 1_000n], [/^(ms|millis?|milliseconds?)$/, 1_000_000n],
-  [/^(s|seconds?)$/, NS.s!], [/^(m|minutes?)$/, NS.m!], [/^(h|hours?)$/, NS.h!], [/^(d|days?)$/, 24n * NS.h!], [/^(w|weeks?)$/, 7n * 24n * NS.h!],
+  [/^(ns|nanos?|nanoseconds?)$/, 1n],
+  [/^(us|micros?|microseconds?)$/, 1_000n],
+  [/^(ms|millis?|milliseconds?)$/, 1_000_000n],
+  [/^(s|seconds?)$/, NS.s!],
+  [/^(m|minutes?)$/, NS.m!],
+  [/^(h|hours?)$/, NS.h!],
+  [/^(d|days?)$/, 24n * NS.h!],
+  [/^(w|weeks?)$/, 7n * 24n * NS.h!],
 ];
 
 /** strfmt's durations (Go's `1h30m`, `1.5s`; `5 days`, `2w`; `0`) in nanoseconds. */
@@ -55,7 +70,8 @@ function durationNanos(s: string): bigint | undefined {
 /** The CEL value of a string under a format kube types; undefined = the string itself. */
 export function formatValue(s: string, format: string): CelInput | undefined {
   switch (format) {
-    case 'date': case 'date-time': {
+    case 'date':
+    case 'date-time': {
       const r = rfc3339(s);
       return r === undefined ? undefined : (timestampValue(r) as CelInput | undefined);
     }

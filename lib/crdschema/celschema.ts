@@ -19,13 +19,30 @@ export function usesIdent(e: Expr, name: string): boolean {
     if (!x || found) return;
     const k = x.exprKind;
     switch (k.case) {
-      case 'identExpr': if (k.value.name === name) found = true; return;
-      case 'selectExpr': visit(k.value.operand); return;
-      case 'callExpr': visit(k.value.target); k.value.args.forEach(visit); return;
-      case 'listExpr': k.value.elements.forEach(visit); return;
-      case 'structExpr': k.value.entries.forEach((en) => { if (en.keyKind.case === 'mapKey') visit(en.keyKind.value); visit(en.value); }); return;
-      case 'comprehensionExpr': [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].forEach(visit); return;
-      default: return;
+      case 'identExpr':
+        if (k.value.name === name) found = true;
+        return;
+      case 'selectExpr':
+        visit(k.value.operand);
+        return;
+      case 'callExpr':
+        visit(k.value.target);
+        k.value.args.forEach(visit);
+        return;
+      case 'listExpr':
+        k.value.elements.forEach(visit);
+        return;
+      case 'structExpr':
+        k.value.entries.forEach((en) => {
+          if (en.keyKind.case === 'mapKey') visit(en.keyKind.value);
+          visit(en.value);
+        });
+        return;
+      case 'comprehensionExpr':
+        [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].forEach(visit);
+        return;
+      default:
+        return;
     }
   };
   visit(e);
@@ -34,8 +51,29 @@ export function usesIdent(e: Expr, name: string): boolean {
 
 // ---- property names as CEL sees them --------------------------------------
 
-const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if',
-  'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const RESERVED = new Set([
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 const ESCAPES: Readonly<Record<string, string>> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
 
 /** kube's escaping of a property name into a CEL identifier (`foo-bar` → `foo__dash__bar`); undefined = not accessible. */
@@ -74,8 +112,16 @@ function closedObject(p: Props | undefined): boolean {
   return !!p && p.type === 'object' && !p.xPreserveUnknownFields && p.additionalProperties === undefined && !p.xEmbeddedResource;
 }
 
-const ROOT_META: Props = { hasDefault: false, unsupported: [], raw: {}, type: 'object',
-  properties: new Map([['name', { hasDefault: false, unsupported: [], raw: {}, type: 'string' }], ['generateName', { hasDefault: false, unsupported: [], raw: {}, type: 'string' }]]) };
+const ROOT_META: Props = {
+  hasDefault: false,
+  unsupported: [],
+  raw: {},
+  type: 'object',
+  properties: new Map([
+    ['name', { hasDefault: false, unsupported: [], raw: {}, type: 'string' }],
+    ['generateName', { hasDefault: false, unsupported: [], raw: {}, type: 'string' }],
+  ]),
+};
 
 /** The root as rules see it: apiVersion, kind and metadata (name, generateName) always there. */
 export function rootProps(p: Props): Props {
@@ -106,7 +152,8 @@ export function schemaType(p: Props | undefined): CelT {
   else if (p.type === 'integer') t = INT;
   else if (p.type === 'number') t = DOUBLE;
   else if (p.type === 'boolean') t = BOOL;
-  else if (p.type === 'string') t = p.format === 'date' || p.format === 'date-time' ? TIMESTAMP : p.format === 'duration' ? DURATION : p.format === 'binary' ? DYN : STRING;
+  else if (p.type === 'string')
+    t = p.format === 'date' || p.format === 'date-time' ? TIMESTAMP : p.format === 'duration' ? DURATION : p.format === 'binary' ? DYN : STRING;
   else if (p.type === 'array') t = listOf(schemaType(itemsOf(p)));
   else if (p.type === 'object') {
     if (p.properties?.size || closedObject(p)) {
@@ -153,7 +200,19 @@ export function cardinality(p: Props | undefined): number {
 const STRING_TRAVERSAL = 0.1;
 const REGEX_LENGTH = 0.25;
 const MAX_NAME_FORMAT_REGEX_SIZE = 128;
-const LINEAR_STRING_METHODS = new Set(['lowerAscii', 'upperAscii', 'trim', 'replace', 'split', 'join', 'indexOf', 'lastIndexOf', 'substring', 'charAt', 'reverse']);
+const LINEAR_STRING_METHODS = new Set([
+  'lowerAscii',
+  'upperAscii',
+  'trim',
+  'replace',
+  'split',
+  'join',
+  'indexOf',
+  'lastIndexOf',
+  'substring',
+  'charAt',
+  'reverse',
+]);
 const COMPARISONS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_']);
 
 /**
@@ -177,7 +236,7 @@ export function estimateCost(e: Expr, self: Props): number {
     const k = x.exprKind;
     if (k.case === 'constExpr') return k.value.constantKind.case === 'stringValue' ? Buffer.byteLength(k.value.constantKind.value) : undefined;
     const p = schemaOf(x);
-    return p?.type === 'string' ? p.maxLength ?? MAX_REQUEST_BYTES : undefined;
+    return p?.type === 'string' ? (p.maxLength ?? MAX_REQUEST_BYTES) : undefined;
   };
   const stringCost = (fn: string, target: Expr | undefined, args: readonly Expr[]): number => {
     // kube's find and findAll cost as matches does.
@@ -225,13 +284,16 @@ export function estimateCost(e: Expr, self: Props): number {
     if (!x) return 0;
     const k = x.exprKind;
     switch (k.case) {
-      case 'selectExpr': return 1 + cost(k.value.operand);
+      case 'selectExpr':
+        return 1 + cost(k.value.operand);
       case 'callExpr': {
         const c = k.value;
         return 1 + cost(c.target) + c.args.reduce((a, b) => a + cost(b), 0) + stringCost(c.function, c.target, c.args);
       }
-      case 'listExpr': return 40 + k.value.elements.reduce((a, b) => a + cost(b), 0);
-      case 'structExpr': return 40 + k.value.entries.reduce((a, en) => a + (en.keyKind.case === 'mapKey' ? cost(en.keyKind.value) : 0) + cost(en.value), 0);
+      case 'listExpr':
+        return 40 + k.value.elements.reduce((a, b) => a + cost(b), 0);
+      case 'structExpr':
+        return 40 + k.value.entries.reduce((a, en) => a + (en.keyKind.case === 'mapKey' ? cost(en.keyKind.value) : 0) + cost(en.value), 0);
       case 'comprehensionExpr': {
         const c = k.value;
         const range = schemaOf(c.iterRange!);
@@ -240,10 +302,12 @@ export function estimateCost(e: Expr, self: Props): number {
         const had = scope.has(c.iterVar);
         scope.set(c.iterVar, range?.type === 'object' ? undefined : itemsOf(range));
         const body = cost(c.loopCondition) + cost(c.loopStep);
-        if (had) scope.set(c.iterVar, saved); else scope.delete(c.iterVar);
+        if (had) scope.set(c.iterVar, saved);
+        else scope.delete(c.iterVar);
         return cost(c.iterRange) + cost(c.accuInit) + n * body + cost(c.result);
       }
-      default: return 1;
+      default:
+        return 1;
     }
   };
   return cost(e);
@@ -269,7 +333,7 @@ export function rootView(v: unknown): unknown {
 export function toCel(v: unknown, p: Props | undefined): CelInput {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number') return p?.type === 'number' || !Number.isInteger(v) ? v : BigInt(v);
-  if (typeof v === 'string') return p?.format && TYPED_FORMATS.has(p.format) ? formatValue(v, p.format) ?? v : v;
+  if (typeof v === 'string') return p?.format && TYPED_FORMATS.has(p.format) ? (formatValue(v, p.format) ?? v) : v;
   if (typeof v === 'boolean') return v;
   if (Array.isArray(v)) {
     const items = p?.items && !Array.isArray(p.items) ? (p.items as Props) : undefined;

@@ -41,8 +41,12 @@ function walk(s: Props, path: string, ctx: Ctx, root: boolean, rules: RuleCheck 
   if (s.type && !V3_TYPES.includes(s.type)) errs.push(fieldError.notSupported(c('type'), s.type, V3_TYPES));
   if (s.hasDefault && !ctx.allowDefaults) errs.push(fieldError.forbidden(c('default'), `must not be set${ctx.defaultsReason ? ` ${ctx.defaultsReason}` : ''}`));
   const unsupported: Record<string, string> = {
-    id: 'id is not supported', additionalItems: 'additionalItems is not supported', patternProperties: 'patternProperties is not supported',
-    definitions: 'definitions is not supported', dependencies: 'dependencies is not supported', $ref: '$ref is not supported',
+    id: 'id is not supported',
+    additionalItems: 'additionalItems is not supported',
+    patternProperties: 'patternProperties is not supported',
+    definitions: 'definitions is not supported',
+    dependencies: 'dependencies is not supported',
+    $ref: '$ref is not supported',
   };
   for (const k of ['id', 'additionalItems', 'patternProperties', 'definitions', 'dependencies', '$ref']) {
     if (s.unsupported.includes(k)) errs.push(fieldError.forbidden(c(k), unsupported[k]!));
@@ -83,34 +87,56 @@ function walk(s: Props, path: string, ctx: Ctx, root: boolean, rules: RuleCheck 
     if (!s.type) errs.push(fieldError.required(c('type'), 'must be object if x-kubernetes-map-type is specified'));
     else errs.push(fieldError.invalid(c('type'), s.type, 'must be object if x-kubernetes-map-type is specified'));
   }
-  if (s.xMapType !== undefined && s.xMapType !== 'atomic' && s.xMapType !== 'granular') errs.push(fieldError.notSupported(c('x-kubernetes-map-type'), s.xMapType, ['atomic', 'granular']));
+  if (s.xMapType !== undefined && s.xMapType !== 'atomic' && s.xMapType !== 'granular')
+    errs.push(fieldError.notSupported(c('x-kubernetes-map-type'), s.xMapType, ['atomic', 'granular']));
   const items = s.items && !Array.isArray(s.items) ? (s.items as Props) : undefined;
   if (s.xListType !== undefined && s.type !== 'array') {
     if (!s.type) errs.push(fieldError.required(c('type'), 'must be array if x-kubernetes-list-type is specified'));
     else errs.push(fieldError.invalid(c('type'), s.type, 'must be array if x-kubernetes-list-type is specified'));
   } else if (s.xListType === 'set' && items) {
     if (items.type === 'array' && items.xListType !== undefined && items.xListType !== 'atomic') {
-      errs.push(fieldError.invalid(P.child(c('items'), 'x-kubernetes-list-type'), items.xListType, 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+      errs.push(
+        fieldError.invalid(P.child(c('items'), 'x-kubernetes-list-type'), items.xListType, 'must be atomic as item of a list with x-kubernetes-list-type=set'),
+      );
     } else if (items.type === 'object' && items.xMapType !== 'atomic') {
-      errs.push(fieldError.invalid(P.child(c('items'), 'x-kubernetes-map-type'), s.xListType, 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+      errs.push(
+        fieldError.invalid(P.child(c('items'), 'x-kubernetes-map-type'), s.xListType, 'must be atomic as item of a list with x-kubernetes-list-type=set'),
+      );
     }
   }
-  if (s.xListType !== undefined && !['atomic', 'set', 'map'].includes(s.xListType)) errs.push(fieldError.notSupported(c('x-kubernetes-list-type'), s.xListType, ['atomic', 'map', 'set']));
+  if (s.xListType !== undefined && !['atomic', 'set', 'map'].includes(s.xListType))
+    errs.push(fieldError.notSupported(c('x-kubernetes-list-type'), s.xListType, ['atomic', 'map', 'set']));
   if (s.xListMapKeys?.length) {
     if (s.xListType === undefined) errs.push(fieldError.required(c('x-kubernetes-list-type'), 'must be map if x-kubernetes-list-map-keys is non-empty'));
-    else if (s.xListType !== 'map') errs.push(fieldError.invalid(c('x-kubernetes-list-type'), s.xListType, 'must be map if x-kubernetes-list-map-keys is non-empty'));
+    else if (s.xListType !== 'map')
+      errs.push(fieldError.invalid(c('x-kubernetes-list-type'), s.xListType, 'must be map if x-kubernetes-list-map-keys is non-empty'));
   }
   if (s.xListType === 'map') {
     if (!s.xListMapKeys?.length) errs.push(fieldError.required(c('x-kubernetes-list-map-keys'), 'must not be empty if x-kubernetes-list-type is map'));
     if (s.items === undefined) errs.push(fieldError.required(c('items'), 'must have a schema if x-kubernetes-list-type is map'));
-    if (Array.isArray(s.items)) errs.push(fieldError.invalid(c('items'), s.items.map((x) => x.raw), 'must only have a single schema if x-kubernetes-list-type is map'));
-    if (items && items.type !== 'object') errs.push(fieldError.invalid(P.child(c('items'), 'type'), items.type ?? '', "must be object if parent array's x-kubernetes-list-type is map"));
+    if (Array.isArray(s.items))
+      errs.push(
+        fieldError.invalid(
+          c('items'),
+          s.items.map((x) => x.raw),
+          'must only have a single schema if x-kubernetes-list-type is map',
+        ),
+      );
+    if (items && items.type !== 'object')
+      errs.push(fieldError.invalid(P.child(c('items'), 'type'), items.type ?? '', "must be object if parent array's x-kubernetes-list-type is map"));
     if (items && items.type === 'object') {
       const seen = new Set<string>();
       for (const k of s.xListMapKeys ?? []) {
         const kp = items.properties?.get(k);
         if (kp) {
-          if (kp.type === 'array' || kp.type === 'object') errs.push(fieldError.invalid(P.child(P.key(P.child(c('items'), 'properties'), k), 'type'), items.type, "must be a scalar type if parent array's x-kubernetes-list-type is map"));
+          if (kp.type === 'array' || kp.type === 'object')
+            errs.push(
+              fieldError.invalid(
+                P.child(P.key(P.child(c('items'), 'properties'), k), 'type'),
+                items.type,
+                "must be a scalar type if parent array's x-kubernetes-list-type is map",
+              ),
+            );
         } else {
           errs.push(fieldError.invalid(c('x-kubernetes-list-map-keys'), s.xListMapKeys, 'entries must all be names of item properties'));
         }
@@ -139,7 +165,10 @@ function mapListKeysMapSet(s: Props, items: Props | undefined, path: string, err
     const kp = items.properties?.get(k);
     if (!kp) continue;
     const kpath = P.key(P.child(ip, 'properties'), k);
-    if (!required.has(k) && !kp.hasDefault) errs.push(fieldError.required(P.child(kpath, 'default'), 'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'));
+    if (!required.has(k) && !kp.hasDefault)
+      errs.push(
+        fieldError.required(P.child(kpath, 'default'), 'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'),
+      );
     if (kp.nullable) errs.push(fieldError.forbidden(P.child(kpath, 'nullable'), 'this property is in x-kubernetes-list-map-keys, so it cannot be nullable'));
   }
 }
@@ -152,16 +181,20 @@ function ruleMembers(s: Props, path: string, errs: StatusCause[]): void {
     const rule = r.rule.trim();
     const msg = (r.message ?? '').trim();
     if (!rule) errs.push(fieldError.required(P.child(rp, 'rule'), 'rule is not specified'));
-    else if (r.message !== undefined && r.message.length > 0 && !msg) errs.push(fieldError.invalid(P.child(rp, 'message'), r.message, 'must be non-empty if specified'));
+    else if (r.message !== undefined && r.message.length > 0 && !msg)
+      errs.push(fieldError.invalid(P.child(rp, 'message'), r.message, 'must be non-empty if specified'));
     else if (NEWLINE.test(msg)) errs.push(fieldError.invalid(P.child(rp, 'message'), r.message, 'must not contain line breaks'));
     else if (NEWLINE.test(rule) && !msg) errs.push(fieldError.required(P.child(rp, 'message'), 'message must be specified if rule contains line breaks'));
     if (r.messageExpression !== undefined && r.messageExpression.length > 0 && !r.messageExpression.trim()) {
       errs.push(fieldError.required(P.child(rp, 'messageExpression'), 'messageExpression must be non-empty if specified'));
     }
     if (r.reason !== undefined && !REASONS.includes(r.reason)) errs.push(fieldError.notSupported(P.child(rp, 'reason'), r.reason, REASONS));
-    if (r.fieldPath !== undefined && r.fieldPath.length > 0 && !r.fieldPath.trim()) errs.push(fieldError.invalid(P.child(rp, 'fieldPath'), r.fieldPath, 'must be non-empty if specified'));
-    if (r.fieldPath !== undefined && NEWLINE.test(r.fieldPath)) errs.push(fieldError.invalid(P.child(rp, 'fieldPath'), r.fieldPath, 'must not contain line breaks'));
-    if (r.fieldPath?.trim() && resolveFieldPath(s, r.fieldPath) === undefined) errs.push(fieldError.invalid(P.child(rp, 'fieldPath'), r.fieldPath, 'must be a valid path'));
+    if (r.fieldPath !== undefined && r.fieldPath.length > 0 && !r.fieldPath.trim())
+      errs.push(fieldError.invalid(P.child(rp, 'fieldPath'), r.fieldPath, 'must be non-empty if specified'));
+    if (r.fieldPath !== undefined && NEWLINE.test(r.fieldPath))
+      errs.push(fieldError.invalid(P.child(rp, 'fieldPath'), r.fieldPath, 'must not contain line breaks'));
+    if (r.fieldPath?.trim() && resolveFieldPath(s, r.fieldPath) === undefined)
+      errs.push(fieldError.invalid(P.child(rp, 'fieldPath'), r.fieldPath, 'must be a valid path'));
   });
 }
 
@@ -181,16 +214,21 @@ export function resolveFieldPath(s: Props, fieldPath: string): string[] | undefi
       const k = m[1]!;
       const next: Props | undefined = cur.properties?.get(k) ?? (typeof cur.additionalProperties === 'object' ? cur.additionalProperties : undefined);
       if (!next) return undefined;
-      parts.push(k); cur = next; rest = rest.slice(m[0].length);
+      parts.push(k);
+      cur = next;
+      rest = rest.slice(m[0].length);
     } else if ((m = /^\[\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(rest))) {
       const k = m[1]!.replace(/\\(.)/g, '$1');
       const next: Props | undefined = cur.properties?.get(k) ?? (typeof cur.additionalProperties === 'object' ? cur.additionalProperties : undefined);
       if (!next) return undefined;
-      parts.push(k); cur = next; rest = rest.slice(m[0].length);
+      parts.push(k);
+      cur = next;
+      rest = rest.slice(m[0].length);
     } else if ((m = /^\[(\d+)\]/.exec(rest))) {
       if (cur.type !== 'array' || !cur.items || Array.isArray(cur.items)) return undefined;
       parts[parts.length - 1] = `${parts[parts.length - 1] ?? ''}[${m[1]}]`;
-      cur = cur.items as Props; rest = rest.slice(m[0].length);
+      cur = cur.items as Props;
+      rest = rest.slice(m[0].length);
     } else {
       return undefined;
     }
@@ -203,7 +241,13 @@ export function resolveFieldPath(s: Props, fieldPath: string): string[] | undefi
  * survive pruning unchanged and validate against its own schema; causes
  * name `….default`.
  */
-export function checkDefaults(s: Props, path: string, resourceRoot: boolean, validateRules?: (s: Props, value: unknown, path: string) => StatusCause[], requirePruned = true): StatusCause[] {
+export function checkDefaults(
+  s: Props,
+  path: string,
+  resourceRoot: boolean,
+  validateRules?: (s: Props, value: unknown, path: string) => StatusCause[],
+  requirePruned = true,
+): StatusCause[] {
   const out: StatusCause[] = [];
   forEachDefault(s, path, resourceRoot, (x, p) => {
     const dp = P.child(p, 'default');
@@ -221,7 +265,9 @@ export function checkDefaults(s: Props, path: string, resourceRoot: boolean, val
 /** Whether any default of the schema holds fields its schema prunes (kube's schemaHasUnprunedDefaults). */
 export function hasUnprunedDefaults(s: Props): boolean {
   let found = false;
-  forEachDefault(s, '', true, (x) => { if (!found && !isPruned(x)) found = true; });
+  forEachDefault(s, '', true, (x) => {
+    if (!found && !isPruned(x)) found = true;
+  });
   return found;
 }
 
@@ -247,21 +293,75 @@ function forEachDefault(s: Props, path: string, resourceRoot: boolean, fn: (x: P
 
 // JSONSchemaProps' members in Go's field order, with their Go names (kube's message lists those).
 const ROOT_MEMBERS: ReadonlyArray<readonly [string, string]> = [
-  ['id', 'ID'], ['$schema', 'Schema'], ['$ref', 'Ref'], ['description', 'Description'], ['type', 'Type'], ['format', 'Format'],
-  ['title', 'Title'], ['default', 'Default'], ['maximum', 'Maximum'], ['exclusiveMaximum', 'ExclusiveMaximum'], ['minimum', 'Minimum'],
-  ['exclusiveMinimum', 'ExclusiveMinimum'], ['maxLength', 'MaxLength'], ['minLength', 'MinLength'], ['pattern', 'Pattern'],
-  ['maxItems', 'MaxItems'], ['minItems', 'MinItems'], ['uniqueItems', 'UniqueItems'], ['multipleOf', 'MultipleOf'], ['enum', 'Enum'],
-  ['maxProperties', 'MaxProperties'], ['minProperties', 'MinProperties'], ['required', 'Required'], ['items', 'Items'], ['allOf', 'AllOf'],
-  ['oneOf', 'OneOf'], ['anyOf', 'AnyOf'], ['not', 'Not'], ['properties', 'Properties'], ['additionalProperties', 'AdditionalProperties'],
-  ['patternProperties', 'PatternProperties'], ['dependencies', 'Dependencies'], ['additionalItems', 'AdditionalItems'],
-  ['definitions', 'Definitions'], ['externalDocs', 'ExternalDocs'], ['example', 'Example'], ['nullable', 'Nullable'],
-  ['x-kubernetes-preserve-unknown-fields', 'XPreserveUnknownFields'], ['x-kubernetes-embedded-resource', 'XEmbeddedResource'],
-  ['x-kubernetes-int-or-string', 'XIntOrString'], ['x-kubernetes-list-map-keys', 'XListMapKeys'], ['x-kubernetes-list-type', 'XListType'],
-  ['x-kubernetes-map-type', 'XMapType'], ['x-kubernetes-validations', 'XValidations'],
+  ['id', 'ID'],
+  ['$schema', 'Schema'],
+  ['$ref', 'Ref'],
+  ['description', 'Description'],
+  ['type', 'Type'],
+  ['format', 'Format'],
+  ['title', 'Title'],
+  ['default', 'Default'],
+  ['maximum', 'Maximum'],
+  ['exclusiveMaximum', 'ExclusiveMaximum'],
+  ['minimum', 'Minimum'],
+  ['exclusiveMinimum', 'ExclusiveMinimum'],
+  ['maxLength', 'MaxLength'],
+  ['minLength', 'MinLength'],
+  ['pattern', 'Pattern'],
+  ['maxItems', 'MaxItems'],
+  ['minItems', 'MinItems'],
+  ['uniqueItems', 'UniqueItems'],
+  ['multipleOf', 'MultipleOf'],
+  ['enum', 'Enum'],
+  ['maxProperties', 'MaxProperties'],
+  ['minProperties', 'MinProperties'],
+  ['required', 'Required'],
+  ['items', 'Items'],
+  ['allOf', 'AllOf'],
+  ['oneOf', 'OneOf'],
+  ['anyOf', 'AnyOf'],
+  ['not', 'Not'],
+  ['properties', 'Properties'],
+  ['additionalProperties', 'AdditionalProperties'],
+  ['patternProperties', 'PatternProperties'],
+  ['dependencies', 'Dependencies'],
+  ['additionalItems', 'AdditionalItems'],
+  ['definitions', 'Definitions'],
+  ['externalDocs', 'ExternalDocs'],
+  ['example', 'Example'],
+  ['nullable', 'Nullable'],
+  ['x-kubernetes-preserve-unknown-fields', 'XPreserveUnknownFields'],
+  ['x-kubernetes-embedded-resource', 'XEmbeddedResource'],
+  ['x-kubernetes-int-or-string', 'XIntOrString'],
+  ['x-kubernetes-list-map-keys', 'XListMapKeys'],
+  ['x-kubernetes-list-type', 'XListType'],
+  ['x-kubernetes-map-type', 'XMapType'],
+  ['x-kubernetes-validations', 'XValidations'],
 ];
-const ALLOWED_AT_STATUS_ROOT = ['Description', 'Type', 'Format', 'Title', 'Maximum', 'ExclusiveMaximum', 'Minimum', 'ExclusiveMinimum',
-  'MaxLength', 'MinLength', 'Pattern', 'MaxItems', 'MinItems', 'UniqueItems', 'MultipleOf', 'Required', 'Items', 'Properties',
-  'ExternalDocs', 'Example', 'XPreserveUnknownFields', 'XValidations'];
+const ALLOWED_AT_STATUS_ROOT = [
+  'Description',
+  'Type',
+  'Format',
+  'Title',
+  'Maximum',
+  'ExclusiveMaximum',
+  'Minimum',
+  'ExclusiveMinimum',
+  'MaxLength',
+  'MinLength',
+  'Pattern',
+  'MaxItems',
+  'MinItems',
+  'UniqueItems',
+  'MultipleOf',
+  'Required',
+  'Items',
+  'Properties',
+  'ExternalDocs',
+  'Example',
+  'XPreserveUnknownFields',
+  'XValidations',
+];
 
 function isZero(v: unknown): boolean {
   return v === undefined || v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0);
@@ -273,11 +373,20 @@ export function statusRoot(s: Props, path: string): StatusCause[] {
     const v = ownValue(s.raw, json);
     if (isZero(v)) continue;
     if (go === 'Type') {
-      if (v !== 'object') return [fieldError.invalid(P.child(path, 'type'), v, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled')];
+      if (v !== 'object')
+        return [
+          fieldError.invalid(P.child(path, 'type'), v, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'),
+        ];
       continue;
     }
     if (!ALLOWED_AT_STATUS_ROOT.includes(go)) {
-      return [fieldError.invalid(path, s.raw, `only [${ALLOWED_AT_STATUS_ROOT.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`)];
+      return [
+        fieldError.invalid(
+          path,
+          s.raw,
+          `only [${ALLOWED_AT_STATUS_ROOT.join(' ')}] fields are allowed at the root of the schema if the status subresource is enabled`,
+        ),
+      ];
     }
   }
   return [];

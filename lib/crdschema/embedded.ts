@@ -29,12 +29,17 @@ export function validateEmbedded(x: Record<string, unknown>, field: string, out:
   const meta = ownValue(x, 'metadata');
   if (meta === undefined) return;
   const m = at('metadata');
-  if (!isPlainObject(meta)) { out.push(fieldError.invalid(m, meta, 'must be an object')); return; }
+  if (!isPlainObject(meta)) {
+    out.push(fieldError.invalid(m, meta, 'must be an object'));
+    return;
+  }
   const name = ownValue(meta, 'name');
   if (typeof name === 'string' && name !== '') for (const e of checkName('path-segment', name, false)) out.push(fieldError.invalid(`${m}.name`, name, e));
   const generateName = ownValue(meta, 'generateName');
-  if (typeof generateName === 'string' && generateName !== '') for (const e of checkName('path-segment', generateName, true)) out.push(fieldError.invalid(`${m}.generateName`, generateName, e));
+  if (typeof generateName === 'string' && generateName !== '')
+    for (const e of checkName('path-segment', generateName, true)) out.push(fieldError.invalid(`${m}.generateName`, generateName, e));
   const namespace = ownValue(meta, 'namespace');
-  if (typeof namespace === 'string' && namespace !== '') for (const e of isDNS1123Label(namespace)) out.push(fieldError.invalid(`${m}.namespace`, namespace, e));
+  if (typeof namespace === 'string' && namespace !== '')
+    for (const e of isDNS1123Label(namespace)) out.push(fieldError.invalid(`${m}.namespace`, namespace, e));
   out.push(...validateLabels(ownValue(meta, 'labels'), `${m}.labels`), ...validateAnnotations(ownValue(meta, 'annotations'), `${m}.annotations`));
 }

@@ -11,9 +11,11 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})?$/;
 const DURATION_GO = /^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/;
-const DURATION_SCALA = /^\s*[-+]?\d+\s*(ns|us|ms|s|m|h|d|w|nanos?|nanoseconds?|micros?|microseconds?|millis?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?)\s*$/;
+const DURATION_SCALA =
+  /^\s*[-+]?\d+\s*(ns|us|ms|s|m|h|d|w|nanos?|nanoseconds?|micros?|microseconds?|millis?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?)\s*$/;
 const HOST_LABEL = /^[\p{L}\p{S}0-9]([\p{L}\p{S}0-9-]{0,61}[\p{L}\p{S}0-9])?$/u;
-const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){7}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){19}[0-9a-f]{2}$|^([0-9a-f]{4}\.){2}[0-9a-f]{4}$|^([0-9a-f]{4}\.){3}[0-9a-f]{4}$|^([0-9a-f]{4}\.){9}[0-9a-f]{4}$/i;
+const MAC =
+  /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){7}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){19}[0-9a-f]{2}$|^([0-9a-f]{4}\.){2}[0-9a-f]{4}$|^([0-9a-f]{4}\.){3}[0-9a-f]{4}$|^([0-9a-f]{4}\.){9}[0-9a-f]{4}$/i;
 const EMAIL_NAMED = /^[^<>]*<[^<>@\s]+@[^<>@\s]+>$/;
 const EMAIL_ADDR = /^[^@\s<>]+@[^@\s<>]+$/;
 
@@ -44,7 +46,12 @@ function uri(s: string): boolean {
   // Go's url.ParseRequestURI: an absolute URI or an absolute path, no fragment.
   if (s.startsWith('/')) return !/\s/.test(s);
   if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return false;
-  try { new URL(s); return true; } catch { return false; }
+  try {
+    new URL(s);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isbn10(s: string): boolean {
@@ -80,10 +87,14 @@ const CHECKS: Readonly<Record<string, (s: string) => boolean>> = {
   isbn: (s) => isbn10(s) || isbn13(s),
   isbn10,
   isbn13,
-  creditcard: (s) => /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$/.test(s.replace(/\D/g, '')),
+  creditcard: (s) =>
+    /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$/.test(
+      s.replace(/\D/g, ''),
+    ),
   ssn: (s) => /^\d{3}[- ]?\d{2}[- ]?\d{4}$/.test(s),
   hexcolor: (s) => /^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(s),
-  rgbcolor: (s) => /^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$/.test(s),
+  rgbcolor: (s) =>
+    /^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$/.test(s),
   byte: (s) => BASE64.test(s) && s.length % 4 === 0,
   password: () => true,
   date: (s) => {

@@ -34,7 +34,11 @@ function objectMeta(): StructNode {
 
 function field(name: string, node: Node, p: Props | undefined, markers: Markers = {}): Field {
   return Object.freeze({
-    name, description: p?.description ?? '', node, markers: Object.freeze(markers), patchStrategy: '',
+    name,
+    description: p?.description ?? '',
+    node,
+    markers: Object.freeze(markers),
+    patchStrategy: '',
     ...(p?.nullable ? { nullable: true } : {}),
   });
 }
@@ -62,8 +66,13 @@ function structOf(p: Props | undefined, name: string, definition: string, resour
   }
   const preserve = p === undefined || p.xPreserveUnknownFields === true || (p.additionalProperties === true && !p.properties?.size);
   return Object.freeze({
-    kind: 'struct', name, definition, description: p?.description ?? '', fields,
-    required: Object.freeze([...(p?.required ?? [])]), atomic: p?.xMapType === 'atomic',
+    kind: 'struct',
+    name,
+    definition,
+    description: p?.description ?? '',
+    fields,
+    required: Object.freeze([...(p?.required ?? [])]),
+    atomic: p?.xMapType === 'atomic',
     ...(preserve ? { preserveUnknown: true } : {}),
     ...(root ? { pruneOnly: true } : {}),
   });
@@ -72,15 +81,23 @@ function structOf(p: Props | undefined, name: string, definition: string, resour
 export function nodeOf(p: Props, name: string): Node {
   if (p.xIntOrString) return INT_OR_STRING;
   switch (p.type) {
-    case 'string': return Object.freeze({ kind: 'scalar', type: 'string', ...(p.format ? { format: p.format } : {}) });
-    case 'integer': case 'number': case 'boolean':
+    case 'string':
+      return Object.freeze({ kind: 'scalar', type: 'string', ...(p.format ? { format: p.format } : {}) });
+    case 'integer':
+    case 'number':
+    case 'boolean':
       return Object.freeze({ kind: 'scalar', type: p.type, ...(p.format ? { format: p.format } : {}) });
     case 'array': {
       const items = p.items && !Array.isArray(p.items) ? nodeOf(p.items as Props, `${name}[]`) : structOf(undefined, `${name}[]`, '', false, false);
       const listType = p.xListType === 'set' || p.xListType === 'map' ? p.xListType : 'atomic';
       const list: ListNode = {
-        kind: 'list', items, listType, keys: Object.freeze(listType === 'map' ? [...(p.xListMapKeys ?? [])] : []),
-        patchStrategy: '', patchMergeKey: '', retainKeys: false,
+        kind: 'list',
+        items,
+        listType,
+        keys: Object.freeze(listType === 'map' ? [...(p.xListMapKeys ?? [])] : []),
+        patchStrategy: '',
+        patchMergeKey: '',
+        retainKeys: false,
       };
       return Object.freeze(list);
     }
@@ -104,9 +121,16 @@ export function nodeOf(p: Props, name: string): Node {
 export function prunedDefault(p: Props): { readonly value: unknown; readonly changed: boolean } {
   const holder = { v: structuredClone(p.default) };
   const wrapper: StructNode = {
-    kind: 'struct', name: 'default', definition: '', description: '',
-    fields: new Map([['v', { name: 'v', description: '', node: nodeOf(p, 'default'), markers: {}, patchStrategy: '', ...(p.nullable ? { nullable: true } : {}) }]]),
-    required: [], atomic: false, pruneOnly: true,
+    kind: 'struct',
+    name: 'default',
+    definition: '',
+    description: '',
+    fields: new Map([
+      ['v', { name: 'v', description: '', node: nodeOf(p, 'default'), markers: {}, patchStrategy: '', ...(p.nullable ? { nullable: true } : {}) }],
+    ]),
+    required: [],
+    atomic: false,
+    pruneOnly: true,
   };
   const { unknown } = pruneAndValidate(holder as Record<string, unknown>, wrapper);
   return { value: holder.v, changed: unknown.length > 0 };

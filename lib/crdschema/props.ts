@@ -88,7 +88,10 @@ export function readProps(raw: unknown, path: string, causes: StatusCause[]): Pr
   const list = (key: string): Props[] | undefined => {
     const v = ownValue(raw, key);
     if (v === undefined || v === null) return undefined;
-    if (!Array.isArray(v)) { causes.push(cause.typeInvalid(`${path}.${key}`, v, 'must be of type array')); return undefined; }
+    if (!Array.isArray(v)) {
+      causes.push(cause.typeInvalid(`${path}.${key}`, v, 'must be of type array'));
+      return undefined;
+    }
     return v.map((x, i) => readProps(x, `${path}.${key}[${i}]`, causes)).filter((x): x is Props => x !== undefined);
   };
   const strings = (key: string): string[] | undefined => {
@@ -175,21 +178,35 @@ function isEmpty(v: unknown): boolean {
 function readRules(raw: Record<string, unknown>, path: string, causes: StatusCause[], get: Reader): Rule[] | undefined {
   const v = get(raw, 'x-kubernetes-validations');
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v)) { causes.push(cause.typeInvalid(path, v, 'must be of type array')); return undefined; }
+  if (!Array.isArray(v)) {
+    causes.push(cause.typeInvalid(path, v, 'must be of type array'));
+    return undefined;
+  }
   const out: Rule[] = [];
   v.forEach((r, i) => {
-    if (!isPlainObject(r)) { causes.push(cause.typeInvalid(`${path}[${i}]`, r, 'must be of type object')); return; }
+    if (!isPlainObject(r)) {
+      causes.push(cause.typeInvalid(`${path}[${i}]`, r, 'must be of type object'));
+      return;
+    }
     const str = (k: string): string | undefined => {
       const x = ownValue(r, k);
       if (x === undefined || x === null) return undefined;
-      if (typeof x !== 'string') { causes.push(cause.typeInvalid(`${path}[${i}].${k}`, x, 'must be of type string')); return undefined; }
+      if (typeof x !== 'string') {
+        causes.push(cause.typeInvalid(`${path}[${i}].${k}`, x, 'must be of type string'));
+        return undefined;
+      }
       return x;
     };
     const old = ownValue(r, 'optionalOldSelf');
-    if (old !== undefined && old !== null && typeof old !== 'boolean') causes.push(cause.typeInvalid(`${path}[${i}].optionalOldSelf`, old, 'must be of type boolean'));
+    if (old !== undefined && old !== null && typeof old !== 'boolean')
+      causes.push(cause.typeInvalid(`${path}[${i}].optionalOldSelf`, old, 'must be of type boolean'));
     out.push({
-      rule: str('rule') ?? '', message: str('message'), messageExpression: str('messageExpression'),
-      reason: str('reason'), fieldPath: str('fieldPath'), optionalOldSelf: typeof old === 'boolean' ? old : undefined,
+      rule: str('rule') ?? '',
+      message: str('message'),
+      messageExpression: str('messageExpression'),
+      reason: str('reason'),
+      fieldPath: str('fieldPath'),
+      optionalOldSelf: typeof old === 'boolean' ? old : undefined,
     });
   });
   return out;

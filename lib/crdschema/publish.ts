@@ -35,10 +35,38 @@ function descriptions(): { apiVersion: string; kind: string; metadata: string; l
 }
 
 // The members a structural schema keeps when kube turns it back into OpenAPI (ToKubeOpenAPI).
-const KEPT = ['description', 'type', 'format', 'title', 'default', 'example', 'externalDocs', 'nullable', 'maximum', 'exclusiveMaximum',
-  'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'enum',
-  'maxProperties', 'minProperties', 'required', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource',
-  'x-kubernetes-int-or-string', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-map-type', 'x-kubernetes-validations'];
+const KEPT = [
+  'description',
+  'type',
+  'format',
+  'title',
+  'default',
+  'example',
+  'externalDocs',
+  'nullable',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'multipleOf',
+  'enum',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-list-type',
+  'x-kubernetes-map-type',
+  'x-kubernetes-validations',
+];
 
 const INT_OR_STRING_ANY_OF = [{ type: 'integer' }, { type: 'string' }];
 
@@ -80,7 +108,10 @@ function structural(p: Props, flavor: Flavor, d: ReturnType<typeof descriptions>
       }
     }
   } else {
-    if (p.nullable) { delete out.type; delete out.nullable; }
+    if (p.nullable) {
+      delete out.type;
+      delete out.nullable;
+    }
     if (p.xPreserveUnknownFields && out.type === 'object') delete out.type;
     if (out.type === 'array' && out.items === undefined) delete out.type;
     const nullables = [...(p.properties ?? [])].filter(([, v]) => v.nullable).map(([k]) => k);
@@ -89,8 +120,16 @@ function structural(p: Props, flavor: Flavor, d: ReturnType<typeof descriptions>
   }
   if (p.xEmbeddedResource && !(v2 && p.xPreserveUnknownFields)) {
     const props = (out.properties ??= {}) as Json;
-    props.apiVersion = { description: 'apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources', type: 'string' };
-    props.kind = { description: 'kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds', type: 'string' };
+    props.apiVersion = {
+      description:
+        'apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+      type: 'string',
+    };
+    props.kind = {
+      description:
+        'kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+      type: 'string',
+    };
     props.metadata = { description: d.metadata, $ref: ref(OBJECT_META, flavor) };
     const required = [...((out.required as string[] | undefined) ?? [])];
     for (const k of ['kind', 'apiVersion']) if (!required.includes(k)) required.push(k);
@@ -119,7 +158,11 @@ export function publishedDefinitions(p: Props | undefined, r: PublishRef, flavor
     required: ['items'],
     properties: {
       apiVersion: { description: d.apiVersion, type: 'string' },
-      items: { description: `List of ${r.plural}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`, type: 'array', items: { $ref: ref(`${name}.${r.kind}`, flavor) } },
+      items: {
+        description: `List of ${r.plural}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`,
+        type: 'array',
+        items: { $ref: ref(`${name}.${r.kind}`, flavor) },
+      },
       kind: { description: d.kind, type: 'string' },
       metadata: { description: d.listMetadata, $ref: ref(LIST_META, flavor) },
     },

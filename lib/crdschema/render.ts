@@ -33,22 +33,37 @@ export function goValue(v: unknown): string {
 }
 
 export const fieldError = {
-  required: (field: string, detail = ''): StatusCause =>
-    ({ reason: 'FieldValueRequired', field, message: detail ? `Required value: ${detail}` : 'Required value' }),
-  invalid: (field: string, value: unknown, detail: string): StatusCause =>
-    ({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${goValue(value)}${detail ? `: ${detail}` : ''}` }),
-  typeInvalid: (field: string, value: unknown, detail: string): StatusCause =>
-    ({ reason: 'FieldValueTypeInvalid', field, message: `Invalid value: ${goValue(value)}: ${detail}` }),
-  forbidden: (field: string, detail: string): StatusCause =>
-    ({ reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` }),
-  notSupported: (field: string, value: unknown, allowed: readonly string[]): StatusCause =>
-    ({ reason: 'FieldValueNotSupported', field, message: `Unsupported value: ${goValue(value)}: supported values: ${allowed.map((a) => JSON.stringify(a)).join(', ')}` }),
-  tooLong: (field: string, max: number): StatusCause =>
-    ({ reason: 'FieldValueTooLong', field, message: `Too long: may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}` }),
-  tooMany: (field: string, actual: number, max: number): StatusCause =>
-    ({ reason: 'FieldValueTooMany', field, message: `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}` }),
-  duplicate: (field: string, value: unknown): StatusCause =>
-    ({ reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${goValue(value)}` }),
-  internal: (field: string, detail: string): StatusCause =>
-    ({ reason: 'InternalError', field, message: `Internal error: ${detail}` }),
+  required: (field: string, detail = ''): StatusCause => ({
+    reason: 'FieldValueRequired',
+    field,
+    message: detail ? `Required value: ${detail}` : 'Required value',
+  }),
+  invalid: (field: string, value: unknown, detail: string): StatusCause => ({
+    reason: 'FieldValueInvalid',
+    field,
+    message: `Invalid value: ${goValue(value)}${detail ? `: ${detail}` : ''}`,
+  }),
+  typeInvalid: (field: string, value: unknown, detail: string): StatusCause => ({
+    reason: 'FieldValueTypeInvalid',
+    field,
+    message: `Invalid value: ${goValue(value)}: ${detail}`,
+  }),
+  forbidden: (field: string, detail: string): StatusCause => ({ reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` }),
+  notSupported: (field: string, value: unknown, allowed: readonly string[]): StatusCause => ({
+    reason: 'FieldValueNotSupported',
+    field,
+    message: `Unsupported value: ${goValue(value)}: supported values: ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
+  }),
+  tooLong: (field: string, max: number): StatusCause => ({
+    reason: 'FieldValueTooLong',
+    field,
+    message: `Too long: may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}`,
+  }),
+  tooMany: (field: string, actual: number, max: number): StatusCause => ({
+    reason: 'FieldValueTooMany',
+    field,
+    message: `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}`,
+  }),
+  duplicate: (field: string, value: unknown): StatusCause => ({ reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${goValue(value)}` }),
+  internal: (field: string, detail: string): StatusCause => ({ reason: 'InternalError', field, message: `Internal error: ${detail}` }),
 };

@@ -33,9 +33,14 @@ export interface ValidateOptions {
 // (kube has none), wide enough that a loaded machine does not turn a cost
 // answer into a timeout.
 // oldSelf of an optionalOldSelf rule on create is lib/cel's absent optional (`none()`).
-const env = new CelEnvironment('x-kubernetes-validations', { self: CelScalar.DYN, oldSelf: CelScalar.DYN }, {
-  cacheSize: 8192, limits: { timeoutMs: 1000 },
-});
+const env = new CelEnvironment(
+  'x-kubernetes-validations',
+  { self: CelScalar.DYN, oldSelf: CelScalar.DYN },
+  {
+    cacheSize: 8192,
+    limits: { timeoutMs: 1000 },
+  },
+);
 
 function compile(expression: string): CompiledExpression | string {
   try {
@@ -48,7 +53,10 @@ function compile(expression: string): CompiledExpression | string {
 
 // ---- checks at CRD write -------------------------------------------------
 
-interface Totals { total: number; rules: Array<{ path: string; cost: number }> }
+interface Totals {
+  total: number;
+  rules: Array<{ path: string; cost: number }>;
+}
 const totalsOf = new WeakMap<Props, Totals>();
 
 /** The RuleCheck of checkCrdSchema: compiles each rule of a node, checks oldSelf use and estimated cost. */
@@ -76,7 +84,10 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
       const typed = s === root ? rootProps(s) : s;
       const selfType = schemaType(typed);
       // optionalOldSelf: oldSelf is an optional, which is not typed here.
-      const vars = new Map([['self', selfType], ['oldSelf', r.optionalOldSelf ? DYN : selfType]]);
+      const vars = new Map([
+        ['self', selfType],
+        ['oldSelf', r.optionalOldSelf ? DYN : selfType],
+      ]);
       const checked = typeof c === 'string' ? undefined : c.check(vars);
       const problem = typeof c === 'string' ? c : checked!.problem;
       if (problem !== undefined || typeof c === 'string') {
@@ -93,7 +104,8 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
         return;
       }
       const cost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(c.parsed, s) * (reps.get(s) ?? 1));
-      if (cost > STATIC_ESTIMATED_COST_LIMIT) out.push(fieldError.forbidden(P.child(rp, 'rule'), costMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
+      if (cost > STATIC_ESTIMATED_COST_LIMIT)
+        out.push(fieldError.forbidden(P.child(rp, 'rule'), costMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
       totals.total += cost;
       totals.rules.push({ path: P.child(rp, 'rule'), cost });
       if (r.messageExpression?.trim()) {
@@ -101,16 +113,23 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
         const mchecked = typeof mc === 'string' ? undefined : mc.check(vars);
         const m = typeof mc === 'string' ? mc : mchecked!.problem;
         if (m !== undefined) out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), `messageExpression compilation failed: ${m}`));
-        else if (!resultIs(mchecked!.type, STRING)) out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), 'messageExpression must evaluate to a string'));
+        else if (!resultIs(mchecked!.type, STRING))
+          out.push(fieldError.invalid(P.child(rp, 'messageExpression'), ruleValue(r), 'messageExpression must evaluate to a string'));
         else if (typeof mc !== 'string') {
           const mcost = Math.min(Number.MAX_SAFE_INTEGER, estimateCost(mc.parsed, typed) * (reps.get(s) ?? 1));
-          if (mcost > STATIC_ESTIMATED_COST_LIMIT) out.push(fieldError.forbidden(P.child(rp, 'messageExpression'), costMessage('estimated messageExpression cost', mcost, STATIC_ESTIMATED_COST_LIMIT)));
+          if (mcost > STATIC_ESTIMATED_COST_LIMIT)
+            out.push(
+              fieldError.forbidden(P.child(rp, 'messageExpression'), costMessage('estimated messageExpression cost', mcost, STATIC_ESTIMATED_COST_LIMIT)),
+            );
           totals.total += mcost;
           totals.rules.push({ path: P.child(rp, 'messageExpression'), cost: mcost });
         }
       }
       if (usesIdent(c.parsed, 'oldSelf')) {
-        if (uncorrelatable !== undefined) out.push(fieldError.invalid(P.child(rp, 'rule'), r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+        if (uncorrelatable !== undefined)
+          out.push(
+            fieldError.invalid(P.child(rp, 'rule'), r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`),
+          );
       } else if (r.optionalOldSelf !== undefined) {
         out.push(fieldError.invalid(P.child(rp, 'optionalOldSelf'), r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
       }
@@ -138,9 +157,16 @@ function ruleValue(r: Rule): Record<string, unknown> {
 export function totalCost(root: Props, path: string): StatusCause[] {
   const t = totalsOf.get(root);
   if (!t || t.total <= STATIC_ESTIMATED_CRD_COST_LIMIT) return [];
-  const out = [...t.rules].sort((a, b) => b.cost - a.cost).slice(0, 4)
+  const out = [...t.rules]
+    .sort((a, b) => b.cost - a.cost)
+    .slice(0, 4)
     .map((r) => fieldError.forbidden(r.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
-  out.push(fieldError.forbidden(path, costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', t.total, STATIC_ESTIMATED_CRD_COST_LIMIT)));
+  out.push(
+    fieldError.forbidden(
+      path,
+      costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', t.total, STATIC_ESTIMATED_CRD_COST_LIMIT),
+    ),
+  );
   return out;
 }
 
@@ -153,7 +179,9 @@ export function defaultRuleCheck(root: Props): (s: Props, value: unknown, path: 
     const out: StatusCause[] = [];
     try {
       runTree(value, undefined, tree, path, out, { left: RUNTIME_BUDGET, perCall: PER_CALL_LIMIT }, false);
-    } catch { /* a rule that does not compile is reported by the rule check */ }
+    } catch {
+      /* a rule that does not compile is reported by the rule check */
+    }
     return out;
   };
 }
@@ -192,7 +220,9 @@ function compileTree(p: Props): RuleTree | undefined {
     const program = compile(r.rule);
     const m = r.messageExpression?.trim() ? compile(r.messageExpression) : undefined;
     rules.push({
-      rule: r, program, message: typeof m === 'string' ? undefined : m,
+      rule: r,
+      program,
+      message: typeof m === 'string' ? undefined : m,
       transition: typeof program !== 'string' && usesIdent(program.parsed, 'oldSelf'),
       fieldPath: r.fieldPath?.trim() ? resolveFieldPath(p, r.fieldPath) : undefined,
     });
@@ -214,7 +244,10 @@ export function compileRules(root: Props): { validate(obj: unknown, old: unknown
   };
 }
 
-interface Budget { left: number; readonly perCall: number }
+interface Budget {
+  left: number;
+  readonly perCall: number;
+}
 class OutOfBudget extends Error {}
 /** A rule over its per-call limit: kube runs no further rule of the object. */
 class Stop extends Error {}
@@ -225,9 +258,14 @@ function runTree(v: unknown, old: unknown, t: RuleTree, path: string, out: Statu
     try {
       runRules(v, old, t, path, out, budget, root);
     } catch (err) {
-      if (err instanceof Stop) { budget.left = -1; return; }
+      if (err instanceof Stop) {
+        budget.left = -1;
+        return;
+      }
       if (!(err instanceof OutOfBudget)) throw err;
-      out.push(fieldError.invalid(path || '<nil>', t.props.type ?? '', 'validation failed due to running out of cost budget, no further validation rules will be run'));
+      out.push(
+        fieldError.invalid(path || '<nil>', t.props.type ?? '', 'validation failed due to running out of cost budget, no further validation rules will be run'),
+      );
       budget.left = -1;
       return;
     }
@@ -241,10 +279,12 @@ function runTree(v: unknown, old: unknown, t: RuleTree, path: string, out: Statu
       if (budget.left < 0) return;
     }
   } else if (Array.isArray(v) && t.items) {
-    const keys = t.props.xListType === 'map' ? t.props.xListMapKeys ?? [] : undefined;
+    const keys = t.props.xListType === 'map' ? (t.props.xListMapKeys ?? []) : undefined;
     const olds = keys && Array.isArray(old) ? old : undefined;
     for (let i = 0; i < v.length; i++) {
-      const prev = olds ? olds.find((x) => isPlainObject(x) && isPlainObject(v[i]) && keys!.every((k) => ownValue(x, k) === ownValue(v[i] as object, k))) : undefined;
+      const prev = olds
+        ? olds.find((x) => isPlainObject(x) && isPlainObject(v[i]) && keys!.every((k) => ownValue(x, k) === ownValue(v[i] as object, k)))
+        : undefined;
       runTree(v[i], prev, t.items, `${path}[${i}]`, out, budget, false);
       if (budget.left < 0) return;
     }
@@ -283,12 +323,24 @@ function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: Stat
       const detail = err instanceof CelEvalError ? err.detail : String(err);
       if (err instanceof CelEvalError && err.code === 'cost') {
         if (limitedByBudget) throw new OutOfBudget();
-        out.push(fieldError.invalid(at, value, `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`));
+        out.push(
+          fieldError.invalid(
+            at,
+            value,
+            `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`,
+          ),
+        );
         throw new Stop();
       }
-      out.push(fieldError.invalid(at, value, detail.startsWith('no such overload')
-        ? `'${detail}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r.rule)}`
-        : `${detail} evaluating rule: ${ruleErrorString(r.rule)}`));
+      out.push(
+        fieldError.invalid(
+          at,
+          value,
+          detail.startsWith('no such overload')
+            ? `'${detail}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r.rule)}`
+            : `${detail} evaluating rule: ${ruleErrorString(r.rule)}`,
+        ),
+      );
       continue;
     }
     budget.left -= stats.cost;
@@ -327,9 +379,11 @@ function message(r: CompiledRule, bindings: Record<string, CelInput>, budget: Bu
       if (typeof m === 'string' && m.trim() && !/\n/.test(m.trim()) && m.trim().length <= 5 * 1024) return m.trim();
     } catch (err) {
       if (err instanceof CelEvalError && err.code === 'cost') {
-        return { stop: limitedByBudget
-          ? 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'
-          : `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(r.rule.messageExpression)}` };
+        return {
+          stop: limitedByBudget
+            ? 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'
+            : `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(r.rule.messageExpression)}`,
+        };
       }
       budget.left -= stats.cost;
     }
@@ -339,9 +393,13 @@ function message(r: CompiledRule, bindings: Record<string, CelInput>, budget: Bu
 
 function ruleFailure(field: string, value: string, detail: string, reason: string | undefined): StatusCause {
   switch (reason && REASONS.includes(reason) ? reason : 'FieldValueInvalid') {
-    case 'FieldValueForbidden': return fieldError.forbidden(field, detail);
-    case 'FieldValueRequired': return fieldError.required(field, detail);
-    case 'FieldValueDuplicate': return { reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${goValue(value)}` };
-    default: return fieldError.invalid(field, value, detail);
+    case 'FieldValueForbidden':
+      return fieldError.forbidden(field, detail);
+    case 'FieldValueRequired':
+      return fieldError.required(field, detail);
+    case 'FieldValueDuplicate':
+      return { reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${goValue(value)}` };
+    default:
+      return fieldError.invalid(field, value, detail);
   }
 }

@@ -34,8 +34,10 @@ function invariants(s: Props, lvl: Level, path: string, out: StatusCause[]): voi
     if (lvl === 'root') out.push(fieldError.forbidden(P.child(path, 'additionalProperties'), 'must not be used at the root'));
     if (typeof s.additionalProperties === 'object') invariants(s.additionalProperties, 'field', P.child(path, 'additionalProperties'), out);
   }
-  if (s.xIntOrString && s.xPreserveUnknownFields) out.push(fieldError.invalid(P.child(path, 'x-kubernetes-preserve-unknown-fields'), true, 'must be false if x-kubernetes-int-or-string is true'));
-  if (s.xIntOrString && s.xEmbeddedResource) out.push(fieldError.invalid(P.child(path, 'x-kubernetes-embedded-resource'), true, 'must be false if x-kubernetes-int-or-string is true'));
+  if (s.xIntOrString && s.xPreserveUnknownFields)
+    out.push(fieldError.invalid(P.child(path, 'x-kubernetes-preserve-unknown-fields'), true, 'must be false if x-kubernetes-int-or-string is true'));
+  if (s.xIntOrString && s.xEmbeddedResource)
+    out.push(fieldError.invalid(P.child(path, 'x-kubernetes-embedded-resource'), true, 'must be false if x-kubernetes-int-or-string is true'));
 
   const skipAnyOf = isIntOrStringAnyOf(s.anyOf);
   const skipFirstAllOfAnyOf = !!s.allOf?.length && isIntOrStringAnyOf(s.allOf[0]!.anyOf);
@@ -46,7 +48,12 @@ function invariants(s: Props, lvl: Level, path: string, out: StatusCause[]): voi
     if (!s.type) out.push(fieldError.required(P.child(path, 'type'), 'must be object if x-kubernetes-embedded-resource is true'));
     else out.push(fieldError.invalid(P.child(path, 'type'), s.type, 'must be object if x-kubernetes-embedded-resource is true'));
   } else if (!s.type && !s.xIntOrString && !s.xPreserveUnknownFields) {
-    const why = lvl === 'root' ? 'must not be empty at the root' : lvl === 'item' ? 'must not be empty for specified array items' : 'must not be empty for specified object fields';
+    const why =
+      lvl === 'root'
+        ? 'must not be empty at the root'
+        : lvl === 'item'
+          ? 'must not be empty for specified array items'
+          : 'must not be empty for specified object fields';
     out.push(fieldError.required(P.child(path, 'type'), why));
   }
   if (s.xEmbeddedResource && s.additionalProperties !== undefined && s.additionalProperties !== false) {
@@ -67,7 +74,12 @@ function invariants(s: Props, lvl: Level, path: string, out: StatusCause[]): voi
     }
   }
   if (s.xEmbeddedResource && !s.xPreserveUnknownFields && !s.properties?.size) {
-    out.push(fieldError.required(P.child(path, 'properties'), 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'));
+    out.push(
+      fieldError.required(
+        P.child(path, 'properties'),
+        'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
+      ),
+    );
   }
 }
 
@@ -89,7 +101,13 @@ function valueValidation(v: Props, skipAnyOf: boolean, skipFirstAllOfAnyOf: bool
     try {
       RE2JS.compile(v.pattern);
     } catch (err) {
-      out.push(fieldError.invalid(P.child(path, 'pattern'), v.pattern, `must be a valid regular expression, but isn't: ${err instanceof Error ? err.message : String(err)}`));
+      out.push(
+        fieldError.invalid(
+          P.child(path, 'pattern'),
+          v.pattern,
+          `must be a valid regular expression, but isn't: ${err instanceof Error ? err.message : String(err)}`,
+        ),
+      );
     }
   }
 }
@@ -112,7 +130,8 @@ function nested(v: Props, skipAnyOf: boolean, lvl: Level, path: string, out: Sta
   if (v.xListType !== undefined) f('x-kubernetes-list-type', 'must be undefined to be structural');
   if (v.xMapType !== undefined) f('x-kubernetes-map-type', 'must be undefined to be structural');
   if (v.xValidations?.length) f('x-kubernetes-validations', 'must be empty to be structural');
-  if (v.properties?.has('metadata')) out.push(fieldError.forbidden(P.key(P.child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
+  if (v.properties?.has('metadata'))
+    out.push(fieldError.forbidden(P.key(P.child(path, 'properties'), 'metadata'), 'must not be specified in a nested context'));
 }
 
 /** Value validations may only mention properties and items the structural part specifies. */
@@ -134,7 +153,10 @@ function completeness(s: Props, path: string, out: StatusCause[]): void {
 }
 
 function nestedCompleteness(v: Props, s: Props | undefined, sp: string, vp: string, out: StatusCause[]): void {
-  if (!s) { out.push(fieldError.required(sp, `because it is defined in ${vp}`)); return; }
+  if (!s) {
+    out.push(fieldError.required(sp, `because it is defined in ${vp}`));
+    return;
+  }
   v.allOf?.forEach((n, i) => nestedCompleteness(n, s, sp, P.index(P.child(vp, 'allOf'), i), out));
   v.anyOf?.forEach((n, i) => nestedCompleteness(n, s, sp, P.index(P.child(vp, 'anyOf'), i), out));
   v.oneOf?.forEach((n, i) => nestedCompleteness(n, s, sp, P.index(P.child(vp, 'oneOf'), i), out));
@@ -145,7 +167,8 @@ function nestedCompleteness(v: Props, s: Props | undefined, sp: string, vp: stri
   }
   for (const [k, x] of v.properties ?? []) {
     const sub = s.properties?.get(k) ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
-    if (!sub && !s.xPreserveUnknownFields) out.push(fieldError.required(P.key(P.child(sp, 'properties'), k), `because it is defined in ${P.key(P.child(vp, 'properties'), k)}`));
+    if (!sub && !s.xPreserveUnknownFields)
+      out.push(fieldError.required(P.key(P.child(sp, 'properties'), k), `because it is defined in ${P.key(P.child(vp, 'properties'), k)}`));
     else if (sub) nestedCompleteness(x, sub, P.key(P.child(sp, 'properties'), k), P.key(P.child(vp, 'properties'), k), out);
   }
 }

@@ -63,10 +63,14 @@ const TYPE_BITS: Readonly<Record<string, number>> = { string: 1, integer: 2, num
 
 function typeBit(v: unknown): number {
   switch (typeof v) {
-    case 'string': return 1;
-    case 'number': return Number.isInteger(v) ? 2 : 4;
-    case 'boolean': return 8;
-    default: return Array.isArray(v) ? 16 : 32;
+    case 'string':
+      return 1;
+    case 'number':
+      return Number.isInteger(v) ? 2 : 4;
+    case 'boolean':
+      return 8;
+    default:
+      return Array.isArray(v) ? 16 : 32;
   }
 }
 
@@ -101,11 +105,13 @@ export function compileValues(p: Props): ValueSchema {
     typeMask: types.reduce((m, t) => m | (TYPE_BITS[t] ?? 0), 0),
     nullable: p.nullable === true,
     format,
-    enum: p.enum ? {
-      scalars: new Set(p.enum.filter((e) => !isComposite(e))),
-      composites: new Set(p.enum.filter(isComposite).map((e) => canonicalJson(e))),
-      labels: p.enum.map((e) => (typeof e === 'string' ? e : canonicalJson(e))),
-    } : undefined,
+    enum: p.enum
+      ? {
+          scalars: new Set(p.enum.filter((e) => !isComposite(e))),
+          composites: new Set(p.enum.filter(isComposite).map((e) => canonicalJson(e))),
+          labels: p.enum.map((e) => (typeof e === 'string' ? e : canonicalJson(e))),
+        }
+      : undefined,
     pattern: p.pattern !== undefined ? compilePattern(p.pattern) : undefined,
     minimum: p.minimum,
     maximum: p.maximum,
@@ -142,7 +148,10 @@ function listDuplicates(v: readonly unknown[], s: ValueSchema, field: string, ou
   let keyOf: (x: unknown) => unknown;
   if (s.listType === 'map') {
     for (let i = 0; i < v.length; i++) {
-      if (v[i] !== null && !isPlainObject(v[i])) { out.push(fieldError.invalid(`${field}[${i}]`, v[i], 'must be an object for an array of list-type map')); return; }
+      if (v[i] !== null && !isPlainObject(v[i])) {
+        out.push(fieldError.invalid(`${field}[${i}]`, v[i], 'must be an object for an array of list-type map'));
+        return;
+      }
     }
     keyOf = (x) => {
       const key: Record<string, unknown> = {};
@@ -194,7 +203,8 @@ const fieldOf = (base: string, name: string) => (base ? (name ? `${base}.${name}
 export function validateValue(v: unknown, s: ValueSchema, name: string, base: string, out: StatusCause[], old?: unknown): void {
   if (old !== undefined && jsonEqual(v, old)) return;
   if (v === null || v === undefined) {
-    if (s.types.length > 0 && !s.nullable) out.push(fieldError.typeInvalid(fieldOf(base, name), 'null', `${name} in body must be of type ${s.types.join(',')}: "null"`));
+    if (s.types.length > 0 && !s.nullable)
+      out.push(fieldError.typeInvalid(fieldOf(base, name), 'null', `${name} in body must be of type ${s.types.join(',')}: "null"`));
     return;
   }
   if (s.typeMask !== 0 && (s.typeMask & typeBit(v)) === 0) {
@@ -206,39 +216,57 @@ export function validateValue(v: unknown, s: ValueSchema, name: string, base: st
   if (typeof v === 'string') {
     const length = s.minLength !== undefined || s.maxLength !== undefined ? [...v].length : 0;
     if (s.maxLength !== undefined && length > s.maxLength) out.push(fieldError.tooLong(fieldOf(base, name), s.maxLength));
-    if (s.minLength !== undefined && length < s.minLength) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be at least ${s.minLength} chars long`));
+    if (s.minLength !== undefined && length < s.minLength)
+      out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be at least ${s.minLength} chars long`));
     if (s.pattern && !s.pattern.re.test(v)) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should match '${s.pattern.source}'`));
-    if (s.format && !s.format.check(v)) out.push(fieldError.typeInvalid(fieldOf(base, name), v, `${name} in body must be of type ${s.format.name}: ${JSON.stringify(v)}`));
+    if (s.format && !s.format.check(v))
+      out.push(fieldError.typeInvalid(fieldOf(base, name), v, `${name} in body must be of type ${s.format.name}: ${JSON.stringify(v)}`));
   } else if (typeof v === 'number') {
     if (s.multipleOf !== undefined && s.multipleOf > 0) {
       const q = v / s.multipleOf;
-      if (Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, Math.abs(q))) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be a multiple of ${goFloat(s.multipleOf)}`));
+      if (Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, Math.abs(q)))
+        out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be a multiple of ${goFloat(s.multipleOf)}`));
     }
     if (s.maximum !== undefined && (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum)) {
-      out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goFloat(s.maximum)}`));
+      out.push(
+        fieldError.invalid(fieldOf(base, name), v, `${name} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${goFloat(s.maximum)}`),
+      );
     }
     if (s.minimum !== undefined && (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum)) {
-      out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goFloat(s.minimum)}`));
+      out.push(
+        fieldError.invalid(fieldOf(base, name), v, `${name} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${goFloat(s.minimum)}`),
+      );
     }
   } else if (Array.isArray(v)) {
-    if (s.minItems !== undefined && v.length < s.minItems) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should have at least ${s.minItems} items`));
+    if (s.minItems !== undefined && v.length < s.minItems)
+      out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should have at least ${s.minItems} items`));
     if (s.maxItems !== undefined && v.length > s.maxItems) out.push(fieldError.tooMany(fieldOf(base, name), v.length, s.maxItems));
-    if (s.uniqueItems && new Set(v.map((x) => canonicalJson(x))).size !== v.length) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body shouldn't contain duplicates`));
+    if (s.uniqueItems && new Set(v.map((x) => canonicalJson(x))).size !== v.length)
+      out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body shouldn't contain duplicates`));
     if (s.listType !== 'atomic') listDuplicates(v, s, fieldOf(base, name), out);
     if (s.items) {
       const olds = Array.isArray(old) && s.listType !== 'atomic' ? old : undefined;
       for (let i = 0; i < v.length; i++) validateValue(v[i], s.items, `${name}[${i}]`, base, out, olds && oldItem(s, v[i], olds));
     }
   }
-  if (s.enum && !(isComposite(v) ? s.enum.composites.has(canonicalJson(v)) : s.enum.scalars.has(v))) out.push(fieldError.notSupported(fieldOf(base, name), v, s.enum.labels));
+  if (s.enum && !(isComposite(v) ? s.enum.composites.has(canonicalJson(v)) : s.enum.scalars.has(v)))
+    out.push(fieldError.notSupported(fieldOf(base, name), v, s.enum.labels));
   if (isPlainObject(v)) validateObject(v, s, name, base, out, isPlainObject(old) ? old : undefined);
 }
 
-function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string, base: string, out: StatusCause[], old: Record<string, unknown> | undefined): void {
+function validateObject(
+  v: Record<string, unknown>,
+  s: ValueSchema,
+  name: string,
+  base: string,
+  out: StatusCause[],
+  old: Record<string, unknown> | undefined,
+): void {
   const counted = s.maxProperties !== undefined || s.minProperties !== undefined;
   const keys = counted || s.additional ? Object.keys(v) : undefined;
   if (keys && s.maxProperties !== undefined && keys.length > s.maxProperties) out.push(fieldError.tooMany(fieldOf(base, name), keys.length, s.maxProperties));
-  if (keys && s.minProperties !== undefined && keys.length < s.minProperties) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should have at least ${s.minProperties} properties`));
+  if (keys && s.minProperties !== undefined && keys.length < s.minProperties)
+    out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should have at least ${s.minProperties} properties`));
   for (const r of s.required) {
     if (ownValue(v, r) === undefined) {
       const n = childName(name, r);
@@ -263,12 +291,19 @@ function validateObject(v: Record<string, unknown>, s: ValueSchema, name: string
 /** allOf/anyOf/oneOf/not: kube reports these without a field (`<nil>`). */
 function composition(v: unknown, s: ValueSchema, name: string, base: string, out: StatusCause[]): void {
   const where = base || '<nil>';
-  const run = (x: ValueSchema) => { const o: StatusCause[] = []; validateValue(v, x, name, base, o); return o; };
+  const run = (x: ValueSchema) => {
+    const o: StatusCause[] = [];
+    validateValue(v, x, name, base, o);
+    return o;
+  };
   if (s.anyOf.length) {
     let best: StatusCause[] | undefined;
     for (const x of s.anyOf) {
       const o = run(x);
-      if (o.length === 0) { best = undefined; break; }
+      if (o.length === 0) {
+        best = undefined;
+        break;
+      }
       if (!best || o.length < best.length) best = o;
     }
     if (best) out.push(fieldError.invalid(where, '', `${JSON.stringify(name)} must validate at least one schema (anyOf)`), ...best);
@@ -282,7 +317,13 @@ function composition(v: unknown, s: ValueSchema, name: string, base: string, out
       else if (!best || o.length < best.length) best = o;
     }
     if (valid !== 1) {
-      out.push(fieldError.invalid(where, '', `${JSON.stringify(name)} must validate one and only one schema (oneOf). ${valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`}`));
+      out.push(
+        fieldError.invalid(
+          where,
+          '',
+          `${JSON.stringify(name)} must validate one and only one schema (oneOf). ${valid === 0 ? 'Found none valid' : `Found ${valid} valid alternatives`}`,
+        ),
+      );
       if (valid === 0 && best) out.push(...best);
     }
   }
@@ -290,7 +331,10 @@ function composition(v: unknown, s: ValueSchema, name: string, base: string, out
     let failed = 0;
     for (const x of s.allOf) {
       const o = run(x);
-      if (o.length) { failed++; out.push(...o); }
+      if (o.length) {
+        failed++;
+        out.push(...o);
+      }
     }
     if (failed) out.push(fieldError.invalid(where, '', `${JSON.stringify(name)} must validate all the schemas (allOf)`));
   }

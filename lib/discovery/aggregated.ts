@@ -7,7 +7,11 @@ import type { GroupVersions, Registry, ResourceType, Verb } from '../registry/in
 
 export type DiscoveryVersion = 'v2' | 'v2beta1';
 
-export interface GroupVersionKind { group: string; version: string; kind: string }
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
 
 export interface APISubresourceDiscovery {
   subresource: string;
@@ -59,7 +63,11 @@ function resource(t: ResourceType): APIResourceDiscovery {
   if (t.shortNames.length) r.shortNames = [...t.shortNames];
   if (t.categories.length) r.categories = [...t.categories];
   if (t.subresources.length) {
-    r.subresources = t.subresources.map((s) => ({ subresource: s.name, responseKind: { group: s.group ?? t.group, version: s.version ?? t.version, kind: s.kind }, verbs: [...s.verbs] }));
+    r.subresources = t.subresources.map((s) => ({
+      subresource: s.name,
+      responseKind: { group: s.group ?? t.group, version: s.version ?? t.version, kind: s.kind },
+      verbs: [...s.verbs],
+    }));
   }
   return r;
 }
@@ -81,7 +89,10 @@ export function aggregatedCore(registry: Registry, v: DiscoveryVersion = 'v2'): 
 
 /** The document for /apis: named groups in /apis order, versions most preferred first. */
 export function aggregatedGroups(registry: Registry, v: DiscoveryVersion = 'v2'): APIGroupDiscoveryList {
-  return list(registry.groups().map((g: GroupVersions) => ({ metadata: { name: g.name }, versions: versions(registry, g.name, g.versions) })), v);
+  return list(
+    registry.groups().map((g: GroupVersions) => ({ metadata: { name: g.name }, versions: versions(registry, g.name, g.versions) })),
+    v,
+  );
 }
 
 /**
@@ -94,7 +105,12 @@ export function negotiateAggregated(accept: string | undefined): DiscoveryVersio
   for (const entry of accept.split(',')) {
     const [type, ...params] = entry.split(';').map((s) => s.trim());
     if (type !== 'application/json') continue;
-    const p = new Map(params.map((kv) => { const i = kv.indexOf('='); return [kv.slice(0, i).trim(), kv.slice(i + 1).trim()] as const; }));
+    const p = new Map(
+      params.map((kv) => {
+        const i = kv.indexOf('=');
+        return [kv.slice(0, i).trim(), kv.slice(i + 1).trim()] as const;
+      }),
+    );
     if (p.get('q') === '0') continue;
     if (!p.has('g') && !p.has('v') && !p.has('as')) return undefined; // plain JSON first: the legacy document
     if (p.get('g') !== 'apidiscovery.k8s.io' || p.get('as') !== 'APIGroupDiscoveryList') continue;

@@ -1,7 +1,10 @@
 // GET /apis (APIGroupList) and GET /apis/<group> (APIGroup), in kube's group order.
 import type { GroupVersions, Registry } from '../registry/index.js';
 
-export interface GroupVersionForDiscovery { groupVersion: string; version: string }
+export interface GroupVersionForDiscovery {
+  groupVersion: string;
+  version: string;
+}
 
 export interface APIGroup {
   name: string;

@@ -33,8 +33,12 @@ function entries(t: ResourceType): APIResource[] {
   // Virtual types (reviews) are never stored, so kube-apiserver publishes no hash for them.
   if (t.servedBy !== 'gateway') main.storageVersionHash = storageVersionHashOf(t);
   const subs = t.subresources.map((s): APIResource => ({
-    name: `${t.plural}/${s.name}`, singularName: '', namespaced: t.namespaced,
-    ...(s.group !== undefined ? { group: s.group, version: s.version ?? t.version } : {}), kind: s.kind, verbs: [...s.verbs],
+    name: `${t.plural}/${s.name}`,
+    singularName: '',
+    namespaced: t.namespaced,
+    ...(s.group !== undefined ? { group: s.group, version: s.version ?? t.version } : {}),
+    kind: s.kind,
+    verbs: [...s.verbs],
   }));
   return [main, ...subs];
 }
@@ -42,7 +46,10 @@ function entries(t: ResourceType): APIResource[] {
 /** Undefined when the group version is not served. */
 export function apiResourceList(registry: Registry, group: string, version: string): APIResourceList | undefined {
   if (!registry.hasGroupVersion(group, version)) return undefined;
-  const resources = registry.resourcesOf(group, version).flatMap(entries).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const resources = registry
+    .resourcesOf(group, version)
+    .flatMap(entries)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   // kube serves the core list without apiVersion and named-group lists with it.
   return group === ''
     ? { kind: 'APIResourceList', groupVersion: version, resources }

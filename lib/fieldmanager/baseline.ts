@@ -30,6 +30,9 @@ const UNSTRUCTURED: Obj = Object.freeze({});
 export function baselineOf(node: Node | undefined): Obj {
   if (!node) return UNSTRUCTURED;
   let b = cached.get(node);
-  if (!b) { b = deepFreezeJson(emptyObjectOf(node)); cached.set(node, b); }
+  if (!b) {
+    b = deepFreezeJson(emptyObjectOf(node));
+    cached.set(node, b);
+  }
   return b;
 }

@@ -17,7 +17,12 @@ export function isSame(c: Comparison): boolean {
   return isEmpty(c.added) && isEmpty(c.modified) && isEmpty(c.removed);
 }
 
-interface Acc { readonly added: Builder; readonly modified: Builder; readonly removed: Builder; readonly path: string[] }
+interface Acc {
+  readonly added: Builder;
+  readonly modified: Builder;
+  readonly removed: Builder;
+  readonly path: string[];
+}
 
 export function compare(lhs: unknown, rhs: unknown, node: Node | undefined): Comparison {
   const acc: Acc = { added: { member: false }, modified: { member: false }, removed: { member: false }, path: [] };
@@ -54,7 +59,10 @@ function walk(l: unknown, r: unknown, node: Node | undefined, acc: Acc): void {
   const ls = l === undefined ? undefined : shapeOf(node, l);
   const rs = r === undefined ? undefined : shapeOf(node, r);
   const s = rs ?? ls!;
-  if (s.t === 'atomic' || (ls && rs && ls.t !== rs.t)) { leaf(l, r, acc); return; }
+  if (s.t === 'atomic' || (ls && rs && ls.t !== rs.t)) {
+    leaf(l, r, acc);
+    return;
+  }
   if (s.t === 'list') {
     const li = ls?.t === 'list' ? indexItems(s.node, ls.v) : new Map<string, unknown>();
     const ri = rs?.t === 'list' ? indexItems(s.node, rs.v) : new Map<string, unknown>();
@@ -116,11 +124,21 @@ function mayThrow(node: Node | undefined): boolean {
   let r = false;
   switch (node.kind) {
     case 'struct':
-      if (!node.atomic) for (const f of node.fields.values()) if (mayThrow(f.node)) { r = true; break; }
+      if (!node.atomic)
+        for (const f of node.fields.values())
+          if (mayThrow(f.node)) {
+            r = true;
+            break;
+          }
       break;
-    case 'map': r = !node.atomic && mayThrow(node.values); break;
-    case 'list': r = node.listType !== 'atomic' && (node.keys.length > 0 || mayThrow(node.items)); break;
-    default: r = false;
+    case 'map':
+      r = !node.atomic && mayThrow(node.values);
+      break;
+    case 'list':
+      r = node.listType !== 'atomic' && (node.keys.length > 0 || mayThrow(node.items));
+      break;
+    default:
+      r = false;
   }
   throwing.set(node, r);
   return r;

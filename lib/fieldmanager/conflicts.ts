@@ -15,8 +15,16 @@ function comparePaths(a: readonly string[], b: readonly string[]): number {
 }
 
 export function conflictStatus(conflicts: readonly Conflict[]): StatusError {
-  const sorted = [...conflicts].sort((x, y) => { const a = describeOwner(x.owner); const b = describeOwner(y.owner); return a < b ? -1 : a > b ? 1 : comparePaths(x.path, y.path); });
-  const causes: StatusCause[] = sorted.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${describeOwner(c.owner)}`, field: pathString(c.path) }));
+  const sorted = [...conflicts].sort((x, y) => {
+    const a = describeOwner(x.owner);
+    const b = describeOwner(y.owner);
+    return a < b ? -1 : a > b ? 1 : comparePaths(x.path, y.path);
+  });
+  const causes: StatusCause[] = sorted.map((c) => ({
+    reason: 'FieldManagerConflict',
+    message: `conflict with ${describeOwner(c.owner)}`,
+    field: pathString(c.path),
+  }));
   let detail: string;
   if (sorted.length === 1) {
     detail = `conflict with ${describeOwner(sorted[0]!.owner)}: ${pathString(sorted[0]!.path)}`;
@@ -25,7 +33,10 @@ export function conflictStatus(conflicts: readonly Conflict[]): StatusError {
     let current = '';
     for (const c of sorted) {
       const who = describeOwner(c.owner);
-      if (who !== current) { lines.push(`conflicts with ${who}:`); current = who; }
+      if (who !== current) {
+        lines.push(`conflicts with ${who}:`);
+        current = who;
+      }
       lines.push(`- ${pathString(c.path)}`);
     }
     detail = lines.join('\n');

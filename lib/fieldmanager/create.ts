@@ -30,16 +30,23 @@ const LEAF: Fields = Object.freeze({});
 const NULL_BASE: Obj = Object.freeze({});
 
 // shape.ts's shapes, without allocating one per value.
-const STRUCT = 0, MAP = 1, LIST = 2, ATOMIC = 3;
+const STRUCT = 0,
+  MAP = 1,
+  LIST = 2,
+  ATOMIC = 3;
 type Kind = typeof STRUCT | typeof MAP | typeof LIST | typeof ATOMIC;
 
 function kindOf(node: Node | undefined, v: unknown): Kind {
   if (!node) return isPlainObject(v) ? MAP : ATOMIC;
   switch (node.kind) {
-    case 'struct': return !node.atomic && isPlainObject(v) ? STRUCT : ATOMIC;
-    case 'map': return !node.atomic && isPlainObject(v) ? MAP : ATOMIC;
-    case 'list': return node.listType !== 'atomic' && Array.isArray(v) ? LIST : ATOMIC;
-    default: return ATOMIC;
+    case 'struct':
+      return !node.atomic && isPlainObject(v) ? STRUCT : ATOMIC;
+    case 'map':
+      return !node.atomic && isPlainObject(v) ? MAP : ATOMIC;
+    case 'list':
+      return node.listType !== 'atomic' && Array.isArray(v) ? LIST : ATOMIC;
+    default:
+      return ATOMIC;
   }
 }
 
@@ -55,7 +62,10 @@ function childOf(node: Node | undefined, kind: Kind, key: string): Node | undefi
 function fieldKey(kind: Kind, child: Node | undefined, name: string): string {
   if (kind !== STRUCT || child === undefined) return `f:${name}`;
   let key = fieldKeys.get(name);
-  if (key === undefined) { key = `f:${name}`; fieldKeys.set(name, key); }
+  if (key === undefined) {
+    key = `f:${name}`;
+    fieldKeys.set(name, key);
+  }
   return key;
 }
 
@@ -63,7 +73,9 @@ function fieldKey(kind: Kind, child: Node | undefined, name: string): string {
 const fieldKeys = new Map<string, string>();
 
 // Where server paths are (ownership.ts): they lose their own `.`, never what is beneath them.
-const PLAIN = 0, ROOT = 1, META = 2;
+const PLAIN = 0,
+  ROOT = 1,
+  META = 2;
 type Level = typeof PLAIN | typeof ROOT | typeof META;
 const ROOT_SERVER = new Set(SERVER_ROOT_FIELDS);
 const META_SERVER = new Set(SERVER_META_FIELDS);
@@ -182,7 +194,10 @@ const SMALL = 16;
 
 /** Strings in code unit order, as comparePathElements orders path elements of one kind. */
 function sortStrings(a: string[]): void {
-  if (a.length > SMALL) { a.sort(); return; }
+  if (a.length > SMALL) {
+    a.sort();
+    return;
+  }
   for (let i = 1; i < a.length; i++) {
     const x = a[i]!;
     let j = i - 1;

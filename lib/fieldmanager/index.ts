@@ -130,7 +130,10 @@ export function trackCreate(obj: KObject, c: WriteContext): void {
     delete obj.metadata.managedFields; // kube drops managedFields it cannot compute rather than fail the write
     return;
   }
-  if (fields === GENERAL) { createGeneral(obj, c); return; }
+  if (fields === GENERAL) {
+    createGeneral(obj, c);
+    return;
+  }
   setManagedFields(obj, fields && createdList(fields, c));
 }
 
@@ -197,8 +200,17 @@ export interface ApplyOutcome {
  */
 export function applyIntent(live: KObject | undefined, intent: Obj, force: boolean, c: WriteContext): ApplyOutcome {
   const liveObj = live ? withoutManagedFields(live) : undefined;
-  const owners = live ? decodeOwners(live.metadata.managedFields, scopeOf(live)) ?? new Map() : new Map();
-  const input = { live: liveObj, intent, node: c.node, owners, applier: who(c, 'Apply'), force, time: rfc3339(c.now), ...(c.versions ? { versions: c.versions } : {}) };
+  const owners = live ? (decodeOwners(live.metadata.managedFields, scopeOf(live)) ?? new Map()) : new Map();
+  const input = {
+    live: liveObj,
+    intent,
+    node: c.node,
+    owners,
+    applier: who(c, 'Apply'),
+    force,
+    time: rfc3339(c.now),
+    ...(c.versions ? { versions: c.versions } : {}),
+  };
   let r;
   try {
     r = applyOwnership(input);

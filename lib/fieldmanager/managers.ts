@@ -61,7 +61,10 @@ function decodeList(managedFields: unknown, scope: string): Owners | undefined {
       if (operation !== 'Apply' && operation !== 'Update') return undefined;
       if (fieldsType !== 'FieldsV1') return undefined;
       if (time !== undefined && time !== null && typeof time !== 'string') return undefined;
-      const set = fieldsV1 === undefined || fieldsV1 === null ? { member: false } : fromFieldsV1(fieldsV1, 0, hints.get(hintKey(scope, manager, operation, apiVersion, subresource)));
+      const set =
+        fieldsV1 === undefined || fieldsV1 === null
+          ? { member: false }
+          : fromFieldsV1(fieldsV1, 0, hints.get(hintKey(scope, manager, operation, apiVersion, subresource)));
       if (canonical.has(fieldsV1 as object)) adoptEncoding(set, fieldsV1 as Record<string, unknown>);
       const o: Owner = { manager, operation, apiVersion, subresource, set, ...(typeof time === 'string' ? { time } : {}) };
       const id = identity(o);
@@ -76,17 +79,38 @@ function decodeList(managedFields: unknown, scope: string): Owners | undefined {
 }
 
 const byKubeOrder = (a: Owner, b: Owner): number =>
-  a.operation !== b.operation ? (a.operation < b.operation ? -1 : 1)
-  : (a.time ?? '') !== (b.time ?? '') ? ((a.time ?? '') < (b.time ?? '') ? -1 : 1)
-  : a.manager !== b.manager ? (a.manager < b.manager ? -1 : 1)
-  : a.apiVersion !== b.apiVersion ? (a.apiVersion < b.apiVersion ? -1 : 1)
-  : a.subresource < b.subresource ? -1 : a.subresource > b.subresource ? 1 : 0;
+  a.operation !== b.operation
+    ? a.operation < b.operation
+      ? -1
+      : 1
+    : (a.time ?? '') !== (b.time ?? '')
+      ? (a.time ?? '') < (b.time ?? '')
+        ? -1
+        : 1
+      : a.manager !== b.manager
+        ? a.manager < b.manager
+          ? -1
+          : 1
+        : a.apiVersion !== b.apiVersion
+          ? a.apiVersion < b.apiVersion
+            ? -1
+            : 1
+          : a.subresource < b.subresource
+            ? -1
+            : a.subresource > b.subresource
+              ? 1
+              : 0;
 
 /** One managedFields entry, members in kube's order. */
 export function entryOf(o: Omit<Owner, 'set'>, fieldsV1: Record<string, unknown>): Record<string, unknown> {
   return {
-    manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, ...(o.time ? { time: o.time } : {}),
-    fieldsType: 'FieldsV1', fieldsV1, ...(o.subresource ? { subresource: o.subresource } : {}),
+    manager: o.manager,
+    operation: o.operation,
+    apiVersion: o.apiVersion,
+    ...(o.time ? { time: o.time } : {}),
+    fieldsType: 'FieldsV1',
+    fieldsV1,
+    ...(o.subresource ? { subresource: o.subresource } : {}),
   };
 }
 
@@ -142,5 +166,8 @@ export function sameOwnership(a: Owners, b: Owners): boolean {
   const live = (m: Owners) => [...m].filter(([, o]) => !isEmpty(o.set));
   const la = live(a);
   if (la.length !== live(b).length) return false;
-  return la.every(([id, o]) => { const x = b.get(id); return x !== undefined && !isEmpty(x.set) && equal(o.set, x.set) && o.apiVersion === x.apiVersion; });
+  return la.every(([id, o]) => {
+    const x = b.get(id);
+    return x !== undefined && !isEmpty(x.set) && equal(o.set, x.set) && o.apiVersion === x.apiVersion;
+  });
 }

@@ -39,12 +39,23 @@ function mergeList(ls: Shape & { t: 'list' }, rs: Shape & { t: 'list' }, items: 
   let l = 0;
   let r = 0;
   while (l < lKeys.length || r < rKeys.length) {
-    if (l < lKeys.length && done.has(lKeys[l]!)) { l++; continue; }
-    if (r < rKeys.length && done.has(rKeys[r]!)) { r++; continue; }
+    if (l < lKeys.length && done.has(lKeys[l]!)) {
+      l++;
+      continue;
+    }
+    if (r < rKeys.length && done.has(rKeys[r]!)) {
+      r++;
+      continue;
+    }
     if (l < lKeys.length && r < rKeys.length) {
       const lk = lKeys[l]!;
-      if (rIndex.has(lk)) { emit(rKeys[r++]!); continue; }
-      emit(lk); l++; continue;
+      if (rIndex.has(lk)) {
+        emit(rKeys[r++]!);
+        continue;
+      }
+      emit(lk);
+      l++;
+      continue;
     }
     if (l < lKeys.length) emit(lKeys[l++]!);
     else emit(rKeys[r++]!);

@@ -16,12 +16,24 @@ export type OwnerId = Omit<Owner, 'set' | 'time'>;
 
 /** The fields no manager owns (kube's stripMeta): these at the root, and these in metadata. */
 export const SERVER_ROOT_FIELDS: readonly string[] = ['apiVersion', 'kind', 'metadata'];
-export const SERVER_META_FIELDS: readonly string[] = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'];
-const SERVER_PATHS: readonly (readonly string[])[] = [
-  ...SERVER_ROOT_FIELDS.map((f) => [`f:${f}`]), ...SERVER_META_FIELDS.map((f) => ['f:metadata', `f:${f}`]),
+export const SERVER_META_FIELDS: readonly string[] = [
+  'name',
+  'namespace',
+  'creationTimestamp',
+  'selfLink',
+  'uid',
+  'clusterName',
+  'generation',
+  'managedFields',
+  'resourceVersion',
 ];
+const SERVER_PATHS: readonly (readonly string[])[] = [...SERVER_ROOT_FIELDS.map((f) => [`f:${f}`]), ...SERVER_META_FIELDS.map((f) => ['f:metadata', `f:${f}`])];
 
-const SERVER_SET: FieldSet = (() => { const b: Builder = { member: false }; for (const p of SERVER_PATHS) insert(b, p); return freeze(b); })();
+const SERVER_SET: FieldSet = (() => {
+  const b: Builder = { member: false };
+  for (const p of SERVER_PATHS) insert(b, p);
+  return freeze(b);
+})();
 
 export function stripServerPaths(s: FieldSet): FieldSet {
   return difference(s, SERVER_SET);
@@ -31,7 +43,10 @@ export function stripComparison(c: Comparison): Comparison {
   return { added: stripServerPaths(c.added), modified: stripServerPaths(c.modified), removed: stripServerPaths(c.removed) };
 }
 
-export interface Conflict { readonly owner: Owner; readonly path: readonly string[] }
+export interface Conflict {
+  readonly owner: Owner;
+  readonly path: readonly string[];
+}
 
 export class ConflictError extends Error {
   constructor(readonly conflicts: readonly Conflict[]) {
@@ -41,7 +56,11 @@ export class ConflictError extends Error {
 }
 
 /** The objects a write compares, for owners recorded in another version than the request's. */
-interface Across { readonly live: Obj; readonly next: Obj; readonly versions: Versions }
+interface Across {
+  readonly live: Obj;
+  readonly next: Obj;
+  readonly versions: Versions;
+}
 
 /** A conversion inside the algorithm, failing with kube's words for the step (`failed to convert new object: …`). */
 function convertAt(v: Versions, obj: Obj, apiVersion: string, step: string): Obj {
@@ -63,7 +82,10 @@ function reconcile(owners: Owners, live: Obj, v: Versions | undefined): void {
   for (const o of owners.values()) if (o.apiVersion !== v.current) v.convert(live, o.apiVersion);
 }
 
-interface Changes { readonly changed: FieldSet; readonly removed: FieldSet }
+interface Changes {
+  readonly changed: FieldSet;
+  readonly removed: FieldSet;
+}
 
 /**
  * Other owners lose the fields `cmp` changed (conflicts when not forced) and
@@ -90,7 +112,10 @@ function settle(owners: Owners, workflow: string, cmp: Comparison, force: boolea
   const conflicts: Conflict[] = [];
   const out: Owners = new Map();
   for (const [id, o] of owners) {
-    if (id === workflow) { out.set(id, o); continue; }
+    if (id === workflow) {
+      out.set(id, o);
+      continue;
+    }
     const { changed, removed } = changesFor(o);
     const taken = intersection(o.set, changed);
     if (!force && !isEmpty(taken)) for (const path of members(taken)) conflicts.push({ owner: o, path });
@@ -101,7 +126,10 @@ function settle(owners: Owners, workflow: string, cmp: Comparison, force: boolea
   return out;
 }
 
-export interface UpdateResult { readonly owners: Owners; readonly same: boolean }
+export interface UpdateResult {
+  readonly owners: Owners;
+  readonly same: boolean;
+}
 
 /** A non-apply write by `who` from `live` to `next` (both without managedFields): it owns what it changed. */
 export function updateOwnership(live: Obj, next: Obj, node: Node | undefined, owners: Owners, who: OwnerId, time: string, versions?: Versions): UpdateResult {
@@ -143,7 +171,14 @@ export function applyOwnership(a: ApplyInput): ApplyResult {
   let owners = a.owners;
   if (a.live && owners.size === 0) {
     // An object nobody owns yet: what it holds belongs to "before-first-apply" (kube's skip-non-applied manager).
-    owners = updateOwnership(emptyObjectOf(a.node), live, a.node, owners, { manager: 'before-first-apply', operation: 'Update', apiVersion: a.applier.apiVersion, subresource: a.applier.subresource }, a.time).owners;
+    owners = updateOwnership(
+      emptyObjectOf(a.node),
+      live,
+      a.node,
+      owners,
+      { manager: 'before-first-apply', operation: 'Update', apiVersion: a.applier.apiVersion, subresource: a.applier.subresource },
+      a.time,
+    ).owners;
   }
   reconcile(owners, live, a.versions);
   const self = identity(a.applier);

@@ -13,7 +13,10 @@ export const EMPTY: FieldSet = Object.freeze({ member: false });
 const LEAF: FieldSet = Object.freeze({ member: true });
 
 /** A mutable node, used while a set is being built. */
-export interface Builder { member: boolean; children?: Map<string, Builder> }
+export interface Builder {
+  member: boolean;
+  children?: Map<string, Builder>;
+}
 
 export function isEmpty(s: FieldSet): boolean {
   return !s.member && !(s.children && s.children.size > 0);
@@ -30,7 +33,10 @@ export function insert(root: Builder, path: readonly string[]): void {
   for (const pe of path) {
     n.children ??= new Map();
     let c = n.children.get(pe);
-    if (!c) { c = { member: false }; n.children.set(pe, c); }
+    if (!c) {
+      c = { member: false };
+      n.children.set(pe, c);
+    }
     n = c;
   }
   n.member = true;
@@ -198,11 +204,17 @@ export function fromFieldsV1(v: unknown, depth = 0, hint?: FieldSet): FieldSet {
   let n = 0;
   for (const k in v) {
     const c = (v as Record<string, unknown>)[k];
-    if (k === '.') { member = true; continue; }
+    if (k === '.') {
+      member = true;
+      continue;
+    }
     if (k.charCodeAt(1) !== 58 || !isPrefix(k.charCodeAt(0))) throw new FieldsV1Error(`unknown FieldsV1 key ${JSON.stringify(k)}`);
     const h = hc?.get(k);
     const x = fromFieldsV1(c, depth + 1, h);
-    if (same && x !== h) { same = false; children = hintPrefix(v, hc!, n); }
+    if (same && x !== h) {
+      same = false;
+      children = hintPrefix(v, hc!, n);
+    }
     if (!same) (children ??= new Map()).set(k, x);
     n++;
   }
@@ -232,14 +244,22 @@ export function pathString(path: readonly string[]): string {
   for (const pe of path) {
     const body = pe.slice(2);
     switch (pe[0]) {
-      case 'f': s += `.${body}`; break;
+      case 'f':
+        s += `.${body}`;
+        break;
       case 'k': {
         const key = JSON.parse(body) as Record<string, unknown>;
-        s += `[${Object.keys(key).sort().map((n) => `${n}=${JSON.stringify(key[n])}`).join(',')}]`;
+        s += `[${Object.keys(key)
+          .sort()
+          .map((n) => `${n}=${JSON.stringify(key[n])}`)
+          .join(',')}]`;
         break;
       }
-      case 'v': s += `[=${body}]`; break;
-      default: s += `[${body}]`;
+      case 'v':
+        s += `[=${body}]`;
+        break;
+      default:
+        s += `[${body}]`;
     }
   }
   return s;

@@ -18,10 +18,14 @@ const ATOMIC: Shape = Object.freeze({ t: 'atomic' });
 export function shapeOf(node: Node | undefined, v: unknown): Shape {
   if (!node) return isPlainObject(v) ? { t: 'map', values: undefined, v } : ATOMIC;
   switch (node.kind) {
-    case 'struct': return !node.atomic && isPlainObject(v) ? { t: 'struct', node, v } : ATOMIC;
-    case 'map': return !node.atomic && isPlainObject(v) ? { t: 'map', values: node.values, v } : ATOMIC;
-    case 'list': return node.listType !== 'atomic' && Array.isArray(v) ? { t: 'list', node, v } : ATOMIC;
-    default: return ATOMIC;
+    case 'struct':
+      return !node.atomic && isPlainObject(v) ? { t: 'struct', node, v } : ATOMIC;
+    case 'map':
+      return !node.atomic && isPlainObject(v) ? { t: 'map', values: node.values, v } : ATOMIC;
+    case 'list':
+      return node.listType !== 'atomic' && Array.isArray(v) ? { t: 'list', node, v } : ATOMIC;
+    default:
+      return ATOMIC;
   }
 }
 
@@ -71,12 +75,18 @@ export function checkItemKey(list: ListNode, item: unknown, index: number): void
 
 function keyValue(item: Record<string, unknown>, k: string, index: number): unknown {
   const v = ownValue(item, k) ?? ownValue(KEY_DEFAULTS, k);
-  if (v === undefined || v === null) throw new ItemKeyError(`element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`);
+  if (v === undefined || v === null)
+    throw new ItemKeyError(
+      `element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`,
+    );
   if (typeof v === 'object') throw new ItemKeyError(`element ${index}: key field ${JSON.stringify(k)} must be a scalar`);
   return v;
 }
 
-interface KeyName { readonly name: string; readonly json: string }
+interface KeyName {
+  readonly name: string;
+  readonly json: string;
+}
 const keyNamesOf = new WeakMap<ListNode, readonly KeyName[] | null>();
 
 /**
@@ -88,7 +98,9 @@ function keyNames(list: ListNode): readonly KeyName[] | null {
   let names = keyNamesOf.get(list);
   if (names === undefined) {
     const sorted = [...list.keys].sort();
-    names = sorted.some((k) => /^(0|[1-9]\d*)$/.test(k) || k === '__proto__') ? null : [...new Set(sorted)].map((name) => ({ name, json: JSON.stringify(name) }));
+    names = sorted.some((k) => /^(0|[1-9]\d*)$/.test(k) || k === '__proto__')
+      ? null
+      : [...new Set(sorted)].map((name) => ({ name, json: JSON.stringify(name) }));
     keyNamesOf.set(list, names);
   }
   return names;
@@ -97,7 +109,12 @@ function keyNames(list: ListNode): readonly KeyName[] | null {
 /** JSON with object keys sorted, as Go writes maps. */
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
+  if (isPlainObject(v))
+    return `{${Object.keys(v)
+      .filter((k) => v[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
@@ -107,4 +124,3 @@ export function indexItems(list: ListNode, items: readonly unknown[]): Map<strin
   for (let i = 0; i < items.length; i++) out.set(itemKey(list, items[i], i), items[i]);
   return out;
 }
-

@@ -21,7 +21,9 @@ function isEmptyObject(v: unknown): boolean {
 function fill(n: Builder, v: unknown, node: Node | undefined): void {
   const s = shapeOf(node, v);
   switch (s.t) {
-    case 'atomic': n.member = true; return;
+    case 'atomic':
+      n.member = true;
+      return;
     case 'struct':
     case 'map':
       for (const k in s.v) {

@@ -30,7 +30,11 @@ export interface AsyncConverter {
 
 /** A conversion the algorithm needs and the driver has not made yet. */
 class NeedConversion extends Error {
-  constructor(readonly key: string, readonly obj: Obj, readonly apiVersion: string) {
+  constructor(
+    readonly key: string,
+    readonly obj: Obj,
+    readonly apiVersion: string,
+  ) {
     super(`conversion to ${apiVersion} needed`);
     this.name = 'NeedConversion';
   }
@@ -38,7 +42,10 @@ class NeedConversion extends Error {
 
 /** A conversion that failed: `cause` is the converter's error, whose message kube answers with. */
 export class ConversionFailure extends Error {
-  constructor(override readonly cause: unknown, message = cause instanceof Error ? cause.message : String(cause)) {
+  constructor(
+    override readonly cause: unknown,
+    message = cause instanceof Error ? cause.message : String(cause),
+  ) {
     super(message);
     this.name = 'ConversionFailure';
   }

@@ -29,8 +29,18 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => { if (!done) { done = true; resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)); } });
-    req.on('error', (err) => { if (!done) { done = true; reject(err); } });
+    req.on('end', () => {
+      if (!done) {
+        done = true;
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      }
+    });
+    req.on('error', (err) => {
+      if (!done) {
+        done = true;
+        reject(err);
+      }
+    });
   });
 }
 
@@ -77,6 +87,7 @@ export function decodeObject(buf: Buffer, format: InputFormat): Record<string, u
     const why = err instanceof Error ? err.message.split('\n', 1)[0] : String(err);
     throw badRequest(`the request body is not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${why}`);
   }
-  if (!isPlainObject(value)) throw badRequest(`the request body must be an object, not ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`);
+  if (!isPlainObject(value))
+    throw badRequest(`the request body must be an object, not ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`);
   return value;
 }

@@ -20,7 +20,9 @@ const BEFORE: unique symbol = Symbol('gatehouse.beforeHead');
 export type HeadArg = Record<string, string | number | string[]> | OutgoingHttpHeaders | string[];
 
 /** Told the status code just before writeHeadWith writes the head (an object, not a closure: no function made per response). */
-export interface HeadHook { beforeHead(code: number): void }
+export interface HeadHook {
+  beforeHead(code: number): void;
+}
 
 type Carrier = ServerResponse & { [CARRIED]?: string[]; [SENT]?: HeadArg; [BEFORE]?: HeadHook };
 
@@ -57,7 +59,10 @@ export function writeHeadWith(res: ServerResponse, code: number, headers: HeadAr
     if (Array.isArray(headers)) {
       // A backend's answer (the proxy's flat list) may carry its own Audit-Id or APF headers: ours replace them.
       for (let i = 0; i + 1 < headers.length; i += 2) {
-        if (isCarried(carried, headers[i]!)) { headers.splice(i, 2); i -= 2; }
+        if (isCarried(carried, headers[i]!)) {
+          headers.splice(i, 2);
+          i -= 2;
+        }
       }
       for (let i = 0; i < carried.length; i++) headers.push(carried[i]!);
     } else {
@@ -78,7 +83,8 @@ export function sentHeader(res: ServerResponse, lowerName: string): string | num
       for (let i = 0; i + 1 < sent.length; i += 2) if (sent[i]!.length === lowerName.length && sent[i]!.toLowerCase() === lowerName) return sent[i + 1];
     } else {
       // Writers use one spelling; the set ones are looked up lower-case by Node below.
-      for (const k of Object.keys(sent)) if (k.length === lowerName.length && k.toLowerCase() === lowerName) return (sent as Record<string, string | number | string[]>)[k];
+      for (const k of Object.keys(sent))
+        if (k.length === lowerName.length && k.toLowerCase() === lowerName) return (sent as Record<string, string | number | string[]>)[k];
     }
   }
   return res.getHeader(lowerName);

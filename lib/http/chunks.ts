@@ -38,12 +38,19 @@ export function chunkFrame(bytes: Buffer): Buffer {
  */
 export function chunkSink(req: IncomingMessage, res: ServerResponse): ChunkSink {
   const socket = res.socket as Socket | null;
-  const direct = socket !== null && req.httpVersionMajor === 1 && res.headersSent && res.chunkedEncoding && !res.writableEnded
+  const direct =
+    socket !== null &&
+    req.httpVersionMajor === 1 &&
+    res.headersSent &&
+    res.chunkedEncoding &&
+    !res.writableEnded &&
     // The response's own buffer is empty: its head is on the socket, in order before what follows.
-    && res.writableLength === socket.writableLength;
+    res.writableLength === socket.writableLength;
   if (!direct) {
     return {
-      write: (chunk) => { if (chunk.length !== 0) res.write(chunk); },
+      write: (chunk) => {
+        if (chunk.length !== 0) res.write(chunk);
+      },
       buffered: () => res.writableLength,
     };
   }

@@ -36,7 +36,8 @@ export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse, o: L
   req.resume();
   // Replaces Node's destroySoon for this one socket (server resOnFinish calls it for a closing response).
   Object.defineProperty(socket, 'destroySoon', {
-    configurable: true, writable: true,
+    configurable: true,
+    writable: true,
     value(this: Socket): void {
       if (this.writable) this.end();
       const timer = setTimeout(() => this.destroy(), o.ms);

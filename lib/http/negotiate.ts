@@ -28,11 +28,18 @@ export const CBOR_OUTPUT: Output = Object.freeze({ format: 'cbor', contentType: 
  * protobuf form (a built-in type). `cbor`: the CBORServingAndStorage gate is
  * on (every type has a CBOR form: CBOR holds whatever JSON holds).
  */
-export interface Encodings { readonly protobuf?: boolean; readonly cbor?: boolean }
+export interface Encodings {
+  readonly protobuf?: boolean;
+  readonly cbor?: boolean;
+}
 
 export const SUPPORTED_OUTPUT = ['application/json', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io'];
 
-interface MediaRange { type: string; params: Record<string, string>; q: number }
+interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+  q: number;
+}
 
 function parseAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
@@ -46,14 +53,20 @@ function parseAccept(header: string): MediaRange[] {
       const eq = p.indexOf('=');
       if (eq < 0) continue;
       const k = p.slice(0, eq).trim().toLowerCase();
-      const v = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+      const v = p
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"|"$/g, '');
       if (k === 'q') q = Number(v);
       else setOwn(params, k, v);
     }
     if (!Number.isNaN(q) && q > 0) ranges.push({ type, params, q });
   }
   // Stable sort: higher q first, header order otherwise.
-  return ranges.map((r, i) => ({ r, i })).sort((a, b) => b.r.q - a.r.q || a.i - b.i).map((x) => x.r);
+  return ranges
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => b.r.q - a.r.q || a.i - b.i)
+    .map((x) => x.r);
 }
 
 function outputFor(range: MediaRange, allowAs: ReadonlySet<OutputAs>, enc: Encodings): Output | undefined {
@@ -129,7 +142,10 @@ export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet
     hit = notAcceptable([...SUPPORTED_OUTPUT, ...(enc.protobuf ? [PROTOBUF_MEDIA_TYPE] : []), ...(enc.cbor ? [CBOR_MEDIA_TYPE] : [])]);
     for (const range of parseAccept(accept)) {
       const out = outputFor(range, allowAs, enc);
-      if (out) { hit = out; break; }
+      if (out) {
+        hit = out;
+        break;
+      }
     }
     if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(cacheKey, hit);

@@ -48,7 +48,10 @@ class PagePool {
     this.used = true;
     this.timer ??= setInterval(this.sweep, POOL_IDLE_MS).unref();
     const b = this.free.pop();
-    if (b) { this.stats.reused++; return b; }
+    if (b) {
+      this.stats.reused++;
+      return b;
+    }
     this.stats.made++;
     return Buffer.allocUnsafeSlow(STREAM_MIN);
   }
@@ -58,7 +61,10 @@ class PagePool {
   }
 
   private readonly sweep = (): void => {
-    if (this.used) { this.used = false; return; }
+    if (this.used) {
+      this.used = false;
+      return;
+    }
     this.free.length = 0;
     clearInterval(this.timer);
     this.timer = undefined;
@@ -82,7 +88,10 @@ function joinedInPool(res: ServerResponse, parts: readonly Uint8Array[], length:
 /** parts[from, to) copied to the start of a buffer taken from the pool. */
 function pooledJoin(parts: readonly Uint8Array[], from: number, to: number): Buffer {
   const buf = pagePool.take();
-  for (let k = from, at = 0; k < to; k++) { buf.set(parts[k]!, at); at += parts[k]!.length; }
+  for (let k = from, at = 0; k < to; k++) {
+    buf.set(parts[k]!, at);
+    at += parts[k]!.length;
+  }
   return buf;
 }
 
@@ -127,7 +136,10 @@ export function sendParts(req: IncomingMessage, res: ServerResponse, code: numbe
         return;
       }
       const room = pool ? res.write(buf, () => pagePool.give(pool)) : res.write(buf);
-      if (!room) { res.once('drain', more); return; }
+      if (!room) {
+        res.once('drain', more);
+        return;
+      }
     }
   };
   more();

@@ -33,7 +33,14 @@ export function wantsGzip(req: IncomingMessage): boolean {
 }
 
 /** Sends a complete body; compresses GET responses when the client asked for gzip. */
-export function sendBody(req: IncomingMessage, res: ServerResponse, code: number, contentType: string, body: string | Buffer, headers?: Record<string, string>): void {
+export function sendBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  code: number,
+  contentType: string,
+  body: string | Buffer,
+  headers?: Record<string, string>,
+): void {
   if (res.headersSent || res.destroyed) return;
   const h: Record<string, string | number> = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers };
   if (req.method === 'GET' && body.length >= GZIP_MIN_BYTES && wantsGzip(req)) {
@@ -48,7 +55,10 @@ export function sendBody(req: IncomingMessage, res: ServerResponse, code: number
     }
     gzip(raw, { level: 4 }, (err, zipped) => {
       if (res.destroyed) return;
-      if (err) { res.destroy(err); return; }
+      if (err) {
+        res.destroy(err);
+        return;
+      }
       h['Content-Length'] = zipped.length;
       endThisTurn(res, code, h, zipped);
     });
@@ -111,7 +121,15 @@ export function protobufBody<T>(fn: () => T): T {
   }
 }
 
-export function sendObject(req: IncomingMessage, res: ServerResponse, code: number, value: object, output: Output, pretty = false, headers?: Record<string, string>): void {
+export function sendObject(
+  req: IncomingMessage,
+  res: ServerResponse,
+  code: number,
+  value: object,
+  output: Output,
+  pretty = false,
+  headers?: Record<string, string>,
+): void {
   sendBody(req, res, code, output.contentType, encode(value, output, pretty), headers);
 }
 
@@ -133,7 +151,11 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Status
   // one the schema cannot hold still goes out, as JSON.
   if (output?.format === 'protobuf') {
     let body: Buffer | undefined;
-    try { body = encodeEnvelope(err.status as unknown as Record<string, unknown>); } catch { body = undefined; }
+    try {
+      body = encodeEnvelope(err.status as unknown as Record<string, unknown>);
+    } catch {
+      body = undefined;
+    }
     if (body) {
       sendBody(req, res, err.code, PROTOBUF_MEDIA_TYPE, body, headers);
       return;

@@ -22,6 +22,9 @@ export function endThisTurn(res: ServerResponse, code: number, headers: Record<s
   writeHeadWith(res, code, headers);
   // HTTP/2 writes a session's frames together already (nghttp2 sends what is pending once per
   // turn); deferring the end only split HEADERS from DATA and cost a second pass per stream.
-  if (res.req?.httpVersionMajor === 2) { res.end(body); return; }
+  if (res.req?.httpVersionMajor === 2) {
+    res.end(body);
+    return;
+  }
   if (pending.push({ res, body }) === 1) setImmediate(flush);
 }

@@ -32,7 +32,12 @@ export interface ClientReply {
 }
 
 export class ClientRequestError extends Error {
-  constructor(message: string, readonly code: 'timeout' | 'network' | 'too-large' | 'credentials') { super(message); }
+  constructor(
+    message: string,
+    readonly code: 'timeout' | 'network' | 'too-large' | 'credentials',
+  ) {
+    super(message);
+  }
 }
 
 const TOKEN_FILE_REFRESH_MS = 60_000;
@@ -48,16 +53,20 @@ export class KubeClient {
   private tokenFromFile: { token: string; readAt: number } | undefined;
   private closed = false;
 
-  constructor(readonly config: ClientConfig, private readonly opts: ClientOptions = {}) {
+  constructor(
+    readonly config: ClientConfig,
+    private readonly opts: ClientOptions = {},
+  ) {
     this.https = new URL(config.cluster.server).protocol === 'https:';
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.maxBytes = opts.maxResponseBytes ?? 16 * 1024 * 1024;
     this.clock = opts.clock ?? Date.now;
     this.exec = config.user.exec
       ? new ExecCredentialProvider(config.user.exec, config.cluster, {
-        ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.log ? { log: opts.log } : {}),
-        ...(opts.execTimeoutMs !== undefined ? { timeoutMs: opts.execTimeoutMs } : {}),
-      })
+          ...(opts.clock ? { clock: opts.clock } : {}),
+          ...(opts.log ? { log: opts.log } : {}),
+          ...(opts.execTimeoutMs !== undefined ? { timeoutMs: opts.execTimeoutMs } : {}),
+        })
       : undefined;
     this.agent = this.newAgent(config.user.clientCertPem, config.user.clientKeyPem);
     this.agentCert = config.user.clientCertPem;
@@ -99,7 +108,8 @@ export class KubeClient {
         try {
           this.tokenFromFile = { token: readFileSync(u.tokenFile, 'utf8').trim(), readAt: now };
         } catch (err) {
-          if (!this.tokenFromFile) throw new ClientRequestError(`token file "${u.tokenFile}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'credentials');
+          if (!this.tokenFromFile)
+            throw new ClientRequestError(`token file "${u.tokenFile}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'credentials');
         }
       }
       return this.tokenFromFile!.token;
@@ -115,25 +125,38 @@ export class KubeClient {
   request(method: string, path: string, body?: Buffer | string, headers: OutgoingHttpHeaders = {}, trace?: Trace): Promise<ClientReply> {
     if (!trace) return this.send(method, path, body, headers);
     const url = this.url(path);
-    return outboundCall(trace, method, url.origin + url.pathname, { 'server.address': url.hostname, ...(this.opts.purpose ? { 'gatehouse.client': this.opts.purpose } : {}) },
+    return outboundCall(
+      trace,
+      method,
+      url.origin + url.pathname,
+      { 'server.address': url.hostname, ...(this.opts.purpose ? { 'gatehouse.client': this.opts.purpose } : {}) },
       async (trace, span) => {
         const reply = await this.send(method, path, body, { ...headers, ...trace });
         clientStatus(span, reply.status);
         return reply;
-      });
+      },
+    );
   }
 
   private async send(method: string, path: string, body: Buffer | string | undefined, headers: OutgoingHttpHeaders): Promise<ClientReply> {
     if (this.closed) throw new ClientRequestError('client is closed', 'network');
     let cred: ExecCredential | undefined;
     if (this.exec) {
-      try { cred = await this.exec.get(); } catch (err) { throw new ClientRequestError(err instanceof Error ? err.message : String(err), 'credentials'); }
+      try {
+        cred = await this.exec.get();
+      } catch (err) {
+        throw new ClientRequestError(err instanceof Error ? err.message : String(err), 'credentials');
+      }
     }
     const reply = await this.once(method, path, body, headers, cred);
     if (reply.status !== 401 || !this.exec || !cred) return reply;
     this.exec.invalidate(cred);
     let fresh: ExecCredential;
-    try { fresh = await this.exec.get(); } catch (err) { throw new ClientRequestError(err instanceof Error ? err.message : String(err), 'credentials'); }
+    try {
+      fresh = await this.exec.get();
+    } catch (err) {
+      throw new ClientRequestError(err instanceof Error ? err.message : String(err), 'credentials');
+    }
     return this.once(method, path, body, headers, fresh);
   }
 
@@ -143,7 +166,13 @@ export class KubeClient {
     return new URL(base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
   }
 
-  private once(method: string, path: string, body: Buffer | string | undefined, headers: OutgoingHttpHeaders, cred: ExecCredential | undefined): Promise<ClientReply> {
+  private once(
+    method: string,
+    path: string,
+    body: Buffer | string | undefined,
+    headers: OutgoingHttpHeaders,
+    cred: ExecCredential | undefined,
+  ): Promise<ClientReply> {
     const h: OutgoingHttpHeaders = { ...headers };
     const token = this.bearer(cred);
     if (token !== undefined) h['authorization'] = `Bearer ${token}`;
@@ -156,7 +185,8 @@ export class KubeClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        if (err) reject(err); else resolve(reply!);
+        if (err) reject(err);
+        else resolve(reply!);
       };
       const req = send(this.url(path), { method, agent, headers: h }, (res) => {
         const chunks: Buffer[] = [];
@@ -187,7 +217,11 @@ export class KubeClient {
   async postJson(path: string, value: unknown, trace?: Trace): Promise<{ status: number; json: unknown }> {
     const reply = await this.request('POST', path, JSON.stringify(value), { 'content-type': 'application/json', accept: 'application/json' }, trace);
     let json: unknown;
-    try { json = JSON.parse(reply.body.toString('utf8')); } catch { json = undefined; }
+    try {
+      json = JSON.parse(reply.body.toString('utf8'));
+    } catch {
+      json = undefined;
+    }
     return { status: reply.status, json };
   }
 

@@ -34,7 +34,11 @@ export class ExecCredentialProvider {
   /** How many times the plugin has run (for tests and metrics). */
   runs = 0;
 
-  constructor(private readonly exec: ExecConfig, private readonly cluster: ClusterConfig, private readonly opts: ExecOptions = {}) {
+  constructor(
+    private readonly exec: ExecConfig,
+    private readonly cluster: ClusterConfig,
+    private readonly opts: ExecOptions = {},
+  ) {
     this.clock = opts.clock ?? Date.now;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
   }
@@ -44,7 +48,9 @@ export class ExecCredentialProvider {
     const c = this.cached;
     if (c && (c.expiresAt === undefined || c.expiresAt > this.clock())) return c;
     this.cached = undefined;
-    this.running ??= this.run().finally(() => { this.running = undefined; });
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+    });
     const fresh = await this.running;
     this.cached = fresh;
     return fresh;
@@ -88,14 +94,21 @@ export class ExecCredentialProvider {
       const done = (err: Error | undefined, cred?: ExecCredential) => {
         if (settled) return;
         settled = true;
-        if (err) reject(err); else resolve(cred!);
+        if (err) reject(err);
+        else resolve(cred!);
       };
       child.stdout.on('data', (b: Buffer) => {
         outSize += b.length;
-        if (outSize > MAX_OUTPUT) { child.kill('SIGKILL'); done(new ExecPluginError(`exec plugin "${ex.command}": output larger than ${MAX_OUTPUT} bytes`)); return; }
+        if (outSize > MAX_OUTPUT) {
+          child.kill('SIGKILL');
+          done(new ExecPluginError(`exec plugin "${ex.command}": output larger than ${MAX_OUTPUT} bytes`));
+          return;
+        }
         out.push(b);
       });
-      child.stderr.on('data', (b: Buffer) => { if (errText.length < 4096) errText += b.toString('utf8'); });
+      child.stderr.on('data', (b: Buffer) => {
+        if (errText.length < 4096) errText += b.toString('utf8');
+      });
       child.on('error', (err: NodeJS.ErrnoException) => {
         const hint = err.code === 'ENOENT' && ex.installHint ? `: ${ex.installHint}` : '';
         done(new ExecPluginError(`exec plugin "${ex.command}" cannot run: ${err.code ?? err.message}${hint}`));
@@ -103,7 +116,11 @@ export class ExecCredentialProvider {
       child.on('close', (code, signal) => {
         if (errText.trim()) this.opts.log?.(`exec plugin "${ex.command}" stderr: ${errText.trim().slice(0, 1024)}`);
         if (code !== 0) {
-          done(new ExecPluginError(`exec plugin "${ex.command}" failed: ${signal ? `killed by ${signal}${signal === 'SIGKILL' ? ' (timeout?)' : ''}` : `exit code ${code}`}`));
+          done(
+            new ExecPluginError(
+              `exec plugin "${ex.command}" failed: ${signal ? `killed by ${signal}${signal === 'SIGKILL' ? ' (timeout?)' : ''}` : `exit code ${code}`}`,
+            ),
+          );
           return;
         }
         try {
@@ -119,11 +136,16 @@ export class ExecCredentialProvider {
 /** Parses and checks a plugin's ExecCredential; throws ExecPluginError saying what is wrong (never echoing secrets). */
 export function parseExecCredential(text: string, apiVersion: string): ExecCredential {
   let v: unknown;
-  try { v = JSON.parse(text); } catch { throw new ExecPluginError('exec plugin output is not JSON'); }
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new ExecPluginError('exec plugin output is not JSON');
+  }
   const o = v as Record<string, unknown> | null;
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ExecPluginError('exec plugin output is not a JSON object');
   if (o['kind'] !== 'ExecCredential') throw new ExecPluginError('exec plugin output: kind must be ExecCredential');
-  if (o['apiVersion'] !== apiVersion) throw new ExecPluginError(`exec plugin output: apiVersion ${JSON.stringify(o['apiVersion'])} does not match the configured ${apiVersion}`);
+  if (o['apiVersion'] !== apiVersion)
+    throw new ExecPluginError(`exec plugin output: apiVersion ${JSON.stringify(o['apiVersion'])} does not match the configured ${apiVersion}`);
   const s = o['status'] as Record<string, unknown> | undefined;
   if (typeof s !== 'object' || s === null) throw new ExecPluginError('exec plugin output: status is missing');
   const str = (k: string): string | undefined => {
@@ -141,7 +163,8 @@ export function parseExecCredential(text: string, apiVersion: string): ExecCrede
   let expiresAt: number | undefined;
   if (exp !== undefined) {
     expiresAt = Date.parse(exp);
-    if (!/^\d{4}-\d\d-\d\dT/.test(exp) || Number.isNaN(expiresAt)) throw new ExecPluginError(`exec plugin output: status.expirationTimestamp "${exp}" is not an RFC 3339 time`);
+    if (!/^\d{4}-\d\d-\d\dT/.test(exp) || Number.isNaN(expiresAt))
+      throw new ExecPluginError(`exec plugin output: status.expirationTimestamp "${exp}" is not an RFC 3339 time`);
   }
   return Object.freeze({
     ...(token !== undefined ? { token } : {}),

@@ -73,7 +73,9 @@ export async function loadKubeconfig(file: string, opts: { context?: string } = 
 /** Parses kubeconfig text; `source` is the file it came from (relative paths resolve against its directory). */
 export async function parseKubeconfig(text: string, source: string, opts: { context?: string } = {}): Promise<ClientConfig> {
   const where = source ? `kubeconfig "${source}"` : 'kubeconfig';
-  const fail = (field: string, why: string): never => { throw new KubeconfigError(`${where}: ${field}: ${why}`); };
+  const fail = (field: string, why: string): never => {
+    throw new KubeconfigError(`${where}: ${field}: ${why}`);
+  };
   let doc: unknown;
   try {
     doc = parseYaml(text, { maxAliasCount: 100 });
@@ -110,7 +112,10 @@ export async function parseKubeconfig(text: string, source: string, opts: { cont
   if (typeof clusterName !== 'string' || clusterName === '') fail(`contexts[${ctx.index}].context.cluster`, 'required');
   if (typeof userName !== 'string') fail(`contexts[${ctx.index}].context.user`, 'must be a string');
   const c = clusters.get(clusterName as string) ?? fail(`contexts[${ctx.index}].context.cluster`, `no cluster named "${String(clusterName)}"`);
-  const u = userName === '' ? { index: -1, value: {} as Obj } : users.get(userName as string) ?? fail(`contexts[${ctx.index}].context.user`, `no user named "${String(userName)}"`);
+  const u =
+    userName === ''
+      ? { index: -1, value: {} as Obj }
+      : (users.get(userName as string) ?? fail(`contexts[${ctx.index}].context.user`, `no user named "${String(userName)}"`));
 
   const reader = new FieldReader(baseDir, fail);
   const cluster = await reader.cluster(clusterName as string, `clusters[${c.index}].cluster`, c.value);
@@ -119,7 +124,10 @@ export async function parseKubeconfig(text: string, source: string, opts: { cont
 }
 
 class FieldReader {
-  constructor(private readonly baseDir: string, private readonly fail: (field: string, why: string) => never) {}
+  constructor(
+    private readonly baseDir: string,
+    private readonly fail: (field: string, why: string) => never,
+  ) {}
 
   private str(o: Obj, field: string, key: string): string | undefined {
     const v = o[key];
@@ -162,7 +170,11 @@ class FieldReader {
   async cluster(name: string, field: string, o: Obj): Promise<ClusterConfig> {
     const server = this.str(o, field, 'server') ?? this.fail(`${field}.server`, 'required');
     let url: URL;
-    try { url = new URL(server); } catch { return this.fail(`${field}.server`, `"${server}" is not a URL`); }
+    try {
+      url = new URL(server);
+    } catch {
+      return this.fail(`${field}.server`, `"${server}" is not a URL`);
+    }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') this.fail(`${field}.server`, `"${server}" must be an https:// or http:// URL`);
     const caPem = await this.pem(o, field, 'certificate-authority');
     const insecure = this.bool(o, field, 'insecure-skip-tls-verify');
@@ -175,7 +187,9 @@ class FieldReader {
       for (const e of ext as unknown[]) if (isObj(e) && e['name'] === EXEC_CLUSTER_EXTENSION) execConfig = e['extension'];
     }
     return Object.freeze({
-      name, server, insecureSkipTlsVerify: insecure,
+      name,
+      server,
+      insecureSkipTlsVerify: insecure,
       ...(caPem !== undefined ? { caPem } : {}),
       ...(tlsServerName !== undefined ? { tlsServerName } : {}),
       ...(execConfig !== undefined ? { execConfig } : {}),
@@ -185,7 +199,8 @@ class FieldReader {
   async user(name: string, field: string, o: Obj): Promise<UserConfig> {
     const clientCertPem = await this.pem(o, field, 'client-certificate');
     const clientKeyPem = await this.pem(o, field, 'client-key');
-    if ((clientCertPem === undefined) !== (clientKeyPem === undefined)) this.fail(`${field}.client-key`, 'client-certificate and client-key must be given together');
+    if ((clientCertPem === undefined) !== (clientKeyPem === undefined))
+      this.fail(`${field}.client-key`, 'client-certificate and client-key must be given together');
     const token = this.str(o, field, 'token');
     const tokenFileRaw = this.str(o, field, 'tokenFile');
     const tokenFile = tokenFileRaw === undefined ? undefined : this.path(tokenFileRaw);
@@ -211,25 +226,32 @@ class FieldReader {
     // A command with a path separator is relative to the kubeconfig; a bare name is looked up in PATH.
     const command = commandRaw.includes('/') ? this.path(commandRaw) : commandRaw;
     const apiVersion = this.str(raw, field, 'apiVersion') ?? this.fail(`${field}.apiVersion`, 'required');
-    if (!(EXEC_API_VERSIONS as readonly string[]).includes(apiVersion)) this.fail(`${field}.apiVersion`, `"${apiVersion}" is not one of ${EXEC_API_VERSIONS.join(', ')}`);
+    if (!(EXEC_API_VERSIONS as readonly string[]).includes(apiVersion))
+      this.fail(`${field}.apiVersion`, `"${apiVersion}" is not one of ${EXEC_API_VERSIONS.join(', ')}`);
     let mode = this.str(raw, field, 'interactiveMode');
     if (mode === undefined) {
       if (apiVersion === 'client.authentication.k8s.io/v1') this.fail(`${field}.interactiveMode`, 'required for client.authentication.k8s.io/v1');
       mode = 'IfAvailable';
     }
-    if (!(INTERACTIVE_MODES as readonly string[]).includes(mode)) this.fail(`${field}.interactiveMode`, `"${mode}" is not one of ${INTERACTIVE_MODES.join(', ')}`);
+    if (!(INTERACTIVE_MODES as readonly string[]).includes(mode))
+      this.fail(`${field}.interactiveMode`, `"${mode}" is not one of ${INTERACTIVE_MODES.join(', ')}`);
     const args = raw['args'] ?? [];
     if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) this.fail(`${field}.args`, 'must be a list of strings');
     const envRaw = raw['env'] ?? [];
     if (!Array.isArray(envRaw)) this.fail(`${field}.env`, 'must be a list');
     const env = (envRaw as unknown[]).map((e, i) => {
-      if (!isObj(e) || typeof e['name'] !== 'string' || typeof e['value'] !== 'string') return this.fail(`${field}.env[${i}]`, 'must have a string name and value');
+      if (!isObj(e) || typeof e['name'] !== 'string' || typeof e['value'] !== 'string')
+        return this.fail(`${field}.env[${i}]`, 'must have a string name and value');
       return Object.freeze({ name: e['name'] as string, value: e['value'] as string });
     });
     const installHint = this.str(raw, field, 'installHint');
     return Object.freeze({
-      command, args: Object.freeze([...(args as string[])]), env: Object.freeze(env), apiVersion: apiVersion as ExecApiVersion,
-      interactiveMode: mode as InteractiveMode, provideClusterInfo: this.bool(raw, field, 'provideClusterInfo'),
+      command,
+      args: Object.freeze([...(args as string[])]),
+      env: Object.freeze(env),
+      apiVersion: apiVersion as ExecApiVersion,
+      interactiveMode: mode as InteractiveMode,
+      provideClusterInfo: this.bool(raw, field, 'provideClusterInfo'),
       ...(installHint !== undefined ? { installHint } : {}),
     });
   }

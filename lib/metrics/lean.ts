@@ -13,10 +13,19 @@ interface PromMetric {
   help: string;
   type: string;
   aggregator: 'sum';
-  get(): Promise<{ name: string; help: string; type: string; aggregator: 'sum'; values: Array<{ metricName?: string; labels: Record<string, string | number>; value: number }> }>;
+  get(): Promise<{
+    name: string;
+    help: string;
+    type: string;
+    aggregator: 'sum';
+    values: Array<{ metricName?: string; labels: Record<string, string | number>; value: number }>;
+  }>;
 }
 
-export class CounterHandle { value = 0; constructor(readonly labels: LabelValues) {} }
+export class CounterHandle {
+  value = 0;
+  constructor(readonly labels: LabelValues) {}
+}
 
 export class LeanCounter implements PromMetric {
   readonly type = 'counter';
@@ -24,7 +33,12 @@ export class LeanCounter implements PromMetric {
   private readonly handles: CounterHandle[] = [];
   private readonly byKey = new Map<string, CounterHandle>();
   readonly help: string;
-  constructor(readonly name: string, help: string, lifecycle: MetricLifecycle, registry: LifecycleRegistry) {
+  constructor(
+    readonly name: string,
+    help: string,
+    lifecycle: MetricLifecycle,
+    registry: LifecycleRegistry,
+  ) {
     this.help = registry.declare(name, help, lifecycle);
     registry.registerMetric(this as never);
   }
@@ -39,13 +53,21 @@ export class LeanCounter implements PromMetric {
   /** The handle of the label set `key` names, made with `labels` the first time (label sets from a bounded set: results, levels, configured names). */
   handleFor(key: string, labels: LabelValues): CounterHandle {
     let h = this.byKey.get(key);
-    if (!h) { h = this.handle(labels); this.byKey.set(key, h); }
+    if (!h) {
+      h = this.handle(labels);
+      this.byKey.set(key, h);
+    }
     return h;
   }
 
   get(): ReturnType<PromMetric['get']> {
-    return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator,
-      values: this.handles.filter((h) => h.value > 0 || Object.keys(h.labels).length === 0).map((h) => ({ labels: { ...h.labels }, value: h.value })) });
+    return Promise.resolve({
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: this.handles.filter((h) => h.value > 0 || Object.keys(h.labels).length === 0).map((h) => ({ labels: { ...h.labels }, value: h.value })),
+    });
   }
 }
 
@@ -53,13 +75,22 @@ export class HistogramHandle {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
-  constructor(readonly labels: LabelValues, private readonly bounds: readonly number[]) { this.counts = new Float64Array(bounds.length); }
+  constructor(
+    readonly labels: LabelValues,
+    private readonly bounds: readonly number[],
+  ) {
+    this.counts = new Float64Array(bounds.length);
+  }
 
   observe(v: number): void {
     this.sum += v;
     this.count++;
     const b = this.bounds;
-    for (let i = 0; i < b.length; i++) if (v <= b[i]!) { this.counts[i]!++; return; }
+    for (let i = 0; i < b.length; i++)
+      if (v <= b[i]!) {
+        this.counts[i]!++;
+        return;
+      }
   }
 }
 
@@ -69,7 +100,13 @@ export class LeanHistogram implements PromMetric {
   private readonly handles: HistogramHandle[] = [];
   private readonly byKey = new Map<string, HistogramHandle>();
   readonly help: string;
-  constructor(readonly name: string, help: string, lifecycle: MetricLifecycle, private readonly bounds: readonly number[], registry: LifecycleRegistry) {
+  constructor(
+    readonly name: string,
+    help: string,
+    lifecycle: MetricLifecycle,
+    private readonly bounds: readonly number[],
+    registry: LifecycleRegistry,
+  ) {
     this.help = registry.declare(name, help, lifecycle);
     registry.registerMetric(this as never);
   }
@@ -83,7 +120,10 @@ export class LeanHistogram implements PromMetric {
   /** As LeanCounter.handleFor. */
   handleFor(key: string, labels: LabelValues): HistogramHandle {
     let h = this.byKey.get(key);
-    if (!h) { h = this.handle(labels); this.byKey.set(key, h); }
+    if (!h) {
+      h = this.handle(labels);
+      this.byKey.set(key, h);
+    }
     return h;
   }
 

@@ -10,7 +10,10 @@ export interface MetricLifecycle {
   readonly deprecatedVersion?: string;
 }
 
-export interface MinorVersion { readonly major: number; readonly minor: number }
+export interface MinorVersion {
+  readonly major: number;
+  readonly minor: number;
+}
 
 /**
  * Releases after its deprecation at which a deprecated metric stops being

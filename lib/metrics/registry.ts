@@ -15,9 +15,13 @@ export class LifecycleRegistry extends Registry {
   private readonly hidden: Metric[] = [];
   private showingHidden = false;
   /** Where registration warnings go (deprecated, hidden, deleted); stderr until the server sets its log. */
-  warn: (message: string) => void = (m) => { process.stderr.write(`${m}\n`); };
+  warn: (message: string) => void = (m) => {
+    process.stderr.write(`${m}\n`);
+  };
 
-  constructor(readonly current: MinorVersion) { super(); }
+  constructor(readonly current: MinorVersion) {
+    super();
+  }
 
   /** Records a metric's lifecycle; returns its HELP as served (level and deprecation notice first). */
   declare(name: string, help: string, lifecycle: MetricLifecycle): string {
@@ -47,7 +51,9 @@ export class LifecycleRegistry extends Registry {
       return;
     }
     if (phase === 'hidden' && !this.showingHidden) {
-      this.warn(`metric ${name} was deprecated in ${since} and is hidden; --show-hidden-metrics-for-version=${this.current.major}.${this.current.minor - 1} shows it`);
+      this.warn(
+        `metric ${name} was deprecated in ${since} and is hidden; --show-hidden-metrics-for-version=${this.current.major}.${this.current.minor - 1} shows it`,
+      );
       this.hidden.push(metric as Metric);
       return;
     }

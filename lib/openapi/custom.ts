@@ -9,8 +9,16 @@ type Json = Record<string, unknown>;
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
-const API_VERSION = { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources' };
-const KIND = { type: 'string', description: 'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds' };
+const API_VERSION = {
+  type: 'string',
+  description:
+    'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+};
+const KIND = {
+  type: 'string',
+  description:
+    'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+};
 
 function refTo(name: string, flavor: Flavor): Json {
   return { $ref: flavor === 'v3' ? `#/components/schemas/${name}` : `#/definitions/${name}` };
@@ -28,17 +36,35 @@ export function customDefinitions(t: ResourceType, flavor: Flavor): Record<strin
   const kindDef: Json = {
     ...schema,
     type: 'object',
-    properties: { apiVersion: API_VERSION, kind: KIND, metadata: metaProp(OBJECT_META, flavor, "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"), ...props },
+    properties: {
+      apiVersion: API_VERSION,
+      kind: KIND,
+      metadata: metaProp(
+        OBJECT_META,
+        flavor,
+        "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+      ),
+      ...props,
+    },
     'x-kubernetes-group-version-kind': gvk(t.kind),
   };
   const listDef: Json = {
     description: `${t.listKind} is a list of ${t.kind}`,
-    type: 'object', required: ['items'],
+    type: 'object',
+    required: ['items'],
     properties: {
       apiVersion: API_VERSION,
-      items: { type: 'array', description: `List of ${t.plural}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`, items: refTo(definitionName(t.group, t.version, t.kind), flavor) },
+      items: {
+        type: 'array',
+        description: `List of ${t.plural}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`,
+        items: refTo(definitionName(t.group, t.version, t.kind), flavor),
+      },
       kind: KIND,
-      metadata: metaProp(LIST_META, flavor, 'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds'),
+      metadata: metaProp(
+        LIST_META,
+        flavor,
+        'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+      ),
     },
     'x-kubernetes-group-version-kind': gvk(t.listKind),
   };

@@ -24,7 +24,9 @@ function buildRoot(): protobuf.Root {
     }
     messages[name] = { fields, ...(ONEOFS.includes(name) ? { oneofs: { oneof: { oneof: Object.keys(fields) } } } : {}) };
   }
-  const anyFields = Object.fromEntries(PROTOBUF_ANY_FIELDS.map((l) => parseField(l, 'google.protobuf')).map((f) => [fieldName(f.protoName), { type: f.type, id: f.id }]));
+  const anyFields = Object.fromEntries(
+    PROTOBUF_ANY_FIELDS.map((l) => parseField(l, 'google.protobuf')).map((f) => [fieldName(f.protoName), { type: f.type, id: f.id }]),
+  );
   const root = protobuf.Root.fromJSON({
     nested: {
       openapi: { nested: { v2: { nested: messages } } },
@@ -48,7 +50,15 @@ const DOCUMENT = gnosticType('Document');
 const ONEOF_MEMBER: Record<string, (v: unknown) => string | undefined> = {
   AdditionalPropertiesItem: (v) => (typeof v === 'boolean' ? 'boolean' : 'schema'),
   Parameter: (v) => ((v as Json)['in'] === 'body' ? 'bodyParameter' : 'nonBodyParameter'),
-  NonBodyParameter: (v) => ({ header: 'headerParameterSubSchema', formData: 'formDataParameterSubSchema', query: 'queryParameterSubSchema', path: 'pathParameterSubSchema' } as Record<string, string>)[(v as Json)['in'] as string],
+  NonBodyParameter: (v) =>
+    (
+      ({
+        header: 'headerParameterSubSchema',
+        formData: 'formDataParameterSubSchema',
+        query: 'queryParameterSubSchema',
+        path: 'pathParameterSubSchema',
+      }) as Record<string, string>
+    )[(v as Json)['in'] as string],
   ParametersItem: (v) => ('$ref' in (v as Json) ? 'jsonReference' : 'parameter'),
   ResponseValue: (v) => ('$ref' in (v as Json) ? 'jsonReference' : 'response'),
   SchemaItem: (v) => ((v as Json)['type'] === 'file' ? 'fileSchema' : 'schema'),
@@ -56,7 +66,12 @@ const ONEOF_MEMBER: Record<string, (v: unknown) => string | undefined> = {
     const { type, flow } = v as Json;
     if (type === 'basic') return 'basicAuthenticationSecurity';
     if (type === 'apiKey') return 'apiKeySecurity';
-    const byFlow: Record<string, string> = { implicit: 'oauth2ImplicitSecurity', password: 'oauth2PasswordSecurity', application: 'oauth2ApplicationSecurity', accessCode: 'oauth2AccessCodeSecurity' };
+    const byFlow: Record<string, string> = {
+      implicit: 'oauth2ImplicitSecurity',
+      password: 'oauth2PasswordSecurity',
+      application: 'oauth2ApplicationSecurity',
+      accessCode: 'oauth2AccessCodeSecurity',
+    };
     return type === 'oauth2' ? byFlow[flow as string] : undefined;
   },
 };
@@ -76,17 +91,23 @@ function value(field: protobuf.Field, v: unknown, at: string): unknown {
 /** `{name, value}` pairs of a Named* message, one per member of a JSON object. */
 function pairs(named: protobuf.Type, obj: Json, at: string, keep: (k: string) => boolean): Json[] {
   const valueField = named.fields['value']!;
-  return Object.entries(obj).filter(([k]) => keep(k)).map(([k, v]) => ({ name: k, value: value(valueField, v, `${at}.${k}`) }));
+  return Object.entries(obj)
+    .filter(([k]) => keep(k))
+    .map(([k, v]) => ({ name: k, value: value(valueField, v, `${at}.${k}`) }));
 }
 
 const isExtension = (k: string) => k.startsWith('x-');
 
 function message(type: protobuf.Type, v: unknown, at: string): Json {
   switch (type.name) {
-    case 'Any': return { yaml: toYaml(v, { lineWidth: 0 }) };
-    case 'TypeItem': return { value: Array.isArray(v) ? v : [v] };
-    case 'StringArray': return { value: v };
-    case 'ItemsItem': return { schema: (Array.isArray(v) ? v : [v]).map((s, i) => message(gnosticType('Schema'), s, `${at}[${i}]`)) };
+    case 'Any':
+      return { yaml: toYaml(v, { lineWidth: 0 }) };
+    case 'TypeItem':
+      return { value: Array.isArray(v) ? v : [v] };
+    case 'StringArray':
+      return { value: v };
+    case 'ItemsItem':
+      return { schema: (Array.isArray(v) ? v : [v]).map((s, i) => message(gnosticType('Schema'), s, `${at}[${i}]`)) };
   }
   const choose = ONEOF_MEMBER[type.name];
   if (choose) {

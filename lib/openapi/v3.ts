@@ -34,12 +34,37 @@ function queryParam(name: string, description: string, type = 'string'): Json {
 const WRITE_PARAMS = [
   queryParam('dryRun', 'When present, indicates that modifications should not be persisted. Valid values are: All'),
   queryParam('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
-  queryParam('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn, Strict'),
+  queryParam(
+    'fieldValidation',
+    'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn, Strict',
+  ),
 ];
-const LIST_PARAMS = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch']
-  .map((n) => queryParam(n, `${n} of the list or watch`, ['allowWatchBookmarks', 'sendInitialEvents', 'watch'].includes(n) ? 'boolean' : ['limit', 'timeoutSeconds'].includes(n) ? 'integer' : 'string'));
+const LIST_PARAMS = [
+  'allowWatchBookmarks',
+  'continue',
+  'fieldSelector',
+  'labelSelector',
+  'limit',
+  'resourceVersion',
+  'resourceVersionMatch',
+  'sendInitialEvents',
+  'timeoutSeconds',
+  'watch',
+].map((n) =>
+  queryParam(
+    n,
+    `${n} of the list or watch`,
+    ['allowWatchBookmarks', 'sendInitialEvents', 'watch'].includes(n) ? 'boolean' : ['limit', 'timeoutSeconds'].includes(n) ? 'integer' : 'string',
+  ),
+);
 const PATH_NAME = { name: 'name', in: 'path', required: true, description: 'name of the object', schema: { type: 'string', uniqueItems: true } };
-const PATH_NAMESPACE = { name: 'namespace', in: 'path', required: true, description: 'object name and auth scope, such as for teams and projects', schema: { type: 'string', uniqueItems: true } };
+const PATH_NAMESPACE = {
+  name: 'namespace',
+  in: 'path',
+  required: true,
+  description: 'object name and auth scope, such as for teams and projects',
+  schema: { type: 'string', uniqueItems: true },
+};
 const PRETTY = queryParam('pretty', "If 'true', then the output is pretty printed.");
 
 const JSON_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
@@ -49,7 +74,16 @@ function content(types: readonly string[], schema: Json): Json {
   return Object.fromEntries(types.map((t) => [t, { schema }]));
 }
 
-function operation(t: ResourceType, action: string, verbWord: string, scope: string, params: Json[], body: Json | undefined, response: Json, code = '200'): Json {
+function operation(
+  t: ResourceType,
+  action: string,
+  verbWord: string,
+  scope: string,
+  params: Json[],
+  body: Json | undefined,
+  response: Json,
+  code = '200',
+): Json {
   const gvk = { group: t.group, version: t.version, kind: t.kind };
   return {
     tags: [`${t.group || 'core'}_${t.version}`],
@@ -76,19 +110,39 @@ function pathsOf(t: ResourceType): Record<string, Json> {
   const c: Json = { parameters: [...nsParam, PRETTY] };
   if (has('list')) c['get'] = operation(t, 'list', 'list or watch objects of kind', scope, LIST_PARAMS, undefined, list);
   if (has('create')) c['post'] = operation(t, 'post', 'create a', scope, WRITE_PARAMS, obj, obj, '201');
-  if (has('deletecollection')) c['delete'] = operation(t, 'deletecollection', 'delete collection of', scope, [...LIST_PARAMS, ...WRITE_PARAMS.slice(0, 1)], ref(DELETE_OPTIONS), ref(STATUS));
+  if (has('deletecollection'))
+    c['delete'] = operation(
+      t,
+      'deletecollection',
+      'delete collection of',
+      scope,
+      [...LIST_PARAMS, ...WRITE_PARAMS.slice(0, 1)],
+      ref(DELETE_OPTIONS),
+      ref(STATUS),
+    );
   paths[coll] = c;
   const i: Json = { parameters: [PATH_NAME, ...nsParam, PRETTY] };
   if (has('get')) i['get'] = operation(t, 'get', 'read the specified', scope, [], undefined, obj);
   if (has('update')) i['put'] = operation(t, 'put', 'replace the specified', scope, WRITE_PARAMS, obj, obj);
-  if (has('patch')) i['patch'] = operation(t, 'patch', 'partially update the specified', scope, [...WRITE_PARAMS, queryParam('force', 'Force is going to "force" Apply requests.', 'boolean')], ref(PATCH), obj);
+  if (has('patch'))
+    i['patch'] = operation(
+      t,
+      'patch',
+      'partially update the specified',
+      scope,
+      [...WRITE_PARAMS, queryParam('force', 'Force is going to "force" Apply requests.', 'boolean')],
+      ref(PATCH),
+      obj,
+    );
   if (has('delete')) i['delete'] = operation(t, 'delete', 'delete a', scope, WRITE_PARAMS.slice(0, 1), ref(DELETE_OPTIONS), ref(STATUS));
   paths[item] = i;
   for (const sub of t.subresources) {
     const s: Json = { parameters: [PATH_NAME, ...nsParam, PRETTY] };
     if (sub.verbs.includes('get')) s['get'] = operation(t, 'get', `read ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, [], undefined, obj);
-    if (sub.verbs.includes('update')) s['put'] = operation(t, 'put', `replace ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, WRITE_PARAMS, obj, obj);
-    if (sub.verbs.includes('patch')) s['patch'] = operation(t, 'patch', `partially update ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, WRITE_PARAMS, ref(PATCH), obj);
+    if (sub.verbs.includes('update'))
+      s['put'] = operation(t, 'put', `replace ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, WRITE_PARAMS, obj, obj);
+    if (sub.verbs.includes('patch'))
+      s['patch'] = operation(t, 'patch', `partially update ${sub.name} of the specified`, `${scope}${cap(sub.name)}`, WRITE_PARAMS, ref(PATCH), obj);
     paths[`${item}/${sub.name}`] = s;
   }
   return paths;
@@ -190,7 +244,9 @@ export function buildOpenApiV3(registry: Registry, serverVersion: string): OpenA
 export function liveOpenApiV3(registry: RegistrySource, serverVersion: string): OpenApiV3 {
   const current = derived(registry, (r) => buildOpenApiV3(r, serverVersion));
   return {
-    get root() { return current().root; },
+    get root() {
+      return current().root;
+    },
     document: (path) => current().document(path),
     v2: () => current().v2(),
     v2Protobuf: () => current().v2Protobuf(),

@@ -10,10 +10,18 @@ import { PatchError } from './errors.js';
 export type AppliedPatchType = 'json' | 'merge' | 'strategic';
 
 /** Throws PatchError ('malformed' | 'failed' | 'too-large'). `budget` bounds growth by JSON patch copies. */
-export function applyPatchDocument(type: AppliedPatchType, current: Record<string, unknown>, doc: unknown, schema: StructNode | undefined, budget: number): unknown {
+export function applyPatchDocument(
+  type: AppliedPatchType,
+  current: Record<string, unknown>,
+  doc: unknown,
+  schema: StructNode | undefined,
+  budget: number,
+): unknown {
   switch (type) {
-    case 'json': return applyJsonPatch(current, parseJsonPatch(doc), budget);
-    case 'merge': return mergePatch(structuredClone(current), doc);
+    case 'json':
+      return applyJsonPatch(current, parseJsonPatch(doc), budget);
+    case 'merge':
+      return mergePatch(structuredClone(current), doc);
     case 'strategic':
       if (!schema) throw new PatchError('malformed', 'strategic merge patch needs the schema of the type');
       return strategicMergePatch(current, doc as Record<string, unknown>, schema);

@@ -5,7 +5,10 @@
 export type PatchErrorCode = 'malformed' | 'failed' | 'too-large';
 
 export class PatchError extends Error {
-  constructor(readonly code: PatchErrorCode, message: string) {
+  constructor(
+    readonly code: PatchErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'PatchError';
   }

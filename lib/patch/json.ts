@@ -17,9 +17,7 @@ import { PatchError } from './errors.js';
 export const MAX_OPERATIONS = 10_000;
 
 export type Operation =
-  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
-  | { op: 'remove'; path: string }
-  | { op: 'move' | 'copy'; from: string; path: string };
+  { op: 'add' | 'replace' | 'test'; path: string; value: unknown } | { op: 'remove'; path: string } | { op: 'move' | 'copy'; from: string; path: string };
 
 const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
@@ -50,7 +48,10 @@ export function parseJsonPatch(doc: unknown): Operation[] {
 function pointer(path: string, i: number): string[] {
   if (path === '') return [];
   if (!path.startsWith('/')) throw new PatchError('malformed', `operation ${i}: path ${JSON.stringify(path)} must start with "/"`);
-  return path.slice(1).split('/').map((t) => (t.includes('~') ? t.replace(/~1/g, '/').replace(/~0/g, '~') : t));
+  return path
+    .slice(1)
+    .split('/')
+    .map((t) => (t.includes('~') ? t.replace(/~1/g, '/').replace(/~0/g, '~') : t));
 }
 
 type Container = Record<string, unknown> | unknown[];
@@ -71,11 +72,18 @@ export function applyJsonPatch(doc: unknown, ops: readonly Operation[], copyBudg
   for (const [i, op] of ops.entries()) {
     try {
       switch (op.op) {
-        case 'add': current = add(current, pointer(op.path, i), structuredClone(op.value), op); break;
-        case 'remove': current = remove(current, pointer(op.path, i), op).doc; break;
-        case 'replace': current = replace(current, pointer(op.path, i), structuredClone(op.value), op); break;
+        case 'add':
+          current = add(current, pointer(op.path, i), structuredClone(op.value), op);
+          break;
+        case 'remove':
+          current = remove(current, pointer(op.path, i), op).doc;
+          break;
+        case 'replace':
+          current = replace(current, pointer(op.path, i), structuredClone(op.value), op);
+          break;
         case 'test':
-          if (!jsonEqual(get(current, pointer(op.path, i), op, 'path'), op.value)) throw new PatchError('failed', `testing value ${op.path} failed: test failed`);
+          if (!jsonEqual(get(current, pointer(op.path, i), op, 'path'), op.value))
+            throw new PatchError('failed', `testing value ${op.path} failed: test failed`);
           break;
         case 'move': {
           const from = pointer(op.from, i);
@@ -104,7 +112,9 @@ export function applyJsonPatch(doc: unknown, ops: readonly Operation[], copyBudg
 }
 
 const missing = (op: Operation, which: 'path' | 'from' = 'path'): Failure =>
-  new Failure(`${op.op} operation does not apply: doc is missing ${which === 'from' ? 'from path' : 'path'}: "${which === 'from' && 'from' in op ? op.from : op.path}"`);
+  new Failure(
+    `${op.op} operation does not apply: doc is missing ${which === 'from' ? 'from path' : 'path'}: "${which === 'from' && 'from' in op ? op.from : op.path}"`,
+  );
 
 /** The container that holds the last token of `tokens`, walked by own members. */
 function parentOf(doc: unknown, tokens: readonly string[], op: Operation, which: 'path' | 'from'): Container {
@@ -140,8 +150,14 @@ function add(doc: unknown, tokens: readonly string[], value: unknown, op: Operat
   if (tokens.length === 0) return value;
   const parent = parentOf(doc, tokens, op, 'path');
   const t = tokens[tokens.length - 1]!;
-  if (!Array.isArray(parent)) { setOwn(parent, t, value); return doc; }
-  if (t === '-') { parent.push(value); return doc; }
+  if (!Array.isArray(parent)) {
+    setOwn(parent, t, value);
+    return doc;
+  }
+  if (t === '-') {
+    parent.push(value);
+    return doc;
+  }
   if (!isIndex(t)) throw new Failure(`${op.op} operation does not apply: invalid array index in path "${op.path}"`);
   if (Number(t) > parent.length) throw new Failure(`${op.op} operation does not apply: index out of bounds in path "${op.path}"`);
   parent.splice(Number(t), 0, value);

@@ -19,7 +19,11 @@ const RETAIN_KEYS = '$retainKeys';
 const DELETE_PREFIX = '$deleteFromPrimitiveList/';
 const ORDER_PREFIX = '$setElementOrder/';
 
-interface FieldMeta { sub: Node | undefined; strategy: string; mergeKey: string }
+interface FieldMeta {
+  sub: Node | undefined;
+  strategy: string;
+  mergeKey: string;
+}
 
 /** The patch metadata of `key` inside the map or struct `schema` (LookupPatchMetadataForStruct/Slice). */
 function lookup(schema: Node | undefined, key: string): FieldMeta {
@@ -43,7 +47,10 @@ export function strategicMergePatch(original: Obj, patch: Obj, schema: Node): Ob
 function mergeMap(original: Obj, patch: Obj, schema: Node | undefined): Obj {
   if (hasOwn(patch, DIRECTIVE)) {
     const d = patch[DIRECTIVE];
-    if (d === 'replace') { delete patch[DIRECTIVE]; return fresh(patch, schema) as Obj; }
+    if (d === 'replace') {
+      delete patch[DIRECTIVE];
+      return fresh(patch, schema) as Obj;
+    }
     if (d === 'delete') return {};
     throw new PatchError('malformed', `Unknown patch type: ${String(d)} in map`);
   }
@@ -53,11 +60,15 @@ function mergeMap(original: Obj, patch: Obj, schema: Node | undefined): Obj {
     let k = rawKey;
     let isDeleteList = false;
     if (rawKey.startsWith('$deleteFromPrimitiveList')) {
-      if (!rawKey.startsWith(DELETE_PREFIX) || rawKey.length === DELETE_PREFIX.length) throw new PatchError('malformed', 'invalid patch format of primitive list');
+      if (!rawKey.startsWith(DELETE_PREFIX) || rawKey.length === DELETE_PREFIX.length)
+        throw new PatchError('malformed', 'invalid patch format of primitive list');
       k = rawKey.slice(DELETE_PREFIX.length);
       isDeleteList = true;
     }
-    if (patchV === null) { delete original[k]; continue; }
+    if (patchV === null) {
+      delete original[k];
+      continue;
+    }
     const meta = lookup(schema, k);
     if (!hasOwn(original, k)) {
       if (!isDeleteList) setOrDrop(original, k, fresh(patchV, meta.sub, meta));
@@ -71,9 +82,13 @@ function mergeMap(original: Obj, patch: Obj, schema: Node | undefined): Obj {
     if (isPlainObject(origV)) {
       setOwn(original, k, meta.strategy === 'replace' ? fresh(patchV, meta.sub) : mergeMap(origV, patchV as Obj, meta.sub));
     } else if (Array.isArray(origV)) {
-      setOwn(original, k, meta.strategy === 'merge' || isDeleteList
-        ? mergeSlice(origV, patchV as unknown[], meta.sub, meta.mergeKey, isDeleteList)
-        : fresh(patchV, meta.sub, meta));
+      setOwn(
+        original,
+        k,
+        meta.strategy === 'merge' || isDeleteList
+          ? mergeSlice(origV, patchV as unknown[], meta.sub, meta.mergeKey, isDeleteList)
+          : fresh(patchV, meta.sub, meta),
+      );
     } else {
       setOrDrop(original, k, fresh(patchV, meta.sub));
     }
@@ -161,7 +176,14 @@ function sortBy(toSort: unknown[], order: readonly unknown[], mergeKey: string, 
 }
 
 /** normalizeElementOrder + mergeSortedSlice: patch order first, server-only items placed by the live order. */
-function normalizeOrder(patchItems: unknown[], serverOnly: unknown[], patchOrder: readonly unknown[], serverOrder: readonly unknown[], mergeKey: string, maps: boolean): unknown[] {
+function normalizeOrder(
+  patchItems: unknown[],
+  serverOnly: unknown[],
+  patchOrder: readonly unknown[],
+  serverOrder: readonly unknown[],
+  mergeKey: string,
+  maps: boolean,
+): unknown[] {
   const right = sortBy(patchItems, patchOrder, mergeKey, maps);
   const left = sortBy(serverOnly, serverOrder, mergeKey, maps);
   const out: unknown[] = [];
@@ -235,7 +257,10 @@ function withSpecialElements(original: unknown[], patch: unknown[], mergeKey: st
   let replace = false;
   for (const v of patch) {
     const item = v as Obj;
-    if (!hasOwn(item, DIRECTIVE)) { rest.push(v); continue; }
+    if (!hasOwn(item, DIRECTIVE)) {
+      rest.push(v);
+      continue;
+    }
     const d = item[DIRECTIVE];
     if (d === 'delete') {
       if (!hasOwn(item, mergeKey)) throw new PatchError('failed', `map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
@@ -272,7 +297,10 @@ function mergeOrderLists(original: Obj, patch: Obj, schema: Node | undefined): v
     if (foundOrig && !foundPatch) merged = origList as unknown[];
     else if (!foundOrig && foundPatch) merged = fresh(patchList, meta.sub) as unknown[];
     else if (foundOrig && foundPatch) {
-      merged = meta.strategy === 'merge' ? mergeSlice(origList as unknown[], patchList as unknown[], meta.sub, meta.mergeKey, false) : fresh(patchList, meta.sub) as unknown[];
+      merged =
+        meta.strategy === 'merge'
+          ? mergeSlice(origList as unknown[], patchList as unknown[], meta.sub, meta.mergeKey, false)
+          : (fresh(patchList, meta.sub) as unknown[]);
     } else continue;
     const maps = meta.mergeKey !== '';
     const [inOrder, serverOnly] = partition(merged, order, meta.mergeKey, maps);
@@ -288,7 +316,10 @@ function checkOrder(patchList: unknown[], order: unknown[], mergeKey: string): v
   let p = 0;
   let o = 0;
   while (p < items.length && o < order.length) {
-    if (isPlainObject(items[p]) && hasOwn(items[p] as Obj, DIRECTIVE)) { p++; continue; }
+    if (isPlainObject(items[p]) && hasOwn(items[p] as Obj, DIRECTIVE)) {
+      p++;
+      continue;
+    }
     if (mergeKey) requireMergeKey(mergeKey, [items[p], order[o]]);
     if (keyOf(items[p], mergeKey) === keyOf(order[o], mergeKey)) p++;
     o++;

@@ -3,7 +3,10 @@ import { ownValue } from '../api/own.js';
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
 export const PATCH_TYPES: readonly string[] = [
-  'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml',
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
 ];
 
 const BY_MEDIA_TYPE: Readonly<Record<string, PatchType>> = {

@@ -16,8 +16,7 @@ export interface Unknown {
   contentType: string;
 }
 
-export const hasMagic = (buf: Uint8Array) =>
-  buf.length >= 4 && buf[0] === 0x6b && buf[1] === 0x38 && buf[2] === 0x73 && buf[3] === 0x00;
+export const hasMagic = (buf: Uint8Array) => buf.length >= 4 && buf[0] === 0x6b && buf[1] === 0x38 && buf[2] === 0x73 && buf[3] === 0x00;
 
 export function readUnknown(buf: Uint8Array): Unknown {
   if (!hasMagic(buf)) {

@@ -3,9 +3,7 @@
 // naming the field path, not as corrupt bytes.
 import { ProtobufError } from './errors.js';
 import type { FieldPlan, MessagePlan } from './registry.js';
-import {
-  durationFromJson, intOrStringFromJson, quantityFromJson, timeFromJson,
-} from './wellknown.js';
+import { durationFromJson, intOrStringFromJson, quantityFromJson, timeFromJson } from './wellknown.js';
 import { setOwn } from '../api/own.js';
 
 type Msg = Record<string, unknown>;
@@ -19,13 +17,21 @@ const jsonBytes = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8');
 
 export function messageFromJson(plan: MessagePlan, v: unknown, path: string): Msg {
   switch (plan.custom) {
-    case 'Time': case 'MicroTime': return timeFromJson(v, path);
-    case 'Duration': return durationFromJson(v, path);
-    case 'IntOrString': return intOrStringFromJson(v, path);
-    case 'Quantity': return quantityFromJson(v, path);
-    case 'FieldsV1': return v === null ? {} : { Raw: jsonBytes(v) };
-    case 'RawExtension': return v === null ? {} : { raw: jsonBytes(v) };
-    case undefined: break;
+    case 'Time':
+    case 'MicroTime':
+      return timeFromJson(v, path);
+    case 'Duration':
+      return durationFromJson(v, path);
+    case 'IntOrString':
+      return intOrStringFromJson(v, path);
+    case 'Quantity':
+      return quantityFromJson(v, path);
+    case 'FieldsV1':
+      return v === null ? {} : { Raw: jsonBytes(v) };
+    case 'RawExtension':
+      return v === null ? {} : { raw: jsonBytes(v) };
+    case undefined:
+      break;
   }
   if (plan.namedSlice) {
     if (v === null) return {};
@@ -63,8 +69,10 @@ function field(f: FieldPlan, x: unknown, path: string): unknown {
 }
 
 const INT_RANGE: Record<string, [number, number]> = {
-  int32: [-(2 ** 31), 2 ** 31 - 1], uint32: [0, 2 ** 32 - 1],
-  int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], uint64: [0, Number.MAX_SAFE_INTEGER],
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  uint32: [0, 2 ** 32 - 1],
+  int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+  uint64: [0, Number.MAX_SAFE_INTEGER],
 };
 
 function value(f: FieldPlan, x: unknown, path: string): unknown {
@@ -79,7 +87,8 @@ function value(f: FieldPlan, x: unknown, path: string): unknown {
     case 'bytes':
       if (typeof x !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(x)) throw invalid(path, x, 'base64 bytes');
       return Buffer.from(x, 'base64');
-    case 'double': case 'float':
+    case 'double':
+    case 'float':
       if (typeof x !== 'number') throw invalid(path, x, 'a number');
       return x;
     default: {

@@ -9,8 +9,13 @@ import { ownValue } from '../api/own.js';
 /** Messages whose Go type has a hand-written JSON form (see wellknown.ts). */
 export type Custom = 'Time' | 'MicroTime' | 'Duration' | 'FieldsV1' | 'RawExtension' | 'IntOrString' | 'Quantity';
 const CUSTOM: Record<string, Custom> = {
-  'meta.Time': 'Time', 'meta.MicroTime': 'MicroTime', 'meta.Duration': 'Duration', 'meta.FieldsV1': 'FieldsV1',
-  'runtime.RawExtension': 'RawExtension', 'intstr.IntOrString': 'IntOrString', 'resource.Quantity': 'Quantity',
+  'meta.Time': 'Time',
+  'meta.MicroTime': 'MicroTime',
+  'meta.Duration': 'Duration',
+  'meta.FieldsV1': 'FieldsV1',
+  'runtime.RawExtension': 'RawExtension',
+  'intstr.IntOrString': 'IntOrString',
+  'resource.Quantity': 'Quantity',
 };
 
 export interface FieldPlan extends FieldSpec {
@@ -48,9 +53,7 @@ function build(): Map<string, MessagePlan> {
       const descriptor: Record<string, unknown> = {};
       for (const f of fields) {
         const type = SCALARS.has(f.type) ? f.type : fullName(f.type);
-        descriptor[f.protoName] = f.keyType
-          ? { keyType: f.keyType, type, id: f.id }
-          : { type, id: f.id, ...(f.repeated ? { rule: 'repeated' } : {}) };
+        descriptor[f.protoName] = f.keyType ? { keyType: f.keyType, type, id: f.id } : { type, id: f.id, ...(f.repeated ? { rule: 'repeated' } : {}) };
       }
       // Types read from JSON default to proto3 (implicit presence) in protobufjs; k8s is proto2.
       ns[name] = { edition: 'proto2', fields: descriptor };

@@ -23,14 +23,22 @@ function embeddedJson(raw: unknown, what: string): Json {
 
 export function messageToJson(plan: MessagePlan, m: Msg | undefined): Json {
   switch (plan.custom) {
-    case 'Time': return timeToJson(m, false);
-    case 'MicroTime': return timeToJson(m, true);
-    case 'Duration': return durationToJson(m);
-    case 'IntOrString': return intOrStringToJson(m);
-    case 'Quantity': return quantityToJson(m);
-    case 'FieldsV1': return embeddedJson(m?.Raw, 'FieldsV1');
-    case 'RawExtension': return embeddedJson(m?.raw, 'RawExtension');
-    case undefined: break;
+    case 'Time':
+      return timeToJson(m, false);
+    case 'MicroTime':
+      return timeToJson(m, true);
+    case 'Duration':
+      return durationToJson(m);
+    case 'IntOrString':
+      return intOrStringToJson(m);
+    case 'Quantity':
+      return quantityToJson(m);
+    case 'FieldsV1':
+      return embeddedJson(m?.Raw, 'FieldsV1');
+    case 'RawExtension':
+      return embeddedJson(m?.raw, 'RawExtension');
+    case undefined:
+      break;
   }
   if (plan.namedSlice) {
     const items = m?.items as unknown[] | undefined;

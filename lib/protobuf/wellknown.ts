@@ -67,7 +67,7 @@ export function durationToJson(m: Msg | undefined): string {
   return neg ? `-${out}` : out;
 }
 
-const UNITS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const UNITS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 export function durationFromJson(v: unknown, path: string): Msg {
   const bad = () => new ProtobufError('invalid-value', `invalid value ${JSON.stringify(v)} for ${path}: not a Go duration`);

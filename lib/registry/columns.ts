@@ -5,8 +5,10 @@ import { rfc3339, type KObject } from '../api/meta.js';
 import type { Column } from './types.js';
 import { time } from './fields.js';
 
-export const NAME_DESCRIPTION = 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
-export const CREATION_DESCRIPTION = 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
+export const NAME_DESCRIPTION =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
+export const CREATION_DESCRIPTION =
+  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
 
 /**
  * apimachinery's duration.HumanDuration: two significant units at most, and
@@ -59,8 +61,14 @@ export function ageColumn(): Column {
 /** The second column of the default table (and of Roles/ClusterRoles): the creation time itself. */
 export function createdAtColumn(): Column {
   return {
-    name: 'Created At', type: 'date', description: CREATION_DESCRIPTION, priority: 0,
-    cell: (o) => { const t = time(o.metadata, 'creationTimestamp'); return t === undefined ? '' : rfc3339(t); },
+    name: 'Created At',
+    type: 'date',
+    description: CREATION_DESCRIPTION,
+    priority: 0,
+    cell: (o) => {
+      const t = time(o.metadata, 'creationTimestamp');
+      return t === undefined ? '' : rfc3339(t);
+    },
   };
 }
 
@@ -68,8 +76,12 @@ export function createdAtColumn(): Column {
 export const DEFAULT_COLUMNS: readonly Column[] = Object.freeze([nameColumn(), createdAtColumn()]);
 
 /** A plain string column; most kube printers are just a name, a description and one derived value. */
-export function column(name: string, description: string, cell: (o: KObject, now: number) => string | number | boolean,
-  opts: { priority?: 0 | 1; type?: Column['type'] } = {}): Column {
+export function column(
+  name: string,
+  description: string,
+  cell: (o: KObject, now: number) => string | number | boolean,
+  opts: { priority?: 0 | 1; type?: Column['type'] } = {},
+): Column {
   return { name, type: opts.type ?? 'string', description, priority: opts.priority ?? 0, cell };
 }
 

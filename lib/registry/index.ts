@@ -20,8 +20,11 @@ const key = (...parts: string[]) => parts.join('/');
 function freezeType(t: ResourceType): ResourceType {
   for (const s of t.subresources) Object.freeze(s);
   for (const c of t.columns ?? []) Object.freeze(c);
-  Object.freeze(t.shortNames); Object.freeze(t.categories); Object.freeze(t.verbs);
-  Object.freeze(t.subresources); Object.freeze(t.fieldSelectors);
+  Object.freeze(t.shortNames);
+  Object.freeze(t.categories);
+  Object.freeze(t.verbs);
+  Object.freeze(t.subresources);
+  Object.freeze(t.fieldSelectors);
   if (t.columns) Object.freeze(t.columns);
   if (t.storageVersion) Object.freeze(t.storageVersion);
   return Object.freeze(t);
@@ -60,10 +63,15 @@ export class Registry {
       Object.freeze(list);
     }
     this.#coreVersions = Object.freeze([...(versionsOf.get('') ?? [])].sort(compareVersions));
-    this.#groups = Object.freeze([...versionsOf.keys()].filter((g) => g !== '').sort(compareGroups).map((name) => {
-      const versions = Object.freeze([...versionsOf.get(name)!].sort(compareVersions));
-      return Object.freeze({ name, versions, preferredVersion: versions[0]! });
-    }));
+    this.#groups = Object.freeze(
+      [...versionsOf.keys()]
+        .filter((g) => g !== '')
+        .sort(compareGroups)
+        .map((name) => {
+          const versions = Object.freeze([...versionsOf.get(name)!].sort(compareVersions));
+          return Object.freeze({ name, versions, preferredVersion: versions[0]! });
+        }),
+    );
     for (const g of this.#groups) this.#groupByName.set(g.name, g);
 
     // Name resolution in discovery order (core, then groups by priority, preferred versions first),

@@ -46,7 +46,10 @@ export function derived<T>(source: RegistrySource, build: (r: Registry) => T): (
   let value: T;
   return () => {
     const r = source.current;
-    if (r !== from) { value = build(r); from = r; }
+    if (r !== from) {
+      value = build(r);
+      from = r;
+    }
     return value;
   };
 }

@@ -44,7 +44,14 @@ export function isDNS1123Label(v: string): string[] {
   const errs: string[] = [];
   if (v.length > DNS1123_LABEL_MAX) errs.push(maxLenError(DNS1123_LABEL_MAX));
   if (!DNS1123_LABEL.test(v)) {
-    errs.push(regexError('a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character', DNS1123_LABEL_FMT, 'my-name', '123-abc'));
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        DNS1123_LABEL_FMT,
+        'my-name',
+        '123-abc',
+      ),
+    );
   }
   return errs;
 }
@@ -53,7 +60,13 @@ export function isDNS1123Subdomain(v: string): string[] {
   const errs: string[] = [];
   if (v.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX));
   if (!DNS1123_SUBDOMAIN.test(v)) {
-    errs.push(regexError('a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character', DNS1123_SUBDOMAIN_FMT, 'example.com'));
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
   }
   return errs;
 }
@@ -62,7 +75,14 @@ export function isDNS1035Label(v: string): string[] {
   const errs: string[] = [];
   if (v.length > DNS1035_LABEL_MAX) errs.push(maxLenError(DNS1035_LABEL_MAX));
   if (!DNS1035_LABEL.test(v)) {
-    errs.push(regexError('a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character', DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL_FMT,
+        'my-name',
+        'abc-123',
+      ),
+    );
   }
   return errs;
 }
@@ -88,7 +108,9 @@ export function isQualifiedName(v: string): string[] {
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
   } else {
-    return [`a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > QUALIFIED_NAME_MAX) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX)}`);
@@ -100,7 +122,15 @@ export function isValidLabelValue(v: string): string[] {
   const errs: string[] = [];
   if (v.length > LABEL_VALUE_MAX) errs.push(maxLenError(LABEL_VALUE_MAX));
   if (!LABEL_VALUE.test(v)) {
-    errs.push(regexError('a valid label must be an empty string or consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character', LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE_FMT,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
   }
   return errs;
 }
@@ -109,7 +139,8 @@ export function isValidLabelValue(v: string): string[] {
 export function isConfigMapKey(v: string): string[] {
   const errs: string[] = [];
   if (v.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX));
-  if (!CONFIG_KEY.test(v)) errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
+  if (!CONFIG_KEY.test(v))
+    errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
   if (v === '.') errs.push("must not be '.'");
   else if (v === '..') errs.push("must not be '..'");
   else if (v.startsWith('..')) errs.push("must not start with '..'");
@@ -133,10 +164,14 @@ export function maskTrailingDash(s: string): string {
 export function checkName(rule: NameRule, name: string, prefix: boolean, obj?: KObject): string[] {
   const masked = prefix ? maskTrailingDash(name) : name;
   switch (rule) {
-    case 'subdomain': return isDNS1123Subdomain(masked);
-    case 'label': return isDNS1123Label(masked);
-    case 'dns1035': return isDNS1035Label(masked);
-    case 'path-segment': return isValidPathSegmentName(name, prefix);
+    case 'subdomain':
+      return isDNS1123Subdomain(masked);
+    case 'label':
+      return isDNS1123Label(masked);
+    case 'dns1035':
+      return isDNS1035Label(masked);
+    case 'path-segment':
+      return isValidPathSegmentName(name, prefix);
     case 'apiservice': {
       const minimal = isValidPathSegmentName(name, prefix);
       if (minimal.length) return minimal;

@@ -11,12 +11,12 @@ export const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection
 
 /** How metadata.name is checked, after apimachinery's validators. */
 export type NameRule =
-  | 'subdomain'      // DNS-1123 subdomain (most types)
-  | 'label'          // DNS-1123 label (namespaces)
-  | 'dns1035'        // DNS-1035 label (services)
-  | 'path-segment'   // any name that is a valid path segment (RBAC types)
-  | 'apiservice'     // `<version>.<group>` (APIService)
-  | 'crd';           // a DNS-1123 subdomain equal to `<spec.names.plural>.<spec.group>` (CustomResourceDefinition)
+  | 'subdomain' // DNS-1123 subdomain (most types)
+  | 'label' // DNS-1123 label (namespaces)
+  | 'dns1035' // DNS-1035 label (services)
+  | 'path-segment' // any name that is a valid path segment (RBAC types)
+  | 'apiservice' // `<version>.<group>` (APIService)
+  | 'crd'; // a DNS-1123 subdomain equal to `<spec.names.plural>.<spec.group>` (CustomResourceDefinition)
 
 export interface Column {
   name: string;
@@ -30,8 +30,8 @@ export interface Column {
 }
 
 export interface Subresource {
-  name: string;            // 'status', 'finalize'
-  kind: string;            // kind returned (usually the parent kind)
+  name: string; // 'status', 'finalize'
+  kind: string; // kind returned (usually the parent kind)
   verbs: readonly Verb[];
   /** Group and version of `kind` when not the parent's (serviceaccounts/token → authentication.k8s.io/v1 TokenRequest). */
   group?: string;
@@ -39,7 +39,7 @@ export interface Subresource {
 }
 
 export interface ResourceType {
-  group: string;           // '' = core
+  group: string; // '' = core
   version: string;
   kind: string;
   listKind: string;

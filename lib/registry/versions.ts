@@ -24,22 +24,39 @@ export interface VersionLifecycle {
 
 const ga = (group: string, version = 'v1'): VersionLifecycle => ({ group, version, stability: 'ga' });
 
-export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(([
-  ga(''), ga('apiregistration.k8s.io'), ga('events.k8s.io'), ga('authentication.k8s.io'), ga('authorization.k8s.io'),
-  ga('rbac.authorization.k8s.io'), ga('coordination.k8s.io'), ga('discovery.k8s.io'), ga('flowcontrol.apiserver.k8s.io'),
-  {
-    group: 'authentication.k8s.io', version: 'v1beta1', stability: 'beta', deprecated: {
-      TokenReview: { since: '1.19', removed: '1.22', replacement: 'authentication.k8s.io/v1 TokenReview' },
-      SelfSubjectReview: { since: '1.30', removed: '1.33', replacement: 'authentication.k8s.io/v1 SelfSubjectReview' },
-    },
-  },
-  {
-    group: 'authorization.k8s.io', version: 'v1beta1', stability: 'beta', deprecated: {
-      SubjectAccessReview: { since: '1.19', removed: '1.22', replacement: 'authorization.k8s.io/v1 SubjectAccessReview' },
-    },
-  },
-  { group: 'access.gatehouse.dev', version: 'v1alpha1', stability: 'alpha' },
-] as VersionLifecycle[]).map((v) => Object.freeze(v)));
+export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
+  (
+    [
+      ga(''),
+      ga('apiregistration.k8s.io'),
+      ga('events.k8s.io'),
+      ga('authentication.k8s.io'),
+      ga('authorization.k8s.io'),
+      ga('rbac.authorization.k8s.io'),
+      ga('coordination.k8s.io'),
+      ga('discovery.k8s.io'),
+      ga('flowcontrol.apiserver.k8s.io'),
+      {
+        group: 'authentication.k8s.io',
+        version: 'v1beta1',
+        stability: 'beta',
+        deprecated: {
+          TokenReview: { since: '1.19', removed: '1.22', replacement: 'authentication.k8s.io/v1 TokenReview' },
+          SelfSubjectReview: { since: '1.30', removed: '1.33', replacement: 'authentication.k8s.io/v1 SelfSubjectReview' },
+        },
+      },
+      {
+        group: 'authorization.k8s.io',
+        version: 'v1beta1',
+        stability: 'beta',
+        deprecated: {
+          SubjectAccessReview: { since: '1.19', removed: '1.22', replacement: 'authorization.k8s.io/v1 SubjectAccessReview' },
+        },
+      },
+      { group: 'access.gatehouse.dev', version: 'v1alpha1', stability: 'alpha' },
+    ] as VersionLifecycle[]
+  ).map((v) => Object.freeze(v)),
+);
 
 const BY_GV = new Map(SERVED_VERSIONS.map((v) => [`${v.group}/${v.version}`, v]));
 

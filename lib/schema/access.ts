@@ -35,26 +35,30 @@ export const accessV1alpha1: SchemaPackage = {
       },
     },
     SubjectAccessExplanationStatus: {
-      d: 'The chain\'s answer and how each authorizer reached its part of it.',
+      d: "The chain's answer and how each authorizer reached its part of it.",
       r: ['allowed'],
       f: {
         allowed: ['bool', 'True if the chain allows the request.'],
         denied: ['bool', 'True if an authorizer denied it (false with allowed false: nobody had an opinion).'],
-        reason: ['string', 'The chain\'s reason, as SubjectAccessReview gives it.'],
+        reason: ['string', "The chain's reason, as SubjectAccessReview gives it."],
         evaluationError: ['string', 'Errors of authorizers that could not decide.'],
         decidedBy: ['string', 'The name, as configured, of the authorizer that allowed or denied; empty when none did.'],
         steps: ['[]access.ExplanationStep', 'Every authorizer of the chain, in order.', { lt: 'atomic' }],
-        nearMisses: ['[]access.NearMiss', 'When not allowed: at most 10, closest first: rules bound to the subject that match every attribute of the request but one; in SubjectAccessExplanation only, also bindings at the request\'s scope that would apply with one more group or another ServiceAccount namespace.', { lt: 'atomic' }],
+        nearMisses: [
+          '[]access.NearMiss',
+          "When not allowed: at most 10, closest first: rules bound to the subject that match every attribute of the request but one; in SubjectAccessExplanation only, also bindings at the request's scope that would apply with one more group or another ServiceAccount namespace.",
+          { lt: 'atomic' },
+        ],
       },
     },
     ExplanationStep: {
-      d: 'One authorizer\'s part in a decision.',
+      d: "One authorizer's part in a decision.",
       r: ['name', 'type', 'decision'],
       f: {
-        name: ['string', 'The authorizer\'s name as configured.'],
+        name: ['string', "The authorizer's name as configured."],
         type: ['string', 'Privileged, RBAC, Node, ABAC, Webhook, AlwaysAllow or AlwaysDeny.'],
         decision: ['string', 'Allow, Deny, NoOpinion, Error or Skipped (an earlier authorizer decided).'],
-        reason: ['string', 'The authorizer\'s reason.'],
+        reason: ['string', "The authorizer's reason."],
         rbac: ['access.RbacMatch', 'RBAC: the binding, role and rule that allowed.'],
         node: ['access.NodeMatch', 'Node: why the node may reach the object.'],
         abac: ['access.AbacMatch', 'ABAC: the policy that matched.'],
@@ -63,12 +67,12 @@ export const accessV1alpha1: SchemaPackage = {
       },
     },
     RbacMatch: {
-      d: 'A binding, its role and one of the role\'s rules.',
+      d: "A binding, its role and one of the role's rules.",
       f: {
         binding: ['access.ObjectRef', 'The RoleBinding or ClusterRoleBinding.'],
         role: ['access.ObjectRef', 'The Role or ClusterRole it refers to.'],
-        ruleIndex: ['int32', 'The index of the rule in the role\'s rules.'],
-        subject: ['access.SubjectRef', 'The binding\'s subject that made it apply.'],
+        ruleIndex: ['int32', "The index of the rule in the role's rules."],
+        subject: ['access.SubjectRef', "The binding's subject that made it apply."],
       },
     },
     ObjectRef: {
@@ -77,7 +81,7 @@ export const accessV1alpha1: SchemaPackage = {
     },
     SubjectRef: {
       d: 'A user, group or ServiceAccount.',
-      f: { kind: ['string', 'User, Group or ServiceAccount.'], namespace: ['string', 'The ServiceAccount\'s namespace.'], name: ['string', 'Name.'] },
+      f: { kind: ['string', 'User, Group or ServiceAccount.'], namespace: ['string', "The ServiceAccount's namespace."], name: ['string', 'Name.'] },
     },
     NodeMatch: {
       d: 'How the Node authorizer decided.',
@@ -92,11 +96,11 @@ export const accessV1alpha1: SchemaPackage = {
       f: { line: ['int32', 'Its line in --authorization-policy-file (1-based).'], policy: ['raw', 'The policy, in v1beta1 meaning.'] },
     },
     WebhookTrace: {
-      d: 'A webhook authorizer\'s work.',
+      d: "A webhook authorizer's work.",
       f: {
         called: ['bool', 'Whether the webhook was asked (false when a match condition was false or the answer was cached).'],
         cached: ['bool', 'Whether the answer came from the cache.'],
-        answer: ['raw', 'The status of the webhook\'s SubjectAccessReview answer.'],
+        answer: ['raw', "The status of the webhook's SubjectAccessReview answer."],
         matchConditions: ['[]access.MatchConditionResult', 'Each matchConditions expression and its result.', { lt: 'atomic' }],
       },
     },
@@ -129,9 +133,13 @@ export const accessV1alpha1: SchemaPackage = {
       d: 'A subject the chain allows the request.',
       f: {
         kind: ['string', 'User, Group or ServiceAccount.'],
-        namespace: ['string', 'The ServiceAccount\'s namespace.'],
+        namespace: ['string', "The ServiceAccount's namespace."],
         name: ['string', 'Name.'],
-        allowedBy: ['[]access.ExplanationStep', 'Each authorizer that allows it, with what allows it (name, type and the authorizer\'s facts; no decision).', { lt: 'atomic' }],
+        allowedBy: [
+          '[]access.ExplanationStep',
+          "Each authorizer that allows it, with what allows it (name, type and the authorizer's facts; no decision).",
+          { lt: 'atomic' },
+        ],
       },
     },
     IncompleteAuthorizer: {
@@ -139,11 +147,18 @@ export const accessV1alpha1: SchemaPackage = {
       f: { name: ['string', 'Its configured name.'], type: ['string', 'Its type.'], reason: ['string', 'Why.'] },
     },
     NearMiss: {
-      d: 'A rule bound to the subject that matches every attribute of the request but one; or (SubjectAccessExplanation only) a binding whose role grants the request but that names another group, or the subject\'s ServiceAccount name in another namespace.',
+      d: "A rule bound to the subject that matches every attribute of the request but one; or (SubjectAccessExplanation only) a binding whose role grants the request but that names another group, or the subject's ServiceAccount name in another namespace.",
       f: {
-        attribute: ['string', 'verb, namespace, resourceName, apiGroup, resource or nonResourceURL; group or serviceaccount namespace (SubjectAccessExplanation only).'],
-        requested: ['string', 'The request\'s value; for serviceaccount namespace the ServiceAccount\'s own namespace; absent for group.'],
-        granted: ['[]string', 'What the rule (or binding, for namespace) grants instead; for group and serviceaccount namespace, the value the subject would need.', { lt: 'atomic' }],
+        attribute: [
+          'string',
+          'verb, namespace, resourceName, apiGroup, resource or nonResourceURL; group or serviceaccount namespace (SubjectAccessExplanation only).',
+        ],
+        requested: ['string', "The request's value; for serviceaccount namespace the ServiceAccount's own namespace; absent for group."],
+        granted: [
+          '[]string',
+          'What the rule (or binding, for namespace) grants instead; for group and serviceaccount namespace, the value the subject would need.',
+          { lt: 'atomic' },
+        ],
         rbac: ['access.RbacMatch', 'The binding, role and rule.'],
       },
     },

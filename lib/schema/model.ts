@@ -106,8 +106,13 @@ export class SchemaModel {
           continue;
         }
         const node: StructNode = {
-          kind: 'struct', name: `${p.alias}.${kind}`, definition: `${p.prefix}.${kind}`, description: def.d,
-          fields: new Map(), required: Object.freeze([...(def.r ?? [])]), atomic: def.mt === 'atomic',
+          kind: 'struct',
+          name: `${p.alias}.${kind}`,
+          definition: `${p.prefix}.${kind}`,
+          description: def.d,
+          fields: new Map(),
+          required: Object.freeze([...(def.r ?? [])]),
+          atomic: def.mt === 'atomic',
         };
         this.#structs.set(node.name, node);
         this.#byDefinition.set(node.definition, node);
@@ -134,8 +139,13 @@ export class SchemaModel {
       const listType = m.lt ?? (merge ? (scalarItems ? 'set' : 'map') : 'atomic');
       const keys = m.lk ?? (listType === 'map' && m.pk ? [m.pk] : []);
       return Object.freeze({
-        kind: 'list', items, listType, keys: Object.freeze([...keys]),
-        patchStrategy: merge ? 'merge' : '', patchMergeKey: m.pk ?? '', retainKeys: strategies.includes('retainKeys'),
+        kind: 'list',
+        items,
+        listType,
+        keys: Object.freeze([...keys]),
+        patchStrategy: merge ? 'merge' : '',
+        patchMergeKey: m.pk ?? '',
+        retainKeys: strategies.includes('retainKeys'),
       });
     }
     if (type.startsWith('{}')) return Object.freeze({ kind: 'map', values: this.#node(type.slice(2), {}), atomic: m.mt === 'atomic' });
@@ -163,10 +173,15 @@ export class SchemaModel {
 export function childOf(node: Node | undefined, key: string | number): Node | undefined {
   if (!node) return undefined;
   switch (node.kind) {
-    case 'struct': return node.fields.get(String(key))?.node;
-    case 'list': return node.items;
-    case 'map': return node.values;
-    case 'any': return node;
-    default: return undefined;
+    case 'struct':
+      return node.fields.get(String(key))?.node;
+    case 'list':
+      return node.items;
+    case 'map':
+      return node.values;
+    case 'any':
+      return node;
+    default:
+      return undefined;
   }
 }

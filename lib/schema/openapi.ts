@@ -7,7 +7,11 @@ import type { AnyNode, Field, Node, StructNode } from './model.js';
 type Json = Record<string, unknown>;
 export type Flavor = 'v2' | 'v3';
 
-export interface Gvk { group: string; version: string; kind: string }
+export interface Gvk {
+  group: string;
+  version: string;
+  kind: string;
+}
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const TIME = `${META}.Time`;
@@ -19,14 +23,30 @@ const RAW = 'io.k8s.apimachinery.pkg.runtime.RawExtension';
 /** Definitions of the non-struct named types the tables use, per flavour. */
 function wellKnown(flavor: Flavor): Record<string, Json> {
   return {
-    [TIME]: { description: 'Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.  Wrappers are provided for many of the factory methods that the time package offers.', type: 'string', format: 'date-time' },
-    [FIELDS_V1]: { description: "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.\n\nEach key is either a '.' representing the field itself, and will always map to an empty set, or a string representing a sub-field or item. The string will follow one of these four formats: 'f:<name>', where <name> is the name of a field in a struct, or key in a map 'v:<value>', where <value> is the exact json formatted value of a list item 'i:<index>', where <index> is position of a item in a list 'k:<keys>', where <keys> is a map of  a list item's key fields to their unique values If a key maps to an empty Fields value, the field that key represents is part of the set.\n\nThe exact format is defined in sigs.k8s.io/structured-merge-diff", type: 'object' },
-    [QUANTITY]: flavor === 'v3'
-      ? { description: 'Quantity is a fixed-point representation of a number.', oneOf: [{ type: 'string' }, { type: 'number' }] }
-      : { description: 'Quantity is a fixed-point representation of a number.', type: 'string' },
-    [INT_OR_STRING]: flavor === 'v3'
-      ? { description: 'IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.', format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] }
-      : { description: 'IntOrString is a type that can hold an int32 or a string.', type: 'string', format: 'int-or-string' },
+    [TIME]: {
+      description:
+        'Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.  Wrappers are provided for many of the factory methods that the time package offers.',
+      type: 'string',
+      format: 'date-time',
+    },
+    [FIELDS_V1]: {
+      description:
+        "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.\n\nEach key is either a '.' representing the field itself, and will always map to an empty set, or a string representing a sub-field or item. The string will follow one of these four formats: 'f:<name>', where <name> is the name of a field in a struct, or key in a map 'v:<value>', where <value> is the exact json formatted value of a list item 'i:<index>', where <index> is position of a item in a list 'k:<keys>', where <keys> is a map of  a list item's key fields to their unique values If a key maps to an empty Fields value, the field that key represents is part of the set.\n\nThe exact format is defined in sigs.k8s.io/structured-merge-diff",
+      type: 'object',
+    },
+    [QUANTITY]:
+      flavor === 'v3'
+        ? { description: 'Quantity is a fixed-point representation of a number.', oneOf: [{ type: 'string' }, { type: 'number' }] }
+        : { description: 'Quantity is a fixed-point representation of a number.', type: 'string' },
+    [INT_OR_STRING]:
+      flavor === 'v3'
+        ? {
+            description:
+              'IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.',
+            format: 'int-or-string',
+            oneOf: [{ type: 'integer' }, { type: 'string' }],
+          }
+        : { description: 'IntOrString is a type that can hold an int32 or a string.', type: 'string', format: 'int-or-string' },
     [RAW]: { description: 'RawExtension is used to hold extensions in external versions.', type: 'object' },
   };
 }
@@ -50,9 +70,18 @@ function nodeSchema(node: Node, flavor: Flavor, description: string | undefined,
     case 'any':
       if (node.description !== undefined) want(node);
       return refProp(node.definition, flavor, description, false);
-    case 'struct': want(node); return refProp(node.definition, flavor, description, true);
-    case 'list': return { type: 'array', ...d, items: nodeSchema(node.items, flavor, undefined, want) };
-    case 'map': return { type: 'object', ...d, additionalProperties: nodeSchema(node.values, flavor, undefined, want), ...(node.atomic ? { 'x-kubernetes-map-type': 'atomic' } : {}) };
+    case 'struct':
+      want(node);
+      return refProp(node.definition, flavor, description, true);
+    case 'list':
+      return { type: 'array', ...d, items: nodeSchema(node.items, flavor, undefined, want) };
+    case 'map':
+      return {
+        type: 'object',
+        ...d,
+        additionalProperties: nodeSchema(node.values, flavor, undefined, want),
+        ...(node.atomic ? { 'x-kubernetes-map-type': 'atomic' } : {}),
+      };
     case 'scalar':
       if (node.type === 'quantity') return refProp(QUANTITY, flavor, description, false);
       if (node.type === 'int-or-string') return refProp(INT_OR_STRING, flavor, description, false);
@@ -93,7 +122,9 @@ export function definitionsOf(roots: readonly StructNode[], flavor: Flavor, gvks
   const out: Record<string, Json> = {};
   const queue: Array<StructNode | AnyNode> = [...roots];
   const seen = new Set<string>();
-  const want: Want = (s) => { if (!seen.has(s.definition)) queue.push(s); };
+  const want: Want = (s) => {
+    if (!seen.has(s.definition)) queue.push(s);
+  };
   while (queue.length) {
     const s = queue.shift()!;
     if (seen.has(s.definition)) continue;

@@ -27,7 +27,10 @@ const LEGACY = {
   saUid: 'kubernetes.io/serviceaccount/service-account.uid',
 } as const;
 
-export interface ObjectRef { readonly name: string; readonly uid: string }
+export interface ObjectRef {
+  readonly name: string;
+  readonly uid: string;
+}
 
 /** Who a verified token names, and what it is bound to. */
 export interface ServiceAccountIdentity {
@@ -67,8 +70,14 @@ export function boundClaims(c: BoundClaimsInput): Record<string, unknown> {
   if (c.secret) k8s['secret'] = { name: c.secret.name, uid: c.secret.uid };
   k8s['serviceaccount'] = { name: c.serviceAccount.name, uid: c.serviceAccount.uid };
   return {
-    aud: [...c.audiences], exp: iat + c.expirationSeconds, iat, iss: c.issuer, jti: c.jti,
-    'kubernetes.io': k8s, nbf: iat, sub: serviceAccountUsername(c.namespace, c.serviceAccount.name),
+    aud: [...c.audiences],
+    exp: iat + c.expirationSeconds,
+    iat,
+    iss: c.issuer,
+    jti: c.jti,
+    'kubernetes.io': k8s,
+    nbf: iat,
+    sub: serviceAccountUsername(c.namespace, c.serviceAccount.name),
   };
 }
 
@@ -114,8 +123,12 @@ export function identityFromClaims(payload: Record<string, unknown>, legacy: boo
     if (!sa) throw new ClaimError('kubernetes.io.serviceaccount claim is missing');
     const jti = payload['jti'];
     id = {
-      namespace: str(k['namespace'], 'kubernetes.io.namespace'), serviceAccount: sa, legacy: false,
-      pod: ref(k['pod'], 'kubernetes.io.pod'), secret: ref(k['secret'], 'kubernetes.io.secret'), node: ref(k['node'], 'kubernetes.io.node'),
+      namespace: str(k['namespace'], 'kubernetes.io.namespace'),
+      serviceAccount: sa,
+      legacy: false,
+      pod: ref(k['pod'], 'kubernetes.io.pod'),
+      secret: ref(k['secret'], 'kubernetes.io.secret'),
+      node: ref(k['node'], 'kubernetes.io.node'),
       jti: typeof jti === 'string' && jti !== '' ? jti : undefined,
     };
   }
@@ -127,8 +140,14 @@ export function identityFromClaims(payload: Record<string, unknown>, legacy: boo
 /** The user a service-account token authenticates as. */
 export function serviceAccountUser(id: ServiceAccountIdentity): UserInfo {
   const extra: Record<string, string[]> = {};
-  if (id.pod) { extra[EXTRA_POD_NAME] = [id.pod.name]; extra[EXTRA_POD_UID] = [id.pod.uid]; }
-  if (id.node) { extra[EXTRA_NODE_NAME] = [id.node.name]; extra[EXTRA_NODE_UID] = [id.node.uid]; }
+  if (id.pod) {
+    extra[EXTRA_POD_NAME] = [id.pod.name];
+    extra[EXTRA_POD_UID] = [id.pod.uid];
+  }
+  if (id.node) {
+    extra[EXTRA_NODE_NAME] = [id.node.name];
+    extra[EXTRA_NODE_UID] = [id.node.uid];
+  }
   if (id.jti) extra[EXTRA_CREDENTIAL_ID] = [`JTI=${id.jti}`];
   return {
     username: serviceAccountUsername(id.namespace, id.serviceAccount.name),

@@ -16,7 +16,7 @@ export interface VerificationKey {
 export class KeyFileError extends Error {}
 
 const RSA_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const;
-const EC_ALGORITHMS: Readonly<Record<string, string>> = { 'prime256v1': 'ES256', 'secp384r1': 'ES384', 'secp521r1': 'ES512' };
+const EC_ALGORITHMS: Readonly<Record<string, string>> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n[\s\S]*?-----END \1-----/g;
 
@@ -38,18 +38,28 @@ export function signingAlgorithm(key: KeyObject, source: string): string {
 }
 
 export function keyId(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url');
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
 }
 
 /** The public key of one PEM block, or undefined for blocks that hold no key (EC PARAMETERS). */
 function publicKeyOf(type: string, block: string, source: string): KeyObject | undefined {
   try {
     switch (type) {
-      case 'PUBLIC KEY': case 'RSA PUBLIC KEY': return createPublicKey(block);
-      case 'PRIVATE KEY': case 'RSA PRIVATE KEY': case 'EC PRIVATE KEY': return createPublicKey(createPrivateKey(block));
-      case 'CERTIFICATE': return new X509Certificate(block).publicKey;
-      case 'EC PARAMETERS': return undefined;
-      default: throw new KeyFileError(`${source}: unexpected PEM block "${type}"`);
+      case 'PUBLIC KEY':
+      case 'RSA PUBLIC KEY':
+        return createPublicKey(block);
+      case 'PRIVATE KEY':
+      case 'RSA PRIVATE KEY':
+      case 'EC PRIVATE KEY':
+        return createPublicKey(createPrivateKey(block));
+      case 'CERTIFICATE':
+        return new X509Certificate(block).publicKey;
+      case 'EC PARAMETERS':
+        return undefined;
+      default:
+        throw new KeyFileError(`${source}: unexpected PEM block "${type}"`);
     }
   } catch (err) {
     if (err instanceof KeyFileError) throw err;

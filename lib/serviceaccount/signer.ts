@@ -10,7 +10,10 @@ export class TokenSigner {
   readonly kid: string;
   private readonly encoder = new TextEncoder();
 
-  constructor(private readonly key: KeyObject, source = 'service-account signing key') {
+  constructor(
+    private readonly key: KeyObject,
+    source = 'service-account signing key',
+  ) {
     this.alg = signingAlgorithm(key, source);
     this.kid = keyId(createPublicKey(key));
   }

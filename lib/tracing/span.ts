@@ -20,7 +20,18 @@
 // only @opentelemetry/api and the W3C propagator.
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 export { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
@@ -74,7 +85,9 @@ function unrecordedContext(headers: IncomingHttpHeaders): Context {
   const parent = trace.getSpanContext(incomingTrace(headers));
   const traceId = parent && isSpanContextValid(parent) ? parent.traceId : randomBytes(16).toString('hex');
   return trace.setSpanContext(ROOT_CONTEXT, {
-    traceId, spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.NONE,
+    traceId,
+    spanId: randomBytes(8).toString('hex'),
+    traceFlags: TraceFlags.NONE,
     ...(parent?.traceState ? { traceState: parent.traceState } : {}),
   });
 }
@@ -93,14 +106,17 @@ function started<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function ended<T>(span: Span, p: Promise<T>): Promise<T> {
-  return p.then((v) => {
-    span.end();
-    return v;
-  }, (err: unknown) => {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
-    span.end();
-    throw err;
-  });
+  return p.then(
+    (v) => {
+      span.end();
+      return v;
+    },
+    (err: unknown) => {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      span.end();
+      throw err;
+    },
+  );
 }
 
 /**
@@ -108,12 +124,20 @@ function ended<T>(span: Span, p: Promise<T>): Promise<T> {
  * `fn` gets the span to add attributes to and the trace to hand further down,
  * both undefined when `parent` is (nothing recorded).
  */
-export function inSpan<T>(parent: Trace | undefined, name: string, attributes: Attributes,
-  fn: (span: Span | undefined, trace: Trace | undefined) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
+export function inSpan<T>(
+  parent: Trace | undefined,
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span | undefined, trace: Trace | undefined) => Promise<T>,
+  kind: SpanKind = SpanKind.INTERNAL,
+): Promise<T> {
   if (!parent) return fn(undefined, undefined);
   const span = parent.tracer.startSpan(name, { kind, attributes }, parent.ctx);
   const t = child(parent, span);
-  return ended(span, started(() => fn(span, t)));
+  return ended(
+    span,
+    started(() => fn(span, t)),
+  );
 }
 
 /**
@@ -167,7 +191,11 @@ export function commandSpan(name: string, attributes: Attributes): Span | undefi
   return startChildSpan(commandParent, name, attributes);
 }
 
-const setter = { set(carrier: OutgoingHttpHeaders, key: string, value: string) { carrier[key] = value; } };
+const setter = {
+  set(carrier: OutgoingHttpHeaders, key: string, value: string) {
+    carrier[key] = value;
+  },
+};
 
 /**
  * One outbound HTTP call: under a recorded request's trace a CLIENT span
@@ -175,19 +203,33 @@ const setter = { set(carrier: OutgoingHttpHeaders, key: string, value: string) {
  * unrecorded one, given its IncomingMessage (`req`), the trace it passes on.
  * `fn` gets those headers (empty when off or unknown) and the span.
  */
-export function outboundCall<T>(parent: Trace | undefined, method: string, url: string, attributes: Attributes,
-  fn: (traceHeaders: OutgoingHttpHeaders, span: Span | undefined) => Promise<T>, req?: { readonly headers: IncomingHttpHeaders }): Promise<T> {
+export function outboundCall<T>(
+  parent: Trace | undefined,
+  method: string,
+  url: string,
+  attributes: Attributes,
+  fn: (traceHeaders: OutgoingHttpHeaders, span: Span | undefined) => Promise<T>,
+  req?: { readonly headers: IncomingHttpHeaders },
+): Promise<T> {
   if (!on) return fn(NO_HEADERS, undefined);
   const headers: OutgoingHttpHeaders = {};
   if (!parent) {
     if (req) propagator.inject(unrecordedContext(req.headers), headers, setter);
     return fn(headers, undefined);
   }
-  const span = parent.tracer.startSpan(`HTTP ${method}`, {
-    kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'url.full': url, ...attributes },
-  }, parent.ctx);
+  const span = parent.tracer.startSpan(
+    `HTTP ${method}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { 'http.request.method': method, 'url.full': url, ...attributes },
+    },
+    parent.ctx,
+  );
   propagator.inject(trace.setSpan(parent.ctx, span), headers, setter);
-  return ended(span, started(() => fn(headers, span)));
+  return ended(
+    span,
+    started(() => fn(headers, span)),
+  );
 }
 
 const NO_HEADERS: OutgoingHttpHeaders = Object.freeze({}) as OutgoingHttpHeaders;

@@ -50,6 +50,7 @@ export function decodeBody(buf: Buffer, format: InputFormat): DecodedBody {
   // CBOR refuses duplicate keys outright (a map holding one is invalid CBOR), so none are left to report.
   if (format === 'cbor') return { value: decodeCbor(buf), duplicates: [] };
   const { value, duplicates } = decodeValue(buf.toString('utf8'), format);
-  if (!isPlainObject(value)) throw badRequest(`the request body must be an object, not ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`);
+  if (!isPlainObject(value))
+    throw badRequest(`the request body must be an object, not ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`);
   return { value, duplicates };
 }

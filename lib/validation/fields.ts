@@ -43,7 +43,13 @@ export interface CheckOptions {
  * judge: objects refuse them (checkObject); the review APIs, whose readers
  * name a wrongly typed field themselves, leave them to those readers.
  */
-export function decodeFields(obj: Record<string, unknown>, schema: StructNode | undefined, duplicates: readonly string[], level: FieldValidation, strictPrefix: string): { warnings: string[]; causes: StatusCause[] } {
+export function decodeFields(
+  obj: Record<string, unknown>,
+  schema: StructNode | undefined,
+  duplicates: readonly string[],
+  level: FieldValidation,
+  strictPrefix: string,
+): { warnings: string[]; causes: StatusCause[] } {
   const { unknown, causes } = schema ? pruneAndValidate(obj, schema) : { unknown: [], causes: [] };
   const messages = level === 'Ignore' ? [] : problemMessages({ unknown, duplicates });
   if (level === 'Strict' && messages.length > 0) throw badRequest(`${strictPrefix}strict decoding error: ${messages.join(', ')}`);

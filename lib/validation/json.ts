@@ -8,7 +8,10 @@
 import { isPlainObject } from '../api/meta.js';
 
 export class JsonBodyError extends Error {
-  constructor(readonly code: 'syntax' | 'depth', message: string) {
+  constructor(
+    readonly code: 'syntax' | 'depth',
+    message: string,
+  ) {
     super(message);
     this.name = 'JsonBodyError';
   }
@@ -23,7 +26,13 @@ export interface DecodedJson {
 /** Default nesting limit of request bodies; Kubernetes objects stay far below it. */
 export const MAX_DEPTH = 64;
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COLON = 0x3a, OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d, OPEN_BRACKET = 0x5b, CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  COLON = 0x3a,
+  OPEN_BRACE = 0x7b,
+  CLOSE_BRACE = 0x7d,
+  OPEN_BRACKET = 0x5b,
+  CLOSE_BRACKET = 0x5d;
 
 /** Members (key/value pairs) in the text and its deepest nesting. */
 function scan(text: string): { members: number; depth: number } {
@@ -41,8 +50,9 @@ function scan(text: string): { members: number; depth: number } {
         else if (d === QUOTE) break;
       }
     } else if (c === COLON) members++;
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) { if (++depth > max) max = depth; }
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > max) max = depth;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
   }
   return { members, depth: max };
 }
@@ -82,7 +92,9 @@ export function decodeJson(text: string, maxDepth = MAX_DEPTH): DecodedJson {
 export function findDuplicates(text: string): string[] {
   const out: string[] = [];
   let i = 0;
-  const ws = () => { while (i < text.length && /\s/.test(text[i]!)) i++; };
+  const ws = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
   const str = (): string => {
     const start = i;
     for (i++; i < text.length; i++) {
@@ -100,13 +112,17 @@ export function findDuplicates(text: string): string[] {
       i++;
       const seen = new Set<string>();
       ws();
-      if (text[i] === '}') { i++; return; }
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
       for (;;) {
         ws();
         const k = str();
         if (seen.has(k)) out.push(join(path, k));
         seen.add(k);
-        ws(); i++; // colon
+        ws();
+        i++; // colon
         value(join(path, k));
         ws();
         if (text[i++] === '}') return;
@@ -114,7 +130,10 @@ export function findDuplicates(text: string): string[] {
     } else if (c === '[') {
       i++;
       ws();
-      if (text[i] === ']') { i++; return; }
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
       for (let n = 0; ; n++) {
         value(`${path}[${n}]`);
         ws();

@@ -58,7 +58,8 @@ function walkStruct(obj: Record<string, unknown>, node: StructNode, path: string
 
 function walk(v: unknown, node: Node, path: string, r: Walk): void {
   switch (node.kind) {
-    case 'any': return;
+    case 'any':
+      return;
     case 'struct':
       if (!isPlainObject(v)) {
         if (r.pruneOnly) return;
@@ -68,24 +69,36 @@ function walk(v: unknown, node: Node, path: string, r: Walk): void {
       walkStruct(v, node, path, r);
       return;
     case 'list':
-      if (!Array.isArray(v)) { if (!r.pruneOnly) r.causes.push(cause.typeInvalid(path, v, `must be of type array, not ${typeName(v)}`)); return; }
+      if (!Array.isArray(v)) {
+        if (!r.pruneOnly) r.causes.push(cause.typeInvalid(path, v, `must be of type array, not ${typeName(v)}`));
+        return;
+      }
       for (let i = 0; i < v.length; i++) {
         if (v[i] === null) continue;
         walk(v[i], node.items, `${path}[${i}]`, r);
       }
       return;
     case 'map':
-      if (!isPlainObject(v)) { if (!r.pruneOnly) r.causes.push(cause.typeInvalid(path, v, `must be of type object, not ${typeName(v)}`)); return; }
+      if (!isPlainObject(v)) {
+        if (!r.pruneOnly) r.causes.push(cause.typeInvalid(path, v, `must be of type object, not ${typeName(v)}`));
+        return;
+      }
       for (const [k, x] of Object.entries(v)) if (x !== null) walk(x, node.values, join(path, k), r);
       return;
     case 'scalar': {
       if (r.pruneOnly) return;
-      const ok = node.type === 'string' ? typeof v === 'string'
-        : node.type === 'integer' ? Number.isInteger(v)
-        : node.type === 'number' ? typeof v === 'number'
-        : node.type === 'boolean' ? typeof v === 'boolean'
-        : node.type === 'int-or-string' ? Number.isInteger(v) || typeof v === 'string'
-        : typeof v === 'string' || typeof v === 'number';
+      const ok =
+        node.type === 'string'
+          ? typeof v === 'string'
+          : node.type === 'integer'
+            ? Number.isInteger(v)
+            : node.type === 'number'
+              ? typeof v === 'number'
+              : node.type === 'boolean'
+                ? typeof v === 'boolean'
+                : node.type === 'int-or-string'
+                  ? Number.isInteger(v) || typeof v === 'string'
+                  : typeof v === 'string' || typeof v === 'number';
       if (!ok) {
         const want = node.type === 'int-or-string' ? 'integer or string' : node.type === 'quantity' ? 'string or number' : node.type;
         r.causes.push(cause.typeInvalid(path, v, `must be of type ${want}, not ${typeName(v)}`));

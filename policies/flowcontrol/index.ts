@@ -20,9 +20,22 @@ const user = (name: string): Subject => ({ kind: 'User', user: { name } });
 const group = (name: string): Subject => ({ kind: 'Group', group: { name } });
 const serviceAccount = (namespace: string, name: string): Subject => ({ kind: 'ServiceAccount', serviceAccount: { namespace, name } });
 
-interface ResourceRule { verbs: string[]; apiGroups: string[]; resources: string[]; clusterScope?: boolean; namespaces?: string[] }
-interface NonResourceRule { verbs: string[]; nonResourceURLs: string[] }
-interface Rule { subjects: Subject[]; resourceRules?: ResourceRule[]; nonResourceRules?: NonResourceRule[] }
+interface ResourceRule {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
+  clusterScope?: boolean;
+  namespaces?: string[];
+}
+interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs: string[];
+}
+interface Rule {
+  subjects: Subject[];
+  resourceRules?: ResourceRule[];
+  nonResourceRules?: NonResourceRule[];
+}
 
 /** Every resource in every namespace and at cluster scope, and every non-resource URL. */
 const everything = (subjects: Subject[]): Rule => ({
@@ -34,20 +47,23 @@ const everything = (subjects: Subject[]): Rule => ({
 const meta = (name: string) => ({ name, annotations: { [AUTOUPDATE_SPEC_ANNOTATION]: 'true' } });
 
 function limited(name: string, shares: number, lendablePercent: number, queuing?: [number, number, number]): KObject {
-  const limitResponse = queuing
-    ? { type: 'Queue', queuing: { queues: queuing[0], handSize: queuing[1], queueLengthLimit: queuing[2] } }
-    : { type: 'Reject' };
+  const limitResponse = queuing ? { type: 'Queue', queuing: { queues: queuing[0], handSize: queuing[1], queueLengthLimit: queuing[2] } } : { type: 'Reject' };
   return {
-    apiVersion: API_VERSION, kind: 'PriorityLevelConfiguration', metadata: meta(name),
+    apiVersion: API_VERSION,
+    kind: 'PriorityLevelConfiguration',
+    metadata: meta(name),
     spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, lendablePercent, limitResponse } },
   };
 }
 
 function flowSchema(name: string, level: string, precedence: number, distinguisher: 'ByUser' | 'ByNamespace' | undefined, rules: Rule[]): KObject {
   return {
-    apiVersion: API_VERSION, kind: 'FlowSchema', metadata: meta(name),
+    apiVersion: API_VERSION,
+    kind: 'FlowSchema',
+    metadata: meta(name),
     spec: {
-      priorityLevelConfiguration: { name: level }, matchingPrecedence: precedence,
+      priorityLevelConfiguration: { name: level },
+      matchingPrecedence: precedence,
       ...(distinguisher ? { distinguisherMethod: { type: distinguisher } } : {}),
       rules,
     },
@@ -59,7 +75,12 @@ const authenticatedOrNot = [group('system:unauthenticated'), group('system:authe
 
 export function mandatoryPriorityLevels(): KObject[] {
   return [
-    { apiVersion: API_VERSION, kind: 'PriorityLevelConfiguration', metadata: meta('exempt'), spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } } },
+    {
+      apiVersion: API_VERSION,
+      kind: 'PriorityLevelConfiguration',
+      metadata: meta('exempt'),
+      spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } },
+    },
     limited('catch-all', 5, 0),
   ];
 }
@@ -88,21 +109,27 @@ const leases: ResourceRule = { verbs: ['get', 'create', 'update'], apiGroups: ['
 
 export function suggestedFlowSchemas(): KObject[] {
   return [
-    flowSchema('probes', 'exempt', 2, undefined, [{
-      subjects: authenticatedOrNot,
-      nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/readyz', '/livez'] }],
-    }]),
-    flowSchema('system-leader-election', 'leader-election', 100, 'ByUser', [{
-      subjects: [kcm, scheduler, serviceAccount('kube-system', '*')],
-      resourceRules: [leases],
-    }]),
-    flowSchema('system-node-high', 'node-high', 400, 'ByUser', [{
-      subjects: [group('system:nodes')],
-      resourceRules: [
-        { verbs: ['*'], apiGroups: [''], resources: ['nodes', 'nodes/status'], clusterScope: true, namespaces: ['*'] },
-        { verbs: ['*'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: ['*'] },
-      ],
-    }]),
+    flowSchema('probes', 'exempt', 2, undefined, [
+      {
+        subjects: authenticatedOrNot,
+        nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/readyz', '/livez'] }],
+      },
+    ]),
+    flowSchema('system-leader-election', 'leader-election', 100, 'ByUser', [
+      {
+        subjects: [kcm, scheduler, serviceAccount('kube-system', '*')],
+        resourceRules: [leases],
+      },
+    ]),
+    flowSchema('system-node-high', 'node-high', 400, 'ByUser', [
+      {
+        subjects: [group('system:nodes')],
+        resourceRules: [
+          { verbs: ['*'], apiGroups: [''], resources: ['nodes', 'nodes/status'], clusterScope: true, namespaces: ['*'] },
+          { verbs: ['*'], apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: ['*'] },
+        ],
+      },
+    ]),
     flowSchema('system-nodes', 'system', 500, 'ByUser', [everything([group('system:nodes')])]),
     flowSchema('kube-controller-manager', 'workload-high', 800, 'ByNamespace', [everything([kcm])]),
     flowSchema('kube-scheduler', 'workload-high', 800, 'ByNamespace', [everything([scheduler])]),

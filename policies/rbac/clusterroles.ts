@@ -14,41 +14,61 @@ export const CLUSTER_ROLES: ClusterRoleData[] = [
   { name: 'edit', rules: [], labels: { [`${AGG}admin`]: 'true' }, aggregateFrom: [{ [`${AGG}edit`]: 'true' }] },
   { name: 'view', rules: [], labels: { [`${AGG}edit`]: 'true' }, aggregateFrom: [{ [`${AGG}view`]: 'true' }] },
   {
-    name: 'system:aggregate-to-admin', labels: { [`${AGG}admin`]: 'true' },
-    rules: [
-      rule('create', ['authorization.k8s.io'], 'localsubjectaccessreviews'),
-      rule(ALL_VERBS, ['rbac.authorization.k8s.io'], 'rolebindings roles'),
-    ],
+    name: 'system:aggregate-to-admin',
+    labels: { [`${AGG}admin`]: 'true' },
+    rules: [rule('create', ['authorization.k8s.io'], 'localsubjectaccessreviews'), rule(ALL_VERBS, ['rbac.authorization.k8s.io'], 'rolebindings roles')],
   },
   {
-    name: 'system:aggregate-to-edit', labels: { [`${AGG}edit`]: 'true' },
+    name: 'system:aggregate-to-edit',
+    labels: { [`${AGG}edit`]: 'true' },
     rules: [
       rule(READ, [''], 'pods/attach pods/exec pods/portforward pods/proxy secrets services/proxy'),
       rule('impersonate', [''], 'serviceaccounts'),
       rule(WRITE, [''], 'pods pods/attach pods/exec pods/portforward pods/proxy'),
       rule('create', [''], 'pods/eviction'),
-      rule(WRITE, [''], 'configmaps events persistentvolumeclaims replicationcontrollers replicationcontrollers/scale secrets serviceaccounts services services/proxy'),
+      rule(
+        WRITE,
+        [''],
+        'configmaps events persistentvolumeclaims replicationcontrollers replicationcontrollers/scale secrets serviceaccounts services services/proxy',
+      ),
       rule('create', [''], 'serviceaccounts/token'),
       rule(WRITE, ['apps'], 'daemonsets deployments deployments/rollback deployments/scale replicasets replicasets/scale statefulsets statefulsets/scale'),
       rule(WRITE, ['autoscaling'], 'horizontalpodautoscalers'),
       rule(WRITE, ['batch'], 'cronjobs jobs'),
-      rule(WRITE, ['extensions'], 'daemonsets deployments deployments/rollback deployments/scale ingresses networkpolicies replicasets replicasets/scale replicationcontrollers/scale'),
+      rule(
+        WRITE,
+        ['extensions'],
+        'daemonsets deployments deployments/rollback deployments/scale ingresses networkpolicies replicasets replicasets/scale replicationcontrollers/scale',
+      ),
       rule(WRITE, ['policy'], 'poddisruptionbudgets'),
       rule(WRITE, ['networking.k8s.io'], 'ingresses networkpolicies'),
       rule(ALL_VERBS, ['coordination.k8s.io'], 'leases'),
     ],
   },
   {
-    name: 'system:aggregate-to-view', labels: { [`${AGG}view`]: 'true' },
+    name: 'system:aggregate-to-view',
+    labels: { [`${AGG}view`]: 'true' },
     rules: [
-      rule(READ, [''], 'configmaps endpoints persistentvolumeclaims persistentvolumeclaims/status pods replicationcontrollers replicationcontrollers/scale serviceaccounts services services/status'),
+      rule(
+        READ,
+        [''],
+        'configmaps endpoints persistentvolumeclaims persistentvolumeclaims/status pods replicationcontrollers replicationcontrollers/scale serviceaccounts services services/status',
+      ),
       rule(READ, [''], 'bindings events limitranges namespaces/status pods/log pods/status replicationcontrollers/status resourcequotas resourcequotas/status'),
       rule(READ, [''], 'namespaces'),
       rule(READ, ['discovery.k8s.io'], 'endpointslices'),
-      rule(READ, ['apps'], 'controllerrevisions daemonsets daemonsets/status deployments deployments/scale deployments/status replicasets replicasets/scale replicasets/status statefulsets statefulsets/scale statefulsets/status'),
+      rule(
+        READ,
+        ['apps'],
+        'controllerrevisions daemonsets daemonsets/status deployments deployments/scale deployments/status replicasets replicasets/scale replicasets/status statefulsets statefulsets/scale statefulsets/status',
+      ),
       rule(READ, ['autoscaling'], 'horizontalpodautoscalers horizontalpodautoscalers/status'),
       rule(READ, ['batch'], 'cronjobs cronjobs/status jobs jobs/status'),
-      rule(READ, ['extensions'], 'daemonsets daemonsets/status deployments deployments/scale deployments/status ingresses ingresses/status networkpolicies replicasets replicasets/scale replicasets/status replicationcontrollers/scale'),
+      rule(
+        READ,
+        ['extensions'],
+        'daemonsets daemonsets/status deployments deployments/scale deployments/status ingresses ingresses/status networkpolicies replicasets replicasets/scale replicasets/status replicationcontrollers/scale',
+      ),
       rule(READ, ['policy'], 'poddisruptionbudgets poddisruptionbudgets/status'),
       rule(READ, ['networking.k8s.io'], 'ingresses ingresses/status networkpolicies'),
     ],
@@ -157,7 +177,12 @@ export const CLUSTER_ROLES: ClusterRoleData[] = [
   },
   {
     name: 'system:node-proxier',
-    rules: [rule('list watch', [''], 'endpoints services'), rule(READ, [''], 'nodes'), EVENTS_WRITE, rule('list watch', ['discovery.k8s.io'], 'endpointslices')],
+    rules: [
+      rule('list watch', [''], 'endpoints services'),
+      rule(READ, [''], 'nodes'),
+      EVENTS_WRITE,
+      rule('list watch', ['discovery.k8s.io'], 'endpointslices'),
+    ],
   },
   {
     name: 'system:persistent-volume-provisioner',
@@ -169,6 +194,12 @@ export const CLUSTER_ROLES: ClusterRoleData[] = [
       EVENTS_WRITE,
     ],
   },
-  { name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', rules: [rule('create', ['certificates.k8s.io'], 'certificatesigningrequests/nodeclient')] },
-  { name: 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', rules: [rule('create', ['certificates.k8s.io'], 'certificatesigningrequests/selfnodeclient')] },
+  {
+    name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient',
+    rules: [rule('create', ['certificates.k8s.io'], 'certificatesigningrequests/nodeclient')],
+  },
+  {
+    name: 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
+    rules: [rule('create', ['certificates.k8s.io'], 'certificatesigningrequests/selfnodeclient')],
+  },
 ];

@@ -22,7 +22,12 @@ export const CONTROLLER_ROLES: ClusterRoleData[] = [
     rule('delete get list watch', ['certificates.k8s.io'], 'certificatesigningrequests'),
     rule('update', ['certificates.k8s.io'], 'certificatesigningrequests/approval certificatesigningrequests/status'),
     rule('approve', ['certificates.k8s.io'], 'signers', 'kubernetes.io/kube-apiserver-client-kubelet'),
-    rule('sign', ['certificates.k8s.io'], 'signers', 'kubernetes.io/kube-apiserver-client kubernetes.io/kube-apiserver-client-kubelet kubernetes.io/kubelet-serving kubernetes.io/legacy-unknown'),
+    rule(
+      'sign',
+      ['certificates.k8s.io'],
+      'signers',
+      'kubernetes.io/kube-apiserver-client kubernetes.io/kube-apiserver-client-kubelet kubernetes.io/kubelet-serving kubernetes.io/legacy-unknown',
+    ),
     rule('create', ['authorization.k8s.io'], 'subjectaccessreviews'),
     EVENTS_WRITE,
   ]),
@@ -136,11 +141,7 @@ export const CONTROLLER_ROLES: ClusterRoleData[] = [
     EVENTS_WRITE,
     rule('watch', [''], 'events'),
   ]),
-  controller('pod-garbage-collector', [
-    rule('delete list watch', [''], 'pods'),
-    rule(READ, [''], 'nodes'),
-    rule('patch', [''], 'pods/status'),
-  ]),
+  controller('pod-garbage-collector', [rule('delete list watch', [''], 'pods'), rule(READ, [''], 'nodes'), rule('patch', [''], 'pods/status')]),
   controller('pv-protection-controller', [rule('get list update watch', [''], 'persistentvolumes'), EVENTS_WRITE]),
   controller('pvc-protection-controller', [
     rule('get list update watch', [''], 'persistentvolumeclaims'),

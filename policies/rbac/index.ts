@@ -35,7 +35,9 @@ function subjectObject(s: SubjectData): Record<string, unknown> {
 /** Fresh objects on every call (callers may mutate them). */
 export function defaultClusterRoles(): KObject[] {
   return [...CLUSTER_ROLES, ...CONTROLLER_ROLES].map((r) => ({
-    apiVersion: `${RBAC_API}/v1`, kind: 'ClusterRole', metadata: meta(r.name, r.labels),
+    apiVersion: `${RBAC_API}/v1`,
+    kind: 'ClusterRole',
+    metadata: meta(r.name, r.labels),
     ...(r.aggregateFrom ? { aggregationRule: { clusterRoleSelectors: r.aggregateFrom.map((m) => ({ matchLabels: { ...m } })) } } : {}),
     rules: r.rules.map(ruleObject),
   }));
@@ -43,7 +45,9 @@ export function defaultClusterRoles(): KObject[] {
 
 export function defaultClusterRoleBindings(): KObject[] {
   return CLUSTER_ROLE_BINDINGS.map((b) => ({
-    apiVersion: `${RBAC_API}/v1`, kind: 'ClusterRoleBinding', metadata: meta(b.name),
+    apiVersion: `${RBAC_API}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: meta(b.name),
     roleRef: { apiGroup: RBAC_API, kind: 'ClusterRole', name: b.role },
     ...(b.subjects.length ? { subjects: b.subjects.map(subjectObject) } : {}),
   }));

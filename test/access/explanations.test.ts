@@ -22,9 +22,19 @@ const SAE = `${GV}/subjectaccessexplanations`;
 const SELF = `${GV}/selfsubjectaccessexplanations`;
 const sae = (spec: object) => ({ apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectAccessExplanation', spec });
 const HOOK_CONDITION = "request.user.startsWith('hook-')";
-const ABAC_LINE = JSON.stringify({ apiVersion: 'abac.authorization.kubernetes.io/v1beta1', kind: 'Policy', spec: { user: 'carol', namespace: '*', resource: 'leases', apiGroup: 'coordination.k8s.io' } });
+const ABAC_LINE = JSON.stringify({
+  apiVersion: 'abac.authorization.kubernetes.io/v1beta1',
+  kind: 'Policy',
+  spec: { user: 'carol', namespace: '*', resource: 'leases', apiGroup: 'coordination.k8s.io' },
+});
 
-interface Step { name: string; type: string; decision: string; reason?: string; [k: string]: unknown }
+interface Step {
+  name: string;
+  type: string;
+  decision: string;
+  reason?: string;
+  [k: string]: unknown;
+}
 
 describe('SubjectAccessExplanation', () => {
   let dir: string;
@@ -35,7 +45,14 @@ describe('SubjectAccessExplanation', () => {
   const explainAll = async (spec: object) => {
     const r = await s.admin.request('POST', SAE, sae(spec));
     assert.equal(r.status, 201, r.text);
-    return r.json.status as { allowed: boolean; denied?: boolean; decidedBy?: string; evaluationError?: string; steps: Step[]; nearMisses?: Array<Record<string, any>> };
+    return r.json.status as {
+      allowed: boolean;
+      denied?: boolean;
+      decidedBy?: string;
+      evaluationError?: string;
+      steps: Step[];
+      nearMisses?: Array<Record<string, any>>;
+    };
   };
   const explain = explainAll;
   const decisions = (steps: Step[]) => steps.map((x) => `${x.name}:${x.decision}`);
@@ -46,41 +63,71 @@ describe('SubjectAccessExplanation', () => {
     const policy = join(dir, 'abac.jsonl');
     await writeFile(policy, `# carol reads leases\n${ABAC_LINE}\n`);
     const config = {
-      apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AuthorizationConfiguration',
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      kind: 'AuthorizationConfiguration',
       authorizers: [
         { type: 'Node', name: 'node' },
         { type: 'RBAC', name: 'rbac' },
         { type: 'ABAC', name: 'abac' },
         {
-          type: 'Webhook', name: 'hook',
+          type: 'Webhook',
+          name: 'hook',
           webhook: {
-            timeout: '2s', failurePolicy: 'NoOpinion', subjectAccessReviewVersion: 'v1', matchConditionSubjectAccessReviewVersion: 'v1',
+            timeout: '2s',
+            failurePolicy: 'NoOpinion',
+            subjectAccessReviewVersion: 'v1',
+            matchConditionSubjectAccessReviewVersion: 'v1',
             connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: await peer.kubeconfig(dir, 'hook') },
-            matchConditions: [{ expression: HOOK_CONDITION }], authorizedTTL: '10m', unauthorizedTTL: '1ms',
+            matchConditions: [{ expression: HOOK_CONDITION }],
+            authorizedTTL: '10m',
+            unauthorizedTTL: '1ms',
           },
         },
       ],
     };
     const file = join(dir, 'authz.json');
     await writeFile(file, JSON.stringify(config));
-    s = await startTestServer({ flags: [`--authorization-config=${file}`, `--authorization-policy-file=${policy}`, '--runtime-config=access.gatehouse.dev/v1alpha1=true'] });
+    s = await startTestServer({
+      flags: [`--authorization-config=${file}`, `--authorization-policy-file=${policy}`, '--runtime-config=access.gatehouse.dev/v1alpha1=true'],
+    });
     for (const ns of ['team-a', 'prod']) await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    const role = (name: string, rules: object[]) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: 'team-a' }, rules });
-    await s.admin.request('POST', `${RBAC}/namespaces/team-a/roles`, role('pod-reader', [
-      { verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cm-a'] },
-      { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] },
-    ]));
+    const role = (name: string, rules: object[]) => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name, namespace: 'team-a' },
+      rules,
+    });
+    await s.admin.request(
+      'POST',
+      `${RBAC}/namespaces/team-a/roles`,
+      role('pod-reader', [
+        { verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cm-a'] },
+        { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] },
+      ]),
+    );
     await s.admin.request('POST', `${RBAC}/namespaces/team-a/roles`, role('pod-watcher', [{ verbs: ['watch'], apiGroups: [''], resources: ['pods'] }]));
     await s.admin.request('POST', `${RBAC}/namespaces/team-a/rolebindings`, roleBinding('team-a', 'alice-pods', 'Role', 'pod-reader', [userSubject('alice')]));
     await s.admin.request('POST', `${RBAC}/namespaces/team-a/rolebindings`, roleBinding('team-a', 'bob-watch', 'Role', 'pod-watcher', [userSubject('bob')]));
     // A pod on node n1 that mounts secret s1: the Node authorizer's graph.
     await s.admin.request('POST', '/api/v1/namespaces/team-a/pods', {
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1', namespace: 'team-a' },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p1', namespace: 'team-a' },
       spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'v', secret: { secretName: 's1' } }] },
     });
     alice = await identity(s, 'alice');
     await eventually(() => canI(alice.client, { verb: 'list', resource: 'pods', namespace: 'team-a' }), 'the binding');
-    await eventually(async () => (await explain({ user: 'system:node:n1', groups: ['system:nodes'], resourceAttributes: { verb: 'get', resource: 'secrets', namespace: 'team-a', name: 's1' } })).allowed, 'the node graph');
+    await eventually(
+      async () =>
+        (
+          await explain({
+            user: 'system:node:n1',
+            groups: ['system:nodes'],
+            resourceAttributes: { verb: 'get', resource: 'secrets', namespace: 'team-a', name: 's1' },
+          })
+        ).allowed,
+      'the node graph',
+    );
   });
   after(async () => {
     alice?.client.close();
@@ -106,7 +153,7 @@ describe('SubjectAccessExplanation', () => {
     const v2 = await s.admin.request('GET', '/openapi/v2');
     assert.equal(v2.status, 200);
     assert.ok(v2.json.definitions['dev.gatehouse.access.v1alpha1.SubjectsReview'], 'in the v2 document too');
-    assert.ok(v2.json.definitions['io.k8s.apimachinery.pkg.runtime.RawExtension'], 'the raw fields\' definition is there');
+    assert.ok(v2.json.definitions['io.k8s.apimachinery.pkg.runtime.RawExtension'], "the raw fields' definition is there");
   });
 
   it('names the binding, role and rule RBAC allowed by; later authorizers are Skipped', async () => {
@@ -119,7 +166,8 @@ describe('SubjectAccessExplanation', () => {
     assert.deepEqual(rbac['rbac'], {
       binding: { kind: 'RoleBinding', namespace: 'team-a', name: 'alice-pods' },
       role: { kind: 'Role', namespace: 'team-a', name: 'pod-reader' },
-      ruleIndex: 1, subject: { kind: 'User', name: 'alice' },
+      ruleIndex: 1,
+      subject: { kind: 'User', name: 'alice' },
     });
     assert.equal(st.nearMisses, undefined);
   });
@@ -136,31 +184,71 @@ describe('SubjectAccessExplanation', () => {
     assert.equal(verb.denied, undefined);
     assert.equal(verb.decidedBy, undefined);
     // bob's binding grants watch in team-a: it is not alice's and must not appear.
-    assert.deepEqual(verb.nearMisses!.map((m) => [m['attribute'], m['requested'], m['granted'], m['rbac'].ruleIndex]), [['verb', 'watch', ['get', 'list'], 1]]);
+    assert.deepEqual(
+      verb.nearMisses!.map((m) => [m['attribute'], m['requested'], m['granted'], m['rbac'].ruleIndex]),
+      [['verb', 'watch', ['get', 'list'], 1]],
+    );
     assert.equal(verb.nearMisses![0]!['rbac'].binding.name, 'alice-pods');
     const ns = await explain({ user: 'alice', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'prod' } });
-    assert.deepEqual(ns.nearMisses!.map((m) => [m['attribute'], m['requested'], m['granted']]), [['namespace', 'prod', ['team-a']]]);
+    assert.deepEqual(
+      ns.nearMisses!.map((m) => [m['attribute'], m['requested'], m['granted']]),
+      [['namespace', 'prod', ['team-a']]],
+    );
     const name = await explain({ user: 'alice', resourceAttributes: { verb: 'get', resource: 'configmaps', namespace: 'team-a', name: 'cm-b' } });
     // Closest first: another name in rule 0 before another resource in rule 1.
-    assert.deepEqual(name.nearMisses!.map((m) => [m['attribute'], m['requested'], m['granted'], m['rbac'].ruleIndex]), [['resourceName', 'cm-b', ['cm-a'], 0], ['resource', 'configmaps', ['pods'], 1]]);
+    assert.deepEqual(
+      name.nearMisses!.map((m) => [m['attribute'], m['requested'], m['granted'], m['rbac'].ruleIndex]),
+      [
+        ['resourceName', 'cm-b', ['cm-a'], 0],
+        ['resource', 'configmaps', ['pods'], 1],
+      ],
+    );
     const group = await explain({ user: 'alice', resourceAttributes: { verb: 'get', group: 'apps', resource: 'pods', namespace: 'team-a' } });
-    assert.deepEqual(group.nearMisses!.map((m) => [m['attribute'], m['requested'], m['granted']]), [['apiGroup', 'apps', ['']]]);
+    assert.deepEqual(
+      group.nearMisses!.map((m) => [m['attribute'], m['requested'], m['granted']]),
+      [['apiGroup', 'apps', ['']]],
+    );
     const none = await explain({ user: 'nobody', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'team-a' } });
     assert.equal(none.nearMisses, undefined);
   });
 
   it('SubjectAccessExplanation adds bindings that would apply with one more group or another ServiceAccount namespace; the self form never does', async () => {
-    await s.admin.request('POST', `${RBAC}/namespaces/team-a/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'pod-deleter', namespace: 'team-a' }, rules: [{ verbs: ['delete'], apiGroups: [''], resources: ['pods'] }] });
+    await s.admin.request('POST', `${RBAC}/namespaces/team-a/roles`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'pod-deleter', namespace: 'team-a' },
+      rules: [{ verbs: ['delete'], apiGroups: [''], resources: ['pods'] }],
+    });
     // ops (a group alice is not in) and the ServiceAccount robot of namespace ci may delete pods in team-a.
-    await s.admin.request('POST', `${RBAC}/namespaces/team-a/rolebindings`, roleBinding('team-a', 'ops-delete', 'Role', 'pod-deleter', [groupSubject('ops'), saSubject('ci', 'robot')]));
+    await s.admin.request(
+      'POST',
+      `${RBAC}/namespaces/team-a/rolebindings`,
+      roleBinding('team-a', 'ops-delete', 'Role', 'pod-deleter', [groupSubject('ops'), saSubject('ci', 'robot')]),
+    );
     // The same in prod: another scope, two attributes off, never a near miss.
-    await s.admin.request('POST', `${RBAC}/namespaces/prod/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'pod-deleter', namespace: 'prod' }, rules: [{ verbs: ['delete'], apiGroups: [''], resources: ['pods'] }] });
-    await s.admin.request('POST', `${RBAC}/namespaces/prod/rolebindings`, roleBinding('prod', 'prod-ops-delete', 'Role', 'pod-deleter', [groupSubject('prod-ops'), saSubject('ci', 'robot')]));
+    await s.admin.request('POST', `${RBAC}/namespaces/prod/roles`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'pod-deleter', namespace: 'prod' },
+      rules: [{ verbs: ['delete'], apiGroups: [''], resources: ['pods'] }],
+    });
+    await s.admin.request(
+      'POST',
+      `${RBAC}/namespaces/prod/rolebindings`,
+      roleBinding('prod', 'prod-ops-delete', 'Role', 'pod-deleter', [groupSubject('prod-ops'), saSubject('ci', 'robot')]),
+    );
     const del = { verb: 'delete', resource: 'pods', namespace: 'team-a' };
-    const robot = { user: 'system:serviceaccount:team-a:robot', groups: ['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated'], resourceAttributes: del };
+    const robot = {
+      user: 'system:serviceaccount:team-a:robot',
+      groups: ['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated'],
+      resourceAttributes: del,
+    };
     const show = (m: Record<string, any>) => [m['attribute'], m['requested'], m['granted'], m['rbac'].binding.name, m['rbac'].subject.kind];
     let st = await explain(robot);
-    await eventually(async () => { st = await explain(robot); return (st.nearMisses ?? []).some((m) => m['rbac'].binding.name === 'ops-delete'); }, 'the ops-delete binding');
+    await eventually(async () => {
+      st = await explain(robot);
+      return (st.nearMisses ?? []).some((m) => m['rbac'].binding.name === 'ops-delete');
+    }, 'the ops-delete binding');
     assert.equal(st.allowed, false);
     // The ServiceAccount's own name first, then groups: the narrow Role before cluster-admin's `*` (bound to system:masters).
     assert.deepEqual(st.nearMisses!.slice(0, 2).map(show), [
@@ -168,14 +256,21 @@ describe('SubjectAccessExplanation', () => {
       ['group', undefined, ['ops'], 'ops-delete', 'Group'],
     ]);
     assert.deepEqual(st.nearMisses![0]!['rbac'], {
-      binding: { kind: 'RoleBinding', namespace: 'team-a', name: 'ops-delete' }, role: { kind: 'Role', namespace: 'team-a', name: 'pod-deleter' },
-      ruleIndex: 0, subject: { kind: 'ServiceAccount', namespace: 'ci', name: 'robot' },
+      binding: { kind: 'RoleBinding', namespace: 'team-a', name: 'ops-delete' },
+      role: { kind: 'Role', namespace: 'team-a', name: 'pod-deleter' },
+      ruleIndex: 0,
+      subject: { kind: 'ServiceAccount', namespace: 'ci', name: 'robot' },
     });
-    assert.ok(st.nearMisses!.some((m) => m['attribute'] === 'group' && m['granted'][0] === 'system:masters'), 'cluster-admin\'s group is one more group too');
+    assert.ok(
+      st.nearMisses!.some((m) => m['attribute'] === 'group' && m['granted'][0] === 'system:masters'),
+      "cluster-admin's group is one more group too",
+    );
     assert.ok(!st.nearMisses!.some((m) => m['rbac'].binding.name === 'prod-ops-delete'), 'a binding of another namespace is not one subject away');
     // Not a ServiceAccount: only the group.
     const forAlice = await explain({ user: 'alice', resourceAttributes: del });
-    assert.deepEqual(forAlice.nearMisses!.filter((m) => m['rbac'].binding.name === 'ops-delete').map(show), [['group', undefined, ['ops'], 'ops-delete', 'Group']]);
+    assert.deepEqual(forAlice.nearMisses!.filter((m) => m['rbac'].binding.name === 'ops-delete').map(show), [
+      ['group', undefined, ['ops'], 'ops-delete', 'Group'],
+    ]);
     // alice's own rule (get, list pods) is closer than any other subject's binding.
     assert.equal(forAlice.nearMisses![0]!['attribute'], 'verb');
     // A group alice is in is no near miss: with ops she is allowed.
@@ -191,26 +286,45 @@ describe('SubjectAccessExplanation', () => {
         assert.equal(r.status, 201, r.text);
         assert.equal(r.json.status.allowed, false);
         const misses: Array<Record<string, any>> = r.json.status.nearMisses ?? [];
-        assert.deepEqual(misses.filter((m) => m['attribute'] === 'group' || m['attribute'] === 'serviceaccount namespace'), []);
+        assert.deepEqual(
+          misses.filter((m) => m['attribute'] === 'group' || m['attribute'] === 'serviceaccount namespace'),
+          [],
+        );
         assert.ok(!JSON.stringify(r.json.status).includes('ops-delete'), 'no trace of the binding');
       }
       // alice still learns about her own rule.
       const mine = await alice.client.request('POST', SELF, selfSpec);
-      assert.deepEqual(mine.json.status.nearMisses.map((m: any) => [m.attribute, m.rbac.binding.name]), [['verb', 'alice-pods']]);
+      assert.deepEqual(
+        mine.json.status.nearMisses.map((m: any) => [m.attribute, m.rbac.binding.name]),
+        [['verb', 'alice-pods']],
+      );
     } finally {
       robotId.client.close();
     }
   });
 
   it('keeps at most 10 near misses in all, the closest', async () => {
-    await Promise.all(Array.from({ length: 12 }, (_, i) => s.admin.request('POST', `${RBAC}/namespaces/team-a/rolebindings`,
-      roleBinding('team-a', `crowd-${String(i).padStart(2, '0')}`, 'Role', 'pod-watcher', [groupSubject(`crowd-${i}`)]))));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        s.admin.request(
+          'POST',
+          `${RBAC}/namespaces/team-a/rolebindings`,
+          roleBinding('team-a', `crowd-${String(i).padStart(2, '0')}`, 'Role', 'pod-watcher', [groupSubject(`crowd-${i}`)]),
+        ),
+      ),
+    );
     const spec = { user: 'alice', resourceAttributes: { verb: 'watch', resource: 'pods', namespace: 'team-a' } };
     let st = await explain(spec);
-    await eventually(async () => { st = await explain(spec); return (st.nearMisses ?? []).filter((m) => String(m['rbac'].binding.name).startsWith('crowd-')).length >= 9; }, 'the crowd bindings');
+    await eventually(async () => {
+      st = await explain(spec);
+      return (st.nearMisses ?? []).filter((m) => String(m['rbac'].binding.name).startsWith('crowd-')).length >= 9;
+    }, 'the crowd bindings');
     assert.equal(st.nearMisses!.length, 10);
     // alice's own rule (verb) first, then nine of the twelve crowd groups (bob's binding names a user: never a near miss).
-    assert.deepEqual(st.nearMisses!.map((m) => m['attribute']), ['verb', ...Array(9).fill('group')]);
+    assert.deepEqual(
+      st.nearMisses!.map((m) => m['attribute']),
+      ['verb', ...Array(9).fill('group')],
+    );
     assert.ok(!st.nearMisses!.some((m) => m['rbac'].binding.name === 'bob-watch'), 'a binding to another user is no near miss');
   });
 
@@ -224,15 +338,23 @@ describe('SubjectAccessExplanation', () => {
     assert.equal(abac.policy['resource'], 'leases');
   });
 
-  it('shows the webhook\'s match conditions, its answer, and whether it came from the cache', async () => {
+  it("shows the webhook's match conditions, its answer, and whether it came from the cache", async () => {
     const spec = { user: 'hook-allow', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'team-a' } };
     const before = peer.received.length;
     const first = await explain(spec);
     assert.equal(first.decidedBy, 'hook');
     assert.equal(first.steps[3]!.reason, 'No policy matched.');
     assert.deepEqual(first.steps[4], {
-      name: 'hook', type: 'Webhook', decision: 'Allow', reason: 'peer says yes',
-      webhook: { called: true, cached: false, answer: { allowed: true, reason: 'peer says yes' }, matchConditions: [{ expression: HOOK_CONDITION, result: 'true' }] },
+      name: 'hook',
+      type: 'Webhook',
+      decision: 'Allow',
+      reason: 'peer says yes',
+      webhook: {
+        called: true,
+        cached: false,
+        answer: { allowed: true, reason: 'peer says yes' },
+        matchConditions: [{ expression: HOOK_CONDITION, result: 'true' }],
+      },
     });
     assert.equal(peer.received.length, before + 1);
     const second = await explain(spec);
@@ -241,7 +363,12 @@ describe('SubjectAccessExplanation', () => {
     assert.equal(peer.received.length, before + 1, 'answered from the cache');
 
     const skipped = await explain({ user: 'dave', resourceAttributes: { verb: 'get', resource: 'pods' } });
-    assert.deepEqual(skipped.steps[4], { name: 'hook', type: 'Webhook', decision: 'NoOpinion', webhook: { called: false, cached: false, matchConditions: [{ expression: HOOK_CONDITION, result: 'false' }] } });
+    assert.deepEqual(skipped.steps[4], {
+      name: 'hook',
+      type: 'Webhook',
+      decision: 'NoOpinion',
+      webhook: { called: false, cached: false, matchConditions: [{ expression: HOOK_CONDITION, result: 'false' }] },
+    });
 
     const denied = await explain({ user: 'hook-deny', resourceAttributes: { verb: 'get', resource: 'pods' } });
     assert.equal(denied.denied, true);
@@ -253,11 +380,19 @@ describe('SubjectAccessExplanation', () => {
     assert.match(failed.evaluationError!, /authorization webhook "hook" failed/);
   });
 
-  it('shows the Node authorizer\'s graph path and the system:masters bypass', async () => {
-    const st = await explain({ user: 'system:node:n1', groups: ['system:nodes'], resourceAttributes: { verb: 'get', resource: 'secrets', namespace: 'team-a', name: 's1' } });
+  it("shows the Node authorizer's graph path and the system:masters bypass", async () => {
+    const st = await explain({
+      user: 'system:node:n1',
+      groups: ['system:nodes'],
+      resourceAttributes: { verb: 'get', resource: 'secrets', namespace: 'team-a', name: 's1' },
+    });
     assert.equal(st.decidedBy, 'node');
     assert.deepEqual(st.steps[1]!['node'], { node: 'n1', rule: 'graph', path: ['secret team-a/s1', '1 pod', 'node n1'] });
-    const other = await explain({ user: 'system:node:n2', groups: ['system:nodes'], resourceAttributes: { verb: 'get', resource: 'secrets', namespace: 'team-a', name: 's1' } });
+    const other = await explain({
+      user: 'system:node:n2',
+      groups: ['system:nodes'],
+      resourceAttributes: { verb: 'get', resource: 'secrets', namespace: 'team-a', name: 's1' },
+    });
     assert.equal(other.steps[1]!.decision, 'NoOpinion');
     assert.equal(other.steps[1]!.reason, "no relationship found between node 'n2' and this object");
     const masters = await explain({ user: 'root', groups: ['system:masters'], resourceAttributes: { verb: 'delete', resource: 'nodes' } });
@@ -267,38 +402,74 @@ describe('SubjectAccessExplanation', () => {
   });
 
   it('the self form is for every authenticated user and explains the caller; the other needs create', async () => {
-    const forbidden = await alice.client.request('POST', SAE, sae({ user: 'bob', resourceAttributes: { verb: 'watch', resource: 'pods', namespace: 'team-a' } }));
+    const forbidden = await alice.client.request(
+      'POST',
+      SAE,
+      sae({ user: 'bob', resourceAttributes: { verb: 'watch', resource: 'pods', namespace: 'team-a' } }),
+    );
     assert.equal(forbidden.status, 403);
-    const self = await alice.client.request('POST', SELF, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SelfSubjectAccessExplanation', spec: { resourceAttributes: { verb: 'watch', resource: 'pods', namespace: 'team-a' } } });
+    const self = await alice.client.request('POST', SELF, {
+      apiVersion: 'access.gatehouse.dev/v1alpha1',
+      kind: 'SelfSubjectAccessExplanation',
+      spec: { resourceAttributes: { verb: 'watch', resource: 'pods', namespace: 'team-a' } },
+    });
     assert.equal(self.status, 201, self.text);
     assert.equal(self.json.kind, 'SelfSubjectAccessExplanation');
     assert.equal(self.json.status.allowed, false);
     // Alice's own near miss, never bob's binding that grants watch.
-    assert.deepEqual(self.json.status.nearMisses.map((m: any) => m.rbac.binding.name), ['alice-pods']);
+    assert.deepEqual(
+      self.json.status.nearMisses.map((m: any) => m.rbac.binding.name),
+      ['alice-pods'],
+    );
   });
 
   it('SubjectsReview lists who can: the bypass, RBAC users, groups (aggregated view) and ServiceAccounts, Node, ABAC; incomplete for the webhook', async () => {
-    await s.admin.request('POST', `${RBAC}/namespaces/team-a/rolebindings`, roleBinding('team-a', 'viewers', 'ClusterRole', 'view', [groupSubject('viewers'), saSubject('team-a', 'robot')]));
+    await s.admin.request(
+      'POST',
+      `${RBAC}/namespaces/team-a/rolebindings`,
+      roleBinding('team-a', 'viewers', 'ClusterRole', 'view', [groupSubject('viewers'), saSubject('team-a', 'robot')]),
+    );
     const who = async (resourceAttributes: object) => {
-      const r = await s.admin.request('POST', `${GV}/subjectsreviews`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectsReview', spec: { resourceAttributes } });
+      const r = await s.admin.request('POST', `${GV}/subjectsreviews`, {
+        apiVersion: 'access.gatehouse.dev/v1alpha1',
+        kind: 'SubjectsReview',
+        spec: { resourceAttributes },
+      });
       assert.equal(r.status, 201, r.text);
-      return r.json.status as { subjects: Array<{ kind: string; name: string; namespace?: string; allowedBy: Array<Record<string, any>> }>; incomplete?: boolean; incompleteAuthorizers?: Array<{ name: string; reason: string }> };
+      return r.json.status as {
+        subjects: Array<{ kind: string; name: string; namespace?: string; allowedBy: Array<Record<string, any>> }>;
+        incomplete?: boolean;
+        incompleteAuthorizers?: Array<{ name: string; reason: string }>;
+      };
     };
     const key = (x: { kind: string; name: string; namespace?: string }) => `${x.kind}:${x.namespace ? `${x.namespace}/` : ''}${x.name}`;
     let st = await who({ verb: 'list', resource: 'pods', namespace: 'team-a' });
-    await eventually(async () => { st = await who({ verb: 'list', resource: 'pods', namespace: 'team-a' }); return st.subjects.some((x) => x.name === 'viewers'); }, 'the viewers binding');
+    await eventually(async () => {
+      st = await who({ verb: 'list', resource: 'pods', namespace: 'team-a' });
+      return st.subjects.some((x) => x.name === 'viewers');
+    }, 'the viewers binding');
     const keys = st.subjects.map(key);
-    for (const k of ['Group:system:masters', 'Group:viewers', 'User:alice', 'ServiceAccount:team-a/robot']) assert.ok(keys.includes(k), `${k} in ${keys.join(', ')}`);
+    for (const k of ['Group:system:masters', 'Group:viewers', 'User:alice', 'ServiceAccount:team-a/robot'])
+      assert.ok(keys.includes(k), `${k} in ${keys.join(', ')}`);
     assert.ok(!keys.includes('User:bob'), 'bob may only watch');
     // AuthorizeNodeWithSelectors: a node lists pods only with its spec.nodeName selector; services by kube's static node rules.
     assert.ok(!keys.includes('Group:system:nodes'));
     const services = await who({ verb: 'list', resource: 'services', namespace: 'team-a' });
-    assert.deepEqual(services.subjects.find((x) => x.name === 'system:nodes')!.allowedBy.map((b) => b['node']), [{ node: '*', rule: 'static' }]);
+    assert.deepEqual(
+      services.subjects.find((x) => x.name === 'system:nodes')!.allowedBy.map((b) => b['node']),
+      [{ node: '*', rule: 'static' }],
+    );
     const viewers = st.subjects.find((x) => x.name === 'viewers')!;
-    assert.deepEqual(viewers.allowedBy.map((b) => [b['name'], b['rbac'].binding.name, b['rbac'].role.name]), [['rbac', 'viewers', 'view']]);
+    assert.deepEqual(
+      viewers.allowedBy.map((b) => [b['name'], b['rbac'].binding.name, b['rbac'].role.name]),
+      [['rbac', 'viewers', 'view']],
+    );
     assert.equal(st.subjects.find((x) => x.name === 'system:masters')!.allowedBy[0]!['type'], 'Privileged');
     assert.equal(st.incomplete, true);
-    assert.deepEqual(st.incompleteAuthorizers!.map((x) => x.name), ['hook']);
+    assert.deepEqual(
+      st.incompleteAuthorizers!.map((x) => x.name),
+      ['hook'],
+    );
 
     const leases = await who({ verb: 'get', group: 'coordination.k8s.io', resource: 'leases', namespace: 'prod' });
     const carol = leases.subjects.find((x) => x.name === 'carol')!;
@@ -308,19 +479,32 @@ describe('SubjectAccessExplanation', () => {
     assert.deepEqual(n1.allowedBy[0]!['node'], { node: 'n1', rule: 'graph', path: ['secret team-a/s1', '1 pod', 'node n1'] });
     assert.ok(!secret.subjects.some((x) => x.name === 'system:nodes'), 'not every node');
 
-    const bad = await s.admin.request('POST', `${GV}/subjectsreviews`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectsReview', spec: { user: 'x', resourceAttributes: { verb: 'get' } } });
+    const bad = await s.admin.request('POST', `${GV}/subjectsreviews`, {
+      apiVersion: 'access.gatehouse.dev/v1alpha1',
+      kind: 'SubjectsReview',
+      spec: { user: 'x', resourceAttributes: { verb: 'get' } },
+    });
     assert.equal(bad.status, 422);
     assert.match(bad.json.message, /spec\.user: Invalid value: "x": must be empty/);
-    const forbidden = await alice.client.request('POST', `${GV}/subjectsreviews`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectsReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } });
+    const forbidden = await alice.client.request('POST', `${GV}/subjectsreviews`, {
+      apiVersion: 'access.gatehouse.dev/v1alpha1',
+      kind: 'SubjectsReview',
+      spec: { resourceAttributes: { verb: 'get', resource: 'pods' } },
+    });
     assert.equal(forbidden.status, 403);
   });
 
   it('kubectl gatehouse why / who-can, run by real kubectl with a client-certificate kubeconfig', { skip: KUBECTL ? false : 'no kubectl' }, async () => {
     const bin = fileURLToPath(new URL('../../bin', import.meta.url));
-    const kubectl = (kubeconfig: string, args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(KUBECTL!, ['gatehouse', ...args], { env: { ...process.env, PATH: `${bin}:${process.env['PATH']}`, KUBECONFIG: kubeconfig, HOME: dir }, timeout: 60_000 },
-        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
-    });
+    const kubectl = (kubeconfig: string, args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          KUBECTL!,
+          ['gatehouse', ...args],
+          { env: { ...process.env, PATH: `${bin}:${process.env['PATH']}`, KUBECONFIG: kubeconfig, HOME: dir }, timeout: 60_000 },
+          (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+        );
+      });
     const why = await kubectl(alice.kubeconfig, ['why', 'watch', 'pods', '-n', 'team-a']);
     assert.equal(why.code, 0, why.stderr);
     assert.match(why.stdout, /rbac\s+RBAC\s+NoOpinion/);
@@ -340,23 +524,49 @@ describe('SubjectAccessExplanation', () => {
       assert.match(who.stdout, /User\s+alice\s+rbac: RoleBinding team-a\/alice-pods → Role team-a\/pod-reader, rule 1/);
       assert.match(who.stdout, /Incomplete: hook \(Webhook\)/);
       // The privileged form's near misses of other subjects, in words (ops-delete is the earlier test's binding).
-      const robot = await kubectl(admin.kubeconfig, ['why', '--as', 'system:serviceaccount:team-a:robot', '--as-group', 'system:serviceaccounts', 'delete', 'pods', '-n', 'team-a']);
+      const robot = await kubectl(admin.kubeconfig, [
+        'why',
+        '--as',
+        'system:serviceaccount:team-a:robot',
+        '--as-group',
+        'system:serviceaccounts',
+        'delete',
+        'pods',
+        '-n',
+        'team-a',
+      ]);
       assert.equal(robot.code, 0, robot.stderr);
-      assert.match(robot.stdout, /rule 0 of Role team-a\/pod-deleter \(RoleBinding team-a\/ops-delete\) would apply to the ServiceAccount in namespace ci, not "team-a"/);
+      assert.match(
+        robot.stdout,
+        /rule 0 of Role team-a\/pod-deleter \(RoleBinding team-a\/ops-delete\) would apply to the ServiceAccount in namespace ci, not "team-a"/,
+      );
       assert.match(robot.stdout, /rule 0 of Role team-a\/pod-deleter \(RoleBinding team-a\/ops-delete\) would apply with group ops/);
       // A kubeconfig whose user is an exec plugin handing out a client certificate.
       const pki = devPkiPaths(s.dataDir);
       const [caCert, caKey] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.caKey, 'utf8')]);
       const leaf = generateClientCert({ certPem: caCert, keyPem: caKey }, { user: 'alice', groups: [] });
       const script = join(dir, 'exec-cred.mjs');
-      await writeFile(script, `process.stdout.write(${JSON.stringify(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { clientCertificateData: leaf.certPem, clientKeyData: leaf.keyPem } }))});\n`);
+      await writeFile(
+        script,
+        `process.stdout.write(${JSON.stringify(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { clientCertificateData: leaf.certPem, clientKeyData: leaf.keyPem } }))});\n`,
+      );
       const execConfig = join(dir, 'exec.kubeconfig');
-      await writeFile(execConfig, JSON.stringify({
-        apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
-        clusters: [{ name: 'g', cluster: { server: s.url, 'certificate-authority-data': Buffer.from(caCert).toString('base64') } }],
-        users: [{ name: 'alice', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [script], interactiveMode: 'Never' } } }],
-        contexts: [{ name: 'c', context: { cluster: 'g', user: 'alice' } }],
-      }));
+      await writeFile(
+        execConfig,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          'current-context': 'c',
+          clusters: [{ name: 'g', cluster: { server: s.url, 'certificate-authority-data': Buffer.from(caCert).toString('base64') } }],
+          users: [
+            {
+              name: 'alice',
+              user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [script], interactiveMode: 'Never' } },
+            },
+          ],
+          contexts: [{ name: 'c', context: { cluster: 'g', user: 'alice' } }],
+        }),
+      );
       const viaExec = await kubectl(execConfig, ['why', 'list', 'pods', '-n', 'team-a']);
       assert.equal(viaExec.code, 0, viaExec.stderr);
       assert.match(viaExec.stdout, /Result: allowed by rbac/);
@@ -370,12 +580,24 @@ describe('SubjectAccessExplanation', () => {
 
   it('refuses bad specs as SubjectAccessReview does, naming the field', async () => {
     const cases: Array<[object, number, RegExp]> = [
-      [sae({ resourceAttributes: { verb: 'get', resource: 'pods' } }), 422, /^SubjectAccessExplanation\.access\.gatehouse\.dev "" is invalid: spec\.user: Invalid value: "": at least one of user or group must be specified/],
+      [
+        sae({ resourceAttributes: { verb: 'get', resource: 'pods' } }),
+        422,
+        /^SubjectAccessExplanation\.access\.gatehouse\.dev "" is invalid: spec\.user: Invalid value: "": at least one of user or group must be specified/,
+      ],
       [sae({ user: 'a' }), 422, /spec\.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified/],
-      [sae({ user: 'a', resourceAttributes: { verb: 'get' }, nonResourceAttributes: { path: '/', verb: 'get' } }), 422, /spec\.nonResourceAttributes: Invalid value: .*: cannot be specified in combination with resourceAttributes/],
+      [
+        sae({ user: 'a', resourceAttributes: { verb: 'get' }, nonResourceAttributes: { path: '/', verb: 'get' } }),
+        422,
+        /spec\.nonResourceAttributes: Invalid value: .*: cannot be specified in combination with resourceAttributes/,
+      ],
       [sae({ user: 'a', resourceAttributes: 'pods' }), 400, /spec\.resourceAttributes must be an object/],
       [sae({ user: 'a', groups: 'dev', resourceAttributes: { verb: 'get' } }), 400, /spec\.groups must be a list of strings/],
-      [{ apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectAccessReview', spec: {} }, 400, /the kind in the data \(SubjectAccessReview\) does not match the expected kind \(SubjectAccessExplanation\)/],
+      [
+        { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectAccessReview', spec: {} },
+        400,
+        /the kind in the data \(SubjectAccessReview\) does not match the expected kind \(SubjectAccessExplanation\)/,
+      ],
     ];
     for (const [body, code, message] of cases) {
       const r = await s.admin.request('POST', SAE, body);
@@ -390,7 +612,10 @@ describe('SubjectAccessExplanation', () => {
     const spec = { user: 'alice', foo: 'x', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } };
     const strict = await s.admin.request('POST', `${SAE}?fieldValidation=Strict`, sae(spec));
     assert.equal(strict.status, 400);
-    assert.equal(strict.json.message, 'SubjectAccessExplanation in version "v1alpha1" cannot be handled as a SubjectAccessExplanation: strict decoding error: unknown field "spec.foo"');
+    assert.equal(
+      strict.json.message,
+      'SubjectAccessExplanation in version "v1alpha1" cannot be handled as a SubjectAccessExplanation: strict decoding error: unknown field "spec.foo"',
+    );
     const warn = await s.admin.request('POST', SAE, sae(spec));
     assert.equal(warn.status, 201);
     assert.equal(warn.headers['warning'], '299 - "unknown field \\"spec.foo\\""');
@@ -400,18 +625,30 @@ describe('SubjectAccessExplanation', () => {
     assert.equal(ignore.status, 201);
     assert.equal(ignore.headers['warning'], undefined);
     // The self form's spec has no user: a user there is an unknown field, not a question about someone else.
-    const self = await alice.client.request('POST', `${SELF}?fieldValidation=Strict`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SelfSubjectAccessExplanation', spec: { user: 'bob', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } } });
+    const self = await alice.client.request('POST', `${SELF}?fieldValidation=Strict`, {
+      apiVersion: 'access.gatehouse.dev/v1alpha1',
+      kind: 'SelfSubjectAccessExplanation',
+      spec: { user: 'bob', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } },
+    });
     assert.equal(self.status, 400);
     assert.match(self.json.message, /unknown field "spec\.user"/);
-    const selfWarn = await alice.client.request('POST', SELF, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SelfSubjectAccessExplanation', spec: { user: 'bob', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } } });
+    const selfWarn = await alice.client.request('POST', SELF, {
+      apiVersion: 'access.gatehouse.dev/v1alpha1',
+      kind: 'SelfSubjectAccessExplanation',
+      spec: { user: 'bob', resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'team-a' } },
+    });
     assert.equal(selfWarn.status, 201);
     assert.match(String(selfWarn.headers['warning']), /unknown field \\"spec\.user\\"/);
     assert.equal(selfWarn.json.spec.user, undefined, 'explained for alice, the caller');
     // SubjectsReview: a subject is refused (422) whatever the level's view of it; other unknown fields as above.
-    const who = (q: string, spec: object) => s.admin.request('POST', `${GV}/subjectsreviews${q}`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectsReview', spec });
+    const who = (q: string, spec: object) =>
+      s.admin.request('POST', `${GV}/subjectsreviews${q}`, { apiVersion: 'access.gatehouse.dev/v1alpha1', kind: 'SubjectsReview', spec });
     const whoStrict = await who('?fieldValidation=Strict', { resourceAttributes: { verb: 'get', resource: 'pods', extra: 1 } });
     assert.equal(whoStrict.status, 400);
-    assert.match(whoStrict.json.message, /^SubjectsReview in version "v1alpha1" cannot be handled as a SubjectsReview: strict decoding error: unknown field "spec\.resourceAttributes\.extra"$/);
+    assert.match(
+      whoStrict.json.message,
+      /^SubjectsReview in version "v1alpha1" cannot be handled as a SubjectsReview: strict decoding error: unknown field "spec\.resourceAttributes\.extra"$/,
+    );
     const whoUser = await who('?fieldValidation=Ignore', { user: 'x', resourceAttributes: { verb: 'get', resource: 'pods' } });
     assert.equal(whoUser.status, 422);
     assert.match(whoUser.json.message, /spec\.user: Invalid value: "x": must be empty/);
@@ -425,14 +662,21 @@ describe('a server without --runtime-config for the group', { skip: KUBECTL ? fa
     try {
       const bin = fileURLToPath(new URL('../../bin', import.meta.url));
       const r = await new Promise<{ code: number; stderr: string }>((resolve) => {
-        execFile(KUBECTL!, ['gatehouse', 'why', 'get', 'pods'], { env: { ...process.env, PATH: `${bin}:${process.env['PATH']}`, KUBECONFIG: admin.kubeconfig, HOME: s.dataDir }, timeout: 60_000 },
-          (err, _stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stderr }));
+        execFile(
+          KUBECTL!,
+          ['gatehouse', 'why', 'get', 'pods'],
+          { env: { ...process.env, PATH: `${bin}:${process.env['PATH']}`, KUBECONFIG: admin.kubeconfig, HOME: s.dataDir }, timeout: 60_000 },
+          (err, _stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stderr }),
+        );
       });
       assert.equal((await s.admin.request('GET', GV)).status, 404);
       const groups = (await s.admin.request('GET', '/apis')).json.groups.map((g: { name: string }) => g.name);
       assert.ok(!groups.includes('access.gatehouse.dev'), 'alpha: off by default');
       assert.equal(r.code, 1);
-      assert.match(r.stderr, /the server does not serve access\.gatehouse\.dev\/v1alpha1 selfsubjectaccessexplanations \(a Gatehouse started with --runtime-config=access\.gatehouse\.dev\/v1alpha1=true does\)/);
+      assert.match(
+        r.stderr,
+        /the server does not serve access\.gatehouse\.dev\/v1alpha1 selfsubjectaccessexplanations \(a Gatehouse started with --runtime-config=access\.gatehouse\.dev\/v1alpha1=true does\)/,
+      );
     } finally {
       admin.client.close();
       await s.close();

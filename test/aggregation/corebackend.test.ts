@@ -24,16 +24,32 @@ describe('the core backend as its own process', { timeout: 120_000 }, () => {
     // The gateway as the SubjectAccessReview webhook: the kubeconfig's server is the review URL itself.
     const sarKubeconfig = join(tempDir('core-sar'), 'sar.kubeconfig');
     writeFileSync(sarKubeconfig, readFileSync(gh.kubeconfig, 'utf8').replace(/server: (\S+)/, 'server: $1/apis/authorization.k8s.io/v1/subjectaccessreviews'));
-    core = spawnTracked(process.execPath, [GATEHOUSE_BIN, 'core-backend', `--secure-port=${port}`, `--data-dir=${tempDir('core-data')}`,
-      `--tls-cert-file=${pem.certFile}`, `--tls-private-key-file=${pem.keyFile}`, `--requestheader-client-ca-file=${join(pki, 'front-proxy-ca.crt')}`,
-      '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group',
-      '--authorization-mode=Webhook', `--authorization-webhook-config-file=${sarKubeconfig}`, '--authorization-webhook-version=v1',
-      '--authorization-webhook-cache-authorized-ttl=0s', '--authorization-webhook-cache-unauthorized-ttl=0s']);
+    core = spawnTracked(process.execPath, [
+      GATEHOUSE_BIN,
+      'core-backend',
+      `--secure-port=${port}`,
+      `--data-dir=${tempDir('core-data')}`,
+      `--tls-cert-file=${pem.certFile}`,
+      `--tls-private-key-file=${pem.keyFile}`,
+      `--requestheader-client-ca-file=${join(pki, 'front-proxy-ca.crt')}`,
+      '--requestheader-allowed-names=front-proxy-client',
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--authorization-mode=Webhook',
+      `--authorization-webhook-config-file=${sarKubeconfig}`,
+      '--authorization-webhook-version=v1',
+      '--authorization-webhook-cache-authorized-ttl=0s',
+      '--authorization-webhook-cache-unauthorized-ttl=0s',
+    ]);
     core.child.stdin?.end();
     await core.waitFor('core-backend serving', (p) => p.stdout.includes('is serving on') || !p.running, 60_000);
     assert.ok(core.running, core.stderr);
     const url = `https://127.0.0.1:${port}`;
-    proxied = new HttpsClient(url, { ca: pem.ca, cert: readFileSync(join(pki, 'front-proxy-client.crt'), 'utf8'), key: readFileSync(join(pki, 'front-proxy-client.key'), 'utf8') });
+    proxied = new HttpsClient(url, {
+      ca: pem.ca,
+      cert: readFileSync(join(pki, 'front-proxy-client.crt'), 'utf8'),
+      key: readFileSync(join(pki, 'front-proxy-client.key'), 'utf8'),
+    });
     plain = new HttpsClient(url, { ca: pem.ca, cert: readFileSync(join(pki, 'admin.crt'), 'utf8'), key: readFileSync(join(pki, 'admin.key'), 'utf8') });
   });
 
@@ -57,7 +73,10 @@ describe('the core backend as its own process', { timeout: 120_000 }, () => {
   it('keeps local APIServices of the built-in groups in its own store', async () => {
     let r;
     for (let i = 0; i < 100; i++) {
-      r = await proxied.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.rbac.authorization.k8s.io', undefined, { 'X-Remote-User': 'ops', 'X-Remote-Group': 'system:masters' });
+      r = await proxied.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.rbac.authorization.k8s.io', undefined, {
+        'X-Remote-User': 'ops',
+        'X-Remote-Group': 'system:masters',
+      });
       // Autoregistration creates the APIService, then writes its status: wait for both.
       if (r.status === 200 && r.json.status?.conditions) break;
       await sleep(100);
@@ -76,8 +95,11 @@ describe('the core backend as its own process', { timeout: 120_000 }, () => {
     const denied = await proxied.request('GET', '/api/v1/namespaces/default/configmaps', undefined, { 'X-Remote-User': 'jane' });
     assert.equal(denied.status, 403, denied.text);
     await gh.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'jane-view' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'jane' }],
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'jane-view' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'jane' }],
     });
     let r;
     for (let i = 0; i < 50; i++) {
@@ -86,7 +108,12 @@ describe('the core backend as its own process', { timeout: 120_000 }, () => {
       await sleep(100);
     }
     assert.equal(r!.status, 200, `${r!.text}\n${core.stderr}`);
-    const write = await proxied.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, { 'X-Remote-User': 'jane' });
+    const write = await proxied.request(
+      'POST',
+      '/api/v1/namespaces/default/configmaps',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
+      { 'X-Remote-User': 'jane' },
+    );
     assert.equal(write.status, 403, write.text);
   });
 });

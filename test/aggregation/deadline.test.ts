@@ -17,7 +17,9 @@ describe('request deadlines through the gateway', { timeout: 120_000 }, () => {
 
   before(async () => {
     // One seat for reads: a request still holding it after its deadline would make the next one a 429.
-    gh = await startGatehouse({ flags: ['--request-timeout=3s', '--max-requests-inflight=1', '--min-request-timeout=1', '--enable-priority-and-fairness=false'] });
+    gh = await startGatehouse({
+      flags: ['--request-timeout=3s', '--max-requests-inflight=1', '--min-request-timeout=1', '--enable-priority-and-fairness=false'],
+    });
     const pem = servingPki(tempDir('deadline-certs'), 'echo');
     echo = await startEcho(pem, readFileSync(join(gh.dataDir, 'pki', 'front-proxy-ca.crt'), 'utf8'));
     await register(gh.admin, { service: 'echo', port: echo.port, group: 'echo.gatehouse.dev', caPem: pem.ca });

@@ -17,10 +17,14 @@ const SUBCOMMANDS = new Set(['serve', 'core-backend', 'sample-backend', 'certs']
 type Doc = any;
 
 function k8sDocs(): Array<{ file: string; doc: Doc }> {
-  return readdirSync(join(ROOT, 'k8s')).filter((f) => f.endsWith('.yaml')).flatMap((file) => parseAllDocuments(readFileSync(join(ROOT, 'k8s', file), 'utf8')).map((d) => {
-    assert.equal(d.errors.length, 0, `${file}: ${d.errors.map((e) => e.message).join('; ')}`);
-    return { file, doc: d.toJS() };
-  }));
+  return readdirSync(join(ROOT, 'k8s'))
+    .filter((f) => f.endsWith('.yaml'))
+    .flatMap((file) =>
+      parseAllDocuments(readFileSync(join(ROOT, 'k8s', file), 'utf8')).map((d) => {
+        assert.equal(d.errors.length, 0, `${file}: ${d.errors.map((e) => e.message).join('; ')}`);
+        return { file, doc: d.toJS() };
+      }),
+    );
 }
 
 /** Checks one gatehouse argv (after `node bin/gatehouse.js` or the image entrypoint); returns --secure-port. */
@@ -101,20 +105,34 @@ describe('deployment files', { timeout: 120_000 }, () => {
       const apps = containers.filter((c) => c.image !== 'gatehouse:0.1.0');
       for (const c of containers.filter((x) => x.image === 'gatehouse:0.1.0')) {
         const port = checkGatehouseArgs(`${file} ${c.name}`, c.args);
-        assert.deepEqual(c.ports.map((p: { containerPort: number }) => p.containerPort), [port]);
+        assert.deepEqual(
+          c.ports.map((p: { containerPort: number }) => p.containerPort),
+          [port],
+        );
         ports.add(port!);
         const parsed = parseServeFlags([...c.args.slice(1)]);
         const upstream = 'options' in parsed ? parsed.options.upstream : undefined;
         if (upstream) {
           const u = new URL(upstream);
           assert.equal(u.hostname, '127.0.0.1', `${file}: the sidecar's upstream is on loopback`);
-          assert.ok(apps.some((a) => (a.ports ?? []).some((p: { containerPort: number }) => p.containerPort === Number(u.port))), `${file}: an app container listens on ${u.port}`);
+          assert.ok(
+            apps.some((a) => (a.ports ?? []).some((p: { containerPort: number }) => p.containerPort === Number(u.port))),
+            `${file}: an app container listens on ${u.port}`,
+          );
         }
       }
       assert.equal(apps.length, containers.length - ports.size, `${file}: only sidecar pods hold other images`);
-      if (apps.length > 0) assert.ok(containers.some((c) => c.image === 'gatehouse:0.1.0' && c.args.some((a: string) => a.startsWith('--upstream='))), `${file}: non-Gatehouse containers sit behind --upstream`);
-      const services = docs.filter((d) => d.doc.kind === 'Service' && d.doc.metadata.namespace === doc.metadata.namespace
-        && JSON.stringify(d.doc.spec.selector) === JSON.stringify(doc.spec.selector.matchLabels));
+      if (apps.length > 0)
+        assert.ok(
+          containers.some((c) => c.image === 'gatehouse:0.1.0' && c.args.some((a: string) => a.startsWith('--upstream='))),
+          `${file}: non-Gatehouse containers sit behind --upstream`,
+        );
+      const services = docs.filter(
+        (d) =>
+          d.doc.kind === 'Service' &&
+          d.doc.metadata.namespace === doc.metadata.namespace &&
+          JSON.stringify(d.doc.spec.selector) === JSON.stringify(doc.spec.selector.matchLabels),
+      );
       assert.equal(services.length, 1, `${file}: one Service selects ${doc.metadata.name}`);
       for (const p of services[0]!.doc.spec.ports) assert.ok(ports.has(p.targetPort), `${file}: targetPort ${p.targetPort}`);
     }
@@ -123,18 +141,23 @@ describe('deployment files', { timeout: 120_000 }, () => {
     for (const { doc } of apiservices) assert.equal(doc.metadata.name, `${doc.spec.version}.${doc.spec.group}`);
   });
 
-  it('the manifests of served types pass kubectl apply --dry-run=server against Gatehouse', { skip: findKubectl() ? false : 'kubectl not installed' }, async () => {
-    const gh = await startGatehouse();
-    const k = new Kubectl(findKubectl()!, gh.kubeconfig);
-    const served = k8sDocs().filter((d) => d.doc.apiVersion !== 'apps/v1');
-    // Namespaces for real first: a dry-run create does not make them, as in kube-apiserver.
-    for (const ns of new Set(served.filter((d) => d.doc.kind === 'Namespace').map((d) => d.doc.metadata.name as string))) await k.ok(['create', 'namespace', ns]);
-    const file = join(tempDir('manifests'), 'served.json');
-    writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: served.map((d) => d.doc) }));
-    const r = await k.run(['apply', '--dry-run=server', '-f', file]);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /apiservice\.apiregistration\.k8s\.io\/v1\.samples\.gatehouse\.dev created \(server dry run\)/);
-    assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/gatehouse:kube-apiserver-reviews created \(server dry run\)/);
-    assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/demo:echo-auth-delegator created \(server dry run\)/);
-  });
+  it(
+    'the manifests of served types pass kubectl apply --dry-run=server against Gatehouse',
+    { skip: findKubectl() ? false : 'kubectl not installed' },
+    async () => {
+      const gh = await startGatehouse();
+      const k = new Kubectl(findKubectl()!, gh.kubeconfig);
+      const served = k8sDocs().filter((d) => d.doc.apiVersion !== 'apps/v1');
+      // Namespaces for real first: a dry-run create does not make them, as in kube-apiserver.
+      for (const ns of new Set(served.filter((d) => d.doc.kind === 'Namespace').map((d) => d.doc.metadata.name as string)))
+        await k.ok(['create', 'namespace', ns]);
+      const file = join(tempDir('manifests'), 'served.json');
+      writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: served.map((d) => d.doc) }));
+      const r = await k.run(['apply', '--dry-run=server', '-f', file]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /apiservice\.apiregistration\.k8s\.io\/v1\.samples\.gatehouse\.dev created \(server dry run\)/);
+      assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/gatehouse:kube-apiserver-reviews created \(server dry run\)/);
+      assert.match(r.stdout, /clusterrolebinding\.rbac\.authorization\.k8s\.io\/demo:echo-auth-delegator created \(server dry run\)/);
+    },
+  );
 });

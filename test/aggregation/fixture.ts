@@ -14,7 +14,14 @@ import type { HttpsClient } from '../helpers/client.js';
 
 export const NS = 'gatehouse-samples';
 
-export interface Pem { cert: string; key: string; ca: string; certFile: string; keyFile: string; caFile: string }
+export interface Pem {
+  cert: string;
+  key: string;
+  ca: string;
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+}
 
 /** A CA and a serving certificate for `<name>.<ns>.svc` (and loopback), written under dir. */
 export function servingPki(dir: string, name: string): Pem {
@@ -27,18 +34,39 @@ export function servingPki(dir: string, name: string): Pem {
   return { cert: leaf.certPem, key: leaf.keyPem, ca: ca.certPem, ...files };
 }
 
-export interface SampleBackend { proc: Proc; port: number; stop(): Promise<void> }
+export interface SampleBackend {
+  proc: Proc;
+  port: number;
+  stop(): Promise<void>;
+}
 
 export async function startSampleBackend(o: { port?: number; dataDir: string; pem: Pem; frontProxyCaFile: string; extra?: string[] }): Promise<SampleBackend> {
-  const port = o.port ?? await freePort();
-  const proc = spawnTracked(process.execPath, [GATEHOUSE_BIN, 'sample-backend', `--secure-port=${port}`, `--data-dir=${o.dataDir}`,
-    `--tls-cert-file=${o.pem.certFile}`, `--tls-private-key-file=${o.pem.keyFile}`, `--requestheader-client-ca-file=${o.frontProxyCaFile}`,
-    '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User',
-    '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-', ...(o.extra ?? [])]);
+  const port = o.port ?? (await freePort());
+  const proc = spawnTracked(process.execPath, [
+    GATEHOUSE_BIN,
+    'sample-backend',
+    `--secure-port=${port}`,
+    `--data-dir=${o.dataDir}`,
+    `--tls-cert-file=${o.pem.certFile}`,
+    `--tls-private-key-file=${o.pem.keyFile}`,
+    `--requestheader-client-ca-file=${o.frontProxyCaFile}`,
+    '--requestheader-allowed-names=front-proxy-client',
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    ...(o.extra ?? []),
+  ]);
   proc.child.stdin?.end();
   await proc.waitFor('the sample backend serving', (p) => p.stdout.includes('is serving on') || !p.running, 60_000);
   if (!proc.running) throw new Error(`sample backend exited\n${proc.stderr}`);
-  return { proc, port, async stop() { proc.kill('SIGTERM'); await proc.waitExit(); } };
+  return {
+    proc,
+    port,
+    async stop() {
+      proc.kill('SIGTERM');
+      await proc.waitExit();
+    },
+  };
 }
 
 export interface EchoBackend {
@@ -82,16 +110,31 @@ export async function startEcho(pem: Pem, frontProxyCa: string): Promise<EchoBac
         return;
       }
       if (path === '/apis/echo.gatehouse.dev/v1') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-          kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'echo.gatehouse.dev/v1',
-          resources: [{ name: 'echoes', singularName: 'echo', namespaced: true, kind: 'Echo', verbs: ['get', 'list', 'create'] }],
-        }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            kind: 'APIResourceList',
+            apiVersion: 'v1',
+            groupVersion: 'echo.gatehouse.dev/v1',
+            resources: [{ name: 'echoes', singularName: 'echo', namespaced: true, kind: 'Echo', verbs: ['get', 'list', 'create'] }],
+          }),
+        );
         return;
       }
-      if (path === '/apis') { res.writeHead(404).end(); return; }
-      if (path.endsWith('/redirect304')) { res.writeHead(304, { etag: '"e"' }).end(); return; }
-      if (path.endsWith('/redirect')) { res.writeHead(302, { location: 'https://attacker.example/steal', 'content-type': 'text/plain' }).end('moved'); return; }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Echo', headers: req.headers, peer, body: Buffer.concat(chunks).toString('utf8') }));
+      if (path === '/apis') {
+        res.writeHead(404).end();
+        return;
+      }
+      if (path.endsWith('/redirect304')) {
+        res.writeHead(304, { etag: '"e"' }).end();
+        return;
+      }
+      if (path.endsWith('/redirect')) {
+        res.writeHead(302, { location: 'https://attacker.example/steal', 'content-type': 'text/plain' }).end('moved');
+        return;
+      }
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ kind: 'Echo', headers: req.headers, peer, body: Buffer.concat(chunks).toString('utf8') }));
     });
   });
   server.on('upgrade', (req, socket) => {
@@ -116,8 +159,16 @@ export async function startEcho(pem: Pem, frontProxyCa: string): Promise<EchoBac
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    server, port: (server.address() as AddressInfo).port, seen, cut, upgradeClosed,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    server,
+    port: (server.address() as AddressInfo).port,
+    seen,
+    cut,
+    upgradeClosed,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -125,7 +176,10 @@ async function apply(c: HttpsClient, path: string, obj: { metadata: { name: stri
   const r = await c.request('POST', path, obj);
   if (r.status === 409) {
     const cur = await c.request('GET', `${path}/${obj.metadata.name}`);
-    const u = await c.request('PUT', `${path}/${obj.metadata.name}`, { ...obj, metadata: { ...obj.metadata, resourceVersion: cur.json.metadata.resourceVersion } });
+    const u = await c.request('PUT', `${path}/${obj.metadata.name}`, {
+      ...obj,
+      metadata: { ...obj.metadata, resourceVersion: cur.json.metadata.resourceVersion },
+    });
     if (u.status !== 200) throw new Error(`PUT ${path}: ${u.status} ${u.text}`);
     return;
   }
@@ -133,24 +187,39 @@ async function apply(c: HttpsClient, path: string, obj: { metadata: { name: stri
 }
 
 /** Service + EndpointSlice for a backend on 127.0.0.1:port, and its APIService. */
-export async function register(c: HttpsClient, o: { service: string; port: number; group: string; version?: string; caPem: string; gpm?: number; vp?: number }): Promise<string> {
+export async function register(
+  c: HttpsClient,
+  o: { service: string; port: number; group: string; version?: string; caPem: string; gpm?: number; vp?: number },
+): Promise<string> {
   const version = o.version ?? 'v1';
   await c.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   await apply(c, `/api/v1/namespaces/${NS}/services`, {
-    apiVersion: 'v1', kind: 'Service', metadata: { name: o.service, namespace: NS },
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: o.service, namespace: NS },
     spec: { ports: [{ name: 'https', port: 443, targetPort: o.port, protocol: 'TCP' }] },
   } as { metadata: { name: string } });
   await apply(c, `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`, {
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
     metadata: { name: `${o.service}-1`, namespace: NS, labels: { 'kubernetes.io/service-name': o.service } },
-    addressType: 'IPv4', ports: [{ name: 'https', port: o.port, protocol: 'TCP' }],
+    addressType: 'IPv4',
+    ports: [{ name: 'https', port: o.port, protocol: 'TCP' }],
     endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
   } as { metadata: { name: string } });
   const name = `${version}.${o.group}`;
   await apply(c, '/apis/apiregistration.k8s.io/v1/apiservices', {
-    apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name },
-    spec: { group: o.group, version, service: { namespace: NS, name: o.service, port: 443 }, caBundle: Buffer.from(o.caPem).toString('base64'),
-      groupPriorityMinimum: o.gpm ?? 1000, versionPriority: o.vp ?? 15 },
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
+    metadata: { name },
+    spec: {
+      group: o.group,
+      version,
+      service: { namespace: NS, name: o.service, port: 443 },
+      caBundle: Buffer.from(o.caPem).toString('base64'),
+      groupPriorityMinimum: o.gpm ?? 1000,
+      versionPriority: o.vp ?? 15,
+    },
   } as { metadata: { name: string } });
   return name;
 }
@@ -161,13 +230,20 @@ export async function availableCondition(c: HttpsClient, name: string): Promise<
 }
 
 /** Polls the APIService until its Available condition has `status` (and `reason` when given). */
-export async function waitAvailable(c: HttpsClient, name: string, status: 'True' | 'False', reason?: string, timeoutMs = 30_000): Promise<{ status: string; reason: string; message: string }> {
+export async function waitAvailable(
+  c: HttpsClient,
+  name: string,
+  status: 'True' | 'False',
+  reason?: string,
+  timeoutMs = 30_000,
+): Promise<{ status: string; reason: string; message: string }> {
   const deadline = Date.now() + timeoutMs;
   let last;
   for (;;) {
     last = await availableCondition(c, name);
     if (last?.status === status && (!reason || last.reason === reason)) return last;
-    if (Date.now() > deadline) throw new Error(`APIService ${name} never became Available=${status}${reason ? ` (${reason})` : ''}; last: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(`APIService ${name} never became Available=${status}${reason ? ` (${reason})` : ''}; last: ${JSON.stringify(last)}`);
     await sleep(100);
   }
 }

@@ -9,7 +9,9 @@ const APISERVICES = '/apis/apiregistration.k8s.io/v1/apiservices';
 
 describe('a deleted local APIService', () => {
   let gh: Gatehouse;
-  before(async () => { gh = await startGatehouse(); });
+  before(async () => {
+    gh = await startGatehouse();
+  });
   after(stopAll);
 
   it('does not fail readiness, and its group version is still served', async () => {
@@ -18,9 +20,17 @@ describe('a deleted local APIService', () => {
     // The gateway's informer applies events in order: once the availability controller
     // has judged an APIService created after the delete, the delete was seen.
     const marker = await gh.admin.request('POST', APISERVICES, {
-      apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.marker.gatehouse.dev' },
-      spec: { group: 'marker.gatehouse.dev', version: 'v1', service: { namespace: 'default', name: 'absent', port: 443 },
-        insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 10 },
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1.marker.gatehouse.dev' },
+      spec: {
+        group: 'marker.gatehouse.dev',
+        version: 'v1',
+        service: { namespace: 'default', name: 'absent', port: 443 },
+        insecureSkipTLSVerify: true,
+        groupPriorityMinimum: 100,
+        versionPriority: 10,
+      },
     });
     assert.equal(marker.status, 201, marker.text);
     const deadline = Date.now() + 15_000; // a bound, not a timing assertion

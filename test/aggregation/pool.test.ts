@@ -64,76 +64,107 @@ async function startMisbehaving(pem: Pem, frontProxyCa: string): Promise<Misbeha
   const pumpBig = (id: string, total: number, res: ServerResponse): void => {
     const size = 64 * 1024;
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(total) });
-    let sent = 0, i = 0;
+    let sent = 0,
+      i = 0;
     const pump = (): void => {
       while (sent < total) {
         const c = chunkOf(id, i++, Math.min(size, total - sent));
         sent += c.length;
         written.set(id, sent);
-        if (!res.write(c)) { res.once('drain', pump); return; }
+        if (!res.write(c)) {
+          res.once('drain', pump);
+          return;
+        }
       }
       res.end();
     };
     pump();
   };
-  const server = createServer({ cert: pem.cert, key: pem.key, ca: frontProxyCa, requestCert: true, rejectUnauthorized: true }, (req: IncomingMessage, res: ServerResponse) => {
-    m.requests++;
-    const url = new URL(req.url ?? '/', 'https://x');
-    const last = url.pathname.split('/').at(-1)!;
-    const id = url.searchParams.get('id') ?? '';
-    if (url.pathname === `/apis/${GROUP}/v1`) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${GROUP}/v1`,
-        resources: [{ name: 'things', singularName: 'thing', namespaced: true, kind: 'Thing', verbs: ['get', 'list', 'create', 'watch'] }],
-      }));
-      return;
-    }
-    if (url.pathname === '/apis') { res.writeHead(404).end(); return; }
-    if (url.searchParams.get('watch') === '1') {
-      if (id === 'hang') return;
-      if (id.startsWith('big')) { pumpBig(id, Number(url.searchParams.get('bytes')), res); return; }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.flushHeaders();
-      watches.set(id, res);
-      return;
-    }
-    switch (last) {
-      case 'upload': {
-        const h = createHash('sha256');
-        let n = 0;
-        req.on('data', (c: Buffer) => { h.update(c); n += c.length; received.set(id, n); });
-        req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes: n, sha256: h.digest('hex') })));
+  const server = createServer(
+    { cert: pem.cert, key: pem.key, ca: frontProxyCa, requestCert: true, rejectUnauthorized: true },
+    (req: IncomingMessage, res: ServerResponse) => {
+      m.requests++;
+      const url = new URL(req.url ?? '/', 'https://x');
+      const last = url.pathname.split('/').at(-1)!;
+      const id = url.searchParams.get('id') ?? '';
+      if (url.pathname === `/apis/${GROUP}/v1`) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            kind: 'APIResourceList',
+            apiVersion: 'v1',
+            groupVersion: `${GROUP}/v1`,
+            resources: [{ name: 'things', singularName: 'thing', namespaced: true, kind: 'Thing', verbs: ['get', 'list', 'create', 'watch'] }],
+          }),
+        );
         return;
       }
-      case 'gated': {
-        const chunks = Number(url.searchParams.get('chunks'));
-        const size = Number(url.searchParams.get('size'));
-        res.writeHead(200, { 'content-type': 'application/octet-stream' });
-        res.flushHeaders();
-        let i = 0;
-        release.set(id, () => {
-          res.write(chunkOf(id, i, size));
-          if (++i === chunks) { release.delete(id); res.end(); }
-        });
+      if (url.pathname === '/apis') {
+        res.writeHead(404).end();
         return;
       }
-      // TLS sockets cannot reset; the TCP socket under this one can.
-      case 'reset': raw.get(req.socket.remotePort ?? 0)?.resetAndDestroy(); return;
-      case 'close': req.socket.destroy(); return;
-      case 'garbage': req.socket.end('NOT HTTP AT ALL\r\n\r\n'); return;
-      case 'half':
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
-        res.write('x'.repeat(500), () => req.socket.destroy());
-        return;
-      case 'halfchunked':
+      if (url.searchParams.get('watch') === '1') {
+        if (id === 'hang') return;
+        if (id.startsWith('big')) {
+          pumpBig(id, Number(url.searchParams.get('bytes')), res);
+          return;
+        }
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"partial":', () => req.socket.destroy());
+        res.flushHeaders();
+        watches.set(id, res);
         return;
-      case 'hang': return;
-      default:
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: url.pathname, user: req.headers['x-remote-user'] }));
-    }
-  });
+      }
+      switch (last) {
+        case 'upload': {
+          const h = createHash('sha256');
+          let n = 0;
+          req.on('data', (c: Buffer) => {
+            h.update(c);
+            n += c.length;
+            received.set(id, n);
+          });
+          req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes: n, sha256: h.digest('hex') })));
+          return;
+        }
+        case 'gated': {
+          const chunks = Number(url.searchParams.get('chunks'));
+          const size = Number(url.searchParams.get('size'));
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          res.flushHeaders();
+          let i = 0;
+          release.set(id, () => {
+            res.write(chunkOf(id, i, size));
+            if (++i === chunks) {
+              release.delete(id);
+              res.end();
+            }
+          });
+          return;
+        }
+        // TLS sockets cannot reset; the TCP socket under this one can.
+        case 'reset':
+          raw.get(req.socket.remotePort ?? 0)?.resetAndDestroy();
+          return;
+        case 'close':
+          req.socket.destroy();
+          return;
+        case 'garbage':
+          req.socket.end('NOT HTTP AT ALL\r\n\r\n');
+          return;
+        case 'half':
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+          res.write('x'.repeat(500), () => req.socket.destroy());
+          return;
+        case 'halfchunked':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"partial":', () => req.socket.destroy());
+          return;
+        case 'hang':
+          return;
+        default:
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: url.pathname, user: req.headers['x-remote-user'] }));
+      }
+    },
+  );
   server.on('connection', (s: Socket) => {
     const port = s.remotePort ?? 0;
     raw.set(port, s);
@@ -146,12 +177,26 @@ async function startMisbehaving(pem: Pem, frontProxyCa: string): Promise<Misbeha
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return Object.assign(m, {
-    server, port: (server.address() as AddressInfo).port, received, release, written, watches,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    server,
+    port: (server.address() as AddressInfo).port,
+    received,
+    release,
+    written,
+    watches,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   });
 }
 
-interface Answer { status: number; body: Buffer; complete: boolean; error?: string }
+interface Answer {
+  status: number;
+  body: Buffer;
+  complete: boolean;
+  error?: string;
+}
 
 /**
  * A gateway with `flags`, the misbehaving backend and an echo backend
@@ -165,7 +210,11 @@ function withGateway(flags: string[], tests: (f: Fixtures) => void): void {
   let tls!: { ca: string; cert: string; key: string };
 
   /** One request through the gateway; `body` is written by `write` (streamed) when given. */
-  const call = (method: string, path: string, o: { write?: (req: ReturnType<typeof request>) => void; onResponse?: (res: IncomingMessage) => void; headers?: Record<string, string> } = {}): Promise<Answer> =>
+  const call = (
+    method: string,
+    path: string,
+    o: { write?: (req: ReturnType<typeof request>) => void; onResponse?: (res: IncomingMessage) => void; headers?: Record<string, string> } = {},
+  ): Promise<Answer> =>
     new Promise((resolve) => {
       const req = request({ host: '127.0.0.1', port: gh.port, method, path, agent, servername: 'localhost', headers: o.headers ?? {} }, (res) => {
         o.onResponse?.(res);
@@ -175,7 +224,8 @@ function withGateway(flags: string[], tests: (f: Fixtures) => void): void {
         res.on('error', (err) => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), complete: false, error: err.message }));
       });
       req.on('error', (err) => resolve({ status: 0, body: Buffer.alloc(0), complete: false, error: err.message }));
-      if (o.write) o.write(req); else req.end();
+      if (o.write) o.write(req);
+      else req.end();
     });
 
   const until = async (what: string, ok: () => boolean): Promise<void> => {
@@ -187,7 +237,11 @@ function withGateway(flags: string[], tests: (f: Fixtures) => void): void {
     gh = await startGatehouse({ flags });
     const pki = join(gh.dataDir, 'pki');
     const frontProxyCa = readFileSync(join(pki, 'front-proxy-ca.crt'), 'utf8');
-    tls = { ca: readFileSync(join(pki, 'ca.crt'), 'utf8'), cert: readFileSync(join(pki, 'admin.crt'), 'utf8'), key: readFileSync(join(pki, 'admin.key'), 'utf8') };
+    tls = {
+      ca: readFileSync(join(pki, 'ca.crt'), 'utf8'),
+      cert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
+      key: readFileSync(join(pki, 'admin.key'), 'utf8'),
+    };
     agent = new Agent({ keepAlive: true, maxSockets: 64, ...tls });
     const dir = tempDir('pool-certs');
     const pem = servingPki(dir, 'pool');
@@ -207,14 +261,30 @@ function withGateway(flags: string[], tests: (f: Fixtures) => void): void {
     await stopAll();
   });
 
-  tests({ get gh() { return gh; }, get bad() { return bad; }, get tls() { return tls; }, call, until });
+  tests({
+    get gh() {
+      return gh;
+    },
+    get bad() {
+      return bad;
+    },
+    get tls() {
+      return tls;
+    },
+    call,
+    until,
+  });
 }
 
 interface Fixtures {
   readonly gh: Gatehouse;
   readonly bad: Misbehaving;
   readonly tls: { ca: string; cert: string; key: string };
-  call(method: string, path: string, o?: { write?: (req: ReturnType<typeof request>) => void; onResponse?: (res: IncomingMessage) => void; headers?: Record<string, string> }): Promise<Answer>;
+  call(
+    method: string,
+    path: string,
+    o?: { write?: (req: ReturnType<typeof request>) => void; onResponse?: (res: IncomingMessage) => void; headers?: Record<string, string> },
+  ): Promise<Answer>;
   until(what: string, ok: () => boolean): Promise<void>;
 }
 
@@ -223,20 +293,22 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
   withGateway([], (f) => {
     const { call, until } = f;
     it('streams 16 concurrent request bodies: each chunk reaches the backend before the client sends the next', async () => {
-      const CHUNKS = 8, SIZE = 48 * 1024;
-      const one = (n: number): Promise<Answer> => call('POST', `${THINGS}/upload?id=up${n}`, {
-        headers: { 'content-type': 'application/octet-stream' },
-        write: (req) => {
-          void (async () => {
-            for (let i = 0; i < CHUNKS; i++) {
-              req.write(chunkOf(`up${n}`, i, SIZE));
-              // Only a streamed body gets here: a proxy that waited for the whole body would never pass this.
-              await until(`chunk ${i} of upload ${n} reached the backend`, () => (f.bad.received.get(`up${n}`) ?? 0) >= (i + 1) * SIZE);
-            }
-            req.end();
-          })();
-        },
-      });
+      const CHUNKS = 8,
+        SIZE = 48 * 1024;
+      const one = (n: number): Promise<Answer> =>
+        call('POST', `${THINGS}/upload?id=up${n}`, {
+          headers: { 'content-type': 'application/octet-stream' },
+          write: (req) => {
+            void (async () => {
+              for (let i = 0; i < CHUNKS; i++) {
+                req.write(chunkOf(`up${n}`, i, SIZE));
+                // Only a streamed body gets here: a proxy that waited for the whole body would never pass this.
+                await until(`chunk ${i} of upload ${n} reached the backend`, () => (f.bad.received.get(`up${n}`) ?? 0) >= (i + 1) * SIZE);
+              }
+              req.end();
+            })();
+          },
+        });
       const answers = await Promise.all(Array.from({ length: 16 }, (_, n) => one(n)));
       answers.forEach((a, n) => {
         assert.equal(a.status, 200, a.body.toString());
@@ -247,7 +319,8 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
     });
 
     it('streams 16 concurrent answers: each chunk reaches the client before the backend writes the next', async () => {
-      const CHUNKS = 6, SIZE = 32 * 1024;
+      const CHUNKS = 6,
+        SIZE = 32 * 1024;
       const one = (n: number): Promise<Answer> => {
         const id = `down${n}`;
         let got = 0;
@@ -277,7 +350,12 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
       const TOTAL = 64 * 1024 * 1024;
       let res!: IncomingMessage;
       // As a watch (long-running): no deadline cuts it, however slow the machine.
-      const done = call('GET', `${THINGS}?watch=1&id=big1&bytes=${TOTAL}`, { onResponse: (r) => { res = r; r.pause(); } });
+      const done = call('GET', `${THINGS}?watch=1&id=big1&bytes=${TOTAL}`, {
+        onResponse: (r) => {
+          res = r;
+          r.pause();
+        },
+      });
       await until('the answer started', () => res !== undefined);
       // Wait until the backend can write no more (its count stops moving).
       let last = -1;
@@ -294,18 +372,23 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
       assert.equal(a.status, 200);
       assert.equal(a.body.length, TOTAL);
       const want = createHash('sha256');
-      for (let sent = 0, i = 0; sent < TOTAL; i++) { const c = chunkOf('big1', i, Math.min(64 * 1024, TOTAL - sent)); want.update(c); sent += c.length; }
+      for (let sent = 0, i = 0; sent < TOTAL; i++) {
+        const c = chunkOf('big1', i, Math.min(64 * 1024, TOTAL - sent));
+        want.update(c);
+        sent += c.length;
+      }
       assert.equal(createHash('sha256').update(a.body).digest('hex'), want.digest('hex'));
     });
 
     it('upgrades (SPDY and websocket) and watches pass while pooled requests run', async () => {
-      const up = (proto: string, n: number) => rawExchange({ port: f.gh.port, ...f.tls }, `GET ${THINGS}/t${n}/exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: ${proto}\r\n\r\n`, {
-        done: (text, write) => {
-          if (text.includes(`hello-${n}`)) return true;
-          if (text.startsWith('HTTP/1.1 101') && text.includes('\r\n\r\n')) write(`hello-${n}`);
-          return false;
-        },
-      });
+      const up = (proto: string, n: number) =>
+        rawExchange({ port: f.gh.port, ...f.tls }, `GET ${THINGS}/t${n}/exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: ${proto}\r\n\r\n`, {
+          done: (text, write) => {
+            if (text.includes(`hello-${n}`)) return true;
+            if (text.startsWith('HTTP/1.1 101') && text.includes('\r\n\r\n')) write(`hello-${n}`);
+            return false;
+          },
+        });
       const w = await f.gh.admin.watch(`${THINGS}?watch=1&id=w1`);
       assert.equal(w.status, 200);
       await until('the watch reached the backend', () => f.bad.watches.has('w1'));
@@ -333,12 +416,15 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
 describe('the pooled aggregation proxy with a misbehaving backend', { timeout: 240_000 }, () => {
   withGateway(['--request-timeout=3s'], (f) => {
     const { call, until } = f;
-    it('a backend that resets, closes or answers garbage: 502 naming the APIService; half an answer: the client\'s connection is cut; the pool recovers and the other backend never notices', async () => {
-      let otherOk = 0, otherBad = 0, stop = false;
+    it("a backend that resets, closes or answers garbage: 502 naming the APIService; half an answer: the client's connection is cut; the pool recovers and the other backend never notices", async () => {
+      let otherOk = 0,
+        otherBad = 0,
+        stop = false;
       const other = (async () => {
         while (!stop) {
           const r = await call('GET', `${ECHOES}/steady`);
-          if (r.status === 200) otherOk++; else otherBad++;
+          if (r.status === 200) otherOk++;
+          else otherBad++;
         }
       })();
       try {

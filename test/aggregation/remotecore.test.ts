@@ -9,7 +9,19 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDevPki } from '../../certs/devpki.js';
-import { GATEHOUSE_BIN, Kubectl, findKubectl, freePort, sleep, spawnTracked, startGatehouse, stopAll, tempDir, type Gatehouse, type Proc } from '../e2e/helpers.js';
+import {
+  GATEHOUSE_BIN,
+  Kubectl,
+  findKubectl,
+  freePort,
+  sleep,
+  spawnTracked,
+  startGatehouse,
+  stopAll,
+  tempDir,
+  type Gatehouse,
+  type Proc,
+} from '../e2e/helpers.js';
 import { HttpsClient } from '../helpers/client.js';
 import { request as httpsRequest } from 'node:https';
 import { decode as cborDecode } from 'cbor2';
@@ -22,13 +34,24 @@ const kubectlBin = findKubectl();
 const CBOR_GATE = '--feature-gates=CBORServingAndStorage=true';
 
 /** A request whose answer is kept as bytes. */
-function rawRequest(client: HttpsClient, url: string, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; type: string | undefined; body: Buffer }> {
+function rawRequest(
+  client: HttpsClient,
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+): Promise<{ status: number; type: string | undefined; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(new URL(path, url), { method, agent: client.agent, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(parts) }));
-    });
+    const req = httpsRequest(
+      new URL(path, url),
+      { method, agent: client.agent, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(parts) }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -65,15 +88,34 @@ describe('gateway + remote core backend (--core-backend-url)', { timeout: 180_00
     const sarKubeconfig = join(dir, 'sar.kubeconfig');
     writeFileSync(sarKubeconfig, readFileSync(pki.kubeconfig, 'utf8').replace(/server: (\S+)/, 'server: $1/apis/authorization.k8s.io/v1/subjectaccessreviews'));
     const corePort = await freePort();
-    core = spawnTracked(process.execPath, [GATEHOUSE_BIN, 'core-backend', `--secure-port=${corePort}`, `--data-dir=${tempDir('remote-core-data')}`, '--storage-backend=file',
-      `--tls-cert-file=${pem.certFile}`, `--tls-private-key-file=${pem.keyFile}`, `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
-      '--requestheader-allowed-names=front-proxy-client', '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group',
-      '--requestheader-extra-headers-prefix=X-Remote-Extra-', '--requestheader-uid-headers=X-Remote-Uid',
-      '--authorization-mode=Webhook', `--authorization-webhook-config-file=${sarKubeconfig}`, '--authorization-webhook-version=v1', CBOR_GATE, ...saFlags]);
+    core = spawnTracked(process.execPath, [
+      GATEHOUSE_BIN,
+      'core-backend',
+      `--secure-port=${corePort}`,
+      `--data-dir=${tempDir('remote-core-data')}`,
+      '--storage-backend=file',
+      `--tls-cert-file=${pem.certFile}`,
+      `--tls-private-key-file=${pem.keyFile}`,
+      `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
+      '--requestheader-allowed-names=front-proxy-client',
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+      '--requestheader-uid-headers=X-Remote-Uid',
+      '--authorization-mode=Webhook',
+      `--authorization-webhook-config-file=${sarKubeconfig}`,
+      '--authorization-webhook-version=v1',
+      CBOR_GATE,
+      ...saFlags,
+    ]);
     core.child.stdin?.end();
     await core.waitFor('core-backend serving', (p) => p.stdout.includes('is serving on') || !p.running, 60_000);
     assert.ok(core.running, core.stderr);
-    gh = await startGatehouse({ dataDir: ghDir, port: ghPort, flags: [`--core-backend-url=https://127.0.0.1:${corePort}`, `--core-backend-ca-file=${pem.caFile}`, CBOR_GATE, ...saFlags] });
+    gh = await startGatehouse({
+      dataDir: ghDir,
+      port: ghPort,
+      flags: [`--core-backend-url=https://127.0.0.1:${corePort}`, `--core-backend-ca-file=${pem.caFile}`, CBOR_GATE, ...saFlags],
+    });
   });
 
   after(async () => {
@@ -101,7 +143,12 @@ describe('gateway + remote core backend (--core-backend-url)', { timeout: 180_00
     assert.equal(ev?.type, 'ADDED');
     assert.equal(ev?.object.metadata.name, 'cm1');
     w.stop();
-    const u = await gh.admin.request('PATCH', '/api/v1/namespaces/team/configmaps/cm1', { data: { a: '2' } }, { 'content-type': 'application/merge-patch+json' });
+    const u = await gh.admin.request(
+      'PATCH',
+      '/api/v1/namespaces/team/configmaps/cm1',
+      { data: { a: '2' } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     assert.equal(u.json.data.a, '2');
     assert.equal((await gh.admin.request('DELETE', '/api/v1/namespaces/team/configmaps/cm1')).status, 200);
   });
@@ -109,7 +156,14 @@ describe('gateway + remote core backend (--core-backend-url)', { timeout: 180_00
   it('CBOR bodies and answers through the gateway (CBORServingAndStorage on both sides)', async () => {
     await gh.admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'cb' } });
     const body = Buffer.from(new Encoder({ useRecords: false }).encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: '1' } }));
-    const c = await rawRequest(gh.admin, gh.url, 'POST', '/api/v1/namespaces/cb/configmaps', { 'content-type': 'application/cbor', accept: 'application/cbor' }, body);
+    const c = await rawRequest(
+      gh.admin,
+      gh.url,
+      'POST',
+      '/api/v1/namespaces/cb/configmaps',
+      { 'content-type': 'application/cbor', accept: 'application/cbor' },
+      body,
+    );
     assert.equal(c.status, 201, c.body.toString());
     assert.equal(c.type, 'application/cbor');
     const created = cborDecode(c.body) as { data: unknown; metadata: { name: string } };
@@ -134,24 +188,42 @@ describe('gateway + remote core backend (--core-backend-url)', { timeout: 180_00
     await gh.admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'rb' } });
     const asAlice = { 'Impersonate-User': 'alice' };
     assert.equal((await gh.admin.request('GET', '/api/v1/namespaces/rb/configmaps', undefined, asAlice)).status, 403);
-    const role = await gh.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/rb/roles', { metadata: { name: 'read' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }] });
+    const role = await gh.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/rb/roles', {
+      metadata: { name: 'read' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }],
+    });
     assert.equal(role.status, 201, role.text);
     const rb = await gh.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/rb/rolebindings', {
-      metadata: { name: 'alice-read' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+      metadata: { name: 'alice-read' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
     });
     assert.equal(rb.status, 201, rb.text);
-    await eventually('alice may list', async () => ((await gh.admin.request('GET', '/api/v1/namespaces/rb/configmaps', undefined, asAlice)).status === 200 ? true : undefined));
+    await eventually('alice may list', async () =>
+      (await gh.admin.request('GET', '/api/v1/namespaces/rb/configmaps', undefined, asAlice)).status === 200 ? true : undefined,
+    );
     await gh.admin.request('DELETE', '/apis/rbac.authorization.k8s.io/v1/namespaces/rb/rolebindings/alice-read');
-    await eventually('alice may not list', async () => ((await gh.admin.request('GET', '/api/v1/namespaces/rb/configmaps', undefined, asAlice)).status === 403 ? true : undefined));
+    await eventually('alice may not list', async () =>
+      (await gh.admin.request('GET', '/api/v1/namespaces/rb/configmaps', undefined, asAlice)).status === 403 ? true : undefined,
+    );
   });
 
   it('a service-account token minted through the gateway authenticates at the gateway', async () => {
     await gh.admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'sa' } });
     assert.equal((await gh.admin.request('POST', '/api/v1/namespaces/sa/serviceaccounts', { metadata: { name: 'bot' } })).status, 201);
-    const tr = await gh.admin.request('POST', '/api/v1/namespaces/sa/serviceaccounts/bot/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+    const tr = await gh.admin.request('POST', '/api/v1/namespaces/sa/serviceaccounts/bot/token', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 3600 },
+    });
     assert.equal(tr.status, 201, tr.text);
     const bot = new HttpsClient(gh.url, { ca: readFileSync(join(gh.dataDir, 'pki', 'ca.crt'), 'utf8') });
-    const who = await bot.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, { authorization: `Bearer ${tr.json.status.token}` });
+    const who = await bot.request(
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      { authorization: `Bearer ${tr.json.status.token}` },
+    );
     bot.close();
     assert.equal(who.status, 201, who.text);
     assert.equal(who.json.status.userInfo.username, 'system:serviceaccount:sa:bot');

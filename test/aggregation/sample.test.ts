@@ -58,19 +58,32 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
   });
 
   it('widgets are created, read, listed, updated and deleted through the gateway', async () => {
-    const created = await gh.admin.request('POST', WIDGETS, { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { color: 'red' } });
+    const created = await gh.admin.request('POST', WIDGETS, {
+      apiVersion: 'samples.gatehouse.dev/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1' },
+      spec: { color: 'red' },
+    });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.json.metadata.namespace, NS);
     const got = await gh.admin.request('GET', `${WIDGETS}/w1`);
     assert.equal(got.json.spec.color, 'red');
     const upd = await gh.admin.request('PUT', `${WIDGETS}/w1`, { ...got.json, spec: { color: 'blue' } });
     assert.equal(upd.status, 200, upd.text);
-    const patched = await gh.admin.request('PATCH', `${WIDGETS}/w1`, { metadata: { labels: { size: 'l' } } }, { 'content-type': 'application/merge-patch+json' });
+    const patched = await gh.admin.request(
+      'PATCH',
+      `${WIDGETS}/w1`,
+      { metadata: { labels: { size: 'l' } } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     assert.equal(patched.status, 200, patched.text);
     assert.equal(patched.json.metadata.labels.size, 'l');
     const list = await gh.admin.request('GET', WIDGETS);
     assert.equal(list.json.kind, 'WidgetList');
-    assert.deepEqual(list.json.items.map((i: { spec: { color: string } }) => i.spec.color), ['blue']);
+    assert.deepEqual(
+      list.json.items.map((i: { spec: { color: string } }) => i.spec.color),
+      ['blue'],
+    );
     const del = await gh.admin.request('DELETE', `${WIDGETS}/w1`);
     assert.equal(del.status, 200, del.text);
     assert.equal((await gh.admin.request('GET', `${WIDGETS}/w1`)).status, 404);
@@ -78,7 +91,12 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
 
   it('widgets have no protobuf form: JSON when Accept lists it after protobuf (client-go), 406 when it does not', async () => {
     const PB = 'application/vnd.kubernetes.protobuf';
-    const created = await gh.admin.request('POST', WIDGETS, { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'pb' }, spec: { color: 'red' } }, { accept: `${PB}, application/json` });
+    const created = await gh.admin.request(
+      'POST',
+      WIDGETS,
+      { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'pb' }, spec: { color: 'red' } },
+      { accept: `${PB}, application/json` },
+    );
     assert.equal(created.status, 201, created.text);
     assert.equal(created.headers['content-type'], 'application/json');
     const list = await gh.admin.request('GET', WIDGETS, undefined, { accept: `${PB}, application/json` });
@@ -97,7 +115,12 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
     const list = await gh.admin.request('GET', WIDGETS);
     const w = await gh.admin.watch(`${WIDGETS}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`);
     assert.equal(w.status, 200);
-    await gh.admin.request('POST', WIDGETS, { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'watched' }, spec: { color: 'green' } });
+    await gh.admin.request('POST', WIDGETS, {
+      apiVersion: 'samples.gatehouse.dev/v1',
+      kind: 'Widget',
+      metadata: { name: 'watched' },
+      spec: { color: 'green' },
+    });
     const ev = await w.next(10_000);
     assert.equal(ev?.type, 'ADDED');
     assert.equal(ev?.object.metadata.name, 'watched');
@@ -115,8 +138,11 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
   it('the backend sees the gateway identity and never the headers the client sent', async () => {
     const path = '/apis/echo.gatehouse.dev/v1/namespaces/x/echoes';
     const r = await gh.admin.request('GET', path, undefined, {
-      'X-Remote-User': 'mallory', 'X-Remote-Group': 'system:masters', 'X-Remote-Extra-Scopes': 'all', 'X-Remote-Uid': '0',
-      'Authorization': 'Bearer not-a-token',
+      'X-Remote-User': 'mallory',
+      'X-Remote-Group': 'system:masters',
+      'X-Remote-Extra-Scopes': 'all',
+      'X-Remote-Uid': '0',
+      Authorization: 'Bearer not-a-token',
     });
     assert.equal(r.status, 200, r.text);
     const h = r.json.headers;
@@ -131,13 +157,18 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
 
   it('an impersonated user is what the backend sees', async () => {
     await gh.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'jane-admin' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'jane' }],
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'jane-admin' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'jane' }],
     });
     let r;
     for (let i = 0; i < 50; i++) {
       r = await gh.admin.request('GET', '/apis/echo.gatehouse.dev/v1/namespaces/x/echoes/one', undefined, {
-        'Impersonate-User': 'jane', 'Impersonate-Group': 'devs', 'Impersonate-Extra-Team': 'blue',
+        'Impersonate-User': 'jane',
+        'Impersonate-Group': 'devs',
+        'Impersonate-Extra-Team': 'blue',
       });
       if (r.status !== 403) break;
       await sleep(100);
@@ -148,7 +179,10 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
     assert.equal(h['x-remote-user'], 'jane');
     assert.equal(h['x-remote-group'], 'devs, system:authenticated');
     assert.equal(h['x-remote-extra-team'], 'blue');
-    assert.equal(Object.keys(h).some((k) => k.startsWith('impersonate-')), false);
+    assert.equal(
+      Object.keys(h).some((k) => k.startsWith('impersonate-')),
+      false,
+    );
   });
 
   it('request bodies are forwarded', async () => {
@@ -160,12 +194,16 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
   it('the sample backend refuses identity headers not sent with the front-proxy certificate', async () => {
     const pki = join(gh.dataDir, 'pki');
     const direct = new HttpsClient(`https://127.0.0.1:${sample.port}`, {
-      ca: samplePem.ca, cert: readFileSync(join(pki, 'admin.crt'), 'utf8'), key: readFileSync(join(pki, 'admin.key'), 'utf8'),
+      ca: samplePem.ca,
+      cert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
+      key: readFileSync(join(pki, 'admin.key'), 'utf8'),
     });
     try {
       const r = await direct.request('GET', WIDGETS, undefined, { 'X-Remote-User': 'admin', 'X-Remote-Group': 'system:masters' });
       assert.ok(r.status === 401 || r.status === 403, `${r.status} ${r.text}`);
-    } finally { direct.close(); }
+    } finally {
+      direct.close();
+    }
   });
 
   it('a backend whose certificate is not signed by the caBundle is refused with a 503 naming the APIService', async () => {
@@ -182,15 +220,38 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
   });
 
   it('an APIService whose service has no endpoints is unavailable with MissingEndpoints', async () => {
-    await gh.admin.request('POST', `/api/v1/namespaces/${NS}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'empty' }, spec: { ports: [{ name: 'https', port: 443 }] } });
+    await gh.admin.request('POST', `/api/v1/namespaces/${NS}/services`, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'empty' },
+      spec: { ports: [{ name: 'https', port: 443 }] },
+    });
     await gh.admin.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
-      apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.empty.gatehouse.dev' },
-      spec: { group: 'empty.gatehouse.dev', version: 'v1', service: { namespace: NS, name: 'empty' }, insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 1 },
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1.empty.gatehouse.dev' },
+      spec: {
+        group: 'empty.gatehouse.dev',
+        version: 'v1',
+        service: { namespace: NS, name: 'empty' },
+        insecureSkipTLSVerify: true,
+        groupPriorityMinimum: 100,
+        versionPriority: 1,
+      },
     });
     await waitAvailable(gh.admin, 'v1.empty.gatehouse.dev', 'False', 'MissingEndpoints');
     await gh.admin.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
-      apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1.nosvc.gatehouse.dev' },
-      spec: { group: 'nosvc.gatehouse.dev', version: 'v1', service: { namespace: NS, name: 'absent' }, insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 1 },
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1.nosvc.gatehouse.dev' },
+      spec: {
+        group: 'nosvc.gatehouse.dev',
+        version: 'v1',
+        service: { namespace: NS, name: 'absent' },
+        insecureSkipTLSVerify: true,
+        groupPriorityMinimum: 100,
+        versionPriority: 1,
+      },
     });
     await waitAvailable(gh.admin, 'v1.nosvc.gatehouse.dev', 'False', 'ServiceNotFound');
     // kube-aggregator's metrics: 1 while unavailable, the transitions counted by reason; an available one is 0.
@@ -232,7 +293,10 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
     const out = await k.ok(['api-resources', '--api-group=samples.gatehouse.dev']);
     assert.match(out, /widgets\s+wdg\s+samples\.gatehouse\.dev\/v1\s+true\s+Widget/);
     // Validated as kubectl validates: /openapi/v2 (protobuf) has no schema for the remote kind, so kubectl skips it.
-    await k.ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'kw', namespace: NS }, spec: { color: 'teal' } }));
+    await k.ok(
+      ['apply', '-f', '-'],
+      JSON.stringify({ apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'kw', namespace: NS }, spec: { color: 'teal' } }),
+    );
     const got = await k.ok(['get', 'wdg', '-n', NS]);
     assert.match(got, /kw\s+teal/);
   });
@@ -256,7 +320,12 @@ describe('aggregation through the gateway', { timeout: 180_000 }, () => {
   });
 
   it('stopping the backend makes it unavailable with a quick 503 and stale discovery, and restarting it recovers', async () => {
-    await gh.admin.request('POST', WIDGETS, { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'durable' }, spec: { color: 'black' } });
+    await gh.admin.request('POST', WIDGETS, {
+      apiVersion: 'samples.gatehouse.dev/v1',
+      kind: 'Widget',
+      metadata: { name: 'durable' },
+      spec: { color: 'black' },
+    });
     await sample.stop();
     const first = await gh.admin.request('GET', WIDGETS);
     assert.equal(first.status, 503);

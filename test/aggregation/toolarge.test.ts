@@ -28,7 +28,12 @@ describe('a 413 through the aggregation proxy', { timeout: 240_000 }, () => {
     const pki = join(gh.dataDir, 'pki');
     tls = { ca: readFileSync(join(pki, 'ca.crt')), cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')) };
     const pem = servingPki(tempDir('toolarge-certs'), 'sample-api');
-    const sample = await startSampleBackend({ dataDir: tempDir('toolarge-data'), pem, frontProxyCaFile: join(pki, 'front-proxy-ca.crt'), extra: [`--max-request-body-bytes=${LIMIT}`] });
+    const sample = await startSampleBackend({
+      dataDir: tempDir('toolarge-data'),
+      pem,
+      frontProxyCaFile: join(pki, 'front-proxy-ca.crt'),
+      extra: [`--max-request-body-bytes=${LIMIT}`],
+    });
     await register(gh.admin, { service: 'sample-api', port: sample.port, group: 'samples.gatehouse.dev', caPem: pem.ca });
     await waitAvailable(gh.admin, 'v1.samples.gatehouse.dev', 'True');
   });
@@ -46,11 +51,11 @@ describe('a 413 through the aggregation proxy', { timeout: 240_000 }, () => {
     assert.equal(status.code, 413, what);
   };
 
-  it('a body declared larger than the backend\'s limit: the backend\'s 413 arrives while megabytes are still being sent', async () => {
+  it("a body declared larger than the backend's limit: the backend's 413 arrives while megabytes are still being sent", async () => {
     for (let i = 0; i < 20; i++) assert413(await upload({ port: gh.port, path: WIDGETS, tls }, SENT, false), `try ${i}`);
   });
 
-  it('a chunked body crossing the backend\'s limit: the 413 arrives', async () => {
+  it("a chunked body crossing the backend's limit: the 413 arrives", async () => {
     for (let i = 0; i < 20; i++) assert413(await upload({ port: gh.port, path: WIDGETS, tls }, SENT, true), `try ${i}`);
   });
 
@@ -62,9 +67,13 @@ describe('a 413 through the aggregation proxy', { timeout: 240_000 }, () => {
         const st = session.request({ ':method': 'POST', ':path': WIDGETS, 'content-type': 'application/json', 'content-length': String(SENT) });
         let body = '';
         let status = 0;
-        st.on('response', (h) => { status = Number(h[':status']); });
+        st.on('response', (h) => {
+          status = Number(h[':status']);
+        });
         st.setEncoding('utf8');
-        st.on('data', (c: string) => { body += c; });
+        st.on('data', (c: string) => {
+          body += c;
+        });
         st.on('end', () => resolve({ status, body }));
         st.on('error', reject);
         st.end(Buffer.alloc(SENT, 'a'));
@@ -79,7 +88,9 @@ describe('a 413 through the aggregation proxy', { timeout: 240_000 }, () => {
       });
       assert.equal(next, 200);
       assert.equal(session.closed, false);
-    } finally { session.close(); }
+    } finally {
+      session.close();
+    }
   });
 
   it('the gateway and the backend keep serving: a widget under the limit is created right after', async () => {

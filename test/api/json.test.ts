@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { frozenJsonCopy, jsonEqual, membersEqual } from '../../lib/api/json.js';
 import { isDeepFrozen } from '../helpers/frozen.js';
 
-
 test('frozenJsonCopy holds what a JSON round trip would', () => {
-  class Point { constructor(readonly x: number) {} }
+  class Point {
+    constructor(readonly x: number) {}
+  }
   const cases: unknown[] = [
     { a: 1, b: 'x', c: true, d: null, e: [1, 'two', null, { f: [] }] },
     { dropped: undefined, fn: () => 1, sym: Symbol('s'), kept: 0 },
@@ -13,7 +14,9 @@ test('frozenJsonCopy holds what a JSON round trip would', () => {
     { when: new Date(0), nested: { p: new Point(3) } },
     { withToJSON: { toJSON: () => 'replaced' } },
     { ['__proto__']: { polluted: true }, ok: 1 },
-    'text', 42, null,
+    'text',
+    42,
+    null,
   ];
   // Keys named __proto__ must stay own data members, as JSON.parse makes them.
   cases.push(JSON.parse('{"__proto__": {"x": 1}, "y": [1, {"__proto__": 2}]}'));

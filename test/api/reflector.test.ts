@@ -19,7 +19,10 @@ function source(store: MemoryStore) {
     get: (_g, _r, ns, name) => store.get(`core/pods/${ns}/${name}`),
     lookup: (_g, _r, ns, name) => store.get(`core/pods/${ns}/${name}`),
     async list() {
-      if (failLists > 0) { failLists--; throw new Error('source unavailable'); }
+      if (failLists > 0) {
+        failLists--;
+        throw new Error('source unavailable');
+      }
       const r = await store.list('core/pods/');
       return { items: r.items, resourceVersion: String(r.rev) };
     },
@@ -27,29 +30,54 @@ function source(store: MemoryStore) {
       const entry = { w: undefined as unknown as Watcher, onError };
       entry.w = store.watch('core/pods/', Number(rv), { event: (ev) => onEvent({ type: ev.type, object: ev.object }), error: onError });
       open.add(entry);
-      return { stop: () => { entry.w.stop(); open.delete(entry); } };
+      return {
+        stop: () => {
+          entry.w.stop();
+          open.delete(entry);
+        },
+      };
     },
   };
   return {
     src,
-    breakWatches: () => { for (const e of [...open]) { e.w.stop(); open.delete(e); e.onError(new StoreError('gone', 'too old resource version')); } },
-    failNextLists: (n: number) => { failLists = n; },
+    breakWatches: () => {
+      for (const e of [...open]) {
+        e.w.stop();
+        open.delete(e);
+        e.onError(new StoreError('gone', 'too old resource version'));
+      }
+    },
+    failNextLists: (n: number) => {
+      failLists = n;
+    },
   };
 }
 
 /** The reflector's retry timers are unref'd (a server's sockets keep it alive); here nothing else would. */
 async function alive<T>(p: Promise<T>): Promise<T> {
   const t = setInterval(() => undefined, 1000);
-  try { return await p; } finally { clearInterval(t); }
+  try {
+    return await p;
+  } finally {
+    clearInterval(t);
+  }
 }
 
 function mirror(): { type: ReflectedType; names: Map<string, KObject>; resets: number } {
   const m = { names: new Map<string, KObject>(), resets: 0, type: undefined as unknown as ReflectedType };
   m.type = {
-    group: '', resource: 'pods',
-    reset: (items) => { m.resets++; m.names = new Map(items.map((o) => [o.metadata.name!, o])); },
-    set: (o) => { m.names.set(o.metadata.name!, o); },
-    remove: (o) => { m.names.delete(o.metadata.name!); },
+    group: '',
+    resource: 'pods',
+    reset: (items) => {
+      m.resets++;
+      m.names = new Map(items.map((o) => [o.metadata.name!, o]));
+    },
+    set: (o) => {
+      m.names.set(o.metadata.name!, o);
+    },
+    remove: (o) => {
+      m.names.delete(o.metadata.name!);
+    },
   };
   return m;
 }
@@ -73,7 +101,10 @@ describe('Reflector', () => {
     await store.create('core/pods/a/p3', pod('a', 'p3'));
     await waitUntil(() => m.resets === 2 && m.names.has('p3'), 'the re-list');
     assert.deepEqual([...m.names.keys()].sort(), ['p2', 'p3']);
-    assert.ok(logs.some((l) => l.startsWith('test: watch of pods ended (too old resource version)')), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => l.startsWith('test: watch of pods ended (too old resource version)')),
+      logs.join('\n'),
+    );
     // Followed again after the re-list.
     await store.create('core/pods/a/p4', pod('a', 'p4'));
     await waitUntil(() => m.names.has('p4'), 'events after the re-list');

@@ -15,8 +15,18 @@ const cases: Array<[string, string, boolean, Partial<ReturnType<typeof parseRequ
   ['POST', '/api/v1/namespaces/ns1/pods', false, { verb: 'create', resource: 'pods' }],
   ['DELETE', '/api/v1/namespaces/ns1/pods', false, { verb: 'deletecollection', resource: 'pods' }],
   ['DELETE', '/api/v1/namespaces/ns1/pods/p1', false, { verb: 'delete', name: 'p1' }],
-  ['PATCH', '/apis/apps/v1/namespaces/ns1/deployments/d1/scale', false, { verb: 'patch', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', subresource: 'scale' }],
-  ['GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin', false, { verb: 'get', apiGroup: 'rbac.authorization.k8s.io', resource: 'clusterroles', name: 'admin' }],
+  [
+    'PATCH',
+    '/apis/apps/v1/namespaces/ns1/deployments/d1/scale',
+    false,
+    { verb: 'patch', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', subresource: 'scale' },
+  ],
+  [
+    'GET',
+    '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin',
+    false,
+    { verb: 'get', apiGroup: 'rbac.authorization.k8s.io', resource: 'clusterroles', name: 'admin' },
+  ],
   ['GET', '/api/v1/namespaces/ns1/pods/p1/log/extra', false, { extraParts: 1 }],
 ];
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  type LabelRequirement, labelSelectorFromObject, matchesLabels, parseFieldSelector, parseLabelSelector,
-} from '../../lib/api/selectors.js';
+import { type LabelRequirement, labelSelectorFromObject, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../lib/api/selectors.js';
 
-const QNAME_DETAIL = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
-  + "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const VALUE_DETAIL = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
-  + "(e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+const QNAME_DETAIL =
+  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
+  "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const VALUE_DETAIL =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
+  "(e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 const req = (key: string, operator: LabelRequirement['operator'], values: string[] = []): LabelRequirement => ({ key, operator, values });
 
@@ -38,7 +38,10 @@ describe('parseLabelSelector: valid input', () => {
   ];
   for (const [input, want] of table) {
     it(`parses ${JSON.stringify(input)}`, () => {
-      assert.deepEqual(parseLabelSelector(input).requirements.map((r) => ({ ...r, values: [...r.values] })), want);
+      assert.deepEqual(
+        parseLabelSelector(input).requirements.map((r) => ({ ...r, values: [...r.values] })),
+        want,
+      );
     });
   }
 });
@@ -65,9 +68,15 @@ describe('parseLabelSelector: invalid input', () => {
     ['a>', `unable to parse requirement: values[0]: Invalid value: "": for 'Gt', 'Lt' operators, the value must be an integer`],
     ['A$=b', `unable to parse requirement: <nil>: Invalid value: "A$": ${QNAME_DETAIL}`],
     ['-a', `unable to parse requirement: <nil>: Invalid value: "-a": ${QNAME_DETAIL}`],
-    ['a/b/c=d', `unable to parse requirement: <nil>: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`],
+    [
+      'a/b/c=d',
+      `unable to parse requirement: <nil>: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ],
     ['/a', 'unable to parse requirement: <nil>: Invalid value: "/a": prefix part must be non-empty'],
-    ['Example.com/a', `unable to parse requirement: <nil>: Invalid value: "Example.com/a": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`],
+    [
+      'Example.com/a',
+      `unable to parse requirement: <nil>: Invalid value: "Example.com/a": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    ],
     ['x.io/', `unable to parse requirement: <nil>: Invalid value: "x.io/": name part must be non-empty; ${QNAME_DETAIL}`],
     [`${'a'.repeat(64)}`, `unable to parse requirement: <nil>: Invalid value: "${'a'.repeat(64)}": name part must be no more than 63 characters`],
     ['a=b$', `unable to parse requirement: values[0][a]: Invalid value: "b$": ${VALUE_DETAIL}`],
@@ -83,15 +92,37 @@ describe('matchesLabels', () => {
   const labels = { app: 'web', tier: 'frontend', count: '5', empty: '' };
   const table: [string, boolean][] = [
     ['', true],
-    ['app=web', true], ['app==web', true], ['app=db', false], ['missing=x', false],
-    ['app!=db', true], ['app!=web', false], ['missing!=x', true],
-    ['app in (db,web)', true], ['app in (db)', false], ['missing in (x)', false],
-    ['app notin (db)', true], ['app notin (web,db)', false], ['missing notin (x)', true],
-    ['app', true], ['missing', false], ['!missing', true], ['!app', false],
-    ['empty=', true], ['empty in ()', true], ['empty', true], ['app=', false],
-    ['count>4', true], ['count>5', false], ['count<6', true], ['app>1', false], ['missing<1', false],
-    ['app=web,tier=frontend', true], ['app=web,tier=backend', false],
-    ['constructor', false], ['!constructor', true], ['toString!=x', true],
+    ['app=web', true],
+    ['app==web', true],
+    ['app=db', false],
+    ['missing=x', false],
+    ['app!=db', true],
+    ['app!=web', false],
+    ['missing!=x', true],
+    ['app in (db,web)', true],
+    ['app in (db)', false],
+    ['missing in (x)', false],
+    ['app notin (db)', true],
+    ['app notin (web,db)', false],
+    ['missing notin (x)', true],
+    ['app', true],
+    ['missing', false],
+    ['!missing', true],
+    ['!app', false],
+    ['empty=', true],
+    ['empty in ()', true],
+    ['empty', true],
+    ['app=', false],
+    ['count>4', true],
+    ['count>5', false],
+    ['count<6', true],
+    ['app>1', false],
+    ['missing<1', false],
+    ['app=web,tier=frontend', true],
+    ['app=web,tier=backend', false],
+    ['constructor', false],
+    ['!constructor', true],
+    ['toString!=x', true],
   ];
   for (const [selector, want] of table) {
     it(`${JSON.stringify(selector)} ${want ? 'matches' : 'does not match'}`, () => {
@@ -140,8 +171,14 @@ describe('labelSelectorFromObject', () => {
   const bad: [unknown, string][] = [
     [{ matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] }, '"Gt" is not a valid label selector operator'],
     [{ matchExpressions: [{ key: 'a', operator: 'constructor' }] }, '"constructor" is not a valid label selector operator'],
-    [{ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] }, "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty"],
-    [{ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x', 'y'] }] }, 'values: Invalid value: []string{"x", "y"}: values set must be empty for exists and does not exist'],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'In', values: [] }] },
+      "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty",
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x', 'y'] }] },
+      'values: Invalid value: []string{"x", "y"}: values set must be empty for exists and does not exist',
+    ],
     [{ matchLabels: { 'a b': 'x' } }, `key: Invalid value: "a b": ${QNAME_DETAIL}`],
     [{ matchLabels: { a: 'x y' } }, `values[0][a]: Invalid value: "x y": ${VALUE_DETAIL}`],
     [{ matchLabels: { a: 1 } }, 'invalid label selector: matchLabels["a"] must be a string'],
@@ -163,13 +200,23 @@ describe('parseFieldSelector', () => {
     ['metadata.name==foo', [{ field: 'metadata.name', operator: '=', value: 'foo' }]],
     ['status.phase!=Running', [{ field: 'status.phase', operator: '!=', value: 'Running' }]],
     ['spec.nodeName=', [{ field: 'spec.nodeName', operator: '=', value: '' }]],
-    ['b=2,,a=1', [{ field: 'a', operator: '=', value: '1' }, { field: 'b', operator: '=', value: '2' }]],
+    [
+      'b=2,,a=1',
+      [
+        { field: 'a', operator: '=', value: '1' },
+        { field: 'b', operator: '=', value: '2' },
+      ],
+    ],
     ['a=x\\,y\\=z\\\\', [{ field: 'a', operator: '=', value: 'x,y=z\\' }]],
     ['a!b=c', [{ field: 'a!b', operator: '=', value: 'c' }]],
     ['a= b', [{ field: 'a', operator: '=', value: ' b' }]],
   ];
   for (const [input, want] of good) {
-    it(`parses ${JSON.stringify(input)}`, () => assert.deepEqual(parseFieldSelector(input).map((r) => ({ ...r })), want));
+    it(`parses ${JSON.stringify(input)}`, () =>
+      assert.deepEqual(
+        parseFieldSelector(input).map((r) => ({ ...r })),
+        want,
+      ));
   }
 
   const bad: [string, string][] = [

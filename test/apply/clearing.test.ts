@@ -6,8 +6,12 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { APPLY, applier, cm, entry, managers, NS } from './helpers.js';
 
 let s: TestServer;
-before(async () => { s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] }); });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
+});
+after(async () => {
+  await s.close();
+});
 const a = applier(() => s);
 const CMS = `${NS}/configmaps`;
 const MERGE = { 'content-type': 'application/merge-patch+json' };
@@ -59,7 +63,12 @@ describe('bad apply input', () => {
     assert.equal(r.json.details.causes[0].field, 'fieldManager');
   });
   it('refuses managedFields in the body with 400', async () => {
-    await refused({ ...cm('bad', {}), metadata: { name: 'bad', managedFields: [{ manager: 'x', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: {} }] } }, 'm', 400, /managedFields must be nil/);
+    await refused(
+      { ...cm('bad', {}), metadata: { name: 'bad', managedFields: [{ manager: 'x', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: {} }] } },
+      'm',
+      400,
+      /managedFields must be nil/,
+    );
   });
   it('refuses a body without apiVersion, kind or metadata with 400', async () => {
     await refused({ kind: 'ConfigMap', metadata: { name: 'bad' } }, 'm', 400, /apiVersion must be set/);

@@ -12,12 +12,23 @@ describe('server-side apply and the create permission', () => {
   let srv: TestServer;
   before(async () => {
     srv = await startTestServer({ flags: ['--authorization-mode=RBAC'] });
-    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'patcher', namespace: 'default' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch'] }] };
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'patcher', namespace: 'default' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch'] }],
+    };
     assert.equal((await srv.admin.request('POST', `${RBAC}/namespaces/default/roles`, role)).status, 201);
-    assert.equal((await srv.admin.request('POST', `${RBAC}/namespaces/default/rolebindings`, roleBinding('default', 'patcher', 'Role', 'patcher', [userSubject('pat')]))).status, 201);
+    assert.equal(
+      (await srv.admin.request('POST', `${RBAC}/namespaces/default/rolebindings`, roleBinding('default', 'patcher', 'Role', 'patcher', [userSubject('pat')])))
+        .status,
+      201,
+    );
     assert.equal((await srv.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'existing' } })).status, 201);
   });
-  after(async () => { await srv.close(); });
+  after(async () => {
+    await srv.close();
+  });
 
   it('refuses an apply that would create an object the user may only patch', async () => {
     const pat = await identity(srv, 'pat');

@@ -36,4 +36,9 @@ export function managers(obj: any): string[] {
   return (obj.metadata.managedFields ?? []).map((e: any) => `${e.manager}/${e.operation}${e.subresource ? `/${e.subresource}` : ''}`).sort();
 }
 
-export const cm = (name: string, data: Record<string, string>, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data });
+export const cm = (name: string, data: Record<string, string>, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...extra },
+  data,
+});

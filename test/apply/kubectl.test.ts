@@ -17,12 +17,21 @@ before(async () => {
   s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
   dir = await mkdtemp(join(tmpdir(), 'gatehouse-kubectl-apply-'));
 });
-after(async () => { await s?.close(); });
+after(async () => {
+  await s?.close();
+});
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 function k(args: string[]): Promise<Run> {
-  return new Promise((resolve) => execFile(kubectl!, ['--kubeconfig', s.kubeconfig, '-n', 'default', ...args], { encoding: 'utf8' },
-    (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr })));
+  return new Promise((resolve) =>
+    execFile(kubectl!, ['--kubeconfig', s.kubeconfig, '-n', 'default', ...args], { encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    ),
+  );
 }
 async function ok(args: string[]): Promise<string> {
   const r = await k(args);
@@ -31,7 +40,12 @@ async function ok(args: string[]): Promise<string> {
 }
 async function manifest(name: string, data: Record<string, string>, cmName = 'kc'): Promise<string> {
   const path = join(dir, `${name}.yaml`);
-  await writeFile(path, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${cmName}\ndata:\n${Object.entries(data).map(([a, b]) => `  ${a}: "${b}"`).join('\n')}\n`);
+  await writeFile(
+    path,
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${cmName}\ndata:\n${Object.entries(data)
+      .map(([a, b]) => `  ${a}: "${b}"`)
+      .join('\n')}\n`,
+  );
   return path;
 }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -45,7 +59,10 @@ describe('kubectl apply --server-side', { skip: kubectl ? false : 'kubectl not f
     assert.match(await ok(['apply', '--server-side', '-f', await manifest('a2', { a: '2', b: '1' })]), /serverside-applied/);
     const o = await getJson('kc');
     assert.deepEqual(o.data, { a: '2', b: '1' });
-    assert.deepEqual(o.metadata.managedFields.map((e: { manager: string; operation: string }) => `${e.manager}/${e.operation}`), ['kubectl/Apply']);
+    assert.deepEqual(
+      o.metadata.managedFields.map((e: { manager: string; operation: string }) => `${e.manager}/${e.operation}`),
+      ['kubectl/Apply'],
+    );
   });
   it('reports a conflict with a second field manager and lets --force-conflicts take over', async () => {
     const r = await k(['apply', '--server-side', '--field-manager=other', '-f', await manifest('a3', { a: 'mine' })]);
@@ -73,7 +90,10 @@ describe('kubectl apply --server-side', { skip: kubectl ? false : 'kubectl not f
   it('migrates an object from client-side apply to server-side apply', async () => {
     assert.match(await ok(['apply', '-f', await manifest('m1', { a: '1', b: '1' }, 'mig')]), /created/);
     let o = await getJson('mig');
-    assert.deepEqual(o.metadata.managedFields.map((e: { manager: string }) => e.manager), ['kubectl-client-side-apply']);
+    assert.deepEqual(
+      o.metadata.managedFields.map((e: { manager: string }) => e.manager),
+      ['kubectl-client-side-apply'],
+    );
     // A changed value conflicts with kubectl-client-side-apply, but the last-applied annotation excuses it for the manager "kubectl".
     const r = await k(['apply', '--server-side', '-f', await manifest('m2', { a: '2' }, 'mig')]);
     assert.equal(r.code, 0, r.stderr);
@@ -82,7 +102,11 @@ describe('kubectl apply --server-side', { skip: kubectl ? false : 'kubectl not f
     assert.equal(o.data.b, undefined, 'b left the intent and kubectl took it over from client-side apply');
     const kubectlEntry = o.metadata.managedFields.find((e: { manager: string; operation: string }) => e.manager === 'kubectl' && e.operation === 'Apply');
     assert.ok(kubectlEntry, JSON.stringify(o.metadata.managedFields));
-    assert.equal(o.metadata.managedFields.some((e: { manager: string }) => e.manager === 'kubectl-client-side-apply'), false, JSON.stringify(o.metadata.managedFields));
+    assert.equal(
+      o.metadata.managedFields.some((e: { manager: string }) => e.manager === 'kubectl-client-side-apply'),
+      false,
+      JSON.stringify(o.metadata.managedFields),
+    );
     assert.match(o.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'], /"a":"2"/);
   });
 });

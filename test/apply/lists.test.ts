@@ -7,30 +7,71 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { applier, entry, managers, NS } from './helpers.js';
 
 let s: TestServer;
-before(async () => { s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] }); });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
+});
+after(async () => {
+  await s.close();
+});
 const a = applier(() => s);
 const PODS = `${NS}/pods`;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const pod = (name: string, containers: any[], meta: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, ...meta }, spec: { containers } });
+const pod = (name: string, containers: any[], meta: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, ...meta },
+  spec: { containers },
+});
 
 describe('server-side apply over lists', () => {
   it('owns containers by name and ports by containerPort and protocol', async () => {
-    const r = await a.ok(`${PODS}/p1`, pod('p1', [{ name: 'app', image: 'app:1', ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 53, protocol: 'UDP' }] }]), 'alice');
-    assert.deepEqual(entry(r, 'alice').fieldsV1, {
-      'f:spec': { 'f:containers': { 'k:{"name":"app"}': {
-        '.': {}, 'f:image': {}, 'f:name': {},
-        'f:ports': {
-          'k:{"containerPort":53,"protocol":"UDP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
-          'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
+    const r = await a.ok(
+      `${PODS}/p1`,
+      pod('p1', [
+        {
+          name: 'app',
+          image: 'app:1',
+          ports: [
+            { containerPort: 80, protocol: 'TCP' },
+            { containerPort: 53, protocol: 'UDP' },
+          ],
         },
-      } } },
+      ]),
+      'alice',
+    );
+    assert.deepEqual(entry(r, 'alice').fieldsV1, {
+      'f:spec': {
+        'f:containers': {
+          'k:{"name":"app"}': {
+            '.': {},
+            'f:image': {},
+            'f:name': {},
+            'f:ports': {
+              'k:{"containerPort":53,"protocol":"UDP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
+              'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
+            },
+          },
+        },
+      },
     });
   });
   it('lets a second manager add a container and a port without conflict', async () => {
-    const r = await a.ok(`${PODS}/p1`, pod('p1', [{ name: 'app', ports: [{ containerPort: 8080 }] }, { name: 'side', image: 'side:1' }]), 'bob');
-    assert.deepEqual(r.spec.containers.map((c: { name: string }) => c.name), ['app', 'side']);
-    assert.deepEqual(r.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort), [80, 53, 8080]);
+    const r = await a.ok(
+      `${PODS}/p1`,
+      pod('p1', [
+        { name: 'app', ports: [{ containerPort: 8080 }] },
+        { name: 'side', image: 'side:1' },
+      ]),
+      'bob',
+    );
+    assert.deepEqual(
+      r.spec.containers.map((c: { name: string }) => c.name),
+      ['app', 'side'],
+    );
+    assert.deepEqual(
+      r.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort),
+      [80, 53, 8080],
+    );
     assert.ok(entry(r, 'bob').fieldsV1['f:spec']['f:containers']['k:{"name":"app"}']['f:ports']['k:{"containerPort":8080,"protocol":"TCP"}']);
   });
   it('conflicts on a container field another manager owns, naming the item by key', async () => {
@@ -41,13 +82,22 @@ describe('server-side apply over lists', () => {
   it('removes a container the applier dropped and nobody else owns, keeping the others', async () => {
     await a.ok(`${PODS}/p1`, pod('p1', [{ name: 'app', ports: [{ containerPort: 8080 }] }]), 'bob');
     const r = await a.get(`${PODS}/p1`);
-    assert.deepEqual(r.spec.containers.map((c: { name: string }) => c.name), ['app']);
-    assert.deepEqual(r.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort), [80, 53, 8080]);
+    assert.deepEqual(
+      r.spec.containers.map((c: { name: string }) => c.name),
+      ['app'],
+    );
+    assert.deepEqual(
+      r.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort),
+      [80, 53, 8080],
+    );
   });
   it('removes a port item dropped by its only owner', async () => {
     await a.ok(`${PODS}/p1`, pod('p1', [{ name: 'app', image: 'app:1', ports: [{ containerPort: 80, protocol: 'TCP' }] }]), 'alice');
     const r = await a.get(`${PODS}/p1`);
-    assert.deepEqual(r.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort), [80, 8080]);
+    assert.deepEqual(
+      r.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort),
+      [80, 8080],
+    );
   });
   it('replaces an atomic list whole and lets only one manager own it', async () => {
     await a.ok(`${PODS}/p2`, pod('p2', [{ name: 'c', image: 'x', args: ['a', 'b'] }]), 'alice');

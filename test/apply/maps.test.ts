@@ -6,8 +6,12 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { applier, cm, entry, managers, NS } from './helpers.js';
 
 let s: TestServer;
-before(async () => { s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] }); });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
+});
+after(async () => {
+  await s.close();
+});
 const a = applier(() => s);
 const CMS = `${NS}/configmaps`;
 
@@ -19,7 +23,10 @@ describe('server-side apply over maps', () => {
     const mf = r.json.metadata.managedFields;
     assert.equal(mf.length, 1);
     assert.deepEqual(Object.keys(mf[0]), ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1']);
-    assert.deepEqual({ ...mf[0], time: undefined }, { manager: 'alice', operation: 'Apply', apiVersion: 'v1', time: undefined, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } });
+    assert.deepEqual(
+      { ...mf[0], time: undefined },
+      { manager: 'alice', operation: 'Apply', apiVersion: 'v1', time: undefined, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } },
+    );
     assert.match(mf[0].time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
   it('accepts a YAML body and patches an existing object with 200', async () => {
@@ -103,7 +110,9 @@ describe('server-side apply over maps', () => {
     const r = await a.apply(`${CMS}/cu`, cm('cu', { a: '2' }), 'ssa');
     assert.equal(r.status, 409);
     assert.equal(r.json.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.a');
-    assert.deepEqual(r.json.details.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using v1', field: '.data.a' }]);
+    assert.deepEqual(r.json.details.causes, [
+      { reason: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using v1', field: '.data.a' },
+    ]);
   });
   it('writes nothing on a no-op apply', async () => {
     const before = await a.get(`${CMS}/c1`);

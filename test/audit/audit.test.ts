@@ -70,16 +70,28 @@ describe('audit log', () => {
     logFile = join(dir, 'audit.log');
     await writeFile(join(dir, 'policy.yaml'), POLICY);
     await writeFile(join(dir, 'tokens.csv'), 'alice-token,alice,uid-alice,"dev"\n');
-    s = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${logFile}`, `--token-auth-file=${join(dir, 'tokens.csv')}`] });
+    s = await startTestServer({
+      flags: [`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${logFile}`, `--token-auth-file=${join(dir, 'tokens.csv')}`],
+    });
     other = await tokenClient(s, 'alice-token');
   });
-  after(async () => { other?.close(); await s?.close(); await rm(dir, { recursive: true, force: true }); });
+  after(async () => {
+    other?.close();
+    await s?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
 
-  const byId = async (id: string, stage = 'ResponseComplete') => eventually(async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === stage), `${stage} of ${id}`);
+  const byId = async (id: string, stage = 'ResponseComplete') =>
+    eventually(async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === stage), `${stage} of ${id}`);
 
   it('RequestResponse keeps both bodies (managedFields omitted), with the Audit-Id the client was sent', async () => {
     const sent = Date.now();
-    const r = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'audited' }, data: { k: 'v' } }, { 'accept-encoding': 'gzip' });
+    const r = await s.admin.request(
+      'POST',
+      '/api/v1/namespaces/default/configmaps',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'audited' }, data: { k: 'v' } },
+      { 'accept-encoding': 'gzip' },
+    );
     assert.equal(r.status, 201);
     const id = String(r.headers['audit-id']);
     const ev = await byId(id);
@@ -104,7 +116,10 @@ describe('audit log', () => {
     assert.ok(ev['requestReceivedTimestamp'] <= ev['stageTimestamp'], `${ev['requestReceivedTimestamp']} ≤ ${ev['stageTimestamp']}`);
     assert.ok(ms(ev['requestReceivedTimestamp']) >= sent - 1 && ms(ev['stageTimestamp']) <= Date.now() + 1, 'within the call');
     // omitStages: RequestReceived is never written.
-    assert.equal((await readEvents(logFile)).some((e) => e['auditID'] === id && e['stage'] === 'RequestReceived'), false);
+    assert.equal(
+      (await readEvents(logFile)).some((e) => e['auditID'] === id && e['stage'] === 'RequestReceived'),
+      false,
+    );
   });
 
   it('RequestResponse keeps whole large answers while other answers reuse the buffers their chunks were written from', async () => {
@@ -112,8 +127,16 @@ describe('audit log', () => {
     await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     const value = 'x'.repeat(2500);
     for (let i = 0; i < 240; i += 40) {
-      await Promise.all(Array.from({ length: 40 }, (_, k) => s.admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`,
-        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${String(i + k).padStart(3, '0')}` }, data: { v: `${i + k}${value}` } })));
+      await Promise.all(
+        Array.from({ length: 40 }, (_, k) =>
+          s.admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: `big-${String(i + k).padStart(3, '0')}` },
+            data: { v: `${i + k}${value}` },
+          }),
+        ),
+      );
     }
     // ~650 KB each: streamed in pooled chunks (lib/http/parts.ts), three at once.
     const answers = await Promise.all([0, 1, 2].map(() => s.admin.request('GET', `/api/v1/namespaces/${ns}/configmaps`)));
@@ -124,7 +147,10 @@ describe('audit log', () => {
       assert.equal(ev['level'], 'RequestResponse');
       const items = ev['responseObject']['items'] as Ev[];
       assert.equal(items.length, 240);
-      assert.deepEqual(items.map((o) => o['data']['v']), (r.json.items as Ev[]).map((o) => o['data']['v']));
+      assert.deepEqual(
+        items.map((o) => o['data']['v']),
+        (r.json.items as Ev[]).map((o) => o['data']['v']),
+      );
     }
   });
 
@@ -141,7 +167,7 @@ describe('audit log', () => {
     assert.equal(ev['objectRef']['name'], 'audited-pb');
   });
 
-  it('Metadata keeps no bodies, and an error answer\'s Status is in responseStatus', async () => {
+  it("Metadata keeps no bodies, and an error answer's Status is in responseStatus", async () => {
     const r = await s.admin.request('GET', '/api/v1/namespaces/default/secrets/missing');
     assert.equal(r.status, 404);
     const ev = await byId(String(r.headers['audit-id']));
@@ -152,7 +178,12 @@ describe('audit log', () => {
     assert.match(ev['responseStatus']['message'], /secrets "missing" not found/);
     assert.equal(ev['requestObject'], undefined);
     assert.equal(ev['responseObject'], undefined);
-    const c = await s.admin.request('POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hush' }, stringData: { password: 'p4ss' } });
+    const c = await s.admin.request('POST', '/api/v1/namespaces/default/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'hush' },
+      stringData: { password: 'p4ss' },
+    });
     assert.equal(c.status, 201);
     const ce = await byId(String(c.headers['audit-id']));
     assert.equal(ce['requestObject'], undefined, 'a Secret at Metadata is never written');
@@ -170,9 +201,17 @@ describe('audit log', () => {
   });
 
   it('a service-account token names its authenticator and the issuer that signed it', async () => {
-    const sa = await s.admin.request('POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'audited-sa' } });
+    const sa = await s.admin.request('POST', '/api/v1/namespaces/default/serviceaccounts', {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'audited-sa' },
+    });
     assert.equal(sa.status, 201, sa.text);
-    const tr = await s.admin.request('POST', '/api/v1/namespaces/default/serviceaccounts/audited-sa/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+    const tr = await s.admin.request('POST', '/api/v1/namespaces/default/serviceaccounts/audited-sa/token', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: {},
+    });
     assert.equal(tr.status, 201, tr.text);
     const token = String(tr.json.status.token);
     const iss = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).iss as string;
@@ -205,8 +244,11 @@ describe('audit log', () => {
     assert.ok(be['requestReceivedTimestamp'] <= be['stageTimestamp'], 'received when it came in, before authentication failed');
   });
 
-  it('a client\'s Audit-ID is kept; impersonation is recorded; None paths are not written', async () => {
-    const r = await s.admin.request('GET', '/api/v1/namespaces/default/configmaps/audited', undefined, { 'audit-id': 'client-chosen-id-1', 'impersonate-user': 'bob' });
+  it("a client's Audit-ID is kept; impersonation is recorded; None paths are not written", async () => {
+    const r = await s.admin.request('GET', '/api/v1/namespaces/default/configmaps/audited', undefined, {
+      'audit-id': 'client-chosen-id-1',
+      'impersonate-user': 'bob',
+    });
     assert.equal(r.headers['audit-id'], 'client-chosen-id-1');
     const ev = await byId('client-chosen-id-1');
     assert.equal(ev['user']['username'], 'admin');
@@ -215,7 +257,10 @@ describe('audit log', () => {
     const h = await s.admin.request('GET', '/readyz');
     assert.equal(h.status, 200);
     await new Promise((res) => setTimeout(res, 100));
-    assert.equal((await readEvents(logFile)).some((e) => e['auditID'] === h.headers['audit-id']), false);
+    assert.equal(
+      (await readEvents(logFile)).some((e) => e['auditID'] === h.headers['audit-id']),
+      false,
+    );
   });
 
   it('a watch records ResponseStarted, then ResponseComplete when it ends', async () => {
@@ -233,12 +278,27 @@ describe('audit log', () => {
 describe('audit log rotation', () => {
   it('rotates past --audit-log-maxsize and keeps --audit-log-maxbackup copies', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gatehouse-audit-rot-'));
-    await writeFile(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  resources: [{group: "", resources: [configmaps]}]\n');
-    const s = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${join(dir, 'audit.log')}`, '--audit-log-maxsize=1', '--audit-log-maxbackup=2'] });
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  resources: [{group: "", resources: [configmaps]}]\n',
+    );
+    const s = await startTestServer({
+      flags: [
+        `--audit-policy-file=${join(dir, 'policy.yaml')}`,
+        `--audit-log-path=${join(dir, 'audit.log')}`,
+        '--audit-log-maxsize=1',
+        '--audit-log-maxbackup=2',
+      ],
+    });
     try {
       const big = 'x'.repeat(200_000);
       for (let i = 0; i < 10; i++) {
-        const r = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${i}` }, data: { big } });
+        const r = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `big-${i}` },
+          data: { big },
+        });
         assert.equal(r.status, 201);
         await new Promise((res) => setTimeout(res, 5));
       }
@@ -266,14 +326,27 @@ describe('audit webhook', () => {
   let recv: AuditReceiver;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-audit-hook-'));
-    await writeFile(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/readyz"]\n- level: Metadata\n');
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/readyz"]\n- level: Metadata\n',
+    );
     recv = await startAuditReceiver();
   });
-  after(async () => { await recv.close(); await rm(dir, { recursive: true, force: true }); });
+  after(async () => {
+    await recv.close();
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it('batch mode sends EventLists in batches; a failing or hanging receiver never stalls requests, and lost events are counted', async () => {
-    const s = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-webhook-config-file=${await recv.kubeconfig(dir)}`,
-      '--audit-webhook-batch-max-size=5', '--audit-webhook-batch-max-wait=100ms', '--audit-webhook-initial-backoff=10ms'] });
+    const s = await startTestServer({
+      flags: [
+        `--audit-policy-file=${join(dir, 'policy.yaml')}`,
+        `--audit-webhook-config-file=${await recv.kubeconfig(dir)}`,
+        '--audit-webhook-batch-max-size=5',
+        '--audit-webhook-batch-max-wait=100ms',
+        '--audit-webhook-initial-backoff=10ms',
+      ],
+    });
     try {
       recv.mode = 'ok';
       const ids: string[] = [];
@@ -282,7 +355,10 @@ describe('audit webhook', () => {
         assert.equal(r.status, 200);
         ids.push(String(r.headers['audit-id']));
       }
-      await eventually(() => (ids.every((id) => recv.events.some((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete')) ? true : undefined), 'every event at the receiver');
+      await eventually(
+        () => (ids.every((id) => recv.events.some((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete')) ? true : undefined),
+        'every event at the receiver',
+      );
       assert.ok(recv.posts >= 2 && recv.posts < 24, `batched: ${recv.posts} posts for ${recv.events.length} events`);
       const errors = async () => {
         const m = (await s.admin.request('GET', '/metrics')).text;
@@ -303,13 +379,22 @@ describe('audit webhook', () => {
   });
 
   it('blocking-strict fails a request whose RequestReceived event cannot be delivered', async () => {
-    const s = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-webhook-config-file=${await recv.kubeconfig(dir)}`,
-      '--audit-webhook-mode=blocking-strict', '--audit-webhook-initial-backoff=5ms'] });
+    const s = await startTestServer({
+      flags: [
+        `--audit-policy-file=${join(dir, 'policy.yaml')}`,
+        `--audit-webhook-config-file=${await recv.kubeconfig(dir)}`,
+        '--audit-webhook-mode=blocking-strict',
+        '--audit-webhook-initial-backoff=5ms',
+      ],
+    });
     try {
       recv.mode = 'ok';
       const ok = await s.admin.request('GET', '/api/v1/namespaces/default/configmaps');
       assert.equal(ok.status, 200);
-      assert.ok(recv.events.some((e) => e['auditID'] === ok.headers['audit-id'] && e['stage'] === 'RequestReceived'), 'sent before the answer');
+      assert.ok(
+        recv.events.some((e) => e['auditID'] === ok.headers['audit-id'] && e['stage'] === 'RequestReceived'),
+        'sent before the answer',
+      );
       recv.mode = 'fail';
       const failed = await s.admin.request('GET', '/api/v1/namespaces/default/configmaps');
       assert.equal(failed.status, 500);
@@ -345,8 +430,14 @@ describe('audit configuration errors', () => {
   });
 
   it('flags: bad values and orphans are start errors naming the flag', () => {
-    const err = (argv: string[]) => { const r = parseServeFlags(argv); return 'error' in r ? r.error : ''; };
-    assert.match(err(['--audit-log-mode=sometimes', '--audit-log-path=/tmp/x']), /invalid value "sometimes" for --audit-log-mode: must be one of batch, blocking, blocking-strict/);
+    const err = (argv: string[]) => {
+      const r = parseServeFlags(argv);
+      return 'error' in r ? r.error : '';
+    };
+    assert.match(
+      err(['--audit-log-mode=sometimes', '--audit-log-path=/tmp/x']),
+      /invalid value "sometimes" for --audit-log-mode: must be one of batch, blocking, blocking-strict/,
+    );
     assert.match(err(['--audit-log-maxsize=10']), /--audit-log-maxsize requires --audit-log-path/);
     assert.match(err(['--audit-webhook-mode=batch']), /--audit-webhook-mode requires --audit-webhook-config-file/);
     assert.match(err(['--audit-log-format=xml', '--audit-log-path=x']), /invalid value "xml" for --audit-log-format: must be one of json, legacy/);
@@ -357,7 +448,8 @@ describe('audit configuration errors', () => {
 });
 
 describe('audit policy rules', () => {
-  const policy = AuditPolicy.parse(`
+  const policy = AuditPolicy.parse(
+    `
 apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
@@ -377,10 +469,22 @@ rules:
 - level: Metadata
   nonResourceURLs: ["/api*", "/version"]
 - level: None
-`, 'test');
+`,
+    'test',
+  );
   type Attrs = { user: string; groups: string[] } & Parameters<AuditPolicy['decide']>[2];
   const attrs = (o: Partial<Attrs>): Attrs => ({
-    user: 'u', groups: [], verb: 'get', isResourceRequest: true, apiGroup: '', resource: 'pods', subresource: '', namespace: 'default', name: 'x', path: '/', ...o,
+    user: 'u',
+    groups: [],
+    verb: 'get',
+    isResourceRequest: true,
+    apiGroup: '',
+    resource: 'pods',
+    subresource: '',
+    namespace: 'default',
+    name: 'x',
+    path: '/',
+    ...o,
   });
   const decide = (a: Attrs) => policy.decide(a.user, a.groups, a);
   const cases: Array<[string, Partial<Attrs>, string]> = [
@@ -406,7 +510,10 @@ rules:
     assert.deepEqual([...d.omitStages].sort(), ['RequestReceived', 'ResponseStarted']);
   });
   it('a __proto__ key in a policy is an unknown field, not a prototype', () => {
-    assert.throws(() => AuditPolicy.parse('{"apiVersion":"audit.k8s.io/v1","kind":"Policy","rules":[{"level":"Metadata","__proto__":{"level":"None"}}]}', 't'), /rules\[0\]\.__proto__: Invalid value: unknown field/);
+    assert.throws(
+      () => AuditPolicy.parse('{"apiVersion":"audit.k8s.io/v1","kind":"Policy","rules":[{"level":"Metadata","__proto__":{"level":"None"}}]}', 't'),
+      /rules\[0\]\.__proto__: Invalid value: unknown field/,
+    );
   });
 });
 
@@ -418,18 +525,27 @@ describe('audit of CBOR bodies (CBORServingAndStorage on)', () => {
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-audit-cbor-'));
     logFile = join(dir, 'audit.log');
     await writeFile(join(dir, 'policy.yaml'), POLICY);
-    s = await startTestServer({ flags: ['--feature-gates=CBORServingAndStorage=true', `--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${logFile}`] });
+    s = await startTestServer({
+      flags: ['--feature-gates=CBORServingAndStorage=true', `--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${logFile}`],
+    });
   });
-  after(async () => { await s?.close(); await rm(dir, { recursive: true, force: true }); });
+  after(async () => {
+    await s?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
 
-  it('a CBOR request and answer are written in their JSON form, and a CBOR error\'s Status is read back', async () => {
+  it("a CBOR request and answer are written in their JSON form, and a CBOR error's Status is read back", async () => {
     // cbor-x with plain maps and arrays, self-described as kube's clients send it.
     const encoder = new Encoder({ useRecords: false, mapsAsObjects: true, useTag259ForMaps: false } as ConstructorParameters<typeof Encoder>[0]);
-    const body = Buffer.concat([Buffer.from([0xd9, 0xd9, 0xf7]), encoder.encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'audited-cbor' }, data: { wire: 'cbor' } })]);
+    const body = Buffer.concat([
+      Buffer.from([0xd9, 0xd9, 0xf7]),
+      encoder.encode({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'audited-cbor' }, data: { wire: 'cbor' } }),
+    ]);
     const r = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', body, { 'content-type': 'application/cbor', accept: 'application/cbor' });
     assert.equal(r.status, 201);
     assert.match(String(r.headers['content-type']), /^application\/cbor/);
-    const find = (id: string) => eventually(async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete'), `the event of ${id}`);
+    const find = (id: string) =>
+      eventually(async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete'), `the event of ${id}`);
     const ev = await find(String(r.headers['audit-id']));
     assert.equal(ev['level'], 'RequestResponse');
     assert.deepEqual(ev['requestObject']['data'], { wire: 'cbor' });

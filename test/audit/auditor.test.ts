@@ -19,8 +19,14 @@ function recorder(): { backend: AuditBackend; calls: AuditEvent[][]; shutdowns: 
     shutdowns: 0,
     backend: {
       plugin: 'log',
-      process: (evs: readonly AuditEvent[]) => { r.calls.push([...evs]); return Promise.resolve(); },
-      shutdown: () => { r.shutdowns++; return Promise.resolve(); },
+      process: (evs: readonly AuditEvent[]) => {
+        r.calls.push([...evs]);
+        return Promise.resolve();
+      },
+      shutdown: () => {
+        r.shutdowns++;
+        return Promise.resolve();
+      },
     } as AuditBackend,
   };
   return r;
@@ -34,7 +40,8 @@ function request(path: string): { req: IncomingMessage; res: ServerResponse } {
   return { req, res: new ServerResponse(req) };
 }
 
-const policy = (stages = '[RequestReceived]') => AuditPolicy.parse(`apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: ${stages}\nrules:\n- level: Metadata\n`, 'test');
+const policy = (stages = '[RequestReceived]') =>
+  AuditPolicy.parse(`apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: ${stages}\nrules:\n- level: Metadata\n`, 'test');
 const user = { username: 'alice', groups: ['system:authenticated'] };
 
 function finish(auditor: Auditor, name: string, code: number): void {
@@ -51,32 +58,58 @@ describe('audit: finished requests handed to the sinks', () => {
     const auditor = new Auditor({ policy: policy(), sinks: [{ backend: r.backend, mode: 'blocking' }], log: () => undefined, maxBodyBytes: 1 << 20 });
     finish(auditor, 'a', 200);
     // Time passes within the turn (a busy answer), so that the stamps show when each request completed.
-    const spin = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until); };
+    const spin = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
     spin(5);
     finish(auditor, 'b', 404);
     finish(auditor, 'c', 200);
     assert.equal(r.calls.length, 0, 'nothing handed over during the turn');
     await turn();
     assert.equal(r.calls.length, 1);
-    assert.deepEqual(r.calls[0]!.map((e) => [e.auditID, e.stage, e.responseStatus?.code]), [['id-a', 'ResponseComplete', 200], ['id-b', 'ResponseComplete', 404], ['id-c', 'ResponseComplete', 200]]);
+    assert.deepEqual(
+      r.calls[0]!.map((e) => [e.auditID, e.stage, e.responseStatus?.code]),
+      [
+        ['id-a', 'ResponseComplete', 200],
+        ['id-b', 'ResponseComplete', 404],
+        ['id-c', 'ResponseComplete', 200],
+      ],
+    );
     // MicroTime to Date (µs dropped): stamped at completion, 5 ms apart; stamped when handed over, they would be the same.
     const [a, b] = r.calls[0]!.map((e) => Date.parse(`${e.stageTimestamp.slice(0, 23)}Z`));
     assert.ok(b! - a! >= 4, `stamped when each completed: ${r.calls[0]!.map((e) => e.stageTimestamp).join(', ')}`);
     finish(auditor, 'd', 200);
     await turn();
     assert.equal(r.calls.length, 2, 'a later turn is a later hand-off');
-    assert.deepEqual(r.calls[1]!.map((e) => e.auditID), ['id-d']);
+    assert.deepEqual(
+      r.calls[1]!.map((e) => e.auditID),
+      ['id-d'],
+    );
   });
 
   it('every sink gets the same events; an omitted ResponseComplete is not handed over', async () => {
     const r1 = recorder();
     const r2 = recorder();
-    const auditor = new Auditor({ policy: policy(), sinks: [{ backend: r1.backend, mode: 'blocking' }, { backend: r2.backend, mode: 'blocking-strict' }], log: () => undefined, maxBodyBytes: 1 << 20 });
+    const auditor = new Auditor({
+      policy: policy(),
+      sinks: [
+        { backend: r1.backend, mode: 'blocking' },
+        { backend: r2.backend, mode: 'blocking-strict' },
+      ],
+      log: () => undefined,
+      maxBodyBytes: 1 << 20,
+    });
     finish(auditor, 'a', 200);
     await turn();
     assert.deepEqual(r1.calls, r2.calls);
     const quiet = recorder();
-    const none = new Auditor({ policy: policy('[RequestReceived, ResponseComplete]'), sinks: [{ backend: quiet.backend, mode: 'blocking' }], log: () => undefined, maxBodyBytes: 1 << 20 });
+    const none = new Auditor({
+      policy: policy('[RequestReceived, ResponseComplete]'),
+      sinks: [{ backend: quiet.backend, mode: 'blocking' }],
+      log: () => undefined,
+      maxBodyBytes: 1 << 20,
+    });
     finish(none, 'a', 200);
     await turn();
     assert.equal(quiet.calls.length, 0);
@@ -87,8 +120,14 @@ describe('audit: finished requests handed to the sinks', () => {
     const order: string[] = [];
     const backend: AuditBackend = {
       plugin: 'log',
-      process: (evs) => { order.push(`process ${evs.length}`); return r.backend.process(evs); },
-      shutdown: () => { order.push('shutdown'); return Promise.resolve(); },
+      process: (evs) => {
+        order.push(`process ${evs.length}`);
+        return r.backend.process(evs);
+      },
+      shutdown: () => {
+        order.push('shutdown');
+        return Promise.resolve();
+      },
     };
     const auditor = new Auditor({ policy: policy(), sinks: [{ backend, mode: 'blocking' }], log: () => undefined, maxBodyBytes: 1 << 20 });
     finish(auditor, 'a', 200);

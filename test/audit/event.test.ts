@@ -16,7 +16,7 @@ describe('audit event timestamps (microTime)', () => {
     assert.ok(Math.abs(us - (performance.timeOrigin + at) * 1000) <= 2, `${t} is ${new Date(performance.timeOrigin + at).toISOString()}`);
   });
 
-  it('are kube\'s MicroTime: UTC to the microsecond, the clock\'s time, never going back across seconds', async () => {
+  it("are kube's MicroTime: UTC to the microsecond, the clock's time, never going back across seconds", async () => {
     const seen: string[] = [];
     const t0 = Date.now();
     for (let i = 0; i < 12; i++) {
@@ -39,32 +39,82 @@ describe('audit event JSON (eventJson)', () => {
     // Built in another order than kube's on purpose: the line must not follow the object's order.
     const ev = { stageTimestamp: '2026-11-27T10:00:00.000002Z', requestReceivedTimestamp: '2026-11-27T10:00:00.000001Z' } as Partial<AuditEvent>;
     Object.assign(ev, {
-      annotations, responseObject: { kind: 'ConfigMap', data: { a: 'b' } }, requestObject: { kind: 'ConfigMap', metadata: { name: 'x' } },
+      annotations,
+      responseObject: { kind: 'ConfigMap', data: { a: 'b' } },
+      requestObject: { kind: 'ConfigMap', metadata: { name: 'x' } },
       responseStatus: { metadata: {}, code: 409, status: 'Failure', message: 'exists', reason: 'AlreadyExists', details: { name: 'x' } },
       objectRef: { apiVersion: 'v1', name: 'x', namespace: 'ns', resource: 'configmaps', subresource: 'status', apiGroup: 'g', uid: 'u', resourceVersion: '7' },
-      userAgent: 'kubectl/v1.33', sourceIPs: ['10.0.0.1', '127.0.0.1'],
-      impersonatedUser: { username: 'bob', groups: ['b'] }, user: { username: 'alice', uid: '1', groups: ['a', 'system:authenticated'], extra: { scopes: ['s'] } },
-      verb: 'update', requestURI: '/api/v1/namespaces/ns/configmaps/x/status', stage: 'ResponseComplete', auditID: 'id-1', level: 'RequestResponse',
-      apiVersion: 'audit.k8s.io/v1', kind: 'Event',
+      userAgent: 'kubectl/v1.33',
+      sourceIPs: ['10.0.0.1', '127.0.0.1'],
+      impersonatedUser: { username: 'bob', groups: ['b'] },
+      user: { username: 'alice', uid: '1', groups: ['a', 'system:authenticated'], extra: { scopes: ['s'] } },
+      verb: 'update',
+      requestURI: '/api/v1/namespaces/ns/configmaps/x/status',
+      stage: 'ResponseComplete',
+      auditID: 'id-1',
+      level: 'RequestResponse',
+      apiVersion: 'audit.k8s.io/v1',
+      kind: 'Event',
     });
     return ev as AuditEvent;
   };
 
-  it('writes the fields in kube\'s order (the Event struct\'s), and the same value as JSON.stringify', () => {
+  it("writes the fields in kube's order (the Event struct's), and the same value as JSON.stringify", () => {
     const ev = full();
     const line = eventJson(ev);
-    assert.deepEqual(Object.keys(JSON.parse(line)), ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'impersonatedUser',
-      'sourceIPs', 'userAgent', 'objectRef', 'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations']);
-    assert.deepEqual(Object.keys(JSON.parse(line).objectRef), ['resource', 'namespace', 'name', 'uid', 'apiGroup', 'apiVersion', 'resourceVersion', 'subresource']);
+    assert.deepEqual(Object.keys(JSON.parse(line)), [
+      'kind',
+      'apiVersion',
+      'level',
+      'auditID',
+      'stage',
+      'requestURI',
+      'verb',
+      'user',
+      'impersonatedUser',
+      'sourceIPs',
+      'userAgent',
+      'objectRef',
+      'responseStatus',
+      'requestObject',
+      'responseObject',
+      'requestReceivedTimestamp',
+      'stageTimestamp',
+      'annotations',
+    ]);
+    assert.deepEqual(Object.keys(JSON.parse(line).objectRef), [
+      'resource',
+      'namespace',
+      'name',
+      'uid',
+      'apiGroup',
+      'apiVersion',
+      'resourceVersion',
+      'subresource',
+    ]);
     assert.deepEqual(Object.keys(JSON.parse(line).responseStatus), ['metadata', 'status', 'message', 'reason', 'details', 'code']);
     assert.deepEqual(Object.keys(JSON.parse(line).user), ['username', 'uid', 'groups', 'extra']);
     assert.deepEqual(JSON.parse(line), JSON.parse(JSON.stringify(ev)));
   });
 
   it('leaves out what an event does not have', () => {
-    const ev = { kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: 'a', stage: 'ResponseComplete', requestURI: '/healthz', verb: 'get',
-      user: { username: 'system:anonymous' }, sourceIPs: [], requestReceivedTimestamp: 't1', stageTimestamp: 't2' } as unknown as AuditEvent;
-    assert.equal(eventJson(ev), '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a","stage":"ResponseComplete","requestURI":"/healthz","verb":"get","user":{"username":"system:anonymous"},"sourceIPs":[],"requestReceivedTimestamp":"t1","stageTimestamp":"t2"}');
+    const ev = {
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: 'Metadata',
+      auditID: 'a',
+      stage: 'ResponseComplete',
+      requestURI: '/healthz',
+      verb: 'get',
+      user: { username: 'system:anonymous' },
+      sourceIPs: [],
+      requestReceivedTimestamp: 't1',
+      stageTimestamp: 't2',
+    } as unknown as AuditEvent;
+    assert.equal(
+      eventJson(ev),
+      '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a","stage":"ResponseComplete","requestURI":"/healthz","verb":"get","user":{"username":"system:anonymous"},"sourceIPs":[],"requestReceivedTimestamp":"t1","stageTimestamp":"t2"}',
+    );
   });
 
   it('escapes whatever a client puts in a string as JSON.stringify does: quotes, backslashes, controls, lone surrogates, and keeps the rest as it is', () => {
@@ -84,23 +134,44 @@ describe('audit event JSON (eventJson)', () => {
     }
   });
 
-  it('one user\'s requests from other clients, agents or peers each get their own (the user, IPs and agent are remembered per user)', () => {
+  it("one user's requests from other clients, agents or peers each get their own (the user, IPs and agent are remembered per user)", () => {
     const user = userOf({ username: 'alice', groups: ['a'] });
     const req = (headers: Record<string, string>, peer: string) => ({ headers, socket: { remoteAddress: peer } }) as unknown as IncomingMessage;
     const lines = [
-      [req({ 'user-agent': 'kubectl/1' }, '10.0.0.1'), 'kubectl/1'], [req({ 'user-agent': 'kubectl/1' }, '10.0.0.1'), 'kubectl/1'],
-      [req({ 'user-agent': 'kubectl/2' }, '10.0.0.1'), 'kubectl/2'], [req({ 'user-agent': 'kubectl/2' }, '10.0.0.2'), 'kubectl/2'],
-      [req({ 'user-agent': 'kubectl/2', 'x-forwarded-for': '1.2.3.4, 5.6.7.8' }, '10.0.0.2'), 'kubectl/2'], [req({}, '10.0.0.2'), undefined],
+      [req({ 'user-agent': 'kubectl/1' }, '10.0.0.1'), 'kubectl/1'],
+      [req({ 'user-agent': 'kubectl/1' }, '10.0.0.1'), 'kubectl/1'],
+      [req({ 'user-agent': 'kubectl/2' }, '10.0.0.1'), 'kubectl/2'],
+      [req({ 'user-agent': 'kubectl/2' }, '10.0.0.2'), 'kubectl/2'],
+      [req({ 'user-agent': 'kubectl/2', 'x-forwarded-for': '1.2.3.4, 5.6.7.8' }, '10.0.0.2'), 'kubectl/2'],
+      [req({}, '10.0.0.2'), undefined],
     ] as const;
     const seen = lines.map(([r, ua]) => {
-      const ev = { kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: 'a', stage: 'ResponseComplete', requestURI: '/', verb: 'get',
-        user, sourceIPs: sourceIPs(r), requestReceivedTimestamp: 't1', stageTimestamp: 't2', ...(ua === undefined ? {} : { userAgent: ua }) } as AuditEvent;
+      const ev = {
+        kind: 'Event',
+        apiVersion: 'audit.k8s.io/v1',
+        level: 'Metadata',
+        auditID: 'a',
+        stage: 'ResponseComplete',
+        requestURI: '/',
+        verb: 'get',
+        user,
+        sourceIPs: sourceIPs(r),
+        requestReceivedTimestamp: 't1',
+        stageTimestamp: 't2',
+        ...(ua === undefined ? {} : { userAgent: ua }),
+      } as AuditEvent;
       const line = JSON.parse(eventJson(ev)) as Record<string, unknown>;
       assert.deepEqual(line, JSON.parse(JSON.stringify(ev)));
       return [line['sourceIPs'], line['userAgent']];
     });
-    assert.deepEqual(seen, [[['10.0.0.1'], 'kubectl/1'], [['10.0.0.1'], 'kubectl/1'], [['10.0.0.1'], 'kubectl/2'], [['10.0.0.2'], 'kubectl/2'],
-      [['1.2.3.4', '5.6.7.8', '10.0.0.2'], 'kubectl/2'], [['10.0.0.2'], undefined]]);
+    assert.deepEqual(seen, [
+      [['10.0.0.1'], 'kubectl/1'],
+      [['10.0.0.1'], 'kubectl/1'],
+      [['10.0.0.1'], 'kubectl/2'],
+      [['10.0.0.2'], 'kubectl/2'],
+      [['1.2.3.4', '5.6.7.8', '10.0.0.2'], 'kubectl/2'],
+      [['10.0.0.2'], undefined],
+    ]);
     // A peer's list is shared by its requests: it cannot be changed under the others.
     const shared = sourceIPs(req({}, '10.0.0.9'));
     assert.equal(sourceIPs(req({}, '10.0.0.9')), shared);

@@ -25,8 +25,23 @@ if (via === 'auditor') {
   }
 } else {
   for (let i = 0; i < Number(n); i++) {
-    void b.process([{ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: `id-${i}`, stage: 'ResponseComplete', requestURI: '/x', verb: 'get',
-      user: { username: 'u', groups: [] }, sourceIPs: [], requestReceivedTimestamp: 't', stageTimestamp: 't' } as AuditEvent]).catch(() => undefined);
+    void b
+      .process([
+        {
+          kind: 'Event',
+          apiVersion: 'audit.k8s.io/v1',
+          level: 'Metadata',
+          auditID: `id-${i}`,
+          stage: 'ResponseComplete',
+          requestURI: '/x',
+          verb: 'get',
+          user: { username: 'u', groups: [] },
+          sourceIPs: [],
+          requestReceivedTimestamp: 't',
+          stageTimestamp: 't',
+        } as AuditEvent,
+      ])
+      .catch(() => undefined);
   }
 }
 if (how === 'exit') process.exit(0);

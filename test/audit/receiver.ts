@@ -27,15 +27,25 @@ export async function startAuditReceiver(): Promise<AuditReceiver> {
   const serving = generateServingCert(ca);
   const hanging = new Set<ServerResponse>();
   const r: AuditReceiver = {
-    url: '', events: [], posts: 0, batches: [], traceparents: [], mode: 'ok',
+    url: '',
+    events: [],
+    posts: 0,
+    batches: [],
+    traceparents: [],
+    mode: 'ok',
     async kubeconfig(dir) {
       const file = join(dir, 'audit-webhook.kubeconfig');
-      await writeFile(file, JSON.stringify({
-        apiVersion: 'v1', kind: 'Config', 'current-context': 'audit',
-        clusters: [{ name: 'audit', cluster: { server: r.url, 'certificate-authority-data': Buffer.from(ca.certPem).toString('base64') } }],
-        users: [{ name: 'apiserver', user: {} }],
-        contexts: [{ name: 'audit', context: { cluster: 'audit', user: 'apiserver' } }],
-      }));
+      await writeFile(
+        file,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          'current-context': 'audit',
+          clusters: [{ name: 'audit', cluster: { server: r.url, 'certificate-authority-data': Buffer.from(ca.certPem).toString('base64') } }],
+          users: [{ name: 'apiserver', user: {} }],
+          contexts: [{ name: 'audit', context: { cluster: 'audit', user: 'apiserver' } }],
+        }),
+      );
       return file;
     },
     async close() {
@@ -50,10 +60,19 @@ export async function startAuditReceiver(): Promise<AuditReceiver> {
     req.on('end', () => {
       r.posts++;
       r.traceparents.push(String(req.headers.traceparent ?? ''));
-      if (r.mode === 'hang') { hanging.add(res); return; }
-      if (r.mode === 'fail') { res.writeHead(500).end('no'); return; }
+      if (r.mode === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      if (r.mode === 'fail') {
+        res.writeHead(500).end('no');
+        return;
+      }
       const list = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { kind: string; apiVersion: string; items: Array<Record<string, unknown>> };
-      if (list.kind !== 'EventList' || list.apiVersion !== 'audit.k8s.io/v1') { res.writeHead(400).end(); return; }
+      if (list.kind !== 'EventList' || list.apiVersion !== 'audit.k8s.io/v1') {
+        res.writeHead(400).end();
+        return;
+      }
       r.events.push(...list.items);
       r.batches.push(list.items.map((i) => JSON.stringify(i)));
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');

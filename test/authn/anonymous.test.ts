@@ -12,7 +12,9 @@ const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: '
 
 describe('anonymous requests (default --anonymous-auth=true)', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] }); });
+  before(async () => {
+    s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
+  });
   after(() => s.close());
 
   it('serve a request without credentials as system:anonymous in system:unauthenticated', async () => {
@@ -38,11 +40,17 @@ describe('anonymous requests (default --anonymous-auth=true)', () => {
 
 describe('--anonymous-auth=false', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer({ flags: ['--anonymous-auth=false', '--authorization-mode=AlwaysAllow'] }); });
+  before(async () => {
+    s = await startTestServer({ flags: ['--anonymous-auth=false', '--authorization-mode=AlwaysAllow'] });
+  });
   after(() => s.close());
 
   it('answers 401 to a request without credentials, health endpoints included', async () => {
-    for (const [method, path] of [['POST', PATH], ['GET', '/healthz'], ['GET', '/api/v1/namespaces']] as const) {
+    for (const [method, path] of [
+      ['POST', PATH],
+      ['GET', '/healthz'],
+      ['GET', '/api/v1/namespaces'],
+    ] as const) {
       const r = await s.anonymous.request(method, path, method === 'POST' ? BODY : undefined);
       assert.equal(r.status, 401, path);
       assert.deepEqual(r.json, UNAUTHORIZED);
@@ -59,12 +67,27 @@ describe('--anonymous-auth=false', () => {
 describe('the authenticator union', () => {
   const req = (authorization?: string) => ({ method: 'GET', url: '/x', headers: authorization ? { authorization } : {} }) as unknown as IncomingMessage;
   const ok: Authenticator = { name: 'ok', authenticate: () => ({ user: { username: 'u', groups: ['g', 'system:authenticated'] } }) };
-  const failing: Authenticator = { name: 'failing', authenticate: () => { throw new AuthnError('failing', 'bad credential'); } };
-  const broken: Authenticator = { name: 'broken', authenticate: () => { throw new TypeError('cannot read properties of undefined'); } };
+  const failing: Authenticator = {
+    name: 'failing',
+    authenticate: () => {
+      throw new AuthnError('failing', 'bad credential');
+    },
+  };
+  const broken: Authenticator = {
+    name: 'broken',
+    authenticate: () => {
+      throw new TypeError('cannot read properties of undefined');
+    },
+  };
   const notMine: Authenticator = { name: 'not-mine', authenticate: () => null };
 
   it('lets the first success decide whatever the order of a failing method', async () => {
-    for (const list of [[failing, ok], [ok, failing], [broken, ok], [ok, broken]]) {
+    for (const list of [
+      [failing, ok],
+      [ok, failing],
+      [broken, ok],
+      [ok, broken],
+    ]) {
       const u = new UnionAuthenticator(list, { anonymous: false });
       const r = await u.authenticate(req());
       assert.equal(r.user.username, 'u');

@@ -11,7 +11,8 @@ const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d
 
 async function putToken(s: TestServer, id: string, secret: string, data: Record<string, string>, name = `bootstrap-token-${id}`): Promise<void> {
   const r = await s.admin.request('POST', '/api/v1/namespaces/kube-system/secrets', {
-    metadata: { name }, type: 'bootstrap.kubernetes.io/token',
+    metadata: { name },
+    type: 'bootstrap.kubernetes.io/token',
     stringData: { 'token-id': id, 'token-secret': secret, ...data },
   });
   assert.equal(r.status, 201, r.text);
@@ -37,12 +38,16 @@ describe('bootstrap tokens', () => {
   before(async () => {
     s = await startTestServer({ flags: ['--enable-bootstrap-token-auth', '--authorization-mode=AlwaysAllow'] });
     await putToken(s, 'abcdef', '0123456789abcdef', {
-      'usage-bootstrap-authentication': 'true', 'usage-bootstrap-signing': 'true',
-      'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token', expiration: rfc3339(Date.now() + 3_600_000),
+      'usage-bootstrap-authentication': 'true',
+      'usage-bootstrap-signing': 'true',
+      'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token',
+      expiration: rfc3339(Date.now() + 3_600_000),
       description: 'test token',
     });
   });
-  after(async () => { await s?.close(); });
+  after(async () => {
+    await s?.close();
+  });
 
   it('authenticates as system:bootstrap:<id> in system:bootstrappers and the extra groups', async () => {
     assert.equal((await withToken(s, 'abcdef.0123456789abcdef')).status, 200);
@@ -93,7 +98,14 @@ describe('bootstrap tokens', () => {
 
   it('cluster-info carries the kubeconfig with the CA and the server', async () => {
     let cm: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-    await eventually(async () => { cm = (await s.admin.request('GET', clusterInfo)).json; return typeof cm.data?.['jws-kubeconfig-abcdef'] === 'string'; }, 10_000, 'cluster-info');
+    await eventually(
+      async () => {
+        cm = (await s.admin.request('GET', clusterInfo)).json;
+        return typeof cm.data?.['jws-kubeconfig-abcdef'] === 'string';
+      },
+      10_000,
+      'cluster-info',
+    );
     const kc = parseYaml(cm.data.kubeconfig);
     assert.equal(kc.kind, 'Config');
     assert.equal(kc.clusters[0].cluster.server, s.url);
@@ -114,7 +126,11 @@ describe('bootstrap tokens', () => {
 
   it('keeps signatures current as tokens and the kubeconfig change', async () => {
     await putToken(s, 'sign02', 'ffffffffffffffff', { 'usage-bootstrap-signing': 'true' });
-    await eventually(async () => typeof (await s.admin.request('GET', clusterInfo)).json.data?.['jws-kubeconfig-sign02'] === 'string', 10_000, 'a new signature');
+    await eventually(
+      async () => typeof (await s.admin.request('GET', clusterInfo)).json.data?.['jws-kubeconfig-sign02'] === 'string',
+      10_000,
+      'a new signature',
+    );
     assert.equal((await s.admin.request('DELETE', `${secrets}/bootstrap-token-sign02`)).status, 200);
     await eventually(async () => (await s.admin.request('GET', clusterInfo)).json.data?.['jws-kubeconfig-sign02'] === undefined, 10_000, 'the signature to go');
 
@@ -122,11 +138,20 @@ describe('bootstrap tokens', () => {
     const changed = cm.data.kubeconfig.replace(s.url, 'https://lb.example:6443');
     const put = await s.admin.request('PUT', clusterInfo, { ...cm, data: { ...cm.data, kubeconfig: changed } });
     assert.equal(put.status, 200, put.text);
-    await eventually(async () => {
-      const now = (await s.admin.request('GET', clusterInfo)).json;
-      if (now.data.kubeconfig !== changed) return false;
-      try { await verifyDetached(now.data['jws-kubeconfig-abcdef'], changed, 'abcdef.0123456789abcdef'); return true; } catch { return false; }
-    }, 10_000, 'a signature of the new kubeconfig');
+    await eventually(
+      async () => {
+        const now = (await s.admin.request('GET', clusterInfo)).json;
+        if (now.data.kubeconfig !== changed) return false;
+        try {
+          await verifyDetached(now.data['jws-kubeconfig-abcdef'], changed, 'abcdef.0123456789abcdef');
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      10_000,
+      'a signature of the new kubeconfig',
+    );
   });
 });
 
@@ -135,10 +160,16 @@ describe('bootstrap tokens with the token cleaner disabled', () => {
   before(async () => {
     s = await startTestServer({ flags: ['--enable-bootstrap-token-auth', '--controllers=*,-tokencleaner', '--authorization-mode=AlwaysAllow'] });
   });
-  after(async () => { await s?.close(); });
+  after(async () => {
+    await s?.close();
+  });
 
   it('refuses an expired token, and one with an unparseable expiration, that are still stored', async () => {
-    await putToken(s, 'old001', 'gggggggggggggggg', { 'usage-bootstrap-authentication': 'true', 'usage-bootstrap-signing': 'true', expiration: rfc3339(Date.now() - 1000) });
+    await putToken(s, 'old001', 'gggggggggggggggg', {
+      'usage-bootstrap-authentication': 'true',
+      'usage-bootstrap-signing': 'true',
+      expiration: rfc3339(Date.now() - 1000),
+    });
     await putToken(s, 'bad001', 'hhhhhhhhhhhhhhhh', { 'usage-bootstrap-authentication': 'true', expiration: 'tomorrow' });
     assert.equal((await withToken(s, 'old001.gggggggggggggggg')).status, 401);
     assert.equal((await withToken(s, 'bad001.hhhhhhhhhhhhhhhh')).status, 401);

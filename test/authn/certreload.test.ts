@@ -93,8 +93,12 @@ before(async () => {
   s = await startTestServer({
     dataDir,
     flags: [
-      '--authorization-mode=AlwaysAllow', `--tls-cert-file=${file('serving.crt')}`, `--tls-private-key-file=${file('serving.key')}`,
-      `--client-ca-file=${file('client-ca.crt')}`, `--requestheader-client-ca-file=${file('front-proxy-ca.crt')}`, '--requestheader-username-headers=X-Remote-User',
+      '--authorization-mode=AlwaysAllow',
+      `--tls-cert-file=${file('serving.crt')}`,
+      `--tls-private-key-file=${file('serving.key')}`,
+      `--client-ca-file=${file('client-ca.crt')}`,
+      `--requestheader-client-ca-file=${file('front-proxy-ca.crt')}`,
+      '--requestheader-username-headers=X-Remote-User',
     ],
     // Re-read often, so a missed change event does not make the test wait kube's 60 s.
     hooks: { tlsReloadIntervalMs: 200 },
@@ -109,7 +113,10 @@ after(async () => {
 
 describe('serving certificate reload', () => {
   it('serves a replaced certificate and key to new connections; open connections keep working', async () => {
-    const admin = clientWith({ certPem: (await readFile(devPkiPaths(dataDir).adminCert, 'utf8')), keyPem: await readFile(devPkiPaths(dataDir).adminKey, 'utf8') });
+    const admin = clientWith({
+      certPem: await readFile(devPkiPaths(dataDir).adminCert, 'utf8'),
+      keyPem: await readFile(devPkiPaths(dataDir).adminKey, 'utf8'),
+    });
     const before = await whoami(admin);
     assert.equal(before.username, 'admin');
     const next = generateServingCert(devCa, { commonName: 'second' });
@@ -118,7 +125,10 @@ describe('serving certificate reload', () => {
     await replace('serving.key', next.keyPem);
     await replace('serving.crt', next.certPem);
     await eventually('new connections get the new certificate', async () => (await served()) === fingerprint(next.certPem));
-    assert.ok(s.logs.some((l) => l.startsWith(`serving certificate: reloaded "${file('serving.crt')}", "${file('serving.key')}" (sha256:`)), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => l.startsWith(`serving certificate: reloaded "${file('serving.crt')}", "${file('serving.key')}" (sha256:`)),
+      s.logs.join('\n'),
+    );
     const after = await whoami(admin);
     assert.deepEqual([after.status, after.username, after.port], [201, 'admin', before.port]);
   });
@@ -128,11 +138,18 @@ describe('serving certificate reload', () => {
     const other = generateServingCert(devCa, { commonName: 'other' });
     const goodKey = await readFile(file('serving.key'), 'utf8');
     await replace('serving.key', other.keyPem);
-    await eventually('the mismatch is logged', async () => s.logs.some((l) => l.startsWith('serving certificate: keeping the previous configuration: ')
-      && l.includes(`--tls-private-key-file "${file('serving.key')}": the private key does not match the certificate`)));
+    await eventually('the mismatch is logged', async () =>
+      s.logs.some(
+        (l) =>
+          l.startsWith('serving certificate: keeping the previous configuration: ') &&
+          l.includes(`--tls-private-key-file "${file('serving.key')}": the private key does not match the certificate`),
+      ),
+    );
     assert.equal(await served(), current);
     await replace('serving.key', 'half a key\n');
-    await eventually('the bad key is logged', async () => s.logs.some((l) => l.includes(`--tls-private-key-file "${file('serving.key')}": no PEM private key found`)));
+    await eventually('the bad key is logged', async () =>
+      s.logs.some((l) => l.includes(`--tls-private-key-file "${file('serving.key')}": no PEM private key found`)),
+    );
     assert.equal(await served(), current);
     await replace('serving.key', goodKey);
   });
@@ -154,13 +171,18 @@ describe('client CA reload', () => {
     assert.deepEqual([annaAfter.status, annaAfter.port], [401, annaBefore.port]);
     const annaNew = await whoami(clientWith(generateClientCert(caA, { user: 'anna' })));
     assert.equal(annaNew.status, 401);
-    assert.ok(s.logs.some((l) => l.startsWith(`client CA (--client-ca-file): reloaded "${file('client-ca.crt')}"`)), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => l.startsWith(`client CA (--client-ca-file): reloaded "${file('client-ca.crt')}"`)),
+      s.logs.join('\n'),
+    );
   });
 
   it('keeps the previous client CAs when the file is not PEM, and logs why', async () => {
     const bert = clientWith(generateClientCert(caB, { user: 'bert' }));
     await replace('client-ca.crt', 'not a certificate\n');
-    await eventually('the bad file is logged', async () => s.logs.some((l) => l === 'client CA (--client-ca-file): keeping the previous configuration: --client-ca-file: no PEM certificate found'));
+    await eventually('the bad file is logged', async () =>
+      s.logs.some((l) => l === 'client CA (--client-ca-file): keeping the previous configuration: --client-ca-file: no PEM certificate found'),
+    );
     assert.equal((await whoami(bert)).username, 'bert');
   });
 

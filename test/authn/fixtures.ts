@@ -36,30 +36,48 @@ export async function startHttpsPeer(handler: PeerHandler, opts: { clientCa?: Ce
   const serving = generateServingCert(ca);
   const requests: PeerRequest[] = [];
   const peer: { handler: PeerHandler } = { handler };
-  const server: Server = createServer({
-    cert: serving.certPem, key: serving.keyPem,
-    ...(opts.clientCa ? { ca: opts.clientCa.certPem, requestCert: true, rejectUnauthorized: false } : {}),
-  }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let json: unknown;
-      try { json = JSON.parse(body); } catch { json = undefined; }
-      const sock = req.socket as TLSSocket;
-      const cn = sock.authorized ? (sock.getPeerCertificate().subject?.CN as string | undefined) : undefined;
-      const r: PeerRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json, clientCn: cn };
-      requests.push(r);
-      peer.handler(r, res);
-    });
-  });
+  const server: Server = createServer(
+    {
+      cert: serving.certPem,
+      key: serving.keyPem,
+      ...(opts.clientCa ? { ca: opts.clientCa.certPem, requestCert: true, rejectUnauthorized: false } : {}),
+    },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(body);
+        } catch {
+          json = undefined;
+        }
+        const sock = req.socket as TLSSocket;
+        const cn = sock.authorized ? (sock.getPeerCertificate().subject?.CN as string | undefined) : undefined;
+        const r: PeerRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json, clientCn: cn };
+        requests.push(r);
+        peer.handler(r, res);
+      });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `https://127.0.0.1:${port}`, ca, requests,
-    get handler() { return peer.handler; },
-    set handler(h: PeerHandler) { peer.handler = h; },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    url: `https://127.0.0.1:${port}`,
+    ca,
+    requests,
+    get handler() {
+      return peer.handler;
+    },
+    set handler(h: PeerHandler) {
+      peer.handler = h;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -81,7 +99,9 @@ export function tokenReviewAnswer(review: { apiVersion?: string }, status: Recor
 export async function writeExecPlugin(dir: string, answers: readonly unknown[]): Promise<string> {
   await writeFile(join(dir, 'answers.json'), JSON.stringify(answers));
   const script = join(dir, 'plugin.mjs');
-  await writeFile(script, `#!${process.execPath}
+  await writeFile(
+    script,
+    `#!${process.execPath}
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,7 +113,8 @@ writeFileSync(join(dir, 'info-' + n + '.json'), process.env.KUBERNETES_EXEC_INFO
 const answers = JSON.parse(readFileSync(join(dir, 'answers.json'), 'utf8'));
 const a = answers[Math.min(n, answers.length) - 1];
 process.stdout.write(typeof a === 'string' ? a : JSON.stringify(a));
-`);
+`,
+  );
   await chmod(script, 0o755);
   return script;
 }

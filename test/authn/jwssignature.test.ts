@@ -9,11 +9,12 @@ function jws(alg: string, key: KeyObject, payload: Record<string, unknown> = { s
   const input = `${b64({ alg, typ: 'JWT' })}.${b64(payload)}`;
   const hash = `sha${alg.slice(2)}`;
   const family = alg.slice(0, 2);
-  const sig = family === 'ES'
-    ? cryptoSign(hash, Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' })
-    : family === 'PS'
-      ? cryptoSign(hash, Buffer.from(input), { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST })
-      : cryptoSign(hash, Buffer.from(input), key);
+  const sig =
+    family === 'ES'
+      ? cryptoSign(hash, Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' })
+      : family === 'PS'
+        ? cryptoSign(hash, Buffer.from(input), { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST })
+        : cryptoSign(hash, Buffer.from(input), key);
   return `${input}.${sig.toString('base64url')}`;
 }
 
@@ -31,12 +32,17 @@ const check = async (token: string, alg: string, key: KeyObject, threads: Signat
 for (const threads of ['pool', 'loop'] as const) {
   describe(`JWS signature checks on the ${threads}`, () => {
     it('verifies RS256, RS512, PS256 and ES256 signatures made by the key', async () => {
-      for (const [alg, pair] of [['RS256', rsa], ['RS512', rsa], ['PS256', rsa], ['ES256', ec]] as const) {
+      for (const [alg, pair] of [
+        ['RS256', rsa],
+        ['RS512', rsa],
+        ['PS256', rsa],
+        ['ES256', ec],
+      ] as const) {
         assert.equal(await check(jws(alg, pair.privateKey), alg, pair.publicKey, threads), true, alg);
       }
     });
 
-    it('refuses another key\'s signature, a changed payload, a cut signature and an ECDSA signature for an RSA key', async () => {
+    it("refuses another key's signature, a changed payload, a cut signature and an ECDSA signature for an RSA key", async () => {
       const token = jws('RS256', rsa.privateKey);
       assert.equal(await check(jws('RS256', otherRsa.privateKey), 'RS256', rsa.publicKey, threads), false);
       const [h, , s] = token.split('.');
@@ -58,16 +64,24 @@ for (const threads of ['pool', 'loop'] as const) {
       const bad = Array.from({ length: 50 }, (_, i) => jws('RS256', otherRsa.privateKey, { sub: `v${i}` }));
       const all = good.flatMap((g, i) => (i < bad.length ? [g, bad[i]!] : [g]));
       const results = await Promise.all(all.map((t) => check(t, 'RS256', rsa.publicKey, threads)));
-      assert.deepEqual(results, all.map((t) => good.includes(t)));
+      assert.deepEqual(
+        results,
+        all.map((t) => good.includes(t)),
+      );
     });
   });
 }
 
 describe('JWS signature checks on the loop', () => {
-  it('makes a turn\'s checks in bounded batches, so other work runs between them', async () => {
+  it("makes a turn's checks in bounded batches, so other work runs between them", async () => {
     const tokens = Array.from({ length: 200 }, (_, i) => jws('RS256', rsa.privateKey, { sub: `u${i}` }));
     const order: string[] = [];
-    const checks = tokens.map((t, i) => check(t, 'RS256', rsa.publicKey, 'loop').then((ok) => { assert.equal(ok, true); order.push(`check ${i}`); }));
+    const checks = tokens.map((t, i) =>
+      check(t, 'RS256', rsa.publicKey, 'loop').then((ok) => {
+        assert.equal(ok, true);
+        order.push(`check ${i}`);
+      }),
+    );
     // Queued after all 200: runs once the first batch is done, long before the last check.
     setImmediate(() => order.push('other work'));
     await Promise.all(checks);

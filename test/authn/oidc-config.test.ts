@@ -15,7 +15,13 @@ let idp: TestIdp;
 let s: TestServer;
 let configFile: string;
 
-const indent = (pem: string, n: number) => pem.replace(/\r/g, '').trim().split('\n').map((l) => `${' '.repeat(n)}${l}`).join('\n');
+const indent = (pem: string, n: number) =>
+  pem
+    .replace(/\r/g, '')
+    .trim()
+    .split('\n')
+    .map((l) => `${' '.repeat(n)}${l}`)
+    .join('\n');
 
 function config(opts: { usernamePrefix?: string; broken?: boolean } = {}): string {
   return `apiVersion: apiserver.config.k8s.io/v1beta1
@@ -130,7 +136,10 @@ describe('OIDC by the authentication configuration file', () => {
     assert.equal(await status(await idp.sign({ ...good, hd: undefined })), 401);
     assert.equal(await status(await idp.sign({ ...good, hd: 'elsewhere.com' })), 401);
     assert.equal(await status(await idp.sign(good, { expiresInSec: 7200 })), 401);
-    assert.ok(s.logs.some((l) => l.includes('token lifetime is too long')), 'the rule\'s message is logged');
+    assert.ok(
+      s.logs.some((l) => l.includes('token lifetime is too long')),
+      "the rule's message is logged",
+    );
   });
 
   it('refuses an empty username from the mapping expression', async () => {
@@ -152,7 +161,12 @@ describe('OIDC by the authentication configuration file', () => {
   it('does not load an issuer whose discovered issuer differs, and refuses its tokens', async () => {
     assert.equal(await status(await idp.sign({ ...good, iss: `${idp.url}/mismatch` })), 401);
     // The document's issuer is compared with issuer.url (…/mismatch), not with where it was fetched.
-    assert.ok(s.logs.some((l) => l.includes(`discovery of issuer "${idp.url}/mismatch"`) && l.includes('discovered metadata issuer does not match the expected issuer')), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some(
+        (l) => l.includes(`discovery of issuer "${idp.url}/mismatch"`) && l.includes('discovered metadata issuer does not match the expected issuer'),
+      ),
+      s.logs.join('\n'),
+    );
   });
 
   it('serves /metrics in the text format with the reload metrics', async () => {
@@ -178,7 +192,10 @@ describe('OIDC by the authentication configuration file', () => {
     await eventually(async () => (await reloads('failure')).count > f0.count, 10_000, 'a failed reload');
     assert.equal((await whoAmI(s, token)).username, 'v2:alice@example.com', 'the previous configuration stays');
     assert.equal((await reloads('success')).count, s1.count);
-    assert.ok(s.logs.some((l) => l.includes('keeping the previous configuration') && l.includes('jwt[0].bogusField: unknown field')), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => l.includes('keeping the previous configuration') && l.includes('jwt[0].bogusField: unknown field')),
+      s.logs.join('\n'),
+    );
 
     await writeConfig(config({ usernamePrefix: 'v4:' }));
     await eventually(async () => (await reloads('success')).count > s1.count, 10_000, 'a successful reload after a bad one');

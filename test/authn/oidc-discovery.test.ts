@@ -18,16 +18,32 @@ import { startIdp, type TestIdp } from './oidc-idp.js';
 import { eventually, whoAmI } from './tokenkit.js';
 
 const DOC_PATH = '/config/tenants/acme/oidc.json';
-const indent = (pem: string, n: number) => pem.replace(/\r/g, '').trim().split('\n').map((l) => `${' '.repeat(n)}${l}`).join('\n');
+const indent = (pem: string, n: number) =>
+  pem
+    .replace(/\r/g, '')
+    .trim()
+    .split('\n')
+    .map((l) => `${' '.repeat(n)}${l}`)
+    .join('\n');
 
 function getJson(url: string, ca: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     request(url, { ca }, (res) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => { try { resolve(JSON.parse(text)); } catch (err) { reject(err); } });
-    }).on('error', reject).end();
+      res.on('data', (c: string) => {
+        text += c;
+      });
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(text));
+        } catch (err) {
+          reject(err);
+        }
+      });
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -36,7 +52,10 @@ async function startDocServer(idp: TestIdp, doc: () => Record<string, unknown>):
   const cert = generateServingCert(idp.ca);
   let hits = 0;
   const server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
-    if (req.url !== DOC_PATH) { res.writeHead(404).end(); return; }
+    if (req.url !== DOC_PATH) {
+      res.writeHead(404).end();
+      return;
+    }
     hits++;
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc()));
   });
@@ -86,7 +105,7 @@ describe('an issuer whose discovery document lives at an unrelated discoveryURL'
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('authenticates the issuer\'s tokens with the keys the document names', async () => {
+  it("authenticates the issuer's tokens with the keys the document names", async () => {
     const token = await idp.sign({ sub: 'alice' });
     await eventually(async () => (await whoAmI(s, token)).status === 201, 10_000, 'the OIDC keys loaded');
     const me = await whoAmI(s, token);
@@ -94,7 +113,7 @@ describe('an issuer whose discovery document lives at an unrelated discoveryURL'
     assert.ok(me.groups?.includes('system:authenticated'));
   });
 
-  it('fetched the document from the discoveryURL, never from the issuer\'s well-known path', () => {
+  it("fetched the document from the discoveryURL, never from the issuer's well-known path", () => {
     assert.ok(docs.hits() >= 1);
     assert.equal(idp.hits.get('/.well-known/openid-configuration') ?? 0, wellKnownBefore);
     assert.ok((idp.hits.get('/jwks') ?? 0) >= 1, JSON.stringify([...idp.hits]));
@@ -130,7 +149,8 @@ describe('a discovery document whose issuer is not issuer.url', () => {
   });
 
   it('refuses every token of the issuer and logs the mismatch', async () => {
-    const mismatch = (l: string) => l.includes(`discovery of issuer "${idp.url}" at "${docs.url}" failed: discovered metadata issuer does not match the expected issuer`);
+    const mismatch = (l: string) =>
+      l.includes(`discovery of issuer "${idp.url}" at "${docs.url}" failed: discovered metadata issuer does not match the expected issuer`);
     await eventually(async () => s.logs.some(mismatch), 10_000, 'the mismatch logged');
     const r = await whoAmI(s, await idp.sign({ sub: 'alice' }));
     assert.equal(r.status, 401);

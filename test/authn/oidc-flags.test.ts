@@ -20,9 +20,22 @@ before(async () => {
   idp = await startIdp(dir);
   other = await startIdp(dir);
   s = await startTestServer({
-    flags: ['--oidc-issuer-url', idp.url, '--oidc-client-id', 'gatehouse', '--oidc-ca-file', idp.caFile,
-      '--oidc-groups-claim', 'groups', '--oidc-groups-prefix', 'oidc:', '--oidc-required-claim', 'hd=example.com',
-      '--authorization-mode', 'AlwaysAllow'],
+    flags: [
+      '--oidc-issuer-url',
+      idp.url,
+      '--oidc-client-id',
+      'gatehouse',
+      '--oidc-ca-file',
+      idp.caFile,
+      '--oidc-groups-claim',
+      'groups',
+      '--oidc-groups-prefix',
+      'oidc:',
+      '--oidc-required-claim',
+      'hd=example.com',
+      '--authorization-mode',
+      'AlwaysAllow',
+    ],
   });
 });
 
@@ -83,14 +96,20 @@ describe('OIDC by flags', () => {
 
   it('refuses alg none', async () => {
     const now = Math.floor(Date.now() / 1000);
-    await assertUnauthorized(makeJwt({ alg: 'none', kid: idp.keys[0]!.kid }, { iss: idp.url, aud: 'gatehouse', sub: 'mallory', hd: 'example.com', exp: now + 300, iat: now }));
+    await assertUnauthorized(
+      makeJwt({ alg: 'none', kid: idp.keys[0]!.kid }, { iss: idp.url, aud: 'gatehouse', sub: 'mallory', hd: 'example.com', exp: now + 300, iat: now }),
+    );
   });
 
-  it('refuses HS256 signed with the provider\'s RSA public key as the secret', async () => {
+  it("refuses HS256 signed with the provider's RSA public key as the secret", async () => {
     const now = Math.floor(Date.now() / 1000);
     const pub = createPublicKey({ key: idp.keys[0]!.publicJwk as never, format: 'jwk' });
     const payload = { iss: idp.url, aud: 'gatehouse', sub: 'mallory', hd: 'example.com', exp: now + 300, iat: now };
-    for (const secret of [pub.export({ type: 'spki', format: 'pem' }) as string, pub.export({ type: 'pkcs1', format: 'pem' }) as string, JSON.stringify(idp.keys[0]!.publicJwk)]) {
+    for (const secret of [
+      pub.export({ type: 'spki', format: 'pem' }) as string,
+      pub.export({ type: 'pkcs1', format: 'pem' }) as string,
+      JSON.stringify(idp.keys[0]!.publicJwk),
+    ]) {
       await assertUnauthorized(makeJwt({ alg: 'HS256', kid: idp.keys[0]!.kid, typ: 'JWT' }, payload, Buffer.from(secret)));
     }
   });

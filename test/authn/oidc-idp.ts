@@ -12,7 +12,11 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPaylo
 import Provider from 'oidc-provider';
 import { generateCa, generateServingCert, type CertKeyPair } from '../../certs/pki.js';
 
-export interface SigningKey { readonly kid: string; readonly privateJwk: JWK; readonly publicJwk: JWK }
+export interface SigningKey {
+  readonly kid: string;
+  readonly privateJwk: JWK;
+  readonly publicJwk: JWK;
+}
 
 export interface TestIdp {
   readonly url: string;
@@ -70,12 +74,21 @@ export async function startIdp(dir: string, opts: { listen?: boolean; audience?:
   const audience = opts.audience ?? 'gatehouse';
 
   return {
-    url, port, ca, caFile, hits, keys,
+    url,
+    port,
+    ca,
+    caFile,
+    hits,
+    keys,
     async sign(claims, o = {}) {
-      const key = o.kid ? keys.find((k) => k.kid === o.kid) ?? keys.at(-1)! : keys.at(-1)!;
+      const key = o.kid ? (keys.find((k) => k.kid === o.kid) ?? keys.at(-1)!) : keys.at(-1)!;
       const now = Math.floor(Date.now() / 1000);
-      const jwt = new SignJWT({ iss: url, aud: audience, iat: now, exp: now + (o.expiresInSec ?? 300), ...claims })
-        .setProtectedHeader({ alg: 'RS256', kid: o.kid ?? key.kid, typ: 'JWT', ...o.header });
+      const jwt = new SignJWT({ iss: url, aud: audience, iat: now, exp: now + (o.expiresInSec ?? 300), ...claims }).setProtectedHeader({
+        alg: 'RS256',
+        kid: o.kid ?? key.kid,
+        typ: 'JWT',
+        ...o.header,
+      });
       return jwt.sign(await importJWK(key.privateJwk, 'RS256'));
     },
     async rotate() {
@@ -86,7 +99,10 @@ export async function startIdp(dir: string, opts: { listen?: boolean; audience?:
     },
     async listen() {
       server = createServer({ cert: serving.certPem, key: serving.keyPem }, handler);
-      await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, '127.0.0.1', () => resolve()); });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve());
+      });
     },
     async close() {
       server.closeAllConnections?.();

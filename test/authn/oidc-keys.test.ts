@@ -19,12 +19,25 @@ let dir: string;
 const logs: string[] = [];
 const log = (m: string) => logs.push(m);
 
-before(async () => { dir = await mkdtemp(join(tmpdir(), 'gatehouse-oidc-keys-')); });
-after(async () => { await rm(dir, { recursive: true, force: true }); });
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gatehouse-oidc-keys-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
 
 function specFor(idp: TestIdp) {
-  return jwtFromFlags({ issuerUrl: idp.url, clientId: 'gatehouse', usernameClaim: 'sub', usernamePrefix: '-', groupsClaim: undefined, groupsPrefix: '',
-    requiredClaims: [], caPem: idp.ca.certPem, signingAlgs: ['RS256'] });
+  return jwtFromFlags({
+    issuerUrl: idp.url,
+    clientId: 'gatehouse',
+    usernameClaim: 'sub',
+    usernamePrefix: '-',
+    groupsClaim: undefined,
+    groupsPrefix: '',
+    requiredClaims: [],
+    caPem: idp.ca.certPem,
+    signingAlgs: ['RS256'],
+  });
 }
 
 describe('key rotation and unknown kids', () => {
@@ -34,7 +47,10 @@ describe('key rotation and unknown kids', () => {
     idp = await startIdp(dir);
     a = await JwtAuthenticator.create([specFor(idp)], { log, apiAudiences: [], keys: { refreshCooldownMs: 60_000 } });
   });
-  after(async () => { a.close(); await idp.close(); });
+  after(async () => {
+    a.close();
+    await idp.close();
+  });
 
   it('fetches the new key after the provider rotates, once', async () => {
     assert.equal((await a.authenticateToken(new BearerToken(await idp.sign({ sub: 'before' })), []))?.user.username, 'before');
@@ -53,12 +69,15 @@ describe('key rotation and unknown kids', () => {
     const now = Math.floor(Date.now() / 1000);
     for (let i = 0; i < 20; i++) {
       const t = makeJwt({ alg: 'RS256', kid: `random-${i}` }, { iss: idp.url, aud: 'gatehouse', sub: 'm', exp: now + 60 }, privateKey);
-      await assert.rejects(a.authenticateToken(new BearerToken(t), []), (err: unknown) => err instanceof AuthnError && /no applicable key found/i.test(err.message));
+      await assert.rejects(
+        a.authenticateToken(new BearerToken(t), []),
+        (err: unknown) => err instanceof AuthnError && /no applicable key found/i.test(err.message),
+      );
     }
     assert.equal(idp.hits.get('/jwks'), jwks, 'rate limited: no JWKS fetch');
   });
 
-  it('answers not mine for another issuer\'s token without any key work', async () => {
+  it("answers not mine for another issuer's token without any key work", async () => {
     const other = await startIdp(dir);
     try {
       assert.equal(await a.authenticateToken(new BearerToken(await other.sign({ sub: 'x' })), []), null);
@@ -86,13 +105,25 @@ describe('a provider that is down at start', () => {
   it('fails its tokens at once with 401, then accepts them once the keys load in the background', async () => {
     const idp = await startIdp(dir, { listen: false });
     const s = await startTestServer({
-      flags: ['--oidc-issuer-url', idp.url, '--oidc-client-id', 'gatehouse', '--oidc-ca-file', idp.caFile, '--oidc-username-prefix=oidc:', '--authorization-mode=AlwaysAllow'],
+      flags: [
+        '--oidc-issuer-url',
+        idp.url,
+        '--oidc-client-id',
+        'gatehouse',
+        '--oidc-ca-file',
+        idp.caFile,
+        '--oidc-username-prefix=oidc:',
+        '--authorization-mode=AlwaysAllow',
+      ],
     });
     try {
       const token = await idp.sign({ sub: 'late' });
       const first = await whoAmI(s, token);
       assert.equal(first.status, 401);
-      assert.ok(s.logs.some((l) => l.includes('cannot load signing keys') && l.includes('retrying')), s.logs.join('\n'));
+      assert.ok(
+        s.logs.some((l) => l.includes('cannot load signing keys') && l.includes('retrying')),
+        s.logs.join('\n'),
+      );
       await idp.listen();
       await eventually(async () => (await whoAmI(s, token)).status === 201, 20_000, 'the keys to load');
       assert.equal((await whoAmI(s, token)).username, 'oidc:late');

@@ -41,10 +41,16 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gatehouse-requestheader-'));
   const caFile = join(dir, 'front-proxy-ca.crt');
   await writeFile(caFile, frontProxyCa.certPem);
-  s = await startTestServer({ flags: [
-    '--authorization-mode=AlwaysAllow', `--requestheader-client-ca-file=${caFile}`, '--requestheader-allowed-names=front-proxy-client',
-    '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-  ] });
+  s = await startTestServer({
+    flags: [
+      '--authorization-mode=AlwaysAllow',
+      `--requestheader-client-ca-file=${caFile}`,
+      '--requestheader-allowed-names=front-proxy-client',
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    ],
+  });
   devCa = await readFile(devPkiPaths(s.dataDir).caCert, 'utf8');
 });
 after(async () => {
@@ -58,7 +64,8 @@ describe('authenticating proxy', () => {
     const r = await client(proxyCert).request('POST', PATH, BODY, IDENTITY);
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.json.status.userInfo, {
-      username: 'jane', groups: ['dev', 'ops', 'system:authenticated'],
+      username: 'jane',
+      groups: ['dev', 'ops', 'system:authenticated'],
       extra: { 'acme.com/project': ['gatehouse'], scopes: ['read', 'write'] },
     });
   });
@@ -79,7 +86,10 @@ describe('authenticating proxy', () => {
     const r = await client(otherProxy).request('POST', PATH, BODY, IDENTITY);
     assert.equal(r.status, 401);
     assert.equal(r.json.message, 'Unauthorized');
-    assert.ok(s.logs.some((l) => l.includes('"other-proxy" is not in --requestheader-allowed-names')), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => l.includes('"other-proxy" is not in --requestheader-allowed-names')),
+      s.logs.join('\n'),
+    );
   });
 
   it('refuses a proxy certificate from another CA', async () => {
@@ -93,14 +103,22 @@ describe('authenticating proxy', () => {
   });
 
   it('needs --requestheader-username-headers with --requestheader-client-ca-file', () => {
-    assert.deepEqual(parseServeFlags(['--requestheader-client-ca-file=ca.crt']), { error: '--requestheader-client-ca-file requires --requestheader-username-headers' });
+    assert.deepEqual(parseServeFlags(['--requestheader-client-ca-file=ca.crt']), {
+      error: '--requestheader-client-ca-file requires --requestheader-username-headers',
+    });
   });
 });
 
 describe('identity header stripping', () => {
   let server: Server;
   let port = 0;
-  const strip = identityHeaderNames({ usernameHeaders: ['X-Proxy-User'], uidHeaders: [], groupHeaders: ['X-Proxy-Groups'], extraHeaderPrefixes: ['X-Proxy-Extra-'], allowedNames: [] });
+  const strip = identityHeaderNames({
+    usernameHeaders: ['X-Proxy-User'],
+    uidHeaders: [],
+    groupHeaders: ['X-Proxy-Groups'],
+    extraHeaderPrefixes: ['X-Proxy-Extra-'],
+    allowedNames: [],
+  });
   before(async () => {
     server = createServer((req, res) => {
       void req.headersDistinct; // computed before stripping, as an authenticator would
@@ -114,22 +132,42 @@ describe('identity header stripping', () => {
 
   it('removes configured names and prefixes and the X-Remote defaults from every view of the headers', async () => {
     const body = await new Promise<string>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'GET', path: '/', headers: {
-        'X-Proxy-User': 'a', 'X-Proxy-Groups': 'g', 'X-Proxy-Extra-Foo': 'b', 'X-Remote-User': 'c', 'X-Remote-Group': 'd',
-        'X-Remote-Uid': 'e', 'X-Remote-Extra-Bar': 'f', 'X-Other': 'kept',
-      } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => { text += c; });
-        res.on('end', () => resolve(text));
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'GET',
+          path: '/',
+          headers: {
+            'X-Proxy-User': 'a',
+            'X-Proxy-Groups': 'g',
+            'X-Proxy-Extra-Foo': 'b',
+            'X-Remote-User': 'c',
+            'X-Remote-Group': 'd',
+            'X-Remote-Uid': 'e',
+            'X-Remote-Extra-Bar': 'f',
+            'X-Other': 'kept',
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            text += c;
+          });
+          res.on('end', () => resolve(text));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
     const seen = JSON.parse(body) as { headers: Record<string, string>; raw: string[]; distinct: Record<string, string[]> };
     for (const view of [Object.keys(seen.headers), seen.raw.filter((_, i) => i % 2 === 0).map((h) => h.toLowerCase()), Object.keys(seen.distinct)]) {
       assert.ok(view.includes('x-other'), JSON.stringify(view));
-      assert.deepEqual(view.filter((h) => h.startsWith('x-proxy') || h.startsWith('x-remote')), []);
+      assert.deepEqual(
+        view.filter((h) => h.startsWith('x-proxy') || h.startsWith('x-remote')),
+        [],
+      );
     }
   });
 });

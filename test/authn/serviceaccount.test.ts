@@ -13,22 +13,34 @@ const DEV_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const payloadOf = (token: string): Record<string, any> => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()); // eslint-disable-line @typescript-eslint/no-explicit-any
 const headerOf = (token: string): Record<string, unknown> => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString());
 
-async function create(s: TestServer, path: string, body: unknown): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function create(s: TestServer, path: string, body: unknown): Promise<Record<string, any>> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await s.admin.request('POST', path, body);
   assert.equal(r.status, 201, r.text);
   return r.json;
 }
 
 async function tokenRequest(s: TestServer, sa: string, spec: Record<string, unknown> = {}, ns = 'default') {
-  return s.admin.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec });
+  return s.admin.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec,
+  });
 }
 
 /** Claims of a bound token for sa, valid now unless overridden. */
 function claims(sa: { name: string; uid: string }, over: Record<string, unknown> = {}, ns = 'default'): Record<string, unknown> {
   const now = Math.floor(Date.now() / 1000);
   return {
-    aud: [DEV_ISSUER], exp: now + 600, iat: now, nbf: now, iss: DEV_ISSUER, jti: randomUUID(),
-    'kubernetes.io': { namespace: ns, serviceaccount: sa }, sub: `system:serviceaccount:${ns}:${sa.name}`, ...over,
+    aud: [DEV_ISSUER],
+    exp: now + 600,
+    iat: now,
+    nbf: now,
+    iss: DEV_ISSUER,
+    jti: randomUUID(),
+    'kubernetes.io': { namespace: ns, serviceaccount: sa },
+    sub: `system:serviceaccount:${ns}:${sa.name}`,
+    ...over,
   };
 }
 
@@ -43,38 +55,63 @@ describe('service-account tokens in dev mode', () => {
     devKid = keyId(createPublicKey(devKey));
     const sa = await create(s, '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'sa1' } });
     sa1 = { name: 'sa1', uid: sa.metadata.uid };
-    await create(s, '/api/v1/namespaces/default/pods', { metadata: { name: 'p1' }, spec: { serviceAccountName: 'sa1', containers: [{ name: 'c', image: 'busybox' }] } });
+    await create(s, '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'p1' },
+      spec: { serviceAccountName: 'sa1', containers: [{ name: 'c', image: 'busybox' }] },
+    });
   });
-  after(async () => { await s?.close(); });
+  after(async () => {
+    await s?.close();
+  });
 
   it('says in the startup output that it signs with the dev key and issuer', () => {
-    assert.ok(s.logs.some((l) => l.includes('dev mode') && l.includes(DEV_ISSUER) && l.includes('sa.key')), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => l.includes('dev mode') && l.includes(DEV_ISSUER) && l.includes('sa.key')),
+      s.logs.join('\n'),
+    );
   });
 
   it('lists serviceaccounts/token as authentication.k8s.io/v1 TokenRequest in discovery', async () => {
     const r = await s.admin.request('GET', '/api/v1');
     const entry = r.json.resources.find((x: { name: string }) => x.name === 'serviceaccounts/token');
-    assert.deepEqual(entry, { name: 'serviceaccounts/token', singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
+    assert.deepEqual(entry, {
+      name: 'serviceaccounts/token',
+      singularName: '',
+      namespaced: true,
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    });
   });
 
-  it('kubectl create token with audience, duration and a bound pod writes the claims kube-apiserver writes', { skip: hasKubectl ? false : 'kubectl is not installed' }, async () => {
-    const r = await kubectl(s, undefined, ['create', 'token', 'sa1', '--audience', 'x', '--duration', '10m', '--bound-object-kind', 'Pod', '--bound-object-name', 'p1'], s.kubeconfig);
-    assert.equal(r.code, 0, r.stderr);
-    const token = r.stdout.trim();
-    const h = headerOf(token);
-    assert.deepEqual(h, { alg: 'RS256', kid: devKid });
-    const p = payloadOf(token);
-    const pod = await s.admin.request('GET', '/api/v1/namespaces/default/pods/p1');
-    assert.equal(p.iss, DEV_ISSUER);
-    assert.deepEqual(p.aud, ['x']);
-    assert.equal(p.sub, 'system:serviceaccount:default:sa1');
-    assert.equal(p.exp - p.iat, 600);
-    assert.equal(p.nbf, p.iat);
-    assert.match(p.jti, /^[0-9a-f-]{36}$/);
-    assert.deepEqual(p['kubernetes.io'], { namespace: 'default', pod: { name: 'p1', uid: pod.json.metadata.uid }, serviceaccount: sa1 });
-    // Audience x is not the API's: the token is refused here.
-    assert.equal((await withToken(s, token)).status, 401);
-  });
+  it(
+    'kubectl create token with audience, duration and a bound pod writes the claims kube-apiserver writes',
+    { skip: hasKubectl ? false : 'kubectl is not installed' },
+    async () => {
+      const r = await kubectl(
+        s,
+        undefined,
+        ['create', 'token', 'sa1', '--audience', 'x', '--duration', '10m', '--bound-object-kind', 'Pod', '--bound-object-name', 'p1'],
+        s.kubeconfig,
+      );
+      assert.equal(r.code, 0, r.stderr);
+      const token = r.stdout.trim();
+      const h = headerOf(token);
+      assert.deepEqual(h, { alg: 'RS256', kid: devKid });
+      const p = payloadOf(token);
+      const pod = await s.admin.request('GET', '/api/v1/namespaces/default/pods/p1');
+      assert.equal(p.iss, DEV_ISSUER);
+      assert.deepEqual(p.aud, ['x']);
+      assert.equal(p.sub, 'system:serviceaccount:default:sa1');
+      assert.equal(p.exp - p.iat, 600);
+      assert.equal(p.nbf, p.iat);
+      assert.match(p.jti, /^[0-9a-f-]{36}$/);
+      assert.deepEqual(p['kubernetes.io'], { namespace: 'default', pod: { name: 'p1', uid: pod.json.metadata.uid }, serviceaccount: sa1 });
+      // Audience x is not the API's: the token is refused here.
+      assert.equal((await withToken(s, token)).status, 401);
+    },
+  );
 
   it('answers the TokenRequest with status.token and status.expirationTimestamp', async () => {
     const r = await tokenRequest(s, 'sa1', { expirationSeconds: 3600 });
@@ -107,7 +144,10 @@ describe('service-account tokens in dev mode', () => {
   });
 
   it('a pod-bound token carries the pod in extra and is refused once the pod is deleted', async () => {
-    const pod = await create(s, '/api/v1/namespaces/default/pods', { metadata: { name: 'p2' }, spec: { serviceAccountName: 'sa1', containers: [{ name: 'c', image: 'busybox' }] } });
+    const pod = await create(s, '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'p2' },
+      spec: { serviceAccountName: 'sa1', containers: [{ name: 'c', image: 'busybox' }] },
+    });
     const r = await tokenRequest(s, 'sa1', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p2' } });
     assert.equal(r.status, 201, r.text);
     const token = r.json.status.token as string;
@@ -170,7 +210,7 @@ describe('service-account tokens in dev mode', () => {
       await refuse(makeJwt({ alg: 'HS256', kid: devKid }, claims(sa1), Buffer.from(pem)));
       await refuse(makeJwt({ alg: 'HS256' }, claims(sa1), createPublicKey(devKey).export({ type: 'spki', format: 'der' })));
     });
-    it('unknown kid, and a known kid on another key\'s signature', async () => {
+    it("unknown kid, and a known kid on another key's signature", async () => {
       const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
       await refuse(makeJwt({ alg: 'RS256', kid: 'unknown' }, claims(sa1), devKey));
       await refuse(makeJwt({ alg: 'RS256', kid: keyId(createPublicKey(other)) }, claims(sa1), other));
@@ -212,13 +252,18 @@ describe('service-account tokens in dev mode', () => {
   it('fills a legacy kubernetes.io/service-account-token secret whose token verifies until the secret is deleted', async () => {
     const sa = await create(s, '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'legacy' } });
     await create(s, '/api/v1/namespaces/default/secrets', {
-      metadata: { name: 'legacy-token', annotations: { 'kubernetes.io/service-account.name': 'legacy' } }, type: 'kubernetes.io/service-account-token',
+      metadata: { name: 'legacy-token', annotations: { 'kubernetes.io/service-account.name': 'legacy' } },
+      type: 'kubernetes.io/service-account-token',
     });
     let secret: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-    await eventually(async () => {
-      secret = (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/legacy-token')).json;
-      return typeof secret.data?.token === 'string';
-    }, 10_000, 'the token controller to fill the secret');
+    await eventually(
+      async () => {
+        secret = (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/legacy-token')).json;
+        return typeof secret.data?.token === 'string';
+      },
+      10_000,
+      'the token controller to fill the secret',
+    );
     const token = Buffer.from(secret.data.token, 'base64').toString();
     assert.equal(Buffer.from(secret.data.namespace, 'base64').toString(), 'default');
     assert.match(Buffer.from(secret.data['ca.crt'], 'base64').toString(), /BEGIN CERTIFICATE/);
@@ -237,11 +282,16 @@ describe('service-account tokens in dev mode', () => {
   it('deletes a legacy token secret whose service account is deleted', async () => {
     await create(s, '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'short-lived' } });
     await create(s, '/api/v1/namespaces/default/secrets', {
-      metadata: { name: 'short-lived-token', annotations: { 'kubernetes.io/service-account.name': 'short-lived' } }, type: 'kubernetes.io/service-account-token',
+      metadata: { name: 'short-lived-token', annotations: { 'kubernetes.io/service-account.name': 'short-lived' } },
+      type: 'kubernetes.io/service-account-token',
     });
     await eventually(async () => typeof (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/short-lived-token')).json?.data?.token === 'string');
     await s.admin.request('DELETE', '/api/v1/namespaces/default/serviceaccounts/short-lived');
-    await eventually(async () => (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/short-lived-token')).status === 404, 10_000, 'the secret to go');
+    await eventually(
+      async () => (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/short-lived-token')).status === 404,
+      10_000,
+      'the secret to go',
+    );
   });
 });
 
@@ -258,14 +308,27 @@ describe('service-account tokens with ECDSA signing and several key files', () =
     await writeFile(join(dir, 'ec.key'), ec.privateKey.export({ type: 'sec1', format: 'pem' }));
     await writeFile(join(dir, 'ec.pub'), ec.publicKey.export({ type: 'spki', format: 'pem' }));
     // One file, several keys: an RSA private key (PKCS#1) and an unrelated P-384 public key.
-    await writeFile(join(dir, 'multi.pem'), `${oldRsa.export({ type: 'pkcs1', format: 'pem' }) as string}${unrelated.export({ type: 'spki', format: 'pem' }) as string}`);
+    await writeFile(
+      join(dir, 'multi.pem'),
+      `${oldRsa.export({ type: 'pkcs1', format: 'pem' }) as string}${unrelated.export({ type: 'spki', format: 'pem' }) as string}`,
+    );
     s = await startTestServer({
       flags: [
         '--authorization-mode=AlwaysAllow',
-        '--service-account-signing-key-file', join(dir, 'ec.key'),
-        '--service-account-issuer', 'https://issuer.example', '--service-account-issuer', 'https://old-issuer.example',
-        '--service-account-key-file', join(dir, 'ec.pub'), '--service-account-key-file', join(dir, 'multi.pem'),
-        '--api-audiences', 'api,other-api', '--service-account-max-token-expiration', '1h',
+        '--service-account-signing-key-file',
+        join(dir, 'ec.key'),
+        '--service-account-issuer',
+        'https://issuer.example',
+        '--service-account-issuer',
+        'https://old-issuer.example',
+        '--service-account-key-file',
+        join(dir, 'ec.pub'),
+        '--service-account-key-file',
+        join(dir, 'multi.pem'),
+        '--api-audiences',
+        'api,other-api',
+        '--service-account-max-token-expiration',
+        '1h',
       ],
     });
     const obj = await create(s, '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'robot' } });
@@ -317,13 +380,26 @@ describe('service-account key problems at start', () => {
       const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
       await writeFile(join(dir, 'sa.key'), key);
       await writeFile(join(dir, 'empty.pem'), 'nothing here\n');
-      await assert.rejects(startTestServer({ dataDir: dir, flags: [
-        '--service-account-signing-key-file', join(dir, 'sa.key'), '--service-account-issuer', 'https://i',
-        '--service-account-key-file', join(dir, 'empty.pem'),
-      ] }), (e: Error) => {
-        assert.equal(e.message, `invalid value "${join(dir, 'empty.pem')}" for --service-account-key-file: no PEM public key, private key or certificate found`);
-        return true;
-      });
+      await assert.rejects(
+        startTestServer({
+          dataDir: dir,
+          flags: [
+            '--service-account-signing-key-file',
+            join(dir, 'sa.key'),
+            '--service-account-issuer',
+            'https://i',
+            '--service-account-key-file',
+            join(dir, 'empty.pem'),
+          ],
+        }),
+        (e: Error) => {
+          assert.equal(
+            e.message,
+            `invalid value "${join(dir, 'empty.pem')}" for --service-account-key-file: no PEM public key, private key or certificate found`,
+          );
+          return true;
+        },
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -22,7 +22,14 @@ function setup(maxEntries = 100) {
   let now = 1_000_000;
   const inner = new Counting();
   const cache = new CachedTokenAuthenticator(inner, { successTtlMs: 60_000, failureTtlMs: 2_000, maxEntries, clock: () => now });
-  return { inner, cache, advance: (ms: number) => { now += ms; }, now: () => now };
+  return {
+    inner,
+    cache,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    now: () => now,
+  };
 }
 
 describe('token decision cache', () => {
@@ -86,7 +93,7 @@ describe('token decision cache', () => {
 });
 
 describe('bearer tokens on one connection', () => {
-  it('passes every request its own token\'s digest, also when a connection changes its token (the per-connection digest memo)', async () => {
+  it("passes every request its own token's digest, also when a connection changes its token (the per-connection digest memo)", async () => {
     const seen: { token: string; digest: string | undefined }[] = [];
     const method: TokenAuthenticator = {
       name: 'recording',
@@ -97,13 +104,20 @@ describe('bearer tokens on one connection', () => {
     };
     const bearer = new BearerAuthenticator(method, ['api']);
     const socket = {};
-    const req = (token: string, s: object = socket): IncomingMessage => ({ headers: { authorization: `Bearer ${token}` }, socket: s }) as unknown as IncomingMessage;
+    const req = (token: string, s: object = socket): IncomingMessage =>
+      ({ headers: { authorization: `Bearer ${token}` }, socket: s }) as unknown as IncomingMessage;
     assert.equal((await bearer.authenticate(req('tok-a')))!.user.username, 'u-tok-a');
     assert.equal((await bearer.authenticate(req('tok-a')))!.user.username, 'u-tok-a');
     assert.equal((await bearer.authenticate(req('tok-b')))!.user.username, 'u-tok-b');
     assert.equal((await bearer.authenticate(req('tok-a', {})))!.user.username, 'u-tok-a');
-    assert.deepEqual(seen.map((x) => [x.token, x.digest]), [
-      ['tok-a', tokenDigest('tok-a')], ['tok-a', tokenDigest('tok-a')], ['tok-b', tokenDigest('tok-b')], ['tok-a', tokenDigest('tok-a')],
-    ]);
+    assert.deepEqual(
+      seen.map((x) => [x.token, x.digest]),
+      [
+        ['tok-a', tokenDigest('tok-a')],
+        ['tok-a', tokenDigest('tok-a')],
+        ['tok-b', tokenDigest('tok-b')],
+        ['tok-a', tokenDigest('tok-a')],
+      ],
+    );
   });
 });

@@ -8,18 +8,18 @@ import { parseCsv, StaticTokenAuthenticator, TokenFileError } from '../../gatewa
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasKubectl, kubectl, whoAmI, withToken } from './tokenkit.js';
 
-const FILE = [
-  'alice-token,alice,uid-alice,"dev,ops"',
-  '',
-  'bob-token,bob,uid-bob',
-  'carol-token,carol,,team-a,team-b',
-  '"quoted,token",dave,uid-dave,"say ""hi"""',
-].join('\r\n') + '\n';
+const FILE =
+  ['alice-token,alice,uid-alice,"dev,ops"', '', 'bob-token,bob,uid-bob', 'carol-token,carol,,team-a,team-b', '"quoted,token",dave,uid-dave,"say ""hi"""'].join(
+    '\r\n',
+  ) + '\n';
 
 describe('static token file parsing', () => {
   it('reads quoted columns, escaped quotes, CRLF and blank lines as Go encoding/csv does', () => {
     const rows = parseCsv(FILE, 'f.csv');
-    assert.deepEqual(rows.map((r) => r.line), [1, 3, 4, 5]);
+    assert.deepEqual(
+      rows.map((r) => r.line),
+      [1, 3, 4, 5],
+    );
     assert.deepEqual(rows[0]!.fields, ['alice-token', 'alice', 'uid-alice', 'dev,ops']);
     assert.deepEqual(rows[3]!.fields, ['quoted,token', 'dave', 'uid-dave', 'say "hi"']);
   });
@@ -39,8 +39,10 @@ describe('static token file parsing', () => {
   });
 
   it('names the line of a row with too few columns', () => {
-    assert.throws(() => new StaticTokenAuthenticator('a,b,c\n\nonly-two,cols\n', 'f.csv'),
-      (e: unknown) => e instanceof TokenFileError && /f\.csv: line 3: must have at least 3 columns .*found 2/.test(e.message));
+    assert.throws(
+      () => new StaticTokenAuthenticator('a,b,c\n\nonly-two,cols\n', 'f.csv'),
+      (e: unknown) => e instanceof TokenFileError && /f\.csv: line 3: must have at least 3 columns .*found 2/.test(e.message),
+    );
   });
 
   it('names the line of a bare or unterminated quote', () => {

@@ -22,9 +22,14 @@ export async function withToken(s: TestServer, token: string, path = '/api/v1/na
 }
 
 /** Who the server thinks the token is: SelfSubjectReview when served, else the name in a 403. */
-export async function whoAmI(s: TestServer, token: string): Promise<{ status: number; username?: string; groups?: string[]; uid?: string; extra?: Record<string, string[]> }> {
-  const r = await withToken(s, token, '/apis/authentication.k8s.io/v1/selfsubjectreviews', 'POST',
-    { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+export async function whoAmI(
+  s: TestServer,
+  token: string,
+): Promise<{ status: number; username?: string; groups?: string[]; uid?: string; extra?: Record<string, string[]> }> {
+  const r = await withToken(s, token, '/apis/authentication.k8s.io/v1/selfsubjectreviews', 'POST', {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'SelfSubjectReview',
+  });
   if (r.status === 201 || r.status === 200) {
     const u = r.json.status.userInfo;
     return { status: r.status, username: u.username, groups: u.groups, uid: u.uid, extra: u.extra };
@@ -32,7 +37,11 @@ export async function whoAmI(s: TestServer, token: string): Promise<{ status: nu
   return { status: r.status };
 }
 
-export interface KubectlResult { code: number; stdout: string; stderr: string }
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs the real kubectl against the server with only --token (no kubeconfig, no client cert). */
 export async function kubectl(s: TestServer, token: string | undefined, args: string[], kubeconfig?: string): Promise<KubectlResult> {
@@ -43,8 +52,12 @@ export async function kubectl(s: TestServer, token: string | undefined, args: st
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const [code] = (await once(child, 'close')) as [number];
   return { code, stdout, stderr };
 }
@@ -56,9 +69,17 @@ export function makeJwt(header: Record<string, unknown> | string, payload: Recor
   const input = `${b64(header)}.${b64(payload)}`;
   const alg = typeof header === 'string' ? 'RS256' : String(header['alg']);
   let sig = '';
-  if (alg.startsWith('HS')) sig = createHmac(`sha${alg.slice(2)}`, key as Buffer).update(input).digest('base64url');
-  else if (alg.startsWith('RS')) sig = createSign(`sha${alg.slice(2)}`).update(input).sign(key as KeyObject).toString('base64url');
-  else if (alg.startsWith('ES')) sig = cryptoSign(`sha${alg.slice(2)}`, Buffer.from(input), { key: key as KeyObject, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  if (alg.startsWith('HS'))
+    sig = createHmac(`sha${alg.slice(2)}`, key as Buffer)
+      .update(input)
+      .digest('base64url');
+  else if (alg.startsWith('RS'))
+    sig = createSign(`sha${alg.slice(2)}`)
+      .update(input)
+      .sign(key as KeyObject)
+      .toString('base64url');
+  else if (alg.startsWith('ES'))
+    sig = cryptoSign(`sha${alg.slice(2)}`, Buffer.from(input), { key: key as KeyObject, dsaEncoding: 'ieee-p1363' }).toString('base64url');
   return `${input}.${sig}`;
 }
 

@@ -14,14 +14,16 @@ const accepting: TokenAuthenticator = {
 };
 
 describe('token union', () => {
-  it('asks the next method after one that breaks, and the next one\'s answer wins', async () => {
+  it("asks the next method after one that breaks, and the next one's answer wins", async () => {
     const r = await new TokenUnion([broken, refusing, accepting]).authenticateToken(new BearerToken('t1'), ['api']);
     assert.equal(r?.user.username, 'u-t1');
   });
 
-  it('refuses with every method\'s failure, a broken one as an internal error', async () => {
-    await assert.rejects(new TokenUnion([broken, refusing]).authenticateToken(new BearerToken('t2'), ['api']),
-      (err: unknown) => err instanceof AuthnError && err.message === 'broken: internal error: boom; refusing: bad token');
+  it("refuses with every method's failure, a broken one as an internal error", async () => {
+    await assert.rejects(
+      new TokenUnion([broken, refusing]).authenticateToken(new BearerToken('t2'), ['api']),
+      (err: unknown) => err instanceof AuthnError && err.message === 'broken: internal error: boom; refusing: bad token',
+    );
   });
 
   it('builds a token with its own digest', () => {

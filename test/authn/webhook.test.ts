@@ -24,15 +24,23 @@ function tokenService(r: PeerRequest, res: ServerResponse): void {
   const token = review?.spec?.token;
   switch (token) {
     case 'good-token':
-      return sendJson(res, 200, tokenReviewAnswer(review, {
-        authenticated: true,
-        user: { username: 'jane', uid: 'u-42', groups: ['dev'], extra: { 'example.com/team': ['blue'] } },
-      }));
+      return sendJson(
+        res,
+        200,
+        tokenReviewAnswer(review, {
+          authenticated: true,
+          user: { username: 'jane', uid: 'u-42', groups: ['dev'], extra: { 'example.com/team': ['blue'] } },
+        }),
+      );
     case 'proto-token': // keys a plain object inherits are data in a webhook's answer (issue 18)
-      return sendJson(res, 200, tokenReviewAnswer(review, {
-        authenticated: true,
-        user: { username: 'proto', extra: { ['__proto__']: ['p'], constructor: ['c'] } },
-      }));
+      return sendJson(
+        res,
+        200,
+        tokenReviewAnswer(review, {
+          authenticated: true,
+          user: { username: 'proto', extra: { ['__proto__']: ['p'], constructor: ['c'] } },
+        }),
+      );
     case 'aud-token':
       return sendJson(res, 200, tokenReviewAnswer(review, { authenticated: true, user: { username: 'aud-user' }, audiences: ['b', 'c'] }));
     case 'refused-token':
@@ -58,12 +66,17 @@ let dir = '';
 
 async function webhookKubeconfig(name: string, server: string, ca: string, user: Record<string, unknown>): Promise<string> {
   const file = join(dir, name);
-  await writeFile(file, stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'webhook',
-    clusters: [{ name: 'token-service', cluster: { server, 'certificate-authority-data': b64(ca) } }],
-    users: [{ name: 'apiserver', user }],
-    contexts: [{ name: 'webhook', context: { cluster: 'token-service', user: 'apiserver' } }],
-  }));
+  await writeFile(
+    file,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'webhook',
+      clusters: [{ name: 'token-service', cluster: { server, 'certificate-authority-data': b64(ca) } }],
+      users: [{ name: 'apiserver', user }],
+      contexts: [{ name: 'webhook', context: { cluster: 'token-service', user: 'apiserver' } }],
+    }),
+  );
   return file;
 }
 
@@ -77,14 +90,20 @@ after(async () => {
 });
 
 const whoami = (s: TestServer, token: string) =>
-  s.anonymous.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, { authorization: `Bearer ${token}` });
+  s.anonymous.request(
+    'POST',
+    '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+    { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    { authorization: `Bearer ${token}` },
+  );
 const callsFor = (token: string) => peer.requests.filter((r) => r.json?.spec?.token === token).length;
 
 describe('token webhook (v1beta1, the default)', () => {
   let s: TestServer;
   before(async () => {
     const config = await webhookKubeconfig('v1beta1.kubeconfig', `${peer.url}/authenticate`, peer.ca.certPem, {
-      'client-certificate-data': b64(webhookClient.certPem), 'client-key-data': b64(webhookClient.keyPem),
+      'client-certificate-data': b64(webhookClient.certPem),
+      'client-key-data': b64(webhookClient.keyPem),
     });
     s = await startTestServer({
       flags: ['--authorization-mode=AlwaysAllow', '--api-audiences=https://gatehouse.test', `--authentication-token-webhook-config-file=${config}`],
@@ -96,7 +115,12 @@ describe('token webhook (v1beta1, the default)', () => {
   it('authenticates the user the webhook names, with uid, groups and extra', async () => {
     const r = await whoami(s, 'good-token');
     assert.equal(r.status, 201, r.text);
-    assert.deepEqual(r.json.status.userInfo, { username: 'jane', uid: 'u-42', groups: ['dev', 'system:authenticated'], extra: { 'example.com/team': ['blue'] } });
+    assert.deepEqual(r.json.status.userInfo, {
+      username: 'jane',
+      uid: 'u-42',
+      groups: ['dev', 'system:authenticated'],
+      extra: { 'example.com/team': ['blue'] },
+    });
   });
 
   it('keeps extra keys named __proto__ and constructor as data', async () => {
@@ -111,7 +135,11 @@ describe('token webhook (v1beta1, the default)', () => {
     assert.equal(call.method, 'POST');
     assert.equal(call.url, '/authenticate');
     assert.equal(call.clientCn, 'gatehouse-webhook');
-    assert.deepEqual(call.json, { apiVersion: 'authentication.k8s.io/v1beta1', kind: 'TokenReview', spec: { token: 'good-token', audiences: ['https://gatehouse.test'] } });
+    assert.deepEqual(call.json, {
+      apiVersion: 'authentication.k8s.io/v1beta1',
+      kind: 'TokenReview',
+      spec: { token: 'good-token', audiences: ['https://gatehouse.test'] },
+    });
   });
 
   it('answers a repeated token from the cache without calling the webhook again', async () => {
@@ -124,12 +152,19 @@ describe('token webhook (v1beta1, the default)', () => {
     const r = await whoami(s, 'refused-token');
     assert.equal(r.status, 401);
     assert.deepEqual(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
-    assert.ok(s.logs.some((l) => l.includes('the token was revoked')), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => l.includes('the token was revoked')),
+      s.logs.join('\n'),
+    );
     assert.ok(!s.logs.some((l) => l.includes('refused-token')));
   });
 
-  for (const [what, token] of [['garbage', 'garbage-token'], ['a TokenReview of another apiVersion', 'wrong-version-token'],
-    ['authenticated without a user', 'no-user-token'], ['an HTTP 500', 'error-token']] as const) {
+  for (const [what, token] of [
+    ['garbage', 'garbage-token'],
+    ['a TokenReview of another apiVersion', 'wrong-version-token'],
+    ['authenticated without a user', 'no-user-token'],
+    ['an HTTP 500', 'error-token'],
+  ] as const) {
     it(`treats ${what} from the webhook as a failed authentication`, async () => {
       const r = await whoami(s, token);
       assert.equal(r.status, 401);
@@ -140,12 +175,15 @@ describe('token webhook (v1beta1, the default)', () => {
   it('gives up on a hanging webhook after the timeout and answers 401', async () => {
     const r = await whoami(s, 'hanging-token');
     assert.equal(r.status, 401);
-    assert.ok(s.logs.some((l) => /timed out after 500ms/.test(l)), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => /timed out after 500ms/.test(l)),
+      s.logs.join('\n'),
+    );
     // The server is still fine.
     assert.equal((await whoami(s, 'good-token')).status, 201);
   });
 
-  it('counts the webhook round trips by code (kube\'s delegated authentication metrics)', async () => {
+  it("counts the webhook round trips by code (kube's delegated authentication metrics)", async () => {
     const text = (await s.admin.request('GET', '/metrics')).text;
     assert.match(text, /apiserver_delegated_authn_request_total\{code="200"\} [1-9]/);
     assert.match(text, /apiserver_delegated_authn_request_total\{code="<error>"\} [1-9]/, 'the hanging call');
@@ -157,10 +195,17 @@ describe('token webhook (v1)', () => {
   let s: TestServer;
   before(async () => {
     const config = await webhookKubeconfig('v1.kubeconfig', `${peer.url}/v1`, peer.ca.certPem, {
-      'client-certificate-data': b64(webhookClient.certPem), 'client-key-data': b64(webhookClient.keyPem),
+      'client-certificate-data': b64(webhookClient.certPem),
+      'client-key-data': b64(webhookClient.keyPem),
     });
-    s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow', `--authentication-token-webhook-config-file=${config}`,
-      '--authentication-token-webhook-version=v1', '--authentication-token-webhook-cache-ttl=0'] });
+    s = await startTestServer({
+      flags: [
+        '--authorization-mode=AlwaysAllow',
+        `--authentication-token-webhook-config-file=${config}`,
+        '--authentication-token-webhook-version=v1',
+        '--authentication-token-webhook-cache-ttl=0',
+      ],
+    });
   });
   after(() => s.close());
 
@@ -178,14 +223,26 @@ describe('token webhook configuration', () => {
   it('refuses to start with a webhook that is not https', async () => {
     const config = await webhookKubeconfig('http.kubeconfig', 'http://127.0.0.1:1/authenticate', peer.ca.certPem, {});
     const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-test-'));
-    const parsed = parseServeFlags(['--secure-port', String(await freePort()), '--data-dir', dataDir, '--storage-backend=memory', `--authentication-token-webhook-config-file=${config}`]);
+    const parsed = parseServeFlags([
+      '--secure-port',
+      String(await freePort()),
+      '--data-dir',
+      dataDir,
+      '--storage-backend=memory',
+      `--authentication-token-webhook-config-file=${config}`,
+    ]);
     assert.ok('options' in parsed);
-    await assert.rejects(startServer(parsed.options, { log: () => undefined }), /--authentication-token-webhook-config-file: the server must be an https:\/\/ URL/);
+    await assert.rejects(
+      startServer(parsed.options, { log: () => undefined }),
+      /--authentication-token-webhook-config-file: the server must be an https:\/\/ URL/,
+    );
     await rm(dataDir, { recursive: true, force: true });
   });
 
   it('refuses an unknown webhook version', () => {
-    assert.deepEqual(parseServeFlags(['--authentication-token-webhook-version=v2']), { error: 'invalid value "v2" for --authentication-token-webhook-version: must be v1 or v1beta1' });
+    assert.deepEqual(parseServeFlags(['--authentication-token-webhook-version=v2']), {
+      error: 'invalid value "v2" for --authentication-token-webhook-version: must be v1 or v1beta1',
+    });
   });
 });
 
@@ -194,14 +251,16 @@ describe('Gatehouse as the token webhook of another server', () => {
   let second: TestServer;
   before(async () => {
     const config = await webhookKubeconfig('first.kubeconfig', `${peer.url}/authenticate`, peer.ca.certPem, {
-      'client-certificate-data': b64(webhookClient.certPem), 'client-key-data': b64(webhookClient.keyPem),
+      'client-certificate-data': b64(webhookClient.certPem),
+      'client-key-data': b64(webhookClient.keyPem),
     });
     first = await startTestServer({ flags: [`--authentication-token-webhook-config-file=${config}`] });
     // The second server calls the first one's TokenReview endpoint with the first one's admin certificate.
     const pki = devPkiPaths(first.dataDir);
     const [ca, cert, key] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.adminCert, 'utf8'), readFile(pki.adminKey, 'utf8')]);
     const chained = await webhookKubeconfig('second.kubeconfig', `${first.url}/apis/authentication.k8s.io/v1beta1/tokenreviews`, ca, {
-      'client-certificate-data': b64(cert), 'client-key-data': b64(key),
+      'client-certificate-data': b64(cert),
+      'client-key-data': b64(key),
     });
     second = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow', `--authentication-token-webhook-config-file=${chained}`] });
   });
@@ -221,7 +280,10 @@ describe('Gatehouse as the token webhook of another server', () => {
   it('refuses a token the first Gatehouse does not accept', async () => {
     const r = await whoami(second, 'refused-token');
     assert.equal(r.status, 401);
-    assert.ok(second.logs.some((l) => l.includes('the token was revoked')), second.logs.join('\n'));
+    assert.ok(
+      second.logs.some((l) => l.includes('the token was revoked')),
+      second.logs.join('\n'),
+    );
   });
 });
 
@@ -233,10 +295,22 @@ describe('token webhook beside OIDC', () => {
   before(async () => {
     idp = await startIdp(dir);
     const config = await webhookKubeconfig('with-oidc.kubeconfig', `${peer.url}/authenticate`, peer.ca.certPem, {
-      'client-certificate-data': b64(webhookClient.certPem), 'client-key-data': b64(webhookClient.keyPem),
+      'client-certificate-data': b64(webhookClient.certPem),
+      'client-key-data': b64(webhookClient.keyPem),
     });
-    s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow', `--authentication-token-webhook-config-file=${config}`,
-      '--authentication-token-webhook-cache-ttl=0', '--oidc-issuer-url', idp.url, '--oidc-client-id', 'gatehouse', '--oidc-ca-file', idp.caFile] });
+    s = await startTestServer({
+      flags: [
+        '--authorization-mode=AlwaysAllow',
+        `--authentication-token-webhook-config-file=${config}`,
+        '--authentication-token-webhook-cache-ttl=0',
+        '--oidc-issuer-url',
+        idp.url,
+        '--oidc-client-id',
+        'gatehouse',
+        '--oidc-ca-file',
+        idp.caFile,
+      ],
+    });
   });
   after(async () => {
     await s.close();

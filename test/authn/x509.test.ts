@@ -24,11 +24,44 @@ const clients: HttpsClient[] = [];
 /** A CA and a client certificate (CN olga, O dev and ops) made by the openssl command line. */
 async function opensslPki(dir: string): Promise<{ caFile: string; cert: string; key: string }> {
   const f = (n: string) => join(dir, n);
-  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.crt'), '-days', '30',
-    '-subj', '/CN=openssl-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.crt'),
+    '-days',
+    '30',
+    '-subj',
+    '/CN=openssl-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   await run('openssl', ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('olga.key'), '-out', f('olga.csr'), '-subj', '/O=dev/O=ops/CN=olga']);
   await writeFile(f('ext.cnf'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n');
-  await run('openssl', ['x509', '-req', '-in', f('olga.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('olga.crt'), '-days', '30', '-extfile', f('ext.cnf')]);
+  await run('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    f('olga.csr'),
+    '-CA',
+    f('ca.crt'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    f('olga.crt'),
+    '-days',
+    '30',
+    '-extfile',
+    f('ext.cnf'),
+  ]);
   return { caFile: f('ca.crt'), cert: await readFile(f('olga.crt'), 'utf8'), key: await readFile(f('olga.key'), 'utf8') };
 }
 
@@ -76,7 +109,10 @@ describe('client certificate authentication', () => {
     const r = await clientWith({ cert: stranger.certPem, key: stranger.keyPem }).request('POST', PATH, BODY);
     assert.equal(r.status, 401);
     assert.deepEqual(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
-    assert.ok(s.logs.some((l) => /x509: client certificate rejected: client certificate is not signed by a trusted CA/.test(l)), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => /x509: client certificate rejected: client certificate is not signed by a trusted CA/.test(l)),
+      s.logs.join('\n'),
+    );
   });
 
   it('refuses an expired certificate from a trusted CA with 401', async () => {

@@ -27,8 +27,17 @@ const FILE = [
 
 function attrs(user: string, groups: string[], over: Partial<Attributes>): Attributes {
   return {
-    user: { username: user, groups }, verb: 'get', isResourceRequest: true, path: '', apiGroup: '', apiVersion: 'v1',
-    namespace: 'default', resource: 'pods', subresource: '', name: '', ...over,
+    user: { username: user, groups },
+    verb: 'get',
+    isResourceRequest: true,
+    path: '',
+    apiGroup: '',
+    apiVersion: 'v1',
+    namespace: 'default',
+    resource: 'pods',
+    subresource: '',
+    name: '',
+    ...over,
   };
 }
 
@@ -48,8 +57,20 @@ describe('ABAC', () => {
     ['a group policy matches members', 'dave', ['ops', ...authed], { verb: 'update', apiGroup: 'apps', resource: 'deployments' }, 'allow'],
     ['a group policy refuses others', 'dave', authed, { verb: 'update', apiGroup: 'apps', resource: 'deployments' }, 'no-opinion'],
     ['user * means every authenticated user', 'eve', authed, { isResourceRequest: false, path: '/version', resource: '' }, 'allow'],
-    ['user * does not match anonymous users', 'system:anonymous', ['system:unauthenticated'], { isResourceRequest: false, path: '/version', resource: '' }, 'no-opinion'],
-    ['a path with /* matches below it', 'system:anonymous', ['system:unauthenticated'], { isResourceRequest: false, path: '/healthz/ping', resource: '' }, 'allow'],
+    [
+      'user * does not match anonymous users',
+      'system:anonymous',
+      ['system:unauthenticated'],
+      { isResourceRequest: false, path: '/version', resource: '' },
+      'no-opinion',
+    ],
+    [
+      'a path with /* matches below it',
+      'system:anonymous',
+      ['system:unauthenticated'],
+      { isResourceRequest: false, path: '/healthz/ping', resource: '' },
+      'allow',
+    ],
     ['a non-resource policy never matches resources', 'carol', authed, {}, 'no-opinion'],
     ['nonResourcePath * matches every path', 'carol', authed, { isResourceRequest: false, path: '/metrics', verb: 'post', resource: '' }, 'allow'],
     ['a legacy policy without resource matches everything read-only', 'legacy', authed, { resource: 'secrets', apiGroup: 'apps' }, 'allow'],
@@ -66,14 +87,20 @@ describe('ABAC', () => {
   const bad: Array<[string, string]> = [
     ['{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{"user":"a","resorce":"pods"}}', 'line 2: spec.resorce: unknown field'],
     ['{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{"readonly":"yes"}}', 'line 2: spec.readonly: must be a boolean'],
-    ['{"apiVersion":"abac.authorization.kubernetes.io/v2","kind":"Policy","spec":{}}', 'line 2: apiVersion: unsupported value "abac.authorization.kubernetes.io/v2" (want "abac.authorization.kubernetes.io/v1beta1" or none)'],
+    [
+      '{"apiVersion":"abac.authorization.kubernetes.io/v2","kind":"Policy","spec":{}}',
+      'line 2: apiVersion: unsupported value "abac.authorization.kubernetes.io/v2" (want "abac.authorization.kubernetes.io/v1beta1" or none)',
+    ],
     ['{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{"user":7}}', 'line 2: spec.user: must be a string'],
     ['not json', 'line 2: not a JSON object: '],
     ['[1]', 'line 2: not a JSON object'],
   ];
   for (const [line, message] of bad) {
     it(`names the line of a bad policy: ${message}`, () => {
-      assert.throws(() => parsePolicyFile(`# ok\n${line}\n`), (err: Error) => err.message.startsWith(message));
+      assert.throws(
+        () => parsePolicyFile(`# ok\n${line}\n`),
+        (err: Error) => err.message.startsWith(message),
+      );
     });
   }
 
@@ -82,7 +109,11 @@ describe('ABAC', () => {
     const file = join(dir, 'policy.jsonl');
     await writeFile(file, `${policy({ user: 'a', namespace: '*', resource: '*', apiGroup: '*' })}\n\n{"user": }\n`);
     try {
-      await assert.rejects(loadAbac(file), (err: Error) => err.message.startsWith(`invalid value "${file}" for --authorization-policy-file: line 3: not a JSON object`) && !err.message.includes('\n'));
+      await assert.rejects(
+        loadAbac(file),
+        (err: Error) =>
+          err.message.startsWith(`invalid value "${file}" for --authorization-policy-file: line 3: not a JSON object`) && !err.message.includes('\n'),
+      );
       await assert.rejects(startTestServer({ flags: ['--authorization-mode=ABAC', `--authorization-policy-file=${file}`] }), /line 3: not a JSON object/);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -9,8 +9,17 @@ const node = (name: string) => ({ username: `system:node:${name}`, groups: ['sys
 
 function attrs(over: Partial<Attributes>): Attributes {
   return {
-    user: node('n1'), verb: 'get', isResourceRequest: true, path: '', apiGroup: '', apiVersion: 'v1',
-    namespace: 'ns', resource: 'secrets', subresource: '', name: '', ...over,
+    user: node('n1'),
+    verb: 'get',
+    isResourceRequest: true,
+    path: '',
+    apiGroup: '',
+    apiVersion: 'v1',
+    namespace: 'ns',
+    resource: 'secrets',
+    subresource: '',
+    name: '',
+    ...over,
   };
 }
 
@@ -19,20 +28,24 @@ function pod(name: string, nodeName: string, spec: Record<string, unknown> = {})
 }
 
 describe('the node graph', () => {
-  it('relates every kind of pod reference to the pod\'s node', () => {
+  it("relates every kind of pod reference to the pod's node", () => {
     const g = new NodeGraph();
-    g.setPod(pod('p', 'n1', {
-      imagePullSecrets: [{ name: 'pull' }],
-      initContainers: [{ name: 'i', env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 'envsec', key: 'k' } } }] }],
-      containers: [{ name: 'c', envFrom: [{ configMapRef: { name: 'envcm' } }], env: [{ name: 'F', valueFrom: { configMapKeyRef: { name: 'keycm', key: 'k' } } }] }],
-      volumes: [
-        { name: 'a', secret: { secretName: 'volsec' } },
-        { name: 'b', projected: { sources: [{ secret: { name: 'projsec' } }, { configMap: { name: 'projcm' } }] } },
-        { name: 'c', persistentVolumeClaim: { claimName: 'claim' } },
-        { name: 'd', ephemeral: { volumeClaimTemplate: {} } },
-        { name: 'e', csi: { driver: 'x', nodePublishSecretRef: { name: 'csisec' } } },
-      ],
-    }));
+    g.setPod(
+      pod('p', 'n1', {
+        imagePullSecrets: [{ name: 'pull' }],
+        initContainers: [{ name: 'i', env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 'envsec', key: 'k' } } }] }],
+        containers: [
+          { name: 'c', envFrom: [{ configMapRef: { name: 'envcm' } }], env: [{ name: 'F', valueFrom: { configMapKeyRef: { name: 'keycm', key: 'k' } } }] },
+        ],
+        volumes: [
+          { name: 'a', secret: { secretName: 'volsec' } },
+          { name: 'b', projected: { sources: [{ secret: { name: 'projsec' } }, { configMap: { name: 'projcm' } }] } },
+          { name: 'c', persistentVolumeClaim: { claimName: 'claim' } },
+          { name: 'd', ephemeral: { volumeClaimTemplate: {} } },
+          { name: 'e', csi: { driver: 'x', nodePublishSecretRef: { name: 'csisec' } } },
+        ],
+      }),
+    );
     for (const s of ['pull', 'envsec', 'volsec', 'projsec', 'csisec']) assert.ok(g.hasPath('n1', 'secret', 'ns', s), s);
     for (const c of ['envcm', 'keycm', 'projcm']) assert.ok(g.hasPath('n1', 'configmap', 'ns', c), c);
     assert.ok(g.hasPath('n1', 'pvc', 'ns', 'claim'));
@@ -45,7 +58,10 @@ describe('the node graph', () => {
   it('reaches a persistent volume and its secrets through the bound claim', () => {
     const g = new NodeGraph();
     g.setPod(pod('p', 'n1', { volumes: [{ name: 'c', persistentVolumeClaim: { claimName: 'claim' } }] }));
-    g.setPv({ metadata: { name: 'pv1' }, spec: { claimRef: { namespace: 'ns', name: 'claim' }, csi: { driver: 'd', nodeStageSecretRef: { name: 'stage', namespace: 'sys' } } } });
+    g.setPv({
+      metadata: { name: 'pv1' },
+      spec: { claimRef: { namespace: 'ns', name: 'claim' }, csi: { driver: 'd', nodeStageSecretRef: { name: 'stage', namespace: 'sys' } } },
+    });
     g.setPv({ metadata: { name: 'pv2' }, spec: { claimRef: { namespace: 'ns', name: 'unused' } } });
     assert.ok(g.hasPath('n1', 'pv', '', 'pv1'));
     assert.ok(!g.hasPath('n1', 'pv', '', 'pv2'));
@@ -83,7 +99,11 @@ describe('the Node authorizer', () => {
 
   const cases: Array<[string, Partial<Attributes>, 'allow' | 'no-opinion', NodeAuthorizer?]> = [
     ['has no opinion on users that are not nodes', { user: { username: 'alice', groups: [] } }, 'no-opinion'],
-    ['has no opinion on a node without a name', { user: { username: 'system:node:', groups: ['system:nodes'] }, resource: 'services', verb: 'list' }, 'no-opinion'],
+    [
+      'has no opinion on a node without a name',
+      { user: { username: 'system:node:', groups: ['system:nodes'] }, resource: 'services', verb: 'list' },
+      'no-opinion',
+    ],
     ['allows reading services', { resource: 'services', verb: 'list', namespace: '' }, 'allow'],
     ['allows creating events', { resource: 'events', verb: 'create' }, 'allow'],
     ['allows creating token reviews', { apiGroup: 'authentication.k8s.io', resource: 'tokenreviews', verb: 'create', namespace: '' }, 'allow'],
@@ -93,13 +113,21 @@ describe('the Node authorizer', () => {
     ['refuses writing secrets', { resource: 'secrets', verb: 'update', name: 'x' }, 'no-opinion'],
     ['allows getting a related claim', { resource: 'persistentvolumeclaims', name: 'claim' }, 'allow'],
     ['refuses listing claims', { resource: 'persistentvolumeclaims', verb: 'list' }, 'no-opinion'],
-    ['allows a token for a pod\'s service account', { resource: 'serviceaccounts', subresource: 'token', verb: 'create', name: 'sa' }, 'allow'],
+    ["allows a token for a pod's service account", { resource: 'serviceaccounts', subresource: 'token', verb: 'create', name: 'sa' }, 'allow'],
     ['refuses reading that service account', { resource: 'serviceaccounts', name: 'sa' }, 'no-opinion'],
-    ['allows the node\'s own lease', { apiGroup: 'coordination.k8s.io', resource: 'leases', namespace: 'kube-node-lease', name: 'n1', verb: 'update' }, 'allow'],
-    ['refuses another node\'s lease', { apiGroup: 'coordination.k8s.io', resource: 'leases', namespace: 'kube-node-lease', name: 'n2', verb: 'update' }, 'no-opinion'],
+    ["allows the node's own lease", { apiGroup: 'coordination.k8s.io', resource: 'leases', namespace: 'kube-node-lease', name: 'n1', verb: 'update' }, 'allow'],
+    [
+      "refuses another node's lease",
+      { apiGroup: 'coordination.k8s.io', resource: 'leases', namespace: 'kube-node-lease', name: 'n2', verb: 'update' },
+      'no-opinion',
+    ],
     ['allows pod status updates', { resource: 'pods', subresource: 'status', verb: 'patch', name: 'p9' }, 'allow'],
     ['refuses listing pods without the field selector', { resource: 'pods', verb: 'list', namespace: '' }, 'no-opinion'],
-    ['allows listing pods with spec.nodeName=<itself>', { resource: 'pods', verb: 'list', namespace: '', fieldSelector: [{ field: 'spec.nodeName', operator: '=', value: 'n1' }] }, 'allow'],
+    [
+      'allows listing pods with spec.nodeName=<itself>',
+      { resource: 'pods', verb: 'list', namespace: '', fieldSelector: [{ field: 'spec.nodeName', operator: '=', value: 'n1' }] },
+      'allow',
+    ],
     ['without AuthorizeNodeWithSelectors allows listing all pods', { resource: 'pods', verb: 'list', namespace: '' }, 'allow', without],
     ['without AuthorizeNodeWithSelectors allows listing all nodes', { resource: 'nodes', verb: 'list', namespace: '' }, 'allow', without],
     ['refuses non-resource paths', { isResourceRequest: false, path: '/healthz', resource: '' }, 'no-opinion'],

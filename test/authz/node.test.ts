@@ -11,7 +11,9 @@ const NS = '/api/v1/namespaces/default';
 
 function pod(name: string, node: string, extra: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) {
   return {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name, ...meta },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, ...meta },
     spec: { nodeName: node, containers: [{ name: 'c', image: 'busybox' }], ...extra },
   };
 }
@@ -25,7 +27,11 @@ describe('the Node authorizer with NodeRestriction', () => {
     srv = await startTestServer({ flags: ['--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction'] });
     n1 = await clientAs(srv, 'system:node:n1', ['system:nodes']);
     notANode = await clientAs(srv, 'system:node:n1');
-    for (const [name, data] of [['s1', 'one'], ['s2', 'two'], ['s3', 'three']] as const) {
+    for (const [name, data] of [
+      ['s1', 'one'],
+      ['s2', 'two'],
+      ['s3', 'three'],
+    ] as const) {
       const r = await srv.admin.request('POST', `${NS}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { k: data } });
       assert.equal(r.status, 201, r.text);
     }
@@ -33,10 +39,16 @@ describe('the Node authorizer with NodeRestriction', () => {
       assert.equal((await srv.admin.request('POST', `${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } })).status, 201);
     }
     const p1 = pod('p1', 'n1', {
-      volumes: [{ name: 'v', secret: { secretName: 's1' } }, { name: 'c', projected: { sources: [{ configMap: { name: 'cm1' } }] } }],
+      volumes: [
+        { name: 'v', secret: { secretName: 's1' } },
+        { name: 'c', projected: { sources: [{ configMap: { name: 'cm1' } }] } },
+      ],
       serviceAccountName: 'runner',
     });
-    const p2 = pod('p2', 'n2', { imagePullSecrets: [{ name: 's2' }], containers: [{ name: 'c', image: 'busybox', envFrom: [{ configMapRef: { name: 'cm2' } }] }] });
+    const p2 = pod('p2', 'n2', {
+      imagePullSecrets: [{ name: 's2' }],
+      containers: [{ name: 'c', image: 'busybox', envFrom: [{ configMapRef: { name: 'cm2' } }] }],
+    });
     for (const p of [p1, p2]) assert.equal((await srv.admin.request('POST', `${NS}/pods`, p)).status, 201);
   });
 
@@ -51,11 +63,14 @@ describe('the Node authorizer with NodeRestriction', () => {
     assert.equal((await n1.request('GET', `${NS}/configmaps/cm1`)).status, 200);
   });
 
-  it('refuses a node the secret and config map of another node\'s pod', async () => {
+  it("refuses a node the secret and config map of another node's pod", async () => {
     const r = await n1.request('GET', `${NS}/secrets/s2`);
     assert.equal(r.status, 403);
     assert.equal(r.json.reason, 'Forbidden');
-    assert.match(r.json.message, /^secrets "s2" is forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "default": no relationship found between node 'n1' and this object/);
+    assert.match(
+      r.json.message,
+      /^secrets "s2" is forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "default": no relationship found between node 'n1' and this object/,
+    );
     assert.equal((await n1.request('GET', `${NS}/configmaps/cm2`)).status, 403);
     assert.equal((await n1.request('GET', `${NS}/secrets/s3`)).status, 403);
   });
@@ -73,7 +88,10 @@ describe('the Node authorizer with NodeRestriction', () => {
   it('lets a node list pods only with its own spec.nodeName field selector', async () => {
     const own = await n1.request('GET', `/api/v1/pods?fieldSelector=spec.nodeName%3Dn1`);
     assert.equal(own.status, 200);
-    assert.deepEqual(own.json.items.map((p: { metadata: { name: string } }) => p.metadata.name), ['p1']);
+    assert.deepEqual(
+      own.json.items.map((p: { metadata: { name: string } }) => p.metadata.name),
+      ['p1'],
+    );
     const all = await n1.request('GET', '/api/v1/pods');
     assert.equal(all.status, 403);
     assert.match(all.json.message, /can only list\/watch pods with spec.nodeName field selector/);
@@ -115,10 +133,17 @@ describe('the Node authorizer with NodeRestriction', () => {
     const taint = { ...own.json, spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } };
     assert.match((await n1.request('PUT', '/api/v1/nodes/n1', taint)).json.message, /not allowed to modify taints/);
     // A PATCH is judged by the object it produces, in every patch type.
-    const smp = await n1.request('PATCH', '/api/v1/nodes/n1', { metadata: { labels: { 'node-restriction.kubernetes.io/pool': 'c' } } }, { 'content-type': 'application/strategic-merge-patch+json' });
+    const smp = await n1.request(
+      'PATCH',
+      '/api/v1/nodes/n1',
+      { metadata: { labels: { 'node-restriction.kubernetes.io/pool': 'c' } } },
+      { 'content-type': 'application/strategic-merge-patch+json' },
+    );
     assert.equal(smp.status, 403, smp.text);
     assert.match(smp.json.message, /is not allowed to modify labels: node-restriction.kubernetes.io\/pool/);
-    const jsonPatch = await n1.request('PATCH', '/api/v1/nodes/n1', [{ op: 'add', path: '/spec', value: { taints: [{ key: 'k', effect: 'NoSchedule' }] } }], { 'content-type': 'application/json-patch+json' });
+    const jsonPatch = await n1.request('PATCH', '/api/v1/nodes/n1', [{ op: 'add', path: '/spec', value: { taints: [{ key: 'k', effect: 'NoSchedule' }] } }], {
+      'content-type': 'application/json-patch+json',
+    });
     assert.equal(jsonPatch.status, 403, jsonPatch.text);
     assert.match(jsonPatch.json.message, /not allowed to modify taints/);
     const harmless = await n1.request('PATCH', '/api/v1/nodes/n1', { metadata: { labels: { team: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
@@ -134,16 +159,23 @@ describe('the Node authorizer with NodeRestriction', () => {
     const mirror = { 'kubernetes.io/config.mirror': 'hash' };
     const plain = await n1.request('POST', `${NS}/pods`, pod('m0', 'n1'));
     assert.equal(plain.status, 403);
-    assert.equal(plain.json.message, 'pods "m0" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "n1" can only create mirror pods');
+    assert.equal(
+      plain.json.message,
+      'pods "m0" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "n1" can only create mirror pods',
+    );
     const elsewhere = await n1.request('POST', `${NS}/pods`, pod('m1', 'n2', {}, { annotations: mirror }));
     assert.match(elsewhere.json.message, /node "n1" can only create pods with spec.nodeName set to itself/);
-    const withSecret = await n1.request('POST', `${NS}/pods`, pod('m2', 'n1', { volumes: [{ name: 'v', secret: { secretName: 's2' } }] }, { annotations: mirror }));
+    const withSecret = await n1.request(
+      'POST',
+      `${NS}/pods`,
+      pod('m2', 'n1', { volumes: [{ name: 'v', secret: { secretName: 's2' } }] }, { annotations: mirror }),
+    );
     assert.match(withSecret.json.message, /node "n1" can not create pods that reference secrets/);
     const ok = await n1.request('POST', `${NS}/pods`, pod('m3', 'n1', {}, { annotations: mirror }));
     assert.equal(ok.status, 201, ok.text);
   });
 
-  it('refuses a node deleting or updating the status of another node\'s pod', async () => {
+  it("refuses a node deleting or updating the status of another node's pod", async () => {
     const del = await n1.request('DELETE', `${NS}/pods/p2`);
     assert.equal(del.status, 403);
     assert.match(del.json.message, /node "n1" can only delete pods with spec.nodeName set to itself/);

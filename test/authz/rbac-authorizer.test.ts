@@ -13,7 +13,19 @@ const rule = (p: Partial<PolicyRule>): PolicyRule => ({ verbs: [], apiGroups: []
 const alice: UserInfo = { username: 'alice', groups: ['dev', 'system:authenticated'] };
 
 function res(verb: string, resource: string, extra: Partial<Attributes> = {}): Attributes {
-  return { user: alice, verb, isResourceRequest: true, path: '', apiGroup: '', apiVersion: 'v1', namespace: 'team-a', resource, subresource: '', name: '', ...extra };
+  return {
+    user: alice,
+    verb,
+    isResourceRequest: true,
+    path: '',
+    apiGroup: '',
+    apiVersion: 'v1',
+    namespace: 'team-a',
+    resource,
+    subresource: '',
+    name: '',
+    ...extra,
+  };
 }
 function url(verb: string, path: string): Attributes {
   return { user: alice, verb, isResourceRequest: false, path, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
@@ -23,15 +35,45 @@ describe('rule matching', () => {
   const cases: Array<[string, PolicyRule, Attributes, boolean]> = [
     ['exact verb, core group, resource', rule({ verbs: ['get'], apiGroups: [''], resources: ['pods'] }), res('get', 'pods'), true],
     ['another verb', rule({ verbs: ['get'], apiGroups: [''], resources: ['pods'] }), res('list', 'pods'), false],
-    ['the core group is not apps', rule({ verbs: ['get'], apiGroups: [''], resources: ['deployments'] }), res('get', 'deployments', { apiGroup: 'apps' }), false],
+    [
+      'the core group is not apps',
+      rule({ verbs: ['get'], apiGroups: [''], resources: ['deployments'] }),
+      res('get', 'deployments', { apiGroup: 'apps' }),
+      false,
+    ],
     ['* verbs, groups and resources', rule({ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }), res('delete', 'widgets', { apiGroup: 'x.io' }), true],
     ['a subresource needs its own entry', rule({ verbs: ['get'], apiGroups: [''], resources: ['pods'] }), res('get', 'pods', { subresource: 'log' }), false],
     ['pods/log', rule({ verbs: ['get'], apiGroups: [''], resources: ['pods/log'] }), res('get', 'pods', { subresource: 'log' }), true],
-    ['*/scale', rule({ verbs: ['get'], apiGroups: ['*'], resources: ['*/scale'] }), res('get', 'deployments', { apiGroup: 'apps', subresource: 'scale' }), true],
-    ['*/scale is not */status', rule({ verbs: ['get'], apiGroups: ['*'], resources: ['*/scale'] }), res('get', 'deployments', { apiGroup: 'apps', subresource: 'status' }), false],
-    ['resourceNames match the name', rule({ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cfg'] }), res('get', 'configmaps', { name: 'cfg' }), true],
-    ['resourceNames refuse another name', rule({ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cfg'] }), res('get', 'configmaps', { name: 'other' }), false],
-    ['resourceNames refuse a list', rule({ verbs: ['list'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cfg'] }), res('list', 'configmaps'), false],
+    [
+      '*/scale',
+      rule({ verbs: ['get'], apiGroups: ['*'], resources: ['*/scale'] }),
+      res('get', 'deployments', { apiGroup: 'apps', subresource: 'scale' }),
+      true,
+    ],
+    [
+      '*/scale is not */status',
+      rule({ verbs: ['get'], apiGroups: ['*'], resources: ['*/scale'] }),
+      res('get', 'deployments', { apiGroup: 'apps', subresource: 'status' }),
+      false,
+    ],
+    [
+      'resourceNames match the name',
+      rule({ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cfg'] }),
+      res('get', 'configmaps', { name: 'cfg' }),
+      true,
+    ],
+    [
+      'resourceNames refuse another name',
+      rule({ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cfg'] }),
+      res('get', 'configmaps', { name: 'other' }),
+      false,
+    ],
+    [
+      'resourceNames refuse a list',
+      rule({ verbs: ['list'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cfg'] }),
+      res('list', 'configmaps'),
+      false,
+    ],
     ['a non-resource URL exactly', rule({ verbs: ['get'], nonResourceURLs: ['/healthz'] }), url('get', '/healthz'), true],
     ['a URL rule is no prefix without *', rule({ verbs: ['get'], nonResourceURLs: ['/healthz'] }), url('get', '/healthz/etcd'), false],
     ['a trailing * is a prefix', rule({ verbs: ['get'], nonResourceURLs: ['/healthz/*'] }), url('get', '/healthz/etcd'), true],
@@ -41,7 +83,15 @@ describe('rule matching', () => {
   for (const [name, r, a, want] of cases) it(name, () => assert.equal(ruleAllows(a, r), want));
 });
 
-function bind(p: RbacPolicy, kind: 'RoleBinding' | 'ClusterRoleBinding', namespace: string, name: string, roleKind: 'Role' | 'ClusterRole', role: string, subjects: Subject[]): void {
+function bind(
+  p: RbacPolicy,
+  kind: 'RoleBinding' | 'ClusterRoleBinding',
+  namespace: string,
+  name: string,
+  roleKind: 'Role' | 'ClusterRole',
+  role: string,
+  subjects: Subject[],
+): void {
   p.setBinding({ kind, namespace, name, roleRef: { kind: roleKind, name: role }, subjects });
 }
 const user = (name: string): Subject => ({ kind: 'User', name, namespace: '' });
@@ -83,13 +133,19 @@ describe('the RBAC authorizer', () => {
     bind(p, 'RoleBinding', 'team-a', 'rb', 'ClusterRole', 'pod-reader', [{ kind: 'ServiceAccount', name: 'robot', namespace: '' }]);
     const sa: UserInfo = { username: 'system:serviceaccount:team-a:robot', groups: [] };
     assert.equal(new RbacAuthorizer(p).authorize({ ...res('get', 'pods'), user: sa }).kind, 'allow');
-    assert.equal(new RbacAuthorizer(p).authorize({ ...res('get', 'pods'), user: { username: 'system:serviceaccount:team-b:robot', groups: [] } }).kind, 'no-opinion');
+    assert.equal(
+      new RbacAuthorizer(p).authorize({ ...res('get', 'pods'), user: { username: 'system:serviceaccount:team-b:robot', groups: [] } }).kind,
+      'no-opinion',
+    );
   });
 
-  it('a binding to a missing role gives kube\'s reason and no opinion', () => {
+  it("a binding to a missing role gives kube's reason and no opinion", () => {
     const p = new RbacPolicy();
     bind(p, 'ClusterRoleBinding', '', 'crb', 'ClusterRole', 'ghost', [user('alice')]);
-    assert.deepEqual(new RbacAuthorizer(p).authorize(res('get', 'pods')), { kind: 'no-opinion', reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "ghost" not found' });
+    assert.deepEqual(new RbacAuthorizer(p).authorize(res('get', 'pods')), {
+      kind: 'no-opinion',
+      reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "ghost" not found',
+    });
   });
 
   it('deleting and replacing bindings updates the index', () => {
@@ -110,7 +166,10 @@ describe('the RBAC authorizer', () => {
     for (let i = 0; i < 1000; i++) bind(p, 'RoleBinding', 'team-a', `other-${i}`, 'ClusterRole', 'pod-reader', [user(`user-${i}`)]);
     bind(p, 'RoleBinding', 'team-a', 'mine', 'ClusterRole', 'pod-reader', [user('alice')]);
     let visited = 0;
-    p.visit(alice, 'team-a', () => { visited++; return false; });
+    p.visit(alice, 'team-a', () => {
+      visited++;
+      return false;
+    });
     assert.equal(visited, 1);
   });
 
@@ -128,7 +187,11 @@ describe('the RBAC authorizer', () => {
 
 describe('who-can and other-subject near misses visit one scope', () => {
   const readPods = [rule({ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] })];
-  const bindings = (p: RbacPolicy, ns: string) => { const out: string[] = []; p.visitBindings(ns, (b) => out.push(`${b.kind}/${b.namespace}/${b.name}`)); return out; };
+  const bindings = (p: RbacPolicy, ns: string) => {
+    const out: string[] = [];
+    p.visitBindings(ns, (b) => out.push(`${b.kind}/${b.namespace}/${b.name}`));
+    return out;
+  };
 
   it('ClusterRoleBindings, then the RoleBindings of the namespace only; updates and deletes keep the index', () => {
     const p = new RbacPolicy();
@@ -148,30 +211,54 @@ describe('who-can and other-subject near misses visit one scope', () => {
     assert.deepEqual(bindings(p, 'team-b'), []);
     const rbac = new RbacAuthorizer(p);
     bind(p, 'RoleBinding', 'team-a', 'a2', 'ClusterRole', 'pod-reader', [user('u4'), { kind: 'ServiceAccount', name: 'robot', namespace: '' }]);
-    assert.deepEqual(rbac.subjects(res('get', 'pods')).map((x) => `${x.kind}:${x.namespace ?? ''}:${x.name}`), ['User::u4', 'ServiceAccount:team-a:robot']);
+    assert.deepEqual(
+      rbac.subjects(res('get', 'pods')).map((x) => `${x.kind}:${x.namespace ?? ''}:${x.name}`),
+      ['User::u4', 'ServiceAccount:team-a:robot'],
+    );
     // Grouped by role: a role that does not grant the request, or does not exist, is asked once and its bindings skipped.
     p.setClusterRole('secret-reader', [rule({ verbs: ['get'], apiGroups: [''], resources: ['secrets'] })]);
     for (let i = 0; i < 3; i++) bind(p, 'RoleBinding', 'team-a', `s${i}`, 'ClusterRole', 'secret-reader', [user(`s${i}`)]);
     bind(p, 'RoleBinding', 'team-a', 'ghost', 'ClusterRole', 'ghost', [user('g')]);
     const asked: Array<string | undefined> = [];
     const seen: string[] = [];
-    p.visitBindings('team-a', (b) => seen.push(b.name), (rules) => { asked.push(rules?.[0]?.resources[0]); return rules !== undefined && rules.some((r) => ruleAllows(res('get', 'secrets'), r)); });
+    p.visitBindings(
+      'team-a',
+      (b) => seen.push(b.name),
+      (rules) => {
+        asked.push(rules?.[0]?.resources[0]);
+        return rules !== undefined && rules.some((r) => ruleAllows(res('get', 'secrets'), r));
+      },
+    );
     assert.deepEqual(asked, ['pods', 'secrets', undefined]);
     assert.deepEqual(seen, ['s0', 's1', 's2']);
-    assert.deepEqual(rbac.subjects(res('get', 'secrets')).map((x) => x.name), ['s0', 's1', 's2']);
-    assert.deepEqual(rbac.subjects(res('get', 'pods')).map((x) => x.name), ['u4', 'robot']);
+    assert.deepEqual(
+      rbac.subjects(res('get', 'secrets')).map((x) => x.name),
+      ['s0', 's1', 's2'],
+    );
+    assert.deepEqual(
+      rbac.subjects(res('get', 'pods')).map((x) => x.name),
+      ['u4', 'robot'],
+    );
   });
 
-  it('a ServiceAccount subject without a namespace defaults to its RoleBinding\'s; the same namespace is no near miss', () => {
+  it("a ServiceAccount subject without a namespace defaults to its RoleBinding's; the same namespace is no near miss", () => {
     const p = new RbacPolicy();
     p.setClusterRole('pod-reader', readPods);
-    bind(p, 'RoleBinding', 'team-a', 'a1', 'ClusterRole', 'pod-reader', [{ kind: 'ServiceAccount', name: 'robot', namespace: '' }, { kind: 'ServiceAccount', name: 'robot', namespace: 'ci' }, { kind: 'ServiceAccount', name: 'other', namespace: 'ci' }]);
+    bind(p, 'RoleBinding', 'team-a', 'a1', 'ClusterRole', 'pod-reader', [
+      { kind: 'ServiceAccount', name: 'robot', namespace: '' },
+      { kind: 'ServiceAccount', name: 'robot', namespace: 'ci' },
+      { kind: 'ServiceAccount', name: 'other', namespace: 'ci' },
+    ]);
     const rbac = new RbacAuthorizer(p);
     const sa = (ns: string): UserInfo => ({ username: `system:serviceaccount:${ns}:robot`, groups: [] });
-    const miss = (u: UserInfo, opts = { otherSubjects: true }) => (rbac.explain({ ...res('get', 'pods'), user: u }, opts).nearMisses ?? []).map((m) => [m.attribute, m.requested, m.granted]);
+    const miss = (u: UserInfo, opts = { otherSubjects: true }) =>
+      (rbac.explain({ ...res('get', 'pods'), user: u }, opts).nearMisses ?? []).map((m) => [m.attribute, m.requested, m.granted]);
     // robot of team-a is allowed by the defaulted subject; robot of ops is one namespace off, twice.
     assert.equal(rbac.authorize({ ...res('get', 'pods'), user: sa('team-a') }).kind, 'allow');
-    assert.deepEqual(miss(sa('ops')), [['serviceaccount namespace', 'ops', ['team-a']], ['serviceaccount namespace', 'ops', ['ci']]]);
+    assert.deepEqual(miss(sa('ops')), [
+      ['serviceaccount namespace', 'ops', ['team-a']],
+      ['serviceaccount namespace', 'ops', ['ci']],
+    ]);
     assert.equal(rbac.authorize({ ...res('get', 'pods'), user: sa('ci') }).kind, 'allow');
     assert.deepEqual(miss(sa('ops'), { otherSubjects: false }), []);
     // Not a ServiceAccount name: no such near miss.

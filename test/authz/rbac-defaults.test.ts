@@ -24,14 +24,37 @@ describe('default roles and bindings', { skip: durable }, () => {
       try {
         const list = await s.admin.request('GET', `${CR}?labelSelector=kubernetes.io/bootstrapping%3Drbac-defaults`);
         const names = list.json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
-        for (const n of ['cluster-admin', 'admin', 'edit', 'view', 'system:basic-user', 'system:discovery', 'system:public-info-viewer', 'system:monitoring',
-          'system:kube-scheduler', 'system:volume-scheduler', 'system:kube-controller-manager', 'system:node', 'system:node-proxier', 'system:auth-delegator',
-          'system:kube-aggregator', 'system:kube-dns', 'system:kubelet-api-admin', 'system:node-bootstrapper', 'system:node-problem-detector',
-          'system:persistent-volume-provisioner', 'system:controller:namespace-controller', 'system:controller:ttl-controller']) {
+        for (const n of [
+          'cluster-admin',
+          'admin',
+          'edit',
+          'view',
+          'system:basic-user',
+          'system:discovery',
+          'system:public-info-viewer',
+          'system:monitoring',
+          'system:kube-scheduler',
+          'system:volume-scheduler',
+          'system:kube-controller-manager',
+          'system:node',
+          'system:node-proxier',
+          'system:auth-delegator',
+          'system:kube-aggregator',
+          'system:kube-dns',
+          'system:kubelet-api-admin',
+          'system:node-bootstrapper',
+          'system:node-problem-detector',
+          'system:persistent-volume-provisioner',
+          'system:controller:namespace-controller',
+          'system:controller:ttl-controller',
+        ]) {
           assert.ok(names.includes(n), `missing default ClusterRole ${n}`);
         }
         const viewer = (await s.admin.request('GET', `${CRB}/system:public-info-viewer`)).json;
-        assert.deepEqual(viewer.subjects.map((x: { name: string }) => x.name), ['system:authenticated', 'system:unauthenticated']);
+        assert.deepEqual(
+          viewer.subjects.map((x: { name: string }) => x.name),
+          ['system:authenticated', 'system:unauthenticated'],
+        );
         assert.equal(viewer.metadata.annotations['rbac.authorization.kubernetes.io/autoupdate'], 'true');
         const ctl = (await s.admin.request('GET', `${CRB}/system:controller:job-controller`)).json;
         assert.deepEqual(ctl.subjects, [{ kind: 'ServiceAccount', name: 'job-controller', namespace: 'kube-system' }]);
@@ -56,7 +79,11 @@ describe('default roles and bindings', { skip: durable }, () => {
         assert.equal(basic.rules.length, 2, 'missing rules are added back');
         assert.deepEqual((await s.admin.request('GET', `${CR}/system:discovery`)).json.rules, [], 'autoupdate=false is left alone');
         const crb = (await s.admin.request('GET', `${CRB}/system:basic-user`)).json;
-        assert.deepEqual(crb.subjects.map((x: { name: string }) => x.name), ['extra', 'system:authenticated'], 'missing subjects are added, others kept');
+        assert.deepEqual(
+          crb.subjects.map((x: { name: string }) => x.name),
+          ['extra', 'system:authenticated'],
+          'missing subjects are added, others kept',
+        );
       } finally {
         await s.close();
       }
@@ -68,14 +95,19 @@ describe('default roles and bindings', { skip: durable }, () => {
 
 describe('ClusterRole aggregation', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer(); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s.close();
+  });
 
   it('fills admin, edit and view from the aggregate-to-* roles', async () => {
     const view = (await s.admin.request('GET', `${CR}/view`)).json;
     const edit = (await s.admin.request('GET', `${CR}/edit`)).json;
     const adminRole = (await s.admin.request('GET', `${CR}/admin`)).json;
-    const has = (rules: Array<{ resources?: string[]; verbs: string[] }>, res: string, verb: string) => rules.some((r) => r.resources?.includes(res) && r.verbs.includes(verb));
+    const has = (rules: Array<{ resources?: string[]; verbs: string[] }>, res: string, verb: string) =>
+      rules.some((r) => r.resources?.includes(res) && r.verbs.includes(verb));
     assert.ok(has(view.rules, 'pods', 'list') && !has(view.rules, 'secrets', 'get'));
     assert.ok(has(edit.rules, 'pods', 'list') && has(edit.rules, 'secrets', 'create') && !has(edit.rules, 'rolebindings', 'create'));
     assert.ok(has(adminRole.rules, 'pods', 'list') && has(adminRole.rules, 'secrets', 'create') && has(adminRole.rules, 'rolebindings', 'create'));
@@ -89,14 +121,18 @@ describe('ClusterRole aggregation', () => {
       const widgets = { verb: 'list', group: 'example.com', resource: 'widgets', namespace: 'agg' };
       assert.equal(await canI(viewer.client, widgets), false);
       const piece = {
-        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
         metadata: { name: 'widget-viewer', labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
         rules: [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }],
       };
       assert.equal((await s.admin.request('POST', CR, piece)).status, 201);
       await eventually(() => canI(viewer.client, widgets), 'view to aggregate widget-viewer');
       // view is itself aggregated into edit and admin.
-      await eventually(async () => JSON.stringify((await s.admin.request('GET', `${CR}/admin`)).json.rules).includes('widgets'), 'admin to aggregate it through edit');
+      await eventually(
+        async () => JSON.stringify((await s.admin.request('GET', `${CR}/admin`)).json.rules).includes('widgets'),
+        'admin to aggregate it through edit',
+      );
 
       // Changing the piece's rules and then dropping its label removes them again.
       const cur = (await s.admin.request('GET', `${CR}/widget-viewer`)).json;

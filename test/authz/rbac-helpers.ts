@@ -24,7 +24,9 @@ export async function identity(s: TestServer, user: string, groups: string[] = [
   const [caCert, caKey] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.caKey, 'utf8')]);
   const leaf = generateClientCert({ certPem: caCert, keyPem: caKey }, { user, groups });
   const kubeconfig = join(s.dataDir, `${user.replace(/[^a-z0-9]/gi, '_')}-${groups.join('_').replace(/[^a-z0-9]/gi, '_')}.kubeconfig`);
-  await writeFile(kubeconfig, renderKubeconfig({ server: s.url, caPem: caCert, clientCertPem: leaf.certPem, clientKeyPem: leaf.keyPem, userName: user }), { mode: 0o600 });
+  await writeFile(kubeconfig, renderKubeconfig({ server: s.url, caPem: caCert, clientCertPem: leaf.certPem, clientKeyPem: leaf.keyPem, userName: user }), {
+    mode: 0o600,
+  });
   const client = new HttpsClient(s.url, { ca: caCert, cert: leaf.certPem, key: leaf.keyPem });
   return { kubeconfig, client, kubectl: () => new Kubectl(KUBECTL!, kubeconfig) };
 }
@@ -43,15 +45,21 @@ export const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 
 export function roleBinding(ns: string, name: string, roleKind: 'Role' | 'ClusterRole', role: string, subjects: object[]): object {
   return {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace: ns },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: role }, subjects,
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name, namespace: ns },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: role },
+    subjects,
   };
 }
 
 export function clusterRoleBinding(name: string, role: string, subjects: object[]): object {
   return {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects,
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects,
   };
 }
 
@@ -62,7 +70,9 @@ export const saSubject = (namespace: string, name: string) => ({ kind: 'ServiceA
 /** A SelfSubjectAccessReview answer for the client (true = allowed). */
 export async function canI(c: HttpsClient, resourceAttributes: object): Promise<boolean> {
   const r = await c.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
-    apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes },
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: { resourceAttributes },
   });
   if (r.status !== 201) throw new Error(`SelfSubjectAccessReview: ${r.status} ${r.text}`);
   return r.json.status.allowed === true;

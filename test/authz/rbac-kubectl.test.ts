@@ -8,7 +8,17 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { Kubectl } from '../e2e/helpers.js';
 import {
-  canI, clusterRoleBinding, eventually, groupSubject, identity, KUBECTL, RBAC, roleBinding, saSubject, userSubject, type Identity,
+  canI,
+  clusterRoleBinding,
+  eventually,
+  groupSubject,
+  identity,
+  KUBECTL,
+  RBAC,
+  roleBinding,
+  saSubject,
+  userSubject,
+  type Identity,
 } from './rbac-helpers.js';
 
 describe('RBAC through kubectl auth can-i', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
@@ -29,17 +39,33 @@ describe('RBAC through kubectl auth can-i', { skip: KUBECTL ? false : 'kubectl i
       [`${RBAC}/namespaces/team-a/rolebindings`, roleBinding('team-a', 'robot-edit', 'ClusterRole', 'edit', [saSubject('team-a', 'robot')])],
       [`${RBAC}/clusterrolebindings`, clusterRoleBinding('ops-admin', 'cluster-admin', [groupSubject('ops')])],
       [`${RBAC}/clusterrolebindings`, clusterRoleBinding('qa-view', 'view', [groupSubject('qa')])],
-      [`${RBAC}/namespaces/team-b/roles`, {
-        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'app-config-reader', namespace: 'team-b' },
-        rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['app-config'], verbs: ['get', 'update'] }, { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] }],
-      }],
+      [
+        `${RBAC}/namespaces/team-b/roles`,
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: 'app-config-reader', namespace: 'team-b' },
+          rules: [
+            { apiGroups: [''], resources: ['configmaps'], resourceNames: ['app-config'], verbs: ['get', 'update'] },
+            { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+          ],
+        },
+      ],
       [`${RBAC}/namespaces/team-b/rolebindings`, roleBinding('team-b', 'erin-config', 'Role', 'app-config-reader', [userSubject('erin')])],
     ];
     for (const [path, body] of objects) {
       const r = await s.admin.request('POST', path, body);
       assert.equal(r.status, 201, r.text);
     }
-    for (const [name, groups] of [['alice', []], ['bob', []], ['carol', []], ['dave', ['ops']], ['quinn', ['qa']], ['erin', []], ['mallory', []]] as const) {
+    for (const [name, groups] of [
+      ['alice', []],
+      ['bob', []],
+      ['carol', []],
+      ['dave', ['ops']],
+      ['quinn', ['qa']],
+      ['erin', []],
+      ['mallory', []],
+    ] as const) {
       who[name] = await identity(s, name, [...groups]);
     }
     await eventually(() => canI(who['erin']!.client, { verb: 'get', resource: 'configmaps', namespace: 'team-b', name: 'app-config' }), 'the last binding');
@@ -118,10 +144,13 @@ describe('RBAC through kubectl auth can-i', { skip: KUBECTL ? false : 'kubectl i
     assert.doesNotMatch(await who['erin']!.kubectl().ok(['auth', 'can-i', '--list', '-n', 'team-a']), /app-config/);
   });
 
-  it('a denied request gets kube-apiserver\'s message', async () => {
+  it("a denied request gets kube-apiserver's message", async () => {
     const r = await who['alice']!.kubectl().run(['get', 'secrets', '-n', 'team-a']);
     assert.equal(r.code, 1);
-    assert.equal(r.stderr.trim(), 'Error from server (Forbidden): secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team-a"');
+    assert.equal(
+      r.stderr.trim(),
+      'Error from server (Forbidden): secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "team-a"',
+    );
     const h = await who['alice']!.client.request('DELETE', '/api/v1/namespaces/team-a/configmaps/x');
     assert.equal(h.status, 403);
     assert.equal(h.json.message, 'configmaps "x" is forbidden: User "alice" cannot delete resource "configmaps" in API group "" in the namespace "team-a"');

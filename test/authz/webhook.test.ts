@@ -12,7 +12,11 @@ import { startWebhookPeer, type WebhookPeer } from './webhookpeer.js';
 
 async function status(srv: TestServer, user: string, path: string): Promise<number> {
   const c = await clientAs(srv, user, ['dev']);
-  try { return (await c.request('GET', path)).status; } finally { c.close(); }
+  try {
+    return (await c.request('GET', path)).status;
+  } finally {
+    c.close();
+  }
 }
 
 describe('the webhook authorizer from flags', () => {
@@ -33,7 +37,7 @@ describe('the webhook authorizer from flags', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('sends a v1beta1 review with the user\'s groups as spec.group and caches the answer', async () => {
+  it("sends a v1beta1 review with the user's groups as spec.group and caches the answer", async () => {
     const before = peer.received.length;
     assert.equal(await status(srv, 'deny-flag', '/api/v1/namespaces/default/configmaps/x'), 403);
     assert.equal(await status(srv, 'deny-flag', '/api/v1/namespaces/default/configmaps/x'), 403);
@@ -57,12 +61,16 @@ describe('the webhook authorizer from flags', () => {
     assert.equal(await status(srv, 'allow-selectors', path), 200);
     const ra = peer.received[before]!.spec['resourceAttributes'] as Record<string, unknown>;
     assert.deepEqual(ra['fieldSelector'], { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }] });
-    assert.deepEqual(ra['labelSelector'], { requirements: [
-      { key: 'app', operator: 'In', values: ['web'] }, { key: 'legacy', operator: 'DoesNotExist' }, { key: 'tier', operator: 'NotIn', values: ['db'] },
-    ] });
+    assert.deepEqual(ra['labelSelector'], {
+      requirements: [
+        { key: 'app', operator: 'In', values: ['web'] },
+        { key: 'legacy', operator: 'DoesNotExist' },
+        { key: 'tier', operator: 'NotIn', values: ['db'] },
+      ],
+    });
   });
 
-  it('treats allowed:false as no opinion, and garbage, errors and wrong versions as no opinion (the flag webhook\'s policy)', async () => {
+  it("treats allowed:false as no opinion, and garbage, errors and wrong versions as no opinion (the flag webhook's policy)", async () => {
     for (const user of ['pass-flag', 'garbage-flag', '500-flag', 'wrongversion-flag']) {
       assert.equal(await status(srv, user, '/api/v1/namespaces'), 200, user);
     }
@@ -83,7 +91,11 @@ describe('a failing webhook that no later authorizer overrides (--authorization-
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-authz-webhook-'));
     peer = await startWebhookPeer();
     srv = await startTestServer({
-      flags: ['--authorization-mode=Webhook', `--authorization-webhook-config-file=${await peer.kubeconfig(dir, 'alone')}`, '--authorization-webhook-version=v1'],
+      flags: [
+        '--authorization-mode=Webhook',
+        `--authorization-webhook-config-file=${await peer.kubeconfig(dir, 'alone')}`,
+        '--authorization-webhook-version=v1',
+      ],
     });
   });
   after(async () => {
@@ -92,7 +104,7 @@ describe('a failing webhook that no later authorizer overrides (--authorization-
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('answers 500 with an InternalError Status, as kube-apiserver\'s authorization filter, and never says why beyond the webhook\'s name', async () => {
+  it("answers 500 with an InternalError Status, as kube-apiserver's authorization filter, and never says why beyond the webhook's name", async () => {
     for (const user of ['garbage-x', '500-x', 'wrongversion-x']) {
       const c = await clientAs(srv, user, ['dev']);
       const r = await c.request('GET', '/api/v1/namespaces');
@@ -112,7 +124,8 @@ describe('a failing webhook that no later authorizer overrides (--authorization-
 
   it('a SubjectAccessReview reports the failure in status.evaluationError', async () => {
     const r = await srv.admin.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-      apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
       spec: { user: 'garbage-review', groups: ['dev'], resourceAttributes: { verb: 'list', resource: 'namespaces', version: 'v1' } },
     });
     assert.equal(r.status, 201, r.text);
@@ -131,15 +144,22 @@ describe('webhooks from an authorization configuration file', () => {
     peer = await startWebhookPeer();
     const kc = await peer.kubeconfig(dir, 'file');
     const webhook = (name: string, failurePolicy: string, matchConditions: string[]) => ({
-      type: 'Webhook', name,
+      type: 'Webhook',
+      name,
       webhook: {
-        timeout: '1s', failurePolicy, subjectAccessReviewVersion: 'v1', matchConditionSubjectAccessReviewVersion: 'v1',
-        connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: kc }, matchConditions: matchConditions.map((expression) => ({ expression })),
-        authorizedTTL: '1ms', unauthorizedTTL: '1ms',
+        timeout: '1s',
+        failurePolicy,
+        subjectAccessReviewVersion: 'v1',
+        matchConditionSubjectAccessReviewVersion: 'v1',
+        connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: kc },
+        matchConditions: matchConditions.map((expression) => ({ expression })),
+        authorizedTTL: '1ms',
+        unauthorizedTTL: '1ms',
       },
     });
     const config = {
-      apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AuthorizationConfiguration',
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      kind: 'AuthorizationConfiguration',
       authorizers: [
         webhook('guard-deny', 'Deny', ["request.user.startsWith('mc-')", "request.resourceAttributes.namespace == 'guarded'"]),
         webhook('guard-open', 'NoOpinion', ["request.user.startsWith('mo-')", "request.resourceAttributes.namespace == 'guarded'"]),

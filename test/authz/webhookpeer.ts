@@ -25,18 +25,41 @@ export async function startWebhookPeer(): Promise<WebhookPeer> {
   const hanging = new Set<ServerResponse>();
   const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
     let review: { apiVersion: string; kind: string; spec: Record<string, unknown> };
-    try { review = JSON.parse(body); } catch { res.writeHead(400).end(); return; }
+    try {
+      review = JSON.parse(body);
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
     received.push(review);
     const user = String(review.spec['user'] ?? '');
     const send = (status: Record<string, unknown>, apiVersion = review.apiVersion) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion, kind: 'SubjectAccessReview', status }));
     };
-    if (user.includes('hang')) { hanging.add(res); return; }
-    if (user.includes('garbage')) { res.writeHead(200, { 'content-type': 'application/json' }).end('{"status": {"allowed": tru'); return; }
-    if (user.includes('wrongversion')) { send({ allowed: true }, 'authorization.k8s.io/v0'); return; }
-    if (user.includes('500')) { res.writeHead(500).end('boom'); return; }
-    if (user.includes('allow')) { send({ allowed: true, reason: 'peer says yes' }); return; }
-    if (user.includes('deny')) { send({ allowed: false, denied: true, reason: 'peer says no' }); return; }
+    if (user.includes('hang')) {
+      hanging.add(res);
+      return;
+    }
+    if (user.includes('garbage')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status": {"allowed": tru');
+      return;
+    }
+    if (user.includes('wrongversion')) {
+      send({ allowed: true }, 'authorization.k8s.io/v0');
+      return;
+    }
+    if (user.includes('500')) {
+      res.writeHead(500).end('boom');
+      return;
+    }
+    if (user.includes('allow')) {
+      send({ allowed: true, reason: 'peer says yes' });
+      return;
+    }
+    if (user.includes('deny')) {
+      send({ allowed: false, denied: true, reason: 'peer says no' });
+      return;
+    }
     send({ allowed: false, reason: 'peer has no opinion' });
     void req;
   };
@@ -48,11 +71,14 @@ export async function startWebhookPeer(): Promise<WebhookPeer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/authorize`;
   return {
-    url, received,
+    url,
+    received,
     async kubeconfig(dir, name, suffix = '') {
       const file = join(dir, `${name}.kubeconfig`);
       const cfg = {
-        apiVersion: 'v1', kind: 'Config', 'current-context': 'webhook',
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'webhook',
         clusters: [{ name: 'webhook', cluster: { server: url + suffix, 'certificate-authority-data': Buffer.from(ca.certPem).toString('base64') } }],
         users: [{ name: 'apiserver', user: {} }],
         contexts: [{ name: 'webhook', context: { cluster: 'webhook', user: 'apiserver' } }],

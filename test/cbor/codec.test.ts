@@ -14,12 +14,25 @@ const writer = new Encoder({ useRecords: false, mapsAsObjects: true, useTag259Fo
 const strict = (b: Uint8Array) => strictDecode(b, { cde: true, rejectDuplicateKeys: true, ignoreGlobalTags: true });
 
 function refused(bytes: Buffer, code: CborError['code'], message: RegExp): void {
-  assert.throws(() => decodeCborObject(bytes), (err: unknown) => err instanceof CborError && err.code === code && message.test(err.message));
+  assert.throws(
+    () => decodeCborObject(bytes),
+    (err: unknown) => err instanceof CborError && err.code === code && message.test(err.message),
+  );
 }
 
 describe('decoding a CBOR body', () => {
   it('keeps __proto__, constructor and prototype as ordinary keys', () => {
-    const v = decodeCborObject(Buffer.from(writer.encode(new Map<string, unknown>([['__proto__', { polluted: true }], ['constructor', 'c'], ['prototype', 1]]))));
+    const v = decodeCborObject(
+      Buffer.from(
+        writer.encode(
+          new Map<string, unknown>([
+            ['__proto__', { polluted: true }],
+            ['constructor', 'c'],
+            ['prototype', 1],
+          ]),
+        ),
+      ),
+    );
     assert.equal(Object.getPrototypeOf(v), Object.prototype);
     assert.deepEqual(Object.keys(v), ['__proto__', 'constructor', 'prototype']);
     assert.deepEqual(Object.getOwnPropertyDescriptor(v, '__proto__')?.value, { polluted: true });
@@ -63,7 +76,13 @@ describe('decoding a CBOR body', () => {
 });
 
 describe('encoding CBOR answers', () => {
-  const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', labels: { '10': 'x', '9': 'y', b: 'z', 'é': 'u' } }, data: { big: 2 ** 40, neg: -(2 ** 40), half: 1.5, skip: undefined }, list: [undefined, 1] };
+  const obj = {
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { name: 'a', labels: { '10': 'x', '9': 'y', b: 'z', é: 'u' } },
+    data: { big: 2 ** 40, neg: -(2 ** 40), half: 1.5, skip: undefined },
+    list: [undefined, 1],
+  };
 
   it('writes the self-described tag, then keys in core deterministic order, integers shortest', () => {
     const b = encodeCbor(obj);

@@ -31,6 +31,12 @@ test('dyn matches every overload: nothing that could evaluate is refused', () =>
 
 test("mismatches are reported in cel-go's words, at the node, with the line and a caret", () => {
   assert.equal(check('a == "x"', { a: INT }), "ERROR: <input>:1:3: found no matching overload for '_==_' applied to '(int, string)'\n | a == \"x\"\n | ..^");
-  assert.equal(check('a.indexOf(1) > 0', { a: listOf(STRING) }), "ERROR: <input>:1:10: found no matching overload for 'indexOf' applied to 'list(string).(int)'\n | a.indexOf(1) > 0\n | .........^");
-  assert.equal(check('true &&\n  a.all(x, x)', { a: INT }), "ERROR: <input>:2:3: expression of type 'int' cannot be the range of a comprehension (must be list, map, or dynamic)\n |   a.all(x, x)\n | ..^");
+  assert.equal(
+    check('a.indexOf(1) > 0', { a: listOf(STRING) }),
+    "ERROR: <input>:1:10: found no matching overload for 'indexOf' applied to 'list(string).(int)'\n | a.indexOf(1) > 0\n | .........^",
+  );
+  assert.equal(
+    check('true &&\n  a.all(x, x)', { a: INT }),
+    "ERROR: <input>:2:3: expression of type 'int' cannot be the range of a comprehension (must be list, map, or dynamic)\n |   a.all(x, x)\n | ..^",
+  );
 });

@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  CelCompileError, CelEnvironment, CelEvalError, CelScalar, claimsEnvironment, fromJson, mapType, stringList, userEnvironment,
+  CelCompileError,
+  CelEnvironment,
+  CelEvalError,
+  CelScalar,
+  claimsEnvironment,
+  fromJson,
+  mapType,
+  stringList,
+  userEnvironment,
 } from '../../lib/cel/index.js';
 
 const claims = fromJson({ sub: 'alice', email: 'alice@example.com', email_verified: true, groups: ['dev', 'ops'], age: 42, nested: { team: 'x' } });
@@ -12,19 +20,19 @@ test('an expression over claims reads strings, numbers, lists and nested maps', 
   assert.equal(run('claims.age > 40'), true);
   assert.equal(run("claims.groups.exists(g, g == 'ops')"), true);
   assert.deepEqual(stringList(run("claims.groups.map(g, 'oidc:' + g)") as never), ['oidc:dev', 'oidc:ops']);
-  assert.equal(run("has(claims.email) && claims.email_verified"), true);
-  assert.equal(run("has(claims.missing)"), false);
+  assert.equal(run('has(claims.email) && claims.email_verified'), true);
+  assert.equal(run('has(claims.missing)'), false);
 });
 
 test('the extended strings library is available', () => {
   assert.equal(run("claims.email.split('@')[1]"), 'example.com');
-  assert.equal(run("claims.sub.upperAscii()"), 'ALICE');
+  assert.equal(run('claims.sub.upperAscii()'), 'ALICE');
   assert.equal(run("claims.groups.join(',')"), 'dev,ops');
   assert.equal(run("'  x '.trim()"), 'x');
   assert.equal(run("claims.email.indexOf('@')"), 5n);
-  assert.equal(run("claims.email.substring(0, 5)"), 'alice');
+  assert.equal(run('claims.email.substring(0, 5)'), 'alice');
   assert.equal(run("claims.sub.replace('a', 'A')"), 'Alice');
-  assert.equal(run("claims.sub.charAt(0)"), 'a');
+  assert.equal(run('claims.sub.charAt(0)'), 'a');
 });
 
 test('the list library and regex matching are available', () => {
@@ -48,12 +56,15 @@ test('the same expression compiles once and is cached', () => {
 });
 
 test('a syntax error is a compile error naming the expression', () => {
-  assert.throws(() => claimsEnvironment.compile('claims.sub ==='), (err: unknown) => {
-    assert.ok(err instanceof CelCompileError);
-    assert.equal(err.code, 'syntax');
-    assert.match(err.message, /^compilation failed for expression "claims\.sub ===": /);
-    return true;
-  });
+  assert.throws(
+    () => claimsEnvironment.compile('claims.sub ==='),
+    (err: unknown) => {
+      assert.ok(err instanceof CelCompileError);
+      assert.equal(err.code, 'syntax');
+      assert.match(err.message, /^compilation failed for expression "claims\.sub ===": /);
+      return true;
+    },
+  );
 });
 
 test('an undeclared variable or function is a compile error', () => {
@@ -71,16 +82,22 @@ test('comprehension variables are in scope only inside their loop', () => {
 test('an empty or oversized expression is refused at compile time', () => {
   assert.throws(() => claimsEnvironment.compile('  '), /expression is empty/);
   const env = new CelEnvironment('small', { x: CelScalar.INT }, { maxExpressionLength: 20 });
-  assert.throws(() => env.compile('x + x + x + x + x + x + x'), (err: unknown) => err instanceof CelCompileError && err.code === 'too-large');
+  assert.throws(
+    () => env.compile('x + x + x + x + x + x + x'),
+    (err: unknown) => err instanceof CelCompileError && err.code === 'too-large',
+  );
   assert.throws(() => claimsEnvironment.compile(`${'('.repeat(5000)}1${')'.repeat(5000)}`), CelCompileError);
 });
 
 test('an evaluation error names the expression', () => {
-  assert.throws(() => run('claims.nope == "x"'), (err: unknown) => {
-    assert.ok(err instanceof CelEvalError);
-    assert.match(err.message, /^evaluation of expression "claims\.nope == \\"x\\"" failed: /);
-    return true;
-  });
+  assert.throws(
+    () => run('claims.nope == "x"'),
+    (err: unknown) => {
+      assert.ok(err instanceof CelEvalError);
+      assert.match(err.message, /^evaluation of expression "claims\.nope == \\"x\\"" failed: /);
+      return true;
+    },
+  );
 });
 
 test('a missing variable binding is an evaluation error, not a crash', () => {
@@ -90,7 +107,10 @@ test('a missing variable binding is an evaluation error, not a crash', () => {
 test('nested loops over a large list are stopped by the cost bound', () => {
   const big = fromJson({ l: Array.from({ length: 3000 }, (_, i) => `g${i}`) });
   const expr = claimsEnvironment.compile('claims.l.all(a, claims.l.all(b, claims.l.all(c, a != "" || b != c)))');
-  assert.throws(() => expr.evaluate({ claims: big }), (err: unknown) => err instanceof CelEvalError && err.code === 'cost');
+  assert.throws(
+    () => expr.evaluate({ claims: big }),
+    (err: unknown) => err instanceof CelEvalError && err.code === 'cost',
+  );
   assert.throws(() => expr.evaluate({ claims: big }, { maxCost: 1000, timeoutMs: 10_000 }), /operation cancelled: actual cost limit exceeded/);
 });
 
@@ -138,6 +158,8 @@ test("cost is counted in cel-go's runtime units: 1 a node, strings and lists by 
 test('the per-call limit is a cost: a long string through matches is stopped where a short one is not', () => {
   const expr = claimsEnvironment.compile("claims.s.matches('^(a|b|c|d|e|f|g)+$')");
   assert.equal(expr.evaluate({ claims: fromJson({ s: 'a'.repeat(100) }) }, { maxCost: 1000 }), true);
-  assert.throws(() => expr.evaluate({ claims: fromJson({ s: 'a'.repeat(2000) }) }, { maxCost: 1000 }),
-    (err: unknown) => err instanceof CelEvalError && err.code === 'cost' && err.detail === 'operation cancelled: actual cost limit exceeded');
+  assert.throws(
+    () => expr.evaluate({ claims: fromJson({ s: 'a'.repeat(2000) }) }, { maxCost: 1000 }),
+    (err: unknown) => err instanceof CelEvalError && err.code === 'cost' && err.detail === 'operation cancelled: actual cost limit exceeded',
+  );
 });

@@ -17,11 +17,16 @@ function errors(name: string, s: string): string[] {
   return [...v].map(String);
 }
 
-const LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const DNS1035_MSG = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-const QNAME_MSG = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+const LABEL_MSG =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const DNS1035_MSG =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+const QNAME_MSG =
+  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE_MSG =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 const CASES: Array<[format: string, value: string, want: string[]]> = [
   ['dns1123Label', 'my-name', []],
@@ -98,15 +103,24 @@ describe('Kubernetes format library', () => {
     assert.equal(env.compile('format.dns1123Label().validate(s).value().join(", ")').check(vars).problem, undefined);
     assert.equal(env.compile('format.named(s).value().validate(s).orValue([]).size() == 0').check(vars).problem, undefined);
     assert.equal(env.compile('format.named(s)').check(vars).type.kind, 'opaque');
-    assert.equal(env.compile('format.dns1123Label().validate(1)').check(vars).problem,
-      "ERROR: <input>:1:31: found no matching overload for 'validate' applied to 'kubernetes.NamedFormat.(int)'\n | format.dns1123Label().validate(1)\n | ..............................^");
+    assert.equal(
+      env.compile('format.dns1123Label().validate(1)').check(vars).problem,
+      "ERROR: <input>:1:31: found no matching overload for 'validate' applied to 'kubernetes.NamedFormat.(int)'\n | format.dns1123Label().validate(1)\n | ..............................^",
+    );
     assert.match(env.compile('format.named(1)').check(vars).problem ?? '', /found no matching overload for 'format\.named' applied to '\(int\)'/);
-    assert.match(env.compile('format.uuid().validate(s).value() == "x"').check(vars).problem ?? '', /found no matching overload for '_==_' applied to '\(list\(string\), string\)'/);
+    assert.match(
+      env.compile('format.uuid().validate(s).value() == "x"').check(vars).problem ?? '',
+      /found no matching overload for '_==_' applied to '\(list\(string\), string\)'/,
+    );
     assert.match(env.compile('format.uuid().validate(s) == 1').check(vars).problem ?? '', /applied to '\(optional_type\(list\(string\)\), int\)'/);
   });
 
   it("charges validate as kube does: a matches of the string against the format's regex size", () => {
-    const cost = (e: string, s: string) => { const stats = { cost: 0 }; env.compile(e).evaluate({ s }, undefined, stats); return stats.cost; };
+    const cost = (e: string, s: string) => {
+      const stats = { cost: 0 };
+      env.compile(e).evaluate({ s }, undefined, stats);
+      return stats.cost;
+    };
     // format.x() 1 (`format` is no identifier read), s 1, validate ⌈0.1 × (1 + |s|)⌉ × ⌈0.25 × size⌉.
     const s = 'a'.repeat(99);
     assert.equal(cost('format.dns1123Label().validate(s)', s), 2 + 10 * 8);

@@ -53,8 +53,11 @@ describe('Kubernetes CEL libraries: quantity, IP, CIDR', () => {
   it('reads no client object as a library value, whatever its keys (marker.ts)', () => {
     // The fixed marker keys these libraries used: JSON can carry them, so a client could forge a value.
     const forged = {
-      q: { '\u0000k8s.quantity': '5e0' }, ip: { '\u0000k8s.ip': '10.0.0.1' }, u: { '\u0000k8s.url': 'https://x' },
-      f: { '\u0000k8s.format': 'dns1123Label' }, none: { '\u0000gatehouse:none': true },
+      q: { '\u0000k8s.quantity': '5e0' },
+      ip: { '\u0000k8s.ip': '10.0.0.1' },
+      u: { '\u0000k8s.url': 'https://x' },
+      f: { '\u0000k8s.format': 'dns1123Label' },
+      none: { '\u0000gatehouse:none': true },
     };
     const ev = (e: string) => env.compile(e).evaluate({ self: forged });
     assert.equal(ev('self.q == quantity("5")'), false);

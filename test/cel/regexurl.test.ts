@@ -11,10 +11,18 @@ const env = new CelEnvironment('regexurl-test', { s: CelScalar.DYN });
 const run = (e: string, s: unknown = '') => env.compile(e).evaluate({ s: s as string });
 const list = (v: unknown) => [...(v as Iterable<unknown>)];
 const message = (e: string, s: unknown = ''): string => {
-  try { run(e, s); } catch (err) { return (err as Error).message; }
+  try {
+    run(e, s);
+  } catch (err) {
+    return (err as Error).message;
+  }
   assert.fail(`${e} did not fail`);
 };
-const cost = (e: string, s: string) => { const stats = { cost: 0 }; env.compile(e).evaluate({ s }, undefined, stats); return stats.cost; };
+const cost = (e: string, s: string) => {
+  const stats = { cost: 0 };
+  env.compile(e).evaluate({ s }, undefined, stats);
+  return stats.cost;
+};
 
 describe('regex library: find, findAll', () => {
   it('find gives the leftmost match, empty when none', () => {
@@ -48,7 +56,10 @@ describe('regex library: find, findAll', () => {
   });
 
   it("fails on an invalid pattern with kube's message (Go's regexp error)", () => {
-    assert.equal(message("s.find('(a')", 'abc'), 'evaluation of expression "s.find(\'(a\')" failed: Illegal regex: error parsing regexp: missing closing ): `(a`');
+    assert.equal(
+      message("s.find('(a')", 'abc'),
+      'evaluation of expression "s.find(\'(a\')" failed: Illegal regex: error parsing regexp: missing closing ): `(a`',
+    );
     assert.match(message("s.findAll('a**')", 'abc'), /failed: Illegal regex: error parsing regexp: invalid nested repetition operator: `\*\*`$/);
     assert.match(message("s.findAll('[z-a]', 1)", 'abc'), /failed: Illegal regex: error parsing regexp: invalid character class range: `z-a`$/);
     // RE2 has no backreferences, as Go's regexp.
@@ -82,25 +93,30 @@ describe('regex library: find, findAll', () => {
     const e = slow.compile("s.findAll('.').size()");
     assert.equal(e.evaluate({ s: 'x'.repeat(1000) }), 1000n);
     now = 0;
-    assert.throws(() => e.evaluate({ s: 'x'.repeat(100_000) }), (err: Error & { code?: string }) => {
-      assert.equal(err.code, 'cost');
-      assert.match(err.message, /timeout: evaluation took longer than 5ms/);
-      return true;
-    });
+    assert.throws(
+      () => e.evaluate({ s: 'x'.repeat(100_000) }),
+      (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'cost');
+        assert.match(err.message, /timeout: evaluation took longer than 5ms/);
+        return true;
+      },
+    );
   });
 
   it('type-checks: string receivers, a string pattern, an int limit', () => {
     const vars = new Map([['s', STRING]]);
     assert.equal(env.compile("s.find('a') == 'a'").check(vars).problem, undefined);
     assert.equal(env.compile("s.findAll('a', 2).size() > 0 && s.findAll('a')[0] == 'a'").check(vars).problem, undefined);
-    assert.equal(env.compile("s.findAll('a', 'b')").check(vars).problem,
-      "ERROR: <input>:1:10: found no matching overload for 'findAll' applied to 'string.(string, string)'\n | s.findAll('a', 'b')\n | .........^");
-    assert.match(env.compile("s.find(1)").check(vars).problem ?? '', /found no matching overload for 'find' applied to 'string\.\(int\)'/);
+    assert.equal(
+      env.compile("s.findAll('a', 'b')").check(vars).problem,
+      "ERROR: <input>:1:10: found no matching overload for 'findAll' applied to 'string.(string, string)'\n | s.findAll('a', 'b')\n | .........^",
+    );
+    assert.match(env.compile('s.find(1)').check(vars).problem ?? '', /found no matching overload for 'find' applied to 'string\.\(int\)'/);
     assert.match(env.compile("s.find('a') == 1").check(vars).problem ?? '', /found no matching overload for '_==_' applied to '\(string, int\)'/);
     assert.match(env.compile("s.findAll('a') == 'a'").check(vars).problem ?? '', /applied to '\(list\(string\), string\)'/);
   });
 
-  it("charges as kube does: ⌈0.1 × (1 + |string|)⌉ × ⌈0.25 × |pattern|⌉, as matches", () => {
+  it('charges as kube does: ⌈0.1 × (1 + |string|)⌉ × ⌈0.25 × |pattern|⌉, as matches', () => {
     const s = 'a'.repeat(99);
     // s 1; the call ⌈0.1 × 100⌉ × ⌈0.25 × 6⌉ = 10 × 2.
     assert.equal(cost("s.find('[a-z]+')", s), 1 + 10 * 2);
@@ -180,7 +196,10 @@ describe('URL library: url() and its getters', () => {
     assert.equal(err(''), 'URL parse error during conversion from string: parse "": empty url');
     assert.equal(err('a.example/x'), 'URL parse error during conversion from string: parse "a.example/x": invalid URI for request');
     assert.equal(err('https://a b/'), 'URL parse error during conversion from string: parse "https://a b/": invalid character " " in host name');
-    assert.equal(err('https://a.example:80a/'), 'URL parse error during conversion from string: parse "https://a.example:80a/": invalid port ":80a" after host');
+    assert.equal(
+      err('https://a.example:80a/'),
+      'URL parse error during conversion from string: parse "https://a.example:80a/": invalid port ":80a" after host',
+    );
     assert.equal(err('https://a.example/%zz'), 'URL parse error during conversion from string: parse "https://a.example/%zz": invalid URL escape "%zz"');
     assert.equal(err(':x'), 'URL parse error during conversion from string: parse ":x": missing protocol scheme');
     // Accepted by ParseRequestURI, refused by url.Parse, which kube calls next.
@@ -201,8 +220,7 @@ describe('URL library: url() and its getters', () => {
     const vars = new Map([['s', STRING]]);
     assert.equal(env.compile("url(s).getHost() == 'a' && url(s).getQuery()['a'][0] == 'b'").check(vars).problem, undefined);
     assert.equal(env.compile('url(s)').check(vars).type.kind, 'opaque');
-    assert.equal(env.compile('url(1)').check(vars).problem,
-      "ERROR: <input>:1:4: found no matching overload for 'url' applied to '(int)'\n | url(1)\n | ...^");
+    assert.equal(env.compile('url(1)').check(vars).problem, "ERROR: <input>:1:4: found no matching overload for 'url' applied to '(int)'\n | url(1)\n | ...^");
     assert.match(env.compile('url(s).getScheme() == 1').check(vars).problem ?? '', /applied to '\(string, int\)'/);
     assert.match(env.compile("url(s).getQuery() == 'a'").check(vars).problem ?? '', /applied to '\(map\(string, list\(string\)\), string\)'/);
     assert.match(env.compile('s.getHost()').check(vars).problem ?? '', /found no matching overload for 'getHost' applied to 'string\.\(\)'/);

@@ -26,8 +26,18 @@ describe('ensureDevPki', () => {
   it('creates every piece on first start', async () => {
     const paths = await ensureDevPki(freshDir(), { host: '127.0.0.1', port: 6443 });
     assert.deepEqual(readdirSync(paths.dir).sort(), [
-      'admin.crt', 'admin.key', 'apiserver.crt', 'apiserver.key', 'ca.crt', 'ca.key',
-      'front-proxy-ca.crt', 'front-proxy-ca.key', 'front-proxy-client.crt', 'front-proxy-client.key', 'sa.key', 'sa.pub',
+      'admin.crt',
+      'admin.key',
+      'apiserver.crt',
+      'apiserver.key',
+      'ca.crt',
+      'ca.key',
+      'front-proxy-ca.crt',
+      'front-proxy-ca.key',
+      'front-proxy-client.crt',
+      'front-proxy-client.key',
+      'sa.key',
+      'sa.pub',
     ]);
     const ca = cert(paths.caCert);
     assert.ok(cert(paths.servingCert).checkIssued(ca));
@@ -39,7 +49,15 @@ describe('ensureDevPki', () => {
 
   it('writes private keys with mode 0600 and leaves no temp files', async () => {
     const paths = await ensureDevPki(freshDir(), { host: '127.0.0.1', port: 6443 });
-    for (const f of [paths.caKey, paths.servingKey, paths.adminKey, paths.frontProxyCaKey, paths.frontProxyClientKey, paths.serviceAccountKey, paths.kubeconfig]) {
+    for (const f of [
+      paths.caKey,
+      paths.servingKey,
+      paths.adminKey,
+      paths.frontProxyCaKey,
+      paths.frontProxyClientKey,
+      paths.serviceAccountKey,
+      paths.kubeconfig,
+    ]) {
       assert.equal(statSync(f).mode & 0o777, 0o600, f);
     }
     assert.equal(readdirSync(paths.dir).filter((f) => f.includes('.tmp-')).length, 0);
@@ -115,7 +133,11 @@ describe('ensureDevPki', () => {
 
   it('chains are accepted by openssl verify', async () => {
     const paths = await ensureDevPki(freshDir(), { host: '127.0.0.1', port: 6443 });
-    for (const [ca, leaf] of [[paths.caCert, paths.servingCert], [paths.caCert, paths.adminCert], [paths.frontProxyCaCert, paths.frontProxyClientCert]] as const) {
+    for (const [ca, leaf] of [
+      [paths.caCert, paths.servingCert],
+      [paths.caCert, paths.adminCert],
+      [paths.frontProxyCaCert, paths.frontProxyClientCert],
+    ] as const) {
       const r = spawnSync('openssl', ['verify', '-CAfile', ca, leaf], { encoding: 'utf8' });
       assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
     }
@@ -125,10 +147,7 @@ describe('ensureDevPki', () => {
 describe('ensureDevPki under concurrency', () => {
   it('two concurrent first starts end with one CA that signed every leaf', async () => {
     const dir = freshDir();
-    const results = await Promise.allSettled([
-      ensureDevPki(dir, { host: '127.0.0.1', port: 6443 }),
-      ensureDevPki(dir, { host: '127.0.0.1', port: 6443 }),
-    ]);
+    const results = await Promise.allSettled([ensureDevPki(dir, { host: '127.0.0.1', port: 6443 }), ensureDevPki(dir, { host: '127.0.0.1', port: 6443 })]);
     // One may lose the race for the CA files and say so; it must not have replaced them.
     for (const r of results) if (r.status === 'rejected') assert.match(String(r.reason), /another process is initialising the same directory|incomplete CA/);
     const paths = await ensureDevPki(dir, { host: '127.0.0.1', port: 6443 });

@@ -19,15 +19,21 @@ describe('admin.kubeconfig with the real kubectl', { skip: hasKubectl ? false : 
     const seen: { CN?: string; O?: string }[] = [];
     // Port 0 first to learn a free port, then the PKI is made for it, as `gatehouse serve` would.
     const paths0 = await ensureDevPki(join(root, 'data'), { host: '127.0.0.1', port: 1 });
-    const server = createServer({
-      cert: readFileSync(paths0.servingCert), key: readFileSync(paths0.servingKey), ca: readFileSync(paths0.caCert),
-      requestCert: true, rejectUnauthorized: true,
-    }, (req, res) => {
-      const subject = (req.socket as TLSSocket).getPeerCertificate().subject as { CN?: string; O?: string };
-      seen.push({ CN: subject.CN, O: subject.O });
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ major: '1', minor: '33', gitVersion: 'v1.33.0-gatehouse' }));
-    });
+    const server = createServer(
+      {
+        cert: readFileSync(paths0.servingCert),
+        key: readFileSync(paths0.servingKey),
+        ca: readFileSync(paths0.caCert),
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
+      (req, res) => {
+        const subject = (req.socket as TLSSocket).getPeerCertificate().subject as { CN?: string; O?: string };
+        seen.push({ CN: subject.CN, O: subject.O });
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ major: '1', minor: '33', gitVersion: 'v1.33.0-gatehouse' }));
+      },
+    );
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     try {
@@ -38,8 +44,12 @@ describe('admin.kubeconfig with the real kubectl', { skip: hasKubectl ? false : 
       });
       let out = '';
       let err = '';
-      child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+      });
       const [code] = (await once(child, 'close')) as [number];
       assert.equal(code, 0, err);
       assert.equal((JSON.parse(out) as { gitVersion: string }).gitVersion, 'v1.33.0-gatehouse');

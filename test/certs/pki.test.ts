@@ -6,8 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
-  CA_VALIDITY_MS, CLOCK_SKEW_MS, LEAF_VALIDITY_MS, generateCa, generateClientCert, generateFrontProxyCa,
-  generateFrontProxyClientCert, generateServiceAccountKeyPair, generateServingCert,
+  CA_VALIDITY_MS,
+  CLOCK_SKEW_MS,
+  LEAF_VALIDITY_MS,
+  generateCa,
+  generateClientCert,
+  generateFrontProxyCa,
+  generateFrontProxyClientCert,
+  generateServiceAccountKeyPair,
+  generateServingCert,
 } from '../../certs/pki.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
@@ -26,7 +33,9 @@ function opensslVerify(caPem: string, leafPem: string, purpose: string): { statu
   const leafFile = join(tmp, `leaf-${Math.random()}.pem`);
   writeFileSync(caFile, caPem);
   writeFileSync(leafFile, leafPem);
-  const r = spawnSync('openssl', ['verify', '-CAfile', caFile, '-purpose', purpose, '-attime', String(now.getTime() / 1000 + 3600), leafFile], { encoding: 'utf8' });
+  const r = spawnSync('openssl', ['verify', '-CAfile', caFile, '-purpose', purpose, '-attime', String(now.getTime() / 1000 + 3600), leafFile], {
+    encoding: 'utf8',
+  });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 

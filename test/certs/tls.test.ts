@@ -18,7 +18,9 @@ const server = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca
   seen.push({ CN: subject.CN, O: subject.O });
   socket.end('ok');
 });
-server.on('tlsClientError', () => { /* the stranger's handshake is expected to fail */ });
+server.on('tlsClientError', () => {
+  /* the stranger's handshake is expected to fail */
+});
 let port = 0;
 before(async () => {
   server.listen(0, '127.0.0.1');
@@ -31,7 +33,9 @@ async function handshake(host: string, servername: string | undefined, cert: { c
   const socket: TLSSocket = connect({ host, port, ca: ca.certPem, cert: cert.certPem, key: cert.keyPem, ...(servername ? { servername } : {}) });
   let data = '';
   socket.setEncoding('utf8');
-  socket.on('data', (d: string) => { data += d; });
+  socket.on('data', (d: string) => {
+    data += d;
+  });
   // 'close' always comes, also when the peer drops the connection without a clean 'end'.
   return new Promise((resolve, reject) => {
     socket.once('error', reject);

@@ -97,36 +97,56 @@ for (const { name, load, skip } of CLIENTS) {
       assert.ok(created.metadata?.creationTimestamp instanceof Date, 'creationTimestamp is decoded as a Date');
       assert.deepEqual(created.data, { a: '1' });
 
-      const again = await core.createNamespacedConfigMap({ namespace: ns, body: configMap('settings', { a: '1' }) }).then(() => undefined, (e: unknown) => e);
+      const again = await core.createNamespacedConfigMap({ namespace: ns, body: configMap('settings', { a: '1' }) }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.equal(statusOf(again).reason, 'AlreadyExists');
 
       const read = await core.readNamespacedConfigMap({ name: 'settings', namespace: ns });
       assert.equal(read.metadata?.resourceVersion, created.metadata?.resourceVersion);
 
       const list = await core.listNamespacedConfigMap({ namespace: ns });
-      assert.deepEqual(list.items.filter((c) => c.metadata?.name === 'settings').map((c) => c.data), [{ a: '1' }]);
+      assert.deepEqual(
+        list.items.filter((c) => c.metadata?.name === 'settings').map((c) => c.data),
+        [{ a: '1' }],
+      );
       assert.ok(list.items.every((c) => c.metadata?.namespace === ns));
       assert.match(list.metadata?.resourceVersion ?? '', /^\d+$/);
 
       const { PatchStrategy, setHeaderOptions } = k8s;
       const patched = await core.patchNamespacedConfigMap(
         { name: 'settings', namespace: ns, body: [{ op: 'replace', path: '/data/a', value: '2' }] },
-        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch));
+        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+      );
       assert.deepEqual(patched.data, { a: '2' });
       const merged = await core.patchNamespacedConfigMap(
-        { name: 'settings', namespace: ns, body: { data: { b: '3' } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+        { name: 'settings', namespace: ns, body: { data: { b: '3' } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
       assert.deepEqual(merged.data, { a: '2', b: '3' });
       const strategic = await core.patchNamespacedConfigMap(
-        { name: 'settings', namespace: ns, body: { metadata: { labels: { tier: 'web' } } } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch));
+        { name: 'settings', namespace: ns, body: { metadata: { labels: { tier: 'web' } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+      );
       assert.deepEqual(strategic.metadata?.labels, { tier: 'web' });
       const applied = await core.patchNamespacedConfigMap(
-        { name: 'settings', namespace: ns, fieldManager: 'client-node-test', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: ns }, data: { c: '4' } } },
-        setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply));
+        {
+          name: 'settings',
+          namespace: ns,
+          fieldManager: 'client-node-test',
+          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: ns }, data: { c: '4' } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+      );
       assert.deepEqual(applied.data, { a: '2', b: '3', c: '4' });
       assert.ok(applied.metadata?.managedFields?.some((f) => f.manager === 'client-node-test' && f.operation === 'Apply'));
 
       await core.deleteNamespacedConfigMap({ name: 'settings', namespace: ns });
-      const gone = await core.readNamespacedConfigMap({ name: 'settings', namespace: ns }).then(() => undefined, (e: unknown) => e);
+      const gone = await core.readNamespacedConfigMap({ name: 'settings', namespace: ns }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       const st = statusOf(gone);
       assert.equal(st.reason, 'NotFound');
       assert.equal(st.message, 'configmaps "settings" not found');
@@ -143,7 +163,10 @@ for (const { name, load, skip } of CLIENTS) {
       const core = kubeConfig(`https://127.0.0.1:${gate.port}`).makeApiClient(k8s.CoreV1Api);
       let lists = 0;
       const path = `/api/v1/namespaces/${ns}/configmaps`;
-      const informer = k8s.makeInformer(kubeConfig(`https://127.0.0.1:${gate.port}`), path, () => { lists++; return core.listNamespacedConfigMap({ namespace: ns }); });
+      const informer = k8s.makeInformer(kubeConfig(`https://127.0.0.1:${gate.port}`), path, () => {
+        lists++;
+        return core.listNamespacedConfigMap({ namespace: ns });
+      });
       const events: string[] = [];
       const errors: unknown[] = [];
       let lastRv = '';
@@ -180,7 +203,17 @@ for (const { name, load, skip } of CLIENTS) {
         await until('the informer to report the lost connection', () => errors.length === 2);
         const restarted = informer.start();
         assert.equal((await s.admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('new', { v: '1' }))).status, 201);
-        assert.equal((await s.admin.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/change`, { data: { v: '2' } }, { 'content-type': 'application/merge-patch+json' })).status, 200);
+        assert.equal(
+          (
+            await s.admin.request(
+              'PATCH',
+              `/api/v1/namespaces/${ns}/configmaps/change`,
+              { data: { v: '2' } },
+              { 'content-type': 'application/merge-patch+json' },
+            )
+          ).status,
+          200,
+        );
         assert.equal((await s.admin.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/drop`)).status, 200);
         offsetMs += WINDOW_MS + 60_000;
         const probe = await s.admin.request('GET', `${path}?watch=1&resourceVersion=${seenRv}&timeoutSeconds=5`);

@@ -40,10 +40,13 @@ test('a minimal configuration parses into frozen typed objects', () => {
 
 test('v1alpha1, v1beta1 and v1 are accepted, in YAML or JSON', () => {
   for (const v of ['v1alpha1', 'v1beta1', 'v1']) ok(minimal.replace('v1beta1', v));
-  ok(JSON.stringify({
-    apiVersion: 'apiserver.config.k8s.io/v1', kind: 'AuthenticationConfiguration',
-    jwt: [{ issuer: { url: 'https://a.example', audiences: ['x'] }, claimMappings: { username: { expression: 'claims.sub' } } }],
-  }));
+  ok(
+    JSON.stringify({
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      kind: 'AuthenticationConfiguration',
+      jwt: [{ issuer: { url: 'https://a.example', audiences: ['x'] }, claimMappings: { username: { expression: 'claims.sub' } } }],
+    }),
+  );
 });
 
 test('a wrong apiVersion or kind is named', () => {
@@ -58,27 +61,57 @@ test('a missing username mapping names the field path', () => {
 });
 
 test('the username prefix is required with a claim and forbidden with an expression', () => {
-  assert.match(bad(minimal.replace('      prefix: "oidc:"\n', '')), /jwt\[0\]\.claimMappings\.username\.prefix: Required value: prefix is required when claim is set/);
-  assert.match(bad(minimal.replace('claim: sub', 'expression: claims.sub')), /jwt\[0\]\.claimMappings\.username\.prefix: Invalid value: "oidc:": may not be specified when expression is set/);
-  assert.match(bad(minimal.replace('claim: sub', 'claim: sub\n      expression: claims.sub')), /jwt\[0\]\.claimMappings\.username: Invalid value: "": claim and expression can't both be set/);
+  assert.match(
+    bad(minimal.replace('      prefix: "oidc:"\n', '')),
+    /jwt\[0\]\.claimMappings\.username\.prefix: Required value: prefix is required when claim is set/,
+  );
+  assert.match(
+    bad(minimal.replace('claim: sub', 'expression: claims.sub')),
+    /jwt\[0\]\.claimMappings\.username\.prefix: Invalid value: "oidc:": may not be specified when expression is set/,
+  );
+  assert.match(
+    bad(minimal.replace('claim: sub', 'claim: sub\n      expression: claims.sub')),
+    /jwt\[0\]\.claimMappings\.username: Invalid value: "": claim and expression can't both be set/,
+  );
 });
 
 test('issuer rules: https, no query, audiences, match policy, discoveryURL different and unique', () => {
-  assert.match(bad(minimal.replace('https://issuer.example.com', 'http://issuer.example.com')), /jwt\[0\]\.issuer\.url: Invalid value: "http:\/\/issuer\.example\.com": URL scheme must be https/);
+  assert.match(
+    bad(minimal.replace('https://issuer.example.com', 'http://issuer.example.com')),
+    /jwt\[0\]\.issuer\.url: Invalid value: "http:\/\/issuer\.example\.com": URL scheme must be https/,
+  );
   assert.match(bad(minimal.replace('https://issuer.example.com', 'https://issuer.example.com?x=1')), /jwt\[0\]\.issuer\.url: .*must not contain a query/);
   assert.match(bad(minimal.replace('    audiences: [gatehouse]\n', '')), /jwt\[0\]\.issuer\.audiences: Required value/);
-  assert.match(bad(minimal.replace('[gatehouse]', '[a, b]')), /jwt\[0\]\.issuer\.audienceMatchPolicy: Invalid value: "": audienceMatchPolicy must be MatchAny for multiple audiences/);
+  assert.match(
+    bad(minimal.replace('[gatehouse]', '[a, b]')),
+    /jwt\[0\]\.issuer\.audienceMatchPolicy: Invalid value: "": audienceMatchPolicy must be MatchAny for multiple audiences/,
+  );
   ok(minimal.replace('[gatehouse]', '[a, b]\n    audienceMatchPolicy: MatchAny'));
   assert.match(bad(minimal.replace('[gatehouse]', '[a, a]\n    audienceMatchPolicy: MatchAny')), /jwt\[0\]\.issuer\.audiences\[1\]: Duplicate value: "a"/);
   assert.match(bad(minimal.replace('[gatehouse]', '[a]\n    audienceMatchPolicy: MatchAll')), /audienceMatchPolicy: Unsupported value: "MatchAll"/);
-  assert.match(bad(minimal.replace('    audiences', '    discoveryURL: https://issuer.example.com/\n    audiences')), /jwt\[0\]\.issuer\.discoveryURL: .*discoveryURL must be different from URL/);
+  assert.match(
+    bad(minimal.replace('    audiences', '    discoveryURL: https://issuer.example.com/\n    audiences')),
+    /jwt\[0\]\.issuer\.discoveryURL: .*discoveryURL must be different from URL/,
+  );
   assert.match(bad(minimal, { disallowedIssuers: ['https://issuer.example.com'] }), /jwt\[0\]\.issuer\.url: .*must not overlap with disallowed issuers/);
 });
 
 test('the certificate authority must be PEM certificates', () => {
-  assert.match(bad(minimal.replace('    audiences', '    certificateAuthority: nonsense\n    audiences')), /jwt\[0\]\.issuer\.certificateAuthority: Invalid value/);
+  assert.match(
+    bad(minimal.replace('    audiences', '    certificateAuthority: nonsense\n    audiences')),
+    /jwt\[0\]\.issuer\.certificateAuthority: Invalid value/,
+  );
   const ca = generateCa('x').certPem;
-  const c = ok(minimal.replace('    audiences', `    certificateAuthority: |\n${ca.trim().split('\n').map((l) => `      ${l}`).join('\n')}\n    audiences`));
+  const c = ok(
+    minimal.replace(
+      '    audiences',
+      `    certificateAuthority: |\n${ca
+        .trim()
+        .split('\n')
+        .map((l) => `      ${l}`)
+        .join('\n')}\n    audiences`,
+    ),
+  );
   assert.equal(c.jwt[0]!.issuer.certificateAuthority?.replace(/\r/g, '').trim(), ca.replace(/\r/g, '').trim());
 });
 
@@ -106,7 +139,10 @@ test('claim validation rules take a claim with a required value or a CEL express
     message: token lives too long
 `);
   assert.equal(c.jwt[0]!.claimValidationRules.length, 2);
-  assert.match(bad(`${minimal}  claimValidationRules:\n  - expression: "claims.exp <"\n`), /jwt\[0\]\.claimValidationRules\[0\]\.expression: Invalid value: "claims\.exp <": compilation failed for expression/);
+  assert.match(
+    bad(`${minimal}  claimValidationRules:\n  - expression: "claims.exp <"\n`),
+    /jwt\[0\]\.claimValidationRules\[0\]\.expression: Invalid value: "claims\.exp <": compilation failed for expression/,
+  );
   assert.match(bad(`${minimal}  claimValidationRules:\n  - expression: "claim.x == 1"\n`), /undeclared reference to "claim"/);
   assert.match(bad(`${minimal}  claimValidationRules:\n  - {}\n`), /jwt\[0\]\.claimValidationRules\[0\]: Required value/);
   assert.match(bad(`${minimal}  claimValidationRules:\n  - claim: a\n  - claim: a\n`), /jwt\[0\]\.claimValidationRules\[1\]\.claim: Duplicate value: "a"/);
@@ -115,18 +151,27 @@ test('claim validation rules take a claim with a required value or a CEL express
 test('user validation rules are CEL over user', () => {
   const c = ok(`${minimal}  userValidationRules:\n  - expression: "!user.username.startsWith('system:')"\n    message: no system users\n`);
   assert.equal(c.jwt[0]!.userValidationRules[0]!.message, 'no system users');
-  assert.match(bad(`${minimal}  userValidationRules:\n  - expression: "claims.sub == 'x'"\n`), /jwt\[0\]\.userValidationRules\[0\]\.expression: .*undeclared reference to "claims"/);
+  assert.match(
+    bad(`${minimal}  userValidationRules:\n  - expression: "claims.sub == 'x'"\n`),
+    /jwt\[0\]\.userValidationRules\[0\]\.expression: .*undeclared reference to "claims"/,
+  );
 });
 
 test('a username expression reading claims.email must also read claims.email_verified', () => {
   const withEmail = minimal.replace(/username:\n      claim: sub\n      prefix: "oidc:"/, 'username:\n      expression: "claims.email"');
-  assert.match(bad(withEmail), /jwt\[0\]\.claimMappings\.username\.expression: Invalid value: "claims\.email": claims\.email_verified must be used in claimMappings\.username\.expression or claimMappings\.extra\[\*\]\.valueExpression or claimValidationRules\[\*\]\.expression when claims\.email is used in claimMappings\.username\.expression/);
+  assert.match(
+    bad(withEmail),
+    /jwt\[0\]\.claimMappings\.username\.expression: Invalid value: "claims\.email": claims\.email_verified must be used in claimMappings\.username\.expression or claimMappings\.extra\[\*\]\.valueExpression or claimValidationRules\[\*\]\.expression when claims\.email is used in claimMappings\.username\.expression/,
+  );
   ok(minimal.replace(/username:\n      claim: sub\n      prefix: "oidc:"/, 'username:\n      expression: "claims.email_verified ? claims.email : \'\'"'));
   ok(`${withEmail}  claimValidationRules:\n  - expression: "claims.email_verified == true"\n`);
 });
 
 test('groups, uid and extra mappings are validated', () => {
-  const c = ok(minimal.replace('      prefix: "oidc:"\n', `      prefix: "oidc:"
+  const c = ok(
+    minimal.replace(
+      '      prefix: "oidc:"\n',
+      `      prefix: "oidc:"
     groups:
       expression: "claims.groups.map(g, 'g:' + g)"
     uid:
@@ -134,15 +179,24 @@ test('groups, uid and extra mappings are validated', () => {
     extra:
     - key: example.com/team
       valueExpression: claims.team
-`));
+`,
+    ),
+  );
   assert.equal(c.jwt[0]!.claimMappings.extra[0]!.key, 'example.com/team');
-  const ex = (key: string) => bad(minimal.replace('      prefix: "oidc:"\n', `      prefix: "oidc:"\n    extra:\n    - key: ${key}\n      valueExpression: claims.team\n`));
+  const ex = (key: string) =>
+    bad(minimal.replace('      prefix: "oidc:"\n', `      prefix: "oidc:"\n    extra:\n    - key: ${key}\n      valueExpression: claims.team\n`));
   assert.match(ex('Example.com/Team'), /jwt\[0\]\.claimMappings\.extra\[0\]\.key: Invalid value: "Example\.com\/Team": key must be lowercase/);
   assert.match(ex('kubernetes.io/x'), /jwt\[0\]\.claimMappings\.extra\[0\]\.key: Forbidden: .*reserved/);
   assert.match(ex('sub.k8s.io/x'), /Forbidden/);
   assert.match(ex('team'), /must be a domain-prefixed path/);
-  assert.match(bad(minimal.replace('      prefix: "oidc:"\n', '      prefix: "oidc:"\n    groups:\n      claim: groups\n')), /jwt\[0\]\.claimMappings\.groups\.prefix: Required value/);
-  assert.match(bad(minimal.replace('      prefix: "oidc:"\n', '      prefix: "oidc:"\n    uid:\n      claim: sub\n      expression: claims.sub\n')), /jwt\[0\]\.claimMappings\.uid: Invalid value: "": claim and expression can't both be set/);
+  assert.match(
+    bad(minimal.replace('      prefix: "oidc:"\n', '      prefix: "oidc:"\n    groups:\n      claim: groups\n')),
+    /jwt\[0\]\.claimMappings\.groups\.prefix: Required value/,
+  );
+  assert.match(
+    bad(minimal.replace('      prefix: "oidc:"\n', '      prefix: "oidc:"\n    uid:\n      claim: sub\n      expression: claims.sub\n')),
+    /jwt\[0\]\.claimMappings\.uid: Invalid value: "": claim and expression can't both be set/,
+  );
 });
 
 test('every problem is reported at once', () => {
@@ -155,11 +209,21 @@ jwt:
 - issuer: {audiences: [x]}
   claimMappings: {username: {claim: sub, prefix: ""}}
 `);
-  for (const f of ['jwt[0].issuer.url', 'jwt[0].issuer.audiences', 'jwt[0].claimMappings.username.claim', 'jwt[1].issuer.url']) assert.ok(e.includes(`${f}: `), `${f} in ${e}`);
+  for (const f of ['jwt[0].issuer.url', 'jwt[0].issuer.audiences', 'jwt[0].claimMappings.username.claim', 'jwt[1].issuer.url'])
+    assert.ok(e.includes(`${f}: `), `${f} in ${e}`);
 });
 
-test('the --oidc-* flags become one authenticator with kube\'s prefix rules', () => {
-  const base = { issuerUrl: 'https://i.example', clientId: 'c', usernamePrefix: undefined, groupsClaim: undefined, groupsPrefix: '', requiredClaims: [], caPem: undefined, signingAlgs: ['RS256'] };
+test("the --oidc-* flags become one authenticator with kube's prefix rules", () => {
+  const base = {
+    issuerUrl: 'https://i.example',
+    clientId: 'c',
+    usernamePrefix: undefined,
+    groupsClaim: undefined,
+    groupsPrefix: '',
+    requiredClaims: [],
+    caPem: undefined,
+    signingAlgs: ['RS256'],
+  };
   assert.deepEqual(jwtFromFlags({ ...base, usernameClaim: 'sub' }).claimMappings.username, { claim: 'sub', prefix: 'https://i.example#' });
   assert.deepEqual(jwtFromFlags({ ...base, usernameClaim: 'email' }).claimMappings.username, { claim: 'email', prefix: '' });
   assert.deepEqual(jwtFromFlags({ ...base, usernameClaim: 'sub', usernamePrefix: '-' }).claimMappings.username, { claim: 'sub', prefix: '' });
@@ -172,22 +236,53 @@ test('the --oidc-* flags become one authenticator with kube\'s prefix rules', ()
 });
 
 test('the oidc flags parse and check each other', () => {
-  const p = parseServeFlags(['--oidc-issuer-url=https://i.example', '--oidc-client-id=c', '--oidc-required-claim=a=1,b=2', '--oidc-required-claim', 'c=x=y',
-    '--oidc-signing-algs=RS256,ES256', '--oidc-groups-claim=groups', '--oidc-username-prefix=-']);
+  const p = parseServeFlags([
+    '--oidc-issuer-url=https://i.example',
+    '--oidc-client-id=c',
+    '--oidc-required-claim=a=1,b=2',
+    '--oidc-required-claim',
+    'c=x=y',
+    '--oidc-signing-algs=RS256,ES256',
+    '--oidc-groups-claim=groups',
+    '--oidc-username-prefix=-',
+  ]);
   if ('error' in p) assert.fail(p.error);
-  assert.deepEqual(p.options.oidcRequiredClaims, [['a', '1'], ['b', '2'], ['c', 'x=y']]);
+  assert.deepEqual(p.options.oidcRequiredClaims, [
+    ['a', '1'],
+    ['b', '2'],
+    ['c', 'x=y'],
+  ]);
   assert.deepEqual(p.options.oidcSigningAlgs, ['RS256', 'ES256']);
   assert.equal(p.options.oidcUsernameClaim, 'sub');
-  const err = (argv: string[]) => { const r = parseServeFlags(argv); assert.ok('error' in r); return r.error; };
-  assert.match(err(['--oidc-issuer-url=http://i.example', '--oidc-client-id=c']), /invalid value "http:\/\/i\.example" for --oidc-issuer-url: must be an https URL/);
+  const err = (argv: string[]) => {
+    const r = parseServeFlags(argv);
+    assert.ok('error' in r);
+    return r.error;
+  };
+  assert.match(
+    err(['--oidc-issuer-url=http://i.example', '--oidc-client-id=c']),
+    /invalid value "http:\/\/i\.example" for --oidc-issuer-url: must be an https URL/,
+  );
   assert.match(err(['--oidc-issuer-url=https://i.example']), /--oidc-issuer-url and --oidc-client-id must be given together/);
   assert.match(err(['--oidc-groups-claim=g']), /--oidc-groups-claim requires --oidc-issuer-url/);
-  assert.match(err(['--oidc-issuer-url=https://i', '--oidc-client-id=c', '--oidc-signing-algs=HS256']), /invalid value "HS256" for --oidc-signing-algs: unsupported signing algorithm/);
+  assert.match(
+    err(['--oidc-issuer-url=https://i', '--oidc-client-id=c', '--oidc-signing-algs=HS256']),
+    /invalid value "HS256" for --oidc-signing-algs: unsupported signing algorithm/,
+  );
   assert.match(err(['--oidc-issuer-url=https://i', '--oidc-client-id=c', '--oidc-signing-algs=none']), /invalid value "none" for --oidc-signing-algs/);
-  assert.match(err(['--oidc-issuer-url=https://i', '--oidc-client-id=c', '--oidc-required-claim=novalue']), /invalid value "novalue" for --oidc-required-claim: must be key=value/);
-  assert.match(err(['--authentication-config=/x.yaml', '--oidc-issuer-url=https://i', '--oidc-client-id=c']), /--authentication-config and --oidc-\* flags are mutually exclusive \(given: --oidc-issuer-url, --oidc-client-id\)/);
+  assert.match(
+    err(['--oidc-issuer-url=https://i', '--oidc-client-id=c', '--oidc-required-claim=novalue']),
+    /invalid value "novalue" for --oidc-required-claim: must be key=value/,
+  );
+  assert.match(
+    err(['--authentication-config=/x.yaml', '--oidc-issuer-url=https://i', '--oidc-client-id=c']),
+    /--authentication-config and --oidc-\* flags are mutually exclusive \(given: --oidc-issuer-url, --oidc-client-id\)/,
+  );
   assert.match(err(['--authentication-config=/x.yaml', '--oidc-username-claim=email']), /mutually exclusive/);
-  assert.match(err(['--authentication-config=/x.yaml', '--feature-gates=StructuredAuthenticationConfiguration=false']), /--authentication-config requires the StructuredAuthenticationConfiguration feature gate/);
+  assert.match(
+    err(['--authentication-config=/x.yaml', '--feature-gates=StructuredAuthenticationConfiguration=false']),
+    /--authentication-config requires the StructuredAuthenticationConfiguration feature gate/,
+  );
   const cfg = parseServeFlags(['--authentication-config=/x.yaml']);
   assert.ok('options' in cfg && cfg.options.authenticationConfig === '/x.yaml');
 });

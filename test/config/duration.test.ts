@@ -4,9 +4,22 @@ import { formatDuration, parseDuration } from '../../gateway/config/duration.js'
 
 describe('parseDuration', () => {
   const good: [string, number][] = [
-    ['0', 0], ['0s', 0], ['300ms', 300], ['4s', 4000], ['5m', 300_000], ['1h30m', 5_400_000], ['2m0s', 120_000],
-    ['1.5h', 5_400_000], ['.5s', 500], ['1.s', 1000], ['500us', 0.5], ['1000000ns', 1], ['1h1m1s1ms', 3_661_001],
-    ['-5s', -5000], ['+5s', 5000], ['1µs', 0.001],
+    ['0', 0],
+    ['0s', 0],
+    ['300ms', 300],
+    ['4s', 4000],
+    ['5m', 300_000],
+    ['1h30m', 5_400_000],
+    ['2m0s', 120_000],
+    ['1.5h', 5_400_000],
+    ['.5s', 500],
+    ['1.s', 1000],
+    ['500us', 0.5],
+    ['1000000ns', 1],
+    ['1h1m1s1ms', 3_661_001],
+    ['-5s', -5000],
+    ['+5s', 5000],
+    ['1µs', 0.001],
   ];
   for (const [input, ms] of good) {
     it(`parses "${input}" as ${ms}ms`, () => assert.equal(parseDuration(input), ms));
@@ -31,7 +44,14 @@ describe('parseDuration', () => {
 });
 
 describe('formatDuration', () => {
-  const table: [number, string][] = [[0, '0s'], [300, '300ms'], [4000, '4s'], [300_000, '5m0s'], [5_400_000, '1h30m0s'], [1500, '1.5s']];
+  const table: [number, string][] = [
+    [0, '0s'],
+    [300, '300ms'],
+    [4000, '4s'],
+    [300_000, '5m0s'],
+    [5_400_000, '1h30m0s'],
+    [1500, '1.5s'],
+  ];
   for (const [ms, text] of table) {
     it(`prints ${ms}ms as "${text}" and reads it back`, () => {
       assert.equal(formatDuration(ms), text);

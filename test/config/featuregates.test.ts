@@ -19,7 +19,10 @@ describe('feature gates', () => {
   it('errors name the gate: unknown, not a boolean, a locked gate turned off, no value', () => {
     assert.throws(() => parseFeatureGates('NoSuchGate=true'), /unrecognized feature gate "NoSuchGate"/);
     assert.throws(() => parseFeatureGates('CBORServingAndStorage=yes'), /invalid value of CBORServingAndStorage: yes/);
-    assert.throws(() => parseFeatureGates('StructuredAuthorizationConfiguration=false'), /cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true/);
+    assert.throws(
+      () => parseFeatureGates('StructuredAuthorizationConfiguration=false'),
+      /cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true/,
+    );
     assert.throws(() => parseFeatureGates('CBORServingAndStorage'), /missing bool value/);
     assert.throws(() => parseFeatureGates('__proto__=true'), /unrecognized feature gate "__proto__"/);
   });
@@ -38,7 +41,17 @@ describe('feature gates', () => {
       const s = await startTestServer({ flags: on ? [] : ['--feature-gates=APIResponseCompression=false'] });
       try {
         const big = 'x'.repeat(20_000);
-        assert.equal((await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { big } })).status, 201);
+        assert.equal(
+          (
+            await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name: 'big' },
+              data: { big },
+            })
+          ).status,
+          201,
+        );
         const r = await s.admin.request('GET', '/api/v1/namespaces/default/configmaps/big', undefined, { 'accept-encoding': 'gzip' });
         assert.equal(r.status, 200);
         assert.equal(r.headers['content-encoding'], on ? 'gzip' : undefined);
@@ -52,7 +65,10 @@ describe('feature gates', () => {
   it('a GA gate set on the command line is logged at start', async () => {
     const s = await startTestServer({ flags: ['--feature-gates=StructuredAuthorizationConfiguration=true'] });
     try {
-      assert.ok(s.logs.some((l) => l.includes('Setting GA feature gate StructuredAuthorizationConfiguration=true')), s.logs.join('\n'));
+      assert.ok(
+        s.logs.some((l) => l.includes('Setting GA feature gate StructuredAuthorizationConfiguration=true')),
+        s.logs.join('\n'),
+      );
     } finally {
       await s.close();
     }

@@ -19,7 +19,10 @@ describe('--runtime-config', () => {
     assert.throws(() => parseRuntimeConfig('a/b/c/d=true'), /must be api\/all/);
     assert.throws(() => parseRuntimeConfig('api/v1=false'), /core group \(v1\) cannot be disabled/);
     assert.throws(() => parseRuntimeConfig('v1/secrets=false'), /v1 secrets cannot be disabled/);
-    const err = (argv: string[]) => { const r = parseServeFlags(argv); return 'error' in r ? r.error : ''; };
+    const err = (argv: string[]) => {
+      const r = parseServeFlags(argv);
+      return 'error' in r ? r.error : '';
+    };
     assert.match(err(['--runtime-config=flowcontrol.apiserver.k8s.io/v1=false']), /which --enable-priority-and-fairness \(on by default\) needs/);
     assert.equal(err(['--runtime-config=flowcontrol.apiserver.k8s.io/v1=false', '--enable-priority-and-fairness=false']), '');
     assert.match(err(['--runtime-config=api/all=false,v1=true']), /rbac.authorization.k8s.io\/v1, which --authorization-mode=RBAC needs/);
@@ -62,19 +65,37 @@ describe('--runtime-config', () => {
 });
 
 describe('deprecated versions', () => {
-  it('answer with kube\'s Warning and set apiserver_requested_deprecated_apis', async () => {
-    assert.equal(deprecation('authentication.k8s.io', 'v1beta1', 'TokenReview')?.text,
-      'authentication.k8s.io/v1beta1 TokenReview is deprecated in v1.19+, unavailable in v1.22+; use authentication.k8s.io/v1 TokenReview');
+  it("answer with kube's Warning and set apiserver_requested_deprecated_apis", async () => {
+    assert.equal(
+      deprecation('authentication.k8s.io', 'v1beta1', 'TokenReview')?.text,
+      'authentication.k8s.io/v1beta1 TokenReview is deprecated in v1.19+, unavailable in v1.22+; use authentication.k8s.io/v1 TokenReview',
+    );
     assert.equal(deprecation('authentication.k8s.io', 'v1', 'TokenReview'), undefined);
     const s = await startTestServer();
     try {
-      const r = await s.admin.request('POST', '/apis/authentication.k8s.io/v1beta1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1beta1', kind: 'TokenReview', spec: { token: 'nope' } });
+      const r = await s.admin.request('POST', '/apis/authentication.k8s.io/v1beta1/tokenreviews', {
+        apiVersion: 'authentication.k8s.io/v1beta1',
+        kind: 'TokenReview',
+        spec: { token: 'nope' },
+      });
       assert.equal(r.status, 201);
-      assert.equal(r.headers['warning'], '299 - "authentication.k8s.io/v1beta1 TokenReview is deprecated in v1.19+, unavailable in v1.22+; use authentication.k8s.io/v1 TokenReview"');
-      const v1 = await s.admin.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'nope' } });
+      assert.equal(
+        r.headers['warning'],
+        '299 - "authentication.k8s.io/v1beta1 TokenReview is deprecated in v1.19+, unavailable in v1.22+; use authentication.k8s.io/v1 TokenReview"',
+      );
+      const v1 = await s.admin.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        spec: { token: 'nope' },
+      });
       assert.equal(v1.headers['warning'], undefined);
       const m = parseMetrics((await s.admin.request('GET', '/metrics')).text);
-      const g = samples(m, 'apiserver_requested_deprecated_apis', { group: 'authentication.k8s.io', version: 'v1beta1', resource: 'tokenreviews', removed_release: '1.22' });
+      const g = samples(m, 'apiserver_requested_deprecated_apis', {
+        group: 'authentication.k8s.io',
+        version: 'v1beta1',
+        resource: 'tokenreviews',
+        removed_release: '1.22',
+      });
       assert.equal(g.length, 1);
       assert.equal(Number(g[0]!.value), 1);
     } finally {

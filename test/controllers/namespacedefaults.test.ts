@@ -29,7 +29,11 @@ describe('namespace defaults (serviceaccount, root-ca-cert-publisher)', () => {
   after(() => s?.close());
 
   const get = (path: string) => s.admin.request('GET', path);
-  const present = (path: string) => until(path, async () => { const r = await get(path); return r.status === 200 ? r.json : undefined; });
+  const present = (path: string) =>
+    until(path, async () => {
+      const r = await get(path);
+      return r.status === 200 ? r.json : undefined;
+    });
 
   it('puts both into the built-in namespaces and into a new one', async () => {
     for (const ns of ['default', 'kube-system', 'kube-public']) {
@@ -63,16 +67,28 @@ describe('namespace defaults (serviceaccount, root-ca-cert-publisher)', () => {
   });
 
   it('a token for the default service account authenticates as it', async () => {
-    const tr = await s.admin.request('POST', '/api/v1/namespaces/team-a/serviceaccounts/default/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+    const tr = await s.admin.request('POST', '/api/v1/namespaces/team-a/serviceaccounts/default/token', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: {},
+    });
     assert.equal(tr.status, 201, tr.text);
-    const who = await s.anonymous.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
-      { authorization: `Bearer ${tr.json.status.token}` });
+    const who = await s.anonymous.request(
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      { authorization: `Bearer ${tr.json.status.token}` },
+    );
     assert.equal(who.json.status.userInfo.username, 'system:serviceaccount:team-a:default');
   });
 
   it('adds nothing to a namespace being deleted', async () => {
     // A finalizer of the user's keeps the namespace Terminating.
-    const ns = await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'going', finalizers: ['example.com/hold'] } });
+    const ns = await s.admin.request('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'going', finalizers: ['example.com/hold'] },
+    });
     assert.equal(ns.status, 201, ns.text);
     await present('/api/v1/namespaces/going/serviceaccounts/default');
     assert.equal((await s.admin.request('DELETE', '/api/v1/namespaces/going')).status, 200);

@@ -74,13 +74,17 @@ describe('custom resources across two processes on one redis cluster', { skip },
     const created = await a.admin.request('POST', CRD_PATH, ruledCrd());
     assert.equal(created.status, 201, created.text);
     const t0 = Date.now();
-    const crd = await until('b reads the CRD Established and serves crontabs', async () => {
-      try {
-        return await waitEstablished(b, NAME, CT);
-      } catch {
-        return undefined; // waitEstablished's own bound is shorter than WAIT
-      }
-    }, WAIT);
+    const crd = await until(
+      'b reads the CRD Established and serves crontabs',
+      async () => {
+        try {
+          return await waitEstablished(b, NAME, CT);
+        } catch {
+          return undefined; // waitEstablished's own bound is shorter than WAIT
+        }
+      },
+      WAIT,
+    );
     t.diagnostic(`b served crontabs ${Date.now() - t0} ms after a created the CRD (reported, not asserted)`);
     assert.equal(crd.status.acceptedNames.kind, 'CronTab');
 
@@ -92,7 +96,10 @@ describe('custom resources across two processes on one redis cluster', { skip },
     assert.deepEqual(res.shortNames, ['ct']);
     assert.ok(group.json.resources.some((r: { name: string }) => r.name === 'crontabs/scale'));
     const apis = await b.admin.request('GET', '/apis');
-    assert.ok(apis.json.groups.some((g: { name: string }) => g.name === 'stable.example.com'), apis.text);
+    assert.ok(
+      apis.json.groups.some((g: { name: string }) => g.name === 'stable.example.com'),
+      apis.text,
+    );
 
     const c = await b.admin.request('POST', CT, crontab('from-b', { image: 'i', replicas: 1 }));
     assert.equal(c.status, 201, c.text);
@@ -102,12 +109,15 @@ describe('custom resources across two processes on one redis cluster', { skip },
     assert.equal(got.json.metadata.uid, c.json.metadata.uid);
     const list = await b.admin.request('GET', CT);
     assert.equal(list.status, 200, list.text);
-    assert.deepEqual(list.json.items.map((o: { metadata: { name: string } }) => o.metadata.name), ['from-b']);
+    assert.deepEqual(
+      list.json.items.map((o: { metadata: { name: string } }) => o.metadata.name),
+      ['from-b'],
+    );
     // …and process a reads what b wrote.
     await until('a serving crontabs', async () => ((await a.admin.request('GET', CT)).status === 200 ? true : undefined), WAIT);
     assert.equal((await a.admin.request('GET', `${CT}/from-b`)).json.metadata.uid, c.json.metadata.uid);
     // The premise: the processes' types really are spread over the cluster's shards.
-    assert.ok(await shardsUsed(cluster!, prefix) >= 2, 'keys of the prefix on at least two masters');
+    assert.ok((await shardsUsed(cluster!, prefix)) >= 2, 'keys of the prefix on at least two masters');
   });
 
   it('shows on a watch through b a custom resource created and changed through a', async () => {
@@ -120,19 +130,24 @@ describe('custom resources across two processes on one redis cluster', { skip },
       const s = await a.admin.request('PATCH', `${CT}/from-a/scale`, { spec: { replicas: 4 } }, { 'content-type': 'application/merge-patch+json' });
       assert.equal(s.status, 200, s.text);
       const evs = await w.take(2, WAIT);
-      assert.deepEqual(evs.map((e) => `${e.type} ${e.object.metadata.name} ${e.object.spec.replicas}`), ['ADDED from-a 1', 'MODIFIED from-a 4']);
+      assert.deepEqual(
+        evs.map((e) => `${e.type} ${e.object.metadata.name} ${e.object.spec.replicas}`),
+        ['ADDED from-a 1', 'MODIFIED from-a 4'],
+      );
       assert.equal(evs[1]!.object.metadata.resourceVersion, s.json.metadata.resourceVersion);
     } finally {
       w.stop();
     }
   });
 
-  it('refuses through b a custom resource breaking the CRD\'s CEL rule (422 naming the field), storing nothing', async () => {
+  it("refuses through b a custom resource breaking the CRD's CEL rule (422 naming the field), storing nothing", async () => {
     const bad = await b.admin.request('POST', CT, crontab('neg', { image: 'n', replicas: -1 }));
     assert.equal(bad.status, 422, bad.text);
     assert.equal(bad.json.reason, 'Invalid');
-    assert.deepEqual(bad.json.details.causes.map((c: { field: string; message: string }) => [c.field, c.message]),
-      [['spec', 'Invalid value: "object": replicas must not be negative']]);
+    assert.deepEqual(
+      bad.json.details.causes.map((c: { field: string; message: string }) => [c.field, c.message]),
+      [['spec', 'Invalid value: "object": replicas must not be negative']],
+    );
     assert.equal((await b.admin.request('GET', `${CT}/neg`)).status, 404);
     assert.equal((await a.admin.request('GET', `${CT}/neg`)).status, 404);
     // An update through b that breaks it is refused too, and the object is left as it was.

@@ -17,7 +17,12 @@ const kubectlBinary = findKubectl('1.33') ?? findKubectl();
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const base = (v: string, plural = 'gadgets') => `/apis/conv.example.com/${v}/namespaces/default/${plural}`;
 const v1Gadget = (name: string, hostPort: string) => ({ apiVersion: 'conv.example.com/v1', kind: 'Gadget', metadata: { name }, spec: { hostPort } });
-const v2Gadget = (name: string, host: string, port: number) => ({ apiVersion: 'conv.example.com/v2', kind: 'Gadget', metadata: { name }, spec: { host, port } });
+const v2Gadget = (name: string, host: string, port: number) => ({
+  apiVersion: 'conv.example.com/v2',
+  kind: 'Gadget',
+  metadata: { name },
+  spec: { host, port },
+});
 
 describe('a CRD converted by a webhook named by URL', () => {
   let s: TestServer;
@@ -27,15 +32,21 @@ describe('a CRD converted by a webhook named by URL', () => {
     s = await startTestServer();
     await installGadgets(s, hook);
   });
-  after(async () => { await s.close(); await hook.close(); });
-  beforeEach(() => { hook.mode = 'ok'; hook.reviews.length = 0; });
+  after(async () => {
+    await s.close();
+    await hook.close();
+  });
+  beforeEach(() => {
+    hook.mode = 'ok';
+    hook.reviews.length = 0;
+  });
 
   it('stores a v1 create in v2 and serves it through both versions', async () => {
     const c = await s.admin.request('POST', base('v1'), v1Gadget('a', 'example.org:8080'));
     assert.equal(c.status, 201, c.text);
     assert.equal(c.json.apiVersion, 'conv.example.com/v1');
     assert.deepEqual(c.json.spec, { hostPort: 'example.org:8080' });
-    assert.equal(c.json.metadata.generation, 1, 'metadata other than labels and annotations is the server\'s, not the webhook\'s');
+    assert.equal(c.json.metadata.generation, 1, "metadata other than labels and annotations is the server's, not the webhook's");
     const first = hook.reviews[0]!.review;
     assert.equal(first.apiVersion, 'apiextensions.k8s.io/v1');
     assert.equal(first.kind, 'ConversionReview');
@@ -96,7 +107,12 @@ describe('a CRD converted by a webhook named by URL', () => {
     const st = await s.admin.request('PATCH', `${base('v1')}/a/status`, { status: { ready: true } }, { 'content-type': 'application/merge-patch+json' });
     assert.equal(st.status, 200, st.text);
     assert.equal((await s.admin.request('GET', `${base('v2')}/a`)).json.status.ready, true);
-    const ap = await s.admin.request('PATCH', `${base('v1')}/a?fieldManager=t&force=true`, JSON.stringify({ apiVersion: 'conv.example.com/v1', kind: 'Gadget', metadata: { name: 'a' }, spec: { hostPort: 'applied.org:2' } }), { 'content-type': 'application/apply-patch+yaml' });
+    const ap = await s.admin.request(
+      'PATCH',
+      `${base('v1')}/a?fieldManager=t&force=true`,
+      JSON.stringify({ apiVersion: 'conv.example.com/v1', kind: 'Gadget', metadata: { name: 'a' }, spec: { hostPort: 'applied.org:2' } }),
+      { 'content-type': 'application/apply-patch+yaml' },
+    );
     assert.equal(ap.status, 200, ap.text);
     assert.deepEqual((await s.admin.request('GET', `${base('v2')}/a`)).json.spec, { host: 'applied.org', port: 2 });
   });
@@ -111,11 +127,20 @@ describe('a CRD converted by a webhook named by URL', () => {
         assert.equal(p.status, 200, p.text);
       }
       const evs = await w.take(4);
-      assert.deepEqual(evs.map((e) => e.type), ['ADDED', 'MODIFIED', 'MODIFIED', 'MODIFIED']);
-      assert.deepEqual(evs.map((e) => e.object.spec.hostPort), ['w.example:1', 'w.example:2', 'w.example:3', 'w.example:4']);
+      assert.deepEqual(
+        evs.map((e) => e.type),
+        ['ADDED', 'MODIFIED', 'MODIFIED', 'MODIFIED'],
+      );
+      assert.deepEqual(
+        evs.map((e) => e.object.spec.hostPort),
+        ['w.example:1', 'w.example:2', 'w.example:3', 'w.example:4'],
+      );
       assert.ok(evs.every((e) => e.object.apiVersion === 'conv.example.com/v1'));
       hook.mode = 'failure';
-      assert.equal((await s.admin.request('PATCH', `${base('v2')}/watched`, { spec: { port: 5 } }, { 'content-type': 'application/merge-patch+json' })).status, 200);
+      assert.equal(
+        (await s.admin.request('PATCH', `${base('v2')}/watched`, { spec: { port: 5 } }, { 'content-type': 'application/merge-patch+json' })).status,
+        200,
+      );
       const err = await w.next();
       assert.equal(err?.type, 'ERROR', 'an event the webhook cannot convert ends the watch with an error');
       assert.equal(err?.object.code, 500);
@@ -126,22 +151,30 @@ describe('a CRD converted by a webhook named by URL', () => {
     }
   });
 
-  it('serves kubectl through the non-storage version: apply, get -o yaml, and a failing webhook as its error', { skip: kubectlBinary ? false : 'kubectl is not installed' }, async () => {
-    const k = new Kubectl(kubectlBinary!, s.kubeconfig);
-    try {
-      const yaml = 'apiVersion: conv.example.com/v1\nkind: Gadget\nmetadata:\n  name: kubectl-made\n  namespace: default\nspec:\n  hostPort: kube.example:6443\n';
-      assert.match(await k.ok(['apply', '-f', '-'], yaml), /gadget\.conv\.example\.com\/kubectl-made created/);
-      assert.deepEqual((await s.admin.request('GET', `${base('v2')}/kubectl-made`)).json.spec, { host: 'kube.example', port: 6443 });
-      const got = await k.ok(['get', 'gadgets.v1.conv.example.com', 'kubectl-made', '-n', 'default', '-o', 'jsonpath={.apiVersion} {.spec.hostPort}']);
-      assert.equal(got, 'conv.example.com/v1 kube.example:6443');
-      hook.mode = 'failure';
-      const failed = await k.run(['get', 'gadgets.v1.conv.example.com', 'kubectl-made', '-n', 'default']);
-      assert.notEqual(failed.code, 0);
-      assert.match(failed.stderr, /Error from server: conversion webhook for conv\.example\.com\/v2, Kind=Gadget returned invalid response: cannot convert gadgets today/);
-    } finally {
-      await stopAll();
-    }
-  });
+  it(
+    'serves kubectl through the non-storage version: apply, get -o yaml, and a failing webhook as its error',
+    { skip: kubectlBinary ? false : 'kubectl is not installed' },
+    async () => {
+      const k = new Kubectl(kubectlBinary!, s.kubeconfig);
+      try {
+        const yaml =
+          'apiVersion: conv.example.com/v1\nkind: Gadget\nmetadata:\n  name: kubectl-made\n  namespace: default\nspec:\n  hostPort: kube.example:6443\n';
+        assert.match(await k.ok(['apply', '-f', '-'], yaml), /gadget\.conv\.example\.com\/kubectl-made created/);
+        assert.deepEqual((await s.admin.request('GET', `${base('v2')}/kubectl-made`)).json.spec, { host: 'kube.example', port: 6443 });
+        const got = await k.ok(['get', 'gadgets.v1.conv.example.com', 'kubectl-made', '-n', 'default', '-o', 'jsonpath={.apiVersion} {.spec.hostPort}']);
+        assert.equal(got, 'conv.example.com/v1 kube.example:6443');
+        hook.mode = 'failure';
+        const failed = await k.run(['get', 'gadgets.v1.conv.example.com', 'kubectl-made', '-n', 'default']);
+        assert.notEqual(failed.code, 0);
+        assert.match(
+          failed.stderr,
+          /Error from server: conversion webhook for conv\.example\.com\/v2, Kind=Gadget returned invalid response: cannot convert gadgets today/,
+        );
+      } finally {
+        await stopAll();
+      }
+    },
+  );
 
   it('keeps labels the webhook sets, and refuses invalid ones', async () => {
     hook.mode = 'relabel';
@@ -175,7 +208,7 @@ describe('a CRD converted by a webhook named by URL', () => {
     });
   }
 
-  it('counts a list\'s converted objects', async () => {
+  it("counts a list's converted objects", async () => {
     hook.mode = 'wrong-count';
     const r = await s.admin.request('GET', base('v1'));
     assert.equal(r.status, 500, r.text);
@@ -207,14 +240,18 @@ describe('a CRD converted by a webhook behind a Service, and webhooks that canno
     hook = await startConversionWebhook(['gadget-conv.default.svc']);
     s = await startTestServer();
     const svc = await s.admin.request('POST', '/api/v1/namespaces/default/services', {
-      apiVersion: 'v1', kind: 'Service', metadata: { name: 'gadget-conv' },
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'gadget-conv' },
       spec: { ports: [{ name: 'https', port: 8443, targetPort: hook.port, protocol: 'TCP' }] },
     });
     assert.equal(svc.status, 201, svc.text);
     const slice = await s.admin.request('POST', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
       metadata: { name: 'gadget-conv-1', labels: { 'kubernetes.io/service-name': 'gadget-conv' } },
-      addressType: 'IPv4', ports: [{ name: 'https', port: hook.port, protocol: 'TCP' }],
+      addressType: 'IPv4',
+      ports: [{ name: 'https', port: hook.port, protocol: 'TCP' }],
       endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
     });
     assert.equal(slice.status, 201, slice.text);
@@ -232,9 +269,12 @@ describe('a CRD converted by a webhook behind a Service, and webhooks that canno
       await waitEstablished(s, crd.metadata.name, base('v2', crd.spec.names.plural));
     }
   });
-  after(async () => { await s.close(); await hook.close(); });
+  after(async () => {
+    await s.close();
+    await hook.close();
+  });
 
-  it('reaches the webhook through the Service\'s EndpointSlice, verifying <service>.<namespace>.svc against the caBundle', async () => {
+  it("reaches the webhook through the Service's EndpointSlice, verifying <service>.<namespace>.svc against the caBundle", async () => {
     const c = await s.admin.request('POST', base('v1'), v1Gadget('svc', 'example.org:8080'));
     assert.equal(c.status, 201, c.text);
     assert.deepEqual((await s.admin.request('GET', `${base('v2')}/svc`)).json.spec, { host: 'example.org', port: 8080 });

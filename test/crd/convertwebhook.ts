@@ -11,7 +11,8 @@ import { generateCa, generateServingCert, type CertKeyPair } from '../../certs/p
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export type Mode = 'ok' | 'wrong-uid' | 'failure' | 'failure-no-message' | 'wrong-count' | 'rename' | 'wrong-version' | 'relabel' | 'bad-label' | 'http-500' | 'not-json';
+export type Mode =
+  'ok' | 'wrong-uid' | 'failure' | 'failure-no-message' | 'wrong-count' | 'rename' | 'wrong-version' | 'relabel' | 'bad-label' | 'http-500' | 'not-json';
 
 export interface ConversionWebhook {
   readonly url: string;
@@ -58,28 +59,60 @@ export async function startConversionWebhook(hosts: string[] = []): Promise<Conv
       let result: Json = { status: 'Success' };
       let answerUid = uid;
       switch (hook.mode) {
-        case 'wrong-uid': answerUid = 'not-the-request'; break;
-        case 'failure': result = { status: 'Failure', message: 'cannot convert gadgets today' }; break;
-        case 'failure-no-message': result = { status: 'Failure' }; break;
-        case 'wrong-count': converted = [...converted, converted[0]!]; break;
-        case 'rename': converted = converted.map((o) => ({ ...o, metadata: { ...o.metadata, name: 'renamed' } })); break;
-        case 'wrong-version': converted = converted.map((o) => ({ ...o, apiVersion: 'conv.example.com/v3' })); break;
-        case 'relabel': converted = converted.map((o) => ({ ...o, metadata: { ...o.metadata, labels: { converted: 'yes' } } })); break;
-        case 'bad-label': converted = converted.map((o) => ({ ...o, metadata: { ...o.metadata, labels: { 'bad key!': 'x' } } })); break;
-        case 'http-500': res.writeHead(500).end('boom'); return;
-        case 'not-json': res.writeHead(200, { 'content-type': 'application/json' }).end('<html>'); return;
-        default: break;
+        case 'wrong-uid':
+          answerUid = 'not-the-request';
+          break;
+        case 'failure':
+          result = { status: 'Failure', message: 'cannot convert gadgets today' };
+          break;
+        case 'failure-no-message':
+          result = { status: 'Failure' };
+          break;
+        case 'wrong-count':
+          converted = [...converted, converted[0]!];
+          break;
+        case 'rename':
+          converted = converted.map((o) => ({ ...o, metadata: { ...o.metadata, name: 'renamed' } }));
+          break;
+        case 'wrong-version':
+          converted = converted.map((o) => ({ ...o, apiVersion: 'conv.example.com/v3' }));
+          break;
+        case 'relabel':
+          converted = converted.map((o) => ({ ...o, metadata: { ...o.metadata, labels: { converted: 'yes' } } }));
+          break;
+        case 'bad-label':
+          converted = converted.map((o) => ({ ...o, metadata: { ...o.metadata, labels: { 'bad key!': 'x' } } }));
+          break;
+        case 'http-500':
+          res.writeHead(500).end('boom');
+          return;
+        case 'not-json':
+          res.writeHead(200, { 'content-type': 'application/json' }).end('<html>');
+          return;
+        default:
+          break;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: answerUid, result, convertedObjects: converted },
-      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          apiVersion: review.apiVersion,
+          kind: 'ConversionReview',
+          response: { uid: answerUid, result, convertedObjects: converted },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return Object.assign(hook, {
-    url: `https://127.0.0.1:${port}/convert`, port, ca, reviews,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    url: `https://127.0.0.1:${port}/convert`,
+    port,
+    ca,
+    reviews,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }
 
@@ -103,14 +136,34 @@ export function gadgetCrd(clientConfig: Json, name = 'gadgets', group = 'conv.ex
   const kind = name === 'gadgets' ? 'Gadget' : `${name[0]!.toUpperCase()}${name.slice(1, -1)}`;
   const status = { type: 'object', properties: { ready: { type: 'boolean' } } };
   return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
     metadata: { name: `${name}.${group}` },
     spec: {
-      group, scope: 'Namespaced', names: { plural: name, singular: kind.toLowerCase(), kind },
+      group,
+      scope: 'Namespaced',
+      names: { plural: name, singular: kind.toLowerCase(), kind },
       conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1', 'v1beta1'], clientConfig } },
       versions: [
-        { name: 'v1', served: true, storage: false, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { hostPort: { type: 'string' } } }, status } } } },
-        { name: 'v2', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { host: { type: 'string' }, port: { type: 'integer', maximum: 65535 } } }, status } } } },
+        {
+          name: 'v1',
+          served: true,
+          storage: false,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { hostPort: { type: 'string' } } }, status } } },
+        },
+        {
+          name: 'v2',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', properties: { host: { type: 'string' }, port: { type: 'integer', maximum: 65535 } } }, status },
+            },
+          },
+        },
       ],
     },
   };

@@ -16,10 +16,13 @@ const APPLY = { 'content-type': 'application/apply-patch+yaml' };
 function crd(plural: string, spec: Json): Json {
   const kind = `${plural[0]!.toUpperCase()}${plural.slice(1, -1)}`;
   return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
     metadata: { name: `${plural}.prune.example.com` },
     spec: {
-      group: 'prune.example.com', scope: 'Namespaced', names: { plural, singular: kind.toLowerCase(), kind },
+      group: 'prune.example.com',
+      scope: 'Namespaced',
+      names: { plural, singular: kind.toLowerCase(), kind },
       versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
     },
   };
@@ -32,7 +35,10 @@ const untypedOnly = (): Json => ({
     list: { type: 'array', items: { type: 'string', bogus: 1, Type: 'Integer' } },
     map: { type: 'object', additionalProperties: { type: 'string', bogus: { deep: true } } },
     nested: { type: 'array', items: { type: 'object', properties: { x: { type: 'string', bogus: 1 } }, bogus: 3 } },
-    grid: { type: 'array', items: { type: 'array', items: { type: 'object', additionalProperties: { type: 'integer', bogus: 4 }, 'x-kubernetes-map-type': 'granular' } } },
+    grid: {
+      type: 'array',
+      items: { type: 'array', items: { type: 'object', additionalProperties: { type: 'integer', bogus: 4 }, 'x-kubernetes-map-type': 'granular' } },
+    },
     composed: { type: 'array', items: { type: 'string', anyOf: [{ maxLength: 3, bogus: 5 }], not: { pattern: '^a', bogus: 6 } } },
     free: { type: 'object', additionalProperties: true },
   },
@@ -45,7 +51,10 @@ const untypedPruned = (): Json => ({
     list: { type: 'array', items: { type: 'string' } },
     map: { type: 'object', additionalProperties: { type: 'string' } },
     nested: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } } } },
-    grid: { type: 'array', items: { type: 'array', items: { type: 'object', additionalProperties: { type: 'integer' }, 'x-kubernetes-map-type': 'granular' } } },
+    grid: {
+      type: 'array',
+      items: { type: 'array', items: { type: 'object', additionalProperties: { type: 'integer' }, 'x-kubernetes-map-type': 'granular' } },
+    },
     composed: { type: 'array', items: { type: 'string', anyOf: [{ maxLength: 3 }], not: { pattern: '^a' } } },
     free: { type: 'object', additionalProperties: true },
   },
@@ -53,10 +62,14 @@ const untypedPruned = (): Json => ({
 
 const specOf = (o: Json) => o.spec.versions[0].schema.openAPIV3Schema.properties.spec;
 
-describe('unknown fields inside a CRD\'s schema', () => {
+describe("unknown fields inside a CRD's schema", () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer(); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s.close();
+  });
 
   it('drops them inside items and additionalProperties at every depth, silently even under Strict', async () => {
     for (const level of ['Ignore', 'Warn', 'Strict']) {
@@ -71,7 +84,11 @@ describe('unknown fields inside a CRD\'s schema', () => {
   });
 
   it('reports them with their full path where the schema is typed, and drops them under Ignore', async () => {
-    const typed = { type: 'object', bogus: 1, properties: { a: { type: 'string', bogus: 2, anyOf: [{ maxLength: 2, bogus: 3 }], not: { minLength: 9, bogus: 4 } } } };
+    const typed = {
+      type: 'object',
+      bogus: 1,
+      properties: { a: { type: 'string', bogus: 2, anyOf: [{ maxLength: 2, bogus: 3 }], not: { minLength: 9, bogus: 4 } } },
+    };
     const strict = await s.admin.request('POST', `${CRD_PATH}?fieldValidation=Strict`, crd('typedstricts', typed));
     assert.equal(strict.status, 400, strict.text);
     for (const path of [
@@ -79,17 +96,23 @@ describe('unknown fields inside a CRD\'s schema', () => {
       'spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.a.bogus',
       'spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.a.anyOf[0].bogus',
       'spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.a.not.bogus',
-    ]) assert.ok(strict.json.message.includes(`unknown field "${path}"`), `${path} in ${strict.json.message}`);
+    ])
+      assert.ok(strict.json.message.includes(`unknown field "${path}"`), `${path} in ${strict.json.message}`);
     const warned = await s.admin.request('POST', `${CRD_PATH}?fieldValidation=Warn&dryRun=All`, crd('typedwarns', typed));
     assert.equal(warned.status, 201, warned.text);
-    assert.ok(String(warned.headers['warning']).includes('unknown field \\"spec.versions[0].schema.openAPIV3Schema.properties.spec.bogus\\"'), String(warned.headers['warning']));
+    assert.ok(
+      String(warned.headers['warning']).includes('unknown field \\"spec.versions[0].schema.openAPIV3Schema.properties.spec.bogus\\"'),
+      String(warned.headers['warning']),
+    );
     const ignored = await s.admin.request('POST', `${CRD_PATH}?fieldValidation=Ignore`, crd('typedignores', typed));
     assert.equal(ignored.status, 201, ignored.text);
     assert.deepEqual(specOf(ignored.json), { type: 'object', properties: { a: { type: 'string', anyOf: [{ maxLength: 2 }], not: { minLength: 9 } } } });
   });
 
   it('treats a __proto__ key as data', async () => {
-    const spec = JSON.parse('{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","__proto__":{"x":1},"properties":{"__proto__":{"type":"string","bogus":1}}}}}}');
+    const spec = JSON.parse(
+      '{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","__proto__":{"x":1},"properties":{"__proto__":{"type":"string","bogus":1}}}}}}',
+    );
     const r = await s.admin.request('POST', CRD_PATH, crd('protos', spec));
     assert.equal(r.status, 201, r.text);
     const items = specOf(r.json).properties.l.items;

@@ -15,8 +15,12 @@ function variant(mutate: (crd: Json) => void): Json {
 
 describe('CustomResourceDefinition type', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer(); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s.close();
+  });
 
   it('is discovered under apiextensions.k8s.io/v1 with kube short names, category and status', async () => {
     const r = await s.admin.request('GET', '/apis/apiextensions.k8s.io/v1');
@@ -29,7 +33,10 @@ describe('CustomResourceDefinition type', () => {
   });
 
   it('defaults singular, listKind, conversion and storedVersions; clears a client status', async () => {
-    const body = variant((c) => { delete c.spec.names.singular; c.status = { storedVersions: ['v9'], acceptedNames: { plural: 'x', kind: 'X' } }; });
+    const body = variant((c) => {
+      delete c.spec.names.singular;
+      c.status = { storedVersions: ['v9'], acceptedNames: { plural: 'x', kind: 'X' } };
+    });
     const r = await s.admin.request('POST', `${CRD_PATH}?dryRun=All`, body);
     assert.equal(r.status, 201, r.text);
     const o = r.json as Json;
@@ -42,26 +49,151 @@ describe('CustomResourceDefinition type', () => {
   });
 
   const bad: Array<[string, (c: Json) => void, RegExp]> = [
-    ['a name that is not <plural>.<group>', (c) => { c.metadata.name = 'other.valid.example.com'; }, /metadata\.name: Invalid value: "other\.valid\.example\.com": must be spec\.names\.plural\+"\."\+spec\.group/],
-    ['a group without a dot', (c) => { c.spec.group = 'nodots'; c.metadata.name = 'widgets.nodots'; }, /spec\.group: Invalid value: "nodots": should be a domain with at least one dot/],
-    ['no group', (c) => { delete c.spec.group; c.metadata.name = 'widgets.'; }, /spec\.group: Required value/],
-    ['a bad scope', (c) => { c.spec.scope = 'Global'; }, /spec\.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"/],
-    ['an upper-case plural', (c) => { c.spec.names.plural = 'Widgets'; c.metadata.name = 'Widgets.valid.example.com'; }, /spec\.names\.plural: Invalid value: "Widgets": a DNS-1035 label/],
-    ['a kind equal to listKind', (c) => { c.spec.names.listKind = 'Widget'; }, /spec\.names\.listKind: Invalid value: "Widget": kind and listKind may not be the same/],
-    ['a bad short name', (c) => { c.spec.names.shortNames = ['ok', 'Not_ok']; }, /spec\.names\.shortNames\[1\]: Invalid value: "Not_ok"/],
-    ['no kind', (c) => { delete c.spec.names.kind; delete c.spec.names.singular; }, /spec\.names\.kind: Required value/],
-    ['two storage versions', (c) => { c.spec.versions.push({ ...c.spec.versions[0], name: 'v2' }); }, /spec\.versions: Invalid value: .*must have exactly one version marked as storage version/],
-    ['no storage version', (c) => { c.spec.versions[0].storage = false; }, /must have exactly one version marked as storage version/],
-    ['duplicate versions', (c) => { c.spec.versions.push({ ...c.spec.versions[0], storage: false }); }, /must contain unique version names/],
-    ['a bad version name', (c) => { c.spec.versions[0].name = 'V1'; }, /spec\.versions\[0\]\.name: Invalid value: "V1"/],
-    ['no schema', (c) => { delete c.spec.versions[0].schema; }, /spec\.versions\[0\]\.schema\.openAPIV3Schema: Required value: schemas are required/],
-    ['a schema that is not an object', (c) => { c.spec.versions[0].schema.openAPIV3Schema = 'x'; }, /spec\.versions\[0\]\.schema\.openAPIV3Schema/],
-    ['a column without jsonPath', (c) => { delete c.spec.versions[0].additionalPrinterColumns[1].jsonPath; }, /spec\.versions\[0\]\.additionalPrinterColumns\[1\]\.jsonPath: Required value/],
-    ['a column of a bad type', (c) => { c.spec.versions[0].additionalPrinterColumns[0].type = 'text'; }, /additionalPrinterColumns\[0\]\.type: Invalid value: "text": must be one of boolean,date,integer,number,string/],
-    ['a scale path outside .spec', (c) => { c.spec.versions[0].subresources.scale.specReplicasPath = '.status.replicas'; }, /spec\.versions\[0\]\.subresources\.scale\.specReplicasPath: Invalid value: "\.status\.replicas": should be a json path under \.spec/],
-    ['a webhook conversion without a client config', (c) => { c.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'] } }; }, /spec\.conversion\.webhook\.clientConfig: Required value: exactly one of url or service is required/],
-    ['a k8s.io group without the approval annotation', (c) => { c.spec.group = 'x.k8s.io'; c.metadata.name = 'widgets.x.k8s.io'; }, /metadata\.annotations\[api-approved\.kubernetes\.io\]: Required value: protected groups must have approval annotation "api-approved\.kubernetes\.io", see https:\/\/github\.com\/kubernetes\/enhancements\/pull\/1111/],
-    ['an unknown conversion strategy', (c) => { c.spec.conversion = { strategy: 'Magic' }; }, /spec\.conversion\.strategy: Unsupported value: "Magic"/],
+    [
+      'a name that is not <plural>.<group>',
+      (c) => {
+        c.metadata.name = 'other.valid.example.com';
+      },
+      /metadata\.name: Invalid value: "other\.valid\.example\.com": must be spec\.names\.plural\+"\."\+spec\.group/,
+    ],
+    [
+      'a group without a dot',
+      (c) => {
+        c.spec.group = 'nodots';
+        c.metadata.name = 'widgets.nodots';
+      },
+      /spec\.group: Invalid value: "nodots": should be a domain with at least one dot/,
+    ],
+    [
+      'no group',
+      (c) => {
+        delete c.spec.group;
+        c.metadata.name = 'widgets.';
+      },
+      /spec\.group: Required value/,
+    ],
+    [
+      'a bad scope',
+      (c) => {
+        c.spec.scope = 'Global';
+      },
+      /spec\.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"/,
+    ],
+    [
+      'an upper-case plural',
+      (c) => {
+        c.spec.names.plural = 'Widgets';
+        c.metadata.name = 'Widgets.valid.example.com';
+      },
+      /spec\.names\.plural: Invalid value: "Widgets": a DNS-1035 label/,
+    ],
+    [
+      'a kind equal to listKind',
+      (c) => {
+        c.spec.names.listKind = 'Widget';
+      },
+      /spec\.names\.listKind: Invalid value: "Widget": kind and listKind may not be the same/,
+    ],
+    [
+      'a bad short name',
+      (c) => {
+        c.spec.names.shortNames = ['ok', 'Not_ok'];
+      },
+      /spec\.names\.shortNames\[1\]: Invalid value: "Not_ok"/,
+    ],
+    [
+      'no kind',
+      (c) => {
+        delete c.spec.names.kind;
+        delete c.spec.names.singular;
+      },
+      /spec\.names\.kind: Required value/,
+    ],
+    [
+      'two storage versions',
+      (c) => {
+        c.spec.versions.push({ ...c.spec.versions[0], name: 'v2' });
+      },
+      /spec\.versions: Invalid value: .*must have exactly one version marked as storage version/,
+    ],
+    [
+      'no storage version',
+      (c) => {
+        c.spec.versions[0].storage = false;
+      },
+      /must have exactly one version marked as storage version/,
+    ],
+    [
+      'duplicate versions',
+      (c) => {
+        c.spec.versions.push({ ...c.spec.versions[0], storage: false });
+      },
+      /must contain unique version names/,
+    ],
+    [
+      'a bad version name',
+      (c) => {
+        c.spec.versions[0].name = 'V1';
+      },
+      /spec\.versions\[0\]\.name: Invalid value: "V1"/,
+    ],
+    [
+      'no schema',
+      (c) => {
+        delete c.spec.versions[0].schema;
+      },
+      /spec\.versions\[0\]\.schema\.openAPIV3Schema: Required value: schemas are required/,
+    ],
+    [
+      'a schema that is not an object',
+      (c) => {
+        c.spec.versions[0].schema.openAPIV3Schema = 'x';
+      },
+      /spec\.versions\[0\]\.schema\.openAPIV3Schema/,
+    ],
+    [
+      'a column without jsonPath',
+      (c) => {
+        delete c.spec.versions[0].additionalPrinterColumns[1].jsonPath;
+      },
+      /spec\.versions\[0\]\.additionalPrinterColumns\[1\]\.jsonPath: Required value/,
+    ],
+    [
+      'a column of a bad type',
+      (c) => {
+        c.spec.versions[0].additionalPrinterColumns[0].type = 'text';
+      },
+      /additionalPrinterColumns\[0\]\.type: Invalid value: "text": must be one of boolean,date,integer,number,string/,
+    ],
+    [
+      'a scale path outside .spec',
+      (c) => {
+        c.spec.versions[0].subresources.scale.specReplicasPath = '.status.replicas';
+      },
+      /spec\.versions\[0\]\.subresources\.scale\.specReplicasPath: Invalid value: "\.status\.replicas": should be a json path under \.spec/,
+    ],
+    [
+      'a webhook conversion without a client config',
+      (c) => {
+        c.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'] } };
+      },
+      /spec\.conversion\.webhook\.clientConfig: Required value: exactly one of url or service is required/,
+    ],
+    [
+      'a k8s.io group without the approval annotation',
+      (c) => {
+        c.spec.group = 'x.k8s.io';
+        c.metadata.name = 'widgets.x.k8s.io';
+      },
+      /metadata\.annotations\[api-approved\.kubernetes\.io\]: Required value: protected groups must have approval annotation "api-approved\.kubernetes\.io", see https:\/\/github\.com\/kubernetes\/enhancements\/pull\/1111/,
+    ],
+    [
+      'an unknown conversion strategy',
+      (c) => {
+        c.spec.conversion = { strategy: 'Magic' };
+      },
+      /spec\.conversion\.strategy: Unsupported value: "Magic"/,
+    ],
   ];
   for (const [what, mutate, message] of bad) {
     it(`refuses ${what} with 422 naming the field`, async () => {
@@ -74,7 +206,14 @@ describe('CustomResourceDefinition type', () => {
   }
 
   it('keeps group and plural immutable, and scope once Established', async () => {
-    const created = await s.admin.request('POST', CRD_PATH, variant((c) => { c.spec.group = 'imm.example.com'; c.metadata.name = 'widgets.imm.example.com'; }));
+    const created = await s.admin.request(
+      'POST',
+      CRD_PATH,
+      variant((c) => {
+        c.spec.group = 'imm.example.com';
+        c.metadata.name = 'widgets.imm.example.com';
+      }),
+    );
     assert.equal(created.status, 201, created.text);
     // The naming controller writes status right after create: read it back once it has.
     let o: Json = created.json as Json;

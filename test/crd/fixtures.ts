@@ -21,29 +21,40 @@ export function crontabCrd(p: CrdParams = {}): Record<string, unknown> {
   const plural = p.plural ?? 'crontabs';
   const kind = p.kind ?? 'CronTab';
   return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
     metadata: { name: `${plural}.${group}` },
     spec: {
-      group, scope: p.scope ?? 'Namespaced',
+      group,
+      scope: p.scope ?? 'Namespaced',
       names: { plural, singular: kind.toLowerCase(), kind, shortNames: p.shortNames ?? ['ct'], ...(p.categories ? { categories: p.categories } : {}) },
-      versions: [{
-        name: 'v1', served: true, storage: true,
-        schema: { openAPIV3Schema: {
-          type: 'object',
-          properties: {
-            spec: { type: 'object', properties: { cronSpec: { type: 'string' }, image: { type: 'string' }, replicas: { type: 'integer' } } },
-            status: { type: 'object', properties: { replicas: { type: 'integer' }, labelSelector: { type: 'string' } } },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', properties: { cronSpec: { type: 'string' }, image: { type: 'string' }, replicas: { type: 'integer' } } },
+                status: { type: 'object', properties: { replicas: { type: 'integer' }, labelSelector: { type: 'string' } } },
+              },
+            },
           },
-        } },
-        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' } },
-        additionalPrinterColumns: [
-          { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
-          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
-          { name: 'Image', type: 'string', jsonPath: '.spec.image', priority: 1 },
-          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-        ],
-        selectableFields: [{ jsonPath: '.spec.image' }],
-      }],
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' },
+          },
+          additionalPrinterColumns: [
+            { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
+            { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+            { name: 'Image', type: 'string', jsonPath: '.spec.image', priority: 1 },
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+          ],
+          selectableFields: [{ jsonPath: '.spec.image' }],
+        },
+      ],
     },
   };
 }
@@ -59,6 +70,6 @@ export async function waitEstablished(s: Pick<TestServer, 'admin'>, name: string
     const est = (r.json as Record<string, any>)?.status?.conditions?.find((c: Record<string, any>) => c.type === 'Established');
     if (est?.status !== 'True') return undefined;
     const served = await s.admin.request('GET', path);
-    return served.status === 200 ? r.json as Record<string, any> : undefined;
+    return served.status === 200 ? (r.json as Record<string, any>) : undefined;
   });
 }

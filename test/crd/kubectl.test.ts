@@ -22,7 +22,10 @@ describe('kubectl with custom resources', { skip: binary ? false : 'kubectl is n
     s = await startTestServer();
     k = new Kubectl(binary!, s.kubeconfig);
   });
-  after(async () => { await stopAll(); await s.close(); });
+  after(async () => {
+    await stopAll();
+    await s.close();
+  });
 
   it('installs a real CRD with kubectl apply and waits for Established', async () => {
     const out = await k.ok(['apply', '-f', `${DATA}pki.example.com_certificates.yaml`]);
@@ -63,7 +66,10 @@ describe('kubectl with custom resources', { skip: binary ? false : 'kubectl is n
     assert.match(await k.ok(['patch', 'certificate', 'example-com', '--type', 'merge', '-p', '{"spec":{"duration":"24h"}}']), /patched/);
     assert.equal(await k.ok(['get', 'certificate', 'example-com', '-o', 'jsonpath={.spec.duration}']), '24h');
     const yaml = readFileSync(`${DATA}certificate.yaml`, 'utf8').replace('duration: 2160h', 'duration: 48h');
-    assert.match(await k.ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], yaml), /certificate\.pki\.example\.com\/example-com serverside-applied/);
+    assert.match(
+      await k.ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], yaml),
+      /certificate\.pki\.example\.com\/example-com serverside-applied/,
+    );
     assert.equal(await k.ok(['get', 'certificate', 'example-com', '-o', 'jsonpath={.spec.duration}']), '48h');
     const managers = await k.ok(['get', 'certificate', 'example-com', '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields[*].manager}']);
     assert.match(managers, /kubectl/);
@@ -76,7 +82,15 @@ describe('kubectl with custom resources', { skip: binary ? false : 'kubectl is n
   it('scales a custom resource with a scale subresource', async () => {
     await k.ok(['apply', '-f', '-'], JSON.stringify(crontabCrd()));
     await k.ok(['wait', '--for', 'condition=established', '--timeout=30s', 'crd/crontabs.stable.example.com']);
-    await k.ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'c1', namespace: 'default' }, spec: { image: 'i', replicas: 1 } }));
+    await k.ok(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'stable.example.com/v1',
+        kind: 'CronTab',
+        metadata: { name: 'c1', namespace: 'default' },
+        spec: { image: 'i', replicas: 1 },
+      }),
+    );
     assert.match(await k.ok(['scale', 'crontab/c1', '--replicas=4']), /crontab\.stable\.example\.com\/c1 scaled/);
     assert.equal(await k.ok(['get', 'ct', 'c1', '-o', 'jsonpath={.spec.replicas}']), '4');
     assert.match(await k.ok(['delete', 'crd', 'crontabs.stable.example.com']), /deleted/);

@@ -27,16 +27,25 @@ function entries(obj: Json): Array<{ manager: string; operation: string; apiVers
 describe('server-side apply through two versions of a webhook-converted CRD', () => {
   let s: TestServer;
   let hook: ConversionWebhook;
-  const apply = (v: string, name: string, spec: Json, manager: string, force = false) => s.admin.request('PATCH',
-    `${base(v)}/${name}?fieldManager=${manager}${force ? '&force=true' : ''}`,
-    JSON.stringify({ apiVersion: `conv.example.com/${v}`, kind: 'Gadget', metadata: { name }, spec }), APPLY);
+  const apply = (v: string, name: string, spec: Json, manager: string, force = false) =>
+    s.admin.request(
+      'PATCH',
+      `${base(v)}/${name}?fieldManager=${manager}${force ? '&force=true' : ''}`,
+      JSON.stringify({ apiVersion: `conv.example.com/${v}`, kind: 'Gadget', metadata: { name }, spec }),
+      APPLY,
+    );
   before(async () => {
     hook = await startConversionWebhook();
     s = await startTestServer();
     await installGadgets(s, hook);
   });
-  after(async () => { await s.close(); await hook.close(); });
-  beforeEach(() => { hook.mode = 'ok'; });
+  after(async () => {
+    await s.close();
+    await hook.close();
+  });
+  beforeEach(() => {
+    hook.mode = 'ok';
+  });
 
   it('records each entry in the version it was written through', async () => {
     const a = await apply('v1', 'g1', { hostPort: 'one.org:1' }, 'one');
@@ -47,7 +56,7 @@ describe('server-side apply through two versions of a webhook-converted CRD', ()
     assert.deepEqual(entries(v2.json), entries(a.json), 'managedFields are the same through every version: the entry keeps its apiVersion and v1 field set');
   });
 
-  it('finds a conflict with an owner recorded in another version, in the owner\'s version', async () => {
+  it("finds a conflict with an owner recorded in another version, in the owner's version", async () => {
     // v2's port is a part of v1's hostPort: changing it changes what "one" owns.
     const c = await apply('v2', 'g1', { port: 2 }, 'two');
     assert.equal(c.status, 409, c.text);
@@ -57,19 +66,33 @@ describe('server-side apply through two versions of a webhook-converted CRD', ()
     assert.deepEqual((await s.admin.request('GET', `${base('v2')}/g1`)).json.spec, { host: 'one.org', port: 1 }, 'nothing written');
   });
 
-  it('does not conflict when the other version\'s value is unchanged, and shares the field', async () => {
+  it("does not conflict when the other version's value is unchanged, and shares the field", async () => {
     const same = await apply('v2', 'g1', { host: 'one.org', port: 1 }, 'two');
     assert.equal(same.status, 200, same.text);
     const byManager = new Map(entries(same.json).map((e) => [e.manager, e]));
-    assert.deepEqual(byManager.get('one'), { manager: 'one', operation: 'Apply', apiVersion: 'conv.example.com/v1', fields: { 'f:spec': { 'f:hostPort': {} } } });
-    assert.deepEqual(byManager.get('two'), { manager: 'two', operation: 'Apply', apiVersion: 'conv.example.com/v2', fields: { 'f:spec': { 'f:host': {}, 'f:port': {} } } });
+    assert.deepEqual(byManager.get('one'), {
+      manager: 'one',
+      operation: 'Apply',
+      apiVersion: 'conv.example.com/v1',
+      fields: { 'f:spec': { 'f:hostPort': {} } },
+    });
+    assert.deepEqual(byManager.get('two'), {
+      manager: 'two',
+      operation: 'Apply',
+      apiVersion: 'conv.example.com/v2',
+      fields: { 'f:spec': { 'f:host': {}, 'f:port': {} } },
+    });
   });
 
-  it('takes an owner\'s field in its version when forced', async () => {
+  it("takes an owner's field in its version when forced", async () => {
     const f = await apply('v2', 'g1', { host: 'one.org', port: 3 }, 'two', true);
     assert.equal(f.status, 200, f.text);
     assert.deepEqual(f.json.spec, { host: 'one.org', port: 3 });
-    assert.deepEqual(entries(f.json).map((e) => [e.manager, e.apiVersion]), [['two', 'conv.example.com/v2']], '"one" lost its only field and its entry');
+    assert.deepEqual(
+      entries(f.json).map((e) => [e.manager, e.apiVersion]),
+      [['two', 'conv.example.com/v2']],
+      '"one" lost its only field and its entry',
+    );
   });
 
   it('prunes what an applier dropped in the version it applied it in', async () => {
@@ -79,7 +102,11 @@ describe('server-side apply through two versions of a webhook-converted CRD', ()
     assert.equal(p.status, 200, p.text);
     assert.equal(p.json.spec?.host, undefined, p.text);
     assert.equal(p.json.spec?.port, undefined, p.text);
-    assert.deepEqual(entries(p.json).map((e) => [e.manager, e.operation, e.apiVersion]), [['pruner', 'Apply', 'conv.example.com/v2']], 'an applier\'s entry takes the version of its last apply');
+    assert.deepEqual(
+      entries(p.json).map((e) => [e.manager, e.operation, e.apiVersion]),
+      [['pruner', 'Apply', 'conv.example.com/v2']],
+      "an applier's entry takes the version of its last apply",
+    );
     assert.deepEqual((await s.admin.request('GET', `${base('v1')}/g2`)).json.spec ?? {}, {});
   });
 
@@ -91,15 +118,25 @@ describe('server-side apply through two versions of a webhook-converted CRD', ()
     assert.deepEqual(p.json.spec, { host: 'k.org', port: 8 }, '"second" still owns host and port');
     // By manager: entries are ordered by their time in seconds first (kube's sort), and "first" applied last,
     // possibly in a later second than "second".
-    assert.deepEqual(entries(p.json).map((e) => [e.manager, e.apiVersion, e.fields]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))), [
-      ['first', 'conv.example.com/v2', { 'f:spec': {} }],
-      ['second', 'conv.example.com/v2', { 'f:spec': { 'f:host': {}, 'f:port': {} } }],
-    ]);
+    assert.deepEqual(
+      entries(p.json)
+        .map((e) => [e.manager, e.apiVersion, e.fields])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      [
+        ['first', 'conv.example.com/v2', { 'f:spec': {} }],
+        ['second', 'conv.example.com/v2', { 'f:spec': { 'f:host': {}, 'f:port': {} } }],
+      ],
+    );
   });
 
   it('takes from an owner in another version what an update through this one changes', async () => {
     assert.equal((await apply('v1', 'g4', { hostPort: 'u.org:9' }, 'applier')).status, 201);
-    const m = await s.admin.request('PATCH', `${base('v2')}/g4?fieldManager=editor`, { spec: { port: 10 } }, { 'content-type': 'application/merge-patch+json' });
+    const m = await s.admin.request(
+      'PATCH',
+      `${base('v2')}/g4?fieldManager=editor`,
+      { spec: { port: 10 } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     assert.equal(m.status, 200, m.text);
     const got = new Map(entries(m.json).map((e) => [e.manager, e]));
     assert.equal(got.get('applier'), undefined, 'the v1 applier owned hostPort, which the port change modified');
@@ -108,11 +145,14 @@ describe('server-side apply through two versions of a webhook-converted CRD', ()
     const cur = (await s.admin.request('GET', `${base('v1')}/g4`)).json as Json;
     const u = await s.admin.request('PUT', `${base('v1')}/g4?fieldManager=editor`, { ...cur, spec: { hostPort: 'u.org:11' } });
     assert.equal(u.status, 200, u.text);
-    assert.deepEqual(entries(u.json).map((e) => [e.manager, e.apiVersion, e.fields]),
-      [['editor', 'conv.example.com/v1', { 'f:spec': { 'f:hostPort': {} } }]], 'the v2 entry lost port, changed in v2 terms too');
+    assert.deepEqual(
+      entries(u.json).map((e) => [e.manager, e.apiVersion, e.fields]),
+      [['editor', 'conv.example.com/v1', { 'f:spec': { 'f:hostPort': {} } }]],
+      'the v2 entry lost port, changed in v2 terms too',
+    );
   });
 
-  it('answers an apply kube\'s 500 with the webhook\'s error when an owner\'s version cannot be converted to', async () => {
+  it("answers an apply kube's 500 with the webhook's error when an owner's version cannot be converted to", async () => {
     assert.equal((await apply('v1', 'g5', { hostPort: 'w.org:1' }, 'one')).status, 201);
     hook.mode = 'failure';
     const before = (await s.admin.request('GET', `${base('v2')}/g5`)).json as Json;
@@ -134,7 +174,16 @@ describe('server-side apply through two versions of a webhook-converted CRD', ()
       assert.notEqual(refused.code, 0);
       assert.match(refused.stderr, /Apply failed with 1 conflict: conflict with "ops": \.spec\.hostPort/);
       assert.match(await k.ok(['apply', '--server-side', '--force-conflicts', '--field-manager=tuner', '-f', '-'], v2), /serverside-applied/);
-      const got = await k.ok(['get', 'gadgets.v1.conv.example.com', 'kc', '-n', 'default', '--show-managed-fields', '-o', 'jsonpath={.spec.hostPort} {range .metadata.managedFields[*]}{.manager}@{.apiVersion} {end}']);
+      const got = await k.ok([
+        'get',
+        'gadgets.v1.conv.example.com',
+        'kc',
+        '-n',
+        'default',
+        '--show-managed-fields',
+        '-o',
+        'jsonpath={.spec.hostPort} {range .metadata.managedFields[*]}{.manager}@{.apiVersion} {end}',
+      ]);
       assert.equal(got.trim(), 'kube.example:443 tuner@conv.example.com/v2');
     } finally {
       await stopAll();
@@ -146,13 +195,20 @@ describe('managedFields naming a version the CRD no longer has', () => {
   let s: TestServer;
   const GROUP = 'gone.example.com';
   const crd = (versions: string[]) => ({
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
     metadata: { name: `widgets.${GROUP}` },
     spec: {
-      group: GROUP, scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
       versions: versions.map((name) => ({
-        name, served: true, storage: name === 'v2',
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string' } } } } } },
+        name,
+        served: true,
+        storage: name === 'v2',
+        schema: {
+          openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, color: { type: 'string' } } } } },
+        },
       })),
     },
   });
@@ -162,33 +218,56 @@ describe('managedFields naming a version the CRD no longer has', () => {
     assert.equal(r.status, 201, r.text);
     await waitEstablished(s, `widgets.${GROUP}`, base('v1', 'widgets', GROUP));
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
-  it('fails an apply with crConverter\'s error and drops the entries on other writes, as kube does', async () => {
-    const a = await s.admin.request('PATCH', `${base('v1', 'widgets', GROUP)}/w?fieldManager=old`,
-      JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } }), APPLY);
+  it("fails an apply with crConverter's error and drops the entries on other writes, as kube does", async () => {
+    const a = await s.admin.request(
+      'PATCH',
+      `${base('v1', 'widgets', GROUP)}/w?fieldManager=old`,
+      JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } }),
+      APPLY,
+    );
     assert.equal(a.status, 201, a.text);
     assert.equal(a.json.metadata.managedFields[0].apiVersion, `${GROUP}/v1`);
     // Conversion None: an owner in v1 is compared as it is; an apply through v2 sees its conflict.
-    const c = await s.admin.request('PATCH', `${base('v2', 'widgets', GROUP)}/w?fieldManager=new`,
-      JSON.stringify({ apiVersion: `${GROUP}/v2`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 2 } }), APPLY);
+    const c = await s.admin.request(
+      'PATCH',
+      `${base('v2', 'widgets', GROUP)}/w?fieldManager=new`,
+      JSON.stringify({ apiVersion: `${GROUP}/v2`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 2 } }),
+      APPLY,
+    );
     assert.equal(c.status, 409, c.text);
     // v1 goes away (it was never the storage version, so storedVersions allows it).
     const cur = (await s.admin.request('GET', `${CRD_PATH}/widgets.${GROUP}`)).json as Json;
     const u = await s.admin.request('PUT', `${CRD_PATH}/widgets.${GROUP}`, { ...cur, spec: crd(['v2']).spec });
     assert.equal(u.status, 200, u.text);
     await waitGone(s, base('v1', 'widgets', GROUP));
-    const refused = await s.admin.request('PATCH', `${base('v2', 'widgets', GROUP)}/w?fieldManager=new`,
-      JSON.stringify({ apiVersion: `${GROUP}/v2`, kind: 'Widget', metadata: { name: 'w' }, spec: { color: 'red' } }), APPLY);
+    const refused = await s.admin.request(
+      'PATCH',
+      `${base('v2', 'widgets', GROUP)}/w?fieldManager=new`,
+      JSON.stringify({ apiVersion: `${GROUP}/v2`, kind: 'Widget', metadata: { name: 'w' }, spec: { color: 'red' } }),
+      APPLY,
+    );
     assert.equal(refused.status, 500, refused.text);
     assert.equal(refused.json.message, `request to convert CR to an invalid group/version: ${GROUP}/v1`);
     // A merge patch goes through and leaves managedFields empty (kube's UpdateNoErrors); then apply works again.
-    const p = await s.admin.request('PATCH', `${base('v2', 'widgets', GROUP)}/w?fieldManager=patcher`, { spec: { color: 'blue' } }, { 'content-type': 'application/merge-patch+json' });
+    const p = await s.admin.request(
+      'PATCH',
+      `${base('v2', 'widgets', GROUP)}/w?fieldManager=patcher`,
+      { spec: { color: 'blue' } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     assert.equal(p.status, 200, p.text);
     assert.equal(p.json.metadata.managedFields, undefined);
     assert.deepEqual(p.json.spec, { size: 1, color: 'blue' });
-    const ok = await s.admin.request('PATCH', `${base('v2', 'widgets', GROUP)}/w?fieldManager=new&force=true`,
-      JSON.stringify({ apiVersion: `${GROUP}/v2`, kind: 'Widget', metadata: { name: 'w' }, spec: { color: 'red' } }), APPLY);
+    const ok = await s.admin.request(
+      'PATCH',
+      `${base('v2', 'widgets', GROUP)}/w?fieldManager=new&force=true`,
+      JSON.stringify({ apiVersion: `${GROUP}/v2`, kind: 'Widget', metadata: { name: 'w' }, spec: { color: 'red' } }),
+      APPLY,
+    );
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(ok.json.spec, { size: 1, color: 'red' });
   });

@@ -48,7 +48,10 @@ describe('custom resources across two processes on one redis', { skip }, () => {
       const s = await b.admin.request('PATCH', `${CT}/x/scale`, { spec: { replicas: 3 } }, { 'content-type': 'application/merge-patch+json' });
       assert.equal(s.status, 200, s.text);
       const evs = await w.take(2, 10_000);
-      assert.deepEqual(evs.map((e) => `${e.type} ${e.object.metadata.name} ${e.object.spec.replicas}`), ['ADDED x 1', 'MODIFIED x 3']);
+      assert.deepEqual(
+        evs.map((e) => `${e.type} ${e.object.metadata.name} ${e.object.spec.replicas}`),
+        ['ADDED x 1', 'MODIFIED x 3'],
+      );
       const read = await a.admin.request('GET', `${CT}/x`);
       assert.equal(read.json.metadata.generation, 2);
     } finally {
@@ -59,7 +62,11 @@ describe('custom resources across two processes on one redis', { skip }, () => {
   it('takes the type away from both processes when the CRD is deleted through one', async () => {
     const d = await b.admin.request('DELETE', `${CRD_PATH}/crontabs.stable.example.com`);
     assert.equal(d.status, 200, d.text);
-    await until('the CRD and its objects gone', async () => ((await a.admin.request('GET', `${CRD_PATH}/crontabs.stable.example.com`)).status === 404 ? true : undefined), 15_000);
+    await until(
+      'the CRD and its objects gone',
+      async () => ((await a.admin.request('GET', `${CRD_PATH}/crontabs.stable.example.com`)).status === 404 ? true : undefined),
+      15_000,
+    );
     for (const p of [a, b]) await until('crontabs unserved', async () => ((await p.admin.request('GET', CT)).status === 404 ? true : undefined), 15_000);
     const apis = await a.admin.request('GET', '/apis');
     assert.ok(!apis.json.groups.some((g: { name: string }) => g.name === 'stable.example.com'));

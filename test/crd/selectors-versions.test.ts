@@ -12,7 +12,10 @@ import { installGadgets, startConversionWebhook, type ConversionWebhook } from '
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const base = (v: string) => `/apis/conv.example.com/${v}/namespaces/default/gadgets`;
 const v2Gadget = (name: string, host: string, port: number, labels?: Record<string, string>) => ({
-  apiVersion: 'conv.example.com/v2', kind: 'Gadget', metadata: { name, ...(labels ? { labels } : {}) }, spec: { host, port },
+  apiVersion: 'conv.example.com/v2',
+  kind: 'Gadget',
+  metadata: { name, ...(labels ? { labels } : {}) },
+  spec: { host, port },
 });
 const names = (l: Json) => l.items.map((i: Json) => i.metadata.name).sort();
 const sel = (s: string) => encodeURIComponent(s);
@@ -28,16 +31,25 @@ describe('selectors on a webhook-converted CRD', () => {
       crd.spec.versions[1].selectableFields = [{ jsonPath: '.spec.host' }];
     });
     for (const [name, host, port, labels] of [
-      ['a', 'one.org', 1, { tier: 'front' }], ['b', 'one.org', 2, undefined], ['c', 'two.org', 1, { tier: 'front' }], ['d', 'one.org', 1, undefined],
+      ['a', 'one.org', 1, { tier: 'front' }],
+      ['b', 'one.org', 2, undefined],
+      ['c', 'two.org', 1, { tier: 'front' }],
+      ['d', 'one.org', 1, undefined],
     ] as const) {
       const c = await s.admin.request('POST', base('v2'), v2Gadget(name, host, port, labels));
       assert.equal(c.status, 201, c.text);
     }
   });
-  after(async () => { await s.close(); await hook.close(); });
-  beforeEach(() => { hook.mode = 'ok'; hook.reviews.length = 0; });
+  after(async () => {
+    await s.close();
+    await hook.close();
+  });
+  beforeEach(() => {
+    hook.mode = 'ok';
+    hook.reviews.length = 0;
+  });
 
-  it('evaluates a version\'s selectable field on the object as that version serves it', async () => {
+  it("evaluates a version's selectable field on the object as that version serves it", async () => {
     const l = await s.admin.request('GET', `${base('v1')}?fieldSelector=${sel('spec.hostPort=one.org:1')}`);
     assert.equal(l.status, 200, l.text);
     assert.deepEqual(names(l.json), ['a', 'd']);
@@ -66,7 +78,10 @@ describe('selectors on a webhook-converted CRD', () => {
     const seen: string[] = [];
     let cont = '';
     for (let i = 0; i < 5; i++) {
-      const p = await s.admin.request('GET', `${base('v1')}?limit=1&fieldSelector=${sel('spec.hostPort=one.org:1')}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+      const p = await s.admin.request(
+        'GET',
+        `${base('v1')}?limit=1&fieldSelector=${sel('spec.hostPort=one.org:1')}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`,
+      );
       assert.equal(p.status, 200, p.text);
       assert.ok(p.json.items.length <= 1);
       seen.push(...p.json.items.map((x: Json) => x.metadata.name));
@@ -77,14 +92,14 @@ describe('selectors on a webhook-converted CRD', () => {
     assert.deepEqual(seen, ['a', 'd']);
   });
 
-  it('answers the webhook\'s error when the objects to select cannot be converted', async () => {
+  it("answers the webhook's error when the objects to select cannot be converted", async () => {
     hook.mode = 'failure';
     const l = await s.admin.request('GET', `${base('v1')}?fieldSelector=${sel('spec.hostPort=one.org:1')}`);
     assert.equal(l.status, 500, l.text);
     assert.match(l.json.message, /cannot convert gadgets today/);
   });
 
-  it('watches with a version\'s field: an object enters and leaves the selection as its converted form changes', async () => {
+  it("watches with a version's field: an object enters and leaves the selection as its converted form changes", async () => {
     const w = await s.admin.watch(`${base('v1')}?watch=true&fieldSelector=${sel('spec.hostPort=w.org:1')}`);
     assert.equal(w.status, 200);
     try {
@@ -96,9 +111,15 @@ describe('selectors on a webhook-converted CRD', () => {
       }
       assert.equal((await s.admin.request('DELETE', `${base('v2')}/w`)).status, 200);
       const evs = await w.take(4);
-      assert.deepEqual(evs.map((e) => [e.type, e.object.metadata.name, e.object.spec.hostPort]), [
-        ['ADDED', 'w', 'w.org:1'], ['DELETED', 'w', 'w.org:1'], ['ADDED', 'w', 'w.org:1'], ['DELETED', 'w', 'w.org:1'],
-      ]);
+      assert.deepEqual(
+        evs.map((e) => [e.type, e.object.metadata.name, e.object.spec.hostPort]),
+        [
+          ['ADDED', 'w', 'w.org:1'],
+          ['DELETED', 'w', 'w.org:1'],
+          ['ADDED', 'w', 'w.org:1'],
+          ['DELETED', 'w', 'w.org:1'],
+        ],
+      );
       assert.ok(evs.every((e) => e.object.apiVersion === 'conv.example.com/v1'));
     } finally {
       w.stop();
@@ -118,16 +139,19 @@ describe('selectors on a webhook-converted CRD', () => {
       assert.equal(q.status, 200, q.text);
       const [gone] = await w.take(1);
       assert.deepEqual([gone!.type, gone!.object.metadata.name, gone!.object.spec.hostPort], ['DELETED', 'a', 'one.org:1']);
-      assert.equal(hook.reviews.length - reviews, 2, 'only a\'s two states were converted, not b\'s');
+      assert.equal(hook.reviews.length - reviews, 2, "only a's two states were converted, not b's");
     } finally {
       w.stop();
     }
   });
 
-  it('deletes a collection chosen by a version\'s field', async () => {
+  it("deletes a collection chosen by a version's field", async () => {
     const d = await s.admin.request('DELETE', `${base('v1')}?fieldSelector=${sel('spec.hostPort=two.org:1')}`);
     assert.equal(d.status, 200, d.text);
-    assert.deepEqual(d.json.items.map((i: Json) => [i.apiVersion, i.metadata.name, i.spec.hostPort]), [['conv.example.com/v1', 'c', 'two.org:1']]);
+    assert.deepEqual(
+      d.json.items.map((i: Json) => [i.apiVersion, i.metadata.name, i.spec.hostPort]),
+      [['conv.example.com/v1', 'c', 'two.org:1']],
+    );
     assert.deepEqual(names((await s.admin.request('GET', base('v2'))).json), ['a', 'b', 'd', 'x']);
   });
 });

@@ -11,7 +11,8 @@ import { crdResourceTypes } from '../../lib/crd/resourcetypes.js';
 import { crontabCrd } from './fixtures.js';
 
 const [v1] = crdResourceTypes(crontabCrd() as unknown as KObject);
-const stored = (apiVersion: string, spec: Record<string, unknown>) => deepFreezeJson({ apiVersion, kind: 'CronTab', metadata: { name: 'a', resourceVersion: '5' }, spec } as KObject);
+const stored = (apiVersion: string, spec: Record<string, unknown>) =>
+  deepFreezeJson({ apiVersion, kind: 'CronTab', metadata: { name: 'a', resourceVersion: '5' }, spec } as KObject);
 
 test('a stored object of the served version is served as it is', () => {
   const o = stored('stable.example.com/v1', { image: 'x' });
@@ -27,7 +28,14 @@ test('another version of the same CRD gets its apiVersion, nothing else changes'
 
 test('schema defaults apply on read, once per stored object, and leave a complete object alone', () => {
   let calls = 0;
-  const t: ResourceType = { ...v1!, readDefaults: (obj) => { calls++; const spec = obj['spec'] as Record<string, unknown>; spec['replicas'] ??= 1; } };
+  const t: ResourceType = {
+    ...v1!,
+    readDefaults: (obj) => {
+      calls++;
+      const spec = obj['spec'] as Record<string, unknown>;
+      spec['replicas'] ??= 1;
+    },
+  };
   const o = stored('stable.example.com/v1', { image: 'x' });
   const s = servedAs(t, o);
   assert.deepEqual(s['spec'], { image: 'x', replicas: 1 });

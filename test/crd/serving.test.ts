@@ -20,7 +20,9 @@ describe('custom resources', () => {
     assert.equal(r.status, 201, r.text);
     await waitEstablished(s, 'crontabs.stable.example.com', CT);
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   it('sets NamesAccepted, Established, acceptedNames and storedVersions', async () => {
     const crd = (await s.admin.request('GET', `${CRD_PATH}/crontabs.stable.example.com`)).json as Json;
@@ -65,7 +67,7 @@ describe('custom resources', () => {
   it('autoregisters a local APIService for the group version', async () => {
     const a = await until('APIService v1.stable.example.com', async () => {
       const r = await s.admin.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.stable.example.com');
-      return r.status === 200 ? r.json as Json : undefined;
+      return r.status === 200 ? (r.json as Json) : undefined;
     });
     assert.equal(a.metadata.labels['kube-aggregator.kubernetes.io/automanaged'], 'true');
     assert.equal(a.spec.groupPriorityMinimum, 1000);
@@ -84,11 +86,16 @@ describe('custom resources', () => {
     assert.equal(got.status, 200);
     const listed = (await s.admin.request('GET', CT)).json as Json;
     assert.equal(listed.kind, 'CronTabList');
-    assert.deepEqual(listed.items.map((i: Json) => i.metadata.name), ['one']);
+    assert.deepEqual(
+      listed.items.map((i: Json) => i.metadata.name),
+      ['one'],
+    );
     const merged = await s.admin.request('PATCH', `${CT}/one`, { spec: { replicas: 2 } }, { 'content-type': 'application/merge-patch+json' });
     assert.equal(merged.status, 200, merged.text);
     assert.equal((merged.json as Json).metadata.generation, 2);
-    const jp = await s.admin.request('PATCH', `${CT}/one`, [{ op: 'replace', path: '/spec/image', value: 'img:2' }], { 'content-type': 'application/json-patch+json' });
+    const jp = await s.admin.request('PATCH', `${CT}/one`, [{ op: 'replace', path: '/spec/image', value: 'img:2' }], {
+      'content-type': 'application/json-patch+json',
+    });
     assert.equal(jp.status, 200, jp.text);
     const smp = await s.admin.request('PATCH', `${CT}/one`, { spec: { replicas: 3 } }, { 'content-type': 'application/strategic-merge-patch+json' });
     assert.equal(smp.status, 415, smp.text);
@@ -103,9 +110,15 @@ describe('custom resources', () => {
     const other = await s.admin.request('POST', CT, crontab('two', { image: 'img:9' }));
     assert.equal(other.status, 201);
     const sel = (await s.admin.request('GET', `${CT}?fieldSelector=spec.image%3Dimg:9`)).json as Json;
-    assert.deepEqual(sel.items.map((i: Json) => i.metadata.name), ['two']);
+    assert.deepEqual(
+      sel.items.map((i: Json) => i.metadata.name),
+      ['two'],
+    );
     const lsel = (await s.admin.request('GET', `${CT}?labelSelector=tier%3Da`)).json as Json;
-    assert.deepEqual(lsel.items.map((i: Json) => i.metadata.name), ['one']);
+    assert.deepEqual(
+      lsel.items.map((i: Json) => i.metadata.name),
+      ['one'],
+    );
     const page = (await s.admin.request('GET', `${CT}?limit=1`)).json as Json;
     assert.equal(page.items.length, 1);
     assert.ok(page.metadata.continue);
@@ -120,12 +133,19 @@ describe('custom resources', () => {
     const from = ((await s.admin.request('GET', path)).json as Json).metadata.resourceVersion;
     const w = await s.admin.watch(`${path}?watch=1&resourceVersion=${from}&fieldSelector=spec.image%3Dwatched`);
     try {
-      for (const [n, image] of [['dc1', 'watched'], ['dc2', 'other'], ['dc3', 'watched']] as const) {
+      for (const [n, image] of [
+        ['dc1', 'watched'],
+        ['dc2', 'other'],
+        ['dc3', 'watched'],
+      ] as const) {
         const c = await s.admin.request('POST', path, { ...crontab(n, { image }), metadata: { name: n, labels: { batch: 'dc' } } });
         assert.equal(c.status, 201, c.text);
       }
       const evs = await w.take(2, 10_000);
-      assert.deepEqual(evs.map((e: Json) => `${e.type} ${e.object.metadata.name}`), ['ADDED dc1', 'ADDED dc3']);
+      assert.deepEqual(
+        evs.map((e: Json) => `${e.type} ${e.object.metadata.name}`),
+        ['ADDED dc1', 'ADDED dc3'],
+      );
     } finally {
       w.stop();
     }
@@ -194,10 +214,21 @@ describe('custom resources', () => {
   });
 
   it('records a write through /scale in managedFields as kube does: the scaler owns the replicas, with subresource "scale"', async () => {
-    const applyBody = (replicas: number) => ({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'mf' }, spec: { cronSpec: '* * * * *', image: 'a', replicas } });
-    const apply = (replicas: number) => s.admin.request('PATCH', `${CT}/mf?fieldManager=applier`, applyBody(replicas), { 'content-type': 'application/apply-patch+yaml' });
+    const applyBody = (replicas: number) => ({
+      apiVersion: 'stable.example.com/v1',
+      kind: 'CronTab',
+      metadata: { name: 'mf' },
+      spec: { cronSpec: '* * * * *', image: 'a', replicas },
+    });
+    const apply = (replicas: number) =>
+      s.admin.request('PATCH', `${CT}/mf?fieldManager=applier`, applyBody(replicas), { 'content-type': 'application/apply-patch+yaml' });
     assert.equal((await apply(1)).status, 201);
-    const p = await s.admin.request('PATCH', `${CT}/mf/scale?fieldManager=scaler`, { spec: { replicas: 3 } }, { 'content-type': 'application/merge-patch+json' });
+    const p = await s.admin.request(
+      'PATCH',
+      `${CT}/mf/scale?fieldManager=scaler`,
+      { spec: { replicas: 3 } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
     assert.equal(p.status, 200, p.text);
     const managed = async () => ((await s.admin.request('GET', `${CT}/mf`)).json as Json).metadata.managedFields as Json[];
     const entries = await managed();
@@ -217,7 +248,11 @@ describe('custom resources', () => {
     assert.equal((await apply(3)).status, 200);
     // Scaling to the replicas it already has changes no owner.
     const before = await managed();
-    assert.equal((await s.admin.request('PATCH', `${CT}/mf/scale?fieldManager=other`, { spec: { replicas: 3 } }, { 'content-type': 'application/merge-patch+json' })).status, 200);
+    assert.equal(
+      (await s.admin.request('PATCH', `${CT}/mf/scale?fieldManager=other`, { spec: { replicas: 3 } }, { 'content-type': 'application/merge-patch+json' }))
+        .status,
+      200,
+    );
     assert.deepEqual(await managed(), before);
   });
 
@@ -226,7 +261,16 @@ describe('custom resources', () => {
     const r = await s.admin.request('GET', `${CT}/tb`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
     assert.equal(r.status, 200, r.text);
     const t = r.json as Json;
-    assert.deepEqual(t.columnDefinitions.map((c: Json) => [c.name, c.type, c.priority]), [['Name', 'string', 0], ['Spec', 'string', 0], ['Replicas', 'integer', 0], ['Image', 'string', 1], ['Age', 'date', 0]]);
+    assert.deepEqual(
+      t.columnDefinitions.map((c: Json) => [c.name, c.type, c.priority]),
+      [
+        ['Name', 'string', 0],
+        ['Spec', 'string', 0],
+        ['Replicas', 'integer', 0],
+        ['Image', 'string', 1],
+        ['Age', 'date', 0],
+      ],
+    );
     assert.deepEqual(t.rows[0].cells.slice(0, 4), ['tb', '*/1 * * * *', null, 'im']);
   });
 
@@ -238,10 +282,15 @@ describe('custom resources', () => {
     assert.equal(r.status, 422, r.text);
     const st = r.json as Json;
     assert.equal(st.reason, 'Invalid');
-    assert.deepEqual(st.details.causes.map((c: Json) => [c.field, c.message]), [[
-      'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].rule',
-      'Invalid value: {"message":"bad","rule":"self.cronSpec > 1"}: compilation failed: ERROR: <input>:1:15: found no matching overload for \'_>_\' applied to \'(string, int)\'\n | self.cronSpec > 1\n | ..............^',
-    ]]);
+    assert.deepEqual(
+      st.details.causes.map((c: Json) => [c.field, c.message]),
+      [
+        [
+          'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].rule',
+          'Invalid value: {"message":"bad","rule":"self.cronSpec > 1"}: compilation failed: ERROR: <input>:1:15: found no matching overload for \'_>_\' applied to \'(string, int)\'\n | self.cronSpec > 1\n | ..............^',
+        ],
+      ],
+    );
     assert.equal((await s.admin.request('GET', `${CRD_PATH}/typedtabs.stable.example.com`)).status, 404);
   });
 
@@ -289,7 +338,9 @@ describe('custom resources', () => {
     await until('the resource unserved', async () => ((await s.admin.request('GET', path)).status === 404 ? true : undefined));
     const apis = (await s.admin.request('GET', '/apis')).json as Json;
     assert.ok(!apis.groups.some((g: Json) => g.name === 'gone.example.com'));
-    await until('its APIService gone', async () => ((await s.admin.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.gone.example.com')).status === 404 ? true : undefined));
+    await until('its APIService gone', async () =>
+      (await s.admin.request('GET', '/apis/apiregistration.k8s.io/v1/apiservices/v1.gone.example.com')).status === 404 ? true : undefined,
+    );
   });
 
   it('authorizes the new resources by RBAC at once, with no restart', async () => {
@@ -297,11 +348,20 @@ describe('custom resources', () => {
     const denied = await s.admin.request('GET', CT, undefined, as);
     assert.equal(denied.status, 403, denied.text);
     assert.match((denied.json as Json).message, /cannot list resource "crontabs" in API group "stable\.example\.com" in the namespace "default"/);
-    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'crontab-reader', namespace: 'default' },
-      rules: [{ apiGroups: ['stable.example.com'], resources: ['crontabs', 'crontabs/scale'], verbs: ['get', 'list'] }] };
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'crontab-reader', namespace: 'default' },
+      rules: [{ apiGroups: ['stable.example.com'], resources: ['crontabs', 'crontabs/scale'], verbs: ['get', 'list'] }],
+    };
     assert.equal((await s.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', role)).status, 201);
-    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'crontab-reader', namespace: 'default' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'crontab-reader' }, subjects: [{ kind: 'User', name: 'crd-reader', apiGroup: 'rbac.authorization.k8s.io' }] };
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'crontab-reader', namespace: 'default' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'crontab-reader' },
+      subjects: [{ kind: 'User', name: 'crd-reader', apiGroup: 'rbac.authorization.k8s.io' }],
+    };
     assert.equal((await s.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', binding)).status, 201);
     await until('the binding in force', async () => ((await s.admin.request('GET', CT, undefined, as)).status === 200 ? true : undefined));
     const write = await s.admin.request('POST', CT, crontab('nope', { image: 'x' }), as);
@@ -323,7 +383,7 @@ describe('custom resources', () => {
     assert.equal((refused.json as Json).message, 'create is not supported on resources of kind "holds.held.example.com"');
     const pending = await until('the held object marked for deletion', async () => {
       const r = await s.admin.request('GET', `${path}/held`);
-      return (r.json as Json)?.metadata?.deletionTimestamp ? r.json as Json : undefined;
+      return (r.json as Json)?.metadata?.deletionTimestamp ? (r.json as Json) : undefined;
     });
     const crdNow = (await s.admin.request('GET', `${CRD_PATH}/holds.held.example.com`)).json as Json;
     assert.equal(crdNow.status.conditions.find((c: Json) => c.type === 'Terminating')?.reason, 'InstanceDeletionInProgress');
@@ -343,32 +403,36 @@ describe('custom resources', () => {
   });
 });
 
-describe('custom resources on the file store across a restart', { skip: process.env['GATEHOUSE_TEST_STORAGE'] === 'redis' ? 'the file store is what this test is about' : false }, () => {
-  it('serves the stored CRD and its objects from the first request after a restart', async () => {
-    const { mkdtemp, rm } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-crd-'));
-    try {
-      const flags = ['--storage-backend', 'file'];
-      const first = await startTestServer({ flags, dataDir });
-      assert.equal((await first.admin.request('POST', CRD_PATH, crontabCrd())).status, 201);
-      await waitEstablished(first, 'crontabs.stable.example.com', CT);
-      assert.equal((await first.admin.request('POST', CT, crontab('kept', { image: 'k' }))).status, 201);
-      await first.close();
-      const second = await startTestServer({ flags, dataDir });
+describe(
+  'custom resources on the file store across a restart',
+  { skip: process.env['GATEHOUSE_TEST_STORAGE'] === 'redis' ? 'the file store is what this test is about' : false },
+  () => {
+    it('serves the stored CRD and its objects from the first request after a restart', async () => {
+      const { mkdtemp, rm } = await import('node:fs/promises');
+      const { tmpdir } = await import('node:os');
+      const { join } = await import('node:path');
+      const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-crd-'));
       try {
-        const r = await second.admin.request('GET', `${CT}/kept`);
-        assert.equal(r.status, 200, r.text);
-        assert.equal((r.json as Json).spec.image, 'k');
+        const flags = ['--storage-backend', 'file'];
+        const first = await startTestServer({ flags, dataDir });
+        assert.equal((await first.admin.request('POST', CRD_PATH, crontabCrd())).status, 201);
+        await waitEstablished(first, 'crontabs.stable.example.com', CT);
+        assert.equal((await first.admin.request('POST', CT, crontab('kept', { image: 'k' }))).status, 201);
+        await first.close();
+        const second = await startTestServer({ flags, dataDir });
+        try {
+          const r = await second.admin.request('GET', `${CT}/kept`);
+          assert.equal(r.status, 200, r.text);
+          assert.equal((r.json as Json).spec.image, 'k');
+        } finally {
+          await second.close();
+        }
       } finally {
-        await second.close();
+        await rm(dataDir, { recursive: true, force: true });
       }
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
-});
+    });
+  },
+);
 
 describe('garbage collection between built-ins and custom resources', () => {
   let s: TestServer;
@@ -379,19 +443,28 @@ describe('garbage collection between built-ins and custom resources', () => {
     assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
     await waitEstablished(s, 'gadgets.gc.example.com', GC);
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   it('collects a custom resource whose ConfigMap owner is deleted, and a ConfigMap whose custom resource owner is', async () => {
     const owner = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'gc-owner' } });
     assert.equal(owner.status, 201);
     const ref = (o: Json, kind: string, apiVersion: string) => [{ apiVersion, kind, name: o.metadata.name, uid: o.metadata.uid }];
-    const dep = await s.admin.request('POST', GC, { ...crontab('gc-dep', { image: 'x' }, 'gc.example.com', 'Gadget'), metadata: { name: 'gc-dep', ownerReferences: ref(owner.json as Json, 'ConfigMap', 'v1') } });
+    const dep = await s.admin.request('POST', GC, {
+      ...crontab('gc-dep', { image: 'x' }, 'gc.example.com', 'Gadget'),
+      metadata: { name: 'gc-dep', ownerReferences: ref(owner.json as Json, 'ConfigMap', 'v1') },
+    });
     assert.equal(dep.status, 201, dep.text);
-    const cm = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'gc-cm', ownerReferences: ref(dep.json as Json, 'Gadget', 'gc.example.com/v1') } });
+    const cm = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', {
+      metadata: { name: 'gc-cm', ownerReferences: ref(dep.json as Json, 'Gadget', 'gc.example.com/v1') },
+    });
     assert.equal(cm.status, 201, cm.text);
     assert.equal((await s.admin.request('DELETE', '/api/v1/namespaces/default/configmaps/gc-owner')).status, 200);
     await until('the custom resource collected', async () => ((await s.admin.request('GET', `${GC}/gc-dep`)).status === 404 ? true : undefined));
-    await until('its ConfigMap collected', async () => ((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps/gc-cm')).status === 404 ? true : undefined));
+    await until('its ConfigMap collected', async () =>
+      (await s.admin.request('GET', '/api/v1/namespaces/default/configmaps/gc-cm')).status === 404 ? true : undefined,
+    );
   });
 });
 
@@ -406,20 +479,33 @@ describe('a CRD with two served versions (conversion None)', () => {
     assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
     await waitEstablished(s, 'things.multi.example.com', base('v1beta1'));
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   it('prefers the GA version in discovery and serves one object through both versions with its own apiVersion', async () => {
     const g = (await s.admin.request('GET', '/apis/multi.example.com')).json as Json;
-    assert.deepEqual(g.versions.map((v: Json) => v.version), ['v1', 'v1beta1']);
+    assert.deepEqual(
+      g.versions.map((v: Json) => v.version),
+      ['v1', 'v1beta1'],
+    );
     assert.equal(g.preferredVersion.version, 'v1');
-    const c = await s.admin.request('POST', base('v1beta1'), { apiVersion: 'multi.example.com/v1beta1', kind: 'Thing', metadata: { name: 't' }, spec: { image: 'a' } });
+    const c = await s.admin.request('POST', base('v1beta1'), {
+      apiVersion: 'multi.example.com/v1beta1',
+      kind: 'Thing',
+      metadata: { name: 't' },
+      spec: { image: 'a' },
+    });
     assert.equal(c.status, 201, c.text);
     assert.equal((c.json as Json).apiVersion, 'multi.example.com/v1beta1');
     const v1 = (await s.admin.request('GET', `${base('v1')}/t`)).json as Json;
     assert.equal(v1.apiVersion, 'multi.example.com/v1');
     assert.equal(v1.spec.image, 'a');
     const list = (await s.admin.request('GET', base('v1'))).json as Json;
-    assert.deepEqual(list.items.map((i: Json) => i.apiVersion), ['multi.example.com/v1']);
+    assert.deepEqual(
+      list.items.map((i: Json) => i.apiVersion),
+      ['multi.example.com/v1'],
+    );
     const p = await s.admin.request('PATCH', `${base('v1')}/t`, { spec: { image: 'b' } }, { 'content-type': 'application/merge-patch+json' });
     assert.equal(p.status, 200, p.text);
     assert.equal((p.json as Json).apiVersion, 'multi.example.com/v1');
@@ -445,18 +531,33 @@ describe('a CRD with conversion strategy Webhook whose webhook is down', () => {
     assert.equal(r.status, 201, r.text);
     await waitEstablished(s, 'things.hook.example.com', base('v1'));
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   it('serves the storage version, and fails conversions with a 500 naming the webhook, never converting silently', async () => {
-    assert.equal((await s.admin.request('POST', base('v1'), { apiVersion: 'hook.example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { image: 'a' } })).status, 201);
+    assert.equal(
+      (await s.admin.request('POST', base('v1'), { apiVersion: 'hook.example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: { image: 'a' } })).status,
+      201,
+    );
     assert.equal((await s.admin.request('GET', `${base('v1')}/t`)).status, 200);
     const read = await s.admin.request('GET', `${base('v1beta1')}/t`);
     assert.equal(read.status, 500, read.text);
     assert.match((read.json as Json).message, /^conversion webhook for hook\.example\.com\/v1, Kind=Thing failed: Post "https:\/\/127\.0\.0\.1:9\/convert": /);
-    const write = await s.admin.request('POST', base('v1beta1'), { apiVersion: 'hook.example.com/v1beta1', kind: 'Thing', metadata: { name: 'u' }, spec: { image: 'b' } });
+    const write = await s.admin.request('POST', base('v1beta1'), {
+      apiVersion: 'hook.example.com/v1beta1',
+      kind: 'Thing',
+      metadata: { name: 'u' },
+      spec: { image: 'b' },
+    });
     assert.equal(write.status, 500, write.text);
     assert.equal((await s.admin.request('GET', `${base('v1')}/u`)).status, 404, 'nothing stored half-way');
-    const hashes = await Promise.all(['v1', 'v1beta1'].map(async (v) => ((await s.admin.request('GET', `/apis/hook.example.com/${v}`)).json as Json).resources.find((x: Json) => x.name === 'things').storageVersionHash));
+    const hashes = await Promise.all(
+      ['v1', 'v1beta1'].map(
+        async (v) =>
+          ((await s.admin.request('GET', `/apis/hook.example.com/${v}`)).json as Json).resources.find((x: Json) => x.name === 'things').storageVersionHash,
+      ),
+    );
     assert.equal(hashes[0], hashes[1], 'both versions name the one storage version');
   });
 });

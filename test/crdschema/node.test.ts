@@ -25,15 +25,22 @@ const SCHEMA = {
         note: { type: 'string', nullable: true },
         tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
         ports: {
-          type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
           items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
         },
         labels: { type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' },
         free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-        partly: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'object', properties: { a: { type: 'string' } } } } },
+        partly: {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+          properties: { known: { type: 'object', properties: { a: { type: 'string' } } } },
+        },
         anything: { 'x-kubernetes-preserve-unknown-fields': true },
         template: {
-          type: 'object', 'x-kubernetes-embedded-resource': true,
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
           properties: { spec: { type: 'object', properties: { x: { type: 'string' } } } },
         },
         closed: { type: 'object' },
@@ -54,10 +61,12 @@ describe('compileCrdSchema: the node', () => {
 
   it('prunes unknown fields through lib/validation and names them', () => {
     const obj = {
-      apiVersion: 'stable.example.com/v1', kind: 'CronTab',
+      apiVersion: 'stable.example.com/v1',
+      kind: 'CronTab',
       metadata: { name: 'a', bogus: 1 },
       spec: {
-        cron: '* * * * *', extra: true,
+        cron: '* * * * *',
+        extra: true,
         ports: [{ name: 'http', port: 80, junk: 1 }],
         free: { anything: { goes: [1] } },
         partly: { other: 1, known: { a: 'x', b: 'y' } },
@@ -68,10 +77,20 @@ describe('compileCrdSchema: the node', () => {
       status: { x: 1 },
     };
     const { unknown, causes } = prune(obj);
-    assert.deepEqual(unknown.sort(), [
-      'metadata.bogus', 'spec.closed.a', 'spec.extra', 'spec.partly.known.b', 'spec.ports[0].junk',
-      'spec.template.metadata.nope', 'spec.template.spec.z', 'spec.template.status', 'status',
-    ].sort());
+    assert.deepEqual(
+      unknown.sort(),
+      [
+        'metadata.bogus',
+        'spec.closed.a',
+        'spec.extra',
+        'spec.partly.known.b',
+        'spec.ports[0].junk',
+        'spec.template.metadata.nope',
+        'spec.template.spec.z',
+        'spec.template.status',
+        'status',
+      ].sort(),
+    );
     assert.deepEqual(causes, []);
     assert.deepEqual(obj.spec.free, { anything: { goes: [1] } });
     assert.deepEqual(obj.spec.partly, { other: 1, known: { a: 'x' } });
@@ -87,11 +106,14 @@ describe('compileCrdSchema: the node', () => {
     assert.deepEqual(causes, []);
     assert.deepEqual(obj.spec, { replicas: 'three', note: null, tags: 'x' });
     const v = compiled().validate(obj as unknown as KObject, undefined);
-    assert.deepEqual(v.map((c) => `${c.field}: ${c.message}`), [
-      'spec.cron: Required value',
-      'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"',
-      'spec.tags: Invalid value: "string": spec.tags in body must be of type array: "string"',
-    ]);
+    assert.deepEqual(
+      v.map((c) => `${c.field}: ${c.message}`),
+      [
+        'spec.cron: Required value',
+        'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+        'spec.tags: Invalid value: "string": spec.tags in body must be of type array: "string"',
+      ],
+    );
   });
 
   it('removes a null that is not nullable', () => {
@@ -102,7 +124,13 @@ describe('compileCrdSchema: the node', () => {
 
   it('gives fieldValidation=Strict the unknown fields', () => {
     assert.throws(
-      () => checkObject({ spec: { cron: 'x', extra: 1 } }, compiled().node, [], { level: 'Strict', strictPrefix: '', gk: { group: REF.group, kind: REF.kind }, name: 'a' }),
+      () =>
+        checkObject({ spec: { cron: 'x', extra: 1 } }, compiled().node, [], {
+          level: 'Strict',
+          strictPrefix: '',
+          gk: { group: REF.group, kind: REF.kind },
+          name: 'a',
+        }),
       (err: Error) => /strict decoding error: unknown field "spec\.extra"/.test(err.message),
     );
   });

@@ -40,14 +40,15 @@ describe('prototype keys in CRD schemas and custom resources', () => {
     c.defaults(obj as KObject);
     assert.deepEqual(Object.getOwnPropertyDescriptor(obj.spec, '__proto__')?.value, { polluted: 'yes' });
     assert.equal(Object.getPrototypeOf(obj.spec), Object.prototype);
-    assert.deepEqual(c.validate(obj as KObject, undefined).map((x) => `${x.field}: ${x.message}`), [
-      'spec: Invalid value: "object": constructor is bad',
-    ]);
+    assert.deepEqual(
+      c.validate(obj as KObject, undefined).map((x) => `${x.field}: ${x.message}`),
+      ['spec: Invalid value: "object": constructor is bad'],
+    );
     const bad = JSON.parse(`{"spec": {"__proto__": {"polluted": "maybe"}, "constructor": "toolong"}}`);
-    assert.deepEqual(c.validate(bad as KObject, undefined).map((x) => `${x.field}: ${x.message}`), [
-      'spec.__proto__.polluted: Unsupported value: "maybe": supported values: "yes", "no"',
-      'spec.constructor: Too long: may not be more than 5 bytes',
-    ]);
+    assert.deepEqual(
+      c.validate(bad as KObject, undefined).map((x) => `${x.field}: ${x.message}`),
+      ['spec.__proto__.polluted: Unsupported value: "maybe": supported values: "yes", "no"', 'spec.constructor: Too long: may not be more than 5 bytes'],
+    );
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false);
   });

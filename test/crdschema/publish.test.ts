@@ -10,7 +10,8 @@ const SCHEMA = {
   type: 'object',
   properties: {
     spec: {
-      type: 'object', description: 'the spec',
+      type: 'object',
+      description: 'the spec',
       properties: {
         cron: { type: 'string', pattern: '^\\S+$' },
         port: { 'x-kubernetes-int-or-string': true },
@@ -47,7 +48,11 @@ describe('published OpenAPI', () => {
   });
 
   it('the list kind', () => {
-    const list = c.definitions!('v3')['com.example.stable.v1.CronTabList'] as { properties: Record<string, Record<string, unknown>>; required: string[]; description: string };
+    const list = c.definitions!('v3')['com.example.stable.v1.CronTabList'] as {
+      properties: Record<string, Record<string, unknown>>;
+      required: string[];
+      description: string;
+    };
     assert.equal(list.description, 'CronTabList is a list of CronTab');
     assert.deepEqual(list.required, ['items']);
     assert.deepEqual((list.properties.items as { items: unknown }).items, { $ref: '#/components/schemas/com.example.stable.v1.CronTab' });
@@ -69,10 +74,15 @@ describe('published OpenAPI', () => {
 
   it('a root that preserves unknown fields is a bare object in v2', () => {
     const c2 = compileCrdSchema({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, REF);
-    assert.deepEqual(c2.definitions!('v2')['com.example.stable.v1.CronTab'], { type: 'object', 'x-kubernetes-group-version-kind': [{ group: 'stable.example.com', kind: 'CronTab', version: 'v1' }] });
+    assert.deepEqual(c2.definitions!('v2')['com.example.stable.v1.CronTab'], {
+      type: 'object',
+      'x-kubernetes-group-version-kind': [{ group: 'stable.example.com', kind: 'CronTab', version: 'v1' }],
+    });
   });
 
   it('hands out frozen documents', () => {
-    assert.throws(() => { (c.openapi as Record<string, unknown>).x = 1; }, TypeError);
+    assert.throws(() => {
+      (c.openapi as Record<string, unknown>).x = 1;
+    }, TypeError);
   });
 });

@@ -21,7 +21,15 @@ const UNSAFE = 'ignoreStoreReadErrorWithClusterBreakingPotential=true';
 async function serverWithCorruptObject(gate: boolean): Promise<{ s: TestServer; cleanup(): Promise<void> }> {
   const prefix = uniquePrefix('corrupt');
   const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-corrupt-'));
-  const flags = ['--storage-backend', 'redis', '--redis-url', REDIS_URL, '--storage-prefix', prefix, ...(gate ? ['--feature-gates', 'AllowUnsafeMalformedObjectDeletion=true'] : [])];
+  const flags = [
+    '--storage-backend',
+    'redis',
+    '--redis-url',
+    REDIS_URL,
+    '--storage-prefix',
+    prefix,
+    ...(gate ? ['--feature-gates', 'AllowUnsafeMalformedObjectDeletion=true'] : []),
+  ];
   const first = await startTestServer({ flags, dataDir });
   await first.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'broken', finalizers: ['example.com/keep'] } });
   await first.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fine' } });
@@ -35,14 +43,25 @@ async function serverWithCorruptObject(gate: boolean): Promise<{ s: TestServer; 
     redis.disconnect();
   }
   const s = await startTestServer({ flags, dataDir });
-  return { s, cleanup: async () => { await s.close(); await dropPrefix(prefix); await rm(dataDir, { recursive: true, force: true }); } };
+  return {
+    s,
+    cleanup: async () => {
+      await s.close();
+      await dropPrefix(prefix);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 describe('corrupt objects', { skip: skip ?? false }, () => {
   describe('with the gate off', () => {
     let env: Awaited<ReturnType<typeof serverWithCorruptObject>>;
-    before(async () => { env = await serverWithCorruptObject(false); });
-    after(async () => { await env.cleanup(); });
+    before(async () => {
+      env = await serverWithCorruptObject(false);
+    });
+    after(async () => {
+      await env.cleanup();
+    });
 
     it('answers a read of the corrupt object with 500 naming its key', async () => {
       const r = await env.s.admin.request('GET', `${CM}/broken`);
@@ -67,8 +86,12 @@ describe('corrupt objects', { skip: skip ?? false }, () => {
 
   describe('with AllowUnsafeMalformedObjectDeletion on', () => {
     let env: Awaited<ReturnType<typeof serverWithCorruptObject>>;
-    before(async () => { env = await serverWithCorruptObject(true); });
-    after(async () => { await env.cleanup(); });
+    before(async () => {
+      env = await serverWithCorruptObject(true);
+    });
+    after(async () => {
+      await env.cleanup();
+    });
 
     it('still fails a normal delete with 500', async () => {
       assert.equal((await env.s.admin.request('DELETE', `${CM}/broken`)).status, 500);

@@ -7,11 +7,20 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { CM, configMap, gone, until } from '../gc/helpers.js';
 
 let s: TestServer;
-before(async () => { s = await startTestServer(); });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer();
+});
+after(async () => {
+  await s.close();
+});
 
 const PODS = '/api/v1/namespaces/default/pods';
-const pod = (name: string, spec: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec } });
+const pod = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec },
+});
 
 describe('DeleteOptions', () => {
   it('refuses a stale uid precondition with 409 and kube message', async () => {
@@ -107,7 +116,10 @@ describe('deletecollection', () => {
     assert.equal((await s.admin.request('GET', `${CM()}/dc-1`)).status, 200);
     const r = await s.admin.request('DELETE', `${CM()}?labelSelector=set%3Ddc&propagationPolicy=Orphan`);
     assert.equal(r.status, 200);
-    assert.deepEqual(r.json.items.map((i: { metadata: { finalizers: string[] } }) => i.metadata.finalizers), [['orphan'], ['orphan']]);
+    assert.deepEqual(
+      r.json.items.map((i: { metadata: { finalizers: string[] } }) => i.metadata.finalizers),
+      [['orphan'], ['orphan']],
+    );
     await until('both to go', async () => (await gone(s.admin, `${CM()}/dc-1`)) && (await gone(s.admin, `${CM()}/dc-2`)));
     const child = await s.admin.request('GET', `${CM()}/dc-1-child`);
     assert.equal(child.status, 200);

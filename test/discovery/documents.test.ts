@@ -9,7 +9,7 @@ const discovery = buildDiscovery(builtinRegistry(), { serverAddressByClientCIDRs
 type Json = Record<string, unknown>;
 const parse = (body: string) => JSON.parse(body) as Json;
 
-test('storage version hashes equal kube-apiserver\'s', () => {
+test("storage version hashes equal kube-apiserver's", () => {
   assert.equal(storageVersionHash('', 'v1', 'Pod'), 'xPOwRZ+Yhw8=');
   assert.equal(storageVersionHash('', 'v1', 'Service'), '0/CO1lhkEBI=');
   assert.equal(storageVersionHash('', 'v1', 'ConfigMap'), 'qFsyl6wFWjQ=');
@@ -29,12 +29,23 @@ test('/api/v1 lists resources and subresources as kube does', () => {
   const names = list.resources.map((r) => r['name']);
   assert.deepEqual(names, [...names].sort());
   assert.ok(names.includes('pods/status') && names.includes('namespaces/finalize'));
-  assert.deepEqual(list.resources.find((r) => r['name'] === 'pods'), {
-    name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod',
-    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-    shortNames: ['po'], categories: ['all'], storageVersionHash: 'xPOwRZ+Yhw8=',
-  });
-  assert.deepEqual(list.resources.find((r) => r['name'] === 'pods/status'), { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] });
+  assert.deepEqual(
+    list.resources.find((r) => r['name'] === 'pods'),
+    {
+      name: 'pods',
+      singularName: 'pod',
+      namespaced: true,
+      kind: 'Pod',
+      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+      shortNames: ['po'],
+      categories: ['all'],
+      storageVersionHash: 'xPOwRZ+Yhw8=',
+    },
+  );
+  assert.deepEqual(
+    list.resources.find((r) => r['name'] === 'pods/status'),
+    { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+  );
   // Go omits empty lists rather than sending [].
   assert.ok(!('shortNames' in list.resources.find((r) => r['name'] === 'secrets')!));
 });
@@ -53,17 +64,36 @@ test('/apis lists named groups in priority order with preferred versions', () =>
   const list = parse(discovery.apis.body) as { kind: string; apiVersion: string; groups: Json[] };
   assert.equal(list.kind, 'APIGroupList');
   assert.equal(list.apiVersion, 'v1');
-  assert.deepEqual(list.groups.map((g) => g['name']), ['apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io', 'access.gatehouse.dev']);
-  assert.deepEqual(list.groups.find((g) => g['name'] === 'rbac.authorization.k8s.io'), {
-    name: 'rbac.authorization.k8s.io',
-    versions: [{ groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' }],
-    preferredVersion: { groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' },
-  });
+  assert.deepEqual(
+    list.groups.map((g) => g['name']),
+    [
+      'apiregistration.k8s.io',
+      'events.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
+      'rbac.authorization.k8s.io',
+      'apiextensions.k8s.io',
+      'coordination.k8s.io',
+      'discovery.k8s.io',
+      'flowcontrol.apiserver.k8s.io',
+      'access.gatehouse.dev',
+    ],
+  );
+  assert.deepEqual(
+    list.groups.find((g) => g['name'] === 'rbac.authorization.k8s.io'),
+    {
+      name: 'rbac.authorization.k8s.io',
+      versions: [{ groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' }],
+      preferredVersion: { groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' },
+    },
+  );
 });
 
 test('/apis/<group> is one APIGroup', () => {
   assert.deepEqual(parse(discovery.group('coordination.k8s.io')!.body), {
-    kind: 'APIGroup', apiVersion: 'v1', name: 'coordination.k8s.io',
+    kind: 'APIGroup',
+    apiVersion: 'v1',
+    name: 'coordination.k8s.io',
     versions: [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }],
     preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
   });
@@ -81,20 +111,30 @@ test('aggregated discovery for /api holds the core group only', () => {
   const v1 = list.items[0]!.versions[0]! as { version: string; freshness: string; resources: Json[] };
   assert.equal(v1.version, 'v1');
   assert.equal(v1.freshness, 'Current');
-  assert.deepEqual(v1.resources.find((r) => r['resource'] === 'namespaces'), {
-    resource: 'namespaces', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, scope: 'Cluster', singularResource: 'namespace',
-    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ns'],
-    subresources: [
-      { subresource: 'finalize', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['update'] },
-      { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['get', 'patch', 'update'] },
-    ],
-  });
+  assert.deepEqual(
+    v1.resources.find((r) => r['resource'] === 'namespaces'),
+    {
+      resource: 'namespaces',
+      responseKind: { group: '', version: 'v1', kind: 'Namespace' },
+      scope: 'Cluster',
+      singularResource: 'namespace',
+      verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+      shortNames: ['ns'],
+      subresources: [
+        { subresource: 'finalize', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['update'] },
+        { subresource: 'status', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['get', 'patch', 'update'] },
+      ],
+    },
+  );
 });
 
 test('aggregated discovery for /apis names each group in /apis order', () => {
   const list = parse(discovery.aggregated('apis').body) as { items: Array<{ metadata: Json; versions: Array<{ resources: Json[] }> }> };
   const groups = (parse(discovery.apis.body) as { groups: Json[] }).groups.map((g) => g['name']);
-  assert.deepEqual(list.items.map((i) => i.metadata['name']), groups);
+  assert.deepEqual(
+    list.items.map((i) => i.metadata['name']),
+    groups,
+  );
   const apiservices = list.items[0]!.versions[0]!.resources[0]!;
   assert.deepEqual([apiservices['resource'], apiservices['scope'], apiservices['categories']], ['apiservices', 'Cluster', ['api-extensions']]);
   assert.equal(parse(discovery.aggregated('apis', 'v2beta1').body)['apiVersion'], 'apidiscovery.k8s.io/v2beta1');
@@ -103,15 +143,33 @@ test('aggregated discovery for /apis names each group in /apis order', () => {
 test('the Accept header chooses between aggregated and legacy discovery', () => {
   assert.equal(negotiateAggregated(undefined), undefined);
   assert.equal(negotiateAggregated('application/json, */*'), undefined);
-  assert.equal(negotiateAggregated('application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json'), 'v2');
+  assert.equal(
+    negotiateAggregated(
+      'application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json',
+    ),
+    'v2',
+  );
   assert.equal(negotiateAggregated('application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json'), 'v2beta1');
   assert.equal(negotiateAggregated('application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList'), undefined);
 });
 
-test('/version has the fields of client-go\'s version.Info', () => {
+test("/version has the fields of client-go's version.Info", () => {
   const v = parse(discovery.version.body);
-  assert.deepEqual(Object.keys(v), ['major', 'minor', 'emulationMajor', 'emulationMinor', 'minCompatibilityMajor', 'minCompatibilityMinor',
-    'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform']);
+  assert.deepEqual(Object.keys(v), [
+    'major',
+    'minor',
+    'emulationMajor',
+    'emulationMinor',
+    'minCompatibilityMajor',
+    'minCompatibilityMinor',
+    'gitVersion',
+    'gitCommit',
+    'gitTreeState',
+    'buildDate',
+    'goVersion',
+    'compiler',
+    'platform',
+  ]);
   assert.deepEqual([v['major'], v['minor'], v['gitVersion'], v['gitCommit'], v['goVersion']], ['1', '33', 'v1.33.0-gatehouse', 'abc', 'node v20']);
   assert.match(String(v['platform']), /^[a-z0-9]+\/[a-z0-9]+$/);
 });

@@ -26,7 +26,9 @@ function findKubectl(version: string): string | undefined {
 
 async function serve(paths: string[]): Promise<{ server: Server; url: string }> {
   // What a server with the default --runtime-config serves (alpha versions off).
-  const discovery = buildDiscovery(servedRegistry(DEFAULT_RUNTIME_CONFIG), { serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }] });
+  const discovery = buildDiscovery(servedRegistry(DEFAULT_RUNTIME_CONFIG), {
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }],
+  });
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     paths.push(path);
@@ -61,17 +63,49 @@ for (const version of ['1.32', '1.27']) {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-kubectl-'));
     try {
       writeFileSync(join(dir, 'config'), 'apiVersion: v1\nkind: Config\n');
-      const { stdout } = await run(kubectl!, ['--kubeconfig', join(dir, 'config'), '--cache-dir', join(dir, 'cache'), '--server', url, 'api-resources', '-o', 'wide', '--no-headers'], { timeout: 30_000 });
-      const rows = stdout.trim().split('\n').map((l) => l.split(/\s+/));
+      const { stdout } = await run(
+        kubectl!,
+        ['--kubeconfig', join(dir, 'config'), '--cache-dir', join(dir, 'cache'), '--server', url, 'api-resources', '-o', 'wide', '--no-headers'],
+        { timeout: 30_000 },
+      );
+      const rows = stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/));
       const names = rows.map((r) => `${r[0]}.${r.find((c) => c === 'v1' || c.endsWith('/v1'))}`).sort();
       // The virtual review types (served by the gateway, create-only) are listed too.
-      const reviews = builtinRegistry().all().filter((t) => t.servedBy === 'gateway' && t.version === 'v1').map((t) => `${t.plural}.${t.group}/v1`);
-      assert.deepEqual(names, [...reviews,
-        'apiservices.apiregistration.k8s.io/v1', 'clusterrolebindings.rbac.authorization.k8s.io/v1', 'clusterroles.rbac.authorization.k8s.io/v1',
-        'configmaps.v1', 'customresourcedefinitions.apiextensions.k8s.io/v1', 'endpoints.v1', 'endpointslices.discovery.k8s.io/v1', 'events.events.k8s.io/v1', 'events.v1', 'flowschemas.flowcontrol.apiserver.k8s.io/v1', 'leases.coordination.k8s.io/v1',
-        'namespaces.v1', 'nodes.v1', 'persistentvolumeclaims.v1', 'persistentvolumes.v1', 'pods.v1', 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io/v1', 'rolebindings.rbac.authorization.k8s.io/v1',
-        'roles.rbac.authorization.k8s.io/v1', 'secrets.v1', 'serviceaccounts.v1', 'services.v1',
-      ].sort());
+      const reviews = builtinRegistry()
+        .all()
+        .filter((t) => t.servedBy === 'gateway' && t.version === 'v1')
+        .map((t) => `${t.plural}.${t.group}/v1`);
+      assert.deepEqual(
+        names,
+        [
+          ...reviews,
+          'apiservices.apiregistration.k8s.io/v1',
+          'clusterrolebindings.rbac.authorization.k8s.io/v1',
+          'clusterroles.rbac.authorization.k8s.io/v1',
+          'configmaps.v1',
+          'customresourcedefinitions.apiextensions.k8s.io/v1',
+          'endpoints.v1',
+          'endpointslices.discovery.k8s.io/v1',
+          'events.events.k8s.io/v1',
+          'events.v1',
+          'flowschemas.flowcontrol.apiserver.k8s.io/v1',
+          'leases.coordination.k8s.io/v1',
+          'namespaces.v1',
+          'nodes.v1',
+          'persistentvolumeclaims.v1',
+          'persistentvolumes.v1',
+          'pods.v1',
+          'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io/v1',
+          'rolebindings.rbac.authorization.k8s.io/v1',
+          'roles.rbac.authorization.k8s.io/v1',
+          'secrets.v1',
+          'serviceaccounts.v1',
+          'services.v1',
+        ].sort(),
+      );
       assert.match(stdout, /^pods\s+po\s+v1\s+true\s+Pod\s+create,delete,deletecollection,get,list,patch,update,watch\s+all$/m);
       if (version === '1.32') {
         // Aggregated discovery answered everything: no per-group-version requests.

@@ -52,7 +52,12 @@ describe('gatehouse serve refuses a bad start with one line and exit code 1', ()
 
   it('refuses a serving certificate file that does not exist', async () => {
     const dir = tempDir('cli');
-    const r = await runGatehouse(['serve', `--data-dir=${dir}`, `--tls-cert-file=${join(dir, 'missing.crt')}`, `--tls-private-key-file=${join(dir, 'missing.key')}`]);
+    const r = await runGatehouse([
+      'serve',
+      `--data-dir=${dir}`,
+      `--tls-cert-file=${join(dir, 'missing.crt')}`,
+      `--tls-private-key-file=${join(dir, 'missing.key')}`,
+    ]);
     assertOneLineFailure(r, /missing\.crt/);
   });
 
@@ -60,7 +65,13 @@ describe('gatehouse serve refuses a bad start with one line and exit code 1', ()
     const dir = tempDir('cli');
     writeFileSync(join(dir, 'bad.crt'), 'not a certificate\n');
     writeFileSync(join(dir, 'bad.key'), 'not a key\n');
-    const r = await runGatehouse(['serve', `--secure-port=${await freePort()}`, `--data-dir=${dir}`, `--tls-cert-file=${join(dir, 'bad.crt')}`, `--tls-private-key-file=${join(dir, 'bad.key')}`]);
+    const r = await runGatehouse([
+      'serve',
+      `--secure-port=${await freePort()}`,
+      `--data-dir=${dir}`,
+      `--tls-cert-file=${join(dir, 'bad.crt')}`,
+      `--tls-private-key-file=${join(dir, 'bad.key')}`,
+    ]);
     assertOneLineFailure(r, /cannot start: --tls-cert-file ".*bad\.crt": no PEM certificate found/);
   });
 });

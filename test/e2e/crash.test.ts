@@ -71,7 +71,10 @@ describe('the file store through kill -9 and restart', () => {
         if (acked.size >= KILL_AFTER_ACKS && !killing) {
           killing = true;
           // The other workers keep creating while this one reads the sync figures.
-          syncFigures = await first.admin.request('GET', '/metrics').then((m) => m.text).catch(() => '');
+          syncFigures = await first.admin
+            .request('GET', '/metrics')
+            .then((m) => m.text)
+            .catch(() => '');
           killed = true;
           // kill -9 while the other workers still have creates in flight.
           await first.crash();
@@ -115,7 +118,10 @@ describe('the file store through kill -9 and restart', () => {
     const maxAcked = Math.max(...[...acked.values()].map(Number));
     assert.ok(Number(listRv) >= maxAcked, `list resourceVersion ${listRv} is not behind the last acknowledged ${maxAcked}`);
     const created = await second.admin.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after-restart' }, data: { a: 'b' },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'after-restart' },
+      data: { a: 'b' },
     });
     assert.equal(created.status, 201, created.text);
     const afterRv = Number(created.json.metadata.resourceVersion);
@@ -129,7 +135,10 @@ describe('the file store through kill -9 and restart', () => {
     assert.deepEqual(code, { code: 0, signal: null });
     const third = await startGatehouse({ dataDir, flags: ['--storage-backend=file'] });
     const again = await listAll(third.admin, `/api/v1/namespaces/${NAMESPACE}/configmaps`);
-    assert.deepEqual(again.items.map((cm) => [cm.metadata.name, cm.metadata.resourceVersion]), items.map((cm) => [cm.metadata.name, cm.metadata.resourceVersion]));
+    assert.deepEqual(
+      again.items.map((cm) => [cm.metadata.name, cm.metadata.resourceVersion]),
+      items.map((cm) => [cm.metadata.name, cm.metadata.resourceVersion]),
+    );
     const last = await third.admin.request('GET', `/api/v1/namespaces/${NAMESPACE}/configmaps/after-restart`);
     assert.equal(last.status, 200);
     assert.deepEqual(last.json.data, { a: 'c' });

@@ -28,7 +28,10 @@ describe('health endpoints of gatehouse serve', () => {
     for (const h of hooks) assert.match(h, /^\[\+\]poststarthook\/[a-z0-9/-]+ ok$/);
     assert.equal(lines.at(-2), '[+]shutdown ok');
     assert.equal(lines.at(-1), 'healthz check passed');
-    assert.ok(lines.every((l) => l.startsWith('[+]') || l === 'healthz check passed'), r.text);
+    assert.ok(
+      lines.every((l) => l.startsWith('[+]') || l === 'healthz check passed'),
+      r.text,
+    );
   });
 
   it('livez?verbose lists the same checks except shutdown', async () => {
@@ -36,7 +39,10 @@ describe('health endpoints of gatehouse serve', () => {
     const r = await gh.admin.request('GET', '/livez?verbose');
     assert.equal(r.status, 200, r.text);
     const lines = checkLines(r.text);
-    assert.deepEqual(lines, ready.filter((l) => l !== '[+]shutdown ok'));
+    assert.deepEqual(
+      lines,
+      ready.filter((l) => l !== '[+]shutdown ok'),
+    );
   });
 
   it('healthz?verbose (deprecated) passes with the same checks as livez', async () => {
@@ -65,7 +71,15 @@ describe('health endpoints of gatehouse serve', () => {
   });
 
   it('single checks answer ok, and unknown ones 404', async () => {
-    for (const path of ['/livez/ping', '/livez/log', '/livez/etcd', '/readyz/ping', '/readyz/etcd', '/readyz/shutdown', '/readyz/poststarthook/bootstrap-namespaces']) {
+    for (const path of [
+      '/livez/ping',
+      '/livez/log',
+      '/livez/etcd',
+      '/readyz/ping',
+      '/readyz/etcd',
+      '/readyz/shutdown',
+      '/readyz/poststarthook/bootstrap-namespaces',
+    ]) {
       const r = await gh.admin.request('GET', path);
       assert.equal(r.status, 200, `${path}: ${r.text}`);
       assert.equal(r.text, 'ok', path);

@@ -24,7 +24,9 @@ function signalChild(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   try {
     process.kill(detachedPids.has(child.pid) ? -child.pid : child.pid, signal);
-  } catch { /* already gone */ }
+  } catch {
+    /* already gone */
+  }
 }
 
 function killTracked(signal: NodeJS.Signals): void {
@@ -64,16 +66,27 @@ export class Proc {
     tracked.add(child);
     child.stdout?.setEncoding('utf8');
     child.stderr?.setEncoding('utf8');
-    child.stdout?.on('data', (d: string) => { this.stdout += d; this.wake(); });
-    child.stderr?.on('data', (d: string) => { this.stderr += d; this.wake(); });
+    child.stdout?.on('data', (d: string) => {
+      this.stdout += d;
+      this.wake();
+    });
+    child.stderr?.on('data', (d: string) => {
+      this.stderr += d;
+      this.wake();
+    });
     this.exited = new Promise((resolve) => {
       // 'close' comes after the output streams ended, so stdout/stderr are complete.
-      child.once('close', (code, signal) => { this.wake(); resolve({ code, signal }); });
+      child.once('close', (code, signal) => {
+        this.wake();
+        resolve({ code, signal });
+      });
     });
     child.once('exit', () => this.wake());
   }
 
-  get running(): boolean { return this.child.exitCode === null && this.child.signalCode === null; }
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
 
   private wake(): void {
     const w = this.waiters;
@@ -89,7 +102,10 @@ export class Proc {
       if (left <= 0) throw new Error(`timed out waiting for ${what}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 200));
-        this.waiters.push(() => { clearTimeout(t); resolve(); });
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
   }
@@ -115,12 +131,19 @@ export class Proc {
   }
 }
 
-export interface SpawnOptions { cwd?: string; env?: NodeJS.ProcessEnv; detached?: boolean }
+export interface SpawnOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  detached?: boolean;
+}
 
 /** Spawns a tracked process. `detached` puts it in its own process group, killed as a whole. */
 export function spawnTracked(command: string, args: readonly string[], opts: SpawnOptions = {}): Proc {
   const child = spawn(command, args, {
-    cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: opts.detached ?? false,
+    cwd: opts.cwd ?? ROOT,
+    env: opts.env ?? process.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: opts.detached ?? false,
   });
   if (opts.detached && child.pid !== undefined) detachedPids.add(child.pid);
   return new Proc(child);
@@ -162,7 +185,9 @@ export interface Gatehouse {
 
 export function pkiPaths(dataDir: string): { ca: string; cert: string; key: string; kubeconfig: string } {
   return {
-    ca: join(dataDir, 'pki', 'ca.crt'), cert: join(dataDir, 'pki', 'admin.crt'), key: join(dataDir, 'pki', 'admin.key'),
+    ca: join(dataDir, 'pki', 'ca.crt'),
+    cert: join(dataDir, 'pki', 'admin.crt'),
+    key: join(dataDir, 'pki', 'admin.key'),
     kubeconfig: join(dataDir, 'admin.kubeconfig'),
   };
 }
@@ -170,7 +195,7 @@ export function pkiPaths(dataDir: string): { ca: string; cert: string; key: stri
 /** Starts `node bin/gatehouse.js serve` on a free loopback port and waits until /readyz is 200. */
 export async function startGatehouse(opts: ServeOptions = {}): Promise<Gatehouse> {
   const dataDir = opts.dataDir ?? tempDir('data');
-  const port = opts.port ?? await freePort();
+  const port = opts.port ?? (await freePort());
   const proc = spawnTracked(process.execPath, [GATEHOUSE_BIN, 'serve', `--secure-port=${port}`, `--data-dir=${dataDir}`, ...(opts.flags ?? [])]);
   proc.child.stdin?.end();
   await proc.waitFor('"Gatehouse is serving" on stdout', (p) => p.stdout.includes('Gatehouse is serving on') || !p.running, 60_000);
@@ -184,7 +209,13 @@ export async function startGatehouse(opts: ServeOptions = {}): Promise<Gatehouse
   const admin = new HttpsClient(url, { ca, cert: readFileSync(paths.cert, 'utf8'), key: readFileSync(paths.key, 'utf8') });
   const anonymous = new HttpsClient(url, { ca });
   const gh: Gatehouse = {
-    proc, port, url, dataDir, kubeconfig: paths.kubeconfig, admin, anonymous,
+    proc,
+    port,
+    url,
+    dataDir,
+    kubeconfig: paths.kubeconfig,
+    admin,
+    anonymous,
     async stop(timeoutMs = 30_000) {
       admin.close();
       anonymous.close();
@@ -234,12 +265,19 @@ export function findKubectl(version?: string): string | undefined {
   return existsSync(candidate) ? candidate : undefined;
 }
 
-export interface KubectlResult { code: number | null; stdout: string; stderr: string }
+export interface KubectlResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** kubectl bound to one kubeconfig, with a private HOME and discovery cache. */
 export class Kubectl {
   readonly home: string;
-  constructor(readonly binary: string, readonly kubeconfig: string) {
+  constructor(
+    readonly binary: string,
+    readonly kubeconfig: string,
+  ) {
     this.home = tempDir('kubectl-home');
   }
 

@@ -23,7 +23,9 @@ function configMap(name: string, namespace: string, data: Record<string, string>
 
 function pod(name: string, namespace: string, nodeName?: string): string {
   return manifest({
-    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, labels: { app: 'e2e' } },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels: { app: 'e2e' } },
     spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.9' }] },
   });
 }
@@ -41,7 +43,10 @@ async function createTyped(t: TestContext, k: Kubectl, args: string[], fallbackM
 }
 
 function rows(table: string): string[][] {
-  return table.trim().split('\n').map((l) => l.trim().split(/\s{2,}|\s+/));
+  return table
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s{2,}|\s+/));
 }
 
 describe('kubectl against gatehouse serve on the file store', { skip: kubectlPath ? false : 'kubectl is not installed' }, () => {
@@ -57,7 +62,13 @@ describe('kubectl against gatehouse serve on the file store', { skip: kubectlPat
     const out = await k.ok(['get', 'namespaces']);
     const table = rows(out);
     assert.deepEqual(table[0], ['NAME', 'STATUS', 'AGE']);
-    assert.deepEqual(table.slice(1).map((r) => r[0]).sort(), ['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    assert.deepEqual(
+      table
+        .slice(1)
+        .map((r) => r[0])
+        .sort(),
+      ['default', 'kube-node-lease', 'kube-public', 'kube-system'],
+    );
     for (const r of table.slice(1)) assert.equal(r[1], 'Active');
   });
 
@@ -72,15 +83,38 @@ describe('kubectl against gatehouse serve on the file store', { skip: kubectlPat
     // The types of the core API; later features add more (authentication, authorization reviews…).
     const served = [...byName.keys()];
     const missing = [
-      'apiservices.apiregistration.k8s.io/v1', 'clusterrolebindings.rbac.authorization.k8s.io/v1', 'clusterroles.rbac.authorization.k8s.io/v1',
-      'configmaps.v1', 'endpoints.v1', 'endpointslices.discovery.k8s.io/v1', 'events.events.k8s.io/v1', 'events.v1', 'leases.coordination.k8s.io/v1',
-      'namespaces.v1', 'nodes.v1', 'persistentvolumeclaims.v1', 'persistentvolumes.v1', 'pods.v1', 'rolebindings.rbac.authorization.k8s.io/v1',
-      'roles.rbac.authorization.k8s.io/v1', 'secrets.v1', 'serviceaccounts.v1', 'services.v1',
+      'apiservices.apiregistration.k8s.io/v1',
+      'clusterrolebindings.rbac.authorization.k8s.io/v1',
+      'clusterroles.rbac.authorization.k8s.io/v1',
+      'configmaps.v1',
+      'endpoints.v1',
+      'endpointslices.discovery.k8s.io/v1',
+      'events.events.k8s.io/v1',
+      'events.v1',
+      'leases.coordination.k8s.io/v1',
+      'namespaces.v1',
+      'nodes.v1',
+      'persistentvolumeclaims.v1',
+      'persistentvolumes.v1',
+      'pods.v1',
+      'rolebindings.rbac.authorization.k8s.io/v1',
+      'roles.rbac.authorization.k8s.io/v1',
+      'secrets.v1',
+      'serviceaccounts.v1',
+      'services.v1',
     ].filter((name) => !served.includes(name));
     assert.deepEqual(missing, [], `api-resources lacks some types; it listed:\n${out}`);
     const shortNames: Record<string, string> = {
-      configmaps: 'cm', namespaces: 'ns', pods: 'po', services: 'svc', serviceaccounts: 'sa', endpoints: 'ep', events: 'ev',
-      persistentvolumes: 'pv', persistentvolumeclaims: 'pvc', nodes: 'no',
+      configmaps: 'cm',
+      namespaces: 'ns',
+      pods: 'po',
+      services: 'svc',
+      serviceaccounts: 'sa',
+      endpoints: 'ep',
+      events: 'ev',
+      persistentvolumes: 'pv',
+      persistentvolumeclaims: 'pvc',
+      nodes: 'no',
     };
     for (const [plural, short] of Object.entries(shortNames)) {
       assert.match(byName.get(`${plural}.v1`) ?? '', new RegExp(`^${plural}\\s+${short}\\s+v1\\s`), `${plural} should have short name ${short}`);
@@ -137,14 +171,23 @@ describe('kubectl against gatehouse serve on the file store', { skip: kubectlPat
     assert.equal(r.code, 0, r.stderr);
     const table = rows(r.stdout.replace('NOMINATED NODE', 'NOMINATED_NODE').replace('READINESS GATES', 'READINESS_GATES'));
     assert.deepEqual(table[0], ['NAMESPACE', 'NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED_NODE', 'READINESS_GATES']);
-    assert.deepEqual(table.slice(1).map((row) => `${row[0]}/${row[1]}`).sort(), ['apps/db-1', 'apps/db-2', 'default/web-1', 'default/web-2', 'default/web-3']);
+    assert.deepEqual(
+      table
+        .slice(1)
+        .map((row) => `${row[0]}/${row[1]}`)
+        .sort(),
+      ['apps/db-1', 'apps/db-2', 'default/web-1', 'default/web-2', 'default/web-3'],
+    );
     const db1 = table.find((row) => row[1] === 'db-1')!;
     assert.equal(db1[7], 'node-a', 'the NODE column shows spec.nodeName');
     assert.equal(db1[2], '0/1');
     // Five pods in chunks of two: three list requests, the later ones with a continue token.
     const listCalls = r.stderr.split('\n').filter((l) => /\/api\/v1\/pods\?[^ "]*limit=2/.test(l) && /GET/.test(l));
     assert.ok(listCalls.length >= 3, `expected at least 3 paged list requests, saw:\n${listCalls.join('\n')}`);
-    assert.ok(listCalls.some((l) => /continue=/.test(l)), 'later pages carry a continue token');
+    assert.ok(
+      listCalls.some((l) => /continue=/.test(l)),
+      'later pages carry a continue token',
+    );
   });
 
   it('delete namespace team-a returns, and afterwards the namespace and its objects are gone', async (t) => {
@@ -201,10 +244,17 @@ describe('kubectl against gatehouse serve on the file store', { skip: kubectlPat
       const ko = new Kubectl(older!, gh.kubeconfig);
       const ns = rows(await ko.ok(['get', 'namespaces']));
       const names = ns.slice(1).map((r) => r[0]);
-      for (const name of ['apps', 'default', 'kube-node-lease', 'kube-public', 'kube-system']) assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+      for (const name of ['apps', 'default', 'kube-node-lease', 'kube-public', 'kube-system'])
+        assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
 
       const resources = await ko.ok(['api-resources']);
-      for (const [plural, short] of [['configmaps', 'cm'], ['namespaces', 'ns'], ['pods', 'po'], ['services', 'svc'], ['persistentvolumeclaims', 'pvc']]) {
+      for (const [plural, short] of [
+        ['configmaps', 'cm'],
+        ['namespaces', 'ns'],
+        ['pods', 'po'],
+        ['services', 'svc'],
+        ['persistentvolumeclaims', 'pvc'],
+      ]) {
         assert.match(resources, new RegExp(`^${plural}\\s+${short}\\s+v1\\s`, 'm'));
       }
       assert.match(await ko.ok(['api-versions']), /^coordination\.k8s\.io\/v1$/m);

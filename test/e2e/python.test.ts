@@ -16,7 +16,9 @@ function findPython(): string | undefined {
     try {
       execFileSync(py, ['-c', 'import kubernetes'], { stdio: 'ignore' });
       return py;
-    } catch { /* next */ }
+    } catch {
+      /* next */
+    }
   }
   return undefined;
 }
@@ -28,9 +30,14 @@ describe('the Python client', { skip: python ? false : 'no python3 with the kube
   before(async () => {
     s = await startTestServer();
     assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'py' } })).status, 201);
-    assert.equal((await s.admin.request('POST', '/api/v1/namespaces/py/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'before' } })).status, 201);
+    assert.equal(
+      (await s.admin.request('POST', '/api/v1/namespaces/py/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'before' } })).status,
+      201,
+    );
   });
-  after(async () => { await s?.close(); });
+  after(async () => {
+    await s?.close();
+  });
 
   it('lists, creates, watches and resumes a watch', async () => {
     const script = fileURLToPath(new URL('./python-client.py', import.meta.url));

@@ -11,7 +11,10 @@ describe('gatehouse serve --shutdown-delay-duration=2s on SIGTERM', () => {
   it('fails /readyz at once, keeps serving during the delay, ends the open watch and exits 0', async () => {
     const gh = await startGatehouse({ flags: ['--shutdown-delay-duration=2s', '--storage-backend=file'] });
     const created = await gh.admin.request('POST', '/api/v1/namespaces/default/configmaps', {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'before' }, data: { a: 'b' },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'before' },
+      data: { a: 'b' },
     });
     assert.equal(created.status, 201, created.text);
     const watch = await gh.admin.watch(`/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${created.json.metadata.resourceVersion as string}`);
@@ -38,7 +41,10 @@ describe('gatehouse serve --shutdown-delay-duration=2s on SIGTERM', () => {
     const list = await gh.admin.request('GET', '/api/v1/namespaces');
     assert.equal(list.status, 200, list.text);
     const during = await gh.admin.request('POST', '/api/v1/namespaces/default/configmaps', {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'during-delay' }, data: { c: 'd' },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'during-delay' },
+      data: { c: 'd' },
     });
     assert.equal(during.status, 201, during.text);
     assert.ok(gh.proc.running, 'the process is still running during the delay');
@@ -58,7 +64,10 @@ describe('gatehouse serve --shutdown-delay-duration=2s on SIGTERM', () => {
   it('exits 0 on SIGINT too, and the data written before is there on the next start', async () => {
     const gh = await startGatehouse({ flags: ['--storage-backend=file'] });
     const created = await gh.admin.request('POST', '/api/v1/namespaces/default/configmaps', {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept' }, data: { k: 'v' },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kept' },
+      data: { k: 'v' },
     });
     assert.equal(created.status, 201, created.text);
     gh.admin.close();

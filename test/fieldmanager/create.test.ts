@@ -47,7 +47,12 @@ function same(obj: unknown, c: WriteContext, what = ''): unknown {
 
 /** The error's class and message, '' when none. */
 function attempt(f: () => void): string {
-  try { f(); return ''; } catch (err) { return `${(err as Error).name}: ${(err as Error).message}`; }
+  try {
+    f();
+    return '';
+  } catch (err) {
+    return `${(err as Error).name}: ${(err as Error).message}`;
+  }
 }
 
 function sameFor(t: ResourceType, obj: Record<string, unknown>): unknown {
@@ -55,31 +60,63 @@ function sameFor(t: ResourceType, obj: Record<string, unknown>): unknown {
 }
 
 const meta = (extra: Record<string, unknown> = {}) => ({
-  name: 'x', namespace: 'default', uid: '6a1b', resourceVersion: '7', creationTimestamp: '2025-06-01T12:00:00Z', generation: 1, ...extra,
+  name: 'x',
+  namespace: 'default',
+  uid: '6a1b',
+  resourceVersion: '7',
+  creationTimestamp: '2025-06-01T12:00:00Z',
+  generation: 1,
+  ...extra,
 });
 
 const POD = typeOf('', 'v1', 'Pod');
 
 const realisticPod = {
-  metadata: meta({ labels: { app: 'web', tier: 'fe' }, annotations: { 'example.com/note': 'x' }, finalizers: ['a/b', 'c/d'], ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u1', controller: true }] }),
+  metadata: meta({
+    labels: { app: 'web', tier: 'fe' },
+    annotations: { 'example.com/note': 'x' },
+    finalizers: ['a/b', 'c/d'],
+    ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u1', controller: true }],
+  }),
   spec: {
     initContainers: [{ name: 'init', image: 'busybox', command: ['sh', '-c', 'true'] }],
-    containers: [{
-      name: 'app', image: 'nginx:1.25', args: ['-g', 'daemon off;'],
-      ports: [{ containerPort: 80 }, { containerPort: 53, protocol: 'UDP', name: 'dns' }, { containerPort: 53, name: 'dns-tcp' }],
-      env: [{ name: 'A', value: '1' }, { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'C', value: '' }],
-      envFrom: [{ configMapRef: { name: 'cm' } }],
-      volumeMounts: [{ name: 'data', mountPath: '/data' }, { name: 'cfg', mountPath: '/etc/cfg', readOnly: true }],
-      resources: { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '100m' } },
-      livenessProbe: { httpGet: { path: '/healthz', port: 80, httpHeaders: [{ name: 'X', value: 'y' }] }, initialDelaySeconds: 3 },
-      readinessProbe: { exec: { command: ['cat', '/tmp/ready'] }, periodSeconds: 5 },
-      securityContext: { runAsNonRoot: true, runAsUser: 1000, capabilities: { drop: ['ALL'], add: [] }, readOnlyRootFilesystem: true },
-      lifecycle: { preStop: { exec: { command: ['sleep', '5'] } } },
-    }, { name: 'side', image: 'busybox', command: ['sleep', 'inf'], stdin: false }],
-    volumes: [{ name: 'data', emptyDir: {} }, { name: 'cfg', configMap: { name: 'cm', items: [{ key: 'a', path: 'a' }] } }],
-    restartPolicy: 'Always', nodeSelector: { disk: 'ssd' }, dnsPolicy: 'ClusterFirst',
+    containers: [
+      {
+        name: 'app',
+        image: 'nginx:1.25',
+        args: ['-g', 'daemon off;'],
+        ports: [{ containerPort: 80 }, { containerPort: 53, protocol: 'UDP', name: 'dns' }, { containerPort: 53, name: 'dns-tcp' }],
+        env: [
+          { name: 'A', value: '1' },
+          { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          { name: 'C', value: '' },
+        ],
+        envFrom: [{ configMapRef: { name: 'cm' } }],
+        volumeMounts: [
+          { name: 'data', mountPath: '/data' },
+          { name: 'cfg', mountPath: '/etc/cfg', readOnly: true },
+        ],
+        resources: { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '100m' } },
+        livenessProbe: { httpGet: { path: '/healthz', port: 80, httpHeaders: [{ name: 'X', value: 'y' }] }, initialDelaySeconds: 3 },
+        readinessProbe: { exec: { command: ['cat', '/tmp/ready'] }, periodSeconds: 5 },
+        securityContext: { runAsNonRoot: true, runAsUser: 1000, capabilities: { drop: ['ALL'], add: [] }, readOnlyRootFilesystem: true },
+        lifecycle: { preStop: { exec: { command: ['sleep', '5'] } } },
+      },
+      { name: 'side', image: 'busybox', command: ['sleep', 'inf'], stdin: false },
+    ],
+    volumes: [
+      { name: 'data', emptyDir: {} },
+      { name: 'cfg', configMap: { name: 'cm', items: [{ key: 'a', path: 'a' }] } },
+    ],
+    restartPolicy: 'Always',
+    nodeSelector: { disk: 'ssd' },
+    dnsPolicy: 'ClusterFirst',
     tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoSchedule' }],
-    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] }] } } },
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] }] },
+      },
+    },
     imagePullSecrets: [{ name: 'reg' }],
     securityContext: {},
   },
@@ -93,7 +130,12 @@ test('a realistic Pod: containers by name, ports by containerPort and defaulted 
   assert.equal('.' in spec, false);
   const app = (spec['f:containers'] as Record<string, Record<string, Record<string, unknown>>>)['k:{"name":"app"}']!;
   assert.ok('.' in app);
-  assert.deepEqual(Object.keys(app['f:ports']!), ['.', 'k:{"containerPort":53,"protocol":"TCP"}', 'k:{"containerPort":53,"protocol":"UDP"}', 'k:{"containerPort":80,"protocol":"TCP"}']);
+  assert.deepEqual(Object.keys(app['f:ports']!), [
+    '.',
+    'k:{"containerPort":53,"protocol":"TCP"}',
+    'k:{"containerPort":53,"protocol":"UDP"}',
+    'k:{"containerPort":80,"protocol":"TCP"}',
+  ]);
   assert.deepEqual(Object.keys(mf[0]!), ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1']);
   assert.equal('f:name' in (mf[0]!.fieldsV1['f:metadata'] ?? {}), false);
 });
@@ -106,7 +148,7 @@ test('Pods: empty, null, and oddly typed spec parts', () => {
     { metadata: meta(), spec: { containers: null } },
     { metadata: meta(), spec: { containers: [] } },
     { metadata: meta(), spec: { containers: [{ name: 'a' }] } },
-    { metadata: meta(), spec: { containers: [{ name: 'a', ports: [] , env: null, resources: {} }] } },
+    { metadata: meta(), spec: { containers: [{ name: 'a', ports: [], env: null, resources: {} }] } },
     { metadata: meta(), spec: { containers: 'nope' } },
     { metadata: meta(), spec: { containers: { name: 'a' } } },
     { metadata: meta(), spec: [] },
@@ -114,7 +156,10 @@ test('Pods: empty, null, and oddly typed spec parts', () => {
     { metadata: meta(), spec: { containers: [{ name: 'a', image: null }], nodeSelector: null, volumes: [] }, status: {} },
     { metadata: meta(), spec: { containers: [{ name: 'a' }], securityContext: null, affinity: {} }, status: null },
     { metadata: meta({ labels: {}, annotations: null, finalizers: [] }), spec: { containers: [{ name: 'a' }] } },
-    { metadata: meta({ managedFields: [{ manager: 'old', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:x': {} } }] }), spec: { containers: [{ name: 'a' }] } },
+    {
+      metadata: meta({ managedFields: [{ manager: 'old', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:x': {} } }] }),
+      spec: { containers: [{ name: 'a' }] },
+    },
     { metadata: meta(), spec: { containers: [{ name: 'a', unknownField: { deep: [1, 2] } }], alsoUnknown: null } },
     { metadata: meta(), spec: { containers: [{ name: 'a', undef: undefined, image: undefined }] } },
     { metadata: meta(), spec: { containers: [undefined, { name: 'b' }] } },
@@ -126,7 +171,10 @@ test('Pods: empty, null, and oddly typed spec parts', () => {
 
 test('duplicate keyed items: the last one wins, as compare indexes them', () => {
   sameFor(POD, { metadata: meta(), spec: { containers: [{ name: 'a', image: 'one', args: ['x'] }, { name: 'b' }, { name: 'a', image: 'two' }] } });
-  sameFor(POD, { metadata: meta(), spec: { containers: [{ name: 'a', ports: [{ containerPort: 80 }, { containerPort: 80, protocol: 'TCP', name: 'http' }] }] } });
+  sameFor(POD, {
+    metadata: meta(),
+    spec: { containers: [{ name: 'a', ports: [{ containerPort: 80 }, { containerPort: 80, protocol: 'TCP', name: 'http' }] }] },
+  });
   // The hidden first item's keyless ports are never walked, so no ItemKeyError.
   const mf = sameFor(POD, { metadata: meta(), spec: { containers: [{ name: 'a', ports: [{ name: 'no-port' }] }, { name: 'a' }] } });
   assert.ok(mf);
@@ -156,16 +204,33 @@ test('list items missing their keys: no managedFields, on both paths', () => {
 
 test('Deployment, Service, ConfigMap, Secret, Namespace, RBAC, and more built-ins', () => {
   // The tables hold no apps/v1 schema: a Deployment is served like a custom resource, without one.
-  same({
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta({ labels: { app: 'web' } }),
-    spec: {
-      replicas: 3, selector: { matchLabels: { app: 'web' } }, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 0 } },
-      template: { metadata: { labels: { app: 'web' } }, spec: realisticPod.spec },
+  same(
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: meta({ labels: { app: 'web' } }),
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'web' } },
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: 0 } },
+        template: { metadata: { labels: { app: 'web' } }, spec: realisticPod.spec },
+      },
     },
-  }, context(undefined, 'apps/v1'));
+    context(undefined, 'apps/v1'),
+  );
   sameFor(typeOf('', 'v1', 'Service'), {
     metadata: meta(),
-    spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }, { name: 'dns', port: 53, protocol: 'UDP', targetPort: 'dns' }], type: 'ClusterIP', clusterIP: '10.0.0.10', clusterIPs: ['10.0.0.10'], ipFamilies: ['IPv4'] },
+    spec: {
+      selector: { app: 'web' },
+      ports: [
+        { name: 'http', port: 80, targetPort: 8080 },
+        { name: 'dns', port: 53, protocol: 'UDP', targetPort: 'dns' },
+      ],
+      type: 'ClusterIP',
+      clusterIP: '10.0.0.10',
+      clusterIPs: ['10.0.0.10'],
+      ipFamilies: ['IPv4'],
+    },
     status: { loadBalancer: {} },
   });
   const CM = typeOf('', 'v1', 'ConfigMap');
@@ -175,14 +240,23 @@ test('Deployment, Service, ConfigMap, Secret, Namespace, RBAC, and more built-in
   sameFor(CM, { metadata: meta(), data: {} });
   sameFor(CM, { metadata: meta(), data: null, binaryData: {}, immutable: false });
   sameFor(typeOf('', 'v1', 'Secret'), { metadata: meta(), type: 'Opaque', data: { password: 'cGFzcw==' }, stringData: { user: 'u' } });
-  sameFor(typeOf('', 'v1', 'Namespace'), { metadata: { name: 'ns', labels: { 'kubernetes.io/metadata.name': 'ns' } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+  sameFor(typeOf('', 'v1', 'Namespace'), {
+    metadata: { name: 'ns', labels: { 'kubernetes.io/metadata.name': 'ns' } },
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Active' },
+  });
   sameFor(typeOf('', 'v1', 'Namespace'), { metadata: { name: 'ns' } });
   sameFor(typeOf('rbac.authorization.k8s.io', 'v1', 'Role'), {
     metadata: meta(),
-    rules: [{ apiGroups: [''], resources: ['pods', 'pods'], verbs: ['get', 'list'] }, { apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'], resourceNames: [] }],
+    rules: [
+      { apiGroups: [''], resources: ['pods', 'pods'], verbs: ['get', 'list'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'], resourceNames: [] },
+    ],
   });
   sameFor(typeOf('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding'), {
-    metadata: { name: 'crb' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'alice' }],
+    metadata: { name: 'crb' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+    subjects: [{ kind: 'User', name: 'alice' }],
   });
   sameFor(typeOf('', 'v1', 'ServiceAccount'), { metadata: meta(), secrets: [{ name: 's' }], automountServiceAccountToken: false });
   sameFor(typeOf('', 'v1', 'Event'), { metadata: meta(), involvedObject: { kind: 'Pod', name: 'p' }, reason: 'R', message: 'm', count: 1 });
@@ -190,7 +264,16 @@ test('Deployment, Service, ConfigMap, Secret, Namespace, RBAC, and more built-in
 
 test('objects without a schema (custom resources): everything is a map, lists are atomic', () => {
   const c = context(undefined, 'example.com/v1');
-  same({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: meta({ labels: { a: '1' }, finalizers: ['f'] }), spec: { size: 3, list: [{ a: 1 }, { a: 1 }], nested: { deep: { x: null } }, empty: {} }, status: { ok: true } }, c);
+  same(
+    {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: meta({ labels: { a: '1' }, finalizers: ['f'] }),
+      spec: { size: 3, list: [{ a: 1 }, { a: 1 }], nested: { deep: { x: null } }, empty: {} },
+      status: { ok: true },
+    },
+    c,
+  );
   same({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }, c);
   same({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: { odd: 'object' }, uid: { also: [1] }, labels: null }, spec: null }, c);
   same({ apiVersion: { not: 'a string' }, kind: ['list'], metadata: {}, spec: [] }, c);
@@ -208,19 +291,52 @@ test('odd roots and metadata take the general path and still agree', () => {
 
 test('updates after a create: the FieldsV1 the create path wrote decodes and re-encodes as the general one', () => {
   const c = context(POD.schema, 'v1');
-  const edits: Array<[string, (o: any) => void]> = [ // eslint-disable-line @typescript-eslint/no-explicit-any
-    ['kubectl-create', (o) => { o.metadata.labels.app = 'api'; }],
-    ['kubectl-edit', (o) => { o.metadata.labels.app = 'api'; }],
-    ['kubectl-edit', (o) => { o.spec.containers.pop(); }],
-    ['kubectl-edit', (o) => { o.spec.containers[0].ports[1].name = 'renamed'; o.status.phase = 'Running'; }],
-    ['kubectl-edit', (o) => { delete o.spec.volumes; o.spec.containers[0].env.push({ name: 'D', value: '4' }); }],
+  const edits: Array<[string, (o: any) => void]> = [
+    // eslint-disable-line @typescript-eslint/no-explicit-any
+    [
+      'kubectl-create',
+      (o) => {
+        o.metadata.labels.app = 'api';
+      },
+    ],
+    [
+      'kubectl-edit',
+      (o) => {
+        o.metadata.labels.app = 'api';
+      },
+    ],
+    [
+      'kubectl-edit',
+      (o) => {
+        o.spec.containers.pop();
+      },
+    ],
+    [
+      'kubectl-edit',
+      (o) => {
+        o.spec.containers[0].ports[1].name = 'renamed';
+        o.status.phase = 'Running';
+      },
+    ],
+    [
+      'kubectl-edit',
+      (o) => {
+        delete o.spec.volumes;
+        o.spec.containers[0].env.push({ name: 'D', value: '4' });
+      },
+    ],
     ['kubectl-edit', () => undefined],
   ];
   for (const [i, [manager, edit]] of edits.entries()) {
     const written: unknown[] = [];
     for (const create of [trackCreate, trackCreateGeneral]) {
       // A uid of its own per run: the general path leaves a decoding hint behind for its object.
-      const live = clone({ apiVersion: 'v1', kind: 'Pod', ...realisticPod, metadata: { ...realisticPod.metadata, uid: `upd-${i}-${written.length}` } }) as KObject;
+      const live = clone({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        ...realisticPod,
+        metadata: { ...realisticPod.metadata, uid: `upd-${i}-${written.length}` },
+      }) as KObject;
       create(live, c);
       const next = clone(live);
       delete next.metadata.managedFields;
@@ -270,7 +386,10 @@ function randomObjects(seed: number): (node: Node | undefined, depth: number) =>
         const names = [...node.fields.keys()];
         const out: Record<string, unknown> = {};
         const n = Math.min(names.length, Math.floor(r() * 5));
-        for (let i = 0; i < n; i++) { const k = pick(names); out[k] = gen(node.fields.get(k)!.node, depth + 1); }
+        for (let i = 0; i < n; i++) {
+          const k = pick(names);
+          out[k] = gen(node.fields.get(k)!.node, depth + 1);
+        }
         if (r() < 0.05) out['unknownField'] = gen(undefined, depth + 1);
         return out;
       }
@@ -282,13 +401,16 @@ function randomObjects(seed: number): (node: Node | undefined, depth: number) =>
           const item = gen(node.items, depth + 1);
           if (node.keys.length > 0 && item && typeof item === 'object' && !Array.isArray(item)) {
             // Keys from a small pool so items repeat; now and then one goes missing.
-            for (const k of node.keys) if (r() < 0.95) (item as Record<string, unknown>)[k] = pick(k === 'protocol' ? ['TCP', 'UDP', undefined] : ['x', 'y', 80, 53]);
+            for (const k of node.keys)
+              if (r() < 0.95) (item as Record<string, unknown>)[k] = pick(k === 'protocol' ? ['TCP', 'UDP', undefined] : ['x', 'y', 80, 53]);
           }
           return item;
         });
       }
-      case 'scalar': return node.type === 'integer' ? pick([0, 1, 80]) : node.type === 'boolean' ? pick([true, false]) : scalar();
-      default: return gen(undefined, depth + 1);
+      case 'scalar':
+        return node.type === 'integer' ? pick([0, 1, 80]) : node.type === 'boolean' ? pick([true, false]) : scalar();
+      default:
+        return gen(undefined, depth + 1);
     }
   };
   return gen;
@@ -302,7 +424,10 @@ test('random objects of every built-in kind agree with the general path', () => 
     if (!t.schema) continue;
     for (let i = 0; i < 40; i++) {
       const body = gen(t.schema, 0);
-      const obj = body && typeof body === 'object' && !Array.isArray(body) ? { ...body, apiVersion: apiVersionOf(t), kind: t.kind, metadata: (body as { metadata?: unknown }).metadata ?? meta() } : { metadata: meta() };
+      const obj =
+        body && typeof body === 'object' && !Array.isArray(body)
+          ? { ...body, apiVersion: apiVersionOf(t), kind: t.kind, metadata: (body as { metadata?: unknown }).metadata ?? meta() }
+          : { metadata: meta() };
       if (same(obj, context(t.schema, apiVersionOf(t)), `${t.kind} #${i} ${JSON.stringify(obj)}`)) withFields++;
       compared++;
     }
@@ -321,28 +446,48 @@ test('random objects of every built-in kind agree with the general path', () => 
 // paths, atomic structs, a recursive struct deeper than the baseline goes,
 // lists of lists, index-keyed and multi-key lists, a granular managedFields.
 const TEST_PACKAGE = {
-  alias: 'test', prefix: 'io.example.test.v1',
+  alias: 'test',
+  prefix: 'io.example.test.v1',
   types: {
     Widget: {
-      d: '', r: ['apiVersion', 'kind', 'spec', 'status', 'weird'],
+      d: '',
+      r: ['apiVersion', 'kind', 'spec', 'status', 'weird'],
       f: { apiVersion: ['string', ''], kind: ['string', ''], metadata: ['meta.ObjectMeta', ''], spec: ['test.Spec', ''], status: ['test.Status', ''] },
     },
     Gadget: { d: '', f: { apiVersion: ['string', ''], kind: ['string', ''], metadata: ['test.Meta', ''], spec: ['test.Spec', ''] } },
     Meta: {
-      d: '', r: ['name', 'labels', 'uid', 'generation'],
-      f: { name: ['string', ''], labels: ['{}string', ''], uid: ['string', ''], generation: ['test.Item', ''], managedFields: ['[]string', '', { lt: 'set' }], finalizers: ['[]test.Item', '', { lt: 'map', lk: ['name'] }] },
+      d: '',
+      r: ['name', 'labels', 'uid', 'generation'],
+      f: {
+        name: ['string', ''],
+        labels: ['{}string', ''],
+        uid: ['string', ''],
+        generation: ['test.Item', ''],
+        managedFields: ['[]string', '', { lt: 'set' }],
+        finalizers: ['[]test.Item', '', { lt: 'map', lk: ['name'] }],
+      },
     },
     Spec: {
-      d: '', r: ['m', 'mm', 'l', 's', 'a', 'deep', 'raw', 'al', 'n', 'ghost'],
+      d: '',
+      r: ['m', 'mm', 'l', 's', 'a', 'deep', 'raw', 'al', 'n', 'ghost'],
       f: {
-        m: ['{}string', ''], mm: ['{}test.Item', ''], am: ['{}string', '', { mt: 'atomic' }],
-        l: ['[]test.Item', '', { lt: 'map', lk: ['name', 'port'] }], li: ['[]test.Item', '', { lt: 'map' }],
-        s: ['[]string', '', { lt: 'set' }], ss: ['[][]string', '', { lt: 'set' }], al: ['[]string', ''],
-        a: ['test.Atomic', ''], deep: ['test.Deep', ''], raw: ['raw', ''], n: ['int32', ''],
+        m: ['{}string', ''],
+        mm: ['{}test.Item', ''],
+        am: ['{}string', '', { mt: 'atomic' }],
+        l: ['[]test.Item', '', { lt: 'map', lk: ['name', 'port'] }],
+        li: ['[]test.Item', '', { lt: 'map' }],
+        s: ['[]string', '', { lt: 'set' }],
+        ss: ['[][]string', '', { lt: 'set' }],
+        al: ['[]string', ''],
+        a: ['test.Atomic', ''],
+        deep: ['test.Deep', ''],
+        raw: ['raw', ''],
+        n: ['int32', ''],
       },
     },
     Item: {
-      d: '', r: ['name'],
+      d: '',
+      r: ['name'],
       f: { name: ['string', ''], port: ['int32', ''], protocol: ['string', ''], sub: ['[]test.Item', '', { lt: 'map', lk: ['name'] }], m: ['{}string', ''] },
     },
     Atomic: { d: '', r: ['x'], mt: 'atomic', f: { x: ['string', ''] } },
@@ -360,10 +505,32 @@ test('a made-up schema: required maps and scalars, server paths, atomic and recu
   const g = context(GADGET, 'example.com/v1');
   const cases: Array<Record<string, unknown>> = [
     { apiVersion: 'example.com/v1', kind: 'Widget', metadata: meta() },
-    { apiVersion: 'example.com/v1', kind: 'Widget', metadata: meta(), spec: { m: { a: '1', constructor: 'a field', toString: 'another' }, mm: { k: { name: 'n' } }, n: 3 }, weird: { any: 'thing' } },
+    {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: meta(),
+      spec: { m: { a: '1', constructor: 'a field', toString: 'another' }, mm: { k: { name: 'n' } }, n: 3 },
+      weird: { any: 'thing' },
+    },
     { apiVersion: null, kind: { odd: 1 }, metadata: meta(), spec: { m: null, mm: {}, l: [], s: null, a: { x: 'y' }, raw: { r: [1] }, al: ['a'], ghost: 1 } },
-    { metadata: meta(), spec: { a: null, deep: { next: { next: { next: { next: { next: { next: { v: 'deepest', m: { k: 'v' } } } } } } }, v: null } }, status: { inner: { next: null, m: {} } } },
-    { metadata: meta(), spec: { deep: null, l: [{ name: 'a', port: 1 }, { name: 'a', port: 2 }, { name: 'a', port: 1, protocol: 'X' }], li: [{ name: 'a' }, { name: 'a' }], ss: [['a'], ['a'], ['b', 'a']] } },
+    {
+      metadata: meta(),
+      spec: { a: null, deep: { next: { next: { next: { next: { next: { next: { v: 'deepest', m: { k: 'v' } } } } } } }, v: null } },
+      status: { inner: { next: null, m: {} } },
+    },
+    {
+      metadata: meta(),
+      spec: {
+        deep: null,
+        l: [
+          { name: 'a', port: 1 },
+          { name: 'a', port: 2 },
+          { name: 'a', port: 1, protocol: 'X' },
+        ],
+        li: [{ name: 'a' }, { name: 'a' }],
+        ss: [['a'], ['a'], ['b', 'a']],
+      },
+    },
     { metadata: meta(), spec: { l: [{ name: 'a' }] } }, // port missing: ItemKeyError
     { metadata: meta(), spec: { li: Array.from({ length: 12 }, (_, i) => ({ name: `n${i}` })) } }, // i:10 after i:9
     { metadata: meta(), status: { conditions: [{ name: 'c', sub: [{ name: 's' }, { name: 's', m: { k: 'v' } }] }], inner: 'not a struct' } },
@@ -371,7 +538,11 @@ test('a made-up schema: required maps and scalars, server paths, atomic and recu
   ];
   for (const o of cases) same(o, w, JSON.stringify(o));
   const gadgets: Array<Record<string, unknown>> = [
-    { apiVersion: 'v', kind: 'Gadget', metadata: { name: 'g', labels: { constructor: 'x', a: 'b' }, uid: null, generation: { name: 'gen', m: { a: 'b' } }, finalizers: [{ name: 'f' }] } },
+    {
+      apiVersion: 'v',
+      kind: 'Gadget',
+      metadata: { name: 'g', labels: { constructor: 'x', a: 'b' }, uid: null, generation: { name: 'gen', m: { a: 'b' } }, finalizers: [{ name: 'f' }] },
+    },
     { metadata: { name: { not: 'a string' }, labels: null, managedFields: ['kept', 'out'] } },
     { metadata: { managedFields: ['x'] } },
     { metadata: {} },

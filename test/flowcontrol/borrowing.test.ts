@@ -14,17 +14,23 @@ import type { QsRequest } from '../../gateway/flowcontrol/queueset.js';
 
 const V = 'flowcontrol.apiserver.k8s.io/v1';
 const limited = (name: string, shares: number, lendablePercent: number, borrowingLimitPercent?: number): KObject => ({
-  apiVersion: V, kind: 'PriorityLevelConfiguration', metadata: { name, uid: `pl-${name}` },
+  apiVersion: V,
+  kind: 'PriorityLevelConfiguration',
+  metadata: { name, uid: `pl-${name}` },
   spec: {
     type: 'Limited',
     limited: {
-      nominalConcurrencyShares: shares, lendablePercent, ...(borrowingLimitPercent !== undefined ? { borrowingLimitPercent } : {}),
+      nominalConcurrencyShares: shares,
+      lendablePercent,
+      ...(borrowingLimitPercent !== undefined ? { borrowingLimitPercent } : {}),
       limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 2, queueLengthLimit: 100 } },
     },
   },
 });
 const exempt = (shares: number, lendablePercent: number): KObject => ({
-  apiVersion: V, kind: 'PriorityLevelConfiguration', metadata: { name: 'exempt', uid: 'pl-exempt' },
+  apiVersion: V,
+  kind: 'PriorityLevelConfiguration',
+  metadata: { name: 'exempt', uid: 'pl-exempt' },
   spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: shares, lendablePercent } },
 });
 
@@ -59,9 +65,37 @@ describe('borrowing: bounds and allocation', () => {
   });
 
   it('allocates one fair proportion of the targets within each floor and ceiling', () => {
-    assert.deepEqual(allocate([{ lower: 1, upper: 10, target: 2 }, { lower: 1, upper: 10, target: 6 }], 8).map(Math.round), [2, 6]);
-    assert.deepEqual(allocate([{ lower: 3, upper: 4, target: 100 }, { lower: 1, upper: 100, target: 1 }], 10).map(Math.round), [4, 6]);
-    assert.deepEqual(allocate([{ lower: 6, upper: 9, target: 1 }, { lower: 6, upper: 9, target: 1 }], 10), [6, 6], 'floors above the total: the floors');
+    assert.deepEqual(
+      allocate(
+        [
+          { lower: 1, upper: 10, target: 2 },
+          { lower: 1, upper: 10, target: 6 },
+        ],
+        8,
+      ).map(Math.round),
+      [2, 6],
+    );
+    assert.deepEqual(
+      allocate(
+        [
+          { lower: 3, upper: 4, target: 100 },
+          { lower: 1, upper: 100, target: 1 },
+        ],
+        10,
+      ).map(Math.round),
+      [4, 6],
+    );
+    assert.deepEqual(
+      allocate(
+        [
+          { lower: 6, upper: 9, target: 1 },
+          { lower: 6, upper: 9, target: 1 },
+        ],
+        10,
+      ),
+      [6, 6],
+      'floors above the total: the floors',
+    );
   });
 
   it('an idle level keeps what it may not lend; a busy one takes the rest', () => {
@@ -90,7 +124,10 @@ describe('borrowing: the dispatcher adjusts limits every period', () => {
     // The lender gets busy, the borrower calms down: the seats go back.
     for (const r of busy) level('busy').qs.finish(r);
     load('idle', 30);
-    for (let i = 0; i < 30; i++) { clock.ms += 10_000; d.adjustBorrowing(); }
+    for (let i = 0; i < 30; i++) {
+      clock.ms += 10_000;
+      d.adjustBorrowing();
+    }
     assert.ok(level('idle').currentCL >= 10, `idle level back to at least its nominal: ${level('idle').currentCL}`);
     assert.equal(level('idle').currentCL + level('busy').currentCL, 20);
   });
@@ -103,7 +140,7 @@ describe('borrowing: the dispatcher adjusts limits every period', () => {
     assert.equal(level('busy').currentCL, 12, 'NominalCL 10 + round(10·20%)');
   });
 
-  it('an Exempt level with shares borrows: its demand lowers the others\' limits, never below what they may not lend', () => {
+  it("an Exempt level with shares borrows: its demand lowers the others' limits, never below what they may not lend", () => {
     const { clock, d, level, load } = setup([exempt(50, 0), limited('a', 50, 50)], 20);
     assert.equal(level('exempt').currentCL, 10);
     load('exempt', 16);

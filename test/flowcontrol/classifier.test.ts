@@ -9,12 +9,21 @@ import { dealHand, flowHash } from '../../gateway/flowcontrol/shuffle.js';
 
 const V = 'flowcontrol.apiserver.k8s.io/v1';
 const level = (name: string): KObject => ({
-  apiVersion: V, kind: 'PriorityLevelConfiguration', metadata: { name, uid: `pl-${name}` },
+  apiVersion: V,
+  kind: 'PriorityLevelConfiguration',
+  metadata: { name, uid: `pl-${name}` },
   spec: name === 'exempt' ? { type: 'Exempt', exempt: {} } : { type: 'Limited', limited: { nominalConcurrencyShares: 10, limitResponse: { type: 'Reject' } } },
 });
 const schema = (name: string, pl: string, precedence: number, rules: unknown[], distinguisher?: string): KObject => ({
-  apiVersion: V, kind: 'FlowSchema', metadata: { name, uid: `fs-${name}` },
-  spec: { priorityLevelConfiguration: { name: pl }, matchingPrecedence: precedence, rules, ...(distinguisher ? { distinguisherMethod: { type: distinguisher } } : {}) },
+  apiVersion: V,
+  kind: 'FlowSchema',
+  metadata: { name, uid: `fs-${name}` },
+  spec: {
+    priorityLevelConfiguration: { name: pl },
+    matchingPrecedence: precedence,
+    rules,
+    ...(distinguisher ? { distinguisherMethod: { type: distinguisher } } : {}),
+  },
 });
 const all = { verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] };
 
@@ -27,18 +36,28 @@ function classifier(levels: string[], schemas: KObject[]): Classifier {
 }
 
 const req = (over: Partial<FlowRequest> & { user?: FlowRequest['user'] }): FlowRequest => ({
-  user: { username: 'jane', groups: ['system:authenticated'] }, isResourceRequest: true, verb: 'get', apiGroup: '', resource: 'pods',
-  subresource: '', namespace: 'default', path: '/api/v1/namespaces/default/pods/x', ...over,
+  user: { username: 'jane', groups: ['system:authenticated'] },
+  isResourceRequest: true,
+  verb: 'get',
+  apiGroup: '',
+  resource: 'pods',
+  subresource: '',
+  namespace: 'default',
+  path: '/api/v1/namespaces/default/pods/x',
+  ...over,
 });
 
 describe('APF classifier', () => {
   it('matches users, groups and service accounts (a name or *) as kube does', () => {
-    const c = classifier(['a', 'b', 'c', 'catch-all'], [
-      schema('by-user', 'a', 10, [{ subjects: [{ kind: 'User', user: { name: 'jane' } }], resourceRules: [all] }]),
-      schema('by-sa', 'b', 20, [{ subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: 'ops', name: '*' } }], resourceRules: [all] }]),
-      schema('by-group', 'c', 30, [{ subjects: [{ kind: 'Group', group: { name: 'devs' } }], resourceRules: [all] }]),
-      schema('catch-all', 'catch-all', 10000, [{ subjects: [{ kind: 'Group', group: { name: 'system:authenticated' } }], resourceRules: [all] }]),
-    ]);
+    const c = classifier(
+      ['a', 'b', 'c', 'catch-all'],
+      [
+        schema('by-user', 'a', 10, [{ subjects: [{ kind: 'User', user: { name: 'jane' } }], resourceRules: [all] }]),
+        schema('by-sa', 'b', 20, [{ subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: 'ops', name: '*' } }], resourceRules: [all] }]),
+        schema('by-group', 'c', 30, [{ subjects: [{ kind: 'Group', group: { name: 'devs' } }], resourceRules: [all] }]),
+        schema('catch-all', 'catch-all', 10000, [{ subjects: [{ kind: 'Group', group: { name: 'system:authenticated' } }], resourceRules: [all] }]),
+      ],
+    );
     assert.equal(c.classify(req({})).schema.name, 'by-user');
     assert.equal(c.classify(req({ user: { username: 'system:serviceaccount:ops:bot', groups: [] } })).schema.name, 'by-sa');
     assert.equal(c.classify(req({ user: { username: 'system:serviceaccount:dev:bot', groups: ['devs'] } })).schema.name, 'by-group');
@@ -48,9 +67,10 @@ describe('APF classifier', () => {
   });
 
   it('remembers answers per user object, and forgets them when a schema or level changes', () => {
-    const c = classifier(['a', 'b', 'catch-all'], [
-      schema('catch-all', 'catch-all', 10000, [{ subjects: [{ kind: 'Group', group: { name: 'system:authenticated' } }], resourceRules: [all] }]),
-    ]);
+    const c = classifier(
+      ['a', 'b', 'catch-all'],
+      [schema('catch-all', 'catch-all', 10000, [{ subjects: [{ kind: 'Group', group: { name: 'system:authenticated' } }], resourceRules: [all] }])],
+    );
     const jane = { username: 'jane', groups: ['system:authenticated'] };
     assert.equal(c.classify(req({ user: jane })).schema.name, 'catch-all');
     assert.equal(c.classify(req({ user: jane })), c.classify(req({ user: jane })), 'the same answer object for the same shape');
@@ -65,12 +85,17 @@ describe('APF classifier', () => {
 
   it('matches verbs, groups, resources with subresources, cluster scope and namespaces', () => {
     const subjects = [{ kind: 'Group', group: { name: '*' } }];
-    const c = classifier(['a', 'catch-all'], [
-      schema('status-writes', 'a', 10, [{ subjects, resourceRules: [{ verbs: ['update', 'patch'], apiGroups: [''], resources: ['pods/status'], namespaces: ['kube-system'] }] }]),
-      schema('cluster-nodes', 'a', 20, [{ subjects, resourceRules: [{ verbs: ['list'], apiGroups: [''], resources: ['nodes'], clusterScope: true }] }]),
-      schema('ns-only', 'a', 30, [{ subjects, resourceRules: [{ verbs: ['list'], apiGroups: ['apps'], resources: ['deployments'], namespaces: ['*'] }] }]),
-      schema('catch-all', 'catch-all', 10000, [{ subjects, resourceRules: [all], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }]),
-    ]);
+    const c = classifier(
+      ['a', 'catch-all'],
+      [
+        schema('status-writes', 'a', 10, [
+          { subjects, resourceRules: [{ verbs: ['update', 'patch'], apiGroups: [''], resources: ['pods/status'], namespaces: ['kube-system'] }] },
+        ]),
+        schema('cluster-nodes', 'a', 20, [{ subjects, resourceRules: [{ verbs: ['list'], apiGroups: [''], resources: ['nodes'], clusterScope: true }] }]),
+        schema('ns-only', 'a', 30, [{ subjects, resourceRules: [{ verbs: ['list'], apiGroups: ['apps'], resources: ['deployments'], namespaces: ['*'] }] }]),
+        schema('catch-all', 'catch-all', 10000, [{ subjects, resourceRules: [all], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }]),
+      ],
+    );
     const name = (q: Partial<FlowRequest>) => c.classify(req(q)).schema.name;
     assert.equal(name({ verb: 'patch', resource: 'pods', subresource: 'status', namespace: 'kube-system' }), 'status-writes');
     assert.equal(name({ verb: 'patch', resource: 'pods', subresource: 'status', namespace: 'default' }), 'catch-all');
@@ -83,10 +108,13 @@ describe('APF classifier', () => {
 
   it('matches non-resource URLs exactly, by /prefix/*, or *', () => {
     const subjects = [{ kind: 'Group', group: { name: '*' } }];
-    const c = classifier(['a', 'catch-all'], [
-      schema('health', 'a', 10, [{ subjects, nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/apis/*'] }] }]),
-      schema('catch-all', 'catch-all', 10000, [{ subjects, nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }]),
-    ]);
+    const c = classifier(
+      ['a', 'catch-all'],
+      [
+        schema('health', 'a', 10, [{ subjects, nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/apis/*'] }] }]),
+        schema('catch-all', 'catch-all', 10000, [{ subjects, nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }]),
+      ],
+    );
     const name = (path: string, verb = 'get') => c.classify(req({ isResourceRequest: false, path, verb, resource: '', namespace: '' })).schema.name;
     assert.equal(name('/healthz'), 'health');
     assert.equal(name('/healthz/etcd'), 'catch-all');
@@ -100,12 +128,15 @@ describe('APF classifier', () => {
 
   it('orders by precedence then name, skips schemas whose level is missing, and distinguishes flows', () => {
     const subjects = [{ kind: 'Group', group: { name: '*' } }];
-    const c = classifier(['a', 'b', 'catch-all'], [
-      schema('zeta', 'a', 50, [{ subjects, resourceRules: [all] }], 'ByNamespace'),
-      schema('alpha', 'b', 50, [{ subjects, resourceRules: [all] }], 'ByUser'),
-      schema('dangling', 'gone', 1, [{ subjects, resourceRules: [all] }]),
-      schema('catch-all', 'catch-all', 10000, [{ subjects, resourceRules: [all] }]),
-    ]);
+    const c = classifier(
+      ['a', 'b', 'catch-all'],
+      [
+        schema('zeta', 'a', 50, [{ subjects, resourceRules: [all] }], 'ByNamespace'),
+        schema('alpha', 'b', 50, [{ subjects, resourceRules: [all] }], 'ByUser'),
+        schema('dangling', 'gone', 1, [{ subjects, resourceRules: [all] }]),
+        schema('catch-all', 'catch-all', 10000, [{ subjects, resourceRules: [all] }]),
+      ],
+    );
     const got = c.classify(req({}));
     assert.equal(got.schema.name, 'alpha');
     assert.equal(got.level.uid, 'pl-b');
@@ -114,7 +145,12 @@ describe('APF classifier', () => {
   });
 
   it('deals distinct queues, the same hand for the same flow', () => {
-    for (const [deck, hand] of [[64, 8], [8, 8], [128, 6], [1, 1]] as const) {
+    for (const [deck, hand] of [
+      [64, 8],
+      [8, 8],
+      [128, 6],
+      [1, 1],
+    ] as const) {
       for (const flow of ['a', 'b', 'global-default\u0000jane']) {
         const h = dealHand(flowHash(flow), deck, hand);
         assert.equal(h.length, hand);

@@ -25,14 +25,23 @@ describe('API Priority and Fairness', { timeout: 120_000 }, () => {
   let echo: EchoBackend;
   // The anonymous client (no client certificate) with a bearer token: the token's user.
   const as = (token: string, method: string, path: string, body?: unknown) => s.anonymous.request(method, path, body, { authorization: `Bearer ${token}` });
-  const uidOf = async (kind: string, name: string) => ((await s.admin.request('GET', `${FC}/${kind}/${name}`)).json as { metadata: { uid: string } }).metadata.uid;
+  const uidOf = async (kind: string, name: string) =>
+    ((await s.admin.request('GET', `${FC}/${kind}/${name}`)).json as { metadata: { uid: string } }).metadata.uid;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-apf-fair-'));
     await writeFile(join(dir, 'tokens.csv'), TOKENS);
     // A total of 4 seats; the test's level gets half of them (its shares equal the sum of kube's Limited levels).
-    s = await startTestServer({ flags: ['--token-auth-file', join(dir, 'tokens.csv'), '--authorization-mode=AlwaysAllow',
-      '--max-requests-inflight=2', '--max-mutating-requests-inflight=2', '--request-timeout=20s'] });
+    s = await startTestServer({
+      flags: [
+        '--token-auth-file',
+        join(dir, 'tokens.csv'),
+        '--authorization-mode=AlwaysAllow',
+        '--max-requests-inflight=2',
+        '--max-mutating-requests-inflight=2',
+        '--request-timeout=20s',
+      ],
+    });
     const pem = servingPki(dir, 'echo');
     echo = await startEcho(pem, await readFile(join(s.dataDir, 'pki', 'front-proxy-ca.crt'), 'utf8'));
     await register(s.admin, { service: 'echo', port: echo.port, group: 'echo.gatehouse.dev', caPem: pem.ca });
@@ -60,10 +69,19 @@ describe('API Priority and Fairness', { timeout: 120_000 }, () => {
 
   it('a FlowSchema created at run time takes effect, matching precedence first', async () => {
     const fs = await s.admin.request('POST', `${FC}/flowschemas`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 't-carol-nodes' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name: 't-carol-nodes' },
       spec: {
-        priorityLevelConfiguration: { name: 'workload-high' }, matchingPrecedence: 300, distinguisherMethod: { type: 'ByUser' },
-        rules: [{ subjects: [{ kind: 'User', user: { name: 'carol' } }], resourceRules: [{ verbs: ['list'], apiGroups: [''], resources: ['nodes'], clusterScope: true }] }],
+        priorityLevelConfiguration: { name: 'workload-high' },
+        matchingPrecedence: 300,
+        distinguisherMethod: { type: 'ByUser' },
+        rules: [
+          {
+            subjects: [{ kind: 'User', user: { name: 'carol' } }],
+            resourceRules: [{ verbs: ['list'], apiGroups: [''], resources: ['nodes'], clusterScope: true }],
+          },
+        ],
       },
     });
     assert.equal(fs.status, 201, fs.text);
@@ -83,18 +101,32 @@ describe('API Priority and Fairness', { timeout: 120_000 }, () => {
   it('a user flooding a small level gets 429s with Retry-After while another user of the level is served, and system:masters never waits', async () => {
     const queuing = { queues: 16, handSize: 2, queueLengthLimit: 2 };
     // The two flows' hands must differ for one to have a queue the other does not fill (fixed by the names).
-    const hand = (u: string) => dealHand(flowHash(`t-tenants\u0000${u}`), queuing.queues, queuing.handSize).sort().join(',');
+    const hand = (u: string) =>
+      dealHand(flowHash(`t-tenants\u0000${u}`), queuing.queues, queuing.handSize)
+        .sort()
+        .join(',');
     assert.notEqual(hand('alice'), hand('bob'));
     const pl = await s.admin.request('POST', `${FC}/prioritylevelconfigurations`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 't-tenants' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'PriorityLevelConfiguration',
+      metadata: { name: 't-tenants' },
       spec: { type: 'Limited', limited: { nominalConcurrencyShares: 245, limitResponse: { type: 'Queue', queuing } } },
     });
     assert.equal(pl.status, 201, pl.text);
     const fs = await s.admin.request('POST', `${FC}/flowschemas`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 't-tenants' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name: 't-tenants' },
       spec: {
-        priorityLevelConfiguration: { name: 't-tenants' }, matchingPrecedence: 500, distinguisherMethod: { type: 'ByUser' },
-        rules: [{ subjects: [{ kind: 'Group', group: { name: 'tenants' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }] }],
+        priorityLevelConfiguration: { name: 't-tenants' },
+        matchingPrecedence: 500,
+        distinguisherMethod: { type: 'ByUser' },
+        rules: [
+          {
+            subjects: [{ kind: 'Group', group: { name: 'tenants' } }],
+            resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+          },
+        ],
       },
     });
     assert.equal(fs.status, 201, fs.text);
@@ -140,7 +172,10 @@ describe('API Priority and Fairness', { timeout: 120_000 }, () => {
       assert.equal(r.headers['retry-after'], '1');
       assert.equal((r.json as { reason: string }).reason, 'TooManyRequests');
     }
-    assert.ok(aliceReplies.every((r) => r.status === 429 || r.status === 504), 'alice gets only 429 (rejected or timed out in queue) or 504 (timed out executing)');
+    assert.ok(
+      aliceReplies.every((r) => r.status === 429 || r.status === 504),
+      'alice gets only 429 (rejected or timed out in queue) or 504 (timed out executing)',
+    );
     const exemptUid = await uidOf('prioritylevelconfigurations', 'exempt');
     for (const r of adminReplies) {
       assert.equal(r.status, 200, r.text);
@@ -151,15 +186,25 @@ describe('API Priority and Fairness', { timeout: 120_000 }, () => {
   it('a Reject level answers 429 at once when its seats are taken', async () => {
     // One share beside the 490 of the others: one seat of the four.
     const pl = await s.admin.request('POST', `${FC}/prioritylevelconfigurations`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 't-reject' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'PriorityLevelConfiguration',
+      metadata: { name: 't-reject' },
       spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
     });
     assert.equal(pl.status, 201, pl.text);
     const fs = await s.admin.request('POST', `${FC}/flowschemas`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 't-reject' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name: 't-reject' },
       spec: {
-        priorityLevelConfiguration: { name: 't-reject' }, matchingPrecedence: 400,
-        rules: [{ subjects: [{ kind: 'User', user: { name: 'carol' } }], resourceRules: [{ verbs: ['get'], apiGroups: ['echo.gatehouse.dev'], resources: ['echoes'], namespaces: ['*'] }] }],
+        priorityLevelConfiguration: { name: 't-reject' },
+        matchingPrecedence: 400,
+        rules: [
+          {
+            subjects: [{ kind: 'User', user: { name: 'carol' } }],
+            resourceRules: [{ verbs: ['get'], apiGroups: ['echo.gatehouse.dev'], resources: ['echoes'], namespaces: ['*'] }],
+          },
+        ],
       },
     });
     assert.equal(fs.status, 201, fs.text);
@@ -182,8 +227,12 @@ describe('API Priority and Fairness', { timeout: 120_000 }, () => {
 
 describe('with --enable-priority-and-fairness=false', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer({ flags: ['--enable-priority-and-fairness=false'] }); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer({ flags: ['--enable-priority-and-fairness=false'] });
+  });
+  after(async () => {
+    await s.close();
+  });
 
   it('sets no APF headers (the plain in-flight limits apply)', async () => {
     const r = await s.admin.request('GET', '/api/v1/namespaces');

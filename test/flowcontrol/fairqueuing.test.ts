@@ -30,13 +30,23 @@ describe('fair queuing through the gateway', { timeout: 120_000 }, () => {
     for (let i = 0; queueOf(bob) === queueOf('alice'); i++) bob = `bob-${i}`;
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-apf-fq-'));
     await writeFile(join(dir, 'tokens.csv'), `alice-token,alice,1,fq\nbob-token,${bob},2,fq\n`);
-    s = await startTestServer({ flags: ['--token-auth-file', join(dir, 'tokens.csv'), '--authorization-mode=AlwaysAllow', '--max-requests-inflight=2', '--max-mutating-requests-inflight=2'] });
+    s = await startTestServer({
+      flags: [
+        '--token-auth-file',
+        join(dir, 'tokens.csv'),
+        '--authorization-mode=AlwaysAllow',
+        '--max-requests-inflight=2',
+        '--max-mutating-requests-inflight=2',
+      ],
+    });
     const pem = servingPki(dir, 'echo');
     echo = await startEcho(pem, await readFile(join(s.dataDir, 'pki', 'front-proxy-ca.crt'), 'utf8'));
     await register(s.admin, { service: 'echo', port: echo.port, group: 'echo.gatehouse.dev', caPem: pem.ca });
     await waitAvailable(s.admin, 'v1.echo.gatehouse.dev', 'True');
     // One seat of four (one share beside kube's 490), never more.
-    await userLevel(s, 't-fq', 'group:fq', { nominalConcurrencyShares: 1, borrowingLimitPercent: 0, limitResponse: { type: 'Queue', queuing: QUEUING } }, () => as('bob-token', `${ECHOES}/ready`));
+    await userLevel(s, 't-fq', 'group:fq', { nominalConcurrencyShares: 1, borrowingLimitPercent: 0, limitResponse: { type: 'Queue', queuing: QUEUING } }, () =>
+      as('bob-token', `${ECHOES}/ready`),
+    );
   });
   after(async () => {
     await echo?.close();

@@ -20,13 +20,20 @@ export const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 export async function userLevel(s: TestServer, name: string, user: string, limited: Record<string, unknown>, probe: () => Promise<Reply>): Promise<string> {
   const subject = user.startsWith('group:') ? { kind: 'Group', group: { name: user.slice(6) } } : { kind: 'User', user: { name: user } };
   const pl = await s.admin.request('POST', `${FC}/prioritylevelconfigurations`, {
-    apiVersion: API_VERSION, kind: 'PriorityLevelConfiguration', metadata: { name }, spec: { type: 'Limited', limited },
+    apiVersion: API_VERSION,
+    kind: 'PriorityLevelConfiguration',
+    metadata: { name },
+    spec: { type: 'Limited', limited },
   });
   assert.equal(pl.status, 201, pl.text);
   const fs = await s.admin.request('POST', `${FC}/flowschemas`, {
-    apiVersion: API_VERSION, kind: 'FlowSchema', metadata: { name },
+    apiVersion: API_VERSION,
+    kind: 'FlowSchema',
+    metadata: { name },
     spec: {
-      priorityLevelConfiguration: { name }, matchingPrecedence: 400, distinguisherMethod: { type: 'ByUser' },
+      priorityLevelConfiguration: { name },
+      matchingPrecedence: 400,
+      distinguisherMethod: { type: 'ByUser' },
       rules: [{ subjects: [subject], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }] }],
     },
   });
@@ -52,8 +59,12 @@ export function cutRequest(s: TestServer, token: string, path: string): CutReque
   const ac = new AbortController();
   let headers!: (n: number) => void;
   let done!: (n: number) => void;
-  const h = new Promise<number>((r) => { headers = r; });
-  const d = new Promise<number>((r) => { done = r; });
+  const h = new Promise<number>((r) => {
+    headers = r;
+  });
+  const d = new Promise<number>((r) => {
+    done = r;
+  });
   const ca = (s.anonymous.agent.options as { ca?: string }).ca;
   const req = httpsRequest(new URL(path, s.url), { agent: false, ca, headers: { authorization: `Bearer ${token}` }, signal: ac.signal }, (res) => {
     headers(res.statusCode ?? 0);
@@ -62,7 +73,10 @@ export function cutRequest(s: TestServer, token: string, path: string): CutReque
     res.on('error', () => done(0));
     res.on('close', () => done(0));
   });
-  req.on('error', () => { headers(0); done(0); });
+  req.on('error', () => {
+    headers(0);
+    done(0);
+  });
   req.end();
   return { headers: h, done: d, abort: () => ac.abort() };
 }

@@ -40,11 +40,16 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
       hooks: { tooLargeWaitMs: 60_000 },
     });
     const rbac = '/apis/rbac.authorization.k8s.io/v1';
-    const role = (name: string, rules: unknown[]) => s.admin.request('POST', `${rbac}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules });
-    const bind = (name: string, user: string) => s.admin.request('POST', `${rbac}/clusterrolebindings`, {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
-    });
+    const role = (name: string, rules: unknown[]) =>
+      s.admin.request('POST', `${rbac}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules });
+    const bind = (name: string, user: string) =>
+      s.admin.request('POST', `${rbac}/clusterrolebindings`, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
+      });
     const cms = { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] };
     assert.equal((await role('t-apf-debugger', [cms, { nonResourceURLs: [`${DEBUG}/*`], verbs: ['get'] }])).status, 201);
     assert.equal((await bind('t-apf-debugger', 'carol')).status, 201);
@@ -52,7 +57,9 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     assert.equal((await bind('t-cm-reader', 'dave')).status, 201);
     // Carol's resource requests: one seat of four, one queue of one.
     const queuing = { queues: 1, handSize: 1, queueLengthLimit: 1 };
-    await userLevel(s, 't-obs', 'carol', { nominalConcurrencyShares: 1, borrowingLimitPercent: 0, limitResponse: { type: 'Queue', queuing } }, () => as('carol', 'GET', `${CMS}/ready`));
+    await userLevel(s, 't-obs', 'carol', { nominalConcurrencyShares: 1, borrowingLimitPercent: 0, limitResponse: { type: 'Queue', queuing } }, () =>
+      as('carol', 'GET', `${CMS}/ready`),
+    );
   });
   after(async () => {
     await s?.close();
@@ -61,7 +68,11 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
 
   it('counts rejections by reason, executing and queued requests and waits, and dumps levels, queues and requests', async () => {
     const rv = Number(((await s.admin.request('GET', CMS)).json as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
-    const watch = cutRequest(s, 'carol-token', `${CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=${rv + 1}`);
+    const watch = cutRequest(
+      s,
+      'carol-token',
+      `${CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=${rv + 1}`,
+    );
     await sleep(300);
 
     // Queued (wait limit: a quarter of 2 s), then timed out; meanwhile the queue of one is full.
@@ -88,7 +99,11 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     assert.equal(sample(metrics, 'apiserver_flowcontrol_current_executing_requests', pair), 1, 'the initializing watch');
     assert.equal(sample(metrics, 'apiserver_flowcontrol_current_inqueue_requests', pair), 0);
     assert.equal(sample(metrics, 'apiserver_flowcontrol_request_wait_duration_seconds_count', { ...pair, execute: 'false' }), 3);
-    assert.equal(sample(metrics, 'apiserver_flowcontrol_request_wait_duration_seconds_bucket', { ...pair, execute: 'false', le: '0' }), 1, 'queue-full waited 0 s');
+    assert.equal(
+      sample(metrics, 'apiserver_flowcontrol_request_wait_duration_seconds_bucket', { ...pair, execute: 'false', le: '0' }),
+      1,
+      'queue-full waited 0 s',
+    );
     assert.equal(sample(metrics, 'apiserver_flowcontrol_request_wait_duration_seconds_bucket', { ...pair, execute: 'false', le: '+Inf' }), 3);
     assert.equal(sample(metrics, 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: 't-obs' }), 1);
     assert.equal(sample(metrics, 'apiserver_flowcontrol_current_limit_seats', { priority_level: 't-obs' }), 1);
@@ -98,8 +113,22 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     // The dumps: kube's columns, cells joined by "," and aligned (Go's tabwriter).
     assert.equal(levels.status, 200, levels.text);
     assert.match(levels.headers['content-type'] ?? '', /^text\/plain/);
-    const levelRows = levels.text.trimEnd().split('\n').map((l) => l.split(/,\s*/));
-    assert.deepEqual(levelRows[0], ['PriorityLevelName', 'ActiveQueues', 'IsIdle', 'IsQuiescing', 'WaitingRequests', 'ExecutingRequests', 'DispatchedRequests', 'RejectedRequests', 'TimedoutRequests', 'CancelledRequests']);
+    const levelRows = levels.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split(/,\s*/));
+    assert.deepEqual(levelRows[0], [
+      'PriorityLevelName',
+      'ActiveQueues',
+      'IsIdle',
+      'IsQuiescing',
+      'WaitingRequests',
+      'ExecutingRequests',
+      'DispatchedRequests',
+      'RejectedRequests',
+      'TimedoutRequests',
+      'CancelledRequests',
+    ]);
     const obs = levelRows.find((r) => r[0] === 't-obs');
     assert.deepEqual(obs?.slice(0, 6), ['t-obs', '1', 'false', 'false', '1', '1'], levels.text);
     assert.ok(levelRows.some((r) => r[0] === 'exempt'));
@@ -107,16 +136,35 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     assert.equal(levels.text.split('\n')[1]!.indexOf(levelRows[1]![1]!, cols - 1), cols, 'columns aligned');
 
     assert.equal(requests.status, 200, requests.text);
-    const reqRows = requests.text.trimEnd().split('\n').map((l) => l.split(/,\s*/));
+    const reqRows = requests.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split(/,\s*/));
     assert.deepEqual(reqRows[0]!.slice(0, 5), ['PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher']);
     assert.equal(reqRows[0]!.length, 18);
     const waiting = reqRows.find((r) => r[0] === 't-obs');
     assert.ok(waiting, requests.text);
-    assert.deepEqual([waiting[1], waiting[2], waiting[3], waiting[4], waiting[9], waiting[10], waiting[11], waiting[14]], ['t-obs', '0', '0', 'carol', '0001-01-01T00:00:00Z', 'carol', 'get', 'a']);
+    assert.deepEqual(
+      [waiting[1], waiting[2], waiting[3], waiting[4], waiting[9], waiting[10], waiting[11], waiting[14]],
+      ['t-obs', '0', '0', 'carol', '0001-01-01T00:00:00Z', 'carol', 'get', 'a'],
+    );
 
     assert.equal(queues.status, 200, queues.text);
-    const queueRows = queues.text.trimEnd().split('\n').map((l) => l.split(/,\s*/));
-    assert.deepEqual(queueRows[0], ['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum']);
+    const queueRows = queues.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split(/,\s*/));
+    assert.deepEqual(queueRows[0], [
+      'PriorityLevelName',
+      'Index',
+      'PendingRequests',
+      'ExecutingRequests',
+      'SeatsInUse',
+      'NextDispatchR',
+      'InitialSeatsSum',
+      'MaxSeatsSum',
+      'TotalWorkSum',
+    ]);
     const q = queueRows.find((r) => r[0] === 't-obs');
     assert.deepEqual(q?.slice(0, 5), ['t-obs', '0', '0', '1', '1'], queues.text);
     assert.match(q![5]!, /^\d+\.\d{8}ss$/);

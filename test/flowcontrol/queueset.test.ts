@@ -10,7 +10,9 @@ import { dealHand, flowHash } from '../../gateway/flowcontrol/shuffle.js';
 class FakeClock {
   ms = 1_000_000;
   readonly now = () => this.ms;
-  step(ms: number): void { this.ms += ms; }
+  step(ms: number): void {
+    this.ms += ms;
+  }
 }
 
 /** Two flow names whose hands (of one queue each) differ, so they never share a queue. */
@@ -24,7 +26,10 @@ function twoFlows(queues: number): [string, string] {
 }
 
 const start = (qs: QueueSet, flow: string, seats = 1): StartResult => qs.start(flow, () => flowHash(flow), seats, 'fs', flow);
-const reqOf = (r: StartResult): QsRequest => { assert.notEqual(r.kind, 'reject'); return (r as { req: QsRequest }).req; };
+const reqOf = (r: StartResult): QsRequest => {
+  assert.notEqual(r.kind, 'reject');
+  return (r as { req: QsRequest }).req;
+};
 
 describe('QueueSet: fair queuing', () => {
   it('serves two backlogged flows by the seat-time they use, not by turns: a flow of short requests gets many per long one', () => {
@@ -38,12 +43,24 @@ describe('QueueSet: fair queuing', () => {
     const submit = (flow: string) => {
       const r = start(qs, flow);
       const req = reqOf(r);
-      if (r.kind === 'execute') { order.push(flow); executing.push({ req, flow }); }
-      else req.onDispatch = () => { order.push(flow); executing.push({ req, flow }); };
+      if (r.kind === 'execute') {
+        order.push(flow);
+        executing.push({ req, flow });
+      } else
+        req.onDispatch = () => {
+          order.push(flow);
+          executing.push({ req, flow });
+        };
     };
     // Both flows stay backlogged for the whole run (20 s of slow work, 10 s of fast; 6 s run); one seat serves them.
-    for (let i = 0; i < 1000; i++) { if (i < 20) submit(slow); submit(fast); }
-    const used = new Map<string, number>([[slow, 0], [fast, 0]]);
+    for (let i = 0; i < 1000; i++) {
+      if (i < 20) submit(slow);
+      submit(fast);
+    }
+    const used = new Map<string, number>([
+      [slow, 0],
+      [fast, 0],
+    ]);
     while (clock.ms < 1_000_000 + 6_000) {
       const run = executing.shift();
       assert.ok(run, 'something executes while requests wait');
@@ -82,7 +99,9 @@ describe('QueueSet: fair queuing', () => {
     const wide = start(qs, 'b', 2);
     assert.equal(wide.kind, 'queued');
     let ran = false;
-    reqOf(wide).onDispatch = () => { ran = true; };
+    reqOf(wide).onDispatch = () => {
+      ran = true;
+    };
     qs.finish(a);
     assert.equal(ran, true);
     assert.equal(qs.seatsInUse, 2);
@@ -122,8 +141,12 @@ describe('QueueSet: fair queuing', () => {
     const w1 = reqOf(start(qs, 'a'));
     const w2 = reqOf(start(qs, 'a'));
     let dispatched = '';
-    w1.onDispatch = () => { dispatched += '1'; };
-    w2.onDispatch = () => { dispatched += '2'; };
+    w1.onDispatch = () => {
+      dispatched += '1';
+    };
+    w2.onDispatch = () => {
+      dispatched += '2';
+    };
     assert.equal(qs.cancel(w1, 'time-out'), true);
     assert.equal(qs.cancel(w1, 'cancelled'), false, 'only once');
     qs.finish(first);

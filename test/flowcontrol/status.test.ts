@@ -16,8 +16,12 @@ type FS = { metadata: { managedFields?: Array<Record<string, unknown>> }; status
 
 describe('FlowSchema Dangling condition', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer(); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s.close();
+  });
 
   const dangling = async (name: string): Promise<Cond | undefined> =>
     ((await s.admin.request('GET', `${FC}/flowschemas/${name}`)).json as FS).status?.conditions?.find((c) => c.type === 'Dangling');
@@ -32,10 +36,12 @@ describe('FlowSchema Dangling condition', () => {
         const c = (ev.object as FS).status?.conditions?.find((x) => x.type === 'Dangling');
         if (c?.status === status) return c;
       }
-    } finally { w.stop(); }
+    } finally {
+      w.stop();
+    }
   }
 
-  it('says False/Found on the bootstrap schemas, written by kube\'s field manager on status', async () => {
+  it("says False/Found on the bootstrap schemas, written by kube's field manager on status", async () => {
     const c = await settled('global-default', 'False');
     assert.equal(c.reason, 'Found');
     assert.equal(c.message, 'This FlowSchema references the PriorityLevelConfiguration object named "global-default" and it exists');
@@ -49,7 +55,9 @@ describe('FlowSchema Dangling condition', () => {
 
   it('turns True/NotFound for a missing level, False when it is created, True again when it is deleted', async () => {
     const made = await s.admin.request('POST', `${FC}/flowschemas`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 't-dangling' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name: 't-dangling' },
       spec: { priorityLevelConfiguration: { name: 't-missing' }, matchingPrecedence: 300 },
     });
     assert.equal(made.status, 201, made.text);
@@ -60,7 +68,9 @@ describe('FlowSchema Dangling condition', () => {
     assert.match((await run('kubectl', ['get', 'flowschemas', 't-dangling'], { env })).stdout, /t-dangling\s+t-missing\s+300\s+<none>\s+\S+\s+True\s/);
 
     const pl = await s.admin.request('POST', `${FC}/prioritylevelconfigurations`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 't-missing' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'PriorityLevelConfiguration',
+      metadata: { name: 't-missing' },
       spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
     });
     assert.equal(pl.status, 201, pl.text);

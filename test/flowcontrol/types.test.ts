@@ -11,8 +11,12 @@ const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
 
 describe('flowcontrol.apiserver.k8s.io/v1 types', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer(); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s.close();
+  });
 
   it('is discovered with both resources and their status subresources', async () => {
     const r = await s.admin.request('GET', FC);
@@ -23,7 +27,9 @@ describe('flowcontrol.apiserver.k8s.io/v1 types', () => {
 
   it('defaults a Limited level as kube does and refuses a bad one naming the field', async () => {
     const r = await s.admin.request('POST', `${FC}/prioritylevelconfigurations`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 't-defaults' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'PriorityLevelConfiguration',
+      metadata: { name: 't-defaults' },
       spec: { type: 'Limited', limited: { limitResponse: { type: 'Queue' } } },
     });
     assert.equal(r.status, 201, r.text);
@@ -31,13 +37,17 @@ describe('flowcontrol.apiserver.k8s.io/v1 types', () => {
     assert.equal(l['nominalConcurrencyShares'], 30);
     assert.deepEqual(l['limitResponse'], { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } });
     const bad = await s.admin.request('POST', `${FC}/prioritylevelconfigurations`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 't-bad' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'PriorityLevelConfiguration',
+      metadata: { name: 't-bad' },
       spec: { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 9 } } } },
     });
     assert.equal(bad.status, 422, bad.text);
     assert.match(bad.text, /spec\.limited\.limitResponse\.queuing\.handSize/);
     const fs = await s.admin.request('POST', `${FC}/flowschemas`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 't-bad' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name: 't-bad' },
       spec: { priorityLevelConfiguration: { name: 'x' }, matchingPrecedence: 20000 },
     });
     assert.equal(fs.status, 422, fs.text);
@@ -47,9 +57,12 @@ describe('flowcontrol.apiserver.k8s.io/v1 types', () => {
   it('creates, watches, updates status and deletes a FlowSchema', async () => {
     const w = await s.admin.watch(`${FC}/flowschemas?watch=1&fieldSelector=metadata.name%3Dt-crud`);
     const body = {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 't-crud' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name: 't-crud' },
       spec: {
-        priorityLevelConfiguration: { name: 't-defaults' }, distinguisherMethod: { type: 'ByUser' },
+        priorityLevelConfiguration: { name: 't-defaults' },
+        distinguisherMethod: { type: 'ByUser' },
         rules: [{ subjects: [{ kind: 'User', user: { name: 'alice' } }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }],
       },
     };
@@ -58,9 +71,12 @@ describe('flowcontrol.apiserver.k8s.io/v1 types', () => {
     assert.equal((c.json as { spec: { matchingPrecedence: number } }).spec.matchingPrecedence, 1000);
     const ev = await w.next();
     assert.equal(ev?.type, 'ADDED');
-    const st = await s.admin.request('PATCH', `${FC}/flowschemas/t-crud/status`,
+    const st = await s.admin.request(
+      'PATCH',
+      `${FC}/flowschemas/t-crud/status`,
       { status: { conditions: [{ type: 'Dangling', status: 'False', reason: 'Found', message: 'ok', lastTransitionTime: '2026-01-01T00:00:00Z' }] } },
-      { 'content-type': 'application/merge-patch+json' });
+      { 'content-type': 'application/merge-patch+json' },
+    );
     assert.equal(st.status, 200, st.text);
     const d = await s.admin.request('DELETE', `${FC}/flowschemas/t-crud`);
     assert.equal(d.status, 200, d.text);
@@ -73,7 +89,9 @@ describe('flowcontrol.apiserver.k8s.io/v1 types', () => {
     assert.match(pl.stdout, /NAME\s+TYPE\s+NOMINALCONCURRENCYSHARES\s+QUEUES\s+HANDSIZE\s+QUEUELENGTHLIMIT\s+AGE/);
     assert.match(pl.stdout, /t-defaults\s+Limited\s+30\s+64\s+8\s+50\s/);
     const made = await s.admin.request('POST', `${FC}/flowschemas`, {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 't-kubectl' },
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name: 't-kubectl' },
       spec: { priorityLevelConfiguration: { name: 't-defaults' }, matchingPrecedence: 77, distinguisherMethod: { type: 'ByNamespace' } },
     });
     assert.equal(made.status, 201, made.text);

@@ -38,7 +38,13 @@ describe('watches hold their priority-and-fairness seat while they initialize', 
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-apf-watch-'));
     await writeFile(join(dir, 'tokens.csv'), 'carol-token,carol,3,\n');
     s = await startTestServer({
-      flags: ['--token-auth-file', join(dir, 'tokens.csv'), '--authorization-mode=AlwaysAllow', '--max-requests-inflight=2', '--max-mutating-requests-inflight=2'],
+      flags: [
+        '--token-auth-file',
+        join(dir, 'tokens.csv'),
+        '--authorization-mode=AlwaysAllow',
+        '--max-requests-inflight=2',
+        '--max-mutating-requests-inflight=2',
+      ],
       // A sendInitialEvents watch at a future resourceVersion waits this long for the store to get there.
       hooks: { tooLargeWaitMs: 60_000 },
     });
@@ -47,7 +53,9 @@ describe('watches hold their priority-and-fairness seat while they initialize', 
     await register(s.admin, { service: 'echo', port: echo.port, group: 'echo.gatehouse.dev', caPem: pem.ca });
     await waitAvailable(s.admin, 'v1.echo.gatehouse.dev', 'True');
     // One seat of four, never more (no borrowing), never queued: a held seat shows as a 429.
-    await userLevel(s, 't-one', 'carol', { nominalConcurrencyShares: 1, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } }, () => carol('GET', `${ECHOES}/ready`));
+    await userLevel(s, 't-one', 'carol', { nominalConcurrencyShares: 1, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } }, () =>
+      carol('GET', `${ECHOES}/ready`),
+    );
   });
   after(async () => {
     await echo?.close();
@@ -59,7 +67,11 @@ describe('watches hold their priority-and-fairness seat while they initialize', 
     const list = await s.admin.request('GET', CMS);
     const rv = Number((list.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
     const future = rv + 1;
-    const w = cutRequest(s, 'carol-token', `${CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=${future}`);
+    const w = cutRequest(
+      s,
+      'carol-token',
+      `${CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=${future}`,
+    );
     await sleep(200);
     const refused = await refusedGet(`${CMS}/nothing`);
     assert.equal(refused.status, 429, `another request of the level while the watch initializes: ${refused.status} ${refused.text}`);
@@ -76,7 +88,7 @@ describe('watches hold their priority-and-fairness seat while they initialize', 
     w.abort();
   });
 
-  it('a proxied watch holds the seat until the backend\'s response headers arrive, then frees it', async () => {
+  it("a proxied watch holds the seat until the backend's response headers arrive, then frees it", async () => {
     const hung = cutRequest(s, 'carol-token', `${ECHOES}/hang?watch=1`);
     await sleep(200);
     const refused = await refusedGet(`${ECHOES}/other`);

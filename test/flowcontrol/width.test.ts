@@ -25,7 +25,7 @@ describe('request width', () => {
 
   it('takes a seat per 100 objects a LIST walks, as kube estimates it', () => {
     assert.equal(seats('/api/v1/configmaps'), 3, 'the whole set, from the cache');
-    assert.equal(seats('/api/v1/namespaces/a/configmaps'), 3, 'the count is the resource\'s, whatever the namespace');
+    assert.equal(seats('/api/v1/namespaces/a/configmaps'), 3, "the count is the resource's, whatever the namespace");
     assert.equal(seats('/api/v1/configmaps?limit=50'), 1, 'a page from storage: twice the page');
     assert.equal(seats('/api/v1/configmaps?limit=100'), 2);
     assert.equal(seats('/api/v1/configmaps?limit=100&labelSelector=a%3Db'), 4, 'a selector walks everything plus the page');
@@ -33,7 +33,7 @@ describe('request width', () => {
     assert.equal(seats('/api/v1/configmaps?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan'), 3);
   });
 
-  it('stays within the level\'s maximum, and is one seat for a resource not counted yet', () => {
+  it("stays within the level's maximum, and is one seat for a resource not counted yet", () => {
     assert.equal(seats('/apis/apps/v1/deployments'), 10);
     assert.equal(seats('/apis/apps/v1/deployments', maxSeatsOf(20, 8)), 3, 'min(10, ceil(NominalCL / handSize))');
     assert.equal(seats('/apis/apps/v1/replicasets'), 1);

@@ -7,8 +7,12 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { CM, configMap, gone, until } from './helpers.js';
 
 let s: TestServer;
-before(async () => { s = await startTestServer(); });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer();
+});
+after(async () => {
+  await s.close();
+});
 
 describe('garbage collection', () => {
   it('deletes a chain owner → dependent → dependent in the background', async () => {
@@ -26,7 +30,15 @@ describe('garbage collection', () => {
     const a = await configMap(s.admin, 'fg-a');
     const b = await configMap(s.admin, 'fg-b', [a], true);
     // b blocks a; c blocks b; c carries a finalizer so the chain holds until it is released.
-    const r = await s.admin.request('POST', CM(), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fg-c', finalizers: ['example.com/hold'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'fg-b', uid: b.uid, blockOwnerDeletion: true }] } });
+    const r = await s.admin.request('POST', CM(), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'fg-c',
+        finalizers: ['example.com/hold'],
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'fg-b', uid: b.uid, blockOwnerDeletion: true }],
+      },
+    });
     assert.equal(r.status, 201, r.text);
     const d = await s.admin.request('DELETE', a.path, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' });
     assert.equal(d.status, 200, d.text);
@@ -48,7 +60,11 @@ describe('garbage collection', () => {
 
   it('lets the owner go without waiting for dependents that do not block', async () => {
     const a = await configMap(s.admin, 'fg-nb-a');
-    const r = await s.admin.request('POST', CM(), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fg-nb-b', finalizers: ['example.com/hold'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: a.name, uid: a.uid }] } });
+    const r = await s.admin.request('POST', CM(), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'fg-nb-b', finalizers: ['example.com/hold'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: a.name, uid: a.uid }] },
+    });
     assert.equal(r.status, 201);
     await s.admin.request('DELETE', `${a.path}?propagationPolicy=Foreground`);
     await until('the owner to go', () => gone(s.admin, a.path));
@@ -117,19 +133,33 @@ describe('garbage collection', () => {
   it('ignores a namespaced owner of a cluster-scoped object with a log line', async () => {
     const a = await configMap(s.admin, 'cs-owner');
     const r = await s.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole',
-      metadata: { name: 'gc-invalid-owner', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: a.name, uid: 'not-the-uid' }] }, rules: [],
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'gc-invalid-owner', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: a.name, uid: 'not-the-uid' }] },
+      rules: [],
     });
     assert.equal(r.status, 201, r.text);
-    await until('the log line', async () => s.logs.some((l) => l.includes('invalid ownerReference') && l.includes('gc-invalid-owner')) ? true : undefined);
+    await until('the log line', async () => (s.logs.some((l) => l.includes('invalid ownerReference') && l.includes('gc-invalid-owner')) ? true : undefined));
     assert.equal((await s.admin.request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/gc-invalid-owner')).status, 200);
   });
 
   it('lets a cluster-scoped owner hold namespaced dependents', async () => {
     const ns = await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gc-owner-ns' } });
     assert.equal(ns.status, 201);
-    const role = await s.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'gc-owner-role' }, rules: [] });
-    const r = await s.admin.request('POST', CM(), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned-by-role', ownerReferences: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'gc-owner-role', uid: role.json.metadata.uid }] } });
+    const role = await s.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'gc-owner-role' },
+      rules: [],
+    });
+    const r = await s.admin.request('POST', CM(), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'owned-by-role',
+        ownerReferences: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'gc-owner-role', uid: role.json.metadata.uid }],
+      },
+    });
     assert.equal(r.status, 201);
     await new Promise((res) => setTimeout(res, 200));
     assert.equal((await s.admin.request('GET', `${CM()}/owned-by-role`)).status, 200, 'a live owner keeps it');

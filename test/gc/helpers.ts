@@ -15,12 +15,26 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined>, t
   }
 }
 
-export interface Made { name: string; uid: string; path: string }
+export interface Made {
+  name: string;
+  uid: string;
+  path: string;
+}
 
 /** Creates a ConfigMap, optionally owned by `owners` (ConfigMaps in the same namespace). */
 export async function configMap(c: HttpsClient, name: string, owners: Made[] = [], block = false, ns = 'default'): Promise<Made> {
-  const ownerReferences = owners.map((o) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: o.name, uid: o.uid, ...(block ? { blockOwnerDeletion: true } : {}) }));
-  const r = await c.request('POST', CM(ns), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(ownerReferences.length ? { ownerReferences } : {}) } });
+  const ownerReferences = owners.map((o) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    name: o.name,
+    uid: o.uid,
+    ...(block ? { blockOwnerDeletion: true } : {}),
+  }));
+  const r = await c.request('POST', CM(ns), {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, ...(ownerReferences.length ? { ownerReferences } : {}) },
+  });
   if (r.status !== 201) throw new Error(`create ${name}: ${r.status} ${r.text}`);
   return { name, uid: r.json.metadata.uid, path: `${CM(ns)}/${name}` };
 }

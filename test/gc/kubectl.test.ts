@@ -11,8 +11,13 @@ const KUBECTL = findKubectl();
 describe('kubectl delete and garbage collection', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
   let s: TestServer;
   let k: Kubectl;
-  before(async () => { s = await startTestServer(); k = new Kubectl(KUBECTL!, s.kubeconfig); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer();
+    k = new Kubectl(KUBECTL!, s.kubeconfig);
+  });
+  after(async () => {
+    await s.close();
+  });
 
   for (const cascade of ['background', 'foreground'] as const) {
     it(`deletes a chain with --cascade=${cascade}`, async () => {
@@ -35,13 +40,23 @@ describe('kubectl delete and garbage collection', { skip: KUBECTL ? false : 'kub
   });
 
   it('deletes by label with -l', async () => {
-    for (const n of ['k-l-1', 'k-l-2']) await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, labels: { tier: 'gc' } } });
+    for (const n of ['k-l-1', 'k-l-2'])
+      await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: n, labels: { tier: 'gc' } },
+      });
     const out = await k.ok(['delete', 'configmaps', '-l', 'tier=gc']);
     assert.match(out, /k-l-1.*deleted[\s\S]*k-l-2.*deleted/);
   });
 
   it('leaves a bound pod terminating and removes it with --grace-period=0 --force', async () => {
-    const p = await s.admin.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'k-bound' }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] } });
+    const p = await s.admin.request('POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'k-bound' },
+      spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] },
+    });
     assert.equal(p.status, 201, p.text);
     await k.ok(['delete', 'pod', 'k-bound', '--grace-period=20', '--wait=false']);
     const g = await s.admin.request('GET', '/api/v1/namespaces/default/pods/k-bound');

@@ -14,11 +14,18 @@ export interface Reply {
   body: Buffer;
 }
 
-export interface TlsMaterial { ca: string; cert?: string; key?: string }
+export interface TlsMaterial {
+  ca: string;
+  cert?: string;
+  key?: string;
+}
 
 export class HttpsClient {
   readonly agent: Agent;
-  constructor(readonly base: string, tls: TlsMaterial) {
+  constructor(
+    readonly base: string,
+    tls: TlsMaterial,
+  ) {
     this.agent = new Agent({ keepAlive: true, ca: tls.ca, ...(tls.cert ? { cert: tls.cert, key: tls.key } : {}) });
   }
 
@@ -37,7 +44,11 @@ export class HttpsClient {
           if (res.headers['content-encoding'] === 'gzip') buf = gunzipSync(buf);
           const text = buf.toString('utf8');
           let json: unknown;
-          try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
           resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, body: buf });
         });
         res.on('error', reject);
@@ -50,15 +61,28 @@ export class HttpsClient {
   /** Opens a watch and yields parsed events; call stop() to close. */
   watch(path: string, headers: OutgoingHttpHeaders = {}): Promise<WatchStream> {
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(new URL(path, this.base), { method: 'GET', agent: false, ca: (this.agent.options as { ca?: string }).ca, cert: (this.agent.options as { cert?: string }).cert, key: (this.agent.options as { key?: string }).key, headers }, (res) => {
-        resolve(new WatchStream(req, res));
-      });
+      const req = httpsRequest(
+        new URL(path, this.base),
+        {
+          method: 'GET',
+          agent: false,
+          ca: (this.agent.options as { ca?: string }).ca,
+          cert: (this.agent.options as { cert?: string }).cert,
+          key: (this.agent.options as { key?: string }).key,
+          headers,
+        },
+        (res) => {
+          resolve(new WatchStream(req, res));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
   }
 
-  close(): void { this.agent.destroy(); }
+  close(): void {
+    this.agent.destroy();
+  }
 }
 
 export interface WatchEvent {
@@ -74,7 +98,10 @@ export class WatchStream {
   ended = false;
   readonly status: number;
 
-  constructor(private readonly req: ReturnType<typeof httpsRequest>, readonly res: IncomingMessage) {
+  constructor(
+    private readonly req: ReturnType<typeof httpsRequest>,
+    readonly res: IncomingMessage,
+  ) {
     this.status = res.statusCode ?? 0;
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
@@ -87,8 +114,14 @@ export class WatchStream {
       }
       this.wake();
     });
-    res.on('end', () => { this.ended = true; this.wake(); });
-    res.on('error', () => { this.ended = true; this.wake(); });
+    res.on('end', () => {
+      this.ended = true;
+      this.wake();
+    });
+    res.on('error', () => {
+      this.ended = true;
+      this.wake();
+    });
   }
 
   private wake(): void {
@@ -106,7 +139,10 @@ export class WatchStream {
       if (left <= 0) return undefined;
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
-        this.waiters.push(() => { clearTimeout(t); resolve(); });
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
     return this.events.shift();
@@ -129,5 +165,7 @@ export class WatchStream {
     return this.ended;
   }
 
-  stop(): void { this.req.destroy(); }
+  stop(): void {
+    this.req.destroy();
+  }
 }

@@ -5,8 +5,19 @@
 // label values unescape \\, \" and \n. A histogram's _bucket/_sum/_count
 // samples are folded into one sample per label set (buckets by `le`).
 
-export interface Sample { labels: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string; sum?: string }
-export interface Family { name: string; help: string; type: string; metrics: Sample[] }
+export interface Sample {
+  labels: Record<string, string>;
+  value?: string;
+  buckets?: Record<string, string>;
+  count?: string;
+  sum?: string;
+}
+export interface Family {
+  name: string;
+  help: string;
+  type: string;
+  metrics: Sample[];
+}
 
 const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: \d+)?$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/gy;
@@ -25,7 +36,10 @@ export function parseMetrics(text: string): Map<string, Family> {
   const families = new Map<string, Family>();
   const family = (name: string): Family => {
     let f = families.get(name);
-    if (!f) { f = { name, help: '', type: 'UNTYPED', metrics: [] }; families.set(name, f); }
+    if (!f) {
+      f = { name, help: '', type: 'UNTYPED', metrics: [] };
+      families.set(name, f);
+    }
     return f;
   };
   for (const line of text.split('\n')) {
@@ -33,7 +47,8 @@ export function parseMetrics(text: string): Map<string, Family> {
     const meta = /^# (HELP|TYPE) (\S+) ?(.*)$/.exec(line);
     if (meta) {
       const f = family(meta[2]!);
-      if (meta[1] === 'HELP') f.help = meta[3]!; else f.type = meta[3]!.toUpperCase();
+      if (meta[1] === 'HELP') f.help = meta[3]!;
+      else f.type = meta[3]!.toUpperCase();
       continue;
     }
     if (line.startsWith('#')) continue;
@@ -43,13 +58,19 @@ export function parseMetrics(text: string): Map<string, Family> {
     const labels = labelsOf(rawLabels, line);
     const base = name!.replace(/_(bucket|sum|count)$/, '');
     const hist = base !== name && families.get(base)?.type === 'HISTOGRAM';
-    if (!hist) { family(name!).metrics.push({ labels, value: value! }); continue; }
+    if (!hist) {
+      family(name!).metrics.push({ labels, value: value! });
+      continue;
+    }
     const le = labels['le'];
     delete labels['le'];
     const key = JSON.stringify(Object.entries(labels).sort());
     const f = family(base);
     let s = f.metrics.find((x) => JSON.stringify(Object.entries(x.labels).sort()) === key);
-    if (!s) { s = { labels, buckets: {} }; f.metrics.push(s); }
+    if (!s) {
+      s = { labels, buckets: {} };
+      f.metrics.push(s);
+    }
     if (name!.endsWith('_bucket')) s.buckets![le!] = value!;
     else if (name!.endsWith('_sum')) s.sum = value!;
     else s.count = value!;

@@ -3,18 +3,36 @@
 // go out as written and everything the server sends comes back as text.
 import { connect } from 'node:tls';
 
-export interface RawTarget { port: number; ca: string; cert?: string; key?: string }
-export interface RawAnswer { text: string; closed: boolean }
+export interface RawTarget {
+  port: number;
+  ca: string;
+  cert?: string;
+  key?: string;
+}
+export interface RawAnswer {
+  text: string;
+  closed: boolean;
+}
 
 /**
  * Writes `bytes`, then collects the answer until the server closes, or until
  * `done(text)` says enough (the socket is then destroyed), or `waitMs` passes.
  */
-export function rawExchange(t: RawTarget, bytes: string, o: { done?: (text: string, write: (s: string) => void) => boolean; waitMs?: number } = {}): Promise<RawAnswer> {
+export function rawExchange(
+  t: RawTarget,
+  bytes: string,
+  o: { done?: (text: string, write: (s: string) => void) => boolean; waitMs?: number } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const s = connect({ host: '127.0.0.1', port: t.port, ca: t.ca, ...(t.cert && t.key ? { cert: t.cert, key: t.key } : {}), servername: 'localhost' }, () => s.write(bytes));
+    const s = connect({ host: '127.0.0.1', port: t.port, ca: t.ca, ...(t.cert && t.key ? { cert: t.cert, key: t.key } : {}), servername: 'localhost' }, () =>
+      s.write(bytes),
+    );
     let text = '';
-    const finish = (closed: boolean) => { clearTimeout(timer); s.destroy(); resolve({ text, closed }); };
+    const finish = (closed: boolean) => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve({ text, closed });
+    };
     s.setEncoding('utf8');
     s.on('data', (d: string) => {
       text += d;

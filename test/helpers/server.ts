@@ -34,7 +34,7 @@ export interface StartOptions {
 }
 
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
-  const dataDir = opts.dataDir ?? await mkdtemp(join(tmpdir(), 'gatehouse-test-'));
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'gatehouse-test-')));
   const port = await freePort();
   const storage = testStorage(); // GATEHOUSE_TEST_STORAGE=redis runs the server on Redis
   // Tests that count the objects of a namespace need it empty: the controllers that fill every
@@ -51,7 +51,14 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const anonymous = new HttpsClient(running.url, { ca });
   await waitReady(admin);
   return {
-    running, url: running.url, port, dataDir, kubeconfig: pki.kubeconfig, admin, anonymous, logs,
+    running,
+    url: running.url,
+    port,
+    dataDir,
+    kubeconfig: pki.kubeconfig,
+    admin,
+    anonymous,
+    logs,
     async close() {
       admin.close();
       anonymous.close();

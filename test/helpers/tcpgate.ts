@@ -11,7 +11,10 @@ export class TcpGate {
   private held: Socket[] = [];
   private passing = true;
 
-  private constructor(private readonly server: Server, private readonly targetPort: number) {
+  private constructor(
+    private readonly server: Server,
+    private readonly targetPort: number,
+  ) {
     server.on('connection', (client) => {
       client.on('error', () => undefined);
       if (this.passing) this.relay(client);
@@ -60,8 +63,16 @@ export class TcpGate {
     const upstream = connect(this.targetPort, '127.0.0.1');
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
-    client.on('close', () => { upstream.destroy(); this.live.delete(client); this.live.delete(upstream); });
-    upstream.on('close', () => { client.destroy(); this.live.delete(client); this.live.delete(upstream); });
+    client.on('close', () => {
+      upstream.destroy();
+      this.live.delete(client);
+      this.live.delete(upstream);
+    });
+    upstream.on('close', () => {
+      client.destroy();
+      this.live.delete(client);
+      this.live.delete(upstream);
+    });
     this.live.add(client);
     this.live.add(upstream);
     client.pipe(upstream);

@@ -13,8 +13,12 @@ const CM = '/api/v1/namespaces/default/configmaps';
 
 describe('under AlwaysDeny (the default)', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer(); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s.close();
+  });
 
   it('forbids an anonymous request with a Status naming system:anonymous', async () => {
     const r = await s.anonymous.request('GET', CM);
@@ -39,7 +43,9 @@ describe('under AlwaysDeny (the default)', () => {
       const r = await client.request('GET', CM);
       assert.equal(r.status, 401);
       assert.equal(r.json.reason, 'Unauthorized');
-    } finally { client.close(); }
+    } finally {
+      client.close();
+    }
   });
 
   it('answers 401 for a bearer token when no token authenticator is configured', async () => {
@@ -68,8 +74,12 @@ describe('under AlwaysDeny (the default)', () => {
 
 describe('under AlwaysAllow', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] }); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
+  });
+  after(async () => {
+    await s.close();
+  });
 
   it('allows an anonymous request', async () => {
     const r = await s.anonymous.request('GET', CM);

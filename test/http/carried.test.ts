@@ -30,7 +30,7 @@ function response(): ServerResponse {
 }
 
 describe('carried headers (lib/http/carried.ts)', () => {
-  it('adds them to an object of headers and to a flat list, replacing a backend\'s own of the same name in any case', () => {
+  it("adds them to an object of headers and to a flat list, replacing a backend's own of the same name in any case", () => {
     const a = response();
     carryHeader(a, 'Audit-Id', 'mine');
     const obj: Record<string, string | number> = { 'Content-Type': 'application/json', 'Content-Length': 12 };

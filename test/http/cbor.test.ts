@@ -24,7 +24,11 @@ const SELF_DESCRIBED = Buffer.from([0xd9, 0xd9, 0xf7]);
 const encoder = new Encoder({ useRecords: false, mapsAsObjects: true, useTag259ForMaps: false } as ConstructorParameters<typeof Encoder>[0]);
 const cbor = (v: unknown): Buffer => Buffer.from(encoder.encode(v));
 
-interface Raw { status: number; headers: IncomingHttpHeaders; body: Buffer }
+interface Raw {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
 
 /** A request whose answer is kept as bytes (the test client keeps them as `body`). */
 function raw(s: TestServer, method: string, path: string, headers: Record<string, string>, body?: Buffer | string): Promise<Raw> {
@@ -58,12 +62,22 @@ function itemEnd(b: Buffer, at: number): number {
   if (next > b.length) return -1;
   const n = size === 0 ? info : size === 8 ? Number(b.readBigUInt64BE(at + 1)) : b.readUIntBE(at + 1, size);
   switch (major) {
-    case 0: case 1: case 7: return next; // integers, floats, simple values: the head is the item
-    case 2: case 3: return next + n <= b.length ? next + n : -1;
-    case 4: case 5:
-      for (let i = 0; i < (major === 5 ? 2 * n : n); i++) { next = itemEnd(b, next); if (next < 0) return -1; }
+    case 0:
+    case 1:
+    case 7:
+      return next; // integers, floats, simple values: the head is the item
+    case 2:
+    case 3:
+      return next + n <= b.length ? next + n : -1;
+    case 4:
+    case 5:
+      for (let i = 0; i < (major === 5 ? 2 * n : n); i++) {
+        next = itemEnd(b, next);
+        if (next < 0) return -1;
+      }
       return next;
-    default: return itemEnd(b, next); // a tag: its one item
+    default:
+      return itemEnd(b, next); // a tag: its one item
   }
 }
 
@@ -78,7 +92,9 @@ class SeqReader {
       this.buf = this.buf.subarray(end);
     }
   }
-  get pending(): number { return this.buf.length; }
+  get pending(): number {
+    return this.buf.length;
+  }
 }
 
 /** client-go's form: every string and map key a byte string (kube's encoder writes them so). */
@@ -89,12 +105,21 @@ function byteStrings(v: unknown): unknown {
   return v;
 }
 
-const cm = (name: string, data: Record<string, string> = { k: 'v' }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'x' } }, data });
+const cm = (name: string, data: Record<string, string> = { k: 'v' }) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, labels: { app: 'x' } },
+  data,
+});
 
 describe('CBOR with the gate off (the default)', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer(); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s.close();
+  });
 
   it('answers 406 to a CBOR-only Accept and JSON when Accept falls back', async () => {
     const r = await raw(s, 'GET', '/api/v1/namespaces', { accept: CBOR });
@@ -114,7 +139,13 @@ describe('CBOR with the gate off (the default)', () => {
     const st = JSON.parse(r.body.toString());
     assert.equal(st.reason, 'UnsupportedMediaType');
     assert.doesNotMatch(st.message, /cbor/, 'CBOR is not offered');
-    const a = await raw(s, 'PATCH', '/api/v1/namespaces/default/configmaps/off?fieldManager=t', { 'content-type': 'application/apply-patch+cbor' }, cbor(cm('off')));
+    const a = await raw(
+      s,
+      'PATCH',
+      '/api/v1/namespaces/default/configmaps/off?fieldManager=t',
+      { 'content-type': 'application/apply-patch+cbor' },
+      cbor(cm('off')),
+    );
     assert.equal(a.status, 415, a.body.toString());
     assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps/off')).status, 404);
   });
@@ -130,7 +161,9 @@ describe('CBOR with CBORServingAndStorage=true', () => {
     s = await startTestServer({ flags: ['--feature-gates=CBORServingAndStorage=true'] });
     assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   it('creates from a CBOR body and answers objects and lists in CBOR equal to the JSON answers', async () => {
     const created = await raw(s, 'POST', P, { 'content-type': CBOR, accept: CBOR }, cbor(cm('c1', { a: '1', b: '' })));
@@ -230,7 +263,13 @@ describe('CBOR with CBORServingAndStorage=true', () => {
     assert.deepEqual(o1.data, { one: '1' });
     assert.equal(o1.metadata.managedFields[0].manager, 'cbor-test');
     assert.equal(o1.metadata.managedFields[0].operation, 'Apply');
-    const a2 = await raw(s, 'PATCH', path, { 'content-type': 'application/apply-patch+cbor', accept: 'application/json' }, cbor(byteStrings(cm('applied', { two: '2' }))));
+    const a2 = await raw(
+      s,
+      'PATCH',
+      path,
+      { 'content-type': 'application/apply-patch+cbor', accept: 'application/json' },
+      cbor(byteStrings(cm('applied', { two: '2' }))),
+    );
     assert.equal(a2.status, 200, a2.body.toString());
     assert.deepEqual(JSON.parse(a2.body.toString()).data, { two: '2' }, 'the applier dropped "one", which it alone owned');
     const unknown = await raw(s, 'PATCH', path, { 'content-type': 'application/x-unknown' }, '{}');
@@ -246,13 +285,21 @@ describe('CBOR with CBORServingAndStorage=true', () => {
     const seq = new SeqReader();
     let contentType: string | undefined;
     const o = s.admin.agent.options;
-    const req = httpsRequest(new URL(`${P}?watch=1&resourceVersion=${rv}`, s.url), { agent: false, ca: o.ca, cert: o.cert, key: o.key, headers: { accept: CBOR } }, (res) => {
-      contentType = res.headers['content-type'];
-      // Every chunk fed in pieces of 1-7 bytes, so items split anywhere, the tag included.
-      res.on('data', (c: Buffer) => {
-        for (let i = 0; i < c.length;) { const n = 1 + (i % 7); seq.push(c.subarray(i, i + n)); i += n; }
-      });
-    });
+    const req = httpsRequest(
+      new URL(`${P}?watch=1&resourceVersion=${rv}`, s.url),
+      { agent: false, ca: o.ca, cert: o.cert, key: o.key, headers: { accept: CBOR } },
+      (res) => {
+        contentType = res.headers['content-type'];
+        // Every chunk fed in pieces of 1-7 bytes, so items split anywhere, the tag included.
+        res.on('data', (c: Buffer) => {
+          for (let i = 0; i < c.length;) {
+            const n = 1 + (i % 7);
+            seq.push(c.subarray(i, i + n));
+            i += n;
+          }
+        });
+      },
+    );
     req.end();
     try {
       const N = 25;
@@ -265,17 +312,24 @@ describe('CBOR with CBORServingAndStorage=true', () => {
       const events = seq.items.map(read);
       assert.equal(seq.pending, 0);
       assert.equal(contentType, 'application/cbor-seq');
-      assert.deepEqual(events.map((e) => e.type), [...Array(N).fill('ADDED'), 'MODIFIED', 'DELETED']);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        [...Array(N).fill('ADDED'), 'MODIFIED', 'DELETED'],
+      );
       assert.deepEqual(events[0].object, created);
       assert.deepEqual(events[N].object.data, { i: 'changed' });
       assert.equal(events[N + 1].object.metadata.name, 'w1');
       assert.deepEqual(Object.keys(events[0]), ['type', 'object']);
-    } finally { req.destroy(); }
+    } finally {
+      req.destroy();
+    }
   });
 
   it('the initial-events-end bookmark arrives as a CBOR event too', async () => {
     // Asked for by its stream name this time.
-    const w = await raw(s, 'GET', `${P}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1`, { accept: 'application/cbor-seq' });
+    const w = await raw(s, 'GET', `${P}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1`, {
+      accept: 'application/cbor-seq',
+    });
     assert.equal(w.status, 200);
     assert.equal(w.headers['content-type'], 'application/cbor-seq');
     const seq = new SeqReader();
@@ -294,7 +348,9 @@ describe('bad CBOR bodies (gate on)', () => {
   before(async () => {
     s = await startTestServer({ flags: ['--feature-gates=CBORServingAndStorage=true'] });
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
   const path = '/api/v1/namespaces/default/configmaps';
 
   const refused = async (body: Buffer, message: RegExp) => {
@@ -313,21 +369,68 @@ describe('bad CBOR bodies (gate on)', () => {
   });
   it('a duplicate map key is a 400 naming the key, as text or as bytes', async () => {
     // {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bad","name":"bad"}}
-    const dupName = Buffer.concat([Buffer.from([0xa3]), cbor('apiVersion'), cbor('v1'), cbor('kind'), cbor('ConfigMap'), cbor('metadata'), Buffer.from([0xa2]), cbor('name'), cbor('bad'), cbor('name'), cbor('bad')]);
+    const dupName = Buffer.concat([
+      Buffer.from([0xa3]),
+      cbor('apiVersion'),
+      cbor('v1'),
+      cbor('kind'),
+      cbor('ConfigMap'),
+      cbor('metadata'),
+      Buffer.from([0xa2]),
+      cbor('name'),
+      cbor('bad'),
+      cbor('name'),
+      cbor('bad'),
+    ]);
     await refused(dupName, /duplicate map key "name"/);
-    const textAndBytes = Buffer.concat([Buffer.from([0xa4]), cbor('apiVersion'), cbor('v1'), cbor('kind'), cbor('ConfigMap'), cbor('metadata'), cbor({ name: 'bad' }), cbor(Buffer.from('kind')), cbor('Secret')]);
+    const textAndBytes = Buffer.concat([
+      Buffer.from([0xa4]),
+      cbor('apiVersion'),
+      cbor('v1'),
+      cbor('kind'),
+      cbor('ConfigMap'),
+      cbor('metadata'),
+      cbor({ name: 'bad' }),
+      cbor(Buffer.from('kind')),
+      cbor('Secret'),
+    ]);
     await refused(textAndBytes, /duplicate map key "kind"/);
   });
   it('a tag other than 55799 is a 400 naming it', async () => {
     // metadata.creationTimestamp as tag 1 (epoch time)
-    const tagged = Buffer.concat([Buffer.from([0xa3]), cbor('apiVersion'), cbor('v1'), cbor('kind'), cbor('ConfigMap'), cbor('metadata'), Buffer.from([0xa2]), cbor('name'), cbor('bad'), cbor('creationTimestamp'), Buffer.from([0xc1, 0x1a, 0x65, 0x00, 0x00, 0x00])]);
+    const tagged = Buffer.concat([
+      Buffer.from([0xa3]),
+      cbor('apiVersion'),
+      cbor('v1'),
+      cbor('kind'),
+      cbor('ConfigMap'),
+      cbor('metadata'),
+      Buffer.from([0xa2]),
+      cbor('name'),
+      cbor('bad'),
+      cbor('creationTimestamp'),
+      Buffer.from([0xc1, 0x1a, 0x65, 0x00, 0x00, 0x00]),
+    ]);
     await refused(tagged, /tag 1 is not supported/);
   });
   it('trailing bytes, a non-UTF-8 byte string, NaN, undefined and a non-map body are 400s', async () => {
     await refused(Buffer.concat([cbor(cm('bad')), Buffer.from([0x00])]), /Extra data/);
     await refused(cbor({ ...cm('bad'), data: { k: Buffer.from([0xff, 0xfe]) } }), /not valid UTF-8/);
     await refused(cbor({ ...cm('bad'), data: { k: NaN } }), /NaN has no JSON form/);
-    await refused(Buffer.concat([Buffer.from([0xa4]), cbor('apiVersion'), cbor('v1'), cbor('kind'), cbor('ConfigMap'), cbor('metadata'), cbor({ name: 'bad' }), cbor('data'), Buffer.from([0xf7])]), /undefined/i);
+    await refused(
+      Buffer.concat([
+        Buffer.from([0xa4]),
+        cbor('apiVersion'),
+        cbor('v1'),
+        cbor('kind'),
+        cbor('ConfigMap'),
+        cbor('metadata'),
+        cbor({ name: 'bad' }),
+        cbor('data'),
+        Buffer.from([0xf7]),
+      ]),
+      /undefined/i,
+    );
     await refused(cbor([cm('bad')]), /must be a map/);
   });
   it('garbage is a 400, never a crash: the server answers afterwards', async () => {
@@ -347,16 +450,31 @@ describe('the gateway reads CBOR bodies for its own checks (gate on)', () => {
   before(async () => {
     s = await startTestServer({ flags: ['--feature-gates=CBORServingAndStorage=true'] });
     await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'esc' } });
-    await s.admin.request('POST', `${RBAC}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'role-writer' }, rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['create'] }, { apiGroups: [''], resources: ['pods'], verbs: ['get'] }] });
+    await s.admin.request('POST', `${RBAC}/clusterroles`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'role-writer' },
+      rules: [
+        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['create'] },
+        { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
+      ],
+    });
     await s.admin.request('POST', `${RBAC}/namespaces/esc/rolebindings`, roleBinding('esc', 'erin', 'ClusterRole', 'role-writer', [userSubject('erin')]));
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   it('RBAC escalation prevention judges a Role sent in CBOR by its rules', async () => {
     const erin = await identity(s, 'erin');
     try {
       await eventually(() => canI(erin.client, { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'roles', namespace: 'esc' }), 'the binding');
-      const role = (name: string, resources: string[]) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: 'esc' }, rules: [{ apiGroups: [''], resources, verbs: ['get'] }] });
+      const role = (name: string, resources: string[]) => ({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name, namespace: 'esc' },
+        rules: [{ apiGroups: [''], resources, verbs: ['get'] }],
+      });
       const held = await erin.client.request('POST', `${RBAC}/namespaces/esc/roles`, cbor(byteStrings(role('pods', ['pods']))), { 'content-type': CBOR });
       assert.equal(held.status, 201, held.text);
       const more = await erin.client.request('POST', `${RBAC}/namespaces/esc/roles`, cbor(role('secrets', ['secrets'])), { 'content-type': CBOR });
@@ -366,6 +484,8 @@ describe('the gateway reads CBOR bodies for its own checks (gate on)', () => {
       const broken = await erin.client.request('POST', `${RBAC}/namespaces/esc/roles`, cbor(role('x', ['secrets'])).subarray(0, 30), { 'content-type': CBOR });
       assert.equal(broken.status, 400);
       assert.match(broken.json.message, /not a valid CBOR object/);
-    } finally { erin.client.close(); }
+    } finally {
+      erin.client.close();
+    }
   });
 });

@@ -17,7 +17,10 @@ async function exchange(port: number, raw: string, done: (text: string) => boole
   let text = '';
   s.setEncoding('latin1');
   const complete = new Promise<void>((resolve, reject) => {
-    s.on('data', (c: string) => { text += c; if (done(text)) resolve(); });
+    s.on('data', (c: string) => {
+      text += c;
+      if (done(text)) resolve();
+    });
     s.on('error', reject);
     s.on('close', () => resolve());
   });
@@ -31,7 +34,13 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
   const server = createServer(handler);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { port: (server.address() as AddressInfo).port, close: () => { server.closeAllConnections(); server.close(); } };
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 const body = (text: string) => text.slice(text.indexOf('\r\n\r\n') + 4);
@@ -41,11 +50,17 @@ describe('chunkSink', () => {
     const line = Buffer.from('{"é":"😀"}\n', 'utf8');
     let viaResponse = 0;
     const srv = await serve((req, res) => {
-      if (req.url === '/next') { res.end('next'); return; }
+      if (req.url === '/next') {
+        res.end('next');
+        return;
+      }
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.flushHeaders();
       const write = res.write;
-      res.write = function (this: ServerResponse, ...a: unknown[]) { viaResponse++; return (write as (...x: unknown[]) => boolean).apply(this, a); } as typeof res.write;
+      res.write = function (this: ServerResponse, ...a: unknown[]) {
+        viaResponse++;
+        return (write as (...x: unknown[]) => boolean).apply(this, a);
+      } as typeof res.write;
       const sink = chunkSink(req, res);
       sink.write(line);
       sink.write('');
@@ -71,14 +86,21 @@ describe('chunkSink', () => {
       const sink = chunkSink(req, res);
       if (req.url === '/first') {
         sink.write('one\n');
-        setTimeout(() => { sink.write('two\n'); res.end(); }, 20);
+        setTimeout(() => {
+          sink.write('two\n');
+          res.end();
+        }, 20);
       } else {
         sink.write('second\n');
         res.end();
       }
     });
     try {
-      const text = await exchange(srv.port, 'GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n', (t) => t.split('0\r\n\r\n').length === 3);
+      const text = await exchange(
+        srv.port,
+        'GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n',
+        (t) => t.split('0\r\n\r\n').length === 3,
+      );
       const [first, second] = text.split('HTTP/1.1 200 OK').slice(1);
       assert.equal(body(first!), '4\r\none\n\r\n4\r\ntwo\n\r\n0\r\n\r\n');
       assert.equal(body(second!), '7\r\nsecond\n\r\n0\r\n\r\n');

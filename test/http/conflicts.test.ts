@@ -37,9 +37,18 @@ class StormStore implements Store {
     this.tries.set(writer, (this.tries.get(writer) ?? 0) + 1);
     if (this.refuseAll) throw new StoreError('conflict', 'refused by the test');
   }
-  private done(writer: string): void { this.applied.set(writer, (this.applied.get(writer) ?? 0) + 1); }
-  reset(): void { this.tries.clear(); this.applied.clear(); this.refuseAll = false; this.live = 0; }
-  rounds(writers: number): void { this.live = writers; }
+  private done(writer: string): void {
+    this.applied.set(writer, (this.applied.get(writer) ?? 0) + 1);
+  }
+  reset(): void {
+    this.tries.clear();
+    this.applied.clear();
+    this.refuseAll = false;
+    this.live = 0;
+  }
+  rounds(writers: number): void {
+    this.live = writers;
+  }
 
   private release(): void {
     if (this.live === 0 || this.waiting.length < this.live) return;
@@ -57,18 +66,27 @@ class StormStore implements Store {
     const writer = obj.metadata.labels?.['writer'] ?? '';
     this.count(writer);
     if (this.live > 0) {
-      await new Promise<void>((go) => { this.waiting.push(go); this.release(); });
+      await new Promise<void>((go) => {
+        this.waiting.push(go);
+        this.release();
+      });
     }
     let out: KObject;
     try {
       out = await this.inner.update(key, obj, expectedRev);
     } catch (err) {
       // A writer out of tries leaves the rounds.
-      if (this.live > 0 && this.tries.get(writer) === CONFLICT_ATTEMPTS) { this.live--; this.release(); }
+      if (this.live > 0 && this.tries.get(writer) === CONFLICT_ATTEMPTS) {
+        this.live--;
+        this.release();
+      }
       throw err;
     }
     this.done(writer);
-    if (this.live > 0) { this.live--; this.release(); }
+    if (this.live > 0) {
+      this.live--;
+      this.release();
+    }
     return out;
   }
   async delete(key: string, expectedRev?: number): Promise<KObject> {
@@ -77,14 +95,30 @@ class StormStore implements Store {
     this.done('');
     return out;
   }
-  create(key: string, obj: KObject) { return this.inner.create(key, obj); }
-  deleteCorrupt(key: string) { return this.inner.deleteCorrupt(key); }
-  list(prefix: string, opts?: ListOptions) { return this.inner.list(prefix, opts); }
-  watch(prefix: string, fromRev: number, sink: WatchSink) { return this.inner.watch(prefix, fromRev, sink); }
-  currentRev() { return this.inner.currentRev(); }
-  waitForRev(rev: number, timeoutMs: number) { return this.inner.waitForRev(rev, timeoutMs); }
-  check() { return this.inner.check(); }
-  close() { return this.inner.close(); }
+  create(key: string, obj: KObject) {
+    return this.inner.create(key, obj);
+  }
+  deleteCorrupt(key: string) {
+    return this.inner.deleteCorrupt(key);
+  }
+  list(prefix: string, opts?: ListOptions) {
+    return this.inner.list(prefix, opts);
+  }
+  watch(prefix: string, fromRev: number, sink: WatchSink) {
+    return this.inner.watch(prefix, fromRev, sink);
+  }
+  currentRev() {
+    return this.inner.currentRev();
+  }
+  waitForRev(rev: number, timeoutMs: number) {
+    return this.inner.waitForRev(rev, timeoutMs);
+  }
+  check() {
+    return this.inner.check();
+  }
+  close() {
+    return this.inner.close();
+  }
 }
 
 let store: StormStore;
@@ -97,13 +131,22 @@ const CM = `${NS}/configmaps/c`;
 before(async () => {
   store = new StormStore(await openStore({ backend: 'memory', historyWindowMs: 60_000 }));
   const backend = new CoreBackend({
-    store, live: new LiveRegistry(builtinRegistry()), registry: builtinRegistry(), clock: Date.now, log: () => undefined,
-    tooLargeWaitMs: 1000, bookmarkIntervalMs: 60_000, minRequestTimeoutS: 1800, bodyLimit: 3 * 1024 * 1024, watches: new Set(),
+    store,
+    live: new LiveRegistry(builtinRegistry()),
+    registry: builtinRegistry(),
+    clock: Date.now,
+    log: () => undefined,
+    tooLargeWaitMs: 1000,
+    bookmarkIntervalMs: 60_000,
+    minRequestTimeoutS: 1800,
+    bodyLimit: 3 * 1024 * 1024,
+    watches: new Set(),
   });
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://storm');
     const info = parseRequestInfo(req.method ?? 'GET', url.pathname, false);
-    backend.serve({ req, res, query: url.searchParams, info, user: { username: 'admin', groups: ['system:masters'] } })
+    backend
+      .serve({ req, res, query: url.searchParams, info, user: { username: 'admin', groups: ['system:masters'] } })
       .catch((err: unknown) => sendError(req, res, toStatusError(err)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -118,7 +161,7 @@ after(async () => {
 
 async function call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; json: Record<string, any> }> {
   const r = await fetch(`${base}${path}`, { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': contentType } } : {}) });
-  return { status: r.status, json: await r.json() as Record<string, any> };
+  return { status: r.status, json: (await r.json()) as Record<string, any> };
 }
 
 beforeEach(async () => {
@@ -167,13 +210,23 @@ describe('a conflict storm on one object', () => {
   it('through a merge patch: each write applied once or refused with 409, and the object holds exactly the applied ones', async () => {
     const ok = await storm((w) => call('PATCH', CM, { metadata: { labels: { writer: w } }, data: { [w]: '1' } }, 'application/merge-patch+json'));
     const final = (await call('GET', CM)).json;
-    assert.deepEqual(Object.keys(final['data']).filter((k) => k !== 'start').sort(), [...ok].sort());
+    assert.deepEqual(
+      Object.keys(final['data'])
+        .filter((k) => k !== 'start')
+        .sort(),
+      [...ok].sort(),
+    );
   });
 
   it('through server-side apply (one manager per writer, forced): each write applied once or refused with 409', async () => {
     const ok = await storm((w) => call('PATCH', `${CM}?fieldManager=m-${w}&force=true`, labelled(w, { [w]: '1' }), 'application/apply-patch+yaml'));
     const final = (await call('GET', CM)).json;
-    assert.deepEqual(Object.keys(final['data']).filter((k) => k !== 'start').sort(), [...ok].sort());
+    assert.deepEqual(
+      Object.keys(final['data'])
+        .filter((k) => k !== 'start')
+        .sort(),
+      [...ok].sort(),
+    );
   });
 
   it('through delete of an object with a finalizer: the deletion is applied once, every delete answers the pending object', async () => {

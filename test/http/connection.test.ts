@@ -21,19 +21,37 @@ describe('connectionOf', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `https://localhost:${(server.address() as AddressInfo).port}`;
     try {
-      const get = (s: ReturnType<typeof connect>) => new Promise<void>((resolve) => { const st = s.request({ ':path': '/' }); st.resume(); st.on('end', () => resolve()); });
+      const get = (s: ReturnType<typeof connect>) =>
+        new Promise<void>((resolve) => {
+          const st = s.request({ ':path': '/' });
+          st.resume();
+          st.on('end', () => resolve());
+        });
       const a = connect(url, { ca: ca.certPem });
       const b = connect(url, { ca: ca.certPem });
-      await get(a); await get(a); await get(b);
-      a.close(); b.close();
+      await get(a);
+      await get(a);
+      await get(b);
+      a.close();
+      b.close();
       const { request } = await import('node:https');
       const { Agent } = await import('node:https');
       const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: ca.certPem });
-      const h1 = () => new Promise<void>((resolve) => request(`${url}/`, { agent }, (res) => { res.resume(); res.on('end', () => resolve()); }).end());
-      await h1(); await h1();
+      const h1 = () =>
+        new Promise<void>((resolve) =>
+          request(`${url}/`, { agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve());
+          }).end(),
+        );
+      await h1();
+      await h1();
       agent.destroy();
       const [s1, s2, s3, h11, h12] = seen;
-      assert.deepEqual(seen.map((x) => x.version), ['2.0', '2.0', '2.0', '1.1', '1.1']);
+      assert.deepEqual(
+        seen.map((x) => x.version),
+        ['2.0', '2.0', '2.0', '1.1', '1.1'],
+      );
       // Node hands out a new socket proxy per HTTP/2 request: that is why the session is the key.
       assert.notEqual(s1!.socket, s2!.socket);
       assert.equal(s1!.conn, s2!.conn);

@@ -5,8 +5,12 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
-before(async () => { s = await startTestServer(); });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer();
+});
+after(async () => {
+  await s.close();
+});
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const cm = (name: string, data: Record<string, string> = { a: 'b' }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
@@ -32,7 +36,9 @@ describe('create and get', () => {
 
   it('creates a cluster-scoped object', async () => {
     const r = await s.admin.request('POST', '/api/v1/persistentvolumes', {
-      apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-crud' },
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'pv-crud' },
       spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp' } },
     });
     assert.equal(r.status, 201, r.text);
@@ -46,7 +52,10 @@ describe('create and get', () => {
 
   it('creates a cluster role in a named group', async () => {
     const r = await s.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'crud-role' }, rules: [],
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'crud-role' },
+      rules: [],
     });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.json.apiVersion, 'rbac.authorization.k8s.io/v1');
@@ -85,13 +94,19 @@ describe('create and get', () => {
     assert.equal(r.json.reason, 'Invalid');
     assert.equal(r.json.details.kind, 'ConfigMap');
     assert.equal(r.json.details.name, 'Bad_Name');
-    assert.ok(r.json.details.causes.some((c: { field: string }) => c.field === 'metadata.name'), r.text);
+    assert.ok(
+      r.json.details.causes.some((c: { field: string }) => c.field === 'metadata.name'),
+      r.text,
+    );
   });
 
   it('answers 422 when neither name nor generateName is set', async () => {
     const r = await s.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} });
     assert.equal(r.status, 422);
-    assert.ok(r.json.details.causes.some((c: { field: string }) => c.field === 'metadata.name'), r.text);
+    assert.ok(
+      r.json.details.causes.some((c: { field: string }) => c.field === 'metadata.name'),
+      r.text,
+    );
   });
 
   it('answers 404 NotFound with details for a missing object', async () => {
@@ -212,7 +227,7 @@ describe('update', () => {
     assert.equal(r.json.metadata.resourceVersion, c.metadata.resourceVersion);
   });
 
-  it('increments a pod\'s generation on spec changes only', async () => {
+  it("increments a pod's generation on spec changes only", async () => {
     const path = '/api/v1/namespaces/default/pods';
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'crud-gen' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
     const c = (await s.admin.request('POST', path, pod)).json;
@@ -226,7 +241,7 @@ describe('update', () => {
     assert.equal(sp.json.metadata.generation, 2);
   });
 
-  it('an EndpointSlice\'s generation also counts label changes, as its kube strategy does', async () => {
+  it("an EndpointSlice's generation also counts label changes, as its kube strategy does", async () => {
     const path = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices';
     const eps = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'crud-gen' }, addressType: 'IPv4', endpoints: [] };
     const c = (await s.admin.request('POST', path, eps)).json;
@@ -243,11 +258,21 @@ describe('update', () => {
       ['/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', data: { a: '1' } }, (o) => ({ ...o, data: { a: '2' } })],
       ['/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', stringData: { a: '1' } }, (o) => ({ ...o, data: { a: 'Mg==' } })],
       ['/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount' }, (o) => ({ ...o, automountServiceAccountToken: false })],
-      ['/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 80 }] } }, (o) => ({ ...o, spec: { ...(o['spec'] as object), ports: [{ port: 81 }] } })],
-      ['/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', rules: [] },
-        (o) => ({ ...o, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] })],
-      ['/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', rules: [] },
-        (o) => ({ ...o, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] })],
+      [
+        '/api/v1/namespaces/default/services',
+        { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 80 }] } },
+        (o) => ({ ...o, spec: { ...(o['spec'] as object), ports: [{ port: 81 }] } }),
+      ],
+      [
+        '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles',
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', rules: [] },
+        (o) => ({ ...o, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] }),
+      ],
+      [
+        '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', rules: [] },
+        (o) => ({ ...o, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] }),
+      ],
       ['/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace' }, (o) => ({ ...o, metadata: { ...(o['metadata'] as object), labels: { a: 'b' } } })],
     ];
     for (const [path, body, change] of cases) {
@@ -268,12 +293,18 @@ describe('update', () => {
     const c = await s.admin.request('POST', path, pod);
     assert.equal(c.status, 201, c.text);
     const st = await s.admin.request('PUT', `${path}/crud-pod/status`, {
-      ...c.json, metadata: { ...c.json.metadata, labels: { ignored: 'yes' } }, status: { phase: 'Running' },
+      ...c.json,
+      metadata: { ...c.json.metadata, labels: { ignored: 'yes' } },
+      status: { phase: 'Running' },
     });
     assert.equal(st.status, 200, st.text);
     assert.equal(st.json.status.phase, 'Running');
     assert.equal(st.json.metadata.labels?.ignored, undefined);
-    const main = await s.admin.request('PUT', `${path}/crud-pod`, { ...st.json, metadata: { ...st.json.metadata, labels: { l: '1' } }, status: { phase: 'Failed' } });
+    const main = await s.admin.request('PUT', `${path}/crud-pod`, {
+      ...st.json,
+      metadata: { ...st.json.metadata, labels: { l: '1' } },
+      status: { phase: 'Failed' },
+    });
     assert.equal(main.status, 200, main.text);
     assert.equal(main.json.status.phase, 'Running');
     assert.equal(main.json.metadata.labels.l, '1');
@@ -283,10 +314,17 @@ describe('update', () => {
 describe('events.k8s.io/v1', () => {
   const path = '/apis/events.k8s.io/v1/namespaces/default/events';
   const ev = (name: string, extra: Record<string, unknown> = {}) => ({
-    apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name },
-    eventTime: '2024-01-01T00:00:00.000000Z', type: 'Normal', action: 'Started', reason: 'Started',
-    reportingController: 'example.com/ctl', reportingInstance: 'ctl-1',
-    regarding: { kind: 'Pod', name: 'p', namespace: 'default' }, ...extra,
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { name },
+    eventTime: '2024-01-01T00:00:00.000000Z',
+    type: 'Normal',
+    action: 'Started',
+    reason: 'Started',
+    reportingController: 'example.com/ctl',
+    reportingInstance: 'ctl-1',
+    regarding: { kind: 'Pod', name: 'p', namespace: 'default' },
+    ...extra,
   });
 
   it('accepts a complete event', async () => {
@@ -297,7 +335,10 @@ describe('events.k8s.io/v1', () => {
   it('rejects a type other than Normal or Warning', async () => {
     const r = await s.admin.request('POST', path, ev('ev-type', { type: 'Bad' }));
     assert.equal(r.status, 422);
-    assert.ok(r.json.details.causes.some((c: { field: string }) => c.field === 'type'), r.text);
+    assert.ok(
+      r.json.details.causes.some((c: { field: string }) => c.field === 'type'),
+      r.text,
+    );
   });
 
   it('requires action, reason, reportingController and reportingInstance', async () => {
@@ -313,6 +354,9 @@ describe('events.k8s.io/v1', () => {
     const r = await s.admin.request('POST', path, ev('ev-dep', { deprecatedCount: 3, deprecatedSource: { component: 'x' } }));
     assert.equal(r.status, 422);
     const fields = r.json.details.causes.map((c: { field: string }) => c.field);
-    assert.ok(fields.some((f: string) => f.startsWith('deprecated')), r.text);
+    assert.ok(
+      fields.some((f: string) => f.startsWith('deprecated')),
+      r.text,
+    );
   });
 });

@@ -5,8 +5,12 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
-before(async () => { s = await startTestServer(); });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer();
+});
+after(async () => {
+  await s.close();
+});
 
 const CM = '/api/v1/namespaces/default/configmaps';
 
@@ -22,7 +26,11 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
 
 describe('finalizers and deletionTimestamp', () => {
   it('follows the state table: delete marks, removing one finalizer keeps, removing the last removes', async () => {
-    const c = await s.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fin-1', finalizers: ['example.com/a', 'example.com/b'] } });
+    const c = await s.admin.request('POST', CM, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'fin-1', finalizers: ['example.com/a', 'example.com/b'] },
+    });
     assert.equal(c.status, 201, c.text);
     const w = await s.admin.watch(`${CM}?watch=1&fieldSelector=metadata.name%3Dfin-1&resourceVersion=${c.json.metadata.resourceVersion}`);
     try {
@@ -60,7 +68,10 @@ describe('finalizers and deletionTimestamp', () => {
     const r = await s.admin.request('PUT', `${CM}/fin-2`, { ...d.json, metadata: { ...d.json.metadata, finalizers: ['example.com/a', 'example.com/new'] } });
     assert.equal(r.status, 422);
     assert.equal(r.json.reason, 'Invalid');
-    assert.ok(r.json.details.causes.some((c: { field: string }) => c.field === 'metadata.finalizers'), r.text);
+    assert.ok(
+      r.json.details.causes.some((c: { field: string }) => c.field === 'metadata.finalizers'),
+      r.text,
+    );
     await s.admin.request('PUT', `${CM}/fin-2`, { ...d.json, metadata: { ...d.json.metadata, finalizers: [] } });
   });
 
@@ -115,7 +126,11 @@ describe('preconditions', () => {
 
 describe('deletecollection', () => {
   it('deletes only the objects the label selector matches', async () => {
-    for (const [name, tier] of [['dc-1', 'x'], ['dc-2', 'x'], ['dc-3', 'y']] as const) {
+    for (const [name, tier] of [
+      ['dc-1', 'x'],
+      ['dc-2', 'x'],
+      ['dc-3', 'y'],
+    ] as const) {
       await s.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { tier } } });
     }
     const r = await s.admin.request('DELETE', `${CM}?labelSelector=tier%3Dx`);
@@ -163,9 +178,12 @@ describe('namespace lifecycle', () => {
     assert.equal(c.status, 403);
     assert.equal(c.json.reason, 'Forbidden');
     assert.match(c.json.message, /because it is being terminated/);
-    assert.ok(c.json.details.causes.some((x: { reason: string }) => x.reason === 'NamespaceTerminating'), c.text);
+    assert.ok(
+      c.json.details.causes.some((x: { reason: string }) => x.reason === 'NamespaceTerminating'),
+      c.text,
+    );
 
-    await until('c1 deleted', async () => (await s.admin.request('GET', `${base}/c1`)).status === 404 ? true : undefined);
+    await until('c1 deleted', async () => ((await s.admin.request('GET', `${base}/c1`)).status === 404 ? true : undefined));
     const held = await until('held marked', async () => {
       const g = await s.admin.request('GET', `${base}/held`);
       return g.json?.metadata?.deletionTimestamp ? g.json : undefined;
@@ -178,14 +196,18 @@ describe('namespace lifecycle', () => {
 
     const u = await s.admin.request('PUT', `${base}/held`, { ...held, metadata: { ...held.metadata, finalizers: [] } });
     assert.equal(u.status, 200, u.text);
-    await until('namespace gone', async () => (await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined);
+    await until('namespace gone', async () => ((await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined));
   });
 
   it('keeps a namespace with a finalizer of its own Terminating, still serving, until the finalizer goes', async () => {
     // The namespace controller once rewrote such a namespace for ever, and on the memory
     // store never yielded to the event loop: the DELETE itself never answered.
     const ns = 'life-held';
-    assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, finalizers: ['example.com/hold'] } })).status, 201);
+    assert.equal(
+      (await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, finalizers: ['example.com/hold'] } }))
+        .status,
+      201,
+    );
     const d = await s.admin.request('DELETE', `/api/v1/namespaces/${ns}`);
     assert.equal(d.status, 200, d.text);
     await until('the namespace finalizer removed', async () => {
@@ -199,6 +221,6 @@ describe('namespace lifecycle', () => {
     assert.equal(still.json.metadata.resourceVersion, before, 'nobody rewrites it meanwhile');
     const u = await s.admin.request('PUT', `/api/v1/namespaces/${ns}`, { ...still.json, metadata: { ...still.json.metadata, finalizers: [] } });
     assert.equal(u.status, 200, u.text);
-    await until('namespace gone', async () => (await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined);
+    await until('namespace gone', async () => ((await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined));
   });
 });

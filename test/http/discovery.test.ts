@@ -6,8 +6,13 @@ import type { HttpsClient } from '../helpers/client.js';
 
 let s: TestServer;
 let c: HttpsClient;
-before(async () => { s = await startTestServer(); c = s.admin; });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer();
+  c = s.admin;
+});
+after(async () => {
+  await s.close();
+});
 
 describe('discovery', () => {
   it('serves /api with the core versions', async () => {
@@ -35,7 +40,8 @@ describe('discovery', () => {
     const groups = await c.request('GET', '/apis');
     assert.equal(groups.json.kind, 'APIGroupList');
     const names = groups.json.groups.map((g: { name: string }) => g.name);
-    for (const g of ['events.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'rbac.authorization.k8s.io', 'apiregistration.k8s.io']) assert.ok(names.includes(g), g);
+    for (const g of ['events.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'rbac.authorization.k8s.io', 'apiregistration.k8s.io'])
+      assert.ok(names.includes(g), g);
     const g = await c.request('GET', '/apis/rbac.authorization.k8s.io');
     assert.equal(g.json.kind, 'APIGroup');
     assert.equal(g.json.preferredVersion.groupVersion, 'rbac.authorization.k8s.io/v1');

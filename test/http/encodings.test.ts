@@ -14,7 +14,9 @@ before(async () => {
   c = s.admin;
   await c.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'enc' } });
 });
-after(async () => { await s.close(); });
+after(async () => {
+  await s.close();
+});
 
 const CM = '/api/v1/namespaces/enc/configmaps';
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
@@ -56,8 +58,18 @@ describe('YAML', () => {
 describe('Table', () => {
   before(async () => {
     await c.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't1' }, data: { a: '1', b: '2' } });
-    await c.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/enc/roles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r1' }, rules: [] });
-    await c.request('POST', '/api/v1/namespaces/enc/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    await c.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/enc/roles', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'r1' },
+      rules: [],
+    });
+    await c.request('POST', '/api/v1/namespaces/enc/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p1' },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    });
   });
 
   it('renders a list as a Table with per-type columns for configmaps', async () => {
@@ -89,7 +101,13 @@ describe('Table', () => {
   it('uses the default Name and Created At columns for a type without its own', async () => {
     const r = await c.request('GET', '/apis/rbac.authorization.k8s.io/v1/namespaces/enc/roles', undefined, { accept: TABLE });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.json.columnDefinitions.map((d: { name: string; type: string }) => [d.name, d.type]), [['Name', 'string'], ['Created At', 'date']]);
+    assert.deepEqual(
+      r.json.columnDefinitions.map((d: { name: string; type: string }) => [d.name, d.type]),
+      [
+        ['Name', 'string'],
+        ['Created At', 'date'],
+      ],
+    );
     assert.equal(r.json.rows[0].cells[0], 'r1');
     assert.match(r.json.rows[0].cells[1], /^\d{4}-\d\d-\d\dT/);
   });
@@ -208,7 +226,9 @@ describe('unsupported and bad input', () => {
         sock.write(`GET /version HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat((1 << 20) + 8192)}\r\n\r\n`);
       });
       let got = '';
-      sock.on('data', (d: Buffer) => { got += d.toString('latin1'); });
+      sock.on('data', (d: Buffer) => {
+        got += d.toString('latin1');
+      });
       sock.on('close', () => resolve(got.split('\r\n')[0]!));
       sock.on('error', (err) => (got ? resolve(got.split('\r\n')[0]!) : reject(err)));
     });

@@ -10,7 +10,12 @@ import { connect, type ClientHttp2Session, type IncomingHttpHeaders } from 'node
 import { promisify } from 'node:util';
 import { startGatehouse, stopAll, tempDir, type Gatehouse } from '../e2e/helpers.js';
 
-interface Answer { status: number; headers: IncomingHttpHeaders; text: string; json: any }
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  json: any;
+}
 
 function h2request(s: ClientHttp2Session, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
@@ -18,12 +23,18 @@ function h2request(s: ClientHttp2Session, method: string, path: string, body?: u
     const st = s.request({ ':method': method, ':path': path, ...(payload ? { 'content-type': 'application/json' } : {}), ...headers });
     let h: IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
-    st.on('response', (r) => { h = r; });
+    st.on('response', (r) => {
+      h = r;
+    });
     st.on('data', (c: Buffer) => chunks.push(c));
     st.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       let json: unknown;
-      try { json = JSON.parse(text); } catch { json = undefined; }
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
       resolve({ status: Number(h[':status']), headers: h, text, json });
     });
     st.on('error', reject);
@@ -63,23 +74,33 @@ function h2watch(s: ClientHttp2Session, path: string) {
 
 function tlsOf(g: Gatehouse): { ca: string; cert: string; key: string } {
   const pki = join(g.dataDir, 'pki');
-  return { ca: readFileSync(join(pki, 'ca.crt'), 'utf8'), cert: readFileSync(join(pki, 'admin.crt'), 'utf8'), key: readFileSync(join(pki, 'admin.key'), 'utf8') };
+  return {
+    ca: readFileSync(join(pki, 'ca.crt'), 'utf8'),
+    cert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
+    key: readFileSync(join(pki, 'admin.key'), 'utf8'),
+  };
 }
 
-const untilGoaway = (s: ClientHttp2Session) => new Promise<void>((resolve) => { if (s.closed) resolve(); s.once('goaway', () => resolve()); s.once('close', () => resolve()); });
+const untilGoaway = (s: ClientHttp2Session) =>
+  new Promise<void>((resolve) => {
+    if (s.closed) resolve();
+    s.once('goaway', () => resolve());
+    s.once('close', () => resolve());
+  });
 
 describe('HTTP/2', { timeout: 120_000 }, () => {
   let gh: Gatehouse;
   let tls: { ca: string; cert: string; key: string };
   const sessions: ClientHttp2Session[] = [];
   /** A connection whose server SETTINGS have arrived. */
-  const open = (withCert = true, to: Gatehouse = gh): Promise<ClientHttp2Session> => new Promise((resolve, reject) => {
-    const t = tlsOf(to);
-    const s = connect(to.url, { ca: t.ca, ...(withCert ? { cert: t.cert, key: t.key } : {}), servername: 'localhost' });
-    sessions.push(s);
-    s.once('remoteSettings', () => resolve(s));
-    s.once('error', reject);
-  });
+  const open = (withCert = true, to: Gatehouse = gh): Promise<ClientHttp2Session> =>
+    new Promise((resolve, reject) => {
+      const t = tlsOf(to);
+      const s = connect(to.url, { ca: t.ca, ...(withCert ? { cert: t.cert, key: t.key } : {}), servername: 'localhost' });
+      sessions.push(s);
+      s.once('remoteSettings', () => resolve(s));
+      s.once('error', reject);
+    });
 
   before(async () => {
     const dir = tempDir('h2');
@@ -97,7 +118,12 @@ describe('HTTP/2', { timeout: 120_000 }, () => {
     const s = await open();
     assert.equal(s.alpnProtocol, 'h2');
     assert.equal(s.remoteSettings.maxConcurrentStreams, 64);
-    const created = await h2request(s, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h2-a' }, data: { a: '1' } });
+    const created = await h2request(s, 'POST', '/api/v1/namespaces/default/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'h2-a' },
+      data: { a: '1' },
+    });
     assert.equal(created.status, 201, created.text);
     assert.match(String(created.headers['audit-id']), /^[0-9a-f-]{36}$/);
     const got = await h2request(s, 'GET', '/api/v1/namespaces/default/configmaps/h2-a');
@@ -118,10 +144,17 @@ describe('HTTP/2', { timeout: 120_000 }, () => {
     const s = await open();
     const list = await h2request(s, 'GET', '/api/v1/namespaces/default/configmaps');
     const rv = list.json.metadata.resourceVersion;
-    const watches = ['default', 'kube-system', 'kube-public'].map((ns) => ({ ns, w: h2watch(s, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${rv}`) }));
+    const watches = ['default', 'kube-system', 'kube-public'].map((ns) => ({
+      ns,
+      w: h2watch(s, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${rv}`),
+    }));
     const secrets = h2watch(s, `/api/v1/namespaces/default/secrets?watch=1&resourceVersion=${rv}`);
     try {
-      await Promise.all(watches.map(({ ns }) => h2request(s, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `w-${ns}` } })));
+      await Promise.all(
+        watches.map(({ ns }) =>
+          h2request(s, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `w-${ns}` } }),
+        ),
+      );
       await h2request(s, 'POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'w-secret' } });
       for (const { ns, w } of watches) {
         const ev = await w.next('ADDED');
@@ -140,14 +173,24 @@ describe('HTTP/2', { timeout: 120_000 }, () => {
 
   it('authenticates tokens and impersonation, and ignores identity headers from a client that is no proxy', async () => {
     const s = await open(false);
-    const who = await h2request(s, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
-      { authorization: 'Bearer h2-secret-token', 'x-remote-user': 'system:admin', 'x-remote-group': 'system:masters' });
+    const who = await h2request(
+      s,
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      { authorization: 'Bearer h2-secret-token', 'x-remote-user': 'system:admin', 'x-remote-group': 'system:masters' },
+    );
     assert.equal(who.status, 201, who.text);
     assert.equal(who.json.status.userInfo.username, 'h2-user');
     assert.deepEqual(who.json.status.userInfo.groups, ['devs', 'system:authenticated']);
     const admin = await open();
-    const as = await h2request(admin, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
-      { 'impersonate-user': 'jane', 'impersonate-group': 'qa' });
+    const as = await h2request(
+      admin,
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      { 'impersonate-user': 'jane', 'impersonate-group': 'qa' },
+    );
     assert.equal(as.status, 201, as.text);
     assert.equal(as.json.status.userInfo.username, 'jane');
     assert.ok(as.json.status.userInfo.groups.includes('qa'));
@@ -167,7 +210,9 @@ describe('HTTP/2', { timeout: 120_000 }, () => {
     // An authenticated client keeps its connection.
     const ok = await open();
     let away = false;
-    ok.once('goaway', () => { away = true; });
+    ok.once('goaway', () => {
+      away = true;
+    });
     for (let i = 0; i < 5; i++) assert.equal((await h2request(ok, 'GET', '/livez')).status, 200);
     assert.equal(away, false);
   });
@@ -177,7 +222,9 @@ describe('HTTP/2', { timeout: 120_000 }, () => {
     const spread = await startGatehouse({ flags: ['--goaway-chance=0.02'] });
     let s = await open(true, spread);
     let gone = false;
-    s.on('goaway', () => { gone = true; });
+    s.on('goaway', () => {
+      gone = true;
+    });
     let goaways = 0;
     for (let i = 0; i < 1000 && goaways === 0; i++) {
       let status: number;
@@ -201,9 +248,26 @@ describe('HTTP/2', { timeout: 120_000 }, () => {
 
   it('serves curl --http2', async () => {
     const dir = tempDir('h2-curl');
-    const f = (n: string, v: string) => { const p = join(dir, n); writeFileSync(p, v); return p; };
-    const { stdout } = await promisify(execFile)('curl', ['-s', '--http2', '--cacert', f('ca', tls.ca), '--cert', f('crt', tls.cert), '--key', f('key', tls.key),
-      '-w', '\n%{http_version} %{http_code}', `https://localhost:${gh.port}/api/v1/namespaces/default/configmaps/h2-a`, '--resolve', `localhost:${gh.port}:127.0.0.1`]);
+    const f = (n: string, v: string) => {
+      const p = join(dir, n);
+      writeFileSync(p, v);
+      return p;
+    };
+    const { stdout } = await promisify(execFile)('curl', [
+      '-s',
+      '--http2',
+      '--cacert',
+      f('ca', tls.ca),
+      '--cert',
+      f('crt', tls.cert),
+      '--key',
+      f('key', tls.key),
+      '-w',
+      '\n%{http_version} %{http_code}',
+      `https://localhost:${gh.port}/api/v1/namespaces/default/configmaps/h2-a`,
+      '--resolve',
+      `localhost:${gh.port}:127.0.0.1`,
+    ]);
     const [body, last] = [stdout.slice(0, stdout.lastIndexOf('\n')), stdout.slice(stdout.lastIndexOf('\n') + 1)];
     assert.equal(last, '2 200');
     assert.equal(JSON.parse(body).metadata.name, 'h2-a');

@@ -26,7 +26,9 @@ describe('limits that reach the client', { timeout: 180_000 }, () => {
     const pki = join(gh.dataDir, 'pki');
     tls = { ca: readFileSync(join(pki, 'ca.crt')), cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')) };
   });
-  after(async () => { await stopAll(); });
+  after(async () => {
+    await stopAll();
+  });
 
   const assert413 = (o: UploadResult, what: string): void => {
     assert.equal(o.status, 413, `${what}: no 413 reached the client (${o.error ?? 'no error'})`);
@@ -56,8 +58,12 @@ describe('limits that reach the client', { timeout: 180_000 }, () => {
 
 describe('bad values of known query parameters', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer(); });
-  after(async () => { await s?.close(); });
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(async () => {
+    await s?.close();
+  });
 
   const cases: Array<[string, string, string]> = [
     ['timeoutSeconds on a list', `${CM}?timeoutSeconds=abc`, 'timeoutSeconds'],
@@ -88,7 +94,11 @@ describe('bad values of known query parameters', () => {
   });
 
   it('fieldManager of a create or an update: over 128 characters or unprintable is a 422 naming it, and nothing is stored', async () => {
-    const long = await s.admin.request('POST', `${CM}?fieldManager=${'m'.repeat(129)}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits-fm' } });
+    const long = await s.admin.request('POST', `${CM}?fieldManager=${'m'.repeat(129)}`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'limits-fm' },
+    });
     assert.equal(long.status, 422, long.text);
     assert.equal(long.json.details.kind, 'CreateOptions');
     assert.equal(long.json.details.causes[0].field, 'fieldManager');

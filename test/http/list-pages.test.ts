@@ -24,25 +24,36 @@ before(async () => {
   c = s.admin;
   for (const ns of ['pages', 'pages-small']) await c.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   for (let i = 0; i < COUNT; i += 32) {
-    await Promise.all(Array.from({ length: Math.min(32, COUNT - i) }, async (_, k) => {
-      const n = i + k;
-      // ~1 KiB each, with 2-, 3- and 4-byte UTF-8 characters: a wrong byte count would cut the body.
-      const r = await c.request('POST', NS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: nameOf(n), labels: { n: String(n) } }, data: { text: `é€😀 ${n} ${'x'.repeat(900 + (n % 50))}` } });
-      assert.equal(r.status, 201, r.text);
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(32, COUNT - i) }, async (_, k) => {
+        const n = i + k;
+        // ~1 KiB each, with 2-, 3- and 4-byte UTF-8 characters: a wrong byte count would cut the body.
+        const r = await c.request('POST', NS, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: nameOf(n), labels: { n: String(n) } },
+          data: { text: `é€😀 ${n} ${'x'.repeat(900 + (n % 50))}` },
+        });
+        assert.equal(r.status, 201, r.text);
+      }),
+    );
   }
   for (let i = 0; i < 3; i++) await c.request('POST', SMALL, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: nameOf(i) }, data: { a: 'ü' } });
 });
-after(async () => { await s.close(); });
+after(async () => {
+  await s.close();
+});
 
 /** The list as serializing it at once gives: its own metadata, each item as a GET of it answers. */
 async function reference(listText: string, path: string): Promise<string> {
   const list = JSON.parse(listText) as { kind: string; apiVersion: string; metadata: unknown; items: Array<{ metadata: { name: string } }> };
-  const items = await Promise.all(list.items.map(async (o) => {
-    const one = await c.request('GET', `${path}/${o.metadata.name}`);
-    assert.equal(one.status, 200);
-    return JSON.parse(one.text) as unknown;
-  }));
+  const items = await Promise.all(
+    list.items.map(async (o) => {
+      const one = await c.request('GET', `${path}/${o.metadata.name}`);
+      assert.equal(one.status, 200);
+      return JSON.parse(one.text) as unknown;
+    }),
+  );
   return JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items });
 }
 
@@ -67,7 +78,10 @@ describe('JSON list bodies', () => {
     assert.equal(p2.status, 200);
     assert.equal(p2.text, await reference(p2.text, NS));
     const names = [...p1.json.items, ...p2.json.items].map((o: { metadata: { name: string } }) => o.metadata.name);
-    assert.deepEqual(names, Array.from({ length: COUNT }, (_, i) => nameOf(i)));
+    assert.deepEqual(
+      names,
+      Array.from({ length: COUNT }, (_, i) => nameOf(i)),
+    );
   });
 
   it('sends a small list whole, byte for byte', async () => {

@@ -15,7 +15,9 @@ before(async () => {
     await c.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   }
 });
-after(async () => { await s.close(); });
+after(async () => {
+  await s.close();
+});
 
 const cm = (name: string, labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}) } });
 const names = (r: Reply): string[] => r.json.items.map((o: { metadata: { name: string } }) => o.metadata.name);
@@ -61,7 +63,9 @@ describe('list kinds', () => {
 
 describe('paging', () => {
   const P = '/api/v1/namespaces/page/configmaps';
-  before(async () => { for (let i = 1; i <= 5; i++) await create('page', `p${i}`, { n: String(i) }); });
+  before(async () => {
+    for (let i = 1; i <= 5; i++) await create('page', `p${i}`, { n: String(i) });
+  });
 
   it('pages with limit and continue, with remainingItemCount except on the last page', async () => {
     const p1 = await c.request('GET', q(P, { limit: '2' }));
@@ -120,8 +124,12 @@ describe('paging', () => {
 describe('expired continue tokens', () => {
   let x: TestServer;
   let offset = 0;
-  before(async () => { x = await startTestServer({ flags: ['--watch-history=2s'], hooks: { clock: () => Date.now() + offset } }); });
-  after(async () => { await x.close(); });
+  before(async () => {
+    x = await startTestServer({ flags: ['--watch-history=2s'], hooks: { clock: () => Date.now() + offset } });
+  });
+  after(async () => {
+    await x.close();
+  });
 
   it('answers 410 Expired once the token is older than the history window', async () => {
     const P = '/api/v1/namespaces/default/configmaps';
@@ -327,7 +335,12 @@ describe('selectors', () => {
 
   it('matches pods by spec.nodeName and status.phase', async () => {
     const P = '/api/v1/namespaces/sel/pods';
-    const pod = (name: string, nodeName?: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'busybox' }] } });
+    const pod = (name: string, nodeName?: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'busybox' }] },
+    });
     assert.equal((await c.request('POST', P, pod('pa', 'node-1'))).status, 201);
     const pb = await c.request('POST', P, pod('pb'));
     await c.request('PUT', `${P}/pb/status`, { ...pb.json, status: { phase: 'Running' } });
@@ -340,7 +353,13 @@ describe('selectors', () => {
   it('matches secrets by type', async () => {
     const P = '/api/v1/namespaces/sel/secrets';
     await c.request('POST', P, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'opaque' }, type: 'Opaque', data: {} });
-    await c.request('POST', P, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tls' }, type: 'kubernetes.io/tls', data: { 'tls.crt': '', 'tls.key': '' } });
+    await c.request('POST', P, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'tls' },
+      type: 'kubernetes.io/tls',
+      data: { 'tls.crt': '', 'tls.key': '' },
+    });
     assert.deepEqual(names(await c.request('GET', q(P, { fieldSelector: 'type=Opaque' }))), ['opaque']);
     assert.deepEqual(names(await c.request('GET', q(P, { fieldSelector: 'type=kubernetes.io/tls' }))), ['tls']);
   });

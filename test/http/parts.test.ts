@@ -18,7 +18,9 @@ function partsOf(total: number): Buffer[] {
 }
 
 const servers: Array<{ close(): void }> = [];
-after(() => { for (const s of servers) s.close(); });
+after(() => {
+  for (const s of servers) s.close();
+});
 
 /** Serves `parts` with sendParts, counting the writes made on the response. */
 async function serve(parts: Buffer[]): Promise<{ port: number; writes: () => number; drains: () => number }> {
@@ -27,10 +29,23 @@ async function serve(parts: Buffer[]): Promise<{ port: number; writes: () => num
   const server = createServer((req, res: ServerResponse) => {
     const write = res.write.bind(res);
     const end = res.end.bind(res);
-    res.write = ((chunk: Buffer) => { writes++; return write(chunk); }) as typeof res.write;
-    res.end = ((chunk?: Buffer) => { if (chunk) writes++; return end(chunk); }) as typeof res.end;
+    res.write = ((chunk: Buffer) => {
+      writes++;
+      return write(chunk);
+    }) as typeof res.write;
+    res.end = ((chunk?: Buffer) => {
+      if (chunk) writes++;
+      return end(chunk);
+    }) as typeof res.end;
     res.on('drain', () => drains++);
-    sendParts(req, res, 200, 'application/json', parts, parts.reduce((n, p) => n + p.length, 0));
+    sendParts(
+      req,
+      res,
+      200,
+      'application/json',
+      parts,
+      parts.reduce((n, p) => n + p.length, 0),
+    );
   });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -50,7 +65,12 @@ function get(port: number, until?: () => boolean): Promise<{ body: Buffer; lengt
           res.pause();
           // Resume when the server wrote more, or after a while if the kernel's buffers are full first.
           let rounds = 0;
-          const poll = setInterval(() => { if (until() || ++rounds > 40) { clearInterval(poll); res.resume(); } }, 5);
+          const poll = setInterval(() => {
+            if (until() || ++rounds > 40) {
+              clearInterval(poll);
+              res.resume();
+            }
+          }, 5);
         }
       });
       res.on('end', () => resolve({ body: Buffer.concat(chunks), length: Number(res.headers['content-length']) }));
@@ -62,20 +82,42 @@ function get(port: number, until?: () => boolean): Promise<{ body: Buffer; lengt
 }
 
 /** `count` different pages of about `size` bytes (each tagged with its index), and a server that answers the n-th request of a round with page n. */
-async function pagesServer(count: number, size: number, tag: string, endLate = false): Promise<{ pages: Buffer[][]; wants: Buffer[]; port: number; round: () => void }> {
+async function pagesServer(
+  count: number,
+  size: number,
+  tag: string,
+  endLate = false,
+): Promise<{ pages: Buffer[][]; wants: Buffer[]; port: number; round: () => void }> {
   const pages = Array.from({ length: count }, (_, k) => partsOf(size + k * 997).map((b) => Buffer.from(b.toString().replace('{"i"', `{"${tag}${k}"`))));
   let next = 0;
   const server = createServer((req, res) => {
     const parts = pages[next++ % pages.length]!;
     if (endLate) {
       const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
-      res.end = ((...a: unknown[]) => { setTimeout(() => end(...a), 20); return res; }) as typeof res.end;
+      res.end = ((...a: unknown[]) => {
+        setTimeout(() => end(...a), 20);
+        return res;
+      }) as typeof res.end;
     }
-    sendParts(req, res, 200, 'application/json', parts, parts.reduce((n, p) => n + p.length, 0));
+    sendParts(
+      req,
+      res,
+      200,
+      'application/json',
+      parts,
+      parts.reduce((n, p) => n + p.length, 0),
+    );
   });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { pages, wants: pages.map((p) => Buffer.concat(p)), port: (server.address() as AddressInfo).port, round: () => { next = 0; } };
+  return {
+    pages,
+    wants: pages.map((p) => Buffer.concat(p)),
+    port: (server.address() as AddressInfo).port,
+    round: () => {
+      next = 0;
+    },
+  };
 }
 
 describe('sendParts', () => {

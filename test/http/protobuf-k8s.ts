@@ -107,5 +107,7 @@ export class FrameReader {
       this.events.push({ type: ev.type, kind: inner.kind, object: inner.object });
     }
   }
-  get pending(): number { return this.buf.length; }
+  get pending(): number {
+    return this.buf.length;
+  }
 }

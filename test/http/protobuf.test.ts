@@ -20,22 +20,48 @@ before(async () => {
   s = await startTestServer();
   assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
 });
-after(async () => { await s.close(); });
+after(async () => {
+  await s.close();
+});
 
-interface Raw { status: number; headers: IncomingHttpHeaders; body: Buffer }
+interface Raw {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
 
 /** A request whose answer is kept as bytes (the test client keeps them as `body`). */
 function raw(method: string, path: string, headers: Record<string, string>, body?: Buffer | string): Promise<Raw> {
   return s.admin.request(method, path, body, headers);
 }
 
-const withoutType = (o: Record<string, unknown>) => { const { kind: _k, apiVersion: _a, ...rest } = o; return rest; };
+const withoutType = (o: Record<string, unknown>) => {
+  const { kind: _k, apiVersion: _a, ...rest } = o;
+  return rest;
+};
 
 const TYPES = [
-  { path: `/api/v1/namespaces/${NS}/configmaps`, kind: 'ConfigMap', obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1', labels: { a: 'b' }, annotations: { n: 'o' } }, data: { k: 'v', e: '' } } },
-  { path: `/api/v1/namespaces/${NS}/secrets`, kind: 'Secret', obj: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1' }, type: 'Opaque', data: { k: Buffer.from('secret').toString('base64') } } },
+  {
+    path: `/api/v1/namespaces/${NS}/configmaps`,
+    kind: 'ConfigMap',
+    obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1', labels: { a: 'b' }, annotations: { n: 'o' } }, data: { k: 'v', e: '' } },
+  },
+  {
+    path: `/api/v1/namespaces/${NS}/secrets`,
+    kind: 'Secret',
+    obj: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1' }, type: 'Opaque', data: { k: Buffer.from('secret').toString('base64') } },
+  },
   { path: '/api/v1/namespaces', kind: 'Namespace', obj: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'pb-ns', finalizers: ['example.com/x'] } } },
-  { path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles`, kind: 'Role', obj: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r1' }, rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }] } },
+  {
+    path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles`,
+    kind: 'Role',
+    obj: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'r1' },
+      rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }],
+    },
+  },
 ];
 
 describe('protobuf answers for built-in types', () => {
@@ -71,11 +97,22 @@ describe('protobuf answers for built-in types', () => {
     await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     const value = 'v'.repeat(2000);
     for (let i = 0; i < 320; i += 40) {
-      await Promise.all(Array.from({ length: 40 }, (_, k) => s.admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`,
-        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${i + k}` }, data: { v: `${i + k}${value}` } })));
+      await Promise.all(
+        Array.from({ length: 40 }, (_, k) =>
+          s.admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: `big-${i + k}` },
+            data: { v: `${i + k}${value}` },
+          }),
+        ),
+      );
     }
     // 100 items: ~210 KB (joined into a pooled buffer); all: ~670 KB (above STREAM_MIN, streamed).
-    for (const [query, count] of [['?limit=100', 100], ['', undefined]] as const) {
+    for (const [query, count] of [
+      ['?limit=100', 100],
+      ['', undefined],
+    ] as const) {
       const jsonList = (await s.admin.request('GET', `/api/v1/namespaces/${ns}/configmaps${query}`)).json;
       const list = await raw('GET', `/api/v1/namespaces/${ns}/configmaps${query}`, { accept: PB });
       assert.equal(list.status, 200);
@@ -87,7 +124,8 @@ describe('protobuf answers for built-in types', () => {
   });
 
   it('pages carry continue and remainingItemCount in ListMeta', async () => {
-    for (const n of ['p1', 'p2', 'p3']) await s.admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n } });
+    for (const n of ['p1', 'p2', 'p3'])
+      await s.admin.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n } });
     const page = unwrap((await raw('GET', `/api/v1/namespaces/${NS}/configmaps?limit=2`, { accept: PB })).body);
     assert.equal(page.object.items.length, 2);
     assert.ok(page.object.metadata.continue);
@@ -101,13 +139,25 @@ describe('protobuf answers for built-in types', () => {
     assert.equal(nf.headers['content-type'], PB);
     const st = unwrap(nf.body);
     assert.deepEqual([st.kind, st.apiVersion], ['Status', 'v1']);
-    assert.deepEqual(st.object, { metadata: {}, status: 'Failure', message: 'configmaps "missing" not found', reason: 'NotFound', details: { name: 'missing', group: '', kind: 'configmaps' }, code: 404 });
+    assert.deepEqual(st.object, {
+      metadata: {},
+      status: 'Failure',
+      message: 'configmaps "missing" not found',
+      reason: 'NotFound',
+      details: { name: 'missing', group: '', kind: 'configmaps' },
+      code: 404,
+    });
 
     const dup = await raw('POST', P, { 'content-type': 'application/json', accept: PB }, JSON.stringify(TYPES[0]!.obj));
     assert.equal(dup.status, 409);
     assert.equal(unwrap(dup.body).object.reason, 'AlreadyExists');
 
-    const bad = await raw('POST', P, { 'content-type': 'application/json', accept: PB }, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Not_Valid' } }));
+    const bad = await raw(
+      'POST',
+      P,
+      { 'content-type': 'application/json', accept: PB },
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Not_Valid' } }),
+    );
     assert.equal(bad.status, 422);
     const inv = unwrap(bad.body).object;
     assert.equal(inv.reason, 'Invalid');
@@ -124,7 +174,9 @@ describe('protobuf answers for built-in types', () => {
     assert.ok(l.object.items.some((i: { metadata: { name: string } }) => i.metadata.name === 'c1'));
     assert.equal(l.object.items[0].data, undefined);
 
-    const t = await s.admin.request('GET', P, undefined, { accept: `${PB};as=Table;g=meta.k8s.io;v=v1, application/json;as=Table;g=meta.k8s.io;v=v1, application/json` });
+    const t = await s.admin.request('GET', P, undefined, {
+      accept: `${PB};as=Table;g=meta.k8s.io;v=v1, application/json;as=Table;g=meta.k8s.io;v=v1, application/json`,
+    });
     assert.equal(t.status, 200);
     assert.equal(t.json.kind, 'Table');
     const only = await s.admin.request('GET', P, undefined, { accept: `${PB};as=Table;g=meta.k8s.io;v=v1` });
@@ -185,11 +237,15 @@ describe('bad protobuf bodies', () => {
     await refused(b, 400, /protobuf/);
   });
   it('an invalid wire type is a 400', async () => {
-    const u = K8S('Unknown').encode({ typeMeta: { apiVersion: 'v1', kind: 'ConfigMap' }, raw: Buffer.from([0x0f, 0x01]) }).finish();
+    const u = K8S('Unknown')
+      .encode({ typeMeta: { apiVersion: 'v1', kind: 'ConfigMap' }, raw: Buffer.from([0x0f, 0x01]) })
+      .finish();
     await refused(Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), u]), 400, /protobuf/);
   });
   it('a gzip contentEncoding is a 415', async () => {
-    const u = K8S('Unknown').encode({ typeMeta: { apiVersion: 'v1', kind: 'ConfigMap' }, raw: Buffer.from([0]), contentEncoding: 'gzip' }).finish();
+    const u = K8S('Unknown')
+      .encode({ typeMeta: { apiVersion: 'v1', kind: 'ConfigMap' }, raw: Buffer.from([0]), contentEncoding: 'gzip' })
+      .finish();
     await refused(Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), u]), 415, /contentEncoding "gzip"/);
   });
   it('an unknown kind in the envelope is a 400 naming it', async () => {
@@ -197,9 +253,13 @@ describe('bad protobuf bodies', () => {
   });
   it('an unknown field number is skipped as Go does, and not stored', async () => {
     // Field 99 (varint 7) appended to the ConfigMap message.
-    const msg = K8S('ConfigMap').encode({ metadata: { name: 'unknown-field' } }).finish();
+    const msg = K8S('ConfigMap')
+      .encode({ metadata: { name: 'unknown-field' } })
+      .finish();
     const withExtra = Buffer.concat([msg, Buffer.from([0x98, 0x06, 0x07])]);
-    const u = K8S('Unknown').encode({ typeMeta: { apiVersion: 'v1', kind: 'ConfigMap' }, raw: withExtra }).finish();
+    const u = K8S('Unknown')
+      .encode({ typeMeta: { apiVersion: 'v1', kind: 'ConfigMap' }, raw: withExtra })
+      .finish();
     const r = await s.admin.request('POST', P, Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), u]), { 'content-type': PB });
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(Object.keys(r.json).sort(), ['apiVersion', 'kind', 'metadata']);
@@ -212,12 +272,21 @@ describe('protobuf watch', () => {
     const rv = (await s.admin.request('GET', P)).json.metadata.resourceVersion;
     const reader = new FrameReader();
     let contentType: string | undefined;
-    const req = httpsRequest(new URL(`${P}?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}`, s.url),
-      { agent: false, ca: s.admin.agent.options.ca, cert: s.admin.agent.options.cert, key: s.admin.agent.options.key, headers: { accept: CLIENT_GO } }, (res) => {
+    const req = httpsRequest(
+      new URL(`${P}?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}`, s.url),
+      { agent: false, ca: s.admin.agent.options.ca, cert: s.admin.agent.options.cert, key: s.admin.agent.options.key, headers: { accept: CLIENT_GO } },
+      (res) => {
         contentType = res.headers['content-type'];
         // Feed every chunk in pieces of 1-7 bytes, so frames and headers split anywhere.
-        res.on('data', (c: Buffer) => { for (let i = 0; i < c.length;) { const n = 1 + ((i * 7) % 7); reader.push(c.subarray(i, i + n)); i += n; } });
-      });
+        res.on('data', (c: Buffer) => {
+          for (let i = 0; i < c.length;) {
+            const n = 1 + ((i * 7) % 7);
+            reader.push(c.subarray(i, i + n));
+            i += n;
+          }
+        });
+      },
+    );
     req.end();
     try {
       const created = await s.admin.request('POST', P, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w1' }, data: { a: '1' } });
@@ -227,12 +296,20 @@ describe('protobuf watch', () => {
       while (reader.events.filter((e) => e.type !== 'BOOKMARK').length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       assert.equal(contentType, `${PB};stream=watch`);
       const evs = reader.events.filter((e) => e.type !== 'BOOKMARK');
-      assert.deepEqual(evs.map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
-      assert.deepEqual(evs.map((e) => e.kind), ['ConfigMap', 'ConfigMap', 'ConfigMap']);
+      assert.deepEqual(
+        evs.map((e) => e.type),
+        ['ADDED', 'MODIFIED', 'DELETED'],
+      );
+      assert.deepEqual(
+        evs.map((e) => e.kind),
+        ['ConfigMap', 'ConfigMap', 'ConfigMap'],
+      );
       assert.deepEqual(evs[0]!.object, withoutType(created.json));
       assert.deepEqual(evs[1]!.object.data, { a: '2' });
       assert.equal(evs[2]!.object.metadata.name, 'w1');
-    } finally { req.destroy(); }
+    } finally {
+      req.destroy();
+    }
   });
 
   it('a whole watch body (timeoutSeconds) is whole frames, each a decodable event', async () => {

@@ -24,7 +24,9 @@ describe('boolean query parameters over HTTPS', () => {
     assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'qb' } })).status, 201);
     assert.equal((await s.admin.request('POST', P, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } })).status, 201);
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   for (const v of ['True', 'yes', 'TRUE', '']) {
     it(`watch=${v} watches`, async () => {
@@ -34,7 +36,9 @@ describe('boolean query parameters over HTTPS', () => {
         const ev = await w.next();
         assert.equal(ev?.type, 'ADDED');
         assert.equal(ev?.object.metadata.name, 'a');
-      } finally { w.stop(); }
+      } finally {
+        w.stop();
+      }
     });
   }
 
@@ -50,9 +54,14 @@ describe('boolean query parameters over HTTPS', () => {
     const w = await s.admin.watch(`${P}?watch=True&sendInitialEvents=True&allowWatchBookmarks=yes&resourceVersionMatch=NotOlderThan`);
     try {
       const evs = await w.take(2);
-      assert.deepEqual(evs.map((e) => e.type), ['ADDED', 'BOOKMARK']);
+      assert.deepEqual(
+        evs.map((e) => e.type),
+        ['ADDED', 'BOOKMARK'],
+      );
       assert.equal(evs[1]!.object.metadata.annotations['k8s.io/initial-events-end'], 'true');
-    } finally { w.stop(); }
+    } finally {
+      w.stop();
+    }
   });
 
   it('pretty=True indents and pretty=FALSE does not', async () => {

@@ -12,9 +12,13 @@ function get(port: number, path: string): Promise<{ status: number; body: string
     request({ port, path, host: '127.0.0.1', agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
+      res.on('data', (c: string) => {
+        body += c;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -39,11 +43,16 @@ describe('endThisTurn', () => {
 
   it('ends every response of one turn, in the order they were queued, and skips destroyed ones', async () => {
     const ends: string[] = [];
-    const fake = (name: string, destroyed = false) => ({
-      destroyed,
-      writeHead() { return this; },
-      end(body: string) { ends.push(`${name}:${body}`); },
-    }) as unknown as ServerResponse;
+    const fake = (name: string, destroyed = false) =>
+      ({
+        destroyed,
+        writeHead() {
+          return this;
+        },
+        end(body: string) {
+          ends.push(`${name}:${body}`);
+        },
+      }) as unknown as ServerResponse;
     endThisTurn(fake('a'), 200, {}, '1');
     endThisTurn(fake('b', true), 200, {}, '2');
     endThisTurn(fake('c'), 200, {}, '3');
@@ -59,7 +68,12 @@ describe('endThisTurn', () => {
     try {
       const port = (server.address() as AddressInfo).port;
       const head = await new Promise<number>((resolve, reject) => {
-        request({ port, host: '127.0.0.1', method: 'HEAD', agent: false }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); }).on('error', reject).end();
+        request({ port, host: '127.0.0.1', method: 'HEAD', agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        })
+          .on('error', reject)
+          .end();
       });
       assert.equal(head, 200);
       assert.deepEqual(await get(port, '/'), { status: 200, body: 'hello' });

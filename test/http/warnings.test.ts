@@ -23,7 +23,10 @@ describe('addWarnings', () => {
     const res = response();
     const texts = Array.from({ length: 4 }, (_, i) => `${i}${'é'.repeat(1023)}`);
     addWarnings(res, texts);
-    assert.deepEqual(warnings(res), texts.map((t) => `299 - ${JSON.stringify(t)}`));
+    assert.deepEqual(
+      warnings(res),
+      texts.map((t) => `299 - ${JSON.stringify(t)}`),
+    );
   });
 
   it('past the budget cuts every text to 256 runes, then drops the rest', () => {

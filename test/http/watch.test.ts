@@ -14,10 +14,16 @@ before(async () => {
   s = await startTestServer({ hooks: { bookmarkIntervalMs: 200 } });
   c = s.admin;
 });
-after(async () => { await s.close(); });
+after(async () => {
+  await s.close();
+});
 
-const cm = (name: string, labels?: Record<string, string>, data?: Record<string, string>) =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}) }, ...(data ? { data } : {}) });
+const cm = (name: string, labels?: Record<string, string>, data?: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(labels ? { labels } : {}) },
+  ...(data ? { data } : {}),
+});
 const q = (path: string, params: Record<string, string | undefined>) =>
   `${path}?${new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString()}`;
 
@@ -35,7 +41,11 @@ async function create(path: string, name: string, labels?: Record<string, string
 
 async function withWatch(client: HttpsClient, path: string, fn: (w: WatchStream) => Promise<void>, headers = {}): Promise<void> {
   const w = await client.watch(path, headers);
-  try { await fn(w); } finally { w.stop(); }
+  try {
+    await fn(w);
+  } finally {
+    w.stop();
+  }
 }
 
 /** Next event that is not a BOOKMARK. */
@@ -57,7 +67,10 @@ describe('watch basics', () => {
       await c.request('PUT', `${P}/x`, { ...a.json, data: { k: 'v' } });
       await c.request('DELETE', `${P}/x`);
       const evs = await w.take(3);
-      assert.deepEqual(evs.map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
+      assert.deepEqual(
+        evs.map((e) => e.type),
+        ['ADDED', 'MODIFIED', 'DELETED'],
+      );
       assert.equal(evs[0]!.object.kind, 'ConfigMap');
       assert.deepEqual(evs[1]!.object.data, { k: 'v' });
       assert.equal(evs[2]!.object.metadata.name, 'x');
@@ -90,7 +103,10 @@ describe('watch basics', () => {
     for (const params of [{ watch: '1' }, { watch: '1', resourceVersion: '0' }]) {
       await withWatch(c, q(P, params), async (w) => {
         const init = await w.take(2);
-        assert.deepEqual(init.map((e) => e.type), ['ADDED', 'ADDED']);
+        assert.deepEqual(
+          init.map((e) => e.type),
+          ['ADDED', 'ADDED'],
+        );
         assert.deepEqual(init.map((e) => e.object.metadata.name).sort(), ['a', 'b']);
       });
     }
@@ -121,7 +137,9 @@ describe('watch basics', () => {
     const w = await c.watch(q(P, { watch: '1', timeoutSeconds: '1' }));
     try {
       assert.equal(await w.waitEnd(5000), true);
-    } finally { w.stop(); }
+    } finally {
+      w.stop();
+    }
   });
 
   it('resumes from the last seen resourceVersion with exactly the missed events', async () => {
@@ -138,7 +156,10 @@ describe('watch basics', () => {
     await c.request('DELETE', `${P}/r1`);
     await withWatch(c, q(P, { watch: '1', resourceVersion: last }), async (w) => {
       const evs = await w.take(2);
-      assert.deepEqual(evs.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED r2', 'DELETED r1']);
+      assert.deepEqual(
+        evs.map((e) => `${e.type} ${e.object.metadata.name}`),
+        ['ADDED r2', 'DELETED r1'],
+      );
       assert.equal(await w.next(300), undefined);
     });
   });
@@ -152,7 +173,9 @@ describe('watch basics', () => {
       const req = httpsRequest(new URL(q(P, { watch: '1', timeoutSeconds: '1' }), c.base), { agent, method: 'GET' }, (res) => {
         let text = '';
         res.setEncoding('utf8');
-        res.on('data', (d: string) => { text += d; });
+        res.on('data', (d: string) => {
+          text += d;
+        });
         res.on('end', () => resolve({ headers: res.headers, text }));
         res.on('error', reject);
       });
@@ -196,15 +219,22 @@ describe('bookmarks and streaming lists', () => {
     const P = await ns('w-stream');
     await create(P, 'a');
     await create(P, 'b');
-    await withWatch(c, q(P, { watch: '1', sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true', resourceVersion: '' }), async (w) => {
-      const evs = await w.take(3);
-      assert.deepEqual(evs.map((e) => e.type), ['ADDED', 'ADDED', 'BOOKMARK']);
-      assert.equal(evs[2]!.object.metadata.annotations['k8s.io/initial-events-end'], 'true');
-      await create(P, 'c');
-      const ev = await nextChange(w);
-      assert.equal(ev.type, 'ADDED');
-      assert.equal(ev.object.metadata.name, 'c');
-    });
+    await withWatch(
+      c,
+      q(P, { watch: '1', sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true', resourceVersion: '' }),
+      async (w) => {
+        const evs = await w.take(3);
+        assert.deepEqual(
+          evs.map((e) => e.type),
+          ['ADDED', 'ADDED', 'BOOKMARK'],
+        );
+        assert.equal(evs[2]!.object.metadata.annotations['k8s.io/initial-events-end'], 'true');
+        await create(P, 'c');
+        const ev = await nextChange(w);
+        assert.equal(ev.type, 'ADDED');
+        assert.equal(ev.object.metadata.name, 'c');
+      },
+    );
   });
 
   it('rejects invalid watch option combinations with 422', async () => {
@@ -251,23 +281,32 @@ describe('Table watch', () => {
   it('sends Table objects with rows', async () => {
     const P = await ns('w-table');
     await create(P, 'a');
-    await withWatch(c, q(P, { watch: '1' }), async (w) => {
-      const ev = await w.next();
-      assert.equal(ev?.type, 'ADDED');
-      assert.equal(ev?.object.kind, 'Table');
-      assert.equal(ev?.object.apiVersion, 'meta.k8s.io/v1');
-      assert.equal(ev?.object.rows.length, 1);
-      assert.equal(ev?.object.rows[0].cells[0], 'a');
-      assert.equal(ev?.object.rows[0].object.kind, 'PartialObjectMetadata');
-    }, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    await withWatch(
+      c,
+      q(P, { watch: '1' }),
+      async (w) => {
+        const ev = await w.next();
+        assert.equal(ev?.type, 'ADDED');
+        assert.equal(ev?.object.kind, 'Table');
+        assert.equal(ev?.object.apiVersion, 'meta.k8s.io/v1');
+        assert.equal(ev?.object.rows.length, 1);
+        assert.equal(ev?.object.rows[0].cells[0], 'a');
+        assert.equal(ev?.object.rows[0].object.kind, 'PartialObjectMetadata');
+      },
+      { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    );
   });
 });
 
 describe('history window', () => {
   let x: TestServer;
   let offset = 0;
-  before(async () => { x = await startTestServer({ flags: ['--watch-history=2s'], hooks: { clock: () => Date.now() + offset } }); });
-  after(async () => { await x.close(); });
+  before(async () => {
+    x = await startTestServer({ flags: ['--watch-history=2s'], hooks: { clock: () => Date.now() + offset } });
+  });
+  after(async () => {
+    await x.close();
+  });
 
   it('ends a watch from a version older than the history with an ERROR event holding a 410 Expired Status', async () => {
     const P = '/api/v1/namespaces/default/configmaps';
@@ -283,7 +322,9 @@ describe('history window', () => {
       assert.equal(ev?.object.code, 410);
       assert.equal(ev?.object.reason, 'Expired');
       assert.equal(await w.waitEnd(), true);
-    } finally { w.stop(); }
+    } finally {
+      w.stop();
+    }
   });
 
   it('in protobuf, the ERROR is a WatchEvent frame holding the 410 Status', async () => {
@@ -293,12 +334,16 @@ describe('history window', () => {
     offset += 3000;
     await x.admin.request('POST', P, cm('p2'));
     const body = await new Promise<Buffer>((resolve, reject) => {
-      const req = httpsRequest(new URL(q(P, { watch: 'true', resourceVersion: old, timeoutSeconds: '3' }), x.url), { agent: x.admin.agent, headers: { accept: 'application/vnd.kubernetes.protobuf' } }, (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => resolve(Buffer.concat(parts)));
-        res.on('error', reject);
-      });
+      const req = httpsRequest(
+        new URL(q(P, { watch: 'true', resourceVersion: old, timeoutSeconds: '3' }), x.url),
+        { agent: x.admin.agent, headers: { accept: 'application/vnd.kubernetes.protobuf' } },
+        (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (c: Buffer) => parts.push(c));
+          res.on('end', () => resolve(Buffer.concat(parts)));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -306,6 +351,9 @@ describe('history window', () => {
     reader.push(body);
     assert.equal(reader.pending, 0);
     assert.equal(reader.events.length, 1);
-    assert.deepEqual([reader.events[0]!.type, reader.events[0]!.kind, reader.events[0]!.object.code, reader.events[0]!.object.reason], ['ERROR', 'Status', 410, 'Expired']);
+    assert.deepEqual(
+      [reader.events[0]!.type, reader.events[0]!.kind, reader.events[0]!.object.code, reader.events[0]!.object.reason],
+      ['ERROR', 'Status', 410, 'Expired'],
+    );
   });
 });

@@ -21,7 +21,9 @@ let dir = '';
 let client: KubeClient | undefined;
 
 const echo = (r: PeerRequest, res: ServerResponse) => sendJson(res, 200, { auth: r.headers.authorization ?? null, cn: r.clientCn ?? null });
-before(async () => { peer = await startHttpsPeer(echo, { clientCa }); });
+before(async () => {
+  peer = await startHttpsPeer(echo, { clientCa });
+});
 after(() => peer.close());
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gatehouse-exec-'));
@@ -34,20 +36,31 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function clientWith(exec: Record<string, unknown>, answers: unknown[], opts: { clock?: () => number; cluster?: Record<string, unknown> } = {}): Promise<KubeClient> {
+async function clientWith(
+  exec: Record<string, unknown>,
+  answers: unknown[],
+  opts: { clock?: () => number; cluster?: Record<string, unknown> } = {},
+): Promise<KubeClient> {
   await writeExecPlugin(dir, answers);
   const file = join(dir, 'kubeconfig');
-  await writeFile(file, stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
-    clusters: [{ name: 'peer', cluster: { server: peer.url, 'certificate-authority-data': Buffer.from(peer.ca.certPem).toString('base64'), ...opts.cluster } }],
-    users: [{ name: 'u', user: { exec: { apiVersion: V1, command: './plugin.mjs', interactiveMode: 'Never', ...exec } } }],
-    contexts: [{ name: 'c', context: { cluster: 'peer', user: 'u' } }],
-  }));
+  await writeFile(
+    file,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'c',
+      clusters: [
+        { name: 'peer', cluster: { server: peer.url, 'certificate-authority-data': Buffer.from(peer.ca.certPem).toString('base64'), ...opts.cluster } },
+      ],
+      users: [{ name: 'u', user: { exec: { apiVersion: V1, command: './plugin.mjs', interactiveMode: 'Never', ...exec } } }],
+      contexts: [{ name: 'c', context: { cluster: 'peer', user: 'u' } }],
+    }),
+  );
   client = await clientFromKubeconfig(file, { timeoutMs: 5000, ...(opts.clock ? { clock: opts.clock } : {}) });
   return client;
 }
 
-const runs = async () => existsSync(join(dir, 'runs')) ? Number(await readFile(join(dir, 'runs'), 'utf8')) : 0;
+const runs = async () => (existsSync(join(dir, 'runs')) ? Number(await readFile(join(dir, 'runs'), 'utf8')) : 0);
 const info = async (n: number) => JSON.parse(await readFile(join(dir, `info-${n}.json`), 'utf8'));
 const cred = (apiVersion: string, status: Record<string, unknown>) => ({ apiVersion, kind: 'ExecCredential', status });
 const body = (r: { body: Buffer }) => JSON.parse(r.body.toString('utf8'));
@@ -81,11 +94,15 @@ describe('exec credential plugins', () => {
 
   it('runs the plugin again after a 401 and retries the request with the new token', async () => {
     const c = await clientWith({}, [cred(V1, { token: 'old' }), cred(V1, { token: 'new' })]);
-    peer.handler = (r, res) => r.headers.authorization === 'Bearer new' ? sendJson(res, 200, { ok: true }) : sendJson(res, 401, { kind: 'Status', code: 401 });
+    peer.handler = (r, res) =>
+      r.headers.authorization === 'Bearer new' ? sendJson(res, 200, { ok: true }) : sendJson(res, 401, { kind: 'Status', code: 401 });
     const reply = await c.request('GET', '/');
     assert.equal(reply.status, 200);
     assert.equal(await runs(), 2);
-    assert.deepEqual(peer.requests.map((r) => r.headers.authorization), ['Bearer old', 'Bearer new']);
+    assert.deepEqual(
+      peer.requests.map((r) => r.headers.authorization),
+      ['Bearer old', 'Bearer new'],
+    );
   });
 
   it('keeps a credential until its expirationTimestamp', async () => {
@@ -104,15 +121,21 @@ describe('exec credential plugins', () => {
       cred(V1, { clientCertificateData: alice.certPem, clientKeyData: alice.keyPem }),
       cred(V1, { clientCertificateData: bob.certPem, clientKeyData: bob.keyPem }),
     ]);
-    peer.handler = (r, res) => r.clientCn === 'bob' ? sendJson(res, 200, { cn: r.clientCn }) : sendJson(res, 401, { cn: r.clientCn });
+    peer.handler = (r, res) => (r.clientCn === 'bob' ? sendJson(res, 200, { cn: r.clientCn }) : sendJson(res, 401, { cn: r.clientCn }));
     const reply = await c.request('GET', '/');
     assert.equal(reply.status, 200);
-    assert.deepEqual(peer.requests.map((r) => r.clientCn), ['alice', 'bob']);
+    assert.deepEqual(
+      peer.requests.map((r) => r.clientCn),
+      ['alice', 'bob'],
+    );
   });
 
   it('refuses interactiveMode Always without running the plugin', async () => {
     const c = await clientWith({ interactiveMode: 'Always' }, [cred(V1, { token: 't' })]);
-    await assert.rejects(c.request('GET', '/'), (err: unknown) => err instanceof ClientRequestError && err.code === 'credentials' && /needs standard input/.test(err.message));
+    await assert.rejects(
+      c.request('GET', '/'),
+      (err: unknown) => err instanceof ClientRequestError && err.code === 'credentials' && /needs standard input/.test(err.message),
+    );
     assert.equal(await runs(), 0);
     assert.equal(peer.requests.length, 0);
   });

@@ -30,7 +30,8 @@ async function load(doc: unknown, name = 'config'): Promise<ReturnType<typeof lo
 
 function kubeconfig(cluster: Record<string, unknown>, user: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return {
-    apiVersion: 'v1', kind: 'Config',
+    apiVersion: 'v1',
+    kind: 'Config',
     clusters: [{ name: 'remote', cluster: { server: 'https://127.0.0.1:9443/authenticate', ...cluster } }],
     users: [{ name: 'me', user }],
     contexts: [{ name: 'ctx', context: { cluster: 'remote', user: 'me' } }],
@@ -41,7 +42,9 @@ function kubeconfig(cluster: Record<string, unknown>, user: Record<string, unkno
 
 describe('kubeconfig loading', () => {
   it('reads files named relative to the kubeconfig directory', async () => {
-    const c = await load(kubeconfig({ 'certificate-authority': 'certs/ca.crt' }, { 'client-certificate': 'certs/client.crt', 'client-key': 'certs/client.key' }));
+    const c = await load(
+      kubeconfig({ 'certificate-authority': 'certs/ca.crt' }, { 'client-certificate': 'certs/client.crt', 'client-key': 'certs/client.key' }),
+    );
     assert.equal(c.cluster.server, 'https://127.0.0.1:9443/authenticate');
     assert.equal(c.cluster.caPem, ca.certPem);
     assert.equal(c.user.clientCertPem, client.certPem);
@@ -51,7 +54,9 @@ describe('kubeconfig loading', () => {
   });
 
   it('reads the base64 data forms', async () => {
-    const c = await load(kubeconfig({ 'certificate-authority-data': b64(ca.certPem) }, { 'client-certificate-data': b64(client.certPem), 'client-key-data': b64(client.keyPem) }));
+    const c = await load(
+      kubeconfig({ 'certificate-authority-data': b64(ca.certPem) }, { 'client-certificate-data': b64(client.certPem), 'client-key-data': b64(client.keyPem) }),
+    );
     assert.equal(c.cluster.caPem, ca.certPem);
     assert.equal(c.user.clientKeyPem, client.keyPem);
   });
@@ -71,9 +76,23 @@ describe('kubeconfig loading', () => {
   });
 
   it('reads an exec block and resolves a relative command against the kubeconfig directory', async () => {
-    const c = await load(kubeconfig({
-      extensions: [{ name: 'client.authentication.k8s.io/exec', extension: { audience: 'gatehouse' } }],
-    }, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: './bin/plugin', args: ['--x'], env: [{ name: 'A', value: 'b' }], interactiveMode: 'Never', provideClusterInfo: true } }));
+    const c = await load(
+      kubeconfig(
+        {
+          extensions: [{ name: 'client.authentication.k8s.io/exec', extension: { audience: 'gatehouse' } }],
+        },
+        {
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: './bin/plugin',
+            args: ['--x'],
+            env: [{ name: 'A', value: 'b' }],
+            interactiveMode: 'Never',
+            provideClusterInfo: true,
+          },
+        },
+      ),
+    );
     assert.equal(c.user.exec?.command, join(dir, 'bin', 'plugin'));
     assert.deepEqual(c.user.exec?.args, ['--x']);
     assert.equal(c.user.exec?.interactiveMode, 'Never');
@@ -88,13 +107,29 @@ describe('kubeconfig loading', () => {
   });
 
   const bad: Array<[string, unknown, RegExp]> = [
-    ['a missing file named by the user', kubeconfig({}, { 'client-certificate': 'nope.crt', 'client-key': 'certs/client.key' }), /users\[0\]\.user\.client-certificate: file ".*nope\.crt" cannot be read: ENOENT/],
+    [
+      'a missing file named by the user',
+      kubeconfig({}, { 'client-certificate': 'nope.crt', 'client-key': 'certs/client.key' }),
+      /users\[0\]\.user\.client-certificate: file ".*nope\.crt" cannot be read: ENOENT/,
+    ],
     ['a certificate without its key', kubeconfig({}, { 'client-certificate': 'certs/client.crt' }), /client-certificate and client-key must be given together/],
     ['a server that is not a URL', kubeconfig({ server: 'not a url' }, {}), /clusters\[0\]\.cluster\.server: "not a url" is not a URL/],
-    ['a v1 exec block without interactiveMode', kubeconfig({}, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'x' } }), /interactiveMode: required for client\.authentication\.k8s\.io\/v1/],
-    ['an unknown exec apiVersion', kubeconfig({}, { exec: { apiVersion: 'client.authentication.k8s.io/v1alpha1', command: 'x' } }), /exec\.apiVersion: "client\.authentication\.k8s\.io\/v1alpha1" is not one of/],
+    [
+      'a v1 exec block without interactiveMode',
+      kubeconfig({}, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'x' } }),
+      /interactiveMode: required for client\.authentication\.k8s\.io\/v1/,
+    ],
+    [
+      'an unknown exec apiVersion',
+      kubeconfig({}, { exec: { apiVersion: 'client.authentication.k8s.io/v1alpha1', command: 'x' } }),
+      /exec\.apiVersion: "client\.authentication\.k8s\.io\/v1alpha1" is not one of/,
+    ],
     ['an unknown context', kubeconfig({}, {}, { 'current-context': 'other' }), /current-context: no context named "other"/],
-    ['a CA together with insecure-skip-tls-verify', kubeconfig({ 'certificate-authority': 'certs/ca.crt', 'insecure-skip-tls-verify': true }, {}), /must not be set together with a certificate authority/],
+    [
+      'a CA together with insecure-skip-tls-verify',
+      kubeconfig({ 'certificate-authority': 'certs/ca.crt', 'insecure-skip-tls-verify': true }, {}),
+      /must not be set together with a certificate authority/,
+    ],
     ['data that is not PEM', kubeconfig({ 'certificate-authority-data': b64('hello') }, {}), /certificate-authority-data: must be base64-encoded PEM/],
     ['basic auth', kubeconfig({}, { username: 'a', password: 'b' }), /users\[0\]\.user\.username: not supported/],
     ['text that is not YAML', 'clusters: [', /not valid YAML/],

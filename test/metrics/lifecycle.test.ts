@@ -76,17 +76,36 @@ describe('--show-hidden-metrics-for-version', () => {
     for (const bad of [release(0), release(2), `${release(1)}.0`, `v${release(1)}`, 'yesterday']) {
       const r = parseServeFlags([`--show-hidden-metrics-for-version=${bad}`]);
       assert.ok('error' in r, bad);
-      assert.match(r.error, new RegExp(`invalid value "${bad.replace(/\./g, '\\.')}" for --show-hidden-metrics-for-version: must be omitted or have the value '${release(1).replace('.', '\\.')}'`));
+      assert.match(
+        r.error,
+        new RegExp(
+          `invalid value "${bad.replace(/\./g, '\\.')}" for --show-hidden-metrics-for-version: must be omitted or have the value '${release(1).replace('.', '\\.')}'`,
+        ),
+      );
     }
     const none = parseServeFlags([]);
     assert.ok('options' in none && none.options.showHiddenMetricsForVersion === undefined);
   });
 });
 
-describe('deprecated and hidden metrics on a server\'s /metrics', () => {
+describe("deprecated and hidden metrics on a server's /metrics", () => {
   // Declared through the same API as the server's own metrics, on the process's registry.
-  const deprecatedGauge = new Gauge(processRegistry.declared({ name: 'gatehouse_test_deprecated_gauge', help: 'A test metric.', stabilityLevel: 'ALPHA', deprecatedVersion: `${release(1)}.0` }));
-  const hiddenGauge = new Gauge(processRegistry.declared({ name: 'gatehouse_test_hidden_gauge', help: 'A hidden test metric.', stabilityLevel: 'BETA', deprecatedVersion: `${release(HIDDEN_AFTER_RELEASES)}.0` }));
+  const deprecatedGauge = new Gauge(
+    processRegistry.declared({
+      name: 'gatehouse_test_deprecated_gauge',
+      help: 'A test metric.',
+      stabilityLevel: 'ALPHA',
+      deprecatedVersion: `${release(1)}.0`,
+    }),
+  );
+  const hiddenGauge = new Gauge(
+    processRegistry.declared({
+      name: 'gatehouse_test_hidden_gauge',
+      help: 'A hidden test metric.',
+      stabilityLevel: 'BETA',
+      deprecatedVersion: `${release(HIDDEN_AFTER_RELEASES)}.0`,
+    }),
+  );
   deprecatedGauge.set(7);
   hiddenGauge.set(9);
   const servers: TestServer[] = [];
@@ -108,7 +127,7 @@ describe('deprecated and hidden metrics on a server\'s /metrics', () => {
     assert.equal(m.get('gatehouse_test_deprecated_gauge')?.help, `[ALPHA] (Deprecated since ${release(1)}.0) A test metric.`);
     assert.equal(m.get('gatehouse_test_deprecated_gauge')?.metrics[0]?.value, '7');
     assert.equal(m.has('gatehouse_test_hidden_gauge'), false);
-    assert.match(m.get('apiserver_request_total')!.help, /^\[STABLE\] Counter of apiserver requests/, 'the server\'s own metrics are not deprecated');
+    assert.match(m.get('apiserver_request_total')!.help, /^\[STABLE\] Counter of apiserver requests/, "the server's own metrics are not deprecated");
   });
 
   it('with --show-hidden-metrics-for-version=<previous minor>: the hidden metric is back', async () => {

@@ -21,7 +21,11 @@ describe('request metrics', () => {
     s = await startTestServer({ flags: [`--token-auth-file=${join(dir, 'tokens.csv')}`] });
     tokens = new HttpsClient(s.url, { ca: await readFile(join(s.dataDir, 'pki', 'ca.crt'), 'utf8') });
   });
-  after(async () => { tokens?.close(); await s?.close(); await rm(dir, { recursive: true, force: true }); });
+  after(async () => {
+    tokens?.close();
+    await s?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
 
   const scrape = async () => {
     const r = await s.admin.request('GET', '/metrics');
@@ -29,25 +33,32 @@ describe('request metrics', () => {
     return parseMetrics(r.text);
   };
 
-  it('counts requests by kube\'s reported verb, scope and code, with latency and response-size histograms', async () => {
+  it("counts requests by kube's reported verb, scope and code, with latency and response-size histograms", async () => {
     const ns = '/api/v1/namespaces/default/configmaps';
     assert.equal((await s.admin.request('POST', ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm1' } })).status, 201);
     assert.equal((await s.admin.request('GET', `${ns}/m1`)).status, 200);
     assert.equal((await s.admin.request('GET', `${ns}/missing`)).status, 404);
     assert.equal((await s.admin.request('GET', ns)).status, 200);
     assert.equal((await s.admin.request('GET', '/api/v1/namespaces')).status, 200);
-    const apply = await s.admin.request('PATCH', `${ns}/m2?fieldManager=t`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm2' } }), { 'content-type': 'application/apply-patch+yaml' });
+    const apply = await s.admin.request('PATCH', `${ns}/m2?fieldManager=t`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm2' } }), {
+      'content-type': 'application/apply-patch+yaml',
+    });
     assert.equal(apply.status, 201);
     assert.equal((await s.admin.request('POST', `${ns}?dryRun=All`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry' } })).status, 201);
     const m = await scrape();
-    const total = (labels: Record<string, string>) => samples(m, 'apiserver_request_total', { resource: 'configmaps', ...labels }).reduce((n, x) => n + Number(x.value), 0);
+    const total = (labels: Record<string, string>) =>
+      samples(m, 'apiserver_request_total', { resource: 'configmaps', ...labels }).reduce((n, x) => n + Number(x.value), 0);
     assert.equal(total({ verb: 'POST', scope: 'namespace', code: '201', dry_run: '' }), 1);
     assert.equal(total({ verb: 'POST', dry_run: 'All' }), 1);
     assert.equal(total({ verb: 'GET', scope: 'resource', code: '200' }), 1);
     assert.equal(total({ verb: 'GET', scope: 'resource', code: '404' }), 1);
     assert.equal(total({ verb: 'LIST', scope: 'namespace', code: '200' }), 1);
     assert.equal(total({ verb: 'APPLY', scope: 'resource', code: '201' }), 1);
-    assert.equal(samples(m, 'apiserver_request_total', { resource: 'namespaces', verb: 'LIST', scope: 'cluster', group: '', version: 'v1', component: 'apiserver' }).length, 1);
+    assert.equal(
+      samples(m, 'apiserver_request_total', { resource: 'namespaces', verb: 'LIST', scope: 'cluster', group: '', version: 'v1', component: 'apiserver' })
+        .length,
+      1,
+    );
     const fam = m.get('apiserver_request_total')!;
     assert.equal(fam.type, 'COUNTER');
     assert.match(fam.help, /^\[STABLE\] /);
@@ -89,7 +100,10 @@ describe('request metrics', () => {
     assert.equal(failures(m), failures(before) + 1);
     assert.ok(Number(samples(m, 'authentication_attempts', { result: 'success' })[0]?.value) > 0);
     assert.equal(m.get('authentication_duration_seconds')?.type, 'HISTOGRAM');
-    assert.equal(samples(m, 'apiserver_request_total').some((x) => x.labels['subresource']?.startsWith('/random-')), false);
+    assert.equal(
+      samples(m, 'apiserver_request_total').some((x) => x.labels['subresource']?.startsWith('/random-')),
+      false,
+    );
   });
 
   it('the core backend: store latency per operation and type, stored objects per resource, registered watchers', async () => {
@@ -98,7 +112,10 @@ describe('request metrics', () => {
       const m = await scrape();
       assert.ok(Number(samples(m, 'etcd_request_duration_seconds', { operation: 'create', type: 'configmaps' })[0]?.count) >= 1);
       assert.ok(Number(samples(m, 'etcd_request_duration_seconds', { operation: 'get', type: 'configmaps' })[0]?.count) >= 1);
-      assert.ok(Number(samples(m, 'apiserver_storage_objects', { resource: 'namespaces' })[0]?.value) >= 4, 'default, kube-system, kube-public, kube-node-lease');
+      assert.ok(
+        Number(samples(m, 'apiserver_storage_objects', { resource: 'namespaces' })[0]?.value) >= 4,
+        'default, kube-system, kube-public, kube-node-lease',
+      );
       assert.ok(Number(samples(m, 'apiserver_storage_objects', { resource: 'clusterroles.rbac.authorization.k8s.io' })[0]?.value) > 10);
       assert.equal(samples(m, 'apiserver_registered_watchers', { group: '', version: 'v1', kind: 'ConfigMap' })[0]?.value, '1');
     } finally {

@@ -16,10 +16,18 @@ function field(f: protobuf.Field, v: unknown): unknown {
 
 function message(type: protobuf.Type, m: Json): unknown {
   switch (type.name) {
-    case 'Any': return parseYaml(m['yaml'] as string);
-    case 'TypeItem': { const v = m['value'] as string[]; return v.length === 1 ? v[0] : v; }
-    case 'StringArray': return m['value'] ?? [];
-    case 'ItemsItem': { const v = (m['schema'] as Json[]).map((s) => message(gnosticType('Schema'), s)); return v.length === 1 ? v[0] : v; }
+    case 'Any':
+      return parseYaml(m['yaml'] as string);
+    case 'TypeItem': {
+      const v = m['value'] as string[];
+      return v.length === 1 ? v[0] : v;
+    }
+    case 'StringArray':
+      return m['value'] ?? [];
+    case 'ItemsItem': {
+      const v = (m['schema'] as Json[]).map((s) => message(gnosticType('Schema'), s));
+      return v.length === 1 ? v[0] : v;
+    }
   }
   if (type.oneofsArray.length > 0) {
     const set = type.fieldsArray.filter((f) => m[f.name] !== undefined);

@@ -5,8 +5,12 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { builtinRegistry } from '../../lib/registry/index.js';
 
 let s: TestServer;
-before(async () => { s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] }); });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
+});
+after(async () => {
+  await s.close();
+});
 
 describe('OpenAPI', () => {
   it('gives every built-in type a schema in the registry', () => {
@@ -20,8 +24,14 @@ describe('OpenAPI', () => {
     const crd = schemas[`${ext}.CustomResourceDefinition`];
     assert.deepEqual(crd.required, ['spec']);
     assert.deepEqual(crd['x-kubernetes-group-version-kind'], [{ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' }]);
-    assert.deepEqual(crd.properties.spec, { allOf: [{ $ref: `#/components/schemas/${ext}.CustomResourceDefinitionSpec` }], description: 'spec describes how the user wants the resources to appear', default: {} });
-    assert.deepEqual(schemas[`${ext}.CustomResourceDefinitionList`]['x-kubernetes-group-version-kind'], [{ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinitionList' }]);
+    assert.deepEqual(crd.properties.spec, {
+      allOf: [{ $ref: `#/components/schemas/${ext}.CustomResourceDefinitionSpec` }],
+      description: 'spec describes how the user wants the resources to appear',
+      default: {},
+    });
+    assert.deepEqual(schemas[`${ext}.CustomResourceDefinitionList`]['x-kubernetes-group-version-kind'], [
+      { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinitionList' },
+    ]);
     const props = schemas[`${ext}.JSONSchemaProps`].properties;
     assert.deepEqual(props['x-kubernetes-validations']['x-kubernetes-list-map-keys'], ['rule']);
     assert.equal(props['x-kubernetes-validations']['x-kubernetes-list-type'], 'map');
@@ -33,7 +43,9 @@ describe('OpenAPI', () => {
     assert.deepEqual(Object.keys(schemas[`${ext}.JSONSchemaPropsOrArray`]), ['description']);
     assert.deepEqual(schemas[`${ext}.CustomResourceDefinitionStatus`].properties.conditions['x-kubernetes-list-type'], 'map');
     const v2 = (await s.admin.request('GET', '/openapi/v2')).json;
-    assert.deepEqual(v2.definitions[`${ext}.CustomResourceDefinition`]['x-kubernetes-group-version-kind'], [{ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' }]);
+    assert.deepEqual(v2.definitions[`${ext}.CustomResourceDefinition`]['x-kubernetes-group-version-kind'], [
+      { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' },
+    ]);
     assert.deepEqual(v2.definitions[`${ext}.JSONSchemaProps`].properties.items, { $ref: `#/definitions/${ext}.JSONSchemaPropsOrArray` });
     assert.deepEqual(Object.keys(v2.definitions[`${ext}.JSONSchemaPropsOrBool`]), ['description']);
   });

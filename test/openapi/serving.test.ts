@@ -15,7 +15,11 @@ import { decodeGnosticV2 } from './gnostic.js';
 const PROTOBUF_ACCEPT = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 const PROTOBUF_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
-interface Raw { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
 
 /** A GET whose body is kept as bytes (the test client decodes text). */
 function get(client: HttpsClient, path: string, headers: OutgoingHttpHeaders = {}): Promise<Raw> {
@@ -35,8 +39,12 @@ function get(client: HttpsClient, path: string, headers: OutgoingHttpHeaders = {
 }
 
 let s: TestServer;
-before(async () => { s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] }); });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
+});
+after(async () => {
+  await s.close();
+});
 
 describe('OpenAPI v2 in protobuf', () => {
   it('decodes with protobufjs into the same document as the JSON form', async () => {

@@ -11,7 +11,9 @@ const roundTrip = (doc: Record<string, unknown>) => decodeGnosticV2(encodeOpenAp
 describe('the gnostic protobuf form of a Swagger 2.0 document', () => {
   it('keeps additionalProperties: false (a oneof member with presence), type lists, item lists, defaults and enums', () => {
     const doc = {
-      swagger: '2.0', info: { title: 't', version: 'v' }, paths: {},
+      swagger: '2.0',
+      info: { title: 't', version: 'v' },
+      paths: {},
       definitions: {
         Closed: { type: 'object', additionalProperties: false, properties: { a: { type: ['string', 'null'], enum: ['x', 'y'], default: 'x' } } },
         Tuple: { type: 'array', items: [{ type: 'string' }, { type: 'integer', format: 'int64', maximum: 10, minLength: 2 }] },
@@ -22,7 +24,10 @@ describe('the gnostic protobuf form of a Swagger 2.0 document', () => {
   });
   it('chooses every parameter kind, references for parameters and responses, file responses and security schemes', () => {
     const doc = {
-      swagger: '2.0', info: { title: 't', version: 'v' }, basePath: '/', schemes: ['https'],
+      swagger: '2.0',
+      info: { title: 't', version: 'v' },
+      basePath: '/',
+      schemes: ['https'],
       paths: {
         'x-paths-ext': { a: 1 },
         '/p/{id}': {
@@ -53,6 +58,9 @@ describe('the gnostic protobuf form of a Swagger 2.0 document', () => {
     assert.deepEqual(roundTrip(doc), doc);
   });
   it('refuses a member gnostic has no field for instead of dropping it', () => {
-    assert.throws(() => encodeOpenApiV2({ swagger: '2.0', info: { title: 't', version: 'v' }, paths: {}, definitions: { A: { nullable: true } } }), /Schema has no member "nullable"/);
+    assert.throws(
+      () => encodeOpenApiV2({ swagger: '2.0', info: { title: 't', version: 'v' }, paths: {}, definitions: { A: { nullable: true } } }),
+      /Schema has no member "nullable"/,
+    );
   });
 });

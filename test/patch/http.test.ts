@@ -5,8 +5,12 @@ import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
-before(async () => { s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] }); });
-after(async () => { await s.close(); });
+before(async () => {
+  s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
+});
+after(async () => {
+  await s.close();
+});
 
 const NS = '/api/v1/namespaces/default';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
@@ -14,7 +18,17 @@ const JSONP = { 'content-type': 'application/json-patch+json' };
 const SMP = { 'content-type': 'application/strategic-merge-patch+json' };
 
 async function makePod(name: string) {
-  const r = await s.admin.request('POST', `${NS}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { a: '1' } }, spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] } });
+  const r = await s.admin.request('POST', `${NS}/pods`, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: { a: '1' } },
+    spec: {
+      containers: [
+        { name: 'a', image: 'x' },
+        { name: 'b', image: 'y' },
+      ],
+    },
+  });
   assert.equal(r.status, 201, r.text);
   return r.json as { metadata: { resourceVersion: string; uid: string } };
 }
@@ -31,14 +45,30 @@ describe('PATCH', () => {
   });
   it('applies a JSON patch with a passing test', async () => {
     await makePod('j1');
-    const r = await s.admin.request('PATCH', `${NS}/pods/j1`, [{ op: 'test', path: '/metadata/labels/a', value: '1' }, { op: 'add', path: '/metadata/labels/c', value: '3' }], JSONP);
+    const r = await s.admin.request(
+      'PATCH',
+      `${NS}/pods/j1`,
+      [
+        { op: 'test', path: '/metadata/labels/a', value: '1' },
+        { op: 'add', path: '/metadata/labels/c', value: '3' },
+      ],
+      JSONP,
+    );
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.metadata.labels.c, '3');
   });
   it('answers 422 for a failed test and writes nothing', async () => {
     await makePod('j2');
     const before = await rvOf(`${NS}/pods/j2`);
-    const r = await s.admin.request('PATCH', `${NS}/pods/j2`, [{ op: 'test', path: '/metadata/labels/a', value: 'nope' }, { op: 'add', path: '/metadata/labels/c', value: '3' }], JSONP);
+    const r = await s.admin.request(
+      'PATCH',
+      `${NS}/pods/j2`,
+      [
+        { op: 'test', path: '/metadata/labels/a', value: 'nope' },
+        { op: 'add', path: '/metadata/labels/c', value: '3' },
+      ],
+      JSONP,
+    );
     assert.equal(r.status, 422, r.text);
     assert.equal(r.json.reason, 'Invalid');
     assert.equal(await rvOf(`${NS}/pods/j2`), before);
@@ -47,7 +77,10 @@ describe('PATCH', () => {
     await makePod('s1');
     const r = await s.admin.request('PATCH', `${NS}/pods/s1`, { spec: { containers: [{ name: 'b', image: 'z' }] } }, SMP);
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.json.spec.containers.map((c: { image: string }) => c.image), ['x', 'z']);
+    assert.deepEqual(
+      r.json.spec.containers.map((c: { image: string }) => c.image),
+      ['x', 'z'],
+    );
   });
   it('patches status through the status subresource and ignores spec there', async () => {
     await makePod('st1');
@@ -124,11 +157,22 @@ describe('PATCH bad input', () => {
     ['a body nested 100 levels deep', '{"a":'.repeat(100) + '1' + '}'.repeat(100), MERGE, 400],
     ['a fieldValidation value that does not exist', { metadata: { labels: { x: 'y' } } }, MERGE, 400, '?fieldValidation=Loose'],
     ['force on a non-apply patch', { metadata: { labels: { x: 'y' } } }, MERGE, 422, '?force=true&fieldManager=x'],
-    ['a copy loop that grows a list without bound', [{ op: 'add', path: '/metadata/annotations', value: { a: 'x'.repeat(60000) } }, ...Array.from({ length: 80 }, (_, i) => ({ op: 'copy', from: '/metadata/annotations/a', path: `/metadata/annotations/a${i}` }))], JSONP, 413],
+    [
+      'a copy loop that grows a list without bound',
+      [
+        { op: 'add', path: '/metadata/annotations', value: { a: 'x'.repeat(60000) } },
+        ...Array.from({ length: 80 }, (_, i) => ({ op: 'copy', from: '/metadata/annotations/a', path: `/metadata/annotations/a${i}` })),
+      ],
+      JSONP,
+      413,
+    ],
   ];
   for (const [what, body, headers, code, query] of cases) {
     it(`answers ${code} for ${what} and writes nothing`, async () => {
-      const name = `bad-${what.replace(/[^a-z0-9]+/g, '-').slice(0, 40).replace(/-$/, '')}`;
+      const name = `bad-${what
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, 40)
+        .replace(/-$/, '')}`;
       await makePod(name);
       const before = await rvOf(`${NS}/pods/${name}`);
       const r = await s.admin.request('PATCH', `${NS}/pods/${name}${query ?? ''}`, body, headers);

@@ -16,12 +16,21 @@ before(async () => {
   s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
   dir = await mkdtemp(join(tmpdir(), 'gatehouse-kubectl-patch-'));
 });
-after(async () => { await s?.close(); });
+after(async () => {
+  await s?.close();
+});
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 function k(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => execFile(kubectl!, ['--kubeconfig', s.kubeconfig, '-n', 'default', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' },
-    (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr })));
+  return new Promise((resolve) =>
+    execFile(kubectl!, ['--kubeconfig', s.kubeconfig, '-n', 'default', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    ),
+  );
 }
 async function ok(args: string[], env?: Record<string, string>): Promise<string> {
   const r = await k(args, env);
@@ -34,8 +43,15 @@ async function manifest(name: string, obj: unknown): Promise<string> {
   return path;
 }
 const pod = (labels: Record<string, string>, image: string) => ({
-  apiVersion: 'v1', kind: 'Pod', metadata: { name: 'kp', labels },
-  spec: { containers: [{ name: 'main', image, env: [{ name: 'A', value: '1' }] }, { name: 'side', image: 'busybox' }] },
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'kp', labels },
+  spec: {
+    containers: [
+      { name: 'main', image, env: [{ name: 'A', value: '1' }] },
+      { name: 'side', image: 'busybox' },
+    ],
+  },
 });
 const get = async (what: string, path: string) => ok(['get', what, '-o', `jsonpath={${path}}`]);
 

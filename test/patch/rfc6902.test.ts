@@ -7,7 +7,10 @@ import { PatchError } from '../../lib/patch/errors.js';
 const BUDGET = 1 << 20;
 const apply = (doc: unknown, patch: unknown) => applyJsonPatch(doc, parseJsonPatch(patch), BUDGET);
 const fails = (doc: unknown, patch: unknown, code: PatchError['code'] = 'failed') =>
-  assert.throws(() => apply(doc, patch), (e: unknown) => e instanceof PatchError && e.code === code);
+  assert.throws(
+    () => apply(doc, patch),
+    (e: unknown) => e instanceof PatchError && e.code === code,
+  );
 
 describe('RFC 6902 appendix A', () => {
   it('A.1 adds an object member', () => {
@@ -30,11 +33,19 @@ describe('RFC 6902 appendix A', () => {
     assert.deepEqual(apply(doc, [{ op: 'move', from: '/foo/waldo', path: '/qux/thud' }]), { foo: { bar: 'baz' }, qux: { corge: 'grault', thud: 'fred' } });
   });
   it('A.7 moves an array element', () => {
-    assert.deepEqual(apply({ foo: ['all', 'grass', 'cows', 'eat'] }, [{ op: 'move', from: '/foo/1', path: '/foo/3' }]), { foo: ['all', 'cows', 'eat', 'grass'] });
+    assert.deepEqual(apply({ foo: ['all', 'grass', 'cows', 'eat'] }, [{ op: 'move', from: '/foo/1', path: '/foo/3' }]), {
+      foo: ['all', 'cows', 'eat', 'grass'],
+    });
   });
   it('A.8 passes a test of values', () => {
     const doc = { baz: 'qux', foo: ['a', 2, 'c'] };
-    assert.deepEqual(apply(doc, [{ op: 'test', path: '/baz', value: 'qux' }, { op: 'test', path: '/foo/1', value: 2 }]), doc);
+    assert.deepEqual(
+      apply(doc, [
+        { op: 'test', path: '/baz', value: 'qux' },
+        { op: 'test', path: '/foo/1', value: 2 },
+      ]),
+      doc,
+    );
   });
   it('A.9 fails a test of a value', () => {
     fails({ baz: 'qux' }, [{ op: 'test', path: '/baz', value: 'bar' }]);
@@ -71,7 +82,10 @@ describe('RFC 6902 appendix A', () => {
   it('refuses copies that grow the document past the budget', () => {
     const ops = [{ op: 'add', path: '/a', value: ['x'.repeat(1000)] }];
     for (let i = 0; i < 30; i++) ops.push({ op: 'copy', from: '/a', path: '/a/-' } as never);
-    assert.throws(() => applyJsonPatch({}, parseJsonPatch(ops), 10_000), (e: unknown) => e instanceof PatchError && e.code === 'too-large');
+    assert.throws(
+      () => applyJsonPatch({}, parseJsonPatch(ops), 10_000),
+      (e: unknown) => e instanceof PatchError && e.code === 'too-large',
+    );
   });
   it('never mutates the document it patches', () => {
     const doc = Object.freeze({ a: Object.freeze([1]) });

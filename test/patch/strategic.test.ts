@@ -9,12 +9,23 @@ import { builtinSchemaOf } from '../../lib/schema/index.js';
 const POD = builtinSchemaOf('', 'v1', 'Pod')!;
 const pod = (spec: Record<string, unknown>, metadata: Record<string, unknown> = { name: 'p' }) => ({ apiVersion: 'v1', kind: 'Pod', metadata, spec });
 const smp = (orig: Record<string, unknown>, patch: Record<string, unknown>) => strategicMergePatch(orig, patch, POD);
-const names = (o: Record<string, unknown>) => ((o['spec'] as { containers: Array<{ name: string }> }).containers).map((c) => c.name);
+const names = (o: Record<string, unknown>) => (o['spec'] as { containers: Array<{ name: string }> }).containers.map((c) => c.name);
 
 describe('strategic merge patch', () => {
   it('merges containers by name and keeps the others', () => {
-    const out = smp(pod({ containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] }), { spec: { containers: [{ name: 'b', image: 'z' }] } });
-    assert.deepEqual((out['spec'] as Record<string, unknown>)['containers'], [{ name: 'a', image: 'x' }, { name: 'b', image: 'z' }]);
+    const out = smp(
+      pod({
+        containers: [
+          { name: 'a', image: 'x' },
+          { name: 'b', image: 'y' },
+        ],
+      }),
+      { spec: { containers: [{ name: 'b', image: 'z' }] } },
+    );
+    assert.deepEqual((out['spec'] as Record<string, unknown>)['containers'], [
+      { name: 'a', image: 'x' },
+      { name: 'b', image: 'z' },
+    ]);
   });
   it('puts a container with a new name first, as apimachinery orders patch items before server-only ones', () => {
     const out = smp(pod({ containers: [{ name: 'a', image: 'x' }] }), { spec: { containers: [{ name: 'c', image: 'q' }] } });
@@ -48,7 +59,9 @@ describe('strategic merge patch', () => {
   });
   it('orders a merged list by $setElementOrder', () => {
     const orig = pod({ containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] });
-    const out = smp(orig, { spec: { '$setElementOrder/containers': [{ name: 'c' }, { name: 'a' }, { name: 'b' }], containers: [{ name: 'a', image: 'new' }] } });
+    const out = smp(orig, {
+      spec: { '$setElementOrder/containers': [{ name: 'c' }, { name: 'a' }, { name: 'b' }], containers: [{ name: 'a', image: 'new' }] },
+    });
     assert.deepEqual(names(out), ['c', 'a', 'b']);
   });
   it('keeps only the listed keys with $retainKeys', () => {
@@ -58,15 +71,34 @@ describe('strategic merge patch', () => {
   });
   it('refuses a $retainKeys list that leaves out a key the patch sets', () => {
     const orig = pod({ containers: [], volumes: [{ name: 'v', emptyDir: {} }] });
-    assert.throws(() => smp(orig, { spec: { volumes: [{ name: 'v', hostPath: { path: '/x' }, $retainKeys: ['name'] }] } }), (e: unknown) => e instanceof PatchError && e.code === 'malformed');
+    assert.throws(
+      () => smp(orig, { spec: { volumes: [{ name: 'v', hostPath: { path: '/x' }, $retainKeys: ['name'] }] } }),
+      (e: unknown) => e instanceof PatchError && e.code === 'malformed',
+    );
   });
   it('refuses a merge list item without its merge key', () => {
-    assert.throws(() => smp(pod({ containers: [{ name: 'a' }] }), { spec: { containers: [{ image: 'x' }] } }), (e: unknown) => e instanceof PatchError && e.code === 'failed');
+    assert.throws(
+      () => smp(pod({ containers: [{ name: 'a' }] }), { spec: { containers: [{ image: 'x' }] } }),
+      (e: unknown) => e instanceof PatchError && e.code === 'failed',
+    );
   });
   it('merges the env of a container by name, nested two lists deep', () => {
-    const orig = pod({ containers: [{ name: 'a', env: [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }] }] });
+    const orig = pod({
+      containers: [
+        {
+          name: 'a',
+          env: [
+            { name: 'X', value: '1' },
+            { name: 'Y', value: '2' },
+          ],
+        },
+      ],
+    });
     const out = smp(orig, { spec: { containers: [{ name: 'a', env: [{ name: 'Y', value: '3' }] }] } });
-    assert.deepEqual(((out['spec'] as Record<string, unknown>)['containers'] as Array<Record<string, unknown>>)[0]!['env'], [{ name: 'X', value: '1' }, { name: 'Y', value: '3' }]);
+    assert.deepEqual(((out['spec'] as Record<string, unknown>)['containers'] as Array<Record<string, unknown>>)[0]!['env'], [
+      { name: 'X', value: '1' },
+      { name: 'Y', value: '3' },
+    ]);
   });
   it('strips directives from values new to the object', () => {
     const out = smp(pod({}), { spec: { containers: [{ name: 'a', '$setElementOrder/env': [{ name: 'E' }], env: [{ name: 'E', value: 'v' }] }] } });

@@ -13,7 +13,9 @@ describe('Deadline', () => {
     const s = d.signal;
     assert.equal(d.signal, s);
     let heard = 0;
-    s.addEventListener('abort', () => { heard++; });
+    s.addEventListener('abort', () => {
+      heard++;
+    });
     assert.equal(s.aborted, false);
     d.abort();
     assert.equal(s.aborted, true);
@@ -47,7 +49,9 @@ describe('Deadline', () => {
 
   it('NO_DEADLINE never aborts and keeps no callback', () => {
     let heard = 0;
-    NO_DEADLINE.onAbort(() => { heard++; });
+    NO_DEADLINE.onAbort(() => {
+      heard++;
+    });
     assert.equal(NO_DEADLINE.aborted, false);
     assert.equal(NO_DEADLINE.signal.aborted, false);
     assert.equal(heard, 0);

@@ -17,26 +17,44 @@ describe('a draining chain', () => {
   before(async () => {
     const handler = buildHandlerChain({
       authenticator: { authenticate: async () => ({ user: { username: 'alice', groups: ['system:authenticated'] } }) },
-      identityHeaders: identityHeaderNames(undefined), impersonation: false,
+      identityHeaders: identityHeaderNames(undefined),
+      impersonation: false,
       authorizer: { name: 'allow', authorize: async () => ({ kind: 'allow', reason: '' }) },
-      admission: [], inflight: new InflightLimiter(10, 10), requestTimeoutMs: 5000,
+      admission: [],
+      inflight: new InflightLimiter(10, 10),
+      requestTimeoutMs: 5000,
       draining: () => draining,
-      dispatch: async (ctx) => { served.push(ctx.info.path); ctx.res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); },
-      log: () => undefined, clock: Date.now,
+      dispatch: async (ctx) => {
+        served.push(ctx.info.path);
+        ctx.res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      },
+      log: () => undefined,
+      clock: Date.now,
     });
     server = createServer((req, res) => handler(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   });
-  after(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
 
-  const get = (path: string) => new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-    request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    }).on('error', reject).end();
-  });
+  const get = (path: string) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      })
+        .on('error', reject)
+        .end();
+    });
 
   it('serves before draining, then answers 429 with Retry-After and Connection: close, health checks excepted', async () => {
     assert.equal((await get('/api/v1/namespaces')).status, 200);

@@ -6,102 +6,212 @@ import { configMap, coreEvent, eventsEvent, lease, pod, secret, service } from '
 const roundTrip = (obj: Record<string, unknown>) => decodeEnvelope(encodeEnvelope(obj)).object;
 
 const objects: Record<string, Record<string, unknown>> = {
-  pod, service, secret, configMap, coreEvent, eventsEvent, lease,
+  pod,
+  service,
+  secret,
+  configMap,
+  coreEvent,
+  eventsEvent,
+  lease,
   namespace: { kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'ns1' }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } },
   serviceAccount: {
-    kind: 'ServiceAccount', apiVersion: 'v1', metadata: { name: 'sa1', namespace: 'default' },
-    secrets: [{ name: 'sa1-token' }], imagePullSecrets: [{ name: 'reg' }], automountServiceAccountToken: false,
+    kind: 'ServiceAccount',
+    apiVersion: 'v1',
+    metadata: { name: 'sa1', namespace: 'default' },
+    secrets: [{ name: 'sa1-token' }],
+    imagePullSecrets: [{ name: 'reg' }],
+    automountServiceAccountToken: false,
   },
   node: {
-    kind: 'Node', apiVersion: 'v1', metadata: { name: 'node-1' },
+    kind: 'Node',
+    apiVersion: 'v1',
+    metadata: { name: 'node-1' },
     spec: { podCIDR: '10.244.0.0/24', taints: [{ key: 'k', value: 'v', effect: 'NoSchedule', timeAdded: '2024-01-02T03:04:05Z' }] },
     status: {
-      capacity: { cpu: '4', memory: '16Gi', pods: '110' }, allocatable: { cpu: '3800m' },
-      conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2024-01-02T03:04:05Z', lastTransitionTime: null, reason: 'KubeletReady', message: 'ok' }],
+      capacity: { cpu: '4', memory: '16Gi', pods: '110' },
+      allocatable: { cpu: '3800m' },
+      conditions: [
+        { type: 'Ready', status: 'True', lastHeartbeatTime: '2024-01-02T03:04:05Z', lastTransitionTime: null, reason: 'KubeletReady', message: 'ok' },
+      ],
       addresses: [{ type: 'InternalIP', address: '192.168.1.10' }],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-      nodeInfo: { machineID: 'm', systemUUID: 's', bootID: 'b', kernelVersion: '6.1', osImage: 'Debian', containerRuntimeVersion: 'containerd://1.7', kubeletVersion: 'v1.33.0', kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64' },
+      nodeInfo: {
+        machineID: 'm',
+        systemUUID: 's',
+        bootID: 'b',
+        kernelVersion: '6.1',
+        osImage: 'Debian',
+        containerRuntimeVersion: 'containerd://1.7',
+        kubeletVersion: 'v1.33.0',
+        kubeProxyVersion: '',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+      },
     },
   },
   endpoints: {
-    kind: 'Endpoints', apiVersion: 'v1', metadata: { name: 'svc1', namespace: 'default' },
-    subsets: [{ addresses: [{ ip: '10.0.0.5', targetRef: { kind: 'Pod', namespace: 'default', name: 'p1' } }], ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }],
+    kind: 'Endpoints',
+    apiVersion: 'v1',
+    metadata: { name: 'svc1', namespace: 'default' },
+    subsets: [
+      { addresses: [{ ip: '10.0.0.5', targetRef: { kind: 'Pod', namespace: 'default', name: 'p1' } }], ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] },
+    ],
   },
   pv: {
-    kind: 'PersistentVolume', apiVersion: 'v1', metadata: { name: 'pv1' },
-    spec: { capacity: { storage: '10Gi' }, hostPath: { path: '/data', type: 'DirectoryOrCreate' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Retain', storageClassName: 'local', volumeMode: 'Filesystem' },
+    kind: 'PersistentVolume',
+    apiVersion: 'v1',
+    metadata: { name: 'pv1' },
+    spec: {
+      capacity: { storage: '10Gi' },
+      hostPath: { path: '/data', type: 'DirectoryOrCreate' },
+      accessModes: ['ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: 'Retain',
+      storageClassName: 'local',
+      volumeMode: 'Filesystem',
+    },
     status: { phase: 'Available' },
   },
   pvc: {
-    kind: 'PersistentVolumeClaim', apiVersion: 'v1', metadata: { name: 'data', namespace: 'default' },
+    kind: 'PersistentVolumeClaim',
+    apiVersion: 'v1',
+    metadata: { name: 'data', namespace: 'default' },
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'local', volumeMode: 'Filesystem' },
     status: { phase: 'Bound', capacity: { storage: '1Gi' } },
   },
   // List items carry no kind/apiVersion on the wire, just as in kube's own JSON lists.
-  podList: { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '100', continue: 'abc', remainingItemCount: 0 }, items: [{ ...pod, kind: undefined, apiVersion: undefined }] },
+  podList: {
+    kind: 'PodList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '100', continue: 'abc', remainingItemCount: 0 },
+    items: [{ ...pod, kind: undefined, apiVersion: undefined }],
+  },
   endpointSlice: {
-    kind: 'EndpointSlice', apiVersion: 'discovery.k8s.io/v1', metadata: { name: 'svc1-abc', namespace: 'default', labels: { 'kubernetes.io/service-name': 'svc1' } },
+    kind: 'EndpointSlice',
+    apiVersion: 'discovery.k8s.io/v1',
+    metadata: { name: 'svc1-abc', namespace: 'default', labels: { 'kubernetes.io/service-name': 'svc1' } },
     addressType: 'IPv4',
     endpoints: [{ addresses: ['10.0.0.5'], conditions: { ready: true, serving: true, terminating: false }, nodeName: 'node-1', zone: 'a' }],
     ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
   },
   role: {
-    kind: 'Role', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'r1', namespace: 'default' },
+    kind: 'Role',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    metadata: { name: 'r1', namespace: 'default' },
     rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'], resourceNames: ['p1'] }],
   },
   clusterRole: {
-    kind: 'ClusterRole', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'agg' }, rules: null,
+    kind: 'ClusterRole',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    metadata: { name: 'agg' },
+    rules: null,
     aggregationRule: { clusterRoleSelectors: [{ matchExpressions: [{ key: 'agg', operator: 'Exists' }] }] },
   },
   roleBinding: {
-    kind: 'RoleBinding', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'rb1', namespace: 'default' },
-    subjects: [{ kind: 'ServiceAccount', name: 'sa1', namespace: 'default' }, { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+    kind: 'RoleBinding',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    metadata: { name: 'rb1', namespace: 'default' },
+    subjects: [
+      { kind: 'ServiceAccount', name: 'sa1', namespace: 'default' },
+      { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' },
+    ],
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r1' },
   },
   clusterRoleBindingList: {
-    kind: 'ClusterRoleBindingList', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: {},
-    items: [{ metadata: { name: 'crb' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'g' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' } }],
+    kind: 'ClusterRoleBindingList',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    metadata: {},
+    items: [
+      {
+        metadata: { name: 'crb' },
+        subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'g' }],
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      },
+    ],
   },
   apiService: {
-    kind: 'APIService', apiVersion: 'apiregistration.k8s.io/v1', metadata: { name: 'v1beta1.metrics.k8s.io' },
-    spec: { service: { namespace: 'kube-system', name: 'metrics-server', port: 443 }, group: 'metrics.k8s.io', version: 'v1beta1', caBundle: Buffer.from('PEM').toString('base64'), groupPriorityMinimum: 100, versionPriority: 100 },
+    kind: 'APIService',
+    apiVersion: 'apiregistration.k8s.io/v1',
+    metadata: { name: 'v1beta1.metrics.k8s.io' },
+    spec: {
+      service: { namespace: 'kube-system', name: 'metrics-server', port: 443 },
+      group: 'metrics.k8s.io',
+      version: 'v1beta1',
+      caBundle: Buffer.from('PEM').toString('base64'),
+      groupPriorityMinimum: 100,
+      versionPriority: 100,
+    },
     status: { conditions: [{ type: 'Available', status: 'True', lastTransitionTime: '2024-01-02T03:04:05Z', reason: 'Passed', message: 'all checks passed' }] },
   },
   tokenRequest: {
-    kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1', metadata: { name: 'sa1', namespace: 'default' },
+    kind: 'TokenRequest',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: { name: 'sa1', namespace: 'default' },
     spec: { audiences: ['https://kubernetes.default.svc'], expirationSeconds: 3600, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p1', uid: 'u-1' } },
     status: { token: 'eyJ...', expirationTimestamp: '2024-01-02T04:04:05Z' },
   },
   tokenReview: {
-    kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: {},
+    kind: 'TokenReview',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: {},
     spec: { token: 't', audiences: ['api'] },
     status: { authenticated: true, user: { username: 'alice', uid: '1', groups: ['dev'], extra: { scopes: ['a', 'b'] } }, audiences: ['api'] },
   },
   selfSubjectReview: { kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1', metadata: {}, status: { userInfo: { username: 'alice' } } },
   subjectAccessReview: {
-    kind: 'SubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', metadata: {},
-    spec: { resourceAttributes: { namespace: 'default', verb: 'get', resource: 'pods', name: 'p1' }, user: 'alice', groups: ['dev'], extra: { k: ['v'] }, uid: '1' },
+    kind: 'SubjectAccessReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    metadata: {},
+    spec: {
+      resourceAttributes: { namespace: 'default', verb: 'get', resource: 'pods', name: 'p1' },
+      user: 'alice',
+      groups: ['dev'],
+      extra: { k: ['v'] },
+      uid: '1',
+    },
     status: { allowed: true, reason: 'RBAC: allowed' },
   },
   localSubjectAccessReview: {
-    kind: 'LocalSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', metadata: { namespace: 'default' },
-    spec: { nonResourceAttributes: { path: '/healthz', verb: 'get' }, user: 'bob' }, status: { allowed: false, denied: true },
+    kind: 'LocalSubjectAccessReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    metadata: { namespace: 'default' },
+    spec: { nonResourceAttributes: { path: '/healthz', verb: 'get' }, user: 'bob' },
+    status: { allowed: false, denied: true },
   },
   selfSubjectAccessReview: {
-    kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', metadata: {},
-    spec: { resourceAttributes: { verb: 'create', group: 'apps', resource: 'deployments' } }, status: { allowed: true },
+    kind: 'SelfSubjectAccessReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    metadata: {},
+    spec: { resourceAttributes: { verb: 'create', group: 'apps', resource: 'deployments' } },
+    status: { allowed: true },
   },
   selfSubjectRulesReview: {
-    kind: 'SelfSubjectRulesReview', apiVersion: 'authorization.k8s.io/v1', metadata: {}, spec: { namespace: 'default' },
-    status: { resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/api'] }], incomplete: false },
+    kind: 'SelfSubjectRulesReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    metadata: {},
+    spec: { namespace: 'default' },
+    status: {
+      resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+      nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/api'] }],
+      incomplete: false,
+    },
   },
   status: {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'pods "p1" not found', reason: 'NotFound',
-    details: { name: 'p1', kind: 'pods', causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'spec' }] }, code: 404,
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'pods "p1" not found',
+    reason: 'NotFound',
+    details: { name: 'p1', kind: 'pods', causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'spec' }] },
+    code: 404,
   },
   deleteOptions: {
-    kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', gracePeriodSeconds: 0, preconditions: { uid: 'u-1', resourceVersion: '5' },
-    propagationPolicy: 'Foreground', dryRun: ['All'],
+    kind: 'DeleteOptions',
+    apiVersion: 'meta.k8s.io/v1',
+    gracePeriodSeconds: 0,
+    preconditions: { uid: 'u-1', resourceVersion: '5' },
+    propagationPolicy: 'Foreground',
+    dryRun: ['All'],
   },
 };
 
@@ -121,8 +231,14 @@ test('the decoded object starts with kind and apiVersion taken from the envelope
 });
 
 test('pointer fields keep a present zero value and stay absent when unset', () => {
-  const out = roundTrip({ kind: 'Pod', apiVersion: 'v1', metadata: {}, spec: { containers: [{ name: 'c', securityContext: { runAsUser: 0, privileged: false } }] }, status: {} });
-  const c = ((out.spec as { containers: Record<string, unknown>[] }).containers)[0]!;
+  const out = roundTrip({
+    kind: 'Pod',
+    apiVersion: 'v1',
+    metadata: {},
+    spec: { containers: [{ name: 'c', securityContext: { runAsUser: 0, privileged: false } }] },
+    status: {},
+  });
+  const c = (out.spec as { containers: Record<string, unknown>[] }).containers[0]!;
   assert.deepEqual(c.securityContext, { runAsUser: 0, privileged: false });
   assert.equal('readinessProbe' in c, false);
   assert.deepEqual(c.resources, {}, 'a Go struct value is always rendered');
@@ -177,7 +293,11 @@ test('an unknown kind is rejected naming apiVersion and kind', () => {
 test('a gzip contentEncoding is rejected as unsupported', () => {
   // Unknown{typeMeta{apiVersion:"v1",kind:"Pod"}, contentEncoding:"gzip"}
   const body = Buffer.from([0x0a, 0x09, 0x0a, 0x02, 0x76, 0x31, 0x12, 0x03, 0x50, 0x6f, 0x64, 0x1a, 0x04, ...Buffer.from('gzip')]);
-  expectError(() => decodeEnvelope(Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), body])), 'unsupported-encoding', /contentEncoding "gzip" not supported/);
+  expectError(
+    () => decodeEnvelope(Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), body])),
+    'unsupported-encoding',
+    /contentEncoding "gzip" not supported/,
+  );
 });
 
 test('encoding rejects values that do not fit the schema, naming the field', () => {

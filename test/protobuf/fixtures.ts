@@ -10,9 +10,7 @@ const meta = (name: string, namespace?: string) => ({
   creationTimestamp: '2024-01-02T03:04:05Z',
   labels: { app: 'x', tier: 'web' },
   annotations: { note: 'hello', empty: '' },
-  ownerReferences: [
-    { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs1', uid: 'u-1', controller: true, blockOwnerDeletion: false },
-  ],
+  ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs1', uid: 'u-1', controller: true, blockOwnerDeletion: false }],
   finalizers: ['example.com/keep'],
   managedFields: [
     {
@@ -44,7 +42,10 @@ export const pod = {
         image: 'nginx:1.27',
         command: ['nginx'],
         args: ['-g', 'daemon off;'],
-        ports: [{ name: 'http', containerPort: 80, protocol: 'TCP' }, { containerPort: 9090, protocol: 'UDP' }],
+        ports: [
+          { name: 'http', containerPort: 80, protocol: 'TCP' },
+          { containerPort: 9090, protocol: 'UDP' },
+        ],
         env: [
           { name: 'A', value: 'B' },
           { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 's1', key: 'k', optional: true } } },
@@ -88,9 +89,7 @@ export const pod = {
       },
     },
     schedulerName: 'default-scheduler',
-    tolerations: [
-      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-    ],
+    tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
     priority: 0,
     enableServiceLinks: true,
   },

@@ -15,7 +15,12 @@ import { decodeEnvelope, PROTOBUF_MEDIA_TYPE } from '../../lib/protobuf/codec.js
 const run = promisify(execFile);
 const kubectlPath = '/usr/bin/kubectl';
 
-interface Recorded { method: string; path: string; contentType: string; object: Record<string, unknown> }
+interface Recorded {
+  method: string;
+  path: string;
+  contentType: string;
+  object: Record<string, unknown>;
+}
 const recorded: Recorded[] = [];
 let server: Server;
 let dir: string;
@@ -26,17 +31,37 @@ const res = (name: string, kind: string, namespaced = true) => ({ name, singular
 const discovery = (port: number): Record<string, unknown> => ({
   '/api': { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }] },
   '/apis': {
-    kind: 'APIGroupList', apiVersion: 'v1',
-    groups: [{ name: 'rbac.authorization.k8s.io', versions: [{ groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' } }],
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: [
+      {
+        name: 'rbac.authorization.k8s.io',
+        versions: [{ groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' }],
+        preferredVersion: { groupVersion: 'rbac.authorization.k8s.io/v1', version: 'v1' },
+      },
+    ],
   },
   '/api/v1': {
-    kind: 'APIResourceList', groupVersion: 'v1',
-    resources: [res('configmaps', 'ConfigMap'), res('secrets', 'Secret'), res('namespaces', 'Namespace', false), res('serviceaccounts', 'ServiceAccount'),
-      res('services', 'Service'), res('pods', 'Pod')],
+    kind: 'APIResourceList',
+    groupVersion: 'v1',
+    resources: [
+      res('configmaps', 'ConfigMap'),
+      res('secrets', 'Secret'),
+      res('namespaces', 'Namespace', false),
+      res('serviceaccounts', 'ServiceAccount'),
+      res('services', 'Service'),
+      res('pods', 'Pod'),
+    ],
   },
   '/apis/rbac.authorization.k8s.io/v1': {
-    kind: 'APIResourceList', groupVersion: 'rbac.authorization.k8s.io/v1',
-    resources: [res('roles', 'Role'), res('rolebindings', 'RoleBinding'), res('clusterroles', 'ClusterRole', false), res('clusterrolebindings', 'ClusterRoleBinding', false)],
+    kind: 'APIResourceList',
+    groupVersion: 'rbac.authorization.k8s.io/v1',
+    resources: [
+      res('roles', 'Role'),
+      res('rolebindings', 'RoleBinding'),
+      res('clusterroles', 'ClusterRole', false),
+      res('clusterrolebindings', 'ClusterRoleBinding', false),
+    ],
   },
 });
 
@@ -70,12 +95,18 @@ before(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, [
-    'apiVersion: v1', 'kind: Config', 'current-context: c',
-    'clusters: [{name: c, cluster: {server: "http://127.0.0.1:' + port + '"}}]',
-    'contexts: [{name: c, context: {cluster: c, user: u, namespace: default}}]',
-    'users: [{name: u, user: {token: t}}]', '',
-  ].join('\n'));
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: c',
+      'clusters: [{name: c, cluster: {server: "http://127.0.0.1:' + port + '"}}]',
+      'contexts: [{name: c, context: {cluster: c, user: u, namespace: default}}]',
+      'users: [{name: u, user: {token: t}}]',
+      '',
+    ].join('\n'),
+  );
 });
 
 after(() => {
@@ -149,13 +180,17 @@ test('kubectl create role and rolebinding send protobuf RBAC objects', async () 
   const role = await kubectl('create', 'role', 'r1', '--verb=get,list', '--resource=pods');
   protobuf(role);
   assert.deepEqual(role.object, {
-    kind: 'Role', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'r1' },
+    kind: 'Role',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    metadata: { name: 'r1' },
     rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }],
   });
   const rb = await kubectl('create', 'rolebinding', 'rb1', '--role=r1', '--serviceaccount=default:sa1');
   protobuf(rb);
   assert.deepEqual(rb.object, {
-    kind: 'RoleBinding', apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'rb1' },
+    kind: 'RoleBinding',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    metadata: { name: 'rb1' },
     subjects: [{ kind: 'ServiceAccount', name: 'sa1', namespace: 'default' }],
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r1' },
   });

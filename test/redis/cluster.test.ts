@@ -95,7 +95,13 @@ if (skip) {
           for (const t of types) {
             const k = typeKeys(prefix, `core/${t}/`);
             // All keys of one type share a slot…
-            const s = new Set(await Promise.all([k.rev, k.last, k.feed, k.objectsStem + `core/${t}/`, k.indexStem + `core/${t}/`].map((key) => probe.cluster('KEYSLOT', key) as Promise<number>)));
+            const s = new Set(
+              await Promise.all(
+                [k.rev, k.last, k.feed, k.objectsStem + `core/${t}/`, k.indexStem + `core/${t}/`].map(
+                  (key) => probe.cluster('KEYSLOT', key) as Promise<number>,
+                ),
+              ),
+            );
             assert.equal(s.size, 1, `one slot for ${t}`);
             tags.add(/\{[^}]*\}/.exec(k.rev)![0]);
           }
@@ -107,7 +113,9 @@ if (skip) {
         assert.equal(tags.size, types.length, 'one hash tag per type');
         // …and the types land on different masters.
         const byNode = await keysByNode(cluster, prefix);
-        const typesOn = [...byNode.values()].map((keys) => new Set(keys.filter((k) => k.includes(':core/')).map((k) => k.slice(k.indexOf(':') + 1, k.indexOf('}')))));
+        const typesOn = [...byNode.values()].map(
+          (keys) => new Set(keys.filter((k) => k.includes(':core/')).map((k) => k.slice(k.indexOf(':') + 1, k.indexOf('}')))),
+        );
         const used = typesOn.filter((s) => s.size > 0).length;
         assert.ok(used >= 2, `types spread over ${used} of 3 shards: ${typesOn.map((s) => [...s].join(' ')).join(' | ')}`);
         for (const t of types) {
@@ -130,12 +138,18 @@ if (skip) {
         const w = new Collector();
         const watcher = b.watch('core/pods/', await b.currentRev(), w);
         const revs: number[] = [];
-        await Promise.all([a, b].map(async (s, i) => {
-          for (let j = 0; j < 20; j++) revs.push(rv(await s.create(`core/pods/n/p${i}-${j}`, pod('n', `p${i}-${j}`))));
-        }));
+        await Promise.all(
+          [a, b].map(async (s, i) => {
+            for (let j = 0; j < 20; j++) revs.push(rv(await s.create(`core/pods/n/p${i}-${j}`, pod('n', `p${i}-${j}`))));
+          }),
+        );
         const evs = await w.waitFor(40);
         watcher.stop();
-        assert.deepEqual(evs.map((e) => e.rev), [...revs].sort((x, y) => x - y), 'every pod write once, in revision order');
+        assert.deepEqual(
+          evs.map((e) => e.rev),
+          [...revs].sort((x, y) => x - y),
+          'every pod write once, in revision order',
+        );
         // Across types, through one process: a later write has a larger revision.
         const s = await a.create('core/secrets/n/s', pod('n', 's'));
         const p = await a.update('core/pods/n/p0-0', pod('n', 'p0-0', { spec: { n: 1 } }));
@@ -150,13 +164,19 @@ if (skip) {
         const watcher2 = a.watch('core/configmaps/', from, w2);
         const c = await b.create('core/configmaps/n/c', pod('n', 'c'));
         assert.ok(rv(c) > from);
-        assert.deepEqual((await w2.waitFor(1)).map((e) => e.key), ['core/configmaps/n/c']);
+        assert.deepEqual(
+          (await w2.waitFor(1)).map((e) => e.key),
+          ['core/configmaps/n/c'],
+        );
         watcher2.stop();
         // A list of a type is pinned to a revision every later write of that type exceeds.
         const listed = await b.list('core/secrets/');
         const s2 = await a.create('core/secrets/n/s2', pod('n', 's2'));
         assert.ok(rv(s2) > listed.rev);
-        assert.deepEqual((await a.list('core/secrets/', { rev: listed.rev })).items.map((o) => o.metadata.name), ['s']);
+        assert.deepEqual(
+          (await a.list('core/secrets/', { rev: listed.rev })).items.map((o) => o.metadata.name),
+          ['s'],
+        );
       } finally {
         await a.close();
         await b.close();
@@ -175,7 +195,10 @@ if (skip) {
         await b.update('core/configmaps/n/c1', pod('n', 'c1', { spec: { n: 1 } }));
         const w = new Collector();
         const watcher = a.watch('core/configmaps/', from, w);
-        assert.deepEqual((await w.waitFor(2)).map((e) => `${e.type} ${e.key}`), ['ADDED core/configmaps/n/c1', 'MODIFIED core/configmaps/n/c1']);
+        assert.deepEqual(
+          (await w.waitFor(2)).map((e) => `${e.type} ${e.key}`),
+          ['ADDED core/configmaps/n/c1', 'MODIFIED core/configmaps/n/c1'],
+        );
         watcher.stop();
       } finally {
         await a.close();
@@ -184,12 +207,15 @@ if (skip) {
       }
     });
 
-    it('refuses a watch that spans types as the caller\'s error (400), not an outage', async () => {
+    it("refuses a watch that spans types as the caller's error (400), not an outage", async () => {
       const prefix = uniquePrefix('broad');
       const store = await RedisStore.open({ url: cluster.url, prefix, historyWindowMs: 60_000 });
       try {
         assert.throws(() => store.watch('core/', 0, new Collector()), /one resource type/);
-        assert.throws(() => store.watch('core/', 0, new Collector()), (err: unknown) => err instanceof StoreError && err.code === 'invalid');
+        assert.throws(
+          () => store.watch('core/', 0, new Collector()),
+          (err: unknown) => err instanceof StoreError && err.code === 'invalid',
+        );
         assert.equal((fromStoreError(new StoreError('invalid', 'x'), { group: '', resource: 'pods' }, '') as StatusError).code, 400);
       } finally {
         await store.close();

@@ -17,7 +17,10 @@ describe('the HTTP API tests on the redis store', { skip }, () => {
       encoding: 'utf8',
       timeout: 540_000,
     });
-    const summary = run.stdout.split('\n').filter((l) => /^# (tests|pass|fail|cancelled)/.test(l)).join(', ');
+    const summary = run.stdout
+      .split('\n')
+      .filter((l) => /^# (tests|pass|fail|cancelled)/.test(l))
+      .join(', ');
     const failed = run.stdout.split('\n').filter((l) => /^\s*not ok /.test(l));
     assert.equal(run.status, 0, `test/http on redis failed (${summary}):\n${failed.join('\n')}\n${run.stderr.slice(-2000)}`);
   });

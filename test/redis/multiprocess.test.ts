@@ -10,7 +10,10 @@ const skip = await redisSkipReason();
 const CM = '/api/v1/namespaces/default/configmaps';
 
 const cm = (name: string, data: Record<string, string> = {}, extra: Record<string, unknown> = {}): unknown => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data,
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...extra },
+  data,
 });
 
 describe('several processes on one redis', { skip }, () => {
@@ -65,7 +68,10 @@ describe('several processes on one redis', { skip }, () => {
       await b.admin.request('POST', CM, cm('w2'));
       await a.admin.request('DELETE', `${CM}/w1`);
       const evs = await w.take(3, 10_000);
-      assert.deepEqual(evs.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED w1', 'ADDED w2', 'DELETED w1']);
+      assert.deepEqual(
+        evs.map((e) => `${e.type} ${e.object.metadata.name}`),
+        ['ADDED w1', 'ADDED w2', 'DELETED w1'],
+      );
       const revs = evs.map((e) => Number(e.object.metadata.resourceVersion));
       assert.ok(revs[0]! < revs[1]! && revs[1]! < revs[2]!);
     } finally {
@@ -87,7 +93,11 @@ describe('several processes on one redis', { skip }, () => {
     assert.equal(p3.json.metadata.continue ?? '', '');
     const names = [...p1.json.items, ...p2.json.items, ...p3.json.items].map((o: { metadata: { name: string } }) => o.metadata.name);
     const pages = names.filter((n) => n.startsWith('page-'));
-    assert.deepEqual(pages, Array.from({ length: 9 }, (_, i) => `page-${i}`), 'the snapshot of the first page: page-5 still there, page-55 not yet');
+    assert.deepEqual(
+      pages,
+      Array.from({ length: 9 }, (_, i) => `page-${i}`),
+      'the snapshot of the first page: page-5 still there, page-55 not yet',
+    );
     assert.equal(new Set(names).size, names.length);
   });
 
@@ -106,7 +116,10 @@ describe('several processes on one redis', { skip }, () => {
       assert.equal((await a.admin.request('GET', `${CM}/fin`)).status, 404);
       assert.equal((await b.admin.request('GET', `${CM}/fin`)).status, 404);
       const evs = await w.take(2, 10_000);
-      assert.deepEqual(evs.map((e) => e.type), ['MODIFIED', 'DELETED']);
+      assert.deepEqual(
+        evs.map((e) => e.type),
+        ['MODIFIED', 'DELETED'],
+      );
     } finally {
       w.stop();
     }

@@ -18,7 +18,12 @@ export class RedisServer {
   private child: ChildProcess | undefined;
   readonly url: string;
 
-  private constructor(readonly port: number, readonly dir: string, private readonly config: string[], private readonly tls?: { ca: string }) {
+  private constructor(
+    readonly port: number,
+    readonly dir: string,
+    private readonly config: string[],
+    private readonly tls?: { ca: string },
+  ) {
     this.url = `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`;
   }
 
@@ -35,9 +40,13 @@ export class RedisServer {
 
   /** (Re)starts the server on the same port and directory; resolves once it answers PING. */
   async restart(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--daemonize', 'no', ...this.config], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--daemonize', 'no', ...this.config],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.stdout?.resume();
     child.stderr?.resume();
     live.add(child);
@@ -45,9 +54,20 @@ export class RedisServer {
     const deadline = Date.now() + 10_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
-      const c = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, ...(this.tls ? { tls: { ca: this.tls.ca } } : {}) });
+      const c = new Redis(this.url, {
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+        ...(this.tls ? { tls: { ca: this.tls.ca } } : {}),
+      });
       c.on('error', () => undefined);
-      const ok = await c.connect().then(() => c.ping()).then(() => true, () => false);
+      const ok = await c
+        .connect()
+        .then(() => c.ping())
+        .then(
+          () => true,
+          () => false,
+        );
       c.disconnect();
       if (ok) return;
       if (Date.now() > deadline) throw new Error(`redis-server on ${this.port} did not answer`);
@@ -97,8 +117,12 @@ export function redisCliSkipReason(): string | undefined {
 export async function redisServerHasTls(): Promise<boolean> {
   const child = spawn('redis-server', ['--port', '0', '--tls-port', '0', '--gh-tls-probe', 'x'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout?.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr?.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stdout?.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  child.stderr?.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await Promise.race([once(child, 'exit'), once(child, 'error')]);
   clearTimeout(timer);
@@ -130,8 +154,12 @@ export class RedisCluster {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
-      create.stdout?.on('data', (b: Buffer) => { out += b.toString(); });
-      create.stderr?.on('data', (b: Buffer) => { out += b.toString(); });
+      create.stdout?.on('data', (b: Buffer) => {
+        out += b.toString();
+      });
+      create.stderr?.on('data', (b: Buffer) => {
+        out += b.toString();
+      });
       const [code] = (await once(create, 'exit')) as [number | null];
       if (code !== 0) throw new Error(`redis-cli --cluster create failed (${code}): ${out}`);
       const deadline = Date.now() + 20_000;
@@ -139,7 +167,10 @@ export class RedisCluster {
         for (;;) {
           const c = new Redis(n.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
           c.on('error', () => undefined);
-          const info = await c.connect().then(() => c.cluster('INFO') as Promise<string>).catch(() => '');
+          const info = await c
+            .connect()
+            .then(() => c.cluster('INFO') as Promise<string>)
+            .catch(() => '');
           c.disconnect();
           if (/cluster_state:ok/.test(info)) break;
           if (Date.now() > deadline) throw new Error(`cluster node ${n.port} did not reach cluster_state:ok`);

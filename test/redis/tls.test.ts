@@ -35,12 +35,31 @@ describe('redis store over TLS (rediss://)', { skip }, () => {
     writeFileSync(join(dir, 'redis.crt'), serving.certPem);
     writeFileSync(join(dir, 'redis.key'), serving.keyPem, { mode: 0o600 });
     port = await freePort();
-    server = await RedisServer.start([
-      '--port', '0', '--tls-port', String(port),
-      '--tls-cert-file', join(dir, 'redis.crt'), '--tls-key-file', join(dir, 'redis.key'), '--tls-ca-cert-file', caFile,
-      '--tls-auth-clients', 'no',
-      '--user', 'gh', 'on', '>s3cret:pw', '~*', '&*', '+@all',
-    ], port, { ca: ca.certPem });
+    server = await RedisServer.start(
+      [
+        '--port',
+        '0',
+        '--tls-port',
+        String(port),
+        '--tls-cert-file',
+        join(dir, 'redis.crt'),
+        '--tls-key-file',
+        join(dir, 'redis.key'),
+        '--tls-ca-cert-file',
+        caFile,
+        '--tls-auth-clients',
+        'no',
+        '--user',
+        'gh',
+        'on',
+        '>s3cret:pw',
+        '~*',
+        '&*',
+        '+@all',
+      ],
+      port,
+      { ca: ca.certPem },
+    );
   });
 
   after(async () => {

@@ -43,7 +43,7 @@ describe('redis store on a Unix socket (unix://)', { skip }, () => {
     }
   }
 
-  it('writes, reads and watches through the socket, as the URL\'s user, in the URL\'s database', async () => {
+  it("writes, reads and watches through the socket, as the URL's user, in the URL's database", async () => {
     const prefix = uniquePrefix('unix');
     const store = await RedisStore.open({ url: `unix://gh:s3cret@${socket}?db=3`, prefix, historyWindowMs: 60_000 });
     try {
@@ -51,7 +51,10 @@ describe('redis store on a Unix socket (unix://)', { skip }, () => {
       const watcher = store.watch('core/pods/', await store.currentRev(), w);
       const x = await store.create('core/pods/a/x', pod('a', 'x'));
       assert.equal(rv(await store.get('core/pods/a/x')), rv(x));
-      assert.deepEqual((await store.list('core/pods/')).items.map((o) => o.metadata.name), ['x']);
+      assert.deepEqual(
+        (await store.list('core/pods/')).items.map((o) => o.metadata.name),
+        ['x'],
+      );
       assert.equal((await w.waitFor(1))[0]!.key, 'core/pods/a/x');
       watcher.stop();
       assert.ok((await keysIn(3, prefix)).length > 0, 'the keys are in database 3');

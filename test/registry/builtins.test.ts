@@ -44,7 +44,11 @@ test('every built-in type has the facts kube-apiserver serves', () => {
     assert.equal(t.kind, kind);
     assert.equal(t.namespaced, namespaced, plural);
     assert.deepEqual([...t.shortNames], shortNames, plural);
-    assert.deepEqual(t.subresources.map((s) => s.name), subs, plural);
+    assert.deepEqual(
+      t.subresources.map((s) => s.name),
+      subs,
+      plural,
+    );
     assert.equal(t.nameRule, nameRule, plural);
     assert.equal(t.createOnUpdate, createOnUpdate, plural);
   }
@@ -64,7 +68,11 @@ test('every built-in type is internally consistent', () => {
 });
 
 test('the authentication reviews are virtual, cluster-scoped and create-only', () => {
-  for (const [version, plural, kind] of [['v1', 'tokenreviews', 'TokenReview'], ['v1beta1', 'tokenreviews', 'TokenReview'], ['v1', 'selfsubjectreviews', 'SelfSubjectReview']]) {
+  for (const [version, plural, kind] of [
+    ['v1', 'tokenreviews', 'TokenReview'],
+    ['v1beta1', 'tokenreviews', 'TokenReview'],
+    ['v1', 'selfsubjectreviews', 'SelfSubjectReview'],
+  ]) {
     const t = reg.lookup('authentication.k8s.io', version!, plural!);
     assert.ok(t, `${plural}/${version}`);
     assert.equal(t.kind, kind);
@@ -81,7 +89,10 @@ test('namespaces cannot be deleted as a collection and finalize only updates', (
 });
 
 test('pods and services are in the all category and apiservices in api-extensions', () => {
-  const inAll = reg.all().filter((t) => t.categories.includes('all')).map((t) => t.plural);
+  const inAll = reg
+    .all()
+    .filter((t) => t.categories.includes('all'))
+    .map((t) => t.plural);
   assert.deepEqual(inAll, ['pods', 'services']);
   assert.deepEqual(reg.lookup('apiregistration.k8s.io', 'v1', 'apiservices')!.categories, ['api-extensions']);
 });
@@ -94,24 +105,41 @@ test('types are found by kind and by any of their names', () => {
   assert.equal(reg.byName('pod')[0]?.plural, 'pods');
   assert.equal(reg.byName('svc')[0]?.kind, 'Service');
   // Core events come before events.k8s.io ones, as kubectl resolves `ev`.
-  assert.deepEqual(reg.byName('ev').map((t) => t.group), ['', 'events.k8s.io']);
+  assert.deepEqual(
+    reg.byName('ev').map((t) => t.group),
+    ['', 'events.k8s.io'],
+  );
   assert.equal(reg.lookup('', 'v1', 'po'), undefined);
   assert.equal(reg.lookup('apps', 'v1', 'deployments'), undefined);
 });
 
 test('named groups are ordered by kube-apiserver priority', () => {
-  assert.deepEqual(reg.groups().map((g) => g.name), [
-    'apiregistration.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io',
-    // Gatehouse's own alpha group (off unless --runtime-config serves it), at the priority kube gives groups it does not know.
-    'access.gatehouse.dev',
-  ]);
+  assert.deepEqual(
+    reg.groups().map((g) => g.name),
+    [
+      'apiregistration.k8s.io',
+      'events.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
+      'rbac.authorization.k8s.io',
+      'apiextensions.k8s.io',
+      'coordination.k8s.io',
+      'discovery.k8s.io',
+      'flowcontrol.apiserver.k8s.io',
+      // Gatehouse's own alpha group (off unless --runtime-config serves it), at the priority kube gives groups it does not know.
+      'access.gatehouse.dev',
+    ],
+  );
   assert.deepEqual(reg.coreVersions(), ['v1']);
   assert.ok(reg.hasGroupVersion('', 'v1'));
   assert.ok(!reg.hasGroupVersion('events.k8s.io', 'v1beta1'));
 });
 
 test('the resources of a group version are sorted by plural', () => {
-  assert.deepEqual(reg.resourcesOf('rbac.authorization.k8s.io', 'v1').map((t) => t.plural), ['clusterrolebindings', 'clusterroles', 'rolebindings', 'roles']);
+  assert.deepEqual(
+    reg.resourcesOf('rbac.authorization.k8s.io', 'v1').map((t) => t.plural),
+    ['clusterrolebindings', 'clusterroles', 'rolebindings', 'roles'],
+  );
   assert.deepEqual(reg.resourcesOf('nope', 'v1'), []);
 });
 
@@ -121,7 +149,18 @@ test('a registry refuses two types with the same resource', () => {
 
 test('custom resources extend a registry into a new one and sort after built-in groups', () => {
   const base = reg.all()[0]!;
-  const widget: ResourceType = { ...base, group: 'example.com', version: 'v1alpha1', kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget', shortNames: ['wd'], subresources: [], fieldSelectors: {} };
+  const widget: ResourceType = {
+    ...base,
+    group: 'example.com',
+    version: 'v1alpha1',
+    kind: 'Widget',
+    listKind: 'WidgetList',
+    plural: 'widgets',
+    singular: 'widget',
+    shortNames: ['wd'],
+    subresources: [],
+    fieldSelectors: {},
+  };
   const widgetV1: ResourceType = { ...widget, version: 'v1' };
   const next = reg.extend([widget, widgetV1]);
   assert.equal(reg.lookup('example.com', 'v1', 'widgets'), undefined);
@@ -133,7 +172,16 @@ test('custom resources extend a registry into a new one and sort after built-in 
 test('field selectors read the fields kube-apiserver selects on', () => {
   const pods = reg.lookup('', 'v1', 'pods')!;
   const pod = { metadata: { name: 'p' }, spec: { nodeName: 'n1', hostNetwork: true }, status: { phase: 'Running', podIPs: [{ ip: '10.0.0.5' }] } };
-  assert.deepEqual(Object.keys(pods.fieldSelectors).sort(), ['spec.hostNetwork', 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.nominatedNodeName', 'status.phase', 'status.podIP']);
+  assert.deepEqual(Object.keys(pods.fieldSelectors).sort(), [
+    'spec.hostNetwork',
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'status.nominatedNodeName',
+    'status.phase',
+    'status.podIP',
+  ]);
   assert.equal(pods.fieldSelectors['spec.nodeName']!(pod), 'n1');
   assert.equal(pods.fieldSelectors['spec.hostNetwork']!(pod), 'true');
   assert.equal(pods.fieldSelectors['spec.restartPolicy']!(pod), '');

@@ -8,11 +8,16 @@ const coreEvents = builtinRegistry().lookup('', 'v1', 'events')!;
 
 function event(extra: Record<string, unknown> = {}): KObject {
   return {
-    apiVersion: 'events.k8s.io/v1', kind: 'Event',
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
     metadata: { name: 'web.17a', namespace: 'default' },
     regarding: { kind: 'Pod', namespace: 'default', name: 'web' },
-    type: 'Normal', action: 'Pulling', reason: 'Pulling', note: 'pulling image',
-    reportingController: 'kubelet', reportingInstance: 'node-1',
+    type: 'Normal',
+    action: 'Pulling',
+    reason: 'Pulling',
+    note: 'pulling image',
+    reportingController: 'kubelet',
+    reportingInstance: 'node-1',
     eventTime: '2025-01-01T00:00:00.000000Z',
     ...extra,
   };
@@ -34,12 +39,15 @@ test('type must be Normal or Warning', () => {
 
 test('action, reason, reportingController and reportingInstance are required on create', () => {
   const causes = eventsV1.validate!(event({ action: '', reason: undefined, reportingController: '', reportingInstance: '' }), undefined);
-  assert.deepEqual(causes.map((c) => [c.field, c.reason]), [
-    ['reportingController', 'FieldValueRequired'],
-    ['reportingInstance', 'FieldValueRequired'],
-    ['action', 'FieldValueRequired'],
-    ['reason', 'FieldValueRequired'],
-  ]);
+  assert.deepEqual(
+    causes.map((c) => [c.field, c.reason]),
+    [
+      ['reportingController', 'FieldValueRequired'],
+      ['reportingInstance', 'FieldValueRequired'],
+      ['action', 'FieldValueRequired'],
+      ['reason', 'FieldValueRequired'],
+    ],
+  );
 });
 
 test('eventTime is required on create', () => {
@@ -47,16 +55,24 @@ test('eventTime is required on create', () => {
 });
 
 test('the deprecated fields are not permitted in new events', () => {
-  const causes = eventsV1.validate!(event({
-    deprecatedFirstTimestamp: '2025-01-01T00:00:00Z', deprecatedLastTimestamp: '2025-01-01T00:00:00Z',
-    deprecatedCount: 3, deprecatedSource: { component: 'kubelet' },
-  }), undefined);
-  assert.deepEqual(causes.map((c) => [c.field, c.message]), [
-    ['deprecatedFirstTimestamp', 'Invalid value: "": needs to be unset'],
-    ['deprecatedLastTimestamp', 'Invalid value: "": needs to be unset'],
-    ['deprecatedCount', 'Invalid value: "": needs to be unset'],
-    ['deprecatedSource', 'Invalid value: "": needs to be unset'],
-  ]);
+  const causes = eventsV1.validate!(
+    event({
+      deprecatedFirstTimestamp: '2025-01-01T00:00:00Z',
+      deprecatedLastTimestamp: '2025-01-01T00:00:00Z',
+      deprecatedCount: 3,
+      deprecatedSource: { component: 'kubelet' },
+    }),
+    undefined,
+  );
+  assert.deepEqual(
+    causes.map((c) => [c.field, c.message]),
+    [
+      ['deprecatedFirstTimestamp', 'Invalid value: "": needs to be unset'],
+      ['deprecatedLastTimestamp', 'Invalid value: "": needs to be unset'],
+      ['deprecatedCount', 'Invalid value: "": needs to be unset'],
+      ['deprecatedSource', 'Invalid value: "": needs to be unset'],
+    ],
+  );
   assert.deepEqual(fields(event({ deprecatedCount: 0, deprecatedSource: {} })), []);
 });
 
@@ -82,17 +98,31 @@ test('updates may change the series but not what the event is about', () => {
   const old = event();
   assert.deepEqual(fields(event({ series: { count: 2, lastObservedTime: '2025-01-01T00:00:05.000000Z' } }), old), []);
   const causes = eventsV1.validate!(event({ note: 'changed', type: 'Warning' }), old);
-  assert.deepEqual(causes.map((c) => [c.field, c.message]), [
-    ['note', 'Invalid value: "changed": field is immutable'],
-    ['type', 'Invalid value: "Warning": field is immutable'],
-  ]);
+  assert.deepEqual(
+    causes.map((c) => [c.field, c.message]),
+    [
+      ['note', 'Invalid value: "changed": field is immutable'],
+      ['type', 'Invalid value: "Warning": field is immutable'],
+    ],
+  );
 });
 
 test('core events keep the lenient legacy rules', () => {
-  const legacy: KObject = { metadata: { name: 'e', namespace: 'default' }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'web' }, reason: 'Started', type: 'Whatever' };
+  const legacy: KObject = {
+    metadata: { name: 'e', namespace: 'default' },
+    involvedObject: { kind: 'Pod', namespace: 'default', name: 'web' },
+    reason: 'Started',
+    type: 'Whatever',
+  };
   assert.deepEqual(coreEvents.validate!(legacy, undefined), []);
   const mismatched: KObject = { ...legacy, involvedObject: { kind: 'Pod', namespace: 'other', name: 'web' } };
-  assert.deepEqual(coreEvents.validate!(mismatched, undefined).map((c) => c.field), ['involvedObject.namespace']);
+  assert.deepEqual(
+    coreEvents.validate!(mismatched, undefined).map((c) => c.field),
+    ['involvedObject.namespace'],
+  );
   const modern: KObject = { ...legacy, eventTime: '2025-01-01T00:00:00.000000Z' };
-  assert.deepEqual(coreEvents.validate!(modern, undefined).map((c) => c.field), ['reportingComponent', 'reportingInstance', 'action']);
+  assert.deepEqual(
+    coreEvents.validate!(modern, undefined).map((c) => c.field),
+    ['reportingComponent', 'reportingInstance', 'action'],
+  );
 });

@@ -38,7 +38,7 @@ test('names are accepted or rejected per name rule', () => {
   }
 });
 
-test('a subdomain error uses apimachinery\'s exact message', () => {
+test("a subdomain error uses apimachinery's exact message", () => {
   assert.deepEqual(checkName('subdomain', 'Bad_Name', false), [
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
   ]);
@@ -82,7 +82,10 @@ test('an APIService name must be version dot group', () => {
 });
 
 test('metadata.name causes carry the field path and value', () => {
-  assert.deepEqual(validateName('label', { metadata: { name: 'Bad' } }).map((c) => [c.field, c.reason]), [['metadata.name', 'FieldValueInvalid']]);
+  assert.deepEqual(
+    validateName('label', { metadata: { name: 'Bad' } }).map((c) => [c.field, c.reason]),
+    [['metadata.name', 'FieldValueInvalid']],
+  );
   assert.deepEqual(validateName('subdomain', { metadata: {} }), [
     { reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },
   ]);
@@ -107,8 +110,11 @@ test('label values may be empty but not contain spaces', () => {
 });
 
 test('invalid labels are reported at metadata.labels', () => {
-  const causes = validateLabels({ 'ok': 'fine', 'bad key': 'v', k: 'bad value' });
-  assert.deepEqual(causes.map((c) => c.field), ['metadata.labels', 'metadata.labels']);
+  const causes = validateLabels({ ok: 'fine', 'bad key': 'v', k: 'bad value' });
+  assert.deepEqual(
+    causes.map((c) => c.field),
+    ['metadata.labels', 'metadata.labels'],
+  );
 });
 
 test('config keys allow dots, dashes and underscores but not dot-dot prefixes', () => {

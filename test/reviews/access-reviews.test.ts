@@ -22,10 +22,17 @@ describe('access reviews', () => {
     alice = await identity(s, 'alice', ['dev']);
     await eventually(() => canI(alice.client, { verb: 'list', resource: 'pods', namespace: 'team-a' }), 'the binding');
   });
-  after(async () => { alice.client.close(); await s.close(); });
+  after(async () => {
+    alice.client.close();
+    await s.close();
+  });
 
-  it('SubjectAccessReview v1 answers for any user, with RBAC\'s reason', async () => {
-    const r = await s.admin.request('POST', SAR, sar({ user: 'alice', groups: ['system:authenticated'], resourceAttributes: { namespace: 'team-a', verb: 'list', resource: 'pods' } }));
+  it("SubjectAccessReview v1 answers for any user, with RBAC's reason", async () => {
+    const r = await s.admin.request(
+      'POST',
+      SAR,
+      sar({ user: 'alice', groups: ['system:authenticated'], resourceAttributes: { namespace: 'team-a', verb: 'list', resource: 'pods' } }),
+    );
     assert.equal(r.status, 201);
     assert.equal(r.json.apiVersion, 'authorization.k8s.io/v1');
     assert.equal(r.json.kind, 'SubjectAccessReview');
@@ -38,11 +45,19 @@ describe('access reviews', () => {
   });
 
   it('SubjectAccessReview v1beta1 reads spec.group and answers in v1beta1', async () => {
-    const r = await s.admin.request('POST', `${AZ}/v1beta1/subjectaccessreviews`, sar({ user: 'zed', group: ['system:masters'], resourceAttributes: { verb: 'delete', resource: 'nodes' } }, 'authorization.k8s.io/v1beta1'));
+    const r = await s.admin.request(
+      'POST',
+      `${AZ}/v1beta1/subjectaccessreviews`,
+      sar({ user: 'zed', group: ['system:masters'], resourceAttributes: { verb: 'delete', resource: 'nodes' } }, 'authorization.k8s.io/v1beta1'),
+    );
     assert.equal(r.status, 201);
     assert.equal(r.json.apiVersion, 'authorization.k8s.io/v1beta1');
     assert.equal(r.json.status.allowed, true);
-    const groupsIgnored = await s.admin.request('POST', `${AZ}/v1beta1/subjectaccessreviews`, sar({ user: 'zed', groups: ['system:masters'], resourceAttributes: { verb: 'delete', resource: 'nodes' } }, 'authorization.k8s.io/v1beta1'));
+    const groupsIgnored = await s.admin.request(
+      'POST',
+      `${AZ}/v1beta1/subjectaccessreviews`,
+      sar({ user: 'zed', groups: ['system:masters'], resourceAttributes: { verb: 'delete', resource: 'nodes' } }, 'authorization.k8s.io/v1beta1'),
+    );
     assert.equal(groupsIgnored.json.status.allowed, false);
   });
 
@@ -53,12 +68,24 @@ describe('access reviews', () => {
 
   it('refuses malformed reviews', async () => {
     const cases: Array<[object | string, number, RegExp]> = [
-      [sar({ user: 'alice' }), 422, /^SubjectAccessReview\.authorization\.k8s\.io "" is invalid: spec\.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified$/],
+      [
+        sar({ user: 'alice' }),
+        422,
+        /^SubjectAccessReview\.authorization\.k8s\.io "" is invalid: spec\.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified$/,
+      ],
       [sar({ resourceAttributes: { verb: 'get', resource: 'pods' } }), 422, /spec\.user: Invalid value: "": at least one of user or group must be specified/],
-      [sar({ user: 'a', resourceAttributes: { verb: 'get' }, nonResourceAttributes: { path: '/', verb: 'get' } }), 422, /spec\.nonResourceAttributes: Invalid value: .*: cannot be specified in combination with resourceAttributes/],
+      [
+        sar({ user: 'a', resourceAttributes: { verb: 'get' }, nonResourceAttributes: { path: '/', verb: 'get' } }),
+        422,
+        /spec\.nonResourceAttributes: Invalid value: .*: cannot be specified in combination with resourceAttributes/,
+      ],
       [sar({ user: 'a', resourceAttributes: 'pods' }), 400, /spec\.resourceAttributes must be an object/],
       [sar({ user: 'a', groups: 'dev', resourceAttributes: { verb: 'get' } }), 400, /spec\.groups must be a list of strings/],
-      [{ apiVersion: 'authorization.k8s.io/v1', kind: 'TokenReview', spec: {} }, 400, /the kind in the data \(TokenReview\) does not match the expected kind \(SubjectAccessReview\)/],
+      [
+        { apiVersion: 'authorization.k8s.io/v1', kind: 'TokenReview', spec: {} },
+        400,
+        /the kind in the data \(TokenReview\) does not match the expected kind \(SubjectAccessReview\)/,
+      ],
       ['{"spec": ', 400, /not valid JSON/],
     ];
     for (const [body, code, message] of cases) {
@@ -73,8 +100,15 @@ describe('access reviews', () => {
     const strict = await s.admin.request('POST', `${SAR}?fieldValidation=Strict`, body);
     assert.equal(strict.status, 400);
     assert.equal(strict.json.reason, 'BadRequest');
-    assert.equal(strict.json.message, 'SubjectAccessReview in version "v1" cannot be handled as a SubjectAccessReview: strict decoding error: unknown field "spec.foo", unknown field "spec.resourceAttributes.bar"');
-    const dup = await s.admin.request('POST', `${SAR}?fieldValidation=Strict`, '{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"bob","user":"alice","resourceAttributes":{"verb":"get"}}}');
+    assert.equal(
+      strict.json.message,
+      'SubjectAccessReview in version "v1" cannot be handled as a SubjectAccessReview: strict decoding error: unknown field "spec.foo", unknown field "spec.resourceAttributes.bar"',
+    );
+    const dup = await s.admin.request(
+      'POST',
+      `${SAR}?fieldValidation=Strict`,
+      '{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"bob","user":"alice","resourceAttributes":{"verb":"get"}}}',
+    );
     assert.equal(dup.status, 400);
     assert.match(dup.json.message, /strict decoding error: duplicate field "spec\.user"$/);
     for (const q of ['', '?fieldValidation=Warn']) {
@@ -100,11 +134,22 @@ describe('access reviews', () => {
   it('SelfSubjectAccessReview checks the requester, also in protobuf as kubectl may send it', async () => {
     assert.equal(await canI(alice.client, { verb: 'watch', resource: 'configmaps', namespace: 'team-a' }), true);
     assert.equal(await canI(alice.client, { verb: 'watch', resource: 'configmaps', namespace: 'team-b' }), false);
-    const body = encodeEnvelope({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace: 'team-a', verb: 'get', resource: 'pods' } } });
-    const r = await alice.client.request('POST', `${AZ}/v1/selfsubjectaccessreviews`, body, { 'content-type': PROTOBUF_MEDIA_TYPE, accept: 'application/json' });
+    const body = encodeEnvelope({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { namespace: 'team-a', verb: 'get', resource: 'pods' } },
+    });
+    const r = await alice.client.request('POST', `${AZ}/v1/selfsubjectaccessreviews`, body, {
+      'content-type': PROTOBUF_MEDIA_TYPE,
+      accept: 'application/json',
+    });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.json.status.allowed, true);
-    const anon = await s.anonymous.request('POST', `${AZ}/v1/selfsubjectaccessreviews`, { kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { nonResourceAttributes: { path: '/version', verb: 'get' } } });
+    const anon = await s.anonymous.request('POST', `${AZ}/v1/selfsubjectaccessreviews`, {
+      kind: 'SelfSubjectAccessReview',
+      apiVersion: 'authorization.k8s.io/v1',
+      spec: { nonResourceAttributes: { path: '/version', verb: 'get' } },
+    });
     assert.equal(anon.status, 403, 'system:basic-user is bound to authenticated users only');
   });
 
@@ -118,16 +163,25 @@ describe('access reviews', () => {
     const other = await s.admin.request('POST', path, lsar({ user: 'alice', resourceAttributes: { namespace: 'team-b', verb: 'get', resource: 'pods' } }));
     assert.equal(other.status, 400);
     assert.equal(other.json.message, 'spec.resourceAttributes.namespace must match namespace: team-a');
-    const meta = await s.admin.request('POST', path, lsar({ user: 'alice', resourceAttributes: { namespace: 'team-a', verb: 'get', resource: 'pods' } }, { namespace: 'team-b' }));
+    const meta = await s.admin.request(
+      'POST',
+      path,
+      lsar({ user: 'alice', resourceAttributes: { namespace: 'team-a', verb: 'get', resource: 'pods' } }, { namespace: 'team-b' }),
+    );
     assert.equal(meta.status, 400);
     const urls = await s.admin.request('POST', path, lsar({ user: 'alice', nonResourceAttributes: { path: '/', verb: 'get' } }));
     assert.equal(urls.status, 422);
-    const cluster = await s.admin.request('POST', `${AZ}/v1/localsubjectaccessreviews`, lsar({ user: 'alice', resourceAttributes: { verb: 'get', resource: 'pods' } }));
+    const cluster = await s.admin.request(
+      'POST',
+      `${AZ}/v1/localsubjectaccessreviews`,
+      lsar({ user: 'alice', resourceAttributes: { verb: 'get', resource: 'pods' } }),
+    );
     assert.equal(cluster.status, 404);
   });
 
   it('SelfSubjectRulesReview lists the rules RBAC grants in a namespace', async () => {
-    const post = (spec: object) => alice.client.request('POST', `${AZ}/v1/selfsubjectrulesreviews`, { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec });
+    const post = (spec: object) =>
+      alice.client.request('POST', `${AZ}/v1/selfsubjectrulesreviews`, { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec });
     const r = await post({ namespace: 'team-a' });
     assert.equal(r.status, 201);
     assert.equal(r.json.status.incomplete, false);
@@ -142,7 +196,11 @@ describe('access reviews', () => {
 
   it('a rules review is incomplete when an authorizer cannot enumerate', () => {
     const user = { username: 'n', groups: ['system:nodes'] };
-    assert.deepEqual(ruleResolverFor('Webhook', {})(user, 'x'), { rules: [], incomplete: true, errors: ['webhook authorizer does not support user rule resolution'] });
+    assert.deepEqual(ruleResolverFor('Webhook', {})(user, 'x'), {
+      rules: [],
+      incomplete: true,
+      errors: ['webhook authorizer does not support user rule resolution'],
+    });
     assert.equal(ruleResolverFor('Node', {})(user, 'x').incomplete, true);
     assert.equal(ruleResolverFor('Node', {})({ username: 'u', groups: [] }, 'x').incomplete, false);
     assert.equal(ruleResolverFor('AlwaysAllow', {})(user, 'x').rules.length, 2);
@@ -151,8 +209,12 @@ describe('access reviews', () => {
 
 describe('access reviews under AlwaysDeny', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer({ flags: ['--authorization-mode=AlwaysDeny'] }); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startTestServer({ flags: ['--authorization-mode=AlwaysDeny'] });
+  });
+  after(async () => {
+    await s.close();
+  });
 
   it('report a real deny with denied: true', async () => {
     const r = await s.admin.request('POST', SAR, sar({ user: 'bob', resourceAttributes: { verb: 'get', resource: 'pods' } }));

@@ -10,11 +10,18 @@ const PB = 'application/vnd.kubernetes.protobuf';
 
 describe('review APIs in protobuf', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer(); });
+  before(async () => {
+    s = await startTestServer();
+  });
   after(() => s?.close());
 
   it('answers SelfSubjectReview in protobuf', async () => {
-    const r = await s.admin.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, { accept: PB });
+    const r = await s.admin.request(
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      { accept: PB },
+    );
     assert.equal(r.status, 201, r.text);
     assert.equal(r.headers['content-type'], PB);
     const { apiVersion, kind, object } = unwrap(r.body);
@@ -34,10 +41,16 @@ describe('review APIs in protobuf', () => {
   });
 
   it('answers a SubjectAccessReview in protobuf', async () => {
-    const r = await s.admin.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-      apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
-      spec: { user: 'someone', groups: ['system:masters'], resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } },
-    }, { accept: PB });
+    const r = await s.admin.request(
+      'POST',
+      '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: 'someone', groups: ['system:masters'], resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } },
+      },
+      { accept: PB },
+    );
     assert.equal(r.status, 201, r.text);
     const { kind, object } = unwrap(r.body);
     assert.equal(kind, 'SubjectAccessReview');
@@ -46,9 +59,17 @@ describe('review APIs in protobuf', () => {
   });
 
   it('still answers JSON by default, and 406 to a type it cannot write', async () => {
-    const r = await s.admin.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    const r = await s.admin.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'SelfSubjectReview',
+    });
     assert.equal(r.json.kind, 'SelfSubjectReview');
-    const bad = await s.admin.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, { accept: 'text/csv' });
+    const bad = await s.admin.request(
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      { accept: 'text/csv' },
+    );
     assert.equal(bad.status, 406);
   });
 });

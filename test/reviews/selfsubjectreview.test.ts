@@ -11,14 +11,18 @@ const PATH = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 
 describe('SelfSubjectReview', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] }); });
+  before(async () => {
+    s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
+  });
   after(() => s.close());
 
   it('tells the admin who they are', async () => {
     const r = await s.admin.request('POST', PATH, BODY);
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(r.json, {
-      kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null },
+      kind: 'SelfSubjectReview',
+      apiVersion: 'authentication.k8s.io/v1',
+      metadata: { creationTimestamp: null },
       status: { userInfo: { username: 'admin', groups: ['system:masters', 'system:authenticated'] } },
     });
   });
@@ -51,12 +55,18 @@ describe('SelfSubjectReview', () => {
   });
 
   it('answers under authentication.k8s.io/v1beta1 too, as kube 1.27 did for kubectl 1.27', async () => {
-    const r = await s.admin.request('POST', '/apis/authentication.k8s.io/v1beta1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1beta1', kind: 'SelfSubjectReview' });
+    const r = await s.admin.request('POST', '/apis/authentication.k8s.io/v1beta1/selfsubjectreviews', {
+      apiVersion: 'authentication.k8s.io/v1beta1',
+      kind: 'SelfSubjectReview',
+    });
     assert.equal(r.status, 201, r.text);
     assert.equal(r.json.apiVersion, 'authentication.k8s.io/v1beta1');
     assert.equal(r.json.status.userInfo.username, 'admin');
     const discovery = await s.admin.request('GET', '/apis/authentication.k8s.io/v1beta1');
-    assert.ok(discovery.json.resources.some((x: { name: string }) => x.name === 'selfsubjectreviews'), discovery.text);
+    assert.ok(
+      discovery.json.resources.some((x: { name: string }) => x.name === 'selfsubjectreviews'),
+      discovery.text,
+    );
   });
 
   it('is listed by discovery as create-only', async () => {

@@ -32,12 +32,17 @@ before(async () => {
   const tokens = join(dir, 'tokens.csv');
   await writeFile(tokens, 'static-token,alice,uid-alice,"dev,ops"\n');
   const webhook = join(dir, 'webhook.kubeconfig');
-  await writeFile(webhook, stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'w',
-    clusters: [{ name: 'w', cluster: { server: peer.url, 'certificate-authority-data': Buffer.from(peer.ca.certPem).toString('base64') } }],
-    users: [{ name: 'w', user: {} }],
-    contexts: [{ name: 'w', context: { cluster: 'w', user: 'w' } }],
-  }));
+  await writeFile(
+    webhook,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'w',
+      clusters: [{ name: 'w', cluster: { server: peer.url, 'certificate-authority-data': Buffer.from(peer.ca.certPem).toString('base64') } }],
+      users: [{ name: 'w', user: {} }],
+      contexts: [{ name: 'w', context: { cluster: 'w', user: 'w' } }],
+    }),
+  );
   s = await startTestServer({ flags: [`--token-auth-file=${tokens}`, `--api-audiences=${AUDIENCE}`, `--authentication-token-webhook-config-file=${webhook}`] });
 });
 after(async () => {
@@ -84,7 +89,7 @@ describe('TokenReview', () => {
     assert.match(r.json.status.error, /invalid for the target audiences/);
   });
 
-  it('answers the intersection of the requested audiences and the token\'s', async () => {
+  it("answers the intersection of the requested audiences and the token's", async () => {
     const r = await review('v1', { token: 'aud-token', audiences: ['a', 'b'] });
     assert.equal(r.json.status.authenticated, true, r.text);
     assert.deepEqual(r.json.status.audiences, ['b']);
@@ -99,9 +104,17 @@ describe('TokenReview', () => {
   });
 
   it('refuses a body of another kind or apiVersion', async () => {
-    const kind = await s.admin.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'Pod', spec: { token: 'x' } });
+    const kind = await s.admin.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'Pod',
+      spec: { token: 'x' },
+    });
     assert.equal(kind.status, 400);
-    const version = await s.admin.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1beta1', kind: 'TokenReview', spec: { token: 'x' } });
+    const version = await s.admin.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+      apiVersion: 'authentication.k8s.io/v1beta1',
+      kind: 'TokenReview',
+      spec: { token: 'x' },
+    });
     assert.equal(version.status, 400);
     assert.match(version.json.message, /does not match the expected API version/);
   });
@@ -113,15 +126,32 @@ describe('TokenReview', () => {
   });
 
   it('is authorized like any create: anonymous is forbidden under AlwaysDeny', async () => {
-    const r = await s.anonymous.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'static-token' } });
+    const r = await s.anonymous.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token: 'static-token' },
+    });
     assert.equal(r.status, 403);
   });
 
   it('works from curl', async () => {
     const pki = devPkiPaths(s.dataDir);
-    const { stdout } = await run('curl', ['-sS', '--cacert', pki.caCert, '--cert', pki.adminCert, '--key', pki.adminKey,
-      '-H', 'Content-Type: application/json', '-X', 'POST', '--data', JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'static-token' } }),
-      `${s.url}/apis/authentication.k8s.io/v1/tokenreviews`]);
+    const { stdout } = await run('curl', [
+      '-sS',
+      '--cacert',
+      pki.caCert,
+      '--cert',
+      pki.adminCert,
+      '--key',
+      pki.adminKey,
+      '-H',
+      'Content-Type: application/json',
+      '-X',
+      'POST',
+      '--data',
+      JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'static-token' } }),
+      `${s.url}/apis/authentication.k8s.io/v1/tokenreviews`,
+    ]);
     const out = JSON.parse(stdout);
     assert.equal(out.status.authenticated, true);
     assert.equal(out.status.user.username, 'alice');

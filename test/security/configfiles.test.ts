@@ -21,7 +21,9 @@ const clean = (): void => {
 
 describe('configuration files with prototype keys', () => {
   let dir = '';
-  before(async () => { dir = await mkdtemp(join(tmpdir(), 'gatehouse-proto-config-')); });
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gatehouse-proto-config-'));
+  });
   after(() => rm(dir, { recursive: true, force: true }));
 
   it('AuthenticationConfiguration: __proto__ is an unknown field at the root and inside a JWT authenticator', () => {
@@ -39,12 +41,16 @@ jwt:
 `;
     const r = parseAuthenticationConfig(text, 'authn.yaml');
     assert.ok('error' in r);
-    for (const f of ['__proto__: unknown field', 'jwt[0].issuer.__proto__: unknown field', 'jwt[0].claimMappings.constructor: unknown field']) assert.ok(r.error.includes(f), r.error);
+    for (const f of ['__proto__: unknown field', 'jwt[0].issuer.__proto__: unknown field', 'jwt[0].claimMappings.constructor: unknown field'])
+      assert.ok(r.error.includes(f), r.error);
     clean();
   });
 
   it('AuthorizationConfiguration: __proto__ and constructor are unknown fields', () => {
-    const r = parseAuthorizationConfig('apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n__proto__: {polluted: yes}\nauthorizers:\n- type: RBAC\n  name: rbac\n  constructor: {prototype: {polluted: yes}}\n', 'authz.yaml');
+    const r = parseAuthorizationConfig(
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n__proto__: {polluted: yes}\nauthorizers:\n- type: RBAC\n  name: rbac\n  constructor: {prototype: {polluted: yes}}\n',
+      'authz.yaml',
+    );
     assert.ok('error' in r);
     assert.ok(r.error.includes('__proto__: unknown field') && r.error.includes('authorizers[0].constructor: unknown field'), r.error);
     clean();
@@ -55,14 +61,19 @@ jwt:
       '{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","spec":{"user":"alice","__proto__":{"readonly":false}}}',
       '{"apiVersion":"abac.authorization.kubernetes.io/v1beta1","kind":"Policy","__proto__":{"polluted":"yes"},"spec":{"user":"alice"}}',
     ]) {
-      assert.throws(() => parsePolicyFile(`${line}\n`), (err: Error) => err.message.includes('__proto__: unknown field'));
+      assert.throws(
+        () => parsePolicyFile(`${line}\n`),
+        (err: Error) => err.message.includes('__proto__: unknown field'),
+      );
     }
     clean();
   });
 
   it('kubeconfig: prototype keys are ignored like any unknown key, and an exec env named __proto__ is kept', async () => {
     const file = join(dir, 'kubeconfig');
-    await writeFile(file, `apiVersion: v1
+    await writeFile(
+      file,
+      `apiVersion: v1
 kind: Config
 __proto__: {polluted: yes}
 current-context: c
@@ -81,7 +92,8 @@ users:
 contexts:
 - name: c
   context: {cluster: k, user: u}
-`);
+`,
+    );
     const cfg = await loadKubeconfig(file);
     assert.equal(cfg.cluster.insecureSkipTlsVerify, true);
     assert.deepEqual(cfg.user.exec?.env, [{ name: '__proto__', value: 'x' }]);

@@ -59,7 +59,10 @@ describe('connections per client address', { timeout: 120_000 }, () => {
       const answer = await new Promise<string>((resolve) => {
         let text = '';
         held[0]!.setEncoding('utf8');
-        held[0]!.on('data', (c: string) => { text += c; if (text.includes('\r\n\r\n')) resolve(text); });
+        held[0]!.on('data', (c: string) => {
+          text += c;
+          if (text.includes('\r\n\r\n')) resolve(text);
+        });
         held[0]!.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n');
       });
       assert.match(answer, /^HTTP\/1\.1 200 /);

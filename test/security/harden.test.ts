@@ -48,28 +48,50 @@ describe('hardened intrinsics (gatehouse serve)', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), {
-      again: true, tamed: true, ownProto: true, inProto: false,
-      objectProto: 'TypeError', viaConstructor: 'TypeError', objectAssignReplaced: 'TypeError', arrayProto: 'TypeError',
-      functionProto: 'TypeError', stringProto: 'TypeError', defineOnProto: 'TypeError', clean: true,
-      ownToString: 'ok', errorName: 'ok', errorStatics: 'ok', errorMessage: 'ok', protoConstructor: 'ok', assignOnFrozenProtoItself: 'TypeError', json: true,
+      again: true,
+      tamed: true,
+      ownProto: true,
+      inProto: false,
+      objectProto: 'TypeError',
+      viaConstructor: 'TypeError',
+      objectAssignReplaced: 'TypeError',
+      arrayProto: 'TypeError',
+      functionProto: 'TypeError',
+      stringProto: 'TypeError',
+      defineOnProto: 'TypeError',
+      clean: true,
+      ownToString: 'ok',
+      errorName: 'ok',
+      errorStatics: 'ok',
+      errorMessage: 'ok',
+      protoConstructor: 'ok',
+      assignOnFrozenProtoItself: 'TypeError',
+      json: true,
     });
   });
 
   const kubectlPath = findKubectl();
-  it('the reproduction of issue 18 with kubectl: both patches refused with 422, later objects clean', { skip: kubectlPath ? false : 'kubectl not found' }, async () => {
-    const gh = await startGatehouse();
-    const k = new Kubectl(kubectlPath!, gh.kubeconfig);
-    await k.ok(['create', 'configmap', 'pp', '--from-literal=k=v']);
-    for (const type of ['strategic', 'merge']) {
-      const r = await k.run(['patch', 'configmap', 'pp', `--type=${type}`, '-p', '{"metadata":{"labels":{"__proto__":{"polluted":"yes"}}}}']);
-      assert.notEqual(r.code, 0);
-      assert.match(r.stderr, /is invalid: metadata\.labels/);
-    }
-    const file = join(tempDir('clean'), 'clean.json');
-    writeFileSync(file, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"clean"},"data":{"a":"1"}}');
-    const created = JSON.parse(await k.ok(['create', '--raw', '/api/v1/namespaces/default/configmaps', '-f', file]));
-    assert.deepEqual(created.metadata.managedFields.map((e: { fieldsV1: unknown }) => e.fieldsV1), [{ 'f:data': { '.': {}, 'f:a': {} } }]);
-    assert.equal((await k.ok(['get', 'configmap', 'pp', '-o', 'jsonpath={.metadata.labels}'])).trim(), '');
-    await gh.stop();
-  });
+  it(
+    'the reproduction of issue 18 with kubectl: both patches refused with 422, later objects clean',
+    { skip: kubectlPath ? false : 'kubectl not found' },
+    async () => {
+      const gh = await startGatehouse();
+      const k = new Kubectl(kubectlPath!, gh.kubeconfig);
+      await k.ok(['create', 'configmap', 'pp', '--from-literal=k=v']);
+      for (const type of ['strategic', 'merge']) {
+        const r = await k.run(['patch', 'configmap', 'pp', `--type=${type}`, '-p', '{"metadata":{"labels":{"__proto__":{"polluted":"yes"}}}}']);
+        assert.notEqual(r.code, 0);
+        assert.match(r.stderr, /is invalid: metadata\.labels/);
+      }
+      const file = join(tempDir('clean'), 'clean.json');
+      writeFileSync(file, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"clean"},"data":{"a":"1"}}');
+      const created = JSON.parse(await k.ok(['create', '--raw', '/api/v1/namespaces/default/configmaps', '-f', file]));
+      assert.deepEqual(
+        created.metadata.managedFields.map((e: { fieldsV1: unknown }) => e.fieldsV1),
+        [{ 'f:data': { '.': {}, 'f:a': {} } }],
+      );
+      assert.equal((await k.ok(['get', 'configmap', 'pp', '-o', 'jsonpath={.metadata.labels}'])).trim(), '');
+      await gh.stop();
+    },
+  );
 });

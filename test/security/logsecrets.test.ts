@@ -24,21 +24,58 @@ describe('secrets stay out of logs and error messages', () => {
 
   it('never logs or echoes a token, a password or a Secret value', async () => {
     const asToken = (t: string) => ({ authorization: `Bearer ${t}` });
-    const record = (r: { status: number; text: string; headers: Record<string, unknown> }) => { answers.push(`${r.status} ${JSON.stringify(r.headers)} ${r.text}`); return r; };
+    const record = (r: { status: number; text: string; headers: Record<string, unknown> }) => {
+      answers.push(`${r.status} ${JSON.stringify(r.headers)} ${r.text}`);
+      return r;
+    };
     // A good token, a wrong one, Basic credentials, and a token as a query parameter.
     record(await gh.anonymous.request('GET', '/api/v1/namespaces', undefined, asToken(TOKEN)));
     record(await gh.anonymous.request('GET', '/api/v1/namespaces', undefined, asToken(WRONG)));
-    record(await gh.anonymous.request('GET', '/api/v1/namespaces', undefined, { authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}` }));
+    record(
+      await gh.anonymous.request('GET', '/api/v1/namespaces', undefined, { authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}` }),
+    );
     record(await gh.anonymous.request('GET', `/api/v1/namespaces?access_token=${WRONG}`));
     // A Secret written, read back, refused, and patched badly.
     const data = { password: Buffer.from(SECRET_VALUE).toString('base64') };
     record(await gh.admin.request('POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1' }, data }));
-    record(await gh.admin.request('POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's2' }, stringData: { password: SECRET_VALUE }, data: { bad: 'not base64!' } }));
-    record(await gh.admin.request('POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1' }, stringData: { password: SECRET_VALUE } }));
-    record(await gh.admin.request('PATCH', '/api/v1/namespaces/default/secrets/s1', `{"stringData":{"password":"${SECRET_VALUE}"`, { 'content-type': 'application/merge-patch+json' }));
-    record(await gh.admin.request('PUT', '/api/v1/namespaces/default/secrets/s1', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1', resourceVersion: '1' }, stringData: { password: SECRET_VALUE } }));
+    record(
+      await gh.admin.request('POST', '/api/v1/namespaces/default/secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's2' },
+        stringData: { password: SECRET_VALUE },
+        data: { bad: 'not base64!' },
+      }),
+    );
+    record(
+      await gh.admin.request('POST', '/api/v1/namespaces/default/secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's1' },
+        stringData: { password: SECRET_VALUE },
+      }),
+    );
+    record(
+      await gh.admin.request('PATCH', '/api/v1/namespaces/default/secrets/s1', `{"stringData":{"password":"${SECRET_VALUE}"`, {
+        'content-type': 'application/merge-patch+json',
+      }),
+    );
+    record(
+      await gh.admin.request('PUT', '/api/v1/namespaces/default/secrets/s1', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's1', resourceVersion: '1' },
+        stringData: { password: SECRET_VALUE },
+      }),
+    );
     // A token sent to TokenReview that does not authenticate.
-    record(await gh.admin.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: WRONG } }));
+    record(
+      await gh.admin.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        spec: { token: WRONG },
+      }),
+    );
     // The child's log reaches this process through a pipe, a moment after the answers.
     await gh.proc.waitFor('the token review log line', (p) => /token review by "admin"/.test(p.stderr), 10_000);
     const log = `${gh.proc.stdout}\n${gh.proc.stderr}`;
@@ -49,7 +86,8 @@ describe('secrets stay out of logs and error messages', () => {
     for (const secret of [TOKEN, WRONG, SECRET_VALUE, PASSWORD, Buffer.from(SECRET_VALUE).toString('base64')]) {
       assert.ok(!log.includes(secret), `the log holds ${secret}`);
       // The Secret's own GET answers are where its value belongs; every error and other answer stays clean.
-      for (const a of answers.filter((x) => !x.startsWith('200') && !x.startsWith('201'))) assert.ok(!a.includes(secret), `an error answer holds ${secret}: ${a.slice(0, 300)}`);
+      for (const a of answers.filter((x) => !x.startsWith('200') && !x.startsWith('201')))
+        assert.ok(!a.includes(secret), `an error answer holds ${secret}: ${a.slice(0, 300)}`);
     }
   });
 });

@@ -9,7 +9,9 @@ const CM = '/api/v1/namespaces/default/configmaps';
 
 describe('parser attacks', () => {
   let gh: Gatehouse;
-  before(async () => { gh = await startGatehouse(); });
+  before(async () => {
+    gh = await startGatehouse();
+  });
   after(stopAll);
 
   /** Sends a raw body; checks a 4xx Status came back and /livez still answers. */
@@ -26,7 +28,12 @@ describe('parser attacks', () => {
 
   it('refuses a YAML billion-laughs body (CVE-2019-11253)', async () => {
     const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: laughs}', 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (let i = 1; i <= 9; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i <= 9; i++)
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     await refused('POST', CM, lines.join('\n'), 'application/yaml');
     assert.equal((await gh.admin.request('GET', `${CM}/laughs`)).status, 404);
   });
@@ -38,7 +45,8 @@ describe('parser attacks', () => {
   });
 
   it('answers 200,000 duplicate keys (under the body limit) with one warning, or one 400 cause under Strict', async () => {
-    const body = (name: string) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":{${Array.from({ length: 200_000 }, (_, i) => `"k":"${i}"`).join(',')}}}`;
+    const body = (name: string) =>
+      `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":{${Array.from({ length: 200_000 }, (_, i) => `"k":"${i}"`).join(',')}}}`;
     const strict = await refused('POST', `${CM}?fieldValidation=Strict`, body('dups-strict'), 'application/json');
     assert.equal(strict.status, 400);
     assert.equal(strict.message.match(/duplicate field/g)?.length, 1, strict.message.slice(0, 300));
@@ -60,7 +68,10 @@ describe('parser attacks', () => {
   it('refuses a JSON patch whose copy operations double a value past the limit', async () => {
     const made = await gh.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'grow' }, data: { a: 'x'.repeat(64 * 1024) } });
     assert.equal(made.status, 201, made.text);
-    const ops = [{ op: 'add', path: '/metadata/annotations', value: { g: [] } }, { op: 'add', path: '/metadata/annotations/g/-', value: 'y'.repeat(1024) }];
+    const ops = [
+      { op: 'add', path: '/metadata/annotations', value: { g: [] } },
+      { op: 'add', path: '/metadata/annotations/g/-', value: 'y'.repeat(1024) },
+    ];
     for (let i = 0; i < 40; i++) ops.push({ op: 'copy', from: '/metadata/annotations/g', path: `/metadata/annotations/g${i}` } as never);
     // Each copy also doubles what the next copies: the last ones reference the ever-growing array.
     for (let i = 0; i < 30; i++) ops.push({ op: 'copy', from: `/metadata/annotations`, path: `/metadata/annotations/g/-` } as never);

@@ -14,23 +14,44 @@ import { register, servingPki, startEcho, type EchoBackend } from '../aggregatio
 const GROUP = 'echo.gatehouse.dev';
 const ALICE = 'alice-token-for-paths';
 
-interface Raw { status: number; json: { kind?: string; code?: number; message?: string } | undefined; text: string }
+interface Raw {
+  status: number;
+  json: { kind?: string; code?: number; message?: string } | undefined;
+  text: string;
+}
 
 /** Sends the path byte for byte (new URL() would resolve its dot segments first). */
 function raw(gh: Gatehouse, path: string, token?: string): Promise<Raw> {
   const ca = readFileSync(join(gh.dataDir, 'pki', 'ca.crt'), 'utf8');
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: gh.port, path, method: 'GET', ca, servername: 'localhost', agent: false,
-      headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => {
-        let json: Raw['json'];
-        try { json = JSON.parse(text); } catch { json = undefined; }
-        resolve({ status: res.statusCode ?? 0, json, text });
-      });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: gh.port,
+        path,
+        method: 'GET',
+        ca,
+        servername: 'localhost',
+        agent: false,
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => {
+          let json: Raw['json'];
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, json, text });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -51,12 +72,16 @@ describe('hostile request paths', { timeout: 120_000 }, () => {
     await register(gh.admin, { service: 'echo', port: echo.port, group: GROUP, caPem: pem.ca, gpm: 20000 });
     // Alice may read the echo group and nothing else.
     const role = await gh.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'echo-reader' },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'echo-reader' },
       rules: [{ apiGroups: [GROUP], resources: ['*'], verbs: ['get', 'list'] }],
     });
     assert.equal(role.status, 201, role.text);
     const binding = await gh.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'alice-echo-reader' },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'alice-echo-reader' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'echo-reader' },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
     });
@@ -102,7 +127,10 @@ describe('hostile request paths', { timeout: 120_000 }, () => {
       assert.equal(r.json?.kind, 'Status', path);
       assert.match(r.json?.message ?? '', /^invalid request path "/, path);
     }
-    assert.deepEqual([...echo.seen.keys()].filter((k) => !before.has(k)), []);
+    assert.deepEqual(
+      [...echo.seen.keys()].filter((k) => !before.has(k)),
+      [],
+    );
     // A legitimate request right after still works, and the backend receives exactly the authorized path.
     const ok = await raw(gh, `/apis/${GROUP}/v1/namespaces/x/echoes/a%3Ab`, ALICE);
     assert.equal(ok.status, 200, ok.text);
@@ -110,7 +138,12 @@ describe('hostile request paths', { timeout: 120_000 }, () => {
   });
 
   it('the traversal the issue reports never reaches the secret, even for a user allowed everywhere', async () => {
-    await gh.admin.request('POST', '/api/v1/namespaces/kube-system/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, stringData: { k: 'v' } });
+    await gh.admin.request('POST', '/api/v1/namespaces/kube-system/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'x' },
+      stringData: { k: 'v' },
+    });
     const r = await raw(gh, `/apis/${GROUP}/v1/things/../../../../api/v1/namespaces/kube-system/secrets/x`, ALICE);
     assert.equal(r.status, 400);
     assert.doesNotMatch(r.text, /"k"/);

@@ -43,7 +43,11 @@ const stores0: Array<{ name: string; flags: () => string[]; cleanup?: () => Prom
   { name: 'file', flags: () => ['--storage-backend', 'file'] },
   (() => {
     const prefix = uniquePrefix('proto');
-    return { name: 'redis', flags: () => ['--storage-backend', 'redis', '--redis-url', REDIS_URL, '--storage-prefix', prefix], cleanup: async () => void (await dropPrefix(prefix)) };
+    return {
+      name: 'redis',
+      flags: () => ['--storage-backend', 'redis', '--redis-url', REDIS_URL, '--storage-prefix', prefix],
+      cleanup: async () => void (await dropPrefix(prefix)),
+    };
   })(),
 ];
 
@@ -65,8 +69,13 @@ for (const store of stores) {
   describe(`prototype keys are data (${store.name} store)`, () => {
     let s: TestServer;
     let n = 0;
-    before(async () => { s = await startTestServer({ flags: store.flags() }); });
-    after(async () => { await s?.close(); await store.cleanup?.(); });
+    before(async () => {
+      s = await startTestServer({ flags: store.flags() });
+    });
+    after(async () => {
+      await s?.close();
+      await store.cleanup?.();
+    });
 
     /** Nothing in this process changed, and a fresh object carries nothing extra. */
     async function assertClean(): Promise<void> {
@@ -79,7 +88,10 @@ for (const store of stores) {
       assert.ok(!r.text.includes('polluted'), r.text);
       assert.deepEqual(Object.keys(r.json).sort(), ['apiVersion', 'data', 'kind', 'metadata']);
       assert.deepEqual(r.json.data, { a: '1' });
-      assert.deepEqual(r.json.metadata.managedFields.map((e: { fieldsV1: unknown }) => e.fieldsV1), [{ 'f:data': { '.': {}, 'f:a': {} } }]);
+      assert.deepEqual(
+        r.json.metadata.managedFields.map((e: { fieldsV1: unknown }) => e.fieldsV1),
+        [{ 'f:data': { '.': {}, 'f:a': {} } }],
+      );
     }
 
     async function create(name: string, data = dataJson((k) => `v-${k}`)): Promise<Reply> {
@@ -99,23 +111,46 @@ for (const store of stores) {
 
     it('create keeps every such key as data, with its field in managedFields', async () => {
       const r = await create('keys-create');
-      assert.deepEqual(own(r.json.data), expected((k) => `v-${k}`));
+      assert.deepEqual(
+        own(r.json.data),
+        expected((k) => `v-${k}`),
+      );
       const owned = Object.keys(r.json.metadata.managedFields[0].fieldsV1['f:data']).sort();
       assert.deepEqual(owned, ['.', ...KEYS.map((k) => `f:${k}`)].sort());
-      assert.deepEqual(await dataOf('keys-create'), expected((k) => `v-${k}`));
+      assert.deepEqual(
+        await dataOf('keys-create'),
+        expected((k) => `v-${k}`),
+      );
       await assertClean();
     });
 
     it('update, merge patch, strategic merge patch and JSON patch change and remove such keys', async () => {
       await create('keys-write');
-      const put = await s.admin.request('PUT', `${CM}/keys-write`, cmJson('keys-write', dataJson((k) => `put-${k}`)), JSON_CT);
+      const put = await s.admin.request(
+        'PUT',
+        `${CM}/keys-write`,
+        cmJson(
+          'keys-write',
+          dataJson((k) => `put-${k}`),
+        ),
+        JSON_CT,
+      );
       assert.equal(put.status, 200, put.text);
-      assert.deepEqual(await dataOf('keys-write'), expected((k) => `put-${k}`));
+      assert.deepEqual(
+        await dataOf('keys-write'),
+        expected((k) => `put-${k}`),
+      );
 
-      for (const [ct, tag] of [[MERGE, 'merge'], [SMP, 'smp']] as const) {
+      for (const [ct, tag] of [
+        [MERGE, 'merge'],
+        [SMP, 'smp'],
+      ] as const) {
         const r = await s.admin.request('PATCH', `${CM}/keys-write`, `{"data":${dataJson((k) => `${tag}-${k}`)}}`, ct);
         assert.equal(r.status, 200, r.text);
-        assert.deepEqual(await dataOf('keys-write'), expected((k) => `${tag}-${k}`));
+        assert.deepEqual(
+          await dataOf('keys-write'),
+          expected((k) => `${tag}-${k}`),
+        );
       }
       const removed = await s.admin.request('PATCH', `${CM}/keys-write`, '{"data":{"__proto__":null,"constructor":null}}', SMP);
       assert.equal(removed.status, 200, removed.text);
@@ -140,7 +175,10 @@ for (const store of stores) {
       const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keys-apply\ndata:\n${KEYS.map((k) => `  ${k}: a-${k}\n`).join('')}`;
       const r = await s.admin.request('PATCH', `${CM}/keys-apply?fieldManager=applier`, yaml, APPLY);
       assert.equal(r.status, 201, r.text);
-      assert.deepEqual(own(r.json.data), expected((k) => `a-${k}`));
+      assert.deepEqual(
+        own(r.json.data),
+        expected((k) => `a-${k}`),
+      );
       const entry = r.json.metadata.managedFields.find((e: { manager: string }) => e.manager === 'applier');
       assert.deepEqual(Object.keys(entry.fieldsV1['f:data']).sort(), KEYS.map((k) => `f:${k}`).sort());
       // Applying again without __proto__ gives it up and removes it; a JSON body works the same.
@@ -151,9 +189,20 @@ for (const store of stores) {
     });
 
     it('dry-run writes answer the object with such keys and store nothing', async () => {
-      const r = await s.admin.request('POST', `${CM}?dryRun=All`, cmJson('keys-dry', dataJson((k) => `d-${k}`)), JSON_CT);
+      const r = await s.admin.request(
+        'POST',
+        `${CM}?dryRun=All`,
+        cmJson(
+          'keys-dry',
+          dataJson((k) => `d-${k}`),
+        ),
+        JSON_CT,
+      );
       assert.equal(r.status, 201, r.text);
-      assert.deepEqual(own(r.json.data), expected((k) => `d-${k}`));
+      assert.deepEqual(
+        own(r.json.data),
+        expected((k) => `d-${k}`),
+      );
       assert.equal((await s.admin.request('GET', `${CM}/keys-dry`)).status, 404);
       await create('keys-dry2');
       const p = await s.admin.request('PATCH', `${CM}/keys-dry2?dryRun=All`, '{"data":{"__proto__":"dry"}}', SMP);
@@ -194,7 +243,15 @@ for (const store of stores) {
         ['PATCH', `${CM}/keys-labels`, labels(POLLUTION), MERGE],
         ['PATCH', `${CM}/keys-labels`, labels('"x"'), SMP],
         ['PATCH', `${CM}/keys-labels`, '{"metadata":{"annotations":{"__proto__":"x"}}}', MERGE],
-        ['PATCH', `${CM}/keys-labels`, JSON.stringify([{ op: 'add', path: '/metadata/labels', value: {} }, { op: 'add', path: '/metadata/labels/__proto__', value: 'x' }]), JSONP],
+        [
+          'PATCH',
+          `${CM}/keys-labels`,
+          JSON.stringify([
+            { op: 'add', path: '/metadata/labels', value: {} },
+            { op: 'add', path: '/metadata/labels/__proto__', value: 'x' },
+          ]),
+          JSONP,
+        ],
         ['PATCH', `${CM}/keys-labels?fieldManager=m`, cmJson('keys-labels', '{}', ',"labels":{"__proto__":"x"}'), APPLY],
         ['PATCH', `${CM}/keys-labels?dryRun=All`, labels('"x"'), SMP],
       ];
@@ -231,13 +288,24 @@ for (const store of stores) {
       assert.equal(ok.status, 200, ok.text);
       assert.deepEqual(own(ok.json.metadata.labels), { constructor: 'yes', toString: 't' });
       const sel = await s.admin.request('GET', `${CM}?labelSelector=constructor%3Dyes`);
-      assert.deepEqual(sel.json.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['keys-ctor']);
+      assert.deepEqual(
+        sel.json.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+        ['keys-ctor'],
+      );
       const none = await s.admin.request('GET', `${CM}?labelSelector=hasOwnProperty`);
       assert.deepEqual(none.json.items, []);
       is4xx(await s.admin.request('GET', `${CM}?labelSelector=__proto__`), 400, '__proto__');
       is4xx(await s.admin.request('GET', `${CM}?fieldSelector=metadata.__proto__%3Dx`), 400, '__proto__');
       is4xx(await s.admin.request('GET', `${CM}?fieldSelector=constructor%3Dx`), 400, 'field label not supported: constructor');
-      for (const path of ['/api/v1/constructor', `${NS}/__proto__`, `${NS}/hasOwnProperty/x`, '/apis/constructor/v1', '/apis/__proto__/v1/toString', '/api/v1/namespaces/__proto__/configmaps/x', `${CM}/__proto__`]) {
+      for (const path of [
+        '/api/v1/constructor',
+        `${NS}/__proto__`,
+        `${NS}/hasOwnProperty/x`,
+        '/apis/constructor/v1',
+        '/apis/__proto__/v1/toString',
+        '/api/v1/namespaces/__proto__/configmaps/x',
+        `${CM}/__proto__`,
+      ]) {
         const r = await s.admin.request('GET', path);
         assert.equal(r.status, 404, `${path}: ${r.status} ${r.text}`);
       }
@@ -248,11 +316,15 @@ for (const store of stores) {
     });
 
     it('a __proto__ field of a typed object is an unknown field at every depth: dropped, warned or refused', async () => {
-      const body = (name: string) => `{"__proto__":${POLLUTION},"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","__proto__":${POLLUTION},"constructor":{"prototype":${POLLUTION}}},"data":{"a":"1"}}`;
+      const body = (name: string) =>
+        `{"__proto__":${POLLUTION},"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","__proto__":${POLLUTION},"constructor":{"prototype":${POLLUTION}}},"data":{"a":"1"}}`;
       const dropped = await s.admin.request('POST', CM, body('keys-unknown'), JSON_CT);
       assert.equal(dropped.status, 201, dropped.text);
       assert.ok(!dropped.text.includes('polluted'), dropped.text);
-      assert.deepEqual(Object.keys(dropped.json.metadata).filter((k) => k === '__proto__' || k === 'constructor'), []);
+      assert.deepEqual(
+        Object.keys(dropped.json.metadata).filter((k) => k === '__proto__' || k === 'constructor'),
+        [],
+      );
       const warned = await s.admin.request('POST', `${CM}?fieldValidation=Warn`, body('keys-unknown-w'), JSON_CT);
       assert.equal(warned.status, 201, warned.text);
       const warning = String(warned.headers['warning']);
@@ -264,30 +336,65 @@ for (const store of stores) {
       const p = await s.admin.request('POST', `${NS}/pods?fieldValidation=Warn`, pod, JSON_CT);
       assert.equal(p.status, 201, p.text);
       assert.ok(String(p.headers['warning']).includes('unknown field \\"spec.containers[0].__proto__\\"'), String(p.headers['warning']));
-      assert.deepEqual(p.json.spec.containers[0].env, [{ name: '__proto__', value: 'a' }, { name: 'constructor', value: 'b' }]);
+      assert.deepEqual(p.json.spec.containers[0].env, [
+        { name: '__proto__', value: 'a' },
+        { name: 'constructor', value: 'b' },
+      ]);
       await assertClean();
     });
 
     it('list items keyed by a merge key named __proto__ merge, order, delete and apply as data', async () => {
-      const pod = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"keys-env"},"spec":{"containers":[{"name":"c","image":"i","env":[{"name":"__proto__","value":"a"},{"name":"constructor","value":"b"},{"name":"x","value":"c"}]}]}}';
+      const pod =
+        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"keys-env"},"spec":{"containers":[{"name":"c","image":"i","env":[{"name":"__proto__","value":"a"},{"name":"constructor","value":"b"},{"name":"x","value":"c"}]}]}}';
       assert.equal((await s.admin.request('POST', `${NS}/pods`, pod, JSON_CT)).status, 201);
       const env = async () => (await s.admin.request('GET', `${NS}/pods/keys-env`)).json.spec.containers[0].env;
-      const merged = await s.admin.request('PATCH', `${NS}/pods/keys-env`, '{"spec":{"containers":[{"name":"c","env":[{"name":"__proto__","value":"z"}]}]}}', SMP);
+      const merged = await s.admin.request(
+        'PATCH',
+        `${NS}/pods/keys-env`,
+        '{"spec":{"containers":[{"name":"c","env":[{"name":"__proto__","value":"z"}]}]}}',
+        SMP,
+      );
       assert.equal(merged.status, 200, merged.text);
-      assert.deepEqual(await env(), [{ name: '__proto__', value: 'z' }, { name: 'constructor', value: 'b' }, { name: 'x', value: 'c' }]);
-      const ordered = await s.admin.request('PATCH', `${NS}/pods/keys-env`,
-        '{"spec":{"containers":[{"name":"c","$setElementOrder/env":[{"name":"x"},{"name":"constructor"},{"name":"__proto__"}]}]}}', SMP);
+      assert.deepEqual(await env(), [
+        { name: '__proto__', value: 'z' },
+        { name: 'constructor', value: 'b' },
+        { name: 'x', value: 'c' },
+      ]);
+      const ordered = await s.admin.request(
+        'PATCH',
+        `${NS}/pods/keys-env`,
+        '{"spec":{"containers":[{"name":"c","$setElementOrder/env":[{"name":"x"},{"name":"constructor"},{"name":"__proto__"}]}]}}',
+        SMP,
+      );
       assert.equal(ordered.status, 200, ordered.text);
-      assert.deepEqual((await env()).map((e: { name: string }) => e.name), ['x', 'constructor', '__proto__']);
-      const deleted = await s.admin.request('PATCH', `${NS}/pods/keys-env`, '{"spec":{"containers":[{"name":"c","env":[{"name":"__proto__","$patch":"delete"}]}]}}', SMP);
+      assert.deepEqual(
+        (await env()).map((e: { name: string }) => e.name),
+        ['x', 'constructor', '__proto__'],
+      );
+      const deleted = await s.admin.request(
+        'PATCH',
+        `${NS}/pods/keys-env`,
+        '{"spec":{"containers":[{"name":"c","env":[{"name":"__proto__","$patch":"delete"}]}]}}',
+        SMP,
+      );
       assert.equal(deleted.status, 200, deleted.text);
-      assert.deepEqual((await env()).map((e: { name: string }) => e.name), ['x', 'constructor']);
-      const applied = await s.admin.request('PATCH', `${NS}/pods/keys-env?fieldManager=ap&force=true`,
-        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"keys-env"},"spec":{"containers":[{"name":"c","image":"i","env":[{"name":"__proto__","value":"ap"}]}]}}', APPLY);
+      assert.deepEqual(
+        (await env()).map((e: { name: string }) => e.name),
+        ['x', 'constructor'],
+      );
+      const applied = await s.admin.request(
+        'PATCH',
+        `${NS}/pods/keys-env?fieldManager=ap&force=true`,
+        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"keys-env"},"spec":{"containers":[{"name":"c","image":"i","env":[{"name":"__proto__","value":"ap"}]}]}}',
+        APPLY,
+      );
       assert.equal(applied.status, 200, applied.text);
       const entry = applied.json.metadata.managedFields.find((e: { manager: string }) => e.manager === 'ap');
       assert.ok(JSON.stringify(entry.fieldsV1).includes('k:{\\"name\\":\\"__proto__\\"}'), JSON.stringify(entry.fieldsV1));
-      assert.deepEqual((await env()).find((e: { name: string }) => e.name === '__proto__'), { name: '__proto__', value: 'ap' });
+      assert.deepEqual(
+        (await env()).find((e: { name: string }) => e.name === '__proto__'),
+        { name: '__proto__', value: 'ap' },
+      );
       const dirs = [
         '{"metadata":{"labels":{"$retainKeys":["__proto__"],"__proto__":"x"}}}',
         '{"metadata":{"$deleteFromPrimitiveList/__proto__":["x"]}}',
@@ -310,7 +417,12 @@ for (const store of stores) {
 
       const pod = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"keys-status"},"spec":{"containers":[{"name":"c","image":"i"}]}}';
       assert.equal((await s.admin.request('POST', `${NS}/pods`, pod, JSON_CT)).status, 201);
-      const st = await s.admin.request('PATCH', `${NS}/pods/keys-status/status`, `{"status":{"__proto__":${POLLUTION},"phase":"Running","constructor":{"prototype":${POLLUTION}}}}`, MERGE);
+      const st = await s.admin.request(
+        'PATCH',
+        `${NS}/pods/keys-status/status`,
+        `{"status":{"__proto__":${POLLUTION},"phase":"Running","constructor":{"prototype":${POLLUTION}}}}`,
+        MERGE,
+      );
       assert.equal(st.status, 200, st.text);
       assert.equal(st.json.status.phase, 'Running');
       assert.ok(!st.text.includes('polluted'), st.text);
@@ -318,12 +430,24 @@ for (const store of stores) {
       assert.equal(sp.status, 200, sp.text);
 
       // The token subresource and DeleteOptions bodies: a __proto__ member is no option.
-      assert.equal((await s.admin.request('POST', `${NS}/serviceaccounts`, '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"keys-sa"}}', JSON_CT)).status, 201);
-      const tr = await s.admin.request('POST', `${NS}/serviceaccounts/keys-sa/token`,
-        '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"__proto__":{"audiences":["evil"]},"audiences":["good"]}}', JSON_CT);
+      assert.equal(
+        (await s.admin.request('POST', `${NS}/serviceaccounts`, '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"keys-sa"}}', JSON_CT)).status,
+        201,
+      );
+      const tr = await s.admin.request(
+        'POST',
+        `${NS}/serviceaccounts/keys-sa/token`,
+        '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"__proto__":{"audiences":["evil"]},"audiences":["good"]}}',
+        JSON_CT,
+      );
       assert.equal(tr.status, 201, tr.text);
       assert.deepEqual(tr.json.spec.audiences, ['good']);
-      const del = await s.admin.request('DELETE', `${CM}/keys-mf`, `{"apiVersion":"v1","kind":"DeleteOptions","__proto__":{"dryRun":["All"]},"preconditions":{"__proto__":{"uid":"nope"}}}`, JSON_CT);
+      const del = await s.admin.request(
+        'DELETE',
+        `${CM}/keys-mf`,
+        `{"apiVersion":"v1","kind":"DeleteOptions","__proto__":{"dryRun":["All"]},"preconditions":{"__proto__":{"uid":"nope"}}}`,
+        JSON_CT,
+      );
       assert.equal(del.status, 200, del.text);
       assert.equal((await s.admin.request('GET', `${CM}/keys-mf`)).status, 404);
       await assertClean();

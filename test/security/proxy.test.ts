@@ -51,9 +51,13 @@ describe('the aggregation proxy and a hostile backend', { timeout: 120_000 }, ()
     assert.equal(ok.status, 200, ok.text);
   });
 
-  it('a client\'s identity headers in any case and underscore spelling never reach the backend', async () => {
+  it("a client's identity headers in any case and underscore spelling never reach the backend", async () => {
     const r = await gh.admin.request('GET', `${BASE}/spelled`, undefined, {
-      'X_Remote_User': 'mallory', 'x_remote_group': 'system:masters', 'X-REMOTE-EXTRA-SCOPES': 'all', 'x_remote-extra_scopes': 'all', 'X-Remote_Uid': '0',
+      X_Remote_User: 'mallory',
+      x_remote_group: 'system:masters',
+      'X-REMOTE-EXTRA-SCOPES': 'all',
+      'x_remote-extra_scopes': 'all',
+      'X-Remote_Uid': '0',
     });
     assert.equal(r.status, 200, r.text);
     const h = r.json.headers;
@@ -65,18 +69,34 @@ describe('the aggregation proxy and a hostile backend', { timeout: 120_000 }, ()
   function upgrade(path: string, until?: RegExp): Promise<{ text: string; closed: boolean }> {
     const pki = join(gh.dataDir, 'pki');
     return new Promise((resolve, reject) => {
-      const s = connect({ host: '127.0.0.1', port: gh.port, servername: 'localhost', ca: readFileSync(join(pki, 'ca.crt')), cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')) }, () => {
-        s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n`);
-      });
+      const s = connect(
+        {
+          host: '127.0.0.1',
+          port: gh.port,
+          servername: 'localhost',
+          ca: readFileSync(join(pki, 'ca.crt')),
+          cert: readFileSync(join(pki, 'admin.crt')),
+          key: readFileSync(join(pki, 'admin.key')),
+        },
+        () => {
+          s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n`);
+        },
+      );
       let text = '';
       s.setEncoding('utf8');
       s.on('data', (d: string) => {
         text += d;
-        if (until?.test(text)) { s.destroy(); resolve({ text, closed: false }); }
+        if (until?.test(text)) {
+          s.destroy();
+          resolve({ text, closed: false });
+        }
       });
       s.on('close', () => resolve({ text, closed: true }));
       s.on('error', reject);
-      setTimeout(() => { s.destroy(); resolve({ text, closed: false }); }, 15_000).unref();
+      setTimeout(() => {
+        s.destroy();
+        resolve({ text, closed: false });
+      }, 15_000).unref();
     });
   }
 

@@ -22,16 +22,27 @@ describe('slow and abusive clients', { timeout: 120_000 }, () => {
     const slow: TLSSocket[] = [];
     const timers: NodeJS.Timeout[] = [];
     try {
-      await Promise.all(Array.from({ length: 300 }, () => new Promise<void>((resolve) => {
-        const s = tlsConnect({ host: '127.0.0.1', port: gh.port, ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => {
-          s.write('GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n');
-          resolve();
-        });
-        s.on('error', () => resolve());
-        slow.push(s);
-      })));
+      await Promise.all(
+        Array.from(
+          { length: 300 },
+          () =>
+            new Promise<void>((resolve) => {
+              const s = tlsConnect({ host: '127.0.0.1', port: gh.port, ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => {
+                s.write('GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n');
+                resolve();
+              });
+              s.on('error', () => resolve());
+              slow.push(s);
+            }),
+        ),
+      );
       // Each keeps sending one header byte a second, never ending the header block.
-      for (const s of slow) timers.push(setInterval(() => { if (!s.destroyed) s.write('X'); }, 1000));
+      for (const s of slow)
+        timers.push(
+          setInterval(() => {
+            if (!s.destroyed) s.write('X');
+          }, 1000),
+        );
       for (let i = 0; i < 20; i++) {
         const r = await gh.admin.request('GET', '/api/v1/namespaces/default');
         assert.equal(r.status, 200, r.text);
@@ -46,7 +57,10 @@ describe('slow and abusive clients', { timeout: 120_000 }, () => {
   it('survives an HTTP/2 rapid-reset flood and keeps serving others (CVE-2023-44487)', async () => {
     const pki = join(gh.dataDir, 'pki');
     const session = h2connect(gh.url, { ca, cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')), servername: 'localhost' });
-    const ended = new Promise<void>((resolve) => { session.once('close', () => resolve()); session.once('goaway', () => resolve()); });
+    const ended = new Promise<void>((resolve) => {
+      session.once('close', () => resolve());
+      session.once('goaway', () => resolve());
+    });
     session.on('error', () => undefined);
     await new Promise<void>((resolve) => session.once('remoteSettings', () => resolve()));
     let opened = 0;

@@ -18,7 +18,12 @@ describe('HTTP framing attacks', () => {
   before(async () => {
     gh = await startGatehouse();
     const pki = `${gh.dataDir}/pki`;
-    admin = { port: gh.port, ca: readFileSync(`${pki}/ca.crt`, 'utf8'), cert: readFileSync(`${pki}/admin.crt`, 'utf8'), key: readFileSync(`${pki}/admin.key`, 'utf8') };
+    admin = {
+      port: gh.port,
+      ca: readFileSync(`${pki}/ca.crt`, 'utf8'),
+      cert: readFileSync(`${pki}/admin.crt`, 'utf8'),
+      key: readFileSync(`${pki}/admin.key`, 'utf8'),
+    };
   });
   after(stopAll);
 
@@ -26,8 +31,14 @@ describe('HTTP framing attacks', () => {
   const statuses = (text: string) => [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
 
   const cases: [string, string][] = [
-    ['Content-Length with Transfer-Encoding', `POST ${CM} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${SMUGGLED}`],
-    ['two different Content-Lengths', `POST ${CM} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: ${2 + SMUGGLED.length}\r\n\r\n{}${SMUGGLED}`],
+    [
+      'Content-Length with Transfer-Encoding',
+      `POST ${CM} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${SMUGGLED}`,
+    ],
+    [
+      'two different Content-Lengths',
+      `POST ${CM} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: ${2 + SMUGGLED.length}\r\n\r\n{}${SMUGGLED}`,
+    ],
     ['an obs-folded header', `GET ${CM} HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\n\r\n`],
     ['a chunked encoding that is not last', `POST ${CM} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n${SMUGGLED}`],
     ['a space before the colon', `GET ${CM} HTTP/1.1\r\nHost: x\r\nContent-Length : 0\r\n\r\n`],
@@ -48,7 +59,10 @@ describe('HTTP framing attacks', () => {
 
   it('refuses CONNECT and TRACE', async () => {
     const connect = await rawExchange(admin, `CONNECT 127.0.0.1:6379 HTTP/1.1\r\nHost: 127.0.0.1:6379\r\n\r\n`, { waitMs: 5000 });
-    assert.ok(statuses(connect.text).every((s) => s >= 400), connect.text);
+    assert.ok(
+      statuses(connect.text).every((s) => s >= 400),
+      connect.text,
+    );
     assert.equal(connect.closed, true);
     const trace = await rawExchange(admin, `TRACE ${CM} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, { waitMs: 5000 });
     const [code] = statuses(trace.text);

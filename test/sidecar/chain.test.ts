@@ -38,7 +38,10 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-sidecar-chain-'));
     peer = await startWebhookPeer();
     upstream = createServer((req, res) => {
-      if (req.url?.startsWith('/slow')) { hanging.add(res); return; }
+      if (req.url?.startsWith('/slow')) {
+        hanging.add(res);
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ user: req.headers['x-remote-user'] }));
     });
     upstream.on('upgrade', (req, socket) => {
@@ -50,10 +53,14 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
     const clientCa = generateCa('sidecar-clients');
     await writeFile(join(dir, 'clients.crt'), clientCa.certPem);
     const parsed = parseServeFlags([
-      `--secure-port=${await freePort()}`, `--data-dir=${dir}`, `--upstream=http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      `--secure-port=${await freePort()}`,
+      `--data-dir=${dir}`,
+      `--upstream=http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
       `--client-ca-file=${join(dir, 'clients.crt')}`,
-      `--authentication-token-webhook-config-file=${await peer.kubeconfig(dir, 'authn')}`, '--authentication-token-webhook-version=v1',
-      `--authorization-webhook-config-file=${await peer.kubeconfig(dir, 'authz')}`, '--authorization-webhook-version=v1',
+      `--authentication-token-webhook-config-file=${await peer.kubeconfig(dir, 'authn')}`,
+      '--authentication-token-webhook-version=v1',
+      `--authorization-webhook-config-file=${await peer.kubeconfig(dir, 'authz')}`,
+      '--authorization-webhook-version=v1',
     ]);
     if ('error' in parsed) throw new Error(parsed.error);
     sidecar = await startSidecar(parsed.options, { log: () => undefined, env: {}, requestTimeoutMs: TIMEOUT_MS, maxRequestsInflight: 1 });
@@ -127,7 +134,10 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
     assert.equal(late.status, 504);
     assert.equal(late.json.kind, 'Status');
     assert.equal(late.json.reason, 'Timeout');
-    assert.equal(late.json.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded: no answer from the upstream within 1.5s');
+    assert.equal(
+      late.json.message,
+      'Timeout: request did not complete within requested timeout - context deadline exceeded: no answer from the upstream within 1.5s',
+    );
     // The slot is free again.
     assert.equal((await c.request('GET', '/things')).status, 200);
     c.close();

@@ -17,7 +17,11 @@ import { readFileSync } from 'node:fs';
 
 const NSA = 'apps';
 
-interface Seen { path: string; method: string; headers: Record<string, string | string[] | undefined> }
+interface Seen {
+  path: string;
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+}
 
 async function startEchoService(): Promise<{ server: Server; port: number; seen: Seen[] }> {
   const seen: Seen[] = [];
@@ -36,25 +40,49 @@ async function ok(c: HttpsClient, method: string, path: string, body?: unknown):
 }
 
 async function tokenFor(cluster: Gatehouse, sa: string): Promise<string> {
-  const r = await cluster.admin.request('POST', `/api/v1/namespaces/${NSA}/serviceaccounts/${sa}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+  const r = await cluster.admin.request('POST', `/api/v1/namespaces/${NSA}/serviceaccounts/${sa}/token`, {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: { expirationSeconds: 3600 },
+  });
   assert.equal(r.status, 201, r.text);
   return r.json.status.token as string;
 }
 
 function webhookKubeconfig(file: string, server: string, caFile: string, token: string): string {
-  writeFileSync(file, [
-    'apiVersion: v1', 'kind: Config',
-    'clusters:', '- name: cluster', '  cluster:', `    server: ${server}`, `    certificate-authority: ${caFile}`,
-    'users:', '- name: sidecar', '  user:', `    token: ${token}`,
-    'contexts:', '- name: c', '  context: {cluster: cluster, user: sidecar}', 'current-context: c', '',
-  ].join('\n'));
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: cluster',
+      '  cluster:',
+      `    server: ${server}`,
+      `    certificate-authority: ${caFile}`,
+      'users:',
+      '- name: sidecar',
+      '  user:',
+      `    token: ${token}`,
+      'contexts:',
+      '- name: c',
+      '  context: {cluster: cluster, user: sidecar}',
+      'current-context: c',
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
-async function startSidecarProc(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ proc: Proc; client: (token?: string) => HttpsClient; port: number; dataDir: string }> {
+async function startSidecarProc(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ proc: Proc; client: (token?: string) => HttpsClient; port: number; dataDir: string }> {
   const port = await freePort();
   const dataDir = tempDir('sidecar');
-  const proc = spawnTracked(process.execPath, [GATEHOUSE_BIN, 'serve', `--secure-port=${port}`, `--data-dir=${dataDir}`, ...args], { env: { ...process.env, ...env } });
+  const proc = spawnTracked(process.execPath, [GATEHOUSE_BIN, 'serve', `--secure-port=${port}`, `--data-dir=${dataDir}`, ...args], {
+    env: { ...process.env, ...env },
+  });
   proc.child.stdin?.end();
   await proc.waitFor('the sidecar serving', (p) => p.stdout.includes('sidecar is serving on') || !p.running, 60_000);
   if (!proc.running) throw new Error(`sidecar exited\n${proc.stderr}`);
@@ -81,21 +109,26 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     for (const sa of ['sidecar', 'reader', 'stranger']) await ok(a, 'POST', `/api/v1/namespaces/${NSA}/serviceaccounts`, { metadata: { name: sa } });
     // The sidecar's own identity: system:auth-delegator (create tokenreviews and subjectaccessreviews), nothing more.
     await ok(a, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-      metadata: { name: 'sidecar-auth-delegator' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
+      metadata: { name: 'sidecar-auth-delegator' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
       subjects: [{ kind: 'ServiceAccount', name: 'sidecar', namespace: NSA }],
     });
     await ok(a, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
-      metadata: { name: 'echo-reader' }, rules: [{ nonResourceURLs: ['/allowed', '/allowed/*'], verbs: ['get'] }],
+      metadata: { name: 'echo-reader' },
+      rules: [{ nonResourceURLs: ['/allowed', '/allowed/*'], verbs: ['get'] }],
     });
     await ok(a, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-      metadata: { name: 'echo-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'echo-reader' },
+      metadata: { name: 'echo-reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'echo-reader' },
       subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: NSA }],
     });
     await ok(a, 'POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${NSA}/roles`, {
-      metadata: { name: 'echo-proxy' }, rules: [{ apiGroups: [''], resources: ['services/proxy'], resourceNames: ['echo'], verbs: ['get', 'create'] }],
+      metadata: { name: 'echo-proxy' },
+      rules: [{ apiGroups: [''], resources: ['services/proxy'], resourceNames: ['echo'], verbs: ['get', 'create'] }],
     });
     await ok(a, 'POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${NSA}/rolebindings`, {
-      metadata: { name: 'echo-proxy' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'echo-proxy' },
+      metadata: { name: 'echo-proxy' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'echo-proxy' },
       subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: NSA }],
     });
     for (const sa of ['sidecar', 'reader', 'stranger']) tokens[sa] = await tokenFor(cluster, sa);
@@ -103,22 +136,49 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     const dir = tempDir('sidecar-cfg');
     const caFile = join(cluster.dataDir, 'pki', 'ca.crt');
     const authn = webhookKubeconfig(join(dir, 'authn.kubeconfig'), `${cluster.url}/apis/authentication.k8s.io/v1/tokenreviews`, caFile, tokens['sidecar']!);
-    const authz = webhookKubeconfig(join(dir, 'authz.kubeconfig'), `${cluster.url}/apis/authorization.k8s.io/v1/subjectaccessreviews`, caFile, tokens['sidecar']!);
-    hooked = await startSidecarProc([`--upstream=http://127.0.0.1:${echo.port}`,
-      `--authentication-token-webhook-config-file=${authn}`, '--authentication-token-webhook-version=v1',
-      `--authorization-webhook-config-file=${authz}`, '--authorization-webhook-version=v1',
-      '--authorization-webhook-cache-unauthorized-ttl=0s', '--ignore-paths=/healthz,/metrics/*', '--auth-header-fields-enabled']);
+    const authz = webhookKubeconfig(
+      join(dir, 'authz.kubeconfig'),
+      `${cluster.url}/apis/authorization.k8s.io/v1/subjectaccessreviews`,
+      caFile,
+      tokens['sidecar']!,
+    );
+    hooked = await startSidecarProc([
+      `--upstream=http://127.0.0.1:${echo.port}`,
+      `--authentication-token-webhook-config-file=${authn}`,
+      '--authentication-token-webhook-version=v1',
+      `--authorization-webhook-config-file=${authz}`,
+      '--authorization-webhook-version=v1',
+      '--authorization-webhook-cache-unauthorized-ttl=0s',
+      '--ignore-paths=/healthz,/metrics/*',
+      '--auth-header-fields-enabled',
+    ]);
     // kube-rbac-proxy's identity fields under other names.
-    fields = await startSidecarProc([`--upstream=http://127.0.0.1:${echo.port}`,
-      `--authentication-token-webhook-config-file=${authn}`, '--authentication-token-webhook-version=v1',
-      `--authorization-webhook-config-file=${authz}`, '--authorization-webhook-version=v1', '--ignore-paths=/healthz',
-      '--auth-header-fields-enabled=true', '--auth-header-user-field-name=X-Auth-User', '--auth-header-groups-field-name=x-auth-groups',
-      '--auth-header-groups-field-separator=, ']);
+    fields = await startSidecarProc([
+      `--upstream=http://127.0.0.1:${echo.port}`,
+      `--authentication-token-webhook-config-file=${authn}`,
+      '--authentication-token-webhook-version=v1',
+      `--authorization-webhook-config-file=${authz}`,
+      '--authorization-webhook-version=v1',
+      '--ignore-paths=/healthz',
+      '--auth-header-fields-enabled=true',
+      '--auth-header-user-field-name=X-Auth-User',
+      '--auth-header-groups-field-name=x-auth-groups',
+      '--auth-header-groups-field-separator=, ',
+    ]);
     // The cluster's SubjectAccessReview unreachable (nothing listens on that port).
-    const dead = webhookKubeconfig(join(dir, 'dead.kubeconfig'), `https://127.0.0.1:${await freePort()}/apis/authorization.k8s.io/v1/subjectaccessreviews`, caFile, tokens['sidecar']!);
-    deadAuthz = await startSidecarProc([`--upstream=http://127.0.0.1:${echo.port}`,
-      `--authentication-token-webhook-config-file=${authn}`, '--authentication-token-webhook-version=v1',
-      `--authorization-webhook-config-file=${dead}`, '--authorization-webhook-version=v1']);
+    const dead = webhookKubeconfig(
+      join(dir, 'dead.kubeconfig'),
+      `https://127.0.0.1:${await freePort()}/apis/authorization.k8s.io/v1/subjectaccessreviews`,
+      caFile,
+      tokens['sidecar']!,
+    );
+    deadAuthz = await startSidecarProc([
+      `--upstream=http://127.0.0.1:${echo.port}`,
+      `--authentication-token-webhook-config-file=${authn}`,
+      '--authentication-token-webhook-version=v1',
+      `--authorization-webhook-config-file=${dead}`,
+      '--authorization-webhook-version=v1',
+    ]);
 
     // InClusterConfig: the pod's token and CA, from an overridden directory.
     const saDir = join(dir, 'serviceaccount');
@@ -126,9 +186,14 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     writeFileSync(join(saDir, 'token'), tokens['sidecar']!);
     writeFileSync(join(saDir, 'ca.crt'), readFileSync(caFile));
     const attrs = join(dir, 'attrs.yaml');
-    writeFileSync(attrs, `authorization:\n  resourceAttributes:\n    namespace: ${NSA}\n    apiVersion: v1\n    resource: services\n    subresource: proxy\n    name: echo\n`);
+    writeFileSync(
+      attrs,
+      `authorization:\n  resourceAttributes:\n    namespace: ${NSA}\n    apiVersion: v1\n    resource: services\n    subresource: proxy\n    name: echo\n`,
+    );
     inCluster = await startSidecarProc([`--upstream=http://127.0.0.1:${echo.port}/`, `--resource-attributes=${attrs}`, '--allow-paths=/api/*,/api/*/*'], {
-      KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(cluster.port), GATEHOUSE_SERVICEACCOUNT_DIR: saDir,
+      KUBERNETES_SERVICE_HOST: '127.0.0.1',
+      KUBERNETES_SERVICE_PORT: String(cluster.port),
+      GATEHOUSE_SERVICEACCOUNT_DIR: saDir,
     });
   });
 
@@ -165,8 +230,12 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
   it('strips spoofed identity and impersonation headers', async () => {
     const c = hooked.client();
     const r = await c.request('GET', '/allowed/b', undefined, {
-      ...bearer(tokens['reader']!), 'X-Remote-User': 'admin', 'X-Remote-Group': 'system:masters', 'X-Remote-Extra-Scopes': 'all',
-      'Impersonate-User': 'admin', 'X-Remote-Uid': 'zero',
+      ...bearer(tokens['reader']!),
+      'X-Remote-User': 'admin',
+      'X-Remote-Group': 'system:masters',
+      'X-Remote-Extra-Scopes': 'all',
+      'Impersonate-User': 'admin',
+      'X-Remote-Uid': 'zero',
     });
     assert.equal(r.status, 200, r.text);
     const h = r.json.headers;
@@ -186,7 +255,10 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
   it('--auth-header-fields-enabled sends the user and the groups joined by "|" in x-remote-user and x-remote-groups, never the client\'s', async () => {
     const c = hooked.client();
     const r = await c.request('GET', '/allowed/fields', undefined, {
-      ...bearer(tokens['reader']!), 'X-Remote-User': 'admin', 'X-REMOTE-GROUPS': 'system:masters', 'x-remote-groups': 'system:masters|x',
+      ...bearer(tokens['reader']!),
+      'X-Remote-User': 'admin',
+      'X-REMOTE-GROUPS': 'system:masters',
+      'x-remote-groups': 'system:masters|x',
     });
     assert.equal(r.status, 200, r.text);
     const h = r.json.headers;
@@ -200,12 +272,17 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     c.close();
   });
 
-  it('custom --auth-header-* names and separator are used, and a client\'s copies of them are removed', async () => {
+  it("custom --auth-header-* names and separator are used, and a client's copies of them are removed", async () => {
     const c = fields.client();
     const r = await c.request('GET', '/allowed/custom', undefined, {
-      ...bearer(tokens['reader']!), 'x-auth-user': 'admin', 'X-Auth-Groups': 'system:masters',
+      ...bearer(tokens['reader']!),
+      'x-auth-user': 'admin',
+      'X-Auth-Groups': 'system:masters',
       // Underscore spellings, which CGI-style upstreams read as the same header.
-      'X_Auth_User': 'admin', 'x_auth-groups': 'system:masters', 'X_Remote_User': 'admin', 'x_remote_extra_scopes': 'all',
+      X_Auth_User: 'admin',
+      'x_auth-groups': 'system:masters',
+      X_Remote_User: 'admin',
+      x_remote_extra_scopes: 'all',
     });
     assert.equal(r.status, 200, r.text);
     const h = r.json.headers;
@@ -243,8 +320,12 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     for (const path of ['/healthz/../secret', '/healthz/%2e%2e/secret', '/metrics/x%2F..%2F..%2Fsecret', '/healthz;/../secret', '/metrics/a\\..\\..\\secret']) {
       const status = await new Promise<number>((resolve, reject) => {
         // Sent byte for byte: new URL() would resolve the dot segments first.
-        httpsRequest({ host: '127.0.0.1', port: hooked.port, path, ca, servername: 'localhost', agent: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); })
-          .on('error', reject).end();
+        httpsRequest({ host: '127.0.0.1', port: hooked.port, path, ca, servername: 'localhost', agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+          .on('error', reject)
+          .end();
       });
       assert.equal(status, 400, path);
     }
@@ -265,7 +346,8 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
 
   it('follows RBAC changes in the cluster', async () => {
     await ok(cluster.admin, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-      metadata: { name: 'echo-stranger' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'echo-reader' },
+      metadata: { name: 'echo-stranger' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'echo-reader' },
       subjects: [{ kind: 'ServiceAccount', name: 'stranger', namespace: NSA }],
     });
     const c = hooked.client();
@@ -303,7 +385,10 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     assert.equal(both.stderr.trim().split('\n').length, 1);
     const apf = await runGatehouse(['serve', '--upstream=http://127.0.0.1:1', '--enable-priority-and-fairness']);
     assert.equal(apf.code, 1);
-    assert.match(apf.stderr, /--upstream keeps the plain in-flight limits \(no FlowSchemas of its own\): --enable-priority-and-fairness must be false or unset/);
+    assert.match(
+      apf.stderr,
+      /--upstream keeps the plain in-flight limits \(no FlowSchemas of its own\): --enable-priority-and-fairness must be false or unset/,
+    );
     const fieldsOrphan = await runGatehouse(['serve', '--auth-header-fields-enabled']);
     assert.match(fieldsOrphan.stderr, /--auth-header-fields-enabled requires --upstream/);
     const badName = await runGatehouse(['serve', '--upstream=http://127.0.0.1:1', '--auth-header-user-field-name=x user']);
@@ -316,8 +401,11 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     assert.match(badBool.stderr, /invalid value "yes" for --auth-header-fields-enabled: must be true or false/);
     const scheme = await runGatehouse(['serve', '--upstream=ftp://x']);
     assert.match(scheme.stderr, /invalid value "ftp:\/\/x" for --upstream: must be an http:\/\/ or https:\/\/ URL/);
-    const noCluster = spawnTracked(process.execPath, [GATEHOUSE_BIN, 'serve', '--upstream=http://127.0.0.1:1', `--data-dir=${tempDir('nocluster')}`, `--secure-port=${await freePort()}`],
-      { env: { ...process.env, KUBERNETES_SERVICE_HOST: '', KUBERNETES_SERVICE_PORT: '' } });
+    const noCluster = spawnTracked(
+      process.execPath,
+      [GATEHOUSE_BIN, 'serve', '--upstream=http://127.0.0.1:1', `--data-dir=${tempDir('nocluster')}`, `--secure-port=${await freePort()}`],
+      { env: { ...process.env, KUBERNETES_SERVICE_HOST: '', KUBERNETES_SERVICE_PORT: '' } },
+    );
     noCluster.child.stdin?.end();
     const { code } = await noCluster.waitExit(30_000);
     assert.equal(code, 1);

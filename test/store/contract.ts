@@ -138,7 +138,10 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         await seed('a', 3);
         await store.create('core/secrets/a/s', pod('a', 's'));
         const all = await store.list('core/pods/');
-        assert.deepEqual(all.items.map((o) => o.metadata.namespace + '/' + o.metadata.name), ['a/p00', 'a/p01', 'a/p02', 'b/p00', 'b/p01']);
+        assert.deepEqual(
+          all.items.map((o) => o.metadata.namespace + '/' + o.metadata.name),
+          ['a/p00', 'a/p01', 'a/p02', 'b/p00', 'b/p01'],
+        );
         assert.equal(all.rev, await store.currentRev());
         assert.equal(all.remaining, 0);
         assert.equal(all.continueAfter, undefined);
@@ -218,11 +221,14 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         await store.delete('core/pods/a/p01');
         const evs = await w.waitFor(3);
         watcher.stop();
-        assert.deepEqual(evs.map((e) => [e.type, e.key]), [
-          ['ADDED', 'core/pods/a/p01'],
-          ['MODIFIED', 'core/pods/a/p00'],
-          ['DELETED', 'core/pods/a/p01'],
-        ]);
+        assert.deepEqual(
+          evs.map((e) => [e.type, e.key]),
+          [
+            ['ADDED', 'core/pods/a/p01'],
+            ['MODIFIED', 'core/pods/a/p00'],
+            ['DELETED', 'core/pods/a/p01'],
+          ],
+        );
         for (let i = 1; i < evs.length; i++) assert.ok(evs[i]!.rev > evs[i - 1]!.rev);
         for (const e of evs) assert.equal(rv(e.object), e.rev);
         assert.deepEqual(evs[1]!.prev, p0);
@@ -243,7 +249,10 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         await w.waitFor(3);
         watcher.stop();
         await store.create('core/pods/b/y4', pod('b', 'y4'));
-        assert.deepEqual(evs.map((e) => e.key), ['core/pods/b/y', 'core/pods/b/y2', 'core/pods/b/y3']);
+        assert.deepEqual(
+          evs.map((e) => e.key),
+          ['core/pods/b/y', 'core/pods/b/y2', 'core/pods/b/y3'],
+        );
       });
 
       it('watches one exact key', async () => {
@@ -254,7 +263,10 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         await store.delete('core/pods/a/x');
         const evs = await w.waitFor(2);
         watcher.stop();
-        assert.deepEqual(evs.map((e) => e.type + ' ' + e.key), ['ADDED core/pods/a/x', 'DELETED core/pods/a/x']);
+        assert.deepEqual(
+          evs.map((e) => e.type + ' ' + e.key),
+          ['ADDED core/pods/a/x', 'DELETED core/pods/a/x'],
+        );
       });
 
       it('accepts a watch from a future revision and sends only later events', async () => {
@@ -266,7 +278,10 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         await store.create('core/pods/a/seen', pod('a', 'seen'));
         const evs = await w.waitFor(1);
         watcher.stop();
-        assert.deepEqual(evs.map((e) => e.key), ['core/pods/a/seen']);
+        assert.deepEqual(
+          evs.map((e) => e.key),
+          ['core/pods/a/seen'],
+        );
       });
 
       it('answers gone for a watch or list older than the history window', async () => {
@@ -279,7 +294,10 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         await assert.rejects(store.list('core/pods/', { rev: old - 1 }), code('gone'));
         const w = new Collector();
         const watcher = store.watch('core/pods/', fresh - 1, w);
-        assert.deepEqual((await w.waitFor(1)).map((e) => e.key), ['core/pods/a/new']);
+        assert.deepEqual(
+          (await w.waitFor(1)).map((e) => e.key),
+          ['core/pods/a/new'],
+        );
         watcher.stop();
       });
 

@@ -17,8 +17,7 @@ storeContract('file', async (opts) => {
 
 describe('file store on disk', () => {
   let dir: string;
-  const open = (extra: Partial<FileStoreOptions> = {}): Promise<FileStore> =>
-    FileStore.open({ dir, historyWindowMs: 60_000, tooLargeWaitMs: 100, ...extra });
+  const open = (extra: Partial<FileStoreOptions> = {}): Promise<FileStore> => FileStore.open({ dir, historyWindowMs: 60_000, tooLargeWaitMs: 100, ...extra });
 
   beforeEach(async () => {
     dir = join(await mkdtemp(join(tmpdir(), 'gh-store-')), 'store');
@@ -214,8 +213,14 @@ describe('file store on disk', () => {
     await store.close();
     const lines = (await readFile(join(dir, 'log'), 'utf8')).trimEnd().split('\n');
     assert.equal(lines.length, 11);
-    const recs = lines.map((l) => { assert.match(l, /^[0-9a-f]{8} \{/); return JSON.parse(l.slice(9)) as { r: number; b: number }; });
-    assert.deepEqual(recs.map((r) => r.r), Array.from({ length: 11 }, (_, i) => i + 1));
+    const recs = lines.map((l) => {
+      assert.match(l, /^[0-9a-f]{8} \{/);
+      return JSON.parse(l.slice(9)) as { r: number; b: number };
+    });
+    assert.deepEqual(
+      recs.map((r) => r.r),
+      Array.from({ length: 11 }, (_, i) => i + 1),
+    );
     assert.equal(new Set(recs.map((r) => r.b)).size, syncs, 'one batch offset per sync');
   });
 });

@@ -35,7 +35,8 @@ export class Collector implements WatchSink {
   }
   async waitFor(n: number): Promise<StoreEvent[]> {
     await waitUntil(() => this.events.length >= n || this.errors.length > 0, `${n} watch events (have ${this.events.length})`);
-    if (this.events.length < n) throw new Error(`watch failed after ${this.events.length} of ${n} events: ${this.errors.map((e) => `${e.code}: ${e.message}`).join('; ')}`);
+    if (this.events.length < n)
+      throw new Error(`watch failed after ${this.events.length} of ${n} events: ${this.errors.map((e) => `${e.code}: ${e.message}`).join('; ')}`);
     return this.events;
   }
 }

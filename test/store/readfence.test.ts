@@ -10,16 +10,27 @@ import { ReadFence } from '../../backends/core/store/redis-readindex.js';
 function manual(): { fence: ReadFence<number>; sent: ((v: number) => void)[]; fail: ((e: Error) => void)[] } {
   const sent: ((v: number) => void)[] = [];
   const fail: ((e: Error) => void)[] = [];
-  const fence = new ReadFence<number>(() => new Promise<number>((resolve, reject) => {
-    sent.push(resolve);
-    fail.push(reject);
-  }));
+  const fence = new ReadFence<number>(
+    () =>
+      new Promise<number>((resolve, reject) => {
+        sent.push(resolve);
+        fail.push(reject);
+      }),
+  );
   return { fence, sent, fail };
 }
 
 const settled = <T>(p: Promise<T>): { value?: T; done: boolean } => {
   const s: { value?: T; done: boolean } = { done: false };
-  p.then((v) => { s.value = v; s.done = true; }, () => { s.done = true; });
+  p.then(
+    (v) => {
+      s.value = v;
+      s.done = true;
+    },
+    () => {
+      s.done = true;
+    },
+  );
   return s;
 };
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -35,11 +46,17 @@ describe('ReadFence', () => {
     sent[0]!(10);
     await turn();
     assert.equal(first.value, 10);
-    assert.ok(later.every((r) => !r.done), 'reads that arrived during check 1 wait for check 2');
+    assert.ok(
+      later.every((r) => !r.done),
+      'reads that arrived during check 1 wait for check 2',
+    );
     assert.equal(sent.length, 2, 'they start one check together');
     sent[1]!(11);
     await turn();
-    assert.deepEqual(later.map((r) => r.value), later.map(() => 11));
+    assert.deepEqual(
+      later.map((r) => r.value),
+      later.map(() => 11),
+    );
     assert.equal(fence.stats.checks, 2);
   });
 
@@ -50,11 +67,17 @@ describe('ReadFence', () => {
     const queued = Array.from({ length: 5 }, () => settled(fence.fresh()));
     fence.caughtUp(before);
     await turn();
-    assert.ok(queued.every((r) => !r.done), 'a feed read sent before their arrival does not cover them');
+    assert.ok(
+      queued.every((r) => !r.done),
+      'a feed read sent before their arrival does not cover them',
+    );
     const after = fence.tick();
     fence.caughtUp(after);
     await turn();
-    assert.ok(queued.every((r) => r.done && r.value === undefined), 'answered by the feed');
+    assert.ok(
+      queued.every((r) => r.done && r.value === undefined),
+      'answered by the feed',
+    );
     sent[0]!(1);
     await turn();
     assert.equal(sent.length, 1, 'no check for reads the feed answered');

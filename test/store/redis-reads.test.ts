@@ -19,7 +19,8 @@ async function pair(what: string): Promise<{ a: RedisStore; b: RedisStore; done:
   const a = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
   const b = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
   return {
-    a, b,
+    a,
+    b,
     done: async () => {
       await a.close();
       await b.close();
@@ -29,7 +30,7 @@ async function pair(what: string): Promise<{ a: RedisStore; b: RedisStore; done:
 }
 
 /** The spec.n of an object (what each write changes). */
-const nOf = (o: unknown): number => ((o as { spec?: { n?: number } } | undefined)?.spec?.n ?? -1);
+const nOf = (o: unknown): number => (o as { spec?: { n?: number } } | undefined)?.spec?.n ?? -1;
 
 describe('redis store: consistent reads across stores', { skip }, () => {
   it('a write acknowledged by one store is seen by the other under each resourceVersion form', async () => {
@@ -40,14 +41,56 @@ describe('redis store: consistent reads across stores', { skip }, () => {
       // Fill b's cache up to the create, so each row below starts from a known cache.
       await b.get(key);
       const cases: { form: string; read: (written: number) => Promise<{ n: number; rev: number } | 'any'> }[] = [
-        { form: 'GET resourceVersion=""', read: async () => { const o = await b.get(key); return { n: nOf(o), rev: rv(o) }; } },
-        { form: 'LIST resourceVersion=""', read: async () => { const l = await b.list('core/pods/n/'); return { n: nOf(l.items[0]), rev: l.rev }; } },
-        { form: 'GET resourceVersion=<written> (NotOlderThan)', read: async (w) => { const o = await b.get(key, w); return { n: nOf(o), rev: rv(o) }; } },
-        { form: 'LIST resourceVersion=<written> (NotOlderThan)', read: async (w) => { const l = await b.list('core/pods/n/', { minRev: w }); return { n: nOf(l.items[0]), rev: l.rev }; } },
-        { form: 'LIST resourceVersion=<written>, resourceVersionMatch=Exact', read: async (w) => { const l = await b.list('core/pods/n/', { rev: w }); return { n: nOf(l.items[0]), rev: l.rev }; } },
+        {
+          form: 'GET resourceVersion=""',
+          read: async () => {
+            const o = await b.get(key);
+            return { n: nOf(o), rev: rv(o) };
+          },
+        },
+        {
+          form: 'LIST resourceVersion=""',
+          read: async () => {
+            const l = await b.list('core/pods/n/');
+            return { n: nOf(l.items[0]), rev: l.rev };
+          },
+        },
+        {
+          form: 'GET resourceVersion=<written> (NotOlderThan)',
+          read: async (w) => {
+            const o = await b.get(key, w);
+            return { n: nOf(o), rev: rv(o) };
+          },
+        },
+        {
+          form: 'LIST resourceVersion=<written> (NotOlderThan)',
+          read: async (w) => {
+            const l = await b.list('core/pods/n/', { minRev: w });
+            return { n: nOf(l.items[0]), rev: l.rev };
+          },
+        },
+        {
+          form: 'LIST resourceVersion=<written>, resourceVersionMatch=Exact',
+          read: async (w) => {
+            const l = await b.list('core/pods/n/', { rev: w });
+            return { n: nOf(l.items[0]), rev: l.rev };
+          },
+        },
         // "0": whatever b's cache holds, at once; it need not have the write yet.
-        { form: 'GET resourceVersion="0"', read: async () => { await b.get(key, 0); return 'any'; } },
-        { form: 'LIST resourceVersion="0"', read: async () => { await b.list('core/pods/n/', { minRev: 0 }); return 'any'; } },
+        {
+          form: 'GET resourceVersion="0"',
+          read: async () => {
+            await b.get(key, 0);
+            return 'any';
+          },
+        },
+        {
+          form: 'LIST resourceVersion="0"',
+          read: async () => {
+            await b.list('core/pods/n/', { minRev: 0 });
+            return 'any';
+          },
+        },
       ];
       let cur = made;
       for (const [i, c] of cases.entries()) {
@@ -70,19 +113,29 @@ describe('redis store: consistent reads across stores', { skip }, () => {
     }
   });
 
-  it('continue pages stay at the first page\'s revision while the other store writes', async () => {
+  it("continue pages stay at the first page's revision while the other store writes", async () => {
     const { a, b, done } = await pair('continue');
     try {
       for (let i = 0; i < 6; i++) await a.create(`core/pods/n/p${i}`, pod('n', `p${i}`));
       const first = await b.list('core/pods/n/', { limit: 3 });
-      assert.deepEqual(first.items.map((o) => o.metadata.name), ['p0', 'p1', 'p2']);
+      assert.deepEqual(
+        first.items.map((o) => o.metadata.name),
+        ['p0', 'p1', 'p2'],
+      );
       await a.delete('core/pods/n/p4');
       await a.create('core/pods/n/p3a', pod('n', 'p3a'));
       const next = await b.list('core/pods/n/', { limit: 3, rev: first.rev, after: first.continueAfter! });
       assert.equal(next.rev, first.rev);
-      assert.deepEqual(next.items.map((o) => o.metadata.name), ['p3', 'p4', 'p5'], 'the snapshot of the first page, not the newer state');
+      assert.deepEqual(
+        next.items.map((o) => o.metadata.name),
+        ['p3', 'p4', 'p5'],
+        'the snapshot of the first page, not the newer state',
+      );
       const now = await b.list('core/pods/n/');
-      assert.deepEqual(now.items.map((o) => o.metadata.name), ['p0', 'p1', 'p2', 'p3', 'p3a', 'p5']);
+      assert.deepEqual(
+        now.items.map((o) => o.metadata.name),
+        ['p0', 'p1', 'p2', 'p3', 'p3a', 'p5'],
+      );
     } finally {
       await done();
     }
@@ -95,7 +148,13 @@ describe('redis store: consistent reads across stores', { skip }, () => {
       // before a's write may reach b after a's acknowledgement, and b's feed lags behind.
       const slow = (client: Redis, method: 'get' | 'xread', ms: number): void => {
         const orig = (client[method] as (...args: unknown[]) => Promise<unknown>).bind(client);
-        Object.defineProperty(client, method, { value: async (...args: unknown[]) => { const r = await orig(...args); await new Promise((res) => setTimeout(res, ms)); return r; } });
+        Object.defineProperty(client, method, {
+          value: async (...args: unknown[]) => {
+            const r = await orig(...args);
+            await new Promise((res) => setTimeout(res, ms));
+            return r;
+          },
+        });
       };
       const inner = b as unknown as { client: Redis; single: { blocking: Redis } };
       slow(inner.client, 'get', 5);
@@ -158,7 +217,9 @@ describe('redis store: consistent reads across stores', { skip }, () => {
       const revKey = (b as unknown as { single: { keys: { rev: string } } }).single.keys.rev;
       let text = '';
       mon.setEncoding('utf8');
-      mon.on('data', (chunk: string) => { text += chunk; });
+      mon.on('data', (chunk: string) => {
+        text += chunk;
+      });
       mon.write('MONITOR\r\n');
       await waitUntil(() => text.startsWith('+OK'), 'MONITOR to start');
       const seen = (): number => text.split('\n').filter((l) => l.includes(`"get" "${revKey}"`) || l.includes(`"GET" "${revKey}"`)).length;
@@ -224,7 +285,10 @@ describe('redis store: consistent reads across stores', { skip }, () => {
       await b.get(key);
       const state = b.state;
       // A read for a revision the cache has not reached waits on the feed …
-      const waiting = b.get(key, state.rev + 1000).then(() => 'answered', (err: unknown) => err);
+      const waiting = b.get(key, state.rev + 1000).then(
+        () => 'answered',
+        (err: unknown) => err,
+      );
       const blocking = (b as unknown as { single: { blocking: Redis } }).single.blocking;
       const port = (blocking as unknown as { stream: { localPort: number } }).stream.localPort;
       await admin.client('KILL', 'ADDR', `127.0.0.1:${port}`);

@@ -10,7 +10,16 @@ describe('--redis-url forms', () => {
     ['redis://u:p%40ss@h:7/3', { username: 'u', password: 'p@ss', hosts: [{ host: 'h', port: 7 }], db: 3 }],
     ['redis://[::1]:6380', { hosts: [{ host: '::1', port: 6380 }] }],
     ['rediss://h:6380?ca=%2Fetc%2Fca.pem', { tls: true, ca: '/etc/ca.pem' }],
-    ['redis://a:1,b:2', { cluster: true, hosts: [{ host: 'a', port: 1 }, { host: 'b', port: 2 }] }],
+    [
+      'redis://a:1,b:2',
+      {
+        cluster: true,
+        hosts: [
+          { host: 'a', port: 1 },
+          { host: 'b', port: 2 },
+        ],
+      },
+    ],
     ['redis+cluster://a:1', { cluster: true, hosts: [{ host: 'a', port: 1 }] }],
     ['unix:///run/redis/redis.sock', { tls: false, cluster: false, hosts: [], path: '/run/redis/redis.sock', db: 0 }],
     ['redis+unix:///tmp/r.sock?db=4', { path: '/tmp/r.sock', db: 4 }],
@@ -34,9 +43,9 @@ describe('--redis-url forms', () => {
     ['rediss://h?tls=1', 'unknown parameter "tls" (known: ca)'],
     ['redis+cluster://h/2', 'a Redis Cluster has no databases other than 0'],
     ['unix://relative.sock', 'want redis://'],
-    ['unix:///', 'want the socket file\'s absolute path'],
-    ['unix:///run/redis/', 'want the socket file\'s absolute path'],
-    ['unix:///tmp/r%00.sock', 'want the socket file\'s absolute path'],
+    ['unix:///', "want the socket file's absolute path"],
+    ['unix:///run/redis/', "want the socket file's absolute path"],
+    ['unix:///tmp/r%00.sock', "want the socket file's absolute path"],
     ['unix:///tmp/r%zz.sock', 'bad percent-encoding in the socket path'],
     ['unix:///tmp/r.sock?db=-1', 'database must be a number'],
     ['unix:///tmp/r.sock?timeout=3', 'unknown parameter "timeout" (known for a Unix socket: db)'],
@@ -44,13 +53,19 @@ describe('--redis-url forms', () => {
   ];
   for (const [url, why] of bad) {
     it(`refuses ${url}`, () => {
-      assert.throws(() => parseRedisUrl(url), (err: unknown) => err instanceof RedisUrlError && err.why.startsWith(why) && err.message.startsWith(`invalid redis url "${redact(url)}": `));
+      assert.throws(
+        () => parseRedisUrl(url),
+        (err: unknown) => err instanceof RedisUrlError && err.why.startsWith(why) && err.message.startsWith(`invalid redis url "${redact(url)}": `),
+      );
     });
   }
 
   it('never shows the password', () => {
     for (const url of ['redis://u:s3cret@h:0', 'unix://u:s3cret@/tmp/r.sock?db=x', 'rediss://:s3cret@h?x=1']) {
-      assert.throws(() => parseRedisUrl(url), (err: unknown) => err instanceof Error && !err.message.includes('s3cret'));
+      assert.throws(
+        () => parseRedisUrl(url),
+        (err: unknown) => err instanceof Error && !err.message.includes('s3cret'),
+      );
     }
   });
 });

@@ -59,7 +59,10 @@ if (skip) {
       const b = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
       try {
         const seen: string[] = [];
-        const w = a.watch('core/pods/', await a.currentRev(), { event: (e) => seen.push(`${e.type} ${e.object.metadata.name} ${e.rev}`), error: (e) => assert.fail(e.message) });
+        const w = a.watch('core/pods/', await a.currentRev(), {
+          event: (e) => seen.push(`${e.type} ${e.object.metadata.name} ${e.rev}`),
+          error: (e) => assert.fail(e.message),
+        });
         await new Promise((r) => setImmediate(r));
         // a's feed reads nothing meanwhile: what a's watchers hear comes from the writes themselves.
         const feed = (a as unknown as { single: { blocking: { stream: { pause(): void; resume(): void } } } }).single.blocking.stream;
@@ -94,7 +97,10 @@ if (skip) {
         const keys = Array.from({ length: 20 }, (_, i) => `core/secrets/n/s${i}`);
         const made = await Promise.all(keys.map((k, i) => a.create(k, pod('n', `s${i}`))));
         const read = await Promise.all(keys.map((k) => getCachedFirst(b, k)));
-        assert.deepEqual(read.map((o) => o && rv(o)), made.map(rv));
+        assert.deepEqual(
+          read.map((o) => o && rv(o)),
+          made.map(rv),
+        );
         assert.equal(await getCachedFirst(b, 'core/secrets/n/none'), undefined);
       } finally {
         await a.close();
@@ -159,8 +165,11 @@ if (skip) {
         const b = await store.create('core/configmaps/n/b', pod('n', 'b'));
         assert.ok(rv(b) > rv(a));
         assert.deepEqual(await admin.script('EXISTS', WRITE_SHA), [1], 'EVAL cached it again');
-        await assert.rejects(store.create('core/configmaps/n/b', pod('n', 'b')), /already exists/, 'the script\'s own answers still arrive');
-        assert.deepEqual((await store.list('core/configmaps/')).items.map((o) => o.metadata.name), ['a', 'b']);
+        await assert.rejects(store.create('core/configmaps/n/b', pod('n', 'b')), /already exists/, "the script's own answers still arrive");
+        assert.deepEqual(
+          (await store.list('core/configmaps/')).items.map((o) => o.metadata.name),
+          ['a', 'b'],
+        );
       } finally {
         admin.disconnect();
         await store.close();
@@ -181,7 +190,8 @@ if (skip) {
           if (p === 'get') {
             return async (k: string) => {
               const v = await target.get(k);
-              if (raced++ === 0) await runWrite(target, keys, 'core/configmaps/', 'c', 'core/configmaps/n/c', JSON.stringify(pod('n', 'c')), undefined, Date.now(), 43);
+              if (raced++ === 0)
+                await runWrite(target, keys, 'core/configmaps/', 'c', 'core/configmaps/n/c', JSON.stringify(pod('n', 'c')), undefined, Date.now(), 43);
               return v;
             };
           }
@@ -198,7 +208,10 @@ if (skip) {
           const w = state.watch('core/configmaps/', 43, seen);
           const evs = await seen.waitFor(1);
           w.stop();
-          assert.deepEqual(evs.map((e) => `${e.type} ${e.key} ${e.rev}`), ['ADDED core/configmaps/n/c 44']);
+          assert.deepEqual(
+            evs.map((e) => `${e.type} ${e.key} ${e.rev}`),
+            ['ADDED core/configmaps/n/c 44'],
+          );
         } finally {
           state.close(new StoreError('unreachable', 'test over'));
         }

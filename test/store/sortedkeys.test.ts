@@ -40,7 +40,7 @@ describe('SortedKeys', () => {
       if (step % 500 === 0) {
         assert.deepEqual([...keys], plain);
         for (let j = 0; j < 20; j++) {
-          const q = rand() < 0.5 ? key() : plain[Math.floor(rand() * plain.length)] ?? 'x';
+          const q = rand() < 0.5 ? key() : (plain[Math.floor(rand() * plain.length)] ?? 'x');
           assert.equal(keys.lowerBound(q), ref.lowerBound(plain, q), `lowerBound(${q})`);
           assert.equal(keys.upperBound(q), ref.upperBound(plain, q), `upperBound(${q})`);
           const at = Math.floor(rand() * (plain.length + 2));

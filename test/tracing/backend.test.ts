@@ -32,16 +32,28 @@ describe('tracing and audit in a backend process', { timeout: 180_000 }, () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-backend-'));
     rx = await startOtlpReceiver();
-    const config = (path: string) => `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: http://${rx.hostPort}${path}\nsamplingRatePerMillion: 1000000\n`;
+    const config = (path: string) =>
+      `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: http://${rx.hostPort}${path}\nsamplingRatePerMillion: 1000000\n`;
     await writeFile(join(dir, 'gateway.yaml'), config('/gateway'));
     await writeFile(join(dir, 'backend.yaml'), config('/backend'));
-    await writeFile(join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Request\n  resources: [{group: samples.gatehouse.dev}]\n');
+    await writeFile(
+      join(dir, 'policy.yaml'),
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Request\n  resources: [{group: samples.gatehouse.dev}]\n',
+    );
     s = await startTestServer({ flags: [`--tracing-config-file=${join(dir, 'gateway.yaml')}`], hooks: { tracingBatchDelayMs: 20 } });
     const pem = servingPki(dir, 'sample-api');
     // The backend process sends its spans every 50 ms rather than the SDK's 5 s (the SDK reads this variable).
     process.env['OTEL_BSP_SCHEDULE_DELAY'] = '50';
-    sample = await startSampleBackend({ dataDir: join(dir, 'sample-data'), pem, frontProxyCaFile: join(s.dataDir, 'pki', 'front-proxy-ca.crt'),
-      extra: [`--tracing-config-file=${join(dir, 'backend.yaml')}`, `--audit-policy-file=${join(dir, 'policy.yaml')}`, `--audit-log-path=${join(dir, 'backend-audit.log')}`] });
+    sample = await startSampleBackend({
+      dataDir: join(dir, 'sample-data'),
+      pem,
+      frontProxyCaFile: join(s.dataDir, 'pki', 'front-proxy-ca.crt'),
+      extra: [
+        `--tracing-config-file=${join(dir, 'backend.yaml')}`,
+        `--audit-policy-file=${join(dir, 'policy.yaml')}`,
+        `--audit-log-path=${join(dir, 'backend-audit.log')}`,
+      ],
+    });
     await register(s.admin, { service: 'sample-api', port: sample.port, group: 'samples.gatehouse.dev', caPem: pem.ca });
     await waitAvailable(s.admin, 'v1.samples.gatehouse.dev', 'True');
   });
@@ -54,11 +66,15 @@ describe('tracing and audit in a backend process', { timeout: 180_000 }, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('the backend\'s server span is a child of the gateway\'s proxy span, with its own authentication, authorization and store spans', async () => {
+  it("the backend's server span is a child of the gateway's proxy span, with its own authentication, authorization and store spans", async () => {
     const traceId = randomBytes(16).toString('hex');
     const clientSpan = randomBytes(8).toString('hex');
-    const r = await s.admin.request('POST', `/apis/samples.gatehouse.dev/v1/namespaces/${NS}/widgets`,
-      { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'traced' }, spec: { color: 'red' } }, { traceparent: `00-${traceId}-${clientSpan}-01` });
+    const r = await s.admin.request(
+      'POST',
+      `/apis/samples.gatehouse.dev/v1/namespaces/${NS}/widgets`,
+      { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'traced' }, spec: { color: 'red' } },
+      { traceparent: `00-${traceId}-${clientSpan}-01` },
+    );
     assert.equal(r.status, 201, r.text);
 
     const gw = await traceSpans(rx, '/gateway', traceId, (x) => x.some((y) => y.kind === CLIENT));
@@ -89,9 +105,13 @@ describe('tracing and audit in a backend process', { timeout: 180_000 }, () => {
     assert.deepEqual(rx.refused, []);
   });
 
-  it('the backend writes its own audit events, under the gateway\'s Audit-ID, for the end user', async () => {
-    const r = await s.admin.request('POST', `/apis/samples.gatehouse.dev/v1/namespaces/${NS}/widgets`,
-      { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'audited' }, spec: { color: 'blue' } });
+  it("the backend writes its own audit events, under the gateway's Audit-ID, for the end user", async () => {
+    const r = await s.admin.request('POST', `/apis/samples.gatehouse.dev/v1/namespaces/${NS}/widgets`, {
+      apiVersion: 'samples.gatehouse.dev/v1',
+      kind: 'Widget',
+      metadata: { name: 'audited' },
+      spec: { color: 'blue' },
+    });
     assert.equal(r.status, 201, r.text);
     const id = String(r.headers['audit-id']);
     let ev: Record<string, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -10,11 +10,21 @@ const head = (v = 'v1') => `apiVersion: apiserver.config.k8s.io/${v}\nkind: Trac
 describe('TracingConfiguration', () => {
   it('reads v1, v1beta1 and v1alpha1, YAML or JSON', () => {
     for (const v of ['v1', 'v1beta1', 'v1alpha1']) {
-      assert.deepEqual({ ...parseTracingConfiguration(`${head(v)}endpoint: collector:4318\nsamplingRatePerMillion: 250\n`, 'f') },
-        { endpoint: 'collector:4318', url: 'http://collector:4318/v1/traces', samplingRatePerMillion: 250 });
+      assert.deepEqual(
+        { ...parseTracingConfiguration(`${head(v)}endpoint: collector:4318\nsamplingRatePerMillion: 250\n`, 'f') },
+        { endpoint: 'collector:4318', url: 'http://collector:4318/v1/traces', samplingRatePerMillion: 250 },
+      );
     }
-    const json = JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'TracingConfiguration', endpoint: 'https://otel.example:443/', samplingRatePerMillion: 1_000_000 });
-    assert.deepEqual({ ...parseTracingConfiguration(json, 'f') }, { endpoint: 'https://otel.example:443/', url: 'https://otel.example/v1/traces', samplingRatePerMillion: 1_000_000 });
+    const json = JSON.stringify({
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      kind: 'TracingConfiguration',
+      endpoint: 'https://otel.example:443/',
+      samplingRatePerMillion: 1_000_000,
+    });
+    assert.deepEqual(
+      { ...parseTracingConfiguration(json, 'f') },
+      { endpoint: 'https://otel.example:443/', url: 'https://otel.example/v1/traces', samplingRatePerMillion: 1_000_000 },
+    );
   });
 
   it('defaults: the OTLP/HTTP port on localhost, and no root request sampled', () => {
@@ -37,10 +47,18 @@ describe('TracingConfiguration', () => {
 
   const bad: Array<[string, string, RegExp]> = [
     ['unknown field', `${head()}endpoint: a:1\nsampling: 3\n`, /^src: sampling: unknown field$/],
-    ['wrong apiVersion', 'apiVersion: apiserver.config.k8s.io/v2\nkind: TracingConfiguration\n', /apiVersion: Unsupported value: "apiserver.config.k8s.io\/v2"/],
+    [
+      'wrong apiVersion',
+      'apiVersion: apiserver.config.k8s.io/v2\nkind: TracingConfiguration\n',
+      /apiVersion: Unsupported value: "apiserver.config.k8s.io\/v2"/,
+    ],
     ['wrong kind', 'apiVersion: apiserver.config.k8s.io/v1\nkind: EgressSelectorConfiguration\n', /kind: Unsupported value: "EgressSelectorConfiguration"/],
     ['negative rate', `${head()}samplingRatePerMillion: -1\n`, /samplingRatePerMillion: Invalid value: -1: sampling rate must be positive/],
-    ['rate over a million', `${head()}samplingRatePerMillion: 1000001\n`, /samplingRatePerMillion: Invalid value: 1000001: sampling rate per million must be less than or equal to one million/],
+    [
+      'rate over a million',
+      `${head()}samplingRatePerMillion: 1000001\n`,
+      /samplingRatePerMillion: Invalid value: 1000001: sampling rate per million must be less than or equal to one million/,
+    ],
     ['fractional rate', `${head()}samplingRatePerMillion: 0.5\n`, /samplingRatePerMillion: Invalid value: 0.5: must be an integer/],
     ['rate as a string', `${head()}samplingRatePerMillion: "10"\n`, /samplingRatePerMillion: Invalid value: "10": must be an integer/],
     ['endpoint not a string', `${head()}endpoint: 4318\n`, /endpoint: Invalid value: 4318: must be a string/],
@@ -51,18 +69,27 @@ describe('TracingConfiguration', () => {
   ];
   for (const [what, text, want] of bad) {
     it(`refuses ${what}, naming the field`, () => {
-      assert.throws(() => parseTracingConfiguration(text, 'src'), (err: Error) => {
-        assert.ok(err instanceof TracingConfigError);
-        assert.match(err.message, want);
-        return true;
-      });
+      assert.throws(
+        () => parseTracingConfiguration(text, 'src'),
+        (err: Error) => {
+          assert.ok(err instanceof TracingConfigError);
+          assert.match(err.message, want);
+          return true;
+        },
+      );
     });
   }
 
   it('reports every problem of a file in one message', () => {
-    assert.throws(() => parseTracingConfiguration('kind: X\nfoo: 1\nsamplingRatePerMillion: -2\n', 'src'), (err: Error) => {
-      assert.match(err.message, /^src: foo: unknown field; apiVersion: Unsupported value: ""[^;]*; kind: Unsupported value: "X"[^;]*; samplingRatePerMillion: Invalid value: -2/);
-      return true;
-    });
+    assert.throws(
+      () => parseTracingConfiguration('kind: X\nfoo: 1\nsamplingRatePerMillion: -2\n', 'src'),
+      (err: Error) => {
+        assert.match(
+          err.message,
+          /^src: foo: unknown field; apiVersion: Unsupported value: ""[^;]*; kind: Unsupported value: "X"[^;]*; samplingRatePerMillion: Invalid value: -2/,
+        );
+        return true;
+      },
+    );
   });
 });

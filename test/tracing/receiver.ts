@@ -66,8 +66,14 @@ function decode(body: unknown): ReceivedSpan[] {
         if (parent !== '' && !HEX16.test(parent)) throw new Error(`parentSpanId ${parent} is not 16 hex digits`);
         if (typeof s['name'] !== 'string' || typeof s['kind'] !== 'number') throw new Error('span without name or kind');
         out.push({
-          traceId: s['traceId'], spanId: s['spanId'], parentSpanId: parent, name: s['name'], kind: s['kind'],
-          attributes: attributes(s['attributes']), status: s['status']?.code ?? 0, resource,
+          traceId: s['traceId'],
+          spanId: s['spanId'],
+          parentSpanId: parent,
+          name: s['name'],
+          kind: s['kind'],
+          attributes: attributes(s['attributes']),
+          status: s['status']?.code ?? 0,
+          resource,
         });
       }
     }
@@ -99,8 +105,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    hostPort: `127.0.0.1:${(server.address() as AddressInfo).port}`, spans, refused,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    hostPort: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans,
+    refused,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -26,7 +26,10 @@ describe('Redis commands as spans', { timeout: 120_000 }, () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-redis-'));
     rx = await startOtlpReceiver();
-    await writeFile(join(dir, 'tracing.yaml'), `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 1000000\n`);
+    await writeFile(
+      join(dir, 'tracing.yaml'),
+      `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 1000000\n`,
+    );
     // The test server's Redis store (a prefix of its own, dropped at close).
     process.env['GATEHOUSE_TEST_STORAGE'] = 'redis';
     s = await startTestServer({ flags: [`--tracing-config-file=${join(dir, 'tracing.yaml')}`], hooks: { tracingBatchDelayMs: 20 } });
@@ -40,10 +43,14 @@ describe('Redis commands as spans', { timeout: 120_000 }, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('a write\'s script is a span under the store span, with db.system, db.operation and the server', async () => {
+  it("a write's script is a span under the store span, with db.system, db.operation and the server", async () => {
     const traceId = randomBytes(16).toString('hex');
-    const r = await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'traced-redis' } },
-      { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` });
+    const r = await s.admin.request(
+      'POST',
+      '/api/v1/namespaces/default/configmaps',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'traced-redis' } },
+      { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    );
     assert.equal(r.status, 201, r.text);
     const spans = await traceSpans(rx, '/v1/traces', traceId, (x) => x.some((y) => y.kind === SERVER) && x.some((y) => y.attributes['db.system'] === 'redis'));
     const srv = spans.find((x) => x.kind === SERVER)!;
@@ -63,7 +70,11 @@ describe('Redis commands as spans', { timeout: 120_000 }, () => {
     const storeSpans = new Set(spans.filter((x) => / redis$/.test(x.name)).map((x) => x.spanId));
     for (const c of commands) assert.ok(storeSpans.has(c.parentSpanId), `${c.name} under ${c.parentSpanId}`);
     // No arguments (object contents) are recorded.
-    for (const c of commands) assert.deepEqual(Object.keys(c.attributes).filter((k) => /statement|args/.test(k)), []);
+    for (const c of commands)
+      assert.deepEqual(
+        Object.keys(c.attributes).filter((k) => /statement|args/.test(k)),
+        [],
+      );
   });
 
   it('without tracing the client is the plain ioredis client (no wrapper); with it, its command methods are its own', async () => {

@@ -62,12 +62,23 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
     rx = await startOtlpReceiver();
     hooks = await startReviewWebhook();
     // host:port, as kube's endpoint is written: read as http://host:port/v1/traces.
-    const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 1000000\n`);
+    const config = await tracingFile(
+      dir,
+      'tracing.yaml',
+      `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 1000000\n`,
+    );
     const kubeconfig = await hooks.kubeconfig(dir, 'hook');
     s = await startTestServer({
-      flags: [`--tracing-config-file=${config}`, `--authentication-token-webhook-config-file=${kubeconfig}`, '--authentication-token-webhook-cache-ttl=0',
-        '--authorization-mode=Node,RBAC,Webhook', `--authorization-webhook-config-file=${kubeconfig}`,
-        '--authorization-webhook-cache-authorized-ttl=0', '--authorization-webhook-cache-unauthorized-ttl=0', '--enable-admission-plugins=NodeRestriction'],
+      flags: [
+        `--tracing-config-file=${config}`,
+        `--authentication-token-webhook-config-file=${kubeconfig}`,
+        '--authentication-token-webhook-cache-ttl=0',
+        '--authorization-mode=Node,RBAC,Webhook',
+        `--authorization-webhook-config-file=${kubeconfig}`,
+        '--authorization-webhook-cache-authorized-ttl=0',
+        '--authorization-webhook-cache-unauthorized-ttl=0',
+        '--enable-admission-plugins=NodeRestriction',
+      ],
       hooks: { tracingBatchDelayMs: 20 },
     });
     store = process.env['GATEHOUSE_TEST_STORAGE'] === 'redis' ? 'redis' : 'memory';
@@ -87,7 +98,7 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('makes the client\'s traceparent the parent of the server span, with kube\'s name, http attributes and child spans', async () => {
+  it("makes the client's traceparent the parent of the server span, with kube's name, http attributes and child spans", async () => {
     const parent = newTrace();
     const r = await s.admin.request('GET', '/api/v1/namespaces/default/configmaps', undefined, { traceparent: traceparent(parent) });
     assert.equal(r.status, 200, r.text);
@@ -116,11 +127,18 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
 
   it('traces a write through the token and authorization webhooks, which receive the trace in their traceparent', async () => {
     const before = hooks.calls.length;
-    const r = await tokenUser.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'traced' }, data: { a: 'b' } },
-      { authorization: 'Bearer good-token' });
+    const r = await tokenUser.request(
+      'POST',
+      '/api/v1/namespaces/default/configmaps',
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'traced' }, data: { a: 'b' } },
+      { authorization: 'Bearer good-token' },
+    );
     assert.equal(r.status, 201, r.text);
     const calls = hooks.calls.slice(before);
-    assert.deepEqual(calls.map((c) => c.kind), ['TokenReview', 'SubjectAccessReview']);
+    assert.deepEqual(
+      calls.map((c) => c.kind),
+      ['TokenReview', 'SubjectAccessReview'],
+    );
     // No traceparent from the client: a new root trace, sampled at 1000000 per million.
     const traceId = calls[0]!.traceparent?.split('-')[1] ?? '';
     assert.match(traceId, /^[0-9a-f]{32}$/);
@@ -155,10 +173,18 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
     assert.match(String(create.attributes['key']), /configmaps.*default.*traced/);
   });
 
-  it('keeps concurrent recorded requests apart: each one\'s webhook calls and store span hang under its own spans', async () => {
+  it("keeps concurrent recorded requests apart: each one's webhook calls and store span hang under its own spans", async () => {
     const parents = Array.from({ length: 6 }, () => newTrace());
-    const answers = await Promise.all(parents.map((p, i) => tokenUser.request('POST', '/api/v1/namespaces/default/configmaps',
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `concurrent-${i}` } }, { authorization: 'Bearer good-token', traceparent: traceparent(p) })));
+    const answers = await Promise.all(
+      parents.map((p, i) =>
+        tokenUser.request(
+          'POST',
+          '/api/v1/namespaces/default/configmaps',
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `concurrent-${i}` } },
+          { authorization: 'Bearer good-token', traceparent: traceparent(p) },
+        ),
+      ),
+    );
     for (const r of answers) assert.equal(r.status, 201, r.text);
     for (const [i, p] of parents.entries()) {
       const spans = await traceSpans(rx, '/v1/traces', p.traceId, (x) => serverSpan(x) !== undefined && x.some((y) => y.name === `Create ${store}`));
@@ -171,20 +197,37 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
       const authz = one(spans, (x) => x.name === 'authorization', 'one authorization span');
       assert.equal(authn.parentSpanId, srv.spanId);
       assert.equal(authz.parentSpanId, srv.spanId);
-      one(spans, (x) => x.kind === CLIENT && x.attributes['gatehouse.client'] === 'authorization webhook' && x.parentSpanId === authz.spanId, 'its own authorization webhook call');
+      one(
+        spans,
+        (x) => x.kind === CLIENT && x.attributes['gatehouse.client'] === 'authorization webhook' && x.parentSpanId === authz.spanId,
+        'its own authorization webhook call',
+      );
       // Requests with one token may share one TokenReview: when this one made it, the call is under its authentication.
       for (const call of spans.filter((x) => x.attributes['gatehouse.client'] === 'token webhook')) assert.equal(call.parentSpanId, authn.spanId);
     }
     // The trace is passed by hand: no context manager (an AsyncLocalStorage, whose promise hooks would make
     // every await of the process slower on Node 20 and 22) is registered with OpenTelemetry's API.
-    const probe: ContextManager = { active: () => ROOT_CONTEXT, with: (_c, fn, thisArg, ...args) => fn.apply(thisArg, args), bind: (_c, target) => target, enable() { return this; }, disable() { return this; } };
+    const probe: ContextManager = {
+      active: () => ROOT_CONTEXT,
+      with: (_c, fn, thisArg, ...args) => fn.apply(thisArg, args),
+      bind: (_c, target) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        return this;
+      },
+    };
     assert.equal(context.setGlobalContextManager(probe), true, 'a context manager was registered');
     context.disable();
   });
 
   it('records a denial as decision forbid, and the 403 on the server span', async () => {
     const parent = newTrace();
-    const r = await tokenUser.request('GET', '/api/v1/namespaces/default/secrets', undefined, { authorization: 'Bearer good-token', traceparent: traceparent(parent) });
+    const r = await tokenUser.request('GET', '/api/v1/namespaces/default/secrets', undefined, {
+      authorization: 'Bearer good-token',
+      traceparent: traceparent(parent),
+    });
     assert.equal(r.status, 403, r.text);
     const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined);
     const authz = one(spans, (x) => x.name === 'authorization', 'one authorization span');
@@ -223,20 +266,30 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
     assert.equal(echo.seen.get(path)?.headers['traceparent'], `00-${parent.traceId}-${proxy.spanId}-01`);
   });
 
-  it('converts a custom resource by its CRD\'s webhook in a client span whose traceparent the webhook receives', async () => {
+  it("converts a custom resource by its CRD's webhook in a client span whose traceparent the webhook receives", async () => {
     const hook = await startConversionWebhook();
     try {
       const crd = gadgetCrd({ url: hook.url, caBundle: caBundle(hook.ca.certPem) });
       assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
       const base = (v: string) => `/apis/conv.example.com/${v}/namespaces/default/gadgets`;
       await waitEstablished(s, crd.metadata.name, base('v2'));
-      const c = await s.admin.request('POST', base('v2'), { apiVersion: 'conv.example.com/v2', kind: 'Gadget', metadata: { name: 'traced' }, spec: { host: 'h', port: 1 } });
+      const c = await s.admin.request('POST', base('v2'), {
+        apiVersion: 'conv.example.com/v2',
+        kind: 'Gadget',
+        metadata: { name: 'traced' },
+        spec: { host: 'h', port: 1 },
+      });
       assert.equal(c.status, 201, c.text);
       const parent = newTrace();
       const r = await s.admin.request('GET', `${base('v1')}/traced`, undefined, { traceparent: traceparent(parent) });
       assert.equal(r.status, 200, r.text);
       assert.equal(r.json.spec.hostPort, 'h:1');
-      const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined && x.some((y) => y.attributes['gatehouse.client'] === 'conversion webhook'));
+      const spans = await traceSpans(
+        rx,
+        '/v1/traces',
+        parent.traceId,
+        (x) => serverSpan(x) !== undefined && x.some((y) => y.attributes['gatehouse.client'] === 'conversion webhook'),
+      );
       const call = one(spans, (x) => x.kind === CLIENT && x.attributes['gatehouse.client'] === 'conversion webhook', 'one conversion webhook span');
       assert.equal(call.name, 'HTTP POST');
       assert.equal(hook.reviews.at(-1)!.traceparent, `00-${parent.traceId}-${call.spanId}-01`);
@@ -252,7 +305,7 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
     assert.equal(r.status, 200, r.text);
     const sent = String(echo.seen.get(path)?.headers['traceparent'] ?? '');
     assert.match(sent, new RegExp(`^00-${parent.traceId}-[0-9a-f]{16}-00$`));
-    assert.notEqual(sent.split('-')[2], parent.spanId, 'the server\'s own span id, not the client\'s');
+    assert.notEqual(sent.split('-')[2], parent.spanId, "the server's own span id, not the client's");
     // A later sampled request's spans arrive after any of the earlier one's would have (batches go in order).
     const later = newTrace();
     await s.admin.request('GET', '/api/v1/namespaces/default', undefined, { traceparent: traceparent(later) });
@@ -261,13 +314,17 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
   });
 });
 
-describe('tracing at samplingRatePerMillion 0 (kube\'s default)', { timeout: 60_000 }, () => {
+describe("tracing at samplingRatePerMillion 0 (kube's default)", { timeout: 60_000 }, () => {
   it('records only requests whose parent was sampled', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
     const rx = await startOtlpReceiver();
     try {
       // An http URL with its own path is used as given.
-      const config = await tracingFile(dir, 'tracing.json', JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1beta1', kind: 'TracingConfiguration', endpoint: `http://${rx.hostPort}/zero/v1/traces` }));
+      const config = await tracingFile(
+        dir,
+        'tracing.json',
+        JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1beta1', kind: 'TracingConfiguration', endpoint: `http://${rx.hostPort}/zero/v1/traces` }),
+      );
       const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 20 } });
       const parent = newTrace();
       try {
@@ -278,7 +335,10 @@ describe('tracing at samplingRatePerMillion 0 (kube\'s default)', { timeout: 60_
         await s.close();
       }
       const spans = rx.spans.get('/zero/v1/traces') ?? [];
-      assert.ok(spans.some((x) => x.kind === SERVER && x.parentSpanId === parent.spanId), `the sampled parent's request is recorded: ${JSON.stringify([...rx.spans.keys()])} ${rx.refused.join(';')} ${JSON.stringify(spans.map((x) => [x.name, x.traceId]))}`);
+      assert.ok(
+        spans.some((x) => x.kind === SERVER && x.parentSpanId === parent.spanId),
+        `the sampled parent's request is recorded: ${JSON.stringify([...rx.spans.keys()])} ${rx.refused.join(';')} ${JSON.stringify(spans.map((x) => [x.name, x.traceId]))}`,
+      );
       assert.deepEqual([...new Set(spans.map((x) => x.traceId))], [parent.traceId], 'no other request is');
       assert.deepEqual(rx.refused, []);
     } finally {
@@ -293,7 +353,11 @@ describe('tracing at samplingRatePerMillion 500000', { timeout: 120_000 }, () =>
     const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
     const rx = await startOtlpReceiver();
     try {
-      const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 500000\n`);
+      const config = await tracingFile(
+        dir,
+        'tracing.yaml',
+        `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 500000\n`,
+      );
       const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 20 } });
       const N = 200;
       try {
@@ -321,10 +385,23 @@ describe('tracing with a blocking audit webhook', { timeout: 60_000 }, () => {
     const rx = await startOtlpReceiver();
     const audit = await startAuditReceiver();
     try {
-      const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 1000000\n`);
-      const policy = await tracingFile(dir, 'policy.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: [configmaps]}]\n');
+      const config = await tracingFile(
+        dir,
+        'tracing.yaml',
+        `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\nsamplingRatePerMillion: 1000000\n`,
+      );
+      const policy = await tracingFile(
+        dir,
+        'policy.yaml',
+        'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: [configmaps]}]\n',
+      );
       const s = await startTestServer({
-        flags: [`--tracing-config-file=${config}`, `--audit-policy-file=${policy}`, `--audit-webhook-config-file=${await audit.kubeconfig(dir)}`, '--audit-webhook-mode=blocking'],
+        flags: [
+          `--tracing-config-file=${config}`,
+          `--audit-policy-file=${policy}`,
+          `--audit-webhook-config-file=${await audit.kubeconfig(dir)}`,
+          '--audit-webhook-mode=blocking',
+        ],
         hooks: { tracingBatchDelayMs: 20 },
       });
       try {
@@ -353,14 +430,21 @@ describe('tracing to an unreachable collector', { timeout: 90_000 }, () => {
     const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
     try {
       const port = await freePort();
-      const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:${port}\nsamplingRatePerMillion: 1000000\n`);
+      const config = await tracingFile(
+        dir,
+        'tracing.yaml',
+        `apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:${port}\nsamplingRatePerMillion: 1000000\n`,
+      );
       const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 20 } });
       try {
         for (let i = 0; i < 20; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
         // The exporter retries a refused connection with backoff for up to its 10 s timeout before it reports:
         // wait for that first report (bounded), so the requests after it fall in the silenced interval.
         for (let i = 0; i < 1500 && !s.logs.some((l) => l.startsWith('tracing: cannot export')); i++) await new Promise((r) => setTimeout(r, 20));
-        assert.ok(s.logs.some((l) => l.startsWith('tracing: cannot export')), `the failure is logged: ${s.logs.join('\n')}`);
+        assert.ok(
+          s.logs.some((l) => l.startsWith('tracing: cannot export')),
+          `the failure is logged: ${s.logs.join('\n')}`,
+        );
         for (let i = 0; i < 20; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
       } finally {
         await s.close();
@@ -378,17 +462,27 @@ describe('tracing to a collector that takes the connection and never answers', {
   it('does not hold shutdown past its deadline: the spans still buffered are logged as lost', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
     const held: Socket[] = [];
-    const hung = createNetServer((sock) => { held.push(sock); sock.on('error', () => undefined); });
+    const hung = createNetServer((sock) => {
+      held.push(sock);
+      sock.on('error', () => undefined);
+    });
     await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
     try {
       const port = (hung.address() as AddressInfo).port;
-      const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:${port}\nsamplingRatePerMillion: 1000000\n`);
+      const config = await tracingFile(
+        dir,
+        'tracing.yaml',
+        `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:${port}\nsamplingRatePerMillion: 1000000\n`,
+      );
       // Spans wait in the batch (a minute's delay) until shutdown flushes them into the hung collector.
       const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 60_000, tracingShutdownMs: 300 } });
       for (let i = 0; i < 5; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
       await s.close();
       assert.ok(held.length > 0, 'the exporter reached the collector at shutdown');
-      assert.ok(s.logs.some((l) => l === `tracing: spans not sent to http://127.0.0.1:${port}/v1/traces within 0.3 s of shutdown are lost`), s.logs.join('\n'));
+      assert.ok(
+        s.logs.some((l) => l === `tracing: spans not sent to http://127.0.0.1:${port}/v1/traces within 0.3 s of shutdown are lost`),
+        s.logs.join('\n'),
+      );
     } finally {
       for (const sock of held) sock.destroy();
       await new Promise((r) => hung.close(r));
@@ -402,9 +496,17 @@ describe('--tracing-config-file start errors', { timeout: 60_000 }, () => {
     const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
     try {
       const cases: Array<[string, string, RegExp]> = [
-        ['unknown.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: localhost:4318\nsamplingRate: 5\n', /unknown\.yaml: samplingRate: unknown field/],
+        [
+          'unknown.yaml',
+          'apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: localhost:4318\nsamplingRate: 5\n',
+          /unknown\.yaml: samplingRate: unknown field/,
+        ],
         ['syntax.yaml', 'apiVersion: [\n', /syntax\.yaml: not valid YAML or JSON/],
-        ['rate.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nsamplingRatePerMillion: 1000001\n', /rate\.yaml: samplingRatePerMillion: Invalid value: 1000001/],
+        [
+          'rate.yaml',
+          'apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nsamplingRatePerMillion: 1000001\n',
+          /rate\.yaml: samplingRatePerMillion: Invalid value: 1000001/,
+        ],
       ];
       for (const [name, body, want] of cases) {
         const file = await tracingFile(dir, name, body);

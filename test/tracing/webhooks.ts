@@ -25,10 +25,12 @@ export async function startReviewWebhook(): Promise<ReviewWebhook> {
     req.on('end', () => {
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; kind: string; spec: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
       calls.push({ kind: review.kind, traceparent: req.headers.traceparent as string | undefined });
-      const answer = (status: Record<string, unknown>) => res.writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ apiVersion: review.apiVersion, kind: review.kind, status }));
+      const answer = (status: Record<string, unknown>) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: review.apiVersion, kind: review.kind, status }));
       if (review.kind === 'TokenReview') {
-        answer(review.spec['token'] === 'good-token' ? { authenticated: true, user: { username: 'traced-user', groups: ['tracers'] } } : { authenticated: false });
+        answer(
+          review.spec['token'] === 'good-token' ? { authenticated: true, user: { username: 'traced-user', groups: ['tracers'] } } : { authenticated: false },
+        );
       } else {
         const ok = review.spec['user'] === 'traced-user' && review.spec['resourceAttributes']?.resource === 'configmaps';
         answer({ allowed: ok, ...(ok ? { reason: 'configmaps are fine' } : {}) });
@@ -41,14 +43,23 @@ export async function startReviewWebhook(): Promise<ReviewWebhook> {
     calls,
     async kubeconfig(dir, name) {
       const file = join(dir, `${name}.kubeconfig`);
-      await writeFile(file, JSON.stringify({
-        apiVersion: 'v1', kind: 'Config', 'current-context': 'hook',
-        clusters: [{ name: 'hook', cluster: { server: url, 'certificate-authority-data': Buffer.from(ca.certPem).toString('base64') } }],
-        users: [{ name: 'apiserver', user: {} }],
-        contexts: [{ name: 'hook', context: { cluster: 'hook', user: 'apiserver' } }],
-      }));
+      await writeFile(
+        file,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          'current-context': 'hook',
+          clusters: [{ name: 'hook', cluster: { server: url, 'certificate-authority-data': Buffer.from(ca.certPem).toString('base64') } }],
+          users: [{ name: 'apiserver', user: {} }],
+          contexts: [{ name: 'hook', context: { cluster: 'hook', user: 'apiserver' } }],
+        }),
+      );
       return file;
     },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -27,5 +27,8 @@ test('duplicate keys in a JSON-shaped YAML body are reported as the YAML decoder
 test('YAML that is not JSON, and invalid JSON, still go through the YAML decoder', () => {
   assert.deepEqual(decodeValue('a: 1\nb: [x, y]\n', 'yaml').value, { a: 1, b: ['x', 'y'] });
   assert.deepEqual(decodeValue('{a: 1}', 'yaml').value, { a: 1 });
-  assert.throws(() => decodeValue('{"a": [1,}', 'yaml'), (e: unknown) => e instanceof StatusError && e.code === 400 && /not valid YAML/.test(e.message));
+  assert.throws(
+    () => decodeValue('{"a": [1,}', 'yaml'),
+    (e: unknown) => e instanceof StatusError && e.code === 400 && /not valid YAML/.test(e.message),
+  );
 });

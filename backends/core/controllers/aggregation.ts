@@ -25,7 +25,13 @@ function selectorsOf(role: KObject): LabelSelector[] | undefined {
   const rule = role['aggregationRule'] as { clusterRoleSelectors?: unknown } | undefined | null;
   if (!rule || typeof rule !== 'object') return undefined;
   const list = Array.isArray(rule.clusterRoleSelectors) ? rule.clusterRoleSelectors : [];
-  return list.flatMap((s) => { try { return [labelSelectorFromObject(s)]; } catch { return []; } });
+  return list.flatMap((s) => {
+    try {
+      return [labelSelectorFromObject(s)];
+    } catch {
+      return [];
+    }
+  });
 }
 
 const MAX_ROUNDS = 10;
@@ -53,7 +59,10 @@ export class ClusterRoleAggregationController extends WatchingController {
           if (otherName === name || !selectors!.some((s) => matchesLabels(s, other.metadata.labels))) continue;
           for (const rule of rules.get(otherName) ?? []) {
             const k = JSON.stringify(rule);
-            if (!seen.has(k)) { seen.add(k); next.push(rule); }
+            if (!seen.has(k)) {
+              seen.add(k);
+              next.push(rule);
+            }
           }
         }
         if (JSON.stringify(next) !== JSON.stringify(rules.get(name))) {

@@ -9,7 +9,11 @@
 import type { KObject } from '../../../lib/api/meta.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import {
-  AUTOUPDATE_SPEC_ANNOTATION, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels,
+  AUTOUPDATE_SPEC_ANNOTATION,
+  mandatoryFlowSchemas,
+  mandatoryPriorityLevels,
+  suggestedFlowSchemas,
+  suggestedPriorityLevels,
 } from '../../../policies/flowcontrol/index.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey, typePrefix } from '../keys.js';
@@ -67,7 +71,8 @@ async function removeUnwanted(env: CoreEnv, t: ResourceType, wanted: KObject[]):
   const { items } = await env.store.list(typePrefix(t));
   for (const obj of items) {
     if (names.has(obj.metadata.name) || parseGoBool(obj.metadata.annotations?.[AUTOUPDATE_SPEC_ANNOTATION]) !== true) continue;
-    if (await deleteStored(env, t, obj)) env.log(`priority-and-fairness-config-producer: deleted ${t.kind} ${obj.metadata.name ?? ''}, no longer a bootstrap object`);
+    if (await deleteStored(env, t, obj))
+      env.log(`priority-and-fairness-config-producer: deleted ${t.kind} ${obj.metadata.name ?? ''}, no longer a bootstrap object`);
   }
 }
 
@@ -87,7 +92,10 @@ export async function ensureApfBootstrap(env: CoreEnv): Promise<void> {
 export class ApfBootstrap {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  constructor(private readonly env: CoreEnv, private readonly periodMs = 60_000) {}
+  constructor(
+    private readonly env: CoreEnv,
+    private readonly periodMs = 60_000,
+  ) {}
 
   async start(attempts = 30, pauseMs = 1000): Promise<void> {
     for (let i = 1; ; i++) {
@@ -108,9 +116,11 @@ export class ApfBootstrap {
     // start() again (a test's "next pass") replaces the pending pass rather than adding one.
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      ensureApfBootstrap(this.env).catch((err: unknown) => {
-        this.env.log(`priority-and-fairness-config-producer: ${err instanceof Error ? err.message : String(err)}`);
-      }).finally(() => this.schedule());
+      ensureApfBootstrap(this.env)
+        .catch((err: unknown) => {
+          this.env.log(`priority-and-fairness-config-producer: ${err instanceof Error ? err.message : String(err)}`);
+        })
+        .finally(() => this.schedule());
     }, this.periodMs);
     this.timer.unref();
   }

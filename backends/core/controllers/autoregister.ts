@@ -32,7 +32,8 @@ export function localApiServiceName(gv: Pick<LocalGroupVersion, 'group' | 'versi
 
 function desired(gv: LocalGroupVersion): KObject {
   return {
-    apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService',
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
     metadata: { name: localApiServiceName(gv), labels: { [AUTOMANAGED_LABEL]: 'onstart' } },
     spec: { group: gv.group, version: gv.version, groupPriorityMinimum: gv.groupPriorityMinimum, versionPriority: gv.versionPriority },
   };
@@ -54,11 +55,16 @@ export async function autoregister(env: CoreEnv, local: readonly LocalGroupVersi
         } else {
           const spec = { ...(current['spec'] as Record<string, unknown> | undefined) };
           const want = obj['spec'] as Record<string, unknown>;
-          const drifted = spec['service'] !== undefined || Object.keys(want).some((k) => spec[k] !== want[k])
-            || current.metadata.labels?.[AUTOMANAGED_LABEL] !== 'onstart';
+          const drifted =
+            spec['service'] !== undefined || Object.keys(want).some((k) => spec[k] !== want[k]) || current.metadata.labels?.[AUTOMANAGED_LABEL] !== 'onstart';
           let now = current;
           if (drifted) {
-            const next = prepareUpdate(t, { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [AUTOMANAGED_LABEL]: 'onstart' } }, spec: want }, current, 'main');
+            const next = prepareUpdate(
+              t,
+              { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [AUTOMANAGED_LABEL]: 'onstart' } }, spec: want },
+              current,
+              'main',
+            );
             if (next) now = await env.store.update(key, next, Number(current.metadata.resourceVersion));
           }
           await setLocalStatus(env, t, key, now);
@@ -86,7 +92,7 @@ export async function autoregister(env: CoreEnv, local: readonly LocalGroupVersi
 }
 
 async function setLocalStatus(env: CoreEnv, t: ResourceType, key: string, current: KObject): Promise<void> {
-  const conds = ((current['status'] as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []);
+  const conds = (current['status'] as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? [];
   const avail = conds.find((c) => c['type'] === 'Available');
   if (avail && avail['status'] === 'True' && avail['reason'] === 'Local') return;
   const status = { conditions: [{ ...LOCAL_STATUS.conditions[0], lastTransitionTime: rfc3339(env.clock()) }] };

@@ -30,7 +30,11 @@ export function clusterInfoKubeconfig(src: ClusterInfoSource): string {
   return stringify({
     apiVersion: 'v1',
     clusters: [{ cluster: { 'certificate-authority-data': Buffer.from(src.caPem).toString('base64'), server: src.server }, name: '' }],
-    contexts: null, 'current-context': '', kind: 'Config', preferences: {}, users: null,
+    contexts: null,
+    'current-context': '',
+    kind: 'Config',
+    preferences: {},
+    users: null,
   });
 }
 
@@ -44,11 +48,17 @@ export async function detachedSignature(content: string, tokenId: string, tokenS
 }
 
 export class BootstrapSigner extends WatchingController {
-  constructor(env: CoreEnv, private readonly source: ClusterInfoSource, retryMs?: number) {
-    super(env, 'bootstrapsigner', [
-      listPrefix(coreType(env, 'secrets'), BOOTSTRAP_TOKEN_NAMESPACE),
-      listPrefix(coreType(env, 'configmaps'), CLUSTER_INFO_NAMESPACE),
-    ], retryMs);
+  constructor(
+    env: CoreEnv,
+    private readonly source: ClusterInfoSource,
+    retryMs?: number,
+  ) {
+    super(
+      env,
+      'bootstrapsigner',
+      [listPrefix(coreType(env, 'secrets'), BOOTSTRAP_TOKEN_NAMESPACE), listPrefix(coreType(env, 'configmaps'), CLUSTER_INFO_NAMESPACE)],
+      retryMs,
+    );
   }
 
   protected async pass(): Promise<number | undefined> {
@@ -71,10 +81,16 @@ export class BootstrapSigner extends WatchingController {
     const t = coreType(this.env, 'configmaps');
     const key = objectKey(t, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME);
     if (!(await this.env.store.get(key))) {
-      const cm = prepareCreate(t, {
-        apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CLUSTER_INFO_NAME, namespace: CLUSTER_INFO_NAMESPACE },
-        data: { kubeconfig: clusterInfoKubeconfig(this.source) },
-      }, this.env.clock());
+      const cm = prepareCreate(
+        t,
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: CLUSTER_INFO_NAME, namespace: CLUSTER_INFO_NAMESPACE },
+          data: { kubeconfig: clusterInfoKubeconfig(this.source) },
+        },
+        this.env.clock(),
+      );
       try {
         await this.env.store.create(key, cm);
       } catch (err) {
@@ -90,10 +106,16 @@ export class BootstrapSigner extends WatchingController {
       for (const tok of tokens) want.set(`${JWS_KEY_PREFIX}${tok.id}`, await detachedSignature(content, tok.id, tok.secret));
       let changed = !isPlainObject(cur['data']) || typeof cur['data']['kubeconfig'] !== 'string';
       for (const k of Object.keys(data)) {
-        if (k.startsWith(JWS_KEY_PREFIX) && !want.has(k)) { delete data[k]; changed = true; }
+        if (k.startsWith(JWS_KEY_PREFIX) && !want.has(k)) {
+          delete data[k];
+          changed = true;
+        }
       }
       for (const [k, v] of want) {
-        if (data[k] !== v) { data[k] = v; changed = true; }
+        if (data[k] !== v) {
+          data[k] = v;
+          changed = true;
+        }
       }
       return changed ? { ...cur, metadata: { ...cur.metadata }, data } : null;
     });

@@ -32,7 +32,13 @@ const CRD_GROUP_PRIORITY = 1000;
 const CRD_VERSION_PRIORITY = 100;
 
 type Json = Record<string, unknown>;
-interface Condition { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string; lastTransitionTime?: string }
+interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime?: string;
+}
 
 export function isCrdType(t: ResourceType): boolean {
   return t.group === CRD_GROUP && t.plural === 'customresourcedefinitions';
@@ -43,8 +49,12 @@ function withCondition(conds: readonly unknown[], c: Condition, now: number): Js
   const out = conds.filter((x): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x)).map((x) => ({ ...x }));
   const i = out.findIndex((x) => x['type'] === c.type);
   const old = i >= 0 ? out[i]! : undefined;
-  const next: Json = { ...c, lastTransitionTime: old && old['status'] === c.status && typeof old['lastTransitionTime'] === 'string' ? old['lastTransitionTime'] : rfc3339(now) };
-  if (i >= 0) out[i] = next; else out.push(next);
+  const next: Json = {
+    ...c,
+    lastTransitionTime: old && old['status'] === c.status && typeof old['lastTransitionTime'] === 'string' ? old['lastTransitionTime'] : rfc3339(now),
+  };
+  if (i >= 0) out[i] = next;
+  else out.push(next);
   return out;
 }
 
@@ -55,13 +65,29 @@ export function markCrdTerminating(crd: KObject, now: number): KObject {
   return {
     ...crd,
     metadata: { ...crd.metadata, finalizers: fins.includes(CRD_CLEANUP_FINALIZER) ? fins : [...fins, CRD_CLEANUP_FINALIZER] },
-    status: { ...status, conditions: withCondition(list(status, 'conditions'), {
-      type: 'Terminating', status: 'True', reason: 'InstanceDeletionPending', message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
-    }, now) },
+    status: {
+      ...status,
+      conditions: withCondition(
+        list(status, 'conditions'),
+        {
+          type: 'Terminating',
+          status: 'True',
+          reason: 'InstanceDeletionPending',
+          message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+        },
+        now,
+      ),
+    },
   };
 }
 
-interface Names { plural: string; singular: string; kind: string; listKind: string; shortNames: string[] }
+interface Names {
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  shortNames: string[];
+}
 
 function namesAt(o: unknown, ...path: string[]): Names {
   const n = at(o, ...path);
@@ -81,7 +107,8 @@ function takenNames(group: string, others: readonly KObject[], builtins: Registr
   for (const t of builtins.all()) {
     if (t.group !== group) continue;
     for (const r of [t.plural, t.singular, ...t.shortNames]) resources.add(r);
-    kinds.add(t.kind); kinds.add(t.listKind);
+    kinds.add(t.kind);
+    kinds.add(t.listKind);
   }
   return { resources, kinds };
 }
@@ -112,7 +139,10 @@ function nonStructuralCondition(conds: Json[], crd: KObject, now: number): Json[
 }
 
 export class CrdController extends WatchingController {
-  constructor(env: CoreEnv, private readonly builtins: Registry) {
+  constructor(
+    env: CoreEnv,
+    private readonly builtins: Registry,
+  ) {
     super(env, 'customresourcedefinitions', [`${CRD_GROUP}/customresourcedefinitions/`]);
   }
 
@@ -126,7 +156,10 @@ export class CrdController extends WatchingController {
     const crdType = this.type('customresourcedefinitions', CRD_GROUP);
     const { items } = await this.env.store.list(listPrefix(crdType, ''));
     // Older first, as kube's queue meets them: of two CRDs claiming one name, the earlier gets it.
-    const all = [...items].sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    const all = [...items].sort(
+      (a, b) =>
+        (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+    );
     let again = false;
     for (let i = 0; i < all.length; i++) {
       const crd = all[i]!;
@@ -152,7 +185,11 @@ export class CrdController extends WatchingController {
       let conds = withCondition(list(status, 'conditions'), naming, now);
       if (naming.status === 'True') {
         status['acceptedNames'] = { ...((at(cur, 'spec', 'names') ?? {}) as Json) };
-        conds = withCondition(conds, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, now);
+        conds = withCondition(
+          conds,
+          { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+          now,
+        );
       } else if (!isEstablished(cur)) {
         status['acceptedNames'] = status['acceptedNames'] ?? { plural: '', kind: '' };
         conds = withCondition(conds, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
@@ -179,7 +216,11 @@ export class CrdController extends WatchingController {
       await guaranteedUpdate(this.env.store, key, (cur) => {
         if (cur.metadata.uid !== crd.metadata.uid) return null;
         const status = { ...((at(cur, 'status') ?? {}) as Json) };
-        status['conditions'] = withCondition(list(status, 'conditions'), { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: `CustomResource deletion is in progress` }, now);
+        status['conditions'] = withCondition(
+          list(status, 'conditions'),
+          { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: `CustomResource deletion is in progress` },
+          now,
+        );
         return prepareUpdate(crdType, { ...cur, status }, cur, 'status') ?? null;
       });
       return true;
@@ -224,14 +265,19 @@ export class CrdController extends WatchingController {
     for (const [name, gv] of wanted) {
       if (have.has(name)) continue;
       const obj: KObject = {
-        apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService',
+        apiVersion: 'apiregistration.k8s.io/v1',
+        kind: 'APIService',
         metadata: { name, labels: { [AUTOMANAGED_LABEL]: 'true' } },
         spec: { group: gv.group, version: gv.version, groupPriorityMinimum: CRD_GROUP_PRIORITY, versionPriority: CRD_VERSION_PRIORITY },
       };
       const key = objectKey(apiType, '', name);
       try {
         const created = await this.env.store.create(key, prepareCreate(apiType, obj, now));
-        const status = { conditions: [{ type: 'Available', status: 'True', reason: 'Local', message: 'Local APIServices are always available', lastTransitionTime: rfc3339(now) }] };
+        const status = {
+          conditions: [
+            { type: 'Available', status: 'True', reason: 'Local', message: 'Local APIServices are always available', lastTransitionTime: rfc3339(now) },
+          ],
+        };
         const next = prepareUpdate(apiType, { ...created, status }, created, 'status');
         if (next) await this.env.store.update(key, next, Number(created.metadata.resourceVersion));
       } catch (err) {

@@ -17,13 +17,29 @@ import { WatchingController } from './loop.js';
 /** kube's `ConfigConsumerAsFieldManager`. */
 export const APF_CONSUMER_FIELD_MANAGER = 'api-priority-and-fairness-config-consumer-v1';
 
-interface Condition { type: string; status: string; reason: string; message: string; lastTransitionTime?: string }
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime?: string;
+}
 
 /** The condition kube's presyncFlowSchemaStatus wants for a schema naming `level`. */
 export function danglingCondition(level: string, exists: boolean): Condition {
   return exists
-    ? { type: 'Dangling', status: 'False', reason: 'Found', message: `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(level)} and it exists` }
-    : { type: 'Dangling', status: 'True', reason: 'NotFound', message: `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(level)} but there is no such object` };
+    ? {
+        type: 'Dangling',
+        status: 'False',
+        reason: 'Found',
+        message: `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(level)} and it exists`,
+      }
+    : {
+        type: 'Dangling',
+        status: 'True',
+        reason: 'NotFound',
+        message: `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(level)} but there is no such object`,
+      };
 }
 
 function levelName(fs: KObject): string {
@@ -68,9 +84,19 @@ export class FlowSchemaStatusController extends WatchingController {
       if (same(currentDangling(cur), want)) return null;
       const now = this.env.clock();
       const intent = { apiVersion: apiVersionOf(t), kind: t.kind, metadata: { name }, status: { conditions: [{ ...want, lastTransitionTime: rfc3339(now) }] } };
-      const merged = applyIntent(cur, intent, true, { manager: APF_CONSUMER_FIELD_MANAGER, apiVersion: apiVersionOf(t), subresource: 'status', now, node: t.schema }).object;
+      const merged = applyIntent(cur, intent, true, {
+        manager: APF_CONSUMER_FIELD_MANAGER,
+        apiVersion: apiVersionOf(t),
+        subresource: 'status',
+        now,
+        node: t.schema,
+      }).object;
       const managedFields = merged.metadata.managedFields;
-      return prepareUpdate(t, merged, cur, 'status', (n) => { n.metadata.managedFields = managedFields; }) ?? null;
+      return (
+        prepareUpdate(t, merged, cur, 'status', (n) => {
+          n.metadata.managedFields = managedFields;
+        }) ?? null
+      );
     });
   }
 }

@@ -51,7 +51,10 @@ export class GarbageCollector extends WatchingController {
   /** Invalid references already logged (uid → reference uid). */
   private readonly logged = new Set<string>();
 
-  constructor(env: CoreEnv, private readonly itemRetryMs = 1000) {
+  constructor(
+    env: CoreEnv,
+    private readonly itemRetryMs = 1000,
+  ) {
     const types = storedTypes(env);
     super(env, 'garbagecollector', [...types.keys()]);
     this.types = types;
@@ -219,7 +222,7 @@ export class GarbageCollector extends WatchingController {
     }
     let owner: KObject | undefined;
     try {
-      owner = await this.env.store.get(objectKey(t, t.namespaced ? node.obj.metadata.namespace ?? '' : '', ref.name));
+      owner = await this.env.store.get(objectKey(t, t.namespaced ? (node.obj.metadata.namespace ?? '') : '', ref.name));
     } catch (err) {
       if (err instanceof StoreError && err.code === 'corrupt') return 'invalid';
       throw err;
@@ -243,8 +246,7 @@ export class GarbageCollector extends WatchingController {
     for (const dep of deps) {
       if (!dep.obj.metadata.deletionTimestamp) await this.attemptToDelete(dep);
     }
-    const blocking = this.graph.dependentsOf(owner.uid)
-      .filter((d) => refsOf(d.obj).some((r) => r.uid === owner.uid && r.blockOwnerDeletion === true));
+    const blocking = this.graph.dependentsOf(owner.uid).filter((d) => refsOf(d.obj).some((r) => r.uid === owner.uid && r.blockOwnerDeletion === true));
     if (blocking.length > 0) return; // their DELETED events bring the owner back here
     await this.removeFinalizer(owner, FOREGROUND_FINALIZER);
   }
@@ -279,21 +281,24 @@ export class GarbageCollector extends WatchingController {
    * a deleting object whose last finalizer goes is removed, as the API does.
    */
   private async rewrite(node: GraphNode, change: (cur: KObject) => KObject | null): Promise<void> {
-    await retryOnConflict(async () => {
-      const cur = await this.env.store.get(node.key);
-      if (!cur || cur.metadata.uid !== node.uid) return;
-      const next = change(cur);
-      if (next === null) return;
-      const rev = Number(cur.metadata.resourceVersion);
-      try {
-        if (next.metadata.deletionTimestamp && isFinalized(next)) await this.env.store.delete(node.key, rev);
-        else await this.env.store.update(node.key, next, rev);
-        return;
-      } catch (err) {
-        if (err instanceof StoreError && err.code === 'conflict') return RETRY;
-        if (err instanceof StoreError && err.code === 'not-found') return;
-        throw err;
-      }
-    }, () => new Error(`too many conflicts updating ${node.key}`));
+    await retryOnConflict(
+      async () => {
+        const cur = await this.env.store.get(node.key);
+        if (!cur || cur.metadata.uid !== node.uid) return;
+        const next = change(cur);
+        if (next === null) return;
+        const rev = Number(cur.metadata.resourceVersion);
+        try {
+          if (next.metadata.deletionTimestamp && isFinalized(next)) await this.env.store.delete(node.key, rev);
+          else await this.env.store.update(node.key, next, rev);
+          return;
+        } catch (err) {
+          if (err instanceof StoreError && err.code === 'conflict') return RETRY;
+          if (err instanceof StoreError && err.code === 'not-found') return;
+          throw err;
+        }
+      },
+      () => new Error(`too many conflicts updating ${node.key}`),
+    );
   }
 }

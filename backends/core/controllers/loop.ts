@@ -40,10 +40,14 @@ export abstract class WatchingController {
     this.stopped = false;
     const rev = await this.env.store.currentRev();
     for (const prefix of this.prefixes) {
-      this.watchers.push(this.env.store.watch(prefix, rev, {
-        event: (ev) => { if (!this.stopped) this.onEvent(ev); },
-        error: (err) => this.restart(err),
-      }));
+      this.watchers.push(
+        this.env.store.watch(prefix, rev, {
+          event: (ev) => {
+            if (!this.stopped) this.onEvent(ev);
+          },
+          error: (err) => this.restart(err),
+        }),
+      );
     }
     this.requestPass();
     await this.chain;
@@ -99,7 +103,10 @@ export abstract class WatchingController {
 
   private scheduleRetry(): void {
     if (this.retry || this.stopped) return;
-    this.retry = setTimeout(() => { this.retry = undefined; this.requestPass(); }, this.retryMs);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.requestPass();
+    }, this.retryMs);
     this.retry.unref();
   }
 
@@ -108,7 +115,13 @@ export abstract class WatchingController {
     this.env.log(`${this.name}: watch ended (${err.message}); restarting`);
     for (const w of this.watchers) w.stop();
     this.watchers = [];
-    setTimeout(() => { if (!this.stopped) void this.start().catch((e: unknown) => { this.env.log(`${this.name}: ${String(e)}`); this.restart(new StoreError('unreachable', String(e))); }); }, this.retryMs).unref();
+    setTimeout(() => {
+      if (!this.stopped)
+        void this.start().catch((e: unknown) => {
+          this.env.log(`${this.name}: ${String(e)}`);
+          this.restart(new StoreError('unreachable', String(e)));
+        });
+    }, this.retryMs).unref();
   }
 }
 
@@ -118,8 +131,11 @@ export async function deleteStored(env: CoreEnv, t: ResourceType, obj: KObject):
   try {
     if ((obj.metadata.finalizers ?? []).length > 0) {
       if (obj.metadata.deletionTimestamp) return false;
-      await guaranteedUpdate(env.store, key, (cur) => cur.metadata.uid !== obj.metadata.uid || cur.metadata.deletionTimestamp ? null
-        : { ...cur, metadata: { ...cur.metadata, deletionTimestamp: rfc3339(env.clock()), deletionGracePeriodSeconds: 0 } });
+      await guaranteedUpdate(env.store, key, (cur) =>
+        cur.metadata.uid !== obj.metadata.uid || cur.metadata.deletionTimestamp
+          ? null
+          : { ...cur, metadata: { ...cur.metadata, deletionTimestamp: rfc3339(env.clock()), deletionGracePeriodSeconds: 0 } },
+      );
     } else {
       await env.store.delete(key, Number(obj.metadata.resourceVersion));
     }

@@ -18,14 +18,21 @@ import type { StoreEvent } from '../store/types.js';
 import { coreType, getOrCreate, WatchingController } from './loop.js';
 
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
-const ROOT_CA_DESCRIPTION = 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
+const ROOT_CA_DESCRIPTION =
+  'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
 
 /** One object kept in every active namespace; subclasses say which and how it must look. */
 abstract class PerNamespaceController extends WatchingController {
   protected readonly namespaces: ResourceType;
   protected readonly kept: ResourceType;
 
-  constructor(env: CoreEnv, name: string, keptResource: string, protected readonly keptName: string, retryMs?: number) {
+  constructor(
+    env: CoreEnv,
+    name: string,
+    keptResource: string,
+    protected readonly keptName: string,
+    retryMs?: number,
+  ) {
     const namespaces = coreType(env, 'namespaces');
     const kept = coreType(env, keptResource);
     super(env, name, [listPrefix(namespaces, ''), listPrefix(kept, '')], retryMs);
@@ -41,7 +48,7 @@ abstract class PerNamespaceController extends WatchingController {
     const isNamespace = ev.key.startsWith(listPrefix(this.namespaces, ''));
     if (isNamespace && ev.type === 'DELETED') return;
     if (!isNamespace && o.metadata.name !== this.keptName) return;
-    const ns = isNamespace ? o.metadata.name ?? '' : o.metadata.namespace ?? '';
+    const ns = isNamespace ? (o.metadata.name ?? '') : (o.metadata.namespace ?? '');
     this.enqueue(`namespace ${ns}`, () => this.sync(ns));
   }
 
@@ -72,13 +79,18 @@ export class DefaultServiceAccountController extends PerNamespaceController {
 
 /** kube-controller-manager's `root-ca-cert-publisher`. */
 export class RootCaPublisher extends PerNamespaceController {
-  constructor(env: CoreEnv, private readonly caPem: string, retryMs?: number) {
+  constructor(
+    env: CoreEnv,
+    private readonly caPem: string,
+    retryMs?: number,
+  ) {
     super(env, 'root-ca-cert-publisher', 'configmaps', ROOT_CA_CONFIGMAP, retryMs);
   }
 
   protected desired(namespace: string): KObject {
     return {
-      apiVersion: 'v1', kind: 'ConfigMap',
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
       metadata: { name: ROOT_CA_CONFIGMAP, namespace, annotations: { 'kubernetes.io/description': ROOT_CA_DESCRIPTION } },
       data: { 'ca.crt': this.caPem },
     };

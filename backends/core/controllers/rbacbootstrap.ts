@@ -54,14 +54,16 @@ async function ensure(env: CoreEnv, t: ResourceType, expected: KObject, fields: 
     if (current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') return;
     if (t.plural === 'clusterrolebindings' && json(current['roleRef']) !== json(expected['roleRef'])) {
       // roleRef is immutable: the binding is recreated as expected.
-      try { await env.store.delete(key, Number(current.metadata.resourceVersion)); } catch (err) {
+      try {
+        await env.store.delete(key, Number(current.metadata.resourceVersion));
+      } catch (err) {
         if (!(err instanceof StoreError && (err.code === 'not-found' || err.code === 'conflict'))) throw err;
       }
       continue;
     }
     await guaranteedUpdate(env.store, key, (cur) => {
       const next = reconcile(cur, expected, fields);
-      return next ? prepareUpdate(t, next, cur, 'main') ?? null : null;
+      return next ? (prepareUpdate(t, next, cur, 'main') ?? null) : null;
     });
     return;
   }

@@ -13,14 +13,20 @@ import { listPrefix, objectKey } from '../keys.js';
 import { coreType, deleteStored, WatchingController } from './loop.js';
 
 export class ServiceAccountTokenController extends WatchingController {
-  constructor(env: CoreEnv, private readonly signer: TokenSigner, private readonly caPem: string, retryMs?: number) {
+  constructor(
+    env: CoreEnv,
+    private readonly signer: TokenSigner,
+    private readonly caPem: string,
+    retryMs?: number,
+  ) {
     super(env, 'serviceaccount-token', [listPrefix(coreType(env, 'secrets'), ''), listPrefix(coreType(env, 'serviceaccounts'), '')], retryMs);
   }
 
   protected override onEvent(ev: StoreEvent): void {
     const obj = ev.object;
     if (obj.kind === 'ServiceAccount' || ev.key.startsWith(listPrefix(coreType(this.env, 'serviceaccounts'), ''))) {
-      if (ev.type === 'DELETED' || ev.type === 'ADDED') this.enqueue(`namespace ${obj.metadata.namespace ?? ''}`, () => this.syncNamespace(obj.metadata.namespace ?? ''));
+      if (ev.type === 'DELETED' || ev.type === 'ADDED')
+        this.enqueue(`namespace ${obj.metadata.namespace ?? ''}`, () => this.syncNamespace(obj.metadata.namespace ?? ''));
       return;
     }
     if (ev.type !== 'DELETED' && obj['type'] === SA_TOKEN_SECRET_TYPE) {
@@ -48,7 +54,8 @@ export class ServiceAccountTokenController extends WatchingController {
     const wantUid = seen.metadata.annotations?.[SA_UID_ANNOTATION];
     const secrets = coreType(env, 'secrets');
     if (!sa || sa.metadata.deletionTimestamp || (wantUid && wantUid !== sa.metadata.uid)) {
-      if (await deleteStored(env, secrets, seen)) env.log(`serviceaccount-token: deleted secret ${ns}/${seen.metadata.name ?? ''}: its service account ${saName} is gone`);
+      if (await deleteStored(env, secrets, seen))
+        env.log(`serviceaccount-token: deleted secret ${ns}/${seen.metadata.name ?? ''}: its service account ${saName} is gone`);
       return;
     }
     const data = isPlainObject(seen['data']) ? seen['data'] : {};

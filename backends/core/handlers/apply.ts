@@ -10,7 +10,19 @@
 // an apply that creates is served once admission has let it through.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
-import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, unsupportedMediaType, type GroupResource, type StatusCause } from '../../../lib/api/status.js';
+import {
+  badRequest,
+  cause,
+  conflict,
+  invalid,
+  notFound,
+  STALE_OBJECT,
+  StatusError,
+  tooLarge,
+  unsupportedMediaType,
+  type GroupResource,
+  type StatusCause,
+} from '../../../lib/api/status.js';
 import { decodeCbor, readBody } from '../../../lib/http/body.js';
 import { isCborApply, PATCH_TYPES } from '../../../lib/patch/types.js';
 import { applyIntent, ConflictError, conflictStatus, ItemKeyError } from '../../../lib/fieldmanager/index.js';
@@ -42,7 +54,11 @@ function applyOptions(query: URLSearchParams): { manager: string; force: boolean
   return { manager, force: queryBool(query, 'force') ?? false };
 }
 
-interface Intent { readonly obj: Record<string, unknown>; readonly warnings: readonly string[]; readonly setsResourceVersion: boolean }
+interface Intent {
+  readonly obj: Record<string, unknown>;
+  readonly warnings: readonly string[];
+  readonly setsResourceVersion: boolean;
+}
 
 /** The applied configuration: an object with apiVersion, kind and metadata, no managedFields, fields of the schema. */
 function readIntent(t: ResourceType, buf: Buffer, cbor: boolean, level: FieldValidation, target: UpdateTarget): Intent {
@@ -61,9 +77,18 @@ function readIntent(t: ResourceType, buf: Buffer, cbor: boolean, level: FieldVal
   if (t.subresources.some((s) => s.name === 'status')) {
     // The main resource ignores an intent's status and /status everything else (kube's reset fields).
     const meta = value['metadata'];
-    obj = target === 'status'
-      ? { apiVersion: value['apiVersion'], kind: value['kind'], metadata: { ...(meta['name'] !== undefined ? { name: meta['name'] } : {}), ...(meta['namespace'] !== undefined ? { namespace: meta['namespace'] } : {}) }, ...(value['status'] !== undefined ? { status: value['status'] } : {}) }
-      : { ...value, status: undefined };
+    obj =
+      target === 'status'
+        ? {
+            apiVersion: value['apiVersion'],
+            kind: value['kind'],
+            metadata: {
+              ...(meta['name'] !== undefined ? { name: meta['name'] } : {}),
+              ...(meta['namespace'] !== undefined ? { namespace: meta['namespace'] } : {}),
+            },
+            ...(value['status'] !== undefined ? { status: value['status'] } : {}),
+          }
+        : { ...value, status: undefined };
     if (obj['status'] === undefined) delete obj['status'];
   }
   // Unknown and duplicate fields per fieldValidation, wrong types refused; an intent may leave required fields out.
@@ -91,7 +116,7 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
   const level = parseFieldValidation(r.query);
   const { manager, force } = applyOptions(r.query);
   const target: UpdateTarget = r.info.subresource === 'status' ? 'status' : 'main';
-  const intent = readIntent(t, r.body ?? await readBody(r.req, env.bodyLimit), cbor, level, target);
+  const intent = readIntent(t, r.body ?? (await readBody(r.req, env.bodyLimit)), cbor, level, target);
   const name = r.info.name;
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, r.info.namespace, name);
@@ -106,40 +131,51 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
     return obj;
   };
   addWarnings(r.res, intent.warnings);
-  await retryOnConflict(async () => {
-    const stored = await storeCall(gr, name, () => env.store.get(key));
-    // Read through the version of the request (custom resources of several versions share their objects).
-    const old = stored && await served(env, t, stored);
-    if (!old) {
-      if (target !== 'main') throw notFound(gr, name);
-      if (intent.setsResourceVersion) throw notFound(gr, name);
-      let merged: KObject;
-      try { merged = applyIntent(undefined, intent.obj, force, ctx).object; } catch (err) { throw applyFailure(t, err); }
-      const managedFields = merged.metadata.managedFields;
-      try {
-        await createObject(env, t, r, check(merged), dryRun, (prepared) => { prepared.metadata.managedFields = managedFields; });
-        return;
-      } catch (err) {
-        if (err instanceof StatusError && err.reason === 'AlreadyExists') return RETRY; // created meanwhile: apply over it
-        throw err;
+  await retryOnConflict(
+    async () => {
+      const stored = await storeCall(gr, name, () => env.store.get(key));
+      // Read through the version of the request (custom resources of several versions share their objects).
+      const old = stored && (await served(env, t, stored));
+      if (!old) {
+        if (target !== 'main') throw notFound(gr, name);
+        if (intent.setsResourceVersion) throw notFound(gr, name);
+        let merged: KObject;
+        try {
+          merged = applyIntent(undefined, intent.obj, force, ctx).object;
+        } catch (err) {
+          throw applyFailure(t, err);
+        }
+        const managedFields = merged.metadata.managedFields;
+        try {
+          await createObject(env, t, r, check(merged), dryRun, (prepared) => {
+            prepared.metadata.managedFields = managedFields;
+          });
+          return;
+        } catch (err) {
+          if (err instanceof StatusError && err.reason === 'AlreadyExists') return RETRY; // created meanwhile: apply over it
+          throw err;
+        }
       }
-    }
-    let merged: KObject;
-    try {
-      merged = await withOwnerVersions(env, t, (versions) => applyIntent(old, intent.obj, force, versions ? { ...ctx, versions } : ctx).object);
-    } catch (err) { throw applyFailure(t, err); }
-    const managedFields = merged.metadata.managedFields;
-    const next = prepareUpdate(t, check(merged), old, target, (n) => {
-      if (managedFields === undefined) delete n.metadata.managedFields;
-      else n.metadata.managedFields = managedFields;
-    });
-    if (!next) {
-      await respond(env, t, r, 200, old);
-      return;
-    }
-    const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
-    if (outcome === 'done') return;
-    if (outcome === 'conflict' && intent.setsResourceVersion) throw conflict(gr, name, STALE_OBJECT);
-    return RETRY;
-  }, () => conflict(gr, name, STALE_OBJECT));
+      let merged: KObject;
+      try {
+        merged = await withOwnerVersions(env, t, (versions) => applyIntent(old, intent.obj, force, versions ? { ...ctx, versions } : ctx).object);
+      } catch (err) {
+        throw applyFailure(t, err);
+      }
+      const managedFields = merged.metadata.managedFields;
+      const next = prepareUpdate(t, check(merged), old, target, (n) => {
+        if (managedFields === undefined) delete n.metadata.managedFields;
+        else n.metadata.managedFields = managedFields;
+      });
+      if (!next) {
+        await respond(env, t, r, 200, old);
+        return;
+      }
+      const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
+      if (outcome === 'done') return;
+      if (outcome === 'conflict' && intent.setsResourceVersion) throw conflict(gr, name, STALE_OBJECT);
+      return RETRY;
+    },
+    () => conflict(gr, name, STALE_OBJECT),
+  );
 }

@@ -27,7 +27,7 @@ async function deleteOptionsOf(env: CoreEnv, r: BackendRequest): Promise<DeleteO
   const hasBody = r.body !== undefined || Number(r.req.headers['content-length'] ?? 0) > 0 || r.req.headers['transfer-encoding'] !== undefined;
   let body: Record<string, unknown> | undefined;
   if (hasBody) {
-    const buf = r.body ?? await readBody(r.req, env.bodyLimit);
+    const buf = r.body ?? (await readBody(r.req, env.bodyLimit));
     if (buf.length > 0) body = decodeObject(buf, negotiateInput(r.req.headers['content-type'], env.cbor));
   }
   return parseDeleteOptions(r.query, body);
@@ -101,34 +101,41 @@ type Outcome = { kind: 'removed'; obj: KObject } | { kind: 'pending'; obj: KObje
 async function deleteOne(env: CoreEnv, t: ResourceType, namespace: string, name: string, opts: DeleteOptions): Promise<Outcome> {
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, namespace, name);
-  return retryOnConflict<Outcome>(async () => {
-    let cur: KObject | undefined;
-    try {
-      cur = await env.store.get(key);
-    } catch (err) {
-      if (err instanceof StoreError && err.code === 'corrupt') throw err;
-      throw fromStoreError(err, gr, name);
-    }
-    if (!cur) throw notFound(gr, name);
-    const { uid, resourceVersion } = opts.preconditions;
-    if (uid && uid !== cur.metadata.uid) {
-      throw conflict(gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${cur.metadata.uid ?? ''}`);
-    }
-    if (resourceVersion && resourceVersion !== cur.metadata.resourceVersion) {
-      throw conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in meta: ${cur.metadata.resourceVersion ?? ''}`);
-    }
-    const plan = planDelete(t, cur, opts, env.clock());
-    if (plan.kind === 'unchanged') return { kind: 'pending', obj: cur };
-    if (opts.dryRun) return plan.kind === 'update' ? { kind: 'pending', obj: plan.next } : { kind: 'removed', obj: cur };
-    const rev = Number(cur.metadata.resourceVersion);
-    try {
-      if (plan.kind === 'update') return { kind: 'pending', obj: await env.store.update(key, plan.next, rev) };
-      return { kind: 'removed', obj: await env.store.delete(key, rev) };
-    } catch (err) {
-      if (err instanceof StoreError && err.code === 'conflict') return RETRY;
-      throw fromStoreError(err, gr, name);
-    }
-  }, () => conflict(gr, name, STALE_OBJECT));
+  return retryOnConflict<Outcome>(
+    async () => {
+      let cur: KObject | undefined;
+      try {
+        cur = await env.store.get(key);
+      } catch (err) {
+        if (err instanceof StoreError && err.code === 'corrupt') throw err;
+        throw fromStoreError(err, gr, name);
+      }
+      if (!cur) throw notFound(gr, name);
+      const { uid, resourceVersion } = opts.preconditions;
+      if (uid && uid !== cur.metadata.uid) {
+        throw conflict(gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${cur.metadata.uid ?? ''}`);
+      }
+      if (resourceVersion && resourceVersion !== cur.metadata.resourceVersion) {
+        throw conflict(
+          gr,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in meta: ${cur.metadata.resourceVersion ?? ''}`,
+        );
+      }
+      const plan = planDelete(t, cur, opts, env.clock());
+      if (plan.kind === 'unchanged') return { kind: 'pending', obj: cur };
+      if (opts.dryRun) return plan.kind === 'update' ? { kind: 'pending', obj: plan.next } : { kind: 'removed', obj: cur };
+      const rev = Number(cur.metadata.resourceVersion);
+      try {
+        if (plan.kind === 'update') return { kind: 'pending', obj: await env.store.update(key, plan.next, rev) };
+        return { kind: 'removed', obj: await env.store.delete(key, rev) };
+      } catch (err) {
+        if (err instanceof StoreError && err.code === 'conflict') return RETRY;
+        throw fromStoreError(err, gr, name);
+      }
+    },
+    () => conflict(gr, name, STALE_OBJECT),
+  );
 }
 
 /**
@@ -137,8 +144,11 @@ async function deleteOne(env: CoreEnv, t: ResourceType, namespace: string, name:
  */
 export async function deleteAsController(env: CoreEnv, t: ResourceType, obj: KObject, opts: Pick<DeleteOptions, 'propagationPolicy'>): Promise<boolean> {
   const full: DeleteOptions = {
-    dryRun: false, hasPreconditions: true, ignoreStoreReadErrorWithClusterBreakingPotential: false,
-    preconditions: obj.metadata.uid ? { uid: obj.metadata.uid } : {}, ...opts,
+    dryRun: false,
+    hasPreconditions: true,
+    ignoreStoreReadErrorWithClusterBreakingPotential: false,
+    preconditions: obj.metadata.uid ? { uid: obj.metadata.uid } : {},
+    ...opts,
   };
   try {
     await deleteOne(env, t, obj.metadata.namespace ?? '', obj.metadata.name ?? '', full);
@@ -165,7 +175,11 @@ export async function deleteObject(env: CoreEnv, t: ResourceType, r: BackendRequ
   const key = objectKey(t, r.info.namespace, name);
   if (unsafe && !(await isCorrupt(env, key, gr, name))) {
     throw invalid({ group: t.group, kind: t.plural }, name, [
-      cause.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is exclusively used to delete corrupt object(s), try again by removing this option'),
+      cause.invalid(
+        'ignoreStoreReadErrorWithClusterBreakingPotential',
+        true,
+        'is exclusively used to delete corrupt object(s), try again by removing this option',
+      ),
     ]);
   }
   let outcome: Outcome;
@@ -210,9 +224,11 @@ export async function deleteCollection(env: CoreEnv, t: ResourceType, r: Backend
   const gr: GroupResource = { group: t.group, resource: t.plural };
   // Selectors reading what a conversion may change choose among the objects as the request's version serves them (selection.ts).
   const converted = lr.selection.content !== undefined && selectsConverted(env, t);
-  const listed = await storeCall(gr, '', () => (converted
-    ? listSelected(env, t, prefix, lr.selection.identity ? { filter: lr.selection.identity } : {}, lr.selection.content!)
-    : env.store.list(prefix, lr.filter ? { filter: lr.filter } : {})));
+  const listed = await storeCall(gr, '', () =>
+    converted
+      ? listSelected(env, t, prefix, lr.selection.identity ? { filter: lr.selection.identity } : {}, lr.selection.content!)
+      : env.store.list(prefix, lr.filter ? { filter: lr.filter } : {}),
+  );
   const results: KObject[] = [];
   for (const obj of listed.items) {
     const name = obj.metadata.name ?? '';

@@ -3,7 +3,15 @@
 // paths call (lib/fieldmanager does the work).
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
-import { ConversionFailure, managerFromUserAgent, trackCreate, trackUpdate, withConversions, type Versions, type WriteContext } from '../../../lib/fieldmanager/index.js';
+import {
+  ConversionFailure,
+  managerFromUserAgent,
+  trackCreate,
+  trackUpdate,
+  withConversions,
+  type Versions,
+  type WriteContext,
+} from '../../../lib/fieldmanager/index.js';
 import { StatusError } from '../../../lib/api/status.js';
 import { ownerConverter } from '../conversion.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
@@ -27,7 +35,14 @@ function checkFieldManager(r: BackendRequest, optionsKind: 'CreateOptions' | 'Up
 
 export function writeContext(env: CoreEnv, t: ResourceType, r: BackendRequest, manager = fieldManagerOf(r), versions?: Versions): WriteContext {
   const sub = r.info.subresource;
-  return { manager, apiVersion: apiVersionOf(t), subresource: sub === 'status' || sub === 'finalize' || sub === 'scale' ? sub : '', now: env.clock(), node: t.schema, ...(versions ? { versions } : {}) };
+  return {
+    manager,
+    apiVersion: apiVersionOf(t),
+    subresource: sub === 'status' || sub === 'finalize' || sub === 'scale' ? sub : '',
+    now: env.clock(),
+    node: t.schema,
+    ...(versions ? { versions } : {}),
+  };
 }
 
 /**

@@ -58,7 +58,8 @@ export function parseDeleteOptions(query: URLSearchParams, body: Record<string, 
   let gracePeriodSeconds: number | undefined;
   if (src.gracePeriodSeconds !== undefined) {
     const n = Number(src.gracePeriodSeconds);
-    if (src.gracePeriodSeconds === '' || !Number.isSafeInteger(n)) causes.push(cause.invalid('gracePeriodSeconds', src.gracePeriodSeconds, 'must be an integer'));
+    if (src.gracePeriodSeconds === '' || !Number.isSafeInteger(n))
+      causes.push(cause.invalid('gracePeriodSeconds', src.gracePeriodSeconds, 'must be an integer'));
     else gracePeriodSeconds = n;
   }
   const orphan = boolOf('orphanDependents', src.orphanDependents, causes);
@@ -110,7 +111,8 @@ function fromBody(b: Record<string, unknown>): RawOptions {
     ...(b['orphanDependents'] !== undefined && b['orphanDependents'] !== null ? { orphanDependents: b['orphanDependents'] } : {}),
     ...(b['gracePeriodSeconds'] !== undefined && b['gracePeriodSeconds'] !== null ? { gracePeriodSeconds: b['gracePeriodSeconds'] } : {}),
     ...(b['ignoreStoreReadErrorWithClusterBreakingPotential'] !== undefined && b['ignoreStoreReadErrorWithClusterBreakingPotential'] !== null
-      ? { ignore: b['ignoreStoreReadErrorWithClusterBreakingPotential'] } : {}),
+      ? { ignore: b['ignoreStoreReadErrorWithClusterBreakingPotential'] }
+      : {}),
     ...(pre !== undefined && pre !== null ? { preconditions: pre } : {}),
     dryRun: Array.isArray(dry) ? (dry as string[]) : [],
   };

@@ -3,7 +3,18 @@
 // Server-side apply (application/apply-patch+yaml) goes to ./apply.ts.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
-import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, tooLarge, unsupportedMediaType, type GroupResource } from '../../../lib/api/status.js';
+import {
+  badRequest,
+  cause,
+  conflict,
+  invalid,
+  notFound,
+  STALE_OBJECT,
+  StatusError,
+  tooLarge,
+  unsupportedMediaType,
+  type GroupResource,
+} from '../../../lib/api/status.js';
 import { readBody } from '../../../lib/http/body.js';
 import { outputFor } from '../render.js';
 import { served } from '../conversion.js';
@@ -24,7 +35,6 @@ import { commitUpdate, respond } from './write.js';
 import { serverSideApply } from './apply.js';
 import { updateTracker, withOwnerVersions } from './managedfields.js';
 import { retryOnConflict, RETRY } from '../store/types.js';
-
 
 /** fieldManager: at most 128 printable characters (kube's ValidateFieldManager). */
 function checkFieldManager(query: URLSearchParams): void {
@@ -51,26 +61,46 @@ function parsePatch(t: ResourceType, contentType: string | undefined, buf: Buffe
   if (type === 'apply') throw new Error('unexpected patch type apply: served by serverSideApply');
   // Custom resources never take strategic merge patches (kube: their schemas carry no patch strategies); schema-less types neither.
   if (type === 'strategic' && (!t.schema || t.crd !== undefined)) {
-    throw unsupportedMediaType(String(contentType), patchTypes(cbor).filter((p) => p !== 'application/strategic-merge-patch+json'));
+    throw unsupportedMediaType(
+      String(contentType),
+      patchTypes(cbor).filter((p) => p !== 'application/strategic-merge-patch+json'),
+    );
   }
   if (buf.length === 0) throw badRequest('the request body is empty: a patch is required');
   const { value, duplicates } = decodeValue(buf.toString('utf8'), 'json');
   if (type === 'json') {
     let ops;
-    try { ops = parseJsonPatch(value); } catch (err) { throw patchFailure(err); }
-    return { type, doc: ops, duplicates: [], setsResourceVersion: ops.some((o) => o.path === '/metadata/resourceVersion' && o.op !== 'test' && o.op !== 'remove') };
+    try {
+      ops = parseJsonPatch(value);
+    } catch (err) {
+      throw patchFailure(err);
+    }
+    return {
+      type,
+      doc: ops,
+      duplicates: [],
+      setsResourceVersion: ops.some((o) => o.path === '/metadata/resourceVersion' && o.op !== 'test' && o.op !== 'remove'),
+    };
   }
   if (!isPlainObject(value)) throw badRequest(`a ${type === 'merge' ? 'merge' : 'strategic merge'} patch must be a JSON object`);
   const meta = value['metadata'];
-  return { type, doc: value, duplicates, setsResourceVersion: isPlainObject(meta) && typeof meta['resourceVersion'] === 'string' && meta['resourceVersion'] !== '' };
+  return {
+    type,
+    doc: value,
+    duplicates,
+    setsResourceVersion: isPlainObject(meta) && typeof meta['resourceVersion'] === 'string' && meta['resourceVersion'] !== '',
+  };
 }
 
 function patchFailure(err: unknown): unknown {
   if (!(err instanceof PatchError)) return err;
   switch (err.code) {
-    case 'malformed': return badRequest(err.message);
-    case 'too-large': return new StatusError(413, 'RequestEntityTooLarge', err.message, {});
-    case 'failed': return new StatusError(422, 'Invalid', err.message, {});
+    case 'malformed':
+      return badRequest(err.message);
+    case 'too-large':
+      return new StatusError(413, 'RequestEntityTooLarge', err.message, {});
+    case 'failed':
+      return new StatusError(422, 'Invalid', err.message, {});
   }
 }
 
@@ -90,31 +120,34 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const level = parseFieldValidation(r.query);
   checkFieldManager(r.query);
-  const p = parsePatch(t, r.req.headers['content-type'], r.body ?? await readBody(r.req, env.bodyLimit), env.cbor === true);
+  const p = parsePatch(t, r.req.headers['content-type'], r.body ?? (await readBody(r.req, env.bodyLimit)), env.cbor === true);
   const target: UpdateTarget = r.info.subresource === 'status' ? 'status' : 'main';
   const name = r.info.name;
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, r.info.namespace, name);
-  await retryOnConflict(async (tried) => {
-    const stored = await storeCall(gr, name, () => env.store.get(key));
-    // Read through the version of the request (custom resources of several versions share their objects).
-    const old = stored && await served(env, t, stored);
-    if (!old) throw notFound(gr, name);
-    const patched = applyPatch(t, p, old, env.bodyLimit);
-    if (!isPlainObject(patched)) throw badRequest('the patched object must be a JSON object');
-    if (JSON.stringify(patched).length > env.bodyLimit) throw tooLarge(env.bodyLimit);
-    const obj = checkEnvelope(t, patched);
-    const warnings = checkObject(obj, t.schema, p.duplicates, { level, strictPrefix: '', gk: { group: t.group, kind: t.kind }, name });
-    checkPathAgreement(t, obj, r.info.namespace, name);
-    const next = await withOwnerVersions(env, t, (versions) => prepareUpdate(t, obj, old, target, updateTracker(env, t, r, versions)));
-    if (tried === 0) addWarnings(r.res, warnings);
-    if (!next) {
-      await respond(env, t, r, 200, old);
-      return;
-    }
-    const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
-    if (outcome === 'done') return;
-    if (outcome === 'conflict' && p.setsResourceVersion) throw conflict(gr, name, STALE_OBJECT);
-    return RETRY;
-  }, () => conflict(gr, name, STALE_OBJECT));
+  await retryOnConflict(
+    async (tried) => {
+      const stored = await storeCall(gr, name, () => env.store.get(key));
+      // Read through the version of the request (custom resources of several versions share their objects).
+      const old = stored && (await served(env, t, stored));
+      if (!old) throw notFound(gr, name);
+      const patched = applyPatch(t, p, old, env.bodyLimit);
+      if (!isPlainObject(patched)) throw badRequest('the patched object must be a JSON object');
+      if (JSON.stringify(patched).length > env.bodyLimit) throw tooLarge(env.bodyLimit);
+      const obj = checkEnvelope(t, patched);
+      const warnings = checkObject(obj, t.schema, p.duplicates, { level, strictPrefix: '', gk: { group: t.group, kind: t.kind }, name });
+      checkPathAgreement(t, obj, r.info.namespace, name);
+      const next = await withOwnerVersions(env, t, (versions) => prepareUpdate(t, obj, old, target, updateTracker(env, t, r, versions)));
+      if (tried === 0) addWarnings(r.res, warnings);
+      if (!next) {
+        await respond(env, t, r, 200, old);
+        return;
+      }
+      const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
+      if (outcome === 'done') return;
+      if (outcome === 'conflict' && p.setsResourceVersion) throw conflict(gr, name, STALE_OBJECT);
+      return RETRY;
+    },
+    () => conflict(gr, name, STALE_OBJECT),
+  );
 }

@@ -19,7 +19,8 @@ import { fromStoreError, storeCall } from '../storeerrors.js';
 import { StoreError, type ListOptions, type ListResult } from '../store/types.js';
 import { listSelected, selectsConverted } from '../selection.js';
 
-const CONTINUE_EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+const CONTINUE_EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
 export async function getObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
   const out = outputFor(env, t, r.req.headers.accept);

@@ -7,7 +7,17 @@
 // those of any update; its managedFields entry has subresource "scale".
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
-import { badRequest, cause, conflict, invalid, notFound, STALE_OBJECT, StatusError, unsupportedMediaType, type GroupResource } from '../../../lib/api/status.js';
+import {
+  badRequest,
+  cause,
+  conflict,
+  invalid,
+  notFound,
+  STALE_OBJECT,
+  StatusError,
+  unsupportedMediaType,
+  type GroupResource,
+} from '../../../lib/api/status.js';
 import { readBody } from '../../../lib/http/body.js';
 import { sendObject, wantsPretty } from '../../../lib/http/respond.js';
 import { applyPatchDocument } from '../../../lib/patch/apply.js';
@@ -37,8 +47,15 @@ export function scaleOf(obj: KObject, paths: ScalePaths): Record<string, unknown
   const selector = paths.labelSelectorPath ? findFirst(obj, paths.labelSelectorPath) : undefined;
   const m = obj.metadata;
   return {
-    kind: 'Scale', apiVersion: 'autoscaling/v1',
-    metadata: { name: m.name, ...(m.namespace ? { namespace: m.namespace } : {}), uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: {
+      name: m.name,
+      ...(m.namespace ? { namespace: m.namespace } : {}),
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      creationTimestamp: m.creationTimestamp,
+    },
     spec: { replicas: typeof spec === 'number' ? spec : 0 },
     status: { replicas: typeof status === 'number' ? status : 0, ...(typeof selector === 'string' && selector !== '' ? { selector } : {}) },
   };
@@ -100,32 +117,39 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
     return;
   }
   const dryRun = parseDryRun(r.query, r.info.verb === 'update' ? 'UpdateOptions' : 'PatchOptions');
-  const body = r.body ?? await readBody(r.req, env.bodyLimit);
-  await retryOnConflict(async () => {
-    const stored = await storeCall(gr, name, () => env.store.get(key));
-    // Read through the version of the request (custom resources of several versions share their objects).
-    const old = stored && await served(env, t, stored);
-    if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
-    const wanted = await requestedScale(env, r, scaleOf(old, paths), body);
-    // ValidateScale before the resourceVersion precondition, as kube's scaleUpdatedObjectInfo.
-    const replicas = replicasOf(wanted, name);
-    const meta = isPlainObject(wanted) && isPlainObject(wanted['metadata']) ? wanted['metadata'] : {};
-    const rv = meta['resourceVersion'];
-    if (typeof rv === 'string' && rv !== '' && rv !== old.metadata.resourceVersion) throw conflict(gr, name, STALE_OBJECT);
-    // managedFields as kube's ScaleHandler leaves them: the request's manager, with subresource "scale",
-    // owns the replicas path once it changed it, and the other owners of that path lose it.
-    const next = await withOwnerVersions(env, t, (versions) =>
-      prepareUpdate(t, withReplicas(old, paths.specReplicasPath, replicas), { ...old }, 'main', updateTracker(env, t, r, versions)));
-    if (!next || dryRun) { send(env, t, r, 200, scaleOf(next ? { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } } : old, paths)); return; }
-    try {
-      const storable = await toStorage(env, t, next);
-      send(env, t, r, 200, scaleOf(await served(env, t, await env.store.update(key, storable, Number(old.metadata.resourceVersion))), paths));
-    } catch (err) {
-      if (err instanceof StoreError && err.code === 'conflict') {
-        if (typeof rv === 'string' && rv !== '') throw conflict(gr, name, STALE_OBJECT);
-        return RETRY;
+  const body = r.body ?? (await readBody(r.req, env.bodyLimit));
+  await retryOnConflict(
+    async () => {
+      const stored = await storeCall(gr, name, () => env.store.get(key));
+      // Read through the version of the request (custom resources of several versions share their objects).
+      const old = stored && (await served(env, t, stored));
+      if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
+      const wanted = await requestedScale(env, r, scaleOf(old, paths), body);
+      // ValidateScale before the resourceVersion precondition, as kube's scaleUpdatedObjectInfo.
+      const replicas = replicasOf(wanted, name);
+      const meta = isPlainObject(wanted) && isPlainObject(wanted['metadata']) ? wanted['metadata'] : {};
+      const rv = meta['resourceVersion'];
+      if (typeof rv === 'string' && rv !== '' && rv !== old.metadata.resourceVersion) throw conflict(gr, name, STALE_OBJECT);
+      // managedFields as kube's ScaleHandler leaves them: the request's manager, with subresource "scale",
+      // owns the replicas path once it changed it, and the other owners of that path lose it.
+      const next = await withOwnerVersions(env, t, (versions) =>
+        prepareUpdate(t, withReplicas(old, paths.specReplicasPath, replicas), { ...old }, 'main', updateTracker(env, t, r, versions)),
+      );
+      if (!next || dryRun) {
+        send(env, t, r, 200, scaleOf(next ? { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } } : old, paths));
+        return;
       }
-      throw err;
-    }
-  }, () => conflict(gr, name, STALE_OBJECT));
+      try {
+        const storable = await toStorage(env, t, next);
+        send(env, t, r, 200, scaleOf(await served(env, t, await env.store.update(key, storable, Number(old.metadata.resourceVersion))), paths));
+      } catch (err) {
+        if (err instanceof StoreError && err.code === 'conflict') {
+          if (typeof rv === 'string' && rv !== '') throw conflict(gr, name, STALE_OBJECT);
+          return RETRY;
+        }
+        throw err;
+      }
+    },
+    () => conflict(gr, name, STALE_OBJECT),
+  );
 }

@@ -37,30 +37,38 @@ const MIN_EXPIRATION_SECONDS = 600;
 const MAX_EXPIRATION_SECONDS = 2 ** 32;
 const BINDABLE: Readonly<Record<string, string>> = { Pod: 'pods', Secret: 'secrets', Node: 'nodes' };
 
-interface Spec { audiences: string[]; expirationSeconds: number; boundObjectRef?: { kind: string; apiVersion: string; name: string; uid: string } }
+interface Spec {
+  audiences: string[];
+  expirationSeconds: number;
+  boundObjectRef?: { kind: string; apiVersion: string; name: string; uid: string };
+}
 
 function readSpec(body: Record<string, unknown>, name: string, defaults: readonly string[]): Spec {
   if (body['apiVersion'] !== undefined && body['apiVersion'] !== API_VERSION) {
     throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (${API_VERSION})`);
   }
-  if (body['kind'] !== undefined && body['kind'] !== KIND) throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (${KIND})`);
+  if (body['kind'] !== undefined && body['kind'] !== KIND)
+    throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (${KIND})`);
   const spec = isPlainObject(body['spec']) ? body['spec'] : {};
   const causes: StatusCause[] = [];
   const rawAud = spec['audiences'] ?? [];
   let audiences: string[] = [];
-  if (!Array.isArray(rawAud) || !rawAud.every((a) => typeof a === 'string' && a !== '')) causes.push(cause.invalid('spec.audiences', rawAud, 'must be a list of non-empty strings'));
+  if (!Array.isArray(rawAud) || !rawAud.every((a) => typeof a === 'string' && a !== ''))
+    causes.push(cause.invalid('spec.audiences', rawAud, 'must be a list of non-empty strings'));
   else audiences = rawAud as string[];
   const rawExp = spec['expirationSeconds'] ?? DEFAULT_EXPIRATION_SECONDS;
   const expirationSeconds = typeof rawExp === 'number' ? rawExp : typeof rawExp === 'string' && /^[0-9]+$/.test(rawExp) ? Number(rawExp) : NaN;
   if (!Number.isSafeInteger(expirationSeconds)) causes.push(cause.invalid('spec.expirationSeconds', rawExp, 'must be an integer'));
-  else if (expirationSeconds < MIN_EXPIRATION_SECONDS) causes.push(cause.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes'));
-  else if (expirationSeconds > MAX_EXPIRATION_SECONDS) causes.push(cause.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration larger than 2^32 seconds'));
+  else if (expirationSeconds < MIN_EXPIRATION_SECONDS)
+    causes.push(cause.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes'));
+  else if (expirationSeconds > MAX_EXPIRATION_SECONDS)
+    causes.push(cause.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration larger than 2^32 seconds'));
   let boundObjectRef: Spec['boundObjectRef'];
   const ref = spec['boundObjectRef'];
   if (ref !== undefined && ref !== null) {
     if (!isPlainObject(ref)) causes.push(cause.invalid('spec.boundObjectRef', ref, 'must be an object'));
     else {
-      const s = (k: string): string => (typeof ref[k] === 'string' ? ref[k] as string : '');
+      const s = (k: string): string => (typeof ref[k] === 'string' ? (ref[k] as string) : '');
       boundObjectRef = { kind: s('kind'), apiVersion: s('apiVersion'), name: s('name'), uid: s('uid') };
       if (boundObjectRef.name === '') causes.push(cause.required('spec.boundObjectRef.name'));
     }
@@ -78,7 +86,7 @@ async function getObject(env: CoreEnv, resource: string, namespace: string, name
 export async function createToken(env: CoreEnv, issuing: TokenIssuing, t: ResourceType, r: BackendRequest): Promise<void> {
   const out = negotiateOutput(r.req.headers.accept, RESOURCE_AS, { protobuf: true, cbor: env.cbor }); // TokenRequest has a protobuf schema
   const dryRun = parseDryRun(r.query, 'CreateOptions');
-  const body = decodeObject(r.body ?? await readBody(r.req, env.bodyLimit), negotiateInput(r.req.headers['content-type'], env.cbor));
+  const body = decodeObject(r.body ?? (await readBody(r.req, env.bodyLimit)), negotiateInput(r.req.headers['content-type'], env.cbor));
   const { namespace, name } = r.info;
   const spec = readSpec(body, name, issuing.apiAudiences);
 
@@ -97,8 +105,11 @@ export async function createToken(env: CoreEnv, issuing: TokenIssuing, t: Resour
     if (!obj) throw notFound({ group: '', resource }, ref.name);
     const uid = obj.metadata.uid ?? '';
     if (ref.uid !== '' && ref.uid !== uid) {
-      throw conflict({ group: '', resource: ref.kind }, ref.name,
-        `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+      throw conflict(
+        { group: '', resource: ref.kind },
+        ref.name,
+        `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+      );
     }
     const boundTo = { name: ref.name, uid };
     if (ref.kind === 'Pod') {
@@ -115,17 +126,31 @@ export async function createToken(env: CoreEnv, issuing: TokenIssuing, t: Resour
     else node = boundTo;
   }
 
-  const expirationSeconds = issuing.maxExpirationSeconds !== undefined ? Math.min(spec.expirationSeconds, issuing.maxExpirationSeconds) : spec.expirationSeconds;
+  const expirationSeconds =
+    issuing.maxExpirationSeconds !== undefined ? Math.min(spec.expirationSeconds, issuing.maxExpirationSeconds) : spec.expirationSeconds;
   const now = env.clock();
   const claims = boundClaims({
-    issuer: issuing.issuer, audiences: spec.audiences, now, expirationSeconds, jti: randomUUID(),
-    namespace, serviceAccount: { name, uid: sa.metadata.uid ?? '' }, pod, secret, node,
+    issuer: issuing.issuer,
+    audiences: spec.audiences,
+    now,
+    expirationSeconds,
+    jti: randomUUID(),
+    namespace,
+    serviceAccount: { name, uid: sa.metadata.uid ?? '' },
+    pod,
+    secret,
+    node,
   });
   const token = dryRun ? '' : await issuing.signer.sign(claims);
   const result = {
-    apiVersion: API_VERSION, kind: KIND,
+    apiVersion: API_VERSION,
+    kind: KIND,
     metadata: { name, namespace, creationTimestamp: rfc3339(now) },
-    spec: { audiences: spec.audiences, expirationSeconds, boundObjectRef: ref ? { kind: ref.kind, apiVersion: 'v1', name: ref.name, uid: ref.uid || (pod ?? secret ?? node)!.uid } : null },
+    spec: {
+      audiences: spec.audiences,
+      expirationSeconds,
+      boundObjectRef: ref ? { kind: ref.kind, apiVersion: 'v1', name: ref.name, uid: ref.uid || (pod ?? secret ?? node)!.uid } : null,
+    },
     status: { token, expirationTimestamp: rfc3339((claims['exp'] as number) * 1000) },
   };
   sendObject(r.req, r.res, 201, result, out, wantsPretty(r.req, r.query));

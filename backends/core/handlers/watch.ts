@@ -38,7 +38,10 @@ const eventMemo = new WeakMap<object, Partial<Record<WireType, Buffer>>>();
  */
 function eventLine(type: WireType, obj: KObject): Buffer {
   let m = eventMemo.get(obj);
-  if (!m) { m = {}; eventMemo.set(obj, m); }
+  if (!m) {
+    m = {};
+    eventMemo.set(obj, m);
+  }
   let b = m[type];
   if (b === undefined) {
     b = Buffer.from(`{"type":"${type}","object":${toJson(obj)}}\n`, 'utf8');
@@ -52,7 +55,10 @@ const frameMemo = new WeakMap<object, Partial<Record<WireType, Buffer>>>();
 /** The protobuf frame of a stored object's event, encoded once however many watchers get it. */
 function eventFrame(type: WireType, obj: KObject): Buffer {
   let m = frameMemo.get(obj);
-  if (!m) { m = {}; frameMemo.set(obj, m); }
+  if (!m) {
+    m = {};
+    frameMemo.set(obj, m);
+  }
   let b = m[type];
   if (b === undefined) {
     b = encodeWatchFrame(type, obj as unknown as Record<string, unknown>);
@@ -66,7 +72,10 @@ const cborMemo = new WeakMap<object, Partial<Record<WireType, Buffer>>>();
 /** The CBOR data item of a stored object's event, encoded once however many watchers get it. */
 function eventItem(type: WireType, obj: KObject): Buffer {
   let m = cborMemo.get(obj);
-  if (!m) { m = {}; cborMemo.set(obj, m); }
+  if (!m) {
+    m = {};
+    cborMemo.set(obj, m);
+  }
   let b = m[type];
   if (b === undefined) {
     b = encodeCborEvent(type, obj);
@@ -90,13 +99,17 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   let startRev: number;
   if (wr.initialEvents) {
     if (wr.minRev !== undefined) await toStatus(() => store.waitForRev(wr.minRev!, env.tooLargeWaitMs), t, wr.minRev);
-    const listed = await toStatus(() => (convertedSelection(env, t, wr)
-      ? listSelected(env, t, prefix, wr.selection.identity ? { filter: wr.selection.identity } : {}, wr.selection.content!)
-      : store.list(prefix, wr.filter ? { filter: wr.filter } : {})), t);
+    const listed = await toStatus(
+      () =>
+        convertedSelection(env, t, wr)
+          ? listSelected(env, t, prefix, wr.selection.identity ? { filter: wr.selection.identity } : {}, wr.selection.content!)
+          : store.list(prefix, wr.filter ? { filter: wr.filter } : {}),
+      t,
+    );
     initial = listed.items;
     startRev = listed.rev;
   } else {
-    startRev = wr.fromRev ?? await toStatus(() => store.currentRev(), t);
+    startRev = wr.fromRev ?? (await toStatus(() => store.currentRev(), t));
   }
 
   const res = r.res;
@@ -132,7 +145,11 @@ function convertedSelection(env: CoreEnv, t: ResourceType, wr: WatchRequest): bo
 }
 
 async function toStatus<T>(fn: () => Promise<T>, t: ResourceType, rev?: number): Promise<T> {
-  try { return await fn(); } catch (err) { throw fromStoreError(err, { group: t.group, resource: t.plural }, '', rev); }
+  try {
+    return await fn();
+  } catch (err) {
+    throw fromStoreError(err, { group: t.group, resource: t.plural }, '', rev);
+  }
 }
 
 class WatchStream {
@@ -149,7 +166,13 @@ class WatchStream {
   /** The body's writer, chosen once the head is sent (straight to an HTTP/1.1 socket, lib/http/chunks.ts). */
   private readonly sink: ChunkSink;
 
-  constructor(private readonly env: CoreEnv, private readonly t: ResourceType, private readonly r: BackendRequest, private readonly out: Output, private readonly wr: WatchRequest) {
+  constructor(
+    private readonly env: CoreEnv,
+    private readonly t: ResourceType,
+    private readonly r: BackendRequest,
+    private readonly out: Output,
+    private readonly wr: WatchRequest,
+  ) {
     this.converted = convertedSelection(env, t, wr);
     this.sink = chunkSink(r.req, r.res);
     env.watches.add(this.close);
@@ -160,7 +183,11 @@ class WatchStream {
     this.timers.push(setTimeout(this.close, seconds * 1000));
     if (wr.bookmarks) {
       const every = env.bookmarkIntervalMs;
-      this.timers.push(setInterval(() => { void this.periodicBookmark(); }, every));
+      this.timers.push(
+        setInterval(() => {
+          void this.periodicBookmark();
+        }, every),
+      );
     }
   }
 
@@ -223,7 +250,9 @@ class WatchStream {
   private then(step: () => Promise<void>): void {
     const p = (this.pending ?? Promise.resolve()).then(() => (this.closed ? undefined : step())).catch((err: unknown) => this.fail(toStatusError(err)));
     this.pending = p;
-    void p.then(() => { if (this.pending === p) this.pending = undefined; });
+    void p.then(() => {
+      if (this.pending === p) this.pending = undefined;
+    });
   }
 
   private emit(type: WireType, obj: KObject): void {
@@ -273,9 +302,14 @@ class WatchStream {
       this.write(encodeCborEvent('BOOKMARK', this.out.as ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata } : obj));
       return;
     }
-    this.write(this.out.as === 'Table'
-      ? JSON.stringify({ type: 'BOOKMARK', object: { kind: 'Table', apiVersion: `meta.k8s.io/${this.out.asVersion ?? 'v1'}`, metadata, columnDefinitions: null, rows: null } }) + '\n'
-      : JSON.stringify({ type: 'BOOKMARK', object: obj }) + '\n');
+    this.write(
+      this.out.as === 'Table'
+        ? JSON.stringify({
+            type: 'BOOKMARK',
+            object: { kind: 'Table', apiVersion: `meta.k8s.io/${this.out.asVersion ?? 'v1'}`, metadata, columnDefinitions: null, rows: null },
+          }) + '\n'
+        : JSON.stringify({ type: 'BOOKMARK', object: obj }) + '\n',
+    );
   }
 
   private async periodicBookmark(): Promise<void> {
@@ -289,7 +323,18 @@ class WatchStream {
   }
 
   fail(err: unknown): void {
-    const status: Status = err instanceof StatusError ? err.status : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'watch ended by an internal error', reason: 'InternalError', code: 500 };
+    const status: Status =
+      err instanceof StatusError
+        ? err.status
+        : {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: 'watch ended by an internal error',
+            reason: 'InternalError',
+            code: 500,
+          };
     if (!(err instanceof StatusError)) this.env.log(`watch failed: ${err instanceof Error ? err.message : String(err)}`);
     if (this.out.format === 'protobuf') this.writeFrame('ERROR', () => encodeWatchFrame('ERROR', status as unknown as Record<string, unknown>));
     else if (this.out.format === 'cbor') this.write(encodeCborEvent('ERROR', status));
@@ -298,7 +343,14 @@ class WatchStream {
   }
 
   private tableLine(type: WireType, obj: KObject): string {
-    const tbl = table(this.t, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, this.out.asVersion ?? 'v1', includeObjectOf(this.r.query), this.env.clock());
+    const tbl = table(
+      this.t,
+      [obj],
+      { resourceVersion: obj.metadata.resourceVersion ?? '' },
+      this.out.asVersion ?? 'v1',
+      includeObjectOf(this.r.query),
+      this.env.clock(),
+    );
     return JSON.stringify({ type, object: tbl }) + '\n';
   }
 

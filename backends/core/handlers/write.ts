@@ -30,11 +30,13 @@ import { customResourceWarnings } from '../crwarnings.js';
 async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<KObject> {
   const format = negotiateInput(r.req.headers['content-type'], env.cbor);
   const level = parseFieldValidation(r.query);
-  const { value, duplicates } = decodeBody(r.body ?? await readBody(r.req, env.bodyLimit), format);
+  const { value, duplicates } = decodeBody(r.body ?? (await readBody(r.req, env.bodyLimit)), format);
   const obj = checkEnvelope(t, value);
   const warnings = checkObject(obj, t.schema, duplicates, {
-    level, strictPrefix: strictPrefixOf(t.kind, t.version),
-    gk: { group: t.group, kind: t.kind }, name: obj.metadata.name ?? obj.metadata.generateName ?? '',
+    level,
+    strictPrefix: strictPrefixOf(t.kind, t.version),
+    gk: { group: t.group, kind: t.kind },
+    name: obj.metadata.name ?? obj.metadata.generateName ?? '',
   });
   addWarnings(r.res, warnings);
   return obj;
@@ -48,7 +50,14 @@ export async function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, 
 }
 
 /** Creates `obj`; `track` sets the managedFields of the prepared object (default: the writer owns what it set). */
-export async function createObject(env: CoreEnv, t: ResourceType, r: BackendRequest, obj: KObject, dryRun: boolean, track = createTracker(env, t, r)): Promise<void> {
+export async function createObject(
+  env: CoreEnv,
+  t: ResourceType,
+  r: BackendRequest,
+  obj: KObject,
+  dryRun: boolean,
+  track = createTracker(env, t, r),
+): Promise<void> {
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const prepared = prepareCreate(t, obj, env.clock());
   addWarnings(r.res, customResourceWarnings(t, prepared));
@@ -85,27 +94,30 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, r.info.namespace, name);
   const unconditional = !obj.metadata.resourceVersion;
-  await retryOnConflict(async () => {
-    const stored = await storeCall(gr, name, () => env.store.get(key));
-    // Read through the version of the request (custom resources of several versions share their objects).
-    const old = stored && await served(env, t, stored);
-    if (!old) {
-      if (target !== 'main' || !t.createOnUpdate) throw notFound(gr, name);
-      if (!unconditional) throw notFound(gr, name);
-      await createObject(env, t, r, obj, dryRun);
-      return;
-    }
-    // obj is reused by a retry: prepareUpdate copies what it changes and defaulting is idempotent.
-    const next = await withOwnerVersions(env, t, (versions) => prepareUpdate(t, obj, old, target, updateTracker(env, t, r, versions)));
-    if (!next) {
-      await respond(env, t, r, 200, old);
-      return;
-    }
-    const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
-    if (outcome === 'done') return;
-    if (outcome === 'conflict' && !unconditional) throw conflict(gr, name, STALE_OBJECT);
-    return RETRY;
-  }, () => conflict(gr, name, STALE_OBJECT));
+  await retryOnConflict(
+    async () => {
+      const stored = await storeCall(gr, name, () => env.store.get(key));
+      // Read through the version of the request (custom resources of several versions share their objects).
+      const old = stored && (await served(env, t, stored));
+      if (!old) {
+        if (target !== 'main' || !t.createOnUpdate) throw notFound(gr, name);
+        if (!unconditional) throw notFound(gr, name);
+        await createObject(env, t, r, obj, dryRun);
+        return;
+      }
+      // obj is reused by a retry: prepareUpdate copies what it changes and defaulting is idempotent.
+      const next = await withOwnerVersions(env, t, (versions) => prepareUpdate(t, obj, old, target, updateTracker(env, t, r, versions)));
+      if (!next) {
+        await respond(env, t, r, 200, old);
+        return;
+      }
+      const outcome = await commitUpdate(env, t, r, key, next, old, dryRun);
+      if (outcome === 'done') return;
+      if (outcome === 'conflict' && !unconditional) throw conflict(gr, name, STALE_OBJECT);
+      return RETRY;
+    },
+    () => conflict(gr, name, STALE_OBJECT),
+  );
 }
 
 /**
@@ -113,7 +125,15 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
  * the would-be object, writes nothing). 'conflict' / 'gone' = the object
  * changed or went meanwhile: the caller retries (retryOnConflict) or refuses.
  */
-export async function commitUpdate(env: CoreEnv, t: ResourceType, r: BackendRequest, key: string, next: KObject, old: KObject, dryRun: boolean): Promise<'done' | 'conflict' | 'gone'> {
+export async function commitUpdate(
+  env: CoreEnv,
+  t: ResourceType,
+  r: BackendRequest,
+  key: string,
+  next: KObject,
+  old: KObject,
+  dryRun: boolean,
+): Promise<'done' | 'conflict' | 'gone'> {
   addWarnings(r.res, customResourceWarnings(t, next, old));
   if (dryRun) {
     await respond(env, t, r, 200, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } });

@@ -16,8 +16,7 @@ import type { KObject } from '../../../lib/api/meta.js';
 import { isPlainObject } from '../../../lib/api/meta.js';
 import { StoreError } from './types.js';
 
-const crc32: (data: Buffer) => number =
-  typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : tableCrc32;
+const crc32: (data: Buffer) => number = typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : tableCrc32;
 
 function tableCrc32(data: Buffer): number {
   let crc = 0xffffffff;

@@ -305,4 +305,3 @@ export class FileStore implements Store {
     if (this.closed) throw new StoreError('unreachable', 'store is closed');
   }
 }
-

@@ -34,7 +34,13 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
       if (!opts.redisUrl) throw new Error('invalid store options: backend "redis" needs a url');
       // Imported only for this backend: ioredis and the Redis store are ~1 MB of heap the others would carry.
       const { RedisStore } = await import('./redis.js');
-      return RedisStore.open({ ...common, url: opts.redisUrl, prefix: opts.prefix ?? 'gatehouse', ...(opts.log ? { log: opts.log } : {}), ...(opts.traceCommands ? { traceCommands: true } : {}) });
+      return RedisStore.open({
+        ...common,
+        url: opts.redisUrl,
+        prefix: opts.prefix ?? 'gatehouse',
+        ...(opts.log ? { log: opts.log } : {}),
+        ...(opts.traceCommands ? { traceCommands: true } : {}),
+      });
     }
     default:
       throw new Error(`invalid store backend "${backend}": want file, memory or redis`);

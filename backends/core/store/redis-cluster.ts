@@ -120,7 +120,11 @@ export class TypeDomains {
     if (rev <= this.owner.floor) return;
     await this.currentRev();
     if (rev <= this.owner.floor) return;
-    return this.waiters.wait(rev, timeoutMs, () => new StoreError('too-large', `too large resource version: ${rev}, current: ${this.owner.floor}`, this.owner.floor));
+    return this.waiters.wait(
+      rev,
+      timeoutMs,
+      () => new StoreError('too-large', `too large resource version: ${rev}, current: ${this.owner.floor}`, this.owner.floor),
+    );
   }
 
   async close(): Promise<void> {

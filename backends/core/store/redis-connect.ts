@@ -80,10 +80,18 @@ export function redisTarget(url: string, commandTimeoutMs: number): RedisTarget 
     return {
       cluster: false,
       where,
-      peer: p.path !== undefined
-        ? { 'server.address': p.path, 'network.transport': 'unix', 'db.redis.database_index': p.db }
-        : { 'server.address': p.hosts[0]!.host, 'server.port': p.hosts[0]!.port, 'db.redis.database_index': p.db },
-      make: (o = {}) => new Redis({ ...base, commandTimeout: timeout(o.blocking), enableAutoPipelining: !o.blocking, autoPipeliningIgnoredCommands: UNPIPELINED, ...(o.name ? { connectionName: o.name } : {}) }),
+      peer:
+        p.path !== undefined
+          ? { 'server.address': p.path, 'network.transport': 'unix', 'db.redis.database_index': p.db }
+          : { 'server.address': p.hosts[0]!.host, 'server.port': p.hosts[0]!.port, 'db.redis.database_index': p.db },
+      make: (o = {}) =>
+        new Redis({
+          ...base,
+          commandTimeout: timeout(o.blocking),
+          enableAutoPipelining: !o.blocking,
+          autoPipeliningIgnoredCommands: UNPIPELINED,
+          ...(o.name ? { connectionName: o.name } : {}),
+        }),
     };
   }
   return {
@@ -127,12 +135,16 @@ export const CONNECT_TIMEOUT_MS = 5000;
 
 export async function connect(client: Redis, connectTimeoutMs: number, what: string): Promise<Redis> {
   let lastError = '';
-  client.on('error', (err: Error) => { lastError = err.message; });
+  client.on('error', (err: Error) => {
+    lastError = err.message;
+  });
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
       client.connect(),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out')), connectTimeoutMs); }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out')), connectTimeoutMs);
+      }),
     ]);
     return client;
   } catch (err) {

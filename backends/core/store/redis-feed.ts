@@ -43,7 +43,13 @@ interface Marker {
 }
 
 /** One change-feed entry, read: `prev` is the domain's revision before it (rev − 1 for entries written before `p` existed); `json` is absent for a delete. */
-export interface FeedEntry { rev: number; prev: number; key: string; json: string | undefined; at: string }
+export interface FeedEntry {
+  rev: number;
+  prev: number;
+  key: string;
+  json: string | undefined;
+  at: string;
+}
 
 export function readEntry(id: string, raw: string[]): FeedEntry {
   const rev = Number.parseInt(id, 10);
@@ -152,8 +158,7 @@ export class FeedReader {
         }
         const sent = this.host.sending?.();
         const reply = (await this.blocking.xread('COUNT', FEED_COUNT, 'BLOCK', this.blockMs, 'STREAMS', this.keys.feed, `${this.host.state.rev}-0`)) as
-          | [string, Entry[]][]
-          | null;
+          [string, Entry[]][] | null;
         const entries = reply?.[0]?.[1];
         // Not full (or nothing through the whole block): Redis had no more when it answered, which was after `sent`.
         const whole = entries ? (await this.apply(entries)) && entries.length < FEED_COUNT : true;

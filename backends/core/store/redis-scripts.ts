@@ -114,7 +114,10 @@ export type WriteOp = 'c' | 'u' | 'd';
 export type WriteReply = ['ok', number, number, string?] | ['exists'] | ['not-found'] | ['conflict', string];
 
 /** A Lua script and the SHA1 EVALSHA names it by. */
-export interface Script { readonly lua: string; readonly sha: string }
+export interface Script {
+  readonly lua: string;
+  readonly sha: string;
+}
 
 function script(lua: string): Script {
   return { lua, sha: createHash('sha1').update(lua).digest('hex') };
@@ -167,11 +170,25 @@ function writeKeys(keys: RedisKeys, type: string): readonly string[] {
 }
 
 export async function runWrite(
-  client: Redis, keys: RedisKeys, type: string,
-  op: WriteOp, key: string, json: string, expectedRev: number | undefined, at: number, floor = 0,
+  client: Redis,
+  keys: RedisKeys,
+  type: string,
+  op: WriteOp,
+  key: string,
+  json: string,
+  expectedRev: number | undefined,
+  at: number,
+  floor = 0,
 ): Promise<WriteReply> {
-  const reply = (await runScript(client, WRITE_SCRIPT, writeKeys(keys, type),
-    [op, key, json, expectedRev === undefined ? '' : String(expectedRev), String(at), type, String(floor)])) as unknown[];
+  const reply = (await runScript(client, WRITE_SCRIPT, writeKeys(keys, type), [
+    op,
+    key,
+    json,
+    expectedRev === undefined ? '' : String(expectedRev),
+    String(at),
+    type,
+    String(floor),
+  ])) as unknown[];
   if (reply[0] === 'ok') return ['ok', Number(reply[1]), Number(reply[2]), reply[3] === undefined ? undefined : String(reply[3])];
   return reply as WriteReply;
 }

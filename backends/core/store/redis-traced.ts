@@ -25,7 +25,9 @@ export function traceCommands(client: Redis, where: Attributes): void {
     const attributes: Attributes = { 'db.system': 'redis', 'db.operation': operation, ...where };
     // An own property of this client: the prototype, shared with untraced clients, stays as it is.
     Object.defineProperty(client, name, {
-      configurable: true, writable: true, enumerable: false,
+      configurable: true,
+      writable: true,
+      enumerable: false,
       value: function traced(this: Redis, ...args: unknown[]): unknown {
         const span = commandSpan(operation, attributes);
         const result = (method as CommandMethod).apply(this, args);
@@ -37,9 +39,15 @@ export function traceCommands(client: Redis, where: Attributes): void {
 }
 
 function settle(span: Span, result: unknown): void {
-  if (!(result instanceof Promise)) { span.end(); return; }
-  result.then(() => span.end(), (err: unknown) => {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+  if (!(result instanceof Promise)) {
     span.end();
-  });
+    return;
+  }
+  result.then(
+    () => span.end(),
+    (err: unknown) => {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      span.end();
+    },
+  );
 }

@@ -26,11 +26,15 @@ export interface ParsedRedisUrl {
 const URL_RE = /^(rediss?)(\+cluster)?:\/\/(?:([^@/?#]*)@)?([^/?#]+)(?:\/([^?#]*))?(?:\?([^#]*))?$/;
 const UNIX_RE = /^(?:redis\+)?unix:\/\/(?:([^@/?#]*)@)?(\/[^?#]*)(?:\?([^#]*))?$/;
 
-export const REDIS_URL_FORMS = 'redis://, rediss://, redis+cluster:// or rediss+cluster://[user:password@]host:port[,host:port…][/db][?ca=file], or unix://[user:password@]/path/to/redis.sock[?db=N]';
+export const REDIS_URL_FORMS =
+  'redis://, rediss://, redis+cluster:// or rediss+cluster://[user:password@]host:port[,host:port…][/db][?ca=file], or unix://[user:password@]/path/to/redis.sock[?db=N]';
 
 /** What is wrong with a URL; the message shows it without credentials. */
 export class RedisUrlError extends Error {
-  constructor(url: string, readonly why: string) {
+  constructor(
+    url: string,
+    readonly why: string,
+  ) {
     super(`invalid redis url "${redact(url)}": ${why}`);
   }
 }
@@ -73,7 +77,7 @@ function unixSocket(m: RegExpExecArray, bad: (why: string) => Error): ParsedRedi
   } catch {
     throw bad('bad percent-encoding in the socket path');
   }
-  if (path.length < 2 || path.endsWith('/') || path.includes('\0')) throw bad('want the socket file\'s absolute path, e.g. unix:///run/redis/redis.sock');
+  if (path.length < 2 || path.endsWith('/') || path.includes('\0')) throw bad("want the socket file's absolute path, e.g. unix:///run/redis/redis.sock");
   const out: ParsedRedisUrl = { tls: false, cluster: false, hosts: [], path, db: 0 };
   credentials(out, userinfo, bad);
   for (const [k, v] of new URLSearchParams(query ?? '')) {

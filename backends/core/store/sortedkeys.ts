@@ -129,7 +129,11 @@ export class SortedKeys implements Iterable<string> {
 }
 
 export class KeyCursor {
-  constructor(private readonly chunks: readonly string[][], private ci: number, private i: number) {}
+  constructor(
+    private readonly chunks: readonly string[][],
+    private ci: number,
+    private i: number,
+  ) {}
 
   next(): string | undefined {
     while (this.ci < this.chunks.length) {

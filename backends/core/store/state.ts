@@ -205,7 +205,8 @@ export class StoreState {
  * (storage.NewCorruptObjError, aggregated for lists): the message names each key.
  */
 export function corruptError(keys: ReadonlyArray<readonly [string, string]>): StoreError {
-  const one = ([k, why]: readonly [string, string]) => `StorageError: corrupt object, Code: 7, Key: ${k}, ResourceVersion: 0, AdditionalErrorMsg: object not decodable: ${why}`;
+  const one = ([k, why]: readonly [string, string]) =>
+    `StorageError: corrupt object, Code: 7, Key: ${k}, ResourceVersion: 0, AdditionalErrorMsg: object not decodable: ${why}`;
   const message = keys.length === 1 ? one(keys[0]!) : `unable to transform or decode ${keys.length} objects: {\n${keys.map((k) => `\t${one(k)}\n`).join('')}}`;
   return new StoreError('corrupt', message);
 }

@@ -10,14 +10,20 @@ import { inSpan, withCommandParent, type Attributes, type Trace } from '../../..
 import type { ListOptions, ListResult, Store, WatchSink, Watcher } from './types.js';
 
 export class TracedStore implements Store {
-  constructor(private readonly inner: Store, private readonly kind: string, private readonly trace: Trace) {}
+  constructor(
+    private readonly inner: Store,
+    private readonly kind: string,
+    private readonly trace: Trace,
+  ) {}
 
   create(key: string, obj: KObject): Promise<KObject> {
     return this.call('Create', { key }, () => this.inner.create(key, obj));
   }
 
   update(key: string, obj: KObject, expectedRev?: number): Promise<KObject> {
-    return this.call('Update', { key, ...(expectedRev !== undefined ? { 'expected-revision': expectedRev } : {}) }, () => this.inner.update(key, obj, expectedRev));
+    return this.call('Update', { key, ...(expectedRev !== undefined ? { 'expected-revision': expectedRev } : {}) }, () =>
+      this.inner.update(key, obj, expectedRev),
+    );
   }
 
   delete(key: string, expectedRev?: number): Promise<KObject> {

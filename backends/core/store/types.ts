@@ -136,18 +136,21 @@ export async function guaranteedUpdate(
   key: string,
   tryUpdate: (current: KObject) => KObject | null | Promise<KObject | null>,
 ): Promise<KObject | undefined> {
-  return retryOnConflict(async () => {
-    const current = await store.get(key);
-    if (!current) return undefined;
-    const next = await tryUpdate(current);
-    if (next === null) return current;
-    try {
-      return await store.update(key, next, Number(current.metadata.resourceVersion));
-    } catch (err) {
-      if (err instanceof StoreError && err.code === 'conflict') return RETRY;
-      throw err;
-    }
-  }, () => new StoreError('conflict', `${key}: still conflicting after ${CONFLICT_ATTEMPTS} attempts`));
+  return retryOnConflict(
+    async () => {
+      const current = await store.get(key);
+      if (!current) return undefined;
+      const next = await tryUpdate(current);
+      if (next === null) return current;
+      try {
+        return await store.update(key, next, Number(current.metadata.resourceVersion));
+      } catch (err) {
+        if (err instanceof StoreError && err.code === 'conflict') return RETRY;
+        throw err;
+      }
+    },
+    () => new StoreError('conflict', `${key}: still conflicting after ${CONFLICT_ATTEMPTS} attempts`),
+  );
 }
 
 /**

@@ -32,7 +32,9 @@ interface Snapshot {
 
 function sourceKey(s: JwtAuthenticatorSpec): string {
   const { url, discoveryURL, certificateAuthority } = s.issuer;
-  return createHash('sha256').update(JSON.stringify([url, discoveryURL ?? '', certificateAuthority ?? ''])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([url, discoveryURL ?? '', certificateAuthority ?? '']))
+    .digest('hex');
 }
 
 export class JwtAuthenticator implements TokenAuthenticator {
@@ -76,7 +78,10 @@ export class JwtAuthenticator implements TokenAuthenticator {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(fresh.map((s) => s.start())),
-      new Promise<void>((resolve) => { timer = setTimeout(resolve, wait); timer.unref(); }),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, wait);
+        timer.unref();
+      }),
     ]);
     clearTimeout(timer);
     this.snapshot = { byIssuer, sources, cached: this.cache(byIssuer) };

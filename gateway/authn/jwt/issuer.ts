@@ -12,7 +12,11 @@ import { checkUser, mapUser } from './mapping.js';
 export const AUTHENTICATOR_NAME = 'oidc';
 
 export class IssuerAuthenticator {
-  constructor(readonly spec: JwtAuthenticatorSpec, readonly keys: KeySource, private readonly clock: () => number) {}
+  constructor(
+    readonly spec: JwtAuthenticatorSpec,
+    readonly keys: KeySource,
+    private readonly clock: () => number,
+  ) {}
 
   async authenticate(token: string): Promise<AuthnResult> {
     const { issuer } = this.spec;

@@ -35,13 +35,20 @@ export class KeySource {
   /** JWKS fetches made, for tests and logs. */
   fetches = 0;
 
-  constructor(readonly issuer: IssuerSpec, private readonly opts: KeySourceOptions) {
+  constructor(
+    readonly issuer: IssuerSpec,
+    private readonly opts: KeySourceOptions,
+  ) {
     this.clock = opts.clock ?? Date.now;
     this.fetcher = httpsFetcher({ ...(issuer.certificateAuthority ? { caPem: issuer.certificateAuthority } : {}), timeoutMs: opts.fetchTimeoutMs ?? 10_000 });
-    this.firstAttempt = new Promise((resolve) => { this.settleFirst = resolve; });
+    this.firstAttempt = new Promise((resolve) => {
+      this.settleFirst = resolve;
+    });
   }
 
-  get ready(): boolean { return this.local !== undefined; }
+  get ready(): boolean {
+    return this.local !== undefined;
+  }
 
   /** Starts loading; resolves after the first attempt, successful or not. */
   start(): Promise<void> {
@@ -106,10 +113,17 @@ export class KeySource {
     const now = this.clock();
     if (now - this.lastKidRefresh < (this.opts.refreshCooldownMs ?? 10_000)) return Promise.resolve(false);
     this.lastKidRefresh = now;
-    this.refreshing = this.fetchKeys().then(() => true, (err: unknown) => {
-      this.opts.log(`oidc: refetching the JWKS of issuer ${JSON.stringify(this.issuer.url)} failed: ${describe(err)}`);
-      return false;
-    }).finally(() => { this.refreshing = undefined; });
+    this.refreshing = this.fetchKeys()
+      .then(
+        () => true,
+        (err: unknown) => {
+          this.opts.log(`oidc: refetching the JWKS of issuer ${JSON.stringify(this.issuer.url)} failed: ${describe(err)}`);
+          return false;
+        },
+      )
+      .finally(() => {
+        this.refreshing = undefined;
+      });
     return this.refreshing;
   }
 }

@@ -57,9 +57,10 @@ export function mapUser(m: ClaimMappings, claims: Claims, celClaims: () => CelIn
 
   let groups: string[] = [];
   if (m.groups) {
-    groups = 'claim' in m.groups
-      ? stringsClaim(claims, m.groups.claim).map((g) => (m.groups as { prefix: string }).prefix + g)
-      : stringsResult(m.groups.expression, celClaims(), 'groups');
+    groups =
+      'claim' in m.groups
+        ? stringsClaim(claims, m.groups.claim).map((g) => (m.groups as { prefix: string }).prefix + g)
+        : stringsResult(m.groups.expression, celClaims(), 'groups');
   }
 
   let uid: string | undefined;
@@ -69,7 +70,7 @@ export function mapUser(m: ClaimMappings, claims: Claims, celClaims: () => CelIn
   for (const x of m.extra) {
     const values = stringsResult(x.valueExpression, celClaims(), `extra ${JSON.stringify(x.key)}`);
     if (values.length === 0) continue;
-    setOwn(extra ??= {}, x.key, values);
+    setOwn((extra ??= {}), x.key, values);
   }
   return { username, groups, ...(uid !== undefined && uid !== '' ? { uid } : {}), ...(extra ? { extra } : {}) };
 }
@@ -77,7 +78,12 @@ export function mapUser(m: ClaimMappings, claims: Claims, celClaims: () => CelIn
 export function checkUser(rules: readonly UserValidationRule[], user: UserInfo): void {
   if (rules.length === 0) return;
   const extra = new Map<string, CelInput>(Object.entries(user.extra ?? {}));
-  const bound = new Map<string, CelInput>([['username', user.username], ['uid', user.uid ?? ''], ['groups', user.groups], ['extra', extra]]);
+  const bound = new Map<string, CelInput>([
+    ['username', user.username],
+    ['uid', user.uid ?? ''],
+    ['groups', user.groups],
+    ['extra', extra],
+  ]);
   for (const rule of rules) {
     const v = rule.expression.evaluate({ user: bound });
     if (typeof v !== 'boolean') throw new Error(`user validation expression must return a boolean, got ${kindOf(v)}`);

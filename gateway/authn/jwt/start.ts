@@ -11,9 +11,19 @@ import { JwtAuthenticator, type JwtAuthenticatorOptions } from './authenticator.
 import { FileReloader } from '../../config/filereload.js';
 import type { AuthenticationConfig } from '../../config/authnconfig-types.js';
 
-type OidcOptions = Pick<ServeOptions,
-  'oidcIssuerUrl' | 'oidcClientId' | 'oidcUsernameClaim' | 'oidcUsernamePrefix' | 'oidcGroupsClaim' | 'oidcGroupsPrefix'
-  | 'oidcRequiredClaims' | 'oidcCaFile' | 'oidcSigningAlgs' | 'authenticationConfig'>;
+type OidcOptions = Pick<
+  ServeOptions,
+  | 'oidcIssuerUrl'
+  | 'oidcClientId'
+  | 'oidcUsernameClaim'
+  | 'oidcUsernamePrefix'
+  | 'oidcGroupsClaim'
+  | 'oidcGroupsPrefix'
+  | 'oidcRequiredClaims'
+  | 'oidcCaFile'
+  | 'oidcSigningAlgs'
+  | 'authenticationConfig'
+>;
 
 export interface OidcStartOptions extends Omit<JwtAuthenticatorOptions, 'apiAudiences'> {
   readonly apiAudiences?: readonly string[];
@@ -42,8 +52,15 @@ export async function startOidc(o: OidcOptions, opts: OidcStartOptions): Promise
       }
     }
     const spec = jwtFromFlags({
-      issuerUrl: o.oidcIssuerUrl, clientId: o.oidcClientId, usernameClaim: o.oidcUsernameClaim, usernamePrefix: o.oidcUsernamePrefix,
-      groupsClaim: o.oidcGroupsClaim, groupsPrefix: o.oidcGroupsPrefix, requiredClaims: o.oidcRequiredClaims, caPem, signingAlgs: o.oidcSigningAlgs,
+      issuerUrl: o.oidcIssuerUrl,
+      clientId: o.oidcClientId,
+      usernameClaim: o.oidcUsernameClaim,
+      usernamePrefix: o.oidcUsernamePrefix,
+      groupsClaim: o.oidcGroupsClaim,
+      groupsPrefix: o.oidcGroupsPrefix,
+      requiredClaims: o.oidcRequiredClaims,
+      caPem,
+      signingAlgs: o.oidcSigningAlgs,
     });
     const authenticator = await JwtAuthenticator.create([spec], jwtOpts);
     return { authenticator, close: () => authenticator.close() };
@@ -61,12 +78,27 @@ export async function startOidc(o: OidcOptions, opts: OidcStartOptions): Promise
   if ('error' in first) throw new Error(first.error);
   const authenticator = await JwtAuthenticator.create(first.config.jwt, jwtOpts);
   const controller = new FileReloader<AuthenticationConfig>({
-    paths: [path], initialTexts: [text], what: 'authentication config',
-    build: ([t]) => { const p = parse(t); if ('error' in p) throw new Error(p.error); return p.config; },
+    paths: [path],
+    initialTexts: [text],
+    what: 'authentication config',
+    build: ([t]) => {
+      const p = parse(t);
+      if ('error' in p) throw new Error(p.error);
+      return p.config;
+    },
     apply: (c) => authenticator.replace(c.jwt),
     metrics: authnConfigMetrics(apiServerIdHash(opts.apiServerId ?? `apiserver-${randomUUID()}`)),
-    log: opts.log, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.pollIntervalMs ? { pollIntervalMs: opts.pollIntervalMs } : {}),
+    log: opts.log,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.pollIntervalMs ? { pollIntervalMs: opts.pollIntervalMs } : {}),
   });
   controller.start();
-  return { authenticator, controller, close: () => { controller.stop(); authenticator.close(); } };
+  return {
+    authenticator,
+    controller,
+    close: () => {
+      controller.stop();
+      authenticator.close();
+    },
+  };
 }

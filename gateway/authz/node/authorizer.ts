@@ -11,9 +11,16 @@ import { NODE_USER_PREFIX, NODES_GROUP, nodeIdentity } from './identity.js';
 import { NODE_RULES, rulesAllow } from './rules.js';
 
 /** Core resources the graph holds, by their vertex kind. */
-const VERTEX_OF: Readonly<Record<string, VertexKind | undefined>> = Object.freeze(Object.assign(Object.create(null) as Record<string, VertexKind>, {
-  pods: 'pod', secrets: 'secret', configmaps: 'configmap', persistentvolumeclaims: 'pvc', persistentvolumes: 'pv', serviceaccounts: 'serviceaccount',
-}));
+const VERTEX_OF: Readonly<Record<string, VertexKind | undefined>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, VertexKind>, {
+    pods: 'pod',
+    secrets: 'secret',
+    configmaps: 'configmap',
+    persistentvolumeclaims: 'pvc',
+    persistentvolumes: 'pv',
+    serviceaccounts: 'serviceaccount',
+  }),
+);
 
 const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
 const noOpinion = (reason: string): Decision => ({ kind: 'no-opinion', reason });
@@ -32,7 +39,10 @@ export class NodeAuthorizer implements Authorizer {
    */
   private tracing: { rule?: 'graph' | 'static'; path?: string[] } | undefined;
 
-  constructor(private readonly graph: NodeGraph, private readonly opts: NodeAuthorizerOptions) {}
+  constructor(
+    private readonly graph: NodeGraph,
+    private readonly opts: NodeAuthorizerOptions,
+  ) {}
 
   authorize(a: Attributes): Decision {
     const node = nodeIdentity(a.user);
@@ -74,7 +84,9 @@ export class NodeAuthorizer implements Authorizer {
     const as = (node: string): Attributes => ({ ...a, user: { username: `${NODE_USER_PREFIX}${node}`, groups: [NODES_GROUP] } });
     const any = this.explain(as('*'));
     if (any.decision.kind === 'allow') {
-      return [{ kind: 'Group', name: NODES_GROUP, facts: { node: { node: '*', rule: (any.facts?.['node'] as { rule?: string } | undefined)?.rule ?? 'static' } } }];
+      return [
+        { kind: 'Group', name: NODES_GROUP, facts: { node: { node: '*', rule: (any.facts?.['node'] as { rule?: string } | undefined)?.rule ?? 'static' } } },
+      ];
     }
     const candidates = new Set<string>();
     const kind = VERTEX_OF[a.apiGroup === '' ? a.resource : ''];
@@ -93,19 +105,26 @@ export class NodeAuthorizer implements Authorizer {
     if (a.apiGroup === 'coordination.k8s.io' && a.resource === 'leases') return this.lease(node, a);
     if (a.apiGroup !== '') return undefined;
     switch (a.resource) {
-      case 'secrets': return this.readNamespaced(node, 'secret', a);
-      case 'configmaps': return this.readNamespaced(node, 'configmap', a);
+      case 'secrets':
+        return this.readNamespaced(node, 'secret', a);
+      case 'configmaps':
+        return this.readNamespaced(node, 'configmap', a);
       case 'persistentvolumeclaims':
         if (a.subresource === 'status') {
           if (a.verb !== 'update' && a.verb !== 'patch') return noOpinion('can only get/update/patch this type');
           return this.related(node, 'pvc', a);
         }
         return this.get(node, 'pvc', a);
-      case 'persistentvolumes': return this.get(node, 'pv', a);
-      case 'serviceaccounts': return this.createToken(node, a);
-      case 'nodes': return this.opts.withSelectors ? this.nodeObject(node, a) : undefined;
-      case 'pods': return this.opts.withSelectors ? this.pod(node, a) : undefined;
-      default: return undefined;
+      case 'persistentvolumes':
+        return this.get(node, 'pv', a);
+      case 'serviceaccounts':
+        return this.createToken(node, a);
+      case 'nodes':
+        return this.opts.withSelectors ? this.nodeObject(node, a) : undefined;
+      case 'pods':
+        return this.opts.withSelectors ? this.pod(node, a) : undefined;
+      default:
+        return undefined;
     }
   }
 
@@ -113,7 +132,10 @@ export class NodeAuthorizer implements Authorizer {
     if (a.name === '') return noOpinion('No Object name found');
     const path = this.graph.pathOf(node, kind, a.namespace, a.name);
     if (!path) return noOpinion(`no relationship found between node '${node}' and this object`);
-    if (this.tracing) { this.tracing.rule = 'graph'; this.tracing.path = path; }
+    if (this.tracing) {
+      this.tracing.rule = 'graph';
+      this.tracing.path = path;
+    }
     return ALLOW;
   }
 
@@ -163,13 +185,17 @@ export class NodeAuthorizer implements Authorizer {
   private pod(node: string, a: Attributes): Decision {
     if (a.subresource === '') {
       switch (a.verb) {
-        case 'get': return this.get(node, 'pod', a);
-        case 'list': case 'watch':
+        case 'get':
+          return this.get(node, 'pod', a);
+        case 'list':
+        case 'watch':
           if (a.fieldSelector?.some((r) => r.field === 'spec.nodeName' && r.operator === '=' && r.value === node)) return ALLOW;
           if (a.name !== '') return this.related(node, 'pod', a);
           return noOpinion('can only list/watch pods with spec.nodeName field selector');
         // Mirror pods; NodeRestriction limits them to pods bound to the node.
-        case 'create': case 'delete': return ALLOW;
+        case 'create':
+        case 'delete':
+          return ALLOW;
       }
     } else if (a.subresource === 'status' && (a.verb === 'update' || a.verb === 'patch')) {
       return ALLOW;

@@ -95,8 +95,10 @@ export class NodeGraph {
   pathOf(node: string, kind: VertexKind, namespace: string, name: string): string[] | undefined {
     const key = `${namespace}/${name}`;
     switch (kind) {
-      case 'pod': return this.pods.get(key)?.node === node ? [`pod ${key}`, `node ${node}`] : undefined;
-      case 'pv': return this.pvPath(node, name);
+      case 'pod':
+        return this.pods.get(key)?.node === node ? [`pod ${key}`, `node ${node}`] : undefined;
+      case 'pv':
+        return this.pvPath(node, name);
       case 'secret': {
         const direct = this.refPath(node, 'secret', key);
         if (direct) return direct;
@@ -106,7 +108,8 @@ export class NodeGraph {
         }
         return undefined;
       }
-      default: return this.refPath(node, kind, key);
+      default:
+        return this.refPath(node, kind, key);
     }
   }
 
@@ -119,10 +122,16 @@ export class NodeGraph {
       return claim !== undefined ? viaRef('pvc', claim) : [];
     };
     switch (kind) {
-      case 'pod': { const n = this.pods.get(key)?.node; return n !== undefined ? [n] : []; }
-      case 'pv': return viaPv(name);
-      case 'secret': return [...new Set([...viaRef('secret', key), ...[...this.pvsBySecret.get(key) ?? []].flatMap(viaPv)])];
-      default: return viaRef(kind, key);
+      case 'pod': {
+        const n = this.pods.get(key)?.node;
+        return n !== undefined ? [n] : [];
+      }
+      case 'pv':
+        return viaPv(name);
+      case 'secret':
+        return [...new Set([...viaRef('secret', key), ...[...(this.pvsBySecret.get(key) ?? [])].flatMap(viaPv)])];
+      default:
+        return viaRef(kind, key);
     }
   }
 
@@ -141,8 +150,6 @@ export class NodeGraph {
   podNode(namespace: string, name: string): string | undefined {
     return this.pods.get(`${namespace}/${name}`)?.node;
   }
-
-
 
   private deletePodKey(key: string): void {
     const old = this.pods.get(key);

@@ -13,13 +13,26 @@ export class GraphPopulator {
   private readonly reflector: Reflector;
 
   constructor(source: ObjectSource, graph: NodeGraph, opts: PopulatorOptions) {
-    this.reflector = new Reflector(source, [
-      {
-        group: '', resource: 'pods', reset: (items) => graph.resetPods(items), set: (o) => graph.setPod(o),
-        remove: (o) => graph.deletePod(o.metadata.namespace ?? '', o.metadata.name ?? ''),
-      },
-      { group: '', resource: 'persistentvolumes', reset: (items) => graph.resetPvs(items), set: (o) => graph.setPv(o), remove: (o) => graph.deletePv(o.metadata.name ?? '') },
-    ], { who: 'node authorizer', log: opts.log });
+    this.reflector = new Reflector(
+      source,
+      [
+        {
+          group: '',
+          resource: 'pods',
+          reset: (items) => graph.resetPods(items),
+          set: (o) => graph.setPod(o),
+          remove: (o) => graph.deletePod(o.metadata.namespace ?? '', o.metadata.name ?? ''),
+        },
+        {
+          group: '',
+          resource: 'persistentvolumes',
+          reset: (items) => graph.resetPvs(items),
+          set: (o) => graph.setPv(o),
+          remove: (o) => graph.deletePv(o.metadata.name ?? ''),
+        },
+      ],
+      { who: 'node authorizer', log: opts.log },
+    );
   }
 
   /** Lists everything once (the graph is complete when this resolves), then follows changes. */

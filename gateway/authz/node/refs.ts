@@ -24,7 +24,9 @@ export function podRefs(pod: KObject): PodRefs {
   const secrets = new Set<string>();
   const configmaps = new Set<string>();
   const pvcs = new Set<string>();
-  const add = (set: Set<string>, name: string) => { if (name !== '') set.add(name); };
+  const add = (set: Set<string>, name: string) => {
+    if (name !== '') set.add(name);
+  };
 
   for (const s of arr(spec['imagePullSecrets'])) add(secrets, str(s['name']));
   const containers = [...arr(spec['initContainers']), ...arr(spec['containers']), ...arr(spec['ephemeralContainers'])];
@@ -73,7 +75,9 @@ export function pvRefs(pv: KObject): PvRefs {
   const claimName = str(ref['name']);
   if (claimNs === '' || claimName === '') return { claim: '', secrets: [] };
   const secrets = new Set<string>();
-  const add = (ns: string, name: string) => { if (name !== '') secrets.add(`${ns || claimNs}/${name}`); };
+  const add = (ns: string, name: string) => {
+    if (name !== '') secrets.add(`${ns || claimNs}/${name}`);
+  };
   const az = obj(spec['azureFile']);
   add(str(az['secretNamespace']), str(az['secretName']));
   for (const k of SECRET_REF_VOLUMES) {

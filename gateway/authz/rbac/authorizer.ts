@@ -67,7 +67,11 @@ export class RbacAuthorizer implements Authorizer {
         return false;
       }
       for (let i = 0; i < rules.length; i++) {
-        if (ruleAllows(a, rules[i]!)) { m.allowedBy = grant; m.ruleIndex = i; return true; }
+        if (ruleAllows(a, rules[i]!)) {
+          m.allowedBy = grant;
+          m.ruleIndex = i;
+          return true;
+        }
       }
       return false;
     });
@@ -78,15 +82,24 @@ export class RbacAuthorizer implements Authorizer {
   subjects(a: Attributes): SubjectGrant[] {
     const out: SubjectGrant[] = [];
     const allowing = firstAllowingRule(a);
-    this.policy.visitBindings(a.namespace, (binding, rules) => {
-      const ruleIndex = allowing(rules!);
-      for (const subject of binding.subjects) {
-        const namespace = subject.kind === 'ServiceAccount' ? subject.namespace || binding.namespace : undefined;
-        // A ServiceAccount subject without a namespace never matches (policy.ts subjectKey).
-        if (namespace === '') continue;
-        out.push({ kind: subject.kind, name: subject.name, ...(namespace !== undefined ? { namespace } : {}), facts: { rbac: grantFacts({ binding, subject }, ruleIndex) } });
-      }
-    }, (rules) => rules !== undefined && allowing(rules) >= 0);
+    this.policy.visitBindings(
+      a.namespace,
+      (binding, rules) => {
+        const ruleIndex = allowing(rules!);
+        for (const subject of binding.subjects) {
+          const namespace = subject.kind === 'ServiceAccount' ? subject.namespace || binding.namespace : undefined;
+          // A ServiceAccount subject without a namespace never matches (policy.ts subjectKey).
+          if (namespace === '') continue;
+          out.push({
+            kind: subject.kind,
+            name: subject.name,
+            ...(namespace !== undefined ? { namespace } : {}),
+            facts: { rbac: grantFacts({ binding, subject }, ruleIndex) },
+          });
+        }
+      },
+      (rules) => rules !== undefined && allowing(rules) >= 0,
+    );
     return out;
   }
 

@@ -8,7 +8,13 @@ import type { PolicyRule } from './types.js';
 const ALL = '*';
 
 function rule(p: Partial<PolicyRule>): PolicyRule {
-  return { verbs: p.verbs ?? [], apiGroups: p.apiGroups ?? [], resources: p.resources ?? [], resourceNames: p.resourceNames ?? [], nonResourceURLs: p.nonResourceURLs ?? [] };
+  return {
+    verbs: p.verbs ?? [],
+    apiGroups: p.apiGroups ?? [],
+    resources: p.resources ?? [],
+    resourceNames: p.resourceNames ?? [],
+    nonResourceURLs: p.nonResourceURLs ?? [],
+  };
 }
 
 export function breakdown(r: PolicyRule): PolicyRule[] {
@@ -47,8 +53,8 @@ export function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   const groups = owner.apiGroups.includes(ALL) || hasAll(owner.apiGroups, sub.apiGroups);
   const resources = resourcesCover(owner.resources, sub.resources);
   const urls = sub.nonResourceURLs.every((p) => owner.nonResourceURLs.some((o) => urlCovers(o, p)));
-  const names = sub.resourceNames.length === 0 ? owner.resourceNames.length === 0
-    : owner.resourceNames.length === 0 || hasAll(owner.resourceNames, sub.resourceNames);
+  const names =
+    sub.resourceNames.length === 0 ? owner.resourceNames.length === 0 : owner.resourceNames.length === 0 || hasAll(owner.resourceNames, sub.resourceNames);
   return verbs && groups && resources && urls && names;
 }
 
@@ -63,10 +69,15 @@ export function compact(rules: readonly PolicyRule[]): PolicyRule[] {
   const out: PolicyRule[] = [];
   for (const r of rules) {
     const simple = r.apiGroups.length === 1 && r.resources.length === 1 && r.resourceNames.length <= 1 && r.nonResourceURLs.length === 0;
-    if (!simple) { out.push(r); continue; }
+    if (!simple) {
+      out.push(r);
+      continue;
+    }
     const key = JSON.stringify([r.apiGroups[0], r.resources[0], r.resourceNames[0] ?? null]);
     const m = merged.get(key);
-    if (m) { for (const v of r.verbs) if (!m.verbs.includes(v)) m.verbs.push(v); } else merged.set(key, { base: r, verbs: [...r.verbs] });
+    if (m) {
+      for (const v of r.verbs) if (!m.verbs.includes(v)) m.verbs.push(v);
+    } else merged.set(key, { base: r, verbs: [...r.verbs] });
   }
   for (const { base, verbs } of merged.values()) out.push({ ...base, verbs });
   return out;

@@ -54,7 +54,11 @@ export function firstAllowingRule(a: Attributes): (rules: readonly PolicyRule[])
     let i = seen.get(rules);
     if (i === undefined) {
       i = -1;
-      for (let j = 0; j < rules.length; j++) if (ruleAllows(a, rules[j]!)) { i = j; break; }
+      for (let j = 0; j < rules.length; j++)
+        if (ruleAllows(a, rules[j]!)) {
+          i = j;
+          break;
+        }
       seen.set(rules, i);
     }
     return i;
@@ -79,7 +83,8 @@ export function ruleMisses(a: Attributes, rule: PolicyRule): Miss[] | undefined 
   if (!verbMatches(rule, a.verb)) misses.push({ attribute: 'verb', requested: a.verb, granted: rule.verbs });
   if (!a.isResourceRequest) {
     if (rule.nonResourceURLs.length === 0) return undefined;
-    if (!rule.nonResourceURLs.some((u) => urlMatches(u, a.path))) misses.push({ attribute: 'nonResourceURL', requested: a.path, granted: rule.nonResourceURLs });
+    if (!rule.nonResourceURLs.some((u) => urlMatches(u, a.path)))
+      misses.push({ attribute: 'nonResourceURL', requested: a.path, granted: rule.nonResourceURLs });
     return misses;
   }
   if (rule.resources.length === 0) return undefined;

@@ -59,7 +59,8 @@ function ruleNearMisses(policy: RbacPolicy, a: Attributes, out: Found[]): void {
       const misses = ruleMisses(a, rule);
       if (!misses) return;
       const all: Array<Pick<NearMiss, 'attribute' | 'requested' | 'granted'>> = elsewhere
-        ? [...misses, { attribute: 'namespace', requested: a.namespace, granted: [b.namespace] }] : misses;
+        ? [...misses, { attribute: 'namespace', requested: a.namespace, granted: [b.namespace] }]
+        : misses;
       if (all.length !== 1) return;
       const [miss] = all;
       out.push({ attribute: miss!.attribute, requested: miss!.requested!, granted: miss!.granted, grant, ruleIndex: i, wildcards: wildcards(rule) });
@@ -81,20 +82,31 @@ function subjectNearMisses(policy: RbacPolicy, a: Attributes, out: Found[]): voi
   const sa = serviceAccountOf(a.user.username);
   const groups = a.user.groups;
   const allowing = firstAllowingRule(a);
-  policy.visitBindings(a.namespace, (binding, rules) => {
-    const ruleIndex = allowing(rules!);
-    const broad = wildcards(rules![ruleIndex]!);
-    for (const subject of binding.subjects) {
-      if (subject.kind === 'Group' && !groups.includes(subject.name)) {
-        out.push({ attribute: 'group', granted: [subject.name], grant: { binding, subject }, ruleIndex, wildcards: broad });
-      } else if (subject.kind === 'ServiceAccount' && sa && subject.name === sa.name) {
-        // kube defaults a ServiceAccount subject's namespace to its RoleBinding's.
-        const namespace = subject.namespace || binding.namespace;
-        if (namespace === '' || namespace === sa.namespace) continue;
-        out.push({ attribute: 'serviceaccount namespace', requested: sa.namespace, granted: [namespace], grant: { binding, subject }, ruleIndex, wildcards: broad });
+  policy.visitBindings(
+    a.namespace,
+    (binding, rules) => {
+      const ruleIndex = allowing(rules!);
+      const broad = wildcards(rules![ruleIndex]!);
+      for (const subject of binding.subjects) {
+        if (subject.kind === 'Group' && !groups.includes(subject.name)) {
+          out.push({ attribute: 'group', granted: [subject.name], grant: { binding, subject }, ruleIndex, wildcards: broad });
+        } else if (subject.kind === 'ServiceAccount' && sa && subject.name === sa.name) {
+          // kube defaults a ServiceAccount subject's namespace to its RoleBinding's.
+          const namespace = subject.namespace || binding.namespace;
+          if (namespace === '' || namespace === sa.namespace) continue;
+          out.push({
+            attribute: 'serviceaccount namespace',
+            requested: sa.namespace,
+            granted: [namespace],
+            grant: { binding, subject },
+            ruleIndex,
+            wildcards: broad,
+          });
+        }
       }
-    }
-  }, (rules) => rules !== undefined && allowing(rules) >= 0);
+    },
+    (rules) => rules !== undefined && allowing(rules) >= 0,
+  );
 }
 
 export function nearMisses(policy: RbacPolicy, a: Attributes, otherSubjects: boolean): NearMiss[] {
@@ -104,6 +116,9 @@ export function nearMisses(policy: RbacPolicy, a: Attributes, otherSubjects: boo
   // Array.prototype.sort is stable: equal misses keep the policy's visiting order.
   found.sort((x, y) => CLOSENESS.indexOf(x.attribute) - CLOSENESS.indexOf(y.attribute) || x.wildcards - y.wildcards);
   return found.slice(0, MAX_NEAR_MISSES).map((f) => ({
-    attribute: f.attribute, ...(f.requested !== undefined ? { requested: f.requested } : {}), granted: [...f.granted], facts: { rbac: grantFacts(f.grant, f.ruleIndex) },
+    attribute: f.attribute,
+    ...(f.requested !== undefined ? { requested: f.requested } : {}),
+    granted: [...f.granted],
+    facts: { rbac: grantFacts(f.grant, f.ruleIndex) },
   }));
 }

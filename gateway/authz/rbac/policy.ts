@@ -39,8 +39,10 @@ function roleKey(ref: RoleRef): string {
 /** The index key of a subject, or undefined when it can never match (a service account without a namespace). */
 function subjectKey(s: Subject, bindingNamespace: string): string | undefined {
   switch (s.kind) {
-    case 'User': return `u:${s.name}`;
-    case 'Group': return `g:${s.name}`;
+    case 'User':
+      return `u:${s.name}`;
+    case 'Group':
+      return `g:${s.name}`;
     case 'ServiceAccount': {
       // kube defaults the namespace of a service-account subject to the RoleBinding's own.
       const ns = s.namespace || bindingNamespace;
@@ -65,11 +67,21 @@ export class RbacPolicy {
     return { roles: this.roles.size, clusterRoles: this.clusterRoles.size, bindings: this.bindings.size };
   }
 
-  setRole(namespace: string, name: string, rules: readonly PolicyRule[]): void { this.roles.set(`${namespace}/${name}`, rules); }
-  deleteRole(namespace: string, name: string): void { this.roles.delete(`${namespace}/${name}`); }
-  setClusterRole(name: string, rules: readonly PolicyRule[]): void { this.clusterRoles.set(name, rules); }
-  deleteClusterRole(name: string): void { this.clusterRoles.delete(name); }
-  clearRoles(kind: 'Role' | 'ClusterRole'): void { (kind === 'Role' ? this.roles : this.clusterRoles).clear(); }
+  setRole(namespace: string, name: string, rules: readonly PolicyRule[]): void {
+    this.roles.set(`${namespace}/${name}`, rules);
+  }
+  deleteRole(namespace: string, name: string): void {
+    this.roles.delete(`${namespace}/${name}`);
+  }
+  setClusterRole(name: string, rules: readonly PolicyRule[]): void {
+    this.clusterRoles.set(name, rules);
+  }
+  deleteClusterRole(name: string): void {
+    this.clusterRoles.delete(name);
+  }
+  clearRoles(kind: 'Role' | 'ClusterRole'): void {
+    (kind === 'Role' ? this.roles : this.clusterRoles).clear();
+  }
 
   /** The rules of a role reference as seen from a binding in `namespace` ('' for ClusterRoleBindings). */
   roleRules(ref: RoleRef, namespace: string): readonly PolicyRule[] | undefined {
@@ -84,11 +96,17 @@ export class RbacPolicy {
       if (key === undefined) continue;
       const grant: Grant = { binding: b, subject };
       let sg = this.bySubject.get(key);
-      if (!sg) { sg = { cluster: new Set(), byNamespace: new Map() }; this.bySubject.set(key, sg); }
+      if (!sg) {
+        sg = { cluster: new Set(), byNamespace: new Map() };
+        this.bySubject.set(key, sg);
+      }
       if (b.kind === 'ClusterRoleBinding') sg.cluster.add(grant);
       else {
         let set = sg.byNamespace.get(b.namespace);
-        if (!set) { set = new Set(); sg.byNamespace.set(b.namespace, set); }
+        if (!set) {
+          set = new Set();
+          sg.byNamespace.set(b.namespace, set);
+        }
         set.add(grant);
       }
       grants.push(grant);
@@ -173,12 +191,21 @@ export class RbacPolicy {
    * `wanted`, the bindings of a role it refuses (given the role's rules,
    * undefined when the role does not exist) are not visited.
    */
-  visitBindings(namespace: string, visitor: (binding: Binding, rules: readonly PolicyRule[] | undefined) => void, wanted?: (rules: readonly PolicyRule[] | undefined) => boolean): void {
+  visitBindings(
+    namespace: string,
+    visitor: (binding: Binding, rules: readonly PolicyRule[] | undefined) => void,
+    wanted?: (rules: readonly PolicyRule[] | undefined) => boolean,
+  ): void {
     this.visitScope(scopeKey('ClusterRoleBinding', ''), '', visitor, wanted);
     if (namespace) this.visitScope(scopeKey('RoleBinding', namespace), namespace, visitor, wanted);
   }
 
-  private visitScope(key: string, namespace: string, visitor: (binding: Binding, rules: readonly PolicyRule[] | undefined) => void, wanted?: (rules: readonly PolicyRule[] | undefined) => boolean): void {
+  private visitScope(
+    key: string,
+    namespace: string,
+    visitor: (binding: Binding, rules: readonly PolicyRule[] | undefined) => void,
+    wanted?: (rules: readonly PolicyRule[] | undefined) => boolean,
+  ): void {
     const scope = this.byScope.get(key);
     if (!scope) return;
     for (const { ref, bindings } of scope.values()) {

@@ -42,8 +42,11 @@ function strings(v: unknown): string[] {
 export function parseRule(v: unknown): PolicyRule {
   const r = isPlainObject(v) ? v : {};
   return {
-    verbs: strings(r['verbs']), apiGroups: strings(r['apiGroups']), resources: strings(r['resources']),
-    resourceNames: strings(r['resourceNames']), nonResourceURLs: strings(r['nonResourceURLs']),
+    verbs: strings(r['verbs']),
+    apiGroups: strings(r['apiGroups']),
+    resources: strings(r['resources']),
+    resourceNames: strings(r['resourceNames']),
+    nonResourceURLs: strings(r['nonResourceURLs']),
   };
 }
 
@@ -70,7 +73,7 @@ export function bindingOf(obj: KObject, kind: Binding['kind']): Binding | undefi
     if (k !== 'User' && k !== 'Group' && k !== 'ServiceAccount') continue;
     subjects.push({ kind: k, name: s['name'], namespace: typeof s['namespace'] === 'string' ? s['namespace'] : '' });
   }
-  return { kind, namespace: kind === 'RoleBinding' ? obj.metadata.namespace ?? '' : '', name: obj.metadata.name ?? '', roleRef, subjects };
+  return { kind, namespace: kind === 'RoleBinding' ? (obj.metadata.namespace ?? '') : '', name: obj.metadata.name ?? '', roleRef, subjects };
 }
 
 /** How kube names a role in "not found" errors: `clusterrole.rbac.authorization.k8s.io "x" not found`. */

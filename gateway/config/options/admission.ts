@@ -17,11 +17,18 @@ export const admission: OptionGroup<AdmissionOptions> = {
     enableAdmissionPlugins: [],
   },
   flags: [
-    flag({ name: 'enable-admission-plugins', key: 'enableAdmissionPlugins', arg: 'plugin,…', list: true,
+    flag({
+      name: 'enable-admission-plugins',
+      key: 'enableAdmissionPlugins',
+      arg: 'plugin,…',
+      list: true,
       help: `Admission plugins to run: ${ADMISSION_PLUGINS.join(', ')}`,
-      parse: (raw) => csv(raw).map((n) => {
-        if (!(ADMISSION_PLUGINS as readonly string[]).includes(n)) throw new BadValue(`unknown or unsupported admission plugin (supported: ${ADMISSION_PLUGINS.join(', ')})`, n);
-        return n as AdmissionPluginName;
-      }) }),
+      parse: (raw) =>
+        csv(raw).map((n) => {
+          if (!(ADMISSION_PLUGINS as readonly string[]).includes(n))
+            throw new BadValue(`unknown or unsupported admission plugin (supported: ${ADMISSION_PLUGINS.join(', ')})`, n);
+          return n as AdmissionPluginName;
+        }),
+    }),
   ],
 };

@@ -15,20 +15,39 @@ const flag = flagsOf<AggregationOptions>();
 export const aggregation: OptionGroup<AggregationOptions> = {
   title: 'Aggregation',
   defaults: {
-    proxyClientCertFile: undefined, proxyClientKeyFile: undefined, coreBackendUrl: undefined, coreBackendCaFile: undefined,
+    proxyClientCertFile: undefined,
+    proxyClientKeyFile: undefined,
+    coreBackendUrl: undefined,
+    coreBackendCaFile: undefined,
   },
   flags: [
-    flag({ name: 'proxy-client-cert-file', key: 'proxyClientCertFile', arg: 'file',
-      help: 'Client certificate (PEM) presented to aggregated API backends; default: the dev PKI front-proxy-client', parse: optionalPath }),
+    flag({
+      name: 'proxy-client-cert-file',
+      key: 'proxyClientCertFile',
+      arg: 'file',
+      help: 'Client certificate (PEM) presented to aggregated API backends; default: the dev PKI front-proxy-client',
+      parse: optionalPath,
+    }),
     flag({ name: 'proxy-client-key-file', key: 'proxyClientKeyFile', arg: 'file', help: 'Private key of --proxy-client-cert-file', parse: optionalPath }),
-    flag({ name: 'core-backend-url', key: 'coreBackendUrl', arg: 'url',
-      help: 'Serve the built-in groups from a remote `gatehouse core-backend` (https URL) instead of in-process', parse: (raw) => {
+    flag({
+      name: 'core-backend-url',
+      key: 'coreBackendUrl',
+      arg: 'url',
+      help: 'Serve the built-in groups from a remote `gatehouse core-backend` (https URL) instead of in-process',
+      parse: (raw) => {
         if (!URL.canParse(raw) || new URL(raw).protocol !== 'https:') throw new BadValue('must be an https:// URL');
         const u = new URL(raw);
         if (u.search || u.hash || (u.pathname !== '/' && u.pathname !== '')) throw new BadValue('must be https://host:port with no path, query or fragment');
         return `${u.protocol}//${u.host}`;
-      } }),
-    flag({ name: 'core-backend-ca-file', key: 'coreBackendCaFile', arg: 'file', help: 'CA bundle of --core-backend-url\'s serving certificate', parse: optionalPath }),
+      },
+    }),
+    flag({
+      name: 'core-backend-ca-file',
+      key: 'coreBackendCaFile',
+      arg: 'file',
+      help: "CA bundle of --core-backend-url's serving certificate",
+      parse: optionalPath,
+    }),
   ],
   checks(o) {
     const out: string[] = [];

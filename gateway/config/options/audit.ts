@@ -66,7 +66,14 @@ function backendFlags(p: 'log' | 'webhook'): Flag<AuditOptions>[] {
     f('batch-throttle-enable', 'BatchThrottleEnable', 'bool', 'Limit the batches sent per second (batch mode)', bool, true),
     f('batch-throttle-qps', 'BatchThrottleQps', 'float', 'Batches per second when throttled (batch mode)', qps),
     f('batch-throttle-burst', 'BatchThrottleBurst', 'int', 'Batches sent at once when unused before, when throttled (batch mode)', count),
-    f('truncate-enabled', 'TruncateEnabled', 'bool', 'Drop the bodies of events larger than the max event size (annotated audit.k8s.io/truncated), and the event when still too large; split batches by size', bool, true),
+    f(
+      'truncate-enabled',
+      'TruncateEnabled',
+      'bool',
+      'Drop the bodies of events larger than the max event size (annotated audit.k8s.io/truncated), and the event when still too large; split batches by size',
+      bool,
+      true,
+    ),
     f('truncate-max-batch-size', 'TruncateMaxBatchSize', 'bytes', 'Largest batch sent, in bytes, when truncating', positiveBytes),
     f('truncate-max-event-size', 'TruncateMaxEventSize', 'bytes', 'Largest event sent, in bytes, when truncating', positiveBytes),
     f('version', 'Version', 'group/version', 'API group and version of the events written', oneOf(VERSIONS)),
@@ -76,50 +83,154 @@ function backendFlags(p: 'log' | 'webhook'): Flag<AuditOptions>[] {
 export const audit: OptionGroup<AuditOptions> = {
   title: 'Audit',
   defaults: {
-    auditPolicyFile: undefined, auditLogPath: undefined, auditLogMaxAge: 0, auditLogMaxBackup: 0, auditLogMaxSize: 0, auditLogFormat: 'json',
-    auditLogCompress: false, auditLogMode: 'blocking', auditLogVersion: 'audit.k8s.io/v1',
+    auditPolicyFile: undefined,
+    auditLogPath: undefined,
+    auditLogMaxAge: 0,
+    auditLogMaxBackup: 0,
+    auditLogMaxSize: 0,
+    auditLogFormat: 'json',
+    auditLogCompress: false,
+    auditLogMode: 'blocking',
+    auditLogVersion: 'audit.k8s.io/v1',
     // kube's log batching: one event per write, unthrottled.
-    auditLogBatchBufferSize: 10_000, auditLogBatchMaxSize: 1, auditLogBatchMaxWaitMs: 0,
-    auditLogBatchThrottleEnable: false, auditLogBatchThrottleQps: 0, auditLogBatchThrottleBurst: 0,
-    auditLogTruncateEnabled: false, auditLogTruncateMaxBatchSize: 10 * 1024 * 1024, auditLogTruncateMaxEventSize: 100 * 1024,
-    auditWebhookConfigFile: undefined, auditWebhookMode: 'batch', auditWebhookInitialBackoffMs: 10_000, auditWebhookVersion: 'audit.k8s.io/v1',
-    auditWebhookBatchBufferSize: 10_000, auditWebhookBatchMaxSize: 400, auditWebhookBatchMaxWaitMs: 30_000,
-    auditWebhookBatchThrottleEnable: true, auditWebhookBatchThrottleQps: 10, auditWebhookBatchThrottleBurst: 15,
-    auditWebhookTruncateEnabled: false, auditWebhookTruncateMaxBatchSize: 10 * 1024 * 1024, auditWebhookTruncateMaxEventSize: 100 * 1024,
+    auditLogBatchBufferSize: 10_000,
+    auditLogBatchMaxSize: 1,
+    auditLogBatchMaxWaitMs: 0,
+    auditLogBatchThrottleEnable: false,
+    auditLogBatchThrottleQps: 0,
+    auditLogBatchThrottleBurst: 0,
+    auditLogTruncateEnabled: false,
+    auditLogTruncateMaxBatchSize: 10 * 1024 * 1024,
+    auditLogTruncateMaxEventSize: 100 * 1024,
+    auditWebhookConfigFile: undefined,
+    auditWebhookMode: 'batch',
+    auditWebhookInitialBackoffMs: 10_000,
+    auditWebhookVersion: 'audit.k8s.io/v1',
+    auditWebhookBatchBufferSize: 10_000,
+    auditWebhookBatchMaxSize: 400,
+    auditWebhookBatchMaxWaitMs: 30_000,
+    auditWebhookBatchThrottleEnable: true,
+    auditWebhookBatchThrottleQps: 10,
+    auditWebhookBatchThrottleBurst: 15,
+    auditWebhookTruncateEnabled: false,
+    auditWebhookTruncateMaxBatchSize: 10 * 1024 * 1024,
+    auditWebhookTruncateMaxEventSize: 100 * 1024,
   },
   flags: [
-    flag({ name: 'audit-policy-file', key: 'auditPolicyFile', arg: 'file',
-      help: 'audit.k8s.io/v1 Policy (YAML or JSON): which requests are audited at which level; without it nothing is audited', parse: optionalPath }),
-    flag({ name: 'audit-log-path', key: 'auditLogPath', arg: 'file', help: 'Write audit events to this file, one per line (--audit-log-format); - for standard output', parse: optionalPath }),
-    flag({ name: 'audit-log-maxage', key: 'auditLogMaxAge', arg: 'days', help: 'Remove rotated audit logs older than this many days (0 = keep)', parse: count }),
+    flag({
+      name: 'audit-policy-file',
+      key: 'auditPolicyFile',
+      arg: 'file',
+      help: 'audit.k8s.io/v1 Policy (YAML or JSON): which requests are audited at which level; without it nothing is audited',
+      parse: optionalPath,
+    }),
+    flag({
+      name: 'audit-log-path',
+      key: 'auditLogPath',
+      arg: 'file',
+      help: 'Write audit events to this file, one per line (--audit-log-format); - for standard output',
+      parse: optionalPath,
+    }),
+    flag({
+      name: 'audit-log-maxage',
+      key: 'auditLogMaxAge',
+      arg: 'days',
+      help: 'Remove rotated audit logs older than this many days (0 = keep)',
+      parse: count,
+    }),
     flag({ name: 'audit-log-maxbackup', key: 'auditLogMaxBackup', arg: 'int', help: 'Keep at most this many rotated audit logs (0 = all)', parse: count }),
-    flag({ name: 'audit-log-maxsize', key: 'auditLogMaxSize', arg: 'MB', help: 'Rotate the audit log when it would pass this many megabytes (100 when only maxage or maxbackup is set)', parse: count }),
-    flag({ name: 'audit-log-format', key: 'auditLogFormat', arg: 'json|legacy', help: 'Format of the audit log lines: json (one Event per line) or legacy (kube\'s one-line text)',
-      parse: oneOf(['json', 'legacy'] as const) }),
+    flag({
+      name: 'audit-log-maxsize',
+      key: 'auditLogMaxSize',
+      arg: 'MB',
+      help: 'Rotate the audit log when it would pass this many megabytes (100 when only maxage or maxbackup is set)',
+      parse: count,
+    }),
+    flag({
+      name: 'audit-log-format',
+      key: 'auditLogFormat',
+      arg: 'json|legacy',
+      help: "Format of the audit log lines: json (one Event per line) or legacy (kube's one-line text)",
+      parse: oneOf(['json', 'legacy'] as const),
+    }),
     flag({ name: 'audit-log-compress', key: 'auditLogCompress', arg: 'bool', boolean: true, help: 'Gzip rotated audit logs', parse: bool }),
-    flag({ name: 'audit-log-mode', key: 'auditLogMode', arg: MODES.join('|'), help: 'How events reach the log: in the request\'s path, strictly (a failed write fails the request), or in background batches', parse: oneOf(MODES) }),
-    flag({ name: 'audit-webhook-config-file', key: 'auditWebhookConfigFile', arg: 'file', help: 'Kubeconfig naming the server that receives audit EventLists', parse: optionalPath }),
+    flag({
+      name: 'audit-log-mode',
+      key: 'auditLogMode',
+      arg: MODES.join('|'),
+      help: "How events reach the log: in the request's path, strictly (a failed write fails the request), or in background batches",
+      parse: oneOf(MODES),
+    }),
+    flag({
+      name: 'audit-webhook-config-file',
+      key: 'auditWebhookConfigFile',
+      arg: 'file',
+      help: 'Kubeconfig naming the server that receives audit EventLists',
+      parse: optionalPath,
+    }),
     flag({ name: 'audit-webhook-mode', key: 'auditWebhookMode', arg: MODES.join('|'), help: 'How events reach the audit webhook', parse: oneOf(MODES) }),
-    flag({ name: 'audit-webhook-initial-backoff', key: 'auditWebhookInitialBackoffMs', arg: 'duration', help: 'Wait before the first retry of a failed audit webhook request (then ×1.5, five tries)',
-      parse: (raw) => duration(raw, true) }),
+    flag({
+      name: 'audit-webhook-initial-backoff',
+      key: 'auditWebhookInitialBackoffMs',
+      arg: 'duration',
+      help: 'Wait before the first retry of a failed audit webhook request (then ×1.5, five tries)',
+      parse: (raw) => duration(raw, true),
+    }),
     ...backendFlags('log'),
     ...backendFlags('webhook'),
   ],
   checks(o, given) {
     const out: string[] = [];
-    const logFlags = ['audit-log-maxage', 'audit-log-maxbackup', 'audit-log-maxsize', 'audit-log-mode', 'audit-log-compress', 'audit-log-format', ...backendFlags('log').map((f) => f.name)];
+    const logFlags = [
+      'audit-log-maxage',
+      'audit-log-maxbackup',
+      'audit-log-maxsize',
+      'audit-log-mode',
+      'audit-log-compress',
+      'audit-log-format',
+      ...backendFlags('log').map((f) => f.name),
+    ];
     const logOnly = logFlags.filter((n) => given.has(n));
-    if (logOnly.length > 0 && o.auditLogPath === undefined) out.push(requires(logOnly.map((n) => `--${n}`), '--audit-log-path'));
-    if (o.auditLogPath === '-' && (o.auditLogMaxAge || o.auditLogMaxBackup || o.auditLogMaxSize)) out.push('--audit-log-path=- (standard output) cannot be rotated');
+    if (logOnly.length > 0 && o.auditLogPath === undefined)
+      out.push(
+        requires(
+          logOnly.map((n) => `--${n}`),
+          '--audit-log-path',
+        ),
+      );
+    if (o.auditLogPath === '-' && (o.auditLogMaxAge || o.auditLogMaxBackup || o.auditLogMaxSize))
+      out.push('--audit-log-path=- (standard output) cannot be rotated');
     const hookFlags = ['audit-webhook-mode', 'audit-webhook-initial-backoff', ...backendFlags('webhook').map((f) => f.name)];
     const hookOnly = hookFlags.filter((n) => given.has(n));
-    if (hookOnly.length > 0 && o.auditWebhookConfigFile === undefined) out.push(requires(hookOnly.map((n) => `--${n}`), '--audit-webhook-config-file'));
-    if (o.auditWebhookBatchMaxSize > o.auditWebhookBatchBufferSize) out.push('--audit-webhook-batch-max-size must not be larger than --audit-webhook-batch-buffer-size');
+    if (hookOnly.length > 0 && o.auditWebhookConfigFile === undefined)
+      out.push(
+        requires(
+          hookOnly.map((n) => `--${n}`),
+          '--audit-webhook-config-file',
+        ),
+      );
+    if (o.auditWebhookBatchMaxSize > o.auditWebhookBatchBufferSize)
+      out.push('--audit-webhook-batch-max-size must not be larger than --audit-webhook-batch-buffer-size');
     if (o.auditLogBatchMaxSize > o.auditLogBatchBufferSize) out.push('--audit-log-batch-max-size must not be larger than --audit-log-batch-buffer-size');
     for (const p of ['log', 'webhook'] as const) {
-      const [mode, throttle, qpsValue, burst, maxBatch, maxEvent] = p === 'log'
-        ? [o.auditLogMode, o.auditLogBatchThrottleEnable, o.auditLogBatchThrottleQps, o.auditLogBatchThrottleBurst, o.auditLogTruncateMaxBatchSize, o.auditLogTruncateMaxEventSize]
-        : [o.auditWebhookMode, o.auditWebhookBatchThrottleEnable, o.auditWebhookBatchThrottleQps, o.auditWebhookBatchThrottleBurst, o.auditWebhookTruncateMaxBatchSize, o.auditWebhookTruncateMaxEventSize];
+      const [mode, throttle, qpsValue, burst, maxBatch, maxEvent] =
+        p === 'log'
+          ? [
+              o.auditLogMode,
+              o.auditLogBatchThrottleEnable,
+              o.auditLogBatchThrottleQps,
+              o.auditLogBatchThrottleBurst,
+              o.auditLogTruncateMaxBatchSize,
+              o.auditLogTruncateMaxEventSize,
+            ]
+          : [
+              o.auditWebhookMode,
+              o.auditWebhookBatchThrottleEnable,
+              o.auditWebhookBatchThrottleQps,
+              o.auditWebhookBatchThrottleBurst,
+              o.auditWebhookTruncateMaxBatchSize,
+              o.auditWebhookTruncateMaxEventSize,
+            ];
       // As kube: the throttle is checked only where it applies, in batch mode.
       if (mode === 'batch' && throttle) {
         if (!(qpsValue > 0)) out.push(`--audit-${p}-batch-throttle-qps must be a positive number when --audit-${p}-batch-throttle-enable is true`);

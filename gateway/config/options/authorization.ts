@@ -21,25 +21,68 @@ export const authorization: OptionGroup<AuthorizationOptions> = {
   title: 'Authorization',
   defaults: {
     // Secure by default, as kube-apiserver.
-    authorizationModes: ['Node', 'RBAC'], authorizationConfig: undefined, authorizationPolicyFile: undefined,
-    authorizationWebhookConfigFile: undefined, authorizationWebhookVersion: 'v1beta1',
-    authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000, authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
+    authorizationModes: ['Node', 'RBAC'],
+    authorizationConfig: undefined,
+    authorizationPolicyFile: undefined,
+    authorizationWebhookConfigFile: undefined,
+    authorizationWebhookVersion: 'v1beta1',
+    authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
+    authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
   },
   flags: [
-    flag({ name: 'authorization-mode', key: 'authorizationModes', arg: 'mode,…', list: true,
-      help: `Ordered authorizers: ${AUTHORIZATION_MODES.join(', ')}`, parse: authorizationModes }),
-    flag({ name: 'authorization-config', key: 'authorizationConfig', arg: 'file',
-      help: 'AuthorizationConfiguration file (ordered authorizers, several webhooks, reloaded on change); excludes --authorization-mode and --authorization-webhook-*', parse: optionalPath }),
-    flag({ name: 'authorization-policy-file', key: 'authorizationPolicyFile', arg: 'file', help: 'ABAC policy file: one JSON policy per line (with --authorization-mode=ABAC)', parse: optionalPath }),
-    flag({ name: 'authorization-webhook-config-file', key: 'authorizationWebhookConfigFile', arg: 'file',
-      help: 'Kubeconfig-format file naming an https authorization webhook (SubjectAccessReview; with --authorization-mode=Webhook)', parse: optionalPath }),
-    flag({ name: 'authorization-webhook-version', key: 'authorizationWebhookVersion', arg: 'v1beta1|v1',
+    flag({
+      name: 'authorization-mode',
+      key: 'authorizationModes',
+      arg: 'mode,…',
+      list: true,
+      help: `Ordered authorizers: ${AUTHORIZATION_MODES.join(', ')}`,
+      parse: authorizationModes,
+    }),
+    flag({
+      name: 'authorization-config',
+      key: 'authorizationConfig',
+      arg: 'file',
+      help: 'AuthorizationConfiguration file (ordered authorizers, several webhooks, reloaded on change); excludes --authorization-mode and --authorization-webhook-*',
+      parse: optionalPath,
+    }),
+    flag({
+      name: 'authorization-policy-file',
+      key: 'authorizationPolicyFile',
+      arg: 'file',
+      help: 'ABAC policy file: one JSON policy per line (with --authorization-mode=ABAC)',
+      parse: optionalPath,
+    }),
+    flag({
+      name: 'authorization-webhook-config-file',
+      key: 'authorizationWebhookConfigFile',
+      arg: 'file',
+      help: 'Kubeconfig-format file naming an https authorization webhook (SubjectAccessReview; with --authorization-mode=Webhook)',
+      parse: optionalPath,
+    }),
+    flag({
+      name: 'authorization-webhook-version',
+      key: 'authorizationWebhookVersion',
+      arg: 'v1beta1|v1',
       help: 'authorization.k8s.io SubjectAccessReview version sent to the authorization webhook',
-      parse: (raw) => { if (raw !== 'v1' && raw !== 'v1beta1') throw new BadValue('must be v1 or v1beta1'); return raw; } }),
-    flag({ name: 'authorization-webhook-cache-authorized-ttl', key: 'authorizationWebhookCacheAuthorizedTtlMs', arg: 'duration',
-      help: 'How long allow answers of the authorization webhook are cached', parse: (raw) => duration(raw, false) }),
-    flag({ name: 'authorization-webhook-cache-unauthorized-ttl', key: 'authorizationWebhookCacheUnauthorizedTtlMs', arg: 'duration',
-      help: 'How long other answers of the authorization webhook are cached', parse: (raw) => duration(raw, false) }),
+      parse: (raw) => {
+        if (raw !== 'v1' && raw !== 'v1beta1') throw new BadValue('must be v1 or v1beta1');
+        return raw;
+      },
+    }),
+    flag({
+      name: 'authorization-webhook-cache-authorized-ttl',
+      key: 'authorizationWebhookCacheAuthorizedTtlMs',
+      arg: 'duration',
+      help: 'How long allow answers of the authorization webhook are cached',
+      parse: (raw) => duration(raw, false),
+    }),
+    flag({
+      name: 'authorization-webhook-cache-unauthorized-ttl',
+      key: 'authorizationWebhookCacheUnauthorizedTtlMs',
+      arg: 'duration',
+      help: 'How long other answers of the authorization webhook are cached',
+      parse: (raw) => duration(raw, false),
+    }),
   ],
   checks(o, given) {
     const out: string[] = [];
@@ -70,15 +113,22 @@ function authorizationModes(raw: string): AuthorizationMode[] {
 function authorizationFlagChecks(o: AuthorizationOptions, given: ReadonlySet<string>): string[] {
   const out: string[] = [];
   if (o.authorizationConfig !== undefined) {
-    const clash = ['authorization-mode', 'authorization-webhook-config-file', 'authorization-webhook-version',
-      'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl'].filter((n) => given.has(n));
+    const clash = [
+      'authorization-mode',
+      'authorization-webhook-config-file',
+      'authorization-webhook-version',
+      'authorization-webhook-cache-authorized-ttl',
+      'authorization-webhook-cache-unauthorized-ttl',
+    ].filter((n) => given.has(n));
     if (clash.length > 0) out.push(`--authorization-config and ${clash.map((n) => `--${n}`).join(', ')} are mutually exclusive`);
     return out;
   }
   const modes: readonly string[] = o.authorizationModes;
   if (modes.includes('ABAC') && o.authorizationPolicyFile === undefined) out.push('--authorization-mode=ABAC requires --authorization-policy-file');
   if (!modes.includes('ABAC') && o.authorizationPolicyFile !== undefined) out.push('--authorization-policy-file requires ABAC in --authorization-mode');
-  if (modes.includes('Webhook') && o.authorizationWebhookConfigFile === undefined) out.push('--authorization-mode=Webhook requires --authorization-webhook-config-file');
-  if (!modes.includes('Webhook') && o.authorizationWebhookConfigFile !== undefined) out.push('--authorization-webhook-config-file requires Webhook in --authorization-mode');
+  if (modes.includes('Webhook') && o.authorizationWebhookConfigFile === undefined)
+    out.push('--authorization-mode=Webhook requires --authorization-webhook-config-file');
+  if (!modes.includes('Webhook') && o.authorizationWebhookConfigFile !== undefined)
+    out.push('--authorization-webhook-config-file requires Webhook in --authorization-mode');
   return out;
 }

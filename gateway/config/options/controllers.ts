@@ -12,7 +12,8 @@ function controllerNames(raw: string): string[] {
   if (names.length === 0) throw new BadValue('at least one controller name or * is required');
   for (const n of names) {
     const bare = n.startsWith('-') ? n.slice(1) : n;
-    if (n !== '*' && !(CONTROLLERS as readonly string[]).includes(bare)) throw new BadValue(`unknown controller (*, ${CONTROLLERS.join(', ')}, or -name to disable)`, n);
+    if (n !== '*' && !(CONTROLLERS as readonly string[]).includes(bare))
+      throw new BadValue(`unknown controller (*, ${CONTROLLERS.join(', ')}, or -name to disable)`, n);
   }
   return names;
 }
@@ -38,7 +39,13 @@ export const controllers: OptionGroup<ControllerOptions> = {
     controllers: ['*'],
   },
   flags: [
-    flag({ name: 'controllers', key: 'controllers', arg: 'name,…', list: true,
-      help: `Core controllers to run: * (defaults), ${CONTROLLERS.join(', ')}, -name disables`, parse: controllerNames }),
+    flag({
+      name: 'controllers',
+      key: 'controllers',
+      arg: 'name,…',
+      list: true,
+      help: `Core controllers to run: * (defaults), ${CONTROLLERS.join(', ')}, -name disables`,
+      parse: controllerNames,
+    }),
   ],
 };

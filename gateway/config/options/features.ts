@@ -14,25 +14,40 @@ const flag = flagsOf<FeatureOptions>();
 export const features: OptionGroup<FeatureOptions> = {
   title: 'API enablement and feature',
   defaults: {
-    featureGates: FEATURE_GATE_DEFAULTS, runtimeConfig: DEFAULT_RUNTIME_CONFIG,
+    featureGates: FEATURE_GATE_DEFAULTS,
+    runtimeConfig: DEFAULT_RUNTIME_CONFIG,
   },
   flags: [
-    flag({ name: 'feature-gates', key: 'featureGates', arg: 'Name=bool,…',
-      help: `Feature gates (a later --feature-gates adds to an earlier one):\n${featureGateHelp().map((l) => `${' '.repeat(45)}${l}`).join('\n')}`,
+    flag({
+      name: 'feature-gates',
+      key: 'featureGates',
+      arg: 'Name=bool,…',
+      help: `Feature gates (a later --feature-gates adds to an earlier one):\n${featureGateHelp()
+        .map((l) => `${' '.repeat(45)}${l}`)
+        .join('\n')}`,
       parse: (raw, prev) => {
-        try { return parseFeatureGates(raw, prev); } catch (err) {
+        try {
+          return parseFeatureGates(raw, prev);
+        } catch (err) {
           if (err instanceof FeatureGateError) throw new BadValue(err.message, err.value);
           throw err;
         }
-      } }),
-    flag({ name: 'runtime-config', key: 'runtimeConfig', arg: 'key=bool,…',
+      },
+    }),
+    flag({
+      name: 'runtime-config',
+      key: 'runtimeConfig',
+      arg: 'key=bool,…',
       help: 'Turn served APIs on or off: api/all, api/ga, api/beta, api/alpha, <group>/<version>, <group>/<version>/<resource> (core: v1); disabled ones leave discovery and answer 404 (a later --runtime-config adds to an earlier one)',
       parse: (raw, prev) => {
-        try { return parseRuntimeConfig(raw, prev); } catch (err) {
+        try {
+          return parseRuntimeConfig(raw, prev);
+        } catch (err) {
           if (err instanceof RuntimeConfigError) throw new BadValue(err.message, err.value);
           throw err;
         }
-      } }),
+      },
+    }),
   ],
   checks(o) {
     return runtimeConfigChecks(o.runtimeConfig, o);

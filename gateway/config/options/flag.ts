@@ -6,7 +6,12 @@ import { DurationError, parseDuration } from '../duration.js';
 
 /** Thrown by a value parser; the text goes after `invalid value "x" for --flag: `. */
 export class BadValue extends Error {
-  constructor(message: string, readonly value?: string) { super(message); }
+  constructor(
+    message: string,
+    readonly value?: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface Flag<O = Record<string, unknown>, K extends keyof O = keyof O> {
@@ -87,7 +92,10 @@ export function headerSeparator(raw: string): string {
 }
 
 export function csv(raw: string): string[] {
-  return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** One of a closed set of words. */

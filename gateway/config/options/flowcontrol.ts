@@ -14,16 +14,32 @@ const flag = flagsOf<FlowControlOptions>();
 export const flowcontrol: OptionGroup<FlowControlOptions> = {
   title: 'Flow control',
   defaults: {
-    maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, enablePriorityAndFairness: true,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
+    enablePriorityAndFairness: true,
   },
   flags: [
-    flag({ name: 'max-requests-inflight', key: 'maxRequestsInflight', arg: 'int',
+    flag({
+      name: 'max-requests-inflight',
+      key: 'maxRequestsInflight',
+      arg: 'int',
       help: 'Most non-mutating requests in flight at once (long-running ones excepted); more get 429; 0 = no limit',
-      parse: (raw) => int(raw, 0, 2 ** 31 - 1, 'must be a non-negative integer') }),
-    flag({ name: 'max-mutating-requests-inflight', key: 'maxMutatingRequestsInflight', arg: 'int',
+      parse: (raw) => int(raw, 0, 2 ** 31 - 1, 'must be a non-negative integer'),
+    }),
+    flag({
+      name: 'max-mutating-requests-inflight',
+      key: 'maxMutatingRequestsInflight',
+      arg: 'int',
       help: 'Most mutating requests in flight at once; more get 429; 0 = no limit',
-      parse: (raw) => int(raw, 0, 2 ** 31 - 1, 'must be a non-negative integer') }),
-    flag({ name: 'enable-priority-and-fairness', key: 'enablePriorityAndFairness', arg: 'bool', boolean: true,
-      help: 'Classify requests by FlowSchema and queue them fairly per PriorityLevelConfiguration within the total of the two in-flight limits; false = the plain limits', parse: bool }),
+      parse: (raw) => int(raw, 0, 2 ** 31 - 1, 'must be a non-negative integer'),
+    }),
+    flag({
+      name: 'enable-priority-and-fairness',
+      key: 'enablePriorityAndFairness',
+      arg: 'bool',
+      boolean: true,
+      help: 'Classify requests by FlowSchema and queue them fairly per PriorityLevelConfiguration within the total of the two in-flight limits; false = the plain limits',
+      parse: bool,
+    }),
   ],
 };

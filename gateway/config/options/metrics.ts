@@ -16,17 +16,22 @@ export const metrics: OptionGroup<MetricsOptions> = {
   title: 'Metrics',
   defaults: { showHiddenMetricsForVersion: undefined },
   flags: [
-    flag({ name: 'show-hidden-metrics-for-version', key: 'showHiddenMetricsForVersion', arg: 'major.minor',
+    flag({
+      name: 'show-hidden-metrics-for-version',
+      key: 'showHiddenMetricsForVersion',
+      arg: 'major.minor',
       help: `Serve again the deprecated metrics that this release hides; only the previous minor version (${CURRENT.major}.${CURRENT.minor - 1}) is accepted`,
       parse: (raw) => {
         if (raw === '') return undefined;
         try {
           checkShowHiddenVersion(raw, CURRENT);
         } catch (err) {
-          if (err instanceof VersionError) throw new BadValue(`must be omitted or have the value '${CURRENT.major}.${CURRENT.minor - 1}' (only the previous minor version is allowed)`);
+          if (err instanceof VersionError)
+            throw new BadValue(`must be omitted or have the value '${CURRENT.major}.${CURRENT.minor - 1}' (only the previous minor version is allowed)`);
           throw err;
         }
         return raw;
-      } }),
+      },
+    }),
   ],
 };

@@ -21,39 +21,98 @@ const flag = flagsOf<SidecarOptions>();
 export const sidecar: OptionGroup<SidecarOptions> = {
   title: 'Sidecar mode',
   defaults: {
-    upstream: undefined, upstreamCaFile: undefined, resourceAttributesFile: undefined, allowPaths: [], ignorePaths: [],
-    authHeaderFieldsEnabled: false, authHeaderUserFieldName: 'x-remote-user', authHeaderGroupsFieldName: 'x-remote-groups',
+    upstream: undefined,
+    upstreamCaFile: undefined,
+    resourceAttributesFile: undefined,
+    allowPaths: [],
+    ignorePaths: [],
+    authHeaderFieldsEnabled: false,
+    authHeaderUserFieldName: 'x-remote-user',
+    authHeaderGroupsFieldName: 'x-remote-groups',
     authHeaderGroupsFieldSeparator: '|',
   },
   flags: [
-    flag({ name: 'upstream', key: 'upstream', arg: 'url',
-      help: 'Sidecar mode: authenticate and authorize every request, then proxy it to this http(s) URL with X-Remote-* identity headers', parse: (raw) => {
+    flag({
+      name: 'upstream',
+      key: 'upstream',
+      arg: 'url',
+      help: 'Sidecar mode: authenticate and authorize every request, then proxy it to this http(s) URL with X-Remote-* identity headers',
+      parse: (raw) => {
         if (!URL.canParse(raw) || !['http:', 'https:'].includes(new URL(raw).protocol)) throw new BadValue('must be an http:// or https:// URL');
         if (/[?#]/.test(raw)) throw new BadValue('must not contain a query or fragment');
         return raw.replace(/\/+$/, '');
-      } }),
-    flag({ name: 'upstream-ca-file', key: 'upstreamCaFile', arg: 'file', help: 'CA bundle of an https --upstream (default: system roots)', parse: optionalPath }),
-    flag({ name: 'resource-attributes', key: 'resourceAttributesFile', arg: 'file',
-      help: 'Sidecar mode: YAML/JSON with resourceAttributes {namespace, apiGroup, apiVersion, resource, subresource, name} authorized instead of the path', parse: optionalPath }),
-    flag({ name: 'allow-paths', key: 'allowPaths', arg: 'pattern,…', list: true,
-      help: 'Sidecar mode: only paths matching one of these patterns (* = one path segment) are proxied; others get 404', parse: csv }),
-    flag({ name: 'ignore-paths', key: 'ignorePaths', arg: 'pattern,…', list: true,
-      help: 'Sidecar mode: paths matching these patterns are proxied without authentication or authorization', parse: csv }),
-    flag({ name: 'auth-header-fields-enabled', key: 'authHeaderFieldsEnabled', arg: 'bool', boolean: true,
-      help: 'Sidecar mode: send the user and groups to the upstream in --auth-header-user-field-name and --auth-header-groups-field-name (kube-rbac-proxy)', parse: bool }),
-    flag({ name: 'auth-header-user-field-name', key: 'authHeaderUserFieldName', arg: 'header',
-      help: 'Sidecar mode: the header telling the upstream the user name; a client\'s own is always removed', parse: headerName }),
-    flag({ name: 'auth-header-groups-field-name', key: 'authHeaderGroupsFieldName', arg: 'header',
-      help: 'Sidecar mode: the header telling the upstream the user\'s groups; a client\'s own is always removed', parse: headerName }),
-    flag({ name: 'auth-header-groups-field-separator', key: 'authHeaderGroupsFieldSeparator', arg: 'string',
-      help: 'Sidecar mode: what joins the group names in the groups header', parse: headerSeparator }),
+      },
+    }),
+    flag({
+      name: 'upstream-ca-file',
+      key: 'upstreamCaFile',
+      arg: 'file',
+      help: 'CA bundle of an https --upstream (default: system roots)',
+      parse: optionalPath,
+    }),
+    flag({
+      name: 'resource-attributes',
+      key: 'resourceAttributesFile',
+      arg: 'file',
+      help: 'Sidecar mode: YAML/JSON with resourceAttributes {namespace, apiGroup, apiVersion, resource, subresource, name} authorized instead of the path',
+      parse: optionalPath,
+    }),
+    flag({
+      name: 'allow-paths',
+      key: 'allowPaths',
+      arg: 'pattern,…',
+      list: true,
+      help: 'Sidecar mode: only paths matching one of these patterns (* = one path segment) are proxied; others get 404',
+      parse: csv,
+    }),
+    flag({
+      name: 'ignore-paths',
+      key: 'ignorePaths',
+      arg: 'pattern,…',
+      list: true,
+      help: 'Sidecar mode: paths matching these patterns are proxied without authentication or authorization',
+      parse: csv,
+    }),
+    flag({
+      name: 'auth-header-fields-enabled',
+      key: 'authHeaderFieldsEnabled',
+      arg: 'bool',
+      boolean: true,
+      help: 'Sidecar mode: send the user and groups to the upstream in --auth-header-user-field-name and --auth-header-groups-field-name (kube-rbac-proxy)',
+      parse: bool,
+    }),
+    flag({
+      name: 'auth-header-user-field-name',
+      key: 'authHeaderUserFieldName',
+      arg: 'header',
+      help: "Sidecar mode: the header telling the upstream the user name; a client's own is always removed",
+      parse: headerName,
+    }),
+    flag({
+      name: 'auth-header-groups-field-name',
+      key: 'authHeaderGroupsFieldName',
+      arg: 'header',
+      help: "Sidecar mode: the header telling the upstream the user's groups; a client's own is always removed",
+      parse: headerName,
+    }),
+    flag({
+      name: 'auth-header-groups-field-separator',
+      key: 'authHeaderGroupsFieldSeparator',
+      arg: 'string',
+      help: 'Sidecar mode: what joins the group names in the groups header',
+      parse: headerSeparator,
+    }),
   ],
   checks(o, given) {
     const out: string[] = [];
     if (o.upstream === undefined) {
-      const orphan = [o.upstreamCaFile !== undefined && '--upstream-ca-file', o.resourceAttributesFile !== undefined && '--resource-attributes',
-        o.allowPaths.length > 0 && '--allow-paths', o.ignorePaths.length > 0 && '--ignore-paths',
-        o.authHeaderFieldsEnabled && '--auth-header-fields-enabled'].filter((f): f is string => f !== false);
+      const orphan = [
+        o.upstreamCaFile !== undefined && '--upstream-ca-file',
+        o.resourceAttributesFile !== undefined && '--resource-attributes',
+        o.allowPaths.length > 0 && '--allow-paths',
+        o.ignorePaths.length > 0 && '--ignore-paths',
+        o.authHeaderFieldsEnabled && '--auth-header-fields-enabled',
+      ].filter((f): f is string => f !== false);
       if (orphan.length > 0) out.push(requires(orphan, '--upstream'));
       return out;
     }

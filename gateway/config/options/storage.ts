@@ -18,16 +18,28 @@ const flag = flagsOf<StorageOptions>();
 export const storage: OptionGroup<StorageOptions> = {
   title: 'Storage',
   defaults: {
-    dataDir: './data', storageBackend: 'file', redisUrl: undefined, storagePrefix: 'gatehouse', watchHistoryMs: 5 * 60_000,
+    dataDir: './data',
+    storageBackend: 'file',
+    redisUrl: undefined,
+    storagePrefix: 'gatehouse',
+    watchHistoryMs: 5 * 60_000,
   },
   flags: [
     flag({ name: 'data-dir', key: 'dataDir', arg: 'dir', help: 'Where the file store and the generated dev PKI live', parse: nonEmpty }),
-    flag({ name: 'storage-backend', key: 'storageBackend', arg: 'file|memory|redis', help: 'Where objects are stored',
+    flag({
+      name: 'storage-backend',
+      key: 'storageBackend',
+      arg: 'file|memory|redis',
+      help: 'Where objects are stored',
       parse: (raw) => {
         if (!(STORAGE_BACKENDS as readonly string[]).includes(raw)) throw new BadValue(`must be one of ${STORAGE_BACKENDS.join(', ')}`);
         return raw as StorageBackend;
-      } }),
-    flag({ name: 'redis-url', key: 'redisUrl', arg: 'url',
+      },
+    }),
+    flag({
+      name: 'redis-url',
+      key: 'redisUrl',
+      arg: 'url',
       help: 'redis://[user:password@]host:port[/db] or rediss://…[?ca=file]; a Redis Cluster: several seeds host:port,host:port,… or redis+cluster://…; a Unix socket: unix:///path/redis.sock[?db=N] (with --storage-backend=redis)',
       parse: (raw) => {
         // The store's own parser, so the flag and the store accept the same URLs; the message shows the URL without its password.
@@ -38,14 +50,25 @@ export const storage: OptionGroup<StorageOptions> = {
           throw err;
         }
         return raw;
-      } }),
-    flag({ name: 'storage-prefix', key: 'storagePrefix', arg: 'prefix', help: 'Key prefix for every stored object (redis)',
+      },
+    }),
+    flag({
+      name: 'storage-prefix',
+      key: 'storagePrefix',
+      arg: 'prefix',
+      help: 'Key prefix for every stored object (redis)',
       parse: (raw) => {
         if (/[{}\s*?[\]\\]/.test(nonEmpty(raw))) throw new BadValue('must not contain braces, spaces or glob characters');
         return raw;
-      } }),
-    flag({ name: 'watch-history', key: 'watchHistoryMs', arg: 'duration', help: 'How long watch history is kept before a watch gets 410 Gone',
-      parse: (raw) => duration(raw, true) }),
+      },
+    }),
+    flag({
+      name: 'watch-history',
+      key: 'watchHistoryMs',
+      arg: 'duration',
+      help: 'How long watch history is kept before a watch gets 410 Gone',
+      parse: (raw) => duration(raw, true),
+    }),
   ],
   checks(o) {
     const out: string[] = [];

@@ -13,7 +13,12 @@ export const tracing: OptionGroup<TracingOptions> = {
   title: 'Tracing',
   defaults: { tracingConfigFile: undefined },
   flags: [
-    flag({ name: 'tracing-config-file', key: 'tracingConfigFile', arg: 'file',
-      help: 'apiserver.config.k8s.io TracingConfiguration (endpoint, samplingRatePerMillion): spans exported by OTLP over HTTP; without it nothing is traced', parse: optionalPath }),
+    flag({
+      name: 'tracing-config-file',
+      key: 'tracingConfigFile',
+      arg: 'file',
+      help: 'apiserver.config.k8s.io TracingConfiguration (endpoint, samplingRatePerMillion): spans exported by OTLP over HTTP; without it nothing is traced',
+      parse: optionalPath,
+    }),
   ],
 };

@@ -14,7 +14,12 @@ export const authenticationV1: PackageSchema = {
     SelfSubjectReview: ['metadata 1 meta.ObjectMeta ?', 'status 2 SelfSubjectReviewStatus ?'],
     SelfSubjectReviewStatus: ['userInfo 1 UserInfo ?'],
     TokenRequest: ['metadata 1 meta.ObjectMeta ?', 'spec 2 TokenRequestSpec', 'status 3 TokenRequestStatus ?'],
-    TokenRequestSpec: ['audiences 1 []string', 'expirationSeconds 4 int64 *', 'boundObjectRef 3 BoundObjectReference *', 'attestations 5 map<string,AttestationValue> ?'],
+    TokenRequestSpec: [
+      'audiences 1 []string',
+      'expirationSeconds 4 int64 *',
+      'boundObjectRef 3 BoundObjectReference *',
+      'attestations 5 map<string,AttestationValue> ?',
+    ],
     TokenRequestStatus: ['token 1 string', 'expirationTimestamp 2 meta.Time'],
     TokenReview: ['metadata 1 meta.ObjectMeta ?', 'spec 2 TokenReviewSpec', 'status 3 TokenReviewStatus ?'],
     TokenReviewSpec: ['token 1 string ?', 'audiences 2 []string ?'],

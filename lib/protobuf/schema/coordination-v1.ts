@@ -9,6 +9,14 @@ export const coordinationV1: PackageSchema = {
   messages: {
     Lease: ['metadata 1 meta.ObjectMeta ?', 'spec 2 LeaseSpec ?'],
     LeaseList: ['metadata 1 meta.ListMeta ?', 'items 2 []Lease'],
-    LeaseSpec: ['holderIdentity 1 string ? *', 'leaseDurationSeconds 2 int32 ? *', 'acquireTime 3 meta.MicroTime ? *', 'renewTime 4 meta.MicroTime ? *', 'leaseTransitions 5 int32 ? *', 'strategy 6 string ? *', 'preferredHolder 7 string ? *'],
+    LeaseSpec: [
+      'holderIdentity 1 string ? *',
+      'leaseDurationSeconds 2 int32 ? *',
+      'acquireTime 3 meta.MicroTime ? *',
+      'renewTime 4 meta.MicroTime ? *',
+      'leaseTransitions 5 int32 ? *',
+      'strategy 6 string ? *',
+      'preferredHolder 7 string ? *',
+    ],
   },
 };

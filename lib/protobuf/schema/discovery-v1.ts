@@ -7,7 +7,16 @@ export const discoveryV1: PackageSchema = {
   alias: 'discovery',
   protoPackage: 'k8s.io.api.discovery.v1',
   messages: {
-    Endpoint: ['addresses 1 []string', 'conditions 2 EndpointConditions ?', 'hostname 3 string ? *', 'targetRef 4 core.ObjectReference ? *', 'deprecatedTopology 5 map<string,string> ?', 'nodeName 6 string ? *', 'zone 7 string ? *', 'hints 8 EndpointHints ? *'],
+    Endpoint: [
+      'addresses 1 []string',
+      'conditions 2 EndpointConditions ?',
+      'hostname 3 string ? *',
+      'targetRef 4 core.ObjectReference ? *',
+      'deprecatedTopology 5 map<string,string> ?',
+      'nodeName 6 string ? *',
+      'zone 7 string ? *',
+      'hints 8 EndpointHints ? *',
+    ],
     EndpointConditions: ['ready 1 bool ? *', 'serving 2 bool ? *', 'terminating 3 bool ? *'],
     EndpointHints: ['forZones 1 []ForZone ?', 'forNodes 2 []ForNode ?'],
     EndpointPort: ['name 1 string ? *', 'protocol 2 string ? *', 'port 3 int32 ? *', 'appProtocol 4 string ? *'],

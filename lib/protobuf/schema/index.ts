@@ -14,8 +14,18 @@ import { rbacV1 } from './rbac-v1.js';
 import type { PackageSchema } from './types.js';
 
 export const PACKAGES: readonly PackageSchema[] = [
-  metaV1, runtime, intstr, resource, coreV1, eventsV1, coordinationV1, discoveryV1, rbacV1,
-  apiregistrationV1, authenticationV1, authorizationV1,
+  metaV1,
+  runtime,
+  intstr,
+  resource,
+  coreV1,
+  eventsV1,
+  coordinationV1,
+  discoveryV1,
+  rbacV1,
+  apiregistrationV1,
+  authenticationV1,
+  authorizationV1,
 ];
 
 const withLists = (kinds: string[]) => [...kinds, ...kinds.map((k) => `${k}List`)];
@@ -24,8 +34,19 @@ const withLists = (kinds: string[]) => [...kinds, ...kinds.map((k) => `${k}List`
 export const KINDS: Readonly<Record<string, { alias: string; kinds: readonly string[] }>> = {
   v1: {
     alias: 'core',
-    kinds: withLists(['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Pod', 'Node', 'Service', 'Endpoints', 'Event',
-      'PersistentVolume', 'PersistentVolumeClaim']),
+    kinds: withLists([
+      'Namespace',
+      'ConfigMap',
+      'Secret',
+      'ServiceAccount',
+      'Pod',
+      'Node',
+      'Service',
+      'Endpoints',
+      'Event',
+      'PersistentVolume',
+      'PersistentVolumeClaim',
+    ]),
   },
   'events.k8s.io/v1': { alias: 'events', kinds: withLists(['Event']) },
   'coordination.k8s.io/v1': { alias: 'coordination', kinds: withLists(['Lease']) },

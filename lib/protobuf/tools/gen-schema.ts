@@ -23,32 +23,174 @@ interface PkgSpec {
 }
 
 const core = [
-  'Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Pod', 'Node', 'Service', 'Endpoints', 'Event',
-  'PersistentVolume', 'PersistentVolumeClaim',
+  'Namespace',
+  'ConfigMap',
+  'Secret',
+  'ServiceAccount',
+  'Pod',
+  'Node',
+  'Service',
+  'Endpoints',
+  'Event',
+  'PersistentVolume',
+  'PersistentVolumeClaim',
 ];
 const PKGS: PkgSpec[] = [
-  { alias: 'meta', file: 'meta-v1.ts', exportName: 'metaV1', repo: 1, dir: 'pkg/apis/meta/v1', protoPackage: 'k8s.io.apimachinery.pkg.apis.meta.v1',
-    roots: ['ObjectMeta', 'ListMeta', 'OwnerReference', 'ManagedFieldsEntry', 'FieldsV1', 'Time', 'MicroTime', 'Duration', 'LabelSelector', 'LabelSelectorRequirement', 'Status', 'StatusDetails', 'StatusCause', 'DeleteOptions', 'Preconditions', 'TypeMeta',
-      'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList'] },
-  { alias: 'runtime', file: 'runtime.ts', exportName: 'runtime', repo: 1, dir: 'pkg/runtime', protoPackage: 'k8s.io.apimachinery.pkg.runtime', roots: ['Unknown', 'RawExtension'] },
-  { alias: 'intstr', file: 'intstr.ts', exportName: 'intstr', repo: 1, dir: 'pkg/util/intstr', protoPackage: 'k8s.io.apimachinery.pkg.util.intstr', roots: ['IntOrString'] },
-  { alias: 'resource', file: 'resource.ts', exportName: 'resource', repo: 1, dir: 'pkg/api/resource', protoPackage: 'k8s.io.apimachinery.pkg.api.resource', roots: ['Quantity'] },
-  { alias: 'core', file: 'core-v1.ts', exportName: 'coreV1', repo: 0, dir: 'core/v1', protoPackage: 'k8s.io.api.core.v1', roots: [...core, ...core.map((k) => `${k}List`)] },
-  { alias: 'events', file: 'events-v1.ts', exportName: 'eventsV1', repo: 0, dir: 'events/v1', protoPackage: 'k8s.io.api.events.v1', roots: ['Event', 'EventList'] },
-  { alias: 'coordination', file: 'coordination-v1.ts', exportName: 'coordinationV1', repo: 0, dir: 'coordination/v1', protoPackage: 'k8s.io.api.coordination.v1', roots: ['Lease', 'LeaseList'] },
-  { alias: 'discovery', file: 'discovery-v1.ts', exportName: 'discoveryV1', repo: 0, dir: 'discovery/v1', protoPackage: 'k8s.io.api.discovery.v1', roots: ['EndpointSlice', 'EndpointSliceList'] },
-  { alias: 'rbac', file: 'rbac-v1.ts', exportName: 'rbacV1', repo: 0, dir: 'rbac/v1', protoPackage: 'k8s.io.api.rbac.v1',
-    roots: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'RoleList', 'ClusterRoleList', 'RoleBindingList', 'ClusterRoleBindingList'] },
-  { alias: 'apiregistration', file: 'apiregistration-v1.ts', exportName: 'apiregistrationV1', repo: 2, dir: 'pkg/apis/apiregistration/v1', protoPackage: 'k8s.io.kube_aggregator.pkg.apis.apiregistration.v1', roots: ['APIService', 'APIServiceList'] },
-  { alias: 'authentication', file: 'authentication-v1.ts', exportName: 'authenticationV1', repo: 0, dir: 'authentication/v1', protoPackage: 'k8s.io.api.authentication.v1', roots: ['TokenRequest', 'TokenReview', 'SelfSubjectReview'] },
-  { alias: 'authorization', file: 'authorization-v1.ts', exportName: 'authorizationV1', repo: 0, dir: 'authorization/v1', protoPackage: 'k8s.io.api.authorization.v1',
-    roots: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'] },
+  {
+    alias: 'meta',
+    file: 'meta-v1.ts',
+    exportName: 'metaV1',
+    repo: 1,
+    dir: 'pkg/apis/meta/v1',
+    protoPackage: 'k8s.io.apimachinery.pkg.apis.meta.v1',
+    roots: [
+      'ObjectMeta',
+      'ListMeta',
+      'OwnerReference',
+      'ManagedFieldsEntry',
+      'FieldsV1',
+      'Time',
+      'MicroTime',
+      'Duration',
+      'LabelSelector',
+      'LabelSelectorRequirement',
+      'Status',
+      'StatusDetails',
+      'StatusCause',
+      'DeleteOptions',
+      'Preconditions',
+      'TypeMeta',
+      'WatchEvent',
+      'PartialObjectMetadata',
+      'PartialObjectMetadataList',
+    ],
+  },
+  {
+    alias: 'runtime',
+    file: 'runtime.ts',
+    exportName: 'runtime',
+    repo: 1,
+    dir: 'pkg/runtime',
+    protoPackage: 'k8s.io.apimachinery.pkg.runtime',
+    roots: ['Unknown', 'RawExtension'],
+  },
+  {
+    alias: 'intstr',
+    file: 'intstr.ts',
+    exportName: 'intstr',
+    repo: 1,
+    dir: 'pkg/util/intstr',
+    protoPackage: 'k8s.io.apimachinery.pkg.util.intstr',
+    roots: ['IntOrString'],
+  },
+  {
+    alias: 'resource',
+    file: 'resource.ts',
+    exportName: 'resource',
+    repo: 1,
+    dir: 'pkg/api/resource',
+    protoPackage: 'k8s.io.apimachinery.pkg.api.resource',
+    roots: ['Quantity'],
+  },
+  {
+    alias: 'core',
+    file: 'core-v1.ts',
+    exportName: 'coreV1',
+    repo: 0,
+    dir: 'core/v1',
+    protoPackage: 'k8s.io.api.core.v1',
+    roots: [...core, ...core.map((k) => `${k}List`)],
+  },
+  {
+    alias: 'events',
+    file: 'events-v1.ts',
+    exportName: 'eventsV1',
+    repo: 0,
+    dir: 'events/v1',
+    protoPackage: 'k8s.io.api.events.v1',
+    roots: ['Event', 'EventList'],
+  },
+  {
+    alias: 'coordination',
+    file: 'coordination-v1.ts',
+    exportName: 'coordinationV1',
+    repo: 0,
+    dir: 'coordination/v1',
+    protoPackage: 'k8s.io.api.coordination.v1',
+    roots: ['Lease', 'LeaseList'],
+  },
+  {
+    alias: 'discovery',
+    file: 'discovery-v1.ts',
+    exportName: 'discoveryV1',
+    repo: 0,
+    dir: 'discovery/v1',
+    protoPackage: 'k8s.io.api.discovery.v1',
+    roots: ['EndpointSlice', 'EndpointSliceList'],
+  },
+  {
+    alias: 'rbac',
+    file: 'rbac-v1.ts',
+    exportName: 'rbacV1',
+    repo: 0,
+    dir: 'rbac/v1',
+    protoPackage: 'k8s.io.api.rbac.v1',
+    roots: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'RoleList', 'ClusterRoleList', 'RoleBindingList', 'ClusterRoleBindingList'],
+  },
+  {
+    alias: 'apiregistration',
+    file: 'apiregistration-v1.ts',
+    exportName: 'apiregistrationV1',
+    repo: 2,
+    dir: 'pkg/apis/apiregistration/v1',
+    protoPackage: 'k8s.io.kube_aggregator.pkg.apis.apiregistration.v1',
+    roots: ['APIService', 'APIServiceList'],
+  },
+  {
+    alias: 'authentication',
+    file: 'authentication-v1.ts',
+    exportName: 'authenticationV1',
+    repo: 0,
+    dir: 'authentication/v1',
+    protoPackage: 'k8s.io.api.authentication.v1',
+    roots: ['TokenRequest', 'TokenReview', 'SelfSubjectReview'],
+  },
+  {
+    alias: 'authorization',
+    file: 'authorization-v1.ts',
+    exportName: 'authorizationV1',
+    repo: 0,
+    dir: 'authorization/v1',
+    protoPackage: 'k8s.io.api.authorization.v1',
+    roots: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'],
+  },
 ];
 // Go packages whose JSON form is hand-written in lib/protobuf/wellknown.ts: no tags needed.
-const CUSTOM = new Set(['meta.Time', 'meta.MicroTime', 'meta.Duration', 'meta.FieldsV1', 'runtime.RawExtension', 'runtime.Unknown', 'intstr.IntOrString', 'resource.Quantity']);
+const CUSTOM = new Set([
+  'meta.Time',
+  'meta.MicroTime',
+  'meta.Duration',
+  'meta.FieldsV1',
+  'runtime.RawExtension',
+  'runtime.Unknown',
+  'intstr.IntOrString',
+  'resource.Quantity',
+]);
 
-interface ProtoField { rule: '' | '[]'; type: string; key?: string; name: string; id: number }
-interface GoField { jsonName: string; omitempty: boolean; omitzero: boolean; pointer: boolean; inline: boolean }
+interface ProtoField {
+  rule: '' | '[]';
+  type: string;
+  key?: string;
+  name: string;
+  id: number;
+}
+interface GoField {
+  jsonName: string;
+  omitempty: boolean;
+  omitzero: boolean;
+  pointer: boolean;
+  inline: boolean;
+}
 
 const gitDirs = process.argv.slice(2);
 const git = (repo: number, ...args: string[]) => execFileSync('git', ['-C', gitDirs[repo]!, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -68,11 +210,20 @@ function parseProto(text: string, own: string): Map<string, ProtoField[]> {
   };
   for (const line of text.split('\n')) {
     let m = /^message (\w+) \{/.exec(line);
-    if (m) { out.set(`${own}.${m[1]}`, (cur = [])); continue; }
+    if (m) {
+      out.set(`${own}.${m[1]}`, (cur = []));
+      continue;
+    }
     m = /^\s+(optional|repeated) ([\w.]+) (\w+) = (\d+);/.exec(line);
-    if (m && cur) { cur.push({ rule: m[1] === 'repeated' ? '[]' : '', type: ref(m[2]!), name: m[3]!, id: Number(m[4]) }); continue; }
+    if (m && cur) {
+      cur.push({ rule: m[1] === 'repeated' ? '[]' : '', type: ref(m[2]!), name: m[3]!, id: Number(m[4]) });
+      continue;
+    }
     m = /^\s+map<(\w+), ([\w.]+)> (\w+) = (\d+);/.exec(line);
-    if (m && cur) { cur.push({ rule: '', key: m[1]!, type: ref(m[2]!), name: m[3]!, id: Number(m[4]) }); continue; }
+    if (m && cur) {
+      cur.push({ rule: '', key: m[1]!, type: ref(m[2]!), name: m[3]!, id: Number(m[4]) });
+      continue;
+    }
     if (/^\s+(optional|repeated|required|map|oneof)\b/.test(line)) throw new Error(`unparsed proto line: ${line}`);
   }
   return out;
@@ -83,10 +234,16 @@ function parseGo(text: string, own: string, goFields: Map<string, Map<number, Go
   let cur: Map<number, GoField> | undefined;
   for (const line of text.split('\n')) {
     let m = /^type (\w+) struct \{/.exec(line);
-    if (m) { goFields.set(`${own}.${m[1]}`, (cur = new Map())); continue; }
+    if (m) {
+      goFields.set(`${own}.${m[1]}`, (cur = new Map()));
+      continue;
+    }
     m = /^type (\w+) \[\]\w+$/.exec(line);
     if (m) slices.add(`${own}.${m[1]}`);
-    if (/^\}/.test(line)) { cur = undefined; continue; }
+    if (/^\}/.test(line)) {
+      cur = undefined;
+      continue;
+    }
     if (!cur) continue;
     m = /^\s+(?:(\w+)\s+)?([*\w.[\]]+)\s+`(.*)`/.exec(line);
     if (!m) continue;
@@ -112,7 +269,8 @@ const commits: Record<string, string> = {};
 for (const p of PKGS) {
   commits[p.alias] = git(p.repo, 'rev-parse', 'HEAD').trim();
   for (const [k, v] of parseProto(git(p.repo, 'show', `HEAD:${p.dir}/generated.proto`), p.alias)) protos.set(k, v);
-  const files = git(p.repo, 'ls-tree', '--name-only', 'HEAD', `${p.dir}/`).split('\n')
+  const files = git(p.repo, 'ls-tree', '--name-only', 'HEAD', `${p.dir}/`)
+    .split('\n')
     .filter((f) => f.endsWith('.go') && !f.endsWith('_test.go') && !/generated|zz_/.test(f));
   for (const f of files) parseGo(git(p.repo, 'show', `HEAD:${f}`), p.alias, goFields, slices);
 }
@@ -153,7 +311,10 @@ for (const p of PKGS) {
   const body = names.map((n) => {
     const short = n.slice(p.alias.length + 1);
     const tag = slices.has(n) ? ' // JSON: a bare array (Go named slice type)' : '';
-    return `    ${short}: [${protos.get(n)!.map((f) => fieldLine(n, f)).join(', ')}],${tag}`;
+    return `    ${short}: [${protos
+      .get(n)!
+      .map((f) => fieldLine(n, f))
+      .join(', ')}],${tag}`;
   });
   const src = [
     `// Message table for ${p.protoPackage}.`,
@@ -164,7 +325,14 @@ for (const p of PKGS) {
     `export const ${p.exportName}: PackageSchema = {`,
     `  alias: '${p.alias}',`,
     `  protoPackage: '${p.protoPackage}',`,
-    ...(names.some((n) => slices.has(n)) ? [`  namedSlices: [${names.filter((n) => slices.has(n)).map((n) => `'${n.slice(p.alias.length + 1)}'`).join(', ')}],`] : []),
+    ...(names.some((n) => slices.has(n))
+      ? [
+          `  namedSlices: [${names
+            .filter((n) => slices.has(n))
+            .map((n) => `'${n.slice(p.alias.length + 1)}'`)
+            .join(', ')}],`,
+        ]
+      : []),
     '  messages: {',
     ...body,
     '  },',

@@ -9,10 +9,20 @@ export const ACCESS_GROUP = 'access.gatehouse.dev';
 
 function review(kind: string, plural: string): ResourceType {
   return {
-    group: ACCESS_GROUP, version: 'v1alpha1', kind, listKind: `${kind}List`,
-    plural, singular: kind.toLowerCase(), namespaced: false,
-    shortNames: [], categories: [], verbs: ['create'], subresources: [],
-    nameRule: 'subdomain', createOnUpdate: false, fieldSelectors: {},
+    group: ACCESS_GROUP,
+    version: 'v1alpha1',
+    kind,
+    listKind: `${kind}List`,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced: false,
+    shortNames: [],
+    categories: [],
+    verbs: ['create'],
+    subresources: [],
+    nameRule: 'subdomain',
+    createOnUpdate: false,
+    fieldSelectors: {},
     servedBy: 'gateway',
   };
 }

@@ -6,16 +6,27 @@ import { defaultCrd, validateCrd } from './crd-validation.js';
 import { pruneCrdSchemas } from './crd-schemaprune.js';
 
 export const customresourcedefinitions: ResourceType = {
-  group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', listKind: 'CustomResourceDefinitionList',
-  plural: 'customresourcedefinitions', singular: 'customresourcedefinition', namespaced: false,
-  shortNames: ['crd', 'crds'], categories: ['api-extensions'], verbs: ALL_VERBS,
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  listKind: 'CustomResourceDefinitionList',
+  plural: 'customresourcedefinitions',
+  singular: 'customresourcedefinition',
+  namespaced: false,
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  verbs: ALL_VERBS,
   subresources: [{ name: 'status', kind: 'CustomResourceDefinition', verbs: ['get', 'patch', 'update'] }],
-  nameRule: 'crd', createOnUpdate: false,
+  nameRule: 'crd',
+  createOnUpdate: false,
   // kube's CRD strategy: generation bumps when the spec changes.
   generation: 'spec',
   fieldSelectors: {},
   // Decoding drops what JSONSchemaProps does not know, at every depth (crd-schemaprune.ts), before kube's defaulting.
-  defaults: (crd) => { pruneCrdSchemas(crd); defaultCrd(crd); },
+  defaults: (crd) => {
+    pruneCrdSchemas(crd);
+    defaultCrd(crd);
+  },
   validate: validateCrd,
 };
 

@@ -15,14 +15,24 @@ function available(o: KObject): string {
 }
 
 export const apiservices: ResourceType = {
-  group: 'apiregistration.k8s.io', version: 'v1', kind: 'APIService', listKind: 'APIServiceList',
-  plural: 'apiservices', singular: 'apiservice', namespaced: false,
-  shortNames: [], categories: ['api-extensions'], verbs: ALL_VERBS,
+  group: 'apiregistration.k8s.io',
+  version: 'v1',
+  kind: 'APIService',
+  listKind: 'APIServiceList',
+  plural: 'apiservices',
+  singular: 'apiservice',
+  namespaced: false,
+  shortNames: [],
+  categories: ['api-extensions'],
+  verbs: ALL_VERBS,
   subresources: [{ name: 'status', kind: 'APIService', verbs: ['get', 'patch', 'update'] }],
-  nameRule: 'apiservice', createOnUpdate: false,
+  nameRule: 'apiservice',
+  createOnUpdate: false,
   columns: [
     nameColumn(),
-    column('Service', 'The reference to the service that hosts this API endpoint.', (o) => (at(o, 'spec', 'service') ? `${str(o, 'spec', 'service', 'namespace')}/${str(o, 'spec', 'service', 'name')}` : 'Local')),
+    column('Service', 'The reference to the service that hosts this API endpoint.', (o) =>
+      at(o, 'spec', 'service') ? `${str(o, 'spec', 'service', 'namespace')}/${str(o, 'spec', 'service', 'name')}` : 'Local',
+    ),
     column('Available', 'Whether this service is available.', available),
     ageColumn(),
   ],

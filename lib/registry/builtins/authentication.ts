@@ -4,10 +4,20 @@ import type { ResourceType } from '../types.js';
 
 function review(version: string, kind: string, plural: string): ResourceType {
   return {
-    group: 'authentication.k8s.io', version, kind, listKind: `${kind}List`,
-    plural, singular: kind.toLowerCase(), namespaced: false,
-    shortNames: [], categories: [], verbs: ['create'], subresources: [],
-    nameRule: 'subdomain', createOnUpdate: false, fieldSelectors: {},
+    group: 'authentication.k8s.io',
+    version,
+    kind,
+    listKind: `${kind}List`,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced: false,
+    shortNames: [],
+    categories: [],
+    verbs: ['create'],
+    subresources: [],
+    nameRule: 'subdomain',
+    createOnUpdate: false,
+    fieldSelectors: {},
     servedBy: 'gateway',
   };
 }

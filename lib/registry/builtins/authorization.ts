@@ -6,10 +6,20 @@ import type { ResourceType } from '../types.js';
 
 function review(version: string, kind: string, plural: string, namespaced = false): ResourceType {
   return {
-    group: 'authorization.k8s.io', version, kind, listKind: `${kind}List`,
-    plural, singular: kind.toLowerCase(), namespaced,
-    shortNames: [], categories: [], verbs: ['create'], subresources: [],
-    nameRule: 'subdomain', createOnUpdate: false, fieldSelectors: {},
+    group: 'authorization.k8s.io',
+    version,
+    kind,
+    listKind: `${kind}List`,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced,
+    shortNames: [],
+    categories: [],
+    verbs: ['create'],
+    subresources: [],
+    nameRule: 'subdomain',
+    createOnUpdate: false,
+    fieldSelectors: {},
     servedBy: 'gateway',
   };
 }
@@ -21,5 +31,9 @@ export const selfSubjectRulesReviewsV1 = review('v1', 'SelfSubjectRulesReview', 
 export const subjectAccessReviewsV1beta1 = review('v1beta1', 'SubjectAccessReview', 'subjectaccessreviews');
 
 export const AUTHORIZATION_TYPES: readonly ResourceType[] = [
-  localSubjectAccessReviewsV1, selfSubjectAccessReviewsV1, selfSubjectRulesReviewsV1, subjectAccessReviewsV1, subjectAccessReviewsV1beta1,
+  localSubjectAccessReviewsV1,
+  selfSubjectAccessReviewsV1,
+  selfSubjectRulesReviewsV1,
+  subjectAccessReviewsV1,
+  subjectAccessReviewsV1beta1,
 ];

@@ -4,9 +4,17 @@ import { ageColumn, column, nameColumn } from '../columns.js';
 import { str } from '../fields.js';
 
 export const leases: ResourceType = {
-  group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', listKind: 'LeaseList',
-  plural: 'leases', singular: 'lease', namespaced: true,
-  shortNames: [], categories: [], verbs: ALL_VERBS, subresources: [],
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  kind: 'Lease',
+  listKind: 'LeaseList',
+  plural: 'leases',
+  singular: 'lease',
+  namespaced: true,
+  shortNames: [],
+  categories: [],
+  verbs: ALL_VERBS,
+  subresources: [],
   nameRule: 'subdomain',
   // Heartbeats PUT their Lease whether or not it exists yet.
   createOnUpdate: true,

@@ -28,7 +28,11 @@ export const SECRET_COLUMNS: readonly Column[] = [
 
 export const SERVICEACCOUNT_COLUMNS: readonly Column[] = [
   nameColumn(),
-  column('Secrets', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.', (o) => list(o, 'secrets').length),
+  column(
+    'Secrets',
+    'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.',
+    (o) => list(o, 'secrets').length,
+  ),
   ageColumn(),
 ];
 
@@ -62,11 +66,20 @@ export const NODE_COLUMNS: readonly Column[] = [
   column('Roles', 'The roles of the node', nodeRoles),
   ageColumn(),
   column('Version', 'Kubelet Version reported by the node.', (o) => str(o, 'status', 'nodeInfo', 'kubeletVersion')),
-  column('Internal-IP', 'List of addresses reachable to the node. Queried from cloud provider, if available.', (o) => nodeAddress(o, 'InternalIP'), { priority: 1 }),
-  column('External-IP', 'List of addresses reachable to the node. Queried from cloud provider, if available.', (o) => nodeAddress(o, 'ExternalIP'), { priority: 1 }),
+  column('Internal-IP', 'List of addresses reachable to the node. Queried from cloud provider, if available.', (o) => nodeAddress(o, 'InternalIP'), {
+    priority: 1,
+  }),
+  column('External-IP', 'List of addresses reachable to the node. Queried from cloud provider, if available.', (o) => nodeAddress(o, 'ExternalIP'), {
+    priority: 1,
+  }),
   column('OS-Image', 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).', nodeInfo('osImage'), { priority: 1 }),
   column('Kernel-Version', "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", nodeInfo('kernelVersion'), { priority: 1 }),
-  column('Container-Runtime', 'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).', nodeInfo('containerRuntimeVersion'), { priority: 1 }),
+  column(
+    'Container-Runtime',
+    'ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).',
+    nodeInfo('containerRuntimeVersion'),
+    { priority: 1 },
+  ),
 ];
 
 function serviceExternalIP(o: KObject): string {
@@ -76,7 +89,9 @@ function serviceExternalIP(o: KObject): string {
     case 'NodePort':
       return joinOr(externalIPs);
     case 'LoadBalancer': {
-      const lb = list(o, 'status', 'loadBalancer', 'ingress').map((i) => str(i, 'ip') || str(i, 'hostname')).filter((s) => s !== '');
+      const lb = list(o, 'status', 'loadBalancer', 'ingress')
+        .map((i) => str(i, 'ip') || str(i, 'hostname'))
+        .filter((s) => s !== '');
       const all = [...lb, ...externalIPs];
       return all.length ? all.join(',') : '<pending>';
     }
@@ -88,16 +103,22 @@ function serviceExternalIP(o: KObject): string {
 }
 
 function servicePorts(o: KObject): string {
-  return joinOr(list(o, 'spec', 'ports').map((p) => {
-    const proto = str(p, 'protocol') || 'TCP';
-    const nodePort = num(p, 'nodePort');
-    return nodePort > 0 ? `${num(p, 'port')}:${nodePort}/${proto}` : `${num(p, 'port')}/${proto}`;
-  }));
+  return joinOr(
+    list(o, 'spec', 'ports').map((p) => {
+      const proto = str(p, 'protocol') || 'TCP';
+      const nodePort = num(p, 'nodePort');
+      return nodePort > 0 ? `${num(p, 'port')}:${nodePort}/${proto}` : `${num(p, 'port')}/${proto}`;
+    }),
+  );
 }
 
 /** labels.FormatLabels: sorted `k=v` pairs, `<none>` when empty. */
 export function formatLabels(m: Readonly<Record<string, unknown>>): string {
-  return joinOr(Object.keys(m).sort().map((k) => `${k}=${String(m[k])}`));
+  return joinOr(
+    Object.keys(m)
+      .sort()
+      .map((k) => `${k}=${String(m[k])}`),
+  );
 }
 
 export const SERVICE_COLUMNS: readonly Column[] = [
@@ -107,7 +128,12 @@ export const SERVICE_COLUMNS: readonly Column[] = [
   column('External-IP', 'The external IP address of the service', serviceExternalIP),
   column('Port(s)', 'The ports of the service', servicePorts),
   ageColumn(),
-  column('Selector', 'Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/', (o) => formatLabels(record(o, 'spec', 'selector')), { priority: 1 }),
+  column(
+    'Selector',
+    'Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/',
+    (o) => formatLabels(record(o, 'spec', 'selector')),
+    { priority: 1 },
+  ),
 ];
 
 /** `a,b,c + N more...` after the first three, as kube's endpoint printers abbreviate. */
@@ -126,23 +152,27 @@ function formatEndpoints(o: KObject): string {
     const ips = list(ss, 'addresses').map((a) => str(a, 'ip'));
     const ports = list(ss, 'ports');
     // Headless services may have addresses without ports.
-    const entries = ports.length === 0 ? ips : ports.flatMap((p) => ips.map((ip) => (ip.includes(':') ? `[${ip}]:${num(p, 'port')}` : `${ip}:${num(p, 'port')}`)));
+    const entries =
+      ports.length === 0 ? ips : ports.flatMap((p) => ips.map((ip) => (ip.includes(':') ? `[${ip}]:${num(p, 'port')}` : `${ip}:${num(p, 'port')}`)));
     total += entries.length;
     for (const e of entries) if (shown.length < 3) shown.push(e);
   }
   return firstThree(shown, total, '');
 }
 
-export const ENDPOINTS_COLUMNS: readonly Column[] = [
-  nameColumn(),
-  column('Endpoints', 'Endpoints of the endpoints', formatEndpoints),
-  ageColumn(),
+export const ENDPOINTS_COLUMNS: readonly Column[] = [nameColumn(), column('Endpoints', 'Endpoints of the endpoints', formatEndpoints), ageColumn()];
+
+const ACCESS_MODES: ReadonlyArray<readonly [string, string]> = [
+  ['ReadWriteOnce', 'RWO'],
+  ['ReadOnlyMany', 'ROX'],
+  ['ReadWriteMany', 'RWX'],
+  ['ReadWriteOncePod', 'RWOP'],
 ];
 
-const ACCESS_MODES: ReadonlyArray<readonly [string, string]> = [['ReadWriteOnce', 'RWO'], ['ReadOnlyMany', 'ROX'], ['ReadWriteMany', 'RWX'], ['ReadWriteOncePod', 'RWOP']];
-
 function accessModes(modes: readonly string[]): string {
-  return ACCESS_MODES.filter(([m]) => modes.includes(m)).map(([, short]) => short).join(',');
+  return ACCESS_MODES.filter(([m]) => modes.includes(m))
+    .map(([, short]) => short)
+    .join(',');
 }
 
 /** The storage class, from the beta annotation first, as kube's helpers still read it. */
@@ -156,16 +186,29 @@ const unset = (v: string) => v || '<unset>';
 
 export const PV_COLUMNS: readonly Column[] = [
   nameColumn(),
-  column('Capacity', 'capacity is the description of the persistent volume\'s resources and capacity.', (o) => quantity(o, 'spec', 'capacity', 'storage')),
+  column('Capacity', "capacity is the description of the persistent volume's resources and capacity.", (o) => quantity(o, 'spec', 'capacity', 'storage')),
   column('Access Modes', 'accessModes contains all ways the volume can be mounted.', (o) => accessModes(strings(o, 'spec', 'accessModes'))),
-  column('Reclaim Policy', 'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.', (o) => str(o, 'spec', 'persistentVolumeReclaimPolicy')),
+  column('Reclaim Policy', 'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.', (o) =>
+    str(o, 'spec', 'persistentVolumeReclaimPolicy'),
+  ),
   column('Status', 'phase indicates if a volume is available, bound to a claim, or released by a claim.', phaseOrTerminating),
-  column('Claim', 'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.', (o) => (at(o, 'spec', 'claimRef') === undefined ? '' : `${str(o, 'spec', 'claimRef', 'namespace')}/${str(o, 'spec', 'claimRef', 'name')}`)),
+  column('Claim', 'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.', (o) =>
+    at(o, 'spec', 'claimRef') === undefined ? '' : `${str(o, 'spec', 'claimRef', 'namespace')}/${str(o, 'spec', 'claimRef', 'name')}`,
+  ),
   column('StorageClass', 'storageClassName is the name of StorageClass to which this persistent volume belongs.', storageClass),
-  column('VolumeAttributesClass', 'Name of VolumeAttributesClass to which this persistent volume belongs.', (o) => unset(str(o, 'spec', 'volumeAttributesClassName'))),
-  column('Reason', 'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.', (o) => str(o, 'status', 'reason')),
+  column('VolumeAttributesClass', 'Name of VolumeAttributesClass to which this persistent volume belongs.', (o) =>
+    unset(str(o, 'spec', 'volumeAttributesClassName')),
+  ),
+  column('Reason', 'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.', (o) =>
+    str(o, 'status', 'reason'),
+  ),
   ageColumn(),
-  column('VolumeMode', 'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state.', (o) => unset(str(o, 'spec', 'volumeMode')), { priority: 1 }),
+  column(
+    'VolumeMode',
+    'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state.',
+    (o) => unset(str(o, 'spec', 'volumeMode')),
+    { priority: 1 },
+  ),
 ];
 
 export const PVC_COLUMNS: readonly Column[] = [
@@ -173,10 +216,16 @@ export const PVC_COLUMNS: readonly Column[] = [
   column('Status', 'phase represents the current phase of PersistentVolumeClaim.', phaseOrTerminating),
   column('Volume', 'volumeName is the binding reference to the PersistentVolume backing this claim.', (o) => str(o, 'spec', 'volumeName')),
   // Capacity and modes are those of the bound volume, so they stay empty until the claim is bound.
-  column('Capacity', 'capacity represents the actual resources of the underlying volume.', (o) => (str(o, 'spec', 'volumeName') ? quantity(o, 'status', 'capacity', 'storage') : '')),
-  column('Access Modes', 'accessModes contains the actual access modes the volume backing the PVC has.', (o) => (str(o, 'spec', 'volumeName') ? accessModes(strings(o, 'status', 'accessModes')) : '')),
+  column('Capacity', 'capacity represents the actual resources of the underlying volume.', (o) =>
+    str(o, 'spec', 'volumeName') ? quantity(o, 'status', 'capacity', 'storage') : '',
+  ),
+  column('Access Modes', 'accessModes contains the actual access modes the volume backing the PVC has.', (o) =>
+    str(o, 'spec', 'volumeName') ? accessModes(strings(o, 'status', 'accessModes')) : '',
+  ),
   column('StorageClass', 'storageClassName is the name of the StorageClass required by the claim.', storageClass),
-  column('VolumeAttributesClass', 'currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using.', (o) => unset(str(o, 'status', 'currentVolumeAttributesClassName'))),
+  column('VolumeAttributesClass', 'currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using.', (o) =>
+    unset(str(o, 'status', 'currentVolumeAttributesClassName')),
+  ),
   ageColumn(),
   column('VolumeMode', 'volumeMode defines what type of volume is required by the claim.', (o) => unset(str(o, 'spec', 'volumeMode')), { priority: 1 }),
 ];

@@ -48,7 +48,9 @@ function base64Map(o: KObject, field: string, causes: StatusCause[], redact: boo
 
 function notAMap(o: KObject, field: string): StatusCause[] {
   const v = o[field];
-  return v === undefined || v === null || isPlainObject(v) ? [] : [cause.typeInvalid(field, field === 'data' || field === 'stringData' ? REDACTED : v, 'must be an object')];
+  return v === undefined || v === null || isPlainObject(v)
+    ? []
+    : [cause.typeInvalid(field, field === 'data' || field === 'stringData' ? REDACTED : v, 'must be an object')];
 }
 
 function immutableWhenSet(obj: KObject, old: KObject | undefined, fields: readonly string[]): StatusCause[] {
@@ -84,7 +86,9 @@ function typeCauses(obj: KObject): StatusCause[] {
   const required = (k: string) => cause.required(`data[${k}]`);
   switch (str(obj, 'type')) {
     case 'kubernetes.io/service-account-token':
-      return obj.metadata.annotations?.['kubernetes.io/service-account.name'] ? [] : [cause.required('metadata.annotations[kubernetes.io/service-account.name]')];
+      return obj.metadata.annotations?.['kubernetes.io/service-account.name']
+        ? []
+        : [cause.required('metadata.annotations[kubernetes.io/service-account.name]')];
     case 'kubernetes.io/dockercfg':
       return has('.dockercfg') ? [] : [required('.dockercfg')];
     case 'kubernetes.io/dockerconfigjson':

@@ -5,7 +5,17 @@ import type { KObject } from '../../api/meta.js';
 import { isPlainObject } from '../../api/meta.js';
 import { ALL_VERBS, type ResourceType, type Subresource, type Verb } from '../types.js';
 import { bool, str } from '../fields.js';
-import { CONFIGMAP_COLUMNS, ENDPOINTS_COLUMNS, NAMESPACE_COLUMNS, NODE_COLUMNS, PVC_COLUMNS, PV_COLUMNS, SECRET_COLUMNS, SERVICEACCOUNT_COLUMNS, SERVICE_COLUMNS } from './core-printers.js';
+import {
+  CONFIGMAP_COLUMNS,
+  ENDPOINTS_COLUMNS,
+  NAMESPACE_COLUMNS,
+  NODE_COLUMNS,
+  PVC_COLUMNS,
+  PV_COLUMNS,
+  SECRET_COLUMNS,
+  SERVICEACCOUNT_COLUMNS,
+  SERVICE_COLUMNS,
+} from './core-printers.js';
 import { POD_COLUMNS, podIP } from './pod-printer.js';
 import { coreEventView, eventColumns } from './event-printer.js';
 import { validateCoreEvent } from './event-validation.js';
@@ -17,9 +27,19 @@ const status = (kind: string): Subresource => ({ name: 'status', kind, verbs: ST
 /** The fields common to every core type; each entry below states what differs. */
 function core(kind: string, plural: string, rest: Partial<ResourceType> & Pick<ResourceType, 'namespaced'>): ResourceType {
   return {
-    group: '', version: 'v1', kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(),
-    shortNames: [], categories: [], verbs: ALL_VERBS, subresources: [],
-    nameRule: 'subdomain', createOnUpdate: false, fieldSelectors: {},
+    group: '',
+    version: 'v1',
+    kind,
+    listKind: `${kind}List`,
+    plural,
+    singular: kind.toLowerCase(),
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [],
+    nameRule: 'subdomain',
+    createOnUpdate: false,
+    fieldSelectors: {},
     ...rest,
   };
 }
@@ -33,11 +53,13 @@ function defaultField(obj: KObject, parent: string, field: string, value: unknow
 const boolField = (v: boolean) => (v ? 'true' : 'false');
 
 export const namespaces = core('Namespace', 'namespaces', {
-  namespaced: false, shortNames: ['ns'],
+  namespaced: false,
+  shortNames: ['ns'],
   // Namespaces cannot be deleted as a collection.
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   subresources: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }, status('Namespace')],
-  nameRule: 'label', columns: NAMESPACE_COLUMNS,
+  nameRule: 'label',
+  columns: NAMESPACE_COLUMNS,
   fieldSelectors: { 'status.phase': (o) => str(o, 'status', 'phase') },
   defaults(obj) {
     defaultField(obj, 'spec', 'finalizers', ['kubernetes']);
@@ -46,24 +68,34 @@ export const namespaces = core('Namespace', 'namespaces', {
 });
 
 export const configmaps = core('ConfigMap', 'configmaps', {
-  namespaced: true, shortNames: ['cm'], columns: CONFIGMAP_COLUMNS, validate: validateConfigMap,
+  namespaced: true,
+  shortNames: ['cm'],
+  columns: CONFIGMAP_COLUMNS,
+  validate: validateConfigMap,
 });
 
 export const secrets = core('Secret', 'secrets', {
-  namespaced: true, columns: SECRET_COLUMNS,
+  namespaced: true,
+  columns: SECRET_COLUMNS,
   fieldSelectors: { type: (o) => str(o, 'type') },
-  defaults: defaultSecret, validate: validateSecret,
+  defaults: defaultSecret,
+  validate: validateSecret,
 });
 
 export const serviceaccounts = core('ServiceAccount', 'serviceaccounts', {
-  namespaced: true, shortNames: ['sa'], columns: SERVICEACCOUNT_COLUMNS,
+  namespaced: true,
+  shortNames: ['sa'],
+  columns: SERVICEACCOUNT_COLUMNS,
   subresources: [{ name: 'token', kind: 'TokenRequest', verbs: ['create'], group: 'authentication.k8s.io', version: 'v1' }],
 });
 
 export const pods = core('Pod', 'pods', {
   // kube-apiserver 1.33 and later (KEP-5067).
   generation: 'spec',
-  namespaced: true, shortNames: ['po'], categories: ['all'], subresources: [status('Pod')],
+  namespaced: true,
+  shortNames: ['po'],
+  categories: ['all'],
+  subresources: [status('Pod')],
   columns: POD_COLUMNS,
   fieldSelectors: {
     'spec.nodeName': (o) => str(o, 'spec', 'nodeName'),
@@ -75,30 +107,51 @@ export const pods = core('Pod', 'pods', {
     'status.podIP': podIP,
     'status.nominatedNodeName': (o) => str(o, 'status', 'nominatedNodeName'),
   },
-  defaults(obj) { defaultField(obj, 'status', 'phase', 'Pending'); },
+  defaults(obj) {
+    defaultField(obj, 'status', 'phase', 'Pending');
+  },
   validate: validatePod,
 });
 
 export const nodes = core('Node', 'nodes', {
-  namespaced: false, shortNames: ['no'], subresources: [status('Node')], columns: NODE_COLUMNS,
+  namespaced: false,
+  shortNames: ['no'],
+  subresources: [status('Node')],
+  columns: NODE_COLUMNS,
   fieldSelectors: { 'spec.unschedulable': (o) => boolField(bool(o, 'spec', 'unschedulable')) },
 });
 
 export const services = core('Service', 'services', {
-  namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: [status('Service')],
-  nameRule: 'dns1035', createOnUpdate: true, columns: SERVICE_COLUMNS,
-  defaults(obj) { defaultField(obj, 'spec', 'type', 'ClusterIP'); },
+  namespaced: true,
+  shortNames: ['svc'],
+  categories: ['all'],
+  subresources: [status('Service')],
+  nameRule: 'dns1035',
+  createOnUpdate: true,
+  columns: SERVICE_COLUMNS,
+  defaults(obj) {
+    defaultField(obj, 'spec', 'type', 'ClusterIP');
+  },
 });
 
 export const endpoints = core('Endpoints', 'endpoints', {
   // The singular of endpoints is endpoints.
-  namespaced: true, singular: 'endpoints', shortNames: ['ep'], createOnUpdate: true, columns: ENDPOINTS_COLUMNS,
+  namespaced: true,
+  singular: 'endpoints',
+  shortNames: ['ep'],
+  createOnUpdate: true,
+  columns: ENDPOINTS_COLUMNS,
 });
 
-const involved = (field: string) => (o: KObject): string => str(o, 'involvedObject', field);
+const involved =
+  (field: string) =>
+  (o: KObject): string =>
+    str(o, 'involvedObject', field);
 
 export const events = core('Event', 'events', {
-  namespaced: true, shortNames: ['ev'], createOnUpdate: true,
+  namespaced: true,
+  shortNames: ['ev'],
+  createOnUpdate: true,
   columns: eventColumns(coreEventView),
   fieldSelectors: {
     'involvedObject.kind': involved('kind'),
@@ -117,13 +170,29 @@ export const events = core('Event', 'events', {
 });
 
 export const persistentvolumes = core('PersistentVolume', 'persistentvolumes', {
-  namespaced: false, shortNames: ['pv'], subresources: [status('PersistentVolume')], columns: PV_COLUMNS,
+  namespaced: false,
+  shortNames: ['pv'],
+  subresources: [status('PersistentVolume')],
+  columns: PV_COLUMNS,
 });
 
 export const persistentvolumeclaims = core('PersistentVolumeClaim', 'persistentvolumeclaims', {
-  namespaced: true, shortNames: ['pvc'], subresources: [status('PersistentVolumeClaim')], columns: PVC_COLUMNS,
+  namespaced: true,
+  shortNames: ['pvc'],
+  subresources: [status('PersistentVolumeClaim')],
+  columns: PVC_COLUMNS,
 });
 
 export const CORE_TYPES: readonly ResourceType[] = [
-  namespaces, configmaps, secrets, serviceaccounts, pods, nodes, services, endpoints, events, persistentvolumes, persistentvolumeclaims,
+  namespaces,
+  configmaps,
+  secrets,
+  serviceaccounts,
+  pods,
+  nodes,
+  services,
+  endpoints,
+  events,
+  persistentvolumes,
+  persistentvolumeclaims,
 ];

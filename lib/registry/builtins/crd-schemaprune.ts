@@ -46,7 +46,10 @@ function prune(value: unknown, node: Node): void {
       for (const key of Object.keys(value)) {
         const field = node.fields.get(key);
         const member = ownValue(value, key);
-        if (!field || member === null) { delete value[key]; continue; }
+        if (!field || member === null) {
+          delete value[key];
+          continue;
+        }
         prune(member, field.node);
       }
       return;

@@ -66,11 +66,15 @@ export function validateNames(names: unknown, path: string): StatusCause[] {
     ...label1035(`${path}.kind`, n['kind'], true),
     ...label1035(`${path}.listKind`, n['listKind'], true),
   ];
-  list(n, 'shortNames').forEach((s, i) => causes.push(...(typeof s === 'string' ? label1035(`${path}.shortNames[${i}]`, s) : [cause.invalid(`${path}.shortNames[${i}]`, s, 'must be a string')])));
+  list(n, 'shortNames').forEach((s, i) =>
+    causes.push(...(typeof s === 'string' ? label1035(`${path}.shortNames[${i}]`, s) : [cause.invalid(`${path}.shortNames[${i}]`, s, 'must be a string')])),
+  );
   if (typeof n['kind'] === 'string' && n['kind'] !== '' && n['kind'] === n['listKind']) {
     causes.push(cause.invalid(`${path}.listKind`, n['listKind'], 'kind and listKind may not be the same'));
   }
-  list(n, 'categories').forEach((c, i) => causes.push(...(typeof c === 'string' ? label1035(`${path}.categories[${i}]`, c) : [cause.invalid(`${path}.categories[${i}]`, c, 'must be a string')])));
+  list(n, 'categories').forEach((c, i) =>
+    causes.push(...(typeof c === 'string' ? label1035(`${path}.categories[${i}]`, c) : [cause.invalid(`${path}.categories[${i}]`, c, 'must be a string')])),
+  );
   return causes;
 }
 
@@ -88,7 +92,8 @@ function validateColumn(col: unknown, path: string): StatusCause[] {
   if (typeof type !== 'string' || type === '') causes.push(cause.required(`${path}.type`, `must be one of ${COLUMN_TYPES.join(',')}`));
   else if (!COLUMN_TYPES.includes(type)) causes.push(cause.invalid(`${path}.type`, type, `must be one of ${COLUMN_TYPES.join(',')}`));
   const format = c['format'];
-  if (typeof format === 'string' && format !== '' && !COLUMN_FORMATS.includes(format)) causes.push(cause.invalid(`${path}.format`, format, `must be one of ${COLUMN_FORMATS.join(',')}`));
+  if (typeof format === 'string' && format !== '' && !COLUMN_FORMATS.includes(format))
+    causes.push(cause.invalid(`${path}.format`, format, `must be one of ${COLUMN_FORMATS.join(',')}`));
   const jp = c['jsonPath'];
   if (typeof jp !== 'string' || jp === '') causes.push(cause.required(`${path}.jsonPath`));
   else causes.push(...simpleJsonPath(`${path}.jsonPath`, jp));
@@ -99,9 +104,15 @@ function validateScale(scale: unknown, path: string): StatusCause[] {
   if (scale === undefined || scale === null) return [];
   const s = obj(scale);
   const causes: StatusCause[] = [];
-  for (const [f, under] of [['specReplicasPath', '.spec.'], ['statusReplicasPath', '.status.']] as const) {
+  for (const [f, under] of [
+    ['specReplicasPath', '.spec.'],
+    ['statusReplicasPath', '.status.'],
+  ] as const) {
     const v = str(s, f);
-    if (v === '') { causes.push(cause.required(`${path}.${f}`)); continue; }
+    if (v === '') {
+      causes.push(cause.required(`${path}.${f}`));
+      continue;
+    }
     const bad = simpleJsonPath(`${path}.${f}`, v);
     if (bad.length) causes.push(...bad);
     else if (!v.startsWith(under)) causes.push(cause.invalid(`${path}.${f}`, v, `should be a json path under ${under.slice(0, -1)}`));
@@ -110,7 +121,8 @@ function validateScale(scale: unknown, path: string): StatusCause[] {
   if (sel !== '') {
     const bad = simpleJsonPath(`${path}.labelSelectorPath`, sel);
     if (bad.length) causes.push(...bad);
-    else if (!sel.startsWith('.status.') && !sel.startsWith('.spec.')) causes.push(cause.invalid(`${path}.labelSelectorPath`, sel, 'should be a json path under either .spec or .status'));
+    else if (!sel.startsWith('.status.') && !sel.startsWith('.spec.'))
+      causes.push(cause.invalid(`${path}.labelSelectorPath`, sel, 'should be a json path under either .spec or .status'));
   }
   return causes;
 }
@@ -119,15 +131,23 @@ function validateSelectableFields(fields: unknown, path: string): StatusCause[] 
   if (fields === undefined || fields === null) return [];
   if (!Array.isArray(fields)) return [cause.invalid(path, fields, 'must be a list')];
   const causes: StatusCause[] = [];
-  if (fields.length > MAX_SELECTABLE_FIELDS) causes.push({ reason: 'FieldValueTooMany', field: path, message: `Too many: ${fields.length}: must have at most ${MAX_SELECTABLE_FIELDS} items` });
+  if (fields.length > MAX_SELECTABLE_FIELDS)
+    causes.push({ reason: 'FieldValueTooMany', field: path, message: `Too many: ${fields.length}: must have at most ${MAX_SELECTABLE_FIELDS} items` });
   const seen = new Set<string>();
   fields.forEach((f, i) => {
     const jp = str(f, 'jsonPath');
     const field = `${path}[${i}].jsonPath`;
-    if (jp === '') { causes.push(cause.required(field)); return; }
+    if (jp === '') {
+      causes.push(cause.required(field));
+      return;
+    }
     const bad = simpleJsonPath(field, jp);
-    if (bad.length) { causes.push(...bad); return; }
-    if (jp === '.metadata.name' || jp === '.metadata.namespace') causes.push(cause.invalid(field, jp, 'metadata.name and metadata.namespace are always selectable and may not be set as selectable fields'));
+    if (bad.length) {
+      causes.push(...bad);
+      return;
+    }
+    if (jp === '.metadata.name' || jp === '.metadata.namespace')
+      causes.push(cause.invalid(field, jp, 'metadata.name and metadata.namespace are always selectable and may not be set as selectable fields'));
     if (seen.has(jp)) causes.push(cause.duplicate(field, jp));
     seen.add(jp);
   });
@@ -136,7 +156,9 @@ function validateSelectableFields(fields: unknown, path: string): StatusCause[] 
 
 /** Structural violations of every version's schema (kube's NonStructuralSchema condition and requireStructuralSchema). */
 export function nonStructuralCauses(crd: unknown): StatusCause[] {
-  return list(crd, 'spec', 'versions').flatMap((v, i) => structuralViolations(at(v, 'schema', 'openAPIV3Schema'), `spec.versions[${i}].schema.openAPIV3Schema`));
+  return list(crd, 'spec', 'versions').flatMap((v, i) =>
+    structuralViolations(at(v, 'schema', 'openAPIV3Schema'), `spec.versions[${i}].schema.openAPIV3Schema`),
+  );
 }
 
 /** What kube relaxes on the update of a stored CRD, decided from the old object (validationOptions of ValidateCustomResourceDefinitionUpdate). */
@@ -164,13 +186,22 @@ function validateVersion(v: unknown, i: number, relaxed: Relaxed): StatusCause[]
   const causes: StatusCause[] = [];
   const name = at(v, 'name');
   if (typeof name !== 'string' || name === '') causes.push(cause.required(`${path}.name`));
-  else { const errs = isDNS1035Label(name); if (errs.length) causes.push(cause.invalid(`${path}.name`, name, errs.join(','))); }
+  else {
+    const errs = isDNS1035Label(name);
+    if (errs.length) causes.push(cause.invalid(`${path}.name`, name, errs.join(',')));
+  }
   const schema = at(v, 'schema', 'openAPIV3Schema');
   if (schema === undefined || schema === null) causes.push(cause.required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
   else {
     const sub = obj(at(v, 'subresources'));
     if (hasOwn(sub, 'status') && sub['status'] !== null && isPlainObject(schema) && schema['type'] !== undefined && schema['type'] !== 'object') {
-      causes.push(cause.invalid(`${path}.schema.openAPIV3Schema.type`, schema['type'], 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
+      causes.push(
+        cause.invalid(
+          `${path}.schema.openAPIV3Schema.type`,
+          schema['type'],
+          'only "object" is allowed as the type at the root of the schema if the status subresource is enabled',
+        ),
+      );
     }
     const stored = typeof name === 'string' ? relaxed.storedSchemas.get(name) : undefined;
     const options: CheckOptions = {
@@ -194,7 +225,9 @@ function validateConversion(conv: unknown): StatusCause[] {
   if (!STRATEGIES.includes(strategy)) return [cause.notSupported('spec.conversion.strategy', strategy, STRATEGIES)];
   const webhook = c['webhook'];
   if (strategy !== 'Webhook') {
-    return webhook === undefined || webhook === null ? [] : [cause.forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook')];
+    return webhook === undefined || webhook === null
+      ? []
+      : [cause.forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook')];
   }
   if (!isPlainObject(webhook)) return [cause.required('spec.conversion.webhook', 'required when strategy is set to Webhook')];
   const causes: StatusCause[] = [];
@@ -204,17 +237,23 @@ function validateConversion(conv: unknown): StatusCause[] {
   if (hasUrl === hasSvc) causes.push(cause.required('spec.conversion.webhook.clientConfig', 'exactly one of url or service is required'));
   if (hasSvc) {
     if (str(cc, 'service', 'name') === '') causes.push(cause.required('spec.conversion.webhook.clientConfig.service.name', 'service name is required'));
-    if (str(cc, 'service', 'namespace') === '') causes.push(cause.required('spec.conversion.webhook.clientConfig.service.namespace', 'service namespace is required'));
+    if (str(cc, 'service', 'namespace') === '')
+      causes.push(cause.required('spec.conversion.webhook.clientConfig.service.namespace', 'service namespace is required'));
   }
   if (hasUrl) {
     const url = String(cc['url']);
     let u: URL | undefined;
-    try { u = new URL(url); } catch { causes.push(cause.invalid('spec.conversion.webhook.clientConfig.url', url, 'host must be specified')); }
+    try {
+      u = new URL(url);
+    } catch {
+      causes.push(cause.invalid('spec.conversion.webhook.clientConfig.url', url, 'host must be specified'));
+    }
     if (u && u.protocol !== 'https:') causes.push(cause.invalid('spec.conversion.webhook.clientConfig.url', url, "'https' is the only allowed URL scheme"));
   }
   const crv = list(webhook, 'conversionReviewVersions');
   if (crv.length === 0) causes.push(cause.required('spec.conversion.webhook.conversionReviewVersions', 'must include at least one of v1, v1beta1'));
-  else if (!crv.some((x) => x === 'v1' || x === 'v1beta1')) causes.push(cause.invalid('spec.conversion.webhook.conversionReviewVersions', crv, 'must include at least one of v1, v1beta1'));
+  else if (!crv.some((x) => x === 'v1' || x === 'v1beta1'))
+    causes.push(cause.invalid('spec.conversion.webhook.conversionReviewVersions', crv, 'must include at least one of v1, v1beta1'));
   return causes;
 }
 
@@ -249,14 +288,26 @@ function validateApproval(crd: KObject, old: KObject | undefined): StatusCause[]
     const v = o?.metadata.annotations?.[APPROVAL];
     if (v === undefined) return 'missing';
     if (v.startsWith('unapproved')) return 'unapproved';
-    try { new URL(v); return 'approved'; } catch { return 'invalid'; }
+    try {
+      new URL(v);
+      return 'approved';
+    } catch {
+      return 'invalid';
+    }
   };
   const now = state(crd);
   // An update keeps whatever state the stored object had (kube lets existing objects continue).
   if (old && state(old) === now) return [];
   const field = `metadata.annotations[${APPROVAL}]`;
   if (now === 'missing') return [cause.required(field, `protected groups must have approval annotation "${APPROVAL}", ${APPROVAL_LINK}`)];
-  if (now === 'invalid') return [cause.invalid(field, crd.metadata.annotations?.[APPROVAL], `protected groups must have approval annotation "${APPROVAL}" with either a URL or a reason starting with "unapproved", ${APPROVAL_LINK}`)];
+  if (now === 'invalid')
+    return [
+      cause.invalid(
+        field,
+        crd.metadata.annotations?.[APPROVAL],
+        `protected groups must have approval annotation "${APPROVAL}" with either a URL or a reason starting with "unapproved", ${APPROVAL_LINK}`,
+      ),
+    ];
   return [];
 }
 

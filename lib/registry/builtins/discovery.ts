@@ -17,10 +17,20 @@ function endpoints(o: KObject): string {
 }
 
 export const endpointslices: ResourceType = {
-  group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', listKind: 'EndpointSliceList',
-  plural: 'endpointslices', singular: 'endpointslice', namespaced: true,
-  shortNames: [], categories: [], verbs: ALL_VERBS, subresources: [],
-  nameRule: 'subdomain', createOnUpdate: false, generation: 'spec-and-labels',
+  group: 'discovery.k8s.io',
+  version: 'v1',
+  kind: 'EndpointSlice',
+  listKind: 'EndpointSliceList',
+  plural: 'endpointslices',
+  singular: 'endpointslice',
+  namespaced: true,
+  shortNames: [],
+  categories: [],
+  verbs: ALL_VERBS,
+  subresources: [],
+  nameRule: 'subdomain',
+  createOnUpdate: false,
+  generation: 'spec-and-labels',
   columns: [
     nameColumn(),
     column('AddressType', 'addressType specifies the type of address carried by this EndpointSlice.', (o) => str(o, 'addressType')),

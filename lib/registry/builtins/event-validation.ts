@@ -14,7 +14,11 @@ const REASON_MAX = 128;
 const NOTE_MAX = 1024;
 
 /** Where each legacy-checked value lives in one API version. */
-interface Fields { involved: string; controller: string; message: string }
+interface Fields {
+  involved: string;
+  controller: string;
+  message: string;
+}
 const CORE: Fields = { involved: 'involvedObject', controller: 'reportingComponent', message: 'message' };
 const EVENTS_V1: Fields = { involved: 'regarding', controller: 'reportingController', message: 'note' };
 
@@ -66,14 +70,30 @@ export function validateCoreEvent(obj: KObject): StatusCause[] {
 }
 
 const DEPRECATED = ['deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount', 'deprecatedSource'] as const;
-const IMMUTABLE = ['regarding', 'reason', 'note', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp',
-  'deprecatedCount', 'type', 'eventTime', 'action', 'related', 'reportingController', 'reportingInstance'] as const;
+const IMMUTABLE = [
+  'regarding',
+  'reason',
+  'note',
+  'deprecatedSource',
+  'deprecatedFirstTimestamp',
+  'deprecatedLastTimestamp',
+  'deprecatedCount',
+  'type',
+  'eventTime',
+  'action',
+  'related',
+  'reportingController',
+  'reportingInstance',
+] as const;
 
 function isSet(o: KObject, field: (typeof DEPRECATED)[number]): boolean {
   switch (field) {
-    case 'deprecatedCount': return num(o, field) !== 0;
-    case 'deprecatedSource': return str(o, field, 'component') !== '' || str(o, field, 'host') !== '';
-    default: return time(o, field) !== undefined;
+    case 'deprecatedCount':
+      return num(o, field) !== 0;
+    case 'deprecatedSource':
+      return str(o, field, 'component') !== '' || str(o, field, 'host') !== '';
+    default:
+      return time(o, field) !== undefined;
   }
 }
 

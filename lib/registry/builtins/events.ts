@@ -7,12 +7,23 @@ import { str } from '../fields.js';
 import { eventColumns, eventsV1View } from './event-printer.js';
 import { validateEventsV1 } from './event-validation.js';
 
-const regarding = (field: string) => (o: KObject): string => str(o, 'regarding', field);
+const regarding =
+  (field: string) =>
+  (o: KObject): string =>
+    str(o, 'regarding', field);
 
 export const eventsV1Event: ResourceType = {
-  group: 'events.k8s.io', version: 'v1', kind: 'Event', listKind: 'EventList',
-  plural: 'events', singular: 'event', namespaced: true,
-  shortNames: ['ev'], categories: [], verbs: ALL_VERBS, subresources: [],
+  group: 'events.k8s.io',
+  version: 'v1',
+  kind: 'Event',
+  listKind: 'EventList',
+  plural: 'events',
+  singular: 'event',
+  namespaced: true,
+  shortNames: ['ev'],
+  categories: [],
+  verbs: ALL_VERBS,
+  subresources: [],
   nameRule: 'subdomain',
   // The core event strategy (shared by both APIs) allows create on update.
   createOnUpdate: true,

@@ -16,7 +16,11 @@ const LIMIT_RESPONSES = ['Queue', 'Reject'];
 /** The object at `path`, created empty when absent (only for our own, fixed keys). */
 function child(obj: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
   const v = ownValue(obj, key);
-  if (v === undefined) { const made: Record<string, unknown> = {}; setOwn(obj, key, made); return made; }
+  if (v === undefined) {
+    const made: Record<string, unknown> = {};
+    setOwn(obj, key, made);
+    return made;
+  }
   return isPlainObject(v) ? v : undefined;
 }
 
@@ -56,13 +60,21 @@ function isInt(v: unknown): v is number {
 
 /** A non-empty list of strings; '' is an item only where it means something (the core API group). */
 function nonEmptyStrings(out: StatusCause[], field: string, v: unknown, what: string, emptyItemOk = false): void {
-  if (!Array.isArray(v) || v.length === 0) { out.push(cause.required(field, `${what} must contain at least one value`)); return; }
-  v.forEach((s, i) => { if (typeof s !== 'string' || (s === '' && !emptyItemOk)) out.push(cause.required(`${field}[${i}]`)); });
+  if (!Array.isArray(v) || v.length === 0) {
+    out.push(cause.required(field, `${what} must contain at least one value`));
+    return;
+  }
+  v.forEach((s, i) => {
+    if (typeof s !== 'string' || (s === '' && !emptyItemOk)) out.push(cause.required(`${field}[${i}]`));
+  });
 }
 
 function validateSubject(out: StatusCause[], s: unknown, f: string): void {
   const kind = str(s, 'kind');
-  if (!SUBJECT_KINDS.includes(kind)) { out.push(cause.notSupported(`${f}.kind`, kind, SUBJECT_KINDS)); return; }
+  if (!SUBJECT_KINDS.includes(kind)) {
+    out.push(cause.notSupported(`${f}.kind`, kind, SUBJECT_KINDS));
+    return;
+  }
   if (kind === 'User' && str(s, 'user', 'name') === '') out.push(cause.required(`${f}.user.name`, 'username is required'));
   if (kind === 'Group' && str(s, 'group', 'name') === '') out.push(cause.required(`${f}.group.name`, 'group name is required'));
   if (kind === 'ServiceAccount') {
@@ -75,9 +87,11 @@ export function validateFlowSchema(obj: KObject): StatusCause[] {
   const out: StatusCause[] = [];
   const mp = at(obj, 'spec', 'matchingPrecedence');
   if (!isInt(mp) || mp < 1 || mp > 10000) out.push(cause.invalid('spec.matchingPrecedence', mp, 'must be between 1 and 10000 inclusively'));
-  if (str(obj, 'spec', 'priorityLevelConfiguration', 'name') === '') out.push(cause.required('spec.priorityLevelConfiguration.name', 'must reference a priority level'));
+  if (str(obj, 'spec', 'priorityLevelConfiguration', 'name') === '')
+    out.push(cause.required('spec.priorityLevelConfiguration.name', 'must reference a priority level'));
   const dm = at(obj, 'spec', 'distinguisherMethod');
-  if (dm !== undefined && dm !== null && !DISTINGUISHERS.includes(str(dm, 'type'))) out.push(cause.notSupported('spec.distinguisherMethod.type', str(dm, 'type'), DISTINGUISHERS));
+  if (dm !== undefined && dm !== null && !DISTINGUISHERS.includes(str(dm, 'type')))
+    out.push(cause.notSupported('spec.distinguisherMethod.type', str(dm, 'type'), DISTINGUISHERS));
   list(obj, 'spec', 'rules').forEach((rule, i) => {
     const f = `spec.rules[${i}]`;
     const subjects = list(rule, 'subjects');
@@ -107,7 +121,10 @@ export function validateFlowSchema(obj: KObject): StatusCause[] {
 export function validatePriorityLevel(obj: KObject): StatusCause[] {
   const out: StatusCause[] = [];
   const type = str(obj, 'spec', 'type');
-  if (!PL_TYPES.includes(type)) { out.push(cause.notSupported('spec.type', type, PL_TYPES)); return out; }
+  if (!PL_TYPES.includes(type)) {
+    out.push(cause.notSupported('spec.type', type, PL_TYPES));
+    return out;
+  }
   const name = obj.metadata.name ?? '';
   if (name === 'exempt' && type !== 'Exempt') out.push(cause.invalid('spec.type', type, 'type must be "Exempt" if and only if name is "exempt"'));
   if (name !== 'exempt' && type === 'Exempt') out.push(cause.invalid('spec.type', type, 'type must be "Exempt" if and only if name is "exempt"'));
@@ -117,30 +134,47 @@ export function validatePriorityLevel(obj: KObject): StatusCause[] {
   }
   if (at(obj, 'spec', 'exempt') !== undefined) out.push(cause.forbidden('spec.exempt', 'must be nil if the type is Limited'));
   const l = at(obj, 'spec', 'limited');
-  if (!isPlainObject(l)) { out.push(cause.required('spec.limited', 'must not be empty when type is Limited')); return out; }
+  if (!isPlainObject(l)) {
+    out.push(cause.required('spec.limited', 'must not be empty when type is Limited'));
+    return out;
+  }
   const ncs = l['nominalConcurrencyShares'];
   if (!isInt(ncs) || ncs < 0) out.push(cause.invalid('spec.limited.nominalConcurrencyShares', ncs, 'must be a non-negative integer'));
   for (const k of ['lendablePercent', 'borrowingLimitPercent']) {
     const v = l[k];
     if (v !== undefined && v !== null && (!isInt(v) || v < 0 || (k === 'lendablePercent' && v > 100))) {
-      out.push(cause.invalid(`spec.limited.${k}`, v, k === 'lendablePercent' ? 'must be between 0 and 100, inclusive' : 'if specified, must be a non-negative integer'));
+      out.push(
+        cause.invalid(
+          `spec.limited.${k}`,
+          v,
+          k === 'lendablePercent' ? 'must be between 0 and 100, inclusive' : 'if specified, must be a non-negative integer',
+        ),
+      );
     }
   }
   const lrType = str(l, 'limitResponse', 'type');
-  if (!LIMIT_RESPONSES.includes(lrType)) { out.push(cause.notSupported('spec.limited.limitResponse.type', lrType, LIMIT_RESPONSES)); return out; }
-  const queuing = at(l, 'limitResponse', 'queuing');
-  if (lrType === 'Reject') {
-    if (queuing !== undefined && queuing !== null) out.push(cause.forbidden('spec.limited.limitResponse.queuing', 'must be nil if limited.limitResponse.type is not Queue'));
+  if (!LIMIT_RESPONSES.includes(lrType)) {
+    out.push(cause.notSupported('spec.limited.limitResponse.type', lrType, LIMIT_RESPONSES));
     return out;
   }
-  if (!isPlainObject(queuing)) { out.push(cause.required('spec.limited.limitResponse.queuing', 'must not be empty if limited.limitResponse.type is Queue')); return out; }
+  const queuing = at(l, 'limitResponse', 'queuing');
+  if (lrType === 'Reject') {
+    if (queuing !== undefined && queuing !== null)
+      out.push(cause.forbidden('spec.limited.limitResponse.queuing', 'must be nil if limited.limitResponse.type is not Queue'));
+    return out;
+  }
+  if (!isPlainObject(queuing)) {
+    out.push(cause.required('spec.limited.limitResponse.queuing', 'must not be empty if limited.limitResponse.type is Queue'));
+    return out;
+  }
   const f = 'spec.limited.limitResponse.queuing';
   const { queues, handSize, queueLengthLimit } = { queues: queuing['queues'], handSize: queuing['handSize'], queueLengthLimit: queuing['queueLengthLimit'] };
   if (!isInt(queueLengthLimit) || queueLengthLimit <= 0) out.push(cause.invalid(`${f}.queueLengthLimit`, queueLengthLimit, 'must be positive'));
   if (!isInt(queues) || queues <= 0) out.push(cause.invalid(`${f}.queues`, queues, 'must be positive'));
   else if (!isInt(handSize) || handSize <= 0) out.push(cause.invalid(`${f}.handSize`, handSize, 'must be positive'));
   else if (handSize > queues) out.push(cause.invalid(`${f}.handSize`, handSize, `should not be greater than queues (${queues})`));
-  else if (entropyBits(queues, handSize) > 60) out.push(cause.invalid(`${f}.handSize`, handSize, `required entropy bits of deckSize ${queues} and handSize ${handSize} should not be greater than 60`));
+  else if (entropyBits(queues, handSize) > 60)
+    out.push(cause.invalid(`${f}.handSize`, handSize, `required entropy bits of deckSize ${queues} and handSize ${handSize} should not be greater than 60`));
   return out;
 }
 

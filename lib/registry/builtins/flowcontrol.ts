@@ -22,14 +22,25 @@ function numOrNone(o: KObject, ...path: string[]): string | number {
 }
 
 export const flowschemas: ResourceType = {
-  group: GROUP, version: 'v1', kind: 'FlowSchema', listKind: 'FlowSchemaList',
-  plural: 'flowschemas', singular: 'flowschema', namespaced: false,
-  shortNames: [], categories: [], verbs: ALL_VERBS,
+  group: GROUP,
+  version: 'v1',
+  kind: 'FlowSchema',
+  listKind: 'FlowSchemaList',
+  plural: 'flowschemas',
+  singular: 'flowschema',
+  namespaced: false,
+  shortNames: [],
+  categories: [],
+  verbs: ALL_VERBS,
   subresources: [{ name: 'status', kind: 'FlowSchema', verbs: ['get', 'patch', 'update'] }],
-  nameRule: 'subdomain', createOnUpdate: false, generation: 'spec',
+  nameRule: 'subdomain',
+  createOnUpdate: false,
+  generation: 'spec',
   columns: [
     nameColumn(),
-    column('PriorityLevel', 'Name of the priority level configuration referenced by this FlowSchema.', (o) => str(o, 'spec', 'priorityLevelConfiguration', 'name')),
+    column('PriorityLevel', 'Name of the priority level configuration referenced by this FlowSchema.', (o) =>
+      str(o, 'spec', 'priorityLevelConfiguration', 'name'),
+    ),
     column('MatchingPrecedence', 'Matching precedence of the FlowSchema.', (o) => numOrNone(o, 'spec', 'matchingPrecedence')),
     column('DistinguisherMethod', 'Method of distinguishing flows in this FlowSchema.', (o) => str(o, 'spec', 'distinguisherMethod', 'type') || '<none>'),
     ageColumn(),
@@ -41,18 +52,33 @@ export const flowschemas: ResourceType = {
 };
 
 export const prioritylevelconfigurations: ResourceType = {
-  group: GROUP, version: 'v1', kind: 'PriorityLevelConfiguration', listKind: 'PriorityLevelConfigurationList',
-  plural: 'prioritylevelconfigurations', singular: 'prioritylevelconfiguration', namespaced: false,
-  shortNames: [], categories: [], verbs: ALL_VERBS,
+  group: GROUP,
+  version: 'v1',
+  kind: 'PriorityLevelConfiguration',
+  listKind: 'PriorityLevelConfigurationList',
+  plural: 'prioritylevelconfigurations',
+  singular: 'prioritylevelconfiguration',
+  namespaced: false,
+  shortNames: [],
+  categories: [],
+  verbs: ALL_VERBS,
   subresources: [{ name: 'status', kind: 'PriorityLevelConfiguration', verbs: ['get', 'patch', 'update'] }],
-  nameRule: 'subdomain', createOnUpdate: false, generation: 'spec',
+  nameRule: 'subdomain',
+  createOnUpdate: false,
+  generation: 'spec',
   columns: [
     nameColumn(),
     column('Type', 'Type of the priority level, either Exempt or Limited.', (o) => str(o, 'spec', 'type')),
-    column('NominalConcurrencyShares', 'Nominal concurrency shares of the priority level (Limited only).', (o) => numOrNone(o, 'spec', 'limited', 'nominalConcurrencyShares')),
+    column('NominalConcurrencyShares', 'Nominal concurrency shares of the priority level (Limited only).', (o) =>
+      numOrNone(o, 'spec', 'limited', 'nominalConcurrencyShares'),
+    ),
     column('Queues', 'Number of queues (Limited with queuing only).', (o) => numOrNone(o, 'spec', 'limited', 'limitResponse', 'queuing', 'queues')),
-    column('HandSize', 'Hand size of the shuffle sharding (Limited with queuing only).', (o) => numOrNone(o, 'spec', 'limited', 'limitResponse', 'queuing', 'handSize')),
-    column('QueueLengthLimit', 'Length limit of each queue (Limited with queuing only).', (o) => numOrNone(o, 'spec', 'limited', 'limitResponse', 'queuing', 'queueLengthLimit')),
+    column('HandSize', 'Hand size of the shuffle sharding (Limited with queuing only).', (o) =>
+      numOrNone(o, 'spec', 'limited', 'limitResponse', 'queuing', 'handSize'),
+    ),
+    column('QueueLengthLimit', 'Length limit of each queue (Limited with queuing only).', (o) =>
+      numOrNone(o, 'spec', 'limited', 'limitResponse', 'queuing', 'queueLengthLimit'),
+    ),
     ageColumn(),
   ],
   fieldSelectors: {},

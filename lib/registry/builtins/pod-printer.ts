@@ -6,7 +6,11 @@ import type { Column } from '../types.js';
 import { ageColumn, column, nameColumn, since } from '../columns.js';
 import { at, bool, list, num, str, time } from '../fields.js';
 
-interface PodRow { ready: string; status: string; restarts: string }
+interface PodRow {
+  ready: string;
+  status: string;
+  restarts: string;
+}
 
 function isRestartable(c: unknown): boolean {
   return str(c, 'restartPolicy') === 'Always';
@@ -80,7 +84,10 @@ function podRow(pod: KObject, now: number): PodRow {
       const terminated = at(c, 'state', 'terminated');
       if (str(c, 'state', 'waiting', 'reason')) reason = str(c, 'state', 'waiting', 'reason');
       else if (terminated !== undefined) reason = exitReason(terminated, '');
-      else if (bool(c, 'ready') && at(c, 'state', 'running') !== undefined) { hasRunning = true; ready++; }
+      else if (bool(c, 'ready') && at(c, 'state', 'running') !== undefined) {
+        hasRunning = true;
+        ready++;
+      }
     }
     // A completed container beside a still-running one does not make the pod Completed.
     if (reason === 'Completed' && hasRunning) reason = hasCondition(pod, 'Ready') ? 'Running' : 'NotReady';
@@ -125,10 +132,26 @@ export const POD_COLUMNS: readonly Column[] = [
   nameColumn(),
   column('Ready', 'The aggregate readiness state of this pod for accepting traffic.', (o, now) => row(o, now).ready),
   column('Status', 'The aggregate status of the containers in this pod.', (o, now) => row(o, now).status),
-  column('Restarts', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.', (o, now) => row(o, now).restarts),
+  column(
+    'Restarts',
+    'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+    (o, now) => row(o, now).restarts,
+  ),
   ageColumn(),
-  column('IP', 'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', (o) => podIP(o) || '<none>', { priority: 1 }),
-  column('Node', 'NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName.', (o) => str(o, 'spec', 'nodeName') || '<none>', { priority: 1 }),
-  column('Nominated Node', 'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.', (o) => str(o, 'status', 'nominatedNodeName') || '<none>', { priority: 1 }),
+  column('IP', 'podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', (o) => podIP(o) || '<none>', {
+    priority: 1,
+  }),
+  column(
+    'Node',
+    'NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName.',
+    (o) => str(o, 'spec', 'nodeName') || '<none>',
+    { priority: 1 },
+  ),
+  column(
+    'Nominated Node',
+    'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.',
+    (o) => str(o, 'status', 'nominatedNodeName') || '<none>',
+    { priority: 1 },
+  ),
   column('Readiness Gates', 'If specified, all readiness gates will be evaluated for pod readiness.', readinessGates, { priority: 1 }),
 ];

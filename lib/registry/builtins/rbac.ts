@@ -9,10 +9,21 @@ import { validateBinding } from './rbac-validation.js';
 
 function rbac(kind: string, plural: string, namespaced: boolean, columns: readonly Column[]): ResourceType {
   return {
-    group: 'rbac.authorization.k8s.io', version: 'v1', kind, listKind: `${kind}List`,
-    plural, singular: kind.toLowerCase(), namespaced,
-    shortNames: [], categories: [], verbs: ALL_VERBS, subresources: [],
-    nameRule: 'path-segment', createOnUpdate: true, columns, fieldSelectors: {},
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind,
+    listKind: `${kind}List`,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced,
+    shortNames: [],
+    categories: [],
+    verbs: ALL_VERBS,
+    subresources: [],
+    nameRule: 'path-segment',
+    createOnUpdate: true,
+    columns,
+    fieldSelectors: {},
   };
 }
 
@@ -28,7 +39,11 @@ const ROLE_COLUMNS: readonly Column[] = [nameColumn(), createdAtColumn()];
 
 const BINDING_COLUMNS: readonly Column[] = [
   nameColumn(),
-  column('Role', 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.', (o) => `${str(o, 'roleRef', 'kind')}/${str(o, 'roleRef', 'name')}`),
+  column(
+    'Role',
+    'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.',
+    (o) => `${str(o, 'roleRef', 'kind')}/${str(o, 'roleRef', 'name')}`,
+  ),
   ageColumn(),
   column('Users', 'Users in the roleref', (o) => subjects(o, 'User'), { priority: 1 }),
   column('Groups', 'Groups in the roleref', (o) => subjects(o, 'Group'), { priority: 1 }),
@@ -36,8 +51,14 @@ const BINDING_COLUMNS: readonly Column[] = [
 ];
 
 export const roles = rbac('Role', 'roles', true, ROLE_COLUMNS);
-export const rolebindings: ResourceType = { ...rbac('RoleBinding', 'rolebindings', true, BINDING_COLUMNS), validate: (o, old) => validateBinding(o, old, true) };
+export const rolebindings: ResourceType = {
+  ...rbac('RoleBinding', 'rolebindings', true, BINDING_COLUMNS),
+  validate: (o, old) => validateBinding(o, old, true),
+};
 export const clusterroles = rbac('ClusterRole', 'clusterroles', false, ROLE_COLUMNS);
-export const clusterrolebindings: ResourceType = { ...rbac('ClusterRoleBinding', 'clusterrolebindings', false, BINDING_COLUMNS), validate: (o, old) => validateBinding(o, old, false) };
+export const clusterrolebindings: ResourceType = {
+  ...rbac('ClusterRoleBinding', 'clusterrolebindings', false, BINDING_COLUMNS),
+  validate: (o, old) => validateBinding(o, old, false),
+};
 
 export const RBAC_TYPES: readonly ResourceType[] = [clusterrolebindings, clusterroles, rolebindings, roles];

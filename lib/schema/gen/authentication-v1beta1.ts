@@ -4,58 +4,87 @@
 import type { SchemaPackage } from '../types.js';
 
 export const authenticationV1beta1: SchemaPackage = {
-  alias: "authenticationV1beta1",
-  prefix: "io.k8s.api.authentication.v1beta1",
+  alias: 'authenticationV1beta1',
+  prefix: 'io.k8s.api.authentication.v1beta1',
   types: {
     SelfSubjectReview: {
-      d: "SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.  If impersonation or request header authentication is used, any extra keys will have their case ignored and returned as lowercase.",
+      d: 'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.  If impersonation or request header authentication is used, any extra keys will have their case ignored and returned as lowercase.',
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ObjectMeta", "metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "status": ["authenticationV1beta1.SelfSubjectReviewStatus", "status is filled in by the server with the user attributes."],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          "metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        ],
+        status: ['authenticationV1beta1.SelfSubjectReviewStatus', 'status is filled in by the server with the user attributes.'],
       },
     },
     SelfSubjectReviewStatus: {
-      d: "SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.",
+      d: 'SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.',
       f: {
-        "userInfo": ["authentication.UserInfo", "userInfo is a set of attributes belonging to the user making this request."],
+        userInfo: ['authentication.UserInfo', 'userInfo is a set of attributes belonging to the user making this request.'],
       },
     },
     TokenReview: {
-      d: "TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver.",
-      r: ["spec"],
+      d: 'TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver.',
+      r: ['spec'],
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ObjectMeta", "metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "spec": ["authenticationV1beta1.TokenReviewSpec", "spec holds information about the request being evaluated"],
-        "status": ["authenticationV1beta1.TokenReviewStatus", "status is filled in by the server and indicates whether the token can be authenticated."],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          "metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        ],
+        spec: ['authenticationV1beta1.TokenReviewSpec', 'spec holds information about the request being evaluated'],
+        status: ['authenticationV1beta1.TokenReviewStatus', 'status is filled in by the server and indicates whether the token can be authenticated.'],
       },
     },
     TokenReviewSpec: {
-      d: "TokenReviewSpec is a description of the token authentication request.",
+      d: 'TokenReviewSpec is a description of the token authentication request.',
       f: {
-        "token": ["string", "token is the opaque bearer token."],
-        "audiences": ["[]string", "audiences is a list of the identifiers that the resource server presented with the token identifies as. Audience-aware token authenticators will verify that the token was intended for at least one of the audiences in this list. If no audiences are provided, the audience will default to the audience of the Kubernetes apiserver.", {"lt":"atomic"}],
+        token: ['string', 'token is the opaque bearer token.'],
+        audiences: [
+          '[]string',
+          'audiences is a list of the identifiers that the resource server presented with the token identifies as. Audience-aware token authenticators will verify that the token was intended for at least one of the audiences in this list. If no audiences are provided, the audience will default to the audience of the Kubernetes apiserver.',
+          { lt: 'atomic' },
+        ],
       },
     },
     TokenReviewStatus: {
-      d: "TokenReviewStatus is the result of the token authentication request.",
+      d: 'TokenReviewStatus is the result of the token authentication request.',
       f: {
-        "authenticated": ["bool", "authenticated indicates that the token was associated with a known user."],
-        "user": ["authenticationV1beta1.UserInfo", "user is the UserInfo associated with the provided token."],
-        "audiences": ["[]string", "audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token's audiences. A client of the TokenReview API that sets the spec.audiences field should validate that a compatible audience identifier is returned in the status.audiences field to ensure that the TokenReview server is audience aware. If a TokenReview returns an empty status.audience field where status.authenticated is \"true\", the token is valid against the audience of the Kubernetes API server.", {"lt":"atomic"}],
-        "error": ["string", "error indicates that the token couldn't be checked"],
+        authenticated: ['bool', 'authenticated indicates that the token was associated with a known user.'],
+        user: ['authenticationV1beta1.UserInfo', 'user is the UserInfo associated with the provided token.'],
+        audiences: [
+          '[]string',
+          'audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token\'s audiences. A client of the TokenReview API that sets the spec.audiences field should validate that a compatible audience identifier is returned in the status.audiences field to ensure that the TokenReview server is audience aware. If a TokenReview returns an empty status.audience field where status.authenticated is "true", the token is valid against the audience of the Kubernetes API server.',
+          { lt: 'atomic' },
+        ],
+        error: ['string', "error indicates that the token couldn't be checked"],
       },
     },
     UserInfo: {
-      d: "UserInfo holds the information about the user needed to implement the user.Info interface.",
+      d: 'UserInfo holds the information about the user needed to implement the user.Info interface.',
       f: {
-        "username": ["string", "username is the name that uniquely identifies this user among all active users."],
-        "uid": ["string", "uid is a unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs."],
-        "groups": ["[]string", "groups is the names of groups this user is a part of.", {"lt":"atomic"}],
-        "extra": ["{}[]string", "extra is any additional information provided by the authenticator."],
+        username: ['string', 'username is the name that uniquely identifies this user among all active users.'],
+        uid: [
+          'string',
+          'uid is a unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.',
+        ],
+        groups: ['[]string', 'groups is the names of groups this user is a part of.', { lt: 'atomic' }],
+        extra: ['{}[]string', 'extra is any additional information provided by the authenticator.'],
       },
     },
   },

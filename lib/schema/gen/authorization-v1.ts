@@ -4,148 +4,260 @@
 import type { SchemaPackage } from '../types.js';
 
 export const authorizationV1: SchemaPackage = {
-  alias: "authorization",
-  prefix: "io.k8s.api.authorization.v1",
+  alias: 'authorization',
+  prefix: 'io.k8s.api.authorization.v1',
   types: {
     FieldSelectorAttributes: {
-      d: "FieldSelectorAttributes indicates a field limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.",
+      d: 'FieldSelectorAttributes indicates a field limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.',
       f: {
-        "rawSelector": ["string", "rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present."],
-        "requirements": ["[]meta.FieldSelectorRequirement", "requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.", {"lt":"atomic"}],
+        rawSelector: [
+          'string',
+          "rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.",
+        ],
+        requirements: [
+          '[]meta.FieldSelectorRequirement',
+          'requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.',
+          { lt: 'atomic' },
+        ],
       },
     },
     LabelSelectorAttributes: {
-      d: "LabelSelectorAttributes indicates a label limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.",
+      d: 'LabelSelectorAttributes indicates a label limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.',
       f: {
-        "rawSelector": ["string", "rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present."],
-        "requirements": ["[]meta.LabelSelectorRequirement", "requirements is the parsed interpretation of a label selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.", {"lt":"atomic"}],
+        rawSelector: [
+          'string',
+          "rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.",
+        ],
+        requirements: [
+          '[]meta.LabelSelectorRequirement',
+          'requirements is the parsed interpretation of a label selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.',
+          { lt: 'atomic' },
+        ],
       },
     },
     LocalSubjectAccessReview: {
-      d: "LocalSubjectAccessReview checks whether or not a user or group can perform an action in a given namespace. Having a namespace scoped resource makes it much easier to grant namespace scoped policy that includes permissions checking.",
-      r: ["spec"],
+      d: 'LocalSubjectAccessReview checks whether or not a user or group can perform an action in a given namespace. Having a namespace scoped resource makes it much easier to grant namespace scoped policy that includes permissions checking.',
+      r: ['spec'],
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ObjectMeta", "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "spec": ["authorization.SubjectAccessReviewSpec", "spec holds information about the request being evaluated.  spec.namespace must be equal to the namespace you made the request against.  If empty, it is defaulted."],
-        "status": ["authorization.SubjectAccessReviewStatus", "status is filled in by the server and indicates whether the request is allowed or not"],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          'metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        spec: [
+          'authorization.SubjectAccessReviewSpec',
+          'spec holds information about the request being evaluated.  spec.namespace must be equal to the namespace you made the request against.  If empty, it is defaulted.',
+        ],
+        status: ['authorization.SubjectAccessReviewStatus', 'status is filled in by the server and indicates whether the request is allowed or not'],
       },
     },
     NonResourceAttributes: {
-      d: "NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface",
+      d: 'NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface',
       f: {
-        "path": ["string", "path is the URL path of the request"],
-        "verb": ["string", "verb is the standard HTTP verb"],
+        path: ['string', 'path is the URL path of the request'],
+        verb: ['string', 'verb is the standard HTTP verb'],
       },
     },
     NonResourceRule: {
-      d: "NonResourceRule holds information that describes a rule for the non-resource",
-      r: ["verbs"],
+      d: 'NonResourceRule holds information that describes a rule for the non-resource',
+      r: ['verbs'],
       f: {
-        "verbs": ["[]string", "verbs is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  \"*\" means all.", {"lt":"atomic"}],
-        "nonResourceURLs": ["[]string", "nonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  \"*\" means all.", {"lt":"atomic"}],
+        verbs: [
+          '[]string',
+          'verbs is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  "*" means all.',
+          { lt: 'atomic' },
+        ],
+        nonResourceURLs: [
+          '[]string',
+          'nonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  "*" means all.',
+          { lt: 'atomic' },
+        ],
       },
     },
     ResourceAttributes: {
-      d: "ResourceAttributes includes the authorization attributes available for resource requests to the Authorizer interface",
+      d: 'ResourceAttributes includes the authorization attributes available for resource requests to the Authorizer interface',
       f: {
-        "namespace": ["string", "namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces \"\" (empty) is defaulted for LocalSubjectAccessReviews \"\" (empty) is empty for cluster-scoped resources \"\" (empty) means \"all\" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview"],
-        "verb": ["string", "verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  \"*\" means all."],
-        "group": ["string", "group is the API Group of the Resource.  \"*\" means all."],
-        "version": ["string", "version is the API Version of the Resource.  \"*\" means all."],
-        "resource": ["string", "resource is one of the existing resource types.  \"*\" means all."],
-        "subresource": ["string", "subresource is one of the existing resource types.  \"\" means none."],
-        "name": ["string", "name is the name of the resource being requested for a \"get\" or deleted for a \"delete\". \"\" (empty) means all."],
-        "fieldSelector": ["authorization.FieldSelectorAttributes", "fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it."],
-        "labelSelector": ["authorization.LabelSelectorAttributes", "labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it."],
+        namespace: [
+          'string',
+          'namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces "" (empty) is defaulted for LocalSubjectAccessReviews "" (empty) is empty for cluster-scoped resources "" (empty) means "all" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview',
+        ],
+        verb: ['string', 'verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  "*" means all.'],
+        group: ['string', 'group is the API Group of the Resource.  "*" means all.'],
+        version: ['string', 'version is the API Version of the Resource.  "*" means all.'],
+        resource: ['string', 'resource is one of the existing resource types.  "*" means all.'],
+        subresource: ['string', 'subresource is one of the existing resource types.  "" means none.'],
+        name: ['string', 'name is the name of the resource being requested for a "get" or deleted for a "delete". "" (empty) means all.'],
+        fieldSelector: [
+          'authorization.FieldSelectorAttributes',
+          'fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it.',
+        ],
+        labelSelector: [
+          'authorization.LabelSelectorAttributes',
+          'labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it.',
+        ],
       },
     },
     ResourceRule: {
       d: "ResourceRule is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.",
-      r: ["verbs"],
+      r: ['verbs'],
       f: {
-        "verbs": ["[]string", "verbs is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  \"*\" means all.", {"lt":"atomic"}],
-        "apiGroups": ["[]string", "apiGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  \"*\" means all.", {"lt":"atomic"}],
-        "resources": ["[]string", "resources is a list of resources this rule applies to.  \"*\" means all in the specified apiGroups.\n \"*/foo\" represents the subresource 'foo' for all resources in the specified apiGroups.", {"lt":"atomic"}],
-        "resourceNames": ["[]string", "resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  \"*\" means all.", {"lt":"atomic"}],
+        verbs: [
+          '[]string',
+          'verbs is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  "*" means all.',
+          { lt: 'atomic' },
+        ],
+        apiGroups: [
+          '[]string',
+          'apiGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  "*" means all.',
+          { lt: 'atomic' },
+        ],
+        resources: [
+          '[]string',
+          'resources is a list of resources this rule applies to.  "*" means all in the specified apiGroups.\n "*/foo" represents the subresource \'foo\' for all resources in the specified apiGroups.',
+          { lt: 'atomic' },
+        ],
+        resourceNames: [
+          '[]string',
+          'resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  "*" means all.',
+          { lt: 'atomic' },
+        ],
       },
     },
     SelfSubjectAccessReview: {
-      d: "SelfSubjectAccessReview checks whether or the current user can perform an action.  Not filling in a spec.namespace means \"in all namespaces\".  Self is a special case, because users should always be able to check whether they can perform an action",
-      r: ["spec"],
+      d: 'SelfSubjectAccessReview checks whether or the current user can perform an action.  Not filling in a spec.namespace means "in all namespaces".  Self is a special case, because users should always be able to check whether they can perform an action',
+      r: ['spec'],
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ObjectMeta", "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "spec": ["authorization.SelfSubjectAccessReviewSpec", "spec holds information about the request being evaluated.  user and groups must be empty"],
-        "status": ["authorization.SubjectAccessReviewStatus", "status is filled in by the server and indicates whether the request is allowed or not"],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          'metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        spec: ['authorization.SelfSubjectAccessReviewSpec', 'spec holds information about the request being evaluated.  user and groups must be empty'],
+        status: ['authorization.SubjectAccessReviewStatus', 'status is filled in by the server and indicates whether the request is allowed or not'],
       },
     },
     SelfSubjectAccessReviewSpec: {
-      d: "SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set",
+      d: 'SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set',
       f: {
-        "resourceAttributes": ["authorization.ResourceAttributes", "resourceAttributes describes information for a resource access request"],
-        "nonResourceAttributes": ["authorization.NonResourceAttributes", "nonResourceAttributes describes information for a non-resource access request"],
+        resourceAttributes: ['authorization.ResourceAttributes', 'resourceAttributes describes information for a resource access request'],
+        nonResourceAttributes: ['authorization.NonResourceAttributes', 'nonResourceAttributes describes information for a non-resource access request'],
       },
     },
     SelfSubjectRulesReview: {
       d: "SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace. The returned list of actions may be incomplete depending on the server's authorization mode, and any errors experienced during the evaluation. SelfSubjectRulesReview should be used by UIs to show/hide actions, or to quickly let an end user reason about their permissions. It should NOT Be used by external systems to drive authorization decisions as this raises confused deputy, cache lifetime/revocation, and correctness concerns. SubjectAccessReview, and LocalAccessReview are the correct way to defer authorization decisions to the API server.",
-      r: ["spec"],
+      r: ['spec'],
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ObjectMeta", "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "spec": ["authorization.SelfSubjectRulesReviewSpec", "spec holds information about the request being evaluated."],
-        "status": ["authorization.SubjectRulesReviewStatus", "status is filled in by the server and indicates the set of actions a user can perform."],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          'metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        spec: ['authorization.SelfSubjectRulesReviewSpec', 'spec holds information about the request being evaluated.'],
+        status: ['authorization.SubjectRulesReviewStatus', 'status is filled in by the server and indicates the set of actions a user can perform.'],
       },
     },
     SelfSubjectRulesReviewSpec: {
-      d: "SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview.",
+      d: 'SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview.',
       f: {
-        "namespace": ["string", "namespace to evaluate rules for. Required."],
+        namespace: ['string', 'namespace to evaluate rules for. Required.'],
       },
     },
     SubjectAccessReview: {
-      d: "SubjectAccessReview checks whether or not a user or group can perform an action.",
-      r: ["spec"],
+      d: 'SubjectAccessReview checks whether or not a user or group can perform an action.',
+      r: ['spec'],
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ObjectMeta", "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "spec": ["authorization.SubjectAccessReviewSpec", "spec holds information about the request being evaluated"],
-        "status": ["authorization.SubjectAccessReviewStatus", "status is filled in by the server and indicates whether the request is allowed or not"],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          'metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        spec: ['authorization.SubjectAccessReviewSpec', 'spec holds information about the request being evaluated'],
+        status: ['authorization.SubjectAccessReviewStatus', 'status is filled in by the server and indicates whether the request is allowed or not'],
       },
     },
     SubjectAccessReviewSpec: {
-      d: "SubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set",
+      d: 'SubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set',
       f: {
-        "resourceAttributes": ["authorization.ResourceAttributes", "resourceAttributes describes information for a resource access request"],
-        "nonResourceAttributes": ["authorization.NonResourceAttributes", "nonResourceAttributes describes information for a non-resource access request"],
-        "user": ["string", "user is the user you're testing for. If you specify \"User\" but not \"Groups\", then is it interpreted as \"What if User were not a member of any groups"],
-        "groups": ["[]string", "groups is the groups you're testing for.", {"lt":"atomic"}],
-        "extra": ["{}[]string", "extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here."],
-        "uid": ["string", "uid information about the requesting user."],
+        resourceAttributes: ['authorization.ResourceAttributes', 'resourceAttributes describes information for a resource access request'],
+        nonResourceAttributes: ['authorization.NonResourceAttributes', 'nonResourceAttributes describes information for a non-resource access request'],
+        user: [
+          'string',
+          'user is the user you\'re testing for. If you specify "User" but not "Groups", then is it interpreted as "What if User were not a member of any groups',
+        ],
+        groups: ['[]string', "groups is the groups you're testing for.", { lt: 'atomic' }],
+        extra: [
+          '{}[]string',
+          'extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.',
+        ],
+        uid: ['string', 'uid information about the requesting user.'],
       },
     },
     SubjectAccessReviewStatus: {
-      d: "SubjectAccessReviewStatus",
-      r: ["allowed"],
+      d: 'SubjectAccessReviewStatus',
+      r: ['allowed'],
       f: {
-        "allowed": ["bool", "allowed is required. True if the action would be allowed, false otherwise."],
-        "denied": ["bool", "denied is optional. True if the action would be denied, otherwise false. If both allowed is false and denied is false, then the authorizer has no opinion on whether to authorize the action. Denied may not be true if Allowed is true."],
-        "reason": ["string", "reason is optional.  It indicates why a request was allowed or denied."],
-        "evaluationError": ["string", "evaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request."],
+        allowed: ['bool', 'allowed is required. True if the action would be allowed, false otherwise.'],
+        denied: [
+          'bool',
+          'denied is optional. True if the action would be denied, otherwise false. If both allowed is false and denied is false, then the authorizer has no opinion on whether to authorize the action. Denied may not be true if Allowed is true.',
+        ],
+        reason: ['string', 'reason is optional.  It indicates why a request was allowed or denied.'],
+        evaluationError: [
+          'string',
+          'evaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.',
+        ],
       },
     },
     SubjectRulesReviewStatus: {
       d: "SubjectRulesReviewStatus contains the result of a rules check. This check can be incomplete depending on the set of authorizers the server is configured with and any errors experienced during evaluation. Because authorization rules are additive, if a rule appears in a list it's safe to assume the subject has that permission, even if that list is incomplete.",
-      r: ["resourceRules","nonResourceRules","incomplete"],
+      r: ['resourceRules', 'nonResourceRules', 'incomplete'],
       f: {
-        "resourceRules": ["[]authorization.ResourceRule", "resourceRules is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.", {"lt":"atomic"}],
-        "nonResourceRules": ["[]authorization.NonResourceRule", "nonResourceRules is the list of actions the subject is allowed to perform on non-resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.", {"lt":"atomic"}],
-        "incomplete": ["bool", "incomplete is true when the rules returned by this call are incomplete. This is most commonly encountered when an authorizer, such as an external authorizer, doesn't support rules evaluation."],
-        "evaluationError": ["string", "evaluationError can appear in combination with Rules. It indicates an error occurred during rule evaluation, such as an authorizer that doesn't support rule evaluation, and that ResourceRules and/or NonResourceRules may be incomplete."],
+        resourceRules: [
+          '[]authorization.ResourceRule',
+          "resourceRules is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.",
+          { lt: 'atomic' },
+        ],
+        nonResourceRules: [
+          '[]authorization.NonResourceRule',
+          "nonResourceRules is the list of actions the subject is allowed to perform on non-resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.",
+          { lt: 'atomic' },
+        ],
+        incomplete: [
+          'bool',
+          "incomplete is true when the rules returned by this call are incomplete. This is most commonly encountered when an authorizer, such as an external authorizer, doesn't support rules evaluation.",
+        ],
+        evaluationError: [
+          'string',
+          "evaluationError can appear in combination with Rules. It indicates an error occurred during rule evaluation, such as an authorizer that doesn't support rule evaluation, and that ResourceRules and/or NonResourceRules may be incomplete.",
+        ],
       },
     },
   },

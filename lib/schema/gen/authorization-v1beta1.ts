@@ -4,60 +4,90 @@
 import type { SchemaPackage } from '../types.js';
 
 export const authorizationV1beta1: SchemaPackage = {
-  alias: "authorizationV1beta1",
-  prefix: "io.k8s.api.authorization.v1beta1",
+  alias: 'authorizationV1beta1',
+  prefix: 'io.k8s.api.authorization.v1beta1',
   types: {
     NonResourceAttributes: {
-      d: "NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface",
+      d: 'NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface',
       f: {
-        "path": ["string", "path is the URL path of the request"],
-        "verb": ["string", "verb is the standard HTTP verb"],
+        path: ['string', 'path is the URL path of the request'],
+        verb: ['string', 'verb is the standard HTTP verb'],
       },
     },
     ResourceAttributes: {
-      d: "ResourceAttributes includes the authorization attributes available for resource requests to the Authorizer interface",
+      d: 'ResourceAttributes includes the authorization attributes available for resource requests to the Authorizer interface',
       f: {
-        "namespace": ["string", "namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces \"\" (empty) is defaulted for LocalSubjectAccessReviews \"\" (empty) is empty for cluster-scoped resources \"\" (empty) means \"all\" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview"],
-        "verb": ["string", "verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  \"*\" means all."],
-        "group": ["string", "group is the API Group of the Resource.  \"*\" means all."],
-        "version": ["string", "version is the API Version of the Resource.  \"*\" means all."],
-        "resource": ["string", "resource is one of the existing resource types.  \"*\" means all."],
-        "subresource": ["string", "subresource is one of the existing resource types.  \"\" means none."],
-        "name": ["string", "name is the name of the resource being requested for a \"get\" or deleted for a \"delete\". \"\" (empty) means all."],
-        "fieldSelector": ["authorization.FieldSelectorAttributes", "fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it."],
-        "labelSelector": ["authorization.LabelSelectorAttributes", "labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it."],
+        namespace: [
+          'string',
+          'namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces "" (empty) is defaulted for LocalSubjectAccessReviews "" (empty) is empty for cluster-scoped resources "" (empty) means "all" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview',
+        ],
+        verb: ['string', 'verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  "*" means all.'],
+        group: ['string', 'group is the API Group of the Resource.  "*" means all.'],
+        version: ['string', 'version is the API Version of the Resource.  "*" means all.'],
+        resource: ['string', 'resource is one of the existing resource types.  "*" means all.'],
+        subresource: ['string', 'subresource is one of the existing resource types.  "" means none.'],
+        name: ['string', 'name is the name of the resource being requested for a "get" or deleted for a "delete". "" (empty) means all.'],
+        fieldSelector: [
+          'authorization.FieldSelectorAttributes',
+          'fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it.',
+        ],
+        labelSelector: [
+          'authorization.LabelSelectorAttributes',
+          'labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it.',
+        ],
       },
     },
     SubjectAccessReview: {
-      d: "SubjectAccessReview checks whether or not a user or group can perform an action.",
-      r: ["spec"],
+      d: 'SubjectAccessReview checks whether or not a user or group can perform an action.',
+      r: ['spec'],
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ObjectMeta", "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "spec": ["authorizationV1beta1.SubjectAccessReviewSpec", "spec holds information about the request being evaluated"],
-        "status": ["authorizationV1beta1.SubjectAccessReviewStatus", "status is filled in by the server and indicates whether the request is allowed or not"],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          'metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        spec: ['authorizationV1beta1.SubjectAccessReviewSpec', 'spec holds information about the request being evaluated'],
+        status: ['authorizationV1beta1.SubjectAccessReviewStatus', 'status is filled in by the server and indicates whether the request is allowed or not'],
       },
     },
     SubjectAccessReviewSpec: {
-      d: "SubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set",
+      d: 'SubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set',
       f: {
-        "resourceAttributes": ["authorizationV1beta1.ResourceAttributes", "resourceAttributes describes information for a resource access request"],
-        "nonResourceAttributes": ["authorizationV1beta1.NonResourceAttributes", "nonResourceAttributes describes information for a non-resource access request"],
-        "user": ["string", "user is the user you're testing for. If you specify \"User\" but not \"Group\", then is it interpreted as \"What if User were not a member of any groups"],
-        "group": ["[]string", "group is the groups you're testing for.", {"lt":"atomic"}],
-        "extra": ["{}[]string", "extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here."],
-        "uid": ["string", "uid information about the requesting user."],
+        resourceAttributes: ['authorizationV1beta1.ResourceAttributes', 'resourceAttributes describes information for a resource access request'],
+        nonResourceAttributes: ['authorizationV1beta1.NonResourceAttributes', 'nonResourceAttributes describes information for a non-resource access request'],
+        user: [
+          'string',
+          'user is the user you\'re testing for. If you specify "User" but not "Group", then is it interpreted as "What if User were not a member of any groups',
+        ],
+        group: ['[]string', "group is the groups you're testing for.", { lt: 'atomic' }],
+        extra: [
+          '{}[]string',
+          'extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.',
+        ],
+        uid: ['string', 'uid information about the requesting user.'],
       },
     },
     SubjectAccessReviewStatus: {
-      d: "SubjectAccessReviewStatus",
-      r: ["allowed"],
+      d: 'SubjectAccessReviewStatus',
+      r: ['allowed'],
       f: {
-        "allowed": ["bool", "allowed is required. True if the action would be allowed, false otherwise."],
-        "denied": ["bool", "denied is optional. True if the action would be denied, otherwise false. If both allowed is false and denied is false, then the authorizer has no opinion on whether to authorize the action. Denied may not be true if Allowed is true."],
-        "reason": ["string", "reason is optional.  It indicates why a request was allowed or denied."],
-        "evaluationError": ["string", "evaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request."],
+        allowed: ['bool', 'allowed is required. True if the action would be allowed, false otherwise.'],
+        denied: [
+          'bool',
+          'denied is optional. True if the action would be denied, otherwise false. If both allowed is false and denied is false, then the authorizer has no opinion on whether to authorize the action. Denied may not be true if Allowed is true.',
+        ],
+        reason: ['string', 'reason is optional.  It indicates why a request was allowed or denied.'],
+        evaluationError: [
+          'string',
+          'evaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.',
+        ],
       },
     },
   },

@@ -4,38 +4,71 @@
 import type { SchemaPackage } from '../types.js';
 
 export const coordinationV1: SchemaPackage = {
-  alias: "coordination",
-  prefix: "io.k8s.api.coordination.v1",
+  alias: 'coordination',
+  prefix: 'io.k8s.api.coordination.v1',
   types: {
     Lease: {
-      d: "Lease defines a lease concept.",
+      d: 'Lease defines a lease concept.',
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ObjectMeta", "metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "spec": ["coordination.LeaseSpec", "spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          'metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        spec: [
+          'coordination.LeaseSpec',
+          'spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+        ],
       },
     },
     LeaseList: {
-      d: "LeaseList is a list of Lease objects.",
-      r: ["items"],
+      d: 'LeaseList is a list of Lease objects.',
+      r: ['items'],
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ListMeta", "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "items": ["[]coordination.Lease", "items is a list of schema objects."],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        items: ['[]coordination.Lease', 'items is a list of schema objects.'],
       },
     },
     LeaseSpec: {
-      d: "LeaseSpec is a specification of a Lease.",
+      d: 'LeaseSpec is a specification of a Lease.',
       f: {
-        "holderIdentity": ["string", "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field."],
-        "leaseDurationSeconds": ["int32", "leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime."],
-        "acquireTime": ["time", "acquireTime is a time when the current lease was acquired."],
-        "renewTime": ["time", "renewTime is a time when the current holder of a lease has last updated the lease."],
-        "leaseTransitions": ["int32", "leaseTransitions is the number of transitions of a lease between holders."],
-        "strategy": ["string", "strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled."],
-        "preferredHolder": ["string", "preferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set."],
+        holderIdentity: [
+          'string',
+          'holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.',
+        ],
+        leaseDurationSeconds: [
+          'int32',
+          'leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.',
+        ],
+        acquireTime: ['time', 'acquireTime is a time when the current lease was acquired.'],
+        renewTime: ['time', 'renewTime is a time when the current holder of a lease has last updated the lease.'],
+        leaseTransitions: ['int32', 'leaseTransitions is the number of transitions of a lease between holders.'],
+        strategy: [
+          'string',
+          'strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.',
+        ],
+        preferredHolder: [
+          'string',
+          'preferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.',
+        ],
       },
     },
   },

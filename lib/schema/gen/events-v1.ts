@@ -4,48 +4,90 @@
 import type { SchemaPackage } from '../types.js';
 
 export const eventsV1: SchemaPackage = {
-  alias: "events",
-  prefix: "io.k8s.api.events.v1",
+  alias: 'events',
+  prefix: 'io.k8s.api.events.v1',
   types: {
     Event: {
-      d: "Event is a report of an event somewhere in the cluster. It generally denotes some state change in the system. Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.",
-      r: ["eventTime"],
+      d: 'Event is a report of an event somewhere in the cluster. It generally denotes some state change in the system. Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.',
+      r: ['eventTime'],
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ObjectMeta", "metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "eventTime": ["time", "eventTime is the time when this Event was first observed. It is required."],
-        "series": ["events.EventSeries", "series is data about the Event series this event represents or nil if it's a singleton Event."],
-        "reportingController": ["string", "reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events."],
-        "reportingInstance": ["string", "reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters."],
-        "action": ["string", "action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters."],
-        "reason": ["string", "reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters."],
-        "regarding": ["core.ObjectReference", "regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object."],
-        "related": ["core.ObjectReference", "related is the optional secondary object for more complex actions. E.g. when regarding object triggers a creation or deletion of related object."],
-        "note": ["string", "note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB."],
-        "type": ["string", "type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events."],
-        "deprecatedSource": ["core.EventSource", "deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type."],
-        "deprecatedFirstTimestamp": ["time", "deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type."],
-        "deprecatedLastTimestamp": ["time", "deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type."],
-        "deprecatedCount": ["int32", "deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type."],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          "metadata is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        ],
+        eventTime: ['time', 'eventTime is the time when this Event was first observed. It is required.'],
+        series: ['events.EventSeries', "series is data about the Event series this event represents or nil if it's a singleton Event."],
+        reportingController: [
+          'string',
+          'reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events.',
+        ],
+        reportingInstance: [
+          'string',
+          'reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters.',
+        ],
+        action: [
+          'string',
+          'action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.',
+        ],
+        reason: [
+          'string',
+          'reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.',
+        ],
+        regarding: [
+          'core.ObjectReference',
+          "regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.",
+        ],
+        related: [
+          'core.ObjectReference',
+          'related is the optional secondary object for more complex actions. E.g. when regarding object triggers a creation or deletion of related object.',
+        ],
+        note: [
+          'string',
+          'note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.',
+        ],
+        type: [
+          'string',
+          'type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.',
+        ],
+        deprecatedSource: ['core.EventSource', 'deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.'],
+        deprecatedFirstTimestamp: ['time', 'deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.'],
+        deprecatedLastTimestamp: ['time', 'deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.'],
+        deprecatedCount: ['int32', 'deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.'],
       },
     },
     EventList: {
-      d: "EventList is a list of Event objects.",
-      r: ["items"],
+      d: 'EventList is a list of Event objects.',
+      r: ['items'],
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ListMeta", "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "items": ["[]events.Event", "items is a list of schema objects."],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        items: ['[]events.Event', 'items is a list of schema objects.'],
       },
     },
     EventSeries: {
-      d: "EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time. How often to update the EventSeries is up to the event reporters. The default event reporter in \"k8s.io/client-go/tools/events/event_broadcaster.go\" shows how this struct is updated on heartbeats and can guide customized reporter implementations.",
-      r: ["count","lastObservedTime"],
+      d: 'EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time. How often to update the EventSeries is up to the event reporters. The default event reporter in "k8s.io/client-go/tools/events/event_broadcaster.go" shows how this struct is updated on heartbeats and can guide customized reporter implementations.',
+      r: ['count', 'lastObservedTime'],
       f: {
-        "count": ["int32", "count is the number of occurrences in this series up to the last heartbeat time."],
-        "lastObservedTime": ["time", "lastObservedTime is the time when last Event from the series was seen before last heartbeat."],
+        count: ['int32', 'count is the number of occurrences in this series up to the last heartbeat time.'],
+        lastObservedTime: ['time', 'lastObservedTime is the time when last Event from the series was seen before last heartbeat.'],
       },
     },
   },

@@ -14,4 +14,18 @@ import { authorizationV1 } from './authorization-v1.js';
 import { apiextensionsV1 } from './apiextensions-v1.js';
 import { authorizationV1beta1 } from './authorization-v1beta1.js';
 
-export const PACKAGES: readonly SchemaPackage[] = [metaV1, coreV1, eventsV1, coordinationV1, discoveryV1, rbacV1, apiregistrationV1, flowcontrolV1, authenticationV1, authenticationV1beta1, authorizationV1, apiextensionsV1, authorizationV1beta1];
+export const PACKAGES: readonly SchemaPackage[] = [
+  metaV1,
+  coreV1,
+  eventsV1,
+  coordinationV1,
+  discoveryV1,
+  rbacV1,
+  apiregistrationV1,
+  flowcontrolV1,
+  authenticationV1,
+  authenticationV1beta1,
+  authorizationV1,
+  apiextensionsV1,
+  authorizationV1beta1,
+];

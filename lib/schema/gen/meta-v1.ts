@@ -4,199 +4,380 @@
 import type { SchemaPackage } from '../types.js';
 
 export const metaV1: SchemaPackage = {
-  alias: "meta",
-  prefix: "io.k8s.apimachinery.pkg.apis.meta.v1",
+  alias: 'meta',
+  prefix: 'io.k8s.apimachinery.pkg.apis.meta.v1',
   types: {
     APIResource: {
-      d: "APIResource specifies the name of a resource and whether it is namespaced.",
-      r: ["name","singularName","namespaced","kind","verbs"],
+      d: 'APIResource specifies the name of a resource and whether it is namespaced.',
+      r: ['name', 'singularName', 'namespaced', 'kind', 'verbs'],
       f: {
-        "name": ["string", "name is the plural name of the resource."],
-        "singularName": ["string", "singularName is the singular name of the resource.  This allows clients to handle plural and singular opaquely. The singularName is more correct for reporting status on a single item and both singular and plural are allowed from the kubectl CLI interface."],
-        "namespaced": ["bool", "namespaced indicates if a resource is namespaced or not."],
-        "group": ["string", "group is the preferred group of the resource.  Empty implies the group of the containing resource list. For subresources, this may have a different value, for example: Scale\"."],
-        "version": ["string", "version is the preferred version of the resource.  Empty implies the version of the containing resource list For subresources, this may have a different value, for example: v1 (while inside a v1beta1 version of the core resource's group)\"."],
-        "kind": ["string", "kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')"],
-        "verbs": ["[]string", "verbs is a list of supported kube verbs (this includes get, list, watch, create, update, patch, delete, deletecollection, and proxy)"],
-        "shortNames": ["[]string", "shortNames is a list of suggested short names of the resource.", {"lt":"atomic"}],
-        "categories": ["[]string", "categories is a list of the grouped resources this resource belongs to (e.g. 'all')", {"lt":"atomic"}],
-        "storageVersionHash": ["string", "The hash value of the storage version, the version this resource is converted to when written to the data store. Value must be treated as opaque by clients. Only equality comparison on the value is valid. This is an alpha feature and may change or be removed in the future. The field is populated by the apiserver only if the StorageVersionHash feature gate is enabled. This field will remain optional even if it graduates."],
+        name: ['string', 'name is the plural name of the resource.'],
+        singularName: [
+          'string',
+          'singularName is the singular name of the resource.  This allows clients to handle plural and singular opaquely. The singularName is more correct for reporting status on a single item and both singular and plural are allowed from the kubectl CLI interface.',
+        ],
+        namespaced: ['bool', 'namespaced indicates if a resource is namespaced or not.'],
+        group: [
+          'string',
+          'group is the preferred group of the resource.  Empty implies the group of the containing resource list. For subresources, this may have a different value, for example: Scale".',
+        ],
+        version: [
+          'string',
+          'version is the preferred version of the resource.  Empty implies the version of the containing resource list For subresources, this may have a different value, for example: v1 (while inside a v1beta1 version of the core resource\'s group)".',
+        ],
+        kind: ['string', "kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')"],
+        verbs: [
+          '[]string',
+          'verbs is a list of supported kube verbs (this includes get, list, watch, create, update, patch, delete, deletecollection, and proxy)',
+        ],
+        shortNames: ['[]string', 'shortNames is a list of suggested short names of the resource.', { lt: 'atomic' }],
+        categories: ['[]string', "categories is a list of the grouped resources this resource belongs to (e.g. 'all')", { lt: 'atomic' }],
+        storageVersionHash: [
+          'string',
+          'The hash value of the storage version, the version this resource is converted to when written to the data store. Value must be treated as opaque by clients. Only equality comparison on the value is valid. This is an alpha feature and may change or be removed in the future. The field is populated by the apiserver only if the StorageVersionHash feature gate is enabled. This field will remain optional even if it graduates.',
+        ],
       },
     },
     APIResourceList: {
-      d: "APIResourceList is a list of APIResource, it is used to expose the name of the resources supported in a specific group and version, and if the resource is namespaced.",
-      r: ["groupVersion","resources"],
+      d: 'APIResourceList is a list of APIResource, it is used to expose the name of the resources supported in a specific group and version, and if the resource is namespaced.',
+      r: ['groupVersion', 'resources'],
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "groupVersion": ["string", "groupVersion is the group and version this APIResourceList is for."],
-        "resources": ["[]meta.APIResource", "resources contains the name of the resources and if they are namespaced.", {"lt":"atomic"}],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        groupVersion: ['string', 'groupVersion is the group and version this APIResourceList is for.'],
+        resources: ['[]meta.APIResource', 'resources contains the name of the resources and if they are namespaced.', { lt: 'atomic' }],
       },
     },
     Condition: {
-      d: "Condition contains details for one aspect of the current state of this API Resource.",
-      r: ["type","status","lastTransitionTime","reason","message"],
+      d: 'Condition contains details for one aspect of the current state of this API Resource.',
+      r: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
       f: {
-        "type": ["string", "type of condition in CamelCase or in foo.example.com/CamelCase."],
-        "status": ["string", "status of the condition, one of True, False, Unknown."],
-        "observedGeneration": ["int64", "observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance."],
-        "lastTransitionTime": ["time", "lastTransitionTime is the last time the condition transitioned from one status to another. This should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable."],
-        "reason": ["string", "reason contains a programmatic identifier indicating the reason for the condition's last transition. Producers of specific condition types may define expected values and meanings for this field, and whether the values are considered a guaranteed API. The value should be a CamelCase string. This field may not be empty."],
-        "message": ["string", "message is a human readable message indicating details about the transition. This may be an empty string."],
+        type: ['string', 'type of condition in CamelCase or in foo.example.com/CamelCase.'],
+        status: ['string', 'status of the condition, one of True, False, Unknown.'],
+        observedGeneration: [
+          'int64',
+          'observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.',
+        ],
+        lastTransitionTime: [
+          'time',
+          'lastTransitionTime is the last time the condition transitioned from one status to another. This should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.',
+        ],
+        reason: [
+          'string',
+          "reason contains a programmatic identifier indicating the reason for the condition's last transition. Producers of specific condition types may define expected values and meanings for this field, and whether the values are considered a guaranteed API. The value should be a CamelCase string. This field may not be empty.",
+        ],
+        message: ['string', 'message is a human readable message indicating details about the transition. This may be an empty string.'],
       },
     },
     DeleteOptions: {
-      d: "DeleteOptions may be provided when deleting an API object.",
+      d: 'DeleteOptions may be provided when deleting an API object.',
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "gracePeriodSeconds": ["int64", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately."],
-        "preconditions": ["meta.Preconditions", "Must be fulfilled before a deletion is carried out. If not possible, a 409 Conflict status will be returned."],
-        "orphanDependents": ["bool", "Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the \"orphan\" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both."],
-        "propagationPolicy": ["string", "Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground."],
-        "dryRun": ["[]string", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed", {"lt":"atomic"}],
-        "ignoreStoreReadErrorWithClusterBreakingPotential": ["bool", "if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error. A resource is considered corrupt if it can not be retrieved from the underlying storage successfully because of a) its data can not be transformed e.g. decryption failure, or b) it fails to decode into an object. NOTE: unsafe deletion ignores finalizer constraints, skips precondition checks, and removes the object from the storage. WARNING: This may potentially break the cluster if the workload associated with the resource being unsafe-deleted relies on normal deletion flow. Use only if you REALLY know what you are doing. The default value is false, and the user must opt in to enable it"],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        gracePeriodSeconds: [
+          'int64',
+          'The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately.',
+        ],
+        preconditions: ['meta.Preconditions', 'Must be fulfilled before a deletion is carried out. If not possible, a 409 Conflict status will be returned.'],
+        orphanDependents: [
+          'bool',
+          'Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object\'s finalizers list. Either this field or PropagationPolicy may be set, but not both.',
+        ],
+        propagationPolicy: [
+          'string',
+          "Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground.",
+        ],
+        dryRun: [
+          '[]string',
+          'When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed',
+          { lt: 'atomic' },
+        ],
+        ignoreStoreReadErrorWithClusterBreakingPotential: [
+          'bool',
+          'if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error. A resource is considered corrupt if it can not be retrieved from the underlying storage successfully because of a) its data can not be transformed e.g. decryption failure, or b) it fails to decode into an object. NOTE: unsafe deletion ignores finalizer constraints, skips precondition checks, and removes the object from the storage. WARNING: This may potentially break the cluster if the workload associated with the resource being unsafe-deleted relies on normal deletion flow. Use only if you REALLY know what you are doing. The default value is false, and the user must opt in to enable it',
+        ],
       },
     },
     FieldSelectorRequirement: {
-      d: "FieldSelectorRequirement is a selector that contains values, a key, and an operator that relates the key and values.",
-      r: ["key","operator"],
+      d: 'FieldSelectorRequirement is a selector that contains values, a key, and an operator that relates the key and values.',
+      r: ['key', 'operator'],
       f: {
-        "key": ["string", "key is the field selector key that the requirement applies to."],
-        "operator": ["string", "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. The list of operators may grow in the future."],
-        "values": ["[]string", "values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty.", {"lt":"atomic"}],
+        key: ['string', 'key is the field selector key that the requirement applies to.'],
+        operator: [
+          'string',
+          "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. The list of operators may grow in the future.",
+        ],
+        values: [
+          '[]string',
+          'values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty.',
+          { lt: 'atomic' },
+        ],
       },
     },
     LabelSelector: {
-      d: "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.",
-      mt: "atomic",
+      d: 'A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.',
+      mt: 'atomic',
       f: {
-        "matchLabels": ["{}string", "matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is \"key\", the operator is \"In\", and the values array contains only \"value\". The requirements are ANDed.", {"mt":"atomic"}],
-        "matchExpressions": ["[]meta.LabelSelectorRequirement", "matchExpressions is a list of label selector requirements. The requirements are ANDed.", {"lt":"atomic"}],
+        matchLabels: [
+          '{}string',
+          'matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed.',
+          { mt: 'atomic' },
+        ],
+        matchExpressions: [
+          '[]meta.LabelSelectorRequirement',
+          'matchExpressions is a list of label selector requirements. The requirements are ANDed.',
+          { lt: 'atomic' },
+        ],
       },
     },
     LabelSelectorRequirement: {
-      d: "A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.",
-      r: ["key","operator"],
+      d: 'A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.',
+      r: ['key', 'operator'],
       f: {
-        "key": ["string", "key is the label key that the selector applies to."],
-        "operator": ["string", "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."],
-        "values": ["[]string", "values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.", {"lt":"atomic"}],
+        key: ['string', 'key is the label key that the selector applies to.'],
+        operator: ['string', "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."],
+        values: [
+          '[]string',
+          'values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.',
+          { lt: 'atomic' },
+        ],
       },
     },
     ListMeta: {
-      d: "ListMeta describes metadata that synthetic resources must have, including lists and various status objects. A resource may have only one of {ObjectMeta, ListMeta}.",
+      d: 'ListMeta describes metadata that synthetic resources must have, including lists and various status objects. A resource may have only one of {ObjectMeta, ListMeta}.',
       f: {
-        "selfLink": ["string", "Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."],
-        "resourceVersion": ["string", "String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed. Value must be treated as opaque by clients and passed unmodified back to the server. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency"],
-        "continue": ["string", "continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available. The value is opaque and may be used to issue another request to the endpoint that served this list to retrieve the next set of available objects. Continuing a consistent list may not be possible if the server configuration has changed or more than a few minutes have passed. The resourceVersion field returned when using this continue value will be identical to the value in the first response, unless you have received this token from an error message."],
-        "remainingItemCount": ["int64", "remainingItemCount is the number of subsequent items in the list which are not included in this list response. If the list request contained label or field selectors, then the number of remaining items is unknown and the field will be left unset and omitted during serialization. If the list is complete (either because it is not chunking or because this is the last chunk), then there are no more remaining items and this field will be left unset and omitted during serialization. Servers older than v1.15 do not set this field. The intended use of the remainingItemCount is *estimating* the size of a collection. Clients should not rely on the remainingItemCount to be set or to be exact."],
-        "shardInfo": ["meta.ShardInfo", "shardInfo is set when the list is a filtered subset of the full collection, as selected by a shard selector on the request. It echoes back the selector so clients can verify which shard they received and merge sharded responses. Clients should not cache sharded list responses as a full representation of the collection.\n\nThis is an alpha field and requires enabling the ShardedListAndWatch feature gate."],
+        selfLink: ['string', 'Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.'],
+        resourceVersion: [
+          'string',
+          "String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed. Value must be treated as opaque by clients and passed unmodified back to the server. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency",
+        ],
+        continue: [
+          'string',
+          'continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available. The value is opaque and may be used to issue another request to the endpoint that served this list to retrieve the next set of available objects. Continuing a consistent list may not be possible if the server configuration has changed or more than a few minutes have passed. The resourceVersion field returned when using this continue value will be identical to the value in the first response, unless you have received this token from an error message.',
+        ],
+        remainingItemCount: [
+          'int64',
+          'remainingItemCount is the number of subsequent items in the list which are not included in this list response. If the list request contained label or field selectors, then the number of remaining items is unknown and the field will be left unset and omitted during serialization. If the list is complete (either because it is not chunking or because this is the last chunk), then there are no more remaining items and this field will be left unset and omitted during serialization. Servers older than v1.15 do not set this field. The intended use of the remainingItemCount is *estimating* the size of a collection. Clients should not rely on the remainingItemCount to be set or to be exact.',
+        ],
+        shardInfo: [
+          'meta.ShardInfo',
+          'shardInfo is set when the list is a filtered subset of the full collection, as selected by a shard selector on the request. It echoes back the selector so clients can verify which shard they received and merge sharded responses. Clients should not cache sharded list responses as a full representation of the collection.\n\nThis is an alpha field and requires enabling the ShardedListAndWatch feature gate.',
+        ],
       },
     },
     ManagedFieldsEntry: {
-      d: "ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.",
+      d: 'ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.',
       f: {
-        "manager": ["string", "Manager is an identifier of the workflow managing these fields."],
-        "operation": ["string", "Operation is the type of operation which lead to this ManagedFieldsEntry being created. The only valid values for this field are 'Apply' and 'Update'."],
-        "apiVersion": ["string", "APIVersion defines the version of this resource that this field set applies to. The format is \"group/version\" just like the top-level APIVersion field. It is necessary to track the version of a field set because it cannot be automatically converted."],
-        "time": ["time", "Time is the timestamp of when the ManagedFields entry was added. The timestamp will also be updated if a field is added, the manager changes any of the owned fields value or removes a field. The timestamp does not update when a field is removed from the entry because another manager took it over."],
-        "fieldsType": ["string", "FieldsType is the discriminator for the different fields format and version. There is currently only one possible value: \"FieldsV1\""],
-        "fieldsV1": ["fields", "FieldsV1 holds the first JSON version format as described in the \"FieldsV1\" type."],
-        "subresource": ["string", "Subresource is the name of the subresource used to update that object, or empty string if the object was updated through the main resource. The value of this field is used to distinguish between managers, even if they share the same name. For example, a status update will be distinct from a regular update using the same manager name. Note that the APIVersion field is not related to the Subresource field and it always corresponds to the version of the main resource."],
+        manager: ['string', 'Manager is an identifier of the workflow managing these fields.'],
+        operation: [
+          'string',
+          "Operation is the type of operation which lead to this ManagedFieldsEntry being created. The only valid values for this field are 'Apply' and 'Update'.",
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the version of this resource that this field set applies to. The format is "group/version" just like the top-level APIVersion field. It is necessary to track the version of a field set because it cannot be automatically converted.',
+        ],
+        time: [
+          'time',
+          'Time is the timestamp of when the ManagedFields entry was added. The timestamp will also be updated if a field is added, the manager changes any of the owned fields value or removes a field. The timestamp does not update when a field is removed from the entry because another manager took it over.',
+        ],
+        fieldsType: [
+          'string',
+          'FieldsType is the discriminator for the different fields format and version. There is currently only one possible value: "FieldsV1"',
+        ],
+        fieldsV1: ['fields', 'FieldsV1 holds the first JSON version format as described in the "FieldsV1" type.'],
+        subresource: [
+          'string',
+          'Subresource is the name of the subresource used to update that object, or empty string if the object was updated through the main resource. The value of this field is used to distinguish between managers, even if they share the same name. For example, a status update will be distinct from a regular update using the same manager name. Note that the APIVersion field is not related to the Subresource field and it always corresponds to the version of the main resource.',
+        ],
       },
     },
     ObjectMeta: {
-      d: "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
+      d: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
       f: {
-        "name": ["string", "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"],
-        "generateName": ["string", "GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided. If this field is used, the name returned to the client will be different than the name passed. This value will also be combined with a unique suffix. The provided value has the same validation rules as the Name field, and may be truncated by the length of the suffix required to make the value unique on the server.\n\nIf this field is specified and the generated name exists, the server will return a 409.\n\nApplied only if Name is not specified. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#idempotency"],
-        "namespace": ["string", "Namespace defines the space within which each name must be unique. An empty namespace is equivalent to the \"default\" namespace, but \"default\" is the canonical representation. Not all objects are required to be scoped to a namespace - the value of this field for those objects will be empty.\n\nMust be a DNS_LABEL. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces"],
-        "selfLink": ["string", "Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."],
-        "uid": ["string", "UID is the unique in time and space value for this object. It is typically generated by the server on successful creation of a resource and is not allowed to change on PUT operations.\n\nPopulated by the system. Read-only. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids"],
-        "resourceVersion": ["string", "An opaque value that represents the internal version of this object that can be used by clients to determine when objects have changed. May be used for optimistic concurrency, change detection, and the watch operation on a resource or set of resources. Clients must treat these values as opaque and passed unmodified back to the server. They may only be valid for a particular resource or set of resources.\n\nPopulated by the system. Read-only. Value must be treated as opaque by clients and . More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency"],
-        "generation": ["int64", "A sequence number representing a specific generation of the desired state. Populated by the system. Read-only."],
-        "creationTimestamp": ["time", "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "deletionTimestamp": ["time", "DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted. This field is set by the server when a graceful deletion is requested by the user, and is not directly settable by a client. The resource is expected to be deleted (no longer visible from resource lists, and not reachable by name) after the time in this field, once the finalizers list is empty. As long as the finalizers list contains items, deletion is blocked. Once the deletionTimestamp is set, this value may not be unset or be set further into the future, although it may be shortened or the resource may be deleted prior to this time. For example, a user may request that a pod is deleted in 30 seconds. The Kubelet will react by sending a graceful termination signal to the containers in the pod. After that 30 seconds, the Kubelet will send a hard termination signal (SIGKILL) to the container and after cleanup, remove the pod from the API. In the presence of network partitions, this object may still exist after this timestamp, until an administrator or automated process can determine the resource is fully terminated. If not set, graceful deletion of the object has not been requested.\n\nPopulated by the system when a graceful deletion is requested. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"],
-        "deletionGracePeriodSeconds": ["int64", "Number of seconds allowed for this object to gracefully terminate before it will be removed from the system. Only set when deletionTimestamp is also set. May only be shortened. Read-only."],
-        "labels": ["{}string", "Map of string keys and values that can be used to organize and categorize (scope and select) objects. May match selectors of replication controllers and services. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels"],
-        "annotations": ["{}string", "Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata. They are not queryable and should be preserved when modifying objects. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations"],
-        "ownerReferences": ["[]meta.OwnerReference", "List of objects depended by this object. If ALL objects in the list have been deleted, this object will be garbage collected. If this object is managed by a controller, then an entry in this list will point to this controller, with the controller field set to true. There cannot be more than one managing controller.", {"lt":"map","lk":["uid"],"ps":"merge","pk":"uid"}],
-        "finalizers": ["[]string", "Must be empty before the object is deleted from the registry. Each entry is an identifier for the responsible component that will remove the entry from the list. If the deletionTimestamp of the object is non-nil, entries in this list can only be removed. Finalizers may be processed and removed in any order.  Order is NOT enforced because it introduces significant risk of stuck finalizers. finalizers is a shared field, any actor with permission can reorder it. If the finalizer list is processed in order, then this can lead to a situation in which the component responsible for the first finalizer in the list is waiting for a signal (field value, external system, or other) produced by a component responsible for a finalizer later in the list, resulting in a deadlock. Without enforced ordering finalizers are free to order amongst themselves and are not vulnerable to ordering changes in the list.", {"lt":"set","ps":"merge"}],
-        "managedFields": ["[]meta.ManagedFieldsEntry", "ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow. This is mostly for internal housekeeping, and users typically shouldn't need to set or understand this field. A workflow can be the user's name, a controller's name, or the name of a specific apply path like \"ci-cd\". The set of fields is always in the version that the workflow used when modifying the object.", {"lt":"atomic"}],
+        name: [
+          'string',
+          'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+        ],
+        generateName: [
+          'string',
+          'GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided. If this field is used, the name returned to the client will be different than the name passed. This value will also be combined with a unique suffix. The provided value has the same validation rules as the Name field, and may be truncated by the length of the suffix required to make the value unique on the server.\n\nIf this field is specified and the generated name exists, the server will return a 409.\n\nApplied only if Name is not specified. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#idempotency',
+        ],
+        namespace: [
+          'string',
+          'Namespace defines the space within which each name must be unique. An empty namespace is equivalent to the "default" namespace, but "default" is the canonical representation. Not all objects are required to be scoped to a namespace - the value of this field for those objects will be empty.\n\nMust be a DNS_LABEL. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces',
+        ],
+        selfLink: ['string', 'Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.'],
+        uid: [
+          'string',
+          'UID is the unique in time and space value for this object. It is typically generated by the server on successful creation of a resource and is not allowed to change on PUT operations.\n\nPopulated by the system. Read-only. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids',
+        ],
+        resourceVersion: [
+          'string',
+          'An opaque value that represents the internal version of this object that can be used by clients to determine when objects have changed. May be used for optimistic concurrency, change detection, and the watch operation on a resource or set of resources. Clients must treat these values as opaque and passed unmodified back to the server. They may only be valid for a particular resource or set of resources.\n\nPopulated by the system. Read-only. Value must be treated as opaque by clients and . More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency',
+        ],
+        generation: ['int64', 'A sequence number representing a specific generation of the desired state. Populated by the system. Read-only.'],
+        creationTimestamp: [
+          'time',
+          'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        deletionTimestamp: [
+          'time',
+          'DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted. This field is set by the server when a graceful deletion is requested by the user, and is not directly settable by a client. The resource is expected to be deleted (no longer visible from resource lists, and not reachable by name) after the time in this field, once the finalizers list is empty. As long as the finalizers list contains items, deletion is blocked. Once the deletionTimestamp is set, this value may not be unset or be set further into the future, although it may be shortened or the resource may be deleted prior to this time. For example, a user may request that a pod is deleted in 30 seconds. The Kubelet will react by sending a graceful termination signal to the containers in the pod. After that 30 seconds, the Kubelet will send a hard termination signal (SIGKILL) to the container and after cleanup, remove the pod from the API. In the presence of network partitions, this object may still exist after this timestamp, until an administrator or automated process can determine the resource is fully terminated. If not set, graceful deletion of the object has not been requested.\n\nPopulated by the system when a graceful deletion is requested. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        deletionGracePeriodSeconds: [
+          'int64',
+          'Number of seconds allowed for this object to gracefully terminate before it will be removed from the system. Only set when deletionTimestamp is also set. May only be shortened. Read-only.',
+        ],
+        labels: [
+          '{}string',
+          'Map of string keys and values that can be used to organize and categorize (scope and select) objects. May match selectors of replication controllers and services. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels',
+        ],
+        annotations: [
+          '{}string',
+          'Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata. They are not queryable and should be preserved when modifying objects. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations',
+        ],
+        ownerReferences: [
+          '[]meta.OwnerReference',
+          'List of objects depended by this object. If ALL objects in the list have been deleted, this object will be garbage collected. If this object is managed by a controller, then an entry in this list will point to this controller, with the controller field set to true. There cannot be more than one managing controller.',
+          { lt: 'map', lk: ['uid'], ps: 'merge', pk: 'uid' },
+        ],
+        finalizers: [
+          '[]string',
+          'Must be empty before the object is deleted from the registry. Each entry is an identifier for the responsible component that will remove the entry from the list. If the deletionTimestamp of the object is non-nil, entries in this list can only be removed. Finalizers may be processed and removed in any order.  Order is NOT enforced because it introduces significant risk of stuck finalizers. finalizers is a shared field, any actor with permission can reorder it. If the finalizer list is processed in order, then this can lead to a situation in which the component responsible for the first finalizer in the list is waiting for a signal (field value, external system, or other) produced by a component responsible for a finalizer later in the list, resulting in a deadlock. Without enforced ordering finalizers are free to order amongst themselves and are not vulnerable to ordering changes in the list.',
+          { lt: 'set', ps: 'merge' },
+        ],
+        managedFields: [
+          '[]meta.ManagedFieldsEntry',
+          "ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow. This is mostly for internal housekeeping, and users typically shouldn't need to set or understand this field. A workflow can be the user's name, a controller's name, or the name of a specific apply path like \"ci-cd\". The set of fields is always in the version that the workflow used when modifying the object.",
+          { lt: 'atomic' },
+        ],
       },
     },
     OwnerReference: {
-      d: "OwnerReference contains enough information to let you identify an owning object. An owning object must be in the same namespace as the dependent, or be cluster-scoped, so there is no namespace field.",
-      r: ["apiVersion","kind","name","uid"],
-      mt: "atomic",
+      d: 'OwnerReference contains enough information to let you identify an owning object. An owning object must be in the same namespace as the dependent, or be cluster-scoped, so there is no namespace field.',
+      r: ['apiVersion', 'kind', 'name', 'uid'],
+      mt: 'atomic',
       f: {
-        "apiVersion": ["string", "API version of the referent.", {"mt":"atomic"}],
-        "kind": ["string", "Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "name": ["string", "Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"],
-        "uid": ["string", "UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids"],
-        "controller": ["bool", "If true, this reference points to the managing controller."],
-        "blockOwnerDeletion": ["bool", "If true, AND if the owner has the \"foregroundDeletion\" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed. See https://kubernetes.io/docs/concepts/architecture/garbage-collection/#foreground-deletion for how the garbage collector interacts with this field and enforces the foreground deletion. Defaults to false. To set this field, a user needs \"delete\" permission of the owner, otherwise 422 (Unprocessable Entity) will be returned."],
+        apiVersion: ['string', 'API version of the referent.', { mt: 'atomic' }],
+        kind: ['string', 'Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds'],
+        name: ['string', 'Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names'],
+        uid: ['string', 'UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids'],
+        controller: ['bool', 'If true, this reference points to the managing controller.'],
+        blockOwnerDeletion: [
+          'bool',
+          'If true, AND if the owner has the "foregroundDeletion" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed. See https://kubernetes.io/docs/concepts/architecture/garbage-collection/#foreground-deletion for how the garbage collector interacts with this field and enforces the foreground deletion. Defaults to false. To set this field, a user needs "delete" permission of the owner, otherwise 422 (Unprocessable Entity) will be returned.',
+        ],
       },
     },
     Patch: {
-      d: "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.",
-      f: {
-
-      },
+      d: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.',
+      f: {},
     },
     Preconditions: {
-      d: "Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.",
+      d: 'Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.',
       f: {
-        "uid": ["string", "Specifies the target UID."],
-        "resourceVersion": ["string", "Specifies the target ResourceVersion"],
+        uid: ['string', 'Specifies the target UID.'],
+        resourceVersion: ['string', 'Specifies the target ResourceVersion'],
       },
     },
     ShardInfo: {
-      d: "ShardInfo describes the shard selector that was applied to produce a list response. Its presence on a list response indicates the list is a filtered subset.",
-      r: ["selector"],
+      d: 'ShardInfo describes the shard selector that was applied to produce a list response. Its presence on a list response indicates the list is a filtered subset.',
+      r: ['selector'],
       f: {
-        "selector": ["string", "selector is the shard selector string from the request, echoed back so clients can verify which shard they received and merge responses from multiple shards."],
+        selector: [
+          'string',
+          'selector is the shard selector string from the request, echoed back so clients can verify which shard they received and merge responses from multiple shards.',
+        ],
       },
     },
     Status: {
       d: "Status is a return value for calls that don't return other objects.",
       f: {
-        "kind": ["string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "apiVersion": ["string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"],
-        "metadata": ["meta.ListMeta", "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "status": ["string", "Status of the operation. One of: \"Success\" or \"Failure\". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"],
-        "message": ["string", "A human-readable description of the status of this operation."],
-        "reason": ["string", "A machine-readable description of why this operation is in the \"Failure\" status. If this value is empty there is no information available. A Reason clarifies an HTTP status code but does not override it."],
-        "details": ["meta.StatusDetails", "Extended data associated with the reason.  Each reason may define its own extended details. This field is optional and the data returned is not guaranteed to conform to any schema except that defined by the reason type."],
-        "code": ["int32", "Suggested HTTP return code for this status, 0 if not set."],
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        status: [
+          'string',
+          'Status of the operation. One of: "Success" or "Failure". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+        ],
+        message: ['string', 'A human-readable description of the status of this operation.'],
+        reason: [
+          'string',
+          'A machine-readable description of why this operation is in the "Failure" status. If this value is empty there is no information available. A Reason clarifies an HTTP status code but does not override it.',
+        ],
+        details: [
+          'meta.StatusDetails',
+          'Extended data associated with the reason.  Each reason may define its own extended details. This field is optional and the data returned is not guaranteed to conform to any schema except that defined by the reason type.',
+        ],
+        code: ['int32', 'Suggested HTTP return code for this status, 0 if not set.'],
       },
     },
     StatusCause: {
-      d: "StatusCause provides more information about an api.Status failure, including cases when multiple errors are encountered.",
+      d: 'StatusCause provides more information about an api.Status failure, including cases when multiple errors are encountered.',
       f: {
-        "reason": ["string", "A machine-readable description of the cause of the error. If this value is empty there is no information available."],
-        "message": ["string", "A human-readable description of the cause of the error.  This field may be presented as-is to a reader."],
-        "field": ["string", "The field of the resource that has caused this error, as named by its JSON serialization. May include dot and postfix notation for nested attributes. Arrays are zero-indexed.  Fields may appear more than once in an array of causes due to fields having multiple errors. Optional.\n\nExamples:\n  \"name\" - the field \"name\" on the current resource\n  \"items[0].name\" - the field \"name\" on the first array entry in \"items\""],
+        reason: ['string', 'A machine-readable description of the cause of the error. If this value is empty there is no information available.'],
+        message: ['string', 'A human-readable description of the cause of the error.  This field may be presented as-is to a reader.'],
+        field: [
+          'string',
+          'The field of the resource that has caused this error, as named by its JSON serialization. May include dot and postfix notation for nested attributes. Arrays are zero-indexed.  Fields may appear more than once in an array of causes due to fields having multiple errors. Optional.\n\nExamples:\n  "name" - the field "name" on the current resource\n  "items[0].name" - the field "name" on the first array entry in "items"',
+        ],
       },
     },
     StatusDetails: {
-      d: "StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response. The Reason field of a Status object defines what attributes will be set. Clients must ignore fields that do not match the defined type of each attribute, and should assume that any attribute may be empty, invalid, or under defined.",
+      d: 'StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response. The Reason field of a Status object defines what attributes will be set. Clients must ignore fields that do not match the defined type of each attribute, and should assume that any attribute may be empty, invalid, or under defined.',
       f: {
-        "name": ["string", "The name attribute of the resource associated with the status StatusReason (when there is a single name which can be described)."],
-        "group": ["string", "The group attribute of the resource associated with the status StatusReason."],
-        "kind": ["string", "The kind attribute of the resource associated with the status StatusReason. On some operations may differ from the requested resource Kind. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"],
-        "uid": ["string", "UID of the resource. (when there is a single resource which can be described). More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids"],
-        "causes": ["[]meta.StatusCause", "The Causes array includes more details associated with the StatusReason failure. Not all StatusReasons may provide detailed causes.", {"lt":"atomic"}],
-        "retryAfterSeconds": ["int32", "If specified, the time in seconds before the operation should be retried. Some errors may indicate the client must take an alternate action - for those errors this field may indicate how long to wait before taking the alternate action."],
+        name: ['string', 'The name attribute of the resource associated with the status StatusReason (when there is a single name which can be described).'],
+        group: ['string', 'The group attribute of the resource associated with the status StatusReason.'],
+        kind: [
+          'string',
+          'The kind attribute of the resource associated with the status StatusReason. On some operations may differ from the requested resource Kind. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        uid: [
+          'string',
+          'UID of the resource. (when there is a single resource which can be described). More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids',
+        ],
+        causes: [
+          '[]meta.StatusCause',
+          'The Causes array includes more details associated with the StatusReason failure. Not all StatusReasons may provide detailed causes.',
+          { lt: 'atomic' },
+        ],
+        retryAfterSeconds: [
+          'int32',
+          'If specified, the time in seconds before the operation should be retried. Some errors may indicate the client must take an alternate action - for those errors this field may indicate how long to wait before taking the alternate action.',
+        ],
       },
     },
     WatchEvent: {
-      d: "Event represents a single event to a watched resource.",
-      r: ["type","object"],
+      d: 'Event represents a single event to a watched resource.',
+      r: ['type', 'object'],
       f: {
-        "type": ["string", "Event represents a single event to a watched resource."],
-        "object": ["raw", "Object is:\n * If Type is Added or Modified: the new state of the object.\n * If Type is Deleted: the state of the object immediately before deletion.\n * If Type is Error: *Status is recommended; other types may make sense\n   depending on context."],
+        type: ['string', 'Event represents a single event to a watched resource.'],
+        object: [
+          'raw',
+          'Object is:\n * If Type is Added or Modified: the new state of the object.\n * If Type is Deleted: the state of the object immediately before deletion.\n * If Type is Error: *Status is recommended; other types may make sense\n   depending on context.',
+        ],
       },
     },
   },

@@ -20,57 +20,231 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FieldDef, Markers, TypeDef } from '../types.js';
 
-interface Pkg { alias: string; file: string; exportName: string; repo: 0 | 1 | 2 | 3; dir: string; importPath: string; prefix: string; roots: string[] }
+interface Pkg {
+  alias: string;
+  file: string;
+  exportName: string;
+  repo: 0 | 1 | 2 | 3;
+  dir: string;
+  importPath: string;
+  prefix: string;
+  roots: string[];
+}
 
-const coreKinds = ['Namespace', 'ConfigMap', 'Secret', 'ServiceAccount', 'Pod', 'Node', 'Service', 'Endpoints', 'Event', 'PersistentVolume', 'PersistentVolumeClaim'];
+const coreKinds = [
+  'Namespace',
+  'ConfigMap',
+  'Secret',
+  'ServiceAccount',
+  'Pod',
+  'Node',
+  'Service',
+  'Endpoints',
+  'Event',
+  'PersistentVolume',
+  'PersistentVolumeClaim',
+];
 const withLists = (kinds: string[]) => [...kinds, ...kinds.map((k) => `${k}List`)];
 const PKGS: Pkg[] = [
-  { alias: 'meta', file: 'meta-v1.ts', exportName: 'metaV1', repo: 1, dir: 'pkg/apis/meta/v1', importPath: 'k8s.io/apimachinery/pkg/apis/meta/v1', prefix: 'io.k8s.apimachinery.pkg.apis.meta.v1',
-    roots: ['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'APIResourceList', 'WatchEvent', 'Patch'] },
-  { alias: 'core', file: 'core-v1.ts', exportName: 'coreV1', repo: 0, dir: 'core/v1', importPath: 'k8s.io/api/core/v1', prefix: 'io.k8s.api.core.v1', roots: withLists(coreKinds) },
-  { alias: 'events', file: 'events-v1.ts', exportName: 'eventsV1', repo: 0, dir: 'events/v1', importPath: 'k8s.io/api/events/v1', prefix: 'io.k8s.api.events.v1', roots: withLists(['Event']) },
-  { alias: 'coordination', file: 'coordination-v1.ts', exportName: 'coordinationV1', repo: 0, dir: 'coordination/v1', importPath: 'k8s.io/api/coordination/v1', prefix: 'io.k8s.api.coordination.v1', roots: withLists(['Lease']) },
-  { alias: 'discovery', file: 'discovery-v1.ts', exportName: 'discoveryV1', repo: 0, dir: 'discovery/v1', importPath: 'k8s.io/api/discovery/v1', prefix: 'io.k8s.api.discovery.v1', roots: withLists(['EndpointSlice']) },
-  { alias: 'rbac', file: 'rbac-v1.ts', exportName: 'rbacV1', repo: 0, dir: 'rbac/v1', importPath: 'k8s.io/api/rbac/v1', prefix: 'io.k8s.api.rbac.v1', roots: withLists(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']) },
-  { alias: 'apiregistration', file: 'apiregistration-v1.ts', exportName: 'apiregistrationV1', repo: 2, dir: 'pkg/apis/apiregistration/v1', importPath: 'k8s.io/kube-aggregator/pkg/apis/apiregistration/v1', prefix: 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1', roots: withLists(['APIService']) },
-  { alias: 'flowcontrol', file: 'flowcontrol-v1.ts', exportName: 'flowcontrolV1', repo: 0, dir: 'flowcontrol/v1', importPath: 'k8s.io/api/flowcontrol/v1', prefix: 'io.k8s.api.flowcontrol.v1', roots: withLists(['FlowSchema', 'PriorityLevelConfiguration']) },
-  { alias: 'authentication', file: 'authentication-v1.ts', exportName: 'authenticationV1', repo: 0, dir: 'authentication/v1', importPath: 'k8s.io/api/authentication/v1', prefix: 'io.k8s.api.authentication.v1', roots: ['TokenRequest', 'TokenReview', 'SelfSubjectReview'] },
-  { alias: 'authenticationV1beta1', file: 'authentication-v1beta1.ts', exportName: 'authenticationV1beta1', repo: 0, dir: 'authentication/v1beta1', importPath: 'k8s.io/api/authentication/v1beta1', prefix: 'io.k8s.api.authentication.v1beta1', roots: ['TokenReview', 'SelfSubjectReview'] },
-  { alias: 'authorization', file: 'authorization-v1.ts', exportName: 'authorizationV1', repo: 0, dir: 'authorization/v1', importPath: 'k8s.io/api/authorization/v1', prefix: 'io.k8s.api.authorization.v1', roots: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'] },
-  { alias: 'apiextensions', file: 'apiextensions-v1.ts', exportName: 'apiextensionsV1', repo: 3, dir: 'pkg/apis/apiextensions/v1', importPath: 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1', prefix: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1', roots: withLists(['CustomResourceDefinition']) },
-  { alias: 'authorizationV1beta1', file: 'authorization-v1beta1.ts', exportName: 'authorizationV1beta1', repo: 0, dir: 'authorization/v1beta1', importPath: 'k8s.io/api/authorization/v1beta1', prefix: 'io.k8s.api.authorization.v1beta1', roots: ['SubjectAccessReview'] },
+  {
+    alias: 'meta',
+    file: 'meta-v1.ts',
+    exportName: 'metaV1',
+    repo: 1,
+    dir: 'pkg/apis/meta/v1',
+    importPath: 'k8s.io/apimachinery/pkg/apis/meta/v1',
+    prefix: 'io.k8s.apimachinery.pkg.apis.meta.v1',
+    roots: ['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'APIResourceList', 'WatchEvent', 'Patch'],
+  },
+  {
+    alias: 'core',
+    file: 'core-v1.ts',
+    exportName: 'coreV1',
+    repo: 0,
+    dir: 'core/v1',
+    importPath: 'k8s.io/api/core/v1',
+    prefix: 'io.k8s.api.core.v1',
+    roots: withLists(coreKinds),
+  },
+  {
+    alias: 'events',
+    file: 'events-v1.ts',
+    exportName: 'eventsV1',
+    repo: 0,
+    dir: 'events/v1',
+    importPath: 'k8s.io/api/events/v1',
+    prefix: 'io.k8s.api.events.v1',
+    roots: withLists(['Event']),
+  },
+  {
+    alias: 'coordination',
+    file: 'coordination-v1.ts',
+    exportName: 'coordinationV1',
+    repo: 0,
+    dir: 'coordination/v1',
+    importPath: 'k8s.io/api/coordination/v1',
+    prefix: 'io.k8s.api.coordination.v1',
+    roots: withLists(['Lease']),
+  },
+  {
+    alias: 'discovery',
+    file: 'discovery-v1.ts',
+    exportName: 'discoveryV1',
+    repo: 0,
+    dir: 'discovery/v1',
+    importPath: 'k8s.io/api/discovery/v1',
+    prefix: 'io.k8s.api.discovery.v1',
+    roots: withLists(['EndpointSlice']),
+  },
+  {
+    alias: 'rbac',
+    file: 'rbac-v1.ts',
+    exportName: 'rbacV1',
+    repo: 0,
+    dir: 'rbac/v1',
+    importPath: 'k8s.io/api/rbac/v1',
+    prefix: 'io.k8s.api.rbac.v1',
+    roots: withLists(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']),
+  },
+  {
+    alias: 'apiregistration',
+    file: 'apiregistration-v1.ts',
+    exportName: 'apiregistrationV1',
+    repo: 2,
+    dir: 'pkg/apis/apiregistration/v1',
+    importPath: 'k8s.io/kube-aggregator/pkg/apis/apiregistration/v1',
+    prefix: 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1',
+    roots: withLists(['APIService']),
+  },
+  {
+    alias: 'flowcontrol',
+    file: 'flowcontrol-v1.ts',
+    exportName: 'flowcontrolV1',
+    repo: 0,
+    dir: 'flowcontrol/v1',
+    importPath: 'k8s.io/api/flowcontrol/v1',
+    prefix: 'io.k8s.api.flowcontrol.v1',
+    roots: withLists(['FlowSchema', 'PriorityLevelConfiguration']),
+  },
+  {
+    alias: 'authentication',
+    file: 'authentication-v1.ts',
+    exportName: 'authenticationV1',
+    repo: 0,
+    dir: 'authentication/v1',
+    importPath: 'k8s.io/api/authentication/v1',
+    prefix: 'io.k8s.api.authentication.v1',
+    roots: ['TokenRequest', 'TokenReview', 'SelfSubjectReview'],
+  },
+  {
+    alias: 'authenticationV1beta1',
+    file: 'authentication-v1beta1.ts',
+    exportName: 'authenticationV1beta1',
+    repo: 0,
+    dir: 'authentication/v1beta1',
+    importPath: 'k8s.io/api/authentication/v1beta1',
+    prefix: 'io.k8s.api.authentication.v1beta1',
+    roots: ['TokenReview', 'SelfSubjectReview'],
+  },
+  {
+    alias: 'authorization',
+    file: 'authorization-v1.ts',
+    exportName: 'authorizationV1',
+    repo: 0,
+    dir: 'authorization/v1',
+    importPath: 'k8s.io/api/authorization/v1',
+    prefix: 'io.k8s.api.authorization.v1',
+    roots: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'],
+  },
+  {
+    alias: 'apiextensions',
+    file: 'apiextensions-v1.ts',
+    exportName: 'apiextensionsV1',
+    repo: 3,
+    dir: 'pkg/apis/apiextensions/v1',
+    importPath: 'k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1',
+    prefix: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1',
+    roots: withLists(['CustomResourceDefinition']),
+  },
+  {
+    alias: 'authorizationV1beta1',
+    file: 'authorization-v1beta1.ts',
+    exportName: 'authorizationV1beta1',
+    repo: 0,
+    dir: 'authorization/v1beta1',
+    importPath: 'k8s.io/api/authorization/v1beta1',
+    prefix: 'io.k8s.api.authorization.v1beta1',
+    roots: ['SubjectAccessReview'],
+  },
 ];
 
 /** Go types whose JSON form is not their struct: written as our scalar names. */
 const SPECIAL: Record<string, string> = {
-  'k8s.io/apimachinery/pkg/apis/meta/v1.Time': 'time', 'k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime': 'time',
-  'k8s.io/apimachinery/pkg/apis/meta/v1.Duration': 'string', 'k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1': 'fields',
-  'k8s.io/apimachinery/pkg/api/resource.Quantity': 'quantity', 'k8s.io/apimachinery/pkg/util/intstr.IntOrString': 'intstr',
-  'k8s.io/apimachinery/pkg/runtime.RawExtension': 'raw', 'k8s.io/apimachinery/pkg/types.UID': 'string', 'k8s.io/apimachinery/pkg/types.NodeName': 'string',
+  'k8s.io/apimachinery/pkg/apis/meta/v1.Time': 'time',
+  'k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime': 'time',
+  'k8s.io/apimachinery/pkg/apis/meta/v1.Duration': 'string',
+  'k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1': 'fields',
+  'k8s.io/apimachinery/pkg/api/resource.Quantity': 'quantity',
+  'k8s.io/apimachinery/pkg/util/intstr.IntOrString': 'intstr',
+  'k8s.io/apimachinery/pkg/runtime.RawExtension': 'raw',
+  'k8s.io/apimachinery/pkg/types.UID': 'string',
+  'k8s.io/apimachinery/pkg/types.NodeName': 'string',
 };
 /**
  * Go types with their own JSON form that kube's OpenAPI describes without a
  * type (any JSON value; JSONSchemaProps' `default`, `items`, …): written as
  * `any` tables, defined by their description alone.
  */
-const ANY_TYPES = new Set(['JSON', 'JSONSchemaPropsOrArray', 'JSONSchemaPropsOrBool', 'JSONSchemaPropsOrStringArray'].map((n) => `k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.${n}`));
+const ANY_TYPES = new Set(
+  ['JSON', 'JSONSchemaPropsOrArray', 'JSONSchemaPropsOrBool', 'JSONSchemaPropsOrStringArray'].map(
+    (n) => `k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.${n}`,
+  ),
+);
 const BUILTIN: Record<string, string> = {
-  string: 'string', bool: 'bool', int: 'int64', int32: 'int32', int64: 'int64', uint16: 'int32', uint32: 'int64', uint64: 'int64', float32: 'double', float64: 'double', byte: 'int32',
+  string: 'string',
+  bool: 'bool',
+  int: 'int64',
+  int32: 'int32',
+  int64: 'int64',
+  uint16: 'int32',
+  uint32: 'int64',
+  uint64: 'int64',
+  float32: 'double',
+  float64: 'double',
+  byte: 'int32',
 };
 
 const args = process.argv.slice(2);
-const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const gitDirs = args.filter((a) => !a.startsWith('--'));
-if (gitDirs.length !== 4) throw new Error('usage: gen-schemas.ts <api git dir> <apimachinery git dir> <kube-aggregator git dir> <apiextensions-apiserver git dir> [--only=<alias>,…]');
+if (gitDirs.length !== 4)
+  throw new Error('usage: gen-schemas.ts <api git dir> <apimachinery git dir> <kube-aggregator git dir> <apiextensions-apiserver git dir> [--only=<alias>,…]');
 const git = (repo: number, ...args: string[]) => execFileSync('git', ['-C', gitDirs[repo]!, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
 const commits = gitDirs.map((d, i) => (d === '-' ? '' : git(i, 'rev-parse', 'HEAD').trim()));
 const repoNames = ['kubernetes/api', 'kubernetes/apimachinery', 'kubernetes/kube-aggregator', 'kubernetes/apiextensions-apiserver'];
 const ALL_PKGS = PKGS;
 const READ = PKGS.filter((p) => gitDirs[p.repo] !== '-');
 
-interface RawField { name: string; goType: string; tag: string; comments: string[] }
-interface RawType { name: string; comments: string[]; fields?: RawField[]; alias?: string }
-interface Parsed { types: Map<string, RawType>; imports: Map<string, string>; docs: Map<string, Map<string, string>> }
+interface RawField {
+  name: string;
+  goType: string;
+  tag: string;
+  comments: string[];
+}
+interface RawType {
+  name: string;
+  comments: string[];
+  fields?: RawField[];
+  alias?: string;
+}
+interface Parsed {
+  types: Map<string, RawType>;
+  imports: Map<string, string>;
+  docs: Map<string, Map<string, string>>;
+}
 
 function parseGo(text: string, into: Parsed): void {
   const lines = text.split('\n');
@@ -79,22 +253,48 @@ function parseGo(text: string, into: Parsed): void {
   let inImports = false;
   let inBlock = false;
   for (const line of lines) {
-    if (inBlock) { if (line.includes('*/')) inBlock = false; continue; }
-    if (/^\s*\/\*/.test(line) && !line.includes('*/')) { inBlock = true; continue; }
-    if (/^import \($/.test(line)) { inImports = true; continue; }
+    if (inBlock) {
+      if (line.includes('*/')) inBlock = false;
+      continue;
+    }
+    if (/^\s*\/\*/.test(line) && !line.includes('*/')) {
+      inBlock = true;
+      continue;
+    }
+    if (/^import \($/.test(line)) {
+      inImports = true;
+      continue;
+    }
     if (inImports) {
-      if (line === ')') { inImports = false; continue; }
+      if (line === ')') {
+        inImports = false;
+        continue;
+      }
       const m = /^\s+(?:(\w+) )?"([^"]+)"/.exec(line);
       if (m) into.imports.set(m[1] ?? m[2]!.split('/').pop()!, m[2]!);
       continue;
     }
     const single = /^import (?:(\w+) )?"([^"]+)"/.exec(line);
-    if (single) { into.imports.set(single[1] ?? single[2]!.split('/').pop()!, single[2]!); continue; }
+    if (single) {
+      into.imports.set(single[1] ?? single[2]!.split('/').pop()!, single[2]!);
+      continue;
+    }
     if (cur) {
-      if (line === '}') { into.types.set(cur.name, cur); cur = undefined; comments = []; continue; }
+      if (line === '}') {
+        into.types.set(cur.name, cur);
+        cur = undefined;
+        comments = [];
+        continue;
+      }
       const c = /^\s+\/\/ ?(.*)$/.exec(line);
-      if (c) { comments.push(c[1]!); continue; }
-      if (line.trim() === '') { comments = []; continue; }
+      if (c) {
+        comments.push(c[1]!);
+        continue;
+      }
+      if (line.trim() === '') {
+        comments = [];
+        continue;
+      }
       const f = /^\s+(?:(\w+)\s+)?([^\s`]+)\s*(`[^`]*`)?\s*(?:\/\/.*)?$/.exec(line);
       if (!f) throw new Error(`unparsed field line in ${cur.name}: ${line}`);
       cur.fields!.push(f[1] ? { name: f[1], goType: f[2]!, tag: f[3] ?? '', comments } : { name: '', goType: f[2]!, tag: f[3] ?? '', comments });
@@ -102,12 +302,23 @@ function parseGo(text: string, into: Parsed): void {
       continue;
     }
     const c = /^\/\/ ?(.*)$/.exec(line);
-    if (c) { comments.push(c[1]!); continue; }
+    if (c) {
+      comments.push(c[1]!);
+      continue;
+    }
     const empty = /^type (\w+) struct ?\{\}$/.exec(line);
-    if (empty) { into.types.set(empty[1]!, { name: empty[1]!, comments, fields: [] }); comments = []; continue; }
+    if (empty) {
+      into.types.set(empty[1]!, { name: empty[1]!, comments, fields: [] });
+      comments = [];
+      continue;
+    }
     const s = /^type (\w+) struct \{$/.exec(line);
     // The type's comments are its own: its first field starts a new comment block.
-    if (s) { cur = { name: s[1]!, comments, fields: [] }; comments = []; continue; }
+    if (s) {
+      cur = { name: s[1]!, comments, fields: [] };
+      comments = [];
+      continue;
+    }
     const a = /^type (\w+) =? ?(\S+)$/.exec(line);
     if (a) into.types.set(a[1]!, { name: a[1]!, comments, alias: a[2]! });
     comments = [];
@@ -118,8 +329,15 @@ function parseDocs(text: string, into: Parsed): void {
   let cur: Map<string, string> | undefined;
   for (const line of text.split('\n')) {
     const m = /^var map_(\w+) = map\[string\]string\{$/.exec(line);
-    if (m) { cur = new Map(); into.docs.set(m[1]!, cur); continue; }
-    if (line === '}') { cur = undefined; continue; }
+    if (m) {
+      cur = new Map();
+      into.docs.set(m[1]!, cur);
+      continue;
+    }
+    if (line === '}') {
+      cur = undefined;
+      continue;
+    }
     const e = /^\s+"(\w*)":\s+("(?:[^"\\]|\\.)*"),$/.exec(line);
     if (e && cur) cur.set(e[1]!, JSON.parse(e[2]!) as string);
   }
@@ -144,13 +362,18 @@ function fmtDoc(lines: string[]): string {
 }
 
 function markerValues(comments: string[], name: string): string[] {
-  return comments.flatMap((l) => { const m = new RegExp(`^\\+${name}=(.*)$`).exec(l.trim()); return m ? [m[1]!.trim()] : []; });
+  return comments.flatMap((l) => {
+    const m = new RegExp(`^\\+${name}=(.*)$`).exec(l.trim());
+    return m ? [m[1]!.trim()] : [];
+  });
 }
 
 const parsed = new Map<string, Parsed>();
 for (const p of READ) {
   const into: Parsed = { types: new Map(), imports: new Map(), docs: new Map() };
-  const files = git(p.repo, 'ls-tree', '--name-only', 'HEAD', `${p.dir}/`).split('\n').filter((f) => /\/[a-z_]+\.go$/.test(f) && !/_test\.go$|zz_generated|generated\.pb\.go|_fuzz\.go/.test(f));
+  const files = git(p.repo, 'ls-tree', '--name-only', 'HEAD', `${p.dir}/`)
+    .split('\n')
+    .filter((f) => /\/[a-z_]+\.go$/.test(f) && !/_test\.go$|zz_generated|generated\.pb\.go|_fuzz\.go/.test(f));
   for (const f of files) {
     const text = git(p.repo, 'show', `HEAD:${f}`);
     if (f.endsWith('types_swagger_doc_generated.go')) parseDocs(text, into);
@@ -190,13 +413,25 @@ function typeExpr(pkg: Pkg, go: string, want: Want): string {
   return `${target.alias}.${name}`;
 }
 
-interface Tag { json: string; omitempty: boolean; inline: boolean; ps?: string; pk?: string }
+interface Tag {
+  json: string;
+  omitempty: boolean;
+  inline: boolean;
+  ps?: string;
+  pk?: string;
+}
 function parseTag(tag: string): Tag {
   const j = /json:"([^"]*)"/.exec(tag)?.[1];
   const parts = (j ?? '').split(',');
   const ps = /patchStrategy:"([^"]*)"/.exec(tag)?.[1];
   const pk = /patchMergeKey:"([^"]*)"/.exec(tag)?.[1];
-  return { json: parts[0]!, omitempty: parts.includes('omitempty') || parts.includes('omitzero'), inline: parts.includes('inline'), ...(ps ? { ps } : {}), ...(pk ? { pk } : {}) };
+  return {
+    json: parts[0]!,
+    omitempty: parts.includes('omitempty') || parts.includes('omitzero'),
+    inline: parts.includes('inline'),
+    ...(ps ? { ps } : {}),
+    ...(pk ? { pk } : {}),
+  };
 }
 
 function markersOf(comments: string[], tag: Tag): Markers | undefined {
@@ -228,7 +463,10 @@ function buildType(pkg: Pkg, name: string, want: Want): TypeDef {
         let go = f.goType.replace(/^\*/, '');
         let ip = owner.importPath;
         const dot = go.indexOf('.');
-        if (dot > 0) { ip = parsed.get(owner.importPath)!.imports.get(go.slice(0, dot))!; go = go.slice(dot + 1); }
+        if (dot > 0) {
+          ip = parsed.get(owner.importPath)!.imports.get(go.slice(0, dot))!;
+          go = go.slice(dot + 1);
+        }
         const inner = parsed.get(ip)?.types.get(go);
         if (!inner) throw new Error(`inline type ${f.goType} of ${t.name} not found`);
         addFields(byImport.get(ip)!, inner, parsed.get(ip)!.docs.get(go));
@@ -244,12 +482,19 @@ function buildType(pkg: Pkg, name: string, want: Want): TypeDef {
   };
   addFields(pkg, raw, docs);
   const mt = markerValues(raw.comments, 'structType')[0] ?? markerValues(raw.comments, 'mapType')[0];
-  return { d: docs?.get('') ?? fmtDoc(raw.comments.map((c, i) => (i === 0 ? c.replace(new RegExp(`^${name} `), `${name} `) : c))), f: fields, ...(required.length ? { r: required } : {}), ...(mt ? { mt: mt as TypeDef['mt'] } : {}) };
+  return {
+    d: docs?.get('') ?? fmtDoc(raw.comments.map((c, i) => (i === 0 ? c.replace(new RegExp(`^${name} `), `${name} `) : c))),
+    f: fields,
+    ...(required.length ? { r: required } : {}),
+    ...(mt ? { mt: mt as TypeDef['mt'] } : {}),
+  };
 }
 
 const out = new Map<string, Map<string, TypeDef>>(READ.map((p) => [p.alias, new Map()]));
 const queue: Array<[Pkg, string]> = [];
-const want: Want = (pkg, name) => { if (!out.get(pkg.alias)!.has(name) && !queue.some(([p, n]) => p === pkg && n === name)) queue.push([pkg, name]); };
+const want: Want = (pkg, name) => {
+  if (!out.get(pkg.alias)!.has(name) && !queue.some(([p, n]) => p === pkg && n === name)) queue.push([pkg, name]);
+};
 for (const p of READ) for (const r of p.roots) want(p, r);
 while (queue.length) {
   const [pkg, name] = queue.shift()!;
@@ -262,10 +507,14 @@ const q = (s: string) => JSON.stringify(s);
 for (const p of READ) {
   if (only && !only.includes(p.alias)) continue;
   const types = [...out.get(p.alias)!.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-  const body = types.map(([name, t]) => {
-    const fields = Object.entries(t.f).map(([k, f]) => `      ${q(k)}: [${q(f[0])}, ${q(f[1])}${f[2] ? `, ${JSON.stringify(f[2])}` : ''}],`).join('\n');
-    return `    ${name}: {\n      d: ${q(t.d)},\n${t.r ? `      r: ${JSON.stringify(t.r)},\n` : ''}${t.mt ? `      mt: ${q(t.mt)},\n` : ''}${t.any ? '      any: true,\n' : ''}      f: {\n${fields.replace(/^ {6}/gm, '        ')}\n      },\n    },`;
-  }).join('\n');
+  const body = types
+    .map(([name, t]) => {
+      const fields = Object.entries(t.f)
+        .map(([k, f]) => `      ${q(k)}: [${q(f[0])}, ${q(f[1])}${f[2] ? `, ${JSON.stringify(f[2])}` : ''}],`)
+        .join('\n');
+      return `    ${name}: {\n      d: ${q(t.d)},\n${t.r ? `      r: ${JSON.stringify(t.r)},\n` : ''}${t.mt ? `      mt: ${q(t.mt)},\n` : ''}${t.any ? '      any: true,\n' : ''}      f: {\n${fields.replace(/^ {6}/gm, '        ')}\n      },\n    },`;
+    })
+    .join('\n');
   const text = `// Schema table for ${p.prefix}.
 // Generated by lib/schema/tools/gen-schemas.ts from ${repoNames[p.repo]} ${p.dir} (Go types, tags,
 // markers and swagger docs) at commit ${commits[p.repo]}. Regenerate, do not hand-edit.
@@ -288,4 +537,8 @@ ${ALL_PKGS.map((p) => `import { ${p.exportName} } from './${p.file.replace(/\.ts
 export const PACKAGES: readonly SchemaPackage[] = [${ALL_PKGS.map((p) => p.exportName).join(', ')}];
 `;
 writeFileSync(`${here}index.ts`, index);
-console.log(READ.filter((p) => !only || only.includes(p.alias)).map((p) => `${p.alias}: ${out.get(p.alias)!.size} types`).join(', '));
+console.log(
+  READ.filter((p) => !only || only.includes(p.alias))
+    .map((p) => `${p.alias}: ${out.get(p.alias)!.size} types`)
+    .join(', '),
+);
