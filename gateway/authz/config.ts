@@ -12,6 +12,7 @@ import { DurationError, parseDuration } from '../config/duration.js';
 import { CelCompileError, type CompiledExpression } from '../../lib/cel/index.js';
 import { MAX_MATCH_CONDITIONS, requestEnvironment } from './matchconditions.js';
 import { FAILURE_POLICIES, SAR_VERSIONS, type FailurePolicy, type SarVersion } from './webhook.js';
+import type { AuthorizationOptions } from '../config/options/authorization.js';
 
 export const AUTHORIZATION_CONFIG_VERSIONS = ['apiserver.config.k8s.io/v1', 'apiserver.config.k8s.io/v1beta1', 'apiserver.config.k8s.io/v1alpha1'] as const;
 export const AUTHORIZER_TYPES = ['Webhook', 'Node', 'RBAC', 'ABAC', 'AlwaysAllow', 'AlwaysDeny'] as const;
@@ -236,4 +237,27 @@ export function parseAuthorizationConfig(text: string, source: string): AuthzCon
   const config = validateAuthorizationConfig(raw, errs);
   if (!config || errs.length > 0) return { error: `invalid authorization configuration "${source}": ${errs.join('; ')}` };
   return { config };
+}
+
+/** The --authorization-mode list as the typed configuration kube-apiserver builds from its flags (its names: `node`, `rbac`, `webhook`, …). */
+export function configFromFlags(o: AuthorizationOptions, webhookTimeoutMs: number): AuthorizationConfig {
+  const authorizers: AuthorizerSpec[] = o.authorizationModes.map((mode): AuthorizerSpec => {
+    if (mode !== 'Webhook') return { type: mode, name: mode.toLowerCase() };
+    return {
+      type: 'Webhook',
+      name: 'webhook',
+      webhook: {
+        authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTtlMs,
+        unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTtlMs,
+        timeoutMs: webhookTimeoutMs,
+        subjectAccessReviewVersion: o.authorizationWebhookVersion,
+        matchConditionSubjectAccessReviewVersion: 'v1',
+        // kube's implicit policy for the flag-configured webhook.
+        failurePolicy: 'NoOpinion',
+        kubeConfigFile: o.authorizationWebhookConfigFile ?? '',
+        matchConditions: [],
+      },
+    };
+  });
+  return { authorizers };
 }
