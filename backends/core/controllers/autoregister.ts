@@ -8,7 +8,7 @@ import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { prepareCreate, prepareUpdate } from '../objects.js';
-import { StoreError } from '../store/types.js';
+import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 
 export const AUTOMANAGED_LABEL = 'kube-aggregator.kubernetes.io/automanaged';
 
@@ -41,40 +41,46 @@ function desired(gv: LocalGroupVersion): KObject {
 
 const LOCAL_STATUS = { conditions: [{ type: 'Available', status: 'True', reason: 'Local', message: 'Local APIServices are always available' }] };
 
+const AUTOREGISTER_ATTEMPTS = 8;
+
 export async function autoregister(env: CoreEnv, local: readonly LocalGroupVersion[]): Promise<void> {
   const t = apiServiceType(env);
   const wanted = new Map(local.map((gv) => [localApiServiceName(gv), desired(gv)]));
   for (const [name, obj] of wanted) {
     const key = objectKey(t, '', name);
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const current = await env.store.get(key);
-      try {
-        if (!current) {
-          const created = await env.store.create(key, prepareCreate(t, structuredClone(obj), env.clock()));
-          await setLocalStatus(env, t, key, created);
-        } else {
-          const spec = { ...(current['spec'] as Record<string, unknown> | undefined) };
-          const want = obj['spec'] as Record<string, unknown>;
-          const drifted =
-            spec['service'] !== undefined || Object.keys(want).some((k) => spec[k] !== want[k]) || current.metadata.labels?.[AUTOMANAGED_LABEL] !== 'onstart';
-          let now = current;
-          if (drifted) {
-            const next = prepareUpdate(
-              t,
-              { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [AUTOMANAGED_LABEL]: 'onstart' } }, spec: want },
-              current,
-              'main',
-            );
-            if (next) now = await env.store.update(key, next, Number(current.metadata.resourceVersion));
+    // An APIService that keeps changing under these writes is left as it is until the next start.
+    await retryOnConflict<void>(
+      async () => {
+        const current = await env.store.get(key);
+        try {
+          if (!current) {
+            const created = await env.store.create(key, prepareCreate(t, structuredClone(obj), env.clock()));
+            await setLocalStatus(env, t, key, created);
+          } else {
+            const spec = { ...(current['spec'] as Record<string, unknown> | undefined) };
+            const want = obj['spec'] as Record<string, unknown>;
+            const drifted =
+              spec['service'] !== undefined || Object.keys(want).some((k) => spec[k] !== want[k]) || current.metadata.labels?.[AUTOMANAGED_LABEL] !== 'onstart';
+            let now = current;
+            if (drifted) {
+              const next = prepareUpdate(
+                t,
+                { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [AUTOMANAGED_LABEL]: 'onstart' } }, spec: want },
+                current,
+                'main',
+              );
+              if (next) now = await env.store.update(key, next, Number(current.metadata.resourceVersion));
+            }
+            await setLocalStatus(env, t, key, now);
           }
-          await setLocalStatus(env, t, key, now);
+        } catch (err) {
+          if (err instanceof StoreError && (err.code === 'conflict' || err.code === 'exists')) return RETRY;
+          throw err;
         }
-        break;
-      } catch (err) {
-        if (err instanceof StoreError && (err.code === 'conflict' || err.code === 'exists')) continue;
-        throw err;
-      }
-    }
+      },
+      { giveUp: undefined },
+      AUTOREGISTER_ATTEMPTS,
+    );
   }
   // Automanaged APIServices of group versions that are no longer served locally go.
   const all = await env.store.list(listPrefix(t, ''));

@@ -8,7 +8,7 @@ import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { prepareCreate } from '../objects.js';
-import { guaranteedUpdate, StoreError, type StoreEvent, type Watcher } from '../store/types.js';
+import { guaranteedUpdate, retryOnConflict, RETRY, StoreError, type StoreEvent, type Watcher } from '../store/types.js';
 
 /** Longest single timer; a pass then re-arms it (clock jumps, long expirations). */
 const MAX_TIMER_MS = 60 * 60_000;
@@ -146,22 +146,29 @@ export async function deleteStored(env: CoreEnv, t: ResourceType, obj: KObject):
   }
 }
 
+const GET_OR_CREATE_ATTEMPTS = 5;
+
 /**
  * The object stored at `key`, or null once `expected` was created there (a create that
  * loses a race with another process reads again; null too if that keeps failing).
  */
 export async function getOrCreate(env: CoreEnv, t: ResourceType, key: string, expected: KObject): Promise<KObject | null> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const current = await env.store.get(key);
-    if (current) return current;
-    try {
-      await env.store.create(key, prepareCreate(t, structuredClone(expected), env.clock()));
-      return null;
-    } catch (err) {
-      if (!(err instanceof StoreError && err.code === 'exists')) throw err;
-    }
-  }
-  return null;
+  return retryOnConflict<KObject | null>(
+    async () => {
+      const current = await env.store.get(key);
+      if (current) return current;
+      try {
+        await env.store.create(key, prepareCreate(t, structuredClone(expected), env.clock()));
+        return null;
+      } catch (err) {
+        // Created meanwhile, and perhaps gone again before this read: read again.
+        if (err instanceof StoreError && err.code === 'exists') return RETRY;
+        throw err;
+      }
+    },
+    { giveUp: null },
+    GET_OR_CREATE_ATTEMPTS,
+  );
 }
 
 export function coreType(env: CoreEnv, resource: string): ResourceType {

@@ -11,7 +11,7 @@ import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { prepareUpdate } from '../objects.js';
 import { getOrCreate } from './loop.js';
-import { guaranteedUpdate, StoreError } from '../store/types.js';
+import { guaranteedUpdate, retryOnConflict, RETRY, StoreError } from '../store/types.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
@@ -45,28 +45,34 @@ function reconcile(current: KObject, expected: KObject, fields: readonly string[
   return json(next) === json(current) ? undefined : next;
 }
 
+const ENSURE_ATTEMPTS = 5;
+
 async function ensure(env: CoreEnv, t: ResourceType, expected: KObject, fields: readonly string[]): Promise<void> {
   const name = expected.metadata.name!;
   const key = objectKey(t, '', name);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const current = await getOrCreate(env, t, key, expected);
-    if (!current) return;
-    if (current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') return;
-    if (t.plural === 'clusterrolebindings' && json(current['roleRef']) !== json(expected['roleRef'])) {
-      // roleRef is immutable: the binding is recreated as expected.
-      try {
-        await env.store.delete(key, Number(current.metadata.resourceVersion));
-      } catch (err) {
-        if (!(err instanceof StoreError && (err.code === 'not-found' || err.code === 'conflict'))) throw err;
+  // An object that keeps changing under these writes is left as it is until the next reconcile.
+  await retryOnConflict<void>(
+    async () => {
+      const current = await getOrCreate(env, t, key, expected);
+      if (!current) return;
+      if (current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') return;
+      if (t.plural === 'clusterrolebindings' && json(current['roleRef']) !== json(expected['roleRef'])) {
+        // roleRef is immutable: the binding is recreated as expected.
+        try {
+          await env.store.delete(key, Number(current.metadata.resourceVersion));
+        } catch (err) {
+          if (!(err instanceof StoreError && (err.code === 'not-found' || err.code === 'conflict'))) throw err;
+        }
+        return RETRY;
       }
-      continue;
-    }
-    await guaranteedUpdate(env.store, key, (cur) => {
-      const next = reconcile(cur, expected, fields);
-      return next ? (prepareUpdate(t, next, cur, 'main') ?? null) : null;
-    });
-    return;
-  }
+      await guaranteedUpdate(env.store, key, (cur) => {
+        const next = reconcile(cur, expected, fields);
+        return next ? (prepareUpdate(t, next, cur, 'main') ?? null) : null;
+      });
+    },
+    { giveUp: undefined },
+    ENSURE_ATTEMPTS,
+  );
 }
 
 /** Creates or reconciles every default ClusterRole, then every default ClusterRoleBinding. */
