@@ -13,7 +13,7 @@ import type { Authorizer } from './types.js';
 import { WebhookAuthorizer, webhookClient } from './webhook.js';
 
 export interface ModeContext {
-  /** The spec's place, for messages: `authorizers[1]` (file) or undefined (--authorization-mode). */
+  /** The spec's index in the file's `authorizers`, which messages name; undefined for the --authorization-mode list. */
   readonly index: number | undefined;
   /** --authorization-policy-file, for ABAC. */
   readonly policyFile: string | undefined;
