@@ -1,7 +1,7 @@
 // The admission attributes of a request's write, from the request and the
 // type it writes.
 import type { BackendRequest } from '../../../lib/api/backend.js';
-import type { KObject } from '../../../lib/api/meta.js';
+import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { DeleteOptions } from '../handlers/params.js';
 import type { AdmissionAttributes, GroupVersionKind, Operation, WriteOptions } from './types.js';
@@ -46,4 +46,9 @@ export function admissionAttributes(t: ResourceType, r: BackendRequest, w: Write
       ...(w.deleteOptions ? { delete: w.deleteOptions } : {}),
     },
   };
+}
+
+/** A decoded request object (a Scale, a TokenRequest) as admission is given it: metadata an object. */
+export function asAdmitted(value: Record<string, unknown>): KObject {
+  return { ...value, metadata: isPlainObject(value['metadata']) ? value['metadata'] : {} } as KObject;
 }

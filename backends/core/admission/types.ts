@@ -38,7 +38,7 @@ export interface AdmissionAttributes {
    * scale subresource the Scale, for serviceaccounts/token the TokenRequest.
    */
   readonly object: KObject | undefined;
-  /** UPDATE and DELETE: the stored object (in the request's version); CREATE: undefined. */
+  /** UPDATE and DELETE: the stored object (an update reads it in the request's version); CREATE: undefined. */
   readonly oldObject: KObject | undefined;
   readonly kind: GroupVersionKind;
   readonly resource: GroupVersionResource;

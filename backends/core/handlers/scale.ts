@@ -38,14 +38,11 @@ import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
 import { updateTracker, withOwnerVersions } from './managedfields.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
-import { admissionAttributes } from '../admission/attributes.js';
+import { admissionAttributes, asAdmitted } from '../admission/attributes.js';
 import { mutate, validate } from '../admission/run.js';
 
 const SCALE_GK = { group: 'autoscaling', kind: 'Scale' };
 const SCALE_GVK = { ...SCALE_GK, version: 'v1' };
-
-/** A Scale, or a requested one with its metadata checked, as the object admission is given. */
-const asObject = (scale: Record<string, unknown>): KObject => ({ ...scale, metadata: isPlainObject(scale['metadata']) ? scale['metadata'] : {} }) as KObject;
 
 /** The Scale of an object (kube's scaleFromCustomResource). */
 export function scaleOf(obj: KObject, paths: ScalePaths): Record<string, unknown> {
@@ -134,8 +131,8 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
       const requested = await requestedScale(env, r, scaleOf(old, paths), body);
       // Admission sees Scales, as kube's scale storage converts the objects it admits.
       const admitted = (object: KObject) =>
-        admissionAttributes(t, r, { operation: 'UPDATE', object, oldObject: asObject(scaleOf(old, paths)), dryRun, kind: SCALE_GVK });
-      const wanted = isPlainObject(requested) ? ((await mutate(env, admitted(asObject(requested)))) ?? requested) : requested;
+        admissionAttributes(t, r, { operation: 'UPDATE', object, oldObject: asAdmitted(scaleOf(old, paths)), dryRun, kind: SCALE_GVK });
+      const wanted = isPlainObject(requested) ? ((await mutate(env, admitted(asAdmitted(requested)))) ?? requested) : requested;
       // ValidateScale before the resourceVersion precondition, as kube's scaleUpdatedObjectInfo.
       const replicas = replicasOf(wanted, name);
       const meta = isPlainObject(wanted) && isPlainObject(wanted['metadata']) ? wanted['metadata'] : {};
@@ -146,7 +143,7 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
       const next = await withOwnerVersions(env, t, (versions) =>
         prepareUpdate(t, withReplicas(old, paths.specReplicasPath, replicas), { ...old }, 'main', updateTracker(env, t, r, versions)),
       );
-      await validate(env, admitted(asObject(scaleOf(next ?? old, paths))));
+      await validate(env, admitted(asAdmitted(scaleOf(next ?? old, paths))));
       if (!next || dryRun) {
         send(env, t, r, 200, scaleOf(next ? { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } } : old, paths));
         return;

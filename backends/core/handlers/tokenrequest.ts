@@ -18,11 +18,8 @@ import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
-import { admissionAttributes } from '../admission/attributes.js';
+import { admissionAttributes, asAdmitted } from '../admission/attributes.js';
 import { mutate, validate } from '../admission/run.js';
-
-/** The decoded body as the object admission is given. */
-const asObject = (body: Record<string, unknown>): KObject => ({ ...body, metadata: isPlainObject(body['metadata']) ? body['metadata'] : {} }) as KObject;
 
 /** How the core backend issues service-account tokens (built once at start). */
 export interface TokenIssuing {
@@ -95,7 +92,7 @@ export async function createToken(env: CoreEnv, issuing: TokenIssuing, t: Resour
   const decoded = decodeObject(r.body ?? (await readBody(r.req, env.bodyLimit)), negotiateInput(r.req.headers['content-type'], env.cbor));
   const { namespace, name } = r.info;
   const admitted = (object: KObject) => admissionAttributes(t, r, { operation: 'CREATE', object, oldObject: undefined, dryRun, kind: GVK });
-  const body = (await mutate(env, admitted(asObject(decoded)))) ?? decoded;
+  const body = (await mutate(env, admitted(asAdmitted(decoded)))) ?? decoded;
   const spec = readSpec(body, name, issuing.apiAudiences);
 
   const sa = await getObject(env, t.plural, namespace, name);
