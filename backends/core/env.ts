@@ -5,6 +5,7 @@ import type { Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
 import type { ConversionWebhooks } from '../../lib/crd/conversionwebhook.js';
 import type { Trace } from '../../lib/tracing/span.js';
+import type { Admission } from './admission/types.js';
 
 export interface CoreEnv {
   readonly store: Store;
@@ -31,6 +32,8 @@ export interface CoreEnv {
   readonly onListed?: (group: string, resource: string, total: number) => void;
   /** Calls CRD conversion webhooks (backends/core/conversion.ts); absent = webhook conversions fail (500). */
   readonly conversion?: ConversionWebhooks;
+  /** The admission plugins in force (a getter: the front door supplies its plugins once its authorizers exist); absent = the built-in ones. */
+  readonly admission?: Admission;
   /** Open watches, closed at shutdown. */
   readonly watches: Set<() => void>;
   /** A recorded request's view of the env (tracedenv.ts): its trace, for calls that leave the process. */

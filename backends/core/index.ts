@@ -33,11 +33,15 @@ import type { KObject } from '../../lib/api/meta.js';
 import { DefaultServiceAccountController, RootCaPublisher } from './controllers/namespacedefaults.js';
 import { CrdController } from './controllers/crd.js';
 import { CrdRegistrySync } from '../../lib/crd/registrysync.js';
+import { BUILTIN_ADMISSION } from './admission/build.js';
+import type { Admission } from './admission/types.js';
 
 export type { TokenIssuing } from './handlers/tokenrequest.js';
 export type { ClusterInfoSource } from './controllers/bootstrapsigner.js';
 export type { LocalGroupVersion } from './controllers/autoregister.js';
 export { AUTOMANAGED_LABEL } from './controllers/autoregister.js';
+export { buildAdmission, type AdmissionInputs } from './admission/build.js';
+export type { Admission } from './admission/types.js';
 
 export interface CoreBackendOptions {
   storageBackend: 'file' | 'memory' | 'redis';
@@ -109,6 +113,12 @@ export interface RunningCoreBackend {
     name: string,
     mutate: (status: Record<string, unknown> | undefined) => Record<string, unknown> | null,
   ): Promise<KObject | undefined>;
+  /**
+   * Makes writes run these admission plugins (kube's plugin initializers: the
+   * front door's authorizers exist only once the backend serves their objects).
+   * Until then, writes run the built-in plugins alone.
+   */
+  useAdmission(admission: Admission): void;
   /** Post-start tasks, by name. */
   readonly hooks: ReadonlyArray<{ name: string; run: () => Promise<void> }>;
   close(): Promise<void>;
@@ -127,6 +137,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   const store: Store = instrumentedStore(raw);
   const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);
   let webhooks: ConversionWebhooks | undefined;
+  let admission = BUILTIN_ADMISSION;
   const env: CoreEnv = {
     store,
     live,
@@ -142,6 +153,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     watches: new Set(),
     get conversion() {
       return (webhooks ??= conversionWebhooks(env));
+    },
+    get admission() {
+      return admission;
     },
     cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
@@ -181,6 +195,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     registry: live,
     objects: storeObjectSource(env),
     checkStore: () => store.check(),
+    useAdmission: (a) => {
+      admission = a;
+    },
     updateStatus: (group, resource, namespace, name, mutate) => {
       const version = env.registry.group(group)?.preferredVersion ?? 'v1';
       const t = env.registry.lookup(group, version, resource);

@@ -1,14 +1,12 @@
-// Namespace lifecycle: creates go only into existing, active namespaces;
+// Namespace lifecycle (the admission rule is admission/namespacelifecycle.ts):
 // deleting a namespace marks it Terminating, a controller deletes every
 // object in it, then drops the `kubernetes` finalizer so the namespace goes.
 import { isPlainObject, rfc3339, type KObject } from '../../lib/api/meta.js';
-import { forbiddenMessage, notFound } from '../../lib/api/status.js';
 import type { Registry } from '../../lib/registry/index.js';
 import type { ResourceType } from '../../lib/registry/types.js';
 import type { CoreEnv } from './env.js';
 import { listPrefix, objectKey } from './keys.js';
-import { storeCall } from './storeerrors.js';
-import { getCachedFirst, guaranteedUpdate, StoreError, type Watcher } from './store/types.js';
+import { guaranteedUpdate, StoreError, type Watcher } from './store/types.js';
 
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 /** Namespaces that may never be deleted. */
@@ -19,31 +17,6 @@ export function namespaceType(registry: Registry): ResourceType {
   const t = registry.lookup('', 'v1', 'namespaces');
   if (!t) throw new Error('the registry has no core/v1 namespaces type');
   return t;
-}
-
-/**
- * Refuses creation into a missing or terminating namespace (the NamespaceLifecycle rule),
- * reading the namespace as kube's admission plugin does: from the cache, live only when
- * the cache lacks it. A namespace another process marked terminating looks active here
- * until its change reaches this process's cache (the feed's lag, milliseconds): the
- * window kube's informer-based check has too. (A consistent read would not close it
- * either: the check and the create are two steps.)
- */
-export async function requireActiveNamespace(env: CoreEnv, t: ResourceType, namespace: string, name: string): Promise<void> {
-  // A backend without namespaces of its own (a sample backend behind the gateway) has no lifecycle to enforce.
-  const nsType = env.registry.lookup('', 'v1', 'namespaces');
-  if (!nsType) return;
-  const ns = await storeCall({ group: '', resource: 'namespaces' }, namespace, () => getCachedFirst(env.store, objectKey(nsType, '', namespace)));
-  if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
-  if (ns.metadata.deletionTimestamp) {
-    const what = `${t.group ? `${t.plural}.${t.group}` : t.plural}${name ? ` "${name}"` : ''}`;
-    throw forbiddenMessage(`${what} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
-      name,
-      group: t.group,
-      kind: t.plural,
-      causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
-    });
-  }
 }
 
 /** What a new namespace gets from the server. */

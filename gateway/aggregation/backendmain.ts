@@ -20,6 +20,7 @@ import { readFile } from 'node:fs/promises';
 import { controllerEnabled } from '../config/flags.js';
 import { servedRegistry } from '../config/runtimeconfig.js';
 import { loadServiceAccountSetup } from '../server/tokenmethods.js';
+import { startOwnAdmission } from '../server/backends.js';
 import { buildTracing } from '../tracing/index.js';
 import { buildAuditor } from '../audit/index.js';
 
@@ -66,5 +67,14 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
       tokenCleaner: controllerEnabled(opts, 'tokencleaner'),
     },
   });
-  return startBackendServer({ opts, registry, backend, name: kind, log, tracing, auditor });
+  return startBackendServer({
+    opts,
+    registry,
+    backend,
+    name: kind,
+    log,
+    tracing,
+    auditor,
+    admission: (authorizer) => startOwnAdmission(opts, backend, authorizer, log),
+  });
 }

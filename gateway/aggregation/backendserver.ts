@@ -47,6 +47,8 @@ export interface BackendServerOptions {
   readonly tracing?: Tracing | undefined;
   /** --audit-policy-file with a log or webhook: the backend's own audit events. */
   readonly auditor?: Auditor | undefined;
+  /** Starts the backend's admission plugins over the process's authorizer (the core backend); returns their stop. */
+  readonly admission?: (authorizer: Authorizer) => Promise<() => void>;
 }
 
 export interface RunningBackendServer {
@@ -127,6 +129,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
   if (clientCa.paths.length > 0) authenticators.push(new X509Authenticator({ cas: clientCa }));
   const authenticator = new UnionAuthenticator(authenticators, { anonymous: opts.anonymousAuth, log });
   const authz = await delegatedAuthorizer(opts, b.name, log);
+  const stopAdmission = await b.admission?.(authz.authorizer);
 
   const postStart = b.backend.hooks.map((h) => new PostStartHook(h.name, h.run));
   const health = buildHealth({ checkStore: () => b.backend.checkStore(), boot: postStart, livezGraceMs: 0, startedAt: Date.now(), clock: Date.now, log });
@@ -174,6 +177,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     log,
     closeLongRunning: () => api.closeWatches(),
     closeBackends: async () => {
+      stopAdmission?.();
       authz.close();
       await b.backend.close();
       await b.auditor?.shutdown();

@@ -33,8 +33,11 @@ import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { forward } from './forward.js';
 import { backendAgent, type ProxyClientCert } from './transport.js';
 
-/** What the composition root needs of the core backend, in-process or remote. */
-export type GatewayCore = Omit<RunningCoreBackend, 'backend'> & { readonly backend: ApiBackend & { closeWatches(): void } };
+/** What the composition root needs of the core backend, in-process or remote (which admits its own writes: no useAdmission). */
+export type GatewayCore = Omit<RunningCoreBackend, 'backend' | 'useAdmission'> & {
+  readonly backend: ApiBackend & { closeWatches(): void };
+  readonly useAdmission?: RunningCoreBackend['useAdmission'];
+};
 
 export const GATEWAY_IDENTITY = Object.freeze({
   username: 'system:kube-aggregator',

@@ -31,7 +31,7 @@ import type { GatewayCore } from '../aggregation/remotecore.js';
 import { loadTokenMethods } from './tokenmethods.js';
 import { buildAuthentication, requestheaderConfig, type GatewayAuthentication } from './authentication.js';
 import { buildAuthorization, type GatewayAuthorization } from './authorization.js';
-import { startApiServices, startCore } from './backends.js';
+import { startApiServices, startCore, startCoreAdmission } from './backends.js';
 import { loadProxyClientCert } from '../aggregation/clientcert.js';
 import { buildDispatch, type GatewayServed } from './dispatch.js';
 import { loadGatewayTls, serveHttps } from './serving.js';
@@ -112,7 +112,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const core = await startCore(opts, hooks, inputs);
 
   const authn = await buildAuthentication(opts, hooks, { tls, requestheader, tokenMethods, objects: core.objects, clock });
-  const authz = await buildAuthorization(opts, hooks, core, registry, clock);
+  const authz = await buildAuthorization(opts, hooks, core, clock);
+  startCoreAdmission(opts, core, authz);
   const postStart = core.hooks.map((h) => new PostStartHook(h.name, h.run));
   const aggregation = await startApiServices(opts, hooks, core, postStart, inputs);
   // Post-start hooks and autoregister-completion are boot-sequence checks.

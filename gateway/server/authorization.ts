@@ -1,18 +1,16 @@
 // The gateway's authorization, built once per start: the system:masters
 // bypass and the configured authorizers (--authorization-mode or
 // --authorization-config, gateway/authz/build.ts), the rule resolvers the
-// access reviews list rules with, and the admission plugins that check
-// against the same authorizers.
-import type { RegistrySource } from '../../lib/registry/live.js';
+// access reviews list rules with, and RBAC's rule resolution, which the core
+// backend's escalation checks use (admission runs in the backend's write
+// path, backends/core/admission).
 import type { ServeOptions } from '../config/flags.js';
 import type { AuthorizerChain } from '../authz/chain.js';
 import { buildAuthorizers } from '../authz/build.js';
 import type { Attributes, ExplainOptions } from '../authz/types.js';
 import type { ChainExplanation, WhoCan } from '../authz/explain.js';
-import { startRbac } from '../authz/rbac/index.js';
-import { rbacEscalation } from '../admission/rbacescalation.js';
-import { nodeRestriction } from '../admission/noderestriction.js';
-import { applyCreateAuthorization } from '../admission/applycreate.js';
+import { startRbac, type RunningRbac } from '../authz/rbac/index.js';
+import type { RbacRuleResolver } from '../../lib/rbac/rules.js';
 import type { AdmissionPlugin } from '../pipeline/admission.js';
 import { privilegedRules, ruleResolverFor, type RuleResolver } from '../reviews/accessrules.js';
 import type { GatewayCore } from '../aggregation/remotecore.js';
@@ -25,7 +23,10 @@ export interface GatewayAuthorization {
   readonly authorizer: AuthorizerChain;
   /** The resolvers of the chain in force (--authorization-config may swap it). */
   ruleResolvers(): readonly RuleResolver[];
+  /** The chain's admission step: empty, the core backend admits its own writes. */
   readonly admission: readonly AdmissionPlugin[];
+  /** RBAC's rules of a user and of a role, from the policy the gateway keeps whatever the modes. */
+  readonly rbacRules: RbacRuleResolver;
   /** The chain in force explained (access.gatehouse.dev). */
   explain(attrs: Attributes, opts?: ExplainOptions): Promise<ChainExplanation>;
   /** Who the chain in force allows a request (access.gatehouse.dev SubjectsReview). */
@@ -33,13 +34,7 @@ export interface GatewayAuthorization {
   close(): void;
 }
 
-export async function buildAuthorization(
-  opts: ServeOptions,
-  hooks: AppHooks,
-  core: GatewayCore,
-  registry: RegistrySource,
-  clock: () => number,
-): Promise<GatewayAuthorization> {
+export async function buildAuthorization(opts: ServeOptions, hooks: AppHooks, core: GatewayCore, clock: () => number): Promise<GatewayAuthorization> {
   // The RBAC policy is kept whatever the modes: the escalation checks resolve rules from it.
   const rbac = await startRbac(core.objects, hooks.log);
   const authz = await buildAuthorizers(opts, {
@@ -49,27 +44,10 @@ export async function buildAuthorization(
     rbac: () => rbac.authorizer,
     privilegedGroups: PRIVILEGED_GROUPS,
   });
-  const { authorizer } = authz;
-  const objects = core.objects;
-  const bodyLimit = opts.maxRequestBodyBytes;
-  const admission: AdmissionPlugin[] = [
-    rbacEscalation({
-      registry,
-      authorizer,
-      rbac: rbac.authorizer,
-      policy: rbac.policy,
-      objects,
-      bodyLimit,
-      privilegedGroups: [...PRIVILEGED_GROUPS],
-      cbor: opts.featureGates.CBORServingAndStorage,
-    }),
-    applyCreateAuthorization({ authorizer, objects, registry }),
-  ];
-  if (opts.enableAdmissionPlugins.includes('NodeRestriction'))
-    admission.push(nodeRestriction({ registry, objects, bodyLimit, cbor: opts.featureGates.CBORServingAndStorage }));
   return {
-    authorizer,
-    admission,
+    authorizer: authz.authorizer,
+    admission: [],
+    rbacRules: rbacRulesOf(rbac),
     explain: (a, o) => authz.explain(a, o),
     whoCan: (a) => authz.whoCan(a),
     ruleResolvers: () => [privilegedRules(authz.privilegedGroups), ...authz.current().map((c) => ruleResolverFor(c.type, c.authorizer))],
@@ -78,4 +56,9 @@ export async function buildAuthorization(
       rbac.stop();
     },
   };
+}
+
+/** The rule resolution of a running RBAC policy, as the core backend's escalation checks ask it. */
+export function rbacRulesOf(rbac: RunningRbac): RbacRuleResolver {
+  return { rulesFor: (user, ns) => rbac.authorizer.rulesFor(user, ns), roleRules: (ref, ns) => rbac.policy.roleRules(ref, ns) };
 }

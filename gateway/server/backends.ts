@@ -1,8 +1,13 @@
 // Where resources come from, built once per start: the core backend
 // (in-process, or a remote `gatehouse core-backend` with --core-backend-url)
-// and the aggregated APIServices (gateway/aggregation).
+// with its admission plugins, and the aggregated APIServices
+// (gateway/aggregation).
 import { readFile } from 'node:fs/promises';
-import { startCoreBackend } from '../../backends/core/index.js';
+import { buildAdmission, startCoreBackend, type Admission, type RunningCoreBackend } from '../../backends/core/index.js';
+import type { RequestAuthorizer } from '../../lib/api/authorization.js';
+import type { RbacRuleResolver } from '../../lib/rbac/rules.js';
+import { startRbac } from '../authz/rbac/index.js';
+import { PRIVILEGED_GROUPS, rbacRulesOf, type GatewayAuthorization } from './authorization.js';
 import { serverUrl } from '../../certs/kubeconfig.js';
 import type { LiveRegistry } from '../../lib/registry/live.js';
 import { controllerEnabled, type ServeOptions } from '../config/flags.js';
@@ -69,6 +74,32 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
     ...(hooks.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: hooks.bookmarkIntervalMs } : {}),
     ...(hooks.tooLargeWaitMs !== undefined ? { tooLargeWaitMs: hooks.tooLargeWaitMs } : {}),
   });
+}
+
+/** The core backend's admission chain from the flags: the one builder, in-process and in `gatehouse core-backend`. */
+function coreAdmission(opts: ServeOptions, authorizer: RequestAuthorizer, rbac: RbacRuleResolver): Admission {
+  return buildAdmission({ enabled: opts.enableAdmissionPlugins, authorizer, rbac, privilegedGroups: PRIVILEGED_GROUPS });
+}
+
+/** The in-process core backend admits with the gateway's authorizers and RBAC policy; a remote one admits its own writes. */
+export function startCoreAdmission(opts: ServeOptions, core: GatewayCore, authz: GatewayAuthorization): void {
+  core.useAdmission?.(coreAdmission(opts, authz.authorizer, authz.rbacRules));
+}
+
+/**
+ * `gatehouse core-backend`: admission with the process's delegated authorizer
+ * (SubjectAccessReview to the gateway) and an RBAC policy kept from its own
+ * store, as kube's aggregated servers admit their writes. Returns its stop.
+ */
+export async function startOwnAdmission(
+  opts: ServeOptions,
+  core: RunningCoreBackend,
+  authorizer: RequestAuthorizer,
+  log: (msg: string) => void,
+): Promise<() => void> {
+  const rbac = await startRbac(core.objects, log);
+  core.useAdmission(coreAdmission(opts, authorizer, rbacRulesOf(rbac)));
+  return () => rbac.stop();
 }
 
 /** APIService routing, availability and merged discovery over the core backend's objects. */

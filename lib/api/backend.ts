@@ -12,7 +12,7 @@ export interface BackendRequest {
   readonly info: RequestInfo;
   /** The effective user (after impersonation). */
   readonly user: UserInfo;
-  /** The body, already read by the gateway (admission needed it); absent = read it from `req`. */
+  /** The body, already read by the gateway (the audit of request bodies needed it); absent = read it from `req`. */
   readonly body?: Buffer;
   /** A watch calls this once its initial events are sent (priority and fairness frees its seat). */
   readonly initialized?: () => void;

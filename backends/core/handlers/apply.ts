@@ -5,9 +5,8 @@
 // are 409 unless force=true. The result is checked and written as any update.
 //
 // Authorization: the gateway authorized the request as `patch`; kube also
-// requires `create` when an apply creates. The backend has no authorizer to
-// ask; the gateway checks it (gateway/admission/applycreate.ts). Here
-// an apply that creates is served once admission has let it through.
+// requires `create` when an apply creates, which admission checks on that
+// create (admission/applycreate.ts).
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import {
@@ -40,7 +39,7 @@ import { served } from '../conversion.js';
 import { parseDryRun } from './params.js';
 import { queryBool } from '../../../lib/api/querybool.js';
 import { withOwnerVersions, writeContext } from './managedfields.js';
-import { commitUpdate, createObject, respond } from './write.js';
+import { admitUpdate, commitUpdate, createObject, respond } from './write.js';
 import { retryOnConflict, RETRY } from '../store/types.js';
 
 /** fieldManager (required) and force, as kube's ValidatePatchOptions: 422 naming each problem. */
@@ -163,10 +162,12 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
         throw applyFailure(t, err);
       }
       const managedFields = merged.metadata.managedFields;
-      const next = prepareUpdate(t, check(merged), old, target, (n) => {
-        if (managedFields === undefined) delete n.metadata.managedFields;
-        else n.metadata.managedFields = managedFields;
-      });
+      const next = await admitUpdate(env, t, r, check(merged), old, dryRun, (o) =>
+        prepareUpdate(t, o, old, target, (n) => {
+          if (managedFields === undefined) delete n.metadata.managedFields;
+          else n.metadata.managedFields = managedFields;
+        }),
+      );
       if (!next) {
         await respond(env, t, r, 200, old);
         return;

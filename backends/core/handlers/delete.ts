@@ -2,6 +2,8 @@
 // policy, grace period, dryRun), two-phase deletion (an object with
 // finalizers gets a deletionTimestamp and stays until they are gone), and
 // the unsafe deletion of corrupt objects behind AllowUnsafeMalformedObjectDeletion.
+// A request's delete is admitted on the stored object after its preconditions
+// (deletecollection: each object), as kube's deleteValidation runs.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, rfc3339, type KObject } from '../../../lib/api/meta.js';
 import { cause, conflict, forbiddenMessage, invalid, notFound, STALE_OBJECT, success, StatusError, type GroupResource } from '../../../lib/api/status.js';
@@ -22,6 +24,8 @@ import { served, servedAll } from '../conversion.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDeleteOptions, type DeleteOptions } from './params.js';
+import { admissionAttributes } from '../admission/attributes.js';
+import { mutate, validate } from '../admission/run.js';
 
 async function deleteOptionsOf(env: CoreEnv, r: BackendRequest): Promise<DeleteOptions> {
   const hasBody = r.body !== undefined || Number(r.req.headers['content-length'] ?? 0) > 0 || r.req.headers['transfer-encoding'] !== undefined;
@@ -93,12 +97,15 @@ function planDelete(t: ResourceType, cur: KObject, opts: DeleteOptions, now: num
 
 type Outcome = { kind: 'removed'; obj: KObject } | { kind: 'pending'; obj: KObject };
 
+/** A request's validating admission of deleting the stored `cur`; controllers' deletes have none. */
+type AdmitDelete = (cur: KObject) => Promise<void>;
+
 /**
  * Deletes one object; returns what happened. A corrupt object's StoreError
  * is thrown as is (the caller decides about unsafe deletion); other store
  * failures as Status errors.
  */
-async function deleteOne(env: CoreEnv, t: ResourceType, namespace: string, name: string, opts: DeleteOptions): Promise<Outcome> {
+async function deleteOne(env: CoreEnv, t: ResourceType, namespace: string, name: string, opts: DeleteOptions, admit?: AdmitDelete): Promise<Outcome> {
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, namespace, name);
   return retryOnConflict<Outcome>(
@@ -122,6 +129,7 @@ async function deleteOne(env: CoreEnv, t: ResourceType, namespace: string, name:
           `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in meta: ${cur.metadata.resourceVersion ?? ''}`,
         );
       }
+      await admit?.(cur);
       const plan = planDelete(t, cur, opts, env.clock());
       if (plan.kind === 'unchanged') return { kind: 'pending', obj: cur };
       if (opts.dryRun) return plan.kind === 'update' ? { kind: 'pending', obj: plan.next } : { kind: 'removed', obj: cur };
@@ -185,7 +193,7 @@ export async function deleteObject(env: CoreEnv, t: ResourceType, r: BackendRequ
   let outcome: Outcome;
   try {
     // The normal deletion first, even when unsafe deletion is asked for: it is expected to fail.
-    outcome = await deleteOne(env, t, r.info.namespace, name, opts);
+    outcome = await deleteOne(env, t, r.info.namespace, name, opts, await admitDelete(env, t, r, opts));
   } catch (err) {
     if (!(unsafe && err instanceof StoreError && err.code === 'corrupt')) throw fromStoreError(err, gr, name);
     env.log(`unsafe deletion of the corrupt object ${key}: finalizers and preconditions ignored`);
@@ -204,6 +212,27 @@ export async function deleteObject(env: CoreEnv, t: ResourceType, r: BackendRequ
     return;
   }
   sendObject(r.req, r.res, code, statusOk(outcome.obj.metadata.uid ?? ''), out, pretty);
+}
+
+/**
+ * The admission of a request's delete: the mutating plugins once (no object:
+ * they may only refuse), then a check that runs the validating plugins on
+ * each stored object the request deletes.
+ */
+async function admitDelete(env: CoreEnv, t: ResourceType, r: BackendRequest, opts: DeleteOptions): Promise<AdmitDelete> {
+  const write = { operation: 'DELETE', object: undefined, dryRun: opts.dryRun, deleteOptions: opts } as const;
+  await mutate(env, admissionAttributes(t, r, { ...write, oldObject: undefined }));
+  // A collection's objects are named by themselves; one object keeps the request's names (a namespace's is its own name).
+  const collection = r.info.verb === 'deletecollection';
+  return (cur) =>
+    validate(
+      env,
+      admissionAttributes(t, r, {
+        ...write,
+        oldObject: cur,
+        ...(collection ? { namespace: cur.metadata.namespace ?? '', name: cur.metadata.name ?? '' } : {}),
+      }),
+    );
 }
 
 async function isCorrupt(env: CoreEnv, key: string, gr: GroupResource, name: string): Promise<boolean> {
@@ -230,11 +259,12 @@ export async function deleteCollection(env: CoreEnv, t: ResourceType, r: Backend
       : env.store.list(prefix, lr.filter ? { filter: lr.filter } : {}),
   );
   const results: KObject[] = [];
+  const admit = await admitDelete(env, t, r, opts);
   for (const obj of listed.items) {
     const name = obj.metadata.name ?? '';
     if (isNamespace(t) && PROTECTED_NAMESPACES.has(name)) continue;
     try {
-      results.push((await deleteOne(env, t, obj.metadata.namespace ?? '', name, opts)).obj);
+      results.push((await deleteOne(env, t, obj.metadata.namespace ?? '', name, opts, admit)).obj);
     } catch (err) {
       const e = fromStoreError(err, gr, name);
       // Gone since the list: someone else deleted it.

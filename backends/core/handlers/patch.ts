@@ -1,5 +1,6 @@
 // PATCH of an object or its status: JSON patch, merge patch and strategic
-// merge patch over the stored object, then the same checks and write as PUT.
+// merge patch over the stored object, then the same admission, checks and
+// write as PUT.
 // Server-side apply (application/apply-patch+yaml) goes to ./apply.ts.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
@@ -31,7 +32,7 @@ import { objectKey } from '../keys.js';
 import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget } from '../objects.js';
 import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
-import { commitUpdate, respond } from './write.js';
+import { admitUpdate, commitUpdate, respond } from './write.js';
 import { serverSideApply } from './apply.js';
 import { updateTracker, withOwnerVersions } from './managedfields.js';
 import { retryOnConflict, RETRY } from '../store/types.js';
@@ -137,7 +138,9 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
       const obj = checkEnvelope(t, patched);
       const warnings = checkObject(obj, t.schema, p.duplicates, { level, strictPrefix: '', gk: { group: t.group, kind: t.kind }, name });
       checkPathAgreement(t, obj, r.info.namespace, name);
-      const next = await withOwnerVersions(env, t, (versions) => prepareUpdate(t, obj, old, target, updateTracker(env, t, r, versions)));
+      const next = await admitUpdate(env, t, r, obj, old, dryRun, (o) =>
+        withOwnerVersions(env, t, (versions) => prepareUpdate(t, o, old, target, updateTracker(env, t, r, versions))),
+      );
       if (tried === 0) addWarnings(r.res, warnings);
       if (!next) {
         await respond(env, t, r, 200, old);

@@ -5,6 +5,7 @@
 // Scale (what `kubectl scale` sends); a write goes through the object's own
 // update, so its generation bumps and its validation and watch events are
 // those of any update; its managedFields entry has subresource "scale".
+// Admission sees the Scales (the requested one, then the one stored).
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import {
@@ -37,8 +38,11 @@ import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
 import { updateTracker, withOwnerVersions } from './managedfields.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
+import { admissionAttributes, asAdmitted } from '../admission/attributes.js';
+import { mutate, validate } from '../admission/run.js';
 
 const SCALE_GK = { group: 'autoscaling', kind: 'Scale' };
+const SCALE_GVK = { ...SCALE_GK, version: 'v1' };
 
 /** The Scale of an object (kube's scaleFromCustomResource). */
 export function scaleOf(obj: KObject, paths: ScalePaths): Record<string, unknown> {
@@ -124,7 +128,11 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
       // Read through the version of the request (custom resources of several versions share their objects).
       const old = stored && (await served(env, t, stored));
       if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
-      const wanted = await requestedScale(env, r, scaleOf(old, paths), body);
+      const requested = await requestedScale(env, r, scaleOf(old, paths), body);
+      // Admission sees Scales, as kube's scale storage converts the objects it admits.
+      const admitted = (object: KObject) =>
+        admissionAttributes(t, r, { operation: 'UPDATE', object, oldObject: asAdmitted(scaleOf(old, paths)), dryRun, kind: SCALE_GVK });
+      const wanted = isPlainObject(requested) ? ((await mutate(env, admitted(asAdmitted(requested)))) ?? requested) : requested;
       // ValidateScale before the resourceVersion precondition, as kube's scaleUpdatedObjectInfo.
       const replicas = replicasOf(wanted, name);
       const meta = isPlainObject(wanted) && isPlainObject(wanted['metadata']) ? wanted['metadata'] : {};
@@ -135,6 +143,7 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
       const next = await withOwnerVersions(env, t, (versions) =>
         prepareUpdate(t, withReplicas(old, paths.specReplicasPath, replicas), { ...old }, 'main', updateTracker(env, t, r, versions)),
       );
+      await validate(env, admitted(asAdmitted(scaleOf(next ?? old, paths))));
       if (!next || dryRun) {
         send(env, t, r, 200, scaleOf(next ? { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } } : old, paths));
         return;

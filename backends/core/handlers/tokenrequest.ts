@@ -18,6 +18,8 @@ import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
+import { admissionAttributes, asAdmitted } from '../admission/attributes.js';
+import { mutate, validate } from '../admission/run.js';
 
 /** How the core backend issues service-account tokens (built once at start). */
 export interface TokenIssuing {
@@ -32,6 +34,7 @@ export interface TokenIssuing {
 const API_VERSION = 'authentication.k8s.io/v1';
 const KIND = 'TokenRequest';
 const GK = { group: 'authentication.k8s.io', kind: KIND };
+const GVK = { ...GK, version: 'v1' };
 const DEFAULT_EXPIRATION_SECONDS = 3600;
 const MIN_EXPIRATION_SECONDS = 600;
 const MAX_EXPIRATION_SECONDS = 2 ** 32;
@@ -86,12 +89,16 @@ async function getObject(env: CoreEnv, resource: string, namespace: string, name
 export async function createToken(env: CoreEnv, issuing: TokenIssuing, t: ResourceType, r: BackendRequest): Promise<void> {
   const out = negotiateOutput(r.req.headers.accept, RESOURCE_AS, { protobuf: true, cbor: env.cbor }); // TokenRequest has a protobuf schema
   const dryRun = parseDryRun(r.query, 'CreateOptions');
-  const body = decodeObject(r.body ?? (await readBody(r.req, env.bodyLimit)), negotiateInput(r.req.headers['content-type'], env.cbor));
+  const decoded = decodeObject(r.body ?? (await readBody(r.req, env.bodyLimit)), negotiateInput(r.req.headers['content-type'], env.cbor));
   const { namespace, name } = r.info;
+  const admitted = (object: KObject) => admissionAttributes(t, r, { operation: 'CREATE', object, oldObject: undefined, dryRun, kind: GVK });
+  const body = (await mutate(env, admitted(asAdmitted(decoded)))) ?? decoded;
   const spec = readSpec(body, name, issuing.apiAudiences);
 
   const sa = await getObject(env, t.plural, namespace, name);
   if (!sa) throw notFound({ group: '', resource: 'serviceaccounts' }, name);
+  // Validating admission on the defaulted request, before the bound object is looked up, as kube's TokenREST.
+  await validate(env, admitted({ apiVersion: API_VERSION, kind: KIND, metadata: { name, namespace }, spec }));
   let pod: ObjectRef | undefined;
   let secret: ObjectRef | undefined;
   let node: ObjectRef | undefined;

@@ -11,7 +11,6 @@ import { sendObject, wantsPretty } from '../../../lib/http/respond.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
-import { requireActiveNamespace } from '../namespaces.js';
 import { checkEnvelope, checkPathAgreement, isFinalized, prepareCreate, prepareUpdate, type UpdateTarget } from '../objects.js';
 import { objectAs, outputFor } from '../render.js';
 import { served, toStorage } from '../conversion.js';
@@ -20,6 +19,8 @@ import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
 import { createTracker, updateTracker, withOwnerVersions } from './managedfields.js';
 import { customResourceWarnings } from '../crwarnings.js';
+import { admissionAttributes } from '../admission/attributes.js';
+import { mutate, validate } from '../admission/run.js';
 
 /**
  * The body as an object of this type: decoded (duplicate keys noted), envelope
@@ -49,7 +50,11 @@ export async function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, 
   sendObject(r.req, r.res, code, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
-/** Creates `obj`; `track` sets the managedFields of the prepared object (default: the writer owns what it set). */
+/**
+ * Creates `obj` through admission: mutating plugins, defaulting and
+ * validation, validating plugins, then the store. `track` sets the
+ * managedFields of the prepared object (default: the writer owns what it set).
+ */
 export async function createObject(
   env: CoreEnv,
   t: ResourceType,
@@ -59,11 +64,13 @@ export async function createObject(
   track = createTracker(env, t, r),
 ): Promise<void> {
   const gr: GroupResource = { group: t.group, resource: t.plural };
-  const prepared = prepareCreate(t, obj, env.clock());
+  const write = { operation: 'CREATE', oldObject: undefined, dryRun } as const;
+  const mutated = (await mutate(env, admissionAttributes(t, r, { ...write, object: obj }))) ?? obj;
+  const prepared = prepareCreate(t, mutated, env.clock());
   addWarnings(r.res, customResourceWarnings(t, prepared));
   track(prepared);
   const name = prepared.metadata.name!;
-  if (t.namespaced) await requireActiveNamespace(env, t, r.info.namespace, name);
+  await validate(env, admissionAttributes(t, r, { ...write, object: prepared }));
   const key = objectKey(t, r.info.namespace, name);
   if (dryRun) {
     if (await storeCall(gr, name, () => env.store.get(key))) throw alreadyExists(gr, name);
@@ -106,7 +113,9 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
         return;
       }
       // obj is reused by a retry: prepareUpdate copies what it changes and defaulting is idempotent.
-      const next = await withOwnerVersions(env, t, (versions) => prepareUpdate(t, obj, old, target, updateTracker(env, t, r, versions)));
+      const next = await admitUpdate(env, t, r, obj, old, dryRun, (o) =>
+        withOwnerVersions(env, t, (versions) => prepareUpdate(t, o, old, target, updateTracker(env, t, r, versions))),
+      );
       if (!next) {
         await respond(env, t, r, 200, old);
         return;
@@ -118,6 +127,29 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
     },
     () => conflict(gr, name, STALE_OBJECT),
   );
+}
+
+/**
+ * The admission of an update of `old` by `obj` (the object the request or its
+ * patch produced): mutating plugins, then `prepare` (server-set fields,
+ * defaulting, validation; undefined = nothing changes), then validating
+ * plugins on what the store will keep — also when nothing changes, as kube
+ * admits a no-op update.
+ */
+export async function admitUpdate(
+  env: CoreEnv,
+  t: ResourceType,
+  r: BackendRequest,
+  obj: KObject,
+  old: KObject,
+  dryRun: boolean,
+  prepare: (obj: KObject) => KObject | undefined | Promise<KObject | undefined>,
+): Promise<KObject | undefined> {
+  const write = { operation: 'UPDATE', oldObject: old, dryRun } as const;
+  const mutated = (await mutate(env, admissionAttributes(t, r, { ...write, object: obj }))) ?? obj;
+  const next = await prepare(mutated);
+  await validate(env, admissionAttributes(t, r, { ...write, object: next ?? old }));
+  return next;
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { Attributes, Authorizer, Decision, Explanation, SubjectGrant } from '../types.js';
 import { NO_OPINION } from '../types.js';
 import type { NodeGraph, VertexKind } from './graph.js';
-import { NODE_USER_PREFIX, NODES_GROUP, nodeIdentity } from './identity.js';
+import { NODE_USER_PREFIX, NODES_GROUP, nodeIdentity } from '../../../lib/node/identity.js';
 import { NODE_RULES, rulesAllow } from './rules.js';
 
 /** Core resources the graph holds, by their vertex kind. */

@@ -4,7 +4,7 @@
 // first goes), and which claim a persistent volume is bound to. A question
 // "may node n read secret s" is then a few map lookups, never a scan.
 import type { KObject } from '../../../lib/api/meta.js';
-import { podRefs, pvRefs, type PvRefs } from './refs.js';
+import { podRefs, pvRefs, type PvRefs } from '../../../lib/node/refs.js';
 
 export type VertexKind = 'pod' | 'secret' | 'configmap' | 'pvc' | 'pv' | 'serviceaccount';
 type RefKind = 'secret' | 'configmap' | 'pvc' | 'serviceaccount';

@@ -7,7 +7,7 @@ import { GraphPopulator } from './populator.js';
 
 export { NodeAuthorizer } from './authorizer.js';
 export { NodeGraph } from './graph.js';
-export { nodeIdentity, NODES_GROUP, NODE_USER_PREFIX } from './identity.js';
+export { nodeIdentity, NODES_GROUP, NODE_USER_PREFIX } from '../../../lib/node/identity.js';
 
 export interface NodeAuthorization {
   readonly authorizer: NodeAuthorizer;

@@ -11,12 +11,9 @@ import { grantFacts } from './facts.js';
 import { nearMisses } from './nearmisses.js';
 import type { Grant, RbacPolicy } from './policy.js';
 import { roleNotFound, type PolicyRule } from './types.js';
+import type { ResolvedRules } from '../../../lib/rbac/rules.js';
 
-/** The rules a user holds at a scope, and the problems met while collecting them. */
-export interface ResolvedRules {
-  readonly rules: PolicyRule[];
-  readonly errors: string[];
-}
+export type { ResolvedRules } from '../../../lib/rbac/rules.js';
 
 function describe(g: Grant): string {
   const b = g.binding;

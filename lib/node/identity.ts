@@ -1,6 +1,6 @@
 // Node agents are users named system:node:<name> in the group system:nodes
 // (kube's nodeidentifier.NodeIdentity).
-import type { UserInfo } from '../../../lib/api/meta.js';
+import type { UserInfo } from '../api/meta.js';
 
 export const NODES_GROUP = 'system:nodes';
 export const NODE_USER_PREFIX = 'system:node:';

@@ -2,7 +2,7 @@
 // JSON the way kube's podutil.VisitPod*Names and pvutil.VisitPVSecretNames
 // walk the typed objects: every field that makes the kubelet fetch a secret,
 // config map, claim or service account for the pod.
-import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
+import { isPlainObject, type KObject } from '../api/meta.js';
 
 export interface PodRefs {
   readonly secrets: readonly string[];

@@ -1,0 +1,54 @@
+// The admission attributes of a request's write, from the request and the
+// type it writes.
+import type { BackendRequest } from '../../../lib/api/backend.js';
+import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
+import type { ResourceType } from '../../../lib/registry/types.js';
+import type { DeleteOptions } from '../handlers/params.js';
+import type { AdmissionAttributes, GroupVersionKind, Operation, WriteOptions } from './types.js';
+
+const OPTIONS_OF_VERB: Readonly<Record<string, WriteOptions['kind']>> = {
+  create: 'CreateOptions',
+  update: 'UpdateOptions',
+  patch: 'PatchOptions',
+  delete: 'DeleteOptions',
+  deletecollection: 'DeleteOptions',
+};
+
+export interface WriteOf {
+  readonly operation: Operation;
+  readonly object: KObject | undefined;
+  readonly oldObject: KObject | undefined;
+  readonly dryRun: boolean;
+  /** The object's kind when it is not the type's own (Scale, TokenRequest). */
+  readonly kind?: GroupVersionKind;
+  /** Another object than the request names (an item of a deletecollection). */
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly deleteOptions?: DeleteOptions;
+}
+
+export function admissionAttributes(t: ResourceType, r: BackendRequest, w: WriteOf): AdmissionAttributes {
+  const fieldManager = r.query.get('fieldManager');
+  return {
+    operation: w.operation,
+    object: w.object,
+    oldObject: w.oldObject,
+    kind: w.kind ?? { group: t.group, version: t.version, kind: t.kind },
+    resource: { group: t.group, version: t.version, resource: t.plural },
+    subresource: r.info.subresource,
+    namespace: w.namespace ?? r.info.namespace,
+    name: w.name ?? (r.info.name || (w.object ?? w.oldObject)?.metadata.name || ''),
+    user: r.user,
+    dryRun: w.dryRun,
+    options: {
+      kind: OPTIONS_OF_VERB[r.info.verb] ?? 'CreateOptions',
+      ...(fieldManager !== null ? { fieldManager } : {}),
+      ...(w.deleteOptions ? { delete: w.deleteOptions } : {}),
+    },
+  };
+}
+
+/** A decoded request object (a Scale, a TokenRequest) as admission is given it: metadata an object. */
+export function asAdmitted(value: Record<string, unknown>): KObject {
+  return { ...value, metadata: isPlainObject(value['metadata']) ? value['metadata'] : {} } as KObject;
+}

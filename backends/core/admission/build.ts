@@ -1,0 +1,37 @@
+// The core backend's admission chain, built once where the backend starts:
+// the built-in plugins always, the optional ones as --enable-admission-plugins
+// names them. What the plugins need from the front door comes in as
+// interfaces: its authorizer chain and RBAC's rule resolution.
+import type { RequestAuthorizer } from '../../../lib/api/authorization.js';
+import type { RbacRuleResolver } from '../../../lib/rbac/rules.js';
+import { applyCreateAuthorization } from './applycreate.js';
+import { namespaceLifecycle } from './namespacelifecycle.js';
+import { nodeRestriction } from './noderestriction.js';
+import { rbacEscalation } from './rbacescalation.js';
+import type { Admission } from './types.js';
+
+export interface AdmissionInputs {
+  /** --enable-admission-plugins: the optional plugins (NodeRestriction). */
+  readonly enabled: readonly string[];
+  /** The front door's authorizers (in-process its chain, in the backend's own process its SubjectAccessReview). */
+  readonly authorizer: RequestAuthorizer;
+  /** RBAC's rule resolution over the RBAC objects (the escalation checks). */
+  readonly rbac: RbacRuleResolver;
+  /** Groups that may always escalate (system:masters). */
+  readonly privilegedGroups: readonly string[];
+}
+
+/** What every backend admits with before (or without) a front door's plugins: NamespaceLifecycle. */
+export const BUILTIN_ADMISSION: Admission = Object.freeze({ mutating: [], validating: [namespaceLifecycle] });
+
+export function buildAdmission(i: AdmissionInputs): Admission {
+  return {
+    mutating: [],
+    validating: [
+      applyCreateAuthorization(i.authorizer),
+      namespaceLifecycle,
+      ...(i.enabled.includes('NodeRestriction') ? [nodeRestriction] : []),
+      rbacEscalation({ authorizer: i.authorizer, rules: i.rbac, privilegedGroups: i.privilegedGroups }),
+    ],
+  };
+}
