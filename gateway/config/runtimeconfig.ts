@@ -89,7 +89,7 @@ export function enabled(c: RuntimeConfig, t: Pick<ResourceType, 'group' | 'versi
 }
 
 /** Resource names of the configuration that name no served type (a typo), for an error at start. */
-export function unknownResources(c: RuntimeConfig, types: readonly Pick<ResourceType, 'group' | 'version' | 'plural'>[]): string[] {
+function unknownResources(c: RuntimeConfig, types: readonly Pick<ResourceType, 'group' | 'version' | 'plural'>[]): string[] {
   const known = new Set(types.map((t) => `${t.group}/${t.version}/${t.plural}`));
   return [...c.resources.keys()].filter((k) => !known.has(k));
 }
