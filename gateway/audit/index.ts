@@ -44,7 +44,7 @@ export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: numb
         { format: o.auditLogFormat, ...(truncate ? { truncate } : {}) },
       );
     } catch (err) {
-      throw new Error(`--audit-log-path ${o.auditLogPath}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ConfigError(err instanceof Error ? err.message : String(err), { file: `--audit-log-path ${o.auditLogPath}` });
     }
     sinks.push({
       backend,
@@ -62,7 +62,7 @@ export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: numb
     try {
       client = await clientFromKubeconfig(o.auditWebhookConfigFile, { timeoutMs: 30_000, log, purpose: 'audit webhook' });
     } catch (err) {
-      throw new Error(`--audit-webhook-config-file ${o.auditWebhookConfigFile}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ConfigError(err instanceof Error ? err.message : String(err), { file: `--audit-webhook-config-file ${o.auditWebhookConfigFile}` });
     }
     sinks.push({
       backend: new WebhookBackend(
