@@ -3,6 +3,7 @@
 // Every problem (a policy that does not parse, a webhook kubeconfig that does
 // not load) is a start error naming the file.
 import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../../lib/config/error.js';
 import { clientFromKubeconfig } from '../../lib/kubeconfig/index.js';
 import type { AuditOptions } from '../config/options/audit.js';
 import { Auditor, type AuditSink } from './auditor.js';
@@ -13,7 +14,7 @@ import { Truncator } from './truncate.js';
 import type { AuditEvent } from './event.js';
 
 export { Auditor } from './auditor.js';
-export { AuditPolicy, AuditPolicyError } from './policy.js';
+export { AuditPolicy } from './policy.js';
 
 export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: number }, log: (msg: string) => void): Promise<Auditor | undefined> {
   if (o.auditPolicyFile === undefined) {
@@ -24,7 +25,7 @@ export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: numb
   try {
     text = await readFile(o.auditPolicyFile, 'utf8');
   } catch (err) {
-    throw new Error(`--audit-policy-file ${o.auditPolicyFile}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigError(err instanceof Error ? err.message : String(err), { file: `--audit-policy-file ${o.auditPolicyFile}` });
   }
   const policy = AuditPolicy.parse(text, `--audit-policy-file ${o.auditPolicyFile}`);
   const sinks: AuditSink[] = [];
@@ -43,7 +44,7 @@ export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: numb
         { format: o.auditLogFormat, ...(truncate ? { truncate } : {}) },
       );
     } catch (err) {
-      throw new Error(`--audit-log-path ${o.auditLogPath}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ConfigError(err instanceof Error ? err.message : String(err), { file: `--audit-log-path ${o.auditLogPath}` });
     }
     sinks.push({
       backend,
@@ -61,7 +62,7 @@ export async function buildAuditor(o: AuditOptions & { maxRequestBodyBytes: numb
     try {
       client = await clientFromKubeconfig(o.auditWebhookConfigFile, { timeoutMs: 30_000, log, purpose: 'audit webhook' });
     } catch (err) {
-      throw new Error(`--audit-webhook-config-file ${o.auditWebhookConfigFile}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ConfigError(err instanceof Error ? err.message : String(err), { file: `--audit-webhook-config-file ${o.auditWebhookConfigFile}` });
     }
     sinks.push({
       backend: new WebhookBackend(

@@ -5,6 +5,7 @@
 // resources with `*`, `*/sub`, `res/*` and resourceNames, namespaces,
 // nonResourceURLs with a trailing `*`).
 import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../../lib/config/error.js';
 import { ownValue } from '../../lib/api/own.js';
 
 export const LEVELS = ['None', 'Metadata', 'Request', 'RequestResponse'] as const;
@@ -52,8 +53,6 @@ export interface AuditRequest {
   path: string;
 }
 
-export class AuditPolicyError extends Error {}
-
 export class AuditPolicy {
   private readonly none: PolicyDecision = Object.freeze({
     level: 'None',
@@ -82,13 +81,13 @@ export class AuditPolicy {
     );
   }
 
-  /** Parses a policy file's text (YAML or JSON); throws AuditPolicyError naming the field. */
+  /** Parses a policy file's text (YAML or JSON); throws a ConfigError naming the field. */
   static parse(text: string, source: string): AuditPolicy {
     let doc: unknown;
     try {
       doc = parseYaml(text, { maxAliasCount: 100 });
     } catch (err) {
-      throw new AuditPolicyError(`${source}: not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+      throw new ConfigError(`not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, { file: source });
     }
     const errs: string[] = [];
     const root = object(doc, '', errs);
@@ -106,7 +105,7 @@ export class AuditPolicy {
         const rule = parseRule(r, `rules[${i}]`, errs);
         if (rule) rules.push(rule);
       });
-    if (errs.length > 0) throw new AuditPolicyError(`${source}: ${errs.join('; ')}`);
+    if (errs.length > 0) throw new ConfigError(errs.join('; '), { file: source });
     return new AuditPolicy(rules, omit, omitMF);
   }
 

@@ -6,12 +6,14 @@
 // this bundle, every validity window, CA flags on issuers, and the clientAuth
 // extended key usage of the leaf when it has one.
 import { X509Certificate } from 'node:crypto';
+import { ConfigError } from '../../lib/config/error.js';
 import type { DetailedPeerCertificate, PeerCertificate, TLSSocket } from 'node:tls';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';
 const MAX_DEPTH = 10;
 
+/** Why a client's chain is refused (a request's 401, not a configuration problem). */
 export class CertChainError extends Error {}
 
 /**
@@ -29,7 +31,7 @@ export interface CurrentCaBundle {
   readonly current: CaBundle;
 }
 
-/** Parses one PEM text per file into a bundle; throws CertChainError naming `what` (the flag) on junk. */
+/** Parses one PEM text per file into a bundle; throws a ConfigError naming `what` (the flag) on junk. */
 export function caBundle(pems: readonly string[], what: string): CaBundle {
   return Object.freeze({ pems: Object.freeze([...pems]), anchors: Object.freeze(parseCaBundle(pems, what)) });
 }
@@ -39,12 +41,12 @@ export function parseCaBundle(pems: readonly string[], what: string): X509Certif
   const out: X509Certificate[] = [];
   for (const pem of pems) {
     const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-    if (blocks.length === 0) throw new CertChainError(`${what}: no PEM certificate found`);
+    if (blocks.length === 0) throw new ConfigError('no PEM certificate found', { flag: what });
     for (const b of blocks) {
       try {
         out.push(new X509Certificate(b));
       } catch (err) {
-        throw new CertChainError(`${what}: invalid certificate: ${err instanceof Error ? err.message : String(err)}`);
+        throw new ConfigError(`invalid certificate: ${err instanceof Error ? err.message : String(err)}`, { flag: what });
       }
     }
   }

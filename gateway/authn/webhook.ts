@@ -6,7 +6,8 @@
 // Decisions are cached per token+audiences (CachedTokenAuthenticator).
 import { recordTokenWebhook } from '../metrics/authn.js';
 import { isPlainObject, type UserInfo } from '../../lib/api/meta.js';
-import { clientFromKubeconfig, KubeconfigError, type KubeClient } from '../../lib/kubeconfig/index.js';
+import { ConfigError } from '../../lib/config/error.js';
+import { clientFromKubeconfig, type KubeClient } from '../../lib/kubeconfig/index.js';
 import { AuthnError, type AuthnResult } from './types.js';
 import { CachedTokenAuthenticator } from './tokencache.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
@@ -129,12 +130,12 @@ export async function buildWebhookAuthenticator(cfg: WebhookConfig): Promise<{ a
       ...(cfg.clock ? { clock: cfg.clock } : {}),
     });
   } catch (err) {
-    if (!(err instanceof KubeconfigError)) throw err;
-    throw new Error(`invalid value "${cfg.configFile}" for --authentication-token-webhook-config-file: ${err.message}`);
+    if (!(err instanceof ConfigError)) throw err;
+    throw new ConfigError(err.message, { flag: '--authentication-token-webhook-config-file', value: cfg.configFile });
   }
   if (new URL(client.config.cluster.server).protocol !== 'https:') {
     client.close();
-    throw new Error(`invalid value "${cfg.configFile}" for --authentication-token-webhook-config-file: the server must be an https:// URL`);
+    throw new ConfigError('the server must be an https:// URL', { flag: '--authentication-token-webhook-config-file', value: cfg.configFile });
   }
   const webhook = new WebhookTokenAuthenticator(client, { version: cfg.version, implicitAudiences: cfg.apiAudiences });
   const authenticator =

@@ -5,6 +5,7 @@
 // skipped; anything else that is not a valid policy stops the start with the
 // line number.
 import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../../lib/config/error.js';
 import { isPlainObject, type UserInfo } from '../../lib/api/meta.js';
 import type { Attributes, Authorizer, Decision, Explanation, SubjectGrant } from './types.js';
 
@@ -26,17 +27,15 @@ const ALL_AUTHENTICATED = 'system:authenticated';
 const SPEC_FIELDS = ['user', 'group', 'readonly', 'apiGroup', 'resource', 'namespace', 'nonResourcePath'] as const;
 const V0_FIELDS = ['user', 'group', 'readonly', 'resource', 'namespace'] as const;
 
-export class PolicyError extends Error {}
-
 function fields(raw: Record<string, unknown>, allowed: readonly string[], at: string): Record<string, string | boolean> {
   const out: Record<string, string | boolean> = {};
   for (const [k, v] of Object.entries(raw)) {
-    if (!allowed.includes(k)) throw new PolicyError(`${at}${k}: unknown field`);
+    if (!allowed.includes(k)) throw new ConfigError('unknown field', { field: `${at}${k}` });
     if (v === null) continue;
     if (k === 'readonly') {
-      if (typeof v !== 'boolean') throw new PolicyError(`${at}${k}: must be a boolean`);
+      if (typeof v !== 'boolean') throw new ConfigError('must be a boolean', { field: `${at}${k}` });
     } else if (typeof v !== 'string') {
-      throw new PolicyError(`${at}${k}: must be a string`);
+      throw new ConfigError('must be a string', { field: `${at}${k}` });
     }
     out[k] = v;
   }
@@ -49,14 +48,14 @@ export function parsePolicyLine(line: string): AbacPolicy {
   try {
     raw = JSON.parse(line);
   } catch (err) {
-    throw new PolicyError(`not a JSON object: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigError(`not a JSON object: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (!isPlainObject(raw)) throw new PolicyError('not a JSON object');
+  if (!isPlainObject(raw)) throw new ConfigError('not a JSON object');
   const s = (f: Record<string, string | boolean>, k: string): string => (typeof f[k] === 'string' ? f[k] : '');
   if ((raw['apiVersion'] === undefined && raw['kind'] === undefined) || raw['apiVersion'] === V0) {
     // Legacy (v0) policy: its defaults are kube's v0 → v1beta1 conversion.
     const { apiVersion: _v, kind, ...rest } = raw;
-    if (kind !== undefined && kind !== 'Policy') throw new PolicyError(`kind: must be "Policy"`);
+    if (kind !== undefined && kind !== 'Policy') throw new ConfigError('must be "Policy"', { field: 'kind' });
     const f = fields(rest, V0_FIELDS, '');
     let user = s(f, 'user');
     let group = s(f, 'group');
@@ -77,10 +76,11 @@ export function parsePolicyLine(line: string): AbacPolicy {
       nonResourcePath: namespace === '' && resource === '' ? '*' : '',
     });
   }
-  if (raw['apiVersion'] !== V1BETA1) throw new PolicyError(`apiVersion: unsupported value ${JSON.stringify(raw['apiVersion'])} (want "${V1BETA1}" or none)`);
-  if (raw['kind'] !== 'Policy') throw new PolicyError('kind: must be "Policy"');
-  for (const k of Object.keys(raw)) if (!['apiVersion', 'kind', 'spec'].includes(k)) throw new PolicyError(`${k}: unknown field`);
-  if (!isPlainObject(raw['spec'])) throw new PolicyError('spec: must be an object');
+  if (raw['apiVersion'] !== V1BETA1)
+    throw new ConfigError(`unsupported value ${JSON.stringify(raw['apiVersion'])} (want "${V1BETA1}" or none)`, { field: 'apiVersion' });
+  if (raw['kind'] !== 'Policy') throw new ConfigError('must be "Policy"', { field: 'kind' });
+  for (const k of Object.keys(raw)) if (!['apiVersion', 'kind', 'spec'].includes(k)) throw new ConfigError('unknown field', { field: k });
+  if (!isPlainObject(raw['spec'])) throw new ConfigError('must be an object', { field: 'spec' });
   const f = fields(raw['spec'], SPEC_FIELDS, 'spec.');
   let user = s(f, 'user');
   let group = s(f, 'group');
@@ -99,7 +99,7 @@ export function parsePolicyLine(line: string): AbacPolicy {
   });
 }
 
-/** The whole file; throws PolicyError naming the line. */
+/** The whole file; throws a ConfigError naming the line. */
 export function parsePolicyFile(text: string): AbacPolicy[] {
   const out: AbacPolicy[] = [];
   text.split('\n').forEach((line, i) => {
@@ -108,7 +108,7 @@ export function parsePolicyFile(text: string): AbacPolicy[] {
     try {
       out.push(Object.freeze({ ...parsePolicyLine(t), line: i + 1 }));
     } catch (err) {
-      if (err instanceof PolicyError) throw new PolicyError(`line ${i + 1}: ${err.message}`);
+      if (err instanceof ConfigError) throw err.within(`line ${i + 1}`);
       throw err;
     }
   });
@@ -194,12 +194,12 @@ export async function loadAbac(file: string): Promise<AbacAuthorizer> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new Error(`invalid value "${file}" for --authorization-policy-file: cannot read the file: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new ConfigError(`cannot read the file: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { flag: '--authorization-policy-file', value: file });
   }
   try {
     return new AbacAuthorizer(parsePolicyFile(text));
   } catch (err) {
-    if (err instanceof PolicyError) throw new Error(`invalid value "${file}" for --authorization-policy-file: ${err.message}`);
+    if (err instanceof ConfigError) throw err.forFlag('--authorization-policy-file', file);
     throw err;
   }
 }

@@ -8,7 +8,8 @@ import { isAbsolute } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { FieldPath, fieldError } from '../config/fielderrors.js';
 import { list, object, string, type Errors } from '../config/authnconfig-read.js';
-import { DurationError, parseDuration } from '../config/duration.js';
+import { ConfigError } from '../../lib/config/error.js';
+import { parseDuration } from '../config/duration.js';
 import { CelCompileError, type CompiledExpression } from '../../lib/cel/index.js';
 import { MAX_MATCH_CONDITIONS, requestEnvironment } from './matchconditions.js';
 import { FAILURE_POLICIES, SAR_VERSIONS, type FailurePolicy, type SarVersion } from './webhook.js';
@@ -51,8 +52,8 @@ function duration(raw: unknown, p: FieldPath, errs: Errors): number | undefined 
   try {
     return parseDuration(s);
   } catch (err) {
-    if (!(err instanceof DurationError)) throw err;
-    errs.push(fieldError.invalid(p, s, err.message));
+    if (!(err instanceof ConfigError)) throw err;
+    errs.push(fieldError.invalid(p, s, err.reason));
     return undefined;
   }
 }

@@ -6,7 +6,8 @@
 // by the failure policy (NoOpinion: later authorizers decide; Deny: 403).
 // Answers are cached per review spec for the authorized/unauthorized TTLs.
 import { LRUCache } from 'lru-cache';
-import { clientFromKubeconfig, ClientRequestError, KubeconfigError, type KubeClient } from '../../lib/kubeconfig/index.js';
+import { ConfigError } from '../../lib/config/error.js';
+import { clientFromKubeconfig, ClientRequestError, type KubeClient } from '../../lib/kubeconfig/index.js';
 import { isPlainObject } from '../../lib/api/meta.js';
 import { recordMatchConditionError, recordMatchConditionExclusion, recordWebhookEvaluation } from '../metrics/authz.js';
 import type { ConditionResult, MatchConditions } from './matchconditions.js';
@@ -182,8 +183,8 @@ export async function webhookClient(
       ...(opts.clock ? { clock: opts.clock } : {}),
     });
   } catch (err) {
-    if (!(err instanceof KubeconfigError)) throw err;
-    throw new Error(`${what}: Invalid value: ${JSON.stringify(file)}: ${err.message}`);
+    if (!(err instanceof ConfigError)) throw err;
+    throw new ConfigError(`Invalid value: ${JSON.stringify(file)}: ${err.message}`, { field: what });
   }
   const server = client.config.cluster.server;
   let problem: string | undefined;
@@ -191,7 +192,7 @@ export async function webhookClient(
   else if (server.includes('?')) problem = `the webhook server ${JSON.stringify(server)} must not have a query string`;
   if (problem) {
     client.close();
-    throw new Error(`${what}: Invalid value: ${JSON.stringify(file)}: ${problem}`);
+    throw new ConfigError(`Invalid value: ${JSON.stringify(file)}: ${problem}`, { field: what });
   }
   return client;
 }

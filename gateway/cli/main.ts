@@ -1,6 +1,7 @@
 // `gatehouse <command>`: serve (the default of `npm start`), certs, help.
 // Invalid input ends the process with one clear line and exit code 1.
 import { runCertsCommand } from '../../certs/cli.js';
+import { cliErrorLine } from '../../lib/config/error.js';
 import { parseServeFlags, usage, wantsHelp, type ServeOptions } from '../config/flags.js';
 import { startServer } from '../server/app.js';
 import { startBackendProcess, type BackendKind } from '../aggregation/backendmain.js';
@@ -29,7 +30,7 @@ async function serve(argv: string[]): Promise<number> {
   }
   const parsed = parseServeFlags(argv);
   if ('error' in parsed) {
-    process.stderr.write(`gatehouse: ${parsed.error}\n`);
+    process.stderr.write(cliErrorLine(parsed.error));
     return 1;
   }
   const opts = parsed.options;
@@ -38,7 +39,7 @@ async function serve(argv: string[]): Promise<number> {
   try {
     running = await startServer(opts, { log });
   } catch (err) {
-    process.stderr.write(`gatehouse: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(cliErrorLine(err, 'cannot start'));
     return 1;
   }
   const lines = [`Gatehouse is serving on ${running.url} (storage: ${opts.storageBackend}, data: ${opts.dataDir})`];
@@ -62,7 +63,7 @@ async function sidecar(opts: ServeOptions): Promise<number> {
   try {
     running = await startSidecar(opts, { log });
   } catch (err) {
-    process.stderr.write(`gatehouse: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(cliErrorLine(err, 'cannot start'));
     return 1;
   }
   process.stdout.write(`Gatehouse sidecar is serving on ${running.url}, proxying to ${running.upstream}\n`);
@@ -83,14 +84,14 @@ async function backend(kind: BackendKind, argv: string[]): Promise<number> {
   }
   const parsed = parseServeFlags(argv);
   if ('error' in parsed) {
-    process.stderr.write(`gatehouse: ${parsed.error}\n`);
+    process.stderr.write(cliErrorLine(parsed.error));
     return 1;
   }
   let running;
   try {
     running = await startBackendProcess(kind, parsed.options, log);
   } catch (err) {
-    process.stderr.write(`gatehouse: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(cliErrorLine(err, 'cannot start'));
     return 1;
   }
   process.stdout.write(`Gatehouse ${kind} is serving on ${running.url}\n`);
@@ -121,7 +122,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     default:
       if (command.startsWith('-')) return serve(argv);
-      process.stderr.write(`gatehouse: unknown command "${command}": run "gatehouse help"\n`);
+      process.stderr.write(cliErrorLine(`unknown command "${command}": run "gatehouse help"`));
       return 1;
   }
 }
@@ -132,7 +133,7 @@ hardenIntrinsics();
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`gatehouse: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(cliErrorLine(err));
     process.exit(1);
   },
 );

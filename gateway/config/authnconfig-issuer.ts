@@ -21,7 +21,7 @@ function httpsUrl(value: string, p: FieldPath, errs: Errors): boolean {
   return errs.length === before;
 }
 
-export function pemCertificates(pem: string): X509Certificate[] {
+function pemCertificates(pem: string): X509Certificate[] {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   return blocks.map((b) => new X509Certificate(b));
 }

@@ -3,6 +3,7 @@
 // field path in one message. Also turns the --oidc-* flags into the same
 // typed JWT authenticator, as kube-apiserver does.
 import { parse as parseYaml } from 'yaml';
+import { formatConfigError } from '../../lib/config/error.js';
 import { DEFAULT_SIGNING_ALGS, SUPPORTED_SIGNING_ALGS, type AuthenticationConfig, type JwtAuthenticatorSpec } from './authnconfig-types.js';
 import { validateIssuer, type IssuerContext } from './authnconfig-issuer.js';
 import { validateClaimMappings } from './authnconfig-mappings.js';
@@ -28,19 +29,20 @@ export type AuthnConfigResult = { readonly config: AuthenticationConfig } | { re
 
 /** Parses and validates the file's text; `source` names it in the message. */
 export function parseAuthenticationConfig(text: string, source: string, opts: AuthnConfigOptions = {}): AuthnConfigResult {
+  const invalid = (reason: string) => ({ error: formatConfigError(reason, { kind: 'authentication configuration', value: source }) });
   let raw: unknown;
   try {
     raw = parseYaml(text, { uniqueKeys: true, maxAliasCount: 100 });
   } catch (err) {
-    return { error: `invalid authentication configuration "${source}": ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
+    return invalid(err instanceof Error ? err.message.split('\n')[0]! : String(err));
   }
   const errs: Errors = [];
   const config = validateAuthenticationConfig(raw, { disallowedIssuers: opts.disallowedIssuers ?? [] }, errs);
-  if (!config || errs.length > 0) return { error: `invalid authentication configuration "${source}": ${errs.join('; ')}` };
+  if (!config || errs.length > 0) return invalid(errs.join('; '));
   return { config };
 }
 
-export function validateAuthenticationConfig(raw: unknown, ctx: IssuerContext, errs: Errors): AuthenticationConfig | undefined {
+function validateAuthenticationConfig(raw: unknown, ctx: IssuerContext, errs: Errors): AuthenticationConfig | undefined {
   const root = FieldPath.root();
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     errs.push('the document must be an object with apiVersion, kind and jwt');

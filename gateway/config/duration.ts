@@ -1,6 +1,8 @@
 // Go-style durations (`300ms`, `1h30m`, `2m0s`, `0`), the syntax kube-apiserver
 // flags use, so command lines copied from a real cluster keep working.
 
+import { ConfigError } from '../../lib/config/error.js';
+
 /** Milliseconds per unit. Go also accepts `µs`/`μs`; sub-millisecond values become fractions. */
 const UNITS: ReadonlyMap<string, number> = new Map([
   ['ns', 1e-6],
@@ -13,9 +15,7 @@ const UNITS: ReadonlyMap<string, number> = new Map([
   ['h', 3_600_000],
 ]);
 
-export class DurationError extends Error {}
-
-/** Parses a Go duration into milliseconds; throws DurationError with a message fit to follow a colon. */
+/** Parses a Go duration into milliseconds; throws a ConfigError whose reason is fit to follow a colon (the caller knows the flag or field). */
 export function parseDuration(input: string): number {
   let s = input;
   let sign = 1;
@@ -24,7 +24,7 @@ export function parseDuration(input: string): number {
     s = s.slice(1);
   }
   if (s === '0') return 0;
-  if (s === '') throw new DurationError('must be a duration such as 300ms, 4s or 1h30m');
+  if (s === '') throw new ConfigError('must be a duration such as 300ms, 4s or 1h30m');
   let total = 0;
   // One `<number><unit>` term at a time, as time.ParseDuration does.
   const term = /^([0-9]*(?:\.[0-9]*)?)([^0-9.]*)/;
@@ -32,15 +32,15 @@ export function parseDuration(input: string): number {
     const m = term.exec(s);
     const num = m?.[1] ?? '';
     const unit = m?.[2] ?? '';
-    if (num === '' || num === '.') throw new DurationError('must be a duration such as 300ms, 4s or 1h30m');
-    if (unit === '') throw new DurationError('missing unit (one of ns, us, ms, s, m, h)');
+    if (num === '' || num === '.') throw new ConfigError('must be a duration such as 300ms, 4s or 1h30m');
+    if (unit === '') throw new ConfigError('missing unit (one of ns, us, ms, s, m, h)');
     const perUnit = UNITS.get(unit);
-    if (perUnit === undefined) throw new DurationError(`unknown unit "${unit}" (use ns, us, ms, s, m or h)`);
+    if (perUnit === undefined) throw new ConfigError(`unknown unit "${unit}" (use ns, us, ms, s, m or h)`);
     total += Number(num) * perUnit;
     s = s.slice(num.length + unit.length);
   }
   // Go caps durations at ~292 years (int64 nanoseconds); beyond that a typo is likelier than intent.
-  if (total > 9_223_372_036_854) throw new DurationError('duration is too large');
+  if (total > 9_223_372_036_854) throw new ConfigError('duration is too large');
   return sign * total;
 }
 

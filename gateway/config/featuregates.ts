@@ -5,6 +5,8 @@
 // locked GA gate cannot be turned off; setting a GA or deprecated gate warns
 // at start, as kube-apiserver does. Each gate switches real behaviour.
 
+import { ConfigError } from '../../lib/config/error.js';
+
 export type GateStage = 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED';
 
 interface GateSpec {
@@ -54,15 +56,6 @@ export const FEATURE_GATE_DEFAULTS: FeatureGates = Object.freeze(
 /** The gates a --feature-gates value set by name (for the start-time warnings). */
 const explicitlySet = new WeakMap<FeatureGates, readonly FeatureGate[]>();
 
-export class FeatureGateError extends Error {
-  constructor(
-    message: string,
-    readonly value: string,
-  ) {
-    super(message);
-  }
-}
-
 const TRUE = ['1', 't', 'T', 'true', 'TRUE', 'True'];
 const FALSE = ['0', 'f', 'F', 'false', 'FALSE', 'False'];
 
@@ -75,19 +68,19 @@ export function parseFeatureGates(raw: string, base: FeatureGates = FEATURE_GATE
     .map((s) => s.trim())
     .filter((s) => s !== '')) {
     const eq = part.indexOf('=');
-    if (eq <= 0) throw new FeatureGateError('missing bool value (Name=true or Name=false)', part);
+    if (eq <= 0) throw new ConfigError('missing bool value (Name=true or Name=false)', { value: part });
     const name = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
     if (!Object.hasOwn(FEATURE_GATE_SPECS, name)) {
-      throw new FeatureGateError(`unrecognized feature gate "${name}" (known: ${Object.keys(FEATURE_GATE_SPECS).join(', ')})`, part);
+      throw new ConfigError(`unrecognized feature gate "${name}" (known: ${Object.keys(FEATURE_GATE_SPECS).join(', ')})`, { value: part });
     }
     const spec: GateSpec = FEATURE_GATE_SPECS[name as FeatureGate];
     let on: boolean;
     if (TRUE.includes(value)) on = true;
     else if (FALSE.includes(value)) on = false;
-    else throw new FeatureGateError(`invalid value of ${name}: ${value}, err: must be true or false`, part);
+    else throw new ConfigError(`invalid value of ${name}: ${value}, err: must be true or false`, { value: part });
     if (spec.locked && on !== spec.default) {
-      throw new FeatureGateError(`cannot set feature gate ${name} to ${on}, feature is locked to ${!on}`, part);
+      throw new ConfigError(`cannot set feature gate ${name} to ${on}, feature is locked to ${!on}`, { value: part });
     }
     out[name] = on;
     set.add(name as FeatureGate);

@@ -35,7 +35,7 @@ export interface FileReloaderOptions<T> {
   readonly debounceMs?: number;
 }
 
-export function contentHash(text: string): string {
+function contentHash(text: string): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 

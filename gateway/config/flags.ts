@@ -4,7 +4,8 @@
 // ServeOptions. Every problem is collected and reported as one line, so a bad
 // command line fails fast and says everything at once.
 import { formatDuration } from './duration.js';
-import { BadValue, type Flag, type OptionGroup } from './options/flag.js';
+import { ConfigError } from '../../lib/config/error.js';
+import type { Flag, OptionGroup } from './options/flag.js';
 import { serving, type ServingOptions } from './options/serving.js';
 import { storage, type StorageOptions } from './options/storage.js';
 import { authentication, type AuthenticationOptions } from './options/authentication.js';
@@ -64,13 +65,6 @@ const DEFAULTS = Object.assign({}, ...GROUPS.map((g) => g.defaults)) as ServeOpt
 
 export const FLAGS: readonly Flag[] = GROUPS.flatMap((g) => g.flags as readonly Flag[]);
 
-/**
- * kube-apiserver flags that Gatehouse will accept but does not implement yet (DESIGN.md section 3).
- * Recognised so that the message says "not supported yet" rather than "unknown"; `bool` ones take no
- * separate value. Implementing one = adding it to its option group.
- */
-export const UNSUPPORTED_FLAGS: ReadonlyMap<string, 'bool' | 'value'> = new Map<string, 'bool' | 'value'>([]);
-
 const BY_NAME: ReadonlyMap<string, Flag> = new Map(FLAGS.map((f) => [f.name, f]));
 
 export function wantsHelp(argv: readonly string[]): boolean {
@@ -93,31 +87,25 @@ export function parseServeFlags(argv: string[]): { options: ServeOptions } | { e
     const shown = arg.startsWith('--') ? `--${name}` : `-${name}`;
     let raw = m[2];
     const f = BY_NAME.get(name);
-    const unsupported = UNSUPPORTED_FLAGS.get(name);
-    if (!f && !unsupported) {
+    if (!f) {
       problems.push(`unknown flag: ${shown}`);
       continue;
     }
-    const isBool = f ? f.boolean === true : unsupported === 'bool';
     if (raw === undefined) {
-      if (isBool) raw = 'true';
+      if (f.boolean) raw = 'true';
       else if (i + 1 < argv.length) raw = argv[++i]!;
       else {
         problems.push(`flag needs an argument: ${shown}`);
         continue;
       }
     }
-    if (!f) {
-      problems.push(`flag --${name} is not supported yet`);
-      continue;
-    }
     try {
       const prev = values.get(f);
       const parsed = (f.parse as (raw: string, prev?: unknown) => unknown)(raw, prev);
       values.set(f, f.list && Array.isArray(prev) && Array.isArray(parsed) ? [...prev, ...parsed] : parsed);
     } catch (err) {
-      if (!(err instanceof BadValue)) throw err;
-      problems.push(`invalid value "${err.value ?? raw}" for ${shown}: ${err.message}`);
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(err.forFlag(shown, raw).message);
     }
   }
 
@@ -151,15 +139,5 @@ export function usage(): string {
                 : String(d);
       return `  ${left.padEnd(40)} ${f.help}${shown === '' ? '' : ` (default ${shown})`}`;
     });
-  const later: string[] = [];
-  for (const n of UNSUPPORTED_FLAGS.keys()) {
-    const last = later.length - 1;
-    if (last >= 0 && later[last]!.length + n.length < 96) later[last] += ` --${n}`;
-    else later.push(`  --${n}`);
-  }
-  return [
-    'Usage: gatehouse serve [flags]',
-    ...GROUPS.flatMap((g) => ['', `${g.title} flags:`, ...rows(g)]),
-    ...(later.length > 0 ? ['', 'Recognised, not supported yet:', ...later] : []),
-  ].join('\n');
+  return ['Usage: gatehouse serve [flags]', ...GROUPS.flatMap((g) => ['', `${g.title} flags:`, ...rows(g)])].join('\n');
 }

@@ -5,6 +5,7 @@
 // and OpenAPI and answers 404. Precedence as kube: api/all, then a stability
 // (api/ga, api/beta, api/alpha), then a group version, then a resource.
 // Defaults: every served version is on except alpha ones.
+import { ConfigError } from '../../lib/config/error.js';
 import { builtinRegistry, Registry } from '../../lib/registry/index.js';
 import type { ResourceType } from '../../lib/registry/types.js';
 import { lifecycleOf, SERVED_VERSIONS, type Stability } from '../../lib/registry/versions.js';
@@ -19,15 +20,6 @@ export interface RuntimeConfig {
 }
 
 export const DEFAULT_RUNTIME_CONFIG: RuntimeConfig = Object.freeze({ stability: Object.freeze({}), groupVersions: new Map(), resources: new Map() });
-
-export class RuntimeConfigError extends Error {
-  constructor(
-    message: string,
-    readonly value: string,
-  ) {
-    super(message);
-  }
-}
 
 /** Core types the core backend's controllers and the Node authorizer's graph read and write. */
 const NEEDED_CORE = ['namespaces', 'secrets', 'serviceaccounts', 'configmaps', 'pods', 'nodes', 'persistentvolumes', 'persistentvolumeclaims'];
@@ -50,7 +42,7 @@ export function parseRuntimeConfig(raw: string, base: RuntimeConfig = DEFAULT_RU
     let on: boolean;
     if (TRUE.includes(value)) on = true;
     else if (FALSE.includes(value)) on = false;
-    else throw new RuntimeConfigError(`invalid value of ${key}: ${value}, err: must be true or false`, part);
+    else throw new ConfigError(`invalid value of ${key}: ${value}, err: must be true or false`, { value: part });
     if (key === 'api/all') {
       all = on;
       continue;
@@ -63,20 +55,19 @@ export function parseRuntimeConfig(raw: string, base: RuntimeConfig = DEFAULT_RU
     // `v1/pods` (core, with a resource) reads as group "", version v1.
     const [group, version, resource] = segs.length === 2 && segs[0] === 'v1' && segs[1] !== '' && key !== 'api/v1' ? ['', 'v1', segs[1]] : segs;
     if (!version || segs.length > 3 || (segs.length === 3 && !resource))
-      throw new RuntimeConfigError('must be api/all, api/ga, api/beta, api/alpha, <group>/<version> or <group>/<version>/<resource>', part);
+      throw new ConfigError('must be api/all, api/ga, api/beta, api/alpha, <group>/<version> or <group>/<version>/<resource>', { value: part });
     if (!lifecycleOf(group!, version)) {
-      throw new RuntimeConfigError(
+      throw new ConfigError(
         `unknown group version "${group ? `${group}/` : ''}${version}" (served: ${SERVED_VERSIONS.map((v) => (v.group ? `${v.group}/${v.version}` : v.version)).join(', ')})`,
-        part,
+        { value: part },
       );
     }
     if (group === '' && !resource && !on)
-      throw new RuntimeConfigError('the core group (v1) cannot be disabled: the namespace, service-account and RBAC controllers need it', part);
+      throw new ConfigError('the core group (v1) cannot be disabled: the namespace, service-account and RBAC controllers need it', { value: part });
     if (group === '' && resource && !on && NEEDED_CORE.includes(resource)) {
-      throw new RuntimeConfigError(
-        `v1 ${resource} cannot be disabled: Gatehouse's controllers and Node authorizer read them (${NEEDED_CORE.join(', ')} stay on)`,
-        part,
-      );
+      throw new ConfigError(`v1 ${resource} cannot be disabled: Gatehouse's controllers and Node authorizer read them (${NEEDED_CORE.join(', ')} stay on)`, {
+        value: part,
+      });
     }
     if (resource) resources.set(`${group}/${version}/${resource}`, on);
     else groupVersions.set(`${group}/${version}`, on);
@@ -98,7 +89,7 @@ export function enabled(c: RuntimeConfig, t: Pick<ResourceType, 'group' | 'versi
 }
 
 /** Resource names of the configuration that name no served type (a typo), for an error at start. */
-export function unknownResources(c: RuntimeConfig, types: readonly Pick<ResourceType, 'group' | 'version' | 'plural'>[]): string[] {
+function unknownResources(c: RuntimeConfig, types: readonly Pick<ResourceType, 'group' | 'version' | 'plural'>[]): string[] {
   const known = new Set(types.map((t) => `${t.group}/${t.version}/${t.plural}`));
   return [...c.resources.keys()].filter((k) => !known.has(k));
 }
@@ -107,7 +98,7 @@ export function unknownResources(c: RuntimeConfig, types: readonly Pick<Resource
 export function servedRegistry(c: RuntimeConfig): Registry {
   const all = builtinRegistry();
   const unknown = unknownResources(c, all.all());
-  if (unknown.length > 0) throw new Error(`--runtime-config: unknown resource ${unknown.map((u) => `"${u.replace(/^\//, '')}"`).join(', ')}`);
+  if (unknown.length > 0) throw new ConfigError(`unknown resource ${unknown.map((u) => `"${u.replace(/^\//, '')}"`).join(', ')}`, { flag: '--runtime-config' });
   // Even the default configuration filters: alpha versions (access.gatehouse.dev/v1alpha1) are off by default.
   return new Registry(all.all().filter((t) => enabled(c, t)));
 }

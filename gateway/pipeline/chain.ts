@@ -6,7 +6,8 @@
 // it the handler is the plain one and each step costs one boolean check.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, timeout, tooManyRequests, toStatusError, forbiddenMessage, internalError, StatusError } from '../../lib/api/status.js';
-import { DurationError, formatDuration, parseDuration } from '../config/duration.js';
+import { ConfigError } from '../../lib/config/error.js';
+import { formatDuration, parseDuration } from '../config/duration.js';
 import { forbidCompression, sendError } from '../../lib/http/respond.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import type { AuthnResult } from '../authn/types.js';
@@ -132,7 +133,7 @@ export function requestDeadlineMs(query: URLSearchParams, maxMs: number): number
   try {
     ms = parseDuration(raw);
   } catch (err) {
-    if (err instanceof DurationError) throw badRequest(`invalid timeout specified in the request URL: ${err.message}`);
+    if (err instanceof ConfigError) throw badRequest(`invalid timeout specified in the request URL: ${err.message}`);
     throw err;
   }
   return ms > 0 && ms < maxMs ? ms : maxMs;

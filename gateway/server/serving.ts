@@ -10,6 +10,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
+import { ConfigError } from '../../lib/config/error.js';
 import { Connections } from './connections.js';
 import { ConnectionsPerAddress } from './peercap.js';
 import type { AddressInfo, Socket } from 'node:net';
@@ -66,17 +67,17 @@ function servingCertOf(cert: string, key: string, certFile: string, keyFile: str
   try {
     x509 = new X509Certificate(cert);
   } catch {
-    throw new Error(`--tls-cert-file "${certFile}": no PEM certificate found`);
+    throw new ConfigError('no PEM certificate found', { flag: '--tls-cert-file', file: certFile });
   }
   let privateKey: ReturnType<typeof createPrivateKey>;
   try {
     privateKey = createPrivateKey(key);
   } catch {
-    throw new Error(`--tls-private-key-file "${keyFile}": no PEM private key found`);
+    throw new ConfigError('no PEM private key found', { flag: '--tls-private-key-file', file: keyFile });
   }
   // A pair caught halfway through being replaced: the other file is still to come.
   if (!x509.checkPrivateKey(privateKey))
-    throw new Error(`--tls-private-key-file "${keyFile}": the private key does not match the certificate of --tls-cert-file "${certFile}"`);
+    throw new ConfigError(`the private key does not match the certificate of --tls-cert-file "${certFile}"`, { flag: '--tls-private-key-file', file: keyFile });
   return Object.freeze({ cert, key });
 }
 

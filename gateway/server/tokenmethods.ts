@@ -8,14 +8,15 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { createPublicKey } from 'node:crypto';
 import type { ObjectSource } from '../../lib/api/objectsource.js';
 import { DEV_ISSUER } from '../../lib/serviceaccount/claims.js';
-import { KeyFileError, keyId, parseSigningKey, parseVerificationKeys, type VerificationKey } from '../../lib/serviceaccount/keys.js';
+import { ConfigError } from '../../lib/config/error.js';
+import { keyId, parseSigningKey, parseVerificationKeys, type VerificationKey } from '../../lib/serviceaccount/keys.js';
 import { TokenSigner } from '../../lib/serviceaccount/signer.js';
 import type { TokenIssuing } from '../../backends/core/index.js';
 import { devPkiPaths, ensureServiceAccountKeys } from '../../certs/devpki.js';
 import type { ServeOptions } from '../config/flags.js';
 import { BootstrapTokenAuthenticator } from '../authn/bootstrap.js';
 import { ServiceAccountJwtVerifier, ServiceAccountTokenAuthenticator } from '../authn/serviceaccount.js';
-import { StaticTokenAuthenticator, TokenFileError } from '../authn/tokenfile.js';
+import { StaticTokenAuthenticator } from '../authn/tokenfile.js';
 import { CachedTokenAuthenticator } from '../authn/tokencache.js';
 import type { TokenAuthenticator } from '../authn/token.js';
 
@@ -35,12 +36,12 @@ async function readFlagFile(flag: string, path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    throw new Error(`invalid value "${path}" for --${flag}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    throw new ConfigError((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message, { flag: `--${flag}`, value: path });
   }
 }
 
 function keyFileProblem(flag: string, path: string, err: unknown): never {
-  if (err instanceof KeyFileError) throw new Error(`invalid value "${path}" for --${flag}: ${err.message.slice(path.length + 2)}`);
+  if (err instanceof ConfigError) throw err.forFlag(`--${flag}`, path);
   throw err;
 }
 
@@ -120,7 +121,7 @@ export async function loadTokenMethods(opts: ServeOptions, log: (msg: string) =>
     try {
       staticTokens = new StaticTokenAuthenticator(text, path, log);
     } catch (err) {
-      if (err instanceof TokenFileError) throw new Error(`invalid value "${path}" for --token-auth-file: ${err.message.slice(path.length + 2)}`);
+      if (err instanceof ConfigError) throw err.forFlag('--token-auth-file', path);
       throw err;
     }
   }

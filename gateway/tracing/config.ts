@@ -4,6 +4,7 @@
 // out-of-range values are errors naming the field — and turned into the URL
 // the OTLP/HTTP exporter posts to.
 import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../../lib/config/error.js';
 import { hasOwn, ownValue } from '../../lib/api/own.js';
 import { fieldError, FieldPath } from '../config/fielderrors.js';
 
@@ -24,8 +25,6 @@ export interface TracingConfiguration {
   /** Root requests sampled per million; a request with a parent follows its parent's decision. */
   readonly samplingRatePerMillion: number;
 }
-
-export class TracingConfigError extends Error {}
 
 /**
  * The endpoint as kube reads it (`host:port`, or a URL when it contains `//`),
@@ -54,10 +53,10 @@ export function parseTracingConfiguration(text: string, source: string): Tracing
   try {
     doc = parseYaml(text, { maxAliasCount: 100 });
   } catch (err) {
-    throw new TracingConfigError(`${source}: not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    throw new ConfigError(`not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, { file: source });
   }
   const root = FieldPath.root();
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new TracingConfigError(`${source}: must be a TracingConfiguration object`);
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError('must be a TracingConfiguration object', { file: source });
   const errs: string[] = [];
   for (const k of Object.keys(doc)) {
     if (!['apiVersion', 'kind', 'endpoint', 'samplingRatePerMillion'].includes(k)) errs.push(fieldError.unknown(root.child(k)));
@@ -88,6 +87,6 @@ export function parseTracingConfiguration(text: string, source: string): Tracing
     else if (rawRate > MILLION) errs.push(fieldError.invalid(p, rawRate, 'sampling rate per million must be less than or equal to one million'));
     else rate = rawRate;
   }
-  if (errs.length > 0) throw new TracingConfigError(`${source}: ${errs.join('; ')}`);
+  if (errs.length > 0) throw new ConfigError(errs.join('; '), { file: source });
   return Object.freeze({ endpoint, url, samplingRatePerMillion: rate });
 }

@@ -6,12 +6,13 @@
 // The SDK and the exporter (sdk.ts) are imported only then: ~3 MB of heap a server without tracing would carry into every full
 // collection.
 import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../../lib/config/error.js';
 import type { TracingOptions } from '../config/options/tracing.js';
 import { parseTracingConfiguration } from './config.js';
 import { RequestTracing } from './requests.js';
 
 export { RequestTracing, serverSpanName } from './requests.js';
-export { parseTracingConfiguration, TracingConfigError, type TracingConfiguration } from './config.js';
+export { parseTracingConfiguration, type TracingConfiguration } from './config.js';
 
 export interface Tracing {
   readonly requests: RequestTracing;
@@ -44,7 +45,7 @@ export async function buildTracing(o: TracingOptions, hooks: TracingHooks): Prom
   try {
     text = await readFile(o.tracingConfigFile, 'utf8');
   } catch (err) {
-    throw new Error(`${source}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigError(err instanceof Error ? err.message : String(err), { file: source });
   }
   const config = parseTracingConfiguration(text, source);
   const { startProvider } = await import('./sdk.js');

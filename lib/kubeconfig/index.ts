@@ -3,7 +3,7 @@
 import { loadKubeconfig, type ClientConfig } from './load.js';
 import { KubeClient, type ClientOptions } from './client.js';
 
-export { loadKubeconfig, parseKubeconfig, KubeconfigError, EXEC_API_VERSIONS, INTERACTIVE_MODES, EXEC_CLUSTER_EXTENSION } from './load.js';
+export { loadKubeconfig, parseKubeconfig, EXEC_API_VERSIONS, INTERACTIVE_MODES, EXEC_CLUSTER_EXTENSION } from './load.js';
 export type { ClientConfig, ClusterConfig, UserConfig, ExecConfig, ExecApiVersion, InteractiveMode } from './load.js';
 export { ExecCredentialProvider, ExecPluginError, parseExecCredential, type ExecCredential } from './exec.js';
 export { KubeClient, ClientRequestError, type ClientOptions, type ClientReply } from './client.js';

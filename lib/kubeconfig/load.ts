@@ -2,10 +2,11 @@
 // cluster (server, CA, TLS options, exec extension) and user (client cert and
 // key, token or token file, exec plugin). Files named in it are resolved
 // against the kubeconfig's own directory and read once, here; every problem
-// is a KubeconfigError naming the file and the field.
+// is a ConfigError naming the file and the field.
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../config/error.js';
 
 export const EXEC_API_VERSIONS = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'] as const;
 export type ExecApiVersion = (typeof EXEC_API_VERSIONS)[number];
@@ -53,8 +54,6 @@ export interface ClientConfig {
   readonly user: UserConfig;
 }
 
-export class KubeconfigError extends Error {}
-
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -65,24 +64,24 @@ export async function loadKubeconfig(file: string, opts: { context?: string } = 
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new KubeconfigError(`kubeconfig "${path}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new ConfigError(`kubeconfig "${path}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   return parseKubeconfig(text, path, opts);
 }
 
 /** Parses kubeconfig text; `source` is the file it came from (relative paths resolve against its directory). */
 export async function parseKubeconfig(text: string, source: string, opts: { context?: string } = {}): Promise<ClientConfig> {
-  const where = source ? `kubeconfig "${source}"` : 'kubeconfig';
+  const where = { kind: 'kubeconfig', ...(source ? { file: source } : {}) };
   const fail = (field: string, why: string): never => {
-    throw new KubeconfigError(`${where}: ${field}: ${why}`);
+    throw new ConfigError(why, { ...where, field });
   };
   let doc: unknown;
   try {
     doc = parseYaml(text, { maxAliasCount: 100 });
   } catch (err) {
-    throw new KubeconfigError(`${where}: not valid YAML: ${err instanceof Error ? err.message.split('\n', 1)[0] : String(err)}`);
+    throw new ConfigError(`not valid YAML: ${err instanceof Error ? err.message.split('\n', 1)[0] : String(err)}`, where);
   }
-  if (!isObj(doc)) throw new KubeconfigError(`${where}: must be a YAML object`);
+  if (!isObj(doc)) throw new ConfigError('must be a YAML object', where);
   const baseDir = source ? dirname(source) : process.cwd();
 
   const named = (list: string): Map<string, { index: number; value: Obj }> => {

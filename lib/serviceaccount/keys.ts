@@ -3,6 +3,7 @@
 // them, and the JWS algorithms each key type may verify. Never `none`, never
 // an HMAC algorithm: a public key is never a shared secret.
 import { X509Certificate, createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { ConfigError } from '../config/error.js';
 import { ownValue } from '../api/own.js';
 
 export interface VerificationKey {
@@ -12,8 +13,6 @@ export interface VerificationKey {
   /** Algorithms a token signed with this key may name. */
   readonly algorithms: readonly string[];
 }
-
-export class KeyFileError extends Error {}
 
 const RSA_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const;
 const EC_ALGORITHMS: Readonly<Record<string, string>> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
@@ -27,9 +26,9 @@ export function algorithmsFor(key: KeyObject, source: string): readonly string[]
     const curve = key.asymmetricKeyDetails?.namedCurve ?? '';
     const alg = ownValue(EC_ALGORITHMS, curve) as string | undefined;
     if (alg) return [alg];
-    throw new KeyFileError(`${source}: unsupported elliptic curve "${curve}" (P-256, P-384 or P-521)`);
+    throw new ConfigError(`unsupported elliptic curve "${curve}" (P-256, P-384 or P-521)`, { file: source });
   }
-  throw new KeyFileError(`${source}: unsupported key type "${key.asymmetricKeyType ?? 'unknown'}" (RSA or ECDSA)`);
+  throw new ConfigError(`unsupported key type "${key.asymmetricKeyType ?? 'unknown'}" (RSA or ECDSA)`, { file: source });
 }
 
 /** The algorithm Gatehouse signs with for a private key: RS256 for RSA, ES256/384/512 by curve. */
@@ -59,11 +58,11 @@ function publicKeyOf(type: string, block: string, source: string): KeyObject | u
       case 'EC PARAMETERS':
         return undefined;
       default:
-        throw new KeyFileError(`${source}: unexpected PEM block "${type}"`);
+        throw new ConfigError(`unexpected PEM block "${type}"`, { file: source });
     }
   } catch (err) {
-    if (err instanceof KeyFileError) throw err;
-    throw new KeyFileError(`${source}: unreadable "${type}" block: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`unreadable "${type}" block: ${err instanceof Error ? err.message : String(err)}`, { file: source });
   }
 }
 
@@ -75,19 +74,19 @@ export function parseVerificationKeys(pem: string, source: string): Verification
     if (!key) continue;
     out.push(Object.freeze({ kid: keyId(key), key, algorithms: algorithmsFor(key, source) }));
   }
-  if (out.length === 0) throw new KeyFileError(`${source}: no PEM public key, private key or certificate found`);
+  if (out.length === 0) throw new ConfigError('no PEM public key, private key or certificate found', { file: source });
   return out;
 }
 
 /** The one private key of a signing key file (PKCS#1, PKCS#8 or SEC 1 PEM). */
 export function parseSigningKey(pem: string, source: string): KeyObject {
   const blocks = [...pem.matchAll(PEM_BLOCK)].filter((m) => m[1]!.endsWith('PRIVATE KEY'));
-  if (blocks.length !== 1) throw new KeyFileError(`${source}: expected exactly one PEM private key, found ${blocks.length}`);
+  if (blocks.length !== 1) throw new ConfigError(`expected exactly one PEM private key, found ${blocks.length}`, { file: source });
   let key: KeyObject;
   try {
     key = createPrivateKey(blocks[0]![0]);
   } catch (err) {
-    throw new KeyFileError(`${source}: unreadable private key: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigError(`unreadable private key: ${err instanceof Error ? err.message : String(err)}`, { file: source });
   }
   signingAlgorithm(key, source);
   return key;

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BearerToken } from '../../gateway/authn/token.js';
-import { parseCsv, StaticTokenAuthenticator, TokenFileError } from '../../gateway/authn/tokenfile.js';
+import { ConfigError } from '../../lib/config/error.js';
+import { parseCsv, StaticTokenAuthenticator } from '../../gateway/authn/tokenfile.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasKubectl, kubectl, whoAmI, withToken } from './tokenkit.js';
 
@@ -41,7 +42,7 @@ describe('static token file parsing', () => {
   it('names the line of a row with too few columns', () => {
     assert.throws(
       () => new StaticTokenAuthenticator('a,b,c\n\nonly-two,cols\n', 'f.csv'),
-      (e: unknown) => e instanceof TokenFileError && /f\.csv: line 3: must have at least 3 columns .*found 2/.test(e.message),
+      (e: unknown) => e instanceof ConfigError && /f\.csv: line 3: must have at least 3 columns .*found 2/.test(e.message),
     );
   });
 

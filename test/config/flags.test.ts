@@ -1,7 +1,7 @@
 import { DEFAULT_RUNTIME_CONFIG } from '../../gateway/config/runtimeconfig.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FLAGS, UNSUPPORTED_FLAGS, controllerEnabled, parseServeFlags, usage, wantsHelp, type ServeOptions } from '../../gateway/config/flags.js';
+import { FLAGS, controllerEnabled, parseServeFlags, usage, wantsHelp, type ServeOptions } from '../../gateway/config/flags.js';
 
 function ok(argv: string[]): ServeOptions {
   const r = parseServeFlags(argv);
@@ -362,17 +362,6 @@ describe('parseServeFlags', () => {
       assert.doesNotMatch(e, /\n/);
     });
   }
-
-  it('every unsupported kube-apiserver flag of the design is recognised', () => {
-    for (const name of [...UNSUPPORTED_FLAGS.keys()]) {
-      assert.ok(UNSUPPORTED_FLAGS.has(name), name);
-      assert.equal(err([`--${name}=x`]), `flag --${name} is not supported yet`);
-    }
-  });
-
-  it('no flag is both implemented and listed as unsupported', () => {
-    for (const f of FLAGS) assert.equal(UNSUPPORTED_FLAGS.has(f.name), false, f.name);
-  });
 });
 
 describe('usage', () => {

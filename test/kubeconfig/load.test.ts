@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { generateCa, generateClientCert } from '../../certs/pki.js';
-import { KubeconfigError, loadKubeconfig } from '../../lib/kubeconfig/index.js';
+import { ConfigError } from '../../lib/config/error.js';
+import { loadKubeconfig } from '../../lib/kubeconfig/index.js';
 
 const ca = generateCa('load-test-ca');
 const client = generateClientCert(ca, { user: 'webhook-client' });
@@ -136,7 +137,7 @@ describe('kubeconfig loading', () => {
   ];
   for (const [what, doc, message] of bad) {
     it(`refuses ${what} naming the field`, async () => {
-      await assert.rejects(load(doc), (err: unknown) => err instanceof KubeconfigError && message.test(err.message));
+      await assert.rejects(load(doc), (err: unknown) => err instanceof ConfigError && message.test(err.message));
     });
   }
 

@@ -1,7 +1,8 @@
 // The grammar of --redis-url (backends/core/store/redis-url.ts): what each form parses to, and what is refused.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseRedisUrl, redact, RedisUrlError, type ParsedRedisUrl } from '../../backends/core/store/redis-url.js';
+import { ConfigError } from '../../lib/config/error.js';
+import { parseRedisUrl, redact, type ParsedRedisUrl } from '../../backends/core/store/redis-url.js';
 
 describe('--redis-url forms', () => {
   const good: [string, Partial<ParsedRedisUrl>][] = [
@@ -55,7 +56,7 @@ describe('--redis-url forms', () => {
     it(`refuses ${url}`, () => {
       assert.throws(
         () => parseRedisUrl(url),
-        (err: unknown) => err instanceof RedisUrlError && err.why.startsWith(why) && err.message.startsWith(`invalid redis url "${redact(url)}": `),
+        (err: unknown) => err instanceof ConfigError && err.reason.startsWith(why) && err.message.startsWith(`invalid redis url "${redact(url)}": `),
       );
     });
   }

@@ -3,7 +3,8 @@
 // and every refusal naming its field.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_ENDPOINT, exportUrl, parseTracingConfiguration, TracingConfigError } from '../../gateway/tracing/config.js';
+import { ConfigError } from '../../lib/config/error.js';
+import { DEFAULT_ENDPOINT, exportUrl, parseTracingConfiguration } from '../../gateway/tracing/config.js';
 
 const head = (v = 'v1') => `apiVersion: apiserver.config.k8s.io/${v}\nkind: TracingConfiguration\n`;
 
@@ -72,7 +73,7 @@ describe('TracingConfiguration', () => {
       assert.throws(
         () => parseTracingConfiguration(text, 'src'),
         (err: Error) => {
-          assert.ok(err instanceof TracingConfigError);
+          assert.ok(err instanceof ConfigError);
           assert.match(err.message, want);
           return true;
         },

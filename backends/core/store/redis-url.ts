@@ -9,6 +9,8 @@
 //                                                                    the spellings of redis-py, go-redis and redis-rs)
 // A cluster has no databases: a /db other than 0 is refused.
 
+import { ConfigError } from '../../../lib/config/error.js';
+
 export interface ParsedRedisUrl {
   tls: boolean;
   cluster: boolean;
@@ -29,19 +31,9 @@ const UNIX_RE = /^(?:redis\+)?unix:\/\/(?:([^@/?#]*)@)?(\/[^?#]*)(?:\?([^#]*))?$
 export const REDIS_URL_FORMS =
   'redis://, rediss://, redis+cluster:// or rediss+cluster://[user:password@]host:port[,host:port…][/db][?ca=file], or unix://[user:password@]/path/to/redis.sock[?db=N]';
 
-/** What is wrong with a URL; the message shows it without credentials. */
-export class RedisUrlError extends Error {
-  constructor(
-    url: string,
-    readonly why: string,
-  ) {
-    super(`invalid redis url "${redact(url)}": ${why}`);
-  }
-}
-
-/** Parses --redis-url; throws a RedisUrlError naming the problem. */
+/** Parses --redis-url; throws a ConfigError naming the problem and showing the URL without credentials. */
 export function parseRedisUrl(url: string): ParsedRedisUrl {
-  const bad = (why: string): Error => new RedisUrlError(url, why);
+  const bad = (why: string): Error => new ConfigError(why, { kind: 'redis url', value: redact(url) });
   const unix = UNIX_RE.exec(url);
   if (unix) return unixSocket(unix, bad);
   const m = URL_RE.exec(url);

@@ -3,6 +3,7 @@
 // reload controller). Returns undefined when neither is given.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../../../lib/config/error.js';
 import { jwtFromFlags, parseAuthenticationConfig } from '../../config/authnconfig.js';
 import type { ServeOptions } from '../../config/flags.js';
 import { authnConfigMetrics } from '../../metrics/authnconfig.js';
@@ -48,7 +49,7 @@ export async function startOidc(o: OidcOptions, opts: OidcStartOptions): Promise
       try {
         caPem = await readFile(o.oidcCaFile, 'utf8');
       } catch (err) {
-        throw new Error(`invalid value "${o.oidcCaFile}" for --oidc-ca-file: ${err instanceof Error ? err.message : String(err)}`);
+        throw new ConfigError(err instanceof Error ? err.message : String(err), { flag: '--oidc-ca-file', value: o.oidcCaFile });
       }
     }
     const spec = jwtFromFlags({
@@ -71,11 +72,11 @@ export async function startOidc(o: OidcOptions, opts: OidcStartOptions): Promise
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new Error(`invalid value "${path}" for --authentication-config: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConfigError(err instanceof Error ? err.message : String(err), { flag: '--authentication-config', value: path });
   }
   const parse = (t: string) => parseAuthenticationConfig(t, path, { disallowedIssuers: opts.serviceAccountIssuers ?? [] });
   const first = parse(text);
-  if ('error' in first) throw new Error(first.error);
+  if ('error' in first) throw new ConfigError(first.error);
   const authenticator = await JwtAuthenticator.create(first.config.jwt, jwtOpts);
   const controller = new FileReloader<AuthenticationConfig>({
     paths: [path],
@@ -83,7 +84,7 @@ export async function startOidc(o: OidcOptions, opts: OidcStartOptions): Promise
     what: 'authentication config',
     build: ([t]) => {
       const p = parse(t);
-      if ('error' in p) throw new Error(p.error);
+      if ('error' in p) throw new ConfigError(p.error);
       return p.config;
     },
     apply: (c) => authenticator.replace(c.jwt),

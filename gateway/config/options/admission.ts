@@ -1,5 +1,6 @@
 // Admission plugins run after authorization.
-import { BadValue, csv, flagsOf, type OptionGroup } from './flag.js';
+import { ConfigError } from '../../../lib/config/error.js';
+import { csv, flagsOf, type OptionGroup } from './flag.js';
 
 /** Admission plugins --enable-admission-plugins accepts. */
 export const ADMISSION_PLUGINS = ['NodeRestriction'] as const;
@@ -26,7 +27,7 @@ export const admission: OptionGroup<AdmissionOptions> = {
       parse: (raw) =>
         csv(raw).map((n) => {
           if (!(ADMISSION_PLUGINS as readonly string[]).includes(n))
-            throw new BadValue(`unknown or unsupported admission plugin (supported: ${ADMISSION_PLUGINS.join(', ')})`, n);
+            throw new ConfigError(`unknown or unsupported admission plugin (supported: ${ADMISSION_PLUGINS.join(', ')})`, { value: n });
           return n as AdmissionPluginName;
         }),
     }),

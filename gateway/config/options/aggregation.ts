@@ -1,5 +1,6 @@
 // Reaching aggregated API backends: the front-proxy client certificate, and a remote core backend.
-import { BadValue, flagsOf, optionalPath, type OptionGroup } from './flag.js';
+import { ConfigError } from '../../../lib/config/error.js';
+import { flagsOf, optionalPath, type OptionGroup } from './flag.js';
 
 export interface AggregationOptions {
   /** Front-proxy client certificate presented to aggregated backends (default: the dev PKI's front-proxy-client). */
@@ -35,9 +36,9 @@ export const aggregation: OptionGroup<AggregationOptions> = {
       arg: 'url',
       help: 'Serve the built-in groups from a remote `gatehouse core-backend` (https URL) instead of in-process',
       parse: (raw) => {
-        if (!URL.canParse(raw) || new URL(raw).protocol !== 'https:') throw new BadValue('must be an https:// URL');
+        if (!URL.canParse(raw) || new URL(raw).protocol !== 'https:') throw new ConfigError('must be an https:// URL');
         const u = new URL(raw);
-        if (u.search || u.hash || (u.pathname !== '/' && u.pathname !== '')) throw new BadValue('must be https://host:port with no path, query or fragment');
+        if (u.search || u.hash || (u.pathname !== '/' && u.pathname !== '')) throw new ConfigError('must be https://host:port with no path, query or fragment');
         return `${u.protocol}//${u.host}`;
       },
     }),

@@ -1,7 +1,8 @@
 // Auditing (gateway/audit/): the policy, the log and webhook backends and
 // their modes, batching, throttling and truncation, as kube-apiserver's audit
 // flags (k8s.io/apiserver/pkg/server/options/audit.go), with its defaults.
-import { bool, duration, flagsOf, int, oneOf, optionalPath, requires, BadValue, type Flag, type OptionGroup } from './flag.js';
+import { ConfigError } from '../../../lib/config/error.js';
+import { bool, duration, flagsOf, int, oneOf, optionalPath, requires, type Flag, type OptionGroup } from './flag.js';
 
 const MODES = ['batch', 'blocking', 'blocking-strict'] as const;
 type AuditMode = (typeof MODES)[number];
@@ -48,7 +49,7 @@ const positiveBytes = (raw: string) => int(raw, 1, Number.MAX_SAFE_INTEGER, 'mus
 /** A float32 flag (the throttle's QPS); checked against throttling being on by `checks`. */
 const qps = (raw: string): number => {
   const n = /^[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isFinite(n)) throw new BadValue('must be a non-negative number');
+  if (!Number.isFinite(n)) throw new ConfigError('must be a non-negative number');
   return n;
 };
 const VERSIONS = ['audit.k8s.io/v1'] as const;

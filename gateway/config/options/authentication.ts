@@ -1,7 +1,8 @@
 // Who the caller is: client certificates, tokens, service accounts, OIDC, the token webhook, the authenticating proxy.
 import type { ServeOptions } from '../flags.js';
 import { SUPPORTED_SIGNING_ALGS } from '../authnconfig-types.js';
-import { BadValue, bool, csv, duration, flagsOf, nonEmpty, optionalPath, requires, type OptionGroup } from './flag.js';
+import { ConfigError } from '../../../lib/config/error.js';
+import { bool, csv, duration, flagsOf, nonEmpty, optionalPath, requires, type OptionGroup } from './flag.js';
 
 export interface AuthenticationOptions {
   readonly clientCaFiles: readonly string[];
@@ -141,7 +142,7 @@ export const authentication: OptionGroup<AuthenticationOptions> = {
       help: 'Longest lifetime of a TokenRequest token (1h to 2^32s; 0 = no cap)',
       parse: (raw) => {
         const ms = duration(raw, false);
-        if (ms !== 0 && (ms < 3_600_000 || ms > 2 ** 32 * 1000)) throw new BadValue('must be between 1h and 2^32 seconds');
+        if (ms !== 0 && (ms < 3_600_000 || ms > 2 ** 32 * 1000)) throw new ConfigError('must be between 1h and 2^32 seconds');
         return ms;
       },
     }),
@@ -173,7 +174,7 @@ export const authentication: OptionGroup<AuthenticationOptions> = {
       arg: 'v1beta1|v1',
       help: 'authentication.k8s.io TokenReview version sent to the token webhook',
       parse: (raw) => {
-        if (raw !== 'v1' && raw !== 'v1beta1') throw new BadValue('must be v1 or v1beta1');
+        if (raw !== 'v1' && raw !== 'v1beta1') throw new ConfigError('must be v1 or v1beta1');
         return raw;
       },
     }),
@@ -230,8 +231,8 @@ export const authentication: OptionGroup<AuthenticationOptions> = {
       arg: 'url',
       help: 'OpenID issuer (https); enables OIDC token authentication with --oidc-client-id',
       parse: (raw) => {
-        if (!URL.canParse(raw) || new URL(raw).protocol !== 'https:') throw new BadValue('must be an https URL');
-        if (/[?#]/.test(raw)) throw new BadValue('must not contain a query or fragment');
+        if (!URL.canParse(raw) || new URL(raw).protocol !== 'https:') throw new ConfigError('must be an https URL');
+        if (/[?#]/.test(raw)) throw new ConfigError('must not contain a query or fragment');
         return raw;
       },
     }),
@@ -267,7 +268,7 @@ export const authentication: OptionGroup<AuthenticationOptions> = {
       parse: (raw) =>
         csv(raw).map((kv): readonly [string, string] => {
           const eq = kv.indexOf('=');
-          if (eq <= 0) throw new BadValue('must be key=value', kv);
+          if (eq <= 0) throw new ConfigError('must be key=value', { value: kv });
           return Object.freeze([kv.slice(0, eq), kv.slice(eq + 1)] as const);
         }),
     }),
@@ -286,9 +287,9 @@ export const authentication: OptionGroup<AuthenticationOptions> = {
       help: `Accepted OIDC signing algorithms: ${SUPPORTED_SIGNING_ALGS.join(', ')}`,
       parse: (raw) => {
         const algs = csv(raw);
-        if (algs.length === 0) throw new BadValue('at least one algorithm is required');
+        if (algs.length === 0) throw new ConfigError('at least one algorithm is required');
         const bad = algs.find((a) => !(SUPPORTED_SIGNING_ALGS as readonly string[]).includes(a));
-        if (bad !== undefined) throw new BadValue(`unsupported signing algorithm (one of ${SUPPORTED_SIGNING_ALGS.join(', ')})`, bad);
+        if (bad !== undefined) throw new ConfigError(`unsupported signing algorithm (one of ${SUPPORTED_SIGNING_ALGS.join(', ')})`, { value: bad });
         return algs;
       },
     }),
@@ -317,7 +318,7 @@ export const authentication: OptionGroup<AuthenticationOptions> = {
 };
 
 function issuer(raw: string): string[] {
-  if (nonEmpty(raw).includes(':') && !URL.canParse(raw)) throw new BadValue('must be a URL when it contains ":"');
+  if (nonEmpty(raw).includes(':') && !URL.canParse(raw)) throw new ConfigError('must be a URL when it contains ":"');
   return [raw];
 }
 

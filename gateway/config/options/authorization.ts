@@ -1,5 +1,6 @@
 // What the caller may do: the authorizer chain, its files and the webhook caches.
-import { BadValue, csv, duration, flagsOf, optionalPath, type OptionGroup } from './flag.js';
+import { ConfigError } from '../../../lib/config/error.js';
+import { csv, duration, flagsOf, optionalPath, type OptionGroup } from './flag.js';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Node', 'ABAC', 'Webhook'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
@@ -65,7 +66,7 @@ export const authorization: OptionGroup<AuthorizationOptions> = {
       arg: 'v1beta1|v1',
       help: 'authorization.k8s.io SubjectAccessReview version sent to the authorization webhook',
       parse: (raw) => {
-        if (raw !== 'v1' && raw !== 'v1beta1') throw new BadValue('must be v1 or v1beta1');
+        if (raw !== 'v1' && raw !== 'v1beta1') throw new ConfigError('must be v1 or v1beta1');
         return raw;
       },
     }),
@@ -99,11 +100,11 @@ export const authorization: OptionGroup<AuthorizationOptions> = {
 
 function authorizationModes(raw: string): AuthorizationMode[] {
   const modes = csv(raw);
-  if (modes.length === 0) throw new BadValue('at least one mode is required');
+  if (modes.length === 0) throw new ConfigError('at least one mode is required');
   const seen = new Set<string>();
   for (const m of modes) {
-    if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new BadValue(`unknown mode (one of ${AUTHORIZATION_MODES.join(', ')})`, m);
-    if (seen.has(m)) throw new BadValue('mode given more than once', m);
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new ConfigError(`unknown mode (one of ${AUTHORIZATION_MODES.join(', ')})`, { value: m });
+    if (seen.has(m)) throw new ConfigError('mode given more than once', { value: m });
     seen.add(m);
   }
   return modes as AuthorizationMode[];

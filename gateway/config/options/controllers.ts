@@ -1,6 +1,7 @@
 // The core backend controllers (as kube-controller-manager --controllers).
 import type { ServeOptions } from '../flags.js';
-import { BadValue, csv, flagsOf, type OptionGroup } from './flag.js';
+import { ConfigError } from '../../../lib/config/error.js';
+import { csv, flagsOf, type OptionGroup } from './flag.js';
 
 /** Controllers of the core backend that --controllers names; `*` = the ones on by default. */
 export const CONTROLLERS = ['serviceaccount-token', 'serviceaccount', 'root-ca-cert-publisher', 'tokencleaner', 'bootstrapsigner'] as const;
@@ -9,11 +10,11 @@ export const CONTROLLERS_OFF_BY_DEFAULT: ReadonlySet<string> = new Set(['tokencl
 
 function controllerNames(raw: string): string[] {
   const names = csv(raw);
-  if (names.length === 0) throw new BadValue('at least one controller name or * is required');
+  if (names.length === 0) throw new ConfigError('at least one controller name or * is required');
   for (const n of names) {
     const bare = n.startsWith('-') ? n.slice(1) : n;
     if (n !== '*' && !(CONTROLLERS as readonly string[]).includes(bare))
-      throw new BadValue(`unknown controller (*, ${CONTROLLERS.join(', ')}, or -name to disable)`, n);
+      throw new ConfigError(`unknown controller (*, ${CONTROLLERS.join(', ')}, or -name to disable)`, { value: n });
   }
   return names;
 }

@@ -1,7 +1,7 @@
 // Feature gates.
-import { FEATURE_GATE_DEFAULTS, FeatureGateError, featureGateHelp, parseFeatureGates, type FeatureGates } from '../featuregates.js';
-import { DEFAULT_RUNTIME_CONFIG, parseRuntimeConfig, runtimeConfigChecks, RuntimeConfigError, type RuntimeConfig } from '../runtimeconfig.js';
-import { BadValue, flagsOf, type OptionGroup } from './flag.js';
+import { FEATURE_GATE_DEFAULTS, featureGateHelp, parseFeatureGates, type FeatureGates } from '../featuregates.js';
+import { DEFAULT_RUNTIME_CONFIG, parseRuntimeConfig, runtimeConfigChecks, type RuntimeConfig } from '../runtimeconfig.js';
+import { flagsOf, type OptionGroup } from './flag.js';
 
 export interface FeatureOptions {
   readonly featureGates: FeatureGates;
@@ -25,28 +25,14 @@ export const features: OptionGroup<FeatureOptions> = {
       help: `Feature gates (a later --feature-gates adds to an earlier one):\n${featureGateHelp()
         .map((l) => `${' '.repeat(45)}${l}`)
         .join('\n')}`,
-      parse: (raw, prev) => {
-        try {
-          return parseFeatureGates(raw, prev);
-        } catch (err) {
-          if (err instanceof FeatureGateError) throw new BadValue(err.message, err.value);
-          throw err;
-        }
-      },
+      parse: (raw, prev) => parseFeatureGates(raw, prev),
     }),
     flag({
       name: 'runtime-config',
       key: 'runtimeConfig',
       arg: 'key=bool,…',
       help: 'Turn served APIs on or off: api/all, api/ga, api/beta, api/alpha, <group>/<version>, <group>/<version>/<resource> (core: v1); disabled ones leave discovery and answer 404 (a later --runtime-config adds to an earlier one)',
-      parse: (raw, prev) => {
-        try {
-          return parseRuntimeConfig(raw, prev);
-        } catch (err) {
-          if (err instanceof RuntimeConfigError) throw new BadValue(err.message, err.value);
-          throw err;
-        }
-      },
+      parse: (raw, prev) => parseRuntimeConfig(raw, prev),
     }),
   ],
   checks(o) {

@@ -1,18 +1,10 @@
 // One flag of `gatehouse serve` and the value parsers the option groups share.
-// A parser throws BadValue; the composer (../flags.ts) turns it into
-// `invalid value "x" for --flag: <message>`.
+// A parser throws a ConfigError with the reason (and the part of the value at
+// fault, when not all of it is); the composer (../flags.ts) names the flag:
+// `invalid value "x" for --flag: <reason>`.
+import { ConfigError } from '../../../lib/config/error.js';
 import type { ServeOptions } from '../flags.js';
-import { DurationError, parseDuration } from '../duration.js';
-
-/** Thrown by a value parser; the text goes after `invalid value "x" for --flag: `. */
-export class BadValue extends Error {
-  constructor(
-    message: string,
-    readonly value?: string,
-  ) {
-    super(message);
-  }
-}
+import { parseDuration } from '../duration.js';
 
 export interface Flag<O = Record<string, unknown>, K extends keyof O = keyof O> {
   name: string;
@@ -46,25 +38,19 @@ export function flagsOf<O>(): <K extends keyof O>(f: Flag<O, K>) => Flag<O> {
 
 export function int(raw: string, min: number, max: number, detail: string): number {
   const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new BadValue(detail);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new ConfigError(detail);
   return n;
 }
 
 export function duration(raw: string, positive: boolean): number {
-  let ms: number;
-  try {
-    ms = parseDuration(raw);
-  } catch (err) {
-    if (err instanceof DurationError) throw new BadValue(err.message);
-    throw err;
-  }
-  if (positive && ms <= 0) throw new BadValue('must be greater than 0');
-  if (ms < 0) throw new BadValue('must not be negative');
+  const ms = parseDuration(raw);
+  if (positive && ms <= 0) throw new ConfigError('must be greater than 0');
+  if (ms < 0) throw new ConfigError('must not be negative');
   return ms;
 }
 
 export function nonEmpty(raw: string): string {
-  if (raw === '') throw new BadValue('must not be empty');
+  if (raw === '') throw new ConfigError('must not be empty');
   return raw;
 }
 
@@ -76,18 +62,18 @@ export function optionalPath(raw: string): string | undefined {
 export function bool(raw: string): boolean {
   if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
   if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
-  throw new BadValue('must be true or false');
+  throw new ConfigError('must be true or false');
 }
 
 /** An HTTP header name (RFC 9110 token), lowercased as Node keys headers. */
 export function headerName(raw: string): string {
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(nonEmpty(raw))) throw new BadValue('must be an HTTP header name');
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(nonEmpty(raw))) throw new ConfigError('must be an HTTP header name');
   return raw.toLowerCase();
 }
 
 /** Joins values inside one header: printable, and never a line break. */
 export function headerSeparator(raw: string): string {
-  if (!/^[\x20-\x7e]+$/.test(nonEmpty(raw))) throw new BadValue('must be printable ASCII');
+  if (!/^[\x20-\x7e]+$/.test(nonEmpty(raw))) throw new ConfigError('must be printable ASCII');
   return raw;
 }
 
@@ -101,7 +87,7 @@ export function csv(raw: string): string[] {
 /** One of a closed set of words. */
 export function oneOf<T extends string>(words: readonly T[]): (raw: string) => T {
   return (raw) => {
-    if (!(words as readonly string[]).includes(raw)) throw new BadValue(`must be one of ${words.join(', ')}`);
+    if (!(words as readonly string[]).includes(raw)) throw new ConfigError(`must be one of ${words.join(', ')}`);
     return raw as T;
   };
 }

@@ -2,7 +2,8 @@
 // hatch that serves again the deprecated metrics this release hides.
 import { KUBE_MAJOR, KUBE_MINOR } from '../../../lib/discovery/version.js';
 import { checkShowHiddenVersion, VersionError } from '../../../lib/metrics/lifecycle.js';
-import { BadValue, flagsOf, type OptionGroup } from './flag.js';
+import { ConfigError } from '../../../lib/config/error.js';
+import { flagsOf, type OptionGroup } from './flag.js';
 
 export interface MetricsOptions {
   /** The previous release (`1.32` when serving 1.33), or undefined: hidden metrics stay hidden. */
@@ -27,7 +28,7 @@ export const metrics: OptionGroup<MetricsOptions> = {
           checkShowHiddenVersion(raw, CURRENT);
         } catch (err) {
           if (err instanceof VersionError)
-            throw new BadValue(`must be omitted or have the value '${CURRENT.major}.${CURRENT.minor - 1}' (only the previous minor version is allowed)`);
+            throw new ConfigError(`must be omitted or have the value '${CURRENT.major}.${CURRENT.minor - 1}' (only the previous minor version is allowed)`);
           throw err;
         }
         return raw;

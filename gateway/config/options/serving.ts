@@ -1,6 +1,7 @@
 // The HTTPS server: address, certificates, timeouts, body and HTTP/2 limits, shutdown, logging.
 import { isIP } from 'node:net';
-import { BadValue, duration, flagsOf, int, optionalPath, type OptionGroup } from './flag.js';
+import { ConfigError } from '../../../lib/config/error.js';
+import { duration, flagsOf, int, optionalPath, type OptionGroup } from './flag.js';
 
 export interface ServingOptions {
   readonly bindAddress: string;
@@ -49,7 +50,7 @@ export const serving: OptionGroup<ServingOptions> = {
       arg: 'ip',
       help: 'The IP address to listen on (0.0.0.0 or :: for all interfaces)',
       parse: (raw) => {
-        if (!isIP(raw)) throw new BadValue('must be an IP address');
+        if (!isIP(raw)) throw new ConfigError('must be an IP address');
         return raw;
       },
     }),
@@ -118,7 +119,7 @@ export const serving: OptionGroup<ServingOptions> = {
       help: 'Share of HTTP/2 requests after which the client is told to reconnect (GOAWAY), so long-lived clients spread over replicas; 0 (off) to 0.02',
       parse: (raw) => {
         const n = /^(0|0?\.[0-9]+)$/.test(raw) ? Number(raw) : NaN;
-        if (!(n >= 0 && n <= 0.02)) throw new BadValue('must be a number from 0 to 0.02');
+        if (!(n >= 0 && n <= 0.02)) throw new ConfigError('must be a number from 0 to 0.02');
         return n;
       },
     }),

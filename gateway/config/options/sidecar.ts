@@ -1,5 +1,6 @@
 // Sidecar mode (gateway/sidecar/): one upstream behind authentication and authorization, as kube-rbac-proxy.
-import { BadValue, bool, csv, flagsOf, headerName, headerSeparator, optionalPath, requires, type OptionGroup } from './flag.js';
+import { ConfigError } from '../../../lib/config/error.js';
+import { bool, csv, flagsOf, headerName, headerSeparator, optionalPath, requires, type OptionGroup } from './flag.js';
 
 export interface SidecarOptions {
   /** Sidecar mode (gateway/sidecar/): the one HTTP(S) service every authorized request is proxied to. */
@@ -38,8 +39,8 @@ export const sidecar: OptionGroup<SidecarOptions> = {
       arg: 'url',
       help: 'Sidecar mode: authenticate and authorize every request, then proxy it to this http(s) URL with X-Remote-* identity headers',
       parse: (raw) => {
-        if (!URL.canParse(raw) || !['http:', 'https:'].includes(new URL(raw).protocol)) throw new BadValue('must be an http:// or https:// URL');
-        if (/[?#]/.test(raw)) throw new BadValue('must not contain a query or fragment');
+        if (!URL.canParse(raw) || !['http:', 'https:'].includes(new URL(raw).protocol)) throw new ConfigError('must be an http:// or https:// URL');
+        if (/[?#]/.test(raw)) throw new ConfigError('must not contain a query or fragment');
         return raw.replace(/\/+$/, '');
       },
     }),

@@ -1,6 +1,7 @@
 // Where the core backend keeps objects, and how long watch history lasts.
-import { BadValue, duration, nonEmpty, flagsOf, type OptionGroup } from './flag.js';
-import { parseRedisUrl, redact, RedisUrlError } from '../../../backends/core/store/redis-url.js';
+import { ConfigError } from '../../../lib/config/error.js';
+import { duration, nonEmpty, flagsOf, type OptionGroup } from './flag.js';
+import { parseRedisUrl } from '../../../backends/core/store/redis-url.js';
 
 export const STORAGE_BACKENDS = ['file', 'memory', 'redis'] as const;
 export type StorageBackend = (typeof STORAGE_BACKENDS)[number];
@@ -32,7 +33,7 @@ export const storage: OptionGroup<StorageOptions> = {
       arg: 'file|memory|redis',
       help: 'Where objects are stored',
       parse: (raw) => {
-        if (!(STORAGE_BACKENDS as readonly string[]).includes(raw)) throw new BadValue(`must be one of ${STORAGE_BACKENDS.join(', ')}`);
+        if (!(STORAGE_BACKENDS as readonly string[]).includes(raw)) throw new ConfigError(`must be one of ${STORAGE_BACKENDS.join(', ')}`);
         return raw as StorageBackend;
       },
     }),
@@ -42,13 +43,8 @@ export const storage: OptionGroup<StorageOptions> = {
       arg: 'url',
       help: 'redis://[user:password@]host:port[/db] or rediss://…[?ca=file]; a Redis Cluster: several seeds host:port,host:port,… or redis+cluster://…; a Unix socket: unix:///path/redis.sock[?db=N] (with --storage-backend=redis)',
       parse: (raw) => {
-        // The store's own parser, so the flag and the store accept the same URLs; the message shows the URL without its password.
-        try {
-          parseRedisUrl(raw);
-        } catch (err) {
-          if (err instanceof RedisUrlError) throw new BadValue(err.why, redact(raw));
-          throw err;
-        }
+        // The store's own parser, so the flag and the store accept the same URLs; its error shows the URL without its password.
+        parseRedisUrl(raw);
         return raw;
       },
     }),
@@ -58,7 +54,7 @@ export const storage: OptionGroup<StorageOptions> = {
       arg: 'prefix',
       help: 'Key prefix for every stored object (redis)',
       parse: (raw) => {
-        if (/[{}\s*?[\]\\]/.test(nonEmpty(raw))) throw new BadValue('must not contain braces, spaces or glob characters');
+        if (/[{}\s*?[\]\\]/.test(nonEmpty(raw))) throw new ConfigError('must not contain braces, spaces or glob characters');
         return raw;
       },
     }),
