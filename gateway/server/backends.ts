@@ -7,6 +7,8 @@ import { buildAdmission, startCoreBackend, type Admission, type RunningCoreBacke
 import type { RequestAuthorizer } from '../../lib/api/authorization.js';
 import type { RbacRuleResolver } from '../../lib/rbac/rules.js';
 import { startRbac } from '../authz/rbac/index.js';
+import { AuthorizerChain } from '../authz/chain.js';
+import { privilegedGroups } from '../authz/always.js';
 import { PRIVILEGED_GROUPS, rbacRulesOf, type GatewayAuthorization } from './authorization.js';
 import { serverUrl } from '../../certs/kubeconfig.js';
 import type { LiveRegistry } from '../../lib/registry/live.js';
@@ -98,7 +100,11 @@ export async function startOwnAdmission(
   log: (msg: string) => void,
 ): Promise<() => void> {
   const rbac = await startRbac(core.objects, log);
-  core.useAdmission(coreAdmission(opts, authorizer, rbacRulesOf(rbac)));
+  // Without a webhook the process's own chain lets every authenticated user through (the gateway authorized the
+  // request itself), but admission asks about other verbs (escalate, bind, create for an apply): those are judged by
+  // system:masters and the RBAC policy of this store, so no check is waved through.
+  const judge = opts.authorizationWebhookConfigFile ? authorizer : new AuthorizerChain([privilegedGroups(PRIVILEGED_GROUPS), rbac.authorizer]);
+  core.useAdmission(coreAdmission(opts, judge, rbacRulesOf(rbac)));
   return () => rbac.stop();
 }
 
