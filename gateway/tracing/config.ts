@@ -48,6 +48,11 @@ export function exportUrl(endpoint: string): string | { error: string } {
   return u.toString();
 }
 
+/** The endpoint as an error may quote it: user info never leaves the file. */
+function withoutCredentials(endpoint: string): string {
+  return endpoint.replace(/(\/\/)[^/@]*@/, '$1<redacted>@');
+}
+
 export function parseTracingConfiguration(text: string, source: string): TracingConfiguration {
   let doc: unknown;
   try {
@@ -76,7 +81,8 @@ export function parseTracingConfiguration(text: string, source: string): Tracing
   }
   const parsed = exportUrl(endpoint);
   if (typeof parsed === 'string') url = parsed;
-  else if (typeof rawEndpoint === 'string' || rawEndpoint === undefined) errs.push(fieldError.invalid(root.child('endpoint'), endpoint, parsed.error));
+  else if (typeof rawEndpoint === 'string' || rawEndpoint === undefined)
+    errs.push(fieldError.invalid(root.child('endpoint'), withoutCredentials(endpoint), parsed.error));
 
   let rate = 0;
   const rawRate = ownValue(doc, 'samplingRatePerMillion');

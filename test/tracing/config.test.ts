@@ -64,6 +64,11 @@ describe('TracingConfiguration', () => {
     ['rate as a string', `${head()}samplingRatePerMillion: "10"\n`, /samplingRatePerMillion: Invalid value: "10": must be an integer/],
     ['endpoint not a string', `${head()}endpoint: 4318\n`, /endpoint: Invalid value: 4318: must be a string/],
     ['gRPC-only scheme', `${head()}endpoint: unix:///run/otel.sock\n`, /endpoint: Invalid value: "unix:\/\/\/run\/otel.sock": scheme unix is not supported/],
+    [
+      'credentials in the endpoint, never quoted back',
+      `${head()}endpoint: http://user:s3cret@collector:4318\n`,
+      /^src: endpoint: Invalid value: "http:\/\/<redacted>@collector:4318": must not contain credentials$/,
+    ],
     ['not YAML', 'endpoint: [\n', /^src: not valid YAML or JSON/],
     ['not an object', '- a\n', /^src: must be a TracingConfiguration object$/],
     ['a prototype key is a field like any other', `${head()}__proto__: {samplingRatePerMillion: 5}\n`, /__proto__: unknown field/],
