@@ -73,7 +73,7 @@ describe('audit log', () => {
   });
 
   const byId = async (id: string, stage = 'ResponseComplete') =>
-    eventually(`${stage} of ${id}`, async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === stage), { timeoutMs: 5000 });
+    eventually(`${stage} of ${id}`, async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === stage));
 
   it('RequestResponse keeps both bodies (managedFields omitted), with the Audit-Id the client was sent', async () => {
     const sent = Date.now();
@@ -293,14 +293,10 @@ describe('audit log rotation', () => {
         assert.equal(r.status, 201);
         await new Promise((res) => setTimeout(res, 5));
       }
-      const files = await eventually(
-        'two rotated copies',
-        async () => {
-          const f = (await readdir(dir)).filter((n) => n.startsWith('audit'));
-          return f.length === 3 ? f : undefined;
-        },
-        { timeoutMs: 5000 },
-      );
+      const files = await eventually('two rotated copies', async () => {
+        const f = (await readdir(dir)).filter((n) => n.startsWith('audit'));
+        return f.length === 3 ? f : undefined;
+      });
       const backups = files.filter((f) => f !== 'audit.log');
       assert.equal(backups.length, 2);
       for (const b of backups) assert.match(b, /^audit-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}\.log$/);
@@ -350,10 +346,8 @@ describe('audit webhook', () => {
         assert.equal(r.status, 200);
         ids.push(String(r.headers['audit-id']));
       }
-      await eventually(
-        'every event at the receiver',
-        () => (ids.every((id) => recv.events.some((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete')) ? true : undefined),
-        { timeoutMs: 5000 },
+      await eventually('every event at the receiver', () =>
+        ids.every((id) => recv.events.some((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete')) ? true : undefined,
       );
       assert.ok(recv.posts >= 2 && recv.posts < 24, `batched: ${recv.posts} posts for ${recv.events.length} events`);
       const errors = async () => {
@@ -363,7 +357,7 @@ describe('audit webhook', () => {
       const before = await errors();
       recv.mode = 'fail';
       for (let i = 0; i < 3; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
-      await eventually('the lost events counted', async () => ((await errors()) > before ? true : undefined), { timeoutMs: 5000 });
+      await eventually('the lost events counted', async () => ((await errors()) > before ? true : undefined));
       recv.mode = 'hang';
       const t = await s.admin.request('GET', '/api/v1/namespaces/default/configmaps');
       assert.equal(t.status, 200, 'a hanging receiver does not hold requests');
@@ -541,9 +535,7 @@ describe('audit of CBOR bodies (CBORServingAndStorage on)', () => {
     assert.equal(r.status, 201);
     assert.match(String(r.headers['content-type']), /^application\/cbor/);
     const find = (id: string) =>
-      eventually(`the event of ${id}`, async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete'), {
-        timeoutMs: 5000,
-      });
+      eventually(`the event of ${id}`, async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete'));
     const ev = await find(String(r.headers['audit-id']));
     assert.equal(ev['level'], 'RequestResponse');
     assert.deepEqual(ev['requestObject']['data'], { wire: 'cbor' });

@@ -217,14 +217,10 @@ describe('CustomResourceDefinition type', () => {
     );
     assert.equal(created.status, 201, created.text);
     // The naming controller writes status right after create: read it back once it has.
-    const o = await eventually(
-      "the naming controller's status",
-      async () => {
-        const g = (await s.admin.request('GET', `${CRD_PATH}/widgets.imm.example.com`)).json as Json;
-        return g.status?.conditions ? g : undefined;
-      },
-      { timeoutMs: 5000 },
-    );
+    const o = await eventually("the naming controller's status", async () => {
+      const g = (await s.admin.request('GET', `${CRD_PATH}/widgets.imm.example.com`)).json as Json;
+      return g.status?.conditions ? g : undefined;
+    });
     o.spec.names.plural = 'gadgets';
     o.spec.scope = 'Cluster';
     const r = await s.admin.request('PUT', `${CRD_PATH}/widgets.imm.example.com`, o);
