@@ -7,6 +7,7 @@
 // TLS write itself in a profile of 1,000 watchers (bench/run.ts, WATCH ×1000).
 // The frame written here is what Node would send; ServerResponse still owns
 // the head and the end (`0\r\n\r\n`), which follow on the same socket in order.
+// Saves 26% of the main thread's instructions per write watched by 50 clients, `frames` alone 13% (bench/cg-watch.mjs; docs/perf.md).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 

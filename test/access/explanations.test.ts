@@ -13,7 +13,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startWebhookPeer, type WebhookPeer } from '../authz/webhookpeer.js';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { canI, eventually, groupSubject, identity, KUBECTL, RBAC, roleBinding, saSubject, userSubject, type Identity } from '../authz/rbac-helpers.js';
+import { canI, groupSubject, identity, KUBECTL, RBAC, roleBinding, saSubject, userSubject, type Identity } from '../authz/rbac-helpers.js';
+import { eventually } from '../helpers/eventually.js';
 import { DEFAULT_RUNTIME_CONFIG, enabled } from '../../gateway/config/runtimeconfig.js';
 import { subjectAccessExplanations } from '../../lib/registry/builtins/access.js';
 
@@ -116,8 +117,9 @@ describe('SubjectAccessExplanation', () => {
       spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'v', secret: { secretName: 's1' } }] },
     });
     alice = await identity(s, 'alice');
-    await eventually(() => canI(alice.client, { verb: 'list', resource: 'pods', namespace: 'team-a' }), 'the binding');
+    await eventually('the binding', () => canI(alice.client, { verb: 'list', resource: 'pods', namespace: 'team-a' }), { timeoutMs: 5000 });
     await eventually(
+      'the node graph',
       async () =>
         (
           await explain({
@@ -126,7 +128,7 @@ describe('SubjectAccessExplanation', () => {
             resourceAttributes: { verb: 'get', resource: 'secrets', namespace: 'team-a', name: 's1' },
           })
         ).allowed,
-      'the node graph',
+      { timeoutMs: 5000 },
     );
   });
   after(async () => {
@@ -245,10 +247,14 @@ describe('SubjectAccessExplanation', () => {
     };
     const show = (m: Record<string, any>) => [m['attribute'], m['requested'], m['granted'], m['rbac'].binding.name, m['rbac'].subject.kind];
     let st = await explain(robot);
-    await eventually(async () => {
-      st = await explain(robot);
-      return (st.nearMisses ?? []).some((m) => m['rbac'].binding.name === 'ops-delete');
-    }, 'the ops-delete binding');
+    await eventually(
+      'the ops-delete binding',
+      async () => {
+        st = await explain(robot);
+        return (st.nearMisses ?? []).some((m) => m['rbac'].binding.name === 'ops-delete');
+      },
+      { timeoutMs: 5000 },
+    );
     assert.equal(st.allowed, false);
     // The ServiceAccount's own name first, then groups: the narrow Role before cluster-admin's `*` (bound to system:masters).
     assert.deepEqual(st.nearMisses!.slice(0, 2).map(show), [
@@ -315,10 +321,14 @@ describe('SubjectAccessExplanation', () => {
     );
     const spec = { user: 'alice', resourceAttributes: { verb: 'watch', resource: 'pods', namespace: 'team-a' } };
     let st = await explain(spec);
-    await eventually(async () => {
-      st = await explain(spec);
-      return (st.nearMisses ?? []).filter((m) => String(m['rbac'].binding.name).startsWith('crowd-')).length >= 9;
-    }, 'the crowd bindings');
+    await eventually(
+      'the crowd bindings',
+      async () => {
+        st = await explain(spec);
+        return (st.nearMisses ?? []).filter((m) => String(m['rbac'].binding.name).startsWith('crowd-')).length >= 9;
+      },
+      { timeoutMs: 5000 },
+    );
     assert.equal(st.nearMisses!.length, 10);
     // alice's own rule (verb) first, then nine of the twelve crowd groups (bob's binding names a user: never a near miss).
     assert.deepEqual(
@@ -444,10 +454,14 @@ describe('SubjectAccessExplanation', () => {
     };
     const key = (x: { kind: string; name: string; namespace?: string }) => `${x.kind}:${x.namespace ? `${x.namespace}/` : ''}${x.name}`;
     let st = await who({ verb: 'list', resource: 'pods', namespace: 'team-a' });
-    await eventually(async () => {
-      st = await who({ verb: 'list', resource: 'pods', namespace: 'team-a' });
-      return st.subjects.some((x) => x.name === 'viewers');
-    }, 'the viewers binding');
+    await eventually(
+      'the viewers binding',
+      async () => {
+        st = await who({ verb: 'list', resource: 'pods', namespace: 'team-a' });
+        return st.subjects.some((x) => x.name === 'viewers');
+      },
+      { timeoutMs: 5000 },
+    );
     const keys = st.subjects.map(key);
     for (const k of ['Group:system:masters', 'Group:viewers', 'User:alice', 'ServiceAccount:team-a/robot'])
       assert.ok(keys.includes(k), `${k} in ${keys.join(', ')}`);

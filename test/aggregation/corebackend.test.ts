@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { GATEHOUSE_BIN, freePort, sleep, spawnTracked, startGatehouse, stopAll, tempDir, type Gatehouse, type Proc } from '../e2e/helpers.js';
 import { HttpsClient } from '../helpers/client.js';
 import { servingPki, type Pem } from './fixture.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe('the core backend as its own process', { timeout: 120_000 }, () => {
   let gh: Gatehouse;
@@ -60,14 +61,15 @@ describe('the core backend as its own process', { timeout: 120_000 }, () => {
   });
 
   it('serves the resource API to the front proxy for a privileged user, with the default namespaces', async () => {
-    let r;
-    for (let i = 0; i < 50; i++) {
-      r = await proxied.request('GET', '/api/v1/namespaces', undefined, { 'X-Remote-User': 'ops', 'X-Remote-Group': 'system:masters' });
-      if (r.status === 200 && r.json.items.length >= 4) break;
-      await sleep(100);
-    }
-    assert.equal(r!.status, 200, r!.text);
-    assert.ok(r!.json.items.some((n: { metadata: { name: string } }) => n.metadata.name === 'kube-system'));
+    const r = await eventually(
+      'the default namespaces through the front proxy',
+      async () => {
+        const r = await proxied.request('GET', '/api/v1/namespaces', undefined, { 'X-Remote-User': 'ops', 'X-Remote-Group': 'system:masters' });
+        return r.status === 200 && r.json.items.length >= 4 ? r : undefined;
+      },
+      { intervalMs: 100 },
+    );
+    assert.ok(r.json.items.some((n: { metadata: { name: string } }) => n.metadata.name === 'kube-system'));
   });
 
   it('keeps local APIServices of the built-in groups in its own store', async () => {
@@ -101,13 +103,11 @@ describe('the core backend as its own process', { timeout: 120_000 }, () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'jane' }],
     });
-    let r;
-    for (let i = 0; i < 50; i++) {
-      r = await proxied.request('GET', '/api/v1/namespaces/default/configmaps', undefined, { 'X-Remote-User': 'jane' });
-      if (r.status === 200) break;
-      await sleep(100);
-    }
-    assert.equal(r!.status, 200, `${r!.text}\n${core.stderr}`);
+    await eventually(
+      "jane's list of configmaps",
+      async () => (await proxied.request('GET', '/api/v1/namespaces/default/configmaps', undefined, { 'X-Remote-User': 'jane' })).status === 200,
+      { intervalMs: 100 },
+    );
     const write = await proxied.request(
       'POST',
       '/api/v1/namespaces/default/configmaps',

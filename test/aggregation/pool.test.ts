@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { sleep, startGatehouse, stopAll, tempDir, type Gatehouse } from '../e2e/helpers.js';
 import { rawExchange } from '../helpers/raw.js';
 import { register, servingPki, startEcho, waitAvailable, type EchoBackend, type Pem } from './fixture.js';
+import { eventually } from '../helpers/eventually.js';
 
 const GROUP = 'pool.gatehouse.dev';
 const THINGS = `/apis/${GROUP}/v1/namespaces/x/things`;
@@ -228,11 +229,6 @@ function withGateway(flags: string[], tests: (f: Fixtures) => void): void {
       else req.end();
     });
 
-  const until = async (what: string, ok: () => boolean): Promise<void> => {
-    for (let i = 0; i < 200 && !ok(); i++) await sleep(50);
-    assert.ok(ok(), what);
-  };
-
   before(async () => {
     gh = await startGatehouse({ flags });
     const pki = join(gh.dataDir, 'pki');
@@ -272,7 +268,6 @@ function withGateway(flags: string[], tests: (f: Fixtures) => void): void {
       return tls;
     },
     call,
-    until,
   });
 }
 
@@ -285,13 +280,12 @@ interface Fixtures {
     path: string,
     o?: { write?: (req: ReturnType<typeof request>) => void; onResponse?: (res: IncomingMessage) => void; headers?: Record<string, string> },
   ): Promise<Answer>;
-  until(what: string, ok: () => boolean): Promise<void>;
 }
 
 // The default --request-timeout (60 s): streaming on a loaded machine must not meet a deadline.
 describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
   withGateway([], (f) => {
-    const { call, until } = f;
+    const { call } = f;
     it('streams 16 concurrent request bodies: each chunk reaches the backend before the client sends the next', async () => {
       const CHUNKS = 8,
         SIZE = 48 * 1024;
@@ -303,7 +297,7 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
               for (let i = 0; i < CHUNKS; i++) {
                 req.write(chunkOf(`up${n}`, i, SIZE));
                 // Only a streamed body gets here: a proxy that waited for the whole body would never pass this.
-                await until(`chunk ${i} of upload ${n} reached the backend`, () => (f.bad.received.get(`up${n}`) ?? 0) >= (i + 1) * SIZE);
+                await eventually(`chunk ${i} of upload ${n} reached the backend`, () => (f.bad.received.get(`up${n}`) ?? 0) >= (i + 1) * SIZE);
               }
               req.end();
             })();
@@ -336,7 +330,7 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
         });
       };
       const pending = Array.from({ length: 16 }, (_, n) => one(n));
-      await until('every gated answer started', () => Array.from({ length: 16 }, (_, n) => f.bad.release.has(`down${n}`)).every(Boolean));
+      await eventually('every gated answer started', () => Array.from({ length: 16 }, (_, n) => f.bad.release.has(`down${n}`)).every(Boolean));
       for (let n = 0; n < 16; n++) f.bad.release.get(`down${n}`)!();
       const answers = await Promise.all(pending);
       answers.forEach((a, n) => {
@@ -356,7 +350,7 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
           r.pause();
         },
       });
-      await until('the answer started', () => res !== undefined);
+      await eventually('the answer started', () => res !== undefined);
       // Wait until the backend can write no more (its count stops moving).
       let last = -1;
       for (let i = 0; i < 100; i++) {
@@ -391,7 +385,7 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
         });
       const w = await f.gh.admin.watch(`${THINGS}?watch=1&id=w1`);
       assert.equal(w.status, 200);
-      await until('the watch reached the backend', () => f.bad.watches.has('w1'));
+      await eventually('the watch reached the backend', () => f.bad.watches.has('w1'));
       const [ups, gets] = await Promise.all([
         Promise.all(Array.from({ length: 8 }, (_, n) => up(n % 2 ? 'SPDY/3.1' : 'websocket', n))),
         Promise.all(Array.from({ length: 32 }, (_, n) => call('GET', `${THINGS}/g${n}`))),
@@ -415,7 +409,7 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
 // A short --request-timeout (3 s), so a stall is seen soon.
 describe('the pooled aggregation proxy with a misbehaving backend', { timeout: 240_000 }, () => {
   withGateway(['--request-timeout=3s'], (f) => {
-    const { call, until } = f;
+    const { call } = f;
     it("a backend that resets, closes or answers garbage: 502 naming the APIService; half an answer: the client's connection is cut; the pool recovers and the other backend never notices", async () => {
       let otherOk = 0,
         otherBad = 0,
@@ -464,7 +458,7 @@ describe('the pooled aggregation proxy with a misbehaving backend', { timeout: 2
     it('a watch outlives --request-timeout: its events may be far apart (no body timeout)', async () => {
       const w = await f.gh.admin.watch(`${THINGS}?watch=1&id=w2`);
       assert.equal(w.status, 200);
-      await until('the watch reached the backend', () => f.bad.watches.has('w2'));
+      await eventually('the watch reached the backend', () => f.bad.watches.has('w2'));
       await sleep(3500);
       f.bad.watches.get('w2')!.write(`${JSON.stringify({ type: 'ADDED', object: { kind: 'Thing', metadata: { name: 'late' } } })}\n`);
       assert.equal((await w.next(10_000))?.object.metadata.name, 'late');

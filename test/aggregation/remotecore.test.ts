@@ -9,25 +9,14 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDevPki } from '../../certs/devpki.js';
-import {
-  GATEHOUSE_BIN,
-  Kubectl,
-  findKubectl,
-  freePort,
-  sleep,
-  spawnTracked,
-  startGatehouse,
-  stopAll,
-  tempDir,
-  type Gatehouse,
-  type Proc,
-} from '../e2e/helpers.js';
+import { GATEHOUSE_BIN, Kubectl, findKubectl, freePort, spawnTracked, startGatehouse, stopAll, tempDir, type Gatehouse, type Proc } from '../e2e/helpers.js';
 import { HttpsClient } from '../helpers/client.js';
 import { request as httpsRequest } from 'node:https';
 import { decode as cborDecode } from 'cbor2';
 import { Encoder } from 'cbor-x';
 import { servingPki, type Pem } from './fixture.js';
 import { CRD_PATH, crontab, crontabCrd } from '../crd/fixtures.js';
+import { eventually } from '../helpers/eventually.js';
 
 const kubectlBin = findKubectl();
 /** Both processes serve CBOR: the core backend answers it, the gateway writes its own errors in it. */
@@ -55,16 +44,6 @@ function rawRequest(
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function eventually<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`never: ${what}`);
-    await sleep(100);
-  }
 }
 
 describe('gateway + remote core backend (--core-backend-url)', { timeout: 180_000 }, () => {
@@ -199,12 +178,16 @@ describe('gateway + remote core backend (--core-backend-url)', { timeout: 180_00
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
     });
     assert.equal(rb.status, 201, rb.text);
-    await eventually('alice may list', async () =>
-      (await gh.admin.request('GET', '/api/v1/namespaces/rb/configmaps', undefined, asAlice)).status === 200 ? true : undefined,
+    await eventually(
+      'alice may list',
+      async () => ((await gh.admin.request('GET', '/api/v1/namespaces/rb/configmaps', undefined, asAlice)).status === 200 ? true : undefined),
+      { timeoutMs: 15_000 },
     );
     await gh.admin.request('DELETE', '/apis/rbac.authorization.k8s.io/v1/namespaces/rb/rolebindings/alice-read');
-    await eventually('alice may not list', async () =>
-      (await gh.admin.request('GET', '/api/v1/namespaces/rb/configmaps', undefined, asAlice)).status === 403 ? true : undefined,
+    await eventually(
+      'alice may not list',
+      async () => ((await gh.admin.request('GET', '/api/v1/namespaces/rb/configmaps', undefined, asAlice)).status === 403 ? true : undefined),
+      { timeoutMs: 15_000 },
     );
   });
 
@@ -234,7 +217,9 @@ describe('gateway + remote core backend (--core-backend-url)', { timeout: 180_00
     const c = await gh.admin.request('POST', CRD_PATH, crd);
     assert.equal(c.status, 201, c.text);
     const path = '/apis/remote.example.com/v1/namespaces/default/crontabs';
-    await eventually('the gateway routing the new group', async () => ((await gh.admin.request('GET', path)).status === 200 ? true : undefined));
+    await eventually('the gateway routing the new group', async () => ((await gh.admin.request('GET', path)).status === 200 ? true : undefined), {
+      timeoutMs: 15_000,
+    });
     const cr = await gh.admin.request('POST', path, crontab('r1', { image: 'i', replicas: 1 }, 'remote.example.com'));
     assert.equal(cr.status, 201, cr.text);
     const apis = await gh.admin.request('GET', '/apis');

@@ -2,7 +2,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { eventually, identity, RBAC, roleBinding, userSubject, canI } from '../authz/rbac-helpers.js';
+import { identity, RBAC, roleBinding, userSubject, canI } from '../authz/rbac-helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const APPLY = { 'content-type': 'application/apply-patch+yaml' };
@@ -32,7 +33,9 @@ describe('server-side apply and the create permission', () => {
 
   it('refuses an apply that would create an object the user may only patch', async () => {
     const pat = await identity(srv, 'pat');
-    await eventually(() => canI(pat.client, { namespace: 'default', verb: 'patch', resource: 'configmaps' }), 'the binding to be in force');
+    await eventually('the binding to be in force', () => canI(pat.client, { namespace: 'default', verb: 'patch', resource: 'configmaps' }), {
+      timeoutMs: 5000,
+    });
     const r = await pat.client.request('PATCH', `${CM}/fresh?fieldManager=m`, body('fresh'), APPLY);
     assert.equal(r.status, 403, r.text);
     assert.match(r.json.message, /User "pat" cannot create resource "configmaps" in API group "" in the namespace "default"/);

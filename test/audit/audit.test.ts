@@ -15,6 +15,7 @@ import { encodeEnvelope, PROTOBUF_MEDIA_TYPE as PROTOBUF } from '../../lib/proto
 import { startAuditReceiver, type AuditReceiver } from './receiver.js';
 import { Encoder } from 'cbor-x';
 import { completeLines } from '../helpers/auditlog.js';
+import { eventually } from '../helpers/eventually.js';
 
 type Ev = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -37,16 +38,6 @@ rules:
 
 async function readEvents(file: string): Promise<Ev[]> {
   return (await completeLines(file)).map((l) => JSON.parse(l) as Ev);
-}
-
-/** Waits until the log holds an event matching `pred` (events are written at the end of the turn). */
-async function eventually<T>(get: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await get();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function tokenClient(s: TestServer, token: string): Promise<HttpsClient & { as: typeof asUser }> {
@@ -82,7 +73,7 @@ describe('audit log', () => {
   });
 
   const byId = async (id: string, stage = 'ResponseComplete') =>
-    eventually(async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === stage), `${stage} of ${id}`);
+    eventually(`${stage} of ${id}`, async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === stage));
 
   it('RequestResponse keeps both bodies (managedFields omitted), with the Audit-Id the client was sent', async () => {
     const sent = Date.now();
@@ -302,10 +293,10 @@ describe('audit log rotation', () => {
         assert.equal(r.status, 201);
         await new Promise((res) => setTimeout(res, 5));
       }
-      const files = await eventually(async () => {
+      const files = await eventually('two rotated copies', async () => {
         const f = (await readdir(dir)).filter((n) => n.startsWith('audit'));
         return f.length === 3 ? f : undefined;
-      }, 'two rotated copies');
+      });
       const backups = files.filter((f) => f !== 'audit.log');
       assert.equal(backups.length, 2);
       for (const b of backups) assert.match(b, /^audit-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}\.log$/);
@@ -355,9 +346,8 @@ describe('audit webhook', () => {
         assert.equal(r.status, 200);
         ids.push(String(r.headers['audit-id']));
       }
-      await eventually(
-        () => (ids.every((id) => recv.events.some((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete')) ? true : undefined),
-        'every event at the receiver',
+      await eventually('every event at the receiver', () =>
+        ids.every((id) => recv.events.some((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete')) ? true : undefined,
       );
       assert.ok(recv.posts >= 2 && recv.posts < 24, `batched: ${recv.posts} posts for ${recv.events.length} events`);
       const errors = async () => {
@@ -367,7 +357,7 @@ describe('audit webhook', () => {
       const before = await errors();
       recv.mode = 'fail';
       for (let i = 0; i < 3; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
-      await eventually(async () => ((await errors()) > before ? true : undefined), 'the lost events counted');
+      await eventually('the lost events counted', async () => ((await errors()) > before ? true : undefined));
       recv.mode = 'hang';
       const t = await s.admin.request('GET', '/api/v1/namespaces/default/configmaps');
       assert.equal(t.status, 200, 'a hanging receiver does not hold requests');
@@ -545,7 +535,7 @@ describe('audit of CBOR bodies (CBORServingAndStorage on)', () => {
     assert.equal(r.status, 201);
     assert.match(String(r.headers['content-type']), /^application\/cbor/);
     const find = (id: string) =>
-      eventually(async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete'), `the event of ${id}`);
+      eventually(`the event of ${id}`, async () => (await readEvents(logFile)).find((e) => e['auditID'] === id && e['stage'] === 'ResponseComplete'));
     const ev = await find(String(r.headers['audit-id']));
     assert.equal(ev['level'], 'RequestResponse');
     assert.deepEqual(ev['requestObject']['data'], { wire: 'cbor' });

@@ -15,6 +15,7 @@ import type { AuditEvent } from '../../gateway/audit/event.js';
 import { parseMetrics, samples } from '../helpers/prometheus.js';
 import { startAuditReceiver } from './receiver.js';
 import { completeLines } from '../helpers/auditlog.js';
+import { eventually } from '../helpers/eventually.js';
 
 type Ev = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -26,15 +27,6 @@ rules:
 - level: ${level}
   resources: [{group: '', resources: [configmaps]}]
 `;
-
-async function eventually<T>(get: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await get();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const lines = completeLines;
 const settle = () => new Promise((r) => setTimeout(r, 400));
@@ -76,10 +68,10 @@ describe('--audit-log-format=legacy', () => {
           'impersonate-group': 'team',
         });
         const file = join(dir, 'audit.log');
-        const all = await eventually(async () => {
+        const all = await eventually('two lines', async () => {
           const l = await lines(file);
           return l.length >= 2 ? l : undefined;
-        }, 'two lines');
+        });
         const m = LEGACY.exec(all.find((l) => l.includes(String(r.headers['audit-id'])))!);
         assert.ok(m, `legacy line: ${all[0]}`);
         assert.ok(!Number.isNaN(Date.parse(m[1]!)), 'RFC 3339 time first');
@@ -146,10 +138,10 @@ describe('--audit-log-compress', () => {
           assert.equal(r.status, 201);
           await new Promise((res) => setTimeout(res, 5));
         }
-        const gz = await eventually(async () => {
+        const gz = await eventually('compressed copies only', async () => {
           const f = (await readdir(dir)).filter((n) => n.startsWith('audit-'));
           return f.length > 0 && f.every((n) => n.endsWith('.log.gz')) ? f : undefined;
-        }, 'compressed copies only');
+        });
         assert.ok(gz.length >= 1 && gz.length <= 2, `kept ${gz.join(', ')}`);
         for (const f of gz) {
           assert.match(f, /^audit-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}\.log\.gz$/);
@@ -189,7 +181,7 @@ describe('--audit-log-truncate-*', () => {
         assert.equal(small.status, 201);
         assert.equal(large.status, 201);
         const byId = (id: unknown) =>
-          eventually(async () => (await lines(file)).map((l) => JSON.parse(l) as Ev).find((e) => e['auditID'] === id), `event ${String(id)}`);
+          eventually(`event ${String(id)}`, async () => (await lines(file)).map((l) => JSON.parse(l) as Ev).find((e) => e['auditID'] === id));
         const se = await byId(small.headers['audit-id']);
         assert.equal(se['requestObject']['data']['a'], 'b');
         assert.equal(se['annotations']?.['audit.k8s.io/truncated'], undefined);
@@ -203,7 +195,7 @@ describe('--audit-log-truncate-*', () => {
         const before = await auditErrors(s, 'truncate');
         const huge = await s.admin.request('GET', `/api/v1/namespaces/default/configmaps?pad=${'p'.repeat(5000)}`);
         assert.equal(huge.status, 200, 'the request itself is served');
-        await eventually(async () => ((await auditErrors(s, 'truncate')) === before + 1 ? true : undefined), 'the dropped event counted');
+        await eventually('the dropped event counted', async () => ((await auditErrors(s, 'truncate')) === before + 1 ? true : undefined));
         assert.equal(
           (await lines(file)).some((l) => l.includes(String(huge.headers['audit-id']))),
           false,
@@ -230,7 +222,7 @@ describe('audit webhook: truncate and throttle', () => {
         async (s) => {
           for (let i = 0; i < 20; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
           // The 20th event fills the batch (by count); truncation sends it as several requests.
-          await eventually(() => (recv.events.length === 20 ? true : undefined), 'the batch of 20');
+          await eventually('the batch of 20', () => (recv.events.length === 20 ? true : undefined));
           const sizes = recv.batches.map((b) => b.reduce((n, j) => n + Buffer.byteLength(j), 0));
           const total = sizes.reduce((a, b) => a + b, 0);
           assert.ok(total > 3000, `the events add up to ${total} bytes`);
@@ -269,7 +261,7 @@ describe('audit webhook: truncate and throttle', () => {
           });
           assert.equal(small.status, 201);
           assert.equal(large.status, 201);
-          const byId = (id: unknown) => eventually(() => recv.events.find((e) => e['auditID'] === id) as Ev | undefined, `event ${String(id)}`);
+          const byId = (id: unknown) => eventually(`event ${String(id)}`, () => recv.events.find((e) => e['auditID'] === id) as Ev | undefined);
           const se = await byId(small.headers['audit-id']);
           assert.equal(se['requestObject']['metadata']['name'], 'hook-small');
           const le = await byId(large.headers['audit-id']);
@@ -298,7 +290,7 @@ describe('audit webhook: truncate and throttle', () => {
           const before = await auditErrors(s, 'webhook');
           for (let i = 0; i < 6; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
           // One sent (the burst), two buffered, three dropped.
-          await eventually(() => (recv.posts === 1 ? true : undefined), 'the burst sent');
+          await eventually('the burst sent', () => (recv.posts === 1 ? true : undefined));
           assert.equal(await auditErrors(s, 'webhook'), before + 3);
         },
       );
@@ -321,7 +313,7 @@ describe('audit webhook: truncate and throttle', () => {
         ],
         async (s) => {
           for (let i = 0; i < 5; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
-          await eventually(() => (recv.posts === 2 ? true : undefined), 'the burst');
+          await eventually('the burst', () => (recv.posts === 2 ? true : undefined));
           await settle();
           assert.equal(recv.posts, 2, 'one batch per 1000 s after the burst');
         },
@@ -339,7 +331,7 @@ describe('audit webhook: truncate and throttle', () => {
         ],
         async (s) => {
           for (let i = 0; i < 5; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
-          await eventually(() => (recv.posts === posts + 5 ? true : undefined), 'five unthrottled batches');
+          await eventually('five unthrottled batches', () => (recv.posts === posts + 5 ? true : undefined));
         },
       );
     } finally {
@@ -359,7 +351,7 @@ describe('--audit-log-batch-* (--audit-log-mode=batch)', () => {
         await settle();
         assert.equal((await lines(file)).length, 0, 'four events wait for the fifth');
         assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
-        await eventually(async () => ((await lines(file)).length === 5 ? true : undefined), 'the batch of five');
+        await eventually('the batch of five', async () => ((await lines(file)).length === 5 ? true : undefined));
       },
     );
     await withServer(
@@ -367,7 +359,7 @@ describe('--audit-log-batch-* (--audit-log-mode=batch)', () => {
       (dir) => [`--audit-log-path=${join(dir, 'audit.log')}`, '--audit-log-mode=batch', '--audit-log-batch-max-size=5', '--audit-log-batch-max-wait=50ms'],
       async (s, dir) => {
         assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
-        await eventually(async () => ((await lines(file(dir))).length === 1 ? true : undefined), 'a partial batch after max-wait');
+        await eventually('a partial batch after max-wait', async () => ((await lines(file(dir))).length === 1 ? true : undefined));
       },
     );
     function file(dir: string) {
@@ -391,7 +383,7 @@ describe('--audit-log-batch-* (--audit-log-mode=batch)', () => {
         const before = await auditErrors(s, 'log');
         for (let i = 0; i < 6; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
         // One written at once (the burst), two buffered, three dropped.
-        await eventually(async () => ((await lines(join(dir, 'audit.log'))).length === 1 ? true : undefined), 'the burst written');
+        await eventually('the burst written', async () => ((await lines(join(dir, 'audit.log'))).length === 1 ? true : undefined));
         assert.equal(await auditErrors(s, 'log'), before + 3);
       },
     );

@@ -5,7 +5,8 @@ import { parse as parseYaml } from 'yaml';
 import { readFile } from 'node:fs/promises';
 import { devPkiPaths } from '../../certs/devpki.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { eventually, hasKubectl, kubectl, whoAmI, withToken } from './tokenkit.js';
+import { hasKubectl, kubectl, whoAmI, withToken } from './tokenkit.js';
+import { eventually } from '../helpers/eventually.js';
 
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -91,21 +92,17 @@ describe('bootstrap tokens', () => {
   it('the token cleaner deletes a token secret once its expiration passes', async () => {
     await putToken(s, 'soon01', 'eeeeeeeeeeeeeeee', { 'usage-bootstrap-authentication': 'true', expiration: rfc3339(Date.now() + 2000) });
     assert.equal((await withToken(s, 'soon01.eeeeeeeeeeeeeeee')).status, 200);
-    await eventually(async () => (await s.admin.request('GET', `${secrets}/bootstrap-token-soon01`)).status === 404, 10_000, 'the cleaner');
+    await eventually('the cleaner', async () => (await s.admin.request('GET', `${secrets}/bootstrap-token-soon01`)).status === 404);
     assert.equal((await withToken(s, 'soon01.eeeeeeeeeeeeeeee')).status, 401);
     assert.ok(s.logs.some((l) => l.includes('deleted expired bootstrap token secret kube-system/bootstrap-token-soon01')));
   });
 
   it('cluster-info carries the kubeconfig with the CA and the server', async () => {
     let cm: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-    await eventually(
-      async () => {
-        cm = (await s.admin.request('GET', clusterInfo)).json;
-        return typeof cm.data?.['jws-kubeconfig-abcdef'] === 'string';
-      },
-      10_000,
-      'cluster-info',
-    );
+    await eventually('cluster-info', async () => {
+      cm = (await s.admin.request('GET', clusterInfo)).json;
+      return typeof cm.data?.['jws-kubeconfig-abcdef'] === 'string';
+    });
     const kc = parseYaml(cm.data.kubeconfig);
     assert.equal(kc.kind, 'Config');
     assert.equal(kc.clusters[0].cluster.server, s.url);
@@ -126,32 +123,24 @@ describe('bootstrap tokens', () => {
 
   it('keeps signatures current as tokens and the kubeconfig change', async () => {
     await putToken(s, 'sign02', 'ffffffffffffffff', { 'usage-bootstrap-signing': 'true' });
-    await eventually(
-      async () => typeof (await s.admin.request('GET', clusterInfo)).json.data?.['jws-kubeconfig-sign02'] === 'string',
-      10_000,
-      'a new signature',
-    );
+    await eventually('a new signature', async () => typeof (await s.admin.request('GET', clusterInfo)).json.data?.['jws-kubeconfig-sign02'] === 'string');
     assert.equal((await s.admin.request('DELETE', `${secrets}/bootstrap-token-sign02`)).status, 200);
-    await eventually(async () => (await s.admin.request('GET', clusterInfo)).json.data?.['jws-kubeconfig-sign02'] === undefined, 10_000, 'the signature to go');
+    await eventually('the signature to go', async () => (await s.admin.request('GET', clusterInfo)).json.data?.['jws-kubeconfig-sign02'] === undefined);
 
     const cm = (await s.admin.request('GET', clusterInfo)).json;
     const changed = cm.data.kubeconfig.replace(s.url, 'https://lb.example:6443');
     const put = await s.admin.request('PUT', clusterInfo, { ...cm, data: { ...cm.data, kubeconfig: changed } });
     assert.equal(put.status, 200, put.text);
-    await eventually(
-      async () => {
-        const now = (await s.admin.request('GET', clusterInfo)).json;
-        if (now.data.kubeconfig !== changed) return false;
-        try {
-          await verifyDetached(now.data['jws-kubeconfig-abcdef'], changed, 'abcdef.0123456789abcdef');
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      10_000,
-      'a signature of the new kubeconfig',
-    );
+    await eventually('a signature of the new kubeconfig', async () => {
+      const now = (await s.admin.request('GET', clusterInfo)).json;
+      if (now.data.kubeconfig !== changed) return false;
+      try {
+        await verifyDetached(now.data['jws-kubeconfig-abcdef'], changed, 'abcdef.0123456789abcdef');
+        return true;
+      } catch {
+        return false;
+      }
+    });
   });
 });
 
@@ -175,7 +164,7 @@ describe('bootstrap tokens with the token cleaner disabled', () => {
     assert.equal((await withToken(s, 'bad001.hhhhhhhhhhhhhhhh')).status, 401);
     assert.equal((await s.admin.request('GET', `${secrets}/bootstrap-token-old001`)).status, 200);
     // The signer ignores expired tokens.
-    await eventually(async () => (await s.admin.request('GET', clusterInfo)).status === 200, 10_000, 'cluster-info');
+    await eventually('cluster-info', async () => (await s.admin.request('GET', clusterInfo)).status === 200);
     assert.equal((await s.admin.request('GET', clusterInfo)).json.data['jws-kubeconfig-old001'], undefined);
   });
 });
@@ -193,7 +182,7 @@ describe('bootstrap tokens disabled', () => {
     }
     const t = await startTestServer({ flags: ['--controllers=*,bootstrapsigner'] });
     try {
-      await eventually(async () => (await t.admin.request('GET', clusterInfo)).status === 200, 10_000, 'cluster-info');
+      await eventually('cluster-info', async () => (await t.admin.request('GET', clusterInfo)).status === 200);
     } finally {
       await t.close();
     }

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startIdp, type TestIdp } from './oidc-idp.js';
-import { eventually, whoAmI, withToken } from './tokenkit.js';
+import { whoAmI, withToken } from './tokenkit.js';
+import { eventually } from '../helpers/eventually.js';
 
 let dir: string;
 let idp: TestIdp;
@@ -183,13 +184,13 @@ describe('OIDC by the authentication configuration file', () => {
     const f0 = await reloads('failure');
 
     await writeConfig(config({ usernamePrefix: 'v2:' }));
-    await eventually(async () => (await reloads('success')).count > s0.count, 10_000, 'a successful reload');
+    await eventually('a successful reload', async () => (await reloads('success')).count > s0.count);
     assert.equal((await whoAmI(s, token)).username, 'v2:alice@example.com');
     const s1 = await reloads('success');
     assert.ok(s1.timestamp > 0);
 
     await writeConfig(config({ usernamePrefix: 'v3:', broken: true }));
-    await eventually(async () => (await reloads('failure')).count > f0.count, 10_000, 'a failed reload');
+    await eventually('a failed reload', async () => (await reloads('failure')).count > f0.count);
     assert.equal((await whoAmI(s, token)).username, 'v2:alice@example.com', 'the previous configuration stays');
     assert.equal((await reloads('success')).count, s1.count);
     assert.ok(
@@ -198,7 +199,7 @@ describe('OIDC by the authentication configuration file', () => {
     );
 
     await writeConfig(config({ usernamePrefix: 'v4:' }));
-    await eventually(async () => (await reloads('success')).count > s1.count, 10_000, 'a successful reload after a bad one');
+    await eventually('a successful reload after a bad one', async () => (await reloads('success')).count > s1.count);
     assert.equal((await whoAmI(s, token)).username, 'v4:alice@example.com');
     assert.ok((await reloads('success')).timestamp >= s1.timestamp);
   });

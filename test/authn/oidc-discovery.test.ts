@@ -15,7 +15,8 @@ import { after, before, describe, it } from 'node:test';
 import { generateServingCert } from '../../certs/pki.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startIdp, type TestIdp } from './oidc-idp.js';
-import { eventually, whoAmI } from './tokenkit.js';
+import { whoAmI } from './tokenkit.js';
+import { eventually } from '../helpers/eventually.js';
 
 const DOC_PATH = '/config/tenants/acme/oidc.json';
 const indent = (pem: string, n: number) =>
@@ -107,7 +108,7 @@ describe('an issuer whose discovery document lives at an unrelated discoveryURL'
 
   it("authenticates the issuer's tokens with the keys the document names", async () => {
     const token = await idp.sign({ sub: 'alice' });
-    await eventually(async () => (await whoAmI(s, token)).status === 201, 10_000, 'the OIDC keys loaded');
+    await eventually('the OIDC keys loaded', async () => (await whoAmI(s, token)).status === 201);
     const me = await whoAmI(s, token);
     assert.equal(me.username, 'oidc:alice');
     assert.ok(me.groups?.includes('system:authenticated'));
@@ -151,7 +152,7 @@ describe('a discovery document whose issuer is not issuer.url', () => {
   it('refuses every token of the issuer and logs the mismatch', async () => {
     const mismatch = (l: string) =>
       l.includes(`discovery of issuer "${idp.url}" at "${docs.url}" failed: discovered metadata issuer does not match the expected issuer`);
-    await eventually(async () => s.logs.some(mismatch), 10_000, 'the mismatch logged');
+    await eventually('the mismatch logged', async () => s.logs.some(mismatch));
     const r = await whoAmI(s, await idp.sign({ sub: 'alice' }));
     assert.equal(r.status, 401);
   });

@@ -13,7 +13,8 @@ import { AuthnError } from '../../gateway/authn/types.js';
 import { jwtFromFlags } from '../../gateway/config/authnconfig.js';
 import { startTestServer } from '../helpers/server.js';
 import { startIdp, type TestIdp } from './oidc-idp.js';
-import { eventually, makeJwt, whoAmI } from './tokenkit.js';
+import { makeJwt, whoAmI } from './tokenkit.js';
+import { eventually } from '../helpers/eventually.js';
 
 let dir: string;
 const logs: string[] = [];
@@ -125,7 +126,7 @@ describe('a provider that is down at start', () => {
         s.logs.join('\n'),
       );
       await idp.listen();
-      await eventually(async () => (await whoAmI(s, token)).status === 201, 20_000, 'the keys to load');
+      await eventually('the keys to load', async () => (await whoAmI(s, token)).status === 201, { timeoutMs: 20_000 });
       assert.equal((await whoAmI(s, token)).username, 'oidc:late');
     } finally {
       await s.close();

@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { devPkiPaths } from '../../certs/devpki.js';
 import { keyId } from '../../lib/serviceaccount/keys.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { eventually, hasKubectl, kubectl, makeJwt, whoAmI, withToken } from './tokenkit.js';
+import { hasKubectl, kubectl, makeJwt, whoAmI, withToken } from './tokenkit.js';
+import { eventually } from '../helpers/eventually.js';
 
 const DEV_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const payloadOf = (token: string): Record<string, any> => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()); // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -256,14 +257,10 @@ describe('service-account tokens in dev mode', () => {
       type: 'kubernetes.io/service-account-token',
     });
     let secret: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-    await eventually(
-      async () => {
-        secret = (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/legacy-token')).json;
-        return typeof secret.data?.token === 'string';
-      },
-      10_000,
-      'the token controller to fill the secret',
-    );
+    await eventually('the token controller to fill the secret', async () => {
+      secret = (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/legacy-token')).json;
+      return typeof secret.data?.token === 'string';
+    });
     const token = Buffer.from(secret.data.token, 'base64').toString();
     assert.equal(Buffer.from(secret.data.namespace, 'base64').toString(), 'default');
     assert.match(Buffer.from(secret.data['ca.crt'], 'base64').toString(), /BEGIN CERTIFICATE/);
@@ -285,13 +282,12 @@ describe('service-account tokens in dev mode', () => {
       metadata: { name: 'short-lived-token', annotations: { 'kubernetes.io/service-account.name': 'short-lived' } },
       type: 'kubernetes.io/service-account-token',
     });
-    await eventually(async () => typeof (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/short-lived-token')).json?.data?.token === 'string');
-    await s.admin.request('DELETE', '/api/v1/namespaces/default/serviceaccounts/short-lived');
     await eventually(
-      async () => (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/short-lived-token')).status === 404,
-      10_000,
-      'the secret to go',
+      'condition',
+      async () => typeof (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/short-lived-token')).json?.data?.token === 'string',
     );
+    await s.admin.request('DELETE', '/api/v1/namespaces/default/serviceaccounts/short-lived');
+    await eventually('the secret to go', async () => (await s.admin.request('GET', '/api/v1/namespaces/default/secrets/short-lived-token')).status === 404);
   });
 });
 

@@ -82,13 +82,3 @@ export function makeJwt(header: Record<string, unknown> | string, payload: Recor
     sig = cryptoSign(`sha${alg.slice(2)}`, Buffer.from(input), { key: key as KeyObject, dsaEncoding: 'ieee-p1363' }).toString('base64url');
   return `${input}.${sig}`;
 }
-
-/** Polls until fn returns true, at most timeoutMs. */
-export async function eventually(fn: () => Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await fn()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -6,20 +6,12 @@ import { generateClientCert } from '../../certs/pki.js';
 import { HttpsClient } from '../helpers/client.js';
 import type { TestServer } from '../helpers/server.js';
 
+export { eventually } from '../helpers/eventually.js';
+
 /** A client that authenticates as `user` in `groups` with a client certificate from the server's CA. */
 export async function clientAs(srv: TestServer, user: string, groups: string[] = []): Promise<HttpsClient> {
   const pki = devPkiPaths(srv.dataDir);
   const [certPem, keyPem] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.caKey, 'utf8')]);
   const leaf = generateClientCert({ certPem, keyPem }, { user, groups });
   return new HttpsClient(srv.url, { ca: certPem, cert: leaf.certPem, key: leaf.keyPem });
-}
-
-/** Retries `probe` until it returns true; fails after timeoutMs with `what`. */
-export async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

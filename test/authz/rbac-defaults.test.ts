@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { canI, eventually, identity, RBAC, roleBinding, userSubject } from './rbac-helpers.js';
+import { canI, identity, RBAC, roleBinding, userSubject } from './rbac-helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const CR = `${RBAC}/clusterroles`;
 const CRB = `${RBAC}/clusterrolebindings`;
@@ -127,25 +128,28 @@ describe('ClusterRole aggregation', () => {
         rules: [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }],
       };
       assert.equal((await s.admin.request('POST', CR, piece)).status, 201);
-      await eventually(() => canI(viewer.client, widgets), 'view to aggregate widget-viewer');
+      await eventually('view to aggregate widget-viewer', () => canI(viewer.client, widgets), { timeoutMs: 5000 });
       // view is itself aggregated into edit and admin.
       await eventually(
-        async () => JSON.stringify((await s.admin.request('GET', `${CR}/admin`)).json.rules).includes('widgets'),
         'admin to aggregate it through edit',
+        async () => JSON.stringify((await s.admin.request('GET', `${CR}/admin`)).json.rules).includes('widgets'),
+        { timeoutMs: 5000 },
       );
 
       // Changing the piece's rules and then dropping its label removes them again.
       const cur = (await s.admin.request('GET', `${CR}/widget-viewer`)).json;
       cur.metadata.labels = {};
       assert.equal((await s.admin.request('PUT', `${CR}/widget-viewer`, cur)).status, 200);
-      await eventually(async () => !(await canI(viewer.client, widgets)), 'view to drop widget-viewer');
+      await eventually('view to drop widget-viewer', async () => !(await canI(viewer.client, widgets)), { timeoutMs: 5000 });
       cur.metadata.labels = { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' };
       delete cur.metadata.resourceVersion;
       assert.equal((await s.admin.request('PUT', `${CR}/widget-viewer`, cur)).status, 200);
-      await eventually(() => canI(viewer.client, widgets), 'view to aggregate it again');
+      await eventually('view to aggregate it again', () => canI(viewer.client, widgets), { timeoutMs: 5000 });
       assert.equal((await s.admin.request('DELETE', `${CR}/widget-viewer`)).status, 200);
-      await eventually(async () => !(await canI(viewer.client, widgets)), 'view to forget the deleted role');
-      await eventually(async () => !JSON.stringify((await s.admin.request('GET', `${CR}/admin`)).json.rules).includes('widgets'), 'admin to forget it');
+      await eventually('view to forget the deleted role', async () => !(await canI(viewer.client, widgets)), { timeoutMs: 5000 });
+      await eventually('admin to forget it', async () => !JSON.stringify((await s.admin.request('GET', `${CR}/admin`)).json.rules).includes('widgets'), {
+        timeoutMs: 5000,
+      });
     } finally {
       viewer.client.close();
     }

@@ -3,7 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { canI, clusterRoleBinding, eventually, identity, RBAC, roleBinding, userSubject, type Identity } from './rbac-helpers.js';
+import { canI, clusterRoleBinding, identity, RBAC, roleBinding, userSubject, type Identity } from './rbac-helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const NS = 'esc';
 const role = (name: string, rules: object[]) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: NS }, rules });
@@ -39,8 +40,10 @@ describe('RBAC escalation prevention', () => {
     await s.admin.request('POST', `${RBAC}/clusterrolebindings`, clusterRoleBinding('erin-manager', 'rbac-manager', [userSubject('erin')]));
     carol = await identity(s, 'carol');
     erin = await identity(s, 'erin');
-    await eventually(() => canI(erin.client, { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' }), 'the bindings');
-    await eventually(() => canI(carol.client, { verb: 'get', resource: 'secrets', namespace: NS }), 'the bindings');
+    await eventually('the bindings', () => canI(erin.client, { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' }), {
+      timeoutMs: 5000,
+    });
+    await eventually('the bindings', () => canI(carol.client, { verb: 'get', resource: 'secrets', namespace: NS }), { timeoutMs: 5000 });
   });
   after(async () => {
     carol.client.close();
@@ -112,7 +115,9 @@ describe('RBAC escalation prevention', () => {
       `${RBAC}/namespaces/${NS}/rolebindings`,
       roleBinding(NS, 'erin-escalate', 'ClusterRole', 'role-escalator', [userSubject('erin')]),
     );
-    await eventually(() => canI(erin.client, { verb: 'escalate', group: 'rbac.authorization.k8s.io', resource: 'roles', namespace: NS }), 'escalate');
+    await eventually('escalate', () => canI(erin.client, { verb: 'escalate', group: 'rbac.authorization.k8s.io', resource: 'roles', namespace: NS }), {
+      timeoutMs: 5000,
+    });
     const r = await erin.client.request('POST', `${RBAC}/namespaces/${NS}/roles`, role('secret-reader', [readSecrets]));
     assert.equal(r.status, 201, r.text);
     // escalate on roles is not escalate on clusterroles.
@@ -171,8 +176,9 @@ describe('RBAC escalation prevention', () => {
     );
     await s.admin.request('POST', `${RBAC}/namespaces/${NS}/rolebindings`, roleBinding(NS, 'erin-binder', 'Role', 'binder', [userSubject('erin')]));
     await eventually(
-      () => canI(erin.client, { verb: 'bind', group: 'rbac.authorization.k8s.io', resource: 'roles', namespace: NS, name: 'pod-reader' }),
       'bind',
+      () => canI(erin.client, { verb: 'bind', group: 'rbac.authorization.k8s.io', resource: 'roles', namespace: NS, name: 'pod-reader' }),
+      { timeoutMs: 5000 },
     );
     const ok = await erin.client.request('POST', `${RBAC}/namespaces/${NS}/rolebindings`, roleBinding(NS, 'b3', 'Role', 'pod-reader', [userSubject('gina')]));
     assert.equal(ok.status, 201, ok.text);

@@ -1,6 +1,6 @@
 // Helpers for the RBAC and access-review tests: kubeconfigs for users with
 // client certificates signed by the test server's dev CA, kubectl bound to
-// them, clients, and a way to wait until the authorizer has seen a change.
+// them, and clients.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { devPkiPaths } from '../../certs/devpki.js';
@@ -29,16 +29,6 @@ export async function identity(s: TestServer, user: string, groups: string[] = [
   });
   const client = new HttpsClient(s.url, { ca: caCert, cert: leaf.certPem, key: leaf.keyPem });
   return { kubeconfig, client, kubectl: () => new Kubectl(KUBECTL!, kubeconfig) };
-}
-
-/** Polls until `probe` returns true (the authorizer follows the store by watch, a moment behind writes). */
-export async function eventually(probe: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 export const RBAC = '/apis/rbac.authorization.k8s.io/v1';

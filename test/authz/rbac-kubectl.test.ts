@@ -7,19 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { Kubectl } from '../e2e/helpers.js';
-import {
-  canI,
-  clusterRoleBinding,
-  eventually,
-  groupSubject,
-  identity,
-  KUBECTL,
-  RBAC,
-  roleBinding,
-  saSubject,
-  userSubject,
-  type Identity,
-} from './rbac-helpers.js';
+import { canI, clusterRoleBinding, groupSubject, identity, KUBECTL, RBAC, roleBinding, saSubject, userSubject, type Identity } from './rbac-helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe('RBAC through kubectl auth can-i', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
   let s: TestServer;
@@ -68,7 +57,9 @@ describe('RBAC through kubectl auth can-i', { skip: KUBECTL ? false : 'kubectl i
     ] as const) {
       who[name] = await identity(s, name, [...groups]);
     }
-    await eventually(() => canI(who['erin']!.client, { verb: 'get', resource: 'configmaps', namespace: 'team-b', name: 'app-config' }), 'the last binding');
+    await eventually('the last binding', () => canI(who['erin']!.client, { verb: 'get', resource: 'configmaps', namespace: 'team-b', name: 'app-config' }), {
+      timeoutMs: 5000,
+    });
   });
   after(async () => {
     for (const i of Object.values(who)) i.client.close();
@@ -177,6 +168,6 @@ describe('RBAC through kubectl auth can-i', { skip: KUBECTL ? false : 'kubectl i
   it('removing a binding takes the access away', async () => {
     const c = who['quinn']!.client;
     assert.equal((await s.admin.request('DELETE', `${RBAC}/clusterrolebindings/qa-view`)).status, 200);
-    await eventually(async () => !(await canI(c, { verb: 'list', resource: 'pods' })), 'the binding to go');
+    await eventually('the binding to go', async () => !(await canI(c, { verb: 'list', resource: 'pods' })), { timeoutMs: 5000 });
   });
 });

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { devPkiPaths } from '../../certs/devpki.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { TcpGate } from '../helpers/tcpgate.js';
+import { eventually } from '../helpers/eventually.js';
 
 type Client = typeof import('@kubernetes/client-node');
 type ConfigMap = import('@kubernetes/client-node').V1ConfigMap;
@@ -31,14 +32,6 @@ const CLIENTS: ReadonlyArray<{ name: string; load: () => Promise<Client>; skip: 
 
 /** The history window the server keeps; the test moves the server's clock past it. */
 const WINDOW_MS = 120_000;
-
-async function until(what: string, test: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** The Status body of a failed typed call (client-node keeps it as a JSON string). */
 function statusOf(err: unknown): { code: number; reason: string; message: string } {
@@ -185,13 +178,13 @@ for (const { name, load, skip } of CLIENTS) {
         // and gets the change it missed exactly once.
         events.length = 0;
         gate.cut();
-        await until('the informer to report the lost connection', () => errors.length === 1);
+        await eventually('the informer to report the lost connection', () => errors.length === 1);
         const resumed = informer.start();
         const live = await s.admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('live', { v: '1' }));
         assert.equal(live.status, 201, live.text);
         gate.open();
         await resumed;
-        await until('the missed add', () => events.includes('add live {"v":"1"}'));
+        await eventually('the missed add', () => events.includes('add live {"v":"1"}'));
         assert.equal(lists, 1, 'a resume within the window does not re-list');
         assert.deepEqual(events, ['add live {"v":"1"}']);
         const seenRv: string = live.json.metadata.resourceVersion;
@@ -200,7 +193,7 @@ for (const { name, load, skip } of CLIENTS) {
         // A longer one: the world changes and history moves past what the informer saw before it comes back.
         events.length = 0;
         gate.cut();
-        await until('the informer to report the lost connection', () => errors.length === 2);
+        await eventually('the informer to report the lost connection', () => errors.length === 2);
         const restarted = informer.start();
         assert.equal((await s.admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('new', { v: '1' }))).status, 201);
         assert.equal(
@@ -223,10 +216,10 @@ for (const { name, load, skip } of CLIENTS) {
 
         gate.open();
         await restarted;
-        await until('the re-list', () => events.some((e) => e.startsWith('delete drop')));
+        await eventually('the re-list', () => events.some((e) => e.startsWith('delete drop')));
         // The watch after the re-list is live: a later add arrives, once.
         assert.equal((await s.admin.request('POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('later', { v: '1' }))).status, 201);
-        await until('the later add', () => events.includes('add later {"v":"1"}'));
+        await eventually('the later add', () => events.includes('add later {"v":"1"}'));
 
         assert.equal(lists, 2, 'one list at start, one after the 410');
         assert.deepEqual(events.sort(), ['add later {"v":"1"}', 'add new {"v":"1"}', 'delete drop {"v":"1"}', 'update change {"v":"2"}']);

@@ -8,16 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { devPkiPaths } from '../../certs/devpki.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-
-const until = async <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> => {
-  const deadline = Date.now() + 10_000; // a bound, not a timing assertion
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+import { eventually } from '../helpers/eventually.js';
 
 describe('namespace defaults (serviceaccount, root-ca-cert-publisher)', () => {
   let s: TestServer;
@@ -30,7 +21,7 @@ describe('namespace defaults (serviceaccount, root-ca-cert-publisher)', () => {
 
   const get = (path: string) => s.admin.request('GET', path);
   const present = (path: string) =>
-    until(path, async () => {
+    eventually(path, async () => {
       const r = await get(path);
       return r.status === 200 ? r.json : undefined;
     });
@@ -50,7 +41,7 @@ describe('namespace defaults (serviceaccount, root-ca-cert-publisher)', () => {
   it('recreates them when deleted, and leaves a changed one alone', async () => {
     const sa = await present('/api/v1/namespaces/team-a/serviceaccounts/default');
     assert.equal((await s.admin.request('DELETE', '/api/v1/namespaces/team-a/serviceaccounts/default')).status, 200);
-    await until('a new default service account', async () => {
+    await eventually('a new default service account', async () => {
       const r = await get('/api/v1/namespaces/team-a/serviceaccounts/default');
       return r.status === 200 && r.json.metadata.uid !== sa.metadata.uid ? r.json : undefined;
     });
@@ -92,7 +83,7 @@ describe('namespace defaults (serviceaccount, root-ca-cert-publisher)', () => {
     assert.equal(ns.status, 201, ns.text);
     await present('/api/v1/namespaces/going/serviceaccounts/default');
     assert.equal((await s.admin.request('DELETE', '/api/v1/namespaces/going')).status, 200);
-    await until('the namespace to empty', async () => ((await get('/api/v1/namespaces/going/serviceaccounts/default')).status === 404 ? true : undefined));
+    await eventually('the namespace to empty', async () => ((await get('/api/v1/namespaces/going/serviceaccounts/default')).status === 404 ? true : undefined));
     // A few passes of both controllers later, it is still empty.
     for (let i = 0; i < 5; i++) {
       await s.admin.request('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'nudge-' } });

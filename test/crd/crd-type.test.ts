@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { CRD_PATH, crontabCrd } from './fixtures.js';
+import { eventually } from '../helpers/eventually.js';
 
 type Json = Record<string, any>;
 
@@ -216,11 +217,10 @@ describe('CustomResourceDefinition type', () => {
     );
     assert.equal(created.status, 201, created.text);
     // The naming controller writes status right after create: read it back once it has.
-    let o: Json = created.json as Json;
-    for (let i = 0; i < 200 && !o.status?.conditions; i++) {
-      await new Promise((res) => setTimeout(res, 25));
-      o = (await s.admin.request('GET', `${CRD_PATH}/widgets.imm.example.com`)).json as Json;
-    }
+    const o = await eventually("the naming controller's status", async () => {
+      const g = (await s.admin.request('GET', `${CRD_PATH}/widgets.imm.example.com`)).json as Json;
+      return g.status?.conditions ? g : undefined;
+    });
     o.spec.names.plural = 'gadgets';
     o.spec.scope = 'Cluster';
     const r = await s.admin.request('PUT', `${CRD_PATH}/widgets.imm.example.com`, o);

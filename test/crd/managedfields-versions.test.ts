@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { CRD_PATH, waitEstablished } from './fixtures.js';
 import { installGadgets, startConversionWebhook, type ConversionWebhook } from './convertwebhook.js';
 import { findKubectl, Kubectl, stopAll } from '../e2e/helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const kubectlBinary = findKubectl('1.33') ?? findKubectl();
 
@@ -274,9 +275,5 @@ describe('managedFields naming a version the CRD no longer has', () => {
 });
 
 async function waitGone(s: TestServer, path: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await s.admin.request('GET', path)).status === 404) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`${path} still served`);
+  await eventually(`${path} to be unserved`, async () => (await s.admin.request('GET', path)).status === 404);
 }

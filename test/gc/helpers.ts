@@ -1,18 +1,14 @@
 // Shared bits of the garbage-collection and deletion tests: objects with
 // owner references, and polling until the collector has acted.
 import type { HttpsClient } from '../helpers/client.js';
+import { eventually, type Probe } from '../helpers/eventually.js';
 
 export const CM = (ns = 'default') => `/api/v1/namespaces/${ns}/configmaps`;
 export const SECRETS = (ns = 'default') => `/api/v1/namespaces/${ns}/secrets`;
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
+/** test/helpers/eventually.ts with these tests' bound (the collector acts within a few passes). */
+export function until<T>(what: string, probe: Probe<T>, timeoutMs = 8000): Promise<T> {
+  return eventually(what, probe, { timeoutMs });
 }
 
 export interface Made {

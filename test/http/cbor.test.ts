@@ -13,7 +13,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Encoder } from 'cbor-x';
 import { decode as strictDecode, Tag } from 'cbor2';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { canI, eventually, identity, RBAC, roleBinding, userSubject } from '../authz/rbac-helpers.js';
+import { canI, identity, RBAC, roleBinding, userSubject } from '../authz/rbac-helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const CBOR = 'application/cbor';
 const NS = 'cb';
@@ -307,7 +308,7 @@ describe('CBOR with CBORServingAndStorage=true', () => {
       const created = (await s.admin.request('GET', `${P}/w0`)).json;
       await s.admin.request('PUT', `${P}/w0`, { ...created, data: { i: 'changed' } });
       await s.admin.request('DELETE', `${P}/w1`);
-      while (seq.items.length < N + 2) await new Promise((r) => setTimeout(r, 20));
+      await eventually(`${N + 2} events`, () => seq.items.length >= N + 2, { intervalMs: 20 });
       // Each item is one self-described WatchEvent; nothing is left half-read.
       const events = seq.items.map(read);
       assert.equal(seq.pending, 0);
@@ -468,7 +469,9 @@ describe('the gateway reads CBOR bodies for its own checks (gate on)', () => {
   it('RBAC escalation prevention judges a Role sent in CBOR by its rules', async () => {
     const erin = await identity(s, 'erin');
     try {
-      await eventually(() => canI(erin.client, { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'roles', namespace: 'esc' }), 'the binding');
+      await eventually('the binding', () => canI(erin.client, { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'roles', namespace: 'esc' }), {
+        timeoutMs: 5000,
+      });
       const role = (name: string, resources: string[]) => ({
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'Role',

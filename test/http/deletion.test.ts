@@ -3,6 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/eventually.js';
 
 let s: TestServer;
 before(async () => {
@@ -13,16 +14,6 @@ after(async () => {
 });
 
 const CM = '/api/v1/namespaces/default/configmaps';
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('finalizers and deletionTimestamp', () => {
   it('follows the state table: delete marks, removing one finalizer keeps, removing the last removes', async () => {
@@ -183,11 +174,15 @@ describe('namespace lifecycle', () => {
       c.text,
     );
 
-    await until('c1 deleted', async () => ((await s.admin.request('GET', `${base}/c1`)).status === 404 ? true : undefined));
-    const held = await until('held marked', async () => {
-      const g = await s.admin.request('GET', `${base}/held`);
-      return g.json?.metadata?.deletionTimestamp ? g.json : undefined;
-    });
+    await eventually('c1 deleted', async () => ((await s.admin.request('GET', `${base}/c1`)).status === 404 ? true : undefined), { timeoutMs: 8000 });
+    const held = await eventually(
+      'held marked',
+      async () => {
+        const g = await s.admin.request('GET', `${base}/held`);
+        return g.json?.metadata?.deletionTimestamp ? g.json : undefined;
+      },
+      { timeoutMs: 8000 },
+    );
     // The finalizer holds the namespace.
     await new Promise((r) => setTimeout(r, 300));
     const still = await s.admin.request('GET', `/api/v1/namespaces/${ns}`);
@@ -196,7 +191,9 @@ describe('namespace lifecycle', () => {
 
     const u = await s.admin.request('PUT', `${base}/held`, { ...held, metadata: { ...held.metadata, finalizers: [] } });
     assert.equal(u.status, 200, u.text);
-    await until('namespace gone', async () => ((await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined));
+    await eventually('namespace gone', async () => ((await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined), {
+      timeoutMs: 8000,
+    });
   });
 
   it('keeps a namespace with a finalizer of its own Terminating, still serving, until the finalizer goes', async () => {
@@ -210,10 +207,14 @@ describe('namespace lifecycle', () => {
     );
     const d = await s.admin.request('DELETE', `/api/v1/namespaces/${ns}`);
     assert.equal(d.status, 200, d.text);
-    await until('the namespace finalizer removed', async () => {
-      const g = await s.admin.request('GET', `/api/v1/namespaces/${ns}`);
-      return g.json.spec?.finalizers?.length === 0 ? g.json : undefined;
-    });
+    await eventually(
+      'the namespace finalizer removed',
+      async () => {
+        const g = await s.admin.request('GET', `/api/v1/namespaces/${ns}`);
+        return g.json.spec?.finalizers?.length === 0 ? g.json : undefined;
+      },
+      { timeoutMs: 8000 },
+    );
     const before = (await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).json.metadata.resourceVersion;
     await new Promise((r) => setTimeout(r, 300));
     const still = await s.admin.request('GET', `/api/v1/namespaces/${ns}`);
@@ -221,6 +222,8 @@ describe('namespace lifecycle', () => {
     assert.equal(still.json.metadata.resourceVersion, before, 'nobody rewrites it meanwhile');
     const u = await s.admin.request('PUT', `/api/v1/namespaces/${ns}`, { ...still.json, metadata: { ...still.json.metadata, finalizers: [] } });
     assert.equal(u.status, 200, u.text);
-    await until('namespace gone', async () => ((await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined));
+    await eventually('namespace gone', async () => ((await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined), {
+      timeoutMs: 8000,
+    });
   });
 });

@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { FrameReader, K8S, unwrap, wrap } from './protobuf-k8s.js';
+import { eventually } from '../helpers/eventually.js';
 
 const PB = 'application/vnd.kubernetes.protobuf';
 const CLIENT_GO = `${PB}, application/json`;
@@ -292,8 +293,7 @@ describe('protobuf watch', () => {
       const created = await s.admin.request('POST', P, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w1' }, data: { a: '1' } });
       await s.admin.request('PUT', `${P}/w1`, { ...created.json, data: { a: '2' } });
       await s.admin.request('DELETE', `${P}/w1`);
-      const deadline = Date.now() + 5000;
-      while (reader.events.filter((e) => e.type !== 'BOOKMARK').length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await eventually('three events', () => reader.events.filter((e) => e.type !== 'BOOKMARK').length >= 3, { timeoutMs: 5000, intervalMs: 20 });
       assert.equal(contentType, `${PB};stream=watch`);
       const evs = reader.events.filter((e) => e.type !== 'BOOKMARK');
       assert.deepEqual(

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { HttpsClient } from '../helpers/client.js';
 import { parseMetrics, samples } from '../helpers/prometheus.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe('request metrics', () => {
   let s: TestServer;
@@ -83,12 +84,11 @@ describe('request metrics', () => {
     } finally {
       w.stop();
     }
-    for (let i = 0; i < 100; i++) {
-      const v = samples(await scrape(), 'apiserver_longrunning_requests', { verb: 'WATCH', resource: 'configmaps' })[0]?.value;
-      if (Number(v ?? 0) === 0) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.fail('the watch was never counted as ended');
+    await eventually(
+      'the watch counted as ended',
+      async () => Number(samples(await scrape(), 'apiserver_longrunning_requests', { verb: 'WATCH', resource: 'configmaps' })[0]?.value ?? 0) === 0,
+      { intervalMs: 20 },
+    );
   });
 
   it('authentication attempts by result; random paths do not make new series', async () => {

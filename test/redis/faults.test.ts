@@ -7,20 +7,13 @@ import { readdirSync, rmSync } from 'node:fs';
 import { startGatehouse, stopAll, type Gatehouse } from '../e2e/helpers.js';
 import { Redis } from 'ioredis';
 import { RedisServer, redisServerSkipReason } from './redis-server.js';
+import { eventually } from '../helpers/eventually.js';
 
 const skip = await redisServerSkipReason();
 const CM = '/api/v1/namespaces/default/configmaps';
 
-/** Polls fn until it returns a value; fails after ms (a bound, not a timing assertion). */
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** The bound of every wait here: Redis restarts and reconnections. */
+const WAIT = { timeoutMs: 15_000, intervalMs: 100 };
 
 describe('redis faults under a running server', { skip }, () => {
   let redis: RedisServer;
@@ -43,10 +36,14 @@ describe('redis faults under a running server', { skip }, () => {
 
     await redis.stop('SIGTERM');
 
-    const ready = await eventually('readyz to fail', async () => {
-      const r = await gh.admin.request('GET', '/readyz?verbose');
-      return r.status === 200 ? undefined : r;
-    });
+    const ready = await eventually(
+      'readyz to fail',
+      async () => {
+        const r = await gh.admin.request('GET', '/readyz?verbose');
+        return r.status === 200 ? undefined : r;
+      },
+      WAIT,
+    );
     assert.equal(ready.status, 500);
     assert.match(ready.text, /\[-\]etcd failed/);
 
@@ -68,7 +65,7 @@ describe('redis faults under a running server', { skip }, () => {
     watch.stop();
 
     await redis.restart();
-    await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined));
+    await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined), WAIT);
     const again = await gh.admin.request('GET', `${CM}/before`);
     assert.equal(again.status, 200, again.text);
     assert.deepEqual(again.json.data, { a: '1' });
@@ -87,12 +84,12 @@ describe('redis faults under a running server', { skip }, () => {
   it('fails a namespaced create with 503 while redis is down', async () => {
     await redis.stop('SIGTERM');
     try {
-      await eventually('readyz to fail', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? undefined : true));
+      await eventually('readyz to fail', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? undefined : true), WAIT);
       const post = await gh.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'during' } });
       assert.equal(post.status, 503, post.text);
     } finally {
       await redis.restart();
-      await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined));
+      await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined), WAIT);
     }
   });
 
@@ -116,7 +113,7 @@ describe('redis faults under a running server', { skip }, () => {
     } finally {
       c.disconnect();
     }
-    await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined));
+    await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined), WAIT);
     const again = await gh.admin.request('GET', `${CM}/stall`);
     assert.equal(again.status, 200, again.text);
     assert.deepEqual(again.json.data, { a: '1' });
@@ -130,11 +127,15 @@ describe('redis faults under a running server', { skip }, () => {
     await redis.stop('SIGKILL');
     for (const f of readdirSync(redis.dir)) rmSync(`${redis.dir}/${f}`, { recursive: true, force: true });
     await redis.restart();
-    await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined));
-    const gone = await eventually('the lost object to disappear', async () => {
-      const r = await gh.admin.request('GET', `${CM}/lost`);
-      return r.status === 404 ? r : undefined;
-    });
+    await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined), WAIT);
+    const gone = await eventually(
+      'the lost object to disappear',
+      async () => {
+        const r = await gh.admin.request('GET', `${CM}/lost`);
+        return r.status === 404 ? r : undefined;
+      },
+      WAIT,
+    );
     assert.equal(gone.status, 404);
     const w = await gh.admin.watch(`${CM}?watch=1&resourceVersion=${oldRv}`);
     try {

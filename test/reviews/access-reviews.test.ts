@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { encodeEnvelope, PROTOBUF_MEDIA_TYPE } from '../../lib/protobuf/codec.js';
 import { ruleResolverFor } from '../../gateway/reviews/accessrules.js';
-import { canI, eventually, identity, RBAC, roleBinding, userSubject, type Identity } from '../authz/rbac-helpers.js';
+import { canI, identity, RBAC, roleBinding, userSubject, type Identity } from '../authz/rbac-helpers.js';
+import { eventually } from '../helpers/eventually.js';
 
 const AZ = '/apis/authorization.k8s.io';
 const SAR = `${AZ}/v1/subjectaccessreviews`;
@@ -20,7 +21,7 @@ describe('access reviews', () => {
     await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } });
     await s.admin.request('POST', `${RBAC}/namespaces/team-a/rolebindings`, roleBinding('team-a', 'alice-view', 'ClusterRole', 'view', [userSubject('alice')]));
     alice = await identity(s, 'alice', ['dev']);
-    await eventually(() => canI(alice.client, { verb: 'list', resource: 'pods', namespace: 'team-a' }), 'the binding');
+    await eventually('the binding', () => canI(alice.client, { verb: 'list', resource: 'pods', namespace: 'team-a' }), { timeoutMs: 5000 });
   });
   after(async () => {
     alice.client.close();

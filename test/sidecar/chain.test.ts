@@ -20,6 +20,7 @@ import { HttpsClient } from '../helpers/client.js';
 import { freePort } from '../helpers/ports.js';
 import { upgradeRoundTrip } from '../helpers/raw.js';
 import { startWebhookPeer, type WebhookPeer } from '../authz/webhookpeer.js';
+import { eventually } from '../helpers/eventually.js';
 
 const TIMEOUT_MS = 1_500;
 
@@ -123,7 +124,7 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
     const c = client('allow-carol');
     const slow = c.request('GET', '/slow');
     // The slow request holds the only read-only slot once the upstream has it.
-    for (let i = 0; i < 100 && hanging.size === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await eventually('the slow request upstream', () => hanging.size > 0, { timeoutMs: 2000, intervalMs: 20 });
     assert.equal(hanging.size, 1);
     const busy = await c.request('GET', '/things');
     assert.equal(busy.status, 429);

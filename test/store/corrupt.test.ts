@@ -13,6 +13,7 @@ import { redisKeys } from '../../backends/core/store/redis-keys.js';
 import { StoreError, type Store, type StoreEvent } from '../../backends/core/store/types.js';
 import { pod } from './helpers.js';
 import { REDIS_URL, dropPrefix, redisSkipReason, uniquePrefix } from './fixtures/redis-env.js';
+import { eventually } from '../helpers/eventually.js';
 
 const corrupt = (err: unknown) => err instanceof StoreError && err.code === 'corrupt' && /Key: core\/pods\/a\/bad/.test(err.message);
 
@@ -24,9 +25,11 @@ async function checkCorrupt(store: Store): Promise<void> {
   const events: StoreEvent[] = [];
   const w = store.watch('core/pods/', await store.currentRev(), { event: (e) => events.push(e), error: () => undefined });
   await store.deleteCorrupt('core/pods/a/bad');
-  const deadline = Date.now() + 3000;
-  while (events.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  w.stop();
+  try {
+    await eventually('the DELETED event', () => events.length > 0, { timeoutMs: 3000, intervalMs: 10 });
+  } finally {
+    w.stop();
+  }
   assert.equal(events[0]?.type, 'DELETED');
   assert.equal(events[0]?.object.metadata.name, 'bad');
   assert.equal(events[0]?.object.metadata.namespace, 'a');

@@ -10,6 +10,7 @@ import { StoreError, getCachedFirst } from '../../backends/core/store/types.js';
 import { storeContract } from './contract.js';
 import { Collector, pod, rv } from './helpers.js';
 import { REDIS_URL, dropPrefix, prefixFootprint, redisSkipReason, uniquePrefix } from './fixtures/redis-env.js';
+import { eventually } from '../helpers/eventually.js';
 
 const skip = await redisSkipReason();
 
@@ -42,9 +43,11 @@ if (skip) {
         assert.equal(page.rev, await b.currentRev());
         await a.delete('core/pods/a/x');
         assert.equal(await b.get('core/pods/a/x'), undefined);
-        const deadline = Date.now() + 5000;
-        while (seen.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-        w.stop();
+        try {
+          await eventually('three events', () => seen.length >= 3, { timeoutMs: 5000, intervalMs: 5 });
+        } finally {
+          w.stop();
+        }
         assert.deepEqual(seen, [rv(x), rv(x) + 1, rv(x) + 2]);
       } finally {
         await a.close();
@@ -76,10 +79,12 @@ if (skip) {
         // b's write comes between: a's next write does not follow a's cache, so it waits for the feed, in order.
         const y = await b.create('core/pods/a/y', pod('a', 'y'));
         const z = await a.create('core/pods/a/z', pod('a', 'z'));
-        const deadline = Date.now() + 5000;
-        while (seen.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-        await new Promise((r) => setTimeout(r, 50));
-        w.stop();
+        try {
+          await eventually('five events', () => seen.length >= 5, { timeoutMs: 5000, intervalMs: 5 });
+          await new Promise((r) => setTimeout(r, 50));
+        } finally {
+          w.stop();
+        }
         assert.deepEqual(seen.slice(3), [`ADDED y ${rv(y)}`, `ADDED z ${rv(z)}`], 'no event twice, none out of order');
         assert.equal(rv(await b.get('core/pods/a/z')), rv(z));
       } finally {
