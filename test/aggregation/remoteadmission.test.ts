@@ -33,6 +33,10 @@ async function startPair(delegated: boolean): Promise<Gatehouse> {
     `--tls-private-key-file=${pem.keyFile}`,
     `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
     '--requestheader-allowed-names=front-proxy-client',
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    '--requestheader-uid-headers=X-Remote-Uid',
     ...(delegated ? ['--authorization-mode=Webhook', `--authorization-webhook-config-file=${sarKubeconfig}`, '--authorization-webhook-version=v1'] : []),
   ]);
   core.child.stdin?.end();
