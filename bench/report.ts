@@ -216,7 +216,7 @@ export function details(f: Figures): void {
 }
 
 export function summary(f: Figures): void {
-  out('Summary against the targets of issue 2 (one server core, keep-alive, 50 connections)');
+  out('Summary against the targets (one server core, keep-alive, 50 connections)');
   const rows: string[][] = [];
   if (f.get)
     recordRow({
@@ -252,7 +252,7 @@ export function summary(f: Figures): void {
     rows.push([
       'CREATE file store vs memory store',
       `${num(rps(f.create.file))} req/s = ${pct(rps(f.create.file), rps(f.create.memory))} of the memory store`,
-      '≥ 80% of memory (issue 23)',
+      '≥ 80% of memory',
     ]);
     rows.push(['CREATE file store', `${num(rps(f.create.file))} req/s = ${pct(rps(f.create.file), rps(f.create.bare))} of bare POST`, '(reference)']);
   }

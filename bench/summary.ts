@@ -1,4 +1,4 @@
-// The bench's machine-readable side (issue 23, item 6): which sections run
+// The bench's machine-readable side: which sections run
 // (BENCH_ONLY, a comma list of section names) and every summary row of the
 // run, written as JSON to BENCH_JSON=<file> when the run ends. Sections run
 // in the one `npm run bench` process, so the rows are collected here and

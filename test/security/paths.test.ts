@@ -1,4 +1,4 @@
-// Hostile paths (issue 22): dot segments, encoded slashes, empty segments,
+// Hostile paths: dot segments, encoded slashes, empty segments,
 // path parameters, NUL and backslashes on local routes, on the health
 // allow-list and through the aggregation proxy. Authorization reads the
 // decoded path and a backend the raw one, so either both name the same
