@@ -1,5 +1,5 @@
 // All of the benchmark's output: progress lines while it runs, then the
-// figures beside their baselines and the summary against the targets.
+// figures beside their baselines and the summary against their targets.
 // Figures only — a benchmark is not a test, so nothing here passes or fails.
 import type { LoopResult } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
