@@ -1,4 +1,4 @@
-// Access insight (issue 24), two ways.
+// Access insight (explanations and who-can), two ways.
 //
 // On the chain (no HTTP, `runAccessBench`): the RBAC policy of
 // bench/authz-rbac.ts with 10,000 RoleBindings about other subjects, behind

@@ -1,4 +1,4 @@
-// Aggregation figures (issue 6, targets of issue 23): GET and watch of a sample-backend Widget
+// Aggregation figures: GET and watch of a sample-backend Widget
 // through the gateway (authentication, authorization, APIService routing, the
 // aggregation proxy), beside the same request sent to the backend directly
 // and beside a bare Node proxy hop (HTTPS in, keep-alive node:https agent out
@@ -16,7 +16,7 @@
 // (latency without queueing: the added-latency figures), each path run twice
 // in mirrored order (direct, hop, gateway, gateway, hop, direct) so drift
 // lands on all three; rates are pooled, percentiles averaged over the two
-// runs. Targets (issue 23): proxied GET ≥ 50% of direct and ≥ 150% of the
+// runs. Targets: proxied GET ≥ 50% of direct and ≥ 150% of the
 // bare hop at 50 connections; at 1 connection, ≤ 0.3 ms p50 and ≤ 1 ms p99
 // added over direct. `run()` prints the section and returns its summary
 // rows ({ name, value, unit, baseline, ratio, target, met }). Watch: 100 watches opened
@@ -317,7 +317,7 @@ function pool(rs: readonly GetResult[]): GetResult {
   };
 }
 
-/** The `proxy` section of `npm run bench` (issue 23). */
+/** The `proxy` section of `npm run bench`. */
 export function run(): Promise<SummaryRow[]> {
   return runAggregationBench();
 }

@@ -1,4 +1,4 @@
-// Server-side apply figures (issue 7): SSA PATCH/s on a realistic Pod and a
+// Server-side apply figures: SSA PATCH/s on a realistic Pod and a
 // 100-key ConfigMap beside PUT of the same objects, and the managedFields
 // bookkeeping's share of a PUT: trackUpdate timed on the very transitions the
 // PUTs make, beside the PUT rate (production code has no switch to turn the

@@ -1,4 +1,4 @@
-// Audit figures (issue 20): GET and create throughput of one Gatehouse with
+// Audit figures: GET and create throughput of one Gatehouse with
 // auditing off, at Metadata to a file, and at RequestResponse to a file,
 // beside two servers with auditing off that write a log their own way: the
 // reference (kube's way: each request's whole Event marshalled when the

@@ -1,4 +1,4 @@
-// Authentication figures (issue 3, "Benchmarks"), through the full stack:
+// Authentication figures, through the full stack:
 // one Gatehouse process (memory store, --authorization-mode=AlwaysAllow)
 // configured with every token method at once — client certificates (dev
 // CA), --token-auth-file, service-account tokens (dev sa.key), OIDC by
@@ -894,7 +894,7 @@ export function printAuthn(f: AuthnFigures): void {
   const worst = hits.reduce((w, m) => Math.max(w, overCpu(m.r)), -Infinity);
   // How many µs of server CPU per request one µs of added synchronous work turns into here.
   const amplify = overCpu(f.calibration) / CALIBRATION_US;
-  out('Summary against the targets of issue 3');
+  out('Summary against the authentication targets');
   table(
     ['measurement', 'figure', 'target'],
     [
@@ -937,7 +937,7 @@ export function printAuthn(f: AuthnFigures): void {
 
 export async function printAuthnSection(): Promise<AuthnFigures | undefined> {
   out();
-  out('Authentication benchmarks (issue 3; figures, not pass/fail)');
+  out('Authentication benchmarks (figures, not pass/fail)');
   out(`  ${placement()}; ${WARMUP} ms warm-up, ${DURATION} ms measured; load average ${loadavg()}`);
   const f = await runAuthnBench();
   if (!f) return undefined;

@@ -1,4 +1,4 @@
-// Authorization figures (issue 4, "Benchmarks"), through the full stack:
+// Authorization figures, through the full stack:
 // two Gatehouse processes (memory store) on the same core, one with
 // --authorization-mode=RBAC and one with AlwaysAllow, each loaded through the
 // API with the same 1,000 ClusterRoles and 10,000 RoleBindings (100
@@ -10,8 +10,8 @@
 // authorization decision. Runs alternate AlwaysAllow / RBAC twice and the
 // ratio uses the means. Then the per-decision cost measured directly on the
 // authorizer at 100, 1,000 and 10,000 bindings (bench/authz-rbac.ts), and
-// explanations and who-can against SubjectAccessReview (bench/access.ts,
-// issue 24): over HTTPS on the RBAC server (which serves access.gatehouse.dev
+// explanations and who-can against SubjectAccessReview (bench/access.ts):
+// over HTTPS on the RBAC server (which serves access.gatehouse.dev
 // for it; so does the AlwaysAllow one, to keep the two alike), and on the chain.
 //
 // The load generator is bench/authn.ts's child (raw keep-alive TLS).
@@ -46,9 +46,9 @@ export interface AuthzFigures {
   rbac: RunResult[];
   allow: RunResult[];
   direct: RbacBenchRow[];
-  /** Issue 24: explanations and who-can, measured on the chain (bench/access.ts). */
+  /** Explanations and who-can, measured on the chain (bench/access.ts). */
   access: AccessBenchFigures;
-  /** Issue 24: the same over HTTPS against the RBAC server. */
+  /** Explanations and who-can over HTTPS against the RBAC server. */
   accessHttp: AccessHttpFigures;
   fixtureSeconds: number;
 }
@@ -221,7 +221,7 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
       rbacRuns.push(await run(`RBAC (10k bindings), round ${round}`, rbac.child, rbac.port));
     }
     out();
-    out('  Access insight over HTTPS (issue 24): the admin asks about bench-user on the RBAC server');
+    out('  Access insight over HTTPS: the admin asks about bench-user on the RBAC server');
     const accessHttp = await runAccessHttp({
       server: rbac.child,
       load,
@@ -264,7 +264,7 @@ export function printAuthz(f: AuthzFigures): void {
   const rbacCpu = mean(f.rbac, cpuUs);
   const last = f.direct.at(-1)!;
   const first = f.direct[0]!;
-  out('Summary against the targets of issue 4');
+  out('Summary against the authorization targets');
   table(
     ['measurement', 'figure', 'target'],
     [
@@ -286,7 +286,7 @@ export function printAuthz(f: AuthzFigures): void {
 
 export async function printAuthzSection(): Promise<AuthzFigures> {
   out();
-  out('Authorization benchmarks (issue 4; figures, not pass/fail)');
+  out('Authorization benchmarks (figures, not pass/fail)');
   out(`  ${placement()}; ${WARMUP} ms warm-up, ${DURATION} ms measured; load average ${loadavg()}`);
   const f = await runAuthzBench();
   out();

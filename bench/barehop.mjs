@@ -1,4 +1,4 @@
-// The bare undici hop, the floor of the proxy targets (issue 23): HTTPS in,
+// The bare undici hop, the floor of the proxy targets: HTTPS in,
 // an undici Agent out to the backend with the gateway's client certificate,
 // the client's headers copied (hop-by-hop ones dropped both ways), the body
 // streamed with backpressure, nothing else. bench/aggregation.ts runs it as a

@@ -1,4 +1,4 @@
-// Instructions per create in the Redis store itself (issue 23): the store's
+// Instructions per create in the Redis store itself: the store's
 // work around the Lua call — the namespace check a create makes first
 // (get(ns, 0), from the watch cache), copying and serializing the object, the
 // script call through ioredis, the answer, and applying the write's own feed

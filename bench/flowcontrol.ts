@@ -1,4 +1,4 @@
-// API Priority and Fairness figures (issue 22), two rows:
+// API Priority and Fairness figures, two rows:
 //
 // 1. GET throughput with --enable-priority-and-fairness on and off: two
 //    Gatehouse processes (memory store), identical but for the flag, measured

@@ -1,4 +1,4 @@
-// HTTP/2 figures (issue 22): GET of one ConfigMap over HTTP/2 through
+// HTTP/2 figures: GET of one ConfigMap over HTTP/2 through
 // Gatehouse beside a bare node:http2 server with the same certificate and
 // client-certificate request that answers a fixed JSON body: the gap is what
 // Gatehouse adds per request on HTTP/2 (target: Gatehouse ≥ 60% of the bare

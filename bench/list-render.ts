@@ -1,4 +1,4 @@
-// In-process figures for list pages (issue 23 item 5), steadier than the
+// In-process figures for list pages, steadier than the
 // page latency of a shared machine: what one ConfigMapList page costs to
 // build and to send through node:https, measured in this process.
 //

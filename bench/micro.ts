@@ -291,7 +291,7 @@ function writeHead(): void {
     );
 }
 
-/** The audit work of one Metadata-audited GET (issue 20's ≥ 90% row): the recording, its event, and the event's JSON line, in this process. */
+/** The audit work of one Metadata-audited GET (the audit's ≥ 90%-of-off target): the recording, its event, and the event's JSON line, in this process. */
 async function auditRequest(): Promise<void> {
   console.log("\nOne Metadata-audited GET's audit work (gateway/audit), RequestReceived omitted as in the Audit section");
   const { req, user, renew } = auditedGet();

@@ -1,4 +1,4 @@
-// PATCH figures (issue 7): strategic merge PATCH/s on a realistic Pod and a
+// PATCH figures: strategic merge PATCH/s on a realistic Pod and a
 // ConfigMap of 100 keys, beside PUT of the same objects in the same run.
 // Self-contained: an in-process Gatehouse on the memory store, driven by 16
 // keep-alive connections from the same process (both sides share the CPU, so

@@ -1,4 +1,4 @@
-// `redis-create` section (issue 23): creates on the Redis store against the
+// `redis-create` section: creates on the Redis store against the
 // design's floor (bench/floor.ts: TLS + request + JSON + one Lua call + the
 // feed read, nothing else), in the same run. One `gatehouse serve` on Redis
 // (a fresh prefix) and the floor server; the load generator POSTs a small

@@ -1,4 +1,4 @@
-// What the issue-23 Redis sections (redis-create.ts, redis-read.ts) share:
+// What the Redis floor sections (redis-create.ts, redis-read.ts) share:
 // one load-generator measurement with the CPU shares of the server, the load
 // generator and redis-server over it, the formatting of a measurement, and
 // the section frame (title, skipped when Redis is unreachable).

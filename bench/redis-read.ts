@@ -1,4 +1,4 @@
-// `redis-read` section (issue 23): consistent reads on the Redis store against
+// `redis-read` section: consistent reads on the Redis store against
 // the memory store, through the full stack, in the same run. Two `gatehouse
 // serve` processes (memory; redis on a fresh prefix) hold the same 1000
 // ConfigMaps; the load generator sends GET of one object and LIST limit=50

@@ -1,4 +1,4 @@
-// Full-stack figures of the Redis store (issue 5, "Benchmarks"): `gatehouse
+// Full-stack figures of the Redis store: `gatehouse
 // serve --storage-backend=redis` processes (two, on one Redis and one prefix)
 // measured through HTTPS by the load generator, each figure beside its
 // baseline in the same run: the file store (creates, updates, GET, LIST), a

@@ -1,5 +1,5 @@
 // All of the benchmark's output: progress lines while it runs, then the
-// figures beside their baselines and the summary against the issue's targets.
+// figures beside their baselines and the summary against their targets.
 // Figures only — a benchmark is not a test, so nothing here passes or fails.
 import type { LoopResult } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
@@ -216,7 +216,7 @@ export function details(f: Figures): void {
 }
 
 export function summary(f: Figures): void {
-  out('Summary against the targets of issue 2 (one server core, keep-alive, 50 connections)');
+  out('Summary against the targets (one server core, keep-alive, 50 connections)');
   const rows: string[][] = [];
   if (f.get)
     recordRow({
@@ -252,7 +252,7 @@ export function summary(f: Figures): void {
     rows.push([
       'CREATE file store vs memory store',
       `${num(rps(f.create.file))} req/s = ${pct(rps(f.create.file), rps(f.create.memory))} of the memory store`,
-      '≥ 80% of memory (issue 23)',
+      '≥ 80% of memory',
     ]);
     rows.push(['CREATE file store', `${num(rps(f.create.file))} req/s = ${pct(rps(f.create.file), rps(f.create.bare))} of bare POST`, '(reference)']);
   }

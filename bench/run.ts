@@ -435,7 +435,7 @@ if (selected('redis-watch', 'BENCH_REDIS')) {
   await printRedisSection();
 }
 if (selected('redis-create', 'BENCH_REDIS')) {
-  // Issue 23's Redis rows, each against a floor measured beside it: creates against bench/floor.ts
+  // The Redis rows, each against a floor measured beside it: creates against bench/floor.ts
   // (bench/redis-create.ts), consistent GET/LIST against the memory store (bench/redis-read.ts).
   const { runRedisCreateSection } = await import('./redis-create.js');
   await runRedisCreateSection();
@@ -466,7 +466,7 @@ if (selected('authz', 'BENCH_AUTHZ')) {
 }
 
 // ---------------------------------------------------------------------------
-// Store paths of issue 23 (bench/store-paths.ts): file-store creates beside
+// Store paths (bench/store-paths.ts): file-store creates beside
 // memory-store creates in interleaved rounds (group commit, fsync kept) and
 // LIST limit=500 pages (stored pieces, streamed).
 if (selected('file-create') || selected('list')) {

@@ -1,4 +1,4 @@
-// Issue 23 items 4 and 5: the file store's create beside the memory store's
+// The file store's create beside the memory store's
 // (group commit; target ≥ 80%, every acknowledged write fsynced) and the page
 // latency of LIST limit=500 (target p99 ≤ 50 ms).
 //

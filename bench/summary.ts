@@ -1,4 +1,4 @@
-// The bench's machine-readable side (issue 23, item 6): which sections run
+// The bench's machine-readable side: which sections run
 // (BENCH_ONLY, a comma list of section names) and every summary row of the
 // run, written as JSON to BENCH_JSON=<file> when the run ends. Sections run
 // in the one `npm run bench` process, so the rows are collected here and
@@ -6,7 +6,7 @@
 // its own rows the same way.
 import { writeFileSync } from 'node:fs';
 
-/** One summary row: a figure beside its baseline and the issue's target. */
+/** One summary row: a figure beside its baseline and its target. */
 export interface SummaryRow {
   name: string;
   value: number;
@@ -15,7 +15,7 @@ export interface SummaryRow {
   baseline: number | null;
   /** value / baseline (or value / target for an absolute target), null when neither applies. */
   ratio: number | null;
-  /** As the issue states it: "≥ 60%", "p99 ≤ 50 ms". */
+  /** As the target is stated: "≥ 60%", "p99 ≤ 50 ms". */
   target: string;
   met: boolean | null;
 }

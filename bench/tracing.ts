@@ -1,4 +1,4 @@
-// Tracing figures (issue 20): first, in this process, the tracing work an
+// Tracing figures: first, in this process, the tracing work an
 // unrecorded request adds at 0.1% sampling (server span context, sampler, the
 // helpers' checks; ns per request, median of 5 rounds) — steady on a busy
 // machine, where throughput is not. Then GET and create throughput of Gatehouse with

@@ -8,7 +8,7 @@
 // client's HTTP/1.1 connection closed after it (lib/http/linger.ts), the
 // client going away or the deadline aborting the backend request.
 //
-// Why undici (issue 23): no ClientRequest/IncomingMessage pair and no agent
+// Why undici: no ClientRequest/IncomingMessage pair and no agent
 // bookkeeping per request. Under callgrind (bench/cg-proxy.sh, start-up
 // excluded) a proxied GET went from 3.09M to 2.92M instructions (the test
 // client's included, the same in both); a bare TLS GET costs 0.65M

@@ -1,4 +1,4 @@
-// Defence in depth against prototype pollution (issue 18): code that walks a
+// Defence in depth against prototype pollution: code that walks a
 // client's data reads and writes own properties only (lib/api/own.ts); should
 // a path be missed, the process must throw instead of changing every object.
 // Done once the dependencies are loaded, before the first request:

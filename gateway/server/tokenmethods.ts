@@ -1,4 +1,4 @@
-// Builds, once per start, the token methods of issue 3 that live here:
+// Builds, once per start, the token methods that live here:
 // static tokens (--token-auth-file), bootstrap tokens
 // (--enable-bootstrap-token-auth) and service-account tokens (signing for
 // TokenRequest, verification with every --service-account-key-file key).

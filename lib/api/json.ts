@@ -1,6 +1,6 @@
 // JSON values compared and copied without a serialization round trip (the
 // write path compares and copies whole objects several times per request, and
-// stringify + parse costs 3–5× a direct walk: bench/README, issue 5 notes),
+// stringify + parse costs 3–5× a direct walk),
 // and frozen values serialized once for every reader.
 import { setOwn } from './own.js';
 

@@ -1,4 +1,4 @@
-// The pooled aggregation proxy (issue 23) through a real gateway process to
+// The pooled aggregation proxy through a real gateway process to
 // backends this test runs (real TLS, front-proxy client certificate
 // required): bodies stream both ways under concurrency, with backpressure;
 // upgrades and watches pass beside pooled requests; a backend that resets,

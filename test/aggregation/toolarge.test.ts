@@ -1,4 +1,4 @@
-// A 413 through the aggregation proxy reaches the client (issue 22): a
+// A 413 through the aggregation proxy reaches the client: a
 // backend that answers 413 while the client is still uploading megabytes
 // (declared too large, or chunked and crossing its limit) must not turn
 // into a connection reset on the client's side. The gateway, like

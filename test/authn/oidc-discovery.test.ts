@@ -1,4 +1,4 @@
-// AuthenticationConfiguration `issuer.discoveryURL` (issue 22 item 4): the
+// AuthenticationConfiguration `issuer.discoveryURL`: the
 // discovery document is fetched from that URL as given — here a path on
 // another server that has nothing to do with the issuer URL, as an
 // in-cluster `https://dex.dex.svc:5556/dex/.well-known/openid-configuration`

@@ -1,5 +1,5 @@
 // OIDC by --oidc-* flags against a real oidc-provider over HTTPS, the real
-// kubectl with --token, and the attacks of issue 3: each refused with 401.
+// kubectl with --token, and token attacks: each refused with 401.
 import assert from 'node:assert/strict';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -32,7 +32,7 @@ function tokenService(r: PeerRequest, res: ServerResponse): void {
           user: { username: 'jane', uid: 'u-42', groups: ['dev'], extra: { 'example.com/team': ['blue'] } },
         }),
       );
-    case 'proto-token': // keys a plain object inherits are data in a webhook's answer (issue 18)
+    case 'proto-token': // keys a plain object inherits are data in a webhook's answer
       return sendJson(
         res,
         200,

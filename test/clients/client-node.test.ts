@@ -1,4 +1,4 @@
-// Issue 21 item 5: the official JavaScript client, @kubernetes/client-node,
+// The official JavaScript client, @kubernetes/client-node,
 // against a started Gatehouse. 1.x runs on every Node this project supports;
 // 2.x (whose undici 8 needs Node >= 22.19) runs beside it where the
 // runtime allows, and says why it skips elsewhere. Typed CoreV1Api calls on

@@ -1,4 +1,4 @@
-// Prototype keys are data (issue 18): a CRD schema and a custom resource
+// Prototype keys are data: a CRD schema and a custom resource
 // holding `__proto__`, `constructor` and `prototype` go through check,
 // compile, pruning, defaults, value checks and rules without touching a
 // prototype, and are read as the properties they are.

@@ -1,4 +1,4 @@
-// Issue 21, items 2, 4 and 6: every installed kubectl from 1.27 to 1.33
+// Every installed kubectl from 1.27 to 1.33
 // against one real `gatehouse serve`. Server-side apply (1.27 reads
 // /openapi/v2 in protobuf for it), explain, client-side apply of a `kind:
 // List` backup (validated against the served OpenAPI first), kubectl's own

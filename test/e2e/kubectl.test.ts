@@ -1,4 +1,4 @@
-// The user story of issue 2, as a new user would type it: a real
+// The user story of the quick start, as a new user would type it: a real
 // `gatehouse serve` process on the default file store, driven by the
 // machine's kubectl (and older kubectl releases for the older discovery path).
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 // The official Python client (python3-kubernetes) against a started Gatehouse:
 // list, create, and watch.Watch().stream(...) with resume. It sends
-// `watch=True`, which Gatehouse used to answer with a list (issue 21).
+// `watch=True`, which Gatehouse used to answer with a list.
 // Skipped when no python3 on this machine can import kubernetes.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// CBOR answers and bodies behind CBORServingAndStorage (issue 21 item 3):
+// CBOR answers and bodies behind CBORServingAndStorage:
 // every answer is read with an independent decoder (cbor2 in its strict core
 // deterministic mode, which refuses unsorted keys and longer-than-needed
 // heads; Gatehouse encodes with cbor-x) and compared with the JSON answer;

@@ -1,4 +1,4 @@
-// HTTP/2 on the gateway's port, beside HTTP/1.1 (issue 22 item 3): the same
+// HTTP/2 on the gateway's port, beside HTTP/1.1: the same
 // chain and answers, several watches and requests on one connection, the
 // identity rules, and the connection-level defences kube-apiserver has.
 import { after, before, describe, it } from 'node:test';

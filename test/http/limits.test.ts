@@ -1,4 +1,4 @@
-// Request limits that must reach the client (issue 22, HTTP): a body over
+// Request limits that must reach the client over HTTP: a body over
 // --max-request-body-bytes is answered 413 — declared too large, or chunked
 // and crossing the limit — and the answer arrives even while the client is
 // still sending megabytes (a close with unread bytes would make the kernel

@@ -1,4 +1,4 @@
-// Protobuf answers (issue 21): objects, lists, Status errors, watch frames and
+// Protobuf answers: objects, lists, Status errors, watch frames and
 // PartialObjectMetadata of built-in types, read with an independent decoder
 // built from Kubernetes' field numbers (protobuf-k8s.ts) and compared with the
 // JSON answer; the JSON fallback and 406 for a type without a protobuf

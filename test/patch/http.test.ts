@@ -1,5 +1,5 @@
 // PATCH over HTTP: the three patch types on objects and status, dry-run,
-// preconditions, and the bad input of issue 7 — each a clear 4xx with nothing written.
+// preconditions, and bad input — each a clear 4xx with nothing written.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';

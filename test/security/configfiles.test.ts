@@ -1,4 +1,4 @@
-// Configuration files are data too (issue 18): a key named __proto__ or
+// Configuration files are data too: a key named __proto__ or
 // constructor in AuthenticationConfiguration, AuthorizationConfiguration, an
 // ABAC policy or a kubeconfig is an ordinary key — an unknown field where the
 // format is strict, ignored or kept where it is not — and never reaches a

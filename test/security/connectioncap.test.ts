@@ -1,4 +1,4 @@
-// Per-client caps (issue 22 item 3): one client address holds at most
+// Per-client caps: one client address holds at most
 // --max-connections-per-client-address open connections; more are closed
 // before the TLS handshake while clients from other addresses are served, and
 // the address is served again once it lets some go. Each of its HTTP/2

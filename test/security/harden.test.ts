@@ -1,8 +1,8 @@
-// The defence in depth of issue 18: `gatehouse serve` removes the `__proto__`
+// Defence in depth against prototype pollution: `gatehouse serve` removes the `__proto__`
 // accessor and freezes the built-in prototypes (gateway/cli/harden.ts). The
 // in-process checks run in a child process, since hardening this test runner
-// would hide what prototype.test.ts checks; the last test is the issue's own
-// reproduction with kubectl against a real, hardened `gatehouse serve`.
+// would hide what prototype.test.ts checks; the last test is a pollution
+// attempt with kubectl against a real, hardened `gatehouse serve`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -72,7 +72,7 @@ describe('hardened intrinsics (gatehouse serve)', () => {
 
   const kubectlPath = findKubectl();
   it(
-    'the reproduction of issue 18 with kubectl: both patches refused with 422, later objects clean',
+    'the prototype-pollution reproduction with kubectl: both patches refused with 422, later objects clean',
     { skip: kubectlPath ? false : 'kubectl not found' },
     async () => {
       const gh = await startGatehouse();

@@ -1,5 +1,5 @@
 // No credential or Secret value in the log at the highest verbosity, nor in
-// an error sent to a client (issue 22's attack checklist, secrets row).
+// an error sent to a client.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

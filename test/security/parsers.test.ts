@@ -1,5 +1,4 @@
-// Hostile bodies and parameters against a started gateway (issue 22's attack
-// checklist, parsers row): each gets a 4xx Status, nothing is stored, and the
+// Hostile bodies and parameters against a started gateway: each gets a 4xx Status, nothing is stored, and the
 // process keeps answering /livez meanwhile.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Keys that name Object.prototype's members are data (issue 18). Every write
+// Keys that name Object.prototype's members are data. Every write
 // path (create, update, each patch type, apply, dry-run, the status
 // subresource, protobuf and YAML bodies) on every store, with `__proto__`,
 // `constructor` and `prototype` at every depth: valid keys round-trip as

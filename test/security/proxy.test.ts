@@ -1,4 +1,4 @@
-// The aggregation proxy's answers (issue 22): a backend's redirect is never
+// The aggregation proxy's answers: a backend's redirect is never
 // relayed nor followed (CVE-2022-3172, 502 as kube-aggregator), and an
 // upgrade the backend answers with anything but 101 closes both connections
 // (CVE-2018-1002105, CVE-2020-8559).

@@ -1,4 +1,4 @@
-// Connection-level abuse against a started gateway (issue 22 item 3):
+// Connection-level abuse against a started gateway:
 // a few hundred slowloris sockets and an HTTP/2 rapid-reset flood
 // (CVE-2023-44487) leave a normal client served and the process up.
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,4 @@
-// HTTP/1.1 framing attacks against a started gateway (issue 22's attack
-// checklist): each is refused on its connection, never read as two requests,
+// HTTP/1.1 framing attacks against a started gateway: each is refused on its connection, never read as two requests,
 // and a legitimate request right after is served.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
