@@ -7,6 +7,7 @@
 import { recordTokenWebhook } from '../metrics/authn.js';
 import { isPlainObject, type UserInfo } from '../../lib/api/meta.js';
 import { clientFromKubeconfig, KubeconfigError, type KubeClient } from '../../lib/kubeconfig/index.js';
+import { webhookUrlProblem } from '../../lib/api/webhookurl.js';
 import { AuthnError, type AuthnResult } from './types.js';
 import { CachedTokenAuthenticator } from './tokencache.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
@@ -132,9 +133,14 @@ export async function buildWebhookAuthenticator(cfg: WebhookConfig): Promise<{ a
     if (!(err instanceof KubeconfigError)) throw err;
     throw new Error(`invalid value "${cfg.configFile}" for --authentication-token-webhook-config-file: ${err.message}`);
   }
-  if (new URL(client.config.cluster.server).protocol !== 'https:') {
+  const problem = webhookUrlProblem(client.config.cluster.server);
+  if (problem !== undefined) {
     client.close();
-    throw new Error(`invalid value "${cfg.configFile}" for --authentication-token-webhook-config-file: the server must be an https:// URL`);
+    // The https rule keeps its old words, which configurations and tests already match.
+    const why = problem.startsWith("'https'")
+      ? 'the server must be an https:// URL'
+      : `cluster ${JSON.stringify(client.config.cluster.name)}: server: ${problem}`;
+    throw new Error(`invalid value "${cfg.configFile}" for --authentication-token-webhook-config-file: ${why}`);
   }
   const webhook = new WebhookTokenAuthenticator(client, { version: cfg.version, implicitAudiences: cfg.apiAudiences });
   const authenticator =

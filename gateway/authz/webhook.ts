@@ -7,6 +7,7 @@
 // Answers are cached per review spec for the authorized/unauthorized TTLs.
 import { LRUCache } from 'lru-cache';
 import { clientFromKubeconfig, ClientRequestError, KubeconfigError, type KubeClient } from '../../lib/kubeconfig/index.js';
+import { webhookUrlProblem } from '../../lib/api/webhookurl.js';
 import { isPlainObject } from '../../lib/api/meta.js';
 import { recordMatchConditionError, recordMatchConditionExclusion, recordWebhookEvaluation } from '../metrics/authz.js';
 import type { ConditionResult, MatchConditions } from './matchconditions.js';
@@ -167,7 +168,7 @@ export class WebhookAuthorizer implements Authorizer {
   }
 }
 
-/** Builds the webhook's client from its kubeconfig: https only, no query string; errors carry `what` (a flag or a field path). */
+/** Builds the webhook's client from its kubeconfig: https only, no user info, query or fragment (kube's webhook URL rules); errors carry `what` (a flag or a field path). */
 export async function webhookClient(
   file: string,
   what: string,
@@ -187,8 +188,9 @@ export async function webhookClient(
   }
   const server = client.config.cluster.server;
   let problem: string | undefined;
-  if (new URL(server).protocol !== 'https:') problem = `the webhook server ${JSON.stringify(server)} must be an https:// URL`;
-  else if (server.includes('?')) problem = `the webhook server ${JSON.stringify(server)} must not have a query string`;
+  const why = webhookUrlProblem(server);
+  if (why?.startsWith("'https'")) problem = `the webhook server ${JSON.stringify(server)} must be an https:// URL`;
+  else if (why !== undefined) problem = `cluster ${JSON.stringify(client.config.cluster.name)}: server: ${why}`;
   if (problem) {
     client.close();
     throw new Error(`${what}: Invalid value: ${JSON.stringify(file)}: ${problem}`);

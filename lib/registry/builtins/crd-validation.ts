@@ -5,6 +5,7 @@
 import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import { hasOwn } from '../../api/own.js';
+import { validateWebhookUrl } from '../../api/webhookurl.js';
 import { checkCrdSchema, schemaHasUnprunedDefaults, structuralViolations, type CheckOptions } from '../../crdschema/index.js';
 import { at, list, str, sameJson } from '../fields.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../names.js';
@@ -240,16 +241,7 @@ function validateConversion(conv: unknown): StatusCause[] {
     if (str(cc, 'service', 'namespace') === '')
       causes.push(cause.required('spec.conversion.webhook.clientConfig.service.namespace', 'service namespace is required'));
   }
-  if (hasUrl) {
-    const url = String(cc['url']);
-    let u: URL | undefined;
-    try {
-      u = new URL(url);
-    } catch {
-      causes.push(cause.invalid('spec.conversion.webhook.clientConfig.url', url, 'host must be specified'));
-    }
-    if (u && u.protocol !== 'https:') causes.push(cause.invalid('spec.conversion.webhook.clientConfig.url', url, "'https' is the only allowed URL scheme"));
-  }
+  if (hasUrl) causes.push(...validateWebhookUrl('spec.conversion.webhook.clientConfig.url', String(cc['url'])));
   const crv = list(webhook, 'conversionReviewVersions');
   if (crv.length === 0) causes.push(cause.required('spec.conversion.webhook.conversionReviewVersions', 'must include at least one of v1, v1beta1'));
   else if (!crv.some((x) => x === 'v1' || x === 'v1beta1'))
