@@ -14,7 +14,7 @@ import type { Http2SecureServer } from 'node:http2';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
 import type { RegistrySource } from '../../lib/registry/live.js';
 import { pathNotFound } from '../../lib/api/status.js';
-import { liveOpenApiV3 } from '../../lib/openapi/v3.js';
+import { liveOpenApiV3 } from '../../lib/openapi/live.js';
 import type { ServeOptions } from '../config/flags.js';
 import { RequestHeaderAuthenticator, identityHeaderNames, type RequestHeaderConfig } from '../authn/requestheader.js';
 import { X509Authenticator } from '../authn/x509.js';

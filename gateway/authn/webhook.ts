@@ -8,6 +8,7 @@ import { recordTokenWebhook } from '../metrics/authn.js';
 import { isPlainObject, type UserInfo } from '../../lib/api/meta.js';
 import { ConfigError } from '../../lib/config/error.js';
 import { clientFromKubeconfig, type KubeClient } from '../../lib/kubeconfig/index.js';
+import { webhookUrlProblem } from '../../lib/api/webhookurl.js';
 import { AuthnError, type AuthnResult } from './types.js';
 import { CachedTokenAuthenticator } from './tokencache.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
@@ -133,9 +134,14 @@ export async function buildWebhookAuthenticator(cfg: WebhookConfig): Promise<{ a
     if (!(err instanceof ConfigError)) throw err;
     throw new ConfigError(err.message, { flag: '--authentication-token-webhook-config-file', value: cfg.configFile });
   }
-  if (new URL(client.config.cluster.server).protocol !== 'https:') {
+  const problem = webhookUrlProblem(client.config.cluster.server);
+  if (problem !== undefined) {
     client.close();
-    throw new ConfigError('the server must be an https:// URL', { flag: '--authentication-token-webhook-config-file', value: cfg.configFile });
+    // The https rule keeps its old words, which configurations and tests already match.
+    const why = problem.startsWith("'https'")
+      ? 'the server must be an https:// URL'
+      : `cluster ${JSON.stringify(client.config.cluster.name)}: server: ${problem}`;
+    throw new ConfigError(why, { flag: '--authentication-token-webhook-config-file', value: cfg.configFile });
   }
   const webhook = new WebhookTokenAuthenticator(client, { version: cfg.version, implicitAudiences: cfg.apiAudiences });
   const authenticator =

@@ -8,6 +8,7 @@
 import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../../lib/config/error.js';
 import { clientFromKubeconfig, ClientRequestError, type KubeClient } from '../../lib/kubeconfig/index.js';
+import { webhookUrlProblem } from '../../lib/api/webhookurl.js';
 import { isPlainObject } from '../../lib/api/meta.js';
 import { recordMatchConditionError, recordMatchConditionExclusion, recordWebhookEvaluation } from '../metrics/authz.js';
 import type { ConditionResult, MatchConditions } from './matchconditions.js';
@@ -168,7 +169,7 @@ export class WebhookAuthorizer implements Authorizer {
   }
 }
 
-/** Builds the webhook's client from its kubeconfig: https only, no query string; errors carry `what` (a flag or a field path). */
+/** Builds the webhook's client from its kubeconfig: https only, no user info, query or fragment (kube's webhook URL rules); errors carry `what` (a flag or a field path). */
 export async function webhookClient(
   file: string,
   what: string,
@@ -188,8 +189,9 @@ export async function webhookClient(
   }
   const server = client.config.cluster.server;
   let problem: string | undefined;
-  if (new URL(server).protocol !== 'https:') problem = `the webhook server ${JSON.stringify(server)} must be an https:// URL`;
-  else if (server.includes('?')) problem = `the webhook server ${JSON.stringify(server)} must not have a query string`;
+  const why = webhookUrlProblem(server);
+  if (why?.startsWith("'https'")) problem = `the webhook server ${JSON.stringify(server)} must be an https:// URL`;
+  else if (why !== undefined) problem = `cluster ${JSON.stringify(client.config.cluster.name)}: server: ${why}`;
   if (problem) {
     client.close();
     throw new ConfigError(`Invalid value: ${JSON.stringify(file)}: ${problem}`, { field: what });

@@ -62,6 +62,7 @@ export interface ChainConfig {
   tracing?: {
     serve(req: IncomingMessage, res: ServerResponse, run: () => void): void;
     named(req: IncomingMessage, info: RequestInfo): void;
+    authenticated(req: IncomingMessage, authn: AuthnResult): void;
   };
   /** The CBORServingAndStorage gate: errors on resource paths may go out as CBOR. */
   cbor?: boolean;
@@ -219,6 +220,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         throw err;
       }
       ctx.user = authn.user;
+      if (traced) tracing.authenticated(req, authn);
       if (authn.user.username === 'system:anonymous') goAwayAfter(req, res);
       else if (cfg.goawayChance) maybeGoAway(cfg.goawayChance, req, res);
       // Credentials never travel further than authentication.

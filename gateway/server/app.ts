@@ -4,7 +4,7 @@
 // listens. Expensive things are built once, in those builders.
 import type { Http2SecureServer } from 'node:http2';
 import { LiveRegistry, type RegistrySource } from '../../lib/registry/live.js';
-import { liveOpenApiV3 } from '../../lib/openapi/v3.js';
+import { liveOpenApiV3 } from '../../lib/openapi/live.js';
 import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
 import { metricsText, registry as metricsRegistry } from '../metrics/registry.js';

@@ -1,12 +1,19 @@
 // The server span of each request, as kube-apiserver's WithTracing filter
-// (otelhttp with kube's span names): the client's W3C traceparent is the
-// parent (parent-based sampling: a sampled parent is honoured, an unsampled
-// one too). A recorded request carries its span's trace (lib/tracing/span.ts
+// (otelhttp with kube's span names). Since kube 1.32 a client's W3C
+// traceparent is the parent only when the authenticated caller is privileged
+// (`honoursIncomingTrace`: parent-based sampling then, a sampled parent
+// honoured, an unsampled one too); anyone else's request is a new root under
+// the sampling rate, linked to the context it sent, as otelhttp's public
+// endpoint makes it. So the decision waits for authentication: a request
+// carrying a valid traceparent has no span until `authenticated` (kube's
+// filter runs after authentication too), one without starts its root at once.
+// A recorded request carries its span's trace (lib/tracing/span.ts
 // `traceOf(req)`) and the span ends when the answer is done, with its status
 // code; an unrecorded one carries nothing.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import { methodOf, type AuthnResult } from '../authn/types.js';
 import { carryTrace, incomingTrace, requestTrace } from '../../lib/tracing/span.js';
 
 /** kube's span name: the method, and for resource requests the path with namespace and name as placeholders. */
@@ -22,7 +29,28 @@ export function serverSpanName(method: string, info: RequestInfo): string {
   return `${method} ${name}`;
 }
 
+/** kube's notSystemPrivilegedGroup: the groups whose members' trace context is trusted. */
+const TRUSTED_GROUPS: ReadonlySet<string> = new Set(['system:masters', 'system:monitoring']);
+
+/**
+ * Whether a caller's incoming trace context is honoured (kube-apiserver 1.32+): only privileged
+ * callers'. A front proxy's request (request-header authentication, vouched for by its verified
+ * client certificate) is the gateway's own call to a backend, whose trace must go on there.
+ */
+export function honoursIncomingTrace(authn: AuthnResult): boolean {
+  return methodOf(authn) === 'requestheader' || authn.user.groups.some((g) => TRUSTED_GROUPS.has(g));
+}
+
 const spans = new WeakMap<IncomingMessage, Span>();
+
+/** A request with a valid incoming context, waiting for its caller to be known. */
+interface Pending {
+  readonly res: ServerResponse;
+  readonly parent: Context;
+  readonly startTime: number;
+  name?: string;
+}
+const pending = new WeakMap<IncomingMessage, Pending>();
 
 export class RequestTracing {
   /**
@@ -38,21 +66,48 @@ export class RequestTracing {
   /** Runs `run` (the chain) in the request's server span (the request carrying its trace when recorded). */
   serve(req: IncomingMessage, res: ServerResponse, run: () => void): void {
     const parent = req.headers.traceparent === undefined ? ROOT_CONTEXT : incomingTrace(req.headers);
-    // A root request the ratio does not pick makes no span at all: the SDK's startSpan made ids, a
-    // context and a sampler decision for each one (~2% of a GET's CPU at 0.1% sampling, sampled profile).
-    // The roll is TraceIdRatioBased's odds: a root's trace id is random, so is this.
-    if (parent === ROOT_CONTEXT || trace.getSpanContext(parent) === undefined) {
-      if (!(Math.random() < this.rootRatio)) {
-        run();
-        return;
-      }
-    }
-    // Attributes only once the sampler said yes: an unrecorded request costs the span context alone.
-    const span = this.tracer.startSpan('KubernetesAPI', { kind: SpanKind.SERVER }, parent);
-    if (!span.isRecording()) {
+    if (parent !== ROOT_CONTEXT && trace.getSpanContext(parent) !== undefined) {
+      // Who sent it decides what the context is worth: nothing is made before authentication says.
+      pending.set(req, { res, parent, startTime: Date.now() });
       run();
       return;
     }
+    // A root request the ratio does not pick makes no span at all: the SDK's startSpan made ids, a
+    // context and a sampler decision for each one (~2% of a GET's CPU at 0.1% sampling, sampled profile).
+    // The roll is TraceIdRatioBased's odds: a root's trace id is random, so is this.
+    if (!(Math.random() < this.rootRatio)) {
+      run();
+      return;
+    }
+    this.#start(req, res, ROOT_CONTEXT, {});
+    run();
+  }
+
+  /**
+   * The caller of a request that sent a trace context is known (failed authentications never get
+   * here, as kube's filter never sees them): a privileged caller's context is the parent; anyone
+   * else's request is a root under the rate, linked to what it sent, and the headers are dropped so
+   * that no outbound call carries the client's trace id either.
+   */
+  authenticated(req: IncomingMessage, authn: AuthnResult): void {
+    const p = pending.get(req);
+    if (p === undefined) return;
+    pending.delete(req);
+    if (honoursIncomingTrace(authn)) {
+      this.#start(req, p.res, p.parent, { startTime: p.startTime }, p.name);
+      return;
+    }
+    delete req.headers.traceparent;
+    delete req.headers.tracestate;
+    if (!(Math.random() < this.rootRatio)) return;
+    const links: Link[] = [{ context: trace.getSpanContext(p.parent)! }];
+    this.#start(req, p.res, ROOT_CONTEXT, { startTime: p.startTime, links }, p.name);
+  }
+
+  #start(req: IncomingMessage, res: ServerResponse, parent: Context, options: { startTime?: number; links?: Link[] }, name = 'KubernetesAPI'): void {
+    const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, ...options }, parent);
+    // Attributes only once the sampler said yes: an unrecorded request costs the span context alone.
+    if (!span.isRecording()) return;
     span.setAttributes({
       'http.request.method': req.method ?? 'GET',
       'url.path': (req.url ?? '/').split('?', 1)[0]!,
@@ -76,11 +131,13 @@ export class RequestTracing {
     res.once('finish', end);
     res.once('close', end);
     carryTrace(req, requestTrace(parent, span, this.tracer));
-    run();
   }
 
   /** Names the span once the request info is known (the chain parses it first thing). */
   named(req: IncomingMessage, info: RequestInfo): void {
-    spans.get(req)?.updateName(serverSpanName(req.method ?? 'GET', info));
+    const name = serverSpanName(req.method ?? 'GET', info);
+    const p = pending.get(req);
+    if (p !== undefined) p.name = name;
+    else spans.get(req)?.updateName(name);
   }
 }

@@ -2,11 +2,14 @@
 // additionalPrinterColumns, as kube's apiextensions tableconvertor renders
 // them: Name first, then each column's first JSONPath result typed by the
 // column's type (nil when absent or of another type), dates as ages; with no
-// columns declared, kube's default Age column.
+// columns declared, kube's default Age column. Each jsonPath is parsed once
+// with kube's JSONPath grammar (lib/jsonpath); when one does not parse, the
+// CRD is printed with kube's default table (Name, Created At), as kube's CRD
+// handler falls back when its table convertor cannot be built.
 import type { KObject } from '../api/meta.js';
-import { CREATION_DESCRIPTION, humanDuration, nameColumn } from '../registry/columns.js';
+import { compilePath, selectAll, type Path } from '../jsonpath/index.js';
+import { CREATION_DESCRIPTION, DEFAULT_COLUMNS, humanDuration, nameColumn } from '../registry/columns.js';
 import type { Column } from '../registry/types.js';
-import { findFirst } from './jsonpath.js';
 import { at, str } from '../registry/fields.js';
 
 const TYPES = new Set<Column['type']>(['string', 'integer', 'number', 'boolean', 'date']);
@@ -31,9 +34,8 @@ function cellOf(type: Column['type'], value: unknown, now: number): string | num
   }
 }
 
-function printerColumn(def: unknown): Column {
+function printerColumn(def: unknown, path: Path): Column {
   const type = str(def, 'type') as Column['type'];
-  const path = str(def, 'jsonPath');
   const priority = at(def, 'priority');
   const format = str(def, 'format');
   const t: Column['type'] = TYPES.has(type) ? type : 'string';
@@ -43,13 +45,26 @@ function printerColumn(def: unknown): Column {
     ...(format ? { format } : {}),
     description: str(def, 'description'),
     priority: typeof priority === 'number' && priority > 0 ? 1 : 0,
-    cell: (o: KObject, now: number) => cellOf(t, findFirst(o, path), now),
+    cell: (o: KObject, now: number) => cellOf(t, selectAll(o, path)[0], now),
   };
 }
 
-export function crdColumns(printerColumns: readonly unknown[]): Column[] {
+export function crdColumns(printerColumns: readonly unknown[]): readonly Column[] {
   if (printerColumns.length === 0) {
-    return [nameColumn(), printerColumn({ name: 'Age', type: 'date', description: CREATION_DESCRIPTION, jsonPath: '.metadata.creationTimestamp' })];
+    const age = { name: 'Age', type: 'date', description: CREATION_DESCRIPTION };
+    return [
+      nameColumn(),
+      printerColumn(age, [
+        { kind: 'field', name: 'metadata' },
+        { kind: 'field', name: 'creationTimestamp' },
+      ]),
+    ];
   }
-  return [nameColumn(), ...printerColumns.map(printerColumn)];
+  const out: Column[] = [nameColumn()];
+  for (const def of printerColumns) {
+    const c = compilePath(str(def, 'jsonPath'));
+    if ('error' in c) return DEFAULT_COLUMNS;
+    out.push(printerColumn(def, c.path));
+  }
+  return out;
 }

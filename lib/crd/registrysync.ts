@@ -5,7 +5,9 @@
 // so all of them serve a new CRD as soon as its Established condition reaches
 // their watch. Each CRD's types are built once per generation and status
 // (its compiled schemas are cached with them); a change swaps the registry
-// whole, built once.
+// whole, built once. A CRD's schemas are compiled once per uid and generation
+// (its spec): a status write, its establishment or its deletion reuses them, and
+// no other CRD's change touches them.
 import type { KObject } from '../api/meta.js';
 import type { ObjectSource } from '../api/objectsource.js';
 import { Reflector } from '../api/reflector.js';
@@ -13,7 +15,14 @@ import type { Registry } from '../registry/index.js';
 import type { LiveRegistry } from '../registry/live.js';
 import type { ResourceType } from '../registry/types.js';
 import { isEstablished } from '../registry/builtins/crd-validation.js';
+import { compileCrdSchema, type CrdVersionRef, type CrdVersionSchema } from '../crdschema/index.js';
 import { crdResourceTypes } from './resourcetypes.js';
+
+/** A CRD's compiled schemas for one spec: what a later build of the same uid and generation reuses. */
+interface Compiled {
+  readonly key: string;
+  readonly byRef: Map<string, CrdVersionSchema>;
+}
 
 interface Built {
   /** What the types were built from: uid, generation, deletion and accepted names. */
@@ -41,6 +50,7 @@ export class CrdRegistrySync {
   readonly #o: CrdRegistrySyncOptions;
   readonly #crds = new Map<string, KObject>();
   readonly #built = new Map<string, Built>();
+  readonly #compiled = new Map<string, Compiled>();
   readonly #reflector: Reflector;
   #scheduled = false;
   /** The custom types in force: a pass that finds the same ones (a status write) swaps nothing. */
@@ -97,9 +107,20 @@ export class CrdRegistrySync {
     const key = builtKey(crd);
     const cached = this.#built.get(name);
     if (cached?.key === key) return cached.types;
+    const specKey = `${crd.metadata.uid}/${crd.metadata.generation}`;
+    let c = this.#compiled.get(name);
+    if (c?.key !== specKey) this.#compiled.set(name, (c = { key: specKey, byRef: new Map() }));
+    const byRef = c.byRef;
+    // The accepted names are part of the compiled form (OpenAPI names the kind): they key it too.
+    const compile = (schema: unknown, ref: CrdVersionRef): CrdVersionSchema => {
+      const k = JSON.stringify([ref.group, ref.version, ref.kind, ref.listKind, ref.plural]);
+      let s = byRef.get(k);
+      if (s === undefined) byRef.set(k, (s = compileCrdSchema(schema, ref)));
+      return s;
+    };
     let types: readonly ResourceType[] = [];
     try {
-      types = crdResourceTypes(crd);
+      types = crdResourceTypes(crd, compile);
     } catch (err) {
       this.#o.log(`CRD registry: ${name}: not served: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -110,6 +131,7 @@ export class CrdRegistrySync {
   #rebuild(): void {
     const { base } = this.#o;
     for (const name of [...this.#built.keys()]) if (!this.#crds.has(name)) this.#built.delete(name);
+    for (const name of [...this.#compiled.keys()]) if (!this.#crds.has(name)) this.#compiled.delete(name);
     // Older CRDs first: when two claim one resource (the naming controller refuses the later), the earlier keeps it.
     const crds = [...this.#crds.values()]
       .filter(isEstablished)

@@ -5,7 +5,7 @@
 // generation by the registry sync, never per request.
 import type { KObject } from '../api/meta.js';
 import { setOwn } from '../api/own.js';
-import { compileCrdSchema } from '../crdschema/index.js';
+import { compileCrdSchema, type CrdVersionRef, type CrdVersionSchema } from '../crdschema/index.js';
 import { at, bool, list, str, strings } from '../registry/fields.js';
 import type { StructNode } from '../schema/model.js';
 import { ALL_VERBS, type ConversionWebhookConfig, type ResourceType, type ScalePaths, type Subresource } from '../registry/types.js';
@@ -67,7 +67,10 @@ function hasDefaults(schema: unknown): boolean {
   return Object.hasOwn(schema, 'default') || Object.values(schema).some(hasDefaults);
 }
 
-export function crdResourceTypes(crd: KObject): ResourceType[] {
+/** Compiles one version's schema; the registry sync passes one that reuses what an earlier generation-equal build compiled. */
+export type SchemaCompiler = (schema: unknown, ref: CrdVersionRef) => CrdVersionSchema;
+
+export function crdResourceTypes(crd: KObject, compile: SchemaCompiler = compileCrdSchema): ResourceType[] {
   const group = str(crd, 'spec', 'group');
   const names = namesOf(crd);
   const kind = str(names, 'kind');
@@ -78,11 +81,11 @@ export function crdResourceTypes(crd: KObject): ResourceType[] {
   const webhook = webhookOf(crd);
   const types: ResourceType[] = [];
   // Every version's schema, unserved ones too: owners' field sets may be in any version of the CRD.
-  const compiled = new Map<string, ReturnType<typeof compileCrdSchema>>();
+  const compiled = new Map<string, CrdVersionSchema>();
   const versionSchemas = new Map<string, StructNode | undefined>();
   for (const v of list(crd, 'spec', 'versions')) {
     const version = str(v, 'name');
-    const schema = compileCrdSchema(at(v, 'schema', 'openAPIV3Schema'), { group, version, kind, listKind, plural });
+    const schema = compile(at(v, 'schema', 'openAPIV3Schema'), { group, version, kind, listKind, plural });
     compiled.set(version, schema);
     versionSchemas.set(`${group}/${version}`, schema.node);
   }

@@ -28,7 +28,7 @@ export interface ValueSchema {
     readonly composites: ReadonlySet<string>;
     readonly labels: readonly string[];
   };
-  readonly pattern?: { readonly source: string; readonly re: RE2JS };
+  readonly pattern?: { readonly source: string; test(value: string): boolean };
   readonly minimum?: number;
   readonly maximum?: number;
   readonly exclusiveMinimum: boolean;
@@ -76,13 +76,27 @@ function typeBit(v: unknown): number {
 
 const isComposite = (v: unknown) => typeof v === 'object' && v !== null;
 
-/** A pattern as Go compiles it; one that does not compile (a CRD stored before it was checked) checks nothing. */
+/**
+ * A pattern as Go compiles it, compiled when a value first meets it: RE2's compiler here takes
+ * tens to hundreds of milliseconds for one realistic pattern (an IPv6 address), and a CRD change
+ * compiles its schema on every process sharing the store, while most patterns never see a value.
+ * One that does not compile (a CRD stored before it was checked) checks nothing.
+ */
 function compilePattern(source: string): ValueSchema['pattern'] {
-  try {
-    return { source, re: RE2JS.compile(source) };
-  } catch {
-    return undefined;
-  }
+  let re: RE2JS | null | undefined;
+  return {
+    source,
+    test(value: string): boolean {
+      if (re === undefined) {
+        try {
+          re = RE2JS.compile(source);
+        } catch {
+          re = null;
+        }
+      }
+      return re === null || re.test(value);
+    },
+  };
 }
 
 /** Compiles the value checks of an accepted schema (patterns compile: checkCrdSchema verified them). */
@@ -218,7 +232,7 @@ export function validateValue(v: unknown, s: ValueSchema, name: string, base: st
     if (s.maxLength !== undefined && length > s.maxLength) out.push(fieldError.tooLong(fieldOf(base, name), s.maxLength));
     if (s.minLength !== undefined && length < s.minLength)
       out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should be at least ${s.minLength} chars long`));
-    if (s.pattern && !s.pattern.re.test(v)) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should match '${s.pattern.source}'`));
+    if (s.pattern && !s.pattern.test(v)) out.push(fieldError.invalid(fieldOf(base, name), v, `${name} in body should match '${s.pattern.source}'`));
     if (s.format && !s.format.check(v))
       out.push(fieldError.typeInvalid(fieldOf(base, name), v, `${name} in body must be of type ${s.format.name}: ${JSON.stringify(v)}`));
   } else if (typeof v === 'number') {

@@ -3,7 +3,7 @@
 // lib/schema in the v2 flavour. Built once per registry.
 import type { Registry } from '../registry/index.js';
 import { makeDocument, type Document } from '../discovery/document.js';
-import { pathsOfTypes, schemasOf } from './v3.js';
+import { pathsOfTypes, schemasOf } from './walk.js';
 
 type Json = Record<string, unknown>;
 

@@ -239,6 +239,34 @@ describe('token webhook configuration', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  it("refuses a webhook server URL with user info, a query or a fragment, naming the file and field (kube's webhook URL rules)", async () => {
+    for (const [name, server, words] of [
+      ['userinfo', `${peer.url.replace('https://', 'https://user:secret@')}/authenticate`, 'user information is not permitted in the URL'],
+      ['query', `${peer.url}/authenticate?x=1`, 'query parameters are not permitted in the URL'],
+      ['fragment', `${peer.url}/authenticate#part`, 'fragments are not permitted in the URL'],
+    ] as const) {
+      const config = await webhookKubeconfig(`${name}.kubeconfig`, server, peer.ca.certPem, {});
+      const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-test-'));
+      const parsed = parseServeFlags([
+        '--secure-port',
+        String(await freePort()),
+        '--data-dir',
+        dataDir,
+        '--storage-backend=memory',
+        `--authentication-token-webhook-config-file=${config}`,
+      ]);
+      assert.ok('options' in parsed);
+      await assert.rejects(startServer(parsed.options, { log: () => undefined }), (err: Error) => {
+        assert.ok(
+          err.message.includes(`invalid value "${config}" for --authentication-token-webhook-config-file: cluster "token-service": server: ${words}`),
+          err.message,
+        );
+        return true;
+      });
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an unknown webhook version', () => {
     assert.deepEqual(parseServeFlags(['--authentication-token-webhook-version=v2']), {
       error: 'invalid value "v2" for --authentication-token-webhook-version: must be v1 or v1beta1',

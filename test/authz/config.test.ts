@@ -1,7 +1,7 @@
 // --authorization-config: field-by-field validation with one-line errors,
 // start errors, and reloading (a good file changes decisions, a bad one keeps them).
 import assert from 'node:assert/strict';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -136,22 +136,32 @@ describe('starting with an authorization configuration', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('refuses a webhook URL with a query string', async () => {
-    const peer = await startWebhookPeer();
-    try {
-      const kc = await peer.kubeconfig(dir, 'query', '?x=1');
-      const file = join(dir, 'query.yaml');
-      await writeFile(file, WEBHOOK('').replace('/etc/webhook.kubeconfig', kc));
-      await assert.rejects(
-        startTestServer({ flags: [`--authorization-config=${file}`] }),
-        (err: Error) =>
-          err.message.includes(`authorizers[0].webhook.connectionInfo.kubeConfigFile: Invalid value: "${kc}": the webhook server`) &&
-          err.message.includes('must not have a query string'),
-      );
-    } finally {
-      await peer.close();
-    }
-  });
+  for (const [form, edit, words] of [
+    ['a query string', (u: string) => `${u}?x=1`, 'query parameters are not permitted in the URL'],
+    ['a fragment', (u: string) => `${u}#part`, 'fragments are not permitted in the URL'],
+    ['user info', (u: string) => u.replace('https://', 'https://user:secret@'), 'user information is not permitted in the URL'],
+  ] as const) {
+    it(`refuses a webhook URL with ${form}, naming the file and field (kube's webhook URL rules)`, async () => {
+      const peer = await startWebhookPeer();
+      try {
+        const kc = await peer.kubeconfig(dir, form.replace(/ /g, '-'));
+        const cfg = JSON.parse(await readFile(kc, 'utf8'));
+        cfg.clusters[0].cluster.server = edit(cfg.clusters[0].cluster.server);
+        await writeFile(kc, JSON.stringify(cfg));
+        const file = join(dir, `${form.replace(/ /g, '-')}.yaml`);
+        await writeFile(file, WEBHOOK('').replace('/etc/webhook.kubeconfig', kc));
+        await assert.rejects(startTestServer({ flags: [`--authorization-config=${file}`] }), (err: Error) => {
+          assert.ok(
+            err.message.includes(`authorizers[0].webhook.connectionInfo.kubeConfigFile: Invalid value: "${kc}": cluster "webhook": server: ${words}`),
+            err.message,
+          );
+          return true;
+        });
+      } finally {
+        await peer.close();
+      }
+    });
+  }
 
   it('refuses a file that does not validate', async () => {
     const file = join(dir, 'bad.yaml');

@@ -180,6 +180,36 @@ describe('CustomResourceDefinition type', () => {
       },
       /spec\.conversion\.webhook\.clientConfig: Required value: exactly one of url or service is required/,
     ],
+    ...(
+      [
+        [
+          'user info',
+          'https://user:secret@hook.example.com/convert',
+          /spec\.conversion\.webhook\.clientConfig\.url: Invalid value: "user:secret": user information is not permitted in the URL/,
+        ],
+        [
+          'a query',
+          'https://hook.example.com/convert?token=x',
+          /spec\.conversion\.webhook\.clientConfig\.url: Invalid value: "token=x": query parameters are not permitted in the URL/,
+        ],
+        [
+          'a fragment',
+          'https://hook.example.com/convert#x',
+          /spec\.conversion\.webhook\.clientConfig\.url: Invalid value: "x": fragments are not permitted in the URL/,
+        ],
+        [
+          'http',
+          'http://hook.example.com/convert',
+          /spec\.conversion\.webhook\.clientConfig\.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https:\/\/host\[\/path\]/,
+        ],
+      ] as const
+    ).map(([what, url, message]): [string, (c: Json) => void, RegExp] => [
+      `a conversion webhook URL with ${what}`,
+      (c) => {
+        c.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url } } };
+      },
+      message,
+    ]),
     [
       'a k8s.io group without the approval annotation',
       (c) => {

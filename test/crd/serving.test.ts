@@ -274,6 +274,26 @@ describe('custom resources', () => {
     assert.deepEqual(t.rows[0].cells.slice(0, 4), ['tb', '*/1 * * * *', null, 'im']);
   });
 
+  it("prints with kube's default table when a column's jsonPath is outside kube's JSONPath (a script index is never evaluated)", async () => {
+    const crd = crontabCrd({ plural: 'scripttabs', kind: 'ScriptTab', shortNames: [] }) as Json;
+    crd.spec.versions[0].additionalPrinterColumns = [
+      { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
+      { name: 'Last', type: 'string', jsonPath: '.spec.list[(@.length-1)]' },
+    ];
+    // kube's CRD validation checks only that a column's path starts with '.'; its table convertor then cannot parse it.
+    const r = await s.admin.request('POST', CRD_PATH, crd);
+    assert.equal(r.status, 201, r.text);
+    const path = '/apis/stable.example.com/v1/namespaces/default/scripttabs';
+    await waitEstablished(s, 'scripttabs.stable.example.com', path);
+    assert.equal((await s.admin.request('POST', path, crontab('st', { cronSpec: '* * * * *' }, 'stable.example.com', 'ScriptTab'))).status, 201);
+    const t = (await s.admin.request('GET', `${path}/st`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).json as Json;
+    assert.deepEqual(
+      t.columnDefinitions.map((c: Json) => c.name),
+      ['Name', 'Created At'],
+    );
+    assert.equal(t.rows[0].cells[0], 'st');
+  });
+
   it('refuses a CRD whose rule does not type-check (422 naming the rule), storing nothing', async () => {
     const bad = crontabCrd({ plural: 'typedtabs', kind: 'TypedTab', shortNames: [] }) as Json;
     const spec = bad.spec.versions[0].schema.openAPIV3Schema.properties.spec;

@@ -1,8 +1,9 @@
 // Tracing in a backend process (`gatehouse sample-backend
 // --tracing-config-file`): a request through the gateway is one trace across
 // both processes — the backend's server span is a child of the gateway's
-// proxy span (the traceparent it was sent), with the backend's own
-// authentication, authorization and store spans under it. Both export to one
+// proxy span (the traceparent it was sent: a front proxy's context is trusted,
+// as a privileged caller's), with the backend's own authorization and store
+// spans under it (its span starts once authentication named the caller). Both export to one
 // real OTLP/HTTP receiver, at different paths. A tracing file that does not
 // load stops the backend before it starts. The backend's own audit log
 // (--audit-policy-file, --audit-log-path) records the end user under the
@@ -66,7 +67,7 @@ describe('tracing and audit in a backend process', { timeout: 180_000 }, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("the backend's server span is a child of the gateway's proxy span, with its own authentication, authorization and store spans", async () => {
+  it("the backend's server span is a child of the gateway's proxy span, with its own authorization and store spans", async () => {
     const traceId = randomBytes(16).toString('hex');
     const clientSpan = randomBytes(8).toString('hex');
     const r = await s.admin.request(
@@ -99,7 +100,8 @@ describe('tracing and audit in a backend process', { timeout: 180_000 }, () => {
       assert.equal(found[0]!.parentSpanId, beServer.spanId);
       return found[0]!;
     };
-    assert.equal(child('authentication').attributes['authentication.authenticator'], 'requestheader');
+    // Whether the context is trusted depends on who sent it: the span starts after authentication.
+    assert.equal(be.filter((x) => x.name === 'authentication').length, 0);
     assert.equal(child('authorization').attributes['authorization.decision'], 'allow');
     assert.match(String(child('Create ').attributes['key']), /widgets/);
     assert.deepEqual(rx.refused, []);

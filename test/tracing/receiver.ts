@@ -18,6 +18,8 @@ export interface ReceivedSpan {
   attributes: Record<string, string | number | boolean | unknown[]>;
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   status: number;
+  /** The span contexts the span links to (a root made for an untrusted caller links to what it sent). */
+  links: Array<{ traceId: string; spanId: string }>;
   resource: Record<string, string | number | boolean | unknown[]>;
 }
 
@@ -73,6 +75,7 @@ function decode(body: unknown): ReceivedSpan[] {
           kind: s['kind'],
           attributes: attributes(s['attributes']),
           status: s['status']?.code ?? 0,
+          links: ((s['links'] ?? []) as Array<{ traceId: string; spanId: string }>).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
           resource,
         });
       }
@@ -117,6 +120,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
 }
 
 /** The spans of one trace at `path`, once `done` says the trace is complete (a bounded wait: spans are batched). */
+/** The first span at `path` that `pred` picks, once one has arrived (a bounded wait: spans are batched). */
+export async function findSpan(rx: OtlpReceiver, path: string, pred: (s: ReceivedSpan) => boolean): Promise<ReceivedSpan> {
+  for (let i = 0; i < 500; i++) {
+    const found = (rx.spans.get(path) ?? []).find(pred);
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no such span at ${path}; refused: ${rx.refused.join('; ')}`);
+}
+
 export async function traceSpans(rx: OtlpReceiver, path: string, traceId: string, done: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
   let spans: ReceivedSpan[] = [];
   for (let i = 0; i < 500; i++) {

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
 import { HttpsClient } from '../helpers/client.js';
 import { NS, register, servingPki, startEcho, waitAvailable, type EchoBackend } from '../aggregation/fixture.js';
-import { startOtlpReceiver, traceSpans, type OtlpReceiver, type ReceivedSpan } from './receiver.js';
+import { findSpan, startOtlpReceiver, traceSpans, type OtlpReceiver, type ReceivedSpan } from './receiver.js';
 import { startReviewWebhook, type ReviewWebhook } from './webhooks.js';
 import { startAuditReceiver } from '../audit/receiver.js';
 import { CRD_PATH, waitEstablished } from '../crd/fixtures.js';
@@ -111,9 +111,8 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
     assert.equal(srv.attributes['url.path'], '/api/v1/namespaces/default/configmaps');
     assert.equal(srv.resource['service.name'], 'apiserver');
     assert.deepEqual(rx.refused, []);
-    const authn = one(spans, (x) => x.name === 'authentication', 'one authentication span');
-    assert.equal(authn.parentSpanId, srv.spanId);
-    assert.equal(authn.attributes['authentication.authenticator'], 'x509');
+    // Whose context it is decides whether it is the parent, so the span starts after authentication (as kube's filter).
+    assert.equal(spans.filter((x) => x.name === 'authentication').length, 0);
     const authz = one(spans, (x) => x.name === 'authorization', 'one authorization span');
     assert.equal(authz.parentSpanId, srv.spanId);
     assert.equal(authz.attributes['authorization.authorizer'], 'privileged-groups');
@@ -174,22 +173,25 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
   });
 
   it("keeps concurrent recorded requests apart: each one's webhook calls and store span hang under its own spans", async () => {
-    const parents = Array.from({ length: 6 }, () => newTrace());
+    // No traceparent: an ordinary user's would not be the parent (kube 1.32+), and its span would
+    // start after authentication. Each request's trace is found by its store span's key instead.
     const answers = await Promise.all(
-      parents.map((p, i) =>
+      Array.from({ length: 6 }, (_, i) =>
         tokenUser.request(
           'POST',
           '/api/v1/namespaces/default/configmaps',
           { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `concurrent-${i}` } },
-          { authorization: 'Bearer good-token', traceparent: traceparent(p) },
+          { authorization: 'Bearer good-token' },
         ),
       ),
     );
     for (const r of answers) assert.equal(r.status, 201, r.text);
-    for (const [i, p] of parents.entries()) {
-      const spans = await traceSpans(rx, '/v1/traces', p.traceId, (x) => serverSpan(x) !== undefined && x.some((y) => y.name === `Create ${store}`));
+    for (let i = 0; i < answers.length; i++) {
+      const key = new RegExp(`concurrent-${i}$`);
+      const { traceId } = await findSpan(rx, '/v1/traces', (x) => x.name === `Create ${store}` && key.test(String(x.attributes['key'])));
+      const spans = await traceSpans(rx, '/v1/traces', traceId, (x) => serverSpan(x) !== undefined && x.some((y) => y.name === 'authorization'));
       const srv = serverSpan(spans)!;
-      assert.equal(srv.parentSpanId, p.spanId);
+      assert.equal(srv.parentSpanId, '');
       const create = one(spans, (x) => x.name === `Create ${store}`, 'one store create span');
       assert.equal(create.parentSpanId, srv.spanId);
       assert.match(String(create.attributes['key']), new RegExp(`concurrent-${i}$`));
@@ -229,7 +231,12 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
       traceparent: traceparent(parent),
     });
     assert.equal(r.status, 403, r.text);
-    const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined);
+    // An ordinary user's context is not the parent: a new root, linked to it.
+    const root = await findSpan(rx, '/v1/traces', (x) => x.kind === SERVER && x.links.some((l) => l.traceId === parent.traceId));
+    assert.equal(root.parentSpanId, '');
+    assert.notEqual(root.traceId, parent.traceId);
+    assert.deepEqual(root.links, [{ traceId: parent.traceId, spanId: parent.spanId }]);
+    const spans = await traceSpans(rx, '/v1/traces', root.traceId, (x) => x.some((y) => y.name === 'authorization'));
     const authz = one(spans, (x) => x.name === 'authorization', 'one authorization span');
     assert.equal(authz.attributes['authorization.decision'], 'forbid');
     assert.equal(authz.attributes['authorization.authorizer'], undefined, 'no authorizer decided: every one had no opinion');
@@ -239,10 +246,15 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
   });
 
   it('records a failed authentication on its span', async () => {
-    const parent = newTrace();
-    const r = await tokenUser.request('GET', '/api/v1/namespaces', undefined, { authorization: 'Bearer bad-token', traceparent: traceparent(parent) });
+    // Without a traceparent: a request with one waits for authentication before any span, as kube's filter does.
+    const r = await tokenUser.request('GET', '/api/v1/namespaces', undefined, { authorization: 'Bearer bad-token' });
     assert.equal(r.status, 401, r.text);
-    const spans = await traceSpans(rx, '/v1/traces', parent.traceId, (x) => serverSpan(x) !== undefined);
+    const srv = await findSpan(
+      rx,
+      '/v1/traces',
+      (x) => x.kind === SERVER && x.attributes['http.response.status_code'] === 401 && x.name === 'GET /api/v1/namespaces',
+    );
+    const spans = await traceSpans(rx, '/v1/traces', srv.traceId, (x) => x.some((y) => y.name === 'authentication'));
     assert.equal(serverSpan(spans)!.name, 'GET /api/v1/namespaces');
     assert.equal(one(spans, (x) => x.name === 'authentication', 'authentication span').status, 2);
     assert.equal(spans.filter((x) => x.name === 'authorization').length, 0);
@@ -340,6 +352,61 @@ describe("tracing at samplingRatePerMillion 0 (kube's default)", { timeout: 60_0
         `the sampled parent's request is recorded: ${JSON.stringify([...rx.spans.keys()])} ${rx.refused.join(';')} ${JSON.stringify(spans.map((x) => [x.name, x.traceId]))}`,
       );
       assert.deepEqual([...new Set(spans.map((x) => x.traceId))], [parent.traceId], 'no other request is');
+      assert.deepEqual(rx.refused, []);
+    } finally {
+      await rx.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('incoming trace context by caller (kube 1.32+), at samplingRatePerMillion 0', { timeout: 60_000 }, () => {
+  it("honours system:masters' and system:monitoring's context; an anonymous or ordinary caller's sampled context records nothing", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-tracing-'));
+    const rx = await startOtlpReceiver();
+    try {
+      const config = await tracingFile(dir, 'tracing.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: ${rx.hostPort}\n`);
+      await writeFile(join(dir, 'tokens.csv'), 'mon-token,prom,uid-prom,"system:monitoring"\nplain-token,plain,uid-plain,""\n');
+      const s = await startTestServer({
+        flags: [`--tracing-config-file=${config}`, `--token-auth-file=${join(dir, 'tokens.csv')}`],
+        hooks: { tracingBatchDelayMs: 20 },
+      });
+      const other = new HttpsClient(s.url, { ca: await readFile(join(s.dataDir, 'pki', 'ca.crt'), 'utf8') });
+      const masters = newTrace();
+      const monitoring = newTrace();
+      const untrusted: Array<{ traceId: string; spanId: string }> = [];
+      try {
+        const path = '/api/v1/namespaces/default/configmaps';
+        assert.equal((await s.admin.request('GET', path, undefined, { traceparent: traceparent(masters) })).status, 200);
+        assert.equal(
+          (await other.request('GET', '/metrics', undefined, { authorization: 'Bearer mon-token', traceparent: traceparent(monitoring) })).status,
+          200,
+        );
+        // A flood of sampled contexts from anonymous and ordinary callers, and failed authentications.
+        for (let i = 0; i < 20; i++) {
+          const t = newTrace();
+          untrusted.push(t);
+          const headers: Record<string, string> = { traceparent: traceparent(t) };
+          if (i % 3 === 1) headers['authorization'] = 'Bearer plain-token';
+          if (i % 3 === 2) headers['authorization'] = 'Bearer no-such-token';
+          const r = await other.request('GET', path, undefined, headers);
+          assert.equal(r.status, i % 3 === 2 ? 401 : 403, r.text);
+        }
+      } finally {
+        other.close();
+        // Shutdown sends everything buffered: after it, what the receiver lacks was never recorded.
+        await s.close();
+      }
+      const spans = rx.spans.get('/v1/traces') ?? [];
+      assert.ok(
+        spans.some((x) => x.kind === SERVER && x.traceId === masters.traceId && x.parentSpanId === masters.spanId),
+        'system:masters: the parent',
+      );
+      assert.ok(
+        spans.some((x) => x.kind === SERVER && x.traceId === monitoring.traceId && x.parentSpanId === monitoring.spanId),
+        'system:monitoring: the parent',
+      );
+      assert.deepEqual(new Set(spans.map((x) => x.traceId)), new Set([masters.traceId, monitoring.traceId]), 'nothing else is recorded at rate 0');
       assert.deepEqual(rx.refused, []);
     } finally {
       await rx.close();

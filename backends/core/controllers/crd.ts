@@ -15,9 +15,10 @@
 // Every process sharing a store runs it; writes are compare-and-swap, so two
 // passes that race write the same thing once.
 import { rfc3339, type KObject } from '../../../lib/api/meta.js';
-import { at, list, str, strings } from '../../../lib/registry/fields.js';
+import { at, list, sameJson, str, strings } from '../../../lib/registry/fields.js';
 import type { Registry } from '../../../lib/registry/index.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
+import type { StatusCause } from '../../../lib/api/status.js';
 import { isEstablished, nonStructuralCauses } from '../../../lib/registry/builtins/crd-validation.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
@@ -95,7 +96,7 @@ function namesAt(o: unknown, ...path: string[]): Names {
 }
 
 /** The names others hold in a group: other CRDs' accepted names and the group's built-in types. */
-function takenNames(group: string, others: readonly KObject[], builtins: Registry): { resources: Set<string>; kinds: Set<string> } {
+function takenNames(group: string, others: readonly KObject[], builtins: readonly ResourceType[]): { resources: Set<string>; kinds: Set<string> } {
   const resources = new Set<string>();
   const kinds = new Set<string>();
   for (const o of others) {
@@ -104,7 +105,7 @@ function takenNames(group: string, others: readonly KObject[], builtins: Registr
     for (const r of [n.plural, n.singular, ...n.shortNames]) if (r) resources.add(r);
     for (const k of [n.kind, n.listKind]) if (k) kinds.add(k);
   }
-  for (const t of builtins.all()) {
+  for (const t of builtins) {
     if (t.group !== group) continue;
     for (const r of [t.plural, t.singular, ...t.shortNames]) resources.add(r);
     kinds.add(t.kind);
@@ -129,8 +130,7 @@ function namingCondition(spec: Names, taken: { resources: Set<string>; kinds: Se
  * violations while a stored schema is not structural (only legacy objects can
  * be: writes refuse new ones), removed once it is.
  */
-function nonStructuralCondition(conds: Json[], crd: KObject, now: number): Json[] {
-  const causes = nonStructuralCauses(crd);
+function nonStructuralCondition(conds: Json[], causes: readonly StatusCause[], now: number): Json[] {
   if (causes.length === 0) return conds.filter((c) => c['type'] !== 'NonStructuralSchema');
   const errs = causes.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`);
   // field.ErrorList.ToAggregate().Error(): one error as it is, several in brackets.
@@ -139,6 +139,13 @@ function nonStructuralCondition(conds: Json[], crd: KObject, now: number): Json[
 }
 
 export class CrdController extends WatchingController {
+  /**
+   * Each CRD's structural violations, by uid, for the generation they were read at: a pass
+   * looks at every CRD, and reading a schema (its patterns compiled) on every pass made one
+   * CRD's change cost work proportional to all of them.
+   */
+  readonly #violations = new Map<string, { generation: number; causes: readonly StatusCause[] }>();
+
   constructor(
     env: CoreEnv,
     private readonly builtins: Registry,
@@ -160,42 +167,86 @@ export class CrdController extends WatchingController {
       (a, b) =>
         (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
     );
+    const uids = new Set(all.map((c) => c.metadata.uid ?? ''));
+    for (const uid of this.#violations.keys()) if (!uids.has(uid)) this.#violations.delete(uid);
+    // Names conflict only within a group: each CRD is compared with its group's CRDs and built-ins,
+    // so a pass costs the number of CRDs, not its square.
+    const byGroup = new Map<string, number[]>();
+    all.forEach((c, i) => {
+      const g = str(c, 'spec', 'group');
+      const at = byGroup.get(g);
+      if (at) at.push(i);
+      else byGroup.set(g, [i]);
+    });
+    const builtinsByGroup = new Map<string, ResourceType[]>();
+    for (const t of this.builtins.all()) {
+      const at = builtinsByGroup.get(t.group);
+      if (at) at.push(t);
+      else builtinsByGroup.set(t.group, [t]);
+    }
     let again = false;
     for (let i = 0; i < all.length; i++) {
       const crd = all[i]!;
+      const group = str(crd, 'spec', 'group');
+      // Read at use: later CRDs of this pass see the names this one was just given.
+      const peers = () => (byGroup.get(group) ?? []).map((j) => all[j]!);
       if (crd.metadata.deletionTimestamp) again = (await this.finalize(crdType, crd)) || again;
-      // Later CRDs of this pass see the names this one was just given.
-      else all[i] = (await this.acceptNames(crdType, crd, all)) ?? crd;
+      else all[i] = (await this.acceptNames(crdType, crd, peers, builtinsByGroup.get(group) ?? [])) ?? crd;
     }
     await this.registerApiServices();
     // Custom resources held by their own finalizers: look again later.
     return again ? this.env.clock() + 1000 : undefined;
   }
 
+  /** The structural violations of a CRD's schemas, read once per uid and generation. */
+  #structural(crd: KObject): readonly StatusCause[] {
+    const uid = crd.metadata.uid ?? '';
+    const generation = crd.metadata.generation ?? 0;
+    const known = this.#violations.get(uid);
+    if (known?.generation === generation) return known.causes;
+    const causes = nonStructuralCauses(crd);
+    this.#violations.set(uid, { generation, causes });
+    return causes;
+  }
+
+  /** The CRD with the status the naming controllers give it, or null when it already has it. */
+  #named(crdType: ResourceType, cur: KObject, peers: readonly KObject[], builtins: readonly ResourceType[], now: number): KObject | null {
+    const spec = namesAt(cur, 'spec', 'names');
+    const others = peers.filter((o) => o.metadata.uid !== cur.metadata.uid);
+    const naming = namingCondition(spec, takenNames(str(cur, 'spec', 'group'), others, builtins));
+    const status = { ...((at(cur, 'status') ?? {}) as Json) };
+    let conds = withCondition(list(status, 'conditions'), naming, now);
+    if (naming.status === 'True') {
+      status['acceptedNames'] = { ...((at(cur, 'spec', 'names') ?? {}) as Json) };
+      conds = withCondition(
+        conds,
+        { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+        now,
+      );
+    } else if (!isEstablished(cur)) {
+      status['acceptedNames'] = status['acceptedNames'] ?? { plural: '', kind: '' };
+      conds = withCondition(conds, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
+    }
+    status['conditions'] = nonStructuralCondition(conds, this.#structural(cur), now);
+    // Unchanged: no write, and no validation of the CRD (its schemas) for nothing.
+    if (sameJson(status, at(cur, 'status') ?? {})) return null;
+    return prepareUpdate(crdType, { ...cur, status }, cur, 'status') ?? null;
+  }
+
   /** NamesAccepted, acceptedNames, Established. */
-  private async acceptNames(crdType: ResourceType, crd: KObject, all: readonly KObject[]): Promise<KObject | undefined> {
+  private async acceptNames(
+    crdType: ResourceType,
+    crd: KObject,
+    peers: () => readonly KObject[],
+    builtins: readonly ResourceType[],
+  ): Promise<KObject | undefined> {
     const now = this.env.clock();
+    // A CRD whose listed status is already right costs no store round trip: a pass touches only what changed.
+    if (this.#named(crdType, crd, peers(), builtins, now) === null) return crd;
     const key = objectKey(crdType, '', crd.metadata.name ?? '');
     return guaranteedUpdate(this.env.store, key, (cur) => {
       if (cur.metadata.uid !== crd.metadata.uid || cur.metadata.deletionTimestamp) return null;
-      const spec = namesAt(cur, 'spec', 'names');
-      const others = all.filter((o) => o.metadata.uid !== cur.metadata.uid);
-      const naming = namingCondition(spec, takenNames(str(cur, 'spec', 'group'), others, this.builtins));
-      const status = { ...((at(cur, 'status') ?? {}) as Json) };
-      let conds = withCondition(list(status, 'conditions'), naming, now);
-      if (naming.status === 'True') {
-        status['acceptedNames'] = { ...((at(cur, 'spec', 'names') ?? {}) as Json) };
-        conds = withCondition(
-          conds,
-          { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
-          now,
-        );
-      } else if (!isEstablished(cur)) {
-        status['acceptedNames'] = status['acceptedNames'] ?? { plural: '', kind: '' };
-        conds = withCondition(conds, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
-      }
-      status['conditions'] = nonStructuralCondition(conds, cur, now);
-      return prepareUpdate(crdType, { ...cur, status }, cur, 'status') ?? null;
+      return this.#named(crdType, cur, peers(), builtins, now);
     });
   }
 
