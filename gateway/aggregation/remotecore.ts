@@ -24,6 +24,7 @@ import type { Pool } from 'undici';
 import type { ApiBackend, BackendRequest } from '../../lib/api/backend.js';
 import type { KObject } from '../../lib/api/meta.js';
 import { serviceUnavailable, StatusError } from '../../lib/api/status.js';
+import { retryOnConflict, RETRY } from '../../lib/api/retry.js';
 import type { LiveRegistry } from '../../lib/registry/live.js';
 import { CrdRegistrySync } from '../../lib/crd/registrysync.js';
 import { HttpError, HttpObjectSource } from '../../lib/client/objectsource.js';
@@ -129,24 +130,26 @@ function remoteReadyz(o: RemoteCoreOptions, c: Connection): () => Promise<void> 
   };
 }
 
-/** GET, then PUT …/status, again on a conflict (at most 5 times). */
+/** GET, then PUT …/status, again on a conflict (retryOnConflict's limit). */
 function remoteStatusUpdate(objects: HttpObjectSource): GatewayCore['updateStatus'] {
-  return async (group, resource, namespace, name, mutate) => {
+  return (group, resource, namespace, name, mutate) => {
     const path = objects.objectPath(group, resource, namespace, name);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const cur = await objects.get(group, resource, namespace, name);
-      if (!cur) return undefined;
-      const next = mutate((cur as { status?: Record<string, unknown> }).status);
-      if (next === null) return cur;
-      try {
-        return (await objects.json('PUT', `${path}/status`, { ...cur, status: next })) as unknown as KObject;
-      } catch (err) {
-        if (err instanceof HttpError && err.status === 409) continue;
-        if (err instanceof HttpError && err.status === 404) return undefined;
-        throw err;
-      }
-    }
-    throw new Error(`status of ${resource} ${name}: conflicts on every attempt`);
+    return retryOnConflict<KObject | undefined>(
+      async () => {
+        const cur = await objects.get(group, resource, namespace, name);
+        if (!cur) return undefined;
+        const next = mutate((cur as { status?: Record<string, unknown> }).status);
+        if (next === null) return cur;
+        try {
+          return (await objects.json('PUT', `${path}/status`, { ...cur, status: next })) as unknown as KObject;
+        } catch (err) {
+          if (err instanceof HttpError && err.status === 409) return RETRY;
+          if (err instanceof HttpError && err.status === 404) return undefined;
+          throw err;
+        }
+      },
+      () => new Error(`status of ${resource} ${name}: conflicts on every attempt`),
+    );
   };
 }
 

@@ -10,6 +10,7 @@
 // `metadata.resourceVersion = String(revision)` and are frozen: callers
 // clone before they change anything.
 import type { KObject } from '../../../lib/api/meta.js';
+import { CONFLICT_ATTEMPTS, retryOnConflict, RETRY } from '../../../lib/api/retry.js';
 
 /** `invalid`: the caller asked what this store cannot answer (a watch across types on a Redis Cluster). */
 export type StoreErrorCode = 'not-found' | 'exists' | 'conflict' | 'gone' | 'too-large' | 'unreachable' | 'corrupt' | 'invalid';
@@ -107,28 +108,8 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/**
- * Tries of one read-modify-write racing other writers before it gives up with
- * a conflict (409 through the API). The one limit of every retry loop: the
- * store's guaranteedUpdate and the API's update, patch, apply and delete.
- */
-export const CONFLICT_ATTEMPTS = 16;
-
-/** What one try of a read-modify-write answers when the object changed between its read and its write. */
-export const RETRY: unique symbol = Symbol('retry on conflict');
-
-/**
- * Runs `attempt` (read, modify, write) again while it answers RETRY, at most
- * CONFLICT_ATTEMPTS times in all; then throws what `exhausted` makes.
- * `attempt` gets the number of tries made before it.
- */
-export async function retryOnConflict<T>(attempt: (tried: number) => Promise<T | typeof RETRY>, exhausted: () => Error): Promise<T> {
-  for (let tried = 0; tried < CONFLICT_ATTEMPTS; tried++) {
-    const r = await attempt(tried);
-    if (r !== RETRY) return r;
-  }
-  throw exhausted();
-}
+// The retry loop and its one limit live in lib/ (the gateway's loops use them too, and may not import a backend).
+export { CONFLICT_ATTEMPTS, RETRY, retryOnConflict } from '../../../lib/api/retry.js';
 
 /** Read-modify-write with retries on revision conflicts (apiserver's GuaranteedUpdate); `conflict` after CONFLICT_ATTEMPTS. */
 export async function guaranteedUpdate(
