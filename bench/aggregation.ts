@@ -252,7 +252,7 @@ async function watchLoop(a: { watchTarget: Target; writer: Target; n: number }):
 
 async function sampleBackendMode(args: string[]): Promise<void> {
   const { parseServeFlags } = await import('../gateway/config/flags.js');
-  const { startBackendProcess } = await import('../gateway/aggregation/backendmain.js');
+  const { startBackendProcess } = await import('../gateway/backendprocess/start.js');
   const parsed = parseServeFlags(args);
   if ('error' in parsed) throw new Error(parsed.error);
   await startBackendProcess('sample-backend', parsed.options, (m) => {

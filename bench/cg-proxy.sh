@@ -1,14 +1,14 @@
 #!/bin/bash
-# Instructions per proxied GET, start-up excluded (bench/cg-proxy.mjs):
+# Instructions per proxied GET, start-up excluded (bench/cg-proxy.mjs; SCRIPT=cg-sidecar.mjs for the sidecar):
 #   bench/cg-proxy.sh <label> [N]   (DIST=<an earlier build> for an A/B)
 # Runs cg-proxy.mjs under callgrind with CG_SYNC, zeroes the counters before
 # the measured GETs and dumps them after; prints the instructions per GET.
 set -e
-label=$1; n=${2:-1000}
+label=$1; n=${2:-1000}; script=${SCRIPT:-cg-proxy.mjs}
 sync=$(mktemp -d); out=$(mktemp -d)
 cd "$(dirname "$0")"
 CG_SYNC=$sync N=$n VG_DIR=${VG_DIR:-/tmp/cgp} valgrind --tool=callgrind --smc-check=all-non-file --collect-atstart=yes \
-  --callgrind-out-file="$out/cg.%p" node cg-proxy.mjs > "$out/log" 2>&1 &
+  --callgrind-out-file="$out/cg.%p" node "$script" > "$out/log" 2>&1 &
 for step in start end; do
   while [ ! -f "$sync/$step" ]; do sleep 1; if ! kill -0 $! 2>/dev/null; then cat "$out/log"; exit 1; fi; done
   pid=$(cat "$sync/$step")

@@ -484,6 +484,16 @@ if (selected('proxy', 'BENCH_AGGREGATION')) {
 }
 
 // ---------------------------------------------------------------------------
+// Sidecar section (owned with gateway/sidecar): GET through `gatehouse serve
+// --upstream` in front of a plain HTTP upstream; with BENCH_SIDECAR_A=<root of
+// an earlier build>, that build's sidecar in interleaved windows (bench/sidecar.ts).
+// BENCH_SIDECAR=0 skips it.
+if (selected('sidecar', 'BENCH_SIDECAR')) {
+  const { runSidecarBench } = await import('./sidecar.js');
+  await runSidecarBench();
+}
+
+// ---------------------------------------------------------------------------
 // HTTP/2 section (owned with gateway/server/serving.ts): GET over HTTP/2 through
 // Gatehouse beside a bare node:http2 server (bench/http2.ts). BENCH_HTTP2=0 skips it.
 if (selected('http2', 'BENCH_HTTP2')) {

@@ -37,6 +37,7 @@ export const SECTIONS = [
   'authn',
   'authz',
   'proxy',
+  'sidecar',
   'http2',
   'flowcontrol',
   'micro',
@@ -50,7 +51,7 @@ export type SectionName = (typeof SECTIONS)[number];
 /** Names that select several sections at once. */
 const GROUPS: Readonly<Record<string, readonly SectionName[]>> = {
   redis: ['redis-create', 'redis-read', 'redis-watch'],
-  aggregation: ['proxy'],
+  aggregation: ['proxy', 'sidecar'],
 };
 
 function parseOnly(raw: string | undefined): ReadonlySet<string> | undefined {

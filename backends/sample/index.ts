@@ -3,7 +3,7 @@
 // types alone, on a store of its own (its own file-store directory, or its
 // own Redis key prefix), without the built-in controllers. Served over
 // HTTPS as its own process by `gatehouse sample-backend`
-// (gateway/aggregation/backendserver.ts), registered by an APIService.
+// (gateway/backendprocess/server.ts), registered by an APIService.
 import { join } from 'node:path';
 import { Registry } from '../../lib/registry/index.js';
 import { startCoreBackend, type RunningCoreBackend } from '../core/index.js';

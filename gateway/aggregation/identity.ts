@@ -1,33 +1,21 @@
-// The identity a proxied request carries to an aggregated backend: the
-// effective user (after impersonation) in X-Remote-User / -Uid / -Group /
-// -Extra-<key>, as kube-aggregator sets them. Whatever the client sent under
-// those names (or the configured request-header names), its credentials and
-// impersonation headers are removed first, so only the gateway's word arrives.
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+// The identity a forwarded request carries to a backend: the effective user
+// (after impersonation) in X-Remote-User / -Uid / -Group / -Extra-<key>, as
+// kube-aggregator sets them. Whatever the client sent under those names (or
+// the configured request-header names), its credentials and impersonation
+// headers are never forwarded, so only the gateway's word arrives. One
+// builder for every forwarder (poolforward.ts, forward.ts's upgrades) and
+// every path (APIServices, the remote core backend, the sidecar).
 import type { UserInfo } from '../../lib/api/meta.js';
-import { isIdentity, stripIdentityHeaders, type IdentityHeaders } from '../pipeline/identityheaders.js';
+import { isIdentity, type IdentityHeaders } from '../pipeline/identityheaders.js';
 
-/** Credentials meant for the gateway, never for a backend (the chain removes Authorization already; this is the proxy's own guarantee). */
-const CREDENTIAL_NAMES = ['authorization', 'proxy-authorization'];
 const IMPERSONATION_PREFIX = 'impersonate-';
 
 /**
- * Removes credential and impersonation headers and the identity headers from
- * the inbound request before it is forwarded. `identity` is the list the
+ * The client header names (lowercase) never forwarded: credentials meant for
+ * the gateway (the chain removes Authorization already; this is the
+ * forwarders' own guarantee), `Impersonate-*`, and `identity`, the list the
  * chain strips after authentication (pipeline/identityheaders.ts): one list
- * for both strips.
- */
-export function stripForwarded(req: IncomingMessage, identity: IdentityHeaders): void {
-  const h = req.headers;
-  for (const n of CREDENTIAL_NAMES) if (h[n] !== undefined) delete h[n];
-  for (const k in h) if (k.startsWith(IMPERSONATION_PREFIX)) delete h[k];
-  stripIdentityHeaders(req, identity);
-}
-
-/**
- * The names stripForwarded removes, as a test on one lowercase name: the
- * pooled forwarder (poolforward.ts) skips them while copying the headers
- * once, instead of deleting them from the request first.
+ * for both. The forwarders skip them while copying the headers once.
  */
 export function notForwarded(identity: IdentityHeaders): (name: string) => boolean {
   return (k) => k === 'authorization' || k === 'proxy-authorization' || k.startsWith(IMPERSONATION_PREFIX) || isIdentity(k, identity);
@@ -38,15 +26,7 @@ function extraHeader(key: string): string {
   return `X-Remote-Extra-${encodeURIComponent(key.toLowerCase())}`;
 }
 
-export function identityHeaders(user: UserInfo): OutgoingHttpHeaders {
-  const h: OutgoingHttpHeaders = { 'X-Remote-User': user.username };
-  if (user.uid) h['X-Remote-Uid'] = user.uid;
-  if (user.groups.length > 0) h['X-Remote-Group'] = [...user.groups];
-  for (const [k, values] of Object.entries(user.extra ?? {})) if (values.length > 0) h[extraHeader(k)] = [...values];
-  return h;
-}
-
-/** The same headers as flat name/value pairs (one X-Remote-Group per group), for undici. */
+/** The identity headers as flat name/value pairs (one X-Remote-Group per group, one X-Remote-Extra-<key> per value). */
 export function identityPairs(user: UserInfo): string[] {
   const h = ['X-Remote-User', user.username];
   if (user.uid) h.push('X-Remote-Uid', user.uid);

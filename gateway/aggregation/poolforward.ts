@@ -1,12 +1,17 @@
-// Forwards one HTTP request over an undici dispatcher (the APIService proxy's
-// pool, transport.ts) and streams the answer back, with the rules of
-// forward.ts, its node:https sibling: hop-by-hop headers dropped both ways,
-// the caller's headers set, the body streamed both ways with backpressure
-// (or the buffered one admission read), a 3xx other than 304 refused when
-// asked (CVE-2022-3172), an answer that arrives before the whole body was
-// sent relayed with the rest of the body no longer forwarded and the
-// client's HTTP/1.1 connection closed after it (lib/http/linger.ts), the
-// client going away or the deadline aborting the backend request.
+// The one forwarder of proxied requests — an APIService's (proxy.ts), the
+// remote core backend's (remotecore.ts) and the sidecar's upstream
+// (gateway/sidecar/upstream.ts) — over an undici dispatcher (a pool per
+// backend origin), streaming the answer back under the rules of
+// forwardrules.ts: hop-by-hop headers dropped both ways, the caller's
+// headers (identity) set in place of the client's copies, the body streamed
+// both ways with backpressure (or the buffered one admission read), a 3xx
+// other than 304 answered 502 when the caller asks (APIServices and the
+// remote core backend, as kube-aggregator since CVE-2022-3172; the sidecar
+// relays its upstream's redirects, as kube-rbac-proxy does), an answer that
+// arrives before the whole body was sent relayed with the rest of the body
+// no longer forwarded and the client's HTTP/1.1 connection closed after it
+// (lib/http/linger.ts), the client going away or the deadline aborting the
+// backend request. Upgrades go through forward.ts on a fresh connection.
 //
 // Why undici: no ClientRequest/IncomingMessage pair and no agent
 // bookkeeping per request. Under callgrind (bench/cg-proxy.sh, start-up
@@ -32,17 +37,19 @@ import type { Dispatcher } from 'undici';
 import { clientStatus, outboundCall, traceOf, tracingEnabled } from '../../lib/tracing/span.js';
 import { closeAfterAnswer } from '../../lib/http/linger.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
-import { isHopByHop, isRedirect, redirectRefused, targetAttributes } from './forward.js';
+import { backendPath, isHopByHop, isRedirect, redirectRefused, setsName, targetAttributes } from './forwardrules.js';
 import type { Cancellation } from '../pipeline/deadline.js';
 
 export interface PoolTarget {
   readonly dispatcher: Dispatcher;
-  /** `https://host:port` of the chosen endpoint. */
+  /** `https://host:port` (or `http://…`) of the chosen endpoint. */
   readonly origin: string;
   readonly host: string;
   readonly port: number;
-  /** The name the backend's certificate is checked for, whatever Host the client sent. */
-  readonly servername: string;
+  /** The name the backend's certificate is checked for, whatever Host the client sent (none for an IP address or plain HTTP). */
+  readonly servername?: string | undefined;
+  /** Prepended to the request path (an upstream URL with a path). */
+  readonly pathPrefix?: string | undefined;
 }
 
 export interface PoolForwardOptions {
@@ -52,9 +59,9 @@ export interface PoolForwardOptions {
   readonly drop: (name: string) => boolean;
   /** The request body when it was already read (admission); else the request streams. */
   readonly body?: Buffer;
-  /** No answer's headers (or body bytes) for this long: the request fails (504). */
+  /** No answer's headers for this long: the request fails (504); 0 waits as long as the deadline lets it. */
   readonly headersTimeoutMs: number;
-  /** Silence within the answer's body for this long cuts it; 0 for watches. */
+  /** Silence within the answer's body for this long cuts it; 0 for watches and where the deadline alone bounds it. */
   readonly bodyTimeoutMs: number;
   /** Send the answer's headers at once (a watch may have no event for a while). */
   readonly flushHeaders?: boolean;
@@ -90,7 +97,7 @@ export function forwardPooled(req: IncomingMessage, res: ServerResponse, t: Pool
   return outboundCall(
     traceOf(req),
     req.method ?? 'GET',
-    `${t.origin}${(req.url ?? '/').split('?', 1)[0]}`,
+    `${t.origin}${backendPath(t.pathPrefix, req.url).split('?', 1)[0]}`,
     targetAttributes(t.host, t.port, o.purpose),
     async (trace, span) => {
       const set = [...o.set];
@@ -138,7 +145,7 @@ function send(req: IncomingMessage, res: ServerResponse, t: PoolTarget, o: PoolF
     t.dispatcher.dispatch(
       {
         origin: t.origin,
-        path: req.url ?? '/',
+        path: t.pathPrefix ? backendPath(t.pathPrefix, req.url) : (req.url ?? '/'),
         method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
         headers,
         body,
@@ -149,11 +156,6 @@ function send(req: IncomingMessage, res: ServerResponse, t: PoolTarget, o: PoolF
       relay,
     );
   });
-}
-
-function setsName(set: readonly string[], k: string): boolean {
-  for (let i = 0; i < set.length; i += 2) if (set[i]!.length === k.length && set[i]!.toLowerCase() === k) return true;
-  return false;
 }
 
 /** undici's (legacy, native) handler of one proxied request. */

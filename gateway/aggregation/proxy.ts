@@ -17,7 +17,7 @@ import type { Duplex } from 'node:stream';
 import { badGateway, serviceUnavailable, StatusError, timeout } from '../../lib/api/status.js';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { isAvailable, type ApiServiceInfo } from './apiservice.js';
-import { identityHeaders, identityPairs, notForwarded, stripForwarded } from './identity.js';
+import { identityPairs, notForwarded } from './identity.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import type { ServiceResolver, Target } from './resolver.js';
 import { origin, Transport, type ProxyClientCert } from './transport.js';
@@ -168,7 +168,6 @@ export class ApiServiceProxy {
   upgrade(r: { req: IncomingMessage; user: UserInfo; socket: Duplex; head: Buffer }): Promise<void> {
     const s = this.#snap;
     const target = this.#target(s);
-    stripForwarded(r.req, this.env.identityHeaders);
     const t = s.transport;
     return forwardUpgrade(
       r.req,
@@ -179,7 +178,7 @@ export class ApiServiceProxy {
         // Upgraded sockets never return to a pool: a fresh connection with the same TLS settings.
         options: { host: target.host, port: target.port, ...t.tls },
       },
-      { headers: identityHeaders(r.user), timeoutMs: this.env.timeoutMs, purpose: `APIService ${s.info.name}` },
+      { set: identityPairs(r.user), drop: this.#drop, timeoutMs: this.env.timeoutMs, purpose: `APIService ${s.info.name}` },
     ).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       this.env.onBackendFailure(s.info.name);

@@ -3,7 +3,7 @@
 // of in-process. This builds what the composition root otherwise gets from
 // startCoreBackend, over HTTPS:
 //   - `backend`: resource requests for built-in groups proxied like a remote
-//     APIService (forward.ts, identity.ts's stripping and
+//     APIService (the pooled forwarder poolforward.ts, identity.ts's
 //     X-Remote-* headers, the front-proxy client certificate); a failure
 //     before the backend answered is a 503 Status;
 //   - `objects`: lib/client/objectsource.ts (list+watch over HTTPS) for RBAC,
@@ -18,8 +18,9 @@
 // being read from that backend, so no start-up cycle can form. Writing
 // controllers (namespace lifecycle, tokens, RBAC bootstrap, GC, autoregister)
 // run in the core-backend process.
-import { Agent, request } from 'node:https';
 import type { OutgoingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import type { Pool } from 'undici';
 import type { ApiBackend, BackendRequest } from '../../lib/api/backend.js';
 import type { KObject } from '../../lib/api/meta.js';
 import { serviceUnavailable, StatusError } from '../../lib/api/status.js';
@@ -28,10 +29,10 @@ import type { LiveRegistry } from '../../lib/registry/live.js';
 import { CrdRegistrySync } from '../../lib/crd/registrysync.js';
 import { HttpError, HttpObjectSource } from '../../lib/client/objectsource.js';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
-import { identityHeaders, stripForwarded } from './identity.js';
+import { identityPairs, notForwarded } from './identity.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
-import { forward } from './forward.js';
-import { backendAgent, type ProxyClientCert } from './transport.js';
+import { forwardPooled } from './poolforward.js';
+import { backendPool, type ProxyClientCert } from './transport.js';
 
 /** What the composition root needs of the core backend, in-process or remote (which admits its own writes: no useAdmission). */
 export type GatewayCore = Omit<RunningCoreBackend, 'backend' | 'useAdmission'> & {
@@ -58,37 +59,50 @@ export interface RemoteCoreOptions {
 
 interface Connection {
   readonly url: URL;
-  readonly agent: Agent;
-  /** The gateway's own identity headers (GATEWAY_IDENTITY). */
-  readonly headers: OutgoingHttpHeaders;
+  readonly pool: Pool;
+  /** The gateway's own identity headers (GATEWAY_IDENTITY), flat pairs. */
+  readonly pairs: readonly string[];
 }
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
+/** Flat name/value pairs as a header object (repeated names become arrays). */
+function headerObject(pairs: readonly string[]): OutgoingHttpHeaders {
+  const h: Record<string, string | string[]> = {};
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const k = pairs[i]!;
+    const had = h[k];
+    h[k] = had === undefined ? pairs[i + 1]! : [...(Array.isArray(had) ? had : [had]), pairs[i + 1]!];
+  }
+  return h;
+}
 
 /** Built-in resource requests, proxied; watches are long-running and closed at shutdown. */
 function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backend'] {
   const timeoutMs = o.timeoutMs ?? 60_000;
   const watches = new Set<{ destroy(): void }>();
+  const drop = notForwarded(o.identityHeaders);
+  const host = hostOf(c.url);
+  const port = Number(c.url.port || 443);
+  const target = { dispatcher: c.pool, origin: c.url.origin, host, port, servername: isIP(host) ? undefined : host };
   const serves = (group: string, version: string): boolean =>
     group === '' ? o.registry.current.coreVersions().includes(version) : (o.registry.current.group(group)?.versions.includes(version) ?? false);
   const serve = (r: BackendRequest): Promise<void> => {
-    stripForwarded(r.req, o.identityHeaders);
     const longRunning = r.info.verb === 'watch';
     if (longRunning) watches.add(r.res);
     r.res.once('close', () => watches.delete(r.res));
-    return forward(
-      r.req,
-      r.res,
-      { protocol: 'https:', host: hostOf(c.url), port: c.url.port || 443, agent: c.agent },
-      {
-        headers: identityHeaders(r.user),
-        ...(r.body ? { body: r.body } : {}),
-        ...(longRunning ? { flushHeaders: true } : { timeoutMs }),
-        ...(r.initialized ? { onHeaders: r.initialized } : {}),
-        rejectRedirects: true,
-        purpose: 'core backend',
-      },
-    ).catch((err: Error) => {
+    return forwardPooled(r.req, r.res, target, {
+      set: identityPairs(r.user),
+      drop,
+      ...(r.body ? { body: r.body } : {}),
+      // A watch waits for events as long as it lasts; other requests fail after a silence of timeoutMs.
+      headersTimeoutMs: longRunning ? 0 : timeoutMs,
+      bodyTimeoutMs: longRunning ? 0 : timeoutMs,
+      ...(longRunning ? { flushHeaders: true } : {}),
+      ...(r.initialized ? { onHeaders: r.initialized } : {}),
+      rejectRedirects: true,
+      purpose: 'core backend',
+    }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       o.log(`core backend: proxy to ${o.url} failed: ${err.message}`);
       throw serviceUnavailable(
@@ -108,21 +122,20 @@ function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backen
 
 /** The store check of /readyz: the backend's own /readyz. */
 function remoteReadyz(o: RemoteCoreOptions, c: Connection): () => Promise<void> {
-  return () =>
-    new Promise((resolve, reject) => {
-      const req = request({ host: hostOf(c.url), port: c.url.port || 443, path: '/readyz', agent: c.agent, headers: c.headers, timeout: 5000 }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`core backend ${o.url}/readyz: HTTP ${res.statusCode}`))));
+  return async () => {
+    const res = await c.pool
+      .request({ origin: c.url.origin, path: '/readyz', method: 'GET', headers: c.pairs as string[], headersTimeout: 5000, bodyTimeout: 5000 })
+      .catch((err: Error & { code?: string }) => {
+        throw new Error(err.code === 'UND_ERR_HEADERS_TIMEOUT' ? `core backend ${o.url}/readyz: no answer within 5s` : `core backend ${o.url}: ${err.message}`);
       });
-      req.on('timeout', () => req.destroy(new Error(`core backend ${o.url}/readyz: no answer within 5s`)));
-      req.on('error', (err) => reject(new Error(`core backend ${o.url}: ${err.message}`)));
-      req.end();
-    });
+    await res.body.dump();
+    if (res.statusCode !== 200) throw new Error(`core backend ${o.url}/readyz: HTTP ${res.statusCode}`);
+  };
 }
 
-/** GET, then PUT …/status, again on a conflict (at most 5 times). */
+/** GET, then PUT …/status, again on a conflict (retryOnConflict's limit). */
 function remoteStatusUpdate(objects: HttpObjectSource): GatewayCore['updateStatus'] {
-  return async (group, resource, namespace, name, mutate) => {
+  return (group, resource, namespace, name, mutate) => {
     const path = objects.objectPath(group, resource, namespace, name);
     return retryOnConflict<KObject | undefined>(
       async () => {
@@ -147,7 +160,8 @@ function remoteStatusUpdate(objects: HttpObjectSource): GatewayCore['updateStatu
 export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
   if (!o.clientCert)
     throw new Error('--core-backend-url needs a front-proxy client certificate (--proxy-client-cert-file/--proxy-client-key-file, or the dev PKI)');
-  const headers: OutgoingHttpHeaders = identityHeaders(GATEWAY_IDENTITY);
+  const pairs = identityPairs(GATEWAY_IDENTITY);
+  const headers = headerObject(pairs);
   const objects = new HttpObjectSource({
     server: o.url,
     caPem: o.caPem,
@@ -160,7 +174,8 @@ export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
   // The remote backend's CustomResourceDefinitions extend this gateway's registry too (routing, discovery, OpenAPI).
   const crds = new CrdRegistrySync({ source: objects, live: o.registry, base: o.registry.current, log: o.log });
   void crds.start();
-  const c: Connection = { url: new URL(o.url), agent: backendAgent({ caPem: o.caPem, clientCert: o.clientCert }), headers };
+  const url = new URL(o.url);
+  const c: Connection = { url, pool: backendPool(url.origin, { caPem: o.caPem, clientCert: o.clientCert }), pairs };
   return {
     objects,
     registry: o.registry,
@@ -171,7 +186,7 @@ export function startRemoteCore(o: RemoteCoreOptions): GatewayCore {
     async close() {
       crds.stop();
       objects.close();
-      c.agent.destroy();
+      await c.pool.destroy().catch(() => undefined);
     },
   };
 }

@@ -9,12 +9,12 @@
 // connection of its own. Upgrades take the same TLS settings (`tls`) on a
 // fresh node:https connection (forward.ts).
 //
-// `backendAgent` stays the node:https keep-alive agent of the other proxy
-// paths (the remote core backend, an https sidecar upstream).
-import { Agent } from 'node:https';
+// `backendPool` is the pool of the other forwarded paths (the remote core
+// backend, the sidecar's upstream): one origin, the same TLS options
+// (client certificate, CA) in undici's connect options.
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { ConnectionOptions } from 'node:tls';
-import { Agent as PoolAgent, type Dispatcher } from 'undici';
+import { Agent as PoolAgent, Pool, type Dispatcher } from 'undici';
 import { serverNameOf, type ApiServiceInfo } from './apiservice.js';
 import type { Target } from './resolver.js';
 
@@ -45,13 +45,19 @@ export function backendTls(t: BackendTls): ConnectionOptions {
   };
 }
 
-/** The keep-alive HTTPS agent of the node:https proxy paths (the remote core backend, an https sidecar upstream). */
-export function backendAgent(t: BackendTls): Agent {
-  return new Agent({ keepAlive: true, maxFreeSockets: 64, ...backendTls(t) });
-}
-
 /** How long an idle pooled connection is kept when the backend sends no keep-alive hint (a hint, such as Node's 5 s, wins). */
 const IDLE_MS = 30_000;
+
+/**
+ * The pool of one backend origin (`https://host:port` with `tls`, or
+ * `http://host:port` without): as the APIServices' pools, no cap on
+ * connections (each request in flight holds one, watches included; the
+ * front door's in-flight limits bound them), idle ones closed after the
+ * backend's keep-alive hint or 30 s.
+ */
+export function backendPool(origin: string, tls: BackendTls | undefined): Pool {
+  return new Pool(origin, { ...(tls ? { connect: backendTls(tls) } : {}), keepAliveTimeout: IDLE_MS });
+}
 
 export function origin(target: Target): string {
   return `https://${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;

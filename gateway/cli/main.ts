@@ -4,7 +4,8 @@ import { runCertsCommand } from '../../certs/cli.js';
 import { cliErrorLine } from '../../lib/config/error.js';
 import { parseServeFlags, usage, wantsHelp, type ServeOptions } from '../config/flags.js';
 import { startServer } from '../server/app.js';
-import { startBackendProcess, type BackendKind } from '../aggregation/backendmain.js';
+import { startBackendProcess } from '../backendprocess/start.js';
+import { unhonouredFlag, type BackendKind } from '../backendprocess/flags.js';
 import { startSidecar } from '../sidecar/index.js';
 import { hardenIntrinsics } from './harden.js';
 
@@ -23,6 +24,32 @@ Commands:
 
 Run "gatehouse serve --help" for the flags of serve.`;
 
+/** What a started process gives the CLI: the line to print, and its one shutdown path. */
+interface Started {
+  readonly banner: string;
+  shutdown(signal: string): Promise<void>;
+}
+
+/** Starts a process (one clear line and exit 1 if it cannot), prints its banner, and runs until SIGTERM or SIGINT has shut it down. */
+async function run(start: () => Promise<Started>): Promise<number> {
+  let running: Started;
+  try {
+    running = await start();
+  } catch (err) {
+    process.stderr.write(cliErrorLine(err, 'cannot start'));
+    return 1;
+  }
+  process.stdout.write(`${running.banner}\n`);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: string) => {
+      void running.shutdown(signal).then(resolve);
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+  return 0;
+}
+
 async function serve(argv: string[]): Promise<number> {
   if (wantsHelp(argv)) {
     process.stdout.write(`${usage()}\n`);
@@ -34,52 +61,28 @@ async function serve(argv: string[]): Promise<number> {
     return 1;
   }
   const opts = parsed.options;
-  if (opts.upstream !== undefined) return sidecar(opts);
-  let running;
-  try {
-    running = await startServer(opts, { log });
-  } catch (err) {
-    process.stderr.write(cliErrorLine(err, 'cannot start'));
-    return 1;
-  }
-  const lines = [`Gatehouse is serving on ${running.url} (storage: ${opts.storageBackend}, data: ${opts.dataDir})`];
-  if (running.kubeconfig) {
-    lines.push('Connect with kubectl:', `  kubectl --kubeconfig ${running.kubeconfig} get namespaces`, `  export KUBECONFIG=${running.kubeconfig}`);
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => {
-      void running.shutdown(signal).then(resolve);
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+  if (opts.upstream !== undefined) return run(() => sidecar(opts));
+  return run(async () => {
+    const running = await startServer(opts, { log });
+    const lines = [`Gatehouse is serving on ${running.url} (storage: ${opts.storageBackend}, data: ${opts.dataDir})`];
+    if (running.kubeconfig) {
+      lines.push('Connect with kubectl:', `  kubectl --kubeconfig ${running.kubeconfig} get namespaces`, `  export KUBECONFIG=${running.kubeconfig}`);
+    }
+    return { banner: lines.join('\n'), shutdown: running.shutdown };
   });
-  return 0;
 }
 
 /** `gatehouse serve --upstream=<url>`: sidecar mode (gateway/sidecar/). */
-async function sidecar(opts: ServeOptions): Promise<number> {
-  let running;
-  try {
-    running = await startSidecar(opts, { log });
-  } catch (err) {
-    process.stderr.write(cliErrorLine(err, 'cannot start'));
-    return 1;
-  }
-  process.stdout.write(`Gatehouse sidecar is serving on ${running.url}, proxying to ${running.upstream}\n`);
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => {
-      void running.shutdown(signal).then(resolve);
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-  });
-  return 0;
+async function sidecar(opts: ServeOptions): Promise<Started> {
+  const running = await startSidecar(opts, { log });
+  return { banner: `Gatehouse sidecar is serving on ${running.url}, proxying to ${running.upstream}`, shutdown: running.shutdown };
 }
 
 async function backend(kind: BackendKind, argv: string[]): Promise<number> {
   if (wantsHelp(argv)) {
-    process.stdout.write(`Usage: gatehouse ${kind} [flags]\n\nThe flags of "gatehouse serve"; see gateway/aggregation/backendmain.ts for the ones read.\n`);
+    process.stdout.write(
+      `Usage: gatehouse ${kind} [flags]\n\nThe flags of "gatehouse serve" that a backend process reads (gateway/backendprocess/flags.ts); any other is refused.\n`,
+    );
     return 0;
   }
   const parsed = parseServeFlags(argv);
@@ -87,22 +90,15 @@ async function backend(kind: BackendKind, argv: string[]): Promise<number> {
     process.stderr.write(cliErrorLine(parsed.error));
     return 1;
   }
-  let running;
-  try {
-    running = await startBackendProcess(kind, parsed.options, log);
-  } catch (err) {
-    process.stderr.write(cliErrorLine(err, 'cannot start'));
+  const unread = unhonouredFlag(kind, argv, parsed.options);
+  if (unread) {
+    process.stderr.write(cliErrorLine(unread));
     return 1;
   }
-  process.stdout.write(`Gatehouse ${kind} is serving on ${running.url}\n`);
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: string) => {
-      void running.shutdown(signal).then(resolve);
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+  return run(async () => {
+    const running = await startBackendProcess(kind, parsed.options, log);
+    return { banner: `Gatehouse ${kind} is serving on ${running.url}`, shutdown: running.shutdown };
   });
-  return 0;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -34,8 +34,8 @@ import { buildAuthorization, type GatewayAuthorization } from './authorization.j
 import { startApiServices, startCore, startCoreAdmission } from './backends.js';
 import { loadProxyClientCert } from '../aggregation/clientcert.js';
 import { buildDispatch, type GatewayServed } from './dispatch.js';
-import { loadGatewayTls, serveHttps } from './serving.js';
-import { installShutdown } from './shutdown.js';
+import { loadGatewayTls } from './serving.js';
+import { startFrontDoor } from './frontdoor.js';
 
 export interface RunningServer {
   readonly server: Http2SecureServer;
@@ -155,7 +155,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     cbor: opts.featureGates.CBORServingAndStorage,
     compression: opts.featureGates.APIResponseCompression,
   });
-  const { server, connections, url } = await serveHttps({
+  const { server, url, shutdown } = await startFrontDoor({
     cert: tls.serving,
     clientCas: tls.requestheaderCa ? [tls.clientCa, tls.requestheaderCa] : [tls.clientCa],
     handler,
@@ -166,18 +166,10 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     http2MaxStreams: opts.http2MaxStreamsPerConnection,
     maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
     ...(hooks.tlsReloadIntervalMs !== undefined ? { reloadIntervalMs: hooks.tlsReloadIntervalMs } : {}),
-  });
-
-  startPostStartHooks(postStart, log);
-  for (const note of tokenMethods.serviceAccounts.notes) log(note);
-  const shutdown = installShutdown({
-    server,
-    connections,
-    check: health.shutdown,
-    delayMs: opts.shutdownDelayMs,
-    log,
+    shutdownCheck: health.shutdown,
+    shutdownDelayMs: opts.shutdownDelayMs,
     closeLongRunning: () => core.backend.closeWatches(),
-    closeBackends: async () => {
+    close: async () => {
       apf?.stop();
       dispatcher?.stop();
       authn.close();
@@ -188,5 +180,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
       await tracing?.shutdown();
     },
   });
+
+  startPostStartHooks(postStart, log);
+  for (const note of tokenMethods.serviceAccounts.notes) log(note);
   return { server, url, core, shutdown, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
 }

@@ -10,12 +10,13 @@
 import { buildAuditor } from '../audit/index.js';
 import { buildTracing } from '../tracing/index.js';
 import type { Http2SecureServer } from 'node:http2';
-import type { Connections } from '../server/connections.js';
 import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
-import { loadCaBundle, loadServingCertOrDevPki, readPemFiles, serveHttps } from '../server/serving.js';
+import { ShutdownCheck } from '../health/checks.js';
+import { loadCaBundle, loadServingCertOrDevPki, readPemFiles } from '../server/serving.js';
+import { startFrontDoor } from '../server/frontdoor.js';
 import { loadResourceAttributes } from './config.js';
 import { pathGatedAuthenticator, pathGatedAuthorizer, SidecarPaths, sidecarAttributes, sidecarForbidden } from './access.js';
 import { delegatedAuthentication, delegatedAuthorization, type DelegationContext } from './delegation.js';
@@ -67,6 +68,8 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
 
   const auditor = await buildAuditor(opts, log);
   const tracing = await buildTracing(opts, { log, clock });
+  // The sidecar serves no /readyz of its own; the check only carries the drain to the chain.
+  const shutdownCheck = new ShutdownCheck();
   const handler = buildHandlerChain({
     authenticator: pathGatedAuthenticator(paths, authenticator),
     identityHeaders,
@@ -78,13 +81,14 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
     requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs,
     goawayChance: opts.goawayChance,
+    draining: () => shutdownCheck.draining,
     dispatch: upstream.dispatch,
     log,
     clock,
     ...(auditor ? { audit: auditor } : {}),
     ...(tracing ? { tracing: tracing.requests } : {}),
   });
-  const { server, connections, url } = await serveHttps({
+  const { server, url, shutdown } = await startFrontDoor({
     cert: serving,
     clientCas: [clientCa],
     handler,
@@ -94,6 +98,15 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     log,
     http2MaxStreams: opts.http2MaxStreamsPerConnection,
     maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
+    shutdownCheck,
+    shutdownDelayMs: opts.shutdownDelayMs,
+    closeLongRunning: () => upstream.closeLongRunning(),
+    close: async () => {
+      upstream.close();
+      for (const c of delegation.closers) c();
+      await auditor?.shutdown();
+      await tracing?.shutdown();
+    },
   });
   log(
     `sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`,
@@ -102,36 +115,6 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     server,
     url,
     upstream: upstreamUrl,
-    shutdown: sidecarShutdown(server, connections, opts.shutdownDelayMs, log, () => {
-      upstream.close();
-      for (const c of delegation.closers) c();
-      void auditor?.shutdown();
-      void tracing?.shutdown();
-    }),
-  };
-}
-
-/** Serves for --shutdown-delay-duration more, then closes the listener and its connections (cut after 5 s). */
-function sidecarShutdown(
-  server: Http2SecureServer,
-  connections: Connections,
-  delayMs: number,
-  log: (msg: string) => void,
-  closeClients: () => void,
-): (signal: string) => Promise<void> {
-  let closed = false;
-  return async (signal) => {
-    if (closed) return;
-    closed = true;
-    log(`sidecar: ${signal}: shutting down`);
-    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-    await new Promise<void>((r) => {
-      server.close(() => r());
-      connections.closeIdle();
-      setTimeout(() => {
-        connections.closeAll();
-      }, 5_000).unref();
-    });
-    closeClients();
+    shutdown,
   };
 }

@@ -1,26 +1,32 @@
 // The sidecar's dispatch: every request the chain let through goes to the
 // one upstream (--upstream, an http:// or https:// URL whose path prefixes
-// every request path), over one keep-alive agent, with the caller's
-// identity in X-Remote-User / -Uid / -Group / -Extra-* — except on
-// --ignore-paths, which carry no identity. Whatever the client sent under
-// those names, and its credentials and Impersonate-* headers, never pass.
-// With --auth-header-fields-enabled the user and its groups also go in
-// kube-rbac-proxy's fields (default x-remote-user, and x-remote-groups
-// joined by `|`), which upstreams written for kube-rbac-proxy read.
-// Upgrades (websockets) go on a fresh connection, after the same checks.
-import { Agent as HttpAgent, type OutgoingHttpHeaders } from 'node:http';
+// every request path), through the gateway's one forwarder
+// (aggregation/poolforward.ts) over a pool of connections to the upstream,
+// with the caller's identity in X-Remote-User / -Uid / -Group / -Extra-* —
+// except on --ignore-paths, which carry no identity. Whatever the client
+// sent under those names, and its credentials and Impersonate-* headers,
+// never pass. With --auth-header-fields-enabled the user and its groups
+// also go in kube-rbac-proxy's fields (default x-remote-user, and
+// x-remote-groups joined by `|`), which upstreams written for
+// kube-rbac-proxy read. The upstream's redirects are relayed, as
+// kube-rbac-proxy does. Upgrades (websockets) go on a fresh connection
+// (aggregation/forward.ts), after the same checks.
+import { isIP } from 'node:net';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { StatusError } from '../../lib/api/status.js';
-import type { RequestContext } from '../pipeline/context.js';
+import { isLongRunning, type RequestContext } from '../pipeline/context.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
-import { forward, forwardUpgrade, type ForwardTarget } from '../aggregation/forward.js';
-import { identityHeaders, stripForwarded } from '../aggregation/identity.js';
-import { backendAgent } from '../aggregation/transport.js';
+import { forwardUpgrade } from '../aggregation/forward.js';
+import { forwardPooled, type PoolTarget } from '../aggregation/poolforward.js';
+import { identityPairs, notForwarded } from '../aggregation/identity.js';
+import { backendPool } from '../aggregation/transport.js';
 import { pathOf, type SidecarPaths } from './access.js';
 
 export interface Upstream {
   readonly url: string;
   dispatch(ctx: RequestContext): Promise<void>;
+  /** Ends the forwarded requests that would not end on their own (watches, upgraded connections): shutdown's drain. */
+  closeLongRunning(): void;
   close(): void;
 }
 
@@ -31,13 +37,18 @@ export interface AuthHeaderFields {
   readonly separator: string;
 }
 
-function upstreamIdentity(user: UserInfo, fields: AuthHeaderFields | undefined): OutgoingHttpHeaders {
-  const h = identityHeaders(user);
-  if (!fields) return h;
+const NO_HEADERS: readonly string[] = Object.freeze([]);
+
+function upstreamIdentity(user: UserInfo, fields: AuthHeaderFields | undefined): readonly string[] {
+  const pairs = identityPairs(user);
+  if (!fields) return pairs;
   // The same user under either spelling of x-remote-user: one header, not two.
-  for (const k of Object.keys(h)) if (k.toLowerCase() === fields.user || k.toLowerCase() === fields.groups) delete h[k];
-  h[fields.user] = user.username;
-  h[fields.groups] = user.groups.join(fields.separator);
+  const h: string[] = [];
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const k = pairs[i]!.toLowerCase();
+    if (k !== fields.user && k !== fields.groups) h.push(pairs[i]!, pairs[i + 1]!);
+  }
+  h.push(fields.user, user.username, fields.groups, user.groups.join(fields.separator));
   return h;
 }
 
@@ -50,14 +61,24 @@ export function upstreamOf(
   fields?: AuthHeaderFields,
 ): Upstream {
   const isHttps = url.startsWith('https:');
-  const agent = isHttps ? backendAgent({ caPem }) : new HttpAgent({ keepAlive: true, maxFreeSockets: 64 });
   const u = new URL(url);
-  const target: ForwardTarget = {
-    protocol: isHttps ? 'https:' : 'http:',
-    host: u.hostname.replace(/^\[|\]$/g, ''),
-    port: u.port || (isHttps ? 443 : 80),
-    agent,
-    ...(u.pathname !== '/' ? { pathPrefix: u.pathname } : {}),
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(u.port || (isHttps ? 443 : 80));
+  const pool = backendPool(u.origin, isHttps ? { caPem } : undefined);
+  const target: PoolTarget = {
+    dispatcher: pool,
+    origin: u.origin,
+    host,
+    port,
+    // The certificate is checked for the upstream's name, whatever Host the client sent.
+    servername: isHttps && isIP(host) === 0 ? host : undefined,
+    pathPrefix: u.pathname !== '/' ? u.pathname : undefined,
+  };
+  const drop = notForwarded(identity);
+  const longRunning = new Set<{ destroy(): void }>();
+  const track = (c: { destroy(): void; once(event: 'close', f: () => void): unknown }): void => {
+    longRunning.add(c);
+    c.once('close', () => longRunning.delete(c));
   };
   const unreachable = (err: Error, what: string): StatusError => {
     log(`sidecar: ${what} to ${url} failed: ${err.message}`);
@@ -66,19 +87,38 @@ export function upstreamOf(
 
   const dispatch = async (ctx: RequestContext): Promise<void> => {
     const { req } = ctx;
-    stripForwarded(req, identity);
-    const headers = paths.ignored(pathOf(req)) ? {} : upstreamIdentity(ctx.user, fields);
+    const set = paths.ignored(pathOf(req)) ? NO_HEADERS : upstreamIdentity(ctx.user, fields);
     const up = ctx.upgrade;
+    if (isLongRunning(ctx)) track(up ? up.socket : ctx.res);
     if (up) {
-      const options = { host: target.host, port: target.port, ...(caPem ? { ca: caPem } : {}), minVersion: 'TLSv1.2' as const };
-      return forwardUpgrade(req, up.socket, up.head, { protocol: target.protocol, options }, { headers, purpose: 'upstream' }).catch((err: Error) => {
-        throw unreachable(err, 'upgrade');
-      });
+      const options = { host, port, ...(caPem ? { ca: caPem } : {}), minVersion: 'TLSv1.2' as const };
+      return forwardUpgrade(req, up.socket, up.head, { protocol: isHttps ? 'https:' : 'http:', options }, { set, drop, purpose: 'upstream' }).catch(
+        (err: Error) => {
+          throw unreachable(err, 'upgrade');
+        },
+      );
     }
     ctx.waitingOn = 'the upstream';
-    return forward(req, ctx.res, target, { headers, purpose: 'upstream', cancel: ctx.cancel, ...(ctx.body ? { body: ctx.body } : {}) }).catch((err: Error) => {
+    // No timeouts of its own: the request's deadline (ctx.cancel) bounds it, and long-running requests have none.
+    return forwardPooled(req, ctx.res, target, {
+      set,
+      drop,
+      headersTimeoutMs: 0,
+      bodyTimeoutMs: 0,
+      purpose: 'upstream',
+      cancel: ctx.cancel,
+      ...(ctx.body ? { body: ctx.body } : {}),
+    }).catch((err: Error) => {
       throw unreachable(err, 'proxy');
     });
   };
-  return { url, dispatch, close: () => agent.destroy() };
+  return {
+    url,
+    dispatch,
+    closeLongRunning: () => {
+      for (const c of longRunning) c.destroy();
+      longRunning.clear();
+    },
+    close: () => void pool.destroy().catch(() => undefined),
+  };
 }

@@ -98,6 +98,21 @@ describe('gatehouse commands', () => {
   });
 });
 
+describe('the backend processes refuse the flags they would not honour, with one line and exit code 1', () => {
+  const cases: Array<[string, string[], RegExp]> = [
+    ['core-backend', ['--token-auth-file=/nonexistent/tokens.csv'], /--token-auth-file is not read by core-backend/],
+    ['sample-backend', ['--enable-bootstrap-token-auth'], /--enable-bootstrap-token-auth is not read by sample-backend/],
+    ['sample-backend', ['--runtime-config', 'api/all=true'], /--runtime-config is not read by sample-backend/],
+    ['core-backend', ['--enable-priority-and-fairness=true'], /--enable-priority-and-fairness: core-backend keeps the plain in-flight limits/],
+    ['sample-backend', ['--authorization-mode=RBAC'], /--authorization-mode: sample-backend authorizes through the gateway's SubjectAccessReview/],
+  ];
+  for (const [kind, flags, message] of cases) {
+    it(`gatehouse ${kind} ${flags.join(' ')}`, async () => {
+      assertOneLineFailure(await runGatehouse([kind, `--data-dir=${tempDir('cli')}`, ...flags]), message);
+    });
+  }
+});
+
 describe('npm start', () => {
   it('prints how to connect with kubectl, and the printed command works', async () => {
     const dataDir = tempDir('npm-start');

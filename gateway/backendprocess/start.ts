@@ -1,21 +1,20 @@
 // `gatehouse sample-backend` and `gatehouse core-backend`: a backend as its
-// own process behind the gateway. Flags are `gatehouse serve`'s (the same
-// table), of which these are read: --bind-address, --secure-port,
-// --data-dir, --storage-backend, --redis-url, --storage-prefix,
-// --watch-history, --max-request-body-bytes, --tls-cert-file,
-// --tls-private-key-file, --client-ca-file, --requestheader-*,
-// --anonymous-auth, --authorization-webhook-* (delegated authorization),
-// --shutdown-delay-duration, --tracing-config-file (spans of the backend's own
-// request handling and store calls, parented by the traceparent the gateway
-// sends; service.name is the command's name), the --audit-* flags (the
-// backend's own audit log or webhook, as kube's aggregated apiservers have;
-// events carry the Audit-ID the gateway forwards).
+// own process behind the gateway, on the gateway's front door (server.ts).
+// Flags are `gatehouse serve`'s (one table); the ones a backend reads are
+// listed in flags.ts and every other one is refused at start. Besides
+// serving, storage and request-header authentication: delegated
+// authorization (--authorization-webhook-*), the in-flight limits, the
+// request timeout, --tracing-config-file (spans of the backend's own request
+// handling and store calls, parented by the traceparent the gateway sends;
+// service.name is the command's name) and the --audit-* flags (the backend's
+// own audit log or webhook, as kube's aggregated apiservers have; events
+// carry the Audit-ID the gateway forwards).
 import { fixedRegistry, LiveRegistry } from '../../lib/registry/live.js';
 import { startCoreBackend } from '../../backends/core/index.js';
 import { sampleRegistry, startSampleBackend } from '../../backends/sample/index.js';
 import type { ServeOptions } from '../config/flags.js';
-import { startBackendServer, type RunningBackendServer } from './backendserver.js';
-import { localGroupVersions } from './index.js';
+import { startBackendServer, type RunningBackendServer } from './server.js';
+import { localGroupVersions } from '../aggregation/index.js';
 import { readFile } from 'node:fs/promises';
 import { controllerEnabled } from '../config/flags.js';
 import { servedRegistry } from '../config/runtimeconfig.js';
@@ -23,8 +22,7 @@ import { loadServiceAccountSetup } from '../server/tokenmethods.js';
 import { startOwnAdmission } from '../server/backends.js';
 import { buildTracing } from '../tracing/index.js';
 import { buildAuditor } from '../audit/index.js';
-
-export type BackendKind = 'sample-backend' | 'core-backend';
+import type { BackendKind } from './flags.js';
 
 export async function startBackendProcess(kind: BackendKind, opts: ServeOptions, log: (msg: string) => void): Promise<RunningBackendServer> {
   // A tracing file that does not parse stops the start before the store opens.
@@ -59,6 +57,7 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
     log,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
     autoregister: localGroupVersions(registry.current),
+    minRequestTimeoutS: opts.minRequestTimeoutS,
     tokens: serviceAccounts.issuing,
     cbor: opts.featureGates.CBORServingAndStorage,
     traceStore,

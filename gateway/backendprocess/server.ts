@@ -9,7 +9,11 @@
 // kubeconfig for the gateway>). Without a webhook, every authenticated user
 // may act (the gateway has authorized the request before proxying it), which
 // the start log says. Health and discovery paths are open to any
-// authenticated caller. The request pipeline is the gateway's own chain.
+// authenticated caller. The request pipeline is the gateway's own chain,
+// with the limits the flags give (--max-requests-inflight,
+// --max-mutating-requests-inflight, --request-timeout, --goaway-chance), and
+// the front door is the gateway's (server/frontdoor.ts): the same serving
+// and the same shutdown, 429 with Retry-After while it drains.
 import type { Http2SecureServer } from 'node:http2';
 import type { RunningCoreBackend } from '../../backends/core/index.js';
 import type { RegistrySource } from '../../lib/registry/live.js';
@@ -32,8 +36,8 @@ import { InflightLimiter } from '../pipeline/inflight.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { serveLocal } from '../local/router.js';
 import { registryDiscovery } from '../local/discovery.js';
-import { installShutdown } from '../server/shutdown.js';
-import { loadCaBundle, loadServingCert, serveHttps } from '../server/serving.js';
+import { loadCaBundle, loadServingCert } from '../server/serving.js';
+import { startFrontDoor } from '../server/frontdoor.js';
 import type { Tracing } from '../tracing/index.js';
 import type { Auditor } from '../audit/index.js';
 
@@ -132,7 +136,14 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
   const stopAdmission = await b.admission?.(authz.authorizer);
 
   const postStart = b.backend.hooks.map((h) => new PostStartHook(h.name, h.run));
-  const health = buildHealth({ checkStore: () => b.backend.checkStore(), boot: postStart, livezGraceMs: 0, startedAt: Date.now(), clock: Date.now, log });
+  const health = buildHealth({
+    checkStore: () => b.backend.checkStore(),
+    boot: postStart,
+    livezGraceMs: opts.livezGracePeriodMs,
+    startedAt: Date.now(),
+    clock: Date.now,
+    log,
+  });
   const discovery = registryDiscovery(b.registry, `${opts.bindAddress}:${opts.securePort}`);
   const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
   const routes = { health: health.endpoints, discovery, openapi: liveOpenApiV3(b.registry, version) };
@@ -149,8 +160,10 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     impersonation: true,
     authorizer: authz.authorizer,
     admission: [],
-    inflight: new InflightLimiter(400, 200),
-    requestTimeoutMs: 60_000,
+    inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight),
+    requestTimeoutMs: opts.requestTimeoutMs,
+    goawayChance: opts.goawayChance,
+    draining: () => health.shutdown.draining,
     dispatch,
     log,
     clock: Date.now,
@@ -159,7 +172,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     ...(b.tracing ? { tracing: b.tracing.requests } : {}),
     ...(b.auditor ? { audit: b.auditor } : {}),
   });
-  const { server, connections, url } = await serveHttps({
+  const { server, url, shutdown } = await startFrontDoor({
     cert,
     clientCas: [proxyCa, clientCa],
     handler,
@@ -167,16 +180,12 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     port: opts.securePort,
     bindAddress: opts.bindAddress,
     log,
-  });
-  startPostStartHooks(postStart, log);
-  const shutdown = installShutdown({
-    server,
-    connections,
-    check: health.shutdown,
-    delayMs: opts.shutdownDelayMs,
-    log,
+    http2MaxStreams: opts.http2MaxStreamsPerConnection,
+    maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
+    shutdownCheck: health.shutdown,
+    shutdownDelayMs: opts.shutdownDelayMs,
     closeLongRunning: () => api.closeWatches(),
-    closeBackends: async () => {
+    close: async () => {
       stopAdmission?.();
       authz.close();
       await b.backend.close();
@@ -184,5 +193,6 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
       await b.tracing?.shutdown();
     },
   });
+  startPostStartHooks(postStart, log);
   return { server, url, shutdown };
 }

@@ -1,0 +1,57 @@
+// The rules every forwarded request follows, whichever path carries it (an
+// APIService, the remote core backend, the sidecar's upstream, an upgrade):
+// which headers belong to one connection and never cross, which answers send
+// the client elsewhere, and how a forwarded request is named on its trace
+// span. One place, so the forwarders cannot drift apart.
+import { badGateway, type StatusError } from '../../lib/api/status.js';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** A header (lowercase name) that belongs to one connection and is never forwarded. */
+export function isHopByHop(lowercaseName: string): boolean {
+  return HOP_BY_HOP.has(lowercaseName);
+}
+
+/** 304 answers a conditional request; every other 3xx sends the client elsewhere. */
+export function isRedirect(code: number | undefined): boolean {
+  return code !== undefined && code >= 300 && code < 400 && code !== 304;
+}
+
+/**
+ * kube-aggregator's words (handler_proxy with RejectForwardingRedirects): a
+ * relayed or followed redirect would send the client's next request,
+ * credentials and all, wherever the backend chose (CVE-2022-3172).
+ */
+export function redirectRefused(): StatusError {
+  return badGateway('the backend attempted to redirect this request, which is not permitted');
+}
+
+/** Whether `name` (lowercase) is one of the names a flat name/value list sets. */
+export function setsName(set: readonly string[], name: string): boolean {
+  for (let i = 0; i < set.length; i += 2) if (set[i]!.length === name.length && set[i]!.toLowerCase() === name) return true;
+  return false;
+}
+
+/** The request path on the backend: an upstream URL's path prefixes the client's. */
+export function backendPath(prefix: string | undefined, url: string | undefined): string {
+  return prefix ? `${prefix.replace(/\/$/, '')}${url ?? '/'}` : (url ?? '/');
+}
+
+/** `scheme://host:port/path` without the query, as the client span's url.full. */
+export function targetUrl(protocol: string, host: string, port: number | string | null | undefined, path: string): string {
+  return `${protocol}//${host.includes(':') ? `[${host}]` : host}${port ? `:${port}` : ''}${path.split('?', 1)[0]}`;
+}
+
+export function targetAttributes(host: string, port: number | string | null | undefined, purpose: string | undefined): Record<string, string | number> {
+  return { 'server.address': host, ...(port ? { 'server.port': Number(port) } : {}), ...(purpose ? { 'gatehouse.backend': purpose } : {}) };
+}
