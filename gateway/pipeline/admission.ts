@@ -3,6 +3,7 @@
 // backend that stores the object.
 import type { RequestContext } from './context.js';
 import { inSpan, traceOf } from '../../lib/tracing/span.js';
+import { isMutatingVerb } from '../../lib/api/verbs.js';
 
 export interface AdmissionPlugin {
   readonly name: string;
@@ -10,10 +11,8 @@ export interface AdmissionPlugin {
   admit(ctx: RequestContext): void | Promise<void>;
 }
 
-const WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
-
 export async function admit(plugins: readonly AdmissionPlugin[], ctx: RequestContext): Promise<void> {
-  if (plugins.length === 0 || !ctx.info.isResourceRequest || !WRITES.has(ctx.info.verb)) return;
+  if (plugins.length === 0 || !ctx.info.isResourceRequest || !isMutatingVerb(ctx.info.verb)) return;
   const trace = traceOf(ctx.req);
   if (trace) return inSpan(trace, 'admission', { 'admission.plugins': plugins.map((p) => p.name) }, () => runPlugins(plugins, ctx));
   return runPlugins(plugins, ctx);

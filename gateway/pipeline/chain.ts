@@ -17,7 +17,8 @@ import { selectorAttributes } from '../authz/selectors.js';
 import { admit, type AdmissionPlugin } from './admission.js';
 import { assignAuditId, type AuditRecorder } from './audit.js';
 import { readBody } from '../../lib/http/body.js';
-import { inflight, isMutating, labelsOf, longRunningStarted, observeAuthentication, observeRequest } from '../metrics/requests.js';
+import { isMutatingVerb } from '../../lib/api/verbs.js';
+import { inflight, labelsOf, longRunningStarted, observeAuthentication, observeRequest } from '../metrics/requests.js';
 import { newContext, isLongRunning, type PendingUpgrade, type RequestContext } from './context.js';
 import { hasImpersonation, impersonate } from './impersonate.js';
 import { stripIdentityHeaders, type IdentityHeaders } from './identityheaders.js';
@@ -260,7 +261,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
         if (!finished) longRunningDone = longRunningStarted(metricLabels(ctx));
       } else if (release) {
         // Seats in use, by kind, for apiserver_current_inflight_requests.
-        const mutating = isMutating(ctx.info.verb);
+        const mutating = isMutatingVerb(ctx.info.verb);
         if (mutating) inflight.mutating++;
         else inflight.readOnly++;
         const seat = release;

@@ -5,6 +5,7 @@ import type { UserInfo } from '../../lib/api/meta.js';
 import { parseRequestInfo, type RequestInfo } from '../../lib/api/requestinfo.js';
 import { checkedRequestPath } from '../../lib/api/requestpath.js';
 import { queryBool } from '../../lib/api/querybool.js';
+import { isLongRunningVerb } from '../../lib/api/verbs.js';
 import type { RequestAudit } from './audit.js';
 import { NO_DEADLINE, type Cancellation } from './deadline.js';
 
@@ -73,5 +74,5 @@ export function newContext(
 
 export function isLongRunning(ctx: RequestContext): boolean {
   // Watches, and upgrades (exec, attach, port-forward, websockets) once forwarded.
-  return ctx.info.verb === 'watch' || ctx.req.headers.upgrade !== undefined;
+  return isLongRunningVerb(ctx.info.verb) || ctx.req.headers.upgrade !== undefined;
 }

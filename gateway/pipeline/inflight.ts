@@ -2,8 +2,7 @@
 // --max-mutating-requests-inflight of kube-apiserver); excess gets 429.
 // A limit of 0 is no limit, as in kube-apiserver.
 import { tooManyRequests } from '../../lib/api/status.js';
-
-const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+import { isMutatingVerb } from '../../lib/api/verbs.js';
 
 export class InflightLimiter {
   private readOnly = 0;
@@ -17,7 +16,7 @@ export class InflightLimiter {
 
   /** Takes a slot or throws 429; returns the release function. */
   acquire(verb: string): () => void {
-    if (MUTATING.has(verb)) {
+    if (isMutatingVerb(verb)) {
       if (this.mutating >= this.maxMutating) throw tooManyRequests('Too many requests, please try again later.', 1);
       this.mutating++;
       return () => {
