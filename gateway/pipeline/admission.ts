@@ -11,8 +11,9 @@ export interface AdmissionPlugin {
   admit(ctx: RequestContext): void | Promise<void>;
 }
 
-export async function admit(plugins: readonly AdmissionPlugin[], ctx: RequestContext): Promise<void> {
-  if (plugins.length === 0 || !ctx.info.isResourceRequest || !isMutatingVerb(ctx.info.verb)) return;
+/** The admission step: a promise only for a write that plugins look at. */
+export function admit(plugins: readonly AdmissionPlugin[], ctx: RequestContext): Promise<void> | undefined {
+  if (plugins.length === 0 || !ctx.info.isResourceRequest || !isMutatingVerb(ctx.info.verb)) return undefined;
   const trace = traceOf(ctx.req);
   if (trace) return inSpan(trace, 'admission', { 'admission.plugins': plugins.map((p) => p.name) }, () => runPlugins(plugins, ctx));
   return runPlugins(plugins, ctx);
