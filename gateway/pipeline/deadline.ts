@@ -1,4 +1,5 @@
-// A request's deadline signal, made only when something listens: an
+// The deadline step (`armDeadline`), and the request's deadline it arms.
+// The deadline's signal is made only when something listens: an
 // AbortController and its AbortSignal (an EventTarget) cost 1–20 µs to make
 // on this machine (node 20; more under load), a large share of a ~70 µs GET,
 // and most requests finish without anyone waiting on their deadline (only a
