@@ -25,7 +25,7 @@ import { placement, startChild, withCpu, type Child } from './procs.js';
 import { configmapRun, seedConfigmaps, startVariants } from './variants.js';
 import { buildTracing } from '../gateway/tracing/index.js';
 import { parseRequestInfo } from '../lib/api/requestinfo.js';
-import { carryTrace, inRequestSpan, inSpan, spanAttribute, traceOf } from '../lib/tracing/span.js';
+import { carryTrace, inRequestSpan, inSpan, spanAttribute, traceOf, type Span } from '../lib/tracing/span.js';
 import { recordRow } from './summary.js';
 import { Redis } from 'ioredis';
 import { traceCommands } from '../backends/core/store/redis-traced.js';
@@ -88,10 +88,10 @@ async function perRequestWork(sinkHostPort: string, root: string): Promise<{ off
         socket: {},
       } as unknown as IncomingMessage;
       const res = Object.assign(new EventEmitter(), { statusCode: 200 }) as unknown as ServerResponse;
-      const chain = () => {
+      const chain = (span?: Span) => {
         void (async () => {
           if (traced) {
-            tracing.requests.named(req, info);
+            if (span) tracing.requests.named(span, 'GET', info);
             await inRequestSpan(req, 'authentication', {}, nothing);
             spanAttribute(traceOf(req), 'authentication.authenticator', 'x509');
             const attrs = {};

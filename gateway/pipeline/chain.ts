@@ -9,6 +9,7 @@
 // without it the handler is the plain one and each step costs one check.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { forbidCompression } from '../../lib/http/respond.js';
+import type { Span } from '../../lib/tracing/span.js';
 import { admit } from './admission.js';
 import { openAudit } from './audit.js';
 import { authenticate } from './authentication.js';
@@ -47,7 +48,7 @@ async function serve(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
 export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
   const tracing = cfg.tracing;
   const cbor = cfg.cbor === true;
-  const handle: ChainHandler = (req, res, upgrade) => {
+  const handle = (req: IncomingMessage, res: ServerResponse, upgrade?: PendingUpgrade, span?: Span): void => {
     const receivedAt = performance.now();
     if (cfg.compression === false) forbidCompression(req);
     let ctx: RequestContext;
@@ -58,7 +59,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       answerFailure(req, res, undefined, err, cbor, cfg.log);
       return;
     }
-    if (tracing) tracing.named(req, ctx.info);
+    if (span) tracing!.named(span, req.method ?? 'GET', ctx.info);
     const finish = () => finishRequest(ctx);
     // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
     // before the client can read the answer and send its next request, which 'finish', after
@@ -68,5 +69,5 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     res.once('close', finish);
     serve(ctx, cfg).catch((err: unknown) => answerFailure(req, res, ctx, err, cbor, cfg.log));
   };
-  return tracing ? (req, res, upgrade) => tracing.serve(req, res, () => handle(req, res, upgrade)) : handle;
+  return tracing ? (req, res, upgrade) => tracing.serve(req, res, (span) => handle(req, res, upgrade, span)) : handle;
 }

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StatusError } from '../../lib/api/status.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import type { Span } from '../../lib/tracing/span.js';
 import type { AuthnResult } from '../authn/types.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import type { AdmissionPlugin } from './admission.js';
@@ -43,8 +44,9 @@ export interface ChainConfig {
   dispatch(ctx: RequestContext): Promise<void>;
   /** Request tracing (--tracing-config-file): the server span around the chain; absent = no tracing step at all. */
   tracing?: {
-    serve(req: IncomingMessage, res: ServerResponse, run: () => void): void;
-    named(req: IncomingMessage, info: RequestInfo): void;
+    /** Runs the chain, given the request's server span when it is recorded. */
+    serve(req: IncomingMessage, res: ServerResponse, run: (span: Span | undefined) => void): void;
+    named(span: Span, method: string, info: RequestInfo): void;
   };
   /** The CBORServingAndStorage gate: errors on resource paths may go out as CBOR. */
   cbor?: boolean;

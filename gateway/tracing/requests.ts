@@ -3,7 +3,8 @@
 // parent (parent-based sampling: a sampled parent is honoured, an unsampled
 // one too). A recorded request carries its span's trace (lib/tracing/span.ts
 // `traceOf(req)`) and the span ends when the answer is done, with its status
-// code; an unrecorded one carries nothing.
+// code; an unrecorded one carries nothing. The chain is handed the span of a
+// recorded request, to name it once the request info is parsed.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
@@ -22,8 +23,6 @@ export function serverSpanName(method: string, info: RequestInfo): string {
   return `${method} ${name}`;
 }
 
-const spans = new WeakMap<IncomingMessage, Span>();
-
 export class RequestTracing {
   /**
    * `rootRatio`: kube's samplingRatePerMillion / 10^6, rolled here for a
@@ -35,22 +34,22 @@ export class RequestTracing {
     private readonly rootRatio: number,
   ) {}
 
-  /** Runs `run` (the chain) in the request's server span (the request carrying its trace when recorded). */
-  serve(req: IncomingMessage, res: ServerResponse, run: () => void): void {
+  /** Runs `run` (the chain) in the request's server span (the request carrying its trace when recorded), given that span when it records. */
+  serve(req: IncomingMessage, res: ServerResponse, run: (span: Span | undefined) => void): void {
     const parent = req.headers.traceparent === undefined ? ROOT_CONTEXT : incomingTrace(req.headers);
     // A root request the ratio does not pick makes no span at all: the SDK's startSpan made ids, a
     // context and a sampler decision for each one (~2% of a GET's CPU at 0.1% sampling, sampled profile).
     // The roll is TraceIdRatioBased's odds: a root's trace id is random, so is this.
     if (parent === ROOT_CONTEXT || trace.getSpanContext(parent) === undefined) {
       if (!(Math.random() < this.rootRatio)) {
-        run();
+        run(undefined);
         return;
       }
     }
     // Attributes only once the sampler said yes: an unrecorded request costs the span context alone.
     const span = this.tracer.startSpan('KubernetesAPI', { kind: SpanKind.SERVER }, parent);
     if (!span.isRecording()) {
-      run();
+      run(undefined);
       return;
     }
     span.setAttributes({
@@ -61,7 +60,6 @@ export class RequestTracing {
       'user_agent.original': req.headers['user-agent'] ?? '',
       ...(req.socket?.remoteAddress ? { 'client.address': req.socket.remoteAddress } : {}),
     });
-    spans.set(req, span);
     let done = false;
     const end = () => {
       if (done) return;
@@ -76,11 +74,11 @@ export class RequestTracing {
     res.once('finish', end);
     res.once('close', end);
     carryTrace(req, requestTrace(parent, span, this.tracer));
-    run();
+    run(span);
   }
 
-  /** Names the span once the request info is known (the chain parses it first thing). */
-  named(req: IncomingMessage, info: RequestInfo): void {
-    spans.get(req)?.updateName(serverSpanName(req.method ?? 'GET', info));
+  /** Names a request's server span once its request info is known (the chain parses it first thing). */
+  named(span: Span, method: string, info: RequestInfo): void {
+    span.updateName(serverSpanName(method, info));
   }
 }
