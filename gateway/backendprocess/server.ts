@@ -159,7 +159,6 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     identityHeaders: identityHeaderNames(rh),
     impersonation: true,
     authorizer: authz.authorizer,
-    admission: [],
     inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight),
     requestTimeoutMs: opts.requestTimeoutMs,
     goawayChance: opts.goawayChance,

@@ -10,6 +10,9 @@
 import { tooManyRequests } from '../../lib/api/status.js';
 import { carryHeader } from '../../lib/http/carried.js';
 import { isLongRunning, type RequestContext } from '../pipeline/context.js';
+import type { Seat } from '../pipeline/seat.js';
+import { isMutatingVerb } from '../../lib/api/verbs.js';
+import { inflight } from '../metrics/requests.js';
 import type { Classifier } from './classifier.js';
 import type { PriorityLevel } from './config.js';
 import { BORROWING_PERIOD_MS, boundsOf, currentLimits, emptyStats, updateStats, type Bounds, type DemandStats } from './borrowing.js';
@@ -23,7 +26,8 @@ export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
 export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
 
 const RETRY_AFTER_S = 1;
-const NOOP = () => {};
+/** An upgrade's: classified, but holding nothing. */
+const NO_SEAT: Seat = Object.freeze({ release() {} });
 /** kube's wait limits: a quarter of the request's deadline, at most a minute; 15 s without a deadline. */
 const MAX_WAIT_MS = 60_000;
 const DEFAULT_WAIT_MS = 15_000;
@@ -64,22 +68,65 @@ export interface DispatcherOptions {
   borrowingPeriodMs?: number;
 }
 
-/** A seat's release, or the promise of one (the request waits in a queue). */
-export type Admission = (() => void) | Promise<() => void>;
+/** A seat, or the promise of one (the request waits in a queue). */
+export type Admission = Seat | Promise<Seat>;
+
+/** apiserver_current_inflight_requests' kind of a request holding a seat; none for a watch (long-running: kube counts it apart). */
+type InflightKind = 'mutating' | 'readOnly' | undefined;
+
+function inflightKind(verb: string): InflightKind {
+  return verb === 'watch' ? undefined : isMutatingVerb(verb) ? 'mutating' : 'readOnly';
+}
 
 /** An Exempt level's request: counted (one seat, never limited), with no request record — the hot path of system:masters. */
-function exempt(qs: QueueSet, series: FlowSeries): () => void {
-  qs.executeExempt();
-  series.executing++;
-  series.dispatched++;
-  series.ran.observe(0);
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    qs.finishExempt();
-    series.executing--;
-  };
+class ExemptSeat implements Seat {
+  #held = true;
+  constructor(
+    private readonly qs: QueueSet,
+    private readonly series: FlowSeries,
+    private readonly kind: InflightKind,
+  ) {
+    qs.executeExempt();
+    series.executing++;
+    series.dispatched++;
+    series.ran.observe(0);
+    if (kind) inflight[kind]++;
+  }
+
+  release(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    this.qs.finishExempt();
+    this.series.executing--;
+    if (this.kind) inflight[this.kind]--;
+  }
+}
+
+/** A request's seats in a limited level, from the moment it executes. */
+class LevelSeat implements Seat {
+  constructor(
+    private readonly qs: QueueSet,
+    private readonly req: QsRequest,
+    private readonly series: FlowSeries,
+    private readonly kind: InflightKind,
+  ) {}
+
+  /** The request runs (at once, or dispatched from its queue). */
+  executing(waitedS: number): this {
+    const series = this.series;
+    series.executing++;
+    series.dispatched++;
+    series.ran.observe(waitedS);
+    if (this.kind) inflight[this.kind]++;
+    return this;
+  }
+
+  release(): void {
+    if (this.req.state !== 'executing') return;
+    this.qs.finish(this.req);
+    this.series.executing--;
+    if (this.kind) inflight[this.kind]--;
+  }
 }
 
 export class Dispatcher {
@@ -183,7 +230,7 @@ export class Dispatcher {
     });
     carryHeader(ctx.res, FLOW_SCHEMA_UID_HEADER, c.schema.uid);
     carryHeader(ctx.res, PRIORITY_LEVEL_UID_HEADER, c.level.uid);
-    if (i.verb !== 'watch' && isLongRunning(ctx)) return NOOP;
+    if (i.verb !== 'watch' && isLongRunning(ctx)) return NO_SEAT;
     let s = this.states.get(c.level.name);
     if (!s) {
       // Classified against a level the dispatcher has not sized yet (a race with a watch event): size now.
@@ -193,7 +240,7 @@ export class Dispatcher {
     }
     const qs = s.qs;
     const series = s.seriesFor(c.schema.name);
-    if (c.level.exempt) return exempt(qs, series);
+    if (c.level.exempt) return new ExemptSeat(qs, series, inflightKind(i.verb));
     const seats = seatsOf(i, ctx.query, this.counts, s.maxSeats);
     const flow = c.flow;
     const started = qs.start(flow, () => flowHash(flow), seats, c.schema.name, c.distinguisher);
@@ -203,25 +250,16 @@ export class Dispatcher {
       throw tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_S);
     }
     const req = started.req;
-    const release = () => {
-      if (req.state !== 'executing') return;
-      qs.finish(req);
-      series.executing--;
-    };
-    if (started.kind === 'execute') {
-      series.executing++;
-      series.dispatched++;
-      series.ran.observe(0);
-      return release;
-    }
+    const seat = new LevelSeat(qs, req, series, inflightKind(i.verb));
+    if (started.kind === 'execute') return seat.executing(0);
     req.detail = { user: ctx.user.username, info: i };
-    return this.wait(ctx, qs, req, series, release);
+    return this.wait(ctx, qs, req, series, seat);
   }
 
   /** A queued request: resolves when dispatched; 429 when its wait limit passes or its client goes. */
-  private wait(ctx: RequestContext, qs: QueueSet, req: QsRequest, series: FlowSeries, release: () => void): Promise<() => void> {
+  private wait(ctx: RequestContext, qs: QueueSet, req: QsRequest, series: FlowSeries, seat: LevelSeat): Promise<Seat> {
     series.inqueue++;
-    return new Promise<() => void>((resolve, reject) => {
+    return new Promise<Seat>((resolve, reject) => {
       ctx.queued = true;
       const waited = () => (this.clock() - req.arrivalMs) / 1000;
       const leave = (why: 'time-out' | 'cancelled') => {
@@ -251,10 +289,7 @@ export class Dispatcher {
         ctx.queued = false;
         cleanup();
         series.inqueue--;
-        series.executing++;
-        series.dispatched++;
-        series.ran.observe(waited());
-        resolve(release);
+        resolve(seat.executing(waited()));
       };
       ctx.cancel.onAbort(onDeadline);
       ctx.res.once('close', onClose);

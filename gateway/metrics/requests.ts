@@ -65,11 +65,6 @@ new Gauge(
   }),
 );
 
-const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
-export function isMutating(verb: string): boolean {
-  return MUTATING.has(verb);
-}
-
 /** Non-resource paths counted by name; any other path is counted without it (a client's random paths must not grow the series). */
 const KNOWN_PATHS = new Set([
   '/',

@@ -6,6 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import { carryHeader } from '../../lib/http/carried.js';
+import { issuerOf, methodOf } from '../authn/types.js';
+import { isLongRunning, type RequestContext } from './context.js';
 
 /** One request's audit, as the chain drives it. */
 export interface RequestAudit {
@@ -49,4 +52,27 @@ export function assignAuditId(req: IncomingMessage): string {
   const id = typeof header === 'string' && header.length > 0 && header.length <= 64 && /^[\x21-\x7e]+$/.test(header) ? header : randomUUID();
   req.headers['audit-id'] = id;
   return id;
+}
+
+/**
+ * The audit step (kube's WithAudit, after authentication): the Audit-Id
+ * answered and forwarded, and, when the policy records the request, its
+ * event opened with the authentication method and issuer; a promise only
+ * when a sink blocks on the RequestReceived stage.
+ */
+export function openAudit(ctx: RequestContext, recorder: AuditRecorder | undefined): Promise<void> | undefined {
+  const auditID = assignAuditId(ctx.req);
+  carryHeader(ctx.res, 'Audit-Id', auditID);
+  if (!recorder) return undefined;
+  const audit = recorder.begin(ctx.req, ctx.res, ctx.info, ctx.user, auditID, isLongRunning(ctx), ctx.receivedAt);
+  if (!audit) return undefined;
+  ctx.audit = audit;
+  const authn = ctx.authn;
+  if (authn) {
+    const method = methodOf(authn);
+    if (method) audit.annotate('authentication.gatehouse.dev/authenticator', method);
+    const issuer = issuerOf(authn);
+    if (issuer) audit.annotate('authentication.gatehouse.dev/issuer', issuer);
+  }
+  return audit.received();
 }

@@ -5,8 +5,11 @@ import type { UserInfo } from '../../lib/api/meta.js';
 import { parseRequestInfo, type RequestInfo } from '../../lib/api/requestinfo.js';
 import { checkedRequestPath } from '../../lib/api/requestpath.js';
 import { queryBool } from '../../lib/api/querybool.js';
+import { isLongRunningVerb } from '../../lib/api/verbs.js';
+import type { AuthnResult } from '../authn/types.js';
 import type { RequestAudit } from './audit.js';
-import { NO_DEADLINE, type Cancellation } from './deadline.js';
+import { Deadline } from './deadline.js';
+import type { Seat } from './seat.js';
 
 /**
  * An upgrade request (Connection: Upgrade) arrives with its socket instead of
@@ -24,16 +27,26 @@ export interface RequestContext {
   readonly query: URLSearchParams;
   readonly info: RequestInfo;
   readonly startedAt: number;
+  /** performance.now() when the chain took the request: its duration's start, kube's requestReceivedTimestamp. */
+  readonly receivedAt: number;
+  /** What authentication accepted (the method and issuer go to the audit event). */
+  authn: AuthnResult | undefined;
   /** The effective user: the authenticated one, or the impersonated one. */
   user: UserInfo;
   /** The request's audit recording, when the audit policy records it. */
   audit?: RequestAudit;
-  /** The request body, when a step before dispatch had to read it (admission); the backend then reads no more. */
+  /** The request body, when a step before dispatch had to read it (the audit of a Request-level policy); the backend then reads no more. */
   body?: Buffer;
   /** Set for an upgrade request: the client's socket, for dispatch to forward once authorized. */
   readonly upgrade: PendingUpgrade | undefined;
   /** The request's deadline (never passes for long-running requests): what dispatch and priority-and-fairness queues wait on (pipeline/deadline.ts). */
-  readonly cancel: Cancellation;
+  readonly cancel: Deadline;
+  /** The request's place under the concurrency limit (pipeline/seat.ts), while it holds one. */
+  seat: Seat | undefined;
+  /** Ends the request's count in apiserver_longrunning_requests, for a long-running request that started. */
+  longRunningEnd: (() => void) | undefined;
+  /** True once the answer is handed to the socket or the client went: what is taken after that is given back at once. */
+  finished: boolean;
   /** What dispatch waits on (an APIService), named in the 504 answered at the deadline. */
   waitingOn?: string;
   /** The request's deadline in milliseconds from its start (absent for long-running requests): priority and fairness waits a quarter of it at most. */
@@ -53,13 +66,7 @@ const EMPTY_QUERY = new URLSearchParams();
 const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
 
 /** Throws a 400 StatusError for a path that could mean different things to authorization and a backend. */
-export function newContext(
-  req: IncomingMessage,
-  res: ServerResponse,
-  now: number,
-  upgrade?: PendingUpgrade,
-  deadline: Cancellation = NO_DEADLINE,
-): RequestContext {
+export function newContext(req: IncomingMessage, res: ServerResponse, now: number, receivedAt: number, upgrade?: PendingUpgrade): RequestContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
@@ -68,10 +75,31 @@ export function newContext(
   // Refused (400) unless the raw path a backend receives and the decoded one authorization reads name the same thing.
   const path = checkedRequestPath(rawPath);
   const info = parseRequestInfo(req.method ?? 'GET', path, watch);
-  return { req, res, query, info, startedAt: now, user: NOBODY, upgrade, cancel: deadline };
+  // Every field from the start: one object shape for every request.
+  return {
+    req,
+    res,
+    query,
+    info,
+    startedAt: now,
+    receivedAt,
+    authn: undefined,
+    user: NOBODY,
+    audit: undefined,
+    body: undefined,
+    upgrade,
+    cancel: new Deadline(),
+    waitingOn: undefined,
+    timeoutMs: undefined,
+    watchInitialized: undefined,
+    queued: undefined,
+    seat: undefined,
+    longRunningEnd: undefined,
+    finished: false,
+  };
 }
 
 export function isLongRunning(ctx: RequestContext): boolean {
   // Watches, and upgrades (exec, attach, port-forward, websockets) once forwarded.
-  return ctx.info.verb === 'watch' || ctx.req.headers.upgrade !== undefined;
+  return isLongRunningVerb(ctx.info.verb) || ctx.req.headers.upgrade !== undefined;
 }

@@ -1,4 +1,5 @@
-// A request's deadline signal, made only when something listens: an
+// The deadline step (`armDeadline`), and the request's deadline it arms.
+// The deadline's signal is made only when something listens: an
 // AbortController and its AbortSignal (an EventTarget) cost 1–20 µs to make
 // on this machine (node 20; more under load), a large share of a ~70 µs GET,
 // and most requests finish without anyone waiting on their deadline (only a
@@ -9,6 +10,12 @@
 // callbacks, no EventTarget at all (making the signal, adding and removing its
 // listener were ~6% of a proxied GET's gateway CPU in a profile). The signal
 // stays for an API that takes an AbortSignal.
+
+import { badRequest, timeout } from '../../lib/api/status.js';
+import { formatDuration, parseDuration } from '../config/duration.js';
+import { ConfigError } from '../../lib/config/error.js';
+import { isLongRunning, type RequestContext } from './context.js';
+import { answerError } from './erroranswer.js';
 
 /** A deadline as a waiter of our own sees it. */
 export interface Cancellation {
@@ -30,6 +37,17 @@ export class Deadline implements Cancellation {
   #controller: AbortController | undefined;
   #aborted = false;
   #listeners: (() => void)[] | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  /** `onPass` runs in `ms` unless the request is done first (`disarm`); it aborts the deadline itself, when it chooses. */
+  arm(ms: number, onPass: () => void): void {
+    this.#timer = setTimeout(onPass, ms);
+  }
+
+  /** The request is done: its deadline will not pass. */
+  disarm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+  }
 
   get aborted(): boolean {
     return this.#aborted;
@@ -61,4 +79,41 @@ export class Deadline implements Cancellation {
     this.#listeners = undefined;
     if (l) for (const fn of l) fn();
   }
+}
+
+/**
+ * The deadline of a request that is not long-running: --request-timeout, or
+ * the `timeout` query parameter (a Go duration) when it is shorter; zero or
+ * negative means none given, as in kube-apiserver's WithRequestDeadline.
+ */
+export function requestDeadlineMs(query: URLSearchParams, maxMs: number): number {
+  const raw = query.get('timeout');
+  if (raw === null || raw === '') return maxMs;
+  let ms: number;
+  try {
+    ms = parseDuration(raw);
+  } catch (err) {
+    if (err instanceof ConfigError) throw badRequest(`invalid timeout specified in the request URL: ${err.message}`);
+    throw err;
+  }
+  return ms > 0 && ms < maxMs ? ms : maxMs;
+}
+
+/**
+ * The deadline step (kube's WithRequestDeadline): a request that is not
+ * long-running is answered 504 when its deadline passes first; what waits on
+ * it (a proxy, a priority-and-fairness queue) is told through `ctx.cancel`.
+ */
+export function armDeadline(ctx: RequestContext, maxMs: number, cbor: boolean): void {
+  if (isLongRunning(ctx)) return;
+  const ms = requestDeadlineMs(ctx.query, maxMs);
+  ctx.timeoutMs = ms;
+  ctx.cancel.arm(ms, () => {
+    // A request still queued by priority and fairness is answered 429 by its queue (on this abort).
+    const queued = ctx.queued === true;
+    ctx.cancel.abort();
+    if (ctx.res.headersSent || queued) return;
+    const waiting = ctx.waitingOn ? `: no answer from ${ctx.waitingOn} within ${formatDuration(ms)}` : '';
+    answerError(ctx, timeout(`Timeout: request did not complete within requested timeout - context deadline exceeded${waiting}`), cbor);
+  });
 }

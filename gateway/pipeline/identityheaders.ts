@@ -4,7 +4,7 @@
 // untrusted client's must never reach impersonation, audit or a backend.
 // The list is built once per start (authn/requestheader.ts
 // identityHeaderNames) and is the same one every proxy strips again from
-// what it forwards (aggregation/identity.ts stripForwarded).
+// what it forwards (aggregation/identity.ts notForwarded).
 import type { IncomingMessage } from 'node:http';
 import { distinctHeaders } from '../../lib/http/headers.js';
 

@@ -8,6 +8,7 @@ import type { Attributes, Authorizer } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
 import { setOwn } from '../../lib/api/own.js';
 import { distinctHeaders } from '../../lib/http/headers.js';
+import type { RequestContext } from './context.js';
 
 const SA_PREFIX = 'system:serviceaccount:';
 
@@ -87,5 +88,14 @@ export async function impersonate(req: IncomingMessage, actor: UserInfo, authz: 
     groups: finalGroups,
     ...(uids[0] ? { uid: uids[0] } : {}),
     ...(Object.keys(extra).length ? { extra } : {}),
+  });
+}
+
+/** The impersonation step (kube's WithImpersonation): a promise only for a request that impersonates, when impersonation is on. */
+export function impersonation(ctx: RequestContext, enabled: boolean, authz: Authorizer): Promise<void> | undefined {
+  if (!enabled || !hasImpersonation(ctx.req)) return undefined;
+  return impersonate(ctx.req, ctx.user, authz).then((user) => {
+    ctx.user = user;
+    ctx.audit?.impersonated(user);
   });
 }

@@ -2,8 +2,9 @@
 // --max-mutating-requests-inflight of kube-apiserver); excess gets 429.
 // A limit of 0 is no limit, as in kube-apiserver.
 import { tooManyRequests } from '../../lib/api/status.js';
-
-const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+import { isMutatingVerb } from '../../lib/api/verbs.js';
+import { inflight } from '../metrics/requests.js';
+import type { Seat } from './seat.js';
 
 export class InflightLimiter {
   private readOnly = 0;
@@ -15,19 +16,43 @@ export class InflightLimiter {
     this.maxMutating = maxMutating === 0 ? Infinity : maxMutating;
   }
 
-  /** Takes a slot or throws 429; returns the release function. */
-  acquire(verb: string): () => void {
-    if (MUTATING.has(verb)) {
-      if (this.mutating >= this.maxMutating) throw tooManyRequests('Too many requests, please try again later.', 1);
+  /** Takes a slot (counted in apiserver_current_inflight_requests) or throws 429. */
+  acquire(verb: string): Seat {
+    const mutating = isMutatingVerb(verb);
+    if (mutating ? this.mutating >= this.maxMutating : this.readOnly >= this.maxReadOnly)
+      throw tooManyRequests('Too many requests, please try again later.', 1);
+    if (mutating) {
       this.mutating++;
-      return () => {
-        this.mutating--;
-      };
+      inflight.mutating++;
+    } else {
+      this.readOnly++;
+      inflight.readOnly++;
     }
-    if (this.readOnly >= this.maxReadOnly) throw tooManyRequests('Too many requests, please try again later.', 1);
-    this.readOnly++;
-    return () => {
+    return new InflightSeat(this, mutating);
+  }
+
+  /** @internal A seat of this limiter goes back. */
+  free(mutating: boolean): void {
+    if (mutating) {
+      this.mutating--;
+      inflight.mutating--;
+    } else {
       this.readOnly--;
-    };
+      inflight.readOnly--;
+    }
+  }
+}
+
+class InflightSeat implements Seat {
+  #held = true;
+  constructor(
+    private readonly limiter: InflightLimiter,
+    private readonly mutating: boolean,
+  ) {}
+
+  release(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    this.limiter.free(this.mutating);
   }
 }

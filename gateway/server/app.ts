@@ -141,7 +141,6 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     identityHeaders,
     impersonation: true,
     authorizer: authz.authorizer,
-    admission: authz.admission,
     inflight: new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight),
     ...(dispatcher ? { flowControl: dispatcher } : {}),
     requestTimeoutMs: opts.requestTimeoutMs,

@@ -11,7 +11,6 @@ import type { Attributes, ExplainOptions } from '../authz/types.js';
 import type { ChainExplanation, WhoCan } from '../authz/explain.js';
 import { startRbac, type RunningRbac } from '../authz/rbac/index.js';
 import type { RbacRuleResolver } from '../../lib/rbac/rules.js';
-import type { AdmissionPlugin } from '../pipeline/admission.js';
 import { privilegedRules, ruleResolverFor, type RuleResolver } from '../reviews/accessrules.js';
 import type { GatewayCore } from '../aggregation/remotecore.js';
 import type { AppHooks } from './app.js';
@@ -23,8 +22,6 @@ export interface GatewayAuthorization {
   readonly authorizer: AuthorizerChain;
   /** The resolvers of the chain in force (--authorization-config may swap it). */
   ruleResolvers(): readonly RuleResolver[];
-  /** The chain's admission step: empty, the core backend admits its own writes. */
-  readonly admission: readonly AdmissionPlugin[];
   /** RBAC's rules of a user and of a role, from the policy the gateway keeps whatever the modes. */
   readonly rbacRules: RbacRuleResolver;
   /** The chain in force explained (access.gatehouse.dev). */
@@ -46,7 +43,6 @@ export async function buildAuthorization(opts: ServeOptions, hooks: AppHooks, co
   });
   return {
     authorizer: authz.authorizer,
-    admission: [],
     rbacRules: rbacRulesOf(rbac),
     explain: (a, o) => authz.explain(a, o),
     whoCan: (a) => authz.whoCan(a),

@@ -77,7 +77,6 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     authorizer: pathGatedAuthorizer(paths, authorizer),
     attributes: sidecarAttributes(resourceAttributes),
     forbidden: sidecarForbidden(log),
-    admission: [],
     inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
     requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs,
     goawayChance: opts.goawayChance,

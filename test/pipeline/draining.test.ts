@@ -20,7 +20,6 @@ describe('a draining chain', () => {
       identityHeaders: identityHeaderNames(undefined),
       impersonation: false,
       authorizer: { name: 'allow', authorize: async () => ({ kind: 'allow', reason: '' }) },
-      admission: [],
       inflight: new InflightLimiter(10, 10),
       requestTimeoutMs: 5000,
       draining: () => draining,

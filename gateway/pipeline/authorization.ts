@@ -1,0 +1,59 @@
+// The authorization step (kube's WithAuthorization): the request's
+// attributes asked of the authorizer chain; anything but an Allow is a 403,
+// or a 500 when an authorizer failed with no Allow to override it. The
+// decision and its reason go to the audit event.
+import { forbiddenMessage, internalError, type StatusError } from '../../lib/api/status.js';
+import { carryTrace, inSpan, traceOf } from '../../lib/tracing/span.js';
+import type { Attributes, Decision } from '../authz/types.js';
+import { forbiddenMessage as denial } from '../authz/chain.js';
+import { selectorAttributes } from '../authz/selectors.js';
+import type { ChainConfig } from './config.js';
+import type { RequestContext } from './context.js';
+
+/** kube-apiserver's attributes of a request, from its parsed request info. */
+export function attributesOf(ctx: RequestContext): Attributes {
+  const i = ctx.info;
+  // list/watch/deletecollection: parsed field and label selectors (and the name a metadata.name selector pins).
+  const sel = i.isResourceRequest ? selectorAttributes(i.verb, ctx.query) : {};
+  return {
+    user: ctx.user,
+    verb: i.verb,
+    isResourceRequest: i.isResourceRequest,
+    path: i.path,
+    apiGroup: i.apiGroup,
+    apiVersion: i.apiVersion,
+    namespace: i.namespace,
+    resource: i.resource,
+    subresource: i.subresource,
+    name: i.name || (sel.name ?? ''),
+    ...(sel.fieldSelector ? { fieldSelector: sel.fieldSelector } : {}),
+    ...(sel.labelSelector ? { labelSelector: sel.labelSelector } : {}),
+  };
+}
+
+/** kube-apiserver's Forbidden Status, naming the object for resource requests. */
+export function forbiddenStatus(ctx: RequestContext, attrs: Attributes, reason: string): StatusError {
+  const i = ctx.info;
+  const why = reason ? `${denial(attrs)}: ${reason}` : denial(attrs);
+  return forbiddenMessage(why, i.isResourceRequest ? { name: i.name, group: i.apiGroup, kind: i.resource } : {});
+}
+
+export async function authorize(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
+  const attrs = (cfg.attributes ?? attributesOf)(ctx);
+  const decision = cfg.tracing
+    ? await inSpan(traceOf(ctx.req), 'authorization', { verb: attrs.verb }, async (span, t): Promise<Decision> => {
+        // The authorizers read the trace from the attributes they are given (which one decided, a webhook's call).
+        carryTrace(attrs, t);
+        const d = await cfg.authorizer.authorize(attrs);
+        span?.setAttribute('authorization.decision', d.kind === 'allow' ? 'allow' : 'forbid');
+        if (d.reason) span?.setAttribute('authorization.reason', d.reason);
+        return d;
+      })
+    : await cfg.authorizer.authorize(attrs);
+  if (ctx.audit) {
+    // kube's authorization annotations: the decision, and the rule or authorizer that made it.
+    ctx.audit.annotate('authorization.k8s.io/decision', decision.kind === 'allow' ? 'allow' : 'forbid');
+    if (decision.reason) ctx.audit.annotate('authorization.k8s.io/reason', decision.reason);
+  }
+  if (decision.kind !== 'allow') throw decision.error ? internalError(decision.error) : (cfg.forbidden ?? forbiddenStatus)(ctx, attrs, decision.reason);
+}

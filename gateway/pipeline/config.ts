@@ -1,0 +1,56 @@
+// What a handler chain is built from: the server's authenticator, authorizer,
+// limits and last step; each step reads its part.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StatusError } from '../../lib/api/status.js';
+import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import type { AuthnResult } from '../authn/types.js';
+import type { Attributes, Authorizer } from '../authz/types.js';
+import type { AuditRecorder } from './audit.js';
+import type { RequestContext } from './context.js';
+import type { IdentityHeaders } from './identityheaders.js';
+import type { InflightLimiter } from './inflight.js';
+import type { Seat } from './seat.js';
+
+/** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
+export interface RequestAuthenticator {
+  authenticate(req: IncomingMessage): Promise<AuthnResult>;
+}
+
+export interface ChainConfig {
+  authenticator: RequestAuthenticator;
+  /** Proxy identity headers, removed from every request right after authentication. */
+  identityHeaders: IdentityHeaders;
+  /** Whether Impersonate-* headers are acted on (checked with the `impersonate` verb); off, they reach dispatch untouched. */
+  impersonation: boolean;
+  authorizer: Authorizer;
+  /** The authorization attributes of a request; default: from the parsed request info (kube-apiserver's). */
+  attributes?(ctx: RequestContext): Attributes;
+  /** The 403 of a denied request; default: kube-apiserver's Forbidden Status. */
+  forbidden?(ctx: RequestContext, attrs: Attributes, reason: string): StatusError;
+  inflight: InflightLimiter;
+  /** API Priority and Fairness (gateway/flowcontrol): when given, it replaces `inflight`. */
+  flowControl?: { admit(ctx: RequestContext): Seat | Promise<Seat> };
+  requestTimeoutMs: number;
+  /** True once shutdown drains: requests arriving then get 429 (health endpoints excepted). */
+  draining?: () => boolean;
+  /** --goaway-chance: the share of HTTP/2 requests after which the connection is told to go away (0 = none). */
+  goawayChance?: number;
+  /** The audit recorder (gateway/audit, from --audit-policy-file); absent = nothing recorded (Audit-Id is still set). */
+  audit?: AuditRecorder;
+  /** The last step: the gateway's table (server/dispatch.ts), the sidecar's upstream, a backend process's API. */
+  dispatch(ctx: RequestContext): Promise<void>;
+  /** Request tracing (--tracing-config-file): the server span around the chain; absent = no tracing step at all. */
+  tracing?: {
+    /** Runs the chain in the request's server span (or before it exists: a request carrying a trace context gets its span once authenticated). */
+    serve(req: IncomingMessage, res: ServerResponse, run: () => void): void;
+    named(req: IncomingMessage, info: RequestInfo): void;
+    /** The caller is known: whether its incoming trace context is honoured (kube 1.32+). */
+    authenticated(req: IncomingMessage, authn: AuthnResult): void;
+  };
+  /** The CBORServingAndStorage gate: errors on resource paths may go out as CBOR. */
+  cbor?: boolean;
+  /** The APIResponseCompression gate (default on): off, no answer of this server is gzipped. */
+  compression?: boolean;
+  log(msg: string): void;
+  clock(): number;
+}
