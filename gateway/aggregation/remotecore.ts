@@ -68,7 +68,8 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
 /** Flat name/value pairs as a header object (repeated names become arrays). */
 function headerObject(pairs: readonly string[]): OutgoingHttpHeaders {
-  const h: Record<string, string | string[]> = {};
+  // Null prototype: a header name is data, `__proto__` included.
+  const h: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
   for (let i = 0; i + 1 < pairs.length; i += 2) {
     const k = pairs[i]!;
     const had = h[k];
