@@ -93,6 +93,8 @@ for (const version of ['1.32', '1.27']) {
           'events.v1',
           'flowschemas.flowcontrol.apiserver.k8s.io/v1',
           'leases.coordination.k8s.io/v1',
+          'mutatingwebhookconfigurations.admissionregistration.k8s.io/v1',
+          'validatingwebhookconfigurations.admissionregistration.k8s.io/v1',
           'namespaces.v1',
           'nodes.v1',
           'persistentvolumeclaims.v1',

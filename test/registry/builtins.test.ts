@@ -30,6 +30,8 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['apiregistration.k8s.io', 'apiservices', 'APIService', false, [], ['status'], 'apiservice', false],
   ['flowcontrol.apiserver.k8s.io', 'flowschemas', 'FlowSchema', false, [], ['status'], 'subdomain', false],
   ['flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false, [], ['status'], 'subdomain', false],
+  ['admissionregistration.k8s.io', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', false, [], [], 'subdomain', false],
+  ['admissionregistration.k8s.io', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false, [], [], 'subdomain', false],
   ['apiextensions.k8s.io', 'customresourcedefinitions', 'CustomResourceDefinition', false, ['crd', 'crds'], ['status'], 'crd', false],
 ];
 
@@ -122,6 +124,7 @@ test('named groups are ordered by kube-apiserver priority', () => {
       'authentication.k8s.io',
       'authorization.k8s.io',
       'rbac.authorization.k8s.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
