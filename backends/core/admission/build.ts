@@ -9,6 +9,8 @@ import { namespaceLifecycle } from './namespacelifecycle.js';
 import { nodeRestriction } from './noderestriction.js';
 import { rbacEscalation } from './rbacescalation.js';
 import type { Admission } from './types.js';
+import { mutatingWebhooks } from './webhooks/mutating.js';
+import { validatingWebhooks } from './webhooks/validating.js';
 
 export interface AdmissionInputs {
   /** --enable-admission-plugins: the optional plugins (NodeRestriction). */
@@ -26,12 +28,13 @@ export const BUILTIN_ADMISSION: Admission = Object.freeze({ mutating: [], valida
 
 export function buildAdmission(i: AdmissionInputs): Admission {
   return {
-    mutating: [],
+    mutating: [mutatingWebhooks],
     validating: [
       applyCreateAuthorization(i.authorizer),
       namespaceLifecycle,
       ...(i.enabled.includes('NodeRestriction') ? [nodeRestriction] : []),
       rbacEscalation({ authorizer: i.authorizer, rules: i.rbac, privilegedGroups: i.privilegedGroups }),
+      validatingWebhooks,
     ],
   };
 }
