@@ -150,7 +150,8 @@ function cgoIssue(expression: string, err: CelCompileError): string {
   if (undeclared) {
     const name = undeclared[2]!;
     // cel-go places a variable at its name and a function at its '('.
-    const re = new RegExp(`(?<![.\\w])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?!\\w)${undeclared[1] ? '\\s*\\(' : ''}`);
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const re = new RegExp(undeclared[1] ? `(?<!\\w)${escaped}\\s*\\(` : `(?<![.\\w])${escaped}(?!\\w)`);
     const m = re.exec(expression);
     const at = m ? m.index + (undeclared[1] ? m[0].length - 1 : 0) : 0;
     return render(expression, at, `undeclared reference to '${name}' (in container '')`);

@@ -31,6 +31,8 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['flowcontrol.apiserver.k8s.io', 'flowschemas', 'FlowSchema', false, [], ['status'], 'subdomain', false],
   ['flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false, [], ['status'], 'subdomain', false],
   ['apiextensions.k8s.io', 'customresourcedefinitions', 'CustomResourceDefinition', false, ['crd', 'crds'], ['status'], 'crd', false],
+  ['admissionregistration.k8s.io', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, [], ['status'], 'subdomain', false],
+  ['admissionregistration.k8s.io', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, [], [], 'subdomain', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
@@ -122,6 +124,7 @@ test('named groups are ordered by kube-apiserver priority', () => {
       'authentication.k8s.io',
       'authorization.k8s.io',
       'rbac.authorization.k8s.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
