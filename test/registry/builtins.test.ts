@@ -33,6 +33,8 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['admissionregistration.k8s.io', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', false, [], [], 'subdomain', false],
   ['admissionregistration.k8s.io', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false, [], [], 'subdomain', false],
   ['apiextensions.k8s.io', 'customresourcedefinitions', 'CustomResourceDefinition', false, ['crd', 'crds'], ['status'], 'crd', false],
+  ['admissionregistration.k8s.io', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, [], ['status'], 'subdomain', false],
+  ['admissionregistration.k8s.io', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, [], [], 'subdomain', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */

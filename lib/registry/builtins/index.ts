@@ -12,6 +12,7 @@ import { FLOWCONTROL_TYPES } from './flowcontrol.js';
 import { APIEXTENSIONS_TYPES } from './apiextensions.js';
 import { ACCESS_TYPES } from './access.js';
 import { ADMISSIONREGISTRATION_TYPES } from './admissionregistration.js';
+import { ADMISSION_POLICY_TYPES } from './admissionregistration-policies.js';
 import { builtinSchemaOf } from '../../schema/index.js';
 
 /** Each type with its generated schema attached (lib/schema). */
@@ -32,5 +33,6 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...FLOWCONTROL_TYPES,
   ...APIEXTENSIONS_TYPES,
   ...ADMISSIONREGISTRATION_TYPES,
+  ...ADMISSION_POLICY_TYPES,
   ...ACCESS_TYPES,
 ].map(withSchema);

@@ -9,9 +9,8 @@ import { isPlainObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import { validateWebhookUrl } from '../../api/webhookurl.js';
 import { at, list, str } from '../fields.js';
-import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from '../names.js';
-import { validateLabelSelector } from './selector-validation.js';
-import { validateRuleWithOperations } from './rule-validation.js';
+import { isDNS1035Label, isDNS1123Subdomain } from '../names.js';
+import { invalidList, validateLabelSelector, validateMatchConditions, validateRuleWithOperations } from './admissionrules-validation.js';
 
 type Json = Record<string, unknown>;
 
@@ -21,7 +20,6 @@ const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
 const ALL_SIDE_EFFECTS = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
 const REINVOCATION = ['IfNeeded', 'Never'];
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];
-const MAX_MATCH_CONDITIONS = 64;
 
 /** kube's v1 defaults of each webhook (and of each rule's scope, each service's port). */
 export function defaultWebhooks(mutating: boolean): (obj: KObject) => void {
@@ -99,29 +97,6 @@ function validateClientConfig(path: string, cc: unknown): StatusCause[] {
   return hasUrl ? validateWebhookUrl(`${path}.url`, String(c['url'])) : validateService(`${path}.service`, svc as Json);
 }
 
-/** validateMatchConditions without the expressions' compilation (done by the caller, which knows the CEL environment). */
-export function validateMatchConditionNames(conds: readonly unknown[], path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (conds.length > MAX_MATCH_CONDITIONS) causes.push(tooMany(path, conds.length, MAX_MATCH_CONDITIONS));
-  const seen = new Set<string>();
-  conds.forEach((c, i) => {
-    const name = str(c, 'name');
-    if (str(c, 'expression').trim() === '') causes.push(cause.required(`${path}[${i}].expression`));
-    if (name === '') causes.push(cause.required(`${path}[${i}].name`));
-    else for (const m of isQualifiedName(name)) causes.push(cause.invalid(`${path}[${i}].name`, name, m));
-    if (name !== '') {
-      if (seen.has(name)) causes.push(cause.duplicate(`${path}[${i}].name`, name));
-      seen.add(name);
-    }
-  });
-  return causes;
-}
-
-/** field.TooMany. */
-function tooMany(path: string, actual: number, max: number): StatusCause {
-  return { reason: 'FieldValueTooMany', field: path, message: `Too many: ${actual}: must have at most ${max} items` };
-}
-
 function validateReviewVersions(versions: readonly unknown[], path: string, o: Options): StatusCause[] {
   if (versions.length === 0) return [cause.required(path, `must specify one of ${REVIEW_VERSIONS.join(', ')}`)];
   const causes: StatusCause[] = [];
@@ -136,7 +111,7 @@ function validateReviewVersions(versions: readonly unknown[], path: string, o: O
     for (const m of isDNS1035Label(s)) causes.push(cause.invalid(`${path}[${i}]`, s, m));
   });
   if (o.knownReviewVersion && !versions.some((v) => REVIEW_VERSIONS.includes(String(v))))
-    causes.push(cause.invalid(path, versions, `must include at least one of ${REVIEW_VERSIONS.join(', ')}`));
+    causes.push(invalidList(path, versions, `must include at least one of ${REVIEW_VERSIONS.join(', ')}`));
   return causes;
 }
 
@@ -160,7 +135,8 @@ function validateWebhook(w: unknown, path: string, mutating: boolean, o: Options
   const rp = h['reinvocationPolicy'];
   if (mutating && rp !== undefined && !REINVOCATION.includes(String(rp))) causes.push(cause.notSupported(`${path}.reinvocationPolicy`, rp, REINVOCATION));
   causes.push(...validateClientConfig(`${path}.clientConfig`, h['clientConfig']));
-  causes.push(...validateMatchConditionNames(list(h, 'matchConditions'), `${path}.matchConditions`));
+  // Webhooks' match conditions see the authorizer, never params (kube's OptionalVariableDeclarations for webhooks).
+  causes.push(...validateMatchConditions(list(h, 'matchConditions'), { params: false, authorizer: true, variables: false }, `${path}.matchConditions`));
   return causes;
 }
 
