@@ -350,6 +350,64 @@ describe('admission webhooks', () => {
     });
   });
 
+  describe('matchConditions', () => {
+    it('a false condition skips the webhook; the authorizer variable asks the front door', async () => {
+      hooks.answers.set('/cond.example.com', { kind: 'deny', message: 'matched' });
+      await configure('validating', [
+        {
+          name: 'cond.example.com',
+          extra: {
+            matchConditions: [
+              { name: 'prefixed', expression: "object.metadata.name.startsWith('mc-')" },
+              { name: 'admin-may-read-secrets', expression: "authorizer.group('').resource('secrets').namespace('default').check('get').allowed()" },
+              { name: 'by-admin', expression: "request.userInfo.username == 'admin' && request.operation == 'CREATE'" },
+            ],
+          },
+        },
+      ]);
+      await eventually('prefixed denied', async () => (await s.admin.request('POST', CM(), configMap(unique('mc')))).status === 400);
+      const before = hooks.received('/cond.example.com').length;
+      assert.equal((await s.admin.request('POST', CM(), configMap(unique('plain')))).status, 201);
+      assert.equal(hooks.received('/cond.example.com').length, before, 'not called when a condition is false');
+    });
+
+    it('an authorizer check that is denied makes the condition false', async () => {
+      hooks.answers.set('/sa-cond.example.com', { kind: 'deny', message: 'matched' });
+      await configure('validating', [
+        {
+          name: 'sa-cond.example.com',
+          extra: {
+            matchConditions: [
+              { name: 'nobody-may-read', expression: "authorizer.serviceAccount('default', 'nobody').group('').resource('secrets').check('get').allowed()" },
+            ],
+          },
+        },
+        { name: 'sa-probe.example.com' },
+      ]);
+      await inForce('/sa-probe.example.com');
+      assert.equal((await s.admin.request('POST', CM(), configMap(unique('sa')))).status, 201);
+      assert.equal(hooks.received('/sa-probe.example.com').length, 1);
+      assert.equal(hooks.received('/sa-cond.example.com').length, 0, 'skipped: the service account may not read secrets');
+    });
+
+    it('an evaluation error fails closed under Fail and skips the webhook under Ignore', async () => {
+      const cond = [{ name: 'missing-key', expression: "object.data['absent'] == 'x'" }];
+      await configure('validating', [{ name: 'err-fail.example.com', extra: { matchConditions: cond } }]);
+      const r = await eventually('failing closed', async () => {
+        const c = await s.admin.request('POST', CM(), configMap(unique('err')));
+        return c.status !== 201 && c;
+      });
+      assert.equal(r.status, 500, r.text);
+      assert.match(r.json.message, /failed calling webhook "err-fail\.example\.com": failed to evaluate match conditions: missing-key: /);
+      assert.equal(hooks.received('/err-fail.example.com').length, 0);
+      for (const path of created.splice(0)) await s.admin.request('DELETE', path);
+      hooks.answers.set('/err-ignore.example.com', { kind: 'deny', message: 'called' });
+      await configure('validating', [{ name: 'err-ignore.example.com', extra: { matchConditions: cond, failurePolicy: 'Ignore' } }]);
+      await eventually('skipped', async () => (await s.admin.request('POST', CM(), configMap(unique('err')))).status === 201);
+      assert.equal(hooks.received('/err-ignore.example.com').length, 0);
+    });
+  });
+
   it('dry run: a webhook without side effects is called with dryRun true and nothing is stored', async () => {
     await configure('validating', [{ name: 'dry.example.com' }]);
     await inForce('/dry.example.com');
@@ -358,6 +416,17 @@ describe('admission webhooks', () => {
     assert.equal(c.status, 201, c.text);
     assert.equal(hooks.received('/dry.example.com').at(-1)!.request.dryRun, true);
     assert.equal((await s.admin.request('GET', `${CM()}/${name}`)).status, 404);
+  });
+
+  it('speaks AdmissionReview v1beta1 to a webhook that accepts only that', async () => {
+    hooks.answers.set('/beta.example.com', { kind: 'deny', message: 'beta says no' });
+    await configure('validating', [{ name: 'beta.example.com', extra: { admissionReviewVersions: ['v1beta1'] } }]);
+    const r = await eventually('denied', async () => {
+      const c = await s.admin.request('POST', CM(), configMap(unique('beta')));
+      return c.status !== 201 && c;
+    });
+    assert.equal(r.json.message, 'admission webhook "beta.example.com" denied the request: beta says no');
+    assert.equal(hooks.received('/beta.example.com').at(-1)!.apiVersion, 'admission.k8s.io/v1beta1');
   });
 
   it("passes a webhook's warnings as Warning headers", async () => {

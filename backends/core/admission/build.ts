@@ -28,13 +28,13 @@ export const BUILTIN_ADMISSION: Admission = Object.freeze({ mutating: [], valida
 
 export function buildAdmission(i: AdmissionInputs): Admission {
   return {
-    mutating: [mutatingWebhooks],
+    mutating: [mutatingWebhooks(i.authorizer)],
     validating: [
       applyCreateAuthorization(i.authorizer),
       namespaceLifecycle,
       ...(i.enabled.includes('NodeRestriction') ? [nodeRestriction] : []),
       rbacEscalation({ authorizer: i.authorizer, rules: i.rbac, privilegedGroups: i.privilegedGroups }),
-      validatingWebhooks,
+      validatingWebhooks(i.authorizer),
     ],
   };
 }

@@ -4,6 +4,7 @@
 import { isPlainObject, type KObject } from '../../../../lib/api/meta.js';
 import { at, list, str } from '../../../../lib/registry/fields.js';
 import { parseRule, parseSelector, type Matchable, type ParsedSelector } from '../matching/index.js';
+import { compileConditions, type CompiledCondition } from './matchconditions.js';
 
 export interface WebhookClientConfig {
   readonly url?: string;
@@ -28,8 +29,8 @@ export interface Webhook extends Matchable {
   readonly reviewVersions: readonly string[];
   readonly client: WebhookClientConfig;
   readonly reinvokeIfNeeded: boolean;
-  /** matchConditions as stored (name, expression). */
-  readonly matchConditions: ReadonlyArray<{ readonly name: string; readonly expression: string }>;
+  /** matchConditions, compiled. */
+  readonly conditions: readonly CompiledCondition[];
 }
 
 function clientConfig(cc: unknown): WebhookClientConfig {
@@ -62,7 +63,7 @@ export function webhooksOf(config: KObject, mutating: boolean): Webhook[] {
     reviewVersions: list(w, 'admissionReviewVersions').filter((v): v is string => typeof v === 'string'),
     client: clientConfig(at(w, 'clientConfig')),
     reinvokeIfNeeded: str(w, 'reinvocationPolicy') === 'IfNeeded',
-    matchConditions: list(w, 'matchConditions').map((c) => ({ name: str(c, 'name'), expression: str(c, 'expression') })),
+    conditions: compileConditions(list(w, 'matchConditions').map((c) => ({ name: str(c, 'name'), expression: str(c, 'expression') }))),
   }));
 }
 

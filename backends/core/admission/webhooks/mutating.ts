@@ -4,6 +4,7 @@
 // touch the object's identity. reinvocationPolicy IfNeeded: once a webhook
 // changed the object, the IfNeeded webhooks called before it are called
 // once more, in order, after the first round (kube's reinvocation).
+import type { RequestAuthorizer } from '../../../../lib/api/authorization.js';
 import type { KObject } from '../../../../lib/api/meta.js';
 import { isPlainObject } from '../../../../lib/api/meta.js';
 import { internalError } from '../../../../lib/api/status.js';
@@ -72,24 +73,27 @@ async function callOne(
   return mutated ? next : object;
 }
 
-export const mutatingWebhooks: MutatingPlugin = {
-  name: 'MutatingAdmissionWebhook',
-  async admit(a, env) {
-    const c = env.admissionWebhooks;
-    if (!c || c.mutating.items.length === 0) return undefined;
-    const calls = await selectCalls(env, c.mutating, a);
-    if (calls.length === 0) return undefined;
-    const clients = c.clients;
-    let object = a.object;
-    const invokedIfNeeded: Call[] = [];
-    const reinvoke = new Set<Call>();
-    for (const call of calls) {
-      const next = await callOne(env, clients, call, { ...a, object }, object, 0);
-      if (next !== object) for (const earlier of invokedIfNeeded) reinvoke.add(earlier);
-      object = next;
-      if (call.hook.reinvokeIfNeeded) invokedIfNeeded.push(call);
-    }
-    for (const call of calls) if (reinvoke.has(call)) object = await callOne(env, clients, call, { ...a, object }, object, 1);
-    return object === a.object ? undefined : object;
-  },
-};
+/** `authorizer`: the front door's, for the match conditions' `authorizer` variable. */
+export function mutatingWebhooks(authorizer?: RequestAuthorizer): MutatingPlugin {
+  return {
+    name: 'MutatingAdmissionWebhook',
+    async admit(a, env) {
+      const c = env.admissionWebhooks;
+      if (!c || c.mutating.items.length === 0) return undefined;
+      const calls = await selectCalls(env, c.mutating, a, authorizer);
+      if (calls.length === 0) return undefined;
+      const clients = c.clients;
+      let object = a.object;
+      const invokedIfNeeded: Call[] = [];
+      const reinvoke = new Set<Call>();
+      for (const call of calls) {
+        const next = await callOne(env, clients, call, { ...a, object }, object, 0);
+        if (next !== object) for (const earlier of invokedIfNeeded) reinvoke.add(earlier);
+        object = next;
+        if (call.hook.reinvokeIfNeeded) invokedIfNeeded.push(call);
+      }
+      for (const call of calls) if (reinvoke.has(call)) object = await callOne(env, clients, call, { ...a, object }, object, 1);
+      return object === a.object ? undefined : object;
+    },
+  };
+}
