@@ -12,6 +12,7 @@ import { AuthorizerSession } from '../../../../lib/cel/authz.js';
 import { CelEvalError, type CompiledExpression } from '../../../../lib/cel/index.js';
 import type { Invocation } from '../matching/index.js';
 import type { AdmissionAttributes } from '../types.js';
+import { optionsOf } from './review.js';
 
 export type CompiledCondition = { readonly name: string } & ({ readonly compiled: CompiledExpression } | { readonly error: string });
 
