@@ -46,11 +46,7 @@ export async function evaluateConditions(
       operation: a.operation,
       userInfo: a.user,
       dryRun: a.dryRun,
-      options: {
-        kind: a.options.kind,
-        apiVersion: 'meta.k8s.io/v1',
-        ...(a.options.fieldManager !== undefined ? { fieldManager: a.options.fieldManager } : {}),
-      },
+      options: optionsOf(a),
     }),
     namespaceObject: null,
     authorizer: requestAuthorizer({ resource: inv.resource, subResource: a.subresource, namespace: a.namespace, name: a.name }),
