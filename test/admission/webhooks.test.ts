@@ -482,7 +482,8 @@ describe('admission webhooks', () => {
 
   it("counts calls in kube's metrics", async () => {
     hooks.answers.set('/counted.example.com', { kind: 'deny', message: 'no' });
-    await configure('validating', [{ name: 'counted.example.com' }]);
+    const dead = `https://127.0.0.1:${await freePort()}/x`;
+    await configure('validating', [{ name: 'counted.example.com' }, { name: 'open.example.com', url: dead, extra: { failurePolicy: 'Ignore' } }]);
     await eventually('denied', async () => (await s.admin.request('POST', CM(), configMap(unique('m')))).status === 400);
     const m = (await s.admin.request('GET', '/metrics')).text;
     assert.match(
