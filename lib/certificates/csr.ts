@@ -1,0 +1,170 @@
+// PKCS#10 certificate requests as kube reads them (certificates.ParseCSR and
+// x509.CertificateRequest.CheckSignature): one PEM CERTIFICATE REQUEST block,
+// its subject, subject alternative names and public key, and a signature that
+// verifies over the exact bytes of certificationRequestInfo. Node's crypto
+// verifies, so RSA, ECDSA and Ed25519 keys are read alike; DSA, which Go no
+// longer verifies, is refused as kube refuses it.
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { isIPv4 } from 'node:net';
+import { bytesOf, children, decodeOid, expectTag, rawOf, readTlv, TAG, type Tlv } from './der.js';
+
+export interface ParsedCsr {
+  readonly commonName: string;
+  readonly organizations: readonly string[];
+  /** The subject Name as it was encoded (copied into an issued certificate). */
+  readonly subjectDer: Buffer;
+  readonly dnsNames: readonly string[];
+  readonly ipAddresses: readonly string[];
+  readonly emailAddresses: readonly string[];
+  readonly uris: readonly string[];
+  /** SubjectPublicKeyInfo as it was encoded. */
+  readonly spkiDer: Buffer;
+  readonly publicKey: KeyObject;
+  /** 'rsa', 'ec', 'ed25519', … (KeyObject.asymmetricKeyType). */
+  readonly keyType: string;
+  /** RSA modulus length in bits. */
+  readonly rsaBits?: number;
+}
+
+const OID = {
+  commonName: '2.5.4.3',
+  organization: '2.5.4.10',
+  extensionRequest: '1.2.840.113549.1.9.14',
+  subjectAltName: '2.5.29.17',
+};
+
+/** signatureAlgorithm OID → [digest, key type it needs]; digest null for Ed25519. */
+const SIGNATURE_ALGORITHMS: ReadonlyMap<string, readonly [string | null, string]> = new Map([
+  ['1.2.840.113549.1.1.5', ['sha1', 'rsa']],
+  ['1.2.840.113549.1.1.11', ['sha256', 'rsa']],
+  ['1.2.840.113549.1.1.12', ['sha384', 'rsa']],
+  ['1.2.840.113549.1.1.13', ['sha512', 'rsa']],
+  ['1.2.840.10045.4.1', ['sha1', 'ec']],
+  ['1.2.840.10045.4.3.2', ['sha256', 'ec']],
+  ['1.2.840.10045.4.3.3', ['sha384', 'ec']],
+  ['1.2.840.10045.4.3.4', ['sha512', 'ec']],
+  ['1.3.101.112', [null, 'ed25519']],
+]);
+
+/** The curves Go's x509 parses. */
+const CURVES = new Set(['prime256v1', 'secp384r1', 'secp521r1']);
+
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/;
+
+/** The DER of the first PEM block, which must be a CERTIFICATE REQUEST (kube's wording otherwise). */
+export function csrDer(pem: Buffer | string): Buffer {
+  const m = PEM_BLOCK.exec(typeof pem === 'string' ? pem : pem.toString('latin1'));
+  if (!m || m[1] !== 'CERTIFICATE REQUEST' || /^[A-Za-z-]+:/m.test(m[2]!)) throw new Error('PEM block type must be CERTIFICATE REQUEST');
+  return Buffer.from(m[2]!.replace(/\s+/g, ''), 'base64');
+}
+
+/** Parses a PEM request and checks its signature; throws an Error whose message says why it is refused. */
+export function parseCsr(pem: Buffer | string): ParsedCsr {
+  const der = csrDer(pem);
+  let parts: Tlv[];
+  let info: Tlv[];
+  try {
+    const outer = expectTag(readTlv(der, 0), TAG.SEQUENCE, 'certificate request');
+    if (outer.end !== der.length) throw new Error('asn1: trailing data');
+    parts = children(der, outer);
+    info = children(der, expectTag(parts[0], TAG.SEQUENCE, 'certificate request info'));
+    expectTag(parts[1], TAG.SEQUENCE, 'signature algorithm');
+    expectTag(parts[2], TAG.BIT_STRING, 'signature');
+    expectTag(info[0], TAG.INTEGER, 'version');
+    expectTag(info[1], TAG.SEQUENCE, 'subject');
+    expectTag(info[2], TAG.SEQUENCE, 'public key');
+  } catch (err) {
+    throw new Error(`x509: malformed certificate request: ${(err as Error).message}`);
+  }
+  let publicKey: KeyObject;
+  const spkiDer = rawOf(der, info[2]!);
+  try {
+    publicKey = createPublicKey({ key: spkiDer, format: 'der', type: 'spki' });
+  } catch {
+    throw new Error('x509: unsupported public key algorithm');
+  }
+  const keyType = publicKey.asymmetricKeyType ?? '';
+  const details = publicKey.asymmetricKeyDetails ?? {};
+  if (keyType === 'ec' && !CURVES.has(details.namedCurve ?? '')) throw new Error('x509: unsupported elliptic curve');
+  if (keyType === 'rsa' && (details.modulusLength ?? 0) < 1024)
+    throw new Error(`crypto/rsa: ${details.modulusLength ?? 0}-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)`);
+  checkSignature(der, parts, info[0]!, publicKey, keyType);
+  const subject = readSubject(der, info[1]!);
+  const sans = readSans(der, info[3]);
+  return {
+    ...subject,
+    ...sans,
+    subjectDer: rawOf(der, info[1]!),
+    spkiDer,
+    publicKey,
+    keyType,
+    ...(keyType === 'rsa' ? { rsaBits: details.modulusLength } : {}),
+  };
+}
+
+function checkSignature(der: Buffer, parts: Tlv[], _version: Tlv, key: KeyObject, keyType: string): void {
+  const algOid = decodeOid(der, expectTag(children(der, parts[1]!)[0], TAG.OID, 'signature algorithm'));
+  const alg = SIGNATURE_ALGORITHMS.get(algOid);
+  if (!alg) throw new Error('x509: cannot verify signature: algorithm unimplemented');
+  if (alg[1] !== keyType) throw new Error('x509: signature algorithm specifies an incompatible public key type');
+  const sigBits = bytesOf(der, parts[2]!);
+  if (sigBits[0] !== 0) throw new Error('x509: malformed signature');
+  const ok = verify(alg[0], rawOf(der, parts[0]!), key, sigBits.subarray(1));
+  if (!ok) {
+    throw new Error(
+      keyType === 'rsa' ? 'crypto/rsa: verification error' : keyType === 'ec' ? 'x509: ECDSA verification failure' : 'x509: Ed25519 verification failure',
+    );
+  }
+}
+
+function readString(der: Buffer, t: Tlv): string {
+  return bytesOf(der, t).toString(t.tag === TAG.UTF8_STRING ? 'utf8' : 'latin1');
+}
+
+function readSubject(der: Buffer, name: Tlv): { commonName: string; organizations: string[] } {
+  let commonName = '';
+  const organizations: string[] = [];
+  for (const rdn of children(der, name)) {
+    for (const atv of children(der, rdn)) {
+      const [type, value] = children(der, atv);
+      if (!type || !value) continue;
+      const o = decodeOid(der, type);
+      if (o === OID.commonName) commonName = readString(der, value);
+      else if (o === OID.organization) organizations.push(readString(der, value));
+    }
+  }
+  return { commonName, organizations };
+}
+
+function readSans(der: Buffer, attrs: Tlv | undefined): Pick<ParsedCsr, 'dnsNames' | 'ipAddresses' | 'emailAddresses' | 'uris'> {
+  const out = { dnsNames: [] as string[], ipAddresses: [] as string[], emailAddresses: [] as string[], uris: [] as string[] };
+  if (!attrs || attrs.tag !== 0xa0) return out;
+  for (const attr of children(der, attrs)) {
+    const [type, values] = children(der, attr);
+    if (!type || !values || decodeOid(der, type) !== OID.extensionRequest) continue;
+    for (const exts of children(der, values)) {
+      for (const ext of children(der, exts)) {
+        const fields = children(der, ext);
+        if (decodeOid(der, fields[0]!) !== OID.subjectAltName) continue;
+        const value = fields[fields.length - 1]!;
+        const names = readTlv(der, value.body, value.end);
+        for (const n of children(der, names)) {
+          const v = bytesOf(der, n);
+          if (n.tag === 0x81) out.emailAddresses.push(v.toString('latin1'));
+          else if (n.tag === 0x82) out.dnsNames.push(v.toString('latin1'));
+          else if (n.tag === 0x86) out.uris.push(v.toString('latin1'));
+          else if (n.tag === 0x87) out.ipAddresses.push(ipText(v));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function ipText(b: Buffer): string {
+  if (b.length === 4) return [...b].join('.');
+  const groups: string[] = [];
+  for (let i = 0; i + 1 < b.length; i += 2) groups.push(b.readUInt16BE(i).toString(16));
+  const text = groups.join(':');
+  return isIPv4(text) ? text : new URL(`http://[${text}]/`).hostname.slice(1, -1);
+}
