@@ -1,7 +1,8 @@
 // Helpers for the certificates tests: keys and PKCS#10 requests made by the
 // real openssl, CertificateSigningRequest bodies, clients that present a
 // certificate or impersonate a user, and kubectl with the admin kubeconfig.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,9 +71,15 @@ export function withCondition(csr: Record<string, any>, type: 'Approved' | 'Deni
   return { ...csr, status: { ...(csr.status ?? {}), conditions } };
 }
 
-export function kubectlAdmin(s: TestServer, args: string[], input?: string): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync('kubectl', ['--kubeconfig', s.kubeconfig, ...args], { encoding: 'utf8', input, timeout: 60_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+/** kubectl with the admin kubeconfig; asynchronous, as the server runs in this process. */
+export async function kubectlAdmin(s: TestServer, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn('kubectl', ['--kubeconfig', s.kubeconfig, ...args], { env: { ...process.env, HOME: s.dataDir } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const [code] = (await once(child, 'close')) as [number];
+  return { code, stdout, stderr };
 }
 
 export function writeTemp(name: string, text: string): string {
