@@ -4,9 +4,10 @@
 // verifies over the exact bytes of certificationRequestInfo. Node's crypto
 // verifies, so RSA, ECDSA and Ed25519 keys are read alike; DSA, which Go no
 // longer verifies, is refused as kube refuses it.
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { verify, type KeyObject } from 'node:crypto';
 import { isIPv4 } from 'node:net';
 import { bytesOf, children, decodeOid, expectTag, rawOf, readTlv, TAG, type Tlv } from './der.js';
+import { importSpki, type PublicKeyInfo } from './spki.js';
 
 export interface ParsedCsr {
   readonly commonName: string;
@@ -76,18 +77,17 @@ export function parseCsr(pem: Buffer | string): ParsedCsr {
   } catch (err) {
     throw new Error(`x509: malformed certificate request: ${(err as Error).message}`);
   }
-  let publicKey: KeyObject;
   const spkiDer = rawOf(der, info[2]!);
+  let pk: PublicKeyInfo;
   try {
-    publicKey = createPublicKey({ key: spkiDer, format: 'der', type: 'spki' });
+    pk = importSpki(der, info[2]!);
   } catch {
     throw new Error('x509: unsupported public key algorithm');
   }
-  const keyType = publicKey.asymmetricKeyType ?? '';
-  const details = publicKey.asymmetricKeyDetails ?? {};
-  if (keyType === 'ec' && !CURVES.has(details.namedCurve ?? '')) throw new Error('x509: unsupported elliptic curve');
-  if (keyType === 'rsa' && (details.modulusLength ?? 0) < 1024)
-    throw new Error(`crypto/rsa: ${details.modulusLength ?? 0}-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)`);
+  const { key: publicKey, type: keyType } = pk;
+  if (keyType === 'ec' && !CURVES.has(pk.curve ?? '')) throw new Error('x509: unsupported elliptic curve');
+  if (keyType === 'rsa' && (pk.rsaBits ?? 0) < 1024)
+    throw new Error(`crypto/rsa: ${pk.rsaBits ?? 0}-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)`);
   checkSignature(der, parts, info[0]!, publicKey, keyType);
   const subject = readSubject(der, info[1]!);
   const sans = readSans(der, info[3]);
@@ -98,8 +98,36 @@ export function parseCsr(pem: Buffer | string): ParsedCsr {
     spkiDer,
     publicKey,
     keyType,
-    ...(keyType === 'rsa' ? { rsaBits: details.modulusLength } : {}),
+    ...(pk.rsaBits !== undefined ? { rsaBits: pk.rsaBits } : {}),
   };
+}
+
+const CACHE_SIZE = 256;
+/** Larger requests are not remembered: the cache holds at most CACHE_SIZE × this many characters. */
+const CACHE_MAX_CHARS = 16 * 1024;
+const recent = new Map<string, ParsedCsr | Error>();
+
+/**
+ * parseCsr of a CertificateSigningRequest's spec.request (base64), remembered
+ * for the last few requests: validation, admission and the controllers read
+ * the same request within moments, and a key import plus a signature check
+ * cost more than the rest of a create.
+ */
+export function parseCsrBase64(request: string): ParsedCsr {
+  let v = recent.get(request);
+  if (v === undefined) {
+    try {
+      v = parseCsr(Buffer.from(request, 'base64'));
+    } catch (err) {
+      v = err instanceof Error ? err : new Error(String(err));
+    }
+    if (request.length <= CACHE_MAX_CHARS) {
+      if (recent.size >= CACHE_SIZE) recent.delete(recent.keys().next().value!);
+      recent.set(request, v);
+    }
+  }
+  if (v instanceof Error) throw v;
+  return v;
 }
 
 function checkSignature(der: Buffer, parts: Tlv[], _version: Tlv, key: KeyObject, keyType: string): void {

@@ -6,7 +6,7 @@
 import type { RequestAuthorizer } from '../../../lib/api/authorization.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { forbidden } from '../../../lib/api/status.js';
-import { parseCsr } from '../../../lib/certificates/csr.js';
+import { parseCsrBase64 } from '../../../lib/certificates/csr.js';
 import { certificateOf } from '../../../lib/certificates/conditions.js';
 import { authorizedForSigner, CSR_GROUP, CSR_RESOURCE } from './signerauthz.js';
 import type { AdmissionAttributes, ValidatingPlugin } from './types.js';
@@ -58,7 +58,7 @@ export const certificateSubjectRestriction: ValidatingPlugin = {
     const request = isPlainObject(spec) && typeof spec['request'] === 'string' ? spec['request'] : '';
     let organizations: readonly string[];
     try {
-      organizations = parseCsr(Buffer.from(request, 'base64')).organizations;
+      organizations = parseCsrBase64(request).organizations;
     } catch (err) {
       throw forbidden(GR, a.name, `failed to parse CSR: ${(err as Error).message}`);
     }

@@ -8,9 +8,10 @@
 import type { AuthorizationAttributes } from '../../../lib/api/authorization.js';
 import { isPlainObject, rfc3339, type KObject, type UserInfo } from '../../../lib/api/meta.js';
 import { certificateOf, hasCondition } from '../../../lib/certificates/conditions.js';
-import { parseCsr } from '../../../lib/certificates/csr.js';
+import { parseCsrBase64 } from '../../../lib/certificates/csr.js';
 import { KUBELET_CLIENT, kubeletClientProblem } from '../../../lib/certificates/signerrules.js';
 import type { CoreEnv } from '../env.js';
+import type { StoreEvent } from '../store/types.js';
 import { csrPrefix, listCsrs, writeCsrStatus } from './csrs.js';
 import { WatchingController } from './loop.js';
 
@@ -23,6 +24,11 @@ const RECOGNIZERS = [
 
 function undecided(csr: KObject): boolean {
   return certificateOf(csr) === '' && !hasCondition(csr, 'Approved') && !hasCondition(csr, 'Denied');
+}
+
+/** A kubelet client request nobody decided yet (its subject and usages are checked when handled). */
+function isNodeClientCandidate(csr: KObject): boolean {
+  return isPlainObject(csr['spec']) && csr['spec']['signerName'] === KUBELET_CLIENT && undecided(csr);
 }
 
 /** The requester as the request records it (spec.username, uid, groups, extra). */
@@ -45,47 +51,56 @@ export class CsrApprovingController extends WatchingController {
   }
 
   protected async pass(): Promise<number | undefined> {
-    const authorizer = this.env.admission?.authorizer;
-    if (!authorizer) return this.env.clock() + RETRY_WITHOUT_AUTHORIZER_MS;
-    for (const csr of await listCsrs(this.env)) {
-      const spec = isPlainObject(csr['spec']) ? csr['spec'] : {};
-      if (spec['signerName'] !== KUBELET_CLIENT || !undecided(csr)) continue;
-      let cn: string;
-      try {
-        const parsed = parseCsr(Buffer.from(String(spec['request'] ?? ''), 'base64'));
-        const usages = Array.isArray(spec['usages']) ? spec['usages'].map(String) : [];
-        if (kubeletClientProblem(parsed, usages) !== undefined) continue;
-        cn = parsed.commonName;
-      } catch {
-        continue;
-      }
-      const user = requesterOf(spec);
-      for (const r of RECOGNIZERS) {
-        if (r.self && user.username !== cn) continue;
-        const attrs: AuthorizationAttributes = {
-          user,
-          verb: 'create',
-          isResourceRequest: true,
-          path: '',
-          apiGroup: 'certificates.k8s.io',
-          apiVersion: '*',
-          namespace: '',
-          resource: 'certificatesigningrequests',
-          subresource: r.subresource,
-          name: '',
-        };
-        if ((await authorizer.authorize(attrs)).kind !== 'allow') continue;
-        await writeCsrStatus(this.env, csr, 'approval', undecided, (s) => ({
-          ...s,
-          conditions: [
-            ...(Array.isArray(s['conditions']) ? s['conditions'] : []),
-            { type: 'Approved', status: 'True', reason: 'AutoApproved', message: r.message, lastUpdateTime: rfc3339(this.env.clock()) },
-          ],
-        }));
-        this.env.log(`csrapproving: approved ${csr.metadata.name ?? ''} (${r.subresource})`);
-        break;
-      }
-    }
+    if (!this.env.admission?.authorizer) return this.env.clock() + RETRY_WITHOUT_AUTHORIZER_MS;
+    for (const csr of await listCsrs(this.env)) await this.handle(csr);
     return undefined;
+  }
+
+  /** A change looks at that one request; a full pass runs only at start and after a broken watch. */
+  protected override onEvent(ev: StoreEvent): void {
+    if (ev.type === 'DELETED' || !isNodeClientCandidate(ev.object)) return;
+    if (!this.env.admission?.authorizer) return this.requestPass();
+    this.enqueue(`approve ${ev.object.metadata.name ?? ''}`, () => this.handle(ev.object));
+  }
+
+  private async handle(csr: KObject): Promise<void> {
+    const authorizer = this.env.admission?.authorizer;
+    if (!authorizer || !isNodeClientCandidate(csr)) return;
+    const spec = isPlainObject(csr['spec']) ? csr['spec'] : {};
+    let cn: string;
+    try {
+      const parsed = parseCsrBase64(String(spec['request'] ?? ''));
+      const usages = Array.isArray(spec['usages']) ? spec['usages'].map(String) : [];
+      if (kubeletClientProblem(parsed, usages) !== undefined) return;
+      cn = parsed.commonName;
+    } catch {
+      return;
+    }
+    const user = requesterOf(spec);
+    for (const r of RECOGNIZERS) {
+      if (r.self && user.username !== cn) continue;
+      const attrs: AuthorizationAttributes = {
+        user,
+        verb: 'create',
+        isResourceRequest: true,
+        path: '',
+        apiGroup: 'certificates.k8s.io',
+        apiVersion: '*',
+        namespace: '',
+        resource: 'certificatesigningrequests',
+        subresource: r.subresource,
+        name: '',
+      };
+      if ((await authorizer.authorize(attrs)).kind !== 'allow') continue;
+      await writeCsrStatus(this.env, csr, 'approval', undecided, (s) => ({
+        ...s,
+        conditions: [
+          ...(Array.isArray(s['conditions']) ? s['conditions'] : []),
+          { type: 'Approved', status: 'True', reason: 'AutoApproved', message: r.message, lastUpdateTime: rfc3339(this.env.clock()) },
+        ],
+      }));
+      this.env.log(`csrapproving: approved ${csr.metadata.name ?? ''} (${r.subresource})`);
+      return;
+    }
   }
 }

@@ -8,6 +8,7 @@ import type { KObject } from '../../../lib/api/meta.js';
 import { certificateOf, conditionsOf } from '../../../lib/certificates/conditions.js';
 import { time } from '../../../lib/registry/fields.js';
 import type { CoreEnv } from '../env.js';
+import type { StoreEvent } from '../store/types.js';
 import { csrPrefix, csrType, listCsrs } from './csrs.js';
 import { deleteStored, WatchingController } from './loop.js';
 
@@ -47,8 +48,22 @@ export function removalTime(csr: KObject): number | undefined {
 }
 
 export class CsrCleaner extends WatchingController {
+  /** The next removal the last pass found (its timer is armed). */
+  private nextAt: number | undefined;
+
   constructor(env: CoreEnv) {
     super(env, 'csrcleaner', [csrPrefix(env)]);
+  }
+
+  /**
+   * A change asks for a pass only when it moves the next removal earlier, or
+   * when that moment has come (the clock is the injected one): a burst of new
+   * requests lists nothing.
+   */
+  protected override onEvent(ev: StoreEvent): void {
+    const now = this.env.clock();
+    const at = ev.type === 'DELETED' ? undefined : removalTime(ev.object);
+    if ((this.nextAt !== undefined && this.nextAt <= now) || (at !== undefined && (this.nextAt === undefined || at < this.nextAt))) this.requestPass();
   }
 
   protected async pass(): Promise<number | undefined> {
@@ -63,6 +78,7 @@ export class CsrCleaner extends WatchingController {
         next = at;
       }
     }
+    this.nextAt = next;
     return next;
   }
 }

@@ -8,7 +8,7 @@
 import { X509Certificate } from 'node:crypto';
 import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
-import { parseCsr } from '../../certificates/csr.js';
+import { parseCsrBase64 } from '../../certificates/csr.js';
 import { certificateOf, conditionsOf, isApproved } from '../../certificates/conditions.js';
 import { isKnownUsage, KNOWN_USAGES } from '../../certificates/usages.js';
 import { isDNS1123Label, isDNS1123Subdomain, tooLong } from '../names.js';
@@ -53,7 +53,7 @@ function requestCauses(spec: Record<string, unknown>): StatusCause[] {
   const raw = spec['request'];
   if (typeof raw !== 'string' || raw === '') return [cause.invalid('spec.request', '', 'PEM block type must be CERTIFICATE REQUEST')];
   try {
-    parseCsr(Buffer.from(raw, 'base64'));
+    parseCsrBase64(raw);
     return [];
   } catch (err) {
     // The value is the client's own request: kube shows the bytes, a summary is enough to find it.
