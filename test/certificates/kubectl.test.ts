@@ -3,6 +3,8 @@
 // and the issued certificate fetched with jsonpath as the user guide does.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { runCertsCommand } from '../../certs/cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasKubectl, hasOpenssl, kubectlAdmin, makeCsr, writeTemp } from './csrkit.js';
@@ -68,6 +70,33 @@ describe('kubectl and CertificateSigningRequests', { skip: hasKubectl && hasOpen
       { timeoutMs: 30_000 },
     );
     assert.match(Buffer.from(cert, 'base64').toString(), /^-----BEGIN CERTIFICATE-----/);
+    // gatehouse certs writes jane's kubeconfig from the request's name and her key; kubectl then is jane.
+    const out = join(s.dataDir, 'jane.kubeconfig');
+    const said: string[] = [];
+    const code = await runCertsCommand(
+      ['csr-kubeconfig', '--name', 'jane', '--key', writeTemp('jane.key', jane.keyPem), '--kubeconfig', s.kubeconfig, '--out', out],
+      {
+        out: (l) => said.push(l),
+        err: (l) => said.push(l),
+      },
+    );
+    assert.equal(code, 0, said.join('\n'));
+    assert.deepEqual(said, [`kubeconfig for user "jane" from the request "jane": ${out}`]);
+    const who = await kubectlAdmin(s, ['--kubeconfig', out, 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}']);
+    assert.equal(who.code, 0, who.stderr);
+    assert.equal(who.stdout, 'jane ["devs","system:authenticated"]');
+    // A request without a certificate is refused, naming why.
+    const pending: string[] = [];
+    const refused = await runCertsCommand(
+      ['csr-kubeconfig', '--name', 'joe', '--key', writeTemp('k', jane.keyPem), '--kubeconfig', s.kubeconfig, '--out', `${out}.joe`],
+      {
+        out: (l) => pending.push(l),
+        err: (l) => pending.push(l),
+      },
+    );
+    assert.equal(refused, 1);
+    assert.deepEqual(pending, ['gatehouse certs: the request "joe" has no certificate yet (conditions: Denied)']);
+
     r = await kubectlAdmin(s, ['get', 'csr']);
     assert.match(
       r.stdout.split('\n').find((l) => l.startsWith('jane'))!,
