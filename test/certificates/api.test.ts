@@ -61,6 +61,18 @@ describe('CertificateSigningRequests', { skip: hasOpenssl ? false : 'openssl is 
     assert.equal(r.json.spec.uid, undefined);
     assert.equal(r.json.spec.extra, undefined);
     assert.deepEqual(r.json.status, {});
+    // The requester's extra keys are data, `__proto__` included.
+    const withExtra = await s.admin.request('POST', CSRS, csrBody('req-extra', alice.csrPem, CLIENT, CLIENT_USAGES), {
+      ...asUser('bob', ['team-a']),
+      'impersonate-extra-__proto__': 'polluted',
+      'impersonate-extra-scopes': ['a', 'b'],
+    });
+    assert.equal(withExtra.status, 201, withExtra.text);
+    assert.deepEqual(Object.entries(withExtra.json.spec.extra), [
+      ['__proto__', ['polluted']],
+      ['scopes', ['a', 'b']],
+    ]);
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
   });
 
   it('refuses each invalid spec field with kube’s causes', async () => {
