@@ -125,7 +125,7 @@ export async function runCsrBench(): Promise<void> {
     const rates = await createRates(call, requests);
     console.log(`  ${'CSR create / ConfigMap create'.padEnd(48)} ${((100 * rates.csr) / rates.configMap).toFixed(0).padStart(7)} %   (target ≥ 70%)`);
     recordRow({
-      name: 'CSR create vs ConfigMap create (in process)',
+      name: 'CSR create (ECDSA P-256) vs ConfigMap create (in process)',
       value: rates.csr,
       unit: 'req/s',
       baseline: rates.configMap,
