@@ -273,10 +273,55 @@ describe('CertificateSigningRequests', { skip: hasOpenssl ? false : 'openssl is 
     assert.match(causes(r).join(), /updates may not modify existing certificate content/);
   });
 
+  it('validates conditions and the certificate as kube does', async () => {
+    const created = await s.admin.request('POST', CSRS, csrBody('conditions', alice.csrPem, 'example.com/custom', CLIENT_USAGES));
+    assert.equal(created.status, 201, created.text);
+    const put = (sub: string, status: Record<string, unknown>) => s.admin.request('PUT', `${CSRS}/conditions/${sub}`, { ...created.json, status });
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      [
+        'approval',
+        { conditions: [{ type: 'Approved', status: 'False' }] },
+        /status\.conditions\[0\]\.status: Unsupported value: "False": supported values: "True"/,
+      ],
+      ['approval', { conditions: [{ status: 'True' }] }, /status\.conditions\[0\]\.type: Required value/],
+      [
+        'approval',
+        {
+          conditions: [
+            { type: 'Approved', status: 'True' },
+            { type: 'Approved', status: 'True' },
+          ],
+        },
+        /status\.conditions\[1\]\.type: Duplicate value: "Approved"/,
+      ],
+      ['approval', { conditions: [{ type: 'Custom', status: 'Maybe' }] }, /supported values: "False", "True", "Unknown"/],
+      [
+        'status',
+        {
+          conditions: [{ type: 'Failed', status: 'True' }],
+          certificate: Buffer.from('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n').toString('base64'),
+        },
+        /status\.certificate: Invalid value: "<certificate data>": only CERTIFICATE PEM blocks are allowed, found "PRIVATE KEY"/,
+      ],
+      ['status', { certificate: Buffer.from('not pem').toString('base64') }, /must contain at least one CERTIFICATE PEM block/],
+    ];
+    for (const [sub, status, want] of cases) {
+      const r = await put(sub, status);
+      assert.equal(r.status, 422, `${sub} ${JSON.stringify(status)}: ${r.text}`);
+      assert.match(causes(r).join('\n'), want);
+    }
+    // A Failed condition (a signer's verdict) may be added through /status, and not removed after.
+    const failed = await put('status', { conditions: [{ type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: 'no' }] });
+    assert.equal(failed.status, 200, failed.text);
+    const removed = await s.admin.request('PUT', `${CSRS}/conditions/status`, { ...failed.json, status: {} });
+    assert.equal(removed.status, 422, removed.text);
+    assert.match(causes(removed).join(), /updates may not remove a condition of type "Failed"/);
+  });
+
   it('selects by spec.signerName and prints kube’s columns', async () => {
     const r = await s.admin.request('GET', `${CSRS}?fieldSelector=spec.signerName%3Dexample.com%2Fcustom`);
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.json.items.map((i: any) => i.metadata.name).sort(), ['masters-custom', 'sign-me']);
+    assert.deepEqual(r.json.items.map((i: any) => i.metadata.name).sort(), ['conditions', 'masters-custom', 'sign-me']);
     const t = await s.admin.request('GET', `${CSRS}/sign-me`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
     assert.equal(t.status, 200, t.text);
     assert.deepEqual(
