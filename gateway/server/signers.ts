@@ -22,7 +22,8 @@ function pair(opts: ServeOptions, prefix: string): SigningCaFiles | undefined {
 function defaultPair(opts: ServeOptions): SigningCaFiles | undefined {
   const general = pair(opts, '');
   if (general) return general;
-  if (opts.clientCaFiles.length > 0) return undefined;
+  // The dev PKI CA is the one the x509 authenticator trusts only when it serves (no --tls-cert-file) without --client-ca-file.
+  if (opts.clientCaFiles.length > 0 || (opts.tlsCertFile && opts.tlsPrivateKeyFile)) return undefined;
   const dev = devPkiPaths(opts.dataDir);
   return existsSync(dev.caCert) && existsSync(dev.caKey) ? { certFile: dev.caCert, keyFile: dev.caKey } : undefined;
 }
