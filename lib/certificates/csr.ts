@@ -5,19 +5,13 @@
 // verifies, so RSA, ECDSA and Ed25519 keys are read alike; DSA, which Go no
 // longer verifies, is refused as kube refuses it.
 import { verify, type KeyObject } from 'node:crypto';
-import { isIPv4 } from 'node:net';
 import { bytesOf, children, decodeOid, expectTag, rawOf, readTlv, TAG, type Tlv } from './der.js';
 import { importSpki, type PublicKeyInfo } from './spki.js';
+import { readSans, readSubject, type RequestNames } from './names.js';
 
-export interface ParsedCsr {
-  readonly commonName: string;
-  readonly organizations: readonly string[];
+export interface ParsedCsr extends RequestNames {
   /** The subject Name as it was encoded (copied into an issued certificate). */
   readonly subjectDer: Buffer;
-  readonly dnsNames: readonly string[];
-  readonly ipAddresses: readonly string[];
-  readonly emailAddresses: readonly string[];
-  readonly uris: readonly string[];
   /** SubjectPublicKeyInfo as it was encoded. */
   readonly spkiDer: Buffer;
   readonly publicKey: KeyObject;
@@ -26,13 +20,6 @@ export interface ParsedCsr {
   /** RSA modulus length in bits. */
   readonly rsaBits?: number;
 }
-
-const OID = {
-  commonName: '2.5.4.3',
-  organization: '2.5.4.10',
-  extensionRequest: '1.2.840.113549.1.9.14',
-  subjectAltName: '2.5.29.17',
-};
 
 /** signatureAlgorithm OID → [digest, key type it needs]; digest null for Ed25519. */
 const SIGNATURE_ALGORITHMS: ReadonlyMap<string, readonly [string | null, string]> = new Map([
@@ -88,7 +75,7 @@ export function parseCsr(pem: Buffer | string): ParsedCsr {
   if (keyType === 'ec' && !CURVES.has(pk.curve ?? '')) throw new Error('x509: unsupported elliptic curve');
   if (keyType === 'rsa' && (pk.rsaBits ?? 0) < 1024)
     throw new Error(`crypto/rsa: ${pk.rsaBits ?? 0}-bit keys are insecure (see https://go.dev/pkg/crypto/rsa#hdr-Minimum_key_size)`);
-  checkSignature(der, parts, info[0]!, publicKey, keyType);
+  checkSignature(der, parts, publicKey, keyType);
   const subject = readSubject(der, info[1]!);
   const sans = readSans(der, info[3]);
   return {
@@ -130,7 +117,7 @@ export function parseCsrBase64(request: string): ParsedCsr {
   return v;
 }
 
-function checkSignature(der: Buffer, parts: Tlv[], _version: Tlv, key: KeyObject, keyType: string): void {
+function checkSignature(der: Buffer, parts: Tlv[], key: KeyObject, keyType: string): void {
   const algOid = decodeOid(der, expectTag(children(der, parts[1]!)[0], TAG.OID, 'signature algorithm'));
   const alg = SIGNATURE_ALGORITHMS.get(algOid);
   if (!alg) throw new Error('x509: cannot verify signature: algorithm unimplemented');
@@ -143,56 +130,4 @@ function checkSignature(der: Buffer, parts: Tlv[], _version: Tlv, key: KeyObject
       keyType === 'rsa' ? 'crypto/rsa: verification error' : keyType === 'ec' ? 'x509: ECDSA verification failure' : 'x509: Ed25519 verification failure',
     );
   }
-}
-
-function readString(der: Buffer, t: Tlv): string {
-  return bytesOf(der, t).toString(t.tag === TAG.UTF8_STRING ? 'utf8' : 'latin1');
-}
-
-function readSubject(der: Buffer, name: Tlv): { commonName: string; organizations: string[] } {
-  let commonName = '';
-  const organizations: string[] = [];
-  for (const rdn of children(der, name)) {
-    for (const atv of children(der, rdn)) {
-      const [type, value] = children(der, atv);
-      if (!type || !value) continue;
-      const o = decodeOid(der, type);
-      if (o === OID.commonName) commonName = readString(der, value);
-      else if (o === OID.organization) organizations.push(readString(der, value));
-    }
-  }
-  return { commonName, organizations };
-}
-
-function readSans(der: Buffer, attrs: Tlv | undefined): Pick<ParsedCsr, 'dnsNames' | 'ipAddresses' | 'emailAddresses' | 'uris'> {
-  const out = { dnsNames: [] as string[], ipAddresses: [] as string[], emailAddresses: [] as string[], uris: [] as string[] };
-  if (!attrs || attrs.tag !== 0xa0) return out;
-  for (const attr of children(der, attrs)) {
-    const [type, values] = children(der, attr);
-    if (!type || !values || decodeOid(der, type) !== OID.extensionRequest) continue;
-    for (const exts of children(der, values)) {
-      for (const ext of children(der, exts)) {
-        const fields = children(der, ext);
-        if (decodeOid(der, fields[0]!) !== OID.subjectAltName) continue;
-        const value = fields[fields.length - 1]!;
-        const names = readTlv(der, value.body, value.end);
-        for (const n of children(der, names)) {
-          const v = bytesOf(der, n);
-          if (n.tag === 0x81) out.emailAddresses.push(v.toString('latin1'));
-          else if (n.tag === 0x82) out.dnsNames.push(v.toString('latin1'));
-          else if (n.tag === 0x86) out.uris.push(v.toString('latin1'));
-          else if (n.tag === 0x87) out.ipAddresses.push(ipText(v));
-        }
-      }
-    }
-  }
-  return out;
-}
-
-function ipText(b: Buffer): string {
-  if (b.length === 4) return [...b].join('.');
-  const groups: string[] = [];
-  for (let i = 0; i + 1 < b.length; i += 2) groups.push(b.readUInt16BE(i).toString(16));
-  const text = groups.join(':');
-  return isIPv4(text) ? text : new URL(`http://[${text}]/`).hostname.slice(1, -1);
 }
