@@ -50,7 +50,7 @@ export class CsrSigningController extends WatchingController {
       try {
         await this.handle(csr);
       } catch (err) {
-        failed = err;
+        failed ??= new Error(`${csr.metadata.name ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
     // The loop retries a pass that threw (an unreadable CA file, a store error).
@@ -72,12 +72,8 @@ export class CsrSigningController extends WatchingController {
   private async handle(csr: KObject): Promise<void> {
     const ca = this.waiting(csr);
     if (!ca) return;
-    try {
-      await this.sign(csr, String(specOf(csr)['signerName']), ca);
-    } catch (err) {
-      this.env.log(`csrsigning: ${csr.metadata.name ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
-      throw err;
-    }
+    // A failure is logged by the loop (`csrsigning: sign <name>: …`), which then retries with a full pass.
+    await this.sign(csr, String(specOf(csr)['signerName']), ca);
   }
 
   private async sign(csr: KObject, signer: string, source: SigningCaSource): Promise<void> {
