@@ -163,10 +163,17 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
       }
       const managedFields = merged.metadata.managedFields;
       const next = await admitUpdate(env, t, r, check(merged), old, dryRun, (o) =>
-        prepareUpdate(t, o, old, target, (n) => {
-          if (managedFields === undefined) delete n.metadata.managedFields;
-          else n.metadata.managedFields = managedFields;
-        }),
+        prepareUpdate(
+          t,
+          o,
+          old,
+          target,
+          (n) => {
+            if (managedFields === undefined) delete n.metadata.managedFields;
+            else n.metadata.managedFields = managedFields;
+          },
+          env.clock(),
+        ),
       );
       if (!next) {
         await respond(env, t, r, 200, old);
