@@ -19,6 +19,9 @@ import { StoreError, type Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
 import { ServiceAccountTokenController } from './controllers/satokens.js';
 import { TokenCleaner } from './controllers/tokencleaner.js';
+import { CsrSigningController, type CsrSigningConfig } from './controllers/csrsigning.js';
+import { CsrApprovingController } from './controllers/csrapproving.js';
+import { CsrCleaner } from './controllers/csrcleaner.js';
 import { BootstrapSigner, type ClusterInfoSource } from './controllers/bootstrapsigner.js';
 import type { WatchingController } from './controllers/loop.js';
 import { bootstrapRbac } from './controllers/rbacbootstrap.js';
@@ -38,6 +41,7 @@ import type { Admission } from './admission/types.js';
 
 export type { TokenIssuing } from './handlers/tokenrequest.js';
 export type { ClusterInfoSource } from './controllers/bootstrapsigner.js';
+export type { CsrSigningConfig } from './controllers/csrsigning.js';
 export type { LocalGroupVersion } from './controllers/autoregister.js';
 export { AUTOMANAGED_LABEL } from './controllers/autoregister.js';
 export { buildAdmission, type AdmissionInputs } from './admission/build.js';
@@ -90,6 +94,12 @@ export interface CoreBackendOptions {
     tokenCleaner?: boolean;
     /** `bootstrapsigner`: keeps kube-public/cluster-info and its JWS signatures. */
     bootstrapSigner?: ClusterInfoSource;
+    /** `csrsigning`: issues approved CertificateSigningRequests of the kubernetes.io signers with their CAs. */
+    csrSigning?: CsrSigningConfig;
+    /** `csrapproving`: approves node client certificate requests their requester may make (SubjectAccessReview). */
+    csrApproving?: boolean;
+    /** `csrcleaner`: removes decided, issued and stale CertificateSigningRequests. */
+    csrCleaner?: boolean;
   };
 }
 
@@ -176,6 +186,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   if (c.rootCaPublisher) controllers.push(new RootCaPublisher(env, c.rootCaPublisher.caPem));
   if (c.tokenCleaner) controllers.push(new TokenCleaner(env));
   if (c.bootstrapSigner) controllers.push(new BootstrapSigner(env, c.bootstrapSigner));
+  if (c.csrSigning) controllers.push(new CsrSigningController(env, c.csrSigning));
+  if (c.csrApproving) controllers.push(new CsrApprovingController(env));
+  if (c.csrCleaner) controllers.push(new CsrCleaner(env));
   // kube-controller-manager's `garbagecollector`: ownerReferences across every stored type.
   if (opts.builtins !== false) controllers.push(new GarbageCollector(env));
   // apiextensions-apiserver's naming, establishing and finalizing controllers, and kube-aggregator's crdregistration.

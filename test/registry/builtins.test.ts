@@ -31,6 +31,7 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['flowcontrol.apiserver.k8s.io', 'flowschemas', 'FlowSchema', false, [], ['status'], 'subdomain', false],
   ['flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false, [], ['status'], 'subdomain', false],
   ['apiextensions.k8s.io', 'customresourcedefinitions', 'CustomResourceDefinition', false, ['crd', 'crds'], ['status'], 'crd', false],
+  ['certificates.k8s.io', 'certificatesigningrequests', 'CertificateSigningRequest', false, ['csr'], ['approval', 'status'], 'path-segment', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
@@ -121,6 +122,7 @@ test('named groups are ordered by kube-apiserver priority', () => {
       'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
+      'certificates.k8s.io',
       'rbac.authorization.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',

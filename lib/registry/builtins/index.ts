@@ -11,6 +11,7 @@ import { AUTHORIZATION_TYPES } from './authorization.js';
 import { FLOWCONTROL_TYPES } from './flowcontrol.js';
 import { APIEXTENSIONS_TYPES } from './apiextensions.js';
 import { ACCESS_TYPES } from './access.js';
+import { CERTIFICATES_TYPES } from './certificates.js';
 import { builtinSchemaOf } from '../../schema/index.js';
 
 /** Each type with its generated schema attached (lib/schema). */
@@ -31,4 +32,5 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...FLOWCONTROL_TYPES,
   ...APIEXTENSIONS_TYPES,
   ...ACCESS_TYPES,
+  ...CERTIFICATES_TYPES,
 ].map(withSchema);

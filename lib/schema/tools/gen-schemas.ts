@@ -176,6 +176,16 @@ const PKGS: Pkg[] = [
     prefix: 'io.k8s.api.authorization.v1beta1',
     roots: ['SubjectAccessReview'],
   },
+  {
+    alias: 'certificates',
+    file: 'certificates-v1.ts',
+    exportName: 'certificatesV1',
+    repo: 0,
+    dir: 'certificates/v1',
+    importPath: 'k8s.io/api/certificates/v1',
+    prefix: 'io.k8s.api.certificates.v1',
+    roots: withLists(['CertificateSigningRequest']),
+  },
 ];
 
 /** Go types whose JSON form is not their struct: written as our scalar names. */
