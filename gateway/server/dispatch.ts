@@ -81,6 +81,7 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
         user: ctx.user,
         ...(ctx.body ? { body: ctx.body } : {}),
         ...(ctx.watchInitialized ? { initialized: ctx.watchInitialized } : {}),
+        ...(ctx.audit ? { annotate: (key: string, value: string) => ctx.audit?.annotate(key, value) } : {}),
       });
     },
   ];

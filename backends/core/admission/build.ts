@@ -8,6 +8,7 @@ import { applyCreateAuthorization } from './applycreate.js';
 import { namespaceLifecycle } from './namespacelifecycle.js';
 import { nodeRestriction } from './noderestriction.js';
 import { rbacEscalation } from './rbacescalation.js';
+import { validatingAdmissionPolicy } from './policies/plugin.js';
 import type { Admission } from './types.js';
 
 export interface AdmissionInputs {
@@ -32,6 +33,7 @@ export function buildAdmission(i: AdmissionInputs): Admission {
       namespaceLifecycle,
       ...(i.enabled.includes('NodeRestriction') ? [nodeRestriction] : []),
       rbacEscalation({ authorizer: i.authorizer, rules: i.rbac, privilegedGroups: i.privilegedGroups }),
+      validatingAdmissionPolicy(i.authorizer),
     ],
   };
 }

@@ -50,6 +50,10 @@ export interface AdmissionAttributes {
   readonly user: UserInfo;
   readonly dryRun: boolean;
   readonly options: WriteOptions;
+  /** Adds a Warning header to the response (absent for writes no client waits on). */
+  readonly warn?: (text: string) => void;
+  /** Adds an annotation to the request's audit event (absent when the request is not audited here). */
+  readonly annotate?: (key: string, value: string) => void;
 }
 
 /** May change the object (returns the new one, or undefined to keep it); refuses with a StatusError. */

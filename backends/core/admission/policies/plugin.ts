@@ -1,0 +1,194 @@
+// The ValidatingAdmissionPolicy plugin (kube's validating policy
+// dispatcher): for the policies whose rules name the request's resource (an
+// index lookup: nothing else is paid by a request no policy names), match
+// the policy and each of its bindings, collect params, evaluate, then act on
+// each failed validation as the binding says — Deny (the first denial is the
+// answer, with kube's text, reason and code), Warn (a Warning header), Audit
+// (the validation_failure audit annotation) — and publish the policies'
+// audit annotations. Configuration errors and evaluation errors follow the
+// policy's failurePolicy.
+import type { RequestAuthorizer } from '../../../../lib/api/authorization.js';
+import type { KObject } from '../../../../lib/api/meta.js';
+import { forbidden, StatusError, type StatusReason } from '../../../../lib/api/status.js';
+import { jsonValue, requestAuthorizer, requestValue } from '../../../../lib/cel/admission.js';
+import { AuthorizerSession } from '../../../../lib/cel/authz.js';
+import type { CoreEnv } from '../../env.js';
+import { objectKey } from '../../keys.js';
+import { getCachedFirst } from '../../store/types.js';
+import { isExemptFromAdmission, type Invocation } from '../matching/index.js';
+import type { AdmissionAttributes, ValidatingPlugin } from '../types.js';
+import { policyCache, type PolicyCache, type PolicyHook } from './cache.js';
+import type { CompiledBinding, CompiledPolicy } from './compiled.js';
+import { evaluatePolicy, type Decision, type PolicyResult } from './evaluate.js';
+import { matchResources } from './match.js';
+import { observeCheck } from './metrics.js';
+import { collectParams } from './params.js';
+
+const VALIDATION_FAILURE = 'validation.policy.admission.k8s.io/validation_failure';
+const MAX_VALIDATION_FAILURES = 50;
+
+/** One evaluation to make: a policy, a binding, the match, a param. */
+interface Invoke {
+  readonly policy: CompiledPolicy;
+  readonly binding: CompiledBinding;
+  readonly match: Invocation;
+  readonly param: KObject | null;
+}
+
+/** A denial, from an evaluation or a configuration error. */
+interface Denied {
+  readonly policy: string;
+  readonly binding?: string;
+  readonly message: string;
+  readonly reason?: string;
+}
+
+const CODES: Readonly<Record<string, number>> = { Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
+
+/** kube's admission.NewForbidden with the decision's reason and code, and the message as the one cause. */
+function denial(a: AdmissionAttributes, d: Denied): StatusError {
+  const text = d.binding
+    ? `ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`
+    : `ValidatingAdmissionPolicy '${d.policy}' denied request: ${d.message}`;
+  const name = a.name || (a.object?.metadata.generateName ?? '') || 'Unknown';
+  const base = forbidden({ group: a.resource.group, resource: a.resource.resource }, name, text);
+  // The reasons a validation may name (Forbidden, Invalid, RequestEntityTooLarge) are Status reasons.
+  const reason = (d.reason || 'Invalid') as StatusReason;
+  return new StatusError(CODES[reason] ?? 422, reason, base.message, { ...base.status.details, causes: [{ message: text }] });
+}
+
+async function namespaceObject(a: AdmissionAttributes, env: CoreEnv): Promise<KObject | null> {
+  if (a.namespace === '' || (a.kind.group === '' && a.kind.version === 'v1' && a.kind.kind === 'Namespace')) return null;
+  const t = env.registry.lookup('', 'v1', 'namespaces');
+  return (t && (await getCachedFirst(env.store, objectKey(t, '', a.namespace)))) ?? null;
+}
+
+/** Matches and params of the candidates; configuration errors as denials (failurePolicy Fail) or nothing (Ignore). */
+async function gather(hooks: readonly PolicyHook[], a: AdmissionAttributes, env: CoreEnv, cache: PolicyCache, denied: Denied[]): Promise<Invoke[]> {
+  const out: Invoke[] = [];
+  const configError = (p: CompiledPolicy, b: CompiledBinding | undefined, err: unknown) => {
+    if (p.failurePolicy === 'Ignore') return;
+    const why = err instanceof Error ? err.message : String(err);
+    denied.push({
+      policy: p.name,
+      ...(b ? { binding: b.name } : {}),
+      message: b ? `failed to configure binding: ${why}` : `failed to configure policy: ${why}`,
+    });
+  };
+  for (const { policy, bindings } of hooks) {
+    let match: Invocation | undefined;
+    try {
+      match = await matchResources(policy.match, a, env);
+    } catch (err) {
+      configError(policy, undefined, err);
+      continue;
+    }
+    if (!match) continue;
+    for (const binding of bindings) {
+      try {
+        if (binding.match && !(await matchResources(binding.match, a, env))) continue;
+        for (const param of await collectParams(policy, binding, a, env, cache)) out.push({ policy, binding, match, param });
+      } catch (err) {
+        configError(policy, binding, err);
+      }
+    }
+  }
+  return out;
+}
+
+export function validatingAdmissionPolicy(authorizer: RequestAuthorizer): ValidatingPlugin {
+  return {
+    name: 'ValidatingAdmissionPolicy',
+    async validate(a, env) {
+      if (isExemptFromAdmission(a.resource)) return;
+      const cache = policyCache(env);
+      await cache.ready;
+      const hooks = cache.index.candidates(a.resource.group, a.resource.resource);
+      if (hooks.length === 0) return;
+      const denied: Denied[] = [];
+      const invokes = await gather(hooks, a, env, cache, denied);
+      if (invokes.length === 0 && denied.length === 0) return;
+      const nsObject = invokes.length > 0 ? jsonValue(await namespaceObject(a, env)) : null;
+      const oldObject = jsonValue(a.oldObject ?? null);
+      const object = jsonValue(a.object ?? null);
+      const options = {
+        ...(a.options.delete ?? {}),
+        kind: a.options.kind,
+        apiVersion: 'meta.k8s.io/v1',
+        ...(a.options.fieldManager ? { fieldManager: a.options.fieldManager } : {}),
+      };
+      const session = new AuthorizerSession(authorizer, a.user);
+      const results = await session.run(() =>
+        invokes.map((inv): PolicyResult => {
+          const req = {
+            kind: inv.match.kind,
+            resource: inv.match.resource,
+            subResource: a.subresource,
+            requestKind: a.kind,
+            requestResource: a.resource,
+            name: a.name,
+            namespace: a.namespace,
+            operation: a.operation,
+            userInfo: a.user,
+            dryRun: a.dryRun,
+            options,
+          };
+          return evaluatePolicy(inv.policy, {
+            object,
+            oldObject,
+            request: requestValue(req),
+            namespaceObject: nsObject,
+            params: jsonValue(inv.param),
+            authorizer: requestAuthorizer(req),
+          });
+        }),
+      );
+      act(a, invokes, results, denied);
+    },
+  };
+}
+
+/** Deny, Warn and Audit as the bindings say; annotations; metrics; throws the first denial. */
+function act(a: AdmissionAttributes, invokes: readonly Invoke[], results: readonly PolicyResult[], denied: Denied[]): void {
+  const failures: Array<{ message: string; policy: string; binding: string; expressionIndex: number; validationActions: readonly string[] }> = [];
+  const published = new Map<string, string[]>();
+  results.forEach((r, i) => {
+    const { policy, binding } = invokes[i]!;
+    const observe = (d: Decision, action: 'allow' | 'deny' | 'audit' | 'warn') => observeCheck(policy.name, binding.name, d.errorType, action, d.elapsedMs);
+    for (const d of r.decisions) {
+      if (d.action === 'admit') {
+        if (d.evaluation === 'error') observe(d, 'allow');
+        continue;
+      }
+      // A failed audit annotation denies whatever the actions; any other decision goes as the binding says.
+      const actions = d.direct ? ['Deny'] : binding.actionList;
+      for (const action of actions) {
+        if (action === 'Deny') {
+          denied.push({ policy: policy.name, binding: binding.name, message: d.message, ...(d.reason ? { reason: d.reason } : {}) });
+          observe(d, 'deny');
+        } else if (action === 'Audit') {
+          failures.push({
+            message: d.message,
+            policy: binding.policyName,
+            binding: binding.name,
+            expressionIndex: d.index ?? 0,
+            validationActions: binding.actionList,
+          });
+          observe(d, 'audit');
+        } else if (action === 'Warn') {
+          a.warn?.(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}': ${d.message}`);
+          observe(d, 'warn');
+        }
+      }
+    }
+    for (const { key, value } of r.annotations) {
+      const k = `${policy.name}/${key}`;
+      const values = published.get(k) ?? [];
+      if (!values.includes(value)) values.push(value);
+      published.set(k, values);
+    }
+  });
+  for (const [k, values] of published) a.annotate?.(k, values.join(', '));
+  if (failures.length > 0) a.annotate?.(VALIDATION_FAILURE, JSON.stringify(failures.slice(0, MAX_VALIDATION_FAILURES)));
+  if (denied.length > 0) throw denial(a, denied[0]!);
+}
