@@ -89,7 +89,9 @@ function run(c: CompiledExpression, bindings: Inputs, budget: { remaining: numbe
   }
 }
 
-const detail = (err: unknown) => (err instanceof CelEvalError ? err.detail : err instanceof Error ? err.message : String(err));
+// cel-go's words for a missing key of a map (an unstructured object's field), where @bufbuild/cel says `field not found`.
+const detail = (err: unknown) =>
+  (err instanceof CelEvalError ? err.detail : err instanceof Error ? err.message : String(err)).replace(/^field not found: /, 'no such key: ');
 const errorText = (expression: string, err: unknown) => `expression '${expression}' resulted in error: ${detail(err)}`;
 const errorTypeOf = (err: unknown): CheckErrorType => (err instanceof OutOfBudget ? 'out_of_budget' : 'invalid_error');
 
