@@ -24,6 +24,7 @@ import type { WatchingController } from './controllers/loop.js';
 import { bootstrapRbac } from './controllers/rbacbootstrap.js';
 import { ApfBootstrap } from './controllers/apfbootstrap.js';
 import { FlowSchemaStatusController } from './controllers/flowschemastatus.js';
+import { PolicyStatusController } from './controllers/policystatus.js';
 import { ClusterRoleAggregationController } from './controllers/aggregation.js';
 import { GarbageCollector } from './controllers/garbagecollector.js';
 import { autoregister, type LocalGroupVersion } from './controllers/autoregister.js';
@@ -182,6 +183,8 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   if (opts.builtins !== false) controllers.push(new CrdController(env, builtinTypes));
   // kube-apiserver's APF config consumer keeps each FlowSchema's Dangling condition, in every server.
   if (opts.builtins !== false) controllers.push(new FlowSchemaStatusController(env));
+  // kube-controller-manager's validatingadmissionpolicy-status: each policy's status.typeChecking.
+  if (opts.builtins !== false) controllers.push(new PolicyStatusController(env));
   // The default RBAC policy, then aggregation over it (its hook waits for the defaults, so readiness sees filled roles).
   let rbacDefaults: Promise<void> | undefined;
   const reconcileRbac = () => (rbacDefaults ??= bootstrapRbac(env));

@@ -339,6 +339,33 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.match(m.text, /apiserver_validating_admission_policy_check_duration_seconds_bucket\{le="1",policy="deny\.example\.com"/);
   });
 
+  it('status.typeChecking warns of expressions the matched kinds’ schemas refuse', async () => {
+    await policy('typed.example.com', 'vap-typed', {
+      validations: [
+        { expression: 'object.spec.replicas > 1' },
+        { expression: "object.data.all(k, k != '')", messageExpression: "'name: ' + object.metadata.nam" },
+        { expression: 'object.metadata.name.size() < 64' },
+      ],
+    });
+    const p = await eventually('the status', async () => {
+      const r = await s.admin.request('GET', `${A}/validatingadmissionpolicies/typed.example.com`);
+      return r.json.status?.observedGeneration === 1 ? r.json : undefined;
+    });
+    assert.deepEqual(p.status.typeChecking.expressionWarnings, [
+      {
+        fieldRef: 'spec.validations[0].expression',
+        warning: "/v1, Kind=ConfigMap: compilation failed: ERROR: <input>:1:7: undefined field 'spec'\n | object.spec.replicas > 1\n | ......^\n",
+      },
+      {
+        fieldRef: 'spec.validations[1].messageExpression',
+        warning:
+          "/v1, Kind=ConfigMap: compilation failed: ERROR: <input>:1:27: undefined field 'nam'\n | 'name: ' + object.metadata.nam\n | ..........................^\n",
+      },
+    ]);
+    const managers = p.metadata.managedFields.map((m: { manager: string; subresource?: string }) => `${m.manager}/${m.subresource ?? ''}`);
+    assert.ok(managers.includes('validatingadmissionpolicy-status-controller/status'), managers.join());
+  });
+
   it('refuses a policy whose CEL does not compile, naming the field', async () => {
     const r = await s.admin.request('POST', `${A}/validatingadmissionpolicies`, {
       apiVersion: 'admissionregistration.k8s.io/v1',
