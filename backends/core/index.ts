@@ -35,6 +35,7 @@ import { DefaultServiceAccountController, RootCaPublisher } from './controllers/
 import { CrdController } from './controllers/crd.js';
 import { CrdRegistrySync } from '../../lib/crd/registrysync.js';
 import { BUILTIN_ADMISSION } from './admission/build.js';
+import { WebhookConfigurations } from './admission/webhooks/cache.js';
 import type { Admission } from './admission/types.js';
 
 export type { TokenIssuing } from './handlers/tokenrequest.js';
@@ -158,11 +159,17 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     get admission() {
       return admission;
     },
+    get admissionWebhooks() {
+      return admissionWebhooks;
+    },
     cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onListed ? { onListed: opts.onListed } : {}),
     ...(opts.allowUnsafeMalformedObjectDeletion ? { allowUnsafeMalformedObjectDeletion: true } : {}),
   };
+  // Admission webhook configurations: read before the first request, then kept by a watch.
+  const admissionWebhooks = opts.builtins !== false ? new WebhookConfigurations(env) : undefined;
+  await admissionWebhooks?.start();
   const backend = new CoreBackend(env, opts.traceStore ? opts.storageBackend : undefined);
   const stopCounting = countStoredObjects(store, () => env.registry);
   const builtinTypes = live.current;
@@ -230,6 +237,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     async close() {
       namespaces.stop();
       crdSync?.stop();
+      admissionWebhooks?.stop();
       aggregation?.stop();
       apf?.stop();
       for (const ctl of controllers) ctl.stop();

@@ -16,7 +16,7 @@ export interface BackendRequest {
   readonly body?: Buffer;
   /** A watch calls this once its initial events are sent (priority and fairness frees its seat). */
   readonly initialized?: () => void;
-  /** Adds an annotation to the request's audit event (admission's); absent when the request is not audited. */
+  /** Adds an annotation to the request's audit event (admission webhooks'); absent = the request is not audited. */
   readonly annotate?: (key: string, value: string) => void;
 }
 

@@ -72,6 +72,7 @@ test('/apis lists named groups in priority order with preferred versions', () =>
       'authentication.k8s.io',
       'authorization.k8s.io',
       'rbac.authorization.k8s.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',

@@ -10,6 +10,8 @@ import { nodeRestriction } from './noderestriction.js';
 import { rbacEscalation } from './rbacescalation.js';
 import { validatingAdmissionPolicy } from './policies/plugin.js';
 import type { Admission } from './types.js';
+import { mutatingWebhooks } from './webhooks/mutating.js';
+import { validatingWebhooks } from './webhooks/validating.js';
 
 export interface AdmissionInputs {
   /** --enable-admission-plugins: the optional plugins (NodeRestriction). */
@@ -27,13 +29,15 @@ export const BUILTIN_ADMISSION: Admission = Object.freeze({ mutating: [], valida
 
 export function buildAdmission(i: AdmissionInputs): Admission {
   return {
-    mutating: [],
+    mutating: [mutatingWebhooks(i.authorizer)],
     validating: [
       applyCreateAuthorization(i.authorizer),
       namespaceLifecycle,
       ...(i.enabled.includes('NodeRestriction') ? [nodeRestriction] : []),
       rbacEscalation({ authorizer: i.authorizer, rules: i.rbac, privilegedGroups: i.privilegedGroups }),
+      // kube's order: ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook.
       validatingAdmissionPolicy(i.authorizer),
+      validatingWebhooks(i.authorizer),
     ],
   };
 }

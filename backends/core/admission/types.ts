@@ -50,9 +50,9 @@ export interface AdmissionAttributes {
   readonly user: UserInfo;
   readonly dryRun: boolean;
   readonly options: WriteOptions;
-  /** Adds a Warning header to the response (absent for writes no client waits on). */
+  /** Adds a Warning header to the response (webhooks' warnings); absent = not answering a client. */
   readonly warn?: (text: string) => void;
-  /** Adds an annotation to the request's audit event (absent when the request is not audited here). */
+  /** Adds an annotation to the request's audit event; absent = not audited. */
   readonly annotate?: (key: string, value: string) => void;
 }
 

@@ -11,6 +11,7 @@ import { AUTHORIZATION_TYPES } from './authorization.js';
 import { FLOWCONTROL_TYPES } from './flowcontrol.js';
 import { APIEXTENSIONS_TYPES } from './apiextensions.js';
 import { ACCESS_TYPES } from './access.js';
+import { ADMISSIONREGISTRATION_TYPES } from './admissionregistration.js';
 import { ADMISSION_POLICY_TYPES } from './admissionregistration-policies.js';
 import { builtinSchemaOf } from '../../schema/index.js';
 
@@ -31,6 +32,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...AUTHORIZATION_TYPES,
   ...FLOWCONTROL_TYPES,
   ...APIEXTENSIONS_TYPES,
-  ...ACCESS_TYPES,
+  ...ADMISSIONREGISTRATION_TYPES,
   ...ADMISSION_POLICY_TYPES,
+  ...ACCESS_TYPES,
 ].map(withSchema);

@@ -1,0 +1,36 @@
+// The ValidatingAdmissionWebhook plugin: every matching validating webhook
+// is called at once (kube calls them in parallel); the request is refused by
+// the first refusal in webhook order, or by a failed call of a webhook whose
+// failurePolicy is Fail. A failed call under Ignore lets the request through
+// and is recorded in the audit event.
+import type { RequestAuthorizer } from '../../../../lib/api/authorization.js';
+import type { ValidatingPlugin } from '../types.js';
+import { callFailed, callWebhook, denial } from './call.js';
+import { CallError } from './review.js';
+import { selectCalls } from './select.js';
+
+/** `authorizer`: the front door's, for the match conditions' `authorizer` variable. */
+export function validatingWebhooks(authorizer?: RequestAuthorizer): ValidatingPlugin {
+  return {
+    name: 'ValidatingAdmissionWebhook',
+    async validate(a, env) {
+      const c = env.admissionWebhooks;
+      if (!c || c.validating.items.length === 0) return;
+      const calls = await selectCalls(env, c.validating, a, authorizer);
+      if (calls.length === 0) return;
+      const outcomes = await Promise.allSettled(calls.map((call) => callWebhook(env, c.clients, call.hook, a, call.invocation, a.object)));
+      outcomes.forEach((o, i) => {
+        const { hook, ordinal } = calls[i]!;
+        if (o.status === 'fulfilled') {
+          if (!o.value.allowed) throw denial(hook.name, o.value.status);
+          return;
+        }
+        const err: unknown = o.reason;
+        if (!(err instanceof CallError)) throw err;
+        if (!hook.failOpen) throw callFailed(hook.name, err);
+        env.log(`failed calling webhook, failing open ${hook.name}: ${err.message}`);
+        a.annotate?.(`failed-open.validating.webhook.admission.k8s.io/round_0_index_${ordinal}`, hook.name);
+      });
+    },
+  };
+}
