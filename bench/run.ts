@@ -566,3 +566,12 @@ if (selected('crdschema', 'BENCH_CRDSCHEMA')) {
   process.stdout.write(`\n=== Custom-resource schema validation (bench/crdschema.ts, in process) ===\n`);
   await import('./crdschema.js');
 }
+
+// ---------------------------------------------------------------------------
+// ValidatingAdmissionPolicy section (owned with backends/core/admission/policies):
+// ConfigMap creates without policies, with one policy of three expressions,
+// and beside 100 policies that do not match (bench/admission-policy.ts).
+if (selected('admission-policy', 'BENCH_ADMISSION_POLICY')) {
+  const { runAdmissionPolicyBench } = await import('./admission-policy.js');
+  await runAdmissionPolicyBench();
+}
