@@ -15,6 +15,7 @@ import type { Reply } from '../helpers/client.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { findKubectl } from '../e2e/helpers.js';
+import { CRD_PATH, crontab, crontabCrd, waitEstablished } from '../crd/fixtures.js';
 
 const A = '/apis/admissionregistration.k8s.io/v1';
 const kubectl = findKubectl();
@@ -337,6 +338,74 @@ describe('ValidatingAdmissionPolicy', () => {
       /apiserver_validating_admission_policy_check_total\{policy="warn\.example\.com",policy_binding="warn-b",error_type="no_error",enforcement_action="warn"\} [1-9]/,
     );
     assert.match(m.text, /apiserver_validating_admission_policy_check_duration_seconds_bucket\{le="1",policy="deny\.example\.com"/);
+  });
+
+  it('custom resources through matchPolicy Equivalent: the request and object in the matched version', async () => {
+    const ns = await namespace('vap-crd');
+    const crd = crontabCrd() as { metadata: { name: string }; spec: { versions: Array<Record<string, unknown>> } };
+    const v1 = crd.spec.versions[0]!;
+    crd.spec.versions = [v1, { ...structuredClone(v1), name: 'v2', storage: false }];
+    assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
+    await waitEstablished(s, crd.metadata.name, `/apis/stable.example.com/v2/namespaces/${ns}/crontabs`);
+    await policy('crd.example.com', ns, {
+      matchConstraints: {
+        resourceRules: [{ apiGroups: ['stable.example.com'], apiVersions: ['v2'], operations: ['CREATE'], resources: ['crontabs'] }],
+        namespaceSelector: { matchLabels: { vap: ns } },
+      },
+      validations: [
+        {
+          expression: "object.spec.cronSpec != 'never'",
+          messageExpression:
+            "'matched ' + request.kind.version + ' (' + request.resource.version + ') for ' + request.requestKind.version + ', object ' + object.apiVersion",
+        },
+      ],
+    });
+    await binding('crd-b', { policyName: 'crd.example.com', validationActions: ['Deny'] });
+    const body = crontab('c1', { cronSpec: 'never', image: 'x' });
+    const r = await eventually('the policy to apply', async () => {
+      const x = await s.admin.request('POST', `/apis/stable.example.com/v1/namespaces/${ns}/crontabs?dryRun=All`, body);
+      return x.status >= 400 ? x : undefined;
+    });
+    assert.match(r.json.message, /denied request: matched v2 \(v2\) for v1, object stable\.example\.com\/v2$/);
+    assert.equal(
+      (await s.admin.request('POST', `/apis/stable.example.com/v1/namespaces/${ns}/crontabs`, crontab('c2', { cronSpec: '* * * * *' }))).status,
+      201,
+    );
+  });
+
+  it('namespaceObject, a failing audit annotation under Fail, a failing messageExpression falls back to message', async () => {
+    const ns = await namespace('vap-ns');
+    await policy('ns.example.com', ns, {
+      validations: [
+        { expression: "namespaceObject.metadata.labels.vap == 'vap-ns' && namespaceObject.metadata.name == request.namespace" },
+        { expression: "object.metadata.name != 'fallback'", message: 'plain message', messageExpression: "'x' + object.data.missing" },
+      ],
+      auditAnnotations: [{ key: 'size', valueExpression: "object.metadata.name == 'annotation-error' ? string(object.data.missing) : null" }],
+    });
+    await binding('ns-b', { policyName: 'ns.example.com', validationActions: ['Deny'] });
+    const r = await inForceName(ns, 'fallback');
+    assert.match(r.json.message, /denied request: plain message$/);
+    const e = await cm(ns, 'annotation-error', {});
+    assert.equal(e.status, 422);
+    assert.match(
+      e.json.message,
+      /denied request: expression 'object\.metadata\.name == 'annotation-error' \? string\(object\.data\.missing\) : null' resulted in error: no such key: missing$/,
+    );
+    assert.equal((await cm(ns, 'fine', {})).status, 201, 'namespaceObject is the request’s namespace');
+  });
+
+  it('kubectl get prints the policy and binding columns', { skip: kubectl ? false : 'kubectl not found' }, async () => {
+    const run = (args: string[]) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(kubectl!, ['--kubeconfig', s.kubeconfig, ...args], (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out))),
+      );
+    const p = await run(['get', 'validatingadmissionpolicy', 'params.example.com']);
+    assert.match(p, /^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\nparams\.example\.com\s+1\s+v1\/ConfigMap\s+\S+\n$/);
+    const b = await run(['get', 'validatingadmissionpolicybinding', 'params-name', 'sel-allow']);
+    assert.match(
+      b,
+      /^NAME\s+POLICYNAME\s+PARAMREF\s+AGE\nparams-name\s+params\.example\.com\s+\*\/limits\s+\S+\nsel-allow\s+params-sel\.example\.com\s+role=limit\s+\S+\n$/,
+    );
   });
 
   it('status.typeChecking warns of expressions the matched kinds’ schemas refuse', async () => {

@@ -52,7 +52,9 @@ export class PolicyCache {
   private readonly reflector: Reflector;
   private readonly params = new Map<string, { map: ObjectMap; ready: Promise<void>; reflector: Reflector }>();
   index: RuleIndex<PolicyHook> = new RuleIndex([]);
+  /** Resolves once policies and bindings were listed (a failed list is retried). */
   readonly ready: Promise<void>;
+  synced = false;
 
   constructor(
     private readonly source: ObjectSource,
@@ -65,7 +67,9 @@ export class PolicyCache {
       maxRetryMs: 5000,
       retryFirstList: true,
     });
-    this.ready = this.reflector.start();
+    this.ready = this.reflector.start().then(() => {
+      this.synced = true;
+    });
   }
 
   private rebuild(): void {

@@ -11,7 +11,9 @@ import type { RequestAuthorizer } from '../../../../lib/api/authorization.js';
 import type { KObject } from '../../../../lib/api/meta.js';
 import { forbidden, StatusError, type StatusReason } from '../../../../lib/api/status.js';
 import { jsonValue, requestAuthorizer, requestValue } from '../../../../lib/cel/admission.js';
+import type { CelInput } from '../../../../lib/cel/index.js';
 import { AuthorizerSession } from '../../../../lib/cel/authz.js';
+import { served } from '../../conversion.js';
 import type { CoreEnv } from '../../env.js';
 import { objectKey } from '../../keys.js';
 import { getCachedFirst } from '../../store/types.js';
@@ -27,12 +29,39 @@ import { collectParams } from './params.js';
 const VALIDATION_FAILURE = 'validation.policy.admission.k8s.io/validation_failure';
 const MAX_VALIDATION_FAILURES = 50;
 
-/** One evaluation to make: a policy, a binding, the match, a param. */
+/** One evaluation to make: a policy, a binding, the match, a param, the objects in the matched version. */
 interface Invoke {
   readonly policy: CompiledPolicy;
   readonly binding: CompiledBinding;
   readonly match: Invocation;
   readonly param: KObject | null;
+  readonly objects: Versioned;
+}
+
+/** The request's object and old object as CEL inputs, in one version. */
+interface Versioned {
+  readonly object: CelInput;
+  readonly oldObject: CelInput;
+}
+
+/** kube's NewVersionedAttributes, kept per matched kind: a match through another version sees the objects converted to it. */
+function versions(a: AdmissionAttributes, env: CoreEnv): (m: Invocation) => Promise<Versioned> {
+  const made = new Map<string, Promise<Versioned>>();
+  const own: Versioned = { object: jsonValue(a.object ?? null), oldObject: jsonValue(a.oldObject ?? null) };
+  return (m) => {
+    const t = m.type;
+    if (!t) return Promise.resolve(own);
+    const key = `${t.group}/${t.version}`;
+    let v = made.get(key);
+    if (!v) {
+      const convert = async (o: KObject | undefined) => jsonValue(o ? await served(env, t, o) : null);
+      v = (async () => ({ object: await convert(a.object), oldObject: await convert(a.oldObject) }))();
+      made.set(key, v);
+    }
+    return v.catch((err: unknown) => {
+      throw new Error(`failed to convert object version: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  };
 }
 
 /** A denial, from an evaluation or a configuration error. */
@@ -45,13 +74,18 @@ interface Denied {
 
 const CODES: Readonly<Record<string, number>> = { Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
 
+/** kube's admission.NewForbidden. */
+function denialOf(a: AdmissionAttributes, why: string): StatusError {
+  const name = a.name || (a.object?.metadata.generateName ?? '') || 'Unknown';
+  return forbidden({ group: a.resource.group, resource: a.resource.resource }, name, why);
+}
+
 /** kube's admission.NewForbidden with the decision's reason and code, and the message as the one cause. */
 function denial(a: AdmissionAttributes, d: Denied): StatusError {
   const text = d.binding
     ? `ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`
     : `ValidatingAdmissionPolicy '${d.policy}' denied request: ${d.message}`;
-  const name = a.name || (a.object?.metadata.generateName ?? '') || 'Unknown';
-  const base = forbidden({ group: a.resource.group, resource: a.resource.resource }, name, text);
+  const base = denialOf(a, text);
   // The reasons a validation may name (Forbidden, Invalid, RequestEntityTooLarge) are Status reasons.
   const reason = (d.reason || 'Invalid') as StatusReason;
   return new StatusError(CODES[reason] ?? 422, reason, base.message, { ...base.status.details, causes: [{ message: text }] });
@@ -75,6 +109,7 @@ async function gather(hooks: readonly PolicyHook[], a: AdmissionAttributes, env:
       message: b ? `failed to configure binding: ${why}` : `failed to configure policy: ${why}`,
     });
   };
+  const versioned = versions(a, env);
   for (const { policy, bindings } of hooks) {
     let match: Invocation | undefined;
     try {
@@ -87,7 +122,9 @@ async function gather(hooks: readonly PolicyHook[], a: AdmissionAttributes, env:
     for (const binding of bindings) {
       try {
         if (binding.match && !(await matchResources(binding.match, a, env))) continue;
-        for (const param of await collectParams(policy, binding, a, env, cache)) out.push({ policy, binding, match, param });
+        const params = await collectParams(policy, binding, a, env, cache);
+        const objects = await versioned(match);
+        for (const param of params) out.push({ policy, binding, match, param, objects });
       } catch (err) {
         configError(policy, binding, err);
       }
@@ -96,21 +133,34 @@ async function gather(hooks: readonly PolicyHook[], a: AdmissionAttributes, env:
   return out;
 }
 
+/** How long a write waits for the first list of policies and bindings before it is refused. */
+const SYNC_WAIT_MS = 10_000;
+
+/** kube refuses writes until its policy source has synced: `not yet ready to handle request`. */
+async function untilSynced(cache: PolicyCache, a: AdmissionAttributes): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), SYNC_WAIT_MS);
+    timer.unref();
+  });
+  const r = await Promise.race([cache.ready, late]);
+  clearTimeout(timer);
+  if (r === 'late') throw denialOf(a, 'not yet ready to handle request');
+}
+
 export function validatingAdmissionPolicy(authorizer: RequestAuthorizer): ValidatingPlugin {
   return {
     name: 'ValidatingAdmissionPolicy',
     async validate(a, env) {
       if (isExemptFromAdmission(a.resource)) return;
       const cache = policyCache(env);
-      await cache.ready;
+      if (!cache.synced) await untilSynced(cache, a);
       const hooks = cache.index.candidates(a.resource.group, a.resource.resource);
       if (hooks.length === 0) return;
       const denied: Denied[] = [];
       const invokes = await gather(hooks, a, env, cache, denied);
       if (invokes.length === 0 && denied.length === 0) return;
       const nsObject = invokes.length > 0 ? jsonValue(await namespaceObject(a, env)) : null;
-      const oldObject = jsonValue(a.oldObject ?? null);
-      const object = jsonValue(a.object ?? null);
       const options = {
         ...(a.options.delete ?? {}),
         kind: a.options.kind,
@@ -134,8 +184,7 @@ export function validatingAdmissionPolicy(authorizer: RequestAuthorizer): Valida
             options,
           };
           return evaluatePolicy(inv.policy, {
-            object,
-            oldObject,
+            ...inv.objects,
             request: requestValue(req),
             namespaceObject: nsObject,
             params: jsonValue(inv.param),
