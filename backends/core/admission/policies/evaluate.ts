@@ -59,7 +59,8 @@ class LazyVariables extends Map<string, CelInput> {
       try {
         r = { value: run(def, this.bindings(), this.budget) };
       } catch (err) {
-        r = { error: err instanceof Error ? err : new Error(String(err)) };
+        // The reading expression fails with the variable's own error (its words, not a nested expression's).
+        r = { error: err instanceof OutOfBudget ? err : new Error(detail(err)) };
       }
       this.done.set(name, r);
     }
@@ -82,7 +83,11 @@ function run(c: CompiledExpression, bindings: Inputs, budget: { remaining: numbe
   try {
     return c.evaluate(bindings, { maxCost: Math.min(PER_CALL_LIMIT, budget.remaining) }, stats);
   } catch (err) {
+    budget.remaining -= stats.cost;
+    stats.cost = 0;
+    // Over the budget, here or in a variable this expression read.
     if (err instanceof CelEvalError && err.code === 'cost' && budget.remaining < PER_CALL_LIMIT) throw new OutOfBudget(OUT_OF_BUDGET);
+    if (budget.remaining <= 0) throw new OutOfBudget(OUT_OF_BUDGET);
     throw err;
   } finally {
     budget.remaining -= stats.cost;
