@@ -201,12 +201,13 @@ export function requestValue(r: AdmissionRequestInput): CelInput {
     resource: { ...r.resource },
     requestKind: { ...(r.requestKind ?? r.kind) },
     requestResource: { ...(r.requestResource ?? r.resource) },
-    name: r.name,
-    namespace: r.namespace,
     operation: r.operation,
     userInfo: user,
     dryRun: r.dryRun,
   };
+  // kube 1.33 binds the AdmissionRequest's JSON: omitempty fields are absent (`has(request.namespace)`).
+  if (r.name) req.name = r.name;
+  if (r.namespace) req.namespace = r.namespace;
   if (r.subResource) req.subResource = r.subResource;
   const rs = r.requestSubResource ?? r.subResource;
   if (rs) req.requestSubResource = rs;

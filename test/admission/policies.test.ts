@@ -394,7 +394,7 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await cm(ns, 'fine', {})).status, 201, 'namespaceObject is the request’s namespace');
   });
 
-  it('kubectl get prints the policy and binding columns', { skip: kubectl ? false : 'kubectl not found' }, async () => {
+  it('kubectl get prints the policy and binding columns; kubectl explain reads their schema', { skip: kubectl ? false : 'kubectl not found' }, async () => {
     const run = (args: string[]) =>
       new Promise<string>((resolve, reject) =>
         execFile(kubectl!, ['--kubeconfig', s.kubeconfig, ...args], (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out))),
@@ -406,6 +406,52 @@ describe('ValidatingAdmissionPolicy', () => {
       b,
       /^NAME\s+POLICYNAME\s+PARAMREF\s+AGE\nparams-name\s+params\.example\.com\s+\*\/limits\s+\S+\nsel-allow\s+params-sel\.example\.com\s+role=limit\s+\S+\n$/,
     );
+    const explain = await run(['explain', 'validatingadmissionpolicy.spec.validations']);
+    assert.match(explain, /KIND:\s+ValidatingAdmissionPolicy\nVERSION:\s+v1\n\nFIELD: validations <\[\]Validation>/);
+  });
+
+  it('every write path: server-side apply, merge patch, deletecollection, a subresource', async () => {
+    const ns = await namespace('vap-paths');
+    await policy('paths.example.com', ns, {
+      matchConstraints: {
+        resourceRules: [
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE', 'DELETE'], resources: ['configmaps'] },
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['namespaces/status'] },
+        ],
+        namespaceSelector: { matchLabels: { vap: ns } },
+      },
+      validations: [
+        { expression: "!has(request.subResource) || request.subResource != 'status'", messageExpression: "'status of ' + object.metadata.name + ' is frozen'" },
+        { expression: "request.operation == 'DELETE' || !has(object.data) || !('forbidden' in object.data)", message: 'forbidden key' },
+        { expression: "request.operation != 'DELETE' || !has(oldObject.data) || !('locked' in oldObject.data)", message: 'locked' },
+      ],
+    });
+    await binding('paths-b', { policyName: 'paths.example.com', validationActions: ['Deny'] });
+    await inForce(ns, { forbidden: 'x' });
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const apply = await s.admin.request(
+      'PATCH',
+      `${path}/applied?fieldManager=test`,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  forbidden: "1"\n',
+      {
+        'content-type': 'application/apply-patch+yaml',
+      },
+    );
+    assert.equal(apply.status, 422, apply.text);
+    assert.match(apply.json.message, /denied request: forbidden key$/);
+    assert.equal((await cm(ns, 'patched', { a: '1' })).status, 201);
+    const patch = await s.admin.request('PATCH', `${path}/patched`, { data: { forbidden: 'x' } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(patch.status, 422);
+    assert.equal((await s.admin.request('GET', `${path}/patched`)).json.data.forbidden, undefined, 'nothing stored');
+    assert.equal((await cm(ns, 'locked', { locked: 'yes' })).status, 201);
+    const dc = await s.admin.request('DELETE', path);
+    assert.equal(dc.status, 422);
+    assert.match(dc.json.message, /^configmaps "locked" is forbidden: .*denied request: locked$/);
+    assert.equal((await s.admin.request('GET', `${path}/locked`)).status, 200);
+    const nsObj = (await s.admin.request('GET', `/api/v1/namespaces/${ns}`)).json;
+    const st = await s.admin.request('PUT', `/api/v1/namespaces/${ns}/status`, nsObj);
+    assert.equal(st.status, 422, st.text);
+    assert.match(st.json.message, new RegExp(`^namespaces "${ns}" is forbidden: .*denied request: status of ${ns} is frozen$`));
   });
 
   it('status.typeChecking warns of expressions the matched kinds’ schemas refuse', async () => {

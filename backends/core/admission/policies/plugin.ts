@@ -197,6 +197,11 @@ export function validatingAdmissionPolicy(authorizer: RequestAuthorizer): Valida
   };
 }
 
+/** Go's json.Marshal output: `<`, `>`, `&`, U+2028 and U+2029 escaped as \u00XX. */
+function goJson(v: unknown): string {
+  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Deny, Warn and Audit as the bindings say; annotations; metrics; throws the first denial. */
 function act(a: AdmissionAttributes, invokes: readonly Invoke[], results: readonly PolicyResult[], denied: Denied[]): void {
   const failures: Array<{ message: string; policy: string; binding: string; expressionIndex: number; validationActions: readonly string[] }> = [];
@@ -238,6 +243,6 @@ function act(a: AdmissionAttributes, invokes: readonly Invoke[], results: readon
     }
   });
   for (const [k, values] of published) a.annotate?.(k, values.join(', '));
-  if (failures.length > 0) a.annotate?.(VALIDATION_FAILURE, JSON.stringify(failures.slice(0, MAX_VALIDATION_FAILURES)));
+  if (failures.length > 0) a.annotate?.(VALIDATION_FAILURE, goJson(failures.slice(0, MAX_VALIDATION_FAILURES)));
   if (denied.length > 0) throw denial(a, denied[0]!);
 }
