@@ -110,21 +110,22 @@ export async function runAdmissionPolicyBench(): Promise<void> {
         '',
       ].join('\n') + '\n',
     );
+    // Rows by the server's CPU per request: on a shared machine the steadier figure (req/s is printed above).
     recordRow({
-      name: 'CREATE configmap, one ValidatingAdmissionPolicy of three expressions vs none (req/s)',
-      value: withPolicy.rate,
-      unit: 'req/s',
-      baseline: none.rate,
-      target: '≥ 80%',
-      atLeast: 0.8,
+      name: 'CREATE configmap, one ValidatingAdmissionPolicy of three expressions vs none (CPU per request)',
+      value: withPolicy.cpuUs,
+      unit: 'µs/request',
+      baseline: none.cpuUs,
+      target: '≥ 80% of none (none CPU / with CPU)',
+      atMost: 1 / 0.8,
     });
     recordRow({
-      name: 'CREATE configmap not matched by any of 100 ValidatingAdmissionPolicies vs none (req/s)',
-      value: unmatched.rate,
-      unit: 'req/s',
-      baseline: none.rate,
-      target: '≥ 95%',
-      atLeast: 0.95,
+      name: 'CREATE configmap not matched by any of 100 ValidatingAdmissionPolicies vs none (CPU per request)',
+      value: unmatched.cpuUs,
+      unit: 'µs/request',
+      baseline: none.cpuUs,
+      target: '≥ 95% of none (none CPU / with CPU)',
+      atMost: 1 / 0.95,
     });
   } finally {
     await Promise.all(children.map((c) => c.stop()));

@@ -6,13 +6,12 @@
 // manager. Every process sharing a store may run it: they compute the same
 // status, and a generation already observed is never written again.
 import type { KObject } from '../../../lib/api/meta.js';
-import { applyIntent } from '../../../lib/fieldmanager/index.js';
-import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
+import type { ResourceType } from '../../../lib/registry/types.js';
 import { typeCheckPolicy } from '../admission/policies/typecheck.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey, typePrefix } from '../keys.js';
-import { prepareUpdate } from '../objects.js';
 import { guaranteedUpdate } from '../store/types.js';
+import { applyStatus } from './applystatus.js';
 import { WatchingController } from './loop.js';
 
 /** kube's controller name, its field manager. */
@@ -47,20 +46,7 @@ export class PolicyStatusController extends WatchingController {
       const warnings = typeCheckPolicy(cur, this.env.registry);
       const now = this.env.clock();
       const status = { observedGeneration: cur.metadata.generation, typeChecking: warnings.length ? { expressionWarnings: warnings } : {} };
-      const intent = { apiVersion: apiVersionOf(t), kind: t.kind, metadata: { name }, status };
-      const merged = applyIntent(cur, intent, true, {
-        manager: POLICY_STATUS_FIELD_MANAGER,
-        apiVersion: apiVersionOf(t),
-        subresource: 'status',
-        now,
-        node: t.schema,
-      }).object;
-      const managedFields = merged.metadata.managedFields;
-      return (
-        prepareUpdate(t, merged, cur, 'status', (n) => {
-          n.metadata.managedFields = managedFields;
-        }) ?? null
-      );
+      return applyStatus(t, cur, status, POLICY_STATUS_FIELD_MANAGER, now) ?? null;
     });
   }
 }

@@ -7,6 +7,7 @@ import { compileAdmission, RETURNS_BOOL, RETURNS_STRING, RETURNS_STRING_OR_NULL,
 import { DYN, type CelT } from '../../cel/types.js';
 import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
+import { RESERVED } from '../../crdschema/celschema.js';
 import { at, list, record, sameJson, str } from '../fields.js';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName } from '../names.js';
 import { invalidList, validateLabelSelector, validateMatchConditions, validateMatchResources } from './admissionrules-validation.js';
@@ -18,29 +19,6 @@ const NOT_FOUND_ACTIONS = ['Deny', 'Allow'];
 const MAX_AUDIT_ANNOTATIONS = 20;
 const MAX_AUDIT_VALUE_EXPRESSION = 5 * 1024;
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
-const CEL_RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
 
 function objectAt(o: Record<string, unknown>, key: string): Record<string, unknown> {
   const v = o[key];
@@ -103,7 +81,7 @@ function validateParamKind(pk: unknown, path: string): StatusCause[] {
   return out;
 }
 
-const isCelIdentifier = (s: string) => CEL_IDENTIFIER.test(s) && !CEL_RESERVED.has(s);
+const isCelIdentifier = (s: string) => CEL_IDENTIFIER.test(s) && !RESERVED.has(s);
 
 function validateSpec(obj: KObject, spec: Record<string, unknown>, old: KObject | undefined): StatusCause[] {
   const out: StatusCause[] = [];
