@@ -539,6 +539,15 @@ if (selected('tracing', 'BENCH_TRACING')) {
 }
 
 // ---------------------------------------------------------------------------
+// Admission section (owned with backends/core/admission): ConfigMap create
+// without admission, with one validating webhook, and unmatched by 100
+// configurations (bench/admission.ts). BENCH_ADMISSION=0 skips it.
+if (selected('admission', 'BENCH_ADMISSION')) {
+  const { runAdmissionBench } = await import('./admission.js');
+  await runAdmissionBench();
+}
+
+// ---------------------------------------------------------------------------
 // Access insight section (owned with gateway/authz explanations): explanations
 // and who-can beside SubjectAccessReview on one chain with 10,000 bindings
 // (bench/access.ts). BENCH_ACCESS=0 skips it.
@@ -565,13 +574,4 @@ if (selected('access', 'BENCH_ACCESS')) {
 if (selected('crdschema', 'BENCH_CRDSCHEMA')) {
   process.stdout.write(`\n=== Custom-resource schema validation (bench/crdschema.ts, in process) ===\n`);
   await import('./crdschema.js');
-}
-
-// ---------------------------------------------------------------------------
-// ValidatingAdmissionPolicy section (owned with backends/core/admission/policies):
-// ConfigMap creates without policies, with one policy of three expressions,
-// and beside 100 policies that do not match (bench/admission-policy.ts).
-if (selected('admission-policy', 'BENCH_ADMISSION_POLICY')) {
-  const { runAdmissionPolicyBench } = await import('./admission-policy.js');
-  await runAdmissionPolicyBench();
 }

@@ -45,7 +45,7 @@ export const SECTIONS = [
   'tracing',
   'access',
   'crdschema',
-  'admission-policy',
+  'admission',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 

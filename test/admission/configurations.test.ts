@@ -48,6 +48,14 @@ describe('webhook configurations', () => {
     const v = await s.admin.request('POST', `${ADM}/validatingwebhookconfigurations`, config('ValidatingWebhookConfiguration', 'defaults', [good()]));
     assert.equal(v.status, 201, v.text);
     assert.equal(v.json.webhooks[0].reinvocationPolicy, undefined, 'validating webhooks have no reinvocation');
+    const changed = await s.admin.request('PUT', `${ADM}/validatingwebhookconfigurations/defaults`, { ...v.json, webhooks: [good({ timeoutSeconds: 5 })] });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.json.metadata.generation, 2, 'a change of the webhooks is a new generation');
+    const relabelled = await s.admin.request('PUT', `${ADM}/validatingwebhookconfigurations/defaults`, {
+      ...changed.json,
+      metadata: { ...changed.json.metadata, labels: { a: 'b' } },
+    });
+    assert.equal(relabelled.json.metadata.generation, 2, 'metadata is not');
   });
 
   const invalid: Array<[string, Json[], Array<[string, string]>]> = [

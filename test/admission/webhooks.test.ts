@@ -337,7 +337,7 @@ describe('admission webhooks', () => {
         { name: 'nodelete.example.com', rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] },
       ]);
       const r = await eventually('delete denied', async () => {
-        const d = await s.admin.request('DELETE', `${CM()}/${name}`);
+        const d = await s.admin.request('DELETE', `${CM()}/${name}`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' });
         return d.status !== 200 && d;
       });
       assert.equal(r.status, 400, r.text);
@@ -345,7 +345,7 @@ describe('admission webhooks', () => {
       assert.equal(q.operation, 'DELETE');
       assert.equal(q.object, null);
       assert.equal(q.oldObject.metadata.name, name);
-      assert.equal(q.options.kind, 'DeleteOptions');
+      assert.deepEqual(q.options, { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', propagationPolicy: 'Foreground' });
       assert.equal((await s.admin.request('GET', `${CM()}/${name}`)).status, 200);
     });
   });
@@ -482,7 +482,8 @@ describe('admission webhooks', () => {
 
   it("counts calls in kube's metrics", async () => {
     hooks.answers.set('/counted.example.com', { kind: 'deny', message: 'no' });
-    await configure('validating', [{ name: 'counted.example.com' }]);
+    const dead = `https://127.0.0.1:${await freePort()}/x`;
+    await configure('validating', [{ name: 'counted.example.com' }, { name: 'open.example.com', url: dead, extra: { failurePolicy: 'Ignore' } }]);
     await eventually('denied', async () => (await s.admin.request('POST', CM(), configMap(unique('m')))).status === 400);
     const m = (await s.admin.request('GET', '/metrics')).text;
     assert.match(

@@ -42,5 +42,7 @@ export class WebhookConfigurations extends WatchingController {
 
 function hooks(configs: readonly KObject[], mutating: boolean): Webhook[] {
   const sorted = [...configs].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
-  return sorted.flatMap((c) => webhooksOf(c, mutating));
+  const out: Webhook[] = [];
+  for (const c of sorted) out.push(...webhooksOf(c, mutating, out.length));
+  return out;
 }

@@ -17,8 +17,10 @@ export interface Webhook extends Matchable {
   readonly name: string;
   /** The configuration's name (metrics, errors). */
   readonly configuration: string;
-  /** Position in its configuration (the audit annotation's index). */
+  /** Position in its configuration. */
   readonly index: number;
+  /** Position among all the webhooks of its kind, configurations in name order (the audit annotations' index). */
+  readonly ordinal: number;
   readonly mutating: boolean;
   readonly namespaceSelector: ParsedSelector;
   readonly objectSelector: ParsedSelector;
@@ -46,9 +48,10 @@ function clientConfig(cc: unknown): WebhookClientConfig {
 }
 
 /** The webhooks of one stored configuration, in order. */
-export function webhooksOf(config: KObject, mutating: boolean): Webhook[] {
+export function webhooksOf(config: KObject, mutating: boolean, first = 0): Webhook[] {
   const configuration = config.metadata.name ?? '';
   return list(config, 'webhooks').map((w, index) => ({
+    ordinal: first + index,
     name: str(w, 'name'),
     configuration,
     index,

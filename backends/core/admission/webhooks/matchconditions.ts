@@ -12,6 +12,7 @@ import { AuthorizerSession } from '../../../../lib/cel/authz.js';
 import { CelEvalError, type CompiledExpression } from '../../../../lib/cel/index.js';
 import type { Invocation } from '../matching/index.js';
 import type { AdmissionAttributes } from '../types.js';
+import { optionsOf } from './review.js';
 
 export type CompiledCondition = { readonly name: string } & ({ readonly compiled: CompiledExpression } | { readonly error: string });
 
@@ -45,11 +46,7 @@ export async function evaluateConditions(
       operation: a.operation,
       userInfo: a.user,
       dryRun: a.dryRun,
-      options: {
-        kind: a.options.kind,
-        apiVersion: 'meta.k8s.io/v1',
-        ...(a.options.fieldManager !== undefined ? { fieldManager: a.options.fieldManager } : {}),
-      },
+      options: optionsOf(a),
     }),
     namespaceObject: null,
     authorizer: requestAuthorizer({ resource: inv.resource, subResource: a.subresource, namespace: a.namespace, name: a.name }),

@@ -31,6 +31,20 @@ const rejections = new Counter(
   }),
 );
 
+const failOpen = new Counter(
+  registry.declared({
+    name: 'apiserver_admission_webhook_fail_open_count',
+    help: 'Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).',
+    stabilityLevel: 'ALPHA',
+    labelNames: ['name', 'type'],
+  }),
+);
+
+/** A webhook with failurePolicy Ignore could not be called: the request went on without it. */
+export function observeFailOpen(name: string, type: WebhookType): void {
+  failOpen.inc({ name, type });
+}
+
 export type WebhookType = 'admit' | 'validating';
 export type ErrorType = 'calling_webhook_error' | 'apiserver_internal_error' | 'no_error';
 

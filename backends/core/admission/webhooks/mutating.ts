@@ -15,6 +15,7 @@ import type { AdmissionAttributes, MutatingPlugin } from '../types.js';
 import { callFailed, callWebhook, denial } from './call.js';
 import type { WebhookClients } from './client.js';
 import { CallError } from './review.js';
+import { observeFailOpen } from './metrics.js';
 import { selectCalls, type Call } from './select.js';
 
 /** A patch may not move the object: what it is and who it is stay. */
@@ -43,6 +44,7 @@ async function callOne(
     if (!(err instanceof CallError)) throw err;
     if (!hook.failOpen) throw callFailed(hook.name, err);
     env.log(`failed calling webhook, failing open ${hook.name}: ${err.message}`);
+    observeFailOpen(hook.name, 'admit');
     a.annotate?.(`failed-open.mutation.webhook.admission.k8s.io/round_${round}_index_${ordinal}`, hook.name);
     return object;
   }

@@ -17,11 +17,18 @@ export function reviewVersionOf(accepted: readonly string[]): ReviewVersion | un
 /** A request a webhook could not be called for or answered wrongly: failurePolicy decides. */
 export class CallError extends Error {}
 
-function optionsOf(a: AdmissionAttributes): Record<string, unknown> {
+/** The write's options as kube serialises them (meta.k8s.io/v1 CreateOptions, UpdateOptions, PatchOptions, DeleteOptions). */
+export function optionsOf(a: AdmissionAttributes): Record<string, unknown> {
   const o: Record<string, unknown> = { kind: a.options.kind, apiVersion: 'meta.k8s.io/v1' };
-  if (a.options.fieldManager !== undefined) o['fieldManager'] = a.options.fieldManager;
-  if (a.options.delete) Object.assign(o, a.options.delete);
   if (a.dryRun) o['dryRun'] = ['All'];
+  if (a.options.fieldManager !== undefined) o['fieldManager'] = a.options.fieldManager;
+  const d = a.options.delete;
+  if (d) {
+    if (d.gracePeriodSeconds !== undefined) o['gracePeriodSeconds'] = d.gracePeriodSeconds;
+    if (d.hasPreconditions) o['preconditions'] = { ...d.preconditions };
+    if (d.orphanDependents !== undefined) o['orphanDependents'] = d.orphanDependents;
+    if (d.propagationPolicy !== undefined) o['propagationPolicy'] = d.propagationPolicy;
+  }
   return o;
 }
 

@@ -41,7 +41,7 @@ export async function selectCalls(env: CoreEnv, index: RuleIndex<Webhook>, a: Ad
       if (!r.matches) continue;
     }
     if (a.dryRun && !hook.dryRunSafe) throw dryRunUnsupported(hook.name);
-    calls.push({ hook, invocation, ordinal: index.items.indexOf(hook) });
+    calls.push({ hook, invocation, ordinal: hook.ordinal });
   }
   return calls;
 }

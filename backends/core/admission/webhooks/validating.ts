@@ -7,6 +7,7 @@ import type { RequestAuthorizer } from '../../../../lib/api/authorization.js';
 import type { ValidatingPlugin } from '../types.js';
 import { callFailed, callWebhook, denial } from './call.js';
 import { CallError } from './review.js';
+import { observeFailOpen } from './metrics.js';
 import { selectCalls } from './select.js';
 
 /** `authorizer`: the front door's, for the match conditions' `authorizer` variable. */
@@ -29,6 +30,7 @@ export function validatingWebhooks(authorizer?: RequestAuthorizer): ValidatingPl
         if (!(err instanceof CallError)) throw err;
         if (!hook.failOpen) throw callFailed(hook.name, err);
         env.log(`failed calling webhook, failing open ${hook.name}: ${err.message}`);
+        observeFailOpen(hook.name, 'validating');
         a.annotate?.(`failed-open.validating.webhook.admission.k8s.io/round_0_index_${ordinal}`, hook.name);
       });
     },
