@@ -216,23 +216,63 @@ export function requestValue(r: AdmissionRequestInput): CelInput {
 }
 
 /**
+ * A JSON object as a CEL map, converted member by member when an expression
+ * reads it (a policy reading `object.data` never converts `metadata.managedFields`).
+ * Only own properties are members; `__proto__` is data.
+ */
+class JsonObjectMap extends Map<string, CelInput> {
+  private readonly done = new Map<string, CelInput>();
+  constructor(private readonly obj: Record<string, unknown>) {
+    super();
+  }
+  override get(k: string): CelInput | undefined {
+    if (typeof k !== 'string' || !Object.hasOwn(this.obj, k)) return undefined;
+    let v = this.done.get(k);
+    if (v === undefined && !this.done.has(k)) {
+      const raw = this.obj[k];
+      if (raw === undefined) return undefined;
+      v = jsonValue(raw);
+      this.done.set(k, v);
+    }
+    return v;
+  }
+  override has(k: string): boolean {
+    return typeof k === 'string' && Object.hasOwn(this.obj, k) && this.obj[k] !== undefined;
+  }
+  override get size(): number {
+    return this.ownKeys().length;
+  }
+  private ownKeys(): string[] {
+    return Object.keys(this.obj).filter((k) => this.obj[k] !== undefined);
+  }
+  override keys(): MapIterator<string> {
+    return this.ownKeys()[Symbol.iterator]() as MapIterator<string>;
+  }
+  override *values(): MapIterator<CelInput> {
+    for (const k of this.ownKeys()) yield this.get(k)!;
+  }
+  override *entries(): MapIterator<[string, CelInput]> {
+    for (const k of this.ownKeys()) yield [k, this.get(k)!];
+  }
+  override [Symbol.iterator](): MapIterator<[string, CelInput]> {
+    return this.entries();
+  }
+  override forEach(fn: (value: CelInput, key: string, map: Map<string, CelInput>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
+  }
+}
+
+/**
  * An object as kube's admission expressions see it (unstructured content):
  * integers are ints, other numbers doubles, strings stay strings (no schema
- * makes them timestamps), every key is data.
+ * makes them timestamps), every key is data. Objects are converted lazily.
  */
 export function jsonValue(v: unknown): CelInput {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
   if (typeof v === 'string' || typeof v === 'boolean') return v;
   if (Array.isArray(v)) return v.map(jsonValue);
-  if (typeof v === 'object') {
-    const m = new Map<string, CelInput>();
-    for (const k of Object.keys(v)) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) m.set(k, jsonValue(x));
-    }
-    return m;
-  }
+  if (typeof v === 'object') return new JsonObjectMap(v as Record<string, unknown>);
   return null;
 }
 

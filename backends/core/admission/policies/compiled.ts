@@ -6,6 +6,7 @@
 // failurePolicy, as kube's configuration errors do.
 import { compileAdmission, RETURNS_BOOL, RETURNS_STRING, RETURNS_STRING_OR_NULL, type AdmissionDeclarations } from '../../../../lib/cel/admission.js';
 import type { CompiledExpression } from '../../../../lib/cel/index.js';
+import { usesIdent } from '../../../../lib/crdschema/celschema.js';
 import { DYN, type CelT } from '../../../../lib/cel/types.js';
 import type { KObject } from '../../../../lib/api/meta.js';
 import { at, list, str } from '../../../../lib/registry/fields.js';
@@ -59,6 +60,8 @@ export interface CompiledPolicy {
   readonly auditAnnotations: readonly AuditAnnotation[];
   /** Why the policy cannot run (an expression that does not compile). */
   readonly configError?: string;
+  /** Whether any expression reads these: the request builds them only then. */
+  readonly uses: { readonly authorizer: boolean; readonly namespaceObject: boolean };
 }
 
 export interface CompiledBinding {
@@ -152,6 +155,16 @@ export function compilePolicy(obj: KObject): CompiledPolicy {
     const r = compile(str(a, 'valueExpression').trim(), decls, RETURNS_STRING_OR_NULL, types);
     if (r) auditAnnotations.push({ key: str(a, 'key'), valueExpression: str(a, 'valueExpression'), compiled: r.compiled });
   }
+  const all = [
+    ...variables.map((v) => v.compiled),
+    ...matchConditions.map((c) => c.compiled),
+    ...validations.flatMap((v) => (v.messageExpression ? [v.compiled, v.messageExpression] : [v.compiled])),
+    ...auditAnnotations.map((a) => a.compiled),
+  ];
+  const uses = {
+    authorizer: all.some((c) => usesIdent(c.parsed, 'authorizer')),
+    namespaceObject: all.some((c) => usesIdent(c.parsed, 'namespaceObject')),
+  };
   const match = parseMatchResources(at(spec, 'matchConstraints'));
   if (match.selectorError) errors.push(match.selectorError);
   return {
@@ -164,6 +177,7 @@ export function compilePolicy(obj: KObject): CompiledPolicy {
     validations,
     auditAnnotations,
     ...(errors.length ? { configError: errors[0] } : {}),
+    uses,
   };
 }
 

@@ -19,6 +19,7 @@ import { objectKey } from '../../keys.js';
 import { getCachedFirst } from '../../store/types.js';
 import { isExemptFromAdmission, type Invocation } from '../matching/index.js';
 import type { AdmissionAttributes, ValidatingPlugin } from '../types.js';
+import { optionsOf } from '../webhooks/review.js';
 import { policyCache, type PolicyCache, type PolicyHook } from './cache.js';
 import type { CompiledBinding, CompiledPolicy } from './compiled.js';
 import { evaluatePolicy, type Decision, type PolicyResult } from './evaluate.js';
@@ -160,13 +161,8 @@ export function validatingAdmissionPolicy(authorizer: RequestAuthorizer): Valida
       const denied: Denied[] = [];
       const invokes = await gather(hooks, a, env, cache, denied);
       if (invokes.length === 0 && denied.length === 0) return;
-      const nsObject = invokes.length > 0 ? jsonValue(await namespaceObject(a, env)) : null;
-      const options = {
-        ...(a.options.delete ?? {}),
-        kind: a.options.kind,
-        apiVersion: 'meta.k8s.io/v1',
-        ...(a.options.fieldManager ? { fieldManager: a.options.fieldManager } : {}),
-      };
+      const nsObject = invokes.some((inv) => inv.policy.uses.namespaceObject) ? jsonValue(await namespaceObject(a, env)) : null;
+      const options = optionsOf(a);
       const session = new AuthorizerSession(authorizer, a.user);
       const results = await session.run(() =>
         invokes.map((inv): PolicyResult => {
@@ -188,7 +184,7 @@ export function validatingAdmissionPolicy(authorizer: RequestAuthorizer): Valida
             request: requestValue(req),
             namespaceObject: nsObject,
             params: jsonValue(inv.param),
-            authorizer: requestAuthorizer(req),
+            authorizer: inv.policy.uses.authorizer ? requestAuthorizer(req) : null,
           });
         }),
       );
