@@ -197,6 +197,16 @@ describe('ValidatingAdmissionPolicy', () => {
       m.json.message,
       /ValidatingAdmissionPolicy 'params-missing\.example\.com' with binding 'missing-deny' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction$/,
     );
+    // A paramKind no served type has: the policy cannot be configured.
+    const ns4 = await namespace('vap-params-kind');
+    await policy('params-kind.example.com', ns4, { paramKind: { apiVersion: 'example.com/v1', kind: 'Nope' }, validations: [{ expression: 'true' }] });
+    await binding('kind-b', { policyName: 'params-kind.example.com', validationActions: ['Deny'], paramRef: { name: 'x', parameterNotFoundAction: 'Allow' } });
+    const k = await inForce(ns4, {});
+    assert.equal(k.status, 422);
+    assert.match(
+      k.json.message,
+      /ValidatingAdmissionPolicy 'params-kind\.example\.com' denied request: failed to configure policy: failed to find resource referenced by paramKind: 'example\.com\/v1, Kind=Nope'$/,
+    );
     // By selector: every matching param is evaluated; Allow lets a request through without any.
     const ns3 = await namespace('vap-params-sel');
     const sel = (name: string, max: string) =>

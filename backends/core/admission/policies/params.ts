@@ -6,14 +6,22 @@
 // does not have a named one yet (kube reads it directly then too).
 import type { KObject } from '../../../../lib/api/meta.js';
 import { matchesLabels, type Labels } from '../../../../lib/api/selectors.js';
+import type { Registry } from '../../../../lib/registry/index.js';
+import type { ResourceType } from '../../../../lib/registry/types.js';
 import type { CoreEnv } from '../../env.js';
 import { objectKey } from '../../keys.js';
 import type { AdmissionAttributes } from '../types.js';
 import type { PolicyCache } from './cache.js';
 import type { CompiledBinding, CompiledPolicy } from './compiled.js';
 
-function paramKindText(pk: { apiVersion: string; kind: string }): string {
-  return `&ParamKind{APIVersion:${pk.apiVersion},Kind:${pk.kind},}`;
+/** The served type of a policy's paramKind; throws kube's configuration error when none is served. */
+export function paramType(pk: { readonly apiVersion: string; readonly kind: string }, registry: Registry): ResourceType {
+  const slash = pk.apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : pk.apiVersion.slice(0, slash);
+  const version = slash < 0 ? pk.apiVersion : pk.apiVersion.slice(slash + 1);
+  const t = registry.byKind(group, version, pk.kind);
+  if (!t) throw new Error(`failed to find resource referenced by paramKind: '${group}/${version}, Kind=${pk.kind}'`);
+  return t;
 }
 
 export async function collectParams(
@@ -26,11 +34,7 @@ export async function collectParams(
   const pk = policy.paramKind;
   const ref = binding.paramRef;
   if (!pk || !ref) return [null];
-  const slash = pk.apiVersion.indexOf('/');
-  const group = slash < 0 ? '' : pk.apiVersion.slice(0, slash);
-  const version = slash < 0 ? pk.apiVersion : pk.apiVersion.slice(slash + 1);
-  const t = env.registry.byKind(group, version, pk.kind);
-  if (!t) throw new Error(`paramKind kind \`${paramKindText(pk)}\` not known`);
+  const t = paramType(pk, env.registry);
   let namespace = '';
   if (t.namespaced) {
     namespace = ref.namespace || a.namespace;

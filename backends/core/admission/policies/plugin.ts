@@ -24,7 +24,7 @@ import { policyCache, type PolicyCache, type PolicyHook } from './cache.js';
 import type { CompiledBinding, CompiledPolicy } from './compiled.js';
 import { evaluatePolicy, type PolicyResult } from './evaluate.js';
 import { matchResources } from './match.js';
-import { collectParams } from './params.js';
+import { collectParams, paramType } from './params.js';
 
 /** One evaluation to make: a policy, a binding, the match, a param, the objects in the matched version. */
 interface Invoke extends Invoked {
@@ -85,6 +85,15 @@ async function gather(hooks: readonly PolicyHook[], a: AdmissionAttributes, env:
       continue;
     }
     if (!match) continue;
+    // A paramKind no served type has is the policy's configuration error (kube's policy source).
+    if (policy.paramKind) {
+      try {
+        paramType(policy.paramKind, env.registry);
+      } catch (err) {
+        configError(policy, undefined, err);
+        continue;
+      }
+    }
     for (const binding of bindings) {
       try {
         if (binding.match && !(await matchResources(binding.match, a, env))) continue;
