@@ -10,6 +10,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { startTestServer, freePort, type TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
 import { startWebhookServer, type Answer, type WebhookServer } from './webhookserver.js';
+import { generateCa } from '../../certs/pki.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -208,6 +209,34 @@ describe('admission webhooks', () => {
         assert.equal((await s.admin.request('GET', '/healthz')).status, 200, 'the gateway keeps serving');
       });
     }
+  });
+
+  it('refuses a webhook whose certificate the caBundle does not trust, and never sends it the object', async () => {
+    const other = generateCa('another-ca');
+    const name = unique('validating');
+    const r = await s.admin.request('POST', `${ADM}/validatingwebhookconfigurations`, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name },
+      webhooks: [
+        {
+          ...webhook(hooks, { name: 'untrusted.example.com' }),
+          clientConfig: { url: hooks.url('/untrusted'), caBundle: Buffer.from(other.certPem).toString('base64') },
+        },
+      ],
+    });
+    assert.equal(r.status, 201, r.text);
+    created.push(`${ADM}/validatingwebhookconfigurations/${name}`);
+    const d = await eventually('failing closed', async () => {
+      const c = await s.admin.request('POST', CM(), configMap(unique('tls')));
+      return c.status !== 201 && c;
+    });
+    assert.equal(d.status, 500, d.text);
+    assert.match(
+      d.json.message,
+      /failed calling webhook "untrusted\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/untrusted\?timeout=10s": .*(certificate|self.signed|issuer)/i,
+    );
+    assert.equal(hooks.received('/untrusted').length, 0);
   });
 
   describe('mutating webhooks', () => {

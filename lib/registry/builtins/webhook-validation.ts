@@ -3,12 +3,13 @@
 // kube's v1 defaults and pkg/apis/admissionregistration/validation: field
 // paths and words are kube's. Updates are judged as kube judges them: a rule
 // the stored object already broke (side effects, unknown review versions,
-// duplicate names) is not enforced on it again.
+// duplicate names) is not enforced on it again, and match conditions that
+// did not change are not compiled again.
 import type { KObject } from '../../api/meta.js';
 import { isPlainObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import { validateWebhookUrl } from '../../api/webhookurl.js';
-import { at, list, str } from '../fields.js';
+import { at, list, sameJson, str } from '../fields.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../names.js';
 import { invalidList, validateLabelSelector, validateMatchConditions, validateRuleWithOperations } from './admissionrules-validation.js';
 
@@ -43,10 +44,13 @@ interface Options {
   readonly noSideEffects: boolean;
   readonly knownReviewVersion: boolean;
   readonly uniqueNames: boolean;
+  /** Every webhook's matchConditions as stored: not compiled again (kube's ignoreMatchConditions). */
+  readonly sameConditions: boolean;
 }
 
-function optionsFor(old: KObject | undefined): Options {
-  if (!old) return { noSideEffects: true, knownReviewVersion: true, uniqueNames: true };
+function optionsFor(obj: KObject, old: KObject | undefined): Options {
+  if (!old) return { noSideEffects: true, knownReviewVersion: true, uniqueNames: true, sameConditions: false };
+  const now = list(obj, 'webhooks');
   const hooks = list(old, 'webhooks');
   const names = hooks.map((h) => str(h, 'name'));
   return {
@@ -56,6 +60,7 @@ function optionsFor(old: KObject | undefined): Options {
       return v.length === 0 || v.some((x) => REVIEW_VERSIONS.includes(String(x)));
     }),
     uniqueNames: new Set(names).size === names.length,
+    sameConditions: now.length === hooks.length && now.every((h, i) => sameJson(at(h, 'matchConditions') ?? null, at(hooks[i], 'matchConditions') ?? null)),
   };
 }
 
@@ -136,13 +141,14 @@ function validateWebhook(w: unknown, path: string, mutating: boolean, o: Options
   if (mutating && rp !== undefined && !REINVOCATION.includes(String(rp))) causes.push(cause.notSupported(`${path}.reinvocationPolicy`, rp, REINVOCATION));
   causes.push(...validateClientConfig(`${path}.clientConfig`, h['clientConfig']));
   // Webhooks' match conditions see the authorizer, never params (kube's OptionalVariableDeclarations for webhooks).
-  causes.push(...validateMatchConditions(list(h, 'matchConditions'), { params: false, authorizer: true, variables: false }, `${path}.matchConditions`));
+  if (!o.sameConditions)
+    causes.push(...validateMatchConditions(list(h, 'matchConditions'), { params: false, authorizer: true, variables: false }, `${path}.matchConditions`));
   return causes;
 }
 
 export function validateWebhookConfiguration(mutating: boolean): (obj: KObject, old: KObject | undefined) => StatusCause[] {
   return (obj, old) => {
-    const o = optionsFor(old);
+    const o = optionsFor(obj, old);
     const causes: StatusCause[] = [];
     const names = new Set<string>();
     list(obj, 'webhooks').forEach((w, i) => {
