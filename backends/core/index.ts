@@ -36,6 +36,7 @@ import { CrdController } from './controllers/crd.js';
 import { CrdRegistrySync } from '../../lib/crd/registrysync.js';
 import { BUILTIN_ADMISSION } from './admission/build.js';
 import { WebhookConfigurations } from './admission/webhooks/cache.js';
+import { PolicyCache } from './admission/policies/cache.js';
 import type { Admission } from './admission/types.js';
 
 export type { TokenIssuing } from './handlers/tokenrequest.js';
@@ -162,6 +163,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     get admissionWebhooks() {
       return admissionWebhooks;
     },
+    get admissionPolicies() {
+      return admissionPolicies;
+    },
     cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onListed ? { onListed: opts.onListed } : {}),
@@ -170,6 +174,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   // Admission webhook configurations: read before the first request, then kept by a watch.
   const admissionWebhooks = opts.builtins !== false ? new WebhookConfigurations(env) : undefined;
   await admissionWebhooks?.start();
+  // ValidatingAdmissionPolicies and their bindings: the same, read before the first request.
+  const admissionPolicies = opts.builtins !== false ? new PolicyCache(storeObjectSource(env), opts.log) : undefined;
+  await admissionPolicies?.ready;
   const backend = new CoreBackend(env, opts.traceStore ? opts.storageBackend : undefined);
   const stopCounting = countStoredObjects(store, () => env.registry);
   const builtinTypes = live.current;
@@ -238,6 +245,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
       namespaces.stop();
       crdSync?.stop();
       admissionWebhooks?.stop();
+      admissionPolicies?.stop();
       aggregation?.stop();
       apf?.stop();
       for (const ctl of controllers) ctl.stop();

@@ -3,12 +3,11 @@
 // every process sharing the store. Policies are compiled when they change;
 // the lookup index of policies that have bindings is rebuilt on each change
 // of either, never per request. Param types are followed from the first
-// policy that names them.
+// policy that names them. The backend starts it before its first request
+// and keeps it on its env (`admissionPolicies`).
 import type { KObject } from '../../../../lib/api/meta.js';
 import type { ObjectSource } from '../../../../lib/api/objectsource.js';
 import { Reflector, type ReflectedType } from '../../../../lib/api/reflector.js';
-import type { CoreEnv } from '../../env.js';
-import { storeObjectSource } from '../../objectsource.js';
 import { RuleIndex, type Matchable } from '../matching/index.js';
 import { compileBinding, compilePolicy, type CompiledBinding, type CompiledPolicy } from './compiled.js';
 
@@ -54,7 +53,6 @@ export class PolicyCache {
   index: RuleIndex<PolicyHook> = new RuleIndex([]);
   /** Resolves once policies and bindings were listed (a failed list is retried). */
   readonly ready: Promise<void>;
-  synced = false;
 
   constructor(
     private readonly source: ObjectSource,
@@ -67,9 +65,7 @@ export class PolicyCache {
       maxRetryMs: 5000,
       retryFirstList: true,
     });
-    this.ready = this.reflector.start().then(() => {
-      this.synced = true;
-    });
+    this.ready = this.reflector.start();
   }
 
   private rebuild(): void {
@@ -120,28 +116,4 @@ export class PolicyCache {
     this.reflector.stop();
     for (const p of this.params.values()) p.reflector.stop();
   }
-}
-
-const caches = new WeakMap<Set<() => void>, PolicyCache>();
-
-/**
- * The cache of the backend `env` belongs to, started by the first write that
- * asks (the plugin is built before the backend serves) and stopped with the
- * backend's watches. A recorded request's env is a view whose prototype is
- * the backend's own (tracedenv.ts): the cache reads through the untraced store.
- */
-export function policyCache(env: CoreEnv): PolicyCache {
-  let c = caches.get(env.watches);
-  if (!c) {
-    const root = env.trace ? (Object.getPrototypeOf(env) as CoreEnv) : env;
-    const cache = new PolicyCache(storeObjectSource(root), root.log);
-    const stop = () => {
-      cache.stop();
-      env.watches.delete(stop);
-    };
-    env.watches.add(stop);
-    caches.set(env.watches, cache);
-    c = cache;
-  }
-  return c;
 }

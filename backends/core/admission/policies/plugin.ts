@@ -19,8 +19,8 @@ import { getCachedFirst } from '../../store/types.js';
 import { isExemptFromAdmission, type Invocation } from '../matching/index.js';
 import type { AdmissionAttributes, ValidatingPlugin } from '../types.js';
 import { optionsOf } from '../webhooks/review.js';
-import { act, denialOf, type Denied, type Invoked } from './actions.js';
-import { policyCache, type PolicyCache, type PolicyHook } from './cache.js';
+import { act, type Denied, type Invoked } from './actions.js';
+import type { PolicyCache, PolicyHook } from './cache.js';
 import type { CompiledBinding, CompiledPolicy } from './compiled.js';
 import { evaluatePolicy, type PolicyResult } from './evaluate.js';
 import { matchResources } from './match.js';
@@ -108,61 +108,50 @@ async function gather(hooks: readonly PolicyHook[], a: AdmissionAttributes, env:
   return out;
 }
 
-/** How long a write waits for the first list of policies and bindings before it is refused. */
-const SYNC_WAIT_MS = 10_000;
-
-/** kube refuses writes until its policy source has synced: `not yet ready to handle request`. */
-async function untilSynced(cache: PolicyCache, a: AdmissionAttributes): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), SYNC_WAIT_MS);
-    timer.unref();
-  });
-  const r = await Promise.race([cache.ready, late]);
-  clearTimeout(timer);
-  if (r === 'late') throw denialOf(a, 'not yet ready to handle request');
-}
-
 export function validatingAdmissionPolicy(authorizer: RequestAuthorizer): ValidatingPlugin {
   return {
     name: 'ValidatingAdmissionPolicy',
-    async validate(a, env) {
-      if (isExemptFromAdmission(a.resource)) return;
-      const cache = policyCache(env);
-      if (!cache.synced) await untilSynced(cache, a);
+    validate(a, env) {
+      const cache = env.admissionPolicies;
+      // Nothing to do costs one memoized lookup and no promise (the configurations themselves are exempt).
+      if (!cache || isExemptFromAdmission(a.resource)) return undefined;
       const hooks = cache.index.candidates(a.resource.group, a.resource.resource);
-      if (hooks.length === 0) return;
-      const denied: Denied[] = [];
-      const invokes = await gather(hooks, a, env, cache, denied);
-      if (invokes.length === 0 && denied.length === 0) return;
-      const nsObject = invokes.some((inv) => inv.policy.uses.namespaceObject) ? jsonValue(await namespaceObject(a, env)) : null;
-      const options = optionsOf(a);
-      const session = new AuthorizerSession(authorizer, a.user);
-      const results = await session.run(() =>
-        invokes.map((inv): PolicyResult => {
-          const req = {
-            kind: inv.match.kind,
-            resource: inv.match.resource,
-            subResource: a.subresource,
-            requestKind: a.kind,
-            requestResource: a.resource,
-            name: a.name,
-            namespace: a.namespace,
-            operation: a.operation,
-            userInfo: a.user,
-            dryRun: a.dryRun,
-            options,
-          };
-          return evaluatePolicy(inv.policy, {
-            ...inv.objects,
-            request: requestValue(req),
-            namespaceObject: nsObject,
-            params: jsonValue(inv.param),
-            authorizer: inv.policy.uses.authorizer ? requestAuthorizer(req) : null,
-          });
-        }),
-      );
-      act(a, invokes, results, denied);
+      if (hooks.length === 0) return undefined;
+      return admit(a, env, cache, hooks, authorizer);
     },
   };
+}
+
+async function admit(a: AdmissionAttributes, env: CoreEnv, cache: PolicyCache, hooks: readonly PolicyHook[], authorizer: RequestAuthorizer): Promise<void> {
+  const denied: Denied[] = [];
+  const invokes = await gather(hooks, a, env, cache, denied);
+  if (invokes.length === 0 && denied.length === 0) return;
+  const nsObject = invokes.some((inv) => inv.policy.uses.namespaceObject) ? jsonValue(await namespaceObject(a, env)) : null;
+  const options = optionsOf(a);
+  const session = new AuthorizerSession(authorizer, a.user);
+  const results = await session.run(() =>
+    invokes.map((inv): PolicyResult => {
+      const req = {
+        kind: inv.match.kind,
+        resource: inv.match.resource,
+        subResource: a.subresource,
+        requestKind: a.kind,
+        requestResource: a.resource,
+        name: a.name,
+        namespace: a.namespace,
+        operation: a.operation,
+        userInfo: a.user,
+        dryRun: a.dryRun,
+        options,
+      };
+      return evaluatePolicy(inv.policy, {
+        ...inv.objects,
+        request: requestValue(req),
+        namespaceObject: nsObject,
+        params: jsonValue(inv.param),
+        authorizer: inv.policy.uses.authorizer ? requestAuthorizer(req) : null,
+      });
+    }),
+  );
+  act(a, invokes, results, denied);
 }
