@@ -100,6 +100,15 @@ const detail = (err: unknown) =>
 const errorText = (expression: string, err: unknown) => `expression '${expression}' resulted in error: ${detail(err)}`;
 const errorTypeOf = (err: unknown): CheckErrorType => (err instanceof OutOfBudget ? 'out_of_budget' : 'invalid_error');
 
+const defs = new WeakMap<CompiledPolicy, ReadonlyMap<string, CompiledExpression>>();
+
+/** A policy's variables by name, made once per compiled policy. */
+function variableDefs(p: CompiledPolicy): ReadonlyMap<string, CompiledExpression> {
+  let m = defs.get(p);
+  if (!m) defs.set(p, (m = new Map(p.variables.map((v) => [v.name, v.compiled]))));
+  return m;
+}
+
 export function evaluatePolicy(p: CompiledPolicy, inputs: Inputs): PolicyResult {
   const failAction = p.failurePolicy === 'Ignore' ? 'admit' : 'deny';
   const whole = (message: string, errorType: CheckErrorType): PolicyResult => ({
@@ -109,7 +118,7 @@ export function evaluatePolicy(p: CompiledPolicy, inputs: Inputs): PolicyResult 
   if (p.configError !== undefined) return whole(p.configError, 'compile_error');
   const budget = { remaining: RUNTIME_BUDGET };
   const bindings: Inputs = { ...inputs };
-  if (p.variables.length > 0) bindings['variables'] = new LazyVariables(new Map(p.variables.map((v) => [v.name, v.compiled])), () => bindings, budget);
+  if (p.variables.length > 0) bindings['variables'] = new LazyVariables(variableDefs(p), () => bindings, budget);
 
   // Match conditions: any false skips the policy; otherwise errors fail by failurePolicy.
   const conditionErrors: string[] = [];
