@@ -180,6 +180,21 @@ describe('ValidatingAdmissionPolicy', () => {
     const r = await inForce(ns, { a: '1', b: '2' });
     assert.match(r.json.message, /binding 'params-name' denied request: at most 1 keys$/);
     assert.equal((await cm(ns, 'one', { a: '1' })).status, 201);
+    // paramRef.namespace: the param of another namespace.
+    const nsOther = await namespace('vap-params-other');
+    await policy('params-other.example.com', nsOther, {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      validations: [
+        { expression: 'size(object.data) <= int(params.data.max)', messageExpression: "'at most ' + params.data.max + ' from ' + params.metadata.namespace" },
+      ],
+    });
+    await binding('params-other', {
+      policyName: 'params-other.example.com',
+      validationActions: ['Deny'],
+      paramRef: { name: 'limits', namespace: ns, parameterNotFoundAction: 'Deny' },
+    });
+    const other = await inForce(nsOther, { a: '1', b: '2' });
+    assert.match(other.json.message, /binding 'params-other' denied request: at most 1 from vap-params$/);
     // A param the binding names that is not there: Deny refuses every request.
     const ns2 = await namespace('vap-params-missing');
     await policy('params-missing.example.com', ns2, {
