@@ -458,6 +458,27 @@ describe('admission webhooks', () => {
     assert.equal(hooks.received('/beta.example.com').at(-1)!.apiVersion, 'admission.k8s.io/v1beta1');
   });
 
+  it('sends the user after impersonation', async () => {
+    const rb = await s.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'jane-edit' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'jane' }],
+    });
+    assert.ok(rb.status === 201 || rb.status === 409, rb.text);
+    await configure('validating', [{ name: 'who.example.com' }]);
+    await inForce('/who.example.com');
+    const c = await eventually('jane may create', async () => {
+      const r = await s.admin.request('POST', CM(), configMap(unique('imp')), { 'impersonate-user': 'jane', 'impersonate-group': 'developers' });
+      return r.status === 201 && r;
+    });
+    assert.equal(c.status, 201);
+    const who = hooks.received('/who.example.com').at(-1)!.request.userInfo;
+    assert.equal(who.username, 'jane');
+    assert.ok(who.groups.includes('developers'), JSON.stringify(who));
+  });
+
   it("passes a webhook's warnings as Warning headers", async () => {
     hooks.answers.set('/warn.example.com', { kind: 'allow', warnings: ['this configmap is odd'] });
     await configure('validating', [{ name: 'warn.example.com' }]);
