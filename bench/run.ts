@@ -548,6 +548,15 @@ if (selected('tracing', 'BENCH_TRACING')) {
 }
 
 // ---------------------------------------------------------------------------
+// Admission section (owned with backends/core/admission): ConfigMap create
+// without admission, with one validating webhook, and unmatched by 100
+// configurations (bench/admission.ts). BENCH_ADMISSION=0 skips it.
+if (selected('admission', 'BENCH_ADMISSION')) {
+  const { runAdmissionBench } = await import('./admission.js');
+  await runAdmissionBench();
+}
+
+// ---------------------------------------------------------------------------
 // Access insight section (owned with gateway/authz explanations): explanations
 // and who-can beside SubjectAccessReview on one chain with 10,000 bindings
 // (bench/access.ts). BENCH_ACCESS=0 skips it.

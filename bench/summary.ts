@@ -46,6 +46,7 @@ export const SECTIONS = [
   'access',
   'crdschema',
   'csr',
+  'admission',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 

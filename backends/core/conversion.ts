@@ -27,7 +27,7 @@ const SLICES = { group: 'discovery.k8s.io', plural: 'endpointslices' };
 const ENDPOINTS = { group: '', plural: 'endpoints' };
 
 /** Read from the store's watch cache (a conversion per request should not cost three round trips to a shared store). */
-async function serviceObjects(env: Pick<CoreEnv, 'store'>, ref: ServiceRef): Promise<ServiceObjects> {
+export async function serviceObjects(env: Pick<CoreEnv, 'store'>, ref: ServiceRef): Promise<ServiceObjects> {
   const [service, slices, endpoints] = await Promise.all([
     getCachedFirst(env.store, `${typePrefix(SERVICES)}${ref.namespace}/${ref.name}`),
     env.store.list(`${typePrefix(SLICES)}${ref.namespace}/`, { minRev: 0 }),

@@ -6,6 +6,8 @@ import type { TokenIssuing } from './handlers/tokenrequest.js';
 import type { ConversionWebhooks } from '../../lib/crd/conversionwebhook.js';
 import type { Trace } from '../../lib/tracing/span.js';
 import type { Admission } from './admission/types.js';
+import type { WebhookConfigurations } from './admission/webhooks/cache.js';
+import type { PolicyCache } from './admission/policies/cache.js';
 
 export interface CoreEnv {
   readonly store: Store;
@@ -34,6 +36,10 @@ export interface CoreEnv {
   readonly conversion?: ConversionWebhooks;
   /** The admission plugins in force (a getter: the front door supplies its plugins once its authorizers exist); absent = the built-in ones. */
   readonly admission?: Admission;
+  /** The admission webhook configurations in force (a watch-fed cache); absent = no webhooks are called. */
+  readonly admissionWebhooks?: WebhookConfigurations;
+  /** The ValidatingAdmissionPolicies, bindings and params in force (a watch-fed cache); absent = no policies apply. */
+  readonly admissionPolicies?: PolicyCache;
   /** Open watches, closed at shutdown. */
   readonly watches: Set<() => void>;
   /** A recorded request's view of the env (tracedenv.ts): its trace, for calls that leave the process. */

@@ -27,6 +27,7 @@ import type { WatchingController } from './controllers/loop.js';
 import { bootstrapRbac } from './controllers/rbacbootstrap.js';
 import { ApfBootstrap } from './controllers/apfbootstrap.js';
 import { FlowSchemaStatusController } from './controllers/flowschemastatus.js';
+import { PolicyStatusController } from './controllers/policystatus.js';
 import { ClusterRoleAggregationController } from './controllers/aggregation.js';
 import { GarbageCollector } from './controllers/garbagecollector.js';
 import { autoregister, type LocalGroupVersion } from './controllers/autoregister.js';
@@ -37,6 +38,8 @@ import { DefaultServiceAccountController, RootCaPublisher } from './controllers/
 import { CrdController } from './controllers/crd.js';
 import { CrdRegistrySync } from '../../lib/crd/registrysync.js';
 import { BUILTIN_ADMISSION } from './admission/build.js';
+import { WebhookConfigurations } from './admission/webhooks/cache.js';
+import { PolicyCache } from './admission/policies/cache.js';
 import type { Admission } from './admission/types.js';
 
 export type { TokenIssuing } from './handlers/tokenrequest.js';
@@ -167,11 +170,23 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     get admission() {
       return admission;
     },
+    get admissionWebhooks() {
+      return admissionWebhooks;
+    },
+    get admissionPolicies() {
+      return admissionPolicies;
+    },
     cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onListed ? { onListed: opts.onListed } : {}),
     ...(opts.allowUnsafeMalformedObjectDeletion ? { allowUnsafeMalformedObjectDeletion: true } : {}),
   };
+  // Admission webhook configurations: read before the first request, then kept by a watch.
+  const admissionWebhooks = opts.builtins !== false ? new WebhookConfigurations(env) : undefined;
+  await admissionWebhooks?.start();
+  // ValidatingAdmissionPolicies and their bindings: the same, read before the first request.
+  const admissionPolicies = opts.builtins !== false ? new PolicyCache(storeObjectSource(env), opts.log) : undefined;
+  await admissionPolicies?.ready;
   const backend = new CoreBackend(env, opts.traceStore ? opts.storageBackend : undefined);
   const stopCounting = countStoredObjects(store, () => env.registry);
   const builtinTypes = live.current;
@@ -195,6 +210,8 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   if (opts.builtins !== false) controllers.push(new CrdController(env, builtinTypes));
   // kube-apiserver's APF config consumer keeps each FlowSchema's Dangling condition, in every server.
   if (opts.builtins !== false) controllers.push(new FlowSchemaStatusController(env));
+  // kube-controller-manager's validatingadmissionpolicy-status: each policy's status.typeChecking.
+  if (opts.builtins !== false) controllers.push(new PolicyStatusController(env));
   // The default RBAC policy, then aggregation over it (its hook waits for the defaults, so readiness sees filled roles).
   let rbacDefaults: Promise<void> | undefined;
   const reconcileRbac = () => (rbacDefaults ??= bootstrapRbac(env));
@@ -240,6 +257,8 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     async close() {
       namespaces.stop();
       crdSync?.stop();
+      admissionWebhooks?.stop();
+      admissionPolicies?.stop();
       aggregation?.stop();
       apf?.stop();
       for (const ctl of controllers) ctl.stop();

@@ -81,6 +81,7 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
         user: ctx.user,
         ...(ctx.body ? { body: ctx.body } : {}),
         ...(ctx.watchInitialized ? { initialized: ctx.watchInitialized } : {}),
+        ...(ctx.audit ? { annotate: annotator(ctx.audit) } : {}),
       });
     },
   ];
@@ -103,4 +104,9 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
     }
     throw pathNotFound();
   };
+}
+
+/** The backend's way to annotate the request's audit event. */
+function annotator(audit: { annotate(key: string, value: string): void }): (key: string, value: string) => void {
+  return (key, value) => audit.annotate(key, value);
 }

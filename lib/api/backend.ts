@@ -16,6 +16,8 @@ export interface BackendRequest {
   readonly body?: Buffer;
   /** A watch calls this once its initial events are sent (priority and fairness frees its seat). */
   readonly initialized?: () => void;
+  /** Adds an annotation to the request's audit event (admission webhooks'); absent = the request is not audited. */
+  readonly annotate?: (key: string, value: string) => void;
 }
 
 export interface ApiBackend {

@@ -42,11 +42,12 @@ export function staticProblem(root: Expr, scope: Scope, limits: ShapeLimits): st
           const q = `${target.exprKind.value.name}.${fn}`;
           namespaced = !bound.includes(target.exprKind.value.name) && !scope.variables.has(target.exprKind.value.name) && scope.hasFunction(q);
         }
-        if (!namespaced && !/^[_@!-]/.test(fn) && !scope.hasFunction(fn)) return `undeclared reference to function "${fn}"`;
+        // The receiver first: its problems come before the call's in the source (`a.f()`), as cel-go lists them.
         if (target && !namespaced) {
           const p = visit(target, bound, depth + 1);
           if (p) return p;
         }
+        if (!namespaced && !/^[_@!-]/.test(fn) && !scope.hasFunction(fn)) return `undeclared reference to function "${fn}"`;
         for (const a of args) {
           const p = visit(a, bound, depth + 1);
           if (p) return p;

@@ -243,6 +243,12 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
         return TYPE_NAMES.has(k.value.name) ? TYPE : DYN;
       }
       case 'selectExpr': {
+        // A variable declared with a qualified name (`authorizer.requestResource`), as cel-go resolves it.
+        const operand = k.value.operand;
+        if (operand?.exprKind.case === 'identExpr' && !k.value.testOnly) {
+          const qualified = scope.get(`${operand.exprKind.value.name}.${k.value.field}`);
+          if (qualified) return qualified;
+        }
         const t = select(typeOf(k.value.operand!), k.value.field, e.id, k.value.testOnly ? `.${k.value.field}` : undefined);
         return k.value.testOnly ? BOOL : t;
       }

@@ -188,6 +188,18 @@ method('optional_type(A)', 'hasValue', '', 'bool');
 method('optional_type(A)', 'value', '', 'A');
 method('optional_type(A)', 'orValue', 'A', 'A');
 
+// authz.ts: the authorizer library (kube's authz and authzSelectors libraries).
+const AZ = 'kubernetes.authorization';
+method(`${AZ}.Authorizer`, 'path', 'string', `${AZ}.PathCheck`);
+method(`${AZ}.Authorizer`, 'group', 'string', `${AZ}.GroupCheck`);
+method(`${AZ}.Authorizer`, 'serviceAccount', 'string, string', `${AZ}.Authorizer`);
+method(`${AZ}.GroupCheck`, 'resource', 'string', `${AZ}.ResourceCheck`);
+method(`${AZ}.ResourceCheck`, ['subresource', 'namespace', 'name', 'fieldSelector', 'labelSelector'], 'string', `${AZ}.ResourceCheck`);
+method(`${AZ}.PathCheck`, 'check', 'string', `${AZ}.Decision`);
+method(`${AZ}.ResourceCheck`, 'check', 'string', `${AZ}.Decision`);
+method(`${AZ}.Decision`, ['allowed', 'errored'], '', 'bool');
+method(`${AZ}.Decision`, ['reason', 'error'], '', 'string');
+
 /** The declared overloads of a function or method name; undefined = not declared here (not checked). */
 export function overloadsOf(name: string): readonly Overload[] | undefined {
   return table.get(name);

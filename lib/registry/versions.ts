@@ -37,6 +37,7 @@ export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
       ga('discovery.k8s.io'),
       ga('flowcontrol.apiserver.k8s.io'),
       ga('certificates.k8s.io'),
+      ga('admissionregistration.k8s.io'),
       {
         group: 'authentication.k8s.io',
         version: 'v1beta1',

@@ -73,6 +73,7 @@ test('/apis lists named groups in priority order with preferred versions', () =>
       'authorization.k8s.io',
       'certificates.k8s.io',
       'rbac.authorization.k8s.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',

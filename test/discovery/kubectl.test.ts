@@ -94,6 +94,8 @@ for (const version of ['1.32', '1.27']) {
           'events.v1',
           'flowschemas.flowcontrol.apiserver.k8s.io/v1',
           'leases.coordination.k8s.io/v1',
+          'mutatingwebhookconfigurations.admissionregistration.k8s.io/v1',
+          'validatingwebhookconfigurations.admissionregistration.k8s.io/v1',
           'namespaces.v1',
           'nodes.v1',
           'persistentvolumeclaims.v1',
@@ -105,6 +107,8 @@ for (const version of ['1.32', '1.27']) {
           'secrets.v1',
           'serviceaccounts.v1',
           'services.v1',
+          'validatingadmissionpolicies.admissionregistration.k8s.io/v1',
+          'validatingadmissionpolicybindings.admissionregistration.k8s.io/v1',
         ].sort(),
       );
       assert.match(stdout, /^pods\s+po\s+v1\s+true\s+Pod\s+create,delete,deletecollection,get,list,patch,update,watch\s+all$/m);

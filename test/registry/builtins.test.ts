@@ -30,8 +30,12 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['apiregistration.k8s.io', 'apiservices', 'APIService', false, [], ['status'], 'apiservice', false],
   ['flowcontrol.apiserver.k8s.io', 'flowschemas', 'FlowSchema', false, [], ['status'], 'subdomain', false],
   ['flowcontrol.apiserver.k8s.io', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false, [], ['status'], 'subdomain', false],
+  ['admissionregistration.k8s.io', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', false, [], [], 'subdomain', false],
+  ['admissionregistration.k8s.io', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false, [], [], 'subdomain', false],
   ['apiextensions.k8s.io', 'customresourcedefinitions', 'CustomResourceDefinition', false, ['crd', 'crds'], ['status'], 'crd', false],
   ['certificates.k8s.io', 'certificatesigningrequests', 'CertificateSigningRequest', false, ['csr'], ['approval', 'status'], 'path-segment', false],
+  ['admissionregistration.k8s.io', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, [], ['status'], 'subdomain', false],
+  ['admissionregistration.k8s.io', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, [], [], 'subdomain', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
@@ -124,6 +128,7 @@ test('named groups are ordered by kube-apiserver priority', () => {
       'authorization.k8s.io',
       'certificates.k8s.io',
       'rbac.authorization.k8s.io',
+      'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',

@@ -2,6 +2,7 @@
 // type it writes.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
+import { addWarnings } from '../../../lib/http/warnings.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { DeleteOptions } from '../handlers/params.js';
 import type { AdmissionAttributes, GroupVersionKind, Operation, WriteOptions } from './types.js';
@@ -45,6 +46,8 @@ export function admissionAttributes(t: ResourceType, r: BackendRequest, w: Write
       ...(fieldManager !== null ? { fieldManager } : {}),
       ...(w.deleteOptions ? { delete: w.deleteOptions } : {}),
     },
+    warn: (text) => addWarnings(r.res, [text]),
+    ...(r.annotate ? { annotate: r.annotate } : {}),
   };
 }
 

@@ -9,7 +9,10 @@ import { certificateApproval, certificateSigning, certificateSubjectRestriction 
 import { namespaceLifecycle } from './namespacelifecycle.js';
 import { nodeRestriction } from './noderestriction.js';
 import { rbacEscalation } from './rbacescalation.js';
+import { validatingAdmissionPolicy } from './policies/plugin.js';
 import type { Admission } from './types.js';
+import { mutatingWebhooks } from './webhooks/mutating.js';
+import { validatingWebhooks } from './webhooks/validating.js';
 
 export interface AdmissionInputs {
   /** --enable-admission-plugins: the optional plugins (NodeRestriction). */
@@ -28,7 +31,7 @@ export const BUILTIN_ADMISSION: Admission = Object.freeze({ mutating: [], valida
 export function buildAdmission(i: AdmissionInputs): Admission {
   return {
     authorizer: i.authorizer,
-    mutating: [],
+    mutating: [mutatingWebhooks(i.authorizer)],
     validating: [
       applyCreateAuthorization(i.authorizer),
       namespaceLifecycle,
@@ -37,6 +40,9 @@ export function buildAdmission(i: AdmissionInputs): Admission {
       certificateApproval(i.authorizer),
       certificateSigning(i.authorizer),
       certificateSubjectRestriction,
+      // kube's order: ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook.
+      validatingAdmissionPolicy(i.authorizer),
+      validatingWebhooks(i.authorizer),
     ],
   };
 }

@@ -12,6 +12,8 @@ import { FLOWCONTROL_TYPES } from './flowcontrol.js';
 import { APIEXTENSIONS_TYPES } from './apiextensions.js';
 import { ACCESS_TYPES } from './access.js';
 import { CERTIFICATES_TYPES } from './certificates.js';
+import { ADMISSIONREGISTRATION_TYPES } from './admissionregistration.js';
+import { ADMISSION_POLICY_TYPES } from './admissionregistration-policies.js';
 import { builtinSchemaOf } from '../../schema/index.js';
 
 /** Each type with its generated schema attached (lib/schema). */
@@ -31,6 +33,8 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...AUTHORIZATION_TYPES,
   ...FLOWCONTROL_TYPES,
   ...APIEXTENSIONS_TYPES,
+  ...ADMISSIONREGISTRATION_TYPES,
+  ...ADMISSION_POLICY_TYPES,
   ...ACCESS_TYPES,
   ...CERTIFICATES_TYPES,
 ].map(withSchema);

@@ -14,6 +14,7 @@ import { authorizationV1 } from './authorization-v1.js';
 import { apiextensionsV1 } from './apiextensions-v1.js';
 import { authorizationV1beta1 } from './authorization-v1beta1.js';
 import { certificatesV1 } from './certificates-v1.js';
+import { admissionregistrationV1 } from './admissionregistration-v1.js';
 
 export const PACKAGES: readonly SchemaPackage[] = [
   metaV1,
@@ -30,4 +31,5 @@ export const PACKAGES: readonly SchemaPackage[] = [
   apiextensionsV1,
   authorizationV1beta1,
   certificatesV1,
+  admissionregistrationV1,
 ];

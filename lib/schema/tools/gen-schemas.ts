@@ -186,6 +186,16 @@ const PKGS: Pkg[] = [
     prefix: 'io.k8s.api.certificates.v1',
     roots: withLists(['CertificateSigningRequest']),
   },
+  {
+    alias: 'admissionregistration',
+    file: 'admissionregistration-v1.ts',
+    exportName: 'admissionregistrationV1',
+    repo: 0,
+    dir: 'admissionregistration/v1',
+    importPath: 'k8s.io/api/admissionregistration/v1',
+    prefix: 'io.k8s.api.admissionregistration.v1',
+    roots: withLists(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']),
+  },
 ];
 
 /** Go types whose JSON form is not their struct: written as our scalar names. */
