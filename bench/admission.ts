@@ -7,7 +7,9 @@
 // each scenario, each scenario reversed, without) so the machine's drift
 // lands on all. A scenario is one entry of SCENARIOS: a name, its target
 // (a share of the rate without admission), its setup and its teardown.
-// Targets: webhook ≥ 50%, unmatched ≥ 95%. BENCH_ONLY=admission runs it.
+// The policy scenarios: one ValidatingAdmissionPolicy of three expressions
+// that matches (every create passes), and 100 bound policies that do not.
+// Targets: webhook ≥ 50%, policy ≥ 80%, unmatched ≥ 95%. BENCH_ONLY=admission runs it.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -100,6 +102,76 @@ export const SCENARIOS: Scenario[] = [
     },
   },
 ];
+
+/** A ValidatingAdmissionPolicy on `resources` with its binding (Deny). */
+async function boundPolicy(admin: Admin, name: string, resources: string[], validations: readonly object[]): Promise<void> {
+  await admin.must('POST', `${ADM}/validatingadmissionpolicies`, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name },
+    spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources }] }, validations },
+  });
+  await admin.must('POST', `${ADM}/validatingadmissionpolicybindings`, {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name },
+    spec: { policyName: name, validationActions: ['Deny'] },
+  });
+}
+
+/** Three expressions every bench create passes; a ConfigMap of 10 keys fails the second. */
+const THREE = [
+  { expression: 'object.metadata.name.size() <= 253' },
+  { expression: '!has(object.data) || object.data.size() < 10', message: 'at most 9 keys' },
+  { expression: "request.userInfo.username != 'system:anonymous'" },
+];
+
+/** Dry-run creates of a ConfigMap the policy refuses until one is refused (the policies are read through a watch). */
+async function untilRefused(admin: Admin): Promise<void> {
+  const body = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { generateName: 'probe-' },
+    data: Object.fromEntries([...Array(10).keys()].map((k) => [`k${k}`, 'v'])),
+  };
+  for (let i = 0; i < 200; i++) {
+    if ((await admin.call('POST', '/api/v1/namespaces/bench/configmaps?dryRun=All', body)).status >= 400) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the admission policy never came into force');
+}
+
+SCENARIOS.push(
+  {
+    name: 'one ValidatingAdmissionPolicy of three expressions',
+    atLeast: 0.8,
+    async setup(c) {
+      await boundPolicy(c.admin, 'bench-three', ['configmaps'], THREE);
+      await untilRefused(c.admin);
+    },
+    async teardown(c) {
+      await c.admin.must('DELETE', `${ADM}/validatingadmissionpolicybindings/bench-three`);
+      await c.admin.must('DELETE', `${ADM}/validatingadmissionpolicies/bench-three`);
+    },
+  },
+  {
+    name: 'not matched by any of 100 ValidatingAdmissionPolicies',
+    atLeast: 0.95,
+    async setup(c) {
+      for (let i = 0; i < 100; i++) await boundPolicy(c.admin, `bench-unmatched-${i}`, i % 2 === 0 ? ['secrets'] : [`other${i}s`], THREE);
+      // In force once a policy bound after them is (one watch delivers them in order).
+      await boundPolicy(c.admin, 'bench-marker', ['configmaps'], THREE);
+      await untilRefused(c.admin);
+      await c.admin.must('DELETE', `${ADM}/validatingadmissionpolicybindings/bench-marker`);
+      await c.admin.must('DELETE', `${ADM}/validatingadmissionpolicies/bench-marker`);
+      await new Promise((r) => setTimeout(r, 500));
+    },
+    async teardown(c) {
+      await c.admin.must('DELETE', `${ADM}/validatingadmissionpolicybindings`);
+      await c.admin.must('DELETE', `${ADM}/validatingadmissionpolicies`);
+    },
+  },
+);
 
 interface Figure {
   rate: number;

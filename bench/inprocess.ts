@@ -37,7 +37,13 @@ export async function rateLoop(what: string, next: (i: number) => Promise<boolea
 }
 
 /** Runs `fn` against a fresh in-process server, then shuts it down and removes its data. */
-export async function withInProcessServer(name: string, fn: (call: Call) => Promise<void>): Promise<void> {
+/** What a section needs to open its own connections (a watch) to the in-process server. */
+export interface ServerContext {
+  readonly port: number;
+  readonly tls: { ca: string; cert: string; key: string };
+}
+
+export async function withInProcessServer(name: string, fn: (call: Call, server: ServerContext) => Promise<void>): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), `gatehouse-bench-${name}-`));
   const port = await freePort();
   const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dataDir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow']);
@@ -48,7 +54,7 @@ export async function withInProcessServer(name: string, fn: (call: Call) => Prom
   const admin = new Admin(port, { ca, cert, key }, CONNECTIONS);
   try {
     await admin.ready();
-    await fn((method, path, body, contentType) => admin.send(method, path, body, contentType));
+    await fn((method, path, body, contentType) => admin.send(method, path, body, contentType), { port, tls: { ca, cert, key } });
   } finally {
     admin.close();
     await running.shutdown('bench');

@@ -426,6 +426,15 @@ if (selected('patch', 'BENCH_PATCH')) {
 }
 
 // ---------------------------------------------------------------------------
+// CertificateSigningRequest section (owned with lib/certificates and the csr
+// controllers): approve → certificate latency and CSR creates beside ConfigMap
+// creates (bench/csr.ts). BENCH_CSR=0 skips it.
+if (selected('csr', 'BENCH_CSR')) {
+  const { runCsrBench } = await import('./csr.js');
+  await runCsrBench();
+}
+
+// ---------------------------------------------------------------------------
 // Redis store section (owned with backends/core/store/redis*.ts): store-level
 // figures (bench/redis.ts) and the full stack on Redis (bench/redis-stack.ts),
 // each beside its baselines. Skipped, with the reason printed, when Redis

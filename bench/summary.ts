@@ -45,6 +45,7 @@ export const SECTIONS = [
   'tracing',
   'access',
   'crdschema',
+  'csr',
   'admission',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];

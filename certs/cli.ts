@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { ensureDevPki, devPkiPaths, readOptional, writeFileAtomic } from './devpki.js';
 import { renderKubeconfig, serverUrl } from './kubeconfig.js';
 import { generateClientCert } from './pki.js';
+import { csrKubeconfig } from './csrkubeconfig.js';
 
 export interface CertsIo {
   out: (line: string) => void;
@@ -26,6 +27,10 @@ Commands:
   client  --dir <dir> --user <name> [--group <group> ...] [--out <path>] [--server <url>]
           Issue a client certificate signed by <dir>/pki/ca.crt and write a kubeconfig
           for it (default <dir>/<user>.kubeconfig).
+  csr-kubeconfig  --name <csr> --key <key.pem> [--kubeconfig <admin.kubeconfig> | --dir <dir>] [--out <path>] [--server <url>]
+          Write a kubeconfig for an issued CertificateSigningRequest: its certificate read
+          from the API with --kubeconfig (default <dir>/admin.kubeconfig), the key that
+          signed the request (default out: <dir or .>/<csr>.kubeconfig).
   help    Show this text.`;
 
 class UsageError extends Error {}
@@ -42,6 +47,8 @@ export async function runCertsCommand(argv: string[], io: CertsIo = defaultIo): 
         return await init(parseArgs(rest, { dir: 'string', host: 'string', port: 'string', san: 'csv' }), io);
       case 'client':
         return await client(parseArgs(rest, { dir: 'string', user: 'string', group: 'list', out: 'string', server: 'string' }), io);
+      case 'csr-kubeconfig':
+        return await fromCsr(parseArgs(rest, { name: 'string', key: 'string', kubeconfig: 'string', dir: 'string', out: 'string', server: 'string' }), io);
       case 'help':
       case '--help':
       case '-h':
@@ -94,6 +101,23 @@ async function client(args: Parsed, io: CertsIo): Promise<number> {
     0o600,
   );
   io.out(`kubeconfig for user "${user}"${groups.length ? ` (groups ${groups.join(', ')})` : ''}: ${out}`);
+  return 0;
+}
+
+async function fromCsr(args: Parsed, io: CertsIo): Promise<number> {
+  const name = required(args, 'name');
+  const dir = args.strings.get('dir');
+  const kubeconfigPath = args.strings.get('kubeconfig') ?? (dir !== undefined ? devPkiPaths(dir).kubeconfig : undefined);
+  if (kubeconfigPath === undefined) throw new UsageError('missing required flag: --kubeconfig (or --dir)');
+  const [kubeconfigText, keyPem] = await Promise.all([readOptional(kubeconfigPath), readOptional(required(args, 'key'))]);
+  if (kubeconfigText === undefined) throw new Error(`no kubeconfig at "${kubeconfigPath}"`);
+  if (keyPem === undefined) throw new Error(`no key file at "${required(args, 'key')}"`);
+  const server = args.strings.get('server');
+  const { text, user } = await csrKubeconfig({ kubeconfigText, csrName: name, keyPem, ...(server !== undefined ? { server } : {}) });
+  const out = args.strings.get('out') ?? join(dir ?? '.', `${name.replace(/[^A-Za-z0-9._-]/g, '_')}.kubeconfig`);
+  await mkdir(dirname(out), { recursive: true });
+  await writeFileAtomic(out, text, 0o600);
+  io.out(`kubeconfig for user "${user}" from the request "${name}": ${out}`);
   return 0;
 }
 

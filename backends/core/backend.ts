@@ -56,7 +56,7 @@ export class CoreBackend implements ApiBackend {
       if (sub.name === 'scale' && t.scale) return serveScale(env, t, r);
       if (verb === 'get') return getObject(env, t, r);
       if (verb === 'update') return update(env, t, r);
-      if (verb === 'patch' && sub.name === 'status') return patch(env, t, r);
+      if (verb === 'patch' && (sub.name === 'status' || sub.name === 'approval')) return patch(env, t, r);
       throw patchNotYet(r);
     }
     if (!info.name && !COLLECTION_VERBS.has(verb)) throw methodNotAllowed(r.req.method ?? '', `the ${t.plural} collection`);

@@ -7,6 +7,7 @@ import type { ConversionWebhooks } from '../../lib/crd/conversionwebhook.js';
 import type { Trace } from '../../lib/tracing/span.js';
 import type { Admission } from './admission/types.js';
 import type { WebhookConfigurations } from './admission/webhooks/cache.js';
+import type { PolicyCache } from './admission/policies/cache.js';
 
 export interface CoreEnv {
   readonly store: Store;
@@ -37,6 +38,8 @@ export interface CoreEnv {
   readonly admission?: Admission;
   /** The admission webhook configurations in force (a watch-fed cache); absent = no webhooks are called. */
   readonly admissionWebhooks?: WebhookConfigurations;
+  /** The ValidatingAdmissionPolicies, bindings and params in force (a watch-fed cache); absent = no policies apply. */
+  readonly admissionPolicies?: PolicyCache;
   /** Open watches, closed at shutdown. */
   readonly watches: Set<() => void>;
   /** A recorded request's view of the env (tracedenv.ts): its trace, for calls that leave the process. */

@@ -19,11 +19,15 @@ import { StoreError, type Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
 import { ServiceAccountTokenController } from './controllers/satokens.js';
 import { TokenCleaner } from './controllers/tokencleaner.js';
+import { CsrSigningController, type CsrSigningConfig } from './controllers/csrsigning.js';
+import { CsrApprovingController } from './controllers/csrapproving.js';
+import { CsrCleaner } from './controllers/csrcleaner.js';
 import { BootstrapSigner, type ClusterInfoSource } from './controllers/bootstrapsigner.js';
 import type { WatchingController } from './controllers/loop.js';
 import { bootstrapRbac } from './controllers/rbacbootstrap.js';
 import { ApfBootstrap } from './controllers/apfbootstrap.js';
 import { FlowSchemaStatusController } from './controllers/flowschemastatus.js';
+import { PolicyStatusController } from './controllers/policystatus.js';
 import { ClusterRoleAggregationController } from './controllers/aggregation.js';
 import { GarbageCollector } from './controllers/garbagecollector.js';
 import { autoregister, type LocalGroupVersion } from './controllers/autoregister.js';
@@ -35,10 +39,12 @@ import { CrdController } from './controllers/crd.js';
 import { CrdRegistrySync } from '../../lib/crd/registrysync.js';
 import { BUILTIN_ADMISSION } from './admission/build.js';
 import { WebhookConfigurations } from './admission/webhooks/cache.js';
+import { PolicyCache } from './admission/policies/cache.js';
 import type { Admission } from './admission/types.js';
 
 export type { TokenIssuing } from './handlers/tokenrequest.js';
 export type { ClusterInfoSource } from './controllers/bootstrapsigner.js';
+export type { CsrSigningConfig } from './controllers/csrsigning.js';
 export type { LocalGroupVersion } from './controllers/autoregister.js';
 export { AUTOMANAGED_LABEL } from './controllers/autoregister.js';
 export { buildAdmission, type AdmissionInputs } from './admission/build.js';
@@ -91,6 +97,12 @@ export interface CoreBackendOptions {
     tokenCleaner?: boolean;
     /** `bootstrapsigner`: keeps kube-public/cluster-info and its JWS signatures. */
     bootstrapSigner?: ClusterInfoSource;
+    /** `csrsigning`: issues approved CertificateSigningRequests of the kubernetes.io signers with their CAs. */
+    csrSigning?: CsrSigningConfig;
+    /** `csrapproving`: approves node client certificate requests their requester may make (SubjectAccessReview). */
+    csrApproving?: boolean;
+    /** `csrcleaner`: removes decided, issued and stale CertificateSigningRequests. */
+    csrCleaner?: boolean;
   };
 }
 
@@ -161,6 +173,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     get admissionWebhooks() {
       return admissionWebhooks;
     },
+    get admissionPolicies() {
+      return admissionPolicies;
+    },
     cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onListed ? { onListed: opts.onListed } : {}),
@@ -169,6 +184,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   // Admission webhook configurations: read before the first request, then kept by a watch.
   const admissionWebhooks = opts.builtins !== false ? new WebhookConfigurations(env) : undefined;
   await admissionWebhooks?.start();
+  // ValidatingAdmissionPolicies and their bindings: the same, read before the first request.
+  const admissionPolicies = opts.builtins !== false ? new PolicyCache(storeObjectSource(env), opts.log) : undefined;
+  await admissionPolicies?.ready;
   const backend = new CoreBackend(env, opts.traceStore ? opts.storageBackend : undefined);
   const stopCounting = countStoredObjects(store, () => env.registry);
   const builtinTypes = live.current;
@@ -183,12 +201,17 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   if (c.rootCaPublisher) controllers.push(new RootCaPublisher(env, c.rootCaPublisher.caPem));
   if (c.tokenCleaner) controllers.push(new TokenCleaner(env));
   if (c.bootstrapSigner) controllers.push(new BootstrapSigner(env, c.bootstrapSigner));
+  if (c.csrSigning) controllers.push(new CsrSigningController(env, c.csrSigning));
+  if (c.csrApproving) controllers.push(new CsrApprovingController(env));
+  if (c.csrCleaner) controllers.push(new CsrCleaner(env));
   // kube-controller-manager's `garbagecollector`: ownerReferences across every stored type.
   if (opts.builtins !== false) controllers.push(new GarbageCollector(env));
   // apiextensions-apiserver's naming, establishing and finalizing controllers, and kube-aggregator's crdregistration.
   if (opts.builtins !== false) controllers.push(new CrdController(env, builtinTypes));
   // kube-apiserver's APF config consumer keeps each FlowSchema's Dangling condition, in every server.
   if (opts.builtins !== false) controllers.push(new FlowSchemaStatusController(env));
+  // kube-controller-manager's validatingadmissionpolicy-status: each policy's status.typeChecking.
+  if (opts.builtins !== false) controllers.push(new PolicyStatusController(env));
   // The default RBAC policy, then aggregation over it (its hook waits for the defaults, so readiness sees filled roles).
   let rbacDefaults: Promise<void> | undefined;
   const reconcileRbac = () => (rbacDefaults ??= bootstrapRbac(env));
@@ -235,6 +258,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
       namespaces.stop();
       crdSync?.stop();
       admissionWebhooks?.stop();
+      admissionPolicies?.stop();
       aggregation?.stop();
       apf?.stop();
       for (const ctl of controllers) ctl.stop();

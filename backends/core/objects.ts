@@ -2,7 +2,7 @@
 // metadata, status/spec separation, generation, finalizer rules and
 // validation. Pure functions of (type, body, old object, time).
 import { randomUUID, randomInt } from 'node:crypto';
-import { isPlainObject, rfc3339, type KObject } from '../../lib/api/meta.js';
+import { isPlainObject, rfc3339, type KObject, type UserInfo } from '../../lib/api/meta.js';
 import { jsonEqual, membersEqual } from '../../lib/api/json.js';
 import { badRequest, cause, conflict, invalid, STALE_OBJECT, type StatusCause } from '../../lib/api/status.js';
 import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
@@ -87,7 +87,7 @@ export function validate(t: ResourceType, obj: KObject, old: KObject | undefined
 }
 
 /** A new object as stored on create: server fields set, client-set server fields dropped. */
-export function prepareCreate(t: ResourceType, obj: KObject, now: number): KObject {
+export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?: UserInfo): KObject {
   const meta = obj.metadata;
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   meta.uid = randomUUID();
@@ -99,6 +99,7 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number): KObje
   delete meta.deletionGracePeriodSeconds;
   delete meta['selfLink'];
   if (resetsStatusOnCreate(t)) delete obj['status'];
+  t.prepareForCreate?.(obj, user);
   t.defaults?.(obj);
   validate(t, obj, undefined);
   return obj;
@@ -118,14 +119,27 @@ function sameSpec(a: KObject, b: KObject): boolean {
   return membersEqual(a, b, SPEC_SKIP);
 }
 
-export type UpdateTarget = 'main' | 'status' | 'finalize';
+/** The update path: the object itself, /status, /finalize, or another subresource the type prepares itself (/approval). */
+export type UpdateTarget = 'main' | 'status' | 'finalize' | 'approval';
+
+/** The update path of a request's subresource ('' = the object itself). */
+export function updateTargetOf(subresource: string): UpdateTarget {
+  return subresource === 'status' || subresource === 'finalize' || subresource === 'approval' ? subresource : 'main';
+}
 
 /**
  * The object to store for an update of `old` with `obj`. Throws 409 for a
  * stale resourceVersion or another uid, 422 for invalid objects.
  * Returns undefined when nothing would change (no write, no event).
  */
-export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, target: UpdateTarget, track?: TrackManagedFields): KObject | undefined {
+export function prepareUpdate(
+  t: ResourceType,
+  obj: KObject,
+  old: KObject,
+  target: UpdateTarget,
+  track?: TrackManagedFields,
+  now = Date.now(),
+): KObject | undefined {
   const meta = obj.metadata;
   const oldMeta = old.metadata;
   const gr = { group: t.group, resource: t.plural };
@@ -145,8 +159,8 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
   let next: KObject;
   /** Whether next's spec (all but metadata and status) is old's, once known: a change bumps the generation. */
   let specSame: boolean | undefined;
-  if (target === 'status') {
-    // Only status changes through /status (ResetObjectMetaForStatus).
+  if (target === 'status' || target === 'approval') {
+    // Only status changes through /status (ResetObjectMetaForStatus); the type narrows what else (/approval: the conditions).
     next = { ...old, metadata: { ...oldMeta } };
     if (obj['status'] === undefined) delete next['status'];
     else next['status'] = obj['status'];
@@ -198,6 +212,7 @@ export function prepareUpdate(t: ResourceType, obj: KObject, old: KObject, targe
       (t.generation === 'all-but-metadata' && !jsonEqual(next['status'], old['status']));
     if (t.generation && bump) m.generation = (oldMeta.generation ?? 1) + 1;
   }
+  t.prepareForUpdate?.(next, old, target, now);
   delete next.metadata.resourceVersion;
   const requested = next.metadata.managedFields;
   if (track) track(next, old, requested);

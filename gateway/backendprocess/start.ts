@@ -19,7 +19,7 @@ import { readFile } from 'node:fs/promises';
 import { controllerEnabled } from '../config/flags.js';
 import { servedRegistry } from '../config/runtimeconfig.js';
 import { loadServiceAccountSetup } from '../server/tokenmethods.js';
-import { startOwnAdmission } from '../server/backends.js';
+import { csrControllers, startOwnAdmission } from '../server/backends.js';
 import { buildTracing } from '../tracing/index.js';
 import { buildAuditor } from '../audit/index.js';
 import type { BackendKind } from './flags.js';
@@ -64,6 +64,7 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
     controllers: {
       ...(controllerEnabled(opts, 'serviceaccount-token') ? { serviceAccountToken: { caPem } } : {}),
       tokenCleaner: controllerEnabled(opts, 'tokencleaner'),
+      ...csrControllers(opts, log),
     },
   });
   return startBackendServer({

@@ -15,6 +15,7 @@ import { flowcontrol, type FlowControlOptions } from './options/flowcontrol.js';
 import { aggregation, type AggregationOptions } from './options/aggregation.js';
 import { sidecar, type SidecarOptions } from './options/sidecar.js';
 import { controllers, type ControllerOptions } from './options/controllers.js';
+import { csrSigning, type CsrSigningOptions } from './options/csrsigning.js';
 import { features, type FeatureOptions } from './options/features.js';
 import { audit, type AuditOptions } from './options/audit.js';
 import { tracing, type TracingOptions } from './options/tracing.js';
@@ -34,6 +35,7 @@ export type ServeOptions = ServingOptions &
   AggregationOptions &
   SidecarOptions &
   ControllerOptions &
+  CsrSigningOptions &
   FeatureOptions &
   AuditOptions &
   TracingOptions &
@@ -53,6 +55,7 @@ const GROUPS = [
   aggregation,
   sidecar,
   controllers,
+  csrSigning,
   features,
   audit,
   tracing,

@@ -22,6 +22,7 @@ import type { TokenIssuing } from '../../backends/core/index.js';
 import type { PostStartHook } from '../health/checks.js';
 import type { AppHooks } from './app.js';
 import { connectHost } from './serving.js';
+import { csrSigningConfig } from './signers.js';
 
 export interface CoreInputs {
   /** The registry in force; the in-process core backend swaps it as CustomResourceDefinitions change. */
@@ -58,6 +59,7 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
       ...(controllerEnabled(opts, 'root-ca-cert-publisher') ? { rootCaPublisher: { caPem: i.clusterCaPem } } : {}),
       tokenCleaner: controllerEnabled(opts, 'tokencleaner'),
       ...(controllerEnabled(opts, 'bootstrapsigner') ? { bootstrapSigner: { server: serverUrl(host, opts.securePort), caPem: i.clusterCaPem } } : {}),
+      ...csrControllers(opts, hooks.log),
     },
     storageBackend: opts.storageBackend,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
@@ -76,6 +78,16 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
     ...(hooks.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: hooks.bookmarkIntervalMs } : {}),
     ...(hooks.tooLargeWaitMs !== undefined ? { tooLargeWaitMs: hooks.tooLargeWaitMs } : {}),
   });
+}
+
+/** csrsigning, csrapproving and csrcleaner as --controllers leaves them (in-process and in `gatehouse core-backend`). */
+export function csrControllers(opts: ServeOptions, log: (msg: string) => void) {
+  const signing = controllerEnabled(opts, 'csrsigning') ? csrSigningConfig(opts, log) : undefined;
+  return {
+    ...(signing ? { csrSigning: signing } : {}),
+    csrApproving: controllerEnabled(opts, 'csrapproving'),
+    csrCleaner: controllerEnabled(opts, 'csrcleaner'),
+  };
 }
 
 /** The core backend's admission chain from the flags: the one builder, in-process and in `gatehouse core-backend`. */

@@ -6,9 +6,8 @@
 // `namespaceObject`, and as the configuration declares them `params`,
 // `authorizer` with `authorizer.requestResource` (authz.ts), `variables`.
 // Compile at write with kube's messages, evaluate per request.
-import { CelScalar, type CelInput, type CelType } from '@bufbuild/cel';
-import type { UserInfo } from '../api/meta.js';
-import { authorizerValue, authzFunctions, AUTHORIZER_TYPE, RESOURCE_CHECK_TYPE } from './authz.js';
+import { CelScalar, type CelType } from '@bufbuild/cel';
+import { authzFunctions, AUTHORIZER_TYPE, RESOURCE_CHECK_TYPE } from './authz.js';
 import { CelEnvironment, type CompiledExpression } from './environment.js';
 import { CelCompileError } from './errors.js';
 import { BOOL, DYN, formatType, INT, listOf, mapOf, NULL, opaque, STRING, TIMESTAMP, type CelT } from './types.js';
@@ -172,70 +171,4 @@ function render(expression: string, at: number, message: string): string {
   return `ERROR: <input>:${line}:${col + 1}: ${message}\n | ${text}\n | ${'.'.repeat(col)}^`;
 }
 
-/** The request's parts the `request` variable shows (kube's AdmissionRequest). */
-export interface AdmissionRequestInput {
-  readonly kind: { readonly group: string; readonly version: string; readonly kind: string };
-  readonly resource: { readonly group: string; readonly version: string; readonly resource: string };
-  readonly subResource: string;
-  readonly requestKind?: AdmissionRequestInput['kind'];
-  readonly requestResource?: AdmissionRequestInput['resource'];
-  readonly requestSubResource?: string;
-  readonly name: string;
-  readonly namespace: string;
-  readonly operation: string;
-  readonly userInfo: UserInfo;
-  readonly dryRun: boolean;
-  /** The write's options object (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions) as JSON, or null. */
-  readonly options: unknown;
-}
-
-/** The `request` variable's value: JSON-shaped as kube serialises an AdmissionRequest (empty fields left out). */
-export function requestValue(r: AdmissionRequestInput): CelInput {
-  const u = r.userInfo;
-  const user: Record<string, unknown> = { username: u.username };
-  if (u.uid) user.uid = u.uid;
-  if (u.groups?.length) user.groups = [...u.groups];
-  if (u.extra && Object.keys(u.extra).length > 0) user.extra = u.extra;
-  const req: Record<string, unknown> = {
-    kind: { ...r.kind },
-    resource: { ...r.resource },
-    requestKind: { ...(r.requestKind ?? r.kind) },
-    requestResource: { ...(r.requestResource ?? r.resource) },
-    name: r.name,
-    namespace: r.namespace,
-    operation: r.operation,
-    userInfo: user,
-    dryRun: r.dryRun,
-  };
-  if (r.subResource) req.subResource = r.subResource;
-  const rs = r.requestSubResource ?? r.subResource;
-  if (rs) req.requestSubResource = rs;
-  if (r.options !== null && r.options !== undefined) req.options = r.options;
-  return jsonValue(req);
-}
-
-/**
- * An object as kube's admission expressions see it (unstructured content):
- * integers are ints, other numbers doubles, strings stay strings (no schema
- * makes them timestamps), every key is data.
- */
-export function jsonValue(v: unknown): CelInput {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
-  if (typeof v === 'string' || typeof v === 'boolean') return v;
-  if (Array.isArray(v)) return v.map(jsonValue);
-  if (typeof v === 'object') {
-    const m = new Map<string, CelInput>();
-    for (const k of Object.keys(v)) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) m.set(k, jsonValue(x));
-    }
-    return m;
-  }
-  return null;
-}
-
-/** The `authorizer` variable's value for a request on this resource (its `requestResource`). */
-export function requestAuthorizer(r: Pick<AdmissionRequestInput, 'resource' | 'subResource' | 'namespace' | 'name'>): CelInput {
-  return authorizerValue({ group: r.resource.group, resource: r.resource.resource, subresource: r.subResource, namespace: r.namespace, name: r.name });
-}
+export { jsonValue, requestAuthorizer, requestValue, type AdmissionRequestInput } from './admissionvalues.js';

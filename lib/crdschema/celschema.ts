@@ -51,7 +51,8 @@ export function usesIdent(e: Expr, name: string): boolean {
 
 // ---- property names as CEL sees them --------------------------------------
 
-const RESERVED = new Set([
+/** CEL's reserved words: no identifier, property name or variable name may be one. */
+export const RESERVED = new Set([
   'true',
   'false',
   'null',

@@ -1,7 +1,7 @@
 // The shape of one served resource type. Discovery, Table output, field
 // selectors, name rules and type-specific validation all derive from these
 // entries (DESIGN.md section 6); nothing else repeats their facts.
-import type { KObject } from '../api/meta.js';
+import type { KObject, UserInfo } from '../api/meta.js';
 import type { StatusCause } from '../api/status.js';
 import type { StructNode } from '../schema/model.js';
 
@@ -71,6 +71,17 @@ export interface ResourceType {
   fieldSelectors: Readonly<Record<string, (obj: KObject) => string>>;
   /** Sets server defaults on create (for example a namespace's phase). */
   defaults?(obj: KObject): void;
+  /**
+   * kube's strategy PrepareForCreate beyond defaults: fields the server sets from the
+   * requester (a CertificateSigningRequest's username, uid, groups and extra).
+   */
+  prepareForCreate?(obj: KObject, user: UserInfo | undefined): void;
+  /**
+   * kube's strategy PrepareForUpdate for what the generic rules do not cover: `next`
+   * is the object to store for the update path `target` ('main', 'status', or another
+   * subresource such as 'approval', whose `next` starts from old with the request's status).
+   */
+  prepareForUpdate?(next: KObject, old: KObject, target: string, now: number): void;
   /** Type-specific validation of a new object (old = the stored one on update). */
   validate?(obj: KObject, old: KObject | undefined): StatusCause[];
   /**

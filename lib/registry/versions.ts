@@ -36,6 +36,7 @@ export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
       ga('coordination.k8s.io'),
       ga('discovery.k8s.io'),
       ga('flowcontrol.apiserver.k8s.io'),
+      ga('certificates.k8s.io'),
       ga('admissionregistration.k8s.io'),
       {
         group: 'authentication.k8s.io',

@@ -202,4 +202,9 @@ export const CLUSTER_ROLES: ClusterRoleData[] = [
     name: 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
     rules: [rule('create', ['certificates.k8s.io'], 'certificatesigningrequests/selfnodeclient')],
   },
+  // Approving a kubernetes.io signer's requests (with update on certificatesigningrequests/approval).
+  ...['kube-apiserver-client', 'kube-apiserver-client-kubelet', 'kubelet-serving', 'legacy-unknown'].map((s) => ({
+    name: `system:certificates.k8s.io:${s}-approver`,
+    rules: [rule('approve', ['certificates.k8s.io'], 'signers', `kubernetes.io/${s}`)],
+  })),
 ];

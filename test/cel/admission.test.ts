@@ -169,6 +169,27 @@ test('authorizer checks are asked of the authorizer, as the requester or a servi
   assert.equal(a.calls.at(-1)!.isResourceRequest, false);
 });
 
+test('fieldSelector and labelSelector reach the authorizer as parsed requirements; one that does not parse is left out', async () => {
+  const a = authorizer(() => ({ kind: 'allow', reason: '' }));
+  const session = new AuthorizerSession(a, REQ.userInfo);
+  assert.equal(
+    await evaluate(
+      "authorizer.group('').resource('pods').fieldSelector('spec.nodeName=n1').labelSelector('app in (a,b)').check('list').allowed()",
+      {},
+      session,
+    ),
+    true,
+  );
+  const x = a.calls[0] as AuthorizationAttributes & { fieldSelector?: unknown; labelSelector?: Array<{ key: string }> };
+  assert.deepEqual(x.fieldSelector, [{ field: 'spec.nodeName', operator: '=', value: 'n1' }]);
+  assert.deepEqual(
+    x.labelSelector?.map((r) => r.key),
+    ['app'],
+  );
+  assert.equal(await evaluate("authorizer.group('').resource('pods').fieldSelector('bad selector').check('list').allowed()", {}, session), true);
+  assert.equal((a.calls[1] as { fieldSelector?: unknown }).fieldSelector, undefined);
+});
+
 test('a check that depends on another decision takes one more round; decisions are kept per session', async () => {
   const a = authorizer((x) => ({ kind: x.verb === 'get' || x.namespace === 'two' ? 'allow' : 'deny', reason: '' }));
   const session = new AuthorizerSession(a, REQ.userInfo);

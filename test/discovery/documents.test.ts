@@ -71,6 +71,7 @@ test('/apis lists named groups in priority order with preferred versions', () =>
       'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
+      'certificates.k8s.io',
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',

@@ -83,6 +83,7 @@ for (const version of ['1.32', '1.27']) {
         [
           ...reviews,
           'apiservices.apiregistration.k8s.io/v1',
+          'certificatesigningrequests.certificates.k8s.io/v1',
           'clusterrolebindings.rbac.authorization.k8s.io/v1',
           'clusterroles.rbac.authorization.k8s.io/v1',
           'configmaps.v1',

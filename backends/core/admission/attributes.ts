@@ -2,8 +2,8 @@
 // type it writes.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
-import type { ResourceType } from '../../../lib/registry/types.js';
 import { addWarnings } from '../../../lib/http/warnings.js';
+import type { ResourceType } from '../../../lib/registry/types.js';
 import type { DeleteOptions } from '../handlers/params.js';
 import type { AdmissionAttributes, GroupVersionKind, Operation, WriteOptions } from './types.js';
 

@@ -5,9 +5,11 @@
 import type { RequestAuthorizer } from '../../../lib/api/authorization.js';
 import type { RbacRuleResolver } from '../../../lib/rbac/rules.js';
 import { applyCreateAuthorization } from './applycreate.js';
+import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './certificates.js';
 import { namespaceLifecycle } from './namespacelifecycle.js';
 import { nodeRestriction } from './noderestriction.js';
 import { rbacEscalation } from './rbacescalation.js';
+import { validatingAdmissionPolicy } from './policies/plugin.js';
 import type { Admission } from './types.js';
 import { mutatingWebhooks } from './webhooks/mutating.js';
 import { validatingWebhooks } from './webhooks/validating.js';
@@ -23,17 +25,23 @@ export interface AdmissionInputs {
   readonly privilegedGroups: readonly string[];
 }
 
-/** What every backend admits with before (or without) a front door's plugins: NamespaceLifecycle. */
-export const BUILTIN_ADMISSION: Admission = Object.freeze({ mutating: [], validating: [namespaceLifecycle] });
+/** What every backend admits with before (or without) a front door's plugins: NamespaceLifecycle, CertificateSubjectRestriction. */
+export const BUILTIN_ADMISSION: Admission = Object.freeze({ mutating: [], validating: [namespaceLifecycle, certificateSubjectRestriction] });
 
 export function buildAdmission(i: AdmissionInputs): Admission {
   return {
+    authorizer: i.authorizer,
     mutating: [mutatingWebhooks(i.authorizer)],
     validating: [
       applyCreateAuthorization(i.authorizer),
       namespaceLifecycle,
       ...(i.enabled.includes('NodeRestriction') ? [nodeRestriction] : []),
       rbacEscalation({ authorizer: i.authorizer, rules: i.rbac, privilegedGroups: i.privilegedGroups }),
+      certificateApproval(i.authorizer),
+      certificateSigning(i.authorizer),
+      certificateSubjectRestriction,
+      // kube's order: ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook.
+      validatingAdmissionPolicy(i.authorizer),
       validatingWebhooks(i.authorizer),
     ],
   };

@@ -3,6 +3,7 @@
 // sequence (run.ts): mutating plugins on the object the write produced,
 // then defaulting and schema validation, then validating plugins on the
 // object the store will keep, then the store.
+import type { RequestAuthorizer } from '../../../lib/api/authorization.js';
 import type { KObject, UserInfo } from '../../../lib/api/meta.js';
 import type { CoreEnv } from '../env.js';
 import type { DeleteOptions } from '../handlers/params.js';
@@ -72,4 +73,6 @@ export interface ValidatingPlugin {
 export interface Admission {
   readonly mutating: readonly MutatingPlugin[];
   readonly validating: readonly ValidatingPlugin[];
+  /** The front door's authorizers the plugins ask; the csrapproving controller's SubjectAccessReviews too. */
+  readonly authorizer?: RequestAuthorizer;
 }

@@ -5,13 +5,12 @@
 // under kube's field manager. Every process sharing a store runs it, as every
 // kube-apiserver does; they agree, and an unchanged condition is never rewritten.
 import { rfc3339, type KObject } from '../../../lib/api/meta.js';
-import { applyIntent } from '../../../lib/fieldmanager/index.js';
-import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
+import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey, typePrefix } from '../keys.js';
-import { prepareUpdate } from '../objects.js';
 import { guaranteedUpdate } from '../store/types.js';
 import { fcType } from './apfbootstrap.js';
+import { applyStatus } from './applystatus.js';
 import { WatchingController } from './loop.js';
 
 /** kube's `ConfigConsumerAsFieldManager`. */
@@ -83,20 +82,7 @@ export class FlowSchemaStatusController extends WatchingController {
     await guaranteedUpdate(this.env.store, objectKey(t, '', name), (cur) => {
       if (same(currentDangling(cur), want)) return null;
       const now = this.env.clock();
-      const intent = { apiVersion: apiVersionOf(t), kind: t.kind, metadata: { name }, status: { conditions: [{ ...want, lastTransitionTime: rfc3339(now) }] } };
-      const merged = applyIntent(cur, intent, true, {
-        manager: APF_CONSUMER_FIELD_MANAGER,
-        apiVersion: apiVersionOf(t),
-        subresource: 'status',
-        now,
-        node: t.schema,
-      }).object;
-      const managedFields = merged.metadata.managedFields;
-      return (
-        prepareUpdate(t, merged, cur, 'status', (n) => {
-          n.metadata.managedFields = managedFields;
-        }) ?? null
-      );
+      return applyStatus(t, cur, { conditions: [{ ...want, lastTransitionTime: rfc3339(now) }] }, APF_CONSUMER_FIELD_MANAGER, now) ?? null;
     });
   }
 }

@@ -32,7 +32,7 @@ import { pruneAndValidate } from '../../../lib/validation/structural.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
-import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget } from '../objects.js';
+import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget, updateTargetOf } from '../objects.js';
 import { storeCall } from '../storeerrors.js';
 import { outputFor } from '../render.js';
 import { served } from '../conversion.js';
@@ -77,7 +77,7 @@ function readIntent(t: ResourceType, buf: Buffer, cbor: boolean, level: FieldVal
     // The main resource ignores an intent's status and /status everything else (kube's reset fields).
     const meta = value['metadata'];
     obj =
-      target === 'status'
+      target === 'status' || target === 'approval'
         ? {
             apiVersion: value['apiVersion'],
             kind: value['kind'],
@@ -114,7 +114,7 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
   const dryRun = parseDryRun(r.query, 'PatchOptions');
   const level = parseFieldValidation(r.query);
   const { manager, force } = applyOptions(r.query);
-  const target: UpdateTarget = r.info.subresource === 'status' ? 'status' : 'main';
+  const target: UpdateTarget = updateTargetOf(r.info.subresource);
   const intent = readIntent(t, r.body ?? (await readBody(r.req, env.bodyLimit)), cbor, level, target);
   const name = r.info.name;
   const gr: GroupResource = { group: t.group, resource: t.plural };
@@ -163,10 +163,17 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
       }
       const managedFields = merged.metadata.managedFields;
       const next = await admitUpdate(env, t, r, check(merged), old, dryRun, (o) =>
-        prepareUpdate(t, o, old, target, (n) => {
-          if (managedFields === undefined) delete n.metadata.managedFields;
-          else n.metadata.managedFields = managedFields;
-        }),
+        prepareUpdate(
+          t,
+          o,
+          old,
+          target,
+          (n) => {
+            if (managedFields === undefined) delete n.metadata.managedFields;
+            else n.metadata.managedFields = managedFields;
+          },
+          env.clock(),
+        ),
       );
       if (!next) {
         await respond(env, t, r, 200, old);

@@ -29,7 +29,7 @@ import { addWarnings } from '../../../lib/http/warnings.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
-import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget } from '../objects.js';
+import { checkEnvelope, checkPathAgreement, prepareUpdate, type UpdateTarget, updateTargetOf } from '../objects.js';
 import { storeCall } from '../storeerrors.js';
 import { parseDryRun } from './params.js';
 import { admitUpdate, commitUpdate, respond } from './write.js';
@@ -122,7 +122,7 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
   const level = parseFieldValidation(r.query);
   checkFieldManager(r.query);
   const p = parsePatch(t, r.req.headers['content-type'], r.body ?? (await readBody(r.req, env.bodyLimit)), env.cbor === true);
-  const target: UpdateTarget = r.info.subresource === 'status' ? 'status' : 'main';
+  const target: UpdateTarget = updateTargetOf(r.info.subresource);
   const name = r.info.name;
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, r.info.namespace, name);
@@ -139,7 +139,7 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
       const warnings = checkObject(obj, t.schema, p.duplicates, { level, strictPrefix: '', gk: { group: t.group, kind: t.kind }, name });
       checkPathAgreement(t, obj, r.info.namespace, name);
       const next = await admitUpdate(env, t, r, obj, old, dryRun, (o) =>
-        withOwnerVersions(env, t, (versions) => prepareUpdate(t, o, old, target, updateTracker(env, t, r, versions))),
+        withOwnerVersions(env, t, (versions) => prepareUpdate(t, o, old, target, updateTracker(env, t, r, versions), env.clock())),
       );
       if (tried === 0) addWarnings(r.res, warnings);
       if (!next) {

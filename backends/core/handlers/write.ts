@@ -11,7 +11,7 @@ import { sendObject, wantsPretty } from '../../../lib/http/respond.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
-import { checkEnvelope, checkPathAgreement, isFinalized, prepareCreate, prepareUpdate, type UpdateTarget } from '../objects.js';
+import { checkEnvelope, checkPathAgreement, isFinalized, prepareCreate, prepareUpdate, type UpdateTarget, updateTargetOf } from '../objects.js';
 import { objectAs, outputFor } from '../render.js';
 import { served, toStorage } from '../conversion.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
@@ -66,7 +66,7 @@ export async function createObject(
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const write = { operation: 'CREATE', oldObject: undefined, dryRun } as const;
   const mutated = (await mutate(env, admissionAttributes(t, r, { ...write, object: obj }))) ?? obj;
-  const prepared = prepareCreate(t, mutated, env.clock());
+  const prepared = prepareCreate(t, mutated, env.clock(), r.user);
   addWarnings(r.res, customResourceWarnings(t, prepared));
   track(prepared);
   const name = prepared.metadata.name!;
@@ -94,7 +94,7 @@ export async function create(env: CoreEnv, t: ResourceType, r: BackendRequest): 
 export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
   outputFor(env, t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
-  const target: UpdateTarget = r.info.subresource === 'status' ? 'status' : r.info.subresource === 'finalize' ? 'finalize' : 'main';
+  const target: UpdateTarget = updateTargetOf(r.info.subresource);
   const obj = await readObject(env, t, r);
   const name = r.info.name;
   checkPathAgreement(t, obj, r.info.namespace, name);
@@ -114,7 +114,7 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
       }
       // obj is reused by a retry: prepareUpdate copies what it changes and defaulting is idempotent.
       const next = await admitUpdate(env, t, r, obj, old, dryRun, (o) =>
-        withOwnerVersions(env, t, (versions) => prepareUpdate(t, o, old, target, updateTracker(env, t, r, versions))),
+        withOwnerVersions(env, t, (versions) => prepareUpdate(t, o, old, target, updateTracker(env, t, r, versions), env.clock())),
       );
       if (!next) {
         await respond(env, t, r, 200, old);

@@ -4,7 +4,16 @@ import { ConfigError } from '../../../lib/config/error.js';
 import { csv, flagsOf, type OptionGroup } from './flag.js';
 
 /** Controllers of the core backend that --controllers names; `*` = the ones on by default. */
-export const CONTROLLERS = ['serviceaccount-token', 'serviceaccount', 'root-ca-cert-publisher', 'tokencleaner', 'bootstrapsigner'] as const;
+export const CONTROLLERS = [
+  'serviceaccount-token',
+  'serviceaccount',
+  'root-ca-cert-publisher',
+  'tokencleaner',
+  'bootstrapsigner',
+  'csrsigning',
+  'csrapproving',
+  'csrcleaner',
+] as const;
 /** Off under `*` unless --enable-bootstrap-token-auth (kube-controller-manager keeps them off by default too). */
 export const CONTROLLERS_OFF_BY_DEFAULT: ReadonlySet<string> = new Set(['tokencleaner', 'bootstrapsigner']);
 

@@ -2,6 +2,7 @@
 import { apiregistrationV1 } from './apiregistration-v1.js';
 import { authenticationV1 } from './authentication-v1.js';
 import { authorizationV1 } from './authorization-v1.js';
+import { certificatesV1 } from './certificates-v1.js';
 import { coordinationV1 } from './coordination-v1.js';
 import { coreV1 } from './core-v1.js';
 import { discoveryV1 } from './discovery-v1.js';
@@ -26,6 +27,7 @@ export const PACKAGES: readonly PackageSchema[] = [
   apiregistrationV1,
   authenticationV1,
   authorizationV1,
+  certificatesV1,
 ];
 
 const withLists = (kinds: string[]) => [...kinds, ...kinds.map((k) => `${k}List`)];
@@ -58,6 +60,7 @@ export const KINDS: Readonly<Record<string, { alias: string; kinds: readonly str
     alias: 'authorization',
     kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'],
   },
+  'certificates.k8s.io/v1': { alias: 'certificates', kinds: withLists(['CertificateSigningRequest']) },
   'meta.k8s.io/v1': { alias: 'meta', kinds: ['Status', 'DeleteOptions', 'PartialObjectMetadata', 'PartialObjectMetadataList'] },
 };
 

@@ -164,6 +164,15 @@ const PKGS: PkgSpec[] = [
     protoPackage: 'k8s.io.api.authorization.v1',
     roots: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'],
   },
+  {
+    alias: 'certificates',
+    file: 'certificates-v1.ts',
+    exportName: 'certificatesV1',
+    repo: 0,
+    dir: 'certificates/v1',
+    protoPackage: 'k8s.io.api.certificates.v1',
+    roots: ['CertificateSigningRequest', 'CertificateSigningRequestList'],
+  },
 ];
 // Go packages whose JSON form is hand-written in lib/protobuf/wellknown.ts: no tags needed.
 const CUSTOM = new Set([

@@ -1,4 +1,4 @@
-// Defaults and validation of ValidatingAdmissionPolicy and its bindings, after
+// Defaults and validation of ValidatingAdmissionPolicy (its bindings: admissionbinding-validation.ts), after
 // kube's admissionregistration v1 defaults and validation: every CEL
 // expression is compiled at write in the environment it will run in (params
 // only with a paramKind, variables only when the policy has some, no
@@ -7,51 +7,19 @@ import { compileAdmission, RETURNS_BOOL, RETURNS_STRING, RETURNS_STRING_OR_NULL,
 import { DYN, type CelT } from '../../cel/types.js';
 import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
+import { RESERVED } from '../../crdschema/celschema.js';
 import { at, list, record, sameJson, str } from '../fields.js';
-import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName } from '../names.js';
-import { invalidList, validateLabelSelector, validateMatchConditions, validateMatchResources } from './admissionrules-validation.js';
+import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from '../names.js';
+import { validateMatchConditions, validateMatchResources } from './admissionrules-validation.js';
 
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
-const ACTIONS = ['Audit', 'Deny', 'Warn'];
-const NOT_FOUND_ACTIONS = ['Deny', 'Allow'];
 const MAX_AUDIT_ANNOTATIONS = 20;
 const MAX_AUDIT_VALUE_EXPRESSION = 5 * 1024;
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
-const CEL_RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
-
-function objectAt(o: Record<string, unknown>, key: string): Record<string, unknown> {
-  const v = o[key];
-  if (isPlainObject(v)) return v;
-  const made: Record<string, unknown> = {};
-  o[key] = made;
-  return made;
-}
 
 /** kube's SetDefaults_MatchResources and SetDefaults_Rule (scope `*`). */
-function defaultMatchResources(mr: Record<string, unknown>): void {
+export function defaultMatchResources(mr: Record<string, unknown>): void {
   if (mr['matchPolicy'] === undefined || mr['matchPolicy'] === null) mr['matchPolicy'] = 'Equivalent';
   if (mr['namespaceSelector'] === undefined || mr['namespaceSelector'] === null) mr['namespaceSelector'] = {};
   if (mr['objectSelector'] === undefined || mr['objectSelector'] === null) mr['objectSelector'] = {};
@@ -67,14 +35,6 @@ export function defaultPolicy(obj: KObject): void {
   const spec = obj['spec'];
   if (spec['failurePolicy'] === undefined || spec['failurePolicy'] === null) spec['failurePolicy'] = 'Fail';
   if (isPlainObject(spec['matchConstraints'])) defaultMatchResources(spec['matchConstraints']);
-}
-
-export function defaultBinding(obj: KObject): void {
-  if (!isPlainObject(obj['spec'])) return;
-  const spec = obj['spec'];
-  if (isPlainObject(spec['matchResources'])) defaultMatchResources(objectAt(spec, 'matchResources'));
-  const ref = spec['paramRef'];
-  if (isPlainObject(ref) && (ref['parameterNotFoundAction'] === undefined || ref['parameterNotFoundAction'] === null)) ref['parameterNotFoundAction'] = 'Deny';
 }
 
 function validateParamKind(pk: unknown, path: string): StatusCause[] {
@@ -103,7 +63,7 @@ function validateParamKind(pk: unknown, path: string): StatusCause[] {
   return out;
 }
 
-const isCelIdentifier = (s: string) => CEL_IDENTIFIER.test(s) && !CEL_RESERVED.has(s);
+const isCelIdentifier = (s: string) => CEL_IDENTIFIER.test(s) && !RESERVED.has(s);
 
 function validateSpec(obj: KObject, spec: Record<string, unknown>, old: KObject | undefined): StatusCause[] {
   const out: StatusCause[] = [];
@@ -211,53 +171,5 @@ export function validatePolicyStatus(obj: KObject): StatusCause[] {
     if (str(w, 'warning') === '') out.push(cause.required(`${p}.warning`));
     if (str(w, 'fieldRef').trim() === '') out.push(cause.required(`${p}.fieldRef`));
   });
-  return out;
-}
-
-function validateParamRef(ref: unknown, path: string): StatusCause[] {
-  const out: StatusCause[] = [];
-  if (!isPlainObject(ref)) return out;
-  const name = str(ref, 'name');
-  const hasSelector = ref['selector'] !== undefined && ref['selector'] !== null;
-  if (name !== '') {
-    for (const m of isValidPathSegmentName(name)) out.push(cause.invalid(`${path}.name`, name, m));
-    if (hasSelector) out.push(cause.forbidden(`${path}.name`, 'name and selector are mutually exclusive'));
-  }
-  if (hasSelector) {
-    out.push(...validateLabelSelector(ref['selector'], `${path}.selector`));
-    if (name !== '') out.push(cause.forbidden(`${path}.selector`, 'name and selector are mutually exclusive'));
-  }
-  if (name === '' && !hasSelector) out.push(cause.required(path, 'one of name or selector must be specified'));
-  const action = ref['parameterNotFoundAction'];
-  if (action === undefined || action === null || action === '') out.push(cause.required(`${path}.parameterNotFoundAction`));
-  else if (!NOT_FOUND_ACTIONS.includes(String(action))) out.push(cause.notSupported(`${path}.parameterNotFoundAction`, action, NOT_FOUND_ACTIONS));
-  return out;
-}
-
-export function validateBinding(obj: KObject): StatusCause[] {
-  const out: StatusCause[] = [];
-  const spec = record(obj, 'spec');
-  const policyName = str(spec, 'policyName');
-  if (policyName === '') out.push(cause.required('spec.policyName'));
-  else for (const m of isDNS1123Subdomain(policyName)) out.push(cause.invalid('spec.policyName', policyName, m));
-  out.push(...validateParamRef(spec['paramRef'], 'spec.paramRef'));
-  // kube's path really is spelled so.
-  out.push(...validateMatchResources(spec['matchResources'], 'spec.matchResouces'));
-  const actions = Array.isArray(spec['validationActions']) ? (spec['validationActions'] as unknown[]).map(String) : [];
-  const seen = new Set<string>();
-  actions.forEach((a, i) => {
-    if (!ACTIONS.includes(a)) out.push(cause.notSupported(`spec.validationActions[${i}]`, a, ACTIONS));
-    if (seen.has(a)) out.push(cause.duplicate(`spec.validationActions[${i}]`, a));
-    seen.add(a);
-  });
-  if (seen.has('Deny') && seen.has('Warn'))
-    out.push(
-      invalidList(
-        'spec.validationActions',
-        actions,
-        'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
-      ),
-    );
-  if (seen.size === 0) out.push(cause.required('spec.validationActions', 'at least one validation action is required'));
   return out;
 }

@@ -7,7 +7,8 @@ import type { KObject } from '../../api/meta.js';
 import { ALL_VERBS, type ResourceType } from '../types.js';
 import { ageColumn, column, nameColumn } from '../columns.js';
 import { at, list, str } from '../fields.js';
-import { defaultBinding, defaultPolicy, validateBinding, validatePolicy, validatePolicyStatus } from './admissionpolicy-validation.js';
+import { defaultBinding, validateBinding } from './admissionbinding-validation.js';
+import { defaultPolicy, validatePolicy, validatePolicyStatus } from './admissionpolicy-validation.js';
 import { labelSelectorText } from './admissionrules-validation.js';
 
 const GROUP = 'admissionregistration.k8s.io';

@@ -11,6 +11,7 @@ import { AUTHORIZATION_TYPES } from './authorization.js';
 import { FLOWCONTROL_TYPES } from './flowcontrol.js';
 import { APIEXTENSIONS_TYPES } from './apiextensions.js';
 import { ACCESS_TYPES } from './access.js';
+import { CERTIFICATES_TYPES } from './certificates.js';
 import { ADMISSIONREGISTRATION_TYPES } from './admissionregistration.js';
 import { ADMISSION_POLICY_TYPES } from './admissionregistration-policies.js';
 import { builtinSchemaOf } from '../../schema/index.js';
@@ -35,4 +36,5 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...ADMISSIONREGISTRATION_TYPES,
   ...ADMISSION_POLICY_TYPES,
   ...ACCESS_TYPES,
+  ...CERTIFICATES_TYPES,
 ].map(withSchema);

@@ -13,6 +13,7 @@ import { authenticationV1beta1 } from './authentication-v1beta1.js';
 import { authorizationV1 } from './authorization-v1.js';
 import { apiextensionsV1 } from './apiextensions-v1.js';
 import { authorizationV1beta1 } from './authorization-v1beta1.js';
+import { certificatesV1 } from './certificates-v1.js';
 import { admissionregistrationV1 } from './admissionregistration-v1.js';
 
 export const PACKAGES: readonly SchemaPackage[] = [
@@ -29,5 +30,6 @@ export const PACKAGES: readonly SchemaPackage[] = [
   authorizationV1,
   apiextensionsV1,
   authorizationV1beta1,
+  certificatesV1,
   admissionregistrationV1,
 ];

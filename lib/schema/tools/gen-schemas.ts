@@ -177,6 +177,16 @@ const PKGS: Pkg[] = [
     roots: ['SubjectAccessReview'],
   },
   {
+    alias: 'certificates',
+    file: 'certificates-v1.ts',
+    exportName: 'certificatesV1',
+    repo: 0,
+    dir: 'certificates/v1',
+    importPath: 'k8s.io/api/certificates/v1',
+    prefix: 'io.k8s.api.certificates.v1',
+    roots: withLists(['CertificateSigningRequest']),
+  },
+  {
     alias: 'admissionregistration',
     file: 'admissionregistration-v1.ts',
     exportName: 'admissionregistrationV1',

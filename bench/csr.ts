@@ -1,0 +1,138 @@
+// CertificateSigningRequest figures: creates per second beside ConfigMap
+// creates in the same run (the request's signature is checked on every
+// create), and the time from an approval's acknowledgement to the watch event
+// that carries the issued certificate, for 100 requests approved one after
+// another. Self-contained: an in-process Gatehouse on the memory store with
+// its csrsigning controller and the dev PKI CA (ratios, not absolute rates).
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { request } from 'node:https';
+import { performance } from 'node:perf_hooks';
+import { oid, seq, tlv, bitString, TAG } from '../lib/certificates/der.js';
+import { CONNECTIONS, DURATION, rateLoop, withInProcessServer, type Call, type ServerContext } from './inprocess.js';
+import { Samples } from './stats.js';
+import { recordRow } from './summary.js';
+
+const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+const USAGES = ['digital signature', 'key encipherment', 'client auth'];
+
+/** A PKCS#10 request for CN=<cn>, ECDSA P-256 signed, as PEM. */
+function csrPem(cn: string, key: KeyObject, spki: Buffer): string {
+  const subject = seq(tlv(TAG.SET, seq(oid('2.5.4.3'), tlv(TAG.UTF8_STRING, Buffer.from(cn)))));
+  const info = seq(tlv(TAG.INTEGER, Buffer.from([0])), subject, spki, Buffer.from([0xa0, 0]));
+  const alg = seq(oid('1.2.840.10045.4.3.2'));
+  const der = seq(info, alg, bitString(sign('sha256', info, key)));
+  return `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END CERTIFICATE REQUEST-----\n`;
+}
+
+function csrBody(name: string, request64: string): string {
+  return JSON.stringify({
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name },
+    spec: { request: request64, signerName: 'kubernetes.io/kube-apiserver-client', usages: USAGES },
+  });
+}
+
+/** Calls `onIssued(name)` for each watch event of a request that carries a certificate. */
+function watchIssued(server: ServerContext, onIssued: (name: string) => void): () => void {
+  const req = request({ host: '127.0.0.1', port: server.port, servername: 'localhost', path: `${CSRS}?watch=1`, ...server.tls }, (res) => {
+    let buf = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buf += chunk;
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        const ev = JSON.parse(buf.slice(0, nl)) as { object: { metadata: { name: string }; status?: { certificate?: string } } };
+        buf = buf.slice(nl + 1);
+        if (ev.object.status?.certificate) onIssued(ev.object.metadata.name);
+      }
+    });
+  });
+  req.on('error', () => undefined);
+  req.end();
+  return () => req.destroy();
+}
+
+/** Every create sends a request of its own (the server remembers recent requests' parses). */
+async function createRates(call: Call, requests: readonly string[]): Promise<{ csr: number; configMap: number }> {
+  let n = 0;
+  const cm = () =>
+    rateLoop('CREATE configmap', async () => {
+      const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${n++}` }, data: { a: 'b' } });
+      return (await call('POST', '/api/v1/namespaces/default/configmaps', body, 'application/json')).status === 201;
+    });
+  const csr = () =>
+    rateLoop('CREATE certificatesigningrequest', async () => {
+      const i = n++;
+      return (await call('POST', CSRS, csrBody(`rate-${i}`, requests[i % requests.length]!), 'application/json')).status === 201;
+    });
+  // A warm-up round (not counted): the first window of each path is compiled code's first run.
+  await cm();
+  await csr();
+  // Mirrored rounds (ConfigMap, CSR, CSR, ConfigMap, …): drift of a shared machine lands on both.
+  const rates = { configMap: [] as number[], csr: [] as number[] };
+  for (let round = 0; round < 2; round++) {
+    rates.configMap.push(await cm());
+    rates.csr.push(await csr());
+    rates.csr.push(await csr());
+    rates.configMap.push(await cm());
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return { csr: mean(rates.csr), configMap: mean(rates.configMap) };
+}
+
+async function approveToCertificate(call: Call, server: ServerContext, requests: readonly string[], count: number): Promise<Samples> {
+  const waiting = new Map<string, { approvedAt: number; done: () => void }>();
+  const stop = watchIssued(server, (name) => {
+    const w = waiting.get(name);
+    if (!w) return;
+    waiting.delete(name);
+    samples.add(performance.now() - w.approvedAt);
+    w.done();
+  });
+  const samples = new Samples();
+  try {
+    for (let i = 0; i < count; i++) {
+      const name = `latency-${i}`;
+      const created = await call('POST', CSRS, csrBody(name, requests[i]!), 'application/json');
+      if (created.status !== 201) throw new Error(`create ${name}: ${created.status} ${created.text.slice(0, 200)}`);
+      const csr = JSON.parse(created.text) as Record<string, unknown>;
+      csr['status'] = { conditions: [{ type: 'Approved', status: 'True', reason: 'Bench', message: 'approved by the bench' }] };
+      const issued = new Promise<void>((resolve) => waiting.set(name, { approvedAt: 0, done: resolve }));
+      const approved = await call('PUT', `${CSRS}/${name}/approval`, JSON.stringify(csr), 'application/json');
+      if (approved.status !== 200) throw new Error(`approve ${name}: ${approved.status} ${approved.text.slice(0, 200)}`);
+      const w = waiting.get(name);
+      // The event may arrive before the approval's answer: it then counts 0.
+      if (w) w.approvedAt = performance.now();
+      else samples.add(0);
+      await issued;
+    }
+  } finally {
+    stop();
+  }
+  return samples;
+}
+
+export async function runCsrBench(): Promise<void> {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const spki = publicKey.export({ format: 'der', type: 'spki' });
+  const requests = Array.from({ length: 5000 }, (_, i) => Buffer.from(csrPem(`bench-user-${i}`, privateKey, spki)).toString('base64'));
+  await withInProcessServer('csr', async (call, server) => {
+    console.log(`\nCertificateSigningRequests (in-process memory store, ${CONNECTIONS} connections, ${DURATION} ms each)`);
+    const latency = await approveToCertificate(call, server, requests.slice(-100), 100);
+    const { p50, p99 } = latency.summary();
+    console.log(`  ${'approve → certificate (100 requests)'.padEnd(48)} p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms   (target p99 ≤ 200 ms)`);
+    recordRow({ name: 'CSR approve → issued certificate p99 (100 requests, in process)', value: p99, unit: 'ms', target: 'p99 ≤ 200 ms', atMost: 200 });
+    const rates = await createRates(call, requests);
+    console.log(`  ${'CSR create / ConfigMap create'.padEnd(48)} ${((100 * rates.csr) / rates.configMap).toFixed(0).padStart(7)} %   (target ≥ 70%)`);
+    recordRow({
+      name: 'CSR create (ECDSA P-256) vs ConfigMap create (in process)',
+      value: rates.csr,
+      unit: 'req/s',
+      baseline: rates.configMap,
+      target: '≥ 70%',
+      atLeast: 0.7,
+    });
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runCsrBench();
