@@ -269,6 +269,7 @@ describe('admission webhooks', () => {
       ['test-fails', { kind: 'patch', ops: [{ op: 'test', path: '/data/a', value: 'nope' }] }, 500, /^Internal error occurred: /],
       ['malformed', { kind: 'patch', ops: [{ op: 'jump', path: '/x' }] }, 500, /^Internal error occurred: /],
       ['merge-type', { kind: 'patch', ops: [], patchType: 'MergePatch' }, 500, /webhook returned invalid response\.patchType of "MergePatch"$/],
+      ['wrong-type', { kind: 'patch', ops: [{ op: 'add', path: '/data/n', value: 5 }] }, 500, /returned an object that does not decode: data\.n: /],
       ['huge', { kind: 'huge-patch' }, 500, /failed calling webhook "huge\.example\.com": failed to call webhook: .*larger than 10485760 bytes/],
     ];
     for (const [name, answer, code, message] of bad) {

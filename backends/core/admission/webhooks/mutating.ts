@@ -1,7 +1,8 @@
 // The MutatingAdmissionWebhook plugin: matching mutating webhooks are called
 // one after the other, each on the object the previous ones made; a JSONPatch
-// answer is applied (in the version the webhook was called in) and may not
-// touch the object's identity. reinvocationPolicy IfNeeded: once a webhook
+// answer is applied (in the version the webhook was called in), may not
+// touch the object's identity, and is decoded as kube decodes it (unknown
+// fields dropped, wrong types refused). reinvocationPolicy IfNeeded: once a webhook
 // changed the object, the IfNeeded webhooks called before it are called
 // once more, in order, after the first round (kube's reinvocation).
 import type { RequestAuthorizer } from '../../../../lib/api/authorization.js';
@@ -9,6 +10,7 @@ import type { KObject } from '../../../../lib/api/meta.js';
 import { isPlainObject } from '../../../../lib/api/meta.js';
 import { internalError } from '../../../../lib/api/status.js';
 import { applyJsonPatch, parseJsonPatch } from '../../../../lib/patch/json.js';
+import { pruneAndValidate } from '../../../../lib/validation/structural.js';
 import type { CoreEnv } from '../../env.js';
 import { served } from '../../conversion.js';
 import type { AdmissionAttributes, MutatingPlugin } from '../types.js';
@@ -63,9 +65,16 @@ async function callOne(
     const changed = identityChange(sent, patched);
     if (changed) throw internalError(`admission webhook "${hook.name}" may not change ${changed}`);
     next = patched as KObject;
-    if (invocation.type) {
-      const own = env.registry.lookup(a.resource.group, a.resource.version, a.resource.resource);
-      if (own) next = await served(env, own, next);
+    const own = env.registry.lookup(a.resource.group, a.resource.version, a.resource.resource);
+    if (own && invocation.type) next = await served(env, own, next);
+    // What kube's decoding of the patched object does: unknown fields dropped, a wrong type refused.
+    if (own?.schema && a.subresource === '') {
+      const { causes } = pruneAndValidate(next, own.schema);
+      const wrong = causes.filter((c) => c.reason !== 'FieldValueRequired');
+      if (wrong.length > 0)
+        throw internalError(
+          `admission webhook "${hook.name}" returned an object that does not decode: ${wrong.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
+        );
     }
   }
   const mutated = JSON.stringify(next) !== JSON.stringify(object);
