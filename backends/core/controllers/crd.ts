@@ -20,6 +20,7 @@ import type { Registry } from '../../../lib/registry/index.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { StatusCause } from '../../../lib/api/status.js';
 import { isEstablished, nonStructuralCauses } from '../../../lib/registry/builtins/crd-validation.js';
+import { nonStructuralCausesOffLoop } from '../../../lib/registry/builtins/crd-offloop.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { isFinalized, prepareCreate, prepareUpdate } from '../objects.js';
@@ -184,6 +185,8 @@ export class CrdController extends WatchingController {
       if (at) at.push(t);
       else builtinsByGroup.set(t.group, [t]);
     }
+    // A CRD's structural violations compile its patterns: found on the check worker, never on the event loop.
+    for (const crd of all) await this.#readStructural(crd);
     let again = false;
     for (let i = 0; i < all.length; i++) {
       const crd = all[i]!;
@@ -196,6 +199,19 @@ export class CrdController extends WatchingController {
     await this.registerApiServices();
     // Custom resources held by their own finalizers: look again later.
     return again ? this.env.clock() + 1000 : undefined;
+  }
+
+  /** Reads a CRD's structural violations off the event loop, once per uid and generation (#structural then finds them). */
+  async #readStructural(crd: KObject): Promise<void> {
+    const uid = crd.metadata.uid ?? '';
+    const generation = crd.metadata.generation ?? 0;
+    if (crd.metadata.deletionTimestamp || this.#violations.get(uid)?.generation === generation) return;
+    try {
+      this.#violations.set(uid, { generation, causes: await nonStructuralCausesOffLoop(crd) });
+    } catch {
+      // Over the check budget: its write passed the same checks, so it is taken as structural.
+      this.#violations.set(uid, { generation, causes: [] });
+    }
   }
 
   /** The structural violations of a CRD's schemas, read once per uid and generation. */
