@@ -1,6 +1,6 @@
 // A CRD update storm on two `gatehouse serve` processes sharing one Redis:
-// 100 schema changes of one CRD within about a second, half through each
-// process. Both registries converge on the last generation (the schema they
+// 100 schema changes of one CRD (merge patches without a resourceVersion)
+// within about a second, half through each process. Both registries converge on the last generation (the schema they
 // publish and enforce is the stored one), and a GET loop on another resource
 // in each process is answered throughout: each process checks every change
 // off its event loop and compiles only the changed CRD.
@@ -76,7 +76,13 @@ describe('a CRD update storm on two processes sharing a store', { skip, timeout:
       await new Promise((r) => setTimeout(r, 8));
     }
     const sent = performance.now() - started;
-    for (const r of await Promise.all(answers)) assert.equal(r.status, 200, r.text.slice(0, 300));
+    // A patch that lost every one of its tries to the others is refused as kube refuses it (409); most land.
+    const statuses = (await Promise.all(answers)).map((r) => (r.status === 409 && r.text.includes('the object has been modified') ? 409 : r.status));
+    assert.ok(
+      statuses.every((x) => x === 200 || x === 409),
+      statuses.join(' '),
+    );
+    assert.ok(statuses.filter((x) => x === 200).length >= UPDATES / 2, statuses.join(' '));
     const stored = (await a.admin.request('GET', `${CRD_PATH}/${NAME}`)).json as Json;
     const max = stored.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.cronSpec.maxLength as number;
     assert.ok(stored.metadata.generation >= 2, `generation ${stored.metadata.generation}`);

@@ -11,7 +11,7 @@ import type { KObject } from '../../api/meta.js';
 import { cause, internalError, invalid, type StatusCause } from '../../api/status.js';
 import { sameJson } from '../fields.js';
 import type { CheckJob, CheckMessage } from './crd-checkworker.js';
-import { rememberSchemaCauses } from './crd-schemacheck.js';
+import { costlyToCheck, nonStructuralCauses, rememberSchemaCauses } from './crd-schemacheck.js';
 
 /** How long one CRD's schema checks may take (kube has no such bound: its compilers take milliseconds where RE2JS can take minutes). */
 export const crdCheckBudget = { ms: 20_000 };
@@ -100,10 +100,12 @@ function runCheck(job: CheckJob, name: string): Promise<unknown[]> {
 /**
  * Checks the schemas of a CRD write off the event loop (the type's `prevalidate`):
  * the write's `validate` that follows finds the causes. A write that leaves the
- * spec as stored checks no schema. Throws 422 when the budget runs out.
+ * spec as stored checks no schema, and a CRD of a few small patterns and rules is
+ * checked by `validate` itself. Throws 422 when the budget runs out.
  */
 export async function precheckCrd(crd: KObject, old: KObject | undefined): Promise<void> {
   if (old !== undefined && sameJson(crd['spec'], old['spec'])) return;
+  if (!costlyToCheck(crd) && !costlyToCheck(old)) return;
   await inLine({ task: 'write', crd, old }, crd.metadata.name ?? crd.metadata.generateName ?? '');
 }
 
@@ -112,6 +114,7 @@ export async function precheckCrd(crd: KObject, old: KObject | undefined): Promi
  * compile there too. Rejects when the budget runs out (the caller decides what that means).
  */
 export async function nonStructuralCausesOffLoop(crd: KObject): Promise<StatusCause[]> {
+  if (!costlyToCheck(crd)) return nonStructuralCauses(crd);
   return (await inLine({ task: 'structural', crd }, crd.metadata.name ?? '')) as StatusCause[];
 }
 

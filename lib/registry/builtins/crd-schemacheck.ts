@@ -54,6 +54,33 @@ export function versionSchemaCauses(crd: KObject, old: KObject | undefined): Sta
   });
 }
 
+/** Beyond these, a CRD's schema checks go to the check worker; below them they take about a millisecond. */
+const CHEAP = { patternChars: 256, rules: 8 };
+
+/**
+ * Whether checking the CRD's schemas may take long: its patterns (RE2 compiles) or its rules (CEL
+ * compiles and cost estimates) beyond a few small ones. A cheap CRD is checked where it is written:
+ * the worker's round trip, queued behind other CRD writes, would only widen a conflicting writer's window.
+ */
+export function costlyToCheck(crd: unknown): boolean {
+  let patternChars = 0;
+  let rules = 0;
+  const stack: unknown[] = list(crd, 'spec', 'versions').map((v) => at(v, 'schema'));
+  while (stack.length) {
+    const v = stack.pop();
+    if (Array.isArray(v)) stack.push(...v);
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'pattern' && typeof x === 'string') patternChars += x.length;
+        if (k === 'x-kubernetes-validations' && Array.isArray(x)) rules += x.length;
+        stack.push(x);
+      }
+      if (patternChars > CHEAP.patternChars || rules > CHEAP.rules) return true;
+    }
+  }
+  return false;
+}
+
 const schemasOf = (crd: unknown) => list(crd, 'spec', 'versions').map((v) => [at(v, 'name') ?? null, at(v, 'schema', 'openAPIV3Schema') ?? null]);
 
 /** What versionSchemaCauses reads, hashed: the same key, the same causes. */
