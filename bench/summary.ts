@@ -45,6 +45,7 @@ export const SECTIONS = [
   'tracing',
   'access',
   'crdschema',
+  'crds',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
