@@ -584,3 +584,48 @@ if (selected('crdschema', 'BENCH_CRDSCHEMA')) {
   process.stdout.write(`\n=== Custom-resource schema validation (bench/crdschema.ts, in process) ===\n`);
   await import('./crdschema.js');
 }
+
+// ---------------------------------------------------------------------------
+// CRD changes with 300 CRDs installed (owned with lib/crd and the CRD check
+// worker, bench/crds.ts, in process): install and delete one more CRD, the
+// worst latency of another client's GETs meanwhile, GET and LIST of a custom
+// resource, beside the same with 1 CRD. BENCH_CRDS=0 skips it.
+if (selected('crds', 'BENCH_CRDS')) {
+  const { runCrdsBench, INSTALLED } = await import('./crds.js');
+  process.stdout.write(`\n=== CRD changes with ${INSTALLED} CRDs beside 1 (bench/crds.ts, in process) ===\n`);
+  const { one, many } = await runCrdsBench();
+  for (const [label, f] of [
+    ['1 CRD', one],
+    [`${INSTALLED} CRDs`, many],
+  ] as const) {
+    process.stdout.write(
+      `  ${label}: install ${f.installMs.toFixed(0)} ms, delete ${f.deleteMs.toFixed(0)} ms, worst concurrent GET ${f.worstGetMs.toFixed(1)} ms, ` +
+        `GET CR ${f.getPerS.toFixed(0)}/s, LIST CR ${f.listPerS.toFixed(0)}/s\n`,
+    );
+  }
+  recordRow({ name: `CRD install with ${INSTALLED} CRDs vs 1`, value: many.installMs, unit: 'ms', baseline: one.installMs, target: '≤ 2×', atMost: 2 });
+  recordRow({ name: `CRD delete with ${INSTALLED} CRDs vs 1`, value: many.deleteMs, unit: 'ms', baseline: one.deleteMs, target: '≤ 2×', atMost: 2 });
+  recordRow({
+    name: `worst concurrent GET during CRD changes, ${INSTALLED} CRDs`,
+    value: many.worstGetMs,
+    unit: 'ms',
+    target: '≤ 50 ms',
+    atMost: 50,
+  });
+  recordRow({
+    name: `GET custom resource with ${INSTALLED} CRDs vs 1`,
+    value: many.getPerS,
+    unit: 'per s',
+    baseline: one.getPerS,
+    target: '≥ 95%',
+    atLeast: 0.95,
+  });
+  recordRow({
+    name: `LIST custom resource with ${INSTALLED} CRDs vs 1`,
+    value: many.listPerS,
+    unit: 'per s',
+    baseline: one.listPerS,
+    target: '≥ 95%',
+    atLeast: 0.95,
+  });
+}

@@ -47,6 +47,7 @@ export const SECTIONS = [
   'crdschema',
   'csr',
   'admission',
+  'crds',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 

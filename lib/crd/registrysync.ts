@@ -14,7 +14,7 @@ import { Reflector } from '../api/reflector.js';
 import type { Registry } from '../registry/index.js';
 import type { LiveRegistry } from '../registry/live.js';
 import type { ResourceType } from '../registry/types.js';
-import { isEstablished } from '../registry/builtins/crd-validation.js';
+import { isEstablished, olderFirst } from '../registry/builtins/crd-validation.js';
 import { compileCrdSchema, type CrdVersionRef, type CrdVersionSchema } from '../crdschema/index.js';
 import { crdResourceTypes } from './resourcetypes.js';
 
@@ -30,13 +30,21 @@ interface Built {
   readonly types: readonly ResourceType[];
 }
 
-const builtKey = (crd: KObject) =>
-  JSON.stringify([
-    crd.metadata.uid,
-    crd.metadata.generation,
-    crd.metadata.deletionTimestamp !== undefined,
-    crd['status'] && (crd['status'] as Record<string, unknown>)['acceptedNames'],
-  ]);
+/** Each CRD object's key, made once: a rebuild (one per change) reads every CRD's, and the watch hands the same object until it changes. */
+const builtKeys = new WeakMap<KObject, string>();
+function builtKey(crd: KObject): string {
+  let key = builtKeys.get(crd);
+  if (key === undefined) {
+    key = JSON.stringify([
+      crd.metadata.uid,
+      crd.metadata.generation,
+      crd.metadata.deletionTimestamp !== undefined,
+      crd['status'] && (crd['status'] as Record<string, unknown>)['acceptedNames'],
+    ]);
+    builtKeys.set(crd, key);
+  }
+  return key;
+}
 
 export interface CrdRegistrySyncOptions {
   readonly source: ObjectSource;
@@ -133,13 +141,7 @@ export class CrdRegistrySync {
     for (const name of [...this.#built.keys()]) if (!this.#crds.has(name)) this.#built.delete(name);
     for (const name of [...this.#compiled.keys()]) if (!this.#crds.has(name)) this.#compiled.delete(name);
     // Older CRDs first: when two claim one resource (the naming controller refuses the later), the earlier keeps it.
-    const crds = [...this.#crds.values()]
-      .filter(isEstablished)
-      .sort(
-        (a, b) =>
-          (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
-          (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
-      );
+    const crds = [...this.#crds.values()].filter(isEstablished).sort(olderFirst);
     const taken = new Set<string>();
     for (const t of base.all()) {
       taken.add(`r/${t.group}/${t.version}/${t.plural}`);

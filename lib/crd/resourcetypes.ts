@@ -94,6 +94,7 @@ export function crdResourceTypes(crd: KObject, compile: SchemaCompiler = compile
     const version = str(v, 'name');
     const raw = at(v, 'schema', 'openAPIV3Schema');
     const schema = compiled.get(version)!;
+    const ready = schema.ready?.bind(schema);
     const subresources: Subresource[] = [];
     const hasStatus = at(v, 'subresources', 'status') !== undefined && at(v, 'subresources', 'status') !== null;
     if (hasStatus) subresources.push({ name: 'status', kind, verbs: SUBRESOURCE_VERBS });
@@ -124,6 +125,8 @@ export function crdResourceTypes(crd: KObject, compile: SchemaCompiler = compile
       fieldSelectors,
       defaults: (obj) => schema.defaults(obj),
       validate: (obj, old) => schema.validate(obj, old),
+      // A write waits for the rules' sliced compilation rather than compiling them all on the event loop.
+      ...(ready ? { prevalidate: () => ready() } : {}),
       ...(schema.node ? { schema: schema.node } : {}),
       openapi: schema.openapi,
       ...(scale ? { scale } : {}),

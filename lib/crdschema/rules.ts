@@ -14,6 +14,7 @@ import { BOOL, DYN, formatType, isDyn, STRING, type CelT } from '../cel/types.js
 import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
 import { fieldPath as P, type Props, type Rule } from './props.js';
 import { fieldError, goValue } from './render.js';
+import { costlyStep } from './progress.js';
 
 /** kube's budgets (k8s.io/apiserver/pkg/apis/cel/config.go, apiextensions validation). */
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
@@ -80,6 +81,7 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
     const out: StatusCause[] = [];
     s.xValidations!.forEach((r, i) => {
       const rp = P.index(P.child(path, 'x-kubernetes-validations'), i);
+      costlyStep(P.child(rp, 'rule'));
       const c = compile(r.rule);
       const typed = s === root ? rootProps(s) : s;
       const selfType = schemaType(typed);
@@ -174,7 +176,7 @@ export function totalCost(root: Props, path: string): StatusCause[] {
 export function defaultRuleCheck(root: Props): (s: Props, value: unknown, path: string) => StatusCause[] {
   void root;
   return (s, value, path) => {
-    const tree = compileTree(s);
+    const tree = compileTree(s, []);
     if (!tree) return [];
     const out: StatusCause[] = [];
     try {
@@ -206,41 +208,98 @@ interface RuleTree {
   /** Schemas of every member, to type values even where no rule sits. */
 }
 
-function compileTree(p: Props): RuleTree | undefined {
+function compileTree(p: Props, pending: LazyRule[]): RuleTree | undefined {
   let properties: Map<string, RuleTree> | undefined;
   for (const [k, v] of p.properties ?? []) {
-    const t = compileTree(v);
+    const t = compileTree(v, pending);
     if (t) (properties ??= new Map()).set(k, t);
   }
-  const additional = typeof p.additionalProperties === 'object' ? compileTree(p.additionalProperties) : undefined;
-  const items = p.items && !Array.isArray(p.items) ? compileTree(p.items as Props) : undefined;
-  const rules: CompiledRule[] = [];
+  const additional = typeof p.additionalProperties === 'object' ? compileTree(p.additionalProperties, pending) : undefined;
+  const items = p.items && !Array.isArray(p.items) ? compileTree(p.items as Props, pending) : undefined;
+  const rules: LazyRule[] = [];
   for (const r of p.xValidations ?? []) {
     if (!r.rule.trim()) continue; // kube: an empty rule is skipped
-    const program = compile(r.rule);
-    const m = r.messageExpression?.trim() ? compile(r.messageExpression) : undefined;
-    rules.push({
-      rule: r,
-      program,
-      message: typeof m === 'string' ? undefined : m,
-      transition: typeof program !== 'string' && usesIdent(program.parsed, 'oldSelf'),
-      fieldPath: r.fieldPath?.trim() ? resolveFieldPath(p, r.fieldPath) : undefined,
-    });
+    rules.push(new LazyRule(r, p));
   }
+  pending.push(...rules);
   if (!rules.length && !properties && !additional && !items) return undefined;
   return { props: p, rules, properties, additional, items };
 }
 
-/** The x-kubernetes-validations of a schema, compiled; undefined when it has none. */
-export function compileRules(root: Props): { validate(obj: unknown, old: unknown, o?: ValidateOptions): StatusCause[] } | undefined {
-  const tree = compileTree(root);
+/**
+ * A rule compiled when first needed: a thousand rules took seconds to compile, so a CRD's
+ * registry entry compiles them in slices (`ready`), and a write awaits that before validating.
+ */
+class LazyRule implements CompiledRule {
+  readonly rule: Rule;
+  readonly #props: Props;
+  #compiled: Omit<CompiledRule, 'rule'> | undefined;
+
+  constructor(rule: Rule, props: Props) {
+    this.rule = rule;
+    this.#props = props;
+  }
+
+  #get(): Omit<CompiledRule, 'rule'> {
+    if (this.#compiled) return this.#compiled;
+    const r = this.rule;
+    const program = compile(r.rule);
+    const m = r.messageExpression?.trim() ? compile(r.messageExpression) : undefined;
+    return (this.#compiled = {
+      program,
+      message: typeof m === 'string' ? undefined : m,
+      transition: typeof program !== 'string' && usesIdent(program.parsed, 'oldSelf'),
+      fieldPath: r.fieldPath?.trim() ? resolveFieldPath(this.#props, r.fieldPath) : undefined,
+    });
+  }
+  get program() {
+    return this.#get().program;
+  }
+  get message() {
+    return this.#get().message;
+  }
+  get transition() {
+    return this.#get().transition;
+  }
+  get fieldPath() {
+    return this.#get().fieldPath;
+  }
+}
+
+/** How long one slice of a schema's rule compilation may hold the event loop. */
+const SLICE_MS = 5;
+
+/** Compiles `rules` a slice at a time, yielding to the event loop between slices. */
+async function compileInSlices(rules: readonly LazyRule[]): Promise<void> {
+  let i = 0;
+  while (i < rules.length) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const end = performance.now() + SLICE_MS;
+    while (i < rules.length && performance.now() < end) void rules[i++]!.program;
+  }
+}
+
+export interface CompiledRules {
+  validate(obj: unknown, old: unknown, o?: ValidateOptions): StatusCause[];
+  /** Resolves once every rule is compiled (in slices of a few milliseconds, started with the schema). */
+  ready(): Promise<void>;
+}
+
+/** The x-kubernetes-validations of a schema, compiled in slices from now on; undefined when it has none. */
+export function compileRules(root: Props): CompiledRules | undefined {
+  const pending: LazyRule[] = [];
+  const tree = compileTree(root, pending);
   if (!tree) return undefined;
+  let compiled: Promise<void> | undefined;
+  const ready = () => (compiled ??= compileInSlices(pending));
+  if (pending.length) void ready();
   return {
     validate(obj, old, o) {
       const out: StatusCause[] = [];
       runTree(obj, old, tree, '', out, { left: o?.budget ?? RUNTIME_BUDGET, perCall: o?.perCallLimit ?? PER_CALL_LIMIT }, true);
       return out;
     },
+    ready,
   };
 }
 

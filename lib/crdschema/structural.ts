@@ -6,6 +6,7 @@
 // kube sorts them.
 import type { StatusCause } from '../api/status.js';
 import { RE2JS } from '@bufbuild/re2';
+import { costlyStep } from './progress.js';
 import { fieldPath as P, type Props } from './props.js';
 import { fieldError } from './render.js';
 
@@ -98,6 +99,7 @@ function valueValidation(v: Props, skipAnyOf: boolean, skipFirstAllOfAnyOf: bool
   v.oneOf?.forEach((x, i) => nested(x, false, lvl, P.index(P.child(path, 'oneOf'), i), out));
   if (v.not) nested(v.not, false, lvl, P.child(path, 'not'), out);
   if (v.pattern !== undefined) {
+    costlyStep(P.child(path, 'pattern'));
     try {
       RE2JS.compile(v.pattern);
     } catch (err) {

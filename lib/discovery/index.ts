@@ -1,7 +1,8 @@
-// Every discovery document of one Registry, built and serialized once
-// (documents never change while a registry is in force; a new registry gets a
-// new Discovery), looked up per request by Map.
-import type { Registry } from '../registry/index.js';
+// Every discovery document of one Registry, built and serialized once, on its
+// first request (documents never change while a registry is in force; a new
+// registry gets a new Discovery, and a CRD change swaps the registry: building
+// every group's documents then cost work for all of them), looked up by Map.
+import type { GroupVersions, Registry } from '../registry/index.js';
 import { makeDocument, type Document } from './document.js';
 import { apiVersions, type ServerAddressByClientCIDR } from './api-versions.js';
 import { apiGroup, apiGroupList } from './group-list.js';
@@ -23,45 +24,70 @@ export interface DiscoveryOptions {
 }
 
 export class Discovery {
-  /** GET /api */
-  readonly api: Document;
-  /** GET /apis */
-  readonly apis: Document;
-  /** GET /version */
-  readonly version: Document;
-  readonly #groups = new Map<string, Document>();
-  readonly #groupVersions = new Map<string, Document>();
-  readonly #aggregated = new Map<string, Document>();
+  readonly #registry: Registry;
+  readonly #opts: DiscoveryOptions;
+  /** The group names and group/version keys served, known at once; their documents built on first request. */
+  readonly #groupNames: ReadonlyMap<string, GroupVersions>;
+  readonly #groupVersionKeys: ReadonlySet<string>;
+  readonly #built = new Map<string, Document>();
 
   constructor(registry: Registry, opts: DiscoveryOptions = {}) {
-    this.api = makeDocument(apiVersions(registry, opts.serverAddressByClientCIDRs ?? []));
-    this.apis = makeDocument(apiGroupList(registry));
-    this.version = makeDocument(versionInfo(opts.version));
-    for (const v of registry.coreVersions()) this.#groupVersions.set(`/${v}`, makeDocument(apiResourceList(registry, '', v)));
+    this.#registry = registry;
+    this.#opts = opts;
+    const keys = new Set<string>();
+    for (const v of registry.coreVersions()) keys.add(`/${v}`);
+    const groups = new Map<string, GroupVersions>();
     for (const g of registry.groups()) {
-      this.#groups.set(g.name, makeDocument(apiGroup(g)));
-      for (const v of g.versions) this.#groupVersions.set(`${g.name}/${v}`, makeDocument(apiResourceList(registry, g.name, v)));
+      groups.set(g.name, g);
+      for (const v of g.versions) keys.add(`${g.name}/${v}`);
     }
-    for (const v of ['v2', 'v2beta1'] as const) {
-      this.#aggregated.set(`api/${v}`, makeDocument(aggregatedCore(registry, v), aggregatedContentType(v)));
-      this.#aggregated.set(`apis/${v}`, makeDocument(aggregatedGroups(registry, v), aggregatedContentType(v)));
-    }
+    this.#groupNames = groups;
+    this.#groupVersionKeys = keys;
     Object.freeze(this);
+  }
+
+  /** A document built once, on its first request: a registry swap (a CRD change) then costs only what is asked for. */
+  #once(key: string, build: () => Document): Document {
+    let d = this.#built.get(key);
+    if (d === undefined) this.#built.set(key, (d = build()));
+    return d;
+  }
+
+  /** GET /api */
+  get api(): Document {
+    return this.#once('api', () => makeDocument(apiVersions(this.#registry, this.#opts.serverAddressByClientCIDRs ?? [])));
+  }
+
+  /** GET /apis */
+  get apis(): Document {
+    return this.#once('apis', () => makeDocument(apiGroupList(this.#registry)));
+  }
+
+  /** GET /version */
+  get version(): Document {
+    return this.#once('version', () => makeDocument(versionInfo(this.#opts.version)));
   }
 
   /** GET /apis/<group>; undefined when the group is not served. */
   group(name: string): Document | undefined {
-    return this.#groups.get(name);
+    const g = this.#groupNames.get(name);
+    return g && this.#once(`group ${name}`, () => makeDocument(apiGroup(g)));
   }
 
   /** GET /api/<version> (group '') or /apis/<group>/<version>. */
   resources(group: string, version: string): Document | undefined {
-    return this.#groupVersions.get(`${group}/${version}`);
+    const key = `${group}/${version}`;
+    if (!this.#groupVersionKeys.has(key)) return undefined;
+    return this.#once(`resources ${key}`, () => makeDocument(apiResourceList(this.#registry, group, version)));
   }
 
   /** GET /api or /apis with an aggregated-discovery Accept header (see negotiateAggregated). */
   aggregated(root: 'api' | 'apis', v: DiscoveryVersion = 'v2'): Document {
-    return this.#aggregated.get(`${root}/${v}`)!;
+    return this.#once(`aggregated ${root}/${v}`, () =>
+      root === 'api'
+        ? makeDocument(aggregatedCore(this.#registry, v), aggregatedContentType(v))
+        : makeDocument(aggregatedGroups(this.#registry, v), aggregatedContentType(v)),
+    );
   }
 }
 

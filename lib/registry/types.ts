@@ -85,6 +85,12 @@ export interface ResourceType {
   /** Type-specific validation of a new object (old = the stored one on update). */
   validate?(obj: KObject, old: KObject | undefined): StatusCause[];
   /**
+   * The costly part of `validate`, run off the event loop first (CustomResourceDefinitions: their
+   * schemas' patterns and CEL rules, on a worker thread): the core write path awaits it on the object
+   * it is about to prepare, and `validate` then finds its result. Rejects with the Status to answer.
+   */
+  prevalidate?(obj: KObject, old: KObject | undefined): Promise<void>;
+  /**
    * The group/version/kind kube-apiserver stores this type as, when not its own
    * (events.k8s.io Events are core Events). Only discovery's storageVersionHash reads it.
    */

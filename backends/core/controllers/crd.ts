@@ -19,7 +19,8 @@ import { at, list, sameJson, str, strings } from '../../../lib/registry/fields.j
 import type { Registry } from '../../../lib/registry/index.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { StatusCause } from '../../../lib/api/status.js';
-import { isEstablished, nonStructuralCauses } from '../../../lib/registry/builtins/crd-validation.js';
+import { isEstablished, nonStructuralCauses, olderFirst } from '../../../lib/registry/builtins/crd-validation.js';
+import { nonStructuralCausesOffLoop } from '../../../lib/registry/builtins/crd-offloop.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { isFinalized, prepareCreate, prepareUpdate } from '../objects.js';
@@ -145,6 +146,11 @@ export class CrdController extends WatchingController {
    * CRD's change cost work proportional to all of them.
    */
   readonly #violations = new Map<string, { generation: number; causes: readonly StatusCause[] }>();
+  /**
+   * By uid, the revisions of a CRD and its group's CRDs at which its status was found right: a pass
+   * after another CRD's change then computes nothing for it (a pass per change was work for every CRD).
+   */
+  readonly #settled = new Map<string, string>();
 
   constructor(
     env: CoreEnv,
@@ -163,12 +169,10 @@ export class CrdController extends WatchingController {
     const crdType = this.type('customresourcedefinitions', CRD_GROUP);
     const { items } = await this.env.store.list(listPrefix(crdType, ''));
     // Older first, as kube's queue meets them: of two CRDs claiming one name, the earlier gets it.
-    const all = [...items].sort(
-      (a, b) =>
-        (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
-    );
+    const all = [...items].sort(olderFirst);
     const uids = new Set(all.map((c) => c.metadata.uid ?? ''));
     for (const uid of this.#violations.keys()) if (!uids.has(uid)) this.#violations.delete(uid);
+    for (const uid of this.#settled.keys()) if (!uids.has(uid)) this.#settled.delete(uid);
     // Names conflict only within a group: each CRD is compared with its group's CRDs and built-ins,
     // so a pass costs the number of CRDs, not its square.
     const byGroup = new Map<string, number[]>();
@@ -184,6 +188,8 @@ export class CrdController extends WatchingController {
       if (at) at.push(t);
       else builtinsByGroup.set(t.group, [t]);
     }
+    // A CRD's structural violations compile its patterns: found on the check worker, never on the event loop.
+    for (const crd of all) await this.#readStructural(crd);
     let again = false;
     for (let i = 0; i < all.length; i++) {
       const crd = all[i]!;
@@ -196,6 +202,19 @@ export class CrdController extends WatchingController {
     await this.registerApiServices();
     // Custom resources held by their own finalizers: look again later.
     return again ? this.env.clock() + 1000 : undefined;
+  }
+
+  /** Reads a CRD's structural violations off the event loop, once per uid and generation (#structural then finds them). */
+  async #readStructural(crd: KObject): Promise<void> {
+    const uid = crd.metadata.uid ?? '';
+    const generation = crd.metadata.generation ?? 0;
+    if (crd.metadata.deletionTimestamp || this.#violations.get(uid)?.generation === generation) return;
+    try {
+      this.#violations.set(uid, { generation, causes: await nonStructuralCausesOffLoop(crd) });
+    } catch {
+      // Over the check budget: its write passed the same checks, so it is taken as structural.
+      this.#violations.set(uid, { generation, causes: [] });
+    }
   }
 
   /** The structural violations of a CRD's schemas, read once per uid and generation. */
@@ -241,8 +260,17 @@ export class CrdController extends WatchingController {
     builtins: readonly ResourceType[],
   ): Promise<KObject | undefined> {
     const now = this.env.clock();
+    // Its status follows from it and its group's CRDs: when none changed since it was found right, nothing is computed.
+    const uid = crd.metadata.uid ?? '';
+    const seen = peers()
+      .map((p) => `${p.metadata.uid}@${p.metadata.resourceVersion}`)
+      .join(',');
+    if (this.#settled.get(uid) === seen) return crd;
     // A CRD whose listed status is already right costs no store round trip: a pass touches only what changed.
-    if (this.#named(crdType, crd, peers(), builtins, now) === null) return crd;
+    if (this.#named(crdType, crd, peers(), builtins, now) === null) {
+      this.#settled.set(uid, seen);
+      return crd;
+    }
     const key = objectKey(crdType, '', crd.metadata.name ?? '');
     return guaranteedUpdate(this.env.store, key, (cur) => {
       if (cur.metadata.uid !== crd.metadata.uid || cur.metadata.deletionTimestamp) return null;

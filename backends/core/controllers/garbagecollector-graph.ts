@@ -46,9 +46,9 @@ export class OwnershipGraph {
     return node;
   }
 
-  /** Keys of one type prefix (a full resync drops those no longer listed). */
-  keysUnder(prefix: string): string[] {
-    return [...this.uidByKey.keys()].filter((k) => k.startsWith(prefix));
+  /** Every key, copied (a full resync drops those no longer listed while walking them). */
+  keys(): string[] {
+    return [...this.uidByKey.keys()];
   }
 
   /** Live dependents of an owner uid. */

@@ -38,6 +38,12 @@ function storedTypes(env: CoreEnv): Map<string, ResourceType> {
   return out;
 }
 
+/** The type prefix of a store key (typePrefix of its type): up to its second '/'. */
+function prefixOfKey(key: string): string {
+  const i = key.indexOf('/');
+  return key.slice(0, key.indexOf('/', i + 1) + 1);
+}
+
 type OwnerState = 'absent' | 'solid' | 'waiting' | 'invalid';
 
 export class GarbageCollector extends WatchingController {
@@ -78,6 +84,8 @@ export class GarbageCollector extends WatchingController {
 
   /** Full resync: every type listed into the graph, every node with work queued. */
   protected async pass(): Promise<undefined> {
+    const listedTypes = new Set<string>();
+    const listed = new Set<string>();
     for (const [prefix, t] of this.types) {
       let items: KObject[];
       try {
@@ -87,14 +95,15 @@ export class GarbageCollector extends WatchingController {
         this.env.log(`garbagecollector: listing ${prefix}: ${err instanceof Error ? err.message : String(err)}`);
         continue;
       }
-      const listed = new Set<string>();
+      listedTypes.add(prefix);
       for (const obj of items) {
         const key = objectKey(t, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
         listed.add(key);
         this.graph.upsert(key, t, obj);
       }
-      for (const key of this.graph.keysUnder(prefix)) if (!listed.has(key)) this.graph.remove(key);
     }
+    // One walk over the graph's keys for every type listed (a walk per type cost types × keys: a CRD change relists every type).
+    for (const key of this.graph.keys()) if (listedTypes.has(prefixOfKey(key)) && !listed.has(key)) this.graph.remove(key);
     for (const node of this.graph.all()) if (this.hasWork(node.obj)) this.schedule(node.uid);
     return undefined;
   }
@@ -127,9 +136,7 @@ export class GarbageCollector extends WatchingController {
   }
 
   private typeOfKey(key: string): ResourceType | undefined {
-    const i = key.indexOf('/');
-    const j = key.indexOf('/', i + 1);
-    return this.types.get(key.slice(0, j + 1));
+    return this.types.get(prefixOfKey(key));
   }
 
   private schedule(uid: string): void {

@@ -66,6 +66,7 @@ export async function createObject(
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const write = { operation: 'CREATE', oldObject: undefined, dryRun } as const;
   const mutated = (await mutate(env, admissionAttributes(t, r, { ...write, object: obj }))) ?? obj;
+  if (t.prevalidate) await t.prevalidate(mutated, undefined);
   const prepared = prepareCreate(t, mutated, env.clock(), r.user);
   addWarnings(r.res, customResourceWarnings(t, prepared));
   track(prepared);
@@ -147,6 +148,7 @@ export async function admitUpdate(
 ): Promise<KObject | undefined> {
   const write = { operation: 'UPDATE', oldObject: old, dryRun } as const;
   const mutated = (await mutate(env, admissionAttributes(t, r, { ...write, object: obj }))) ?? obj;
+  if (t.prevalidate) await t.prevalidate(mutated, old);
   const next = await prepare(mutated);
   await validate(env, admissionAttributes(t, r, { ...write, object: next ?? old }));
   return next;

@@ -4,6 +4,7 @@
 import { ALL_VERBS, type ResourceType } from '../types.js';
 import { defaultCrd, validateCrd } from './crd-validation.js';
 import { pruneCrdSchemas } from './crd-schemaprune.js';
+import { precheckCrd } from './crd-offloop.js';
 
 export const customresourcedefinitions: ResourceType = {
   group: 'apiextensions.k8s.io',
@@ -28,6 +29,7 @@ export const customresourcedefinitions: ResourceType = {
     defaultCrd(crd);
   },
   validate: validateCrd,
+  prevalidate: precheckCrd,
 };
 
 export const APIEXTENSIONS_TYPES: readonly ResourceType[] = [customresourcedefinitions];

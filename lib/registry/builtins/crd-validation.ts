@@ -6,7 +6,7 @@ import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import { hasOwn } from '../../api/own.js';
 import { validateWebhookUrl } from '../../api/webhookurl.js';
-import { checkCrdSchema, schemaHasUnprunedDefaults, structuralViolations, type CheckOptions } from '../../crdschema/index.js';
+import { schemaCausesOf } from './crd-schemacheck.js';
 import { at, list, str, sameJson } from '../fields.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../names.js';
 
@@ -155,35 +155,8 @@ function validateSelectableFields(fields: unknown, path: string): StatusCause[] 
   return causes;
 }
 
-/** Structural violations of every version's schema (kube's NonStructuralSchema condition and requireStructuralSchema). */
-export function nonStructuralCauses(crd: unknown): StatusCause[] {
-  return list(crd, 'spec', 'versions').flatMap((v, i) =>
-    structuralViolations(at(v, 'schema', 'openAPIV3Schema'), `spec.versions[${i}].schema.openAPIV3Schema`),
-  );
-}
-
-/** What kube relaxes on the update of a stored CRD, decided from the old object (validationOptions of ValidateCustomResourceDefinitionUpdate). */
-interface Relaxed {
-  /** requireStructuralSchema off: the stored schemas are not all structural. */
-  readonly allowNonStructural: boolean;
-  /** requirePrunedDefaults off: a stored schema has a default its schema prunes. */
-  readonly allowUnprunedDefaults: boolean;
-  /** versionsWithUnchangedSchemas: the stored schema of each version, by name. */
-  readonly storedSchemas: ReadonlyMap<string, unknown>;
-}
-
-function relaxedBy(old: KObject | undefined): Relaxed {
-  if (!old) return { allowNonStructural: false, allowUnprunedDefaults: false, storedSchemas: new Map() };
-  const oldVersions = list(old, 'spec', 'versions');
-  return {
-    allowNonStructural: nonStructuralCauses(old).length > 0,
-    allowUnprunedDefaults: oldVersions.some((v) => schemaHasUnprunedDefaults(at(v, 'schema', 'openAPIV3Schema'))),
-    storedSchemas: new Map(oldVersions.map((v) => [str(v, 'name'), at(v, 'schema', 'openAPIV3Schema')])),
-  };
-}
-
-/** `relaxed` undefined: the spec is the stored one, whose schemas are not checked again. */
-function validateVersion(v: unknown, i: number, relaxed: Relaxed | undefined): StatusCause[] {
+/** `schemaCauses` undefined: the spec is the stored one, whose schemas are not checked again. */
+function validateVersion(v: unknown, i: number, schemaCauses: StatusCause[] | undefined): StatusCause[] {
   const path = `spec.versions[${i}]`;
   const causes: StatusCause[] = [];
   const name = at(v, 'name');
@@ -194,7 +167,7 @@ function validateVersion(v: unknown, i: number, relaxed: Relaxed | undefined): S
   }
   const schema = at(v, 'schema', 'openAPIV3Schema');
   if (schema === undefined || schema === null) causes.push(cause.required(`${path}.schema.openAPIV3Schema`, 'schemas are required'));
-  else if (relaxed !== undefined) {
+  else if (schemaCauses !== undefined) {
     const sub = obj(at(v, 'subresources'));
     if (hasOwn(sub, 'status') && sub['status'] !== null && isPlainObject(schema) && schema['type'] !== undefined && schema['type'] !== 'object') {
       causes.push(
@@ -205,13 +178,7 @@ function validateVersion(v: unknown, i: number, relaxed: Relaxed | undefined): S
         ),
       );
     }
-    const stored = typeof name === 'string' ? relaxed.storedSchemas.get(name) : undefined;
-    const options: CheckOptions = {
-      ...(relaxed.allowNonStructural ? { allowNonStructural: true } : {}),
-      ...(relaxed.allowUnprunedDefaults ? { allowUnprunedDefaults: true } : {}),
-      ...(stored !== undefined && sameJson(stored, schema) ? { unchangedSchema: true } : {}),
-    };
-    causes.push(...checkCrdSchema(schema, `${path}.schema.openAPIV3Schema`, options));
+    causes.push(...schemaCauses);
   }
   causes.push(...validateScale(at(v, 'subresources', 'scale'), `${path}.subresources.scale`));
   list(v, 'additionalPrinterColumns').forEach((c, j) => causes.push(...validateColumn(c, `${path}.additionalPrinterColumns[${j}]`)));
@@ -263,6 +230,19 @@ function validateStoredVersions(crd: KObject): StatusCause[] {
   }
   for (const [v, i] of remaining) causes.push(cause.invalid(`status.storedVersions[${i}]`, v, 'must appear in spec.versions'));
   return causes;
+}
+
+export { nonStructuralCauses } from './crd-schemacheck.js';
+
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The order kube's queue meets CRDs in, older first (creation time, then name): of two
+ * claiming one name, the earlier gets it. Compared by code units, as Go compares strings
+ * (localeCompare, ICU's collation, cost most of a pass's sort with hundreds of CRDs).
+ */
+export function olderFirst(a: KObject, b: KObject): number {
+  return byCodeUnits(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '') || byCodeUnits(a.metadata.name ?? '', b.metadata.name ?? '');
 }
 
 export function isEstablished(crd: unknown): boolean {
@@ -324,9 +304,10 @@ export function validateCrd(crd: KObject, old: KObject | undefined): StatusCause
   // A write that leaves the spec as stored (status, metadata, the controllers' condition updates) checks no
   // schema again: the stored one passed, or was kept by these relaxations, and checking every version's
   // patterns and CEL rules per status write made each CRD change cost a full compile per CRD written.
+  // The schema checks are the costly part: a write through the core backend had the check worker run them off the event loop.
   const specUnchanged = old !== undefined && sameJson(crd['spec'], old['spec']);
-  const relaxed = specUnchanged ? undefined : relaxedBy(old);
-  versions.forEach((v, i) => causes.push(...validateVersion(v, i, relaxed)));
+  const schemaCauses = specUnchanged ? undefined : schemaCausesOf(crd, old);
+  versions.forEach((v, i) => causes.push(...validateVersion(v, i, schemaCauses && (schemaCauses[i] ?? []))));
   const names = versions.map((v) => str(v, 'name'));
   if (new Set(names).size !== names.length) causes.push(cause.invalid('spec.versions', versions, 'must contain unique version names'));
   if (versions.length > 0 && versions.filter((v) => at(v, 'storage') === true).length !== 1) {
