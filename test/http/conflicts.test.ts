@@ -10,6 +10,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { KObject } from '../../lib/api/meta.js';
 import { parseRequestInfo } from '../../lib/api/requestinfo.js';
 import { STALE_OBJECT, toStatusError } from '../../lib/api/status.js';
+import { newExchange } from '../../lib/http/exchange.js';
 import { sendError } from '../../lib/http/respond.js';
 import { builtinRegistry } from '../../lib/registry/index.js';
 import { LiveRegistry } from '../../lib/registry/live.js';
@@ -145,9 +146,10 @@ before(async () => {
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://storm');
     const info = parseRequestInfo(req.method ?? 'GET', url.pathname, false);
+    const x = newExchange(req, res);
     backend
-      .serve({ req, res, query: url.searchParams, info, user: { username: 'admin', groups: ['system:masters'] } })
-      .catch((err: unknown) => sendError(req, res, toStatusError(err)));
+      .serve({ ...x, query: url.searchParams, info, user: { username: 'admin', groups: ['system:masters'] }, trace: undefined })
+      .catch((err: unknown) => sendError(x, toStatusError(err)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
