@@ -11,6 +11,7 @@ import type { KObject } from '../../lib/api/meta.js';
 import { parseRequestInfo } from '../../lib/api/requestinfo.js';
 import { STALE_OBJECT, toStatusError } from '../../lib/api/status.js';
 import { newExchange } from '../../lib/http/exchange.js';
+import { closeServer } from '../helpers/closeserver.js';
 import { sendError } from '../../lib/http/respond.js';
 import { builtinRegistry } from '../../lib/registry/index.js';
 import { LiveRegistry } from '../../lib/registry/live.js';
@@ -156,8 +157,7 @@ before(async () => {
   assert.equal((await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'storm' } })).status, 201);
 });
 after(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await closeServer(server);
   await store.close();
 });
 
