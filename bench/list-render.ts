@@ -25,6 +25,7 @@ import type { KObject } from '../lib/api/meta.js';
 import { apiVersionOf } from '../lib/registry/types.js';
 import { listParts } from '../backends/core/render.js';
 import { sendParts } from '../lib/http/parts.js';
+import { newExchange } from '../lib/http/exchange.js';
 import { generateCa, generateServingCert } from '../certs/pki.js';
 import { out, table } from './report.js';
 
@@ -107,7 +108,7 @@ async function sendFigures(): Promise<string[][]> {
     const parts = bodies.get(Number(n))!;
     const length = parts.reduce((s, p) => s + p.length, 0);
     if (mode === 'stream') {
-      sendParts(req, res, 200, 'application/json', parts, length);
+      sendParts(newExchange(req, res), 200, 'application/json', parts, length);
       return;
     }
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': length });

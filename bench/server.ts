@@ -8,7 +8,6 @@ const { parseServeFlags } = (await import(`${src}/gateway/config/flags.js`)) as 
 const { startServer } = (await import(`${src}/gateway/server/app.js`)) as typeof import('../gateway/server/app.js');
 import { memoryNow, serveCommands } from './procs.js';
 import type { ServerResponse } from 'node:http';
-import { carryHeader } from '../lib/http/carried.js';
 
 // As `gatehouse serve` runs (gateway/cli/main.ts); BENCH_NO_HARDEN=1 measures without it.
 if (process.env['BENCH_NO_HARDEN'] !== '1') {
@@ -113,10 +112,20 @@ running.server.prependListener('request', () => {
 // The floor of priority and fairness (bench/flowcontrol.ts): with APF off, BENCH_PF_HEADERS=1 sets the two
 // response headers kube's APF must set on every answer, so that APF's own work is what on/floor measures.
 if (process.env['BENCH_PF_HEADERS'] === '1') {
-  // Carried as APF carries them (lib/http/carried.ts), not set: setHeader would cost the floor more than APF pays.
+  // Added to the head's own headers object, as carried headers are (lib/http/carried.ts), not set:
+  // setHeader would cost the floor more than APF pays. The chain's context is out of reach from
+  // here, so this response's writeHead adds them.
   running.server.prependListener('request', (_req: unknown, res: ServerResponse) => {
-    carryHeader(res, 'X-Kubernetes-PF-FlowSchema-UID', '7a0d2f4e-9c1b-4e55-8d7b-3f6a1c2e9b10');
-    carryHeader(res, 'X-Kubernetes-PF-PriorityLevel-UID', 'c3b8e1d2-5f4a-4b6c-9e7d-1a2b3c4d5e6f');
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, code: number, ...rest: unknown[]) {
+      const h = rest[rest.length - 1];
+      if (h !== null && typeof h === 'object' && !Array.isArray(h)) {
+        const o = h as Record<string, string>;
+        o['X-Kubernetes-PF-FlowSchema-UID'] = '7a0d2f4e-9c1b-4e55-8d7b-3f6a1c2e9b10';
+        o['X-Kubernetes-PF-PriorityLevel-UID'] = 'c3b8e1d2-5f4a-4b6c-9e7d-1a2b3c4d5e6f';
+      }
+      return (writeHead as (...a: unknown[]) => ServerResponse).call(this, code, ...rest);
+    } as typeof res.writeHead;
   });
 }
 serveCommands({

@@ -25,7 +25,7 @@ import { placement, startChild, withCpu, type Child } from './procs.js';
 import { configmapRun, seedConfigmaps, startVariants } from './variants.js';
 import { buildTracing } from '../gateway/tracing/index.js';
 import { parseRequestInfo } from '../lib/api/requestinfo.js';
-import { carryTrace, inRequestSpan, inSpan, spanAttribute, traceOf } from '../lib/tracing/span.js';
+import { inSpan, spanAttribute, type PendingTrace, type Trace } from '../lib/tracing/span.js';
 import { recordRow } from './summary.js';
 import { Redis } from 'ioredis';
 import { traceCommands } from '../backends/core/store/redis-traced.js';
@@ -88,20 +88,22 @@ async function perRequestWork(sinkHostPort: string, root: string): Promise<{ off
         socket: {},
       } as unknown as IncomingMessage;
       const res = Object.assign(new EventEmitter(), { statusCode: 200 }) as unknown as ServerResponse;
+      // What the request's context keeps of its tracing.
+      const r = { req, res, trace: undefined as Trace | undefined, pendingTrace: undefined as PendingTrace | undefined };
       const chain = () => {
         void (async () => {
           if (traced) {
-            tracing.requests.named(req, info);
-            await inRequestSpan(req, 'authentication', {}, nothing);
-            spanAttribute(traceOf(req), 'authentication.authenticator', 'x509');
-            const attrs = {};
-            await inSpan(traceOf(req), 'authorization', { verb: 'get' }, async (span, t) => {
-              carryTrace(attrs, t);
+            tracing.requests.named(r, info);
+            await inSpan(r.trace, 'authentication', {}, async (_span, t) => {
+              await nothing();
+              spanAttribute(t, 'authentication.authenticator', 'x509');
+            });
+            await inSpan(r.trace, 'authorization', { verb: 'get' }, async (span) => {
               await nothing();
               span?.setAttribute('authorization.decision', 'allow');
             });
             // The core backend's check for a recorded request's store view (backend.ts).
-            if (traceOf(req)) await inSpan(traceOf(req), 'Get memory', { key: 'k' }, nothing);
+            if (r.trace) await inSpan(r.trace, 'Get memory', { key: 'k' }, nothing);
             else await nothing();
           } else {
             await nothing();
@@ -114,8 +116,12 @@ async function perRequestWork(sinkHostPort: string, root: string): Promise<{ off
           resolve();
         })();
       };
-      if (traced) tracing.requests.serve(req, res, chain);
-      else chain();
+      if (traced) {
+        const begun = tracing.requests.begin(req, res);
+        if (begun !== undefined && 'pending' in begun) r.pendingTrace = begun;
+        else r.trace = begun;
+      }
+      chain();
     });
   const off = () => request(false);
   const on = () => request(true);

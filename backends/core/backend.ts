@@ -12,7 +12,6 @@ import { patch } from './handlers/patch.js';
 import { createToken } from './handlers/tokenrequest.js';
 import { serveScale } from './handlers/scale.js';
 import { tracedEnv } from './tracedenv.js';
-import { traceOf } from '../../lib/tracing/span.js';
 
 const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']);
 
@@ -28,7 +27,7 @@ export class CoreBackend implements ApiBackend {
   }
 
   serve(r: BackendRequest): Promise<void> {
-    const trace = this.tracedStoreKind === undefined ? undefined : traceOf(r.req);
+    const trace = this.tracedStoreKind === undefined ? undefined : r.trace;
     return this.handle(trace ? tracedEnv(this.env, trace, this.tracedStoreKind!) : this.env, r);
   }
 

@@ -5,6 +5,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { devPkiPaths } from '../../certs/devpki.js';
+import { ConfigError } from '../../lib/config/error.js';
 import type { ProxyClientCert } from './transport.js';
 
 export async function loadProxyClientCert(
@@ -29,12 +30,12 @@ export async function loadProxyClientCert(
   try {
     new X509Certificate(certPem);
   } catch {
-    throw new Error(`--proxy-client-cert-file "${certFile}": no PEM certificate found`);
+    throw new ConfigError('no PEM certificate found', { flag: '--proxy-client-cert-file', file: certFile });
   }
   try {
     createPrivateKey(keyPem);
   } catch {
-    throw new Error(`--proxy-client-key-file "${keyFile}": no PEM private key found`);
+    throw new ConfigError('no PEM private key found', { flag: '--proxy-client-key-file', file: keyFile });
   }
   return { certPem, keyPem };
 }

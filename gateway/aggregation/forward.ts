@@ -15,7 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { outboundCall, traceOf, tracingEnabled } from '../../lib/tracing/span.js';
+import { outboundCall, tracingEnabled, type Trace } from '../../lib/tracing/span.js';
 import { isRedirect, redirectRefused, setsName, targetAttributes, targetUrl } from './forwardrules.js';
 
 export interface UpgradeTarget {
@@ -33,13 +33,15 @@ export interface UpgradeOptions {
   readonly timeoutMs?: number;
   /** What the backend is (`APIService v1.example.com`), named on the trace span. */
   readonly purpose?: string;
+  /** The recorded request's trace (the call's CLIENT span hangs under it). */
+  readonly trace?: Trace | undefined;
 }
 
 export function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, t: UpgradeTarget, o: UpgradeOptions): Promise<void> {
   if (!tracingEnabled()) return sendUpgrade(req, socket, head, t, o);
   const host = t.options.host ?? t.options.hostname ?? 'localhost';
   return outboundCall(
-    traceOf(req),
+    o.trace,
     req.method ?? 'GET',
     targetUrl(t.protocol, host, t.options.port, req.url ?? '/'),
     targetAttributes(host, t.options.port, o.purpose),

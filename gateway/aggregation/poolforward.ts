@@ -34,7 +34,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { clientStatus, outboundCall, traceOf, tracingEnabled } from '../../lib/tracing/span.js';
+import { clientStatus, outboundCall, tracingEnabled, type Trace } from '../../lib/tracing/span.js';
+import type { Exchange } from '../../lib/http/exchange.js';
 import { closeAfterAnswer } from '../../lib/http/linger.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
 import { backendPath, isHopByHop, isRedirect, redirectRefused, setsName, targetAttributes } from './forwardrules.js';
@@ -75,6 +76,8 @@ export interface PoolForwardOptions {
   readonly onCut?: (err: Error) => void;
   /** What the backend is (`APIService v1.example.com`), named on the trace span. */
   readonly purpose?: string;
+  /** The recorded request's trace (the call's CLIENT span hangs under it). */
+  readonly trace?: Trace | undefined;
 }
 
 /** A failure before the answer: `reached` false when no connection to the backend carried the request. */
@@ -92,17 +95,19 @@ export class BackendFailure extends Error {
   }
 }
 
-export function forwardPooled(req: IncomingMessage, res: ServerResponse, t: PoolTarget, o: PoolForwardOptions): Promise<void> {
-  if (!tracingEnabled()) return send(req, res, t, o);
+/** `x`: the request and its answer side (the headers it carries go on the relayed head). */
+export function forwardPooled(x: Exchange, t: PoolTarget, o: PoolForwardOptions): Promise<void> {
+  if (!tracingEnabled()) return send(x, t, o);
+  const { req, res } = x;
   return outboundCall(
-    traceOf(req),
+    o.trace,
     req.method ?? 'GET',
     `${t.origin}${backendPath(t.pathPrefix, req.url).split('?', 1)[0]}`,
     targetAttributes(t.host, t.port, o.purpose),
     async (trace, span) => {
       const set = [...o.set];
       for (const k in trace) set.push(k, String(trace[k]));
-      await send(req, res, t, { ...o, set });
+      await send(x, t, { ...o, set });
       if (res.headersSent) clientStatus(span, res.statusCode);
     },
     req,
@@ -116,7 +121,8 @@ function hasBody(req: IncomingMessage): boolean {
   return h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
 }
 
-function send(req: IncomingMessage, res: ServerResponse, t: PoolTarget, o: PoolForwardOptions): Promise<void> {
+function send(x: Exchange, t: PoolTarget, o: PoolForwardOptions): Promise<void> {
+  const { req, res } = x;
   return new Promise<void>((resolve, reject) => {
     const headers: string[] = [];
     const h = req.headers;
@@ -135,7 +141,7 @@ function send(req: IncomingMessage, res: ServerResponse, t: PoolTarget, o: PoolF
       body = new PassThrough();
       req.pipe(body);
     }
-    const relay = new Relay(req, res, o, body, resolve, reject);
+    const relay = new Relay(x, o, body, resolve, reject);
     if (o.cancel?.aborted) {
       relay.cancel();
       return;
@@ -169,14 +175,19 @@ class Relay implements Dispatcher.DispatchHandler {
   #answered = false;
   #resume: (() => void) | undefined;
 
+  private readonly req: IncomingMessage;
+  private readonly res: ServerResponse;
+
   constructor(
-    private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
+    private readonly x: Exchange,
     private readonly o: PoolForwardOptions,
     private readonly body: Buffer | PassThrough | null,
     private readonly resolve: () => void,
     private readonly reject: (err: Error) => void,
-  ) {}
+  ) {
+    this.req = x.req;
+    this.res = x.res;
+  }
 
   #settle(err?: Error): void {
     if (this.#settled) return;
@@ -239,8 +250,8 @@ class Relay implements Dispatcher.DispatchHandler {
     // Before writeHead: an early answer marks the client's connection to close.
     if (!this.#uploaded && this.body instanceof PassThrough) this.#answeredEarly();
     // HTTP/2 has no reason phrase (Node warns when given one).
-    if (this.req.httpVersionMajor === 1) writeHeadWith(res, statusCode, out, statusText);
-    else writeHeadWith(res, statusCode, out);
+    if (this.req.httpVersionMajor === 1) writeHeadWith(this.x, statusCode, out, statusText);
+    else writeHeadWith(this.x, statusCode, out);
     if (this.o.flushHeaders) res.flushHeaders();
     this.o.onHeaders?.();
     this.#resume = resume;

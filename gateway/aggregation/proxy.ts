@@ -12,7 +12,7 @@
 // is what an upgrade needs, and undici's pool would hand a refused upgrade's
 // connection back for reuse), only from dispatch, i.e. after authentication
 // and authorization.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { badGateway, serviceUnavailable, StatusError, timeout } from '../../lib/api/status.js';
 import type { UserInfo } from '../../lib/api/meta.js';
@@ -25,10 +25,14 @@ import { forwardUpgrade } from './forward.js';
 import { formatDuration } from '../config/duration.js';
 import { BackendFailure, forwardPooled } from './poolforward.js';
 import type { Cancellation } from '../pipeline/deadline.js';
+import type { Exchange } from '../../lib/http/exchange.js';
+import type { Trace } from '../../lib/tracing/span.js';
 
 export interface ProxyRequest {
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
+  /** The request and its answer side (the gateway's context: the headers it carries go on the relayed head). */
+  readonly x: Exchange;
+  /** The recorded request's trace. */
+  readonly trace: Trace | undefined;
   readonly user: UserInfo;
   /** Already read by admission; sent instead of the (consumed) request stream. */
   readonly body?: Buffer;
@@ -122,8 +126,7 @@ export class ApiServiceProxy {
     const target = this.#target(s);
     const env = this.env;
     return forwardPooled(
-      r.req,
-      r.res,
+      r.x,
       {
         dispatcher: s.transport.pool,
         origin: origin(target),
@@ -147,6 +150,7 @@ export class ApiServiceProxy {
         },
         rejectRedirects: true,
         purpose: `APIService ${s.info.name}`,
+        trace: r.trace,
       },
     ).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
@@ -165,7 +169,7 @@ export class ApiServiceProxy {
    * Forwards an upgrade request on `socket` (already authorized). Rejects with a
    * 503 only while nothing was written to the socket; afterwards failures close it.
    */
-  upgrade(r: { req: IncomingMessage; user: UserInfo; socket: Duplex; head: Buffer }): Promise<void> {
+  upgrade(r: { req: IncomingMessage; trace: Trace | undefined; user: UserInfo; socket: Duplex; head: Buffer }): Promise<void> {
     const s = this.#snap;
     const target = this.#target(s);
     const t = s.transport;
@@ -178,7 +182,7 @@ export class ApiServiceProxy {
         // Upgraded sockets never return to a pool: a fresh connection with the same TLS settings.
         options: { host: target.host, port: target.port, ...t.tls },
       },
-      { set: identityPairs(r.user), drop: this.#drop, timeoutMs: this.env.timeoutMs, purpose: `APIService ${s.info.name}` },
+      { set: identityPairs(r.user), drop: this.#drop, timeoutMs: this.env.timeoutMs, purpose: `APIService ${s.info.name}`, trace: r.trace },
     ).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       this.env.onBackendFailure(s.info.name);

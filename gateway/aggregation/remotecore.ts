@@ -92,7 +92,8 @@ function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backen
     const longRunning = r.info.verb === 'watch';
     if (longRunning) watches.add(r.res);
     r.res.once('close', () => watches.delete(r.res));
-    return forwardPooled(r.req, r.res, target, {
+    return forwardPooled(r, target, {
+      trace: r.trace,
       set: identityPairs(r.user),
       drop,
       ...(r.body ? { body: r.body } : {}),
@@ -100,7 +101,7 @@ function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backen
       headersTimeoutMs: longRunning ? 0 : timeoutMs,
       bodyTimeoutMs: longRunning ? 0 : timeoutMs,
       ...(longRunning ? { flushHeaders: true } : {}),
-      ...(r.initialized ? { onHeaders: r.initialized } : {}),
+      ...(r.watchInitialized ? { onHeaders: r.watchInitialized } : {}),
       rejectRedirects: true,
       purpose: 'core backend',
     }).catch((err: Error) => {

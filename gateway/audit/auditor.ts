@@ -12,13 +12,13 @@ import type { AuditBackend, Mode } from './backend.js';
 import { ThrottledLog } from './backend.js';
 import { BatchBackend } from './batch.js';
 import { microTime, objectRefOf, sourceIPs, userOf, withoutManagedFields, type AuditEvent, type ResponseStatus } from './event.js';
-import type { AuditRecorder, RequestAudit } from '../pipeline/audit.js';
+import type { AuditedExchange, AuditRecorder, RequestAudit } from '../pipeline/audit.js';
 import { type AuditPolicy, type PolicyDecision, type Stage } from './policy.js';
 import { decodeEnvelope } from '../../lib/protobuf/codec.js';
 import { decodeCborObject } from '../../lib/cbor/decode.js';
-import { beforeHead, sentHeader } from '../../lib/http/carried.js';
+import { sentHeader } from '../../lib/http/carried.js';
 import { atExitHandOver } from './exit.js';
-import { traceOf, type Trace } from '../../lib/tracing/span.js';
+import type { Trace } from '../../lib/tracing/span.js';
 
 export interface AuditSink {
   readonly backend: AuditBackend;
@@ -105,19 +105,11 @@ export class Auditor implements AuditRecorder {
   }
 
   /** Starts the audit of a request whose user is known; undefined when the policy says None. */
-  begin(
-    req: IncomingMessage,
-    res: ServerResponse,
-    info: RequestInfo,
-    user: UserInfo,
-    auditID: string,
-    longRunning: boolean,
-    receivedAt?: number,
-  ): RequestAudit | undefined {
+  begin(x: AuditedExchange, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean, receivedAt?: number): RequestAudit | undefined {
     const d = this.opts.policy.decide(user.username, user.groups, info);
     auditLevel(d.level).value++;
     if (d.level === 'None') return undefined;
-    return new Recording(this, d, req, res, info, user, auditID, longRunning, receivedAt);
+    return new Recording(this, d, x, info, user, auditID, longRunning, receivedAt);
   }
 
   /** A request whose credentials failed: one ResponseStarted event, as kube's failed-authentication audit. */
@@ -207,6 +199,7 @@ class Recording implements RequestAudit {
    * dictionary, slower to fill and to list when the line is written).
    */
   private readonly annotations: Record<string, string> = {};
+  private readonly res: ServerResponse;
   private chunks: Buffer[] | undefined;
   private kept = 0;
   private annotated = false;
@@ -217,14 +210,15 @@ class Recording implements RequestAudit {
   constructor(
     private readonly auditor: Auditor,
     private readonly d: PolicyDecision,
-    private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
+    private readonly x: AuditedExchange,
     info: RequestInfo,
     user: UserInfo,
     auditID: string,
     private readonly longRunning: boolean,
     receivedAt?: number,
   ) {
+    const req = x.req;
+    this.res = x.res;
     this.ev = baseEvent(d, req, info, user, auditID, microTime(receivedAt));
     this.wantsRequestBody = d.keepsRequestBody && BODY_METHODS.has(req.method ?? '') && req.headers['content-length'] !== '0';
     const wantsResponse = d.keepsResponseBody && !longRunning;
@@ -250,7 +244,7 @@ class Recording implements RequestAudit {
   }
 
   received(): Promise<void> | undefined {
-    return this.emit('RequestReceived', traceOf(this.req));
+    return this.emit('RequestReceived', this.x.trace);
   }
 
   impersonated(user: UserInfo): void {
@@ -283,7 +277,7 @@ class Recording implements RequestAudit {
    */
   private captureResponse(all: boolean): void {
     if (all) this.wrapWrites(true);
-    else beforeHead(this.res, this);
+    else this.x.headHook = this;
   }
 
   /** The head is about to be written (lib/http/carried.ts): an error's Status is kept. */
@@ -343,10 +337,9 @@ class Recording implements RequestAudit {
 
   private responseStatus(code: number): ResponseStatus {
     const status: ResponseStatus = { metadata: NO_METADATA, code };
-    const res = this.res;
     const chunks = this.chunks;
-    if (chunks === undefined || this.kept === Infinity || sentHeader(res, 'content-encoding') !== undefined) return status;
-    const parsed = decode(Buffer.concat(chunks), String(sentHeader(res, 'content-type') ?? ''));
+    if (chunks === undefined || this.kept === Infinity || sentHeader(this.x, 'content-encoding') !== undefined) return status;
+    const parsed = decode(Buffer.concat(chunks), String(sentHeader(this.x, 'content-type') ?? ''));
     if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
       const o = parsed as Record<string, unknown>;
       if (o['kind'] === 'Status') {

@@ -53,6 +53,7 @@ export class BootstrapTokenAuthenticator implements TokenAuthenticator {
     return Object.freeze({
       user: Object.freeze({ username: `${BOOTSTRAP_USER_PREFIX}${id}`, groups }),
       ...(parsed.expiresAt !== undefined ? { expiresAt: parsed.expiresAt } : {}),
+      method: this.name,
     });
   }
 }

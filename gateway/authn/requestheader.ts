@@ -82,6 +82,8 @@ export class RequestHeaderAuthenticator implements Authenticator {
   }
 
   authenticate(req: IncomingMessage): AuthnResult | null {
+    // No identity header at all (the common request): nothing to read, no header table built.
+    if (!this.lower.user.some((n) => req.headers[n] !== undefined)) return null;
     const headers = distinctHeaders(req);
     const first = (names: readonly string[]): string | undefined => {
       for (const n of names) for (const v of headers[n] ?? []) if (v !== '') return v;
@@ -108,7 +110,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
     }
     const uid = first(this.lower.uid);
     const user: UserInfo = { username, groups, ...(uid !== undefined ? { uid } : {}), ...(Object.keys(extra).length > 0 ? { extra } : {}) };
-    return Object.freeze({ user });
+    return Object.freeze({ user, method: this.name });
   }
 
   /**

@@ -26,7 +26,7 @@ import {
 import { secretValue } from '../../lib/bootstrap/token.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
 import { defaultSignatureThreads, prepareJws, signatureValid, type SignatureThreads } from './jwssignature.js';
-import { AUTHENTICATED_GROUP, AuthnError, noteIssuer, type AuthnResult } from './types.js';
+import { AUTHENTICATED_GROUP, AuthnError, type AuthnResult } from './types.js';
 
 /** kube's jwt.DefaultLeeway for exp, nbf and iat. */
 export const DEFAULT_LEEWAY_SECONDS = 60;
@@ -42,11 +42,13 @@ const NAME = 'service-account';
 class VerifiedToken implements AuthnResult {
   readonly #identity: ServiceAccountIdentity;
   readonly expiresAt?: number;
+  readonly method = NAME;
   constructor(
     readonly user: UserInfo,
     readonly audiences: readonly string[],
     exp: number | undefined,
     identity: ServiceAccountIdentity,
+    readonly issuer: string,
   ) {
     if (exp !== undefined) this.expiresAt = exp * 1000;
     this.#identity = identity;
@@ -169,9 +171,7 @@ export class ServiceAccountJwtVerifier implements TokenAuthenticator {
     // skips the union's per-result copy and its WeakMap entry.
     const user = serviceAccountUser(id);
     user.groups.push(AUTHENTICATED_GROUP);
-    const result = new VerifiedToken(user, Object.freeze([...new Set(intersection)]), exp as number | undefined, id);
-    noteIssuer(result, iss);
-    return result;
+    return new VerifiedToken(user, Object.freeze([...new Set(intersection)]), exp as number | undefined, id, iss);
   }
 }
 

@@ -3,9 +3,9 @@
 // TokenReview also uses, and the Authenticator that reads the header.
 import * as nodeCrypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AuthnError, noteMethod, type Authenticator, type AuthnResult } from './types.js';
+import { AuthnError, type Authenticator, type AuthnResult } from './types.js';
 import { connectionOf } from '../../lib/http/connection.js';
-import { spanAttribute, traceOf, type Trace } from '../../lib/tracing/span.js';
+import { spanAttribute, type Trace } from '../../lib/tracing/span.js';
 
 export interface TokenAuthenticator {
   readonly name: string;
@@ -65,9 +65,9 @@ export class TokenUnion implements TokenAuthenticator {
       try {
         const r = await m.authenticateToken(token, audiences, trace);
         if (r) {
-          noteMethod(r, m.name);
           spanAttribute(trace, 'authentication.token_authenticator', m.name);
-          return r;
+          // Methods stamp their own results (made once, then cached); one that did not is named here.
+          return r.method !== undefined ? r : Object.freeze({ ...r, method: m.name });
         }
       } catch (err) {
         if (err instanceof AuthnError) failures.push(`${m.name}: ${err.message}`);
@@ -90,7 +90,8 @@ export function bearerToken(req: IncomingMessage): string | undefined {
 }
 
 /**
- * The last token a connection presented, with its digest: a keep-alive client
+ * Per connection, not per request (it may stay a WeakMap: keyed by the connection, gone with it):
+ * the last token a connection presented, with its digest: a keep-alive client
  * sends the same token on every request, and hashing a JWT (about 1 KB) was
  * the largest part of a cache hit. Compared in full, so another token on the
  * same connection is hashed as usual; gone with the connection.
@@ -114,10 +115,10 @@ export class BearerAuthenticator implements Authenticator {
     private readonly apiAudiences: readonly string[],
   ) {}
 
-  async authenticate(req: IncomingMessage): Promise<AuthnResult | null> {
+  async authenticate(req: IncomingMessage, trace?: Trace): Promise<AuthnResult | null> {
     const value = bearerToken(req);
     if (value === undefined) return null;
-    const r = await this.tokens.authenticateToken(connectionToken(req, value), this.apiAudiences, traceOf(req));
+    const r = await this.tokens.authenticateToken(connectionToken(req, value), this.apiAudiences, trace);
     if (!r) throw new AuthnError(this.name, 'no token authenticator accepted the token');
     return r;
   }

@@ -88,7 +88,7 @@ export class StaticTokenAuthenticator implements TokenAuthenticator {
       const key = tokenDigest(token);
       if (this.byDigest.has(key)) warn(`${source}: line ${line}: duplicate token, the later line wins`);
       const user: UserInfo = Object.freeze({ username, ...(uid !== '' ? { uid } : {}), groups: Object.freeze([...new Set(groups)]) as string[] });
-      this.byDigest.set(key, Object.freeze({ user }));
+      this.byDigest.set(key, Object.freeze({ user, method: this.name }));
     }
   }
 

@@ -1,6 +1,7 @@
 // One interface for every authentication method; the union composes them.
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
+import type { Trace } from '../../lib/tracing/span.js';
 
 export interface AuthnResult {
   readonly user: UserInfo;
@@ -8,6 +9,13 @@ export interface AuthnResult {
   readonly audiences?: readonly string[];
   /** When the credential stops being valid (ms since the epoch), for caches. */
   readonly expiresAt?: number;
+  /**
+   * The method that accepted the credential (the audit event names it), stamped by the method
+   * when it makes the result: results are cached and shared, so no request adds it.
+   */
+  readonly method?: string;
+  /** The issuer of the JWT the result was verified from (OIDC, service account), for the audit event. */
+  readonly issuer?: string;
 }
 
 /**
@@ -17,7 +25,8 @@ export interface AuthnResult {
  */
 export interface Authenticator {
   readonly name: string;
-  authenticate(req: IncomingMessage): AuthnResult | null | Promise<AuthnResult | null>;
+  /** `trace`: the recorded request's authentication span, for a method that calls out (a webhook). */
+  authenticate(req: IncomingMessage, trace?: Trace): AuthnResult | null | Promise<AuthnResult | null>;
 }
 
 export class AuthnError extends Error {
@@ -33,27 +42,15 @@ export class AuthnError extends Error {
 export const AUTHENTICATED_GROUP = 'system:authenticated';
 export const ANONYMOUS: UserInfo = Object.freeze({ username: 'system:anonymous', groups: Object.freeze(['system:unauthenticated']) as string[] });
 
-/** Which method accepted a result (for the audit event), kept beside it rather than copied into it. */
-const decidedBy = new WeakMap<AuthnResult, string>();
+/** The anonymous user's result: one frozen object, its method stamped like any other. */
+export const ANONYMOUS_RESULT: AuthnResult = Object.freeze({ user: ANONYMOUS, method: 'anonymous' });
 
-/** Notes the method that produced `result`, unless an inner method (a token method under a union) already did. */
-export function noteMethod(result: AuthnResult, name: string): void {
-  if (!decidedBy.has(result)) decidedBy.set(result, name);
-}
-
-/** The method that produced a result (`anonymous` for the anonymous user), or '' when none was noted. */
+/** The method that produced a result, or '' when none was stamped. */
 export function methodOf(result: AuthnResult): string {
-  return decidedBy.get(result) ?? (result.user === ANONYMOUS ? 'anonymous' : '');
-}
-
-/** The issuer of a JWT a result was verified from (OIDC, service account), for the audit event. */
-const issuedBy = new WeakMap<AuthnResult, string>();
-
-export function noteIssuer(result: AuthnResult, issuer: string): void {
-  issuedBy.set(result, issuer);
+  return result.method ?? (result.user === ANONYMOUS ? 'anonymous' : '');
 }
 
 /** The JWT issuer that vouched for a result, or '' for credentials without one. */
 export function issuerOf(result: AuthnResult): string {
-  return issuedBy.get(result) ?? '';
+  return result.issuer ?? '';
 }

@@ -8,8 +8,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { unauthorized } from '../../lib/api/status.js';
-import { spanAttribute, traceOf } from '../../lib/tracing/span.js';
-import { ANONYMOUS, AUTHENTICATED_GROUP, AuthnError, issuerOf, methodOf, noteIssuer, noteMethod, type Authenticator, type AuthnResult } from './types.js';
+import { spanAttribute, type Trace } from '../../lib/tracing/span.js';
+import { ANONYMOUS_RESULT, AUTHENTICATED_GROUP, AuthnError, type Authenticator, type AuthnResult } from './types.js';
 
 export interface UnionOptions {
   anonymous: boolean;
@@ -22,24 +22,21 @@ export class UnionAuthenticator {
     private readonly opts: UnionOptions,
   ) {}
 
-  async authenticate(req: IncomingMessage): Promise<AuthnResult> {
+  /** `trace`: the recorded request's authentication span. */
+  async authenticate(req: IncomingMessage, trace?: Trace): Promise<AuthnResult> {
     const failures: string[] = [];
     for (const a of this.authenticators) {
       let result: AuthnResult | null;
       try {
-        result = await a.authenticate(req);
+        result = await a.authenticate(req, trace);
       } catch (err) {
         if (err instanceof AuthnError) failures.push(`${a.name}: ${err.message}`);
         else failures.push(`${a.name}: internal error: ${err instanceof Error ? err.message : String(err)}`);
         continue;
       }
       if (result && result.user.username !== '') {
-        spanAttribute(traceOf(req), 'authentication.authenticator', a.name);
-        const done = withAuthenticatedGroup(result);
-        noteMethod(done, methodOf(result) || a.name);
-        const issuer = issuerOf(result);
-        if (issuer) noteIssuer(done, issuer);
-        return done;
+        spanAttribute(trace, 'authentication.authenticator', a.name);
+        return withAuthenticatedGroup(result, a.name);
       }
       if (result) failures.push(`${a.name}: empty user name`);
     }
@@ -51,22 +48,27 @@ export class UnionAuthenticator {
       throw unauthorized();
     }
     if (!this.opts.anonymous) throw unauthorized();
-    spanAttribute(traceOf(req), 'authentication.authenticator', 'anonymous');
-    return { user: ANONYMOUS };
+    spanAttribute(trace, 'authentication.authenticator', 'anonymous');
+    return ANONYMOUS_RESULT;
   }
 }
 
-/** Results that methods cache (per connection, per token) get their system:authenticated form built once. */
+/**
+ * Results that methods cache (per connection, per token) get their system:authenticated form built once.
+ * A memo, not per-request state: keyed by a frozen result, and the form it maps to follows from it alone
+ * (a result comes from one method, so `method` is the same each time).
+ */
 const withGroup = new WeakMap<AuthnResult, AuthnResult>();
 
-/** Every authenticated user is in system:authenticated (added once). */
-export function withAuthenticatedGroup(result: AuthnResult): AuthnResult {
+/** Every authenticated user is in system:authenticated (added once); `method` names the result when its method did not. */
+export function withAuthenticatedGroup(result: AuthnResult, method?: string): AuthnResult {
   const groups = result.user.groups;
-  if (groups.includes(AUTHENTICATED_GROUP)) return result;
+  const named = result.method !== undefined || method === undefined;
+  if (named && groups.includes(AUTHENTICATED_GROUP)) return result;
   let done = withGroup.get(result);
   if (done === undefined) {
-    const user: UserInfo = { ...result.user, groups: [...groups, AUTHENTICATED_GROUP] };
-    done = Object.freeze({ ...result, user });
+    const user: UserInfo = groups.includes(AUTHENTICATED_GROUP) ? result.user : { ...result.user, groups: [...groups, AUTHENTICATED_GROUP] };
+    done = Object.freeze({ ...result, user, ...(named ? {} : { method }) });
     withGroup.set(result, done);
   }
   return done;

@@ -102,7 +102,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
       ...(typeof u['uid'] === 'string' && u['uid'] !== '' ? { uid: u['uid'] } : {}),
       ...(extra ? { extra } : {}),
     };
-    return Object.freeze({ user, ...(validFor ? { audiences: validFor } : {}) });
+    return Object.freeze({ user, ...(validFor ? { audiences: validFor } : {}), method: this.name });
   }
 }
 

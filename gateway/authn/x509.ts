@@ -75,6 +75,7 @@ export class X509Authenticator implements Authenticator {
     const result: AuthnResult = Object.freeze({
       user: Object.freeze({ username: cn, groups: Object.freeze([...asList(peer.leaf.subject?.O)]) as string[] }),
       expiresAt: until,
+      method: this.name,
     });
     return { bundle, result, until };
   }

@@ -3,7 +3,7 @@
 // errors of the authorizers that had no opinion are kept with that answer
 // (the deciding one's own error goes with its decision), so the pipeline
 // can answer 500 for a request that only failed authorizers could decide.
-import { spanAttribute, traceOf } from '../../lib/tracing/span.js';
+import { spanAttribute, type Trace } from '../../lib/tracing/span.js';
 import type { Attributes, Authorizer, Decision } from './types.js';
 
 /**
@@ -42,20 +42,20 @@ export class AuthorizerChain implements Authorizer {
   readonly delegates = true;
   constructor(private readonly authorizers: readonly Authorizer[]) {}
 
-  async authorize(attrs: Attributes): Promise<Decision> {
-    const d = await this.evaluate(attrs);
+  async authorize(attrs: Attributes, trace?: Trace): Promise<Decision> {
+    const d = await this.evaluate(attrs, trace);
     if (d.kind !== 'no-opinion') return d;
     if (d.error) return { kind: 'deny', reason: d.reason, error: d.error };
     return d.reason ? { kind: 'deny', reason: d.reason } : NOBODY_ALLOWED;
   }
 
   /** The chain's own answer, keeping "no opinion" (access reviews report `denied` only for a real deny). */
-  async evaluate(attrs: Attributes): Promise<Decision> {
+  async evaluate(attrs: Attributes, trace?: Trace): Promise<Decision> {
     const union = new Union();
     for (const a of this.authorizers) {
-      if (!union.add(await a.authorize(attrs))) continue;
+      if (!union.add(await a.authorize(attrs, trace))) continue;
       // The authorizer that decided, named once on the trace (a nested chain named its own).
-      if (a.delegates !== true) spanAttribute(traceOf(attrs), 'authorization.authorizer', a.name);
+      if (a.delegates !== true) spanAttribute(trace, 'authorization.authorizer', a.name);
       break;
     }
     return union.result();

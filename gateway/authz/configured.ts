@@ -34,7 +34,7 @@ export async function buildChain(config: AuthorizationConfig, fromFile: boolean,
     }
     const chain = new AuthorizerChain(parts.map((p) => instrumented(p.type, p.name, p.authorizer)));
     return {
-      authorizer: { name: 'authorizers', delegates: true, authorize: (a) => chain.evaluate(a) },
+      authorizer: { name: 'authorizers', delegates: true, authorize: (a, trace) => chain.evaluate(a, trace) },
       parts: Object.freeze(parts),
       close,
     };

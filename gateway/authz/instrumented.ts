@@ -2,6 +2,7 @@
 // (apiserver_authorization_decisions_total{type,name,decision}), as kube's
 // instrumentedAuthorizer does; no-opinion is not a decision and is not counted.
 import { recordDecision } from '../metrics/authz.js';
+import type { Trace } from '../../lib/tracing/span.js';
 import type { Attributes, Authorizer, Decision } from './types.js';
 
 export function instrumented(type: string, name: string, inner: Authorizer): Authorizer {
@@ -12,8 +13,8 @@ export function instrumented(type: string, name: string, inner: Authorizer): Aut
   };
   return {
     name,
-    authorize(a: Attributes): Decision | Promise<Decision> {
-      const d = inner.authorize(a);
+    authorize(a: Attributes, trace?: Trace): Decision | Promise<Decision> {
+      const d = inner.authorize(a, trace);
       return d instanceof Promise ? d.then(count) : count(d);
     },
   };
@@ -29,7 +30,7 @@ export class SwappableAuthorizer implements Authorizer {
     this.current = next;
     return old;
   }
-  authorize(a: Attributes): Decision | Promise<Decision> {
-    return this.current.authorize(a);
+  authorize(a: Attributes, trace?: Trace): Decision | Promise<Decision> {
+    return this.current.authorize(a, trace);
   }
 }

@@ -2,6 +2,7 @@
 // knows what each mode needs, for the --authorization-mode list and the
 // --authorization-config file alike (both arrive as AuthorizerSpecs).
 import { hasOwn } from '../../lib/api/own.js';
+import { ConfigError } from '../../lib/config/error.js';
 import { FieldPath, fieldError } from '../config/fielderrors.js';
 import { AUTHORIZATION_MODES } from '../config/options/authorization.js';
 import { loadAbac } from './abac.js';
@@ -70,6 +71,6 @@ export const AUTHORIZER_FACTORIES: Readonly<Record<AuthorizerType, AuthorizerFac
  */
 export function factoryFor(type: string, index: number | undefined): AuthorizerFactory {
   if (hasOwn(AUTHORIZER_FACTORIES, type)) return AUTHORIZER_FACTORIES[type as AuthorizerType];
-  if (index === undefined) throw new Error(`invalid value "${type}" for --authorization-mode: unknown mode (one of ${AUTHORIZATION_MODES.join(', ')})`);
+  if (index === undefined) throw new ConfigError(`unknown mode (one of ${AUTHORIZATION_MODES.join(', ')})`, { flag: '--authorization-mode', value: type });
   throw new Error(fieldError.unsupported(FieldPath.root('authorizers').index(index).child('type'), type, AUTHORIZER_TYPES));
 }

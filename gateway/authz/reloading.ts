@@ -6,6 +6,7 @@
 // (apiserver_authorization_config_controller_automatic_reloads_total).
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../../lib/config/error.js';
 import { FileReloader } from '../config/filereload.js';
 import { authzConfigMetrics } from '../metrics/authz.js';
 import { apiServerIdHash } from '../metrics/registry.js';
@@ -45,14 +46,14 @@ export async function startReloadingChain(o: ReloadingChainOptions): Promise<Rel
     try {
       return await o.build(parsed.config);
     } catch (err) {
-      throw new Error(`invalid authorization configuration "${path}": ${err instanceof Error ? err.message : String(err)}`);
+      throw new ConfigError(err instanceof Error ? err.message : String(err), { kind: 'authorization configuration', value: path });
     }
   };
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new Error(`invalid value "${path}" for --authorization-config: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new ConfigError((err as NodeJS.ErrnoException).code ?? String(err), { flag: '--authorization-config', value: path });
   }
   let current = await build(text);
   const holder = new SwappableAuthorizer(current.authorizer);

@@ -1,4 +1,5 @@
 // One interface for every authorization mode; the chain composes them.
+import type { Trace } from '../../lib/tracing/span.js';
 import type { AuthorizationAttributes, Decision } from '../../lib/api/authorization.js';
 import type { FieldRequirement, LabelRequirement } from '../../lib/api/selectors.js';
 
@@ -19,7 +20,8 @@ export interface Authorizer {
   readonly name: string;
   /** True for authorizers that only pass the question on (chains): the one that decided is inside and names itself. */
   readonly delegates?: boolean;
-  authorize(attrs: Attributes): Decision | Promise<Decision>;
+  /** `trace`: the recorded request's authorization span (which authorizer decided, a webhook's call). */
+  authorize(attrs: Attributes, trace?: Trace): Decision | Promise<Decision>;
   /** Optional: the decision with what matched (see Explanation). */
   explain?(attrs: Attributes, opts?: ExplainOptions): Explanation | Promise<Explanation>;
   /** Optional: every subject it allows the request (SubjectsReview); see SubjectEnumerator. */

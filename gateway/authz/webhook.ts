@@ -16,7 +16,7 @@ import { sarSpecV1, toV1beta1 } from './sar.js';
 import type { Attributes, Authorizer, Decision, Explanation } from './types.js';
 import { NO_OPINION } from './types.js';
 import { ownValue } from '../../lib/api/own.js';
-import { traceOf } from '../../lib/tracing/span.js';
+import type { Trace } from '../../lib/tracing/span.js';
 
 export const SAR_VERSIONS = ['v1beta1', 'v1'] as const;
 export type SarVersion = (typeof SAR_VERSIONS)[number];
@@ -72,19 +72,20 @@ export class WebhookAuthorizer implements Authorizer {
     this.cache = new LRUCache({ max: opts.cacheSize ?? DEFAULT_CACHE_SIZE });
   }
 
-  async authorize(a: Attributes): Promise<Decision> {
-    return this.run(a);
+  async authorize(a: Attributes, trace?: Trace): Promise<Decision> {
+    return this.run(a, trace);
   }
 
   /** The decision, and how it was reached: match condition results, cache or call, the answer's status. */
   async explain(a: Attributes): Promise<Explanation> {
     const trace: WebhookTrace = { called: false, cached: false, matchConditions: [] };
-    const decision = await this.run(a, trace);
+    const decision = await this.run(a, undefined, trace);
     const { matchConditions, ...rest } = trace;
     return { decision, facts: { webhook: { ...rest, ...(matchConditions.length > 0 ? { matchConditions } : {}) } } };
   }
 
-  private async run(a: Attributes, trace?: WebhookTrace): Promise<Decision> {
+  /** `span`: the request's authorization span (the call hangs under it); `trace`: what explain reports. */
+  private async run(a: Attributes, span: Trace | undefined, trace?: WebhookTrace): Promise<Decision> {
     const spec = sarSpecV1(a, this.opts.withSelectors);
     const mc = this.opts.matchConditions;
     if (mc && mc.size > 0) {
@@ -116,7 +117,7 @@ export class WebhookAuthorizer implements Authorizer {
     const t0 = performance.now();
     if (trace) trace.called = true;
     try {
-      reply = await this.client.postJson('', review, traceOf(a));
+      reply = await this.client.postJson('', review, span);
     } catch (err) {
       recordWebhookEvaluation(this.name, err instanceof ClientRequestError && err.code === 'timeout' ? 'timeout' : 'error', (performance.now() - t0) / 1000);
       return this.failure(err instanceof Error ? err.message : String(err));

@@ -150,9 +150,9 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
   const api = b.backend.backend;
   const dispatch = async (ctx: RequestContext): Promise<void> => {
     const { info } = ctx;
-    if (!info.isResourceRequest) return serveLocal(routes, ctx.req, ctx.res, info.path, ctx.query);
+    if (!info.isResourceRequest) return serveLocal(routes, ctx, info.path, ctx.query);
     if (!api.serves(info.apiGroup, info.apiVersion)) throw pathNotFound();
-    return api.serve({ req: ctx.req, res: ctx.res, query: ctx.query, info, user: ctx.user, ...(ctx.body ? { body: ctx.body } : {}) });
+    return api.serve(ctx);
   };
   const handler = buildHandlerChain({
     authenticator,

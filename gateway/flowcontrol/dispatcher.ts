@@ -228,8 +228,8 @@ export class Dispatcher {
       namespace: i.namespace,
       path: i.path,
     });
-    carryHeader(ctx.res, FLOW_SCHEMA_UID_HEADER, c.schema.uid);
-    carryHeader(ctx.res, PRIORITY_LEVEL_UID_HEADER, c.level.uid);
+    carryHeader(ctx, FLOW_SCHEMA_UID_HEADER, c.schema.uid);
+    carryHeader(ctx, PRIORITY_LEVEL_UID_HEADER, c.level.uid);
     if (i.verb !== 'watch' && isLongRunning(ctx)) return NO_SEAT;
     let s = this.states.get(c.level.name);
     if (!s) {

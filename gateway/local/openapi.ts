@@ -4,7 +4,8 @@
 // only, client-go's fallback when /openapi/v2 is refused), and /openapi/v3
 // with its per-group-version documents, whose `?hash=` URLs are immutable:
 // the current hash is cached for a year, a stale one redirects to the current.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Exchange } from '../../lib/http/exchange.js';
 import { notAcceptable, pathNotFound } from '../../lib/api/status.js';
 import { sendBody } from '../../lib/http/respond.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
@@ -67,13 +68,13 @@ interface Entity {
   readonly etag: string;
 }
 
-function sendEntity(req: IncomingMessage, res: ServerResponse, e: Entity, headers: Record<string, string> = {}): void {
+function sendEntity(x: Exchange, e: Entity, headers: Record<string, string> = {}): void {
   const h = { ETag: e.etag, ...headers };
-  if (notModified(req, e.etag)) {
-    writeHeadWith(res, 304, { 'Cache-Control': 'no-cache, private', ...h }).end();
+  if (notModified(x.req, e.etag)) {
+    writeHeadWith(x, 304, { 'Cache-Control': 'no-cache, private', ...h }).end();
     return;
   }
-  sendBody(req, res, 200, e.contentType, e.body, h);
+  sendBody(x, 200, e.contentType, e.body, h);
 }
 
 function v2Entity(openapi: OpenApiV3, format: V2Format, protobufType = OPENAPI_V2_PROTOBUF): Entity {
@@ -89,19 +90,20 @@ function aYearFromNow(): string {
 }
 
 /** Answers an OpenAPI path, or returns false when `path` is not one. */
-export function serveOpenApi(openapi: OpenApiV3, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): boolean {
+export function serveOpenApi(openapi: OpenApiV3, x: Exchange, path: string, query: URLSearchParams): boolean {
+  const req = x.req;
   if (path === '/openapi/v2') {
     const format = choose(req.headers.accept, V2_FORMATS);
     if (!format) throw notAcceptable([JSON_TYPE, OPENAPI_V2_PROTOBUF]);
-    sendEntity(req, res, v2Entity(openapi, format), { Vary: 'Accept' });
+    sendEntity(x, v2Entity(openapi, format), { Vary: 'Accept' });
     return true;
   }
   if (path === LEGACY_V2_PATH) {
-    sendEntity(req, res, v2Entity(openapi, 'protobuf', LEGACY_PROTOBUF));
+    sendEntity(x, v2Entity(openapi, 'protobuf', LEGACY_PROTOBUF));
     return true;
   }
   if (path === '/openapi/v3') {
-    sendEntity(req, res, openapi.root);
+    sendEntity(x, openapi.root);
     return true;
   }
   if (!path.startsWith('/openapi/v3/')) return false;
@@ -111,11 +113,11 @@ export function serveOpenApi(openapi: OpenApiV3, req: IncomingMessage, res: Serv
   if (!choose(req.headers.accept, V3_FORMATS)) throw notAcceptable([JSON_TYPE]);
   const hash = query.get('hash');
   if (hash && hash !== doc.hash) {
-    writeHeadWith(res, 301, { Location: `/openapi/v3/${gv}?hash=${doc.hash}`, 'Content-Length': 0, Vary: 'Accept' }).end();
+    writeHeadWith(x, 301, { Location: `/openapi/v3/${gv}?hash=${doc.hash}`, 'Content-Length': 0, Vary: 'Accept' }).end();
     return true;
   }
   // A hash URL names one version of the document forever: clients may keep it without asking again.
   const cache: Record<string, string> = hash ? { 'Cache-Control': 'public, immutable', Expires: aYearFromNow() } : {};
-  sendEntity(req, res, doc, { Vary: 'Accept', ...cache });
+  sendEntity(x, doc, { Vary: 'Accept', ...cache });
   return true;
 }

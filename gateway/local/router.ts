@@ -1,7 +1,7 @@
 // Non-resource paths the gateway answers itself: health, version,
 // discovery, OpenAPI (openapi.ts), /metrics, the priority-and-fairness
 // dumps under /debug/api_priority_and_fairness/ and the root path list.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Exchange } from '../../lib/http/exchange.js';
 import { methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
 import { DISCOVERY_AS, negotiateOutput } from '../../lib/http/negotiate.js';
 import { sendBody } from '../../lib/http/respond.js';
@@ -32,37 +32,38 @@ export interface LocalRoutes {
   debug?: (path: string, query: URLSearchParams) => string | undefined;
 }
 
-function sendDocument(req: IncomingMessage, res: ServerResponse, doc: Document): void {
-  if (req.headers['if-none-match'] === doc.etag) {
-    writeHeadWith(res, 304, { ETag: doc.etag, 'Content-Type': doc.contentType }).end();
+function sendDocument(x: Exchange, doc: Document): void {
+  if (x.req.headers['if-none-match'] === doc.etag) {
+    writeHeadWith(x, 304, { ETag: doc.etag, 'Content-Type': doc.contentType }).end();
     return;
   }
-  sendBody(req, res, 200, doc.contentType, doc.body, { ETag: doc.etag });
+  sendBody(x, 200, doc.contentType, doc.body, { ETag: doc.etag });
 }
 
-export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+export async function serveLocal(routes: LocalRoutes, x: Exchange, path: string, query: URLSearchParams): Promise<void> {
+  const req = x.req;
   if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(req.method ?? '', path);
   const clean = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   const slash = clean.indexOf('/', 1);
   const head = slash < 0 ? clean.slice(1) : clean.slice(1, slash);
   if (head === 'healthz' || head === 'livez' || head === 'readyz') {
     const answer = await routes.health[head].serve(slash < 0 ? '' : clean.slice(slash + 1), query);
-    sendBody(req, res, answer.code, 'text/plain; charset=utf-8', answer.body, { 'X-Content-Type-Options': 'nosniff' });
+    sendBody(x, answer.code, 'text/plain; charset=utf-8', answer.body, { 'X-Content-Type-Options': 'nosniff' });
     return;
   }
   if (clean === '/metrics' && routes.metrics) {
     const m = await routes.metrics();
-    sendBody(req, res, 200, m.contentType, m.body);
+    sendBody(x, 200, m.contentType, m.body);
     return;
   }
   if (head === 'debug' && routes.debug) {
     const text = routes.debug(clean, query);
     if (text === undefined) throw pathNotFound();
-    sendBody(req, res, 200, 'text/plain; charset=utf-8', text, { 'X-Content-Type-Options': 'nosniff' });
+    sendBody(x, 200, 'text/plain; charset=utf-8', text, { 'X-Content-Type-Options': 'nosniff' });
     return;
   }
   if (clean === '/version') {
-    sendDocument(req, res, routes.discovery.version);
+    sendDocument(x, routes.discovery.version);
     return;
   }
   if (head === 'api' || head === 'apis') {
@@ -70,12 +71,12 @@ export async function serveLocal(routes: LocalRoutes, req: IncomingMessage, res:
     const aggregated = out.as === 'APIGroupDiscoveryList' ? (out.asVersion as 'v2' | 'v2beta1') : undefined;
     const doc = routes.discovery.document(clean, aggregated);
     if (!doc) throw pathNotFound();
-    sendDocument(req, res, doc);
+    sendDocument(x, doc);
     return;
   }
-  if (serveOpenApi(routes.openapi, req, res, clean, query)) return;
+  if (serveOpenApi(routes.openapi, x, clean, query)) return;
   if (clean === '/') {
-    sendBody(req, res, 200, 'application/json', JSON.stringify({ paths: rootPaths(routes) }, null, 2));
+    sendBody(x, 200, 'application/json', JSON.stringify({ paths: rootPaths(routes) }, null, 2));
     return;
   }
   throw pathNotFound();

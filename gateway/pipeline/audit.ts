@@ -2,8 +2,10 @@
 // own when it sends a sane one, as kube-apiserver), answered in the `Audit-Id`
 // header and forwarded to backends; with an auditor (gateway/audit, built from
 // --audit-policy-file) the request is recorded through the interfaces below.
+import type { Exchange } from '../../lib/http/exchange.js';
+import type { Trace } from '../../lib/tracing/span.js';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import { carryHeader } from '../../lib/http/carried.js';
@@ -25,21 +27,16 @@ export interface RequestAudit {
   panic(err: unknown): void;
 }
 
+/** The request as the recorder gets it: its answer side (the error capture hooks the head) and its trace. */
+export type AuditedExchange = Exchange & { readonly trace?: Trace | undefined };
+
 export interface AuditRecorder {
   /**
    * Starts the audit of a request whose user is known; undefined when the
    * policy says None. `receivedAt`: performance.now() when the request came in
    * (kube's requestReceivedTimestamp is taken first thing in the chain).
    */
-  begin(
-    req: IncomingMessage,
-    res: ServerResponse,
-    info: RequestInfo,
-    user: UserInfo,
-    auditID: string,
-    longRunning: boolean,
-    receivedAt?: number,
-  ): RequestAudit | undefined;
+  begin(x: AuditedExchange, info: RequestInfo, user: UserInfo, auditID: string, longRunning: boolean, receivedAt?: number): RequestAudit | undefined;
   /** A request whose credentials failed. */
   failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string, receivedAt?: number): void;
   /** Largest request body kept (read before dispatch). */
@@ -62,9 +59,9 @@ export function assignAuditId(req: IncomingMessage): string {
  */
 export function openAudit(ctx: RequestContext, recorder: AuditRecorder | undefined): Promise<void> | undefined {
   const auditID = assignAuditId(ctx.req);
-  carryHeader(ctx.res, 'Audit-Id', auditID);
+  carryHeader(ctx, 'Audit-Id', auditID);
   if (!recorder) return undefined;
-  const audit = recorder.begin(ctx.req, ctx.res, ctx.info, ctx.user, auditID, isLongRunning(ctx), ctx.receivedAt);
+  const audit = recorder.begin(ctx, ctx.info, ctx.user, auditID, isLongRunning(ctx), ctx.receivedAt);
   if (!audit) return undefined;
   ctx.audit = audit;
   const authn = ctx.authn;

@@ -5,7 +5,7 @@
 // no further than this step.
 import { StatusError } from '../../lib/api/status.js';
 import { carryHeader } from '../../lib/http/carried.js';
-import { inRequestSpan } from '../../lib/tracing/span.js';
+import { inSpan } from '../../lib/tracing/span.js';
 import { observeAuthentication } from '../metrics/requests.js';
 import { assignAuditId } from './audit.js';
 import type { ChainConfig } from './config.js';
@@ -17,8 +17,9 @@ export async function authenticate(ctx: RequestContext, cfg: ChainConfig): Promi
   const { req, res } = ctx;
   const a0 = performance.now();
   try {
-    ctx.authn = cfg.tracing
-      ? await inRequestSpan(req, 'authentication', {}, () => cfg.authenticator.authenticate(req))
+    // The authenticators get the authentication span's trace (a webhook's call hangs under it).
+    ctx.authn = ctx.trace
+      ? await inSpan(ctx.trace, 'authentication', {}, (_span, t) => cfg.authenticator.authenticate(req, t))
       : await cfg.authenticator.authenticate(req);
     observeAuthentication('success', (performance.now() - a0) / 1000);
   } catch (err) {
@@ -26,13 +27,13 @@ export async function authenticate(ctx: RequestContext, cfg: ChainConfig): Promi
     goAwayAfter(req, res);
     if (cfg.audit) {
       const id = assignAuditId(req);
-      carryHeader(res, 'Audit-Id', id);
+      carryHeader(ctx, 'Audit-Id', id);
       cfg.audit.failedAuthentication(req, ctx.info, id, err instanceof Error ? err.message : String(err), ctx.receivedAt);
     }
     throw err;
   }
   const user = (ctx.user = ctx.authn.user);
-  cfg.tracing?.authenticated(req, ctx.authn);
+  cfg.tracing?.authenticated(ctx, ctx.authn);
   if (user.username === 'system:anonymous') goAwayAfter(req, res);
   else if (cfg.goawayChance) maybeGoAway(cfg.goawayChance, req, res);
   if (req.headers.authorization !== undefined) delete req.headers.authorization;

@@ -3,7 +3,7 @@
 // or a 500 when an authorizer failed with no Allow to override it. The
 // decision and its reason go to the audit event.
 import { forbiddenMessage, internalError, type StatusError } from '../../lib/api/status.js';
-import { carryTrace, inSpan, traceOf } from '../../lib/tracing/span.js';
+import { inSpan } from '../../lib/tracing/span.js';
 import type { Attributes, Decision } from '../authz/types.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
 import { selectorAttributes } from '../authz/selectors.js';
@@ -40,11 +40,10 @@ export function forbiddenStatus(ctx: RequestContext, attrs: Attributes, reason: 
 
 export async function authorize(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
   const attrs = (cfg.attributes ?? attributesOf)(ctx);
-  const decision = cfg.tracing
-    ? await inSpan(traceOf(ctx.req), 'authorization', { verb: attrs.verb }, async (span, t): Promise<Decision> => {
-        // The authorizers read the trace from the attributes they are given (which one decided, a webhook's call).
-        carryTrace(attrs, t);
-        const d = await cfg.authorizer.authorize(attrs);
+  const decision = ctx.trace
+    ? await inSpan(ctx.trace, 'authorization', { verb: attrs.verb }, async (span, t): Promise<Decision> => {
+        // The authorizers get the span's trace (which one decided, a webhook's call).
+        const d = await cfg.authorizer.authorize(attrs, t);
         span?.setAttribute('authorization.decision', d.kind === 'allow' ? 'allow' : 'forbid');
         if (d.reason) span?.setAttribute('authorization.reason', d.reason);
         return d;

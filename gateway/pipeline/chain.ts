@@ -5,10 +5,10 @@
 // that takes the request's context and returns, or throws a StatusError that
 // is answered here; a step returns a promise only when it has to wait, so a
 // request that waits on nothing takes no promise turn for it. With tracing
-// (gateway/tracing) the whole chain runs in the request's server span;
-// without it the handler is the plain one and each step costs one check.
+// (gateway/tracing) the request's server span begins before the chain and its
+// trace travels on the context; without it each traced step costs one check.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { forbidCompression } from '../../lib/http/respond.js';
+import { newExchange } from '../../lib/http/exchange.js';
 import { openAudit } from './audit.js';
 import { authenticate } from './authentication.js';
 import { authorize } from './authorization.js';
@@ -44,18 +44,19 @@ async function serve(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
 export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
   const tracing = cfg.tracing;
   const cbor = cfg.cbor === true;
-  const handle = (req: IncomingMessage, res: ServerResponse, upgrade?: PendingUpgrade): void => {
+  const compress = cfg.compression !== false;
+  return (req: IncomingMessage, res: ServerResponse, upgrade?: PendingUpgrade): void => {
     const receivedAt = performance.now();
-    if (cfg.compression === false) forbidCompression(req);
+    const traced = tracing ? tracing.begin(req, res) : undefined;
     let ctx: RequestContext;
     try {
       // Throws 400 for a path that authorization and a backend could read differently.
-      ctx = newContext(req, res, cfg.clock(), receivedAt, upgrade);
+      ctx = newContext(req, res, cfg.clock(), receivedAt, compress, traced, upgrade);
     } catch (err) {
-      answerFailure(req, res, undefined, err, cbor, cfg.log);
+      answerFailure(newExchange(req, res, compress), undefined, err, cbor, cfg.log);
       return;
     }
-    if (tracing) tracing.named(req, ctx.info);
+    if (tracing) tracing.named(ctx, ctx.info);
     const finish = () => finishRequest(ctx);
     // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
     // before the client can read the answer and send its next request, which 'finish', after
@@ -63,7 +64,6 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     res.once('prefinish', finish);
     res.once('finish', finish);
     res.once('close', finish);
-    serve(ctx, cfg).catch((err: unknown) => answerFailure(req, res, ctx, err, cbor, cfg.log));
+    serve(ctx, cfg).catch((err: unknown) => answerFailure(ctx, ctx, err, cbor, cfg.log));
   };
-  return tracing ? (req, res, upgrade) => tracing.serve(req, res, () => handle(req, res, upgrade)) : handle;
 }

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StatusError } from '../../lib/api/status.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
+import type { PendingTrace, Trace } from '../../lib/tracing/span.js';
 import type { AuthnResult } from '../authn/types.js';
 import type { Attributes, Authorizer } from '../authz/types.js';
 import type { AuditRecorder } from './audit.js';
@@ -13,7 +14,8 @@ import type { Seat } from './seat.js';
 
 /** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
 export interface RequestAuthenticator {
-  authenticate(req: IncomingMessage): Promise<AuthnResult>;
+  /** `trace`: the recorded request's authentication span, for a method that calls out (a webhook). */
+  authenticate(req: IncomingMessage, trace?: Trace): Promise<AuthnResult>;
 }
 
 export interface ChainConfig {
@@ -41,11 +43,11 @@ export interface ChainConfig {
   dispatch(ctx: RequestContext): Promise<void>;
   /** Request tracing (--tracing-config-file): the server span around the chain; absent = no tracing step at all. */
   tracing?: {
-    /** Runs the chain in the request's server span (or before it exists: a request carrying a trace context gets its span once authenticated). */
-    serve(req: IncomingMessage, res: ServerResponse, run: () => void): void;
-    named(req: IncomingMessage, info: RequestInfo): void;
-    /** The caller is known: whether its incoming trace context is honoured (kube 1.32+). */
-    authenticated(req: IncomingMessage, authn: AuthnResult): void;
+    /** The request's server span, begun before the chain runs (a request carrying a trace context gets its span once authenticated). */
+    begin(req: IncomingMessage, res: ServerResponse): Trace | PendingTrace | undefined;
+    named(ctx: RequestContext, info: RequestInfo): void;
+    /** The caller is known: whether its incoming trace context is honoured (kube 1.32+); sets `ctx.trace`. */
+    authenticated(ctx: RequestContext, authn: AuthnResult): void;
   };
   /** The CBORServingAndStorage gate: errors on resource paths may go out as CBOR. */
   cbor?: boolean;

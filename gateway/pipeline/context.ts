@@ -1,11 +1,15 @@
 // Per-request state, created once at the edge and passed down the chain.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { BackendRequest } from '../../lib/api/backend.js';
 import type { UserInfo } from '../../lib/api/meta.js';
-import { parseRequestInfo, type RequestInfo } from '../../lib/api/requestinfo.js';
+import { parseRequestInfo } from '../../lib/api/requestinfo.js';
 import { checkedRequestPath } from '../../lib/api/requestpath.js';
 import { queryBool } from '../../lib/api/querybool.js';
 import { isLongRunningVerb } from '../../lib/api/verbs.js';
+import type { HeadArg, HeadHook } from '../../lib/http/carried.js';
+import type { WarningRecorder } from '../../lib/http/warnings.js';
+import type { PendingTrace, Trace } from '../../lib/tracing/span.js';
 import type { AuthnResult } from '../authn/types.js';
 import type { RequestAudit } from './audit.js';
 import { Deadline } from './deadline.js';
@@ -21,11 +25,13 @@ export interface PendingUpgrade {
   readonly head: Buffer;
 }
 
-export interface RequestContext {
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
-  readonly query: URLSearchParams;
-  readonly info: RequestInfo;
+/**
+ * Everything a request carries, typed, from the edge to whoever answers:
+ * the core backend and the writers of lib/http get the context itself (it
+ * is a BackendRequest, hence an Exchange), so nothing is kept on `req` or
+ * `res` beside it.
+ */
+export interface RequestContext extends BackendRequest {
   readonly startedAt: number;
   /** performance.now() when the chain took the request: its duration's start, kube's requestReceivedTimestamp. */
   readonly receivedAt: number;
@@ -36,7 +42,15 @@ export interface RequestContext {
   /** The request's audit recording, when the audit policy records it. */
   audit?: RequestAudit;
   /** The request body, when a step before dispatch had to read it (the audit of a Request-level policy); the backend then reads no more. */
-  body?: Buffer;
+  body?: Buffer | undefined;
+  /** The recorded request's trace: its server span (or, while authentication runs, that phase's span); undefined when not recorded. */
+  trace: Trace | undefined;
+  /** A request that sent a trace context, waiting for its caller to be known before its span starts (gateway/tracing). */
+  pendingTrace: PendingTrace | undefined;
+  carried: string[] | undefined;
+  sent: HeadArg | undefined;
+  headHook: HeadHook | undefined;
+  warnings: WarningRecorder | undefined;
   /** Set for an upgrade request: the client's socket, for dispatch to forward once authorized. */
   readonly upgrade: PendingUpgrade | undefined;
   /** The request's deadline (never passes for long-running requests): what dispatch and priority-and-fairness queues wait on (pipeline/deadline.ts). */
@@ -57,7 +71,7 @@ export interface RequestContext {
    * proxied watch, once the backend's response headers arrive; the seat is
    * free from then on (kube: watches count while they initialize, then not).
    */
-  watchInitialized?: () => void;
+  watchInitialized?: (() => void) | undefined;
   /** True while the request waits in a priority level's queue: its deadline then answers 429, not 504 (the queue does). */
   queued?: boolean;
 }
@@ -65,8 +79,19 @@ export interface RequestContext {
 const EMPTY_QUERY = new URLSearchParams();
 const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
 
-/** Throws a 400 StatusError for a path that could mean different things to authorization and a backend. */
-export function newContext(req: IncomingMessage, res: ServerResponse, now: number, receivedAt: number, upgrade?: PendingUpgrade): RequestContext {
+/**
+ * Throws a 400 StatusError for a path that could mean different things to authorization and a backend.
+ * `compress`: the APIResponseCompression gate; `traced`: what the tracing step began (gateway/tracing).
+ */
+export function newContext(
+  req: IncomingMessage,
+  res: ServerResponse,
+  now: number,
+  receivedAt: number,
+  compress: boolean,
+  traced: Trace | PendingTrace | undefined,
+  upgrade?: PendingUpgrade,
+): RequestContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
@@ -96,7 +121,18 @@ export function newContext(req: IncomingMessage, res: ServerResponse, now: numbe
     seat: undefined,
     longRunningEnd: undefined,
     finished: false,
+    trace: traced !== undefined && !isPending(traced) ? traced : undefined,
+    pendingTrace: traced !== undefined && isPending(traced) ? traced : undefined,
+    carried: undefined,
+    sent: undefined,
+    headHook: undefined,
+    warnings: undefined,
+    compress,
   };
+}
+
+function isPending(t: Trace | PendingTrace): t is PendingTrace {
+  return (t as PendingTrace).pending === true;
 }
 
 export function isLongRunning(ctx: RequestContext): boolean {

@@ -2,9 +2,10 @@
 // client accepts (YAML for YAML clients, protobuf on resource paths, where
 // Status has a protobuf form), JSON otherwise; a 406 always in JSON, as
 // kube-apiserver writes it when negotiation itself failed.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { StatusError, toStatusError } from '../../lib/api/status.js';
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
+import type { Exchange } from '../../lib/http/exchange.js';
 import { sendError } from '../../lib/http/respond.js';
 import type { RequestContext } from './context.js';
 
@@ -19,22 +20,17 @@ function errorOutput(req: IncomingMessage, status: StatusError, resource: boolea
 
 /** Answers `status` (`cbor`: the CBORServingAndStorage gate). */
 export function answerError(ctx: RequestContext, status: StatusError, cbor: boolean): void {
-  sendError(ctx.req, ctx.res, status, errorOutput(ctx.req, status, ctx.info.isResourceRequest, cbor));
+  sendError(ctx, status, errorOutput(ctx.req, status, ctx.info.isResourceRequest, cbor));
 }
 
 /** A step threw: its StatusError goes out; anything else is the server's fault (500), logged and marked in the audit event. */
-export function answerFailure(
-  req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext | undefined,
-  err: unknown,
-  cbor: boolean,
-  log: (msg: string) => void,
-): void {
+/** `x`: the request's context, or a plain exchange when none could be made (`ctx` undefined). */
+export function answerFailure(x: Exchange, ctx: RequestContext | undefined, err: unknown, cbor: boolean, log: (msg: string) => void): void {
+  const req = x.req;
   const status = toStatusError(err);
   if (!(err instanceof StatusError)) {
     ctx?.audit?.panic(err);
     log(`internal error serving ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   }
-  sendError(req, res, status, errorOutput(req, status, ctx?.info.isResourceRequest === true, cbor));
+  sendError(x, status, errorOutput(req, status, ctx?.info.isResourceRequest === true, cbor));
 }

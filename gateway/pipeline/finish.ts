@@ -19,6 +19,6 @@ export function finishRequest(ctx: RequestContext): void {
   ctx.longRunningEnd?.();
   const res = ctx.res;
   const now = performance.now();
-  observeRequest(metricLabels(ctx), res.statusCode, (now - ctx.receivedAt) / 1000, sentLength(res));
+  observeRequest(metricLabels(ctx), res.statusCode, (now - ctx.receivedAt) / 1000, sentLength(ctx));
   ctx.audit?.complete(res.statusCode, now);
 }

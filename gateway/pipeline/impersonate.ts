@@ -12,8 +12,8 @@ import type { RequestContext } from './context.js';
 
 const SA_PREFIX = 'system:serviceaccount:';
 
-function headerValues(req: IncomingMessage, name: string): string[] {
-  const v = distinctHeaders(req)[name];
+function headerValues(headers: Record<string, string[]>, name: string): string[] {
+  const v = headers[name];
   return v
     ? v.flatMap((x) =>
         x
@@ -41,12 +41,14 @@ export function hasImpersonation(req: IncomingMessage): boolean {
 
 /** Returns the user to act as; throws 400/403. Call only when hasImpersonation(req). */
 export async function impersonate(req: IncomingMessage, actor: UserInfo, authz: Authorizer): Promise<UserInfo> {
-  const usernames = headerValues(req, 'impersonate-user');
-  const groups = distinctHeaders(req)['impersonate-group'] ?? [];
-  const uids = distinctHeaders(req)['impersonate-uid'] ?? [];
+  // Read once: on HTTP/2 the table is built from the raw headers on each call.
+  const headers = distinctHeaders(req);
+  const usernames = headerValues(headers, 'impersonate-user');
+  const groups = headers['impersonate-group'] ?? [];
+  const uids = headers['impersonate-uid'] ?? [];
   const extra: Record<string, string[]> = {};
   for (const h of Object.keys(req.headers)) {
-    if (h.startsWith('impersonate-extra-')) setOwn(extra, extraKey(h), distinctHeaders(req)[h] ?? []);
+    if (h.startsWith('impersonate-extra-')) setOwn(extra, extraKey(h), headers[h] ?? []);
   }
   if (usernames.length !== 1) {
     throw badRequest(

@@ -67,7 +67,7 @@ export async function readReview(ctx: RequestContext, kind: string, bodyLimit: n
   if (isPlainObject(body['spec'])) opts.inspect?.(body['spec']);
   // Wrong types are left to the review's readers, which name the field (400), as kube's decoder does.
   const { warnings } = decodeFields(body, builtinSchemaOf(info.apiGroup, info.apiVersion, kind), duplicates, level, strictPrefixOf(kind, info.apiVersion));
-  addWarnings(ctx.res, warnings);
+  addWarnings(ctx, warnings);
   const spec = body['spec'] ?? {};
   if (!isPlainObject(spec)) throw badRequest(`${kind}.spec must be an object`);
   return { apiVersion, kind, body, spec };
@@ -82,5 +82,5 @@ export function sendReview(
 ): void {
   const meta = isPlainObject(review.body['metadata']) ? review.body['metadata'] : {};
   const out = { kind: review.kind, apiVersion: review.apiVersion, metadata: { ...meta, creationTimestamp: null }, ...(spec ? { spec } : {}), status };
-  sendObject(ctx.req, ctx.res, 201, out, reviewOutput(ctx, review.kind), wantsPretty(ctx.req, ctx.query));
+  sendObject(ctx, 201, out, reviewOutput(ctx, review.kind), wantsPretty(ctx.req, ctx.query));
 }

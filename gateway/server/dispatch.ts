@@ -39,11 +39,11 @@ export function remoteFor(agg: Aggregation, info: RequestInfo): ApiServiceProxy 
 /** A proxied request, or an upgrade on the socket the context carries (only here: after authorization). */
 function serveRemote(p: ApiServiceProxy, ctx: RequestContext): Promise<void> {
   const up = ctx.upgrade;
-  if (up) return p.upgrade({ req: ctx.req, user: ctx.user, socket: up.socket, head: up.head });
+  if (up) return p.upgrade({ req: ctx.req, trace: ctx.trace, user: ctx.user, socket: up.socket, head: up.head });
   ctx.waitingOn = p.describe();
   return p.serve({
-    req: ctx.req,
-    res: ctx.res,
+    x: ctx,
+    trace: ctx.trace,
     user: ctx.user,
     longRunning: ctx.info.verb === 'watch',
     deadline: ctx.cancel,
@@ -60,7 +60,7 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
       return remote && serveRemote(remote, ctx);
     },
     // Non-resource paths: health, version, discovery, OpenAPI, metrics, the root path list.
-    (ctx) => (ctx.info.isResourceRequest ? undefined : serveLocal(t.local, ctx.req, ctx.res, ctx.info.path, ctx.query)),
+    (ctx) => (ctx.info.isResourceRequest ? undefined : serveLocal(t.local, ctx, ctx.info.path, ctx.query)),
     // Reviews the gateway answers itself (TokenReview, the access reviews, …).
     (ctx) => {
       const i = ctx.info;
@@ -73,16 +73,8 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
     (ctx) => {
       const i = ctx.info;
       if (!t.core.backend.serves(i.apiGroup, i.apiVersion)) return undefined;
-      return t.core.backend.serve({
-        req: ctx.req,
-        res: ctx.res,
-        query: ctx.query,
-        info: i,
-        user: ctx.user,
-        ...(ctx.body ? { body: ctx.body } : {}),
-        ...(ctx.watchInitialized ? { initialized: ctx.watchInitialized } : {}),
-        ...(ctx.audit ? { annotate: annotator(ctx.audit) } : {}),
-      });
+      // The context is the backend's request: its carried headers, warnings and trace go along, no copy made.
+      return t.core.backend.serve(ctx);
     },
   ];
   return async (ctx) => {
@@ -92,7 +84,7 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
       const kind = t.registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)?.kind;
       const dep = kind !== undefined ? deprecation(i.apiGroup, i.apiVersion, kind) : undefined;
       if (dep) {
-        addWarnings(ctx.res, [dep.text]);
+        addWarnings(ctx, [dep.text]);
         deprecatedApiRequested(i.apiGroup, i.apiVersion, i.resource, i.subresource, dep.removed);
         ctx.audit?.annotate('k8s.io/deprecated', 'true');
         ctx.audit?.annotate('k8s.io/removed-release', dep.removed);
@@ -104,9 +96,4 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
     }
     throw pathNotFound();
   };
-}
-
-/** The backend's way to annotate the request's audit event. */
-function annotator(audit: { annotate(key: string, value: string): void }): (key: string, value: string) => void {
-  return (key, value) => audit.annotate(key, value);
 }

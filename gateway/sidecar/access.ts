@@ -57,7 +57,7 @@ const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
 
 /** Ignored paths are allowed without asking the cluster. */
 export function pathGatedAuthorizer(paths: SidecarPaths, authorizer: Authorizer): Authorizer {
-  return { name: 'sidecar', authorize: (a) => (paths.ignored(a.path) ? ALLOW : authorizer.authorize(a)) };
+  return { name: 'sidecar', authorize: (a, trace) => (paths.ignored(a.path) ? ALLOW : authorizer.authorize(a, trace)) };
 }
 
 /** kube-rbac-proxy's verb of a method. */

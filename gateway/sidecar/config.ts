@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../../lib/config/error.js';
 import type { ClientConfig } from '../../lib/kubeconfig/index.js';
 
 export const IN_CLUSTER_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -20,7 +21,7 @@ export interface ResourceAttributes {
 
 /** Reads --resource-attributes: `resourceAttributes:` at the top or under `authorization:` (kube-rbac-proxy's config file). */
 export async function loadResourceAttributes(file: string): Promise<ResourceAttributes> {
-  const bad = (why: string) => new Error(`--resource-attributes "${file}": ${why}`);
+  const bad = (why: string) => new ConfigError(why, { flag: '--resource-attributes', file });
   let doc: unknown;
   try {
     doc = parseYaml(await readFile(file, 'utf8'));
@@ -55,15 +56,17 @@ export async function inClusterConfig(path: string, env: NodeJS.ProcessEnv, what
   const port = env['KUBERNETES_SERVICE_PORT'];
   const dir = env['GATEHOUSE_SERVICEACCOUNT_DIR'] || IN_CLUSTER_DIR;
   if (!host || !port) {
-    throw new Error(`--upstream: no ${what} and no in-cluster configuration (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)`);
+    throw new ConfigError(`no ${what} and no in-cluster configuration (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)`, {
+      flag: '--upstream',
+    });
   }
   const tokenFile = join(dir, 'token');
   const caFile = join(dir, 'ca.crt');
   await readFile(tokenFile, 'utf8').catch(() => {
-    throw new Error(`--upstream: no ${what} and the in-cluster token ${tokenFile} cannot be read`);
+    throw new ConfigError(`no ${what} and the in-cluster token ${tokenFile} cannot be read`, { flag: '--upstream' });
   });
   const caPem = await readFile(caFile, 'utf8').catch(() => {
-    throw new Error(`--upstream: no ${what} and the in-cluster CA ${caFile} cannot be read`);
+    throw new ConfigError(`no ${what} and the in-cluster CA ${caFile} cannot be read`, { flag: '--upstream' });
   });
   const hostPart = host.includes(':') ? `[${host}]` : host;
   return Object.freeze({

@@ -92,15 +92,20 @@ export function upstreamOf(
     if (isLongRunning(ctx)) track(up ? up.socket : ctx.res);
     if (up) {
       const options = { host, port, ...(caPem ? { ca: caPem } : {}), minVersion: 'TLSv1.2' as const };
-      return forwardUpgrade(req, up.socket, up.head, { protocol: isHttps ? 'https:' : 'http:', options }, { set, drop, purpose: 'upstream' }).catch(
-        (err: Error) => {
-          throw unreachable(err, 'upgrade');
-        },
-      );
+      return forwardUpgrade(
+        req,
+        up.socket,
+        up.head,
+        { protocol: isHttps ? 'https:' : 'http:', options },
+        { set, drop, purpose: 'upstream', trace: ctx.trace },
+      ).catch((err: Error) => {
+        throw unreachable(err, 'upgrade');
+      });
     }
     ctx.waitingOn = 'the upstream';
     // No timeouts of its own: the request's deadline (ctx.cancel) bounds it, and long-running requests have none.
-    return forwardPooled(req, ctx.res, target, {
+    return forwardPooled(ctx, target, {
+      trace: ctx.trace,
       set,
       drop,
       headersTimeoutMs: 0,

@@ -7,14 +7,15 @@
 // endpoint makes it. So the decision waits for authentication: a request
 // carrying a valid traceparent has no span until `authenticated` (kube's
 // filter runs after authentication too), one without starts its root at once.
-// A recorded request carries its span's trace (lib/tracing/span.ts
-// `traceOf(req)`) and the span ends when the answer is done, with its status
-// code; an unrecorded one carries nothing.
+// A recorded request's context carries its span's trace (`ctx.trace`, and a
+// request waiting for authentication its `ctx.pendingTrace`) and the span
+// ends when the answer is done, with its status code; an unrecorded one
+// carries nothing.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Link, type Tracer } from '@opentelemetry/api';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
 import { methodOf, type AuthnResult } from '../authn/types.js';
-import { carryTrace, incomingTrace, requestTrace } from '../../lib/tracing/span.js';
+import { incomingTrace, requestTrace, type PendingTrace, type Trace } from '../../lib/tracing/span.js';
 
 /** kube's span name: the method, and for resource requests the path with namespace and name as placeholders. */
 export function serverSpanName(method: string, info: RequestInfo): string {
@@ -41,16 +42,13 @@ export function honoursIncomingTrace(authn: AuthnResult): boolean {
   return methodOf(authn) === 'requestheader' || authn.user.groups.some((g) => TRUSTED_GROUPS.has(g));
 }
 
-const spans = new WeakMap<IncomingMessage, Span>();
-
-/** A request with a valid incoming context, waiting for its caller to be known. */
-interface Pending {
+/** What a request's context keeps of its tracing (gateway/pipeline's RequestContext). */
+export interface TracedRequest {
+  readonly req: IncomingMessage;
   readonly res: ServerResponse;
-  readonly parent: Context;
-  readonly startTime: number;
-  name?: string;
+  trace: Trace | undefined;
+  pendingTrace: PendingTrace | undefined;
 }
-const pending = new WeakMap<IncomingMessage, Pending>();
 
 export class RequestTracing {
   /**
@@ -63,24 +61,21 @@ export class RequestTracing {
     private readonly rootRatio: number,
   ) {}
 
-  /** Runs `run` (the chain) in the request's server span (the request carrying its trace when recorded). */
-  serve(req: IncomingMessage, res: ServerResponse, run: () => void): void {
+  /**
+   * The request's server span, started before the chain runs: its trace when recorded, a
+   * PendingTrace when it sent a trace context (decided once authenticated), else undefined.
+   */
+  begin(req: IncomingMessage, res: ServerResponse): Trace | PendingTrace | undefined {
     const parent = req.headers.traceparent === undefined ? ROOT_CONTEXT : incomingTrace(req.headers);
     if (parent !== ROOT_CONTEXT && trace.getSpanContext(parent) !== undefined) {
       // Who sent it decides what the context is worth: nothing is made before authentication says.
-      pending.set(req, { res, parent, startTime: Date.now() });
-      run();
-      return;
+      return { pending: true, parent, startTime: Date.now(), name: undefined };
     }
     // A root request the ratio does not pick makes no span at all: the SDK's startSpan made ids, a
     // context and a sampler decision for each one (~2% of a GET's CPU at 0.1% sampling, sampled profile).
     // The roll is TraceIdRatioBased's odds: a root's trace id is random, so is this.
-    if (!(Math.random() < this.rootRatio)) {
-      run();
-      return;
-    }
-    this.#start(req, res, ROOT_CONTEXT, {});
-    run();
+    if (!(Math.random() < this.rootRatio)) return undefined;
+    return this.#start(req, res, ROOT_CONTEXT, {});
   }
 
   /**
@@ -89,25 +84,32 @@ export class RequestTracing {
    * else's request is a root under the rate, linked to what it sent, and the headers are dropped so
    * that no outbound call carries the client's trace id either.
    */
-  authenticated(req: IncomingMessage, authn: AuthnResult): void {
-    const p = pending.get(req);
+  authenticated(r: TracedRequest, authn: AuthnResult): void {
+    const p = r.pendingTrace;
     if (p === undefined) return;
-    pending.delete(req);
+    r.pendingTrace = undefined;
+    const req = r.req;
     if (honoursIncomingTrace(authn)) {
-      this.#start(req, p.res, p.parent, { startTime: p.startTime }, p.name);
+      r.trace = this.#start(req, r.res, p.parent, { startTime: p.startTime }, p.name);
       return;
     }
     delete req.headers.traceparent;
     delete req.headers.tracestate;
     if (!(Math.random() < this.rootRatio)) return;
     const links: Link[] = [{ context: trace.getSpanContext(p.parent)! }];
-    this.#start(req, p.res, ROOT_CONTEXT, { startTime: p.startTime, links }, p.name);
+    r.trace = this.#start(req, r.res, ROOT_CONTEXT, { startTime: p.startTime, links }, p.name);
   }
 
-  #start(req: IncomingMessage, res: ServerResponse, parent: Context, options: { startTime?: number; links?: Link[] }, name = 'KubernetesAPI'): void {
+  #start(
+    req: IncomingMessage,
+    res: ServerResponse,
+    parent: Context,
+    options: { startTime?: number; links?: Link[] },
+    name = 'KubernetesAPI',
+  ): Trace | undefined {
     const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, ...options }, parent);
     // Attributes only once the sampler said yes: an unrecorded request costs the span context alone.
-    if (!span.isRecording()) return;
+    if (!span.isRecording()) return undefined;
     span.setAttributes({
       'http.request.method': req.method ?? 'GET',
       'url.path': (req.url ?? '/').split('?', 1)[0]!,
@@ -116,7 +118,6 @@ export class RequestTracing {
       'user_agent.original': req.headers['user-agent'] ?? '',
       ...(req.socket?.remoteAddress ? { 'client.address': req.socket.remoteAddress } : {}),
     });
-    spans.set(req, span);
     let done = false;
     const end = () => {
       if (done) return;
@@ -130,14 +131,14 @@ export class RequestTracing {
     res.once('prefinish', end);
     res.once('finish', end);
     res.once('close', end);
-    carryTrace(req, requestTrace(parent, span, this.tracer));
+    return requestTrace(parent, span, this.tracer);
   }
 
   /** Names the span once the request info is known (the chain parses it first thing). */
-  named(req: IncomingMessage, info: RequestInfo): void {
-    const name = serverSpanName(req.method ?? 'GET', info);
-    const p = pending.get(req);
+  named(r: TracedRequest, info: RequestInfo): void {
+    const name = serverSpanName(r.req.method ?? 'GET', info);
+    const p = r.pendingTrace;
     if (p !== undefined) p.name = name;
-    else spans.get(req)?.updateName(name);
+    else if (r.trace !== undefined) trace.getSpan(r.trace.ctx)?.updateName(name);
   }
 }

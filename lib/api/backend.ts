@@ -1,23 +1,34 @@
 // What the gateway hands a backend that serves resource requests in-process.
 // A backend answers successes itself (it knows encodings and streams) and
 // throws StatusError for failures, which the gateway writes.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Exchange } from '../http/exchange.js';
+import type { Trace } from '../tracing/span.js';
 import type { UserInfo } from './meta.js';
 import type { RequestInfo } from './requestinfo.js';
 
-export interface BackendRequest {
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
+/**
+ * The gateway's RequestContext is one (handed over as it is: no object made
+ * per request); its Exchange members carry the headers and warnings the
+ * answer gets, whoever writes it.
+ */
+export interface BackendRequest extends Exchange {
   readonly query: URLSearchParams;
   readonly info: RequestInfo;
   /** The effective user (after impersonation). */
   readonly user: UserInfo;
   /** The body, already read by the gateway (the audit of request bodies needed it); absent = read it from `req`. */
-  readonly body?: Buffer;
+  readonly body?: Buffer | undefined;
   /** A watch calls this once its initial events are sent (priority and fairness frees its seat). */
-  readonly initialized?: () => void;
-  /** Adds an annotation to the request's audit event (admission webhooks'); absent = the request is not audited. */
-  readonly annotate?: (key: string, value: string) => void;
+  readonly watchInitialized?: (() => void) | undefined;
+  /** The recorded request's trace (its store calls and outbound calls hang under it); undefined when not recorded. */
+  readonly trace: Trace | undefined;
+  /** The request's audit event, when the audit policy records it: admission adds its annotations (webhooks', policies'). */
+  readonly audit?: AuditAnnotations | undefined;
+}
+
+/** Where a backend adds annotations to the request's audit event; keys are namespaced (`<name>/<key>`), never a bare client key. */
+export interface AuditAnnotations {
+  annotate(key: string, value: string): void;
 }
 
 export interface ApiBackend {

@@ -11,10 +11,7 @@
 // apiserver_response_sizes, the content type for the audit event) is
 // read back from the headers writeHeadWith wrote (`sentHeader`).
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-
-const CARRIED: unique symbol = Symbol('gatehouse.carriedHeaders');
-const SENT: unique symbol = Symbol('gatehouse.sentHeaders');
-const BEFORE: unique symbol = Symbol('gatehouse.beforeHead');
+import type { Exchange } from './exchange.js';
 
 /** A writeHead headers argument: an object, or Node's flat [name, value, …] array. */
 export type HeadArg = Record<string, string | number | string[]> | OutgoingHttpHeaders | string[];
@@ -24,20 +21,12 @@ export interface HeadHook {
   beforeHead(code: number): void;
 }
 
-type Carrier = ServerResponse & { [CARRIED]?: string[]; [SENT]?: HeadArg; [BEFORE]?: HeadHook };
-
-/** Tells `hook` the status code just before writeHeadWith writes the head (the audit's error capture); one per response. */
-export function beforeHead(res: ServerResponse, hook: HeadHook): void {
-  (res as Carrier)[BEFORE] = hook;
-}
-
 /** Adds a header to the answer, whoever writes it (the name as it goes on the wire). */
-export function carryHeader(res: ServerResponse, name: string, value: string): void {
-  const r = res as Carrier;
-  if (res.headersSent) return;
-  const list = r[CARRIED];
+export function carryHeader(x: Exchange, name: string, value: string): void {
+  if (x.res.headersSent) return;
+  const list = x.carried;
   if (list) list.push(name, value);
-  else r[CARRIED] = [name, value];
+  else x.carried = [name, value];
 }
 
 function isCarried(carried: readonly string[], name: string): boolean {
@@ -52,9 +41,8 @@ function isCarried(carried: readonly string[], name: string): boolean {
  * writeHead with the carried headers added to `headers` (which it may change).
  * Every answer the gateway and the core backend write goes through here.
  */
-export function writeHeadWith(res: ServerResponse, code: number, headers: HeadArg, statusText?: string): ServerResponse {
-  const r = res as Carrier;
-  const carried = r[CARRIED];
+export function writeHeadWith(x: Exchange, code: number, headers: HeadArg, statusText?: string): ServerResponse {
+  const carried = x.carried;
   if (carried) {
     if (Array.isArray(headers)) {
       // A backend's answer (the proxy's flat list) may carry its own Audit-Id or APF headers: ours replace them.
@@ -70,14 +58,15 @@ export function writeHeadWith(res: ServerResponse, code: number, headers: HeadAr
       for (let i = 0; i + 1 < carried.length; i += 2) h[carried[i]!] = carried[i + 1]!;
     }
   }
-  r[SENT] = headers;
-  r[BEFORE]?.beforeHead(code);
+  x.sent = headers;
+  x.headHook?.beforeHead(code);
+  const res = x.res;
   return statusText === undefined ? res.writeHead(code, headers as OutgoingHttpHeaders) : res.writeHead(code, statusText, headers as OutgoingHttpHeaders);
 }
 
 /** A header of the answer (name in lower case): what writeHeadWith wrote, else what was set on the response. */
-export function sentHeader(res: ServerResponse, lowerName: string): string | number | string[] | undefined {
-  const sent = (res as Carrier)[SENT];
+export function sentHeader(x: Exchange, lowerName: string): string | number | string[] | undefined {
+  const sent = x.sent;
   if (sent !== undefined) {
     if (Array.isArray(sent)) {
       for (let i = 0; i + 1 < sent.length; i += 2) if (sent[i]!.length === lowerName.length && sent[i]!.toLowerCase() === lowerName) return sent[i + 1];
@@ -87,14 +76,14 @@ export function sentHeader(res: ServerResponse, lowerName: string): string | num
         if (k.length === lowerName.length && k.toLowerCase() === lowerName) return (sent as Record<string, string | number | string[]>)[k];
     }
   }
-  return res.getHeader(lowerName);
+  return x.res.getHeader(lowerName);
 }
 
 /** The answer's Content-Length as a number, when it had one. */
-export function sentLength(res: ServerResponse): number | undefined {
-  const sent = (res as Carrier)[SENT];
+export function sentLength(x: Exchange): number | undefined {
+  const sent = x.sent;
   // The spelling of our own writers first: no walk of the header names for the common answer.
   const own = sent !== undefined && !Array.isArray(sent) ? (sent as Record<string, unknown>)['Content-Length'] : undefined;
-  const v = own ?? sentHeader(res, 'content-length');
+  const v = own ?? sentHeader(x, 'content-length');
   return typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : undefined;
 }

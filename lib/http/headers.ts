@@ -1,18 +1,16 @@
 // Every value of each request header, as Node's `headersDistinct` gives them
-// on HTTP/1.1. Node's HTTP/2 compatibility request has no headersDistinct,
-// so it is built once from rawHeaders (which it does keep, one entry per
-// field) and remembered, so that a later removal (identity headers) sticks.
+// on HTTP/1.1 (computed once by Node and kept). Node's HTTP/2 compatibility
+// request has no headersDistinct, so it is built from rawHeaders (which it
+// keeps, one entry per field) on each call: a caller reads it once per step,
+// and a removal sticks because the remover edits rawHeaders too
+// (gateway/pipeline/identityheaders.ts).
 import type { IncomingMessage } from 'node:http';
-
-const built = new WeakMap<IncomingMessage, Record<string, string[]>>();
 
 export function distinctHeaders(req: IncomingMessage): Record<string, string[]> {
   const own = (req as { headersDistinct?: Record<string, string[]> }).headersDistinct;
   if (own !== undefined) return own;
-  let d = built.get(req);
-  if (d) return d;
   // No prototype: header names are the client's (a `__proto__` header is a header).
-  d = Object.create(null) as Record<string, string[]>;
+  const d = Object.create(null) as Record<string, string[]>;
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const k = raw[i]!.toLowerCase();
@@ -21,6 +19,5 @@ export function distinctHeaders(req: IncomingMessage): Record<string, string[]> 
     if (list) list.push(raw[i + 1]!);
     else d[k] = [raw[i + 1]!];
   }
-  built.set(req, d);
   return d;
 }

@@ -20,9 +20,10 @@
 // HTTP/1.1, each given back by its write's callback (the socket holds the
 // bytes until then): a 2.6 MiB list through node:https in one process
 // (bench/list-render.ts) 8,278–8,394 → 4,806–6,932 µs per request.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { sendBody, wantsGzip } from './respond.js';
 import { writeHeadWith } from './carried.js';
+import type { Exchange } from './exchange.js';
 
 /** Bodies at least this long are streamed. */
 export const STREAM_MIN = 512 * 1024;
@@ -114,15 +115,16 @@ function nextChunk(parts: readonly Uint8Array[], from: number, pooled: boolean):
  * A 200-style answer whose body is `parts` joined (`length` bytes in all).
  * gzip, HEAD and small bodies take sendBody's path with the joined bytes.
  */
-export function sendParts(req: IncomingMessage, res: ServerResponse, code: number, contentType: string, parts: readonly Uint8Array[], length: number): void {
-  if (length < STREAM_MIN || req.method === 'HEAD' || (req.method === 'GET' && wantsGzip(req))) {
+export function sendParts(x: Exchange, code: number, contentType: string, parts: readonly Uint8Array[], length: number): void {
+  const { req, res } = x;
+  if (length < STREAM_MIN || req.method === 'HEAD' || (req.method === 'GET' && wantsGzip(x))) {
     // HTTP/2 (flow control) and gzip (the thread pool) read the bytes on their own schedules: they get their own copy.
-    const pooled = length >= SCRATCH_MIN && length < STREAM_MIN && req.method === 'GET' && req.httpVersionMajor === 1 && !wantsGzip(req);
-    sendBody(req, res, code, contentType, pooled ? joinedInPool(res, parts, length) : Buffer.concat(parts, length));
+    const pooled = length >= SCRATCH_MIN && length < STREAM_MIN && req.method === 'GET' && req.httpVersionMajor === 1 && !wantsGzip(x);
+    sendBody(x, code, contentType, pooled ? joinedInPool(res, parts, length) : Buffer.concat(parts, length));
     return;
   }
   if (res.headersSent || res.destroyed) return;
-  writeHeadWith(res, code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': length });
+  writeHeadWith(x, code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', 'Content-Length': length });
   let at = 0;
   // HTTP/1.1: a chunk's pooled buffer goes back when the socket has written it (the write's callback) or the answer closed.
   const pooled = req.httpVersionMajor === 1;

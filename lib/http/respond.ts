@@ -1,6 +1,6 @@
 // Writes responses: objects in the negotiated encoding, gzip when asked,
 // and Status errors. Handlers never set status codes for failures by hand.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { gzip, gzipSync } from 'node:zlib';
 import { stringify as toYaml } from 'yaml';
 import { internalError, StatusError } from '../api/status.js';
@@ -12,45 +12,32 @@ import { endThisTurn } from './turnend.js';
 import { closeAfterAnswer } from './linger.js';
 import { jsonBytes, toJson } from '../api/json.js';
 import { queryBool } from '../api/querybool.js';
+import type { Exchange } from './exchange.js';
 
 /** Below this, gzip costs more CPU than the bytes it saves (kube-apiserver's own threshold is 128 KiB). */
 export const GZIP_MIN_BYTES = 1024;
 const GZIP_SYNC_MAX = 64 * 1024;
 
-/** Set on a request by a server with the APIResponseCompression gate off: its answers are never compressed. */
-export const NO_COMPRESSION: unique symbol = Symbol('gatehouse.noCompression');
-
-/** Marks a request as one whose answer must not be compressed. */
-export function forbidCompression(req: IncomingMessage): void {
-  (req as IncomingMessage & { [NO_COMPRESSION]?: true })[NO_COMPRESSION] = true;
-}
-
-/** Whether this request's answer may be and is asked to be gzipped. */
-export function wantsGzip(req: IncomingMessage): boolean {
-  if ((req as IncomingMessage & { [NO_COMPRESSION]?: true })[NO_COMPRESSION]) return false;
-  const ae = req.headers['accept-encoding'];
+/** Whether this request's answer may be (`compress`: the APIResponseCompression gate) and is asked to be gzipped. */
+export function wantsGzip(x: Exchange): boolean {
+  if (!x.compress) return false;
+  const ae = x.req.headers['accept-encoding'];
   return typeof ae === 'string' && ae.includes('gzip');
 }
 
 /** Sends a complete body; compresses GET responses when the client asked for gzip. */
-export function sendBody(
-  req: IncomingMessage,
-  res: ServerResponse,
-  code: number,
-  contentType: string,
-  body: string | Buffer,
-  headers?: Record<string, string>,
-): void {
+export function sendBody(x: Exchange, code: number, contentType: string, body: string | Buffer, headers?: Record<string, string>): void {
+  const { req, res } = x;
   if (res.headersSent || res.destroyed) return;
   const h: Record<string, string | number> = { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers };
-  if (req.method === 'GET' && body.length >= GZIP_MIN_BYTES && wantsGzip(req)) {
+  if (req.method === 'GET' && body.length >= GZIP_MIN_BYTES && wantsGzip(x)) {
     h['Content-Encoding'] = 'gzip';
     h['Vary'] = h['Vary'] ? `${h['Vary']}, Accept-Encoding` : 'Accept-Encoding';
     const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     if (raw.length <= GZIP_SYNC_MAX) {
       const zipped = gzipSync(raw, { level: 4 });
       h['Content-Length'] = zipped.length;
-      endThisTurn(res, code, h, zipped);
+      endThisTurn(x, code, h, zipped);
       return;
     }
     gzip(raw, { level: 4 }, (err, zipped) => {
@@ -60,21 +47,21 @@ export function sendBody(
         return;
       }
       h['Content-Length'] = zipped.length;
-      endThisTurn(res, code, h, zipped);
+      endThisTurn(x, code, h, zipped);
     });
     return;
   }
   if (typeof body === 'string' && body.length < ENCODE_ONCE_MIN) {
     // Small: Node sends headers and a string body in one write.
     h['Content-Length'] = Buffer.byteLength(body);
-    endThisTurn(res, code, h, req.method === 'HEAD' ? undefined : body);
+    endThisTurn(x, code, h, req.method === 'HEAD' ? undefined : body);
     return;
   }
   // Large (lists): encode once. byteLength and then end(string) would each
   // flatten and walk the whole (often concatenated) string.
   const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   h['Content-Length'] = raw.length;
-  endThisTurn(res, code, h, req.method === 'HEAD' ? undefined : raw);
+  endThisTurn(x, code, h, req.method === 'HEAD' ? undefined : raw);
 }
 
 /** Bodies at least this long are encoded to bytes once before sending. */
@@ -121,20 +108,13 @@ export function protobufBody<T>(fn: () => T): T {
   }
 }
 
-export function sendObject(
-  req: IncomingMessage,
-  res: ServerResponse,
-  code: number,
-  value: object,
-  output: Output,
-  pretty = false,
-  headers?: Record<string, string>,
-): void {
-  sendBody(req, res, code, output.contentType, encode(value, output, pretty), headers);
+export function sendObject(x: Exchange, code: number, value: object, output: Output, pretty = false, headers?: Record<string, string>): void {
+  sendBody(x, code, output.contentType, encode(value, output, pretty), headers);
 }
 
 /** Writes a Status error. A 413 also closes the connection, since the rest of the body was not read. */
-export function sendError(req: IncomingMessage, res: ServerResponse, err: StatusError, output?: Output): void {
+export function sendError(x: Exchange, err: StatusError, output?: Output): void {
+  const { req, res } = x;
   if (res.headersSent) {
     res.destroy();
     return;
@@ -144,7 +124,7 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Status
   // lost to a reset. HTTP/2 has no Connection header (setting one throws); the stream ends alone.
   if (err.code === 413 && req.httpVersionMajor === 1) closeAfterAnswer(req, res);
   if (output?.format === 'cbor') {
-    sendBody(req, res, err.code, CBOR_MEDIA_TYPE, encodeCbor(err.status), headers);
+    sendBody(x, err.code, CBOR_MEDIA_TYPE, encodeCbor(err.status), headers);
     return;
   }
   // Status has a protobuf form in every group version, as kube registers it;
@@ -157,10 +137,10 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Status
       body = undefined;
     }
     if (body) {
-      sendBody(req, res, err.code, PROTOBUF_MEDIA_TYPE, body, headers);
+      sendBody(x, err.code, PROTOBUF_MEDIA_TYPE, body, headers);
       return;
     }
   }
   const body = output?.format === 'yaml' ? toYaml(err.status) : JSON.stringify(err.status);
-  sendBody(req, res, err.code, output?.format === 'yaml' ? 'application/yaml' : 'application/json', body, headers);
+  sendBody(x, err.code, output?.format === 'yaml' ? 'application/yaml' : 'application/json', body, headers);
 }

@@ -7,6 +7,7 @@
 // Saves 20–22% of the server's CPU per HTTP/1.1 GET under load (bench/cpu-gets.mjs, Node 20 and 24; docs/perf.md).
 import type { ServerResponse } from 'node:http';
 import { writeHeadWith } from './carried.js';
+import type { Exchange } from './exchange.js';
 
 const pending: { res: ServerResponse; body: string | Buffer | undefined }[] = [];
 
@@ -19,8 +20,9 @@ function flush(): void {
 }
 
 /** writeHead now, end(body) once this turn's other callbacks have run; on HTTP/2 at once. */
-export function endThisTurn(res: ServerResponse, code: number, headers: Record<string, string | number>, body: string | Buffer | undefined): void {
-  writeHeadWith(res, code, headers);
+export function endThisTurn(x: Exchange, code: number, headers: Record<string, string | number>, body: string | Buffer | undefined): void {
+  const res = x.res;
+  writeHeadWith(x, code, headers);
   // HTTP/2 writes a session's frames together already (nghttp2 sends what is pending once per
   // turn); deferring the end only split HEADERS from DATA and cost a second pass per stream.
   if (res.req?.httpVersionMajor === 2) {

@@ -4,19 +4,18 @@
 // runes, and once the cut ones fill the budget again the rest are dropped.
 // Without this a body with 300,000 duplicate keys made a 7 MB header that no
 // client reads (Node's own limit is 16 KiB).
-import type { ServerResponse } from 'node:http';
+import type { Exchange } from './exchange.js';
 
 const TOTAL_RUNES = 4 * 1024;
 const ITEM_RUNES = 256;
 
-interface Recorder {
+/** One response's warnings so far (kept on its Exchange). */
+export interface WarningRecorder {
   readonly seen: Set<string>;
   readonly ordered: string[];
   written: number;
   truncating: boolean;
 }
-
-const recorders = new WeakMap<ServerResponse, Recorder>();
 
 const runes = (s: string): number => {
   let n = 0;
@@ -27,10 +26,10 @@ const cut = (s: string): string => (runes(s) > ITEM_RUNES ? [...s].slice(0, ITEM
 const header = (text: string): string => `299 - ${JSON.stringify(text)}`;
 
 /** Adds warnings to a response whose headers are not sent yet. */
-export function addWarnings(res: ServerResponse, texts: readonly string[]): void {
+export function addWarnings(x: Exchange, texts: readonly string[]): void {
+  const res = x.res;
   if (texts.length === 0 || res.headersSent) return;
-  let r = recorders.get(res);
-  if (!r) recorders.set(res, (r = { seen: new Set(), ordered: [], written: 0, truncating: false }));
+  const r = (x.warnings ??= { seen: new Set(), ordered: [], written: 0, truncating: false });
   for (const raw of texts) {
     if (raw === '' || (r.truncating && r.written >= TOTAL_RUNES)) continue;
     if (r.seen.has(raw)) continue;

@@ -6,9 +6,9 @@
 //
 // The trace is passed by hand, as Go's context.Context is in kube-apiserver:
 // a recorded request's `Trace` (the span its children hang under, and its
-// server's tracer) is carried by the objects of that request — its
-// IncomingMessage, its authorization attributes (`traceOf`, `carryTrace`) —
-// and handed down as an argument (store calls, webhooks, proxying). No
+// server's tracer) is a typed member of its context (the gateway's
+// RequestContext, the BackendRequest a backend gets) and handed down as an
+// argument (authenticators, authorizers, store calls, webhooks, proxying). No
 // AsyncLocalStorage: on Node 20 and 22 an AsyncLocalStorage, once entered,
 // makes every await of the process slower for the rest of its life (promise
 // hooks; gateway/tracing/README.md), so at 0.1% sampling the recorded requests
@@ -59,17 +59,16 @@ export function requestTrace(parent: Context, span: Span, tracer: Tracer): Trace
   return { ctx: trace.setSpan(parent, span), tracer };
 }
 
-const carried = new WeakMap<object, Trace>();
-
-/** The trace an object of one request carries (its IncomingMessage, its authorization attributes); undefined when not recorded. */
-export function traceOf(carrier: object): Trace | undefined {
-  return on ? carried.get(carrier) : undefined;
-}
-
-/** Makes `carrier` carry `t` (or nothing); only recorded requests' objects are ever entered. */
-export function carryTrace(carrier: object, t: Trace | undefined): void {
-  if (t) carried.set(carrier, t);
-  else carried.delete(carrier);
+/**
+ * A request that sent a trace context, waiting for its caller to be known:
+ * the context it sent and when it arrived, and the span name once the
+ * request info is parsed (gateway/tracing starts the span after authentication).
+ */
+export interface PendingTrace {
+  readonly pending: true;
+  readonly parent: Context;
+  readonly startTime: number;
+  name: string | undefined;
 }
 
 /** Reads the trace headers of a request (HTTP/1.1 and HTTP/2 alike: Node lowercases header names). */
@@ -138,21 +137,6 @@ export function inSpan<T>(
     span,
     started(() => fn(span, t)),
   );
-}
-
-/**
- * A phase of one request in a span of its own (authentication): while it runs
- * the request carries the phase's trace, so what reads it from the request
- * (an authenticator's webhook call) hangs under the phase; after it, the
- * request's own again. One phase of a request runs at a time.
- */
-export function inRequestSpan<T>(req: object, name: string, attributes: Attributes, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
-  const parent = traceOf(req);
-  if (!parent) return fn(undefined);
-  return inSpan(parent, name, attributes, (span, t) => {
-    carryTrace(req, t);
-    return fn(span);
-  }).finally(() => carryTrace(req, parent));
 }
 
 /** A child span of `parent`, started now; the caller ends it. Undefined when nothing is recorded. */

@@ -12,6 +12,7 @@ import { AuditPolicy } from '../../gateway/audit/policy.js';
 import type { AuditBackend } from '../../gateway/audit/backend.js';
 import type { AuditEvent } from '../../gateway/audit/event.js';
 import { parseRequestInfo } from '../../lib/api/requestinfo.js';
+import { newExchange } from '../../lib/http/exchange.js';
 
 function recorder(): { backend: AuditBackend; calls: AuditEvent[][]; shutdowns: number } {
   const r = {
@@ -47,7 +48,7 @@ const user = { username: 'alice', groups: ['system:authenticated'] };
 function finish(auditor: Auditor, name: string, code: number): void {
   const path = `/api/v1/namespaces/ns/configmaps/${name}`;
   const { req, res } = request(path);
-  const a = auditor.begin(req, res, parseRequestInfo('GET', path, false), user, `id-${name}`, false)!;
+  const a = auditor.begin(newExchange(req, res), parseRequestInfo('GET', path, false), user, `id-${name}`, false)!;
   a.received();
   a.complete(code);
 }

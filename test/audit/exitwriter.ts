@@ -9,6 +9,7 @@ import { LogBackend } from '../../gateway/audit/logbackend.js';
 import { Auditor } from '../../gateway/audit/auditor.js';
 import { AuditPolicy } from '../../gateway/audit/policy.js';
 import { parseRequestInfo } from '../../lib/api/requestinfo.js';
+import { newExchange } from '../../lib/http/exchange.js';
 import type { AuditEvent } from '../../gateway/audit/event.js';
 
 const [log, n, how, via] = process.argv.slice(2) as [string, string, string, string | undefined];
@@ -21,7 +22,9 @@ if (via === 'auditor') {
   req.url = '/x';
   req.headers = {};
   for (let i = 0; i < Number(n); i++) {
-    auditor.begin(req, new ServerResponse(req), parseRequestInfo('GET', '/x', false), { username: 'u', groups: [] }, `id-${i}`, false)!.complete(200);
+    auditor
+      .begin(newExchange(req, new ServerResponse(req)), parseRequestInfo('GET', '/x', false), { username: 'u', groups: [] }, `id-${i}`, false)!
+      .complete(200);
   }
 } else {
   for (let i = 0; i < Number(n); i++) {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generateServingCert } from '../../certs/pki.js';
+import { closeServer } from '../helpers/closeserver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startIdp, type TestIdp } from './oidc-idp.js';
 import { whoAmI } from './tokenkit.js';
@@ -101,7 +102,7 @@ describe('an issuer whose discovery document lives at an unrelated discoveryURL'
   });
   after(async () => {
     await s?.close();
-    await new Promise((r) => docs?.server.close(r));
+    await closeServer(docs?.server);
     await idp?.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -144,7 +145,7 @@ describe('a discovery document whose issuer is not issuer.url', () => {
   });
   after(async () => {
     await s?.close();
-    await new Promise((r) => docs?.server.close(r));
+    await closeServer(docs?.server);
     await idp?.close();
     await rm(dir, { recursive: true, force: true });
   });

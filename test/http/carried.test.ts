@@ -9,6 +9,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { carryHeader, sentHeader, sentLength, writeHeadWith } from '../../lib/http/carried.js';
+import { newExchange, type Exchange } from '../../lib/http/exchange.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -21,12 +22,12 @@ function assertCarried(h: IncomingHttpHeaders, what: string): void {
   }
 }
 
-function response(): ServerResponse {
+function response(): Exchange {
   const req = new IncomingMessage(new Socket());
   req.httpVersionMajor = 1;
   req.httpVersionMinor = 1;
   req.method = 'GET';
-  return new ServerResponse(req);
+  return newExchange(req, new ServerResponse(req));
 }
 
 describe('carried headers (lib/http/carried.ts)', () => {
@@ -47,14 +48,14 @@ describe('carried headers (lib/http/carried.ts)', () => {
     assert.deepEqual(list, ['Content-Length', '7', 'X-Other', 'kept', 'Audit-Id', 'mine', 'X-Kubernetes-PF-FlowSchema-UID', 'fs']);
     assert.equal(sentLength(b), 7);
     assert.equal(sentHeader(b, 'x-other'), 'kept');
-    assert.equal(b.statusMessage, 'Created');
+    assert.equal(b.res.statusMessage, 'Created');
   });
 
   it('reads back headers set the ordinary way when no writer went through it, and nothing once headers are sent', () => {
     const r = response();
-    r.setHeader('Content-Length', '5');
+    r.res.setHeader('Content-Length', '5');
     assert.equal(sentLength(r), 5);
-    r.writeHead(200);
+    r.res.writeHead(200);
     carryHeader(r, 'Audit-Id', 'late'); // headers sent: ignored, not thrown
     assert.equal(sentHeader(r, 'audit-id'), undefined);
   });

@@ -10,6 +10,8 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { KObject } from '../../lib/api/meta.js';
 import { parseRequestInfo } from '../../lib/api/requestinfo.js';
 import { STALE_OBJECT, toStatusError } from '../../lib/api/status.js';
+import { newExchange } from '../../lib/http/exchange.js';
+import { closeServer } from '../helpers/closeserver.js';
 import { sendError } from '../../lib/http/respond.js';
 import { builtinRegistry } from '../../lib/registry/index.js';
 import { LiveRegistry } from '../../lib/registry/live.js';
@@ -145,17 +147,17 @@ before(async () => {
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://storm');
     const info = parseRequestInfo(req.method ?? 'GET', url.pathname, false);
+    const x = newExchange(req, res);
     backend
-      .serve({ req, res, query: url.searchParams, info, user: { username: 'admin', groups: ['system:masters'] } })
-      .catch((err: unknown) => sendError(req, res, toStatusError(err)));
+      .serve({ ...x, query: url.searchParams, info, user: { username: 'admin', groups: ['system:masters'] }, trace: undefined })
+      .catch((err: unknown) => sendError(x, toStatusError(err)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   assert.equal((await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'storm' } })).status, 201);
 });
 after(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await closeServer(server);
   await store.close();
 });
 

@@ -5,6 +5,7 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { newExchange } from '../../lib/http/exchange.js';
 import { CHUNK, SCRATCH_MIN, STREAM_MIN, pagePool, sendParts } from '../../lib/http/parts.js';
 
 function partsOf(total: number): Buffer[] {
@@ -39,8 +40,7 @@ async function serve(parts: Buffer[]): Promise<{ port: number; writes: () => num
     }) as typeof res.end;
     res.on('drain', () => drains++);
     sendParts(
-      req,
-      res,
+      newExchange(req, res),
       200,
       'application/json',
       parts,
@@ -100,8 +100,7 @@ async function pagesServer(
       }) as typeof res.end;
     }
     sendParts(
-      req,
-      res,
+      newExchange(req, res),
       200,
       'application/json',
       parts,

@@ -2,9 +2,10 @@
 // fixed at once, sent together after the turn, in order, and never twice.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { newExchange } from '../../lib/http/exchange.js';
 import { endThisTurn } from '../../lib/http/turnend.js';
 
 function get(port: number, path: string): Promise<{ status: number; body: string }> {
@@ -25,8 +26,8 @@ function get(port: number, path: string): Promise<{ status: number; body: string
 describe('endThisTurn', () => {
   it('fixes the head at once and ends the response after the turn', async () => {
     const seen: string[] = [];
-    const server = createServer((_req, res) => {
-      endThisTurn(res, 201, { 'Content-Type': 'text/plain', 'Content-Length': 2 }, 'ok');
+    const server = createServer((req, res) => {
+      endThisTurn(newExchange(req, res), 201, { 'Content-Type': 'text/plain', 'Content-Length': 2 }, 'ok');
       seen.push(`headersSent=${res.headersSent} ended=${res.writableEnded}`);
       setImmediate(() => seen.push(`after turn ended=${res.writableEnded}`));
     });
@@ -53,16 +54,16 @@ describe('endThisTurn', () => {
           ends.push(`${name}:${body}`);
         },
       }) as unknown as ServerResponse;
-    endThisTurn(fake('a'), 200, {}, '1');
-    endThisTurn(fake('b', true), 200, {}, '2');
-    endThisTurn(fake('c'), 200, {}, '3');
+    endThisTurn(newExchange({} as IncomingMessage, fake('a')), 200, {}, '1');
+    endThisTurn(newExchange({} as IncomingMessage, fake('b', true)), 200, {}, '2');
+    endThisTurn(newExchange({} as IncomingMessage, fake('c')), 200, {}, '3');
     assert.deepEqual(ends, []);
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(ends, ['a:1', 'c:3']);
   });
 
   it('sends HEAD answers without a body', async () => {
-    const server = createServer((req, res) => endThisTurn(res, 200, { 'Content-Length': 5 }, req.method === 'HEAD' ? undefined : 'hello'));
+    const server = createServer((req, res) => endThisTurn(newExchange(req, res), 200, { 'Content-Length': 5 }, req.method === 'HEAD' ? undefined : 'hello'));
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     try {

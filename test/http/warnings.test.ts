@@ -3,11 +3,15 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
+import { newExchange, type Exchange } from '../../lib/http/exchange.js';
 import { addWarnings } from '../../lib/http/warnings.js';
 
-const response = () => new ServerResponse(new IncomingMessage(new Socket()));
-const warnings = (res: ServerResponse): string[] => {
-  const h = res.getHeader('Warning');
+const response = (): Exchange => {
+  const req = new IncomingMessage(new Socket());
+  return newExchange(req, new ServerResponse(req));
+};
+const warnings = (x: Exchange): string[] => {
+  const h = x.res.getHeader('Warning');
   return h === undefined ? [] : Array.isArray(h) ? h : [String(h)];
 };
 

@@ -17,6 +17,7 @@ import { devPkiPaths } from '../../certs/devpki.js';
 import { parseServeFlags } from '../../gateway/config/flags.js';
 import { startSidecar, type RunningSidecar } from '../../gateway/sidecar/index.js';
 import { HttpsClient } from '../helpers/client.js';
+import { closeServer } from '../helpers/closeserver.js';
 import { freePort } from '../helpers/ports.js';
 import { upgradeRoundTrip } from '../helpers/raw.js';
 import { startWebhookPeer, type WebhookPeer } from '../authz/webhookpeer.js';
@@ -82,8 +83,7 @@ describe('sidecar answers come from the shared chain', { timeout: 60_000 }, () =
     anonymous?.close();
     for (const r of hanging) r.destroy();
     await sidecar?.shutdown('test');
-    upstream?.closeAllConnections();
-    await new Promise((r) => upstream?.close(r));
+    await closeServer(upstream);
     await peer?.close();
     await rm(dir, { recursive: true, force: true });
   });

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { GATEHOUSE_BIN, freePort, runGatehouse, spawnTracked, startGatehouse, stopAll, tempDir, sleep, type Gatehouse, type Proc } from '../e2e/helpers.js';
 import { HttpsClient } from '../helpers/client.js';
+import { closeServer } from '../helpers/closeserver.js';
 import { readFileSync } from 'node:fs';
 
 const NSA = 'apps';
@@ -199,8 +200,7 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
 
   after(async () => {
     if (process.env.SIDECAR_DEBUG) process.stderr.write(`sidecar stderr:\n${hooked?.proc.stderr}\n${inCluster?.proc.stderr}\n`);
-    await new Promise((r) => echo?.server.close(r));
-    echo?.server.closeAllConnections();
+    await closeServer(echo?.server);
     await stopAll();
   });
 

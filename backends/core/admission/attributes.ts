@@ -1,6 +1,6 @@
 // The admission attributes of a request's write, from the request and the
 // type it writes.
-import type { BackendRequest } from '../../../lib/api/backend.js';
+import type { AuditAnnotations, BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { addWarnings } from '../../../lib/http/warnings.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
@@ -46,12 +46,16 @@ export function admissionAttributes(t: ResourceType, r: BackendRequest, w: Write
       ...(fieldManager !== null ? { fieldManager } : {}),
       ...(w.deleteOptions ? { delete: w.deleteOptions } : {}),
     },
-    warn: (text) => addWarnings(r.res, [text]),
-    ...(r.annotate ? { annotate: r.annotate } : {}),
+    warn: (text) => addWarnings(r, [text]),
+    ...(r.audit ? { annotate: auditAnnotator(r.audit) } : {}),
   };
 }
 
 /** A decoded request object (a Scale, a TokenRequest) as admission is given it: metadata an object. */
 export function asAdmitted(value: Record<string, unknown>): KObject {
   return { ...value, metadata: isPlainObject(value['metadata']) ? value['metadata'] : {} } as KObject;
+}
+
+function auditAnnotator(audit: AuditAnnotations): (key: string, value: string) => void {
+  return (key, value) => audit.annotate(key, value);
 }

@@ -129,7 +129,7 @@ export async function serverSideApply(env: CoreEnv, t: ResourceType, r: BackendR
     checkPathAgreement(t, obj, r.info.namespace, name);
     return obj;
   };
-  addWarnings(r.res, intent.warnings);
+  addWarnings(r, intent.warnings);
   await retryOnConflict(
     async () => {
       const stored = await storeCall(gr, name, () => env.store.get(key));

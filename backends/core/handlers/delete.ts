@@ -202,16 +202,16 @@ export async function deleteObject(env: CoreEnv, t: ResourceType, r: BackendRequ
     } catch (e) {
       if (!(e instanceof StoreError && e.code === 'not-found')) throw fromStoreError(e, gr, name);
     }
-    sendObject(r.req, r.res, 200, statusOk(''), out, pretty);
+    sendObject(r, 200, statusOk(''), out, pretty);
     return;
   }
   // kube answers 202 when a delete with orphanDependents=false did not remove the object yet.
   const code = outcome.kind === 'pending' && opts.orphanDependents === false ? 202 : 200;
   if (outcome.kind === 'pending' || t.returnsDeletedObject) {
-    sendObject(r.req, r.res, code, await served(env, t, outcome.obj), out, pretty);
+    sendObject(r, code, await served(env, t, outcome.obj), out, pretty);
     return;
   }
-  sendObject(r.req, r.res, code, statusOk(outcome.obj.metadata.uid ?? ''), out, pretty);
+  sendObject(r, code, statusOk(outcome.obj.metadata.uid ?? ''), out, pretty);
 }
 
 /**
@@ -275,5 +275,5 @@ export async function deleteCollection(env: CoreEnv, t: ResourceType, r: Backend
   // The deleted objects as the request's version serves them (custom resources of several versions).
   const items = t.crd === undefined ? results : await servedAll(env, t, results);
   const shaped = listAs(t, items, meta, out, r.query, env.clock());
-  sendBody(r.req, r.res, 200, out.contentType, shaped ? encode(shaped, out, wantsPretty(r.req, r.query)) : listJson(t, items, meta));
+  sendBody(r, 200, out.contentType, shaped ? encode(shaped, out, wantsPretty(r.req, r.query)) : listJson(t, items, meta));
 }

@@ -141,7 +141,7 @@ export async function patch(env: CoreEnv, t: ResourceType, r: BackendRequest): P
       const next = await admitUpdate(env, t, r, obj, old, dryRun, (o) =>
         withOwnerVersions(env, t, (versions) => prepareUpdate(t, o, old, target, updateTracker(env, t, r, versions), env.clock())),
       );
-      if (tried === 0) addWarnings(r.res, warnings);
+      if (tried === 0) addWarnings(r, warnings);
       if (!next) {
         await respond(env, t, r, 200, old);
         return;

@@ -33,7 +33,7 @@ export async function getObject(env: CoreEnv, t: ResourceType, r: BackendRequest
   if (!obj) throw notFound(gr, name);
   // Only webhook-converted types wait here: every other type's GET stays synchronous from the store's answer on.
   const shown = t.conversionWebhook ? await served(env, t, obj) : obj;
-  sendObject(r.req, r.res, 200, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
+  sendObject(r, 200, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
 export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
@@ -88,23 +88,23 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
 function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: readonly KObject[], meta: ListMeta, out: Output): void {
   if (out.format === 'protobuf' && out.as === undefined) {
     const { parts, length } = protobufBody(() => encodeList(apiVersionOf(t), t.listKind, meta, items));
-    sendParts(r.req, r.res, 200, out.contentType, parts, length);
+    sendParts(r, 200, out.contentType, parts, length);
     return;
   }
   if (out.format === 'cbor' && out.as === undefined) {
-    sendBody(r.req, r.res, 200, out.contentType, encodeCborList(apiVersionOf(t), t.listKind, meta, items));
+    sendBody(r, 200, out.contentType, encodeCborList(apiVersionOf(t), t.listKind, meta, items));
     return;
   }
   const pretty = wantsPretty(r.req, r.query);
   const shaped = listAs(t, items, meta, out, r.query, env.clock());
   if (shaped) {
-    sendBody(r.req, r.res, 200, out.contentType, encode(shaped, out, pretty));
+    sendBody(r, 200, out.contentType, encode(shaped, out, pretty));
     return;
   }
   if (pretty) {
-    sendBody(r.req, r.res, 200, out.contentType, JSON.stringify(JSON.parse(listJson(t, items, meta)), null, 2) + '\n');
+    sendBody(r, 200, out.contentType, JSON.stringify(JSON.parse(listJson(t, items, meta)), null, 2) + '\n');
     return;
   }
   const { parts, length } = listParts(t, items, meta);
-  sendParts(r.req, r.res, 200, out.contentType, parts, length);
+  sendParts(r, 200, out.contentType, parts, length);
 }

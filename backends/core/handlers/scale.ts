@@ -89,7 +89,7 @@ function replicasOf(scale: unknown, name: string): number {
 }
 
 function send(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, scale: Record<string, unknown>): void {
-  sendObject(r.req, r.res, code, scale, outputFor(env, t, r.req.headers.accept), wantsPretty(r.req, r.query));
+  sendObject(r, code, scale, outputFor(env, t, r.req.headers.accept), wantsPretty(r.req, r.query));
 }
 
 /** The Scale a PUT or PATCH asks for, given the current one. */

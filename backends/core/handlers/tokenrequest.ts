@@ -160,5 +160,5 @@ export async function createToken(env: CoreEnv, issuing: TokenIssuing, t: Resour
     },
     status: { token, expirationTimestamp: rfc3339((claims['exp'] as number) * 1000) },
   };
-  sendObject(r.req, r.res, 201, result, out, wantsPretty(r.req, r.query));
+  sendObject(r, 201, result, out, wantsPretty(r.req, r.query));
 }

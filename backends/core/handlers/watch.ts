@@ -115,7 +115,7 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   const res = r.res;
   const contentType = out.format === 'protobuf' ? `${out.contentType};stream=watch` : out.format === 'cbor' ? CBOR_SEQ_MEDIA_TYPE : out.contentType;
   // No length: HTTP/1.1 sends it chunked, HTTP/2 as DATA frames (where a Transfer-Encoding header is an error).
-  writeHeadWith(res, 200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' });
+  writeHeadWith(r, 200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
   const stream = new WatchStream(env, t, r, out, wr);
   for (const o of initial) stream.send('ADDED', o);
@@ -137,7 +137,7 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   }
   stream.attach(watcher);
   // The initial state is written and the watch follows the store: it no longer holds a seat (kube's watch initialization signal).
-  r.initialized?.();
+  r.watchInitialized?.();
 }
 
 function convertedSelection(env: CoreEnv, t: ResourceType, wr: WatchRequest): boolean {

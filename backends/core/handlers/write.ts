@@ -39,7 +39,7 @@ async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Pro
     gk: { group: t.group, kind: t.kind },
     name: obj.metadata.name ?? obj.metadata.generateName ?? '',
   });
-  addWarnings(r.res, warnings);
+  addWarnings(r, warnings);
   return obj;
 }
 
@@ -47,7 +47,7 @@ async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Pro
 export async function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject): Promise<void> {
   const out = outputFor(env, t, r.req.headers.accept);
   const shown = t.conversionWebhook ? await served(env, t, obj) : obj;
-  sendObject(r.req, r.res, code, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
+  sendObject(r, code, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
 /**
@@ -68,7 +68,7 @@ export async function createObject(
   const mutated = (await mutate(env, admissionAttributes(t, r, { ...write, object: obj }))) ?? obj;
   if (t.prevalidate) await t.prevalidate(mutated, undefined);
   const prepared = prepareCreate(t, mutated, env.clock(), r.user);
-  addWarnings(r.res, customResourceWarnings(t, prepared));
+  addWarnings(r, customResourceWarnings(t, prepared));
   track(prepared);
   const name = prepared.metadata.name!;
   await validate(env, admissionAttributes(t, r, { ...write, object: prepared }));
@@ -168,7 +168,7 @@ export async function commitUpdate(
   old: KObject,
   dryRun: boolean,
 ): Promise<'done' | 'conflict' | 'gone'> {
-  addWarnings(r.res, customResourceWarnings(t, next, old));
+  addWarnings(r, customResourceWarnings(t, next, old));
   if (dryRun) {
     await respond(env, t, r, 200, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } });
     return 'done';

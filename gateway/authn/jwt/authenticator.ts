@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { JwtAuthenticatorSpec } from '../../config/authnconfig-types.js';
 import { MAX_TOKEN_BYTES, type BearerToken, type TokenAuthenticator } from '../token.js';
 import { CachedTokenAuthenticator } from '../tokencache.js';
-import { noteIssuer, type AuthnResult } from '../types.js';
+import type { AuthnResult } from '../types.js';
 import { AUTHENTICATOR_NAME, IssuerAuthenticator } from './issuer.js';
 import { KeySource, type KeySourceOptions } from './keys.js';
 import { unverifiedIssuer } from './peek.js';
@@ -111,10 +111,14 @@ export class JwtAuthenticator implements TokenAuthenticator {
         const iss = unverifiedIssuer(token.value, MAX_TOKEN_BYTES);
         const a = iss === undefined ? undefined : byIssuer.get(iss);
         const r = a ? await a.authenticate(token.value) : null;
-        const out = r && audiences.length > 0 ? Object.freeze({ ...r, audiences: Object.freeze([...audiences]) }) : r;
-        // Noted on the object the cache keeps, so a cache hit names its issuer too.
-        if (out && iss !== undefined) noteIssuer(out, iss);
-        return out;
+        if (!r) return r;
+        // Stamped on the object the cache keeps, so a cache hit names its method and issuer too.
+        return Object.freeze({
+          ...r,
+          ...(audiences.length > 0 ? { audiences: Object.freeze([...audiences]) } : {}),
+          method: AUTHENTICATOR_NAME,
+          ...(iss !== undefined ? { issuer: iss } : {}),
+        });
       },
     };
     return new CachedTokenAuthenticator(route, {
