@@ -2,7 +2,7 @@
 // A backend answers successes itself (it knows encodings and streams) and
 // throws StatusError for failures, which the gateway writes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { UserInfo } from './meta.js';
+import type { KObject, UserInfo } from './meta.js';
 import type { RequestInfo } from './requestinfo.js';
 
 export interface BackendRequest {
@@ -24,4 +24,16 @@ export interface ApiBackend {
   serve(r: BackendRequest): Promise<void>;
   /** Serves this group/version? (dispatch asks before calling serve). */
   serves(group: string, version: string): boolean;
+}
+
+/**
+ * Admission of a create answered without a store (the reviews the gateway
+ * serves), as kube's create handler admits a REST creater's create: mutating
+ * admission on the decoded object, then (after the type's own validation)
+ * validating admission. Both throw the refusal's StatusError.
+ */
+export interface CreateAdmission {
+  /** The object to continue with (the same one when nothing changed it). */
+  mutate(r: BackendRequest, object: KObject): Promise<KObject>;
+  validate(r: BackendRequest, object: KObject): Promise<void>;
 }
