@@ -17,6 +17,8 @@ export interface RequestAudit {
   impersonated(user: UserInfo): void;
   /** `key`: one of the gateway's own annotation names (kept on a plain object), never a client's. */
   annotate(key: string, value: string): void;
+  /** The policy's level is Request or RequestResponse: annotations kube adds at level Request are kept. */
+  readonly requestLevel: boolean;
   /** Level Request and above keep the request body: the chain reads it before dispatch and hands it here. */
   readonly wantsRequestBody: boolean;
   requestBody(body: Buffer, contentType: string | undefined): void;
@@ -44,6 +46,13 @@ export interface AuditRecorder {
   failedAuthentication(req: IncomingMessage, info: RequestInfo, auditID: string, message: string, receivedAt?: number): void;
   /** Largest request body kept (read before dispatch). */
   maxBodyBytes(): number;
+}
+
+/** A backend's way to annotate the request's audit event: an annotation of level Request is kept only at that level and above (kube's AddAnnotationWithLevel). */
+export function backendAnnotator(audit: RequestAudit): (key: string, value: string, level?: 'Request') => void {
+  return (key, value, level) => {
+    if (level === undefined || audit.requestLevel) audit.annotate(key, value);
+  };
 }
 
 /** The request's Audit-ID, set on the request so that proxied backends receive it too. */

@@ -14,6 +14,7 @@ import { decodeFields, parseFieldValidation, strictPrefixOf } from '../../lib/va
 import { negotiateInput, negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import { hasSchema } from '../../lib/protobuf/codec.js';
 import { sendObject, wantsPretty } from '../../lib/http/respond.js';
+import { backendAnnotator } from '../pipeline/audit.js';
 import type { RequestContext } from '../pipeline/context.js';
 
 export interface ReviewRequest {
@@ -92,7 +93,7 @@ function backendRequestOf(ctx: RequestContext): BackendRequest {
     query: ctx.query,
     info: ctx.info,
     user: ctx.user,
-    ...(audit ? { annotate: (key: string, value: string) => audit.annotate(key, value) } : {}),
+    ...(audit ? { annotate: backendAnnotator(audit) } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type { RegistrySource } from '../../lib/registry/live.js';
 import { deprecation } from '../../lib/registry/versions.js';
 import { addWarnings } from '../../lib/http/warnings.js';
 import { deprecatedApiRequested } from '../metrics/deprecated.js';
+import { backendAnnotator } from '../pipeline/audit.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { serveLocal, type LocalRoutes } from '../local/router.js';
 import type { Aggregation, ApiServiceProxy } from '../aggregation/index.js';
@@ -81,7 +82,7 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
         user: ctx.user,
         ...(ctx.body ? { body: ctx.body } : {}),
         ...(ctx.watchInitialized ? { initialized: ctx.watchInitialized } : {}),
-        ...(ctx.audit ? { annotate: annotator(ctx.audit) } : {}),
+        ...(ctx.audit ? { annotate: backendAnnotator(ctx.audit) } : {}),
       });
     },
   ];
@@ -104,9 +105,4 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
     }
     throw pathNotFound();
   };
-}
-
-/** The backend's way to annotate the request's audit event. */
-function annotator(audit: { annotate(key: string, value: string): void }): (key: string, value: string) => void {
-  return (key, value) => audit.annotate(key, value);
 }

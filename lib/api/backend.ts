@@ -16,8 +16,8 @@ export interface BackendRequest {
   readonly body?: Buffer;
   /** A watch calls this once its initial events are sent (priority and fairness frees its seat). */
   readonly initialized?: () => void;
-  /** Adds an annotation to the request's audit event (admission webhooks'); absent = the request is not audited. */
-  readonly annotate?: (key: string, value: string) => void;
+  /** Adds an annotation to the request's audit event (admission webhooks'); absent = the request is not audited. `level` Request: kept only at that audit level and above. */
+  readonly annotate?: (key: string, value: string, level?: 'Request') => void;
 }
 
 export interface ApiBackend {
