@@ -1,6 +1,7 @@
 // The core backend: the generic resource API over a Store. Resolves the
 // resource type of a request and hands it to the verb's handler.
-import type { ApiBackend, BackendRequest } from '../../lib/api/backend.js';
+import type { ApiBackend, BackendRequest, CreateAdmission } from '../../lib/api/backend.js';
+import { createAdmission } from './admission/creates.js';
 import { methodNotAllowed, pathNotFound, unsupportedMediaType } from '../../lib/api/status.js';
 import type { Verb } from '../../lib/registry/types.js';
 import type { CoreEnv } from './env.js';
@@ -27,8 +28,15 @@ export class CoreBackend implements ApiBackend {
   }
 
   serve(r: BackendRequest): Promise<void> {
+    return this.handle(this.envOf(r), r);
+  }
+
+  /** Admission of the creates answered outside this backend (the gateway's reviews), with this backend's plugins. */
+  readonly admission: CreateAdmission = createAdmission((r) => this.envOf(r));
+
+  private envOf(r: BackendRequest): CoreEnv {
     const trace = this.tracedStoreKind === undefined ? undefined : r.trace;
-    return this.handle(trace ? tracedEnv(this.env, trace, this.tracedStoreKind!) : this.env, r);
+    return trace ? tracedEnv(this.env, trace, this.tracedStoreKind!) : this.env;
   }
 
   private async handle(env: CoreEnv, r: BackendRequest): Promise<void> {

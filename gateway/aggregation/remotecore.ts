@@ -21,7 +21,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { Pool } from 'undici';
-import type { ApiBackend, BackendRequest } from '../../lib/api/backend.js';
+import type { ApiBackend, BackendRequest, CreateAdmission } from '../../lib/api/backend.js';
 import type { KObject } from '../../lib/api/meta.js';
 import { serviceUnavailable, StatusError } from '../../lib/api/status.js';
 import { retryOnConflict, RETRY } from '../../lib/api/retry.js';
@@ -36,7 +36,8 @@ import { backendPool, type ProxyClientCert } from './transport.js';
 
 /** What the composition root needs of the core backend, in-process or remote (which admits its own writes: no useAdmission). */
 export type GatewayCore = Omit<RunningCoreBackend, 'backend' | 'useAdmission'> & {
-  readonly backend: ApiBackend & { closeWatches(): void };
+  /** `admission`: in-process, the backend's admission for the creates the gateway answers itself (a remote one has its own). */
+  readonly backend: ApiBackend & { closeWatches(): void; readonly admission?: CreateAdmission };
   readonly useAdmission?: RunningCoreBackend['useAdmission'];
 };
 

@@ -206,6 +206,7 @@ class Recording implements RequestAudit {
   private started = false;
   private done = false;
   readonly wantsRequestBody: boolean;
+  readonly requestLevel: boolean;
 
   constructor(
     private readonly auditor: Auditor,
@@ -220,6 +221,7 @@ class Recording implements RequestAudit {
     const req = x.req;
     this.res = x.res;
     this.ev = baseEvent(d, req, info, user, auditID, microTime(receivedAt));
+    this.requestLevel = d.keepsRequestBody;
     this.wantsRequestBody = d.keepsRequestBody && BODY_METHODS.has(req.method ?? '') && req.headers['content-length'] !== '0';
     const wantsResponse = d.keepsResponseBody && !longRunning;
     // The answer is recorded as written; a compressed one could not be read back.

@@ -19,6 +19,8 @@ export interface RequestAudit {
   impersonated(user: UserInfo): void;
   /** `key`: one of the gateway's own annotation names (kept on a plain object), never a client's. */
   annotate(key: string, value: string): void;
+  /** The policy's level is Request or RequestResponse: annotations kube adds at level Request are kept. */
+  readonly requestLevel: boolean;
   /** Level Request and above keep the request body: the chain reads it before dispatch and hands it here. */
   readonly wantsRequestBody: boolean;
   requestBody(body: Buffer, contentType: string | undefined): void;

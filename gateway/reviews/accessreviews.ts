@@ -9,16 +9,20 @@ import { isPlainObject } from '../../lib/api/meta.js';
 import type { Attributes, Decision } from '../authz/types.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { attributesOf, readAccessSpec, readSubject, refuse } from './accessattributes.js';
-import { readReview, sendReview, type ReviewRequest } from './common.js';
+import type { CreateAdmission } from '../../lib/api/backend.js';
+import { readReview, sendReview, validateReview, type ReviewRequest } from './common.js';
 import { serveSelfSubjectRulesReview, type RulesReviewOptions } from './accessrules.js';
 
 export interface AccessReviewOptions {
   /** The chain's own answer, keeping "no opinion" apart from "deny". */
   evaluate(attrs: Attributes): Promise<Decision>;
   bodyLimit: number;
+  /** Admission of the review's create (the core backend's plugins); absent = not admitted. */
+  admission?: CreateAdmission | undefined;
 }
 
 async function answer(ctx: RequestContext, review: ReviewRequest, opts: AccessReviewOptions, attrs: Attributes): Promise<void> {
+  await validateReview(ctx, review, opts.admission);
   const d = await opts.evaluate(attrs);
   const status: Record<string, unknown> = { allowed: d.kind === 'allow' };
   if (d.kind === 'deny') status['denied'] = true;
@@ -29,7 +33,7 @@ async function answer(ctx: RequestContext, review: ReviewRequest, opts: AccessRe
 }
 
 export async function serveSubjectAccessReview(ctx: RequestContext, opts: AccessReviewOptions): Promise<void> {
-  const review = await readReview(ctx, 'SubjectAccessReview', opts.bodyLimit);
+  const review = await readReview(ctx, 'SubjectAccessReview', opts.bodyLimit, { admission: opts.admission });
   const { spec, causes } = readAccessSpec(review.spec);
   const subject = readSubject(review.spec, ctx.info.apiVersion);
   refuse(review.kind, [...causes, ...subject.causes]);
@@ -37,14 +41,14 @@ export async function serveSubjectAccessReview(ctx: RequestContext, opts: Access
 }
 
 export async function serveSelfSubjectAccessReview(ctx: RequestContext, opts: AccessReviewOptions): Promise<void> {
-  const review = await readReview(ctx, 'SelfSubjectAccessReview', opts.bodyLimit);
+  const review = await readReview(ctx, 'SelfSubjectAccessReview', opts.bodyLimit, { admission: opts.admission });
   const { spec, causes } = readAccessSpec(review.spec);
   refuse(review.kind, causes);
   await answer(ctx, review, opts, attributesOf(ctx.user, spec));
 }
 
 export async function serveLocalSubjectAccessReview(ctx: RequestContext, opts: AccessReviewOptions): Promise<void> {
-  const read = await readReview(ctx, 'LocalSubjectAccessReview', opts.bodyLimit, { namespaced: true });
+  const read = await readReview(ctx, 'LocalSubjectAccessReview', opts.bodyLimit, { namespaced: true, admission: opts.admission });
   const namespace = ctx.info.namespace;
   const meta = isPlainObject(read.body['metadata']) ? read.body['metadata'] : {};
   const review: ReviewRequest = { ...read, body: { ...read.body, metadata: { ...meta, namespace } } };

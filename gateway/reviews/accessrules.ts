@@ -7,7 +7,8 @@ import type { UserInfo } from '../../lib/api/meta.js';
 import { badRequest } from '../../lib/api/status.js';
 import type { PolicyRule } from '../authz/rbac/types.js';
 import type { RequestContext } from '../pipeline/context.js';
-import { readReview, sendReview } from './common.js';
+import type { CreateAdmission } from '../../lib/api/backend.js';
+import { readReview, sendReview, validateReview } from './common.js';
 
 export interface RuleSet {
   readonly rules: readonly PolicyRule[];
@@ -38,13 +39,16 @@ export interface RulesReviewOptions {
   /** The resolvers of the chain in force (a function: --authorization-config may swap the chain). */
   resolvers: () => readonly RuleResolver[];
   bodyLimit: number;
+  /** Admission of the review's create (the core backend's plugins); absent = not admitted. */
+  admission?: CreateAdmission | undefined;
 }
 
 export async function serveSelfSubjectRulesReview(ctx: RequestContext, opts: RulesReviewOptions): Promise<void> {
-  const review = await readReview(ctx, 'SelfSubjectRulesReview', opts.bodyLimit);
+  const review = await readReview(ctx, 'SelfSubjectRulesReview', opts.bodyLimit, { admission: opts.admission });
   const namespace = review.spec['namespace'];
   if (namespace !== undefined && typeof namespace !== 'string') throw badRequest('SelfSubjectRulesReview.spec.namespace must be a string');
   if (!namespace) throw badRequest('no namespace on request');
+  await validateReview(ctx, review, opts.admission);
 
   const resourceRules: Record<string, unknown>[] = [];
   const nonResourceRules: Record<string, unknown>[] = [];

@@ -3,8 +3,9 @@
 // 201 answer with the status filled in. The authorization reviews
 // (SubjectAccessReview family) use it too.
 import { apiVersionOf } from '../../lib/registry/types.js';
-import { badRequest, methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
-import { isPlainObject } from '../../lib/api/meta.js';
+import type { CreateAdmission } from '../../lib/api/backend.js';
+import { badRequest, internalError, methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
+import { isPlainObject, type KObject } from '../../lib/api/meta.js';
 import { readBody } from '../../lib/http/body.js';
 import { addWarnings } from '../../lib/http/warnings.js';
 import { builtinSchemaOf } from '../../lib/schema/index.js';
@@ -33,6 +34,8 @@ export interface ReadOptions {
   readonly namespaced?: boolean;
   /** Sees the spec as sent, before unknown fields are dropped (SubjectsReview refuses a subject its schema does not have). */
   readonly inspect?: (spec: Record<string, unknown>) => void;
+  /** Mutating admission of the decoded review (absent: not admitted, as behind a remote core backend). */
+  readonly admission?: CreateAdmission | undefined;
 }
 
 /**
@@ -70,7 +73,30 @@ export async function readReview(ctx: RequestContext, kind: string, bodyLimit: n
   addWarnings(ctx, warnings);
   const spec = body['spec'] ?? {};
   if (!isPlainObject(spec)) throw badRequest(`${kind}.spec must be an object`);
-  return { apiVersion, kind, body, spec };
+  const review = { apiVersion, kind, body, spec };
+  return opts.admission ? mutateReview(ctx, review, opts.admission) : review;
+}
+
+/** The review as admission sees it: apiVersion, kind and metadata set, in the path's namespace. */
+function admittedObject(ctx: RequestContext, review: ReviewRequest): KObject {
+  const meta = isPlainObject(review.body['metadata']) ? review.body['metadata'] : {};
+  const metadata = ctx.info.namespace ? { ...meta, namespace: ctx.info.namespace } : meta;
+  return { ...review.body, apiVersion: review.apiVersion, kind: review.kind, metadata } as KObject;
+}
+
+/** kube's create handler: mutating admission may change the review (its spec is read from the result). */
+async function mutateReview(ctx: RequestContext, review: ReviewRequest, admission: CreateAdmission): Promise<ReviewRequest> {
+  const object = admittedObject(ctx, review);
+  const out = await admission.mutate(ctx, object);
+  if (out === object) return review;
+  const spec = out['spec'] ?? {};
+  if (!isPlainObject(spec)) throw internalError(`${review.kind}.spec must be an object`);
+  return { ...review, body: out, spec };
+}
+
+/** The review's registry after its own validation: validating admission (createValidation), before the answer is computed. */
+export function validateReview(ctx: RequestContext, review: ReviewRequest, admission: CreateAdmission | undefined): Promise<void> | undefined {
+  return admission?.validate(ctx, admittedObject(ctx, review));
 }
 
 /** Answers 201 with the review: the request's metadata and spec (none when `spec` is null), and the computed status. */

@@ -1,10 +1,12 @@
 // SelfSubjectReview (authentication.k8s.io/v1): who the server thinks the
 // caller is, after authentication and impersonation (`kubectl auth whoami`).
 import type { RequestContext } from '../pipeline/context.js';
-import { readReview, sendReview } from './common.js';
+import type { CreateAdmission } from '../../lib/api/backend.js';
+import { readReview, sendReview, validateReview } from './common.js';
 
-export async function serveSelfSubjectReview(ctx: RequestContext, bodyLimit: number): Promise<void> {
-  const review = await readReview(ctx, 'SelfSubjectReview', bodyLimit);
+export async function serveSelfSubjectReview(ctx: RequestContext, bodyLimit: number, admission?: CreateAdmission): Promise<void> {
+  const review = await readReview(ctx, 'SelfSubjectReview', bodyLimit, { admission });
+  await validateReview(ctx, review, admission);
   const u = ctx.user;
   const userInfo = {
     username: u.username,

@@ -9,12 +9,15 @@ import { AuthnError, type AuthnResult } from '../authn/types.js';
 import { BearerToken, type TokenAuthenticator } from '../authn/token.js';
 import { withAuthenticatedGroup } from '../authn/union.js';
 import type { RequestContext } from '../pipeline/context.js';
-import { readReview, sendReview } from './common.js';
+import type { CreateAdmission } from '../../lib/api/backend.js';
+import { readReview, sendReview, validateReview } from './common.js';
 
 export interface TokenReviewOptions {
   tokens: TokenAuthenticator;
   apiAudiences: readonly string[];
   bodyLimit: number;
+  /** Admission of the review's create (the core backend's plugins); absent = not admitted. */
+  admission?: CreateAdmission | undefined;
   log(msg: string): void;
 }
 
@@ -25,11 +28,12 @@ function stringList(v: unknown, field: string): string[] {
 }
 
 export async function serveTokenReview(ctx: RequestContext, opts: TokenReviewOptions): Promise<void> {
-  const review = await readReview(ctx, 'TokenReview', opts.bodyLimit);
+  const review = await readReview(ctx, 'TokenReview', opts.bodyLimit, { admission: opts.admission });
   const token = review.spec['token'];
   if (typeof token !== 'string' || token === '') throw badRequest('token is required for TokenReview in authentication');
   const requested = stringList(review.spec['audiences'], 'spec.audiences');
   const audiences = requested.length > 0 ? requested : opts.apiAudiences;
+  await validateReview(ctx, review, opts.admission);
 
   let result: AuthnResult | null = null;
   let error: string | undefined;

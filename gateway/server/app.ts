@@ -62,12 +62,15 @@ export interface AppHooks {
 }
 
 /** Virtual types the gateway answers itself, with the same token methods and authorizers as the pipeline. */
-function reviews(opts: ServeOptions, hooks: AppHooks, authn: GatewayAuthentication, authz: GatewayAuthorization): GatewayServed {
+function reviews(opts: ServeOptions, hooks: AppHooks, authn: GatewayAuthentication, authz: GatewayAuthorization, core: GatewayCore): GatewayServed {
   const bodyLimit = opts.maxRequestBodyBytes;
+  // kube admits the create of every review it answers (an in-process core backend's plugins; a remote one's are its own).
+  const admission = core.backend.admission;
   return {
-    'authentication.k8s.io/tokenreviews': (ctx) => serveTokenReview(ctx, { tokens: authn.tokens, apiAudiences: authn.apiAudiences, bodyLimit, log: hooks.log }),
-    'authentication.k8s.io/selfsubjectreviews': (ctx) => serveSelfSubjectReview(ctx, bodyLimit),
-    ...accessReviewHandlers({ evaluate: (a) => authz.authorizer.evaluate(a), resolvers: () => authz.ruleResolvers(), bodyLimit }),
+    'authentication.k8s.io/tokenreviews': (ctx) =>
+      serveTokenReview(ctx, { tokens: authn.tokens, apiAudiences: authn.apiAudiences, bodyLimit, log: hooks.log, admission }),
+    'authentication.k8s.io/selfsubjectreviews': (ctx) => serveSelfSubjectReview(ctx, bodyLimit, admission),
+    ...accessReviewHandlers({ evaluate: (a) => authz.authorizer.evaluate(a), resolvers: () => authz.ruleResolvers(), bodyLimit, admission }),
     ...explanationHandlers({ explain: (a, o) => authz.explain(a, o), bodyLimit }),
     'access.gatehouse.dev/subjectsreviews': (ctx) => serveSubjectsReview(ctx, { whoCan: (a) => authz.whoCan(a), bodyLimit }),
   };
@@ -133,7 +136,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     aggregation,
     local: localRoutes(registry, health.endpoints, aggregation, dispatcher),
     registry,
-    gatewayServed: reviews(opts, hooks, authn, authz),
+    gatewayServed: reviews(opts, hooks, authn, authz, core),
     core,
   });
   const handler = buildHandlerChain({

@@ -3,7 +3,7 @@
 // throws StatusError for failures, which the gateway writes.
 import type { Exchange } from '../http/exchange.js';
 import type { Trace } from '../tracing/span.js';
-import type { UserInfo } from './meta.js';
+import type { KObject, UserInfo } from './meta.js';
 import type { RequestInfo } from './requestinfo.js';
 
 /**
@@ -29,10 +29,24 @@ export interface BackendRequest extends Exchange {
 /** Where a backend adds annotations to the request's audit event; keys are namespaced (`<name>/<key>`), never a bare client key. */
 export interface AuditAnnotations {
   annotate(key: string, value: string): void;
+  /** The event is recorded at level Request or above (annotations of that level are kept only then). */
+  readonly requestLevel: boolean;
 }
 
 export interface ApiBackend {
   serve(r: BackendRequest): Promise<void>;
   /** Serves this group/version? (dispatch asks before calling serve). */
   serves(group: string, version: string): boolean;
+}
+
+/**
+ * Admission of a create answered without a store (the reviews the gateway
+ * serves), as kube's create handler admits a REST creater's create: mutating
+ * admission on the decoded object, then (after the type's own validation)
+ * validating admission. Both throw the refusal's StatusError.
+ */
+export interface CreateAdmission {
+  /** The object to continue with (the same one when nothing changed it). */
+  mutate(r: BackendRequest, object: KObject): Promise<KObject>;
+  validate(r: BackendRequest, object: KObject): Promise<void>;
 }

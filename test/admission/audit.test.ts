@@ -1,6 +1,7 @@
 // What admission webhooks write into the audit event, as kube writes it:
 // `mutation.webhook.admission.k8s.io/round_<r>_index_<i>` for each mutating
-// call, a webhook's own auditAnnotations as `<webhook name>/<key>`, and
+// call, `patch.webhook.admission.k8s.io/round_<r>_index_<i>` (the patch
+// applied) at level Request and above only, a webhook's own auditAnnotations as `<webhook name>/<key>`, and
 // `failed-open.validating.webhook.admission.k8s.io/round_0_index_<i>` when a
 // webhook with failurePolicy Ignore could not be called.
 import assert from 'node:assert/strict';
@@ -19,6 +20,9 @@ const POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
 rules:
+- level: Request
+  namespaces: [request-level]
+  resources: [{group: '', resources: [configmaps]}]
 - level: Metadata
   resources: [{group: '', resources: [configmaps]}]
 `;
@@ -91,5 +95,38 @@ describe('audit annotations of admission webhooks', () => {
     });
     assert.equal(a['noter.example.com/reason'], 'looked fine');
     assert.equal(a['failed-open.validating.webhook.admission.k8s.io/round_0_index_1'], 'gone.example.com');
+    // The patch is data: kube keeps it out of a Metadata-level event.
+    assert.equal(a['patch.webhook.admission.k8s.io/round_0_index_0'], undefined);
+  });
+
+  it('records the patch a mutating webhook applied at level Request', async () => {
+    assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'request-level' } })).status, 201);
+    const c = await s.admin.request('POST', '/api/v1/namespaces/request-level/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'patched' },
+    });
+    assert.equal(c.status, 201, c.text);
+    assert.equal(c.json.metadata.labels?.audited, 'yes');
+    const ev = await eventually('the audit event', async () =>
+      (await completeLines(join(dir, 'audit.log')))
+        .map((l) => JSON.parse(l) as Json)
+        .find(
+          (e) => e.verb === 'create' && e.stage === 'ResponseComplete' && e.objectRef?.namespace === 'request-level' && e.objectRef?.resource === 'configmaps',
+        ),
+    );
+    assert.equal(ev.level, 'Request');
+    const a = ev.annotations ?? {};
+    assert.deepEqual(JSON.parse(a['patch.webhook.admission.k8s.io/round_0_index_0']), {
+      configuration: 'audited',
+      webhook: 'patcher.example.com',
+      patch: [{ op: 'add', path: '/metadata/labels', value: { audited: 'yes' } }],
+      patchType: 'JSONPatch',
+    });
+    assert.deepEqual(JSON.parse(a['mutation.webhook.admission.k8s.io/round_0_index_0']), {
+      configuration: 'audited',
+      webhook: 'patcher.example.com',
+      mutated: true,
+    });
   });
 });

@@ -56,6 +56,9 @@ export function asAdmitted(value: Record<string, unknown>): KObject {
   return { ...value, metadata: isPlainObject(value['metadata']) ? value['metadata'] : {} } as KObject;
 }
 
-function auditAnnotator(audit: AuditAnnotations): (key: string, value: string) => void {
-  return (key, value) => audit.annotate(key, value);
+/** An annotation of level Request is kept only when the event records that level or above (kube's AddAnnotationWithLevel). */
+function auditAnnotator(audit: AuditAnnotations): (key: string, value: string, level?: 'Request') => void {
+  return (key, value, level) => {
+    if (level === undefined || audit.requestLevel) audit.annotate(key, value);
+  };
 }

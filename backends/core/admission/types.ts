@@ -54,7 +54,7 @@ export interface AdmissionAttributes {
   /** Adds a Warning header to the response (webhooks' warnings); absent = not answering a client. */
   readonly warn?: (text: string) => void;
   /** Adds an annotation to the request's audit event; absent = not audited. */
-  readonly annotate?: (key: string, value: string) => void;
+  readonly annotate?: (key: string, value: string, level?: 'Request') => void;
 }
 
 /** May change the object (returns the new one, or undefined to keep it); refuses with a StatusError. */

@@ -57,8 +57,10 @@ async function callOne(
   if (r.patch && object) {
     const sent = invocation.type ? await served(env, invocation.type, object) : object;
     let patched: unknown;
+    let ops: unknown;
     try {
-      patched = applyJsonPatch(sent, parseJsonPatch(JSON.parse(r.patch.toString('utf8'))), r.patch.length * 4);
+      ops = JSON.parse(r.patch.toString('utf8'));
+      patched = applyJsonPatch(sent, parseJsonPatch(ops), r.patch.length * 4);
     } catch (err) {
       throw internalError(err instanceof Error ? err.message : String(err));
     }
@@ -76,6 +78,13 @@ async function callOne(
           `admission webhook "${hook.name}" returned an object that does not decode: ${wrong.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
         );
     }
+    // kube records the patch a webhook applied at audit level Request and above (it may hold the object's data).
+    if (Array.isArray(ops) && ops.length > 0)
+      a.annotate?.(
+        `patch.webhook.admission.k8s.io/round_${round}_index_${ordinal}`,
+        JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: ops, patchType: 'JSONPatch' }),
+        'Request',
+      );
   }
   const mutated = JSON.stringify(next) !== JSON.stringify(object);
   a.annotate?.(
