@@ -2,7 +2,8 @@
 // prefixes from the current revision, run a full pass at start, after a
 // broken watch, and whenever the controller asks (changes, timers); work is
 // serialized so passes never overlap. Time-based work (expirations) asks for
-// a pass at a given moment of the injected clock.
+// a pass at a given moment of the injected clock. A prefix can be added or
+// removed alone (types coming and going) without reopening the others.
 import { rfc3339, type KObject } from '../../../lib/api/meta.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
