@@ -28,6 +28,18 @@ interface Built {
   /** What the types were built from: uid, generation, deletion and accepted names. */
   readonly key: string;
   readonly types: readonly ResourceType[];
+  /** The resources and kinds the types claim (`r/group/version/plural`, `k/group/version/kind`). */
+  readonly claims: readonly string[];
+}
+
+const claimsOf = (types: readonly ResourceType[]) => types.flatMap((t) => [`r/${t.group}/${t.version}/${t.plural}`, `k/${t.group}/${t.version}/${t.kind}`]);
+
+/** Whether a CRD object is Established, read once per object (a rebuild reads every CRD's). */
+const establishedOf = new WeakMap<KObject, boolean>();
+function established(crd: KObject): boolean {
+  let is = establishedOf.get(crd);
+  if (is === undefined) establishedOf.set(crd, (is = isEstablished(crd)));
+  return is;
 }
 
 /** Each CRD object's key, made once: a rebuild (one per change) reads every CRD's, and the watch hands the same object until it changes. */
@@ -63,9 +75,12 @@ export class CrdRegistrySync {
   #scheduled = false;
   /** The custom types in force: a pass that finds the same ones (a status write) swaps nothing. */
   #inForce: readonly ResourceType[] = [];
+  /** What the built-in types claim, made once. */
+  readonly #baseClaims: ReadonlySet<string>;
 
   constructor(o: CrdRegistrySyncOptions) {
     this.#o = o;
+    this.#baseClaims = new Set(claimsOf(o.base.all()));
     this.#reflector = new Reflector(
       o.source,
       [
@@ -110,11 +125,11 @@ export class CrdRegistrySync {
     });
   }
 
-  #typesOf(crd: KObject): readonly ResourceType[] {
+  #typesOf(crd: KObject): Built {
     const name = crd.metadata.name ?? '';
     const key = builtKey(crd);
     const cached = this.#built.get(name);
-    if (cached?.key === key) return cached.types;
+    if (cached?.key === key) return cached;
     const specKey = `${crd.metadata.uid}/${crd.metadata.generation}`;
     let c = this.#compiled.get(name);
     if (c?.key !== specKey) this.#compiled.set(name, (c = { key: specKey, byRef: new Map() }));
@@ -132,8 +147,9 @@ export class CrdRegistrySync {
     } catch (err) {
       this.#o.log(`CRD registry: ${name}: not served: ${err instanceof Error ? err.message : String(err)}`);
     }
-    this.#built.set(name, { key, types });
-    return types;
+    const built = { key, types, claims: claimsOf(types) };
+    this.#built.set(name, built);
+    return built;
   }
 
   #rebuild(): void {
@@ -141,17 +157,13 @@ export class CrdRegistrySync {
     for (const name of [...this.#built.keys()]) if (!this.#crds.has(name)) this.#built.delete(name);
     for (const name of [...this.#compiled.keys()]) if (!this.#crds.has(name)) this.#compiled.delete(name);
     // Older CRDs first: when two claim one resource (the naming controller refuses the later), the earlier keeps it.
-    const crds = [...this.#crds.values()].filter(isEstablished).sort(olderFirst);
+    const crds = [...this.#crds.values()].filter(established).sort(olderFirst);
+    const builtinClaims = this.#baseClaims;
     const taken = new Set<string>();
-    for (const t of base.all()) {
-      taken.add(`r/${t.group}/${t.version}/${t.plural}`);
-      taken.add(`k/${t.group}/${t.version}/${t.kind}`);
-    }
     const added: ResourceType[] = [];
     for (const crd of crds) {
-      const types = this.#typesOf(crd);
-      const keys = types.flatMap((t) => [`r/${t.group}/${t.version}/${t.plural}`, `k/${t.group}/${t.version}/${t.kind}`]);
-      if (keys.some((k) => taken.has(k)) || new Set(keys).size !== keys.length) {
+      const { types, claims: keys } = this.#typesOf(crd);
+      if (keys.some((k) => builtinClaims.has(k) || taken.has(k)) || new Set(keys).size !== keys.length) {
         this.#o.log(`CRD registry: ${crd.metadata.name}: not served: its resource or kind is served already`);
         continue;
       }

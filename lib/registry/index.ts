@@ -17,7 +17,11 @@ export interface GroupVersions {
 
 const key = (...parts: string[]) => parts.join('/');
 
+/** Types already frozen with their parts: every registry swap builds a registry of all of them again. */
+const frozen = new WeakSet<ResourceType>();
+
 function freezeType(t: ResourceType): ResourceType {
+  if (frozen.has(t)) return t;
   for (const s of t.subresources) Object.freeze(s);
   for (const c of t.columns ?? []) Object.freeze(c);
   Object.freeze(t.shortNames);
@@ -27,6 +31,7 @@ function freezeType(t: ResourceType): ResourceType {
   Object.freeze(t.fieldSelectors);
   if (t.columns) Object.freeze(t.columns);
   if (t.storageVersion) Object.freeze(t.storageVersion);
+  frozen.add(t);
   return Object.freeze(t);
 }
 

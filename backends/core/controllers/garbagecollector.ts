@@ -23,7 +23,7 @@ import { deleteAsController } from '../handlers/delete.js';
 import type { PropagationPolicy } from '../handlers/params.js';
 import { objectKey, typePrefix } from '../keys.js';
 import { isFinalized } from '../objects.js';
-import { retryOnConflict, RETRY, StoreError, type StoreEvent } from '../store/types.js';
+import { retryOnConflict, RETRY, StoreError, type ListResult, type StoreEvent } from '../store/types.js';
 import { hasFinalizer, OwnershipGraph, refsOf, type GraphNode } from './garbagecollector-graph.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './garbagecollector-policy.js';
 import { WatchingController } from './loop.js';
@@ -45,6 +45,9 @@ function prefixOfKey(key: string): string {
 }
 
 type OwnerState = 'absent' | 'solid' | 'waiting' | 'invalid';
+
+/** Counts of the collector's store work in this process (tests check a CRD change lists only its own type). */
+export const gcWork = { listed: 0 };
 
 export class GarbageCollector extends WatchingController {
   private readonly graph = new OwnershipGraph();
@@ -68,12 +71,66 @@ export class GarbageCollector extends WatchingController {
     this.unsubscribe = env.live.onChange(() => this.typesChanged());
   }
 
+  /**
+   * The served types changed: only the added ones are listed and watched, the removed
+   * ones unwatched and dropped from the graph; the others keep their watches and nodes
+   * (a full resync per change cost every type's LIST with each CRD installed or deleted).
+   */
   private typesChanged(): void {
     const types = storedTypes(this.env);
-    if (types.size === this.types.size && [...types.keys()].every((k) => this.types.has(k))) return;
+    const added = [...types.keys()].filter((p) => !this.types.has(p));
+    const removed = new Set([...this.types.keys()].filter((p) => !types.has(p)));
     this.types = types;
-    for (const key of [...this.graph.all()].map((n) => n.key)) if (!this.typeOfKey(key)) this.graph.remove(key);
-    this.rewatch([...types.keys()]);
+    for (const prefix of removed) this.removeWatch(prefix);
+    if (removed.size > 0) this.dropTypes(removed);
+    if (added.length > 0) this.enqueue('listing new types', () => this.addTypes(added));
+  }
+
+  /** Drops the nodes of types no longer served; their dependents are looked at again (such owners no longer resolve). */
+  private dropTypes(prefixes: ReadonlySet<string>): void {
+    for (const key of this.graph.keys()) {
+      if (!prefixes.has(prefixOfKey(key))) continue;
+      const gone = this.graph.remove(key);
+      if (gone) for (const dep of this.graph.dependentsOf(gone.uid)) this.schedule(dep.uid);
+    }
+  }
+
+  /** Lists each added type still served into the graph, then watches it from the revision it was read at. */
+  private async addTypes(prefixes: readonly string[]): Promise<void> {
+    for (const prefix of prefixes) {
+      const t = this.types.get(prefix);
+      if (!t) continue;
+      // Not watching (before start, or a broken watch): recorded only; the next start watches it and its full pass lists it.
+      if (!this.watching) {
+        this.addWatch(prefix, 0);
+        continue;
+      }
+      const listed = await this.listType(prefix, t);
+      if (!this.types.has(prefix)) continue; // gone while it was listed
+      for (const obj of listed?.items ?? []) if (this.hasWork(obj)) this.schedule(obj.metadata.uid ?? '');
+      // Unlistable (a corrupt object): watched from now, as a full pass leaves it.
+      this.addWatch(prefix, listed?.rev ?? (await this.env.store.currentRev()));
+    }
+  }
+
+  /** One type's objects into the graph (their keys into `seen`); undefined when it cannot be listed. */
+  private async listType(prefix: string, t: ResourceType, seen?: Set<string>): Promise<ListResult | undefined> {
+    let listed: ListResult;
+    try {
+      listed = await this.env.store.list(prefix);
+      gcWork.listed++;
+    } catch (err) {
+      // A type that cannot be listed (a corrupt object in it) keeps its last known state.
+      this.env.log(`garbagecollector: listing ${prefix}: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+    if (!this.types.has(prefix)) return undefined; // no longer served: its objects stay out of the graph
+    for (const obj of listed.items) {
+      const key = objectKey(t, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
+      seen?.add(key);
+      this.graph.upsert(key, t, obj);
+    }
+    return listed;
   }
 
   override stop(): void {
@@ -82,27 +139,14 @@ export class GarbageCollector extends WatchingController {
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
 
-  /** Full resync: every type listed into the graph, every node with work queued. */
+  /** Full resync (start, a broken watch): every type listed into the graph, every node with work queued. */
   protected async pass(): Promise<undefined> {
     const listedTypes = new Set<string>();
     const listed = new Set<string>();
-    for (const [prefix, t] of this.types) {
-      let items: KObject[];
-      try {
-        ({ items } = await this.env.store.list(prefix));
-      } catch (err) {
-        // A type that cannot be listed (a corrupt object in it) keeps its last known state.
-        this.env.log(`garbagecollector: listing ${prefix}: ${err instanceof Error ? err.message : String(err)}`);
-        continue;
-      }
-      listedTypes.add(prefix);
-      for (const obj of items) {
-        const key = objectKey(t, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
-        listed.add(key);
-        this.graph.upsert(key, t, obj);
-      }
+    for (const [prefix, t] of [...this.types]) {
+      if ((await this.listType(prefix, t, listed)) !== undefined) listedTypes.add(prefix);
     }
-    // One walk over the graph's keys for every type listed (a walk per type cost types × keys: a CRD change relists every type).
+    // One walk over the graph's keys for every type listed (a walk per type cost types × keys).
     for (const key of this.graph.keys()) if (listedTypes.has(prefixOfKey(key)) && !listed.has(key)) this.graph.remove(key);
     for (const node of this.graph.all()) if (this.hasWork(node.obj)) this.schedule(node.uid);
     return undefined;

@@ -2,7 +2,8 @@
 // prefixes from the current revision, run a full pass at start, after a
 // broken watch, and whenever the controller asks (changes, timers); work is
 // serialized so passes never overlap. Time-based work (expirations) asks for
-// a pass at a given moment of the injected clock.
+// a pass at a given moment of the injected clock. A prefix can be added or
+// removed alone (types coming and going) without reopening the others.
 import { rfc3339, type KObject } from '../../../lib/api/meta.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
@@ -14,7 +15,9 @@ import { guaranteedUpdate, retryOnConflict, RETRY, StoreError, type StoreEvent, 
 const MAX_TIMER_MS = 60 * 60_000;
 
 export abstract class WatchingController {
-  private watchers: Watcher[] = [];
+  /** One watch per prefix while started. */
+  private readonly watchers = new Map<string, Watcher>();
+  private running = false;
   private chain: Promise<void> = Promise.resolve();
   private passQueued = false;
   private timer: NodeJS.Timeout | undefined;
@@ -39,37 +42,56 @@ export abstract class WatchingController {
   async start(): Promise<void> {
     this.stopped = false;
     const rev = await this.env.store.currentRev();
-    for (const prefix of this.prefixes) {
-      this.watchers.push(
-        this.env.store.watch(prefix, rev, {
-          event: (ev) => {
-            if (!this.stopped) this.onEvent(ev);
-          },
-          error: (err) => this.restart(err),
-        }),
-      );
-    }
+    this.closeWatches();
+    for (const prefix of this.prefixes) this.openWatch(prefix, rev);
+    this.running = true;
     this.requestPass();
     await this.chain;
   }
 
+  /** Whether the watches are open (started, not stopped, not between a broken watch and its restart). */
+  protected get watching(): boolean {
+    return this.running && !this.stopped;
+  }
+
   /**
-   * Watches other prefixes from now on (types came or went with the live registry):
-   * the watches start again from the current revision with a full pass, which reads
-   * whatever changed in between.
+   * Watches one more prefix from `fromRev` (a type came with the live registry; the caller
+   * read it at that revision). Before start or during a restart it only joins the prefixes
+   * the next start watches, with its full pass.
    */
-  protected rewatch(prefixes: readonly string[]): void {
-    this.prefixes = prefixes;
-    if (this.stopped || this.watchers.length === 0) return;
-    for (const w of this.watchers) w.stop();
-    this.watchers = [];
-    void this.start().catch((err: unknown) => this.restart(new StoreError('unreachable', String(err))));
+  protected addWatch(prefix: string, fromRev: number): void {
+    if (!this.prefixes.includes(prefix)) this.prefixes = [...this.prefixes, prefix];
+    if (this.watching && !this.watchers.has(prefix)) this.openWatch(prefix, fromRev);
+  }
+
+  /** Stops watching one prefix (its type went with the live registry). */
+  protected removeWatch(prefix: string): void {
+    this.prefixes = this.prefixes.filter((p) => p !== prefix);
+    this.watchers.get(prefix)?.stop();
+    this.watchers.delete(prefix);
+  }
+
+  private openWatch(prefix: string, rev: number): void {
+    this.watchers.set(
+      prefix,
+      this.env.store.watch(prefix, rev, {
+        event: (ev) => {
+          if (!this.stopped) this.onEvent(ev);
+        },
+        error: (err) => this.restart(err),
+      }),
+    );
+  }
+
+  private closeWatches(): void {
+    for (const w of this.watchers.values()) w.stop();
+    this.watchers.clear();
   }
 
   stop(): void {
     this.stopped = true;
-    for (const w of this.watchers) w.stop();
-    this.watchers = [];
+    this.running = false;
+    this.closeWatches();
     if (this.timer) clearTimeout(this.timer);
     if (this.retry) clearTimeout(this.retry);
   }
@@ -113,8 +135,8 @@ export abstract class WatchingController {
   private restart(err: StoreError): void {
     if (this.stopped) return;
     this.env.log(`${this.name}: watch ended (${err.message}); restarting`);
-    for (const w of this.watchers) w.stop();
-    this.watchers = [];
+    this.running = false;
+    this.closeWatches();
     setTimeout(() => {
       if (!this.stopped)
         void this.start().catch((e: unknown) => {
