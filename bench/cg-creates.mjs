@@ -13,14 +13,64 @@
 // dropped at exit; the callgrind figure is then Gatehouse's side only.
 // STORE=file: the file store (its store directory under VG_DIR; remove it
 // between runs), e.g. under `strace -f -c` for the system calls per create.
+// WARM=<n> (memory store): the creates come from this file forked as a child
+// that valgrind does not follow; after n warm-up creates callgrind's counters
+// are zeroed, N creates run and the counters are dumped, so one run under
+// bench/cg-main.sh gives the server's main-thread instructions per create:
+//   bench/cg-main.sh main cg-creates.mjs WARM=1000 N=1000 [DIST=<another build's dist>]
+// DIST: the build (default ../dist; an earlier build for an A/B).
+import { execFile, fork } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'node:https';
-const { parseServeFlags } = await import('../dist/gateway/config/flags.js');
-const { startServer } = await import('../dist/gateway/server/app.js');
-const { devPkiPaths } = await import('../dist/certs/devpki.js');
-if (process.env.H === '1') (await import('../dist/gateway/cli/harden.js')).hardenIntrinsics();
+const cm = (i) =>
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `c${i}`, labels: { app: 'x', tier: 'y' } },
+    data: { a: 'x'.repeat(100), b: 'y', c: 'z' },
+  });
+/** n creates from `from` on, 4 in flight; the count of answers that were not 201. */
+async function creates(call, from, n) {
+  let bad = 0;
+  for (let i = from; i < from + n; i += 4) {
+    const st = await Promise.all([0, 1, 2, 3].map((j) => call('POST', '/api/v1/namespaces/default/configmaps', cm(i + j))));
+    bad += st.filter((s) => s !== 201).length;
+  }
+  return bad;
+}
+const caller = (port, agent) => (method, path, body) =>
+  new Promise((res, rej) => {
+    const r = request(
+      { host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} },
+      (resp) => {
+        resp.resume();
+        resp.on('end', () => res(resp.statusCode ?? 0));
+      },
+    );
+    r.on('error', rej);
+    r.end(body);
+  });
+if (process.send && process.env.CGC_PORT) {
+  // The forked client (WARM): warm up, wait for the counters to be zeroed, measure.
+  const agent = new Agent({ keepAlive: true, ...JSON.parse(process.env.CGC_TLS ?? '{}'), maxSockets: 4 });
+  const call = caller(Number(process.env.CGC_PORT), agent);
+  const warm = Number(process.env.WARM);
+  let bad = await creates(call, 0, warm);
+  process.send('warm');
+  await new Promise((r) => process.once('message', r));
+  bad += await creates(call, warm, Number(process.env.N ?? 1000));
+  process.send(`done ${bad}`);
+  agent.destroy();
+  process.disconnect();
+  process.exit(0);
+}
+const dist = process.env.DIST ?? '../dist';
+const { parseServeFlags } = await import(`${dist}/gateway/config/flags.js`);
+const { startServer } = await import(`${dist}/gateway/server/app.js`);
+const { devPkiPaths } = await import(`${dist}/certs/devpki.js`);
+if (process.env.H === '1') (await import(`${dist}/gateway/cli/harden.js`)).hardenIntrinsics();
 const dir = process.env.VG_DIR ?? (await mkdtemp(join(tmpdir(), 'vg-')));
 const port = 20000 + Math.floor(Math.random() * 20000);
 const onRedis = process.env.STORE === 'redis';
@@ -35,29 +85,27 @@ const running = await startServer(parsed.options, { log: () => {} });
 const pki = devPkiPaths(dir);
 const [ca, cert, key] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.adminCert, 'utf8'), readFile(pki.adminKey, 'utf8')]);
 const agent = new Agent({ keepAlive: true, ca, cert, key, maxSockets: 4 });
-const call = (method, path, body) =>
-  new Promise((res, rej) => {
-    const r = request(
-      { host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} },
-      (resp) => {
-        resp.resume();
-        resp.on('end', () => res(resp.statusCode ?? 0));
-      },
-    );
-    r.on('error', rej);
-    r.end(body);
-  });
+const call = caller(port, agent);
 while ((await call('GET', '/readyz').catch(() => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
 const N = Number(process.env.N ?? 1000);
-const cm = (i) =>
-  JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: `c${i}`, labels: { app: 'x', tier: 'y' } },
-    data: { a: 'x'.repeat(100), b: 'y', c: 'z' },
-  });
 let bad = 0;
-for (let i = 0; i < N; i += 4) {
+/** callgrind_control on this process, the event loop kept busy so valgrind reads the command. */
+async function callgrind(flag) {
+  const tick = setInterval(() => {}, 5);
+  await new Promise((res, rej) => execFile('callgrind_control', [flag, String(process.pid)], (err) => (err ? rej(err) : res())));
+  clearInterval(tick);
+}
+if (process.env.WARM) {
+  const child = fork(new URL(import.meta.url), [], { env: { ...process.env, CGC_PORT: String(port), CGC_TLS: JSON.stringify({ ca, cert, key }) } });
+  const next = () => new Promise((r) => child.once('message', r));
+  await next();
+  await callgrind('-z');
+  child.send('go');
+  const done = await next();
+  await callgrind('-d');
+  bad = Number(String(done).split(' ')[1]);
+}
+for (let i = 0; !process.env.WARM && i < N; i += 4) {
   const st = await Promise.all([0, 1, 2, 3].map((j) => call('POST', '/api/v1/namespaces/default/configmaps', cm(i + j))));
   bad += st.filter((s) => s !== 201).length;
   if (i % 40 === 0) await call('GET', `/api/v1/namespaces/default/configmaps/c${i}`);

@@ -41,7 +41,8 @@ const parsed = parseServeFlags([
   '--storage-backend',
   'memory',
   '--authorization-mode',
-  'AlwaysAllow',
+  // AUTHZ: the authorization modes (default AlwaysAllow; `Node,RBAC` is gatehouse serve's default).
+  process.env.AUTHZ ?? 'AlwaysAllow',
   ...extra,
 ]);
 if ('error' in parsed) throw new Error(parsed.error);

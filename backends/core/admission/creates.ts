@@ -28,9 +28,9 @@ export function createAdmission(envOf: (r: BackendRequest) => CoreEnv): CreateAd
       const env = envOf(r);
       return (await mutate(env, attributesOf(env, r, object))) ?? object;
     },
-    validate(r, object) {
+    async validate(r, object) {
       const env = envOf(r);
-      return validate(env, attributesOf(env, r, object));
+      await validate(env, attributesOf(env, r, object));
     },
   };
 }

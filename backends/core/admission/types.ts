@@ -57,13 +57,22 @@ export interface AdmissionAttributes {
   readonly annotate?: (key: string, value: string, level?: 'Request') => void;
 }
 
+/*
+ * Both kinds answer synchronously when the write is not theirs (a plain
+ * method, not an async one, that returns at its first check): the runner
+ * awaits only a promise, so a plugin that does not apply costs one call and
+ * a write no plugin waits on takes no promise turn for admission. A plugin
+ * returns a promise only once it has something to wait for (a store read, an
+ * authorizer, a webhook call).
+ */
+
 /** May change the object (returns the new one, or undefined to keep it); refuses with a StatusError. */
 export interface MutatingPlugin {
   readonly name: string;
   admit(a: AdmissionAttributes, env: CoreEnv): KObject | undefined | Promise<KObject | undefined>;
 }
 
-/** May only refuse, with a StatusError. `env` is the request's view of the backend (its store calls are the request's spans). */
+/** May only refuse, with a StatusError (thrown, or the promise's rejection). `env` is the request's view of the backend (its store calls are the request's spans). */
 export interface ValidatingPlugin {
   readonly name: string;
   validate(a: AdmissionAttributes, env: CoreEnv): void | Promise<void>;

@@ -98,7 +98,7 @@ function planDelete(t: ResourceType, cur: KObject, opts: DeleteOptions, now: num
 type Outcome = { kind: 'removed'; obj: KObject } | { kind: 'pending'; obj: KObject };
 
 /** A request's validating admission of deleting the stored `cur`; controllers' deletes have none. */
-type AdmitDelete = (cur: KObject) => Promise<void>;
+type AdmitDelete = (cur: KObject) => Promise<void> | undefined;
 
 /**
  * Deletes one object; returns what happened. A corrupt object's StoreError
