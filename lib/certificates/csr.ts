@@ -9,12 +9,12 @@ import { bytesOf, children, decodeOid, expectTag, rawOf, readTlv, TAG, type Tlv 
 import { importSpki, type PublicKeyInfo } from './spki.js';
 import { readSans, readSubject, type RequestNames } from './names.js';
 
+/** The verified key itself is not kept: a remembered parse would hold a native key object alive. */
 export interface ParsedCsr extends RequestNames {
   /** The subject Name as it was encoded (copied into an issued certificate). */
   readonly subjectDer: Buffer;
   /** SubjectPublicKeyInfo as it was encoded. */
   readonly spkiDer: Buffer;
-  readonly publicKey: KeyObject;
   /** 'rsa', 'ec', 'ed25519', … (KeyObject.asymmetricKeyType). */
   readonly keyType: string;
   /** RSA modulus length in bits. */
@@ -83,7 +83,6 @@ export function parseCsr(pem: Buffer | string): ParsedCsr {
     ...sans,
     subjectDer: rawOf(der, info[1]!),
     spkiDer,
-    publicKey,
     keyType,
     ...(pk.rsaBits !== undefined ? { rsaBits: pk.rsaBits } : {}),
   };

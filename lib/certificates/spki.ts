@@ -1,7 +1,9 @@
 // A SubjectPublicKeyInfo as a node KeyObject, imported by the cheapest form
-// OpenSSL 3 offers for each algorithm: RSA as its PKCS#1 key, EC and Ed25519
-// as JWK. The generic SPKI decoder costs ~0.35 ms a key, which would be most
-// of a CertificateSigningRequest create; other algorithms still go through it.
+// OpenSSL 3 offers for each algorithm (bench/csr-floor.ts, CPU per fresh key):
+// RSA as its PKCS#1 key (~7 µs against the SPKI decoder's ~120), P-256 and
+// Ed25519 as JWK (~85 / ~19 µs). A JWK EC import checks the point by a scalar
+// multiplication, cheap on P-256's tuned code but ~480 µs on P-384, so P-384,
+// P-521 and everything else go through the SPKI decoder.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { bytesOf, children, decodeOid, expectTag, rawOf, readTlv, TAG, type Tlv } from './der.js';
 
@@ -15,11 +17,9 @@ export interface PublicKeyInfo {
   readonly rsaBits?: number;
 }
 
-const CURVES: ReadonlyMap<string, readonly [jwk: string, node: string, bytes: number]> = new Map([
-  ['1.2.840.10045.3.1.7', ['P-256', 'prime256v1', 32]],
-  ['1.3.132.0.34', ['P-384', 'secp384r1', 48]],
-  ['1.3.132.0.35', ['P-521', 'secp521r1', 66]],
-]);
+/** The curve imported as JWK: P-256's OID. */
+const P256 = '1.2.840.10045.3.1.7';
+const P256_POINT = 1 + 2 * 32;
 
 const b64url = (b: Buffer) => b.toString('base64url');
 
@@ -41,18 +41,17 @@ export function importSpki(der: Buffer, spki: Tlv): PublicKeyInfo {
     const pkcs1 = readTlv(keyBytes, 0);
     return { key: createPublicKey({ key: keyBytes, format: 'der', type: 'pkcs1' }), type: 'rsa', rsaBits: rsaBits(keyBytes, pkcs1) };
   }
-  if (algOid === '1.2.840.10045.2.1' && algFields[1]?.tag === TAG.OID) {
-    const curve = CURVES.get(decodeOid(der, algFields[1]));
-    if (curve && keyBytes[0] === 4 && keyBytes.length === 1 + 2 * curve[2]) {
-      const x = keyBytes.subarray(1, 1 + curve[2]);
-      const y = keyBytes.subarray(1 + curve[2]);
-      return { key: createPublicKey({ key: { kty: 'EC', crv: curve[0], x: b64url(x), y: b64url(y) }, format: 'jwk' }), type: 'ec', curve: curve[1] };
+  if (algOid === '1.2.840.10045.2.1' && algFields[1]?.tag === TAG.OID && keyBytes[0] === 4 && keyBytes.length === P256_POINT) {
+    if (decodeOid(der, algFields[1]) === P256) {
+      const x = b64url(keyBytes.subarray(1, 33));
+      const y = b64url(keyBytes.subarray(33));
+      return { key: createPublicKey({ key: { kty: 'EC', crv: 'P-256', x, y }, format: 'jwk' }), type: 'ec', curve: 'prime256v1' };
     }
   }
   if (algOid === '1.3.101.112' && keyBytes.length === 32) {
     return { key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b64url(keyBytes) }, format: 'jwk' }), type: 'ed25519' };
   }
-  // Compressed EC points, other curves and algorithms: the generic decoder.
+  // Compressed EC points, P-384, P-521, other curves and algorithms: the generic decoder.
   const key = createPublicKey({ key: rawOf(der, spki), format: 'der', type: 'spki' });
   const details = key.asymmetricKeyDetails ?? {};
   return { key, type: key.asymmetricKeyType ?? '', ...(details.namedCurve ? { curve: details.namedCurve } : {}) };

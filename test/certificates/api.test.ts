@@ -131,10 +131,18 @@ describe('CertificateSigningRequests', { skip: hasOpenssl ? false : 'openssl is 
     r = await s.admin.request('POST', CSRS, csrBody('dsa', dsa.csrPem, CLIENT, CLIENT_USAGES));
     assert.equal(r.status, 422, r.text);
     assert.match(causes(r).join(), /spec\.request: .*algorithm unimplemented/);
-    for (const k of ['rsa:2048', 'ec:P-384', 'ed25519'] as const) {
+    // Each key type has its own import path (spki.ts): each must verify, and refuse a signature that does not.
+    for (const k of ['rsa:2048', 'ec:P-384', 'ec:P-521', 'ed25519'] as const) {
       const ok = makeCsr(`/CN=key-${k}`, k);
-      r = await s.admin.request('POST', CSRS, csrBody(`key-${k.replace(':', '-').toLowerCase()}`, ok.csrPem, CLIENT, CLIENT_USAGES));
+      const name = `key-${k.replace(':', '-').toLowerCase()}`;
+      r = await s.admin.request('POST', CSRS, csrBody(name, ok.csrPem, CLIENT, CLIENT_USAGES));
       assert.equal(r.status, 201, `${k}: ${r.text}`);
+      const bad = Buffer.from(ok.csrPem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+      bad[bad.length - 3]! ^= 0x01; // the signature's last bytes
+      const pem = `-----BEGIN CERTIFICATE REQUEST-----\n${bad.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
+      r = await s.admin.request('POST', CSRS, csrBody(`${name}-bad`, pem, CLIENT, CLIENT_USAGES));
+      assert.equal(r.status, 422, `${k}: ${r.text}`);
+      assert.match(causes(r).join(), /spec\.request: .*verification/, k);
     }
   });
 

@@ -20,7 +20,7 @@ export interface KeyAndCsr {
   csrPem: string;
 }
 
-export type KeySpec = 'rsa:2048' | 'rsa:1024' | 'ec:P-256' | 'ec:P-384' | 'ed25519' | 'dsa';
+export type KeySpec = 'rsa:2048' | 'rsa:1024' | 'ec:P-256' | 'ec:P-384' | 'ec:P-521' | 'ed25519' | 'dsa';
 
 /** A new key and a request for `subject` (`/O=system:nodes/CN=system:node:n1`), with optional subjectAltName text. */
 export function makeCsr(subject: string, key: KeySpec = 'ec:P-256', san?: string): KeyAndCsr {
