@@ -63,6 +63,11 @@ export class OffLoopPattern {
   }
 }
 
+/** Whether collectPatternTests is running (anyOf then walks every branch). */
+export function collectingPatternTests(): boolean {
+  return collecting !== undefined;
+}
+
 /** The pattern tests `validate` would make on the loop, gathered by running it with every off-loop pattern answering true. */
 export function collectPatternTests(validate: () => void): PatternTest[] {
   const tests: PatternTest[] = [];

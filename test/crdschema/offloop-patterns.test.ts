@@ -61,6 +61,21 @@ describe('patterns tested off the event loop', () => {
     );
   });
 
+  it('walks every anyOf branch when collecting: a branch met for now may fail', () => {
+    const other = `^(${'[0-9]'.repeat(12)}|[0-9]*)$`;
+    const s = compileCrdSchema(
+      { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string', anyOf: [{ pattern: LONG }, { pattern: other }] } } } } },
+      REF,
+    );
+    const tests = s.patternTests!(obj({ a: '42' }), undefined);
+    assert.deepEqual(
+      tests.map((t) => t.pattern.source),
+      [LONG, other],
+    );
+    for (const t of tests) t.pattern.answer(t.value, t.pattern.source === other, false);
+    assert.deepEqual(s.validate(obj({ a: '42' }), undefined), []);
+  });
+
   it('validates with the verdicts given, until the pattern is found cheap to compile', () => {
     const s = compileCrdSchema(schema, REF);
     const o = obj({ name: 'abc', zone: 'west' });
