@@ -9,6 +9,7 @@ import { compileCrdSchema, type CrdVersionRef, type CrdVersionSchema } from '../
 import { at, bool, list, str, strings } from '../registry/fields.js';
 import type { StructNode } from '../schema/model.js';
 import { ALL_VERBS, type ConversionWebhookConfig, type ResourceType, type ScalePaths, type Subresource } from '../registry/types.js';
+import { testPatternsOffLoop } from '../registry/builtins/crd-offloop.js';
 import { crdColumns } from './columns.js';
 import { findFirst } from './jsonpath.js';
 
@@ -95,6 +96,8 @@ export function crdResourceTypes(crd: KObject, compile: SchemaCompiler = compile
     const raw = at(v, 'schema', 'openAPIV3Schema');
     const schema = compiled.get(version)!;
     const ready = schema.ready?.bind(schema);
+    const patternTests = schema.patternTests?.bind(schema);
+    const typeName = `${plural}.${group}`;
     const subresources: Subresource[] = [];
     const hasStatus = at(v, 'subresources', 'status') !== undefined && at(v, 'subresources', 'status') !== null;
     if (hasStatus) subresources.push({ name: 'status', kind, verbs: SUBRESOURCE_VERBS });
@@ -125,8 +128,17 @@ export function crdResourceTypes(crd: KObject, compile: SchemaCompiler = compile
       fieldSelectors,
       defaults: (obj) => schema.defaults(obj),
       validate: (obj, old) => schema.validate(obj, old),
-      // A write waits for the rules' sliced compilation rather than compiling them all on the event loop.
-      ...(ready ? { prevalidate: () => ready() } : {}),
+      // A write waits for the rules' sliced compilation, and has the values that meet a pattern costly
+      // to compile tested on the check worker, rather than compiling them on the event loop.
+      ...(ready || patternTests
+        ? {
+            prevalidate: async (obj: KObject, old: KObject | undefined) => {
+              if (ready) await ready();
+              const tests = patternTests?.(obj, old);
+              if (tests?.length) await testPatternsOffLoop(tests, typeName);
+            },
+          }
+        : {}),
       ...(schema.node ? { schema: schema.node } : {}),
       openapi: schema.openapi,
       ...(scale ? { scale } : {}),

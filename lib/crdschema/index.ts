@@ -19,9 +19,11 @@ import { fieldError } from './render.js';
 import { compileRules, defaultRuleCheck, ruleCheck, totalCost, type ValidateOptions } from './rules.js';
 import { validateStructural } from './structural.js';
 import { compileValues, validateValue } from './values.js';
+import { collectPatternTests, type OffLoopPattern, type PatternTest } from './offloop-patterns.js';
 
 export type { ValidateOptions } from './rules.js';
 export { onCostlyStep } from './progress.js';
+export { compileRe2, type PatternTest } from './offloop-patterns.js';
 
 /**
  * How often this process did each costly step, for the tests that hold a CRD change to
@@ -63,6 +65,12 @@ export interface CrdVersionSchema {
    * this resolves once all are; `validate` before that compiles what is left at once.
    */
   ready?(): Promise<void>;
+  /**
+   * Present when the schema has patterns that may compile slowly (offloop-patterns.ts): the
+   * tests of such patterns that `validate` would make for this write (the object as it will
+   * be defaulted), for the caller to have them answered off the event loop first.
+   */
+  patternTests?(obj: KObject, old: KObject | undefined): PatternTest[];
 }
 
 export interface CheckOptions {
@@ -165,7 +173,8 @@ export function compileCrdSchema(schema: unknown, ref: CrdVersionRef): CrdVersio
   const props = readProps(schema, 'openAPIV3Schema', causes);
   if (!props) throw new Error(`schema of ${definition} is not an object; checkCrdSchema refuses it`);
   const node = rootNode(props, names);
-  const values = compileValues(props);
+  const offLoop: OffLoopPattern[] = [];
+  const values = compileValues(props, offLoop);
   const defaultTree = compileDefaults(props);
   const rules = compileRules(props);
   const published = deepFreezeJson({ v2: publishedDefinitions(props, ref, 'v2'), v3: publishedDefinitions(props, ref, 'v3') });
@@ -174,6 +183,15 @@ export function compileCrdSchema(schema: unknown, ref: CrdVersionRef): CrdVersio
     openapi: published.v3[definition]!,
     definitions: (flavor) => published[flavor],
     ...(rules ? { ready: () => rules.ready() } : {}),
+    ...(offLoop.length
+      ? {
+          patternTests(obj: KObject, old: KObject | undefined): PatternTest[] {
+            const defaulted = structuredClone(obj);
+            if (defaultTree) applyDefaults(defaulted, defaultTree);
+            return collectPatternTests(() => validateValue(defaulted, values, '', '', [], old));
+          },
+        }
+      : {}),
     defaults(obj: KObject): void {
       if (defaultTree) applyDefaults(obj, defaultTree);
     },

@@ -2,7 +2,9 @@
 // (RE2 patterns, CEL rules, cost estimates) run on a worker thread within a
 // time budget. While a CRD with a 2.8 MiB pattern (over the budget: refused,
 // naming the pattern) or with 1,000 CEL rules (accepted, then enforced) is
-// written, another client's GET loop is answered throughout. The server runs
+// written, another client's GET loop is answered throughout; so it is while a
+// custom resource's value first meets a pattern that takes RE2JS seconds to
+// compile (tested on the same worker). The server runs
 // in this process, so a compile on the event loop would hold the loop's GETs
 // for as long (seconds: the bound below is far above any answer's time and
 // far below such a stall).
@@ -99,6 +101,31 @@ describe('CRD schema checks off the event loop', { timeout: 300_000 }, () => {
     assert.match((refused.json as Json).message, /spec: Invalid value: "object": replicas 999 needs image r999/);
     assert.equal(accepted.status, 201, accepted.text.slice(0, 300));
     assert.ok(worst < STALL_MS, `the other client waited ${worst.toFixed(0)} ms`);
+  });
+
+  it('validates a custom resource against a pattern that takes RE2JS seconds to compile, other clients served meanwhile', async () => {
+    const group = 'slowpattern.example.com';
+    const crd = crontabCrd({ group }) as Json;
+    // Accepted within the check budget, but RE2JS takes over a second to compile it (Go's compiler milliseconds).
+    const pattern = `^${'[a-z]?'.repeat(120_000)}$`;
+    schemaOf(crd).properties.spec.properties.cronSpec.pattern = pattern;
+    assert.equal((await s.admin.request('POST', CRD_PATH, crd)).status, 201);
+    const path = `/apis/${group}/v1/namespaces/default/crontabs`;
+    await waitEstablished(s, `crontabs.${group}`, path);
+    const loop = getLoop(s);
+    const accepted = await s.admin.request('POST', path, crontab('a', { cronSpec: 'abc' }, group));
+    const refused = await s.admin.request('POST', path, crontab('b', { cronSpec: 'ABC' }, group));
+    const worst = await loop.stop();
+    assert.equal(accepted.status, 201, accepted.text.slice(0, 300));
+    assert.equal(refused.status, 422, refused.text.slice(0, 300));
+    assert.deepEqual(
+      ((refused.json as Json).details.causes as Json[]).map((c) => [c.reason, c.field, c.message]),
+      [['FieldValueInvalid', 'spec.cronSpec', `Invalid value: "ABC": spec.cronSpec in body should match '${pattern}'`]],
+    );
+    assert.ok(worst < STALL_MS, `the other client waited ${worst.toFixed(0)} ms`);
+    // Once answered, the same values are not asked again; an update that leaves the value alone tests nothing.
+    const again = await s.admin.request('POST', path, crontab('c', { cronSpec: 'abc' }, group));
+    assert.equal(again.status, 201, again.text.slice(0, 300));
   });
 
   it('refuses an invalid pattern and an ill-typed rule with the causes of the synchronous check', async () => {

@@ -6,8 +6,11 @@
 // worker is replaced) and the CRD refused naming the field being compiled,
 // never stored half-checked. The causes found are kept for the write's
 // synchronous validation (crd-schemacheck.ts), which then does no schema work.
+// The same worker tests custom resources' values against patterns too costly
+// to compile on the event loop (lib/crdschema/offloop-patterns.ts).
 import { Worker } from 'node:worker_threads';
 import type { KObject } from '../../api/meta.js';
+import type { PatternTest } from '../../crdschema/index.js';
 import { cause, internalError, invalid, type StatusCause } from '../../api/status.js';
 import { sameJson } from '../fields.js';
 import type { CheckJob, CheckMessage } from './crd-checkworker.js';
@@ -45,11 +48,14 @@ function replaceWorker(w: Worker): void {
   void w.terminate();
 }
 
-function runCheck(job: CheckJob, name: string): Promise<unknown[]> {
+/** What a job answers: the structural violations, or the pattern verdicts (a write's check answers through rememberSchemaCauses). */
+type Answer = Extract<CheckMessage, { violations: unknown } | { verdicts: unknown }> | undefined;
+
+function runCheck(job: CheckJob, name: string): Promise<Answer> {
   const w = theWorker();
-  return new Promise<unknown[]>((resolve, reject) => {
+  return new Promise<Answer>((resolve, reject) => {
     let field = 'spec.versions';
-    const done = (err: Error | undefined, answer: unknown[] = []) => {
+    const done = (err: Error | undefined, answer?: Answer) => {
       clearTimeout(timer);
       w.off('message', onMessage);
       w.off('error', onError);
@@ -59,6 +65,10 @@ function runCheck(job: CheckJob, name: string): Promise<unknown[]> {
     };
     const overrun = () => {
       replaceWorker(w);
+      if (job.task === 'patterns') {
+        done(internalError(`testing values against the patterns of ${name} exceeds the time budget of ${crdCheckBudget.ms / 1000}s`));
+        return;
+      }
       const refused: StatusCause = cause.forbidden(field, `compilation exceeds the time budget of ${crdCheckBudget.ms / 1000}s`);
       done(invalid({ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' }, name, [refused]));
     };
@@ -76,7 +86,7 @@ function runCheck(job: CheckJob, name: string): Promise<unknown[]> {
       } else if ('key' in m) {
         rememberSchemaCauses(m.key, m.causes as StatusCause[][]);
         done(undefined);
-      } else if ('violations' in m) done(undefined, m.violations);
+      } else if ('violations' in m || 'verdicts' in m) done(undefined, m);
       else {
         replaceWorker(w);
         done(internalError(`checking the schemas of CustomResourceDefinition "${name}" failed: ${m.error}`));
@@ -115,10 +125,23 @@ export async function precheckCrd(crd: KObject, old: KObject | undefined): Promi
  */
 export async function nonStructuralCausesOffLoop(crd: KObject): Promise<StatusCause[]> {
   if (!costlyToCheck(crd)) return nonStructuralCauses(crd);
-  return (await inLine({ task: 'structural', crd }, crd.metadata.name ?? '')) as StatusCause[];
+  const answer = await inLine({ task: 'structural', crd }, crd.metadata.name ?? '');
+  return answer && 'violations' in answer ? (answer.violations as StatusCause[]) : [];
 }
 
-function inLine(job: CheckJob, name: string): Promise<unknown[]> {
+/**
+ * Answers a custom resource write's tests of patterns that may compile slowly (the type's
+ * `prevalidate`; `kind` names the type in an error): the worker compiles each once and keeps
+ * it, and says which compiled cheaply (those compile in place from then on).
+ */
+export async function testPatternsOffLoop(tests: readonly PatternTest[], kind: string): Promise<void> {
+  const answer = await inLine({ task: 'patterns', tests: tests.map((t) => [t.pattern.source, t.value] as const) }, kind);
+  if (!answer || !('verdicts' in answer)) return;
+  const cheap = new Set(answer.cheap);
+  tests.forEach((t, i) => t.pattern.answer(t.value, answer.verdicts[i] === true, cheap.has(t.pattern.source)));
+}
+
+function inLine(job: CheckJob, name: string): Promise<Answer> {
   const run = line.then(() => runCheck(job, name));
   line = run.catch(() => {});
   return run;
