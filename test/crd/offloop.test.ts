@@ -15,7 +15,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { CRD_PATH, crontab, crontabCrd, waitEstablished } from './fixtures.js';
 
 type Json = Record<string, any>;
-const STALL_MS = 500;
+// Generous for a loaded CI machine; without the worker the waits are 1.2 s (1,000 rules) to tens of seconds.
+const STALL_MS = 800;
 const PATTERN_FIELD = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[cronSpec].pattern';
 
 /** Another client's GET loop; `stop()` ends it and answers the slowest round trip in ms. */
