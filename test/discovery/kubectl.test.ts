@@ -87,6 +87,11 @@ for (const version of ['1.32', '1.27']) {
           'clusterrolebindings.rbac.authorization.k8s.io/v1',
           'clusterroles.rbac.authorization.k8s.io/v1',
           'configmaps.v1',
+          'controllerrevisions.apps/v1',
+          'daemonsets.apps/v1',
+          'deployments.apps/v1',
+          'replicasets.apps/v1',
+          'statefulsets.apps/v1',
           'customresourcedefinitions.apiextensions.k8s.io/v1',
           'endpoints.v1',
           'endpointslices.discovery.k8s.io/v1',
@@ -111,6 +116,7 @@ for (const version of ['1.32', '1.27']) {
           'validatingadmissionpolicybindings.admissionregistration.k8s.io/v1',
         ].sort(),
       );
+      assert.match(stdout, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment\s+create,delete,deletecollection,get,list,patch,update,watch\s+all$/m);
       assert.match(stdout, /^pods\s+po\s+v1\s+true\s+Pod\s+create,delete,deletecollection,get,list,patch,update,watch\s+all$/m);
       if (version === '1.32') {
         // Aggregated discovery answered everything: no per-group-version requests.

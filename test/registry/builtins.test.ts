@@ -36,6 +36,11 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['certificates.k8s.io', 'certificatesigningrequests', 'CertificateSigningRequest', false, ['csr'], ['approval', 'status'], 'path-segment', false],
   ['admissionregistration.k8s.io', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, [], ['status'], 'subdomain', false],
   ['admissionregistration.k8s.io', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, [], [], 'subdomain', false],
+  ['apps', 'deployments', 'Deployment', true, ['deploy'], ['scale', 'status'], 'subdomain', false],
+  ['apps', 'statefulsets', 'StatefulSet', true, ['sts'], ['scale', 'status'], 'subdomain', false],
+  ['apps', 'daemonsets', 'DaemonSet', true, ['ds'], ['status'], 'subdomain', false],
+  ['apps', 'replicasets', 'ReplicaSet', true, ['rs'], ['scale', 'status'], 'subdomain', false],
+  ['apps', 'controllerrevisions', 'ControllerRevision', true, [], [], 'subdomain', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
@@ -93,12 +98,12 @@ test('namespaces cannot be deleted as a collection and finalize only updates', (
   assert.deepEqual(ns.subresources.find((s) => s.name === 'finalize')?.verbs, ['update']);
 });
 
-test('pods and services are in the all category and apiservices in api-extensions', () => {
+test('pods, services and the apps workloads are in the all category and apiservices in api-extensions', () => {
   const inAll = reg
     .all()
     .filter((t) => t.categories.includes('all'))
     .map((t) => t.plural);
-  assert.deepEqual(inAll, ['pods', 'services']);
+  assert.deepEqual(inAll, ['pods', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets']);
   assert.deepEqual(reg.lookup('apiregistration.k8s.io', 'v1', 'apiservices')!.categories, ['api-extensions']);
 });
 
@@ -115,7 +120,9 @@ test('types are found by kind and by any of their names', () => {
     ['', 'events.k8s.io'],
   );
   assert.equal(reg.lookup('', 'v1', 'po'), undefined);
-  assert.equal(reg.lookup('apps', 'v1', 'deployments'), undefined);
+  assert.equal(reg.lookup('apps', 'v1', 'deploy'), undefined);
+  assert.equal(reg.byName('deploy')[0]?.kind, 'Deployment');
+  assert.equal(reg.byKind('apps', 'v1', 'Deployment')?.scale?.specReplicasPath, '.spec.replicas');
 });
 
 test('named groups are ordered by kube-apiserver priority', () => {
@@ -123,6 +130,7 @@ test('named groups are ordered by kube-apiserver priority', () => {
     reg.groups().map((g) => g.name),
     [
       'apiregistration.k8s.io',
+      'apps',
       'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',

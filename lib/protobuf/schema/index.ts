@@ -1,5 +1,7 @@
 // Every table, and which apiVersion/kind is served by which message.
 import { apiregistrationV1 } from './apiregistration-v1.js';
+import { appsV1 } from './apps-v1.js';
+import { autoscalingV1 } from './autoscaling-v1.js';
 import { authenticationV1 } from './authentication-v1.js';
 import { authorizationV1 } from './authorization-v1.js';
 import { certificatesV1 } from './certificates-v1.js';
@@ -20,6 +22,8 @@ export const PACKAGES: readonly PackageSchema[] = [
   intstr,
   resource,
   coreV1,
+  appsV1,
+  autoscalingV1,
   eventsV1,
   coordinationV1,
   discoveryV1,
@@ -48,8 +52,12 @@ export const KINDS: Readonly<Record<string, { alias: string; kinds: readonly str
       'Event',
       'PersistentVolume',
       'PersistentVolumeClaim',
+      'PodTemplate',
+      'ReplicationController',
     ]),
   },
+  'apps/v1': { alias: 'apps', kinds: withLists(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ControllerRevision']) },
+  'autoscaling/v1': { alias: 'autoscaling', kinds: ['Scale'] },
   'events.k8s.io/v1': { alias: 'events', kinds: withLists(['Event']) },
   'coordination.k8s.io/v1': { alias: 'coordination', kinds: withLists(['Lease']) },
   'discovery.k8s.io/v1': { alias: 'discovery', kinds: withLists(['EndpointSlice']) },

@@ -34,6 +34,8 @@ const core = [
   'Event',
   'PersistentVolume',
   'PersistentVolumeClaim',
+  'PodTemplate',
+  'ReplicationController',
 ];
 const PKGS: PkgSpec[] = [
   {
@@ -100,6 +102,24 @@ const PKGS: PkgSpec[] = [
     dir: 'core/v1',
     protoPackage: 'k8s.io.api.core.v1',
     roots: [...core, ...core.map((k) => `${k}List`)],
+  },
+  {
+    alias: 'apps',
+    file: 'apps-v1.ts',
+    exportName: 'appsV1',
+    repo: 0,
+    dir: 'apps/v1',
+    protoPackage: 'k8s.io.api.apps.v1',
+    roots: ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ControllerRevision'].flatMap((k) => [k, `${k}List`]),
+  },
+  {
+    alias: 'autoscaling',
+    file: 'autoscaling-v1.ts',
+    exportName: 'autoscalingV1',
+    repo: 0,
+    dir: 'autoscaling/v1',
+    protoPackage: 'k8s.io.api.autoscaling.v1',
+    roots: ['Scale'],
   },
   {
     alias: 'events',

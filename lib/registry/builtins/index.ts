@@ -2,6 +2,7 @@
 import type { ResourceType } from '../types.js';
 import { CORE_TYPES } from './core.js';
 import { EVENTS_TYPES } from './events.js';
+import { APPS_TYPES } from './apps.js';
 import { COORDINATION_TYPES } from './coordination.js';
 import { DISCOVERY_TYPES } from './discovery.js';
 import { RBAC_TYPES } from './rbac.js';
@@ -25,6 +26,7 @@ function withSchema(t: ResourceType): ResourceType {
 export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...CORE_TYPES,
   ...EVENTS_TYPES,
+  ...APPS_TYPES,
   ...COORDINATION_TYPES,
   ...DISCOVERY_TYPES,
   ...RBAC_TYPES,

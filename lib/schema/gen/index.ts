@@ -3,6 +3,7 @@ import type { SchemaPackage } from '../types.js';
 import { metaV1 } from './meta-v1.js';
 import { coreV1 } from './core-v1.js';
 import { eventsV1 } from './events-v1.js';
+import { appsV1 } from './apps-v1.js';
 import { coordinationV1 } from './coordination-v1.js';
 import { discoveryV1 } from './discovery-v1.js';
 import { rbacV1 } from './rbac-v1.js';
@@ -20,6 +21,7 @@ export const PACKAGES: readonly SchemaPackage[] = [
   metaV1,
   coreV1,
   eventsV1,
+  appsV1,
   coordinationV1,
   discoveryV1,
   rbacV1,

@@ -43,6 +43,8 @@ const coreKinds = [
   'Event',
   'PersistentVolume',
   'PersistentVolumeClaim',
+  'PodTemplate',
+  'ReplicationController',
 ];
 const withLists = (kinds: string[]) => [...kinds, ...kinds.map((k) => `${k}List`)];
 const PKGS: Pkg[] = [
@@ -75,6 +77,16 @@ const PKGS: Pkg[] = [
     importPath: 'k8s.io/api/events/v1',
     prefix: 'io.k8s.api.events.v1',
     roots: withLists(['Event']),
+  },
+  {
+    alias: 'apps',
+    file: 'apps-v1.ts',
+    exportName: 'appsV1',
+    repo: 0,
+    dir: 'apps/v1',
+    importPath: 'k8s.io/api/apps/v1',
+    prefix: 'io.k8s.api.apps.v1',
+    roots: withLists(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ControllerRevision']),
   },
   {
     alias: 'coordination',
