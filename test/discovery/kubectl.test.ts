@@ -106,6 +106,8 @@ for (const version of ['1.32', '1.27']) {
           'persistentvolumeclaims.v1',
           'persistentvolumes.v1',
           'pods.v1',
+          'podtemplates.v1',
+          'replicationcontrollers.v1',
           'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io/v1',
           'rolebindings.rbac.authorization.k8s.io/v1',
           'roles.rbac.authorization.k8s.io/v1',

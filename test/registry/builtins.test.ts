@@ -20,6 +20,8 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['', 'events', 'Event', true, ['ev'], [], 'subdomain', true],
   ['', 'persistentvolumes', 'PersistentVolume', false, ['pv'], ['status'], 'subdomain', false],
   ['', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, ['pvc'], ['status'], 'subdomain', false],
+  ['', 'podtemplates', 'PodTemplate', true, [], [], 'subdomain', false],
+  ['', 'replicationcontrollers', 'ReplicationController', true, ['rc'], ['scale', 'status'], 'subdomain', false],
   ['events.k8s.io', 'events', 'Event', true, ['ev'], [], 'subdomain', true],
   ['coordination.k8s.io', 'leases', 'Lease', true, [], [], 'subdomain', true],
   ['discovery.k8s.io', 'endpointslices', 'EndpointSlice', true, [], [], 'subdomain', false],
@@ -98,12 +100,12 @@ test('namespaces cannot be deleted as a collection and finalize only updates', (
   assert.deepEqual(ns.subresources.find((s) => s.name === 'finalize')?.verbs, ['update']);
 });
 
-test('pods, services and the apps workloads are in the all category and apiservices in api-extensions', () => {
+test('pods, services, replication controllers and the apps workloads are in the all category and apiservices in api-extensions', () => {
   const inAll = reg
     .all()
     .filter((t) => t.categories.includes('all'))
     .map((t) => t.plural);
-  assert.deepEqual(inAll, ['pods', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets']);
+  assert.deepEqual(inAll, ['pods', 'replicationcontrollers', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets']);
   assert.deepEqual(reg.lookup('apiregistration.k8s.io', 'v1', 'apiservices')!.categories, ['api-extensions']);
 });
 

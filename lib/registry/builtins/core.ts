@@ -26,7 +26,7 @@ const STATUS_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
 const status = (kind: string): Subresource => ({ name: 'status', kind, verbs: STATUS_VERBS });
 
 /** The fields common to every core type; each entry below states what differs. */
-function core(kind: string, plural: string, rest: Partial<ResourceType> & Pick<ResourceType, 'namespaced'>): ResourceType {
+export function core(kind: string, plural: string, rest: Partial<ResourceType> & Pick<ResourceType, 'namespaced'>): ResourceType {
   return {
     group: '',
     version: 'v1',

@@ -1,6 +1,7 @@
 // Every built-in type, one list per API group.
 import type { ResourceType } from '../types.js';
 import { CORE_TYPES } from './core.js';
+import { CORE_WORKLOAD_TYPES } from './core-workloads.js';
 import { EVENTS_TYPES } from './events.js';
 import { APPS_TYPES } from './apps.js';
 import { COORDINATION_TYPES } from './coordination.js';
@@ -25,6 +26,7 @@ function withSchema(t: ResourceType): ResourceType {
 
 export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...CORE_TYPES,
+  ...CORE_WORKLOAD_TYPES,
   ...EVENTS_TYPES,
   ...APPS_TYPES,
   ...COORDINATION_TYPES,
