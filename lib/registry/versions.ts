@@ -30,6 +30,7 @@ export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
       ga(''),
       ga('apiregistration.k8s.io'),
       ga('apps'),
+      ga('batch'),
       ga('events.k8s.io'),
       ga('authentication.k8s.io'),
       ga('authorization.k8s.io'),

@@ -82,6 +82,7 @@ test('/apis lists named groups in priority order with preferred versions', () =>
       'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
+      'batch',
       'certificates.k8s.io',
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
@@ -110,7 +111,7 @@ test('/apis/<group> is one APIGroup', () => {
     versions: [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }],
     preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
   });
-  assert.equal(discovery.group('batch'), undefined);
+  assert.equal(discovery.group('policy'), undefined);
 });
 
 test('aggregated discovery for /api holds the core group only', () => {

@@ -88,6 +88,8 @@ for (const version of ['1.32', '1.27']) {
           'clusterroles.rbac.authorization.k8s.io/v1',
           'configmaps.v1',
           'controllerrevisions.apps/v1',
+          'cronjobs.batch/v1',
+          'jobs.batch/v1',
           'daemonsets.apps/v1',
           'deployments.apps/v1',
           'replicasets.apps/v1',

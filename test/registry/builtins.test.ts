@@ -43,6 +43,8 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['apps', 'daemonsets', 'DaemonSet', true, ['ds'], ['status'], 'subdomain', false],
   ['apps', 'replicasets', 'ReplicaSet', true, ['rs'], ['scale', 'status'], 'subdomain', false],
   ['apps', 'controllerrevisions', 'ControllerRevision', true, [], [], 'subdomain', false],
+  ['batch', 'jobs', 'Job', true, [], ['status'], 'subdomain', false],
+  ['batch', 'cronjobs', 'CronJob', true, ['cj'], ['status'], 'subdomain', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
@@ -105,7 +107,7 @@ test('pods, services, replication controllers and the apps workloads are in the 
     .all()
     .filter((t) => t.categories.includes('all'))
     .map((t) => t.plural);
-  assert.deepEqual(inAll, ['pods', 'replicationcontrollers', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets']);
+  assert.deepEqual(inAll, ['pods', 'replicationcontrollers', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'cronjobs', 'jobs']);
   assert.deepEqual(reg.lookup('apiregistration.k8s.io', 'v1', 'apiservices')!.categories, ['api-extensions']);
 });
 
@@ -136,6 +138,7 @@ test('named groups are ordered by kube-apiserver priority', () => {
       'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
+      'batch',
       'certificates.k8s.io',
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',

@@ -122,6 +122,25 @@ const PKGS: PkgSpec[] = [
     roots: ['Scale'],
   },
   {
+    alias: 'batch',
+    file: 'batch-v1.ts',
+    exportName: 'batchV1',
+    repo: 0,
+    dir: 'batch/v1',
+    protoPackage: 'k8s.io.api.batch.v1',
+    roots: ['Job', 'JobList', 'CronJob', 'CronJobList'],
+  },
+  {
+    // Only the messages batch/v1's Job scheduling configuration refers to.
+    alias: 'schedulingV1alpha3',
+    file: 'scheduling-v1alpha3.ts',
+    exportName: 'schedulingV1alpha3',
+    repo: 0,
+    dir: 'scheduling/v1alpha3',
+    protoPackage: 'k8s.io.api.scheduling.v1alpha3',
+    roots: [],
+  },
+  {
     alias: 'events',
     file: 'events-v1.ts',
     exportName: 'eventsV1',

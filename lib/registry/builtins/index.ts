@@ -4,6 +4,7 @@ import { CORE_TYPES } from './core.js';
 import { CORE_WORKLOAD_TYPES } from './core-workloads.js';
 import { EVENTS_TYPES } from './events.js';
 import { APPS_TYPES } from './apps.js';
+import { BATCH_TYPES } from './batch.js';
 import { COORDINATION_TYPES } from './coordination.js';
 import { DISCOVERY_TYPES } from './discovery.js';
 import { RBAC_TYPES } from './rbac.js';
@@ -29,6 +30,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...CORE_WORKLOAD_TYPES,
   ...EVENTS_TYPES,
   ...APPS_TYPES,
+  ...BATCH_TYPES,
   ...COORDINATION_TYPES,
   ...DISCOVERY_TYPES,
   ...RBAC_TYPES,

@@ -2,6 +2,8 @@
 import type { SchemaPackage } from '../types.js';
 import { metaV1 } from './meta-v1.js';
 import { coreV1 } from './core-v1.js';
+import { batchV1 } from './batch-v1.js';
+import { schedulingV1alpha3 } from './scheduling-v1alpha3.js';
 import { eventsV1 } from './events-v1.js';
 import { appsV1 } from './apps-v1.js';
 import { coordinationV1 } from './coordination-v1.js';
@@ -20,6 +22,8 @@ import { admissionregistrationV1 } from './admissionregistration-v1.js';
 export const PACKAGES: readonly SchemaPackage[] = [
   metaV1,
   coreV1,
+  batchV1,
+  schedulingV1alpha3,
   eventsV1,
   appsV1,
   coordinationV1,

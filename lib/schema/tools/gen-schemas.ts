@@ -69,6 +69,27 @@ const PKGS: Pkg[] = [
     roots: withLists(coreKinds),
   },
   {
+    alias: 'batch',
+    file: 'batch-v1.ts',
+    exportName: 'batchV1',
+    repo: 0,
+    dir: 'batch/v1',
+    importPath: 'k8s.io/api/batch/v1',
+    prefix: 'io.k8s.api.batch.v1',
+    roots: withLists(['Job', 'CronJob']),
+  },
+  {
+    // Only the types batch/v1's Job scheduling configuration refers to (no kind of it is served).
+    alias: 'schedulingV1alpha3',
+    file: 'scheduling-v1alpha3.ts',
+    exportName: 'schedulingV1alpha3',
+    repo: 0,
+    dir: 'scheduling/v1alpha3',
+    importPath: 'k8s.io/api/scheduling/v1alpha3',
+    prefix: 'io.k8s.api.scheduling.v1alpha3',
+    roots: [],
+  },
+  {
     alias: 'events',
     file: 'events-v1.ts',
     exportName: 'eventsV1',
