@@ -31,6 +31,8 @@ export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
       ga('apiregistration.k8s.io'),
       ga('apps'),
       ga('batch'),
+      ga('policy'),
+      ga('networking.k8s.io'),
       ga('events.k8s.io'),
       ga('authentication.k8s.io'),
       ga('authorization.k8s.io'),

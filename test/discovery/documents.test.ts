@@ -84,6 +84,8 @@ test('/apis lists named groups in priority order with preferred versions', () =>
       'authorization.k8s.io',
       'batch',
       'certificates.k8s.io',
+      'networking.k8s.io',
+      'policy',
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
@@ -111,7 +113,7 @@ test('/apis/<group> is one APIGroup', () => {
     versions: [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }],
     preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
   });
-  assert.equal(discovery.group('policy'), undefined);
+  assert.equal(discovery.group('storage.k8s.io'), undefined);
 });
 
 test('aggregated discovery for /api holds the core group only', () => {

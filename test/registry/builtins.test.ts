@@ -45,6 +45,10 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['apps', 'controllerrevisions', 'ControllerRevision', true, [], [], 'subdomain', false],
   ['batch', 'jobs', 'Job', true, [], ['status'], 'subdomain', false],
   ['batch', 'cronjobs', 'CronJob', true, ['cj'], ['status'], 'subdomain', false],
+  ['policy', 'poddisruptionbudgets', 'PodDisruptionBudget', true, ['pdb'], ['status'], 'subdomain', false],
+  ['networking.k8s.io', 'ingresses', 'Ingress', true, ['ing'], ['status'], 'subdomain', false],
+  ['networking.k8s.io', 'ingressclasses', 'IngressClass', false, [], [], 'subdomain', false],
+  ['networking.k8s.io', 'networkpolicies', 'NetworkPolicy', true, ['netpol'], [], 'subdomain', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
@@ -140,6 +144,8 @@ test('named groups are ordered by kube-apiserver priority', () => {
       'authorization.k8s.io',
       'batch',
       'certificates.k8s.io',
+      'networking.k8s.io',
+      'policy',
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',

@@ -5,6 +5,8 @@ import { CORE_WORKLOAD_TYPES } from './core-workloads.js';
 import { EVENTS_TYPES } from './events.js';
 import { APPS_TYPES } from './apps.js';
 import { BATCH_TYPES } from './batch.js';
+import { POLICY_TYPES } from './policy.js';
+import { NETWORKING_TYPES } from './networking.js';
 import { COORDINATION_TYPES } from './coordination.js';
 import { DISCOVERY_TYPES } from './discovery.js';
 import { RBAC_TYPES } from './rbac.js';
@@ -31,6 +33,8 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...EVENTS_TYPES,
   ...APPS_TYPES,
   ...BATCH_TYPES,
+  ...POLICY_TYPES,
+  ...NETWORKING_TYPES,
   ...COORDINATION_TYPES,
   ...DISCOVERY_TYPES,
   ...RBAC_TYPES,

@@ -4,6 +4,8 @@ import { metaV1 } from './meta-v1.js';
 import { coreV1 } from './core-v1.js';
 import { batchV1 } from './batch-v1.js';
 import { schedulingV1alpha3 } from './scheduling-v1alpha3.js';
+import { policyV1 } from './policy-v1.js';
+import { networkingV1 } from './networking-v1.js';
 import { eventsV1 } from './events-v1.js';
 import { appsV1 } from './apps-v1.js';
 import { coordinationV1 } from './coordination-v1.js';
@@ -24,6 +26,8 @@ export const PACKAGES: readonly SchemaPackage[] = [
   coreV1,
   batchV1,
   schedulingV1alpha3,
+  policyV1,
+  networkingV1,
   eventsV1,
   appsV1,
   coordinationV1,
