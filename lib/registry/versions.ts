@@ -33,6 +33,7 @@ export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
       ga('batch'),
       ga('policy'),
       ga('networking.k8s.io'),
+      ga('scheduling.k8s.io'),
       ga('events.k8s.io'),
       ga('authentication.k8s.io'),
       ga('authorization.k8s.io'),

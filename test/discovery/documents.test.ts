@@ -89,6 +89,7 @@ test('/apis lists named groups in priority order with preferred versions', () =>
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
+      'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
       'flowcontrol.apiserver.k8s.io',

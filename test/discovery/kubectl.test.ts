@@ -94,6 +94,7 @@ for (const version of ['1.32', '1.27']) {
           'ingresses.networking.k8s.io/v1',
           'ingressclasses.networking.k8s.io/v1',
           'networkpolicies.networking.k8s.io/v1',
+          'priorityclasses.scheduling.k8s.io/v1',
           'daemonsets.apps/v1',
           'deployments.apps/v1',
           'replicasets.apps/v1',

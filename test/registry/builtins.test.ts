@@ -49,6 +49,7 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['networking.k8s.io', 'ingresses', 'Ingress', true, ['ing'], ['status'], 'subdomain', false],
   ['networking.k8s.io', 'ingressclasses', 'IngressClass', false, [], [], 'subdomain', false],
   ['networking.k8s.io', 'networkpolicies', 'NetworkPolicy', true, ['netpol'], [], 'subdomain', false],
+  ['scheduling.k8s.io', 'priorityclasses', 'PriorityClass', false, ['pc'], [], 'subdomain', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
@@ -149,6 +150,7 @@ test('named groups are ordered by kube-apiserver priority', () => {
       'rbac.authorization.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
+      'scheduling.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
       'flowcontrol.apiserver.k8s.io',

@@ -159,6 +159,15 @@ const PKGS: PkgSpec[] = [
     roots: ['Ingress', 'IngressClass', 'NetworkPolicy'].flatMap((k) => [k, `${k}List`]),
   },
   {
+    alias: 'scheduling',
+    file: 'scheduling-v1.ts',
+    exportName: 'schedulingV1',
+    repo: 0,
+    dir: 'scheduling/v1',
+    protoPackage: 'k8s.io.api.scheduling.v1',
+    roots: ['PriorityClass', 'PriorityClassList'],
+  },
+  {
     alias: 'events',
     file: 'events-v1.ts',
     exportName: 'eventsV1',

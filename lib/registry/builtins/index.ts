@@ -7,6 +7,7 @@ import { APPS_TYPES } from './apps.js';
 import { BATCH_TYPES } from './batch.js';
 import { POLICY_TYPES } from './policy.js';
 import { NETWORKING_TYPES } from './networking.js';
+import { SCHEDULING_TYPES } from './scheduling.js';
 import { COORDINATION_TYPES } from './coordination.js';
 import { DISCOVERY_TYPES } from './discovery.js';
 import { RBAC_TYPES } from './rbac.js';
@@ -35,6 +36,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...BATCH_TYPES,
   ...POLICY_TYPES,
   ...NETWORKING_TYPES,
+  ...SCHEDULING_TYPES,
   ...COORDINATION_TYPES,
   ...DISCOVERY_TYPES,
   ...RBAC_TYPES,

@@ -6,6 +6,7 @@ import { batchV1 } from './batch-v1.js';
 import { schedulingV1alpha3 } from './scheduling-v1alpha3.js';
 import { policyV1 } from './policy-v1.js';
 import { networkingV1 } from './networking-v1.js';
+import { schedulingV1 } from './scheduling-v1.js';
 import { eventsV1 } from './events-v1.js';
 import { appsV1 } from './apps-v1.js';
 import { coordinationV1 } from './coordination-v1.js';
@@ -28,6 +29,7 @@ export const PACKAGES: readonly SchemaPackage[] = [
   schedulingV1alpha3,
   policyV1,
   networkingV1,
+  schedulingV1,
   eventsV1,
   appsV1,
   coordinationV1,

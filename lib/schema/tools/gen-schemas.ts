@@ -110,6 +110,16 @@ const PKGS: Pkg[] = [
     roots: withLists(['Ingress', 'IngressClass', 'NetworkPolicy']),
   },
   {
+    alias: 'scheduling',
+    file: 'scheduling-v1.ts',
+    exportName: 'schedulingV1',
+    repo: 0,
+    dir: 'scheduling/v1',
+    importPath: 'k8s.io/api/scheduling/v1',
+    prefix: 'io.k8s.api.scheduling.v1',
+    roots: withLists(['PriorityClass']),
+  },
+  {
     alias: 'events',
     file: 'events-v1.ts',
     exportName: 'eventsV1',
