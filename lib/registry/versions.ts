@@ -34,6 +34,8 @@ export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
       ga('policy'),
       ga('networking.k8s.io'),
       ga('scheduling.k8s.io'),
+      ga('storage.k8s.io'),
+      ga('node.k8s.io'),
       ga('events.k8s.io'),
       ga('authentication.k8s.io'),
       ga('authorization.k8s.io'),

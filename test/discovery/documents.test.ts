@@ -87,10 +87,12 @@ test('/apis lists named groups in priority order with preferred versions', () =>
       'networking.k8s.io',
       'policy',
       'rbac.authorization.k8s.io',
+      'storage.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
       'coordination.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
       'flowcontrol.apiserver.k8s.io',
       'access.gatehouse.dev',
@@ -114,7 +116,7 @@ test('/apis/<group> is one APIGroup', () => {
     versions: [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }],
     preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
   });
-  assert.equal(discovery.group('storage.k8s.io'), undefined);
+  assert.equal(discovery.group('resource.k8s.io'), undefined);
 });
 
 test('aggregated discovery for /api holds the core group only', () => {

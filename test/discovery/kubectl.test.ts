@@ -95,6 +95,8 @@ for (const version of ['1.32', '1.27']) {
           'ingressclasses.networking.k8s.io/v1',
           'networkpolicies.networking.k8s.io/v1',
           'priorityclasses.scheduling.k8s.io/v1',
+          'storageclasses.storage.k8s.io/v1',
+          'runtimeclasses.node.k8s.io/v1',
           'daemonsets.apps/v1',
           'deployments.apps/v1',
           'replicasets.apps/v1',

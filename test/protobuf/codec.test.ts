@@ -262,7 +262,8 @@ test('hasSchema answers for served kinds only', () => {
   assert.equal(hasSchema('autoscaling/v1', 'Scale'), true);
   assert.equal(hasSchema('batch/v1', 'CronJobList'), true);
   assert.equal(hasSchema('policy/v1', 'PodDisruptionBudget'), true);
-  assert.equal(hasSchema('storage.k8s.io/v1', 'StorageClass'), false);
+  assert.equal(hasSchema('storage.k8s.io/v1', 'StorageClass'), true);
+  assert.equal(hasSchema('storage.k8s.io/v1', 'CSIDriver'), false);
   assert.equal(hasSchema('v1', 'Deployment'), false);
 });
 

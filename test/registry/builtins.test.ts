@@ -50,6 +50,8 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['networking.k8s.io', 'ingressclasses', 'IngressClass', false, [], [], 'subdomain', false],
   ['networking.k8s.io', 'networkpolicies', 'NetworkPolicy', true, ['netpol'], [], 'subdomain', false],
   ['scheduling.k8s.io', 'priorityclasses', 'PriorityClass', false, ['pc'], [], 'subdomain', false],
+  ['storage.k8s.io', 'storageclasses', 'StorageClass', false, ['sc'], [], 'subdomain', false],
+  ['node.k8s.io', 'runtimeclasses', 'RuntimeClass', false, [], [], 'subdomain', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
@@ -148,10 +150,12 @@ test('named groups are ordered by kube-apiserver priority', () => {
       'networking.k8s.io',
       'policy',
       'rbac.authorization.k8s.io',
+      'storage.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
       'scheduling.k8s.io',
       'coordination.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
       'flowcontrol.apiserver.k8s.io',
       // Gatehouse's own alpha group (off unless --runtime-config serves it), at the priority kube gives groups it does not know.

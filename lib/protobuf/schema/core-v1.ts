@@ -743,6 +743,8 @@ export const coreV1: PackageSchema = {
     TCPSocketAction: ['port 1 intstr.IntOrString', 'host 2 string ?'],
     Taint: ['key 1 string', 'value 2 string ?', 'effect 3 string', 'timeAdded 4 meta.Time ? *'],
     Toleration: ['key 1 string ?', 'operator 2 string ?', 'value 3 string ?', 'effect 4 string ?', 'tolerationSeconds 5 int64 ? *'],
+    TopologySelectorLabelRequirement: ['key 1 string', 'values 2 []string'],
+    TopologySelectorTerm: ['matchLabelExpressions 1 []TopologySelectorLabelRequirement ?'],
     TopologySpreadConstraint: [
       'maxSkew 1 int32',
       'topologyKey 2 string',

@@ -8,6 +8,7 @@ import { BATCH_TYPES } from './batch.js';
 import { POLICY_TYPES } from './policy.js';
 import { NETWORKING_TYPES } from './networking.js';
 import { SCHEDULING_TYPES } from './scheduling.js';
+import { NODE_TYPES, STORAGE_TYPES } from './storage.js';
 import { COORDINATION_TYPES } from './coordination.js';
 import { DISCOVERY_TYPES } from './discovery.js';
 import { RBAC_TYPES } from './rbac.js';
@@ -37,6 +38,8 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...POLICY_TYPES,
   ...NETWORKING_TYPES,
   ...SCHEDULING_TYPES,
+  ...STORAGE_TYPES,
+  ...NODE_TYPES,
   ...COORDINATION_TYPES,
   ...DISCOVERY_TYPES,
   ...RBAC_TYPES,

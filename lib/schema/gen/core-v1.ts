@@ -3829,6 +3829,21 @@ export const coreV1: SchemaPackage = {
         ],
       },
     },
+    TopologySelectorLabelRequirement: {
+      d: 'A topology selector requirement is a selector that matches given label. This is an alpha feature and may change in the future.',
+      r: ['key', 'values'],
+      f: {
+        key: ['string', 'The label key that the selector applies to.'],
+        values: ['[]string', 'An array of string values. One value must match the label to be selected. Each entry in Values is ORed.', { lt: 'atomic' }],
+      },
+    },
+    TopologySelectorTerm: {
+      d: 'A topology selector term represents the result of label queries. A null or empty topology selector term matches no objects. The requirements of them are ANDed. It provides a subset of functionality as NodeSelectorTerm. This is an alpha feature and may change in the future.',
+      mt: 'atomic',
+      f: {
+        matchLabelExpressions: ['[]core.TopologySelectorLabelRequirement', 'A list of topology selector requirements by labels.', { lt: 'atomic' }],
+      },
+    },
     TopologySpreadConstraint: {
       d: 'TopologySpreadConstraint specifies how to spread matching pods among the given topology.',
       r: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],

@@ -7,6 +7,8 @@ import { schedulingV1alpha3 } from './scheduling-v1alpha3.js';
 import { policyV1 } from './policy-v1.js';
 import { networkingV1 } from './networking-v1.js';
 import { schedulingV1 } from './scheduling-v1.js';
+import { storageV1 } from './storage-v1.js';
+import { nodeV1 } from './node-v1.js';
 import { eventsV1 } from './events-v1.js';
 import { appsV1 } from './apps-v1.js';
 import { coordinationV1 } from './coordination-v1.js';
@@ -30,6 +32,8 @@ export const PACKAGES: readonly SchemaPackage[] = [
   policyV1,
   networkingV1,
   schedulingV1,
+  storageV1,
+  nodeV1,
   eventsV1,
   appsV1,
   coordinationV1,
