@@ -25,6 +25,7 @@ import { CsrCleaner } from './controllers/csrcleaner.js';
 import { BootstrapSigner, type ClusterInfoSource } from './controllers/bootstrapsigner.js';
 import type { WatchingController } from './controllers/loop.js';
 import { bootstrapRbac } from './controllers/rbacbootstrap.js';
+import { ensureSystemPriorityClasses } from './controllers/priorityclasses.js';
 import { ApfBootstrap } from './controllers/apfbootstrap.js';
 import { FlowSchemaStatusController } from './controllers/flowschemastatus.js';
 import { PolicyStatusController } from './controllers/policystatus.js';
@@ -242,6 +243,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
           { name: 'bootstrap-namespaces', run: () => ensureDefaultNamespaces(env) },
           { name: 'start-namespace-controller', run: () => namespaces.start() },
           { name: 'rbac/bootstrap-roles', run: reconcileRbac },
+          { name: 'scheduling/bootstrap-system-priority-classes', run: () => ensureSystemPriorityClasses(env) },
           ...(apf ? [{ name: 'priority-and-fairness-config-producer', run: () => apf.start() }] : []),
           {
             name: 'start-clusterrole-aggregation-controller',

@@ -111,7 +111,7 @@ export interface ResourceType {
    * generated from `schema` (custom resources: the CRD version's openAPIV3Schema).
    */
   openapi?: Readonly<Record<string, unknown>>;
-  /** The scale subresource's paths (custom resources with `subresources.scale`). */
+  /** The scale subresource's paths (custom resources with `subresources.scale`, the built-in workloads). */
   scale?: ScalePaths;
   /** The CustomResourceDefinition this type comes from (metadata.name), for custom resources. */
   crd?: string;
@@ -148,6 +148,8 @@ export interface ScalePaths {
   readonly specReplicasPath: string;
   readonly statusReplicasPath: string;
   readonly labelSelectorPath?: string;
+  /** Built-in kinds: status.selector computed from the object (a Deployment's structured spec.selector as text). */
+  readonly selector?: (obj: KObject) => string | undefined;
 }
 
 export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {

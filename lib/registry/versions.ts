@@ -29,6 +29,13 @@ export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
     [
       ga(''),
       ga('apiregistration.k8s.io'),
+      ga('apps'),
+      ga('batch'),
+      ga('policy'),
+      ga('networking.k8s.io'),
+      ga('scheduling.k8s.io'),
+      ga('storage.k8s.io'),
+      ga('node.k8s.io'),
       ga('events.k8s.io'),
       ga('authentication.k8s.io'),
       ga('authorization.k8s.io'),

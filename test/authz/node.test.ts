@@ -190,7 +190,7 @@ describe('the Node authorizer with NodeRestriction', () => {
   });
 
   it('follows the pods: a node loses a secret when its pod is deleted and gains one when a pod is bound', async () => {
-    assert.equal((await srv.admin.request('DELETE', `${NS}/pods/p1`)).status, 200);
+    assert.equal((await srv.admin.request('DELETE', `${NS}/pods/p1?gracePeriodSeconds=0`)).status, 200);
     await eventually('n1 loses s1', async () => (await n1.request('GET', `${NS}/secrets/s1`)).status === 403);
     assert.equal((await srv.admin.request('POST', `${NS}/pods`, pod('p3', 'n1', { volumes: [{ name: 'v', secret: { secretName: 's3' } }] }))).status, 201);
     await eventually('n1 gains s3', async () => (await n1.request('GET', `${NS}/secrets/s3`)).status === 200);

@@ -56,8 +56,18 @@ test('named group versions carry apiVersion and their group in groupVersion', ()
   assert.equal(list['groupVersion'], 'events.k8s.io/v1');
   // Stored as core Events, as in kube.
   assert.equal((list['resources'] as Json[])[0]!['storageVersionHash'], 'r2yiGXH7wu8=');
-  assert.equal(discovery.resources('apps', 'v1'), undefined);
+  assert.equal(discovery.resources('apps', 'v1beta2'), undefined);
   assert.equal(discovery.resources('events.k8s.io', 'v1beta1'), undefined);
+  // Scale is autoscaling/v1's, named on the subresource as kube does; hashes as a kube 1.33 cluster serves them.
+  const apps = parse(discovery.resources('apps', 'v1')!.body)['resources'] as Json[];
+  assert.deepEqual(
+    apps.find((r) => r['name'] === 'deployments/scale'),
+    { name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] },
+  );
+  assert.deepEqual(
+    apps.filter((r) => r['storageVersionHash']).map((r) => `${r['name']} ${r['storageVersionHash']}`),
+    ['controllerrevisions 85nkx63pcBU=', 'daemonsets dd7pWHUlMKQ=', 'deployments 8aSe+NMegvE=', 'replicasets P1RzHs8/mWQ=', 'statefulsets H+vl74LkKdo='],
+  );
 });
 
 test('/apis lists named groups in priority order with preferred versions', () => {
@@ -68,14 +78,21 @@ test('/apis lists named groups in priority order with preferred versions', () =>
     list.groups.map((g) => g['name']),
     [
       'apiregistration.k8s.io',
+      'apps',
       'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
+      'batch',
       'certificates.k8s.io',
+      'networking.k8s.io',
+      'policy',
       'rbac.authorization.k8s.io',
+      'storage.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
+      'scheduling.k8s.io',
       'coordination.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
       'flowcontrol.apiserver.k8s.io',
       'access.gatehouse.dev',
@@ -99,7 +116,7 @@ test('/apis/<group> is one APIGroup', () => {
     versions: [{ groupVersion: 'coordination.k8s.io/v1', version: 'v1' }],
     preferredVersion: { groupVersion: 'coordination.k8s.io/v1', version: 'v1' },
   });
-  assert.equal(discovery.group('apps'), undefined);
+  assert.equal(discovery.group('resource.k8s.io'), undefined);
 });
 
 test('aggregated discovery for /api holds the core group only', () => {

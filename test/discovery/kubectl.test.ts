@@ -87,6 +87,20 @@ for (const version of ['1.32', '1.27']) {
           'clusterrolebindings.rbac.authorization.k8s.io/v1',
           'clusterroles.rbac.authorization.k8s.io/v1',
           'configmaps.v1',
+          'controllerrevisions.apps/v1',
+          'cronjobs.batch/v1',
+          'jobs.batch/v1',
+          'poddisruptionbudgets.policy/v1',
+          'ingresses.networking.k8s.io/v1',
+          'ingressclasses.networking.k8s.io/v1',
+          'networkpolicies.networking.k8s.io/v1',
+          'priorityclasses.scheduling.k8s.io/v1',
+          'storageclasses.storage.k8s.io/v1',
+          'runtimeclasses.node.k8s.io/v1',
+          'daemonsets.apps/v1',
+          'deployments.apps/v1',
+          'replicasets.apps/v1',
+          'statefulsets.apps/v1',
           'customresourcedefinitions.apiextensions.k8s.io/v1',
           'endpoints.v1',
           'endpointslices.discovery.k8s.io/v1',
@@ -101,6 +115,8 @@ for (const version of ['1.32', '1.27']) {
           'persistentvolumeclaims.v1',
           'persistentvolumes.v1',
           'pods.v1',
+          'podtemplates.v1',
+          'replicationcontrollers.v1',
           'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io/v1',
           'rolebindings.rbac.authorization.k8s.io/v1',
           'roles.rbac.authorization.k8s.io/v1',
@@ -111,6 +127,7 @@ for (const version of ['1.32', '1.27']) {
           'validatingadmissionpolicybindings.admissionregistration.k8s.io/v1',
         ].sort(),
       );
+      assert.match(stdout, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment\s+create,delete,deletecollection,get,list,patch,update,watch\s+all$/m);
       assert.match(stdout, /^pods\s+po\s+v1\s+true\s+Pod\s+create,delete,deletecollection,get,list,patch,update,watch\s+all$/m);
       if (version === '1.32') {
         // Aggregated discovery answered everything: no per-group-version requests.

@@ -258,7 +258,12 @@ test('hasSchema answers for served kinds only', () => {
   assert.equal(hasSchema('v1', 'Pod'), true);
   assert.equal(hasSchema('rbac.authorization.k8s.io/v1', 'ClusterRoleBindingList'), true);
   assert.equal(hasSchema('apps/v1', 'DeleteOptions'), true);
-  assert.equal(hasSchema('apps/v1', 'Deployment'), false);
+  assert.equal(hasSchema('apps/v1', 'Deployment'), true);
+  assert.equal(hasSchema('autoscaling/v1', 'Scale'), true);
+  assert.equal(hasSchema('batch/v1', 'CronJobList'), true);
+  assert.equal(hasSchema('policy/v1', 'PodDisruptionBudget'), true);
+  assert.equal(hasSchema('storage.k8s.io/v1', 'StorageClass'), true);
+  assert.equal(hasSchema('storage.k8s.io/v1', 'CSIDriver'), false);
   assert.equal(hasSchema('v1', 'Deployment'), false);
 });
 
@@ -287,7 +292,7 @@ test('an unknown kind is rejected naming apiVersion and kind', () => {
   const buf = encodeEnvelope(configMap);
   const patched = Buffer.from(buf.toString('latin1').replace('ConfigMap', 'Deploymen'), 'latin1');
   expectError(() => decodeEnvelope(patched), 'unknown-kind', /unknown kind "v1 Deploymen"/);
-  expectError(() => encodeEnvelope({ apiVersion: 'apps/v1', kind: 'Deployment' }), 'unknown-kind', /unknown kind "apps\/v1 Deployment"/);
+  expectError(() => encodeEnvelope({ apiVersion: 'apps/v1', kind: 'Deploymen' }), 'unknown-kind', /unknown kind "apps\/v1 Deploymen"/);
 });
 
 test('a gzip contentEncoding is rejected as unsupported', () => {

@@ -20,6 +20,8 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['', 'events', 'Event', true, ['ev'], [], 'subdomain', true],
   ['', 'persistentvolumes', 'PersistentVolume', false, ['pv'], ['status'], 'subdomain', false],
   ['', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, ['pvc'], ['status'], 'subdomain', false],
+  ['', 'podtemplates', 'PodTemplate', true, [], [], 'subdomain', false],
+  ['', 'replicationcontrollers', 'ReplicationController', true, ['rc'], ['scale', 'status'], 'subdomain', false],
   ['events.k8s.io', 'events', 'Event', true, ['ev'], [], 'subdomain', true],
   ['coordination.k8s.io', 'leases', 'Lease', true, [], [], 'subdomain', true],
   ['discovery.k8s.io', 'endpointslices', 'EndpointSlice', true, [], [], 'subdomain', false],
@@ -36,6 +38,20 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['certificates.k8s.io', 'certificatesigningrequests', 'CertificateSigningRequest', false, ['csr'], ['approval', 'status'], 'path-segment', false],
   ['admissionregistration.k8s.io', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, [], ['status'], 'subdomain', false],
   ['admissionregistration.k8s.io', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, [], [], 'subdomain', false],
+  ['apps', 'deployments', 'Deployment', true, ['deploy'], ['scale', 'status'], 'subdomain', false],
+  ['apps', 'statefulsets', 'StatefulSet', true, ['sts'], ['scale', 'status'], 'subdomain', false],
+  ['apps', 'daemonsets', 'DaemonSet', true, ['ds'], ['status'], 'subdomain', false],
+  ['apps', 'replicasets', 'ReplicaSet', true, ['rs'], ['scale', 'status'], 'subdomain', false],
+  ['apps', 'controllerrevisions', 'ControllerRevision', true, [], [], 'subdomain', false],
+  ['batch', 'jobs', 'Job', true, [], ['status'], 'subdomain', false],
+  ['batch', 'cronjobs', 'CronJob', true, ['cj'], ['status'], 'subdomain', false],
+  ['policy', 'poddisruptionbudgets', 'PodDisruptionBudget', true, ['pdb'], ['status'], 'subdomain', false],
+  ['networking.k8s.io', 'ingresses', 'Ingress', true, ['ing'], ['status'], 'subdomain', false],
+  ['networking.k8s.io', 'ingressclasses', 'IngressClass', false, [], [], 'subdomain', false],
+  ['networking.k8s.io', 'networkpolicies', 'NetworkPolicy', true, ['netpol'], [], 'subdomain', false],
+  ['scheduling.k8s.io', 'priorityclasses', 'PriorityClass', false, ['pc'], [], 'subdomain', false],
+  ['storage.k8s.io', 'storageclasses', 'StorageClass', false, ['sc'], [], 'subdomain', false],
+  ['node.k8s.io', 'runtimeclasses', 'RuntimeClass', false, [], [], 'subdomain', false],
 ];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
@@ -93,12 +109,12 @@ test('namespaces cannot be deleted as a collection and finalize only updates', (
   assert.deepEqual(ns.subresources.find((s) => s.name === 'finalize')?.verbs, ['update']);
 });
 
-test('pods and services are in the all category and apiservices in api-extensions', () => {
+test('pods, services, replication controllers and the apps workloads are in the all category and apiservices in api-extensions', () => {
   const inAll = reg
     .all()
     .filter((t) => t.categories.includes('all'))
     .map((t) => t.plural);
-  assert.deepEqual(inAll, ['pods', 'services']);
+  assert.deepEqual(inAll, ['pods', 'replicationcontrollers', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'cronjobs', 'jobs']);
   assert.deepEqual(reg.lookup('apiregistration.k8s.io', 'v1', 'apiservices')!.categories, ['api-extensions']);
 });
 
@@ -115,7 +131,9 @@ test('types are found by kind and by any of their names', () => {
     ['', 'events.k8s.io'],
   );
   assert.equal(reg.lookup('', 'v1', 'po'), undefined);
-  assert.equal(reg.lookup('apps', 'v1', 'deployments'), undefined);
+  assert.equal(reg.lookup('apps', 'v1', 'deploy'), undefined);
+  assert.equal(reg.byName('deploy')[0]?.kind, 'Deployment');
+  assert.equal(reg.byKind('apps', 'v1', 'Deployment')?.scale?.specReplicasPath, '.spec.replicas');
 });
 
 test('named groups are ordered by kube-apiserver priority', () => {
@@ -123,14 +141,21 @@ test('named groups are ordered by kube-apiserver priority', () => {
     reg.groups().map((g) => g.name),
     [
       'apiregistration.k8s.io',
+      'apps',
       'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
+      'batch',
       'certificates.k8s.io',
+      'networking.k8s.io',
+      'policy',
       'rbac.authorization.k8s.io',
+      'storage.k8s.io',
       'admissionregistration.k8s.io',
       'apiextensions.k8s.io',
+      'scheduling.k8s.io',
       'coordination.k8s.io',
+      'node.k8s.io',
       'discovery.k8s.io',
       'flowcontrol.apiserver.k8s.io',
       // Gatehouse's own alpha group (off unless --runtime-config serves it), at the priority kube gives groups it does not know.

@@ -48,7 +48,7 @@ const SCALE_GVK = { ...SCALE_GK, version: 'v1' };
 export function scaleOf(obj: KObject, paths: ScalePaths): Record<string, unknown> {
   const spec = findFirst(obj, paths.specReplicasPath);
   const status = findFirst(obj, paths.statusReplicasPath);
-  const selector = paths.labelSelectorPath ? findFirst(obj, paths.labelSelectorPath) : undefined;
+  const selector = paths.selector ? paths.selector(obj) : paths.labelSelectorPath ? findFirst(obj, paths.labelSelectorPath) : undefined;
   const m = obj.metadata;
   return {
     kind: 'Scale',

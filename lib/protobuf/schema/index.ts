@@ -1,5 +1,14 @@
 // Every table, and which apiVersion/kind is served by which message.
 import { apiregistrationV1 } from './apiregistration-v1.js';
+import { appsV1 } from './apps-v1.js';
+import { autoscalingV1 } from './autoscaling-v1.js';
+import { batchV1 } from './batch-v1.js';
+import { networkingV1 } from './networking-v1.js';
+import { policyV1 } from './policy-v1.js';
+import { schedulingV1 } from './scheduling-v1.js';
+import { storageV1 } from './storage-v1.js';
+import { nodeV1 } from './node-v1.js';
+import { schedulingV1alpha3 } from './scheduling-v1alpha3.js';
 import { authenticationV1 } from './authentication-v1.js';
 import { authorizationV1 } from './authorization-v1.js';
 import { certificatesV1 } from './certificates-v1.js';
@@ -20,6 +29,15 @@ export const PACKAGES: readonly PackageSchema[] = [
   intstr,
   resource,
   coreV1,
+  appsV1,
+  autoscalingV1,
+  batchV1,
+  policyV1,
+  networkingV1,
+  schedulingV1,
+  storageV1,
+  nodeV1,
+  schedulingV1alpha3,
   eventsV1,
   coordinationV1,
   discoveryV1,
@@ -48,8 +66,18 @@ export const KINDS: Readonly<Record<string, { alias: string; kinds: readonly str
       'Event',
       'PersistentVolume',
       'PersistentVolumeClaim',
+      'PodTemplate',
+      'ReplicationController',
     ]),
   },
+  'apps/v1': { alias: 'apps', kinds: withLists(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ControllerRevision']) },
+  'autoscaling/v1': { alias: 'autoscaling', kinds: ['Scale'] },
+  'batch/v1': { alias: 'batch', kinds: withLists(['Job', 'CronJob']) },
+  'storage.k8s.io/v1': { alias: 'storage', kinds: withLists(['StorageClass']) },
+  'node.k8s.io/v1': { alias: 'node', kinds: withLists(['RuntimeClass']) },
+  'scheduling.k8s.io/v1': { alias: 'scheduling', kinds: withLists(['PriorityClass']) },
+  'policy/v1': { alias: 'policy', kinds: withLists(['PodDisruptionBudget']) },
+  'networking.k8s.io/v1': { alias: 'networking', kinds: withLists(['Ingress', 'IngressClass', 'NetworkPolicy']) },
   'events.k8s.io/v1': { alias: 'events', kinds: withLists(['Event']) },
   'coordination.k8s.io/v1': { alias: 'coordination', kinds: withLists(['Lease']) },
   'discovery.k8s.io/v1': { alias: 'discovery', kinds: withLists(['EndpointSlice']) },

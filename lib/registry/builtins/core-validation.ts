@@ -131,18 +131,23 @@ export function defaultSecret(obj: KObject): void {
 
 /** A pod names its containers: required, unique DNS-1123 labels, each with an image. */
 export function validatePod(obj: KObject): StatusCause[] {
-  const containers = at(obj, 'spec', 'containers');
-  if (!Array.isArray(containers) || containers.length === 0) return [cause.required('spec.containers')];
+  return validatePodSpec(obj['spec'], 'spec');
+}
+
+/** The containers of a pod spec at `path` (`spec`, `spec.template.spec`). */
+export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
+  const containers = at(spec, 'containers');
+  if (!Array.isArray(containers) || containers.length === 0) return [cause.required(`${path}.containers`)];
   const causes: StatusCause[] = [];
   const seen = new Set<string>();
-  for (const [i, c] of list(obj, 'spec', 'containers').entries()) {
-    const path = `spec.containers[${i}]`;
+  for (const [i, c] of list(spec, 'containers').entries()) {
+    const field = `${path}.containers[${i}]`;
     const name = str(c, 'name');
-    if (name === '') causes.push(cause.required(`${path}.name`));
-    else for (const m of isDNS1123Label(name)) causes.push(cause.invalid(`${path}.name`, name, m));
-    if (name !== '' && seen.has(name)) causes.push(cause.duplicate(`${path}.name`, name));
+    if (name === '') causes.push(cause.required(`${field}.name`));
+    else for (const m of isDNS1123Label(name)) causes.push(cause.invalid(`${field}.name`, name, m));
+    if (name !== '' && seen.has(name)) causes.push(cause.duplicate(`${field}.name`, name));
     seen.add(name);
-    if (str(c, 'image').trim() === '') causes.push(cause.required(`${path}.image`));
+    if (str(c, 'image').trim() === '') causes.push(cause.required(`${field}.image`));
   }
   return causes;
 }

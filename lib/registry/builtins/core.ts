@@ -17,6 +17,7 @@ import {
   SERVICE_COLUMNS,
 } from './core-printers.js';
 import { POD_COLUMNS, podIP } from './pod-printer.js';
+import { defaultPodSpec } from './pod-defaults.js';
 import { coreEventView, eventColumns } from './event-printer.js';
 import { validateCoreEvent } from './event-validation.js';
 import { defaultSecret, validateConfigMap, validateSecret, validatePod } from './core-validation.js';
@@ -25,7 +26,7 @@ const STATUS_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
 const status = (kind: string): Subresource => ({ name: 'status', kind, verbs: STATUS_VERBS });
 
 /** The fields common to every core type; each entry below states what differs. */
-function core(kind: string, plural: string, rest: Partial<ResourceType> & Pick<ResourceType, 'namespaced'>): ResourceType {
+export function core(kind: string, plural: string, rest: Partial<ResourceType> & Pick<ResourceType, 'namespaced'>): ResourceType {
   return {
     group: '',
     version: 'v1',
@@ -108,6 +109,9 @@ export const pods = core('Pod', 'pods', {
     'status.nominatedNodeName': (o) => str(o, 'status', 'nominatedNodeName'),
   },
   defaults(obj) {
+    defaultPodSpec(obj['spec']);
+    // SetDefaults_Pod: service links stay on unless a pod turns them off.
+    if (isPlainObject(obj['spec'])) defaultField(obj, 'spec', 'enableServiceLinks', true);
     defaultField(obj, 'status', 'phase', 'Pending');
   },
   validate: validatePod,

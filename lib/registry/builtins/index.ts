@@ -1,7 +1,14 @@
 // Every built-in type, one list per API group.
 import type { ResourceType } from '../types.js';
 import { CORE_TYPES } from './core.js';
+import { CORE_WORKLOAD_TYPES } from './core-workloads.js';
 import { EVENTS_TYPES } from './events.js';
+import { APPS_TYPES } from './apps.js';
+import { BATCH_TYPES } from './batch.js';
+import { POLICY_TYPES } from './policy.js';
+import { NETWORKING_TYPES } from './networking.js';
+import { SCHEDULING_TYPES } from './scheduling.js';
+import { NODE_TYPES, STORAGE_TYPES } from './storage.js';
 import { COORDINATION_TYPES } from './coordination.js';
 import { DISCOVERY_TYPES } from './discovery.js';
 import { RBAC_TYPES } from './rbac.js';
@@ -24,7 +31,15 @@ function withSchema(t: ResourceType): ResourceType {
 
 export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...CORE_TYPES,
+  ...CORE_WORKLOAD_TYPES,
   ...EVENTS_TYPES,
+  ...APPS_TYPES,
+  ...BATCH_TYPES,
+  ...POLICY_TYPES,
+  ...NETWORKING_TYPES,
+  ...SCHEDULING_TYPES,
+  ...STORAGE_TYPES,
+  ...NODE_TYPES,
   ...COORDINATION_TYPES,
   ...DISCOVERY_TYPES,
   ...RBAC_TYPES,

@@ -325,7 +325,6 @@ export const coreV1: SchemaPackage = {
         name: [
           'string',
           'Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names',
-          { mt: 'atomic' },
         ],
         optional: ['bool', 'Specify whether the ConfigMap must be defined'],
       },
@@ -338,7 +337,6 @@ export const coreV1: SchemaPackage = {
         name: [
           'string',
           'Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names',
-          { mt: 'atomic' },
         ],
         key: ['string', "The key to select from the ConfigMap's Data field. Keys in the BinaryData field are not currently propagated to container env vars."],
         optional: ['bool', 'Specify whether the ConfigMap or its key must be defined'],
@@ -383,7 +381,6 @@ export const coreV1: SchemaPackage = {
         name: [
           'string',
           'Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names',
-          { mt: 'atomic' },
         ],
         items: [
           '[]core.KeyToPath',
@@ -399,7 +396,6 @@ export const coreV1: SchemaPackage = {
         name: [
           'string',
           'Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names',
-          { mt: 'atomic' },
         ],
         items: [
           '[]core.KeyToPath',
@@ -761,7 +757,6 @@ export const coreV1: SchemaPackage = {
         ip: [
           'string',
           'The IP of this endpoint. May not be loopback (127.0.0.0/8 or ::1), link-local (169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or ff02::/16).',
-          { mt: 'atomic' },
         ],
         hostname: ['string', 'The Hostname of this endpoint'],
         nodeName: ['string', 'Optional: Node hosting this endpoint. This can be used to determine endpoints local to a node.'],
@@ -776,7 +771,6 @@ export const coreV1: SchemaPackage = {
         name: [
           'string',
           "The name of this port.  This must match the 'name' field in the corresponding ServicePort. Must be a DNS_LABEL. Optional only if one port is defined.",
-          { mt: 'atomic' },
         ],
         port: ['int32', 'The port number of the endpoint.'],
         protocol: ['string', 'The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.'],
@@ -1058,7 +1052,6 @@ export const coreV1: SchemaPackage = {
         name: [
           'string',
           'name allows you to identify the responder responding to the Eviction.\n\nIt must be a valid domain-prefixed key (such as "acme.io/foo"). Domain names *.k8s.io and *.kubernetes.io are reserved. This field must be unique for each responder. This field is required.',
-          { mt: 'atomic' },
         ],
         priority: [
           'int32',
@@ -1098,7 +1091,7 @@ export const coreV1: SchemaPackage = {
       r: ['volumeName', 'path', 'key'],
       mt: 'atomic',
       f: {
-        volumeName: ['string', 'The name of the volume mount containing the env file.', { mt: 'atomic' }],
+        volumeName: ['string', 'The name of the volume mount containing the env file.'],
         path: ['string', "The path within the volume from which to select the file. Must be relative and may not contain the '..' path or start with '..'."],
         key: [
           'string',
@@ -1453,7 +1446,6 @@ export const coreV1: SchemaPackage = {
         name: [
           'string',
           'Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names',
-          { mt: 'atomic' },
         ],
       },
     },
@@ -1766,7 +1758,7 @@ export const coreV1: SchemaPackage = {
       r: ['nodeSelectorTerms'],
       mt: 'atomic',
       f: {
-        nodeSelectorTerms: ['[]core.NodeSelectorTerm', 'Required. A list of node selector terms. The terms are ORed.', { lt: 'atomic', mt: 'atomic' }],
+        nodeSelectorTerms: ['[]core.NodeSelectorTerm', 'Required. A list of node selector terms. The terms are ORed.', { lt: 'atomic' }],
       },
     },
     NodeSelectorRequirement: {
@@ -1786,7 +1778,7 @@ export const coreV1: SchemaPackage = {
       d: 'A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm.',
       mt: 'atomic',
       f: {
-        matchExpressions: ['[]core.NodeSelectorRequirement', "A list of node selector requirements by node's labels.", { lt: 'atomic', mt: 'atomic' }],
+        matchExpressions: ['[]core.NodeSelectorRequirement', "A list of node selector requirements by node's labels.", { lt: 'atomic' }],
         matchFields: ['[]core.NodeSelectorRequirement', "A list of node selector requirements by node's fields.", { lt: 'atomic' }],
       },
     },
@@ -1897,7 +1889,7 @@ export const coreV1: SchemaPackage = {
       r: ['fieldPath'],
       mt: 'atomic',
       f: {
-        apiVersion: ['string', 'Version of the schema the FieldPath is written in terms of, defaults to "v1".', { mt: 'atomic' }],
+        apiVersion: ['string', 'Version of the schema the FieldPath is written in terms of, defaults to "v1".'],
         fieldPath: ['string', 'Path of the field to select in the specified API version.'],
       },
     },
@@ -1905,11 +1897,7 @@ export const coreV1: SchemaPackage = {
       d: 'ObjectReference contains enough information to let you inspect or modify the referred object.',
       mt: 'atomic',
       f: {
-        kind: [
-          'string',
-          'Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
-          { mt: 'atomic' },
-        ],
+        kind: ['string', 'Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds'],
         namespace: ['string', 'Namespace of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/'],
         name: ['string', 'Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names'],
         uid: ['string', 'UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids'],
@@ -2863,6 +2851,59 @@ export const coreV1: SchemaPackage = {
         ],
       },
     },
+    PodTemplate: {
+      d: 'PodTemplate describes a template for creating copies of a predefined pod.',
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        ],
+        template: [
+          'core.PodTemplateSpec',
+          'Template defines the pods that will be created from this pod template. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+        ],
+      },
+    },
+    PodTemplateList: {
+      d: 'PodTemplateList is a list of PodTemplates.',
+      r: ['items'],
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        items: ['[]core.PodTemplate', 'List of pod templates'],
+      },
+    },
+    PodTemplateSpec: {
+      d: 'PodTemplateSpec describes the data a pod should have when created from a template',
+      f: {
+        metadata: [
+          'meta.ObjectMeta',
+          "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        ],
+        spec: [
+          'core.PodSpec',
+          'Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+        ],
+      },
+    },
     PodVolumeHealth: {
       d: 'PodVolumeHealth contains health information for a volume used by a pod, reported by the CSI node plugin via the kubelet.',
       r: ['name'],
@@ -3030,6 +3071,105 @@ export const coreV1: SchemaPackage = {
         ],
       },
     },
+    ReplicationController: {
+      d: 'ReplicationController represents the configuration of a replication controller.',
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          "If the Labels of a ReplicationController are empty, they are defaulted to be the same as the Pod(s) that the replication controller manages. Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        ],
+        spec: [
+          'core.ReplicationControllerSpec',
+          'Spec defines the specification of the desired behavior of the replication controller. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+        ],
+        status: [
+          'core.ReplicationControllerStatus',
+          'Status is the most recently observed status of the replication controller. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+        ],
+      },
+    },
+    ReplicationControllerCondition: {
+      d: 'ReplicationControllerCondition describes the state of a replication controller at a certain point.',
+      r: ['type', 'status'],
+      f: {
+        type: ['string', 'Type of replication controller condition.'],
+        status: ['string', 'Status of the condition, one of True, False, Unknown.'],
+        lastTransitionTime: ['time', 'The last time the condition transitioned from one status to another.'],
+        reason: ['string', "The reason for the condition's last transition."],
+        message: ['string', 'A human readable message indicating details about the transition.'],
+      },
+    },
+    ReplicationControllerList: {
+      d: 'ReplicationControllerList is a collection of replication controllers.',
+      r: ['items'],
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        items: [
+          '[]core.ReplicationController',
+          'List of replication controllers. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller',
+        ],
+      },
+    },
+    ReplicationControllerSpec: {
+      d: 'ReplicationControllerSpec is the specification of a replication controller.',
+      f: {
+        replicas: [
+          'int32',
+          'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+        ],
+        minReadySeconds: [
+          'int32',
+          'Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)',
+        ],
+        selector: [
+          '{}string',
+          'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
+          { mt: 'atomic' },
+        ],
+        template: [
+          'core.PodTemplateSpec',
+          'Template is the object that describes the pod that will be created if insufficient replicas are detected. This takes precedence over a TemplateRef. The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template',
+        ],
+      },
+    },
+    ReplicationControllerStatus: {
+      d: 'ReplicationControllerStatus represents the current status of a replication controller.',
+      r: ['replicas'],
+      f: {
+        replicas: [
+          'int32',
+          'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+        ],
+        fullyLabeledReplicas: ['int32', 'The number of pods that have labels matching the labels of the pod template of the replication controller.'],
+        readyReplicas: ['int32', 'The number of ready replicas for this replication controller.'],
+        availableReplicas: ['int32', 'The number of available replicas (ready for at least minReadySeconds) for this replication controller.'],
+        observedGeneration: ['int64', 'ObservedGeneration reflects the generation of the most recently observed replication controller.'],
+        conditions: [
+          '[]core.ReplicationControllerCondition',
+          "Represents the latest available observations of a replication controller's current state.",
+          { lt: 'map', lk: ['type'], ps: 'merge', pk: 'type' },
+        ],
+      },
+    },
     ResourceClaim: {
       d: 'ResourceClaim references one entry in PodSpec.ResourceClaims.',
       r: ['name'],
@@ -3049,7 +3189,7 @@ export const coreV1: SchemaPackage = {
       r: ['resource'],
       mt: 'atomic',
       f: {
-        containerName: ['string', 'Container name: required for volumes, optional for env vars', { mt: 'atomic' }],
+        containerName: ['string', 'Container name: required for volumes, optional for env vars'],
         resource: ['string', 'Required: resource to select'],
         divisor: ['quantity', 'Specifies the output format of the exposed resources, defaults to "1"'],
       },
@@ -3214,7 +3354,6 @@ export const coreV1: SchemaPackage = {
         name: [
           'string',
           'Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names',
-          { mt: 'atomic' },
         ],
         optional: ['bool', 'Specify whether the Secret must be defined'],
       },
@@ -3227,7 +3366,6 @@ export const coreV1: SchemaPackage = {
         name: [
           'string',
           'Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names',
-          { mt: 'atomic' },
         ],
         key: ['string', 'The key of the secret to select from.  Must be a valid secret key.'],
         optional: ['bool', 'Specify whether the Secret or its key must be defined'],
@@ -3258,7 +3396,6 @@ export const coreV1: SchemaPackage = {
         name: [
           'string',
           'Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names',
-          { mt: 'atomic' },
         ],
         items: [
           '[]core.KeyToPath',
@@ -3272,7 +3409,7 @@ export const coreV1: SchemaPackage = {
       d: 'SecretReference represents a Secret Reference. It has enough information to retrieve secret in any namespace',
       mt: 'atomic',
       f: {
-        name: ['string', 'name is unique within a namespace to reference a secret resource.', { mt: 'atomic' }],
+        name: ['string', 'name is unique within a namespace to reference a secret resource.'],
         namespace: ['string', 'namespace defines the space within which the secret name must be unique.'],
       },
     },
@@ -3692,6 +3829,21 @@ export const coreV1: SchemaPackage = {
         ],
       },
     },
+    TopologySelectorLabelRequirement: {
+      d: 'A topology selector requirement is a selector that matches given label. This is an alpha feature and may change in the future.',
+      r: ['key', 'values'],
+      f: {
+        key: ['string', 'The label key that the selector applies to.'],
+        values: ['[]string', 'An array of string values. One value must match the label to be selected. Each entry in Values is ORed.', { lt: 'atomic' }],
+      },
+    },
+    TopologySelectorTerm: {
+      d: 'A topology selector term represents the result of label queries. A null or empty topology selector term matches no objects. The requirements of them are ANDed. It provides a subset of functionality as NodeSelectorTerm. This is an alpha feature and may change in the future.',
+      mt: 'atomic',
+      f: {
+        matchLabelExpressions: ['[]core.TopologySelectorLabelRequirement', 'A list of topology selector requirements by labels.', { lt: 'atomic' }],
+      },
+    },
     TopologySpreadConstraint: {
       d: 'TopologySpreadConstraint specifies how to spread matching pods among the given topology.',
       r: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],
@@ -3739,7 +3891,6 @@ export const coreV1: SchemaPackage = {
         apiGroup: [
           'string',
           'APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.',
-          { mt: 'atomic' },
         ],
         kind: ['string', 'Kind is the type of resource being referenced'],
         name: ['string', 'Name is the name of resource being referenced'],

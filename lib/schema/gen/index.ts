@@ -2,7 +2,15 @@
 import type { SchemaPackage } from '../types.js';
 import { metaV1 } from './meta-v1.js';
 import { coreV1 } from './core-v1.js';
+import { batchV1 } from './batch-v1.js';
+import { schedulingV1alpha3 } from './scheduling-v1alpha3.js';
+import { policyV1 } from './policy-v1.js';
+import { networkingV1 } from './networking-v1.js';
+import { schedulingV1 } from './scheduling-v1.js';
+import { storageV1 } from './storage-v1.js';
+import { nodeV1 } from './node-v1.js';
 import { eventsV1 } from './events-v1.js';
+import { appsV1 } from './apps-v1.js';
 import { coordinationV1 } from './coordination-v1.js';
 import { discoveryV1 } from './discovery-v1.js';
 import { rbacV1 } from './rbac-v1.js';
@@ -19,7 +27,15 @@ import { admissionregistrationV1 } from './admissionregistration-v1.js';
 export const PACKAGES: readonly SchemaPackage[] = [
   metaV1,
   coreV1,
+  batchV1,
+  schedulingV1alpha3,
+  policyV1,
+  networkingV1,
+  schedulingV1,
+  storageV1,
+  nodeV1,
   eventsV1,
+  appsV1,
   coordinationV1,
   discoveryV1,
   rbacV1,
