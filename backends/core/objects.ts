@@ -8,6 +8,7 @@ import { badRequest, cause, conflict, invalid, STALE_OBJECT, type StatusCause } 
 import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
 import { validateAnnotations, validateLabels, validateName, isQualifiedName } from '../../lib/registry/names.js';
 import { parseRevision } from './listoptions.js';
+import { fillZeros } from '../../lib/schema/zeros.js';
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATED_BASE = 58;
@@ -102,7 +103,17 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?:
   t.prepareForCreate?.(obj, user);
   t.defaults?.(obj);
   validate(t, obj, undefined);
+  withKubeZeros(t, obj);
   return obj;
+}
+
+/**
+ * Adds the empty fields kube's Go types write (a Service's `status.loadBalancer: {}`),
+ * from the schema tables, so stored and served objects read as kube's do.
+ * Built-in kinds only: a custom resource is stored as the client wrote it.
+ */
+function withKubeZeros(t: ResourceType, obj: KObject): void {
+  if (t.schema !== undefined && t.crd === undefined) fillZeros(t.schema, obj);
 }
 
 const SPEC_SKIP = new Set(['metadata', 'status']);
@@ -205,6 +216,8 @@ export function prepareUpdate(
     }
     // Defaulting runs on every write, as decoding does in kube-apiserver (a Secret's stringData folds into data).
     t.defaults?.(next);
+    // Before comparing: a client that leaves out an empty struct kube writes has not changed the spec.
+    withKubeZeros(t, next);
     specSame = sameSpec(next, old);
     const bump =
       !specSame ||
@@ -213,6 +226,7 @@ export function prepareUpdate(
     if (t.generation && bump) m.generation = (oldMeta.generation ?? 1) + 1;
   }
   t.prepareForUpdate?.(next, old, target, now);
+  if (target !== 'main') withKubeZeros(t, next);
   delete next.metadata.resourceVersion;
   const requested = next.metadata.managedFields;
   if (track) track(next, old, requested);

@@ -113,7 +113,7 @@ export function table(
   };
 }
 
-/** A list body in JSON, concatenating each item's memoized serialization. */
+/** A list body in JSON as kube's encoder writes it (ending in "\n"), concatenating each item's memoized serialization. */
 export function listJson(t: ResourceType, items: readonly KObject[], meta: ListMeta): string {
   const head = JSON.stringify({ kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta });
   let body = head.slice(0, -1) + ',"items":[';
@@ -121,10 +121,10 @@ export function listJson(t: ResourceType, items: readonly KObject[], meta: ListM
     if (i > 0) body += ',';
     body += toJson(items[i]!);
   }
-  return body + ']}';
+  return body + ']}\n';
 }
 
-const LIST_END = Buffer.from(']}');
+const LIST_END = Buffer.from(']}\n');
 
 /**
  * listJson as the byte pieces it is made of: the head, then each item's

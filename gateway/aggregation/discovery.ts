@@ -10,7 +10,7 @@
 // Stale. Documents are rebuilt on change, never per request.
 import type { APIGroupDiscovery, APIResourceDiscovery, APIVersionDiscovery } from '../../lib/discovery/aggregated.js';
 import { aggregatedContentType } from '../../lib/discovery/index.js';
-import { makeDocument } from '../../lib/discovery/document.js';
+import { JSON_TYPE, makeDocument } from '../../lib/discovery/document.js';
 import { compareVersions, DEFAULT_GROUP_PRIORITY, groupPriority } from '../../lib/registry/priority.js';
 import type { Registry } from '../../lib/registry/index.js';
 import type { RegistrySource } from '../../lib/registry/live.js';
@@ -180,10 +180,10 @@ export class MergedDiscovery implements DiscoverySource {
     const groupDocs = new Map<string, Document>();
     const apiGroups = ordered.map(({ group, versions }) => {
       const g = { name: group, versions: versions.map((v) => gv(group, v.version)), preferredVersion: gv(group, versions[0]!.version) };
-      groupDocs.set(group, makeDocument({ kind: 'APIGroup', apiVersion: 'v1', ...g }));
+      groupDocs.set(group, makeDocument({ kind: 'APIGroup', apiVersion: 'v1', ...g }, JSON_TYPE, 'encoded'));
       return g;
     });
-    this.#apis = makeDocument({ kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups });
+    this.#apis = makeDocument({ kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups }, JSON_TYPE, 'encoded');
     this.#groups = groupDocs;
     const items: APIGroupDiscovery[] = ordered.map(({ group, versions }) => ({
       metadata: { name: group },
@@ -198,7 +198,7 @@ export class MergedDiscovery implements DiscoverySource {
     for (const dv of ['v2', 'v2beta1'] as const) {
       aggregated.set(
         dv,
-        makeDocument({ kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${dv}`, metadata: {}, items }, aggregatedContentType(dv)),
+        makeDocument({ kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${dv}`, metadata: {}, items }, aggregatedContentType(dv), 'encoded'),
       );
     }
     this.#aggregated = aggregated;

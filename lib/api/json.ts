@@ -93,17 +93,40 @@ export function deepFreezeJson<T>(value: T): T {
   return value;
 }
 
+/**
+ * Characters Go's encoding/json writes as `\uXXXX` (its default HTML-safe
+ * escaping, which kube's serializer keeps): `<`, `>`, `&`, U+2028, U+2029.
+ * JSON.stringify leaves them as they are; the text is otherwise the same.
+ */
+const GO_ESCAPED = /[<>&\u2028\u2029]/;
+const GO_ESCAPED_ALL = /[<>&\u2028\u2029]/g;
+const goEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** JSON.stringify's text as Go's encoding/json writes it (compact). */
+export function goJson(value: unknown, indent?: number): string {
+  const s = JSON.stringify(value, null, indent);
+  return GO_ESCAPED.test(s) ? s.replace(GO_ESCAPED_ALL, goEscape) : s;
+}
+
+// The answer form: JSON followed by the newline kube's encoder
+// (json.Encoder.Encode) ends every body with; toJson views it without.
 const jsonMemo = new WeakMap<object, string>();
 
-/** JSON of a value; frozen objects (as stores hand them out) are serialized once. */
-export function toJson(value: object): string {
-  if (!Object.isFrozen(value)) return JSON.stringify(value);
+/** An object's JSON body as kube writes it: goJson followed by "\n"; frozen objects (as stores hand them out) are serialized once. */
+export function jsonAnswerText(value: object): string {
+  if (!Object.isFrozen(value)) return goJson(value) + '\n';
   let s = jsonMemo.get(value);
   if (s === undefined) {
-    s = JSON.stringify(value);
+    s = goJson(value) + '\n';
     jsonMemo.set(value, s);
   }
   return s;
+}
+
+/** JSON of a value as Go writes it (goJson); frozen objects are serialized once. */
+export function toJson(value: object): string {
+  if (!Object.isFrozen(value)) return goJson(value);
+  return jsonAnswerText(value).slice(0, -1);
 }
 
 const itemMemo = new WeakMap<object, Buffer>();
@@ -116,7 +139,7 @@ const itemMemo = new WeakMap<object, Buffer>();
  * instructions per Buffer.concat).
  */
 export function listItemBytes(value: object): Buffer {
-  if (!Object.isFrozen(value)) return Buffer.from(JSON.stringify(value) + ',', 'utf8');
+  if (!Object.isFrozen(value)) return Buffer.from(goJson(value) + ',', 'utf8');
   let b = itemMemo.get(value);
   if (b === undefined) {
     b = Buffer.from(toJson(value) + ',', 'utf8');
@@ -131,10 +154,28 @@ export function jsonBytes(value: object): Buffer {
   return b.subarray(0, b.length - 1);
 }
 
+const answerBytesMemo = new WeakMap<object, Buffer>();
+
+/**
+ * jsonAnswerText as UTF-8 bytes, kept per frozen object: for large answers,
+ * which would otherwise be encoded outside V8's heap per request.
+ */
+export function jsonAnswerBytes(value: object): Buffer {
+  if (!Object.isFrozen(value)) return Buffer.from(jsonAnswerText(value), 'utf8');
+  let b = answerBytesMemo.get(value);
+  if (b === undefined) {
+    b = Buffer.from(jsonAnswerText(value), 'utf8');
+    answerBytesMemo.set(value, b);
+  }
+  return b;
+}
+
 /**
  * Records the JSON of a frozen object made without JSON.stringify (a store that
  * already built it from the text it wrote), so toJson does not serialize it again.
+ * The text must be goJson's (HTML-safe escaped); a text with characters Go
+ * escapes is not recorded.
  */
 export function rememberJson(value: object, json: string): void {
-  if (Object.isFrozen(value)) jsonMemo.set(value, json);
+  if (Object.isFrozen(value) && !GO_ESCAPED.test(json)) jsonMemo.set(value, json + '\n');
 }

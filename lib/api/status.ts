@@ -1,5 +1,7 @@
 // Kubernetes `Status` errors. Every failure a client sees is built by one of
 // these helpers and converted to JSON once, at the edge (see toStatus).
+import { metaV1 } from '../schema/gen/meta-v1.js';
+import type { TypeDef } from '../schema/types.js';
 
 export type StatusReason =
   | 'BadRequest'
@@ -74,7 +76,7 @@ export class StatusError extends Error {
       status: 'Failure',
       message,
       ...(reason ? { reason } : {}),
-      ...(details ? { details } : {}),
+      ...(details ? { details: asWritten(DETAILS, details) as StatusDetails } : {}),
       code,
     };
     this.headers = headers;
@@ -85,6 +87,39 @@ export class StatusError extends Error {
   get reason(): StatusReason | undefined {
     return this.status.reason;
   }
+}
+
+/**
+ * A struct's members as Go's encoding/json writes them, by the meta/v1 table:
+ * in the type's field order, an empty member (`""`, 0, false, none, an empty
+ * list) left out unless the type writes it when empty (TypeDef.z). So
+ * `details` carries no `"group":""` for the core group, as kube's does not.
+ */
+function asWritten(def: WrittenDef, value: object): object {
+  const out: Record<string, unknown> = {};
+  const v = value as Record<string, unknown>;
+  for (const [k, inner] of def.fields) {
+    if (!Object.hasOwn(v, k)) continue;
+    const x = v[k];
+    if (isEmpty(x) && !def.writtenEmpty.has(k)) continue;
+    out[k] = inner && Array.isArray(x) ? x.map((item: object) => asWritten(inner, item)) : x;
+  }
+  return out;
+}
+
+interface WrittenDef {
+  readonly fields: ReadonlyArray<readonly [string, WrittenDef | undefined]>;
+  readonly writtenEmpty: ReadonlySet<string>;
+}
+
+function writtenDef(t: TypeDef, inner: Readonly<Record<string, WrittenDef>> = {}): WrittenDef {
+  return { fields: Object.keys(t.f).map((k) => [k, inner[k]] as const), writtenEmpty: new Set(Object.keys(t.z ?? {})) };
+}
+
+const DETAILS = writtenDef(metaV1.types['StatusDetails']!, { causes: writtenDef(metaV1.types['StatusCause']!) });
+
+function isEmpty(x: unknown): boolean {
+  return x === undefined || x === null || x === '' || x === 0 || x === false || (Array.isArray(x) && x.length === 0);
 }
 
 export function badRequest(message: string, causes?: StatusCause[]): StatusError {
@@ -222,9 +257,13 @@ export function timeout(message: string): StatusError {
   return new StatusError(504, 'Timeout', message, {});
 }
 
-/** Success Status, as returned by deletes that remove an object at once. */
-export function success(details: StatusDetails): Status & { status: 'Success' } {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 } as Status & { status: 'Success' };
+/**
+ * Success Status, as returned by deletes that remove an object at once: as
+ * kube's registry builds it, without a code (its `code` is omitted when 0)
+ * and `details` as written (no empty group).
+ */
+export function success(details: StatusDetails): Omit<Status, 'code'> & { status: 'Success' } {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: asWritten(DETAILS, details) as StatusDetails };
 }
 
 /** Anything thrown that is not a StatusError becomes a 500; the caller logs the original. */

@@ -1,6 +1,7 @@
 // A discovery document as the HTTP layer serves it: serialized once, with a
 // strong ETag, so that answering (including 304s) costs no JSON work per request.
 import { createHash } from 'node:crypto';
+import { goJson } from '../api/json.js';
 
 export interface Document {
   /** The JSON text of the response body. */
@@ -13,8 +14,16 @@ export interface Document {
 
 export const JSON_TYPE = 'application/json';
 
-export function makeDocument(value: unknown, contentType = JSON_TYPE): Document {
-  const body = JSON.stringify(value);
+/**
+ * How kube writes a document: `encoded` through its API encoder (discovery
+ * objects: HTML-safe escaped, ending in "\n"); `indented` by its raw JSON
+ * writer (/version, the root paths: two-space indent, no final newline);
+ * `raw` as JSON.stringify writes it (OpenAPI, whose bytes and hashes are kept).
+ */
+export type DocumentForm = 'encoded' | 'indented' | 'raw';
+
+export function makeDocument(value: unknown, contentType = JSON_TYPE, form: DocumentForm = 'raw'): Document {
+  const body = form === 'encoded' ? goJson(value) + '\n' : form === 'indented' ? goJson(value, 2) : JSON.stringify(value);
   const etag = `"${createHash('sha256').update(body).digest('hex')}"`;
   return Object.freeze({ body, etag, contentType });
 }

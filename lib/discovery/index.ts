@@ -3,7 +3,7 @@
 // registry gets a new Discovery, and a CRD change swaps the registry: building
 // every group's documents then cost work for all of them), looked up by Map.
 import type { GroupVersions, Registry } from '../registry/index.js';
-import { makeDocument, type Document } from './document.js';
+import { JSON_TYPE, makeDocument, type Document } from './document.js';
 import { apiVersions, type ServerAddressByClientCIDR } from './api-versions.js';
 import { apiGroup, apiGroupList } from './group-list.js';
 import { apiResourceList } from './resource-list.js';
@@ -55,38 +55,38 @@ export class Discovery {
 
   /** GET /api */
   get api(): Document {
-    return this.#once('api', () => makeDocument(apiVersions(this.#registry, this.#opts.serverAddressByClientCIDRs ?? [])));
+    return this.#once('api', () => makeDocument(apiVersions(this.#registry, this.#opts.serverAddressByClientCIDRs ?? []), JSON_TYPE, 'encoded'));
   }
 
   /** GET /apis */
   get apis(): Document {
-    return this.#once('apis', () => makeDocument(apiGroupList(this.#registry)));
+    return this.#once('apis', () => makeDocument(apiGroupList(this.#registry), JSON_TYPE, 'encoded'));
   }
 
   /** GET /version */
   get version(): Document {
-    return this.#once('version', () => makeDocument(versionInfo(this.#opts.version)));
+    return this.#once('version', () => makeDocument(versionInfo(this.#opts.version), JSON_TYPE, 'indented'));
   }
 
   /** GET /apis/<group>; undefined when the group is not served. */
   group(name: string): Document | undefined {
     const g = this.#groupNames.get(name);
-    return g && this.#once(`group ${name}`, () => makeDocument(apiGroup(g)));
+    return g && this.#once(`group ${name}`, () => makeDocument(apiGroup(g), JSON_TYPE, 'encoded'));
   }
 
   /** GET /api/<version> (group '') or /apis/<group>/<version>. */
   resources(group: string, version: string): Document | undefined {
     const key = `${group}/${version}`;
     if (!this.#groupVersionKeys.has(key)) return undefined;
-    return this.#once(`resources ${key}`, () => makeDocument(apiResourceList(this.#registry, group, version)));
+    return this.#once(`resources ${key}`, () => makeDocument(apiResourceList(this.#registry, group, version), JSON_TYPE, 'encoded'));
   }
 
   /** GET /api or /apis with an aggregated-discovery Accept header (see negotiateAggregated). */
   aggregated(root: 'api' | 'apis', v: DiscoveryVersion = 'v2'): Document {
     return this.#once(`aggregated ${root}/${v}`, () =>
       root === 'api'
-        ? makeDocument(aggregatedCore(this.#registry, v), aggregatedContentType(v))
-        : makeDocument(aggregatedGroups(this.#registry, v), aggregatedContentType(v)),
+        ? makeDocument(aggregatedCore(this.#registry, v), aggregatedContentType(v), 'encoded')
+        : makeDocument(aggregatedGroups(this.#registry, v), aggregatedContentType(v), 'encoded'),
     );
   }
 }

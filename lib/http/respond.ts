@@ -10,7 +10,7 @@ import { encodeCbor } from '../cbor/encode.js';
 import { CBOR_MEDIA_TYPE } from '../cbor/errors.js';
 import { endThisTurn } from './turnend.js';
 import { closeAfterAnswer } from './linger.js';
-import { jsonBytes, toJson } from '../api/json.js';
+import { goJson, jsonAnswerBytes, jsonAnswerText } from '../api/json.js';
 import { queryBool } from '../api/querybool.js';
 import type { Exchange } from './exchange.js';
 
@@ -79,19 +79,24 @@ export function encode(value: object, output: Output, pretty: boolean): string |
   if (output.format === 'protobuf') return protobufBody(() => encodeEnvelope(value as Record<string, unknown>));
   if (output.format === 'cbor') return encodeCbor(value);
   if (output.format === 'yaml') return toYaml(value, { lineWidth: 0 });
-  return pretty ? JSON.stringify(value, null, 2) + '\n' : jsonAnswer(value);
+  return pretty ? prettyJson(value) : jsonAnswer(value);
+}
+
+/** kube's pretty form (json.MarshalIndent): indented by two spaces, HTML-safe escaped, without the encoder's final newline. */
+export function prettyJson(value: unknown): string {
+  return goJson(value, 2);
 }
 
 /**
- * An object's JSON answer: toJson's string, or for a large frozen object (as
- * stores hand them out) the UTF-8 bytes kept for it (jsonBytes, which list
- * pages share). Encoding a large answer per request made a fresh Buffer
+ * An object's JSON answer as kube's encoder writes it (ending in "\n"):
+ * jsonAnswerText's string, or for a large frozen object (as stores hand them
+ * out) the UTF-8 bytes kept for it (jsonAnswerBytes). Encoding a large answer per request made a fresh Buffer
  * outside V8's heap each time, and V8 then collected for external memory
  * pressure (see lib/http/parts.ts).
  */
 function jsonAnswer(value: object): string | Buffer {
-  const s = toJson(value);
-  return s.length < ENCODE_ONCE_MIN || !Object.isFrozen(value) ? s : jsonBytes(value);
+  const s = jsonAnswerText(value);
+  return s.length < ENCODE_ONCE_MIN || !Object.isFrozen(value) ? s : jsonAnswerBytes(value);
 }
 
 /**
@@ -141,6 +146,15 @@ export function sendError(x: Exchange, err: StatusError, output?: Output): void 
       return;
     }
   }
-  const body = output?.format === 'yaml' ? toYaml(err.status) : JSON.stringify(err.status);
+  const body = output?.format === 'yaml' ? toYaml(err.status) : errorJson(err);
   sendBody(x, err.code, output?.format === 'yaml' ? 'application/yaml' : 'application/json', body, headers);
+}
+
+/**
+ * A Status error's JSON as kube writes it: the encoder's form ending in "\n";
+ * a 406 (no acceptable media type, so no serializer) as kube's raw JSON
+ * writer does, indented and without the newline.
+ */
+function errorJson(err: StatusError): string {
+  return err.code === 406 ? goJson(err.status, 2) : jsonAnswerText(err.status);
 }

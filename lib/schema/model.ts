@@ -30,6 +30,8 @@ export interface StructNode {
   readonly description: string;
   readonly fields: ReadonlyMap<string, Field>;
   readonly required: readonly string[];
+  /** Fields kube writes when empty, with the JSON it writes (TypeDef.z); others are omitted when empty. */
+  readonly zeros?: Readonly<Record<string, unknown>>;
   /** `x-kubernetes-map-type: atomic` on the type (structType=atomic). */
   readonly atomic: boolean;
   /** Custom resources (x-kubernetes-preserve-unknown-fields): fields the struct does not name are kept, unchecked. */
@@ -112,6 +114,7 @@ export class SchemaModel {
           description: def.d,
           fields: new Map(),
           required: Object.freeze([...(def.r ?? [])]),
+          ...(def.z ? { zeros: def.z } : {}),
           atomic: def.mt === 'atomic',
         };
         this.#structs.set(node.name, node);

@@ -37,6 +37,13 @@ export interface TypeDef {
   readonly f: Readonly<Record<string, FieldDef>>;
   /** Required fields (no `omitempty`, no `+optional`). */
   readonly r?: readonly string[];
+  /**
+   * Fields kube writes when they hold their zero value, with the JSON it
+   * writes (`{}` for a struct value, `null` for a nil pointer, slice or map
+   * without `omitempty`, `""`, `0`, `false`); every other field is omitted
+   * when empty. Go's encoding/json rules applied to the struct tags.
+   */
+  readonly z?: Readonly<Record<string, unknown>>;
   /** `+structType=atomic` / `+mapType=atomic` on the type. */
   readonly mt?: 'atomic' | 'granular';
   /**

@@ -116,7 +116,7 @@ describe('create and get', () => {
     assert.equal(r.json.status, 'Failure');
     assert.equal(r.json.reason, 'NotFound');
     assert.equal(r.json.message, 'configmaps "nope" not found');
-    assert.deepEqual(r.json.details, { name: 'nope', group: '', kind: 'configmaps' });
+    assert.deepEqual(r.json.details, { name: 'nope', kind: 'configmaps' });
   });
 
   it('answers 404 for a create into a missing namespace', async () => {

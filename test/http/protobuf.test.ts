@@ -145,7 +145,7 @@ describe('protobuf answers for built-in types', () => {
       status: 'Failure',
       message: 'configmaps "missing" not found',
       reason: 'NotFound',
-      details: { name: 'missing', group: '', kind: 'configmaps' },
+      details: { name: 'missing', kind: 'configmaps' },
       code: 404,
     });
 

@@ -1,7 +1,7 @@
 // get and list.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { Output } from '../../../lib/http/negotiate.js';
-import { sendBody, sendObject, wantsPretty, encode, protobufBody } from '../../../lib/http/respond.js';
+import { sendBody, sendObject, wantsPretty, encode, protobufBody, prettyJson } from '../../../lib/http/respond.js';
 import { encodeList } from '../../../lib/protobuf/codec.js';
 import { encodeCborList } from '../../../lib/cbor/encode.js';
 import { apiVersionOf } from '../../../lib/registry/types.js';
@@ -102,7 +102,7 @@ function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: reado
     return;
   }
   if (pretty) {
-    sendBody(r, 200, out.contentType, JSON.stringify(JSON.parse(listJson(t, items, meta)), null, 2) + '\n');
+    sendBody(r, 200, out.contentType, prettyJson(JSON.parse(listJson(t, items, meta))));
     return;
   }
   const { parts, length } = listParts(t, items, meta);

@@ -14,7 +14,7 @@ import { CBOR_SEQ_MEDIA_TYPE } from '../../../lib/cbor/errors.js';
 import type { Output } from '../../../lib/http/negotiate.js';
 import { writeHeadWith } from '../../../lib/http/carried.js';
 import { chunkSink, type ChunkSink } from '../../../lib/http/chunks.js';
-import { toJson } from '../../../lib/api/json.js';
+import { goJson, toJson } from '../../../lib/api/json.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix } from '../keys.js';
@@ -304,11 +304,11 @@ class WatchStream {
     }
     this.write(
       this.out.as === 'Table'
-        ? JSON.stringify({
+        ? goJson({
             type: 'BOOKMARK',
             object: { kind: 'Table', apiVersion: `meta.k8s.io/${this.out.asVersion ?? 'v1'}`, metadata, columnDefinitions: null, rows: null },
           }) + '\n'
-        : JSON.stringify({ type: 'BOOKMARK', object: obj }) + '\n',
+        : goJson({ type: 'BOOKMARK', object: obj }) + '\n',
     );
   }
 
@@ -338,7 +338,7 @@ class WatchStream {
     if (!(err instanceof StatusError)) this.env.log(`watch failed: ${err instanceof Error ? err.message : String(err)}`);
     if (this.out.format === 'protobuf') this.writeFrame('ERROR', () => encodeWatchFrame('ERROR', status as unknown as Record<string, unknown>));
     else if (this.out.format === 'cbor') this.write(encodeCborEvent('ERROR', status));
-    else this.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+    else this.write(goJson({ type: 'ERROR', object: status }) + '\n');
     this.end();
   }
 
@@ -351,7 +351,7 @@ class WatchStream {
       includeObjectOf(this.r.query),
       this.env.clock(),
     );
-    return JSON.stringify({ type, object: tbl }) + '\n';
+    return goJson({ type, object: tbl }) + '\n';
   }
 
   private write(line: string | Buffer): void {

@@ -10,6 +10,7 @@ export const admissionregistrationV1: SchemaPackage = {
     AuditAnnotation: {
       d: 'AuditAnnotation describes how to produce an audit annotation for an API request.',
       r: ['key', 'valueExpression'],
+      z: { key: '', valueExpression: '' },
       f: {
         key: [
           'string',
@@ -24,6 +25,7 @@ export const admissionregistrationV1: SchemaPackage = {
     ExpressionWarning: {
       d: 'ExpressionWarning is a warning information that targets a specific expression.',
       r: ['fieldRef', 'warning'],
+      z: { fieldRef: '', warning: '' },
       f: {
         fieldRef: [
           'string',
@@ -38,6 +40,7 @@ export const admissionregistrationV1: SchemaPackage = {
     MatchCondition: {
       d: 'MatchCondition represents a condition which must by fulfilled for a request to be sent to a webhook.',
       r: ['name', 'expression'],
+      z: { name: '', expression: '' },
       f: {
         name: [
           'string',
@@ -80,6 +83,7 @@ export const admissionregistrationV1: SchemaPackage = {
     MutatingWebhook: {
       d: 'MutatingWebhook describes an admission webhook and the resources and operations it applies to.',
       r: ['name', 'clientConfig', 'sideEffects', 'admissionReviewVersions'],
+      z: { name: '', clientConfig: {}, sideEffects: null, admissionReviewVersions: null },
       f: {
         name: [
           'string',
@@ -133,6 +137,7 @@ export const admissionregistrationV1: SchemaPackage = {
     },
     MutatingWebhookConfiguration: {
       d: 'MutatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and may change the object.',
+      z: { metadata: {} },
       f: {
         kind: [
           'string',
@@ -156,6 +161,7 @@ export const admissionregistrationV1: SchemaPackage = {
     MutatingWebhookConfigurationList: {
       d: 'MutatingWebhookConfigurationList is a list of MutatingWebhookConfiguration.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -269,6 +275,7 @@ export const admissionregistrationV1: SchemaPackage = {
     ServiceReference: {
       d: 'ServiceReference holds a reference to Service.legacy.k8s.io',
       r: ['namespace', 'name'],
+      z: { namespace: '', name: '' },
       f: {
         namespace: ['string', 'namespace is the namespace of the service. Required'],
         name: ['string', 'name is the name of the service. Required'],
@@ -291,6 +298,7 @@ export const admissionregistrationV1: SchemaPackage = {
     },
     ValidatingAdmissionPolicy: {
       d: 'ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -313,6 +321,7 @@ export const admissionregistrationV1: SchemaPackage = {
     },
     ValidatingAdmissionPolicyBinding: {
       d: "ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources. ValidatingAdmissionPolicyBinding and parameter CRDs together define how cluster administrators configure policies for clusters.\n\nFor a given admission request, each binding will cause its policy to be evaluated N times, where N is 1 for policies/bindings that don't use params, otherwise N is the number of parameters selected by the binding.\n\nThe CEL expressions of a policy must have a computed CEL cost below the maximum CEL budget. Each evaluation of the policy is given an independent CEL cost budget. Adding/removing policies, bindings, or params can not affect whether a given (policy, binding, param) combination is within its own CEL budget.",
+      z: { metadata: {}, spec: {} },
       f: {
         kind: [
           'string',
@@ -332,6 +341,7 @@ export const admissionregistrationV1: SchemaPackage = {
     ValidatingAdmissionPolicyBindingList: {
       d: 'ValidatingAdmissionPolicyBindingList is a list of ValidatingAdmissionPolicyBinding.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -373,6 +383,7 @@ export const admissionregistrationV1: SchemaPackage = {
     ValidatingAdmissionPolicyList: {
       d: 'ValidatingAdmissionPolicyList is a list of ValidatingAdmissionPolicy.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -440,6 +451,7 @@ export const admissionregistrationV1: SchemaPackage = {
     ValidatingWebhook: {
       d: 'ValidatingWebhook describes an admission webhook and the resources and operations it applies to.',
       r: ['name', 'clientConfig', 'sideEffects', 'admissionReviewVersions'],
+      z: { name: '', clientConfig: {}, sideEffects: null, admissionReviewVersions: null },
       f: {
         name: [
           'string',
@@ -489,6 +501,7 @@ export const admissionregistrationV1: SchemaPackage = {
     },
     ValidatingWebhookConfiguration: {
       d: 'ValidatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and object without changing it.',
+      z: { metadata: {} },
       f: {
         kind: [
           'string',
@@ -512,6 +525,7 @@ export const admissionregistrationV1: SchemaPackage = {
     ValidatingWebhookConfigurationList: {
       d: 'ValidatingWebhookConfigurationList is a list of ValidatingWebhookConfiguration.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -531,6 +545,7 @@ export const admissionregistrationV1: SchemaPackage = {
     Validation: {
       d: 'Validation specifies the CEL expression which is used to apply the validation.',
       r: ['expression'],
+      z: { expression: '' },
       f: {
         expression: [
           'string',
@@ -553,6 +568,7 @@ export const admissionregistrationV1: SchemaPackage = {
     Variable: {
       d: 'Variable is the definition of a variable that is used for composition. A variable is defined as a named expression.',
       r: ['name', 'expression'],
+      z: { name: '', expression: '' },
       mt: 'atomic',
       f: {
         name: [

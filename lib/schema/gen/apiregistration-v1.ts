@@ -9,6 +9,7 @@ export const apiregistrationV1: SchemaPackage = {
   types: {
     APIService: {
       d: 'APIService represents a server for a particular GroupVersion. Name must be "version.group".',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -27,10 +28,11 @@ export const apiregistrationV1: SchemaPackage = {
       },
     },
     APIServiceCondition: {
-      d: 'APIServiceCondition describes the state of an APIService at a particular point Type is the type of the condition.',
+      d: 'APIServiceCondition describes the state of an APIService at a particular point',
       r: ['type', 'status'],
+      z: { type: '', status: '', lastTransitionTime: null },
       f: {
-        type: ['string', 'APIServiceCondition describes the state of an APIService at a particular point Type is the type of the condition.'],
+        type: ['string', 'Type is the type of the condition.'],
         status: ['string', 'Status is the status of the condition. Can be True, False, Unknown.'],
         lastTransitionTime: ['time', 'Last time the condition transitioned from one status to another.'],
         reason: ['string', "Unique, one-word, CamelCase reason for the condition's last transition."],
@@ -40,6 +42,7 @@ export const apiregistrationV1: SchemaPackage = {
     APIServiceList: {
       d: 'APIServiceList is a list of APIService objects.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -57,12 +60,13 @@ export const apiregistrationV1: SchemaPackage = {
       },
     },
     APIServiceSpec: {
-      d: 'APIServiceSpec contains information for locating and communicating with a server. Only https is supported, though you are able to disable certificate verification. Service is a reference to the service for this API server.  It must communicate on port 443. If the Service is nil, that means the handling for the API groupversion is handled locally on this server. The call will simply delegate to the normal handler chain to be fulfilled.',
+      d: 'APIServiceSpec contains information for locating and communicating with a server. Only https is supported, though you are able to disable certificate verification.',
       r: ['groupPriorityMinimum', 'versionPriority'],
+      z: { groupPriorityMinimum: 0, versionPriority: 0 },
       f: {
         service: [
           'apiregistration.ServiceReference',
-          'APIServiceSpec contains information for locating and communicating with a server. Only https is supported, though you are able to disable certificate verification. Service is a reference to the service for this API server.  It must communicate on port 443. If the Service is nil, that means the handling for the API groupversion is handled locally on this server. The call will simply delegate to the normal handler chain to be fulfilled.',
+          'Service is a reference to the service for this API server.  It must communicate on port 443. If the Service is nil, that means the handling for the API groupversion is handled locally on this server. The call will simply delegate to the normal handler chain to be fulfilled.',
         ],
         group: ['string', 'Group is the API group name this server hosts'],
         version: ['string', 'Version is the API version this server hosts.  For example, "v1"'],
@@ -86,19 +90,15 @@ export const apiregistrationV1: SchemaPackage = {
       },
     },
     APIServiceStatus: {
-      d: 'APIServiceStatus contains derived information about an API server Current service state of apiService.',
+      d: 'APIServiceStatus contains derived information about an API server',
       f: {
-        conditions: [
-          '[]apiregistration.APIServiceCondition',
-          'APIServiceStatus contains derived information about an API server Current service state of apiService.',
-          { lt: 'map', lk: ['type'], ps: 'merge', pk: 'type' },
-        ],
+        conditions: ['[]apiregistration.APIServiceCondition', 'Current service state of apiService.', { lt: 'map', lk: ['type'], ps: 'merge', pk: 'type' }],
       },
     },
     ServiceReference: {
-      d: 'ServiceReference holds a reference to Service.legacy.k8s.io Namespace is the namespace of the service',
+      d: 'ServiceReference holds a reference to Service.legacy.k8s.io',
       f: {
-        namespace: ['string', 'ServiceReference holds a reference to Service.legacy.k8s.io Namespace is the namespace of the service'],
+        namespace: ['string', 'Namespace is the namespace of the service'],
         name: ['string', 'Name is the name of the service'],
         port: [
           'int32',

@@ -10,6 +10,7 @@ export const appsV1: SchemaPackage = {
     ControllerRevision: {
       d: 'ControllerRevision implements an immutable snapshot of state data. Clients are responsible for serializing and deserializing the objects that contain their internal state. Once a ControllerRevision has been successfully created, it can not be updated. The API Server will fail validation of all requests that attempt to mutate the Data field. ControllerRevisions may, however, be deleted. Note that, due to its use by both the DaemonSet and StatefulSet controllers for update and rollback, this object is beta. However, it may be subject to name and representation changes in future releases, and clients should not depend on its stability. It is primarily for internal use by controllers.',
       r: ['data'],
+      z: { metadata: {}, data: null, revision: 0 },
       f: {
         kind: [
           'string',
@@ -30,6 +31,7 @@ export const appsV1: SchemaPackage = {
     ControllerRevisionList: {
       d: 'ControllerRevisionList is a resource containing a list of ControllerRevision objects.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -45,6 +47,7 @@ export const appsV1: SchemaPackage = {
     },
     DaemonSet: {
       d: 'DaemonSet represents the configuration of a daemon set.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -70,6 +73,7 @@ export const appsV1: SchemaPackage = {
     },
     DaemonSetCondition: {
       d: 'DaemonSetCondition describes the state of a DaemonSet at a certain point.',
+      z: { type: '', status: '', lastTransitionTime: null },
       f: {
         type: ['string', 'Type of DaemonSet condition.'],
         status: ['string', 'Status of the condition, one of True, False, Unknown.'],
@@ -81,6 +85,7 @@ export const appsV1: SchemaPackage = {
     DaemonSetList: {
       d: 'DaemonSetList is a collection of daemon sets.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -100,6 +105,7 @@ export const appsV1: SchemaPackage = {
     DaemonSetSpec: {
       d: 'DaemonSetSpec is the specification of a daemon set.',
       r: ['selector', 'template'],
+      z: { selector: null, template: {}, updateStrategy: {} },
       f: {
         selector: [
           'meta.LabelSelector',
@@ -123,6 +129,7 @@ export const appsV1: SchemaPackage = {
     DaemonSetStatus: {
       d: 'DaemonSetStatus represents the current status of a daemon set.',
       r: ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady'],
+      z: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
       f: {
         currentNumberScheduled: [
           'int32',
@@ -170,6 +177,7 @@ export const appsV1: SchemaPackage = {
     },
     Deployment: {
       d: 'Deployment enables declarative updates for Pods and ReplicaSets.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -189,6 +197,7 @@ export const appsV1: SchemaPackage = {
     },
     DeploymentCondition: {
       d: 'DeploymentCondition describes the state of a deployment at a certain point.',
+      z: { type: '', status: '', lastUpdateTime: null, lastTransitionTime: null },
       f: {
         type: ['string', 'Type of deployment condition.'],
         status: ['string', 'Status of the condition, one of True, False, Unknown.'],
@@ -201,6 +210,7 @@ export const appsV1: SchemaPackage = {
     DeploymentList: {
       d: 'DeploymentList is a list of Deployments.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -217,6 +227,7 @@ export const appsV1: SchemaPackage = {
     DeploymentSpec: {
       d: 'DeploymentSpec is the specification of the desired behavior of the Deployment.',
       r: ['selector', 'template'],
+      z: { selector: null, template: {}, strategy: {} },
       f: {
         replicas: ['int32', 'Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.'],
         selector: [
@@ -276,6 +287,7 @@ export const appsV1: SchemaPackage = {
     },
     ReplicaSet: {
       d: 'ReplicaSet ensures that a specified number of pod replicas are running at any given time.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -301,6 +313,7 @@ export const appsV1: SchemaPackage = {
     },
     ReplicaSetCondition: {
       d: 'ReplicaSetCondition describes the state of a replica set at a certain point.',
+      z: { type: '', status: '', lastTransitionTime: null },
       f: {
         type: ['string', 'Type of replica set condition.'],
         status: ['string', 'Status of the condition, one of True, False, Unknown.'],
@@ -312,6 +325,7 @@ export const appsV1: SchemaPackage = {
     ReplicaSetList: {
       d: 'ReplicaSetList is a collection of ReplicaSets.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -331,6 +345,7 @@ export const appsV1: SchemaPackage = {
     ReplicaSetSpec: {
       d: 'ReplicaSetSpec is the specification of a ReplicaSet.',
       r: ['selector'],
+      z: { selector: null, template: {} },
       f: {
         replicas: [
           'int32',
@@ -353,6 +368,7 @@ export const appsV1: SchemaPackage = {
     ReplicaSetStatus: {
       d: 'ReplicaSetStatus represents the current status of a ReplicaSet.',
       r: ['replicas'],
+      z: { replicas: 0 },
       f: {
         replicas: [
           'int32',
@@ -414,6 +430,7 @@ export const appsV1: SchemaPackage = {
     },
     StatefulSet: {
       d: 'StatefulSet represents a set of pods with consistent identities. Identities are defined as:\n  - Network: A single stable DNS and hostname.\n  - Storage: As many VolumeClaims as requested.\n\nThe StatefulSet guarantees that a given network identity will always map to the same storage identity.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -433,6 +450,7 @@ export const appsV1: SchemaPackage = {
     },
     StatefulSetCondition: {
       d: 'StatefulSetCondition describes the state of a statefulset at a certain point.',
+      z: { type: '', status: '', lastTransitionTime: null },
       f: {
         type: ['string', 'Type of statefulset condition.'],
         status: ['string', 'Status of the condition, one of True, False, Unknown.'],
@@ -444,6 +462,7 @@ export const appsV1: SchemaPackage = {
     StatefulSetList: {
       d: 'StatefulSetList is a collection of StatefulSets.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -462,6 +481,7 @@ export const appsV1: SchemaPackage = {
     },
     StatefulSetOrdinals: {
       d: 'StatefulSetOrdinals describes the policy used for replica ordinal assignment in this StatefulSet.',
+      z: { start: 0 },
       f: {
         start: [
           'int32',
@@ -485,6 +505,7 @@ export const appsV1: SchemaPackage = {
     StatefulSetSpec: {
       d: 'A StatefulSetSpec is the specification of a StatefulSet.',
       r: ['selector', 'template'],
+      z: { selector: null, template: {}, serviceName: '', updateStrategy: {} },
       f: {
         replicas: [
           'int32',
@@ -536,6 +557,7 @@ export const appsV1: SchemaPackage = {
     StatefulSetStatus: {
       d: 'StatefulSetStatus represents the current state of a StatefulSet.',
       r: ['replicas'],
+      z: { replicas: 0, availableReplicas: 0 },
       f: {
         observedGeneration: [
           'int64',

@@ -21,6 +21,7 @@ export const authenticationV1: SchemaPackage = {
     },
     SelfSubjectReview: {
       d: 'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.  If impersonation or request header authentication is used, any extra keys will have their case ignored and returned as lowercase.',
+      z: { metadata: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -39,12 +40,14 @@ export const authenticationV1: SchemaPackage = {
     },
     SelfSubjectReviewStatus: {
       d: 'SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.',
+      z: { userInfo: {} },
       f: {
         userInfo: ['authentication.UserInfo', 'userInfo is a set of attributes belonging to the user making this request.'],
       },
     },
     TokenRequest: {
       d: 'TokenRequest requests a token for a given service account.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -64,6 +67,7 @@ export const authenticationV1: SchemaPackage = {
     },
     TokenRequestSpec: {
       d: 'TokenRequestSpec contains client provided parameters of a token request.',
+      z: { audiences: null, expirationSeconds: null, boundObjectRef: null },
       f: {
         audiences: [
           '[]string',
@@ -86,6 +90,7 @@ export const authenticationV1: SchemaPackage = {
     },
     TokenRequestStatus: {
       d: 'TokenRequestStatus is the result of a token request.',
+      z: { token: '', expirationTimestamp: null },
       f: {
         token: ['string', 'token is the opaque bearer token.'],
         expirationTimestamp: ['time', 'expirationTimestamp is the time of expiration of the returned token.'],
@@ -94,6 +99,7 @@ export const authenticationV1: SchemaPackage = {
     TokenReview: {
       d: 'TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver.',
       r: ['spec'],
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -124,6 +130,7 @@ export const authenticationV1: SchemaPackage = {
     },
     TokenReviewStatus: {
       d: 'TokenReviewStatus is the result of the token authentication request.',
+      z: { user: {} },
       f: {
         authenticated: ['bool', 'authenticated indicates that the token was associated with a known user.'],
         user: ['authentication.UserInfo', 'user is the UserInfo associated with the provided token.'],

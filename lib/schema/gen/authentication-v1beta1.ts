@@ -9,6 +9,7 @@ export const authenticationV1beta1: SchemaPackage = {
   types: {
     SelfSubjectReview: {
       d: 'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.  If impersonation or request header authentication is used, any extra keys will have their case ignored and returned as lowercase.',
+      z: { metadata: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -27,6 +28,7 @@ export const authenticationV1beta1: SchemaPackage = {
     },
     SelfSubjectReviewStatus: {
       d: 'SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.',
+      z: { userInfo: {} },
       f: {
         userInfo: ['authentication.UserInfo', 'userInfo is a set of attributes belonging to the user making this request.'],
       },
@@ -34,6 +36,7 @@ export const authenticationV1beta1: SchemaPackage = {
     TokenReview: {
       d: 'TokenReview attempts to authenticate a token to a known user. Note: TokenReview requests may be cached by the webhook token authenticator plugin in the kube-apiserver.',
       r: ['spec'],
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -64,6 +67,7 @@ export const authenticationV1beta1: SchemaPackage = {
     },
     TokenReviewStatus: {
       d: 'TokenReviewStatus is the result of the token authentication request.',
+      z: { user: {} },
       f: {
         authenticated: ['bool', 'authenticated indicates that the token was associated with a known user.'],
         user: ['authenticationV1beta1.UserInfo', 'user is the UserInfo associated with the provided token.'],

@@ -38,6 +38,7 @@ export const authorizationV1: SchemaPackage = {
     LocalSubjectAccessReview: {
       d: 'LocalSubjectAccessReview checks whether or not a user or group can perform an action in a given namespace. Having a namespace scoped resource makes it much easier to grant namespace scoped policy that includes permissions checking.',
       r: ['spec'],
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -68,6 +69,7 @@ export const authorizationV1: SchemaPackage = {
     NonResourceRule: {
       d: 'NonResourceRule holds information that describes a rule for the non-resource',
       r: ['verbs'],
+      z: { verbs: null },
       f: {
         verbs: [
           '[]string',
@@ -107,6 +109,7 @@ export const authorizationV1: SchemaPackage = {
     ResourceRule: {
       d: "ResourceRule is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.",
       r: ['verbs'],
+      z: { verbs: null },
       f: {
         verbs: [
           '[]string',
@@ -133,6 +136,7 @@ export const authorizationV1: SchemaPackage = {
     SelfSubjectAccessReview: {
       d: 'SelfSubjectAccessReview checks whether or the current user can perform an action.  Not filling in a spec.namespace means "in all namespaces".  Self is a special case, because users should always be able to check whether they can perform an action',
       r: ['spec'],
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -160,6 +164,7 @@ export const authorizationV1: SchemaPackage = {
     SelfSubjectRulesReview: {
       d: "SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace. The returned list of actions may be incomplete depending on the server's authorization mode, and any errors experienced during the evaluation. SelfSubjectRulesReview should be used by UIs to show/hide actions, or to quickly let an end user reason about their permissions. It should NOT Be used by external systems to drive authorization decisions as this raises confused deputy, cache lifetime/revocation, and correctness concerns. SubjectAccessReview, and LocalAccessReview are the correct way to defer authorization decisions to the API server.",
       r: ['spec'],
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -186,6 +191,7 @@ export const authorizationV1: SchemaPackage = {
     SubjectAccessReview: {
       d: 'SubjectAccessReview checks whether or not a user or group can perform an action.',
       r: ['spec'],
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -223,6 +229,7 @@ export const authorizationV1: SchemaPackage = {
     SubjectAccessReviewStatus: {
       d: 'SubjectAccessReviewStatus',
       r: ['allowed'],
+      z: { allowed: false },
       f: {
         allowed: ['bool', 'allowed is required. True if the action would be allowed, false otherwise.'],
         denied: [
@@ -239,6 +246,7 @@ export const authorizationV1: SchemaPackage = {
     SubjectRulesReviewStatus: {
       d: "SubjectRulesReviewStatus contains the result of a rules check. This check can be incomplete depending on the set of authorizers the server is configured with and any errors experienced during evaluation. Because authorization rules are additive, if a rule appears in a list it's safe to assume the subject has that permission, even if that list is incomplete.",
       r: ['resourceRules', 'nonResourceRules', 'incomplete'],
+      z: { resourceRules: null, nonResourceRules: null, incomplete: false },
       f: {
         resourceRules: [
           '[]authorization.ResourceRule',

@@ -40,6 +40,7 @@ export const authorizationV1beta1: SchemaPackage = {
     SubjectAccessReview: {
       d: 'SubjectAccessReview checks whether or not a user or group can perform an action.',
       r: ['spec'],
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -77,6 +78,7 @@ export const authorizationV1beta1: SchemaPackage = {
     SubjectAccessReviewStatus: {
       d: 'SubjectAccessReviewStatus',
       r: ['allowed'],
+      z: { allowed: false },
       f: {
         allowed: ['bool', 'allowed is required. True if the action would be allowed, false otherwise.'],
         denied: [

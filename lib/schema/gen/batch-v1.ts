@@ -9,6 +9,7 @@ export const batchV1: SchemaPackage = {
   types: {
     CronJob: {
       d: 'CronJob represents the configuration of a single cron job.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -35,6 +36,7 @@ export const batchV1: SchemaPackage = {
     CronJobList: {
       d: 'CronJobList is a collection of cron jobs.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -54,6 +56,7 @@ export const batchV1: SchemaPackage = {
     CronJobSpec: {
       d: 'CronJobSpec describes how the job execution will look like and when it will actually run.',
       r: ['schedule', 'jobTemplate'],
+      z: { schedule: '', jobTemplate: {} },
       f: {
         schedule: ['string', 'The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.'],
         timeZone: [
@@ -87,6 +90,7 @@ export const batchV1: SchemaPackage = {
     },
     Job: {
       d: 'Job represents the configuration of a single job.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -113,6 +117,7 @@ export const batchV1: SchemaPackage = {
     JobCondition: {
       d: 'JobCondition describes current state of a job.',
       r: ['type', 'status'],
+      z: { type: '', status: '', lastProbeTime: null, lastTransitionTime: null },
       f: {
         type: ['string', 'Type of job condition, Complete or Failed.'],
         status: ['string', 'Status of the condition, one of True, False, Unknown.'],
@@ -125,6 +130,7 @@ export const batchV1: SchemaPackage = {
     JobList: {
       d: 'JobList is a collection of jobs.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -166,6 +172,7 @@ export const batchV1: SchemaPackage = {
     JobSpec: {
       d: 'JobSpec describes how the job execution will look like.',
       r: ['template'],
+      z: { template: {} },
       f: {
         parallelism: [
           'int32',
@@ -280,6 +287,7 @@ export const batchV1: SchemaPackage = {
     },
     JobTemplateSpec: {
       d: 'JobTemplateSpec describes the data a Job should have when created from a template',
+      z: { metadata: {}, spec: {} },
       f: {
         metadata: [
           'meta.ObjectMeta',
@@ -294,6 +302,7 @@ export const batchV1: SchemaPackage = {
     PodFailurePolicy: {
       d: 'PodFailurePolicy describes how failed pods influence the backoffLimit.',
       r: ['rules'],
+      z: { rules: null },
       f: {
         rules: [
           '[]batch.PodFailurePolicyRule',
@@ -305,6 +314,7 @@ export const batchV1: SchemaPackage = {
     PodFailurePolicyOnExitCodesRequirement: {
       d: 'PodFailurePolicyOnExitCodesRequirement describes the requirement for handling a failed pod based on its container exit codes. In particular, it lookups the .state.terminated.exitCode for each app container and init container status, represented by the .status.containerStatuses and .status.initContainerStatuses fields in the Pod status, respectively. Containers completed with success (exit code 0) are excluded from the requirement check.',
       r: ['operator', 'values'],
+      z: { operator: '', values: null },
       f: {
         containerName: [
           'string',
@@ -324,6 +334,7 @@ export const batchV1: SchemaPackage = {
     PodFailurePolicyOnPodConditionsPattern: {
       d: 'PodFailurePolicyOnPodConditionsPattern describes a pattern for matching an actual pod condition type.',
       r: ['type'],
+      z: { type: '', status: '' },
       f: {
         type: [
           'string',
@@ -338,6 +349,7 @@ export const batchV1: SchemaPackage = {
     PodFailurePolicyRule: {
       d: 'PodFailurePolicyRule describes how a pod failure is handled when the requirements are met. One of onExitCodes and onPodConditions, but not both, can be used in each rule.',
       r: ['action'],
+      z: { action: '' },
       f: {
         action: [
           'string',
@@ -354,6 +366,7 @@ export const batchV1: SchemaPackage = {
     SuccessPolicy: {
       d: 'SuccessPolicy describes when a Job can be declared as succeeded based on the success of some indexes.',
       r: ['rules'],
+      z: { rules: null },
       f: {
         rules: [
           '[]batch.SuccessPolicyRule',

@@ -10,6 +10,7 @@ export const certificatesV1: SchemaPackage = {
     CertificateSigningRequest: {
       d: 'CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a certificate signing request, and having it asynchronously approved and issued.\n\nKubelets use this API to obtain:\n 1. client certificates to authenticate to kube-apiserver (with the "kubernetes.io/kube-apiserver-client-kubelet" signerName).\n 2. serving certificates for TLS endpoints kube-apiserver can connect to securely (with the "kubernetes.io/kubelet-serving" signerName).\n\nThis API can be used to request client certificates to authenticate to kube-apiserver (with the "kubernetes.io/kube-apiserver-client" signerName), or to obtain certificates from custom non-Kubernetes signers.',
       r: ['spec'],
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -33,6 +34,7 @@ export const certificatesV1: SchemaPackage = {
     CertificateSigningRequestCondition: {
       d: 'CertificateSigningRequestCondition describes a condition of a CertificateSigningRequest object',
       r: ['type', 'status'],
+      z: { type: '', status: '', lastUpdateTime: null, lastTransitionTime: null },
       f: {
         type: [
           'string',
@@ -51,6 +53,7 @@ export const certificatesV1: SchemaPackage = {
     CertificateSigningRequestList: {
       d: 'CertificateSigningRequestList is a collection of CertificateSigningRequest objects',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -67,6 +70,7 @@ export const certificatesV1: SchemaPackage = {
     CertificateSigningRequestSpec: {
       d: 'CertificateSigningRequestSpec contains the certificate request.',
       r: ['request', 'signerName'],
+      z: { request: null, signerName: '' },
       f: {
         request: [
           'bytes',

@@ -9,6 +9,7 @@ export const coordinationV1: SchemaPackage = {
   types: {
     Lease: {
       d: 'Lease defines a lease concept.',
+      z: { metadata: {}, spec: {} },
       f: {
         kind: [
           'string',
@@ -31,6 +32,7 @@ export const coordinationV1: SchemaPackage = {
     LeaseList: {
       d: 'LeaseList is a list of Lease objects.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',

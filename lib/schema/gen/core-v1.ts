@@ -10,6 +10,7 @@ export const coreV1: SchemaPackage = {
     AWSElasticBlockStoreVolumeSource: {
       d: 'Represents a Persistent Disk resource in AWS.\n\nAn AWS EBS disk must exist before mounting to a container. The disk must also be in the same AWS zone as the kubelet. An AWS EBS disk can only be mounted as read/write once. AWS EBS volumes support ownership management and SELinux relabeling.',
       r: ['volumeID'],
+      z: { volumeID: '' },
       f: {
         volumeID: [
           'string',
@@ -46,6 +47,7 @@ export const coreV1: SchemaPackage = {
     AppArmorProfile: {
       d: "AppArmorProfile defines a pod or container's AppArmor settings.",
       r: ['type'],
+      z: { type: '' },
       f: {
         type: [
           'string',
@@ -60,6 +62,7 @@ export const coreV1: SchemaPackage = {
     AttachedVolume: {
       d: 'AttachedVolume describes a volume attached to a node',
       r: ['name', 'devicePath'],
+      z: { name: '', devicePath: '' },
       f: {
         name: ['string', 'Name of the attached volume'],
         devicePath: ['string', 'DevicePath represents the device path where the volume should be available'],
@@ -68,6 +71,7 @@ export const coreV1: SchemaPackage = {
     AzureDiskVolumeSource: {
       d: 'AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.',
       r: ['diskName', 'diskURI'],
+      z: { diskName: '', diskURI: '' },
       f: {
         diskName: ['string', 'diskName is the Name of the data disk in the blob storage'],
         diskURI: ['string', 'diskURI is the URI of data disk in the blob storage'],
@@ -86,6 +90,7 @@ export const coreV1: SchemaPackage = {
     AzureFilePersistentVolumeSource: {
       d: 'AzureFile represents an Azure File Service mount on the host and bind mount to the pod.',
       r: ['secretName', 'shareName'],
+      z: { secretName: '', shareName: '', secretNamespace: null },
       f: {
         secretName: ['string', 'secretName is the name of secret that contains Azure Storage Account Name and Key'],
         shareName: ['string', 'shareName is the azure Share Name'],
@@ -99,6 +104,7 @@ export const coreV1: SchemaPackage = {
     AzureFileVolumeSource: {
       d: 'AzureFile represents an Azure File Service mount on the host and bind mount to the pod.',
       r: ['secretName', 'shareName'],
+      z: { secretName: '', shareName: '' },
       f: {
         secretName: ['string', 'secretName is the  name of secret that contains Azure Storage Account Name and Key'],
         shareName: ['string', 'shareName is the azure share Name'],
@@ -108,6 +114,7 @@ export const coreV1: SchemaPackage = {
     CSIPersistentVolumeSource: {
       d: 'Represents storage that is managed by an external CSI volume driver',
       r: ['driver', 'volumeHandle'],
+      z: { driver: '', volumeHandle: '' },
       f: {
         driver: ['string', 'driver is the name of the driver to use for this volume. Required.'],
         volumeHandle: [
@@ -142,6 +149,7 @@ export const coreV1: SchemaPackage = {
     CSIVolumeSource: {
       d: 'Represents a source location of a volume to mount, managed by an external CSI driver',
       r: ['driver'],
+      z: { driver: '' },
       f: {
         driver: [
           'string',
@@ -172,6 +180,7 @@ export const coreV1: SchemaPackage = {
     CephFSPersistentVolumeSource: {
       d: 'Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling.',
       r: ['monitors'],
+      z: { monitors: null },
       f: {
         monitors: [
           '[]string',
@@ -200,6 +209,7 @@ export const coreV1: SchemaPackage = {
     CephFSVolumeSource: {
       d: 'Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling.',
       r: ['monitors'],
+      z: { monitors: null },
       f: {
         monitors: [
           '[]string',
@@ -228,6 +238,7 @@ export const coreV1: SchemaPackage = {
     CinderPersistentVolumeSource: {
       d: 'Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling.',
       r: ['volumeID'],
+      z: { volumeID: '' },
       f: {
         volumeID: ['string', 'volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md'],
         fsType: [
@@ -244,6 +255,7 @@ export const coreV1: SchemaPackage = {
     CinderVolumeSource: {
       d: 'Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling.',
       r: ['volumeID'],
+      z: { volumeID: '' },
       f: {
         volumeID: ['string', 'volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md'],
         fsType: [
@@ -269,6 +281,7 @@ export const coreV1: SchemaPackage = {
     ClusterTrustBundleProjection: {
       d: 'ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem.',
       r: ['path'],
+      z: { path: '' },
       f: {
         name: ['string', 'Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector.'],
         signerName: [
@@ -292,6 +305,7 @@ export const coreV1: SchemaPackage = {
     },
     ConfigMap: {
       d: 'ConfigMap holds configuration data for pods to consume.',
+      z: { metadata: {} },
       f: {
         kind: [
           'string',
@@ -332,6 +346,7 @@ export const coreV1: SchemaPackage = {
     ConfigMapKeySelector: {
       d: 'Selects a key from a ConfigMap.',
       r: ['key'],
+      z: { key: '' },
       mt: 'atomic',
       f: {
         name: [
@@ -345,6 +360,7 @@ export const coreV1: SchemaPackage = {
     ConfigMapList: {
       d: 'ConfigMapList is a resource containing a list of ConfigMap objects.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -361,6 +377,7 @@ export const coreV1: SchemaPackage = {
     ConfigMapNodeConfigSource: {
       d: 'ConfigMapNodeConfigSource contains the information to reference a ConfigMap as a config source for the Node. This API is deprecated since 1.22: https://git.k8s.io/enhancements/keps/sig-node/281-dynamic-kubelet-configuration',
       r: ['namespace', 'name', 'kubeletConfigKey'],
+      z: { namespace: '', name: '', kubeletConfigKey: '' },
       f: {
         namespace: ['string', 'Namespace is the metadata.namespace of the referenced ConfigMap. This field is required in all cases.'],
         name: ['string', 'Name is the metadata.name of the referenced ConfigMap. This field is required in all cases.'],
@@ -416,6 +433,7 @@ export const coreV1: SchemaPackage = {
     Container: {
       d: 'A single application container that you want to run within a pod.',
       r: ['name'],
+      z: { name: '', resources: {} },
       f: {
         name: ['string', 'Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.'],
         image: [
@@ -522,6 +540,7 @@ export const coreV1: SchemaPackage = {
     ContainerExtendedResourceRequest: {
       d: 'ContainerExtendedResourceRequest has the mapping of container name, extended resource name to the device request name.',
       r: ['containerName', 'resourceName', 'requestName'],
+      z: { containerName: '', resourceName: '', requestName: '' },
       f: {
         containerName: ['string', 'The name of the container requesting resources.'],
         resourceName: ['string', 'The name of the extended resource in that container which gets backed by DRA.'],
@@ -530,6 +549,7 @@ export const coreV1: SchemaPackage = {
     },
     ContainerImage: {
       d: 'Describe a container image',
+      z: { names: null },
       f: {
         names: [
           '[]string',
@@ -542,6 +562,7 @@ export const coreV1: SchemaPackage = {
     ContainerPort: {
       d: 'ContainerPort represents a network port in a single container.',
       r: ['containerPort'],
+      z: { containerPort: 0 },
       f: {
         name: [
           'string',
@@ -559,6 +580,7 @@ export const coreV1: SchemaPackage = {
     ContainerResizePolicy: {
       d: 'ContainerResizePolicy represents resource resize policy for the container.',
       r: ['resourceName', 'restartPolicy'],
+      z: { resourceName: '', restartPolicy: '' },
       f: {
         resourceName: ['string', 'Name of the resource to which this resource resize policy applies. Supported values: cpu, memory.'],
         restartPolicy: ['string', 'Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired.'],
@@ -594,6 +616,7 @@ export const coreV1: SchemaPackage = {
     },
     ContainerStateRunning: {
       d: 'ContainerStateRunning is a running state of a container.',
+      z: { startedAt: null },
       f: {
         startedAt: ['time', 'Time at which the container was last (re-)started'],
       },
@@ -601,6 +624,7 @@ export const coreV1: SchemaPackage = {
     ContainerStateTerminated: {
       d: 'ContainerStateTerminated is a terminated state of a container.',
       r: ['exitCode'],
+      z: { exitCode: 0, startedAt: null, finishedAt: null },
       f: {
         exitCode: ['int32', 'Exit status from the last termination of the container'],
         signal: ['int32', 'Signal from the last termination of the container'],
@@ -621,6 +645,7 @@ export const coreV1: SchemaPackage = {
     ContainerStatus: {
       d: 'ContainerStatus contains details for the current status of this container.',
       r: ['name', 'ready', 'restartCount', 'image', 'imageID'],
+      z: { name: '', state: {}, lastState: {}, ready: false, restartCount: 0, image: '', imageID: '' },
       f: {
         name: [
           'string',
@@ -685,6 +710,7 @@ export const coreV1: SchemaPackage = {
     DaemonEndpoint: {
       d: 'DaemonEndpoint contains information about a single Daemon endpoint.',
       r: ['Port'],
+      z: { Port: 0 },
       f: {
         Port: ['int32', 'Port number of the given endpoint.'],
       },
@@ -698,6 +724,7 @@ export const coreV1: SchemaPackage = {
     DownwardAPIVolumeFile: {
       d: 'DownwardAPIVolumeFile represents information to create the file containing the pod field',
       r: ['path'],
+      z: { path: '' },
       f: {
         path: [
           'string',
@@ -752,6 +779,7 @@ export const coreV1: SchemaPackage = {
     EndpointAddress: {
       d: 'EndpointAddress is a tuple that describes single IP address. Deprecated: This API is deprecated in v1.33+.',
       r: ['ip'],
+      z: { ip: '' },
       mt: 'atomic',
       f: {
         ip: [
@@ -766,6 +794,7 @@ export const coreV1: SchemaPackage = {
     EndpointPort: {
       d: 'EndpointPort is a tuple that describes a single port. Deprecated: This API is deprecated in v1.33+.',
       r: ['port'],
+      z: { port: 0 },
       mt: 'atomic',
       f: {
         name: [
@@ -798,6 +827,7 @@ export const coreV1: SchemaPackage = {
     },
     Endpoints: {
       d: 'Endpoints is a collection of endpoints that implement the actual service. Example:\n\n\t Name: "mysvc",\n\t Subsets: [\n\t   {\n\t     Addresses: [{"ip": "10.10.1.1"}, {"ip": "10.10.2.2"}],\n\t     Ports: [{"name": "a", "port": 8675}, {"name": "b", "port": 309}]\n\t   },\n\t   {\n\t     Addresses: [{"ip": "10.10.3.3"}],\n\t     Ports: [{"name": "a", "port": 93}, {"name": "b", "port": 76}]\n\t   },\n\t]\n\nEndpoints is a legacy API and does not contain information about all Service features. Use discoveryv1.EndpointSlice for complete information about Service endpoints.\n\nDeprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.',
+      z: { metadata: {} },
       f: {
         kind: [
           'string',
@@ -821,6 +851,7 @@ export const coreV1: SchemaPackage = {
     EndpointsList: {
       d: 'EndpointsList is a list of endpoints. Deprecated: This API is deprecated in v1.33+.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -848,6 +879,7 @@ export const coreV1: SchemaPackage = {
     EnvVar: {
       d: 'EnvVar represents an environment variable present in a Container.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: ['string', "Name of the environment variable. May consist of any printable ASCII characters except '='."],
         value: [
@@ -876,6 +908,7 @@ export const coreV1: SchemaPackage = {
     EphemeralContainer: {
       d: 'An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.\n\nTo add an ephemeral container, use the ephemeralcontainers subresource of an existing Pod. Ephemeral containers may not be removed or restarted.',
       r: ['name'],
+      z: { name: '', resources: {} },
       f: {
         name: [
           'string',
@@ -982,6 +1015,16 @@ export const coreV1: SchemaPackage = {
     Event: {
       d: 'Event is a report of an event somewhere in the cluster.  Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.',
       r: ['metadata', 'involvedObject'],
+      z: {
+        metadata: {},
+        involvedObject: {},
+        source: {},
+        firstTimestamp: null,
+        lastTimestamp: null,
+        eventTime: null,
+        reportingComponent: '',
+        reportingInstance: '',
+      },
       f: {
         kind: [
           'string',
@@ -1014,6 +1057,7 @@ export const coreV1: SchemaPackage = {
     EventList: {
       d: 'EventList is a list of events.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -1032,6 +1076,7 @@ export const coreV1: SchemaPackage = {
     },
     EventSeries: {
       d: 'EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.',
+      z: { lastObservedTime: null },
       f: {
         count: ['int32', 'Number of occurrences in this series up to the last heartbeat time'],
         lastObservedTime: ['time', 'Time of the last occurrence observed'],
@@ -1047,6 +1092,7 @@ export const coreV1: SchemaPackage = {
     EvictionResponder: {
       d: 'EvictionResponder allows you to specify the responder reacting to an Eviction. Responders should observe and communicate through the Eviction Resource API to help with the graceful eviction of a target (e.g. termination of a pod).',
       r: ['name', 'priority'],
+      z: { name: '', priority: null },
       mt: 'atomic',
       f: {
         name: [
@@ -1089,6 +1135,7 @@ export const coreV1: SchemaPackage = {
     FileKeySelector: {
       d: 'FileKeySelector selects a key of the env file.',
       r: ['volumeName', 'path', 'key'],
+      z: { volumeName: '', path: '', key: '' },
       mt: 'atomic',
       f: {
         volumeName: ['string', 'The name of the volume mount containing the env file.'],
@@ -1106,6 +1153,7 @@ export const coreV1: SchemaPackage = {
     FlexPersistentVolumeSource: {
       d: 'FlexPersistentVolumeSource represents a generic persistent volume resource that is provisioned/attached using an exec based plugin.',
       r: ['driver'],
+      z: { driver: '' },
       f: {
         driver: ['string', 'driver is the name of the driver to use for this volume.'],
         fsType: [
@@ -1123,6 +1171,7 @@ export const coreV1: SchemaPackage = {
     FlexVolumeSource: {
       d: 'FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin.',
       r: ['driver'],
+      z: { driver: '' },
       f: {
         driver: ['string', 'driver is the name of the driver to use for this volume.'],
         fsType: [
@@ -1147,6 +1196,7 @@ export const coreV1: SchemaPackage = {
     GCEPersistentDiskVolumeSource: {
       d: 'Represents a Persistent Disk resource in Google Compute Engine.\n\nA GCE PD must exist before mounting to a container. The disk must also be in the same GCE project and zone as the kubelet. A GCE PD can only be mounted as read/write once or read-only many times. GCE PDs support ownership management and SELinux relabeling.',
       r: ['pdName'],
+      z: { pdName: '' },
       f: {
         pdName: [
           'string',
@@ -1169,6 +1219,7 @@ export const coreV1: SchemaPackage = {
     GRPCAction: {
       d: 'GRPCAction specifies an action involving a GRPC service.',
       r: ['port'],
+      z: { port: 0, service: null },
       f: {
         port: ['int32', 'Port number of the gRPC service. Number must be in the range 1 to 65535.'],
         service: [
@@ -1184,6 +1235,7 @@ export const coreV1: SchemaPackage = {
     GitRepoVolumeSource: {
       d: "Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.\n\nDEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.",
       r: ['repository'],
+      z: { repository: '' },
       f: {
         repository: ['string', 'repository is the URL'],
         revision: ['string', 'revision is the commit hash for the specified revision.'],
@@ -1196,6 +1248,7 @@ export const coreV1: SchemaPackage = {
     GlusterfsPersistentVolumeSource: {
       d: 'Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling.',
       r: ['endpoints', 'path'],
+      z: { endpoints: '', path: '' },
       f: {
         endpoints: [
           'string',
@@ -1215,6 +1268,7 @@ export const coreV1: SchemaPackage = {
     GlusterfsVolumeSource: {
       d: 'Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling.',
       r: ['endpoints', 'path'],
+      z: { endpoints: '', path: '' },
       f: {
         endpoints: ['string', 'endpoints is the endpoint name that details Glusterfs topology.'],
         path: ['string', 'path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod'],
@@ -1227,6 +1281,7 @@ export const coreV1: SchemaPackage = {
     HTTPGetAction: {
       d: 'HTTPGetAction describes an action based on HTTP Get requests.',
       r: ['port'],
+      z: { port: 0 },
       f: {
         path: ['string', 'Path to access on the HTTP server.'],
         port: ['intstr', 'Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.'],
@@ -1239,6 +1294,7 @@ export const coreV1: SchemaPackage = {
     HTTPHeader: {
       d: 'HTTPHeader describes a custom header to be used in HTTP probes',
       r: ['name', 'value'],
+      z: { name: '', value: '' },
       f: {
         name: ['string', 'The header field name. This will be canonicalized upon output, so case-variant names will be understood as the same header.'],
         value: ['string', 'The header field value'],
@@ -1247,6 +1303,7 @@ export const coreV1: SchemaPackage = {
     HostAlias: {
       d: "HostAlias holds the mapping between IP and hostnames that will be injected as an entry in the pod's hosts file.",
       r: ['ip'],
+      z: { ip: '' },
       f: {
         ip: ['string', 'IP address of the host file entry.'],
         hostnames: ['[]string', 'Hostnames for the above IP address.', { lt: 'atomic' }],
@@ -1255,6 +1312,7 @@ export const coreV1: SchemaPackage = {
     HostIP: {
       d: 'HostIP represents a single IP address allocated to the host.',
       r: ['ip'],
+      z: { ip: '' },
       f: {
         ip: ['string', 'IP is the IP address assigned to the host'],
       },
@@ -1262,6 +1320,7 @@ export const coreV1: SchemaPackage = {
     HostPathVolumeSource: {
       d: 'Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling.',
       r: ['path'],
+      z: { path: '' },
       f: {
         path: [
           'string',
@@ -1273,6 +1332,7 @@ export const coreV1: SchemaPackage = {
     ISCSIPersistentVolumeSource: {
       d: 'ISCSIPersistentVolumeSource represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling.',
       r: ['targetPortal', 'iqn', 'lun'],
+      z: { targetPortal: '', iqn: '', lun: 0 },
       f: {
         targetPortal: [
           'string',
@@ -1303,6 +1363,7 @@ export const coreV1: SchemaPackage = {
     ISCSIVolumeSource: {
       d: 'Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling.',
       r: ['targetPortal', 'iqn', 'lun'],
+      z: { targetPortal: '', iqn: '', lun: 0 },
       f: {
         targetPortal: [
           'string',
@@ -1355,6 +1416,7 @@ export const coreV1: SchemaPackage = {
     KeyToPath: {
       d: 'Maps a string key to a path within a volume.',
       r: ['key', 'path'],
+      z: { key: '', path: '' },
       f: {
         key: ['string', 'key is the key to project.'],
         path: [
@@ -1403,6 +1465,7 @@ export const coreV1: SchemaPackage = {
     LinuxContainerUser: {
       d: 'LinuxContainerUser represents user identity information in Linux containers',
       r: ['uid', 'gid'],
+      z: { uid: 0, gid: 0 },
       f: {
         uid: ['int64', 'UID is the primary uid initially attached to the first process in the container'],
         gid: ['int64', 'GID is the primary gid initially attached to the first process in the container'],
@@ -1452,6 +1515,7 @@ export const coreV1: SchemaPackage = {
     LocalVolumeSource: {
       d: 'Local represents directly-attached storage with node affinity',
       r: ['path'],
+      z: { path: '' },
       f: {
         path: ['string', 'path of the full path to the volume on the node. It can be either a directory or block device (disk, partition, ...).'],
         fsType: [
@@ -1463,6 +1527,7 @@ export const coreV1: SchemaPackage = {
     ModifyVolumeStatus: {
       d: 'ModifyVolumeStatus represents the status object of ControllerModifyVolume operation',
       r: ['status'],
+      z: { status: '' },
       f: {
         targetVolumeAttributesClassName: [
           'string',
@@ -1477,6 +1542,7 @@ export const coreV1: SchemaPackage = {
     NFSVolumeSource: {
       d: 'Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling.',
       r: ['server', 'path'],
+      z: { server: '', path: '' },
       f: {
         server: ['string', 'server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs'],
         path: ['string', 'path that is exported by the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs'],
@@ -1488,6 +1554,7 @@ export const coreV1: SchemaPackage = {
     },
     Namespace: {
       d: 'Namespace provides a scope for Names. Use of multiple namespaces is optional.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -1514,6 +1581,7 @@ export const coreV1: SchemaPackage = {
     NamespaceCondition: {
       d: 'NamespaceCondition contains details about state of namespace.',
       r: ['type', 'status'],
+      z: { type: '', status: '', lastTransitionTime: null },
       f: {
         type: ['string', 'Type of namespace controller condition.'],
         status: ['string', 'Status of the condition, one of True, False, Unknown.'],
@@ -1525,6 +1593,7 @@ export const coreV1: SchemaPackage = {
     NamespaceList: {
       d: 'NamespaceList is a list of Namespaces.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -1567,6 +1636,7 @@ export const coreV1: SchemaPackage = {
     },
     Node: {
       d: 'Node is a worker node in Kubernetes. Each node will have a unique identifier in the cache (i.e. in etcd).',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -1593,6 +1663,7 @@ export const coreV1: SchemaPackage = {
     NodeAddress: {
       d: "NodeAddress contains information for the node's address.",
       r: ['type', 'address'],
+      z: { type: '', address: '' },
       f: {
         type: ['string', 'Node address type, one of Hostname, ExternalIP or InternalIP.'],
         address: ['string', 'The node address.'],
@@ -1615,6 +1686,7 @@ export const coreV1: SchemaPackage = {
     NodeAllocatableMappedResources: {
       d: 'NodeAllocatableMappedResources describes mapped node allocatable resource allocations.',
       r: ['name', 'quantity'],
+      z: { name: '', quantity: null },
       f: {
         name: ['string', 'Name is the name of the resource (e.g., cpu, memory).'],
         quantity: [
@@ -1626,6 +1698,7 @@ export const coreV1: SchemaPackage = {
     NodeAllocatableOverheadResources: {
       d: 'NodeAllocatableOverheadResources describes auxiliary overhead resource allocations.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: ['string', 'Name is the name of the resource (e.g., cpu, memory).'],
         perPod: [
@@ -1641,6 +1714,7 @@ export const coreV1: SchemaPackage = {
     NodeAllocatableResourceClaimStatus: {
       d: 'NodeAllocatableResourceClaimStatus describes the status of node allocatable resources allocated via DRA.',
       r: ['resourceClaimName'],
+      z: { resourceClaimName: '' },
       f: {
         resourceClaimName: [
           'string',
@@ -1662,6 +1736,7 @@ export const coreV1: SchemaPackage = {
     NodeCondition: {
       d: 'NodeCondition contains condition information for a node.',
       r: ['type', 'status'],
+      z: { type: '', status: '', lastHeartbeatTime: null, lastTransitionTime: null },
       f: {
         type: ['string', 'Type of node condition.'],
         status: ['string', 'Status of the condition, one of True, False, Unknown.'],
@@ -1700,6 +1775,7 @@ export const coreV1: SchemaPackage = {
     },
     NodeDaemonEndpoints: {
       d: 'NodeDaemonEndpoints lists ports opened by daemons running on the Node.',
+      z: { kubeletEndpoint: {} },
       f: {
         kubeletEndpoint: ['core.DaemonEndpoint', 'Endpoint on which Kubelet is listening.'],
       },
@@ -1713,6 +1789,7 @@ export const coreV1: SchemaPackage = {
     NodeList: {
       d: 'NodeList is the whole list of all Nodes which have been registered with master.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -1741,6 +1818,7 @@ export const coreV1: SchemaPackage = {
     },
     NodeRuntimeHandler: {
       d: 'NodeRuntimeHandler is a set of runtime handler information.',
+      z: { name: '' },
       f: {
         name: ['string', 'Runtime handler name. Empty for the default runtime handler.'],
         features: ['core.NodeRuntimeHandlerFeatures', 'Supported features.'],
@@ -1756,6 +1834,7 @@ export const coreV1: SchemaPackage = {
     NodeSelector: {
       d: 'A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms.',
       r: ['nodeSelectorTerms'],
+      z: { nodeSelectorTerms: null },
       mt: 'atomic',
       f: {
         nodeSelectorTerms: ['[]core.NodeSelectorTerm', 'Required. A list of node selector terms. The terms are ORed.', { lt: 'atomic' }],
@@ -1764,6 +1843,7 @@ export const coreV1: SchemaPackage = {
     NodeSelectorRequirement: {
       d: 'A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values.',
       r: ['key', 'operator'],
+      z: { key: '', operator: '' },
       f: {
         key: ['string', 'The label key that the selector applies to.'],
         operator: ['string', "Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt."],
@@ -1810,6 +1890,7 @@ export const coreV1: SchemaPackage = {
     },
     NodeStatus: {
       d: 'NodeStatus is information about the current status of a node.',
+      z: { daemonEndpoints: {}, nodeInfo: {} },
       f: {
         capacity: [
           '{}quantity',
@@ -1864,6 +1945,18 @@ export const coreV1: SchemaPackage = {
         'operatingSystem',
         'architecture',
       ],
+      z: {
+        machineID: '',
+        systemUUID: '',
+        bootID: '',
+        kernelVersion: '',
+        osImage: '',
+        containerRuntimeVersion: '',
+        kubeletVersion: '',
+        kubeProxyVersion: '',
+        operatingSystem: '',
+        architecture: '',
+      },
       f: {
         machineID: [
           'string',
@@ -1887,6 +1980,7 @@ export const coreV1: SchemaPackage = {
     ObjectFieldSelector: {
       d: 'ObjectFieldSelector selects an APIVersioned field of an object.',
       r: ['fieldPath'],
+      z: { fieldPath: '' },
       mt: 'atomic',
       f: {
         apiVersion: ['string', 'Version of the schema the FieldPath is written in terms of, defaults to "v1".'],
@@ -1914,6 +2008,7 @@ export const coreV1: SchemaPackage = {
     },
     PersistentVolume: {
       d: 'PersistentVolume (PV) is a storage resource provisioned by an administrator. It is analogous to a node. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -1939,6 +2034,7 @@ export const coreV1: SchemaPackage = {
     },
     PersistentVolumeClaim: {
       d: "PersistentVolumeClaim is a user's request for and claim to a persistent volume",
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -1965,6 +2061,7 @@ export const coreV1: SchemaPackage = {
     PersistentVolumeClaimCondition: {
       d: 'PersistentVolumeClaimCondition contains details about state of pvc',
       r: ['type', 'status'],
+      z: { type: '', status: '', lastProbeTime: null, lastTransitionTime: null },
       f: {
         type: [
           'string',
@@ -1986,6 +2083,7 @@ export const coreV1: SchemaPackage = {
     PersistentVolumeClaimList: {
       d: 'PersistentVolumeClaimList is a list of PersistentVolumeClaim items.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -2007,6 +2105,7 @@ export const coreV1: SchemaPackage = {
     },
     PersistentVolumeClaimSpec: {
       d: 'PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes',
+      z: { resources: {} },
       f: {
         accessModes: [
           '[]string',
@@ -2082,6 +2181,7 @@ export const coreV1: SchemaPackage = {
     PersistentVolumeClaimTemplate: {
       d: 'PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource.',
       r: ['spec'],
+      z: { metadata: {}, spec: {} },
       f: {
         metadata: [
           'meta.ObjectMeta',
@@ -2096,6 +2196,7 @@ export const coreV1: SchemaPackage = {
     PersistentVolumeClaimVolumeSource: {
       d: "PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system).",
       r: ['claimName'],
+      z: { claimName: '' },
       f: {
         claimName: [
           'string',
@@ -2107,6 +2208,7 @@ export const coreV1: SchemaPackage = {
     PersistentVolumeList: {
       d: 'PersistentVolumeList is a list of PersistentVolume items.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -2264,6 +2366,7 @@ export const coreV1: SchemaPackage = {
     PhotonPersistentDiskVolumeSource: {
       d: 'Represents a Photon Controller persistent disk resource.',
       r: ['pdID'],
+      z: { pdID: '' },
       f: {
         pdID: ['string', 'pdID is the ID that identifies Photon Controller persistent disk'],
         fsType: [
@@ -2274,6 +2377,7 @@ export const coreV1: SchemaPackage = {
     },
     Pod: {
       d: 'Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -2315,6 +2419,7 @@ export const coreV1: SchemaPackage = {
     PodAffinityTerm: {
       d: 'Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running',
       r: ['topologyKey'],
+      z: { topologyKey: '' },
       f: {
         labelSelector: [
           'meta.LabelSelector',
@@ -2397,6 +2502,7 @@ export const coreV1: SchemaPackage = {
     PodCondition: {
       d: 'PodCondition contains details for the current condition of this pod.',
       r: ['type', 'status'],
+      z: { type: '', status: '', lastProbeTime: null, lastTransitionTime: null },
       f: {
         type: ['string', 'Type is the type of the condition. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions'],
         observedGeneration: ['int64', 'If set, this represents the .metadata.generation that the pod condition was set based upon.'],
@@ -2440,6 +2546,7 @@ export const coreV1: SchemaPackage = {
     PodExtendedResourceClaimStatus: {
       d: 'PodExtendedResourceClaimStatus is stored in the PodStatus for the extended resource requests backed by DRA. It stores the generated name for the corresponding special ResourceClaim created by the scheduler.',
       r: ['requestMappings', 'resourceClaimName'],
+      z: { requestMappings: null, resourceClaimName: '' },
       f: {
         requestMappings: [
           '[]core.ContainerExtendedResourceRequest',
@@ -2452,6 +2559,7 @@ export const coreV1: SchemaPackage = {
     PodIP: {
       d: 'PodIP represents a single IP address allocated to the pod.',
       r: ['ip'],
+      z: { ip: '' },
       f: {
         ip: ['string', 'IP is the IP address assigned to the pod'],
       },
@@ -2459,6 +2567,7 @@ export const coreV1: SchemaPackage = {
     PodList: {
       d: 'PodList is a list of Pods.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -2478,6 +2587,7 @@ export const coreV1: SchemaPackage = {
     PodOS: {
       d: 'PodOS defines the OS parameters of a pod.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: [
           'string',
@@ -2488,6 +2598,7 @@ export const coreV1: SchemaPackage = {
     PodReadinessGate: {
       d: 'PodReadinessGate contains the reference to a pod condition',
       r: ['conditionType'],
+      z: { conditionType: '' },
       f: {
         conditionType: ['string', "ConditionType refers to a condition in the pod's condition list with matching type."],
       },
@@ -2495,6 +2606,7 @@ export const coreV1: SchemaPackage = {
     PodResourceClaim: {
       d: 'PodResourceClaim references exactly one ResourceClaim, either directly or by naming a ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.\n\nIt adds a name to it that uniquely identifies the ResourceClaim inside the Pod. Containers that need access to the ResourceClaim reference it with this name.\n\nWhen the DRAWorkloadResourceClaims feature gate is enabled and this Pod belongs to a PodGroup, a PodResourceClaim is matched to a PodGroupResourceClaim if all of their fields are equal (Name, ResourceClaimName, and ResourceClaimTemplateName). A matched claim references a single ResourceClaim shared across all Pods in the PodGroup, reserved for the PodGroup in ResourceClaimStatus.ReservedFor rather than for individual Pods.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: ['string', 'Name uniquely identifies this resource claim inside the pod. This must be a DNS_LABEL.'],
         resourceClaimName: [
@@ -2510,6 +2622,7 @@ export const coreV1: SchemaPackage = {
     PodResourceClaimStatus: {
       d: 'PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim which references a ResourceClaimTemplate. It stores the generated name for the corresponding ResourceClaim.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: [
           'string',
@@ -2524,6 +2637,7 @@ export const coreV1: SchemaPackage = {
     PodSchedulingGate: {
       d: 'PodSchedulingGate is associated to a Pod to guard its scheduling.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: ['string', 'Name of the scheduling gate. Each scheduling gate must have a unique name field.'],
       },
@@ -2599,6 +2713,7 @@ export const coreV1: SchemaPackage = {
     PodSpec: {
       d: 'PodSpec is a description of a pod.',
       r: ['containers'],
+      z: { containers: null },
       f: {
         volumes: [
           '[]core.Volume',
@@ -2853,6 +2968,7 @@ export const coreV1: SchemaPackage = {
     },
     PodTemplate: {
       d: 'PodTemplate describes a template for creating copies of a predefined pod.',
+      z: { metadata: {}, template: {} },
       f: {
         kind: [
           'string',
@@ -2875,6 +2991,7 @@ export const coreV1: SchemaPackage = {
     PodTemplateList: {
       d: 'PodTemplateList is a list of PodTemplates.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -2893,6 +3010,7 @@ export const coreV1: SchemaPackage = {
     },
     PodTemplateSpec: {
       d: 'PodTemplateSpec describes the data a pod should have when created from a template',
+      z: { metadata: {}, spec: {} },
       f: {
         metadata: [
           'meta.ObjectMeta',
@@ -2907,6 +3025,7 @@ export const coreV1: SchemaPackage = {
     PodVolumeHealth: {
       d: 'PodVolumeHealth contains health information for a volume used by a pod, reported by the CSI node plugin via the kubelet.',
       r: ['name'],
+      z: { name: '', lastTransitionTime: null },
       f: {
         name: ['string', 'name matches an entry in pod.spec.volumes.'],
         healthConditions: [
@@ -2920,6 +3039,7 @@ export const coreV1: SchemaPackage = {
     PortStatus: {
       d: 'PortStatus represents the error condition of a service port',
       r: ['port', 'protocol'],
+      z: { port: 0, protocol: '' },
       f: {
         port: ['int32', 'Port is the port number of the service port of which status is recorded here'],
         protocol: ['string', 'Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP"'],
@@ -2932,6 +3052,7 @@ export const coreV1: SchemaPackage = {
     PortworxVolumeSource: {
       d: 'PortworxVolumeSource represents a Portworx volume resource.',
       r: ['volumeID'],
+      z: { volumeID: '' },
       f: {
         volumeID: ['string', 'volumeID uniquely identifies a Portworx volume'],
         fsType: [
@@ -2944,6 +3065,7 @@ export const coreV1: SchemaPackage = {
     PreferredSchedulingTerm: {
       d: "An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op).",
       r: ['weight', 'preference'],
+      z: { weight: 0, preference: {} },
       f: {
         weight: ['int32', 'Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100.'],
         preference: ['core.NodeSelectorTerm', 'A node selector term, associated with the corresponding weight.'],
@@ -2981,6 +3103,7 @@ export const coreV1: SchemaPackage = {
     },
     ProjectedVolumeSource: {
       d: 'Represents a projected volume source',
+      z: { sources: null },
       f: {
         sources: ['[]core.VolumeProjection', 'sources is the list of volume projections. Each entry in this list handles one source.', { lt: 'atomic' }],
         defaultMode: [
@@ -2996,6 +3119,7 @@ export const coreV1: SchemaPackage = {
     QuobyteVolumeSource: {
       d: 'Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling.',
       r: ['registry', 'volume'],
+      z: { registry: '', volume: '' },
       f: {
         registry: [
           'string',
@@ -3014,6 +3138,7 @@ export const coreV1: SchemaPackage = {
     RBDPersistentVolumeSource: {
       d: 'Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling.',
       r: ['monitors', 'image'],
+      z: { monitors: null, image: '' },
       f: {
         monitors: [
           '[]string',
@@ -3044,6 +3169,7 @@ export const coreV1: SchemaPackage = {
     RBDVolumeSource: {
       d: 'Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling.',
       r: ['monitors', 'image'],
+      z: { monitors: null, image: '' },
       f: {
         monitors: [
           '[]string',
@@ -3073,6 +3199,7 @@ export const coreV1: SchemaPackage = {
     },
     ReplicationController: {
       d: 'ReplicationController represents the configuration of a replication controller.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -3099,6 +3226,7 @@ export const coreV1: SchemaPackage = {
     ReplicationControllerCondition: {
       d: 'ReplicationControllerCondition describes the state of a replication controller at a certain point.',
       r: ['type', 'status'],
+      z: { type: '', status: '', lastTransitionTime: null },
       f: {
         type: ['string', 'Type of replication controller condition.'],
         status: ['string', 'Status of the condition, one of True, False, Unknown.'],
@@ -3110,6 +3238,7 @@ export const coreV1: SchemaPackage = {
     ReplicationControllerList: {
       d: 'ReplicationControllerList is a collection of replication controllers.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -3154,6 +3283,7 @@ export const coreV1: SchemaPackage = {
     ReplicationControllerStatus: {
       d: 'ReplicationControllerStatus represents the current status of a replication controller.',
       r: ['replicas'],
+      z: { replicas: 0 },
       f: {
         replicas: [
           'int32',
@@ -3173,6 +3303,7 @@ export const coreV1: SchemaPackage = {
     ResourceClaim: {
       d: 'ResourceClaim references one entry in PodSpec.ResourceClaims.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: [
           'string',
@@ -3187,6 +3318,7 @@ export const coreV1: SchemaPackage = {
     ResourceFieldSelector: {
       d: 'ResourceFieldSelector represents container resources (cpu, memory) and their output format',
       r: ['resource'],
+      z: { resource: '', divisor: '0' },
       mt: 'atomic',
       f: {
         containerName: ['string', 'Container name: required for volumes, optional for env vars'],
@@ -3197,6 +3329,7 @@ export const coreV1: SchemaPackage = {
     ResourceHealth: {
       d: 'ResourceHealth represents the health of a resource. It has the latest device health information. This is a part of KEP https://kep.k8s.io/4680.',
       r: ['resourceID'],
+      z: { resourceID: '' },
       f: {
         resourceID: ['string', 'ResourceID is the unique identifier of the resource. See the ResourceID type for more information.'],
         health: [
@@ -3230,6 +3363,7 @@ export const coreV1: SchemaPackage = {
     ResourceStatus: {
       d: 'ResourceStatus represents the status of a single resource allocated to a Pod.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: [
           'string',
@@ -3254,6 +3388,7 @@ export const coreV1: SchemaPackage = {
     ScaleIOPersistentVolumeSource: {
       d: 'ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume',
       r: ['gateway', 'system', 'secretRef'],
+      z: { gateway: '', system: '', secretRef: null },
       f: {
         gateway: ['string', 'gateway is the host address of the ScaleIO API Gateway.'],
         system: ['string', 'system is the name of the storage system as configured in ScaleIO.'],
@@ -3279,6 +3414,7 @@ export const coreV1: SchemaPackage = {
     ScaleIOVolumeSource: {
       d: 'ScaleIOVolumeSource represents a persistent ScaleIO volume',
       r: ['gateway', 'system', 'secretRef'],
+      z: { gateway: '', system: '', secretRef: null },
       f: {
         gateway: ['string', 'gateway is the host address of the ScaleIO API Gateway.'],
         system: ['string', 'system is the name of the storage system as configured in ScaleIO.'],
@@ -3304,6 +3440,7 @@ export const coreV1: SchemaPackage = {
     SeccompProfile: {
       d: "SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set.",
       r: ['type'],
+      z: { type: '' },
       f: {
         type: [
           'string',
@@ -3317,6 +3454,7 @@ export const coreV1: SchemaPackage = {
     },
     Secret: {
       d: 'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.',
+      z: { metadata: {} },
       f: {
         kind: [
           'string',
@@ -3361,6 +3499,7 @@ export const coreV1: SchemaPackage = {
     SecretKeySelector: {
       d: 'SecretKeySelector selects a key of a Secret.',
       r: ['key'],
+      z: { key: '' },
       mt: 'atomic',
       f: {
         name: [
@@ -3374,6 +3513,7 @@ export const coreV1: SchemaPackage = {
     SecretList: {
       d: 'SecretList is a list of Secret.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -3491,6 +3631,7 @@ export const coreV1: SchemaPackage = {
     },
     Service: {
       d: 'Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -3516,6 +3657,7 @@ export const coreV1: SchemaPackage = {
     },
     ServiceAccount: {
       d: 'ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets',
+      z: { metadata: {} },
       f: {
         kind: [
           'string',
@@ -3548,6 +3690,7 @@ export const coreV1: SchemaPackage = {
     ServiceAccountList: {
       d: 'ServiceAccountList is a list of ServiceAccount objects',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -3570,6 +3713,7 @@ export const coreV1: SchemaPackage = {
     ServiceAccountTokenProjection: {
       d: 'ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise).',
       r: ['path'],
+      z: { path: '' },
       f: {
         audience: [
           'string',
@@ -3589,6 +3733,7 @@ export const coreV1: SchemaPackage = {
     ServiceList: {
       d: 'ServiceList holds a list of services.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -3608,6 +3753,7 @@ export const coreV1: SchemaPackage = {
     ServicePort: {
       d: "ServicePort contains information on service's port.",
       r: ['port'],
+      z: { port: 0, targetPort: 0 },
       f: {
         name: [
           'string',
@@ -3719,6 +3865,7 @@ export const coreV1: SchemaPackage = {
     },
     ServiceStatus: {
       d: 'ServiceStatus represents the current status of a service.',
+      z: { loadBalancer: {} },
       f: {
         loadBalancer: ['core.LoadBalancerStatus', 'LoadBalancer contains the current status of the load-balancer, if one is present.'],
         conditions: ['[]meta.Condition', 'Current service state', { lt: 'map', lk: ['type'], ps: 'merge', pk: 'type' }],
@@ -3733,6 +3880,7 @@ export const coreV1: SchemaPackage = {
     SleepAction: {
       d: 'SleepAction describes a "sleep" action.',
       r: ['seconds'],
+      z: { seconds: 0 },
       f: {
         seconds: ['int64', 'Seconds is the number of seconds to sleep.'],
       },
@@ -3778,6 +3926,7 @@ export const coreV1: SchemaPackage = {
     Sysctl: {
       d: 'Sysctl defines a kernel parameter to be set',
       r: ['name', 'value'],
+      z: { name: '', value: '' },
       f: {
         name: ['string', 'Name of a property to set'],
         value: ['string', 'Value of a property to set'],
@@ -3786,6 +3935,7 @@ export const coreV1: SchemaPackage = {
     TCPSocketAction: {
       d: 'TCPSocketAction describes an action based on opening a socket',
       r: ['port'],
+      z: { port: 0 },
       f: {
         port: ['intstr', 'Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.'],
         host: ['string', 'Optional: Host name to connect to, defaults to the pod IP.'],
@@ -3794,6 +3944,7 @@ export const coreV1: SchemaPackage = {
     Taint: {
       d: 'The node this Taint is attached to has the "effect" on any pod that does not tolerate the Taint.',
       r: ['key', 'effect'],
+      z: { key: '', effect: '' },
       f: {
         key: ['string', 'Required. The taint key to be applied to a node.'],
         value: ['string', 'The taint value corresponding to the taint key.'],
@@ -3832,6 +3983,7 @@ export const coreV1: SchemaPackage = {
     TopologySelectorLabelRequirement: {
       d: 'A topology selector requirement is a selector that matches given label. This is an alpha feature and may change in the future.',
       r: ['key', 'values'],
+      z: { key: '', values: null },
       f: {
         key: ['string', 'The label key that the selector applies to.'],
         values: ['[]string', 'An array of string values. One value must match the label to be selected. Each entry in Values is ORed.', { lt: 'atomic' }],
@@ -3847,6 +3999,7 @@ export const coreV1: SchemaPackage = {
     TopologySpreadConstraint: {
       d: 'TopologySpreadConstraint specifies how to spread matching pods among the given topology.',
       r: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],
+      z: { maxSkew: 0, topologyKey: '', whenUnsatisfiable: '' },
       f: {
         maxSkew: [
           'int32',
@@ -3886,6 +4039,7 @@ export const coreV1: SchemaPackage = {
     TypedLocalObjectReference: {
       d: 'TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace.',
       r: ['kind', 'name'],
+      z: { apiGroup: null, kind: '', name: '' },
       mt: 'atomic',
       f: {
         apiGroup: [
@@ -3899,6 +4053,7 @@ export const coreV1: SchemaPackage = {
     TypedObjectReference: {
       d: 'TypedObjectReference contains enough information to let you locate the typed referenced object',
       r: ['kind', 'name'],
+      z: { apiGroup: null, kind: '', name: '' },
       f: {
         apiGroup: [
           'string',
@@ -3915,6 +4070,7 @@ export const coreV1: SchemaPackage = {
     Volume: {
       d: 'Volume represents a named volume in a pod that may be accessed by any container in the pod.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: [
           'string',
@@ -4030,6 +4186,7 @@ export const coreV1: SchemaPackage = {
     VolumeDevice: {
       d: 'volumeDevice describes a mapping of a raw block device within a container.',
       r: ['name', 'devicePath'],
+      z: { name: '', devicePath: '' },
       f: {
         name: ['string', 'name must match the name of a persistentVolumeClaim in the pod'],
         devicePath: ['string', 'devicePath is the path inside of the container that the device will be mapped to.'],
@@ -4038,6 +4195,7 @@ export const coreV1: SchemaPackage = {
     VolumeHealthCondition: {
       d: 'VolumeHealthCondition represents an adverse health condition reported for a volume.',
       r: ['status', 'reason'],
+      z: { status: '', reason: '' },
       f: {
         status: [
           'string',
@@ -4052,6 +4210,7 @@ export const coreV1: SchemaPackage = {
     },
     VolumeHealthStatus: {
       d: 'VolumeHealthStatus contains health information for a volume reported by the CSI controller plugin.',
+      z: { lastTransitionTime: null },
       f: {
         healthConditions: [
           '[]core.VolumeHealthCondition',
@@ -4064,6 +4223,7 @@ export const coreV1: SchemaPackage = {
     VolumeMount: {
       d: 'VolumeMount describes a mounting of a Volume within a container.',
       r: ['name', 'mountPath'],
+      z: { name: '', mountPath: '' },
       f: {
         name: ['string', 'This must match the Name of a Volume.'],
         readOnly: ['bool', 'Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false.'],
@@ -4091,6 +4251,7 @@ export const coreV1: SchemaPackage = {
     VolumeMountStatus: {
       d: 'VolumeMountStatus shows status of volume mounts.',
       r: ['name', 'mountPath'],
+      z: { name: '', mountPath: '' },
       f: {
         name: ['string', 'Name corresponds to the name of the original VolumeMount.'],
         mountPath: ['string', 'MountPath corresponds to the original VolumeMount.'],
@@ -4147,6 +4308,7 @@ export const coreV1: SchemaPackage = {
     VsphereVirtualDiskVolumeSource: {
       d: 'Represents a vSphere volume resource.',
       r: ['volumePath'],
+      z: { volumePath: '' },
       f: {
         volumePath: ['string', 'volumePath is the path that identifies vSphere volume vmdk'],
         fsType: [
@@ -4160,6 +4322,7 @@ export const coreV1: SchemaPackage = {
     WeightedPodAffinityTerm: {
       d: 'The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)',
       r: ['weight', 'podAffinityTerm'],
+      z: { weight: 0, podAffinityTerm: {} },
       f: {
         weight: ['int32', 'weight associated with matching the corresponding podAffinityTerm, in the range 1-100.'],
         podAffinityTerm: ['core.PodAffinityTerm', 'Required. A pod affinity term, associated with the corresponding weight.'],

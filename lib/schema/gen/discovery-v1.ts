@@ -10,6 +10,7 @@ export const discoveryV1: SchemaPackage = {
     Endpoint: {
       d: 'Endpoint represents a single logical "backend" implementing a service.',
       r: ['addresses'],
+      z: { addresses: null, conditions: {} },
       f: {
         addresses: [
           '[]string',
@@ -67,7 +68,6 @@ export const discoveryV1: SchemaPackage = {
         name: [
           'string',
           "name represents the name of this port. All ports in an EndpointSlice must have a unique name. If the EndpointSlice is derived from a Kubernetes service, this corresponds to the Service.ports[].name. Name must either be an empty string or pass DNS_LABEL validation: * must be no more than 63 characters long. * must consist of lower case alphanumeric characters or '-'. * must start and end with an alphanumeric character. Default is empty string.",
-          { mt: 'atomic' },
         ],
         protocol: ['string', 'protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.'],
         port: [
@@ -83,6 +83,7 @@ export const discoveryV1: SchemaPackage = {
     EndpointSlice: {
       d: "EndpointSlice represents a set of service endpoints. Most EndpointSlices are created by the EndpointSlice controller to represent the Pods selected by Service objects. For a given service there may be multiple EndpointSlice objects which must be joined to produce the full set of endpoints; you can find all of the slices for a given service by listing EndpointSlices in the service's namespace whose `kubernetes.io/service-name` label contains the service's name.",
       r: ['addressType'],
+      z: { metadata: {}, addressType: '', endpoints: null, ports: null },
       f: {
         kind: [
           'string',
@@ -112,6 +113,7 @@ export const discoveryV1: SchemaPackage = {
     EndpointSliceList: {
       d: 'EndpointSliceList represents a list of endpoint slices',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -128,6 +130,7 @@ export const discoveryV1: SchemaPackage = {
     ForNode: {
       d: 'ForNode provides information about which nodes should consume this endpoint.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: ['string', 'name represents the name of the node.'],
       },
@@ -135,6 +138,7 @@ export const discoveryV1: SchemaPackage = {
     ForZone: {
       d: 'ForZone provides information about which zones should consume this endpoint.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: ['string', 'name represents the name of the zone.'],
       },

@@ -10,6 +10,7 @@ export const eventsV1: SchemaPackage = {
     Event: {
       d: 'Event is a report of an event somewhere in the cluster. It generally denotes some state change in the system. Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.',
       r: ['eventTime'],
+      z: { metadata: {}, eventTime: null, regarding: {}, deprecatedSource: {}, deprecatedFirstTimestamp: null, deprecatedLastTimestamp: null },
       f: {
         kind: [
           'string',
@@ -66,6 +67,7 @@ export const eventsV1: SchemaPackage = {
     EventList: {
       d: 'EventList is a list of Event objects.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -85,6 +87,7 @@ export const eventsV1: SchemaPackage = {
     EventSeries: {
       d: 'EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time. How often to update the EventSeries is up to the event reporters. The default event reporter in "k8s.io/client-go/tools/events/event_broadcaster.go" shows how this struct is updated on heartbeats and can guide customized reporter implementations.',
       r: ['count', 'lastObservedTime'],
+      z: { count: 0, lastObservedTime: null },
       f: {
         count: ['int32', 'count is the number of occurrences in this series up to the last heartbeat time.'],
         lastObservedTime: ['time', 'lastObservedTime is the time when last Event from the series was seen before last heartbeat.'],

@@ -23,12 +23,14 @@ export const flowcontrolV1: SchemaPackage = {
     FlowDistinguisherMethod: {
       d: 'FlowDistinguisherMethod specifies the method of a flow distinguisher.',
       r: ['type'],
+      z: { type: '' },
       f: {
         type: ['string', '`type` is the type of flow distinguisher method The supported types are "ByUser" and "ByNamespace". Required.'],
       },
     },
     FlowSchema: {
       d: 'FlowSchema defines the schema of a group of flows. Note that a flow is made up of a set of inbound API requests with similar attributes and is identified by a pair of strings: the name of the FlowSchema and a "flow distinguisher".',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -54,6 +56,7 @@ export const flowcontrolV1: SchemaPackage = {
     },
     FlowSchemaCondition: {
       d: 'FlowSchemaCondition describes conditions for a FlowSchema.',
+      z: { lastTransitionTime: null },
       f: {
         type: ['string', '`type` is the type of the condition. Required.'],
         status: ['string', '`status` is the status of the condition. Should be specified and set to one of True, False, Unknown.'],
@@ -65,6 +68,7 @@ export const flowcontrolV1: SchemaPackage = {
     FlowSchemaList: {
       d: 'FlowSchemaList is a list of FlowSchema objects.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -84,6 +88,7 @@ export const flowcontrolV1: SchemaPackage = {
     FlowSchemaSpec: {
       d: "FlowSchemaSpec describes how the FlowSchema's specification looks like.",
       r: ['priorityLevelConfiguration'],
+      z: { priorityLevelConfiguration: {}, matchingPrecedence: 0 },
       f: {
         priorityLevelConfiguration: [
           'flowcontrol.PriorityLevelConfigurationReference',
@@ -117,6 +122,7 @@ export const flowcontrolV1: SchemaPackage = {
     GroupSubject: {
       d: 'GroupSubject holds detailed information for group-kind subject.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: [
           'string',
@@ -127,6 +133,7 @@ export const flowcontrolV1: SchemaPackage = {
     LimitResponse: {
       d: 'LimitResponse defines how to handle requests that can not be executed right now.',
       r: ['type'],
+      z: { type: '' },
       f: {
         type: [
           'string',
@@ -140,6 +147,7 @@ export const flowcontrolV1: SchemaPackage = {
     },
     LimitedPriorityLevelConfiguration: {
       d: 'LimitedPriorityLevelConfiguration specifies how to handle requests that are subject to limits. It addresses two issues:\n  - How are requests for this priority level limited?\n  - What should be done with requests that exceed the limit?',
+      z: { nominalConcurrencyShares: null, limitResponse: {} },
       f: {
         nominalConcurrencyShares: [
           'int32',
@@ -159,6 +167,7 @@ export const flowcontrolV1: SchemaPackage = {
     NonResourcePolicyRule: {
       d: 'NonResourcePolicyRule is a predicate that matches non-resource requests according to their verb and the target non-resource URL. A NonResourcePolicyRule matches a request if and only if both (a) at least one member of verbs matches the request and (b) at least one member of nonResourceURLs matches the request.',
       r: ['verbs', 'nonResourceURLs'],
+      z: { verbs: null, nonResourceURLs: null },
       f: {
         verbs: [
           '[]string',
@@ -175,6 +184,7 @@ export const flowcontrolV1: SchemaPackage = {
     PolicyRulesWithSubjects: {
       d: 'PolicyRulesWithSubjects prescribes a test that applies to a request to an apiserver. The test considers the subject making the request, the verb being requested, and the resource to be acted upon. This PolicyRulesWithSubjects matches a request if and only if both (a) at least one member of subjects matches the request and (b) at least one member of resourceRules or nonResourceRules matches the request.',
       r: ['subjects'],
+      z: { subjects: null },
       f: {
         subjects: [
           '[]flowcontrol.Subject',
@@ -195,6 +205,7 @@ export const flowcontrolV1: SchemaPackage = {
     },
     PriorityLevelConfiguration: {
       d: 'PriorityLevelConfiguration represents the configuration of a priority level.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -220,6 +231,7 @@ export const flowcontrolV1: SchemaPackage = {
     },
     PriorityLevelConfigurationCondition: {
       d: 'PriorityLevelConfigurationCondition defines the condition of priority level.',
+      z: { lastTransitionTime: null },
       f: {
         type: ['string', '`type` is the type of the condition. Required.'],
         status: ['string', '`status` is the status of the condition. Should be specified and set to one of True, False, Unknown.'],
@@ -231,6 +243,7 @@ export const flowcontrolV1: SchemaPackage = {
     PriorityLevelConfigurationList: {
       d: 'PriorityLevelConfigurationList is a list of PriorityLevelConfiguration objects.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -250,6 +263,7 @@ export const flowcontrolV1: SchemaPackage = {
     PriorityLevelConfigurationReference: {
       d: 'PriorityLevelConfigurationReference contains information that points to the "request-priority" being used.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: ['string', '`name` is the name of the priority level configuration being referenced Required.'],
       },
@@ -257,6 +271,7 @@ export const flowcontrolV1: SchemaPackage = {
     PriorityLevelConfigurationSpec: {
       d: 'PriorityLevelConfigurationSpec specifies the configuration of a priority level.',
       r: ['type'],
+      z: { type: '' },
       f: {
         type: [
           'string',
@@ -284,6 +299,7 @@ export const flowcontrolV1: SchemaPackage = {
     },
     QueuingConfiguration: {
       d: 'QueuingConfiguration holds the configuration parameters for queuing',
+      z: { queues: 0, handSize: 0, queueLengthLimit: 0 },
       f: {
         queues: [
           'int32',
@@ -302,6 +318,7 @@ export const flowcontrolV1: SchemaPackage = {
     ResourcePolicyRule: {
       d: 'ResourcePolicyRule is a predicate that matches some resource requests, testing the request\'s verb and the target resource. A ResourcePolicyRule matches a resource request if and only if: (a) at least one member of verbs matches the request, (b) at least one member of apiGroups matches the request, (c) at least one member of resources matches the request, and (d) either (d1) the request does not specify a namespace (i.e., `Namespace==""`) and clusterScope is true or (d2) the request specifies a namespace and least one member of namespaces matches the request\'s namespace.',
       r: ['verbs', 'apiGroups', 'resources'],
+      z: { verbs: null, apiGroups: null, resources: null, namespaces: null },
       f: {
         verbs: [
           '[]string',
@@ -332,6 +349,7 @@ export const flowcontrolV1: SchemaPackage = {
     ServiceAccountSubject: {
       d: 'ServiceAccountSubject holds detailed information for service-account-kind subject.',
       r: ['namespace', 'name'],
+      z: { namespace: '', name: '' },
       f: {
         namespace: ['string', '`namespace` is the namespace of matching ServiceAccount objects. Required.'],
         name: ['string', '`name` is the name of matching ServiceAccount objects, or "*" to match regardless of name. Required.'],
@@ -340,6 +358,7 @@ export const flowcontrolV1: SchemaPackage = {
     Subject: {
       d: 'Subject matches the originator of a request, as identified by the request authentication system. There are three ways of matching an originator; by user, group, or service account.',
       r: ['kind'],
+      z: { kind: '' },
       f: {
         kind: ['string', '`kind` indicates which one of the other fields is non-empty. Required'],
         user: ['flowcontrol.UserSubject', '`user` matches based on username.'],
@@ -350,6 +369,7 @@ export const flowcontrolV1: SchemaPackage = {
     UserSubject: {
       d: 'UserSubject holds detailed information for user-kind subject.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: ['string', '`name` is the username that matches, or "*" to match all usernames. Required.'],
       },

@@ -10,6 +10,7 @@ export const metaV1: SchemaPackage = {
     APIResource: {
       d: 'APIResource specifies the name of a resource and whether it is namespaced.',
       r: ['name', 'singularName', 'namespaced', 'kind', 'verbs'],
+      z: { name: '', singularName: '', namespaced: false, kind: '', verbs: null },
       f: {
         name: ['string', 'name is the plural name of the resource.'],
         singularName: [
@@ -41,6 +42,7 @@ export const metaV1: SchemaPackage = {
     APIResourceList: {
       d: 'APIResourceList is a list of APIResource, it is used to expose the name of the resources supported in a specific group and version, and if the resource is namespaced.',
       r: ['groupVersion', 'resources'],
+      z: { groupVersion: '', resources: null },
       f: {
         kind: [
           'string',
@@ -57,6 +59,7 @@ export const metaV1: SchemaPackage = {
     Condition: {
       d: 'Condition contains details for one aspect of the current state of this API Resource.',
       r: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+      z: { type: '', status: '', lastTransitionTime: null, reason: '', message: '' },
       f: {
         type: ['string', 'type of condition in CamelCase or in foo.example.com/CamelCase.'],
         status: ['string', 'status of the condition, one of True, False, Unknown.'],
@@ -113,6 +116,7 @@ export const metaV1: SchemaPackage = {
     FieldSelectorRequirement: {
       d: 'FieldSelectorRequirement is a selector that contains values, a key, and an operator that relates the key and values.',
       r: ['key', 'operator'],
+      z: { key: '', operator: '' },
       f: {
         key: ['string', 'key is the field selector key that the requirement applies to.'],
         operator: [
@@ -133,7 +137,6 @@ export const metaV1: SchemaPackage = {
         matchLabels: [
           '{}string',
           'matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed.',
-          { mt: 'atomic' },
         ],
         matchExpressions: [
           '[]meta.LabelSelectorRequirement',
@@ -145,6 +148,7 @@ export const metaV1: SchemaPackage = {
     LabelSelectorRequirement: {
       d: 'A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.',
       r: ['key', 'operator'],
+      z: { key: '', operator: '' },
       f: {
         key: ['string', 'key is the label key that the selector applies to.'],
         operator: ['string', "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist."],
@@ -269,9 +273,10 @@ export const metaV1: SchemaPackage = {
     OwnerReference: {
       d: 'OwnerReference contains enough information to let you identify an owning object. An owning object must be in the same namespace as the dependent, or be cluster-scoped, so there is no namespace field.',
       r: ['apiVersion', 'kind', 'name', 'uid'],
+      z: { apiVersion: '', kind: '', name: '', uid: '' },
       mt: 'atomic',
       f: {
-        apiVersion: ['string', 'API version of the referent.', { mt: 'atomic' }],
+        apiVersion: ['string', 'API version of the referent.'],
         kind: ['string', 'Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds'],
         name: ['string', 'Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names'],
         uid: ['string', 'UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids'],
@@ -296,6 +301,7 @@ export const metaV1: SchemaPackage = {
     ShardInfo: {
       d: 'ShardInfo describes the shard selector that was applied to produce a list response. Its presence on a list response indicates the list is a filtered subset.',
       r: ['selector'],
+      z: { selector: '' },
       f: {
         selector: [
           'string',
@@ -305,6 +311,7 @@ export const metaV1: SchemaPackage = {
     },
     Status: {
       d: "Status is a return value for calls that don't return other objects.",
+      z: { metadata: {} },
       f: {
         kind: [
           'string',
@@ -372,8 +379,9 @@ export const metaV1: SchemaPackage = {
     WatchEvent: {
       d: 'Event represents a single event to a watched resource.',
       r: ['type', 'object'],
+      z: { type: '', object: null },
       f: {
-        type: ['string', 'Event represents a single event to a watched resource.'],
+        type: ['string', ''],
         object: [
           'raw',
           'Object is:\n * If Type is Added or Modified: the new state of the object.\n * If Type is Deleted: the state of the object immediately before deletion.\n * If Type is Error: *Status is recommended; other types may make sense\n   depending on context.',

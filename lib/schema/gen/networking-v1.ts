@@ -10,6 +10,7 @@ export const networkingV1: SchemaPackage = {
     HTTPIngressPath: {
       d: 'HTTPIngressPath associates a path with a backend. Incoming urls matching the path are forwarded to the backend.',
       r: ['pathType', 'backend'],
+      z: { pathType: null, backend: {} },
       f: {
         path: [
           'string',
@@ -25,6 +26,7 @@ export const networkingV1: SchemaPackage = {
     HTTPIngressRuleValue: {
       d: "HTTPIngressRuleValue is a list of http selectors pointing to backends. In the example: http://<host>/<path>?<searchpart> -> backend where where parts of the url correspond to RFC 3986, this resource will be used to match against everything after the last '/' and before the first '?' or '#'.",
       r: ['paths'],
+      z: { paths: null },
       f: {
         paths: ['[]networking.HTTPIngressPath', 'paths is a collection of paths that map requests to backends.', { lt: 'atomic' }],
       },
@@ -32,6 +34,7 @@ export const networkingV1: SchemaPackage = {
     IPBlock: {
       d: 'IPBlock describes a particular CIDR (Ex. "192.168.1.0/24","2001:db8::/64") that is allowed to the pods matched by a NetworkPolicySpec\'s podSelector. The except entry describes CIDRs that should not be included within this rule.',
       r: ['cidr'],
+      z: { cidr: '' },
       f: {
         cidr: ['string', 'cidr is a string representing the IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64"'],
         except: [
@@ -43,6 +46,7 @@ export const networkingV1: SchemaPackage = {
     },
     Ingress: {
       d: 'Ingress is a collection of rules that allow inbound connections to reach the endpoints defined by a backend. An Ingress can be configured to give services externally-reachable urls, load balance traffic, terminate SSL, offer name based virtual hosting etc.',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -78,6 +82,7 @@ export const networkingV1: SchemaPackage = {
     },
     IngressClass: {
       d: 'IngressClass represents the class of the Ingress, referenced by the Ingress Spec. The `ingressclass.kubernetes.io/is-default-class` annotation can be used to indicate that an IngressClass should be considered default. When a single IngressClass resource has this annotation set to true, new Ingress resources without a class specified will be assigned this default class.',
+      z: { metadata: {}, spec: {} },
       f: {
         kind: [
           'string',
@@ -100,6 +105,7 @@ export const networkingV1: SchemaPackage = {
     IngressClassList: {
       d: 'IngressClassList is a collection of IngressClasses.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -116,6 +122,7 @@ export const networkingV1: SchemaPackage = {
     IngressClassParametersReference: {
       d: 'IngressClassParametersReference identifies an API object. This can be used to specify a cluster or namespace-scoped resource.',
       r: ['kind', 'name'],
+      z: { kind: '', name: '', scope: null },
       f: {
         apiGroup: [
           'string',
@@ -146,6 +153,7 @@ export const networkingV1: SchemaPackage = {
     IngressList: {
       d: 'IngressList is a collection of Ingress.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -179,6 +187,7 @@ export const networkingV1: SchemaPackage = {
     IngressPortStatus: {
       d: 'IngressPortStatus represents the error condition of a service port',
       r: ['port', 'protocol'],
+      z: { port: 0, protocol: '' },
       f: {
         port: ['int32', 'port is the port number of the ingress port.'],
         protocol: ['string', 'protocol is the protocol of the ingress port. The supported values are: "TCP", "UDP", "SCTP"'],
@@ -201,6 +210,7 @@ export const networkingV1: SchemaPackage = {
     IngressServiceBackend: {
       d: 'IngressServiceBackend references a Kubernetes Service as a Backend.',
       r: ['name'],
+      z: { name: '', port: {} },
       f: {
         name: ['string', 'name is the referenced service. The service must exist in the same namespace as the Ingress object.'],
         port: ['networking.ServiceBackendPort', 'port of the referenced service. A port name or port number is required for a IngressServiceBackend.'],
@@ -231,6 +241,7 @@ export const networkingV1: SchemaPackage = {
     },
     IngressStatus: {
       d: 'IngressStatus describe the current state of the Ingress.',
+      z: { loadBalancer: {} },
       f: {
         loadBalancer: ['networking.IngressLoadBalancerStatus', 'loadBalancer contains the current status of the load-balancer.'],
       },
@@ -251,6 +262,7 @@ export const networkingV1: SchemaPackage = {
     },
     NetworkPolicy: {
       d: 'NetworkPolicy describes what network traffic is allowed for a set of Pods',
+      z: { metadata: {}, spec: {} },
       f: {
         kind: [
           'string',
@@ -300,6 +312,7 @@ export const networkingV1: SchemaPackage = {
     NetworkPolicyList: {
       d: 'NetworkPolicyList is a list of NetworkPolicy objects.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -346,6 +359,7 @@ export const networkingV1: SchemaPackage = {
     },
     NetworkPolicySpec: {
       d: 'NetworkPolicySpec provides the specification of a NetworkPolicy',
+      z: { podSelector: {} },
       f: {
         podSelector: [
           'meta.LabelSelector',

@@ -16,6 +16,7 @@ export const nodeV1: SchemaPackage = {
     RuntimeClass: {
       d: 'RuntimeClass defines a class of container runtime supported in the cluster. The RuntimeClass is used to determine which container runtime is used to run all containers in a pod. RuntimeClasses are manually defined by a user or cluster provisioner, and referenced in the PodSpec. The Kubelet is responsible for resolving the RuntimeClassName reference before running the pod.  For more details, see https://kubernetes.io/docs/concepts/containers/runtime-class/',
       r: ['handler'],
+      z: { metadata: {}, handler: '' },
       f: {
         kind: [
           'string',
@@ -46,6 +47,7 @@ export const nodeV1: SchemaPackage = {
     RuntimeClassList: {
       d: 'RuntimeClassList is a list of RuntimeClass objects.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',

@@ -9,6 +9,7 @@ export const policyV1: SchemaPackage = {
   types: {
     PodDisruptionBudget: {
       d: 'PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods',
+      z: { metadata: {}, spec: {}, status: {} },
       f: {
         kind: [
           'string',
@@ -29,6 +30,7 @@ export const policyV1: SchemaPackage = {
     PodDisruptionBudgetList: {
       d: 'PodDisruptionBudgetList is a collection of PodDisruptionBudgets.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -69,6 +71,7 @@ export const policyV1: SchemaPackage = {
     },
     PodDisruptionBudgetStatus: {
       d: 'PodDisruptionBudgetStatus represents information about the status of a PodDisruptionBudget. Status may trail the actual state of a system.',
+      z: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
       f: {
         observedGeneration: [
           'int64',

@@ -19,6 +19,7 @@ export const rbacV1: SchemaPackage = {
     },
     ClusterRole: {
       d: 'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.',
+      z: { metadata: {}, rules: null },
       f: {
         kind: [
           'string',
@@ -39,6 +40,7 @@ export const rbacV1: SchemaPackage = {
     ClusterRoleBinding: {
       d: 'ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject.',
       r: ['roleRef'],
+      z: { metadata: {}, roleRef: {} },
       f: {
         kind: [
           'string',
@@ -59,6 +61,7 @@ export const rbacV1: SchemaPackage = {
     ClusterRoleBindingList: {
       d: 'ClusterRoleBindingList is a collection of ClusterRoleBindings',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -75,6 +78,7 @@ export const rbacV1: SchemaPackage = {
     ClusterRoleList: {
       d: 'ClusterRoleList is a collection of ClusterRoles',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -91,6 +95,7 @@ export const rbacV1: SchemaPackage = {
     PolicyRule: {
       d: 'PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to.',
       r: ['verbs'],
+      z: { verbs: null },
       f: {
         verbs: ['[]string', "verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.", { lt: 'atomic' }],
         apiGroups: [
@@ -113,6 +118,7 @@ export const rbacV1: SchemaPackage = {
     },
     Role: {
       d: 'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.',
+      z: { metadata: {}, rules: null },
       f: {
         kind: [
           'string',
@@ -129,6 +135,7 @@ export const rbacV1: SchemaPackage = {
     RoleBinding: {
       d: 'RoleBinding references a role, but does not contain it.  It can reference a Role in the same namespace or a ClusterRole in the global namespace. It adds who information via Subjects and namespace information by which namespace it exists in.  RoleBindings in a given namespace only have effect in that namespace.',
       r: ['roleRef'],
+      z: { metadata: {}, roleRef: {} },
       f: {
         kind: [
           'string',
@@ -149,6 +156,7 @@ export const rbacV1: SchemaPackage = {
     RoleBindingList: {
       d: 'RoleBindingList is a collection of RoleBindings',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -165,6 +173,7 @@ export const rbacV1: SchemaPackage = {
     RoleList: {
       d: 'RoleList is a collection of Roles',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',
@@ -181,9 +190,10 @@ export const rbacV1: SchemaPackage = {
     RoleRef: {
       d: 'RoleRef contains information that points to the role being used',
       r: ['kind', 'name'],
+      z: { apiGroup: '', kind: '', name: '' },
       mt: 'atomic',
       f: {
-        apiGroup: ['string', 'apiGroup is the group for the resource being referenced', { mt: 'atomic' }],
+        apiGroup: ['string', 'apiGroup is the group for the resource being referenced'],
         kind: ['string', 'kind is the type of resource being referenced'],
         name: ['string', 'name is the name of resource being referenced'],
       },
@@ -191,12 +201,12 @@ export const rbacV1: SchemaPackage = {
     Subject: {
       d: 'Subject contains a reference to the object or user identities a role binding applies to.  This can either hold a direct API object reference, or a value for non-objects such as user and group names.',
       r: ['kind', 'name'],
+      z: { kind: '', name: '' },
       mt: 'atomic',
       f: {
         kind: [
           'string',
           'kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error.',
-          { mt: 'atomic' },
         ],
         apiGroup: [
           'string',

@@ -9,6 +9,7 @@ export const schedulingV1: SchemaPackage = {
   types: {
     PriorityClass: {
       d: 'PriorityClass defines mapping from a priority class name to the priority integer value. The value can be any valid integer.',
+      z: { metadata: {}, value: 0 },
       f: {
         kind: [
           'string',
@@ -40,6 +41,7 @@ export const schedulingV1: SchemaPackage = {
     PriorityClassList: {
       d: 'PriorityClassList is a collection of priority classes.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',

@@ -10,6 +10,7 @@ export const schedulingV1alpha3: SchemaPackage = {
     TopologyConstraint: {
       d: 'TopologyConstraint defines a topology constraint for a PodGroup.',
       r: ['key'],
+      z: { key: '' },
       f: {
         key: [
           'string',
@@ -44,6 +45,7 @@ export const schedulingV1alpha3: SchemaPackage = {
     WorkloadPodGroupResourceClaim: {
       d: 'WorkloadPodGroupResourceClaim references a dynamic resource claim that is shared across pods in the group.',
       r: ['name'],
+      z: { name: '' },
       f: {
         name: ['string', 'name uniquely identifies this resource claim inside the group. This field is required. It must be a DNS_LABEL.'],
         resourceClaimName: [

@@ -10,6 +10,7 @@ export const storageV1: SchemaPackage = {
     StorageClass: {
       d: 'StorageClass describes the parameters for a class of storage for which PersistentVolumes can be dynamically provisioned.\n\nStorageClasses are non-namespaced; the name of the storage class according to etcd is in ObjectMeta.Name.',
       r: ['provisioner'],
+      z: { metadata: {}, provisioner: '' },
       f: {
         kind: [
           'string',
@@ -49,6 +50,7 @@ export const storageV1: SchemaPackage = {
     StorageClassList: {
       d: 'StorageClassList is a collection of storage classes.',
       r: ['items'],
+      z: { metadata: {}, items: null },
       f: {
         kind: [
           'string',

@@ -1,7 +1,7 @@
 // Regenerates lib/schema/gen/*.ts from upstream Kubernetes Go API types.
 //
-// Fields, JSON names and required-ness come from the Go structs and their tags
-// (`json:"name,omitempty"`, `+optional`); merge markers from the `patchStrategy`
+// Fields, JSON names, required-ness and the zero values kube writes come from
+// the Go structs and their tags (`json:"name,omitempty"`, `+optional`); merge markers from the `patchStrategy`
 // / `patchMergeKey` tags and the `+listType`, `+listMapKey`, `+mapType`,
 // `+structType` comment markers; descriptions from types_swagger_doc_generated.go
 // (what kube-apiserver's OpenAPI serves), else from the doc comments. Only the
@@ -516,9 +516,44 @@ function typeExpr(pkg: Pkg, go: string, want: Want): string {
   return `${target.alias}.${name}`;
 }
 
+/**
+ * What Go's encoding/json writes for a field holding its zero value, or
+ * undefined when it omits it: `omitempty` omits empty scalars, pointers,
+ * slices and maps but never a struct value (written `{}`, or by its own
+ * MarshalJSON: Time `null`, Quantity `"0"`, IntOrString `0`, Duration
+ * `"0s"`); `omitzero` omits every zero value; a field without either is
+ * written: a nil pointer, slice or map as `null`.
+ */
+function zeroOf(goType: string, expr: string, tag: Tag): unknown {
+  if (tag.omitzero) return undefined;
+  if (goType.startsWith('*') || expr.startsWith('[]') || expr.startsWith('{}') || expr === 'bytes') return tag.omitempty ? undefined : null;
+  switch (expr) {
+    case 'time':
+    case 'raw':
+    case 'fields':
+      return null;
+    case 'quantity':
+      return '0';
+    case 'intstr':
+      return 0;
+    case 'string':
+      if (/(^|\.)Duration$/.test(goType)) return '0s';
+      return tag.omitempty ? undefined : '';
+    case 'bool':
+      return tag.omitempty ? undefined : false;
+    case 'int32':
+    case 'int64':
+    case 'double':
+      return tag.omitempty ? undefined : 0;
+  }
+  if (/^(.*\.)?JSON(SchemaPropsOr\w+)?$/.test(goType)) return null; // apiextensions' own JSON forms
+  return {};
+}
+
 interface Tag {
   json: string;
   omitempty: boolean;
+  omitzero: boolean;
   inline: boolean;
   ps?: string;
   pk?: string;
@@ -531,6 +566,7 @@ function parseTag(tag: string): Tag {
   return {
     json: parts[0]!,
     omitempty: parts.includes('omitempty') || parts.includes('omitzero'),
+    omitzero: parts.includes('omitzero'),
     inline: parts.includes('inline'),
     ...(ps ? { ps } : {}),
     ...(pk ? { pk } : {}),
@@ -557,6 +593,7 @@ function buildType(pkg: Pkg, name: string, want: Want): TypeDef {
   if (ANY_TYPES.has(`${pkg.importPath}.${name}`)) return { d: docs?.get('') ?? fmtDoc(raw.comments), f: {}, any: true };
   const fields: Record<string, FieldDef> = {};
   const required: string[] = [];
+  const zeros: Record<string, unknown> = {};
   const addFields = (owner: Pkg, t: RawType, ownerDocs: Map<string, string> | undefined) => {
     for (const f of t.fields ?? []) {
       const tag = parseTag(f.tag);
@@ -578,7 +615,10 @@ function buildType(pkg: Pkg, name: string, want: Want): TypeDef {
       const json = tag.json || f.name;
       const doc = ownerDocs?.get(json) ?? fmtDoc(f.comments);
       const markers = markersOf(f.comments, tag);
-      fields[json] = markers ? [typeExpr(owner, f.goType, want), doc, markers] : [typeExpr(owner, f.goType, want), doc];
+      const expr = typeExpr(owner, f.goType, want);
+      fields[json] = markers ? [expr, doc, markers] : [expr, doc];
+      const zero = zeroOf(f.goType, expr, tag);
+      if (zero !== undefined) zeros[json] = zero;
       const optional = tag.omitempty || f.comments.some((c) => /^\+(k8s:)?optional\b/.test(c.trim()));
       if (!optional) required.push(json);
     }
@@ -589,6 +629,7 @@ function buildType(pkg: Pkg, name: string, want: Want): TypeDef {
     d: docs?.get('') ?? fmtDoc(raw.comments.map((c, i) => (i === 0 ? c.replace(new RegExp(`^${name} `), `${name} `) : c))),
     f: fields,
     ...(required.length ? { r: required } : {}),
+    ...(Object.keys(zeros).length ? { z: zeros } : {}),
     ...(mt ? { mt: mt as TypeDef['mt'] } : {}),
   };
 }
@@ -615,7 +656,7 @@ for (const p of READ) {
       const fields = Object.entries(t.f)
         .map(([k, f]) => `      ${q(k)}: [${q(f[0])}, ${q(f[1])}${f[2] ? `, ${JSON.stringify(f[2])}` : ''}],`)
         .join('\n');
-      return `    ${name}: {\n      d: ${q(t.d)},\n${t.r ? `      r: ${JSON.stringify(t.r)},\n` : ''}${t.mt ? `      mt: ${q(t.mt)},\n` : ''}${t.any ? '      any: true,\n' : ''}      f: {\n${fields.replace(/^ {6}/gm, '        ')}\n      },\n    },`;
+      return `    ${name}: {\n      d: ${q(t.d)},\n${t.r ? `      r: ${JSON.stringify(t.r)},\n` : ''}${t.z ? `      z: ${JSON.stringify(t.z)},\n` : ''}${t.mt ? `      mt: ${q(t.mt)},\n` : ''}${t.any ? '      any: true,\n' : ''}      f: {\n${fields.replace(/^ {6}/gm, '        ')}\n      },\n    },`;
     })
     .join('\n');
   const text = `// Schema table for ${p.prefix}.
