@@ -9,8 +9,9 @@
 // kube-apiserver bounds it.
 import { randomUUID } from 'node:crypto';
 import type { KObject } from '../api/meta.js';
-import { serviceTargets, type ServiceObjects, type ServiceRef, type Target } from '../api/servicetargets.js';
-import { ClientRequestError, KubeClient } from '../kubeconfig/client.js';
+import type { ServiceObjects, ServiceRef } from '../api/servicetargets.js';
+import { ClientRequestError, type KubeClient } from '../kubeconfig/client.js';
+import { WebhookClientPool } from '../kubeconfig/webhookclients.js';
 import type { ConversionWebhookConfig } from '../registry/types.js';
 import { ConversionError, conversionRequest, convertedObjects, reviewVersionOf } from './conversionreview.js';
 import type { Trace } from '../tracing/span.js';
@@ -31,12 +32,12 @@ export interface ConversionWebhookOptions {
 }
 
 export class ConversionWebhooks {
-  readonly #clients = new Map<string, KubeClient>();
-  readonly #next = new Map<string, number>();
+  readonly #pool: WebhookClientPool;
   readonly #timeoutMs: number;
 
-  constructor(private readonly opts: ConversionWebhookOptions) {
+  constructor(opts: ConversionWebhookOptions) {
     this.#timeoutMs = opts.timeoutMs ?? CONVERSION_TIMEOUT_MS;
+    this.#pool = new WebhookClientPool(opts.serviceObjects, MAX_CLIENTS, opts.log);
   }
 
   /**
@@ -65,59 +66,19 @@ export class ConversionWebhooks {
 
   /** The client of the webhook's URL, or of one ready address of its Service (round robin). */
   async #client(cfg: ConversionWebhookConfig, failed: (why: string) => ConversionError): Promise<KubeClient> {
-    let server: string;
-    let serverName: string | undefined;
-    if (cfg.service) {
-      const ref: ServiceRef = { namespace: cfg.service.namespace, name: cfg.service.name, port: cfg.service.port };
-      const r = serviceTargets(ref, await this.opts.serviceObjects(ref));
-      if (!('targets' in r)) throw failed(r.message);
-      const key = `${ref.namespace}/${ref.name}:${ref.port}`;
-      const n = this.#next.get(key) ?? 0;
-      this.#next.set(key, n + 1);
-      const target = r.targets[n % r.targets.length]!;
-      server = `https://${hostPort(target)}${cfg.service.path.startsWith('/') ? '' : '/'}${cfg.service.path}`;
-      serverName = `${ref.name}.${ref.namespace}.svc`;
-    } else if (cfg.url) {
-      server = cfg.url;
-    } else {
-      throw failed('the CRD names neither a url nor a service');
-    }
-    const key = `${server}\0${serverName ?? ''}\0${cfg.caPem ?? ''}`;
-    let client = this.#clients.get(key);
-    if (client) return client;
-    client = new KubeClient(
-      {
-        source: 'CustomResourceDefinition spec.conversion.webhook',
-        context: '',
-        cluster: {
-          name: '',
-          server,
-          insecureSkipTlsVerify: false,
-          ...(cfg.caPem ? { caPem: cfg.caPem } : {}),
-          ...(serverName ? { tlsServerName: serverName } : {}),
-        },
-        user: { name: '' },
-      },
-      { timeoutMs: this.#timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES, purpose: 'conversion webhook', ...(this.opts.log ? { log: this.opts.log } : {}) },
-    );
-    if (this.#clients.size >= MAX_CLIENTS) {
-      const [oldKey, old] = this.#clients.entries().next().value as [string, KubeClient];
-      this.#clients.delete(oldKey);
-      // Calls still in flight on it end within the timeout.
-      setTimeout(() => old.close(), this.#timeoutMs).unref();
-    }
-    this.#clients.set(key, client);
-    return client;
+    const r = await this.#pool.client(cfg, {
+      timeoutMs: this.#timeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      purpose: 'conversion webhook',
+      source: 'CustomResourceDefinition spec.conversion.webhook',
+    });
+    if ('error' in r) throw failed(r.error);
+    return r;
   }
 
   close(): void {
-    for (const c of this.#clients.values()) c.close();
-    this.#clients.clear();
+    this.#pool.close();
   }
-}
-
-function hostPort(t: Target): string {
-  return `${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}`;
 }
 
 /** client-go's words for a non-2xx answer: a Status's message, else the bare code. */
