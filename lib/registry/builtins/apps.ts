@@ -4,7 +4,8 @@
 // objects, and status changes only when a client writes /status.
 import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
-import { ALL_VERBS, type ResourceType, type ScalePaths, type Subresource, type Verb } from '../types.js';
+import type { ResourceType, ScalePaths, Subresource } from '../types.js';
+import { builtinType, statusOf, SUBRESOURCE_VERBS } from './group-type.js';
 import { at, record, sameJson, str } from '../fields.js';
 import { CONTROLLERREVISION_COLUMNS, DAEMONSET_COLUMNS, DEPLOYMENT_COLUMNS, REPLICASET_COLUMNS, STATEFULSET_COLUMNS } from './apps-printers.js';
 import { defaultPodTemplate } from './pod-defaults.js';
@@ -12,9 +13,7 @@ import { labelSelectorText } from './selector-text.js';
 import { immutableSelector, nonNegative, selectorAndTemplate } from './workload-validation.js';
 
 type Obj = Record<string, unknown>;
-const SUB_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
-const status = (kind: string): Subresource => ({ name: 'status', kind, verbs: SUB_VERBS });
-export const SCALE: Subresource = { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUB_VERBS };
+export const SCALE: Subresource = { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUBRESOURCE_VERBS };
 
 /** spec.replicas ↔ status.replicas, status.selector from the structured spec.selector (scaleFromDeployment and kin). */
 export const REPLICAS_SCALE: ScalePaths = {
@@ -24,23 +23,7 @@ export const REPLICAS_SCALE: ScalePaths = {
 };
 
 function apps(kind: string, plural: string, rest: Partial<ResourceType>): ResourceType {
-  return {
-    group: 'apps',
-    version: 'v1',
-    kind,
-    listKind: `${kind}List`,
-    plural,
-    singular: kind.toLowerCase(),
-    namespaced: true,
-    shortNames: [],
-    categories: [],
-    verbs: ALL_VERBS,
-    subresources: [],
-    nameRule: 'subdomain',
-    createOnUpdate: false,
-    fieldSelectors: {},
-    ...rest,
-  };
+  return builtinType('apps', kind, plural, { namespaced: true, ...rest });
 }
 
 function fill(o: Obj, field: string, value: unknown): void {
@@ -82,7 +65,7 @@ const deploymentBase = workloadCauses('deployment');
 export const deployments = apps('Deployment', 'deployments', {
   ...workload('Deployment'),
   shortNames: ['deploy'],
-  subresources: [SCALE, status('Deployment')],
+  subresources: [SCALE, statusOf('Deployment')],
   scale: REPLICAS_SCALE,
   columns: DEPLOYMENT_COLUMNS,
   defaults(obj) {
@@ -130,7 +113,7 @@ const replicaSetBase = workloadCauses('replicaset');
 export const replicasets = apps('ReplicaSet', 'replicasets', {
   ...workload('ReplicaSet'),
   shortNames: ['rs'],
-  subresources: [SCALE, status('ReplicaSet')],
+  subresources: [SCALE, statusOf('ReplicaSet')],
   scale: REPLICAS_SCALE,
   columns: REPLICASET_COLUMNS,
   defaults(obj) {
@@ -160,7 +143,7 @@ const statefulSetBase = workloadCauses('statefulset');
 export const statefulsets = apps('StatefulSet', 'statefulsets', {
   ...workload('StatefulSet'),
   shortNames: ['sts'],
-  subresources: [SCALE, status('StatefulSet')],
+  subresources: [SCALE, statusOf('StatefulSet')],
   scale: REPLICAS_SCALE,
   columns: STATEFULSET_COLUMNS,
   defaults(obj) {
@@ -192,7 +175,7 @@ const daemonSetBase = workloadCauses('daemonset');
 export const daemonsets = apps('DaemonSet', 'daemonsets', {
   ...workload('DaemonSet'),
   shortNames: ['ds'],
-  subresources: [status('DaemonSet')],
+  subresources: [statusOf('DaemonSet')],
   columns: DAEMONSET_COLUMNS,
   // The v1 form of the internal templateGeneration: 1 on create, one more whenever the template changes.
   prepareForCreate(obj) {

@@ -4,7 +4,8 @@
 import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import { labelSelectorFromObject, matchesLabels } from '../../api/selectors.js';
-import { ALL_VERBS, type ResourceType, type Subresource, type Verb } from '../types.js';
+import type { ResourceType } from '../types.js';
+import { builtinType, statusOf } from './group-type.js';
 import { at, bool, record, sameJson, str } from '../fields.js';
 import { CRONJOB_COLUMNS, JOB_COLUMNS } from './batch-printers.js';
 import { validatePodSpec } from './core-validation.js';
@@ -12,28 +13,9 @@ import { defaultPodTemplate } from './pod-defaults.js';
 import { goLabelSelector, goStringMap, immutableSelector, nonNegative } from './workload-validation.js';
 
 type Obj = Record<string, unknown>;
-const SUB_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
-const status = (kind: string): Subresource => ({ name: 'status', kind, verbs: SUB_VERBS });
 
 function batch(kind: string, plural: string, rest: Partial<ResourceType>): ResourceType {
-  return {
-    group: 'batch',
-    version: 'v1',
-    kind,
-    listKind: `${kind}List`,
-    plural,
-    singular: kind.toLowerCase(),
-    namespaced: true,
-    shortNames: [],
-    categories: ['all'],
-    verbs: ALL_VERBS,
-    subresources: [status(kind)],
-    nameRule: 'subdomain',
-    createOnUpdate: false,
-    fieldSelectors: {},
-    generation: 'spec',
-    ...rest,
-  };
+  return builtinType('batch', kind, plural, { namespaced: true, categories: ['all'], subresources: [statusOf(kind)], generation: 'spec', ...rest });
 }
 
 function fill(o: Obj, field: string, value: unknown): void {

@@ -3,7 +3,8 @@
 // only the subresources Gatehouse serves are listed.
 import type { KObject } from '../../api/meta.js';
 import { isPlainObject } from '../../api/meta.js';
-import { ALL_VERBS, type ResourceType, type Subresource, type Verb } from '../types.js';
+import type { ResourceType } from '../types.js';
+import { builtinType, statusOf } from './group-type.js';
 import { bool, str } from '../fields.js';
 import {
   CONFIGMAP_COLUMNS,
@@ -22,27 +23,9 @@ import { coreEventView, eventColumns } from './event-printer.js';
 import { validateCoreEvent } from './event-validation.js';
 import { defaultSecret, validateConfigMap, validateSecret, validatePod } from './core-validation.js';
 
-const STATUS_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
-const status = (kind: string): Subresource => ({ name: 'status', kind, verbs: STATUS_VERBS });
-
 /** The fields common to every core type; each entry below states what differs. */
 export function core(kind: string, plural: string, rest: Partial<ResourceType> & Pick<ResourceType, 'namespaced'>): ResourceType {
-  return {
-    group: '',
-    version: 'v1',
-    kind,
-    listKind: `${kind}List`,
-    plural,
-    singular: kind.toLowerCase(),
-    shortNames: [],
-    categories: [],
-    verbs: ALL_VERBS,
-    subresources: [],
-    nameRule: 'subdomain',
-    createOnUpdate: false,
-    fieldSelectors: {},
-    ...rest,
-  };
+  return builtinType('', kind, plural, rest);
 }
 
 /** Sets a nested field only when it is absent, creating the parent object if needed. */
@@ -58,7 +41,7 @@ export const namespaces = core('Namespace', 'namespaces', {
   shortNames: ['ns'],
   // Namespaces cannot be deleted as a collection.
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-  subresources: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }, status('Namespace')],
+  subresources: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }, statusOf('Namespace')],
   nameRule: 'label',
   columns: NAMESPACE_COLUMNS,
   fieldSelectors: { 'status.phase': (o) => str(o, 'status', 'phase') },
@@ -96,7 +79,7 @@ export const pods = core('Pod', 'pods', {
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  subresources: [status('Pod')],
+  subresources: [statusOf('Pod')],
   columns: POD_COLUMNS,
   fieldSelectors: {
     'spec.nodeName': (o) => str(o, 'spec', 'nodeName'),
@@ -120,7 +103,7 @@ export const pods = core('Pod', 'pods', {
 export const nodes = core('Node', 'nodes', {
   namespaced: false,
   shortNames: ['no'],
-  subresources: [status('Node')],
+  subresources: [statusOf('Node')],
   columns: NODE_COLUMNS,
   fieldSelectors: { 'spec.unschedulable': (o) => boolField(bool(o, 'spec', 'unschedulable')) },
 });
@@ -129,7 +112,7 @@ export const services = core('Service', 'services', {
   namespaced: true,
   shortNames: ['svc'],
   categories: ['all'],
-  subresources: [status('Service')],
+  subresources: [statusOf('Service')],
   nameRule: 'dns1035',
   createOnUpdate: true,
   columns: SERVICE_COLUMNS,
@@ -176,14 +159,14 @@ export const events = core('Event', 'events', {
 export const persistentvolumes = core('PersistentVolume', 'persistentvolumes', {
   namespaced: false,
   shortNames: ['pv'],
-  subresources: [status('PersistentVolume')],
+  subresources: [statusOf('PersistentVolume')],
   columns: PV_COLUMNS,
 });
 
 export const persistentvolumeclaims = core('PersistentVolumeClaim', 'persistentvolumeclaims', {
   namespaced: true,
   shortNames: ['pvc'],
-  subresources: [status('PersistentVolumeClaim')],
+  subresources: [statusOf('PersistentVolumeClaim')],
   columns: PVC_COLUMNS,
 });
 
