@@ -97,7 +97,6 @@ describe('ValidatingAdmissionPolicy', () => {
       reason: 'Invalid',
       details: {
         name: 'probe',
-        group: '',
         kind: 'configmaps',
         causes: [{ message: "ValidatingAdmissionPolicy 'deny.example.com' with binding 'deny-b' denied request: too many keys: 3" }],
       },
