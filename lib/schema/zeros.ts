@@ -2,16 +2,20 @@
 // that back, so a stored object carries each field Go's encoding/json writes
 // when empty. The tables record these (TypeDef.z, StructNode.zeros); this adds
 // the struct values among them (`"status":{"loadBalancer":{}}` on a Service,
-// `"resources":{}` on a container), which no defaulting ever replaces.
-// Scalar zeros are left absent: kube's defaulting turns most of them into
-// something else before anyone sees them (a Service port's targetPort 0
-// becomes its port), and a required one fails validation anyway. `null`
-// zeros (nil pointers, slices and maps without omitempty) carry nothing.
+// `"resources":{}` on a container), which no defaulting ever replaces. A
+// struct added so is whole, as Go writes a zero struct: its own scalar zeros
+// too (a Node's `status.nodeInfo` with every string empty), so the object a
+// client reads back and writes again passes the required-field checks.
+// Scalar zeros of a struct the client sent are left absent: kube's defaulting
+// turns most of them into something else before anyone sees them (a Service
+// port's targetPort 0 becomes its port), and a required one fails validation
+// anyway. `null` zeros (nil pointers, slices and maps without omitempty)
+// carry nothing.
 import type { Node, StructNode } from './model.js';
 
 interface Plan {
-  /** Struct-valued fields to add as `{}` when absent. */
-  readonly fill: readonly string[];
+  /** Struct-valued fields to add, whole, when absent (with the field's node). */
+  readonly fill: ReadonlyArray<readonly [string, Node]>;
   /** Fields whose value may hold something to fill. */
   readonly into: ReadonlyArray<readonly [string, Node]>;
 }
@@ -25,9 +29,11 @@ function planOf(node: Node): Plan | null {
   plans.set(node, null);
   let plan: Plan | null = null;
   if (node.kind === 'struct') {
-    const fill = Object.entries(node.zeros ?? {})
-      .filter(([, z]) => typeof z === 'object' && z !== null)
-      .map(([k]) => k);
+    const fill: Array<readonly [string, Node]> = [];
+    for (const [k, z] of Object.entries(node.zeros ?? {})) {
+      const f = node.fields.get(k);
+      if (typeof z === 'object' && z !== null && f) fill.push([k, f.node]);
+    }
     const into: Array<readonly [string, Node]> = [];
     for (const [name, f] of node.fields) if (planOf(f.node) !== null) into.push([name, f.node]);
     if (fill.length > 0 || into.length > 0) plan = { fill, into };
@@ -78,9 +84,9 @@ export function withZeros<T>(node: Node, value: T): T {
 function structWithZeros(plan: Plan, value: Record<string, unknown>): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
   const target = () => (out ??= Object.isFrozen(value) ? copyOf(value) : value);
-  for (const k of plan.fill) {
+  for (const [k, child] of plan.fill) {
     if (Object.hasOwn(value, k) && value[k] !== undefined && value[k] !== null) continue;
-    target()[k] = {};
+    target()[k] = zeroStruct(child, 0);
   }
   for (const [k, child] of plan.into) {
     const cur = (out ?? value)[k];
@@ -89,6 +95,21 @@ function structWithZeros(plan: Plan, value: Record<string, unknown>): Record<str
     if (v !== cur) target()[k] = v;
   }
   return out ?? value;
+}
+
+/** A struct as Go writes its zero value: every scalar zero, every struct-valued field whole (nulls left out). */
+function zeroStruct(node: Node, depth: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (node.kind !== 'struct' || depth > 16) return out;
+  for (const [k, z] of Object.entries(node.zeros ?? {})) {
+    if (z === null) continue;
+    if (typeof z !== 'object') out[k] = z;
+    else {
+      const f = node.fields.get(k);
+      out[k] = f ? zeroStruct(f.node, depth + 1) : {};
+    }
+  }
+  return out;
 }
 
 function copyOf(value: Record<string, unknown>): Record<string, unknown> {

@@ -128,7 +128,7 @@ describe('the Node authorizer with NodeRestriction', () => {
     assert.equal(own.status, 201, own.text);
     const relabel = { ...own.json, metadata: { ...own.json.metadata, labels: { ...own.json.metadata.labels, 'node-restriction.kubernetes.io/pool': 'b' } } };
     const upd = await n1.request('PUT', '/api/v1/nodes/n1', relabel);
-    assert.equal(upd.status, 403);
+    assert.equal(upd.status, 403, upd.text);
     assert.match(upd.json.message, /is not allowed to modify labels: node-restriction.kubernetes.io\/pool/);
     const taint = { ...own.json, spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } };
     assert.match((await n1.request('PUT', '/api/v1/nodes/n1', taint)).json.message, /not allowed to modify taints/);

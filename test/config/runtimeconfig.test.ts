@@ -14,7 +14,7 @@ const type = (group: string, version: string, plural: string) => ({ group, versi
 
 describe('--runtime-config', () => {
   it('errors name the key: unknown group version, bad value, bad form, the core group off', () => {
-    assert.throws(() => parseRuntimeConfig('apps/v1=true'), /unknown group version "apps\/v1"/);
+    assert.throws(() => parseRuntimeConfig('widgets.example.com/v1=true'), /unknown group version "widgets.example.com\/v1"/);
     assert.throws(() => parseRuntimeConfig('coordination.k8s.io/v1=maybe'), /invalid value of coordination.k8s.io\/v1: maybe/);
     assert.throws(() => parseRuntimeConfig('a/b/c/d=true'), /must be api\/all/);
     assert.throws(() => parseRuntimeConfig('api/v1=false'), /core group \(v1\) cannot be disabled/);

@@ -17,6 +17,19 @@ describe('zero values from the tables', () => {
     assert.deepEqual(metaV1.types['Status']!.z, { metadata: {} });
   });
 
+  it('adds a missing struct whole, as Go writes a zero struct: a bare Node reads back and writes again', () => {
+    const node = builtinSchemaOf('', 'v1', 'Node')!;
+    const obj: Record<string, unknown> = { kind: 'Node', metadata: { name: 'n' } };
+    fillZeros(node, obj);
+    const status = obj['status'] as Record<string, Record<string, unknown>>;
+    assert.deepEqual(status['daemonEndpoints'], { kubeletEndpoint: { Port: 0 } });
+    assert.equal(status['nodeInfo']!['machineID'], '');
+    assert.equal(status['nodeInfo']!['architecture'], '');
+    const partial: Record<string, unknown> = { kind: 'Node', metadata: { name: 'n' }, status: { nodeInfo: { machineID: 'm' } } };
+    fillZeros(node, partial);
+    assert.deepEqual((partial['status'] as Record<string, unknown>)['nodeInfo'], { machineID: 'm' }, "a client's own struct keeps its absent scalars absent");
+  });
+
   it('adds the empty structs a Service and a Pod carry, copying frozen parts instead of writing into them', () => {
     const svc = builtinSchemaOf('', 'v1', 'Service')!;
     const obj: Record<string, unknown> = { kind: 'Service', metadata: { name: 'a' }, spec: { ports: [{ port: 80 }] } };
