@@ -58,15 +58,19 @@ const names = (out: string): string[] =>
     .filter((l) => l !== '')
     .map((l) => l.replace(/^configmaps?\//, ''));
 
-const DEPLOYMENT = JSON.stringify({
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  metadata: { name: 'web', namespace: 'default' },
-  spec: {
-    selector: { matchLabels: { app: 'web' } },
-    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
-  },
-});
+const deployment = (name: string) =>
+  JSON.stringify({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+    },
+  });
+
+/** A kind no server here serves: kubectl's own discovery-based refusal. */
+const UNSERVED = JSON.stringify({ apiVersion: 'widgets.example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' } });
 
 describe(
   'kubectl 1.27–1.33 against one gatehouse serve',
@@ -117,10 +121,14 @@ describe(
           }
         });
 
-        it('apply -f of a Deployment fails with kubectl\'s own "no matches for kind"', async () => {
-          const r = await k.run(['apply', '-f', '-'], DEPLOYMENT);
+        it('apply -f of a Deployment creates it', async () => {
+          assert.match(await k.ok(['apply', '-f', '-'], deployment(`web-${tag}`)), new RegExp(`deployment.apps/web-${tag} created`));
+        });
+
+        it('apply -f of a kind nobody serves fails with kubectl\'s own "no matches for kind"', async () => {
+          const r = await k.run(['apply', '-f', '-'], UNSERVED);
           assert.notEqual(r.code, 0);
-          assert.match(r.stderr, /no matches for kind "Deployment" in version "apps\/v1"/);
+          assert.match(r.stderr, /no matches for kind "Widget" in version "widgets.example.com\/v1"/);
           assert.doesNotMatch(r.stderr, /error validating data|content type that the client supports/);
         });
 
