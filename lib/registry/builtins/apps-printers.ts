@@ -15,29 +15,32 @@ import { formatLabelSelector } from './selector-text.js';
 const doc = (type: string, field: string): string => appsV1.types[type]?.f[field]?.[1] ?? '';
 const coreDoc = (type: string, field: string): string => coreV1.types[type]?.f[field]?.[1] ?? '';
 
-const containers = (o: KObject) => list(o, 'spec', 'template', 'spec', 'containers');
+/** layoutContainerCells: the container names and images of the pod template at `template`, comma-joined (-o wide). */
+export function containerColumns(...template: string[]): Column[] {
+  const containers = (o: KObject) => list(o, ...template, 'spec', 'containers');
+  return [
+    column(
+      'Containers',
+      'Names of each container in the template.',
+      (o) =>
+        containers(o)
+          .map((c) => str(c, 'name'))
+          .join(','),
+      { priority: 1 },
+    ),
+    column(
+      'Images',
+      'Images referenced by each container in the template.',
+      (o) =>
+        containers(o)
+          .map((c) => str(c, 'image'))
+          .join(','),
+      { priority: 1 },
+    ),
+  ];
+}
 
-/** layoutContainerCells: the template's container names and images, comma-joined. */
-export const CONTAINER_COLUMNS: readonly Column[] = [
-  column(
-    'Containers',
-    'Names of each container in the template.',
-    (o) =>
-      containers(o)
-        .map((c) => str(c, 'name'))
-        .join(','),
-    { priority: 1 },
-  ),
-  column(
-    'Images',
-    'Images referenced by each container in the template.',
-    (o) =>
-      containers(o)
-        .map((c) => str(c, 'image'))
-        .join(','),
-    { priority: 1 },
-  ),
-];
+export const CONTAINER_COLUMNS: readonly Column[] = containerColumns('spec', 'template');
 
 const selectorColumn = (description: string): Column => column('Selector', description, (o) => formatLabelSelector(at(o, 'spec', 'selector')), { priority: 1 });
 const int = (name: string, description: string, ...path: string[]): Column => column(name, description, (o) => num(o, ...path), { type: 'integer' });

@@ -4,6 +4,7 @@ import type { KObject } from '../../api/meta.js';
 import { batchV1 } from '../../schema/gen/batch-v1.js';
 import type { Column } from '../types.js';
 import { ageColumn, column, humanDuration, nameColumn, since } from '../columns.js';
+import { containerColumns } from './apps-printers.js';
 import { at, list, num, str, time } from '../fields.js';
 import { formatLabelSelector } from './selector-text.js';
 
@@ -11,27 +12,9 @@ const doc = (type: string, field: string): string => batchV1.types[type]?.f[fiel
 
 /** The template's container names and images, and the selector, shown with -o wide. */
 function wideColumns(...template: string[]): Column[] {
-  const containers = (o: KObject) => list(o, ...template, 'spec', 'containers');
   const selectorAt = template.slice(0, -1);
   return [
-    column(
-      'Containers',
-      'Names of each container in the template.',
-      (o) =>
-        containers(o)
-          .map((c) => str(c, 'name'))
-          .join(','),
-      { priority: 1 },
-    ),
-    column(
-      'Images',
-      'Images referenced by each container in the template.',
-      (o) =>
-        containers(o)
-          .map((c) => str(c, 'image'))
-          .join(','),
-      { priority: 1 },
-    ),
+    ...containerColumns(...template),
     column('Selector', doc('JobSpec', 'selector'), (o) => formatLabelSelector(at(o, ...selectorAt, 'selector')), { priority: 1 }),
   ];
 }
