@@ -115,6 +115,12 @@ export interface ResourceType {
   scale?: ScalePaths;
   /** The CustomResourceDefinition this type comes from (metadata.name), for custom resources. */
   crd?: string;
+  /**
+   * Built-in kinds served in several versions over one storage (HorizontalPodAutoscalers in
+   * autoscaling/v1 and v2): the object in another of the kind's versions, converted in process
+   * as kube's scheme converts it. Objects are stored in `storageVersion`; never writes into `obj`.
+   */
+  convert?(obj: KObject, apiVersion: string): KObject;
   /** Custom resources whose schema has defaults: applied to objects read from storage too, as kube's decoding does. */
   readDefaults?(obj: KObject): void;
   /**

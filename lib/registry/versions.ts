@@ -30,6 +30,8 @@ export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
       ga(''),
       ga('apiregistration.k8s.io'),
       ga('apps'),
+      ga('autoscaling', 'v2'),
+      ga('autoscaling'),
       ga('batch'),
       ga('policy'),
       ga('networking.k8s.io'),

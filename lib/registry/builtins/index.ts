@@ -5,6 +5,7 @@ import { CORE_WORKLOAD_TYPES } from './core-workloads.js';
 import { EVENTS_TYPES } from './events.js';
 import { APPS_TYPES } from './apps.js';
 import { BATCH_TYPES } from './batch.js';
+import { AUTOSCALING_TYPES } from './autoscaling.js';
 import { POLICY_TYPES } from './policy.js';
 import { NETWORKING_TYPES } from './networking.js';
 import { SCHEDULING_TYPES } from './scheduling.js';
@@ -34,6 +35,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...CORE_WORKLOAD_TYPES,
   ...EVENTS_TYPES,
   ...APPS_TYPES,
+  ...AUTOSCALING_TYPES,
   ...BATCH_TYPES,
   ...POLICY_TYPES,
   ...NETWORKING_TYPES,
