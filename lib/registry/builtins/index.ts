@@ -3,6 +3,7 @@ import type { ResourceType } from '../types.js';
 import { CORE_TYPES } from './core.js';
 import { CORE_WORKLOAD_TYPES } from './core-workloads.js';
 import { CORE_POLICY_TYPES } from './core-policy.js';
+import { componentstatuses } from './core-componentstatus.js';
 import { EVENTS_TYPES } from './events.js';
 import { APPS_TYPES } from './apps.js';
 import { BATCH_TYPES } from './batch.js';
@@ -36,6 +37,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...CORE_TYPES,
   ...CORE_WORKLOAD_TYPES,
   ...CORE_POLICY_TYPES,
+  componentstatuses,
   ...EVENTS_TYPES,
   ...APPS_TYPES,
   ...AUTOSCALING_TYPES,
