@@ -1,5 +1,5 @@
 // A Helm-rendered chart (one multi-document manifest: ServiceAccount,
-// ConfigMap, Role, RoleBinding, Service, Deployment, Ingress, PDB) applied with
+// ConfigMap, Role, RoleBinding, Service, Deployment, Ingress, HPA, PDB) applied with
 // kubectl client-side and server-side, then again: the second server-side apply
 // changes nothing and `kubectl diff` finds no difference; `kubectl explain`
 // reads the published schema of the new kinds.
@@ -66,6 +66,18 @@ spec:
   - host: shop.local
     http: {paths: [{path: /, pathType: ImplementationSpecific, backend: {service: {name: rel-shop, port: {number: 80}}}}]}
 ---
+# Source: shop/templates/hpa.yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: rel-shop, labels: ${labels}}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: rel-shop}
+  minReplicas: 2
+  maxReplicas: 5
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}
+---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: rel-shop, labels: ${labels}}
@@ -79,9 +91,11 @@ describe('a Helm-rendered chart with kubectl', NEEDS_KUBECTL, () => {
     const csa = await ctx.k.ok(['apply', '-f', '-'], CHART);
     assert.match(csa, /deployment.apps\/rel-shop created/);
     assert.match(csa, /ingress.networking.k8s.io\/rel-shop created/);
+    assert.match(csa, /horizontalpodautoscaler.autoscaling\/rel-shop created/);
     const again = await ctx.k.ok(['apply', '-f', '-'], CHART);
     assert.match(again, /deployment.apps\/rel-shop unchanged/);
     assert.match(again, /service\/rel-shop unchanged/);
+    assert.match(again, /horizontalpodautoscaler.autoscaling\/rel-shop unchanged/);
     await ctx.k.ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], CHART);
     const deploy = '/apis/apps/v1/namespaces/default/deployments/rel-shop';
     const before = (await ctx.s.admin.request('GET', deploy)).json;
@@ -97,8 +111,14 @@ describe('a Helm-rendered chart with kubectl', NEEDS_KUBECTL, () => {
       successThreshold: 1,
       failureThreshold: 3,
     });
+    const hpa = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/rel-shop';
+    const hpaBefore = (await ctx.s.admin.request('GET', hpa)).json;
+    await ctx.k.ok(['apply', '--server-side', '-f', '-'], CHART);
+    assert.equal((await ctx.s.admin.request('GET', hpa)).json.metadata.resourceVersion, hpaBefore.metadata.resourceVersion);
     const diff = await ctx.k.run(['diff', '--server-side', '-f', '-'], CHART);
     assert.equal(diff.code, 0, diff.stdout + diff.stderr);
+    const clientDiff = await ctx.k.run(['diff', '-f', '-'], CHART);
+    assert.equal(clientDiff.code, 0, clientDiff.stdout + clientDiff.stderr);
   });
 
   it('explains the new kinds from the published schema', async () => {
