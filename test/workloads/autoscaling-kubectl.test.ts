@@ -130,6 +130,10 @@ describe('autoscaling/v1 and v2 HorizontalPodAutoscalers with kubectl', NEEDS_KU
     ]);
     assert.equal(JSON.parse(v1.metadata.annotations['autoscaling.alpha.kubernetes.io/conditions'])[0].reason, 'ReadyForNewScale');
 
+    // Two objects, counted once although two versions serve them.
+    const metrics = (await ctx.s.admin.request('GET', '/metrics')).text;
+    assert.match(metrics, /^apiserver_storage_objects\{resource="horizontalpodautoscalers.autoscaling"\} 2$/m);
+
     const table = rows(await ctx.k.ok(['get', 'hpa']));
     assert.deepEqual(table[0], ['NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE']);
     assert.deepEqual(table[1]!.slice(0, 6), ['legacy', 'Deployment/legacy', 'cpu: 42%/80%', '2', '5', '3']);
