@@ -23,6 +23,13 @@ metadata: {name: team}
 spec:
   hard: {pods: "10", requests.cpu: "4", limits.memory: 8Gi}
 ---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 4
+---
 apiVersion: storage.k8s.io/v1
 kind: CSIDriver
 metadata: {name: ebs.csi.aws.com}
@@ -85,6 +92,34 @@ describe('LimitRanges, ResourceQuotas and the CSI kinds with kubectl', NEEDS_KUB
     });
     const va = (await ctx.s.admin.request('GET', '/apis/storage.k8s.io/v1/volumeattachments/attach-1')).json;
     assert.deepEqual(va.status, { attached: false });
+
+    // Several kinds in one get: one table each, names qualified by kind, as kubectl prints them from kube.
+    const sections = (await ctx.k.ok(['get', 'hpa,limits,quota,csidrivers', '-A']))
+      .trim()
+      .split(/\n\s*\n/)
+      .map((s) => rows(s));
+    assert.deepEqual(
+      sections.map((s) => s[0]),
+      [
+        ['NAMESPACE', 'NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE'],
+        ['NAMESPACE', 'NAME', 'CREATED AT'],
+        ['NAMESPACE', 'NAME', 'AGE', 'REQUEST', 'LIMIT'],
+        // -A adds the column to the cluster-scoped table too, empty.
+        ['NAMESPACE', 'NAME', 'ATTACHREQUIRED', 'PODINFOONMOUNT', 'STORAGECAPACITY', 'TOKENREQUESTS', 'REQUIRESREPUBLISH', 'MODES', 'AGE'],
+      ],
+    );
+    assert.deepEqual(sections[0]![1]!.slice(0, 7), [
+      'default',
+      'horizontalpodautoscaler.autoscaling/web',
+      'Deployment/web',
+      'cpu: <unknown>/80%',
+      '1',
+      '4',
+      '0',
+    ]);
+    assert.equal(sections[1]![1]![1], 'limitrange/defaults');
+    assert.equal(sections[2]![1]![1], 'resourcequota/team');
+    assert.equal(sections[3]![1]![0], 'csidriver.storage.k8s.io/ebs.csi.aws.com');
 
     const limits = rows(await ctx.k.ok(['get', 'limits']));
     assert.deepEqual(limits[0], ['NAME', 'CREATED AT']);
