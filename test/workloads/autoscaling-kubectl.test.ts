@@ -170,6 +170,21 @@ describe('autoscaling/v1 and v2 HorizontalPodAutoscalers with kubectl', NEEDS_KU
     );
   });
 
+  it('compares server-side apply owners across the two versions', async () => {
+    const v1 = (max: number) =>
+      `apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: ${max}\n`;
+    // The first test's v1 PUT (the test client, a manager without a name) owns maxReplicas, recorded in v1.
+    const r = await ctx.k.run(['apply', '--server-side', '--field-manager=ops', '-f', '-'], v1(20));
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /conflict with "" using autoscaling\/v1: \.spec\.maxReplicas/);
+    await ctx.k.ok(['apply', '--server-side', '--field-manager=ops', '--force-conflicts', '-f', '-'], v1(20));
+    const v2 = (await ctx.s.admin.request('GET', `${V2}/web`)).json;
+    assert.equal(v2.spec.maxReplicas, 20);
+    const ops = v2.metadata.managedFields.find((m: { manager: string }) => m.manager === 'ops');
+    assert.equal(ops.apiVersion, 'autoscaling/v1');
+    assert.ok(ops.fieldsV1['f:spec']['f:maxReplicas']);
+  });
+
   it('refuses what kube refuses, naming the field', async () => {
     const bad = (spec: string) => `apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: bad}\nspec:\n${spec}`;
     const ref = '  scaleTargetRef: {kind: Deployment, name: web}\n';
