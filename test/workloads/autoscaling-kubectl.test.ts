@@ -170,6 +170,26 @@ describe('autoscaling/v1 and v2 HorizontalPodAutoscalers with kubectl', NEEDS_KU
     );
   });
 
+  it('watches in v1 and explains both versions from the published schemas', async () => {
+    const w = await ctx.s.admin.request('GET', `${V1}?watch=1&timeoutSeconds=1`);
+    const events = w.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      events.map((e: { type: string; object: { apiVersion: string; metadata: { name: string } } }) => [e.type, e.object.apiVersion, e.object.metadata.name]),
+      [
+        ['ADDED', 'autoscaling/v1', 'legacy'],
+        ['ADDED', 'autoscaling/v1', 'web'],
+      ],
+    );
+    const v2 = await ctx.k.ok(['explain', 'hpa.spec.behavior.scaleDown']);
+    assert.match(v2, /VERSION:\s+v2/);
+    assert.match(v2, /stabilizationWindowSeconds\s+<integer>/);
+    const v1 = await ctx.k.ok(['explain', 'hpa.spec', '--api-version=autoscaling/v1']);
+    assert.match(v1, /targetCPUUtilizationPercentage\s+<integer>/);
+  });
+
   it('compares server-side apply owners across the two versions', async () => {
     const v1 = (max: number) =>
       `apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: ${max}\n`;

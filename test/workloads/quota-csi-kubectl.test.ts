@@ -180,6 +180,17 @@ describe('LimitRanges, ResourceQuotas and the CSI kinds with kubectl', NEEDS_KUB
     );
     assert.match(r.stderr, /spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName/);
 
+    r = await ctx.k.run(
+      ['create', '-f', '-'],
+      'apiVersion: storage.k8s.io/v1\nkind: CSIStorageCapacity\nmetadata: {name: odd}\nstorageClassName: fast\nnodeTopology: {matchExpressions: [{key: zone, operator: Near}]}\n',
+    );
+    assert.match(r.stderr, /nodeTopology: Invalid value: .*"Near" is not a valid label selector operator/);
+    r = await ctx.k.run(
+      ['create', '-f', '-'],
+      'apiVersion: v1\nkind: LimitRange\nmetadata: {name: pvc}\nspec: {limits: [{type: PersistentVolumeClaim, default: {storage: 1Gi}}]}\n',
+    );
+    assert.match(r.stderr, /spec.limits\[0\].limits: Required value: either minimum or maximum storage value is required, but neither was provided/);
+
     await ctx.k.ok(['delete', '-f', '-'], MANIFEST);
     assert.equal((await ctx.s.admin.request('GET', '/apis/storage.k8s.io/v1/csidrivers')).json.items.length, 0);
   });
