@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { KObject } from '../../lib/api/meta.js';
 import { hpaToV1, hpaToV2 } from '../../lib/registry/builtins/autoscaling-conversion.js';
 import { hpaTargets } from '../../lib/registry/builtins/autoscaling.js';
+import { decodeEnvelope, encodeEnvelope } from '../../lib/protobuf/codec.js';
 
 const sel = { matchLabels: { app: 'web' } };
 const V2: KObject = {
@@ -89,4 +90,8 @@ test("the Targets column is kube's formatHPAMetrics, statuses matched by index",
   };
   assert.equal(hpaTargets(one), 'cpu: 75%/70%');
   assert.equal(hpaTargets({ ...V2, spec: {} }), '<none>');
+});
+
+test('both versions encode to protobuf and back unchanged', () => {
+  for (const o of [V2, hpaToV1(V2)]) assert.deepEqual(decodeEnvelope(encodeEnvelope(o)).object, o);
 });

@@ -205,6 +205,19 @@ describe('autoscaling/v1 and v2 HorizontalPodAutoscalers with kubectl', NEEDS_KU
     assert.ok(ops.fieldsV1['f:spec']['f:maxReplicas']);
   });
 
+  it('kubectl autoscale makes an HPA for a deployment', async () => {
+    await ctx.k.ok(['create', 'deployment', 'api', '--image=nginx']);
+    const out = await ctx.k.ok(['autoscale', 'deployment', 'api', '--cpu-percent=60', '--min=2', '--max=6']);
+    assert.match(out, /horizontalpodautoscaler.autoscaling\/api autoscaled/);
+    const hpa = (await ctx.s.admin.request('GET', `${V2}/api`)).json;
+    assert.deepEqual(hpa.spec.scaleTargetRef, { kind: 'Deployment', name: 'api', apiVersion: 'apps/v1' });
+    assert.equal(hpa.spec.minReplicas, 2);
+    assert.equal(hpa.spec.maxReplicas, 6);
+    assert.deepEqual(hpa.spec.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }]);
+    await ctx.k.ok(['delete', 'hpa', 'api']);
+    await ctx.k.ok(['delete', 'deployment', 'api']);
+  });
+
   it('refuses what kube refuses, naming the field', async () => {
     const bad = (spec: string) => `apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: bad}\nspec:\n${spec}`;
     const ref = '  scaleTargetRef: {kind: Deployment, name: web}\n';
