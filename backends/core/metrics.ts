@@ -80,7 +80,7 @@ new Gauge(
           // Versions of one kind share their keys (HorizontalPodAutoscalers, custom resources): counted once.
           const prefixes = new Set<string>();
           for (const t of c.registry().all()) {
-            if (t.servedBy === 'gateway' || prefixes.has(typePrefix(t))) continue;
+            if (t.servedBy === 'gateway' || t.computed || prefixes.has(typePrefix(t))) continue;
             prefixes.add(typePrefix(t));
             const name = t.group ? `${t.plural}.${t.group}` : t.plural;
             let n: number;

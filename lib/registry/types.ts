@@ -101,6 +101,11 @@ export interface ResourceType {
    */
   servedBy?: 'gateway';
   /**
+   * Never stored: the core backend answers get and list from live checks (ComponentStatuses),
+   * so there is no storage version hash, nothing to count and nothing to collect.
+   */
+  computed?: true;
+  /**
    * The structural schema of the kind (lib/schema), with its merge markers: field
    * validation, strategic merge patch and OpenAPI read it. Absent = no schema
    * (strategic merge patch is refused, every field is accepted).

@@ -36,6 +36,15 @@ describe('core/v1 ComponentStatuses with kubectl', NEEDS_KUBECTL, () => {
     assert.equal(missing.status, 500);
     assert.equal(missing.json.message, 'Component not found: nope');
     assert.equal(missing.json.reason, undefined);
+    const discovery = (await ctx.s.admin.request('GET', '/api/v1')).json.resources.find((x: { name: string }) => x.name === 'componentstatuses');
+    assert.deepEqual(discovery, {
+      name: 'componentstatuses',
+      singularName: 'componentstatus',
+      namespaced: false,
+      kind: 'ComponentStatus',
+      verbs: ['get', 'list'],
+      shortNames: ['cs'],
+    });
     const del = await ctx.s.admin.request('DELETE', '/api/v1/componentstatuses/etcd-0');
     assert.equal(del.status, 405);
     const sel = (await ctx.s.admin.request('GET', '/api/v1/componentstatuses?fieldSelector=metadata.name%3Detcd-0')).json;

@@ -2,7 +2,6 @@
 // computed on every read by the core backend (handlers/componentstatuses.ts),
 // never stored. The table is kube's printComponentStatus.
 import type { KObject } from '../../api/meta.js';
-import type { ResourceType } from '../types.js';
 import { column, nameColumn } from '../columns.js';
 import { list, str } from '../fields.js';
 import { core } from './core.js';
@@ -18,6 +17,7 @@ export const componentstatuses = core('ComponentStatus', 'componentstatuses', {
   namespaced: false,
   shortNames: ['cs'],
   verbs: ['get', 'list'],
+  computed: true,
   columns: [
     nameColumn(),
     column('Status', 'Status of the component conditions', (o) => healthy(o)[0]),
@@ -25,8 +25,3 @@ export const componentstatuses = core('ComponentStatus', 'componentstatuses', {
     column('Error', 'Error of the component conditions', (o) => healthy(o)[2]),
   ],
 });
-
-/** Answered by the backend from live checks, not from the store. */
-export function isComponentStatus(t: Pick<ResourceType, 'group' | 'plural'>): boolean {
-  return t.group === '' && t.plural === 'componentstatuses';
-}
