@@ -10,7 +10,7 @@ import { builtinSchemaOf } from '../../schema/index.js';
 import { autoscalingV2 } from '../../schema/gen/autoscaling-v2.js';
 import type { Column, ResourceType } from '../types.js';
 import { ageColumn, column, nameColumn } from '../columns.js';
-import { at, list, str } from '../fields.js';
+import { at, list, num, str } from '../fields.js';
 import { isDNS1123Label, isValidPathSegmentName } from '../names.js';
 import { builtinType, statusOf } from './group-type.js';
 import { convertHpa, hpaToV2 } from './autoscaling-conversion.js';
@@ -137,8 +137,8 @@ function metricSpec(m: Obj, path: string): StatusCause[] {
   const type = str(m, 'type');
   if (type === '') causes.push(cause.required(`${path}.type`, 'must specify a metric source type'));
   if (!SOURCE_TYPES.includes(type)) causes.push(cause.notSupported(`${path}.type`, type, SOURCE_TYPES));
-  const present_ = ['object', 'pods', 'resource', 'containerResource', 'external'].filter((f) => present(m, f));
-  const first = present_[0];
+  const sources = ['object', 'pods', 'resource', 'containerResource', 'external'].filter((f) => present(m, f));
+  const first = sources[0];
   if (first) {
     const src = obj(m[first]);
     const p = `${path}.${first}`;
@@ -165,8 +165,8 @@ function metricSpec(m: Obj, path: string): StatusCause[] {
   }
   const expected = SOURCE_FIELD[type];
   if (expected && !present(m, expected)) causes.push(cause.required(`${path}.${expected}`, 'must populate information for the given metric source'));
-  if (present_.length !== 1)
-    for (const f of present_) if (f !== expected) causes.push(cause.forbidden(`${path}.${f}`, 'must populate the given metric source only'));
+  if (sources.length !== 1)
+    for (const f of sources) if (f !== expected) causes.push(cause.forbidden(`${path}.${f}`, 'must populate the given metric source only'));
   return causes;
 }
 
@@ -275,17 +275,8 @@ function hpaColumns(asV2: (o: KObject) => KObject): Column[] {
       const m = at(o, 'spec', 'minReplicas');
       return typeof m === 'number' ? String(m) : '<unset>';
     }),
-    column('MaxPods', specDoc('maxReplicas'), (o) => (typeof at(o, 'spec', 'maxReplicas') === 'number' ? (at(o, 'spec', 'maxReplicas') as number) : 0), {
-      type: 'integer',
-    }),
-    column(
-      'Replicas',
-      statusDoc('currentReplicas'),
-      (o) => (typeof at(o, 'status', 'currentReplicas') === 'number' ? (at(o, 'status', 'currentReplicas') as number) : 0),
-      {
-        type: 'integer',
-      },
-    ),
+    column('MaxPods', specDoc('maxReplicas'), (o) => num(o, 'spec', 'maxReplicas'), { type: 'integer' }),
+    column('Replicas', statusDoc('currentReplicas'), (o) => num(o, 'status', 'currentReplicas'), { type: 'integer' }),
     ageColumn(),
   ];
 }
