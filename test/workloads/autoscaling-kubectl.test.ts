@@ -123,6 +123,10 @@ describe('autoscaling/v1 and v2 HorizontalPodAutoscalers with kubectl', NEEDS_KU
     assert.equal(main.json.status.currentReplicas, 3);
 
     const v1 = (await ctx.s.admin.request('GET', `${V1}/legacy`)).json;
+    // Nor does a v1 main write that drops the annotations carrying the rest of the status.
+    const bare = await ctx.s.admin.request('PUT', `${V1}/legacy`, { ...v1, metadata: { ...v1.metadata, annotations: {} } });
+    assert.equal(bare.status, 200, bare.text);
+    assert.deepEqual((await ctx.s.admin.request('GET', `${V2}/legacy`)).json.status, st.json.status);
     assert.equal(v1.spec.targetCPUUtilizationPercentage, 80);
     assert.equal(v1.status.currentCPUUtilizationPercentage, 42);
     assert.deepEqual(JSON.parse(v1.metadata.annotations['autoscaling.alpha.kubernetes.io/current-metrics']), [

@@ -354,6 +354,22 @@ export function hpaToV2(v1: KObject): KObject {
   return out;
 }
 
+/**
+ * A v1 write that is not to /status keeps the stored status: v1 carries part of
+ * it in annotations, so those are the stored object's too (kube restores the
+ * internal status after conversion, to the same effect).
+ */
+export function keepStatusAnnotations(next: KObject, old: KObject): void {
+  const was = isPlainObject(old.metadata.annotations) ? old.metadata.annotations : {};
+  const now: Record<string, string> = { ...(isPlainObject(next.metadata.annotations) ? next.metadata.annotations : {}) };
+  for (const k of [CURRENT_METRICS, CONDITIONS]) {
+    if (typeof was[k] === 'string') now[k] = was[k];
+    else delete now[k];
+  }
+  if (Object.keys(now).length > 0) next.metadata.annotations = now;
+  else delete next.metadata.annotations;
+}
+
 /** The HorizontalPodAutoscaler `o` in `apiVersion` (autoscaling/v1 or autoscaling/v2). */
 export function convertHpa(o: KObject, apiVersion: string): KObject {
   if (o.apiVersion === apiVersion) return o;

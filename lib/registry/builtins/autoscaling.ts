@@ -13,7 +13,7 @@ import { ageColumn, column, nameColumn } from '../columns.js';
 import { at, list, num, str } from '../fields.js';
 import { isDNS1123Label, isValidPathSegmentName } from '../names.js';
 import { builtinType, statusOf } from './group-type.js';
-import { convertHpa, hpaToV2 } from './autoscaling-conversion.js';
+import { convertHpa, hpaToV2, keepStatusAnnotations } from './autoscaling-conversion.js';
 import { quantityCauses, quantitySign } from './quantities.js';
 
 type Obj = Record<string, unknown>;
@@ -322,6 +322,9 @@ export const hpaV1 = builtinType('autoscaling', 'HorizontalPodAutoscaler', 'hori
   defaults(o) {
     const spec = specOf(o);
     if (!present(spec, 'minReplicas')) spec['minReplicas'] = 1;
+  },
+  prepareForUpdate(next, old, target) {
+    if (target === 'main') keepStatusAnnotations(next, old);
   },
   // kube validates the internal object: the fields a v1 write fails on are named as v2 names them.
   validate: (o) => validateHpa(hpaToV2(o)),
