@@ -37,3 +37,11 @@ export function kubectlServer(opts: StartOptions = {}): KubectlServer {
     },
   };
 }
+
+/** The cells of `kubectl get` output, one row per line, split on kubectl's column gaps (two spaces or more). */
+export function tableRows(out: string): string[][] {
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s{2,}/));
+}

@@ -5,7 +5,7 @@
 // validation people hit, apply and diff, delete.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubectlServer, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
+import { kubectlServer, NEEDS_KUBECTL, tableRows } from '../helpers/kubectl-server.js';
 
 const V2 = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
 const V1 = '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers';
@@ -33,13 +33,6 @@ spec:
   minReplicas: 2
   maxReplicas: 5
 `;
-
-/** The cells of `kubectl get` output, split on kubectl's column gaps. */
-const rows = (out: string): string[][] =>
-  out
-    .trim()
-    .split('\n')
-    .map((l) => l.trim().split(/\s{2,}/));
 
 describe('autoscaling/v1 and v2 HorizontalPodAutoscalers with kubectl', NEEDS_KUBECTL, () => {
   const ctx = kubectlServer();
@@ -138,12 +131,12 @@ describe('autoscaling/v1 and v2 HorizontalPodAutoscalers with kubectl', NEEDS_KU
     const metrics = (await ctx.s.admin.request('GET', '/metrics')).text;
     assert.match(metrics, /^apiserver_storage_objects\{resource="horizontalpodautoscalers.autoscaling"\} 2$/m);
 
-    const table = rows(await ctx.k.ok(['get', 'hpa']));
+    const table = tableRows(await ctx.k.ok(['get', 'hpa']));
     assert.deepEqual(table[0], ['NAME', 'REFERENCE', 'TARGETS', 'MINPODS', 'MAXPODS', 'REPLICAS', 'AGE']);
     assert.deepEqual(table[1]!.slice(0, 6), ['legacy', 'Deployment/legacy', 'cpu: 42%/80%', '2', '5', '3']);
     assert.deepEqual(table[2]!.slice(0, 6), ['web', 'Deployment/web', 'memory: <unknown>/500Mi, cpu: <unknown>/50%', '1', '12', '0']);
     // The same table through the v1 version.
-    const v1table = rows(await ctx.k.ok(['get', 'horizontalpodautoscalers.v1.autoscaling', 'legacy']));
+    const v1table = tableRows(await ctx.k.ok(['get', 'horizontalpodautoscalers.v1.autoscaling', 'legacy']));
     assert.deepEqual(v1table[1]!.slice(0, 6), ['legacy', 'Deployment/legacy', 'cpu: 42%/80%', '2', '5', '3']);
   });
 

@@ -5,7 +5,7 @@
 // kube keeps immutable.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubectlServer, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
+import { kubectlServer, NEEDS_KUBECTL, tableRows } from '../helpers/kubectl-server.js';
 
 const MANIFEST = `apiVersion: v1
 kind: LimitRange
@@ -60,12 +60,6 @@ spec:
   source: {persistentVolumeName: pv-1}
 `;
 
-const rows = (out: string): string[][] =>
-  out
-    .trim()
-    .split('\n')
-    .map((l) => l.trim().split(/\s{2,}/));
-
 describe('LimitRanges, ResourceQuotas and the CSI kinds with kubectl', NEEDS_KUBECTL, () => {
   const ctx = kubectlServer();
 
@@ -97,7 +91,7 @@ describe('LimitRanges, ResourceQuotas and the CSI kinds with kubectl', NEEDS_KUB
     const sections = (await ctx.k.ok(['get', 'hpa,limits,quota,csidrivers', '-A']))
       .trim()
       .split(/\n\s*\n/)
-      .map((s) => rows(s));
+      .map((s) => tableRows(s));
     assert.deepEqual(
       sections.map((s) => s[0]),
       [
@@ -121,21 +115,21 @@ describe('LimitRanges, ResourceQuotas and the CSI kinds with kubectl', NEEDS_KUB
     assert.equal(sections[2]![1]![1], 'resourcequota/team');
     assert.equal(sections[3]![1]![0], 'csidriver.storage.k8s.io/ebs.csi.aws.com');
 
-    const limits = rows(await ctx.k.ok(['get', 'limits']));
+    const limits = tableRows(await ctx.k.ok(['get', 'limits']));
     assert.deepEqual(limits[0], ['NAME', 'CREATED AT']);
     assert.equal(limits[1]![0], 'defaults');
     assert.match(limits[1]![1]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
-    const drivers = rows(await ctx.k.ok(['get', 'csidrivers']));
+    const drivers = tableRows(await ctx.k.ok(['get', 'csidrivers']));
     assert.deepEqual(drivers[0], ['NAME', 'ATTACHREQUIRED', 'PODINFOONMOUNT', 'STORAGECAPACITY', 'TOKENREQUESTS', 'REQUIRESREPUBLISH', 'MODES', 'AGE']);
     assert.deepEqual(drivers[1]!.slice(0, 7), ['ebs.csi.aws.com', 'true', 'false', 'false', 'sts.amazonaws.com', 'false', 'Persistent']);
-    assert.deepEqual(rows(await ctx.k.ok(['get', 'csinodes']))[1]!.slice(0, 2), ['node-1', '1']);
-    const cap = rows(await ctx.k.ok(['get', 'csistoragecapacities']));
+    assert.deepEqual(tableRows(await ctx.k.ok(['get', 'csinodes']))[1]!.slice(0, 2), ['node-1', '1']);
+    const cap = tableRows(await ctx.k.ok(['get', 'csistoragecapacities']));
     assert.deepEqual(cap, [
       ['NAME', 'STORAGECLASSNAME', 'CAPACITY'],
       ['zone-a', 'fast', '100Gi'],
     ]);
-    const attach = rows(await ctx.k.ok(['get', 'volumeattachments']));
+    const attach = tableRows(await ctx.k.ok(['get', 'volumeattachments']));
     assert.deepEqual(attach[0], ['NAME', 'ATTACHER', 'PV', 'NODE', 'ATTACHED', 'AGE']);
     assert.deepEqual(attach[1]!.slice(0, 5), ['attach-1', 'ebs.csi.aws.com', 'pv-1', 'node-1', 'false']);
   });
@@ -150,12 +144,12 @@ describe('LimitRanges, ResourceQuotas and the CSI kinds with kubectl', NEEDS_KUB
     assert.deepEqual(main.json.status, {});
     const st = await ctx.s.admin.request('PUT', `${quota}/status`, { ...main.json, status });
     assert.equal(st.status, 200, st.text);
-    const table = rows(await ctx.k.ok(['get', 'quota']));
+    const table = tableRows(await ctx.k.ok(['get', 'quota']));
     assert.deepEqual(table[0], ['NAME', 'AGE', 'REQUEST', 'LIMIT']);
     assert.deepEqual([table[1]![0], ...table[1]!.slice(2)], ['team', 'pods: 3/10, requests.cpu: 500m/4', 'limits.memory: 1Gi/8Gi']);
 
     await ctx.k.ok(['patch', 'volumeattachment', 'attach-1', '--subresource=status', '--type=merge', '-p', '{"status":{"attached":true}}']);
-    assert.deepEqual(rows(await ctx.k.ok(['get', 'volumeattachments']))[1]!.slice(0, 5), ['attach-1', 'ebs.csi.aws.com', 'pv-1', 'node-1', 'true']);
+    assert.deepEqual(tableRows(await ctx.k.ok(['get', 'volumeattachments']))[1]!.slice(0, 5), ['attach-1', 'ebs.csi.aws.com', 'pv-1', 'node-1', 'true']);
   });
 
   it('refuses quantities that do not parse, naming the field, and changes kube keeps immutable', async () => {

@@ -111,28 +111,6 @@ export const limitranges = core('LimitRange', 'limitranges', {
 
 // ---- ResourceQuotas
 
-const STANDARD_QUOTA = new Set([
-  'pods',
-  'services',
-  'replicationcontrollers',
-  'resourcequotas',
-  'secrets',
-  'configmaps',
-  'persistentvolumeclaims',
-  'services.nodeports',
-  'services.loadbalancers',
-  'cpu',
-  'memory',
-  'storage',
-  'ephemeral-storage',
-  'requests.cpu',
-  'requests.memory',
-  'requests.storage',
-  'requests.ephemeral-storage',
-  'limits.cpu',
-  'limits.memory',
-  'limits.ephemeral-storage',
-]);
 /** Quota resources counted in whole objects (helper.IsIntegerResourceName). */
 const INTEGER_QUOTA = new Set([
   'pods',
@@ -144,6 +122,11 @@ const INTEGER_QUOTA = new Set([
   'persistentvolumeclaims',
   'services.nodeports',
   'services.loadbalancers',
+]);
+/** helper.IsStandardQuotaResourceName, beside the hugepages prefixes checked where used. */
+const STANDARD_QUOTA = new Set([
+  ...INTEGER_QUOTA,
+  ...['cpu', 'memory', 'storage', 'ephemeral-storage'].flatMap((r) => [r, `requests.${r}`, ...(r === 'storage' ? [] : [`limits.${r}`])]),
 ]);
 const SCOPES = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity', 'VolumeAttributesClass'];
 
