@@ -202,6 +202,15 @@ describe('autoscaling/v1 and v2 HorizontalPodAutoscalers with kubectl', NEEDS_KU
     assert.ok(ops.fieldsV1['f:spec']['f:maxReplicas']);
   });
 
+  it('applies a v1 manifest client-side again without a change', async () => {
+    const manifest = LEGACY.replace('name: legacy}', 'name: old-style}').replace('maxReplicas: 5', 'maxReplicas: 5\n  targetCPUUtilizationPercentage: 70');
+    assert.match(await ctx.k.ok(['apply', '-f', '-'], manifest), /horizontalpodautoscaler.autoscaling\/old-style created/);
+    assert.match(await ctx.k.ok(['apply', '-f', '-'], manifest), /horizontalpodautoscaler.autoscaling\/old-style unchanged/);
+    const diff = await ctx.k.run(['diff', '-f', '-'], manifest);
+    assert.equal(diff.code, 0, diff.stdout + diff.stderr);
+    await ctx.k.ok(['delete', '-f', '-'], manifest);
+  });
+
   it('kubectl autoscale makes an HPA for a deployment', async () => {
     await ctx.k.ok(['create', 'deployment', 'api', '--image=nginx']);
     const out = await ctx.k.ok(['autoscale', 'deployment', 'api', '--cpu-percent=60', '--min=2', '--max=6']);
