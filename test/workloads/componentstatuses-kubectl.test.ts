@@ -29,7 +29,7 @@ describe('core/v1 ComponentStatuses with kubectl', NEEDS_KUBECTL, () => {
     assert.deepEqual(etcd.json, {
       kind: 'ComponentStatus',
       apiVersion: 'v1',
-      metadata: { name: 'etcd-0' },
+      metadata: { name: 'etcd-0', creationTimestamp: null },
       conditions: [{ type: 'Healthy', status: 'True', message: 'ok' }],
     });
     const missing = await ctx.s.admin.request('GET', '/api/v1/componentstatuses/nope');

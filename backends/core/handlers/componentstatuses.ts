@@ -78,7 +78,8 @@ function statusOf(name: string, c: Check): KObject {
   const condition: Record<string, string> = { type: 'Healthy', status: c.healthy === undefined ? 'Unknown' : c.healthy ? 'True' : 'False' };
   if (c.message) condition['message'] = c.message;
   if (c.error) condition['error'] = c.error;
-  return { kind: 'ComponentStatus', apiVersion: 'v1', metadata: { name }, conditions: [condition] };
+  // Never stored, so never created: Go writes the zero creation time as null.
+  return { kind: 'ComponentStatus', apiVersion: 'v1', metadata: { name, creationTimestamp: null }, conditions: [condition] } as unknown as KObject;
 }
 
 /** GET and LIST of componentstatuses; every other verb is refused, as kube's REST implements only these. */
