@@ -12,6 +12,7 @@ import { create, update } from './handlers/write.js';
 import { patch } from './handlers/patch.js';
 import { createToken } from './handlers/tokenrequest.js';
 import { serveScale } from './handlers/scale.js';
+import { serveComponentStatuses } from './handlers/componentstatuses.js';
 import { tracedEnv } from './tracedenv.js';
 
 const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']);
@@ -71,6 +72,7 @@ export class CoreBackend implements ApiBackend {
     if (!t.verbs.includes(verb as Verb)) throw methodNotAllowed(r.req.method ?? '', t.plural);
     // kube's crdHandler: no new objects while the CRD's cleanup deletes the old ones.
     if (t.terminating && verb === 'create') throw methodNotAllowed('create', `resources of kind "${t.plural}.${t.group}"`);
+    if (t.computed) return serveComponentStatuses(env, t, r);
     switch (verb) {
       case 'get':
         return getObject(env, t, r);

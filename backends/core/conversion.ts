@@ -76,6 +76,7 @@ export async function served(env: CoreEnv, t: ResourceType, stored: KObject): Pr
 export async function toStorage(env: CoreEnv, t: ResourceType, obj: KObject): Promise<KObject> {
   const cfg = t.conversionWebhook;
   const sv = t.storageVersion;
+  if (t.convert && sv) return obj.apiVersion === apiVersionOf(sv) ? obj : t.convert(obj, apiVersionOf(sv));
   if (!cfg || !sv || !env.conversion) return obj;
   const want = apiVersionOf(sv);
   if (obj.apiVersion === want) return obj;
@@ -100,6 +101,7 @@ export function ownerConverter(env: CoreEnv, t: ResourceType): AsyncConverter | 
   return {
     node: (apiVersion) => versions.get(apiVersion),
     async convert(obj, apiVersion) {
+      if (t.convert) return t.convert(obj as KObject, apiVersion);
       if (!versions.has(apiVersion)) throw new Error(`request to convert CR to an invalid group/version: ${apiVersion}`);
       if (!versions.has(String(obj['apiVersion']))) throw new Error(`request to convert CR from an invalid group/version: ${String(obj['apiVersion'])}`);
       if (!cfg || !env.conversion) return { ...obj, apiVersion };

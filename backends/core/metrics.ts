@@ -77,8 +77,11 @@ new Gauge(
         lastCount = Date.now();
         const counts = new Map<string, number>();
         for (const c of counted) {
+          // Versions of one kind share their keys (HorizontalPodAutoscalers, custom resources): counted once.
+          const prefixes = new Set<string>();
           for (const t of c.registry().all()) {
-            if (t.servedBy === 'gateway') continue;
+            if (t.servedBy === 'gateway' || t.computed || prefixes.has(typePrefix(t))) continue;
+            prefixes.add(typePrefix(t));
             const name = t.group ? `${t.plural}.${t.group}` : t.plural;
             let n: number;
             try {

@@ -35,6 +35,7 @@ const DEFAULT_COLUMNS: readonly Column[] = [
  * asynchronous: conversion.ts converts first, then calls this.
  */
 export function servedAs(t: ResourceType, obj: KObject): KObject {
+  if (t.convert) return convertedAs(t, t.convert, obj);
   if (t.crd === undefined) return obj;
   const apiVersion = apiVersionOf(t);
   if (t.conversionWebhook && obj.apiVersion !== apiVersion) throw conversionUnavailable(t, String(obj.apiVersion));
@@ -52,6 +53,22 @@ export function servedAs(t: ResourceType, obj: KObject): KObject {
 }
 
 const readMemo = new WeakMap<KObject, { t: ResourceType; served: KObject }>();
+
+/** A built-in kind's stored object in `t`'s version: converted once per stored object and type, as read defaults are. */
+function convertedAs(t: ResourceType, convert: NonNullable<ResourceType['convert']>, obj: KObject): KObject {
+  const apiVersion = apiVersionOf(t);
+  if (obj.apiVersion === apiVersion) return obj;
+  const m = readMemo.get(obj);
+  if (m?.t === t) return m.served;
+  const served = frozenJsonCopy(convert(obj, apiVersion));
+  readMemo.set(obj, { t, served });
+  return served;
+}
+
+/** Whether objects of `t` may be stored in another version than the one `t` serves. */
+export function convertsOnRead(t: ResourceType): boolean {
+  return t.crd !== undefined || t.convert !== undefined;
+}
 
 /**
  * An object of a webhook-converted type that reached rendering unconverted (a

@@ -87,7 +87,7 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
         addWarnings(ctx, [dep.text]);
         deprecatedApiRequested(i.apiGroup, i.apiVersion, i.resource, i.subresource, dep.removed);
         ctx.audit?.annotate('k8s.io/deprecated', 'true');
-        ctx.audit?.annotate('k8s.io/removed-release', dep.removed);
+        if (dep.removed) ctx.audit?.annotate('k8s.io/removed-release', dep.removed);
       }
     }
     for (const destination of table) {

@@ -30,8 +30,8 @@ function entries(t: ResourceType): APIResource[] {
   // Go's omitempty: empty lists are left out, not sent as [].
   if (t.shortNames.length) main.shortNames = [...t.shortNames];
   if (t.categories.length) main.categories = [...t.categories];
-  // Virtual types (reviews) are never stored, so kube-apiserver publishes no hash for them.
-  if (t.servedBy !== 'gateway') main.storageVersionHash = storageVersionHashOf(t);
+  // Virtual types (reviews, ComponentStatuses) are never stored, so kube-apiserver publishes no hash for them.
+  if (t.servedBy !== 'gateway' && !t.computed) main.storageVersionHash = storageVersionHashOf(t);
   const subs = t.subresources.map((s): APIResource => ({
     name: `${t.plural}/${s.name}`,
     singularName: '',

@@ -101,6 +101,11 @@ export interface ResourceType {
    */
   servedBy?: 'gateway';
   /**
+   * Never stored: the core backend answers get and list from live checks (ComponentStatuses),
+   * so there is no storage version hash, nothing to count and nothing to collect.
+   */
+  computed?: true;
+  /**
    * The structural schema of the kind (lib/schema), with its merge markers: field
    * validation, strategic merge patch and OpenAPI read it. Absent = no schema
    * (strategic merge patch is refused, every field is accepted).
@@ -115,6 +120,12 @@ export interface ResourceType {
   scale?: ScalePaths;
   /** The CustomResourceDefinition this type comes from (metadata.name), for custom resources. */
   crd?: string;
+  /**
+   * Built-in kinds served in several versions over one storage (HorizontalPodAutoscalers in
+   * autoscaling/v1 and v2): the object in another of the kind's versions, converted in process
+   * as kube's scheme converts it. Objects are stored in `storageVersion`; never writes into `obj`.
+   */
+  convert?(obj: KObject, apiVersion: string): KObject;
   /** Custom resources whose schema has defaults: applied to objects read from storage too, as kube's decoding does. */
   readDefaults?(obj: KObject): void;
   /**

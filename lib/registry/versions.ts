@@ -18,8 +18,11 @@ export interface VersionLifecycle {
   readonly group: string;
   readonly version: string;
   readonly stability: Stability;
-  /** Per kind (`*` = every kind of the version): when deprecated, when kube removed it, what replaces it. */
-  readonly deprecated?: Readonly<Record<string, { since: string; removed: string; replacement: string }>>;
+  /**
+   * Per kind (`*` = every kind of the version): when deprecated, when kube removed it, what replaces it
+   * (a kind deprecated with neither, as core/v1 ComponentStatus, has only `since`).
+   */
+  readonly deprecated?: Readonly<Record<string, { since: string; removed?: string; replacement?: string }>>;
 }
 
 const ga = (group: string, version = 'v1'): VersionLifecycle => ({ group, version, stability: 'ga' });
@@ -27,9 +30,16 @@ const ga = (group: string, version = 'v1'): VersionLifecycle => ({ group, versio
 export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
   (
     [
-      ga(''),
+      {
+        group: '',
+        version: 'v1',
+        stability: 'ga',
+        deprecated: { ComponentStatus: { since: '1.19' } },
+      },
       ga('apiregistration.k8s.io'),
       ga('apps'),
+      ga('autoscaling', 'v2'),
+      ga('autoscaling'),
       ga('batch'),
       ga('policy'),
       ga('networking.k8s.io'),
@@ -79,5 +89,7 @@ export function deprecation(group: string, version: string, kind: string): { tex
   const e = d && (Object.hasOwn(d, kind) ? d[kind] : Object.hasOwn(d, '*') ? d['*'] : undefined);
   if (!e) return undefined;
   const gv = group ? `${group}/${version}` : version;
-  return { text: `${gv} ${kind} is deprecated in v${e.since}+, unavailable in v${e.removed}+; use ${e.replacement}`, removed: e.removed };
+  const removed = e.removed ? `, unavailable in v${e.removed}+` : '';
+  const use = e.replacement ? `; use ${e.replacement}` : '';
+  return { text: `${gv} ${kind} is deprecated in v${e.since}+${removed}${use}`, removed: e.removed ?? '' };
 }

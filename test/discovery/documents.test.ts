@@ -82,6 +82,7 @@ test('/apis lists named groups in priority order with preferred versions', () =>
       'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
+      'autoscaling',
       'batch',
       'certificates.k8s.io',
       'networking.k8s.io',

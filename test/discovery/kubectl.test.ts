@@ -72,7 +72,7 @@ for (const version of ['1.32', '1.27']) {
         .trim()
         .split('\n')
         .map((l) => l.split(/\s+/));
-      const names = rows.map((r) => `${r[0]}.${r.find((c) => c === 'v1' || c.endsWith('/v1'))}`).sort();
+      const names = rows.map((r) => `${r[0]}.${r.find((c) => c === 'v1' || /\/v\d+$/.test(c))}`).sort();
       // The virtual review types (served by the gateway, create-only) are listed too.
       const reviews = builtinRegistry()
         .all()
@@ -87,6 +87,14 @@ for (const version of ['1.32', '1.27']) {
           'clusterrolebindings.rbac.authorization.k8s.io/v1',
           'clusterroles.rbac.authorization.k8s.io/v1',
           'configmaps.v1',
+          'componentstatuses.v1',
+          'limitranges.v1',
+          'resourcequotas.v1',
+          'horizontalpodautoscalers.autoscaling/v2',
+          'csidrivers.storage.k8s.io/v1',
+          'csinodes.storage.k8s.io/v1',
+          'csistoragecapacities.storage.k8s.io/v1',
+          'volumeattachments.storage.k8s.io/v1',
           'controllerrevisions.apps/v1',
           'cronjobs.batch/v1',
           'jobs.batch/v1',

@@ -263,7 +263,9 @@ test('hasSchema answers for served kinds only', () => {
   assert.equal(hasSchema('batch/v1', 'CronJobList'), true);
   assert.equal(hasSchema('policy/v1', 'PodDisruptionBudget'), true);
   assert.equal(hasSchema('storage.k8s.io/v1', 'StorageClass'), true);
-  assert.equal(hasSchema('storage.k8s.io/v1', 'CSIDriver'), false);
+  assert.equal(hasSchema('storage.k8s.io/v1', 'CSIDriver'), true);
+  assert.equal(hasSchema('autoscaling/v2', 'HorizontalPodAutoscaler'), true);
+  assert.equal(hasSchema('storage.k8s.io/v1', 'VolumeAttributesClass'), false);
   assert.equal(hasSchema('v1', 'Deployment'), false);
 });
 

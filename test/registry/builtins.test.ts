@@ -52,13 +52,25 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['scheduling.k8s.io', 'priorityclasses', 'PriorityClass', false, ['pc'], [], 'subdomain', false],
   ['storage.k8s.io', 'storageclasses', 'StorageClass', false, ['sc'], [], 'subdomain', false],
   ['node.k8s.io', 'runtimeclasses', 'RuntimeClass', false, [], [], 'subdomain', false],
+  ['', 'limitranges', 'LimitRange', true, ['limits'], [], 'subdomain', false],
+  ['', 'resourcequotas', 'ResourceQuota', true, ['quota'], ['status'], 'subdomain', false],
+  ['', 'componentstatuses', 'ComponentStatus', false, ['cs'], [], 'subdomain', false],
+  ['autoscaling', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, ['hpa'], ['status'], 'subdomain', false],
+  ['storage.k8s.io', 'csidrivers', 'CSIDriver', false, [], [], 'subdomain', false],
+  ['storage.k8s.io', 'csinodes', 'CSINode', false, [], [], 'subdomain', false],
+  ['storage.k8s.io', 'csistoragecapacities', 'CSIStorageCapacity', true, [], [], 'subdomain', false],
+  ['storage.k8s.io', 'volumeattachments', 'VolumeAttachment', false, [], ['status'], 'subdomain', false],
 ];
+
+/** Kinds served in more than one version over one storage: each version's entry beyond v1. */
+const OTHER_VERSIONS: Array<[string, string, string]> = [['autoscaling', 'v2', 'horizontalpodautoscalers']];
 
 /** Stored types; the virtual reviews (servedBy: 'gateway') are checked below. */
 const stored = () => reg.all().filter((t) => t.servedBy !== 'gateway');
 
 test('every built-in type has the facts kube-apiserver serves', () => {
-  assert.equal(stored().length, FACTS.length);
+  assert.equal(stored().length, FACTS.length + OTHER_VERSIONS.length);
+  for (const [group, version, plural] of OTHER_VERSIONS) assert.equal(reg.lookup(group, version, plural)?.storageVersion?.version, version);
   for (const [group, plural, kind, namespaced, shortNames, subs, nameRule, createOnUpdate] of FACTS) {
     const t = reg.lookup(group, 'v1', plural);
     assert.ok(t, `${group}/${plural}`);
@@ -78,9 +90,10 @@ test('every built-in type has the facts kube-apiserver serves', () => {
 test('every built-in type is internally consistent', () => {
   for (const t of stored()) {
     assert.equal(t.listKind, `${t.kind}List`);
-    assert.equal(t.version, 'v1');
+    assert.ok(t.version === 'v1' || OTHER_VERSIONS.some(([g, v, p]) => g === t.group && v === t.version && p === t.plural), `${t.plural} ${t.version}`);
     assert.equal(t.singular, t.plural === 'endpoints' ? 'endpoints' : t.kind.toLowerCase());
-    assert.ok(t.verbs.includes('get') && t.verbs.includes('list') && t.verbs.includes('watch'));
+    // ComponentStatuses are computed per read: get and list only, as kube's REST.
+    assert.ok(t.verbs.includes('get') && t.verbs.includes('list') && (t.verbs.includes('watch') || t.plural === 'componentstatuses'), t.plural);
     assert.deepEqual([...t.verbs], [...t.verbs].sort(), `${t.plural} verbs sorted`);
     for (const s of t.subresources) assert.equal(s.kind, s.group === undefined ? t.kind : s.kind);
     assert.ok(!('metadata.name' in t.fieldSelectors) && !('metadata.namespace' in t.fieldSelectors));
@@ -114,7 +127,19 @@ test('pods, services, replication controllers and the apps workloads are in the 
     .all()
     .filter((t) => t.categories.includes('all'))
     .map((t) => t.plural);
-  assert.deepEqual(inAll, ['pods', 'replicationcontrollers', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'cronjobs', 'jobs']);
+  assert.deepEqual(inAll, [
+    'pods',
+    'replicationcontrollers',
+    'services',
+    'daemonsets',
+    'deployments',
+    'replicasets',
+    'statefulsets',
+    'horizontalpodautoscalers',
+    'horizontalpodautoscalers',
+    'cronjobs',
+    'jobs',
+  ]);
   assert.deepEqual(reg.lookup('apiregistration.k8s.io', 'v1', 'apiservices')!.categories, ['api-extensions']);
 });
 
@@ -145,6 +170,7 @@ test('named groups are ordered by kube-apiserver priority', () => {
       'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
+      'autoscaling',
       'batch',
       'certificates.k8s.io',
       'networking.k8s.io',

@@ -3,29 +3,19 @@
 // scale subresource, `kubectl get` columns, the three patch types, server-side
 // apply, status only through /status, and delete. Nothing rolls out: the
 // status stays what clients wrote.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { findKubectl, Kubectl } from '../e2e/helpers.js';
+import { kubectlServer, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
 
-const KUBECTL = findKubectl();
 const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
 
-describe('apps/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
-  let s: TestServer;
-  let k: Kubectl;
-  before(async () => {
-    s = await startTestServer();
-    k = new Kubectl(KUBECTL!, s.kubeconfig);
-  });
-  after(async () => {
-    await s.close();
-  });
+describe('apps/v1 with kubectl', NEEDS_KUBECTL, () => {
+  const ctx = kubectlServer();
 
   it('creates a deployment with kube defaults', async () => {
-    const out = await k.ok(['create', 'deployment', 'web', '--image=nginx', '--port=80']);
+    const out = await ctx.k.ok(['create', 'deployment', 'web', '--image=nginx', '--port=80']);
     assert.match(out, /deployment.apps\/web created/);
-    const d = (await s.admin.request('GET', `${DEPLOY}/web`)).json;
+    const d = (await ctx.s.admin.request('GET', `${DEPLOY}/web`)).json;
     assert.equal(d.metadata.generation, 1);
     assert.deepEqual(d.status, {});
     assert.equal(d.spec.replicas, 1);
@@ -50,20 +40,20 @@ describe('apps/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not insta
   });
 
   it('shows kubectl get columns', async () => {
-    const out = await k.ok(['get', 'deploy', 'web']);
+    const out = await ctx.k.ok(['get', 'deploy', 'web']);
     const [head, row] = out.trim().split('\n');
     assert.deepEqual(head!.split(/\s+/), ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
     assert.deepEqual(row!.split(/\s+/).slice(0, 4), ['web', '0/1', '0', '0']);
-    const wide = await k.ok(['get', 'deploy', 'web', '-o', 'wide', '--no-headers']);
+    const wide = await ctx.k.ok(['get', 'deploy', 'web', '-o', 'wide', '--no-headers']);
     assert.deepEqual(wide.trim().split(/\s+/).slice(5), ['nginx', 'nginx', 'app=web']);
   });
 
   it('scales through the scale subresource', async () => {
-    assert.match(await k.ok(['scale', 'deployment', 'web', '--replicas=3']), /deployment.apps\/web scaled/);
-    const d = (await s.admin.request('GET', `${DEPLOY}/web`)).json;
+    assert.match(await ctx.k.ok(['scale', 'deployment', 'web', '--replicas=3']), /deployment.apps\/web scaled/);
+    const d = (await ctx.s.admin.request('GET', `${DEPLOY}/web`)).json;
     assert.equal(d.spec.replicas, 3);
     assert.equal(d.metadata.generation, 2);
-    const scale = await s.admin.request('GET', `${DEPLOY}/web/scale`);
+    const scale = await ctx.s.admin.request('GET', `${DEPLOY}/web/scale`);
     assert.equal(scale.status, 200, scale.text);
     assert.equal(scale.json.kind, 'Scale');
     assert.equal(scale.json.apiVersion, 'autoscaling/v1');
@@ -72,7 +62,7 @@ describe('apps/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not insta
   });
 
   it('writes status only through /status, and the spec not through it', async () => {
-    const st = await s.admin.request(
+    const st = await ctx.s.admin.request(
       'PATCH',
       `${DEPLOY}/web/status`,
       { status: { replicas: 3, readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 }, spec: { replicas: 9 } },
@@ -83,37 +73,44 @@ describe('apps/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not insta
     assert.equal(st.status, 200, st.text);
     assert.equal(st.json.spec.replicas, 3);
     assert.equal(st.json.metadata.generation, 2);
-    const main = await s.admin.request('PATCH', `${DEPLOY}/web`, { status: { replicas: 0 } }, { 'content-type': 'application/merge-patch+json' });
+    const main = await ctx.s.admin.request('PATCH', `${DEPLOY}/web`, { status: { replicas: 0 } }, { 'content-type': 'application/merge-patch+json' });
     assert.equal(main.json.status.replicas, 3);
-    const [, row] = (await k.ok(['get', 'deploy', 'web'])).trim().split('\n');
+    const [, row] = (await ctx.k.ok(['get', 'deploy', 'web'])).trim().split('\n');
     assert.deepEqual(row!.split(/\s+/).slice(0, 4), ['web', '2/3', '3', '2']);
   });
 
   it('patches with all three patch types and bumps the generation on spec changes only', async () => {
-    await k.ok(['patch', 'deploy', 'web', '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}}']);
-    let d = (await s.admin.request('GET', `${DEPLOY}/web`)).json;
+    await ctx.k.ok([
+      'patch',
+      'deploy',
+      'web',
+      '--type=strategic',
+      '-p',
+      '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}}',
+    ]);
+    let d = (await ctx.s.admin.request('GET', `${DEPLOY}/web`)).json;
     assert.equal(d.spec.template.spec.containers.length, 1);
     assert.equal(d.spec.template.spec.containers[0].image, 'nginx:1.27');
     // A tag other than latest defaults imagePullPolicy only when absent: the stored Always stays.
     assert.equal(d.spec.template.spec.containers[0].imagePullPolicy, 'Always');
     assert.equal(d.metadata.generation, 3);
-    await k.ok(['patch', 'deploy', 'web', '--type=merge', '-p', '{"metadata":{"labels":{"tier":"front"}}}']);
-    d = (await s.admin.request('GET', `${DEPLOY}/web`)).json;
+    await ctx.k.ok(['patch', 'deploy', 'web', '--type=merge', '-p', '{"metadata":{"labels":{"tier":"front"}}}']);
+    d = (await ctx.s.admin.request('GET', `${DEPLOY}/web`)).json;
     assert.equal(d.metadata.generation, 3);
-    await k.ok(['patch', 'deploy', 'web', '--type=json', '-p', '[{"op":"add","path":"/spec/minReadySeconds","value":5}]']);
-    d = (await s.admin.request('GET', `${DEPLOY}/web`)).json;
+    await ctx.k.ok(['patch', 'deploy', 'web', '--type=json', '-p', '[{"op":"add","path":"/spec/minReadySeconds","value":5}]']);
+    d = (await ctx.s.admin.request('GET', `${DEPLOY}/web`)).json;
     assert.equal(d.spec.minReadySeconds, 5);
     assert.equal(d.metadata.generation, 4);
   });
 
   it('refuses a selector change and a template that does not match the selector with kube messages', async () => {
-    const r = await k.run(['patch', 'deploy', 'web', '--type=merge', '-p', '{"spec":{"selector":{"matchLabels":{"app":"other"}}}}']);
+    const r = await ctx.k.run(['patch', 'deploy', 'web', '--type=merge', '-p', '{"spec":{"selector":{"matchLabels":{"app":"other"}}}}']);
     assert.notEqual(r.code, 0);
     assert.match(
       r.stderr,
       /The Deployment "web" is invalid: \n\* spec.template.metadata.labels: Invalid value: map\[string\]string\{"app":"web"\}: `selector` does not match template `labels`\n\* spec.selector: Invalid value: v1.LabelSelector\{MatchLabels:map\[string\]string\{"app":"other"\}, MatchExpressions:\[\]v1.LabelSelectorRequirement\(nil\)\}: field is immutable/,
     );
-    const bad = await s.admin.request('POST', DEPLOY, {
+    const bad = await ctx.s.admin.request('POST', DEPLOY, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'bad' },
@@ -130,7 +127,7 @@ describe('apps/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not insta
         message: 'Invalid value: map[string]string{"app":"b"}: `selector` does not match template `labels`',
       },
     ]);
-    const none = await s.admin.request('POST', DEPLOY, {
+    const none = await ctx.s.admin.request('POST', DEPLOY, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'bad' },
@@ -142,7 +139,7 @@ describe('apps/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not insta
       none.json.details.causes.map((c: { field: string }) => c.field),
       ['spec.selector'],
     );
-    const never = await s.admin.request('POST', DEPLOY, {
+    const never = await ctx.s.admin.request('POST', DEPLOY, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'bad' },
@@ -192,20 +189,20 @@ describe('apps/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not insta
       '    spec: {containers: [{name: c, image: "nginx@sha256:0000000000000000000000000000000000000000000000000000000000000000"}]}',
       '',
     ].join('\n');
-    assert.match(await k.ok(['apply', '--server-side', '-f', '-'], manifest), /statefulset.apps\/db serverside-applied/);
-    assert.match(await k.ok(['apply', '--server-side', '-f', '-'], manifest), /statefulset.apps\/db serverside-applied/);
-    const diff = await k.run(['diff', '--server-side', '-f', '-'], manifest);
+    assert.match(await ctx.k.ok(['apply', '--server-side', '-f', '-'], manifest), /statefulset.apps\/db serverside-applied/);
+    assert.match(await ctx.k.ok(['apply', '--server-side', '-f', '-'], manifest), /statefulset.apps\/db serverside-applied/);
+    const diff = await ctx.k.run(['diff', '--server-side', '-f', '-'], manifest);
     assert.equal(diff.code, 0, diff.stdout + diff.stderr);
-    const sts = (await s.admin.request('GET', '/apis/apps/v1/namespaces/default/statefulsets/db')).json;
+    const sts = (await ctx.s.admin.request('GET', '/apis/apps/v1/namespaces/default/statefulsets/db')).json;
     assert.equal(sts.metadata.generation, 1);
     assert.equal(sts.spec.podManagementPolicy, 'OrderedReady');
     assert.deepEqual(sts.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
     assert.deepEqual(sts.spec.persistentVolumeClaimRetentionPolicy, { whenDeleted: 'Retain', whenScaled: 'Retain' });
     assert.equal(sts.spec.template.spec.containers[0].imagePullPolicy, 'IfNotPresent');
-    const ds = (await s.admin.request('GET', '/apis/apps/v1/namespaces/default/daemonsets/agent')).json;
+    const ds = (await ctx.s.admin.request('GET', '/apis/apps/v1/namespaces/default/daemonsets/agent')).json;
     assert.deepEqual(ds.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
     assert.equal(ds.metadata.annotations['deprecated.daemonset.template.generation'], '1');
-    const rs = (await s.admin.request('GET', '/apis/apps/v1/namespaces/default/replicasets/front')).json;
+    const rs = (await ctx.s.admin.request('GET', '/apis/apps/v1/namespaces/default/replicasets/front')).json;
     assert.equal(rs.spec.template.spec.containers[0].imagePullPolicy, 'IfNotPresent');
 
     // Client-side apply of the same objects, twice: the second is unchanged.
@@ -213,17 +210,17 @@ describe('apps/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not insta
       .replace(/name: db\}/, 'name: db2}')
       .replace(/name: agent\}/, 'name: agent2}')
       .replace(/name: front\}/, 'name: front2}');
-    await k.ok(['apply', '-f', '-'], csa);
-    const again = await k.ok(['apply', '-f', '-'], csa);
+    await ctx.k.ok(['apply', '-f', '-'], csa);
+    const again = await ctx.k.ok(['apply', '-f', '-'], csa);
     assert.match(again, /statefulset.apps\/db2 unchanged/);
     assert.match(again, /daemonset.apps\/agent2 unchanged/);
     assert.match(again, /replicaset.apps\/front2 unchanged/);
   });
 
   it('lists every workload kind with kubectl get columns and scales the others', async () => {
-    await k.ok(['scale', 'sts', 'db', '--replicas=4']);
-    await k.ok(['scale', 'rs', 'front', '--replicas=0']);
-    const out = await k.ok(['get', 'deploy,rs,sts,ds', '-o', 'wide']);
+    await ctx.k.ok(['scale', 'sts', 'db', '--replicas=4']);
+    await ctx.k.ok(['scale', 'rs', 'front', '--replicas=0']);
+    const out = await ctx.k.ok(['get', 'deploy,rs,sts,ds', '-o', 'wide']);
     const lines = out.split('\n');
     const header = (prefix: string) => lines[lines.findIndex((l) => l.includes(prefix)) - 1]!.trim().split(/\s{2,}/);
     assert.deepEqual(header('deployment.apps/web'), ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
@@ -251,12 +248,12 @@ describe('apps/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not insta
     );
     assert.deepEqual(row('statefulset.apps/db').slice(0, 2), ['statefulset.apps/db', '0/4']);
     assert.deepEqual(row('daemonset.apps/agent').slice(0, 7), ['daemonset.apps/agent', '0', '0', '0', '0', '0', 'disk=ssd']);
-    const scale = await s.admin.request('GET', '/apis/apps/v1/namespaces/default/replicasets/front/scale');
+    const scale = await ctx.s.admin.request('GET', '/apis/apps/v1/namespaces/default/replicasets/front/scale');
     assert.deepEqual(scale.json.status, { replicas: 0, selector: 'app in (front,web)' });
   });
 
   it('deletes a deployment', async () => {
-    assert.match(await k.ok(['delete', 'deploy', 'web']), /deployment.apps "web" deleted/);
-    assert.equal((await s.admin.request('GET', `${DEPLOY}/web`)).status, 404);
+    assert.match(await ctx.k.ok(['delete', 'deploy', 'web']), /deployment.apps "web" deleted/);
+    assert.equal((await ctx.s.admin.request('GET', `${DEPLOY}/web`)).status, 404);
   });
 });

@@ -2,28 +2,18 @@
 // and `create cronjob`, kube's defaults and generated selector, `kubectl get`
 // columns, status only through /status, immutable job templates, the three
 // patches, server-side apply without a diff the second time, and delete.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { findKubectl, Kubectl } from '../e2e/helpers.js';
+import { kubectlServer, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
 
-const KUBECTL = findKubectl();
 const BATCH = '/apis/batch/v1/namespaces/default';
 
-describe('batch/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
-  let s: TestServer;
-  let k: Kubectl;
-  before(async () => {
-    s = await startTestServer();
-    k = new Kubectl(KUBECTL!, s.kubeconfig);
-  });
-  after(async () => {
-    await s.close();
-  });
+describe('batch/v1 with kubectl', NEEDS_KUBECTL, () => {
+  const ctx = kubectlServer();
 
   it('creates a job with kube defaults and a generated selector', async () => {
-    assert.match(await k.ok(['create', 'job', 'once', '--image=busybox:1.36', '--', 'true']), /job.batch\/once created/);
-    const j = (await s.admin.request('GET', `${BATCH}/jobs/once`)).json;
+    assert.match(await ctx.k.ok(['create', 'job', 'once', '--image=busybox:1.36', '--', 'true']), /job.batch\/once created/);
+    const j = (await ctx.s.admin.request('GET', `${BATCH}/jobs/once`)).json;
     const uid = j.metadata.uid;
     assert.deepEqual(j.spec.selector, { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } });
     assert.deepEqual(j.spec.template.metadata.labels, {
@@ -45,7 +35,7 @@ describe('batch/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not inst
   });
 
   it('shows job columns and status written through /status', async () => {
-    const st = await s.admin.request(
+    const st = await ctx.s.admin.request(
       'PATCH',
       `${BATCH}/jobs/once/status`,
       {
@@ -59,13 +49,13 @@ describe('batch/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not inst
       { 'content-type': 'application/merge-patch+json' },
     );
     assert.equal(st.status, 200, st.text);
-    const [head, row] = (await k.ok(['get', 'job', 'once'])).trim().split('\n');
+    const [head, row] = (await ctx.k.ok(['get', 'job', 'once'])).trim().split('\n');
     assert.deepEqual(head!.trim().split(/\s{2,}/), ['NAME', 'STATUS', 'COMPLETIONS', 'DURATION', 'AGE']);
     assert.deepEqual(row!.split(/\s+/).slice(0, 4), ['once', 'Complete', '1/1', '65s']);
   });
 
   it('refuses a changed job template and a template restarting Always', async () => {
-    const r = await k.run([
+    const r = await ctx.k.run([
       'patch',
       'job',
       'once',
@@ -75,7 +65,7 @@ describe('batch/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not inst
     ]);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /spec.template: Invalid value: .*: field is immutable/);
-    const bad = await s.admin.request('POST', `${BATCH}/jobs`, {
+    const bad = await ctx.s.admin.request('POST', `${BATCH}/jobs`, {
       apiVersion: 'batch/v1',
       kind: 'Job',
       metadata: { name: 'bad' },
@@ -90,17 +80,17 @@ describe('batch/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not inst
       },
     ]);
     // A mutable field still patches: merge and JSON patch.
-    await k.ok(['patch', 'job', 'once', '--type=merge', '-p', '{"spec":{"ttlSecondsAfterFinished":60}}']);
-    await k.ok(['patch', 'job', 'once', '--type=json', '-p', '[{"op":"replace","path":"/spec/backoffLimit","value":2}]']);
-    const j = (await s.admin.request('GET', `${BATCH}/jobs/once`)).json;
+    await ctx.k.ok(['patch', 'job', 'once', '--type=merge', '-p', '{"spec":{"ttlSecondsAfterFinished":60}}']);
+    await ctx.k.ok(['patch', 'job', 'once', '--type=json', '-p', '[{"op":"replace","path":"/spec/backoffLimit","value":2}]']);
+    const j = (await ctx.s.admin.request('GET', `${BATCH}/jobs/once`)).json;
     assert.equal(j.spec.ttlSecondsAfterFinished, 60);
     assert.equal(j.spec.backoffLimit, 2);
     assert.equal(j.metadata.generation, 3);
   });
 
   it('creates cron jobs with defaults, columns and apply without a diff', async () => {
-    assert.match(await k.ok(['create', 'cronjob', 'nightly', '--image=busybox', '--schedule=0 3 * * *', '--', 'date']), /cronjob.batch\/nightly created/);
-    const cj = (await s.admin.request('GET', `${BATCH}/cronjobs/nightly`)).json;
+    assert.match(await ctx.k.ok(['create', 'cronjob', 'nightly', '--image=busybox', '--schedule=0 3 * * *', '--', 'date']), /cronjob.batch\/nightly created/);
+    const cj = (await ctx.s.admin.request('GET', `${BATCH}/cronjobs/nightly`)).json;
     assert.equal(cj.spec.concurrencyPolicy, 'Allow');
     assert.equal(cj.spec.suspend, false);
     assert.equal(cj.spec.successfulJobsHistoryLimit, 3);
@@ -119,24 +109,24 @@ describe('batch/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not inst
       '        spec: {restartPolicy: OnFailure, containers: [{name: c, image: "busybox:1.36"}]}',
       '',
     ].join('\n');
-    await k.ok(['apply', '--server-side', '-f', '-'], manifest);
-    const diff = await k.run(['diff', '--server-side', '-f', '-'], manifest);
+    await ctx.k.ok(['apply', '--server-side', '-f', '-'], manifest);
+    const diff = await ctx.k.run(['diff', '--server-side', '-f', '-'], manifest);
     assert.equal(diff.code, 0, diff.stdout + diff.stderr);
-    const out = await k.ok(['get', 'cronjobs']);
+    const out = await ctx.k.ok(['get', 'cronjobs']);
     const lines = out.trim().split('\n');
     assert.deepEqual(lines[0]!.trim().split(/\s{2,}/), ['NAME', 'SCHEDULE', 'TIMEZONE', 'SUSPEND', 'ACTIVE', 'LAST SCHEDULE', 'AGE']);
     assert.deepEqual(lines[1]!.split(/\s+/).slice(0, 5), ['hourly', '@hourly', 'Etc/UTC', 'False', '0']);
     assert.match(lines[2]!, /^nightly\s+0 3 \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\S+$/);
-    const bad = await k.run(['create', 'cronjob', 'bad', '--image=busybox', '--schedule=* * *']);
+    const bad = await ctx.k.run(['create', 'cronjob', 'bad', '--image=busybox', '--schedule=* * *']);
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /spec.schedule: Invalid value: "\* \* \*": expected exactly 5 fields, found 3: \[\* \* \*\]/);
   });
 
   it('lists every batch kind together and deletes them', async () => {
-    const out = await k.ok(['get', 'job,cronjob', '--no-headers']);
+    const out = await ctx.k.ok(['get', 'job,cronjob', '--no-headers']);
     assert.match(out, /^job.batch\/once\s/m);
     assert.match(out, /^cronjob.batch\/hourly\s/m);
-    await k.ok(['delete', 'job/once', 'cronjob/hourly', 'cronjob/nightly']);
-    assert.equal((await s.admin.request('GET', `${BATCH}/jobs/once`)).status, 404);
+    await ctx.k.ok(['delete', 'job/once', 'cronjob/hourly', 'cronjob/nightly']);
+    assert.equal((await ctx.s.admin.request('GET', `${BATCH}/jobs/once`)).status, 404);
   });
 });

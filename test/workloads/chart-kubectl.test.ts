@@ -1,14 +1,11 @@
 // A Helm-rendered chart (one multi-document manifest: ServiceAccount,
-// ConfigMap, Role, RoleBinding, Service, Deployment, Ingress, PDB) applied with
+// ConfigMap, Role, RoleBinding, Service, Deployment, Ingress, HPA, PDB) applied with
 // kubectl client-side and server-side, then again: the second server-side apply
 // changes nothing and `kubectl diff` finds no difference; `kubectl explain`
 // reads the published schema of the new kinds.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { findKubectl, Kubectl } from '../e2e/helpers.js';
-
-const KUBECTL = findKubectl();
+import { kubectlServer, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
 
 const labels = '{app.kubernetes.io/name: shop, app.kubernetes.io/instance: rel}';
 const CHART = `---
@@ -69,35 +66,41 @@ spec:
   - host: shop.local
     http: {paths: [{path: /, pathType: ImplementationSpecific, backend: {service: {name: rel-shop, port: {number: 80}}}}]}
 ---
+# Source: shop/templates/hpa.yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: rel-shop, labels: ${labels}}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: rel-shop}
+  minReplicas: 2
+  maxReplicas: 5
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}
+---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: rel-shop, labels: ${labels}}
 spec: {maxUnavailable: 1, selector: {matchLabels: ${labels}}}
 `;
 
-describe('a Helm-rendered chart with kubectl', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
-  let s: TestServer;
-  let k: Kubectl;
-  before(async () => {
-    s = await startTestServer();
-    k = new Kubectl(KUBECTL!, s.kubeconfig);
-  });
-  after(async () => {
-    await s.close();
-  });
+describe('a Helm-rendered chart with kubectl', NEEDS_KUBECTL, () => {
+  const ctx = kubectlServer();
 
   it('applies client-side, then server-side twice without a change', async () => {
-    const csa = await k.ok(['apply', '-f', '-'], CHART);
+    const csa = await ctx.k.ok(['apply', '-f', '-'], CHART);
     assert.match(csa, /deployment.apps\/rel-shop created/);
     assert.match(csa, /ingress.networking.k8s.io\/rel-shop created/);
-    const again = await k.ok(['apply', '-f', '-'], CHART);
+    assert.match(csa, /horizontalpodautoscaler.autoscaling\/rel-shop created/);
+    const again = await ctx.k.ok(['apply', '-f', '-'], CHART);
     assert.match(again, /deployment.apps\/rel-shop unchanged/);
     assert.match(again, /service\/rel-shop unchanged/);
-    await k.ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], CHART);
+    assert.match(again, /horizontalpodautoscaler.autoscaling\/rel-shop unchanged/);
+    await ctx.k.ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], CHART);
     const deploy = '/apis/apps/v1/namespaces/default/deployments/rel-shop';
-    const before = (await s.admin.request('GET', deploy)).json;
-    await k.ok(['apply', '--server-side', '-f', '-'], CHART);
-    const after = (await s.admin.request('GET', deploy)).json;
+    const before = (await ctx.s.admin.request('GET', deploy)).json;
+    await ctx.k.ok(['apply', '--server-side', '-f', '-'], CHART);
+    const after = (await ctx.s.admin.request('GET', deploy)).json;
     assert.equal(after.metadata.resourceVersion, before.metadata.resourceVersion);
     assert.equal(after.metadata.generation, 1);
     const probe = after.spec.template.spec.containers[0].livenessProbe;
@@ -108,14 +111,20 @@ describe('a Helm-rendered chart with kubectl', { skip: KUBECTL ? false : 'kubect
       successThreshold: 1,
       failureThreshold: 3,
     });
-    const diff = await k.run(['diff', '--server-side', '-f', '-'], CHART);
+    const hpa = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/rel-shop';
+    const hpaBefore = (await ctx.s.admin.request('GET', hpa)).json;
+    await ctx.k.ok(['apply', '--server-side', '-f', '-'], CHART);
+    assert.equal((await ctx.s.admin.request('GET', hpa)).json.metadata.resourceVersion, hpaBefore.metadata.resourceVersion);
+    const diff = await ctx.k.run(['diff', '--server-side', '-f', '-'], CHART);
     assert.equal(diff.code, 0, diff.stdout + diff.stderr);
+    const clientDiff = await ctx.k.run(['diff', '-f', '-'], CHART);
+    assert.equal(clientDiff.code, 0, clientDiff.stdout + clientDiff.stderr);
   });
 
   it('explains the new kinds from the published schema', async () => {
-    const out = await k.ok(['explain', 'deployment.spec.strategy']);
+    const out = await ctx.k.ok(['explain', 'deployment.spec.strategy']);
     assert.match(out, /GROUP:\s+apps/);
     assert.match(out, /rollingUpdate\s+<RollingUpdateDeployment>/);
-    assert.match(await k.ok(['explain', 'cronjob.spec.jobTemplate']), /KIND:\s+CronJob/);
+    assert.match(await ctx.k.ok(['explain', 'cronjob.spec.jobTemplate']), /KIND:\s+CronJob/);
   });
 });

@@ -2,12 +2,10 @@
 // started server: kube's defaults (an RC's selector and labels from its
 // template), `kubectl get` columns, `kubectl scale`, status only through
 // /status, generation, the three patches, server-side apply and delete.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { findKubectl, Kubectl } from '../e2e/helpers.js';
+import { kubectlServer, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
 
-const KUBECTL = findKubectl();
 const NS = '/api/v1/namespaces/default';
 
 const RC = `apiVersion: v1
@@ -27,20 +25,12 @@ template:
   spec: {containers: [{name: a, image: nginx}, {name: b, image: redis}]}
 `;
 
-describe('core/v1 ReplicationControllers and PodTemplates with kubectl', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
-  let s: TestServer;
-  let k: Kubectl;
-  before(async () => {
-    s = await startTestServer();
-    k = new Kubectl(KUBECTL!, s.kubeconfig);
-  });
-  after(async () => {
-    await s.close();
-  });
+describe('core/v1 ReplicationControllers and PodTemplates with kubectl', NEEDS_KUBECTL, () => {
+  const ctx = kubectlServer();
 
   it('defaults a replication controller from its template', async () => {
-    assert.match(await k.ok(['apply', '--server-side', '-f', '-'], RC), /replicationcontroller\/legacy serverside-applied/);
-    const rc = (await s.admin.request('GET', `${NS}/replicationcontrollers/legacy`)).json;
+    assert.match(await ctx.k.ok(['apply', '--server-side', '-f', '-'], RC), /replicationcontroller\/legacy serverside-applied/);
+    const rc = (await ctx.s.admin.request('GET', `${NS}/replicationcontrollers/legacy`)).json;
     assert.deepEqual(rc.spec.selector, { app: 'legacy', tier: 'back' });
     assert.deepEqual(rc.metadata.labels, { app: 'legacy', tier: 'back' });
     assert.equal(rc.metadata.generation, 1);
@@ -50,16 +40,16 @@ describe('core/v1 ReplicationControllers and PodTemplates with kubectl', { skip:
     assert.deepEqual(c.ports, [{ containerPort: 8080, protocol: 'TCP' }]);
     assert.equal(rc.spec.template.spec.restartPolicy, 'Always');
     // Applied again unchanged: no diff.
-    const diff = await k.run(['diff', '--server-side', '-f', '-'], RC);
+    const diff = await ctx.k.run(['diff', '--server-side', '-f', '-'], RC);
     assert.equal(diff.code, 0, diff.stdout + diff.stderr);
   });
 
   it('scales and shows kubectl get columns', async () => {
-    assert.match(await k.ok(['scale', 'rc', 'legacy', '--replicas=5']), /replicationcontroller\/legacy scaled/);
-    const scale = await s.admin.request('GET', `${NS}/replicationcontrollers/legacy/scale`);
+    assert.match(await ctx.k.ok(['scale', 'rc', 'legacy', '--replicas=5']), /replicationcontroller\/legacy scaled/);
+    const scale = await ctx.s.admin.request('GET', `${NS}/replicationcontrollers/legacy/scale`);
     assert.deepEqual(scale.json.spec, { replicas: 5 });
     assert.deepEqual(scale.json.status, { replicas: 0, selector: 'app=legacy,tier=back' });
-    const st = await s.admin.request(
+    const st = await ctx.s.admin.request(
       'PATCH',
       `${NS}/replicationcontrollers/legacy/status`,
       { status: { replicas: 5, readyReplicas: 4 } },
@@ -69,7 +59,7 @@ describe('core/v1 ReplicationControllers and PodTemplates with kubectl', { skip:
     );
     assert.equal(st.status, 200, st.text);
     assert.equal(st.json.metadata.generation, 2);
-    const out = await k.ok(['get', 'rc', 'legacy', '-o', 'wide']);
+    const out = await ctx.k.ok(['get', 'rc', 'legacy', '-o', 'wide']);
     const [head, row] = out.trim().split('\n');
     assert.deepEqual(head!.trim().split(/\s{2,}/), ['NAME', 'DESIRED', 'CURRENT', 'READY', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
     const cells = row!.split(/\s+/);
@@ -77,7 +67,7 @@ describe('core/v1 ReplicationControllers and PodTemplates with kubectl', { skip:
   });
 
   it('refuses a template that does not match the selector', async () => {
-    const r = await k.run(['patch', 'rc', 'legacy', '--type=strategic', '-p', '{"spec":{"template":{"metadata":{"labels":{"app":"other"}}}}}']);
+    const r = await ctx.k.run(['patch', 'rc', 'legacy', '--type=strategic', '-p', '{"spec":{"template":{"metadata":{"labels":{"app":"other"}}}}}']);
     assert.notEqual(r.code, 0);
     assert.match(
       r.stderr,
@@ -86,24 +76,24 @@ describe('core/v1 ReplicationControllers and PodTemplates with kubectl', { skip:
   });
 
   it('keeps pod templates with their generation and columns', async () => {
-    await k.ok(['create', '-f', '-'], TEMPLATE);
-    let t = (await s.admin.request('GET', `${NS}/podtemplates/tpl`)).json;
+    await ctx.k.ok(['create', '-f', '-'], TEMPLATE);
+    let t = (await ctx.s.admin.request('GET', `${NS}/podtemplates/tpl`)).json;
     assert.equal(t.metadata.generation, 1);
     assert.equal(t.template.spec.terminationGracePeriodSeconds, 30);
     assert.equal(t.template.spec.containers[1].terminationMessagePath, '/dev/termination-log');
-    await k.ok(['patch', 'podtemplate', 'tpl', '--type=json', '-p', '[{"op":"replace","path":"/template/spec/containers/1/image","value":"redis:7"}]']);
-    await k.ok(['patch', 'podtemplate', 'tpl', '--type=merge', '-p', '{"metadata":{"annotations":{"note":"x"}}}']);
-    t = (await s.admin.request('GET', `${NS}/podtemplates/tpl`)).json;
+    await ctx.k.ok(['patch', 'podtemplate', 'tpl', '--type=json', '-p', '[{"op":"replace","path":"/template/spec/containers/1/image","value":"redis:7"}]']);
+    await ctx.k.ok(['patch', 'podtemplate', 'tpl', '--type=merge', '-p', '{"metadata":{"annotations":{"note":"x"}}}']);
+    t = (await ctx.s.admin.request('GET', `${NS}/podtemplates/tpl`)).json;
     assert.equal(t.metadata.generation, 2);
-    const out = await k.ok(['get', 'podtemplates']);
+    const out = await ctx.k.ok(['get', 'podtemplates']);
     const [head, row] = out.trim().split('\n');
     assert.deepEqual(head!.trim().split(/\s{2,}/), ['NAME', 'CONTAINERS', 'IMAGES', 'POD LABELS']);
     assert.deepEqual(row!.split(/\s+/), ['tpl', 'a,b', 'nginx,redis:7', 'app=tpl']);
   });
 
   it('deletes both', async () => {
-    await k.ok(['delete', 'rc/legacy', 'podtemplate/tpl']);
-    assert.equal((await s.admin.request('GET', `${NS}/replicationcontrollers/legacy`)).status, 404);
-    assert.equal((await s.admin.request('GET', `${NS}/podtemplates/tpl`)).status, 404);
+    await ctx.k.ok(['delete', 'rc/legacy', 'podtemplate/tpl']);
+    assert.equal((await ctx.s.admin.request('GET', `${NS}/replicationcontrollers/legacy`)).status, 404);
+    assert.equal((await ctx.s.admin.request('GET', `${NS}/podtemplates/tpl`)).status, 404);
   });
 });

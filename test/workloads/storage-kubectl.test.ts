@@ -1,12 +1,9 @@
 // storage.k8s.io/v1 StorageClasses and node.k8s.io/v1 RuntimeClasses through
 // kubectl against a started server: defaults, `kubectl get sc` with the
 // default class marked, runtime class columns, and kube's update rules.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { findKubectl, Kubectl } from '../e2e/helpers.js';
-
-const KUBECTL = findKubectl();
+import { kubectlServer, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
 
 const MANIFEST = `apiVersion: storage.k8s.io/v1
 kind: StorageClass
@@ -30,25 +27,17 @@ metadata: {name: gvisor}
 handler: runsc
 `;
 
-describe('storage.k8s.io/v1 and node.k8s.io/v1 with kubectl', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
-  let s: TestServer;
-  let k: Kubectl;
-  before(async () => {
-    s = await startTestServer();
-    k = new Kubectl(KUBECTL!, s.kubeconfig);
-  });
-  after(async () => {
-    await s.close();
-  });
+describe('storage.k8s.io/v1 and node.k8s.io/v1 with kubectl', NEEDS_KUBECTL, () => {
+  const ctx = kubectlServer();
 
   it('applies, defaults and shows kube columns', async () => {
-    await k.ok(['apply', '--server-side', '-f', '-'], MANIFEST);
-    const diff = await k.run(['diff', '--server-side', '-f', '-'], MANIFEST);
+    await ctx.k.ok(['apply', '--server-side', '-f', '-'], MANIFEST);
+    const diff = await ctx.k.run(['diff', '--server-side', '-f', '-'], MANIFEST);
     assert.equal(diff.code, 0, diff.stdout + diff.stderr);
-    const fast = (await s.admin.request('GET', '/apis/storage.k8s.io/v1/storageclasses/fast')).json;
+    const fast = (await ctx.s.admin.request('GET', '/apis/storage.k8s.io/v1/storageclasses/fast')).json;
     assert.equal(fast.reclaimPolicy, 'Delete');
     assert.equal(fast.volumeBindingMode, 'Immediate');
-    const lines = (await k.ok(['get', 'sc'])).trim().split('\n');
+    const lines = (await ctx.k.ok(['get', 'sc'])).trim().split('\n');
     assert.deepEqual(lines[0]!.trim().split(/\s{2,}/), ['NAME', 'PROVISIONER', 'RECLAIMPOLICY', 'VOLUMEBINDINGMODE', 'ALLOWVOLUMEEXPANSION', 'AGE']);
     assert.deepEqual(
       lines[1]!
@@ -64,7 +53,7 @@ describe('storage.k8s.io/v1 and node.k8s.io/v1 with kubectl', { skip: KUBECTL ? 
         .slice(0, 5),
       ['slow', 'kubernetes.io/no-provisioner', 'Retain', 'WaitForFirstConsumer', 'false'],
     );
-    const rc = (await k.ok(['get', 'runtimeclass'])).trim().split('\n');
+    const rc = (await ctx.k.ok(['get', 'runtimeclass'])).trim().split('\n');
     assert.deepEqual(rc[0]!.trim().split(/\s{2,}/), ['NAME', 'HANDLER', 'AGE']);
     assert.deepEqual(
       rc[1]!
@@ -76,15 +65,15 @@ describe('storage.k8s.io/v1 and node.k8s.io/v1 with kubectl', { skip: KUBECTL ? 
   });
 
   it('refuses the updates kube refuses', async () => {
-    const r = await k.run(['patch', 'sc', 'fast', '--type=merge', '-p', '{"parameters":{"type":"io2"},"reclaimPolicy":"Retain"}']);
+    const r = await ctx.k.run(['patch', 'sc', 'fast', '--type=merge', '-p', '{"parameters":{"type":"io2"},"reclaimPolicy":"Retain"}']);
     assert.match(r.stderr, /parameters: Forbidden: updates to parameters are forbidden./);
     assert.match(r.stderr, /reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden./);
-    const ok = await k.run(['patch', 'sc', 'fast', '--type=json', '-p', '[{"op":"replace","path":"/allowVolumeExpansion","value":false}]']);
+    const ok = await ctx.k.run(['patch', 'sc', 'fast', '--type=json', '-p', '[{"op":"replace","path":"/allowVolumeExpansion","value":false}]']);
     assert.equal(ok.code, 0, ok.stderr);
-    const h = await k.run(['patch', 'runtimeclass', 'gvisor', '--type=strategic', '-p', '{"handler":"kata"}']);
+    const h = await ctx.k.run(['patch', 'runtimeclass', 'gvisor', '--type=strategic', '-p', '{"handler":"kata"}']);
     assert.match(h.stderr, /handler: Invalid value: "kata": field is immutable/);
-    const bad = await k.run(['create', '-f', '-'], 'apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: bad}\nhandler: Not_A_Label\n');
+    const bad = await ctx.k.run(['create', '-f', '-'], 'apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: bad}\nhandler: Not_A_Label\n');
     assert.match(bad.stderr, /handler: Invalid value: "Not_A_Label": a lowercase RFC 1123 label/);
-    await k.ok(['delete', '-f', '-'], MANIFEST);
+    await ctx.k.ok(['delete', '-f', '-'], MANIFEST);
   });
 });

@@ -32,7 +32,7 @@ import { WatchingController } from './loop.js';
 function storedTypes(env: CoreEnv): Map<string, ResourceType> {
   const out = new Map<string, ResourceType>();
   for (const t of env.registry.all()) {
-    if (t.servedBy === 'gateway' || !t.verbs.includes('list')) continue;
+    if (t.servedBy === 'gateway' || t.computed || !t.verbs.includes('list')) continue;
     if (!out.has(typePrefix(t))) out.set(typePrefix(t), t);
   }
   return out;

@@ -19,7 +19,7 @@ import { listSelected, selectsConverted } from '../selection.js';
 import { markTerminating, PROTECTED_NAMESPACES } from '../namespaces.js';
 import { isFinalized } from '../objects.js';
 import { isCrdType, markCrdTerminating } from '../controllers/crd.js';
-import { listAs, listJson, outputFor } from '../render.js';
+import { convertsOnRead, listAs, listJson, outputFor } from '../render.js';
 import { served, servedAll } from '../conversion.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
@@ -273,7 +273,7 @@ export async function deleteCollection(env: CoreEnv, t: ResourceType, r: Backend
   }
   const meta = { resourceVersion: String(Math.max(listed.rev, ...results.map((o) => Number(o.metadata.resourceVersion)))) };
   // The deleted objects as the request's version serves them (custom resources of several versions).
-  const items = t.crd === undefined ? results : await servedAll(env, t, results);
+  const items = !convertsOnRead(t) ? results : await servedAll(env, t, results);
   const shaped = listAs(t, items, meta, out, r.query, env.clock());
   sendBody(r, 200, out.contentType, shaped ? encode(shaped, out, wantsPretty(r.req, r.query)) : listJson(t, items, meta));
 }

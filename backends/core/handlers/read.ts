@@ -12,7 +12,7 @@ import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { parseListRequest, parseRevision } from '../listoptions.js';
 import { encodeContinue } from '../continuetoken.js';
-import { listAs, listJson, listParts, objectAs, outputFor } from '../render.js';
+import { convertsOnRead, listAs, listJson, listParts, objectAs, outputFor } from '../render.js';
 import { served, servedAll } from '../conversion.js';
 import { sendParts } from '../../../lib/http/parts.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
@@ -82,7 +82,7 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
     meta.continue = encodeContinue(result.rev, result.continueAfter);
     if (!lr.hasSelectors && result.remaining !== undefined && result.remaining > 0) meta.remainingItemCount = result.remaining;
   }
-  sendList(env, t, r, t.crd === undefined || converted ? result.items : await servedAll(env, t, result.items), meta, out);
+  sendList(env, t, r, !convertsOnRead(t) || converted ? result.items : await servedAll(env, t, result.items), meta, out);
 }
 
 function sendList(env: CoreEnv, t: ResourceType, r: BackendRequest, items: readonly KObject[], meta: ListMeta, out: Output): void {

@@ -7,6 +7,22 @@ export const autoscalingV1: PackageSchema = {
   alias: 'autoscaling',
   protoPackage: 'k8s.io.api.autoscaling.v1',
   messages: {
+    CrossVersionObjectReference: ['kind 1 string', 'name 2 string', 'apiVersion 3 string ?'],
+    HorizontalPodAutoscaler: ['metadata 1 meta.ObjectMeta ?', 'spec 2 HorizontalPodAutoscalerSpec ?', 'status 3 HorizontalPodAutoscalerStatus ?'],
+    HorizontalPodAutoscalerList: ['metadata 1 meta.ListMeta ?', 'items 2 []HorizontalPodAutoscaler'],
+    HorizontalPodAutoscalerSpec: [
+      'scaleTargetRef 1 CrossVersionObjectReference',
+      'minReplicas 2 int32 ? *',
+      'maxReplicas 3 int32',
+      'targetCPUUtilizationPercentage 4 int32 ? *',
+    ],
+    HorizontalPodAutoscalerStatus: [
+      'observedGeneration 1 int64 ? *',
+      'lastScaleTime 2 meta.Time ? *',
+      'currentReplicas 3 int32',
+      'desiredReplicas 4 int32',
+      'currentCPUUtilizationPercentage 5 int32 ? *',
+    ],
     Scale: ['metadata 1 meta.ObjectMeta ?', 'spec 2 ScaleSpec ?', 'status 3 ScaleStatus ?'],
     ScaleSpec: ['replicas 1 int32 ?'],
     ScaleStatus: ['replicas 1 int32', 'selector 2 string ?'],

@@ -2,6 +2,7 @@
 import { apiregistrationV1 } from './apiregistration-v1.js';
 import { appsV1 } from './apps-v1.js';
 import { autoscalingV1 } from './autoscaling-v1.js';
+import { autoscalingV2 } from './autoscaling-v2.js';
 import { batchV1 } from './batch-v1.js';
 import { networkingV1 } from './networking-v1.js';
 import { policyV1 } from './policy-v1.js';
@@ -31,6 +32,7 @@ export const PACKAGES: readonly PackageSchema[] = [
   coreV1,
   appsV1,
   autoscalingV1,
+  autoscalingV2,
   batchV1,
   policyV1,
   networkingV1,
@@ -68,12 +70,16 @@ export const KINDS: Readonly<Record<string, { alias: string; kinds: readonly str
       'PersistentVolumeClaim',
       'PodTemplate',
       'ReplicationController',
+      'LimitRange',
+      'ResourceQuota',
+      'ComponentStatus',
     ]),
   },
   'apps/v1': { alias: 'apps', kinds: withLists(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ControllerRevision']) },
-  'autoscaling/v1': { alias: 'autoscaling', kinds: ['Scale'] },
+  'autoscaling/v1': { alias: 'autoscaling', kinds: ['Scale', ...withLists(['HorizontalPodAutoscaler'])] },
+  'autoscaling/v2': { alias: 'autoscalingV2', kinds: withLists(['HorizontalPodAutoscaler']) },
   'batch/v1': { alias: 'batch', kinds: withLists(['Job', 'CronJob']) },
-  'storage.k8s.io/v1': { alias: 'storage', kinds: withLists(['StorageClass']) },
+  'storage.k8s.io/v1': { alias: 'storage', kinds: withLists(['StorageClass', 'CSIDriver', 'CSINode', 'CSIStorageCapacity', 'VolumeAttachment']) },
   'node.k8s.io/v1': { alias: 'node', kinds: withLists(['RuntimeClass']) },
   'scheduling.k8s.io/v1': { alias: 'scheduling', kinds: withLists(['PriorityClass']) },
   'policy/v1': { alias: 'policy', kinds: withLists(['PodDisruptionBudget']) },

@@ -36,6 +36,9 @@ const core = [
   'PersistentVolumeClaim',
   'PodTemplate',
   'ReplicationController',
+  'LimitRange',
+  'ResourceQuota',
+  'ComponentStatus',
 ];
 const PKGS: PkgSpec[] = [
   {
@@ -119,7 +122,16 @@ const PKGS: PkgSpec[] = [
     repo: 0,
     dir: 'autoscaling/v1',
     protoPackage: 'k8s.io.api.autoscaling.v1',
-    roots: ['Scale'],
+    roots: ['Scale', 'HorizontalPodAutoscaler', 'HorizontalPodAutoscalerList'],
+  },
+  {
+    alias: 'autoscalingV2',
+    file: 'autoscaling-v2.ts',
+    exportName: 'autoscalingV2',
+    repo: 0,
+    dir: 'autoscaling/v2',
+    protoPackage: 'k8s.io.api.autoscaling.v2',
+    roots: ['HorizontalPodAutoscaler', 'HorizontalPodAutoscalerList'],
   },
   {
     alias: 'batch',
@@ -174,7 +186,7 @@ const PKGS: PkgSpec[] = [
     repo: 0,
     dir: 'storage/v1',
     protoPackage: 'k8s.io.api.storage.v1',
-    roots: ['StorageClass'].flatMap((k) => [k, `${k}List`]),
+    roots: ['StorageClass', 'CSIDriver', 'CSINode', 'CSIStorageCapacity', 'VolumeAttachment'].flatMap((k) => [k, `${k}List`]),
   },
   {
     alias: 'node',

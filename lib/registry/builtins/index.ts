@@ -2,13 +2,17 @@
 import type { ResourceType } from '../types.js';
 import { CORE_TYPES } from './core.js';
 import { CORE_WORKLOAD_TYPES } from './core-workloads.js';
+import { CORE_POLICY_TYPES } from './core-policy.js';
+import { componentstatuses } from './core-componentstatus.js';
 import { EVENTS_TYPES } from './events.js';
 import { APPS_TYPES } from './apps.js';
 import { BATCH_TYPES } from './batch.js';
+import { AUTOSCALING_TYPES } from './autoscaling.js';
 import { POLICY_TYPES } from './policy.js';
 import { NETWORKING_TYPES } from './networking.js';
 import { SCHEDULING_TYPES } from './scheduling.js';
 import { NODE_TYPES, STORAGE_TYPES } from './storage.js';
+import { STORAGE_CSI_TYPES } from './storage-csi.js';
 import { COORDINATION_TYPES } from './coordination.js';
 import { DISCOVERY_TYPES } from './discovery.js';
 import { RBAC_TYPES } from './rbac.js';
@@ -32,13 +36,17 @@ function withSchema(t: ResourceType): ResourceType {
 export const BUILTIN_TYPES: readonly ResourceType[] = [
   ...CORE_TYPES,
   ...CORE_WORKLOAD_TYPES,
+  ...CORE_POLICY_TYPES,
+  componentstatuses,
   ...EVENTS_TYPES,
   ...APPS_TYPES,
+  ...AUTOSCALING_TYPES,
   ...BATCH_TYPES,
   ...POLICY_TYPES,
   ...NETWORKING_TYPES,
   ...SCHEDULING_TYPES,
   ...STORAGE_TYPES,
+  ...STORAGE_CSI_TYPES,
   ...NODE_TYPES,
   ...COORDINATION_TYPES,
   ...DISCOVERY_TYPES,

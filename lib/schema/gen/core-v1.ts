@@ -303,6 +303,56 @@ export const coreV1: SchemaPackage = {
         ],
       },
     },
+    ComponentCondition: {
+      d: 'Information about the condition of a component.',
+      r: ['type', 'status'],
+      z: { type: '', status: '' },
+      f: {
+        type: ['string', 'Type of condition for a component. Valid value: "Healthy"'],
+        status: ['string', 'Status of the condition for a component. Valid values for "Healthy": "True", "False", or "Unknown".'],
+        message: ['string', 'Message about the condition for a component. For example, information about a health check.'],
+        error: ['string', 'Condition error code for a component. For example, a health check error code.'],
+      },
+    },
+    ComponentStatus: {
+      d: 'ComponentStatus (and ComponentStatusList) holds the cluster validation info. Deprecated: This API is deprecated in v1.19+',
+      z: { metadata: {} },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        ],
+        conditions: ['[]core.ComponentCondition', 'List of component conditions observed', { lt: 'map', lk: ['type'], ps: 'merge', pk: 'type' }],
+      },
+    },
+    ComponentStatusList: {
+      d: 'Status of all the conditions for the component as a list of ComponentStatus objects. Deprecated: This API is deprecated in v1.19+',
+      r: ['items'],
+      z: { metadata: {}, items: null },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        items: ['[]core.ComponentStatus', 'List of ComponentStatus objects.'],
+      },
+    },
     ConfigMap: {
       d: 'ConfigMap holds configuration data for pods to consume.',
       z: { metadata: {} },
@@ -1460,6 +1510,75 @@ export const coreV1: SchemaPackage = {
           'Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for backward compatibility. There is no validation of this field and lifecycle hooks will fail at runtime when it is specified.',
         ],
         sleep: ['core.SleepAction', 'Sleep represents a duration that the container should sleep.'],
+      },
+    },
+    LimitRange: {
+      d: 'LimitRange sets resource usage limits for each kind of resource in a Namespace.',
+      z: { metadata: {}, spec: {} },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        ],
+        spec: [
+          'core.LimitRangeSpec',
+          'Spec defines the limits enforced. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+        ],
+      },
+    },
+    LimitRangeItem: {
+      d: 'LimitRangeItem defines a min/max usage limit for any resource that matches on kind.',
+      r: ['type'],
+      z: { type: '' },
+      f: {
+        type: ['string', 'Type of resource that this limit applies to.'],
+        max: ['{}quantity', 'Max usage constraints on this kind by resource name.'],
+        min: ['{}quantity', 'Min usage constraints on this kind by resource name.'],
+        default: ['{}quantity', 'Default resource requirement limit value by resource name if resource limit is omitted.'],
+        defaultRequest: ['{}quantity', 'DefaultRequest is the default resource requirement request value by resource name if resource request is omitted.'],
+        maxLimitRequestRatio: [
+          '{}quantity',
+          'MaxLimitRequestRatio if specified, the named resource must have a request and limit that are both non-zero where limit divided by request is less than or equal to the enumerated value; this represents the max burst for the named resource.',
+        ],
+      },
+    },
+    LimitRangeList: {
+      d: 'LimitRangeList is a list of LimitRange items.',
+      r: ['items'],
+      z: { metadata: {}, items: null },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        items: [
+          '[]core.LimitRange',
+          'Items is a list of LimitRange objects. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/',
+        ],
+      },
+    },
+    LimitRangeSpec: {
+      d: 'LimitRangeSpec defines a min/max usage limit for resources that match on kind.',
+      r: ['limits'],
+      z: { limits: null },
+      f: {
+        limits: ['[]core.LimitRangeItem', 'Limits is the list of LimitRangeItem objects that are enforced.', { lt: 'atomic' }],
       },
     },
     LinuxContainerUser: {
@@ -3342,6 +3461,80 @@ export const coreV1: SchemaPackage = {
         ],
       },
     },
+    ResourceQuota: {
+      d: 'ResourceQuota sets aggregate quota restrictions enforced per namespace',
+      z: { metadata: {}, spec: {}, status: {} },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        ],
+        spec: [
+          'core.ResourceQuotaSpec',
+          'Spec defines the desired quota. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+        ],
+        status: [
+          'core.ResourceQuotaStatus',
+          'Status defines the actual enforced quota and its current usage. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status',
+        ],
+      },
+    },
+    ResourceQuotaList: {
+      d: 'ResourceQuotaList is a list of ResourceQuota items.',
+      r: ['items'],
+      z: { metadata: {}, items: null },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        items: ['[]core.ResourceQuota', 'Items is a list of ResourceQuota objects. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/'],
+      },
+    },
+    ResourceQuotaSpec: {
+      d: 'ResourceQuotaSpec defines the desired hard limits to enforce for Quota.',
+      f: {
+        hard: [
+          '{}quantity',
+          'hard is the set of desired hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/',
+        ],
+        scopes: [
+          '[]string',
+          'A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects.',
+          { lt: 'atomic' },
+        ],
+        scopeSelector: [
+          'core.ScopeSelector',
+          'scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched.',
+        ],
+      },
+    },
+    ResourceQuotaStatus: {
+      d: 'ResourceQuotaStatus defines the enforced hard limits and observed use.',
+      f: {
+        hard: [
+          '{}quantity',
+          'Hard is the set of enforced hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/',
+        ],
+        used: ['{}quantity', 'Used is the current observed total usage of the resource in the namespace.'],
+      },
+    },
     ResourceRequirements: {
       d: 'ResourceRequirements describes the compute resource requirements.',
       f: {
@@ -3435,6 +3628,27 @@ export const coreV1: SchemaPackage = {
           'fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs".',
         ],
         readOnly: ['bool', 'readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.'],
+      },
+    },
+    ScopeSelector: {
+      d: 'A scope selector represents the AND of the selectors represented by the scoped-resource selector requirements.',
+      mt: 'atomic',
+      f: {
+        matchExpressions: ['[]core.ScopedResourceSelectorRequirement', 'A list of scope selector requirements by scope of the resources.', { lt: 'atomic' }],
+      },
+    },
+    ScopedResourceSelectorRequirement: {
+      d: 'A scoped-resource selector requirement is a selector that contains values, a scope name, and an operator that relates the scope name and values.',
+      r: ['scopeName', 'operator'],
+      z: { scopeName: '', operator: '' },
+      f: {
+        scopeName: ['string', 'The name of the scope that the selector applies to.'],
+        operator: ['string', "Represents a scope's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist."],
+        values: [
+          '[]string',
+          'An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.',
+          { lt: 'atomic' },
+        ],
       },
     },
     SeccompProfile: {

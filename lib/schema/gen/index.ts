@@ -2,6 +2,8 @@
 import type { SchemaPackage } from '../types.js';
 import { metaV1 } from './meta-v1.js';
 import { coreV1 } from './core-v1.js';
+import { autoscalingV1 } from './autoscaling-v1.js';
+import { autoscalingV2 } from './autoscaling-v2.js';
 import { batchV1 } from './batch-v1.js';
 import { schedulingV1alpha3 } from './scheduling-v1alpha3.js';
 import { policyV1 } from './policy-v1.js';
@@ -27,6 +29,8 @@ import { admissionregistrationV1 } from './admissionregistration-v1.js';
 export const PACKAGES: readonly SchemaPackage[] = [
   metaV1,
   coreV1,
+  autoscalingV1,
+  autoscalingV2,
   batchV1,
   schedulingV1alpha3,
   policyV1,

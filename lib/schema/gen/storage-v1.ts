@@ -7,6 +7,236 @@ export const storageV1: SchemaPackage = {
   alias: 'storage',
   prefix: 'io.k8s.api.storage.v1',
   types: {
+    CSIDriver: {
+      d: 'CSIDriver captures information about a Container Storage Interface (CSI) volume driver deployed on the cluster. Kubernetes attach detach controller uses this object to determine whether attach is required. Kubelet uses this object to determine whether pod information needs to be passed on mount. CSIDriver objects are non-namespaced.',
+      r: ['spec'],
+      z: { metadata: {}, spec: {} },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          'metadata is the standard object metadata. metadata.Name indicates the name of the CSI driver that this object refers to; it MUST be the same name returned by the CSI GetPluginName() call for that driver. The driver name must be 63 characters or less, beginning and ending with an alphanumeric character ([a-z0-9A-Z]) with dashes (-), dots (.), and alphanumerics between. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        spec: ['storage.CSIDriverSpec', 'spec represents the specification of the CSI Driver.'],
+      },
+    },
+    CSIDriverList: {
+      d: 'CSIDriverList is a collection of CSIDriver objects.',
+      r: ['items'],
+      z: { metadata: {}, items: null },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        items: ['[]storage.CSIDriver', 'items is the list of CSIDriver'],
+      },
+    },
+    CSIDriverSpec: {
+      d: 'CSIDriverSpec is the specification of a CSIDriver.',
+      f: {
+        attachRequired: [
+          'bool',
+          'attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting. The CSI external-attacher coordinates with CSI volume driver and updates the volumeattachment status when the attach operation is complete. If the value is specified to false, the attach operation will be skipped. Otherwise the attach operation will be called.\n\nThis field is immutable.',
+        ],
+        podInfoOnMount: [
+          'bool',
+          'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be passed on mount. Default is false.\n\nThe CSI driver specifies podInfoOnMount as part of driver deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI NodePublishVolume() calls. The CSI driver is responsible for parsing and validating the information passed in as VolumeContext.\n\nThe following VolumeContext will be passed if podInfoOnMount is set to true. This list might grow, but the prefix will be used. "csi.storage.k8s.io/pod.name": pod.Name "csi.storage.k8s.io/pod.namespace": pod.Namespace "csi.storage.k8s.io/pod.uid": string(pod.UID) "csi.storage.k8s.io/ephemeral": "true" if the volume is an ephemeral inline volume\n                                defined by a CSIVolumeSource, otherwise "false"\n\n"csi.storage.k8s.io/ephemeral" is a new feature in Kubernetes 1.16. It is only required for drivers which support both the "Persistent" and "Ephemeral" VolumeLifecycleMode. Other drivers can leave pod info disabled and/or ignore this field. As Kubernetes 1.15 doesn\'t support this field, drivers can only support one mode when deployed on such a cluster and the deployment determines which mode that is, for example via a command line parameter of the driver.\n\nThis field was immutable in Kubernetes < 1.29 and now is mutable.',
+        ],
+        volumeLifecycleModes: [
+          '[]string',
+          'volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is "Persistent", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.\n\nThe other mode is "Ephemeral". In this mode, volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for such a volume.\n\nFor more information about implementing this mode, see https://kubernetes-csi.github.io/docs/ephemeral-local-volumes.html A driver can support one or more of these modes and more modes may be added in the future.\n\nThis field is beta. This field is immutable.',
+          { lt: 'set' },
+        ],
+        storageCapacity: [
+          'bool',
+          'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.\n\nThe check can be enabled immediately when deploying a driver. In that case, provisioning new volumes with late binding will pause until the driver deployment has published some suitable CSIStorageCapacity object.\n\nAlternatively, the driver can be deployed with the field unset or false and it can be flipped later when storage capacity information has been published.\n\nThis field was immutable in Kubernetes <= 1.22 and now is mutable.',
+        ],
+        fsGroupPolicy: [
+          'string',
+          "fsGroupPolicy defines if the underlying volume supports changing ownership and permission of the volume before being mounted. Refer to the specific FSGroupPolicy values for additional details.\n\nThis field was immutable in Kubernetes < 1.29 and now is mutable.\n\nDefaults to ReadWriteOnceWithFSType, which will examine each volume to determine if Kubernetes should modify ownership and permissions of the volume. With the default policy the defined fsGroup will only be applied if a fstype is defined and the volume's access mode contains ReadWriteOnce.",
+        ],
+        tokenRequests: [
+          '[]storage.TokenRequest',
+          'tokenRequests indicates the CSI driver needs pods\' service account tokens it is mounting volume for to do necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI NodePublishVolume calls. The CSI driver should parse and validate the following VolumeContext: "csi.storage.k8s.io/serviceAccount.tokens": {\n  "<audience>": {\n    "token": <token>,\n    "expirationTimestamp": <expiration timestamp in RFC3339>,\n  },\n  ...\n}\n\nNote: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.',
+          { lt: 'atomic' },
+        ],
+        requiresRepublish: [
+          'bool',
+          'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume. This field defaults to false.\n\nNote: After a successful initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update the contents of the volume. New mount points will not be seen by a running container.',
+        ],
+        seLinuxMount: [
+          'bool',
+          'seLinuxMount specifies if the CSI driver supports "-o context" mount option.\n\nWhen "true", the CSI driver must ensure that all volumes provided by this CSI driver can be mounted separately with different `-o context` options. This is typical for storage backends that provide volumes as filesystems on block devices or as independent shared volumes. Kubernetes will call NodeStage / NodePublish with "-o context=xyz" mount option when mounting a ReadWriteOncePod volume used in Pod that has explicitly set SELinux context. In the future, it may be expanded to other volume AccessModes. In any case, Kubernetes will ensure that the volume is mounted only with a single SELinux context.\n\nWhen "false", Kubernetes won\'t pass any special SELinux mount options to the driver. This is typical for volumes that represent subdirectories of a bigger shared filesystem.\n\nDefault is "false".',
+        ],
+        nodeAllocatableUpdatePeriodSeconds: [
+          'int64',
+          'nodeAllocatableUpdatePeriodSeconds specifies the interval between periodic updates of the CSINode allocatable capacity for this driver. When set, both periodic updates and updates triggered by capacity-related failures are enabled. If not set, no updates occur (neither periodic nor upon detecting capacity-related failures), and the allocatable.count remains static. The minimum allowed value for this field is 10 seconds.\n\nThis feature requires the MutableCSINodeAllocatableCount feature gate to be enabled.\n\nThis field is mutable.',
+        ],
+        serviceAccountTokenInSecrets: [
+          'bool',
+          'serviceAccountTokenInSecrets is an opt-in for CSI drivers to indicate that service account tokens should be passed via the Secrets field in NodePublishVolumeRequest instead of the VolumeContext field. The CSI specification provides a dedicated Secrets field for sensitive information like tokens, which is the appropriate mechanism for handling credentials. This addresses security concerns where sensitive tokens were being logged as part of volume context.\n\nWhen "true", kubelet will pass the tokens only in the Secrets field with the key "csi.storage.k8s.io/serviceAccount.tokens". The CSI driver must be updated to read tokens from the Secrets field instead of VolumeContext.\n\nWhen "false" or not set, kubelet will pass the tokens in VolumeContext with the key "csi.storage.k8s.io/serviceAccount.tokens" (existing behavior). This maintains backward compatibility with existing CSI drivers.\n\nThis field can only be set when TokenRequests is configured. The API server will reject CSIDriver specs that set this field without TokenRequests.\n\nDefault behavior if unset is to pass tokens in the VolumeContext field.',
+        ],
+        preventPodSchedulingIfMissing: [
+          'bool',
+          'preventPodSchedulingIfMissing indicates that the CSI driver wants to prevent pod scheduling if the CSI driver on the node is missing.\n\nEnabling this option will prevent the scheduler (or any other component which embeds default scheduler such as cluster-autoscaler) from scheduling pods to nodes where CSI driver is not installed.\n\nFor components(such as cluster-autoscaler) that embed the scheduler and run pod placement simulations using scheduler plugins, they MUST be aware of CSI driver registration information via CSINode object. They must create simulated CSINode objects in addition to Node objects during scheduling simulation, otherwise if PreventPodSchedulingIfMissing is enabled globally for CSIDriver object, any newly created node may be rejected by the scheduler because of missing CSI driver information from the node.\n\nThis is a beta feature and requires the VolumeLimitScaling feature gate to be enabled. Default is "false".',
+        ],
+      },
+    },
+    CSINode: {
+      d: "CSINode holds information about all CSI drivers installed on a node. CSI drivers do not need to create the CSINode object directly. As long as they use the node-driver-registrar sidecar container, the kubelet will automatically populate the CSINode object for the CSI driver as part of kubelet plugin registration. CSINode has the same name as a node. If the object is missing, it means either there are no CSI Drivers available on the node, or the Kubelet version is low enough that it doesn't create this object. CSINode has an OwnerReference that points to the corresponding node object.",
+      r: ['spec'],
+      z: { metadata: {}, spec: {}, status: {} },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: ['meta.ObjectMeta', 'metadata is the standard object metadata. metadata.name must be the Kubernetes node name.'],
+        spec: ['storage.CSINodeSpec', 'spec is the specification of CSINode'],
+        status: ['storage.CSINodeStatus', "status contains health and status information for the node's storage."],
+      },
+    },
+    CSINodeDriver: {
+      d: 'CSINodeDriver holds information about the specification of one CSI driver installed on a node',
+      r: ['name', 'nodeID'],
+      z: { name: '', nodeID: '', topologyKeys: null },
+      f: {
+        name: [
+          'string',
+          'name represents the name of the CSI driver that this object refers to. This MUST be the same name returned by the CSI GetPluginName() call for that driver.',
+        ],
+        nodeID: [
+          'string',
+          'nodeID of the node from the driver point of view. This field enables Kubernetes to communicate with storage systems that do not share the same nomenclature for nodes. For example, Kubernetes may refer to a given node as "node1", but the storage system may refer to the same node as "nodeA". When Kubernetes issues a command to the storage system to attach a volume to a specific node, it can use this field to refer to the node name using the ID that the storage system will understand, e.g. "nodeA" instead of "node1". This field is required.',
+        ],
+        topologyKeys: [
+          '[]string',
+          'topologyKeys is the list of keys supported by the driver. When a driver is initialized on a cluster, it provides a set of topology keys that it understands (e.g. "company.com/zone", "company.com/region"). When a driver is initialized on a node, it provides the same topology keys along with values. Kubelet will expose these topology keys as labels on its own node object. When Kubernetes does topology aware provisioning, it can use this list to determine which labels it should retrieve from the node object and pass back to the driver. It is possible for different nodes to use different topology keys. This can be empty if driver does not support topology.',
+          { lt: 'atomic' },
+        ],
+        allocatable: [
+          'storage.VolumeNodeResources',
+          'allocatable represents the volume resources of a node that are available for scheduling. This field is beta.',
+        ],
+      },
+    },
+    CSINodeList: {
+      d: 'CSINodeList is a collection of CSINode objects.',
+      r: ['items'],
+      z: { metadata: {}, items: null },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        items: ['[]storage.CSINode', 'items is the list of CSINode'],
+      },
+    },
+    CSINodeSpec: {
+      d: 'CSINodeSpec holds information about the specification of all CSI drivers installed on a node',
+      r: ['drivers'],
+      z: { drivers: null },
+      f: {
+        drivers: [
+          '[]storage.CSINodeDriver',
+          'drivers is a list of information of all CSI Drivers existing on a node. If all drivers in the list are uninstalled, this can become empty.',
+          { lt: 'map', lk: ['name'], ps: 'merge', pk: 'name' },
+        ],
+      },
+    },
+    CSINodeStatus: {
+      d: 'CSINodeStatus contains health and status information for storage on a node.',
+      f: {
+        storageHealth: [
+          '[]storage.StorageHealth',
+          'storageHealth contains backend health reports for CSI drivers registered on the node.',
+          { lt: 'map', lk: ['name'], ps: 'merge', pk: 'name' },
+        ],
+      },
+    },
+    CSIStorageCapacity: {
+      d: 'CSIStorageCapacity stores the result of one CSI GetCapacity call. For a given StorageClass, this describes the available capacity in a particular topology segment.  This can be used when considering where to instantiate new PersistentVolumes.\n\nFor example this can express things like: - StorageClass "standard" has "1234 GiB" available in "topology.kubernetes.io/zone=us-east1" - StorageClass "localssd" has "10 GiB" available in "kubernetes.io/hostname=knode-abc123"\n\nThe following three cases all imply that no capacity is available for a certain combination: - no object exists with suitable topology and storage class name - such an object exists, but the capacity is unset - such an object exists, but the capacity is zero\n\nThe producer of these objects can decide which approach is more suitable.\n\nThey are consumed by the kube-scheduler when a CSI driver opts into capacity-aware scheduling with CSIDriverSpec.StorageCapacity. The scheduler compares the MaximumVolumeSize against the requested size of pending volumes to filter out unsuitable nodes. If MaximumVolumeSize is unset, it falls back to a comparison against the less precise Capacity. If that is also unset, the scheduler assumes that capacity is insufficient and tries some other node.',
+      r: ['storageClassName'],
+      z: { metadata: {}, storageClassName: '' },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          'metadata is the standard object metadata. The name has no particular meaning. It must be a DNS subdomain (dots allowed, 253 characters). To ensure that there are no conflicts with other CSI drivers on the cluster, the recommendation is to use csisc-<uuid>, a generated name, or a reverse-domain name which ends with the unique CSI driver name.\n\nObjects are namespaced.\n\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        nodeTopology: [
+          'meta.LabelSelector',
+          'nodeTopology defines which nodes have access to the storage for which capacity was reported. If not set, the storage is not accessible from any node in the cluster. If empty, the storage is accessible from all nodes. This field is immutable.',
+        ],
+        storageClassName: [
+          'string',
+          'storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.',
+        ],
+        capacity: [
+          'quantity',
+          'capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.\n\nThe semantic is currently (CSI spec 1.2) defined as: The available capacity, in bytes, of the storage that can be used to provision volumes. If not set, that information is currently unavailable.',
+        ],
+        maximumVolumeSize: [
+          'quantity',
+          'maximumVolumeSize is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.\n\nThis is defined since CSI spec 1.4.0 as the largest size that may be used in a CreateVolumeRequest.capacity_range.required_bytes field to create a volume with the same parameters as those in GetCapacityRequest. The corresponding value in the Kubernetes API is ResourceRequirements.Requests in a volume claim.',
+        ],
+      },
+    },
+    CSIStorageCapacityList: {
+      d: 'CSIStorageCapacityList is a collection of CSIStorageCapacity objects.',
+      r: ['items'],
+      z: { metadata: {}, items: null },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        items: ['[]storage.CSIStorageCapacity', 'items is the list of CSIStorageCapacity objects.'],
+      },
+    },
     StorageClass: {
       d: 'StorageClass describes the parameters for a class of storage for which PersistentVolumes can be dynamically provisioned.\n\nStorageClasses are non-namespaced; the name of the storage class according to etcd is in ObjectMeta.Name.',
       r: ['provisioner'],
@@ -65,6 +295,158 @@ export const storageV1: SchemaPackage = {
           'Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
         ],
         items: ['[]storage.StorageClass', 'items is the list of StorageClasses'],
+      },
+    },
+    StorageHealth: {
+      d: 'StorageHealth contains storage backend health reported by a CSI driver on a node.',
+      r: ['name'],
+      z: { name: '' },
+      f: {
+        name: ['string', 'name is the CSI driver name, matching CSINodeDriver.name.'],
+        healthConditions: [
+          '[]storage.StorageHealthCondition',
+          'healthConditions are the adverse storage backend conditions reported by the CSI driver. At most 16 conditions may be reported.',
+          { lt: 'atomic' },
+        ],
+      },
+    },
+    StorageHealthCondition: {
+      d: 'StorageHealthCondition represents an adverse health condition reported by a CSI driver for its storage backend on a node.',
+      r: ['status', 'reason'],
+      z: { status: '', reason: '', lastTransitionTime: null },
+      f: {
+        status: ['string', 'status is the health status category. One of "StorageUnreachable", "StorageDegraded".'],
+        reason: ['string', 'reason is a brief CamelCase machine-parseable reason. Maximum permitted length of a reason is 256 characters.'],
+        message: ['string', 'message is a human-readable description. Maximum permitted length of a message is 1024 characters.'],
+        accessMode: ['string', 'accessMode is the access mode affected. Nil means all access modes are affected.'],
+        volumeMode: ['string', 'volumeMode is the volume mode affected. Nil means both are affected.'],
+        lastTransitionTime: ['time', 'lastTransitionTime is when this condition first appeared at its current state.'],
+      },
+    },
+    TokenRequest: {
+      d: 'TokenRequest contains parameters of a service account token.',
+      r: ['audience'],
+      z: { audience: '' },
+      f: {
+        audience: ['string', 'audience is the intended audience of the token in "TokenRequestSpec". It will default to the audiences of kube apiserver.'],
+        expirationSeconds: [
+          'int64',
+          'expirationSeconds is the duration of validity of the token in "TokenRequestSpec". It has the same default value of "ExpirationSeconds" in "TokenRequestSpec".',
+        ],
+      },
+    },
+    VolumeAttachment: {
+      d: 'VolumeAttachment captures the intent to attach or detach the specified volume to/from the specified node.\n\nVolumeAttachment objects are non-namespaced.',
+      r: ['spec'],
+      z: { metadata: {}, spec: {}, status: {} },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ObjectMeta',
+          'metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        spec: [
+          'storage.VolumeAttachmentSpec',
+          'spec represents specification of the desired attach/detach volume behavior. Populated by the Kubernetes system.',
+        ],
+        status: [
+          'storage.VolumeAttachmentStatus',
+          'status represents status of the VolumeAttachment request. Populated by the entity completing the attach or detach operation, i.e. the external-attacher.',
+        ],
+      },
+    },
+    VolumeAttachmentList: {
+      d: 'VolumeAttachmentList is a collection of VolumeAttachment objects.',
+      r: ['items'],
+      z: { metadata: {}, items: null },
+      f: {
+        kind: [
+          'string',
+          'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        ],
+        apiVersion: [
+          'string',
+          'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+        ],
+        metadata: [
+          'meta.ListMeta',
+          'Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+        ],
+        items: ['[]storage.VolumeAttachment', 'items is the list of VolumeAttachments'],
+      },
+    },
+    VolumeAttachmentSource: {
+      d: 'VolumeAttachmentSource represents a volume that should be attached. Right now only PersistentVolumes can be attached via external attacher, in the future we may allow also inline volumes in pods. Exactly one member can be set.',
+      f: {
+        persistentVolumeName: ['string', 'persistentVolumeName represents the name of the persistent volume to attach.'],
+        inlineVolumeSpec: [
+          'core.PersistentVolumeSpec',
+          "inlineVolumeSpec contains all the information necessary to attach a persistent volume defined by a pod's inline VolumeSource. This field is populated only for the CSIMigration feature. It contains translated fields from a pod's inline VolumeSource to a PersistentVolumeSpec. This field is beta-level and is only honored by servers that enabled the CSIMigration feature.",
+        ],
+      },
+    },
+    VolumeAttachmentSpec: {
+      d: 'VolumeAttachmentSpec is the specification of a VolumeAttachment request.',
+      r: ['attacher', 'source', 'nodeName'],
+      z: { attacher: '', source: {}, nodeName: '' },
+      f: {
+        attacher: ['string', 'attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().'],
+        source: ['storage.VolumeAttachmentSource', 'source represents the volume that should be attached.'],
+        nodeName: ['string', 'nodeName represents the node that the volume should be attached to.'],
+      },
+    },
+    VolumeAttachmentStatus: {
+      d: 'VolumeAttachmentStatus is the status of a VolumeAttachment request.',
+      r: ['attached'],
+      z: { attached: false },
+      f: {
+        attached: [
+          'bool',
+          'attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.',
+        ],
+        attachmentMetadata: [
+          '{}string',
+          'attachmentMetadata is populated with any information returned by the attach operation, upon successful attach, that must be passed into subsequent WaitForAttach or Mount calls. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.',
+        ],
+        attachError: [
+          'storage.VolumeError',
+          'attachError represents the last error encountered during attach operation, if any. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.',
+        ],
+        detachError: [
+          'storage.VolumeError',
+          'detachError represents the last error encountered during detach operation, if any. This field must only be set by the entity completing the detach operation, i.e. the external-attacher.',
+        ],
+      },
+    },
+    VolumeError: {
+      d: 'VolumeError captures an error encountered during a volume operation.',
+      z: { time: null },
+      f: {
+        time: ['time', 'time represents the time the error was encountered.'],
+        message: [
+          'string',
+          'message represents the error encountered during Attach or Detach operation. This string may be logged, so it should not contain sensitive information.',
+        ],
+        errorCode: [
+          'int32',
+          'errorCode is a numeric gRPC code representing the error encountered during Attach or Detach operations.\n\nThis field requires the MutableCSINodeAllocatableCount feature gate being enabled to be set.',
+        ],
+      },
+    },
+    VolumeNodeResources: {
+      d: 'VolumeNodeResources is a set of resource limits for scheduling of volumes.',
+      f: {
+        count: [
+          'int32',
+          'count indicates the maximum number of unique volumes managed by the CSI driver that can be used on a node. A volume that is both attached and mounted on a node is considered to be used once, not twice. The same rule applies for a unique volume that is shared among multiple pods on the same node. If this field is not specified, then the supported number of volumes on this node is unbounded.',
+        ],
       },
     },
   },

@@ -45,6 +45,9 @@ const coreKinds = [
   'PersistentVolumeClaim',
   'PodTemplate',
   'ReplicationController',
+  'LimitRange',
+  'ResourceQuota',
+  'ComponentStatus',
 ];
 const withLists = (kinds: string[]) => [...kinds, ...kinds.map((k) => `${k}List`)];
 const PKGS: Pkg[] = [
@@ -67,6 +70,26 @@ const PKGS: Pkg[] = [
     importPath: 'k8s.io/api/core/v1',
     prefix: 'io.k8s.api.core.v1',
     roots: withLists(coreKinds),
+  },
+  {
+    alias: 'autoscaling',
+    file: 'autoscaling-v1.ts',
+    exportName: 'autoscalingV1',
+    repo: 0,
+    dir: 'autoscaling/v1',
+    importPath: 'k8s.io/api/autoscaling/v1',
+    prefix: 'io.k8s.api.autoscaling.v1',
+    roots: [...withLists(['HorizontalPodAutoscaler']), 'Scale'],
+  },
+  {
+    alias: 'autoscalingV2',
+    file: 'autoscaling-v2.ts',
+    exportName: 'autoscalingV2',
+    repo: 0,
+    dir: 'autoscaling/v2',
+    importPath: 'k8s.io/api/autoscaling/v2',
+    prefix: 'io.k8s.api.autoscaling.v2',
+    roots: withLists(['HorizontalPodAutoscaler']),
   },
   {
     alias: 'batch',
@@ -127,7 +150,7 @@ const PKGS: Pkg[] = [
     dir: 'storage/v1',
     importPath: 'k8s.io/api/storage/v1',
     prefix: 'io.k8s.api.storage.v1',
-    roots: withLists(['StorageClass']),
+    roots: withLists(['StorageClass', 'CSIDriver', 'CSINode', 'CSIStorageCapacity', 'VolumeAttachment']),
   },
   {
     alias: 'node',
