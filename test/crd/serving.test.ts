@@ -203,6 +203,10 @@ describe('custom resources', () => {
     const p = await s.admin.request('PATCH', `${CT}/sc/scale`, { spec: { replicas: 5 } }, { 'content-type': 'application/merge-patch+json' });
     assert.equal(p.status, 200, p.text);
     assert.equal((p.json as Json).spec.replicas, 5);
+    // A custom resource's Scale takes no strategic merge patch (built-in kinds' does), as apiextensions-apiserver.
+    const smp = await s.admin.request('PATCH', `${CT}/sc/scale`, { spec: { replicas: 6 } }, { 'content-type': 'application/strategic-merge-patch+json' });
+    assert.equal(smp.status, 415, smp.text);
+    assert.doesNotMatch((smp.json as Json).message, /strategic/);
     const obj = (await s.admin.request('GET', `${CT}/sc`)).json as Json;
     assert.equal(obj.spec.replicas, 5);
     assert.equal(obj.metadata.generation, 2);

@@ -2,7 +2,9 @@
 // apiextensions-apiserver serves it: replicas read from and written to the
 // CRD's specReplicasPath, status replicas from statusReplicasPath, the
 // selector from labelSelectorPath. GET, PUT, and merge or JSON patch of the
-// Scale (what `kubectl scale` sends); a write goes through the object's own
+// Scale (what `kubectl scale` sends), and strategic merge patch for built-in
+// kinds, whose Scale is a built-in type (custom resources refuse it, as kube's
+// apiextensions-apiserver does); a write goes through the object's own
 // update, so its generation bumps and its validation and watch events are
 // those of any update; its managedFields entry has subresource "scale".
 // Admission sees the Scales (the requested one, then the one stored).
@@ -26,6 +28,7 @@ import { parseJsonPatch } from '../../../lib/patch/json.js';
 import { PatchError } from '../../../lib/patch/errors.js';
 import { patchTypeOf } from '../../../lib/patch/types.js';
 import { decodeValue } from '../../../lib/validation/decode.js';
+import { builtinSchemaOf } from '../../../lib/schema/index.js';
 import { findFirst, simplePathKeys } from '../../../lib/crd/jsonpath.js';
 import { setOwn } from '../../../lib/api/own.js';
 import type { ResourceType, ScalePaths } from '../../../lib/registry/types.js';
@@ -93,15 +96,18 @@ function send(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, sc
 }
 
 /** The Scale a PUT or PATCH asks for, given the current one. */
-async function requestedScale(env: CoreEnv, r: BackendRequest, current: Record<string, unknown>, body: Buffer): Promise<unknown> {
+async function requestedScale(env: CoreEnv, t: ResourceType, r: BackendRequest, current: Record<string, unknown>, body: Buffer): Promise<unknown> {
   if (r.info.verb === 'update') return decodeValue(body.toString('utf8'), 'json').value;
   const type = patchTypeOf(r.req.headers['content-type']);
-  if (type !== 'merge' && type !== 'json') {
-    throw unsupportedMediaType(String(r.req.headers['content-type'] ?? ''), ['application/json-patch+json', 'application/merge-patch+json']);
+  const strategic = t.crd === undefined ? builtinSchemaOf(SCALE_GVK.group, SCALE_GVK.version, SCALE_GVK.kind) : undefined;
+  if (type !== 'merge' && type !== 'json' && !(type === 'strategic' && strategic)) {
+    const accepted = ['application/json-patch+json', 'application/merge-patch+json'];
+    throw unsupportedMediaType(String(r.req.headers['content-type'] ?? ''), strategic ? [...accepted, 'application/strategic-merge-patch+json'] : accepted);
   }
   const { value } = decodeValue(body.toString('utf8'), 'json');
+  if (type === 'strategic' && !isPlainObject(value)) throw badRequest('a strategic merge patch must be a JSON object');
   try {
-    return applyPatchDocument(type, current as unknown as KObject, type === 'json' ? parseJsonPatch(value) : value, undefined, env.bodyLimit);
+    return applyPatchDocument(type, current as unknown as KObject, type === 'json' ? parseJsonPatch(value) : value, strategic, env.bodyLimit);
   } catch (err) {
     if (err instanceof PatchError) throw err.code === 'failed' ? new StatusError(422, 'Invalid', err.message, {}) : badRequest(err.message);
     throw err;
@@ -128,7 +134,7 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
       // Read through the version of the request (custom resources of several versions share their objects).
       const old = stored && (await served(env, t, stored));
       if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
-      const requested = await requestedScale(env, r, scaleOf(old, paths), body);
+      const requested = await requestedScale(env, t, r, scaleOf(old, paths), body);
       // Admission sees Scales, as kube's scale storage converts the objects it admits.
       const admitted = (object: KObject) =>
         admissionAttributes(t, r, { operation: 'UPDATE', object, oldObject: asAdmitted(scaleOf(old, paths)), dryRun, kind: SCALE_GVK });
