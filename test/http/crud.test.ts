@@ -50,6 +50,28 @@ describe('create and get', () => {
     assert.equal((await s.admin.request('GET', '/api/v1/persistentvolumes/pv-crud')).status, 404);
   });
 
+  it('labels a namespace with its name on every write, as kube (a generated name too; a client cannot change the label)', async () => {
+    const r = await s.admin.request('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { generateName: 'crud-ns-', labels: { team: 'a' } },
+    });
+    assert.equal(r.status, 201, r.text);
+    const name = r.json.metadata.name as string;
+    assert.deepEqual(r.json.metadata.labels, { team: 'a', 'kubernetes.io/metadata.name': name });
+    const put = await s.admin.request('PUT', `/api/v1/namespaces/${name}`, {
+      ...r.json,
+      metadata: { ...r.json.metadata, labels: { 'kubernetes.io/metadata.name': 'other' } },
+    });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.json.metadata.labels, { 'kubernetes.io/metadata.name': name });
+    const sel = await s.admin.request('GET', `/api/v1/namespaces?labelSelector=${encodeURIComponent(`kubernetes.io/metadata.name=${name}`)}`);
+    assert.deepEqual(
+      sel.json.items.map((n: { metadata: { name: string } }) => n.metadata.name),
+      [name],
+    );
+  });
+
   it('creates a cluster role in a named group', async () => {
     const r = await s.admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
       apiVersion: 'rbac.authorization.k8s.io/v1',

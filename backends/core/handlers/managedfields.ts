@@ -62,14 +62,32 @@ export async function withOwnerVersions<T>(env: CoreEnv, t: ResourceType, run: (
   }
 }
 
+/**
+ * kube's reset fields for an Update: a write to the main resource of a kind with a
+ * /status subresource owns nothing under status (its strategy resets or keeps it),
+ * so the writer's entry has no `f:status`. The view shares metadata, where the
+ * trackers write managedFields.
+ */
+function resetsStatus(t: ResourceType, c: WriteContext): boolean {
+  return c.subresource === '' && t.subresources.some((s) => s.name === 'status');
+}
+
+function withoutStatus(obj: KObject): KObject {
+  if (!Object.hasOwn(obj, 'status')) return obj;
+  const { status: _reset, ...rest } = obj as KObject & { status?: unknown };
+  return rest as KObject;
+}
+
 export function createTracker(env: CoreEnv, t: ResourceType, r: BackendRequest): (obj: KObject) => void {
   checkFieldManager(r, 'CreateOptions');
   const c = writeContext(env, t, r);
+  if (resetsStatus(t, c)) return (obj) => trackCreate(withoutStatus(obj), c);
   return (obj) => trackCreate(obj, c);
 }
 
 export function updateTracker(env: CoreEnv, t: ResourceType, r: BackendRequest, versions?: Versions): TrackManagedFields {
   if (r.req.method === 'PUT') checkFieldManager(r, 'UpdateOptions');
   const c = writeContext(env, t, r, fieldManagerOf(r), versions);
+  if (resetsStatus(t, c)) return (next, old, requested) => trackUpdate(withoutStatus(old), withoutStatus(next), requested, c);
   return (next, old, requested) => trackUpdate(old, next, requested, c);
 }

@@ -36,6 +36,9 @@ function defaultField(obj: KObject, parent: string, field: string, value: unknow
 
 const boolField = (v: boolean) => (v ? 'true' : 'false');
 
+/** kube's v1.LabelMetadataName. */
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
 export const namespaces = core('Namespace', 'namespaces', {
   namespaced: false,
   shortNames: ['ns'],
@@ -48,6 +51,9 @@ export const namespaces = core('Namespace', 'namespaces', {
   defaults(obj) {
     defaultField(obj, 'spec', 'finalizers', ['kubernetes']);
     defaultField(obj, 'status', 'phase', 'Active');
+    // kube's SetDefaults_Namespace: the name as a label on every write (namespaceSelectors match it), never another value.
+    const name = obj.metadata.name;
+    if (name) obj.metadata.labels = { ...obj.metadata.labels, [NAMESPACE_NAME_LABEL]: name };
   },
 });
 
