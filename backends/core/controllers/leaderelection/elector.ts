@@ -151,6 +151,7 @@ export class LeaderElector {
       this.timer = undefined;
       if (phase === this.phase && !this.stopped) run(phase);
     }, ms);
+    this.timer.unref();
   }
 
   /** One candidate attempt; then leading, or another attempt after a jittered retry period. */
@@ -184,6 +185,7 @@ export class LeaderElector {
       this.stepDown(`failed to renew lease ${this.config.namespace}/${this.config.name}: timed out after ${this.config.renewDeadlineMs}ms`);
       this.acquireRound(++this.phase);
     }, this.config.renewDeadlineMs);
+    this.deadline.unref();
     const tryOnce = (): void => {
       void this.attempt().then((ok) => {
         if (phase !== this.phase || this.stopped) return;
