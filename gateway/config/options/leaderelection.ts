@@ -4,6 +4,7 @@
 import { ConfigError } from '../../../lib/config/error.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../../lib/registry/names.js';
 import { bool, duration, flagsOf, type OptionGroup } from './flag.js';
+import { JITTER_FACTOR } from '../../../backends/core/controllers/leaderelection/timing.js';
 
 export interface LeaderElectionOptions {
   readonly leaderElect: boolean;
@@ -23,9 +24,6 @@ function named(check: (v: string) => string[]): (raw: string) => string {
     return raw;
   };
 }
-
-/** client-go's JitterFactor: the renew deadline must outlast a jittered retry. */
-const JITTER_FACTOR = 1.2;
 
 export const leaderElection: OptionGroup<LeaderElectionOptions> = {
   title: 'Leader election',

@@ -14,9 +14,7 @@ import { prepareCreate, prepareUpdate } from '../../objects.js';
 import { StoreError, type Store } from '../../store/types.js';
 import { electionMetrics } from './metrics.js';
 import { leaseWith, microTime, rawRecord, recordOf, type ElectionRecord } from './record.js';
-
-/** client-go's JitterFactor: a candidate waits retryPeriod × (1 + random × 1.2) between attempts. */
-const JITTER_FACTOR = 1.2;
+import { JITTER_FACTOR, validTiming } from './timing.js';
 
 export interface ElectionConfig {
   readonly namespace: string;
@@ -80,7 +78,7 @@ export class LeaderElector {
     private readonly callbacks: ElectionCallbacks,
   ) {
     const c = config;
-    if (!(c.leaseDurationMs > c.renewDeadlineMs && c.renewDeadlineMs > JITTER_FACTOR * c.retryPeriodMs && c.retryPeriodMs > 0))
+    if (!validTiming(c.leaseDurationMs, c.renewDeadlineMs, c.retryPeriodMs))
       throw new Error('leader election needs leaseDuration > renewDeadline > 1.2 × retryPeriod > 0');
     this.key = objectKey(deps.leases, c.namespace, c.name);
     this.now = deps.now ?? (() => performance.now());
