@@ -167,8 +167,20 @@ export class LeaderElector {
         return;
       }
       this.settleFirst?.(false);
-      this.later(this.config.retryPeriodMs * (1 + this.random() * JITTER_FACTOR), phase, (p) => this.acquireRound(p));
+      this.later(this.nextAttemptIn(), phase, (p) => this.acquireRound(p));
     });
+  }
+
+  /**
+   * client-go's jittered retry, except that a holder who went silent is tried again the moment its
+   * lease expires by this process's observation rather than up to 2.2 retry periods later: only when
+   * the next attempt is made changes, never what makes the lease takeable.
+   */
+  private nextAttemptIn(): number {
+    const jittered = this.config.retryPeriodMs * (1 + this.random() * JITTER_FACTOR);
+    if (!this.observed || this.observed.holderIdentity === '') return jittered;
+    const untilExpiry = this.observedAt + this.config.leaseDurationMs - this.now();
+    return untilExpiry > 0 ? Math.min(jittered, untilExpiry + 1) : jittered;
   }
 
   /**
