@@ -11,6 +11,7 @@ import { StoreError, type Store } from '../../backends/core/store/types.js';
 import { LeaderElector } from '../../backends/core/controllers/leaderelection/elector.js';
 import { fencedStore } from '../../backends/core/controllers/leaderelection/fence.js';
 import { recordOf } from '../../backends/core/controllers/leaderelection/record.js';
+import { LeaderOnlyControllers } from '../../backends/core/controllers/leaderelection/runner.js';
 import { leases } from '../../lib/registry/builtins/coordination.js';
 import { objectKey } from '../../backends/core/keys.js';
 import { prepareCreate } from '../../backends/core/objects.js';
@@ -238,5 +239,36 @@ describe('leader election on a Lease', () => {
             { onStartedLeading() {}, onStoppedLeading() {} },
           ),
       );
+  });
+
+  it('runs the leader-only controllers while leading: hooks pass on a follower without starting them, stop on loss, start again on winning', async () => {
+    const store = memory();
+    const runs: string[] = [];
+    const fleet = ['a', 'b'].map((id) => {
+      let runner: LeaderOnlyControllers | undefined;
+      const elector = new LeaderElector(
+        { namespace: 'kube-system', name: 'le-test', identity: id, ...TIMING },
+        { store, leases, clock: Date.now, log: () => undefined },
+        { onStartedLeading: () => runner?.startAll(), onStoppedLeading: () => runner?.stopAll() },
+      );
+      running.push(elector);
+      runner = new LeaderOnlyControllers(elector, () => undefined);
+      runner.add({ name: 'gc', start: async () => void runs.push(`${id} start`), stop: () => void runs.push(`${id} stop`) });
+      return { id, elector, hook: runner.hook('gc') };
+    });
+    fleet[0]!.elector.start();
+    await fleet[0]!.hook();
+    fleet[1]!.elector.start();
+    await fleet[1]!.hook();
+    assert.deepEqual(runs, ['a start'], 'the follower passed its hook without starting the controller');
+    const cur = await lease(store);
+    await store.delete(KEY, Number(cur.metadata.resourceVersion));
+    await store.create(KEY, { ...structuredClone(cur), spec: { ...(cur['spec'] as object), holderIdentity: 'b', leaseTransitions: 1 } });
+    // a reads b as holder and steps down; b, whose own observation finds itself holding, renews and leads.
+    await eventually('a stopped and b started', () => runs.includes('a stop') && runs.includes('b start'));
+    assert.equal(runs.indexOf('a start'), 0);
+    await fleet[1]!.elector.stop(true);
+    await eventually('a leads again', () => runs.filter((r) => r === 'a start').length === 2);
+    assert.ok(runs.lastIndexOf('b stop') < runs.lastIndexOf('a start'), `b stopped before a started again: ${runs.join(', ')}`);
   });
 });

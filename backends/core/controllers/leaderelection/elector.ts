@@ -62,7 +62,7 @@ export class LeaderElector {
   private leadingNow = false;
   private attempts = 0;
   private stopped = true;
-  private stopping: Promise<void> = Promise.resolve();
+  private stopping: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private deadline: NodeJS.Timeout | undefined;
   /** Bumped on every phase change: an attempt finishing in an older phase is ignored. */
@@ -112,22 +112,24 @@ export class LeaderElector {
   }
 
   start(): void {
-    if (!this.stopped) return;
+    if (!this.stopped || this.stopping) return;
     this.stopped = false;
     electionMetrics.leading(this.config.name, false);
     this.deps.log(`leaderelection: attempting to acquire leader lease ${this.config.namespace}/${this.config.name} as ${this.identity}`);
     this.acquireRound(++this.phase);
   }
 
-  /** Stops electing; with `release`, a held lease is handed back (holder cleared, 1 s duration). A second call awaits the first. */
+  /**
+   * Stops electing for good; with `release`, a held lease is handed back (holder cleared, 1 s
+   * duration). A second call awaits the first; a stop before any start settles `firstAttempt`.
+   */
   stop(release: boolean): Promise<void> {
-    if (this.stopped) return this.stopping;
-    this.stopped = true;
-    this.stopping = this.halt(release);
+    this.stopping ??= this.halt(release);
     return this.stopping;
   }
 
   private async halt(release: boolean): Promise<void> {
+    this.stopped = true;
     this.phase++;
     this.clearTimers();
     await this.inFlight.catch(() => undefined);
