@@ -586,6 +586,20 @@ if (selected('crdschema', 'BENCH_CRDSCHEMA')) {
 }
 
 // ---------------------------------------------------------------------------
+// Leader election section (owned with backends/core/controllers/leaderelection):
+// three `gatehouse serve` processes on Redis with the default timings; failover
+// after SIGKILL of the leader, and the election's own write load
+// (bench/leaderelection.ts). Skipped with the reason printed when Redis is
+// unreachable; BENCH_LEADERELECTION=0 skips it.
+if (selected('leaderelection', 'BENCH_LEADERELECTION')) {
+  process.stdout.write(`\n=== Leader election (bench/leaderelection.ts, three processes on Redis) ===\n`);
+  const { redisUnreachable } = await import('./redis-stack.js');
+  const why = await redisUnreachable(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
+  if (why) process.stdout.write(`  skipped: ${why}\n`);
+  else await (await import('./leaderelection.js')).runLeaderElectionBench();
+}
+
+// ---------------------------------------------------------------------------
 // CRD changes with 300 CRDs installed (owned with lib/crd and the CRD check
 // worker, bench/crds.ts, in process): install and delete one more CRD, the
 // worst latency of another client's GETs meanwhile, GET and LIST of a custom

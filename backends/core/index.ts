@@ -39,6 +39,13 @@ import { DefaultServiceAccountController, RootCaPublisher } from './controllers/
 import { CrdController } from './controllers/crd.js';
 import { CrdRegistrySync } from '../../lib/crd/registrysync.js';
 import { BUILTIN_ADMISSION } from './admission/build.js';
+import { leases } from '../../lib/registry/builtins/coordination.js';
+import { LeaderElector, type ElectionConfig } from './controllers/leaderelection/elector.js';
+import { fencedStore } from './controllers/leaderelection/fence.js';
+import { holderIdentity } from './controllers/leaderelection/holder.js';
+import { LeaderOnlyControllers, type LeaderOnlyController } from './controllers/leaderelection/runner.js';
+import { IdentityLease, type IdentityLeaseConfig } from './controllers/identitylease.js';
+import { IdentityLeaseCollector } from './controllers/identityleasegc.js';
 import { WebhookConfigurations } from './admission/webhooks/cache.js';
 import { PolicyCache } from './admission/policies/cache.js';
 import type { Admission } from './admission/types.js';
@@ -86,6 +93,13 @@ export interface CoreBackendOptions {
   minRequestTimeoutS?: number;
   /** Service-account token signing: serves serviceaccounts/token; absent = not served. */
   tokens?: TokenIssuing;
+  /**
+   * Leader election for kube-controller-manager's controllers (leaderelection/): absent or
+   * disabled, they run in this process unconditionally.
+   */
+  leaderElection?: LeaderElectionOptions;
+  /** The server identity lease (kube's APIServerIdentity); absent = none is kept. */
+  identityLease?: IdentityLeaseConfig;
   /** Controllers to run as post-start hooks (kube-controller-manager names). */
   controllers?: {
     /** `serviceaccount-token`: fills legacy token secrets (needs `tokens`); the CA bundle goes into `ca.crt`. */
@@ -106,6 +120,23 @@ export interface CoreBackendOptions {
     csrCleaner?: boolean;
   };
 }
+
+export interface LeaderElectionOptions extends Omit<ElectionConfig, 'identity' | 'exclusive'> {
+  readonly enabled: boolean;
+  /** Default `<hostname>_<uuid>`. */
+  readonly identity?: string;
+}
+
+/** What the serving side sees of the election. */
+export interface LeaderElectionStatus {
+  readonly identity: string;
+  isLeading(): boolean;
+  /** kube's `leaderElection` health check (in /livez and /healthz): fails only while the elector is stuck. */
+  check(): void;
+}
+
+/** kube's NewLeaderHealthzAdaptor(20 s): how long past the lease duration a leader may go without renewing. */
+const LEADER_HEALTH_TOLERANCE_MS = 20_000;
 
 export interface RunningCoreBackend {
   readonly backend: CoreBackend;
@@ -135,6 +166,13 @@ export interface RunningCoreBackend {
   useAdmission(admission: Admission): void;
   /** Post-start tasks, by name. */
   readonly hooks: ReadonlyArray<{ name: string; run: () => Promise<void> }>;
+  /** Present while leader election is on. */
+  readonly leaderElection?: LeaderElectionStatus;
+  /**
+   * Shutdown has begun: the leader-only controllers stop and a held lease is released
+   * (client-go's ReleaseOnCancel), so another process takes over while this one drains.
+   */
+  stopControllers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -194,32 +232,71 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   // Custom resources: every process serves the Established CRDs of the store from the first request on.
   const crdSync = opts.builtins !== false ? new CrdRegistrySync({ source: storeObjectSource(env), live, base: builtinTypes, log: opts.log }) : undefined;
   await crdSync?.start();
-  const namespaces = new NamespaceController(env);
+  const builtins = opts.builtins !== false;
+  const le = opts.leaderElection;
+  // Leader-only controllers write through a fenced store: refused unless this process still leads.
+  let leaderOnly: LeaderOnlyControllers | undefined;
+  const elector =
+    builtins && le?.enabled
+      ? new LeaderElector(
+          { ...le, identity: le.identity ?? holderIdentity(), exclusive: opts.storageBackend !== 'redis' },
+          { store, leases, clock, log: opts.log },
+          { onStartedLeading: () => leaderOnly?.startAll(), onStoppedLeading: () => leaderOnly?.stopAll() },
+        )
+      : undefined;
+  leaderOnly = new LeaderOnlyControllers(elector, opts.log);
+  const lenv: CoreEnv = elector ? (Object.create(env, { store: { value: fencedStore(store, () => elector.isLeading()), enumerable: true } }) as CoreEnv) : env;
+  // kube-controller-manager's controllers: on the leader only.
+  const namespaces = new NamespaceController(lenv);
   const controllers: WatchingController[] = [];
   const c = opts.controllers ?? {};
-  if (c.serviceAccountToken && opts.tokens) controllers.push(new ServiceAccountTokenController(env, opts.tokens.signer, c.serviceAccountToken.caPem));
-  if (c.defaultServiceAccount) controllers.push(new DefaultServiceAccountController(env));
-  if (c.rootCaPublisher) controllers.push(new RootCaPublisher(env, c.rootCaPublisher.caPem));
-  if (c.tokenCleaner) controllers.push(new TokenCleaner(env));
-  if (c.bootstrapSigner) controllers.push(new BootstrapSigner(env, c.bootstrapSigner));
-  if (c.csrSigning) controllers.push(new CsrSigningController(env, c.csrSigning));
-  if (c.csrApproving) controllers.push(new CsrApprovingController(env));
-  if (c.csrCleaner) controllers.push(new CsrCleaner(env));
+  if (c.serviceAccountToken && opts.tokens) controllers.push(new ServiceAccountTokenController(lenv, opts.tokens.signer, c.serviceAccountToken.caPem));
+  if (c.defaultServiceAccount) controllers.push(new DefaultServiceAccountController(lenv));
+  if (c.rootCaPublisher) controllers.push(new RootCaPublisher(lenv, c.rootCaPublisher.caPem));
+  if (c.tokenCleaner) controllers.push(new TokenCleaner(lenv));
+  if (c.bootstrapSigner) controllers.push(new BootstrapSigner(lenv, c.bootstrapSigner));
+  if (c.csrSigning) controllers.push(new CsrSigningController(lenv, c.csrSigning));
+  if (c.csrApproving) controllers.push(new CsrApprovingController(lenv));
+  if (c.csrCleaner) controllers.push(new CsrCleaner(lenv));
   // kube-controller-manager's `garbagecollector`: ownerReferences across every stored type.
-  if (opts.builtins !== false) controllers.push(new GarbageCollector(env));
+  if (builtins) controllers.push(new GarbageCollector(lenv));
   // apiextensions-apiserver's naming, establishing and finalizing controllers, and kube-aggregator's crdregistration.
-  if (opts.builtins !== false) controllers.push(new CrdController(env, builtinTypes));
-  // kube-apiserver's APF config consumer keeps each FlowSchema's Dangling condition, in every server.
-  if (opts.builtins !== false) controllers.push(new FlowSchemaStatusController(env));
+  if (builtins) controllers.push(new CrdController(lenv, builtinTypes));
+  // Each FlowSchema's Dangling condition: one writer for the fleet.
+  if (builtins) controllers.push(new FlowSchemaStatusController(lenv));
   // kube-controller-manager's validatingadmissionpolicy-status: each policy's status.typeChecking.
-  if (opts.builtins !== false) controllers.push(new PolicyStatusController(env));
-  // The default RBAC policy, then aggregation over it (its hook waits for the defaults, so readiness sees filled roles).
+  if (builtins) controllers.push(new PolicyStatusController(lenv));
+  // The server identity leases left expired are collected by the leader.
+  if (builtins && opts.identityLease) controllers.push(new IdentityLeaseCollector(lenv));
+  // The default RBAC policy (every server), then aggregation over it (the leader; its hook waits for the defaults, so readiness sees filled roles).
   let rbacDefaults: Promise<void> | undefined;
   const reconcileRbac = () => (rbacDefaults ??= bootstrapRbac(env));
-  const builtins = opts.builtins !== false;
   // A generic backend (no built-in types) has no RBAC roles to aggregate.
-  const aggregation = builtins ? new ClusterRoleAggregationController(env) : undefined;
+  const aggregation = builtins ? new ClusterRoleAggregationController(lenv) : undefined;
   const apf = builtins ? new ApfBootstrap(env) : undefined;
+  const identity = builtins && opts.identityLease ? new IdentityLease(env, opts.identityLease) : undefined;
+  const leaderHooks: Array<{ name: string; run: () => Promise<void> }> = [];
+  const leaderOnlyHook = (hookName: string, ctl: LeaderOnlyController) => {
+    leaderOnly.add(ctl);
+    leaderHooks.push({ name: hookName, run: leaderOnly.hook(ctl.name) });
+  };
+  if (builtins) {
+    leaderOnlyHook('start-namespace-controller', { name: 'namespace', start: () => namespaces.start(), stop: () => namespaces.stop() });
+    if (aggregation)
+      leaderOnlyHook('start-clusterrole-aggregation-controller', {
+        name: 'clusterrole-aggregation',
+        start: async () => {
+          await reconcileRbac().catch(() => undefined);
+          await aggregation.start();
+        },
+        stop: () => aggregation.stop(),
+      });
+    for (const ctl of controllers) leaderOnlyHook(`start-${ctl.name}-controller`, ctl);
+  }
+  const stopControllers = async () => {
+    await elector?.stop(true);
+    leaderOnly.stopAll();
+  };
   const local = opts.autoregister;
   return {
     backend,
@@ -241,29 +318,42 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     hooks: builtins
       ? [
           { name: 'bootstrap-namespaces', run: () => ensureDefaultNamespaces(env) },
-          { name: 'start-namespace-controller', run: () => namespaces.start() },
           { name: 'rbac/bootstrap-roles', run: reconcileRbac },
           { name: 'scheduling/bootstrap-system-priority-classes', run: () => ensureSystemPriorityClasses(env) },
           ...(apf ? [{ name: 'priority-and-fairness-config-producer', run: () => apf.start() }] : []),
-          {
-            name: 'start-clusterrole-aggregation-controller',
-            run: async () => {
-              await reconcileRbac().catch(() => undefined);
-              await aggregation?.start();
-            },
-          },
-          ...controllers.map((ctl) => ({ name: `start-${ctl.name}-controller`, run: () => ctl.start() })),
+          ...(identity ? [{ name: 'start-kube-apiserver-identity-lease-controller', run: () => identity.start() }] : []),
+          ...(elector
+            ? [
+                {
+                  name: 'start-controller-leader-election',
+                  run: async () => {
+                    elector.start();
+                    await elector.firstAttempt;
+                  },
+                },
+              ]
+            : []),
+          ...leaderHooks,
           ...(local ? [{ name: 'start-kube-apiserver-autoregistration', run: () => autoregister(env, local) }] : []),
         ]
       : [],
+    ...(elector
+      ? {
+          leaderElection: {
+            identity: elector.identity,
+            isLeading: () => elector.isLeading(),
+            check: () => elector.check(LEADER_HEALTH_TOLERANCE_MS),
+          },
+        }
+      : {}),
+    stopControllers,
     async close() {
-      namespaces.stop();
+      await stopControllers();
+      identity?.stop();
       crdSync?.stop();
       admissionWebhooks?.stop();
       admissionPolicies?.stop();
-      aggregation?.stop();
       apf?.stop();
-      for (const ctl of controllers) ctl.stop();
       backend.closeWatches();
       webhooks?.close();
       stopCounting();

@@ -34,6 +34,7 @@ export class NamespaceController {
   private readonly pending = new Set<string>();
   private running = false;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly env: CoreEnv,
@@ -41,6 +42,7 @@ export class NamespaceController {
   ) {}
 
   async start(): Promise<void> {
+    this.stopped = false;
     const t = namespaceType(this.env.registry);
     const listed = await this.env.store.list(listPrefix(t, ''));
     for (const ns of listed.items) if (ns.metadata.deletionTimestamp) this.pending.add(ns.metadata.name!);
@@ -51,15 +53,18 @@ export class NamespaceController {
       error: (err) => {
         this.env.log(`namespace controller: watch ended (${err.message}); restarting`);
         setTimeout(() => {
-          void this.start().catch((e) => this.env.log(`namespace controller: ${String(e)}`));
+          if (!this.stopped) void this.start().catch((e) => this.env.log(`namespace controller: ${String(e)}`));
         }, this.retryMs).unref();
       },
     });
     this.kick();
   }
 
+  /** Stops watching; a start later (leadership won again) lists the terminating namespaces afresh. */
   stop(): void {
+    this.stopped = true;
     this.watcher?.stop();
+    this.pending.clear();
     if (this.timer) clearTimeout(this.timer);
   }
 
@@ -69,7 +74,7 @@ export class NamespaceController {
   }
 
   private kick(): void {
-    if (this.running || this.pending.size === 0) return;
+    if (this.running || this.stopped || this.pending.size === 0) return;
     this.running = true;
     void this.drain().finally(() => {
       this.running = false;

@@ -35,7 +35,9 @@ import { forwardPooled } from './poolforward.js';
 import { backendPool, type ProxyClientCert } from './transport.js';
 
 /** What the composition root needs of the core backend, in-process or remote (which admits its own writes: no useAdmission). */
-export type GatewayCore = Omit<RunningCoreBackend, 'backend' | 'useAdmission'> & {
+export type GatewayCore = Omit<RunningCoreBackend, 'backend' | 'useAdmission' | 'stopControllers'> & {
+  /** In-process only: a remote core backend runs (and stops) its own controllers. */
+  readonly stopControllers?: RunningCoreBackend['stopControllers'];
   /** `admission`: in-process, the backend's admission for the creates the gateway answers itself (a remote one has its own). */
   readonly backend: ApiBackend & { closeWatches(): void; readonly admission?: CreateAdmission };
   readonly useAdmission?: RunningCoreBackend['useAdmission'];

@@ -58,8 +58,15 @@ const READ_BY_CORE = new Set([
   'min-request-timeout',
 ]);
 
+/** Leader election of the controllers and the server identity lease are the core backend's too. */
+const READ_BY_CORE_PREFIXES = ['leader-elect', 'identity-lease-'];
+
 function reads(kind: BackendKind, name: string): boolean {
-  return READ_BY_BOTH.has(name) || name.startsWith('audit-') || (kind === 'core-backend' && READ_BY_CORE.has(name));
+  return (
+    READ_BY_BOTH.has(name) ||
+    name.startsWith('audit-') ||
+    (kind === 'core-backend' && (READ_BY_CORE.has(name) || READ_BY_CORE_PREFIXES.some((p) => name.startsWith(p))))
+  );
 }
 
 /** The flag names on the command line, as given (`--name=value`, `--name value`, `-v`). */

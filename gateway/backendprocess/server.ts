@@ -30,7 +30,7 @@ import type { Authorizer, Decision } from '../authz/types.js';
 import { NO_OPINION } from '../authz/types.js';
 import { WebhookAuthorizer, webhookClient } from '../authz/webhook.js';
 import { PostStartHook } from '../health/checks.js';
-import { buildHealth, startPostStartHooks } from '../health/build.js';
+import { buildHealth, leaderElectionCheck, startPostStartHooks } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import type { RequestContext } from '../pipeline/context.js';
@@ -139,6 +139,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
   const health = buildHealth({
     checkStore: () => b.backend.checkStore(),
     boot: postStart,
+    live: leaderElectionCheck(b.backend),
     livezGraceMs: opts.livezGracePeriodMs,
     startedAt: Date.now(),
     clock: Date.now,
@@ -193,5 +194,13 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     },
   });
   startPostStartHooks(postStart, log);
-  return { server, url, shutdown };
+  // As the gateway: the controllers stop and the leader lease is released as shutdown begins.
+  return {
+    server,
+    url,
+    shutdown: (signal) => {
+      void b.backend.stopControllers();
+      return shutdown(signal);
+    },
+  };
 }

@@ -19,7 +19,7 @@ import { readFile } from 'node:fs/promises';
 import { controllerEnabled } from '../config/flags.js';
 import { servedRegistry } from '../config/runtimeconfig.js';
 import { loadServiceAccountSetup } from '../server/tokenmethods.js';
-import { csrControllers, startOwnAdmission } from '../server/backends.js';
+import { csrControllers, electionOptions, startOwnAdmission } from '../server/backends.js';
 import { buildTracing } from '../tracing/index.js';
 import { buildAuditor } from '../audit/index.js';
 import type { BackendKind } from './flags.js';
@@ -66,6 +66,7 @@ export async function startBackendProcess(kind: BackendKind, opts: ServeOptions,
       tokenCleaner: controllerEnabled(opts, 'tokencleaner'),
       ...csrControllers(opts, log),
     },
+    ...electionOptions(opts),
   });
   return startBackendServer({
     opts,

@@ -15,6 +15,8 @@ import { flowcontrol, type FlowControlOptions } from './options/flowcontrol.js';
 import { aggregation, type AggregationOptions } from './options/aggregation.js';
 import { sidecar, type SidecarOptions } from './options/sidecar.js';
 import { controllers, type ControllerOptions } from './options/controllers.js';
+import { leaderElection, type LeaderElectionOptions } from './options/leaderelection.js';
+import { identityLease, type IdentityLeaseOptions } from './options/identitylease.js';
 import { csrSigning, type CsrSigningOptions } from './options/csrsigning.js';
 import { features, type FeatureOptions } from './options/features.js';
 import { audit, type AuditOptions } from './options/audit.js';
@@ -35,6 +37,8 @@ export type ServeOptions = ServingOptions &
   AggregationOptions &
   SidecarOptions &
   ControllerOptions &
+  LeaderElectionOptions &
+  IdentityLeaseOptions &
   CsrSigningOptions &
   FeatureOptions &
   AuditOptions &
@@ -55,6 +59,8 @@ const GROUPS = [
   aggregation,
   sidecar,
   controllers,
+  leaderElection,
+  identityLease,
   csrSigning,
   features,
   audit,

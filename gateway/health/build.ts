@@ -17,6 +17,8 @@ export interface HealthInputs {
   readonly checkStore: () => Promise<void>;
   /** Post-start hooks and other boot-sequence checks (autoregister-completion). */
   readonly boot: readonly HealthCheck[];
+  /** Checks of liveness only (/livez and /healthz, never /readyz): kube's `leaderElection`. */
+  readonly live?: readonly HealthCheck[];
   /** --livez-grace-period; 0 runs boot checks in /livez at once. */
   readonly livezGraceMs: number;
   readonly startedAt: number;
@@ -37,8 +39,8 @@ export function buildHealth(i: HealthInputs): Health {
   return {
     shutdown,
     endpoints: {
-      healthz: new HealthEndpoint('healthz', [...base, ...i.boot], i.log),
-      livez: new HealthEndpoint('livez', [...base, ...graced], i.log),
+      healthz: new HealthEndpoint('healthz', [...base, ...(i.live ?? []), ...i.boot], i.log),
+      livez: new HealthEndpoint('livez', [...base, ...(i.live ?? []), ...graced], i.log),
       readyz: new HealthEndpoint('readyz', [...base, ...i.boot, shutdown], i.log),
     },
   };
@@ -47,4 +49,10 @@ export function buildHealth(i: HealthInputs): Health {
 /** Runs the post-start hooks once the server listens; a failed one is logged (its check reports it). */
 export function startPostStartHooks(hooks: readonly PostStartHook[], log: (msg: string) => void): void {
   for (const h of hooks) h.start().catch((err: unknown) => log(`post-start hook ${h.name} failed: ${err instanceof Error ? err.message : String(err)}`));
+}
+
+/** kube's `leaderElection` check, when the process elects a leader for its controllers. */
+export function leaderElectionCheck(core: { readonly leaderElection?: { check(): void } | undefined }): HealthCheck[] {
+  const le = core.leaderElection;
+  return le ? [{ name: 'leaderElection', check: () => le.check() }] : [];
 }

@@ -14,7 +14,7 @@ import { accessReviewHandlers } from '../reviews/accessreviews.js';
 import { explanationHandlers } from '../reviews/explanations.js';
 import { serveSubjectsReview } from '../reviews/subjectsreview.js';
 import { PostStartHook } from '../health/checks.js';
-import { buildHealth, startPostStartHooks, type HealthEndpoints } from '../health/build.js';
+import { buildHealth, leaderElectionCheck, startPostStartHooks, type HealthEndpoints } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { buildAuditor } from '../audit/index.js';
 import { servedRegistry } from '../config/runtimeconfig.js';
@@ -123,6 +123,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const health = buildHealth({
     checkStore: () => core.checkStore(),
     boot: [...postStart, aggregation.completion],
+    live: leaderElectionCheck(core),
     livezGraceMs: opts.livezGracePeriodMs,
     startedAt,
     clock,
@@ -185,5 +186,10 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
 
   startPostStartHooks(postStart, log);
   for (const note of tokenMethods.serviceAccounts.notes) log(note);
-  return { server, url, core, shutdown, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
+  // The controllers stop and the leader lease is released as shutdown begins, so another process takes over while this one drains.
+  const stopping = (signal: string) => {
+    void core.stopControllers?.();
+    return shutdown(signal);
+  };
+  return { server, url, core, shutdown: stopping, ...(tls.kubeconfig ? { kubeconfig: tls.kubeconfig } : {}) };
 }

@@ -3,7 +3,8 @@
 // with its admission plugins, and the aggregated APIServices
 // (gateway/aggregation).
 import { readFile } from 'node:fs/promises';
-import { buildAdmission, startCoreBackend, type Admission, type RunningCoreBackend } from '../../backends/core/index.js';
+import { hostname } from 'node:os';
+import { buildAdmission, startCoreBackend, type Admission, type CoreBackendOptions, type RunningCoreBackend } from '../../backends/core/index.js';
 import type { RequestAuthorizer } from '../../lib/api/authorization.js';
 import type { RbacRuleResolver } from '../../lib/rbac/rules.js';
 import { startRbac } from '../authz/rbac/index.js';
@@ -61,6 +62,7 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
       ...(controllerEnabled(opts, 'bootstrapsigner') ? { bootstrapSigner: { server: serverUrl(host, opts.securePort), caPem: i.clusterCaPem } } : {}),
       ...csrControllers(opts, hooks.log),
     },
+    ...electionOptions(opts),
     storageBackend: opts.storageBackend,
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, storagePrefix: opts.storagePrefix } : {}),
     dataDir: opts.dataDir,
@@ -78,6 +80,29 @@ export async function startCore(opts: ServeOptions, hooks: AppHooks, i: CoreInpu
     ...(hooks.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: hooks.bookmarkIntervalMs } : {}),
     ...(hooks.tooLargeWaitMs !== undefined ? { tooLargeWaitMs: hooks.tooLargeWaitMs } : {}),
   });
+}
+
+/**
+ * Leader election (--leader-elect-*) and the server identity lease (--identity-lease-*), in-process
+ * and in `gatehouse core-backend`. The identity is hashed from the hostname, as kube's, and the port,
+ * so several processes on one host keep one lease each, the same one across restarts.
+ */
+export function electionOptions(opts: ServeOptions): Pick<CoreBackendOptions, 'leaderElection' | 'identityLease'> {
+  return {
+    leaderElection: {
+      enabled: opts.leaderElect,
+      namespace: opts.leaderElectResourceNamespace,
+      name: opts.leaderElectResourceName,
+      leaseDurationMs: opts.leaderElectLeaseDurationMs,
+      renewDeadlineMs: opts.leaderElectRenewDeadlineMs,
+      retryPeriodMs: opts.leaderElectRetryPeriodMs,
+    },
+    identityLease: {
+      seed: `${hostname()}:${opts.securePort}`,
+      leaseDurationSeconds: opts.identityLeaseDurationSeconds,
+      renewIntervalMs: opts.identityLeaseRenewIntervalSeconds * 1000,
+    },
+  };
 }
 
 /** csrsigning, csrapproving and csrcleaner as --controllers leaves them (in-process and in `gatehouse core-backend`). */

@@ -1,8 +1,9 @@
 // What every namespace gets, as kube-controller-manager gives it: the
 // ServiceAccount `default` (`serviceaccount`) and the ConfigMap
 // `kube-root-ca.crt` with the cluster CA (`root-ca-cert-publisher`), recreated
-// when deleted, never added to a namespace being deleted; a changed one is
-// left alone (no leader election: processes with different CAs would fight).
+// when deleted, never added to a namespace being deleted; a changed
+// `kube-root-ca.crt` is put back once (the controllers run on the elected
+// leader only, so processes with different CAs do not fight over it).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -38,7 +39,7 @@ describe('namespace defaults (serviceaccount, root-ca-cert-publisher)', () => {
     assert.match(cm.metadata.annotations['kubernetes.io/description'], /verify the kube-apiserver/);
   });
 
-  it('recreates them when deleted, and leaves a changed one alone', async () => {
+  it('recreates them when deleted, and puts a changed kube-root-ca.crt back once', async () => {
     const sa = await present('/api/v1/namespaces/team-a/serviceaccounts/default');
     assert.equal((await s.admin.request('DELETE', '/api/v1/namespaces/team-a/serviceaccounts/default')).status, 200);
     await eventually('a new default service account', async () => {
@@ -46,13 +47,29 @@ describe('namespace defaults (serviceaccount, root-ca-cert-publisher)', () => {
       return r.status === 200 && r.json.metadata.uid !== sa.metadata.uid ? r.json : undefined;
     });
     const cm = await present('/api/v1/namespaces/team-a/configmaps/kube-root-ca.crt');
-    const put = await s.admin.request('PUT', '/api/v1/namespaces/team-a/configmaps/kube-root-ca.crt', { ...cm, data: { 'ca.crt': 'not the CA', extra: 'x' } });
-    assert.equal(put.status, 200, put.text);
-    const rv = put.json.metadata.resourceVersion;
-    // Other namespaces' passes run meanwhile; this one is not rewritten.
-    assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } })).status, 201);
-    await present('/api/v1/namespaces/team-b/configmaps/kube-root-ca.crt');
-    assert.equal((await get('/api/v1/namespaces/team-a/configmaps/kube-root-ca.crt')).json.metadata.resourceVersion, rv);
+    const w = await s.admin.watch(`/api/v1/namespaces/team-a/configmaps?watch=1&resourceVersion=${cm.metadata.resourceVersion}`);
+    try {
+      const put = await s.admin.request('PUT', '/api/v1/namespaces/team-a/configmaps/kube-root-ca.crt', {
+        ...cm,
+        metadata: { ...cm.metadata, annotations: {} },
+        data: { 'ca.crt': 'not the CA', extra: 'x' },
+      });
+      assert.equal(put.status, 200, put.text);
+      const [edited, putBack] = await w.take(2, 10_000);
+      assert.equal(edited!.object.data['ca.crt'], 'not the CA');
+      assert.equal(putBack!.type, 'MODIFIED');
+      assert.deepEqual(putBack!.object.data, { 'ca.crt': ca });
+      assert.match(putBack!.object.metadata.annotations['kubernetes.io/description'], /verify the kube-apiserver/);
+      // No write loop: the next change the watch sees is this marker, not another rewrite.
+      assert.equal(
+        (await s.admin.request('POST', '/api/v1/namespaces/team-a/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'marker' } })).status,
+        201,
+      );
+      const [next] = await w.take(1, 10_000);
+      assert.equal(`${next!.type} ${next!.object.metadata.name}`, 'ADDED marker');
+    } finally {
+      w.stop();
+    }
     assert.equal((await s.admin.request('DELETE', '/api/v1/namespaces/team-a/configmaps/kube-root-ca.crt')).status, 200);
     await present('/api/v1/namespaces/team-a/configmaps/kube-root-ca.crt');
   });

@@ -34,15 +34,15 @@ describe('health endpoints of gatehouse serve', () => {
     );
   });
 
-  it('livez?verbose lists the same checks except shutdown', async () => {
+  it("livez?verbose lists the same checks except shutdown, and the controllers' leaderElection (never in readyz)", async () => {
     const ready = checkLines((await gh.admin.request('GET', '/readyz?verbose')).text);
+    assert.ok(!ready.some((l) => l.includes('leaderElection')), 'not being leader never makes a process unready');
     const r = await gh.admin.request('GET', '/livez?verbose');
     assert.equal(r.status, 200, r.text);
     const lines = checkLines(r.text);
-    assert.deepEqual(
-      lines,
-      ready.filter((l) => l !== '[+]shutdown ok'),
-    );
+    const expected = ready.filter((l) => l !== '[+]shutdown ok');
+    expected.splice(3, 0, '[+]leaderElection ok');
+    assert.deepEqual(lines, expected);
   });
 
   it('healthz?verbose (deprecated) passes with the same checks as livez', async () => {

@@ -52,7 +52,7 @@ export const gcWork = { listed: 0 };
 export class GarbageCollector extends WatchingController {
   private readonly graph = new OwnershipGraph();
   private types: Map<string, ResourceType>;
-  private readonly unsubscribe: () => void;
+  private unsubscribe: (() => void) | undefined;
   private readonly queue = new Set<string>();
   private draining = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -67,8 +67,19 @@ export class GarbageCollector extends WatchingController {
     const types = storedTypes(env);
     super(env, 'garbagecollector', [...types.keys()]);
     this.types = types;
-    // Custom resources come and go with their CRDs: their objects join the graph as they are served.
-    this.unsubscribe = env.live.onChange(() => this.typesChanged());
+  }
+
+  /**
+   * Custom resources come and go with their CRDs: their objects join the graph as they are served.
+   * A start after a stop (leadership lost and won again) first catches up with the types served
+   * meanwhile; its full pass lists them all.
+   */
+  override async start(): Promise<void> {
+    if (!this.unsubscribe) {
+      this.unsubscribe = this.env.live.onChange(() => this.typesChanged());
+      this.typesChanged();
+    }
+    await super.start();
   }
 
   /**
@@ -135,7 +146,8 @@ export class GarbageCollector extends WatchingController {
 
   override stop(): void {
     super.stop();
-    this.unsubscribe();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
 
