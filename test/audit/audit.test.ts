@@ -181,6 +181,31 @@ describe('audit log', () => {
     assert.doesNotMatch(await readFile(logFile, 'utf8'), /p4ss/);
   });
 
+  it("a Metadata event names the object the request carries (kube's LogRequestObject) and always has the authorization reason", async () => {
+    const c = await s.admin.request('POST', '/api/v1/namespaces/default/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'named-at-metadata' },
+    });
+    assert.equal(c.status, 201, c.text);
+    const ce = await byId(String(c.headers['audit-id']));
+    assert.equal(ce['level'], 'Metadata');
+    assert.deepEqual(ce['objectRef'], { resource: 'secrets', namespace: 'default', name: 'named-at-metadata', apiVersion: 'v1' });
+    // system:masters: allowed with no reason, and kube still writes the annotation, empty.
+    assert.equal(ce['annotations']['authorization.k8s.io/decision'], 'allow');
+    assert.equal(ce['annotations']['authorization.k8s.io/reason'], '');
+    const { uid, resourceVersion } = c.json.metadata as { uid: string; resourceVersion: string };
+    const u = await s.admin.request('PUT', '/api/v1/namespaces/default/secrets/named-at-metadata', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'named-at-metadata', uid, resourceVersion },
+      data: {},
+    });
+    assert.equal(u.status, 200, u.text);
+    const ue = await byId(String(u.headers['audit-id']));
+    assert.deepEqual(ue['objectRef'], { resource: 'secrets', namespace: 'default', name: 'named-at-metadata', uid, apiVersion: 'v1', resourceVersion });
+  });
+
   it('Request keeps the request body only', async () => {
     const r = await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'audit-ns' } });
     assert.equal(r.status, 201);
