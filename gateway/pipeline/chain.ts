@@ -13,7 +13,7 @@ import { openAudit } from './audit.js';
 import { authenticate } from './authentication.js';
 import { authorize } from './authorization.js';
 import type { ChainConfig } from './config.js';
-import { newContext, type PendingUpgrade, type RequestContext } from './context.js';
+import { isLongRunning, newContext, type PendingUpgrade, type RequestContext } from './context.js';
 import { armDeadline } from './deadline.js';
 import { dispatch } from './dispatch.js';
 import { refuseWhileDraining } from './draining.js';
@@ -57,7 +57,15 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       return;
     }
     if (tracing) tracing.named(ctx, ctx.info);
-    const finish = () => finishRequest(ctx);
+    const inFlight = cfg.inFlight !== undefined && !isLongRunning(ctx) ? cfg.inFlight : undefined;
+    inFlight?.add();
+    const finish = inFlight
+      ? () => {
+          if (ctx.finished) return;
+          finishRequest(ctx);
+          inFlight.done();
+        }
+      : () => finishRequest(ctx);
     // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
     // before the client can read the answer and send its next request, which 'finish', after
     // the write completes, does not guarantee); 'finish' and 'close' for the other paths.

@@ -21,6 +21,7 @@ import { servedRegistry } from '../config/runtimeconfig.js';
 import { featureGateWarnings } from '../config/featuregates.js';
 import { buildTracing } from '../tracing/index.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
+import { RequestWaitGroup } from '../pipeline/waitgroup.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
 import { Dispatcher } from '../flowcontrol/dispatcher.js';
 import { ListedCounts } from '../flowcontrol/width.js';
@@ -139,6 +140,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     gatewayServed: reviews(opts, hooks, authn, authz, core),
     core,
   });
+  const inFlight = new RequestWaitGroup();
   const handler = buildHandlerChain({
     authenticator: authn.authenticator,
     identityHeaders,
@@ -149,6 +151,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     requestTimeoutMs: opts.requestTimeoutMs,
     goawayChance: opts.goawayChance,
     draining: () => health.shutdown.draining,
+    inFlight,
     dispatch,
     log,
     clock,
@@ -170,6 +173,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     ...(hooks.tlsReloadIntervalMs !== undefined ? { reloadIntervalMs: hooks.tlsReloadIntervalMs } : {}),
     shutdownCheck: health.shutdown,
     shutdownDelayMs: opts.shutdownDelayMs,
+    shutdownSendRetryAfter: opts.shutdownSendRetryAfter,
+    inFlight,
     closeLongRunning: () => core.backend.closeWatches(),
     close: async () => {
       apf?.stop();

@@ -1,7 +1,7 @@
 // The HTTPS server: address, certificates, timeouts, body and HTTP/2 limits, shutdown, logging.
 import { isIP } from 'node:net';
 import { ConfigError } from '../../../lib/config/error.js';
-import { duration, flagsOf, int, optionalPath, type OptionGroup } from './flag.js';
+import { bool, duration, flagsOf, int, optionalPath, type OptionGroup } from './flag.js';
 
 export interface ServingOptions {
   readonly bindAddress: string;
@@ -10,6 +10,8 @@ export interface ServingOptions {
   readonly tlsPrivateKeyFile: string | undefined;
   readonly livezGracePeriodMs: number;
   readonly shutdownDelayMs: number;
+  /** Keep listening after the shutdown delay, answering 429 with Retry-After, until in-flight requests drain. */
+  readonly shutdownSendRetryAfter: boolean;
   readonly maxRequestBodyBytes: number;
   /** Deadline of a request that is not long-running (the `timeout` query parameter may shorten it). */
   readonly requestTimeoutMs: number;
@@ -35,6 +37,7 @@ export const serving: OptionGroup<ServingOptions> = {
     tlsPrivateKeyFile: undefined,
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
+    shutdownSendRetryAfter: false,
     maxRequestBodyBytes: 3 * 1024 * 1024,
     requestTimeoutMs: 60_000,
     minRequestTimeoutS: 1800,
@@ -76,6 +79,14 @@ export const serving: OptionGroup<ServingOptions> = {
       arg: 'duration',
       help: 'Time to keep serving after a shutdown signal while /readyz fails',
       parse: (raw) => duration(raw, false),
+    }),
+    flag({
+      name: 'shutdown-send-retry-after',
+      key: 'shutdownSendRetryAfter',
+      arg: 'bool',
+      boolean: true,
+      help: 'After --shutdown-delay-duration, keep the listener open and answer new requests 429 with Retry-After until in-flight requests drain, then stop listening',
+      parse: bool,
     }),
     flag({
       name: 'max-request-body-bytes',
