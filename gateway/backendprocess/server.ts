@@ -34,6 +34,7 @@ import { buildHealth, startPostStartHooks } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { RequestWaitGroup } from '../pipeline/waitgroup.js';
+import { httpLogOption } from '../pipeline/httplog.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { serveLocal } from '../local/router.js';
 import { registryDiscovery } from '../local/discovery.js';
@@ -166,6 +167,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     goawayChance: opts.goawayChance,
     draining: () => health.shutdown.draining,
     inFlight,
+    ...httpLogOption(opts.verbosity, log),
     dispatch,
     log,
     clock: Date.now,

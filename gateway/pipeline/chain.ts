@@ -19,6 +19,7 @@ import { dispatch } from './dispatch.js';
 import { refuseWhileDraining } from './draining.js';
 import { answerFailure } from './erroranswer.js';
 import { finishRequest } from './finish.js';
+import { srcIpOf } from './httplog.js';
 import { impersonation } from './impersonate.js';
 import { takeSeat } from './seat.js';
 
@@ -45,6 +46,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
   const tracing = cfg.tracing;
   const cbor = cfg.cbor === true;
   const compress = cfg.compression !== false;
+  const httpLog = cfg.httpLog;
   return (req: IncomingMessage, res: ServerResponse, upgrade?: PendingUpgrade): void => {
     const receivedAt = performance.now();
     const traced = tracing ? tracing.begin(req, res) : undefined;
@@ -59,13 +61,16 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     if (tracing) tracing.named(ctx, ctx.info);
     const inFlight = cfg.inFlight !== undefined && !isLongRunning(ctx) ? cfg.inFlight : undefined;
     inFlight?.add();
-    const finish = inFlight
-      ? () => {
-          if (ctx.finished) return;
-          finishRequest(ctx);
-          inFlight.done();
-        }
-      : () => finishRequest(ctx);
+    const srcIP = httpLog ? srcIpOf(req) : '';
+    const finish =
+      inFlight || httpLog
+        ? () => {
+            const at = finishRequest(ctx);
+            if (at === undefined) return;
+            inFlight?.done();
+            httpLog?.(ctx, at, srcIP);
+          }
+        : () => void finishRequest(ctx);
     // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
     // before the client can read the answer and send its next request, which 'finish', after
     // the write completes, does not guarantee); 'finish' and 'close' for the other paths.

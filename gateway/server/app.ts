@@ -22,6 +22,7 @@ import { featureGateWarnings } from '../config/featuregates.js';
 import { buildTracing } from '../tracing/index.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { RequestWaitGroup } from '../pipeline/waitgroup.js';
+import { httpLogOption } from '../pipeline/httplog.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
 import { Dispatcher } from '../flowcontrol/dispatcher.js';
 import { ListedCounts } from '../flowcontrol/width.js';
@@ -152,6 +153,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     goawayChance: opts.goawayChance,
     draining: () => health.shutdown.draining,
     inFlight,
+    ...httpLogOption(opts.verbosity, log),
     dispatch,
     log,
     clock,

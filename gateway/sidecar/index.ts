@@ -15,6 +15,7 @@ import { identityHeaderNames } from '../authn/requestheader.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
 import { RequestWaitGroup } from '../pipeline/waitgroup.js';
+import { httpLogOption } from '../pipeline/httplog.js';
 import { ShutdownCheck } from '../health/checks.js';
 import { loadCaBundle, loadServingCertOrDevPki, readPemFiles } from '../server/serving.js';
 import { startFrontDoor } from '../server/frontdoor.js';
@@ -84,6 +85,7 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     goawayChance: opts.goawayChance,
     draining: () => shutdownCheck.draining,
     inFlight,
+    ...httpLogOption(opts.verbosity, log),
     dispatch: upstream.dispatch,
     log,
     clock,

@@ -134,7 +134,13 @@ export const serving: OptionGroup<ServingOptions> = {
         return n;
       },
     }),
-    flag({ name: 'v', key: 'verbosity', arg: 'level', help: 'Log verbosity', parse: (raw) => int(raw, 0, 10, 'must be an integer between 0 and 10') }),
+    flag({
+      name: 'v',
+      key: 'verbosity',
+      arg: 'level',
+      help: "Log verbosity, as kube-apiserver's klog levels: from 3 one line per request (kube's httplog: verb, URI, latency, user agent, audit ID, client, user, code), from 6 also the request's and the answer's headers (never bodies or credentials)",
+      parse: (raw) => int(raw, 0, 10, 'must be an integer between 0 and 10'),
+    }),
   ],
   checks(o) {
     if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) return ['--tls-cert-file and --tls-private-key-file must be given together'];
