@@ -14,7 +14,7 @@ import {
 } from '../../lib/registry/names.js';
 import type { NameRule, ResourceType } from '../../lib/registry/types.js';
 import { builtinRegistry } from '../../lib/registry/index.js';
-import { prepareCreate } from '../../backends/core/objects.js';
+import { prepareCreate, prepareUpdate } from '../../backends/core/objects.js';
 import { StatusError } from '../../lib/api/status.js';
 import type { KObject } from '../../lib/api/meta.js';
 
@@ -275,4 +275,28 @@ test('a create answers 422 naming the field as kube-apiserver does', () => {
     message(cronjobs, cron(long(53))),
     `CronJob.batch "${long(53)}" is invalid: metadata.name: Invalid value: "${long(53)}": must be no more than 52 characters`,
   );
+});
+
+test("a StatefulSet's name is a DNS label on create (its pods' hostnames), and is not checked again on update", () => {
+  const statefulsets = builtinRegistry().lookup('apps', 'v1', 'statefulsets')!;
+  const sts = (name: string): KObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      selector: { matchLabels: { app: 'db' } },
+      serviceName: 'db',
+      template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+    },
+  });
+  assert.throws(
+    () => prepareCreate(statefulsets, sts('db.v1'), 0),
+    (err: unknown) =>
+      err instanceof StatusError && err.message === 'StatefulSet.apps "db.v1" is invalid: metadata.name: Invalid value: "db.v1": must not contain dots',
+  );
+  const stored = prepareCreate(statefulsets, sts('db'), 0);
+  // One stored before the rule (kube allowed subdomains once) can still be updated.
+  const old: KObject = { ...stored, metadata: { ...stored.metadata, name: 'db.v1' } };
+  const next: KObject = { ...old, metadata: { ...old.metadata }, spec: { ...(old['spec'] as object), replicas: 3 } };
+  assert.doesNotThrow(() => prepareUpdate(statefulsets, next, old, 'main', undefined, 0));
 });
