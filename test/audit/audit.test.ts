@@ -27,7 +27,7 @@ rules:
 - level: None
   nonResourceURLs: ['/readyz', '/livez*', '/healthz*']
 - level: Metadata
-  resources: [{group: '', resources: ['secrets']}]
+  resources: [{group: '', resources: ['secrets']}, {group: apps, resources: ['deployments/scale']}]
 - level: RequestResponse
   resources: [{group: '', resources: ['configmaps']}]
   omitManagedFields: true
@@ -204,6 +204,24 @@ describe('audit log', () => {
     assert.equal(u.status, 200, u.text);
     const ue = await byId(String(u.headers['audit-id']));
     assert.deepEqual(ue['objectRef'], { resource: 'secrets', namespace: 'default', name: 'named-at-metadata', uid, apiVersion: 'v1', resourceVersion });
+    // A subresource's PUT: the Scale's resourceVersion.
+    const d = await s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'scaled' },
+      spec: {
+        selector: { matchLabels: { app: 's' } },
+        template: { metadata: { labels: { app: 's' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+      },
+    });
+    assert.equal(d.status, 201, d.text);
+    const scale = (await s.admin.request('GET', '/apis/apps/v1/namespaces/default/deployments/scaled/scale')).json;
+    const sc = await s.admin.request('PUT', '/apis/apps/v1/namespaces/default/deployments/scaled/scale', { ...scale, spec: { replicas: 2 } });
+    assert.equal(sc.status, 200, sc.text);
+    const se = await byId(String(sc.headers['audit-id']));
+    assert.equal(se['level'], 'Metadata');
+    assert.equal(se['objectRef']['subresource'], 'scale');
+    assert.equal(se['objectRef']['resourceVersion'], scale.metadata.resourceVersion);
   });
 
   it('Request keeps the request body only', async () => {
