@@ -10,10 +10,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2SecureServer, Http2Session } from 'node:http2';
 import { Server as NetServer } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import type { Duplex } from 'node:stream';
 
 /** Per HTTP/1.1 connection: how many of its requests still wait for (or are writing) their answer. */
 interface Connection {
   pending: number;
+  /** Handed on by an upgrade (exec, websockets): never idle; cut only by closeAll, as Go's Shutdown leaves hijacked connections. */
+  upgraded: boolean;
 }
 
 export class Connections {
@@ -24,7 +27,7 @@ export class Connections {
 
   constructor(private readonly server: Http2SecureServer) {
     server.on('secureConnection', (s: TLSSocket) => {
-      this.#sockets.set(s, { pending: 0 });
+      this.#sockets.set(s, { pending: 0, upgraded: false });
       s.once('close', () => this.#sockets.delete(s));
     });
     server.on('session', (session: Http2Session) => {
@@ -39,7 +42,7 @@ export class Connections {
       c.pending++;
       // 'close' follows 'finish' (the answer flushed) or an abort, once.
       res.once('close', () => {
-        if (--c.pending === 0 && this.#closing) socket.end();
+        if (--c.pending === 0 && this.#closing && !c.upgraded) socket.end();
       });
     });
   }
@@ -49,6 +52,12 @@ export class Connections {
     return this.#sockets.size;
   }
 
+  /** The server's upgrade handler took this connection over. */
+  upgraded(socket: Duplex): void {
+    const c = this.#sockets.get(socket as TLSSocket);
+    if (c) c.upgraded = true;
+  }
+
   /** Stops accepting connections without closing idle ones (Http2SecureServer.close would, see above); `done` once all are gone. */
   stopListening(done: () => void): void {
     NetServer.prototype.close.call(this.server, () => done());
@@ -56,7 +65,7 @@ export class Connections {
 
   closeIdle(): void {
     this.#closing = true;
-    for (const [s, c] of this.#sockets) if (c.pending === 0 && !this.#isHttp2(s)) s.end();
+    for (const [s, c] of this.#sockets) if (c.pending === 0 && !c.upgraded && !this.#isHttp2(s)) s.end();
     for (const s of this.#sessions) if (!s.closed) s.close();
   }
 
