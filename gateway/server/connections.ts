@@ -19,6 +19,9 @@ interface Connection {
   upgraded: boolean;
 }
 
+/** Go's http.Server.Shutdown treats a new connection as idle only after 5 s. */
+const NEW_CONNECTION_GRACE_MS = 5000;
+
 export class Connections {
   readonly #sockets = new Map<TLSSocket, Connection>();
   readonly #sessions = new Set<Http2Session>();
@@ -27,12 +30,16 @@ export class Connections {
 
   constructor(private readonly server: Http2SecureServer) {
     server.on('secureConnection', (s: TLSSocket) => {
-      this.#sockets.set(s, { pending: 0, upgraded: false });
+      const c: Connection = { pending: 0, upgraded: false };
+      this.#sockets.set(s, c);
       s.once('close', () => this.#sockets.delete(s));
+      // Connected while closing (its handshake was under way): its first request has a moment to come, as Go gives a new connection.
+      if (this.#closing && !this.#isHttp2(s)) setTimeout(() => this.#endIfIdle(s, c), NEW_CONNECTION_GRACE_MS).unref();
     });
     server.on('session', (session: Http2Session) => {
       this.#sessions.add(session);
       session.once('close', () => this.#sessions.delete(session));
+      if (this.#closing) session.close();
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       if (req.httpVersionMajor !== 1) return;
@@ -42,7 +49,8 @@ export class Connections {
       c.pending++;
       // 'close' follows 'finish' (the answer flushed) or an abort, once.
       res.once('close', () => {
-        if (--c.pending === 0 && this.#closing && !c.upgraded) socket.end();
+        c.pending--;
+        if (this.#closing) this.#endIfIdle(socket, c);
       });
     });
   }
@@ -65,13 +73,17 @@ export class Connections {
 
   closeIdle(): void {
     this.#closing = true;
-    for (const [s, c] of this.#sockets) if (c.pending === 0 && !c.upgraded && !this.#isHttp2(s)) s.end();
+    for (const [s, c] of this.#sockets) if (!this.#isHttp2(s)) this.#endIfIdle(s, c);
     for (const s of this.#sessions) if (!s.closed) s.close();
   }
 
   closeAll(): void {
     for (const s of this.#sessions) s.destroy();
     for (const s of this.#sockets.keys()) s.destroy();
+  }
+
+  #endIfIdle(s: TLSSocket, c: Connection): void {
+    if (c.pending === 0 && !c.upgraded) s.end();
   }
 
   #isHttp2(s: TLSSocket): boolean {
