@@ -78,7 +78,8 @@ function validateFinalizers(obj: KObject): StatusCause[] {
 
 export function validate(t: ResourceType, obj: KObject, old: KObject | undefined): void {
   const causes = [
-    ...validateName(t.nameRule, obj),
+    // On create only, as kube's ValidateObjectMeta: an update cannot change the name, and one stored under an older rule stays writable.
+    ...(old === undefined ? validateName(t.nameRule, obj) : []),
     ...validateLabels(obj.metadata.labels),
     ...validateAnnotations(obj.metadata.annotations),
     ...validateFinalizers(obj),

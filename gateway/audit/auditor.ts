@@ -11,7 +11,7 @@ import { auditErrors, auditEvents, auditLevel, auditRejected } from '../metrics/
 import type { AuditBackend, Mode } from './backend.js';
 import { ThrottledLog } from './backend.js';
 import { BatchBackend } from './batch.js';
-import { microTime, objectRefOf, sourceIPs, userOf, withoutManagedFields, type AuditEvent, type ResponseStatus } from './event.js';
+import { microTime, objectRefOf, sourceIPs, userOf, withoutManagedFields, type AuditEvent, type ObjectReference, type ResponseStatus } from './event.js';
 import type { AuditedExchange, AuditRecorder, RequestAudit } from '../pipeline/audit.js';
 import { type AuditPolicy, type PolicyDecision, type Stage } from './policy.js';
 import { decodeEnvelope } from '../../lib/protobuf/codec.js';
@@ -170,6 +170,21 @@ export class Auditor implements AuditRecorder {
   }
 }
 
+/** kube's LogRequestObject: what objectRef lacks (name, namespace, uid, resourceVersion) from the object's own metadata. */
+function fillRefFromObject(ref: ObjectReference, obj: unknown): ObjectReference {
+  const meta = obj !== null && typeof obj === 'object' && Object.hasOwn(obj, 'metadata') ? (obj as { metadata: unknown }).metadata : undefined;
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return ref;
+  const own = (k: string): string => {
+    const v = Object.hasOwn(meta, k) ? (meta as Record<string, unknown>)[k] : undefined;
+    return typeof v === 'string' ? v : '';
+  };
+  if (!ref.namespace && own('namespace')) ref.namespace = own('namespace');
+  if (!ref.name && own('name')) ref.name = own('name');
+  if (!ref.uid && own('uid')) ref.uid = own('uid');
+  if (!ref.resourceVersion && own('resourceVersion')) ref.resourceVersion = own('resourceVersion');
+  return ref;
+}
+
 function baseEvent(d: PolicyDecision, req: IncomingMessage, info: RequestInfo, user: UserInfo, auditID: string, now: string): AuditEvent {
   const ev: AuditEvent = {
     kind: 'Event',
@@ -262,13 +277,13 @@ class Recording implements RequestAudit {
     const obj = decode(body, contentType);
     if (obj === undefined) return;
     this.ev.requestObject = this.d.omitManagedFields ? withoutManagedFields(obj) : obj;
-    // A create names its object in the body (kube fills objectRef from the request object).
-    const ref = this.ev.objectRef;
-    const meta = obj !== null && typeof obj === 'object' && Object.hasOwn(obj, 'metadata') ? (obj as { metadata: unknown }).metadata : undefined;
-    if (ref && meta !== null && typeof meta === 'object') {
-      const name = Object.hasOwn(meta, 'name') ? (meta as { name: unknown }).name : undefined;
-      if (!ref.name && typeof name === 'string') ref.name = name;
-    }
+    // A proxied create names its object in the body too.
+    this.requestObject(obj);
+  }
+
+  requestObject(obj: unknown): void {
+    // A copy: an earlier stage's event, maybe not yet written, shares the reference.
+    if (this.ev.objectRef) this.ev.objectRef = fillRefFromObject({ ...this.ev.objectRef }, obj);
   }
 
   /**

@@ -38,6 +38,7 @@ const READ_BY_BOTH = new Set([
   'request-timeout',
   'livez-grace-period',
   'shutdown-delay-duration',
+  'shutdown-send-retry-after',
   'http2-max-streams-per-connection',
   'max-connections-per-client-address',
   'goaway-chance',

@@ -33,6 +33,8 @@ import { PostStartHook } from '../health/checks.js';
 import { buildHealth, leaderElectionCheck, startPostStartHooks } from '../health/build.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
+import { RequestWaitGroup } from '../pipeline/waitgroup.js';
+import { httpLogOption } from '../pipeline/httplog.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { serveLocal } from '../local/router.js';
 import { registryDiscovery } from '../local/discovery.js';
@@ -155,6 +157,7 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     if (!api.serves(info.apiGroup, info.apiVersion)) throw pathNotFound();
     return api.serve(ctx);
   };
+  const inFlight = new RequestWaitGroup();
   const handler = buildHandlerChain({
     authenticator,
     identityHeaders: identityHeaderNames(rh),
@@ -164,6 +167,8 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     requestTimeoutMs: opts.requestTimeoutMs,
     goawayChance: opts.goawayChance,
     draining: () => health.shutdown.draining,
+    inFlight,
+    ...httpLogOption(opts.verbosity, log),
     dispatch,
     log,
     clock: Date.now,
@@ -184,6 +189,8 @@ export async function startBackendServer(b: BackendServerOptions): Promise<Runni
     maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
     shutdownCheck: health.shutdown,
     shutdownDelayMs: opts.shutdownDelayMs,
+    shutdownSendRetryAfter: opts.shutdownSendRetryAfter,
+    inFlight,
     closeLongRunning: () => api.closeWatches(),
     close: async () => {
       stopAdmission?.();

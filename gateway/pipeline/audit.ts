@@ -24,6 +24,8 @@ export interface RequestAudit {
   /** Level Request and above keep the request body: the chain reads it before dispatch and hands it here. */
   readonly wantsRequestBody: boolean;
   requestBody(body: Buffer, contentType: string | undefined): void;
+  /** The decoded request object (the core backend's create and update): objectRef filled from its metadata, as kube's LogRequestObject. */
+  requestObject(obj: unknown): void;
   /** The answer is handed to the socket (`at`: performance.now() then, when the caller has read it). */
   complete(code: number, at?: number): void;
   panic(err: unknown): void;

@@ -50,9 +50,13 @@ export async function authorize(ctx: RequestContext, cfg: ChainConfig): Promise<
       })
     : await cfg.authorizer.authorize(attrs);
   if (ctx.audit) {
-    // kube's authorization annotations: the decision, and the rule or authorizer that made it.
-    ctx.audit.annotate('authorization.k8s.io/decision', decision.kind === 'allow' ? 'allow' : 'forbid');
-    if (decision.reason) ctx.audit.annotate('authorization.k8s.io/reason', decision.reason);
+    // kube's AddAuditAnnotations: the decision and its reason, empty when the authorizer gave none (system:masters);
+    // a failed authorizer without an Allow is only "internal error".
+    if (decision.kind !== 'allow' && decision.error) ctx.audit.annotate('authorization.k8s.io/reason', 'internal error');
+    else {
+      ctx.audit.annotate('authorization.k8s.io/decision', decision.kind === 'allow' ? 'allow' : 'forbid');
+      ctx.audit.annotate('authorization.k8s.io/reason', decision.reason ?? '');
+    }
   }
   if (decision.kind !== 'allow') throw decision.error ? internalError(decision.error) : (cfg.forbidden ?? forbiddenStatus)(ctx, attrs, decision.reason);
 }

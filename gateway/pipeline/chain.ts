@@ -13,12 +13,13 @@ import { openAudit } from './audit.js';
 import { authenticate } from './authentication.js';
 import { authorize } from './authorization.js';
 import type { ChainConfig } from './config.js';
-import { newContext, type PendingUpgrade, type RequestContext } from './context.js';
+import { isLongRunning, newContext, type PendingUpgrade, type RequestContext } from './context.js';
 import { armDeadline } from './deadline.js';
 import { dispatch } from './dispatch.js';
 import { refuseWhileDraining } from './draining.js';
 import { answerFailure } from './erroranswer.js';
 import { finishRequest } from './finish.js';
+import { srcIpOf } from './httplog.js';
 import { impersonation } from './impersonate.js';
 import { takeSeat } from './seat.js';
 
@@ -45,6 +46,7 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
   const tracing = cfg.tracing;
   const cbor = cfg.cbor === true;
   const compress = cfg.compression !== false;
+  const httpLog = cfg.httpLog;
   return (req: IncomingMessage, res: ServerResponse, upgrade?: PendingUpgrade): void => {
     const receivedAt = performance.now();
     const traced = tracing ? tracing.begin(req, res) : undefined;
@@ -57,7 +59,18 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
       return;
     }
     if (tracing) tracing.named(ctx, ctx.info);
-    const finish = () => finishRequest(ctx);
+    const inFlight = cfg.inFlight !== undefined && !isLongRunning(ctx) ? cfg.inFlight : undefined;
+    inFlight?.add();
+    const srcIP = httpLog ? srcIpOf(req) : '';
+    const finish =
+      inFlight || httpLog
+        ? () => {
+            const at = finishRequest(ctx);
+            if (at === undefined) return;
+            inFlight?.done();
+            httpLog?.(ctx, at, srcIP);
+          }
+        : () => void finishRequest(ctx);
     // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
     // before the client can read the answer and send its next request, which 'finish', after
     // the write completes, does not guarantee); 'finish' and 'close' for the other paths.

@@ -11,6 +11,8 @@ import type { RequestContext } from './context.js';
 import type { IdentityHeaders } from './identityheaders.js';
 import type { InflightLimiter } from './inflight.js';
 import type { Seat } from './seat.js';
+import type { RequestWaitGroup } from './waitgroup.js';
+import type { HttpLog } from './httplog.js';
 
 /** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
 export interface RequestAuthenticator {
@@ -35,6 +37,10 @@ export interface ChainConfig {
   requestTimeoutMs: number;
   /** True once shutdown drains: requests arriving then get 429 (health endpoints excepted). */
   draining?: () => boolean;
+  /** The requests shutdown waits for: each one but the long-running ones is counted until its answer is handed over. */
+  inFlight?: RequestWaitGroup;
+  /** -v 3 and above: kube's httplog line per request (httplog.ts); absent below, nothing read per request. */
+  httpLog?: HttpLog;
   /** --goaway-chance: the share of HTTP/2 requests after which the connection is told to go away (0 = none). */
   goawayChance?: number;
   /** The audit recorder (gateway/audit, from --audit-policy-file); absent = nothing recorded (Audit-Id is still set). */

@@ -11,8 +11,9 @@ export function metricLabels(ctx: RequestContext): ReturnType<typeof labelsOf> {
   return labelsOf({ info: ctx.info, method: ctx.req.method ?? 'GET', contentType: ctx.req.headers['content-type'], dryRun: ctx.query.has('dryRun') });
 }
 
-export function finishRequest(ctx: RequestContext): void {
-  if (ctx.finished) return;
+/** Returns performance.now() as read for the request's end (undefined when it had ended already). */
+export function finishRequest(ctx: RequestContext): number | undefined {
+  if (ctx.finished) return undefined;
   ctx.finished = true;
   ctx.cancel.disarm();
   ctx.seat?.release();
@@ -21,4 +22,5 @@ export function finishRequest(ctx: RequestContext): void {
   const now = performance.now();
   observeRequest(metricLabels(ctx), res.statusCode, (now - ctx.receivedAt) / 1000, sentLength(ctx));
   ctx.audit?.complete(res.statusCode, now);
+  return now;
 }

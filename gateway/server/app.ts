@@ -21,6 +21,8 @@ import { servedRegistry } from '../config/runtimeconfig.js';
 import { featureGateWarnings } from '../config/featuregates.js';
 import { buildTracing } from '../tracing/index.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
+import { RequestWaitGroup } from '../pipeline/waitgroup.js';
+import { httpLogOption } from '../pipeline/httplog.js';
 import { Classifier, ClassifierSync } from '../flowcontrol/classifier.js';
 import { Dispatcher } from '../flowcontrol/dispatcher.js';
 import { ListedCounts } from '../flowcontrol/width.js';
@@ -140,6 +142,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     gatewayServed: reviews(opts, hooks, authn, authz, core),
     core,
   });
+  const inFlight = new RequestWaitGroup();
   const handler = buildHandlerChain({
     authenticator: authn.authenticator,
     identityHeaders,
@@ -150,6 +153,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     requestTimeoutMs: opts.requestTimeoutMs,
     goawayChance: opts.goawayChance,
     draining: () => health.shutdown.draining,
+    inFlight,
+    ...httpLogOption(opts.verbosity, log),
     dispatch,
     log,
     clock,
@@ -171,6 +176,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     ...(hooks.tlsReloadIntervalMs !== undefined ? { reloadIntervalMs: hooks.tlsReloadIntervalMs } : {}),
     shutdownCheck: health.shutdown,
     shutdownDelayMs: opts.shutdownDelayMs,
+    shutdownSendRetryAfter: opts.shutdownSendRetryAfter,
+    inFlight,
     closeLongRunning: () => core.backend.closeWatches(),
     close: async () => {
       apf?.stop();

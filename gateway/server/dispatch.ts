@@ -81,10 +81,15 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
     const i = ctx.info;
     if (i.isResourceRequest) {
       // A deprecated version: kube's Warning, the deprecated-API gauge and the audit annotations.
-      const kind = t.registry.current.lookup(i.apiGroup, i.apiVersion, i.resource)?.kind;
-      const dep = kind !== undefined ? deprecation(i.apiGroup, i.apiVersion, kind) : undefined;
+      const type = t.registry.current.lookup(i.apiGroup, i.apiVersion, i.resource);
+      const dep =
+        type === undefined
+          ? undefined
+          : type.deprecationWarning !== undefined
+            ? { text: type.deprecationWarning, removed: '' }
+            : deprecation(i.apiGroup, i.apiVersion, type.kind);
       if (dep) {
-        addWarnings(ctx, [dep.text]);
+        if (dep.text) addWarnings(ctx, [dep.text]);
         deprecatedApiRequested(i.apiGroup, i.apiVersion, i.resource, i.subresource, dep.removed);
         ctx.audit?.annotate('k8s.io/deprecated', 'true');
         if (dep.removed) ctx.audit?.annotate('k8s.io/removed-release', dep.removed);

@@ -204,7 +204,11 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
   new ConnectionsPerAddress(o.maxConnectionsPerAddress ?? 0, o.log).attach(server);
   // A failed handshake is the client's to see, not a server error.
   server.on('tlsClientError', () => undefined);
-  if (o.upgrades) server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => serveUpgrade(handler, req, socket, head));
+  if (o.upgrades)
+    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      connections.upgraded(socket);
+      serveUpgrade(handler, req, socket, head);
+    });
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -14,6 +14,8 @@ import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
 import { buildHandlerChain } from '../pipeline/chain.js';
 import { InflightLimiter } from '../pipeline/inflight.js';
+import { RequestWaitGroup } from '../pipeline/waitgroup.js';
+import { httpLogOption } from '../pipeline/httplog.js';
 import { ShutdownCheck } from '../health/checks.js';
 import { loadCaBundle, loadServingCertOrDevPki, readPemFiles } from '../server/serving.js';
 import { startFrontDoor } from '../server/frontdoor.js';
@@ -70,6 +72,7 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const tracing = await buildTracing(opts, { log, clock });
   // The sidecar serves no /readyz of its own; the check only carries the drain to the chain.
   const shutdownCheck = new ShutdownCheck();
+  const inFlight = new RequestWaitGroup();
   const handler = buildHandlerChain({
     authenticator: pathGatedAuthenticator(paths, authenticator),
     identityHeaders,
@@ -81,6 +84,8 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs,
     goawayChance: opts.goawayChance,
     draining: () => shutdownCheck.draining,
+    inFlight,
+    ...httpLogOption(opts.verbosity, log),
     dispatch: upstream.dispatch,
     log,
     clock,
@@ -99,6 +104,8 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
     shutdownCheck,
     shutdownDelayMs: opts.shutdownDelayMs,
+    shutdownSendRetryAfter: opts.shutdownSendRetryAfter,
+    inFlight,
     closeLongRunning: () => upstream.closeLongRunning(),
     close: async () => {
       upstream.close();

@@ -31,6 +31,11 @@ export interface AuditAnnotations {
   annotate(key: string, value: string): void;
   /** The event is recorded at level Request or above (annotations of that level are kept only then). */
   readonly requestLevel: boolean;
+  /**
+   * The decoded request object (kube's LogRequestObject, at every level): the event's objectRef takes the
+   * name, namespace, uid and resourceVersion it lacks from the object's metadata.
+   */
+  requestObject(obj: KObject): void;
 }
 
 export interface ApiBackend {

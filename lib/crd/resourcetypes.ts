@@ -12,6 +12,7 @@ import { ALL_VERBS, type ConversionWebhookConfig, type ResourceType, type ScaleP
 import { testPatternsOffLoop } from '../registry/builtins/crd-offloop.js';
 import { crdColumns } from './columns.js';
 import { findFirst } from './jsonpath.js';
+import { compareVersions } from '../registry/priority.js';
 
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'] as const;
 
@@ -66,6 +67,19 @@ function hasDefaults(schema: unknown): boolean {
   if (Array.isArray(schema)) return schema.some(hasDefaults);
   if (schema === null || typeof schema !== 'object') return false;
   return Object.hasOwn(schema, 'default') || Object.values(schema).some(hasDefaults);
+}
+
+/**
+ * kube's defaultDeprecationWarning: `<group>/<version> <Kind> is deprecated`, then `; use <group>/<v> <Kind>`
+ * naming the most preferred served, undeprecated version that kube ranks above the deprecated one.
+ */
+function defaultDeprecationWarning(crd: KObject, deprecated: string, group: string, kind: string): string {
+  const msg = `${group}/${deprecated} ${kind} is deprecated`;
+  const newer = list(crd, 'spec', 'versions')
+    .filter((v) => bool(v, 'served') && !bool(v, 'deprecated') && compareVersions(str(v, 'name'), deprecated) < 0)
+    .map((v) => str(v, 'name'))
+    .sort(compareVersions);
+  return newer.length === 0 ? msg : `${msg}; use ${group}/${newer[0]} ${kind}`;
 }
 
 /** Compiles one version's schema; the registry sync passes one that reuses what an earlier generation-equal build compiled. */
@@ -145,6 +159,12 @@ export function crdResourceTypes(crd: KObject, compile: SchemaCompiler = compile
       crd: crd.metadata.name ?? '',
       ...(hasDefaults(raw) ? { readDefaults: (obj: KObject) => schema.defaults(obj) } : {}),
       ...(crd.metadata.deletionTimestamp ? { terminating: true } : {}),
+      ...(bool(v, 'deprecated')
+        ? {
+            deprecationWarning:
+              typeof at(v, 'deprecationWarning') === 'string' ? str(v, 'deprecationWarning') : defaultDeprecationWarning(crd, version, group, kind),
+          }
+        : {}),
       // Discovery's storageVersionHash is the storage version's, as kube's CRD discovery computes it.
       ...(storage ? { storageVersion: { group, version: str(storage, 'name'), kind } } : {}),
       ...(webhook ? { conversionWebhook: webhook } : {}),

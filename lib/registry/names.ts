@@ -43,7 +43,10 @@ export function maxLenError(n: number): string {
 export function isDNS1123Label(v: string): string[] {
   const errs: string[] = [];
   if (v.length > DNS1123_LABEL_MAX) errs.push(maxLenError(DNS1123_LABEL_MAX));
-  if (!DNS1123_LABEL.test(v)) {
+  if (DNS1123_LABEL.test(v)) return errs;
+  // A valid subdomain that is no label has dots (its length is checked above): kube says so since 1.27.
+  if (DNS1123_SUBDOMAIN.test(v)) errs.push('must not contain dots');
+  else {
     errs.push(
       regexError(
         "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
@@ -173,7 +176,8 @@ export function checkName(rule: NameRule, name: string, prefix: boolean, obj?: K
     case 'path-segment':
       return isValidPathSegmentName(name, prefix);
     case 'apiservice': {
-      const minimal = isValidPathSegmentName(name, prefix);
+      // kube-aggregator checks a generateName as a whole name, not as a prefix.
+      const minimal = isValidPathSegmentName(name);
       if (minimal.length) return minimal;
       const required = `${str(obj, 'spec', 'version')}.${str(obj, 'spec', 'group')}`;
       return name === required ? [] : [`must be \`spec.version+"."+spec.group\`: ${JSON.stringify(required)}`];

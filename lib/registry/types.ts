@@ -141,6 +141,12 @@ export interface ResourceType {
   versionSchemas?: ReadonlyMap<string, StructNode | undefined>;
   /** Custom resources of a CRD being deleted: creates are refused (405), everything else is served until the objects are gone. */
   terminating?: boolean;
+  /**
+   * Custom resources of a version marked `deprecated`: the Warning every request through it gets (the
+   * version's deprecationWarning, else kube's default text); dispatch also sets the deprecated-API gauge
+   * and the `k8s.io/deprecated` audit annotation, as kube's CRD handler does.
+   */
+  deprecationWarning?: string;
 }
 
 /** spec.conversion.webhook of a CRD, read once (lib/crd/conversionwebhook.ts calls it). */

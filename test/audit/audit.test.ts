@@ -27,7 +27,7 @@ rules:
 - level: None
   nonResourceURLs: ['/readyz', '/livez*', '/healthz*']
 - level: Metadata
-  resources: [{group: '', resources: ['secrets']}]
+  resources: [{group: '', resources: ['secrets']}, {group: apps, resources: ['deployments/scale']}]
 - level: RequestResponse
   resources: [{group: '', resources: ['configmaps']}]
   omitManagedFields: true
@@ -179,6 +179,49 @@ describe('audit log', () => {
     const ce = await byId(String(c.headers['audit-id']));
     assert.equal(ce['requestObject'], undefined, 'a Secret at Metadata is never written');
     assert.doesNotMatch(await readFile(logFile, 'utf8'), /p4ss/);
+  });
+
+  it("a Metadata event names the object the request carries (kube's LogRequestObject) and always has the authorization reason", async () => {
+    const c = await s.admin.request('POST', '/api/v1/namespaces/default/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'named-at-metadata' },
+    });
+    assert.equal(c.status, 201, c.text);
+    const ce = await byId(String(c.headers['audit-id']));
+    assert.equal(ce['level'], 'Metadata');
+    assert.deepEqual(ce['objectRef'], { resource: 'secrets', namespace: 'default', name: 'named-at-metadata', apiVersion: 'v1' });
+    // system:masters: allowed with no reason, and kube still writes the annotation, empty.
+    assert.equal(ce['annotations']['authorization.k8s.io/decision'], 'allow');
+    assert.equal(ce['annotations']['authorization.k8s.io/reason'], '');
+    const { uid, resourceVersion } = c.json.metadata as { uid: string; resourceVersion: string };
+    const u = await s.admin.request('PUT', '/api/v1/namespaces/default/secrets/named-at-metadata', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'named-at-metadata', uid, resourceVersion },
+      data: {},
+    });
+    assert.equal(u.status, 200, u.text);
+    const ue = await byId(String(u.headers['audit-id']));
+    assert.deepEqual(ue['objectRef'], { resource: 'secrets', namespace: 'default', name: 'named-at-metadata', uid, apiVersion: 'v1', resourceVersion });
+    // A subresource's PUT: the Scale's resourceVersion.
+    const d = await s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'scaled' },
+      spec: {
+        selector: { matchLabels: { app: 's' } },
+        template: { metadata: { labels: { app: 's' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+      },
+    });
+    assert.equal(d.status, 201, d.text);
+    const scale = (await s.admin.request('GET', '/apis/apps/v1/namespaces/default/deployments/scaled/scale')).json;
+    const sc = await s.admin.request('PUT', '/apis/apps/v1/namespaces/default/deployments/scaled/scale', { ...scale, spec: { replicas: 2 } });
+    assert.equal(sc.status, 200, sc.text);
+    const se = await byId(String(sc.headers['audit-id']));
+    assert.equal(se['level'], 'Metadata');
+    assert.equal(se['objectRef']['subresource'], 'scale');
+    assert.equal(se['objectRef']['resourceVersion'], scale.metadata.resourceVersion);
   });
 
   it('Request keeps the request body only', async () => {

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { GATEHOUSE_BIN, freePort, spawnTracked, stopAll, tempDir, type Proc } from './helpers.js';
+import { GATEHOUSE_BIN, freePort, pkiPaths, spawnTracked, startGatehouse, stopAll, tempDir, type Proc } from './helpers.js';
 import { NS, servingPki } from '../aggregation/fixture.js';
 import { closeServer } from '../helpers/closeserver.js';
 
@@ -181,5 +181,47 @@ describe('draining on SIGTERM, beside the gateway', { timeout: 180_000 }, () => 
     } finally {
       await closeServer(reviews);
     }
+  });
+});
+
+/** One request on a fresh connection (the listener must still accept): the answer's whole text. */
+async function onNewConnection(port: number, tls: { ca: string; cert: string; key: string }, path: string): Promise<string> {
+  const sock = connect({ host: '127.0.0.1', port, ...tls, ALPNProtocols: ['http/1.1'], checkServerIdentity: () => undefined });
+  await new Promise<void>((resolve, reject) => sock.once('secureConnect', resolve).once('error', reject));
+  const all = readAll(sock);
+  sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+  return all;
+}
+
+describe('draining with --shutdown-send-retry-after, as kube-apiserver', { timeout: 180_000 }, () => {
+  it('keeps the listener open answering 429 with Retry-After until the request in flight finishes, then exits 0', async () => {
+    const gh = await startGatehouse({ flags: ['--shutdown-delay-duration=1s', '--shutdown-send-retry-after=true'] });
+    const paths = pkiPaths(gh.dataDir);
+    const tls = { ca: readFileSync(paths.ca, 'utf8'), cert: readFileSync(paths.cert, 'utf8'), key: readFileSync(paths.key, 'utf8') };
+    // The request in flight: an upload whose body is completed only after the late clients were answered.
+    const inFlight = connect({ host: '127.0.0.1', port: gh.port, ...tls, ALPNProtocols: ['http/1.1'], checkServerIdentity: () => undefined });
+    await new Promise<void>((resolve, reject) => inFlight.once('secureConnect', resolve).once('error', reject));
+    const answer = readAll(inFlight);
+    const half = BODY.length >> 1;
+    inFlight.write(
+      `POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${BODY.length}\r\nConnection: close\r\n\r\n${BODY.slice(0, half)}`,
+    );
+    gh.proc.kill('SIGTERM');
+    await gh.proc.waitFor('the draining log line', (p) => DRAINING.test(p.stderr) || !p.running, 30_000);
+    assert.ok(gh.proc.running, gh.proc.stderr);
+    // A client that connects now still reaches the server and is told to come back.
+    for (let i = 0; i < 2; i++) {
+      const late = await onNewConnection(gh.port, tls, '/api/v1/namespaces');
+      assertTurnedAway(late);
+    }
+    // Health checks are still answered: /readyz fails as the process shuts down, it is not turned away.
+    assert.match(await onNewConnection(gh.port, tls, '/readyz'), /^HTTP\/1\.1 500 /);
+    assert.ok(gh.proc.running, 'the request in flight holds the shutdown');
+    inFlight.write(BODY.slice(half));
+    assert.match(await answer, /^HTTP\/1\.1 201 /);
+    assert.deepEqual(await gh.proc.waitExit(30_000), { code: 0, signal: null }, gh.proc.stderr);
+    assert.match(gh.proc.stderr, /in-flight requests drained: closing the listener/);
+    gh.admin.close();
+    gh.anonymous.close();
   });
 });

@@ -135,6 +135,8 @@ export async function serveScale(env: CoreEnv, t: ResourceType, r: BackendReques
       const old = stored && (await served(env, t, stored));
       if (!old) throw notFound({ group: t.group, resource: t.plural }, name);
       const requested = await requestedScale(env, t, r, scaleOf(old, paths), body);
+      // kube's update handler logs the decoded Scale (objectRef's resourceVersion when the client sent one); a patch has none.
+      if (r.info.verb === 'update' && isPlainObject(requested)) r.audit?.requestObject(asAdmitted(requested));
       // Admission sees Scales, as kube's scale storage converts the objects it admits.
       const admitted = (object: KObject) =>
         admissionAttributes(t, r, { operation: 'UPDATE', object, oldObject: asAdmitted(scaleOf(old, paths)), dryRun, kind: SCALE_GVK });

@@ -91,6 +91,7 @@ export async function create(env: CoreEnv, t: ResourceType, r: BackendRequest): 
   outputFor(env, t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'CreateOptions');
   const obj = await readObject(env, t, r);
+  r.audit?.requestObject(obj);
   checkPathAgreement(t, obj, r.info.namespace);
   await createObject(env, t, r, obj, dryRun);
 }
@@ -100,6 +101,7 @@ export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): 
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
   const target: UpdateTarget = updateTargetOf(r.info.subresource);
   const obj = await readObject(env, t, r);
+  r.audit?.requestObject(obj);
   const name = r.info.name;
   checkPathAgreement(t, obj, r.info.namespace, name);
   const gr: GroupResource = { group: t.group, resource: t.plural };

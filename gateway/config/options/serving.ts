@@ -1,7 +1,7 @@
 // The HTTPS server: address, certificates, timeouts, body and HTTP/2 limits, shutdown, logging.
 import { isIP } from 'node:net';
 import { ConfigError } from '../../../lib/config/error.js';
-import { duration, flagsOf, int, optionalPath, type OptionGroup } from './flag.js';
+import { bool, duration, flagsOf, int, optionalPath, type OptionGroup } from './flag.js';
 
 export interface ServingOptions {
   readonly bindAddress: string;
@@ -10,6 +10,8 @@ export interface ServingOptions {
   readonly tlsPrivateKeyFile: string | undefined;
   readonly livezGracePeriodMs: number;
   readonly shutdownDelayMs: number;
+  /** Keep listening after the shutdown delay, answering 429 with Retry-After, until in-flight requests drain. */
+  readonly shutdownSendRetryAfter: boolean;
   readonly maxRequestBodyBytes: number;
   /** Deadline of a request that is not long-running (the `timeout` query parameter may shorten it). */
   readonly requestTimeoutMs: number;
@@ -35,6 +37,7 @@ export const serving: OptionGroup<ServingOptions> = {
     tlsPrivateKeyFile: undefined,
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
+    shutdownSendRetryAfter: false,
     maxRequestBodyBytes: 3 * 1024 * 1024,
     requestTimeoutMs: 60_000,
     minRequestTimeoutS: 1800,
@@ -76,6 +79,14 @@ export const serving: OptionGroup<ServingOptions> = {
       arg: 'duration',
       help: 'Time to keep serving after a shutdown signal while /readyz fails',
       parse: (raw) => duration(raw, false),
+    }),
+    flag({
+      name: 'shutdown-send-retry-after',
+      key: 'shutdownSendRetryAfter',
+      arg: 'bool',
+      boolean: true,
+      help: 'After --shutdown-delay-duration, keep the listener open and answer new requests 429 with Retry-After until in-flight requests drain, then stop listening',
+      parse: bool,
     }),
     flag({
       name: 'max-request-body-bytes',
@@ -123,7 +134,13 @@ export const serving: OptionGroup<ServingOptions> = {
         return n;
       },
     }),
-    flag({ name: 'v', key: 'verbosity', arg: 'level', help: 'Log verbosity', parse: (raw) => int(raw, 0, 10, 'must be an integer between 0 and 10') }),
+    flag({
+      name: 'v',
+      key: 'verbosity',
+      arg: 'level',
+      help: "Log verbosity, as kube-apiserver's klog levels: from 3 one line per request (kube's httplog: verb, URI, latency, user agent, audit ID, client, user, code), from 6 also the request's and the answer's headers (never bodies or credentials)",
+      parse: (raw) => int(raw, 0, 10, 'must be an integer between 0 and 10'),
+    }),
   ],
   checks(o) {
     if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) return ['--tls-cert-file and --tls-private-key-file must be given together'];

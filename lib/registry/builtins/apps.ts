@@ -142,6 +142,8 @@ function statefulSetUpdate(obj: KObject, old: KObject | undefined): StatusCause[
 const statefulSetBase = workloadCauses('statefulset');
 export const statefulsets = apps('StatefulSet', 'statefulsets', {
   ...workload('StatefulSet'),
+  // kube's ValidateStatefulSetName: a DNS label (its pods' hostnames), checked on create only.
+  nameRule: 'label',
   shortNames: ['sts'],
   subresources: [SCALE, statusOf('StatefulSet')],
   scale: REPLICAS_SCALE,

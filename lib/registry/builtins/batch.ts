@@ -130,6 +130,8 @@ function scheduleCause(schedule: string): StatusCause[] {
   return fields.length === 5 ? [] : [cause.invalid('spec.schedule', schedule, `expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]`)];
 }
 
+const CRONJOB_NAME_MAX = 63 - 11;
+
 export const cronjobs = batch('CronJob', 'cronjobs', {
   shortNames: ['cj'],
   columns: CRONJOB_COLUMNS,
@@ -146,13 +148,17 @@ export const cronjobs = batch('CronJob', 'cronjobs', {
     const jobSpec = at(spec, 'jobTemplate', 'spec');
     if (isPlainObject(jobSpec)) defaultPodTemplate(jobSpec);
   },
-  validate(obj) {
+  validate(obj, old) {
     const causes = [...scheduleCause(str(obj, 'spec', 'schedule'))];
     const policy = str(obj, 'spec', 'concurrencyPolicy');
     if (!['Allow', 'Forbid', 'Replace'].includes(policy)) causes.push(cause.notSupported('spec.concurrencyPolicy', policy, ['Allow', 'Forbid', 'Replace']));
     for (const f of ['startingDeadlineSeconds', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit'])
       causes.push(...nonNegative(obj, `spec.${f}`, 'spec', f));
     causes.push(...jobSpecCauses(at(obj, 'spec', 'jobTemplate', 'spec'), 'spec.jobTemplate.spec'));
+    // kube's ValidateCronJobCreate: the controller names its Jobs `<name>-<11 characters>`, and a Job name is at most 63.
+    const name = obj.metadata.name ?? '';
+    if (old === undefined && name.length > CRONJOB_NAME_MAX)
+      causes.push(cause.invalid('metadata.name', name, `must be no more than ${CRONJOB_NAME_MAX} characters`));
     return causes;
   },
 });
