@@ -13,7 +13,8 @@ import { fillZeros } from '../../lib/schema/zeros.js';
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATED_BASE = 58;
 
-function generateName(base: string): string {
+/** apiserver's SimpleNameGenerator: the base (cut to 58 characters) and five random characters. */
+export function generateName(base: string): string {
   let s = base.slice(0, MAX_GENERATED_BASE);
   for (let i = 0; i < 5; i++) s += NAME_CHARS[randomInt(NAME_CHARS.length)];
   return s;
