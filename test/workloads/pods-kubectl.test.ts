@@ -102,6 +102,35 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
     assert.equal((await s.admin.request('GET', `${NS}/pods/bad-q`)).status, 404);
   });
 
+  it('answers a Deployment of 10,000 containers whole, and a body over the request limit with 413', async () => {
+    const containers = Array.from({ length: 10_000 }, (_, i) => ({ name: `c${i}`, image: 'nginx:1.27', resources: { limits: { cpu: '10m' } } }));
+    const deploy = (name: string, list: object[]) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name },
+      spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: list } } },
+    });
+    const big = await s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy('wide', containers));
+    assert.equal(big.status, 201, big.text.slice(0, 300));
+    const spec = big.json.spec.template.spec;
+    assert.equal(spec.containers.length, 10_000);
+    assert.deepEqual(spec.containers[9_999].resources.requests, undefined, 'templates keep their requests as written (only Pods default them)');
+    // One bad quantity among them is named where it is.
+    const bad = containers.map((c, i) => (i === 7_777 ? { ...c, resources: { limits: { cpu: 'ten' } } } : c));
+    const refused = await s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy('wide-bad', bad));
+    assert.equal(refused.status, 422);
+    assert.deepEqual(
+      refused.json.details.causes.map((x: { field: string }) => x.field),
+      ['spec.template.spec.containers[7777].resources.limits[cpu]'],
+    );
+    // kube-apiserver's request limit (3 MiB): the body is not read further.
+    const huge = Array.from({ length: 40_000 }, (_, i) => ({ name: `container-${i}`, image: `registry.example.com/team/image-${i}:1.0.0` }));
+    const over = await s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy('too-wide', huge));
+    assert.equal(over.status, 413);
+    assert.equal(over.json.message, 'Request entity too large: limit is 3145728');
+    assert.equal((await s.admin.request('GET', '/apis/apps/v1/namespaces/default/deployments/too-wide')).status, 404);
+  });
+
   it('binds a pod to a node once', async () => {
     await create(pod('bind-me', [c('a')]));
     const dry = await s.admin.request('POST', `${NS}/pods/bind-me/binding?dryRun=All`, {
