@@ -162,6 +162,12 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
     assert.equal(other.json.message, 'name in URL does not match name in Eviction object');
     const kind = await s.admin.request('POST', `${NS}/pods/lone/eviction`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'lone' } });
     assert.equal(kind.status, 400);
+    const opts = await s.admin.request('POST', `${NS}/pods/lone/eviction`, eviction('lone', { deleteOptions: 'now' }));
+    assert.equal(opts.status, 422);
+    assert.equal(opts.json.details.causes[0].field, 'deleteOptions');
+    const grace = await s.admin.request('POST', `${NS}/pods/lone/eviction`, eviction('lone', { deleteOptions: { gracePeriodSeconds: 'soon' } }));
+    assert.equal(grace.status, 422);
+    assert.equal(await exists('lone'), true);
     // v1beta1 Evictions are still accepted; no budget selects this pod, so it goes.
     const beta = await s.admin.request('POST', `${NS}/pods/lone/eviction`, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: 'lone' } });
     assert.equal(beta.status, 201, beta.text);

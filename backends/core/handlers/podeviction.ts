@@ -8,7 +8,7 @@
 // budget's status is what its writer put there through /status.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import { isPlainObject, rfc3339, type KObject } from '../../../lib/api/meta.js';
-import { conflict, forbidden, notFound, STALE_OBJECT, StatusError, type GroupResource } from '../../../lib/api/status.js';
+import { cause, conflict, forbidden, invalid, notFound, STALE_OBJECT, StatusError, type GroupResource } from '../../../lib/api/status.js';
 import { labelSelectorFromObject } from '../../../lib/api/selectors.js';
 import { setOwn } from '../../../lib/api/own.js';
 import { list, num, str } from '../../../lib/registry/fields.js';
@@ -151,6 +151,11 @@ export async function evictPod(env: CoreEnv, t: ResourceType, r: BackendRequest)
   const queryDryRun = parseDryRun(r.query, 'CreateOptions');
   const eviction = await readAdmitted(env, t, r, EVICTION, queryDryRun);
   const raw = eviction['deleteOptions'];
+  if (raw !== undefined && raw !== null && !isPlainObject(raw)) {
+    throw invalid({ group: 'policy', kind: 'Eviction' }, r.info.name, [
+      cause.typeInvalid('deleteOptions', raw, `must be of type object, not ${Array.isArray(raw) ? 'array' : typeof raw}`),
+    ]);
+  }
   const given = parseDeleteOptions(new URLSearchParams(), isPlainObject(raw) ? { ...raw, kind: undefined } : {});
   // propagateDryRun: the request's dry-run reaches the eviction's delete.
   const opts: DeleteOptions = { ...given, dryRun: given.dryRun || queryDryRun };
