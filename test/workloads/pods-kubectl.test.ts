@@ -235,6 +235,9 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
   });
 
   it('adds ephemeral containers with kubectl debug, only through /ephemeralcontainers', async () => {
+    const early = await s.admin.request('POST', `${NS}/pods`, pod('dbg', [c('app')], { ephemeralContainers: [{ name: 'e', image: 'busybox' }] }));
+    assert.equal(early.status, 422);
+    assert.equal(early.json.message, 'Pod "dbg" is invalid: spec.ephemeralContainers: Forbidden: cannot be set on create');
     await create(pod('dbg', [c('app')]));
     await k.ok(['debug', 'dbg', '--image=busybox:1.36', '--container=debugger', '--target=app', '--', 'sleep', '1d']);
     const p = (await s.admin.request('GET', `${NS}/pods/dbg/ephemeralcontainers`)).json;

@@ -21,7 +21,7 @@ import { POD_COLUMNS, podIP } from './pod-printer.js';
 import { defaultPodSpec } from './pod-defaults.js';
 import { defaultRequestsFromLimits } from './pod-resources.js';
 import { podStatusOnCreate } from './pod-status.js';
-import { preparePodUpdate, validatePodUpdate } from './pod-updates.js';
+import { preparePodUpdate, validatePodCreate, validatePodUpdate } from './pod-updates.js';
 import { coreEventView, eventColumns } from './event-printer.js';
 import { validateCoreEvent } from './event-validation.js';
 import { defaultSecret, validateConfigMap, validateSecret, validatePod } from './core-validation.js';
@@ -119,7 +119,7 @@ export const pods = core('Pod', 'pods', {
     defaultField(obj, 'status', 'phase', 'Pending');
   },
   prepareForUpdate: preparePodUpdate,
-  validate: (obj, old) => (old ? [...validatePod(obj), ...validatePodUpdate(obj, old)] : validatePod(obj)),
+  validate: (obj, old) => (old ? [...validatePod(obj), ...validatePodUpdate(obj, old)] : [...validatePod(obj), ...validatePodCreate(obj)]),
 });
 
 export const nodes = core('Node', 'nodes', {

@@ -57,6 +57,11 @@ export function preparePodUpdate(next: KObject, old: KObject, target: string): v
   if (!sameJson(spec, oldSpec)) next.metadata.generation = (old.metadata.generation ?? 1) + 1;
 }
 
+/** ValidatePodCreate: ephemeral containers come only through /ephemeralcontainers. */
+export function validatePodCreate(obj: KObject): StatusCause[] {
+  return list(obj, 'spec', 'ephemeralContainers').length > 0 ? [cause.forbidden('spec.ephemeralContainers', 'cannot be set on create')] : [];
+}
+
 /** ValidatePodEphemeralContainersUpdate and the QoS rule of ValidatePodResize; `old` is the stored pod. */
 export function validatePodUpdate(obj: KObject, old: KObject): StatusCause[] {
   const causes: StatusCause[] = [];
