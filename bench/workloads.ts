@@ -12,26 +12,10 @@
 // request, and the LIST row the same comparison per byte (a list's cost
 // follows its bytes, and a Pod is about six times a ConfigMap).
 // `BENCH_ONLY=workloads npm run bench`; alone: `node --import tsx bench/workloads.ts`.
-import { CONNECTIONS, DURATION, rateLoop, withInProcessServer, type Call } from './inprocess.js';
+import { CONNECTIONS, DURATION, meanRate, measuredRate, rateLoop, withInProcessServer, type Call, type Rate } from './inprocess.js';
 import { recordRow } from './summary.js';
 
 const LISTED = 1000;
-
-interface Rate {
-  readonly rate: number;
-  /** This process's CPU ms per request. */
-  readonly cpu: number;
-}
-
-async function measured(loop: () => Promise<number>, count: () => number): Promise<Rate> {
-  const before = count();
-  const start = process.cpuUsage();
-  const rate = await loop();
-  const used = process.cpuUsage(start);
-  return { rate, cpu: (used.user + used.system) / 1000 / Math.max(1, count() - before) };
-}
-
-const mean = (xs: readonly Rate[]): Rate => ({ rate: xs.reduce((a, x) => a + x.rate, 0) / xs.length, cpu: xs.reduce((a, x) => a + x.cpu, 0) / xs.length });
 
 /** One warm-up pass of each, then two mirrored rounds: the mean of each side. */
 async function mirrored(base: () => Promise<Rate>, other: () => Promise<Rate>): Promise<{ base: Rate; other: Rate }> {
@@ -45,7 +29,7 @@ async function mirrored(base: () => Promise<Rate>, other: () => Promise<Rate>): 
     o.push(await other());
     b.push(await base());
   }
-  return { base: mean(b), other: mean(o) };
+  return { base: meanRate(b), other: meanRate(o) };
 }
 
 function deployment(name: string): string {
@@ -117,7 +101,7 @@ async function createRows(call: Call): Promise<void> {
   let n = 0;
   const made = () => n;
   const cm = () =>
-    measured(
+    measuredRate(
       () =>
         rateLoop(
           'CREATE configmap',
@@ -126,7 +110,7 @@ async function createRows(call: Call): Promise<void> {
       made,
     );
   const deploy = () =>
-    measured(
+    measuredRate(
       () =>
         rateLoop(
           'CREATE deployment',
@@ -161,7 +145,7 @@ async function listRows(call: Call): Promise<void> {
   let n = 0;
   const made = () => n;
   const list = (what: string, path: string) => () =>
-    measured(
+    measuredRate(
       () =>
         rateLoop(`LIST ${LISTED} ${what}`, async () => {
           const r = await call('GET', path, '', 'application/json');
