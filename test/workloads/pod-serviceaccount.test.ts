@@ -116,6 +116,23 @@ describe('ServiceAccount admission of pods', { skip: KUBECTL ? false : 'kubectl 
     assert.equal(none.json.message, 'namespaces "nowhere" not found');
   });
 
+  it('keeps the token volume through server-side and client-side apply again, with no diff', async () => {
+    const manifest = JSON.stringify(pod('applied', { containers: [{ name: 'c', image: 'nginx:1.27' }] }));
+    await k.ok(['apply', '--server-side', '-f', '-'], manifest);
+    const first = (await s.admin.request('GET', `${NS}/pods/applied`)).json;
+    assert.equal(first.spec.volumes.length, 1);
+    await k.ok(['apply', '--server-side', '-f', '-'], manifest);
+    const diff = await k.run(['diff', '--server-side', '-f', '-'], manifest);
+    assert.equal(diff.code, 0, diff.stdout + diff.stderr);
+    const again = (await s.admin.request('GET', `${NS}/pods/applied`)).json;
+    assert.deepEqual(again.spec.volumes, first.spec.volumes);
+    assert.deepEqual(again.spec.containers[0].volumeMounts, first.spec.containers[0].volumeMounts);
+    const client = JSON.stringify(pod('applied-csa', { containers: [{ name: 'c', image: 'nginx:1.27' }] }));
+    await k.ok(['apply', '-f', '-'], client);
+    const csaDiff = await k.run(['diff', '-f', '-'], client);
+    assert.equal(csaDiff.code, 0, csaDiff.stdout + csaDiff.stderr);
+  });
+
   it('leaves mirror pods as they are', async () => {
     const m = await create(pod('mirror', {}, { annotations: { 'kubernetes.io/config.mirror': 'x' } }));
     assert.equal(m.spec.serviceAccountName, undefined);
