@@ -55,7 +55,7 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
     assert.equal(out, 'Pending/Burstable');
   });
 
-  it('marks a pod with scheduling gates as not scheduled', async () => {
+  it('marks a pod with scheduling gates as not scheduled, and does not bind it', async () => {
     const gated = await create(pod('gated', [c('a')], { schedulingGates: [{ name: 'example.com/wait' }] }));
     assert.deepEqual(gated.status.conditions, [
       {
@@ -67,6 +67,9 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
         message: 'Scheduling is blocked due to non-empty scheduling gates',
       },
     ]);
+    const bind = await s.admin.request('POST', `${NS}/pods/gated/binding`, { metadata: { name: 'gated' }, target: { name: 'node-1' } });
+    assert.equal(bind.status, 409);
+    assert.equal(bind.json.message, 'Operation cannot be fulfilled on pods/binding "gated": pod gated has non-empty .spec.schedulingGates');
   });
 
   it('refuses quantities that do not parse, negative ones and requests over limits, naming the field', async () => {

@@ -2,7 +2,7 @@
 // target checked (ValidatePodBinding), then spec.nodeName set once with the
 // Binding's annotations merged and PodScheduled True, written straight to
 // storage as kube's GuaranteedUpdate does (no strategy: the generation stays).
-// A pod already bound, or being deleted, is 409 on pods/binding.
+// A pod already bound, being deleted or still gated is 409 on pods/binding.
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
 import { cause, conflict, invalid, notFound, STALE_OBJECT, type StatusCause } from '../../../lib/api/status.js';
@@ -47,6 +47,10 @@ export async function bindPod(env: CoreEnv, t: ResourceType, r: BackendRequest):
       const spec = objectField(pod, 'spec');
       const bound = typeof spec['nodeName'] === 'string' ? spec['nodeName'] : '';
       if (bound !== '') throw conflict(BINDINGS, name, `pod ${name} is already assigned to node ${JSON.stringify(bound)}`);
+      // A pod not ready for scheduling is not bound either.
+      if (Array.isArray(spec['schedulingGates']) && spec['schedulingGates'].length > 0) {
+        throw conflict(BINDINGS, name, `pod ${name} has non-empty .spec.schedulingGates`);
+      }
       const merged: Record<string, string> = { ...(pod.metadata.annotations ?? {}) };
       for (const [k, v] of Object.entries(annotations)) if (typeof v === 'string') setOwn(merged, k, v);
       const next: KObject = {
