@@ -11,7 +11,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { request } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { oid, seq, tlv, bitString, TAG } from '../lib/certificates/der.js';
-import { CONNECTIONS, DURATION, rateLoop, withInProcessServer, type Call, type ServerContext } from './inprocess.js';
+import { CONNECTIONS, DURATION, meanRate, measuredRate, rateLoop, withInProcessServer, type Call, type Rate, type ServerContext } from './inprocess.js';
 import { Samples } from './stats.js';
 import { csrFloor, printFloor } from './csr-floor.js';
 import { recordRow } from './summary.js';
@@ -58,26 +58,12 @@ function watchIssued(server: ServerContext, onIssued: (name: string) => void): (
   return () => req.destroy();
 }
 
-interface Rate {
-  readonly rate: number;
-  /** This process's CPU ms per create. */
-  readonly cpu: number;
-}
-
-async function measured(loop: () => Promise<number>, count: () => number): Promise<Rate> {
-  const before = count();
-  const start = process.cpuUsage();
-  const rate = await loop();
-  const used = process.cpuUsage(start);
-  return { rate, cpu: (used.user + used.system) / 1000 / (count() - before) };
-}
-
 /** Every create sends a request of its own, with a key of its own (the server remembers recent requests' parses). */
 async function createRates(call: Call, requests: readonly string[]): Promise<{ csr: Rate; configMap: Rate }> {
   let n = 0;
   const made = () => n;
   const cm = () =>
-    measured(
+    measuredRate(
       () =>
         rateLoop('CREATE configmap', async () => {
           const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${n++}` }, data: { a: 'b' } });
@@ -86,7 +72,7 @@ async function createRates(call: Call, requests: readonly string[]): Promise<{ c
       made,
     );
   const csr = () =>
-    measured(
+    measuredRate(
       () =>
         rateLoop('CREATE certificatesigningrequest', async () => {
           const i = n++;
@@ -105,8 +91,7 @@ async function createRates(call: Call, requests: readonly string[]): Promise<{ c
     rates.csr.push(await csr());
     rates.configMap.push(await cm());
   }
-  const mean = (xs: Rate[]): Rate => ({ rate: xs.reduce((a, x) => a + x.rate, 0) / xs.length, cpu: xs.reduce((a, x) => a + x.cpu, 0) / xs.length });
-  return { csr: mean(rates.csr), configMap: mean(rates.configMap) };
+  return { csr: meanRate(rates.csr), configMap: meanRate(rates.configMap) };
 }
 
 async function approveToCertificate(call: Call, server: ServerContext, requests: readonly string[], count: number): Promise<Samples> {

@@ -61,3 +61,23 @@ export async function withInProcessServer(name: string, fn: (call: Call, server:
     await rm(dataDir, { recursive: true, force: true });
   }
 }
+
+/** A rate loop's requests/s and this process's CPU ms per request (client and server share it; steadier than rates on a shared machine). */
+export interface Rate {
+  readonly rate: number;
+  readonly cpu: number;
+}
+
+/** Runs a rate loop and measures the process's CPU over it; `count` reads how many requests have been made so far. */
+export async function measuredRate(loop: () => Promise<number>, count: () => number): Promise<Rate> {
+  const before = count();
+  const start = process.cpuUsage();
+  const rate = await loop();
+  const used = process.cpuUsage(start);
+  return { rate, cpu: (used.user + used.system) / 1000 / Math.max(1, count() - before) };
+}
+
+/** The mean of several rounds' rates and CPU per request. */
+export function meanRate(xs: readonly Rate[]): Rate {
+  return { rate: xs.reduce((a, x) => a + x.rate, 0) / xs.length, cpu: xs.reduce((a, x) => a + x.cpu, 0) / xs.length };
+}

@@ -435,6 +435,15 @@ if (selected('csr', 'BENCH_CSR')) {
 }
 
 // ---------------------------------------------------------------------------
+// Workloads section (owned with the built-in workload kinds): Deployment creates
+// beside ConfigMap creates, LIST of 1,000 Pods beside 1,000 ConfigMaps
+// (bench/workloads.ts, in process). BENCH_WORKLOADS=0 skips it.
+if (selected('workloads', 'BENCH_WORKLOADS')) {
+  const { runWorkloadsBench } = await import('./workloads.js');
+  await runWorkloadsBench();
+}
+
+// ---------------------------------------------------------------------------
 // Redis store section (owned with backends/core/store/redis*.ts): store-level
 // figures (bench/redis.ts) and the full stack on Redis (bench/redis-stack.ts),
 // each beside its baselines. Skipped, with the reason printed, when Redis

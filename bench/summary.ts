@@ -49,6 +49,7 @@ export const SECTIONS = [
   'admission',
   'crds',
   'leaderelection',
+  'workloads',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 

@@ -14,8 +14,11 @@ import { createToken } from './handlers/tokenrequest.js';
 import { serveScale } from './handlers/scale.js';
 import { serveComponentStatuses } from './handlers/componentstatuses.js';
 import { tracedEnv } from './tracedenv.js';
+import { CORE_SUBRESOURCES } from './handlers/pods.js';
 
 const COLLECTION_VERBS = new Set(['list', 'watch', 'create', 'deletecollection']);
+/** Subresources a PATCH writes through the object's own update path. */
+const PATCHED_SUBRESOURCES = new Set(['status', 'approval', 'ephemeralcontainers', 'resize']);
 
 export class CoreBackend implements ApiBackend {
   /** `tracedStoreKind`: the process traces, and a recorded request's store calls are spans named for this store. */
@@ -43,7 +46,8 @@ export class CoreBackend implements ApiBackend {
   private async handle(env: CoreEnv, r: BackendRequest): Promise<void> {
     const { info } = r;
     const t = env.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
-    if (!t || info.extraParts > 0) throw pathNotFound();
+    // Only a proxy subresource has a path of its own after it (nodes/<name>/proxy/<path>).
+    if (!t || (info.extraParts > 0 && info.subresource !== 'proxy')) throw pathNotFound();
     const isNamespaceObject = t.group === '' && t.plural === 'namespaces';
     // A cluster-scoped type under /namespaces/<ns>/, or a namespaced object without one, is no path we serve.
     if (!t.namespaced && info.namespace && !isNamespaceObject) throw pathNotFound();
@@ -62,9 +66,11 @@ export class CoreBackend implements ApiBackend {
         return createToken(env, env.tokens, t, r);
       }
       if (sub.name === 'scale' && t.scale) return serveScale(env, t, r);
+      const own = t.group === '' ? CORE_SUBRESOURCES.get(`${t.plural}/${sub.name}`) : undefined;
+      if (own) return own(env, t, r);
       if (verb === 'get') return getObject(env, t, r);
       if (verb === 'update') return update(env, t, r);
-      if (verb === 'patch' && (sub.name === 'status' || sub.name === 'approval')) return patch(env, t, r);
+      if (verb === 'patch' && PATCHED_SUBRESOURCES.has(sub.name)) return patch(env, t, r);
       throw patchNotYet(r);
     }
     if (!info.name && !COLLECTION_VERBS.has(verb)) throw methodNotAllowed(r.req.method ?? '', `the ${t.plural} collection`);

@@ -13,7 +13,8 @@ import { fillZeros } from '../../lib/schema/zeros.js';
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATED_BASE = 58;
 
-function generateName(base: string): string {
+/** apiserver's SimpleNameGenerator: the base (cut to 58 characters) and five random characters. */
+export function generateName(base: string): string {
   let s = base.slice(0, MAX_GENERATED_BASE);
   for (let i = 0; i < 5; i++) s += NAME_CHARS[randomInt(NAME_CHARS.length)];
   return s;
@@ -131,12 +132,17 @@ function sameSpec(a: KObject, b: KObject): boolean {
   return membersEqual(a, b, SPEC_SKIP);
 }
 
-/** The update path: the object itself, /status, /finalize, or another subresource the type prepares itself (/approval). */
-export type UpdateTarget = 'main' | 'status' | 'finalize' | 'approval';
+/**
+ * The update path: the object itself, /status, /finalize, or another subresource the type prepares itself
+ * (/approval from the request's status; a pod's /ephemeralcontainers and /resize from the request's spec).
+ */
+export type UpdateTarget = 'main' | 'status' | 'finalize' | 'approval' | 'ephemeralcontainers' | 'resize';
+
+const TARGETS: ReadonlySet<string> = new Set(['status', 'finalize', 'approval', 'ephemeralcontainers', 'resize']);
 
 /** The update path of a request's subresource ('' = the object itself). */
 export function updateTargetOf(subresource: string): UpdateTarget {
-  return subresource === 'status' || subresource === 'finalize' || subresource === 'approval' ? subresource : 'main';
+  return TARGETS.has(subresource) ? (subresource as UpdateTarget) : 'main';
 }
 
 /**
@@ -176,6 +182,11 @@ export function prepareUpdate(
     next = { ...old, metadata: { ...oldMeta } };
     if (obj['status'] === undefined) delete next['status'];
     else next['status'] = obj['status'];
+  } else if (target === 'ephemeralcontainers' || target === 'resize') {
+    // Only (part of) the spec changes through these; the type's prepareForUpdate narrows it.
+    next = { ...old, metadata: { ...oldMeta } };
+    if (obj['spec'] === undefined) delete next['spec'];
+    else next['spec'] = obj['spec'];
   } else if (target === 'finalize') {
     const spec = isPlainObject(old['spec']) ? old['spec'] : {};
     const newSpec = isPlainObject(obj['spec']) ? obj['spec'] : {};

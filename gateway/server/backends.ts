@@ -14,6 +14,7 @@ import { PRIVILEGED_GROUPS, rbacRulesOf, type GatewayAuthorization } from './aut
 import { serverUrl } from '../../certs/kubeconfig.js';
 import type { LiveRegistry } from '../../lib/registry/live.js';
 import { controllerEnabled, type ServeOptions } from '../config/flags.js';
+import { admissionPluginsOf } from '../config/options/admission.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import { localGroupVersions, startAggregation, withAvailableCondition, type Aggregation } from '../aggregation/index.js';
 import type { ProxyClientCert } from '../aggregation/transport.js';
@@ -117,7 +118,7 @@ export function csrControllers(opts: ServeOptions, log: (msg: string) => void) {
 
 /** The core backend's admission chain from the flags: the one builder, in-process and in `gatehouse core-backend`. */
 function coreAdmission(opts: ServeOptions, authorizer: RequestAuthorizer, rbac: RbacRuleResolver): Admission {
-  return buildAdmission({ enabled: opts.enableAdmissionPlugins, authorizer, rbac, privilegedGroups: PRIVILEGED_GROUPS });
+  return buildAdmission({ enabled: admissionPluginsOf(opts), authorizer, rbac, privilegedGroups: PRIVILEGED_GROUPS });
 }
 
 /** The in-process core backend admits with the gateway's authorizers and RBAC policy; a remote one admits its own writes. */

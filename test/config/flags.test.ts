@@ -40,6 +40,7 @@ describe('parseServeFlags', () => {
         authorizationWebhookCacheAuthorizedTtlMs: 300_000,
         authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
         enableAdmissionPlugins: [],
+        disableAdmissionPlugins: [],
         featureGates: {
           APIResponseCompression: true,
           AuthorizeWithSelectors: true,
@@ -414,7 +415,11 @@ describe('parseServeFlags', () => {
     ],
     [
       ['--enable-admission-plugins=NodeRestriction,Magic'],
-      'invalid value "Magic" for --enable-admission-plugins: unknown or unsupported admission plugin (supported: NodeRestriction)',
+      'invalid value "Magic" for --enable-admission-plugins: unknown or unsupported admission plugin (supported: NodeRestriction, ServiceAccount)',
+    ],
+    [
+      ['--enable-admission-plugins=ServiceAccount', '--disable-admission-plugins=ServiceAccount'],
+      'ServiceAccount in --enable-admission-plugins and --disable-admission-plugins',
     ],
     [['--authorization-config=/a.yaml', '--authorization-mode=RBAC'], '--authorization-config and --authorization-mode are mutually exclusive'],
     [

@@ -39,7 +39,10 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const storage = testStorage(); // GATEHOUSE_TEST_STORAGE=redis runs the server on Redis
   // Tests that count the objects of a namespace need it empty: the controllers that fill every
   // namespace (ServiceAccount default, ConfigMap kube-root-ca.crt) run only where a test names them.
-  const controllers = opts.flags?.some((f) => f.startsWith('--controllers')) ? [] : ['--controllers=*,-serviceaccount,-root-ca-cert-publisher'];
+  // Without the serviceaccount controller no `default` account exists, and kube's ServiceAccount admission would refuse every pod.
+  const controllers = opts.flags?.some((f) => f.startsWith('--controllers'))
+    ? []
+    : ['--controllers=*,-serviceaccount,-root-ca-cert-publisher', '--disable-admission-plugins=ServiceAccount'];
   const parsed = parseServeFlags(['--secure-port', String(port), '--data-dir', dataDir, ...storage.flags, ...controllers, ...(opts.flags ?? [])]);
   if ('error' in parsed) throw new Error(parsed.error);
   const logs: string[] = [];

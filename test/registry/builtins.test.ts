@@ -13,8 +13,17 @@ const FACTS: Array<[string, string, string, boolean, string[], string[], string,
   ['', 'configmaps', 'ConfigMap', true, ['cm'], [], 'subdomain', false],
   ['', 'secrets', 'Secret', true, [], [], 'subdomain', false],
   ['', 'serviceaccounts', 'ServiceAccount', true, ['sa'], ['token'], 'subdomain', false],
-  ['', 'pods', 'Pod', true, ['po'], ['status'], 'subdomain', false],
-  ['', 'nodes', 'Node', false, ['no'], ['status'], 'subdomain', false],
+  [
+    '',
+    'pods',
+    'Pod',
+    true,
+    ['po'],
+    ['attach', 'binding', 'ephemeralcontainers', 'eviction', 'exec', 'log', 'portforward', 'resize', 'status'],
+    'subdomain',
+    false,
+  ],
+  ['', 'nodes', 'Node', false, ['no'], ['proxy', 'status'], 'subdomain', false],
   ['', 'services', 'Service', true, ['svc'], ['status'], 'dns1035', true],
   ['', 'endpoints', 'Endpoints', true, ['ep'], [], 'subdomain', true],
   ['', 'events', 'Event', true, ['ev'], [], 'subdomain', true],
@@ -87,6 +96,9 @@ test('every built-in type has the facts kube-apiserver serves', () => {
   }
 });
 
+/** The same-group kinds kube's connect and create-only subresources take instead of their parent's. */
+const OPTION_KINDS = new Set(['PodAttachOptions', 'PodExecOptions', 'PodPortForwardOptions', 'NodeProxyOptions', 'Binding']);
+
 test('every built-in type is internally consistent', () => {
   for (const t of stored()) {
     assert.equal(t.listKind, `${t.kind}List`);
@@ -95,7 +107,7 @@ test('every built-in type is internally consistent', () => {
     // ComponentStatuses are computed per read: get and list only, as kube's REST.
     assert.ok(t.verbs.includes('get') && t.verbs.includes('list') && (t.verbs.includes('watch') || t.plural === 'componentstatuses'), t.plural);
     assert.deepEqual([...t.verbs], [...t.verbs].sort(), `${t.plural} verbs sorted`);
-    for (const s of t.subresources) assert.equal(s.kind, s.group === undefined ? t.kind : s.kind);
+    for (const s of t.subresources) if (!OPTION_KINDS.has(s.kind)) assert.equal(s.kind, s.group === undefined ? t.kind : s.kind);
     assert.ok(!('metadata.name' in t.fieldSelectors) && !('metadata.namespace' in t.fieldSelectors));
     assert.ok(Object.isFrozen(t) && Object.isFrozen(t.verbs));
   }

@@ -9,13 +9,14 @@ import { certificateApproval, certificateSigning, certificateSubjectRestriction 
 import { namespaceLifecycle } from './namespacelifecycle.js';
 import { nodeRestriction } from './noderestriction.js';
 import { rbacEscalation } from './rbacescalation.js';
+import { serviceAccountAdmission } from './serviceaccount.js';
 import { validatingAdmissionPolicy } from './policies/plugin.js';
 import type { Admission } from './types.js';
 import { mutatingWebhooks } from './webhooks/mutating.js';
 import { validatingWebhooks } from './webhooks/validating.js';
 
 export interface AdmissionInputs {
-  /** --enable-admission-plugins: the optional plugins (NodeRestriction). */
+  /** The optional plugins in force (--enable-admission-plugins, the default ones not disabled): NodeRestriction, ServiceAccount. */
   readonly enabled: readonly string[];
   /** The front door's authorizers (in-process its chain, in the backend's own process its SubjectAccessReview). */
   readonly authorizer: RequestAuthorizer;
@@ -31,7 +32,8 @@ export const BUILTIN_ADMISSION: Admission = Object.freeze({ mutating: [], valida
 export function buildAdmission(i: AdmissionInputs): Admission {
   return {
     authorizer: i.authorizer,
-    mutating: [mutatingWebhooks(i.authorizer)],
+    // kube's order: the built-in mutating plugins, then MutatingAdmissionWebhook.
+    mutating: [...(i.enabled.includes('ServiceAccount') ? [serviceAccountAdmission] : []), mutatingWebhooks(i.authorizer)],
     validating: [
       applyCreateAuthorization(i.authorizer),
       namespaceLifecycle,

@@ -105,7 +105,7 @@ type AdmitDelete = (cur: KObject) => Promise<void> | undefined;
  * is thrown as is (the caller decides about unsafe deletion); other store
  * failures as Status errors.
  */
-async function deleteOne(env: CoreEnv, t: ResourceType, namespace: string, name: string, opts: DeleteOptions, admit?: AdmitDelete): Promise<Outcome> {
+export async function deleteOne(env: CoreEnv, t: ResourceType, namespace: string, name: string, opts: DeleteOptions, admit?: AdmitDelete): Promise<Outcome> {
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const key = objectKey(t, namespace, name);
   return retryOnConflict<Outcome>(

@@ -8,6 +8,7 @@ import { isConfigMapKey, isDNS1123Label, tooLong } from '../names.js';
 import { at, bool, list, record, sameJson, str } from '../fields.js';
 import { setOwn } from '../../api/own.js';
 import { hasOwn } from '../../api/own.js';
+import { validateContainerResources } from './pod-resources.js';
 
 /** core.MaxSecretSize, which also bounds ConfigMaps. */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -149,5 +150,6 @@ export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
     seen.add(name);
     if (str(c, 'image').trim() === '') causes.push(cause.required(`${field}.image`));
   }
+  causes.push(...validateContainerResources(spec, path));
   return causes;
 }

@@ -19,6 +19,9 @@ import {
 } from './core-printers.js';
 import { POD_COLUMNS, podIP } from './pod-printer.js';
 import { defaultPodSpec } from './pod-defaults.js';
+import { defaultRequestsFromLimits } from './pod-resources.js';
+import { podStatusOnCreate } from './pod-status.js';
+import { preparePodUpdate, validatePodCreate, validatePodUpdate } from './pod-updates.js';
 import { coreEventView, eventColumns } from './event-printer.js';
 import { validateCoreEvent } from './event-validation.js';
 import { defaultSecret, validateConfigMap, validateSecret, validatePod } from './core-validation.js';
@@ -85,7 +88,18 @@ export const pods = core('Pod', 'pods', {
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  subresources: [statusOf('Pod')],
+  // pods/proxy is not served: no pod runs here to proxy to.
+  subresources: [
+    { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+    { name: 'binding', kind: 'Binding', verbs: ['create'] },
+    { name: 'ephemeralcontainers', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+    { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] },
+    { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+    { name: 'log', kind: 'Pod', verbs: ['get'] },
+    { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+    { name: 'resize', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+    statusOf('Pod'),
+  ],
   columns: POD_COLUMNS,
   fieldSelectors: {
     'spec.nodeName': (o) => str(o, 'spec', 'nodeName'),
@@ -97,19 +111,27 @@ export const pods = core('Pod', 'pods', {
     'status.podIP': podIP,
     'status.nominatedNodeName': (o) => str(o, 'status', 'nominatedNodeName'),
   },
+  prepareForCreate(obj) {
+    const spec = obj['spec'];
+    // Defaulting precedes PrepareForCreate in kube: the QoS class sees requests taken from limits.
+    defaultRequestsFromLimits(spec);
+    obj['status'] = podStatusOnCreate(spec);
+  },
   defaults(obj) {
     defaultPodSpec(obj['spec']);
+    defaultRequestsFromLimits(obj['spec']);
     // SetDefaults_Pod: service links stay on unless a pod turns them off.
     if (isPlainObject(obj['spec'])) defaultField(obj, 'spec', 'enableServiceLinks', true);
     defaultField(obj, 'status', 'phase', 'Pending');
   },
-  validate: validatePod,
+  prepareForUpdate: preparePodUpdate,
+  validate: (obj, old) => (old ? [...validatePod(obj), ...validatePodUpdate(obj, old)] : [...validatePod(obj), ...validatePodCreate(obj)]),
 });
 
 export const nodes = core('Node', 'nodes', {
   namespaced: false,
   shortNames: ['no'],
-  subresources: [statusOf('Node')],
+  subresources: [{ name: 'proxy', kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] }, statusOf('Node')],
   columns: NODE_COLUMNS,
   fieldSelectors: { 'spec.unschedulable': (o) => boolField(bool(o, 'spec', 'unschedulable')) },
 });

@@ -63,6 +63,12 @@ function defaultVolume(v: Obj): void {
 /** SetDefaults_PodSpec, SetDefaults_Container and the nested defaulters of a pod spec. */
 export function defaultPodSpec(spec: unknown): void {
   if (!isPlainObject(spec)) return;
+  // The v1 conversion: serviceAccount is the deprecated name of serviceAccountName, read when that is empty and written as it.
+  const account = typeof spec['serviceAccountName'] === 'string' && spec['serviceAccountName'] !== '' ? spec['serviceAccountName'] : spec['serviceAccount'];
+  if (typeof account === 'string' && account !== '') {
+    spec['serviceAccountName'] = account;
+    spec['serviceAccount'] = account;
+  }
   fill(spec, 'dnsPolicy', 'ClusterFirst');
   fill(spec, 'restartPolicy', 'Always');
   if (!isPlainObject(spec['securityContext'])) spec['securityContext'] = {};
