@@ -5,13 +5,11 @@
 import { isPlainObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import { setOwn } from '../../api/own.js';
-import { parseQuantity, type Amount } from '../../cel/quantity.js';
+import type { Amount } from '../../cel/quantity.js';
+import { compareAmounts, QUANTITY_FORMAT, quantityOf } from './quantities.js';
 import { list, record } from '../fields.js';
 
 export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
-
-/** apimachinery's text for a string that is no quantity (kube decodes none; Gatehouse names the field). */
-const NOT_A_QUANTITY = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
 /** The resources GetPodQOS counts. */
 const QOS_RESOURCES = new Set(['cpu', 'memory']);
@@ -19,19 +17,6 @@ const QOS_RESOURCES = new Set(['cpu', 'memory']);
 /** The containers whose resources count (ephemeral containers have none). */
 function resourceContainers(spec: unknown): Record<string, unknown>[] {
   return [...list(spec, 'initContainers'), ...list(spec, 'containers')].filter(isPlainObject);
-}
-
-/** A quantity as JSON carries it: a string or a number; undefined when it does not parse. */
-export function quantityOf(v: unknown): Amount | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? parseQuantity(String(v)) : undefined;
-  return typeof v === 'string' ? parseQuantity(v) : undefined;
-}
-
-export function compareAmounts(a: Amount, b: Amount): number {
-  const e = Math.min(a.e, b.e);
-  const x = a.n * 10n ** BigInt(a.e - e);
-  const y = b.n * 10n ** BigInt(b.e - e);
-  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function sumAmounts(a: Amount, b: Amount): Amount {
@@ -118,7 +103,7 @@ function quantities(m: Readonly<Record<string, unknown>>, field: string, causes:
   for (const [k, v] of Object.entries(m)) {
     const amount = quantityOf(v);
     if (!amount) {
-      causes.push(cause.invalid(`${field}[${k}]`, v, NOT_A_QUANTITY));
+      causes.push(cause.invalid(`${field}[${k}]`, v, QUANTITY_FORMAT));
       continue;
     }
     if (amount.n < 0n) {

@@ -24,13 +24,17 @@ export function quantitySign(v: unknown): number | undefined {
   return a === undefined ? undefined : a.n > 0n ? 1 : a.n < 0n ? -1 : 0;
 }
 
+/** a compared with b (-1, 0, 1), as Quantity.Cmp. */
+export function compareAmounts(a: Amount, b: Amount): number {
+  const e = Math.min(a.e, b.e);
+  const x = a.n * 10n ** BigInt(a.e - e);
+  const y = b.n * 10n ** BigInt(b.e - e);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /** a compared with b (-1, 0, 1); undefined unless both are quantities. */
 export function compareQuantities(a: unknown, b: unknown): number | undefined {
   const x = quantityOf(a);
   const y = quantityOf(b);
-  if (!x || !y) return undefined;
-  const e = Math.min(x.e, y.e);
-  const xn = x.n * 10n ** BigInt(x.e - e);
-  const yn = y.n * 10n ** BigInt(y.e - e);
-  return xn < yn ? -1 : xn > yn ? 1 : 0;
+  return x && y ? compareAmounts(x, y) : undefined;
 }
