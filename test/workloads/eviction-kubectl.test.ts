@@ -4,41 +4,31 @@
 // unprocessed or spent, its disruptionsAllowed decremented otherwise),
 // dry-run decides without writing. No disruption controller runs here, so the
 // tests write each budget's status through /status as that controller would.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { findKubectl, Kubectl } from '../e2e/helpers.js';
+import { kubectlServer, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
 
-const KUBECTL = findKubectl();
 const NS = '/api/v1/namespaces/default';
 const PDBS = '/apis/policy/v1/namespaces/default/poddisruptionbudgets';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
 
 const eviction = (name: string, extra: object = {}) => ({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name }, ...extra });
 
-describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
-  let s: TestServer;
-  let k: Kubectl;
-  before(async () => {
-    s = await startTestServer();
-    k = new Kubectl(KUBECTL!, s.kubeconfig);
-  });
-  after(async () => {
-    await s.close();
-  });
+describe('pods/eviction and PodDisruptionBudgets', NEEDS_KUBECTL, () => {
+  const ctx = kubectlServer();
 
   /** A pod its node agent would report Running (and Ready unless told otherwise). */
   async function runningPod(name: string, labels: Record<string, string>, ready = true, nodeName?: string): Promise<void> {
     const spec = { containers: [{ name: 'c', image: 'nginx' }], ...(nodeName ? { nodeName } : {}) };
-    const r = await s.admin.request('POST', `${NS}/pods`, { metadata: { name, labels }, spec });
+    const r = await ctx.s.admin.request('POST', `${NS}/pods`, { metadata: { name, labels }, spec });
     assert.equal(r.status, 201, r.text);
     const conditions = ready ? [{ type: 'Ready', status: 'True' }] : [{ type: 'Ready', status: 'False' }];
-    const st = await s.admin.request('PATCH', `${NS}/pods/${name}/status`, { status: { phase: 'Running', conditions } }, MERGE);
+    const st = await ctx.s.admin.request('PATCH', `${NS}/pods/${name}/status`, { status: { phase: 'Running', conditions } }, MERGE);
     assert.equal(st.status, 200, st.text);
   }
 
   async function budget(name: string, selector: object, status?: object): Promise<void> {
-    const r = await s.admin.request('POST', PDBS, {
+    const r = await ctx.s.admin.request('POST', PDBS, {
       apiVersion: 'policy/v1',
       kind: 'PodDisruptionBudget',
       metadata: { name },
@@ -46,17 +36,17 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
     });
     assert.equal(r.status, 201, r.text);
     if (status) {
-      const st = await s.admin.request('PATCH', `${PDBS}/${name}/status`, { status }, MERGE);
+      const st = await ctx.s.admin.request('PATCH', `${PDBS}/${name}/status`, { status }, MERGE);
       assert.equal(st.status, 200, st.text);
     }
   }
 
-  const evict = (name: string, extra: object = {}, query = '') => s.admin.request('POST', `${NS}/pods/${name}/eviction${query}`, eviction(name, extra));
-  const exists = async (name: string) => (await s.admin.request('GET', `${NS}/pods/${name}`)).status === 200;
+  const evict = (name: string, extra: object = {}, query = '') => ctx.s.admin.request('POST', `${NS}/pods/${name}/eviction${query}`, eviction(name, extra));
+  const exists = async (name: string) => (await ctx.s.admin.request('GET', `${NS}/pods/${name}`)).status === 200;
 
   it('deletes a pod that never ran at once', async () => {
     assert.equal(
-      (await s.admin.request('POST', `${NS}/pods`, { metadata: { name: 'pending' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } })).status,
+      (await ctx.s.admin.request('POST', `${NS}/pods`, { metadata: { name: 'pending' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } })).status,
       201,
     );
     const r = await evict('pending');
@@ -80,7 +70,7 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
       causes: [{ reason: 'DisruptionTarget', message: 'The disruption budget web is still being processed by the server.' }],
       retryAfterSeconds: 10,
     });
-    const st = await s.admin.request(
+    const st = await ctx.s.admin.request(
       'PATCH',
       `${PDBS}/web/status`,
       { status: { observedGeneration: 1, disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 } },
@@ -92,7 +82,7 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
     const dry = await evict('web-a', {}, '?dryRun=All');
     assert.equal(dry.status, 201, dry.text);
     assert.equal(await exists('web-a'), true);
-    assert.equal((await s.admin.request('GET', `${PDBS}/web`)).json.status.disruptionsAllowed, 1);
+    assert.equal((await ctx.s.admin.request('GET', `${PDBS}/web`)).json.status.disruptionsAllowed, 1);
     // Dry-run asked in the eviction's own DeleteOptions is honoured too.
     assert.equal((await evict('web-a', { deleteOptions: { dryRun: ['All'] } })).status, 201);
     assert.equal(await exists('web-a'), true);
@@ -100,7 +90,7 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
     const ok = await evict('web-a');
     assert.equal(ok.status, 201, ok.text);
     assert.equal(await exists('web-a'), false);
-    const pdb = (await s.admin.request('GET', `${PDBS}/web`)).json;
+    const pdb = (await ctx.s.admin.request('GET', `${PDBS}/web`)).json;
     assert.equal(pdb.status.disruptionsAllowed, 0);
     assert.deepEqual(Object.keys(pdb.status.disruptedPods), ['web-a']);
     assert.deepEqual(Object.keys(pdb.status), [
@@ -114,7 +104,7 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
     ]);
     const cond = pdb.status.conditions[0];
     assert.deepEqual([cond.type, cond.status, cond.reason, cond.observedGeneration, cond.message], ['DisruptionAllowed', 'False', 'InsufficientPods', 1, '']);
-    const out = await k.ok(['get', 'pdb', 'web']);
+    const out = await ctx.k.ok(['get', 'pdb', 'web']);
     assert.deepEqual(out.trim().split('\n')[1]!.split(/\s+/).slice(0, 4), ['web', '1', 'N/A', '0']);
 
     const spent = await evict('web-b');
@@ -131,7 +121,7 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
     const r = await evict('web-unready');
     assert.equal(r.status, 201, r.text);
     assert.equal(await exists('web-unready'), false);
-    assert.equal((await s.admin.request('GET', `${PDBS}/web`)).json.status.disruptionsAllowed, 0);
+    assert.equal((await ctx.s.admin.request('GET', `${PDBS}/web`)).json.status.disruptionsAllowed, 0);
   });
 
   it('refuses a pod two budgets select, and a negative budget', async () => {
@@ -148,8 +138,8 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
       message: 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
       code: 500,
     });
-    assert.equal((await s.admin.request('DELETE', `${PDBS}/db-b`)).status, 200);
-    await s.admin.request('PATCH', `${PDBS}/db-a/status`, { status: { disruptionsAllowed: -1 } }, MERGE);
+    assert.equal((await ctx.s.admin.request('DELETE', `${PDBS}/db-b`)).status, 200);
+    await ctx.s.admin.request('PATCH', `${PDBS}/db-a/status`, { status: { disruptionsAllowed: -1 } }, MERGE);
     const negative = await evict('db-0');
     assert.equal(negative.status, 403);
     assert.equal(negative.json.message, 'poddisruptionbudget.policy "db-a" is forbidden: pdb disruptions allowed is negative');
@@ -157,25 +147,25 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
 
   it('checks the eviction itself', async () => {
     await runningPod('lone', { app: 'lone' });
-    const other = await s.admin.request('POST', `${NS}/pods/lone/eviction`, eviction('someone-else'));
+    const other = await ctx.s.admin.request('POST', `${NS}/pods/lone/eviction`, eviction('someone-else'));
     assert.equal(other.status, 400);
     assert.equal(other.json.message, 'name in URL does not match name in Eviction object');
-    const kind = await s.admin.request('POST', `${NS}/pods/lone/eviction`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'lone' } });
+    const kind = await ctx.s.admin.request('POST', `${NS}/pods/lone/eviction`, { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'lone' } });
     assert.equal(kind.status, 400);
-    const opts = await s.admin.request('POST', `${NS}/pods/lone/eviction`, eviction('lone', { deleteOptions: 'now' }));
+    const opts = await ctx.s.admin.request('POST', `${NS}/pods/lone/eviction`, eviction('lone', { deleteOptions: 'now' }));
     assert.equal(opts.status, 422);
     assert.equal(opts.json.details.causes[0].field, 'deleteOptions');
-    const grace = await s.admin.request('POST', `${NS}/pods/lone/eviction`, eviction('lone', { deleteOptions: { gracePeriodSeconds: 'soon' } }));
+    const grace = await ctx.s.admin.request('POST', `${NS}/pods/lone/eviction`, eviction('lone', { deleteOptions: { gracePeriodSeconds: 'soon' } }));
     assert.equal(grace.status, 422);
     assert.equal(await exists('lone'), true);
     // v1beta1 Evictions are still accepted; no budget selects this pod, so it goes.
-    const beta = await s.admin.request('POST', `${NS}/pods/lone/eviction`, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: 'lone' } });
+    const beta = await ctx.s.admin.request('POST', `${NS}/pods/lone/eviction`, { apiVersion: 'policy/v1beta1', kind: 'Eviction', metadata: { name: 'lone' } });
     assert.equal(beta.status, 201, beta.text);
     assert.equal(await exists('lone'), false);
   });
 
   it('kubectl drain evicts what the budget allows and retries the rest', async () => {
-    assert.equal((await s.admin.request('POST', '/api/v1/nodes', { metadata: { name: 'worker-9' } })).status, 201);
+    assert.equal((await ctx.s.admin.request('POST', '/api/v1/nodes', { metadata: { name: 'worker-9' } })).status, 201);
     await runningPod('shop-a', { app: 'shop' }, true, 'worker-9');
     await runningPod('shop-b', { app: 'shop' }, true, 'worker-9');
     await budget(
@@ -183,7 +173,7 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
       { matchLabels: { app: 'shop' } },
       { observedGeneration: 1, disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 },
     );
-    const r = await k.run(['drain', 'worker-9', '--force', '--grace-period=0', '--timeout=3s']);
+    const r = await ctx.k.run(['drain', 'worker-9', '--force', '--grace-period=0', '--timeout=3s']);
     assert.notEqual(r.code, 0);
     // kubectl evicts the two at once: whichever comes first takes the one disruption allowed.
     const gone = /pod\/(shop-[ab]) evicted/.exec(r.stdout + r.stderr)?.[1];
@@ -197,6 +187,6 @@ describe('pods/eviction and PodDisruptionBudgets', { skip: KUBECTL ? false : 'ku
     );
     assert.equal(await exists(gone), false);
     assert.equal(await exists(kept), true);
-    assert.equal((await s.admin.request('GET', '/api/v1/nodes/worker-9')).json.spec.unschedulable, true);
+    assert.equal((await ctx.s.admin.request('GET', '/api/v1/nodes/worker-9')).json.spec.unschedulable, true);
   });
 });

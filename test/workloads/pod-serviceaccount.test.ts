@@ -3,12 +3,10 @@
 // kube's control plane does: the `default` account filled in, the projected
 // kube-api-access-xxxxx volume mounted where automounting is on, the
 // account's image pull secrets, and kube's refusals.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { findKubectl, Kubectl } from '../e2e/helpers.js';
+import { kubectlServer, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
 
-const KUBECTL = findKubectl();
 const NS = '/api/v1/namespaces/default';
 const MOUNT = { readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' };
 
@@ -19,26 +17,18 @@ const pod = (name: string, spec: object = {}, metadata: object = {}) => ({
   spec: { containers: [{ name: 'c', image: 'nginx' }], ...spec },
 });
 
-describe('ServiceAccount admission of pods', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
-  let s: TestServer;
-  let k: Kubectl;
-  before(async () => {
-    s = await startTestServer({ flags: ['--controllers=*'] });
-    k = new Kubectl(KUBECTL!, s.kubeconfig);
-  });
-  after(async () => {
-    await s.close();
-  });
+describe('ServiceAccount admission of pods', NEEDS_KUBECTL, () => {
+  const ctx = kubectlServer({ flags: ['--controllers=*'] });
 
   const create = async (body: object, ns = NS) => {
-    const r = await s.admin.request('POST', `${ns}/pods`, body);
+    const r = await ctx.s.admin.request('POST', `${ns}/pods`, body);
     assert.equal(r.status, 201, r.text);
     return r.json;
   };
 
   it('gives a pod the default account and its token volume, in every container', async () => {
-    await k.ok(['run', 'web', '--image=nginx:1.27']);
-    const p = (await s.admin.request('GET', `${NS}/pods/web`)).json;
+    await ctx.k.ok(['run', 'web', '--image=nginx:1.27']);
+    const p = (await ctx.s.admin.request('GET', `${NS}/pods/web`)).json;
     assert.equal(p.spec.serviceAccountName, 'default');
     assert.equal(p.spec.serviceAccount, 'default');
     const [volume] = p.spec.volumes;
@@ -74,8 +64,8 @@ describe('ServiceAccount admission of pods', { skip: KUBECTL ? false : 'kubectl 
 
   it('mounts nothing where the pod or its account turns automounting off; the pod decides first', async () => {
     assert.equal((await create(pod('no-mount', { automountServiceAccountToken: false }))).spec.volumes, undefined);
-    await k.ok(['create', 'serviceaccount', 'quiet']);
-    await s.admin.request(
+    await ctx.k.ok(['create', 'serviceaccount', 'quiet']);
+    await ctx.s.admin.request(
       'PATCH',
       `${NS}/serviceaccounts/quiet`,
       { automountServiceAccountToken: false, imagePullSecrets: [{ name: 'registry' }] },
@@ -92,13 +82,13 @@ describe('ServiceAccount admission of pods', { skip: KUBECTL ? false : 'kubectl 
   });
 
   it('refuses a pod whose account does not exist, as kube words it', async () => {
-    const r = await k.run(['create', '-f', '-'], JSON.stringify(pod('orphan', { serviceAccountName: 'ghost' })));
+    const r = await ctx.k.run(['create', '-f', '-'], JSON.stringify(pod('orphan', { serviceAccountName: 'ghost' })));
     assert.notEqual(r.code, 0);
     assert.match(
       r.stderr,
       /Error from server \(Forbidden\).*pods "orphan" is forbidden: error looking up service account default\/ghost: serviceaccount "ghost" not found/,
     );
-    const gen = await s.admin.request('POST', `${NS}/pods`, {
+    const gen = await ctx.s.admin.request('POST', `${NS}/pods`, {
       ...pod(''),
       metadata: { generateName: 'gen-' },
       spec: { serviceAccountName: 'ghost', containers: [{ name: 'c', image: 'x' }] },
@@ -108,28 +98,28 @@ describe('ServiceAccount admission of pods', { skip: KUBECTL ? false : 'kubectl 
   });
 
   it('waits for the default account of a new namespace, and leaves a missing namespace to NamespaceLifecycle', async () => {
-    await k.ok(['create', 'namespace', 'fresh']);
+    await ctx.k.ok(['create', 'namespace', 'fresh']);
     const p = await create(pod('first'), '/api/v1/namespaces/fresh');
     assert.equal(p.spec.serviceAccountName, 'default');
-    const none = await s.admin.request('POST', '/api/v1/namespaces/nowhere/pods', pod('lost'));
+    const none = await ctx.s.admin.request('POST', '/api/v1/namespaces/nowhere/pods', pod('lost'));
     assert.equal(none.status, 404);
     assert.equal(none.json.message, 'namespaces "nowhere" not found');
   });
 
   it('keeps the token volume through server-side and client-side apply again, with no diff', async () => {
     const manifest = JSON.stringify(pod('applied', { containers: [{ name: 'c', image: 'nginx:1.27' }] }));
-    await k.ok(['apply', '--server-side', '-f', '-'], manifest);
-    const first = (await s.admin.request('GET', `${NS}/pods/applied`)).json;
+    await ctx.k.ok(['apply', '--server-side', '-f', '-'], manifest);
+    const first = (await ctx.s.admin.request('GET', `${NS}/pods/applied`)).json;
     assert.equal(first.spec.volumes.length, 1);
-    await k.ok(['apply', '--server-side', '-f', '-'], manifest);
-    const diff = await k.run(['diff', '--server-side', '-f', '-'], manifest);
+    await ctx.k.ok(['apply', '--server-side', '-f', '-'], manifest);
+    const diff = await ctx.k.run(['diff', '--server-side', '-f', '-'], manifest);
     assert.equal(diff.code, 0, diff.stdout + diff.stderr);
-    const again = (await s.admin.request('GET', `${NS}/pods/applied`)).json;
+    const again = (await ctx.s.admin.request('GET', `${NS}/pods/applied`)).json;
     assert.deepEqual(again.spec.volumes, first.spec.volumes);
     assert.deepEqual(again.spec.containers[0].volumeMounts, first.spec.containers[0].volumeMounts);
     const client = JSON.stringify(pod('applied-csa', { containers: [{ name: 'c', image: 'nginx:1.27' }] }));
-    await k.ok(['apply', '-f', '-'], client);
-    const csaDiff = await k.run(['diff', '-f', '-'], client);
+    await ctx.k.ok(['apply', '-f', '-'], client);
+    const csaDiff = await ctx.k.run(['diff', '-f', '-'], client);
     assert.equal(csaDiff.code, 0, csaDiff.stdout + csaDiff.stderr);
   });
 

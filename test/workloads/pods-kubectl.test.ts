@@ -4,12 +4,10 @@
 // the requests that need a node (logs, exec, attach, port-forward,
 // nodes/proxy) answered as kube answers a pod without one, ephemeral
 // containers (kubectl debug) and resize.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { findKubectl, Kubectl } from '../e2e/helpers.js';
+import { kubectlServer, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
 
-const KUBECTL = findKubectl();
 const NS = '/api/v1/namespaces/default';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
 
@@ -18,19 +16,11 @@ function pod(name: string, containers: object[], extra: object = {}): object {
 }
 const c = (name: string, resources?: object) => ({ name, image: 'nginx:1.27', ...(resources ? { resources } : {}) });
 
-describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false : 'kubectl is not installed' }, () => {
-  let s: TestServer;
-  let k: Kubectl;
-  before(async () => {
-    s = await startTestServer();
-    k = new Kubectl(KUBECTL!, s.kubeconfig);
-  });
-  after(async () => {
-    await s.close();
-  });
+describe('pods as kube-apiserver sets and serves them', NEEDS_KUBECTL, () => {
+  const ctx = kubectlServer();
 
   const create = async (body: object) => {
-    const r = await s.admin.request('POST', `${NS}/pods`, body);
+    const r = await ctx.s.admin.request('POST', `${NS}/pods`, body);
     assert.equal(r.status, 201, r.text);
     return r.json;
   };
@@ -51,7 +41,7 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
     // A client's status is not kept on create.
     const told = await create({ ...pod('qos-told', [c('a')]), status: { phase: 'Running', qosClass: 'Guaranteed' } });
     assert.deepEqual(told.status, { phase: 'Pending', qosClass: 'BestEffort' });
-    const out = await k.ok(['get', 'pod', 'qos-b', '-o', 'jsonpath={.status.phase}/{.status.qosClass}']);
+    const out = await ctx.k.ok(['get', 'pod', 'qos-b', '-o', 'jsonpath={.status.phase}/{.status.qosClass}']);
     assert.equal(out, 'Pending/Burstable');
   });
 
@@ -67,16 +57,16 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
         message: 'Scheduling is blocked due to non-empty scheduling gates',
       },
     ]);
-    const bind = await s.admin.request('POST', `${NS}/pods/gated/binding`, { metadata: { name: 'gated' }, target: { name: 'node-1' } });
+    const bind = await ctx.s.admin.request('POST', `${NS}/pods/gated/binding`, { metadata: { name: 'gated' }, target: { name: 'node-1' } });
     assert.equal(bind.status, 409);
     assert.equal(bind.json.message, 'Operation cannot be fulfilled on pods/binding "gated": pod gated has non-empty .spec.schedulingGates');
   });
 
   it('refuses quantities that do not parse, negative ones and requests over limits, naming the field', async () => {
-    const r = await k.run(['create', '-f', '-'], JSON.stringify(pod('bad-q', [c('a', { limits: { cpu: 'lots' } })])));
+    const r = await ctx.k.run(['create', '-f', '-'], JSON.stringify(pod('bad-q', [c('a', { limits: { cpu: 'lots' } })])));
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /spec\.containers\[0\]\.resources\.limits\[cpu\]: Invalid value: "lots": quantities must match the regular expression/);
-    const neg = await s.admin.request('POST', `${NS}/pods`, pod('bad-n', [c('a', { requests: { memory: '-1Mi' } })]));
+    const neg = await ctx.s.admin.request('POST', `${NS}/pods`, pod('bad-n', [c('a', { requests: { memory: '-1Mi' } })]));
     assert.equal(neg.status, 422);
     assert.deepEqual(neg.json.details.causes, [
       {
@@ -85,7 +75,7 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
         field: 'spec.containers[0].resources.requests[memory]',
       },
     ]);
-    const over = await s.admin.request('POST', `${NS}/pods`, pod('bad-o', [c('a', { requests: { cpu: '2' }, limits: { cpu: '1' } })]));
+    const over = await ctx.s.admin.request('POST', `${NS}/pods`, pod('bad-o', [c('a', { requests: { cpu: '2' }, limits: { cpu: '1' } })]));
     assert.equal(over.status, 422);
     assert.equal(over.json.details.causes[0].field, 'spec.containers[0].resources.requests[cpu]');
     assert.equal(over.json.details.causes[0].message, 'Invalid value: "2": must be less than or equal to cpu limit of 1');
@@ -99,10 +89,10 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
         template: { metadata: { labels: { app: 'q' } }, spec: { initContainers: [c('i', { limits: { memory: '12 Mi' } })], containers: [c('a')] } },
       },
     };
-    const d = await s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy);
+    const d = await ctx.s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy);
     assert.equal(d.status, 422, d.text);
     assert.equal(d.json.details.causes[0].field, 'spec.template.spec.initContainers[0].resources.limits[memory]');
-    assert.equal((await s.admin.request('GET', `${NS}/pods/bad-q`)).status, 404);
+    assert.equal((await ctx.s.admin.request('GET', `${NS}/pods/bad-q`)).status, 404);
   });
 
   it('answers a Deployment of 10,000 containers whole, and a body over the request limit with 413', async () => {
@@ -113,14 +103,14 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
       metadata: { name },
       spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: list } } },
     });
-    const big = await s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy('wide', containers));
+    const big = await ctx.s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy('wide', containers));
     assert.equal(big.status, 201, big.text.slice(0, 300));
     const spec = big.json.spec.template.spec;
     assert.equal(spec.containers.length, 10_000);
     assert.deepEqual(spec.containers[9_999].resources.requests, undefined, 'templates keep their requests as written (only Pods default them)');
     // One bad quantity among them is named where it is.
     const bad = containers.map((c, i) => (i === 7_777 ? { ...c, resources: { limits: { cpu: 'ten' } } } : c));
-    const refused = await s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy('wide-bad', bad));
+    const refused = await ctx.s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy('wide-bad', bad));
     assert.equal(refused.status, 422);
     assert.deepEqual(
       refused.json.details.causes.map((x: { field: string }) => x.field),
@@ -128,23 +118,23 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
     );
     // kube-apiserver's request limit (3 MiB): the body is not read further.
     const huge = Array.from({ length: 40_000 }, (_, i) => ({ name: `container-${i}`, image: `registry.example.com/team/image-${i}:1.0.0` }));
-    const over = await s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy('too-wide', huge));
+    const over = await ctx.s.admin.request('POST', '/apis/apps/v1/namespaces/default/deployments', deploy('too-wide', huge));
     assert.equal(over.status, 413);
     assert.equal(over.json.message, 'Request entity too large: limit is 3145728');
-    assert.equal((await s.admin.request('GET', '/apis/apps/v1/namespaces/default/deployments/too-wide')).status, 404);
+    assert.equal((await ctx.s.admin.request('GET', '/apis/apps/v1/namespaces/default/deployments/too-wide')).status, 404);
   });
 
   it('binds a pod to a node once', async () => {
     await create(pod('bind-me', [c('a')]));
-    const dry = await s.admin.request('POST', `${NS}/pods/bind-me/binding?dryRun=All`, {
+    const dry = await ctx.s.admin.request('POST', `${NS}/pods/bind-me/binding?dryRun=All`, {
       apiVersion: 'v1',
       kind: 'Binding',
       metadata: { name: 'bind-me' },
       target: { name: 'node-1' },
     });
     assert.equal(dry.status, 201, dry.text);
-    assert.equal((await s.admin.request('GET', `${NS}/pods/bind-me`)).json.spec.nodeName, undefined);
-    const ok = await s.admin.request('POST', `${NS}/pods/bind-me/binding`, {
+    assert.equal((await ctx.s.admin.request('GET', `${NS}/pods/bind-me`)).json.spec.nodeName, undefined);
+    const ok = await ctx.s.admin.request('POST', `${NS}/pods/bind-me/binding`, {
       apiVersion: 'v1',
       kind: 'Binding',
       metadata: { name: 'bind-me', annotations: { 'scheduler.example.com/score': '7' } },
@@ -152,7 +142,7 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
     });
     assert.equal(ok.status, 201, ok.text);
     assert.deepEqual(ok.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
-    const bound = (await s.admin.request('GET', `${NS}/pods/bind-me`)).json;
+    const bound = (await ctx.s.admin.request('GET', `${NS}/pods/bind-me`)).json;
     assert.equal(bound.spec.nodeName, 'node-1');
     assert.equal(bound.metadata.annotations['scheduler.example.com/score'], '7');
     // Written as kube's storage update: no strategy, so the generation stays.
@@ -162,88 +152,88 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
       bound.status.conditions.map((x: { type: string; status: string }) => [x.type, x.status]),
       [['PodScheduled', 'True']],
     );
-    const again = await s.admin.request('POST', `${NS}/pods/bind-me/binding`, { metadata: { name: 'bind-me' }, target: { name: 'node-2' } });
+    const again = await ctx.s.admin.request('POST', `${NS}/pods/bind-me/binding`, { metadata: { name: 'bind-me' }, target: { name: 'node-2' } });
     assert.equal(again.status, 409);
     assert.equal(again.json.message, 'Operation cannot be fulfilled on pods/binding "bind-me": pod bind-me is already assigned to node "node-1"');
-    const wide = await k.ok(['get', 'pod', 'bind-me', '-o', 'wide']);
+    const wide = await ctx.k.ok(['get', 'pod', 'bind-me', '-o', 'wide']);
     assert.match(wide.split('\n')[1]!, /\snode-1\s/);
   });
 
   it('refuses a binding without a target, to another kind, or for another pod', async () => {
     await create(pod('bind-bad', [c('a')]));
-    const none = await s.admin.request('POST', `${NS}/pods/bind-bad/binding`, { metadata: { name: 'bind-bad' }, target: {} });
+    const none = await ctx.s.admin.request('POST', `${NS}/pods/bind-bad/binding`, { metadata: { name: 'bind-bad' }, target: {} });
     assert.equal(none.status, 422);
     assert.equal(none.json.details.causes[0].field, 'target.name');
-    const kind = await s.admin.request('POST', `${NS}/pods/bind-bad/binding`, { metadata: { name: 'bind-bad' }, target: { kind: 'Pod', name: 'x' } });
+    const kind = await ctx.s.admin.request('POST', `${NS}/pods/bind-bad/binding`, { metadata: { name: 'bind-bad' }, target: { kind: 'Pod', name: 'x' } });
     assert.equal(kind.status, 422);
     assert.equal(kind.json.details.causes[0].message, 'Unsupported value: "Pod": supported values: "Node", "<empty>"');
-    const other = await s.admin.request('POST', `${NS}/pods/bind-bad/binding`, { metadata: { name: 'other' }, target: { name: 'n' } });
+    const other = await ctx.s.admin.request('POST', `${NS}/pods/bind-bad/binding`, { metadata: { name: 'other' }, target: { name: 'n' } });
     assert.equal(other.status, 400);
     assert.equal(other.json.message, 'name in URL does not match name in Binding object');
-    const missing = await s.admin.request('POST', `${NS}/pods/ghost/binding`, { metadata: { name: 'ghost' }, target: { name: 'n' } });
+    const missing = await ctx.s.admin.request('POST', `${NS}/pods/ghost/binding`, { metadata: { name: 'ghost' }, target: { name: 'n' } });
     assert.equal(missing.status, 404);
     assert.equal(missing.json.message, 'pods "ghost" not found');
   });
 
   it('answers logs, exec, attach and port-forward of a pod without a node as kube does', async () => {
     await create(pod('waiting', [c('web')]));
-    const logs = await k.run(['logs', 'waiting']);
+    const logs = await ctx.k.run(['logs', 'waiting']);
     assert.equal(logs.code, 0, logs.stderr);
     assert.equal(logs.stdout, '');
-    const raw = await s.admin.request('GET', `${NS}/pods/waiting/log`);
+    const raw = await ctx.s.admin.request('GET', `${NS}/pods/waiting/log`);
     assert.equal(raw.status, 204);
-    const exec = await k.run(['exec', 'waiting', '--', 'ls']);
+    const exec = await ctx.k.run(['exec', 'waiting', '--', 'ls']);
     assert.notEqual(exec.code, 0);
     assert.match(exec.stderr, /pod waiting does not have a host assigned/);
     for (const sub of ['exec?command=ls', 'attach?stdout=true', 'portforward?ports=80']) {
-      const r = await s.admin.request('POST', `${NS}/pods/waiting/${sub}`);
+      const r = await ctx.s.admin.request('POST', `${NS}/pods/waiting/${sub}`);
       assert.equal(r.status, 400, sub);
       assert.equal(r.json.message, 'pod waiting does not have a host assigned');
     }
-    const wrong = await s.admin.request('GET', `${NS}/pods/waiting/log?container=nope`);
+    const wrong = await ctx.s.admin.request('GET', `${NS}/pods/waiting/log?container=nope`);
     assert.equal(wrong.status, 400);
     assert.equal(wrong.json.message, 'container nope is not valid for pod waiting');
-    const tail = await s.admin.request('GET', `${NS}/pods/waiting/log?tailLines=-1`);
+    const tail = await ctx.s.admin.request('GET', `${NS}/pods/waiting/log?tailLines=-1`);
     assert.equal(tail.status, 422);
     assert.equal(tail.json.details.causes[0].field, 'tailLines');
-    assert.equal((await s.admin.request('GET', `${NS}/pods/ghost/log`)).status, 404);
+    assert.equal((await ctx.s.admin.request('GET', `${NS}/pods/ghost/log`)).status, 404);
   });
 
   it('asks for a container when a pod has several', async () => {
     await create(pod('two', [c('a'), c('b')], { initContainers: [c('init')] }));
-    const log = await s.admin.request('GET', `${NS}/pods/two/log`);
+    const log = await ctx.s.admin.request('GET', `${NS}/pods/two/log`);
     assert.equal(log.status, 400);
     assert.equal(log.json.message, 'a container name must be specified for pod two, choose one of: [init a b]');
-    const exec = await s.admin.request('POST', `${NS}/pods/two/exec?command=ls`);
+    const exec = await ctx.s.admin.request('POST', `${NS}/pods/two/exec?command=ls`);
     assert.equal(exec.json.message, 'a container name must be specified for pod two, choose one of: [a b] or one of the init containers: [init]');
   });
 
   it('answers a bound pod and nodes/proxy from the node object: missing, without an address, or with no kubelet here', async () => {
     await create(pod('on-node', [c('a')]));
-    await s.admin.request('POST', `${NS}/pods/on-node/binding`, { metadata: { name: 'on-node' }, target: { name: 'worker-1' } });
-    let r = await s.admin.request('GET', `${NS}/pods/on-node/log`);
+    await ctx.s.admin.request('POST', `${NS}/pods/on-node/binding`, { metadata: { name: 'on-node' }, target: { name: 'worker-1' } });
+    let r = await ctx.s.admin.request('GET', `${NS}/pods/on-node/log`);
     assert.equal(r.status, 404);
     assert.equal(r.json.message, 'nodes "worker-1" not found');
-    assert.equal((await s.admin.request('POST', '/api/v1/nodes', { metadata: { name: 'worker-1' } })).status, 201);
-    r = await s.admin.request('GET', `${NS}/pods/on-node/log`);
+    assert.equal((await ctx.s.admin.request('POST', '/api/v1/nodes', { metadata: { name: 'worker-1' } })).status, 201);
+    r = await ctx.s.admin.request('GET', `${NS}/pods/on-node/log`);
     assert.equal(r.status, 500);
     assert.equal(r.json.message, 'no preferred addresses found; known addresses: []');
-    r = await s.admin.request('GET', '/api/v1/nodes/worker-1/proxy/metrics');
+    r = await ctx.s.admin.request('GET', '/api/v1/nodes/worker-1/proxy/metrics');
     assert.equal(r.status, 500);
     assert.equal(r.json.message, 'no preferred addresses found; known addresses: []');
-    await s.admin.request('PATCH', '/api/v1/nodes/worker-1/status', { status: { addresses: [{ type: 'InternalIP', address: '192.0.2.10' }] } }, MERGE);
-    r = await s.admin.request('GET', '/api/v1/nodes/worker-1:10250/proxy/metrics');
+    await ctx.s.admin.request('PATCH', '/api/v1/nodes/worker-1/status', { status: { addresses: [{ type: 'InternalIP', address: '192.0.2.10' }] } }, MERGE);
+    r = await ctx.s.admin.request('GET', '/api/v1/nodes/worker-1:10250/proxy/metrics');
     assert.equal(r.status, 503);
-    assert.equal((await s.admin.request('GET', '/api/v1/nodes/absent/proxy/')).status, 404);
+    assert.equal((await ctx.s.admin.request('GET', '/api/v1/nodes/absent/proxy/')).status, 404);
   });
 
   it('adds ephemeral containers with kubectl debug, only through /ephemeralcontainers', async () => {
-    const early = await s.admin.request('POST', `${NS}/pods`, pod('dbg', [c('app')], { ephemeralContainers: [{ name: 'e', image: 'busybox' }] }));
+    const early = await ctx.s.admin.request('POST', `${NS}/pods`, pod('dbg', [c('app')], { ephemeralContainers: [{ name: 'e', image: 'busybox' }] }));
     assert.equal(early.status, 422);
     assert.equal(early.json.message, 'Pod "dbg" is invalid: spec.ephemeralContainers: Forbidden: cannot be set on create');
     await create(pod('dbg', [c('app')]));
-    await k.ok(['debug', 'dbg', '--image=busybox:1.36', '--container=debugger', '--target=app', '--', 'sleep', '1d']);
-    const p = (await s.admin.request('GET', `${NS}/pods/dbg/ephemeralcontainers`)).json;
+    await ctx.k.ok(['debug', 'dbg', '--image=busybox:1.36', '--container=debugger', '--target=app', '--', 'sleep', '1d']);
+    const p = (await ctx.s.admin.request('GET', `${NS}/pods/dbg/ephemeralcontainers`)).json;
     assert.equal(p.kind, 'Pod');
     const ec = p.spec.ephemeralContainers;
     assert.equal(ec.length, 1);
@@ -252,7 +242,7 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
     assert.equal(ec[0].terminationMessagePolicy, 'File');
     assert.equal(p.metadata.generation, 2);
     // Other changes sent to the subresource are dropped; the existing container may not change or go.
-    const sneaky = await s.admin.request(
+    const sneaky = await ctx.s.admin.request(
       'PATCH',
       `${NS}/pods/dbg/ephemeralcontainers`,
       { spec: { containers: [{ name: 'app', image: 'evil' }] } },
@@ -260,7 +250,7 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
     );
     assert.equal(sneaky.status, 200, sneaky.text);
     assert.equal(sneaky.json.spec.containers[0].image, 'nginx:1.27');
-    const change = await s.admin.request(
+    const change = await ctx.s.admin.request(
       'PATCH',
       `${NS}/pods/dbg/ephemeralcontainers`,
       [{ op: 'replace', path: '/spec/ephemeralContainers/0/image', value: 'busybox:1.37' }],
@@ -268,10 +258,10 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
     );
     assert.equal(change.status, 422);
     assert.match(change.json.message, /spec\.ephemeralContainers: Forbidden: existing ephemeral containers "debugger" may not be changed/);
-    const remove = await s.admin.request('PATCH', `${NS}/pods/dbg/ephemeralcontainers`, { spec: { ephemeralContainers: null } }, MERGE);
+    const remove = await ctx.s.admin.request('PATCH', `${NS}/pods/dbg/ephemeralcontainers`, { spec: { ephemeralContainers: null } }, MERGE);
     assert.equal(remove.status, 422);
     assert.match(remove.json.message, /existing ephemeral containers "debugger" may not be removed/);
-    const withPorts = await s.admin.request(
+    const withPorts = await ctx.s.admin.request(
       'PATCH',
       `${NS}/pods/dbg/ephemeralcontainers`,
       [{ op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'x', image: 'busybox', ports: [{ containerPort: 80 }] } }],
@@ -284,7 +274,7 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
 
   it('resizes only container resources, keeping the QoS class', async () => {
     await create(pod('rs', [c('app', { requests: { cpu: '100m', memory: '64Mi' } })]));
-    const r = await k.run([
+    const r = await ctx.k.run([
       'patch',
       'pod',
       'rs',
@@ -295,11 +285,11 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
       '{"spec":{"containers":[{"name":"app","image":"other","resources":{"requests":{"cpu":"200m","memory":"64Mi"}}}]}}',
     ]);
     assert.equal(r.code, 0, r.stderr);
-    const p = (await s.admin.request('GET', `${NS}/pods/rs`)).json;
+    const p = (await ctx.s.admin.request('GET', `${NS}/pods/rs`)).json;
     assert.deepEqual(p.spec.containers[0].resources.requests, { cpu: '200m', memory: '64Mi' });
     assert.equal(p.spec.containers[0].image, 'nginx:1.27');
     assert.equal(p.metadata.generation, 2);
-    const qos = await s.admin.request(
+    const qos = await ctx.s.admin.request(
       'PATCH',
       `${NS}/pods/rs/resize`,
       { spec: { containers: [{ name: 'app', resources: { requests: null } }] } },
@@ -310,7 +300,7 @@ describe('pods as kube-apiserver sets and serves them', { skip: KUBECTL ? false 
   });
 
   it('lists the pod subresources in discovery as kube does', async () => {
-    const v1 = (await s.admin.request('GET', '/api/v1')).json;
+    const v1 = (await ctx.s.admin.request('GET', '/api/v1')).json;
     const byName = new Map<string, { kind: string; verbs: string[]; group?: string; version?: string }>(v1.resources.map((x: { name: string }) => [x.name, x]));
     assert.deepEqual(byName.get('pods/eviction'), {
       name: 'pods/eviction',
