@@ -41,29 +41,15 @@ function child(o: Obj, field: string): Obj {
   return o[field] as Obj;
 }
 
-/**
- * kube's workload strategies start every new object with the zero status, which
- * its JSON shows with the members Go does not omit when zero.
- */
-const ZERO_STATUS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
-  Deployment: {},
-  ReplicaSet: { replicas: 0 },
-  StatefulSet: { replicas: 0, availableReplicas: 0 },
-  DaemonSet: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
-};
-const zeroStatus = (kind: string) => (obj: KObject) => {
-  obj['status'] = { ...ZERO_STATUS[kind] };
-};
-
-/** What every workload's strategy shares: generation from the spec, a fresh status. */
-const workload = (kind: string): Partial<ResourceType> => ({ generation: 'spec', categories: ['all'], prepareForCreate: zeroStatus(kind) });
+/** What every workload's strategy shares: generation from the spec. A new object's zero status is the schema table's (prepareCreate resets status; withKubeZeros writes Go's zero struct). */
+const WORKLOAD: Partial<ResourceType> = { generation: 'spec', categories: ['all'] };
 
 /** A selector matching the pod template, and never changing. */
 const workloadCauses = (kind: string) => (obj: KObject, old: KObject | undefined) => [...selectorAndTemplate(obj, kind), ...immutableSelector(obj, old)];
 
 const deploymentBase = workloadCauses('deployment');
 export const deployments = apps('Deployment', 'deployments', {
-  ...workload('Deployment'),
+  ...WORKLOAD,
   shortNames: ['deploy'],
   subresources: [SCALE, statusOf('Deployment')],
   scale: REPLICAS_SCALE,
@@ -111,7 +97,7 @@ function deploymentSpec(obj: KObject): StatusCause[] {
 
 const replicaSetBase = workloadCauses('replicaset');
 export const replicasets = apps('ReplicaSet', 'replicasets', {
-  ...workload('ReplicaSet'),
+  ...WORKLOAD,
   shortNames: ['rs'],
   subresources: [SCALE, statusOf('ReplicaSet')],
   scale: REPLICAS_SCALE,
@@ -141,7 +127,7 @@ function statefulSetUpdate(obj: KObject, old: KObject | undefined): StatusCause[
 
 const statefulSetBase = workloadCauses('statefulset');
 export const statefulsets = apps('StatefulSet', 'statefulsets', {
-  ...workload('StatefulSet'),
+  ...WORKLOAD,
   // kube's ValidateStatefulSetName: a DNS label (its pods' hostnames), checked on create only.
   nameRule: 'label',
   shortNames: ['sts'],
@@ -175,13 +161,12 @@ const TEMPLATE_GENERATION = 'deprecated.daemonset.template.generation';
 
 const daemonSetBase = workloadCauses('daemonset');
 export const daemonsets = apps('DaemonSet', 'daemonsets', {
-  ...workload('DaemonSet'),
+  ...WORKLOAD,
   shortNames: ['ds'],
   subresources: [statusOf('DaemonSet')],
   columns: DAEMONSET_COLUMNS,
   // The v1 form of the internal templateGeneration: 1 on create, one more whenever the template changes.
   prepareForCreate(obj) {
-    zeroStatus('DaemonSet')(obj);
     obj.metadata.annotations = { ...obj.metadata.annotations, [TEMPLATE_GENERATION]: '1' };
   },
   prepareForUpdate(next, old, target) {

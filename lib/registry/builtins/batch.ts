@@ -109,7 +109,6 @@ function jobUpdateCauses(obj: KObject, old: KObject | undefined): StatusCause[] 
 export const jobs = batch('Job', 'jobs', {
   columns: JOB_COLUMNS,
   prepareForCreate(obj) {
-    obj['status'] = {};
     generateSelector(obj);
   },
   defaults(obj) {
@@ -135,9 +134,6 @@ const CRONJOB_NAME_MAX = 63 - 11;
 export const cronjobs = batch('CronJob', 'cronjobs', {
   shortNames: ['cj'],
   columns: CRONJOB_COLUMNS,
-  prepareForCreate(obj) {
-    obj['status'] = {};
-  },
   // SetDefaults_CronJob; the job template's pod spec gets the pod defaults, the job spec none.
   defaults(obj) {
     const spec = child(obj as Obj, 'spec');

@@ -36,9 +36,6 @@ export const replicationcontrollers = core('ReplicationController', 'replication
   subresources: [SCALE, { name: 'status', kind: 'ReplicationController', verbs: SUB_VERBS }],
   scale: RC_SCALE,
   columns: REPLICATIONCONTROLLER_COLUMNS,
-  prepareForCreate(obj) {
-    obj['status'] = { replicas: 0 };
-  },
   // SetDefaults_ReplicationController: the selector and the object's labels come from the template's labels when empty.
   defaults(obj) {
     if (!isPlainObject(obj['spec'])) obj['spec'] = {};

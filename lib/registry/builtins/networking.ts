@@ -78,10 +78,6 @@ export const ingresses = networking('Ingress', 'ingresses', {
     column('Ports', 'Ports of TLS configurations that open', (o) => (list(o, 'spec', 'tls').length ? '80, 443' : '80')),
     ageColumn(),
   ],
-  // IngressStatus{} as Go writes it: loadBalancer is never omitted.
-  prepareForCreate(obj) {
-    obj['status'] = { loadBalancer: {} };
-  },
   validate: validateIngress,
 });
 

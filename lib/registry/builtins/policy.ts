@@ -64,10 +64,6 @@ export const poddisruptionbudgets = builtinType('policy', 'PodDisruptionBudget',
     }),
     ageColumn(),
   ],
-  // The zero status as Go writes it: these four members are never omitted.
-  prepareForCreate(obj) {
-    obj['status'] = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
-  },
   validate: validatePdb,
 });
 
