@@ -51,6 +51,16 @@ describe("a new object's zero status", () => {
     await s?.close();
   });
 
+  it('a partial status copied from elsewhere creates (the status is reset, so nothing in it is required)', async () => {
+    const [path, obj] = CASES[3]!; // a DaemonSet: four status members Go never omits
+    const r = await s.admin.request('POST', path, { ...obj, metadata: { name: 'partial' }, status: { observedGeneration: 7 } });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json.status.observedGeneration, undefined);
+    const bad = await s.admin.request('PUT', `${path}/partial/status`, { ...r.json, status: { observedGeneration: 7 } });
+    assert.equal(bad.status, 422, 'through /status the required members are required');
+    assert.match(bad.json.message, /status\.currentNumberScheduled: Required value/);
+  });
+
   for (const [path, obj, zero] of CASES) {
     it(`${obj['kind']}: ${JSON.stringify(zero)}, whatever status the client sent`, async () => {
       // A status a client could have copied from another object: every zero member set, and more.

@@ -1,10 +1,10 @@
 // create (POST) and update (PUT, including the status and finalize subresources).
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
-import { alreadyExists, conflict, notFound, STALE_OBJECT, type GroupResource } from '../../../lib/api/status.js';
+import { alreadyExists, conflict, invalid, notFound, STALE_OBJECT, type GroupResource, type StatusCause } from '../../../lib/api/status.js';
 import { readBody } from '../../../lib/http/body.js';
 import { decodeBody } from '../../../lib/validation/decode.js';
-import { checkObject, parseFieldValidation, strictPrefixOf } from '../../../lib/validation/fields.js';
+import { decodeFields, parseFieldValidation, strictPrefixOf } from '../../../lib/validation/fields.js';
 import { addWarnings } from '../../../lib/http/warnings.js';
 import { negotiateInput } from '../../../lib/http/negotiate.js';
 import { sendObject, wantsPretty } from '../../../lib/http/respond.js';
@@ -33,15 +33,17 @@ async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Pro
   const level = parseFieldValidation(r.query);
   const { value, duplicates } = decodeBody(r.body ?? (await readBody(r.req, env.bodyLimit)), format);
   const obj = checkEnvelope(t, value);
-  const warnings = checkObject(obj, t.schema, duplicates, {
-    level,
-    strictPrefix: strictPrefixOf(t.kind, t.version),
-    gk: { group: t.group, kind: t.kind },
-    name: obj.metadata.name ?? obj.metadata.generateName ?? '',
-  });
+  const name = obj.metadata.name ?? obj.metadata.generateName ?? '';
+  const { warnings, causes } = decodeFields(obj, t.schema, duplicates, level, strictPrefixOf(t.kind, t.version));
+  // A write to the main resource of a kind with /status keeps or resets the status (kube's strategies), so
+  // nothing missing in the status the client sent is a problem (a copied object with a partial status creates).
+  const judged = r.info.subresource === '' && t.subresources.some((s) => s.name === 'status') ? causes.filter((c) => !underStatus(c)) : causes;
+  if (judged.length > 0) throw invalid({ group: t.group, kind: t.kind }, name, judged);
   addWarnings(r, warnings);
   return obj;
 }
+
+const underStatus = (c: StatusCause) => c.reason === 'FieldValueRequired' && c.field !== undefined && (c.field === 'status' || c.field.startsWith('status.'));
 
 /** Answers with `obj` (stored, or in the request's version) as the request's version serves it. */
 export async function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject): Promise<void> {
