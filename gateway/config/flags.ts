@@ -14,6 +14,7 @@ import { admission, type AdmissionOptions } from './options/admission.js';
 import { flowcontrol, type FlowControlOptions } from './options/flowcontrol.js';
 import { aggregation, type AggregationOptions } from './options/aggregation.js';
 import { sidecar, type SidecarOptions } from './options/sidecar.js';
+import { forwardAuth, type ForwardAuthOptions } from './options/forwardauth.js';
 import { controllers, type ControllerOptions } from './options/controllers.js';
 import { csrSigning, type CsrSigningOptions } from './options/csrsigning.js';
 import { features, type FeatureOptions } from './options/features.js';
@@ -34,6 +35,7 @@ export type ServeOptions = ServingOptions &
   FlowControlOptions &
   AggregationOptions &
   SidecarOptions &
+  ForwardAuthOptions &
   ControllerOptions &
   CsrSigningOptions &
   FeatureOptions &
@@ -54,6 +56,7 @@ const GROUPS = [
   flowcontrol,
   aggregation,
   sidecar,
+  forwardAuth,
   controllers,
   csrSigning,
   features,

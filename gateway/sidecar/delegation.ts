@@ -26,7 +26,8 @@ export interface DelegationContext {
   readonly closers: Array<() => void>;
 }
 
-async function tokenReview(opts: ServeOptions, d: DelegationContext): Promise<TokenAuthenticator> {
+/** Bearer tokens through the cluster's TokenReview (cached for --authentication-token-webhook-cache-ttl). */
+export async function delegatedTokens(opts: ServeOptions, d: DelegationContext): Promise<TokenAuthenticator> {
   const { log, clock } = d;
   if (opts.authenticationTokenWebhookConfigFile) {
     const w = await buildWebhookAuthenticator({
@@ -50,8 +51,7 @@ async function tokenReview(opts: ServeOptions, d: DelegationContext): Promise<To
 }
 
 /** Client certificates, then bearer tokens; anonymous is always 401 (as kube-rbac-proxy), whatever --anonymous-auth. */
-export async function delegatedAuthentication(opts: ServeOptions, clientCa: CurrentCaBundle, d: DelegationContext): Promise<UnionAuthenticator> {
-  const tokens = await tokenReview(opts, d);
+export function delegatedAuthentication(opts: ServeOptions, clientCa: CurrentCaBundle, tokens: TokenAuthenticator, d: DelegationContext): UnionAuthenticator {
   const authenticators: Authenticator[] = [];
   if (clientCa.current.anchors.length > 0) authenticators.push(new X509Authenticator({ cas: clientCa, clock: d.clock }));
   authenticators.push(new BearerAuthenticator(tokens, opts.apiAudiences));

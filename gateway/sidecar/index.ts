@@ -19,7 +19,9 @@ import { loadCaBundle, loadServingCertOrDevPki, readPemFiles } from '../server/s
 import { startFrontDoor } from '../server/frontdoor.js';
 import { loadResourceAttributes } from './config.js';
 import { pathGatedAuthenticator, pathGatedAuthorizer, SidecarPaths, sidecarAttributes, sidecarForbidden } from './access.js';
-import { delegatedAuthentication, delegatedAuthorization, type DelegationContext } from './delegation.js';
+import { delegatedAuthentication, delegatedAuthorization, delegatedTokens, type DelegationContext } from './delegation.js';
+import { buildForwardAuth, withForwardAuth } from '../forwardauth/index.js';
+import { routeTableOf } from '../routes/index.js';
 import { upstreamOf } from './upstream.js';
 
 export interface SidecarHooks {
@@ -51,7 +53,8 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const resourceAttributes = opts.resourceAttributesFile ? await loadResourceAttributes(opts.resourceAttributesFile) : undefined;
   const paths = new SidecarPaths(opts.allowPaths, opts.ignorePaths);
   const delegation: DelegationContext = { env: hooks.env ?? process.env, log, clock, closers: [] };
-  const authenticator = await delegatedAuthentication(opts, clientCa, delegation);
+  const tokens = await delegatedTokens(opts, delegation);
+  const authenticator = delegatedAuthentication(opts, clientCa, tokens, delegation);
   const authorizer = await delegatedAuthorization(opts, delegation);
   // No authenticating proxy is trusted here: the X-Remote-* defaults and
   // kube-rbac-proxy's field names (enabled or not) are what the upstream may
@@ -70,7 +73,7 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const tracing = await buildTracing(opts, { log, clock });
   // The sidecar serves no /readyz of its own; the check only carries the drain to the chain.
   const shutdownCheck = new ShutdownCheck();
-  const handler = buildHandlerChain({
+  const chain = buildHandlerChain({
     authenticator: pathGatedAuthenticator(paths, authenticator),
     identityHeaders,
     impersonation: false,
@@ -87,6 +90,9 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     ...(auditor ? { audit: auditor } : {}),
     ...(tracing ? { tracing: tracing.requests } : {}),
   });
+  // Forward auth: the same TokenReview and SubjectAccessReview (and their caches) answer nginx, Traefik and Envoy.
+  const routes = await routeTableOf(opts, { upstreams: false, checkUpstream: () => undefined });
+  const handler = withForwardAuth(buildForwardAuth(opts, { clientCa, tokens, apiAudiences: opts.apiAudiences, authorizer, routes, log, clock }), chain);
   const { server, url, shutdown } = await startFrontDoor({
     cert: serving,
     clientCas: [clientCa],
