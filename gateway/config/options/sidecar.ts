@@ -129,6 +129,9 @@ export const sidecar: OptionGroup<SidecarOptions> = {
     const clash = ['authorization-config', 'authorization-policy-file', 'core-backend-url'].filter((n) => given.has(n));
     if (clash.length > 0) out.push(`--upstream and ${clash.map((n) => `--${n}`).join(', ')} are mutually exclusive`);
     if (o.allowPaths.length > 0 && o.ignorePaths.length > 0) out.push('--allow-paths and --ignore-paths are mutually exclusive');
+    // The sidecar's proxy still takes its paths from --allow-paths and --ignore-paths; a table it would not follow is refused, not half-applied.
+    if (o.routesFile !== undefined)
+      out.push("--routes is not yet followed by the sidecar's proxy (--upstream): use --allow-paths, --ignore-paths and --resource-attributes");
     if (o.authHeaderUserFieldName === o.authHeaderGroupsFieldName) {
       out.push(`invalid value "${o.authHeaderGroupsFieldName}" for --auth-header-groups-field-name: must differ from --auth-header-user-field-name`);
     }
