@@ -8,7 +8,7 @@ import { parseRouteTable, type RouteTable, type RouteTableOptions } from './tabl
 export { RouteTable, type Route, type RouteMatch } from './table.js';
 export { routeAttributes, verbOf } from './attributes.js';
 
-export const EVERY_PATH: RouteTable = parseRouteTable({ routes: [{ name: 'every-path', prefix: '/' }] }, { upstreams: false, checkUpstream: () => undefined });
+export const EVERY_PATH: RouteTable = parseRouteTable({ routes: [{ name: 'every-path', prefix: '/' }] }, { upstreams: false, upstreamUrl: (u) => u });
 
 export async function routeTableOf(opts: ServeOptions, o: RouteTableOptions): Promise<RouteTable> {
   return opts.routesFile ? loadRouteTable(opts.routesFile, o) : EVERY_PATH;

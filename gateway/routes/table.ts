@@ -132,11 +132,16 @@ function parseRoute(raw: unknown, opts: RouteTableOptions): Route {
   }
   const action = ownValue(raw, 'action') ?? 'authorize';
   if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action)) throw new ConfigError(`action must be one of ${ACTIONS.join(', ')}`);
-  const upstream = ownValue(raw, 'upstream');
-  if (upstream !== undefined) {
-    if (typeof upstream !== 'string') throw new ConfigError('upstream must be a string');
+  const rawUpstream = ownValue(raw, 'upstream');
+  let upstream: string | undefined;
+  if (rawUpstream !== undefined) {
+    if (typeof rawUpstream !== 'string') throw new ConfigError('upstream must be a string');
     if (!opts.upstreams) throw new ConfigError('upstream is for sidecar mode (--upstream) only');
-    opts.checkUpstream(upstream);
+    try {
+      upstream = opts.upstreamUrl(rawUpstream);
+    } catch (err) {
+      throw err instanceof ConfigError ? new ConfigError(`"${rawUpstream}": ${err.reason}`, { field: 'upstream' }) : err;
+    }
   }
   const identity = ownValue(raw, 'identityHeaders') ?? true;
   if (typeof identity !== 'boolean') throw new ConfigError('identityHeaders must be true or false');
@@ -153,7 +158,7 @@ function parseRoute(raw: unknown, opts: RouteTableOptions): Route {
     name,
     matcher,
     action: action as RouteAction,
-    upstream: upstream as string | undefined,
+    upstream,
     identityHeaders: action === 'ignore' ? false : identity,
     resourceAttributes: attrs,
   });
@@ -162,8 +167,8 @@ function parseRoute(raw: unknown, opts: RouteTableOptions): Route {
 export interface RouteTableOptions {
   /** Whether routes may name upstreams (sidecar mode). */
   readonly upstreams: boolean;
-  /** Throws a ConfigError for an upstream URL the sidecar cannot reach. */
-  readonly checkUpstream: (url: string) => void;
+  /** The upstream URL as the sidecar uses it; throws a ConfigError for one it cannot reach. */
+  readonly upstreamUrl: (raw: string) => string;
 }
 
 /** `routes:` as read from a file: a list of routes; problems name the route (`routes[2] "metrics": …`). */

@@ -160,7 +160,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     compression: opts.featureGates.APIResponseCompression,
   });
   // Forward auth: nginx, Traefik and Envoy ask the gateway's authentication and authorizers (routes name no upstreams here).
-  const routes = await routeTableOf(opts, { upstreams: false, checkUpstream: () => undefined });
+  const routes = await routeTableOf(opts, { upstreams: false, upstreamUrl: (u) => u });
   const forwardAuth = buildForwardAuth(opts, {
     clientCa: tls.clientCa,
     tokens: authn.tokens,

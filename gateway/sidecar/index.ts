@@ -18,11 +18,15 @@ import { ShutdownCheck } from '../health/checks.js';
 import { loadCaBundle, loadServingCertOrDevPki, readPemFiles } from '../server/serving.js';
 import { startFrontDoor } from '../server/frontdoor.js';
 import { loadResourceAttributes } from './config.js';
-import { pathGatedAuthenticator, pathGatedAuthorizer, SidecarPaths, sidecarAttributes, sidecarForbidden } from './access.js';
+import { flagRoutes, routeGatedAuthenticator, routeGatedAuthorizer, sidecarAttributes, sidecarForbidden } from './access.js';
 import { delegatedAuthentication, delegatedAuthorization, delegatedTokens, type DelegationContext } from './delegation.js';
 import { buildForwardAuth, withForwardAuth } from '../forwardauth/index.js';
-import { routeTableOf } from '../routes/index.js';
-import { upstreamOf } from './upstream.js';
+import { upstreamOf, type Upstream } from './upstream.js';
+import { upstreamUrl } from '../config/options/sidecar.js';
+import { loadRouteTable } from '../routes/load.js';
+import type { RouteTable } from '../routes/table.js';
+import { pathNotFound } from '../../lib/api/status.js';
+import type { RequestContext } from '../pipeline/context.js';
 
 export interface SidecarHooks {
   readonly log: (msg: string) => void;
@@ -42,16 +46,30 @@ export interface RunningSidecar {
   shutdown(signal: string): Promise<void>;
 }
 
+/** Each request to the upstream of its route (or --upstream), with identity headers when the route sends them. */
+function routedDispatch(routes: RouteTable, upstreams: ReadonlyMap<string, Upstream>, fallback: string): (ctx: RequestContext) => Promise<void> {
+  const def = upstreams.get(fallback)!;
+  return (ctx) => {
+    const m = routes.match(ctx.info.path);
+    if (!m) throw pathNotFound();
+    const up = m.route.upstream === undefined ? def : upstreams.get(m.route.upstream)!;
+    return up.dispatch(ctx, m.route.identityHeaders);
+  };
+}
+
 export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Promise<RunningSidecar> {
-  const upstreamUrl = opts.upstream;
-  if (!upstreamUrl) throw new Error('sidecar mode needs --upstream');
+  const defaultUpstream = opts.upstream;
+  if (!defaultUpstream) throw new Error('sidecar mode needs --upstream');
   const { log } = hooks;
   const clock = hooks.clock ?? Date.now;
   const { serving } = await loadServingCertOrDevPki(opts);
   const clientCa = await loadCaBundle('--client-ca-file', opts.clientCaFiles);
   const upstreamCa = opts.upstreamCaFile ? (await readPemFiles([opts.upstreamCaFile]))[0] : undefined;
   const resourceAttributes = opts.resourceAttributesFile ? await loadResourceAttributes(opts.resourceAttributesFile) : undefined;
-  const paths = new SidecarPaths(opts.allowPaths, opts.ignorePaths);
+  // The route table: --routes, or kube-rbac-proxy's flags for the one upstream.
+  const routes = opts.routesFile
+    ? await loadRouteTable(opts.routesFile, { upstreams: true, upstreamUrl })
+    : flagRoutes(opts.allowPaths, opts.ignorePaths, resourceAttributes);
   const delegation: DelegationContext = { env: hooks.env ?? process.env, log, clock, closers: [] };
   const tokens = await delegatedTokens(opts, delegation);
   const authenticator = delegatedAuthentication(opts, clientCa, tokens, delegation);
@@ -67,31 +85,33 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const authHeaders = opts.authHeaderFieldsEnabled
     ? { user: opts.authHeaderUserFieldName, groups: opts.authHeaderGroupsFieldName, separator: opts.authHeaderGroupsFieldSeparator }
     : undefined;
-  const upstream = upstreamOf(upstreamUrl, upstreamCa, paths, identityHeaders, log, authHeaders);
+  const upstreams = new Map<string, Upstream>();
+  for (const url of [defaultUpstream, ...routes.upstreams()]) {
+    if (!upstreams.has(url)) upstreams.set(url, upstreamOf(url, upstreamCa, identityHeaders, log, authHeaders));
+  }
 
   const auditor = await buildAuditor(opts, log);
   const tracing = await buildTracing(opts, { log, clock });
   // The sidecar serves no /readyz of its own; the check only carries the drain to the chain.
   const shutdownCheck = new ShutdownCheck();
   const chain = buildHandlerChain({
-    authenticator: pathGatedAuthenticator(paths, authenticator),
+    authenticator: routeGatedAuthenticator(routes, authenticator),
     identityHeaders,
     impersonation: false,
-    authorizer: pathGatedAuthorizer(paths, authorizer),
-    attributes: sidecarAttributes(resourceAttributes),
+    authorizer: routeGatedAuthorizer(routes, authorizer),
+    attributes: sidecarAttributes(routes),
     forbidden: sidecarForbidden(log),
     inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
     requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs,
     goawayChance: opts.goawayChance,
     draining: () => shutdownCheck.draining,
-    dispatch: upstream.dispatch,
+    dispatch: routedDispatch(routes, upstreams, defaultUpstream),
     log,
     clock,
     ...(auditor ? { audit: auditor } : {}),
     ...(tracing ? { tracing: tracing.requests } : {}),
   });
   // Forward auth: the same TokenReview and SubjectAccessReview (and their caches) answer nginx, Traefik and Envoy.
-  const routes = await routeTableOf(opts, { upstreams: false, checkUpstream: () => undefined });
   const handler = withForwardAuth(buildForwardAuth(opts, { clientCa, tokens, apiAudiences: opts.apiAudiences, authorizer, routes, log, clock }), chain);
   const { server, url, shutdown } = await startFrontDoor({
     cert: serving,
@@ -105,21 +125,23 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
     shutdownCheck,
     shutdownDelayMs: opts.shutdownDelayMs,
-    closeLongRunning: () => upstream.closeLongRunning(),
+    closeLongRunning: () => {
+      for (const u of upstreams.values()) u.closeLongRunning();
+    },
     close: async () => {
-      upstream.close();
+      for (const u of upstreams.values()) u.close();
       for (const c of delegation.closers) c();
       await auditor?.shutdown();
       await tracing?.shutdown();
     },
   });
   log(
-    `sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`,
+    `sidecar: proxying authorized requests to ${[...upstreams.keys()].join(', ')} (${routes.routes.length} route${routes.routes.length === 1 ? '' : 's'}${opts.routesFile ? ' from --routes' : ''}${resourceAttributes ? ', resource attributes from --resource-attributes' : ''})`,
   );
   return {
     server,
     url,
-    upstream: upstreamUrl,
+    upstream: defaultUpstream,
     shutdown,
   };
 }

@@ -1,9 +1,9 @@
 // The sidecar's dispatch: every request the chain let through goes to the
-// one upstream (--upstream, an http:// or https:// URL whose path prefixes
-// every request path), through the gateway's one forwarder
+// upstream of its route (--upstream, or a route's own: an http:// or https://
+// URL whose path prefixes every request path), through the gateway's one forwarder
 // (aggregation/poolforward.ts) over a pool of connections to the upstream,
 // with the caller's identity in X-Remote-User / -Uid / -Group / -Extra-* —
-// except on --ignore-paths, which carry no identity. Whatever the client
+// except on ignored routes (--ignore-paths) and routes that turn it off. Whatever the client
 // sent under those names, and its credentials and Impersonate-* headers,
 // never pass. With --auth-header-fields-enabled the user and its groups
 // also go in kube-rbac-proxy's fields (default x-remote-user, and
@@ -20,11 +20,11 @@ import { forwardUpgrade } from '../aggregation/forward.js';
 import { forwardPooled, type PoolTarget } from '../aggregation/poolforward.js';
 import { identityPairs, notForwarded } from '../aggregation/identity.js';
 import { backendPool } from '../aggregation/transport.js';
-import { pathOf, type SidecarPaths } from './access.js';
 
 export interface Upstream {
   readonly url: string;
-  dispatch(ctx: RequestContext): Promise<void>;
+  /** `withIdentity`: whether the caller's identity headers go along (not on an ignored route, nor one that turns them off). */
+  dispatch(ctx: RequestContext, withIdentity: boolean): Promise<void>;
   /** Ends the forwarded requests that would not end on their own (watches, upgraded connections): shutdown's drain. */
   closeLongRunning(): void;
   close(): void;
@@ -52,14 +52,7 @@ function upstreamIdentity(user: UserInfo, fields: AuthHeaderFields | undefined):
   return h;
 }
 
-export function upstreamOf(
-  url: string,
-  caPem: string | undefined,
-  paths: SidecarPaths,
-  identity: IdentityHeaders,
-  log: (msg: string) => void,
-  fields?: AuthHeaderFields,
-): Upstream {
+export function upstreamOf(url: string, caPem: string | undefined, identity: IdentityHeaders, log: (msg: string) => void, fields?: AuthHeaderFields): Upstream {
   const isHttps = url.startsWith('https:');
   const u = new URL(url);
   const host = u.hostname.replace(/^\[|\]$/g, '');
@@ -85,9 +78,9 @@ export function upstreamOf(
     return new StatusError(502, 'InternalError', `error trying to reach the upstream: ${err.message}`);
   };
 
-  const dispatch = async (ctx: RequestContext): Promise<void> => {
+  const dispatch = async (ctx: RequestContext, withIdentity: boolean): Promise<void> => {
     const { req } = ctx;
-    const set = paths.ignored(pathOf(req)) ? NO_HEADERS : upstreamIdentity(ctx.user, fields);
+    const set = withIdentity ? upstreamIdentity(ctx.user, fields) : NO_HEADERS;
     const up = ctx.upgrade;
     if (isLongRunning(ctx)) track(up ? up.socket : ctx.res);
     if (up) {

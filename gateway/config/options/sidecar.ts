@@ -19,6 +19,13 @@ export interface SidecarOptions {
 
 const flag = flagsOf<SidecarOptions>();
 
+/** An upstream URL (--upstream, a route's upstream): http or https, no query or fragment, no trailing slash. */
+export function upstreamUrl(raw: string): string {
+  if (!URL.canParse(raw) || !['http:', 'https:'].includes(new URL(raw).protocol)) throw new ConfigError('must be an http:// or https:// URL');
+  if (/[?#]/.test(raw)) throw new ConfigError('must not contain a query or fragment');
+  return raw.replace(/\/+$/, '');
+}
+
 export const sidecar: OptionGroup<SidecarOptions> = {
   title: 'Sidecar mode',
   defaults: {
@@ -38,11 +45,7 @@ export const sidecar: OptionGroup<SidecarOptions> = {
       key: 'upstream',
       arg: 'url',
       help: 'Sidecar mode: authenticate and authorize every request, then proxy it to this http(s) URL with X-Remote-* identity headers',
-      parse: (raw) => {
-        if (!URL.canParse(raw) || !['http:', 'https:'].includes(new URL(raw).protocol)) throw new ConfigError('must be an http:// or https:// URL');
-        if (/[?#]/.test(raw)) throw new ConfigError('must not contain a query or fragment');
-        return raw.replace(/\/+$/, '');
-      },
+      parse: upstreamUrl,
     }),
     flag({
       name: 'upstream-ca-file',
@@ -129,9 +132,10 @@ export const sidecar: OptionGroup<SidecarOptions> = {
     const clash = ['authorization-config', 'authorization-policy-file', 'core-backend-url'].filter((n) => given.has(n));
     if (clash.length > 0) out.push(`--upstream and ${clash.map((n) => `--${n}`).join(', ')} are mutually exclusive`);
     if (o.allowPaths.length > 0 && o.ignorePaths.length > 0) out.push('--allow-paths and --ignore-paths are mutually exclusive');
-    // The sidecar's proxy still takes its paths from --allow-paths and --ignore-paths; a table it would not follow is refused, not half-applied.
-    if (o.routesFile !== undefined)
-      out.push("--routes is not yet followed by the sidecar's proxy (--upstream): use --allow-paths, --ignore-paths and --resource-attributes");
+    // The route table says per route what these flags say for the one upstream: both would leave one of them unread.
+    const perRoute = ['allow-paths', 'ignore-paths', 'resource-attributes'].filter((n) => given.has(n));
+    if (o.routesFile !== undefined && perRoute.length > 0)
+      out.push(`--routes and ${perRoute.map((n) => `--${n}`).join(', ')} are mutually exclusive (each route says it)`);
     if (o.authHeaderUserFieldName === o.authHeaderGroupsFieldName) {
       out.push(`invalid value "${o.authHeaderGroupsFieldName}" for --auth-header-groups-field-name: must differ from --auth-header-user-field-name`);
     }
