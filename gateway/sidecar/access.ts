@@ -13,12 +13,10 @@ import { forbiddenMessage, pathNotFound, StatusError } from '../../lib/api/statu
 import { checkedRequestPath } from '../../lib/api/requestpath.js';
 import { ConfigError } from '../../lib/config/error.js';
 import { ANONYMOUS, type AuthnResult } from '../authn/types.js';
-import type { Attributes, Authorizer, Decision } from '../authz/types.js';
+import type { Attributes } from '../authz/types.js';
 import type { RequestAuthenticator } from '../pipeline/chain.js';
 import type { RequestContext } from '../pipeline/context.js';
-import { routeAttributes } from '../routes/attributes.js';
 import { parseRouteTable, type RouteMatch, type RouteTable } from '../routes/table.js';
-import type { ResourceAttributes } from './config.js';
 
 /** The decoded, checked request path the routes match (the chain refused any other with a 400 already). */
 export function requestPath(req: IncomingMessage): string {
@@ -27,14 +25,11 @@ export function requestPath(req: IncomingMessage): string {
   return checkedRequestPath(q < 0 ? url : url.slice(0, q));
 }
 
-/** kube-rbac-proxy's flags as a route table: --ignore-paths (ignore) or --allow-paths patterns, else every path; --resource-attributes on each. */
-export function flagRoutes(allow: readonly string[], ignore: readonly string[], fixed: ResourceAttributes | undefined): RouteTable {
-  const ra = fixed ? { resourceAttributes: { ...fixed } } : {};
+/** kube-rbac-proxy's flags as a route table: --ignore-paths (ignore) or --allow-paths patterns, else every path (the config file says what is asked). */
+export function flagRoutes(allow: readonly string[], ignore: readonly string[]): RouteTable {
   const routes = [
     ...[...new Set(ignore)].map((p, i) => ({ name: `ignore-paths[${i}]`, pattern: p, action: 'ignore' })),
-    ...(allow.length > 0
-      ? [...new Set(allow)].map((p, i) => ({ name: `allow-paths[${i}]`, pattern: p, ...ra }))
-      : [{ name: 'every-path', prefix: '/', ...ra }]),
+    ...(allow.length > 0 ? [...new Set(allow)].map((p, i) => ({ name: `allow-paths[${i}]`, pattern: p })) : [{ name: 'every-path', prefix: '/' }]),
   ];
   try {
     return parseRouteTable({ routes }, { upstreams: false, upstreamUrl: (u) => u });
@@ -61,18 +56,6 @@ export function routeGatedAuthenticator(table: RouteTable, authenticator: Reques
       return authenticator.authenticate(req, trace);
     },
   };
-}
-
-const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
-
-/** Ignored routes are allowed without asking the cluster. */
-export function routeGatedAuthorizer(table: RouteTable, authorizer: Authorizer): Authorizer {
-  return { name: 'sidecar', authorize: (a, trace) => (table.match(a.path)?.route.action === 'ignore' ? ALLOW : authorizer.authorize(a, trace)) };
-}
-
-/** The route's attributes: non-resource (the path, the verb of the method) or its resource attributes. */
-export function sidecarAttributes(table: RouteTable): (ctx: RequestContext) => Attributes {
-  return (ctx) => routeAttributes(routed(table, ctx.info.path), ctx.user, ctx.req.method ?? 'GET', ctx.info.path);
 }
 
 /** kube-rbac-proxy's 403 text, as a Status; the reason goes to the log only. */

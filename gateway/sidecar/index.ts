@@ -17,8 +17,9 @@ import { InflightLimiter } from '../pipeline/inflight.js';
 import { ShutdownCheck } from '../health/checks.js';
 import { loadCaBundle, loadServingCertOrDevPki, readPemFiles } from '../server/serving.js';
 import { startFrontDoor } from '../server/frontdoor.js';
-import { loadResourceAttributes } from './config.js';
-import { flagRoutes, routeGatedAuthenticator, routeGatedAuthorizer, sidecarAttributes, sidecarForbidden } from './access.js';
+import { followProxyConfig } from './proxyconfigfile.js';
+import { sidecarAttributes, sidecarAuthorizer } from './proxyauthz.js';
+import { flagRoutes, routeGatedAuthenticator, sidecarForbidden } from './access.js';
 import { delegatedAuthentication, delegatedAuthorization, delegatedTokens, type DelegationContext } from './delegation.js';
 import { buildForwardAuth, withForwardAuth } from '../forwardauth/index.js';
 import { upstreamOf, type Upstream } from './upstream.js';
@@ -65,11 +66,10 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const { serving } = await loadServingCertOrDevPki(opts);
   const clientCa = await loadCaBundle('--client-ca-file', opts.clientCaFiles);
   const upstreamCa = opts.upstreamCaFile ? (await readPemFiles([opts.upstreamCaFile]))[0] : undefined;
-  const resourceAttributes = opts.resourceAttributesFile ? await loadResourceAttributes(opts.resourceAttributesFile) : undefined;
+  // kube-rbac-proxy's configuration file (attributes, rewrites, static rules), followed on change.
+  const proxyConfig = await followProxyConfig(opts.resourceAttributesFile, '--resource-attributes', { log, clock });
   // The route table: --routes, or kube-rbac-proxy's flags for the one upstream.
-  const routes = opts.routesFile
-    ? await loadRouteTable(opts.routesFile, { upstreams: true, upstreamUrl })
-    : flagRoutes(opts.allowPaths, opts.ignorePaths, resourceAttributes);
+  const routes = opts.routesFile ? await loadRouteTable(opts.routesFile, { upstreams: true, upstreamUrl }) : flagRoutes(opts.allowPaths, opts.ignorePaths);
   const delegation: DelegationContext = { env: hooks.env ?? process.env, log, clock, closers: [] };
   const tokens = await delegatedTokens(opts, delegation);
   const authenticator = delegatedAuthentication(opts, clientCa, tokens, delegation);
@@ -98,8 +98,8 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     authenticator: routeGatedAuthenticator(routes, authenticator),
     identityHeaders,
     impersonation: false,
-    authorizer: routeGatedAuthorizer(routes, authorizer),
-    attributes: sidecarAttributes(routes),
+    authorizer: sidecarAuthorizer(routes, proxyConfig, authorizer),
+    attributes: sidecarAttributes(routes, proxyConfig),
     forbidden: sidecarForbidden(log),
     inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
     requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs,
@@ -130,13 +130,14 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     },
     close: async () => {
       for (const u of upstreams.values()) u.close();
+      proxyConfig.close();
       for (const c of delegation.closers) c();
       await auditor?.shutdown();
       await tracing?.shutdown();
     },
   });
   log(
-    `sidecar: proxying authorized requests to ${[...upstreams.keys()].join(', ')} (${routes.routes.length} route${routes.routes.length === 1 ? '' : 's'}${opts.routesFile ? ' from --routes' : ''}${resourceAttributes ? ', resource attributes from --resource-attributes' : ''})`,
+    `sidecar: proxying authorized requests to ${[...upstreams.keys()].join(', ')} (${routes.routes.length} route${routes.routes.length === 1 ? '' : 's'}${opts.routesFile ? ' from --routes' : ''}${opts.resourceAttributesFile ? `, ${opts.resourceAttributesFile} followed` : ''})`,
   );
   return {
     server,
