@@ -94,7 +94,9 @@ function staticOf(raw: unknown): StaticRule[] {
     const path = str(r, 'path', at);
     // kube-rbac-proxy's rule: a resource request has no path, a non-resource one has one.
     if (rr === (path !== ''))
-      throw new ConfigError(`${at}: ${rr ? 'a resource request must not have a path' : 'a non-resource rule needs a path (or resourceRequest: true)'}`);
+      throw new ConfigError(
+        `${at.slice(0, -1)}: ${rr ? 'a resource request must not have a path' : 'a non-resource rule needs a path (or resourceRequest: true)'}`,
+      );
     return Object.freeze({
       user: Object.freeze({ name: str(u, 'name', `${at}user.`), groups: Object.freeze([...(groups as string[])]) }),
       verb: str(r, 'verb', at),
