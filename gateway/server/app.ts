@@ -181,6 +181,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     log,
     http2MaxStreams: opts.http2MaxStreamsPerConnection,
     maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
+    minVersion: opts.tlsMinVersion,
+    ciphers: opts.tlsCipherSuites,
     ...(hooks.tlsReloadIntervalMs !== undefined ? { reloadIntervalMs: hooks.tlsReloadIntervalMs } : {}),
     shutdownCheck: health.shutdown,
     shutdownDelayMs: opts.shutdownDelayMs,

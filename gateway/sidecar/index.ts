@@ -66,6 +66,10 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const { serving } = await loadServingCertOrDevPki(opts);
   const clientCa = await loadCaBundle('--client-ca-file', opts.clientCaFiles);
   const upstreamCa = opts.upstreamCaFile ? (await readPemFiles([opts.upstreamCaFile]))[0] : undefined;
+  const upstreamCert =
+    opts.upstreamClientCertFile && opts.upstreamClientKeyFile
+      ? await readPemFiles([opts.upstreamClientCertFile, opts.upstreamClientKeyFile]).then(([certPem, keyPem]) => ({ certPem: certPem!, keyPem: keyPem! }))
+      : undefined;
   // kube-rbac-proxy's configuration file (attributes, rewrites, static rules), followed on change.
   const proxyConfig = await followProxyConfig(opts.resourceAttributesFile, '--resource-attributes', { log, clock });
   // The route table: --routes, or kube-rbac-proxy's flags for the one upstream.
@@ -87,7 +91,7 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     : undefined;
   const upstreams = new Map<string, Upstream>();
   for (const url of [defaultUpstream, ...routes.upstreams()]) {
-    if (!upstreams.has(url)) upstreams.set(url, upstreamOf(url, upstreamCa, identityHeaders, log, authHeaders));
+    if (!upstreams.has(url)) upstreams.set(url, upstreamOf(url, upstreamCa, upstreamCert, identityHeaders, log, authHeaders));
   }
 
   const auditor = await buildAuditor(opts, log);
@@ -123,6 +127,8 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     log,
     http2MaxStreams: opts.http2MaxStreamsPerConnection,
     maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
+    minVersion: opts.tlsMinVersion,
+    ciphers: opts.tlsCipherSuites,
     shutdownCheck,
     shutdownDelayMs: opts.shutdownDelayMs,
     closeLongRunning: () => {

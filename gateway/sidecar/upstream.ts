@@ -52,12 +52,19 @@ function upstreamIdentity(user: UserInfo, fields: AuthHeaderFields | undefined):
   return h;
 }
 
-export function upstreamOf(url: string, caPem: string | undefined, identity: IdentityHeaders, log: (msg: string) => void, fields?: AuthHeaderFields): Upstream {
+export function upstreamOf(
+  url: string,
+  caPem: string | undefined,
+  clientCert: { certPem: string; keyPem: string } | undefined,
+  identity: IdentityHeaders,
+  log: (msg: string) => void,
+  fields?: AuthHeaderFields,
+): Upstream {
   const isHttps = url.startsWith('https:');
   const u = new URL(url);
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const port = Number(u.port || (isHttps ? 443 : 80));
-  const pool = backendPool(u.origin, isHttps ? { caPem } : undefined);
+  const pool = backendPool(u.origin, isHttps ? { caPem, clientCert } : undefined);
   const target: PoolTarget = {
     dispatcher: pool,
     origin: u.origin,
@@ -84,7 +91,13 @@ export function upstreamOf(url: string, caPem: string | undefined, identity: Ide
     const up = ctx.upgrade;
     if (isLongRunning(ctx)) track(up ? up.socket : ctx.res);
     if (up) {
-      const options = { host, port, ...(caPem ? { ca: caPem } : {}), minVersion: 'TLSv1.2' as const };
+      const options = {
+        host,
+        port,
+        ...(caPem ? { ca: caPem } : {}),
+        ...(clientCert ? { cert: clientCert.certPem, key: clientCert.keyPem } : {}),
+        minVersion: 'TLSv1.2' as const,
+      };
       return forwardUpgrade(
         req,
         up.socket,

@@ -1,4 +1,5 @@
 // Sidecar mode (gateway/sidecar/): one upstream behind authentication and authorization, as kube-rbac-proxy.
+import { isIP } from 'node:net';
 import { ConfigError } from '../../../lib/config/error.js';
 import { bool, csv, flagsOf, headerName, headerSeparator, optionalPath, requires, type OptionGroup } from './flag.js';
 
@@ -6,6 +7,9 @@ export interface SidecarOptions {
   /** Sidecar mode (gateway/sidecar/): the one HTTP(S) service every authorized request is proxied to. */
   readonly upstream: string | undefined;
   readonly upstreamCaFile: string | undefined;
+  /** The sidecar's client certificate to an https upstream (mTLS). */
+  readonly upstreamClientCertFile: string | undefined;
+  readonly upstreamClientKeyFile: string | undefined;
   /** kube-rbac-proxy style file: `resourceAttributes: {namespace, apiGroup, apiVersion, resource, subresource, name}`. */
   readonly resourceAttributesFile: string | undefined;
   readonly allowPaths: readonly string[];
@@ -15,9 +19,17 @@ export interface SidecarOptions {
   readonly authHeaderUserFieldName: string;
   readonly authHeaderGroupsFieldName: string;
   readonly authHeaderGroupsFieldSeparator: string;
+  /** kube-rbac-proxy's --kubeconfig: the cluster TokenReview and SubjectAccessReview go to when no webhook file names one. */
+  readonly kubeconfigFile: string | undefined;
 }
 
 const flag = flagsOf<SidecarOptions>();
+
+/** Whether an upstream URL names this host (a loopback IP or localhost). */
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
 
 /** An upstream URL (--upstream, a route's upstream): http or https, no query or fragment, no trailing slash. */
 export function upstreamUrl(raw: string): string {
@@ -31,6 +43,8 @@ export const sidecar: OptionGroup<SidecarOptions> = {
   defaults: {
     upstream: undefined,
     upstreamCaFile: undefined,
+    upstreamClientCertFile: undefined,
+    upstreamClientKeyFile: undefined,
     resourceAttributesFile: undefined,
     allowPaths: [],
     ignorePaths: [],
@@ -38,6 +52,7 @@ export const sidecar: OptionGroup<SidecarOptions> = {
     authHeaderUserFieldName: 'x-remote-user',
     authHeaderGroupsFieldName: 'x-remote-groups',
     authHeaderGroupsFieldSeparator: '|',
+    kubeconfigFile: undefined,
   },
   flags: [
     flag({
@@ -52,6 +67,20 @@ export const sidecar: OptionGroup<SidecarOptions> = {
       key: 'upstreamCaFile',
       arg: 'file',
       help: 'CA bundle of an https --upstream (default: system roots)',
+      parse: optionalPath,
+    }),
+    flag({
+      name: 'upstream-client-cert-file',
+      key: 'upstreamClientCertFile',
+      arg: 'file',
+      help: 'Client certificate the sidecar presents to an https --upstream (needs --upstream-client-key-file)',
+      parse: optionalPath,
+    }),
+    flag({
+      name: 'upstream-client-key-file',
+      key: 'upstreamClientKeyFile',
+      arg: 'file',
+      help: 'Private key of --upstream-client-cert-file',
       parse: optionalPath,
     }),
     flag({
@@ -106,21 +135,41 @@ export const sidecar: OptionGroup<SidecarOptions> = {
       help: 'Sidecar mode: what joins the group names in the groups header',
       parse: headerSeparator,
     }),
+    flag({
+      name: 'kubeconfig',
+      key: 'kubeconfigFile',
+      arg: 'file',
+      help: 'Sidecar mode: the cluster to ask TokenReview and SubjectAccessReview of (an ordinary kubeconfig); default: in-cluster',
+      parse: optionalPath,
+    }),
   ],
   checks(o, given) {
     const out: string[] = [];
     if (o.upstream === undefined) {
       const orphan = [
         o.upstreamCaFile !== undefined && '--upstream-ca-file',
+        o.upstreamClientCertFile !== undefined && '--upstream-client-cert-file',
         o.resourceAttributesFile !== undefined && '--resource-attributes',
         o.allowPaths.length > 0 && '--allow-paths',
         o.ignorePaths.length > 0 && '--ignore-paths',
         o.authHeaderFieldsEnabled && '--auth-header-fields-enabled',
+        o.kubeconfigFile !== undefined && '--kubeconfig',
       ].filter((f): f is string => f !== false);
       if (orphan.length > 0) out.push(requires(orphan, '--upstream'));
       return out;
     }
     if (o.upstreamCaFile !== undefined && !o.upstream.startsWith('https:')) out.push('--upstream-ca-file requires an https:// --upstream');
+    if ((o.upstreamClientCertFile === undefined) !== (o.upstreamClientKeyFile === undefined)) {
+      out.push('--upstream-client-cert-file and --upstream-client-key-file must be given together');
+    } else if (o.upstreamClientCertFile !== undefined && !o.upstream.startsWith('https:')) {
+      out.push('--upstream-client-cert-file requires an https:// --upstream');
+    }
+    // kube-rbac-proxy's rule: its identity fields travel in clear only to the same host; elsewhere the upstream must be reached with mTLS.
+    if (o.authHeaderFieldsEnabled && !isLoopbackUrl(o.upstream) && o.upstreamClientCertFile === undefined) {
+      out.push(
+        `--auth-header-fields-enabled sends identity headers only to a loopback --upstream or over mTLS (--upstream-client-cert-file with https): "${o.upstream}" is neither`,
+      );
+    }
     // Sidecar mode authorizes through the cluster's SubjectAccessReview (webhook file or in-cluster), nothing else.
     if (given.has('authorization-mode') && (o.authorizationModes.length !== 1 || o.authorizationModes[0] !== 'Webhook')) {
       out.push('--upstream authorizes through the cluster (SubjectAccessReview): --authorization-mode must be Webhook or unset');
