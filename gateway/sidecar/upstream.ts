@@ -12,6 +12,7 @@
 // kube-rbac-proxy does. Upgrades (websockets) go on a fresh connection
 // (aggregation/forward.ts), after the same checks.
 import { isIP } from 'node:net';
+import { Pool } from 'undici';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { StatusError } from '../../lib/api/status.js';
 import { isLongRunning, type RequestContext } from '../pipeline/context.js';
@@ -61,10 +62,15 @@ export function upstreamOf(
   fields?: AuthHeaderFields,
 ): Upstream {
   const isHttps = url.startsWith('https:');
-  const u = new URL(url);
+  // unix:///path/app.sock: HTTP over the socket (Host: localhost), as kube-rbac-proxy dials it.
+  const socketPath = url.startsWith('unix:') ? new URL(url).pathname : undefined;
+  const u = new URL(socketPath !== undefined ? 'http://localhost' : url);
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const port = Number(u.port || (isHttps ? 443 : 80));
-  const pool = backendPool(u.origin, isHttps ? { caPem, clientCert } : undefined);
+  const pool =
+    socketPath !== undefined
+      ? new Pool(u.origin, { socketPath, keepAliveTimeout: 30_000 })
+      : backendPool(u.origin, isHttps ? { caPem, clientCert } : undefined);
   const target: PoolTarget = {
     dispatcher: pool,
     origin: u.origin,
@@ -82,6 +88,11 @@ export function upstreamOf(
   };
   const unreachable = (err: Error, what: string): StatusError => {
     log(`sidecar: ${what} to ${url} failed: ${err.message}`);
+    // A socket that is not there (yet) is the upstream being unavailable, named so its owner finds it.
+    const code = (err.cause as { code?: string } | undefined)?.code ?? (err as { code?: string }).code;
+    if (socketPath !== undefined && (code === 'ENOENT' || code === 'ECONNREFUSED')) {
+      return new StatusError(503, 'ServiceUnavailable', `the upstream socket "${socketPath}" ${code === 'ENOENT' ? 'does not exist' : 'refuses connections'}`);
+    }
     return new StatusError(502, 'InternalError', `error trying to reach the upstream: ${err.message}`);
   };
 
@@ -92,6 +103,7 @@ export function upstreamOf(
     if (isLongRunning(ctx)) track(up ? up.socket : ctx.res);
     if (up) {
       const options = {
+        ...(socketPath !== undefined ? { socketPath } : {}),
         host,
         port,
         ...(caPem ? { ca: caPem } : {}),

@@ -25,15 +25,20 @@ export interface SidecarOptions {
 
 const flag = flagsOf<SidecarOptions>();
 
-/** Whether an upstream URL names this host (a loopback IP or localhost). */
+/** Whether an upstream URL names this host (a loopback IP, localhost, or a unix socket). */
 export function isLoopbackUrl(url: string): boolean {
+  if (url.startsWith('unix:')) return true;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
 /** An upstream URL (--upstream, a route's upstream): http or https, no query or fragment, no trailing slash. */
 export function upstreamUrl(raw: string): string {
-  if (!URL.canParse(raw) || !['http:', 'https:'].includes(new URL(raw).protocol)) throw new ConfigError('must be an http:// or https:// URL');
+  if (raw.startsWith('unix:')) {
+    if (!/^unix:\/\/\/[^?#]+$/.test(raw)) throw new ConfigError('a unix socket upstream must be unix:///absolute/path');
+    return raw;
+  }
+  if (!URL.canParse(raw) || !['http:', 'https:'].includes(new URL(raw).protocol)) throw new ConfigError('must be an http://, https:// or unix:/// URL');
   if (/[?#]/.test(raw)) throw new ConfigError('must not contain a query or fragment');
   return raw.replace(/\/+$/, '');
 }
