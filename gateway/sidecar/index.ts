@@ -18,11 +18,14 @@ import { ShutdownCheck } from '../health/checks.js';
 import { loadCaBundle, loadServingCertOrDevPki, readPemFiles } from '../server/serving.js';
 import { startFrontDoor } from '../server/frontdoor.js';
 import { followProxyConfig } from './proxyconfigfile.js';
+import { serveProxyEndpoints } from './endpoints.js';
 import { sidecarAttributes, sidecarAuthorizer } from './proxyauthz.js';
 import { flagRoutes, routeGatedAuthenticator, sidecarForbidden } from './access.js';
 import { delegatedAuthentication, delegatedAuthorization, delegatedTokens, type DelegationContext } from './delegation.js';
 import { buildForwardAuth, withForwardAuth } from '../forwardauth/index.js';
-import { upstreamOf, type Upstream } from './upstream.js';
+import { upstreamIdentity, upstreamOf, type Upstream } from './upstream.js';
+import { h2cUpstream } from './h2c.js';
+import { notForwarded } from '../aggregation/identity.js';
 import { upstreamUrl } from '../config/options/sidecar.js';
 import { loadRouteTable } from '../routes/load.js';
 import type { RouteTable } from '../routes/table.js';
@@ -91,7 +94,13 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     : undefined;
   const upstreams = new Map<string, Upstream>();
   for (const url of [defaultUpstream, ...routes.upstreams()]) {
-    if (!upstreams.has(url)) upstreams.set(url, upstreamOf(url, upstreamCa, upstreamCert, identityHeaders, log, authHeaders));
+    if (upstreams.has(url)) continue;
+    upstreams.set(
+      url,
+      opts.upstreamForceH2c
+        ? h2cUpstream(url, notForwarded(identityHeaders), (ctx) => upstreamIdentity(ctx.user, authHeaders), log)
+        : upstreamOf(url, upstreamCa, upstreamCert, identityHeaders, log, authHeaders),
+    );
   }
 
   const auditor = await buildAuditor(opts, log);
@@ -137,11 +146,14 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     close: async () => {
       for (const u of upstreams.values()) u.close();
       proxyConfig.close();
+      endpoints?.close();
       for (const c of delegation.closers) c();
       await auditor?.shutdown();
       await tracing?.shutdown();
     },
   });
+  // kube-rbac-proxy's own /healthz on a port of its own.
+  const endpoints = opts.proxyEndpointsPort > 0 ? await serveProxyEndpoints(opts.proxyEndpointsPort, opts.bindAddress, serving, shutdownCheck) : undefined;
   log(
     `sidecar: proxying authorized requests to ${[...upstreams.keys()].join(', ')} (${routes.routes.length} route${routes.routes.length === 1 ? '' : 's'}${opts.routesFile ? ' from --routes' : ''}${opts.resourceAttributesFile ? `, ${opts.resourceAttributesFile} followed` : ''})`,
   );

@@ -40,7 +40,7 @@ export interface AuthHeaderFields {
 
 const NO_HEADERS: readonly string[] = Object.freeze([]);
 
-function upstreamIdentity(user: UserInfo, fields: AuthHeaderFields | undefined): readonly string[] {
+export function upstreamIdentity(user: UserInfo, fields: AuthHeaderFields | undefined): readonly string[] {
   const pairs = identityPairs(user);
   if (!fields) return pairs;
   // The same user under either spelling of x-remote-user: one header, not two.

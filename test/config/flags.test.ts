@@ -114,6 +114,8 @@ describe('parseServeFlags', () => {
         authHeaderGroupsFieldName: 'x-remote-groups',
         authHeaderGroupsFieldSeparator: '|',
         kubeconfigFile: undefined,
+        proxyEndpointsPort: 0,
+        upstreamForceH2c: false,
         tlsMinVersion: 'TLSv1.2',
         tlsCipherSuites: undefined,
         forwardAuthPath: '/gatehouse/forward-auth',

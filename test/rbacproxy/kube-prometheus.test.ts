@@ -140,9 +140,22 @@ describe("gatehouse kube-rbac-proxy with kube-prometheus's and kube-rbac-proxy's
     assert.equal(await handshake(port, 'ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA'), false);
   });
 
-  it("kube-state-metrics's list (an all-interfaces address), with klog's flags", async () => {
-    const port = await start([`--secure-listen-address=:${await freePort()}`, CIPHERS, `--upstream=${upstream}`, '--logtostderr=true', '--v=10']);
+  it("kube-state-metrics's list (an all-interfaces address), with klog's flags and the proxy's own /healthz port", async () => {
+    const healthPort = await freePort();
+    const port = await start([
+      `--secure-listen-address=:${await freePort()}`,
+      CIPHERS,
+      `--upstream=${upstream}`,
+      '--logtostderr=true',
+      '--v=10',
+      `--proxy-endpoints-port=${healthPort}`,
+    ]);
     assert.equal((await get(port, '/metrics', tokens['prometheus-k8s'])).status, 200);
+    // /healthz on its own port, anonymous; on the main port it is the upstream's, behind authentication.
+    const health = await get(healthPort, '/healthz');
+    assert.equal(health.status, 200);
+    assert.equal(health.body, 'ok');
+    assert.equal((await get(port, '/healthz')).status, 401);
   });
 
   it("kube-rbac-proxy's resource-attributes example: --config-file decides by services/proxy", async () => {
@@ -168,8 +181,8 @@ describe("gatehouse kube-rbac-proxy with kube-prometheus's and kube-rbac-proxy's
     const cases: Array<[string[], RegExp]> = [
       [['--tls-reload-interval=1m'], /--tls-reload-interval is deprecated and not supported/],
       [['--insecure-listen-address=0.0.0.0:8080'], /--insecure-listen-address "0\.0\.0\.0:8080" is refused/],
-      [['--upstream-force-h2c'], /--upstream-force-h2c is not supported by Gatehouse yet/],
-      [['--proxy-endpoints-port=8643'], /--proxy-endpoints-port is not supported by Gatehouse yet/],
+      [['--disable-http2-serving'], /--disable-http2-serving is not supported by Gatehouse yet/],
+      [['--upstream-force-h2c', '--upstream=http://10.1.2.3:8080/'], /--upstream-force-h2c needs a loopback http:\/\/ --upstream/],
       [['--log-dir=/tmp'], /unknown kube-rbac-proxy flag: --log-dir/],
       [['--tls-cipher-suites=TLS_RSA_WITH_3DES_EDE_CBC_SHA'], /TLS_RSA_WITH_3DES_EDE_CBC_SHA.*insecure/],
       [['--auth-header-fields-enabled', '--upstream=http://10.1.2.3:8080/'], /identity headers only to a loopback --upstream or over mTLS/],

@@ -1,7 +1,7 @@
 // Sidecar mode (gateway/sidecar/): one upstream behind authentication and authorization, as kube-rbac-proxy.
 import { isIP } from 'node:net';
 import { ConfigError } from '../../../lib/config/error.js';
-import { bool, csv, flagsOf, headerName, headerSeparator, optionalPath, requires, type OptionGroup } from './flag.js';
+import { bool, csv, flagsOf, headerName, headerSeparator, int, optionalPath, requires, type OptionGroup } from './flag.js';
 
 export interface SidecarOptions {
   /** Sidecar mode (gateway/sidecar/): the one HTTP(S) service every authorized request is proxied to. */
@@ -19,6 +19,10 @@ export interface SidecarOptions {
   readonly authHeaderUserFieldName: string;
   readonly authHeaderGroupsFieldName: string;
   readonly authHeaderGroupsFieldSeparator: string;
+  /** kube-rbac-proxy's --upstream-force-h2c: HTTP/2 without TLS to a loopback upstream. */
+  readonly upstreamForceH2c: boolean;
+  /** kube-rbac-proxy's --proxy-endpoints-port: the sidecar's own /healthz on this port (0 = none). */
+  readonly proxyEndpointsPort: number;
   /** kube-rbac-proxy's --kubeconfig: the cluster TokenReview and SubjectAccessReview go to when no webhook file names one. */
   readonly kubeconfigFile: string | undefined;
 }
@@ -58,6 +62,8 @@ export const sidecar: OptionGroup<SidecarOptions> = {
     authHeaderGroupsFieldName: 'x-remote-groups',
     authHeaderGroupsFieldSeparator: '|',
     kubeconfigFile: undefined,
+    proxyEndpointsPort: 0,
+    upstreamForceH2c: false,
   },
   flags: [
     flag({
@@ -141,6 +147,21 @@ export const sidecar: OptionGroup<SidecarOptions> = {
       parse: headerSeparator,
     }),
     flag({
+      name: 'upstream-force-h2c',
+      key: 'upstreamForceH2c',
+      arg: 'bool',
+      boolean: true,
+      help: 'Sidecar mode: speak h2c (HTTP/2 without TLS) to a loopback http:// --upstream, such as an insecure gRPC server',
+      parse: bool,
+    }),
+    flag({
+      name: 'proxy-endpoints-port',
+      key: 'proxyEndpointsPort',
+      arg: 'port',
+      help: "Sidecar mode: serve the sidecar's own /healthz on this port (HTTPS, --bind-address); then /healthz on --secure-port goes to the upstream",
+      parse: (raw) => int(raw, 0, 65535, 'must be an integer between 0 and 65535'),
+    }),
+    flag({
       name: 'kubeconfig',
       key: 'kubeconfigFile',
       arg: 'file',
@@ -159,6 +180,8 @@ export const sidecar: OptionGroup<SidecarOptions> = {
         o.ignorePaths.length > 0 && '--ignore-paths',
         o.authHeaderFieldsEnabled && '--auth-header-fields-enabled',
         o.kubeconfigFile !== undefined && '--kubeconfig',
+        o.proxyEndpointsPort !== 0 && '--proxy-endpoints-port',
+        o.upstreamForceH2c && '--upstream-force-h2c',
       ].filter((f): f is string => f !== false);
       if (orphan.length > 0) out.push(requires(orphan, '--upstream'));
       return out;
@@ -169,6 +192,10 @@ export const sidecar: OptionGroup<SidecarOptions> = {
     } else if (o.upstreamClientCertFile !== undefined && !o.upstream.startsWith('https:')) {
       out.push('--upstream-client-cert-file requires an https:// --upstream');
     }
+    if (o.upstreamForceH2c && (!o.upstream.startsWith('http:') || !isLoopbackUrl(o.upstream))) {
+      out.push(`--upstream-force-h2c needs a loopback http:// --upstream (h2c carries identity in clear): "${o.upstream}" is not one`);
+    }
+    if (o.upstreamForceH2c && o.routesFile !== undefined) out.push('--upstream-force-h2c and --routes are mutually exclusive (one h2c upstream)');
     // kube-rbac-proxy's rule: its identity fields travel in clear only to the same host; elsewhere the upstream must be reached with mTLS.
     if (o.authHeaderFieldsEnabled && !isLoopbackUrl(o.upstream) && o.upstreamClientCertFile === undefined) {
       out.push(
