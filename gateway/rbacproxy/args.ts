@@ -24,16 +24,11 @@ function listenAddress(v: string): string[] {
   return [`--bind-address=${host === '' ? '0.0.0.0' : host}`, `--secure-port=${m[3]}`];
 }
 
-function isLoopbackHostPort(v: string): boolean {
-  const host = /^(?:\[([^\]]*)\]|([^:]*)):[0-9]+$/.exec(v);
-  const h = host?.[1] ?? host?.[2] ?? '';
-  return h === 'localhost' || h === '::1' || (isIP(h) === 4 && h.startsWith('127.'));
-}
-
 const NOT_YET = 'is not supported by Gatehouse yet';
 
 const RULES: Readonly<Record<string, Rule>> = Object.freeze({
   'secure-listen-address': { to: listenAddress },
+  'insecure-listen-address': { to: same('insecure-listen-address') },
   upstream: { to: same('upstream') },
   'upstream-ca-file': { to: same('upstream-ca-file') },
   'upstream-client-cert-file': { to: same('upstream-client-cert-file') },
@@ -96,15 +91,6 @@ export function translateArgs(argv: readonly string[], dataDir: string | undefin
       continue;
     }
     const name = m[1]!;
-    if (name === 'insecure-listen-address') {
-      const v = m[2] ?? argv[++i] ?? '';
-      problems.push(
-        isLoopbackHostPort(v)
-          ? '--insecure-listen-address is not supported by Gatehouse (it serves HTTPS only): use --secure-listen-address'
-          : `--insecure-listen-address "${v}" is refused: plain HTTP is never served beyond loopback`,
-      );
-      continue;
-    }
     const rule = Object.hasOwn(RULES, name) ? RULES[name] : undefined;
     if (!rule) {
       problems.push(`unknown kube-rbac-proxy flag: --${name}`);

@@ -19,6 +19,7 @@ import { loadCaBundle, loadServingCertOrDevPki, readPemFiles } from '../server/s
 import { startFrontDoor } from '../server/frontdoor.js';
 import { followProxyConfig } from './proxyconfigfile.js';
 import { serveProxyEndpoints } from './endpoints.js';
+import { serveInsecure } from './insecure.js';
 import { sidecarAttributes, sidecarAuthorizer } from './proxyauthz.js';
 import { flagRoutes, routeGatedAuthenticator, sidecarForbidden } from './access.js';
 import { delegatedAuthentication, delegatedAuthorization, delegatedTokens, type DelegationContext } from './delegation.js';
@@ -147,11 +148,15 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
       for (const u of upstreams.values()) u.close();
       proxyConfig.close();
       endpoints?.close();
+      insecure?.closeAllConnections();
+      insecure?.close();
       for (const c of delegation.closers) c();
       await auditor?.shutdown();
       await tracing?.shutdown();
     },
   });
+  // kube-rbac-proxy's plain HTTP listener, on loopback only (the flag's parser refuses any other address).
+  const insecure = opts.insecureListen ? await serveInsecure(opts.insecureListen.host, opts.insecureListen.port, handler) : undefined;
   // kube-rbac-proxy's own /healthz on a port of its own.
   const endpoints = opts.proxyEndpointsPort > 0 ? await serveProxyEndpoints(opts.proxyEndpointsPort, opts.bindAddress, serving, shutdownCheck) : undefined;
   log(

@@ -116,6 +116,7 @@ describe('parseServeFlags', () => {
         kubeconfigFile: undefined,
         proxyEndpointsPort: 0,
         upstreamForceH2c: false,
+        insecureListen: undefined,
         tlsMinVersion: 'TLSv1.2',
         tlsCipherSuites: undefined,
         forwardAuthPath: '/gatehouse/forward-auth',

@@ -7,7 +7,7 @@
 // Flags Gatehouse does not support are refused by name.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { request } from 'node:https';
 import { connect } from 'node:tls';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,17 @@ function get(port: number, path: string, token?: string): Promise<{ status: numb
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function plainGet(port: number, path: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', reject);
     req.end();
@@ -158,20 +169,25 @@ describe("gatehouse kube-rbac-proxy with kube-prometheus's and kube-rbac-proxy's
     assert.equal((await get(port, '/healthz')).status, 401);
   });
 
-  it("kube-rbac-proxy's resource-attributes example: --config-file decides by services/proxy", async () => {
+  it("kube-rbac-proxy's resource-attributes example: --config-file decides by services/proxy, also on a loopback plain-HTTP listener", async () => {
     const file = join(tempDir('krp-config'), 'config-file.yaml');
     writeFileSync(
       file,
       `authorization:\n  resourceAttributes:\n    namespace: ${NS}\n    apiVersion: v1\n    resource: services\n    subresource: proxy\n    name: kube-rbac-proxy\n`,
     );
+    const plain = await freePort();
     const port = await start([
       `--secure-listen-address=127.0.0.1:${await freePort()}`,
+      `--insecure-listen-address=127.0.0.1:${plain}`,
       `--upstream=${upstream}`,
       `--config-file=${file}`,
       '--logtostderr=true',
       '--v=10',
     ]);
     assert.equal((await get(port, '/anything', tokens['prometheus-k8s'])).status, 200);
+    // The loopback plain-HTTP listener takes the same chain.
+    assert.equal(await plainGet(plain, '/anything', tokens['prometheus-k8s']!), 200);
+    assert.equal(await plainGet(plain, '/anything', tokens['stranger']!), 403);
     const denied = await get(port, '/anything', tokens['stranger']);
     assert.equal(denied.status, 403);
     assert.match(denied.body, /resource=services, subresource=proxy, namespace=monitoring, name=kube-rbac-proxy/);
@@ -180,7 +196,10 @@ describe("gatehouse kube-rbac-proxy with kube-prometheus's and kube-rbac-proxy's
   it('refuses the flags it does not support, by name, in one line', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--tls-reload-interval=1m'], /--tls-reload-interval is deprecated and not supported/],
-      [['--insecure-listen-address=0.0.0.0:8080'], /--insecure-listen-address "0\.0\.0\.0:8080" is refused/],
+      [
+        ['--insecure-listen-address=0.0.0.0:8080'],
+        /invalid value "0\.0\.0\.0:8080" for --insecure-listen-address: plain HTTP is served only on a loopback address/,
+      ],
       [['--disable-http2-serving'], /--disable-http2-serving is not supported by Gatehouse yet/],
       [['--upstream-force-h2c', '--upstream=http://10.1.2.3:8080/'], /--upstream-force-h2c needs a loopback http:\/\/ --upstream/],
       [['--log-dir=/tmp'], /unknown kube-rbac-proxy flag: --log-dir/],

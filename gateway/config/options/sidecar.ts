@@ -19,6 +19,8 @@ export interface SidecarOptions {
   readonly authHeaderUserFieldName: string;
   readonly authHeaderGroupsFieldName: string;
   readonly authHeaderGroupsFieldSeparator: string;
+  /** kube-rbac-proxy's --insecure-listen-address: plain HTTP on a loopback host:port, beside HTTPS. */
+  readonly insecureListen: { readonly host: string; readonly port: number } | undefined;
   /** kube-rbac-proxy's --upstream-force-h2c: HTTP/2 without TLS to a loopback upstream. */
   readonly upstreamForceH2c: boolean;
   /** kube-rbac-proxy's --proxy-endpoints-port: the sidecar's own /healthz on this port (0 = none). */
@@ -64,6 +66,7 @@ export const sidecar: OptionGroup<SidecarOptions> = {
     kubeconfigFile: undefined,
     proxyEndpointsPort: 0,
     upstreamForceH2c: false,
+    insecureListen: undefined,
   },
   flags: [
     flag({
@@ -147,6 +150,22 @@ export const sidecar: OptionGroup<SidecarOptions> = {
       parse: headerSeparator,
     }),
     flag({
+      name: 'insecure-listen-address',
+      key: 'insecureListen',
+      arg: 'host:port',
+      help: 'Sidecar mode: also serve plain HTTP here, for clients in the same pod (loopback addresses only)',
+      parse: (raw) => {
+        const m = /^(?:\[([^\]]*)\]|([^:]*)):([0-9]{1,5})$/.exec(raw);
+        if (!m) throw new ConfigError('must be host:port');
+        const host = m[1] ?? m[2] ?? '';
+        const port = Number(m[3]);
+        if (port < 1 || port > 65535) throw new ConfigError('the port must be between 1 and 65535');
+        if (!(host === 'localhost' || host === '::1' || /^127\.[0-9]+\.[0-9]+\.[0-9]+$/.test(host)))
+          throw new ConfigError('plain HTTP is served only on a loopback address');
+        return Object.freeze({ host, port });
+      },
+    }),
+    flag({
       name: 'upstream-force-h2c',
       key: 'upstreamForceH2c',
       arg: 'bool',
@@ -182,6 +201,7 @@ export const sidecar: OptionGroup<SidecarOptions> = {
         o.kubeconfigFile !== undefined && '--kubeconfig',
         o.proxyEndpointsPort !== 0 && '--proxy-endpoints-port',
         o.upstreamForceH2c && '--upstream-force-h2c',
+        o.insecureListen !== undefined && '--insecure-listen-address',
       ].filter((f): f is string => f !== false);
       if (orphan.length > 0) out.push(requires(orphan, '--upstream'));
       return out;
