@@ -87,10 +87,12 @@ export function withForwardAuth(o: ForwardAuthOptions | undefined, chain: ChainH
   const n = endpoint.length;
   return (req, res, upgrade) => {
     const url = req.url ?? '/';
+    // Every other request pays one prefix comparison.
+    if (upgrade || !url.startsWith(endpoint)) return chain(req, res, upgrade);
     const q = url.indexOf('?');
     const rawPath = q < 0 ? url : url.slice(0, q);
     // The endpoint itself (nginx, Traefik) or a path below it (Envoy's prefix before the original path).
-    if (!rawPath.startsWith(endpoint) || (rawPath.length > n && rawPath.charCodeAt(n) !== 0x2f) || upgrade) return chain(req, res, upgrade);
+    if (rawPath.length > n && rawPath.charCodeAt(n) !== 0x2f) return chain(req, res, upgrade);
     answerCall(o, req, res, rawPath);
   };
 }

@@ -36,7 +36,11 @@ export interface RouteMatch {
 }
 
 export class RouteTable {
-  constructor(readonly routes: readonly Route[]) {}
+  /** Whether any route ignores (the authorizer then looks the route up again; otherwise it need not). */
+  readonly ignores: boolean;
+  constructor(readonly routes: readonly Route[]) {
+    this.ignores = routes.some((r) => r.action === 'ignore');
+  }
 
   /** The first route that matches the (decoded, checked) path, or undefined: no route, a 404. */
   match(path: string): RouteMatch | undefined {

@@ -92,7 +92,7 @@ export function sidecarAuthorizer(table: RouteTable, config: ProxyConfigSource, 
   return {
     name: 'sidecar',
     authorize: (a, trace) => {
-      if (table.match(a.path)?.route.action === 'ignore') return ALLOW;
+      if (table.ignores && table.match(a.path)?.route.action === 'ignore') return ALLOW;
       const rules = config.current?.static ?? [];
       const each = (a as SidecarAttributes).each;
       if (!each) return ask(a, rules, trace);
