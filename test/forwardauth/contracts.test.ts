@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request, type Agent } from 'node:https';
+import { connect } from 'node:http2';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -236,6 +237,29 @@ describe('forward auth: Traefik and Envoy contracts, trusted proxies, the route 
       const s = JSON.parse(r.text);
       assert.equal(s.kind, 'Status', what);
       assert.match(s.message, message, what);
+    }
+  });
+
+  it('answers a proxy that speaks HTTP/2 the same way', async () => {
+    const ca = readFileSync(join(gh.dataDir, 'pki', 'ca.crt'), 'utf8');
+    const opts = proxy.agent.options as { cert?: string; key?: string };
+    const session = connect(gh.url, { ca, cert: opts.cert!, key: opts.key! });
+    try {
+      const answer = await new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {
+        const req = session.request({ ':path': fa, 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/app/x', ...alice });
+        req.on('response', (h) => {
+          req.resume();
+          req.on('end', () => resolve({ status: Number(h[':status']), headers: h }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers['x-remote-user'], 'alice');
+      assert.equal(answer.headers['x-remote-group'], 'readers, team-a, system:authenticated');
+      assert.equal(answer.headers['x-auth-request-groups'], 'readers,team-a,system:authenticated');
+    } finally {
+      session.close();
     }
   });
 
