@@ -8,6 +8,7 @@
 // carries identity in clear. Upgrades do not exist in HTTP/2: refused 400.
 import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
 import { badRequest, StatusError } from '../../lib/api/status.js';
+import { ownValue, setOwn } from '../../lib/api/own.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { backendPath, isHopByHop } from '../aggregation/forwardrules.js';
 import type { Upstream } from './upstream.js';
@@ -52,15 +53,16 @@ export function h2cUpstream(
     const h = req.headers;
     for (const k of Object.keys(h)) {
       if (k[0] === ':' || k === 'host' || isHopByHop(k) || drop(k)) continue;
-      headers[k] = h[k];
+      // Header names are the client's: a `__proto__` header is a header.
+      setOwn(headers, k, h[k]);
     }
     // gRPC asks for trailers with `te: trailers`, the one TE value HTTP/2 allows.
     if (h['te'] === 'trailers') headers['te'] = 'trailers';
     const set = withIdentity ? identity(ctx) : [];
     for (let i = 0; i + 1 < set.length; i += 2) {
       const k = set[i]!.toLowerCase();
-      const prev = headers[k];
-      headers[k] = prev === undefined ? set[i + 1]! : [...(Array.isArray(prev) ? prev : [String(prev)]), set[i + 1]!];
+      const prev = ownValue(headers, k) as string | string[] | number | undefined;
+      setOwn(headers, k, prev === undefined ? set[i + 1]! : [...(Array.isArray(prev) ? prev : [String(prev)]), set[i + 1]!]);
     }
     ctx.waitingOn = 'the upstream';
     return new Promise<void>((resolve, reject) => {
@@ -81,7 +83,7 @@ export function h2cUpstream(
         for (const k of Object.keys(rh)) {
           const v = rh[k];
           if (k[0] === ':' || isHopByHop(k) || v === undefined) continue;
-          out[k] = v as string | string[];
+          setOwn(out, k, v);
         }
         res.writeHead(Number(rh[HTTP2_HEADER_STATUS] ?? 502), out);
         stream.pipe(res);
@@ -89,7 +91,7 @@ export function h2cUpstream(
       // gRPC's status travels in trailers: relayed as HTTP/1.1 trailers when the client can take them.
       stream.on('trailers', (t: IncomingHttpHeaders) => {
         const out: Record<string, string> = {};
-        for (const k of Object.keys(t)) if (k[0] !== ':' && typeof t[k] === 'string') out[k] = t[k] as string;
+        for (const k of Object.keys(t)) if (k[0] !== ':' && typeof t[k] === 'string') setOwn(out, k, t[k]);
         if (Object.keys(out).length > 0 && !res.writableEnded) res.addTrailers(out);
       });
       stream.once('close', () => {

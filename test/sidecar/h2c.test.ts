@@ -90,6 +90,21 @@ describe('sidecar in front of an h2c upstream', { timeout: 60_000 }, () => {
     assert.equal(h[':scheme'], 'http');
   });
 
+  it("a client's __proto__ header breaks nothing (Node's parser keeps it out of req.headers; the others pass)", async () => {
+    seen.length = 0;
+    const c = client('allow-alice');
+    const r = await c.request(
+      'GET',
+      '/pkg.Service/Proto',
+      undefined,
+      JSON.parse('{"__proto__": {"polluted": "yes"}, "x-other": "y"}') as Record<string, string>,
+    );
+    c.close();
+    assert.equal(r.status, 200, r.text);
+    assert.equal(seen[0]!.headers['x-other'], 'y');
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+  });
+
   it('denies before reaching the upstream', async () => {
     seen.length = 0;
     const c = client('deny-bob');
