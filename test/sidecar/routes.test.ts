@@ -170,4 +170,10 @@ describe('sidecar with a route table in front of two upstreams', { timeout: 60_0
     assert.equal((await fa('/admin/x', forwarded('allow-carol'))).status, 403);
     assert.equal((await fa('/elsewhere', forwarded('allow-carol'))).status, 404);
   });
+
+  it("refuses kube-rbac-proxy's config file beside forward auth, whose attributes come from the route table", () => {
+    const r = parseServeFlags(['--upstream=http://127.0.0.1:1', '--resource-attributes=config.yaml', '--forward-auth-trusted-addresses=127.0.0.1']);
+    assert.ok('error' in r);
+    assert.match(r.error, /--resource-attributes applies to the proxy only/);
+  });
 });

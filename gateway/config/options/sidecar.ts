@@ -215,6 +215,12 @@ export const sidecar: OptionGroup<SidecarOptions> = {
     if (o.upstreamForceH2c && (!o.upstream.startsWith('http:') || !isLoopbackUrl(o.upstream))) {
       out.push(`--upstream-force-h2c needs a loopback http:// --upstream (h2c carries identity in clear): "${o.upstream}" is not one`);
     }
+    // Forward auth asks about the route table's attributes; kube-rbac-proxy's file (rewrites from the proxied request) is the proxy's only.
+    if (o.resourceAttributesFile !== undefined && (o.forwardAuthProxyNames.length > 0 || o.forwardAuthTrustedAddresses.length > 0)) {
+      out.push(
+        '--resource-attributes applies to the proxy only: forward auth (--forward-auth-proxy-names, --forward-auth-trusted-addresses) takes its attributes from --routes',
+      );
+    }
     if (o.upstreamForceH2c && o.routesFile !== undefined) out.push('--upstream-force-h2c and --routes are mutually exclusive (one h2c upstream)');
     // kube-rbac-proxy's rule: its identity fields travel in clear only to the same host; elsewhere the upstream must be reached with mTLS.
     if (o.authHeaderFieldsEnabled && !isLoopbackUrl(o.upstream) && o.upstreamClientCertFile === undefined) {
