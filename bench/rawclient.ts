@@ -19,6 +19,8 @@ export interface Request {
   path: string;
   body?: string;
   /** Default application/json. */ accept?: string;
+  /** More header lines, name and value (forward auth's forwarded headers). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** A connection's request source; `done` learns each response (body only when asked for). */
@@ -65,6 +67,7 @@ export function encodeRequest(port: number, r: Request): Buffer {
   const body = r.body === undefined ? undefined : Buffer.from(r.body);
   let head = `${r.method} ${r.path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: ${r.accept ?? 'application/json'}\r\nUser-Agent: gatehouse-bench\r\n`;
   if (body) head += `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
+  for (const [k, v] of Object.entries(r.headers ?? {})) head += `${k}: ${v}\r\n`;
   head += '\r\n';
   return body ? Buffer.concat([Buffer.from(head), body]) : Buffer.from(head);
 }

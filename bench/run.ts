@@ -512,6 +512,15 @@ if (selected('sidecar', 'BENCH_SIDECAR')) {
 }
 
 // ---------------------------------------------------------------------------
+// Forward-auth section (owned with gateway/forwardauth): decisions per second,
+// cached and uncached, beside a bare node:https answer; the sidecar's added p99
+// on a cached decision (bench/forwardauth.ts). BENCH_FORWARDAUTH=0 skips it.
+if (selected('forwardauth', 'BENCH_FORWARDAUTH')) {
+  const { runForwardAuthBench } = await import('./forwardauth.js');
+  await runForwardAuthBench();
+}
+
+// ---------------------------------------------------------------------------
 // HTTP/2 section (owned with gateway/server/serving.ts): GET over HTTP/2 through
 // Gatehouse beside a bare node:http2 server (bench/http2.ts). BENCH_HTTP2=0 skips it.
 if (selected('http2', 'BENCH_HTTP2')) {

@@ -38,6 +38,7 @@ export const SECTIONS = [
   'authz',
   'proxy',
   'sidecar',
+  'forwardauth',
   'http2',
   'flowcontrol',
   'micro',

@@ -8,6 +8,10 @@ import { startBackendProcess } from '../backendprocess/start.js';
 import { unhonouredFlag, type BackendKind } from '../backendprocess/flags.js';
 import { startSidecar } from '../sidecar/index.js';
 import { hardenIntrinsics } from './harden.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { translateArgs } from '../rbacproxy/args.js';
 
 const log = (msg: string): void => {
   process.stderr.write(`${new Date().toISOString()} ${msg}\n`);
@@ -20,6 +24,7 @@ Commands:
   certs          generate the dev PKI and client kubeconfigs (gatehouse certs help)
   core-backend   the core backend as its own HTTPS process behind a gateway (request-header authentication)
   sample-backend the sample aggregated backend (samples.gatehouse.dev/v1 Widgets) as its own HTTPS process
+  kube-rbac-proxy  sidecar mode from kube-rbac-proxy's command line (a drop-in for its Deployments)
   help           this text
 
 Run "gatehouse serve --help" for the flags of serve.`;
@@ -78,6 +83,35 @@ async function sidecar(opts: ServeOptions): Promise<Started> {
   return { banner: `Gatehouse sidecar is serving on ${running.url}, proxying to ${running.upstream}`, shutdown: running.shutdown };
 }
 
+/** `gatehouse kube-rbac-proxy [its flags]`: sidecar mode from kube-rbac-proxy's command line (gateway/rbacproxy/). */
+async function kubeRbacProxy(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(
+      "Usage: gatehouse kube-rbac-proxy [kube-rbac-proxy flags]\n\nkube-rbac-proxy's flags with their meaning (gateway/rbacproxy/README.md); a flag Gatehouse does not support is refused by name.\n",
+    );
+    return 0;
+  }
+  // kube-rbac-proxy generates a serving certificate when given none: the dev PKI, in a directory of this process's own.
+  const translated = translateArgs(
+    argv,
+    argv.some((a) => a.startsWith('--tls-cert-file')) ? undefined : mkdtempSync(join(tmpdir(), 'gatehouse-kube-rbac-proxy-')),
+  );
+  if ('error' in translated) {
+    process.stderr.write(cliErrorLine(translated.error));
+    return 1;
+  }
+  const parsed = parseServeFlags(translated.args);
+  if ('error' in parsed) {
+    process.stderr.write(cliErrorLine(parsed.error));
+    return 1;
+  }
+  if (parsed.options.upstream === undefined) {
+    process.stderr.write(cliErrorLine('--upstream is required'));
+    return 1;
+  }
+  return run(() => sidecar(parsed.options));
+}
+
 async function backend(kind: BackendKind, argv: string[]): Promise<number> {
   if (wantsHelp(argv)) {
     process.stdout.write(
@@ -108,6 +142,8 @@ async function main(argv: string[]): Promise<number> {
       return serve(rest);
     case 'certs':
       return runCertsCommand(rest);
+    case 'kube-rbac-proxy':
+      return kubeRbacProxy(rest);
     case 'core-backend':
     case 'sample-backend':
       return backend(command, rest);

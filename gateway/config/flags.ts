@@ -14,6 +14,7 @@ import { admission, type AdmissionOptions } from './options/admission.js';
 import { flowcontrol, type FlowControlOptions } from './options/flowcontrol.js';
 import { aggregation, type AggregationOptions } from './options/aggregation.js';
 import { sidecar, type SidecarOptions } from './options/sidecar.js';
+import { forwardAuth, type ForwardAuthOptions } from './options/forwardauth.js';
 import { controllers, type ControllerOptions } from './options/controllers.js';
 import { leaderElection, type LeaderElectionOptions } from './options/leaderelection.js';
 import { identityLease, type IdentityLeaseOptions } from './options/identitylease.js';
@@ -36,6 +37,7 @@ export type ServeOptions = ServingOptions &
   FlowControlOptions &
   AggregationOptions &
   SidecarOptions &
+  ForwardAuthOptions &
   ControllerOptions &
   LeaderElectionOptions &
   IdentityLeaseOptions &
@@ -58,6 +60,7 @@ const GROUPS = [
   flowcontrol,
   aggregation,
   sidecar,
+  forwardAuth,
   controllers,
   leaderElection,
   identityLease,

@@ -38,6 +38,8 @@ import { loadProxyClientCert } from '../aggregation/clientcert.js';
 import { buildDispatch, type GatewayServed } from './dispatch.js';
 import { loadGatewayTls } from './serving.js';
 import { startFrontDoor } from './frontdoor.js';
+import { buildForwardAuth, withForwardAuth } from '../forwardauth/index.js';
+import { routeTableOf } from '../routes/index.js';
 
 export interface RunningServer {
   readonly server: Http2SecureServer;
@@ -143,7 +145,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     core,
   });
   const inFlight = new RequestWaitGroup();
-  const handler = buildHandlerChain({
+  const chain = buildHandlerChain({
     authenticator: authn.authenticator,
     identityHeaders,
     impersonation: true,
@@ -163,6 +165,18 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     cbor: opts.featureGates.CBORServingAndStorage,
     compression: opts.featureGates.APIResponseCompression,
   });
+  // Forward auth: nginx, Traefik and Envoy ask the gateway's authentication and authorizers (routes name no upstreams here).
+  const routes = await routeTableOf(opts, { upstreams: false, upstreamUrl: (u) => u });
+  const forwardAuth = buildForwardAuth(opts, {
+    clientCa: tls.clientCa,
+    tokens: authn.tokens,
+    apiAudiences: authn.apiAudiences,
+    authorizer: authz.authorizer,
+    routes,
+    log,
+    clock,
+  });
+  const handler = withForwardAuth(forwardAuth, chain);
   const { server, url, shutdown } = await startFrontDoor({
     cert: tls.serving,
     clientCas: tls.requestheaderCa ? [tls.clientCa, tls.requestheaderCa] : [tls.clientCa],
@@ -173,6 +187,8 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     log,
     http2MaxStreams: opts.http2MaxStreamsPerConnection,
     maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
+    minVersion: opts.tlsMinVersion,
+    ciphers: opts.tlsCipherSuites,
     ...(hooks.tlsReloadIntervalMs !== undefined ? { reloadIntervalMs: hooks.tlsReloadIntervalMs } : {}),
     shutdownCheck: health.shutdown,
     shutdownDelayMs: opts.shutdownDelayMs,

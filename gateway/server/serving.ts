@@ -160,6 +160,9 @@ export interface ServeHttpsOptions {
   readonly http2MaxStreams?: number;
   /** Most connections one remote address holds open (--max-connections-per-client-address); absent or 0 = no cap. */
   readonly maxConnectionsPerAddress?: number;
+  /** --tls-min-version (default TLS 1.2) and --tls-cipher-suites (OpenSSL's list; default Node's). */
+  readonly minVersion?: 'TLSv1.2' | 'TLSv1.3';
+  readonly ciphers?: string | undefined;
 }
 
 export interface Serving {
@@ -171,7 +174,13 @@ export interface Serving {
 /** The secure context's options, the same at start and on every reload. */
 function secureContextOptions(o: ServeHttpsOptions): SecureContextOptions {
   const cas = o.clientCas.flatMap((c) => c.current.pems);
-  return { cert: o.cert.current.cert, key: o.cert.current.key, ...(cas.length > 0 ? { ca: cas } : {}), minVersion: 'TLSv1.2' };
+  return {
+    cert: o.cert.current.cert,
+    key: o.cert.current.key,
+    ...(cas.length > 0 ? { ca: cas } : {}),
+    minVersion: o.minVersion ?? 'TLSv1.2',
+    ...(o.ciphers ? { ciphers: o.ciphers } : {}),
+  };
 }
 
 /** Creates the HTTPS server, resolves once it listens, and reloads its certificate and CAs until it closes. */

@@ -1,92 +1,60 @@
-// Who may reach the upstream, in kube-rbac-proxy's terms, as the pieces the
-// shared chain (gateway/pipeline/chain.ts) takes: --allow-paths and
-// --ignore-paths around authentication and authorization, the attributes
-// (non-resource from the path and method, or the fixed --resource-attributes)
-// and kube-rbac-proxy's 403 text.
+// Who may reach the upstreams, in kube-rbac-proxy's terms, as the pieces the
+// shared chain (gateway/pipeline/chain.ts) takes, read from the sidecar's
+// route table (gateway/routes): a path no route matches is 404 and a `deny`
+// route 403 before authentication (the first thing the sidecar's
+// authenticator checks); an `ignore` route is anonymous, allowed, with no
+// identity sent; the attributes are the route's (non-resource: the path and
+// the verb of the method; or its resource attributes); and kube-rbac-proxy's
+// 403 text. Without --routes the table is kube-rbac-proxy's flags in route
+// form: one route per --ignore-paths pattern (ignore) or --allow-paths
+// pattern, or one for every path, with --resource-attributes.
 import type { IncomingMessage } from 'node:http';
-import type { UserInfo } from '../../lib/api/meta.js';
-import { pathNotFound, StatusError } from '../../lib/api/status.js';
+import { forbiddenMessage, pathNotFound, StatusError } from '../../lib/api/status.js';
+import { checkedRequestPath } from '../../lib/api/requestpath.js';
+import { ConfigError } from '../../lib/config/error.js';
 import { ANONYMOUS, type AuthnResult } from '../authn/types.js';
-import type { Attributes, Authorizer, Decision } from '../authz/types.js';
+import type { Attributes } from '../authz/types.js';
 import type { RequestAuthenticator } from '../pipeline/chain.js';
 import type { RequestContext } from '../pipeline/context.js';
-import type { ResourceAttributes } from './config.js';
+import { parseRouteTable, type RouteMatch, type RouteTable } from '../routes/table.js';
 
-/** Go's path.Match for one pattern: `*` any run of non-`/`, `?` one non-`/`; everything else literal. */
-export function pathPattern(p: string): RegExp {
-  let re = '';
-  for (const ch of p) re += ch === '*' ? '[^/]*' : ch === '?' ? '[^/]' : ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^${re}$`);
+/** The decoded, checked request path the routes match (the chain refused any other with a 400 already). */
+export function requestPath(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return checkedRequestPath(q < 0 ? url : url.slice(0, q));
 }
 
-/** The path as sent (not decoded), which patterns and attributes use. */
-export function pathOf(req: IncomingMessage): string {
-  return (req.url ?? '/').split('?', 1)[0]!;
-}
-
-/** --allow-paths (others are 404 before anything else) and --ignore-paths (no authentication, no authorization, no identity sent). */
-export class SidecarPaths {
-  readonly #allow: readonly RegExp[];
-  readonly #ignore: readonly RegExp[];
-  constructor(allow: readonly string[], ignore: readonly string[]) {
-    this.#allow = allow.map(pathPattern);
-    this.#ignore = ignore.map(pathPattern);
-  }
-  allowed(path: string): boolean {
-    return this.#allow.length === 0 || this.#allow.some((r) => r.test(path));
-  }
-  ignored(path: string): boolean {
-    return this.#ignore.some((r) => r.test(path));
+/** kube-rbac-proxy's flags as a route table: --ignore-paths (ignore) or --allow-paths patterns, else every path (the config file says what is asked). */
+export function flagRoutes(allow: readonly string[], ignore: readonly string[]): RouteTable {
+  const routes = [
+    ...[...new Set(ignore)].map((p, i) => ({ name: `ignore-paths[${i}]`, pattern: p, action: 'ignore' })),
+    ...(allow.length > 0 ? [...new Set(allow)].map((p, i) => ({ name: `allow-paths[${i}]`, pattern: p })) : [{ name: 'every-path', prefix: '/' }]),
+  ];
+  try {
+    return parseRouteTable({ routes }, { upstreams: false, upstreamUrl: (u) => u });
+  } catch (err) {
+    throw err instanceof ConfigError ? new ConfigError(err.message, { flag: allow.length > 0 ? '--allow-paths' : '--ignore-paths' }) : err;
   }
 }
 
-/** The chain's first question, so a path outside --allow-paths is 404 whoever asks; an ignored path is anonymous without looking at credentials. */
-export function pathGatedAuthenticator(paths: SidecarPaths, authenticator: RequestAuthenticator): RequestAuthenticator {
+function routed(table: RouteTable, path: string): RouteMatch {
+  const m = table.match(path);
+  if (!m) throw pathNotFound();
+  return m;
+}
+
+/** The chain's first question: no route is 404 and a deny route 403 whoever asks; an ignored route is anonymous without looking at credentials. */
+export function routeGatedAuthenticator(table: RouteTable, authenticator: RequestAuthenticator): RequestAuthenticator {
   const skipped: AuthnResult = Object.freeze({ user: ANONYMOUS });
   return {
-    authenticate: async (req) => {
-      const path = pathOf(req);
-      if (!paths.allowed(path)) throw pathNotFound();
-      if (paths.ignored(path)) return skipped;
-      return authenticator.authenticate(req);
+    authenticate: async (req, trace) => {
+      const path = requestPath(req);
+      const { route } = routed(table, path);
+      if (route.action === 'deny') throw forbiddenMessage(`forbidden: route "${route.name}" denies path "${path}"`);
+      if (route.action === 'ignore') return skipped;
+      return authenticator.authenticate(req, trace);
     },
-  };
-}
-
-const ALLOW: Decision = Object.freeze({ kind: 'allow', reason: '' });
-
-/** Ignored paths are allowed without asking the cluster. */
-export function pathGatedAuthorizer(paths: SidecarPaths, authorizer: Authorizer): Authorizer {
-  return { name: 'sidecar', authorize: (a, trace) => (paths.ignored(a.path) ? ALLOW : authorizer.authorize(a, trace)) };
-}
-
-/** kube-rbac-proxy's verb of a method. */
-export function verbOf(method: string | undefined): string {
-  switch (method) {
-    case 'GET':
-    case 'HEAD':
-      return 'get';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return 'delete';
-    default:
-      return (method ?? '').toLowerCase();
-  }
-}
-
-/** Non-resource attributes (the path, the verb of the method), or the fixed --resource-attributes. */
-export function sidecarAttributes(fixed: ResourceAttributes | undefined): (ctx: RequestContext) => Attributes {
-  return (ctx) => {
-    const user: UserInfo = ctx.user;
-    const verb = verbOf(ctx.req.method);
-    const path = pathOf(ctx.req);
-    if (fixed) return { user, verb, isResourceRequest: true, path, ...fixed };
-    return { user, verb, isResourceRequest: false, path, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
   };
 }
 

@@ -19,10 +19,21 @@ import { httpLogOption } from '../pipeline/httplog.js';
 import { ShutdownCheck } from '../health/checks.js';
 import { loadCaBundle, loadServingCertOrDevPki, readPemFiles } from '../server/serving.js';
 import { startFrontDoor } from '../server/frontdoor.js';
-import { loadResourceAttributes } from './config.js';
-import { pathGatedAuthenticator, pathGatedAuthorizer, SidecarPaths, sidecarAttributes, sidecarForbidden } from './access.js';
-import { delegatedAuthentication, delegatedAuthorization, type DelegationContext } from './delegation.js';
-import { upstreamOf } from './upstream.js';
+import { followProxyConfig } from './proxyconfigfile.js';
+import { serveProxyEndpoints } from './endpoints.js';
+import { serveInsecure } from './insecure.js';
+import { sidecarAttributes, sidecarAuthorizer } from './proxyauthz.js';
+import { flagRoutes, routeGatedAuthenticator, sidecarForbidden } from './access.js';
+import { delegatedAuthentication, delegatedAuthorization, delegatedTokens, type DelegationContext } from './delegation.js';
+import { buildForwardAuth, withForwardAuth } from '../forwardauth/index.js';
+import { upstreamIdentity, upstreamOf, type Upstream } from './upstream.js';
+import { h2cUpstream } from './h2c.js';
+import { notForwarded } from '../aggregation/identity.js';
+import { upstreamUrl } from '../config/options/sidecar.js';
+import { loadRouteTable } from '../routes/load.js';
+import type { RouteTable } from '../routes/table.js';
+import { pathNotFound } from '../../lib/api/status.js';
+import type { RequestContext } from '../pipeline/context.js';
 
 export interface SidecarHooks {
   readonly log: (msg: string) => void;
@@ -42,18 +53,36 @@ export interface RunningSidecar {
   shutdown(signal: string): Promise<void>;
 }
 
+/** Each request to the upstream of its route (or --upstream), with identity headers when the route sends them. */
+function routedDispatch(routes: RouteTable, upstreams: ReadonlyMap<string, Upstream>, fallback: string): (ctx: RequestContext) => Promise<void> {
+  const def = upstreams.get(fallback)!;
+  return (ctx) => {
+    const m = routes.match(ctx.info.path);
+    if (!m) throw pathNotFound();
+    const up = m.route.upstream === undefined ? def : upstreams.get(m.route.upstream)!;
+    return up.dispatch(ctx, m.route.identityHeaders);
+  };
+}
+
 export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Promise<RunningSidecar> {
-  const upstreamUrl = opts.upstream;
-  if (!upstreamUrl) throw new Error('sidecar mode needs --upstream');
+  const defaultUpstream = opts.upstream;
+  if (!defaultUpstream) throw new Error('sidecar mode needs --upstream');
   const { log } = hooks;
   const clock = hooks.clock ?? Date.now;
   const { serving } = await loadServingCertOrDevPki(opts);
   const clientCa = await loadCaBundle('--client-ca-file', opts.clientCaFiles);
   const upstreamCa = opts.upstreamCaFile ? (await readPemFiles([opts.upstreamCaFile]))[0] : undefined;
-  const resourceAttributes = opts.resourceAttributesFile ? await loadResourceAttributes(opts.resourceAttributesFile) : undefined;
-  const paths = new SidecarPaths(opts.allowPaths, opts.ignorePaths);
+  const upstreamCert =
+    opts.upstreamClientCertFile && opts.upstreamClientKeyFile
+      ? await readPemFiles([opts.upstreamClientCertFile, opts.upstreamClientKeyFile]).then(([certPem, keyPem]) => ({ certPem: certPem!, keyPem: keyPem! }))
+      : undefined;
+  // kube-rbac-proxy's configuration file (attributes, rewrites, static rules), followed on change.
+  const proxyConfig = await followProxyConfig(opts.resourceAttributesFile, '--resource-attributes', { log, clock });
+  // The route table: --routes, or kube-rbac-proxy's flags for the one upstream.
+  const routes = opts.routesFile ? await loadRouteTable(opts.routesFile, { upstreams: true, upstreamUrl }) : flagRoutes(opts.allowPaths, opts.ignorePaths);
   const delegation: DelegationContext = { env: hooks.env ?? process.env, log, clock, closers: [] };
-  const authenticator = await delegatedAuthentication(opts, clientCa, delegation);
+  const tokens = await delegatedTokens(opts, delegation);
+  const authenticator = delegatedAuthentication(opts, clientCa, tokens, delegation);
   const authorizer = await delegatedAuthorization(opts, delegation);
   // No authenticating proxy is trusted here: the X-Remote-* defaults and
   // kube-rbac-proxy's field names (enabled or not) are what the upstream may
@@ -66,19 +95,28 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   const authHeaders = opts.authHeaderFieldsEnabled
     ? { user: opts.authHeaderUserFieldName, groups: opts.authHeaderGroupsFieldName, separator: opts.authHeaderGroupsFieldSeparator }
     : undefined;
-  const upstream = upstreamOf(upstreamUrl, upstreamCa, paths, identityHeaders, log, authHeaders);
+  const upstreams = new Map<string, Upstream>();
+  for (const url of [defaultUpstream, ...routes.upstreams()]) {
+    if (upstreams.has(url)) continue;
+    upstreams.set(
+      url,
+      opts.upstreamForceH2c
+        ? h2cUpstream(url, notForwarded(identityHeaders), (ctx) => upstreamIdentity(ctx.user, authHeaders), log)
+        : upstreamOf(url, upstreamCa, upstreamCert, identityHeaders, log, authHeaders),
+    );
+  }
 
   const auditor = await buildAuditor(opts, log);
   const tracing = await buildTracing(opts, { log, clock });
   // The sidecar serves no /readyz of its own; the check only carries the drain to the chain.
   const shutdownCheck = new ShutdownCheck();
   const inFlight = new RequestWaitGroup();
-  const handler = buildHandlerChain({
-    authenticator: pathGatedAuthenticator(paths, authenticator),
+  const chain = buildHandlerChain({
+    authenticator: routeGatedAuthenticator(routes, authenticator),
     identityHeaders,
     impersonation: false,
-    authorizer: pathGatedAuthorizer(paths, authorizer),
-    attributes: sidecarAttributes(resourceAttributes),
+    authorizer: sidecarAuthorizer(routes, proxyConfig, authorizer),
+    attributes: sidecarAttributes(routes, proxyConfig),
     forbidden: sidecarForbidden(log),
     inflight: new InflightLimiter(hooks.maxRequestsInflight ?? opts.maxRequestsInflight, hooks.maxMutatingRequestsInflight ?? opts.maxMutatingRequestsInflight),
     requestTimeoutMs: hooks.requestTimeoutMs ?? opts.requestTimeoutMs,
@@ -86,12 +124,14 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     draining: () => shutdownCheck.draining,
     inFlight,
     ...httpLogOption(opts.verbosity, log),
-    dispatch: upstream.dispatch,
+    dispatch: routedDispatch(routes, upstreams, defaultUpstream),
     log,
     clock,
     ...(auditor ? { audit: auditor } : {}),
     ...(tracing ? { tracing: tracing.requests } : {}),
   });
+  // Forward auth: the same TokenReview and SubjectAccessReview (and their caches) answer nginx, Traefik and Envoy.
+  const handler = withForwardAuth(buildForwardAuth(opts, { clientCa, tokens, apiAudiences: opts.apiAudiences, authorizer, routes, log, clock }), chain);
   const { server, url, shutdown } = await startFrontDoor({
     cert: serving,
     clientCas: [clientCa],
@@ -102,25 +142,37 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
     log,
     http2MaxStreams: opts.http2MaxStreamsPerConnection,
     maxConnectionsPerAddress: opts.maxConnectionsPerClientAddress,
+    minVersion: opts.tlsMinVersion,
+    ciphers: opts.tlsCipherSuites,
     shutdownCheck,
     shutdownDelayMs: opts.shutdownDelayMs,
     shutdownSendRetryAfter: opts.shutdownSendRetryAfter,
     inFlight,
-    closeLongRunning: () => upstream.closeLongRunning(),
+    closeLongRunning: () => {
+      for (const u of upstreams.values()) u.closeLongRunning();
+    },
     close: async () => {
-      upstream.close();
+      for (const u of upstreams.values()) u.close();
+      proxyConfig.close();
+      endpoints?.close();
+      insecure?.closeAllConnections();
+      insecure?.close();
       for (const c of delegation.closers) c();
       await auditor?.shutdown();
       await tracing?.shutdown();
     },
   });
+  // kube-rbac-proxy's plain HTTP listener, on loopback only (the flag's parser refuses any other address).
+  const insecure = opts.insecureListen ? await serveInsecure(opts.insecureListen.host, opts.insecureListen.port, handler) : undefined;
+  // kube-rbac-proxy's own /healthz on a port of its own.
+  const endpoints = opts.proxyEndpointsPort > 0 ? await serveProxyEndpoints(opts.proxyEndpointsPort, opts.bindAddress, serving, shutdownCheck) : undefined;
   log(
-    `sidecar: proxying authorized requests to ${upstreamUrl}${resourceAttributes ? ' (resource attributes from --resource-attributes)' : ' (non-resource attributes from the path)'}`,
+    `sidecar: proxying authorized requests to ${[...upstreams.keys()].join(', ')} (${routes.routes.length} route${routes.routes.length === 1 ? '' : 's'}${opts.routesFile ? ' from --routes' : ''}${opts.resourceAttributesFile ? `, ${opts.resourceAttributesFile} followed` : ''})`,
   );
   return {
     server,
     url,
-    upstream: upstreamUrl,
+    upstream: defaultUpstream,
     shutdown,
   };
 }

@@ -1,9 +1,9 @@
 // The sidecar's dispatch: every request the chain let through goes to the
-// one upstream (--upstream, an http:// or https:// URL whose path prefixes
-// every request path), through the gateway's one forwarder
+// upstream of its route (--upstream, or a route's own: an http:// or https://
+// URL whose path prefixes every request path), through the gateway's one forwarder
 // (aggregation/poolforward.ts) over a pool of connections to the upstream,
 // with the caller's identity in X-Remote-User / -Uid / -Group / -Extra-* —
-// except on --ignore-paths, which carry no identity. Whatever the client
+// except on ignored routes (--ignore-paths) and routes that turn it off. Whatever the client
 // sent under those names, and its credentials and Impersonate-* headers,
 // never pass. With --auth-header-fields-enabled the user and its groups
 // also go in kube-rbac-proxy's fields (default x-remote-user, and
@@ -12,6 +12,7 @@
 // kube-rbac-proxy does. Upgrades (websockets) go on a fresh connection
 // (aggregation/forward.ts), after the same checks.
 import { isIP } from 'node:net';
+import { Pool } from 'undici';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { StatusError } from '../../lib/api/status.js';
 import { isLongRunning, type RequestContext } from '../pipeline/context.js';
@@ -20,11 +21,11 @@ import { forwardUpgrade } from '../aggregation/forward.js';
 import { forwardPooled, type PoolTarget } from '../aggregation/poolforward.js';
 import { identityPairs, notForwarded } from '../aggregation/identity.js';
 import { backendPool } from '../aggregation/transport.js';
-import { pathOf, type SidecarPaths } from './access.js';
 
 export interface Upstream {
   readonly url: string;
-  dispatch(ctx: RequestContext): Promise<void>;
+  /** `withIdentity`: whether the caller's identity headers go along (not on an ignored route, nor one that turns them off). */
+  dispatch(ctx: RequestContext, withIdentity: boolean): Promise<void>;
   /** Ends the forwarded requests that would not end on their own (watches, upgraded connections): shutdown's drain. */
   closeLongRunning(): void;
   close(): void;
@@ -39,7 +40,7 @@ export interface AuthHeaderFields {
 
 const NO_HEADERS: readonly string[] = Object.freeze([]);
 
-function upstreamIdentity(user: UserInfo, fields: AuthHeaderFields | undefined): readonly string[] {
+export function upstreamIdentity(user: UserInfo, fields: AuthHeaderFields | undefined): readonly string[] {
   const pairs = identityPairs(user);
   if (!fields) return pairs;
   // The same user under either spelling of x-remote-user: one header, not two.
@@ -55,16 +56,21 @@ function upstreamIdentity(user: UserInfo, fields: AuthHeaderFields | undefined):
 export function upstreamOf(
   url: string,
   caPem: string | undefined,
-  paths: SidecarPaths,
+  clientCert: { certPem: string; keyPem: string } | undefined,
   identity: IdentityHeaders,
   log: (msg: string) => void,
   fields?: AuthHeaderFields,
 ): Upstream {
   const isHttps = url.startsWith('https:');
-  const u = new URL(url);
+  // unix:///path/app.sock: HTTP over the socket (Host: localhost), as kube-rbac-proxy dials it.
+  const socketPath = url.startsWith('unix:') ? new URL(url).pathname : undefined;
+  const u = new URL(socketPath !== undefined ? 'http://localhost' : url);
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const port = Number(u.port || (isHttps ? 443 : 80));
-  const pool = backendPool(u.origin, isHttps ? { caPem } : undefined);
+  const pool =
+    socketPath !== undefined
+      ? new Pool(u.origin, { socketPath, keepAliveTimeout: 30_000 })
+      : backendPool(u.origin, isHttps ? { caPem, clientCert } : undefined);
   const target: PoolTarget = {
     dispatcher: pool,
     origin: u.origin,
@@ -82,16 +88,28 @@ export function upstreamOf(
   };
   const unreachable = (err: Error, what: string): StatusError => {
     log(`sidecar: ${what} to ${url} failed: ${err.message}`);
+    // A socket that is not there (yet) is the upstream being unavailable, named so its owner finds it.
+    const code = (err.cause as { code?: string } | undefined)?.code ?? (err as { code?: string }).code;
+    if (socketPath !== undefined && (code === 'ENOENT' || code === 'ECONNREFUSED')) {
+      return new StatusError(503, 'ServiceUnavailable', `the upstream socket "${socketPath}" ${code === 'ENOENT' ? 'does not exist' : 'refuses connections'}`);
+    }
     return new StatusError(502, 'InternalError', `error trying to reach the upstream: ${err.message}`);
   };
 
-  const dispatch = async (ctx: RequestContext): Promise<void> => {
+  const dispatch = async (ctx: RequestContext, withIdentity: boolean): Promise<void> => {
     const { req } = ctx;
-    const set = paths.ignored(pathOf(req)) ? NO_HEADERS : upstreamIdentity(ctx.user, fields);
+    const set = withIdentity ? upstreamIdentity(ctx.user, fields) : NO_HEADERS;
     const up = ctx.upgrade;
     if (isLongRunning(ctx)) track(up ? up.socket : ctx.res);
     if (up) {
-      const options = { host, port, ...(caPem ? { ca: caPem } : {}), minVersion: 'TLSv1.2' as const };
+      const options = {
+        ...(socketPath !== undefined ? { socketPath } : {}),
+        host,
+        port,
+        ...(caPem ? { ca: caPem } : {}),
+        ...(clientCert ? { cert: clientCert.certPem, key: clientCert.keyPem } : {}),
+        minVersion: 'TLSv1.2' as const,
+      };
       return forwardUpgrade(
         req,
         up.socket,

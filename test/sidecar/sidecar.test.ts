@@ -400,7 +400,7 @@ describe('sidecar mode (--upstream) in front of an HTTP service, the cluster dec
     const badBool = await runGatehouse(['serve', '--upstream=http://127.0.0.1:1', '--auth-header-fields-enabled=yes']);
     assert.match(badBool.stderr, /invalid value "yes" for --auth-header-fields-enabled: must be true or false/);
     const scheme = await runGatehouse(['serve', '--upstream=ftp://x']);
-    assert.match(scheme.stderr, /invalid value "ftp:\/\/x" for --upstream: must be an http:\/\/ or https:\/\/ URL/);
+    assert.match(scheme.stderr, /invalid value "ftp:\/\/x" for --upstream: must be an http:\/\/, https:\/\/ or unix:\/\/\/ URL/);
     const noCluster = spawnTracked(
       process.execPath,
       [GATEHOUSE_BIN, 'serve', '--upstream=http://127.0.0.1:1', `--data-dir=${tempDir('nocluster')}`, `--secure-port=${await freePort()}`],

@@ -1,13 +1,18 @@
 // The HTTPS server: address, certificates, timeouts, body and HTTP/2 limits, shutdown, logging.
 import { isIP } from 'node:net';
 import { ConfigError } from '../../../lib/config/error.js';
-import { bool, duration, flagsOf, int, optionalPath, type OptionGroup } from './flag.js';
+import { bool, csv, duration, flagsOf, int, optionalPath, type OptionGroup } from './flag.js';
+import { opensslCiphers, tlsVersion, type TlsVersion } from '../tlsnames.js';
 
 export interface ServingOptions {
   readonly bindAddress: string;
   readonly securePort: number;
   readonly tlsCertFile: string | undefined;
   readonly tlsPrivateKeyFile: string | undefined;
+  /** --tls-min-version (Go's name given; Node's kept). */
+  readonly tlsMinVersion: TlsVersion;
+  /** --tls-cipher-suites as an OpenSSL cipher list; undefined = Node's defaults. */
+  readonly tlsCipherSuites: string | undefined;
   readonly livezGracePeriodMs: number;
   readonly shutdownDelayMs: number;
   /** Keep listening after the shutdown delay, answering 429 with Retry-After, until in-flight requests drain. */
@@ -35,6 +40,8 @@ export const serving: OptionGroup<ServingOptions> = {
     securePort: 6443,
     tlsCertFile: undefined,
     tlsPrivateKeyFile: undefined,
+    tlsMinVersion: 'TLSv1.2',
+    tlsCipherSuites: undefined,
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
     shutdownSendRetryAfter: false,
@@ -66,6 +73,14 @@ export const serving: OptionGroup<ServingOptions> = {
     }),
     flag({ name: 'tls-cert-file', key: 'tlsCertFile', arg: 'file', help: 'Serving certificate (PEM); default: the generated dev PKI', parse: optionalPath }),
     flag({ name: 'tls-private-key-file', key: 'tlsPrivateKeyFile', arg: 'file', help: 'Private key of --tls-cert-file', parse: optionalPath }),
+    flag({ name: 'tls-min-version', key: 'tlsMinVersion', arg: 'version', help: 'Lowest TLS version served: VersionTLS12 or VersionTLS13', parse: tlsVersion }),
+    flag({
+      name: 'tls-cipher-suites',
+      key: 'tlsCipherSuites',
+      arg: 'suite,…',
+      help: "TLS 1.2 cipher suites served, by Go's names (TLS 1.3's are always on, as in Go); default: Node's",
+      parse: (raw) => (csv(raw).length > 0 ? opensslCiphers(csv(raw)) : undefined),
+    }),
     flag({
       name: 'livez-grace-period',
       key: 'livezGracePeriodMs',
