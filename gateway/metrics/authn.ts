@@ -1,7 +1,7 @@
 // The token webhook's round trips, as kube's delegated authentication counts
 // them, and the remaining lifetime of the client certificates that authenticate.
 import { Counter, Histogram } from 'prom-client';
-import { LeanHistogram } from '../../lib/metrics/lean.js';
+import { LeanCounter, LeanHistogram } from '../../lib/metrics/lean.js';
 import { registry } from './registry.js';
 
 const requests = new Counter(
@@ -40,4 +40,27 @@ const certificateExpiration = new LeanHistogram(
 /** A request authenticated by a client certificate with this much lifetime left (counted per request, as kube). */
 export function observeClientCertificate(remainingSeconds: number): void {
   certificateExpiration.observe(remainingSeconds);
+}
+
+// kube's cached token authenticator's: requests by whether the cache answered, and the lookups its misses made.
+const cacheRequests = new LeanCounter(
+  'authentication_token_cache_request_total',
+  'Token authentication requests by whether the cache answered them (hit) or not (miss).',
+  { stabilityLevel: 'ALPHA' },
+  registry,
+);
+const cacheFetches = new LeanCounter(
+  'authentication_token_cache_fetch_total',
+  'Lookups made behind the token cache by their result (ok: a decision; error: none could be made).',
+  { stabilityLevel: 'ALPHA' },
+  registry,
+);
+
+export function countTokenCache(status: 'hit' | 'miss'): void {
+  cacheRequests.handleFor(status, { status }).value++;
+}
+
+/** A lookup behind the cache ended: `ok` with a decision (even a refusal), `error` when it could not decide. */
+export function countTokenFetch(status: 'ok' | 'error'): void {
+  cacheFetches.handleFor(status, { status }).value++;
 }

@@ -13,6 +13,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { parseMetrics, samples, type Family } from '../helpers/prometheus.js';
 import { eventually } from '../helpers/eventually.js';
 import { startWebhookServer, type WebhookServer } from '../admission/webhookserver.js';
+import { installGadgets, startConversionWebhook, type ConversionWebhook } from '../crd/convertwebhook.js';
+import { HttpsClient } from '../helpers/client.js';
 
 const ADM = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -26,15 +28,18 @@ const sumOf = (m: Metrics, name: string, labels: Record<string, string>, field: 
 describe('the series kube-apiserver alerts read', () => {
   let s: TestServer;
   let hooks: WebhookServer;
+  let conversion: ConversionWebhook;
   let startedAt: number;
   before(async () => {
     startedAt = Date.now();
     hooks = await startWebhookServer();
+    conversion = await startConversionWebhook();
     s = await startTestServer({ flags: ['--storage-backend', 'file'] });
   });
   after(async () => {
     await s?.close();
     await hooks?.close();
+    await conversion?.close();
   });
 
   const scrape = async (): Promise<Metrics> => {
@@ -162,6 +167,43 @@ describe('the series kube-apiserver alerts read', () => {
     } finally {
       w.stop();
     }
+  });
+
+  it('conversion webhook calls by result and failure type', async () => {
+    await installGadgets(s, conversion);
+    const gadgets = (v: string) => `/apis/conv.example.com/${v}/namespaces/default/gadgets`;
+    const gadget = { apiVersion: 'conv.example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { hostPort: 'example.org:80' } };
+    assert.equal((await s.admin.request('POST', gadgets('v1'), gadget)).status, 201);
+    conversion.mode = 'http-500';
+    assert.equal((await s.admin.request('GET', `${gadgets('v1')}/g`)).status, 500);
+    conversion.mode = 'wrong-uid';
+    assert.equal((await s.admin.request('GET', `${gadgets('v1')}/g`)).status, 500);
+    conversion.mode = 'ok';
+    const m = await scrape();
+    const calls = (labels: Record<string, string>) => sumOf(m, 'apiserver_conversion_webhook_request_total', labels, 'value');
+    assert.ok(calls({ result: 'success', failure_type: '' }) >= 1);
+    assert.equal(calls({ result: 'failure', failure_type: 'conversion_webhook_call_failure' }), 1);
+    assert.equal(calls({ result: 'failure', failure_type: 'conversion_webhook_malformed_response_failure' }), 1);
+    assert.equal(sumOf(m, 'apiserver_conversion_webhook_duration_seconds', { result: 'failure' }, 'count'), 2);
+  });
+
+  it("the token cache's hits and misses (service account tokens)", async () => {
+    const sa = '/api/v1/namespaces/default/serviceaccounts';
+    assert.equal((await s.admin.request('POST', sa, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'cached' } })).status, 201);
+    const tr = await s.admin.request('POST', `${sa}/cached/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+    assert.equal(tr.status, 201, tr.text);
+    const count = async (status: string) => sumOf(await scrape(), 'authentication_token_cache_request_total', { status }, 'value');
+    const [hits, misses] = [await count('hit'), await count('miss')];
+    const client = new HttpsClient(s.url, { ca: await readFile(devPkiPaths(s.dataDir).caCert, 'utf8') });
+    try {
+      for (let i = 0; i < 3; i++)
+        assert.equal((await client.request('GET', '/api', undefined, { authorization: `Bearer ${tr.json.status.token}` })).status, 200);
+    } finally {
+      client.close();
+    }
+    assert.equal(await count('miss'), misses + 1, 'the first use checks the signature');
+    assert.equal(await count('hit'), hits + 2, 'the next two are answered by the cache');
+    assert.ok(sumOf(await scrape(), 'authentication_token_cache_fetch_total', { status: 'ok' }, 'value') >= 1);
   });
 
   it("the file store's size on disk", async () => {
