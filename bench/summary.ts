@@ -48,6 +48,7 @@ export const SECTIONS = [
   'csr',
   'admission',
   'crds',
+  'monitoring',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
