@@ -134,6 +134,7 @@ export function newContext(
     headHook: undefined,
     warnings: undefined,
     compress,
+    unrouted: false,
   };
 }
 

@@ -7,9 +7,14 @@ import { sentLength } from '../../lib/http/carried.js';
 import { labelsOf, observeRequest, observeTermination } from '../metrics/requests.js';
 import { isLongRunning, type RequestContext } from './context.js';
 
-/** The request's series of the request metrics (kube's labels). */
+/**
+ * The request's series of the request metrics (kube's labels). A path no route
+ * served is counted without its group, version, resource and subresource: the
+ * client chose them (kube does not count such requests at all).
+ */
 export function metricLabels(ctx: RequestContext): ReturnType<typeof labelsOf> {
-  return labelsOf({ info: ctx.info, method: ctx.req.method ?? 'GET', contentType: ctx.req.headers['content-type'], dryRun: ctx.query.has('dryRun') });
+  const info = ctx.unrouted ? { ...ctx.info, apiGroup: '', apiVersion: '', resource: '', subresource: '', path: '' } : ctx.info;
+  return labelsOf({ info, method: ctx.req.method ?? 'GET', contentType: ctx.req.headers['content-type'], dryRun: ctx.query.has('dryRun') });
 }
 
 export function finishRequest(ctx: RequestContext): void {
