@@ -6,7 +6,7 @@
 // BENCH_WARMUP_MS (default 1000), BENCH_ONLY (comma list of section names,
 // bench/summary.ts: get, list, encodings, create, file-create, crd, watch, patch,
 // redis-create, redis-read, redis-watch, authn, authz, proxy, http2, flowcontrol,
-// micro, audit, tracing, …), BENCH_JSON (a file: every summary row as JSON), BENCH_WATCHERS (default 100,1000), BENCH_CPU_PROF (a directory:
+// micro, audit, tracing, monitoring, …), BENCH_JSON (a file: every summary row as JSON), BENCH_WATCHERS (default 100,1000), BENCH_CPU_PROF (a directory:
 // a V8 CPU profile of the Gatehouse process is written there for each of its
 // measurements, `<measurement>.cpuprofile`, readable in Chrome DevTools).
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -572,6 +572,16 @@ if (selected('tracing', 'BENCH_TRACING')) {
 if (selected('admission', 'BENCH_ADMISSION')) {
   const { runAdmissionBench } = await import('./admission.js');
   await runAdmissionBench();
+}
+
+// ---------------------------------------------------------------------------
+// Monitoring section (owned with gateway/metrics and k8s/monitoring): a
+// /metrics scrape with 2,000 request label sets, and GET while a real
+// Prometheus scrapes every second beside none (bench/monitoring.ts).
+// BENCH_MONITORING=0 skips it.
+if (selected('monitoring', 'BENCH_MONITORING')) {
+  const { runMonitoringBench } = await import('./monitoring.js');
+  await runMonitoringBench();
 }
 
 // ---------------------------------------------------------------------------

@@ -51,6 +51,7 @@ export const SECTIONS = [
   'crds',
   'leaderelection',
   'workloads',
+  'monitoring',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 

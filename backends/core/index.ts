@@ -14,7 +14,7 @@ import { DEFAULT_NAMESPACES, NamespaceController, namespaceType } from './namesp
 import { objectKey } from './keys.js';
 import { prepareCreate } from './objects.js';
 import { FileStore, openStore } from './store/index.js';
-import { countFileSyncs, countStoredObjects, instrumentedStore } from './metrics.js';
+import { countFileSyncs, countStorageSize, countStoredObjects, instrumentedStore } from './metrics.js';
 import { StoreError, type Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
 import { ServiceAccountTokenController } from './controllers/satokens.js';
@@ -186,6 +186,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log, traceCommands: opts.traceStore === true } : {}),
   });
   const stopSyncFigures = raw instanceof FileStore ? countFileSyncs(() => raw.syncStats()) : () => undefined;
+  const stopSizeFigures = raw instanceof FileStore ? countStorageSize(raw.clusterId, () => raw.sizeBytes()) : () => undefined;
   const store: Store = instrumentedStore(raw);
   const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);
   let webhooks: ConversionWebhooks | undefined;
@@ -358,6 +359,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
       webhooks?.close();
       stopCounting();
       stopSyncFigures();
+      stopSizeFigures();
       await store.close();
     },
   };

@@ -5,7 +5,7 @@
 // scraped, at most every 10 s, from the watch cache), and the watchers
 // registered per kind (`apiserver_registered_watchers`).
 import { Counter, Gauge } from 'prom-client';
-import { LeanHistogram } from '../../lib/metrics/lean.js';
+import { LeanCounter, LeanHistogram, type CounterHandle, type HistogramHandle } from '../../lib/metrics/lean.js';
 import { registry } from '../../lib/metrics/registry.js';
 import type { Registry } from '../../lib/registry/index.js';
 import { typePrefix } from './keys.js';
@@ -180,5 +180,59 @@ export function countFileSyncs(stats: () => SyncStats): () => void {
   syncSources.add(stats);
   return () => {
     syncSources.delete(stats);
+  };
+}
+
+// Events written to watchers and their encoded sizes, per group, version and
+// resource (kube's labels since it dropped `kind`): a watch takes its two
+// handles once, so an event costs a field update and a bucket search.
+const watchEvents = new LeanCounter('apiserver_watch_events_total', 'Number of events sent in watch clients', { stabilityLevel: 'ALPHA' }, registry);
+const watchEventSizes = new LeanHistogram(
+  'apiserver_watch_events_sizes',
+  'Watch event size distribution in bytes',
+  { stabilityLevel: 'ALPHA' },
+  Array.from({ length: 8 }, (_, i) => 1024 * 2 ** i),
+  registry,
+);
+
+export interface WatchEventCounts {
+  readonly events: CounterHandle;
+  readonly sizes: HistogramHandle;
+}
+
+/** The handles a watch of (group, version, resource) counts its events on. */
+export function watchEventCounts(group: string, version: string, resource: string): WatchEventCounts {
+  const key = `${group}/${version}/${resource}`;
+  const labels = { group, version, resource };
+  return { events: watchEvents.handleFor(key, labels), sizes: watchEventSizes.handleFor(key, labels) };
+}
+
+// The store's size on disk, where the store can tell (the file store: its
+// snapshot and log as allocated); read from the open stores on scrape.
+const sizeSources = new Map<string, () => Promise<number>>();
+new Gauge(
+  registry.declared({
+    name: 'apiserver_storage_size_bytes',
+    help: 'Size of the storage database file physically allocated in bytes.',
+    stabilityLevel: 'ALPHA',
+    labelNames: ['storage_cluster_id'] as const,
+    async collect(this: Gauge<'storage_cluster_id'>) {
+      this.reset();
+      for (const [storage_cluster_id, size] of sizeSources) {
+        try {
+          this.set({ storage_cluster_id }, await size());
+        } catch {
+          // A store that cannot tell now is left out of this scrape.
+        }
+      }
+    },
+  }),
+);
+
+/** Reports a store's size on scrapes under `clusterId`; the returned function stops it. */
+export function countStorageSize(clusterId: string, size: () => Promise<number>): () => void {
+  sizeSources.set(clusterId, size);
+  return () => {
+    sizeSources.delete(clusterId);
   };
 }

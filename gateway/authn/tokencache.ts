@@ -3,12 +3,15 @@
 // (capped by the credential's own expiry); failures only briefly. Bounded,
 // least recently used first out.
 // Concurrent misses of one key share one lookup (one webhook call, one
-// signature check), as kube's cached token authenticator does.
+// signature check), as kube's cached token authenticator does. Lookups are
+// counted as kube counts them (authentication_token_cache_*: hits and misses,
+// and the fetches a miss makes).
 import { LRUCache } from 'lru-cache';
 import type { AuthnResult } from './types.js';
 import { AuthnError } from './types.js';
 import type { BearerToken, TokenAuthenticator } from './token.js';
 import type { Trace } from '../../lib/tracing/span.js';
+import { countTokenCache, countTokenFetch } from '../metrics/authn.js';
 
 interface Entry {
   until: number;
@@ -42,9 +45,11 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     const now = this.clock();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) {
+      countTokenCache('hit');
       if (hit.result instanceof AuthnError) throw hit.result;
       return hit.result;
     }
+    countTokenCache('miss');
     let flight = this.inflight.get(key);
     if (!flight) {
       flight = this.lookup(key, token, audiences, now, trace);
@@ -72,9 +77,13 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     try {
       result = await this.inner.authenticateToken(token, audiences, trace);
     } catch (err) {
-      if (!(err instanceof AuthnError)) throw err;
+      if (!(err instanceof AuthnError)) {
+        countTokenFetch('error');
+        throw err;
+      }
       result = err;
     }
+    countTokenFetch('ok');
     let until = now + (result instanceof AuthnError ? this.opts.failureTtlMs : this.opts.successTtlMs);
     if (result && !(result instanceof AuthnError)) {
       if (result.expiresAt !== undefined) until = Math.min(until, result.expiresAt);

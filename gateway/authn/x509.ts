@@ -14,9 +14,10 @@ import type { Authenticator, AuthnResult } from './types.js';
 import { AuthnError } from './types.js';
 import { CertChainError, peerIntermediates, peerLeaf, verifyClientChain, type CaBundle, type CurrentCaBundle } from './certchain.js';
 import { connectionOf } from '../../lib/http/connection.js';
+import { observeClientCertificate } from '../metrics/authn.js';
 
 /** Made under `bundle`, and good only while it is the bundle in force. */
-type Decision = { readonly bundle: CaBundle } & ({ result: AuthnResult | null; until: number } | { error: string });
+type Decision = { readonly bundle: CaBundle } & ({ result: AuthnResult | null; until: number; leafNotAfter: number } | { error: string });
 
 function asList(v: string | string[] | undefined): string[] {
   if (v === undefined) return [];
@@ -48,19 +49,20 @@ export class X509Authenticator implements Authenticator {
     const bundle = this.cas.current;
     const conn = connectionOf(req);
     const cached = this.perConnection.get(conn);
-    if (cached !== undefined && cached.bundle === bundle && ('error' in cached || cached.until >= now)) {
-      if ('error' in cached) throw new AuthnError(this.name, cached.error);
-      return cached.result;
+    let decision = cached;
+    if (decision === undefined || decision.bundle !== bundle || (!('error' in decision) && decision.until < now)) {
+      decision = this.decide(socket, bundle, now);
+      this.perConnection.set(conn, decision);
     }
-    const decision = this.decide(socket, bundle, now);
-    this.perConnection.set(conn, decision);
     if ('error' in decision) throw new AuthnError(this.name, decision.error);
+    // kube observes the leaf's remaining lifetime on every request it authenticates.
+    if (decision.result) observeClientCertificate((decision.leafNotAfter - now) / 1000);
     return decision.result;
   }
 
   private decide(socket: TLSSocket, bundle: CaBundle, now: number): Decision {
     const peer = peerLeaf(socket);
-    if (!peer) return { bundle, result: null, until: Number.MAX_SAFE_INTEGER };
+    if (!peer) return { bundle, result: null, until: Number.MAX_SAFE_INTEGER, leafNotAfter: 0 };
     let until: number;
     try {
       // The chain the client sent is read only when the leaf is not issued by a client CA directly.
@@ -77,6 +79,6 @@ export class X509Authenticator implements Authenticator {
       expiresAt: until,
       method: this.name,
     });
-    return { bundle, result, until };
+    return { bundle, result, until, leafNotAfter: Date.parse(peer.cert.validTo) };
   }
 }

@@ -1,2 +1,3 @@
 // The process's registry lives in lib/metrics (the backends record on it too); re-exported for the gateway's metric modules.
 export { registry, metricsText, apiServerIdHash } from '../../lib/metrics/registry.js';
+export { collectRuntimeMetrics } from '../../lib/metrics/runtime.js';

@@ -31,6 +31,21 @@ const responseSizes = new LeanHistogram(
   [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9],
   registry,
 );
+// kube's SLI latency: the request's time less what it waited on others (admission webhooks, a
+// priority-and-fairness queue); long-running requests are not observed. Buckets start at 50 ms, as kube's.
+const sliDuration = new LeanHistogram(
+  'apiserver_request_sli_duration_seconds',
+  'Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.',
+  { stabilityLevel: 'BETA' },
+  [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
+  registry,
+);
+const terminations = new LeanCounter(
+  'apiserver_request_terminations_total',
+  'Number of requests which apiserver terminated in self-defense.',
+  { stabilityLevel: 'ALPHA' },
+  registry,
+);
 const longRunning = new Gauge(
   registry.declared({
     name: 'apiserver_longrunning_requests',
@@ -92,6 +107,9 @@ export interface Labels {
   readonly codes: Map<number, CounterHandle>;
   readonly duration: HistogramHandle;
   readonly size: HistogramHandle | undefined;
+  /** The SLI histogram has no dry_run label: the series of a dry and a real request share it. */
+  readonly sli: HistogramHandle;
+  readonly terminations: Map<number, CounterHandle>;
 }
 
 export interface RequestFacts {
@@ -118,10 +136,15 @@ export function labelsOf(f: RequestFacts): Labels {
   const verb = reportedVerb(f);
   const scope = !i.isResourceRequest ? '' : i.name ? 'resource' : i.namespace ? 'namespace' : 'cluster';
   const sub = i.isResourceRequest ? i.subresource : KNOWN_PATHS.has(i.path) ? i.path : '';
-  const key = `${verb}\0${f.dryRun ? 'All' : ''}\0${i.apiGroup}\0${i.apiVersion}\0${i.resource}\0${sub}\0${scope}`;
+  let key = `${verb}\0${f.dryRun ? 'All' : ''}\0${i.apiGroup}\0${i.apiVersion}\0${i.resource}\0${sub}\0${scope}`;
   let l = labelCache.get(key);
+  // Past the bound every new label set is the verb's and scope's `other` one, made once.
+  const full = !l && labelCache.size >= MAX_SERIES;
+  if (full) {
+    key = `other\0${verb}\0${scope}\0${f.dryRun}`;
+    l = labelCache.get(key);
+  }
   if (!l) {
-    const full = labelCache.size >= MAX_SERIES;
     const labels: LabelSet = Object.freeze({
       verb,
       dry_run: f.dryRun ? 'All' : '',
@@ -133,14 +156,27 @@ export function labelsOf(f: RequestFacts): Labels {
       component: 'apiserver',
     });
     const read = verb === 'GET' || verb === 'LIST';
-    l = { labels, read, codes: new Map(), duration: requestDuration.handle(labels), size: read ? responseSizes.handle(labels) : undefined };
-    labelCache.set(full ? `other\0${verb}\0${scope}\0${f.dryRun}` : key, l);
+    const { dry_run: _, ...sliLabels } = labels;
+    l = {
+      labels,
+      read,
+      codes: new Map(),
+      duration: requestDuration.handle(labels),
+      size: read ? responseSizes.handle(labels) : undefined,
+      sli: sliDuration.handleFor(Object.values(sliLabels).join('\0'), sliLabels),
+      terminations: new Map(),
+    };
+    labelCache.set(key, l);
   }
   return l;
 }
 
-/** A request's end: counter, latency and, for reads, the answer's size when it is known. */
-export function observeRequest(l: Labels, code: number, seconds: number, size: number | undefined): void {
+/**
+ * A request's end: counter, latency and, for reads, the answer's size when it
+ * is known; `sliSeconds` (absent for long-running requests) is the latency
+ * less the time waited on webhooks and queues.
+ */
+export function observeRequest(l: Labels, code: number, seconds: number, size: number | undefined, sliSeconds: number | undefined): void {
   let c = l.codes.get(code);
   if (!c) {
     c = requestTotal.handle({ ...l.labels, code: String(code) });
@@ -149,6 +185,18 @@ export function observeRequest(l: Labels, code: number, seconds: number, size: n
   c.value++;
   l.duration.observe(seconds);
   if (size !== undefined && l.size) l.size.observe(size);
+  if (sliSeconds !== undefined) l.sli.observe(sliSeconds);
+}
+
+/** A request the server ended itself (a 429 of its concurrency limits, a 504 at its deadline). */
+export function observeTermination(l: Labels, code: number): void {
+  let c = l.terminations.get(code);
+  if (!c) {
+    const { dry_run: _, ...labels } = l.labels;
+    c = terminations.handleFor(`${Object.values(labels).join('\0')}\0${code}`, { ...labels, code: String(code) });
+    l.terminations.set(code, c);
+  }
+  c.value++;
 }
 
 export function longRunningStarted(l: Labels): () => void {

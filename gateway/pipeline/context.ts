@@ -72,6 +72,10 @@ export interface RequestContext extends BackendRequest {
    * free from then on (kube: watches count while they initialize, then not).
    */
   watchInitialized?: (() => void) | undefined;
+  /** Milliseconds waited on others (admission webhooks, a priority-and-fairness queue): left out of the SLI latency, as kube's. */
+  excludedMs: number;
+  /** The server ended the request in self-defense (a concurrency limit's 429, the deadline's 504): kube's apiserver_request_terminations_total. */
+  terminated: boolean;
   /** True while the request waits in a priority level's queue: its deadline then answers 429, not 504 (the queue does). */
   queued?: boolean;
 }
@@ -118,6 +122,8 @@ export function newContext(
     timeoutMs: undefined,
     watchInitialized: undefined,
     queued: undefined,
+    excludedMs: 0,
+    terminated: false,
     seat: undefined,
     longRunningEnd: undefined,
     finished: false,
@@ -128,6 +134,7 @@ export function newContext(
     headHook: undefined,
     warnings: undefined,
     compress,
+    unrouted: false,
   };
 }
 

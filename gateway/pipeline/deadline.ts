@@ -113,6 +113,7 @@ export function armDeadline(ctx: RequestContext, maxMs: number, cbor: boolean): 
     const queued = ctx.queued === true;
     ctx.cancel.abort();
     if (ctx.res.headersSent || queued) return;
+    ctx.terminated = true;
     const waiting = ctx.waitingOn ? `: no answer from ${ctx.waitingOn} within ${formatDuration(ms)}` : '';
     answerError(ctx, timeout(`Timeout: request did not complete within requested timeout - context deadline exceeded${waiting}`), cbor);
   });

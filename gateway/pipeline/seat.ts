@@ -21,20 +21,37 @@ export interface Seat {
 /**
  * Takes the request's seat: synchronously when one is free (no promise turn
  * on the hot path), a promise while priority and fairness queues it; throws
- * the limit's 429.
+ * the limit's 429 (the request then counts as terminated). Time queued is
+ * left out of the request's SLI latency.
  */
 export function takeSeat(ctx: RequestContext, cfg: ChainConfig): Promise<void> | undefined {
-  if (cfg.flowControl) {
-    const admitted = cfg.flowControl.admit(ctx);
-    if (!(admitted instanceof Promise)) {
-      hold(ctx, admitted);
-      return undefined;
+  try {
+    if (cfg.flowControl) {
+      const admitted = cfg.flowControl.admit(ctx);
+      if (!(admitted instanceof Promise)) {
+        hold(ctx, admitted);
+        return undefined;
+      }
+      const queuedAt = performance.now();
+      return admitted.then(
+        (seat) => {
+          ctx.excludedMs += performance.now() - queuedAt;
+          hold(ctx, seat);
+        },
+        (err: unknown) => {
+          ctx.terminated = true;
+          throw err;
+        },
+      );
     }
-    return admitted.then((seat) => hold(ctx, seat));
+    if (!isLongRunning(ctx)) ctx.seat = cfg.inflight.acquire(ctx.info.verb);
+    else countLongRunning(ctx);
+    return undefined;
+  } catch (err) {
+    // Refused by a concurrency limit: kube counts it among the requests it terminated in self-defense.
+    ctx.terminated = true;
+    throw err;
   }
-  if (!isLongRunning(ctx)) ctx.seat = cfg.inflight.acquire(ctx.info.verb);
-  else countLongRunning(ctx);
-  return undefined;
 }
 
 function countLongRunning(ctx: RequestContext): void {

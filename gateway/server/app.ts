@@ -7,7 +7,7 @@ import { LiveRegistry, type RegistrySource } from '../../lib/registry/live.js';
 import { liveOpenApiV3 } from '../../lib/openapi/live.js';
 import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
-import { metricsText, registry as metricsRegistry } from '../metrics/registry.js';
+import { collectRuntimeMetrics, metricsText, registry as metricsRegistry } from '../metrics/registry.js';
 import { serveTokenReview } from '../reviews/tokenreview.js';
 import { serveSelfSubjectReview } from '../reviews/selfsubjectreview.js';
 import { accessReviewHandlers } from '../reviews/accessreviews.js';
@@ -98,6 +98,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   for (const w of featureGateWarnings(opts.featureGates)) log(`Warning: ${w}`);
   // Process-wide, as kube's SetShowHidden: the registry is the process's.
   if (opts.showHiddenMetricsForVersion !== undefined) metricsRegistry.showHidden();
+  collectRuntimeMetrics();
   const tracing = await buildTracing(opts, {
     log,
     clock,

@@ -20,6 +20,7 @@ import { ensureDevPki, type DevPkiPaths } from '../../certs/devpki.js';
 import { caBundle, type CaBundle } from '../authn/certchain.js';
 import { FileReloader } from '../config/filereload.js';
 import type { ChainHandler } from '../pipeline/chain.js';
+import { countTlsHandshakeError } from '../metrics/serving.js';
 
 export interface ServingCert {
   readonly cert: string;
@@ -211,8 +212,8 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
   Object.assign(server, { maxHeaderSize: (1 << 20) + 4096, keepAliveTimeout: 65_000, headersTimeout: 60_000, requestTimeout: 0 });
   const connections = new Connections(server);
   new ConnectionsPerAddress(o.maxConnectionsPerAddress ?? 0, o.log).attach(server);
-  // A failed handshake is the client's to see, not a server error.
-  server.on('tlsClientError', () => undefined);
+  // A failed handshake is the client's to see, not a server error; it is counted.
+  server.on('tlsClientError', countTlsHandshakeError);
   if (o.upgrades)
     server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       connections.upgraded(socket);

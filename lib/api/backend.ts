@@ -24,6 +24,8 @@ export interface BackendRequest extends Exchange {
   readonly trace: Trace | undefined;
   /** The request's audit event, when the audit policy records it: admission adds its annotations (webhooks', policies'). */
   readonly audit?: AuditAnnotations | undefined;
+  /** Milliseconds the request waited on admission webhooks (and queues): what kube's SLI latency leaves out; admission adds to it. */
+  excludedMs?: number;
 }
 
 /** Where a backend adds annotations to the request's audit event; keys are namespaced (`<name>/<key>`), never a bare client key. */

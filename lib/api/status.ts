@@ -67,6 +67,8 @@ export class StatusError extends Error {
   readonly status: Status;
   /** Extra response headers (Retry-After). */
   readonly headers: Record<string, string>;
+  /** No route serves the path (kube's not-found handler): the request's metrics then carry none of the path's parts, which the client chose. */
+  unrouted = false;
   constructor(code: number, reason: StatusReason | undefined, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
     super(message);
     this.status = {
@@ -144,7 +146,9 @@ export function notFound(gr: GroupResource, name: string): StatusError {
 }
 
 export function pathNotFound(message = 'the server could not find the requested resource'): StatusError {
-  return new StatusError(404, 'NotFound', message, {});
+  const err = new StatusError(404, 'NotFound', message, {});
+  err.unrouted = true;
+  return err;
 }
 
 export function alreadyExists(gr: GroupResource, name: string): StatusError {

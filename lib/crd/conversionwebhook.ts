@@ -15,6 +15,7 @@ import { WebhookClientPool } from '../kubeconfig/webhookclients.js';
 import type { ConversionWebhookConfig } from '../registry/types.js';
 import { ConversionError, conversionRequest, convertedObjects, reviewVersionOf } from './conversionreview.js';
 import type { Trace } from '../tracing/span.js';
+import { observeConversionWebhook, type ConversionFailure } from './conversionmetrics.js';
 
 export { ConversionError } from './conversionreview.js';
 
@@ -53,15 +54,28 @@ export class ConversionWebhooks {
     if (!version) throw failed(`webhook does not accept known ConversionReview versions (v1, v1beta1): ${cfg.reviewVersions.join(', ')}`);
     const client = await this.#client(cfg, failed);
     const uid = randomUUID();
+    const started = performance.now();
+    const done = (failure: ConversionFailure) => observeConversionWebhook(failure, (performance.now() - started) / 1000);
     let reply: { status: number; json: unknown };
     try {
       reply = await client.postJson('', conversionRequest(version, uid, desiredAPIVersion, objects), trace);
     } catch (err) {
+      done('conversion_webhook_call_failure');
       if (err instanceof ClientRequestError) throw failed(`Post "${client.config.cluster.server}": ${err.message}`);
       throw err;
     }
-    if (reply.status < 200 || reply.status > 299) throw failed(httpFailure(reply.status, reply.json));
-    return convertedObjects(version, uid, desiredAPIVersion, objects, reply.json, from);
+    if (reply.status < 200 || reply.status > 299) {
+      done('conversion_webhook_call_failure');
+      throw failed(httpFailure(reply.status, reply.json));
+    }
+    try {
+      const converted = convertedObjects(version, uid, desiredAPIVersion, objects, reply.json, from);
+      done('');
+      return converted;
+    } catch (err) {
+      done('conversion_webhook_malformed_response_failure');
+      throw err;
+    }
   }
 
   /** The client of the webhook's URL, or of one ready address of its Service (round robin). */

@@ -20,9 +20,11 @@ export interface Exchange {
   warnings: WarningRecorder | undefined;
   /** False on a server with the APIResponseCompression gate off: the answer is never gzipped. */
   readonly compress: boolean;
+  /** Set by `sendError` when no route served the path (an unrouted StatusError): the request metrics leave the path's parts out. */
+  unrouted: boolean;
 }
 
 /** An exchange for an answer written outside a request chain (a test, a bare server). */
 export function newExchange(req: IncomingMessage, res: ServerResponse, compress = true): Exchange {
-  return { req, res, carried: undefined, sent: undefined, headHook: undefined, warnings: undefined, compress };
+  return { req, res, carried: undefined, sent: undefined, headHook: undefined, warnings: undefined, compress, unrouted: false };
 }

@@ -124,6 +124,7 @@ export function sendError(x: Exchange, err: StatusError, output?: Output): void 
     res.destroy();
     return;
   }
+  if (err.unrouted) x.unrouted = true;
   const headers = { ...err.headers };
   // HTTP/1.1: the body is left unread, so the connection closes, lingering so the 413 is not
   // lost to a reset. HTTP/2 has no Connection header (setting one throws); the stream ends alone.

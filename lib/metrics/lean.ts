@@ -22,9 +22,33 @@ interface PromMetric {
   }>;
 }
 
+/** prom-client's label escaping: backslash, newline, double quote. */
+function escapeLabel(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+/** `k="v",…` of a label set, escaped once per handle (a scrape then concatenates). */
+function labelText(labels: LabelValues): string {
+  let out = '';
+  for (const k of Object.keys(labels)) out += `${out === '' ? '' : ','}${k}="${escapeLabel(labels[k]!)}"`;
+  return out;
+}
+
+/** A sample's value as prom-client writes it. */
+function valueText(v: number): string {
+  if (Number.isNaN(v)) return 'Nan';
+  if (!Number.isFinite(v)) return v < 0 ? '-Inf' : '+Inf';
+  return `${v}`;
+}
+
+const braces = (labels: string) => (labels === '' ? '' : `{${labels}}`);
+
 export class CounterHandle {
   value = 0;
-  constructor(readonly labels: LabelValues) {}
+  readonly text: string;
+  constructor(readonly labels: LabelValues) {
+    this.text = labelText(labels);
+  }
 }
 
 export class LeanCounter implements PromMetric {
@@ -69,17 +93,31 @@ export class LeanCounter implements PromMetric {
       values: this.handles.filter((h) => h.value > 0 || Object.keys(h.labels).length === 0).map((h) => ({ labels: { ...h.labels }, value: h.value })),
     });
   }
+
+  /** The exposition text, as prom-client's registry would write get()'s values, without an object per sample. */
+  text(): string {
+    const lines = [`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} ${this.type}`];
+    for (const h of this.handles) if (h.value > 0 || h.text === '') lines.push(`${this.name}${braces(h.text)} ${valueText(h.value)}`);
+    return lines.join('\n');
+  }
+}
+
+/** prom-client's HELP escaping: backslash and newline. */
+function escapeHelp(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
 
 export class HistogramHandle {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
+  readonly text: string;
   constructor(
     readonly labels: LabelValues,
     private readonly bounds: readonly number[],
   ) {
     this.counts = new Float64Array(bounds.length);
+    this.text = labelText(labels);
   }
 
   observe(v: number): void {
@@ -141,5 +179,25 @@ export class LeanHistogram implements PromMetric {
       values.push({ metricName: `${this.name}_count`, labels: { ...h.labels }, value: h.count });
     }
     return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
+  }
+
+  /** As LeanCounter.text: the buckets, _sum and _count of each label set that observed. */
+  text(): string {
+    const lines = [`# HELP ${this.name} ${escapeHelp(this.help)}`, `# TYPE ${this.name} ${this.type}`];
+    const bucket = `${this.name}_bucket{`;
+    const les = this.bounds.map((le) => `le="${le}"} `);
+    for (const h of this.handles) {
+      if (h.count === 0) continue;
+      const pre = h.text === '' ? bucket : `${bucket}${h.text},`;
+      let cumulative = 0;
+      for (let i = 0; i < les.length; i++) {
+        cumulative += h.counts[i]!;
+        lines.push(`${pre}${les[i]}${valueText(cumulative)}`);
+      }
+      lines.push(`${pre}le="+Inf"} ${valueText(h.count)}`);
+      lines.push(`${this.name}_sum${braces(h.text)} ${valueText(h.sum)}`);
+      lines.push(`${this.name}_count${braces(h.text)} ${valueText(h.count)}`);
+    }
+    return lines.join('\n');
   }
 }

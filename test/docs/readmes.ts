@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
-// test/ and k8s/ are left out: tests are not layered, and k8s/ holds manifests only.
+// test/ and k8s/ are left out: tests are not layered, and k8s/ holds manifests (and k8s/monitoring the script that generates its files).
 export const SCOPE = ['gateway', 'lib', 'backends', 'certs', 'bench', 'policies'];
 
 export interface FolderReadme {

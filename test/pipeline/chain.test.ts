@@ -15,6 +15,17 @@ import type { RequestContext } from '../../gateway/pipeline/context.js';
 import type { Seat } from '../../gateway/pipeline/seat.js';
 import { identityHeaderNames } from '../../gateway/authn/requestheader.js';
 import { inflight } from '../../gateway/metrics/requests.js';
+import { metricsText } from '../../gateway/metrics/registry.js';
+import { parseMetrics, samples } from '../helpers/prometheus.js';
+
+/** apiserver_request_terminations_total of GETs of one ConfigMap, by code. */
+async function terminations(code: string): Promise<number> {
+  const m = parseMetrics((await metricsText()).body);
+  return samples(m, 'apiserver_request_terminations_total', { verb: 'GET', resource: 'configmaps', scope: 'resource', code }).reduce(
+    (n, x) => n + Number(x.value),
+    0,
+  );
+}
 import { tooManyRequests, unauthorized } from '../../lib/api/status.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -174,8 +185,10 @@ describe('the handler chain', () => {
       const holder = s.get(`${CM}/hold`);
       await started.promise;
       assert.equal(inflight.readOnly, 1);
+      const terminated = await terminations('429');
       const refused = await s.get(`${CM}/x`);
       assert.equal(refused.status, 429);
+      assert.equal(await terminations('429'), terminated + 1, 'a refusal of the limit counts as a termination');
       const status = JSON.parse(refused.body);
       assert.equal(status.reason, 'TooManyRequests');
       assert.deepEqual(status.details, { retryAfterSeconds: 1 });
@@ -242,8 +255,10 @@ describe('the handler chain', () => {
 
     it('answers 429 TooManyRequests, not 504, when the deadline passes while the request is queued', async () => {
       const dispatched = s.dispatched.length;
+      const terminated = await terminations('429');
       const a = await s.get(`${CM}/queued?timeout=100ms`);
       assert.equal(a.status, 429);
+      assert.equal(await terminations('429'), terminated + 1, "the queue's refusal counts as a termination");
       assert.equal(JSON.parse(a.body).reason, 'TooManyRequests');
       assert.equal(s.dispatched.length, dispatched, 'not dispatched');
       assert.equal(fc.held, 0);

@@ -47,6 +47,7 @@ export function admissionAttributes(t: ResourceType, r: BackendRequest, w: Write
       ...(w.deleteOptions ? { delete: w.deleteOptions } : {}),
     },
     warn: (text) => addWarnings(r, [text]),
+    timing: r,
     ...(r.audit ? { annotate: auditAnnotator(r.audit) } : {}),
   };
 }

@@ -55,6 +55,8 @@ export interface AdmissionAttributes {
   readonly warn?: (text: string) => void;
   /** Adds an annotation to the request's audit event; absent = not audited. */
   readonly annotate?: (key: string, value: string, level?: 'Request') => void;
+  /** The request whose `excludedMs` the webhooks' round trips add to (left out of its SLI latency); absent = not answering a client. */
+  readonly timing?: { excludedMs?: number };
 }
 
 /*

@@ -4,7 +4,7 @@
 // synthetic initial state when asked, then every change after the start
 // revision; an object leaving the selector arrives as DELETED; a start
 // revision that history no longer holds ends in an ERROR event (410).
-import { watcherRegistered } from '../metrics.js';
+import { watchEventCounts, watcherRegistered, type WatchEventCounts } from '../metrics.js';
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
 import { expired, internalError, notAcceptable, StatusError, toStatusError, type Status } from '../../../lib/api/status.js';
@@ -165,6 +165,7 @@ class WatchStream {
   private readonly converted: boolean;
   /** The body's writer, chosen once the head is sent (straight to an HTTP/1.1 socket, lib/http/chunks.ts). */
   private readonly sink: ChunkSink;
+  private readonly counts: WatchEventCounts;
 
   constructor(
     private readonly env: CoreEnv,
@@ -177,6 +178,7 @@ class WatchStream {
     this.sink = chunkSink(r.req, r.res);
     env.watches.add(this.close);
     this.unregister = watcherRegistered(t.group, t.version, t.kind);
+    this.counts = watchEventCounts(t.group, t.version, t.plural);
     r.res.on('close', this.close);
     // Spread over [min, 2·min) so that clients cut together do not all come back together.
     const seconds = wr.timeoutSeconds ?? env.minRequestTimeoutS * (1 + Math.random());
@@ -362,6 +364,9 @@ class WatchStream {
       return;
     }
     this.sink.write(line);
+    // Every frame written is one event (bookmarks and the closing ERROR too, as kube counts them).
+    this.counts.events.value++;
+    this.counts.sizes.observe(typeof line === 'string' ? Buffer.byteLength(line) : line.length);
   }
 
   end(): void {

@@ -3,7 +3,8 @@
 // batches (one write + one fdatasync per batch) and become visible to readers
 // and watchers only once durable. See README.md for the format and the
 // crash-safety argument.
-import { open, rename, mkdir } from 'node:fs/promises';
+import { open, rename, mkdir, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { KObject } from '../../../lib/api/meta.js';
 import { rememberJson } from '../../../lib/api/json.js';
@@ -143,6 +144,21 @@ export class FileStore implements Store {
   /** Syncs of the log so far and the writes they made durable (group commit: fewer syncs than writes). */
   syncStats(): SyncStats {
     return this.log.syncStats();
+  }
+
+  /** Bytes the store's files take on disk (its snapshot and log, as allocated): kube's apiserver_storage_size_bytes. */
+  async sizeBytes(): Promise<number> {
+    let n = 0;
+    for (const name of [SNAPSHOT, LOG]) {
+      const st = await stat(join(this.dir, name)).catch(() => undefined);
+      if (st) n += st.blocks * 512;
+    }
+    return n;
+  }
+
+  /** The store's identity in metrics (kube's storage_cluster_id is etcd's cluster ID): its directory, hashed. */
+  get clusterId(): string {
+    return createHash('sha256').update(this.dir).digest('hex').slice(0, 16);
   }
 
   /** Writes a snapshot and starts an empty log (normally triggered by log size). */

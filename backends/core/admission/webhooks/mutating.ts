@@ -17,7 +17,7 @@ import type { AdmissionAttributes, MutatingPlugin } from '../types.js';
 import { callFailed, callWebhook, denial } from './call.js';
 import type { WebhookClients } from './client.js';
 import { CallError } from './review.js';
-import { observeFailOpen } from './metrics.js';
+import { observeFailOpen, waitedOnWebhooks } from './metrics.js';
 import { selectCalls, type Call } from './select.js';
 import type { WebhookConfigurations } from './cache.js';
 
@@ -102,6 +102,15 @@ async function admitAll(
 ): Promise<KObject | undefined> {
   const calls = await selectCalls(env, c.mutating, a, authorizer);
   if (calls.length === 0) return undefined;
+  const started = performance.now();
+  try {
+    return await callAll(env, c, calls, a);
+  } finally {
+    waitedOnWebhooks(a, started);
+  }
+}
+
+async function callAll(env: CoreEnv, c: WebhookConfigurations, calls: readonly Call[], a: AdmissionAttributes): Promise<KObject | undefined> {
   let object = a.object;
   const invokedIfNeeded: Call[] = [];
   const reinvoke = new Set<Call>();

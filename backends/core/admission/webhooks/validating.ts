@@ -9,13 +9,15 @@ import type { AdmissionAttributes, ValidatingPlugin } from '../types.js';
 import type { WebhookConfigurations } from './cache.js';
 import { callFailed, callWebhook, denial } from './call.js';
 import { CallError } from './review.js';
-import { observeFailOpen } from './metrics.js';
+import { observeFailOpen, waitedOnWebhooks } from './metrics.js';
 import { selectCalls } from './select.js';
 
 async function validateAll(env: CoreEnv, c: WebhookConfigurations, a: AdmissionAttributes, authorizer: RequestAuthorizer | undefined): Promise<void> {
   const calls = await selectCalls(env, c.validating, a, authorizer);
   if (calls.length === 0) return;
+  const started = performance.now();
   const outcomes = await Promise.allSettled(calls.map((call) => callWebhook(env, c.clients, call.hook, a, call.invocation, a.object)));
+  waitedOnWebhooks(a, started);
   outcomes.forEach((o, i) => {
     const { hook, ordinal } = calls[i]!;
     if (o.status === 'fulfilled') {
