@@ -88,6 +88,36 @@ describe('CustomResourceDefinition type', () => {
     assert.deepEqual(spec.properties.image, { type: 'string', default: '', minLength: 0 }, 'so are a *JSON and a *int64');
   });
 
+  const undecodable: Array<[string, Json, string]> = [
+    [
+      'a wrong type inside items',
+      { type: 'array', items: { type: 5 } },
+      'json: cannot unmarshal number into Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.properties.items of type string',
+    ],
+    [
+      'a fraction for an integer, deeper inside items (the outermost union is named, the innermost type kept)',
+      { type: 'array', items: { type: 'object', properties: { x: { type: 'array', items: { type: 'string', maxLength: 1.5 } } } } },
+      'json: cannot unmarshal number 1.5 into Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.properties.items of type int64',
+    ],
+    [
+      'a wrong type inside additionalProperties',
+      { type: 'object', additionalProperties: { type: 'string', required: 'x' } },
+      'json: cannot unmarshal string into Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.properties.additionalProperties of type []string',
+    ],
+    ['additionalProperties neither a boolean nor a schema', { type: 'object', additionalProperties: 5 }, 'boolean or JSON schema expected'],
+  ];
+  for (const [what, list, message] of undecodable) {
+    it(`answers kube's 400 decode error for ${what}`, async () => {
+      const body = variant((c) => {
+        c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.list = list;
+      });
+      const r = await s.admin.request('POST', `${CRD_PATH}?dryRun=All`, body);
+      assert.equal(r.status, 400, r.text);
+      assert.equal((r.json as Json).reason, 'BadRequest');
+      assert.equal((r.json as Json).message, `CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: ${message}`);
+    });
+  }
+
   const bad: Array<[string, (c: Json) => void, RegExp]> = [
     [
       'a name that is not <plural>.<group>',
