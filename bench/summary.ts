@@ -48,6 +48,7 @@ export const SECTIONS = [
   'csr',
   'admission',
   'crds',
+  'crdconversion',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
