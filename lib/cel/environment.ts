@@ -18,6 +18,7 @@ import { quantityFunctions } from './quantity.js';
 import { netFunctions } from './net.js';
 import { formatFunctions } from './format.js';
 import { optionalFunctions } from './optional.js';
+import { optionalSyntaxFunctions, parseWithOptionals } from './optionalsyntax.js';
 
 export interface EnvironmentOptions {
   /** Longest accepted expression, in UTF-16 code units. */
@@ -202,6 +203,7 @@ export class CelEnvironment {
         ...netFunctions,
         ...formatFunctions,
         ...optionalFunctions,
+        ...optionalSyntaxFunctions,
         ...costFunctions,
         ...(opts.funcs ?? []),
       ],
@@ -230,7 +232,7 @@ export class CelEnvironment {
     }
     let ast: Expr;
     try {
-      ast = parse(expression).expr;
+      ast = parseWithOptionals(expression).expr;
     } catch (err) {
       if (err instanceof RangeError) throw new CelCompileError('too-large', expression, 'expression nested too deeply');
       throw new CelCompileError('syntax', expression, err instanceof Error ? err.message.replace(/^<input>:/, '') : String(err));
@@ -238,7 +240,7 @@ export class CelEnvironment {
     const vars = new Set(this.variables);
     const problem = staticProblem(ast, { variables: vars, hasFunction: (n) => this.env.funcs.find(n) !== undefined }, this.shape);
     if (problem) throw new CelCompileError(problem.startsWith('undeclared') ? 'undeclared' : 'too-large', expression, problem);
-    const source = parse(expression); // unmetered copy for questions about the source
+    const source = parseWithOptionals(expression); // unmetered copy for questions about the source
     const inspect = source.expr;
     const baseCost = meterProgram(ast, this.tickTemplate, { value: maxId(ast) + 1n }, (q, ident) => !vars.has(ident) && this.env.funcs.find(q) !== undefined);
     let program: (ctx: Record<string, CelInput>) => CelValue | Error;
