@@ -7,6 +7,7 @@
 // `@optList([x, y], '10')`, `@optMap([k, v], '1')`. Optional values are
 // optional.ts's (an absent optional a marked map, a present one its value).
 import { celFunc, celMethod, CelScalar, isCelList, isCelMap, parse, type CelFunc, type CelInput, type CelValue } from '@bufbuild/cel';
+import { forEachChild, maxId } from './ast.js';
 import { isNone, none } from './optional.js';
 
 type Parsed = ReturnType<typeof parse>;
@@ -152,43 +153,6 @@ function constant(id: bigint, s: string): Expr {
   const t = templates().constant;
   const k = t.exprKind as Extract<Expr['exprKind'], { case: 'constExpr' }>;
   return { ...t, id, exprKind: { case: 'constExpr', value: { ...k.value, constantKind: { case: 'stringValue', value: s } } } } as Expr;
-}
-
-function forEachChild(e: Expr, f: (c: Expr) => void): void {
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'selectExpr':
-      if (k.value.operand) f(k.value.operand);
-      return;
-    case 'callExpr':
-      if (k.value.target) f(k.value.target);
-      k.value.args.forEach(f);
-      return;
-    case 'listExpr':
-      k.value.elements.forEach(f);
-      return;
-    case 'structExpr':
-      for (const en of k.value.entries) {
-        if (en.keyKind.case === 'mapKey') f(en.keyKind.value);
-        if (en.value) f(en.value);
-      }
-      return;
-    case 'comprehensionExpr':
-      for (const c of [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result]) if (c) f(c);
-      return;
-    default:
-      return;
-  }
-}
-
-function maxId(e: Expr): bigint {
-  let m = e.id;
-  forEachChild(e, (c) => {
-    const x = maxId(c);
-    if (x > m) m = x;
-  });
-  if (e.exprKind.case === 'structExpr') for (const en of e.exprKind.value.entries) if (en.id > m) m = en.id;
-  return m;
 }
 
 /** A map's or an object's member, or a list's element, as an optional. */
