@@ -10,7 +10,7 @@ import { hasOwn, ownValue } from '../api/own.js';
 import { jsonEqual } from '../api/json.js';
 import { CelCompileError, CelEnvironment, CelEvalError, constantPatternError, kindOf, none, type CompiledExpression } from '../cel/index.js';
 import { costMessage, estimateCost, rootProps, rootView, schemaType, toCel, unboundedCount, usesIdent } from './celschema.js';
-import { BOOL, DYN, formatType, isDyn, STRING, type CelT } from '../cel/types.js';
+import { BOOL, DYN, formatType, STRING, type CelT } from '../cel/types.js';
 import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
 import { fieldPath as P, type Props, type Rule } from './props.js';
 import { fieldError, goValue } from './render.js';
@@ -141,8 +141,9 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
 }
 
 /** Gradual: a result of unknown type may be the one wanted. */
+/** kube compares the checked output type with bool (string for messageExpression) exactly: a dyn result is refused. */
 function resultIs(t: CelT, want: CelT): boolean {
-  return isDyn(t) || formatType(t) === formatType(want);
+  return formatType(t) === formatType(want);
 }
 
 function ruleValue(r: Rule): Record<string, unknown> {

@@ -72,6 +72,19 @@ describe('x-kubernetes-validations at CRD write', () => {
       [],
     ],
     [
+      'a rule whose result is dyn, not bool (a field under x-kubernetes-preserve-unknown-fields)',
+      withRules([{ rule: 'self.extra' }], {}, { 'x-kubernetes-preserve-unknown-fields': true }),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.extra"}: cel expression must evaluate to a bool`],
+    ],
+    [
+      'a messageExpression whose result is dyn, not string',
+      withRules([{ rule: 'true', messageExpression: 'self.extra' }], {}, { 'x-kubernetes-preserve-unknown-fields': true }),
+      [
+        `${F}.properties[spec].x-kubernetes-validations[0].messageExpression: Invalid value: {"messageExpression":"self.extra","rule":"true"}: messageExpression must evaluate to a string`,
+      ],
+    ],
+    ['a dyn field compared with a bool: bool', withRules([{ rule: 'self.extra == true' }], {}, { 'x-kubernetes-preserve-unknown-fields': true }), []],
+    [
       'optionalOldSelf without oldSelf',
       withRules([{ rule: 'true', optionalOldSelf: true }]),
       [`${F}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`],
