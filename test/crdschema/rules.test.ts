@@ -85,6 +85,23 @@ describe('x-kubernetes-validations at CRD write', () => {
     ],
     ['a dyn field compared with a bool: bool', withRules([{ rule: 'self.extra == true' }], {}, { 'x-kubernetes-preserve-unknown-fields': true }), []],
     [
+      "object types named as kube names them: the node's self type, its fields, list items and map values",
+      withRules([{ rule: 'self.nested + 1 == 2 || self.l[0] == 1 || self.m["k"] == 1' }], {
+        nested: { type: 'object', properties: { a: { type: 'string' } } },
+        l: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } },
+        m: { type: 'object', additionalProperties: { type: 'object', properties: { a: { type: 'string' } } } },
+      }),
+      /compilation failed: ERROR: <input>:1:13: found no matching overload for '_\+_' applied to '\(selfType\d+\.nested, int\)'/,
+    ],
+    [
+      'a list item and a map value named',
+      withRules([{ rule: 'self.l[0] + self.m["k"] == 1' }], {
+        l: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } },
+        m: { type: 'object', additionalProperties: { type: 'object', properties: { a: { type: 'string' } } } },
+      }),
+      /found no matching overload for '_\+_' applied to '\(selfType(\d+)\.l\.@idx, selfType\1\.m\.@elem\)'/,
+    ],
+    [
       'optionalOldSelf without oldSelf',
       withRules([{ rule: 'true', optionalOldSelf: true }]),
       [`${F}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`],
