@@ -20,7 +20,8 @@ export interface TypeProblem {
 
 export interface Checked {
   readonly type: CelT;
-  readonly problem?: TypeProblem;
+  /** Every problem, in the order found (cel-go's checker goes on after one, the node typed as an error). */
+  readonly problems: readonly TypeProblem[];
 }
 
 const OPERATOR_TEXT: Readonly<Record<string, string>> = {
@@ -203,7 +204,7 @@ const isEmptyLiteral = (e: Expr | undefined): boolean =>
   (e?.exprKind.case === 'structExpr' && e.exprKind.value.messageName === '' && e.exprKind.value.entries.length === 0);
 
 /**
- * Types `root` with the declared variables; the first problem found is
+ * Types `root` with the declared variables; every problem found is
  * returned with the node it is at. `type` is the expression's result type
  * (dyn when not known).
  */
@@ -240,7 +241,18 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
     throw new Problem({ message: `type '${formatType(operand)}' does not support field selection`, id, near });
   };
 
+  const problems: TypeProblem[] = [];
+  // A node with a problem is typed dyn (cel-go's error type, which raises nothing further) and checking goes on.
   const typeOf = (e: Expr): CelT => {
+    try {
+      return nodeType(e);
+    } catch (err) {
+      if (!(err instanceof Problem)) throw err;
+      problems.push(err.problem);
+      return DYN;
+    }
+  };
+  const nodeType = (e: Expr): CelT => {
     const k = e.exprKind;
     switch (k.case) {
       case 'constExpr':
@@ -404,12 +416,8 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
     );
   };
 
-  try {
-    return { type: typeOf(root) };
-  } catch (err) {
-    if (err instanceof Problem) return { type: DYN, problem: err.problem };
-    throw err;
-  }
+  const type = typeOf(root);
+  return { type: problems.length ? DYN : type, problems };
 }
 
 /**

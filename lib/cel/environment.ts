@@ -125,13 +125,18 @@ export class CompiledExpression {
    */
   check(variables: ReadonlyMap<string, CelT>): { type: CelT; problem?: string } {
     const r = checkTypes(this.ast, variables);
-    if (!r.problem) return { type: r.type };
-    let at = this.positions[String(r.problem.id)];
-    if (at !== undefined && r.problem.near) {
-      const found = this.expression.indexOf(r.problem.near, at);
-      if (found >= 0) at = found;
-    }
-    return { type: r.type, problem: formatProblem(this.expression, at, r.problem.message) };
+    if (r.problems.length === 0) return { type: r.type };
+    const located = r.problems.map((p) => {
+      let at = this.positions[String(p.id)];
+      if (at !== undefined && p.near) {
+        const found = this.expression.indexOf(p.near, at);
+        if (found >= 0) at = found;
+      }
+      return { at: at ?? -1, message: p.message };
+    });
+    // cel-go shows its errors sorted by location, one `ERROR: …` block each.
+    located.sort((x, y) => x.at - y.at);
+    return { type: r.type, problem: located.map((p) => formatProblem(this.expression, p.at, p.message)).join('\n') };
   }
 
   /** Whether the expression reads `variable.field` (e.g. `claims.email`). */
