@@ -5,6 +5,7 @@ import type { Exchange } from '../../lib/http/exchange.js';
 import { methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
 import { DISCOVERY_AS, negotiateOutput } from '../../lib/http/negotiate.js';
 import { sendBody } from '../../lib/http/respond.js';
+import { encodeCbor } from '../../lib/cbor/encode.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
 import type { HealthEndpoint } from '../health/endpoint.js';
 import type { OpenApiV3 } from '../../lib/openapi/v3.js';
@@ -30,14 +31,27 @@ export interface LocalRoutes {
   metrics?: () => Promise<{ contentType: string; body: string }>;
   /** /debug/… text answers (gateway/flowcontrol/debug.ts): the body, or undefined for a path it does not serve. */
   debug?: (path: string, query: URLSearchParams) => string | undefined;
+  /** The CBORServingAndStorage gate: discovery in CBOR when asked, as kube's negotiated discovery serializers. */
+  cbor?: boolean;
 }
 
-function sendDocument(x: Exchange, doc: Document): void {
+/** A document's CBOR body, encoded on its first CBOR request and kept with it (documents never change). */
+const cborBodies = new WeakMap<Document, Buffer>();
+function cborBody(doc: Document): Buffer {
+  let b = cborBodies.get(doc);
+  if (b === undefined) cborBodies.set(doc, (b = encodeCbor(JSON.parse(doc.body) as object)));
+  return b;
+}
+
+/** `cbor`: the content type of the CBOR form asked for; the ETag names the object, whichever form (Vary: Accept). */
+function sendDocument(x: Exchange, doc: Document, cbor?: string): void {
+  const contentType = cbor ?? doc.contentType;
+  const headers: Record<string, string> = cbor === undefined ? { ETag: doc.etag } : { ETag: doc.etag, Vary: 'Accept' };
   if (x.req.headers['if-none-match'] === doc.etag) {
-    writeHeadWith(x, 304, { ETag: doc.etag, 'Content-Type': doc.contentType }).end();
+    writeHeadWith(x, 304, { ...headers, 'Content-Type': contentType }).end();
     return;
   }
-  sendBody(x, 200, doc.contentType, doc.body, { ETag: doc.etag });
+  sendBody(x, 200, contentType, cbor === undefined ? doc.body : cborBody(doc), headers);
 }
 
 export async function serveLocal(routes: LocalRoutes, x: Exchange, path: string, query: URLSearchParams): Promise<void> {
@@ -67,11 +81,11 @@ export async function serveLocal(routes: LocalRoutes, x: Exchange, path: string,
     return;
   }
   if (head === 'api' || head === 'apis') {
-    const out = negotiateOutput(req.headers.accept, DISCOVERY_AS);
+    const out = negotiateOutput(req.headers.accept, DISCOVERY_AS, { cbor: routes.cbor === true });
     const aggregated = out.as === 'APIGroupDiscoveryList' ? (out.asVersion as 'v2' | 'v2beta1') : undefined;
     const doc = routes.discovery.document(clean, aggregated);
     if (!doc) throw pathNotFound();
-    sendDocument(x, doc);
+    sendDocument(x, doc, out.format === 'cbor' ? out.contentType : undefined);
     return;
   }
   if (serveOpenApi(routes.openapi, x, clean, query)) return;
