@@ -671,3 +671,33 @@ if (selected('crds', 'BENCH_CRDS')) {
     atLeast: 0.95,
   });
 }
+
+// ---------------------------------------------------------------------------
+// Custom resources read through a webhook-converted version (owned with
+// backends/core/conversion.ts, bench/crdconversion.ts, in process): first reads
+// (each a ConversionReview), repeated reads of one converted state, and reads
+// through the storage version. BENCH_CRDCONVERSION=0 skips it.
+if (selected('crdconversion', 'BENCH_CRDCONVERSION')) {
+  const { runConversionBench } = await import('./crdconversion.js');
+  process.stdout.write(`\n=== Custom resource reads through a webhook-converted version (bench/crdconversion.ts, in process) ===\n`);
+  const f = await runConversionBench();
+  process.stdout.write(
+    `  GET through v1, first read of each object: ${f.firstPerS.toFixed(0)}/s; repeated: ${f.repeatedPerS.toFixed(0)}/s ` +
+      `(${f.repeatedReviews} ConversionReviews); through the storage version v2: ${f.storagePerS.toFixed(0)}/s\n`,
+  );
+  recordRow({
+    name: 'GET custom resource through a webhook-converted version, repeated, vs storage version',
+    value: f.repeatedPerS,
+    unit: 'per s',
+    baseline: f.storagePerS,
+    target: '≥ 80%',
+    atLeast: 0.8,
+  });
+  recordRow({
+    name: 'GET custom resource through a webhook-converted version, first read, vs storage version',
+    value: f.firstPerS,
+    unit: 'per s',
+    baseline: f.storagePerS,
+    target: 'reference',
+  });
+}

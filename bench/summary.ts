@@ -52,6 +52,7 @@ export const SECTIONS = [
   'leaderelection',
   'workloads',
   'monitoring',
+  'crdconversion',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 

@@ -5,7 +5,12 @@
 // one ConversionReview), and a write through another version is converted to
 // the storage version before it is stored. Schema defaults of the served
 // version apply after conversion, as kube defaults what it decodes.
+// A stored state is converted once per served version: kube's watch cache
+// decodes each revision once, so repeated reads never reach the webhook
+// again; here the webhook's answer is kept by uid and resourceVersion.
+import { LRUCache } from 'lru-cache';
 import type { KObject } from '../../lib/api/meta.js';
+import { frozenJsonCopy } from '../../lib/api/json.js';
 import { StatusError } from '../../lib/api/status.js';
 import { ConversionError, ConversionWebhooks } from '../../lib/crd/conversionwebhook.js';
 import { gvkText } from '../../lib/crd/conversionreview.js';
@@ -41,35 +46,64 @@ function conversionFailed(err: unknown): unknown {
   return err instanceof ConversionError ? new StatusError(500, undefined, err.message, {}) : err;
 }
 
-/** Stored objects as the version `t` serves them (in order). */
-export async function servedAll(env: CoreEnv, t: ResourceType, stored: readonly KObject[]): Promise<KObject[]> {
+/** Converted states kept per served version; a type is rebuilt when its CRD changes, and its cache goes with it. */
+const CACHED_PER_VERSION = 10_000;
+const convertedStates = new WeakMap<ResourceType, LRUCache<string, KObject>>();
+
+function cacheOf(t: ResourceType): LRUCache<string, KObject> {
+  let c = convertedStates.get(t);
+  if (!c) convertedStates.set(t, (c = new LRUCache({ max: CACHED_PER_VERSION })));
+  return c;
+}
+
+/** A stored state's identity: uid and resourceVersion (none for an object not stored, such as a dry run's). */
+function stateKey(o: KObject): string | undefined {
+  const { uid, resourceVersion } = o.metadata;
+  return uid && resourceVersion ? `${uid}/${resourceVersion}` : undefined;
+}
+
+/**
+ * Stored objects as the version `t` serves them (in order). `stored`: they are
+ * states of the store (so their conversion is kept); false for a dry run's
+ * result, which carries the stored resourceVersion but other content.
+ */
+export async function servedAll(env: CoreEnv, t: ResourceType, objects: readonly KObject[], stored = true): Promise<KObject[]> {
   const cfg = t.conversionWebhook;
   const want = apiVersionOf(t);
-  if (!cfg || !env.conversion) return stored.map((o) => servedAs(t, o));
+  if (!cfg || !env.conversion) return objects.map((o) => servedAs(t, o));
+  const cache = stored ? cacheOf(t) : undefined;
+  const out = objects.slice();
   const pending: number[] = [];
-  stored.forEach((o, i) => {
-    if (o.apiVersion !== want) pending.push(i);
+  objects.forEach((o, i) => {
+    if (o.apiVersion === want) return;
+    const key = cache && stateKey(o);
+    const hit = key && cache.get(key);
+    if (hit) out[i] = hit;
+    else pending.push(i);
   });
-  if (pending.length === 0) return stored.map((o) => servedAs(t, o));
-  const objs = pending.map((i) => stored[i]!);
-  const kind = objs.length === 1 && stored.length === 1 ? t.kind : `${t.kind}List`;
-  let converted: KObject[];
-  try {
-    converted = await env.conversion.convert(cfg, objs, want, gvkText(String(objs[0]!.apiVersion), kind), env.trace);
-  } catch (err) {
-    throw conversionFailed(err);
+  if (pending.length > 0) {
+    const objs = pending.map((i) => objects[i]!);
+    const kind = objs.length === 1 && objects.length === 1 ? t.kind : `${t.kind}List`;
+    let converted: KObject[];
+    try {
+      converted = await env.conversion.convert(cfg, objs, want, gvkText(String(objs[0]!.apiVersion), kind), env.trace);
+    } catch (err) {
+      throw conversionFailed(err);
+    }
+    pending.forEach((i, n) => {
+      const c = frozenJsonCopy(converted[n]!);
+      const key = cache && stateKey(objs[n]!);
+      if (key) cache.set(key, c);
+      out[i] = c;
+    });
   }
-  const out = stored.slice();
-  pending.forEach((i, n) => {
-    out[i] = converted[n]!;
-  });
   return out.map((o) => servedAs(t, o));
 }
 
-/** One stored object as `t` serves it. */
-export async function served(env: CoreEnv, t: ResourceType, stored: KObject): Promise<KObject> {
-  if (!t.conversionWebhook || stored.apiVersion === apiVersionOf(t)) return servedAs(t, stored);
-  return (await servedAll(env, t, [stored]))[0]!;
+/** One object as `t` serves it (`stored`: as servedAll). */
+export async function served(env: CoreEnv, t: ResourceType, obj: KObject, stored = true): Promise<KObject> {
+  if (!t.conversionWebhook || obj.apiVersion === apiVersionOf(t)) return servedAs(t, obj);
+  return (await servedAll(env, t, [obj], stored))[0]!;
 }
 
 /** An object written through `t`, in the version it is stored in (the storage version for webhook conversion). */

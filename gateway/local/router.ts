@@ -3,8 +3,10 @@
 // dumps under /debug/api_priority_and_fairness/ and the root path list.
 import type { Exchange } from '../../lib/http/exchange.js';
 import { methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
-import { DISCOVERY_AS, negotiateOutput } from '../../lib/http/negotiate.js';
+import { DISCOVERY_AS, negotiateOutput, type Output } from '../../lib/http/negotiate.js';
+import { encodeEnvelope } from '../../lib/protobuf/codec.js';
 import { sendBody } from '../../lib/http/respond.js';
+import { encodeCbor } from '../../lib/cbor/encode.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
 import type { HealthEndpoint } from '../health/endpoint.js';
 import type { OpenApiV3 } from '../../lib/openapi/v3.js';
@@ -30,14 +32,40 @@ export interface LocalRoutes {
   metrics?: () => Promise<{ contentType: string; body: string }>;
   /** /debug/… text answers (gateway/flowcontrol/debug.ts): the body, or undefined for a path it does not serve. */
   debug?: (path: string, query: URLSearchParams) => string | undefined;
+  /** The CBORServingAndStorage gate: discovery in CBOR when asked, as kube's negotiated discovery serializers. */
+  cbor?: boolean;
 }
 
-function sendDocument(x: Exchange, doc: Document): void {
+/** A document's CBOR body, encoded on its first CBOR request and kept with it (documents never change). */
+const cborBodies = new WeakMap<Document, Buffer>();
+function cborBody(doc: Document): Buffer {
+  let b = cborBodies.get(doc);
+  if (b === undefined) cborBodies.set(doc, (b = encodeCbor(JSON.parse(doc.body) as object)));
+  return b;
+}
+
+/** A document's protobuf body (aggregated discovery v2 only), encoded on its first protobuf request and kept with it. */
+const protobufBodies = new WeakMap<Document, Buffer>();
+function protobufBody(doc: Document): Buffer {
+  let b = protobufBodies.get(doc);
+  if (b === undefined) protobufBodies.set(doc, (b = encodeEnvelope(JSON.parse(doc.body) as Record<string, unknown>)));
+  return b;
+}
+
+/**
+ * `out`: the negotiated form; a CBOR or protobuf answer is encoded from the
+ * document's JSON once. The ETag names the object, whichever form (Vary: Accept).
+ */
+function sendDocument(x: Exchange, doc: Document, out?: Output): void {
+  const other = out?.format === 'cbor' || out?.format === 'protobuf' ? out : undefined;
+  const contentType = other ? other.contentType : doc.contentType;
+  const headers: Record<string, string> = other ? { ETag: doc.etag, Vary: 'Accept' } : { ETag: doc.etag };
   if (x.req.headers['if-none-match'] === doc.etag) {
-    writeHeadWith(x, 304, { ETag: doc.etag, 'Content-Type': doc.contentType }).end();
+    writeHeadWith(x, 304, { ...headers, 'Content-Type': contentType }).end();
     return;
   }
-  sendBody(x, 200, doc.contentType, doc.body, { ETag: doc.etag });
+  const body = !other ? doc.body : other.format === 'cbor' ? cborBody(doc) : protobufBody(doc);
+  sendBody(x, 200, contentType, body, headers);
 }
 
 export async function serveLocal(routes: LocalRoutes, x: Exchange, path: string, query: URLSearchParams): Promise<void> {
@@ -67,11 +95,12 @@ export async function serveLocal(routes: LocalRoutes, x: Exchange, path: string,
     return;
   }
   if (head === 'api' || head === 'apis') {
-    const out = negotiateOutput(req.headers.accept, DISCOVERY_AS);
+    // Protobuf only for aggregated discovery (the legacy documents are JSON here; clients ask for JSON next).
+    const out = negotiateOutput(req.headers.accept, DISCOVERY_AS, { cbor: routes.cbor === true });
     const aggregated = out.as === 'APIGroupDiscoveryList' ? (out.asVersion as 'v2' | 'v2beta1') : undefined;
     const doc = routes.discovery.document(clean, aggregated);
     if (!doc) throw pathNotFound();
-    sendDocument(x, doc);
+    sendDocument(x, doc, out);
     return;
   }
   if (serveOpenApi(routes.openapi, x, clean, query)) return;

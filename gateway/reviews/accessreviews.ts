@@ -17,6 +17,8 @@ export interface AccessReviewOptions {
   /** The chain's own answer, keeping "no opinion" apart from "deny". */
   evaluate(attrs: Attributes): Promise<Decision>;
   bodyLimit: number;
+  /** The CBORServingAndStorage gate. */
+  cbor?: boolean;
   /** Admission of the review's create (the core backend's plugins); absent = not admitted. */
   admission?: CreateAdmission | undefined;
 }
@@ -33,7 +35,7 @@ async function answer(ctx: RequestContext, review: ReviewRequest, opts: AccessRe
 }
 
 export async function serveSubjectAccessReview(ctx: RequestContext, opts: AccessReviewOptions): Promise<void> {
-  const review = await readReview(ctx, 'SubjectAccessReview', opts.bodyLimit, { admission: opts.admission });
+  const review = await readReview(ctx, 'SubjectAccessReview', opts.bodyLimit, { admission: opts.admission, cbor: opts.cbor });
   const { spec, causes } = readAccessSpec(review.spec);
   const subject = readSubject(review.spec, ctx.info.apiVersion);
   refuse(review.kind, [...causes, ...subject.causes]);
@@ -41,14 +43,14 @@ export async function serveSubjectAccessReview(ctx: RequestContext, opts: Access
 }
 
 export async function serveSelfSubjectAccessReview(ctx: RequestContext, opts: AccessReviewOptions): Promise<void> {
-  const review = await readReview(ctx, 'SelfSubjectAccessReview', opts.bodyLimit, { admission: opts.admission });
+  const review = await readReview(ctx, 'SelfSubjectAccessReview', opts.bodyLimit, { admission: opts.admission, cbor: opts.cbor });
   const { spec, causes } = readAccessSpec(review.spec);
   refuse(review.kind, causes);
   await answer(ctx, review, opts, attributesOf(ctx.user, spec));
 }
 
 export async function serveLocalSubjectAccessReview(ctx: RequestContext, opts: AccessReviewOptions): Promise<void> {
-  const read = await readReview(ctx, 'LocalSubjectAccessReview', opts.bodyLimit, { namespaced: true, admission: opts.admission });
+  const read = await readReview(ctx, 'LocalSubjectAccessReview', opts.bodyLimit, { namespaced: true, admission: opts.admission, cbor: opts.cbor });
   const namespace = ctx.info.namespace;
   const meta = isPlainObject(read.body['metadata']) ? read.body['metadata'] : {};
   const review: ReviewRequest = { ...read, body: { ...read.body, metadata: { ...meta, namespace } } };

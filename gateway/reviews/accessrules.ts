@@ -39,12 +39,14 @@ export interface RulesReviewOptions {
   /** The resolvers of the chain in force (a function: --authorization-config may swap the chain). */
   resolvers: () => readonly RuleResolver[];
   bodyLimit: number;
+  /** The CBORServingAndStorage gate. */
+  cbor?: boolean;
   /** Admission of the review's create (the core backend's plugins); absent = not admitted. */
   admission?: CreateAdmission | undefined;
 }
 
 export async function serveSelfSubjectRulesReview(ctx: RequestContext, opts: RulesReviewOptions): Promise<void> {
-  const review = await readReview(ctx, 'SelfSubjectRulesReview', opts.bodyLimit, { admission: opts.admission });
+  const review = await readReview(ctx, 'SelfSubjectRulesReview', opts.bodyLimit, { admission: opts.admission, cbor: opts.cbor });
   const namespace = review.spec['namespace'];
   if (namespace !== undefined && typeof namespace !== 'string') throw badRequest('SelfSubjectRulesReview.spec.namespace must be a string');
   if (!namespace) throw badRequest('no namespace on request');

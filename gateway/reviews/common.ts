@@ -19,14 +19,16 @@ import type { RequestContext } from '../pipeline/context.js';
 export interface ReviewRequest {
   readonly apiVersion: string;
   readonly kind: string;
+  /** The CBORServingAndStorage gate: CBOR bodies read and answers written, as kube serves every review. */
+  readonly cbor: boolean;
   readonly body: Record<string, unknown>;
   readonly spec: Record<string, unknown>;
 }
 
-/** The review's answer encoding: JSON, YAML, or protobuf (every review kind has Kubernetes' protobuf form). */
-function reviewOutput(ctx: RequestContext, kind: string): Output {
+/** The review's answer encoding: JSON, YAML, protobuf (every review kind has Kubernetes' protobuf form), CBOR with its gate on. */
+function reviewOutput(ctx: RequestContext, kind: string, cbor: boolean): Output {
   const apiVersion = apiVersionOf({ group: ctx.info.apiGroup, version: ctx.info.apiVersion });
-  return negotiateOutput(ctx.req.headers.accept, RESOURCE_AS, { protobuf: hasSchema(apiVersion, kind) });
+  return negotiateOutput(ctx.req.headers.accept, RESOURCE_AS, { protobuf: hasSchema(apiVersion, kind), cbor });
 }
 
 export interface ReadOptions {
@@ -36,6 +38,8 @@ export interface ReadOptions {
   readonly inspect?: (spec: Record<string, unknown>) => void;
   /** Mutating admission of the decoded review (absent: not admitted, as behind a remote core backend). */
   readonly admission?: CreateAdmission | undefined;
+  /** The CBORServingAndStorage gate. */
+  readonly cbor?: boolean | undefined;
 }
 
 /**
@@ -51,9 +55,10 @@ export async function readReview(ctx: RequestContext, kind: string, bodyLimit: n
   if ((info.namespace !== '') !== (opts.namespaced === true)) throw pathNotFound();
   if (info.verb !== 'create' || info.name !== '' || info.subresource !== '') throw methodNotAllowed(req.method ?? 'GET', what);
   // Checked before the body is read, so a client that cannot be answered learns it at once.
-  reviewOutput(ctx, kind);
+  const cbor = opts.cbor === true;
+  reviewOutput(ctx, kind, cbor);
   const level = parseFieldValidation(ctx.query);
-  const format = negotiateInput(req.headers['content-type']);
+  const format = negotiateInput(req.headers['content-type'], cbor);
   const { value: body, duplicates } = decodeBody(ctx.body ?? (await readBody(req, bodyLimit)), format);
   const apiVersion = apiVersionOf({ group: info.apiGroup, version: info.apiVersion });
   if (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion) {
@@ -73,7 +78,7 @@ export async function readReview(ctx: RequestContext, kind: string, bodyLimit: n
   addWarnings(ctx, warnings);
   const spec = body['spec'] ?? {};
   if (!isPlainObject(spec)) throw badRequest(`${kind}.spec must be an object`);
-  const review = { apiVersion, kind, body, spec };
+  const review = { apiVersion, kind, cbor, body, spec };
   return opts.admission ? mutateReview(ctx, review, opts.admission) : review;
 }
 
@@ -108,5 +113,5 @@ export function sendReview(
 ): void {
   const meta = isPlainObject(review.body['metadata']) ? review.body['metadata'] : {};
   const out = { kind: review.kind, apiVersion: review.apiVersion, metadata: { ...meta, creationTimestamp: null }, ...(spec ? { spec } : {}), status };
-  sendObject(ctx, 201, out, reviewOutput(ctx, review.kind), wantsPretty(ctx.req, ctx.query));
+  sendObject(ctx, 201, out, reviewOutput(ctx, review.kind, review.cbor), wantsPretty(ctx.req, ctx.query));
 }

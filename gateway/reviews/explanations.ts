@@ -20,6 +20,8 @@ import { readReview, sendReview, type ReviewRequest } from './common.js';
 export interface ExplanationOptions {
   explain(attrs: Attributes, opts?: ExplainOptions): Promise<ChainExplanation>;
   bodyLimit: number;
+  /** The CBORServingAndStorage gate. */
+  cbor?: boolean;
 }
 
 /** A step as the API shows it: the authorizer's facts under their own keys (rbac, node, abac, webhook, privileged). */
@@ -51,7 +53,7 @@ async function answer(ctx: RequestContext, review: ReviewRequest, opts: Explanat
 }
 
 export async function serveSubjectAccessExplanation(ctx: RequestContext, opts: ExplanationOptions): Promise<void> {
-  const review = await readReview(ctx, 'SubjectAccessExplanation', opts.bodyLimit);
+  const review = await readReview(ctx, 'SubjectAccessExplanation', opts.bodyLimit, { cbor: opts.cbor });
   const { spec, causes } = readAccessSpec(review.spec);
   // The v1 spec: groups are `spec.groups`.
   const subject = readSubject(review.spec, 'v1');
@@ -60,7 +62,7 @@ export async function serveSubjectAccessExplanation(ctx: RequestContext, opts: E
 }
 
 export async function serveSelfSubjectAccessExplanation(ctx: RequestContext, opts: ExplanationOptions): Promise<void> {
-  const review = await readReview(ctx, 'SelfSubjectAccessExplanation', opts.bodyLimit);
+  const review = await readReview(ctx, 'SelfSubjectAccessExplanation', opts.bodyLimit, { cbor: opts.cbor });
   const { spec, causes } = readAccessSpec(review.spec);
   refuse(review.kind, causes, ACCESS_GROUP);
   // Never other subjects' bindings: any authenticated user may ask this.

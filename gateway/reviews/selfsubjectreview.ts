@@ -4,8 +4,8 @@ import type { RequestContext } from '../pipeline/context.js';
 import type { CreateAdmission } from '../../lib/api/backend.js';
 import { readReview, sendReview, validateReview } from './common.js';
 
-export async function serveSelfSubjectReview(ctx: RequestContext, bodyLimit: number, admission?: CreateAdmission): Promise<void> {
-  const review = await readReview(ctx, 'SelfSubjectReview', bodyLimit, { admission });
+export async function serveSelfSubjectReview(ctx: RequestContext, bodyLimit: number, admission?: CreateAdmission, cbor = false): Promise<void> {
+  const review = await readReview(ctx, 'SelfSubjectReview', bodyLimit, { admission, cbor });
   await validateReview(ctx, review, admission);
   const u = ctx.user;
   const userInfo = {

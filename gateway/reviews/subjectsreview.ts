@@ -14,6 +14,8 @@ import { readReview, sendReview } from './common.js';
 export interface SubjectsReviewOptions {
   whoCan(attrs: Attributes): WhoCan;
   bodyLimit: number;
+  /** The CBORServingAndStorage gate. */
+  cbor?: boolean;
 }
 
 export function subjectsStatus(w: WhoCan): Record<string, unknown> {
@@ -30,6 +32,7 @@ export async function serveSubjectsReview(ctx: RequestContext, opts: SubjectsRev
   // A subject in the question contradicts it (the subjects are the answer): 422, not an unknown field dropped with a warning.
   const subjectCauses: StatusCause[] = [];
   const review = await readReview(ctx, 'SubjectsReview', opts.bodyLimit, {
+    cbor: opts.cbor,
     inspect: (raw) => {
       for (const f of ['user', 'groups', 'uid', 'extra']) {
         if (hasOwn(raw, f)) subjectCauses.push(cause.invalid(`spec.${f}`, raw[f], 'must be empty: a SubjectsReview asks who may'));

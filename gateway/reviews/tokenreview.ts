@@ -16,6 +16,8 @@ export interface TokenReviewOptions {
   tokens: TokenAuthenticator;
   apiAudiences: readonly string[];
   bodyLimit: number;
+  /** The CBORServingAndStorage gate. */
+  cbor?: boolean;
   /** Admission of the review's create (the core backend's plugins); absent = not admitted. */
   admission?: CreateAdmission | undefined;
   log(msg: string): void;
@@ -28,7 +30,7 @@ function stringList(v: unknown, field: string): string[] {
 }
 
 export async function serveTokenReview(ctx: RequestContext, opts: TokenReviewOptions): Promise<void> {
-  const review = await readReview(ctx, 'TokenReview', opts.bodyLimit, { admission: opts.admission });
+  const review = await readReview(ctx, 'TokenReview', opts.bodyLimit, { admission: opts.admission, cbor: opts.cbor });
   const token = review.spec['token'];
   if (typeof token !== 'string' || token === '') throw badRequest('token is required for TokenReview in authentication');
   const requested = stringList(review.spec['audiences'], 'spec.audiences');

@@ -70,22 +70,30 @@ function reviews(opts: ServeOptions, hooks: AppHooks, authn: GatewayAuthenticati
   const bodyLimit = opts.maxRequestBodyBytes;
   // kube admits the create of every review it answers (an in-process core backend's plugins; a remote one's are its own).
   const admission = core.backend.admission;
+  // kube serves CBOR for every resource, reviews included, with the gate on.
+  const cbor = opts.featureGates.CBORServingAndStorage;
   return {
     'authentication.k8s.io/tokenreviews': (ctx) =>
-      serveTokenReview(ctx, { tokens: authn.tokens, apiAudiences: authn.apiAudiences, bodyLimit, log: hooks.log, admission }),
-    'authentication.k8s.io/selfsubjectreviews': (ctx) => serveSelfSubjectReview(ctx, bodyLimit, admission),
-    ...accessReviewHandlers({ evaluate: (a) => authz.authorizer.evaluate(a), resolvers: () => authz.ruleResolvers(), bodyLimit, admission }),
-    ...explanationHandlers({ explain: (a, o) => authz.explain(a, o), bodyLimit }),
-    'access.gatehouse.dev/subjectsreviews': (ctx) => serveSubjectsReview(ctx, { whoCan: (a) => authz.whoCan(a), bodyLimit }),
+      serveTokenReview(ctx, { tokens: authn.tokens, apiAudiences: authn.apiAudiences, bodyLimit, log: hooks.log, admission, cbor }),
+    'authentication.k8s.io/selfsubjectreviews': (ctx) => serveSelfSubjectReview(ctx, bodyLimit, admission, cbor),
+    ...accessReviewHandlers({ evaluate: (a) => authz.authorizer.evaluate(a), resolvers: () => authz.ruleResolvers(), bodyLimit, admission, cbor }),
+    ...explanationHandlers({ explain: (a, o) => authz.explain(a, o), bodyLimit, cbor }),
+    'access.gatehouse.dev/subjectsreviews': (ctx) => serveSubjectsReview(ctx, { whoCan: (a) => authz.whoCan(a), bodyLimit, cbor }),
   };
 }
 
 /** Health, version, discovery (merged with the APIServices'), OpenAPI, /metrics and the APF dumps (when APF is on). */
-function localRoutes(registry: RegistrySource, health: HealthEndpoints, aggregation: Aggregation, dispatcher: Dispatcher | undefined): LocalRoutes {
+function localRoutes(
+  registry: RegistrySource,
+  health: HealthEndpoints,
+  aggregation: Aggregation,
+  dispatcher: Dispatcher | undefined,
+  cbor: boolean,
+): LocalRoutes {
   const discovery = aggregation.discovery;
   const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
   const debug = dispatcher && ((path: string, query: URLSearchParams) => (path.startsWith(DEBUG_PREFIX) ? serveDebug(dispatcher, path, query) : undefined));
-  return { health, discovery, openapi: liveOpenApiV3(registry, version), metrics: metricsText, ...(debug ? { debug } : {}) };
+  return { health, discovery, openapi: liveOpenApiV3(registry, version), metrics: metricsText, ...(debug ? { debug } : {}), cbor };
 }
 
 export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<RunningServer> {
@@ -140,7 +148,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const dispatcher = apf ? new Dispatcher(apf.classifier, opts.maxRequestsInflight + opts.maxMutatingRequestsInflight, { objectCounts: listed }) : undefined;
   const dispatch = buildDispatch({
     aggregation,
-    local: localRoutes(registry, health.endpoints, aggregation, dispatcher),
+    local: localRoutes(registry, health.endpoints, aggregation, dispatcher, opts.featureGates.CBORServingAndStorage),
     registry,
     gatewayServed: reviews(opts, hooks, authn, authz, core),
     core,

@@ -45,6 +45,7 @@ function shaped(v: unknown, depth: number): unknown {
   if (v === null || typeof v !== 'object') {
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) return null;
+      if (!Number.isSafeInteger(v)) sawFloat = true;
       return Number.isSafeInteger(v) && (v >= TWO_32 || v < -TWO_32) ? BigInt(v) : v;
     }
     if (typeof v === 'bigint') throw new CborError('invalid-value', 'a bigint has no JSON form');
@@ -63,9 +64,86 @@ function shaped(v: unknown, depth: number): unknown {
   return out;
 }
 
-/** cbor-x's answer copied out of its shared buffer, since it is kept. */
+/** Whether the last `shaped` met a number that is not a safe integer (written as a float). */
+let sawFloat = false;
+
+/**
+ * cbor-x's answer copied out of its shared buffer, since it is kept; a value
+ * holding a non-integer number is written by `writeItem` instead, whose
+ * floats are in their shortest exact width (cbor-x has no such mode).
+ */
 function encodeShaped(value: unknown): Buffer {
-  return Buffer.from(encoder.encode(shaped(value, 0)));
+  sawFloat = false;
+  const v = shaped(value, 0);
+  if (!sawFloat) return Buffer.from(encoder.encode(v));
+  const parts: Buffer[] = [];
+  writeItem(v, parts);
+  return Buffer.concat(parts);
+}
+
+/**
+ * The IEEE half-precision bits of `f` when it is exactly one (kube's encoder:
+ * fxamacker/cbor with ShortestFloat16), else undefined.
+ */
+export function float16Bits(f: number): number | undefined {
+  if (f === 0) return Object.is(f, -0) ? 0x8000 : 0;
+  const sign = f < 0 ? 0x8000 : 0;
+  const a = Math.abs(f);
+  if (a > 65504) return undefined;
+  if (a < 2 ** -14) {
+    const m = a * 2 ** 24; // subnormal: m × 2^-24, m < 1024
+    return Number.isInteger(m) ? sign | m : undefined;
+  }
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e--;
+  else if (2 ** (e + 1) <= a) e++;
+  const m = (a / 2 ** e - 1) * 1024;
+  return Number.isInteger(m) ? sign | ((e + 15) << 10) | m : undefined;
+}
+
+/** A float in the shortest of the 16, 32 and 64-bit forms that holds it exactly. */
+function writeFloat(f: number, parts: Buffer[]): void {
+  const half = float16Bits(f);
+  if (half !== undefined) {
+    const b = Buffer.alloc(3);
+    b[0] = 0xf9;
+    b.writeUInt16BE(half, 1);
+    parts.push(b);
+  } else if (Math.fround(f) === f) {
+    const b = Buffer.alloc(5);
+    b[0] = 0xfa;
+    b.writeFloatBE(f, 1);
+    parts.push(b);
+  } else {
+    const b = Buffer.alloc(9);
+    b[0] = 0xfb;
+    b.writeDoubleBE(f, 1);
+    parts.push(b);
+  }
+}
+
+/** A shaped value (null, boolean, number, bigint, string, array, Map in key order) written as cbor-x writes it, floats shortest. */
+function writeItem(v: unknown, parts: Buffer[]): void {
+  if (v === null) parts.push(Buffer.from([0xf6]));
+  else if (v === true) parts.push(Buffer.from([0xf5]));
+  else if (v === false) parts.push(Buffer.from([0xf4]));
+  else if (typeof v === 'number' && !Number.isSafeInteger(v)) writeFloat(v, parts);
+  else if (typeof v === 'number' || typeof v === 'bigint') {
+    const n = Number(v);
+    parts.push(n >= 0 ? head(0, n) : head(1, -1 - n));
+  } else if (typeof v === 'string') {
+    const b = Buffer.from(v, 'utf8');
+    parts.push(head(3, b.length), b);
+  } else if (Array.isArray(v)) {
+    parts.push(head(4, v.length));
+    for (const x of v) writeItem(x, parts);
+  } else if (v instanceof Map) {
+    parts.push(head(5, v.size));
+    for (const [k, x] of v) {
+      writeItem(k, parts);
+      writeItem(x, parts);
+    }
+  } else throw new CborError('invalid-value', `no CBOR form for ${typeof v}`);
 }
 
 const memo = new WeakMap<object, Buffer>();

@@ -181,34 +181,40 @@ export function meterProgram(
   return weigh(root);
 }
 
+/** Calls `f` on each direct child of `e`. */
+export function forEachChild(e: Expr, f: (child: Expr) => void): void {
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'selectExpr':
+      if (k.value.operand) f(k.value.operand);
+      return;
+    case 'callExpr':
+      if (k.value.target) f(k.value.target);
+      k.value.args.forEach(f);
+      return;
+    case 'listExpr':
+      k.value.elements.forEach(f);
+      return;
+    case 'structExpr':
+      for (const en of k.value.entries) {
+        if (en.keyKind.case === 'mapKey') f(en.keyKind.value);
+        if (en.value) f(en.value);
+      }
+      return;
+    case 'comprehensionExpr':
+      for (const c of [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result]) if (c) f(c);
+      return;
+    default:
+  }
+}
+
+/** The largest id of `root`'s nodes and map entries (new nodes take ids above it). */
 export function maxId(root: Expr): bigint {
   let max = 0n;
-  const visit = (e: Expr | undefined): void => {
-    if (!e) return;
+  const visit = (e: Expr): void => {
     if (e.id > max) max = e.id;
-    const k = e.exprKind;
-    switch (k.case) {
-      case 'selectExpr':
-        visit(k.value.operand);
-        return;
-      case 'callExpr':
-        visit(k.value.target);
-        k.value.args.forEach(visit);
-        return;
-      case 'listExpr':
-        k.value.elements.forEach(visit);
-        return;
-      case 'structExpr':
-        k.value.entries.forEach((en) => {
-          if (en.keyKind.case === 'mapKey') visit(en.keyKind.value);
-          visit(en.value);
-        });
-        return;
-      case 'comprehensionExpr':
-        [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result].forEach(visit);
-        return;
-      default:
-    }
+    if (e.exprKind.case === 'structExpr') for (const en of e.exprKind.value.entries) if (en.id > max) max = en.id;
+    forEachChild(e, visit);
   };
   visit(root);
   return max;

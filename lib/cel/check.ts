@@ -7,6 +7,7 @@
 // refused.
 import { TYPE_NAMES, type Expr } from './ast.js';
 import { overloadsOf, type Overload } from './overloads.js';
+import { OPT_INDEX, OPT_LIST, OPT_MAP, OPT_SELECT } from './optionalsyntax.js';
 import { BOOL, BYTES, DOUBLE, DURATION, DYN, formatType, INT, isDyn, listOf, mapOf, NULL, opaque, STRING, TIMESTAMP, TYPE, UINT, type CelT } from './types.js';
 
 export interface TypeProblem {
@@ -19,7 +20,8 @@ export interface TypeProblem {
 
 export interface Checked {
   readonly type: CelT;
-  readonly problem?: TypeProblem;
+  /** Every problem, in the order found (cel-go's checker goes on after one, the node typed as an error). */
+  readonly problems: readonly TypeProblem[];
 }
 
 const OPERATOR_TEXT: Readonly<Record<string, string>> = {
@@ -190,12 +192,19 @@ function joined(types: readonly CelT[], ids: readonly bigint[]): CelT {
   return t;
 }
 
+const optionalOf = (t: CelT): CelT => opaque('optional_type', [t]);
+const isOptional = (t: CelT): t is CelT & { kind: 'opaque' } => t.kind === 'opaque' && t.name === 'optional_type';
+/** What an optional holds (a chained `a.?b.?c` selects from the optional `a.?b`). */
+const unwrapOptional = (t: CelT): CelT => (isOptional(t) ? (t.params?.[0] ?? DYN) : t);
+const stringConst = (e: Expr | undefined): string =>
+  e?.exprKind.case === 'constExpr' && e.exprKind.value.constantKind.case === 'stringValue' ? e.exprKind.value.constantKind.value : '';
+
 const isEmptyLiteral = (e: Expr | undefined): boolean =>
   (e?.exprKind.case === 'listExpr' && e.exprKind.value.elements.length === 0) ||
   (e?.exprKind.case === 'structExpr' && e.exprKind.value.messageName === '' && e.exprKind.value.entries.length === 0);
 
 /**
- * Types `root` with the declared variables; the first problem found is
+ * Types `root` with the declared variables; every problem found is
  * returned with the node it is at. `type` is the expression's result type
  * (dyn when not known).
  */
@@ -232,7 +241,18 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
     throw new Problem({ message: `type '${formatType(operand)}' does not support field selection`, id, near });
   };
 
+  const problems: TypeProblem[] = [];
+  // A node with a problem is typed dyn (cel-go's error type, which raises nothing further) and checking goes on.
   const typeOf = (e: Expr): CelT => {
+    try {
+      return nodeType(e);
+    } catch (err) {
+      if (!(err instanceof Problem)) throw err;
+      problems.push(err.problem);
+      return DYN;
+    }
+  };
+  const nodeType = (e: Expr): CelT => {
     const k = e.exprKind;
     switch (k.case) {
       case 'constExpr':
@@ -255,6 +275,7 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
       case 'callExpr': {
         const c = k.value;
         const fn = c.function;
+        if (fn === OPT_SELECT || fn === OPT_INDEX || fn === OPT_LIST || fn === OPT_MAP) return optionalSyntax(e, c.function, c.args);
         // `strings.quote(x)`: a namespaced function, not a method of a variable.
         if (c.target?.exprKind.case === 'identExpr' && !scope.has(c.target.exprKind.value.name)) {
           const qualified = `${c.target.exprKind.value.name}.${fn}`;
@@ -348,12 +369,55 @@ export function checkTypes(root: Expr, variables: ReadonlyMap<string, CelT>): Ch
     }
   };
 
-  try {
-    return { type: typeOf(root) };
-  } catch (err) {
-    if (err instanceof Problem) return { type: DYN, problem: err.problem };
-    throw err;
-  }
+  /** The optional syntax's nodes (optionalsyntax.ts), typed as cel-go's optional library types them. */
+  const optionalSyntax = (e: Expr, fn: string, args: readonly Expr[]): CelT => {
+    if (fn === OPT_SELECT) return optionalOf(select(unwrapOptional(typeOf(args[0]!)), stringConst(args[1]), e.id));
+    if (fn === OPT_INDEX) {
+      const container = asMap(unwrapOptional(typeOf(args[0]!)));
+      const index = typeOf(args[1]!);
+      if (container.kind === 'list' && compatible(index, INT)) return optionalOf(container.elem);
+      if (container.kind === 'map' && compatible(index, container.key)) return optionalOf(container.value);
+      if (isDyn(container)) return optionalOf(DYN);
+      throw new Problem({
+        message: `found no matching overload for '_[?_]' applied to '(${formatType(container)}, ${formatType(index)})'`,
+        id: e.id,
+        near: '[',
+      });
+    }
+    const flags = stringConst(args[1]);
+    const list = args[0]!;
+    const els = list.exprKind.case === 'listExpr' ? list.exprKind.value.elements : [];
+    // An optional member holds what the literal takes; it must be an optional.
+    const member = (x: Expr, optional: boolean): CelT => {
+      const t = typeOf(x);
+      if (!optional || isDyn(t)) return t;
+      if (!isOptional(t)) throw new Problem({ message: `expected type 'optional_type(${formatType(t)})' but found '${formatType(t)}'`, id: x.id });
+      return unwrapOptional(t);
+    };
+    if (fn === OPT_LIST) {
+      return listOf(
+        joined(
+          els.map((x, i) => member(x, flags[i] === '1')),
+          els.map((x) => x.id),
+        ),
+      );
+    }
+    const keys = els.filter((_, i) => i % 2 === 0);
+    const values = els.filter((_, i) => i % 2 === 1);
+    return mapOf(
+      joined(
+        keys.map((x) => typeOf(x)),
+        keys.map((x) => x.id),
+      ),
+      joined(
+        values.map((x, i) => member(x, flags[i] === '1')),
+        values.map((x) => x.id),
+      ),
+    );
+  };
+
+  const type = typeOf(root);
+  return { type: problems.length ? DYN : type, problems };
 }
 
 /**

@@ -18,6 +18,7 @@ import { quantityFunctions } from './quantity.js';
 import { netFunctions } from './net.js';
 import { formatFunctions } from './format.js';
 import { optionalFunctions } from './optional.js';
+import { optionalSyntaxFunctions, parseWithOptionals } from './optionalsyntax.js';
 
 export interface EnvironmentOptions {
   /** Longest accepted expression, in UTF-16 code units. */
@@ -124,13 +125,18 @@ export class CompiledExpression {
    */
   check(variables: ReadonlyMap<string, CelT>): { type: CelT; problem?: string } {
     const r = checkTypes(this.ast, variables);
-    if (!r.problem) return { type: r.type };
-    let at = this.positions[String(r.problem.id)];
-    if (at !== undefined && r.problem.near) {
-      const found = this.expression.indexOf(r.problem.near, at);
-      if (found >= 0) at = found;
-    }
-    return { type: r.type, problem: formatProblem(this.expression, at, r.problem.message) };
+    if (r.problems.length === 0) return { type: r.type };
+    const located = r.problems.map((p) => {
+      let at = this.positions[String(p.id)];
+      if (at !== undefined && p.near) {
+        const found = this.expression.indexOf(p.near, at);
+        if (found >= 0) at = found;
+      }
+      return { at: at ?? -1, message: p.message };
+    });
+    // cel-go shows its errors sorted by location, one `ERROR: …` block each.
+    located.sort((x, y) => x.at - y.at);
+    return { type: r.type, problem: located.map((p) => formatProblem(this.expression, p.at, p.message)).join('\n') };
   }
 
   /** Whether the expression reads `variable.field` (e.g. `claims.email`). */
@@ -202,6 +208,7 @@ export class CelEnvironment {
         ...netFunctions,
         ...formatFunctions,
         ...optionalFunctions,
+        ...optionalSyntaxFunctions,
         ...costFunctions,
         ...(opts.funcs ?? []),
       ],
@@ -230,7 +237,7 @@ export class CelEnvironment {
     }
     let ast: Expr;
     try {
-      ast = parse(expression).expr;
+      ast = parseWithOptionals(expression).expr;
     } catch (err) {
       if (err instanceof RangeError) throw new CelCompileError('too-large', expression, 'expression nested too deeply');
       throw new CelCompileError('syntax', expression, err instanceof Error ? err.message.replace(/^<input>:/, '') : String(err));
@@ -238,7 +245,7 @@ export class CelEnvironment {
     const vars = new Set(this.variables);
     const problem = staticProblem(ast, { variables: vars, hasFunction: (n) => this.env.funcs.find(n) !== undefined }, this.shape);
     if (problem) throw new CelCompileError(problem.startsWith('undeclared') ? 'undeclared' : 'too-large', expression, problem);
-    const source = parse(expression); // unmetered copy for questions about the source
+    const source = parseWithOptionals(expression); // unmetered copy for questions about the source
     const inspect = source.expr;
     const baseCost = meterProgram(ast, this.tickTemplate, { value: maxId(ast) + 1n }, (q, ident) => !vars.has(ident) && this.env.funcs.find(q) !== undefined);
     let program: (ctx: Record<string, CelInput>) => CelValue | Error;

@@ -187,6 +187,10 @@ method(F, 'validate', 'string', 'optional_type(list(string))');
 method('optional_type(A)', 'hasValue', '', 'bool');
 method('optional_type(A)', 'value', '', 'A');
 method('optional_type(A)', 'orValue', 'A', 'A');
+method('optional_type(A)', 'or', 'optional_type(A)', 'optional_type(A)');
+// optionalsyntax.ts: cel-go's optional library (`optional.of(x)`, `optional.none()`, `optional.ofNonZeroValue(x)`).
+fn(['optional.of', 'optional.ofNonZeroValue'], 'A', 'optional_type(A)');
+fn('optional.none', '', 'optional_type(dyn)');
 
 // authz.ts: the authorizer library (kube's authz and authzSelectors libraries).
 const AZ = 'kubernetes.authorization';

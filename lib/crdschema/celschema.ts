@@ -3,6 +3,7 @@
 // is a compile error), values typed from the schema, the static cost estimate.
 // @bufbuild/cel has no type checker, so these walks over the parsed rule stand
 // in for the parts of kube's checker that matter most.
+import { randomInt } from 'node:crypto';
 import type { CelInput } from '@bufbuild/cel';
 import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
@@ -166,6 +167,42 @@ export function schemaType(p: Props | undefined): CelT {
   }
   typesOf.set(p, t);
   return t;
+}
+
+/**
+ * `t` with its object types named as kube names them for one node's rules
+ * (apiserver's DeclType.MaybeAssignTypeName under compilation.go's
+ * generateUniqueSelfTypeName): the node's own type `selfType<n>`, a field's
+ * `<parent>.<field>`, a list's items `<parent>.@idx`, a map's values
+ * `<parent>.@elem`; the number changes with every compilation so that no rule
+ * can depend on it. Named lazily, as the checker reaches each member.
+ */
+export function kubeNamed(t: CelT, name: string): CelT {
+  switch (t.kind) {
+    case 'object': {
+      const inner = t;
+      return {
+        kind: 'object',
+        name,
+        open: t.open,
+        field: (f) => {
+          const ft = inner.field(f);
+          return ft && kubeNamed(ft, `${name}.${f}`);
+        },
+      };
+    }
+    case 'list':
+      return t.elem.kind === 'object' || t.elem.kind === 'list' || t.elem.kind === 'map' ? listOf(kubeNamed(t.elem, `${name}.@idx`)) : t;
+    case 'map':
+      return t.value.kind === 'object' || t.value.kind === 'list' || t.value.kind === 'map' ? mapOf(t.key, kubeNamed(t.value, `${name}.@elem`)) : t;
+    default:
+      return t;
+  }
+}
+
+/** kube's placeholder name of a node's self type: `selfType` and a number that differs per compilation. */
+export function selfTypeName(): string {
+  return `selfType${randomInt(1_000_000_000)}`;
 }
 
 /** The schema of a select chain from a variable (`self.spec.items[0].name`); undefined = dyn. */

@@ -9,8 +9,8 @@ import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue } from '../api/own.js';
 import { jsonEqual } from '../api/json.js';
 import { CelCompileError, CelEnvironment, CelEvalError, constantPatternError, kindOf, none, type CompiledExpression } from '../cel/index.js';
-import { costMessage, estimateCost, rootProps, rootView, schemaType, toCel, unboundedCount, usesIdent } from './celschema.js';
-import { BOOL, DYN, formatType, isDyn, STRING, type CelT } from '../cel/types.js';
+import { costMessage, estimateCost, kubeNamed, rootProps, rootView, schemaType, selfTypeName, toCel, unboundedCount, usesIdent } from './celschema.js';
+import { BOOL, DYN, formatType, STRING, type CelT } from '../cel/types.js';
 import { REASONS, resolveFieldPath, type RuleCheck } from './check.js';
 import { fieldPath as P, type Props, type Rule } from './props.js';
 import { fieldError, goValue } from './render.js';
@@ -79,12 +79,14 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
   void rootPath;
   return (s, path, uncorrelatable) => {
     const out: StatusCause[] = [];
+    // One compilation per node, as kube compiles each node's rules: one self type name for them.
+    const selfName = selfTypeName();
     s.xValidations!.forEach((r, i) => {
       const rp = P.index(P.child(path, 'x-kubernetes-validations'), i);
       costlyStep(P.child(rp, 'rule'));
       const c = compile(r.rule);
       const typed = s === root ? rootProps(s) : s;
-      const selfType = schemaType(typed);
+      const selfType = kubeNamed(schemaType(typed), selfName);
       // optionalOldSelf: oldSelf is an optional, which is not typed here.
       const vars = new Map([
         ['self', selfType],
@@ -141,8 +143,9 @@ export function ruleCheck(root: Props, rootPath: string): RuleCheck {
 }
 
 /** Gradual: a result of unknown type may be the one wanted. */
+/** kube compares the checked output type with bool (string for messageExpression) exactly: a dyn result is refused. */
 function resultIs(t: CelT, want: CelT): boolean {
-  return isDyn(t) || formatType(t) === formatType(want);
+  return formatType(t) === formatType(want);
 }
 
 function ruleValue(r: Rule): Record<string, unknown> {

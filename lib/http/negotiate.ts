@@ -101,6 +101,16 @@ function outputFor(range: MediaRange, allowAs: ReadonlySet<OutputAs>, enc: Encod
 function protobufOutput(params: Record<string, string>, allowAs: ReadonlySet<OutputAs>, protobuf: boolean): Output | undefined {
   const as = params['as'];
   if (as === undefined) return protobuf ? PROTOBUF_OUTPUT : undefined;
+  // Aggregated discovery v2 has a protobuf form (apidiscovery/v2); v2beta1's is not served here.
+  if (as === 'APIGroupDiscoveryList') {
+    if (!allowAs.has(as) || params['g'] !== 'apidiscovery.k8s.io' || params['v'] !== 'v2') return undefined;
+    return Object.freeze({
+      format: 'protobuf',
+      as,
+      asVersion: 'v2',
+      contentType: `${PROTOBUF_MEDIA_TYPE};g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`,
+    });
+  }
   if (as !== 'PartialObjectMetadata' && as !== 'PartialObjectMetadataList') return undefined;
   if (!allowAs.has(as) || params['g'] !== 'meta.k8s.io' || params['v'] !== 'v1') return undefined;
   return Object.freeze({ format: 'protobuf', as, asVersion: 'v1', contentType: `${PROTOBUF_MEDIA_TYPE};as=${as};g=meta.k8s.io;v=v1` });
@@ -108,13 +118,18 @@ function protobufOutput(params: Record<string, string>, allowAs: ReadonlySet<Out
 
 /**
  * CBOR as kube-apiserver serves it behind CBORServingAndStorage: the object
- * itself, or PartialObjectMetadata(List); a Table only as JSON or YAML (as
+ * itself, PartialObjectMetadata(List), or aggregated discovery; a Table only as JSON or YAML (as
  * for protobuf), so `application/cbor;as=Table` falls through to the next
  * type in Accept.
  */
 function cborOutput(params: Record<string, string>, allowAs: ReadonlySet<OutputAs>): Output | undefined {
   const as = params['as'];
   if (as === undefined) return CBOR_OUTPUT;
+  if (as === 'APIGroupDiscoveryList') {
+    const v = params['v'];
+    if (!allowAs.has(as) || params['g'] !== 'apidiscovery.k8s.io' || (v !== 'v2' && v !== 'v2beta1')) return undefined;
+    return Object.freeze({ format: 'cbor', as, asVersion: v, contentType: `${CBOR_MEDIA_TYPE};g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList` });
+  }
   if (as !== 'PartialObjectMetadata' && as !== 'PartialObjectMetadataList') return undefined;
   if (!allowAs.has(as) || params['g'] !== 'meta.k8s.io' || params['v'] !== 'v1') return undefined;
   return Object.freeze({ format: 'cbor', as, asVersion: 'v1', contentType: `${CBOR_MEDIA_TYPE};as=${as};g=meta.k8s.io;v=v1` });

@@ -95,6 +95,21 @@ describe('encoding CBOR answers', () => {
     assert.deepEqual([...m.get('metadata')!.get('labels')!.keys()], ['9', 'b', '10', 'é']);
     assert.deepEqual([...m.keys()], ['data', 'kind', 'list', 'metadata', 'apiVersion']);
   });
+  it("writes each float in the shortest width that holds it exactly, as kube's encoder (ShortestFloat16)", () => {
+    const item = (v: unknown) => cborItem({ v }).subarray(3).toString('hex'); // after the map head and the key "v"
+    assert.equal(item(1.5), 'f93e00', 'float16');
+    assert.equal(item(-2.5), 'f9c100');
+    assert.equal(item(5.960464477539063e-8), 'f90001', 'the smallest float16 subnormal');
+    assert.equal(item(65504.5), 'fa477fe080', 'float32: past float16');
+    assert.equal(item(100000.5), 'fa47c35040');
+    assert.equal(item(0.1), 'fb3fb999999999999a', 'float64: no shorter exact form');
+    assert.equal(item(1e20), 'fb4415af1d78b58c40', 'an integer past int64 is a float');
+    assert.equal(item(7), '07', 'integers stay integers');
+    const nested = encodeCbor({ spec: { ratio: 0.5, items: [1.25, 'x', null, true, -3] } });
+    assert.deepEqual((strict(nested) as Tag).contents, { spec: { ratio: 0.5, items: [1.25, 'x', null, true, -3] } });
+    assert.ok(nested.includes(hex('f93800')) && nested.includes(hex('f93d00')), nested.toString('hex'));
+  });
+
   it('encodes a frozen object once and reuses its bytes in lists and events', () => {
     const frozen = Object.freeze({ kind: 'ConfigMap', metadata: Object.freeze({ name: 'f' }) });
     assert.equal(cborItem(frozen), cborItem(frozen));

@@ -40,3 +40,13 @@ test("mismatches are reported in cel-go's words, at the node, with the line and 
     "ERROR: <input>:2:3: expression of type 'int' cannot be the range of a comprehension (must be list, map, or dynamic)\n |   a.all(x, x)\n | ..^",
   );
 });
+
+test('every problem of an expression is reported, sorted by position, as cel-go shows them; no cascade from an errored node', () => {
+  assert.equal(
+    check('a + "x" == 1 && b - 1 == "y"', { a: INT, b: STRING }),
+    [
+      'ERROR: <input>:1:3: found no matching overload for \'_+_\' applied to \'(int, string)\'\n | a + "x" == 1 && b - 1 == "y"\n | ..^',
+      'ERROR: <input>:1:19: found no matching overload for \'_-_\' applied to \'(string, int)\'\n | a + "x" == 1 && b - 1 == "y"\n | ..................^',
+    ].join('\n'),
+  );
+});

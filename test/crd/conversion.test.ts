@@ -40,6 +40,22 @@ describe('a CRD converted by a webhook named by URL', () => {
     hook.mode = 'ok';
     hook.reviews.length = 0;
   });
+  let touches = 0;
+  /** A new revision of `name`, written through the storage version: a state no read has converted yet. */
+  const touch = async (name: string) => {
+    const mode = hook.mode;
+    hook.mode = 'ok';
+    const r = await s.admin.request(
+      'PATCH',
+      `${base('v2')}/${name}`,
+      { metadata: { annotations: { touched: String(++touches) } } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    assert.equal(r.status, 200, r.text);
+    hook.mode = mode;
+  };
 
   it('stores a v1 create in v2 and serves it through both versions', async () => {
     const c = await s.admin.request('POST', base('v1'), v1Gadget('a', 'example.org:8080'));
@@ -62,8 +78,32 @@ describe('a CRD converted by a webhook named by URL', () => {
     assert.equal(v1.json.apiVersion, 'conv.example.com/v1');
     assert.deepEqual(v1.json.spec, { hostPort: 'example.org:8080' });
     assert.equal(v1.json.metadata.resourceVersion, v2.json.metadata.resourceVersion);
-    assert.equal(hook.reviews.length, 1);
-    assert.equal(hook.reviews[0]!.review.request.desiredAPIVersion, 'conv.example.com/v1');
+    assert.equal(hook.reviews.length, 0, "the create's answer converted this state to v1 already");
+  });
+
+  it('converts each stored state once per version: repeated reads, lists and a new revision', async () => {
+    assert.equal((await s.admin.request('POST', base('v2'), v2Gadget('cached', 'c.example', 1))).status, 201);
+    hook.reviews.length = 0;
+    for (let i = 0; i < 3; i++) {
+      const g = await s.admin.request('GET', `${base('v1')}/cached`);
+      assert.equal(g.status, 200, g.text);
+      assert.deepEqual(g.json.spec, { hostPort: 'c.example:1' });
+    }
+    assert.equal(hook.reviews.length, 1, 'three reads of one revision, one ConversionReview');
+    const l = await s.admin.request('GET', base('v1'));
+    assert.equal(l.status, 200, l.text);
+    const sent = hook.reviews.slice(1).flatMap((r) => r.review.request.objects.map((o: Json) => o.metadata.name));
+    assert.ok(!sent.includes('cached'), `a list sends only states not converted yet: ${sent.join(', ')}`);
+    assert.equal((l.json.items as Json[]).find((i) => i.metadata.name === 'cached')?.spec.hostPort, 'c.example:1');
+    const p = await s.admin.request('PATCH', `${base('v2')}/cached`, { spec: { port: 2 } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(p.status, 200, p.text);
+    hook.reviews.length = 0;
+    assert.deepEqual((await s.admin.request('GET', `${base('v1')}/cached`)).json.spec, { hostPort: 'c.example:2' });
+    assert.equal(hook.reviews.length, 1, 'a new revision is converted again');
+    hook.reviews.length = 0;
+    const dry = await s.admin.request('PATCH', `${base('v2')}/cached?dryRun=All`, { spec: { port: 3 } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(dry.status, 200, dry.text);
+    assert.deepEqual((await s.admin.request('GET', `${base('v1')}/cached`)).json.spec, { hostPort: 'c.example:2' }, 'a dry run converts nothing kept');
   });
 
   it('validates a write against the schema of the version it was sent in, before any conversion', async () => {
@@ -83,7 +123,13 @@ describe('a CRD converted by a webhook named by URL', () => {
     assert.deepEqual((byName.get('b') as Json).spec, { hostPort: 'b.example:443' });
     assert.ok(l.json.items.every((i: Json) => i.apiVersion === 'conv.example.com/v1'));
     assert.equal(hook.reviews.length, 1);
-    assert.equal(hook.reviews[0]!.review.request.objects.length, l.json.items.length);
+    assert.deepEqual(
+      hook.reviews[0]!.review.request.objects.map((o: Json) => o.metadata.name),
+      ['b'],
+      'the states not converted yet, in one review',
+    );
+    await touch('a');
+    await touch('b');
     hook.reviews.length = 0;
     const table = await s.admin.request('GET', base('v1'), undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
     assert.equal(table.status, 200, table.text);
@@ -164,6 +210,7 @@ describe('a CRD converted by a webhook named by URL', () => {
         const got = await k.ok(['get', 'gadgets.v1.conv.example.com', 'kubectl-made', '-n', 'default', '-o', 'jsonpath={.apiVersion} {.spec.hostPort}']);
         assert.equal(got, 'conv.example.com/v1 kube.example:6443');
         hook.mode = 'failure';
+        await touch('kubectl-made');
         const failed = await k.run(['get', 'gadgets.v1.conv.example.com', 'kubectl-made', '-n', 'default']);
         assert.notEqual(failed.code, 0);
         assert.match(
@@ -178,10 +225,12 @@ describe('a CRD converted by a webhook named by URL', () => {
 
   it('keeps labels the webhook sets, and refuses invalid ones', async () => {
     hook.mode = 'relabel';
+    await touch('b');
     const g = await s.admin.request('GET', `${base('v1')}/b`);
     assert.equal(g.status, 200, g.text);
     assert.deepEqual(g.json.metadata.labels, { converted: 'yes' });
     hook.mode = 'bad-label';
+    await touch('b');
     const bad = await s.admin.request('GET', `${base('v1')}/b`);
     assert.equal(bad.status, 500, bad.text);
     assert.match(bad.json.message, /^conversion webhook for conv\.example\.com\/v2, Kind=Gadget returned invalid metadata: metadata\.labels: /);
@@ -199,6 +248,7 @@ describe('a CRD converted by a webhook named by URL', () => {
   for (const [mode, message] of failures) {
     it(`answers 500 when the webhook's answer is bad: ${mode}`, async () => {
       hook.mode = mode;
+      await touch('b');
       const r = await s.admin.request('GET', `${base('v1')}/b`);
       assert.equal(r.status, 500, r.text);
       assert.equal(r.json.kind, 'Status');
@@ -210,6 +260,7 @@ describe('a CRD converted by a webhook named by URL', () => {
 
   it("counts a list's converted objects", async () => {
     hook.mode = 'wrong-count';
+    await touch('b');
     const r = await s.admin.request('GET', base('v1'));
     assert.equal(r.status, 500, r.text);
     assert.match(r.json.message, /^conversion webhook for conv\.example\.com\/v2, Kind=GadgetList returned \d+ objects, expected \d+$/);
@@ -226,7 +277,7 @@ describe('a CRD converted by a webhook named by URL', () => {
     hook.mode = 'not-json';
     const u = await s.admin.request('PUT', `${base('v1')}/b`, { ...cur, spec: { hostPort: 'changed:2' } });
     assert.equal(u.status, 500, u.text);
-    assert.match(u.json.message, /^conversion webhook for conv\.example\.com\/v2, Kind=Gadget failed: /);
+    assert.match(u.json.message, /^conversion webhook for conv\.example\.com\/v1, Kind=Gadget failed: /, 'the new object, on its way to storage');
     const afterwards = (await s.admin.request('GET', `${base('v2')}/b`)).json as Json;
     assert.equal(afterwards.metadata.resourceVersion, before.metadata.resourceVersion);
     assert.deepEqual(afterwards.spec, before.spec);

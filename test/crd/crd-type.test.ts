@@ -49,6 +49,75 @@ describe('CustomResourceDefinition type', () => {
     assert.equal(o.metadata.generation, 1);
   });
 
+  it("drops the zero values Go's encoding omits (omitempty), keeping a pointer's zero and the fields without omitempty", async () => {
+    const body = variant((c) => {
+      const v = c.spec.versions[0];
+      v.deprecated = false;
+      v.additionalPrinterColumns[0].priority = 0;
+      v.additionalPrinterColumns[0].description = '';
+      v.additionalPrinterColumns[0].format = '';
+      v.selectableFields = [];
+      c.spec.names.categories = [];
+      c.spec.preserveUnknownFields = false;
+      const root = v.schema.openAPIV3Schema;
+      Object.assign(root, { description: '', title: '', nullable: false, required: [] });
+      Object.assign(root.properties.spec, {
+        description: '',
+        pattern: undefined,
+        patternProperties: {},
+        'x-kubernetes-validations': [{ rule: 'self.replicas >= 0', message: '', fieldPath: '' }],
+      });
+      Object.assign(root.properties.spec.properties.replicas, { minimum: 0, exclusiveMinimum: false, format: '', enum: [] });
+      Object.assign(root.properties.spec.properties.image, { default: '', minLength: 0, 'x-kubernetes-int-or-string': false });
+    });
+    const r = await s.admin.request('POST', `${CRD_PATH}?dryRun=All`, body);
+    assert.equal(r.status, 201, r.text);
+    const v = (r.json as Json).spec.versions[0];
+    assert.equal('deprecated' in v, false);
+    assert.deepEqual(v.additionalPrinterColumns[0], { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' });
+    assert.equal('selectableFields' in v, false);
+    assert.equal('categories' in (r.json as Json).spec.names, false);
+    assert.equal('preserveUnknownFields' in (r.json as Json).spec, false);
+    assert.equal(v.served, true);
+    const root = v.schema.openAPIV3Schema;
+    assert.deepEqual(Object.keys(root).sort(), ['properties', 'type']);
+    const spec = root.properties.spec;
+    assert.deepEqual(Object.keys(spec).sort(), ['properties', 'type', 'x-kubernetes-validations']);
+    assert.deepEqual(spec['x-kubernetes-validations'], [{ rule: 'self.replicas >= 0' }]);
+    assert.deepEqual(spec.properties.replicas, { type: 'integer', minimum: 0 }, 'a *float64 set to 0 is written');
+    assert.deepEqual(spec.properties.image, { type: 'string', default: '', minLength: 0 }, 'so are a *JSON and a *int64');
+  });
+
+  const undecodable: Array<[string, Json, string]> = [
+    [
+      'a wrong type inside items',
+      { type: 'array', items: { type: 5 } },
+      'json: cannot unmarshal number into Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.properties.items of type string',
+    ],
+    [
+      'a fraction for an integer, deeper inside items (the outermost union is named, the innermost type kept)',
+      { type: 'array', items: { type: 'object', properties: { x: { type: 'array', items: { type: 'string', maxLength: 1.5 } } } } },
+      'json: cannot unmarshal number 1.5 into Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.properties.items of type int64',
+    ],
+    [
+      'a wrong type inside additionalProperties',
+      { type: 'object', additionalProperties: { type: 'string', required: 'x' } },
+      'json: cannot unmarshal string into Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.properties.additionalProperties of type []string',
+    ],
+    ['additionalProperties neither a boolean nor a schema', { type: 'object', additionalProperties: 5 }, 'boolean or JSON schema expected'],
+  ];
+  for (const [what, list, message] of undecodable) {
+    it(`answers kube's 400 decode error for ${what}`, async () => {
+      const body = variant((c) => {
+        c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.list = list;
+      });
+      const r = await s.admin.request('POST', `${CRD_PATH}?dryRun=All`, body);
+      assert.equal(r.status, 400, r.text);
+      assert.equal((r.json as Json).reason, 'BadRequest');
+      assert.equal((r.json as Json).message, `CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: ${message}`);
+    });
+  }
+
   const bad: Array<[string, (c: Json) => void, RegExp]> = [
     [
       'a name that is not <plural>.<group>',

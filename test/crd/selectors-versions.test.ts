@@ -48,6 +48,21 @@ describe('selectors on a webhook-converted CRD', () => {
     hook.mode = 'ok';
     hook.reviews.length = 0;
   });
+  let touches = 0;
+  /** New revisions, written through the storage version: states no read has converted yet (converted states are kept). */
+  const touch = async (...names: string[]) => {
+    for (const name of names) {
+      const r = await s.admin.request(
+        'PATCH',
+        `${base('v2')}/${name}`,
+        { metadata: { annotations: { touched: String(++touches) } } },
+        {
+          'content-type': 'application/merge-patch+json',
+        },
+      );
+      assert.equal(r.status, 200, r.text);
+    }
+  };
 
   it("evaluates a version's selectable field on the object as that version serves it", async () => {
     const l = await s.admin.request('GET', `${base('v1')}?fieldSelector=${sel('spec.hostPort=one.org:1')}`);
@@ -67,6 +82,7 @@ describe('selectors on a webhook-converted CRD', () => {
 
   it('selects on labels the webhook sets in the requested version', async () => {
     hook.mode = 'relabel';
+    await touch('a', 'b', 'c', 'd');
     const l = await s.admin.request('GET', `${base('v1')}?labelSelector=${sel('converted=yes')}`);
     assert.equal(l.status, 200, l.text);
     assert.deepEqual(names(l.json), ['a', 'b', 'c', 'd']);
@@ -94,6 +110,7 @@ describe('selectors on a webhook-converted CRD', () => {
 
   it("answers the webhook's error when the objects to select cannot be converted", async () => {
     hook.mode = 'failure';
+    await touch('a');
     const l = await s.admin.request('GET', `${base('v1')}?fieldSelector=${sel('spec.hostPort=one.org:1')}`);
     assert.equal(l.status, 500, l.text);
     assert.match(l.json.message, /cannot convert gadgets today/);
@@ -139,7 +156,7 @@ describe('selectors on a webhook-converted CRD', () => {
       assert.equal(q.status, 200, q.text);
       const [gone] = await w.take(1);
       assert.deepEqual([gone!.type, gone!.object.metadata.name, gone!.object.spec.hostPort], ['DELETED', 'a', 'one.org:1']);
-      assert.equal(hook.reviews.length - reviews, 2, "only a's two states were converted, not b's");
+      assert.equal(hook.reviews.length - reviews, 1, "only a's new state was converted (its old one was before), never b's");
     } finally {
       w.stop();
     }

@@ -72,6 +72,36 @@ describe('x-kubernetes-validations at CRD write', () => {
       [],
     ],
     [
+      'a rule whose result is dyn, not bool (a field under x-kubernetes-preserve-unknown-fields)',
+      withRules([{ rule: 'self.extra' }], {}, { 'x-kubernetes-preserve-unknown-fields': true }),
+      [`${F}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"rule":"self.extra"}: cel expression must evaluate to a bool`],
+    ],
+    [
+      'a messageExpression whose result is dyn, not string',
+      withRules([{ rule: 'true', messageExpression: 'self.extra' }], {}, { 'x-kubernetes-preserve-unknown-fields': true }),
+      [
+        `${F}.properties[spec].x-kubernetes-validations[0].messageExpression: Invalid value: {"messageExpression":"self.extra","rule":"true"}: messageExpression must evaluate to a string`,
+      ],
+    ],
+    ['a dyn field compared with a bool: bool', withRules([{ rule: 'self.extra == true' }], {}, { 'x-kubernetes-preserve-unknown-fields': true }), []],
+    [
+      "object types named as kube names them: the node's self type, its fields, list items and map values",
+      withRules([{ rule: 'self.nested + 1 == 2 || self.l[0] == 1 || self.m["k"] == 1' }], {
+        nested: { type: 'object', properties: { a: { type: 'string' } } },
+        l: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } },
+        m: { type: 'object', additionalProperties: { type: 'object', properties: { a: { type: 'string' } } } },
+      }),
+      /compilation failed: ERROR: <input>:1:13: found no matching overload for '_\+_' applied to '\(selfType\d+\.nested, int\)'/,
+    ],
+    [
+      'a list item and a map value named',
+      withRules([{ rule: 'self.l[0] + self.m["k"] == 1' }], {
+        l: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } },
+        m: { type: 'object', additionalProperties: { type: 'object', properties: { a: { type: 'string' } } } },
+      }),
+      /found no matching overload for '_\+_' applied to '\(selfType(\d+)\.l\.@idx, selfType\1\.m\.@elem\)'/,
+    ],
+    [
       'optionalOldSelf without oldSelf',
       withRules([{ rule: 'true', optionalOldSelf: true }]),
       [`${F}.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`],

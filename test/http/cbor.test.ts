@@ -132,6 +132,7 @@ describe('CBOR with the gate off (the default)', () => {
     assert.equal(fb.headers['content-type'], 'application/json');
     const w = await raw(s, 'GET', '/api/v1/namespaces?watch=1&timeoutSeconds=1', { accept: 'application/cbor-seq' });
     assert.equal(w.status, 406);
+    assert.equal((await raw(s, 'GET', '/apis', { accept: CBOR })).status, 406, 'nor discovery');
   });
 
   it('refuses CBOR bodies with 415, apply-patch+cbor too, and stores nothing', async () => {
@@ -443,6 +444,39 @@ describe('bad CBOR bodies (gate on)', () => {
     const d = await raw(s, 'POST', path, { 'content-type': CBOR }, deep);
     assert.equal(d.status, 400);
     assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default')).status, 200);
+  });
+
+  it('answers the review endpoints in CBOR, from a CBOR body', async () => {
+    const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } };
+    const r = await raw(s, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { 'content-type': CBOR, accept: CBOR }, cbor(body));
+    assert.equal(r.status, 201, r.body.toString());
+    assert.equal(r.headers['content-type'], CBOR);
+    const review = read(r.body);
+    assert.equal(review.kind, 'SelfSubjectAccessReview');
+    assert.equal(review.status.allowed, true);
+    const who = await raw(s, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { 'content-type': 'application/json', accept: CBOR }, '{}');
+    assert.equal(who.status, 201, who.body.toString());
+    assert.deepEqual(
+      read(who.body).status.userInfo,
+      (await s.admin.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {})).json.status.userInfo,
+    );
+  });
+
+  it('answers discovery in CBOR: the legacy documents and aggregated discovery, equal to their JSON', async () => {
+    for (const path of ['/api', '/apis', '/api/v1', '/apis/apps', '/apis/apps/v1']) {
+      const r = await raw(s, 'GET', path, { accept: CBOR });
+      assert.equal(r.status, 200, `${path}: ${r.body.toString()}`);
+      assert.equal(r.headers['content-type'], CBOR, path);
+      assert.equal(r.headers['vary'], 'Accept', path);
+      assert.deepEqual(read(r.body), (await s.admin.request('GET', path)).json, path);
+    }
+    const agg = `${CBOR};g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`;
+    const r = await raw(s, 'GET', '/apis', { accept: `${agg},application/json` });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['content-type'], agg);
+    const json = (await s.admin.request('GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' })).json;
+    assert.equal(json.kind, 'APIGroupDiscoveryList');
+    assert.deepEqual(read(r.body), json);
   });
 });
 

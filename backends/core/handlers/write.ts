@@ -45,10 +45,13 @@ async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Pro
 
 const underStatus = (c: StatusCause) => c.reason === 'FieldValueRequired' && c.field !== undefined && (c.field === 'status' || c.field.startsWith('status.'));
 
-/** Answers with `obj` (stored, or in the request's version) as the request's version serves it. */
-export async function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject): Promise<void> {
+/**
+ * Answers with `obj` (stored, or in the request's version) as the request's
+ * version serves it; `stored` false for a dry run's object (never a stored state).
+ */
+export async function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject, stored = true): Promise<void> {
   const out = outputFor(env, t, r.req.headers.accept);
-  const shown = t.conversionWebhook ? await served(env, t, obj) : obj;
+  const shown = t.conversionWebhook ? await served(env, t, obj, stored) : obj;
   sendObject(r, code, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
@@ -80,7 +83,7 @@ export async function createObject(
   const key = objectKey(t, r.info.namespace, name);
   if (dryRun) {
     if (await storeCall(gr, name, () => env.store.get(key))) throw alreadyExists(gr, name);
-    await respond(env, t, r, 201, prepared);
+    await respond(env, t, r, 201, prepared, false);
     return;
   }
   // Converted before the store is touched: a failing webhook stores nothing.
@@ -179,7 +182,7 @@ export async function commitUpdate(
 ): Promise<'done' | 'conflict' | 'gone'> {
   addWarnings(r, customResourceWarnings(t, next, old));
   if (dryRun) {
-    await respond(env, t, r, 200, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } });
+    await respond(env, t, r, 200, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } }, false);
     return 'done';
   }
   const rev = Number(old.metadata.resourceVersion);

@@ -16,6 +16,7 @@ import { certificatesV1 } from './certificates-v1.js';
 import { coordinationV1 } from './coordination-v1.js';
 import { coreV1 } from './core-v1.js';
 import { discoveryV1 } from './discovery-v1.js';
+import { apidiscoveryV2 } from './apidiscovery-v2.js';
 import { eventsV1 } from './events-v1.js';
 import { intstr } from './intstr.js';
 import { metaV1 } from './meta-v1.js';
@@ -43,6 +44,7 @@ export const PACKAGES: readonly PackageSchema[] = [
   eventsV1,
   coordinationV1,
   discoveryV1,
+  apidiscoveryV2,
   rbacV1,
   apiregistrationV1,
   authenticationV1,
@@ -87,6 +89,8 @@ export const KINDS: Readonly<Record<string, { alias: string; kinds: readonly str
   'events.k8s.io/v1': { alias: 'events', kinds: withLists(['Event']) },
   'coordination.k8s.io/v1': { alias: 'coordination', kinds: withLists(['Lease']) },
   'discovery.k8s.io/v1': { alias: 'discovery', kinds: withLists(['EndpointSlice']) },
+  // Aggregated discovery (served by the gateway as `application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`).
+  'apidiscovery.k8s.io/v2': { alias: 'apidiscovery', kinds: ['APIGroupDiscoveryList'] },
   'rbac.authorization.k8s.io/v1': { alias: 'rbac', kinds: withLists(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']) },
   'apiregistration.k8s.io/v1': { alias: 'apiregistration', kinds: withLists(['APIService']) },
   'authentication.k8s.io/v1': { alias: 'authentication', kinds: ['TokenRequest', 'TokenReview', 'SelfSubjectReview'] },

@@ -19,6 +19,7 @@ export const metaV1: PackageSchema = {
     Duration: ['duration 1 int64'],
     FieldSelectorRequirement: ['key 1 string', 'operator 2 string', 'values 3 []string ?'],
     FieldsV1: ['Raw 1 bytes'],
+    GroupVersionKind: ['group 1 string', 'version 2 string', 'kind 3 string'],
     LabelSelector: ['matchLabels 1 map<string,string> ?', 'matchExpressions 2 []LabelSelectorRequirement ?'],
     LabelSelectorRequirement: ['key 1 string', 'operator 2 string', 'values 3 []string ?'],
     ListMeta: ['selfLink 1 string ?', 'resourceVersion 2 string ?', 'continue 3 string ?', 'remainingItemCount 4 int64 ? *', 'shardInfo 5 ShardInfo ? *'],

@@ -68,6 +68,7 @@ const PKGS: PkgSpec[] = [
       'WatchEvent',
       'PartialObjectMetadata',
       'PartialObjectMetadataList',
+      'GroupVersionKind',
     ],
   },
   {
@@ -223,6 +224,15 @@ const PKGS: PkgSpec[] = [
     dir: 'discovery/v1',
     protoPackage: 'k8s.io.api.discovery.v1',
     roots: ['EndpointSlice', 'EndpointSliceList'],
+  },
+  {
+    alias: 'apidiscovery',
+    file: 'apidiscovery-v2.ts',
+    exportName: 'apidiscoveryV2',
+    repo: 0,
+    dir: 'apidiscovery/v2',
+    protoPackage: 'k8s.io.api.apidiscovery.v2',
+    roots: ['APIGroupDiscoveryList', 'APIGroupDiscovery'],
   },
   {
     alias: 'rbac',

@@ -4,6 +4,7 @@
 import { ALL_VERBS, type ResourceType } from '../types.js';
 import { defaultCrd, validateCrd } from './crd-validation.js';
 import { pruneCrdSchemas } from './crd-schemaprune.js';
+import { crdDecodeError } from './crd-godecode.js';
 import { precheckCrd } from './crd-offloop.js';
 
 export const customresourcedefinitions: ResourceType = {
@@ -23,8 +24,11 @@ export const customresourcedefinitions: ResourceType = {
   // kube's CRD strategy: generation bumps when the spec changes.
   generation: 'spec',
   fieldSelectors: {},
-  // Decoding drops what JSONSchemaProps does not know, at every depth (crd-schemaprune.ts), before kube's defaulting.
+  // Decoding fails on a wrong type inside the schema unions (crd-godecode.ts) and drops what JSONSchemaProps
+  // does not know, at every depth (crd-schemaprune.ts), before kube's defaulting.
   defaults: (crd) => {
+    const undecodable = crdDecodeError(crd);
+    if (undecodable) throw undecodable;
     pruneCrdSchemas(crd);
     defaultCrd(crd);
   },
