@@ -136,6 +136,7 @@ async function watchEncodings(admin: Admin, server: Child, load: Child, formats:
   const path = `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${before}&timeoutSeconds=1`;
   const out: report.WatchEncoding[] = [];
   for (const [format, accept] of formats) {
+    if (PROF) await server.call('profStart');
     const t0 = performance.now();
     const r = await withCpu(server, load, async () => {
       let bytes = 0;
@@ -143,6 +144,7 @@ async function watchEncodings(admin: Admin, server: Child, load: Child, formats:
       return { bytes } as { bytes: number; cpu?: report.CpuShare };
     });
     const wall = (performance.now() - t0) / 1000;
+    if (PROF) await server.call('profStop', { file: join(PROF, `WATCH-${WATCH_EVENTS}-events-${format}.cpuprofile`) });
     const row = { format, events: WATCH_EVENTS, watches: WATCH_REPEATS, cpuSeconds: r.cpu.server * wall, bytes: r.bytes };
     report.progress(
       `WATCH ${WATCH_EVENTS} events ${format}`,

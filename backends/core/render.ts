@@ -39,11 +39,17 @@ export function servedAs(t: ResourceType, obj: KObject): KObject {
   if (t.crd === undefined) return obj;
   const apiVersion = apiVersionOf(t);
   if (t.conversionWebhook && obj.apiVersion !== apiVersion) throw conversionUnavailable(t, String(obj.apiVersion));
-  if (!t.readDefaults) return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+  if (!t.readDefaults && obj.apiVersion === apiVersion) return obj;
   // Schema defaults apply on read as well (a default added to the CRD later shows on old objects):
-  // once per stored object and type, kept while the stored object lives.
+  // once per stored object and type, kept while the stored object lives. A version change alone is
+  // kept too: a new object per read would be serialized again by every watcher it reaches.
   const m = readMemo.get(obj);
   if (m?.t === t) return m.served;
+  if (!t.readDefaults) {
+    const renamed = Object.isFrozen(obj) ? Object.freeze({ ...obj, apiVersion }) : { ...obj, apiVersion };
+    if (Object.isFrozen(renamed)) readMemo.set(obj, { t, served: renamed });
+    return renamed;
+  }
   const copy = structuredClone(obj) as KObject;
   copy.apiVersion = apiVersion;
   t.readDefaults(copy);

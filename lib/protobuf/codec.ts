@@ -80,12 +80,15 @@ const RAW_EXTENSION_RAW = fieldId(planFor('runtime.RawExtension'), 'raw');
  * embedded object goes through the enveloping one).
  */
 export function encodeWatchFrame(type: string, obj: Record<string, unknown>): Buffer {
-  const env = encodeEnvelope(obj);
+  const { apiVersion, kind } = typeOf(obj);
+  const raw = messageBytes(obj, apiVersion, kind);
+  // The envelope's pieces go straight into the frame: the message is copied once, not into an envelope first.
+  const env = unknownParts(apiVersion, kind, [raw], raw.length);
   const typeBytes = Buffer.from(type, 'utf8');
   const rawKey = lenPrefix(RAW_EXTENSION_RAW, env.length);
-  const parts = [lenPrefix(WATCH_TYPE, typeBytes.length), typeBytes, lenPrefix(WATCH_OBJECT, rawKey.length + env.length), rawKey];
-  const length = parts.reduce((n, p) => n + p.length, env.length);
-  return Buffer.concat([frameHeader(length), ...parts, env]);
+  const head = [lenPrefix(WATCH_TYPE, typeBytes.length), typeBytes, lenPrefix(WATCH_OBJECT, rawKey.length + env.length), rawKey];
+  const length = head.reduce((n, p) => n + p.length, env.length);
+  return Buffer.concat([frameHeader(length), ...head, ...env.parts], 4 + length);
 }
 
 function typeOf(obj: Record<string, unknown>): { apiVersion: string; kind: string } {

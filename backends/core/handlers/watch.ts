@@ -14,7 +14,7 @@ import { CBOR_SEQ_MEDIA_TYPE } from '../../../lib/cbor/errors.js';
 import type { Output } from '../../../lib/http/negotiate.js';
 import { writeHeadWith } from '../../../lib/http/carried.js';
 import { chunkSink, type ChunkSink } from '../../../lib/http/chunks.js';
-import { goJson, toJson } from '../../../lib/api/json.js';
+import { goJson } from '../../../lib/api/json.js';
 import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js';
 import type { CoreEnv } from '../env.js';
 import { listPrefix } from '../keys.js';
@@ -24,65 +24,10 @@ import { served } from '../conversion.js';
 import { listSelected, selectsConverted, servedPair } from '../selection.js';
 import { fromStoreError } from '../storeerrors.js';
 import { StoreError, type StoreEvent, type Watcher } from '../store/types.js';
-
-type WireType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+import { sharedEvent, type WireType } from '../watchevents.js';
 
 /** A watcher whose socket holds more than this unsent is too slow and is closed (the client re-lists). */
 const MAX_BUFFERED = 16 * 1024 * 1024;
-
-const eventMemo = new WeakMap<object, Partial<Record<WireType, Buffer>>>();
-
-/**
- * `{"type":…,"object":…}` for a stored object, serialized and UTF-8 encoded
- * once however many watchers get it (a string would be re-encoded per socket).
- */
-function eventLine(type: WireType, obj: KObject): Buffer {
-  let m = eventMemo.get(obj);
-  if (!m) {
-    m = {};
-    eventMemo.set(obj, m);
-  }
-  let b = m[type];
-  if (b === undefined) {
-    b = Buffer.from(`{"type":"${type}","object":${toJson(obj)}}\n`, 'utf8');
-    m[type] = b;
-  }
-  return b;
-}
-
-const frameMemo = new WeakMap<object, Partial<Record<WireType, Buffer>>>();
-
-/** The protobuf frame of a stored object's event, encoded once however many watchers get it. */
-function eventFrame(type: WireType, obj: KObject): Buffer {
-  let m = frameMemo.get(obj);
-  if (!m) {
-    m = {};
-    frameMemo.set(obj, m);
-  }
-  let b = m[type];
-  if (b === undefined) {
-    b = encodeWatchFrame(type, obj as unknown as Record<string, unknown>);
-    m[type] = b;
-  }
-  return b;
-}
-
-const cborMemo = new WeakMap<object, Partial<Record<WireType, Buffer>>>();
-
-/** The CBOR data item of a stored object's event, encoded once however many watchers get it. */
-function eventItem(type: WireType, obj: KObject): Buffer {
-  let m = cborMemo.get(obj);
-  if (!m) {
-    m = {};
-    cborMemo.set(obj, m);
-  }
-  let b = m[type];
-  if (b === undefined) {
-    b = encodeCborEvent(type, obj);
-    m[type] = b;
-  }
-  return b;
-}
 
 function stamped(obj: KObject, rev: number): KObject {
   return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } };
@@ -261,9 +206,10 @@ class WatchStream {
     if (this.closed) return;
     const rev = Number(obj.metadata.resourceVersion);
     if (rev > this.lastRev) this.lastRev = rev;
-    if (this.out.format === 'protobuf') this.writeFrame(type, () => (this.out.as ? encodeWatchFrame(type, partialMetadata(obj, 'v1')) : eventFrame(type, obj)));
-    else if (this.out.format === 'cbor') this.write(this.out.as ? encodeCborEvent(type, partialMetadata(obj, 'v1')) : eventItem(type, obj));
-    else this.write(this.out.as === 'Table' ? this.tableLine(type, obj) : eventLine(type, obj));
+    if (this.out.format === 'protobuf')
+      this.writeFrame(type, () => (this.out.as ? encodeWatchFrame(type, partialMetadata(obj, 'v1')) : sharedEvent('protobuf', type, obj)));
+    else if (this.out.format === 'cbor') this.write(this.out.as ? encodeCborEvent(type, partialMetadata(obj, 'v1')) : sharedEvent('cbor', type, obj));
+    else this.write(this.out.as === 'Table' ? this.tableLine(type, obj) : sharedEvent('json', type, obj));
   }
 
   /** A protobuf frame; an object the schema cannot hold ends the stream with an ERROR event, never a crash. */
