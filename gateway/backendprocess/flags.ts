@@ -5,6 +5,7 @@
 // passed it expects it to act, and in a backend process it cannot (the
 // gateway authenticates, authorizes and queues every request first).
 import type { ServeOptions } from '../config/flags.js';
+import { csrSigning } from '../config/options/csrsigning.js';
 
 export type BackendKind = 'sample-backend' | 'core-backend';
 
@@ -46,7 +47,11 @@ const READ_BY_BOTH = new Set([
   'v',
 ]);
 
-/** The writing side of the built-in types runs in the core backend: token issuing, controllers, the served types, watch timeouts. */
+/**
+ * The writing side of the built-in types runs in the core backend: token
+ * issuing, controllers (csrsigning's CA and certificate lifetime among them),
+ * the served types, watch timeouts.
+ */
 const READ_BY_CORE = new Set([
   'service-account-key-file',
   'service-account-signing-key-file',
@@ -56,6 +61,7 @@ const READ_BY_CORE = new Set([
   'runtime-config',
   'controllers',
   'min-request-timeout',
+  ...csrSigning.flags.map((f) => f.name),
 ]);
 
 function reads(kind: BackendKind, name: string): boolean {
