@@ -6,62 +6,18 @@
 // certificate logs in at the gateway as the node; a person's request approved
 // through /approval is signed; a request denied over an hour ago is removed.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { ensureDevPki } from '../../certs/devpki.js';
 import { HttpsClient } from '../helpers/client.js';
 import { eventually } from '../helpers/eventually.js';
-import { GATEHOUSE_BIN, freePort, spawnTracked, startGatehouse, stopAll, tempDir, type Gatehouse } from '../e2e/helpers.js';
-import { servingPki } from '../aggregation/fixture.js';
+import { stopAll, type Gatehouse } from '../e2e/helpers.js';
+import { startCorePair } from '../aggregation/fixture.js';
 import { CLIENT_USAGES, csrBody, CSRS, hasOpenssl, makeCsr, withCondition } from './csrkit.js';
 
 const KUBELET_CLIENT = 'kubernetes.io/kube-apiserver-client-kubelet';
 const CLIENT = 'kubernetes.io/kube-apiserver-client';
 const TOKEN = 'r3mote.0123456789abcdef';
 const HOUR_MS = 3600_000;
-
-/** A gateway in front of a core-backend process that runs the certificate controllers, signing with the gateway's client CA. */
-async function startPair(): Promise<{ gh: Gatehouse; ca: string }> {
-  const ghDir = tempDir('rcsr-gw');
-  const ghPort = await freePort();
-  const pki = await ensureDevPki(ghDir, { host: '127.0.0.1', port: ghPort });
-  const dir = tempDir('rcsr-certs');
-  const pem = servingPki(dir, 'core-api');
-  const sarKubeconfig = join(dir, 'sar.kubeconfig');
-  writeFileSync(sarKubeconfig, readFileSync(pki.kubeconfig, 'utf8').replace(/server: (\S+)/, 'server: $1/apis/authorization.k8s.io/v1/subjectaccessreviews'));
-  const corePort = await freePort();
-  const core = spawnTracked(process.execPath, [
-    GATEHOUSE_BIN,
-    'core-backend',
-    `--secure-port=${corePort}`,
-    `--data-dir=${tempDir('rcsr-core-data')}`,
-    '--storage-backend=memory',
-    `--tls-cert-file=${pem.certFile}`,
-    `--tls-private-key-file=${pem.keyFile}`,
-    `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
-    '--requestheader-allowed-names=front-proxy-client',
-    '--requestheader-username-headers=X-Remote-User',
-    '--requestheader-group-headers=X-Remote-Group',
-    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-    '--requestheader-uid-headers=X-Remote-Uid',
-    '--authorization-mode=Webhook',
-    `--authorization-webhook-config-file=${sarKubeconfig}`,
-    '--authorization-webhook-version=v1',
-    `--cluster-signing-cert-file=${pki.caCert}`,
-    `--cluster-signing-key-file=${pki.caKey}`,
-    '--cluster-signing-duration=2h',
-  ]);
-  core.child.stdin?.end();
-  await core.waitFor('core-backend serving', (p) => p.stdout.includes('is serving on') || !p.running, 60_000);
-  assert.ok(core.running, core.stderr);
-  const gh = await startGatehouse({
-    dataDir: ghDir,
-    port: ghPort,
-    flags: [`--core-backend-url=https://127.0.0.1:${corePort}`, `--core-backend-ca-file=${pem.caFile}`, '--enable-bootstrap-token-auth'],
-  });
-  return { gh, ca: readFileSync(pki.caCert, 'utf8') };
-}
 
 function binding(name: string, role: string, group: string) {
   return {
@@ -97,7 +53,14 @@ describe('certificate controllers in a remote core backend', { skip: hasOpenssl 
       ?.status?.userInfo;
 
   before(async () => {
-    ({ gh, ca } = await startPair());
+    // csrsigning in the core backend signs with the gateway's client CA, so the certificates log in at the gateway.
+    const pair = await startCorePair({
+      delegated: true,
+      coreFlags: (pki) => [`--cluster-signing-cert-file=${pki.caCert}`, `--cluster-signing-key-file=${pki.caKey}`, '--cluster-signing-duration=2h'],
+      gatewayFlags: ['--enable-bootstrap-token-auth'],
+    });
+    gh = pair.gh;
+    ca = readFileSync(pair.pki.caCert, 'utf8');
   });
   after(async () => {
     for (const c of clients) c.close();
