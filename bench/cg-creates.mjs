@@ -19,6 +19,9 @@
 // bench/cg-main.sh gives the server's main-thread instructions per create:
 //   bench/cg-main.sh main cg-creates.mjs WARM=1000 N=1000 [DIST=<another build's dist>]
 // DIST: the build (default ../dist; an earlier build for an A/B).
+// KIND=csr (with WARM): the forked client creates CertificateSigningRequests
+// instead, each with a P-256 key of its own (made in the client, outside
+// valgrind), so the signature check runs on every create.
 import { execFile, fork } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,11 +34,29 @@ const cm = (i) =>
     metadata: { name: `c${i}`, labels: { app: 'x', tier: 'y' } },
     data: { a: 'x'.repeat(100), b: 'y', c: 'z' },
   });
+/** A CertificateSigningRequest body for CN=r<i>, with a P-256 key of its own. */
+async function csr(i) {
+  const { generateKeyPairSync, sign } = await import('node:crypto');
+  const { oid, seq, tlv, bitString, TAG } = await import(`${process.env.DIST ?? '../dist'}/lib/certificates/der.js`);
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const subject = seq(tlv(TAG.SET, seq(oid('2.5.4.3'), tlv(TAG.UTF8_STRING, Buffer.from(`r${i}`)))));
+  const info = seq(tlv(TAG.INTEGER, Buffer.from([0])), subject, publicKey.export({ format: 'der', type: 'spki' }), Buffer.from([0xa0, 0]));
+  const der = seq(info, seq(oid('1.2.840.10045.4.3.2')), bitString(sign('sha256', info, privateKey)));
+  const pem = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
+  const spec = {
+    request: Buffer.from(pem).toString('base64'),
+    signerName: 'kubernetes.io/kube-apiserver-client',
+    usages: ['digital signature', 'client auth'],
+  };
+  return JSON.stringify({ apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: `r${i}` }, spec });
+}
+const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
 /** n creates from `from` on, 4 in flight; the count of answers that were not 201. */
 async function creates(call, from, n) {
   let bad = 0;
+  const one = async (i) => (process.env.KIND === 'csr' ? call('POST', CSRS, await csr(i)) : call('POST', '/api/v1/namespaces/default/configmaps', cm(i)));
   for (let i = from; i < from + n; i += 4) {
-    const st = await Promise.all([0, 1, 2, 3].map((j) => call('POST', '/api/v1/namespaces/default/configmaps', cm(i + j))));
+    const st = await Promise.all([0, 1, 2, 3].map((j) => one(i + j)));
     bad += st.filter((s) => s !== 201).length;
   }
   return bad;

@@ -4,13 +4,15 @@
 // decoder), of the first verify with a just-imported key alone, of import plus
 // verify (what no parser can avoid), of the same with the CPU caches cold
 // (a server's other work between two creates evicts OpenSSL's tables: here an
-// 8 MiB walk before each request, its own cost subtracted), and of parseCsr
-// (PEM, DER walk, names, import, verify). CPU time of this process, not wall
-// time: the machine is shared. `node --import tsx bench/csr-floor.ts`; also run by bench/csr.ts.
+// 8 MiB walk before each request, its own cost subtracted), of import plus
+// verify as a create's prevalidate does them (importSpkiAsync: P-256 as
+// WebCrypto's raw point, awaited; the other keys as importSpki), and of
+// parseCsr (PEM, DER walk, names, import, verify). CPU time of this process,
+// not wall time: the machine is shared. `node --import tsx bench/csr-floor.ts`; also run by bench/csr.ts.
 import { createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { bitString, oid, seq, tlv, TAG } from '../lib/certificates/der.js';
 import { parseCsr } from '../lib/certificates/csr.js';
-import { importSpki } from '../lib/certificates/spki.js';
+import { importSpki, importSpkiAsync } from '../lib/certificates/spki.js';
 import { readTlv } from '../lib/certificates/der.js';
 
 interface Algorithm {
@@ -62,6 +64,18 @@ function cpuMicros(samples: readonly Sample[], rounds: number, prepare: () => vo
   return per.sort((a, b) => a - b)[Math.floor(per.length / 2)]!;
 }
 
+/** cpuMicros for an asynchronous `f`, awaited one request at a time. */
+async function cpuMicrosAsync(samples: readonly Sample[], rounds: number, f: (s: Sample) => Promise<unknown>): Promise<number> {
+  const per: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = process.cpuUsage();
+    for (const s of samples) await f(s);
+    const used = process.cpuUsage(start);
+    per.push((used.user + used.system) / samples.length);
+  }
+  return per.sort((a, b) => a - b)[Math.floor(per.length / 2)]!;
+}
+
 export interface FloorRow {
   readonly algorithm: string;
   readonly importCheapest: number;
@@ -69,6 +83,8 @@ export interface FloorRow {
   readonly verifyFirst: number;
   readonly importAndVerify: number;
   readonly importAndVerifyCold: number;
+  /** importSpkiAsync then verify, awaited (a create's prevalidate). */
+  readonly importAndVerifyAsync: number;
   readonly parseCsr: number;
 }
 
@@ -82,11 +98,12 @@ function evictCaches(): number {
   return sum;
 }
 
-export function csrFloor(rounds = 5): FloorRow[] {
+export async function csrFloor(rounds = 5): Promise<FloorRow[]> {
   const rows: FloorRow[] = [];
   for (const alg of ALGORITHMS) {
     const samples = Array.from({ length: alg.count }, (_, i) => sample(alg, i));
     const cheapest = (s: Sample) => importSpki(s.spki, readTlv(s.spki, 0)).key;
+    const imported = async (s: Sample) => (await importSpkiAsync(s.spki, readTlv(s.spki, 0))).key;
     let keys: KeyObject[] = [];
     const fresh = () => (keys = samples.map(cheapest));
     const none = () => undefined;
@@ -101,6 +118,7 @@ export function csrFloor(rounds = 5): FloorRow[] {
       importAndVerifyCold:
         cpuMicros(samples, rounds, none, (s) => evictCaches() + Number(verify(s.digest, s.info, cheapest(s), s.signature))) -
         cpuMicros(samples, rounds, none, evictCaches),
+      importAndVerifyAsync: await cpuMicrosAsync(samples, rounds, async (s) => verify(s.digest, s.info, await imported(s), s.signature)),
       parseCsr: cpuMicros(samples, rounds, none, (s) => parseCsr(s.pem)),
     });
   }
@@ -109,12 +127,14 @@ export function csrFloor(rounds = 5): FloorRow[] {
 
 export function printFloor(rows: readonly FloorRow[]): void {
   console.log('  signature check floor, CPU µs per request (each its own key; median of 5 rounds)');
-  const heads = ['import', 'SPKI import', '1st verify', 'import+verify', 'cold', 'parseCsr'];
+  const heads = ['import', 'SPKI import', '1st verify', 'import+verify', 'cold', 'async i+v', 'parseCsr'];
   console.log(`  ${'key'.padEnd(14)}${heads.map((h) => h.padStart(14)).join('')}`);
   for (const r of rows) {
-    const cells = [r.importCheapest, r.importSpki, r.verifyFirst, r.importAndVerify, r.importAndVerifyCold, r.parseCsr].map((v) => v.toFixed(0).padStart(14));
+    const cells = [r.importCheapest, r.importSpki, r.verifyFirst, r.importAndVerify, r.importAndVerifyCold, r.importAndVerifyAsync, r.parseCsr].map((v) =>
+      v.toFixed(0).padStart(14),
+    );
     console.log(`  ${r.algorithm.padEnd(14)}${cells.join('')}`);
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) printFloor(csrFloor());
+if (import.meta.url === `file://${process.argv[1]}`) printFloor(await csrFloor());

@@ -5,6 +5,7 @@
 // passed it expects it to act, and in a backend process it cannot (the
 // gateway authenticates, authorizes and queues every request first).
 import type { ServeOptions } from '../config/flags.js';
+import { csrSigning } from '../config/options/csrsigning.js';
 
 export type BackendKind = 'sample-backend' | 'core-backend';
 
@@ -47,7 +48,11 @@ const READ_BY_BOTH = new Set([
   'v',
 ]);
 
-/** The writing side of the built-in types runs in the core backend: token issuing, controllers, the served types, watch timeouts. */
+/**
+ * The writing side of the built-in types runs in the core backend: token
+ * issuing, controllers (csrsigning's CA and certificate lifetime among them),
+ * the served types, watch timeouts.
+ */
 const READ_BY_CORE = new Set([
   'service-account-key-file',
   'service-account-signing-key-file',
@@ -57,6 +62,7 @@ const READ_BY_CORE = new Set([
   'runtime-config',
   'controllers',
   'min-request-timeout',
+  ...csrSigning.flags.map((f) => f.name),
 ]);
 
 /** Leader election of the controllers and the server identity lease are the core backend's too. */

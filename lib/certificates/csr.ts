@@ -6,7 +6,7 @@
 // longer verifies, is refused as kube refuses it.
 import { verify, type KeyObject } from 'node:crypto';
 import { bytesOf, children, decodeOid, expectTag, rawOf, readTlv, TAG, type Tlv } from './der.js';
-import { importSpki, type PublicKeyInfo } from './spki.js';
+import { importSpki, importSpkiAsync, type PublicKeyInfo } from './spki.js';
 import { readSans, readSubject, type RequestNames } from './names.js';
 
 /** The verified key itself is not kept: a remembered parse would hold a native key object alive. */
@@ -46,31 +46,37 @@ export function csrDer(pem: Buffer | string): Buffer {
   return Buffer.from(m[2]!.replace(/\s+/g, ''), 'base64');
 }
 
-/** Parses a PEM request and checks its signature; throws an Error whose message says why it is refused. */
-export function parseCsr(pem: Buffer | string): ParsedCsr {
+/** A request's DER and its top-level parts, its shape checked. */
+interface CsrParts {
+  readonly der: Buffer;
+  /** certificationRequestInfo, signatureAlgorithm, signature. */
+  readonly parts: Tlv[];
+  /** version, subject, subjectPKInfo, attributes. */
+  readonly info: Tlv[];
+}
+
+function partsOf(pem: Buffer | string): CsrParts {
   const der = csrDer(pem);
-  let parts: Tlv[];
-  let info: Tlv[];
   try {
     const outer = expectTag(readTlv(der, 0), TAG.SEQUENCE, 'certificate request');
     if (outer.end !== der.length) throw new Error('asn1: trailing data');
-    parts = children(der, outer);
-    info = children(der, expectTag(parts[0], TAG.SEQUENCE, 'certificate request info'));
+    const parts = children(der, outer);
+    const info = children(der, expectTag(parts[0], TAG.SEQUENCE, 'certificate request info'));
     expectTag(parts[1], TAG.SEQUENCE, 'signature algorithm');
     expectTag(parts[2], TAG.BIT_STRING, 'signature');
     expectTag(info[0], TAG.INTEGER, 'version');
     expectTag(info[1], TAG.SEQUENCE, 'subject');
     expectTag(info[2], TAG.SEQUENCE, 'public key');
+    return { der, parts, info };
   } catch (err) {
     throw new Error(`x509: malformed certificate request: ${(err as Error).message}`);
   }
-  const spkiDer = rawOf(der, info[2]!);
-  let pk: PublicKeyInfo;
-  try {
-    pk = importSpki(der, info[2]!);
-  } catch {
-    throw new Error('x509: unsupported public key algorithm');
-  }
+}
+
+const UNSUPPORTED_KEY = 'x509: unsupported public key algorithm';
+
+/** The rest of a parse once the key is imported: the key's limits, the signature, the names. */
+function finish({ der, parts, info }: CsrParts, pk: PublicKeyInfo): ParsedCsr {
   const { key: publicKey, type: keyType } = pk;
   if (keyType === 'ec' && !CURVES.has(pk.curve ?? '')) throw new Error('x509: unsupported elliptic curve');
   if (keyType === 'rsa' && (pk.rsaBits ?? 0) < 1024)
@@ -82,16 +88,48 @@ export function parseCsr(pem: Buffer | string): ParsedCsr {
     ...subject,
     ...sans,
     subjectDer: rawOf(der, info[1]!),
-    spkiDer,
+    spkiDer: rawOf(der, info[2]!),
     keyType,
     ...(pk.rsaBits !== undefined ? { rsaBits: pk.rsaBits } : {}),
   };
+}
+
+/** Parses a PEM request and checks its signature; throws an Error whose message says why it is refused. */
+export function parseCsr(pem: Buffer | string): ParsedCsr {
+  const p = partsOf(pem);
+  let pk: PublicKeyInfo;
+  try {
+    pk = importSpki(p.der, p.info[2]!);
+  } catch {
+    throw new Error(UNSUPPORTED_KEY);
+  }
+  return finish(p, pk);
+}
+
+/** parseCsr with the key imported by importSpkiAsync: the same answer, a P-256 key imported for less. */
+export async function parseCsrAsync(pem: Buffer | string): Promise<ParsedCsr> {
+  const p = partsOf(pem);
+  let pk: PublicKeyInfo;
+  try {
+    pk = await importSpkiAsync(p.der, p.info[2]!);
+  } catch {
+    throw new Error(UNSUPPORTED_KEY);
+  }
+  return finish(p, pk);
 }
 
 const CACHE_SIZE = 256;
 /** Larger requests are not remembered: the cache holds at most CACHE_SIZE × this many characters. */
 const CACHE_MAX_CHARS = 16 * 1024;
 const recent = new Map<string, ParsedCsr | Error>();
+
+function remember(request: string, v: ParsedCsr | Error): void {
+  if (request.length > CACHE_MAX_CHARS) return;
+  if (recent.size >= CACHE_SIZE) recent.delete(recent.keys().next().value!);
+  recent.set(request, v);
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /**
  * parseCsr of a CertificateSigningRequest's spec.request (base64), remembered
@@ -105,15 +143,29 @@ export function parseCsrBase64(request: string): ParsedCsr {
     try {
       v = parseCsr(Buffer.from(request, 'base64'));
     } catch (err) {
-      v = err instanceof Error ? err : new Error(String(err));
+      v = asError(err);
     }
-    if (request.length <= CACHE_MAX_CHARS) {
-      if (recent.size >= CACHE_SIZE) recent.delete(recent.keys().next().value!);
-      recent.set(request, v);
-    }
+    remember(request, v);
   }
   if (v instanceof Error) throw v;
   return v;
+}
+
+/**
+ * Parses a request that parseCsrBase64 will be asked for next (a create's
+ * prevalidate, before its validation and admission), by parseCsrAsync, and
+ * remembers the result; never rejects. A request too large to be remembered
+ * is left to parseCsrBase64.
+ */
+export async function prepareCsrBase64(request: string): Promise<void> {
+  if (request.length > CACHE_MAX_CHARS || recent.has(request)) return;
+  let v: ParsedCsr | Error;
+  try {
+    v = await parseCsrAsync(Buffer.from(request, 'base64'));
+  } catch (err) {
+    v = asError(err);
+  }
+  remember(request, v);
 }
 
 function checkSignature(der: Buffer, parts: Tlv[], key: KeyObject, keyType: string): void {

@@ -85,9 +85,10 @@ export interface ResourceType {
   /** Type-specific validation of a new object (old = the stored one on update). */
   validate?(obj: KObject, old: KObject | undefined): StatusCause[];
   /**
-   * The costly part of `validate`, run off the event loop first (CustomResourceDefinitions: their
-   * schemas' patterns and CEL rules, on a worker thread): the core write path awaits it on the object
-   * it is about to prepare, and `validate` then finds its result. Rejects with the Status to answer.
+   * The costly part of `validate`, run first where a promise may be awaited (CustomResourceDefinitions:
+   * their schemas' patterns and CEL rules, on a worker thread; CertificateSigningRequests: the request's
+   * parse, its P-256 key imported by WebCrypto): the core write path awaits it on the object it is
+   * about to prepare, and `validate` then finds its result. Rejects with the Status to answer.
    */
   prevalidate?(obj: KObject, old: KObject | undefined): Promise<void>;
   /**

@@ -1,15 +1,17 @@
 // Fixtures of the aggregation tests: certificates made with the project's PKI
 // code, the sample backend as a real `gatehouse sample-backend` process, an
 // in-test HTTPS echo backend (real TLS, requires the front-proxy client
-// certificate) that answers with the headers it received, and the objects
-// that register a backend (Service, EndpointSlice, APIService).
-import { writeFileSync } from 'node:fs';
+// certificate) that answers with the headers it received, the objects
+// that register a backend (Service, EndpointSlice, APIService), and a
+// gateway in front of a `gatehouse core-backend` process.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { generateCa, generateServingCert, type CertKeyPair } from '../../certs/pki.js';
-import { GATEHOUSE_BIN, freePort, spawnTracked, type Proc, type Gatehouse, sleep } from '../e2e/helpers.js';
+import { ensureDevPki, type DevPkiPaths } from '../../certs/devpki.js';
+import { GATEHOUSE_BIN, freePort, spawnTracked, startGatehouse, tempDir, type Proc, type Gatehouse, sleep } from '../e2e/helpers.js';
 import type { HttpsClient } from '../helpers/client.js';
 
 export const NS = 'gatehouse-samples';
@@ -249,3 +251,53 @@ export async function waitAvailable(
 }
 
 export type { Gatehouse };
+
+export interface CorePairOptions {
+  /** The backend authorizes through the gateway's SubjectAccessReview (--authorization-mode=Webhook). */
+  delegated: boolean;
+  /** More core-backend flags; they may name the gateway's dev PKI files. */
+  coreFlags?: (pki: DevPkiPaths) => string[];
+  gatewayFlags?: string[];
+}
+
+/**
+ * A gateway (`gatehouse serve --core-backend-url`) in front of a `gatehouse
+ * core-backend` process on the memory store, which trusts the gateway's
+ * front-proxy client certificate. Stopped by stopAll.
+ */
+export async function startCorePair(o: CorePairOptions): Promise<{ gh: Gatehouse; pki: DevPkiPaths }> {
+  const ghDir = tempDir('pair-gw');
+  const ghPort = await freePort();
+  const pki = await ensureDevPki(ghDir, { host: '127.0.0.1', port: ghPort });
+  const dir = tempDir('pair-certs');
+  const pem = servingPki(dir, 'core-api');
+  const sarKubeconfig = join(dir, 'sar.kubeconfig');
+  writeFileSync(sarKubeconfig, readFileSync(pki.kubeconfig, 'utf8').replace(/server: (\S+)/, 'server: $1/apis/authorization.k8s.io/v1/subjectaccessreviews'));
+  const corePort = await freePort();
+  const core = spawnTracked(process.execPath, [
+    GATEHOUSE_BIN,
+    'core-backend',
+    `--secure-port=${corePort}`,
+    `--data-dir=${tempDir('pair-core-data')}`,
+    '--storage-backend=memory',
+    `--tls-cert-file=${pem.certFile}`,
+    `--tls-private-key-file=${pem.keyFile}`,
+    `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
+    '--requestheader-allowed-names=front-proxy-client',
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    '--requestheader-uid-headers=X-Remote-Uid',
+    ...(o.delegated ? ['--authorization-mode=Webhook', `--authorization-webhook-config-file=${sarKubeconfig}`, '--authorization-webhook-version=v1'] : []),
+    ...(o.coreFlags?.(pki) ?? []),
+  ]);
+  core.child.stdin?.end();
+  await core.waitFor('core-backend serving', (p) => p.stdout.includes('is serving on') || !p.running, 60_000);
+  if (!core.running) throw new Error(`core-backend exited before serving\nstderr: ${core.stderr}`);
+  const gh = await startGatehouse({
+    dataDir: ghDir,
+    port: ghPort,
+    flags: [`--core-backend-url=https://127.0.0.1:${corePort}`, `--core-backend-ca-file=${pem.caFile}`, ...(o.gatewayFlags ?? [])],
+  });
+  return { gh, pki };
+}

@@ -6,44 +6,9 @@
 // the store's RBAC policy, never waved through.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ensureDevPki } from '../../certs/devpki.js';
-import { GATEHOUSE_BIN, freePort, spawnTracked, startGatehouse, stopAll, tempDir, type Gatehouse } from '../e2e/helpers.js';
-import { servingPki } from './fixture.js';
+import { stopAll, type Gatehouse } from '../e2e/helpers.js';
+import { startCorePair } from './fixture.js';
 import { eventually } from '../helpers/eventually.js';
-
-/** A gateway in front of a core-backend process, the backend delegating authorization to the gateway or not. */
-async function startPair(delegated: boolean): Promise<Gatehouse> {
-  const ghDir = tempDir('radm-gw');
-  const ghPort = await freePort();
-  const pki = await ensureDevPki(ghDir, { host: '127.0.0.1', port: ghPort });
-  const dir = tempDir('radm-certs');
-  const pem = servingPki(dir, 'core-api');
-  const sarKubeconfig = join(dir, 'sar.kubeconfig');
-  writeFileSync(sarKubeconfig, readFileSync(pki.kubeconfig, 'utf8').replace(/server: (\S+)/, 'server: $1/apis/authorization.k8s.io/v1/subjectaccessreviews'));
-  const corePort = await freePort();
-  const core = spawnTracked(process.execPath, [
-    GATEHOUSE_BIN,
-    'core-backend',
-    `--secure-port=${corePort}`,
-    `--data-dir=${tempDir('radm-core-data')}`,
-    '--storage-backend=memory',
-    `--tls-cert-file=${pem.certFile}`,
-    `--tls-private-key-file=${pem.keyFile}`,
-    `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
-    '--requestheader-allowed-names=front-proxy-client',
-    '--requestheader-username-headers=X-Remote-User',
-    '--requestheader-group-headers=X-Remote-Group',
-    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-    '--requestheader-uid-headers=X-Remote-Uid',
-    ...(delegated ? ['--authorization-mode=Webhook', `--authorization-webhook-config-file=${sarKubeconfig}`, '--authorization-webhook-version=v1'] : []),
-  ]);
-  core.child.stdin?.end();
-  await core.waitFor('core-backend serving', (p) => p.stdout.includes('is serving on') || !p.running, 60_000);
-  assert.ok(core.running, core.stderr);
-  return startGatehouse({ dataDir: ghDir, port: ghPort, flags: [`--core-backend-url=https://127.0.0.1:${corePort}`, `--core-backend-ca-file=${pem.caFile}`] });
-}
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1/namespaces/esc';
 const asCarol = { 'Impersonate-User': 'carol' };
@@ -52,7 +17,7 @@ for (const delegated of [true, false]) {
   describe(`core-backend admission, ${delegated ? 'delegating to the gateway' : 'without a webhook'}`, { timeout: 180_000 }, () => {
     let gh: Gatehouse;
     before(async () => {
-      gh = await startPair(delegated);
+      ({ gh } = await startCorePair({ delegated }));
     });
     after(stopAll);
 

@@ -123,6 +123,16 @@ describe('CertificateSigningRequests', { skip: hasOpenssl ? false : 'openssl is 
     let r = await s.admin.request('POST', CSRS, csrBody('sig', tampered, CLIENT, CLIENT_USAGES));
     assert.equal(r.status, 422, r.text);
     assert.match(causes(r).join(), /spec\.request: .*(verification|ECDSA)/);
+    // A P-256 point off the curve: refused by the key import, whichever way the create imports it.
+    const offCurve = Buffer.from(alice.csrPem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+    offCurve[offCurve.indexOf(Buffer.from([0x03, 0x42, 0x00, 0x04])) + 3 + 64]! ^= 0x01;
+    r = await s.admin.request(
+      'POST',
+      CSRS,
+      csrBody('off-curve', `-----BEGIN CERTIFICATE REQUEST-----\n${offCurve.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`, CLIENT, CLIENT_USAGES),
+    );
+    assert.equal(r.status, 422, r.text);
+    assert.match(causes(r).join(), /spec\.request: .*unsupported public key algorithm/);
     const huge = `-----BEGIN CERTIFICATE REQUEST-----\n${Buffer.alloc(1 << 20, 7).toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
     r = await s.admin.request('POST', CSRS, csrBody('huge', huge, CLIENT, CLIENT_USAGES));
     assert.equal(r.status, 422, r.text.slice(0, 300));

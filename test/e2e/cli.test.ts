@@ -103,6 +103,12 @@ describe('the backend processes refuse the flags they would not honour, with one
     ['core-backend', ['--token-auth-file=/nonexistent/tokens.csv'], /--token-auth-file is not read by core-backend/],
     ['sample-backend', ['--enable-bootstrap-token-auth'], /--enable-bootstrap-token-auth is not read by sample-backend/],
     ['sample-backend', ['--runtime-config', 'api/all=true'], /--runtime-config is not read by sample-backend/],
+    // csrsigning runs in the core backend only.
+    [
+      'sample-backend',
+      ['--cluster-signing-cert-file=ca.crt', '--cluster-signing-key-file=ca.key'],
+      /--cluster-signing-cert-file is not read by sample-backend/,
+    ],
     ['core-backend', ['--enable-priority-and-fairness=true'], /--enable-priority-and-fairness: core-backend keeps the plain in-flight limits/],
     ['sample-backend', ['--authorization-mode=RBAC'], /--authorization-mode: sample-backend authorizes through the gateway's SubjectAccessReview/],
   ];

@@ -6,6 +6,7 @@ import type { KObject, UserInfo } from '../../api/meta.js';
 import { isPlainObject } from '../../api/meta.js';
 import { cause, invalid } from '../../api/status.js';
 import { conditionsOf, stampConditions } from '../../certificates/conditions.js';
+import { prepareCsrBase64 } from '../../certificates/csr.js';
 import { humanDuration } from '../columns.js';
 import { ageColumn, column, nameColumn } from '../columns.js';
 import { str } from '../fields.js';
@@ -43,6 +44,18 @@ function setRequester(obj: KObject, user: UserInfo | undefined): void {
   obj['spec'] = spec;
   // Nobody creates a pre-approved or pre-issued request.
   obj['status'] = {};
+}
+
+/**
+ * A create's request parsed where a promise may be awaited, so that its key is
+ * imported the cheaper asynchronous way; validation and admission then find
+ * the parse remembered. An update keeps the stored spec, checked on create.
+ */
+async function prevalidate(obj: KObject, old: KObject | undefined): Promise<void> {
+  if (old) return;
+  const spec = obj['spec'];
+  const request = isPlainObject(spec) ? spec['request'] : undefined;
+  if (typeof request === 'string' && request !== '') await prepareCsrBase64(request);
 }
 
 const APPROVAL_TYPES = ['Approved', 'Denied'] as const;
@@ -116,6 +129,7 @@ export const certificateSigningRequests: ResourceType = {
   fieldSelectors: { 'spec.signerName': (o) => str(o, 'spec', 'signerName') },
   prepareForCreate: setRequester,
   prepareForUpdate,
+  prevalidate,
   validate: validateCsr,
 };
 
