@@ -94,3 +94,56 @@ export function plugin(args: string[], env: Record<string, string> = {}, input?:
     input,
   );
 }
+
+export interface LivePlugin {
+  /** Resolves with the first match of `re` in stderr so far or to come. */
+  stderrMatch(re: RegExp): Promise<RegExpMatchArray>;
+  write(input: string): void;
+  readonly done: Promise<Run>;
+}
+
+/** The plugin alone, left running: its stderr read as it comes (a printed URL or user code), its stdin written later. */
+export function livePlugin(args: string[], env: Record<string, string> = {}): LivePlugin {
+  const child = spawn(process.execPath, [PLUGIN, 'oidc-login', ...args], {
+    env: {
+      ...process.env,
+      KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: true } }),
+      ...env,
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: Array<{ re: RegExp; resolve: (m: RegExpMatchArray) => void }> = [];
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    for (const w of [...waiters]) {
+      const m = stderr.match(w.re);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  });
+  const done = once(child, 'close').then(([code]) => {
+    for (const w of waiters) w.resolve(Object.assign([], { index: -1 }) as unknown as RegExpMatchArray);
+    return { code: code as number | null, stdout, stderr };
+  });
+  return {
+    stderrMatch(re) {
+      const m = stderr.match(re);
+      if (m) return Promise.resolve(m);
+      return new Promise((resolve, reject) => {
+        waiters.push({
+          re,
+          resolve: (x) => (x.index === -1 ? reject(new Error(`the plugin ended without printing ${re}: ${stderr}`)) : resolve(x)),
+        });
+      });
+    },
+    write(input) {
+      child.stdin.write(input);
+    },
+    done,
+  };
+}

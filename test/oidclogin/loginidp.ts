@@ -18,6 +18,7 @@ import { generateCa, generateServingCert, type CertKeyPair } from '../../certs/p
 export const CLIENT_ID = 'kubectl';
 export const CONFIDENTIAL_CLIENT_ID = 'robot';
 export const CONFIDENTIAL_SECRET = 'robot-secret';
+const ROBOT_RESOURCE = 'urn:gatehouse:robot';
 
 interface Key {
   kid: string;
@@ -115,7 +116,19 @@ export async function startLoginIdp(dir: string): Promise<LoginIdp> {
     cookies: { keys: ['test-cookie-key'] },
     claims: { openid: ['sub', 'groups'], email: ['email', 'email_verified'] },
     conformIdTokenClaims: false,
-    features: { deviceFlow: { enabled: true }, revocation: { enabled: true }, clientCredentials: { enabled: true } },
+    features: {
+      deviceFlow: { enabled: true },
+      revocation: { enabled: true },
+      clientCredentials: { enabled: true },
+      // The robot's client credentials buy a JWT access token for itself (as a kubelogin client-credentials setup has the
+      // API server accept); the people's tokens stay opaque.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx: unknown, client: { clientId: string }) => (client.clientId === CONFIDENTIAL_CLIENT_ID ? ROBOT_RESOURCE : undefined),
+        getResourceServerInfo: () => ({ scope: 'openid', audience: CONFIDENTIAL_CLIENT_ID, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+        useGrantedResource: () => false,
+      },
+    },
     ttl: { IdToken: () => idp.idTokenTtl },
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: false,

@@ -8,6 +8,8 @@ export async function ask(question: string, opts: { secret?: boolean; what: stri
   const input = process.stdin;
   if (input.destroyed || (!input.isTTY && input.readableEnded)) throw new LoginError(`${opts.what} is needed but there is no terminal to ask on`);
   process.stderr.write(question);
+  // Held only while a question waits: an open stdin must not keep the plugin alive once it has answered kubectl.
+  (input as unknown as { ref?: () => void }).ref?.();
   const tty = input.isTTY === true;
   if (tty && opts.secret) input.setRawMode(true);
   try {
@@ -20,6 +22,7 @@ export async function ask(question: string, opts: { secret?: boolean; what: stri
       process.stderr.write('\n');
     }
     input.pause();
+    (input as unknown as { unref?: () => void }).unref?.();
   }
 }
 
