@@ -48,6 +48,7 @@ export const SECTIONS = [
   'csr',
   'admission',
   'crds',
+  'oidclogin',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 

@@ -30,6 +30,8 @@ export interface Browser {
   /** Resolves when the handler of the last URL handed over has finished (rejects with its error). */
   settled(): Promise<void>;
   newPage(): Promise<Page>;
+  /** Forgets the provider's session: the next login shows its pages again. */
+  signOut(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export async function startBrowser(spki: string): Promise<Browser> {
     },
     settled: () => last,
     newPage: () => context.newPage(),
+    signOut: () => context.clearCookies(),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

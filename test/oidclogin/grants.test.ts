@@ -133,17 +133,17 @@ describe('oidc-login grants', () => {
     // Nothing listens on the redirect: the browser shows an error page whose address carries the code, as with an out-of-band redirect.
     const live = livePlugin(['get-token', ...args, '--grant-type=authcode-keyboard', '--oidc-redirect-url=http://localhost:9/keyboard']);
     const [, url] = (await live.stderrMatch(/Please visit the following URL in your browser: (\S+)\n/)) as RegExpMatchArray as [string, string];
+    await browser!.signOut();
     const page = await browser!.newPage();
     let code = '';
     try {
       const redirected = page.waitForRequest((req) => req.url().startsWith('http://localhost:9/keyboard'));
       await page.goto(url);
-      if (await page.$('input[name=login]')) {
-        await page.fill('input[name=login]', 'erin');
-        await page.fill('input[name=password]', 'any-password');
-        await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-      }
-      if (await page.$('button[type=submit]')) await page.click('button[type=submit]').catch(() => undefined);
+      await page.fill('input[name=login]', 'erin');
+      await page.fill('input[name=password]', 'any-password');
+      await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+      // Consent; the redirect that follows reaches nothing, as an out-of-band one would.
+      await page.click('button[type=submit]').catch(() => undefined);
       code = new URL((await redirected).url()).searchParams.get('code') ?? '';
     } finally {
       await page.close();

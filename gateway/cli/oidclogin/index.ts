@@ -1,6 +1,7 @@
 // `kubectl gatehouse oidc-login <command>`: get-token (the exec plugin),
 // setup, clean, logout. Only get-token's warm path is loaded eagerly; the
 // other commands are imported when they run.
+import { writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseLoginFlags, UsageError } from './flags.js';
@@ -16,6 +17,21 @@ flags (kubelogin's): --oidc-client-secret, --oidc-extra-scope (repeatable), --oi
   --oidc-redirect-url, --skip-open-browser, --browser-command, --open-url-after-authentication, --username, --password,
   --token-cache-dir, --token-cache-storage disk|none, --certificate-authority (repeatable), --certificate-authority-data,
   --insecure-skip-tls-verify, --authentication-timeout-sec (180), --force-refresh, --oidc-auth-request-extra-params key=value`;
+
+/**
+ * The ExecCredential to fd 1 directly: creating process.stdout (a stream over the pipe kubectl reads) costs the warm
+ * start more than the rest of its command. A pipe that is full for a moment answers EAGAIN: written again.
+ */
+function writeStdout(text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  for (let off = 0; off < buf.length;) {
+    try {
+      off += writeSync(1, buf, off);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+    }
+  }
+}
 
 /** Warnings go to stderr (kubectl shows the plugin's stderr), each once per run. */
 function warner(): (msg: string) => void {
@@ -44,7 +60,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     switch (command) {
       case 'get-token':
-        process.stdout.write(await getToken(parseLoginFlags(rest).login, warn));
+        writeStdout(await getToken(parseLoginFlags(rest).login, warn));
         return 0;
       case 'setup': {
         const { setup } = await import('./setup.js');

@@ -3,9 +3,9 @@
 // reader sees the old tokens or the new ones, never half. A file that is not
 // ours to trust (corrupt, or readable by others) is ignored with a warning
 // and rewritten at the next login.
-import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sha256Hex } from './sha256.js';
 
 export interface CachedTokens {
   id_token: string;
@@ -21,7 +21,7 @@ export interface CacheKey {
 
 export function cacheFileName(key: CacheKey): string {
   const material = JSON.stringify([key.issuerUrl, key.clientId, [...key.scopes].sort(), key.username ?? '']);
-  return createHash('sha256').update(material).digest('hex');
+  return sha256Hex(material);
 }
 
 export type Warn = (msg: string) => void;
