@@ -1,10 +1,9 @@
 // bin/kubectl-gatehouse's steps for `oidc-login get-token`, in order, each
-// stamped (bench/oidclogin.ts reads the last line of stdout): Node's bootstrap
-// up to this file's first line, the code cache and the freshness check's
-// module, the check itself, the plugin's modules, and the command (the cache
-// read and the ExecCredential written); then the process's CPU time. With
-// --floor it stamps an empty start only (Node's own cost, the baseline).
-import module from 'node:module';
+// stamped (bench/oidclogin.ts reads the last line of stdout): Node's
+// bootstrap up to this file's first line, the freshness check's module, the
+// check itself, the plugin's modules, and the command (the cache read and the
+// ExecCredential written); then the process's CPU time. With --floor it
+// stamps an empty start only (Node's own cost, the baseline).
 import { performance } from 'node:perf_hooks';
 
 const marks = [['bootstrap', performance.now()]];
@@ -14,7 +13,6 @@ if (process.argv[2] === '--floor') {
   process.exit(0);
 }
 const mark = (name) => marks.push([name, performance.now()]);
-module.enableCompileCache?.();
 const { buildIsFresh } = await import('../bin/fresh.js');
 mark('entry');
 if (!buildIsFresh(['gateway/cli'])) throw new Error('dist/ is not fresh: npm run build first');

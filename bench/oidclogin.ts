@@ -60,6 +60,8 @@ async function measure(node: string, dir: string, args: string[]): Promise<NodeF
   const version = (await timed(node, ['--version'], env)).stdout.trim();
   const empty = join(dir, 'empty.mjs');
   writeFileSync(empty, '');
+  // Refuses a stale dist/ (the plugin would run its sources through tsx, a different thing to measure).
+  await timed(node, [STAGES, ...args], env);
   const first = await timed(node, [PLUGIN, ...args], env);
   if (!first.stdout.includes('"kind":"ExecCredential"')) throw new Error(`no ExecCredential: ${first.stdout}`);
   // Warm-up: the page cache, and Node 22+'s code cache written by the first runs.

@@ -3,7 +3,7 @@
 // pasted on stdin), password (from the flag, or read from stdin), and client
 // credentials; each prints an ExecCredential and caches what it verified.
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +79,31 @@ describe('oidc-login grants', () => {
     assert.match(r.stderr, /^error: the password grant failed: .*invalid_grant: wrong username or password\n$/);
     assert.equal(r.stdout, '');
     assert.throws(() => statSync(join(cacheDir, cacheFileName({ issuerUrl: idp.url, clientId: CLIENT_ID, scopes: ['openid'], username: 'carol' }))));
+  });
+
+  it('the provider’s CA from --certificate-authority-data, none with --insecure-skip-tls-verify, refused without either; --token-cache-storage=none writes nothing', async () => {
+    const cacheDir = join(dir, `cache-${++n}`);
+    const common = [
+      `--oidc-issuer-url=${idp.url}`,
+      `--oidc-client-id=${CLIENT_ID}`,
+      `--token-cache-dir=${cacheDir}`,
+      '--username=carol',
+      '--password=carol-password',
+    ];
+    const data = await plugin([
+      'get-token',
+      ...common,
+      `--certificate-authority-data=${readFileSync(idp.caFile).toString('base64')}`,
+      '--token-cache-storage=none',
+    ]);
+    assert.equal(data.code, 0, data.stderr);
+    assert.equal(claimsOf(data.stdout)['sub'], 'carol');
+    assert.equal(existsSync(cacheDir), false);
+    const insecure = await plugin(['get-token', ...common, '--insecure-skip-tls-verify', '--token-cache-storage=none']);
+    assert.equal(insecure.code, 0, insecure.stderr);
+    const untrusted = await plugin(['get-token', ...common]);
+    assert.equal(untrusted.code, 1);
+    assert.match(untrusted.stderr, /^error: discovery at https:\/\/127\.0\.0\.1:\d+ failed: .*certificate/m);
   });
 
   it('client credentials: the confidential client’s JWT access token, verified and printed', async () => {
