@@ -10,6 +10,7 @@ import type { LoginOptions } from './flags.js';
 import { LoginError, describeError, type Provider } from './provider.js';
 import type { TokenResponse } from './grants.js';
 import { openUrl } from './browser.js';
+import { authRequest } from './authrequest.js';
 
 function listenOn(address: string): Promise<Server> {
   const cut = address.lastIndexOf(':');
@@ -57,21 +58,8 @@ export async function authorizationCodeLogin(
   const port = (server.address() as AddressInfo).port;
   const redirectUri = o.redirectUrl ?? `http://localhost:${port}`;
   const callbackPath = new URL(redirectUri).pathname || '/';
-  const state = client.randomState();
-  const nonce = client.randomNonce();
-  const supported = p.config.serverMetadata().code_challenge_methods_supported ?? [];
-  const pkce = o.pkceMethod === 'S256' || (o.pkceMethod === 'auto' && supported.includes('S256'));
-  const verifier = pkce ? client.randomPKCECodeVerifier() : undefined;
-  const params: Record<string, string> = {
-    ...o.authRequestExtraParams,
-    redirect_uri: redirectUri,
-    scope: scopes.join(' '),
-    state,
-    nonce,
-    response_type: 'code',
-  };
-  if (verifier) Object.assign(params, { code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-  const authUrl = client.buildAuthorizationUrl(p.config, params).href;
+  const request = await authRequest(p, o, scopes, redirectUri);
+  const { state, nonce } = request;
 
   let answered = false;
   const result = new Promise<TokenResponse>((resolve, reject) => {
@@ -114,9 +102,7 @@ export async function authorizationCodeLogin(
         finish(() => reject(new LoginError('the authorization response carries no code')));
         return;
       }
-      const exchange: Record<string, string> = { code, redirect_uri: redirectUri };
-      if (verifier) exchange['code_verifier'] = verifier;
-      client.genericGrantRequest(p.config, 'authorization_code', exchange).then(
+      client.genericGrantRequest(p.config, 'authorization_code', request.exchange(code)).then(
         (tokens) => {
           if (o.openUrlAfterAuthentication) {
             res.writeHead(302, { location: o.openUrlAfterAuthentication, connection: 'close' });
@@ -132,7 +118,7 @@ export async function authorizationCodeLogin(
       );
     });
   });
-  openUrl(o, authUrl, warn);
+  openUrl(o, request.url, warn);
   try {
     return await result;
   } finally {

@@ -6,6 +6,7 @@ import * as client from 'openid-client';
 import type { LoginOptions } from './flags.js';
 import { ask } from './prompt.js';
 import { openUrl } from './browser.js';
+import { authRequest } from './authrequest.js';
 import { LoginError, describeError, type Provider } from './provider.js';
 
 export interface TokenResponse {
@@ -25,26 +26,12 @@ function failed(what: string, p: Provider, o: LoginOptions) {
 /** kubelogin's authcode-keyboard: the URL printed, the code pasted back; the redirect goes to --oidc-redirect-url (default the out-of-band URN). */
 export async function keyboardLogin(p: Provider, o: LoginOptions, scopes: string[], warn: Warn): Promise<TokenResponse> {
   const redirectUri = o.redirectUrl ?? 'urn:ietf:wg:oauth:2.0:oob';
-  const nonce = client.randomNonce();
-  const supported = p.config.serverMetadata().code_challenge_methods_supported ?? [];
-  const pkce = o.pkceMethod === 'S256' || (o.pkceMethod === 'auto' && supported.includes('S256'));
-  const verifier = pkce ? client.randomPKCECodeVerifier() : undefined;
-  const params: Record<string, string> = {
-    ...o.authRequestExtraParams,
-    redirect_uri: redirectUri,
-    scope: scopes.join(' '),
-    state: client.randomState(),
-    nonce,
-    response_type: 'code',
-  };
-  if (verifier) Object.assign(params, { code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-  warn(`Please visit the following URL in your browser: ${client.buildAuthorizationUrl(p.config, params).href}`);
+  const request = await authRequest(p, o, scopes, redirectUri);
+  warn(`Please visit the following URL in your browser: ${request.url}`);
   const code = await ask('Enter code: ', { what: 'the authorization code' });
   if (code === '') throw new LoginError('no authorization code was entered');
-  const exchange: Record<string, string> = { code, redirect_uri: redirectUri };
-  if (verifier) exchange['code_verifier'] = verifier;
-  const tokens = await client.genericGrantRequest(p.config, 'authorization_code', exchange).catch(failed('the code exchange', p, o));
-  return { tokens, nonce };
+  const tokens = await client.genericGrantRequest(p.config, 'authorization_code', request.exchange(code)).catch(failed('the code exchange', p, o));
+  return { tokens, nonce: request.nonce };
 }
 
 export async function deviceCodeLogin(p: Provider, o: LoginOptions, scopes: string[], deadline: number, warn: Warn): Promise<TokenResponse> {
