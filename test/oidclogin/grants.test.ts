@@ -153,6 +153,42 @@ describe('oidc-login grants', () => {
     },
   );
 
+  it(
+    'authcode with --oidc-auth-request-extra-params sent to the provider and --open-url-after-authentication shown after the login',
+    { skip: chromiumSkip },
+    async () => {
+      const { args } = base();
+      await browser!.signOut();
+      let authUrl = '';
+      let after = '';
+      browser!.onOpen(async (page, url) => {
+        authUrl = url;
+        const done = page.waitForRequest((req) => req.url().startsWith('http://localhost:9/done'));
+        await page.goto(url);
+        await page.fill('input[name=login]', 'grace');
+        await page.fill('input[name=password]', 'any-password');
+        await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+        await page.click('button[type=submit]').catch(() => undefined);
+        after = (await done).url();
+      });
+      const r = await plugin([
+        'get-token',
+        ...args,
+        `--browser-command=${browser!.command}`,
+        '--listen-address=127.0.0.1:0',
+        '--oidc-auth-request-extra-params=ui_locales=de,login_hint=grace',
+        '--open-url-after-authentication=http://localhost:9/done',
+      ]);
+      await browser!.settled();
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(claimsOf(r.stdout)['sub'], 'grace');
+      const sent = new URL(authUrl).searchParams;
+      assert.equal(sent.get('ui_locales'), 'de');
+      assert.equal(sent.get('login_hint'), 'grace');
+      assert.equal(after, 'http://localhost:9/done');
+    },
+  );
+
   it('authcode-keyboard: the URL printed, the person signs in, the code pasted on stdin', { skip: chromiumSkip }, async () => {
     const { args } = base();
     // Nothing listens on the redirect: the browser shows an error page whose address carries the code, as with an out-of-band redirect.
