@@ -59,7 +59,11 @@ export function describeError(err: unknown, issuer: string, timeoutSec: number):
 /** Discovery from the issuer with the options' TLS and timeout. */
 export async function discover(o: LoginOptions, deadline: number): Promise<Provider> {
   const ca = caBundle(o);
-  const agent = new Agent({ connect: { ...(ca ? { ca } : {}), rejectUnauthorized: !o.insecureSkipTlsVerify } });
+  // The connect phase (TCP and TLS) is bounded by the deadline too: an aborted fetch leaves a pending connect behind,
+  // and it would hold the process open until undici's own 10 s.
+  const agent = new Agent({
+    connect: { ...(ca ? { ca } : {}), rejectUnauthorized: !o.insecureSkipTlsVerify, timeout: Math.max(1, deadline - Date.now()) },
+  });
   const fetch: client.CustomFetch = (url, init) => {
     const left = Math.max(1, deadline - Date.now());
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(left)]) : AbortSignal.timeout(left);
@@ -74,9 +78,10 @@ export async function discover(o: LoginOptions, deadline: number): Promise<Provi
       timeout,
       ...(new URL(o.issuerUrl).protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : {}),
     });
-    return { config, issuer: config.serverMetadata().issuer, fetch, close: () => agent.close() };
+    // destroy, not close: a close waits on a connection a silent provider never finishes, past the deadline.
+    return { config, issuer: config.serverMetadata().issuer, fetch, close: () => agent.destroy() };
   } catch (err) {
-    await agent.close();
+    await agent.destroy();
     throw new LoginError(`discovery at ${o.issuerUrl} failed: ${describeError(err, o.issuerUrl, o.authenticationTimeoutSec)}`);
   }
 }
