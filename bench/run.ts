@@ -630,6 +630,16 @@ if (selected('leaderelection', 'BENCH_LEADERELECTION')) {
 }
 
 // ---------------------------------------------------------------------------
+// kubectl's OIDC exec plugin (owned with gateway/cli/oidclogin): `kubectl
+// gatehouse oidc-login get-token` from spawn to ExecCredential on a warm
+// cache, beside Node starting an empty module, and where the start goes
+// (bench/oidclogin.ts). BENCH_NODES adds other Node binaries; BENCH_OIDCLOGIN=0 skips it.
+if (selected('oidclogin', 'BENCH_OIDCLOGIN')) {
+  const { runOidcLoginBench } = await import('./oidclogin.js');
+  await runOidcLoginBench();
+}
+
+// ---------------------------------------------------------------------------
 // CRD changes with 300 CRDs installed (owned with lib/crd and the CRD check
 // worker, bench/crds.ts, in process): install and delete one more CRD, the
 // worst latency of another client's GETs meanwhile, GET and LIST of a custom

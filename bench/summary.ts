@@ -53,6 +53,7 @@ export const SECTIONS = [
   'workloads',
   'monitoring',
   'crdconversion',
+  'oidclogin',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 

@@ -1,5 +1,7 @@
 // `kubectl gatehouse` (bin/kubectl-gatehouse): the access.gatehouse.dev
-// reviews from a terminal. `why` posts a (Self)SubjectAccessExplanation and
+// reviews from a terminal, and `oidc-login` (./oidclogin), the exec plugin
+// that logs a person in with OpenID Connect. kubectl runs oidc-login on every
+// call, so nothing but its own entry is loaded for it. `why` posts a (Self)SubjectAccessExplanation and
 // prints the chain's steps and the near misses; `who-can` posts a
 // SubjectsReview and prints the subjects and what grants each. The
 // kubeconfig is read as kubectl reads it (--kubeconfig, else the first file
@@ -7,12 +9,12 @@
 // client certificates, tokens, exec plugins) by lib/kubeconfig.
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { clientFromKubeconfig } from '../../lib/kubeconfig/index.js';
 
 const GV = 'access.gatehouse.dev/v1alpha1';
 const USAGE = `usage:
   kubectl gatehouse why [--as USER] [--as-group GROUP]... VERB RESOURCE[.GROUP][/SUBRESOURCE] [NAME] [-n NAMESPACE]
   kubectl gatehouse who-can VERB RESOURCE[.GROUP][/SUBRESOURCE] [NAME] [-n NAMESPACE]
+  kubectl gatehouse oidc-login get-token|setup|logout|clean ... (kubelogin's flags; "oidc-login help" lists them)
   (a path instead of a resource, e.g. "why get /healthz", asks about a non-resource URL)
 flags: --kubeconfig FILE, --context NAME`;
 
@@ -166,6 +168,7 @@ function printWhoCan(status: J): string {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'oidc-login') return (await import('./oidclogin/index.js')).main(argv.slice(1));
   let p: Parsed;
   try {
     p = parseArgs(argv);
@@ -175,6 +178,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const file = kubeconfigPath(p);
+  const { clientFromKubeconfig } = await import('../../lib/kubeconfig/index.js');
   const client = await clientFromKubeconfig(file, p.context !== undefined ? { context: p.context } : {});
   try {
     const spec = attributesOf(p);
