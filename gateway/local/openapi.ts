@@ -3,7 +3,9 @@
 // 304 on If-None-Match), the pre-1.10 path /swagger-2.0.0.pb-v1 (protobuf
 // only, client-go's fallback when /openapi/v2 is refused), and /openapi/v3
 // with its per-group-version documents, whose `?hash=` URLs are immutable:
-// the current hash is cached for a year, a stale one redirects to the current.
+// the current hash is cached for a year, a stale one redirects to the current;
+// each of those documents is also served in gnostic's openapi.v3 protobuf
+// (kube-openapi's handler3: same ETag as the JSON form, `Vary: Accept`).
 import type { IncomingMessage } from 'node:http';
 import type { Exchange } from '../../lib/http/exchange.js';
 import { notAcceptable, pathNotFound } from '../../lib/api/status.js';
@@ -19,13 +21,22 @@ export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2
 const LEGACY_PROTOBUF = 'application/com.github.googleapis.gnostic.OpenAPIv2@68f4ded+protobuf';
 export const LEGACY_V2_PATH = '/swagger-2.0.0.pb-v1';
 
-type V2Format = 'json' | 'protobuf';
-const V2_FORMATS: ReadonlyArray<readonly [string, V2Format]> = [
+/** handler3's two protobuf subtypes; it answers both with the dotted one. */
+export const OPENAPI_V3_PROTOBUF_ACCEPT = 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf';
+export const OPENAPI_V3_PROTOBUF = 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf';
+
+type Format = 'json' | 'protobuf';
+const V2_FORMATS: ReadonlyArray<readonly [string, Format]> = [
   [JSON_TYPE, 'json'],
   [OPENAPI_V2_PROTOBUF_ACCEPT, 'protobuf'],
   [OPENAPI_V2_PROTOBUF, 'protobuf'],
 ];
-const V3_FORMATS: ReadonlyArray<readonly [string, 'json']> = [[JSON_TYPE, 'json']];
+/** In handler3's order: a wildcard gets JSON. */
+const V3_FORMATS: ReadonlyArray<readonly [string, Format]> = [
+  [JSON_TYPE, 'json'],
+  [OPENAPI_V3_PROTOBUF, 'protobuf'],
+  [OPENAPI_V3_PROTOBUF_ACCEPT, 'protobuf'],
+];
 
 /** Media ranges of an Accept header, most preferred first (q, then the more specific range), as goautoneg orders them. */
 function mediaRanges(accept: string | undefined): string[] {
@@ -77,7 +88,7 @@ function sendEntity(x: Exchange, e: Entity, headers: Record<string, string> = {}
   sendBody(x, 200, e.contentType, e.body, h);
 }
 
-function v2Entity(openapi: OpenApiV3, format: V2Format, protobufType = OPENAPI_V2_PROTOBUF): Entity {
+function v2Entity(openapi: OpenApiV3, format: Format, protobufType = OPENAPI_V2_PROTOBUF): Entity {
   const json = openapi.v2();
   // One entity tag for both forms, as kube-apiserver does: `Vary: Accept` keeps caches apart.
   return format === 'json' ? json : { contentType: protobufType, body: openapi.v2Protobuf(), etag: json.etag };
@@ -110,7 +121,8 @@ export function serveOpenApi(openapi: OpenApiV3, x: Exchange, path: string, quer
   const gv = path.slice('/openapi/v3/'.length);
   const doc = openapi.document(gv);
   if (!doc) throw pathNotFound();
-  if (!choose(req.headers.accept, V3_FORMATS)) throw notAcceptable([JSON_TYPE]);
+  const format = choose(req.headers.accept, V3_FORMATS);
+  if (!format) throw notAcceptable([JSON_TYPE, OPENAPI_V3_PROTOBUF]);
   const hash = query.get('hash');
   if (hash && hash !== doc.hash) {
     writeHeadWith(x, 301, { Location: `/openapi/v3/${gv}?hash=${doc.hash}`, 'Content-Length': 0, Vary: 'Accept' }).end();
@@ -118,6 +130,8 @@ export function serveOpenApi(openapi: OpenApiV3, x: Exchange, path: string, quer
   }
   // A hash URL names one version of the document forever: clients may keep it without asking again.
   const cache: Record<string, string> = hash ? { 'Cache-Control': 'public, immutable', Expires: aYearFromNow() } : {};
-  sendEntity(x, doc, { Vary: 'Accept', ...cache });
+  // One entity tag for both forms, as handler3 does: `Vary: Accept` keeps caches apart.
+  const entity = format === 'json' ? doc : { contentType: OPENAPI_V3_PROTOBUF, body: openapi.v3Protobuf(doc), etag: doc.etag };
+  sendEntity(x, entity, { Vary: 'Accept', ...cache });
   return true;
 }

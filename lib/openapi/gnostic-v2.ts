@@ -353,6 +353,3 @@ export const ONEOFS: readonly string[] = [
   'SchemaItem',
   'SecurityDefinitionsItem',
 ];
-
-/** google.protobuf.Any, the type of `Any.value` (gnostic's parser never fills it: it writes `Any.yaml`). */
-export const PROTOBUF_ANY_FIELDS: readonly string[] = ['type_url 1 string', 'value 2 bytes'];

@@ -1,21 +1,33 @@
 // The OpenAPI documents of the registry in force (`/openapi/v3`, its group
-// version documents, `/openapi/v2` and its protobuf form), following the
+// version documents and their protobuf forms, `/openapi/v2` and its protobuf
+// form), following the
 // registry's swaps. A swap (a CRD change) rebuilds only the group versions
 // whose types changed: a registry swap keeps every other CRD's ResourceType
 // objects, so a group version whose types are the same objects keeps its
-// document; the v2 document is built at its first request after a swap.
+// document (and its protobuf form, remembered per document); the v2 document
+// is built at its first request after a swap.
 import type { Registry } from '../registry/index.js';
 import { derived, type RegistrySource } from '../registry/live.js';
 import type { ResourceType } from '../registry/types.js';
 import { makeDocument } from '../discovery/document.js';
 import { buildOpenApiV2 } from './v2.js';
 import { encodeOpenApiV2 } from './v2proto.js';
+import { encodeOpenApiV3 } from './v3proto.js';
 import { groupVersionDocument, groupVersionPath, type GroupVersionDocument, type OpenApiV3 } from './v3.js';
 
 /** A group version's document and the types it was built from. */
 interface Built {
   readonly types: readonly ResourceType[];
   readonly doc: GroupVersionDocument;
+}
+
+/** Each group-version document's protobuf form, kept as long as the document is (across swaps that reuse it). */
+const V3_PROTOBUF = new WeakMap<GroupVersionDocument, Buffer>();
+
+function v3Protobuf(doc: GroupVersionDocument): Buffer {
+  let bytes = V3_PROTOBUF.get(doc);
+  if (!bytes) V3_PROTOBUF.set(doc, (bytes = encodeOpenApiV3(JSON.parse(doc.body) as Record<string, unknown>)));
+  return bytes;
 }
 
 const sameTypes = (a: readonly ResourceType[], b: readonly ResourceType[]) => a.length === b.length && a.every((t, i) => t === b[i]);
@@ -50,6 +62,7 @@ export function buildOpenApiV3(
     document: (path) => built.get(path)?.doc,
     v2: v2Json,
     v2Protobuf: () => (v2Protobuf ??= encodeOpenApiV2(JSON.parse(v2Json().body) as Record<string, unknown>)),
+    v3Protobuf,
   };
 }
 
@@ -68,5 +81,6 @@ export function liveOpenApiV3(registry: RegistrySource, serverVersion: string): 
     document: (path) => current().document(path),
     v2: () => current().v2(),
     v2Protobuf: () => current().v2Protobuf(),
+    v3Protobuf,
   };
 }

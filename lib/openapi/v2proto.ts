@@ -6,38 +6,12 @@
 // `_ref`, and each `oneof` is chosen from the member's content).
 import protobuf from 'protobufjs/light.js';
 import { stringify as toYaml } from 'yaml';
-import { parseField } from '../protobuf/schema/types.js';
-import { ONEOFS, PROTOBUF_ANY_FIELDS, openapiV2 } from './gnostic-v2.js';
+import { ONEOFS, openapiV2 } from './gnostic-v2.js';
+import { gnosticRoot } from './gnostic-root.js';
 
 type Json = Record<string, unknown>;
 
-/** Field names as protobufjs gives them when it parses a .proto (`base_path` → `basePath`): the Swagger JSON names. */
-const fieldName = (protoName: string) => protobuf.util.camelCase(protoName);
-
-function buildRoot(): protobuf.Root {
-  const messages: Record<string, unknown> = {};
-  for (const [name, lines] of Object.entries(openapiV2.messages)) {
-    const fields: Record<string, unknown> = {};
-    for (const f of lines.map((l) => parseField(l, openapiV2.alias))) {
-      const type = f.type.startsWith('v2.') ? f.type.slice(3) : f.type.includes('.') ? `.${f.type}` : f.type;
-      fields[fieldName(f.protoName)] = { type, id: f.id, ...(f.repeated ? { rule: 'repeated' } : {}) };
-    }
-    messages[name] = { fields, ...(ONEOFS.includes(name) ? { oneofs: { oneof: { oneof: Object.keys(fields) } } } : {}) };
-  }
-  const anyFields = Object.fromEntries(
-    PROTOBUF_ANY_FIELDS.map((l) => parseField(l, 'google.protobuf')).map((f) => [fieldName(f.protoName), { type: f.type, id: f.id }]),
-  );
-  const root = protobuf.Root.fromJSON({
-    nested: {
-      openapi: { nested: { v2: { nested: messages } } },
-      google: { nested: { protobuf: { nested: { Any: { fields: anyFields } } } } },
-    },
-  } as protobuf.INamespace);
-  root.resolveAll();
-  return root;
-}
-
-const ROOT = buildRoot();
+const ROOT = gnosticRoot(openapiV2, ONEOFS);
 
 /** The protobufjs type of an openapi.v2 message (also for tests that decode what we serve). */
 export function gnosticType(name: string): protobuf.Type {

@@ -25,6 +25,8 @@ export interface OpenApiV3 {
   v2(): Document;
   /** The same document in gnostic's protobuf form, encoded once at first use. */
   v2Protobuf(): Buffer;
+  /** A group-version document in gnostic's openapi.v3 protobuf form, encoded once at its first request. */
+  v3Protobuf(doc: GroupVersionDocument): Buffer;
 }
 
 /** The document of one group version, from the types it serves. */
