@@ -95,3 +95,13 @@ test("the Targets column is kube's formatHPAMetrics, statuses matched by index",
 test('both versions encode to protobuf and back unchanged', () => {
   for (const o of [V2, hpaToV1(V2)]) assert.deepEqual(decodeEnvelope(encodeEnvelope(o)).object, o);
 });
+
+test("a client's annotation named __proto__ is data through both conversions", () => {
+  const annotations = JSON.parse('{"__proto__":"kept","team":"a"}') as Record<string, string>;
+  const v2 = { ...V2, metadata: { ...V2.metadata, annotations } };
+  const back = hpaToV2(hpaToV1(v2));
+  const ann = back.metadata.annotations!;
+  assert.ok(Object.hasOwn(ann, '__proto__'));
+  assert.equal(ann['__proto__' as 'team'], 'kept');
+  assert.equal(Object.getPrototypeOf(ann), Object.prototype);
+});

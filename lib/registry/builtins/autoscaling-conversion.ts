@@ -7,6 +7,7 @@
 // are stored in v2. Both directions work on JSON and never write into their input.
 import { isPlainObject, type KObject } from '../../api/meta.js';
 import { at, list } from '../fields.js';
+import { setOwn } from '../../api/own.js';
 
 type Json = Record<string, unknown>;
 
@@ -33,7 +34,8 @@ const quantity = (from: Json, f: string): unknown => (has(from, f) ? from[f] : '
 function withoutRoundTrip(annotations: unknown): Record<string, string> | undefined {
   if (!isPlainObject(annotations)) return undefined;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(annotations)) if (!ROUND_TRIP.includes(k)) out[k] = v as string;
+  // A client's annotation keys are data (`__proto__` included).
+  for (const [k, v] of Object.entries(annotations)) if (!ROUND_TRIP.includes(k)) setOwn(out, k, v as string);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
