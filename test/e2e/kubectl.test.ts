@@ -77,7 +77,8 @@ describe('kubectl against gatehouse serve on the file store', { skip: kubectlPat
     const byName = new Map<string, string>();
     for (const line of out.trim().split('\n')) {
       const cells = line.trim().split(/\s+/);
-      const version = cells.find((c) => c === 'v1' || c.endsWith('/v1'))!;
+      // The APIVERSION column: `v1`, or `<group>/<version>` (autoscaling is listed at its preferred v2).
+      const version = cells.find((c) => /^(v\d\w*|[a-z0-9.-]+\/v\d\w*)$/.test(c))!;
       byName.set(`${cells[0]}.${version}`, line);
     }
     // The types of the core API; later features add more (authentication, authorization reviews…).
