@@ -7,7 +7,6 @@
 // client certificates, tokens, exec plugins) by lib/kubeconfig.
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { clientFromKubeconfig } from '../../lib/kubeconfig/index.js';
 
 const GV = 'access.gatehouse.dev/v1alpha1';
 const USAGE = `usage:
@@ -175,6 +174,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const file = kubeconfigPath(p);
+  // The client (TLS, tracing, YAML) loads only once a command will talk to a server: usage errors answer without it.
+  const { clientFromKubeconfig } = await import('../../lib/kubeconfig/index.js');
   const client = await clientFromKubeconfig(file, p.context !== undefined ? { context: p.context } : {});
   try {
     const spec = attributesOf(p);
