@@ -50,6 +50,8 @@ export const SECTIONS = [
   'crds',
   'leaderelection',
   'workloads',
+  'scale',
+  'startup',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
