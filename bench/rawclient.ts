@@ -186,7 +186,10 @@ export async function closedLoop(opts: LoopOptions, script: Script): Promise<Loo
   }
 
   for (let i = 0; i < conns.length; i++) send(i);
-  await Promise.race([allDone, new Promise((r) => setTimeout(r, opts.warmupMs + opts.durationMs + 5000))]);
+  // The fallback timer is cleared: a long window (a fill capped by maxRequests) must not keep the process alive.
+  let fallback: NodeJS.Timeout | undefined;
+  await Promise.race([allDone, new Promise((r) => (fallback = setTimeout(r, opts.warmupMs + opts.durationMs + 5000)))]);
+  clearTimeout(fallback);
   const end = Math.min(performance.now(), until);
   for (const s of sockets) s.destroy();
   return { requests, units, errors, statuses, seconds: Math.max(0.001, (end - from) / 1000), latency: latency.summary(), from, until };

@@ -446,6 +446,24 @@ if (selected('workloads', 'BENCH_WORKLOADS')) {
 }
 
 // ---------------------------------------------------------------------------
+// Scale section: GET, LIST limit=500, memory and restart time with 1,000,
+// 10,000 and 100,000 ConfigMaps on the memory and file stores (100,000 on
+// Redis), and a watch from 0 (bench/scale.ts; `gatehouse serve` processes).
+// BENCH_SCALE=0 skips it; BENCH_SCALE_MAX caps the largest size.
+if (selected('scale', 'BENCH_SCALE')) {
+  const { runScaleBench } = await import('./scale.js');
+  await runScaleBench();
+}
+
+// ---------------------------------------------------------------------------
+// Start time: `gatehouse serve` on an empty data dir to ready, and the CLIs to
+// their first output (bench/startup.ts). BENCH_STARTUP=0 skips it.
+if (selected('startup', 'BENCH_STARTUP')) {
+  const { runStartupBench } = await import('./startup.js');
+  await runStartupBench();
+}
+
+// ---------------------------------------------------------------------------
 // Redis store section (owned with backends/core/store/redis*.ts): store-level
 // figures (bench/redis.ts) and the full stack on Redis (bench/redis-stack.ts),
 // each beside its baselines. Skipped, with the reason printed, when Redis

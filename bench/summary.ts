@@ -54,6 +54,8 @@ export const SECTIONS = [
   'monitoring',
   'crdconversion',
   'oidclogin',
+  'scale',
+  'startup',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 

@@ -178,6 +178,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const file = kubeconfigPath(p);
+  // The client (TLS, tracing, YAML) loads only once a command will talk to a server: usage errors answer without it.
   const { clientFromKubeconfig } = await import('../../lib/kubeconfig/index.js');
   const client = await clientFromKubeconfig(file, p.context !== undefined ? { context: p.context } : {});
   try {

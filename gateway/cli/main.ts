@@ -1,17 +1,18 @@
 // `gatehouse <command>`: serve (the default of `npm start`), certs, help.
 // Invalid input ends the process with one clear line and exit code 1.
-import { runCertsCommand } from '../../certs/cli.js';
+// Each command loads only its own modules (the server's take seconds to load
+// on a busy machine; `help` and `certs` need none of them), all of them before
+// the intrinsics are hardened.
 import { cliErrorLine } from '../../lib/config/error.js';
-import { parseServeFlags, usage, wantsHelp, type ServeOptions } from '../config/flags.js';
-import { startServer } from '../server/app.js';
-import { startBackendProcess } from '../backendprocess/start.js';
-import { unhonouredFlag, type BackendKind } from '../backendprocess/flags.js';
-import { startSidecar } from '../sidecar/index.js';
+import type { ServeOptions } from '../config/flags.js';
+import type { BackendKind } from '../backendprocess/flags.js';
+import type { translateArgs as TranslateArgsFn } from '../rbacproxy/args.js';
+
+type TranslateArgs = typeof TranslateArgsFn;
 import { hardenIntrinsics } from './harden.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { translateArgs } from '../rbacproxy/args.js';
 
 const log = (msg: string): void => {
   process.stderr.write(`${new Date().toISOString()} ${msg}\n`);
@@ -55,7 +56,29 @@ async function run(start: () => Promise<Started>): Promise<number> {
   return 0;
 }
 
-async function serve(argv: string[]): Promise<number> {
+/** The modules `serve` and the backend processes run on, loaded once the command is known. */
+async function serverModules() {
+  const [flags, app, backendStart, backendFlags, sidecarMod] = await Promise.all([
+    import('../config/flags.js'),
+    import('../server/app.js'),
+    import('../backendprocess/start.js'),
+    import('../backendprocess/flags.js'),
+    import('../sidecar/index.js'),
+  ]);
+  return {
+    parseServeFlags: flags.parseServeFlags,
+    usage: flags.usage,
+    wantsHelp: flags.wantsHelp,
+    startServer: app.startServer,
+    startBackendProcess: backendStart.startBackendProcess,
+    unhonouredFlag: backendFlags.unhonouredFlag,
+    startSidecar: sidecarMod.startSidecar,
+  };
+}
+type ServerModules = Awaited<ReturnType<typeof serverModules>>;
+
+async function serve(m: ServerModules, argv: string[]): Promise<number> {
+  const { wantsHelp, usage, parseServeFlags, startServer } = m;
   if (wantsHelp(argv)) {
     process.stdout.write(`${usage()}\n`);
     return 0;
@@ -66,7 +89,7 @@ async function serve(argv: string[]): Promise<number> {
     return 1;
   }
   const opts = parsed.options;
-  if (opts.upstream !== undefined) return run(() => sidecar(opts));
+  if (opts.upstream !== undefined) return run(() => sidecar(m, opts));
   return run(async () => {
     const running = await startServer(opts, { log });
     const lines = [`Gatehouse is serving on ${running.url} (storage: ${opts.storageBackend}, data: ${opts.dataDir})`];
@@ -78,13 +101,13 @@ async function serve(argv: string[]): Promise<number> {
 }
 
 /** `gatehouse serve --upstream=<url>`: sidecar mode (gateway/sidecar/). */
-async function sidecar(opts: ServeOptions): Promise<Started> {
-  const running = await startSidecar(opts, { log });
+async function sidecar(m: ServerModules, opts: ServeOptions): Promise<Started> {
+  const running = await m.startSidecar(opts, { log });
   return { banner: `Gatehouse sidecar is serving on ${running.url}, proxying to ${running.upstream}`, shutdown: running.shutdown };
 }
 
 /** `gatehouse kube-rbac-proxy [its flags]`: sidecar mode from kube-rbac-proxy's command line (gateway/rbacproxy/). */
-async function kubeRbacProxy(argv: string[]): Promise<number> {
+async function kubeRbacProxy(m: ServerModules, translateArgs: TranslateArgs, argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(
       "Usage: gatehouse kube-rbac-proxy [kube-rbac-proxy flags]\n\nkube-rbac-proxy's flags with their meaning (gateway/rbacproxy/README.md); a flag Gatehouse does not support is refused by name.\n",
@@ -100,7 +123,7 @@ async function kubeRbacProxy(argv: string[]): Promise<number> {
     process.stderr.write(cliErrorLine(translated.error));
     return 1;
   }
-  const parsed = parseServeFlags(translated.args);
+  const parsed = m.parseServeFlags(translated.args);
   if ('error' in parsed) {
     process.stderr.write(cliErrorLine(parsed.error));
     return 1;
@@ -109,10 +132,12 @@ async function kubeRbacProxy(argv: string[]): Promise<number> {
     process.stderr.write(cliErrorLine('--upstream is required'));
     return 1;
   }
-  return run(() => sidecar(parsed.options));
+  const opts = parsed.options;
+  return run(() => sidecar(m, opts));
 }
 
-async function backend(kind: BackendKind, argv: string[]): Promise<number> {
+async function backend(m: ServerModules, kind: BackendKind, argv: string[]): Promise<number> {
+  const { wantsHelp, parseServeFlags, unhonouredFlag, startBackendProcess } = m;
   if (wantsHelp(argv)) {
     process.stdout.write(
       `Usage: gatehouse ${kind} [flags]\n\nThe flags of "gatehouse serve" that a backend process reads (gateway/backendprocess/flags.ts); any other is refused.\n`,
@@ -135,33 +160,47 @@ async function backend(kind: BackendKind, argv: string[]): Promise<number> {
   });
 }
 
+/** The command's modules are loaded, then the intrinsics hardened, then it runs. */
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serve(rest);
-    case 'certs':
+      return serve(await loaded(serverModules()), rest);
+    case 'certs': {
+      const { runCertsCommand } = await loaded(import('../../certs/cli.js'));
       return runCertsCommand(rest);
-    case 'kube-rbac-proxy':
-      return kubeRbacProxy(rest);
+    }
+    case 'kube-rbac-proxy': {
+      const [m, { translateArgs }] = await loaded(Promise.all([serverModules(), import('../rbacproxy/args.js')]));
+      return kubeRbacProxy(m, translateArgs, rest);
+    }
     case 'core-backend':
     case 'sample-backend':
-      return backend(command, rest);
+      return backend(await loaded(serverModules()), command, rest);
     case 'help':
     case '--help':
     case '-h':
+      hardenIntrinsics();
       process.stdout.write(`${HELP}\n`);
       return 0;
     default:
-      if (command.startsWith('-')) return serve(argv);
+      if (command.startsWith('-')) return serve(await loaded(serverModules()), argv);
+      hardenIntrinsics();
       process.stderr.write(cliErrorLine(`unknown command "${command}": run "gatehouse help"`));
       return 1;
   }
 }
 
-// Every module is loaded by now (no import is dynamic): from here on a write
-// through a built-in prototype throws instead of reaching every object.
-hardenIntrinsics();
+/**
+ * Every module the command runs on is loaded once this resolves: from here on
+ * a write through a built-in prototype throws instead of reaching every object.
+ */
+async function loaded<T>(modules: Promise<T>): Promise<T> {
+  const m = await modules;
+  hardenIntrinsics();
+  return m;
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {

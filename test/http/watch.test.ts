@@ -237,6 +237,32 @@ describe('bookmarks and streaming lists', () => {
     );
   });
 
+  it('sends an initial state larger than the slow-client limit whole, then its bookmark', async () => {
+    // 20 ConfigMaps of 900 KB: 18 MB of initial events, more than a watcher may leave unsent (16 MiB). Written
+    // in one burst, the stream was cut as a slow client before the last ones; written as the client reads, all arrive.
+    const P = await ns('w-large-initial');
+    const big = 'x'.repeat(900 * 1024);
+    const names = Array.from({ length: 20 }, (_, i) => `big-${String(i).padStart(2, '0')}`);
+    for (const name of names) {
+      const r = await c.request('POST', P, cm(name, undefined, { big }));
+      assert.equal(r.status, 201, r.text.slice(0, 200));
+    }
+    await withWatch(
+      c,
+      q(P, { watch: '1', sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true', resourceVersion: '0' }),
+      async (w) => {
+        const evs = await w.take(names.length + 1, 60_000);
+        const added = evs.filter((e) => e.type === 'ADDED').map((e) => e.object.metadata.name as string);
+        assert.deepEqual(added, names);
+        assert.deepEqual(new Set(evs.slice(0, -1).map((e) => e.type)), new Set(['ADDED']));
+        const last = evs.at(-1)!;
+        assert.equal(last.type, 'BOOKMARK');
+        assert.equal(last.object.metadata.annotations['k8s.io/initial-events-end'], 'true');
+        assert.equal(evs.filter((e) => e.object.data?.big === big).length, names.length);
+      },
+    );
+  });
+
   it('rejects invalid watch option combinations with 422', async () => {
     const P = await ns('w-invalid');
     for (const params of [

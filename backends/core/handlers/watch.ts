@@ -28,6 +28,12 @@ import { sharedEvent, type WireType } from '../watchevents.js';
 
 /** A watcher whose socket holds more than this unsent is too slow and is closed (the client re-lists). */
 const MAX_BUFFERED = 16 * 1024 * 1024;
+/**
+ * The initial events of a large collection are written no faster than the client reads them: past this
+ * many unsent bytes the writer waits for the socket to drain (kube's cacher blocks the same way), so a
+ * watch from 0 on 100,000 objects is never cut as a slow client for the burst it was sent at once.
+ */
+const INITIAL_HIGH_WATER = 1024 * 1024;
 
 function stamped(obj: KObject, rev: number): KObject {
   return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } };
@@ -63,7 +69,7 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   writeHeadWith(r, 200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
   const stream = new WatchStream(env, t, r, out, wr);
-  for (const o of initial) stream.send('ADDED', o);
+  await stream.sendInitial(initial);
   if (wr.initialEventsEndBookmark) stream.bookmark(startRev, true);
 
   let watcher: Watcher;
@@ -136,6 +142,32 @@ class WatchStream {
         }, every),
       );
     }
+  }
+
+  /** The initial state as ADDED events, waiting for the client to read whenever more than the high-water mark is unsent. */
+  async sendInitial(objects: readonly KObject[]): Promise<void> {
+    for (const o of objects) {
+      if (this.closed) return;
+      while (this.sink.buffered() > INITIAL_HIGH_WATER && !this.closed) await this.drained();
+      this.send('ADDED', o);
+    }
+  }
+
+  /** Resolves when the response or its socket drains, or the stream closes. */
+  private drained(): Promise<void> {
+    const res = this.r.res;
+    const socket = res.socket;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        res.off('drain', done);
+        socket?.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.once('drain', done);
+      socket?.once('drain', done);
+      res.once('close', done);
+    });
   }
 
   attach(w: Watcher): void {
@@ -261,6 +293,9 @@ class WatchStream {
   }
 
   private async periodicBookmark(): Promise<void> {
+    // Until the store's watcher is attached the initial state is still being written (as the client reads it):
+    // no revision has been delivered whole yet, and kube sends no bookmark before the initial events end.
+    if (this.watcher === undefined) return;
     try {
       // Every event up to the store's current revision has been delivered to this watcher.
       const rev = await this.env.store.currentRev();
