@@ -7,6 +7,7 @@ import { ensureDevPki, devPkiPaths, readOptional, writeFileAtomic } from './devp
 import { renderKubeconfig, serverUrl } from './kubeconfig.js';
 import { generateClientCert } from './pki.js';
 import { csrKubeconfig } from './csrkubeconfig.js';
+import { renderOidcKubeconfig, serveFlags } from './oidckubeconfig.js';
 
 export interface CertsIo {
   out: (line: string) => void;
@@ -31,6 +32,12 @@ Commands:
           Write a kubeconfig for an issued CertificateSigningRequest: its certificate read
           from the API with --kubeconfig (default <dir>/admin.kubeconfig), the key that
           signed the request (default out: <dir or .>/<csr>.kubeconfig).
+  oidc-kubeconfig  --dir <dir> --issuer-url <url> --client-id <id> [--client-secret <s>]
+          [--extra-scope <scope> ...] [--certificate-authority <provider-ca.pem> ...]
+          [--get-token-arg <flag> ...] [--user oidc] [--out <path>] [--server <url>]
+          Write a kubeconfig whose user logs in with OpenID Connect through
+          "kubectl gatehouse oidc-login get-token" (default <dir>/<user>.kubeconfig),
+          and print the serve flags that accept its tokens.
   help    Show this text.`;
 
 class UsageError extends Error {}
@@ -49,6 +56,22 @@ export async function runCertsCommand(argv: string[], io: CertsIo = defaultIo): 
         return await client(parseArgs(rest, { dir: 'string', user: 'string', group: 'list', out: 'string', server: 'string' }), io);
       case 'csr-kubeconfig':
         return await fromCsr(parseArgs(rest, { name: 'string', key: 'string', kubeconfig: 'string', dir: 'string', out: 'string', server: 'string' }), io);
+      case 'oidc-kubeconfig':
+        return await oidc(
+          parseArgs(rest, {
+            dir: 'string',
+            'issuer-url': 'string',
+            'client-id': 'string',
+            'client-secret': 'string',
+            'extra-scope': 'list',
+            'certificate-authority': 'list',
+            'get-token-arg': 'list',
+            user: 'string',
+            out: 'string',
+            server: 'string',
+          }),
+          io,
+        );
       case 'help':
       case '--help':
       case '-h':
@@ -118,6 +141,34 @@ async function fromCsr(args: Parsed, io: CertsIo): Promise<number> {
   await mkdir(dirname(out), { recursive: true });
   await writeFileAtomic(out, text, 0o600);
   io.out(`kubeconfig for user "${user}" from the request "${name}": ${out}`);
+  return 0;
+}
+
+async function oidc(args: Parsed, io: CertsIo): Promise<number> {
+  const dir = required(args, 'dir');
+  const issuerUrl = required(args, 'issuer-url');
+  if (!/^https:\/\//.test(issuerUrl)) throw new UsageError(`invalid value "${issuerUrl}" for --issuer-url: the issuer must be an https URL`);
+  const paths = devPkiPaths(dir);
+  const caPem = await readOptional(paths.caCert);
+  if (caPem === undefined) throw new Error(`no CA in "${paths.dir}": run "gatehouse certs init --dir ${dir}" first`);
+  const user = args.strings.get('user') ?? 'oidc';
+  const secret = args.strings.get('client-secret');
+  const input = {
+    server: args.strings.get('server') ?? (await serverFromAdminKubeconfig(paths.kubeconfig)) ?? serverUrl('127.0.0.1', 6443),
+    caPem,
+    issuerUrl,
+    clientId: required(args, 'client-id'),
+    ...(secret !== undefined ? { clientSecret: secret } : {}),
+    extraScopes: args.lists.get('extra-scope') ?? [],
+    providerCas: args.lists.get('certificate-authority') ?? [],
+    extraArgs: args.lists.get('get-token-arg') ?? [],
+    userName: user,
+  };
+  const out = args.strings.get('out') ?? join(dir, `${user.replace(/[^A-Za-z0-9._-]/g, '_')}.kubeconfig`);
+  await mkdir(dirname(out), { recursive: true });
+  await writeFileAtomic(out, renderOidcKubeconfig(input), 0o600);
+  io.out(`kubeconfig for OpenID Connect user "${user}": ${out}`);
+  io.out(`start Gatehouse to accept its tokens: gatehouse serve ${serveFlags(input).join(' ')}`);
   return 0;
 }
 

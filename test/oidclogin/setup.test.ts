@@ -18,6 +18,7 @@ import { startLoginIdp, CLIENT_ID, type LoginIdp } from './loginidp.js';
 import { chromiumSkip, signIn, startBrowser, type Browser } from './browser.js';
 import { binDir, kubectlOf, plugin, run } from './helpers.js';
 import { cacheFileName } from '../../gateway/cli/oidclogin/tokencache.js';
+import { runCertsCommand } from '../../certs/cli.js';
 
 const k133 = kubectlOf('1.33');
 
@@ -132,6 +133,45 @@ describe('oidc-login setup', () => {
       assert.equal(get.code, 0, get.stderr);
       assert.match(get.stdout, /namespace\/default/);
       assert.equal(idp.total(), before, 'the token setup cached is used');
+    },
+  );
+
+  it(
+    'gatehouse certs oidc-kubeconfig writes a kubeconfig whose kubectl logs in through get-token, and names the serve flags',
+    { skip: !k133 && 'kubectl 1.33 not installed' },
+    async () => {
+      const file = join(dir, 'made-by-certs.kubeconfig');
+      const out: string[] = [];
+      const code = await runCertsCommand(
+        [
+          'oidc-kubeconfig',
+          `--dir=${s.dataDir}`,
+          `--server=${s.url}`,
+          `--issuer-url=${idp.url}`,
+          `--client-id=${CLIENT_ID}`,
+          `--certificate-authority=${idp.caFile}`,
+          `--get-token-arg=--token-cache-dir=${join(dir, 'certs-cache')}`,
+          '--get-token-arg=--grant-type=password',
+          '--get-token-arg=--username=carol',
+          '--get-token-arg=--password=carol-password',
+          `--out=${file}`,
+        ],
+        { out: (l) => out.push(l), err: (l) => out.push(l) },
+      );
+      assert.equal(code, 0, out.join('\n'));
+      assert.match(
+        out.join('\n'),
+        new RegExp(`gatehouse serve --oidc-issuer-url=${idp.url.replace(/\./g, '\\.')} --oidc-client-id=${CLIENT_ID} --oidc-ca-file=`),
+      );
+      const env = { PATH: `${binDir(dir, k133!)}:${process.env['PATH']}`, HOME: dir, KUBECONFIG: file };
+      const first = idp.total();
+      const who = await run('kubectl', ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'], env);
+      assert.equal(who.code, 0, who.stderr);
+      assert.equal(who.stdout, `${idp.url}#carol`);
+      assert.ok(idp.total() > first, 'the first call logs in at the provider');
+      const second = idp.total();
+      assert.equal((await run('kubectl', ['get', 'ns', '-o', 'name'], env)).code, 0);
+      assert.equal(idp.total(), second, 'the next call uses the cached token');
     },
   );
 
