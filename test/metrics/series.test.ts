@@ -174,8 +174,22 @@ describe('the series kube-apiserver alerts read', () => {
     const gadgets = (v: string) => `/apis/conv.example.com/${v}/namespaces/default/gadgets`;
     const gadget = { apiVersion: 'conv.example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { hostPort: 'example.org:80' } };
     assert.equal((await s.admin.request('POST', gadgets('v1'), gadget)).status, 201);
+    // Each state is converted once per version and then served from the conversion cache: a new revision, written
+    // through the storage version v2 (no conversion), makes the next read through v1 call the webhook.
+    const touch = async (n: number) => {
+      const r = await s.admin.request(
+        'PATCH',
+        `${gadgets('v2')}/g`,
+        { metadata: { labels: { touched: String(n) } } },
+        { 'content-type': 'application/merge-patch+json' },
+      );
+      assert.equal(r.status, 200, r.text);
+    };
+    await touch(1);
     conversion.mode = 'http-500';
     assert.equal((await s.admin.request('GET', `${gadgets('v1')}/g`)).status, 500);
+    conversion.mode = 'ok';
+    await touch(2);
     conversion.mode = 'wrong-uid';
     assert.equal((await s.admin.request('GET', `${gadgets('v1')}/g`)).status, 500);
     conversion.mode = 'ok';
