@@ -5,7 +5,7 @@ import type { Exchange } from '../../lib/http/exchange.js';
 import { methodNotAllowed, pathNotFound } from '../../lib/api/status.js';
 import { DISCOVERY_AS, negotiateOutput, type Output } from '../../lib/http/negotiate.js';
 import { encodeEnvelope } from '../../lib/protobuf/codec.js';
-import { sendBody } from '../../lib/http/respond.js';
+import { sendBody, sendGzipped, wantsGzip } from '../../lib/http/respond.js';
 import { encodeCbor } from '../../lib/cbor/encode.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
 import type { HealthEndpoint } from '../health/endpoint.js';
@@ -29,7 +29,8 @@ export interface LocalRoutes {
   discovery: DiscoverySource;
   openapi: OpenApiV3;
   /** Prometheus text exposition of the process registry (GET /metrics). */
-  metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** The exposition, gzipped by the metrics registry itself when `gzip` (it keeps what did not change since the last scrape). */
+  metrics?: (gzip: boolean) => Promise<{ contentType: string; body: Buffer; gzipped: boolean }>;
   /** /debug/… text answers (gateway/flowcontrol/debug.ts): the body, or undefined for a path it does not serve. */
   debug?: (path: string, query: URLSearchParams) => string | undefined;
   /** The CBORServingAndStorage gate: discovery in CBOR when asked, as kube's negotiated discovery serializers. */
@@ -80,8 +81,9 @@ export async function serveLocal(routes: LocalRoutes, x: Exchange, path: string,
     return;
   }
   if (clean === '/metrics' && routes.metrics) {
-    const m = await routes.metrics();
-    sendBody(x, 200, m.contentType, m.body);
+    const m = await routes.metrics(req.method === 'GET' && wantsGzip(x));
+    if (m.gzipped) sendGzipped(x, 200, m.contentType, m.body);
+    else sendBody(x, 200, m.contentType, m.body);
     return;
   }
   if (head === 'debug' && routes.debug) {

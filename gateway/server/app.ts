@@ -7,7 +7,7 @@ import { LiveRegistry, type RegistrySource } from '../../lib/registry/live.js';
 import { liveOpenApiV3 } from '../../lib/openapi/live.js';
 import type { ServeOptions } from '../config/flags.js';
 import { identityHeaderNames } from '../authn/requestheader.js';
-import { collectRuntimeMetrics, metricsText, registry as metricsRegistry } from '../metrics/registry.js';
+import { collectRuntimeMetrics, metricsBody, registry as metricsRegistry } from '../metrics/registry.js';
 import { serveTokenReview } from '../reviews/tokenreview.js';
 import { serveSelfSubjectReview } from '../reviews/selfsubjectreview.js';
 import { accessReviewHandlers } from '../reviews/accessreviews.js';
@@ -93,7 +93,7 @@ function localRoutes(
   const discovery = aggregation.discovery;
   const version = (JSON.parse(discovery.version.body) as { gitVersion: string }).gitVersion;
   const debug = dispatcher && ((path: string, query: URLSearchParams) => (path.startsWith(DEBUG_PREFIX) ? serveDebug(dispatcher, path, query) : undefined));
-  return { health, discovery, openapi: liveOpenApiV3(registry, version), metrics: metricsText, ...(debug ? { debug } : {}), cbor };
+  return { health, discovery, openapi: liveOpenApiV3(registry, version), metrics: metricsBody, ...(debug ? { debug } : {}), cbor };
 }
 
 export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<RunningServer> {

@@ -64,6 +64,19 @@ export function sendBody(x: Exchange, code: number, contentType: string, body: s
   endThisTurn(x, code, h, req.method === 'HEAD' ? undefined : raw);
 }
 
+/** Sends a body the caller gzipped already (for a request wantsGzip said yes to). */
+export function sendGzipped(x: Exchange, code: number, contentType: string, zipped: Buffer): void {
+  if (x.res.headersSent || x.res.destroyed) return;
+  const h = {
+    'Content-Type': contentType,
+    'Cache-Control': 'no-cache, private',
+    'Content-Encoding': 'gzip',
+    Vary: 'Accept-Encoding',
+    'Content-Length': zipped.length,
+  };
+  endThisTurn(x, code, h, zipped);
+}
+
 /** Bodies at least this long are encoded to bytes once before sending. */
 const ENCODE_ONCE_MIN = 16 * 1024;
 
