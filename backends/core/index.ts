@@ -13,7 +13,7 @@ import type { CoreEnv } from './env.js';
 import { DEFAULT_NAMESPACES, NamespaceController, namespaceType } from './namespaces.js';
 import { objectKey } from './keys.js';
 import { prepareCreate } from './objects.js';
-import { FileStore, openStore } from './store/index.js';
+import { FileStore, openStore, sizedStore } from './store/index.js';
 import { countFileSyncs, countStorageSize, countStoredObjects, instrumentedStore } from './metrics.js';
 import { StoreError, type Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
@@ -186,7 +186,8 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     ...(opts.storageBackend === 'redis' ? { redisUrl: opts.redisUrl, prefix: opts.storagePrefix, log: opts.log, traceCommands: opts.traceStore === true } : {}),
   });
   const stopSyncFigures = raw instanceof FileStore ? countFileSyncs(() => raw.syncStats()) : () => undefined;
-  const stopSizeFigures = raw instanceof FileStore ? countStorageSize(raw.clusterId, () => raw.sizeBytes()) : () => undefined;
+  const sized = sizedStore(raw);
+  const stopSizeFigures = sized ? countStorageSize(sized.clusterId, () => sized.sizeBytes()) : () => undefined;
   const store: Store = instrumentedStore(raw);
   const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);
   let webhooks: ConversionWebhooks | undefined;

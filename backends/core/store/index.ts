@@ -47,6 +47,18 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   }
 }
 
+/** A store that can tell its size (kube's apiserver_storage_size_bytes) under an identity of its own. */
+export interface SizedStore {
+  readonly clusterId: string;
+  sizeBytes(): Promise<number>;
+}
+
+/** The file and Redis stores tell their size; a memory store has no database to measure. */
+export function sizedStore(store: Store): SizedStore | undefined {
+  const s = store as Store & Partial<SizedStore>;
+  return typeof s.sizeBytes === 'function' && typeof s.clusterId === 'string' ? (s as Store & SizedStore) : undefined;
+}
+
 export type { Store } from './types.js';
 export { TracedStore } from './traced.js';
 export { FileStore } from './file.js';

@@ -6,6 +6,7 @@
 // Standalone Redis: one domain for everything. Redis Cluster: one domain per
 // resource type, opened when the process first touches the type
 // (redis-cluster.ts). See README.md, "Redis store" and "Redis Cluster".
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { KObject } from '../../../lib/api/meta.js';
 import type { ListOptions, ListResult, Store, WatchSink, Watcher } from './types.js';
@@ -48,11 +49,14 @@ export class RedisStore implements Store, DomainOwner {
   private seenRev = 0;
   private readonly domainOpts: DomainOptions;
 
+  private readonly prefix: string;
+
   private constructor(
     private readonly client: Redis,
     private readonly target: RedisTarget,
     opts: RedisStoreOptions,
   ) {
+    this.prefix = opts.prefix;
     const window = opts.historyWindowMs;
     this.domainOpts = {
       historyWindowMs: window,
@@ -87,6 +91,27 @@ export class RedisStore implements Store, DomainOwner {
       blocking?.disconnect();
       throw unreachable(err);
     }
+  }
+
+  /**
+   * kube's apiserver_storage_size_bytes is etcd's whole database as allocated;
+   * here it is the memory the Redis server (each master of a cluster) holds
+   * for its data (INFO memory's used_memory), shared by whatever else that
+   * Redis keeps.
+   */
+  async sizeBytes(): Promise<number> {
+    let n = 0;
+    for (const node of masters(this.client)) {
+      const m = /^used_memory:(\d+)\r?$/m.exec(await node.info('memory'));
+      if (!m) throw new Error('INFO memory without used_memory');
+      n += Number(m[1]);
+    }
+    return n;
+  }
+
+  /** The store's identity in metrics (kube's storage_cluster_id is etcd's cluster ID): its Redis and key prefix, hashed. */
+  get clusterId(): string {
+    return createHash('sha256').update(`${this.target.where}\n${this.prefix}`).digest('hex').slice(0, 16);
   }
 
   /** Whether this store spreads types over a Redis Cluster (one revision domain per type). */
