@@ -72,6 +72,9 @@ function pairs(named: protobuf.Type, obj: Json, at: string, keep: (k: string) =>
 
 const isExtension = (k: string) => k.startsWith('x-');
 
+/** A message's field by a document's member name: own fields only (`constructor` or `__proto__` in a schema is a member, not a field). */
+const fieldNamed = (type: protobuf.Type, name: string): protobuf.Field | undefined => (Object.hasOwn(type.fields, name) ? type.fields[name] : undefined);
+
 function message(type: protobuf.Type, v: unknown, at: string): Json {
   switch (type.name) {
     case 'Any':
@@ -86,7 +89,7 @@ function message(type: protobuf.Type, v: unknown, at: string): Json {
   const choose = ONEOF_MEMBER[type.name];
   if (choose) {
     const member = choose(v);
-    const field = member === undefined ? undefined : type.fields[member];
+    const field = member === undefined ? undefined : fieldNamed(type, member);
     if (!field) throw new GnosticError(`${at}: not a valid ${type.name}`);
     return { [member!]: value(field, v, at) };
   }
@@ -108,7 +111,7 @@ function message(type: protobuf.Type, v: unknown, at: string): Json {
       extensions.push({ name: k, value: { yaml: toYaml(member, { lineWidth: 0 }) } });
       continue;
     }
-    const field = type.fields[k === '$ref' ? '_ref' : k];
+    const field = fieldNamed(type, k === '$ref' ? '_ref' : k);
     if (!field) throw new GnosticError(`${at}: ${type.name} has no member "${k}"`);
     out[field.name] = value(field, member, `${at}.${k}`);
   }

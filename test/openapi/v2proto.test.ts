@@ -63,4 +63,12 @@ describe('the gnostic protobuf form of a Swagger 2.0 document', () => {
       /Schema has no member "nullable"/,
     );
   });
+
+  it("refuses a member named as one of Object's own properties, which no message has as a field", () => {
+    for (const member of ['constructor', 'toString', 'hasOwnProperty'])
+      assert.throws(
+        () => encodeOpenApiV2({ swagger: '2.0', info: { title: 't', version: 'v' }, paths: {}, definitions: { A: { [member]: 'x' } } }),
+        new RegExp(`Schema has no member "${member}"`),
+      );
+  });
 });
