@@ -27,21 +27,33 @@ export function serverUrl(host: string, port: number): string {
   return `https://${isIP(reachable) === 6 ? `[${reachable}]` : reachable}:${port}`;
 }
 
-export function renderKubeconfig(input: KubeconfigInput): string {
+/** A kubeconfig of one cluster (its server and CA embedded), one user with the given credentials block, and their context. */
+export function renderKubeconfigWith(
+  input: Pick<KubeconfigInput, 'server' | 'caPem' | 'clusterName' | 'contextName'> & { userName: string; credentials: Record<string, unknown> },
+): string {
   const cluster = input.clusterName ?? DEFAULT_CLUSTER_NAME;
-  const user = input.userName ?? DEFAULT_USER_NAME;
+  const user = input.userName;
   const context = input.contextName ?? `${user}@${cluster}`;
   const doc = {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: cluster, cluster: { server: input.server, 'certificate-authority-data': b64(input.caPem) } }],
-    users: [{ name: user, user: { 'client-certificate-data': b64(input.clientCertPem), 'client-key-data': b64(input.clientKeyPem) } }],
+    users: [{ name: user, user: input.credentials }],
     contexts: [{ name: context, context: { cluster, user } }],
     'current-context': context,
     preferences: {},
   };
   // lineWidth 0: never fold the long base64 scalars.
   return stringify(doc, { lineWidth: 0 });
+}
+
+/** A kubeconfig whose user logs in with an embedded client certificate and key. */
+export function renderKubeconfig(input: KubeconfigInput): string {
+  return renderKubeconfigWith({
+    ...input,
+    userName: input.userName ?? DEFAULT_USER_NAME,
+    credentials: { 'client-certificate-data': b64(input.clientCertPem), 'client-key-data': b64(input.clientKeyPem) },
+  });
 }
 
 function b64(pem: string): string {

@@ -2,8 +2,7 @@
 // OpenID Connect. The cluster is the dev PKI's (its CA and server); the user
 // runs `kubectl gatehouse oidc-login get-token` with kubelogin's flags, as the
 // plugin's `setup` prints them; and the serve flags that accept those tokens.
-import { stringify } from 'yaml';
-import { DEFAULT_CLUSTER_NAME } from './kubeconfig.js';
+import { renderKubeconfigWith } from './kubeconfig.js';
 
 export interface OidcKubeconfigInput {
   readonly server: string;
@@ -33,33 +32,21 @@ export function getTokenArgs(i: OidcKubeconfigInput): string[] {
 }
 
 export function renderOidcKubeconfig(i: OidcKubeconfigInput): string {
-  const cluster = DEFAULT_CLUSTER_NAME;
-  const user = i.userName ?? 'oidc';
-  const context = `${user}@${cluster}`;
-  const doc = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: cluster, cluster: { server: i.server, 'certificate-authority-data': Buffer.from(i.caPem, 'utf8').toString('base64') } }],
-    users: [
-      {
-        name: user,
-        user: {
-          exec: {
-            apiVersion: 'client.authentication.k8s.io/v1',
-            command: 'kubectl',
-            args: ['gatehouse', 'oidc-login', 'get-token', ...getTokenArgs(i)],
-            // The browser login needs no terminal; the password and keyboard grants prompt when one is there.
-            interactiveMode: 'IfAvailable',
-            provideClusterInfo: false,
-          },
-        },
+  return renderKubeconfigWith({
+    server: i.server,
+    caPem: i.caPem,
+    userName: i.userName ?? 'oidc',
+    credentials: {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: 'kubectl',
+        args: ['gatehouse', 'oidc-login', 'get-token', ...getTokenArgs(i)],
+        // The browser login needs no terminal; the password and keyboard grants prompt when one is there.
+        interactiveMode: 'IfAvailable',
+        provideClusterInfo: false,
       },
-    ],
-    contexts: [{ name: context, context: { cluster, user } }],
-    'current-context': context,
-    preferences: {},
-  };
-  return stringify(doc, { lineWidth: 0 });
+    },
+  });
 }
 
 /** The serve flags that accept the provider's ID tokens for this client. */
