@@ -4,8 +4,10 @@
 // least any store reading this format must do (read the file, JSON.parse
 // each line), measured in the same rounds; and split into reading the file,
 // scanning it (CRC check, parse, record checks: scanLog / parseSnapshot) and
-// the rest (freezing, key index, history, sizes). Then the heap each loaded
-// object holds (after a full GC) against the bytes of its JSON.
+// the rest (freezing, key index, history, sizes). Then the memory each loaded
+// object holds (heap and Buffers, after a full GC) against the bytes of its
+// JSON: the store's own, then with the two encodings the API keeps per frozen
+// object once it answered it (the list item bytes of a LIST, the text of a GET).
 // `BENCH_ONLY=file-replay`, alone: `node --expose-gc --import tsx
 // bench/file-replay.ts`. Knobs: BENCH_REPLAY_N (objects), BENCH_REPLAY_ROUNDS
 // (default 5; medians).
@@ -18,6 +20,7 @@ import { FileStore } from '../backends/core/store/file.js';
 import { parseSnapshot, scanLog } from '../backends/core/store/file-format.js';
 import { LOG, SNAPSHOT } from '../backends/core/store/file-load.js';
 import type { KObject } from '../lib/api/meta.js';
+import { jsonAnswerText, listItemBytes } from '../lib/api/json.js';
 import { num, out, table } from './report.js';
 import { recordRow } from './summary.js';
 
@@ -125,11 +128,42 @@ async function measure(dir: string, file: string): Promise<Figures> {
   return f;
 }
 
+/** Heap + Buffer bytes after a full GC (only meaningful with --expose-gc). */
+function used(): number {
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+/** Memory per object: the store's after its open from the log, then adding what rendering a LIST item and a GET of each keeps. */
+async function memoryPerObject(dir: string): Promise<{ store: number; listed: number; got: number }> {
+  const before = used();
+  const store = await FileStore.open({ dir, historyWindowMs: HISTORY_MS });
+  try {
+    const afterOpen = used();
+    const all: KObject[] = [];
+    let after: string | undefined;
+    do {
+      const page = await store.list('core/configmaps/scale/', { limit: 500, ...(after ? { after } : {}) });
+      all.push(...page.items);
+      after = page.continueAfter;
+    } while (after);
+    for (const o of all) listItemBytes(o);
+    const afterList = used();
+    for (const o of all) jsonAnswerText(o);
+    const afterGet = used();
+    return { store: (afterOpen - before) / N, listed: (afterList - afterOpen) / N, got: (afterGet - afterList) / N };
+  } finally {
+    await store.close();
+  }
+}
+
 export async function runFileReplayBench(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'gatehouse-replay-'));
   try {
     const jsonPerObject = await fill(dir);
     const log = await measure(dir, LOG);
+    const mem = await memoryPerObject(dir);
     const compacted = await FileStore.open({ dir, historyWindowMs: HISTORY_MS });
     await compacted.compact();
     await compacted.close();
@@ -153,7 +187,21 @@ export async function runFileReplayBench(): Promise<void> {
       ['from', 'open', 'floor (read + JSON.parse)', 'open/floor', 'read', 'scan (CRC, parse, checks)', 'apply (freeze, index, history)', 'heap/object'],
       [row('log', log), row('snapshot', snap)],
     );
-    out(`  JSON per object ${num(jsonPerObject)} B; heap/object: the store's own (no rendered bytes), after a full GC${'gc' in globalThis ? '' : ' (run with --expose-gc for it)'}`);
+    out(
+      `  JSON per object ${num(jsonPerObject)} B; heap/object: the store's own (no rendered bytes), after a full GC${'gc' in globalThis ? '' : ' (run with --expose-gc for it)'}`,
+    );
+    const x = (b: number): string => `${num(b)} B (${(b / jsonPerObject).toFixed(2)}×)`;
+    out(
+      `  memory per object (heap + Buffers): the store ${x(mem.store)}; + a LIST's item bytes ${x(mem.listed)}; + a GET's text ${x(mem.got)}; total ${x(mem.store + mem.listed + mem.got)}`,
+    );
+    recordRow({
+      name: `file store memory per object at ${num(N)}: store + LIST item bytes + GET text (vs its JSON)`,
+      value: mem.store + mem.listed + mem.got,
+      unit: 'B',
+      baseline: jsonPerObject,
+      target: '≤ 3× its JSON plus a fixed base',
+      atMost: 3,
+    });
     for (const [what, f] of [
       ['log', log],
       ['snapshot', snap],
