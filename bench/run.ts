@@ -512,6 +512,14 @@ if (selected('file-create') || selected('list')) {
   await run(new Set((['file-create', 'list'] as const).filter((n) => selected(n))));
 }
 
+// File store open (bench/file-replay.ts, in process): FileStore.open of 100,000
+// ConfigMaps from the log and from a snapshot beside reading and parsing the
+// same file, and the heap per loaded object. BENCH_FILE_REPLAY=0 skips it.
+if (selected('file-replay', 'BENCH_FILE_REPLAY')) {
+  const { runFileReplayBench } = await import('./file-replay.js');
+  await runFileReplayBench();
+}
+
 // ---------------------------------------------------------------------------
 // Aggregation section (owned with gateway/aggregation): GET and watch of a
 // sample-backend Widget through the gateway, beside the backend directly and a

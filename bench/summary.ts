@@ -27,6 +27,7 @@ export const SECTIONS = [
   'encodings',
   'create',
   'file-create',
+  'file-replay',
   'crd',
   'watch',
   'patch',

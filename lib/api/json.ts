@@ -111,12 +111,21 @@ export function goJson(value: unknown, indent?: number): string {
 // The answer form: JSON followed by the newline kube's encoder
 // (json.Encoder.Encode) ends every body with; toJson views it without.
 const jsonMemo = new WeakMap<object, string>();
+// listItemBytes's pieces; when an object has one, it is the only encoding kept for it.
+const itemMemo = new WeakMap<object, Buffer>();
 
-/** An object's JSON body as kube writes it: goJson followed by "\n"; frozen objects (as stores hand them out) are serialized once. */
+/**
+ * An object's JSON body as kube writes it: goJson followed by "\n"; frozen
+ * objects (as stores hand them out) are serialized once. One encoding is kept
+ * per object: once a list has its bytes (listItemBytes), the text is decoded
+ * from them per answer rather than kept as a second copy.
+ */
 export function jsonAnswerText(value: object): string {
   if (!Object.isFrozen(value)) return goJson(value) + '\n';
   let s = jsonMemo.get(value);
   if (s === undefined) {
+    const b = itemMemo.get(value);
+    if (b !== undefined) return b.toString('utf8', 0, b.length - 1) + '\n';
     s = goJson(value) + '\n';
     jsonMemo.set(value, s);
   }
@@ -129,8 +138,6 @@ export function toJson(value: object): string {
   return jsonAnswerText(value).slice(0, -1);
 }
 
-const itemMemo = new WeakMap<object, Buffer>();
-
 /**
  * toJson as UTF-8 bytes followed by a comma, encoded once per frozen object:
  * a JSON list's items are these pieces back to back, the last one viewed
@@ -142,8 +149,11 @@ export function listItemBytes(value: object): Buffer {
   if (!Object.isFrozen(value)) return Buffer.from(goJson(value) + ',', 'utf8');
   let b = itemMemo.get(value);
   if (b === undefined) {
-    b = Buffer.from(toJson(value) + ',', 'utf8');
+    const s = jsonMemo.get(value);
+    b = Buffer.from((s === undefined ? goJson(value) : s.slice(0, -1)) + ',', 'utf8');
     itemMemo.set(value, b);
+    // The bytes stand for the text from now on (jsonAnswerText decodes them): one copy per object, not two.
+    if (s !== undefined) jsonMemo.delete(value);
   }
   return b;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { frozenJsonCopy, jsonEqual, membersEqual } from '../../lib/api/json.js';
+import { deepFreezeJson, frozenJsonCopy, jsonAnswerText, jsonEqual, listItemBytes, membersEqual, rememberJson, toJson } from '../../lib/api/json.js';
 import { isDeepFrozen } from '../helpers/frozen.js';
 
 test('frozenJsonCopy holds what a JSON round trip would', () => {
@@ -59,4 +59,29 @@ test('membersEqual skips the named members on both sides', () => {
   assert.ok(membersEqual({ name: 'a', resourceVersion: '1' }, { name: 'a', resourceVersion: '2' }, skip));
   assert.ok(membersEqual({ name: 'a', resourceVersion: '1' }, { name: 'a' }, skip));
   assert.ok(!membersEqual({ name: 'a' }, { name: 'b', resourceVersion: '1' }, skip));
+});
+
+test('a frozen object answers the same text and list bytes whichever is asked first (one encoding kept, decoded for the other)', () => {
+  const make = () => deepFreezeJson({ kind: 'ConfigMap', metadata: { name: 'x' }, data: { html: '<a href="&">', line: '\u2028', ü: 'ß' } });
+  const want = JSON.stringify(make()).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  assert.ok(want.includes('\\u003c') && want.includes('\\u2028'));
+  const orders: ((o: object) => void)[][] = [
+    [(o) => jsonAnswerText(o), (o) => listItemBytes(o)],
+    [(o) => listItemBytes(o), (o) => jsonAnswerText(o)],
+    [(o) => rememberJson(o, JSON.stringify(o)), (o) => listItemBytes(o)],
+  ];
+  for (const steps of orders) {
+    const o = make();
+    for (const step of steps) step(o);
+    for (let i = 0; i < 2; i++) {
+      assert.equal(jsonAnswerText(o), want + '\n');
+      assert.equal(toJson(o), want);
+      assert.equal(listItemBytes(o).toString('utf8'), want + ',');
+    }
+  }
+  // Not frozen: never memoized, always the object's current text.
+  const open: Record<string, unknown> = { a: 1 };
+  assert.equal(listItemBytes(open).toString(), '{"a":1},');
+  open['a'] = 2;
+  assert.equal(jsonAnswerText(open), '{"a":2}\n');
 });

@@ -37,15 +37,27 @@ export function encodeLine(value: unknown): Buffer {
 /** The JSON value of the line in buf[start, nl), or undefined when it is damaged. */
 function decodeLine(buf: Buffer, start: number, nl: number): unknown {
   if (nl - start < 10 || buf[start + 8] !== 0x20) return undefined;
-  const crcText = buf.toString('latin1', start, start + 8);
-  if (!/^[0-9a-f]{8}$/.test(crcText)) return undefined;
+  const crc = hex8(buf, start);
+  if (crc < 0) return undefined;
   const json = buf.subarray(start + 9, nl);
-  if (crc32(json) !== parseInt(crcText, 16)) return undefined;
+  if (crc32(json) !== crc) return undefined;
   try {
     return JSON.parse(json.toString('utf8')) as unknown;
   } catch {
     return undefined; // a matching CRC over invalid JSON is still a damaged line
   }
+}
+
+/** The 8 lowercase hex digits at buf[at] as a number, or -1 (read in place: no string, no regex per line at replay). */
+function hex8(buf: Buffer, at: number): number {
+  let n = 0;
+  for (let i = at; i < at + 8; i++) {
+    const c = buf[i]!;
+    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (d < 0) return -1;
+    n = n * 16 + d;
+  }
+  return n;
 }
 
 export interface LogRecord {
@@ -55,20 +67,24 @@ export interface LogRecord {
   key: string;
   /** Absent for a delete. */
   object?: KObject;
+  /** The record's length in the log, newline included. */
+  bytes: number;
 }
 
 /**
- * One log line. `objectJson` is the stamped object already serialised (once,
- * when the write was accepted), so a batch costs no second stringify of objects.
+ * One log line, as text: `objectJson` is the stamped object already serialised
+ * (once, when the write was accepted), so a batch costs no second stringify
+ * of objects, and a batch's lines are joined and encoded once (one Buffer per
+ * batch instead of three per record and a concat).
  */
-export function encodeRecord(rev: number, batchStart: number, at: number, key: string, objectJson?: string): Buffer {
+export function encodeRecord(rev: number, batchStart: number, at: number, key: string, objectJson?: string): string {
   const body = objectJson === undefined ? '"d":1' : `"o":${objectJson}`;
-  const json = Buffer.from(`{"r":${rev},"b":${batchStart},"t":${at},"k":${JSON.stringify(key)},${body}}`);
-  const head = Buffer.from(crc32(json).toString(16).padStart(8, '0') + ' ');
-  return Buffer.concat([head, json, NEWLINE]);
+  const json = `{"r":${rev},"b":${batchStart},"t":${at},"k":${JSON.stringify(key)},${body}}`;
+  return `${crc32Text(json).toString(16).padStart(8, '0')} ${json}\n`;
 }
 
-const NEWLINE = Buffer.from('\n');
+/** CRC-32 of a string's UTF-8 bytes (zlib.crc32 encodes a string itself; the fallback encodes first). */
+const crc32Text: (text: string) => number = typeof zlib.crc32 === 'function' ? (text) => zlib.crc32(text) : (text) => tableCrc32(Buffer.from(text));
 
 function isObject(v: unknown): v is KObject {
   return isPlainObject(v) && isPlainObject(v.metadata);
@@ -78,11 +94,11 @@ function isCount(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 }
 
-function toRecord(v: unknown): LogRecord | undefined {
+function toRecord(v: unknown, bytes: number): LogRecord | undefined {
   if (!isPlainObject(v) || !isCount(v.r) || !isCount(v.b) || typeof v.t !== 'number' || typeof v.k !== 'string') {
     return undefined;
   }
-  const rec: LogRecord = { rev: v.r, batchStart: v.b, at: v.t, key: v.k };
+  const rec: LogRecord = { rev: v.r, batchStart: v.b, at: v.t, key: v.k, bytes };
   if (isObject(v.o)) rec.object = v.o;
   else if (v.d !== 1) return undefined;
   return rec;
@@ -104,7 +120,7 @@ export function scanLog(buf: Buffer, file: string): ScannedLog {
   let lastRev = 0;
   while (pos < buf.length) {
     const nl = buf.indexOf(0x0a, pos);
-    const rec = nl < 0 ? undefined : toRecord(decodeLine(buf, pos, nl));
+    const rec = nl < 0 ? undefined : toRecord(decodeLine(buf, pos, nl), nl + 1 - pos);
     if (!rec) {
       if (nl >= 0 && laterBatchFollows(buf, nl + 1, pos)) throw corrupt(file, pos, 'damaged record');
       break; // torn tail of an unacknowledged batch
@@ -123,7 +139,7 @@ function laterBatchFollows(buf: Buffer, from: number, bad: number): boolean {
   while (pos < buf.length) {
     const nl = buf.indexOf(0x0a, pos);
     if (nl < 0) return false;
-    const rec = toRecord(decodeLine(buf, pos, nl));
+    const rec = toRecord(decodeLine(buf, pos, nl), nl + 1 - pos);
     if (rec && rec.batchStart > bad) return true;
     pos = nl + 1;
   }
@@ -132,7 +148,8 @@ function laterBatchFollows(buf: Buffer, from: number, bad: number): boolean {
 
 export interface Snapshot {
   rev: number;
-  objects: [string, KObject][];
+  /** Key, object and the entry's length in the snapshot (newline included). */
+  objects: [string, KObject, number][];
 }
 
 export function* encodeSnapshot(rev: number, entries: Iterable<[string, KObject]>, count: number): Generator<Buffer> {
@@ -153,12 +170,12 @@ export function parseSnapshot(buf: Buffer, file: string): Snapshot {
   if (!isPlainObject(head) || head.v !== 1 || !isCount(head.rev) || !isCount(head.count)) {
     throw corrupt(file, 0, 'bad header');
   }
-  const objects: [string, KObject][] = [];
+  const objects: [string, KObject, number][] = [];
   for (let i = 0; i < head.count; i++) {
     const at = pos;
     const line = next();
     if (!isPlainObject(line) || typeof line.k !== 'string' || !isObject(line.o)) throw corrupt(file, at, 'bad entry');
-    objects.push([line.k, line.o]);
+    objects.push([line.k, line.o, pos - at]);
   }
   if (pos !== buf.length) throw corrupt(file, pos, 'data after the last entry');
   return { rev: head.rev, objects };

@@ -17,7 +17,7 @@ export const SNAPSHOT_TMP = 'snapshot.tmp';
 
 export interface Recovered {
   state: StoreState;
-  /** Serialised size per live key. */
+  /** Length of each live key's record (log line or snapshot entry): the live data, to weigh the log against. */
   sizes: Map<string, number>;
   /** The log, open for durable appends, ending after its last intact record. */
   log: LogAppender;
@@ -33,9 +33,9 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
   const state = new StoreState({ ...opts, startRev: snap.rev });
   try {
     const sizes = new Map<string, number>();
-    for (const [key, obj] of snap.objects) {
+    for (const [key, obj, bytes] of snap.objects) {
       state.load(key, deepFreezeJson(obj));
-      sizes.set(key, JSON.stringify(obj).length);
+      sizes.set(key, bytes);
     }
     const logPath = join(dir, LOG);
     const logBuf = (await readIfExists(logPath)) ?? Buffer.alloc(0);
@@ -47,7 +47,7 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
       }
       // Replayed events keep their commit time, so watch history survives a restart within the window.
       state.commit(rec.key, rec.rev, rec.object && deepFreezeJson(rec.object), rec.at);
-      if (rec.object) sizes.set(rec.key, JSON.stringify(rec.object).length);
+      if (rec.object) sizes.set(rec.key, rec.bytes);
       else sizes.delete(rec.key);
     }
     const log = await LogAppender.open(logPath);
