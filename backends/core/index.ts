@@ -48,6 +48,7 @@ import { IdentityLease, type IdentityLeaseConfig } from './controllers/identityl
 import { IdentityLeaseCollector } from './controllers/identityleasegc.js';
 import { WebhookConfigurations } from './admission/webhooks/cache.js';
 import { PolicyCache } from './admission/policies/cache.js';
+import { NamespacePolicies } from './quota/cache.js';
 import type { Admission } from './admission/types.js';
 
 export type { TokenIssuing } from './handlers/tokenrequest.js';
@@ -216,6 +217,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     get admissionPolicies() {
       return admissionPolicies;
     },
+    get namespacePolicies() {
+      return namespacePolicies;
+    },
     cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onListed ? { onListed: opts.onListed } : {}),
@@ -227,6 +231,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   // ValidatingAdmissionPolicies and their bindings: the same, read before the first request.
   const admissionPolicies = opts.builtins !== false ? new PolicyCache(storeObjectSource(env), opts.log) : undefined;
   await admissionPolicies?.ready;
+  // LimitRanges and ResourceQuotas by namespace: the same, read before the first request.
+  const namespacePolicies = opts.builtins !== false ? new NamespacePolicies(storeObjectSource(env), opts.log) : undefined;
+  await namespacePolicies?.ready;
   const backend = new CoreBackend(env, opts.traceStore ? opts.storageBackend : undefined);
   const stopCounting = countStoredObjects(store, () => env.registry);
   const builtinTypes = live.current;
@@ -354,6 +361,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
       crdSync?.stop();
       admissionWebhooks?.stop();
       admissionPolicies?.stop();
+      namespacePolicies?.stop();
       apf?.stop();
       backend.closeWatches();
       webhooks?.close();

@@ -427,7 +427,7 @@ describe('parseServeFlags', () => {
     ],
     [
       ['--enable-admission-plugins=NodeRestriction,Magic'],
-      'invalid value "Magic" for --enable-admission-plugins: unknown or unsupported admission plugin (supported: NodeRestriction, ServiceAccount)',
+      'invalid value "Magic" for --enable-admission-plugins: unknown or unsupported admission plugin (supported: LimitRanger, NodeRestriction, ResourceQuota, ServiceAccount)',
     ],
     [
       ['--enable-admission-plugins=ServiceAccount', '--disable-admission-plugins=ServiceAccount'],
