@@ -22,6 +22,7 @@ import { TokenCleaner } from './controllers/tokencleaner.js';
 import { CsrSigningController, type CsrSigningConfig } from './controllers/csrsigning.js';
 import { CsrApprovingController } from './controllers/csrapproving.js';
 import { CsrCleaner } from './controllers/csrcleaner.js';
+import { ResourceQuotaController } from './controllers/resourcequota.js';
 import { BootstrapSigner, type ClusterInfoSource } from './controllers/bootstrapsigner.js';
 import type { WatchingController } from './controllers/loop.js';
 import { bootstrapRbac } from './controllers/rbacbootstrap.js';
@@ -119,6 +120,8 @@ export interface CoreBackendOptions {
     csrApproving?: boolean;
     /** `csrcleaner`: removes decided, issued and stale CertificateSigningRequests. */
     csrCleaner?: boolean;
+    /** `resourcequota`: fills each ResourceQuota's status.hard and status.used, counting again every `syncPeriodMs` (--resource-quota-sync-period). */
+    resourceQuota?: { syncPeriodMs: number };
   };
 }
 
@@ -266,6 +269,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   if (c.csrSigning) controllers.push(new CsrSigningController(lenv, c.csrSigning));
   if (c.csrApproving) controllers.push(new CsrApprovingController(lenv));
   if (c.csrCleaner) controllers.push(new CsrCleaner(lenv));
+  if (builtins && c.resourceQuota) controllers.push(new ResourceQuotaController(lenv, c.resourceQuota.syncPeriodMs));
   // kube-controller-manager's `garbagecollector`: ownerReferences across every stored type.
   if (builtins) controllers.push(new GarbageCollector(lenv));
   // apiextensions-apiserver's naming, establishing and finalizing controllers, and kube-aggregator's crdregistration.
