@@ -9,6 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
+import { KUBECTL, NEEDS_KUBECTL } from '../helpers/kubectl-server.js';
+import { Kubectl } from '../e2e/helpers.js';
 
 const ns = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 const quota = (name: string, hard: Record<string, string>, extra: Record<string, unknown> = {}) => ({
@@ -68,6 +70,18 @@ describe('ResourceQuota and LimitRanger', () => {
       return used.pods === '1' && used['count/pods'] === '1';
     });
     assert.equal((await s.admin.request('POST', '/api/v1/namespaces/q-pods/pods', pod('c'))).status, 201);
+  });
+
+  it('shows Used and Hard in kubectl describe quota, and kubectl create hears the refusal', NEEDS_KUBECTL, async () => {
+    const k = new Kubectl(KUBECTL!, s.kubeconfig);
+    const out = await k.ok(['describe', 'quota', 'compute', '-n', 'q-pods']);
+    assert.match(out, /^Name:\s+compute$/m);
+    assert.match(out, /^Resource\s+Used\s+Hard$/m);
+    assert.match(out, /^count\/pods\s+2\s+5$/m);
+    assert.match(out, /^pods\s+2\s+2$/m);
+    const r = await k.run(['run', 'd', '-n', 'q-pods', '--image=nginx']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /pods "d" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2/);
   });
 
   it('wants cpu stated under a requests.cpu quota, and a LimitRange default supplies it', async () => {
