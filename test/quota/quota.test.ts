@@ -103,7 +103,10 @@ describe('ResourceQuota and LimitRanger', () => {
     });
     // max cpu 2 makes the default cpu limit 2 (LimitRange defaulting); each default the container lacked is noted.
     assert.deepEqual(created.spec.containers[0].resources, { limits: { memory: '256Mi', cpu: '2' }, requests: { cpu: '0.25', memory: '128Mi' } });
-    assert.equal(created.metadata.annotations['kubernetes.io/limit-ranger'], 'LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app');
+    assert.equal(
+      created.metadata.annotations['kubernetes.io/limit-ranger'],
+      'LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app',
+    );
     assert.deepEqual(await usedOf(s, 'q-cpu', 'cpu'), { 'requests.cpu': '250m', 'limits.memory': '256Mi' });
     // Three more at 250m fit exactly; the fifth goes over, in kube's words.
     for (const name of ['p2', 'p3', 'p4']) assert.equal((await s.admin.request('POST', '/api/v1/namespaces/q-cpu/pods', pod(name))).status, 201);
@@ -119,14 +122,69 @@ describe('ResourceQuota and LimitRanger', () => {
     assert.equal(big.json.message, 'pods "big" is forbidden: maximum cpu usage per Container is 2, but limit is 3');
   });
 
+  it('checks Pod totals, limit-to-request ratios and claims against LimitRanges, in kube words', async () => {
+    await makeNamespace(s, 'lr-checks');
+    const lr = await s.admin.request('POST', '/api/v1/namespaces/lr-checks/limitranges', {
+      apiVersion: 'v1',
+      kind: 'LimitRange',
+      metadata: { name: 'checks' },
+      spec: {
+        limits: [
+          { type: 'Pod', max: { memory: '1Gi' } },
+          { type: 'Container', maxLimitRequestRatio: { cpu: '2' } },
+          { type: 'PersistentVolumeClaim', min: { storage: '1Gi' }, max: { storage: '10Gi' } },
+        ],
+      },
+    });
+    assert.equal(lr.status, 201, lr.text);
+    const twoBig = {
+      ...pod('two'),
+      spec: {
+        containers: ['a', 'b'].map((name) => ({
+          name,
+          image: 'nginx',
+          resources: { limits: { cpu: '1', memory: '768Mi' }, requests: { cpu: '250m', memory: '768Mi' } },
+        })),
+      },
+    };
+    const r = await eventually('the LimitRange in force', async () => {
+      const got = await s.admin.request('POST', '/api/v1/namespaces/lr-checks/pods', twoBig);
+      return got.status === 403 ? got : undefined;
+    });
+    assert.equal(
+      r.json.message,
+      'pods "two" is forbidden: [maximum memory usage per Pod is 1Gi, but limit is 1536Mi, cpu max limit to request ratio per Container is 2, but provided ratio is 4.000000]',
+    );
+    const claim = (name: string, storage: string) => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } },
+    });
+    const small = await s.admin.request('POST', '/api/v1/namespaces/lr-checks/persistentvolumeclaims', claim('small', '500Mi'));
+    assert.equal(small.status, 403, small.text);
+    assert.equal(
+      small.json.message,
+      'persistentvolumeclaims "small" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi',
+    );
+    const big = await s.admin.request('POST', '/api/v1/namespaces/lr-checks/persistentvolumeclaims', claim('big', '20Gi'));
+    assert.equal(big.json.message, 'persistentvolumeclaims "big" is forbidden: maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi');
+    assert.equal((await s.admin.request('POST', '/api/v1/namespaces/lr-checks/persistentvolumeclaims', claim('fits', '5Gi'))).status, 201);
+  });
+
   it('never stores more than the quota allows when 20 creates race', async () => {
     await makeNamespace(s, 'q-race');
     await makeQuota(s, 'q-race', quota('cms', { 'count/configmaps': '10', configmaps: '12' }));
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => s.admin.request('POST', '/api/v1/namespaces/q-race/configmaps', configMap(`cm-${i}`))));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => s.admin.request('POST', '/api/v1/namespaces/q-race/configmaps', configMap(`cm-${i}`))),
+    );
     const codes = answers.map((r) => r.status).sort();
     assert.deepEqual(codes, [...Array(10).fill(201), ...Array(10).fill(403)], answers.map((r) => r.text).join('\n'));
     for (const r of answers.filter((a) => a.status === 403))
-      assert.match(r.json.message, /^configmaps "cm-\d+" is forbidden: exceeded quota: cms, requested: count\/configmaps=1, used: count\/configmaps=10, limited: count\/configmaps=10$/);
+      assert.match(
+        r.json.message,
+        /^configmaps "cm-\d+" is forbidden: exceeded quota: cms, requested: count\/configmaps=1, used: count\/configmaps=10, limited: count\/configmaps=10$/,
+      );
     const stored = (await s.admin.request('GET', '/api/v1/namespaces/q-race/configmaps')).json.items;
     assert.equal(stored.length, 10);
     assert.deepEqual(await usedOf(s, 'q-race', 'cms'), { 'count/configmaps': '10', configmaps: '10' });
@@ -147,7 +205,10 @@ describe('ResourceQuota and LimitRanger', () => {
     assert.equal(created.status, 201, created.text);
     const lb = await s.admin.request('PUT', '/api/v1/namespaces/q-svc/services/web', { ...created.json, spec: { ...created.json.spec, type: 'LoadBalancer' } });
     assert.equal(lb.status, 403, lb.text);
-    assert.equal(lb.json.message, 'services "web" is forbidden: exceeded quota: svc, requested: services.nodeports=3, used: services.nodeports=0, limited: services.nodeports=2');
+    assert.equal(
+      lb.json.message,
+      'services "web" is forbidden: exceeded quota: svc, requested: services.nodeports=3, used: services.nodeports=0, limited: services.nodeports=2',
+    );
   });
 
   it('keeps __proto__ in spec.hard as data: refused naming the field', async () => {

@@ -82,17 +82,25 @@ export function resourceQuotaAdmission(): ValidatingPlugin {
       if (!env.namespacePolicies?.hasQuotas(a.namespace) || quotaIgnores(r.group, r.resource) || !a.object) return;
       const e = evaluatorFor(r.group, r.resource);
       if (!e.handles(a.operation, a.subresource)) return;
+      // None of the namespace's quotas tracks the kind (by the cache): nothing to charge, no store read.
+      if (!env.namespacePolicies.resourceQuotas(a.namespace).some((q) => tracks(e, q))) return;
       return new Promise<void>((resolve, reject) => {
         const w: Waiter = { a, e, result: 'pending', done: (err) => (err ? reject(err) : resolve()) };
         const q = queues.get(a.namespace);
         if (q) q.push(w);
         else {
           queues.set(a.namespace, [w]);
-          work(a.namespace, env);
+          // A batch serves many requests: its store calls are not one recorded request's spans (tracedenv.ts).
+          work(a.namespace, env.trace ? (Object.getPrototypeOf(env) as CoreEnv) : env);
         }
       });
     },
   };
+}
+
+/** Whether the quota's hard limits (as filled, or as asked while the controller has not filled them) name a resource of the kind. */
+function tracks(e: Evaluator, q: KObject): boolean {
+  return e.matchingResources([...Object.keys(record(q, 'status', 'hard')), ...Object.keys(record(q, 'spec', 'hard'))]).length > 0;
 }
 
 async function readQuotas(env: CoreEnv, namespace: string): Promise<KObject[]> {
@@ -150,7 +158,11 @@ async function checkQuotas(env: CoreEnv, quotas: Running[], batch: Waiter[], att
       failed.add(meta.name ?? '');
       lastErr =
         err instanceof StoreError && err.code === 'conflict'
-          ? conflict({ group: '', resource: 'resourcequotas' }, meta.name ?? '', 'the object has been modified; please apply your changes to the latest version and try again')
+          ? conflict(
+              { group: '', resource: 'resourcequotas' },
+              meta.name ?? '',
+              'the object has been modified; please apply your changes to the latest version and try again',
+            )
           : err instanceof Error
             ? err
             : new Error(String(err));

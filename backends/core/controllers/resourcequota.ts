@@ -59,7 +59,8 @@ export class ResourceQuotaController extends WatchingController {
         return;
       }
       this.remember(obj);
-      if (ev.type === 'ADDED' || needsSync(obj) || !sameJson(record(ev.prev, 'spec')['hard'], record(obj, 'spec')['hard'])) this.schedule(ns, obj.metadata.name ?? '');
+      if (ev.type === 'ADDED' || needsSync(obj) || !sameJson(record(ev.prev, 'spec')['hard'], record(obj, 'spec')['hard']))
+        this.schedule(ns, obj.metadata.name ?? '');
       // A quota is itself counted (`resourcequotas`): its own creation and deletion change the others.
       if (ev.type === 'ADDED') this.replenish(ns, '', 'resourcequotas');
       return;
@@ -130,9 +131,17 @@ export class ResourceQuotaController extends WatchingController {
         const before = resourceListOf(status['used']);
         // The count replaces what was recorded; names no longer hard are dropped.
         const used = mask(new Map([...before, ...(await this.usage(namespace, cur, hard))]), hard.keys());
-        const dirty = status['hard'] === undefined || status['used'] === undefined || !sameHard(hard, resourceListOf(status['hard'])) || !listsEqual(used, before);
+        const dirty =
+          status['hard'] === undefined || status['used'] === undefined || !sameHard(hard, resourceListOf(status['hard'])) || !listsEqual(used, before);
         if (!dirty) return undefined;
-        const next = prepareUpdate(t, { ...cur, status: { hard: resourceListJson(hard), used: resourceListJson(used) } }, cur, 'status', undefined, this.env.clock());
+        const next = prepareUpdate(
+          t,
+          { ...cur, status: { hard: resourceListJson(hard), used: resourceListJson(used) } },
+          cur,
+          'status',
+          undefined,
+          this.env.clock(),
+        );
         if (!next) return undefined;
         try {
           await this.env.store.update(key, next, Number(cur.metadata.resourceVersion));

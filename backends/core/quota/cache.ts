@@ -58,6 +58,11 @@ export class NamespacePolicies {
     return this.quotas.has(namespace);
   }
 
+  /** The namespace's ResourceQuotas as the watch last delivered them. */
+  resourceQuotas(namespace: string): readonly KObject[] {
+    return this.quotas.in(namespace);
+  }
+
   stop(): void {
     this.reflector.stop();
   }

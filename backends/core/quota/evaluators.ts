@@ -204,7 +204,9 @@ const pods: Evaluator = {
   resource: 'pods',
   handles: (op, sub) => (sub === '' && op === 'CREATE') || (sub === 'resize' && op === 'UPDATE'),
   matchingResources(input) {
-    return [...input].filter((n) => POD_RESOURCES.has(n) || n.startsWith('hugepages-') || n.startsWith('requests.hugepages-') || (!NATIVE(n) && n.startsWith('requests.')));
+    return [...input].filter(
+      (n) => POD_RESOURCES.has(n) || n.startsWith('hugepages-') || n.startsWith('requests.hugepages-') || (!NATIVE(n) && n.startsWith('requests.')),
+    );
   },
   matchesScope(s, pod) {
     const deadline = record(pod, 'spec')['activeDeadlineSeconds'];
@@ -276,7 +278,10 @@ const services: Evaluator = {
     if (type === 'LoadBalancer') {
       // With node ports suppressed only the ports that name one are counted.
       const suppressed = record(svc, 'spec')['allocateLoadBalancerNodePorts'] === false;
-      out.set('services.nodeports', countQuantity(suppressed ? ports.filter((p) => typeof record(p)['nodePort'] === 'number' && record(p)['nodePort'] !== 0).length : ports.length));
+      out.set(
+        'services.nodeports',
+        countQuantity(suppressed ? ports.filter((p) => typeof record(p)['nodePort'] === 'number' && record(p)['nodePort'] !== 0).length : ports.length),
+      );
       out.set('services.loadbalancers', countQuantity(1));
     }
     return out;
@@ -304,7 +309,8 @@ const pvcs: Evaluator = {
     return [...input].filter(
       (n) =>
         PVC_RESOURCES.has(n) ||
-        (n.includes(STORAGE_CLASS_SUFFIX) && (n.endsWith(`${STORAGE_CLASS_SUFFIX}requests.storage`) || n.endsWith(`${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`))),
+        (n.includes(STORAGE_CLASS_SUFFIX) &&
+          (n.endsWith(`${STORAGE_CLASS_SUFFIX}requests.storage`) || n.endsWith(`${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`))),
     );
   },
   matchesScope(s, pvc) {
@@ -332,7 +338,12 @@ const pvcs: Evaluator = {
 };
 
 /** Object-count evaluators with a legacy name beside `count/…`. */
-const LEGACY_COUNTS: Readonly<Record<string, string>> = { configmaps: 'configmaps', secrets: 'secrets', replicationcontrollers: 'replicationcontrollers', resourcequotas: 'resourcequotas' };
+const LEGACY_COUNTS: Readonly<Record<string, string>> = {
+  configmaps: 'configmaps',
+  secrets: 'secrets',
+  replicationcontrollers: 'replicationcontrollers',
+  resourcequotas: 'resourcequotas',
+};
 
 const counts = new Map<string, Evaluator>();
 
