@@ -58,6 +58,14 @@ export function resourceQuotaAdmission(): ValidatingPlugin {
   /** The waiters of each namespace not yet taken by its worker; a namespace is here while its worker runs. */
   const queues = new Map<string, Waiter[]>();
 
+  /**
+   * A batch starts a turn later, so the charges that reach admission meanwhile share its one status write (at
+   * once, each create was a batch of its own and paid a quota write: docs/decisions/2026-11-29-quota-admission.md).
+   */
+  function nextBatch(namespace: string, env: CoreEnv): void {
+    setImmediate(() => work(namespace, env));
+  }
+
   function work(namespace: string, env: CoreEnv): void {
     const batch = queues.get(namespace)!;
     queues.set(namespace, []);
@@ -67,7 +75,7 @@ export function resourceQuotaAdmission(): ValidatingPlugin {
       })
       .finally(() => {
         for (const w of batch) w.done(w.result === 'ok' ? undefined : w.result === 'pending' ? new Error('quota not charged') : w.result);
-        if (queues.get(namespace)!.length > 0) work(namespace, env);
+        if (queues.get(namespace)!.length > 0) nextBatch(namespace, env);
         else queues.delete(namespace);
       });
   }
@@ -91,7 +99,8 @@ export function resourceQuotaAdmission(): ValidatingPlugin {
         else {
           queues.set(a.namespace, [w]);
           // A batch serves many requests: its store calls are not one recorded request's spans (tracedenv.ts).
-          work(a.namespace, env.trace ? (Object.getPrototypeOf(env) as CoreEnv) : env);
+          const base = env.trace ? (Object.getPrototypeOf(env) as CoreEnv) : env;
+          nextBatch(a.namespace, base);
         }
       });
     },
