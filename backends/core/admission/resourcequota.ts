@@ -132,6 +132,8 @@ async function judge(env: CoreEnv, namespace: string, batch: Waiter[]): Promise<
 async function checkQuotas(env: CoreEnv, quotas: Running[], batch: Waiter[], attemptsLeft: number): Promise<void> {
   const original = quotas;
   let anyChanged = false;
+  // Each round decides anew for the waiters given it (a charge whose write conflicted is made again).
+  for (const w of batch) w.result = 'pending';
   for (const w of batch) {
     let next: Running[];
     try {
@@ -187,7 +189,13 @@ async function checkQuotas(env: CoreEnv, quotas: Running[], batch: Waiter[], att
   }
   // The quotas whose write conflicted, as stored now; one deleted meanwhile is no longer charged.
   const fresh = (await readQuotas(env, quotas[0]!.obj.metadata.namespace ?? '')).filter((q) => failed.has(q.metadata.name ?? ''));
-  await checkQuotas(env, fresh.map(running), batch, attemptsLeft - 1);
+  // Refused waiters stay refused (never charged); the others are judged against the quotas whose write failed.
+  await checkQuotas(
+    env,
+    fresh.map(running),
+    batch.filter((w) => !(w.result instanceof Error)),
+    attemptsLeft - 1,
+  );
 }
 
 function refuse(a: AdmissionAttributes, why: string): StatusError {
