@@ -9,7 +9,10 @@
 // (a share of the rate without admission), its setup and its teardown.
 // The policy scenarios: one ValidatingAdmissionPolicy of three expressions
 // that matches (every create passes), and 100 bound policies that do not.
-// Targets: webhook ≥ 50%, policy ≥ 80%, unmatched ≥ 95%. BENCH_ONLY=admission runs it.
+// The quota scenario: one ResourceQuota on count/configmaps in the creates'
+// namespace (ResourceQuota admission is on in every run: without it, the
+// namespace has no quota). Targets: webhook ≥ 50%, policy ≥ 80%, unmatched ≥ 95%,
+// quota ≥ 70%. BENCH_ONLY=admission runs it.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -152,6 +155,28 @@ SCENARIOS.push(
     async teardown(c) {
       await c.admin.must('DELETE', `${ADM}/validatingadmissionpolicybindings/bench-three`);
       await c.admin.must('DELETE', `${ADM}/validatingadmissionpolicies/bench-three`);
+    },
+  },
+  {
+    // ResourceQuota admission (on in every run): the same creates charged to a quota of their namespace.
+    name: 'one ResourceQuota (count/configmaps) in the namespace',
+    atLeast: 0.7,
+    async setup(c) {
+      const path = '/api/v1/namespaces/bench/resourcequotas';
+      await c.admin.must('POST', path, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'bench' }, spec: { hard: { 'count/configmaps': '1G' } } });
+      // In force once the controller filled its status and a create is charged to it.
+      for (let i = 0; i < 200; i++) {
+        const got = JSON.parse((await c.admin.call('GET', `${path}/bench`)).text) as { status?: { used?: Record<string, string> } };
+        const used = got.status?.used?.['count/configmaps'];
+        if (used !== undefined && used !== '0') return;
+        if (used !== undefined)
+          await c.admin.call('POST', '/api/v1/namespaces/bench/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'probe-' } });
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error('the quota never came into force');
+    },
+    async teardown(c) {
+      await c.admin.must('DELETE', '/api/v1/namespaces/bench/resourcequotas/bench');
     },
   },
   {

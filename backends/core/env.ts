@@ -8,6 +8,7 @@ import type { Trace } from '../../lib/tracing/span.js';
 import type { Admission } from './admission/types.js';
 import type { WebhookConfigurations } from './admission/webhooks/cache.js';
 import type { PolicyCache } from './admission/policies/cache.js';
+import type { NamespacePolicies } from './quota/cache.js';
 
 export interface CoreEnv {
   readonly store: Store;
@@ -40,6 +41,8 @@ export interface CoreEnv {
   readonly admissionWebhooks?: WebhookConfigurations;
   /** The ValidatingAdmissionPolicies, bindings and params in force (a watch-fed cache); absent = no policies apply. */
   readonly admissionPolicies?: PolicyCache;
+  /** The LimitRanges and ResourceQuotas of each namespace (a watch-fed cache) for LimitRanger and ResourceQuota; absent = neither applies. */
+  readonly namespacePolicies?: NamespacePolicies;
   /** Open watches, closed at shutdown. */
   readonly watches: Set<() => void>;
   /** A recorded request's view of the env (tracedenv.ts): its trace, for calls that leave the process. */

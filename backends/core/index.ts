@@ -22,6 +22,7 @@ import { TokenCleaner } from './controllers/tokencleaner.js';
 import { CsrSigningController, type CsrSigningConfig } from './controllers/csrsigning.js';
 import { CsrApprovingController } from './controllers/csrapproving.js';
 import { CsrCleaner } from './controllers/csrcleaner.js';
+import { ResourceQuotaController } from './controllers/resourcequota.js';
 import { BootstrapSigner, type ClusterInfoSource } from './controllers/bootstrapsigner.js';
 import type { WatchingController } from './controllers/loop.js';
 import { bootstrapRbac } from './controllers/rbacbootstrap.js';
@@ -48,6 +49,7 @@ import { IdentityLease, type IdentityLeaseConfig } from './controllers/identityl
 import { IdentityLeaseCollector } from './controllers/identityleasegc.js';
 import { WebhookConfigurations } from './admission/webhooks/cache.js';
 import { PolicyCache } from './admission/policies/cache.js';
+import { NamespacePolicies } from './quota/cache.js';
 import type { Admission } from './admission/types.js';
 
 export type { TokenIssuing } from './handlers/tokenrequest.js';
@@ -118,6 +120,8 @@ export interface CoreBackendOptions {
     csrApproving?: boolean;
     /** `csrcleaner`: removes decided, issued and stale CertificateSigningRequests. */
     csrCleaner?: boolean;
+    /** `resourcequota`: fills each ResourceQuota's status.hard and status.used, counting again every `syncPeriodMs` (--resource-quota-sync-period). */
+    resourceQuota?: { syncPeriodMs: number };
   };
 }
 
@@ -217,6 +221,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
     get admissionPolicies() {
       return admissionPolicies;
     },
+    get namespacePolicies() {
+      return namespacePolicies;
+    },
     cbor: opts.cbor === true,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onListed ? { onListed: opts.onListed } : {}),
@@ -228,6 +235,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   // ValidatingAdmissionPolicies and their bindings: the same, read before the first request.
   const admissionPolicies = opts.builtins !== false ? new PolicyCache(storeObjectSource(env), opts.log) : undefined;
   await admissionPolicies?.ready;
+  // LimitRanges and ResourceQuotas by namespace: the same, read before the first request.
+  const namespacePolicies = opts.builtins !== false ? new NamespacePolicies(storeObjectSource(env), opts.log) : undefined;
+  await namespacePolicies?.ready;
   const backend = new CoreBackend(env, opts.traceStore ? opts.storageBackend : undefined);
   const stopCounting = countStoredObjects(store, () => env.registry);
   const builtinTypes = live.current;
@@ -260,6 +270,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   if (c.csrSigning) controllers.push(new CsrSigningController(lenv, c.csrSigning));
   if (c.csrApproving) controllers.push(new CsrApprovingController(lenv));
   if (c.csrCleaner) controllers.push(new CsrCleaner(lenv));
+  if (builtins && c.resourceQuota) controllers.push(new ResourceQuotaController(lenv, c.resourceQuota.syncPeriodMs));
   // kube-controller-manager's `garbagecollector`: ownerReferences across every stored type.
   if (builtins) controllers.push(new GarbageCollector(lenv));
   // apiextensions-apiserver's naming, establishing and finalizing controllers, and kube-aggregator's crdregistration.
@@ -355,6 +366,7 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
       crdSync?.stop();
       admissionWebhooks?.stop();
       admissionPolicies?.stop();
+      namespacePolicies?.stop();
       apf?.stop();
       backend.closeWatches();
       webhooks?.close();

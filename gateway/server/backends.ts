@@ -106,13 +106,14 @@ export function electionOptions(opts: ServeOptions): Pick<CoreBackendOptions, 'l
   };
 }
 
-/** csrsigning, csrapproving and csrcleaner as --controllers leaves them (in-process and in `gatehouse core-backend`). */
+/** csrsigning, csrapproving, csrcleaner and resourcequota as --controllers leaves them (in-process and in `gatehouse core-backend`). */
 export function csrControllers(opts: ServeOptions, log: (msg: string) => void) {
   const signing = controllerEnabled(opts, 'csrsigning') ? csrSigningConfig(opts, log) : undefined;
   return {
     ...(signing ? { csrSigning: signing } : {}),
     csrApproving: controllerEnabled(opts, 'csrapproving'),
     csrCleaner: controllerEnabled(opts, 'csrcleaner'),
+    ...(controllerEnabled(opts, 'resourcequota') ? { resourceQuota: { syncPeriodMs: opts.resourceQuotaSyncPeriodMs } } : {}),
   };
 }
 

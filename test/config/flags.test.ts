@@ -83,6 +83,7 @@ describe('parseServeFlags', () => {
         serviceAccountMaxTokenExpirationMs: 0,
         apiAudiences: [],
         controllers: ['*'],
+        resourceQuotaSyncPeriodMs: 300_000,
         leaderElect: true,
         leaderElectLeaseDurationMs: 15_000,
         leaderElectRenewDeadlineMs: 10_000,
@@ -415,7 +416,7 @@ describe('parseServeFlags', () => {
     ],
     [
       ['--controllers=*,nodes'],
-      'invalid value "nodes" for --controllers: unknown controller (*, serviceaccount-token, serviceaccount, root-ca-cert-publisher, tokencleaner, bootstrapsigner, csrsigning, csrapproving, csrcleaner, or -name to disable)',
+      'invalid value "nodes" for --controllers: unknown controller (*, serviceaccount-token, serviceaccount, root-ca-cert-publisher, tokencleaner, bootstrapsigner, csrsigning, csrapproving, csrcleaner, resourcequota, or -name to disable)',
     ],
     [
       ['--feature-gates', 'A=true'],
@@ -427,7 +428,7 @@ describe('parseServeFlags', () => {
     ],
     [
       ['--enable-admission-plugins=NodeRestriction,Magic'],
-      'invalid value "Magic" for --enable-admission-plugins: unknown or unsupported admission plugin (supported: NodeRestriction, ServiceAccount)',
+      'invalid value "Magic" for --enable-admission-plugins: unknown or unsupported admission plugin (supported: LimitRanger, NodeRestriction, ResourceQuota, ServiceAccount)',
     ],
     [
       ['--enable-admission-plugins=ServiceAccount', '--disable-admission-plugins=ServiceAccount'],

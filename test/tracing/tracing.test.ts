@@ -166,7 +166,7 @@ describe('tracing at samplingRatePerMillion 1000000', { timeout: 180_000 }, () =
 
     const admission = one(spans, (x) => x.name === 'admission' && x.attributes['admission.phase'] === 'validating', 'one validating admission span');
     const mutating = one(spans, (x) => x.name === 'admission' && x.attributes['admission.phase'] === 'mutating', 'one mutating admission span');
-    assert.deepEqual(mutating.attributes['admission.plugins'], ['MutatingAdmissionWebhook']);
+    assert.deepEqual(mutating.attributes['admission.plugins'], ['LimitRanger', 'MutatingAdmissionWebhook']);
     assert.equal(admission.parentSpanId, srv.spanId);
     assert.ok((admission.attributes['admission.plugins'] as unknown[]).includes('NodeRestriction'), String(admission.attributes['admission.plugins']));
     const create = one(spans, (x) => x.name === `Create ${store}`, 'one store create span');

@@ -6,9 +6,11 @@ import type { RequestAuthorizer } from '../../../lib/api/authorization.js';
 import type { RbacRuleResolver } from '../../../lib/rbac/rules.js';
 import { applyCreateAuthorization } from './applycreate.js';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './certificates.js';
+import { limitRangerDefaults, limitRangerValidation } from './limitranger.js';
 import { namespaceLifecycle } from './namespacelifecycle.js';
 import { nodeRestriction } from './noderestriction.js';
 import { rbacEscalation } from './rbacescalation.js';
+import { resourceQuotaAdmission } from './resourcequota.js';
 import { serviceAccountAdmission } from './serviceaccount.js';
 import { validatingAdmissionPolicy } from './policies/plugin.js';
 import type { Admission } from './types.js';
@@ -16,7 +18,7 @@ import { mutatingWebhooks } from './webhooks/mutating.js';
 import { validatingWebhooks } from './webhooks/validating.js';
 
 export interface AdmissionInputs {
-  /** The optional plugins in force (--enable-admission-plugins, the default ones not disabled): NodeRestriction, ServiceAccount. */
+  /** The optional plugins in force (--enable-admission-plugins, the default ones not disabled): LimitRanger, NodeRestriction, ResourceQuota, ServiceAccount. */
   readonly enabled: readonly string[];
   /** The front door's authorizers (in-process its chain, in the backend's own process its SubjectAccessReview). */
   readonly authorizer: RequestAuthorizer;
@@ -33,10 +35,15 @@ export function buildAdmission(i: AdmissionInputs): Admission {
   return {
     authorizer: i.authorizer,
     // kube's order: the built-in mutating plugins, then MutatingAdmissionWebhook.
-    mutating: [...(i.enabled.includes('ServiceAccount') ? [serviceAccountAdmission] : []), mutatingWebhooks(i.authorizer)],
+    mutating: [
+      ...(i.enabled.includes('LimitRanger') ? [limitRangerDefaults] : []),
+      ...(i.enabled.includes('ServiceAccount') ? [serviceAccountAdmission] : []),
+      mutatingWebhooks(i.authorizer),
+    ],
     validating: [
       applyCreateAuthorization(i.authorizer),
       namespaceLifecycle,
+      ...(i.enabled.includes('LimitRanger') ? [limitRangerValidation] : []),
       ...(i.enabled.includes('NodeRestriction') ? [nodeRestriction] : []),
       rbacEscalation({ authorizer: i.authorizer, rules: i.rbac, privilegedGroups: i.privilegedGroups }),
       certificateApproval(i.authorizer),
@@ -45,6 +52,8 @@ export function buildAdmission(i: AdmissionInputs): Admission {
       // kube's order: ValidatingAdmissionPolicy, then ValidatingAdmissionWebhook.
       validatingAdmissionPolicy(i.authorizer),
       validatingWebhooks(i.authorizer),
+      // kube's order: ResourceQuota last, so a write refused by anything else is never charged.
+      ...(i.enabled.includes('ResourceQuota') ? [resourceQuotaAdmission()] : []),
     ],
   };
 }

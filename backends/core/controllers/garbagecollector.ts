@@ -29,7 +29,7 @@ import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './garbagecollector-polic
 import { WatchingController } from './loop.js';
 
 /** One stored type per key prefix (several versions share a prefix). */
-function storedTypes(env: CoreEnv): Map<string, ResourceType> {
+export function storedTypes(env: CoreEnv): Map<string, ResourceType> {
   const out = new Map<string, ResourceType>();
   for (const t of env.registry.all()) {
     if (t.servedBy === 'gateway' || t.computed || !t.verbs.includes('list')) continue;

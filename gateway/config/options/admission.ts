@@ -3,11 +3,11 @@ import { ConfigError } from '../../../lib/config/error.js';
 import { csv, flagsOf, type OptionGroup } from './flag.js';
 
 /** Admission plugins the two flags accept. */
-export const ADMISSION_PLUGINS = ['NodeRestriction', 'ServiceAccount'] as const;
+export const ADMISSION_PLUGINS = ['LimitRanger', 'NodeRestriction', 'ResourceQuota', 'ServiceAccount'] as const;
 export type AdmissionPluginName = (typeof ADMISSION_PLUGINS)[number];
 
 /** The plugins kube-apiserver runs unless --disable-admission-plugins names them. */
-export const DEFAULT_ADMISSION_PLUGINS: readonly AdmissionPluginName[] = ['ServiceAccount'];
+export const DEFAULT_ADMISSION_PLUGINS: readonly AdmissionPluginName[] = ['LimitRanger', 'ResourceQuota', 'ServiceAccount'];
 
 export interface AdmissionOptions {
   readonly enableAdmissionPlugins: readonly AdmissionPluginName[];

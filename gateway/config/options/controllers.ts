@@ -1,7 +1,7 @@
 // The core backend controllers (as kube-controller-manager --controllers).
 import type { ServeOptions } from '../flags.js';
 import { ConfigError } from '../../../lib/config/error.js';
-import { csv, flagsOf, type OptionGroup } from './flag.js';
+import { csv, duration, flagsOf, type OptionGroup } from './flag.js';
 
 /** Controllers of the core backend that --controllers names; `*` = the ones on by default. */
 export const CONTROLLERS = [
@@ -13,6 +13,7 @@ export const CONTROLLERS = [
   'csrsigning',
   'csrapproving',
   'csrcleaner',
+  'resourcequota',
 ] as const;
 /** Off under `*` unless --enable-bootstrap-token-auth (kube-controller-manager keeps them off by default too). */
 export const CONTROLLERS_OFF_BY_DEFAULT: ReadonlySet<string> = new Set(['tokencleaner', 'bootstrapsigner']);
@@ -39,6 +40,8 @@ export function controllerEnabled(o: Pick<ServeOptions, 'controllers' | 'enableB
 export interface ControllerOptions {
   /** kube-controller-manager style: `*`, names, `-name`; see CONTROLLERS. */
   readonly controllers: readonly string[];
+  /** --resource-quota-sync-period: how often the resourcequota controller counts every quota again. */
+  readonly resourceQuotaSyncPeriodMs: number;
 }
 
 const flag = flagsOf<ControllerOptions>();
@@ -47,6 +50,7 @@ export const controllers: OptionGroup<ControllerOptions> = {
   title: 'Controllers',
   defaults: {
     controllers: ['*'],
+    resourceQuotaSyncPeriodMs: 5 * 60_000,
   },
   flags: [
     flag({
@@ -56,6 +60,13 @@ export const controllers: OptionGroup<ControllerOptions> = {
       list: true,
       help: `Core controllers to run: * (defaults), ${CONTROLLERS.join(', ')}, -name disables`,
       parse: controllerNames,
+    }),
+    flag({
+      name: 'resource-quota-sync-period',
+      key: 'resourceQuotaSyncPeriodMs',
+      arg: 'duration',
+      help: 'How often the resourcequota controller counts the usage of every quota again (kube-controller-manager default 5m)',
+      parse: (raw) => duration(raw, true),
     }),
   ],
 };

@@ -2,7 +2,8 @@
 // SetDefaults_LimitRangeItem and ValidateLimitRange) and ResourceQuotas (with
 // /status and kube's REQUEST/LIMIT columns), as kube-apiserver 1.33 serves
 // them (pkg/registry/core/limitrange, resourcequota; pkg/apis/core/validation).
-// Gatehouse runs no admission plugin that applies them to pods.
+// The LimitRanger and ResourceQuota admission plugins and the resourcequota
+// controller apply them (backends/core/admission/, backends/core/controllers/).
 import { isPlainObject, type KObject } from '../../api/meta.js';
 import { cause, type StatusCause } from '../../api/status.js';
 import type { ResourceType } from '../types.js';
