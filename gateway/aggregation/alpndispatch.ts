@@ -77,6 +77,8 @@ export class AlpnDispatcher implements BackendDispatcher {
     private readonly tls: ConnectionOptions,
     private readonly h1: Dispatcher,
     private readonly idleMs: number,
+    /** False: every endpoint over HTTP/1.1 (GODEBUG=http2client=0). */
+    private readonly http2 = true,
   ) {}
 
   /** The protocol an endpoint was last reached with (tests, metrics): 'h2', 'http/1.1' or undefined before the first request. */
@@ -90,7 +92,7 @@ export class AlpnDispatcher implements BackendDispatcher {
     const key = opts.origin as string;
     let e = this.#endpoints.get(key);
     if (e === undefined) {
-      e = { origin: key, h1: false, sessions: [], connecting: false, waiting: [] };
+      e = { origin: key, h1: !this.http2, sessions: [], connecting: false, waiting: [] };
       this.#endpoints.set(key, e);
     }
     if (e.h1) return this.h1.dispatch(opts, handler);
