@@ -58,6 +58,8 @@ export interface PoolTarget {
 export interface PoolForwardOptions {
   /** Header pairs added to the request (identity), flat: name, value, name, value… */
   readonly set: readonly string[];
+  /** The names `set` holds, in lower case, when the caller built them once (identity.ts `identityHead`); else `set` is scanned. */
+  readonly setNames?: ReadonlySet<string>;
   /** Client header names (lowercase) never forwarded, beyond the hop-by-hop ones. */
   readonly drop: (name: string) => boolean;
   /** The request body when it was already read (admission); else the request streams. */
@@ -109,7 +111,7 @@ export function forwardPooled(x: Exchange, t: PoolTarget, o: PoolForwardOptions)
     async (trace, span) => {
       const set = [...o.set];
       for (const k in trace) set.push(k, String(trace[k]));
-      await send(x, t, { ...o, set });
+      await send(x, t, { ...o, set, setNames: undefined });
       if (res.headersSent) clientStatus(span, res.statusCode);
     },
     req,
@@ -129,9 +131,11 @@ function send(x: Exchange, t: PoolTarget, o: PoolForwardOptions): Promise<void> 
     const headers: string[] = [];
     const h = req.headers;
     const set = o.set;
+    const names = o.setNames;
     for (const k in h) {
       // HTTP/2 pseudo-headers (:path, :authority, …) are not headers to an HTTP/1.1 backend; Expect was answered by this server.
-      if (k[0] === ':' || isHopByHop(k) || k === 'expect' || o.drop(k) || (o.body && k === 'content-length') || setsName(set, k)) continue;
+      if (k[0] === ':' || isHopByHop(k) || k === 'expect' || o.drop(k) || (o.body && k === 'content-length')) continue;
+      if (names ? names.has(k) : setsName(set, k)) continue;
       const v = h[k];
       if (v !== undefined) headers.push(k, v as string);
     }
