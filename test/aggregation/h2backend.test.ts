@@ -38,6 +38,8 @@ interface Backend {
   seen: Map<string, Seen>;
   /** Open watch answers, by id. */
   watches: Map<string, { write(s: string): boolean; end(): void; destroy?(): void }>;
+  /** Watch ids whose answer closed (the client went, the stream was cancelled). */
+  closed: Set<string>;
   /** TLS connections that negotiated h2. */
   h2Sessions: number;
   close(): Promise<void>;
@@ -67,6 +69,7 @@ function handler(group: string, b: Backend) {
       res.writeHead(200, { 'content-type': 'application/json' });
       (res as ServerResponse).flushHeaders?.();
       const id = url.searchParams.get('id') ?? '';
+      res.on('close', () => b.closed.add(id));
       b.watches.set(id, { write: (s) => (res as ServerResponse).write(s), end: () => (res as ServerResponse).end(), destroy: () => req.socket.destroy() });
       return;
     }
@@ -106,7 +109,7 @@ function listening(server: Http2SecureServer | Server): Promise<number> {
 }
 
 async function startH2(pem: { cert: string; key: string }, frontProxyCa: string): Promise<Backend> {
-  const b = { seen: new Map(), watches: new Map(), h2Sessions: 0 } as unknown as Backend;
+  const b = { seen: new Map(), watches: new Map(), closed: new Set(), h2Sessions: 0 } as unknown as Backend;
   const server = createSecureServer(
     { cert: pem.cert, key: pem.key, ca: frontProxyCa, requestCert: true, rejectUnauthorized: true, allowHTTP1: true },
     handler(H2, b) as (req: Http2ServerRequest, res: Http2ServerResponse) => void,
@@ -136,7 +139,7 @@ async function startH2(pem: { cert: string; key: string }, frontProxyCa: string)
 }
 
 async function startH1(pem: { cert: string; key: string }, frontProxyCa: string): Promise<Backend> {
-  const b = { seen: new Map(), watches: new Map(), h2Sessions: 0 } as unknown as Backend;
+  const b = { seen: new Map(), watches: new Map(), closed: new Set(), h2Sessions: 0 } as unknown as Backend;
   const server = createHttpsServer({ cert: pem.cert, key: pem.key, ca: frontProxyCa, requestCert: true, rejectUnauthorized: true }, handler(H1, b));
   b.port = await listening(server);
   b.close = () =>
@@ -254,6 +257,18 @@ describe('HTTP/2 to aggregated backends that offer it', { timeout: 180_000 }, ()
     backendSide.end();
     assert.equal(await w.next(10_000), undefined);
     assert.ok(w.ended);
+  });
+
+  it('a client that leaves a watch cancels its HTTP/2 stream; the connection serves on', async () => {
+    const sessions = h2.h2Sessions;
+    const w = await gh.admin.watch(`${THINGS}?watch=1&id=w2`);
+    await eventually('the watch reached the backend', () => h2.watches.has('w2'));
+    w.stop();
+    await eventually('the backend saw the stream close', () => h2.closed.has('w2'));
+    const r = await call('GET', `${THINGS}/after-cancel`);
+    assert.equal(r.status, 200, r.body);
+    assert.equal(JSON.parse(r.body).httpVersion, '2.0');
+    assert.equal(h2.h2Sessions, sessions);
   });
 
   it('an error status is relayed with its body; a redirect is refused with a 502', async () => {
