@@ -253,11 +253,10 @@ function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: Backen
 
   let done = false;
   let st: ClientHttp2Stream | undefined;
-  let headTimer: NodeJS.Timeout | undefined;
+  let answered = false;
   const finish = (err: Error | undefined): void => {
     if (done) return;
     done = true;
-    if (headTimer) clearTimeout(headTimer);
     // Cut on error; after a complete answer only a request side still open (an early answer) is closed.
     if (st && !st.closed && (err || !st.writableEnded)) st.close(err ? NGHTTP2_CANCEL : NGHTTP2_NO_ERROR);
     if (body && !Buffer.isBuffer(body)) {
@@ -283,11 +282,12 @@ function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: Backen
     freed();
   });
   s.once('error', (err: Error) => finish(err));
+  // One inactivity timer per stream (Node's, refreshed by its frames) for both limits, as undici's HTTP/2 client.
   const headersTimeout = opts.headersTimeout ?? 0;
-  if (headersTimeout > 0) headTimer = setTimeout(() => finish(new errors.HeadersTimeoutError()), headersTimeout);
+  if (headersTimeout > 0) s.setTimeout(headersTimeout, () => finish(answered ? new errors.BodyTimeoutError() : new errors.HeadersTimeoutError()));
   s.once('response', (h: IncomingHttpHeaders) => {
     if (done) return;
-    if (headTimer) clearTimeout(headTimer);
+    answered = true;
     const out: string[] = [];
     for (const k of Object.keys(h)) {
       if (k.charCodeAt(0) === 58 /* ':' */ || isHopByHop(k)) continue;
@@ -296,7 +296,7 @@ function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: Backen
       else if (v !== undefined) out.push(k, v);
     }
     const bodyTimeout = opts.bodyTimeout ?? 0;
-    if (bodyTimeout > 0) s.setTimeout(bodyTimeout, () => finish(new errors.BodyTimeoutError()));
+    if (bodyTimeout !== headersTimeout) s.setTimeout(bodyTimeout, () => finish(new errors.BodyTimeoutError()));
     if (!handler.onHeadPairs(Number(h[':status']), out, () => s.resume())) s.pause();
     if (done) return;
     s.on('data', (c: Buffer) => {

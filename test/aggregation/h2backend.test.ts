@@ -91,6 +91,13 @@ function handler(group: string, b: Backend) {
           .writeHead(404, { 'content-type': 'application/json', 'x-backend': 'h2' })
           .end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'things "missing" not found' }));
         return;
+      case 'hang':
+        return;
+      case 'stall':
+        // Headers, half a body, then silence.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        (res as ServerResponse).write('{"partial":');
+        return;
       case 'redirect':
         res.writeHead(302, { location: 'https://elsewhere.example/' }).end();
         return;
@@ -178,7 +185,8 @@ describe('HTTP/2 to aggregated backends that offer it', { timeout: 180_000 }, ()
     });
 
   before(async () => {
-    gh = await startGatehouse({ flags: [] });
+    // A short --request-timeout, so a stall is seen soon.
+    gh = await startGatehouse({ flags: ['--request-timeout=4s'] });
     const pki = join(gh.dataDir, 'pki');
     const frontProxyCa = readFileSync(join(pki, 'front-proxy-ca.crt'), 'utf8');
     tls = {
@@ -289,6 +297,17 @@ describe('HTTP/2 to aggregated backends that offer it', { timeout: 180_000 }, ()
     const again = await call('GET', `${THINGS}/after`);
     assert.equal(again.status, 200, again.body);
     assert.equal(JSON.parse(again.body).httpVersion, '2.0');
+  });
+
+  it('a backend that never answers is a 504 at --request-timeout; one that stalls mid-answer has the client cut', async () => {
+    const r = await call('GET', `${THINGS}/hang`);
+    assert.equal(r.status, 504, r.body);
+    assert.match(JSON.parse(r.body).message, /within 4s/);
+    const cut = await call('GET', `${THINGS}/stall`);
+    assert.equal(cut.status, 200);
+    assert.ok(cut.error !== undefined || !cut.body.endsWith('}'), `a stalled answer must not look complete: ${JSON.stringify(cut)}`);
+    const again = await call('GET', `${THINGS}/after-stall`);
+    assert.equal(again.status, 200, again.body);
   });
 
   it('an upgrade to an HTTP/2 backend stays HTTP/1.1', async () => {
