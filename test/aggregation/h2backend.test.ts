@@ -93,6 +93,10 @@ function handler(group: string, b: Backend) {
         return;
       case 'hang':
         return;
+      case 'early':
+        // Answered before the body is read (a backend's size limit).
+        res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: 413, message: 'too large' }));
+        return;
       case 'stall':
         // Headers, half a body, then silence.
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -308,6 +312,18 @@ describe('HTTP/2 to aggregated backends that offer it', { timeout: 180_000 }, ()
     assert.ok(cut.error !== undefined || !cut.body.endsWith('}'), `a stalled answer must not look complete: ${JSON.stringify(cut)}`);
     const again = await call('GET', `${THINGS}/after-stall`);
     assert.equal(again.status, 200, again.body);
+  });
+
+  it('an answer before the whole body was sent is relayed; the HTTP/2 connection serves on', async () => {
+    const sessions = h2.h2Sessions;
+    const chunks = Array.from({ length: 20 }, (_, i) => Buffer.alloc(64 * 1024, i));
+    const r = await call('POST', `${THINGS}/early`, { body: chunks, headers: { 'content-type': 'application/octet-stream' } });
+    assert.equal(r.status, 413, JSON.stringify(r));
+    assert.equal(JSON.parse(r.body).message, 'too large');
+    const again = await call('GET', `${THINGS}/after-early`);
+    assert.equal(again.status, 200, again.body);
+    assert.equal(JSON.parse(again.body).httpVersion, '2.0');
+    assert.equal(h2.h2Sessions, sessions);
   });
 
   it('an upgrade to an HTTP/2 backend stays HTTP/1.1', async () => {
