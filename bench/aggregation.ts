@@ -408,57 +408,18 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
       0,
     );
     children.push(backend);
-    const hopPort = await freePort();
-    const hop = await startChild(
-      'agg-bare-hop',
-      self,
-      [
-        'bare-proxy',
-        String(hopPort),
-        String(bePort),
-        join(pki, 'apiserver.crt'),
-        join(pki, 'apiserver.key'),
-        files.ca,
-        join(pki, 'front-proxy-client.crt'),
-        join(pki, 'front-proxy-client.key'),
-      ],
-      0,
-    );
-    children.push(hop);
-    const undiciPort = await freePort();
-    const undiciHop = await startChild(
-      'agg-undici-hop',
-      self,
-      [
-        'bare-undici',
-        String(undiciPort),
-        String(bePort),
-        join(pki, 'apiserver.crt'),
-        join(pki, 'apiserver.key'),
-        files.ca,
-        join(pki, 'front-proxy-client.crt'),
-        join(pki, 'front-proxy-client.key'),
-      ],
-      0,
-    );
-    children.push(undiciHop);
-    const h2HopPort = await freePort();
-    const h2Hop = await startChild(
-      'agg-h2-hop',
-      self,
-      [
-        'bare-h2',
-        String(h2HopPort),
-        String(bePort),
-        join(pki, 'apiserver.crt'),
-        join(pki, 'apiserver.key'),
-        files.ca,
-        join(pki, 'front-proxy-client.crt'),
-        join(pki, 'front-proxy-client.key'),
-      ],
-      0,
-    );
-    children.push(h2Hop);
+    /** A bare hop of `mode` (bare-proxy, bare-undici, bare-h2) on CPU 0 in front of the backend, with the gateway's serving and front-proxy certificates. */
+    const startHop = async (name: string, mode: string): Promise<[Child, number]> => {
+      const port = await freePort();
+      const certs = ['apiserver.crt', 'apiserver.key'].map((f) => join(pki, f));
+      const client = ['front-proxy-client.crt', 'front-proxy-client.key'].map((f) => join(pki, f));
+      const child = await startChild(name, self, [mode, String(port), String(bePort), ...certs, files.ca, ...client], 0);
+      children.push(child);
+      return [child, port];
+    };
+    const [hop, hopPort] = await startHop('agg-bare-hop', 'bare-proxy');
+    const [undiciHop, undiciPort] = await startHop('agg-undici-hop', 'bare-undici');
+    const [h2Hop, h2HopPort] = await startHop('agg-h2-hop', 'bare-h2');
     const load = await startChild('agg-loadgen', self, ['loadgen'], 1);
     children.push(load);
 
