@@ -36,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, placement, serveCommands, startChild, type Child } from './procs.js';
 import { Samples, type Percentiles } from './stats.js';
 import { addRows, type SummaryRow } from './summary.js';
-import { startBareUndiciHop } from './barehop.mjs';
+import { startBareH2Hop, startBareUndiciHop } from './barehop.mjs';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
@@ -297,6 +297,15 @@ async function bareUndiciMode([port, backendPort, certFile, keyFile, backendCaFi
   serveCommands({});
 }
 
+/** The floor of proxying to an HTTP/2 backend: HTTPS in, one node:http2 session out (barehop.mjs). */
+async function bareH2Mode([port, backendPort, certFile, keyFile, backendCaFile, clientCertFile, clientKeyFile]: string[]): Promise<void> {
+  const [cert, key, ca, ccert, ckey] = await Promise.all(
+    [certFile!, keyFile!, backendCaFile!, clientCertFile!, clientKeyFile!].map((f) => readFile(f, 'utf8')),
+  );
+  await startBareH2Hop({ port: Number(port), cert, key, backend: { port: backendPort!, ca, cert: ccert, key: ckey, servername: SVC_HOST } });
+  serveCommands({});
+}
+
 // ---------------------------------------------------------------- orchestrator
 
 const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)} ms` : '-');
@@ -347,6 +356,24 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
     const [ca, adminCert, adminKey, fpCert, fpKey] = await Promise.all(
       ['ca.crt', 'admin.crt', 'admin.key', 'front-proxy-client.crt', 'front-proxy-client.key'].map(rd),
     );
+    // The same gateway kept on HTTP/1.1 to its backends (Go's switch, GODEBUG=http2client=0), presenting the first one's
+    // front-proxy client certificate, which the backend trusts.
+    const gh1Port = await freePort();
+    const gh1Dir = join(root, 'gateway-h1');
+    const gateway1 = await startChild(
+      'agg-gateway-h1',
+      './server.ts',
+      [
+        ...['--secure-port', String(gh1Port), '--data-dir', gh1Dir, '--storage-backend', 'memory', '--authorization-mode', 'AlwaysAllow'],
+        ...['--proxy-client-cert-file', join(pki, 'front-proxy-client.crt'), '--proxy-client-key-file', join(pki, 'front-proxy-client.key')],
+      ],
+      0,
+      [],
+      { GODEBUG: 'http2client=0' },
+    );
+    children.push(gateway1);
+    const rd1 = (f: string) => readFile(join(gh1Dir, 'pki', f), 'utf8');
+    const [ca1, adminCert1, adminKey1] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key'].map(rd1));
     const backendCa = generateCa('sample-bench-ca');
     const leaf = generateServingCert(backendCa, { commonName: SVC_HOST, hosts: [SVC_HOST] });
     const files = { cert: join(root, 'sample.crt'), key: join(root, 'sample.key'), ca: join(root, 'sample-ca.crt') };
@@ -381,40 +408,18 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
       0,
     );
     children.push(backend);
-    const hopPort = await freePort();
-    const hop = await startChild(
-      'agg-bare-hop',
-      self,
-      [
-        'bare-proxy',
-        String(hopPort),
-        String(bePort),
-        join(pki, 'apiserver.crt'),
-        join(pki, 'apiserver.key'),
-        files.ca,
-        join(pki, 'front-proxy-client.crt'),
-        join(pki, 'front-proxy-client.key'),
-      ],
-      0,
-    );
-    children.push(hop);
-    const undiciPort = await freePort();
-    const undiciHop = await startChild(
-      'agg-undici-hop',
-      self,
-      [
-        'bare-undici',
-        String(undiciPort),
-        String(bePort),
-        join(pki, 'apiserver.crt'),
-        join(pki, 'apiserver.key'),
-        files.ca,
-        join(pki, 'front-proxy-client.crt'),
-        join(pki, 'front-proxy-client.key'),
-      ],
-      0,
-    );
-    children.push(undiciHop);
+    /** A bare hop of `mode` (bare-proxy, bare-undici, bare-h2) on CPU 0 in front of the backend, with the gateway's serving and front-proxy certificates. */
+    const startHop = async (name: string, mode: string): Promise<[Child, number]> => {
+      const port = await freePort();
+      const certs = ['apiserver.crt', 'apiserver.key'].map((f) => join(pki, f));
+      const client = ['front-proxy-client.crt', 'front-proxy-client.key'].map((f) => join(pki, f));
+      const child = await startChild(name, self, [mode, String(port), String(bePort), ...certs, files.ca, ...client], 0);
+      children.push(child);
+      return [child, port];
+    };
+    const [hop, hopPort] = await startHop('agg-bare-hop', 'bare-proxy');
+    const [undiciHop, undiciPort] = await startHop('agg-undici-hop', 'bare-undici');
+    const [h2Hop, h2HopPort] = await startHop('agg-h2-hop', 'bare-h2');
     const load = await startChild('agg-loadgen', self, ['loadgen'], 1);
     children.push(load);
 
@@ -423,58 +428,74 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
     const direct: Target = { port: bePort, ca: backendCa.certPem, cert: fpCert!, key: fpKey!, servername: SVC_HOST, headers: identity };
     const viaHop: Target = { port: hopPort, ca: ca!, cert: adminCert!, key: adminKey!, servername: 'localhost', headers: identity };
     const viaUndici: Target = { port: undiciPort, ca: ca!, cert: adminCert!, key: adminKey!, servername: 'localhost', headers: identity };
+    const viaH2Hop: Target = { port: h2HopPort, ca: ca!, cert: adminCert!, key: adminKey!, servername: 'localhost', headers: identity };
+    const viaGateway1: Target = { port: gh1Port, ca: ca1!, cert: adminCert1!, key: adminKey1!, servername: 'localhost', headers: {} };
 
-    // Registration: Service + EndpointSlice + APIService in the gateway; wait for Available.
-    const admin = new Admin(ghPort, viaGateway);
-    admins.push(admin);
-    await admin.ready();
-    const sns = 'gatehouse-samples';
-    await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: sns } });
-    await admin.must('POST', `/api/v1/namespaces/${sns}/services`, {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'sample-api', namespace: sns },
-      spec: { ports: [{ name: 'https', port: 443, targetPort: bePort }] },
-    });
-    await admin.must('POST', `/apis/discovery.k8s.io/v1/namespaces/${sns}/endpointslices`, {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'sample-api-1', namespace: sns, labels: { 'kubernetes.io/service-name': 'sample-api' } },
-      addressType: 'IPv4',
-      ports: [{ name: 'https', port: bePort, protocol: 'TCP' }],
-      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-    });
-    await admin.must('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
-      apiVersion: 'apiregistration.k8s.io/v1',
-      kind: 'APIService',
-      metadata: { name: 'v1.samples.gatehouse.dev' },
-      spec: {
-        group: 'samples.gatehouse.dev',
-        version: 'v1',
-        service: { namespace: sns, name: 'sample-api', port: 443 },
-        caBundle: backendCa.certPem && Buffer.from(backendCa.certPem).toString('base64'),
-        groupPriorityMinimum: 1000,
-        versionPriority: 15,
-      },
-    });
-    let got = 0;
-    for (let i = 0; i < 300 && got !== 201 && got !== 409; i++) {
-      got = (await admin.call('POST', WIDGETS, { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'w0' }, spec: { color: 'red' } }))
-        .status;
-      if (got !== 201 && got !== 409) await sleep(100);
+    // Registration in each gateway: Service + EndpointSlice + APIService; wait until a create passes through.
+    for (const [port, via] of [
+      [ghPort, viaGateway],
+      [gh1Port, viaGateway1],
+    ] as const) {
+      const admin = new Admin(port, via);
+      admins.push(admin);
+      await admin.ready();
+      const sns = 'gatehouse-samples';
+      await admin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: sns } });
+      await admin.must('POST', `/api/v1/namespaces/${sns}/services`, {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'sample-api', namespace: sns },
+        spec: { ports: [{ name: 'https', port: 443, targetPort: bePort }] },
+      });
+      await admin.must('POST', `/apis/discovery.k8s.io/v1/namespaces/${sns}/endpointslices`, {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'sample-api-1', namespace: sns, labels: { 'kubernetes.io/service-name': 'sample-api' } },
+        addressType: 'IPv4',
+        ports: [{ name: 'https', port: bePort, protocol: 'TCP' }],
+        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+      });
+      await admin.must('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
+        apiVersion: 'apiregistration.k8s.io/v1',
+        kind: 'APIService',
+        metadata: { name: 'v1.samples.gatehouse.dev' },
+        spec: {
+          group: 'samples.gatehouse.dev',
+          version: 'v1',
+          service: { namespace: sns, name: 'sample-api', port: 443 },
+          caBundle: backendCa.certPem && Buffer.from(backendCa.certPem).toString('base64'),
+          groupPriorityMinimum: 1000,
+          versionPriority: 15,
+        },
+      });
+      let got = 0;
+      for (let i = 0; i < 300 && got !== 201 && got !== 409; i++) {
+        got = (await admin.call('POST', WIDGETS, { apiVersion: 'samples.gatehouse.dev/v1', kind: 'Widget', metadata: { name: 'w0' }, spec: { color: 'red' } }))
+          .status;
+        if (got !== 201 && got !== 409) await sleep(100);
+      }
+      if (got !== 201 && got !== 409) throw new Error(`the sample backend never became reachable through the gateway (last status ${got})`);
     }
-    if (got !== 201 && got !== 409) throw new Error(`the sample backend never became reachable through the gateway (last status ${got})`);
 
     const path = `${WIDGETS}/w0`;
     const paths = [
       ['direct', direct],
       ['bare hop', viaHop],
       ['undici hop', viaUndici],
+      ['h2 hop', viaH2Hop],
+      ['gateway h1', viaGateway1],
       ['gateway', viaGateway],
     ] as const;
     const mirrored = [...paths, ...[...paths].reverse()];
     // CPU seconds of the processes on CPU 0 per request, by path: steadier than req/s on a shared machine.
-    const procOf: Record<string, Child[]> = { direct: [backend], 'bare hop': [hop, backend], 'undici hop': [undiciHop, backend], gateway: [gateway, backend] };
+    const procOf: Record<string, Child[]> = {
+      direct: [backend],
+      'bare hop': [hop, backend],
+      'undici hop': [undiciHop, backend],
+      'h2 hop': [h2Hop, backend],
+      'gateway h1': [gateway1, backend],
+      gateway: [gateway, backend],
+    };
     const cpuPerRequest: Record<string, { cpu: number; requests: number }> = {};
     const measure = async (connections: number): Promise<Record<string, GetResult>> => {
       const runs: Record<string, GetResult[]> = {};
@@ -511,7 +532,10 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
     const gw = g['gateway']!,
       bh = g['bare hop']!,
       dr = g['direct']!,
-      uh = g['undici hop']!;
+      uh = g['undici hop']!,
+      g1 = g['gateway h1']!;
+    const evRate = (what: string) => w[what]!.events / w[what]!.seconds;
+    const h1VsUndici = rate(g1) / rate(uh);
     const vsDirect = rate(gw) / rate(dr),
       vsHop = rate(gw) / rate(bh);
     // The floor: what the gateway's client alone makes of a hop, against node:https; and the gateway against it.
@@ -531,9 +555,10 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
       cpuVsHop = us('bare hop') / us('gateway');
     const cpuFloorVsHop = us('bare hop') / us('undici hop'),
       cpuVsUndici = us('undici hop') / us('gateway'),
-      cpuFloorVsDirect = us('direct') / us('undici hop');
+      cpuFloorVsDirect = us('direct') / us('undici hop'),
+      cpuH1VsUndici = us('undici hop') / us('gateway h1');
     process.stdout.write(
-      `  CPU per GET on CPU 0 (${CONNECTIONS} conns, gateway/hop + backend): direct ${us('direct').toFixed(0)} µs, bare hop ${us('bare hop').toFixed(0)} µs, undici hop ${us('undici hop').toFixed(0)} µs, gateway ${us('gateway').toFixed(0)} µs\n`,
+      `  CPU per GET on CPU 0 (${CONNECTIONS} conns, gateway/hop + backend): direct ${us('direct').toFixed(0)} µs, bare hop ${us('bare hop').toFixed(0)} µs, undici hop ${us('undici hop').toFixed(0)} µs, h2 hop ${us('h2 hop').toFixed(0)} µs, gateway over HTTP/1.1 ${us('gateway h1').toFixed(0)} µs, gateway over HTTP/2 ${us('gateway').toFixed(0)} µs\n`,
     );
     rows.push(
       {
@@ -574,13 +599,87 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
         met: null,
       },
       {
-        name: `proxied GET vs a bare undici hop (the floor), ${CONNECTIONS} connections, from CPU per request`,
+        name: `proxied GET over HTTP/1.1 (GODEBUG=http2client=0) vs a bare undici hop, ${CONNECTIONS} connections, from CPU per request`,
+        value: 1e6 / us('gateway h1'),
+        unit: 'req/s per core',
+        baseline: 1e6 / us('undici hop'),
+        ratio: cpuH1VsUndici,
+        target: '>= 90%',
+        met: cpuH1VsUndici >= 0.9,
+      },
+      {
+        name: `proxied GET to an HTTP/2 backend vs a bare undici hop (HTTP/1.1), ${CONNECTIONS} connections, from CPU per request`,
         value: 1e6 / us('gateway'),
         unit: 'req/s per core',
         baseline: 1e6 / us('undici hop'),
         ratio: cpuVsUndici,
+        target: '>= 100%',
+        met: cpuVsUndici >= 1,
+      },
+      {
+        name: `floor: a bare HTTP/2 hop vs a bare undici hop, ${CONNECTIONS} connections, from CPU per request`,
+        value: 1e6 / us('h2 hop'),
+        unit: 'req/s per core',
+        baseline: 1e6 / us('undici hop'),
+        ratio: us('undici hop') / us('h2 hop'),
         target: 'floor (no target)',
         met: null,
+      },
+      {
+        name: `proxied GET to an HTTP/2 backend vs a bare HTTP/2 hop, ${CONNECTIONS} connections, from CPU per request`,
+        value: 1e6 / us('gateway'),
+        unit: 'req/s per core',
+        baseline: 1e6 / us('h2 hop'),
+        ratio: us('h2 hop') / us('gateway'),
+        target: 'floor (no target)',
+        met: null,
+      },
+    );
+    rows.push(
+      {
+        name: `proxied GET over HTTP/1.1 (GODEBUG=http2client=0) vs a bare undici hop, ${CONNECTIONS} connections`,
+        value: rate(g1),
+        unit: 'req/s',
+        baseline: rate(uh),
+        ratio: h1VsUndici,
+        target: '>= 90%',
+        met: h1VsUndici >= 0.9,
+      },
+      {
+        name: `proxied GET to an HTTP/2 backend vs a bare undici hop (HTTP/1.1), ${CONNECTIONS} connections`,
+        value: rate(gw),
+        unit: 'req/s',
+        baseline: rate(uh),
+        ratio: vsUndici,
+        target: '>= 100%',
+        met: vsUndici >= 1,
+      },
+      {
+        name: `floor: a bare HTTP/2 hop vs a bare undici hop, ${CONNECTIONS} connections`,
+        value: rate(g['h2 hop']!),
+        unit: 'req/s',
+        baseline: rate(uh),
+        ratio: rate(g['h2 hop']!) / rate(uh),
+        target: 'floor (no target)',
+        met: null,
+      },
+      {
+        name: `proxied watch events (HTTP/2 to the backend) vs the bare undici hop's, ×${WATCHERS} watches`,
+        value: evRate('gateway'),
+        unit: 'events/s',
+        baseline: evRate('undici hop'),
+        ratio: evRate('gateway') / evRate('undici hop'),
+        target: '>= 90%',
+        met: evRate('gateway') / evRate('undici hop') >= 0.9,
+      },
+      {
+        name: `proxied watch events (HTTP/1.1 to the backend) vs the bare undici hop's, ×${WATCHERS} watches`,
+        value: evRate('gateway h1'),
+        unit: 'events/s',
+        baseline: evRate('undici hop'),
+        ratio: evRate('gateway h1') / evRate('undici hop'),
+        target: '>= 90%',
+        met: evRate('gateway h1') / evRate('undici hop') >= 0.9,
       },
     );
     rows.push(
@@ -631,7 +730,9 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
         `  from CPU per request (a figure that contention moves less): ${pct(cpuVsDirect)} of direct, ${pct(cpuVsHop)} of the bare hop`,
         `  floors: a bare undici hop is ${pct(floorVsHop)} of the bare node:https hop by req/s (${pct(cpuFloorVsHop)} by CPU per request; the 150% target),`,
         `  and ${pct(floorVsDirect)} of the backend asked directly (${pct(cpuFloorVsDirect)} by CPU per request; the 50% target);`,
-        `  the gateway is ${pct(vsUndici)} of the bare undici hop by req/s (${pct(cpuVsUndici)} by CPU per request)`,
+        `  the gateway over HTTP/2 is ${pct(vsUndici)} of the bare undici hop by req/s (${pct(cpuVsUndici)} by CPU per request; target ≥ 100%),`,
+        `  over HTTP/1.1 ${pct(h1VsUndici)} (${pct(cpuH1VsUndici)} by CPU; target ≥ 90%); a bare HTTP/2 hop is ${pct(rate(g['h2 hop']!) / rate(uh))} of the undici hop`,
+        `  watch events: gateway over HTTP/2 ${pct(evRate('gateway') / evRate('undici hop'))}, over HTTP/1.1 ${pct(evRate('gateway h1') / evRate('undici hop'))} of the undici hop's (target ≥ 90%)`,
         `  (over the bare hop, 1 conn: ${h50 >= 0 ? '+' : ''}${ms(h50)} p50, ${h99 >= 0 ? '+' : ''}${ms(h99)} p99; under ${CONNECTIONS} connections, queueing included, over direct: ${ms(gw.latency.p50 - dr.latency.p50)} p50, ${ms(gw.latency.p99 - dr.latency.p99)} p99)`,
         `  added watch latency p50 / p99 over the hop ${ms(wd50)} / ${ms(wd99)}`,
         '  (the gateway, the backend and the hop share CPU 0; the load generator has CPU 1)',
@@ -653,6 +754,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (mode === 'sample-backend') await sampleBackendMode(rest);
   else if (mode === 'bare-proxy') await bareProxyMode(rest);
   else if (mode === 'bare-undici') await bareUndiciMode(rest);
+  else if (mode === 'bare-h2') await bareH2Mode(rest);
   else if (mode === 'loadgen') serveCommands({ get: getLoop, watch: watchLoop });
   else await runAggregationBench();
 }

@@ -3,7 +3,9 @@
 // the client's headers copied (hop-by-hop ones dropped both ways), the body
 // streamed with backpressure, nothing else. bench/aggregation.ts runs it as a
 // process (`bare-undici` mode); bench/cg-proxy.mjs runs it in its own process
-// (HOP=undici) beside the gateway with the same client.
+// (HOP=undici) beside the gateway with the same client. The bare HTTP/2 hop
+// (`startBareH2Hop`, node:http2 out) is the floor of proxying to HTTP/2
+// backends (`bare-h2` mode of bench/aggregation.ts).
 import { createServer } from 'node:https';
 import { Agent } from 'undici';
 
@@ -47,6 +49,49 @@ export async function startBareUndiciHop({ port = 0, cert, key, backend, addHead
         },
       },
     );
+  });
+  await new Promise((r) => server.listen(port, '127.0.0.1', r));
+  return server.address().port;
+}
+
+/**
+ * The floor of the HTTP/2 proxy target: HTTPS (HTTP/1.1) in, one node:http2
+ * session out to the backend (ALPN h2, the gateway's client certificate),
+ * every request a stream of it; headers copied (connection-specific ones
+ * dropped, Host as :authority), the answer's headers and body relayed with
+ * backpressure, nothing else.
+ */
+export async function startBareH2Hop({ port = 0, cert, key, backend }) {
+  const { connect } = await import('node:http2');
+  let session;
+  const sessionNow = () => {
+    if (session && !session.closed && !session.destroyed) return session;
+    session = connect(`https://127.0.0.1:${backend.port}`, { ca: backend.ca, cert: backend.cert, key: backend.key, servername: backend.servername });
+    session.on('error', () => undefined);
+    return session;
+  };
+  const server = createServer({ cert, key, keepAliveTimeout: 65_000 }, (req, res) => {
+    const headers = { ':method': req.method ?? 'GET', ':path': req.url ?? '/', ':authority': req.headers.host ?? 'localhost' };
+    for (const k of Object.keys(req.headers))
+      if (k !== 'connection' && k !== 'keep-alive' && k !== 'host' && k !== 'transfer-encoding') headers[k] = req.headers[k];
+    const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0';
+    const watch = req.url?.includes('watch=') === true;
+    const s = sessionNow().request(headers, { endStream: !hasBody });
+    if (hasBody) req.pipe(s);
+    s.on('response', (h) => {
+      const out = [];
+      for (const k of Object.keys(h)) if (k[0] !== ':') out.push(k, h[k]);
+      res.writeHead(h[':status'], out);
+      if (watch) res.flushHeaders();
+      s.pipe(res);
+    });
+    s.on('error', () => {
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
+    });
+    res.on('close', () => {
+      if (!s.closed) s.close();
+    });
   });
   await new Promise((r) => server.listen(port, '127.0.0.1', r));
   return server.address().port;

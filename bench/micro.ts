@@ -3,7 +3,7 @@
 // EVALSHA, the two service-account signature schedules — and of one that lost
 // its place (the Redis write reusing its JSON for the answer). Each is timed in
 // this process beside the plain way (or both modes), median of 5 rounds. `node --import tsx bench/micro.ts [section…]`
-// (sections: useragent, sortedkeys, writejson, evalsha, signature, writehead, audit, auditlog); run.ts
+// (sections: useragent, sortedkeys, writejson, evalsha, signature, writehead, audit, auditlog, forwardhead); run.ts
 // runs it pinned to CPU 0 (BENCH_MICRO=0 skips it).
 import { performance } from 'node:perf_hooks';
 import { IncomingMessage, ServerResponse } from 'node:http';
@@ -34,6 +34,8 @@ import { AuditPolicy } from '../gateway/audit/policy.js';
 import { eventJson, type AuditEvent } from '../gateway/audit/event.js';
 import { parseRequestInfo } from '../lib/api/requestinfo.js';
 import { auditedGet, fresh, URL } from './auditedget.mjs';
+import { identityHead, identityPairs } from '../gateway/aggregation/identity.js';
+import { setsName } from '../gateway/aggregation/forwardrules.js';
 
 const ROUNDS = 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
@@ -396,7 +398,39 @@ const SECTIONS: Record<string, () => void | Promise<void>> = {
   writehead: writeHead,
   audit: auditRequest,
   auditlog: auditLog,
+  forwardhead: forwardHead,
 };
+
+/**
+ * The identity part of a proxied request's head (gateway/aggregation/identity.ts `identityHead`): built per request
+ * (the pairs, then each client header checked against their names by a scan) against built once per UserInfo (a
+ * WeakMap hit, then a Set lookup per client header). kubectl's GET headers; a user with the groups a cluster admin
+ * and an OIDC user typically carry.
+ */
+function forwardHead(): void {
+  console.log('\nThe identity part of a forwarded head (gateway/aggregation/identity.ts), per proxied request');
+  const user = Object.freeze({
+    username: 'oidc:jane@example.com',
+    uid: 'c3b1',
+    groups: Object.freeze(['oidc:platform', 'oidc:devs', 'system:authenticated']) as string[],
+    extra: Object.freeze({ scopes: Object.freeze(['openid', 'groups']) as string[] }),
+  });
+  const client = ['host', 'user-agent', 'accept', 'accept-encoding', 'kubectl-command', 'kubectl-session', 'audit-id'];
+  const perRequest = (): number => {
+    const set = identityPairs(user);
+    let kept = 0;
+    for (const k of client) if (!setsName(set, k)) kept++;
+    return kept + set.length;
+  };
+  const once = (): number => {
+    const h = identityHead(user);
+    let kept = 0;
+    for (const k of client) if (!h.names.has(k)) kept++;
+    return kept + h.pairs.length;
+  };
+  row('built per request (identityPairs, setsName scan)', fmt(nsPerCall(1_000_000, perRequest)));
+  row('built once per identity (identityHead, Set lookup)', fmt(nsPerCall(1_000_000, once)));
+}
 
 export async function runMicroBench(only: readonly string[] = []): Promise<void> {
   console.log('\nMICRO-BENCHMARKS (bench/micro.ts; median of 5 rounds in one process)');

@@ -34,6 +34,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import type { BackendDispatcher, BackendHandler } from './alpndispatch.js';
 import { clientStatus, outboundCall, tracingEnabled, type Trace } from '../../lib/tracing/span.js';
 import type { Exchange } from '../../lib/http/exchange.js';
 import { closeAfterAnswer } from '../../lib/http/linger.js';
@@ -42,7 +43,8 @@ import { backendPath, isHopByHop, isRedirect, redirectRefused, setsName, targetA
 import type { Cancellation } from '../pipeline/deadline.js';
 
 export interface PoolTarget {
-  readonly dispatcher: Dispatcher;
+  /** An undici pool (HTTP/1.1), or an APIService's ALPN dispatcher (HTTP/2 where the backend offers it). */
+  readonly dispatcher: BackendDispatcher;
   /** `https://host:port` (or `http://…`) of the chosen endpoint. */
   readonly origin: string;
   readonly host: string;
@@ -56,6 +58,8 @@ export interface PoolTarget {
 export interface PoolForwardOptions {
   /** Header pairs added to the request (identity), flat: name, value, name, value… */
   readonly set: readonly string[];
+  /** The names `set` holds, in lower case, when the caller built them once (identity.ts `identityHead`); else `set` is scanned. */
+  readonly setNames?: ReadonlySet<string>;
   /** Client header names (lowercase) never forwarded, beyond the hop-by-hop ones. */
   readonly drop: (name: string) => boolean;
   /** The request body when it was already read (admission); else the request streams. */
@@ -107,7 +111,7 @@ export function forwardPooled(x: Exchange, t: PoolTarget, o: PoolForwardOptions)
     async (trace, span) => {
       const set = [...o.set];
       for (const k in trace) set.push(k, String(trace[k]));
-      await send(x, t, { ...o, set });
+      await send(x, t, { ...o, set, setNames: undefined });
       if (res.headersSent) clientStatus(span, res.statusCode);
     },
     req,
@@ -127,9 +131,11 @@ function send(x: Exchange, t: PoolTarget, o: PoolForwardOptions): Promise<void> 
     const headers: string[] = [];
     const h = req.headers;
     const set = o.set;
+    const names = o.setNames;
     for (const k in h) {
       // HTTP/2 pseudo-headers (:path, :authority, …) are not headers to an HTTP/1.1 backend; Expect was answered by this server.
-      if (k[0] === ':' || isHopByHop(k) || k === 'expect' || o.drop(k) || (o.body && k === 'content-length') || setsName(set, k)) continue;
+      if (k[0] === ':' || isHopByHop(k) || k === 'expect' || o.drop(k) || (o.body && k === 'content-length')) continue;
+      if (names ? names.has(k) : setsName(set, k)) continue;
       const v = h[k];
       if (v !== undefined) headers.push(k, v as string);
     }
@@ -164,8 +170,8 @@ function send(x: Exchange, t: PoolTarget, o: PoolForwardOptions): Promise<void> 
   });
 }
 
-/** undici's (legacy, native) handler of one proxied request. */
-class Relay implements Dispatcher.DispatchHandler {
+/** undici's (legacy, native) handler of one proxied request; an HTTP/2 stream (alpndispatch.ts) drives it the same way. */
+class Relay implements BackendHandler {
   #abort: ((err?: Error) => void) | undefined;
   #settled = false;
   /** The request reached a connection to the backend. */
@@ -229,6 +235,26 @@ class Relay implements Dispatcher.DispatchHandler {
   onHeaders(statusCode: number, raw: Buffer[], resume: () => void, statusText: string): boolean {
     // 1xx (103 Early Hints): the final answer follows.
     if (statusCode < 200) return true;
+    if (!this.#mayAnswer(statusCode)) return false;
+    const out: string[] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      // latin1: the bytes as received, which is how Node writes them out again.
+      const name = raw[i]!.toString('latin1');
+      if (!isHopByHop(name.toLowerCase())) out.push(name, raw[i + 1]!.toString('latin1'));
+    }
+    this.#head(statusCode, out, resume, statusText);
+    return true;
+  }
+
+  onHeadPairs(statusCode: number, pairs: string[], resume: () => void): boolean {
+    if (!this.#mayAnswer(statusCode)) return false;
+    // HTTP/2 has no reason phrase: an HTTP/1.1 client gets Node's.
+    this.#head(statusCode, pairs, resume, undefined);
+    return true;
+  }
+
+  /** False (the backend request aborted) when the answer has nowhere to go or is a refused redirect. */
+  #mayAnswer(statusCode: number): boolean {
     const res = this.res;
     // Answered already (the deadline passed): this answer has nowhere to go.
     if (this.#settled || res.headersSent) {
@@ -241,21 +267,18 @@ class Relay implements Dispatcher.DispatchHandler {
       this.#abort?.(new Error('redirect refused'));
       return false;
     }
-    const out: string[] = [];
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      // latin1: the bytes as received, which is how Node writes them out again.
-      const name = raw[i]!.toString('latin1');
-      if (!isHopByHop(name.toLowerCase())) out.push(name, raw[i + 1]!.toString('latin1'));
-    }
+    return true;
+  }
+
+  #head(statusCode: number, out: string[], resume: () => void, statusText: string | undefined): void {
     // Before writeHead: an early answer marks the client's connection to close.
     if (!this.#uploaded && this.body instanceof PassThrough) this.#answeredEarly();
     // HTTP/2 has no reason phrase (Node warns when given one).
-    if (this.req.httpVersionMajor === 1) writeHeadWith(this.x, statusCode, out, statusText);
+    if (this.req.httpVersionMajor === 1 && statusText) writeHeadWith(this.x, statusCode, out, statusText);
     else writeHeadWith(this.x, statusCode, out);
-    if (this.o.flushHeaders) res.flushHeaders();
+    if (this.o.flushHeaders) this.res.flushHeaders();
     this.o.onHeaders?.();
     this.#resume = resume;
-    return true;
   }
 
   onData(chunk: Buffer): boolean {

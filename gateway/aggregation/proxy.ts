@@ -17,13 +17,13 @@ import type { Duplex } from 'node:stream';
 import { badGateway, serviceUnavailable, StatusError, timeout } from '../../lib/api/status.js';
 import type { UserInfo } from '../../lib/api/meta.js';
 import { isAvailable, type ApiServiceInfo } from './apiservice.js';
-import { identityPairs, notForwarded } from './identity.js';
+import { identityHead, identityPairs, notForwarded } from './identity.js';
 import type { IdentityHeaders } from '../pipeline/identityheaders.js';
 import type { ServiceResolver, Target } from './resolver.js';
 import { origin, Transport, type ProxyClientCert } from './transport.js';
 import { forwardUpgrade } from './forward.js';
 import { formatDuration } from '../config/duration.js';
-import { BackendFailure, forwardPooled } from './poolforward.js';
+import { BackendFailure, forwardPooled, type PoolTarget } from './poolforward.js';
 import type { Cancellation } from '../pipeline/deadline.js';
 import type { Exchange } from '../../lib/http/exchange.js';
 import type { Trace } from '../../lib/tracing/span.js';
@@ -58,6 +58,12 @@ export interface ProxyEnv {
 interface Snapshot {
   readonly info: ApiServiceInfo;
   readonly transport: Transport;
+  /** Each endpoint's forwarding target, built once per snapshot (the resolver hands out the same Target until the endpoints change). */
+  readonly targets: WeakMap<Target, PoolTarget>;
+}
+
+function snapshot(info: ApiServiceInfo, transport: Transport): Snapshot {
+  return Object.freeze({ info, transport, targets: new WeakMap<Target, PoolTarget>() });
 }
 
 function describe(info: ApiServiceInfo): string {
@@ -76,7 +82,7 @@ export class ApiServiceProxy {
     info: ApiServiceInfo,
     private readonly env: ProxyEnv,
   ) {
-    this.#snap = Object.freeze({ info, transport: new Transport(info, env.clientCert) });
+    this.#snap = snapshot(info, new Transport(info, env.clientCert));
     this.#drop = notForwarded(env.identityHeaders);
   }
 
@@ -95,10 +101,10 @@ export class ApiServiceProxy {
   update(info: ApiServiceInfo): void {
     const old = this.#snap;
     if (old.info.transportKey === info.transportKey) {
-      this.#snap = Object.freeze({ info, transport: old.transport });
+      this.#snap = snapshot(info, old.transport);
       return;
     }
-    this.#snap = Object.freeze({ info, transport: new Transport(info, this.env.clientCert) });
+    this.#snap = snapshot(info, new Transport(info, this.env.clientCert));
     setTimeout(() => old.transport.close(), 60_000).unref();
   }
 
@@ -125,34 +131,31 @@ export class ApiServiceProxy {
     const s = this.#snap;
     const target = this.#target(s);
     const env = this.env;
-    return forwardPooled(
-      r.x,
-      {
-        dispatcher: s.transport.pool,
-        origin: origin(target),
-        host: target.host,
-        port: target.port,
-        servername: s.transport.serverName,
+    let pt = s.targets.get(target);
+    if (pt === undefined) {
+      pt = { dispatcher: s.transport.pool, origin: origin(target), host: target.host, port: target.port, servername: s.transport.serverName };
+      s.targets.set(target, pt);
+    }
+    const identity = identityHead(r.user);
+    return forwardPooled(r.x, pt, {
+      set: identity.pairs,
+      setNames: identity.names,
+      drop: this.#drop,
+      ...(r.body ? { body: r.body } : {}),
+      // A watch's headers come at once; its events may be far apart.
+      headersTimeoutMs: env.timeoutMs,
+      bodyTimeoutMs: r.longRunning ? 0 : env.timeoutMs,
+      ...(r.longRunning ? { flushHeaders: true } : {}),
+      ...(r.deadline ? { cancel: r.deadline } : {}),
+      ...(r.onHeaders ? { onHeaders: r.onHeaders } : {}),
+      onCut: (err) => {
+        env.onBackendFailure(s.info.name);
+        env.log(`aggregation: the answer of APIService ${s.info.name} from ${target.host}:${target.port} was cut: ${err.message}`);
       },
-      {
-        set: identityPairs(r.user),
-        drop: this.#drop,
-        ...(r.body ? { body: r.body } : {}),
-        // A watch's headers come at once; its events may be far apart.
-        headersTimeoutMs: env.timeoutMs,
-        bodyTimeoutMs: r.longRunning ? 0 : env.timeoutMs,
-        ...(r.longRunning ? { flushHeaders: true } : {}),
-        ...(r.deadline ? { cancel: r.deadline } : {}),
-        ...(r.onHeaders ? { onHeaders: r.onHeaders } : {}),
-        onCut: (err) => {
-          env.onBackendFailure(s.info.name);
-          env.log(`aggregation: the answer of APIService ${s.info.name} from ${target.host}:${target.port} was cut: ${err.message}`);
-        },
-        rejectRedirects: true,
-        purpose: `APIService ${s.info.name}`,
-        trace: r.trace,
-      },
-    ).catch((err: Error) => {
+      rejectRedirects: true,
+      purpose: `APIService ${s.info.name}`,
+      trace: r.trace,
+    }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       env.onBackendFailure(s.info.name);
       env.log(`aggregation: proxy to APIService ${s.info.name} at ${target.host}:${target.port} failed: ${err.message}`);

@@ -16,6 +16,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { ConnectionOptions } from 'node:tls';
 import { Agent as PoolAgent, Pool, type Dispatcher } from 'undici';
 import { serverNameOf, type ApiServiceInfo } from './apiservice.js';
+import { AlpnDispatcher } from './alpndispatch.js';
 import type { Target } from './resolver.js';
 
 export interface ProxyClientCert {
@@ -45,6 +46,13 @@ export function backendTls(t: BackendTls): ConnectionOptions {
   };
 }
 
+/**
+ * HTTP/2 to backends unless `GODEBUG` holds `http2client=0`, the switch Go's
+ * net/http (and so kube-apiserver's aggregator) honours to keep its clients
+ * on HTTP/1.1. Read once at start.
+ */
+export const HTTP2_CLIENT = !/(?:^|,)\s*http2client=0\s*(?:,|$)/.test(process.env['GODEBUG'] ?? '');
+
 /** How long an idle pooled connection is kept when the backend sends no keep-alive hint (a hint, such as Node's 5 s, wins). */
 const IDLE_MS = 30_000;
 
@@ -71,7 +79,7 @@ export class Transport {
    * levels bound how many there are; a cap here would queue requests behind
    * long-lived watches. Idle ones close after the backend's keep-alive hint.
    */
-  readonly pool: Dispatcher;
+  readonly pool: AlpnDispatcher;
   /** Probes and discovery: one connection per endpoint, apart from the pool. */
   readonly #probes: PoolAgent;
   readonly serverName: string;
@@ -85,7 +93,8 @@ export class Transport {
     this.verify = !info.insecureSkipTLSVerify;
     // No caBundle: the system roots, as kube does.
     this.tls = backendTls({ caPem: info.caPem, clientCert, serverName: this.serverName, verify: this.verify });
-    this.pool = new PoolAgent({ connect: this.tls, keepAliveTimeout: IDLE_MS });
+    // HTTP/2 to endpoints that offer it by ALPN, else this HTTP/1.1 pool; upgrades keep HTTP/1.1 (forward.ts, no ALPN).
+    this.pool = new AlpnDispatcher(this.tls, new PoolAgent({ connect: this.tls, keepAliveTimeout: IDLE_MS }), IDLE_MS, HTTP2_CLIENT);
     this.#probes = new PoolAgent({ connect: this.tls, connections: 1, keepAliveTimeout: IDLE_MS });
   }
 
