@@ -90,6 +90,11 @@ function releaseHeld(): void {
   const batch = heldThisTurn.splice(0, heldThisTurn.length);
   for (const held of batch) {
     held.corked = false;
-    held.socket.uncork();
+    try {
+      held.socket.uncork();
+    } catch (err) {
+      // One socket's failure must not leave the others held: that connection alone goes.
+      held.socket.destroy(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 }
