@@ -5,15 +5,18 @@
 // JSON.stringify would write: undefined members are left out, so the CBOR and
 // the JSON of an object hold the same fields.
 //
-// cbor-x writes the bytes (see README: cbor2, which sorts keys itself, costs
-// ~30× more per object). cbor-x keeps a plain object's key order, and a JS
-// object cannot hold integer-like keys ("10") in any order but numeric, so
-// the value is first copied into Maps whose keys are inserted sorted.
+// writer.ts writes a JSON value's bytes in one walk. What it gives up on takes
+// the older road: cbor-x (see README: cbor2, which sorts keys itself, costs
+// ~30× more per object) keeps a plain object's key order, and a JS object
+// cannot hold integer-like keys ("10") in any order but numeric, so the value
+// is first copied into Maps whose keys are inserted sorted.
 //
 // A stored (frozen) object is encoded once and its bytes remembered, as its
 // JSON is (lib/api/json.ts): lists and watch events splice those bytes.
 import { Encoder } from 'cbor-x';
 import { CborError } from './errors.js';
+import { float16Bits } from './float16.js';
+import { takeBytes, writeItem as writeDirect } from './writer.js';
 
 const encoder = new Encoder({
   useRecords: false, // plain CBOR maps, never cbor-x's record extension
@@ -73,32 +76,20 @@ let sawFloat = false;
  * floats are in their shortest exact width (cbor-x has no such mode).
  */
 function encodeShaped(value: unknown): Buffer {
+  return writeDirect(value, 0) >= 0 ? takeBytes() : encodeThroughMaps(value);
+}
+
+/**
+ * The road writer.ts gives up to (and what test/cbor/writer.test.ts holds it
+ * to): the value copied into Maps in key order, then cbor-x.
+ */
+export function encodeThroughMaps(value: unknown): Buffer {
   sawFloat = false;
   const v = shaped(value, 0);
   if (!sawFloat) return Buffer.from(encoder.encode(v));
   const parts: Buffer[] = [];
   writeItem(v, parts);
   return Buffer.concat(parts);
-}
-
-/**
- * The IEEE half-precision bits of `f` when it is exactly one (kube's encoder:
- * fxamacker/cbor with ShortestFloat16), else undefined.
- */
-export function float16Bits(f: number): number | undefined {
-  if (f === 0) return Object.is(f, -0) ? 0x8000 : 0;
-  const sign = f < 0 ? 0x8000 : 0;
-  const a = Math.abs(f);
-  if (a > 65504) return undefined;
-  if (a < 2 ** -14) {
-    const m = a * 2 ** 24; // subnormal: m × 2^-24, m < 1024
-    return Number.isInteger(m) ? sign | m : undefined;
-  }
-  let e = Math.floor(Math.log2(a));
-  if (2 ** e > a) e--;
-  else if (2 ** (e + 1) <= a) e++;
-  const m = (a / 2 ** e - 1) * 1024;
-  return Number.isInteger(m) ? sign | ((e + 15) << 10) | m : undefined;
 }
 
 /** A float in the shortest of the 16, 32 and 64-bit forms that holds it exactly. */
@@ -224,11 +215,33 @@ export function encodeCborList(apiVersion: string, listKind: string, metadata: o
  * the stream item after item, whatever the TCP reads cut it into.
  */
 export function encodeCborEvent(type: string, object: object): Buffer {
-  return Buffer.concat([
-    SELF_DESCRIBED,
-    ...splicedMap([
+  const frozen = Object.isFrozen(object);
+  const known = frozen ? memo.get(object) : undefined;
+  if (known === undefined) {
+    // The event in one buffer: the object is written after its head and copied out once.
+    const head = eventHead(type);
+    if (writeDirect(object, head.length) >= 0) {
+      const event = takeBytes();
+      head.copy(event, 0);
+      if (frozen) memo.set(object, event.subarray(head.length)); // a GET or LIST of the object reads it from here
+      return event;
+    }
+  }
+  return Buffer.concat([eventHead(type), known ?? cborItem(object)]);
+}
+
+const eventHeads = new Map<string, Buffer>();
+
+/** Everything of an event before its object: the tag, the map head, "type", its value and the key "object" (keys in order). */
+function eventHead(type: string): Buffer {
+  let h = eventHeads.get(type);
+  if (h === undefined) {
+    const parts = splicedMap([
       ['type', encodeShaped(type)],
-      ['object', cborItem(object)],
-    ]),
-  ]);
+      ['object', Buffer.alloc(0)],
+    ]);
+    h = Buffer.concat([SELF_DESCRIBED, ...parts]);
+    if (eventHeads.size < 16) eventHeads.set(type, h); // ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
+  }
+  return h;
 }

@@ -55,11 +55,46 @@ export function chunkSink(req: IncomingMessage, res: ServerResponse): ChunkSink 
       buffered: () => res.writableLength,
     };
   }
+  const held: Held = { socket, corked: false };
   return {
     write: (chunk) => {
       if (chunk.length === 0 || res.writableEnded || socket.destroyed) return;
+      if (!held.corked) holdUntilTurnEnds(held);
       socket.write(chunkFrame(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
     },
     buffered: () => socket.writableLength,
   };
+}
+
+// A socket's chunks of one event-loop turn leave together, when the turn ends
+// (setImmediate, as lib/http/turnend.ts ends answers): the events of writes
+// acknowledged in the same turn cost a watcher one TLS record and one system
+// call instead of one each — the TLS writes were ~355 of ~550 busy samples of
+// a 1,000-watcher fan-out (docs/decisions/2026-11-29-watch-encodings-shared.md).
+// Whatever else the socket carries (the answer's end, the next answer) is
+// queued behind in order and leaves with them.
+interface Held {
+  socket: Socket;
+  corked: boolean;
+}
+
+const heldThisTurn: Held[] = [];
+
+function holdUntilTurnEnds(held: Held): void {
+  held.socket.cork();
+  held.corked = true;
+  if (heldThisTurn.push(held) === 1) setImmediate(releaseHeld);
+}
+
+function releaseHeld(): void {
+  const batch = heldThisTurn.splice(0, heldThisTurn.length);
+  for (const held of batch) {
+    held.corked = false;
+    try {
+      held.socket.uncork();
+    } catch (err) {
+      // One socket's failure must not leave the others held: that connection alone goes.
+      held.socket.destroy(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
 }

@@ -1,10 +1,11 @@
 // Public API: Kubernetes protobuf bodies ⇄ the JSON objects the server stores.
 import { ProtobufError } from './errors.js';
-import { unknownParts, writeUnknown } from './envelope.js';
+import { MAGIC, RAW_FIELD, typeMetaField, UNKNOWN_TAIL, unknownParts, writeUnknown } from './envelope.js';
 import { messageFromJson } from './from-json.js';
-import { fieldId, planFor, planForKind } from './registry.js';
+import { fieldId, planFor, planForKind, type MessagePlan } from './registry.js';
 import { decodeObject } from './to-json.js';
-import { frameHeader, lenPrefix } from './wire.js';
+import { lenPrefix, putVarint, varintSize } from './wire.js';
+import { copyMessage, writeMessage } from './writer.js';
 
 export { ProtobufError, type ProtobufErrorCode } from './errors.js';
 export { MAGIC, PROTOBUF_MEDIA_TYPE } from './envelope.js';
@@ -72,6 +73,7 @@ const watchEvent = planFor('meta.WatchEvent');
 const WATCH_TYPE = fieldId(watchEvent, 'type');
 const WATCH_OBJECT = fieldId(watchEvent, 'object');
 const RAW_EXTENSION_RAW = fieldId(planFor('runtime.RawExtension'), 'raw');
+const LEN = 2; // wire type of length-delimited fields
 
 /**
  * One frame of a `;stream=watch` body: the 4-byte big-endian length, then a
@@ -81,14 +83,46 @@ const RAW_EXTENSION_RAW = fieldId(planFor('runtime.RawExtension'), 'raw');
  */
 export function encodeWatchFrame(type: string, obj: Record<string, unknown>): Buffer {
   const { apiVersion, kind } = typeOf(obj);
-  const raw = messageBytes(obj, apiVersion, kind);
-  // The envelope's pieces go straight into the frame: the message is copied once, not into an envelope first.
-  const env = unknownParts(apiVersion, kind, [raw], raw.length);
-  const typeBytes = Buffer.from(type, 'utf8');
-  const rawKey = lenPrefix(RAW_EXTENSION_RAW, env.length);
-  const head = [lenPrefix(WATCH_TYPE, typeBytes.length), typeBytes, lenPrefix(WATCH_OBJECT, rawKey.length + env.length), rawKey];
-  const length = head.reduce((n, p) => n + p.length, env.length);
-  return Buffer.concat([frameHeader(length), ...head, ...env.parts], 4 + length);
+  const frozen = Object.isFrozen(obj);
+  let raw = frozen ? messageMemo.get(obj) : undefined;
+  let rawLength: number;
+  if (raw !== undefined) rawLength = raw.length;
+  else {
+    const plan = planOrThrow(apiVersion, kind);
+    rawLength = tryWriter(plan, obj, apiVersion, kind);
+    if (rawLength < 0) {
+      raw = slowMessage(plan, obj, apiVersion, kind);
+      rawLength = raw.length;
+      if (frozen) messageMemo.set(obj, raw);
+    }
+  }
+  // The whole frame in one buffer: the message is copied once, from the writer's buffer or the memo.
+  const typeMeta = typeMetaField(apiVersion, kind);
+  const typeLength = Buffer.byteLength(type, 'utf8');
+  const envLength = MAGIC.length + typeMeta.length + 1 + varintSize(rawLength) + rawLength + UNKNOWN_TAIL.length;
+  const objectLength = 1 + varintSize(envLength) + envLength;
+  const length = 1 + varintSize(typeLength) + typeLength + 1 + varintSize(objectLength) + objectLength;
+  const frame = Buffer.allocUnsafe(4 + length);
+  frame.writeUInt32BE(length, 0); // apimachinery's length-delimited framer
+  let at = putVarint(frame, 4, (WATCH_TYPE << 3) | LEN);
+  at = putVarint(frame, at, typeLength);
+  at += frame.write(type, at, 'utf8');
+  at = putVarint(frame, at, (WATCH_OBJECT << 3) | LEN);
+  at = putVarint(frame, at, objectLength);
+  at = putVarint(frame, at, (RAW_EXTENSION_RAW << 3) | LEN);
+  at = putVarint(frame, at, envLength);
+  at += MAGIC.copy(frame, at);
+  at += typeMeta.copy(frame, at);
+  at = putVarint(frame, at, (RAW_FIELD << 3) | LEN);
+  at = putVarint(frame, at, rawLength);
+  if (raw !== undefined) frame.set(raw, at);
+  else {
+    copyMessage(frame, at);
+    // The frame lives as long as the object's event memo does; a GET of the object reads its message from here.
+    if (frozen) messageMemo.set(obj, frame.subarray(at, at + rawLength));
+  }
+  UNKNOWN_TAIL.copy(frame, at + rawLength);
+  return frame;
 }
 
 function typeOf(obj: Record<string, unknown>): { apiVersion: string; kind: string } {
@@ -108,16 +142,39 @@ function messageBytes(obj: Record<string, unknown>, apiVersion: string, kind: st
     const hit = messageMemo.get(obj);
     if (hit !== undefined) return hit;
   }
+  const plan = planOrThrow(apiVersion, kind);
+  const n = tryWriter(plan, obj, apiVersion, kind);
+  let raw: Uint8Array;
+  if (n >= 0) {
+    raw = Buffer.allocUnsafe(n);
+    copyMessage(raw, 0);
+  } else raw = slowMessage(plan, obj, apiVersion, kind);
+  if (frozen) messageMemo.set(obj, raw);
+  return raw;
+}
+
+function planOrThrow(apiVersion: string, kind: string): MessagePlan {
   const plan = planForKind(apiVersion, kind);
   if (!plan) throw new ProtobufError('unknown-kind', `unknown kind "${apiVersion} ${kind}": no protobuf schema`);
-  let raw: Uint8Array;
+  return plan;
+}
+
+/** The message written by writer.ts into its buffer (its length), or -1 when the object is not well formed. */
+function tryWriter(plan: MessagePlan, obj: Record<string, unknown>, apiVersion: string, kind: string): number {
   try {
-    raw = plan.type.encode(messageFromJson(plan, obj, kind)).finish();
+    return writeMessage(plan, obj);
   } catch (err) {
     throw asProtobufError(err, 'invalid-value', `cannot encode "${apiVersion} ${kind}"`);
   }
-  if (frozen) messageMemo.set(obj, raw);
-  return raw;
+}
+
+/** Through protobufjs's message objects: what throws the error naming the field when the writer gives up. */
+function slowMessage(plan: MessagePlan, obj: Record<string, unknown>, apiVersion: string, kind: string): Uint8Array {
+  try {
+    return plan.type.encode(messageFromJson(plan, obj, kind)).finish();
+  } catch (err) {
+    throw asProtobufError(err, 'invalid-value', `cannot encode "${apiVersion} ${kind}"`);
+  }
 }
 
 const itemFieldMemo = new WeakMap<object, { field: number; bytes: Uint8Array }>();

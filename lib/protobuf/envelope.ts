@@ -46,7 +46,7 @@ const typeMetaType = planFor('runtime.TypeMeta').type;
 const typeMetaFields = new Map<string, Buffer>();
 
 /** Field 1 of Unknown for one apiVersion/kind, encoded once (responses carry a handful of kinds). */
-function typeMetaField(apiVersion: string, kind: string): Buffer {
+export function typeMetaField(apiVersion: string, kind: string): Buffer {
   const key = `${apiVersion}\u0000${kind}`;
   let b = typeMetaFields.get(key);
   if (b === undefined) {
@@ -59,8 +59,8 @@ function typeMetaField(apiVersion: string, kind: string): Buffer {
 }
 
 // contentEncoding and contentType, empty: the Go serializer writes them so.
-const UNKNOWN_TAIL = Buffer.concat([lenPrefix(fieldId(unknownPlan, 'contentEncoding'), 0), lenPrefix(fieldId(unknownPlan, 'contentType'), 0)]);
-const RAW_FIELD = fieldId(unknownPlan, 'raw');
+export const UNKNOWN_TAIL = Buffer.concat([lenPrefix(fieldId(unknownPlan, 'contentEncoding'), 0), lenPrefix(fieldId(unknownPlan, 'contentType'), 0)]);
+export const RAW_FIELD = fieldId(unknownPlan, 'raw');
 
 /** The envelope around `raw` as the pieces it is made of (a list's items are not copied into one buffer first). */
 export function unknownParts(apiVersion: string, kind: string, raw: readonly Uint8Array[], rawLength: number): { parts: Uint8Array[]; length: number } {

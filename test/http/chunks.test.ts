@@ -128,6 +128,44 @@ describe('chunkSink', () => {
     }
   });
 
+  it("sends a turn's chunks to the socket in one write, when the turn ends", async () => {
+    const writes: number[] = []; // chunks per call of the socket's write or writev
+    let sink: ReturnType<typeof chunkSink> | undefined;
+    const srv = await serve((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.flushHeaders();
+      const socket = res.socket as unknown as { _write: (...a: unknown[]) => void; _writev: (chunks: unknown[], cb: unknown) => void };
+      const one = socket._write.bind(socket);
+      const many = socket._writev.bind(socket);
+      socket._write = (...a: unknown[]) => {
+        writes.push(1);
+        one(...a);
+      };
+      socket._writev = (chunks: unknown[], cb: unknown) => {
+        writes.push(chunks.length);
+        many(chunks, cb);
+      };
+      sink = chunkSink(req, res);
+      sink.write('a\n');
+      sink.write('b\n');
+      sink.write('c\n');
+      assert.deepEqual(writes, [], 'nothing leaves before the turn ends');
+      setImmediate(() => {
+        assert.equal(writes.length, 1, 'one write for the whole turn');
+        sink!.write('d\n');
+        setTimeout(() => res.end(), 5);
+      });
+    });
+    try {
+      const text = await exchange(srv.port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', () => false);
+      assert.equal(body(text), '2\r\na\n\r\n2\r\nb\n\r\n2\r\nc\n\r\n2\r\nd\n\r\n0\r\n\r\n');
+      assert.ok(writes[0]! >= 3, `the first write carried the turn's three chunks (${writes[0]})`);
+      assert.equal(writes[1], 1, 'the next turn: its own write');
+    } finally {
+      srv.close();
+    }
+  });
+
   it('frames a shared line once', () => {
     const b = Buffer.from('x\n');
     assert.equal(chunkFrame(b), chunkFrame(b));

@@ -109,7 +109,9 @@ class WatchStream {
   /** The tail of the queued webhook conversions (events of a webhook-converted type through another version). */
   private pending: Promise<void> | undefined;
   private lastRev = 0;
-  private readonly timers: NodeJS.Timeout[] = [];
+  // Two fields, not an array: an idle watch holds only these (an array pushed to holds 17 slots).
+  private readonly timeout: NodeJS.Timeout;
+  private readonly bookmarks: NodeJS.Timeout | undefined;
   private readonly close = () => this.end();
   private readonly unregister: () => void;
   /** Selectors read what a conversion may change: evaluated on served objects (selection.ts). */
@@ -133,15 +135,12 @@ class WatchStream {
     r.res.on('close', this.close);
     // Spread over [min, 2·min) so that clients cut together do not all come back together.
     const seconds = wr.timeoutSeconds ?? env.minRequestTimeoutS * (1 + Math.random());
-    this.timers.push(setTimeout(this.close, seconds * 1000));
-    if (wr.bookmarks) {
-      const every = env.bookmarkIntervalMs;
-      this.timers.push(
-        setInterval(() => {
+    this.timeout = setTimeout(this.close, seconds * 1000);
+    this.bookmarks = wr.bookmarks
+      ? setInterval(() => {
           void this.periodicBookmark();
-        }, every),
-      );
-    }
+        }, env.bookmarkIntervalMs)
+      : undefined;
   }
 
   /** The initial state as ADDED events, waiting for the client to read whenever more than the high-water mark is unsent. */
@@ -354,7 +353,8 @@ class WatchStream {
     if (this.closed) return;
     this.closed = true;
     this.watcher?.stop();
-    for (const t of this.timers) clearTimeout(t);
+    clearTimeout(this.timeout);
+    if (this.bookmarks !== undefined) clearInterval(this.bookmarks);
     this.env.watches.delete(this.close);
     this.unregister();
     if (!this.r.res.writableEnded) this.r.res.end();
