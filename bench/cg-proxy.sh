@@ -11,7 +11,8 @@ CG_SYNC=$sync N=$n VG_DIR=${VG_DIR:-/tmp/cgp} valgrind --tool=callgrind --smc-ch
   --callgrind-out-file="$out/cg.%p" node "$script" > "$out/log" 2>&1 &
 for step in start end; do
   while [ ! -f "$sync/$step" ]; do sleep 1; if ! kill -0 $! 2>/dev/null; then cat "$out/log"; exit 1; fi; done
-  pid=$(cat "$sync/$step")
+  # The file appears before its content is written: read until the pid is there.
+  pid=$(cat "$sync/$step"); while [ -z "$pid" ]; do sleep 0.2; pid=$(cat "$sync/$step"); done
   # Without a pid callgrind_control would act on every callgrind run of the machine.
   case "$pid" in ''|*[!0-9]*) echo "no pid in $sync/$step" >&2; exit 1;; esac
   if [ $step = start ]; then callgrind_control -z "$pid" > /dev/null; else callgrind_control -d "$pid" > /dev/null; fi

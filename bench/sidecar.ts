@@ -16,47 +16,18 @@
 // the sidecars are `bin/gatehouse.js serve --upstream=…` processes (A's from
 // its own root, B from this one's dist/, which must be built). Knobs:
 // SIDECAR_ROUNDS (4), SIDECAR_MS (measured window, 2000), SIDECAR_CONNECTIONS (50).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateCa, generateClientCert, generateServingCert } from '../certs/pki.js';
-import { closedLoop, type LoopResult, type Target } from './rawclient.js';
-import { cpuSecondsOf, freePort } from './procs.js';
+import { closedLoop, type LoopResult } from './rawclient.js';
+import { cpuSecondsOf } from './procs.js';
+import { ROOT, startSidecarRig, type Sidecar } from './sidecarrig.js';
 import { addRows, type SummaryRow } from './summary.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const rounds = Number(process.env['SIDECAR_ROUNDS'] ?? 4);
 const windowMs = Number(process.env['SIDECAR_MS'] ?? 2000);
 const connections = Number(process.env['SIDECAR_CONNECTIONS'] ?? 50);
 const PATH = '/api/v1/items';
-
-/** The child: a plain HTTP upstream answering a small JSON body, and an HTTPS SubjectAccessReview answerer that allows. */
-const CHILD = `
-const http = require('node:http'), https = require('node:https');
-const [upPort, sarPort, cert, key] = [process.argv[1], process.argv[2], process.env.SAR_CERT, process.env.SAR_KEY];
-const body = JSON.stringify({ kind: 'ItemList', items: [{ name: 'a', value: 'x'.repeat(200) }] });
-http.createServer((req, res) => { req.resume(); res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }); res.end(body); }).listen(Number(upPort), '127.0.0.1');
-https.createServer({ cert, key }, (req, res) => {
-  const chunks = []; req.on('data', (c) => chunks.push(c));
-  req.on('end', () => { const r = JSON.parse(Buffer.concat(chunks).toString()); r.status = { allowed: true }; res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(r)); });
-}).listen(Number(sarPort), '127.0.0.1', () => process.send && process.send('up'));
-`;
-
-function started(p: ChildProcess, what: string, pattern: RegExp): Promise<void> {
-  return new Promise((res, rej) => {
-    let out = '';
-    const on = (c: Buffer) => {
-      out += c.toString();
-      if (pattern.test(out)) res();
-    };
-    p.stdout?.on('data', on);
-    p.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-    p.once('exit', (code) => rej(new Error(`${what} exited (${code}): ${out}`)));
-  });
-}
 
 export async function runSidecarBench(rootArg = process.env['BENCH_SIDECAR_A']): Promise<SummaryRow[]> {
   const rootA = rootArg ? resolve(rootArg) : undefined;
@@ -64,56 +35,10 @@ export async function runSidecarBench(rootArg = process.env['BENCH_SIDECAR_A']):
   console.log(
     `\nSidecar (bench/sidecar.ts): GET through gatehouse serve --upstream, ${connections} connections${rootA ? `, A = ${rootA}, B = this build` : ''}`,
   );
-  const dir = await mkdtemp(join(tmpdir(), 'gh-bench-sidecar-'));
-  const ca = generateCa('bench-sidecar-ca');
-  const serving = generateServingCert(ca, { commonName: 'localhost' });
-  const client = generateClientCert(ca, { user: 'bench-user', groups: ['bench'] });
-  const files = { ca: join(dir, 'ca.crt'), cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key'), kubeconfig: join(dir, 'sar.kubeconfig') };
-  const [upPort, sarPort] = [await freePort(), await freePort()];
-  await Promise.all([writeFile(files.ca, ca.certPem), writeFile(files.cert, serving.certPem), writeFile(files.key, serving.keyPem)]);
-  await writeFile(
-    files.kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: `https://127.0.0.1:${sarPort}/`, 'certificate-authority-data': Buffer.from(ca.certPem).toString('base64') } }],
-      users: [{ name: 'u', user: {} }],
-      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'x',
-    }),
-  );
-  const children: ChildProcess[] = [];
-  const child = spawn(process.execPath, ['-e', CHILD, String(upPort), String(sarPort)], {
-    env: { ...process.env, SAR_CERT: serving.certPem, SAR_KEY: serving.keyPem },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  children.push(child);
-  await new Promise((r) => child.once('message', r));
-
-  const sidecar = async (root: string, name: string): Promise<{ name: string; proc: ChildProcess; target: Target }> => {
-    const port = await freePort();
-    const proc = spawn(
-      process.execPath,
-      [
-        join(root, 'bin', 'gatehouse.js'),
-        'serve',
-        `--upstream=http://127.0.0.1:${upPort}/`,
-        `--secure-port=${port}`,
-        `--data-dir=${join(dir, name)}`,
-        `--tls-cert-file=${files.cert}`,
-        `--tls-private-key-file=${files.key}`,
-        `--client-ca-file=${files.ca}`,
-        `--authentication-token-webhook-config-file=${files.kubeconfig}`,
-        `--authorization-webhook-config-file=${files.kubeconfig}`,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } },
-    );
-    children.push(proc);
-    await started(proc, `sidecar ${name}`, /sidecar is serving/);
-    return { name, proc, target: { port, ca: ca.certPem, cert: client.certPem, key: client.keyPem } };
-  };
+  const rig = await startSidecarRig({ user: 'bench-user', groups: ['bench'] });
+  const upPort = rig.upPort;
   try {
-    const sidecars = [...(rootA ? [await sidecar(rootA, 'A')] : []), await sidecar(ROOT, 'B')];
+    const sidecars: Sidecar[] = [...(rootA ? [await rig.sidecar('A', [], rootA)] : []), await rig.sidecar('B', [], ROOT)];
     const run = async (s: (typeof sidecars)[number], ms: number): Promise<{ rps: number; cpuUs: number; r: LoopResult }> => {
       const pid = s.proc.pid!;
       const c0 = cpuSecondsOf(pid);
@@ -162,8 +87,7 @@ export async function runSidecarBench(rootArg = process.env['BENCH_SIDECAR_A']):
     );
     if (a) console.log(`B/A: req/s ${(median(b.rps) / median(a.rps)).toFixed(3)}, CPU per request ${(median(b.cpu) / median(a.cpu)).toFixed(3)}`);
   } finally {
-    for (const c of children) c.kill('SIGKILL');
-    await rm(dir, { recursive: true, force: true });
+    await rig.close();
   }
   addRows(rows);
   return rows;

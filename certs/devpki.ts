@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { renderKubeconfig, serverUrl } from './kubeconfig.js';
 import type { CertKeyPair } from './pki.js';
 
-// The issuing code (node-forge, ~1.2 MB of heap) is imported only when something is issued: a start that
-// finds its PKI in place never loads it.
+// The issuing code is imported only when something is issued: a start that finds its PKI in place never loads it.
 const issuer = () => import('./pki.js');
 
 export interface DevPkiOptions {

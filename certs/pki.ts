@@ -1,9 +1,24 @@
-// Certificate and key generation for the dev PKI. Keys come from Node's native
-// RSA generator (node-forge's pure-JS one takes seconds per key); node-forge
-// builds and signs the X.509 certificates. Everything in and out is PEM.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+// Certificate and key generation for the dev PKI. Keys are ECDSA P-256 (as
+// kubeadm's `encryptionAlgorithm: ECDSA-P256`) from node's crypto; the
+// certificates are written with lib/certificates' DER writer and signed by
+// node's crypto with the CA's key, whatever its type (a PKI made before with
+// RSA keys keeps signing). Everything in and out is PEM.
+import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { isIP } from 'node:net';
-import forge from 'node-forge';
+import {
+  authorityKeyId,
+  basicConstraints,
+  extension,
+  issuerOf,
+  keyIdOf,
+  nameDer,
+  randomSerial,
+  hostsSanExtension,
+  signCertificate,
+  subjectKeyId,
+} from '../lib/certificates/x509.js';
+import { oid, seq } from '../lib/certificates/der.js';
+import { usagesFor } from '../lib/certificates/usages.js';
 
 /** A certificate and its private key (PKCS#8), both PEM. */
 export interface CertKeyPair {
@@ -49,25 +64,43 @@ export function generateRsaKeyPair(bits = 2048): KeyPairPem {
   return { privateKeyPem: privateKey, publicKeyPem: publicKey };
 }
 
-/** The service-account token signing key (`--service-account-signing-key-file` / `--service-account-key-file`). */
+/**
+ * The dev PKI's key type: ECDSA P-256. An RSA-2048 key costs 50–800 ms of CPU to find (random prime search), and
+ * the PKI needs six: seconds of a first start; a P-256 key costs well under 1 ms.
+ */
+export function generateEcKeyPair(): KeyPairPem {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', {
+    namedCurve: 'prime256v1',
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return { privateKeyPem: privateKey, publicKeyPem: publicKey };
+}
+
+/** The service-account token signing key (`--service-account-signing-key-file` / `--service-account-key-file`): ES256. */
 export function generateServiceAccountKeyPair(): KeyPairPem {
-  return generateRsaKeyPair(2048);
+  return generateEcKeyPair();
 }
 
 export function generateCa(commonName = 'gatehouse-ca', opts: CertOptions = {}): CertKeyPair {
-  const keys = generateRsaKeyPair();
-  const cert = newCertificate(keys, opts.now, CA_VALIDITY_MS);
-  const subject = [{ name: 'commonName', value: commonName }];
-  cert.setSubject(subject);
-  cert.setIssuer(subject);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  const key = forge.pki.privateKeyFromPem(keys.privateKeyPem);
-  cert.sign(key, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
+  const keys = generateEcKeyPair();
+  const key = createPrivateKey(keys.privateKeyPem);
+  const spki = spkiDer(keys);
+  const subject = nameDer([{ name: 'commonName', value: commonName }]);
+  const start = (opts.now ?? new Date()).getTime();
+  const certPem = signCertificate(
+    {
+      serial: randomSerial(),
+      issuer: subject,
+      notBefore: start - CLOCK_SKEW_MS,
+      notAfter: start + CA_VALIDITY_MS,
+      subject,
+      spki,
+      extensions: [basicConstraints(true), keyUsage(['digital signature', 'key encipherment', 'cert sign', 'crl sign']), subjectKeyId(keyIdOf(spki))],
+    },
+    key,
+  );
+  return { certPem, keyPem: keys.privateKeyPem };
 }
 
 /** The CA that signs the front proxy's client certificate (`--requestheader-client-ca-file`). */
@@ -78,22 +111,18 @@ export function generateFrontProxyCa(opts: CertOptions = {}): CertKeyPair {
 /** The API server's TLS certificate; always valid for 127.0.0.1, ::1 and localhost. */
 export function generateServingCert(ca: CertKeyPair, opts: ServingCertOptions = {}): CertKeyPair {
   const hosts = uniqueHosts([...DEFAULT_SANS, ...(opts.hosts ?? [])]);
-  const altNames = hosts.map((h) => (isIP(h) ? { type: 7, ip: h } : { type: 2, value: h }));
   return signLeaf(ca, [{ name: 'commonName', value: opts.commonName ?? 'gatehouse-apiserver' }], opts.now, [
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames },
+    keyUsage(['digital signature', 'key encipherment']),
+    extKeyUsage(['server auth']),
+    hostsSanExtension(hosts),
   ]);
 }
 
 /** A client certificate as Kubernetes reads it: CN is the user name, each O a group. */
 export function generateClientCert(ca: CertKeyPair, opts: ClientCertOptions): CertKeyPair {
   if (opts.user === '') throw new Error('invalid client certificate: user name must not be empty');
-  const subject = [...(opts.groups ?? []).map((g) => ({ name: 'organizationName', value: g })), { name: 'commonName', value: opts.user }];
-  return signLeaf(ca, subject, opts.now, [
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', clientAuth: true },
-  ]);
+  const subject: Attr[] = [...(opts.groups ?? []).map((g) => ({ name: 'organizationName' as const, value: g })), { name: 'commonName', value: opts.user }];
+  return signLeaf(ca, subject, opts.now, [keyUsage(['digital signature', 'key encipherment']), extKeyUsage(['client auth'])]);
 }
 
 /** The front proxy's client certificate, presented to backends that trust request headers. */
@@ -119,48 +148,40 @@ function uniqueHosts(hosts: readonly string[]): string[] {
   return out;
 }
 
-type Attr = { name: string; value: string };
-type Extension = Record<string, unknown> & { name: string };
+type Attr = Parameters<typeof nameDer>[0][number];
 
-function signLeaf(ca: CertKeyPair, subject: Attr[], now: Date | undefined, extensions: Extension[]): CertKeyPair {
-  const caCert = forge.pki.certificateFromPem(ca.certPem);
-  const caKey = forge.pki.privateKeyFromPem(ca.keyPem);
-  const keys = generateRsaKeyPair();
-  const cert = newCertificate(keys, now, LEAF_VALIDITY_MS);
-  // A leaf must not outlive its issuer: OpenSSL and Go reject such chains once the CA expires anyway.
-  if (cert.validity.notAfter > caCert.validity.notAfter) cert.validity.notAfter = caCert.validity.notAfter;
-  cert.setSubject(subject);
-  cert.setIssuer(caCert.subject.attributes);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: false, critical: true },
-    ...extensions,
-    { name: 'subjectKeyIdentifier' },
-    // forge's `keyIdentifier: true` would use the leaf's own key; chain builders match this against the CA's SKI.
-    { name: 'authorityKeyIdentifier', keyIdentifier: caKeyIdentifier(caCert) },
-  ]);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
+/** keyUsage, critical, from kube's usage names. */
+const keyUsage = (usages: string[]): Buffer => extension('2.5.29.15', true, usagesFor(usages).keyUsageBits!);
+const extKeyUsage = (usages: string[]): Buffer => extension('2.5.29.37', false, seq(...usagesFor(usages).extKeyUsageOids.map(oid)));
+
+function spkiDer(keys: KeyPairPem): Buffer {
+  return createPublicKey(keys.publicKeyPem).export({ type: 'spki', format: 'der' });
 }
 
-function caKeyIdentifier(caCert: forge.pki.Certificate): string {
-  const ext = caCert.getExtension('subjectKeyIdentifier') as { subjectKeyIdentifier?: string } | undefined;
-  if (ext?.subjectKeyIdentifier) return forge.util.hexToBytes(ext.subjectKeyIdentifier);
-  return caCert.generateSubjectKeyIdentifier().getBytes();
-}
-
-function newCertificate(keys: KeyPairPem, now: Date | undefined, validityMs: number): forge.pki.Certificate {
+function signLeaf(ca: CertKeyPair, subject: Attr[], now: Date | undefined, extensions: Buffer[]): CertKeyPair {
+  const caCert = new X509Certificate(ca.certPem);
+  const issuer = issuerOf(caCert);
+  const keys = generateEcKeyPair();
+  const spki = spkiDer(keys);
   const start = (now ?? new Date()).getTime();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
-  cert.serialNumber = randomSerial();
-  cert.validity.notBefore = new Date(start - CLOCK_SKEW_MS);
-  cert.validity.notAfter = new Date(start + validityMs);
-  return cert;
-}
-
-/** 128 random bits, high bit cleared so the DER INTEGER stays positive without padding. */
-function randomSerial(): string {
-  const bytes = randomBytes(16);
-  bytes[0] = (bytes[0]! & 0x7f) | 0x01;
-  return bytes.toString('hex');
+  const certPem = signCertificate(
+    {
+      serial: randomSerial(),
+      issuer: issuer.subject,
+      notBefore: start - CLOCK_SKEW_MS,
+      // A leaf must not outlive its issuer: OpenSSL and Go reject such chains once the CA expires anyway.
+      notAfter: Math.min(start + LEAF_VALIDITY_MS, Date.parse(caCert.validTo)),
+      subject: nameDer(subject),
+      spki,
+      extensions: [
+        basicConstraints(false),
+        ...extensions,
+        subjectKeyId(keyIdOf(spki)),
+        // The CA's key identifier (its SKI), which chain builders match; not the leaf's own.
+        authorityKeyId(issuer.keyId),
+      ],
+    },
+    createPrivateKey(ca.keyPem),
+  );
+  return { certPem, keyPem: keys.privateKeyPem };
 }

@@ -110,10 +110,14 @@ function connectionToken(req: IncomingMessage, value: string): BearerToken {
 /** Reads the bearer token and asks the token methods, for the API server's own audiences. */
 export class BearerAuthenticator implements Authenticator {
   readonly name = 'bearer';
+  /** A frozen copy: the token cache keys a connection's token by this array's identity (tokencache.ts). */
+  private readonly apiAudiences: readonly string[];
   constructor(
     private readonly tokens: TokenAuthenticator,
-    private readonly apiAudiences: readonly string[],
-  ) {}
+    apiAudiences: readonly string[],
+  ) {
+    this.apiAudiences = Object.freeze([...apiAudiences]);
+  }
 
   async authenticate(req: IncomingMessage, trace?: Trace): Promise<AuthnResult | null> {
     const value = bearerToken(req);

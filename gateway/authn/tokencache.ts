@@ -25,6 +25,22 @@ export interface TokenCacheOptions {
   clock?: () => number;
 }
 
+/**
+ * The last key made for a token, and for which audiences: a keep-alive connection presents the same BearerToken
+ * object (token.ts keeps it per connection) with the server's one audiences array on every request, so its key is
+ * joined once, not per request.
+ */
+const lastKey = new WeakMap<BearerToken, { audiences: readonly string[]; key: string }>();
+
+function cacheKey(token: BearerToken, audiences: readonly string[]): string {
+  const memo = lastKey.get(token);
+  if (memo !== undefined && memo.audiences === audiences) return memo.key;
+  const key = `${token.digest}\0${audiences.join('\0')}`;
+  // Only a frozen array can stand for its content by identity.
+  if (Object.isFrozen(audiences)) lastKey.set(token, { audiences, key });
+  return key;
+}
+
 export class CachedTokenAuthenticator implements TokenAuthenticator {
   readonly name: string;
   private readonly entries: LRUCache<string, Entry>;
@@ -41,7 +57,7 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
   }
 
   async authenticateToken(token: BearerToken, audiences: readonly string[], trace?: Trace): Promise<AuthnResult | null> {
-    const key = `${token.digest}\0${audiences.join('\0')}`;
+    const key = cacheKey(token, audiences);
     const now = this.clock();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) {

@@ -67,7 +67,10 @@ export function withAuthenticatedGroup(result: AuthnResult, method?: string): Au
   if (named && groups.includes(AUTHENTICATED_GROUP)) return result;
   let done = withGroup.get(result);
   if (done === undefined) {
-    const user: UserInfo = groups.includes(AUTHENTICATED_GROUP) ? result.user : { ...result.user, groups: [...groups, AUTHENTICATED_GROUP] };
+    // Frozen: shared by every request the cached result serves, and memos downstream key on its identity.
+    const user: UserInfo = groups.includes(AUTHENTICATED_GROUP)
+      ? result.user
+      : Object.freeze({ ...result.user, groups: Object.freeze([...groups, AUTHENTICATED_GROUP]) as string[] });
     done = Object.freeze({ ...result, user, ...(named ? {} : { method }) });
     withGroup.set(result, done);
   }

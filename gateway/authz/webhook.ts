@@ -12,7 +12,7 @@ import { webhookUrlProblem } from '../../lib/api/webhookurl.js';
 import { isPlainObject } from '../../lib/api/meta.js';
 import { recordMatchConditionError, recordMatchConditionExclusion, recordWebhookEvaluation } from '../metrics/authz.js';
 import type { ConditionResult, MatchConditions } from './matchconditions.js';
-import { sarSpecV1, toV1beta1 } from './sar.js';
+import { sarCacheKey, sarSpecV1, toV1beta1 } from './sar.js';
 import type { Attributes, Authorizer, Decision, Explanation } from './types.js';
 import { NO_OPINION } from './types.js';
 import { ownValue } from '../../lib/api/own.js';
@@ -86,9 +86,10 @@ export class WebhookAuthorizer implements Authorizer {
 
   /** `span`: the request's authorization span (the call hangs under it); `trace`: what explain reports. */
   private async run(a: Attributes, span: Trace | undefined, trace?: WebhookTrace): Promise<Decision> {
-    const spec = sarSpecV1(a, this.opts.withSelectors);
     const mc = this.opts.matchConditions;
-    if (mc && mc.size > 0) {
+    // Built only when something reads it: match conditions, or a call on a miss.
+    let spec = mc && mc.size > 0 ? sarSpecV1(a, this.opts.withSelectors) : undefined;
+    if (mc && spec) {
       const m = mc.evaluate(spec, trace?.matchConditions);
       if (m.kind === 'skip') {
         recordMatchConditionExclusion('Webhook', this.name);
@@ -99,7 +100,7 @@ export class WebhookAuthorizer implements Authorizer {
         return this.failure(`match conditions failed: ${m.error}`);
       }
     }
-    const key = JSON.stringify(spec);
+    const key = sarCacheKey(a, this.opts.withSelectors);
     const now = this.clock();
     const hit = this.cache.get(key);
     if (hit) {
@@ -112,6 +113,7 @@ export class WebhookAuthorizer implements Authorizer {
       }
       this.cache.delete(key);
     }
+    spec ??= sarSpecV1(a, this.opts.withSelectors);
     const review = { apiVersion: this.apiVersion, kind: 'SubjectAccessReview', spec: this.opts.version === 'v1' ? spec : toV1beta1(spec) };
     let reply: { status: number; json: unknown };
     const t0 = performance.now();

@@ -12,11 +12,19 @@ const NO_STORE = ['Cache-Control', 'no-cache, private', 'Content-Length', '0'];
 /** An allowed answer that names nobody (an ignored route, or a route with identityHeaders false). */
 export const NO_IDENTITY: readonly string[] = Object.freeze([...NO_STORE]);
 
-/** The answer's headers as flat name/value pairs (ServerResponse.writeHead takes them as they are). */
-export function allowedHeaders(user: UserInfo): string[] {
+/** Answers already made, per user: a cached decision hands back the same frozen user object each time. */
+const made = new WeakMap<UserInfo, readonly string[]>();
+
+/** The answer's headers as flat name/value pairs (ServerResponse.writeHead takes them as they are, and keeps no reference). */
+export function allowedHeaders(user: UserInfo): readonly string[] {
+  const memo = made.get(user);
+  if (memo !== undefined) return memo;
   const h = identityPairs(user);
   h.push('X-Auth-Request-User', user.username);
   if (user.groups.length > 0) h.push('X-Auth-Request-Groups', user.groups.join(','));
   h.push(...NO_STORE);
-  return h;
+  const frozen = Object.freeze(h);
+  // Only a frozen user is known to stay the user these headers name.
+  if (Object.isFrozen(user)) made.set(user, frozen);
+  return frozen;
 }

@@ -49,13 +49,20 @@ function method(value: string | undefined, header: string): string {
   return value;
 }
 
+/** Where the query or fragment begins (-1: neither). Two indexOf calls, not a RegExp search: this runs per call. */
+function queryStart(v: string): number {
+  const q = v.indexOf('?');
+  const h = v.indexOf('#');
+  return q < 0 ? h : h < 0 ? q : Math.min(q, h);
+}
+
 /** The path of a forwarded URI (query cut off), checked and decoded as the gateway's own. */
 function uriPath(value: string | undefined, header: string): string {
   if (value === undefined || value === '') throw badRequest(`forward auth: ${header} is required`);
   if (value.charCodeAt(0) !== 0x2f || value.charCodeAt(1) === 0x2f) {
     throw badRequest(`forward auth: ${header} must be a path beginning with "/" (absolute URIs are refused)`);
   }
-  const q = value.search(/[?#]/);
+  const q = queryStart(value);
   try {
     return checkedRequestPath(q < 0 ? value : value.slice(0, q));
   } catch (err) {

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import type { ClientConfig } from './load.js';
 import { ExecCredentialProvider, type ExecCredential } from './exec.js';
 import { clientStatus, outboundCall, type Trace } from '../tracing/span.js';
@@ -75,13 +76,15 @@ export class KubeClient {
   private newAgent(cert: string | undefined, key: string | undefined): HttpsAgent | HttpAgent {
     if (!this.https) return new HttpAgent({ keepAlive: true });
     const cl = this.config.cluster;
+    const tlsOptions = { ...(cl.caPem ? { ca: cl.caPem } : {}), ...(cert && key ? { cert, key } : {}), minVersion: 'TLSv1.2' as const };
     return new HttpsAgent({
       keepAlive: true,
-      ...(cl.caPem ? { ca: cl.caPem } : {}),
+      ...tlsOptions,
+      // Made once: without it every new connection parses the CA bundle and the key into a context of its own
+      // (createSecureContext was a tenth of a sidecar's CPU while 50 review calls opened connections at once).
+      secureContext: createSecureContext(tlsOptions),
       rejectUnauthorized: !cl.insecureSkipTlsVerify,
       ...(cl.tlsServerName ? { servername: cl.tlsServerName } : {}),
-      ...(cert && key ? { cert, key } : {}),
-      minVersion: 'TLSv1.2',
     });
   }
 

@@ -52,6 +52,7 @@ describe('service-account tokens in dev mode', () => {
   let sa1: { name: string; uid: string };
   before(async () => {
     s = await startTestServer({ flags: ['--authorization-mode=AlwaysAllow'] });
+    // The dev PKI's key is ECDSA P-256 (certs/pki.ts): kube-apiserver signs with ES256 for it.
     devKey = createPrivateKey(await readFile(devPkiPaths(s.dataDir).serviceAccountKey, 'utf8'));
     devKid = keyId(createPublicKey(devKey));
     const sa = await create(s, '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'sa1' } });
@@ -99,7 +100,7 @@ describe('service-account tokens in dev mode', () => {
       assert.equal(r.code, 0, r.stderr);
       const token = r.stdout.trim();
       const h = headerOf(token);
-      assert.deepEqual(h, { alg: 'RS256', kid: devKid });
+      assert.deepEqual(h, { alg: 'ES256', kid: devKid });
       const p = payloadOf(token);
       const pod = await s.admin.request('GET', '/api/v1/namespaces/default/pods/p1');
       assert.equal(p.iss, DEV_ISSUER);
@@ -191,8 +192,8 @@ describe('service-account tokens in dev mode', () => {
   });
 
   it('accepts a hand-made token signed by the dev key, the baseline of the attacks below', async () => {
-    assert.equal((await withToken(s, makeJwt({ alg: 'RS256', kid: devKid }, claims(sa1), devKey))).status, 200);
-    assert.equal((await withToken(s, makeJwt({ alg: 'RS256' }, claims(sa1), devKey))).status, 200);
+    assert.equal((await withToken(s, makeJwt({ alg: 'ES256', kid: devKid }, claims(sa1), devKey))).status, 200);
+    assert.equal((await withToken(s, makeJwt({ alg: 'ES256' }, claims(sa1), devKey))).status, 200);
   });
 
   describe('attacks, each a 401 and never a crash', () => {
@@ -206,45 +207,45 @@ describe('service-account tokens in dev mode', () => {
       await refuse(makeJwt({ alg: 'none', kid: devKid }, claims(sa1)));
       await refuse(makeJwt({ alg: 'none' }, claims(sa1)).replace(/\.[^.]*$/, '.'));
     });
-    it('HS256 signed with the RSA public key as the secret', async () => {
+    it('HS256 signed with the public key as the secret', async () => {
       const pem = createPublicKey(devKey).export({ type: 'spki', format: 'pem' });
       await refuse(makeJwt({ alg: 'HS256', kid: devKid }, claims(sa1), Buffer.from(pem)));
       await refuse(makeJwt({ alg: 'HS256' }, claims(sa1), createPublicKey(devKey).export({ type: 'spki', format: 'der' })));
     });
     it("unknown kid, and a known kid on another key's signature", async () => {
-      const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-      await refuse(makeJwt({ alg: 'RS256', kid: 'unknown' }, claims(sa1), devKey));
-      await refuse(makeJwt({ alg: 'RS256', kid: keyId(createPublicKey(other)) }, claims(sa1), other));
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, claims(sa1), other));
-      await refuse(makeJwt({ alg: 'RS256' }, claims(sa1), other));
+      const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+      await refuse(makeJwt({ alg: 'ES256', kid: 'unknown' }, claims(sa1), devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: keyId(createPublicKey(other)) }, claims(sa1), other));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, claims(sa1), other));
+      await refuse(makeJwt({ alg: 'ES256' }, claims(sa1), other));
     });
     it('expired and not yet valid', async () => {
       const now = Math.floor(Date.now() / 1000);
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, claims(sa1, { exp: now - 3600, iat: now - 7200, nbf: now - 7200 }), devKey));
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, claims(sa1, { nbf: now + 3600, iat: now }), devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, claims(sa1, { exp: now - 3600, iat: now - 7200, nbf: now - 7200 }), devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, claims(sa1, { nbf: now + 3600, iat: now }), devKey));
       const { exp: _e, ...noExp } = claims(sa1);
       void _e;
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, noExp, devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, noExp, devKey));
     });
     it('wrong iss and wrong aud', async () => {
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, claims(sa1, { iss: 'https://evil.example' }), devKey));
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, claims(sa1, { aud: ['https://evil.example'] }), devKey));
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, claims(sa1, { aud: 42 }), devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, claims(sa1, { iss: 'https://evil.example' }), devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, claims(sa1, { aud: ['https://evil.example'] }), devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, claims(sa1, { aud: 42 }), devKey));
     });
     it('a claim naming another service account than sub, or a wrong uid', async () => {
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, claims(sa1, { sub: 'system:serviceaccount:kube-system:admin' }), devKey));
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, claims({ name: 'sa1', uid: randomUUID() }), devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, claims(sa1, { sub: 'system:serviceaccount:kube-system:admin' }), devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, claims({ name: 'sa1', uid: randomUUID() }), devKey));
     });
     it('header and payload not JSON', async () => {
       await refuse(makeJwt('{not json', claims(sa1), devKey));
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, '[1,2', devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, '[1,2', devKey));
       await refuse('a.b.c');
       await refuse('....');
     });
     it('a 1 MiB token', async () => {
       await refuse('a'.repeat(1 << 20));
       // Just under 1 MiB and a real signed JWT: refused by its size before any parsing.
-      await refuse(makeJwt({ alg: 'RS256', kid: devKid }, claims(sa1, { pad: 'x'.repeat(760_000) }), devKey));
+      await refuse(makeJwt({ alg: 'ES256', kid: devKid }, claims(sa1, { pad: 'x'.repeat(760_000) }), devKey));
       // The server is still serving.
       assert.equal((await s.admin.request('GET', '/readyz')).status, 200);
     });

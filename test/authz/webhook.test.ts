@@ -49,6 +49,29 @@ describe('the webhook authorizer from flags', () => {
     assert.deepEqual(sent[0]!.spec['resourceAttributes'], { namespace: 'default', verb: 'get', version: 'v1', resource: 'configmaps', name: 'x' });
   });
 
+  it('asks again for every request whose review would differ, and answers a repeat from the cache', async () => {
+    const before = peer.received.length;
+    const paths = [
+      '/api/v1/namespaces/default/configmaps/cache-a',
+      '/api/v1/namespaces/default/configmaps/cache-b',
+      '/api/v1/namespaces/kube-system/configmaps/cache-a',
+      '/api/v1/namespaces/default/secrets/cache-a',
+      '/api/v1/namespaces/default/pods/cache-a/log',
+      '/api/v1/namespaces/default/pods?labelSelector=app%3Dweb',
+      '/api/v1/namespaces/default/pods?labelSelector=app%3Ddb',
+      '/cache-a',
+      '/cache-b',
+    ];
+    for (const p of paths) assert.equal(await status(srv, 'deny-cache', p), 403);
+    assert.equal(peer.received.length - before, paths.length);
+    // Another user with the same request is asked too; then every one of them again is answered from the cache.
+    assert.equal(await status(srv, 'deny-cache-2', paths[0]!), 403);
+    assert.equal(peer.received.length - before, paths.length + 1);
+    for (const p of paths) await status(srv, 'deny-cache', p);
+    assert.equal(await status(srv, 'deny-cache-2', paths[0]!), 403);
+    assert.equal(peer.received.length - before, paths.length + 1);
+  });
+
   it('passes non-resource requests as nonResourceAttributes', async () => {
     const before = peer.received.length;
     assert.equal(await status(srv, 'allow-path', '/version'), 200);

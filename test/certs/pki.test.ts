@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { X509Certificate, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -45,7 +45,7 @@ describe('CA certificate', () => {
     assert.ok(caX.checkIssued(caX));
     assert.ok(caX.verify(caX.publicKey));
     assert.equal(caX.subject, 'CN=test-ca');
-    assert.equal(caX.publicKey.asymmetricKeyDetails?.modulusLength, 2048);
+    assert.equal(caX.publicKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');
   });
 
   it('is valid for ten years and starts slightly in the past', () => {
@@ -134,13 +134,42 @@ describe('front proxy', () => {
 });
 
 describe('service-account key pair', () => {
-  it('is an RSA PKCS#8 private key with its SPKI public key', () => {
+  it('is an ECDSA P-256 (ES256) PKCS#8 private key with its SPKI public key', () => {
     const pair = generateServiceAccountKeyPair();
     assert.match(pair.privateKeyPem, /^-----BEGIN PRIVATE KEY-----/);
     assert.match(pair.publicKeyPem, /^-----BEGIN PUBLIC KEY-----/);
     const data = Buffer.from('token');
     const sig = sign('sha256', data, createPrivateKey(pair.privateKeyPem));
     assert.ok(verify('sha256', data, createPublicKey(pair.publicKeyPem), sig));
-    assert.equal(createPublicKey(pair.publicKeyPem).asymmetricKeyType, 'rsa');
+    assert.equal(createPublicKey(pair.publicKeyPem).asymmetricKeyType, 'ec');
+    assert.equal(createPublicKey(pair.publicKeyPem).asymmetricKeyDetails?.namedCurve, 'prime256v1');
+  });
+});
+
+describe('a CA made before with an RSA key', () => {
+  it('still issues: the leaf is signed sha256WithRSAEncryption, its AKI is the CA SKI OpenSSL wrote, and openssl verify accepts it', () => {
+    const keyFile = join(tmp, 'rsa-ca.key');
+    const certFile = join(tmp, 'rsa-ca.crt');
+    const r = spawnSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=rsa-ca', '-days', '3650', '-keyout', keyFile, '-out', certFile],
+      {
+        encoding: 'utf8',
+      },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    const rsaCa = { certPem: readFileSync(certFile, 'utf8'), keyPem: readFileSync(keyFile, 'utf8') };
+    const leaf = generateClientCert(rsaCa, { user: 'old', now: new Date() });
+    const leafX = new X509Certificate(leaf.certPem);
+    const rsaCaX = new X509Certificate(rsaCa.certPem);
+    assert.ok(leafX.checkIssued(rsaCaX) && leafX.verify(rsaCaX.publicKey));
+    assert.equal(leafX.publicKey.asymmetricKeyType, 'ec');
+    const text = spawnSync('openssl', ['x509', '-noout', '-text'], { input: leaf.certPem, encoding: 'utf8' }).stdout;
+    assert.match(text, /Signature Algorithm: sha256WithRSAEncryption/);
+    const caText = spawnSync('openssl', ['x509', '-noout', '-ext', 'subjectKeyIdentifier', '-in', certFile], { encoding: 'utf8' }).stdout;
+    const ski = caText.split('\n')[1]!.trim();
+    assert.match(text, new RegExp(`Authority Key Identifier:\\s*\\n\\s*(keyid:)?${ski}`));
+    const v = spawnSync('openssl', ['verify', '-CAfile', certFile, '-purpose', 'sslclient'], { input: leaf.certPem, encoding: 'utf8' });
+    assert.equal(v.status, 0, `${v.stdout}${v.stderr}`);
   });
 });
