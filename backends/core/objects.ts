@@ -77,14 +77,14 @@ function validateFinalizers(obj: KObject): StatusCause[] {
   return causes;
 }
 
-export function validate(t: ResourceType, obj: KObject, old: KObject | undefined): void {
+export function validate(t: ResourceType, obj: KObject, old: KObject | undefined, target?: UpdateTarget): void {
   const causes = [
     // On create only, as kube's ValidateObjectMeta: an update cannot change the name, and one stored under an older rule stays writable.
     ...(old === undefined ? validateName(t.nameRule, obj) : []),
     ...validateLabels(obj.metadata.labels),
     ...validateAnnotations(obj.metadata.annotations),
     ...validateFinalizers(obj),
-    ...(t.validate ? t.validate(obj, old) : []),
+    ...(t.validate ? t.validate(obj, old, target) : []),
   ];
   if (causes.length > 0) throw invalid({ group: t.group, kind: t.kind }, obj.metadata.name ?? obj.metadata.generateName ?? '', causes);
 }
@@ -246,7 +246,7 @@ export function prepareUpdate(
     if (oldMeta.managedFields === undefined) delete next.metadata.managedFields;
     else next.metadata.managedFields = oldMeta.managedFields;
   }
-  validate(t, next, old);
+  validate(t, next, old, target);
   // Nothing new to store? managedFields count: a write that only moves ownership is a write (an unchanged one keeps the live list).
   const same = (specSame ?? sameSpec(next, old)) && jsonEqual(next['status'], old['status']) && membersEqual(next.metadata, old.metadata, SERVER_METADATA);
   return same ? undefined : next;

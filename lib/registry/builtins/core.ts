@@ -22,6 +22,7 @@ import { defaultPodSpec } from './pod-defaults.js';
 import { defaultRequestsFromLimits } from './pod-resources.js';
 import { podStatusOnCreate } from './pod-status.js';
 import { preparePodUpdate, validatePodCreate, validatePodUpdate } from './pod-updates.js';
+import { validatePodSpecUpdate } from './pod-spec-update.js';
 import { coreEventView, eventColumns } from './event-printer.js';
 import { validateCoreEvent } from './event-validation.js';
 import { defaultSecret, validateConfigMap, validateSecret, validatePod } from './core-validation.js';
@@ -125,7 +126,10 @@ export const pods = core('Pod', 'pods', {
     defaultField(obj, 'status', 'phase', 'Pending');
   },
   prepareForUpdate: preparePodUpdate,
-  validate: (obj, old) => (old ? [...validatePod(obj), ...validatePodUpdate(obj, old)] : [...validatePod(obj), ...validatePodCreate(obj)]),
+  validate: (obj, old, target) => [
+    ...validatePod(obj),
+    ...(old === undefined ? validatePodCreate(obj) : target === 'main' ? validatePodSpecUpdate(obj, old) : validatePodUpdate(obj, old)),
+  ],
 });
 
 export const nodes = core('Node', 'nodes', {
