@@ -9,6 +9,8 @@ import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
 import { validateAnnotations, validateLabels, validateName, isQualifiedName } from '../../lib/registry/names.js';
 import { parseRevision } from './listoptions.js';
 import { fillZeros } from '../../lib/schema/zeros.js';
+import { rewriteQuantities } from '../../lib/schema/quantities.js';
+import { canonicalQuantityValue } from '../../lib/registry/builtins/quantities.js';
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATED_BASE = 58;
@@ -105,17 +107,21 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?:
   t.prepareForCreate?.(obj, user);
   t.defaults?.(obj);
   validate(t, obj, undefined);
-  withKubeZeros(t, obj);
+  asKubeEncodes(t, obj);
   return obj;
 }
 
 /**
- * Adds the empty fields kube's Go types write (a Service's `status.loadBalancer: {}`),
- * from the schema tables, so stored and served objects read as kube's do.
- * Built-in kinds only: a custom resource is stored as the client wrote it.
+ * The object as kube's decode into Go types and encode back leaves it: the empty
+ * fields Go writes added (a Service's `status.loadBalancer: {}`) and every
+ * Quantity in its canonical form (`1000m` → `1`), from the schema tables, so
+ * stored and served objects read as kube's do. Built-in kinds only: a custom
+ * resource is stored as the client wrote it.
  */
-function withKubeZeros(t: ResourceType, obj: KObject): void {
-  if (t.schema !== undefined && t.crd === undefined) fillZeros(t.schema, obj);
+function asKubeEncodes(t: ResourceType, obj: KObject): void {
+  if (t.schema === undefined || t.crd !== undefined) return;
+  fillZeros(t.schema, obj);
+  rewriteQuantities(t.schema, obj, canonicalQuantityValue);
 }
 
 const SPEC_SKIP = new Set(['metadata', 'status']);
@@ -229,7 +235,7 @@ export function prepareUpdate(
     // Defaulting runs on every write, as decoding does in kube-apiserver (a Secret's stringData folds into data).
     t.defaults?.(next);
     // Before comparing: a client that leaves out an empty struct kube writes has not changed the spec.
-    withKubeZeros(t, next);
+    asKubeEncodes(t, next);
     specSame = sameSpec(next, old);
     const bump =
       !specSame ||
@@ -238,7 +244,7 @@ export function prepareUpdate(
     if (t.generation && bump) m.generation = (oldMeta.generation ?? 1) + 1;
   }
   t.prepareForUpdate?.(next, old, target, now);
-  if (target !== 'main') withKubeZeros(t, next);
+  if (target !== 'main') asKubeEncodes(t, next);
   delete next.metadata.resourceVersion;
   const requested = next.metadata.managedFields;
   if (track) track(next, old, requested);
