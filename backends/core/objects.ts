@@ -91,8 +91,13 @@ export function validate(t: ResourceType, obj: KObject, old: KObject | undefined
   if (causes.length > 0) throw invalid({ group: t.group, kind: t.kind }, obj.metadata.name ?? obj.metadata.generateName ?? '', causes);
 }
 
-/** A new object as stored on create: server fields set, client-set server fields dropped. */
-export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?: UserInfo): KObject {
+/**
+ * A new object as stored on create: server fields set, client-set server fields dropped.
+ * In kube's order: decoding's defaults, then the field manager (`track`, which owns what
+ * the writer sent and defaulting filled), then the strategy's PrepareForCreate, whose
+ * fields (a Namespace's `kubernetes` finalizer, a pod's status) nobody owns, then validation.
+ */
+export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?: UserInfo, track?: (obj: KObject) => void): KObject {
   const meta = obj.metadata;
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   meta.uid = randomUUID();
@@ -104,8 +109,12 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?:
   delete meta.deletionGracePeriodSeconds;
   delete meta['selfLink'];
   if (resetsStatusOnCreate(t)) delete obj['status'];
-  t.prepareForCreate?.(obj, user);
   t.defaults?.(obj);
+  if (track) {
+    asKubeEncodes(t, obj);
+    track(obj);
+  }
+  t.prepareForCreate?.(obj, user);
   validate(t, obj, undefined);
   asKubeEncodes(t, obj);
   return obj;

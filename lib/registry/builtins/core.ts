@@ -52,8 +52,16 @@ export const namespaces = core('Namespace', 'namespaces', {
   nameRule: 'label',
   columns: NAMESPACE_COLUMNS,
   fieldSelectors: { 'status.phase': (o) => str(o, 'status', 'phase') },
+  // kube's namespaceStrategy.PrepareForCreate: status Active, and the `kubernetes` finalizer added to
+  // whatever the client asked for (on create only: it goes once the namespace controller has emptied it).
+  prepareForCreate(obj) {
+    obj['status'] = { phase: 'Active' };
+    const spec = isPlainObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {});
+    const finalizers = Array.isArray(spec['finalizers']) ? (spec['finalizers'] as unknown[]) : [];
+    if (!finalizers.includes('kubernetes')) spec['finalizers'] = [...finalizers, 'kubernetes'];
+  },
   defaults(obj) {
-    defaultField(obj, 'spec', 'finalizers', ['kubernetes']);
+    // SetDefaults_NamespaceStatus.
     defaultField(obj, 'status', 'phase', 'Active');
     // kube's SetDefaults_Namespace: the name as a label on every write (namespaceSelectors match it), never another value.
     const name = obj.metadata.name;
