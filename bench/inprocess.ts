@@ -41,6 +41,8 @@ export async function rateLoop(what: string, next: (i: number) => Promise<boolea
 export interface ServerContext {
   readonly port: number;
   readonly tls: { ca: string; cert: string; key: string };
+  /** The server's own certificate and key (a floor server in the section can present the same). */
+  readonly serving: { cert: string; key: string };
 }
 
 export async function withInProcessServer(name: string, fn: (call: Call, server: ServerContext) => Promise<void>): Promise<void> {
@@ -50,11 +52,17 @@ export async function withInProcessServer(name: string, fn: (call: Call, server:
   if ('error' in parsed) throw new Error(parsed.error);
   const running = await startServer(parsed.options, { log: () => undefined });
   const pki = devPkiPaths(dataDir);
-  const [ca, cert, key] = await Promise.all([readFile(pki.caCert, 'utf8'), readFile(pki.adminCert, 'utf8'), readFile(pki.adminKey, 'utf8')]);
-  const admin = new Admin(port, { ca, cert, key }, CONNECTIONS);
+  const [ca, cert, key, servingCert, servingKey] = await Promise.all(
+    [pki.caCert, pki.adminCert, pki.adminKey, pki.servingCert, pki.servingKey].map((f) => readFile(f, 'utf8')),
+  );
+  const admin = new Admin(port, { ca: ca!, cert: cert!, key: key! }, CONNECTIONS);
   try {
     await admin.ready();
-    await fn((method, path, body, contentType) => admin.send(method, path, body, contentType), { port, tls: { ca, cert, key } });
+    await fn((method, path, body, contentType) => admin.send(method, path, body, contentType), {
+      port,
+      tls: { ca: ca!, cert: cert!, key: key! },
+      serving: { cert: servingCert!, key: servingKey! },
+    });
   } finally {
     admin.close();
     await running.shutdown('bench');

@@ -10,9 +10,15 @@
 // are mirrored (ConfigMap, workload, workload, ConfigMap) so a shared
 // machine's drift lands on both; each row also gives this process's CPU per
 // request, and the LIST row the same comparison per byte (a list's cost
-// follows its bytes, and a Pod is about six times a ConfigMap).
+// follows its bytes, and a Pod is about six times a ConfigMap). The LIST
+// row's floor: a bare node:https server in this process (same certificate,
+// same client, same loop) answering the two lists' very bytes and doing
+// nothing else; the ratio of its two rates is what the bytes alone allow.
 // `BENCH_ONLY=workloads npm run bench`; alone: `node --import tsx bench/workloads.ts`.
-import { CONNECTIONS, DURATION, meanRate, measuredRate, rateLoop, withInProcessServer, type Call, type Rate } from './inprocess.js';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { Admin } from './admin.js';
+import { CONNECTIONS, DURATION, meanRate, measuredRate, rateLoop, withInProcessServer, type Call, type Rate, type ServerContext } from './inprocess.js';
 import { recordRow } from './summary.js';
 
 const LISTED = 1000;
@@ -134,7 +140,42 @@ async function createRows(call: Call): Promise<void> {
   });
 }
 
-async function listRows(call: Call): Promise<void> {
+/**
+ * The floor of the LIST comparison: the same two bodies served by a bare
+ * `node:https` server (the Gatehouse server's certificate, client certificates
+ * asked as it asks them) to the same client over the same connections, mirrored
+ * as the measured rounds are. Requests/s of each and the process's CPU per request.
+ */
+async function listFloor(server: ServerContext, bodies: { configmaps: Buffer; pods: Buffer }): Promise<{ base: Rate; other: Rate }> {
+  const bare = createServer(
+    { cert: server.serving.cert, key: server.serving.key, ca: server.tls.ca, requestCert: true, rejectUnauthorized: false, keepAliveTimeout: 65_000 },
+    (req, res) => {
+      const body = req.url === '/pods' ? bodies.pods : bodies.configmaps;
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length }).end(body);
+    },
+  );
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  const client = new Admin((bare.address() as AddressInfo).port, server.tls, CONNECTIONS);
+  let n = 0;
+  const list = (what: 'configmaps' | 'pods') => () =>
+    measuredRate(
+      () =>
+        rateLoop(`floor: LIST ${LISTED} ${what} (bare node:https)`, async () => {
+          const r = await client.send('GET', `/${what}`);
+          n++;
+          return r.status === 200 && r.text.length === bodies[what].length;
+        }),
+      () => n,
+    );
+  try {
+    return await mirrored(list('configmaps'), list('pods'));
+  } finally {
+    client.close();
+    await new Promise((resolve) => bare.close(resolve));
+  }
+}
+
+async function listRows(call: Call, server: ServerContext): Promise<void> {
   for (const ns of ['bench-pods', 'bench-pods-cm']) {
     const r = await call('POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: ns } }), 'application/json');
     if (r.status !== 201) throw new Error(`namespace ${ns}: ${r.status}`);
@@ -164,6 +205,23 @@ async function listRows(call: Call): Promise<void> {
   // A list's cost follows its bytes (TLS, socket writes, the client's reads): the same comparison per byte.
   const bytesRatio = (other.rate * (sizes['pods'] ?? 0)) / (base.rate * (sizes['configmaps'] ?? 1));
   console.log(`  ${'LIST pods / configmaps (bytes/s)'.padEnd(48)} ${(100 * bytesRatio).toFixed(0).padStart(7)} %   (reference)`);
+  // The bytes' own cap: the same two answers from a server that does nothing but send them.
+  const [cmBody, podBody] = await Promise.all(
+    ['/api/v1/namespaces/bench-pods-cm/configmaps', '/api/v1/namespaces/bench-pods/pods'].map((p) => call('GET', p, '', 'application/json')),
+  );
+  const floor = await listFloor(server, { configmaps: Buffer.from(cmBody!.text), pods: Buffer.from(podBody!.text) });
+  const floorRatio = floor.other.rate / floor.base.rate;
+  const measured = other.rate / base.rate;
+  console.log(
+    `  ${'floor: LIST pods / configmaps (objects/s)'.padEnd(48)} ${(100 * floorRatio).toFixed(0).padStart(7)} %   (measured ${(100 * measured).toFixed(0)}%; measured / floor ${(100 * (measured / floorRatio)).toFixed(0)}%; ${(floor.other.rate * LISTED).toFixed(0)} vs ${(floor.base.rate * LISTED).toFixed(0)} objects/s; CPU per LIST ${floor.base.cpu.toFixed(2)} ms, ${floor.other.cpu.toFixed(2)} ms)`,
+  );
+  recordRow({
+    name: `floor: LIST ${LISTED} Pods vs ${LISTED} ConfigMaps bytes from bare node:https, objects/s`,
+    value: floor.other.rate * LISTED,
+    unit: 'objects/s',
+    baseline: floor.base.rate * LISTED,
+    target: 'reference',
+  });
   recordRow({
     name: `LIST ${LISTED} Pods vs ${LISTED} ConfigMaps, objects/s (in process)`,
     value: other.rate * LISTED,
@@ -175,10 +233,10 @@ async function listRows(call: Call): Promise<void> {
 }
 
 export async function runWorkloadsBench(): Promise<void> {
-  await withInProcessServer('workloads', async (call) => {
+  await withInProcessServer('workloads', async (call, server) => {
     console.log(`\nWorkloads (in-process memory store, ${CONNECTIONS} connections, ${DURATION} ms each)`);
     await createRows(call);
-    await listRows(call);
+    await listRows(call, server);
   });
 }
 

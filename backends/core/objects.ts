@@ -9,6 +9,8 @@ import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
 import { validateAnnotations, validateLabels, validateName, isQualifiedName } from '../../lib/registry/names.js';
 import { parseRevision } from './listoptions.js';
 import { fillZeros } from '../../lib/schema/zeros.js';
+import { rewriteQuantities } from '../../lib/schema/quantities.js';
+import { canonicalQuantityValue } from '../../lib/registry/builtins/quantities.js';
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATED_BASE = 58;
@@ -77,20 +79,25 @@ function validateFinalizers(obj: KObject): StatusCause[] {
   return causes;
 }
 
-export function validate(t: ResourceType, obj: KObject, old: KObject | undefined): void {
+export function validate(t: ResourceType, obj: KObject, old: KObject | undefined, target?: UpdateTarget): void {
   const causes = [
     // On create only, as kube's ValidateObjectMeta: an update cannot change the name, and one stored under an older rule stays writable.
     ...(old === undefined ? validateName(t.nameRule, obj) : []),
     ...validateLabels(obj.metadata.labels),
     ...validateAnnotations(obj.metadata.annotations),
     ...validateFinalizers(obj),
-    ...(t.validate ? t.validate(obj, old) : []),
+    ...(t.validate ? t.validate(obj, old, target) : []),
   ];
   if (causes.length > 0) throw invalid({ group: t.group, kind: t.kind }, obj.metadata.name ?? obj.metadata.generateName ?? '', causes);
 }
 
-/** A new object as stored on create: server fields set, client-set server fields dropped. */
-export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?: UserInfo): KObject {
+/**
+ * A new object as stored on create: server fields set, client-set server fields dropped.
+ * In kube's order: decoding's defaults, then the field manager (`track`, which owns what
+ * the writer sent and defaulting filled), then the strategy's PrepareForCreate, whose
+ * fields (a Namespace's `kubernetes` finalizer, a pod's status) nobody owns, then validation.
+ */
+export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?: UserInfo, track?: (obj: KObject) => void): KObject {
   const meta = obj.metadata;
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   meta.uid = randomUUID();
@@ -102,20 +109,28 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?:
   delete meta.deletionGracePeriodSeconds;
   delete meta['selfLink'];
   if (resetsStatusOnCreate(t)) delete obj['status'];
-  t.prepareForCreate?.(obj, user);
   t.defaults?.(obj);
+  if (track) {
+    asKubeEncodes(t, obj);
+    track(obj);
+  }
+  t.prepareForCreate?.(obj, user);
   validate(t, obj, undefined);
-  withKubeZeros(t, obj);
+  asKubeEncodes(t, obj);
   return obj;
 }
 
 /**
- * Adds the empty fields kube's Go types write (a Service's `status.loadBalancer: {}`),
- * from the schema tables, so stored and served objects read as kube's do.
- * Built-in kinds only: a custom resource is stored as the client wrote it.
+ * The object as kube's decode into Go types and encode back leaves it: the empty
+ * fields Go writes added (a Service's `status.loadBalancer: {}`) and every
+ * Quantity in its canonical form (`1000m` → `1`), from the schema tables, so
+ * stored and served objects read as kube's do. Built-in kinds only: a custom
+ * resource is stored as the client wrote it.
  */
-function withKubeZeros(t: ResourceType, obj: KObject): void {
-  if (t.schema !== undefined && t.crd === undefined) fillZeros(t.schema, obj);
+function asKubeEncodes(t: ResourceType, obj: KObject): void {
+  if (t.schema === undefined || t.crd !== undefined) return;
+  fillZeros(t.schema, obj);
+  rewriteQuantities(t.schema, obj, canonicalQuantityValue);
 }
 
 const SPEC_SKIP = new Set(['metadata', 'status']);
@@ -229,7 +244,7 @@ export function prepareUpdate(
     // Defaulting runs on every write, as decoding does in kube-apiserver (a Secret's stringData folds into data).
     t.defaults?.(next);
     // Before comparing: a client that leaves out an empty struct kube writes has not changed the spec.
-    withKubeZeros(t, next);
+    asKubeEncodes(t, next);
     specSame = sameSpec(next, old);
     const bump =
       !specSame ||
@@ -238,7 +253,7 @@ export function prepareUpdate(
     if (t.generation && bump) m.generation = (oldMeta.generation ?? 1) + 1;
   }
   t.prepareForUpdate?.(next, old, target, now);
-  if (target !== 'main') withKubeZeros(t, next);
+  if (target !== 'main') asKubeEncodes(t, next);
   delete next.metadata.resourceVersion;
   const requested = next.metadata.managedFields;
   if (track) track(next, old, requested);
@@ -246,7 +261,7 @@ export function prepareUpdate(
     if (oldMeta.managedFields === undefined) delete next.metadata.managedFields;
     else next.metadata.managedFields = oldMeta.managedFields;
   }
-  validate(t, next, old);
+  validate(t, next, old, target);
   // Nothing new to store? managedFields count: a write that only moves ownership is a write (an unchanged one keeps the live list).
   const same = (specSame ?? sameSpec(next, old)) && jsonEqual(next['status'], old['status']) && membersEqual(next.metadata, old.metadata, SERVER_METADATA);
   return same ? undefined : next;

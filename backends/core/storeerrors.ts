@@ -34,6 +34,9 @@ export function fromStoreError(err: unknown, gr: GroupResource, name: string, re
       return internalError(err.message); // names the key (kube's corrupt-object StorageError wording)
     case 'invalid':
       return badRequest(err.message);
+    case 'entity-too-large':
+      // What kube-apiserver answers for etcd's refusal: a 500 with etcd's message and no reason (kubernetes#112152).
+      return new StatusError(500, undefined, err.message);
   }
 }
 

@@ -82,8 +82,8 @@ export interface ResourceType {
    * subresource such as 'approval', whose `next` starts from old with the request's status).
    */
   prepareForUpdate?(next: KObject, old: KObject, target: string, now: number): void;
-  /** Type-specific validation of a new object (old = the stored one on update). */
-  validate?(obj: KObject, old: KObject | undefined): StatusCause[];
+  /** Type-specific validation of a new object (old = the stored one on update, `target` its update path as in prepareForUpdate). */
+  validate?(obj: KObject, old: KObject | undefined, target?: string): StatusCause[];
   /**
    * The costly part of `validate`, run first where a promise may be awaited (CustomResourceDefinitions:
    * their schemas' patterns and CEL rules, on a worker thread; CertificateSigningRequests: the request's

@@ -1,6 +1,6 @@
 // Server-side apply over lists: atomic lists (container args), set lists
 // (finalizers), map lists (containers by name, ports by containerPort and
-// protocol), with two and three managers.
+// protocol, in a PodTemplate), with two and three managers.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -15,6 +15,8 @@ after(async () => {
 });
 const a = applier(() => s);
 const PODS = `${NS}/pods`;
+// Containers are mutable in a PodTemplate; a Pod's are not beyond their images (kube's ValidatePodUpdate).
+const TEMPLATES = `${NS}/podtemplates`;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const pod = (name: string, containers: any[], meta: Record<string, unknown> = {}) => ({
   apiVersion: 'v1',
@@ -22,12 +24,19 @@ const pod = (name: string, containers: any[], meta: Record<string, unknown> = {}
   metadata: { name, ...meta },
   spec: { containers },
 });
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const template = (name: string, containers: any[]) => ({
+  apiVersion: 'v1',
+  kind: 'PodTemplate',
+  metadata: { name },
+  template: { spec: { containers } },
+});
 
 describe('server-side apply over lists', () => {
   it('owns containers by name and ports by containerPort and protocol', async () => {
     const r = await a.ok(
-      `${PODS}/p1`,
-      pod('p1', [
+      `${TEMPLATES}/p1`,
+      template('p1', [
         {
           name: 'app',
           image: 'app:1',
@@ -40,15 +49,17 @@ describe('server-side apply over lists', () => {
       'alice',
     );
     assert.deepEqual(entry(r, 'alice').fieldsV1, {
-      'f:spec': {
-        'f:containers': {
-          'k:{"name":"app"}': {
-            '.': {},
-            'f:image': {},
-            'f:name': {},
-            'f:ports': {
-              'k:{"containerPort":53,"protocol":"UDP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
-              'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
+      'f:template': {
+        'f:spec': {
+          'f:containers': {
+            'k:{"name":"app"}': {
+              '.': {},
+              'f:image': {},
+              'f:name': {},
+              'f:ports': {
+                'k:{"containerPort":53,"protocol":"UDP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
+                'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} },
+              },
             },
           },
         },
@@ -57,58 +68,58 @@ describe('server-side apply over lists', () => {
   });
   it('lets a second manager add a container and a port without conflict', async () => {
     const r = await a.ok(
-      `${PODS}/p1`,
-      pod('p1', [
+      `${TEMPLATES}/p1`,
+      template('p1', [
         { name: 'app', ports: [{ containerPort: 8080 }] },
         { name: 'side', image: 'side:1' },
       ]),
       'bob',
     );
     assert.deepEqual(
-      r.spec.containers.map((c: { name: string }) => c.name),
+      r.template.spec.containers.map((c: { name: string }) => c.name),
       ['app', 'side'],
     );
     assert.deepEqual(
-      r.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort),
+      r.template.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort),
       [80, 53, 8080],
     );
-    assert.ok(entry(r, 'bob').fieldsV1['f:spec']['f:containers']['k:{"name":"app"}']['f:ports']['k:{"containerPort":8080,"protocol":"TCP"}']);
+    assert.ok(entry(r, 'bob').fieldsV1['f:template']['f:spec']['f:containers']['k:{"name":"app"}']['f:ports']['k:{"containerPort":8080,"protocol":"TCP"}']);
   });
   it('conflicts on a container field another manager owns, naming the item by key', async () => {
-    const r = await a.apply(`${PODS}/p1`, pod('p1', [{ name: 'app', image: 'app:2' }]), 'bob');
+    const r = await a.apply(`${TEMPLATES}/p1`, template('p1', [{ name: 'app', image: 'app:2' }]), 'bob');
     assert.equal(r.status, 409, r.text);
-    assert.equal(r.json.message, 'Apply failed with 1 conflict: conflict with "alice": .spec.containers[name="app"].image');
+    assert.equal(r.json.message, 'Apply failed with 1 conflict: conflict with "alice": .template.spec.containers[name="app"].image');
   });
   it('removes a container the applier dropped and nobody else owns, keeping the others', async () => {
-    await a.ok(`${PODS}/p1`, pod('p1', [{ name: 'app', ports: [{ containerPort: 8080 }] }]), 'bob');
-    const r = await a.get(`${PODS}/p1`);
+    await a.ok(`${TEMPLATES}/p1`, template('p1', [{ name: 'app', ports: [{ containerPort: 8080 }] }]), 'bob');
+    const r = await a.get(`${TEMPLATES}/p1`);
     assert.deepEqual(
-      r.spec.containers.map((c: { name: string }) => c.name),
+      r.template.spec.containers.map((c: { name: string }) => c.name),
       ['app'],
     );
     assert.deepEqual(
-      r.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort),
+      r.template.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort),
       [80, 53, 8080],
     );
   });
   it('removes a port item dropped by its only owner', async () => {
-    await a.ok(`${PODS}/p1`, pod('p1', [{ name: 'app', image: 'app:1', ports: [{ containerPort: 80, protocol: 'TCP' }] }]), 'alice');
-    const r = await a.get(`${PODS}/p1`);
+    await a.ok(`${TEMPLATES}/p1`, template('p1', [{ name: 'app', image: 'app:1', ports: [{ containerPort: 80, protocol: 'TCP' }] }]), 'alice');
+    const r = await a.get(`${TEMPLATES}/p1`);
     assert.deepEqual(
-      r.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort),
+      r.template.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort),
       [80, 8080],
     );
   });
   it('replaces an atomic list whole and lets only one manager own it', async () => {
-    await a.ok(`${PODS}/p2`, pod('p2', [{ name: 'c', image: 'x', args: ['a', 'b'] }]), 'alice');
-    const e = entry(await a.get(`${PODS}/p2`), 'alice').fieldsV1['f:spec']['f:containers']['k:{"name":"c"}'];
+    await a.ok(`${TEMPLATES}/p2`, template('p2', [{ name: 'c', image: 'x', args: ['a', 'b'] }]), 'alice');
+    const e = entry(await a.get(`${TEMPLATES}/p2`), 'alice').fieldsV1['f:template']['f:spec']['f:containers']['k:{"name":"c"}'];
     assert.deepEqual(e['f:args'], {});
-    const r = await a.apply(`${PODS}/p2`, pod('p2', [{ name: 'c', args: ['z'] }]), 'bob');
+    const r = await a.apply(`${TEMPLATES}/p2`, template('p2', [{ name: 'c', args: ['z'] }]), 'bob');
     assert.equal(r.status, 409);
-    assert.equal(r.json.details.causes[0].field, '.spec.containers[name="c"].args');
-    const f = await a.ok(`${PODS}/p2`, pod('p2', [{ name: 'c', args: ['z'] }]), 'bob', 'force=true');
-    assert.deepEqual(f.spec.containers[0].args, ['z']);
-    assert.equal(entry(f, 'alice').fieldsV1['f:spec']['f:containers']['k:{"name":"c"}']['f:args'], undefined);
+    assert.equal(r.json.details.causes[0].field, '.template.spec.containers[name="c"].args');
+    const f = await a.ok(`${TEMPLATES}/p2`, template('p2', [{ name: 'c', args: ['z'] }]), 'bob', 'force=true');
+    assert.deepEqual(f.template.spec.containers[0].args, ['z']);
+    assert.equal(entry(f, 'alice').fieldsV1['f:template']['f:spec']['f:containers']['k:{"name":"c"}']['f:args'], undefined);
   });
   it('merges a set list item by item across three managers', async () => {
     const meta = (f: string[]) => ({ finalizers: f });
@@ -134,7 +145,7 @@ describe('server-side apply over lists', () => {
     assert.deepEqual(e.fieldsV1, { 'f:status': { 'f:phase': {} } });
   });
   it('refuses a map-list item without its key with a clear 400', async () => {
-    const r = await a.apply(`${PODS}/p2`, pod('p2', [{ image: 'nokey' }]), 'alice');
+    const r = await a.apply(`${TEMPLATES}/p2`, template('p2', [{ image: 'nokey' }]), 'alice');
     assert.equal(r.status, 400, r.text);
     assert.match(r.json.message, /omits key field "name"/);
   });

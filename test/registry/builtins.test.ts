@@ -268,9 +268,13 @@ test('field selectors read the fields kube-apiserver selects on', () => {
 
 test('server defaults fill what kube fills and keep what the client set', () => {
   const ns: KObject = { metadata: { name: 'a' } };
-  reg.lookup('', 'v1', 'namespaces')!.defaults!(ns);
-  assert.deepEqual(ns['spec'], { finalizers: ['kubernetes'] });
+  const namespaces = reg.lookup('', 'v1', 'namespaces')!;
+  namespaces.defaults!(ns);
+  assert.equal(ns['spec'], undefined, 'the kubernetes finalizer is the strategy’s, on create only');
   assert.deepEqual(ns['status'], { phase: 'Active' });
+  const asked: KObject = { metadata: { name: 'b' }, spec: { finalizers: ['example.com/x'] } };
+  namespaces.prepareForCreate!(asked, undefined);
+  assert.deepEqual(asked['spec'], { finalizers: ['example.com/x', 'kubernetes'] });
   const pod = { metadata: {}, status: { phase: 'Running' } };
   reg.lookup('', 'v1', 'pods')!.defaults!(pod);
   assert.equal(pod.status.phase, 'Running');

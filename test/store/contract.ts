@@ -6,6 +6,7 @@ import type { KObject } from '../../lib/api/meta.js';
 import type { Store } from '../../backends/core/store/types.js';
 import { StoreError, guaranteedUpdate } from '../../backends/core/store/types.js';
 import { Collector, fakeClock, pod, rv } from './helpers.js';
+import { MAX_STORED_BYTES } from '../../backends/core/store/preconditions.js';
 
 export interface ContractStoreOptions {
   historyWindowMs: number;
@@ -109,6 +110,37 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         assert.ok(rv(deleted) > rv(created));
         assert.equal(await store.get('core/pods/a/x'), undefined);
         await assert.rejects(store.delete('core/pods/a/x'), code('not-found'));
+      });
+
+      it("refuses an object whose stored form is over etcd's 1.5 MiB request limit, writing nothing", async () => {
+        // A kind with no protobuf form (as a custom resource) is measured by its JSON.
+        const widget = (name: string, spec: object): KObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { namespace: 'a', name }, spec });
+        const w = new Collector();
+        const watcher = store.watch('core/pods/', await store.currentRev(), w);
+        const under = await store.create('core/pods/a/x', widget('x', { s: 'x'.repeat(MAX_STORED_BYTES - 200) }));
+        const rev = await store.currentRev();
+        // Multi-byte text counts by its UTF-8 bytes: 600 000 three-byte characters are 1.8 MB in under 0.6 M units.
+        for (const big of ['x'.repeat(MAX_STORED_BYTES), '€'.repeat(600_000)]) {
+          await assert.rejects(store.create('core/pods/a/y', widget('y', { s: big })), (err) => {
+            code('entity-too-large')(err);
+            return (err as Error).message === 'etcdserver: request is too large';
+          });
+          await assert.rejects(store.update('core/pods/a/x', widget('x', { s: big }), rv(under)), code('entity-too-large'));
+        }
+        assert.equal(await store.currentRev(), rev, 'no revision taken');
+        assert.equal(await store.get('core/pods/a/y'), undefined);
+        assert.deepEqual(await store.get('core/pods/a/x'), under);
+        const after = await store.update('core/pods/a/x', widget('x', { n: 1 }), rv(under));
+        assert.equal(rv(after), rev + 1, 'the next write takes the next revision');
+        await w.waitFor(2);
+        assert.deepEqual(
+          w.events.map((e) => [e.type, e.rev]),
+          [
+            ['ADDED', rv(under)],
+            ['MODIFIED', rev + 1],
+          ],
+        );
+        watcher.stop();
       });
 
       it('lets exactly one of many concurrent compare-and-swap writers win', async () => {

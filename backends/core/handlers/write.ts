@@ -74,9 +74,8 @@ export async function createObject(
   const changed = mutate(env, admissionAttributes(t, r, { ...write, object: obj }));
   const mutated = (changed instanceof Promise ? await changed : changed) ?? obj;
   if (t.prevalidate) await t.prevalidate(mutated, undefined);
-  const prepared = prepareCreate(t, mutated, env.clock(), r.user);
+  const prepared = prepareCreate(t, mutated, env.clock(), r.user, track);
   addWarnings(r, customResourceWarnings(t, prepared));
-  track(prepared);
   const name = prepared.metadata.name!;
   const validated = validate(env, admissionAttributes(t, r, { ...write, object: prepared }));
   if (validated) await validated;

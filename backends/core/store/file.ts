@@ -14,7 +14,7 @@ import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
 import { assertKey } from './keys.js';
 import { storedCopy } from './objects.js';
-import { checkWrite } from './preconditions.js';
+import { checkStoredSize, checkWrite } from './preconditions.js';
 import type { WriteKind } from './preconditions.js';
 import { encodeRecord, encodeSnapshot } from './file-format.js';
 import { acquireLock, fsyncDir } from './file-dir.js';
@@ -200,6 +200,7 @@ export class FileStore implements Store {
       // Serialise before taking a revision so an unserialisable object fails alone, not its batch.
       object = storedCopy(obj, this.nextRev + 1);
       json = JSON.stringify(object);
+      checkStoredSize(json, object);
       // The object answered and sent to watchers is this one: its text is already made.
       rememberJson(object, json);
     }

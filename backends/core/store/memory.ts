@@ -5,7 +5,8 @@ import { StoreError } from './types.js';
 import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
 import { assertKey } from './keys.js';
-import { checkWrite } from './preconditions.js';
+import { checkStoredSize, checkWrite } from './preconditions.js';
+import { rememberJson } from '../../../lib/api/json.js';
 import { storedCopy } from './objects.js';
 
 export type MemoryStoreOptions = Omit<StateOptions, 'startRev'>;
@@ -90,6 +91,10 @@ export class MemoryStore implements Store {
     checkWrite(kind, key, this.state.get(key), expectedRev);
     const rev = this.state.rev + 1;
     const stored = storedCopy(obj, rev);
+    const json = JSON.stringify(stored);
+    checkStoredSize(json, stored);
+    // The object answered and sent to watchers is this one: its text is already made.
+    rememberJson(stored, json);
     this.state.commit(key, rev, stored);
     return stored;
   }

@@ -18,6 +18,7 @@ import { connect, CONNECT_TIMEOUT_MS, masters, redisTarget, unreachable, type Re
 import { runWrite, type WriteOp } from './redis-scripts.js';
 import { decodeObject, splitStored } from './redis-codec.js';
 import { restamp, storedCopy } from './objects.js';
+import { checkStoredSize } from './preconditions.js';
 import { Domain, type DomainOptions, type DomainOwner } from './redis-domain.js';
 import { TypeDomains } from './redis-cluster.js';
 import { traceCommands } from './redis-traced.js';
@@ -299,6 +300,7 @@ export class RedisStore implements Store, DomainOwner {
     // 6.0–9.5 µs a small ConfigMap written and answered, 11.4–30.5 µs with the text spliced per member).
     const stored = obj ? storedCopy(obj) : undefined;
     const json = stored ? JSON.stringify(stored) : '';
+    if (stored) checkStoredSize(json, stored);
     const at = state.clock();
     let reply;
     try {

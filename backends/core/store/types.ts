@@ -13,7 +13,8 @@ import type { KObject } from '../../../lib/api/meta.js';
 import { CONFLICT_ATTEMPTS, RETRY, retryOnConflict } from '../../../lib/api/retry.js';
 
 /** `invalid`: the caller asked what this store cannot answer (a watch across types on a Redis Cluster). */
-export type StoreErrorCode = 'not-found' | 'exists' | 'conflict' | 'gone' | 'too-large' | 'unreachable' | 'corrupt' | 'invalid';
+/** `entity-too-large`: the object's stored form is over etcd's request limit (MAX_STORED_BYTES); nothing is written. */
+export type StoreErrorCode = 'not-found' | 'exists' | 'conflict' | 'gone' | 'too-large' | 'unreachable' | 'corrupt' | 'invalid' | 'entity-too-large';
 
 export class StoreError extends Error {
   constructor(

@@ -41,7 +41,7 @@ function child(o: Obj, field: string): Obj {
   return o[field] as Obj;
 }
 
-/** What every workload's strategy shares: generation from the spec. A new object's zero status is the schema table's (prepareCreate resets status; withKubeZeros writes Go's zero struct). */
+/** What every workload's strategy shares: generation from the spec. A new object's zero status is the schema table's (prepareCreate resets status; asKubeEncodes writes Go's zero struct). */
 const WORKLOAD: Partial<ResourceType> = { generation: 'spec', categories: ['all'] };
 
 /** A selector matching the pod template, and never changing. */

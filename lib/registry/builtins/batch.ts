@@ -37,8 +37,13 @@ function generateSelector(obj: KObject): void {
   if (spec['manualSelector'] === true) return;
   const template = child(spec, 'template');
   const labels = child(child(template, 'metadata'), 'labels');
+  // SetDefaults_Job gives a Job without labels its template's label map itself (a Go map is shared), and runs
+  // again on every decode from storage: the labels generated here show on such a Job too.
+  const own = obj.metadata.labels;
+  const shared = own === undefined || Object.keys(own).length === 0 || sameJson(own, labels);
   for (const l of JOB_NAME_LABELS) if (!Object.hasOwn(labels, l)) labels[l] = obj.metadata.name ?? '';
   for (const l of CONTROLLER_UID_LABELS) if (!Object.hasOwn(labels, l)) labels[l] = obj.metadata.uid ?? '';
+  if (shared) obj.metadata.labels = { ...(labels as Record<string, string>) };
   const matchLabels = child(child(spec, 'selector'), 'matchLabels');
   if (!Object.hasOwn(matchLabels, CONTROLLER_UID_LABELS[1]!)) matchLabels[CONTROLLER_UID_LABELS[1]!] = obj.metadata.uid ?? '';
 }

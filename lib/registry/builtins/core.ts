@@ -22,6 +22,7 @@ import { defaultPodSpec } from './pod-defaults.js';
 import { defaultRequestsFromLimits } from './pod-resources.js';
 import { podStatusOnCreate } from './pod-status.js';
 import { preparePodUpdate, validatePodCreate, validatePodUpdate } from './pod-updates.js';
+import { validatePodSpecUpdate } from './pod-spec-update.js';
 import { coreEventView, eventColumns } from './event-printer.js';
 import { validateCoreEvent } from './event-validation.js';
 import { defaultSecret, validateConfigMap, validateSecret, validatePod } from './core-validation.js';
@@ -51,8 +52,16 @@ export const namespaces = core('Namespace', 'namespaces', {
   nameRule: 'label',
   columns: NAMESPACE_COLUMNS,
   fieldSelectors: { 'status.phase': (o) => str(o, 'status', 'phase') },
+  // kube's namespaceStrategy.PrepareForCreate: status Active, and the `kubernetes` finalizer added to
+  // whatever the client asked for (on create only: it goes once the namespace controller has emptied it).
+  prepareForCreate(obj) {
+    obj['status'] = { phase: 'Active' };
+    const spec = isPlainObject(obj['spec']) ? obj['spec'] : (obj['spec'] = {});
+    const finalizers = Array.isArray(spec['finalizers']) ? (spec['finalizers'] as unknown[]) : [];
+    if (!finalizers.includes('kubernetes')) spec['finalizers'] = [...finalizers, 'kubernetes'];
+  },
   defaults(obj) {
-    defaultField(obj, 'spec', 'finalizers', ['kubernetes']);
+    // SetDefaults_NamespaceStatus.
     defaultField(obj, 'status', 'phase', 'Active');
     // kube's SetDefaults_Namespace: the name as a label on every write (namespaceSelectors match it), never another value.
     const name = obj.metadata.name;
@@ -125,7 +134,10 @@ export const pods = core('Pod', 'pods', {
     defaultField(obj, 'status', 'phase', 'Pending');
   },
   prepareForUpdate: preparePodUpdate,
-  validate: (obj, old) => (old ? [...validatePod(obj), ...validatePodUpdate(obj, old)] : [...validatePod(obj), ...validatePodCreate(obj)]),
+  validate: (obj, old, target) => [
+    ...validatePod(obj),
+    ...(old === undefined ? validatePodCreate(obj) : target === 'main' ? validatePodSpecUpdate(obj, old) : validatePodUpdate(obj, old)),
+  ],
 });
 
 export const nodes = core('Node', 'nodes', {

@@ -99,29 +99,101 @@ export function scaledCeil(a: Amount, scale: number): bigint {
   return a.n % d !== 0n && a.n > 0n ? q + 1n : q;
 }
 
-const DECIMAL_SUFFIX: Readonly<Record<number, string>> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
-const BINARY_SUFFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
-
-/** The canonical text of a quantity (Quantity.String): `1500m`, `2k`, `1536Mi`, `1e3`. */
+/** The canonical text of a quantity (Quantity.String): `1500m`, `2k`, `1536Mi`, `1e3`; below a nano rounded up, as kube rounds it. */
 export function quantityString(q: Quantity): string {
-  const { n, e } = q.amount;
+  let { n, e } = q.amount;
   if (n === 0n) return '0';
-  if (q.format === 'BinarySI' && e >= 0) {
-    const v = n * 10n ** BigInt(e);
-    if (v >= 1024n || v <= -1024n) {
-      let m = v;
-      let k = 0;
-      while (k < BINARY_SUFFIX.length - 1 && m % 1024n === 0n) {
-        m /= 1024n;
-        k++;
-      }
-      return `${m}${BINARY_SUFFIX[k]}`;
+  const negative = n < 0n;
+  if (negative) n = -n;
+  if (e < -9) {
+    const d = 10n ** BigInt(-9 - e);
+    [n, e] = [(n + d - 1n) / d, -9];
+  }
+  return `${negative ? '-' : ''}${canonicalText(n, e, q.format)}`;
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+const DECIMAL_SUFFIX: Readonly<Record<string, number>> = { '': 0, n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const BINARY_SUFFIX: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+const SUFFIX_OF_EXPONENT = new Map(Object.entries(DECIMAL_SUFFIX).map(([s, e]) => [e, s]));
+const SUFFIX_OF_1024 = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+/** parseQuantityString's pieces: sign, leading zeros, numerator, denominator, suffix. */
+const PIECES = /^([+-]?)0*([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+
+type Format = QuantityFormat;
+
+/**
+ * A quantity as kube-apiserver writes it back after decoding (Quantity's
+ * ParseQuantity then MarshalJSON): the input itself when ParseQuantity keeps
+ * it (already canonical: `100M`, `1500m`, `3Ki`), else CanonicalizeBytes'
+ * form in the input's format (`1000m`→`1`, `0.5`→`500m`, `1.5Gi`→`1536Mi`,
+ * `1e3` stays an exponent), sub-nano precision rounded up away from zero.
+ * undefined when `s` is not a quantity.
+ */
+export function canonicalQuantity(s: string): string | undefined {
+  if (s === '0') return s;
+  if (quantityOf(s) === undefined) return undefined;
+  const m = PIECES.exec(s);
+  if (!m) return undefined;
+  const [, sign, whole, denom = '', suffix] = m as unknown as [string, string, string, string | undefined, string];
+  const num = whole === '' ? '0' : whole;
+  let format: Format;
+  let exponent: number;
+  if (Object.hasOwn(DECIMAL_SUFFIX, suffix)) [format, exponent] = ['DecimalSI', DECIMAL_SUFFIX[suffix]!];
+  else if (Object.hasOwn(BINARY_SUFFIX, suffix)) [format, exponent] = ['BinarySI', BINARY_SUFFIX[suffix]!];
+  else [format, exponent] = ['DecimalExponent', Number(suffix.slice(1))];
+
+  // ParseQuantity's int64 fast path, which keeps the input string when it is already canonical.
+  const binary = format === 'BinarySI';
+  const precision = !binary ? 18 - (num.length + denom.length) : denom === '' ? 15 - num.length - Math.trunc((exponent * 3) / 10) - 1 : -1;
+  const scale = (binary ? 0 : exponent) - denom.length;
+  if (precision >= 0 && scale >= -9) {
+    const shifted = num + denom;
+    const value = BigInt(shifted);
+    if (value * (binary ? 2n ** BigInt(exponent) : 1n) <= INT64_MAX) {
+      const keep = binary ? (value & 7n) !== 0n : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
+      if (keep) return s;
     }
   }
-  // Below a nano the amount is rounded up to one, as kube rounds it.
-  if (e < -9) return quantityString({ amount: normalized(scaledCeil(q.amount, 9), -9), format: q.format });
-  const exp = Math.min(18, Math.floor(e / 3) * 3);
-  const mantissa = n * 10n ** BigInt(e - exp);
-  if (q.format === 'DecimalExponent') return exp === 0 ? `${mantissa}` : `${mantissa}e${exp}`;
-  return `${mantissa}${DECIMAL_SUFFIX[exp]}`;
+
+  // The exact amount n × 10^e, rounded up (away from zero) to nano units.
+  let n = BigInt(num + denom);
+  let e = (binary ? 0 : exponent) - denom.length;
+  if (binary) n *= 2n ** BigInt(exponent);
+  if (n !== 0n && e < -9) {
+    const d = 10n ** BigInt(-9 - e);
+    n = (n + d - 1n) / d;
+    e = -9;
+  }
+  // Binary quantities are capped at int64's largest value.
+  if (binary && n * 10n ** BigInt(Math.max(e, 0)) > INT64_MAX * 10n ** BigInt(Math.max(-e, 0))) [n, e] = [INT64_MAX, 0];
+  if (n === 0n) return '0';
+  const negative = sign === '-';
+  return (negative ? '-' : '') + canonicalText(n, e, format);
+}
+
+/** CanonicalizeBytes for a positive amount n × 10^e. */
+function canonicalText(n: bigint, e: number, format: Format): string {
+  if (format === 'BinarySI') {
+    // Below 1024, or not a whole number, a binary quantity is written in decimal SI.
+    const whole = e >= 0 ? n * 10n ** BigInt(e) : n % 10n ** BigInt(-e) === 0n ? n / 10n ** BigInt(-e) : undefined;
+    if (whole !== undefined && whole >= 1024n) {
+      let v = whole;
+      let times = 0;
+      while (v >= 1024n && v % 1024n === 0n) [v, times] = [v / 1024n, times + 1];
+      return `${v}${SUFFIX_OF_1024[times]}`;
+    }
+    format = 'DecimalSI';
+  }
+  while (n % 10n === 0n) [n, e] = [n / 10n, e + 1];
+  while (((e % 3) + 3) % 3 !== 0) [n, e] = [n * 10n, e - 1];
+  // An exponent with no SI suffix (past E) gets none at all: kube writes `1000E` as `1`.
+  if (format === 'DecimalSI') return `${n}${SUFFIX_OF_EXPONENT.get(e) ?? ''}`;
+  return e === 0 ? `${n}` : `${n}e${e}`;
+}
+
+/** canonicalQuantity for a JSON value kube decodes as a Quantity (a string or a number); other values as they are. */
+export function canonicalQuantityValue(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isFinite(v) ? (canonicalQuantity(String(v)) ?? v) : v;
+  return typeof v === 'string' ? (canonicalQuantity(v) ?? v) : v;
 }
