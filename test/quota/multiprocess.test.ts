@@ -1,6 +1,6 @@
 // Quota charges across processes: two `gatehouse serve` processes on one
 // Redis prefix take 20 racing ConfigMap creates (10 through each) against a
-// quota of 10; the compare-and-swap on the quota's status keeps either
+// quota with room for 10; the compare-and-swap on the quota's status keeps either
 // process from overwriting the other's charges, so exactly 10 are stored.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -32,11 +32,15 @@ describe('quota charges across processes', { skip }, () => {
       (await a.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shared-quota' } })).status,
       201,
     );
+    // The root CA publisher puts kube-root-ca.crt in every namespace: it is counted too, so the quota leaves room for 10 more.
+    await eventually('kube-root-ca.crt published', async () => (await a.admin.request('GET', `${NS}/configmaps/kube-root-ca.crt`)).status === 200, {
+      timeoutMs: 60_000,
+    });
     const q = await a.admin.request('POST', `${NS}/resourcequotas`, {
       apiVersion: 'v1',
       kind: 'ResourceQuota',
       metadata: { name: 'ten' },
-      spec: { hard: { 'count/configmaps': '10' } },
+      spec: { hard: { 'count/configmaps': '11' } },
     });
     assert.equal(q.status, 201, q.text);
     // Filled by the leader's controller and seen in each process's watch cache (resourceVersion=0), which feeds
@@ -46,7 +50,7 @@ describe('quota charges across processes', { skip }, () => {
         'the quota filled, seen through each process',
         async () => {
           const got = (await g.admin.request('GET', `${NS}/resourcequotas/ten?resourceVersion=0`)).json;
-          return got.status?.used?.['count/configmaps'] === '0';
+          return got.status?.used?.['count/configmaps'] === '1';
         },
         { timeoutMs: 60_000 },
       );
@@ -59,6 +63,6 @@ describe('quota charges across processes', { skip }, () => {
       c.metadata.name.startsWith('cm-'),
     );
     assert.equal(stored.length, 10);
-    assert.equal((await b.admin.request('GET', `${NS}/resourcequotas/ten`)).json.status.used['count/configmaps'], '10');
+    assert.equal((await b.admin.request('GET', `${NS}/resourcequotas/ten`)).json.status.used['count/configmaps'], '11');
   });
 });

@@ -102,7 +102,8 @@ describe('ResourceQuota and LimitRanger', () => {
       return r.status === 201 ? r.json : undefined;
     });
     // max cpu 2 makes the default cpu limit 2 (LimitRange defaulting); each default the container lacked is noted.
-    assert.deepEqual(created.spec.containers[0].resources, { limits: { memory: '256Mi', cpu: '2' }, requests: { cpu: '0.25', memory: '128Mi' } });
+    // The LimitRange was stored with its quantities canonical (0.25 → 250m), as kube stores it, and the pod gets them so.
+    assert.deepEqual(created.spec.containers[0].resources, { limits: { memory: '256Mi', cpu: '2' }, requests: { cpu: '250m', memory: '128Mi' } });
     assert.equal(
       created.metadata.annotations['kubernetes.io/limit-ranger'],
       'LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app',
