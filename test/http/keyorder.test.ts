@@ -152,5 +152,15 @@ describe("kube's key order in stored objects", () => {
         '"name":"c1","namespace":"ko","resourceVersion":"RV","uid":"UID"},"spec":{"cronSpec":"* * * * *","image":"x","replicas":2}}\n',
     );
     assert.equal((await s.admin.request('GET', `${ct}/c1`)).text, made.text);
+    // The list too is unstructured: its keys sorted around the items.
+    const list = await s.admin.request('GET', ct);
+    assert.equal(list.status, 200, list.text);
+    assert.equal(
+      stable(list.text),
+      `{"apiVersion":"stable.example.com/v1","items":[${stable(made.text).trimEnd()}],"kind":"CronTabList","metadata":{"resourceVersion":"RV"}}\n`,
+    );
+    assert.equal((await s.admin.request('POST', ct, body.replace('"c1"', '"c2"'))).status, 201);
+    const page = await s.admin.request('GET', `/apis/stable.example.com/v1/crontabs?limit=1`);
+    assert.match(page.text, /\],"kind":"CronTabList","metadata":\{"continue":"[^"]+","remainingItemCount":1,"resourceVersion":"\d+"\}\}\n$/);
   });
 });
