@@ -24,7 +24,7 @@ export function inKubeOrder(t: ResourceType | undefined, obj: KObject, slot = tr
     out = inStructOrder(t.schema, obj);
     const meta = t.schema.fields.get('metadata')?.node;
     objectMeta = meta?.kind === 'struct' ? meta : undefined;
-    if (!objectMeta || !slot) return out;
+    if (!objectMeta) return out;
   } else return obj;
   if (!slot) return out;
   const metadata = out.metadata as Record<string, unknown> | undefined;
