@@ -14,6 +14,7 @@ import { DEFAULT_NAMESPACES, NamespaceController, namespaceType } from './namesp
 import { objectKey } from './keys.js';
 import { prepareCreate } from './objects.js';
 import { FileStore, openStore, sizedStore } from './store/index.js';
+import { keyOrderedStore } from './keyorder.js';
 import { countFileSyncs, countStorageSize, countStoredObjects, instrumentedStore } from './metrics.js';
 import { StoreError, type Store } from './store/types.js';
 import type { TokenIssuing } from './handlers/tokenrequest.js';
@@ -192,8 +193,9 @@ export async function startCoreBackend(opts: CoreBackendOptions): Promise<Runnin
   const stopSyncFigures = raw instanceof FileStore ? countFileSyncs(() => raw.syncStats()) : () => undefined;
   const sized = sizedStore(raw);
   const stopSizeFigures = sized ? countStorageSize(sized.clusterId, () => sized.sizeBytes()) : () => undefined;
-  const store: Store = instrumentedStore(raw);
   const live = opts.registry instanceof LiveRegistry ? opts.registry : new LiveRegistry(opts.registry);
+  // Every write in kube's key order (keyorder.ts), whoever makes it: handlers, controllers, the gateway's status writes.
+  const store: Store = keyOrderedStore(instrumentedStore(raw), () => live.current);
   let webhooks: ConversionWebhooks | undefined;
   let admission = BUILTIN_ADMISSION;
   const env: CoreEnv = {

@@ -6,6 +6,7 @@ import { badRequest, internalError, type StatusError } from '../../lib/api/statu
 import { negotiateOutput, RESOURCE_AS, type Output } from '../../lib/http/negotiate.js';
 import { hasSchema } from '../../lib/protobuf/codec.js';
 import { apiVersionOf, type Column, type ResourceType } from '../../lib/registry/types.js';
+import { inSortedOrder } from '../../lib/schema/keyorder.js';
 import type { CoreEnv } from './env.js';
 
 const DEFAULT_COLUMNS: readonly Column[] = [
@@ -136,15 +137,29 @@ export function table(
   };
 }
 
+/**
+ * A list's JSON around its items, in kube's key order: a built-in kind's
+ * list struct (kind, apiVersion, metadata, items; ListMeta's own order), or a
+ * custom resource's unstructured list, whose keys encoding/json sorts
+ * (apiVersion, items, kind, metadata).
+ */
+function listEnds(t: ResourceType, meta: ListMeta): [head: string, end: string] {
+  if (t.crd === undefined) return [JSON.stringify({ kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta }).slice(0, -1) + ',"items":[', ']}\n'];
+  return [
+    `{"apiVersion":${JSON.stringify(apiVersionOf(t))},"items":[`,
+    `],"kind":${JSON.stringify(t.listKind)},"metadata":${JSON.stringify(inSortedOrder(meta))}}\n`,
+  ];
+}
+
 /** A list body in JSON as kube's encoder writes it (ending in "\n"), concatenating each item's memoized serialization. */
 export function listJson(t: ResourceType, items: readonly KObject[], meta: ListMeta): string {
-  const head = JSON.stringify({ kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta });
-  let body = head.slice(0, -1) + ',"items":[';
+  const [head, end] = listEnds(t, meta);
+  let body = head;
   for (let i = 0; i < items.length; i++) {
     if (i > 0) body += ',';
     body += toJson(items[i]!);
   }
-  return body + ']}\n';
+  return body + end;
 }
 
 const LIST_END = Buffer.from(']}\n');
@@ -156,16 +171,17 @@ const LIST_END = Buffer.from(']}\n');
  * viewed without the comma), and the end; nothing copied.
  */
 export function listParts(t: ResourceType, items: readonly KObject[], meta: ListMeta): { parts: Buffer[]; length: number } {
-  const head = JSON.stringify({ kind: t.listKind, apiVersion: apiVersionOf(t), metadata: meta });
-  const parts: Buffer[] = [Buffer.from(head.slice(0, -1) + ',"items":[', 'utf8')];
-  let length = parts[0]!.length + LIST_END.length;
+  const [head, end] = listEnds(t, meta);
+  const tail = t.crd === undefined ? LIST_END : Buffer.from(end, 'utf8');
+  const parts: Buffer[] = [Buffer.from(head, 'utf8')];
+  let length = parts[0]!.length + tail.length;
   const last = items.length - 1;
   for (let i = 0; i <= last; i++) {
     const b = i === last ? jsonBytes(items[i]!) : listItemBytes(items[i]!);
     parts.push(b);
     length += b.length;
   }
-  parts.push(LIST_END);
+  parts.push(tail);
   return { parts, length };
 }
 

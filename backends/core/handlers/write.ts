@@ -19,6 +19,7 @@ import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
 import { createTracker, updateTracker, withOwnerVersions } from './managedfields.js';
 import { customResourceWarnings } from '../crwarnings.js';
+import { inKubeOrder } from '../keyorder.js';
 import { admissionAttributes } from '../admission/attributes.js';
 import { mutate, validate } from '../admission/run.js';
 
@@ -82,7 +83,7 @@ export async function createObject(
   const key = objectKey(t, r.info.namespace, name);
   if (dryRun) {
     if (await storeCall(gr, name, () => env.store.get(key))) throw alreadyExists(gr, name);
-    await respond(env, t, r, 201, prepared, false);
+    await respond(env, t, r, 201, inKubeOrder(t, prepared, false), false);
     return;
   }
   // Converted before the store is touched: a failing webhook stores nothing.
@@ -181,7 +182,8 @@ export async function commitUpdate(
 ): Promise<'done' | 'conflict' | 'gone'> {
   addWarnings(r, customResourceWarnings(t, next, old));
   if (dryRun) {
-    await respond(env, t, r, 200, { ...next, metadata: { ...next.metadata, resourceVersion: old.metadata.resourceVersion } }, false);
+    const shown = inKubeOrder(t, next);
+    await respond(env, t, r, 200, { ...shown, metadata: { ...shown.metadata, resourceVersion: old.metadata.resourceVersion } }, false);
     return 'done';
   }
   const rev = Number(old.metadata.resourceVersion);

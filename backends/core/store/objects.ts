@@ -6,11 +6,13 @@ import { frozenJsonCopy } from '../../../lib/api/json.js';
 /**
  * A frozen copy of obj as a durable store would read it back (no undefined
  * fields, no Dates, nothing the caller can still change), stamped with rev or,
- * without one, with no `metadata.resourceVersion`. Parts that are already
- * frozen — the live object's, carried over by an update — are shared.
+ * without one, with an empty `metadata.resourceVersion` (the Redis store's
+ * form: the member keeps its place in kube's key order for the stamp made on
+ * reading). Parts that are already frozen — the live object's, carried over
+ * by an update — are shared.
  */
 export function storedCopy(obj: KObject, rev?: number): KObject {
-  return frozenJsonCopy({ ...obj, metadata: { ...obj.metadata, resourceVersion: rev === undefined ? undefined : String(rev) } });
+  return frozenJsonCopy({ ...obj, metadata: { ...obj.metadata, resourceVersion: rev === undefined ? '' : String(rev) } });
 }
 
 /** A frozen copy of a frozen object with another resourceVersion; nested parts are shared. */

@@ -1,6 +1,7 @@
-// How objects travel through Redis: JSON without `metadata.resourceVersion`
-// (the revision lives beside it, so Lua never parses JSON), stamped and
-// deep-frozen when read back (objects.ts storedCopy makes what is written).
+// How objects travel through Redis: JSON whose `metadata.resourceVersion` is
+// empty (the revision lives beside it, so Lua never parses JSON; the member
+// only holds its place in kube's key order), stamped and deep-frozen when read
+// back (objects.ts storedCopy makes what is written).
 import type { KObject } from '../../../lib/api/meta.js';
 import { StoreError } from './types.js';
 import { deepFreezeJson } from '../../../lib/api/json.js';

@@ -13,7 +13,7 @@
 //   <tag>:last           string   revision of the domain's newest write (cluster; standalone: = :rev)
 //   <tag>:feed           stream   one entry per write, id `<rev>-0`: k, t, p (previous rev), o | d
 //   <tag>:types          set      type prefixes that ever held an object in this domain
-//   <tag>:o:<type>       hash     key → `<rev> <json without resourceVersion>`
+//   <tag>:o:<type>       hash     key → `<rev> <json with resourceVersion "">`
 //   <tag>:i:<type>       zset     keys of the type, score 0 (lexicographic order)
 //   {<prefix>}:types     set      (cluster) every type that has a domain: how processes find them
 

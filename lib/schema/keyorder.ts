@@ -1,0 +1,173 @@
+// kube's key order. kube-apiserver decodes every write of a built-in kind
+// into its Go struct and encodes that back, so a stored object's keys come out
+// in the struct's field order (the tables keep it: TypeDef.f, TypeMeta's kind
+// and apiVersion first) and a map's keys sorted, as encoding/json sorts them.
+// A custom resource is map[string]interface{} all the way down (unstructured):
+// every object's keys sorted. RawExtension and FieldsV1 are raw bytes Go
+// writes back as they came, so `any` nodes keep their order.
+//
+// Limit: a JS object enumerates array-index keys ("0", "10") first, in
+// numeric order, whatever order they were set in, so a map with such keys
+// cannot hold Go's byte order among them ("10" before "9", ".a" before "1").
+import type { Node, StructNode } from './model.js';
+
+/**
+ * Go's order of map keys: strings.Compare on UTF-8, which is code point
+ * order. JS compares UTF-16 code units, which differs only where a surrogate
+ * (half of a code point above U+FFFF) meets U+E000–U+FFFF.
+ */
+export function compareGoKeys(a: string, b: string): number {
+  const n = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codeRank(x) - codeRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Surrogates ranked above U+E000–U+FFFF, as the code points they start; the order within each range kept. */
+const codeRank = (c: number): number => (c < 0xd800 ? c : c <= 0xdfff ? c + 0x2000 : c - 0x800);
+
+interface StructPlan {
+  /** Field name → its place in Go's declaration order. */
+  readonly place: ReadonlyMap<string, number>;
+  readonly nodes: readonly Node[];
+  readonly names: readonly string[];
+}
+
+const plans = new WeakMap<StructNode, StructPlan>();
+
+function planOf(node: StructNode): StructPlan {
+  let plan = plans.get(node);
+  if (!plan) {
+    const names = [...node.fields.keys()];
+    plan = { place: new Map(names.map((n, i) => [n, i])), nodes: names.map((n) => node.fields.get(n)!.node), names };
+    plans.set(node, plan);
+  }
+  return plan;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Sets an own, enumerable member (a client's `__proto__` key is data, not the prototype). */
+function put(out: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[k] = v;
+}
+
+/**
+ * `value` in kube's key order for `node` (a built-in kind's schema): struct
+ * members in Go's field order, members the schema does not name after them as
+ * they came (kube would have dropped them; validation already has), map keys
+ * sorted, list items and map values walked. Returns `value` itself when it is
+ * already in order; never writes into it (parts may be frozen, or reused by a
+ * retry), so a changed part is a new object sharing what did not change.
+ */
+export function inStructOrder<T>(node: Node, value: T): T {
+  switch (node.kind) {
+    case 'struct':
+      return (isObject(value) ? structOrder(node, value) : value) as T;
+    case 'list':
+      return (Array.isArray(value) ? itemsInOrder(value, (x) => inStructOrder(node.items, x)) : value) as T;
+    case 'map':
+      return (isObject(value) ? sortedMap(value, (x) => inStructOrder(node.values, x)) : value) as T;
+    default:
+      return value;
+  }
+}
+
+function structOrder(node: StructNode, value: Record<string, unknown>): Record<string, unknown> {
+  const plan = planOf(node);
+  const keys = Object.keys(value);
+  let last = -1;
+  let ordered = true;
+  let changed: Map<string, unknown> | undefined;
+  for (const k of keys) {
+    const at = plan.place.get(k);
+    if (at === undefined) {
+      last = Infinity;
+      continue;
+    }
+    if (at < last) ordered = false;
+    else last = at;
+    const cur = value[k];
+    const next = inStructOrder(plan.nodes[at]!, cur);
+    if (next !== cur) (changed ??= new Map()).set(k, next);
+  }
+  if (ordered && !changed) return value;
+  const out: Record<string, unknown> = {};
+  if (ordered) {
+    for (const k of keys) put(out, k, changed?.has(k) ? changed.get(k) : value[k]);
+    return out;
+  }
+  const known = keys.filter((k) => plan.place.has(k)).sort((a, b) => plan.place.get(a)! - plan.place.get(b)!);
+  for (const k of known) out[k] = changed?.has(k) ? changed.get(k) : value[k];
+  for (const k of keys) if (!plan.place.has(k)) put(out, k, value[k]);
+  return out;
+}
+
+/**
+ * `value` as encoding/json writes an unstructured object (a custom resource):
+ * every object's keys sorted, arrays in their order. Returns `value` itself
+ * when already so; never writes into it.
+ */
+export function inSortedOrder<T>(value: T): T {
+  if (Array.isArray(value)) return itemsInOrder(value, inSortedOrder) as T;
+  if (isObject(value)) return sortedMap(value, inSortedOrder) as T;
+  return value;
+}
+
+function itemsInOrder(items: readonly unknown[], walk: (x: unknown) => unknown): readonly unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const next = walk(items[i]);
+    if (next === items[i]) continue;
+    out ??= items.slice();
+    out[i] = next;
+  }
+  return out ?? items;
+}
+
+function sortedMap(value: Record<string, unknown>, walk: (x: unknown) => unknown): Record<string, unknown> {
+  const keys = Object.keys(value);
+  let ordered = true;
+  let changed: Map<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (i > 0 && ordered && compareGoKeys(keys[i - 1]!, k) > 0) ordered = false;
+    const cur = value[k];
+    const next = walk(cur);
+    if (next !== cur) (changed ??= new Map()).set(k, next);
+  }
+  if (ordered && !changed) return value;
+  if (!ordered) keys.sort(compareGoKeys);
+  const out: Record<string, unknown> = {};
+  for (const k of keys) put(out, k, changed?.has(k) ? changed.get(k) : value[k]);
+  return out;
+}
+
+/**
+ * `metadata` with a `resourceVersion` member at its place in kube's order
+ * (its ObjectMeta field place, or sorted among the keys for `sorted`), holding
+ * '' when it had none: the store stamps the revision into that member, and a
+ * spread keeps a member where it is. Returns `metadata` itself when it has one.
+ */
+export function withResourceVersionSlot(metadata: Record<string, unknown>, objectMeta: StructNode | undefined): Record<string, unknown> {
+  if (Object.hasOwn(metadata, 'resourceVersion')) return metadata;
+  const keys = Object.keys(metadata);
+  const place = objectMeta ? planOf(objectMeta).place : undefined;
+  const rv = place?.get('resourceVersion');
+  const after = (k: string): boolean => (place && rv !== undefined ? (place.get(k) ?? Infinity) > rv : compareGoKeys(k, 'resourceVersion') > 0);
+  const out: Record<string, unknown> = {};
+  let placed = false;
+  for (const k of keys) {
+    if (!placed && after(k)) {
+      out.resourceVersion = '';
+      placed = true;
+    }
+    put(out, k, metadata[k]);
+  }
+  if (!placed) out.resourceVersion = '';
+  return out;
+}
