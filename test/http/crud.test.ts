@@ -258,7 +258,11 @@ describe('update', () => {
     assert.equal(l.metadata.generation, 1);
     const st = (await s.admin.request('PUT', `${path}/crud-gen/status`, { ...l, status: { phase: 'Running' } })).json;
     assert.equal(st.metadata.generation, 1);
-    const sp = await s.admin.request('PUT', `${path}/crud-gen`, { ...st, spec: { containers: [{ name: 'c', image: 'busybox:2' }] } });
+    // Only the image changes (kube's pod update rule allows no other spec change; the defaulted pull policy stays).
+    const sp = await s.admin.request('PUT', `${path}/crud-gen`, {
+      ...st,
+      spec: { ...st.spec, containers: [{ ...st.spec.containers[0], image: 'busybox:2' }] },
+    });
     assert.equal(sp.status, 200, sp.text);
     assert.equal(sp.json.metadata.generation, 2);
   });

@@ -19,6 +19,7 @@ import {
 } from './core-printers.js';
 import { POD_COLUMNS, podIP } from './pod-printer.js';
 import { defaultPodSpec } from './pod-defaults.js';
+import { defaultService } from './service-defaults.js';
 import { defaultRequestsFromLimits } from './pod-resources.js';
 import { podStatusOnCreate } from './pod-status.js';
 import { preparePodUpdate, validatePodCreate, validatePodUpdate } from './pod-updates.js';
@@ -157,7 +158,9 @@ export const services = core('Service', 'services', {
   createOnUpdate: true,
   columns: SERVICE_COLUMNS,
   defaults(obj) {
-    defaultField(obj, 'spec', 'type', 'ClusterIP');
+    // Go's Service always has a spec: one left out is defaulted as an empty one.
+    if (obj['spec'] === undefined || obj['spec'] === null) obj['spec'] = {};
+    defaultService(obj['spec']);
   },
 });
 
