@@ -27,6 +27,9 @@
 // a new value each time: an unconditional PUT of the whole object, a JSON merge
 // patch of one key, or a server-side apply (fieldManager=bench) of the whole
 // object; so one run gives the update path's instructions per write.
+// MEASURE=cpu (with WARM, without valgrind): prints the process's CPU (user +
+// system, every thread) per measured write instead; alternate builds (DIST=)
+// run by run when the machine is too busy for callgrind.
 // PROF=<file> (with WARM, without valgrind): a V8 CPU profile of the server
 // over the measured writes alone; `node bench/profstages.mjs <file>` splits it
 // by stage (the write-path table in bench/README.md).
@@ -154,10 +157,14 @@ if (process.env.WARM) {
   const next = () => new Promise((r) => child.once('message', r));
   await next();
   const prof = process.env.PROF ? await (await import('./inspectprof.mjs')).startProfile() : undefined;
-  if (!prof) await callgrind('-z');
+  const cpu = process.env.MEASURE === 'cpu';
+  if (!prof && !cpu) await callgrind('-z');
+  const before = process.cpuUsage();
   child.send('go');
   const done = await next();
+  const used = process.cpuUsage(before);
   if (prof) await prof.stop();
+  else if (cpu) console.log(`cpu per ${kind} ${((used.user + used.system) / N).toFixed(1)} µs (user ${(used.user / N).toFixed(1)}, system ${(used.system / N).toFixed(1)})`);
   else await callgrind('-d');
   bad = Number(String(done).split(' ')[1]);
 }
