@@ -164,7 +164,10 @@ if (process.env.WARM) {
   const done = await next();
   const used = process.cpuUsage(before);
   if (prof) await prof.stop();
-  else if (cpu) console.log(`cpu per ${kind} ${((used.user + used.system) / N).toFixed(1)} µs (user ${(used.user / N).toFixed(1)}, system ${(used.system / N).toFixed(1)})`);
+  else if (cpu)
+    console.log(
+      `cpu per ${kind} ${((used.user + used.system) / N).toFixed(1)} µs (user ${(used.user / N).toFixed(1)}, system ${(used.system / N).toFixed(1)})`,
+    );
   else await callgrind('-d');
   bad = Number(String(done).split(' ')[1]);
 }
