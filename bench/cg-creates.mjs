@@ -22,6 +22,17 @@
 // KIND=csr (with WARM): the forked client creates CertificateSigningRequests
 // instead, each with a P-256 key of its own (made in the client, outside
 // valgrind), so the signature check runs on every create.
+// KIND=put|merge|apply (with WARM): the forked client creates 4 ConfigMaps
+// first, then each of its 4 in-flight slots writes its own one again and again,
+// a new value each time: an unconditional PUT of the whole object, a JSON merge
+// patch of one key, or a server-side apply (fieldManager=bench) of the whole
+// object; so one run gives the update path's instructions per write.
+// MEASURE=cpu (with WARM, without valgrind): prints the process's CPU (user +
+// system, every thread) per measured write instead; alternate builds (DIST=)
+// run by run when the machine is too busy for callgrind.
+// PROF=<file> (with WARM, without valgrind): a V8 CPU profile of the server
+// over the measured writes alone; `node bench/profstages.mjs <file>` splits it
+// by stage (the write-path table in bench/README.md).
 import { execFile, fork } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,34 +62,59 @@ async function csr(i) {
   return JSON.stringify({ apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: `r${i}` }, spec });
 }
 const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
-/** n creates from `from` on, 4 in flight; the count of answers that were not 201. */
+const CMS = '/api/v1/namespaces/default/configmaps';
+/** The 4 ConfigMaps the update kinds write, one per in-flight slot. */
+const slot = (i) => `u${i % 4}`;
+/** The write of KIND for the i-th operation and the status it answers with. */
+const WRITES = {
+  csr: async (call, i) => [await call('POST', CSRS, await csr(i)), 201],
+  create: async (call, i) => [await call('POST', CMS, cm(i)), 201],
+  put: async (call, i) => [await call('PUT', `${CMS}/${slot(i)}`, cmNamed(slot(i), i)), 200],
+  merge: async (call, i) => [await call('PATCH', `${CMS}/${slot(i)}`, JSON.stringify({ data: { c: `z${i}` } }), 'application/merge-patch+json'), 200],
+  apply: async (call, i) => [await call('PATCH', `${CMS}/${slot(i)}?fieldManager=bench`, cmNamed(slot(i), i), 'application/apply-patch+yaml'), 200],
+};
+const kind = process.env.KIND ?? 'create';
+if (!WRITES[kind]) throw new Error(`KIND=${kind}: one of ${Object.keys(WRITES).join(', ')}`);
+/** A ConfigMap named `name` like cm(i): the same size, a value changed by i. */
+function cmNamed(name, i) {
+  const o = JSON.parse(cm(i));
+  o.metadata.name = name;
+  o.data.c = `z${i}`;
+  return JSON.stringify(o);
+}
+/** n writes of KIND from `from` on, 4 in flight; the count of answers that were not its success. */
 async function creates(call, from, n) {
   let bad = 0;
-  const one = async (i) => (process.env.KIND === 'csr' ? call('POST', CSRS, await csr(i)) : call('POST', '/api/v1/namespaces/default/configmaps', cm(i)));
   for (let i = from; i < from + n; i += 4) {
-    const st = await Promise.all([0, 1, 2, 3].map((j) => one(i + j)));
-    bad += st.filter((s) => s !== 201).length;
+    const st = await Promise.all([0, 1, 2, 3].map((j) => WRITES[kind](call, i + j)));
+    bad += st.filter(([got, want]) => got !== want).length;
   }
   return bad;
 }
-const caller = (port, agent) => (method, path, body) =>
-  new Promise((res, rej) => {
-    const r = request(
-      { host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} },
-      (resp) => {
-        resp.resume();
-        resp.on('end', () => res(resp.statusCode ?? 0));
-      },
-    );
-    r.on('error', rej);
-    r.end(body);
-  });
+const caller =
+  (port, agent) =>
+  (method, path, body, type = 'application/json') =>
+    new Promise((res, rej) => {
+      const r = request(
+        { host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': type, 'content-length': Buffer.byteLength(body) } : {} },
+        (resp) => {
+          resp.resume();
+          resp.on('end', () => res(resp.statusCode ?? 0));
+        },
+      );
+      r.on('error', rej);
+      r.end(body);
+    });
 if (process.send && process.env.CGC_PORT) {
   // The forked client (WARM): warm up, wait for the counters to be zeroed, measure.
   const agent = new Agent({ keepAlive: true, ...JSON.parse(process.env.CGC_TLS ?? '{}'), maxSockets: 4 });
   const call = caller(Number(process.env.CGC_PORT), agent);
   const warm = Number(process.env.WARM);
-  let bad = await creates(call, 0, warm);
+  let bad = 0;
+  // The objects the updates write: made by apply for KIND=apply (so its manager owns every field and no apply conflicts).
+  if (kind === 'apply') for (let j = 0; j < 4; j++) bad += (await WRITES.apply(call, j))[0] === 201 ? 0 : 1;
+  else if (kind === 'put' || kind === 'merge') for (let j = 0; j < 4; j++) bad += (await call('POST', CMS, cmNamed(slot(j), j))) === 201 ? 0 : 1;
+  bad += await creates(call, 0, warm);
   process.send('warm');
   await new Promise((r) => process.once('message', r));
   bad += await creates(call, warm, Number(process.env.N ?? 1000));
@@ -120,10 +156,19 @@ if (process.env.WARM) {
   const child = fork(new URL(import.meta.url), [], { env: { ...process.env, CGC_PORT: String(port), CGC_TLS: JSON.stringify({ ca, cert, key }) } });
   const next = () => new Promise((r) => child.once('message', r));
   await next();
-  await callgrind('-z');
+  const prof = process.env.PROF ? await (await import('./inspectprof.mjs')).startProfile() : undefined;
+  const cpu = process.env.MEASURE === 'cpu';
+  if (!prof && !cpu) await callgrind('-z');
+  const before = process.cpuUsage();
   child.send('go');
   const done = await next();
-  await callgrind('-d');
+  const used = process.cpuUsage(before);
+  if (prof) await prof.stop();
+  else if (cpu)
+    console.log(
+      `cpu per ${kind} ${((used.user + used.system) / N).toFixed(1)} µs (user ${(used.user / N).toFixed(1)}, system ${(used.system / N).toFixed(1)})`,
+    );
+  else await callgrind('-d');
   bad = Number(String(done).split(' ')[1]);
 }
 for (let i = 0; !process.env.WARM && i < N; i += 4) {

@@ -83,6 +83,49 @@ function copy(v: unknown): unknown {
   return Object.freeze(out);
 }
 
+class NotJson extends Error {}
+
+/**
+ * structuredClone of a JSON-shaped value (plain objects, arrays, primitives;
+ * undefined members kept, shared and cyclic references kept shared), without
+ * structuredClone's serialization round trip (a stored ConfigMap: ~3.5 µs against ~13 µs; docs/decisions/2026-11-29-write-path-costs.md);
+ * anything else, or nesting deeper than the stack, goes to structuredClone.
+ */
+export function cloneJson<T>(v: T): T {
+  try {
+    return cloneWalk(v, new Map()) as T;
+  } catch (err) {
+    if (err instanceof NotJson || err instanceof RangeError) return structuredClone(v);
+    throw err;
+  }
+}
+
+function cloneWalk(v: unknown, seen: Map<object, unknown>): unknown {
+  if (typeof v !== 'object' || v === null) {
+    if (typeof v === 'function' || typeof v === 'symbol') throw new NotJson();
+    return v;
+  }
+  const hit = seen.get(v);
+  if (hit !== undefined) return hit;
+  if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) throw new NotJson();
+    const out: unknown[] = new Array(v.length);
+    seen.set(v, out);
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v)) throw new NotJson(); // holes
+      out[i] = cloneWalk(v[i], seen);
+    }
+    if (Object.keys(v).length !== v.length) throw new NotJson(); // extra members
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) throw new NotJson();
+  const out: Record<string, unknown> = {};
+  seen.set(v, out);
+  for (const k of Object.keys(v)) setOwn(out, k, cloneWalk((v as Record<string, unknown>)[k], seen));
+  return out;
+}
+
 /** Freezes a freshly parsed JSON value in place. */
 export function deepFreezeJson<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

@@ -9,8 +9,7 @@ import { KUBECTL, syncLastApplied, unexcusedConflicts } from './lastapplied.js';
 import { ItemKeyError } from './shape.js';
 import { emptyObjectOf } from './baseline.js';
 import { createdFields, GENERAL, type Fields } from './create.js';
-import { deepFreezeJson } from '../api/json.js';
-import { setOwn } from '../api/own.js';
+import { cloneJson, deepFreezeJson } from '../api/json.js';
 import { ConversionFailure, type Versions } from './versions.js';
 
 export { conflictStatus } from './conflicts.js';
@@ -58,50 +57,6 @@ function withoutManagedFields(obj: KObject): Obj {
 function setManagedFields(obj: KObject, list: unknown[] | undefined): void {
   if (list) obj.metadata.managedFields = list;
   else delete obj.metadata.managedFields;
-}
-
-class NotJson extends Error {}
-
-/**
- * structuredClone of a JSON-shaped value (plain objects, arrays, primitives;
- * undefined members kept, shared and cyclic references kept shared), without
- * the serialization round trip; anything else goes to structuredClone.
- */
-function cloneJson(v: unknown): unknown {
-  try {
-    return copy(v, new Map());
-  } catch (err) {
-    if (err instanceof NotJson) return structuredClone(v);
-    throw err;
-  }
-}
-
-function copy(v: unknown, seen: Map<object, unknown>): unknown {
-  if (typeof v !== 'object' || v === null) {
-    if (typeof v === 'function' || typeof v === 'symbol') throw new NotJson();
-    return v;
-  }
-  const hit = seen.get(v);
-  if (hit !== undefined) return hit;
-  if (Array.isArray(v)) {
-    if (Object.getPrototypeOf(v) !== Array.prototype) throw new NotJson();
-    const out: unknown[] = new Array(v.length);
-    seen.set(v, out);
-    for (let i = 0; i < v.length; i++) {
-      if (!(i in v)) throw new NotJson(); // holes
-      out[i] = copy(v[i], seen);
-    }
-    if (Object.keys(v).length !== v.length) throw new NotJson(); // extra members
-    return out;
-  }
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) throw new NotJson();
-  const out: Record<string, unknown> = {};
-  seen.set(v, out);
-  for (const k of Object.keys(v)) {
-    setOwn(out, k, copy((v as Record<string, unknown>)[k], seen));
-  }
-  return out;
 }
 
 /** Which object owners' sets belong to (see managers.ts hints). */

@@ -6,6 +6,7 @@ import { applyJsonPatch, parseJsonPatch } from './json.js';
 import { mergePatch } from './merge.js';
 import { strategicMergePatch } from './strategic.js';
 import { PatchError } from './errors.js';
+import { cloneJson } from '../api/json.js';
 
 export type AppliedPatchType = 'json' | 'merge' | 'strategic';
 
@@ -21,7 +22,7 @@ export function applyPatchDocument(
     case 'json':
       return applyJsonPatch(current, parseJsonPatch(doc), budget);
     case 'merge':
-      return mergePatch(structuredClone(current), doc);
+      return mergePatch(cloneJson(current), doc);
     case 'strategic':
       if (!schema) throw new PatchError('malformed', 'strategic merge patch needs the schema of the type');
       return strategicMergePatch(current, doc as Record<string, unknown>, schema);

@@ -9,7 +9,7 @@
 // kube-apiserver treats it as an ordinary key (then refused by validation
 // with the field's own message). Pointers here walk own properties only.
 import { isPlainObject } from '../api/meta.js';
-import { jsonEqual } from '../api/json.js';
+import { cloneJson, jsonEqual } from '../api/json.js';
 import { hasOwn, setOwn } from '../api/own.js';
 import { PatchError } from './errors.js';
 
@@ -67,19 +67,19 @@ class Failure extends Error {}
  * bytes through `copy` throws PatchError('too-large').
  */
 export function applyJsonPatch(doc: unknown, ops: readonly Operation[], copyBudget: number): unknown {
-  let current: unknown = structuredClone(doc);
+  let current: unknown = cloneJson(doc);
   let copied = 0;
   for (const [i, op] of ops.entries()) {
     try {
       switch (op.op) {
         case 'add':
-          current = add(current, pointer(op.path, i), structuredClone(op.value), op);
+          current = add(current, pointer(op.path, i), cloneJson(op.value), op);
           break;
         case 'remove':
           current = remove(current, pointer(op.path, i), op).doc;
           break;
         case 'replace':
-          current = replace(current, pointer(op.path, i), structuredClone(op.value), op);
+          current = replace(current, pointer(op.path, i), cloneJson(op.value), op);
           break;
         case 'test':
           if (!jsonEqual(get(current, pointer(op.path, i), op, 'path'), op.value))
@@ -96,7 +96,7 @@ export function applyJsonPatch(doc: unknown, ops: readonly Operation[], copyBudg
           break;
         }
         case 'copy': {
-          const value = structuredClone(get(current, pointer(op.from, i), op, 'from'));
+          const value = cloneJson(get(current, pointer(op.from, i), op, 'from'));
           copied += JSON.stringify(value)?.length ?? 0;
           if (copied > copyBudget) throw new PatchError('too-large', `the copies of this JSON patch exceed ${copyBudget} bytes`);
           current = add(current, pointer(op.path, i), value, op);

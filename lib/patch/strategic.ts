@@ -11,6 +11,7 @@ import { isPlainObject } from '../api/meta.js';
 import { hasOwn, ownValue, setOwn } from '../api/own.js';
 import type { Node } from '../schema/model.js';
 import { PatchError } from './errors.js';
+import { cloneJson } from '../api/json.js';
 
 type Obj = Record<string, unknown>;
 
@@ -41,7 +42,7 @@ function lookup(schema: Node | undefined, key: string): FieldMeta {
 
 /** Applies a strategic merge patch to `original` (an object) under `schema`. */
 export function strategicMergePatch(original: Obj, patch: Obj, schema: Node): Obj {
-  return mergeMap(structuredClone(original), structuredClone(patch), schema);
+  return mergeMap(cloneJson(original), cloneJson(patch), schema);
 }
 
 function mergeMap(original: Obj, patch: Obj, schema: Node | undefined): Obj {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deepFreezeJson, frozenJsonCopy, jsonAnswerText, jsonEqual, listItemBytes, membersEqual, rememberJson, toJson } from '../../lib/api/json.js';
+import { cloneJson, deepFreezeJson, frozenJsonCopy, jsonAnswerText, jsonEqual, listItemBytes, membersEqual, rememberJson, toJson } from '../../lib/api/json.js';
 import { isDeepFrozen } from '../helpers/frozen.js';
 
 test('frozenJsonCopy holds what a JSON round trip would', () => {
@@ -84,4 +84,36 @@ test('a frozen object answers the same text and list bytes whichever is asked fi
   assert.equal(listItemBytes(open).toString(), '{"a":1},');
   open['a'] = 2;
   assert.equal(jsonAnswerText(open), '{"a":2}\n');
+});
+
+test('cloneJson gives what structuredClone gives, unfrozen and unshared with its input', () => {
+  const shared = { s: 1 };
+  const live = frozenJsonCopy({ apiVersion: 'v1', metadata: { name: 'a', labels: { x: 'y' } }, data: { k: 'v' }, list: [1, { a: [] }] });
+  const cases: unknown[] = [
+    live,
+    { kept: undefined, n: null, deep: { a: [undefined, 2] } },
+    { one: shared, two: shared },
+    { ['__proto__']: { polluted: true }, ok: 1 },
+    { when: new Date(0) }, // not JSON-shaped: structuredClone's own copy
+    'text',
+    null,
+  ];
+  for (const v of cases) {
+    const c = cloneJson(v);
+    assert.deepStrictEqual(c, structuredClone(v));
+    if (typeof v === 'object' && v !== null) {
+      assert.notEqual(c, v);
+      assert.equal(Object.isFrozen(c), false);
+    }
+  }
+  const c = cloneJson(live) as { metadata: { labels: Record<string, string> } };
+  c.metadata.labels['x'] = 'changed';
+  assert.equal((live as { metadata: { labels: Record<string, string> } }).metadata.labels['x'], 'y');
+  const pair = cloneJson(cases[2]) as { one: object; two: object };
+  assert.equal(pair.one, pair.two, 'shared references stay shared, as structuredClone keeps them');
+  assert.equal(Object.hasOwn(cloneJson(cases[3]) as object, '__proto__'), true, '__proto__ is data');
+  assert.equal(Object.getPrototypeOf(cloneJson(cases[3])), Object.prototype);
+  let deep: unknown = 0;
+  for (let i = 0; i < 2000; i++) deep = [deep];
+  assert.equal(JSON.stringify(cloneJson(deep)), JSON.stringify(deep), 'deep nesting (a JSON patch may copy a subtree into itself)');
 });
