@@ -8,7 +8,7 @@
 // with scraping ≥ 98% of without. Prometheus is Debian's (`prometheus` on
 // PATH); without it the throughput row is not measured. BENCH_ONLY=monitoring.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,8 @@ const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
 /** Label sets of the whole exposition the scrape target is held at (a histogram's label set counted once). */
 const LABEL_SETS = 2000;
 const SCRAPES = 30;
+/** How long the server's idle CPU is read, with and without Prometheus. */
+const IDLE_WINDOW_MS = 10_000;
 
 interface Exposition {
   bytes: number;
@@ -193,12 +195,45 @@ export async function runMonitoringBench(): Promise<void> {
     };
     await run(); // unmeasured: compiled and warm
     const off1 = await run();
+    // The server's own CPU per second with no traffic, without and then with Prometheus scraping every second: what a
+    // scrape costs the server, apart from the CPU Prometheus itself takes from this two-core machine.
+    const idleCpuMs = async (): Promise<number> => {
+      const c0 = v.baseline.child.cpuSeconds();
+      const t0 = performance.now();
+      await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
+      return ((v.baseline.child.cpuSeconds() - c0) * 1e6) / (performance.now() - t0);
+    };
+    const idleOff = await idleCpuMs();
     const started = await startPrometheus(root, v.baseline.port, join(root, 'off', 'pki'));
     prom = started?.proc;
+    const idleOn = started ? await idleCpuMs() : undefined;
     const on1 = started ? await run() : undefined;
     const on2 = started ? await run() : undefined;
     prom?.kill('SIGTERM');
     prom = undefined;
+    // The floor: the same Prometheus scraping the same exposition from a static process on the server's CPU, so what
+    // it takes from this machine is taken without the server's own scrape work.
+    let floor: Figure | undefined;
+    if (started) {
+      const copy = join(root, 'exposition.txt');
+      await writeFile(copy, (await admin.call('GET', '/metrics')).text);
+      const staticPort = await freePort();
+      const pki = join(root, 'off', 'pki');
+      const fixed = await startChild(
+        'monitoring-static',
+        './staticmetrics.ts',
+        [String(staticPort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt'), copy],
+        0,
+      );
+      children.push(fixed);
+      await mkdir(join(root, 'floor'));
+      const other = await startPrometheus(join(root, 'floor'), staticPort, pki);
+      prom = other?.proc;
+      floor = other ? await run() : undefined;
+      prom?.kill('SIGTERM');
+      prom = undefined;
+      await fixed.stop();
+    }
     const off2 = await run();
     admin.close();
 
@@ -210,12 +245,21 @@ export async function runMonitoringBench(): Promise<void> {
     recordRow({ name: `/metrics scrape with ${f(LABEL_SETS)} label sets (p50)`, value: typicalScrapes.p50, unit: 'ms', target: '≤ 50 ms', atMost: 50 });
     const off = { rate: (off1.rate + off2.rate) / 2, cpuUs: (off1.cpuUs + off2.cpuUs) / 2 };
     lines.push(`  GET configmap without scraping: ${f(off1.rate)} / ${f(off2.rate)} req/s, ${off.cpuUs.toFixed(0)} µs CPU/request`);
+    if (idleOn !== undefined)
+      lines.push(
+        `  server CPU with no traffic: ${idleOff.toFixed(1)} ms/s not scraped, ${idleOn.toFixed(1)} ms/s while Prometheus scrapes every second (${(idleOn - idleOff).toFixed(1)} ms per scrape)`,
+      );
     if (on1 && on2) {
       const on = { rate: (on1.rate + on2.rate) / 2, cpuUs: (on1.cpuUs + on2.cpuUs) / 2 };
       lines.push(
         `  GET configmap while Prometheus scrapes every second: ${f(on1.rate)} / ${f(on2.rate)} req/s, ${on.cpuUs.toFixed(0)} µs CPU/request; ` +
           `${((100 * on.rate) / off.rate).toFixed(1)}% of without (target ≥ 98%)`,
       );
+      if (floor)
+        lines.push(
+          `  floor, Prometheus scraping a static copy of the exposition instead: ${f(floor.rate)} req/s, ${floor.cpuUs.toFixed(0)} µs CPU/request; ` +
+            `${((100 * floor.rate) / off.rate).toFixed(1)}% of without (the scrape's own share: ${((100 * on.rate) / floor.rate).toFixed(1)}% of the floor)`,
+        );
       recordRow({
         name: 'GET configmap while Prometheus scrapes every second, vs without',
         value: on.rate,

@@ -36,7 +36,7 @@ describe('a CRD at each of kube limits and one over', { timeout: 300_000 }, () =
     await s?.close();
   });
 
-  it(`accepts a body of exactly ${BODY_LIMIT} bytes and refuses one byte more with 413`, async () => {
+  it(`reads a body of exactly ${BODY_LIMIT} bytes (then refused as too large to store) and refuses one byte more with 413`, async () => {
     for (const extra of [0, 1]) {
       const crd = crdWith({ type: 'object', description: '' });
       const base = Buffer.byteLength(JSON.stringify(crd));
@@ -44,8 +44,11 @@ describe('a CRD at each of kube limits and one over', { timeout: 300_000 }, () =
       const body = JSON.stringify(crd);
       assert.equal(Buffer.byteLength(body), BODY_LIMIT + extra);
       const r = await s.admin.request('POST', CRD_PATH, body);
-      if (extra === 0) assert.equal(r.status, 201, r.text.slice(0, 300));
-      else {
+      if (extra === 0) {
+        // Past the body limit, and then over etcd's 1.5 MiB request bound for a stored object: kube answers 500 there too.
+        assert.equal(r.status, 500, r.text.slice(0, 300));
+        assert.equal((r.json as Json).message, 'etcdserver: request is too large');
+      } else {
         assert.equal(r.status, 413, r.text.slice(0, 300));
         assert.equal((r.json as Json).message, `Request entity too large: limit is ${BODY_LIMIT}`);
       }
