@@ -36,7 +36,17 @@ function x2nModP(n: number, k: number): number {
   return p;
 }
 
+/** The operator that shifts a CRC past `length` zero bytes: keep it with a part whose CRC is combined often. */
+export function crc32Shift(length: number): number {
+  return x2nModP(length, 3);
+}
+
+/** CRC-32 of A‖B from crc32(A), crc32(B) and B's shift (crc32Shift of B's length). */
+export function crc32CombineShifted(crcA: number, crcB: number, shiftB: number): number {
+  return (multModP(shiftB, crcA) ^ crcB) >>> 0;
+}
+
 /** CRC-32 of A‖B from crc32(A), crc32(B) and B's length in bytes. */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
-  return (multModP(x2nModP(lengthB, 3), crcA) ^ crcB) >>> 0;
+  return crc32CombineShifted(crcA, crcB, crc32Shift(lengthB));
 }

@@ -5,7 +5,7 @@
 // the runs concatenate into one valid deflate stream; an empty final block,
 // the combined CRC-32 and the length close the member (RFC 1951, RFC 1952).
 import { constants, crc32, deflateRawSync } from 'node:zlib';
-import { crc32Combine } from './crc32combine.js';
+import { crc32CombineShifted, crc32Shift } from './crc32combine.js';
 
 /** Bytes of an exposition in parts; `key` (a stable object) lets the run's deflated form be kept until its parts change. */
 export interface Run {
@@ -18,6 +18,8 @@ interface Deflated {
   readonly bytes: Buffer;
   readonly crc: number;
   readonly size: number;
+  /** crc32Shift(size), kept: a scrape then combines each kept run's CRC with one multiplication. */
+  readonly shift: number;
 }
 
 // ID1 ID2, deflate, no flags, no mtime, no extra flags, OS unix (as node:zlib's gzip writes).
@@ -31,7 +33,7 @@ const sameParts = (a: readonly Buffer[], b: readonly Buffer[]) => a.length === b
 
 function deflate(parts: readonly Buffer[], level: number): Deflated {
   const raw = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return { parts, bytes: deflateRawSync(raw, { level, finishFlush: constants.Z_FULL_FLUSH }), crc: crc32(raw), size: raw.length };
+  return { parts, bytes: deflateRawSync(raw, { level, finishFlush: constants.Z_FULL_FLUSH }), crc: crc32(raw), size: raw.length, shift: crc32Shift(raw.length) };
 }
 
 /** The runs' bytes, in order, as one gzip member. */
@@ -48,7 +50,7 @@ export function gzipRuns(runs: readonly Run[], level: number): Buffer {
     }
     if (d.size === 0) continue;
     out.push(d.bytes);
-    crc = crc32Combine(crc, d.crc, d.size);
+    crc = crc32CombineShifted(crc, d.crc, d.shift);
     size += d.size;
   }
   const trailer = Buffer.alloc(8);

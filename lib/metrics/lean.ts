@@ -56,24 +56,31 @@ class Rendered {
 }
 const EMPTY = Buffer.alloc(0);
 
-/** Label sets per run: small enough that a busy verb's few moving label sets recompress little, large enough to deflate well. */
-const BLOCK = 64;
+/**
+ * Exposition lines per run: a moved label set recompresses its whole run, so runs are counted in lines, not label
+ * sets (a histogram's label set is ~30 lines). 256 lines: a gzip scrape with 2,100 histogram label sets and a few
+ * moving took 5 ms of CPU against 16 ms at 64 label sets per run, for ~15% more gzip bytes.
+ */
+const BLOCK_LINES = 256;
 
-/** A metric's exposition as runs: its HELP/TYPE head, then its handles in blocks of BLOCK, each with a stable key. */
+/** A metric's exposition as runs: its HELP/TYPE head, then its handles in blocks of about BLOCK_LINES lines, each with a stable key. */
 class Blocks<H> {
   private head: Run | undefined;
   private readonly keys: object[] = [];
+  private perBlock = 0;
   constructor(
     private readonly handles: readonly H[],
     private readonly headText: () => string,
     private readonly bytesOf: (h: H) => Buffer | undefined,
+    private readonly linesPerHandle: () => number = () => 1,
   ) {}
 
   runs(): Run[] {
     const out: Run[] = [(this.head ??= { key: {}, parts: [Buffer.from(this.headText())] })];
-    for (let b = 0; b * BLOCK < this.handles.length; b++) {
+    const per = (this.perBlock ||= Math.max(1, Math.floor(BLOCK_LINES / this.linesPerHandle())));
+    for (let b = 0; b * per < this.handles.length; b++) {
       const parts: Buffer[] = [];
-      for (let i = b * BLOCK; i < Math.min(this.handles.length, (b + 1) * BLOCK); i++) {
+      for (let i = b * per; i < Math.min(this.handles.length, (b + 1) * per); i++) {
         const bytes = this.bytesOf(this.handles[i]!);
         if (bytes) parts.push(bytes);
       }
@@ -285,5 +292,6 @@ export class LeanHistogram implements PromMetric {
       }
       return r.bytes;
     },
+    () => this.bounds.length + 3,
   );
 }

@@ -91,10 +91,21 @@ export class LifecycleRegistry extends Registry {
       if (out.length > 0) out.push(BETWEEN);
       const runs = (metric as unknown as { runs?: () => Run[] }).runs;
       if (typeof runs === 'function') for (const r of runs.call(metric)) out.push(r);
-      else out.push({ parts: [Buffer.from(await this.getMetricsAsString(metric))] });
+      else out.push(this.keptRun(metric, await this.getMetricsAsString(metric)));
     }
     out.push(LAST);
     return out;
+  }
+
+  /** A prom-client metric's last text and run: the same run while its text is the same, so gzipRuns keeps its deflated bytes. */
+  private readonly kept = new WeakMap<Metric, { text: string; run: Run }>();
+
+  private keptRun(metric: Metric, text: string): Run {
+    const last = this.kept.get(metric);
+    if (last?.text === text) return last.run;
+    const run: Run = { key: {}, parts: [Buffer.from(text)] };
+    this.kept.set(metric, { text, run });
+    return run;
   }
 
   /** Forgets a metric entirely (tests that declare their own). */
