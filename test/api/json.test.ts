@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cloneJson, deepFreezeJson, frozenJsonCopy, jsonAnswerText, jsonEqual, listItemBytes, membersEqual, rememberJson, toJson } from '../../lib/api/json.js';
+import { cloneJson, deepFreezeJson, freezeStored, frozenJsonCopy, jsonAnswerText, jsonEqual, listItemBytes, membersEqual, rememberJson, toJson } from '../../lib/api/json.js';
 import { isDeepFrozen } from '../helpers/frozen.js';
 
 test('frozenJsonCopy holds what a JSON round trip would', () => {
@@ -116,4 +116,22 @@ test('cloneJson gives what structuredClone gives, unfrozen and unshared with its
   let deep: unknown = 0;
   for (let i = 0; i < 2000; i++) deep = [deep];
   assert.equal(JSON.stringify(cloneJson(deep)), JSON.stringify(deep), 'deep nesting (a JSON patch may copy a subtree into itself)');
+});
+
+test('freezeStored freezes a parsed value in place with what it parsed, its empty objects one shared object', () => {
+  // An own `__proto__` member (JSON.parse makes one) is data, also when its empty object is replaced.
+  const text = (i: number) =>
+    `{"metadata":{"name":"n${i}","creationTimestamp":"2026-11-29T19:56:01Z","labels":{},"__proto__":{}},` +
+    `"managedFields":[{"time":"2026-11-29T19:56:01Z","fieldsV1":{"f:data":{".":{},"f:a":{}}}},{}],"list":["2026-11-29T19:56:01Z",[],{}]}`;
+  const a = freezeStored(JSON.parse(text(1)) as Record<string, any>);
+  const b = freezeStored(JSON.parse(text(2)) as Record<string, any>);
+  assert.deepEqual(a, JSON.parse(text(1)));
+  assert.ok(isDeepFrozen(a) && isDeepFrozen(b));
+  assert.equal(Object.getPrototypeOf(a.metadata), Object.prototype, 'an own __proto__ member stays data');
+  assert.equal(Object.getOwnPropertyDescriptor(a.metadata, '__proto__')?.value, a.metadata.labels);
+  assert.equal(a.metadata.labels, b.managedFields[0].fieldsV1['f:data']['.'], 'one empty object');
+  assert.equal(a.managedFields[1], a.list[2]);
+  assert.notEqual(a.list[1], a.list[2], 'arrays are not objects');
+  assert.equal(JSON.stringify(a), JSON.stringify(JSON.parse(text(1))));
+  assert.equal(freezeStored(JSON.parse('{}')), freezeStored(JSON.parse('{}')));
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { StoreError } from './types.js';
 import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
-import { deepFreezeJson } from '../../../lib/api/json.js';
+import { freezeStored } from '../../../lib/api/json.js';
 import { parseSnapshot, scanLog } from './file-format.js';
 import { fsyncDir, readIfExists } from './file-dir.js';
 import { LogAppender } from './file-append.js';
@@ -34,7 +34,7 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
   try {
     const sizes = new Map<string, number>();
     for (const [key, obj, bytes] of snap.objects) {
-      state.load(key, deepFreezeJson(obj));
+      state.load(key, freezeStored(obj));
       sizes.set(key, bytes);
     }
     const logPath = join(dir, LOG);
@@ -46,7 +46,7 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
         throw new StoreError('corrupt', `corrupt store file "${logPath}": delete of missing key "${rec.key}" at revision ${rec.rev}`);
       }
       // Replayed events keep their commit time, so watch history survives a restart within the window.
-      state.commit(rec.key, rec.rev, rec.object && deepFreezeJson(rec.object), rec.at);
+      state.commit(rec.key, rec.rev, rec.object && freezeStored(rec.object), rec.at);
       if (rec.object) sizes.set(rec.key, rec.bytes);
       else sizes.delete(rec.key);
     }

@@ -3,15 +3,18 @@
 // `compactedRev` moves only with the (injected) clock.
 import type { StoreEvent } from './types.js';
 
-export interface LoggedEvent {
-  readonly event: StoreEvent;
-  readonly type: string;
-  readonly at: number;
-}
-
 export class History {
-  private entries: LoggedEvent[] = [];
+  // One entry is a slot in each of three parallel arrays rather than a
+  // {event, type, at} object: at 100,000 replayed events that wrapper, its
+  // boxed commit time and a sliced type string per entry were ~90 B each
+  // (docs/decisions/2026-11-29-memory-per-object.md).
+  private events: StoreEvent[] = [];
+  /** Each event's type prefix, one shared string per type (see typeName). */
+  private types: string[] = [];
+  /** Commit times, ms; numbers only, so V8 keeps them unboxed. */
+  private ats: number[] = [];
   private head = 0;
+  private readonly typeNames = new Map<string, string>();
   /** Rev of the newest dropped event: history after it is complete. */
   compactedRev: number;
 
@@ -23,22 +26,26 @@ export class History {
     this.compactedRev = startRev;
   }
 
-  append(entry: LoggedEvent): void {
-    this.entries.push(entry);
+  append(event: StoreEvent, type: string, at: number): void {
+    this.events.push(event);
+    this.types.push(this.typeName(type));
+    this.ats.push(at);
   }
 
   /** Drops events older than the window. */
   compact(): void {
     const oldest = this.clock() - this.windowMs;
-    const { entries } = this;
+    const { events, ats } = this;
     let head = this.head;
-    while (head < entries.length && entries[head]!.at < oldest) {
-      this.compactedRev = entries[head]!.event.rev;
+    while (head < events.length && ats[head]! < oldest) {
+      this.compactedRev = events[head]!.rev;
       head++;
     }
     // Reclaim the dropped slots in bulk so dropping stays O(1) amortised.
-    if (head > 1024 && head * 2 > entries.length) {
-      this.entries = entries.slice(head);
+    if (head > 1024 && head * 2 > events.length) {
+      this.events = events.slice(head);
+      this.types = this.types.slice(head);
+      this.ats = ats.slice(head);
       head = 0;
     }
     this.head = head;
@@ -47,32 +54,40 @@ export class History {
   /** Index of the first retained event with rev > rev (callers checked rev >= compactedRev). */
   private firstAfter(rev: number): number {
     let lo = this.head;
-    let hi = this.entries.length;
+    let hi = this.events.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.entries[mid]!.event.rev <= rev) lo = mid + 1;
+      if (this.events[mid]!.rev <= rev) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
   /** Retained events with rev > rev, in rev order, optionally of one type only. */
-  since(rev: number, type?: string): LoggedEvent[] {
-    const out: LoggedEvent[] = [];
-    for (let i = this.firstAfter(rev); i < this.entries.length; i++) {
-      const e = this.entries[i]!;
-      if (type === undefined || e.type === type) out.push(e);
+  since(rev: number, type?: string): StoreEvent[] {
+    const out: StoreEvent[] = [];
+    const { events, types } = this;
+    for (let i = this.firstAfter(rev); i < events.length; i++) {
+      if (type === undefined || types[i] === type) out.push(events[i]!);
     }
     return out;
   }
 
   /** Whether any retained event of this type has rev > rev. */
   touchedSince(rev: number, type: string): boolean {
-    for (let i = this.entries.length - 1; i >= this.head; i--) {
-      const e = this.entries[i]!;
-      if (e.event.rev <= rev) return false;
-      if (e.type === type) return true;
+    const { events, types } = this;
+    for (let i = events.length - 1; i >= this.head; i--) {
+      if (events[i]!.rev <= rev) return false;
+      if (types[i] === type) return true;
     }
     return false;
+  }
+
+  /** One string per type: a key's type prefix is a fresh slice of the key each time. */
+  private typeName(type: string): string {
+    const known = this.typeNames.get(type);
+    if (known !== undefined) return known;
+    this.typeNames.set(type, type);
+    return type;
   }
 }

@@ -4,7 +4,7 @@
 // back (objects.ts storedCopy makes what is written).
 import type { KObject } from '../../../lib/api/meta.js';
 import { StoreError } from './types.js';
-import { deepFreezeJson } from '../../../lib/api/json.js';
+import { freezeStored } from '../../../lib/api/json.js';
 
 /** A frozen object from stored JSON, stamped with rev. */
 export function decodeObject(json: string, rev: number, where: string): KObject {
@@ -15,7 +15,7 @@ export function decodeObject(json: string, rev: number, where: string): KObject 
     throw new StoreError('corrupt', `unreadable object at ${where}: ${err instanceof Error ? err.message : String(err)}`);
   }
   obj.metadata = { ...obj.metadata, resourceVersion: String(rev) };
-  return deepFreezeJson(obj);
+  return freezeStored(obj);
 }
 
 /** Splits a hash value `<rev> <json>`. */

@@ -119,7 +119,7 @@ export class StoreState {
       event = { type: 'DELETED', key, rev, object: restamp(prev, rev), prev };
     }
     this.revision = rev;
-    this.history.append({ event: Object.freeze(event), type, at });
+    this.history.append(Object.freeze(event), type, at);
     this.waiters.reached(rev);
     this.hub.dispatch(event, type);
     return event;
@@ -141,7 +141,6 @@ export class StoreState {
     const type = typePrefixOf(prefix);
     const replay = this.history
       .since(fromRev, type)
-      .map((e) => e.event)
       .filter((ev) => ev.key.startsWith(prefix));
     return this.hub.add(prefix, fromRev, replay, sink);
   }

@@ -1,7 +1,6 @@
 // A type's objects at one revision (live or rebuilt from history), and paging over it.
 import type { KObject } from '../../../lib/api/meta.js';
-import type { ListOptions, ListResult } from './types.js';
-import type { LoggedEvent } from './history.js';
+import type { ListOptions, ListResult, StoreEvent } from './types.js';
 import { prefixEnd } from './keys.js';
 import { SortedKeys } from './sortedkeys.js';
 
@@ -14,11 +13,11 @@ export interface TypeView {
 const PATCH_LIMIT = 64;
 
 /** The view at an older revision: live view with `later` (events after it, rev order) undone. */
-export function snapshotAt(live: TypeView | undefined, later: readonly LoggedEvent[]): TypeView {
+export function snapshotAt(live: TypeView | undefined, later: readonly StoreEvent[]): TypeView {
   const objects = new Map(live?.objects);
   const touched = new Set<string>();
   for (let i = later.length - 1; i >= 0; i--) {
-    const ev = later[i]!.event;
+    const ev = later[i]!;
     if (ev.type === 'ADDED') objects.delete(ev.key);
     else objects.set(ev.key, ev.prev!);
     touched.add(ev.key);
