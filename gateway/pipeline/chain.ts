@@ -74,9 +74,11 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
     // before the client can read the answer and send its next request, which 'finish', after
     // the write completes, does not guarantee); 'finish' and 'close' for the other paths.
-    res.once('prefinish', finish);
-    res.once('finish', finish);
-    res.once('close', finish);
+    // on(), not once(): finishRequest runs once by itself (ctx.finished), and each once() wrapper
+    // is ~110 B an open watch holds for its life (bench/watch-heap.ts).
+    res.on('prefinish', finish);
+    res.on('finish', finish);
+    res.on('close', finish);
     serve(ctx, cfg).catch((err: unknown) => answerFailure(ctx, ctx, err, cbor, cfg.log));
   };
 }
