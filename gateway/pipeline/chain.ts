@@ -13,7 +13,7 @@ import { openAudit } from './audit.js';
 import { authenticate } from './authentication.js';
 import { authorize } from './authorization.js';
 import type { ChainConfig } from './config.js';
-import { isLongRunning, newContext, type PendingUpgrade, type RequestContext } from './context.js';
+import { isLongRunning, newContext, releaseQuery, type PendingUpgrade, type RequestContext } from './context.js';
 import { armDeadline } from './deadline.js';
 import { dispatch } from './dispatch.js';
 import { refuseWhileDraining } from './draining.js';
@@ -40,6 +40,8 @@ async function serve(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
   if (seated) await seated;
   await authorize(ctx, cfg);
   await dispatch(ctx, cfg);
+  // A watch's backend has read its query (it resolves once the watch follows the store); the end reads only dryRun.
+  if (ctx.info.verb === 'watch' && !ctx.finished) releaseQuery(ctx);
 }
 
 export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
