@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { memoryNow, serveCommands } from './procs.js';
+import { heapSnapshot, memoryNow, serveCommands } from './procs.js';
 import { readBody } from './body.js';
 import { Redis } from 'ioredis';
 
@@ -93,5 +93,5 @@ async function follow(f: NonNullable<typeof feed>): Promise<void> {
 }
 if (feed) void follow(feed).catch(() => undefined);
 server.listen(Number(port), '127.0.0.1', () => {
-  serveCommands({ mem: () => memoryNow(), watchers: () => watchers.size });
+  serveCommands({ mem: () => memoryNow(), watchers: () => watchers.size, snapshot: (a: { file: string }) => heapSnapshot(a.file) });
 });

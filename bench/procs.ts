@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
 
 const HAS_TASKSET = spawnSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' }).status === 0;
 const CPUS = availableParallelism();
@@ -137,6 +138,11 @@ export function memoryNow(): MemoryFigures {
   gc?.();
   const m = process.memoryUsage();
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
+}
+
+/** Writes a heap snapshot (after a full GC, which the snapshot itself does) to `file`; returns its path. */
+export function heapSnapshot(file: string): string {
+  return writeHeapSnapshot(file);
 }
 
 export { freePort } from '../test/helpers/ports.js';

@@ -6,7 +6,7 @@ import { Session } from 'node:inspector/promises';
 const src = process.env['BENCH_DIST'] ?? (process.env['BENCH_FROM_SOURCE'] ? '..' : '../dist');
 const { parseServeFlags } = (await import(`${src}/gateway/config/flags.js`)) as typeof import('../gateway/config/flags.js');
 const { startServer } = (await import(`${src}/gateway/server/app.js`)) as typeof import('../gateway/server/app.js');
-import { memoryNow, serveCommands } from './procs.js';
+import { heapSnapshot, memoryNow, serveCommands } from './procs.js';
 import type { ServerResponse } from 'node:http';
 
 // As `gatehouse serve` runs (gateway/cli/main.ts); BENCH_NO_HARDEN=1 measures without it.
@@ -130,6 +130,8 @@ if (process.env['BENCH_PF_HEADERS'] === '1') {
 }
 serveCommands({
   mem: () => memoryNow(),
+  // A heap snapshot after a full GC (bench/watch-heap.ts compares them).
+  snapshot: (a: { file: string }) => heapSnapshot(a.file),
   spin: (a: { us: number }) => {
     spinUs = a.us;
   },

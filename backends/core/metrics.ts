@@ -111,7 +111,13 @@ export function countStoredObjects(store: Store, registry: () => Registry): () =
   };
 }
 
-const watcherCounts = new Map<string, { labels: { group: string; version: string; kind: string }; n: number }>();
+/** One kind's count of registered watchers. */
+export interface WatcherCount {
+  readonly labels: { group: string; version: string; kind: string };
+  n: number;
+}
+
+const watcherCounts = new Map<string, WatcherCount>();
 new Gauge(
   registry.declared({
     name: 'apiserver_registered_watchers',
@@ -125,8 +131,11 @@ new Gauge(
   }),
 );
 
-/** A watch of a kind opened; the returned function is called once when it ends. */
-export function watcherRegistered(group: string, version: string, kind: string): () => void {
+/**
+ * A watch of a kind opened: its kind's count, which the watch hands to `watcherUnregistered` once when it
+ * ends (the count itself, not a closure: an open watch holds it for its life).
+ */
+export function watcherRegistered(group: string, version: string, kind: string): WatcherCount {
   const key = `${group}/${version}/${kind}`;
   let w = watcherCounts.get(key);
   if (!w) {
@@ -134,14 +143,11 @@ export function watcherRegistered(group: string, version: string, kind: string):
     watcherCounts.set(key, w);
   }
   w.n++;
-  const entry = w;
-  let done = false;
-  return () => {
-    if (!done) {
-      done = true;
-      entry.n--;
-    }
-  };
+  return w;
+}
+
+export function watcherUnregistered(w: WatcherCount): void {
+  w.n--;
 }
 
 // The file store's group commit: log syncs and the writes they made durable

@@ -94,7 +94,11 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
 /** TableOptions.includeObject; another value is kube's 400 (ValidateTableOptions), never silently Metadata. */
 export function includeObjectOf(query: URLSearchParams): IncludeObject {
-  const v = query.get('includeObject');
+  return includeObjectFrom(query.get('includeObject'));
+}
+
+/** includeObjectOf of the parameter's value (null: absent). */
+export function includeObjectFrom(v: string | null): IncludeObject {
   if (v === null || v === '' || v === 'Metadata') return 'Metadata';
   if (v === 'None' || v === 'Object') return v;
   throw badRequest(

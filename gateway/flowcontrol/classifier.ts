@@ -31,7 +31,11 @@ const MEMO_PER_USER = 256;
 
 interface Memo {
   generation: number;
-  answers: Map<string, Classification>;
+  /**
+   * Answers by request shape, made at the user object's second shape: a connection that repeats one (a
+   * watch, most controllers) never needs it, and an idle watch's connection held an empty-ish Map (~320 B).
+   */
+  answers: Map<string, Classification> | undefined;
   /** The user's last request and its answer. */
   last: FlowRequest | undefined;
   lastAnswer: Classification | undefined;
@@ -43,6 +47,10 @@ function sameShape(a: FlowRequest, b: FlowRequest): boolean {
   return a.isResourceRequest
     ? a.namespace === b.namespace && a.resource === b.resource && a.apiGroup === b.apiGroup && a.subresource === b.subresource
     : a.path === b.path;
+}
+
+function shapeKey(q: FlowRequest): string {
+  return q.isResourceRequest ? `${q.verb}\0${q.apiGroup}\0${q.resource}\0${q.subresource}\0${q.namespace}` : `${q.verb}\0\0${q.path}`;
 }
 
 export interface FlowRequest {
@@ -150,18 +158,27 @@ export class Classifier {
     // matching every FlowSchema was most of the ~160K instructions APF added to an ordinary user's GET).
     let memo = this.memo.get(q.user);
     if (!memo || memo.generation !== this.generation) {
-      memo = { generation: this.generation, answers: new Map(), last: undefined, lastAnswer: undefined };
+      memo = { generation: this.generation, answers: undefined, last: undefined, lastAnswer: undefined };
       this.memo.set(q.user, memo);
     }
     // The same shape as this user's last request (a client repeating itself): no key string built and hashed.
     const last = memo.last;
     if (last !== undefined && sameShape(last, q)) return memo.lastAnswer!;
-    const key = q.isResourceRequest ? `${q.verb}\0${q.apiGroup}\0${q.resource}\0${q.subresource}\0${q.namespace}` : `${q.verb}\0\0${q.path}`;
-    let c = memo.answers.get(key);
-    if (!c) {
-      c = this.match(q);
-      if (memo.answers.size >= MEMO_PER_USER) memo.answers.clear();
-      memo.answers.set(key, c);
+    let c: Classification | undefined;
+    if (last === undefined) c = this.match(q);
+    else {
+      let answers = memo.answers;
+      if (answers === undefined) {
+        answers = memo.answers = new Map();
+        answers.set(shapeKey(last), memo.lastAnswer!);
+      }
+      const key = shapeKey(q);
+      c = answers.get(key);
+      if (!c) {
+        c = this.match(q);
+        if (answers.size >= MEMO_PER_USER) answers.clear();
+        answers.set(key, c);
+      }
     }
     memo.last = q;
     memo.lastAnswer = c;

@@ -292,7 +292,8 @@ export class Dispatcher {
         resolve(seat.executing(waited()));
       };
       ctx.cancel.onAbort(onDeadline);
-      ctx.res.once('close', onClose);
+      // on(), not once() (a wrapper more per queued request): cleanup() takes it off either way.
+      ctx.res.on('close', onClose);
     });
   }
 }

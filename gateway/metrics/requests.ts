@@ -199,9 +199,13 @@ export function observeTermination(l: Labels, code: number): void {
   c.value++;
 }
 
-export function longRunningStarted(l: Labels): () => void {
+/** A long-running request started; its caller keeps `l` for `longRunningEnded` (the labels, not a closure: a watch holds them for its life). */
+export function longRunningStarted(l: Labels): void {
   longRunning.inc(l.labels);
-  return () => longRunning.dec(l.labels);
+}
+
+export function longRunningEnded(l: Labels): void {
+  longRunning.dec(l.labels);
 }
 
 export function observeAuthentication(result: 'success' | 'failure' | 'error', seconds: number): void {

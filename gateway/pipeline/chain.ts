@@ -13,7 +13,7 @@ import { openAudit } from './audit.js';
 import { authenticate } from './authentication.js';
 import { authorize } from './authorization.js';
 import type { ChainConfig } from './config.js';
-import { isLongRunning, newContext, type PendingUpgrade, type RequestContext } from './context.js';
+import { isLongRunning, newContext, releaseQuery, type PendingUpgrade, type RequestContext } from './context.js';
 import { armDeadline } from './deadline.js';
 import { dispatch } from './dispatch.js';
 import { refuseWhileDraining } from './draining.js';
@@ -40,6 +40,8 @@ async function serve(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
   if (seated) await seated;
   await authorize(ctx, cfg);
   await dispatch(ctx, cfg);
+  // A watch's backend has read its query (it resolves once the watch follows the store); the end reads only dryRun.
+  if (ctx.info.verb === 'watch' && !ctx.finished) releaseQuery(ctx);
 }
 
 export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
@@ -74,9 +76,11 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     // Done once the answer is handed to the socket ('prefinish', inside end(): the seat is free
     // before the client can read the answer and send its next request, which 'finish', after
     // the write completes, does not guarantee); 'finish' and 'close' for the other paths.
-    res.once('prefinish', finish);
-    res.once('finish', finish);
-    res.once('close', finish);
+    // on(), not once(): finishRequest runs once by itself (ctx.finished), and each once() wrapper
+    // is ~110 B an open watch holds for its life (bench/watch-heap.ts).
+    res.on('prefinish', finish);
+    res.on('finish', finish);
+    res.on('close', finish);
     serve(ctx, cfg).catch((err: unknown) => answerFailure(ctx, ctx, err, cbor, cfg.log));
   };
 }

@@ -11,6 +11,7 @@ import type { HeadArg, HeadHook } from '../../lib/http/carried.js';
 import type { WarningRecorder } from '../../lib/http/warnings.js';
 import type { PendingTrace, Trace } from '../../lib/tracing/span.js';
 import type { AuthnResult } from '../authn/types.js';
+import type { Labels } from '../metrics/requests.js';
 import type { RequestAudit } from './audit.js';
 import { Deadline } from './deadline.js';
 import type { Seat } from './seat.js';
@@ -47,6 +48,8 @@ export interface RequestContext extends BackendRequest {
   trace: Trace | undefined;
   /** A request that sent a trace context, waiting for its caller to be known before its span starts (gateway/tracing). */
   pendingTrace: PendingTrace | undefined;
+  /** Writable for `releaseQuery` only. */
+  query: URLSearchParams;
   carried: string[] | undefined;
   sent: HeadArg | undefined;
   headHook: HeadHook | undefined;
@@ -57,8 +60,8 @@ export interface RequestContext extends BackendRequest {
   readonly cancel: Deadline;
   /** The request's place under the concurrency limit (pipeline/seat.ts), while it holds one. */
   seat: Seat | undefined;
-  /** Ends the request's count in apiserver_longrunning_requests, for a long-running request that started. */
-  longRunningEnd: (() => void) | undefined;
+  /** The series a long-running request that started is counted under in apiserver_longrunning_requests, until it ends. */
+  longRunning: Labels | undefined;
   /** True once the answer is handed to the socket or the client went: what is taken after that is given back at once. */
   finished: boolean;
   /** What dispatch waits on (an APIService), named in the 504 answered at the deadline. */
@@ -81,6 +84,8 @@ export interface RequestContext extends BackendRequest {
 }
 
 const EMPTY_QUERY = new URLSearchParams();
+/** What the request's end reads of a query (the request metrics' dry_run label: the parameter's presence). */
+const DRY_RUN_QUERY = new URLSearchParams('dryRun=All');
 const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });
 
 /**
@@ -125,7 +130,7 @@ export function newContext(
     excludedMs: 0,
     terminated: false,
     seat: undefined,
-    longRunningEnd: undefined,
+    longRunning: undefined,
     finished: false,
     trace: traced !== undefined && !isPending(traced) ? traced : undefined,
     pendingTrace: traced !== undefined && isPending(traced) ? traced : undefined,
@@ -136,6 +141,15 @@ export function newContext(
     compress,
     unrouted: false,
   };
+}
+
+/**
+ * For a watch being served, once its backend has parsed the request: the query goes, but for what the
+ * request's end still reads of it. Why: an open watch keeps its context for its life, and the parsed
+ * query (~260 B for `?watch=1`, more with a real client's parameters) is of no more use.
+ */
+export function releaseQuery(ctx: RequestContext): void {
+  if (ctx.query !== EMPTY_QUERY) ctx.query = ctx.query.has('dryRun') ? DRY_RUN_QUERY : EMPTY_QUERY;
 }
 
 function isPending(t: Trace | PendingTrace): t is PendingTrace {

@@ -4,7 +4,7 @@
 // what it waited on webhooks and queues, and a termination when the server
 // ended it) and its audit event closed with one clock read.
 import { sentLength } from '../../lib/http/carried.js';
-import { labelsOf, observeRequest, observeTermination } from '../metrics/requests.js';
+import { labelsOf, longRunningEnded, observeRequest, observeTermination } from '../metrics/requests.js';
 import { isLongRunning, type RequestContext } from './context.js';
 
 /**
@@ -23,7 +23,7 @@ export function finishRequest(ctx: RequestContext): number | undefined {
   ctx.finished = true;
   ctx.cancel.disarm();
   ctx.seat?.release();
-  ctx.longRunningEnd?.();
+  if (ctx.longRunning) longRunningEnded(ctx.longRunning);
   const res = ctx.res;
   const now = performance.now();
   const labels = metricLabels(ctx);

@@ -55,7 +55,10 @@ export function takeSeat(ctx: RequestContext, cfg: ChainConfig): Promise<void> |
 }
 
 function countLongRunning(ctx: RequestContext): void {
-  if (!ctx.finished) ctx.longRunningEnd = longRunningStarted(metricLabels(ctx));
+  if (ctx.finished) return;
+  const labels = metricLabels(ctx);
+  longRunningStarted(labels);
+  ctx.longRunning = labels;
 }
 
 function hold(ctx: RequestContext, seat: Seat): void {
@@ -63,6 +66,11 @@ function hold(ctx: RequestContext, seat: Seat): void {
   if (ctx.finished) seat.release();
   else ctx.seat = seat;
   // kube: a watch counts while it initializes, then not.
-  if (ctx.info.verb === 'watch') ctx.watchInitialized = () => seat.release();
+  if (ctx.info.verb === 'watch')
+    // Let go of once called: an open watch would hold the closure for its life.
+    ctx.watchInitialized = () => {
+      ctx.watchInitialized = undefined;
+      seat.release();
+    };
   if (isLongRunning(ctx)) countLongRunning(ctx);
 }

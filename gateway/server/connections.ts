@@ -29,10 +29,20 @@ export class Connections {
   #closing = false;
 
   constructor(private readonly server: Http2SecureServer) {
+    // The close handlers are made once per server, `this` the socket or response that closed: no
+    // closure or once() wrapper per connection and per request (~430 B an open watch held).
+    const self = this;
+    const socketClosed = function (this: TLSSocket): void {
+      self.#sockets.delete(this);
+    };
+    // 'close' follows 'finish' (the answer flushed) or an abort, once.
+    const responseClosed = function (this: ServerResponse): void {
+      self.#answered(this);
+    };
     server.on('secureConnection', (s: TLSSocket) => {
       const c: Connection = { pending: 0, upgraded: false };
       this.#sockets.set(s, c);
-      s.once('close', () => this.#sockets.delete(s));
+      s.on('close', socketClosed);
       // Connected while closing (its handshake was under way): its first request has a moment to come, as Go gives a new connection.
       if (this.#closing && !this.#isHttp2(s)) setTimeout(() => this.#endIfIdle(s, c), NEW_CONNECTION_GRACE_MS).unref();
     });
@@ -47,11 +57,7 @@ export class Connections {
       const c = this.#sockets.get(socket);
       if (!c) return;
       c.pending++;
-      // 'close' follows 'finish' (the answer flushed) or an abort, once.
-      res.once('close', () => {
-        c.pending--;
-        if (this.#closing) this.#endIfIdle(socket, c);
-      });
+      res.on('close', responseClosed);
     });
   }
 
@@ -80,6 +86,15 @@ export class Connections {
   closeAll(): void {
     for (const s of this.#sessions) s.destroy();
     for (const s of this.#sockets.keys()) s.destroy();
+  }
+
+  #answered(res: ServerResponse): void {
+    // The request keeps its socket after the response let go of it; a socket already closed is gone from the map.
+    const socket = res.req.socket as TLSSocket;
+    const c = this.#sockets.get(socket);
+    if (!c) return;
+    c.pending--;
+    if (this.#closing) this.#endIfIdle(socket, c);
   }
 
   #endIfIdle(s: TLSSocket, c: Connection): void {

@@ -61,7 +61,10 @@ export function writeHeadWith(x: Exchange, code: number, headers: HeadArg, statu
   x.sent = headers;
   x.headHook?.beforeHead(code);
   const res = x.res;
-  return statusText === undefined ? res.writeHead(code, headers as OutgoingHttpHeaders) : res.writeHead(code, statusText, headers as OutgoingHttpHeaders);
+  const r = statusText === undefined ? res.writeHead(code, headers as OutgoingHttpHeaders) : res.writeHead(code, statusText, headers as OutgoingHttpHeaders);
+  // Its job is done once the head holds it (carryHeader adds nothing after): a watch would keep the array (~220 B) for its life.
+  if (res.headersSent) x.carried = undefined;
+  return r;
 }
 
 /** A header of the answer (name in lower case): what writeHeadWith wrote, else what was set on the response. */

@@ -47,23 +47,21 @@ export function chunkSink(req: IncomingMessage, res: ServerResponse): ChunkSink 
     !res.writableEnded &&
     // The response's own buffer is empty: its head is on the socket, in order before what follows.
     res.writableLength === socket.writableLength;
-  if (!direct) {
-    return {
-      write: (chunk) => {
-        if (chunk.length !== 0) res.write(chunk);
-      },
-      buffered: () => res.writableLength,
-    };
+  return direct ? new SocketSink(res, socket) : new ResponseSink(res);
+}
+
+// Classes, not objects of closures: an open watch holds its sink for its life, and two closures with
+// their context and a held record were ~250 B of it (bench/watch-heap.ts).
+class ResponseSink implements ChunkSink {
+  constructor(private readonly res: ServerResponse) {}
+
+  write(chunk: Buffer | string): void {
+    if (chunk.length !== 0) this.res.write(chunk);
   }
-  const held: Held = { socket, corked: false };
-  return {
-    write: (chunk) => {
-      if (chunk.length === 0 || res.writableEnded || socket.destroyed) return;
-      if (!held.corked) holdUntilTurnEnds(held);
-      socket.write(chunkFrame(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
-    },
-    buffered: () => socket.writableLength,
-  };
+
+  buffered(): number {
+    return this.res.writableLength;
+  }
 }
 
 // A socket's chunks of one event-loop turn leave together, when the turn ends
@@ -73,14 +71,29 @@ export function chunkSink(req: IncomingMessage, res: ServerResponse): ChunkSink 
 // a 1,000-watcher fan-out (docs/decisions/2026-11-29-watch-encodings-shared.md).
 // Whatever else the socket carries (the answer's end, the next answer) is
 // queued behind in order and leaves with them.
-interface Held {
-  socket: Socket;
-  corked: boolean;
+class SocketSink implements ChunkSink {
+  corked = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    readonly socket: Socket,
+  ) {}
+
+  write(chunk: Buffer | string): void {
+    const socket = this.socket;
+    if (chunk.length === 0 || this.res.writableEnded || socket.destroyed) return;
+    if (!this.corked) holdUntilTurnEnds(this);
+    socket.write(chunkFrame(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
+  }
+
+  buffered(): number {
+    return this.socket.writableLength;
+  }
 }
 
-const heldThisTurn: Held[] = [];
+const heldThisTurn: SocketSink[] = [];
 
-function holdUntilTurnEnds(held: Held): void {
+function holdUntilTurnEnds(held: SocketSink): void {
   held.socket.cork();
   held.corked = true;
   if (heldThisTurn.push(held) === 1) setImmediate(releaseHeld);

@@ -4,7 +4,7 @@
 // synthetic initial state when asked, then every change after the start
 // revision; an object leaving the selector arrives as DELETED; a start
 // revision that history no longer holds ends in an ERROR event (410).
-import { watchEventCounts, watcherRegistered, type WatchEventCounts } from '../metrics.js';
+import { watchEventCounts, watcherRegistered, watcherUnregistered, type WatchEventCounts, type WatcherCount } from '../metrics.js';
 import type { BackendRequest } from '../../../lib/api/backend.js';
 import type { KObject } from '../../../lib/api/meta.js';
 import { expired, internalError, notAcceptable, StatusError, toStatusError, type Status } from '../../../lib/api/status.js';
@@ -19,11 +19,11 @@ import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js'
 import type { CoreEnv } from '../env.js';
 import { listPrefix } from '../keys.js';
 import { parseWatchRequest, type WatchRequest } from '../listoptions.js';
-import { includeObjectOf, outputFor, partialMetadata, servedAs, table } from '../render.js';
+import { includeObjectFrom, outputFor, partialMetadata, servedAs, table } from '../render.js';
 import { served } from '../conversion.js';
 import { listSelected, selectsConverted, servedPair } from '../selection.js';
 import { fromStoreError } from '../storeerrors.js';
-import { StoreError, type StoreEvent, type Watcher } from '../store/types.js';
+import { StoreError, type StoreEvent, type Watcher, type WatchSink } from '../store/types.js';
 import { sharedEvent, type WireType } from '../watchevents.js';
 
 /** A watcher whose socket holds more than this unsent is too slow and is closed (the client re-lists). */
@@ -74,10 +74,7 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
 
   let watcher: Watcher;
   try {
-    watcher = store.watch(prefix, startRev, {
-      event: (ev) => stream.onEvent(ev),
-      error: (err) => stream.fail(fromStoreError(err, { group: t.group, resource: t.plural }, '')),
-    });
+    watcher = store.watch(prefix, startRev, stream);
   } catch (err) {
     if (err instanceof StoreError && err.code === 'gone') {
       stream.fail(expired(`too old resource version: ${startRev} (${err.currentRev ?? 0})`));
@@ -103,7 +100,8 @@ async function toStatus<T>(fn: () => Promise<T>, t: ResourceType, rev?: number):
   }
 }
 
-class WatchStream {
+/** The store's sink itself (no object of closures beside it: an idle watch holds what its stream holds). */
+class WatchStream implements WatchSink {
   private watcher: Watcher | undefined;
   private closed = false;
   /** The tail of the queued webhook conversions (events of a webhook-converted type through another version). */
@@ -113,12 +111,14 @@ class WatchStream {
   private readonly timeout: NodeJS.Timeout;
   private readonly bookmarks: NodeJS.Timeout | undefined;
   private readonly close = () => this.end();
-  private readonly unregister: () => void;
+  private readonly registered: WatcherCount;
   /** Selectors read what a conversion may change: evaluated on served objects (selection.ts). */
   private readonly converted: boolean;
   /** The body's writer, chosen once the head is sent (straight to an HTTP/1.1 socket, lib/http/chunks.ts). */
   private readonly sink: ChunkSink;
   private readonly counts: WatchEventCounts;
+  /** A Table watch's `includeObject` as sent (read, and refused when unsupported, at each event): the query itself is not kept. */
+  private readonly includeObject: string | null;
 
   constructor(
     private readonly env: CoreEnv,
@@ -128,9 +128,10 @@ class WatchStream {
     private readonly wr: WatchRequest,
   ) {
     this.converted = convertedSelection(env, t, wr);
+    this.includeObject = out.as === 'Table' ? r.query.get('includeObject') : null;
     this.sink = chunkSink(r.req, r.res);
     env.watches.add(this.close);
-    this.unregister = watcherRegistered(t.group, t.version, t.kind);
+    this.registered = watcherRegistered(t.group, t.version, t.kind);
     this.counts = watchEventCounts(t.group, t.version, t.plural);
     r.res.on('close', this.close);
     // Spread over [min, 2·min) so that clients cut together do not all come back together.
@@ -174,7 +175,12 @@ class WatchStream {
     else this.watcher = w;
   }
 
-  onEvent(ev: StoreEvent): void {
+  /** The store's feed broke: the stream ends with its Status. */
+  error(err: StoreError): void {
+    this.fail(fromStoreError(err, { group: this.t.group, resource: this.t.plural }, ''));
+  }
+
+  event(ev: StoreEvent): void {
     if (this.closed) return;
     const f = this.wr.filter;
     if (!f) {
@@ -330,7 +336,7 @@ class WatchStream {
       [obj],
       { resourceVersion: obj.metadata.resourceVersion ?? '' },
       this.out.asVersion ?? 'v1',
-      includeObjectOf(this.r.query),
+      includeObjectFrom(this.includeObject),
       this.env.clock(),
     );
     return goJson({ type, object: tbl }) + '\n';
@@ -356,7 +362,7 @@ class WatchStream {
     clearTimeout(this.timeout);
     if (this.bookmarks !== undefined) clearInterval(this.bookmarks);
     this.env.watches.delete(this.close);
-    this.unregister();
+    watcherUnregistered(this.registered);
     if (!this.r.res.writableEnded) this.r.res.end();
   }
 }

@@ -7,31 +7,33 @@ import type { StoreEvent, WatchSink, Watcher } from './types.js';
 import { StoreError } from './types.js';
 import { typePrefixOf } from './keys.js';
 
+// What a live entry holds is what every idle watch holds: its set rather than a closure over it, and
+// no queue once it is live (the closure's context kept the replayed events for the watch's life).
 class Entry implements Watcher {
-  private ready = false;
   private stopped = false;
-  private queued: StoreEvent[] = [];
+  /** Events that arrived before the replay ran; undefined once live. */
+  private queued: StoreEvent[] | undefined = [];
 
   constructor(
     readonly prefix: string,
     private readonly sink: WatchSink,
     /** Highest rev delivered or skipped; events at or below it are never sent. */
     private cursor: number,
-    private readonly onStop: (e: Entry) => void,
+    private readonly set: Set<Entry>,
   ) {}
 
   /** Replays history, then whatever arrived meanwhile, then goes live. */
   start(replay: StoreEvent[]): void {
     for (const ev of replay) this.emit(ev);
-    const queued = this.queued;
+    const queued = this.queued ?? [];
     this.queued = [];
     for (const ev of queued) this.emit(ev);
-    this.ready = true;
+    this.queued = undefined;
   }
 
   deliver(ev: StoreEvent): void {
     if (this.stopped || !ev.key.startsWith(this.prefix)) return;
-    if (this.ready) this.emit(ev);
+    if (this.queued === undefined) this.emit(ev);
     else this.queued.push(ev);
   }
 
@@ -59,8 +61,8 @@ class Entry implements Watcher {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.queued = [];
-    this.onStop(this);
+    if (this.queued) this.queued = [];
+    this.set.delete(this);
   }
 }
 
@@ -78,7 +80,7 @@ export class WatchHub {
   add(prefix: string, fromRev: number, replay: StoreEvent[], sink: WatchSink): Watcher {
     const type = typePrefixOf(prefix);
     const set = type === undefined ? this.broad : this.setFor(type);
-    const entry = new Entry(prefix, sink, fromRev, (e) => set.delete(e));
+    const entry = new Entry(prefix, sink, fromRev, set);
     set.add(entry);
     queueMicrotask(() => entry.start(replay));
     return entry;
