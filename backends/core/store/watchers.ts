@@ -22,12 +22,11 @@ class Entry implements Watcher {
     private readonly set: Set<Entry>,
   ) {}
 
-  /** Replays history, then whatever arrived meanwhile, then goes live. */
+  /** Replays history, then whatever arrived meanwhile (also while this drains: a sink may write), then goes live. */
   start(replay: StoreEvent[]): void {
     for (const ev of replay) this.emit(ev);
     const queued = this.queued ?? [];
-    this.queued = [];
-    for (const ev of queued) this.emit(ev);
+    for (let i = 0; i < queued.length; i++) this.emit(queued[i]!);
     this.queued = undefined;
   }
 
