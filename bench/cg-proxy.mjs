@@ -18,7 +18,7 @@
 // the backend always runs from ../dist. VG_DIR: a data directory reused
 // across runs (the dev PKI and the backend's certificate are made once).
 // PROF=<file> (run without valgrind): a V8 CPU profile over the measured GETs.
-// HOP=undici: the GETs go to a bare undici hop in this process instead (below).
+// HOP=undici: the GETs go to a bare undici hop in this process instead (below); HOP=h2 to the bare HTTP/2 hop.
 // THREADS=1: the main thread's user and system CPU per GET and the other threads'.
 // FLOOR=1: the floors in one run, CPU per GET of the hop alone (the client in a worker thread, cpuclient.mjs):
 // the bare undici hop, the bare HTTP/2 hop and the gateway (GODEBUG=http2client=0 for its HTTP/1.1 path);
@@ -167,7 +167,7 @@ let bad = 0;
 // HOP=undici: the measured GETs go to a bare hop in this process instead (HTTPS in, an undici Agent out to the
 // backend with the front-proxy certificate, the headers copied, nothing else: bench/aggregation.ts's floor), so
 // a PROF profile of it sits beside the gateway's with the same client in the same process.
-const target = process.env.HOP === 'undici' ? await bareUndiciHop() : port;
+const target = process.env.HOP === 'undici' ? await bareUndiciHop() : process.env.HOP === 'h2' ? await bareH2Hop() : port;
 const get = () =>
   call('GET', `${WIDGETS}/w0`, undefined, target).then(
     (s) => {
