@@ -3,7 +3,7 @@
 // AlpnDispatcher streams to it with kubectl's headers and the identity pairs, 16 in flight; each round
 // N requests through each build, alternating, process.cpuUsage per request (backend and client both in
 // it, the same for both builds).
-//   node bench/h2dispatch.mjs <dist A> [<dist B>]   (N, ROUNDS; CG_OUT: instructions under callgrind, below)
+//   node bench/h2dispatch.mjs <dist A> [<dist B>]   (N, ROUNDS, WARM; CG_OUT: instructions under callgrind, below)
 import { createSecureServer } from 'node:http2';
 import { Agent } from 'undici';
 import { resolve } from 'node:path';
@@ -73,7 +73,7 @@ const run = async (disp, n) => {
   };
   await Promise.all(Array.from({ length: 16 }, lane));
 };
-for (const b of builds) await run(b.disp, 4000);
+for (const b of builds) await run(b.disp, Number(process.env.WARM ?? 4000));
 if (process.env.CG_OUT) {
   // Under callgrind (one build): the counters zeroed after the warm-up and dumped after N requests, so the dump holds them alone:
   //   CG_OUT=<dir> valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=<dir>/cg.%p node bench/h2dispatch.mjs <dist>
