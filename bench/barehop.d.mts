@@ -6,4 +6,4 @@ export interface BareHopBackend {
   servername: string;
 }
 export function startBareUndiciHop(o: { port?: number; cert: string; key: string; backend: BareHopBackend; addHeaders?: string[] }): Promise<number>;
-export function startBareH2Hop(o: { port?: number; cert: string; key: string; backend: BareHopBackend }): Promise<number>;
+export function startBareH2Hop(o: { port?: number; cert: string; key: string; backend: BareHopBackend; addHeaders?: string[] }): Promise<number>;

@@ -58,10 +58,10 @@ export async function startBareUndiciHop({ port = 0, cert, key, backend, addHead
  * The floor of the HTTP/2 proxy target: HTTPS (HTTP/1.1) in, one node:http2
  * session out to the backend (ALPN h2, the gateway's client certificate),
  * every request a stream of it; headers copied (connection-specific ones
- * dropped, Host as :authority), the answer's headers and body relayed with
+ * dropped, Host as :authority, `addHeaders` pairs set), the answer's headers and body relayed with
  * backpressure, nothing else.
  */
-export async function startBareH2Hop({ port = 0, cert, key, backend }) {
+export async function startBareH2Hop({ port = 0, cert, key, backend, addHeaders = [] }) {
   const { connect } = await import('node:http2');
   let session;
   const sessionNow = () => {
@@ -74,6 +74,7 @@ export async function startBareH2Hop({ port = 0, cert, key, backend }) {
     const headers = { ':method': req.method ?? 'GET', ':path': req.url ?? '/', ':authority': req.headers.host ?? 'localhost' };
     for (const k of Object.keys(req.headers))
       if (k !== 'connection' && k !== 'keep-alive' && k !== 'host' && k !== 'transfer-encoding') headers[k] = req.headers[k];
+    for (let i = 0; i + 1 < addHeaders.length; i += 2) headers[addHeaders[i]] = addHeaders[i + 1];
     const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0';
     const watch = req.url?.includes('watch=') === true;
     const s = sessionNow().request(headers, { endStream: !hasBody });

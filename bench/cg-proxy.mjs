@@ -18,8 +18,11 @@
 // the backend always runs from ../dist. VG_DIR: a data directory reused
 // across runs (the dev PKI and the backend's certificate are made once).
 // PROF=<file> (run without valgrind): a V8 CPU profile over the measured GETs.
-// HOP=undici: the GETs go to a bare undici hop in this process instead (below).
+// HOP=undici: the GETs go to a bare undici hop in this process instead (below); HOP=h2 to the bare HTTP/2 hop.
 // THREADS=1: the main thread's user and system CPU per GET and the other threads'.
+// FLOOR=1: the floors in one run, CPU per GET of the hop alone (the client in a worker thread, cpuclient.mjs):
+// the bare undici hop, the bare HTTP/2 hop and the gateway (GODEBUG=http2client=0 for its HTTP/1.1 path);
+// N GETs per round, ROUNDS rounds (4) in alternating order, INFLIGHT (4) in flight, WARM (1000) GETs per path first.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'node:https';
 import { mkdtemp } from 'node:fs/promises';
 import { startProfile } from './inspectprof.mjs';
-import { startBareUndiciHop } from './barehop.mjs';
+import { startBareH2Hop, startBareUndiciHop } from './barehop.mjs';
 
 const dist = process.env.DIST ?? '../dist';
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -153,11 +156,18 @@ for (let i = 0; i < 600 && got !== 201 && got !== 409; i++) {
 }
 if (got !== 201 && got !== 409) throw new Error(`the backend never became reachable through the gateway (${got})`);
 const N = Number(process.env.N ?? 1000);
+if (process.env.FLOOR) {
+  await floor();
+  agent.destroy();
+  backend.kill('SIGTERM');
+  await running.shutdown('done');
+  process.exit(0);
+}
 let bad = 0;
 // HOP=undici: the measured GETs go to a bare hop in this process instead (HTTPS in, an undici Agent out to the
 // backend with the front-proxy certificate, the headers copied, nothing else: bench/aggregation.ts's floor), so
 // a PROF profile of it sits beside the gateway's with the same client in the same process.
-const target = process.env.HOP === 'undici' ? await bareUndiciHop() : port;
+const target = process.env.HOP === 'undici' ? await bareUndiciHop() : process.env.HOP === 'h2' ? await bareH2Hop() : port;
 const get = () =>
   call('GET', `${WIDGETS}/w0`, undefined, target).then(
     (s) => {
@@ -213,6 +223,95 @@ agent.destroy();
 backend.kill('SIGTERM');
 await running.shutdown('done');
 process.exit(0);
+
+/** CPU nanoseconds of each thread of this process, by thread id (/proc schedstat: exact, not 10 ms ticks). */
+async function threadNs() {
+  const { readdir } = await import('node:fs/promises');
+  const out = new Map();
+  for (const tid of await readdir('/proc/self/task')) {
+    const s = await readFile(`/proc/self/task/${tid}/schedstat`, 'utf8').catch(() => '');
+    if (s) out.set(Number(tid), Number(s.split(' ')[0]));
+  }
+  return out;
+}
+
+/** User+system CPU seconds of another process (all its threads), from /proc (10 ms ticks). */
+async function procSeconds(pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+// FLOOR=1: the floors of the proxy targets in one run. The client runs in a worker thread (cpuclient.mjs), so
+// the main thread's CPU per GET is the hop's alone: the bare undici hop (HTTP/1.1 out), the bare HTTP/2 hop
+// (node:http2 out) and the gateway (HTTP/2 out unless GODEBUG=http2client=0), each N GETs a round, ROUNDS
+// rounds in alternating order, the same client, backend and request. Also printed: this process's other
+// threads (V8's GC and compiler threads, shared with the client's isolate) and the backend process, per GET.
+async function floor() {
+  const { Worker } = await import('node:worker_threads');
+  const rounds = Number(process.env.ROUNDS ?? 4);
+  const inflight = Number(process.env.INFLIGHT ?? 4);
+  const targets = { 'undici hop': await bareUndiciHop(), 'h2 hop': await bareH2Hop(), gateway: port };
+  const w = new Worker(new URL('./cpuclient.mjs', import.meta.url), { workerData: { ca, cert, key, inflight } });
+  const next = () => new Promise((r) => w.once('message', r));
+  const { tid: clientTid } = await next();
+  const path = `${WIDGETS}/w0`;
+  const run = async (to, n) => {
+    w.postMessage({ port: to, path, n });
+    return (await next()).bad;
+  };
+  // Past the first compilations of every path before anything is counted.
+  for (const p of Object.values(targets)) await run(p, Number(process.env.WARM ?? 1000));
+  const acc = {};
+  const names = Object.keys(targets);
+  for (let r = 0; r < rounds; r++) {
+    for (const name of r % 2 ? [...names].reverse() : names) {
+      const t0 = await threadNs();
+      const b0 = await procSeconds(backend.pid);
+      const bad = await run(targets[name], N);
+      const t1 = await threadNs();
+      const b1 = await procSeconds(backend.pid);
+      let main = 0;
+      let others = 0;
+      for (const [tid, ns] of t1) {
+        if (tid === clientTid) continue;
+        const d = ns - (t0.get(tid) ?? 0);
+        if (tid === process.pid) main += d;
+        else others += d;
+      }
+      (acc[name] ??= []).push({ main: main / 1e3 / N, others: others / 1e3 / N, backend: ((b1 - b0) * 1e6) / N, bad });
+    }
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const h2 = process.env.GODEBUG?.includes('http2client=0') ? 'HTTP/1.1 out' : 'HTTP/2 out';
+  console.log(`node ${process.version}, N=${N} GETs × ${rounds} rounds, ${inflight} in flight; µs of CPU per GET (median of rounds; each round's)`);
+  const m = {};
+  for (const name of names) {
+    const rs = acc[name];
+    m[name] = med(rs.map((x) => x.main));
+    const label = name === 'gateway' ? `gateway (${h2})` : name;
+    console.log(
+      `  ${label.padEnd(22)} main thread ${m[name].toFixed(0).padStart(5)} (${rs.map((x) => x.main.toFixed(0)).join(' ')})` +
+        `  other threads ${med(rs.map((x) => x.others)).toFixed(0)}  backend ${med(rs.map((x) => x.backend)).toFixed(0)}  bad ${rs.reduce((a, x) => a + x.bad, 0)}`,
+    );
+  }
+  const pc = (x) => `${(100 * x).toFixed(1)}%`;
+  console.log(
+    `  by CPU per GET: h2 hop ${pc(m['undici hop'] / m['h2 hop'])} of the undici hop; gateway ${pc(m['undici hop'] / m.gateway)} of the undici hop, ${pc(m['h2 hop'] / m.gateway)} of the h2 hop`,
+  );
+  await w.terminate();
+}
+
+async function bareH2Hop() {
+  const pki = (f) => readFile(join(dir, 'gw', 'pki', f), 'utf8');
+  const [fpCert, fpKey, gwCert, gwKey] = await Promise.all(['front-proxy-client.crt', 'front-proxy-client.key', 'apiserver.crt', 'apiserver.key'].map(pki));
+  return startBareH2Hop({
+    cert: gwCert,
+    key: gwKey,
+    backend: { port: bePort, ca: backendCa, cert: fpCert, key: fpKey, servername: SVC },
+    addHeaders: ['x-remote-user', 'admin', 'x-remote-group', 'system:masters'],
+  });
+}
 
 async function bareUndiciHop() {
   const pki = (f) => readFile(join(dir, 'gw', 'pki', f), 'utf8');
