@@ -48,7 +48,7 @@ export interface AccessBenchFigures {
   readonly whoCanMs: { p50: number; p99: number; subjects: number };
 }
 
-async function perSecond(f: () => Promise<unknown>, ms: number): Promise<number> {
+async function perSecond(f: () => unknown, ms: number): Promise<number> {
   const warm = performance.now();
   while (performance.now() - warm < ms / 4) await f();
   let n = 0;
@@ -87,7 +87,7 @@ export async function runAccessBench(bindings = 10_000, ms = 1500): Promise<Acce
   // Two rounds in mirrored order, so drift and JIT warm-up land on both; means of the rounds.
   const r = { reviewA: 0, explainA: 0, explainD: 0, reviewD: 0 };
   const order: Array<keyof typeof r> = ['reviewA', 'explainA', 'explainD', 'reviewD'];
-  const run: Record<keyof typeof r, () => Promise<unknown>> = {
+  const run: Record<keyof typeof r, () => unknown> = {
     reviewA: () => chain.evaluate(allowed),
     explainA: () => explainChain(parts, allowed),
     explainD: () => explainChain(parts, denied, { otherSubjects: true }),

@@ -13,9 +13,9 @@
 // with nothing else to do).
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import { heapSnapshot, memoryNow, serveCommands } from './procs.js';
 import { readBody } from './body.js';
+import { baselineServer } from './rig.js';
 import { Redis } from 'ioredis';
 
 const [port, certFile, keyFile, caFile, redisUrl, stream] = process.argv.slice(2);
@@ -29,54 +29,42 @@ function fixed(res: ServerResponse, code: number): void {
 }
 
 let rev = 0;
-const server = createHttpsServer(
-  {
-    cert: readFileSync(certFile!),
-    key: readFileSync(keyFile!),
-    ca: readFileSync(caFile!),
-    requestCert: true,
-    rejectUnauthorized: false,
-    keepAliveTimeout: 65_000,
-    minVersion: 'TLSv1.2',
-  },
-  (req, res) => {
-    if (req.method === 'GET' && req.url?.startsWith('/watch')) {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-      res.flushHeaders();
-      watchers.add(res);
-      res.on('close', () => watchers.delete(res));
-      return;
-    }
-    if (req.method === 'POST' && req.url?.startsWith('/fire')) {
-      void readBody(req).then((text) => {
-        // What a store would hand the fan-out: the written object, stamped, serialized once.
-        const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
-        obj.metadata['resourceVersion'] = String(++rev);
-        const line = `{"type":"ADDED","object":${JSON.stringify(obj)}}\n`;
-        for (const w of watchers) w.write(line);
-        if (!feed) {
-          fixed(res, 201);
-          return;
-        }
-        void feed.writer.xadd(stream!, '*', 'o', feed.me, 'l', line).then(
-          () => fixed(res, 201),
-          () => fixed(res, 500),
-        );
-      });
-      return;
-    }
-    if (req.method === 'POST') {
-      void readBody(req).then(() => fixed(res, 201));
-      return;
-    }
-    if (PAGE) {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': PAGE.length }).end(PAGE);
-      return;
-    }
-    fixed(res, 200);
-  },
-);
-server.on('tlsClientError', () => undefined);
+const server = baselineServer(certFile!, keyFile!, caFile!, (req, res) => {
+  if (req.method === 'GET' && req.url?.startsWith('/watch')) {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    watchers.add(res);
+    res.on('close', () => watchers.delete(res));
+    return;
+  }
+  if (req.method === 'POST' && req.url?.startsWith('/fire')) {
+    void readBody(req).then((text) => {
+      // What a store would hand the fan-out: the written object, stamped, serialized once.
+      const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
+      obj.metadata['resourceVersion'] = String(++rev);
+      const line = `{"type":"ADDED","object":${JSON.stringify(obj)}}\n`;
+      for (const w of watchers) w.write(line);
+      if (!feed) {
+        fixed(res, 201);
+        return;
+      }
+      void feed.writer.xadd(stream!, '*', 'o', feed.me, 'l', line).then(
+        () => fixed(res, 201),
+        () => fixed(res, 500),
+      );
+    });
+    return;
+  }
+  if (req.method === 'POST') {
+    void readBody(req).then(() => fixed(res, 201));
+    return;
+  }
+  if (PAGE) {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': PAGE.length }).end(PAGE);
+    return;
+  }
+  fixed(res, 200);
+});
 
 /** The lines other processes appended, to this process's watchers, in stream order. */
 async function follow(f: NonNullable<typeof feed>): Promise<void> {

@@ -10,8 +10,6 @@
 // between this row and its own.
 //
 // argv: port cert key ca redis-url prefix
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { redisTarget } from '../backends/core/store/redis-connect.js';
 import { redisKeys } from '../backends/core/store/redis-keys.js';
@@ -20,6 +18,7 @@ import { readEntry } from '../backends/core/store/redis-feed.js';
 import { rfc3339 } from '../lib/api/meta.js';
 import { serveCommands } from './procs.js';
 import { readBody } from './body.js';
+import { baselineServer } from './rig.js';
 
 const [port, certFile, keyFile, caFile, url, prefix] = process.argv.slice(2);
 const target = redisTarget(url!, 5000);
@@ -42,35 +41,23 @@ async function readFeed(): Promise<void> {
   }
 }
 
-const server = createServer(
-  {
-    cert: readFileSync(certFile!),
-    key: readFileSync(keyFile!),
-    ca: readFileSync(caFile!),
-    requestCert: true,
-    rejectUnauthorized: false,
-    keepAliveTimeout: 65_000,
-    minVersion: 'TLSv1.2',
-  },
-  (req, res) => {
-    void readBody(req)
-      .then(async (text) => {
-        const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
-        const ns = String(obj.metadata['namespace'] ?? 'default');
-        obj.metadata['uid'] = randomUUID();
-        obj.metadata['creationTimestamp'] = rfc3339(Date.now());
-        const reply = await runWrite(client, keys, TYPE, 'c', `${TYPE}${ns}/${String(obj.metadata['name'])}`, JSON.stringify(obj), undefined, Date.now());
-        const code = reply[0] === 'ok' ? 201 : 409;
-        if (reply[0] === 'ok') obj.metadata['resourceVersion'] = String(reply[1]);
-        const out = Buffer.from(JSON.stringify(obj));
-        res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': out.length }).end(out);
-      })
-      .catch((err: unknown) => {
-        res.writeHead(503).end(String(err));
-      });
-  },
-);
-server.on('tlsClientError', () => undefined);
+const server = baselineServer(certFile!, keyFile!, caFile!, (req, res) => {
+  void readBody(req)
+    .then(async (text) => {
+      const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
+      const ns = String(obj.metadata['namespace'] ?? 'default');
+      obj.metadata['uid'] = randomUUID();
+      obj.metadata['creationTimestamp'] = rfc3339(Date.now());
+      const reply = await runWrite(client, keys, TYPE, 'c', `${TYPE}${ns}/${String(obj.metadata['name'])}`, JSON.stringify(obj), undefined, Date.now());
+      const code = reply[0] === 'ok' ? 201 : 409;
+      if (reply[0] === 'ok') obj.metadata['resourceVersion'] = String(reply[1]);
+      const out = Buffer.from(JSON.stringify(obj));
+      res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': out.length }).end(out);
+    })
+    .catch((err: unknown) => {
+      res.writeHead(503).end(String(err));
+    });
+});
 await Promise.all([client.connect(), blocking.connect()]);
 server.listen(Number(port), '127.0.0.1', () => {
   readFeed().catch((err: unknown) => {

@@ -213,13 +213,23 @@ async function main(): Promise<void> {
       ['--expose-gc'],
     );
     children.push(bare);
+    // The GET and CREATE rows' floor (bench/kubefloor.ts): kube's answer with nothing else done.
+    const floorPort = await freePort();
+    const floor = await startChild(
+      'kube-floor',
+      './kubefloor.ts',
+      [String(floorPort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')],
+      SERVER_CPU,
+    );
+    children.push(floor);
     const load = await startChild('loadgen', './loadgen.ts', [], LOAD_CPU);
     children.push(load);
 
     const target = (port: number): Target => ({ port, ...tls });
     const memAdmin = new Admin(memPort, tls);
     const fileAdmin = new Admin(filePort, tls);
-    admins.push(memAdmin, fileAdmin);
+    const floorAdmin = new Admin(floorPort, tls);
+    admins.push(memAdmin, fileAdmin, floorAdmin);
     await Promise.all([memAdmin.ready(), fileAdmin.ready()]);
 
     // Fixtures.
@@ -235,6 +245,13 @@ async function main(): Promise<void> {
     if (listed.items.length !== LIST_SIZE) throw new Error(`fixture: expected ${LIST_SIZE} configmaps, listed ${listed.items.length}`);
     const sample = await memAdmin.must('GET', `/api/v1/namespaces/bench/configmaps/${names[0]}`);
     report.progress('fixtures', `${LIST_SIZE} configmaps in "bench"; one is ${sample.length} bytes of JSON, a list ${JSON.stringify(listed).length} bytes`);
+    for (const ns of ['bench', 'bench-create'])
+      await floorAdmin.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await floorAdmin.must('POST', '/api/v1/namespaces/bench/configmaps', configMap('bench', names[0]));
+    const floorSample = await floorAdmin.must('GET', `/api/v1/namespaces/bench/configmaps/${names[0]}`);
+    // The same object but for its uid's and resourceVersion's digits.
+    if (Math.abs(floorSample.length - sample.length) > 4)
+      throw new Error(`fixture: the floor's GET answer is ${floorSample.length} bytes, Gatehouse's ${sample.length}`);
 
     /** Runs one measurement, noting the CPU share the server and the load generator used (and a profile, when asked). */
     const measured = async <T extends { cpu?: report.CpuShare }>(
@@ -256,6 +273,7 @@ async function main(): Promise<void> {
       [memPort, mem],
       [filePort, file],
       [barePort, bare],
+      [floorPort, floor],
     ]);
     const fixed = (what: string, port: number, method: string, path: string, body?: Record<string, unknown>): Promise<LoopResult> =>
       measured(
@@ -280,9 +298,15 @@ async function main(): Promise<void> {
 
     const figures: report.Figures = { watch: [] };
     if (selected('get')) {
-      const b = await fixed('GET bare', barePort, 'GET', '/api/v1/namespaces/bench/configmaps/cm-0000');
-      const g = await fixed('GET gatehouse', memPort, 'GET', '/api/v1/namespaces/bench/configmaps/cm-0000');
-      figures.get = { bare: b, gatehouse: g };
+      // Mirrored (bare, floor, Gatehouse, Gatehouse, floor, bare) and pooled: the machine's drift lands on all three.
+      const path = '/api/v1/namespaces/bench/configmaps/cm-0000';
+      const b1 = await fixed('GET bare', barePort, 'GET', path);
+      const f1 = await fixed('GET floor', floorPort, 'GET', path);
+      const g1 = await fixed('GET gatehouse', memPort, 'GET', path);
+      const g2 = await fixed('GET gatehouse', memPort, 'GET', path);
+      const f2 = await fixed('GET floor', floorPort, 'GET', path);
+      const b2 = await fixed('GET bare', barePort, 'GET', path);
+      figures.get = { bare: [b1, b2], floor: [f1, f2], gatehouse: [g1, g2] };
     }
     if (selected('list')) {
       figures.list = {
@@ -332,10 +356,16 @@ async function main(): Promise<void> {
       ]);
     }
     if (selected('create')) {
-      const b = await fixed('CREATE bare POST', barePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
-      const m = await fixed('CREATE gatehouse memory', memPort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
-      const f = await fixed('CREATE gatehouse file', filePort, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
-      figures.create = { bare: b, memory: m, file: f };
+      // Mirrored as GET's (bare, floor, memory, memory, floor, bare), then the file store.
+      const create = (what: string, port: number) => fixed(what, port, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
+      const b1 = await create('CREATE bare POST', barePort);
+      const f1 = await create('CREATE floor', floorPort);
+      const m1 = await create('CREATE gatehouse memory', memPort);
+      const m2 = await create('CREATE gatehouse memory', memPort);
+      const f2 = await create('CREATE floor', floorPort);
+      const b2 = await create('CREATE bare POST', barePort);
+      const file = await create('CREATE gatehouse file', filePort);
+      figures.create = { bare: [b1, b2], floor: [f1, f2], memory: [m1, m2], file };
     }
     if (selected('crd')) {
       // Custom resource creates beside ConfigMap creates in one namespace of one server, in the mirrored

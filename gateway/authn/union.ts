@@ -24,22 +24,71 @@ export class UnionAuthenticator {
 
   /** `trace`: the recorded request's authentication span. */
   async authenticate(req: IncomingMessage, trace?: Trace): Promise<AuthnResult> {
+    return this.authenticateNow(req, trace);
+  }
+
+  /**
+   * authenticate for the request pipeline: the result itself when every method asked answered at
+   * once (a client certificate's per-connection decision), so a request takes no promise turn for
+   * it; a failure is always a rejected promise, never a throw.
+   */
+  authenticateNow(req: IncomingMessage, trace?: Trace): AuthnResult | Promise<AuthnResult> {
     const failures: string[] = [];
-    for (const a of this.authenticators) {
-      let result: AuthnResult | null;
+    for (let i = 0; i < this.authenticators.length; i++) {
+      const a = this.authenticators[i]!;
+      let result: AuthnResult | null | Promise<AuthnResult | null>;
       try {
-        result = await a.authenticate(req, trace);
+        result = a.authenticate(req, trace);
       } catch (err) {
-        if (err instanceof AuthnError) failures.push(`${a.name}: ${err.message}`);
-        else failures.push(`${a.name}: internal error: ${err instanceof Error ? err.message : String(err)}`);
+        failures.push(failureOf(a, err));
         continue;
       }
-      if (result && result.user.username !== '') {
-        spanAttribute(trace, 'authentication.authenticator', a.name);
-        return withAuthenticatedGroup(result, a.name);
-      }
-      if (result) failures.push(`${a.name}: empty user name`);
+      if (result instanceof Promise) return this.awaiting(req, trace, i, result, failures);
+      const done = this.accepted(a, result, trace, failures);
+      if (done) return done;
     }
+    try {
+      return this.unaccepted(req, trace, failures);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** The rest of authenticate once method `i` has to be waited on. */
+  private async awaiting(
+    req: IncomingMessage,
+    trace: Trace | undefined,
+    from: number,
+    pending: Promise<AuthnResult | null>,
+    failures: string[],
+  ): Promise<AuthnResult> {
+    for (let i = from; i < this.authenticators.length; i++) {
+      const a = this.authenticators[i]!;
+      let result: AuthnResult | null;
+      try {
+        result = await (i === from ? pending : a.authenticate(req, trace));
+      } catch (err) {
+        failures.push(failureOf(a, err));
+        continue;
+      }
+      const done = this.accepted(a, result, trace, failures);
+      if (done) return done;
+    }
+    return this.unaccepted(req, trace, failures);
+  }
+
+  /** A method's result as the request's identity, or undefined (a failure noted) to ask the next. */
+  private accepted(a: Authenticator, result: AuthnResult | null, trace: Trace | undefined, failures: string[]): AuthnResult | undefined {
+    if (result && result.user.username !== '') {
+      spanAttribute(trace, 'authentication.authenticator', a.name);
+      return withAuthenticatedGroup(result, a.name);
+    }
+    if (result) failures.push(`${a.name}: empty user name`);
+    return undefined;
+  }
+
+  /** No method accepted the request: anonymous, or the 401. */
+  private unaccepted(req: IncomingMessage, trace: Trace | undefined, failures: string[]): AuthnResult {
     if (failures.length > 0 || req.headers.authorization !== undefined) {
       // The credential itself is never logged; the methods' messages do not contain it.
       this.opts.log?.(
@@ -51,6 +100,11 @@ export class UnionAuthenticator {
     spanAttribute(trace, 'authentication.authenticator', 'anonymous');
     return ANONYMOUS_RESULT;
   }
+}
+
+function failureOf(a: Authenticator, err: unknown): string {
+  if (err instanceof AuthnError) return `${a.name}: ${err.message}`;
+  return `${a.name}: internal error: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 /**

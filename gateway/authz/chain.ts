@@ -42,24 +42,51 @@ export class AuthorizerChain implements Authorizer {
   readonly delegates = true;
   constructor(private readonly authorizers: readonly Authorizer[]) {}
 
-  async authorize(attrs: Attributes, trace?: Trace): Promise<Decision> {
-    const d = await this.evaluate(attrs, trace);
-    if (d.kind !== 'no-opinion') return d;
-    if (d.error) return { kind: 'deny', reason: d.reason, error: d.error };
-    return d.reason ? { kind: 'deny', reason: d.reason } : NOBODY_ALLOWED;
+  /** The decision itself when every authorizer asked answered at once: a request takes no promise turn for it. */
+  authorize(attrs: Attributes, trace?: Trace): Decision | Promise<Decision> {
+    const d = this.evaluate(attrs, trace);
+    return d instanceof Promise ? d.then(denyUndecided) : denyUndecided(d);
   }
 
-  /** The chain's own answer, keeping "no opinion" (access reviews report `denied` only for a real deny). */
-  async evaluate(attrs: Attributes, trace?: Trace): Promise<Decision> {
+  /** The chain's own answer, keeping "no opinion" (access reviews report `denied` only for a real deny); a promise only when an authorizer has to be waited on. */
+  evaluate(attrs: Attributes, trace?: Trace): Decision | Promise<Decision> {
     const union = new Union();
-    for (const a of this.authorizers) {
-      if (!union.add(await a.authorize(attrs, trace))) continue;
-      // The authorizer that decided, named once on the trace (a nested chain named its own).
-      if (a.delegates !== true) spanAttribute(trace, 'authorization.authorizer', a.name);
-      break;
+    for (let i = 0; i < this.authorizers.length; i++) {
+      const a = this.authorizers[i]!;
+      let d: Decision | Promise<Decision>;
+      try {
+        d = a.authorize(attrs, trace);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      if (d instanceof Promise) return this.awaiting(attrs, trace, union, i, d);
+      if (this.decides(union, a, d, trace)) break;
     }
     return union.result();
   }
+
+  /** The rest of evaluate once authorizer `from` has to be waited on. */
+  private async awaiting(attrs: Attributes, trace: Trace | undefined, union: Union, from: number, pending: Promise<Decision>): Promise<Decision> {
+    for (let i = from; i < this.authorizers.length; i++) {
+      const a = this.authorizers[i]!;
+      if (this.decides(union, a, await (i === from ? pending : a.authorize(attrs, trace)), trace)) break;
+    }
+    return union.result();
+  }
+
+  private decides(union: Union, a: Authorizer, d: Decision, trace: Trace | undefined): boolean {
+    if (!union.add(d)) return false;
+    // The authorizer that decided, named once on the trace (a nested chain named its own).
+    if (a.delegates !== true) spanAttribute(trace, 'authorization.authorizer', a.name);
+    return true;
+  }
+}
+
+/** The chain's answer to a request: "no opinion" from every authorizer is a deny. */
+function denyUndecided(d: Decision): Decision {
+  if (d.kind !== 'no-opinion') return d;
+  if (d.error) return { kind: 'deny', reason: d.reason, error: d.error };
+  return d.reason ? { kind: 'deny', reason: d.reason } : NOBODY_ALLOWED;
 }
 
 /** kube-apiserver's wording for a denial. */

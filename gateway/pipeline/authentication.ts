@@ -10,30 +10,49 @@ import { observeAuthentication } from '../metrics/requests.js';
 import { assignAuditId } from './audit.js';
 import type { ChainConfig } from './config.js';
 import type { RequestContext } from './context.js';
+import type { AuthnResult } from '../authn/types.js';
 import { goAwayAfter, maybeGoAway } from './goaway.js';
 import { stripIdentityHeaders } from './identityheaders.js';
 
-export async function authenticate(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
-  const { req, res } = ctx;
+/** Returns a promise only when the authenticator has to be waited on (chain.ts). */
+export function authenticate(ctx: RequestContext, cfg: ChainConfig): Promise<void> | undefined {
   const a0 = performance.now();
+  let got: AuthnResult | Promise<AuthnResult>;
   try {
     // The authenticators get the authentication span's trace (a webhook's call hangs under it).
-    ctx.authn = ctx.trace
-      ? await inSpan(ctx.trace, 'authentication', {}, (_span, t) => cfg.authenticator.authenticate(req, t))
-      : await cfg.authenticator.authenticate(req);
-    observeAuthentication('success', (performance.now() - a0) / 1000);
+    got = ctx.trace
+      ? inSpan(ctx.trace, 'authentication', {}, async (_span, t) => cfg.authenticator.authenticate(ctx.req, t))
+      : cfg.authenticator.authenticate(ctx.req);
   } catch (err) {
-    observeAuthentication(err instanceof StatusError && err.status.code === 401 ? 'failure' : 'error', (performance.now() - a0) / 1000);
-    goAwayAfter(req, res);
-    if (cfg.audit) {
-      const id = assignAuditId(req);
-      carryHeader(ctx, 'Audit-Id', id);
-      cfg.audit.failedAuthentication(req, ctx.info, id, err instanceof Error ? err.message : String(err), ctx.receivedAt);
-    }
-    throw err;
+    failed(ctx, cfg, err, a0);
   }
-  const user = (ctx.user = ctx.authn.user);
-  cfg.tracing?.authenticated(ctx, ctx.authn);
+  if (got instanceof Promise)
+    return got.then(
+      (authn) => authenticated(ctx, cfg, authn, a0),
+      (err: unknown) => failed(ctx, cfg, err, a0),
+    );
+  authenticated(ctx, cfg, got, a0);
+  return undefined;
+}
+
+function failed(ctx: RequestContext, cfg: ChainConfig, err: unknown, a0: number): never {
+  const { req, res } = ctx;
+  observeAuthentication(err instanceof StatusError && err.status.code === 401 ? 'failure' : 'error', (performance.now() - a0) / 1000);
+  goAwayAfter(req, res);
+  if (cfg.audit) {
+    const id = assignAuditId(req);
+    carryHeader(ctx, 'Audit-Id', id);
+    cfg.audit.failedAuthentication(req, ctx.info, id, err instanceof Error ? err.message : String(err), ctx.receivedAt);
+  }
+  throw err;
+}
+
+function authenticated(ctx: RequestContext, cfg: ChainConfig, authn: AuthnResult, a0: number): void {
+  const { req, res } = ctx;
+  ctx.authn = authn;
+  observeAuthentication('success', (performance.now() - a0) / 1000);
+  const user = (ctx.user = authn.user);
+  cfg.tracing?.authenticated(ctx, authn);
   if (user.username === 'system:anonymous') goAwayAfter(req, res);
   else if (cfg.goawayChance) maybeGoAway(cfg.goawayChance, req, res);
   if (req.headers.authorization !== undefined) delete req.headers.authorization;

@@ -15,7 +15,7 @@ import { serveSelfSubjectRulesReview, type RulesReviewOptions } from './accessru
 
 export interface AccessReviewOptions {
   /** The chain's own answer, keeping "no opinion" apart from "deny". */
-  evaluate(attrs: Attributes): Promise<Decision>;
+  evaluate(attrs: Attributes): Decision | Promise<Decision>;
   bodyLimit: number;
   /** The CBORServingAndStorage gate. */
   cbor?: boolean;

@@ -155,7 +155,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   });
   const inFlight = new RequestWaitGroup();
   const chain = buildHandlerChain({
-    authenticator: authn.authenticator,
+    authenticator: { authenticate: (req, trace) => authn.authenticator.authenticateNow(req, trace) },
     identityHeaders,
     impersonation: true,
     authorizer: authz.authorizer,
