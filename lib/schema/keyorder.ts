@@ -10,6 +10,7 @@
 // numeric order, whatever order they were set in, so a map with such keys
 // cannot hold Go's byte order among them ("10" before "9", ".a" before "1").
 import type { Node, StructNode } from './model.js';
+import { type Plan, planner } from './planwalk.js';
 
 /**
  * Go's order of map keys: strings.Compare on UTF-8, which is code point
@@ -29,24 +30,8 @@ export function compareGoKeys(a: string, b: string): number {
 /** Surrogates ranked above U+E000–U+FFFF, as the code points they start; the order within each range kept. */
 const codeRank = (c: number): number => (c < 0xd800 ? c : c <= 0xdfff ? c + 0x2000 : c - 0x800);
 
-interface StructPlan {
-  /** Field name → its place in Go's declaration order. */
-  readonly place: ReadonlyMap<string, number>;
-  readonly nodes: readonly Node[];
-  readonly names: readonly string[];
-}
-
-const plans = new WeakMap<StructNode, StructPlan>();
-
-function planOf(node: StructNode): StructPlan {
-  let plan = plans.get(node);
-  if (!plan) {
-    const names = [...node.fields.keys()];
-    plan = { place: new Map(names.map((n, i) => [n, i])), nodes: names.map((n) => node.fields.get(n)!.node), names };
-    plans.set(node, plan);
-  }
-  return plan;
-}
+/** Structs take Go's field order and maps sorted keys; lists only carry them (scalars and `any` keep theirs). */
+const planOf = planner<true>((node) => (node.kind === 'struct' || node.kind === 'map' ? true : undefined), true);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -65,34 +50,41 @@ function put(out: Record<string, unknown>, k: string, v: unknown): void {
  * retry), so a changed part is a new object sharing what did not change.
  */
 export function inStructOrder<T>(node: Node, value: T): T {
-  switch (node.kind) {
+  const plan = planOf(node);
+  return plan === null ? value : (inPlanOrder(plan, value) as T);
+}
+
+function inPlanOrder(plan: Plan<true>, value: unknown): unknown {
+  const inner = plan.inner;
+  switch (plan.node.kind) {
     case 'struct':
-      return (isObject(value) ? structOrder(node, value) : value) as T;
+      return isObject(value) ? structOrder(plan, value) : value;
     case 'list':
-      return (Array.isArray(value) ? itemsInOrder(value, (x) => inStructOrder(node.items, x)) : value) as T;
+      return Array.isArray(value) && inner !== null ? itemsInOrder(value, (x) => inPlanOrder(inner, x)) : value;
     case 'map':
-      return (isObject(value) ? sortedMap(value, (x) => inStructOrder(node.values, x)) : value) as T;
+      return isObject(value) ? sortedMap(value, inner === null ? undefined : (x) => inPlanOrder(inner, x)) : value;
     default:
       return value;
   }
 }
 
-function structOrder(node: StructNode, value: Record<string, unknown>): Record<string, unknown> {
-  const plan = planOf(node);
+function structOrder(plan: Plan<true>, value: Record<string, unknown>): Record<string, unknown> {
+  const place = plan.place;
   const keys = Object.keys(value);
   let last = -1;
   let ordered = true;
   let changed: Map<string, unknown> | undefined;
   for (const k of keys) {
-    const at = plan.place.get(k);
-    if (at === undefined) {
+    const p = place.get(k);
+    if (p === undefined) {
       last = Infinity;
       continue;
     }
-    if (at < last) ordered = false;
-    else last = at;
+    if (p.at < last) ordered = false;
+    else last = p.at;
+    if (p.plan === null) continue;
     const cur = value[k];
-    const next = inStructOrder(plan.nodes[at]!, cur);
+    const next = inPlanOrder(p.plan, cur);
     if (next !== cur) (changed ??= new Map()).set(k, next);
   }
   if (ordered && !changed) return value;
@@ -101,9 +93,9 @@ function structOrder(node: StructNode, value: Record<string, unknown>): Record<s
     for (const k of keys) put(out, k, changed?.has(k) ? changed.get(k) : value[k]);
     return out;
   }
-  const known = keys.filter((k) => plan.place.has(k)).sort((a, b) => plan.place.get(a)! - plan.place.get(b)!);
+  const known = keys.filter((k) => place.has(k)).sort((a, b) => place.get(a)!.at - place.get(b)!.at);
   for (const k of known) out[k] = changed?.has(k) ? changed.get(k) : value[k];
-  for (const k of keys) if (!plan.place.has(k)) put(out, k, value[k]);
+  for (const k of keys) if (!place.has(k)) put(out, k, value[k]);
   return out;
 }
 
@@ -129,13 +121,15 @@ function itemsInOrder(items: readonly unknown[], walk: (x: unknown) => unknown):
   return out ?? items;
 }
 
-function sortedMap(value: Record<string, unknown>, walk: (x: unknown) => unknown): Record<string, unknown> {
+/** `value`'s keys sorted, each value through `walk` (none: the values as they are). */
+function sortedMap(value: Record<string, unknown>, walk: ((x: unknown) => unknown) | undefined): Record<string, unknown> {
   const keys = Object.keys(value);
   let ordered = true;
   let changed: Map<string, unknown> | undefined;
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
     if (i > 0 && ordered && compareGoKeys(keys[i - 1]!, k) > 0) ordered = false;
+    if (walk === undefined) continue;
     const cur = value[k];
     const next = walk(cur);
     if (next !== cur) (changed ??= new Map()).set(k, next);
@@ -156,9 +150,9 @@ function sortedMap(value: Record<string, unknown>, walk: (x: unknown) => unknown
 export function withResourceVersionSlot(metadata: Record<string, unknown>, objectMeta: StructNode | undefined): Record<string, unknown> {
   if (Object.hasOwn(metadata, 'resourceVersion')) return metadata;
   const keys = Object.keys(metadata);
-  const place = objectMeta ? planOf(objectMeta).place : undefined;
-  const rv = place?.get('resourceVersion');
-  const after = (k: string): boolean => (place && rv !== undefined ? (place.get(k) ?? Infinity) > rv : compareGoKeys(k, 'resourceVersion') > 0);
+  const place = objectMeta ? planOf(objectMeta)!.place : undefined;
+  const rv = place?.get('resourceVersion')?.at;
+  const after = (k: string): boolean => (place && rv !== undefined ? (place.get(k)?.at ?? Infinity) > rv : compareGoKeys(k, 'resourceVersion') > 0);
   const out: Record<string, unknown> = {};
   let placed = false;
   for (const k of keys) {

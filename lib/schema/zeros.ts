@@ -12,38 +12,20 @@
 // anyway. `null` zeros (nil pointers, slices and maps without omitempty)
 // carry nothing.
 import type { Node, StructNode } from './model.js';
+import { ownCopy, planner, walkInPlace } from './planwalk.js';
 
-interface Plan {
-  /** Struct-valued fields to add, whole, when absent (with the field's node). */
-  readonly fill: ReadonlyArray<readonly [string, Node]>;
-  /** Fields whose value may hold something to fill. */
-  readonly into: ReadonlyArray<readonly [string, Node]>;
-}
+/** A struct's struct-valued fields to add, whole, when absent (with the field's node). */
+type Fill = ReadonlyArray<readonly [string, Node]>;
 
-const plans = new WeakMap<Node, Plan | null>();
-
-/** Whether `node`'s values may need filling; built once per node (a recursive type is not looked into twice). */
-function planOf(node: Node): Plan | null {
-  const known = plans.get(node);
-  if (known !== undefined) return known;
-  plans.set(node, null);
-  let plan: Plan | null = null;
-  if (node.kind === 'struct') {
-    const fill: Array<readonly [string, Node]> = [];
-    for (const [k, z] of Object.entries(node.zeros ?? {})) {
-      const f = node.fields.get(k);
-      if (typeof z === 'object' && z !== null && f) fill.push([k, f.node]);
-    }
-    const into: Array<readonly [string, Node]> = [];
-    for (const [name, f] of node.fields) if (planOf(f.node) !== null) into.push([name, f.node]);
-    if (fill.length > 0 || into.length > 0) plan = { fill, into };
-  } else if (node.kind === 'list' || node.kind === 'map') {
-    const inner = node.kind === 'list' ? node.items : node.values;
-    if (planOf(inner) !== null) plan = { fill: [], into: [['', inner]] };
+const planOf = planner<Fill>((node) => {
+  if (node.kind !== 'struct') return undefined;
+  const fill: Array<readonly [string, Node]> = [];
+  for (const [k, z] of Object.entries(node.zeros ?? {})) {
+    const f = node.fields.get(k);
+    if (typeof z === 'object' && z !== null && f) fill.push([k, f.node]);
   }
-  plans.set(node, plan);
-  return plan;
-}
+  return fill.length > 0 ? fill : undefined;
+});
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -55,44 +37,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function withZeros<T>(node: Node, value: T): T {
   const plan = planOf(node);
-  if (plan === null) return value;
-  if (node.kind === 'struct') return (isObject(value) ? structWithZeros(plan, value) : value) as T;
-  const inner = plan.into[0]![1];
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const v = withZeros(inner, value[i]);
-      if (v === value[i]) continue;
-      out ??= Object.isFrozen(value) ? [...value] : value;
-      out[i] = v;
-    }
-    return (out ?? value) as T;
-  }
-  if (node.kind === 'map' && isObject(value)) {
-    let out: Record<string, unknown> | undefined;
-    for (const k of Object.keys(value)) {
-      const v = withZeros(inner, value[k]);
-      if (v === value[k]) continue;
-      out ??= Object.isFrozen(value) ? copyOf(value) : value;
-      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    }
-    return (out ?? value) as T;
-  }
-  return value;
+  return plan === null ? value : (walkInPlace(plan, value, fillStruct) as T);
 }
 
-function structWithZeros(plan: Plan, value: Record<string, unknown>): Record<string, unknown> {
+function fillStruct(value: unknown, fill: Fill): unknown {
+  if (!isObject(value)) return value;
   let out: Record<string, unknown> | undefined;
-  const target = () => (out ??= Object.isFrozen(value) ? copyOf(value) : value);
-  for (const [k, child] of plan.fill) {
+  for (const [k, child] of fill) {
     if (Object.hasOwn(value, k) && value[k] !== undefined && value[k] !== null) continue;
-    target()[k] = zeroStruct(child, 0);
-  }
-  for (const [k, child] of plan.into) {
-    const cur = (out ?? value)[k];
-    if (cur === undefined || cur === null) continue;
-    const v = withZeros(child, cur);
-    if (v !== cur) target()[k] = v;
+    (out ??= Object.isFrozen(value) ? ownCopy(value) : value)[k] = zeroStruct(child, 0);
   }
   return out ?? value;
 }
@@ -112,14 +65,7 @@ function zeroStruct(node: Node, depth: number): Record<string, unknown> {
   return out;
 }
 
-function copyOf(value: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.create(Object.getPrototypeOf(value) as object | null) as Record<string, unknown>;
-  for (const k of Object.keys(value)) Object.defineProperty(out, k, { value: value[k], enumerable: true, writable: true, configurable: true });
-  return out;
-}
-
 /** Fills a struct's zeros in place (its own object is never frozen); see withZeros. */
 export function fillZeros(root: StructNode, obj: Record<string, unknown>): void {
-  const plan = planOf(root);
-  if (plan !== null) structWithZeros(plan, obj);
+  withZeros(root, obj);
 }
