@@ -19,7 +19,7 @@ export async function authenticate(ctx: RequestContext, cfg: ChainConfig): Promi
   try {
     // The authenticators get the authentication span's trace (a webhook's call hangs under it).
     ctx.authn = ctx.trace
-      ? await inSpan(ctx.trace, 'authentication', {}, (_span, t) => cfg.authenticator.authenticate(req, t))
+      ? await inSpan(ctx.trace, 'authentication', {}, async (_span, t) => cfg.authenticator.authenticate(req, t))
       : await cfg.authenticator.authenticate(req);
     observeAuthentication('success', (performance.now() - a0) / 1000);
   } catch (err) {

@@ -16,8 +16,11 @@ import type { HttpLog } from './httplog.js';
 
 /** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
 export interface RequestAuthenticator {
-  /** `trace`: the recorded request's authentication span, for a method that calls out (a webhook). */
-  authenticate(req: IncomingMessage, trace?: Trace): Promise<AuthnResult>;
+  /**
+   * `trace`: the recorded request's authentication span, for a method that calls out (a webhook). A result
+   * known at once (a cached credential) may come without a promise; a failure is a rejection.
+   */
+  authenticate(req: IncomingMessage, trace?: Trace): AuthnResult | Promise<AuthnResult>;
 }
 
 export interface ChainConfig {
