@@ -30,7 +30,8 @@ function walk(node, stack) {
 walk(head, []);
 const print = (title, m) => {
   console.log(title);
-  for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${(v / N).toFixed(0).padStart(7)} B  ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
+  for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    console.log(`  ${(v / N).toFixed(0).padStart(7)} B  ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
 };
 console.log(`${file}: ${(total / N).toFixed(0)} bytes sampled per operation over ${N}`);
 print('by allocating function (self):', self);

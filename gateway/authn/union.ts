@@ -54,7 +54,7 @@ export class UnionAuthenticator {
   /** The rest of the methods, from the `i`th, whose answer `pending` is. */
   async #awaiting(req: IncomingMessage, trace: Trace | undefined, i: number, pending: Promise<AuthnResult | null>, failures: string[]): Promise<AuthnResult> {
     const list = this.authenticators;
-    for (let next: AuthnResult | null | Promise<AuthnResult | null> = pending; ; ) {
+    for (let next: AuthnResult | null | Promise<AuthnResult | null> = pending; ;) {
       const a = list[i]!;
       let result: AuthnResult | null;
       try {

@@ -127,7 +127,14 @@ export class WebhookAuthorizer implements Authorizer {
   }
 
   /** Asks the webhook (the spec built unless match conditions built it) and caches the answer under `key`. */
-  private async call(a: Attributes, spec: Record<string, unknown> | undefined, key: string, now: number, span: Trace | undefined, trace?: WebhookTrace): Promise<Decision> {
+  private async call(
+    a: Attributes,
+    spec: Record<string, unknown> | undefined,
+    key: string,
+    now: number,
+    span: Trace | undefined,
+    trace?: WebhookTrace,
+  ): Promise<Decision> {
     spec ??= sarSpecV1(a, this.opts.withSelectors);
     const review = { apiVersion: this.apiVersion, kind: 'SubjectAccessReview', spec: this.opts.version === 'v1' ? spec : toV1beta1(spec) };
     let reply: { status: number; json: unknown };

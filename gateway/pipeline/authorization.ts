@@ -38,17 +38,23 @@ export function forbiddenStatus(ctx: RequestContext, attrs: Attributes, reason: 
   return forbiddenMessage(why, i.isResourceRequest ? { name: i.name, group: i.apiGroup, kind: i.resource } : {});
 }
 
-export async function authorize(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
+/** A promise only when the authorizer has to wait (a cached or in-memory decision takes no promise turn). */
+export function authorize(ctx: RequestContext, cfg: ChainConfig): void | Promise<void> {
   const attrs = (cfg.attributes ?? attributesOf)(ctx);
   const decision = ctx.trace
-    ? await inSpan(ctx.trace, 'authorization', { verb: attrs.verb }, async (span, t): Promise<Decision> => {
+    ? inSpan(ctx.trace, 'authorization', { verb: attrs.verb }, async (span, t): Promise<Decision> => {
         // The authorizers get the span's trace (which one decided, a webhook's call).
         const d = await cfg.authorizer.authorize(attrs, t);
         span?.setAttribute('authorization.decision', d.kind === 'allow' ? 'allow' : 'forbid');
         if (d.reason) span?.setAttribute('authorization.reason', d.reason);
         return d;
       })
-    : await cfg.authorizer.authorize(attrs);
+    : cfg.authorizer.authorize(attrs);
+  if (decision instanceof Promise) return decision.then((d) => decided(ctx, cfg, attrs, d));
+  decided(ctx, cfg, attrs, decision);
+}
+
+function decided(ctx: RequestContext, cfg: ChainConfig, attrs: Attributes, decision: Decision): void {
   if (ctx.audit) {
     // kube's AddAuditAnnotations: the decision and its reason, empty when the authorizer gave none (system:masters);
     // a failed authorizer without an Allow is only "internal error".

@@ -31,14 +31,16 @@ export type ChainHandler = (req: IncomingMessage, res: ServerResponse, upgrade?:
 async function serve(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
   refuseWhileDraining(ctx, cfg.draining);
   armDeadline(ctx, cfg.requestTimeoutMs, cfg.cbor === true);
-  await authenticate(ctx, cfg);
+  const authenticated = authenticate(ctx, cfg);
+  if (authenticated) await authenticated;
   const audited = openAudit(ctx, cfg.audit);
   if (audited) await audited;
   const impersonated = impersonation(ctx, cfg.impersonation, cfg.authorizer);
   if (impersonated) await impersonated;
   const seated = takeSeat(ctx, cfg);
   if (seated) await seated;
-  await authorize(ctx, cfg);
+  const authorized = authorize(ctx, cfg);
+  if (authorized) await authorized;
   await dispatch(ctx, cfg);
 }
 
