@@ -10,19 +10,26 @@
 // DIST: the sidecar's build (default ../dist; an earlier build's dist for an
 // A/B; its own node_modules must resolve). Without valgrind it prints this
 // process's CPU per GET (sidecar and client); PROF=<file> writes a V8 CPU
-// profile of the measured GETs alone (bench/inspectprof.mjs).
+// profile of the measured GETs alone (bench/inspectprof.mjs), HEAPPROF=<file>
+// a sampling heap profile of them (bench/heapsites.mjs reads it). It also prints
+// the bytes allocated per GET and the collections (allocmeter.mjs), the
+// client's share included (the same in an A/B) unless CLIENT=worker runs the
+// client (cgclient.mjs) in a worker thread, whose heap is its own.
 // REQ=forwardauth: the requests are forward-auth calls in nginx's contract
 // (X-Original-Method, X-Original-URI, a bearer token the TokenReview answerer
 // knows; the proxy trusted by its address), decided from the caches after the
-// first, instead of GETs through to the upstream.
+// first, instead of GETs through to the upstream. FLOOR=<variant>: a server of
+// fafloor.mjs (https, h2compat, h2compat-async) answers them instead.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { Agent, request } from 'node:https';
 import { createServer } from 'node:net';
-import { startProfile } from './inspectprof.mjs';
+import { startHeapProfile, startProfile } from './inspectprof.mjs';
+import { startAllocMeter } from './allocmeter.mjs';
+import { clientWorker, makeClient } from './cgclient.mjs';
+import { floorServer } from './fafloor.mjs';
 
 const dist = process.env.DIST ?? '../dist';
 const { parseServeFlags } = await import(`${dist}/gateway/config/flags.js`);
@@ -86,34 +93,25 @@ const parsed = parseServeFlags([
   ...(FORWARD_AUTH ? ['--forward-auth-trusted-addresses=127.0.0.1'] : []),
 ]);
 if ('error' in parsed) throw new Error(parsed.error);
-const sidecar = await startSidecar(parsed.options, { log: () => {}, env: {} });
+const FLOOR = process.env.FLOOR;
+let sidecar;
+if (FLOOR) {
+  // A floor of fafloor.mjs in the sidecar's place (forward-auth calls only): what the same client costs against it.
+  const server = floorServer(FLOOR, { cert: serving.certPem, key: serving.keyPem, ca: ca.certPem });
+  await new Promise((r) => server.listen(port, '127.0.0.1', r));
+  sidecar = { shutdown: () => new Promise((r) => server.close(r)) };
+} else sidecar = await startSidecar(parsed.options, { log: () => {}, env: {} });
 
-const agent = new Agent({ keepAlive: true, ca: ca.certPem, cert: client.certPem, key: client.keyPem, maxSockets: 4 });
+const clientOptions = { port, ca: ca.certPem, cert: client.certPem, key: client.keyPem, forwardAuth: FORWARD_AUTH };
+const inWorker = process.env.CLIENT === 'worker';
+const driver = inWorker ? await clientWorker(clientOptions) : makeClient(clientOptions);
 let bad = 0;
-const FA = {
-  host: '127.0.0.1',
-  port,
-  path: '/gatehouse/forward-auth',
-  servername: 'localhost',
-  headers: { 'X-Original-Method': 'GET', 'X-Original-URI': '/api/v1/items?limit=10', Authorization: 'Bearer cg-token-0123456789abcdef' },
+const round = async (n) => {
+  const b = await driver.run(n);
+  bad = inWorker ? b : driver.bad;
 };
-const get = () =>
-  new Promise((res) => {
-    const r = request(FORWARD_AUTH ? { ...FA, agent } : { host: '127.0.0.1', port, path: '/api/v1/items', agent, servername: 'localhost' }, (resp) => {
-      resp.resume();
-      resp.on('end', () => {
-        if (resp.statusCode !== 200) bad++;
-        res();
-      });
-    });
-    r.on('error', () => {
-      bad++;
-      res();
-    });
-    r.end();
-  });
 const N = Number(process.env.N ?? 1000);
-await Promise.all([get(), get(), get(), get()]);
+await round(4);
 const SYNC = process.env.CG_SYNC;
 const sync = async (name) => {
   if (!SYNC) return;
@@ -121,16 +119,33 @@ const sync = async (name) => {
   while (!existsSync(join(SYNC, `${name}.ok`))) await new Promise((r) => setTimeout(r, 100));
 };
 // Past the first compilations of the path before anything is counted.
-for (let i = 0; i < 200; i += 4) await Promise.all([get(), get(), get(), get()]);
+await round(200);
 await sync('start');
 const prof = await startProfile();
+const heapProf = await startHeapProfile();
+const alloc = startAllocMeter();
 const c0 = process.cpuUsage();
-for (let i = 0; i < N; i += 4) await Promise.all([get(), get(), get(), get()]);
+await round(N);
 const c = process.cpuUsage(c0);
+const a = alloc.stop();
 await prof.stop();
+await heapProf.stop();
 await sync('end');
-console.log('bad', bad, 'cpu µs/GET', ((c.user + c.system) / N).toFixed(1));
-agent.destroy();
+console.log(
+  'bad',
+  bad,
+  'cpu µs/GET',
+  ((c.user + c.system) / N).toFixed(1),
+  'bytes/GET',
+  Math.round(a.bytes / N),
+  'scavenges/1000',
+  ((a.scavenges * 1000) / N).toFixed(2),
+  'mark-compacts',
+  a.marks,
+  'GC pause µs/GET',
+  (a.pauseUs / N).toFixed(1),
+);
+inWorker ? await driver.stop() : driver.destroy();
 child.kill('SIGKILL');
 await Promise.race([sidecar.shutdown('done'), new Promise((r) => setTimeout(r, 2000))]);
 process.exit(0);

@@ -12,9 +12,8 @@
 // CERT, KEY and CA; prints "up" when listening.
 import { createServer as createHttps } from 'node:https';
 import { createSecureServer } from 'node:http2';
+import { fileURLToPath } from 'node:url';
 
-const [variant, port] = [process.argv[2], Number(process.argv[3])];
-const { CERT: cert, KEY: key, CA: ca } = process.env;
 const DEPTH = Number(process.env.DEPTH ?? 6);
 const allowed = [
   'X-Remote-User',
@@ -37,7 +36,11 @@ const sync = (req, res) => {
   res.writeHead(200, allowed);
   res.end();
 };
-const decisions = new Map([['bench-token-0123456789abcdef\0GET\0/api/v1/items', allowed]]);
+// bench-token: forwardauth.ts's client; cg-token: cg-sidecar.mjs's.
+const decisions = new Map([
+  ['bench-token-0123456789abcdef\0GET\0/api/v1/items', allowed],
+  ['cg-token-0123456789abcdef\0GET\0/api/v1/items', allowed],
+]);
 async function step(n, req) {
   if (n === 0) {
     const h = req.headers;
@@ -50,24 +53,33 @@ const later = (req, res) => {
   step(DEPTH, req).then((headers) => res.writeHead(headers ? 200 : 403, headers ?? []).end());
   req.resume();
 };
-let server;
-if (variant === 'https') server = createHttps({ cert, key, ca, requestCert: true, rejectUnauthorized: true }, sync);
-else {
-  server = createSecureServer(
-    {
-      cert,
-      key,
-      ca,
-      allowHTTP1: true,
-      requestCert: true,
-      rejectUnauthorized: false,
-      maxSessionMemory: 64,
-      settings: { maxConcurrentStreams: 1000, maxHeaderListSize: (1 << 20) + 4096 },
-    },
-    variant === 'h2compat' ? sync : later,
-  );
-  Object.assign(server, { maxHeaderSize: (1 << 20) + 4096, keepAliveTimeout: 65_000, headersTimeout: 60_000, requestTimeout: 0 });
+/** The floor server of `variant`, not yet listening (bench/cg-sidecar.mjs FLOOR=<variant> runs one in its own process). */
+export function floorServer(variant, { cert, key, ca }) {
+  let server;
+  if (variant === 'https') server = createHttps({ cert, key, ca, requestCert: true, rejectUnauthorized: true }, sync);
+  else {
+    server = createSecureServer(
+      {
+        cert,
+        key,
+        ca,
+        allowHTTP1: true,
+        requestCert: true,
+        rejectUnauthorized: false,
+        maxSessionMemory: 64,
+        settings: { maxConcurrentStreams: 1000, maxHeaderListSize: (1 << 20) + 4096 },
+      },
+      variant === 'h2compat' ? sync : later,
+    );
+    Object.assign(server, { maxHeaderSize: (1 << 20) + 4096, keepAliveTimeout: 65_000, headersTimeout: 60_000, requestTimeout: 0 });
+  }
+  return server;
 }
-// SIGINT ends the process normally, so that `node --cpu-prof` writes its profile.
-process.on('SIGINT', () => process.exit(0));
-server.listen(port, '127.0.0.1', () => console.log('up'));
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [variant, port] = [process.argv[2], Number(process.argv[3])];
+  const { CERT: cert, KEY: key, CA: ca } = process.env;
+  // SIGINT ends the process normally, so that `node --cpu-prof` writes its profile.
+  process.on('SIGINT', () => process.exit(0));
+  floorServer(variant, { cert, key, ca }).listen(port, '127.0.0.1', () => console.log('up'));
+}

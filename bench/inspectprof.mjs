@@ -23,3 +23,30 @@ export async function startProfile() {
     },
   };
 }
+
+/**
+ * HEAPPROF=<file>: V8's sampling heap profile of this thread over the same
+ * stretch, every allocation sampled (HEAPPROF_BYTES, default 256, apart on
+ * average), the objects already collected again included: where the bytes
+ * allocated per request come from, not what stays. A .heapprofile
+ * (Chrome DevTools; bench/heapsites.mjs sums it by function).
+ */
+export async function startHeapProfile() {
+  const file = process.env.HEAPPROF;
+  if (!file) return { stop: async () => {} };
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: Number(process.env.HEAPPROF_BYTES ?? 256),
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return {
+    stop: async () => {
+      const { profile } = await session.post('HeapProfiler.stopSampling');
+      await writeFile(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}

@@ -56,16 +56,23 @@ export class CachedTokenAuthenticator implements TokenAuthenticator {
     this.entries = new LRUCache({ max: opts.maxEntries ?? 10_000 });
   }
 
-  async authenticateToken(token: BearerToken, audiences: readonly string[], trace?: Trace): Promise<AuthnResult | null> {
+  /** A cached success is answered at once, not as a promise (no promise and no microtask turn per cached request). */
+  authenticateToken(token: BearerToken, audiences: readonly string[], trace?: Trace): AuthnResult | null | Promise<AuthnResult | null> {
     const key = cacheKey(token, audiences);
     const now = this.clock();
     const hit = this.entries.get(key);
     if (hit && hit.until > now) {
       countTokenCache('hit');
-      if (hit.result instanceof AuthnError) throw hit.result;
+      // A failure stays a rejection, as every caller saw it before.
+      if (hit.result instanceof AuthnError) return Promise.reject(hit.result);
       return hit.result;
     }
     countTokenCache('miss');
+    return this.miss(key, token, audiences, now, trace);
+  }
+
+  /** Joins the lookup of `key` under way, or starts it. */
+  private async miss(key: string, token: BearerToken, audiences: readonly string[], now: number, trace: Trace | undefined): Promise<AuthnResult | null> {
     let flight = this.inflight.get(key);
     if (!flight) {
       flight = this.lookup(key, token, audiences, now, trace);

@@ -22,20 +22,17 @@ export class UnionAuthenticator {
     private readonly opts: UnionOptions,
   ) {}
 
-  /** `trace`: the recorded request's authentication span. */
-  async authenticate(req: IncomingMessage, trace?: Trace): Promise<AuthnResult> {
-    return this.authenticateNow(req, trace);
-  }
-
   /**
-   * authenticate for the request pipeline: the result itself when every method asked answered at
-   * once (a client certificate's per-connection decision), so a request takes no promise turn for
-   * it; a failure is always a rejected promise, never a throw.
+   * `trace`: the recorded request's authentication span. A success is answered at once while the methods
+   * asked answer at once (cached credentials: no promise and no microtask turn for a cached request); from
+   * the first method that answers with a promise on, the rest is awaited in order. A failure is always a
+   * rejection, never a throw.
    */
-  authenticateNow(req: IncomingMessage, trace?: Trace): AuthnResult | Promise<AuthnResult> {
+  authenticate(req: IncomingMessage, trace?: Trace): AuthnResult | Promise<AuthnResult> {
     const failures: string[] = [];
-    for (let i = 0; i < this.authenticators.length; i++) {
-      const a = this.authenticators[i]!;
+    const list = this.authenticators;
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i]!;
       let result: AuthnResult | null | Promise<AuthnResult | null>;
       try {
         result = a.authenticate(req, trace);
@@ -43,42 +40,43 @@ export class UnionAuthenticator {
         failures.push(failureOf(a, err));
         continue;
       }
-      if (result instanceof Promise) return this.awaiting(req, trace, i, result, failures);
-      const done = this.accepted(a, result, trace, failures);
+      if (result instanceof Promise) return this.#awaiting(req, trace, i, result, failures);
+      const done = this.#settle(a, result, trace, failures);
       if (done) return done;
     }
     try {
-      return this.unaccepted(req, trace, failures);
+      return this.#none(req, trace, failures);
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  /** The rest of authenticate once method `i` has to be waited on. */
-  private async awaiting(
-    req: IncomingMessage,
-    trace: Trace | undefined,
-    from: number,
-    pending: Promise<AuthnResult | null>,
-    failures: string[],
-  ): Promise<AuthnResult> {
-    for (let i = from; i < this.authenticators.length; i++) {
-      const a = this.authenticators[i]!;
+  /** The rest of the methods, from the `i`th, whose answer `pending` is. */
+  async #awaiting(req: IncomingMessage, trace: Trace | undefined, i: number, pending: Promise<AuthnResult | null>, failures: string[]): Promise<AuthnResult> {
+    const list = this.authenticators;
+    for (let next: AuthnResult | null | Promise<AuthnResult | null> = pending; ;) {
+      const a = list[i]!;
       let result: AuthnResult | null;
       try {
-        result = await (i === from ? pending : a.authenticate(req, trace));
+        result = await next;
       } catch (err) {
         failures.push(failureOf(a, err));
-        continue;
+        result = null;
       }
-      const done = this.accepted(a, result, trace, failures);
+      const done = this.#settle(a, result, trace, failures);
       if (done) return done;
+      if (++i >= list.length) break;
+      try {
+        next = list[i]!.authenticate(req, trace);
+      } catch (err) {
+        next = Promise.reject(err);
+      }
     }
-    return this.unaccepted(req, trace, failures);
+    return this.#none(req, trace, failures);
   }
 
-  /** A method's result as the request's identity, or undefined (a failure noted) to ask the next. */
-  private accepted(a: Authenticator, result: AuthnResult | null, trace: Trace | undefined, failures: string[]): AuthnResult | undefined {
+  /** A method's answer: its user (in system:authenticated), or undefined to ask the next method. */
+  #settle(a: Authenticator, result: AuthnResult | null, trace: Trace | undefined, failures: string[]): AuthnResult | undefined {
     if (result && result.user.username !== '') {
       spanAttribute(trace, 'authentication.authenticator', a.name);
       return withAuthenticatedGroup(result, a.name);
@@ -87,8 +85,8 @@ export class UnionAuthenticator {
     return undefined;
   }
 
-  /** No method accepted the request: anonymous, or the 401. */
-  private unaccepted(req: IncomingMessage, trace: Trace | undefined, failures: string[]): AuthnResult {
+  /** No method accepted: 401, or anonymous. */
+  #none(req: IncomingMessage, trace: Trace | undefined, failures: string[]): AuthnResult {
     if (failures.length > 0 || req.headers.authorization !== undefined) {
       // The credential itself is never logged; the methods' messages do not contain it.
       this.opts.log?.(

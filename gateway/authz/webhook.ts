@@ -72,8 +72,13 @@ export class WebhookAuthorizer implements Authorizer {
     this.cache = new LRUCache({ max: opts.cacheSize ?? DEFAULT_CACHE_SIZE });
   }
 
-  async authorize(a: Attributes, trace?: Trace): Promise<Decision> {
-    return this.run(a, trace);
+  /** A cached answer is returned at once (no promise, no microtask turn); match conditions or a call make it a promise. */
+  authorize(a: Attributes, trace?: Trace): Decision | Promise<Decision> {
+    const mc = this.opts.matchConditions;
+    if (mc && mc.size > 0) return this.run(a, trace);
+    const key = sarCacheKey(a, this.opts.withSelectors);
+    const now = this.clock();
+    return this.fresh(key, now)?.decision ?? this.call(a, undefined, key, now, trace);
   }
 
   /** The decision, and how it was reached: match condition results, cache or call, the answer's status. */
@@ -88,7 +93,7 @@ export class WebhookAuthorizer implements Authorizer {
   private async run(a: Attributes, span: Trace | undefined, trace?: WebhookTrace): Promise<Decision> {
     const mc = this.opts.matchConditions;
     // Built only when something reads it: match conditions, or a call on a miss.
-    let spec = mc && mc.size > 0 ? sarSpecV1(a, this.opts.withSelectors) : undefined;
+    const spec = mc && mc.size > 0 ? sarSpecV1(a, this.opts.withSelectors) : undefined;
     if (mc && spec) {
       const m = mc.evaluate(spec, trace?.matchConditions);
       if (m.kind === 'skip') {
@@ -102,17 +107,34 @@ export class WebhookAuthorizer implements Authorizer {
     }
     const key = sarCacheKey(a, this.opts.withSelectors);
     const now = this.clock();
-    const hit = this.cache.get(key);
+    const hit = this.fresh(key, now);
     if (hit) {
-      if (hit.expiresAt > now) {
-        if (trace) {
-          trace.cached = true;
-          trace.answer = hit.answer;
-        }
-        return hit.decision;
+      if (trace) {
+        trace.cached = true;
+        trace.answer = hit.answer;
       }
-      this.cache.delete(key);
+      return hit.decision;
     }
+    return this.call(a, spec, key, now, span, trace);
+  }
+
+  /** The cached answer for `key` while it holds; an expired one is dropped. */
+  private fresh(key: string, now: number): Cached | undefined {
+    const hit = this.cache.get(key);
+    if (hit === undefined || hit.expiresAt > now) return hit;
+    this.cache.delete(key);
+    return undefined;
+  }
+
+  /** Asks the webhook (the spec built unless match conditions built it) and caches the answer under `key`. */
+  private async call(
+    a: Attributes,
+    spec: Record<string, unknown> | undefined,
+    key: string,
+    now: number,
+    span: Trace | undefined,
+    trace?: WebhookTrace,
+  ): Promise<Decision> {
     spec ??= sarSpecV1(a, this.opts.withSelectors);
     const review = { apiVersion: this.apiVersion, kind: 'SubjectAccessReview', spec: this.opts.version === 'v1' ? spec : toV1beta1(spec) };
     let reply: { status: number; json: unknown };

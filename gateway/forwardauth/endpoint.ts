@@ -16,12 +16,14 @@ import { forbiddenMessage, internalError, pathNotFound, StatusError, toStatusErr
 import { newExchange } from '../../lib/http/exchange.js';
 import { sendError } from '../../lib/http/respond.js';
 import { forbiddenMessage as denial } from '../authz/chain.js';
-import type { Authorizer } from '../authz/types.js';
+import type { Attributes, Authorizer, Decision } from '../authz/types.js';
+import type { AuthnResult } from '../authn/types.js';
+import type { UserInfo } from '../../lib/api/meta.js';
 import type { ChainHandler, RequestAuthenticator } from '../pipeline/chain.js';
 import { routeAttributes } from '../routes/attributes.js';
-import type { RouteTable } from '../routes/table.js';
+import type { RouteMatch, RouteTable } from '../routes/table.js';
 import { allowedHeaders, NO_IDENTITY } from './identity.js';
-import { originalRequest } from './original.js';
+import { originalRequest, type OriginalRequest } from './original.js';
 import type { ProxyTrust } from './trust.js';
 
 export interface ForwardAuthOptions {
@@ -37,7 +39,17 @@ export interface ForwardAuthOptions {
 
 const BEARER_CHALLENGE = Object.freeze({ 'WWW-Authenticate': 'Bearer' });
 
-async function decide(o: ForwardAuthOptions, req: IncomingMessage, rawPath: string): Promise<readonly string[]> {
+/** 401 with the Bearer challenge for a failed authentication; anything else as it is. */
+function challenged(err: unknown): unknown {
+  return err instanceof StatusError && err.code === 401 ? new StatusError(401, 'Unauthorized', err.message, undefined, BEARER_CHALLENGE) : err;
+}
+
+/**
+ * The allowed answer's headers, or a thrown StatusError. Synchronous while the authenticator and the
+ * authorizer answer at once (a cached token and decision): such a call is answered in the request's own
+ * callback, with no promise and no microtask turn; a promise once either has to wait.
+ */
+function decide(o: ForwardAuthOptions, req: IncomingMessage, rawPath: string): readonly string[] | Promise<readonly string[]> {
   if (!o.trust.trusted(req)) {
     throw new StatusError(
       400,
@@ -50,15 +62,30 @@ async function decide(o: ForwardAuthOptions, req: IncomingMessage, rawPath: stri
   if (!m) throw pathNotFound(`no route matches ${JSON.stringify(orig.path)}`);
   if (m.route.action === 'deny') throw forbiddenMessage(`forbidden: route "${m.route.name}" denies path "${orig.path}"`);
   if (m.route.action === 'ignore') return NO_IDENTITY;
-  let user;
+  let authn: AuthnResult | Promise<AuthnResult>;
   try {
-    user = (await o.authenticator.authenticate(req)).user;
+    authn = o.authenticator.authenticate(req);
   } catch (err) {
-    if (err instanceof StatusError && err.code === 401) throw new StatusError(401, 'Unauthorized', err.message, undefined, BEARER_CHALLENGE);
-    throw err;
+    throw challenged(err);
   }
+  if (authn instanceof Promise) {
+    return authn.then(
+      (r) => authorized(o, m, orig, r.user),
+      (err: unknown) => {
+        throw challenged(err);
+      },
+    );
+  }
+  return authorized(o, m, orig, authn.user);
+}
+
+function authorized(o: ForwardAuthOptions, m: RouteMatch, orig: OriginalRequest, user: UserInfo): readonly string[] | Promise<readonly string[]> {
   const attrs = routeAttributes(m, user, orig.method, orig.path);
-  const d = await o.authorizer.authorize(attrs);
+  const d = o.authorizer.authorize(attrs);
+  return d instanceof Promise ? d.then((d) => verdict(m, user, attrs, d)) : verdict(m, user, attrs, d);
+}
+
+function verdict(m: RouteMatch, user: UserInfo, attrs: Attributes, d: Decision): readonly string[] {
   if (d.kind !== 'allow') {
     if (d.error) throw internalError(d.error);
     throw forbiddenMessage(d.reason ? `${denial(attrs)}: ${d.reason}` : denial(attrs));
@@ -67,17 +94,25 @@ async function decide(o: ForwardAuthOptions, req: IncomingMessage, rawPath: stri
 }
 
 function answerCall(o: ForwardAuthOptions, req: IncomingMessage, res: ServerResponse, rawPath: string): void {
-  decide(o, req, rawPath).then(
-    (headers) => {
-      if (!res.headersSent && !res.destroyed) res.writeHead(200, headers as string[]).end();
-    },
-    (err: unknown) => {
-      if (!(err instanceof StatusError)) o.log(`forward auth: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      sendError(newExchange(req, res, false), toStatusError(err));
-    },
-  );
   // The proxy sent no body (a body is refused); whatever came is drained so the connection stays usable.
   req.resume();
+  const fail = (err: unknown): void => {
+    if (!(err instanceof StatusError)) o.log(`forward auth: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    sendError(newExchange(req, res, false), toStatusError(err));
+  };
+  let headers: readonly string[] | Promise<readonly string[]>;
+  try {
+    headers = decide(o, req, rawPath);
+  } catch (err) {
+    fail(err);
+    return;
+  }
+  if (headers instanceof Promise) headers.then((h) => allow(res, h), fail);
+  else allow(res, headers);
+}
+
+function allow(res: ServerResponse, headers: readonly string[]): void {
+  if (!res.headersSent && !res.destroyed) res.writeHead(200, headers as string[]).end();
 }
 
 /** The server's handler with the forward-auth endpoint in front of the chain; every other path goes to the chain. */

@@ -10,32 +10,34 @@ import { observeAuthentication } from '../metrics/requests.js';
 import { assignAuditId } from './audit.js';
 import type { ChainConfig } from './config.js';
 import type { RequestContext } from './context.js';
-import type { AuthnResult } from '../authn/types.js';
 import { goAwayAfter, maybeGoAway } from './goaway.js';
 import { stripIdentityHeaders } from './identityheaders.js';
+import type { AuthnResult } from '../authn/types.js';
 
-/** Returns a promise only when the authenticator has to be waited on (chain.ts). */
-export function authenticate(ctx: RequestContext, cfg: ChainConfig): Promise<void> | undefined {
+/** A promise only when the authenticator has to wait (a cached credential takes no promise turn). */
+export function authenticate(ctx: RequestContext, cfg: ChainConfig): void | Promise<void> {
+  const req = ctx.req;
   const a0 = performance.now();
-  let got: AuthnResult | Promise<AuthnResult>;
+  let result: AuthnResult | Promise<AuthnResult>;
   try {
     // The authenticators get the authentication span's trace (a webhook's call hangs under it).
-    got = ctx.trace
-      ? inSpan(ctx.trace, 'authentication', {}, async (_span, t) => cfg.authenticator.authenticate(ctx.req, t))
-      : cfg.authenticator.authenticate(ctx.req);
+    result = ctx.trace
+      ? inSpan(ctx.trace, 'authentication', {}, async (_span, t) => cfg.authenticator.authenticate(req, t))
+      : cfg.authenticator.authenticate(req);
   } catch (err) {
-    failed(ctx, cfg, err, a0);
+    failed(ctx, cfg, a0, err);
   }
-  if (got instanceof Promise)
-    return got.then(
-      (authn) => authenticated(ctx, cfg, authn, a0),
-      (err: unknown) => failed(ctx, cfg, err, a0),
+  if (result instanceof Promise) {
+    return result.then(
+      (r) => authenticated(ctx, cfg, a0, r),
+      (err: unknown) => failed(ctx, cfg, a0, err),
     );
-  authenticated(ctx, cfg, got, a0);
-  return undefined;
+  }
+  authenticated(ctx, cfg, a0, result);
 }
 
-function failed(ctx: RequestContext, cfg: ChainConfig, err: unknown, a0: number): never {
+/** Counts, audits and rethrows a failed authentication. */
+function failed(ctx: RequestContext, cfg: ChainConfig, a0: number, err: unknown): never {
   const { req, res } = ctx;
   observeAuthentication(err instanceof StatusError && err.status.code === 401 ? 'failure' : 'error', (performance.now() - a0) / 1000);
   goAwayAfter(req, res);
@@ -47,12 +49,12 @@ function failed(ctx: RequestContext, cfg: ChainConfig, err: unknown, a0: number)
   throw err;
 }
 
-function authenticated(ctx: RequestContext, cfg: ChainConfig, authn: AuthnResult, a0: number): void {
+function authenticated(ctx: RequestContext, cfg: ChainConfig, a0: number, result: AuthnResult): void {
   const { req, res } = ctx;
-  ctx.authn = authn;
+  ctx.authn = result;
   observeAuthentication('success', (performance.now() - a0) / 1000);
-  const user = (ctx.user = authn.user);
-  cfg.tracing?.authenticated(ctx, authn);
+  const user = (ctx.user = result.user);
+  cfg.tracing?.authenticated(ctx, result);
   if (user.username === 'system:anonymous') goAwayAfter(req, res);
   else if (cfg.goawayChance) maybeGoAway(cfg.goawayChance, req, res);
   if (req.headers.authorization !== undefined) delete req.headers.authorization;

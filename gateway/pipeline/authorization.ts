@@ -38,8 +38,8 @@ export function forbiddenStatus(ctx: RequestContext, attrs: Attributes, reason: 
   return forbiddenMessage(why, i.isResourceRequest ? { name: i.name, group: i.apiGroup, kind: i.resource } : {});
 }
 
-/** Returns a promise only when the authorizer has to be waited on (chain.ts). */
-export function authorize(ctx: RequestContext, cfg: ChainConfig): Promise<void> | undefined {
+/** A promise only when the authorizer has to wait (a cached or in-memory decision takes no promise turn). */
+export function authorize(ctx: RequestContext, cfg: ChainConfig): void | Promise<void> {
   const attrs = (cfg.attributes ?? attributesOf)(ctx);
   const decision = ctx.trace
     ? inSpan(ctx.trace, 'authorization', { verb: attrs.verb }, async (span, t): Promise<Decision> => {
@@ -52,7 +52,6 @@ export function authorize(ctx: RequestContext, cfg: ChainConfig): Promise<void> 
     : cfg.authorizer.authorize(attrs);
   if (decision instanceof Promise) return decision.then((d) => decided(ctx, cfg, attrs, d));
   decided(ctx, cfg, attrs, decision);
-  return undefined;
 }
 
 function decided(ctx: RequestContext, cfg: ChainConfig, attrs: Attributes, decision: Decision): void {

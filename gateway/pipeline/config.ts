@@ -16,7 +16,10 @@ import type { HttpLog } from './httplog.js';
 
 /** Who is asking: a user, or a thrown StatusError (401, …). The gateway's is authn/union.ts. */
 export interface RequestAuthenticator {
-  /** `trace`: the recorded request's authentication span, for a method that calls out (a webhook). The result itself when it needed no wait. */
+  /**
+   * `trace`: the recorded request's authentication span, for a method that calls out (a webhook). A result
+   * known at once (a cached credential) may come without a promise; a failure is a rejection.
+   */
   authenticate(req: IncomingMessage, trace?: Trace): AuthnResult | Promise<AuthnResult>;
 }
 

@@ -155,7 +155,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   });
   const inFlight = new RequestWaitGroup();
   const chain = buildHandlerChain({
-    authenticator: { authenticate: (req, trace) => authn.authenticator.authenticateNow(req, trace) },
+    authenticator: authn.authenticator,
     identityHeaders,
     impersonation: true,
     authorizer: authz.authorizer,

@@ -48,10 +48,17 @@ function routed(table: RouteTable, path: string): RouteMatch {
 export function routeGatedAuthenticator(table: RouteTable, authenticator: RequestAuthenticator): RequestAuthenticator {
   const skipped: AuthnResult = Object.freeze({ user: ANONYMOUS });
   return {
-    authenticate: async (req, trace) => {
-      const path = requestPath(req);
-      const { route } = routed(table, path);
-      if (route.action === 'deny') throw forbiddenMessage(`forbidden: route "${route.name}" denies path "${path}"`);
+    // Not async: a cached credential's result passes through without a promise; a refusal is a rejection.
+    authenticate: (req, trace) => {
+      let route: RouteMatch['route'];
+      let path: string;
+      try {
+        path = requestPath(req);
+        route = routed(table, path).route;
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      if (route.action === 'deny') return Promise.reject(forbiddenMessage(`forbidden: route "${route.name}" denies path "${path}"`));
       if (route.action === 'ignore') return skipped;
       return authenticator.authenticate(req, trace);
     },

@@ -98,13 +98,19 @@ describe('the authenticator union', () => {
   it('turns a broken method into a logged 401, never a 500', async () => {
     const logs: string[] = [];
     const u = new UnionAuthenticator([notMine, broken], { anonymous: true, log: (m) => logs.push(m) });
-    await assert.rejects(u.authenticate(req()), (err: unknown) => err instanceof StatusError && err.code === 401 && err.message === 'Unauthorized');
+    await assert.rejects(
+      async () => u.authenticate(req()),
+      (err: unknown) => err instanceof StatusError && err.code === 401 && err.message === 'Unauthorized',
+    );
     assert.match(logs[0]!, /broken: internal error: cannot read properties of undefined/);
   });
 
   it('is anonymous only when nothing was presented', async () => {
     const u = new UnionAuthenticator([notMine], { anonymous: true });
     assert.equal((await u.authenticate(req())).user.username, 'system:anonymous');
-    await assert.rejects(u.authenticate(req('Bearer x')), (err: unknown) => err instanceof StatusError && err.code === 401);
+    await assert.rejects(
+      async () => u.authenticate(req('Bearer x')),
+      (err: unknown) => err instanceof StatusError && err.code === 401,
+    );
   });
 });

@@ -52,11 +52,11 @@ describe('token decision cache', () => {
 
   it('keeps successes for the success TTL, capped by the credential expiry, and failures only for the failure TTL', async () => {
     const { inner, cache, advance, now } = setup();
-    await assert.rejects(cache.authenticateToken(new BearerToken('bad'), ['api']), AuthnError);
-    await assert.rejects(cache.authenticateToken(new BearerToken('bad'), ['api']), AuthnError);
+    await assert.rejects(async () => cache.authenticateToken(new BearerToken('bad'), ['api']), AuthnError);
+    await assert.rejects(async () => cache.authenticateToken(new BearerToken('bad'), ['api']), AuthnError);
     assert.equal(inner.calls, 1);
     advance(2_001);
-    await assert.rejects(cache.authenticateToken(new BearerToken('bad'), ['api']), AuthnError);
+    await assert.rejects(async () => cache.authenticateToken(new BearerToken('bad'), ['api']), AuthnError);
     assert.equal(inner.calls, 2);
 
     inner.expiresAt = now() + 10_000;

@@ -1,0 +1,33 @@
+// Bytes this process allocated on V8's heap over a stretch of work, and the
+// collections it took (v8.GCProfiler): for each collection the heap's use
+// before it minus its use after the previous one, plus the growth since the
+// last. V8 gives no running total of allocated bytes; this is that total to
+// within what a collection frees of objects allocated since the previous one
+// (nothing: every object is counted in the "before" of the next collection).
+import { GCProfiler, getHeapStatistics } from 'node:v8';
+
+export function startAllocMeter() {
+  const p = new GCProfiler();
+  const start = getHeapStatistics().used_heap_size;
+  p.start();
+  return {
+    stop() {
+      const end = getHeapStatistics().used_heap_size;
+      const { statistics } = p.stop();
+      let bytes = 0;
+      let last = start;
+      let scavenges = 0;
+      let marks = 0;
+      let pauseUs = 0;
+      for (const s of statistics) {
+        bytes += s.beforeGC.heapStatistics.usedHeapSize - last;
+        last = s.afterGC.heapStatistics.usedHeapSize;
+        if (s.gcType === 'Scavenge') scavenges++;
+        else marks++;
+        pauseUs += s.cost;
+      }
+      bytes += end - last;
+      return { bytes, scavenges, marks, pauseUs };
+    },
+  };
+}
