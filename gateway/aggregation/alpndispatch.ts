@@ -285,7 +285,8 @@ function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: Backen
   s.once('error', (err: Error) => finish(err));
   // One inactivity timer per stream (Node's, refreshed by its frames) for both limits, as undici's HTTP/2 client.
   const headersTimeout = opts.headersTimeout ?? 0;
-  if (headersTimeout > 0) s.setTimeout(headersTimeout, () => finish(answered ? new (loadUndici().errors.BodyTimeoutError)() : new (loadUndici().errors.HeadersTimeoutError)()));
+  if (headersTimeout > 0)
+    s.setTimeout(headersTimeout, () => finish(answered ? new (loadUndici().errors.BodyTimeoutError)() : new (loadUndici().errors.HeadersTimeoutError)()));
   s.once('response', (h: IncomingHttpHeaders) => {
     if (done) return;
     answered = true;

@@ -78,7 +78,6 @@ export function typeMetaField(apiVersion: string, kind: string): Buffer {
   return b;
 }
 
-
 /** The envelope around `raw` as the pieces it is made of (a list's items are not copied into one buffer first). */
 export function unknownParts(apiVersion: string, kind: string, raw: readonly Uint8Array[], rawLength: number): { parts: Uint8Array[]; length: number } {
   const { rawField, tail } = envelopeFacts();
