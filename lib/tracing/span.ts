@@ -47,8 +47,12 @@ let on = false;
 // @opentelemetry/core required on first use, not imported: its ~100 ms of module loading (CPU, loaded
 // machine; bench/startup.ts) is paid by the first traced or proxied request, not by every start.
 let w3c: W3CTraceContextPropagator | undefined;
-const propagator = (): W3CTraceContextPropagator =>
-  (w3c ??= new (createRequire(import.meta.url)('@opentelemetry/core') as typeof import('@opentelemetry/core')).W3CTraceContextPropagator());
+function propagator(): W3CTraceContextPropagator {
+  if (w3c) return w3c;
+  const core = createRequire(import.meta.url)('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  w3c = new core.W3CTraceContextPropagator();
+  return w3c;
+}
 
 /** True once a server of this process traces (gateway/tracing enables it when it starts a tracer provider). */
 export function tracingEnabled(): boolean {
