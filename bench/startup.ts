@@ -64,7 +64,20 @@ function readyOnce(port: number, tls: { ca: string; cert: string; key: string })
   );
 }
 
-/** ms from spawning `gatehouse serve` on an empty data dir to a 200 on /readyz. */
+/** CPU (user + system) a process has used so far, in ms; undefined off Linux. Wall time on a loaded machine is mostly waiting. */
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+const serveCpu: number[] = [];
+
+/** ms from spawning `gatehouse serve` on an empty data dir to a 200 on /readyz; its CPU to then goes to serveCpu. */
 async function serveToReady(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'gh-startup-'));
   const port = await freePort();
@@ -88,7 +101,12 @@ async function serveToReady(): Promise<number> {
           // The PKI is written early in the start; until then nothing listens either.
         }
       }
-      if (tls && (await readyOnce(port, tls))) return performance.now() - t0;
+      if (tls && (await readyOnce(port, tls))) {
+        const ms = performance.now() - t0;
+        const cpu = cpuMsOf(p.pid!);
+        if (cpu !== undefined) serveCpu.push(cpu);
+        return ms;
+      }
       await new Promise((r) => setTimeout(r, 5));
     }
   } finally {
@@ -122,7 +140,11 @@ export async function runStartupBench(): Promise<void> {
     recordRow({ name: `start: ${label} to first output`, value: ms, unit: 'ms', target: `≤ ${target} ms`, atMost: target });
   }
   const serve = await medianOf(serveToReady);
-  process.stdout.write(`  gatehouse serve, empty data dir, to /readyz 200: ${serve.toFixed(0)} ms (target ≤ 1000 ms)\n`);
+  const cpu = serveCpu.length > 1 ? median(serveCpu.slice(1)) : undefined; // the first is the unmeasured start
+  process.stdout.write(
+    `  gatehouse serve, empty data dir, to /readyz 200: ${serve.toFixed(0)} ms (target ≤ 1000 ms)${cpu === undefined ? '' : `; its CPU to then: ${cpu.toFixed(0)} ms`}\n`,
+  );
+  if (cpu !== undefined) recordRow({ name: 'start: gatehouse serve on an empty data dir, CPU to ready', value: cpu, unit: 'ms', target: 'reference' });
   recordRow({ name: 'start: gatehouse serve on an empty data dir to ready', value: serve, unit: 'ms', target: '≤ 1 s', atMost: 1000 });
 }
 

@@ -26,7 +26,8 @@
 import { connect as h2connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import type { PassThrough } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
-import { errors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from './undici.js';
 import { isHopByHop } from './forwardrules.js';
 
 /** A handler both the HTTP/1.1 pool and an HTTP/2 stream drive. */
@@ -284,7 +285,8 @@ function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: Backen
   s.once('error', (err: Error) => finish(err));
   // One inactivity timer per stream (Node's, refreshed by its frames) for both limits, as undici's HTTP/2 client.
   const headersTimeout = opts.headersTimeout ?? 0;
-  if (headersTimeout > 0) s.setTimeout(headersTimeout, () => finish(answered ? new errors.BodyTimeoutError() : new errors.HeadersTimeoutError()));
+  if (headersTimeout > 0)
+    s.setTimeout(headersTimeout, () => finish(answered ? new (loadUndici().errors.BodyTimeoutError)() : new (loadUndici().errors.HeadersTimeoutError)()));
   s.once('response', (h: IncomingHttpHeaders) => {
     if (done) return;
     answered = true;
@@ -296,7 +298,7 @@ function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: Backen
       else if (v !== undefined) out.push(k, v);
     }
     const bodyTimeout = opts.bodyTimeout ?? 0;
-    if (bodyTimeout !== headersTimeout) s.setTimeout(bodyTimeout, () => finish(new errors.BodyTimeoutError()));
+    if (bodyTimeout !== headersTimeout) s.setTimeout(bodyTimeout, () => finish(new (loadUndici().errors.BodyTimeoutError)()));
     if (!handler.onHeadPairs(Number(h[':status']), out, () => s.resume())) s.pause();
     if (done) return;
     s.on('data', (c: Buffer) => {

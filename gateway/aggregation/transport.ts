@@ -14,9 +14,10 @@
 // (client certificate, CA) in undici's connect options.
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { ConnectionOptions } from 'node:tls';
-import { Agent as PoolAgent, Pool, type Dispatcher } from 'undici';
+import type { Agent as PoolAgent, Pool, Dispatcher } from 'undici';
 import { serverNameOf, type ApiServiceInfo } from './apiservice.js';
 import { AlpnDispatcher } from './alpndispatch.js';
+import { loadUndici } from './undici.js';
 import type { Target } from './resolver.js';
 
 export interface ProxyClientCert {
@@ -64,7 +65,7 @@ const IDLE_MS = 30_000;
  * backend's keep-alive hint or 30 s.
  */
 export function backendPool(origin: string, tls: BackendTls | undefined): Pool {
-  return new Pool(origin, { ...(tls ? { connect: backendTls(tls) } : {}), keepAliveTimeout: IDLE_MS });
+  return new (loadUndici().Pool)(origin, { ...(tls ? { connect: backendTls(tls) } : {}), keepAliveTimeout: IDLE_MS });
 }
 
 export function origin(target: Target): string {
@@ -94,8 +95,9 @@ export class Transport {
     // No caBundle: the system roots, as kube does.
     this.tls = backendTls({ caPem: info.caPem, clientCert, serverName: this.serverName, verify: this.verify });
     // HTTP/2 to endpoints that offer it by ALPN, else this HTTP/1.1 pool; upgrades keep HTTP/1.1 (forward.ts, no ALPN).
-    this.pool = new AlpnDispatcher(this.tls, new PoolAgent({ connect: this.tls, keepAliveTimeout: IDLE_MS }), IDLE_MS, HTTP2_CLIENT);
-    this.#probes = new PoolAgent({ connect: this.tls, connections: 1, keepAliveTimeout: IDLE_MS });
+    const { Agent } = loadUndici();
+    this.pool = new AlpnDispatcher(this.tls, new Agent({ connect: this.tls, keepAliveTimeout: IDLE_MS }), IDLE_MS, HTTP2_CLIENT);
+    this.#probes = new Agent({ connect: this.tls, connections: 1, keepAliveTimeout: IDLE_MS });
   }
 
   /** One GET with a deadline; the body is capped at `maxBytes`. */

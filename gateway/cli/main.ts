@@ -1,8 +1,9 @@
 // `gatehouse <command>`: serve (the default of `npm start`), certs, help.
 // Invalid input ends the process with one clear line and exit code 1.
 // Each command loads only its own modules (the server's take seconds to load
-// on a busy machine; `help` and `certs` need none of them), all of them before
-// the intrinsics are hardened.
+// on a busy machine; `help` and `certs` need none of them, the sidecar not the
+// core backend's), all of them before the intrinsics are hardened: the flags
+// are parsed first (they say which modules), then the rest is loaded.
 import { cliErrorLine } from '../../lib/config/error.js';
 import type { ServeOptions } from '../config/flags.js';
 import type { BackendKind } from '../backendprocess/flags.js';
@@ -56,40 +57,39 @@ async function run(start: () => Promise<Started>): Promise<number> {
   return 0;
 }
 
-/** The modules `serve` and the backend processes run on, loaded once the command is known. */
-async function serverModules() {
-  const [flags, app, backendStart, backendFlags, sidecarMod] = await Promise.all([
-    import('../config/flags.js'),
-    import('../server/app.js'),
-    import('../backendprocess/start.js'),
-    import('../backendprocess/flags.js'),
-    import('../sidecar/index.js'),
-  ]);
-  return {
-    parseServeFlags: flags.parseServeFlags,
-    usage: flags.usage,
-    wantsHelp: flags.wantsHelp,
-    startServer: app.startServer,
-    startBackendProcess: backendStart.startBackendProcess,
-    unhonouredFlag: backendFlags.unhonouredFlag,
-    startSidecar: sidecarMod.startSidecar,
-  };
+/**
+ * The flag parser every serving command starts with; what a command then runs on is
+ * loaded once the flags say which (a sidecar never loads the core backend: ~1 s of CPU).
+ */
+async function flagModules() {
+  const flags = await import('../config/flags.js');
+  return { parseServeFlags: flags.parseServeFlags, usage: flags.usage, wantsHelp: flags.wantsHelp };
 }
-type ServerModules = Awaited<ReturnType<typeof serverModules>>;
+type FlagModules = Awaited<ReturnType<typeof flagModules>>;
 
-async function serve(m: ServerModules, argv: string[]): Promise<number> {
-  const { wantsHelp, usage, parseServeFlags, startServer } = m;
+const serverModule = async () => (await import('../server/app.js')).startServer;
+const sidecarModule = async () => (await import('../sidecar/index.js')).startSidecar;
+async function backendModules() {
+  const [backendStart, backendFlags] = await Promise.all([import('../backendprocess/start.js'), import('../backendprocess/flags.js')]);
+  return { startBackendProcess: backendStart.startBackendProcess, unhonouredFlag: backendFlags.unhonouredFlag };
+}
+
+async function serve(m: FlagModules, argv: string[]): Promise<number> {
+  const { wantsHelp, usage, parseServeFlags } = m;
   if (wantsHelp(argv)) {
+    hardenIntrinsics();
     process.stdout.write(`${usage()}\n`);
     return 0;
   }
   const parsed = parseServeFlags(argv);
   if ('error' in parsed) {
+    hardenIntrinsics();
     process.stderr.write(cliErrorLine(parsed.error));
     return 1;
   }
   const opts = parsed.options;
-  if (opts.upstream !== undefined) return run(() => sidecar(m, opts));
+  if (opts.upstream !== undefined) return sidecar(await loaded(sidecarModule()), opts);
+  const startServer = await loaded(serverModule());
   return run(async () => {
     const running = await startServer(opts, { log });
     const lines = [`Gatehouse is serving on ${running.url} (storage: ${opts.storageBackend}, data: ${opts.dataDir})`];
@@ -101,14 +101,17 @@ async function serve(m: ServerModules, argv: string[]): Promise<number> {
 }
 
 /** `gatehouse serve --upstream=<url>`: sidecar mode (gateway/sidecar/). */
-async function sidecar(m: ServerModules, opts: ServeOptions): Promise<Started> {
-  const running = await m.startSidecar(opts, { log });
-  return { banner: `Gatehouse sidecar is serving on ${running.url}, proxying to ${running.upstream}`, shutdown: running.shutdown };
+function sidecar(startSidecar: Awaited<ReturnType<typeof sidecarModule>>, opts: ServeOptions): Promise<number> {
+  return run(async () => {
+    const running = await startSidecar(opts, { log });
+    return { banner: `Gatehouse sidecar is serving on ${running.url}, proxying to ${running.upstream}`, shutdown: running.shutdown };
+  });
 }
 
 /** `gatehouse kube-rbac-proxy [its flags]`: sidecar mode from kube-rbac-proxy's command line (gateway/rbacproxy/). */
-async function kubeRbacProxy(m: ServerModules, translateArgs: TranslateArgs, argv: string[]): Promise<number> {
+async function kubeRbacProxy(m: FlagModules, translateArgs: TranslateArgs, argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
+    hardenIntrinsics();
     process.stdout.write(
       "Usage: gatehouse kube-rbac-proxy [kube-rbac-proxy flags]\n\nkube-rbac-proxy's flags with their meaning (gateway/rbacproxy/README.md); a flag Gatehouse does not support is refused by name.\n",
     );
@@ -120,31 +123,35 @@ async function kubeRbacProxy(m: ServerModules, translateArgs: TranslateArgs, arg
     argv.some((a) => a.startsWith('--tls-cert-file')) ? undefined : mkdtempSync(join(tmpdir(), 'gatehouse-kube-rbac-proxy-')),
   );
   if ('error' in translated) {
+    hardenIntrinsics();
     process.stderr.write(cliErrorLine(translated.error));
     return 1;
   }
   const parsed = m.parseServeFlags(translated.args);
   if ('error' in parsed) {
+    hardenIntrinsics();
     process.stderr.write(cliErrorLine(parsed.error));
     return 1;
   }
   if (parsed.options.upstream === undefined) {
+    hardenIntrinsics();
     process.stderr.write(cliErrorLine('--upstream is required'));
     return 1;
   }
-  const opts = parsed.options;
-  return run(() => sidecar(m, opts));
+  return sidecar(await loaded(sidecarModule()), parsed.options);
 }
 
-async function backend(m: ServerModules, kind: BackendKind, argv: string[]): Promise<number> {
-  const { wantsHelp, parseServeFlags, unhonouredFlag, startBackendProcess } = m;
+async function backend(m: FlagModules, kind: BackendKind, argv: string[]): Promise<number> {
+  const { wantsHelp, parseServeFlags } = m;
   if (wantsHelp(argv)) {
+    hardenIntrinsics();
     process.stdout.write(
       `Usage: gatehouse ${kind} [flags]\n\nThe flags of "gatehouse serve" that a backend process reads (gateway/backendprocess/flags.ts); any other is refused.\n`,
     );
     return 0;
   }
   const parsed = parseServeFlags(argv);
+  const { unhonouredFlag, startBackendProcess } = await loaded(backendModules());
   if ('error' in parsed) {
     process.stderr.write(cliErrorLine(parsed.error));
     return 1;
@@ -165,18 +172,18 @@ async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serve(await loaded(serverModules()), rest);
+      return serve(await flagModules(), rest);
     case 'certs': {
       const { runCertsCommand } = await loaded(import('../../certs/cli.js'));
       return runCertsCommand(rest);
     }
     case 'kube-rbac-proxy': {
-      const [m, { translateArgs }] = await loaded(Promise.all([serverModules(), import('../rbacproxy/args.js')]));
+      const [m, { translateArgs }] = await Promise.all([flagModules(), import('../rbacproxy/args.js')]);
       return kubeRbacProxy(m, translateArgs, rest);
     }
     case 'core-backend':
     case 'sample-backend':
-      return backend(await loaded(serverModules()), command, rest);
+      return backend(await flagModules(), command, rest);
     case 'help':
     case '--help':
     case '-h':
@@ -184,7 +191,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${HELP}\n`);
       return 0;
     default:
-      if (command.startsWith('-')) return serve(await loaded(serverModules()), argv);
+      if (command.startsWith('-')) return serve(await flagModules(), argv);
       hardenIntrinsics();
       process.stderr.write(cliErrorLine(`unknown command "${command}": run "gatehouse help"`));
       return 1;

@@ -178,13 +178,14 @@ export class CelEnvironment {
   readonly variables: readonly string[];
   readonly limits: CostLimits;
   readonly clock: () => number;
-  private readonly env: CelEnv;
   private readonly cache: LRUCache<string, CompiledExpression>;
   private readonly maxLength: number;
   private readonly shape: ShapeLimits;
-  private readonly tickTemplate: Expr;
-  /** What programs are planned with: the environment with every call charged to the running meter. */
-  private readonly metering: CelEnv;
+  private readonly declarations: Readonly<Record<string, CelType>>;
+  private readonly funcs: readonly CelFunc[];
+  // Made at the first compile, not in the constructor: the environments are module-level constants,
+  // and building them (a parse and @bufbuild/cel's function tables each) was ~150 ms of a start's CPU.
+  private made: { readonly env: CelEnv; readonly tickTemplate: Expr; readonly metering: CelEnv } | undefined;
 
   constructor(
     readonly name: string,
@@ -197,8 +198,15 @@ export class CelEnvironment {
     this.maxLength = opts.maxExpressionLength ?? DEFAULT_MAX_LENGTH;
     this.shape = { ...DEFAULT_SHAPE, ...opts.shape };
     this.cache = new LRUCache({ max: opts.cacheSize ?? 4096 });
-    this.env = celEnv({
-      variables: { ...declarations },
+    this.declarations = { ...declarations };
+    this.funcs = opts.funcs ?? [];
+  }
+
+  /** The @bufbuild/cel environment, the loop meter's call template, and the metering environment programs are planned with. */
+  private core(): NonNullable<CelEnvironment['made']> {
+    if (this.made) return this.made;
+    const env = celEnv({
+      variables: { ...this.declarations },
       funcs: [
         ...strings,
         ...listFunctions,
@@ -210,15 +218,15 @@ export class CelEnvironment {
         ...optionalFunctions,
         ...optionalSyntaxFunctions,
         ...costFunctions,
-        ...(opts.funcs ?? []),
+        ...this.funcs,
       ],
       re2: cachedRe2,
     });
     // A call node to copy for the loop meter; the name is swapped in since `@…` cannot be parsed.
     const t = parse('x(true, 0)').expr;
     if (t.exprKind.case === 'callExpr') t.exprKind.value.function = COST_TICK;
-    this.tickTemplate = t;
-    this.metering = meteringEnv(this.env);
+    this.made = { env, tickTemplate: t, metering: meteringEnv(env) };
+    return this.made;
   }
 
   /** Compiles (or returns the cached compilation of) an expression; throws CelCompileError. */
@@ -243,14 +251,15 @@ export class CelEnvironment {
       throw new CelCompileError('syntax', expression, err instanceof Error ? err.message.replace(/^<input>:/, '') : String(err));
     }
     const vars = new Set(this.variables);
-    const problem = staticProblem(ast, { variables: vars, hasFunction: (n) => this.env.funcs.find(n) !== undefined }, this.shape);
+    const { env, tickTemplate, metering } = this.core();
+    const problem = staticProblem(ast, { variables: vars, hasFunction: (n) => env.funcs.find(n) !== undefined }, this.shape);
     if (problem) throw new CelCompileError(problem.startsWith('undeclared') ? 'undeclared' : 'too-large', expression, problem);
     const source = parseWithOptionals(expression); // unmetered copy for questions about the source
     const inspect = source.expr;
-    const baseCost = meterProgram(ast, this.tickTemplate, { value: maxId(ast) + 1n }, (q, ident) => !vars.has(ident) && this.env.funcs.find(q) !== undefined);
+    const baseCost = meterProgram(ast, tickTemplate, { value: maxId(ast) + 1n }, (q, ident) => !vars.has(ident) && env.funcs.find(q) !== undefined);
     let program: (ctx: Record<string, CelInput>) => CelValue | Error;
     try {
-      program = plan(this.metering, ast) as unknown as typeof program;
+      program = plan(metering, ast) as unknown as typeof program;
     } catch (err) {
       throw new CelCompileError('syntax', expression, err instanceof Error ? err.message : String(err));
     }

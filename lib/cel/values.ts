@@ -42,21 +42,29 @@ export function stringList(v: CelValue): string[] | undefined {
 // made by its own `timestamp(string)` and `duration(string)` (run as
 // programs: its functions need an evaluation context) so that no protobuf
 // runtime is needed here.
-const castEnv = celEnv({ variables: { s: CelScalar.STRING } });
-const toTimestamp = plan(castEnv, parse('timestamp(s)'));
-const toDuration = plan(castEnv, parse('duration(s)'));
+// Planned on first use, not at load (~70 ms of a start's CPU: the first parse).
+const castEnvOf = () => celEnv({ variables: { s: CelScalar.STRING } });
+const planCast = (env: ReturnType<typeof castEnvOf>, expr: string) => plan(env, parse(expr));
+type Cast = ReturnType<typeof planCast>;
+let casts: { readonly toTimestamp: Cast; readonly toDuration: Cast } | undefined;
+function castPrograms(): { readonly toTimestamp: Cast; readonly toDuration: Cast } {
+  if (casts) return casts;
+  const castEnv = castEnvOf();
+  casts = { toTimestamp: planCast(castEnv, 'timestamp(s)'), toDuration: planCast(castEnv, 'duration(s)') };
+  return casts;
+}
 
-function cast(program: typeof toTimestamp, s: string): CelValue | undefined {
+function cast(program: Cast, s: string): CelValue | undefined {
   const r = program({ s });
   return isCelError(r) ? undefined : r;
 }
 
 /** An RFC 3339 timestamp (`2020-01-02T03:04:05.5Z`) as a CEL timestamp; undefined when it is not one CEL accepts. */
 export function timestampValue(rfc3339: string): CelValue | undefined {
-  return cast(toTimestamp, rfc3339);
+  return cast(castPrograms().toTimestamp, rfc3339);
 }
 
 /** A number of nanoseconds as a CEL duration; undefined outside CEL's range. */
 export function durationValue(nanos: bigint): CelValue | undefined {
-  return cast(toDuration, `${nanos}ns`);
+  return cast(castPrograms().toDuration, `${nanos}ns`);
 }

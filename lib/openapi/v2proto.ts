@@ -11,14 +11,17 @@ import { gnosticRoot } from './gnostic-root.js';
 
 type Json = Record<string, unknown>;
 
-const ROOT = gnosticRoot(openapiV2, ONEOFS);
+// Built on first use, not at load: the gnostic Root costs ~100-170 ms of a start's CPU (bench/startup.ts)
+// and is read only when a client asks for the OpenAPI document as protobuf.
+let root: protobuf.Root | undefined;
 
 /** The protobufjs type of an openapi.v2 message (also for tests that decode what we serve). */
 export function gnosticType(name: string): protobuf.Type {
-  return ROOT.lookupType(`openapi.v2.${name}`);
+  return (root ??= gnosticRoot(openapiV2, ONEOFS)).lookupType(`openapi.v2.${name}`);
 }
 
-const DOCUMENT = gnosticType('Document');
+let document: protobuf.Type | undefined;
+const documentType = (): protobuf.Type => (document ??= gnosticType('Document'));
 
 /** Which member of a `oneof oneof` a JSON value is, decided as gnostic's parser decides it. */
 const ONEOF_MEMBER: Record<string, (v: unknown) => string | undefined> = {
@@ -121,11 +124,12 @@ function message(type: protobuf.Type, v: unknown, at: string): Json {
 
 /** The gnostic message object of a Swagger 2.0 document (plain object, protobufjs field names). */
 export function toGnostic(doc: Json): Json {
-  return message(DOCUMENT, doc, '$');
+  return message(documentType(), doc, '$');
 }
 
 /** The protobuf bytes of a Swagger 2.0 document; throws when the document has a member gnostic has no field for. */
 export function encodeOpenApiV2(doc: Json): Buffer {
+  const DOCUMENT = documentType();
   const bytes = DOCUMENT.encode(DOCUMENT.fromObject(toGnostic(doc))).finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -14,14 +14,17 @@ import { gnosticRoot } from './gnostic-root.js';
 
 type Json = Record<string, unknown>;
 
-const ROOT = gnosticRoot(openapiV3, ONEOFS);
+// Built on first use, not at load: the gnostic Root costs ~100-170 ms of a start's CPU (bench/startup.ts)
+// and is read only when a client asks for the OpenAPI document as protobuf.
+let root: protobuf.Root | undefined;
 
 /** The protobufjs type of an openapi.v3 message. */
 export function gnosticV3Type(name: string): protobuf.Type {
-  return ROOT.lookupType(`openapi.v3.${name}`);
+  return (root ??= gnosticRoot(openapiV3, ONEOFS)).lookupType(`openapi.v3.${name}`);
 }
 
-const DOCUMENT = gnosticV3Type('Document');
+let document: protobuf.Type | undefined;
+const documentType = (): protobuf.Type => (document ??= gnosticV3Type('Document'));
 
 class GnosticError extends Error {}
 
@@ -143,11 +146,12 @@ function message(type: protobuf.Type, v: unknown, at: string): Json {
 
 /** The gnostic message object of an OpenAPI v3 document (plain object, protobufjs field names). */
 export function toGnosticV3(doc: Json): Json {
-  return message(DOCUMENT, doc, '$');
+  return message(documentType(), doc, '$');
 }
 
 /** The protobuf bytes of an OpenAPI v3 document; throws when gnostic's parser would refuse a member or value. */
 export function encodeOpenApiV3(doc: Json): Buffer {
+  const DOCUMENT = documentType();
   const bytes = DOCUMENT.encode(DOCUMENT.fromObject(toGnosticV3(doc))).finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -1,6 +1,6 @@
 // Public API: Kubernetes protobuf bodies ⇄ the JSON objects the server stores.
 import { ProtobufError } from './errors.js';
-import { MAGIC, RAW_FIELD, typeMetaField, UNKNOWN_TAIL, unknownParts, writeUnknown } from './envelope.js';
+import { MAGIC, rawField, typeMetaField, unknownParts, unknownTail, writeUnknown } from './envelope.js';
 import { messageFromJson } from './from-json.js';
 import { fieldId, planFor, planForKind, type MessagePlan } from './registry.js';
 import { decodeObject } from './to-json.js';
@@ -69,10 +69,14 @@ export function encodeList(apiVersion: string, listKind: string, metadata: objec
   return unknownParts(apiVersion, listKind, parts, length);
 }
 
-const watchEvent = planFor('meta.WatchEvent');
-const WATCH_TYPE = fieldId(watchEvent, 'type');
-const WATCH_OBJECT = fieldId(watchEvent, 'object');
-const RAW_EXTENSION_RAW = fieldId(planFor('runtime.RawExtension'), 'raw');
+/** A watch frame's field numbers, looked up on first use (registry.ts builds the plans then). */
+let watchFields: { readonly type: number; readonly object: number; readonly rawExtensionRaw: number } | undefined;
+function watchFieldIds(): NonNullable<typeof watchFields> {
+  if (watchFields) return watchFields;
+  const watchEvent = planFor('meta.WatchEvent');
+  watchFields = { type: fieldId(watchEvent, 'type'), object: fieldId(watchEvent, 'object'), rawExtensionRaw: fieldId(planFor('runtime.RawExtension'), 'raw') };
+  return watchFields;
+}
 const LEN = 2; // wire type of length-delimited fields
 
 /**
@@ -97,23 +101,25 @@ export function encodeWatchFrame(type: string, obj: Record<string, unknown>): Bu
     }
   }
   // The whole frame in one buffer: the message is copied once, from the writer's buffer or the memo.
+  const ids = watchFieldIds();
+  const tail = unknownTail();
   const typeMeta = typeMetaField(apiVersion, kind);
   const typeLength = Buffer.byteLength(type, 'utf8');
-  const envLength = MAGIC.length + typeMeta.length + 1 + varintSize(rawLength) + rawLength + UNKNOWN_TAIL.length;
+  const envLength = MAGIC.length + typeMeta.length + 1 + varintSize(rawLength) + rawLength + tail.length;
   const objectLength = 1 + varintSize(envLength) + envLength;
   const length = 1 + varintSize(typeLength) + typeLength + 1 + varintSize(objectLength) + objectLength;
   const frame = Buffer.allocUnsafe(4 + length);
   frame.writeUInt32BE(length, 0); // apimachinery's length-delimited framer
-  let at = putVarint(frame, 4, (WATCH_TYPE << 3) | LEN);
+  let at = putVarint(frame, 4, (ids.type << 3) | LEN);
   at = putVarint(frame, at, typeLength);
   at += frame.write(type, at, 'utf8');
-  at = putVarint(frame, at, (WATCH_OBJECT << 3) | LEN);
+  at = putVarint(frame, at, (ids.object << 3) | LEN);
   at = putVarint(frame, at, objectLength);
-  at = putVarint(frame, at, (RAW_EXTENSION_RAW << 3) | LEN);
+  at = putVarint(frame, at, (ids.rawExtensionRaw << 3) | LEN);
   at = putVarint(frame, at, envLength);
   at += MAGIC.copy(frame, at);
   at += typeMeta.copy(frame, at);
-  at = putVarint(frame, at, (RAW_FIELD << 3) | LEN);
+  at = putVarint(frame, at, (rawField() << 3) | LEN);
   at = putVarint(frame, at, rawLength);
   if (raw !== undefined) frame.set(raw, at);
   else {
@@ -121,7 +127,7 @@ export function encodeWatchFrame(type: string, obj: Record<string, unknown>): Bu
     // The frame lives as long as the object's event memo does; a GET of the object reads its message from here.
     if (frozen) messageMemo.set(obj, frame.subarray(at, at + rawLength));
   }
-  UNKNOWN_TAIL.copy(frame, at + rawLength);
+  tail.copy(frame, at + rawLength);
   return frame;
 }
 

@@ -1,13 +1,33 @@
 // The k8s\0 prefix and runtime.Unknown wrapper around every protobuf body.
 import { ProtobufError } from './errors.js';
-import { fieldId, planFor } from './registry.js';
+import { fieldId, planFor, type MessagePlan } from './registry.js';
 import { lenPrefix } from './wire.js';
 
 export const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
-const unknownPlan = planFor('runtime.Unknown');
-const unknownType = unknownPlan.type;
+/** The plans' facts this file reads, looked up on first use (registry.ts builds the plans then). */
+interface EnvelopeFacts {
+  readonly unknownPlan: MessagePlan;
+  readonly typeMetaType: MessagePlan['type'];
+  /** contentEncoding and contentType, empty: the Go serializer writes them so. */
+  readonly tail: Buffer;
+  readonly rawField: number;
+}
+let facts: EnvelopeFacts | undefined;
+function envelopeFacts(): EnvelopeFacts {
+  if (facts) return facts;
+  const unknownPlan = planFor('runtime.Unknown');
+  facts = {
+    unknownPlan,
+    typeMetaType: planFor('runtime.TypeMeta').type,
+    tail: Buffer.concat([lenPrefix(fieldId(unknownPlan, 'contentEncoding'), 0), lenPrefix(fieldId(unknownPlan, 'contentType'), 0)]),
+    rawField: fieldId(unknownPlan, 'raw'),
+  };
+  return facts;
+}
+export const unknownTail = (): Buffer => envelopeFacts().tail;
+export const rawField = (): number => envelopeFacts().rawField;
 
 export interface Unknown {
   apiVersion: string;
@@ -25,7 +45,7 @@ export function readUnknown(buf: Uint8Array): Unknown {
   }
   let u: Record<string, unknown>;
   try {
-    u = unknownType.decode(buf.subarray(4)) as unknown as Record<string, unknown>;
+    u = envelopeFacts().unknownPlan.type.decode(buf.subarray(4)) as unknown as Record<string, unknown>;
   } catch (err) {
     throw new ProtobufError('malformed', `truncated or malformed protobuf envelope: ${(err as Error).message}`);
   }
@@ -42,7 +62,6 @@ export function readUnknown(buf: Uint8Array): Unknown {
   };
 }
 
-const typeMetaType = planFor('runtime.TypeMeta').type;
 const typeMetaFields = new Map<string, Buffer>();
 
 /** Field 1 of Unknown for one apiVersion/kind, encoded once (responses carry a handful of kinds). */
@@ -50,6 +69,7 @@ export function typeMetaField(apiVersion: string, kind: string): Buffer {
   const key = `${apiVersion}\u0000${kind}`;
   let b = typeMetaFields.get(key);
   if (b === undefined) {
+    const { typeMetaType, unknownPlan } = envelopeFacts();
     const tm = typeMetaType.encode({ apiVersion, kind }).finish();
     b = Buffer.concat([lenPrefix(fieldId(unknownPlan, 'typeMeta'), tm.length), tm]);
     if (typeMetaFields.size >= 1024) typeMetaFields.clear();
@@ -58,17 +78,15 @@ export function typeMetaField(apiVersion: string, kind: string): Buffer {
   return b;
 }
 
-// contentEncoding and contentType, empty: the Go serializer writes them so.
-export const UNKNOWN_TAIL = Buffer.concat([lenPrefix(fieldId(unknownPlan, 'contentEncoding'), 0), lenPrefix(fieldId(unknownPlan, 'contentType'), 0)]);
-export const RAW_FIELD = fieldId(unknownPlan, 'raw');
-
 /** The envelope around `raw` as the pieces it is made of (a list's items are not copied into one buffer first). */
 export function unknownParts(apiVersion: string, kind: string, raw: readonly Uint8Array[], rawLength: number): { parts: Uint8Array[]; length: number } {
-  const head = [MAGIC, typeMetaField(apiVersion, kind), lenPrefix(RAW_FIELD, rawLength)];
-  const length = head.reduce((n, b) => n + b.length, 0) + rawLength + UNKNOWN_TAIL.length;
-  return { parts: [...head, ...raw, UNKNOWN_TAIL], length };
+  const { rawField, tail } = envelopeFacts();
+  const head = [MAGIC, typeMetaField(apiVersion, kind), lenPrefix(rawField, rawLength)];
+  const length = head.reduce((n, b) => n + b.length, 0) + rawLength + tail.length;
+  return { parts: [...head, ...raw, tail], length };
 }
 
 export function writeUnknown(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
-  return Buffer.concat([MAGIC, typeMetaField(apiVersion, kind), lenPrefix(RAW_FIELD, raw.length), raw, UNKNOWN_TAIL]);
+  const { rawField, tail } = envelopeFacts();
+  return Buffer.concat([MAGIC, typeMetaField(apiVersion, kind), lenPrefix(rawField, raw.length), raw, tail]);
 }

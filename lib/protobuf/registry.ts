@@ -1,4 +1,4 @@
-// Builds, once at module load, the protobufjs Root for every table and a
+// Builds, once on first use, the protobufjs Root for every table and a
 // "plan" per message: the per-field facts the JSON converters need, resolved
 // to direct references so the hot path does no name lookups.
 import protobuf from 'protobufjs/light.js';
@@ -89,10 +89,12 @@ function collectJson(target: MessagePlan, plan: MessagePlan, via: FieldPlan[]): 
   }
 }
 
-const PLANS = build();
+// Built on first use, not at load: ~200 ms of a start's CPU that a server answering no protobuf never spends.
+let built: Map<string, MessagePlan> | undefined;
+const plans = (): Map<string, MessagePlan> => (built ??= build());
 
 export function planFor(qualified: string): MessagePlan {
-  const plan = PLANS.get(qualified);
+  const plan = plans().get(qualified);
   if (!plan) throw new Error(`no message plan for ${qualified}`);
   return plan;
 }
@@ -100,8 +102,8 @@ export function planFor(qualified: string): MessagePlan {
 /** The message for an apiVersion/kind, or undefined when this folder has no schema for it. */
 export function planForKind(apiVersion: string, kind: string): MessagePlan | undefined {
   const group = ownValue(KINDS, apiVersion) as (typeof KINDS)[string] | undefined;
-  if (group?.kinds.includes(kind)) return PLANS.get(`${group.alias}.${kind}`);
-  if (META_KINDS.includes(kind) && (group || apiVersion.includes('/'))) return PLANS.get(`meta.${kind}`);
+  if (group?.kinds.includes(kind)) return plans().get(`${group.alias}.${kind}`);
+  if (META_KINDS.includes(kind) && (group || apiVersion.includes('/'))) return plans().get(`meta.${kind}`);
   return undefined;
 }
 

@@ -2,7 +2,6 @@
 // (--service-account-signing-key-file): RS256 for RSA, ES256/384/512 by curve,
 // with the key id kube-apiserver writes so verifiers can pick the key.
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { CompactSign } from 'jose';
 import { keyId, signingAlgorithm } from './keys.js';
 
 export class TokenSigner {
@@ -19,7 +18,9 @@ export class TokenSigner {
   }
 
   /** A compact JWS of the payload. */
-  sign(payload: Record<string, unknown>): Promise<string> {
+  async sign(payload: Record<string, unknown>): Promise<string> {
+    // jose is imported on first use: its module loading is no part of a start (bench/startup.ts).
+    const { CompactSign } = await import('jose');
     return new CompactSign(this.encoder.encode(JSON.stringify(payload))).setProtectedHeader({ alg: this.alg, kid: this.kid }).sign(this.key);
   }
 }

@@ -32,7 +32,8 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { createRequire } from 'node:module';
 
 export { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 
@@ -43,7 +44,15 @@ export interface Trace {
 }
 
 let on = false;
-const propagator = new W3CTraceContextPropagator();
+// @opentelemetry/core required on first use, not imported: its ~100 ms of module loading (CPU, loaded
+// machine; bench/startup.ts) is paid by the first traced or proxied request, not by every start.
+let w3c: W3CTraceContextPropagator | undefined;
+function propagator(): W3CTraceContextPropagator {
+  if (w3c) return w3c;
+  const core = createRequire(import.meta.url)('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  w3c = new core.W3CTraceContextPropagator();
+  return w3c;
+}
 
 /** True once a server of this process traces (gateway/tracing enables it when it starts a tracer provider). */
 export function tracingEnabled(): boolean {
@@ -76,7 +85,7 @@ const getter = { keys: (h: IncomingHttpHeaders) => Object.keys(h), get: (h: Inco
 
 /** The context a request's W3C traceparent/tracestate names (ROOT_CONTEXT without a valid one). */
 export function incomingTrace(headers: IncomingHttpHeaders): Context {
-  return propagator.extract(ROOT_CONTEXT, headers, getter);
+  return propagator().extract(ROOT_CONTEXT, headers, getter);
 }
 
 /** The trace an unrecorded request passes on: its client's trace id (or a new one), a new span id, not sampled. */
@@ -198,7 +207,7 @@ export function outboundCall<T>(
   if (!on) return fn(NO_HEADERS, undefined);
   const headers: OutgoingHttpHeaders = {};
   if (!parent) {
-    if (req) propagator.inject(unrecordedContext(req.headers), headers, setter);
+    if (req) propagator().inject(unrecordedContext(req.headers), headers, setter);
     return fn(headers, undefined);
   }
   const span = parent.tracer.startSpan(
@@ -209,7 +218,7 @@ export function outboundCall<T>(
     },
     parent.ctx,
   );
-  propagator.inject(trace.setSpan(parent.ctx, span), headers, setter);
+  propagator().inject(trace.setSpan(parent.ctx, span), headers, setter);
   return ended(
     span,
     started(() => fn(headers, span)),

@@ -4,7 +4,6 @@
 // `jws-kubeconfig-<id>` of that kubeconfig for every unexpired bootstrap
 // token with `usage-bootstrap-signing: true`, keyed by the whole token.
 // Signatures follow the tokens and the kubeconfig; stale ones are removed.
-import { CompactSign } from 'jose';
 import { stringify } from 'yaml';
 import { isPlainObject, type KObject } from '../../../lib/api/meta.js';
 import { BOOTSTRAP_TOKEN_NAMESPACE, isExpired, parseBootstrapSecret } from '../../../lib/bootstrap/token.js';
@@ -40,6 +39,8 @@ export function clusterInfoKubeconfig(src: ClusterInfoSource): string {
 
 /** `<header>..<signature>`: a compact HS256 JWS of content with its payload removed. */
 export async function detachedSignature(content: string, tokenId: string, tokenSecret: string): Promise<string> {
+  // jose is imported on first use: its module loading is no part of a start (bench/startup.ts).
+  const { CompactSign } = await import('jose');
   const jws = await new CompactSign(new TextEncoder().encode(content))
     .setProtectedHeader({ alg: 'HS256', kid: tokenId })
     .sign(new TextEncoder().encode(`${tokenId}.${tokenSecret}`));

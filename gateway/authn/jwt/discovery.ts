@@ -2,7 +2,7 @@
 // or the configured discoveryURL used as is (any path, any host); the
 // discovered `issuer` must equal the configured issuer URL exactly — never
 // the discoveryURL — and `jwks_uri` must be https.
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import type { IssuerSpec } from '../../config/authnconfig-types.js';
 import type { Fetcher } from './fetch.js';
 
@@ -21,8 +21,10 @@ export async function discover(issuer: IssuerSpec, fetcher: Fetcher, timeoutMs: 
   const fetchIt: oidc.CustomFetch = (url, init) => fetcher(issuer.discoveryURL ?? url, { headers: init.headers, signal: init.signal ?? null });
   let config: oidc.Configuration;
   try {
-    config = await oidc.discovery(server, issuer.audiences[0] ?? 'gatehouse', undefined, undefined, {
-      [oidc.customFetch]: fetchIt,
+    // Imported on first discovery: openid-client's module loading is no part of a start without OIDC issuers.
+    const { discovery, customFetch } = await import('openid-client');
+    config = await discovery(server, issuer.audiences[0] ?? 'gatehouse', undefined, undefined, {
+      [customFetch]: fetchIt,
       timeout: Math.ceil(timeoutMs / 1000),
     });
   } catch (err) {

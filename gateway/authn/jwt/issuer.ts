@@ -1,7 +1,7 @@
 // One configured issuer: verify the JWS with the issuer's keys and the
 // explicit algorithm allow-list, check iss/aud/exp/nbf, then the claim
 // rules, the mappings and the user rules. Every failure is an AuthnError.
-import { errors as joseErrors, jwtVerify } from 'jose';
+import type { errors as JoseErrors } from 'jose';
 import { fromJson, type CelInput } from '../../../lib/cel/index.js';
 import type { JwtAuthenticatorSpec } from '../../config/authnconfig-types.js';
 import { AuthnError, type AuthnResult } from '../types.js';
@@ -21,6 +21,8 @@ export class IssuerAuthenticator {
   async authenticate(token: string): Promise<AuthnResult> {
     const { issuer } = this.spec;
     let payload: Record<string, unknown>;
+    // jose is imported on first use: its module loading is no part of a start (bench/startup.ts).
+    const { errors, jwtVerify } = await import('jose');
     try {
       ({ payload } = await jwtVerify(token, this.keys.getKey, {
         algorithms: [...this.spec.signingAlgs],
@@ -30,7 +32,7 @@ export class IssuerAuthenticator {
         currentDate: new Date(this.clock()),
       }));
     } catch (err) {
-      throw new AuthnError(AUTHENTICATOR_NAME, `issuer ${JSON.stringify(issuer.url)}: ${reason(err)}`);
+      throw new AuthnError(AUTHENTICATOR_NAME, `issuer ${JSON.stringify(issuer.url)}: ${reason(err, errors)}`);
     }
     try {
       let cel: CelInput | undefined;
@@ -46,7 +48,7 @@ export class IssuerAuthenticator {
   }
 }
 
-function reason(err: unknown): string {
+function reason(err: unknown, joseErrors: typeof JoseErrors): string {
   if (err instanceof joseErrors.JOSEError) return `${err.code}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
 }

@@ -2,7 +2,7 @@
 // start and retried in the background while the provider is unreachable;
 // requests never wait for a first load. An unknown `kid` refetches the JWKS,
 // at most once per cooldown, and concurrent misses share one fetch.
-import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { createLocalJWKSet, JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import type { IssuerSpec } from '../../config/authnconfig-types.js';
 import { describe, discover } from './discovery.js';
 import { httpsFetcher, type Fetcher } from './fetch.js';
@@ -105,7 +105,9 @@ export class KeySource {
     if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'object' || k === null)) {
       throw new Error(`JWKS at ${JSON.stringify(this.jwksUri)} has no keys`);
     }
-    this.local = createLocalJWKSet(body as JSONWebKeySet);
+    // jose is imported on first use: its module loading is no part of a start (bench/startup.ts).
+    const jose = await import('jose');
+    this.local = jose.createLocalJWKSet(body as JSONWebKeySet);
   }
 
   private refreshForUnknownKey(): Promise<boolean> {
