@@ -67,7 +67,15 @@ function total(d: Diff): number {
   return t;
 }
 
-async function phase(server: Child, load: Child, port: number, tls: { ca: string; cert: string; key: string }, path: string, dir: string, name: string): Promise<Diff> {
+async function phase(
+  server: Child,
+  load: Child,
+  port: number,
+  tls: { ca: string; cert: string; key: string },
+  path: string,
+  dir: string,
+  name: string,
+): Promise<Diff> {
   const before = join(dir, `${name}-before.heapsnapshot`);
   const after = join(dir, `${name}-after.heapsnapshot`);
   await server.call('snapshot', { file: before });

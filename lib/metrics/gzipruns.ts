@@ -33,7 +33,13 @@ const sameParts = (a: readonly Buffer[], b: readonly Buffer[]) => a.length === b
 
 function deflate(parts: readonly Buffer[], level: number): Deflated {
   const raw = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  return { parts, bytes: deflateRawSync(raw, { level, finishFlush: constants.Z_FULL_FLUSH }), crc: crc32(raw), size: raw.length, shift: crc32Shift(raw.length) };
+  return {
+    parts,
+    bytes: deflateRawSync(raw, { level, finishFlush: constants.Z_FULL_FLUSH }),
+    crc: crc32(raw),
+    size: raw.length,
+    shift: crc32Shift(raw.length),
+  };
 }
 
 /** The runs' bytes, in order, as one gzip member. */

@@ -1,6 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cloneJson, deepFreezeJson, freezeStored, frozenJsonCopy, jsonAnswerText, jsonEqual, listItemBytes, membersEqual, rememberJson, toJson } from '../../lib/api/json.js';
+import {
+  cloneJson,
+  deepFreezeJson,
+  freezeStored,
+  frozenJsonCopy,
+  jsonAnswerText,
+  jsonEqual,
+  listItemBytes,
+  membersEqual,
+  rememberJson,
+  toJson,
+} from '../../lib/api/json.js';
 import { isDeepFrozen } from '../helpers/frozen.js';
 
 test('frozenJsonCopy holds what a JSON round trip would', () => {

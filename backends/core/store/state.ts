@@ -139,9 +139,7 @@ export class StoreState {
     const compacted = this.compactedRev;
     if (fromRev < compacted) throw this.gone(fromRev, compacted);
     const type = typePrefixOf(prefix);
-    const replay = this.history
-      .since(fromRev, type)
-      .filter((ev) => ev.key.startsWith(prefix));
+    const replay = this.history.since(fromRev, type).filter((ev) => ev.key.startsWith(prefix));
     return this.hub.add(prefix, fromRev, replay, sink);
   }
 
