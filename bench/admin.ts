@@ -62,6 +62,19 @@ export class Admin {
     });
   }
 
+  /** A GET with the given headers; the body's size as it travels (gzip stays gzip). */
+  getBytes(path: string, headers: Record<string, string>): Promise<{ status: number; bytes: number }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: this.port, path, agent: this.agent, servername: 'localhost', headers }, (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => (n += c.length));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: n }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
   async must(method: string, path: string, body?: unknown): Promise<string> {
     const r = await this.call(method, path, body);
     if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
