@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Admin } from './admin.js';
-import { cpuSecondsOf, freePort, placement, serveCommands, startChild, type Child } from './procs.js';
+import { cpuSecondsOf, freePort, placement, serveCommands, startChild, type Child, serverTlsArgs } from './procs.js';
 import { recordRow } from './summary.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
@@ -138,7 +138,7 @@ export async function runHttp2Bench(): Promise<void> {
     });
     admin.close();
     const barePort = await freePort();
-    const bare = await startChild('h2-bare', self, ['bare', String(barePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')], 0);
+    const bare = await startChild('h2-bare', self, ['bare', String(barePort), ...serverTlsArgs(pki)], 0);
     children.push(bare);
     const load = await startChild('h2-load', self, ['load'], 1);
     children.push(load);

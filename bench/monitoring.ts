@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { scrapeJob } from '../k8s/monitoring/source/scrape.js';
 import { Admin } from './admin.js';
-import { freePort, placement, startChild, withCpu, type Child } from './procs.js';
+import { freePort, placement, startChild, withCpu, type Child, serverTlsArgs } from './procs.js';
 import { configmapRun, seedConfigmaps, startVariants } from './variants.js';
 import { recordRow } from './summary.js';
 
@@ -246,12 +246,7 @@ export async function runMonitoringBench(): Promise<void> {
       await writeFile(copy, (await admin.call('GET', '/metrics')).text);
       const staticPort = await freePort();
       const pki = join(root, 'off', 'pki');
-      const fixed = await startChild(
-        'monitoring-static',
-        './staticmetrics.ts',
-        [String(staticPort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt'), copy],
-        0,
-      );
+      const fixed = await startChild('monitoring-static', './staticmetrics.ts', [String(staticPort), ...serverTlsArgs(pki), copy], 0);
       children.push(fixed);
       await mkdir(join(root, 'floor'));
       const other = await startPrometheus(join(root, 'floor'), staticPort, pki);

@@ -173,6 +173,11 @@ export async function devPki(dataDir: string): Promise<DevPki> {
   return { pki, tls: { ca, cert, key }, caKey, tlsFlags };
 }
 
+/** The server certificate, its key and the CA of a dev PKI directory, in the order bench/bare.ts and its kin take them. */
+export function serverTlsArgs(pki: string): string[] {
+  return [join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')];
+}
+
 /** CPU seconds (user + system) process pid has used, from /proc; NaN where there is none. */
 export function cpuSecondsOf(pid: number): number {
   try {

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { freePort, startChild, type Child, devPki } from './procs.js';
+import { freePort, startChild, type Child, devPki, serverTlsArgs } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import { drop } from './redis.js';
 import { Admin } from './admin.js';
@@ -106,12 +106,7 @@ export async function runRedisCreateBench(opts: RedisCreateOptions = {}): Promis
       memAdmin.close();
     }
     const floorPort = await freePort();
-    const floor = await startChild(
-      'floor',
-      './floor.ts',
-      [String(floorPort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt'), url, `${prefix}-floor`],
-      0,
-    );
+    const floor = await startChild('floor', './floor.ts', [String(floorPort), ...serverTlsArgs(pki), url, `${prefix}-floor`], 0);
     children.push(floor);
     const load = await startChild('loadgen', './loadgen.ts', [], 1);
     children.push(load);

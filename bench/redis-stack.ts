@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { redisOptions } from '../backends/core/store/redis-connect.js';
-import { cpuSecondsOf, freePort, startChild, type Child, devPki } from './procs.js';
+import { cpuSecondsOf, freePort, startChild, type Child, devPki, serverTlsArgs } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
 import { drop, footprint, rawScriptRate, runRedisBench, type RedisBenchFigures } from './redis.js';
@@ -150,13 +150,7 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
     ]);
     children.push(a);
     const barePort = await freePort();
-    const bare = await startChild(
-      'bare-https',
-      './bare.ts',
-      [String(barePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')],
-      0,
-      ['--expose-gc'],
-    );
+    const bare = await startChild('bare-https', './bare.ts', [String(barePort), ...serverTlsArgs(pki)], 0, ['--expose-gc']);
     children.push(bare);
     const load = await startChild('loadgen', './loadgen.ts', [], 1);
     children.push(load);
@@ -221,12 +215,7 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
     const createPath = '/api/v1/namespaces/bench-create/configmaps';
     const pairs: { raw: number; floor: LoopResult; redis: LoopResult }[] = [];
     const floorPort = await freePort();
-    const floor = await startChild(
-      'floor',
-      './floor.ts',
-      [String(floorPort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt'), url, `${prefix}-floor`],
-      0,
-    );
+    const floor = await startChild('floor', './floor.ts', [String(floorPort), ...serverTlsArgs(pki), url, `${prefix}-floor`], 0);
     children.push(floor);
     processes.set(floorPort, floor);
     const createsOnly = Number(process.env['BENCH_REDIS_CREATES_ONLY'] ?? 0);
@@ -293,15 +282,7 @@ export async function runRedisStackBench(opts: RedisStackOptions = {}): Promise<
     // The floor: the same watchers and writers against two processes that only fan out, through Redis.
     const floorPorts = [await freePort(), await freePort()];
     const floorProcs = await Promise.all(
-      floorPorts.map((p, i) =>
-        startChild(
-          `bare-feed-${i}`,
-          './bare.ts',
-          [String(p), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt'), url, `${prefix}/bare-feed`],
-          0,
-          ['--expose-gc'],
-        ),
-      ),
+      floorPorts.map((p, i) => startChild(`bare-feed-${i}`, './bare.ts', [String(p), ...serverTlsArgs(pki), url, `${prefix}/bare-feed`], 0, ['--expose-gc'])),
     );
     children.push(...floorProcs);
     await Promise.all(floorProcs.map((c) => c.call('watchers')));

@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, placement, startChild, withCpu, type Child, type MemoryFigures, devPki } from './procs.js';
+import { freePort, placement, startChild, withCpu, type Child, type MemoryFigures, devPki, serverTlsArgs } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
 import * as report from './report.js';
@@ -205,22 +205,11 @@ async function main(): Promise<void> {
     );
     children.push(file);
     const barePort = await freePort();
-    const bare = await startChild(
-      'bare-https',
-      './bare.ts',
-      [String(barePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')],
-      SERVER_CPU,
-      ['--expose-gc'],
-    );
+    const bare = await startChild('bare-https', './bare.ts', [String(barePort), ...serverTlsArgs(pki)], SERVER_CPU, ['--expose-gc']);
     children.push(bare);
     // The GET and CREATE rows' floor (bench/kubefloor.ts): kube's answer with nothing else done.
     const floorPort = await freePort();
-    const floor = await startChild(
-      'kube-floor',
-      './kubefloor.ts',
-      [String(floorPort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')],
-      SERVER_CPU,
-    );
+    const floor = await startChild('kube-floor', './kubefloor.ts', [String(floorPort), ...serverTlsArgs(pki)], SERVER_CPU);
     children.push(floor);
     const load = await startChild('loadgen', './loadgen.ts', [], LOAD_CPU);
     children.push(load);

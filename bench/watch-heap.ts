@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Admin } from './admin.js';
-import { devPki, freePort, startChild, type Child } from './procs.js';
+import { devPki, freePort, startChild, type Child, serverTlsArgs } from './procs.js';
 
 const N = Number(process.env['BENCH_WATCHERS'] ?? 1000);
 const TOP = Number(process.env['BENCH_TOP'] ?? 40);
@@ -117,13 +117,7 @@ async function main(): Promise<void> {
     children.push(mem);
     const { pki, tls } = await devPki(memDir);
     const barePort = await freePort();
-    const bare = await startChild(
-      'bare-https',
-      './bare.ts',
-      [String(barePort), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')],
-      0,
-      ['--expose-gc'],
-    );
+    const bare = await startChild('bare-https', './bare.ts', [String(barePort), ...serverTlsArgs(pki)], 0, ['--expose-gc']);
     children.push(bare);
     const load = await startChild('loadgen', './loadgen.ts', [], 1);
     children.push(load);
