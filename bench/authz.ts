@@ -18,13 +18,13 @@
 // Knobs: BENCH_AUTHZ=0 skips the section (bench/run.ts);
 // BENCH_AUTHZ_DURATION_MS (default 4000), BENCH_AUTHZ_WARMUP_MS (1000).
 // `node --import tsx bench/authz.ts` runs it alone.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { generateClientCert } from '../certs/pki.js';
-import { freePort, placement, startChild, withCpu, type Child } from './procs.js';
+import { freePort, placement, startChild, withCpu, type Child, devPki } from './procs.js';
 import { runRbacBench, type RbacBenchRow } from './authz-rbac.js';
 import { accessHttpRows, accessRows, runAccessBench, runAccessHttp, type AccessBenchFigures, type AccessHttpFigures } from './access.js';
 import { Admin } from './admin.js';
@@ -130,16 +130,11 @@ export async function runAuthzBench(): Promise<AuthzFigures> {
     // The RBAC server makes the dev PKI; the other reuses it (same CA, same certificates).
     const rbacDir = join(root, 'rbac');
     const rbac = await start('gatehouse-rbac', 'RBAC', rbacDir);
-    const pki = join(rbacDir, 'pki');
-    const [ca, cert, key, caKey] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key', 'ca.key'].map((f) => readFile(join(pki, f), 'utf8')));
-    const pkiFlags = [
-      '--tls-cert-file',
-      join(pki, 'apiserver.crt'),
-      '--tls-private-key-file',
-      join(pki, 'apiserver.key'),
-      '--client-ca-file',
-      join(pki, 'ca.crt'),
-    ];
+    const {
+      tls: { ca, cert, key },
+      caKey,
+      tlsFlags: pkiFlags,
+    } = await devPki(rbacDir);
     const allowPort = await freePort();
     const allowChild = await startChild(
       'gatehouse-allow',

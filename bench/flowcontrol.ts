@@ -35,7 +35,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Admin } from './admin.js';
-import { freePort, placement, serveCommands, startChild, withCpu, type Child } from './procs.js';
+import { freePort, placement, serveCommands, startChild, withCpu, type Child, devPki } from './procs.js';
 import { closedLoop, type LoopResult, type Target } from './rawclient.js';
 import { recordRow } from './summary.js';
 
@@ -128,16 +128,11 @@ export async function runFlowcontrolBench(): Promise<void> {
     const onDir = join(root, 'on');
     const on = await startChild('apf-on', './server.ts', ['--secure-port', String(onPort), '--data-dir', onDir, '--storage-backend', 'memory', ...authz], 0);
     children.push(on);
-    const pki = join(onDir, 'pki');
-    const [ca, cert, key, caKey] = await Promise.all(['ca.crt', 'admin.crt', 'admin.key', 'ca.key'].map((n) => readFile(join(pki, n), 'utf8')));
-    const tlsFlags = [
-      '--tls-cert-file',
-      join(pki, 'apiserver.crt'),
-      '--tls-private-key-file',
-      join(pki, 'apiserver.key'),
-      '--client-ca-file',
-      join(pki, 'ca.crt'),
-    ];
+    const {
+      tls: { ca, cert, key },
+      caKey,
+      tlsFlags,
+    } = await devPki(onDir);
     const offPort = await freePort();
     const off = await startChild(
       'apf-off',
