@@ -75,12 +75,17 @@ function bars(title: string, cs: readonly Cell[], figure: string, unit: string, 
 export function render(rows: readonly SummaryRow[]): string {
   const cs = cells(rows);
   const watch = rows.filter((r) => /^scale \w+ \d+: watch from 0/.test(r.name)).map((r) => `- ${r.name.slice(6)}: ${num(r.value)} ms`);
+  // The memory target's floor (bench/scale-floor.mjs): a bare process holding the objects and nothing else.
+  const floor = rows
+    .filter((r) => r.name.startsWith('scale: floor'))
+    .map((r) => `- ${r.name.slice(7)}: ${kib(r.value)}${r.ratio != null ? ` (${r.ratio.toFixed(1)}× the JSON)` : ''}`);
   return [
     BEGIN,
     '',
     ...table(cs),
     '',
     ...watch,
+    ...floor,
     '',
     '```',
     ...bars('GET req/s (50 connections)', cs, 'GET', 'req/s'),

@@ -225,11 +225,40 @@ async function pageLatency(t: Target): Promise<{ p50: number; p99: number }> {
   return { p50: r.latency.p50, p99: r.latency.p99 };
 }
 
+/** One stored object's JSON as GET answers it (the floor's sample), from the last measured point. */
+let sampleJson: string | undefined;
+
 /** The JSON bytes of the n stored objects as GET answers them (one page's bytes per item, times n). */
 async function jsonBytesPerObject(t: Target): Promise<number> {
   const page = await exchange(t, 'GET', `${BASE}?limit=500`);
   const items = (JSON.parse(page.body) as { items: unknown[] }).items;
+  sampleJson = JSON.stringify(items.at(-1));
   return items.reduce<number>((s, o) => s + Buffer.byteLength(JSON.stringify(o)), 0) / items.length;
+}
+
+/**
+ * The memory target's floor: a bare Node process (bench/scale-floor.mjs) holding n objects of the sample's
+ * size and nothing else, as their bytes in a Map and as parsed objects: RSS per object above its base.
+ */
+async function memoryFloor(n: number, sample: string): Promise<void> {
+  const script = fileURLToPath(new URL('./scale-floor.mjs', import.meta.url));
+  const json = Buffer.byteLength(sample);
+  const what = { bytes: 'as bytes in a Map', parsed: 'parsed (JSON.parse)', both: 'parsed and as bytes (what a store keeps of a listed object)' };
+  for (const form of ['bytes', 'parsed', 'both'] as const) {
+    const out = await new Promise<string>((resolve, reject) => {
+      const p = spawn(process.execPath, ['--expose-gc', script, form, String(n), sample], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      p.stdout!.on('data', (d: Buffer) => (text += d.toString('utf8')));
+      p.on('error', reject);
+      p.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`scale-floor.mjs ${form} exited ${code}`))));
+    });
+    const r = JSON.parse(out) as { base: { rss: number }; full: { rss: number }; gcMs: number };
+    const perObject = (r.full.rss - r.base.rss) / n;
+    process.stdout.write(
+      `  floor: a bare process holding ${n} objects of ${json} B JSON, ${what[form]}: ${perObject.toFixed(0)} B/obj above its base (${(perObject / json).toFixed(2)}× the JSON), a full GC ${fmtMs(r.gcMs)}\n`,
+    );
+    recordRow({ name: `scale: floor at ${n}, RSS per object, ${what[form]}`, value: perObject, unit: 'bytes', baseline: json, target: 'reference' });
+  }
 }
 
 /**
@@ -411,6 +440,7 @@ export async function runScaleBench(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  if (sampleJson !== undefined) await memoryFloor(largest, sampleJson);
   if (!STORES.has('redis')) return;
   const why = await redisReachable();
   if (why) {
