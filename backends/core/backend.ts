@@ -32,6 +32,14 @@ export class CoreBackend implements ApiBackend {
   }
 
   serve(r: BackendRequest): Promise<void> {
+    try {
+      return Promise.resolve(this.handle(this.envOf(r), r));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  serveNow(r: BackendRequest): void | Promise<void> {
     return this.handle(this.envOf(r), r);
   }
 
@@ -43,7 +51,7 @@ export class CoreBackend implements ApiBackend {
     return trace ? tracedEnv(this.env, trace, this.tracedStoreKind!) : this.env;
   }
 
-  private async handle(env: CoreEnv, r: BackendRequest): Promise<void> {
+  private handle(env: CoreEnv, r: BackendRequest): void | Promise<void> {
     const { info } = r;
     const t = env.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     // Only a proxy subresource has a path of its own after it (nodes/<name>/proxy/<path>).

@@ -57,6 +57,7 @@ export function keyOrderedStore(s: Store, registry: () => Registry): Store {
     delete: (key, rev) => s.delete(key, rev),
     deleteCorrupt: (key) => s.deleteCorrupt(key),
     get: (key, minRev) => s.get(key, minRev),
+    getNow: s.getNow,
     list: (prefix, opts) => s.list(prefix, opts),
     watch: (prefix, fromRev, sink) => s.watch(prefix, fromRev, sink),
     currentRev: () => s.currentRev(),

@@ -86,8 +86,17 @@ function conversionUnavailable(t: ResourceType, from: string): StatusError {
 }
 
 /** The representation of answers about `t`: protobuf only for types with a protobuf schema, CBOR when the gate is on. */
+/** hasSchema by type (types are frozen, schemas fixed): asked on every read, it joined a string and searched a list each time. */
+const protobufByType = new WeakMap<ResourceType, boolean>();
+
+function protobufOf(t: ResourceType): boolean {
+  let has = protobufByType.get(t);
+  if (has === undefined) protobufByType.set(t, (has = hasSchema(apiVersionOf(t), t.kind)));
+  return has;
+}
+
 export function outputFor(env: Pick<CoreEnv, 'cbor'>, t: ResourceType, accept: string | undefined): Output {
-  return negotiateOutput(accept, RESOURCE_AS, { protobuf: hasSchema(apiVersionOf(t), t.kind), cbor: env.cbor });
+  return negotiateOutput(accept, RESOURCE_AS, { protobuf: protobufOf(t), cbor: env.cbor });
 }
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';

@@ -40,12 +40,17 @@ export function fromStoreError(err: unknown, gr: GroupResource, name: string, re
   }
 }
 
+/** What a failed store call throws: its Status error. */
+export function storeFailure(err: unknown, gr: GroupResource, name: string, requestedRev?: number): Error {
+  const e = fromStoreError(err, gr, name, requestedRev);
+  return e instanceof StatusError || e instanceof Error ? e : new Error(String(e));
+}
+
 /** Runs a store call and rethrows its failure as a Status error. */
 export async function storeCall<T>(gr: GroupResource, name: string, fn: () => Promise<T>, requestedRev?: number): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    const e = fromStoreError(err, gr, name, requestedRev);
-    throw e instanceof StatusError || e instanceof Error ? e : new Error(String(e));
+    throw storeFailure(err, gr, name, requestedRev);
   }
 }

@@ -12,8 +12,9 @@ import type { Attributes, Authorizer, Decision } from './types.js';
  * errors met. The chain and its explanation (explain.ts) both use it.
  */
 export class Union {
-  private readonly reasons: string[] = [];
-  private readonly errors: string[] = [];
+  // Made at the first reason or error: a request the first authorizer decides allocates neither.
+  private reasons: string[] | undefined;
+  private errors: string[] | undefined;
   private decided: Decision | undefined;
 
   /** Takes the next decision; true when it decides (later authorizers are not asked). */
@@ -22,15 +23,15 @@ export class Union {
       this.decided = d;
       return true;
     }
-    if (d.reason) this.reasons.push(d.reason);
-    if (d.error) this.errors.push(d.error);
+    if (d.reason) (this.reasons ??= []).push(d.reason);
+    if (d.error) (this.errors ??= []).push(d.error);
     return false;
   }
 
   result(): Decision {
     if (this.decided) return this.decided;
-    const reason = this.reasons.join('; ');
-    return this.errors.length > 0 ? { kind: 'no-opinion', reason, error: this.errors.join('; ') } : { kind: 'no-opinion', reason };
+    const reason = this.reasons ? this.reasons.join('; ') : '';
+    return this.errors ? { kind: 'no-opinion', reason, error: this.errors.join('; ') } : { kind: 'no-opinion', reason };
   }
 }
 

@@ -131,23 +131,54 @@ function reportedVerb(f: RequestFacts): string {
   return f.method;
 }
 
+/**
+ * The last request's series and what chose it: a request of the same shape (a client repeating itself)
+ * takes it without building and hashing the 7-part key (as flowcontrol/classifier.ts's per-user memo).
+ * The answer for given parts never changes: the cache only grows, and once full a new set stays `other`.
+ */
+const last = { verb: '', dryRun: false, group: '', version: '', resource: '', sub: '', scope: '', labels: undefined as Labels | undefined };
+
 export function labelsOf(f: RequestFacts): Labels {
   const i = f.info;
   const verb = reportedVerb(f);
   const scope = !i.isResourceRequest ? '' : i.name ? 'resource' : i.namespace ? 'namespace' : 'cluster';
   const sub = i.isResourceRequest ? i.subresource : KNOWN_PATHS.has(i.path) ? i.path : '';
-  let key = `${verb}\0${f.dryRun ? 'All' : ''}\0${i.apiGroup}\0${i.apiVersion}\0${i.resource}\0${sub}\0${scope}`;
+  if (
+    last.labels !== undefined &&
+    last.resource === i.resource &&
+    last.verb === verb &&
+    last.scope === scope &&
+    last.group === i.apiGroup &&
+    last.version === i.apiVersion &&
+    last.sub === sub &&
+    last.dryRun === f.dryRun
+  )
+    return last.labels;
+  const l = seriesOf(verb, f.dryRun, i, sub, scope);
+  last.verb = verb;
+  last.dryRun = f.dryRun;
+  last.group = i.apiGroup;
+  last.version = i.apiVersion;
+  last.resource = i.resource;
+  last.sub = sub;
+  last.scope = scope;
+  last.labels = l;
+  return l;
+}
+
+function seriesOf(verb: string, dryRun: boolean, i: RequestInfo, sub: string, scope: string): Labels {
+  let key = `${verb}\0${dryRun ? 'All' : ''}\0${i.apiGroup}\0${i.apiVersion}\0${i.resource}\0${sub}\0${scope}`;
   let l = labelCache.get(key);
   // Past the bound every new label set is the verb's and scope's `other` one, made once.
   const full = !l && labelCache.size >= MAX_SERIES;
   if (full) {
-    key = `other\0${verb}\0${scope}\0${f.dryRun}`;
+    key = `other\0${verb}\0${scope}\0${dryRun}`;
     l = labelCache.get(key);
   }
   if (!l) {
     const labels: LabelSet = Object.freeze({
       verb,
-      dry_run: f.dryRun ? 'All' : '',
+      dry_run: dryRun ? 'All' : '',
       group: full ? 'other' : i.apiGroup,
       version: full ? 'other' : i.apiVersion,
       resource: full ? 'other' : i.resource,

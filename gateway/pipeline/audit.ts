@@ -4,7 +4,7 @@
 // --audit-policy-file) the request is recorded through the interfaces below.
 import type { Exchange } from '../../lib/http/exchange.js';
 import type { Trace } from '../../lib/tracing/span.js';
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '../../lib/api/uuid.js';
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../lib/api/meta.js';
 import type { RequestInfo } from '../../lib/api/requestinfo.js';
@@ -50,7 +50,7 @@ export interface AuditRecorder {
 /** The request's Audit-ID, set on the request so that proxied backends receive it too. */
 export function assignAuditId(req: IncomingMessage): string {
   const header = req.headers['audit-id'];
-  const id = typeof header === 'string' && header.length > 0 && header.length <= 64 && /^[\x21-\x7e]+$/.test(header) ? header : randomUUID();
+  const id = typeof header === 'string' && header.length > 0 && header.length <= 64 && /^[\x21-\x7e]+$/.test(header) ? header : randomUuid();
   req.headers['audit-id'] = id;
   return id;
 }

@@ -14,7 +14,7 @@ import { authenticate } from './authentication.js';
 import { authorize } from './authorization.js';
 import type { ChainConfig } from './config.js';
 import { isLongRunning, newContext, releaseQuery, type PendingUpgrade, type RequestContext } from './context.js';
-import { armDeadline } from './deadline.js';
+import { armDeadline, startDeadline } from './deadline.js';
 import { dispatch } from './dispatch.js';
 import { refuseWhileDraining } from './draining.js';
 import { answerFailure } from './erroranswer.js';
@@ -29,21 +29,31 @@ export type { ChainConfig, RequestAuthenticator } from './config.js';
 export type ChainHandler = (req: IncomingMessage, res: ServerResponse, upgrade?: PendingUpgrade) => void;
 
 async function serve(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
+  const cbor = cfg.cbor === true;
   refuseWhileDraining(ctx, cfg.draining);
-  armDeadline(ctx, cfg.requestTimeoutMs, cfg.cbor === true);
+  armDeadline(ctx, cfg.requestTimeoutMs);
   const authenticated = authenticate(ctx, cfg);
-  if (authenticated) await authenticated;
+  if (authenticated) await waiting(ctx, cbor, authenticated);
   const audited = openAudit(ctx, cfg.audit);
-  if (audited) await audited;
+  if (audited) await waiting(ctx, cbor, audited);
   const impersonated = impersonation(ctx, cfg.impersonation, cfg.authorizer);
-  if (impersonated) await impersonated;
+  if (impersonated) await waiting(ctx, cbor, impersonated);
   const seated = takeSeat(ctx, cfg);
-  if (seated) await seated;
+  if (seated) await waiting(ctx, cbor, seated);
   const authorized = authorize(ctx, cfg);
-  if (authorized) await authorized;
-  await dispatch(ctx, cfg);
+  if (authorized) await waiting(ctx, cbor, authorized);
+  const dispatched = dispatch(ctx, cfg);
+  if (dispatched) await waiting(ctx, cbor, dispatched);
+  // An answer still on its way (an asynchronous gzip) is bound by the deadline too.
+  else if (!ctx.res.headersSent) startDeadline(ctx, cbor);
   // A watch's backend has read its query (it resolves once the watch follows the store); the end reads only dryRun.
   if (ctx.info.verb === 'watch' && !ctx.finished) releaseQuery(ctx);
+}
+
+/** A step has to wait: the deadline's timer starts (a request that never waits sets none). */
+function waiting<T>(ctx: RequestContext, cbor: boolean, p: Promise<T>): Promise<T> {
+  startDeadline(ctx, cbor);
+  return p;
 }
 
 export function buildHandlerChain(cfg: ChainConfig): ChainHandler {

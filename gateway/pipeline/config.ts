@@ -49,7 +49,8 @@ export interface ChainConfig {
   /** The audit recorder (gateway/audit, from --audit-policy-file); absent = nothing recorded (Audit-Id is still set). */
   audit?: AuditRecorder;
   /** The last step: the gateway's table (server/dispatch.ts), the sidecar's upstream, a backend process's API. */
-  dispatch(ctx: RequestContext): Promise<void>;
+  /** A promise only when it has to wait; a failure may be thrown. */
+  dispatch(ctx: RequestContext): void | Promise<void>;
   /** Request tracing (--tracing-config-file): the server span around the chain; absent = no tracing step at all. */
   tracing?: {
     /** The request's server span, begun before the chain runs (a request carrying a trace context gets its span once authenticated). */

@@ -38,14 +38,21 @@ export class Deadline implements Cancellation {
   #aborted = false;
   #listeners: (() => void)[] | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #done = false;
 
   /** `onPass` runs in `ms` unless the request is done first (`disarm`); it aborts the deadline itself, when it chooses. */
   arm(ms: number, onPass: () => void): void {
     this.#timer = setTimeout(onPass, ms);
   }
 
+  /** Whether arm() was called, or the request is done (`disarm`): the chain arms it once at most. */
+  get armed(): boolean {
+    return this.#timer !== undefined || this.#done;
+  }
+
   /** The request is done: its deadline will not pass. */
   disarm(): void {
+    this.#done = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
   }
 
@@ -103,12 +110,24 @@ export function requestDeadlineMs(query: URLSearchParams, maxMs: number): number
  * The deadline step (kube's WithRequestDeadline): a request that is not
  * long-running is answered 504 when its deadline passes first; what waits on
  * it (a proxy, a priority-and-fairness queue) is told through `ctx.cancel`.
+ * Here the deadline is only read (a bad `timeout` is a 400); its timer is
+ * set by `startDeadline` once the request has to wait.
  */
-export function armDeadline(ctx: RequestContext, maxMs: number, cbor: boolean): void {
+export function armDeadline(ctx: RequestContext, maxMs: number): void {
   if (isLongRunning(ctx)) return;
-  const ms = requestDeadlineMs(ctx.query, maxMs);
-  ctx.timeoutMs = ms;
-  ctx.cancel.arm(ms, () => {
+  ctx.timeoutMs = requestDeadlineMs(ctx.query, maxMs);
+}
+
+/**
+ * The request waits on something (a step's promise): its deadline's timer
+ * starts, for what is left of it since the request came in. A request answered
+ * without waiting never sets one (a GET from memory: no timer made, linked
+ * into the timer list and cleared per request; docs/decisions/2026-11-29-get-cpu-cuts.md).
+ */
+export function startDeadline(ctx: RequestContext, cbor: boolean): void {
+  const ms = ctx.timeoutMs;
+  if (ms === undefined || ctx.cancel.armed) return;
+  ctx.cancel.arm(ms - (performance.now() - ctx.receivedAt), () => {
     // A request still queued by priority and fairness is answered 429 by its queue (on this abort).
     const queued = ctx.queued === true;
     ctx.cancel.abort();

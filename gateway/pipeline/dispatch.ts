@@ -6,7 +6,7 @@ import { readBody } from '../../lib/http/body.js';
 import type { ChainConfig } from './config.js';
 import type { RequestContext } from './context.js';
 
-export function dispatch(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
+export function dispatch(ctx: RequestContext, cfg: ChainConfig): void | Promise<void> {
   if (ctx.audit?.wantsRequestBody && cfg.audit) return withBody(ctx, cfg, cfg.audit.maxBodyBytes());
   return cfg.dispatch(ctx);
 }

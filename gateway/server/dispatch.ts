@@ -13,8 +13,11 @@ import { serveLocal, type LocalRoutes } from '../local/router.js';
 import type { Aggregation, ApiServiceProxy } from '../aggregation/index.js';
 import type { GatewayCore } from '../aggregation/remotecore.js';
 
-/** Answers the request (resolving when done), or returns undefined: not mine. */
-type Destination = (ctx: RequestContext) => Promise<void> | undefined;
+/** A destination answered the request without waiting. */
+const ANSWERED = true;
+
+/** Answers the request (a promise resolving when done, ANSWERED when done already), or returns undefined: not mine. */
+type Destination = (ctx: RequestContext) => Promise<void> | typeof ANSWERED | undefined;
 
 /** Virtual types the gateway answers itself (registry entries with servedBy: 'gateway'), by `<group>/<resource>`. */
 export type GatewayServed = Readonly<Record<string, (ctx: RequestContext) => Promise<void>>>;
@@ -52,7 +55,7 @@ function serveRemote(p: ApiServiceProxy, ctx: RequestContext): Promise<void> {
   });
 }
 
-export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Promise<void> {
+export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => void | Promise<void> {
   const table: readonly Destination[] = [
     // A group version an APIService serves elsewhere (aggregated backends).
     (ctx) => {
@@ -74,10 +77,12 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
       const i = ctx.info;
       if (!t.core.backend.serves(i.apiGroup, i.apiVersion)) return undefined;
       // The context is the backend's request: its carried headers, warnings and trace go along, no copy made.
-      return t.core.backend.serve(ctx);
+      const b = t.core.backend;
+      return b.serveNow ? (b.serveNow(ctx) ?? ANSWERED) : b.serve(ctx);
     },
   ];
-  return async (ctx) => {
+  // A promise only when the destination has to wait (the chain's rule); a failure found before that is thrown.
+  return (ctx) => {
     const i = ctx.info;
     if (i.isResourceRequest) {
       // A deprecated version: kube's Warning, the deprecated-API gauge and the audit annotations.
@@ -97,6 +102,7 @@ export function buildDispatch(t: DispatchTargets): (ctx: RequestContext) => Prom
     }
     for (const destination of table) {
       const answered = destination(ctx);
+      if (answered === ANSWERED) return undefined;
       if (answered) return answered;
     }
     throw pathNotFound();

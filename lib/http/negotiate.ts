@@ -135,8 +135,17 @@ function cborOutput(params: Record<string, string>, allowAs: ReadonlySet<OutputA
   return Object.freeze({ format: 'cbor', as, asVersion: 'v1', contentType: `${CBOR_MEDIA_TYPE};as=${as};g=meta.k8s.io;v=v1` });
 }
 
-const cache = new Map<string, Output | StatusError>();
+/**
+ * Answers by Accept value, then by variant (`variantOf`): the request's own header string is the
+ * key, so no key string is joined per request (kubectl's Accept runs to ~100 characters).
+ */
+const cache = new Map<string, (Output | StatusError | undefined)[]>();
 const CACHE_LIMIT = 512;
+
+/** The slot of an answer: what is served beside the media types (allowAs, protobuf, cbor). */
+function variantOf(allowAs: ReadonlySet<OutputAs>, enc: Encodings): number {
+  return (allowAs === RESOURCE_AS ? 0 : 4) + (enc.protobuf ? 2 : 0) + (enc.cbor ? 1 : 0);
+}
 
 export const RESOURCE_AS: ReadonlySet<OutputAs> = new Set(['Table', 'PartialObjectMetadata', 'PartialObjectMetadataList']);
 export const DISCOVERY_AS: ReadonlySet<OutputAs> = new Set(['APIGroupDiscoveryList']);
@@ -151,8 +160,13 @@ export const DISCOVERY_AS: ReadonlySet<OutputAs> = new Set(['APIGroupDiscoveryLi
  */
 export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet<OutputAs> = RESOURCE_AS, enc: Encodings = {}): Output {
   if (!accept) return JSON_OUTPUT;
-  const cacheKey = `${accept}\u0000${allowAs === RESOURCE_AS ? 'r' : 'd'}${enc.protobuf ? 'p' : ''}${enc.cbor ? 'c' : ''}`;
-  let hit = cache.get(cacheKey);
+  let answers = cache.get(accept);
+  if (answers === undefined) {
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(accept, (answers = []));
+  }
+  const variant = variantOf(allowAs, enc);
+  let hit = answers[variant];
   if (hit === undefined) {
     hit = notAcceptable([...SUPPORTED_OUTPUT, ...(enc.protobuf ? [PROTOBUF_MEDIA_TYPE] : []), ...(enc.cbor ? [CBOR_MEDIA_TYPE] : [])]);
     for (const range of parseAccept(accept)) {
@@ -162,8 +176,7 @@ export function negotiateOutput(accept: string | undefined, allowAs: ReadonlySet
         break;
       }
     }
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(cacheKey, hit);
+    answers[variant] = hit;
   }
   if (hit instanceof StatusError) throw hit;
   return hit;

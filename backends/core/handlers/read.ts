@@ -15,18 +15,36 @@ import { encodeContinue } from '../continuetoken.js';
 import { convertsOnRead, listAs, listJson, listParts, objectAs, outputFor } from '../render.js';
 import { served, servedAll } from '../conversion.js';
 import { sendParts } from '../../../lib/http/parts.js';
-import { fromStoreError, storeCall } from '../storeerrors.js';
+import { fromStoreError, storeCall, storeFailure } from '../storeerrors.js';
 import { StoreError, type ListOptions, type ListResult } from '../store/types.js';
 import { listSelected, selectsConverted } from '../selection.js';
 
 const CONTINUE_EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
-export async function getObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
+/**
+ * A promise only when the read has to wait: from a store that answers at once (Store.getNow) a GET
+ * without resourceVersion of a type without a conversion webhook is answered before this returns.
+ */
+export function getObject(env: CoreEnv, t: ResourceType, r: BackendRequest): void | Promise<void> {
   const out = outputFor(env, t, r.req.headers.accept);
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const name = r.info.name;
   const rvRaw = r.query.get('resourceVersion') ?? '';
+  const getNow = rvRaw === '' && !t.conversionWebhook ? env.store.getNow : undefined;
+  if (getNow === undefined) return getObjectLater(env, t, r, out, gr, rvRaw);
+  let obj: KObject | undefined;
+  try {
+    obj = getNow(objectKey(t, r.info.namespace, name));
+  } catch (err) {
+    throw storeFailure(err, gr, name);
+  }
+  if (!obj) throw notFound(gr, name);
+  sendObject(r, 200, objectAs(t, obj, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
+}
+
+async function getObjectLater(env: CoreEnv, t: ResourceType, r: BackendRequest, out: Output, gr: GroupResource, rvRaw: string): Promise<void> {
+  const name = r.info.name;
   // resourceVersion=0: any state, from the watch cache (store.get with minRev 0).
   const minRev = rvRaw === '' ? undefined : parseRevision(rvRaw);
   const obj = await storeCall(gr, name, () => env.store.get(objectKey(t, r.info.namespace, name), minRev), minRev);

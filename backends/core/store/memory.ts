@@ -53,6 +53,11 @@ export class MemoryStore implements Store {
     return this.state.read(key);
   }
 
+  getNow(key: string): KObject | undefined {
+    this.live();
+    return this.state.read(key);
+  }
+
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
     this.live();
     if (opts?.minRev !== undefined && opts.minRev > this.state.rev) await this.state.waitForRev(opts.minRev, this.state.tooLargeWaitMs);

@@ -96,6 +96,11 @@ export interface Store {
    * minRev 0 answers from what the store's watch cache holds, without asking a shared store.
    */
   get(key: string, minRev?: number): Promise<KObject | undefined>;
+  /**
+   * get(key) without minRev, answered at once: offered by the stores that hold their current state in
+   * this process (memory, file), so a GET takes no promise turn for its read. Throws as get rejects.
+   */
+  getNow?: ((key: string) => KObject | undefined) | undefined;
   /** Lists a prefix. `gone` when opts.rev is older than the retained history, `too-large` when newer than the store. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   /** Delivers every change under prefix with revision > fromRev. Throws `gone` when fromRev is no longer retained. */
