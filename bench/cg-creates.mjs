@@ -19,6 +19,9 @@
 // bench/cg-main.sh gives the server's main-thread instructions per create:
 //   bench/cg-main.sh main cg-creates.mjs WARM=1000 N=1000 [DIST=<another build's dist>]
 // DIST: the build (default ../dist; an earlier build for an A/B).
+// C=<n> (KIND=create, with WARM): n creates in flight instead of 4, each
+// connection sending its next one when the previous is answered (the file
+// store's group commit then carries batches as under the bench's 50).
 // KIND=csr (with WARM): the forked client creates CertificateSigningRequests
 // instead, each with a P-256 key of its own (made in the client, outside
 // valgrind), so the signature check runs on every create.
@@ -28,12 +31,13 @@
 // patch of one key, or a server-side apply (fieldManager=bench) of the whole
 // object; so one run gives the update path's instructions per write.
 // MEASURE=cpu (with WARM, without valgrind): prints the process's CPU (user +
-// system, every thread) per measured write instead; alternate builds (DIST=)
+// system, every thread; and the main thread's alone) per measured write instead; alternate builds (DIST=)
 // run by run when the machine is too busy for callgrind.
 // PROF=<file> (with WARM, without valgrind): a V8 CPU profile of the server
 // over the measured writes alone; `node bench/profstages.mjs <file>` splits it
 // by stage (the write-path table in bench/README.md).
 import { execFile, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,9 +86,23 @@ function cmNamed(name, i) {
   o.data.c = `z${i}`;
   return JSON.stringify(o);
 }
-/** n writes of KIND from `from` on, 4 in flight; the count of answers that were not its success. */
+/** Writes in flight (C=, creates only): each of C connections sends its next create once the previous one is answered. */
+const inFlight = Number(process.env.C ?? 4);
+if (inFlight !== 4 && kind !== 'create') throw new Error('C= is for KIND=create');
+/** n writes of KIND from `from` on, 4 in flight (or C); the count of answers that were not its success. */
 async function creates(call, from, n) {
   let bad = 0;
+  if (inFlight !== 4) {
+    let next = from;
+    const worker = async () => {
+      while (next < from + n) {
+        const [got, want] = await WRITES[kind](call, next++);
+        if (got !== want) bad++;
+      }
+    };
+    await Promise.all(Array.from({ length: inFlight }, worker));
+    return bad;
+  }
   for (let i = from; i < from + n; i += 4) {
     const st = await Promise.all([0, 1, 2, 3].map((j) => WRITES[kind](call, i + j)));
     bad += st.filter(([got, want]) => got !== want).length;
@@ -107,7 +125,7 @@ const caller =
     });
 if (process.send && process.env.CGC_PORT) {
   // The forked client (WARM): warm up, wait for the counters to be zeroed, measure.
-  const agent = new Agent({ keepAlive: true, ...JSON.parse(process.env.CGC_TLS ?? '{}'), maxSockets: 4 });
+  const agent = new Agent({ keepAlive: true, ...JSON.parse(process.env.CGC_TLS ?? '{}'), maxSockets: inFlight });
   const call = caller(Number(process.env.CGC_PORT), agent);
   const warm = Number(process.env.WARM);
   let bad = 0;
@@ -146,6 +164,16 @@ const call = caller(port, agent);
 while ((await call('GET', '/readyz').catch(() => 0)) !== 200) await new Promise((r) => setTimeout(r, 50));
 const N = Number(process.env.N ?? 1000);
 let bad = 0;
+/** The main thread's user and system CPU in clock ticks (10 ms), from /proc (0 where there is none). */
+function mainThreadTicks() {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [Number(f[11]), Number(f[12])];
+  } catch {
+    return [0, 0];
+  }
+}
 /** callgrind_control on this process, the event loop kept busy so valgrind reads the command. */
 async function callgrind(flag) {
   const tick = setInterval(() => {}, 5);
@@ -160,13 +188,15 @@ if (process.env.WARM) {
   const cpu = process.env.MEASURE === 'cpu';
   if (!prof && !cpu) await callgrind('-z');
   const before = process.cpuUsage();
+  const mainBefore = mainThreadTicks();
   child.send('go');
   const done = await next();
   const used = process.cpuUsage(before);
+  const mainUs = mainThreadTicks().map((t, i) => (t - mainBefore[i]) * 1e4);
   if (prof) await prof.stop();
   else if (cpu)
     console.log(
-      `cpu per ${kind} ${((used.user + used.system) / N).toFixed(1)} µs (user ${(used.user / N).toFixed(1)}, system ${(used.system / N).toFixed(1)})`,
+      `cpu per ${kind} ${((used.user + used.system) / N).toFixed(1)} µs (user ${(used.user / N).toFixed(1)}, system ${(used.system / N).toFixed(1)}; main thread ${((mainUs[0] + mainUs[1]) / N).toFixed(1)}: user ${(mainUs[0] / N).toFixed(1)}, system ${(mainUs[1] / N).toFixed(1)})`,
     );
   else await callgrind('-d');
   bad = Number(String(done).split(' ')[1]);

@@ -195,6 +195,25 @@ describe('file store on disk', () => {
     await store.close();
   });
 
+  it('reports a write failing against one not yet durable only once that one is readable', async () => {
+    const store = await open();
+    const first = store.create('core/pods/a/x', pod('a', 'x'));
+    const second = store.create('core/pods/a/x', pod('a', 'x')).then(
+      () => assert.fail('a second create of the same key succeeded'),
+      async (err: unknown) => {
+        assert.ok(err instanceof StoreError && err.code === 'exists');
+        assert.equal(rv(await store.get('core/pods/a/x')), 1, 'the first create is readable when the second fails');
+      },
+    );
+    const stale = store.update('core/pods/a/x', pod('a', 'x'), 7).then(
+      () => assert.fail('an update at a wrong revision succeeded'),
+      (err: unknown) => assert.ok(err instanceof StoreError && err.code === 'conflict'),
+    );
+    assert.equal(rv(await first), 1);
+    await Promise.all([second, stale]);
+    await store.close();
+  });
+
   it('commits many concurrent writes in batches and acknowledges each one', async () => {
     const store = await open();
     const n = 2000;

@@ -71,20 +71,51 @@ export interface LogRecord {
   bytes: number;
 }
 
-/**
- * One log line, as text: `objectJson` is the stamped object already serialised
- * (once, when the write was accepted), so a batch costs no second stringify
- * of objects, and a batch's lines are joined and encoded once (one Buffer per
- * batch instead of three per record and a concat).
- */
-export function encodeRecord(rev: number, batchStart: number, at: number, key: string, objectJson?: string): string {
-  const body = objectJson === undefined ? '"d":1' : `"o":${objectJson}`;
-  const json = `{"r":${rev},"b":${batchStart},"t":${at},"k":${JSON.stringify(key)},${body}}`;
-  return `${crc32Text(json).toString(16).padStart(8, '0')} ${json}\n`;
+/** What a log record is made of: the stamped object already serialised (once, when the write was accepted), none for a delete. */
+export interface RecordInput {
+  rev: number;
+  at: number;
+  key: string;
+  json: string | undefined;
 }
 
-/** CRC-32 of a string's UTF-8 bytes (zlib.crc32 encodes a string itself; the fallback encodes first). */
-const crc32Text: (text: string) => number = typeof zlib.crc32 === 'function' ? (text) => zlib.crc32(text) : (text) => tableCrc32(Buffer.from(text));
+/** The 8 hex digits a line's head holds until its CRC is written over them. */
+const CRC_PLACEHOLDER = '00000000';
+
+/**
+ * A batch's log lines as one Buffer. Each record's text is encoded to UTF-8
+ * once: the lines are joined with a placeholder head and encoded together,
+ * then each line's CRC is taken over its JSON's bytes in the Buffer and
+ * written into its head (a CRC of the text encoded the text a second time).
+ * `ends[i]` is the offset just past record i's newline.
+ */
+export function encodeBatch(batchStart: number, records: readonly RecordInput[]): { buf: Buffer; ends: number[] } {
+  let text = '';
+  for (const r of records) {
+    const body = r.json === undefined ? '"d":1' : `"o":${r.json}`;
+    text += `${CRC_PLACEHOLDER} {"r":${r.rev},"b":${batchStart},"t":${r.at},"k":${JSON.stringify(r.key)},${body}}\n`;
+  }
+  const buf = Buffer.from(text, 'utf8');
+  const ends: number[] = [];
+  let pos = 0;
+  while (pos < buf.length) {
+    // JSON escapes newlines: the first one after the head ends the line.
+    const nl = buf.indexOf(0x0a, pos + 9);
+    writeHex8(buf, pos, crc32(buf.subarray(pos + 9, nl)));
+    pos = nl + 1;
+    ends.push(pos);
+  }
+  return { buf, ends };
+}
+
+/** n as 8 lowercase hex digits at buf[at] (the inverse of hex8). */
+function writeHex8(buf: Buffer, at: number, n: number): void {
+  for (let i = at + 7; i >= at; i--) {
+    const d = n & 15;
+    buf[i] = d < 10 ? 0x30 + d : 0x57 + d;
+    n >>>= 4;
+  }
+}
 
 function isObject(v: unknown): v is KObject {
   return isPlainObject(v) && isPlainObject(v.metadata);

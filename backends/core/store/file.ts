@@ -16,7 +16,7 @@ import { assertKey } from './keys.js';
 import { storedCopy } from './objects.js';
 import { checkStoredSize, checkWrite } from './preconditions.js';
 import type { WriteKind } from './preconditions.js';
-import { encodeRecord, encodeSnapshot } from './file-format.js';
+import { encodeBatch, encodeSnapshot } from './file-format.js';
 import { acquireLock, fsyncDir } from './file-dir.js';
 import { LOG, SNAPSHOT, SNAPSHOT_TMP, recover } from './file-load.js';
 import type { DirLock } from './file-dir.js';
@@ -40,6 +40,13 @@ interface PendingWrite {
   json: string | undefined;
   resolve(obj: KObject): void;
   reject(err: StoreError): void;
+  /** Settled: committed (readable) or failed. */
+  settled: boolean;
+  /**
+   * Writes waiting for this one to settle (a precondition failed against it), made
+   * on demand: one promise per write instead of two, the usual write has no waiter.
+   */
+  waiters: (() => void)[] | undefined;
 }
 
 /** Cap per batch so one fdatasync never carries an unbounded buffer. */
@@ -49,7 +56,7 @@ export class FileStore implements Store {
   /** Newest rev handed out; ≥ state.rev (the visible, durable one). */
   private nextRev: number;
   /** Accepted but not yet durable writes, newest per key; undefined object = delete. */
-  private readonly overlay = new Map<string, { rev: number; object: KObject | undefined; durable: Promise<void> }>();
+  private readonly overlay = new Map<string, PendingWrite>();
   private queue: PendingWrite[] = [];
   private compactWaiters: { resolve(): void; reject(err: unknown): void }[] = [];
   private running: Promise<void> | undefined;
@@ -179,40 +186,65 @@ export class FileStore implements Store {
     await this.lock.release();
   }
 
-  private async enqueue(kind: WriteKind, key: string, obj: KObject | undefined, expectedRev?: number): Promise<KObject> {
-    this.readable();
-    if (this.failed) throw this.failed;
-    assertKey(key);
-    const pending = this.overlay.get(key);
-    try {
-      checkWrite(kind, key, pending ? pending.object : this.state.get(key), expectedRev);
-    } catch (err) {
-      // Failing against a write readers cannot see yet would send a retry loop
-      // (guaranteedUpdate) round again on the same stale read: report the
-      // failure once the state it refers to is readable.
-      if (pending) await pending.durable;
-      if (this.failed) throw this.failed;
-      throw err;
-    }
+  /**
+   * Not async: the write's own promise is the one the caller gets (an async
+   * function would wrap it in a second one and resolve it a tick later).
+   */
+  private enqueue(kind: WriteKind, key: string, obj: KObject | undefined, expectedRev?: number): Promise<KObject> {
     let object: KObject | undefined;
     let json: string | undefined;
-    if (obj) {
-      // Serialise before taking a revision so an unserialisable object fails alone, not its batch.
-      object = storedCopy(obj, this.nextRev + 1);
-      json = JSON.stringify(object);
-      checkStoredSize(json, object);
-      // The object answered and sent to watchers is this one: its text is already made.
-      rememberJson(object, json);
+    try {
+      this.readable();
+      if (this.failed) throw this.failed;
+      assertKey(key);
+      const pending = this.overlay.get(key);
+      try {
+        checkWrite(kind, key, pending ? pending.object : this.state.get(key), expectedRev);
+      } catch (err) {
+        // Failing against a write readers cannot see yet would send a retry loop
+        // (guaranteedUpdate) round again on the same stale read: report the
+        // failure once the state it refers to is readable.
+        if (pending && !pending.settled) return this.afterSettled(pending, err);
+        throw err;
+      }
+      if (obj) {
+        // Serialise before taking a revision so an unserialisable object fails alone, not its batch.
+        object = storedCopy(obj, this.nextRev + 1);
+        json = JSON.stringify(object);
+        checkStoredSize(json, object);
+        // The object answered and sent to watchers is this one: its text is already made.
+        rememberJson(object, json);
+      }
+    } catch (err) {
+      return Promise.reject(err);
     }
     const rev = ++this.nextRev;
-    let settle!: () => void;
-    const durable = new Promise<void>((r) => (settle = r));
-    this.overlay.set(key, { rev, object, durable });
     return new Promise<KObject>((resolve, reject) => {
-      const done = { resolve: (o: KObject) => (settle(), resolve(o)), reject: (e: StoreError) => (settle(), reject(e)) };
-      this.queue.push({ key, rev, at: this.state.clock(), object, json, ...done });
+      const p: PendingWrite = { key, rev, at: this.state.clock(), object, json, resolve, reject, settled: false, waiters: undefined };
+      this.overlay.set(key, p);
+      this.queue.push(p);
       this.kick();
     });
+  }
+
+  /** err once `pending` is settled (or the store's failure, when the log failed meanwhile). */
+  private async afterSettled(pending: PendingWrite, err: unknown): Promise<never> {
+    await new Promise<void>((r) => (pending.waiters ??= []).push(r));
+    if (this.failed) throw this.failed;
+    throw err;
+  }
+
+  private static settle(p: PendingWrite): void {
+    p.settled = true;
+    const waiters = p.waiters;
+    if (waiters === undefined) return;
+    p.waiters = undefined;
+    for (const w of waiters) w();
+  }
+
+  private static fail(p: PendingWrite, err: StoreError): void {
+    FileStore.settle(p);
+    p.reject(err);
   }
 
   private kick(): void {
@@ -248,22 +280,22 @@ export class FileStore implements Store {
   /** One append + one fdatasync for the whole batch, then the writes become visible in rev order. */
   private async flush(batch: PendingWrite[]): Promise<void> {
     const start = this.logSize;
-    const lines = batch.map((p) => encodeRecord(p.rev, start, p.at, p.key, p.json));
-    const buf = Buffer.from(lines.join(''), 'utf8');
+    const { buf, ends } = encodeBatch(start, batch);
     try {
       await this.log.append(buf, batch.length);
     } catch (err) {
       this.fail(`write to "${join(this.dir, LOG)}" failed: ${err instanceof Error ? err.message : String(err)}`);
-      for (const p of batch) p.reject(this.failed!);
+      for (const p of batch) FileStore.fail(p, this.failed!);
       return;
     }
     this.logSize += buf.length;
     for (let i = 0; i < batch.length; i++) {
       const p = batch[i]!;
       const ev = this.state.commit(p.key, p.rev, p.object);
-      if (this.overlay.get(p.key)?.rev === p.rev) this.overlay.delete(p.key);
-      // The line's length in UTF-16 units: its bytes for ASCII, an estimate otherwise (only weighs compaction).
-      this.setSize(p.key, p.object ? lines[i]!.length : undefined);
+      if (this.overlay.get(p.key) === p) this.overlay.delete(p.key);
+      // The line's bytes, as replay measures it.
+      this.setSize(p.key, p.object ? ends[i]! - (i === 0 ? 0 : ends[i - 1]!) : undefined);
+      FileStore.settle(p);
       p.resolve(p.object ?? ev.object);
     }
   }
@@ -316,7 +348,7 @@ export class FileStore implements Store {
   }
 
   private rejectAll(err: StoreError): void {
-    for (const p of this.queue.splice(0)) p.reject(err);
+    for (const p of this.queue.splice(0)) FileStore.fail(p, err);
     for (const w of this.compactWaiters.splice(0)) w.reject(err);
     this.overlay.clear();
   }
