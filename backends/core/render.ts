@@ -85,9 +85,17 @@ function conversionUnavailable(t: ResourceType, from: string): StatusError {
   return internalError(`conversion webhook for ${from}, Kind=${t.kind} failed: the object was not converted (CRD ${t.crd ?? ''})`);
 }
 
+/** Whether `t` has a protobuf schema, per type: the lookup built a string and searched its group's kinds on every write, twice. */
+const protobufOf = new WeakMap<ResourceType, boolean>();
+function hasProtobuf(t: ResourceType): boolean {
+  let has = protobufOf.get(t);
+  if (has === undefined) protobufOf.set(t, (has = hasSchema(apiVersionOf(t), t.kind)));
+  return has;
+}
+
 /** The representation of answers about `t`: protobuf only for types with a protobuf schema, CBOR when the gate is on. */
 export function outputFor(env: Pick<CoreEnv, 'cbor'>, t: ResourceType, accept: string | undefined): Output {
-  return negotiateOutput(accept, RESOURCE_AS, { protobuf: hasSchema(apiVersionOf(t), t.kind), cbor: env.cbor });
+  return negotiateOutput(accept, RESOURCE_AS, { protobuf: hasProtobuf(t), cbor: env.cbor });
 }
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
