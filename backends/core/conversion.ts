@@ -107,15 +107,20 @@ export async function served(env: CoreEnv, t: ResourceType, obj: KObject, stored
 }
 
 /** An object written through `t`, in the version it is stored in (the storage version for webhook conversion). */
-export async function toStorage(env: CoreEnv, t: ResourceType, obj: KObject): Promise<KObject> {
+export function toStorage(env: CoreEnv, t: ResourceType, obj: KObject): KObject | Promise<KObject> {
   const cfg = t.conversionWebhook;
   const sv = t.storageVersion;
   if (t.convert && sv) return obj.apiVersion === apiVersionOf(sv) ? obj : t.convert(obj, apiVersionOf(sv));
   if (!cfg || !sv || !env.conversion) return obj;
   const want = apiVersionOf(sv);
   if (obj.apiVersion === want) return obj;
+  return viaWebhook(env, cfg, t, obj, want);
+}
+
+/** toStorage's webhook call: a promise only when a webhook converts (every other write takes no promise turn). */
+async function viaWebhook(env: CoreEnv, cfg: NonNullable<ResourceType['conversionWebhook']>, t: ResourceType, obj: KObject, want: string): Promise<KObject> {
   try {
-    const [converted] = await env.conversion.convert(cfg, [obj], want, gvkText(String(obj.apiVersion), t.kind), env.trace);
+    const [converted] = await env.conversion!.convert(cfg, [obj], want, gvkText(String(obj.apiVersion), t.kind), env.trace);
     return converted!;
   } catch (err) {
     throw conversionFailed(err);

@@ -30,7 +30,13 @@ export function inKubeOrder(t: ResourceType | undefined, obj: KObject, slot = tr
   const metadata = out.metadata as Record<string, unknown> | undefined;
   if (typeof metadata !== 'object' || metadata === null) return out;
   const slotted = withResourceVersionSlot(metadata, objectMeta);
-  return slotted === metadata ? out : { ...out, metadata: slotted };
+  if (slotted === metadata) return out;
+  // A rebuilt `out` is this walk's own (struct order made it): the slotted metadata takes its place in it, no second copy.
+  if (out !== obj) {
+    out.metadata = slotted as KObject['metadata'];
+    return out;
+  }
+  return { ...out, metadata: slotted };
 }
 
 /** The type a stored object is of: its key's group and plural, in the version of its apiVersion. */

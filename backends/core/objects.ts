@@ -80,15 +80,19 @@ function validateFinalizers(obj: KObject): StatusCause[] {
 }
 
 export function validate(t: ResourceType, obj: KObject, old: KObject | undefined, target?: UpdateTarget): void {
-  const causes = [
-    // On create only, as kube's ValidateObjectMeta: an update cannot change the name, and one stored under an older rule stays writable.
-    ...(old === undefined ? validateName(t.nameRule, obj) : []),
-    ...validateLabels(obj.metadata.labels),
-    ...validateAnnotations(obj.metadata.annotations),
-    ...validateFinalizers(obj),
-    ...(t.validate ? t.validate(obj, old, target) : []),
-  ];
+  // Each check's causes are empty on every valid write: appended, not spread into a new array per write.
+  const causes: StatusCause[] = [];
+  // On create only, as kube's ValidateObjectMeta: an update cannot change the name, and one stored under an older rule stays writable.
+  if (old === undefined) append(causes, validateName(t.nameRule, obj));
+  append(causes, validateLabels(obj.metadata.labels));
+  append(causes, validateAnnotations(obj.metadata.annotations));
+  if (obj.metadata.finalizers !== undefined) append(causes, validateFinalizers(obj));
+  if (t.validate) append(causes, t.validate(obj, old, target));
   if (causes.length > 0) throw invalid({ group: t.group, kind: t.kind }, obj.metadata.name ?? obj.metadata.generateName ?? '', causes);
+}
+
+function append(to: StatusCause[], from: readonly StatusCause[]): void {
+  for (let i = 0; i < from.length; i++) to.push(from[i]!);
 }
 
 /**

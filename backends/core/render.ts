@@ -85,7 +85,6 @@ function conversionUnavailable(t: ResourceType, from: string): StatusError {
   return internalError(`conversion webhook for ${from}, Kind=${t.kind} failed: the object was not converted (CRD ${t.crd ?? ''})`);
 }
 
-/** The representation of answers about `t`: protobuf only for types with a protobuf schema, CBOR when the gate is on. */
 /** hasSchema by type (types are frozen, schemas fixed): asked on every read, it joined a string and searched a list each time. */
 const protobufByType = new WeakMap<ResourceType, boolean>();
 
@@ -95,6 +94,7 @@ function protobufOf(t: ResourceType): boolean {
   return has;
 }
 
+/** The representation of answers about `t`: protobuf only for types with a protobuf schema, CBOR when the gate is on. */
 export function outputFor(env: Pick<CoreEnv, 'cbor'>, t: ResourceType, accept: string | undefined): Output {
   return negotiateOutput(accept, RESOURCE_AS, { protobuf: protobufOf(t), cbor: env.cbor });
 }

@@ -93,10 +93,31 @@ function structOrder(plan: Plan<true>, value: Record<string, unknown>): Record<s
     for (const k of keys) put(out, k, changed?.has(k) ? changed.get(k) : value[k]);
     return out;
   }
-  const known = keys.filter((k) => place.has(k)).sort((a, b) => place.get(a)!.at - place.get(b)!.at);
-  for (const k of known) out[k] = changed?.has(k) ? changed.get(k) : value[k];
+  for (const k of byPlace(place, keys)) out[k] = changed?.has(k) ? changed.get(k) : value[k];
   for (const k of keys) if (!place.has(k)) put(out, k, value[k]);
   return out;
+}
+
+/**
+ * The keys `place` names, in their places' order: each place read once and the few keys
+ * insertion-sorted, where a sort's comparator read two places per comparison (every create
+ * rebuilds its object and metadata here; docs/decisions/2026-11-29-create-cpu-cuts.md).
+ */
+function byPlace(place: Plan<true>['place'], keys: readonly string[]): string[] {
+  const known: string[] = [];
+  const at: number[] = [];
+  for (const k of keys) {
+    const p = place.get(k);
+    if (p === undefined) continue;
+    let i = known.length;
+    for (; i > 0 && at[i - 1]! > p.at; i--) {
+      known[i] = known[i - 1]!;
+      at[i] = at[i - 1]!;
+    }
+    known[i] = k;
+    at[i] = p.at;
+  }
+  return known;
 }
 
 /**

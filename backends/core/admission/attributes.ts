@@ -52,6 +52,15 @@ export function admissionAttributes(t: ResourceType, r: BackendRequest, w: Write
   };
 }
 
+/**
+ * `a` (of a write with no `name` of its own) for another object of the same write: the validating
+ * phase's prepared object, whose name a generateName may just have made. A copy of `a`, not a
+ * rebuild: the request's parts (query, kind, resource, options, callbacks) are the same.
+ */
+export function withObject(a: AdmissionAttributes, r: BackendRequest, object: KObject): AdmissionAttributes {
+  return { ...a, object, name: r.info.name || object.metadata.name || '' };
+}
+
 /** A decoded request object (a Scale, a TokenRequest) as admission is given it: metadata an object. */
 export function asAdmitted(value: Record<string, unknown>): KObject {
   return { ...value, metadata: isPlainObject(value['metadata']) ? value['metadata'] : {} } as KObject;

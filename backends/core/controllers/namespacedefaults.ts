@@ -26,6 +26,8 @@ const ROOT_CA_DESCRIPTION =
 abstract class PerNamespaceController extends WatchingController {
   protected readonly namespaces: ResourceType;
   protected readonly kept: ResourceType;
+  /** The namespaces' key prefix, made once: every write of the kept type (every ConfigMap's) is told apart by it. */
+  private readonly namespacePrefix: string;
 
   constructor(
     env: CoreEnv,
@@ -39,6 +41,7 @@ abstract class PerNamespaceController extends WatchingController {
     super(env, name, [listPrefix(namespaces, ''), listPrefix(kept, '')], retryMs);
     this.namespaces = namespaces;
     this.kept = kept;
+    this.namespacePrefix = listPrefix(namespaces, '');
   }
 
   /** The object to create in `namespace`. */
@@ -51,7 +54,7 @@ abstract class PerNamespaceController extends WatchingController {
 
   protected override onEvent(ev: StoreEvent): void {
     const o = ev.object;
-    const isNamespace = ev.key.startsWith(listPrefix(this.namespaces, ''));
+    const isNamespace = ev.key.startsWith(this.namespacePrefix);
     if (isNamespace && ev.type === 'DELETED') return;
     if (!isNamespace && o.metadata.name !== this.keptName) return;
     const ns = isNamespace ? (o.metadata.name ?? '') : (o.metadata.namespace ?? '');

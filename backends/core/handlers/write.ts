@@ -13,6 +13,7 @@ import type { CoreEnv } from '../env.js';
 import { objectKey } from '../keys.js';
 import { checkEnvelope, checkPathAgreement, isFinalized, prepareCreate, prepareUpdate, type UpdateTarget, updateTargetOf } from '../objects.js';
 import { objectAs, outputFor } from '../render.js';
+import type { Output } from '../../../lib/http/negotiate.js';
 import { served, toStorage } from '../conversion.js';
 import { fromStoreError, storeCall } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
@@ -20,7 +21,7 @@ import { parseDryRun } from './params.js';
 import { createTracker, updateTracker, withOwnerVersions } from './managedfields.js';
 import { customResourceWarnings } from '../crwarnings.js';
 import { inKubeOrder } from '../keyorder.js';
-import { admissionAttributes } from '../admission/attributes.js';
+import { admissionAttributes, withObject } from '../admission/attributes.js';
 import { mutate, validate } from '../admission/run.js';
 
 /**
@@ -29,10 +30,16 @@ import { mutate, validate } from '../admission/run.js';
  * unknown fields dropped, warned or refused, wrong types and missing required
  * fields refused (422).
  */
-async function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<KObject> {
+function readObject(env: CoreEnv, t: ResourceType, r: BackendRequest): KObject | Promise<KObject> {
+  // The gateway has read the body (dispatch.ts): no promise turn for it.
+  if (r.body !== undefined) return objectOf(env, t, r, r.body);
+  return readBody(r.req, env.bodyLimit).then((body) => objectOf(env, t, r, body));
+}
+
+function objectOf(env: CoreEnv, t: ResourceType, r: BackendRequest, body: Buffer): KObject {
   const format = negotiateInput(r.req.headers['content-type'], env.cbor);
   const level = parseFieldValidation(r.query);
-  const { value, duplicates } = decodeBody(r.body ?? (await readBody(r.req, env.bodyLimit)), format);
+  const { value, duplicates } = decodeBody(body, format);
   const obj = checkEnvelope(t, value);
   const name = obj.metadata.name ?? obj.metadata.generateName ?? '';
   const { warnings, causes } = decodeFields(obj, t.schema, duplicates, level, strictPrefixOf(t.kind, t.version));
@@ -50,9 +57,14 @@ const underStatus = (c: StatusCause) => c.reason === 'FieldValueRequired' && c.f
  * Answers with `obj` (stored, or in the request's version) as the request's
  * version serves it; `stored` false for a dry run's object (never a stored state).
  */
-export async function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject, stored = true): Promise<void> {
+export function respond(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, obj: KObject, stored = true): void | Promise<void> {
   const out = outputFor(env, t, r.req.headers.accept);
-  const shown = t.conversionWebhook ? await served(env, t, obj, stored) : obj;
+  // A promise only when a conversion webhook is asked: the answer of every other write takes no promise turn.
+  if (t.conversionWebhook) return served(env, t, obj, stored).then((shown) => send(env, t, r, code, shown, out));
+  send(env, t, r, code, obj, out);
+}
+
+function send(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, shown: KObject, out: Output): void {
   sendObject(r, code, objectAs(t, shown, out, r.query, env.clock()), out, wantsPretty(r.req, r.query));
 }
 
@@ -72,13 +84,14 @@ export async function createObject(
   const gr: GroupResource = { group: t.group, resource: t.plural };
   const write = { operation: 'CREATE', oldObject: undefined, dryRun } as const;
   // Admission awaited only when a plugin waits: a create no plugin waits on takes no promise turn for it (run.ts).
-  const changed = mutate(env, admissionAttributes(t, r, { ...write, object: obj }));
+  const attributes = admissionAttributes(t, r, { ...write, object: obj });
+  const changed = mutate(env, attributes);
   const mutated = (changed instanceof Promise ? await changed : changed) ?? obj;
   if (t.prevalidate) await t.prevalidate(mutated, undefined);
   const prepared = prepareCreate(t, mutated, env.clock(), r.user, track);
   addWarnings(r, customResourceWarnings(t, prepared));
   const name = prepared.metadata.name!;
-  const validated = validate(env, admissionAttributes(t, r, { ...write, object: prepared }));
+  const validated = validate(env, withObject(attributes, r, prepared));
   if (validated) await validated;
   const key = objectKey(t, r.info.namespace, name);
   if (dryRun) {
@@ -87,15 +100,18 @@ export async function createObject(
     return;
   }
   // Converted before the store is touched: a failing webhook stores nothing.
-  const storable = await toStorage(env, t, prepared);
+  const converted = toStorage(env, t, prepared);
+  const storable = converted instanceof Promise ? await converted : converted;
   const stored = await storeCall(gr, name, () => env.store.create(key, storable));
-  await respond(env, t, r, 201, stored);
+  const sent = respond(env, t, r, 201, stored);
+  if (sent) await sent;
 }
 
 export async function create(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
   outputFor(env, t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'CreateOptions');
-  const obj = await readObject(env, t, r);
+  const read = readObject(env, t, r);
+  const obj = read instanceof Promise ? await read : read;
   r.audit?.requestObject(obj);
   checkPathAgreement(t, obj, r.info.namespace);
   await createObject(env, t, r, obj, dryRun);
