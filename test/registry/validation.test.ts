@@ -33,6 +33,12 @@ test('a configmap key may not be in both data and binaryData', () => {
   );
 });
 
+test("binaryData's keys are checked against data's own keys, not its prototype's", () => {
+  // `toString` and `constructor` are valid config keys; a plain object's prototype holds both.
+  assert.deepEqual(configmaps.validate!(obj({ binaryData: { toString: 'eA==', constructor: 'eA==' } }), undefined), []);
+  assert.deepEqual(configmaps.validate!(obj({ data: { a: 'x' }, binaryData: { toString: 'eA==' } }), undefined), []);
+});
+
 test('an immutable configmap keeps its data', () => {
   const old = obj({ immutable: true, data: { a: '1' } });
   assert.deepEqual(configmaps.validate!(obj({ immutable: true, data: { a: '1' } }), old), []);

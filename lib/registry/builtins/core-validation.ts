@@ -87,7 +87,7 @@ export function validateConfigMap(obj: KObject, old: KObject | undefined): Statu
     else size += Buffer.byteLength(v);
   }
   if (binaryKeys.length > 0) {
-    for (const k of binaryKeys) if (k in data) causes.push(cause.invalid(`binaryData[${k}]`, k, 'duplicate of key present in data'));
+    for (const k of binaryKeys) if (hasOwn(data, k)) causes.push(cause.invalid(`binaryData[${k}]`, k, 'duplicate of key present in data'));
     size += base64Map(obj, 'binaryData', causes, false);
   }
   if (size > MAX_SECRET_SIZE) causes.push(tooLong('', MAX_SECRET_SIZE));
@@ -98,7 +98,7 @@ export function validateConfigMap(obj: KObject, old: KObject | undefined): Statu
 /** Keys each well-known secret type must carry. */
 function typeCauses(obj: KObject): StatusCause[] {
   const data = record(obj, 'data');
-  const has = (k: string) => k in data;
+  const has = (k: string) => hasOwn(data, k);
   const required = (k: string) => cause.required(`data[${k}]`);
   switch (str(obj, 'type')) {
     case 'kubernetes.io/service-account-token':
