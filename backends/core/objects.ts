@@ -1,7 +1,8 @@
 // Object semantics of create and update: the envelope check, server-set
 // metadata, status/spec separation, generation, finalizer rules and
 // validation. Pure functions of (type, body, old object, time).
-import { randomUUID, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { randomUuid } from '../../lib/api/uuid.js';
 import { isPlainObject, rfc3339, type KObject, type UserInfo } from '../../lib/api/meta.js';
 import { jsonEqual, membersEqual } from '../../lib/api/json.js';
 import { badRequest, cause, conflict, invalid, STALE_OBJECT, type StatusCause } from '../../lib/api/status.js';
@@ -104,7 +105,7 @@ function append(to: StatusCause[], from: readonly StatusCause[]): void {
 export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?: UserInfo, track?: (obj: KObject) => void): KObject {
   const meta = obj.metadata;
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
-  meta.uid = randomUUID();
+  meta.uid = randomUuid();
   meta.creationTimestamp = rfc3339(now);
   if (t.generation) meta.generation = 1;
   else delete meta.generation;

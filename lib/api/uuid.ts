@@ -1,5 +1,5 @@
 // Random (version 4) UUIDs as flat strings, for ids made on every request
-// (the Audit-ID). crypto.randomUUID joins its 20 pieces into a string tree
+// (the Audit-ID, a created object's uid). crypto.randomUUID joins its 20 pieces into a string tree
 // that is flattened again when the id is hashed or written to a header; here
 // the 36 characters are written into one buffer and read out as one string
 // (1.13 → 0.71 µs per id with a Map insert, loaded machine). The same entropy: bytes
