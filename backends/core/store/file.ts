@@ -122,6 +122,11 @@ export class FileStore implements Store {
     return this.state.get(key);
   }
 
+  getNow(key: string): KObject | undefined {
+    this.readable();
+    return this.state.get(key);
+  }
+
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
     this.readable();
     if (opts?.minRev !== undefined && opts.minRev > this.state.rev) await this.state.waitForRev(opts.minRev, this.state.tooLargeWaitMs);
