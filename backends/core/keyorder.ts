@@ -7,7 +7,7 @@
 import type { KObject } from '../../lib/api/meta.js';
 import type { Registry } from '../../lib/registry/index.js';
 import type { ResourceType } from '../../lib/registry/types.js';
-import { inSortedOrder, inStructOrder, withResourceVersionSlot } from '../../lib/schema/keyorder.js';
+import { inSortedOrder, inStructOrder, inStructOrderSlotted, withResourceVersionSlot } from '../../lib/schema/keyorder.js';
 import type { StructNode } from '../../lib/schema/index.js';
 import type { Store } from './store/types.js';
 
@@ -21,10 +21,11 @@ export function inKubeOrder(t: ResourceType | undefined, obj: KObject, slot = tr
   let objectMeta: StructNode | undefined;
   if (t?.crd !== undefined) out = inSortedOrder(obj);
   else if (t?.schema) {
-    out = inStructOrder(t.schema, obj);
     const meta = t.schema.fields.get('metadata')?.node;
     objectMeta = meta?.kind === 'struct' ? meta : undefined;
-    if (!objectMeta) return out;
+    if (!objectMeta || !slot) return inStructOrder(t.schema, obj);
+    // The slot made in struct order's rebuild of metadata; the check below adds it where that could not.
+    out = inStructOrderSlotted(t.schema, obj, 'metadata', 'resourceVersion');
   } else return obj;
   if (!slot) return out;
   const metadata = out.metadata as Record<string, unknown> | undefined;

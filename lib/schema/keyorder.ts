@@ -68,9 +68,24 @@ function inPlanOrder(plan: Plan<true>, value: unknown): unknown {
   }
 }
 
-function structOrder(plan: Plan<true>, value: Record<string, unknown>): Record<string, unknown> {
+/**
+ * inStructOrder of a struct with `member`'s struct given a `field` holding '' when it has
+ * none, at its place: withResourceVersionSlot(inStructOrder(…).metadata)'s object made in
+ * the one rebuild of the member (a create's metadata was rebuilt twice, once for each).
+ * A member or field the schema does not place is left to the caller (no slot added).
+ */
+export function inStructOrderSlotted<T>(node: Node, value: T, member: string, field: string): T {
+  const plan = planOf(node);
+  if (plan === null || plan.node.kind !== 'struct' || !isObject(value)) return inStructOrder(node, value);
+  return structOrder(plan, value, undefined, member, field) as T;
+}
+
+/** `add`: a field to give '' when value has none; `slotMember`'s struct gets `slotField` so. */
+function structOrder(plan: Plan<true>, value: Record<string, unknown>, add?: string, slotMember?: string, slotField?: string): Record<string, unknown> {
   const place = plan.place;
   const keys = Object.keys(value);
+  if (add !== undefined && (Object.hasOwn(value, add) || !place.has(add))) add = undefined;
+  if (add !== undefined) keys.push(add);
   let last = -1;
   let ordered = true;
   let changed: Map<string, unknown> | undefined;
@@ -83,17 +98,17 @@ function structOrder(plan: Plan<true>, value: Record<string, unknown>): Record<s
     if (p.at < last) ordered = false;
     else last = p.at;
     if (p.plan === null) continue;
-    const cur = value[k];
-    const next = inPlanOrder(p.plan, cur);
+    const cur = k === add ? '' : value[k];
+    const next = k === slotMember && p.plan.node.kind === 'struct' && isObject(cur) ? structOrder(p.plan, cur, slotField) : inPlanOrder(p.plan, cur);
     if (next !== cur) (changed ??= new Map()).set(k, next);
   }
-  if (ordered && !changed) return value;
+  if (ordered && !changed && add === undefined) return value;
   const out: Record<string, unknown> = {};
   if (ordered) {
-    for (const k of keys) put(out, k, changed?.has(k) ? changed.get(k) : value[k]);
+    for (const k of keys) put(out, k, changed?.has(k) ? changed.get(k) : k === add ? '' : value[k]);
     return out;
   }
-  for (const k of byPlace(place, keys)) out[k] = changed?.has(k) ? changed.get(k) : value[k];
+  for (const k of byPlace(place, keys)) out[k] = changed?.has(k) ? changed.get(k) : k === add ? '' : value[k];
   for (const k of keys) if (!place.has(k)) put(out, k, value[k]);
   return out;
 }
