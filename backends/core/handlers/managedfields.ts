@@ -23,14 +23,18 @@ export function fieldManagerOf(r: BackendRequest): string {
   return r.query.get('fieldManager') || managerFromUserAgent(r.req.headers['user-agent']);
 }
 
-/** fieldManager of a create or update: at most 128 printable characters (kube's ValidateFieldManager), else 422 naming it. */
-function checkFieldManager(r: BackendRequest, optionsKind: 'CreateOptions' | 'UpdateOptions'): void {
+/**
+ * fieldManager of a create or update (null without one): at most 128 printable characters
+ * (kube's ValidateFieldManager), else 422 naming it. Returned so the manager is not read again.
+ */
+function checkedFieldManager(r: BackendRequest, optionsKind: 'CreateOptions' | 'UpdateOptions'): string | null {
   const m = r.query.get('fieldManager');
-  if (m === null) return;
+  if (m === null) return m;
   let c: StatusCause | undefined;
   if (m.length > 128) c = cause.typeInvalid('fieldManager', m, 'must be no more than 128 characters');
   else if (/[^\x20-\x7e]/.test(m)) c = cause.invalid('fieldManager', m, 'must only contain printable characters');
   if (c) throw invalid({ group: 'meta.k8s.io', kind: optionsKind }, '', [c]);
+  return m;
 }
 
 export function writeContext(env: CoreEnv, t: ResourceType, r: BackendRequest, manager = fieldManagerOf(r), versions?: Versions): WriteContext {
@@ -79,15 +83,15 @@ function withoutStatus(obj: KObject): KObject {
 }
 
 export function createTracker(env: CoreEnv, t: ResourceType, r: BackendRequest): (obj: KObject) => void {
-  checkFieldManager(r, 'CreateOptions');
-  const c = writeContext(env, t, r);
+  const m = checkedFieldManager(r, 'CreateOptions');
+  const c = writeContext(env, t, r, m || managerFromUserAgent(r.req.headers['user-agent']));
   if (resetsStatus(t, c)) return (obj) => trackCreate(withoutStatus(obj), c);
   return (obj) => trackCreate(obj, c);
 }
 
 export function updateTracker(env: CoreEnv, t: ResourceType, r: BackendRequest, versions?: Versions): TrackManagedFields {
-  if (r.req.method === 'PUT') checkFieldManager(r, 'UpdateOptions');
-  const c = writeContext(env, t, r, fieldManagerOf(r), versions);
+  const m = r.req.method === 'PUT' ? checkedFieldManager(r, 'UpdateOptions') : r.query.get('fieldManager');
+  const c = writeContext(env, t, r, m || managerFromUserAgent(r.req.headers['user-agent']), versions);
   if (resetsStatus(t, c)) return (next, old, requested) => trackUpdate(withoutStatus(old), withoutStatus(next), requested, c);
   return (next, old, requested) => trackUpdate(old, next, requested, c);
 }
