@@ -83,6 +83,50 @@ function copy(v: unknown): unknown {
   return Object.freeze(out);
 }
 
+/**
+ * frozenJsonCopy of `{ ...v, [member]: { ...v[member], [field]: value } }` without
+ * the two spread copies the expression makes first (a store's write: the object
+ * and its metadata, then both copied again). Key order is the expression's: the
+ * member and the field keep their places, or come last.
+ */
+export function frozenJsonCopyWith(v: object, member: string, field: string, value: string): object {
+  const inner = (v as Record<string, unknown>)[member];
+  try {
+    if (!plainNoToJson(v) || (inner !== undefined && !plainNoToJson(inner))) throw new NotPlain();
+    const innerOut = copyMembers((inner ?? {}) as Record<string, unknown>, field, value);
+    return copyMembers(v as Record<string, unknown>, member, innerOut);
+  } catch (err) {
+    if (err instanceof NotPlain || err instanceof RangeError) {
+      return frozenJsonCopy({ ...v, [member]: { ...(inner as object), [field]: value } });
+    }
+    throw err;
+  }
+}
+
+function plainNoToJson(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/** copy's object case with `key` set to the already copied `value` (in its place, else last). */
+function copyMembers(v: Record<string, unknown>, key: string, value: unknown): object {
+  const out: Record<string, unknown> = {};
+  let placed = false;
+  for (const k of Object.keys(v)) {
+    if (k === key) {
+      setOwn(out, k, value);
+      placed = true;
+      continue;
+    }
+    const x = v[k];
+    if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
+    setOwn(out, k, copy(x));
+  }
+  if (!placed) setOwn(out, key, value);
+  return Object.freeze(out);
+}
+
 class NotJson extends Error {}
 
 /**

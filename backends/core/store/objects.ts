@@ -1,7 +1,7 @@
 // Stored objects are JSON, stamped with their revision and deep-frozen, so
 // the same instance can be handed to every reader and watcher without copies.
 import type { KObject } from '../../../lib/api/meta.js';
-import { frozenJsonCopy } from '../../../lib/api/json.js';
+import { frozenJsonCopyWith } from '../../../lib/api/json.js';
 
 /**
  * A frozen copy of obj as a durable store would read it back (no undefined
@@ -12,7 +12,7 @@ import { frozenJsonCopy } from '../../../lib/api/json.js';
  * by an update — are shared.
  */
 export function storedCopy(obj: KObject, rev?: number): KObject {
-  return frozenJsonCopy({ ...obj, metadata: { ...obj.metadata, resourceVersion: rev === undefined ? '' : String(rev) } });
+  return frozenJsonCopyWith(obj, 'metadata', 'resourceVersion', rev === undefined ? '' : String(rev)) as KObject;
 }
 
 /** A frozen copy of a frozen object with another resourceVersion; nested parts are shared. */
