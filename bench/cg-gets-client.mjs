@@ -12,15 +12,19 @@ const PATH = process.env.CG_PATH ?? '/api/v1/namespaces/default/configmaps/c1';
  * n GETs of the ConfigMap, 4 in flight (INFLIGHT=1..4), over HTTP/2 (one session) or HTTP/1.1 (4 keep-alive
  * connections); the count of failures. INFLIGHT=1: every GET has an event-loop turn of its own, so the count
  * does not move with how many answers a loaded machine lets the server batch per turn. keep: leave the
- * HTTP/1.1 agent's connections open for the next call (the warm-up's), so a measured run holds no TLS handshake.
+ * HTTP/2 session or the HTTP/1.1 agent's connections open for the next call (the warm-up's), so a measured run
+ * holds no TLS handshake.
  */
 export async function runGets(port, who, n, keep = false) {
   let bad = 0;
   const k = Math.min(4, Math.max(1, Number(process.env.INFLIGHT ?? 4)));
   const batch = (f) => Promise.all(Array.from({ length: k }, f));
   if ((process.env.PROTO ?? 'h2') === 'h2') {
-    const s = connect(`https://127.0.0.1:${port}`, { ...who, servername: 'localhost' });
-    await new Promise((r) => s.once('remoteSettings', r));
+    let s = keptSession;
+    if (s === undefined) {
+      s = connect(`https://127.0.0.1:${port}`, { ...who, servername: 'localhost' });
+      await new Promise((r) => s.once('remoteSettings', r));
+    }
     const one = () =>
       new Promise((res) => {
         const st = s.request({ ':path': PATH });
@@ -35,7 +39,11 @@ export async function runGets(port, who, n, keep = false) {
         });
       });
     for (let i = 0; i < n; i += k) await batch(one);
-    s.close();
+    if (keep) keptSession = s;
+    else {
+      s.close();
+      keptSession = undefined;
+    }
     return bad;
   }
   const a = (kept ??= new Agent({ keepAlive: true, ...who, maxSockets: 4 }));
@@ -60,6 +68,7 @@ export async function runGets(port, who, n, keep = false) {
   return bad;
 }
 let kept;
+let keptSession;
 
 // Forked by cg-gets.mjs (CLIENT=process): warm up, wait for the counters to be zeroed, measure.
 if (process.send && process.env.CG_PORT) {
