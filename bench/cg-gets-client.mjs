@@ -11,15 +11,20 @@ const PATH = process.env.CG_PATH ?? '/api/v1/namespaces/default/configmaps/c1';
 /**
  * n GETs of the ConfigMap, 4 in flight (INFLIGHT=1..4), over HTTP/2 (one session) or HTTP/1.1 (4 keep-alive
  * connections); the count of failures. INFLIGHT=1: every GET has an event-loop turn of its own, so the count
- * does not move with how many answers a loaded machine lets the server batch per turn.
+ * does not move with how many answers a loaded machine lets the server batch per turn. keep: leave the
+ * HTTP/2 session or the HTTP/1.1 agent's connections open for the next call (the warm-up's), so a measured run
+ * holds no TLS handshake.
  */
-export async function runGets(port, who, n) {
+export async function runGets(port, who, n, keep = false) {
   let bad = 0;
   const k = Math.min(4, Math.max(1, Number(process.env.INFLIGHT ?? 4)));
   const batch = (f) => Promise.all(Array.from({ length: k }, f));
   if ((process.env.PROTO ?? 'h2') === 'h2') {
-    const s = connect(`https://127.0.0.1:${port}`, { ...who, servername: 'localhost' });
-    await new Promise((r) => s.once('remoteSettings', r));
+    let s = keptSession;
+    if (s === undefined) {
+      s = connect(`https://127.0.0.1:${port}`, { ...who, servername: 'localhost' });
+      await new Promise((r) => s.once('remoteSettings', r));
+    }
     const one = () =>
       new Promise((res) => {
         const st = s.request({ ':path': PATH });
@@ -34,10 +39,14 @@ export async function runGets(port, who, n) {
         });
       });
     for (let i = 0; i < n; i += k) await batch(one);
-    s.close();
+    if (keep) keptSession = s;
+    else {
+      s.close();
+      keptSession = undefined;
+    }
     return bad;
   }
-  const a = new Agent({ keepAlive: true, ...who, maxSockets: 4 });
+  const a = (kept ??= new Agent({ keepAlive: true, ...who, maxSockets: 4 }));
   const get = () =>
     new Promise((res) => {
       const r = request({ host: '127.0.0.1', port, path: PATH, agent: a }, (resp) => {
@@ -52,15 +61,20 @@ export async function runGets(port, who, n) {
       r.end();
     });
   for (let i = 0; i < n; i += k) await batch(get);
-  a.destroy();
+  if (!keep) {
+    a.destroy();
+    kept = undefined;
+  }
   return bad;
 }
+let kept;
+let keptSession;
 
 // Forked by cg-gets.mjs (CLIENT=process): warm up, wait for the counters to be zeroed, measure.
 if (process.send && process.env.CG_PORT) {
   const port = Number(process.env.CG_PORT);
   const who = JSON.parse(process.env.CG_TLS ?? '{}');
-  let bad = await runGets(port, who, Number(process.env.WARM ?? 0));
+  let bad = await runGets(port, who, Number(process.env.WARM ?? 0), true);
   process.send('warm');
   await new Promise((r) => process.once('message', r));
   bad += await runGets(port, who, Number(process.env.N ?? 1000));

@@ -29,7 +29,8 @@ export class UnionAuthenticator {
    * rejection, never a throw.
    */
   authenticate(req: IncomingMessage, trace?: Trace): AuthnResult | Promise<AuthnResult> {
-    const failures: string[] = [];
+    // Made at the first failure: a request whose first method answers makes no list.
+    let failures: string[] | undefined;
     const list = this.authenticators;
     for (let i = 0; i < list.length; i++) {
       const a = list[i]!;
@@ -37,15 +38,15 @@ export class UnionAuthenticator {
       try {
         result = a.authenticate(req, trace);
       } catch (err) {
-        failures.push(failureOf(a, err));
+        (failures ??= []).push(failureOf(a, err));
         continue;
       }
-      if (result instanceof Promise) return this.#awaiting(req, trace, i, result, failures);
-      const done = this.#settle(a, result, trace, failures);
-      if (done) return done;
+      if (result instanceof Promise) return this.#awaiting(req, trace, i, result, failures ?? []);
+      if (result && result.user.username !== '') return this.#accepted(a, result, trace);
+      if (result) (failures ??= []).push(emptyUser(a));
     }
     try {
-      return this.#none(req, trace, failures);
+      return this.#none(req, trace, failures ?? []);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -77,12 +78,14 @@ export class UnionAuthenticator {
 
   /** A method's answer: its user (in system:authenticated), or undefined to ask the next method. */
   #settle(a: Authenticator, result: AuthnResult | null, trace: Trace | undefined, failures: string[]): AuthnResult | undefined {
-    if (result && result.user.username !== '') {
-      spanAttribute(trace, 'authentication.authenticator', a.name);
-      return withAuthenticatedGroup(result, a.name);
-    }
-    if (result) failures.push(`${a.name}: empty user name`);
+    if (result && result.user.username !== '') return this.#accepted(a, result, trace);
+    if (result) failures.push(emptyUser(a));
     return undefined;
+  }
+
+  #accepted(a: Authenticator, result: AuthnResult, trace: Trace | undefined): AuthnResult {
+    spanAttribute(trace, 'authentication.authenticator', a.name);
+    return withAuthenticatedGroup(result, a.name);
   }
 
   /** No method accepted: 401, or anonymous. */
@@ -98,6 +101,10 @@ export class UnionAuthenticator {
     spanAttribute(trace, 'authentication.authenticator', 'anonymous');
     return ANONYMOUS_RESULT;
   }
+}
+
+function emptyUser(a: Authenticator): string {
+  return `${a.name}: empty user name`;
 }
 
 function failureOf(a: Authenticator, err: unknown): string {

@@ -91,7 +91,9 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     // on(), not once(): finishRequest runs once by itself (ctx.finished), and each once() wrapper
     // is ~110 B an open watch holds for its life (bench/watch-heap.ts).
     res.on('prefinish', finish);
-    res.on('finish', finish);
+    // HTTP/2's compatibility response has no 'prefinish'; on HTTP/1.1 every 'finish' follows one, and
+    // Node's own 'finish' listener then stays single (no listener array made and copied per request).
+    if (req.httpVersionMajor === 2) res.on('finish', finish);
     res.on('close', finish);
     serve(ctx, cfg).catch((err: unknown) => answerFailure(ctx, ctx, err, cbor, cfg.log));
   };

@@ -60,6 +60,8 @@ export interface RequestContext extends BackendRequest {
   readonly cancel: Deadline;
   /** The request's place under the concurrency limit (pipeline/seat.ts), while it holds one. */
   seat: Seat | undefined;
+  /** Watches, and upgrades (exec, attach, port-forward, websockets) once forwarded: read through `isLongRunning`. */
+  readonly longRunningRequest: boolean;
   /** The series a long-running request that started is counted under in apiserver_longrunning_requests, until it ends. */
   longRunning: Labels | undefined;
   /** True once the answer is handed to the socket or the client went: what is taken after that is given back at once. */
@@ -130,6 +132,8 @@ export function newContext(
     excludedMs: 0,
     terminated: false,
     seat: undefined,
+    // Read by five steps of every request: the headers getter and a hash lookup once, not each time.
+    longRunningRequest: isLongRunningVerb(info.verb) || req.headers.upgrade !== undefined,
     longRunning: undefined,
     finished: false,
     trace: traced !== undefined && !isPending(traced) ? traced : undefined,
@@ -157,6 +161,5 @@ function isPending(t: Trace | PendingTrace): t is PendingTrace {
 }
 
 export function isLongRunning(ctx: RequestContext): boolean {
-  // Watches, and upgrades (exec, attach, port-forward, websockets) once forwarded.
-  return isLongRunningVerb(ctx.info.verb) || ctx.req.headers.upgrade !== undefined;
+  return ctx.longRunningRequest;
 }
