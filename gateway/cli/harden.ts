@@ -81,7 +81,6 @@ const OVERRIDABLE: ReadonlyArray<readonly [object, readonly string[]]> = [
   [Map.prototype, ['constructor']],
   [Set.prototype, ['constructor']],
   [Date.prototype, ['constructor', 'toString', 'toJSON']],
-  [RegExp.prototype, ['toString']],
 ];
 
 /** Names whose redefinition switches a V8 fast path off for the process (protectors). */
@@ -90,10 +89,11 @@ const PROTECTED: ReadonlyMap<object, ReadonlySet<PropertyKey>> = new Map<object,
   [Array, new Set(['prototype'])],
   [Promise.prototype, new Set(['constructor', 'then'])],
   [Promise, new Set(['resolve', 'prototype'])],
-  [
-    RegExp.prototype,
-    new Set(['constructor', 'exec', 'flags', 'global', 'sticky', 'unicode', 'dotAll', 'hasIndices', 'ignoreCase', 'multiline', 'source', 'unicodeSets']),
-  ],
+  // Every member: V8 takes a RegExp's fast path only while its prototype's members keep their
+  // initial attributes, and Node checks each header with RegExp.prototype.test; locked, a short test
+  // cost 51–70 ns against 23–26 (docs/decisions/2026-11-29-regexp-prototype-unlocked.md). No JSON
+  // value reaches RegExp.prototype by property names; preventExtensions still refuses new members.
+  [RegExp.prototype, new Set(Reflect.ownKeys(RegExp.prototype))],
   [String.prototype, new Set(['replace', 'split', 'match', 'matchAll', 'search'])],
 ]);
 

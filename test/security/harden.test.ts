@@ -29,6 +29,10 @@ attempt('arrayProto', () => { [].constructor.prototype.polluted = 'yes'; });
 attempt('functionProto', () => { ({}).constructor.constructor.prototype.polluted = 'yes'; });
 attempt('stringProto', () => { ''.constructor.prototype.polluted = 'yes'; });
 attempt('defineOnProto', () => { Object.defineProperty(Object.prototype, 'polluted', { value: 'yes' }); });
+// RegExp.prototype keeps its members as they are (V8's fast path), but takes no new one; RegExp itself is locked.
+attempt('regexpProtoAdd', () => { RegExp.prototype.polluted = 'yes'; });
+attempt('regexpCtorReplaced', () => { RegExp.prototype.constructor.escape = 'yes'; });
+out.regexpWorks = /^[a-z]+$/.test('abc') && !/^[a-z]+$/.test('a-b');
 out.clean = ({}).polluted === undefined && [].polluted === undefined && ''.polluted === undefined;
 // Ordinary code keeps working: the override mistake is tamed.
 attempt('ownToString', () => { const o = {}; o.toString = () => 'mine'; if (String(o) !== 'mine') throw new Error('not own'); });
@@ -59,6 +63,9 @@ describe('hardened intrinsics (gatehouse serve)', () => {
       functionProto: 'TypeError',
       stringProto: 'TypeError',
       defineOnProto: 'TypeError',
+      regexpProtoAdd: 'TypeError',
+      regexpCtorReplaced: 'TypeError',
+      regexpWorks: true,
       clean: true,
       ownToString: 'ok',
       errorName: 'ok',
