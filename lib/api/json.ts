@@ -72,15 +72,8 @@ function copy(v: unknown): unknown {
     }
     return Object.freeze(out);
   }
-  const proto = Object.getPrototypeOf(v);
-  if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function') throw new NotPlain();
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) {
-    const x = (v as Record<string, unknown>)[k];
-    if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
-    setOwn(out, k, copy(x));
-  }
-  return Object.freeze(out);
+  if (!plainNoToJson(v)) throw new NotPlain();
+  return copyMembers(v as Record<string, unknown>);
 }
 
 /**
@@ -109,8 +102,8 @@ function plainNoToJson(v: unknown): boolean {
   return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
 }
 
-/** copy's object case with `key` set to the already copied `value` (in its place, else last). */
-function copyMembers(v: Record<string, unknown>, key: string, value: unknown): object {
+/** copy's object case; with `key`, that member set to the already copied `value` (in its place, else last). */
+function copyMembers(v: Record<string, unknown>, key?: string, value?: unknown): object {
   const out: Record<string, unknown> = {};
   let placed = false;
   for (const k of Object.keys(v)) {
@@ -123,7 +116,7 @@ function copyMembers(v: Record<string, unknown>, key: string, value: unknown): o
     if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
     setOwn(out, k, copy(x));
   }
-  if (!placed) setOwn(out, key, value);
+  if (key !== undefined && !placed) setOwn(out, key, value);
   return Object.freeze(out);
 }
 
