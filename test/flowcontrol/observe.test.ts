@@ -4,18 +4,24 @@
 // /debug/api_priority_and_fairness/ dumps in kube's columns, for users
 // allowed `get` on those paths (403 for the others). A watch waiting for
 // its initial state holds the test level's one seat, so that requests queue,
-// time out, overflow the queue and are cancelled on cue.
+// time out, overflow the queue and are cancelled on cue; each step waits for
+// the gauges to show the state it needs, not for a time.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import type { Reply } from '../helpers/client.js';
 import { cutRequest, sleep, userLevel } from './fixture.js';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 const DEBUG = '/debug/api_priority_and_fairness';
+/**
+ * How far ahead of the store the watch asks to start: the server's own writes
+ * (its identity lease, controllers) must not initialize it while the test
+ * still needs its seat held.
+ */
+const AHEAD = 100;
 
 /** The value of one series in the Prometheus text, or undefined. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
@@ -31,6 +37,16 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
   let dir: string;
   let s: TestServer;
   const as = (who: string, method: string, path: string, body?: unknown) => s.anonymous.request(method, path, body, { authorization: `Bearer ${who}-token` });
+  /** Resolves once a gauge reads `want` (the admin's scrapes are exempt: they never queue behind the level under test). */
+  const gauge = async (name: string, labels: Record<string, string>, want: number) => {
+    let seen: number | undefined;
+    for (let i = 0; i < 400; i++) {
+      seen = sample((await s.admin.request('GET', '/metrics')).text, name, labels);
+      if (seen === want) return;
+      await sleep(25);
+    }
+    assert.fail(`${name} stayed at ${seen}, never ${want}`);
+  };
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gatehouse-apf-observe-'));
@@ -71,13 +87,14 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     const watch = cutRequest(
       s,
       'carol-token',
-      `${CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=${rv + 1}`,
+      `${CMS}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=${rv + AHEAD}`,
     );
-    await sleep(300);
+    const pair = { flow_schema: 't-obs', priority_level: 't-obs' };
+    await gauge('apiserver_flowcontrol_current_executing_requests', pair, 1);
 
-    // Queued (wait limit: a quarter of 2 s), then timed out; meanwhile the queue of one is full.
-    const timedOut = cutRequest(s, 'carol-token', `${CMS}/a?timeout=2s`);
-    await sleep(150);
+    // Queued (wait limit: a quarter of 4 s), then timed out; meanwhile the queue of one is full.
+    const timedOut = cutRequest(s, 'carol-token', `${CMS}/a?timeout=4s`);
+    await gauge('apiserver_flowcontrol_current_inqueue_requests', pair, 1);
     const levels = await as('carol', 'GET', `${DEBUG}/dump_priority_levels`);
     const requests = await as('carol', 'GET', `${DEBUG}/dump_requests?includeRequestDetails=1`);
     const full = await as('carol', 'GET', `${CMS}/b`);
@@ -85,14 +102,13 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     assert.equal(await timedOut.done, 429);
     // Queued, then the client goes.
     const cut = cutRequest(s, 'carol-token', `${CMS}/c?timeout=8s`);
-    await sleep(300);
+    await gauge('apiserver_flowcontrol_current_inqueue_requests', pair, 1);
     cut.abort();
     await cut.done;
-    await sleep(100);
+    await gauge('apiserver_flowcontrol_current_inqueue_requests', pair, 0);
     const queues = await as('carol', 'GET', `${DEBUG}/dump_queues`);
     const metrics = (await s.admin.request('GET', '/metrics')).text;
 
-    const pair = { flow_schema: 't-obs', priority_level: 't-obs' };
     assert.equal(sample(metrics, 'apiserver_flowcontrol_rejected_requests_total', { ...pair, reason: 'queue-full' }), 1);
     assert.equal(sample(metrics, 'apiserver_flowcontrol_rejected_requests_total', { ...pair, reason: 'time-out' }), 1);
     assert.equal(sample(metrics, 'apiserver_flowcontrol_rejected_requests_total', { ...pair, reason: 'cancelled' }), 1);
@@ -172,14 +188,15 @@ describe('priority and fairness metrics and debug dumps', { timeout: 120_000 }, 
     const names = levelRows.slice(1).map((r) => r[0]!);
     assert.deepEqual(names, [...names].sort(), 'levels by name');
 
-    // The watch initializes: its seat is free, the gauge back to zero.
-    assert.equal((await s.admin.request('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't-obs' } })).status, 201);
-    let served: Reply | undefined;
-    for (let i = 0; i < 30 && served?.status !== 404; i++) {
-      served = await as('carol', 'GET', `${CMS}/nothing`);
-      if (served.status !== 404) await sleep(50);
+    // The watch initializes once the store reaches its resourceVersion: its seat is free, the gauge back to zero.
+    let created = 0;
+    for (; created < 2 * AHEAD; created++) {
+      const made = await s.admin.request('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `t-obs-${created}` } });
+      assert.equal(made.status, 201, made.text);
+      if (sample((await s.admin.request('GET', '/metrics')).text, 'apiserver_flowcontrol_current_executing_requests', pair) === 0) break;
     }
-    assert.equal(served?.status, 404);
+    assert.ok(created < 2 * AHEAD, 'the watch never initialized');
+    assert.equal((await as('carol', 'GET', `${CMS}/nothing`)).status, 404);
     const after = (await s.admin.request('GET', '/metrics')).text;
     assert.equal(sample(after, 'apiserver_flowcontrol_current_executing_requests', pair), 0);
     watch.abort();
