@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { StoreError } from './types.js';
 import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
-import { freezeStored } from '../../../lib/api/json.js';
+import { freezeStored, goEscapedOffsets, rememberJsonBytes } from '../../../lib/api/json.js';
+import type { KObject } from '../../../lib/api/meta.js';
 import { parseSnapshot, scanLog } from './file-format.js';
+import type { LogRecord, Snapshot } from './file-format.js';
 import { fsyncDir, readIfExists } from './file-dir.js';
 import { LogAppender } from './file-append.js';
 
@@ -40,16 +42,19 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
     const logPath = join(dir, LOG);
     const logBuf = (await readIfExists(logPath)) ?? Buffer.alloc(0);
     const { records, validLength } = scanLog(logBuf, logPath);
+    const replaced = new Set<KObject>();
     for (const rec of records) {
       if (rec.rev <= snap.rev) continue; // already in the snapshot (compaction stopped before truncating)
       if (!rec.object && !state.get(rec.key)) {
         throw new StoreError('corrupt', `corrupt store file "${logPath}": delete of missing key "${rec.key}" at revision ${rec.rev}`);
       }
       // Replayed events keep their commit time, so watch history survives a restart within the window.
-      state.commit(rec.key, rec.rev, rec.object && freezeStored(rec.object), rec.at);
+      const ev = state.commit(rec.key, rec.rev, rec.object && freezeStored(rec.object), rec.at);
+      if (ev.prev) replaced.add(ev.prev);
       if (rec.object) sizes.set(rec.key, rec.bytes);
       else sizes.delete(rec.key);
     }
+    rememberLoadedText(snapBuf, snap.objects, logBuf, records, snap.rev, replaced);
     const log = await LogAppender.open(logPath);
     try {
       if (validLength < logBuf.length) await log.truncate(validLength);
@@ -62,5 +67,45 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
   } catch (err) {
     state.close(new StoreError('unreachable', 'store failed to open'));
     throw err;
+  }
+}
+
+/**
+ * Each live object's list bytes are the text it was loaded from (the files hold JSON.stringify's text of
+ * it), so the first lists after a restart serialize nothing, as the memory store's reuse its creates'
+ * text. Only live objects' text is kept: `replaced` holds the objects a later record replaced or deleted.
+ */
+function rememberLoadedText(
+  snapBuf: Buffer | undefined,
+  objects: Snapshot['objects'],
+  logBuf: Buffer,
+  records: readonly LogRecord[],
+  snapRev: number,
+  replaced: ReadonlySet<KObject>,
+): void {
+  if (snapBuf) {
+    const escaped = new EscapedRanges(snapBuf);
+    for (const [, obj, , start, end] of objects) {
+      if (start >= 0 && !replaced.has(obj) && !escaped.within(start, end)) rememberJsonBytes(obj, snapBuf, start, end);
+    }
+  }
+  const escaped = new EscapedRanges(logBuf);
+  for (const rec of records) {
+    const obj = rec.object;
+    if (obj === undefined || rec.rev <= snapRev || rec.textStart === undefined || rec.textEnd === undefined || replaced.has(obj)) continue;
+    if (!escaped.within(rec.textStart, rec.textEnd)) rememberJsonBytes(obj, logBuf, rec.textStart, rec.textEnd);
+  }
+}
+
+/** Whether a range of a file holds a character Go escapes, asked for ranges in ascending order. */
+class EscapedRanges {
+  private readonly at: number[];
+  private i = 0;
+  constructor(buf: Buffer) {
+    this.at = goEscapedOffsets(buf);
+  }
+  within(start: number, end: number): boolean {
+    while (this.i < this.at.length && this.at[this.i]! < start) this.i++;
+    return this.i < this.at.length && this.at[this.i]! < end;
   }
 }
