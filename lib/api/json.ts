@@ -355,6 +355,14 @@ export function rememberJsonBytes(value: object, buf: Buffer, start: number, end
 }
 
 /**
+ * rememberJsonBytes without a copy: `piece` is the object's JSON followed by a comma, a view the caller
+ * never changes (a loaded file's buffer, which the view keeps alive).
+ */
+export function rememberListBytes(value: object, piece: Buffer): void {
+  if (Object.isFrozen(value)) itemMemo.set(value, piece);
+}
+
+/**
  * rememberJsonBytes for a text: the list bytes of a freshly loaded frozen object from JSON.stringify's
  * text of it with `insert` written in at offset `at` (a stamp the stored text leaves empty), made without
  * joining the strings; not recorded when the text holds a character Go escapes.
