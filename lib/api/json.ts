@@ -363,24 +363,6 @@ export function rememberListBytes(value: object, piece: Buffer): void {
 }
 
 /**
- * rememberJsonBytes for a text: the list bytes of a freshly loaded frozen object from JSON.stringify's
- * text of it with `insert` written in at offset `at` (a stamp the stored text leaves empty), made without
- * joining the strings; not recorded when the text holds a character Go escapes.
- */
-export function rememberListText(value: object, json: string, at: number, insert: string): void {
-  if (!Object.isFrozen(value) || hasGoEscaped(json) || hasGoEscaped(insert)) return;
-  const head = Buffer.byteLength(json.slice(0, at), 'utf8');
-  const mid = Buffer.byteLength(insert, 'utf8');
-  const n = Buffer.byteLength(json, 'utf8') + mid;
-  const b = keptSpace(n + 1);
-  b.write(json, 0, head, 'utf8');
-  b.write(insert, head, mid, 'utf8');
-  b.write(json.slice(at), head + mid, n - head - mid, 'utf8');
-  b[n] = 0x2c; // ','
-  itemMemo.set(value, b);
-}
-
-/**
  * The offsets in buf of the characters Go escapes (hasGoEscaped) in UTF-8, ascending: a few native scans
  * of a whole file instead of several per object (usually none are found).
  */

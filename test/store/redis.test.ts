@@ -5,14 +5,12 @@ import { Redis } from 'ioredis';
 import { RedisStore } from '../../backends/core/store/redis.js';
 import { WRITE_SHA, runWrite } from '../../backends/core/store/redis-scripts.js';
 import { loadState } from '../../backends/core/store/redis-state.js';
-import { redisKeys, typeKeys } from '../../backends/core/store/redis-keys.js';
+import { typeKeys } from '../../backends/core/store/redis-keys.js';
 import { StoreError, getCachedFirst } from '../../backends/core/store/types.js';
 import { storeContract } from './contract.js';
 import { Collector, pod, rv } from './helpers.js';
 import { REDIS_URL, dropPrefix, prefixFootprint, redisSkipReason, uniquePrefix } from './fixtures/redis-env.js';
 import { eventually } from '../helpers/eventually.js';
-import { goJson, jsonAnswerText, listItemBytes } from '../../lib/api/json.js';
-import type { KObject } from '../../lib/api/meta.js';
 
 const skip = await redisSkipReason();
 
@@ -131,43 +129,6 @@ if (skip) {
           await b.close();
         }
       } finally {
-        await a.close();
-        await dropPrefix(prefix);
-      }
-    });
-
-    it('a cache built from the snapshot or the feed answers objects with the JSON serializing them gives', async () => {
-      const prefix = uniquePrefix('loadtext');
-      const a = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
-      const c = new Redis(REDIS_URL);
-      const odd: KObject[] = [
-        pod('n', 'plain'),
-        pod('n', 'escaped', { spec: { s: '<b>&</b> \u2028' } }),
-        pod('n', 'unicode', { spec: { s: 'quote " backslash \\ é 日本 😀 \ud800', m: { b: 1, 2: 'two', 1: 'one' }, e: {}, n: [0.1, 1e21] } }),
-        { metadata: { name: 'meta-first', namespace: 'n', uid: 'u-1', labels: { a: 'b' } }, apiVersion: 'v1', kind: 'Pod' },
-        { spec: { first: true }, apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'n', name: 'spec-first' } },
-        { apiVersion: 'v1', kind: 'Pod', metadata: { labels: { a: 'b' }, namespace: 'n', name: 'labels-first' } },
-        { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'n', name: 'with-rv', resourceVersion: '7', annotations: { 'resourceVersion"': '' } } },
-      ];
-      try {
-        for (const o of odd) await a.create(`core/pods/n/${o.metadata.name}`, o);
-        await a.update('core/pods/n/plain', pod('n', 'plain', { spec: { n: 2 } }));
-        for (const replay of [false, true]) {
-          const state = await loadState(c, redisKeys(prefix), { historyWindowMs: 60_000 }, replay);
-          try {
-            const { items } = state.list('core/pods/');
-            assert.equal(items.length, odd.length);
-            for (const o of items) {
-              const want = goJson(o);
-              assert.equal(listItemBytes(o).toString('utf8'), `${want},`, `${o.metadata.name} (replay: ${replay})`);
-              assert.equal(jsonAnswerText(o), `${want}\n`, `${o.metadata.name} (replay: ${replay})`);
-            }
-          } finally {
-            state.close(new StoreError('unreachable', 'test done'));
-          }
-        }
-      } finally {
-        c.disconnect();
         await a.close();
         await dropPrefix(prefix);
       }

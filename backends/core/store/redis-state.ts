@@ -40,7 +40,7 @@ export async function loadState(client: Redis, keys: RedisKeys, opts: Omit<State
         const where = `${keys.objectsStem}${type} "${key}"`;
         try {
           const { rev, json } = splitStored(value, where);
-          state.load(key, decodeObject(json, rev, where, true));
+          state.load(key, decodeObject(json, rev, where));
         } catch (err) {
           // One undecodable value is that object's problem: reads of it answer `corrupt`, the rest is served.
           if (!(err instanceof StoreError && err.code === 'corrupt')) throw err;
@@ -83,7 +83,7 @@ async function replayWholeFeed(client: Redis, keys: RedisKeys, opts: Omit<StateO
       for (const [id, raw] of rows) {
         const { rev, prev, key, json, at } = readEntry(id, raw);
         if (prev !== state.rev || key === '') throw new ReplayGap();
-        state.commit(key, rev, json === undefined ? undefined : decodeObject(json, rev, `feed entry ${id}`, true), Number(at));
+        state.commit(key, rev, json === undefined ? undefined : decodeObject(json, rev, `feed entry ${id}`), Number(at));
       }
       rows = (await client.xrange(keys.feed, `(${rows[rows.length - 1]![0]}`, '+', 'COUNT', REPLAY_CHUNK)) as [string, string[]][];
     }
