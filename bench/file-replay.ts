@@ -3,8 +3,8 @@
 // in its log and, after a compaction, in its snapshot; beside its floor, the
 // least any store reading this format must do (read the file, JSON.parse
 // each line), measured in the same rounds; and split into reading the file,
-// scanning it (CRC check, parse, record checks: scanLog / parseSnapshot) and
-// the rest (freezing, key index, history, sizes). Then the memory each loaded
+// scanning it (CRC check, parse, freezing, record checks: scanLog /
+// parseSnapshot) and the rest (key index, history, sizes, list bytes). Then the memory each loaded
 // object holds (heap and Buffers, after a full GC) against the bytes of its
 // JSON: the store's own, then with the two encodings the API keeps per frozen
 // object once it answered it (the list item bytes of a LIST, the text of a GET).
@@ -188,7 +188,7 @@ export async function runFileReplayBench(): Promise<void> {
       ];
     };
     table(
-      ['from', 'open', 'floor (read + JSON.parse)', 'open/floor', 'read', 'scan (CRC, parse, checks)', 'apply (freeze, index, history)', 'heap/object'],
+      ['from', 'open', 'floor (read + JSON.parse)', 'open/floor', 'read', 'scan (CRC, parse, freeze)', 'apply (index, history, bytes)', 'heap/object'],
       [row('log', log), row('snapshot', snap)],
     );
     out(`  JSON per object ${num(jsonPerObject)} B; heap/object: the store's own (no rendered bytes), after a full GC`);

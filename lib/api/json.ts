@@ -304,7 +304,7 @@ export function listItemBytes(value: object): Buffer {
   let b = itemMemo.get(value);
   if (b === undefined) {
     const s = jsonMemo.get(value);
-    b = keptBytes((s === undefined ? goJson(value) : s.slice(0, -1)) + ',');
+    b = keptText((s === undefined ? goJson(value) : s.slice(0, -1)) + ',');
     itemMemo.set(value, b);
     // The bytes stand for the text from now on (jsonAnswerText decodes them): one copy per object, not two.
     if (s !== undefined) jsonMemo.delete(value);
@@ -320,19 +320,60 @@ const KEPT_SLAB = 8192;
 let keptSlab = Buffer.allocUnsafeSlow(KEPT_SLAB);
 let keptUsed = 0;
 
-/** A string's UTF-8 bytes, to be kept as long as some object lives: packed end to end with other kept bytes. */
-function keptBytes(text: string): Buffer {
-  const n = Buffer.byteLength(text, 'utf8');
-  if (n > KEPT_SLAB >>> 2) return Buffer.from(text, 'utf8');
+/** n bytes to be kept as long as some object lives: packed end to end with other kept bytes. */
+function keptSpace(n: number): Buffer {
+  if (n > KEPT_SLAB >>> 2) return Buffer.allocUnsafeSlow(n);
   if (n > KEPT_SLAB - keptUsed) {
     keptSlab = Buffer.allocUnsafeSlow(KEPT_SLAB);
     keptUsed = 0;
   }
   const b = keptSlab.subarray(keptUsed, keptUsed + n);
-  b.write(text, 0, n, 'utf8');
   keptUsed += n;
   return b;
 }
+
+/** A string's UTF-8 bytes, kept (keptSpace). */
+function keptText(text: string): Buffer {
+  const b = keptSpace(Buffer.byteLength(text, 'utf8'));
+  b.write(text, 0, b.length, 'utf8');
+  return b;
+}
+
+/**
+ * Records the list bytes of a freshly loaded frozen object (one with no encoding kept yet) from the UTF-8
+ * JSON it was parsed from, buf[start, end): a store loading what it wrote with JSON.stringify, whose text
+ * is toJson's when it holds no character Go escapes (the caller skips those: goEscapedOffsets). The bytes
+ * are copied out of buf, which may be a whole file.
+ */
+export function rememberJsonBytes(value: object, buf: Buffer, start: number, end: number): void {
+  if (!Object.isFrozen(value)) return;
+  const n = end - start;
+  const b = keptSpace(n + 1);
+  buf.copy(b, 0, start, end);
+  b[n] = 0x2c; // ','
+  itemMemo.set(value, b);
+}
+
+/**
+ * rememberJsonBytes without a copy: `piece` is the object's JSON followed by a comma, a view the caller
+ * never changes (a loaded file's buffer, which the view keeps alive).
+ */
+export function rememberListBytes(value: object, piece: Buffer): void {
+  if (Object.isFrozen(value)) itemMemo.set(value, piece);
+}
+
+/**
+ * The offsets in buf of the characters Go escapes (hasGoEscaped) in UTF-8, ascending: a few native scans
+ * of a whole file instead of several per object (usually none are found).
+ */
+export function goEscapedOffsets(buf: Buffer): number[] {
+  const at: number[] = [];
+  for (const c of [0x3c, 0x3e, 0x26]) for (let i = buf.indexOf(c); i >= 0; i = buf.indexOf(c, i + 1)) at.push(i);
+  // U+2028, U+2029: E2 80 A8, E2 80 A9.
+  for (let i = buf.indexOf(LINE_SEPARATORS); i >= 0; i = buf.indexOf(LINE_SEPARATORS, i + 1)) if (buf[i + 2] === 0xa8 || buf[i + 2] === 0xa9) at.push(i);
+  return at.sort((x, y) => x - y);
+}
+const LINE_SEPARATORS = Buffer.from([0xe2, 0x80]);
 
 /** toJson as UTF-8 bytes: listItemBytes's piece viewed without its comma (no copy; kept per frozen object). */
 export function jsonBytes(value: object): Buffer {

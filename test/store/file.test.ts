@@ -8,6 +8,7 @@ import type { FileStoreOptions } from '../../backends/core/store/file.js';
 import { StoreError } from '../../backends/core/store/types.js';
 import { storeContract } from './contract.js';
 import { pod, rv } from './helpers.js';
+import { goJson, jsonAnswerText, listItemBytes } from '../../lib/api/json.js';
 
 storeContract('file', async (opts) => {
   const dir = await mkdtemp(join(tmpdir(), 'gh-store-'));
@@ -130,6 +131,54 @@ describe('file store on disk', () => {
     store = await open();
     assert.equal(await store.currentRev(), rev + 5, 'an empty store keeps its revision counter');
     assert.equal(rv(await store.create('core/pods/a/z', pod('a', 'z'))), rev + 6);
+    await store.close();
+  });
+
+  it("answers a reopened store's objects with the JSON they were written with: list bytes and text as serializing them gives", async () => {
+    // Contents JSON.stringify and Go write differently (<, >, &, U+2028/9), escapes, non-ASCII, integer-like
+    // keys (enumerated first), empty containers, numbers: the kept bytes must be goJson's in every case.
+    const odd = [
+      { s: 'plain' },
+      { s: '<b>&</b>' },
+      { s: 'line\u2028sep\u2029' },
+      { s: 'quote " backslash \\ newline \n tab \t nul \u0000 é 日本 😀' },
+      { m: { b: 1, 2: 'two', 1: 'one', a: [] }, e: {}, n: [0.1, -0, 1e21, 123456789012, -5.5] },
+      { s: 'lone \ud800 surrogate' },
+    ];
+    let store = await open();
+    for (let i = 0; i < odd.length; i++) await store.create(`core/pods/a/s${i}`, pod('a', `s${i}`, { spec: odd[i] }));
+    await store.compact(); // these now come from the snapshot…
+    for (let i = 0; i < odd.length; i++) await store.create(`core/pods/a/l${i}`, pod('a', `l${i}`, { spec: odd[i] })); // …these from the log
+    await store.update('core/pods/a/s0', pod('a', 's0', { spec: { s: 'replaced in the log' } }));
+    await store.update('core/pods/a/l0', pod('a', 'l0', { spec: { s: 'replaced twice' } }));
+    await store.update('core/pods/a/l0', pod('a', 'l0', { spec: { s: 'replaced twice, last' } }));
+    await store.delete('core/pods/a/l1');
+    await store.close();
+    store = await open();
+    const { items } = await store.list('core/pods/');
+    assert.equal(items.length, 2 * odd.length - 1);
+    for (const o of items) {
+      const want = goJson(o);
+      assert.equal(listItemBytes(o).toString('utf8'), `${want},`, o.metadata.name);
+      assert.equal(jsonAnswerText(o), `${want}\n`, o.metadata.name);
+    }
+    assert.equal(goJson(items.find((o) => o.metadata.name === 'l0')).includes('replaced twice, last'), true);
+    await store.close();
+  });
+
+  it('answers objects reopened from a log of live records only (their bytes viewed in the loaded file) as serializing them gives', async () => {
+    let store = await open();
+    const big = 'x'.repeat(2000);
+    for (let i = 0; i < 20; i++) await store.create(`core/pods/a/v${i}`, pod('a', `v${i}`, { spec: { big, i, s: i === 3 ? '<&>' : 'é' } }));
+    await store.close();
+    store = await open();
+    const { items } = await store.list('core/pods/');
+    assert.equal(items.length, 20);
+    for (const o of items) {
+      const want = goJson(o);
+      assert.equal(listItemBytes(o).toString('utf8'), `${want},`, o.metadata.name);
+      assert.equal(jsonAnswerText(o), `${want}\n`, o.metadata.name);
+    }
     await store.close();
   });
 
