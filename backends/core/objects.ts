@@ -5,6 +5,7 @@ import { randomInt } from 'node:crypto';
 import { randomUuid } from '../../lib/api/uuid.js';
 import { isPlainObject, rfc3339, type KObject, type UserInfo } from '../../lib/api/meta.js';
 import { jsonEqual, membersEqual } from '../../lib/api/json.js';
+import { deleteOwn } from '../../lib/api/own.js';
 import { badRequest, cause, conflict, invalid, STALE_OBJECT, type StatusCause } from '../../lib/api/status.js';
 import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
 import { validateAnnotations, validateLabels, validateName, isQualifiedName } from '../../lib/registry/names.js';
@@ -108,12 +109,12 @@ export function prepareCreate(t: ResourceType, obj: KObject, now: number, user?:
   meta.uid = randomUuid();
   meta.creationTimestamp = rfc3339(now);
   if (t.generation) meta.generation = 1;
-  else delete meta.generation;
-  delete meta.resourceVersion;
-  delete meta.deletionTimestamp;
-  delete meta.deletionGracePeriodSeconds;
-  delete meta['selfLink'];
-  if (resetsStatusOnCreate(t)) delete obj['status'];
+  else deleteOwn(meta, 'generation');
+  deleteOwn(meta, 'resourceVersion');
+  deleteOwn(meta, 'deletionTimestamp');
+  deleteOwn(meta, 'deletionGracePeriodSeconds');
+  deleteOwn(meta, 'selfLink');
+  if (resetsStatusOnCreate(t)) deleteOwn(obj, 'status');
   t.defaults?.(obj);
   if (track) {
     asKubeEncodes(t, obj);

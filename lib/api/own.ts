@@ -20,3 +20,12 @@ export function setOwn(obj: object, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
   else (obj as Obj)[key] = value;
 }
+
+/**
+ * Removes `obj`'s own `key` when it holds one. A `delete` of a member that is not there still calls
+ * into V8's runtime: a create's metadata lacks most of the server fields it clears, and checking
+ * first saves ~2.7k instructions on its five (docs/decisions/2026-11-30-create-cpu-cuts-3.md).
+ */
+export function deleteOwn(obj: object, key: string): void {
+  if (Object.hasOwn(obj, key)) delete (obj as Obj)[key];
+}
