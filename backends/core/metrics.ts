@@ -45,7 +45,12 @@ function timed<T>(operation: string, key: string, run: () => Promise<T>): Promis
 /** The get series by the key's `<group>/<plural>`: a read answered at once builds no label key (one slice, one Map lookup). */
 const getSeries = new Map<string, HistogramHandle>();
 
+/** The last key's `<group>/<plural>/` and its series: a key starting with it has the same series (no slice, no hash). */
+let lastPrefix = '';
+let lastSeries: HistogramHandle | undefined;
+
 function getSeriesOf(key: string): HistogramHandle {
+  if (lastSeries !== undefined && key.startsWith(lastPrefix)) return lastSeries;
   const b = key.indexOf('/', key.indexOf('/') + 1);
   const part = b < 0 ? key : key.slice(0, b);
   let h = getSeries.get(part);
@@ -53,6 +58,10 @@ function getSeriesOf(key: string): HistogramHandle {
     const type = typeOfKey(key);
     h = storeDuration.handleFor(`get\0${type}`, { operation: 'get', type });
     getSeries.set(part, h);
+  }
+  if (b >= 0) {
+    lastPrefix = key.slice(0, b + 1);
+    lastSeries = h;
   }
   return h;
 }

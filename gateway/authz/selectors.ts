@@ -18,8 +18,11 @@ function validSegment(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
 }
 
+/** What a verb without selectors gets (shared: no object made per request). */
+const NONE: SelectorAttributes = Object.freeze({});
+
 export function selectorAttributes(verb: string, query: URLSearchParams): SelectorAttributes {
-  if (!SELECTOR_VERBS.has(verb)) return {};
+  if (!SELECTOR_VERBS.has(verb)) return NONE;
   const out: SelectorAttributes = {};
   const fs = query.get('fieldSelector');
   if (fs) {

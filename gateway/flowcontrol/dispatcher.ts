@@ -218,16 +218,7 @@ export class Dispatcher {
    */
   admit(ctx: RequestContext): Admission {
     const i = ctx.info;
-    const c = this.classifier.classify({
-      user: ctx.user,
-      isResourceRequest: i.isResourceRequest,
-      verb: i.verb,
-      apiGroup: i.apiGroup,
-      resource: i.resource,
-      subresource: i.subresource,
-      namespace: i.namespace,
-      path: i.path,
-    });
+    const c = this.classifier.classifyAs(ctx.user, i);
     carryHeader(ctx, FLOW_SCHEMA_UID_HEADER, c.schema.uid);
     carryHeader(ctx, PRIORITY_LEVEL_UID_HEADER, c.level.uid);
     if (i.verb !== 'watch' && isLongRunning(ctx)) return NO_SEAT;

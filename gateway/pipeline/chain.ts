@@ -28,25 +28,61 @@ export type { ChainConfig, RequestAuthenticator } from './config.js';
 /** Serves one request; `upgrade` is given for an upgrade request, whose `res` is bound to that socket. */
 export type ChainHandler = (req: IncomingMessage, res: ServerResponse, upgrade?: PendingUpgrade) => void;
 
-async function serve(ctx: RequestContext, cfg: ChainConfig): Promise<void> {
-  const cbor = cfg.cbor === true;
+/** The steps after the drain check and the deadline, in order (`step`'s cases). */
+const AUTHENTICATE = 0;
+const AUDIT = 1;
+const IMPERSONATE = 2;
+const SEAT = 3;
+const AUTHORIZE = 4;
+const DISPATCH = 5;
+
+/** One step of the chain: a promise only when it has to wait. */
+function step(n: number, ctx: RequestContext, cfg: ChainConfig): void | Promise<unknown> {
+  switch (n) {
+    case AUTHENTICATE:
+      return authenticate(ctx, cfg);
+    case AUDIT:
+      return openAudit(ctx, cfg.audit);
+    case IMPERSONATE:
+      return impersonation(ctx, cfg.impersonation, cfg.authorizer);
+    case SEAT:
+      return takeSeat(ctx, cfg);
+    case AUTHORIZE:
+      return authorize(ctx, cfg);
+    default:
+      return dispatch(ctx, cfg);
+  }
+}
+
+/**
+ * Serves the request: a promise only once a step has to wait, the steps after it then run when it
+ * is done. A request no step waits for (a GET from memory) makes no async function's promise, no
+ * catch handler and no microtask for the chain; a step's throw reaches the caller at once.
+ */
+function serve(ctx: RequestContext, cfg: ChainConfig): void | Promise<void> {
   refuseWhileDraining(ctx, cfg.draining);
   armDeadline(ctx, cfg.requestTimeoutMs);
-  const authenticated = authenticate(ctx, cfg);
-  if (authenticated) await waiting(ctx, cbor, authenticated);
-  const audited = openAudit(ctx, cfg.audit);
-  if (audited) await waiting(ctx, cbor, audited);
-  const impersonated = impersonation(ctx, cfg.impersonation, cfg.authorizer);
-  if (impersonated) await waiting(ctx, cbor, impersonated);
-  const seated = takeSeat(ctx, cfg);
-  if (seated) await waiting(ctx, cbor, seated);
-  const authorized = authorize(ctx, cfg);
-  if (authorized) await waiting(ctx, cbor, authorized);
-  const dispatched = dispatch(ctx, cfg);
-  if (dispatched) await waiting(ctx, cbor, dispatched);
+  return stepsFrom(AUTHENTICATE, ctx, cfg, cfg.cbor === true);
+}
+
+function stepsFrom(from: number, ctx: RequestContext, cfg: ChainConfig, cbor: boolean): void | Promise<void> {
+  for (let n = from; n <= DISPATCH; n++) {
+    const p = step(n, ctx, cfg);
+    if (p) return afterWait(n, waiting(ctx, cbor, p), ctx, cfg, cbor);
+  }
   // An answer still on its way (an asynchronous gzip) is bound by the deadline too.
-  else if (!ctx.res.headersSent) startDeadline(ctx, cbor);
-  // A watch's backend has read its query (it resolves once the watch follows the store); the end reads only dryRun.
+  if (!ctx.res.headersSent) startDeadline(ctx, cbor);
+  ended(ctx);
+}
+
+async function afterWait(n: number, p: Promise<unknown>, ctx: RequestContext, cfg: ChainConfig, cbor: boolean): Promise<void> {
+  await p;
+  if (n < DISPATCH) return stepsFrom(n + 1, ctx, cfg, cbor);
+  ended(ctx);
+}
+
+/** The chain is through: a watch's backend has read its query (it resolves once the watch follows the store); the end reads only dryRun. */
+function ended(ctx: RequestContext): void {
   if (ctx.info.verb === 'watch' && !ctx.finished) releaseQuery(ctx);
 }
 
@@ -95,6 +131,13 @@ export function buildHandlerChain(cfg: ChainConfig): ChainHandler {
     // Node's own 'finish' listener then stays single (no listener array made and copied per request).
     if (req.httpVersionMajor === 2) res.on('finish', finish);
     res.on('close', finish);
-    serve(ctx, cfg).catch((err: unknown) => answerFailure(ctx, ctx, err, cbor, cfg.log));
+    let served: void | Promise<void>;
+    try {
+      served = serve(ctx, cfg);
+    } catch (err) {
+      answerFailure(ctx, ctx, err, cbor, cfg.log);
+      return;
+    }
+    if (served) served.catch((err: unknown) => answerFailure(ctx, ctx, err, cbor, cfg.log));
   };
 }

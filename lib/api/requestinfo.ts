@@ -46,12 +46,20 @@ function nonResource(path: string, method: string): RequestInfo {
   };
 }
 
-/** The path's non-empty segments: one split, compacted in place (no filtered copy, no slices per request). */
+/**
+ * The path's non-empty segments, cut with indexOf and slice: `split('/')` of a request's path (a fresh string,
+ * never in V8's split cache) runs in C++ and took ~1.8k instructions more per path (callgrind, kube's GET path).
+ */
 function segmentsOf(path: string): string[] {
-  const parts = path.split('/');
-  let n = 0;
-  for (let k = 0; k < parts.length; k++) if (parts[k] !== '') parts[n++] = parts[k]!;
-  parts.length = n;
+  const parts: string[] = [];
+  const n = path.length;
+  let start = 0;
+  while (start < n) {
+    let end = path.indexOf('/', start);
+    if (end < 0) end = n;
+    if (end > start) parts.push(path.slice(start, end));
+    start = end + 1;
+  }
   return parts;
 }
 

@@ -86,7 +86,13 @@ export function sentHeader(x: Exchange, lowerName: string): string | number | st
 export function sentLength(x: Exchange): number | undefined {
   const sent = x.sent;
   // The spelling of our own writers first: no walk of the header names for the common answer.
-  const own = sent !== undefined && !Array.isArray(sent) ? (sent as Record<string, unknown>)['Content-Length'] : undefined;
+  const own = sent === undefined ? undefined : Array.isArray(sent) ? ownLength(sent) : (sent as Record<string, unknown>)['Content-Length'];
   const v = own ?? sentHeader(x, 'content-length');
   return typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : undefined;
+}
+
+/** The `Content-Length` of a flat head list in our writers' spelling (lib/http/respond.ts): no lower-casing walk. */
+function ownLength(list: readonly string[]): string | undefined {
+  for (let i = 0; i + 1 < list.length; i += 2) if (list[i] === 'Content-Length') return list[i + 1];
+  return undefined;
 }

@@ -6,7 +6,7 @@
 // from the call on), so no later step can answer the request a second time.
 // Saves 20–22% of the server's CPU per HTTP/1.1 GET under load (bench/cpu-gets.mjs, Node 20 and 24; docs/perf.md).
 import type { ServerResponse } from 'node:http';
-import { writeHeadWith } from './carried.js';
+import { writeHeadWith, type HeadArg } from './carried.js';
 import type { Exchange } from './exchange.js';
 
 const pending: { res: ServerResponse; body: string | Buffer | undefined }[] = [];
@@ -20,7 +20,7 @@ function flush(): void {
 }
 
 /** writeHead now, end(body) once this turn's other callbacks have run; on HTTP/2 at once. */
-export function endThisTurn(x: Exchange, code: number, headers: Record<string, string | number>, body: string | Buffer | undefined): void {
+export function endThisTurn(x: Exchange, code: number, headers: HeadArg, body: string | Buffer | undefined): void {
   const res = x.res;
   writeHeadWith(x, code, headers);
   // HTTP/2 writes a session's frames together already (nghttp2 sends what is pending once per

@@ -77,10 +77,16 @@ export const SERVED_VERSIONS: readonly VersionLifecycle[] = Object.freeze(
   ).map((v) => Object.freeze(v)),
 );
 
-const BY_GV = new Map(SERVED_VERSIONS.map((v) => [`${v.group}/${v.version}`, v]));
+/** group → version → lifecycle: asked on every resource request (dispatch's deprecation check), with no key string joined. */
+const BY_GV = new Map<string, Map<string, VersionLifecycle>>();
+for (const v of SERVED_VERSIONS) {
+  let versions = BY_GV.get(v.group);
+  if (!versions) BY_GV.set(v.group, (versions = new Map()));
+  versions.set(v.version, v);
+}
 
 export function lifecycleOf(group: string, version: string): VersionLifecycle | undefined {
-  return BY_GV.get(`${group}/${version}`);
+  return BY_GV.get(group)?.get(version);
 }
 
 /** kube's deprecation warning for a kind of a deprecated version, or undefined. */

@@ -38,6 +38,12 @@ export class StoreState {
   private readonly timer: NodeJS.Timeout;
   /** Keys whose stored value cannot be decoded: key → why (see markCorrupt). */
   private readonly corrupt = new Map<string, string>();
+  /**
+   * The last get's type prefix and its view (a view, once made, stays): a key that starts with that prefix
+   * has it as its own, so reads of one type cut and hash no prefix string each (~0.2k instructions a GET).
+   */
+  private lastType = '';
+  private lastView: TypeView | undefined;
 
   constructor(opts: StateOptions) {
     if (!(opts.historyWindowMs > 0)) throw new Error(`invalid historyWindowMs ${opts.historyWindowMs}: must be > 0`);
@@ -60,13 +66,19 @@ export class StoreState {
   }
 
   get(key: string): KObject | undefined {
+    if (this.lastView !== undefined && key.startsWith(this.lastType)) return this.lastView.objects.get(key);
     const type = typePrefixOf(key);
-    return type === undefined ? undefined : this.types.get(type)?.objects.get(key);
+    if (type === undefined) return undefined;
+    const view = this.types.get(type);
+    if (view === undefined) return undefined;
+    this.lastType = type;
+    this.lastView = view;
+    return view.objects.get(key);
   }
 
   /** get() for a client read: `corrupt` when the key holds a value that cannot be decoded. */
   read(key: string): KObject | undefined {
-    const why = this.corrupt.get(key);
+    const why = this.corrupt.size === 0 ? undefined : this.corrupt.get(key);
     if (why !== undefined) throw corruptError([[key, why]]);
     return this.get(key);
   }
