@@ -24,6 +24,9 @@
 // connections); latency from the write's acknowledgement to the event's
 // arrival, per path. Knobs: BENCH_DURATION_MS, BENCH_WARMUP_MS,
 // BENCH_AGG_WATCHERS (default 100). BENCH_AGGREGATION=0 skips the section in run.ts.
+// No round can hang the section: a connection (or watch writer) still waiting
+// for an answer 15 s after its window ends the round for itself and is printed
+// as STALLED; a connection the far side closed counts as an error.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent as HttpsAgent, createServer, request as httpsRequest } from 'node:https';
 import { Admin } from './admin.js';
@@ -42,6 +45,8 @@ const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
 const WARMUP = Number(process.env['BENCH_WARMUP_MS'] ?? 1000);
 const WATCHERS = Number(process.env['BENCH_AGG_WATCHERS'] ?? 100);
 const CONNECTIONS = 50;
+/** How long past its window a round waits for its last answers before it ends as stalled. */
+const STALL_MS = 15_000;
 const NS = 'bench';
 const SVC_HOST = 'sample-api.gatehouse-samples.svc';
 const WIDGETS = `/apis/samples.gatehouse.dev/v1/namespaces/${NS}/widgets`;
@@ -59,11 +64,15 @@ interface Target extends Tls {
 interface GetResult {
   requests: number;
   errors: number;
+  /** Connections still waiting for an answer STALL_MS after the window closed. */
+  stalled: number;
   seconds: number;
   latency: Percentiles;
   statuses: Record<string, number>;
 }
 interface WatchResult {
+  /** Writers still waiting for an acknowledgement STALL_MS after the window closed. */
+  stalledWriters: number;
   events: number;
   expected: number;
   latency: Percentiles;
@@ -121,7 +130,8 @@ async function getLoop(a: { target: Target; path: string; connections: number })
   const lat = new Samples();
   const statuses: Record<string, number> = {};
   let requests = 0,
-    errors = 0;
+    errors = 0,
+    stalled = 0;
   const from = performance.now() + WARMUP;
   const until = from + DURATION;
   await Promise.all(
@@ -129,9 +139,25 @@ async function getLoop(a: { target: Target; path: string; connections: number })
       (s) =>
         new Promise<void>((resolve) => {
           let sentAt = 0;
+          let over = false;
+          const end = (): void => {
+            if (over) return;
+            over = true;
+            clearTimeout(deadline);
+            resolve();
+          };
+          // A connection whose answer never comes (or that the far side closed without an error) ends the round
+          // for itself instead of holding it for ever: counted as stalled, or as an error.
+          const deadline = setTimeout(
+            () => {
+              stalled++;
+              end();
+            },
+            until + STALL_MS - performance.now(),
+          );
           const send = () => {
             if (performance.now() > until) {
-              resolve();
+              end();
               return;
             }
             sentAt = performance.now();
@@ -148,15 +174,19 @@ async function getLoop(a: { target: Target; path: string; connections: number })
             send();
           });
           s.on('error', () => {
-            errors++;
-            resolve();
+            if (!over) errors++;
+            end();
+          });
+          s.on('close', () => {
+            if (!over) errors++;
+            end();
           });
           send();
         }),
     ),
   );
   for (const s of sockets) s.destroy();
-  return { requests, errors, seconds: DURATION / 1000, latency: lat.summary(), statuses };
+  return { requests, errors, stalled, seconds: DURATION / 1000, latency: lat.summary(), statuses };
 }
 
 let watchRun = 0;
@@ -205,7 +235,8 @@ async function watchLoop(a: { watchTarget: Target; writer: Target; n: number }):
   );
   await sleep(500);
   const writers = await Promise.all(Array.from({ length: 4 }, () => openTls(a.writer)));
-  let seq = 0;
+  let seq = 0,
+    stalledWriters = 0;
   const t0 = performance.now();
   const until = t0 + Math.min(DURATION, 3000);
   await Promise.all(
@@ -213,8 +244,17 @@ async function watchLoop(a: { watchTarget: Target; writer: Target; n: number }):
       (s) =>
         new Promise<void>((resolve) => {
           let mine = 0;
+          // A write never acknowledged ends this writer STALL_MS after the window rather than holding the round.
+          const deadline = setTimeout(
+            () => {
+              stalledWriters++;
+              resolve();
+            },
+            until + STALL_MS - performance.now(),
+          );
           const send = () => {
             if (performance.now() > until) {
+              clearTimeout(deadline);
               resolve();
               return;
             }
@@ -233,6 +273,10 @@ async function watchLoop(a: { watchTarget: Target; writer: Target; n: number }):
             send();
           });
           s.on('error', () => resolve());
+          s.on('close', () => {
+            clearTimeout(deadline);
+            resolve();
+          });
           send();
         }),
     ),
@@ -245,7 +289,7 @@ async function watchLoop(a: { watchTarget: Target; writer: Target; n: number }):
     const ack = ackAt.get(n);
     if (ack !== undefined) lat.add(Math.max(0, at - ack));
   }
-  return { events: arrivals.length, expected: ackAt.size * a.n, latency: lat.summary(), seconds };
+  return { events: arrivals.length, expected: ackAt.size * a.n, latency: lat.summary(), seconds, stalledWriters };
 }
 
 // ---------------------------------------------------------------- child modes
@@ -312,6 +356,19 @@ const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)} ms` : '-');
 const rate = (r: GetResult) => r.requests / r.seconds;
 const pct = (x: number) => `${Math.round(100 * x)}%`;
 
+/**
+ * The load generator's answer for one round, or a clear error once it is overdue: its own deadlines end a stalled
+ * round, so this fires only when the load generator itself is stuck (the section then ends with this message).
+ */
+function within<T>(p: Promise<T>, what: string): Promise<T> {
+  const ms = WARMUP + DURATION + 2 * STALL_MS + 30_000;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`aggregation bench: ${what} gave no result within ${ms / 1000} s; the load generator is stuck`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /** Two runs of one path as one: requests and seconds added, percentiles averaged. */
 function pool(rs: readonly GetResult[]): GetResult {
   const statuses: Record<string, number> = {};
@@ -320,6 +377,7 @@ function pool(rs: readonly GetResult[]): GetResult {
   return {
     requests: rs.reduce((a, r) => a + r.requests, 0),
     errors: rs.reduce((a, r) => a + r.errors, 0),
+    stalled: rs.reduce((a, r) => a + r.stalled, 0),
     seconds: rs.reduce((a, r) => a + r.seconds, 0),
     latency: { p50: avg((r) => r.latency.p50), p99: avg((r) => r.latency.p99), max: Math.max(...rs.map((r) => r.latency.max)) },
     statuses,
@@ -501,7 +559,7 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
       const runs: Record<string, GetResult[]> = {};
       for (const [what, t] of mirrored) {
         const c0 = procOf[what]!.map((c) => c.cpuSeconds());
-        const r = await load.call<GetResult>('get', { target: t, path, connections });
+        const r = await within(load.call<GetResult>('get', { target: t, path, connections }), `GET ${what}, ${connections} connection(s)`);
         if (connections === CONNECTIONS) {
           // The warm-up's requests are not counted: its share of the CPU is taken off in proportion.
           const scale = DURATION / (DURATION + WARMUP);
@@ -514,7 +572,7 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
         }
         (runs[what] ??= []).push(r);
         process.stdout.write(
-          `  GET ${what.padEnd(10)} ${String(connections).padStart(2)} conn${connections === 1 ? ' ' : 's'} ${rate(r).toFixed(0).padStart(7)} req/s  p50 ${ms(r.latency.p50)}  p99 ${ms(r.latency.p99)}  errors ${r.errors}\n`,
+          `  GET ${what.padEnd(10)} ${String(connections).padStart(2)} conn${connections === 1 ? ' ' : 's'} ${rate(r).toFixed(0).padStart(7)} req/s  p50 ${ms(r.latency.p50)}  p99 ${ms(r.latency.p99)}  errors ${r.errors}${r.stalled > 0 ? `  STALLED ${r.stalled} connection(s): no answer ${STALL_MS / 1000} s after the window` : ''}\n`,
         );
       }
       const pooled: Record<string, GetResult> = {};
@@ -526,10 +584,10 @@ export async function runAggregationBench(): Promise<SummaryRow[]> {
     const one = await measure(1);
     const w: Record<string, WatchResult> = {};
     for (const [what, t] of paths) {
-      w[what] = await load.call<WatchResult>('watch', { watchTarget: t, writer: direct, n: WATCHERS });
+      w[what] = await within(load.call<WatchResult>('watch', { watchTarget: t, writer: direct, n: WATCHERS }), `WATCH ${what}`);
       const r = w[what]!;
       process.stdout.write(
-        `  WATCH ${what.padEnd(10)} ×${WATCHERS}: ${(r.events / r.seconds).toFixed(0).padStart(7)} events/s  ack→client p50 ${ms(r.latency.p50)}  p99 ${ms(r.latency.p99)}  missing ${r.expected - r.events}\n`,
+        `  WATCH ${what.padEnd(10)} ×${WATCHERS}: ${(r.events / r.seconds).toFixed(0).padStart(7)} events/s  ack→client p50 ${ms(r.latency.p50)}  p99 ${ms(r.latency.p99)}  missing ${r.expected - r.events}${r.stalledWriters > 0 ? `  STALLED ${r.stalledWriters} writer(s)` : ''}\n`,
       );
     }
     const gw = g['gateway']!,

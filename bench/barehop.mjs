@@ -62,12 +62,17 @@ export async function startBareUndiciHop({ port = 0, cert, key, backend, addHead
  * backpressure, nothing else.
  */
 export async function startBareH2Hop({ port = 0, cert, key, backend, addHeaders = [] }) {
-  const { connect } = await import('node:http2');
+  const { connect, constants } = await import('node:http2');
   let session;
   const sessionNow = () => {
     if (session && !session.closed && !session.destroyed) return session;
     session = connect(`https://127.0.0.1:${backend.port}`, { ca: backend.ca, cert: backend.cert, key: backend.key, servername: backend.servername });
     session.on('error', () => undefined);
+    // A session told to go away takes no new streams: the next request opens another.
+    const mine = session;
+    mine.on('goaway', () => {
+      if (session === mine) session = undefined;
+    });
     return session;
   };
   const server = createServer({ cert, key, keepAliveTimeout: 65_000 }, (req, res) => {
@@ -90,8 +95,14 @@ export async function startBareH2Hop({ port = 0, cert, key, backend, addHeaders 
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
     });
+    // Only an answer cut short is reset: a RST_STREAM after every complete answer trips the backend's rapid-reset
+    // limit (nghttp2's, 1,000 then 33/s), which ends the session with GOAWAY INTERNAL_ERROR and fails its streams.
+    let ended = false;
+    s.once('end', () => {
+      ended = true;
+    });
     res.on('close', () => {
-      if (!s.closed) s.close();
+      if (!ended && !s.closed) s.close(constants.NGHTTP2_CANCEL);
     });
   });
   await new Promise((r) => server.listen(port, '127.0.0.1', r));

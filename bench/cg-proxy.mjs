@@ -19,6 +19,7 @@
 // across runs (the dev PKI and the backend's certificate are made once).
 // PROF=<file> (run without valgrind): a V8 CPU profile over the measured GETs.
 // HOP=undici: the GETs go to a bare undici hop in this process instead (below); HOP=h2 to the bare HTTP/2 hop.
+// CLIENT=worker: the GETs (warm-up: WARM, 200) come from a worker thread, so the main thread is the hop's alone.
 // THREADS=1: the main thread's user and system CPU per GET and the other threads'.
 // FLOOR=1: the floors in one run, CPU per GET of the hop alone (the client in a worker thread, cpuclient.mjs):
 // the bare undici hop, the bare HTTP/2 hop and the gateway (GODEBUG=http2client=0 for its HTTP/1.1 path);
@@ -185,8 +186,16 @@ const sync = async (name) => {
   await writeFile(join(SYNC, name), String(process.pid));
   while (!existsSync(join(SYNC, `${name}.ok`))) await new Promise((r) => setTimeout(r, 100));
 };
+// CLIENT=worker: the GETs come from a worker thread (cpuclient.mjs, 4 in flight), so with callgrind's
+// --separate-threads (cg-proxy.sh) the main thread's instructions are the gateway's (or the hop's) alone.
+const worker = process.env.CLIENT === 'worker' ? await clientWorker() : undefined;
+const many = worker
+  ? (n) => worker(target, `${WIDGETS}/w0`, n)
+  : async (n) => {
+      for (let i = 0; i < n; i += 4) await Promise.all([get(), get(), get(), get()]);
+    };
 // Past the first compilations of the path before anything is counted.
-for (let i = 0; i < 200; i += 4) await Promise.all([get(), get(), get(), get()]);
+await many(Number(process.env.WARM ?? 200));
 /** User and system CPU in µs of the main thread and of all other threads (/proc, 10 ms ticks): THREADS=1 prints them per GET. */
 async function threadCpu() {
   const { readdir } = await import('node:fs/promises');
@@ -208,7 +217,7 @@ const t0 = process.env.THREADS ? await threadCpu() : undefined;
 await sync('start');
 const profiling = await startProfile();
 const c0 = process.cpuUsage();
-for (let i = 0; i < N; i += 4) await Promise.all([get(), get(), get(), get()]);
+await many(N);
 const c = process.cpuUsage(c0);
 if (t0) {
   const t1 = await threadCpu();
@@ -223,6 +232,19 @@ agent.destroy();
 backend.kill('SIGTERM');
 await running.shutdown('done');
 process.exit(0);
+
+/** A cpuclient.mjs worker: (port, path, n) resolves once its n GETs are answered, counting the bad ones. */
+async function clientWorker() {
+  const { Worker } = await import('node:worker_threads');
+  const w = new Worker(new URL('./cpuclient.mjs', import.meta.url), { workerData: { ca, cert, key, inflight: 4 } });
+  const next = () => new Promise((r) => w.once('message', r));
+  await next();
+  w.unref();
+  return async (to, path, n) => {
+    w.postMessage({ port: to, path, n });
+    bad += (await next()).bad;
+  };
+}
 
 /** CPU nanoseconds of each thread of this process, by thread id (/proc schedstat: exact, not 10 ms ticks). */
 async function threadNs() {

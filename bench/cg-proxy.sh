@@ -3,11 +3,12 @@
 #   bench/cg-proxy.sh <label> [N]   (DIST=<an earlier build> for an A/B)
 # Runs cg-proxy.mjs under callgrind with CG_SYNC, zeroes the counters before
 # the measured GETs and dumps them after; prints the instructions per GET.
+# CG_KEEP=<dir> (in the environment) keeps the callgrind files there, for callgrind_annotate.
 set -e
 label=$1; n=${2:-1000}; script=${SCRIPT:-cg-proxy.mjs}
-sync=$(mktemp -d); out=$(mktemp -d)
+sync=$(mktemp -d); out=${CG_KEEP:-$(mktemp -d)}; mkdir -p "$out"
 cd "$(dirname "$0")"
-CG_SYNC=$sync N=$n VG_DIR=${VG_DIR:-/tmp/cgp} valgrind --tool=callgrind --smc-check=all-non-file --collect-atstart=yes \
+CG_SYNC=$sync N=$n VG_DIR=${VG_DIR:-/tmp/cgp} valgrind --tool=callgrind --smc-check=all-non-file --collect-atstart=yes --separate-threads=yes \
   --callgrind-out-file="$out/cg.%p" node "$script" > "$out/log" 2>&1 &
 for step in start end; do
   while [ ! -f "$sync/$step" ]; do sleep 1; if ! kill -0 $! 2>/dev/null; then cat "$out/log"; exit 1; fi; done
@@ -20,6 +21,8 @@ for step in start end; do
 done
 wait $!
 # The dump made at the end holds the counts since the zeroing: the measured GETs alone.
-dump=$(ls "$out"/cg.*.1 2>/dev/null | head -1)
-ir=$(grep -m1 '^summary:' "$dump" | awk '{print $2}')
-echo "$label N=$n instructions $ir per GET $((ir / n)) $(grep -o 'bad [0-9]*' "$out/log")"
+# One file per thread (--separate-threads): cg.<pid>.1-01 is the main thread, where the gateway (or hop) runs;
+# with CLIENT=worker (cg-proxy.mjs) the test client is another thread, so the main thread's count is the hop's alone.
+ir=0; for f in "$out"/cg.*.1-*; do ir=$((ir + $(grep -m1 '^summary:' "$f" | awk '{print $2}'))); done
+main=$(grep -m1 '^summary:' "$(ls "$out"/cg.*.1-01 | head -1)" | awk '{print $2}')
+echo "$label N=$n instructions $ir per GET $((ir / n)) main thread per GET $((main / n)) $(grep -o 'bad [0-9]*' "$out/log")"

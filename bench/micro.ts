@@ -3,7 +3,7 @@
 // EVALSHA, the two service-account signature schedules — and of one that lost
 // its place (the Redis write reusing its JSON for the answer). Each is timed in
 // this process beside the plain way (or both modes), median of 5 rounds. `node --import tsx bench/micro.ts [section…]`
-// (sections: useragent, sortedkeys, writejson, evalsha, signature, writehead, audit, auditlog, forwardhead, watchencode); run.ts
+// (sections: useragent, sortedkeys, writejson, evalsha, signature, writehead, audit, auditlog, forwardhead, hopbyhop, watchencode); run.ts
 // runs it pinned to CPU 0 (BENCH_MICRO=0 skips it).
 import { performance } from 'node:perf_hooks';
 import { IncomingMessage, ServerResponse } from 'node:http';
@@ -35,7 +35,7 @@ import { eventJson, type AuditEvent } from '../gateway/audit/event.js';
 import { parseRequestInfo } from '../lib/api/requestinfo.js';
 import { auditedGet, fresh, URL } from './auditedget.mjs';
 import { identityHead, identityPairs } from '../gateway/aggregation/identity.js';
-import { setsName } from '../gateway/aggregation/forwardrules.js';
+import { isHopByHop, setsName } from '../gateway/aggregation/forwardrules.js';
 import { watchEncoders } from '../backends/core/watchevents.js';
 import { encodeThroughMaps, SELF_DESCRIBED, splicedMap } from '../lib/cbor/encode.js';
 import { messageFromJson } from '../lib/protobuf/from-json.js';
@@ -488,6 +488,7 @@ const SECTIONS: Record<string, () => void | Promise<void>> = {
   audit: auditRequest,
   auditlog: auditLog,
   forwardhead: forwardHead,
+  hopbyhop: hopByHop,
   watchencode: watchEncode,
 };
 
@@ -520,6 +521,56 @@ function forwardHead(): void {
   };
   row('built per request (identityPairs, setsName scan)', fmt(nsPerCall(1_000_000, perRequest)));
   row('built once per identity (identityHead, Set lookup)', fmt(nsPerCall(1_000_000, once)));
+}
+
+/**
+ * The hop-by-hop check of a relayed answer's header names (gateway/aggregation/forwardrules.ts `isHopByHop`), as
+ * poolforward.ts's Relay makes them: each name a fresh string from undici's Buffer, lower-cased. A Set lookup (what
+ * it was) hashes every fresh name first; the check by length, then content, compares at most two strings. The
+ * names of a Gatehouse backend's GET answer over HTTP/1.1.
+ */
+function hopByHop(): void {
+  console.log("\nThe hop-by-hop check of an answer's header names (gateway/aggregation/forwardrules.ts), per proxied answer");
+  const SET = new Set([
+    'connection',
+    'keep-alive',
+    'proxy-connection',
+    'proxy-authenticate',
+    'proxy-authorization',
+    'te',
+    'trailer',
+    'transfer-encoding',
+    'upgrade',
+  ]);
+  const raw = [
+    'Audit-Id',
+    'Cache-Control',
+    'Content-Type',
+    'X-Kubernetes-Pf-Flowschema-Uid',
+    'X-Kubernetes-Pf-Prioritylevel-Uid',
+    'Date',
+    'Content-Length',
+    'Connection',
+    'Keep-Alive',
+  ].map((n) => Buffer.from(n, 'latin1'));
+  const names = (check: (lower: string) => boolean) => (): number => {
+    let kept = 0;
+    for (const b of raw) if (!check(b.toString('latin1').toLowerCase())) kept++;
+    return kept;
+  };
+  const none = names(() => false);
+  const bySet = names((k) => SET.has(k));
+  const byLength = names(isHopByHop);
+  const t = { none: [] as number[], set: [] as number[], length: [] as number[] };
+  // Alternated, so drift on a shared machine lands on all three.
+  for (let r = 0; r < 5; r++) {
+    t.none.push(nsPerCall(300_000, none));
+    t.set.push(nsPerCall(300_000, bySet));
+    t.length.push(nsPerCall(300_000, byLength));
+  }
+  row('the names made and lower-cased, no check', fmt(median(t.none)));
+  row('Set lookup (hashes each fresh name)', fmt(median(t.set)));
+  row('by length, then content (isHopByHop)', fmt(median(t.length)));
 }
 
 export async function runMicroBench(only: readonly string[] = []): Promise<void> {

@@ -5,21 +5,31 @@
 // span. One place, so the forwarders cannot drift apart.
 import { badGateway, type StatusError } from '../../lib/api/status.js';
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-
-/** A header (lowercase name) that belongs to one connection and is never forwarded. */
+/**
+ * A header (lowercase name) that belongs to one connection and is never forwarded: Connection, Keep-Alive,
+ * Proxy-Connection, Proxy-Authenticate, Proxy-Authorization, TE, Trailer, Transfer-Encoding, Upgrade.
+ * By length, then by content: the answer's names are fresh strings from undici's Buffers, which a Set lookup
+ * hashes first (bench/micro.ts hopbyhop: docs/decisions/2026-11-30-proxied-get-cost.md).
+ */
 export function isHopByHop(lowercaseName: string): boolean {
-  return HOP_BY_HOP.has(lowercaseName);
+  switch (lowercaseName.length) {
+    case 2:
+      return lowercaseName === 'te';
+    case 7:
+      return lowercaseName === 'trailer' || lowercaseName === 'upgrade';
+    case 10:
+      return lowercaseName === 'connection' || lowercaseName === 'keep-alive';
+    case 16:
+      return lowercaseName === 'proxy-connection';
+    case 17:
+      return lowercaseName === 'transfer-encoding';
+    case 18:
+      return lowercaseName === 'proxy-authenticate';
+    case 19:
+      return lowercaseName === 'proxy-authorization';
+    default:
+      return false;
+  }
 }
 
 /** 304 answers a conditional request; every other 3xx sends the client elsewhere. */
