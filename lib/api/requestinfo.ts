@@ -63,6 +63,21 @@ function segmentsOf(path: string): string[] {
   return parts;
 }
 
+// One copy of each namespace paths name: a path's segments are new strings per request, and every
+// object created under a path keeps its namespace (24 B per object at 100,000 ConfigMaps in one
+// namespace; docs/decisions/2026-11-30-heap-per-object.md). Forgotten all at once when full, as
+// a client chooses what its paths name.
+const NAMESPACES_MAX = 1024;
+const namespaces = new Map<string, string>();
+
+function sharedNamespace(ns: string): string {
+  const known = namespaces.get(ns);
+  if (known !== undefined) return known;
+  if (namespaces.size >= NAMESPACES_MAX) namespaces.clear();
+  namespaces.set(ns, ns);
+  return ns;
+}
+
 /** `watch` is the query's watch flag (read by lib/api/querybool.ts); the caller has already split path and query. */
 export function parseRequestInfo(method: string, path: string, watch: boolean): RequestInfo {
   const parts = segmentsOf(path);
@@ -91,7 +106,7 @@ export function parseRequestInfo(method: string, path: string, watch: boolean): 
   let namespace = '';
   const left = parts.length - r;
   if (parts[r] === 'namespaces' && left > 1) {
-    namespace = parts[r + 1]!;
+    namespace = sharedNamespace(parts[r + 1]!);
     if (left > 2 && !NAMESPACE_SUBRESOURCES.has(parts[r + 2]!)) r += 2;
   }
   const resource = parts[r] ?? '';

@@ -121,6 +121,17 @@ function changed(b: unknown, v: unknown, node: Node | undefined, member: boolean
 }
 
 /**
+ * `{ '.': LEAF }` made as `{}` + set: that literal gets one in-object slot, so the
+ * members added after it went to a property array, ~40 B more for each such
+ * object a stored object keeps (docs/decisions/2026-11-30-heap-per-object.md).
+ */
+function dotted(): Fields {
+  const out: Fields = {};
+  out['.'] = LEAF;
+  return out;
+}
+
+/**
  * A struct's or map's children, sorted (all `f:`, so plain string order);
  * `dot`: the path is a member too. `base` undefined: the baseline lacks the
  * path. Only own members count (a field named `constructor` is a field).
@@ -130,7 +141,7 @@ function fieldsOf(base: Obj | undefined, v: Obj, node: Node | undefined, kind: K
   for (const k in v) if (v[k] !== undefined) names.push(k);
   sortStrings(names);
   let out: Fields | undefined;
-  if (dot) out = { '.': LEAF };
+  if (dot) out = dotted();
   let n = 0;
   for (const k of names) {
     if (level === META && k === 'managedFields') continue; // the general path compares the object without it
@@ -159,7 +170,7 @@ function itemsOf(list: ListNode, items: readonly unknown[], dot: boolean): Field
   for (let i = 0; i < len; i++) keys[i] = itemKey(list, items[i], i);
   const order = keyOrder(keys, list.listType !== 'set' && list.keys.length === 0);
   let out: Fields | undefined;
-  if (dot) out = { '.': LEAF };
+  if (dot) out = dotted();
   let n = 0;
   for (let j = 0; j < order.length; j++) {
     const i = order[j]!;

@@ -103,11 +103,12 @@ const byKubeOrder = (a: Owner, b: Owner): number =>
 
 /** One managedFields entry, members in kube's order. */
 export function entryOf(o: Omit<Owner, 'set'>, fieldsV1: Record<string, unknown>): Record<string, unknown> {
-  // Members added in kube's order, the optional ones only when set: no object literal spread per entry of every write.
-  const entry: Record<string, unknown> = { manager: o.manager, operation: o.operation, apiVersion: o.apiVersion };
-  if (o.time) entry['time'] = o.time;
-  entry['fieldsType'] = 'FieldsV1';
-  entry['fieldsV1'] = fieldsV1;
+  // Members in kube's order, the optional ones only when set: no object literal spread per entry of every write.
+  // One literal with the usual members: V8 keeps a literal's members in the object and puts members added
+  // later in a property array (~40 B per entry a stored object keeps; docs/decisions/2026-11-30-heap-per-object.md).
+  const entry: Record<string, unknown> = o.time
+    ? { manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, time: o.time, fieldsType: 'FieldsV1', fieldsV1 }
+    : { manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, fieldsType: 'FieldsV1', fieldsV1 };
   if (o.subresource) entry['subresource'] = o.subresource;
   return entry;
 }

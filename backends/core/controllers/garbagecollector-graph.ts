@@ -1,6 +1,6 @@
 // The garbage collector's view of ownership: every stored object of every
-// type, indexed by uid, with the reverse index owner uid → dependents,
-// kept from list + watch of the store.
+// type by key, with nodes for those it may act on, indexed by uid, and the
+// reverse index owner uid → dependents, kept from list + watch of the store.
 import type { KObject, OwnerReference } from '../../../lib/api/meta.js';
 import type { ResourceType } from '../../../lib/registry/types.js';
 
@@ -11,7 +11,19 @@ export interface GraphNode {
   readonly obj: KObject;
 }
 
+/** What remove took out: the object's uid, and its node when it had one. */
+export interface Removed {
+  readonly uid: string;
+  readonly node: GraphNode | undefined;
+}
+
 export class OwnershipGraph {
+  /**
+   * Nodes only of objects the collector may act on: those with owner references (dependents) or being
+   * deleted (an owner's foreground or orphan finalizer). Any other object is only its key's uid below:
+   * most objects own nothing and are owned by nothing, and a node and its entry for each were ~65 B of
+   * heap per stored object (docs/decisions/2026-11-30-heap-per-object.md).
+   */
   private readonly nodes = new Map<string, GraphNode>();
   private readonly uidByKey = new Map<string, string>();
   private readonly dependents = new Map<string, Set<string>>();
@@ -20,30 +32,28 @@ export class OwnershipGraph {
     return this.nodes.get(uid);
   }
 
-  /** Adds or replaces the object stored under key; returns the node it replaced. */
-  upsert(key: string, t: ResourceType, obj: KObject): GraphNode | undefined {
+  /** Adds or replaces the object stored under key; returns the uid it had before (undefined when new). */
+  upsert(key: string, t: ResourceType, obj: KObject): string | undefined {
     const uid = obj.metadata.uid;
     if (!uid) return undefined;
     const prevUid = this.uidByKey.get(key);
-    const prev = prevUid === undefined ? undefined : this.nodes.get(prevUid);
-    if (prev) this.unlink(prev);
-    const node: GraphNode = { uid, key, t, obj };
-    this.nodes.set(uid, node);
+    if (prevUid !== undefined) this.unlink(key, prevUid);
     this.uidByKey.set(key, uid);
-    for (const ref of refsOf(obj)) {
+    const refs = refsOf(obj);
+    if (refs.length === 0 && obj.metadata.deletionTimestamp === undefined) return prevUid;
+    this.nodes.set(uid, { uid, key, t, obj });
+    for (const ref of refs) {
       let set = this.dependents.get(ref.uid);
       if (!set) this.dependents.set(ref.uid, (set = new Set()));
       set.add(uid);
     }
-    return prev;
+    return prevUid;
   }
 
-  /** Removes the object under key; returns its node. */
-  remove(key: string): GraphNode | undefined {
+  /** Removes the object under key; returns its uid and node (undefined when it was not there). */
+  remove(key: string): Removed | undefined {
     const uid = this.uidByKey.get(key);
-    const node = uid === undefined ? undefined : this.nodes.get(uid);
-    if (node) this.unlink(node);
-    return node;
+    return uid === undefined ? undefined : { uid, node: this.unlink(key, uid) };
   }
 
   /** Every key, copied (a full resync drops those no longer listed while walking them). */
@@ -56,18 +66,23 @@ export class OwnershipGraph {
     return [...(this.dependents.get(ownerUid) ?? [])].map((u) => this.nodes.get(u)).filter((n): n is GraphNode => n !== undefined);
   }
 
+  /** The nodes (objects with references or being deleted; the others have nothing to collect). */
   all(): IterableIterator<GraphNode> {
     return this.nodes.values();
   }
 
-  private unlink(node: GraphNode): void {
-    this.nodes.delete(node.uid);
-    if (this.uidByKey.get(node.key) === node.uid) this.uidByKey.delete(node.key);
+  /** Drops key's uid and that uid's node; returns the node. */
+  private unlink(key: string, uid: string): GraphNode | undefined {
+    this.uidByKey.delete(key);
+    const node = this.nodes.get(uid);
+    if (!node) return undefined;
+    this.nodes.delete(uid);
     for (const ref of refsOf(node.obj)) {
       const set = this.dependents.get(ref.uid);
-      set?.delete(node.uid);
+      set?.delete(uid);
       if (set?.size === 0) this.dependents.delete(ref.uid);
     }
+    return node;
   }
 }
 

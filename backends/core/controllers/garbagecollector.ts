@@ -173,12 +173,14 @@ export class GarbageCollector extends WatchingController {
       if (!uid) return;
       // Its dependents may now be garbage; owners in foreground may be unblocked.
       for (const dep of this.graph.dependentsOf(uid)) this.schedule(dep.uid);
-      for (const ref of refsOf(gone?.obj ?? ev.object)) this.schedule(ref.uid);
+      // A known object without a node had no references.
+      const refs = gone === undefined ? refsOf(ev.object) : gone.node ? refsOf(gone.node.obj) : [];
+      for (const ref of refs) this.schedule(ref.uid);
       return;
     }
-    const prev = this.graph.upsert(ev.key, t, ev.object);
+    const prevUid = this.graph.upsert(ev.key, t, ev.object);
     const uid = ev.object.metadata.uid ?? '';
-    if (prev && prev.uid !== uid) for (const dep of this.graph.dependentsOf(prev.uid)) this.schedule(dep.uid);
+    if (prevUid !== undefined && prevUid !== uid) for (const dep of this.graph.dependentsOf(prevUid)) this.schedule(dep.uid);
     if (this.hasWork(ev.object)) this.schedule(uid);
     // An owner entering foreground deletion: its dependents learn that it waits for them.
     if (ev.object.metadata.deletionTimestamp && hasFinalizer(ev.object, FOREGROUND_FINALIZER)) {

@@ -1,0 +1,67 @@
+// Heap each stored object keeps, in process (no machine-load dependence):
+// an in-process Gatehouse on the memory store (bench/inprocess.ts), N
+// ConfigMaps of bench/scale.ts's shape created over HTTPS, then two full GCs
+// and V8's heap used; the same after a first BASE creates, so the server's
+// fixed heap cancels out. LIST=1 lists them all first (as the scale bench
+// has by its probe: each object's item bytes are then kept too).
+// SNAPSHOT=<file> writes a heap snapshot at the end.
+//   node --expose-gc --import tsx bench/heap-per-object.ts   (N=100000 BASE=1000)
+import { writeHeapSnapshot } from 'node:v8';
+import { CONNECTIONS, withInProcessServer, type Call } from './inprocess.js';
+
+const N = Number(process.env['N'] ?? 100_000);
+const BASE = Number(process.env['BASE'] ?? 1000);
+const NS = 'scale';
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with node --expose-gc');
+
+const name = (i: number): string => `cm-${String(i).padStart(6, '0')}`;
+const configMap = (i: number): string =>
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: name(i), labels: { app: 'scale', shard: String(i % 16) } },
+    data: { 'app.properties': `color=blue\nsize=large\nindex=${i}\n` },
+  });
+
+async function fill(call: Call, from: number, to: number): Promise<void> {
+  let next = from;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < to) {
+        const i = next++;
+        const r = await call('POST', `/api/v1/namespaces/${NS}/configmaps`, configMap(i), 'application/json');
+        if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${r.text.slice(0, 200)}`);
+      }
+    }),
+  );
+}
+
+async function settledHeap(call: Call): Promise<number> {
+  if (process.env['LIST'] === '1') {
+    const r = await call('GET', `/api/v1/namespaces/${NS}/configmaps`, '', '');
+    if (r.status !== 200) throw new Error(`list: ${r.status}`);
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  gc!();
+  gc!();
+  return process.memoryUsage().heapUsed;
+}
+
+await withInProcessServer('heap', async (call) => {
+  const ns = await call('POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: NS } }), 'application/json');
+  if (ns.status !== 201) throw new Error(`namespace: ${ns.status}`);
+  await fill(call, 0, BASE);
+  const base = await settledHeap(call);
+  const cpu0 = process.cpuUsage();
+  await fill(call, BASE, N);
+  const cpu = process.cpuUsage(cpu0);
+  const used = await settledHeap(call);
+  const per = (used - base) / (N - BASE);
+  console.log(
+    `heap used ${(base / 2 ** 20).toFixed(1)} → ${(used / 2 ** 20).toFixed(1)} MiB: ${per.toFixed(0)} B per object; ` +
+      `CPU ${((cpu.user + cpu.system) / (N - BASE)).toFixed(1)} µs per create (client and server)`,
+  );
+  const snap = process.env['SNAPSHOT'];
+  if (snap) writeHeapSnapshot(snap);
+});
