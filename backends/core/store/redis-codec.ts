@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { KObject } from '../../../lib/api/meta.js';
 import { StoreError } from './types.js';
-import { freezeStored, hasGoEscaped, rememberListBytes } from '../../../lib/api/json.js';
+import { freezeStored, hasGoEscaped, rememberJsonBytesWith, rememberListBytes } from '../../../lib/api/json.js';
 
 /** A frozen object from stored JSON, stamped with rev. */
 export function decodeObject(json: string, rev: number, where: string): KObject {
@@ -38,12 +38,10 @@ const EMPTY_STAMP = Buffer.from('"resourceVersion":""', 'latin1');
 
 /**
  * decodeObject of a hash value `<rev> <json>` as the bytes Redis sent (a cache being built from the
- * snapshot), which become the object's list bytes (`lib/api/json.ts` listItemBytes): the stored text is
- * JSON.stringify's of the object but for its empty stamp, so the value's bytes are rewritten in place
- * into `<json with the stamp written in>,` (the revision's digits move into the stamp, the space makes
- * room for the comma). No copy and no new memory: the cache's first lists serialize nothing. The stamp
- * is metadata's when the parsed metadata's is empty and the text holds `"resourceVersion":""` once (a
- * quote inside a string is escaped, so the bytes match only a member). The caller hands value over.
+ * snapshot), which become the object's list bytes (`lib/api/json.ts` listItemBytes): the value's bytes
+ * are rewritten in place into `<json with the stamp written in>,` (the revision's digits move into the
+ * stamp, the space makes room for the comma). No copy and no new memory: the cache's first lists
+ * serialize nothing. The caller hands value over.
  */
 export function decodeStoredBytes(value: Buffer, where: string): KObject {
   const sp = value.indexOf(0x20);
@@ -52,16 +50,49 @@ export function decodeStoredBytes(value: Buffer, where: string): KObject {
   if (!Number.isSafeInteger(rev)) throw new StoreError('corrupt', `unreadable stored value at ${where}`);
   const json = value.toString('utf8', sp + 1);
   const obj = parsed(json, where);
-  const empty = (obj.metadata as { resourceVersion?: unknown } | null | undefined)?.resourceVersion === '';
+  const empty = emptyStamp(obj);
   const frozen = stamped(obj, rev);
-  // Not the stamp's own digits ("007") would not fit; bytes that are not UTF-8 decode to U+FFFD, which goJson
-  // writes differently; Go escapes characters JSON.stringify does not.
-  if (!empty || digits !== frozen.metadata.resourceVersion) return frozen;
-  const at = value.indexOf(EMPTY_STAMP, sp + 1);
-  if (at < 0 || value.indexOf(EMPTY_STAMP, at + 1) >= 0 || hasGoEscaped(json) || !isUtf8(value)) return frozen;
-  stampInPlace(value, digits, at + EMPTY_STAMP.length - 1);
-  rememberListBytes(frozen, value);
+  // Digits that are not the stamp's ("007") would not fit.
+  const h = empty && digits === frozen.metadata.resourceVersion ? stampEnd(value, sp + 1, json) : -1;
+  if (h >= 0) {
+    stampInPlace(value, digits, h);
+    rememberListBytes(frozen, value);
+  }
   return frozen;
+}
+
+/**
+ * decodeObject of a change-feed entry's object as the bytes Redis sent (a cache being built from the
+ * feed), whose bytes with the stamp written in are copied as its list bytes: the entry holds no room
+ * for the stamp.
+ */
+export function decodeFeedBytes(bytes: Buffer, rev: number, where: string): KObject {
+  const json = bytes.toString('utf8');
+  const obj = parsed(json, where);
+  const empty = emptyStamp(obj);
+  const frozen = stamped(obj, rev);
+  const h = empty ? stampEnd(bytes, 0, json) : -1;
+  if (h >= 0) rememberJsonBytesWith(frozen, bytes, h, frozen.metadata.resourceVersion!);
+  return frozen;
+}
+
+/** Whether a parsed stored object's stamp is the empty one its text holds. */
+function emptyStamp(obj: KObject): boolean {
+  return (obj.metadata as { resourceVersion?: unknown } | null | undefined)?.resourceVersion === '';
+}
+
+/**
+ * The offset in bytes of the closing quote of the empty stamp of the stored text json (bytes[from..],
+ * decoded), or -1 when the stamped text would not be the object's list bytes. The stored text is
+ * JSON.stringify's of the object but for its stamp (backends/core/store/README.md); the stamp is
+ * metadata's when the parsed metadata's is empty and the text holds `"resourceVersion":""` once (a quote
+ * inside a string is escaped, so the bytes match only a member). Bytes that are not UTF-8 decode to
+ * U+FFFD, which goJson writes differently; Go escapes characters JSON.stringify does not.
+ */
+function stampEnd(bytes: Buffer, from: number, json: string): number {
+  const at = bytes.indexOf(EMPTY_STAMP, from);
+  if (at < 0 || bytes.indexOf(EMPTY_STAMP, at + 1) >= 0 || hasGoEscaped(json) || !isUtf8(bytes)) return -1;
+  return at + EMPTY_STAMP.length - 1;
 }
 
 /**

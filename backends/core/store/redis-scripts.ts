@@ -143,11 +143,21 @@ export function runScript(client: Redis | Cluster, s: Script, keys: readonly str
   });
 }
 
+/**
+ * ioredis's Buffer-replying variants of EVALSHA and EVAL: it makes one for every command but does not
+ * type these two, and `callBuffer` loses its command name under auto-pipelining (ioredis 5.11).
+ */
+interface BufferScripts {
+  evalshaBuffer(...args: (string | number)[]): Promise<unknown>;
+  evalBuffer(...args: (string | number)[]): Promise<unknown>;
+}
+
 /** runScript with the reply's strings as Buffers. */
 function runScriptBuffer(client: Redis, s: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-  return client.callBuffer('evalsha', s.sha, keys.length, ...keys, ...args).catch((err: unknown) => {
+  const c = client as unknown as BufferScripts;
+  return c.evalshaBuffer(s.sha, keys.length, ...keys, ...args).catch((err: unknown) => {
     if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-    return client.callBuffer('eval', s.lua, keys.length, ...keys, ...args);
+    return c.evalBuffer(s.lua, keys.length, ...keys, ...args);
   });
 }
 
