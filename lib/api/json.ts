@@ -355,21 +355,6 @@ export function rememberJsonBytes(value: object, buf: Buffer, start: number, end
 }
 
 /**
- * rememberJsonBytes of a text whose empty stamp is filled: the list bytes are json[0, at), insert (ASCII)
- * and json[at, end) (a store loading JSON it wrote with a member left empty).
- */
-export function rememberJsonBytesWith(value: object, json: Buffer, at: number, insert: string): void {
-  if (!Object.isFrozen(value)) return;
-  const n = json.length + insert.length;
-  const b = keptSpace(n + 1);
-  json.copy(b, 0, 0, at);
-  b.write(insert, at, 'latin1');
-  json.copy(b, at + insert.length, at);
-  b[n] = 0x2c; // ','
-  itemMemo.set(value, b);
-}
-
-/**
  * rememberJsonBytes without a copy: `piece` is the object's JSON followed by a comma, a view the caller
  * never changes (a loaded file's buffer, which the view keeps alive).
  */

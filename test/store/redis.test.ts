@@ -152,7 +152,7 @@ if (skip) {
       }
     });
 
-    it('builds a cache from the snapshot (a reopen) or the feed whose objects keep their stored bytes as list bytes, as serializing them gives', async () => {
+    it('builds a cache from the snapshot (a reopen) whose objects keep their stored bytes as list bytes, or from the feed; both answer as serializing them gives', async () => {
       const prefix = uniquePrefix('loadbytes');
       const a = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
       const c = new Redis(REDIS_URL);
@@ -185,7 +185,8 @@ if (skip) {
               const name = `${o.metadata.name} (from the ${replay ? 'feed' : 'snapshot'})`;
               let bytes = '';
               const n = stringifies(() => void (bytes = listItemBytes(o).toString('utf8')));
-              assert.equal(n === 0, !serialized.has(o.metadata.name!), `${name}: list bytes kept from the stored ones`);
+              // The feed's entries are read as text (Buffers cost its build more than its first lists save).
+              if (!replay) assert.equal(n === 0, !serialized.has(o.metadata.name!), `${name}: list bytes kept from the stored ones`);
               const want = goJson(o);
               assert.equal(bytes, `${want},`, name);
               assert.equal(jsonAnswerText(o), `${want}\n`, name);

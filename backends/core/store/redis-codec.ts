@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { KObject } from '../../../lib/api/meta.js';
 import { StoreError } from './types.js';
-import { freezeStored, hasGoEscaped, rememberJsonBytesWith, rememberListBytes } from '../../../lib/api/json.js';
+import { freezeStored, hasGoEscaped, rememberListBytes } from '../../../lib/api/json.js';
 
 /** A frozen object from stored JSON, stamped with rev. */
 export function decodeObject(json: string, rev: number, where: string): KObject {
@@ -58,21 +58,6 @@ export function decodeStoredBytes(value: Buffer, where: string): KObject {
     stampInPlace(value, digits, h);
     rememberListBytes(frozen, value);
   }
-  return frozen;
-}
-
-/**
- * decodeObject of a change-feed entry's object as the bytes Redis sent (a cache being built from the
- * feed), whose bytes with the stamp written in are copied as its list bytes: the entry holds no room
- * for the stamp.
- */
-export function decodeFeedBytes(bytes: Buffer, rev: number, where: string): KObject {
-  const json = bytes.toString('utf8');
-  const obj = parsed(json, where);
-  const empty = emptyStamp(obj);
-  const frozen = stamped(obj, rev);
-  const h = empty ? stampEnd(bytes, 0, json) : -1;
-  if (h >= 0) rememberJsonBytesWith(frozen, bytes, h, frozen.metadata.resourceVersion!);
   return frozen;
 }
 

@@ -61,29 +61,6 @@ export function readEntry(id: string, raw: string[]): FeedEntry {
   return { rev, prev: f.p === undefined ? rev - 1 : Number(f.p), key: f.k ?? '', json: f.o, at: f.t ?? '' };
 }
 
-/** readEntry of an entry read as Buffers (a cache being built from the feed): `json` stays bytes. */
-export function readEntryBytes(id: Buffer, raw: Buffer[]): Omit<FeedEntry, 'json'> & { json: Buffer | undefined } {
-  const rev = Number.parseInt(id.toString(), 10);
-  if (raw.length === 8 && isField(raw[0]!, 0x6b) && isField(raw[2]!, 0x74) && isField(raw[4]!, 0x70)) {
-    return { rev, prev: Number(raw[5]!.toString()), key: raw[1]!.toString(), json: isField(raw[6]!, 0x6f) ? raw[7] : undefined, at: raw[3]!.toString() };
-  }
-  const p = fieldText(raw, 'p');
-  return { rev, prev: p === undefined ? rev - 1 : Number(p), key: fieldText(raw, 'k') ?? '', json: fieldOf(raw, 'o'), at: fieldText(raw, 't') ?? '' };
-}
-
-/** The value of the field called name (fieldsOf's, the last of that name), undefined when there is none. */
-function fieldOf(raw: Buffer[], name: string): Buffer | undefined {
-  let v: Buffer | undefined;
-  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toString() === name) v = raw[i + 1];
-  return v;
-}
-
-/** fieldOf as text. */
-export const fieldText = (raw: Buffer[], name: string): string | undefined => fieldOf(raw, name)?.toString();
-
-/** Whether a field name is the one letter c. */
-const isField = (b: Buffer, c: number): boolean => b.length === 1 && b[0] === c;
-
 export function fieldsOf(fields: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) out[fields[i]!] = fields[i + 1]!;

@@ -7,9 +7,9 @@ import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
 import type { RedisKeys } from './redis-keys.js';
 import { runSnapshot } from './redis-scripts.js';
-import { decodeFeedBytes, decodeStoredBytes } from './redis-codec.js';
+import { decodeObject, decodeStoredBytes } from './redis-codec.js';
 import { StoreError } from './types.js';
-import { fieldText, readEntryBytes } from './redis-feed.js';
+import { fieldsOf, readEntry } from './redis-feed.js';
 
 /**
  * `replay` (a Redis Cluster domain opening on first use): a domain that
@@ -74,18 +74,17 @@ const REPLAY_CHUNK = 1000;
  * takes the snapshot.
  */
 async function replayWholeFeed(client: Redis, keys: RedisKeys, opts: Omit<StateOptions, 'startRev'>): Promise<StoreState | undefined> {
-  // As Buffers: each object's bytes become its list bytes (redis-codec.ts decodeFeedBytes).
-  let rows = (await client.xrangeBuffer(keys.feed, '-', '+', 'COUNT', REPLAY_CHUNK)) as [Buffer, Buffer[]][];
-  if (rows.length === 0 || fieldText(rows[0]![1], 'p') !== '0') return undefined;
+  let rows = (await client.xrange(keys.feed, '-', '+', 'COUNT', REPLAY_CHUNK)) as [string, string[]][];
+  if (rows.length === 0 || fieldsOf(rows[0]![1]).p !== '0') return undefined;
   const state = new StoreState({ ...opts, startRev: 0 });
   try {
     while (rows.length > 0) {
       for (const [id, raw] of rows) {
-        const { rev, prev, key, json, at } = readEntryBytes(id, raw);
+        const { rev, prev, key, json, at } = readEntry(id, raw);
         if (prev !== state.rev || key === '') throw new ReplayGap();
-        state.commit(key, rev, json === undefined ? undefined : decodeFeedBytes(json, rev, `feed entry ${id.toString()}`), Number(at));
+        state.commit(key, rev, json === undefined ? undefined : decodeObject(json, rev, `feed entry ${id}`), Number(at));
       }
-      rows = (await client.xrangeBuffer(keys.feed, `(${rows[rows.length - 1]![0].toString()}`, '+', 'COUNT', REPLAY_CHUNK)) as [Buffer, Buffer[]][];
+      rows = (await client.xrange(keys.feed, `(${rows[rows.length - 1]![0]}`, '+', 'COUNT', REPLAY_CHUNK)) as [string, string[]][];
     }
   } catch (err) {
     state.close(new StoreError('unreachable', 'replay abandoned'));
