@@ -251,7 +251,7 @@ const GO_ESCAPED_ALL = /[<>&\u2028\u2029]/g;
  * `/[<>&\u2028\u2029]/` (a stored ConfigMap's 608 characters: ~0.1 µs against ~1.2 µs,
  * on every store write; docs/decisions/2026-11-29-create-cpu-cuts.md).
  */
-function hasGoEscaped(s: string): boolean {
+export function hasGoEscaped(s: string): boolean {
   return s.indexOf('<') >= 0 || s.indexOf('>') >= 0 || s.indexOf('&') >= 0 || s.indexOf('\u2028') >= 0 || s.indexOf('\u2029') >= 0;
 }
 const goEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;

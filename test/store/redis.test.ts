@@ -5,12 +5,30 @@ import { Redis } from 'ioredis';
 import { RedisStore } from '../../backends/core/store/redis.js';
 import { WRITE_SHA, runWrite } from '../../backends/core/store/redis-scripts.js';
 import { loadState } from '../../backends/core/store/redis-state.js';
-import { typeKeys } from '../../backends/core/store/redis-keys.js';
+import { redisKeys, typeKeys } from '../../backends/core/store/redis-keys.js';
 import { StoreError, getCachedFirst } from '../../backends/core/store/types.js';
 import { storeContract } from './contract.js';
 import { Collector, pod, rv } from './helpers.js';
 import { REDIS_URL, dropPrefix, prefixFootprint, redisSkipReason, uniquePrefix } from './fixtures/redis-env.js';
 import { eventually } from '../helpers/eventually.js';
+import { goJson, jsonAnswerText, listItemBytes } from '../../lib/api/json.js';
+import type { KObject } from '../../lib/api/meta.js';
+
+/** How many times f calls JSON.stringify (f must not await). */
+function stringifies(f: () => void): number {
+  const real = JSON.stringify;
+  let n = 0;
+  JSON.stringify = ((...args: Parameters<typeof real>) => {
+    n++;
+    return real(...args);
+  }) as typeof real;
+  try {
+    f();
+  } finally {
+    JSON.stringify = real;
+  }
+  return n;
+}
 
 const skip = await redisSkipReason();
 
@@ -129,6 +147,65 @@ if (skip) {
           await b.close();
         }
       } finally {
+        await a.close();
+        await dropPrefix(prefix);
+      }
+    });
+
+    it('builds a cache from the snapshot (a reopen) whose objects keep their stored bytes as list bytes, or from the feed; both answer as serializing them gives', async () => {
+      const prefix = uniquePrefix('loadbytes');
+      const a = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+      const c = new Redis(REDIS_URL);
+      // Contents JSON.stringify and Go write differently, escapes, non-ASCII, integer-like keys, members in
+      // other orders, an empty resourceVersion elsewhere in the text, a key holding a quote; and enough big
+      // objects that the snapshot's reply spans many socket reads (values split across them are copied by
+      // the reply parser).
+      const odd: KObject[] = [
+        pod('n', 'plain'),
+        pod('n', 'escaped', { spec: { s: '<b>&</b> \u2028' } }),
+        pod('n', 'unicode', { spec: { s: 'quote " backslash \\ é 日本 😀 \ud800', m: { b: 1, 2: 'two', 1: 'one' }, e: {}, n: [0.1, 1e21] } }),
+        { metadata: { name: 'meta-first', namespace: 'n', uid: 'u-1', labels: { a: 'b' } }, apiVersion: 'v1', kind: 'Pod' },
+        { spec: { first: true }, apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'n', name: 'spec-first' } },
+        { apiVersion: 'v1', kind: 'Pod', metadata: { labels: { a: 'b' }, namespace: 'n', name: 'labels-first' } },
+        { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'n', name: 'with-rv', resourceVersion: '7', annotations: { 'resourceVersion"': '' } } },
+        { apiVersion: 'v1', kind: 'Pod', spec: { resourceVersion: '' }, metadata: { namespace: 'n', name: 'rv-twice' } },
+      ];
+      for (let i = 0; i < 150; i++) odd.push(pod('n', `big-${String(i).padStart(3, '0')}`, { spec: { s: `${i} é `.repeat(400 + i) } }));
+      const serialized = new Set(['escaped', 'rv-twice']); // a character Go escapes; a second empty resourceVersion
+      try {
+        for (const o of odd) await a.create(`core/pods/n/${o.metadata.name}`, o);
+        await a.update('core/pods/n/plain', pod('n', 'plain', { spec: { n: 2 } }));
+        await a.delete('core/pods/n/big-007');
+        const check = (items: KObject[], replay: boolean): void => {
+          assert.equal(items.length, odd.length - 1);
+          for (const o of items) {
+            const name = `${o.metadata.name} (from the ${replay ? 'feed' : 'snapshot'})`;
+            let bytes = '';
+            const n = stringifies(() => void (bytes = listItemBytes(o).toString('utf8')));
+            // The feed's entries are read as text (Buffers cost its build more than its first lists save).
+            if (!replay) assert.equal(n === 0, !serialized.has(o.metadata.name!), `${name}: list bytes kept from the stored ones`);
+            const want = goJson(o);
+            assert.equal(bytes, `${want},`, name);
+            assert.equal(jsonAnswerText(o), `${want}\n`, name);
+          }
+          assert.equal(goJson(items.find((o) => o.metadata.name === 'plain')).includes('"n":2'), true);
+        };
+        // A reopen: a second store on the prefix builds its cache from the snapshot (its own connection, auto-pipelined).
+        const b = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+        try {
+          check((await b.list('core/pods/')).items, false);
+        } finally {
+          await b.close();
+        }
+        // A Redis Cluster domain's first open replays the feed when it holds the whole history.
+        const state = await loadState(c, redisKeys(prefix), { historyWindowMs: 60_000 }, true);
+        try {
+          check(state.list('core/pods/').items, true);
+        } finally {
+          state.close(new StoreError('unreachable', 'test done'));
+        }
+      } finally {
+        c.disconnect();
         await a.close();
         await dropPrefix(prefix);
       }

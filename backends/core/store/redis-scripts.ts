@@ -144,6 +144,24 @@ export function runScript(client: Redis | Cluster, s: Script, keys: readonly str
 }
 
 /**
+ * ioredis's Buffer-replying variants of EVALSHA and EVAL: it makes one for every command but does not
+ * type these two, and `callBuffer` loses its command name under auto-pipelining (ioredis 5.11).
+ */
+interface BufferScripts {
+  evalshaBuffer(...args: (string | number)[]): Promise<unknown>;
+  evalBuffer(...args: (string | number)[]): Promise<unknown>;
+}
+
+/** runScript with the reply's strings as Buffers. */
+function runScriptBuffer(client: Redis, s: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+  const c = client as unknown as BufferScripts;
+  return c.evalshaBuffer(s.sha, keys.length, ...keys, ...args).catch((err: unknown) => {
+    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+    return c.evalBuffer(s.lua, keys.length, ...keys, ...args);
+  });
+}
+
+/**
  * Makes sure the next revision is above rev; returns the allocator. With alsoLast (after
  * data loss), the domain's newest revision is raised too, so a rebuilt cache starts there.
  */
@@ -195,18 +213,19 @@ export async function runWrite(
 
 export interface RawSnapshot {
   rev: number;
-  /** Per type: [key, stored value] in key order. */
-  types: Map<string, [string, string][]>;
+  /** Per type: [key, stored value] in key order; each value its own bytes (a view of the reply), the caller's to keep or rewrite. */
+  types: Map<string, [string, Buffer][]>;
 }
 
+/** The snapshot's reply as Buffers: the values' bytes are kept as the cached objects' list bytes (redis-codec.ts decodeStoredBytes). */
 export async function runSnapshot(client: Redis, keys: RedisKeys): Promise<RawSnapshot> {
-  const reply = (await runScript(client, SNAPSHOT_SCRIPT, [keys.last, keys.types], [keys.objectsStem, keys.indexStem])) as unknown[];
-  const types = new Map<string, [string, string][]>();
+  const reply = (await runScriptBuffer(client, SNAPSHOT_SCRIPT, [keys.last, keys.types], [keys.objectsStem, keys.indexStem])) as unknown[];
+  const types = new Map<string, [string, Buffer][]>();
   for (let i = 1; i + 1 < reply.length; i += 2) {
-    const flat = reply[i + 1] as string[];
-    const rows: [string, string][] = [];
-    for (let j = 0; j + 1 < flat.length; j += 2) rows.push([flat[j]!, flat[j + 1]!]);
+    const flat = reply[i + 1] as Buffer[];
+    const rows: [string, Buffer][] = [];
+    for (let j = 0; j + 1 < flat.length; j += 2) rows.push([flat[j]!.toString('utf8'), flat[j + 1]!]);
     types.set(String(reply[i]), rows);
   }
-  return { rev: Number(reply[0]), types };
+  return { rev: Number(String(reply[0])), types };
 }

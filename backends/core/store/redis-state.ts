@@ -7,7 +7,7 @@ import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
 import type { RedisKeys } from './redis-keys.js';
 import { runSnapshot } from './redis-scripts.js';
-import { decodeObject, splitStored } from './redis-codec.js';
+import { decodeObject, decodeStoredBytes } from './redis-codec.js';
 import { StoreError } from './types.js';
 import { fieldsOf, readEntry } from './redis-feed.js';
 
@@ -39,8 +39,7 @@ export async function loadState(client: Redis, keys: RedisKeys, opts: Omit<State
       for (const [key, value] of rows) {
         const where = `${keys.objectsStem}${type} "${key}"`;
         try {
-          const { rev, json } = splitStored(value, where);
-          state.load(key, decodeObject(json, rev, where));
+          state.load(key, decodeStoredBytes(value, where));
         } catch (err) {
           // One undecodable value is that object's problem: reads of it answer `corrupt`, the rest is served.
           if (!(err instanceof StoreError && err.code === 'corrupt')) throw err;
