@@ -211,6 +211,40 @@ if (skip) {
       }
     });
 
+    it("loads a snapshot that outlasts the client's command bound (a large store's reply under load)", async () => {
+      const prefix = uniquePrefix('snapbound');
+      const a = await RedisStore.open({ url: REDIS_URL, prefix, historyWindowMs: 60_000 });
+      // A client whose commands are bounded at 50 ms, connected before Redis pauses.
+      const c = new Redis(REDIS_URL, { commandTimeout: 50 });
+      const admin = new Redis(REDIS_URL);
+      try {
+        await a.create('core/pods/ns/p', pod('ns', 'p'));
+        await c.ping();
+        // Every client's commands wait 300 ms: six times the bound.
+        await admin.call('CLIENT', 'PAUSE', '300', 'ALL');
+        const [loaded, other] = await Promise.allSettled([loadState(c, redisKeys(prefix), { historyWindowMs: 60_000 }), c.get(`${prefix}nothing`)]);
+        // The bound holds for other commands (the pause is long enough to test anything)…
+        assert.equal(other.status, 'rejected');
+        assert.match(String((other as PromiseRejectedResult).reason), /timed out/);
+        // …and the snapshot waits it out.
+        assert.equal(loaded.status, 'fulfilled', String((loaded as PromiseRejectedResult).reason));
+        const state = (loaded as PromiseFulfilledResult<Awaited<ReturnType<typeof loadState>>>).value;
+        try {
+          assert.deepEqual(
+            state.list('core/pods/').items.map((o) => o.metadata.name),
+            ['p'],
+          );
+        } finally {
+          state.close(new StoreError('unreachable', 'test done'));
+        }
+      } finally {
+        c.disconnect();
+        admin.disconnect();
+        await a.close();
+        await dropPrefix(prefix);
+      }
+    });
+
     it('keeps redis memory bounded under repeated updates once history is compacted', async () => {
       const prefix = uniquePrefix('mem');
       let now = 1_700_000_000_000;
