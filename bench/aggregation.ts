@@ -332,6 +332,11 @@ async function bareProxyMode([port, backendPort, certFile, keyFile, backendCaFil
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
     });
+    // A client gone before the answer's end (a closed watch) cuts the backend request, as the gateway does: else
+    // the backend keeps serving the abandoned watch, and every later watch round pays for its events.
+    res.on('close', () => {
+      if (!res.writableFinished) out.destroy();
+    });
     req.pipe(out);
   });
   await new Promise<void>((r) => server.listen(Number(port), '127.0.0.1', r));
