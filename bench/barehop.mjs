@@ -1,7 +1,8 @@
 // The bare undici hop, the floor of the proxy targets: HTTPS in,
 // an undici Agent out to the backend with the gateway's client certificate,
 // the client's headers copied (hop-by-hop ones dropped both ways), the body
-// streamed with backpressure, nothing else. bench/aggregation.ts runs it as a
+// streamed with backpressure, the backend request cut when the client goes
+// away before the answer's end (as the gateway's), nothing else. bench/aggregation.ts runs it as a
 // process (`bare-undici` mode); bench/cg-proxy.mjs runs it in its own process
 // (HOP=undici) beside the gateway with the same client. The bare HTTP/2 hop
 // (`startBareH2Hop`, node:http2 out) is the floor of proxying to HTTP/2
@@ -19,10 +20,19 @@ export async function startBareUndiciHop({ port = 0, cert, key, backend, addHead
     const watch = req.url?.includes('watch=') === true;
     const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0';
     let resume;
+    let abort;
+    let done = false;
+    // A client gone before the answer's end (a closed watch) cuts the backend request, as the gateway does:
+    // else the backend keeps serving it, and every later round of a bench pays for the abandoned watches.
+    res.on('close', () => {
+      if (!done) abort?.();
+    });
     agent.dispatch(
       { origin, path: req.url ?? '/', method: req.method ?? 'GET', headers, body: hasBody ? req : null },
       {
-        onConnect() {},
+        onConnect(a) {
+          abort = a;
+        },
         onHeaders(code, raw, r) {
           const out = [];
           for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -41,9 +51,11 @@ export async function startBareUndiciHop({ port = 0, cert, key, backend, addHead
           return false;
         },
         onComplete() {
+          done = true;
           res.end();
         },
         onError() {
+          done = true;
           if (!res.headersSent) res.writeHead(502).end();
           else res.destroy();
         },

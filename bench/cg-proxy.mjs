@@ -24,6 +24,7 @@
 // FLOOR=1: the floors in one run, CPU per GET of the hop alone (the client in a worker thread, cpuclient.mjs):
 // the bare undici hop, the bare HTTP/2 hop and the gateway (GODEBUG=http2client=0 for its HTTP/1.1 path);
 // N GETs per round, ROUNDS rounds (4) in alternating order, INFLIGHT (4) in flight, WARM (1000) GETs per path first.
+// WATCHFLOOR=1: CPU per proxied watch event of the hop alone, the bare undici hop against the gateway (watchFloor below).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -157,8 +158,8 @@ for (let i = 0; i < 600 && got !== 201 && got !== 409; i++) {
 }
 if (got !== 201 && got !== 409) throw new Error(`the backend never became reachable through the gateway (${got})`);
 const N = Number(process.env.N ?? 1000);
-if (process.env.FLOOR) {
-  await floor();
+if (process.env.FLOOR || process.env.WATCHFLOOR) {
+  await (process.env.WATCHFLOOR ? watchFloor() : floor());
   agent.destroy();
   backend.kill('SIGTERM');
   await running.shutdown('done');
@@ -322,6 +323,103 @@ async function floor() {
     `  by CPU per GET: h2 hop ${pc(m['undici hop'] / m['h2 hop'])} of the undici hop; gateway ${pc(m['undici hop'] / m.gateway)} of the undici hop, ${pc(m['h2 hop'] / m.gateway)} of the h2 hop`,
   );
   await w.terminate();
+}
+
+// WATCHFLOOR=1: CPU per proxied watch event of the hop alone, the watch sibling of FLOOR. The client
+// (watchclient.mjs, a worker thread) opens W watches (100) through the bare undici hop or the gateway (HTTP/1.1
+// out under GODEBUG=http2client=0), then sends N creates (400) to the backend directly, 4 in flight, and waits
+// until every watch has read every event; the main thread's CPU from the first create to the last event,
+// per event (N × W), ROUNDS rounds (4) in alternating order after a warm-up round of each. The opening of the
+// watches is not counted: what is measured is the relaying of events. PROF=<file>: a V8 profile of the first
+// measured round of PROF_TARGET (gateway, or undici hop); under cg-proxy.sh (CG_SYNC) the counters cover it alone.
+async function watchFloor() {
+  const { Worker } = await import('node:worker_threads');
+  const rounds = Number(process.env.ROUNDS ?? 4);
+  const W = Number(process.env.W ?? 100);
+  const n = Number(process.env.N ?? 400);
+  const pki = (f) => readFile(join(dir, 'gw', 'pki', f), 'utf8');
+  const [fpCert, fpKey] = await Promise.all(['front-proxy-client.crt', 'front-proxy-client.key'].map(pki));
+  const targets = { 'undici hop': await bareUndiciHop(), gateway: port };
+  const w = new Worker(new URL('./watchclient.mjs', import.meta.url), {
+    workerData: {
+      ca,
+      cert,
+      key,
+      backend: {
+        port: bePort,
+        ca: backendCa,
+        cert: fpCert,
+        key: fpKey,
+        servername: SVC,
+        identity: { 'x-remote-user': 'admin', 'x-remote-group': 'system:masters' },
+      },
+    },
+  });
+  const next = () => new Promise((r) => w.once('message', r));
+  const { tid: clientTid } = await next();
+  let seq = 0;
+  // Fresh namespaces in every run: the backend's store persists under VG_DIR.
+  const RUN = Date.now().toString(36);
+  const round = async (name, profile = false) => {
+    w.postMessage({ port: targets[name], ns: `wf${RUN}-${seq++}`, w: W, n });
+    await next();
+    // The watches' heads are out; give their backend registrations a moment before the first create.
+    await new Promise((r) => setTimeout(r, 200));
+    const prof = profile ? await startProfile() : undefined;
+    if (profile) await cgSync('start');
+    const t0 = await threadNs();
+    const b0 = await procSeconds(backend.pid);
+    w.postMessage({ go: true });
+    const { bad } = await next();
+    if (profile) await cgSync('end');
+    const t1 = await threadNs();
+    await prof?.stop();
+    const b1 = await procSeconds(backend.pid);
+    w.postMessage({ close: true });
+    await next();
+    let main = 0;
+    let others = 0;
+    for (const [tid, ns] of t1) {
+      if (tid === clientTid) continue;
+      const d = ns - (t0.get(tid) ?? 0);
+      if (tid === process.pid) main += d;
+      else others += d;
+    }
+    const ev = n * W;
+    return { main: main / 1e3 / ev, others: others / 1e3 / ev, backend: ((b1 - b0) * 1e6) / ev, bad };
+  };
+  const names = Object.keys(targets);
+  for (const name of names) await round(name);
+  const acc = {};
+  for (let r = 0; r < rounds; r++) {
+    for (const name of r % 2 ? [...names].reverse() : names) {
+      // The first measured round of PROF_TARGET (default the gateway) alone.
+      (acc[name] ??= []).push(await round(name, name === (process.env.PROF_TARGET ?? 'gateway') && r === 0));
+    }
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const out = process.env.GODEBUG?.includes('http2client=0') ? 'HTTP/1.1 out' : 'HTTP/2 out';
+  console.log(`node ${process.version}, ${W} watches × ${n} creates × ${rounds} rounds; µs of CPU per event (median of rounds; each round's)`);
+  const m = {};
+  for (const name of names) {
+    const rs = acc[name];
+    m[name] = med(rs.map((x) => x.main));
+    const label = name === 'gateway' ? `gateway (${out})` : name;
+    console.log(
+      `  ${label.padEnd(22)} main thread ${m[name].toFixed(2).padStart(6)} (${rs.map((x) => x.main.toFixed(2)).join(' ')})` +
+        `  other threads ${med(rs.map((x) => x.others)).toFixed(2)}  backend ${med(rs.map((x) => x.backend)).toFixed(2)}  bad ${rs.reduce((a, x) => a + x.bad, 0)}`,
+    );
+  }
+  console.log(`  by CPU per event: gateway ${((100 * m['undici hop']) / m.gateway).toFixed(1)}% of the undici hop`);
+  await w.terminate();
+}
+
+/** CG_SYNC (bench/cg-proxy.sh) around WATCHFLOOR's profiled round: the counters zeroed before it, dumped after. */
+async function cgSync(name) {
+  const d = process.env.CG_SYNC;
+  if (!d) return;
+  await writeFile(join(d, name), String(process.pid));
+  while (!existsSync(join(d, `${name}.ok`))) await new Promise((r) => setTimeout(r, 100));
 }
 
 async function bareH2Hop() {

@@ -403,6 +403,19 @@ describe('the pooled aggregation proxy streams', { timeout: 240_000 }, () => {
       assert.equal((await w.next(10_000))?.object.metadata.name, 'e0');
       w.stop();
     });
+
+    it("a client that closes its watch ends the backend's request: no backend is left writing to an abandoned watch", async () => {
+      const w = await f.gh.admin.watch(`${THINGS}?watch=1&id=w3`);
+      assert.equal(w.status, 200);
+      await eventually('the watch reached the backend', () => f.bad.watches.has('w3'));
+      const backendSide = f.bad.watches.get('w3')!;
+      let closed = false;
+      backendSide.once('close', () => {
+        closed = true;
+      });
+      w.stop();
+      await eventually("the backend's side of the watch closed", () => closed);
+    });
   });
 });
 
