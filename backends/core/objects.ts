@@ -218,7 +218,9 @@ export function prepareUpdate(
     const newSpec = isPlainObject(obj['spec']) ? obj['spec'] : {};
     next = { ...old, metadata: { ...oldMeta }, spec: { ...spec, finalizers: newSpec['finalizers'] ?? [] } };
   } else {
-    next = { ...obj, metadata: { ...meta } };
+    // copyOwn, not spreads: the server adds members to both (lib/api/own.ts says why that matters).
+    next = copyOwn(obj) as KObject;
+    next.metadata = copyOwn(meta);
     const m = next.metadata;
     m.uid = oldMeta.uid;
     m.creationTimestamp = oldMeta.creationTimestamp;
