@@ -30,40 +30,49 @@ function typeOfKey(key: string): string {
   return group === 'core' ? plural : `${plural}.${group}`;
 }
 
-function timed<T>(operation: string, key: string, run: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
-  const type = typeOfKey(key);
-  const done = storeDuration.handleFor(`${operation}\0${type}`, { operation, type });
-  const p = run();
-  p.then(
-    () => done.observe((performance.now() - t0) / 1000),
-    () => done.observe((performance.now() - t0) / 1000),
-  );
-  return p;
+/**
+ * One operation's series by the key's `<group>/<plural>`: a write or read whose key starts with the
+ * last key's `<group>/<plural>/` takes the last series (no slice, no label key built and hashed per
+ * call, ~2k instructions a create; docs/decisions/2026-11-30-create-cpu-cuts-4.md).
+ */
+class OperationSeries {
+  private readonly byPart = new Map<string, HistogramHandle>();
+  private lastPrefix = '';
+  private lastSeries: HistogramHandle | undefined;
+
+  constructor(private readonly operation: string) {}
+
+  of(key: string): HistogramHandle {
+    if (this.lastSeries !== undefined && key.startsWith(this.lastPrefix)) return this.lastSeries;
+    const b = key.indexOf('/', key.indexOf('/') + 1);
+    const part = b < 0 ? key : key.slice(0, b);
+    let h = this.byPart.get(part);
+    if (h === undefined) {
+      const type = typeOfKey(key);
+      h = storeDuration.handleFor(`${this.operation}\0${type}`, { operation: this.operation, type });
+      this.byPart.set(part, h);
+    }
+    if (b >= 0) {
+      this.lastPrefix = key.slice(0, b + 1);
+      this.lastSeries = h;
+    }
+    return h;
+  }
 }
 
-/** The get series by the key's `<group>/<plural>`: a read answered at once builds no label key (one slice, one Map lookup). */
-const getSeries = new Map<string, HistogramHandle>();
+const SERIES = {
+  get: new OperationSeries('get'),
+  create: new OperationSeries('create'),
+  update: new OperationSeries('update'),
+  delete: new OperationSeries('delete'),
+  list: new OperationSeries('list'),
+};
 
-/** The last key's `<group>/<plural>/` and its series: a key starting with it has the same series (no slice, no hash). */
-let lastPrefix = '';
-let lastSeries: HistogramHandle | undefined;
-
-function getSeriesOf(key: string): HistogramHandle {
-  if (lastSeries !== undefined && key.startsWith(lastPrefix)) return lastSeries;
-  const b = key.indexOf('/', key.indexOf('/') + 1);
-  const part = b < 0 ? key : key.slice(0, b);
-  let h = getSeries.get(part);
-  if (h === undefined) {
-    const type = typeOfKey(key);
-    h = storeDuration.handleFor(`get\0${type}`, { operation: 'get', type });
-    getSeries.set(part, h);
-  }
-  if (b >= 0) {
-    lastPrefix = key.slice(0, b + 1);
-    lastSeries = h;
-  }
-  return h;
+/** `p` (a store call started at t0) observed on `series` when it settles; `p` itself is returned. */
+function timed<T>(series: HistogramHandle, t0: number, p: Promise<T>): Promise<T> {
+  const done = (): void => series.observe((performance.now() - t0) / 1000);
+  p.then(done, done);
+  return p;
 }
 
 /** A get answered at once (Store.getNow), timed as timed() does, without its promise and closures. */
@@ -72,7 +81,7 @@ function timedGetNow(key: string, getNow: (key: string) => KObject | undefined):
   try {
     return getNow(key);
   } finally {
-    getSeriesOf(key).observe((performance.now() - t0) / 1000);
+    SERIES.get.of(key).observe((performance.now() - t0) / 1000);
   }
 }
 
@@ -81,12 +90,13 @@ export function instrumentedStore(s: Store): Store {
   const getNow = s.getNow?.bind(s);
   return {
     getNow: getNow && ((key) => timedGetNow(key, getNow)),
-    create: (key, obj) => timed('create', key, () => s.create(key, obj)),
-    update: (key, obj, rev) => timed('update', key, () => s.update(key, obj, rev)),
-    delete: (key, rev) => timed('delete', key, () => s.delete(key, rev)),
-    deleteCorrupt: (key) => timed('delete', key, () => s.deleteCorrupt(key)),
-    get: (key, minRev) => timed('get', key, () => s.get(key, minRev)),
-    list: (prefix, opts) => timed('list', prefix, () => s.list(prefix, opts)),
+    // The series and the start are taken before the call, as the timing of each starts there.
+    create: (key, obj) => timed(SERIES.create.of(key), performance.now(), s.create(key, obj)),
+    update: (key, obj, rev) => timed(SERIES.update.of(key), performance.now(), s.update(key, obj, rev)),
+    delete: (key, rev) => timed(SERIES.delete.of(key), performance.now(), s.delete(key, rev)),
+    deleteCorrupt: (key) => timed(SERIES.delete.of(key), performance.now(), s.deleteCorrupt(key)),
+    get: (key, minRev) => timed(SERIES.get.of(key), performance.now(), s.get(key, minRev)),
+    list: (prefix, opts) => timed(SERIES.list.of(prefix), performance.now(), s.list(prefix, opts)),
     watch: (prefix, fromRev, sink) => s.watch(prefix, fromRev, sink),
     currentRev: () => s.currentRev(),
     waitForRev: (rev, ms) => s.waitForRev(rev, ms),

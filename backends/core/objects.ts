@@ -5,7 +5,7 @@ import { randomInt } from 'node:crypto';
 import { randomUuid } from '../../lib/api/uuid.js';
 import { isPlainObject, rfc3339, type KObject, type UserInfo } from '../../lib/api/meta.js';
 import { jsonEqual, membersEqual } from '../../lib/api/json.js';
-import { deleteOwn } from '../../lib/api/own.js';
+import { copyOwn, deleteOwn } from '../../lib/api/own.js';
 import { badRequest, cause, conflict, invalid, STALE_OBJECT, type StatusCause } from '../../lib/api/status.js';
 import { apiVersionOf, type ResourceType } from '../../lib/registry/types.js';
 import { validateAnnotations, validateLabels, validateName, isQualifiedName } from '../../lib/registry/names.js';
@@ -50,7 +50,12 @@ export function checkEnvelope(t: ResourceType, body: Record<string, unknown>): K
   if (metadata['finalizers'] !== undefined && !(Array.isArray(metadata['finalizers']) && metadata['finalizers'].every((f) => typeof f === 'string'))) {
     throw badRequest('metadata.finalizers: must be a list of strings');
   }
-  return { ...body, apiVersion, kind: t.kind, metadata: { ...metadata } } as KObject;
+  // copyOwn, not spreads: the server adds members to both (lib/api/own.ts says why that matters).
+  const obj = copyOwn(body);
+  obj['apiVersion'] = apiVersion;
+  obj['kind'] = t.kind;
+  obj['metadata'] = copyOwn(metadata);
+  return obj as KObject;
 }
 
 /** Names the request path gives must agree with the body. */
@@ -213,7 +218,9 @@ export function prepareUpdate(
     const newSpec = isPlainObject(obj['spec']) ? obj['spec'] : {};
     next = { ...old, metadata: { ...oldMeta }, spec: { ...spec, finalizers: newSpec['finalizers'] ?? [] } };
   } else {
-    next = { ...obj, metadata: { ...meta } };
+    // copyOwn, not spreads: the server adds members to both (lib/api/own.ts says why that matters).
+    next = copyOwn(obj) as KObject;
+    next.metadata = copyOwn(meta);
     const m = next.metadata;
     m.uid = oldMeta.uid;
     m.creationTimestamp = oldMeta.creationTimestamp;

@@ -22,6 +22,19 @@ export function setOwn(obj: object, key: string, value: unknown): void {
 }
 
 /**
+ * A shallow copy of `src`'s own enumerable string-keyed members, in their order (`{ ...src }` for
+ * the plain data a decoder makes), `__proto__` an own member. Not the spread itself: on Node 20's V8
+ * an object made by `{ ...src }` that is then given a member it lacked gets a hidden class of its
+ * own, so every later property access on it misses V8's caches and calls into the runtime
+ * (a ConfigMap create's metadata: ~25k instructions; docs/decisions/2026-11-30-create-cpu-cuts-4.md).
+ */
+export function copyOwn(src: object): Obj {
+  const out: Obj = {};
+  for (const k of Object.keys(src)) setOwn(out, k, (src as Obj)[k]);
+  return out;
+}
+
+/**
  * Removes `obj`'s own `key` when it holds one. A `delete` of a member that is not there still calls
  * into V8's runtime: a create's metadata lacks most of the server fields it clears, and checking
  * first saves ~2.7k instructions on its five (docs/decisions/2026-11-30-create-cpu-cuts-3.md).

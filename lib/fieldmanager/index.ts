@@ -95,7 +95,9 @@ export function trackCreate(obj: KObject, c: WriteContext): void {
 /** What encodeOwners writes for the creator's single Update owner. */
 function createdList(fieldsV1: Fields, c: WriteContext): Record<string, unknown>[] {
   noteCanonical(fieldsV1);
-  return deepFreezeJson([entryOf({ ...who(c, 'Update'), time: rfc3339(c.now) }, fieldsV1)]);
+  // One literal, not `{ ...who(c, 'Update'), time }`: see copyOwn in lib/api/own.ts (a spread object given a member gets a hidden class of its own).
+  const owner = { manager: c.manager, operation: 'Update' as const, apiVersion: c.apiVersion, subresource: c.subresource, time: rfc3339(c.now) };
+  return deepFreezeJson([entryOf(owner, fieldsV1)]);
 }
 
 /** trackCreate by the general update algorithm: the reference the create path is tested against. */

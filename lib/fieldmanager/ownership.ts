@@ -142,8 +142,17 @@ export function updateOwnership(live: Obj, next: Obj, node: Node | undefined, ow
   // Sharing with the owner's set before the write keeps an unchanged set the very same one.
   const set = share(union(kept, difference(union(cmp.modified, cmp.added), cmp.removed)), owners.get(self)?.set);
   out.delete(self);
-  if (!isEmpty(set)) out.set(self, { ...who, time, set });
+  if (!isEmpty(set)) out.set(self, ownerOf(who, time, set));
   return { owners: out, same: false };
+}
+
+/**
+ * `who`'s owner entry with its time and set, as `{ ...who, time, set }` has it, built as one literal: on
+ * Node 20's V8 a spread given members it lacked makes a hidden class per entry, and each later read of
+ * the entry misses V8's caches (lib/api/own.ts, copyOwn; docs/decisions/2026-11-30-create-cpu-cuts-4.md).
+ */
+function ownerOf(who: OwnerId, time: string, set: FieldSet): Owner {
+  return { manager: who.manager, operation: who.operation, apiVersion: who.apiVersion, subresource: who.subresource, time, set };
 }
 
 export interface ApplyInput {
@@ -186,7 +195,7 @@ export function applyOwnership(a: ApplyInput): ApplyResult {
   const last = lastOwner?.set;
   const set = share(stripServerPaths(toFieldSet(a.intent, a.node)), last);
   const withIntent: Owners = new Map(owners);
-  withIntent.set(self, { ...a.applier, time: a.time, set });
+  withIntent.set(self, ownerOf(a.applier, a.time, set));
   let object = merge(live, a.intent, a.node) as Obj;
   if (lastOwner && a.versions && lastOwner.apiVersion !== a.versions.current) {
     if (!isEmpty(lastOwner.set)) object = pruneAcross(object, withIntent, lastOwner, a.versions);

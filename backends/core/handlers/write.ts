@@ -82,9 +82,9 @@ export async function createObject(
   track = createTracker(env, t, r),
 ): Promise<void> {
   const gr: GroupResource = { group: t.group, resource: t.plural };
-  const write = { operation: 'CREATE', oldObject: undefined, dryRun } as const;
   // Admission awaited only when a plugin waits: a create no plugin waits on takes no promise turn for it (run.ts).
-  const attributes = admissionAttributes(t, r, { ...write, object: obj });
+  // A literal, not a spread given `object` (a hidden class per create: lib/api/own.ts, copyOwn).
+  const attributes = admissionAttributes(t, r, { operation: 'CREATE', object: obj, oldObject: undefined, dryRun });
   const changed = mutate(env, attributes);
   const mutated = (changed instanceof Promise ? await changed : changed) ?? obj;
   if (t.prevalidate) await t.prevalidate(mutated, undefined);
@@ -172,12 +172,12 @@ export async function admitUpdate(
   dryRun: boolean,
   prepare: (obj: KObject) => KObject | undefined | Promise<KObject | undefined>,
 ): Promise<KObject | undefined> {
-  const write = { operation: 'UPDATE', oldObject: old, dryRun } as const;
-  const changed = mutate(env, admissionAttributes(t, r, { ...write, object: obj }));
+  // Literals, not a spread given `object` (a hidden class per write: lib/api/own.ts, copyOwn).
+  const changed = mutate(env, admissionAttributes(t, r, { operation: 'UPDATE', object: obj, oldObject: old, dryRun }));
   const mutated = (changed instanceof Promise ? await changed : changed) ?? obj;
   if (t.prevalidate) await t.prevalidate(mutated, old);
   const next = await prepare(mutated);
-  const validated = validate(env, admissionAttributes(t, r, { ...write, object: next ?? old }));
+  const validated = validate(env, admissionAttributes(t, r, { operation: 'UPDATE', object: next ?? old, oldObject: old, dryRun }));
   if (validated) await validated;
   return next;
 }
