@@ -18,6 +18,7 @@ import type { Agent as PoolAgent, Pool, Dispatcher } from 'undici';
 import { serverNameOf, type ApiServiceInfo } from './apiservice.js';
 import { AlpnDispatcher } from './alpndispatch.js';
 import { loadUndici } from './undici.js';
+import { uniformClients } from './undicishape.js';
 import type { Target } from './resolver.js';
 
 export interface ProxyClientCert {
@@ -96,8 +97,9 @@ export class Transport {
     this.tls = backendTls({ caPem: info.caPem, clientCert, serverName: this.serverName, verify: this.verify });
     // HTTP/2 to endpoints that offer it by ALPN, else this HTTP/1.1 pool; upgrades keep HTTP/1.1 (forward.ts, no ALPN).
     const { Agent } = loadUndici();
-    this.pool = new AlpnDispatcher(this.tls, new Agent({ connect: this.tls, keepAliveTimeout: IDLE_MS }), IDLE_MS, HTTP2_CLIENT);
-    this.#probes = new Agent({ connect: this.tls, connections: 1, keepAliveTimeout: IDLE_MS });
+    // Clients of one class in both Agents (undicishape.ts).
+    this.pool = new AlpnDispatcher(this.tls, new Agent({ connect: this.tls, keepAliveTimeout: IDLE_MS, factory: uniformClients }), IDLE_MS, HTTP2_CLIENT);
+    this.#probes = new Agent({ connect: this.tls, connections: 1, keepAliveTimeout: IDLE_MS, factory: uniformClients });
   }
 
   /** One GET with a deadline; the body is capped at `maxBytes`. */
