@@ -3,7 +3,7 @@
 // EVALSHA, the two service-account signature schedules — and of one that lost
 // its place (the Redis write reusing its JSON for the answer). Each is timed in
 // this process beside the plain way (or both modes), median of 5 rounds. `node --import tsx bench/micro.ts [section…]`
-// (sections: useragent, sortedkeys, writejson, evalsha, signature, writehead, audit, auditlog, forwardhead, hopbyhop, watchencode); run.ts
+// (sections: useragent, sortedkeys, writejson, evalsha, signature, writehead, audit, auditlog, forwardhead, hopbyhop, watchencode, backendtls); run.ts
 // runs it pinned to CPU 0 (BENCH_MICRO=0 skips it).
 import { performance } from 'node:perf_hooks';
 import { IncomingMessage, ServerResponse } from 'node:http';
@@ -478,6 +478,59 @@ async function auditLog(): Promise<void> {
   row('process CPU per event (making the event included)', `${median(perEvent).toFixed(2)} µs`);
 }
 
+/**
+ * A new connection to a backend with the gateway's outbound TLS (gateway/aggregation/transport.ts
+ * `backendTls`: the CA, the front-proxy client certificate and key) given as PEM text (tls.connect parses
+ * them per connection) against one secure context made once. Process CPU per connect, both ends in this
+ * process (the server's share is the same in both), 300 connects a round.
+ */
+async function backendTlsConnect(): Promise<void> {
+  console.log("\nA backend connection's TLS (gateway/aggregation/transport.ts backendTls): process CPU per connect, client and server in process");
+  const { createServer, connect } = await import('node:tls');
+  const { readFile } = await import('node:fs/promises');
+  const { ensureDevPki } = await import('../certs/devpki.js');
+  const { backendTls } = await import('../gateway/aggregation/transport.js');
+  const dir = await mkdtemp(join(tmpdir(), 'gatehouse-micro-tls-'));
+  try {
+    const p = await ensureDevPki(dir, { host: '127.0.0.1', port: 6443 });
+    const [ca, cert, key, fpCert, fpKey] = await Promise.all(
+      [p.caCert, p.servingCert, p.servingKey, p.frontProxyClientCert, p.frontProxyClientKey].map((f) => readFile(f, 'utf8')),
+    );
+    const server = createServer({ cert, key, requestCert: true, rejectUnauthorized: false }, (s) => s.end());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const asText = { ca, cert: fpCert, key: fpKey, minVersion: 'TLSv1.2' as const, rejectUnauthorized: true };
+    const once = backendTls({ caPem: ca!, clientCert: { certPem: fpCert!, keyPem: fpKey! } });
+    const connects = async (opts: object, n: number): Promise<void> => {
+      for (let i = 0; i < n; i++)
+        await new Promise<void>((res, rej) => {
+          const s = connect({ ...opts, host: '127.0.0.1', port }, () => {
+            s.destroy();
+            res();
+          });
+          s.on('error', rej);
+        });
+    };
+    for (const [what, opts] of [
+      ['PEM text per connection', asText],
+      ['one secure context (backendTls)', once],
+    ] as const) {
+      const per: number[] = [];
+      await connects(opts, 50);
+      for (let r = 0; r < ROUNDS; r++) {
+        const c0 = process.cpuUsage();
+        await connects(opts, 300);
+        const c = process.cpuUsage(c0);
+        per.push((c.user + c.system) / 300);
+      }
+      row(what, `${median(per).toFixed(0)} µs`);
+    }
+    server.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 const SECTIONS: Record<string, () => void | Promise<void>> = {
   useragent: userAgent,
   sortedkeys: sortedKeys,
@@ -490,6 +543,7 @@ const SECTIONS: Record<string, () => void | Promise<void>> = {
   forwardhead: forwardHead,
   hopbyhop: hopByHop,
   watchencode: watchEncode,
+  backendtls: backendTlsConnect,
 };
 
 /**

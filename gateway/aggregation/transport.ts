@@ -13,7 +13,7 @@
 // backend, the sidecar's upstream): one origin, the same TLS options
 // (client certificate, CA) in undici's connect options.
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { ConnectionOptions } from 'node:tls';
+import { createSecureContext, type ConnectionOptions } from 'node:tls';
 import type { Agent as PoolAgent, Pool, Dispatcher } from 'undici';
 import { serverNameOf, type ApiServiceInfo } from './apiservice.js';
 import { AlpnDispatcher } from './alpndispatch.js';
@@ -39,13 +39,29 @@ export interface BackendTls {
 
 /** The TLS options of a connection to a backend (node:tls names, which both node:https and undici's connector take). */
 export function backendTls(t: BackendTls): ConnectionOptions {
-  return {
-    ...(t.serverName ? { servername: t.serverName } : {}),
-    rejectUnauthorized: t.verify ?? true,
+  const material: ConnectionOptions = {
     ...(t.caPem ? { ca: t.caPem } : {}),
     ...(t.clientCert ? { cert: t.clientCert.certPem, key: t.clientCert.keyPem } : {}),
     minVersion: 'TLSv1.2',
   };
+  return {
+    ...(t.serverName ? { servername: t.serverName } : {}),
+    rejectUnauthorized: t.verify ?? true,
+    ...secureContextOf(material),
+  };
+}
+
+/**
+ * The CA, certificate and key as one secure context, made once: given as PEM text, tls.connect parses them
+ * again for every connection (~1.3–2 ms of CPU each, docs/decisions/2026-11-30-backend-tls-context.md).
+ * Text that does not parse stays text, so each connection fails with its error as before.
+ */
+function secureContextOf(material: ConnectionOptions): ConnectionOptions {
+  try {
+    return { secureContext: createSecureContext(material), minVersion: 'TLSv1.2' };
+  } catch {
+    return material;
+  }
 }
 
 /**
