@@ -29,6 +29,7 @@ import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'n
 import type { Dispatcher } from 'undici';
 import { loadUndici } from './undici.js';
 import { isHopByHop } from './forwardrules.js';
+import { h2RequestOptions } from '../../lib/http/h2request.js';
 
 /** A handler both the HTTP/1.1 pool and an HTTP/2 stream drive. */
 export interface BackendHandler extends Dispatcher.DispatchHandler {
@@ -270,7 +271,7 @@ function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: Backen
   handler.onConnect?.(abort);
   if (done) return;
   try {
-    st = sess.s.request(headers, { endStream: body == null });
+    st = sess.s.request(headers, h2RequestOptions(body == null));
   } catch (err) {
     finish(err as Error);
     return;

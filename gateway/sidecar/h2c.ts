@@ -9,6 +9,7 @@
 import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
 import { badRequest, StatusError } from '../../lib/api/status.js';
 import { ownValue, setOwn } from '../../lib/api/own.js';
+import { h2RequestOptions } from '../../lib/http/h2request.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { backendPath, isHopByHop } from '../aggregation/forwardrules.js';
 import type { Upstream } from './upstream.js';
@@ -68,7 +69,7 @@ export function h2cUpstream(
     return new Promise<void>((resolve, reject) => {
       let stream;
       try {
-        stream = sessionOf().request(headers, { endStream: false });
+        stream = sessionOf().request(headers, h2RequestOptions(false));
       } catch (err) {
         reject(failed(err as Error));
         return;
