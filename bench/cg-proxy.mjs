@@ -270,6 +270,39 @@ async function procSeconds(pid) {
 // (node:http2 out) and the gateway (HTTP/2 out unless GODEBUG=http2client=0), each N GETs a round, ROUNDS
 // rounds in alternating order, the same client, backend and request. Also printed: this process's other
 // threads (V8's GC and compiler threads, shared with the client's isolate) and the backend process, per GET.
+/** CPU ns between two threadNs() readings: the main thread's, and the other threads' but the client's. */
+function splitThreads(t0, t1, clientTid) {
+  let main = 0;
+  let others = 0;
+  for (const [tid, ns] of t1) {
+    if (tid === clientTid) continue;
+    const d = ns - (t0.get(tid) ?? 0);
+    if (tid === process.pid) main += d;
+    else others += d;
+  }
+  return { main, others };
+}
+
+// A declaration, not a const: the module's top-level await (FLOOR, WATCHFLOOR) calls it before a const would exist.
+function med(xs) {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+}
+
+/** One line per path of the floor's rounds ({ main, others, backend, bad } each); the main thread's medians by name. */
+function printRounds(names, acc, out, digits) {
+  const m = {};
+  for (const name of names) {
+    const rs = acc[name];
+    m[name] = med(rs.map((x) => x.main));
+    const label = name === 'gateway' ? `gateway (${out})` : name;
+    console.log(
+      `  ${label.padEnd(22)} main thread ${m[name].toFixed(digits).padStart(5 + Math.sign(digits))} (${rs.map((x) => x.main.toFixed(digits)).join(' ')})` +
+        `  other threads ${med(rs.map((x) => x.others)).toFixed(digits)}  backend ${med(rs.map((x) => x.backend)).toFixed(digits)}  bad ${rs.reduce((a, x) => a + x.bad, 0)}`,
+    );
+  }
+  return m;
+}
+
 async function floor() {
   const { Worker } = await import('node:worker_threads');
   const rounds = Number(process.env.ROUNDS ?? 4);
@@ -294,30 +327,13 @@ async function floor() {
       const bad = await run(targets[name], N);
       const t1 = await threadNs();
       const b1 = await procSeconds(backend.pid);
-      let main = 0;
-      let others = 0;
-      for (const [tid, ns] of t1) {
-        if (tid === clientTid) continue;
-        const d = ns - (t0.get(tid) ?? 0);
-        if (tid === process.pid) main += d;
-        else others += d;
-      }
+      const { main, others } = splitThreads(t0, t1, clientTid);
       (acc[name] ??= []).push({ main: main / 1e3 / N, others: others / 1e3 / N, backend: ((b1 - b0) * 1e6) / N, bad });
     }
   }
-  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const h2 = process.env.GODEBUG?.includes('http2client=0') ? 'HTTP/1.1 out' : 'HTTP/2 out';
   console.log(`node ${process.version}, N=${N} GETs × ${rounds} rounds, ${inflight} in flight; µs of CPU per GET (median of rounds; each round's)`);
-  const m = {};
-  for (const name of names) {
-    const rs = acc[name];
-    m[name] = med(rs.map((x) => x.main));
-    const label = name === 'gateway' ? `gateway (${h2})` : name;
-    console.log(
-      `  ${label.padEnd(22)} main thread ${m[name].toFixed(0).padStart(5)} (${rs.map((x) => x.main.toFixed(0)).join(' ')})` +
-        `  other threads ${med(rs.map((x) => x.others)).toFixed(0)}  backend ${med(rs.map((x) => x.backend)).toFixed(0)}  bad ${rs.reduce((a, x) => a + x.bad, 0)}`,
-    );
-  }
+  const m = printRounds(names, acc, h2, 0);
   const pc = (x) => `${(100 * x).toFixed(1)}%`;
   console.log(
     `  by CPU per GET: h2 hop ${pc(m['undici hop'] / m['h2 hop'])} of the undici hop; gateway ${pc(m['undici hop'] / m.gateway)} of the undici hop, ${pc(m['h2 hop'] / m.gateway)} of the h2 hop`,
@@ -377,14 +393,7 @@ async function watchFloor() {
     const b1 = await procSeconds(backend.pid);
     w.postMessage({ close: true });
     await next();
-    let main = 0;
-    let others = 0;
-    for (const [tid, ns] of t1) {
-      if (tid === clientTid) continue;
-      const d = ns - (t0.get(tid) ?? 0);
-      if (tid === process.pid) main += d;
-      else others += d;
-    }
+    const { main, others } = splitThreads(t0, t1, clientTid);
     const ev = n * W;
     return { main: main / 1e3 / ev, others: others / 1e3 / ev, backend: ((b1 - b0) * 1e6) / ev, bad };
   };
@@ -397,19 +406,9 @@ async function watchFloor() {
       (acc[name] ??= []).push(await round(name, name === (process.env.PROF_TARGET ?? 'gateway') && r === 0));
     }
   }
-  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const out = process.env.GODEBUG?.includes('http2client=0') ? 'HTTP/1.1 out' : 'HTTP/2 out';
   console.log(`node ${process.version}, ${W} watches × ${n} creates × ${rounds} rounds; µs of CPU per event (median of rounds; each round's)`);
-  const m = {};
-  for (const name of names) {
-    const rs = acc[name];
-    m[name] = med(rs.map((x) => x.main));
-    const label = name === 'gateway' ? `gateway (${out})` : name;
-    console.log(
-      `  ${label.padEnd(22)} main thread ${m[name].toFixed(2).padStart(6)} (${rs.map((x) => x.main.toFixed(2)).join(' ')})` +
-        `  other threads ${med(rs.map((x) => x.others)).toFixed(2)}  backend ${med(rs.map((x) => x.backend)).toFixed(2)}  bad ${rs.reduce((a, x) => a + x.bad, 0)}`,
-    );
-  }
+  const m = printRounds(names, acc, out, 2);
   console.log(`  by CPU per event: gateway ${((100 * m['undici hop']) / m.gateway).toFixed(1)}% of the undici hop`);
   await w.terminate();
 }
