@@ -37,8 +37,8 @@ const verdict = (r: SummaryRow | undefined): string => (r?.met === true ? ' ✓'
 
 function table(cs: readonly Cell[]): string[] {
   const out = [
-    '| store | objects | GET req/s | GET p99 ms | LIST 500 req/s | page p99 ms (50 conn) | page p99 ms (1 conn) | RSS MiB | RSS/object above base | JSON/object | restart to ready |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | objects | GET req/s | GET p99 ms | LIST 500 req/s | page p99 ms (50 conn) | bare page p99 ms (50 conn) | page p99 ms (1 conn) | RSS MiB | RSS/object above base | JSON/object | restart to ready |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const c of cs) {
     const f = (k: string) => c.figures.get(k);
@@ -49,7 +49,7 @@ function table(cs: readonly Cell[]): string[] {
     out.push(
       `| ${c.backend} | ${c.n.toLocaleString('en')} | ${num(get?.value)}${get?.ratio != null ? ` (${(get.ratio * 100).toFixed(0)}%)` : ''}${verdict(get)} | ` +
         `${num(f('GET p99')?.value, 1)} | ${num(f('LIST limit=500')?.value)} | ${num(page?.value, 1)}${verdict(page)} | ` +
-        `${num(f('LIST limit=500 page p99, 1 connection')?.value, 1)} | ${num((f('RSS')?.value ?? NaN) / 2 ** 20)} | ` +
+        `${num(f('LIST limit=500 page p99, bare floor')?.value, 1)} | ${num(f('LIST limit=500 page p99, 1 connection')?.value, 1)} | ${num((f('RSS')?.value ?? NaN) / 2 ** 20)} | ` +
         `${kib(rss?.value)}${rss?.ratio != null ? ` (${rss.ratio.toFixed(1)}×)` : ''}${verdict(rss)} | ${kib(rss?.baseline ?? undefined)} | ` +
         `${ready ? `${num(ready.value)} ms${verdict(ready)}` : '—'} |`,
     );

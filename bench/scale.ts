@@ -16,7 +16,7 @@
 // (measured window per figure, default 3000), BENCH_SCALE_STORES (default memory,file,redis),
 // REDIS_URL.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +28,7 @@ import { freePort } from '../test/helpers/ports.js';
 import { recordRow } from './summary.js';
 
 const BIN = fileURLToPath(new URL('../bin/gatehouse.js', import.meta.url));
+const BARE = fileURLToPath(new URL('./bare.ts', import.meta.url));
 const MAX = Number(process.env['BENCH_SCALE_MAX'] ?? 100_000);
 const SIZES = [1_000, 10_000, 100_000].filter((n) => n <= MAX);
 if (SIZES.length === 0 || SIZES.at(-1)! < MAX) SIZES.push(MAX);
@@ -225,6 +226,36 @@ async function pageLatency(t: Target): Promise<{ p50: number; p99: number }> {
   return { p50: r.latency.p50, p99: r.latency.p99 };
 }
 
+/**
+ * The page p99's floor: a bare node:https process (bench/bare.ts with BARE_BODY, the server's own certificate, client
+ * certificates asked) answering every GET with one page of this store (limit=500, the bytes it sent), to the same 50
+ * connections through the same client loop, unpinned as the server is. Nothing scales in it: it is what a 500-item
+ * page's p99 can be on this machine at this concurrency, whatever a store does.
+ */
+async function pageFloor(t: Target, dataDir: string): Promise<Figure> {
+  const page = await exchange(t, 'GET', `${BASE}?limit=500`);
+  if (page.status !== 200) throw new Error(`floor page: ${page.status} ${page.body.slice(0, 200)}`);
+  const file = join(dataDir, 'floor-page.json');
+  writeFileSync(file, page.body);
+  const port = await freePort();
+  const pki = join(dataDir, 'pki');
+  const proc = spawn(process.execPath, ['--import', 'tsx', BARE, String(port), join(pki, 'apiserver.crt'), join(pki, 'apiserver.key'), join(pki, 'ca.crt')], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, BARE_BODY: file },
+  });
+  const exited = new Promise((r) => proc.once('exit', r));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      proc.once('exit', (code) => reject(new Error(`bench/bare.ts exited during start (code ${code})`)));
+      proc.once('message', () => resolve());
+    });
+    return await listPages({ ...t, port });
+  } finally {
+    proc.kill('SIGKILL');
+    await exited;
+  }
+}
+
 /** One stored object's JSON as GET answers it (the floor's sample), from the last measured point. */
 let sampleJson: string | undefined;
 
@@ -313,6 +344,8 @@ interface Point {
   list: Figure & { objects: number };
   /** LIST limit=500 on one connection: a page's own latency, no queueing. */
   page: { p50: number; p99: number };
+  /** The same page's bytes from a bare server, same connections and loop (pageFloor). */
+  floor: Figure;
   rssBytes: number;
   rssPerObject: number;
   jsonPerObject: number;
@@ -325,7 +358,7 @@ const fmtMs = (ms: number): string => (Number.isFinite(ms) ? `${ms.toFixed(ms < 
 function printPoint(p: Point): void {
   process.stdout.write(
     `  ${p.backend.padEnd(6)} ${String(p.n).padStart(7)}  GET ${p.get.rate.toFixed(0).padStart(6)}/s p99 ${fmtMs(p.get.p99).padStart(8)}` +
-      `  LIST500 ${p.list.rate.toFixed(0).padStart(4)}/s p99 ${fmtMs(p.list.p99).padStart(7)} (1 conn p99 ${fmtMs(p.page.p99)})` +
+      `  LIST500 ${p.list.rate.toFixed(0).padStart(4)}/s p99 ${fmtMs(p.list.p99).padStart(7)} (1 conn p99 ${fmtMs(p.page.p99)}; bare page ${p.floor.rate.toFixed(0)}/s p99 ${fmtMs(p.floor.p99)})` +
       `  RSS ${(p.rssBytes / 2 ** 20).toFixed(0).padStart(5)} MiB (${Number.isFinite(p.rssPerObject) ? p.rssPerObject.toFixed(0) : '— '} B/obj above base, JSON ${p.jsonPerObject.toFixed(0)} B)` +
       `  ready ${fmtMs(p.readyMs)}  filled at ${p.fillRate.toFixed(0)}/s` +
       (p.get.errors + p.list.errors > 0 ? `  errors ${p.get.errors + p.list.errors}` : '') +
@@ -357,6 +390,7 @@ async function curve(backend: Backend, sizes: readonly number[], extra: string[]
       const get = await gets(t, n);
       const list = await listPages(t);
       const page = await pageLatency(t);
+      const floor = await pageFloor(t, dataDir);
       await sleep(500);
       const rssBytes = server.rss();
       // The fixed base: the same process, warmed by the same load, at the smallest size (its objects are
@@ -365,7 +399,19 @@ async function curve(backend: Backend, sizes: readonly number[], extra: string[]
       if (!first) base = rssBytes;
       const jsonPerObject = await jsonBytesPerObject(t);
       const added = first ? n - first.n : 0;
-      const p: Point = { backend, n, get, list, page, rssBytes, rssPerObject: added > 0 ? (rssBytes - base) / added : NaN, jsonPerObject, readyMs, fillRate };
+      const p: Point = {
+        backend,
+        n,
+        get,
+        list,
+        page,
+        floor,
+        rssBytes,
+        rssPerObject: added > 0 ? (rssBytes - base) / added : NaN,
+        jsonPerObject,
+        readyMs,
+        fillRate,
+      };
       printPoint(p);
       points.push(p);
       record(p, points[0]!);
@@ -396,6 +442,12 @@ function record(p: Point, first: Point): void {
   recordRow({ name: `${at}: LIST limit=500`, value: p.list.rate, unit: 'req/s', target: 'reference' });
   recordRow({ name: `${at}: LIST limit=500 page p99`, value: p.list.p99, unit: 'ms', target: 'p99 ≤ 60 ms', atMost: 60 });
   recordRow({ name: `${at}: LIST limit=500 page p99, 1 connection`, value: p.page.p99, unit: 'ms', target: 'reference' });
+  recordRow({
+    name: `${at}: LIST limit=500 page p99, bare floor`,
+    value: p.floor.p99,
+    unit: 'ms',
+    target: 'floor (no target)',
+  });
   recordRow({ name: `${at}: RSS`, value: p.rssBytes, unit: 'bytes', target: 'reference' });
   // RSS ≤ 3× the objects' JSON bytes plus a fixed base (the process at the smallest size).
   if (p.n > first.n)
