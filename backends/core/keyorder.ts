@@ -58,8 +58,10 @@ function typeOfStored(registry: Registry, key: string, obj: KObject): ResourceTy
 
 /** The store with every create and update in kube's key order (everything else passes through). */
 export function keyOrderedStore(s: Store, registry: () => Registry): Store {
+  const createNow = s.createNow;
   return {
     create: (key, obj) => s.create(key, inKubeOrder(typeOfStored(registry(), key, obj), obj)),
+    createNow: createNow && ((key, obj) => createNow(key, inKubeOrder(typeOfStored(registry(), key, obj), obj))),
     update: (key, obj, rev) => s.update(key, inKubeOrder(typeOfStored(registry(), key, obj), obj), rev),
     delete: (key, rev) => s.delete(key, rev),
     deleteCorrupt: (key) => s.deleteCorrupt(key),

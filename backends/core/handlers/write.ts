@@ -15,13 +15,14 @@ import { checkEnvelope, checkPathAgreement, isFinalized, prepareCreate, prepareU
 import { objectAs, outputFor } from '../render.js';
 import type { Output } from '../../../lib/http/negotiate.js';
 import { served, toStorage } from '../conversion.js';
-import { fromStoreError, storeCall } from '../storeerrors.js';
+import { fromStoreError, storeCall, storeFailure } from '../storeerrors.js';
 import { retryOnConflict, RETRY, StoreError } from '../store/types.js';
 import { parseDryRun } from './params.js';
 import { createTracker, updateTracker, withOwnerVersions } from './managedfields.js';
 import { customResourceWarnings } from '../crwarnings.js';
 import { inKubeOrder } from '../keyorder.js';
 import { admissionAttributes, withObject } from '../admission/attributes.js';
+import type { AdmissionAttributes } from '../admission/types.js';
 import { mutate, validate } from '../admission/run.js';
 
 /**
@@ -72,49 +73,105 @@ function send(env: CoreEnv, t: ResourceType, r: BackendRequest, code: number, sh
  * Creates `obj` through admission: mutating plugins, defaulting and
  * validation, validating plugins, then the store. `track` sets the
  * managedFields of the prepared object (default: the writer owns what it set).
+ * A promise only when a step waits: on a store that writes at once (Store.createNow) a create
+ * no plugin, webhook or conversion waits on is stored and answered before this returns.
  */
-export async function createObject(
+export function createObject(
   env: CoreEnv,
   t: ResourceType,
   r: BackendRequest,
   obj: KObject,
   dryRun: boolean,
   track = createTracker(env, t, r),
-): Promise<void> {
-  const gr: GroupResource = { group: t.group, resource: t.plural };
+): void | Promise<void> {
   // Admission awaited only when a plugin waits: a create no plugin waits on takes no promise turn for it (run.ts).
   // A literal, not a spread given `object` (a hidden class per create: lib/api/own.ts, copyOwn).
   const attributes = admissionAttributes(t, r, { operation: 'CREATE', object: obj, oldObject: undefined, dryRun });
   const changed = mutate(env, attributes);
+  if (changed instanceof Promise || t.prevalidate) return createMutatedLater(env, t, r, obj, dryRun, track, attributes, changed);
+  return createMutated(env, t, r, changed ?? obj, dryRun, track, attributes);
+}
+
+/** createObject's mutating phase or the type's prevalidation waits. */
+async function createMutatedLater(
+  env: CoreEnv,
+  t: ResourceType,
+  r: BackendRequest,
+  obj: KObject,
+  dryRun: boolean,
+  track: (prepared: KObject) => void,
+  attributes: AdmissionAttributes,
+  changed: KObject | undefined | Promise<KObject | undefined>,
+): Promise<void> {
   const mutated = (changed instanceof Promise ? await changed : changed) ?? obj;
   if (t.prevalidate) await t.prevalidate(mutated, undefined);
+  return createMutated(env, t, r, mutated, dryRun, track, attributes);
+}
+
+/** createObject from the mutated object on: prepared, validated, stored and answered. */
+function createMutated(
+  env: CoreEnv,
+  t: ResourceType,
+  r: BackendRequest,
+  mutated: KObject,
+  dryRun: boolean,
+  track: (prepared: KObject) => void,
+  attributes: AdmissionAttributes,
+): void | Promise<void> {
   const prepared = prepareCreate(t, mutated, env.clock(), r.user, track);
   addWarnings(r, customResourceWarnings(t, prepared));
-  const name = prepared.metadata.name!;
   const validated = validate(env, withObject(attributes, r, prepared));
-  if (validated) await validated;
+  if (validated) return validated.then(() => storeCreated(env, t, r, prepared, dryRun));
+  return storeCreated(env, t, r, prepared, dryRun);
+}
+
+/** The admitted object stored (converted to the storage version first) and answered; a dry run's only answered. */
+function storeCreated(env: CoreEnv, t: ResourceType, r: BackendRequest, prepared: KObject, dryRun: boolean): void | Promise<void> {
+  const name = prepared.metadata.name!;
   const key = objectKey(t, r.info.namespace, name);
-  if (dryRun) {
-    if (await storeCall(gr, name, () => env.store.get(key))) throw alreadyExists(gr, name);
-    await respond(env, t, r, 201, inKubeOrder(t, prepared, false), false);
-    return;
-  }
+  if (dryRun) return answerDryRunCreate(env, t, r, prepared, key, name);
   // Converted before the store is touched: a failing webhook stores nothing.
   const converted = toStorage(env, t, prepared);
-  const storable = converted instanceof Promise ? await converted : converted;
-  const stored = await storeCall(gr, name, () => env.store.create(key, storable));
+  if (converted instanceof Promise) return converted.then((storable) => createStoredLater(env, t, r, key, name, storable));
+  const createNow = env.store.createNow;
+  if (createNow === undefined) return createStoredLater(env, t, r, key, name, converted);
+  let stored: KObject;
+  try {
+    stored = createNow(key, converted);
+  } catch (err) {
+    throw storeFailure(err, { group: t.group, resource: t.plural }, name);
+  }
+  return respond(env, t, r, 201, stored);
+}
+
+async function createStoredLater(env: CoreEnv, t: ResourceType, r: BackendRequest, key: string, name: string, storable: KObject): Promise<void> {
+  const stored = await storeCall({ group: t.group, resource: t.plural }, name, () => env.store.create(key, storable));
   const sent = respond(env, t, r, 201, stored);
   if (sent) await sent;
 }
 
-export async function create(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {
+async function answerDryRunCreate(env: CoreEnv, t: ResourceType, r: BackendRequest, prepared: KObject, key: string, name: string): Promise<void> {
+  const gr: GroupResource = { group: t.group, resource: t.plural };
+  if (await storeCall(gr, name, () => env.store.get(key))) throw alreadyExists(gr, name);
+  await respond(env, t, r, 201, inKubeOrder(t, prepared, false), false);
+}
+
+/**
+ * A create: a promise only while the body is read or a step waits (createObject); the gateway's read
+ * body (dispatch.ts) and a store that writes at once make none.
+ */
+export function create(env: CoreEnv, t: ResourceType, r: BackendRequest): void | Promise<void> {
   outputFor(env, t, r.req.headers.accept);
   const dryRun = parseDryRun(r.query, 'CreateOptions');
-  const read = readObject(env, t, r);
-  const obj = read instanceof Promise ? await read : read;
+  // The gateway has read the body (dispatch.ts): no promise turn for it.
+  if (r.body !== undefined) return createDecoded(env, t, r, objectOf(env, t, r, r.body), dryRun);
+  return readBody(r.req, env.bodyLimit).then((body) => createDecoded(env, t, r, objectOf(env, t, r, body), dryRun));
+}
+
+function createDecoded(env: CoreEnv, t: ResourceType, r: BackendRequest, obj: KObject, dryRun: boolean): void | Promise<void> {
   r.audit?.requestObject(obj);
   checkPathAgreement(t, obj, r.info.namespace);
-  await createObject(env, t, r, obj, dryRun);
+  return createObject(env, t, r, obj, dryRun);
 }
 
 export async function update(env: CoreEnv, t: ResourceType, r: BackendRequest): Promise<void> {

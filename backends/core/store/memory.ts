@@ -23,6 +23,10 @@ export class MemoryStore implements Store {
     return this.put('create', key, obj);
   }
 
+  createNow(key: string, obj: KObject): KObject {
+    return this.put('create', key, obj);
+  }
+
   async update(key: string, obj: KObject, expectedRev?: number): Promise<KObject> {
     return this.put('update', key, obj, expectedRev);
   }

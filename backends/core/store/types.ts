@@ -101,6 +101,12 @@ export interface Store {
    * this process (memory, file), so a GET takes no promise turn for its read. Throws as get rejects.
    */
   getNow?: ((key: string) => KObject | undefined) | undefined;
+  /**
+   * create(key, obj) answered at once: offered only by a store whose write is done when it returns (memory;
+   * not the file store, whose create answers after its batch's fsync), so a create takes no promise turn
+   * for its write. Throws as create rejects.
+   */
+  createNow?: ((key: string, obj: KObject) => KObject) | undefined;
   /** Lists a prefix. `gone` when opts.rev is older than the retained history, `too-large` when newer than the store. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   /** Delivers every change under prefix with revision > fromRev. Throws `gone` when fromRev is no longer retained. */
