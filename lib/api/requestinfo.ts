@@ -63,32 +63,6 @@ function segmentsOf(path: string): string[] {
   return parts;
 }
 
-/**
- * The segments of the path being parsed, for paths of up to SEGMENTS_MAX segments (every path kube serves
- * has at most 8): one array reused by every call (parseRequestInfo runs to the end without yielding), read
- * below the count cutSegments returns. A GET's array of 6 pushed strings made per request, and its loads,
- * were ~2.7k instructions of parseRequestInfo's ~5.9k (callgrind, GET of one ConfigMap).
- */
-const SEGMENTS_MAX = 16;
-const SEGMENTS: string[] = new Array<string>(SEGMENTS_MAX).fill('');
-
-/** Cuts the path's non-empty segments into SEGMENTS; their count, or -1 for a path of more (segmentsOf then). */
-function cutSegments(path: string): number {
-  const n = path.length;
-  let count = 0;
-  let start = 0;
-  while (start < n) {
-    let end = path.indexOf('/', start);
-    if (end < 0) end = n;
-    if (end > start) {
-      if (count === SEGMENTS_MAX) return -1;
-      SEGMENTS[count++] = path.slice(start, end);
-    }
-    start = end + 1;
-  }
-  return count;
-}
-
 // One copy of each namespace paths name: a path's segments are new strings per request, and every
 // object created under a path keeps its namespace (24 B per object at 100,000 ConfigMaps in one
 // namespace; docs/decisions/2026-11-30-heap-per-object.md). Forgotten all at once when full, as
@@ -106,40 +80,38 @@ function sharedNamespace(ns: string): string {
 
 /** `watch` is the query's watch flag (read by lib/api/querybool.ts); the caller has already split path and query. */
 export function parseRequestInfo(method: string, path: string, watch: boolean): RequestInfo {
-  let count = cutSegments(path);
-  const parts = count < 0 ? segmentsOf(path) : SEGMENTS;
-  if (count < 0) count = parts.length;
-  if (count === 0) return nonResource(path, method);
+  const parts = segmentsOf(path);
+  if (parts.length === 0) return nonResource(path, method);
   const prefix = parts[0]!;
   let i = 1;
   let apiGroup = '';
   // Discovery paths (`/api/v1`, `/apis/<g>/<v>`) are non-resource requests, as in kube-apiserver.
   if (prefix === 'apis') {
-    if (count < 4) return nonResource(path, method);
+    if (parts.length < 4) return nonResource(path, method);
     apiGroup = parts[i++]!;
   } else if (prefix === 'api') {
-    if (count < 3) return nonResource(path, method);
+    if (parts.length < 3) return nonResource(path, method);
   } else {
     return nonResource(path, method);
   }
   const apiVersion = parts[i++]!;
   let verb = VERB_BY_METHOD[method] ?? method.toLowerCase();
-  // The rest of the path starts at parts[r]; parts is read below count only (SEGMENTS holds earlier paths' beyond it).
+  // The rest of the path starts at parts[r].
   let r = i;
   // Deprecated `/watch/` path prefix.
-  if (r < count && parts[r] === 'watch') {
+  if (parts[r] === 'watch') {
     verb = 'watch';
     r++;
   }
   let namespace = '';
-  const left = count - r;
-  if (left > 1 && parts[r] === 'namespaces') {
+  const left = parts.length - r;
+  if (parts[r] === 'namespaces' && left > 1) {
     namespace = sharedNamespace(parts[r + 1]!);
     if (left > 2 && !NAMESPACE_SUBRESOURCES.has(parts[r + 2]!)) r += 2;
   }
-  const resource = r < count ? parts[r]! : '';
-  const name = r + 1 < count ? parts[r + 1]! : '';
-  const subresource = r + 2 < count ? parts[r + 2]! : '';
+  const resource = parts[r] ?? '';
+  const name = parts[r + 1] ?? '';
+  const subresource = parts[r + 2] ?? '';
   if (verb === 'watch') {
     // already a watch
   } else if (watch && verb === 'get') {
@@ -160,6 +132,6 @@ export function parseRequestInfo(method: string, path: string, watch: boolean): 
     resource,
     subresource,
     name,
-    extraParts: Math.max(0, count - r - 3),
+    extraParts: Math.max(0, parts.length - r - 3),
   };
 }
