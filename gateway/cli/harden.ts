@@ -127,6 +127,21 @@ function tame(proto: object, name: string): boolean {
   return true;
 }
 
+/**
+ * Locking changes members' attributes, and V8 then turns an intrinsic into a dictionary (a prototype's map has no
+ * back pointer to reconfigure along): after hardenIntrinsics Array.prototype, Map.prototype, Set.prototype,
+ * Promise.prototype and others were in dictionary mode, and optimized code loaded their methods through generic
+ * LoadIC calls (parseRequestInfo: 780–835 ns a call hardened against 450–500 unhardened). Installed as a
+ * function's prototype and read through once, V8 makes an object fast again: the same members and attributes.
+ * String.prototype and most constructors stay dictionaries (docs/decisions/2026-11-30-get-cpu-cuts-4.md).
+ */
+function refast(o: object): void {
+  function F(): void {}
+  F.prototype = o;
+  const r = Reflect.construct(F, []) as Record<string, unknown>;
+  for (let i = 0; i < 3; i++) void r['__refast__'];
+}
+
 /** Removes `Object.prototype.__proto__` and locks the intrinsics above; idempotent. */
 export function hardenIntrinsics(): Hardened {
   if (done) return done;
@@ -134,6 +149,7 @@ export function hardenIntrinsics(): Hardened {
   let tamed = 0;
   for (const [proto, names] of OVERRIDABLE) for (const n of names) if (tame(proto, n)) tamed++;
   for (const o of FROZEN) lock(o);
+  for (const o of FROZEN) refast(o);
   done = Object.freeze({ frozen: FROZEN.length, tamed });
   return done;
 }

@@ -85,7 +85,23 @@ export interface RequestContext extends BackendRequest {
   queued?: boolean;
 }
 
-const EMPTY_QUERY = new URLSearchParams();
+/**
+ * The query of a request that has none: its reads answer at once. URLSearchParams' get and has check the
+ * receiver's brand and make the name well-formed before looking at an empty list, ~0.1k instructions a read,
+ * and a GET reads five (watch, timeout, resourceVersion, pretty, dryRun). Nothing changes a request's query.
+ */
+class EmptyQuery extends URLSearchParams {
+  override get(): string | null {
+    return null;
+  }
+  override getAll(): string[] {
+    return [];
+  }
+  override has(): boolean {
+    return false;
+  }
+}
+const EMPTY_QUERY: URLSearchParams = new EmptyQuery();
 /** What the request's end reads of a query (the request metrics' dry_run label: the parameter's presence). */
 const DRY_RUN_QUERY = new URLSearchParams('dryRun=All');
 const NOBODY: UserInfo = Object.freeze({ username: '', groups: [] });

@@ -13,6 +13,8 @@ export class RequestWaitGroup {
   done(): void {
     if (--this.#count > 0) return;
     this.#count = 0;
+    // No new array each time the count reaches 0 (every request when they come one at a time) while nobody waits.
+    if (this.#waiters.length === 0) return;
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const w of waiters) w();

@@ -54,6 +54,8 @@ const PLAIN_PATH = /^\/[!-$&-:<-[\]-~\u0080-\uffff]*$/;
 const BAD_SEGMENT = /\/(?:\.\.?(?=\/|$)|(?=\/))/;
 
 function checkSegments(path: string, raw: string): string {
+  // BAD_SEGMENT matches only where "/." or "//" occurs: two indexOf scans (~0.2k instructions) instead of the regex's exec (~0.7k) for every other path.
+  if (path.indexOf('/.') < 0 && path.indexOf('//') < 0) return path;
   const bad = BAD_SEGMENT.exec(path);
   if (bad === null) return path;
   throw refuse(raw, bad[0].length > 1 ? 'dot segments ("." and "..") are not allowed' : 'empty path segments ("//") are not allowed');
