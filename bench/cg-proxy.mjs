@@ -17,7 +17,9 @@
 // DIST: the gateway's build (default ../dist; an earlier copy for an A/B);
 // the backend always runs from ../dist. VG_DIR: a data directory reused
 // across runs (the dev PKI and the backend's certificate are made once).
-// PROF=<file> (run without valgrind): a V8 CPU profile over the measured GETs.
+// PROF=<file> (run without valgrind): a V8 CPU profile over the measured GETs; HEAPPROF=<file> a sampling heap
+// profile of them (bench/heapsites.mjs sums it). It prints the main isolate's bytes allocated per GET and its
+// scavenges (allocmeter.mjs; with CLIENT=worker the client's heap is its own, so they are the gateway's or hop's).
 // HOP=undici: the GETs go to a bare undici hop in this process instead (below); HOP=h2 to the bare HTTP/2 hop.
 // CLIENT=worker: the GETs (warm-up: WARM, 200) come from a worker thread, so the main thread is the hop's alone.
 // THREADS=1: the main thread's user and system CPU per GET and the other threads'.
@@ -33,7 +35,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'node:https';
 import { mkdtemp } from 'node:fs/promises';
-import { startProfile } from './inspectprof.mjs';
+import { startHeapProfile, startProfile } from './inspectprof.mjs';
+import { startAllocMeter } from './allocmeter.mjs';
 import { startBareH2Hop, startBareUndiciHop } from './barehop.mjs';
 
 const dist = process.env.DIST ?? '../dist';
@@ -217,9 +220,13 @@ async function threadCpu() {
 const t0 = process.env.THREADS ? await threadCpu() : undefined;
 await sync('start');
 const profiling = await startProfile();
+const heapProf = await startHeapProfile();
+const alloc = startAllocMeter();
 const c0 = process.cpuUsage();
 await many(N);
 const c = process.cpuUsage(c0);
+const a = alloc.stop();
+await heapProf.stop();
 if (t0) {
   const t1 = await threadCpu();
   const per = (k) => ((t1[k] - t0[k]) / N).toFixed(1);
@@ -228,7 +235,16 @@ if (t0) {
 await profiling.stop();
 await sync('end');
 // Without valgrind: this process's CPU per GET (gateway and client; the backend is another process).
-console.log('bad', bad, 'cpu µs/GET', ((c.user + c.system) / N).toFixed(1));
+console.log(
+  'bad',
+  bad,
+  'cpu µs/GET',
+  ((c.user + c.system) / N).toFixed(1),
+  'bytes/GET',
+  Math.round(a.bytes / N),
+  'scavenges/1000',
+  ((a.scavenges * 1000) / N).toFixed(2),
+);
 agent.destroy();
 backend.kill('SIGTERM');
 await running.shutdown('done');

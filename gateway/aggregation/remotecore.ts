@@ -95,18 +95,22 @@ function remoteBackend(o: RemoteCoreOptions, c: Connection): GatewayCore['backen
     const longRunning = r.info.verb === 'watch';
     if (longRunning) watches.add(r.res);
     r.res.once('close', () => watches.delete(r.res));
+    // Every key in PoolForwardOptions' order, no spreads: each key after a spread is a V8 runtime call (proxied-get-cuts.md).
     return forwardPooled(r, target, {
-      trace: r.trace,
       set: identityPairs(r.user),
+      setNames: undefined,
       drop,
-      ...(r.body ? { body: r.body } : {}),
+      body: r.body,
       // A watch waits for events as long as it lasts; other requests fail after a silence of timeoutMs.
       headersTimeoutMs: longRunning ? 0 : timeoutMs,
       bodyTimeoutMs: longRunning ? 0 : timeoutMs,
-      ...(longRunning ? { flushHeaders: true } : {}),
-      ...(r.watchInitialized ? { onHeaders: r.watchInitialized } : {}),
+      flushHeaders: longRunning,
+      cancel: undefined,
       rejectRedirects: true,
+      onHeaders: r.watchInitialized,
+      onCut: undefined,
       purpose: 'core backend',
+      trace: r.trace,
     }).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       o.log(`core backend: proxy to ${o.url} failed: ${err.message}`);

@@ -122,15 +122,21 @@ export function upstreamOf(
     }
     ctx.waitingOn = 'the upstream';
     // No timeouts of its own: the request's deadline (ctx.cancel) bounds it, and long-running requests have none.
+    // Every key in PoolForwardOptions' order, no spreads: each key after a spread is a V8 runtime call (proxied-get-cuts.md).
     return forwardPooled(ctx, target, {
-      trace: ctx.trace,
       set,
+      setNames: undefined,
       drop,
+      body: ctx.body,
       headersTimeoutMs: 0,
       bodyTimeoutMs: 0,
-      purpose: 'upstream',
+      flushHeaders: false,
       cancel: ctx.cancel,
-      ...(ctx.body ? { body: ctx.body } : {}),
+      rejectRedirects: false,
+      onHeaders: undefined,
+      onCut: undefined,
+      purpose: 'upstream',
+      trace: ctx.trace,
     }).catch((err: Error) => {
       throw unreachable(err, 'proxy');
     });
