@@ -31,3 +31,22 @@ export function startAllocMeter() {
     },
   };
 }
+
+/**
+ * A measured stretch's figures per operation, as the cg-*.mjs scripts print them after `bad <n>`: the process's
+ * CPU (a process.cpuUsage difference), and the allocation and collections of startAllocMeter's stop().
+ */
+export function perOperation(cpu, alloc, n) {
+  return [
+    'cpu µs/GET',
+    ((cpu.user + cpu.system) / n).toFixed(1),
+    'bytes/GET',
+    Math.round(alloc.bytes / n),
+    'scavenges/1000',
+    ((alloc.scavenges * 1000) / n).toFixed(2),
+    'mark-compacts',
+    alloc.marks,
+    'GC pause µs/GET',
+    (alloc.pauseUs / n).toFixed(1),
+  ];
+}

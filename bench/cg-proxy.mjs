@@ -36,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'node:https';
 import { mkdtemp } from 'node:fs/promises';
 import { startHeapProfile, startProfile } from './inspectprof.mjs';
-import { startAllocMeter } from './allocmeter.mjs';
+import { perOperation, startAllocMeter } from './allocmeter.mjs';
 import { startBareH2Hop, startBareUndiciHop } from './barehop.mjs';
 
 const dist = process.env.DIST ?? '../dist';
@@ -235,16 +235,7 @@ if (t0) {
 await profiling.stop();
 await sync('end');
 // Without valgrind: this process's CPU per GET (gateway and client; the backend is another process).
-console.log(
-  'bad',
-  bad,
-  'cpu µs/GET',
-  ((c.user + c.system) / N).toFixed(1),
-  'bytes/GET',
-  Math.round(a.bytes / N),
-  'scavenges/1000',
-  ((a.scavenges * 1000) / N).toFixed(2),
-);
+console.log('bad', bad, ...perOperation(c, a, N));
 agent.destroy();
 backend.kill('SIGTERM');
 await running.shutdown('done');

@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { startHeapProfile, startProfile } from './inspectprof.mjs';
-import { startAllocMeter } from './allocmeter.mjs';
+import { perOperation, startAllocMeter } from './allocmeter.mjs';
 import { clientWorker, makeClient } from './cgclient.mjs';
 import { floorServer } from './fafloor.mjs';
 
@@ -131,20 +131,7 @@ const a = alloc.stop();
 await prof.stop();
 await heapProf.stop();
 await sync('end');
-console.log(
-  'bad',
-  bad,
-  'cpu µs/GET',
-  ((c.user + c.system) / N).toFixed(1),
-  'bytes/GET',
-  Math.round(a.bytes / N),
-  'scavenges/1000',
-  ((a.scavenges * 1000) / N).toFixed(2),
-  'mark-compacts',
-  a.marks,
-  'GC pause µs/GET',
-  (a.pauseUs / N).toFixed(1),
-);
+console.log('bad', bad, ...perOperation(c, a, N));
 inWorker ? await driver.stop() : driver.destroy();
 child.kill('SIGKILL');
 await Promise.race([sidecar.shutdown('done'), new Promise((r) => setTimeout(r, 2000))]);
