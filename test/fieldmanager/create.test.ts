@@ -571,3 +571,17 @@ test('fields named like Object.prototype members are owned like any other', () =
   const editor = (next.metadata.managedFields as { manager: string; fieldsV1: Record<string, Record<string, unknown>> }[]).find((e) => e.manager === 'editor');
   assert.deepEqual(editor?.fieldsV1, { 'f:data': { 'f:toString': {} } });
 });
+
+test('map keys past the kept `f:` keys table: creates keep agreeing with the general path', () => {
+  const t = typeOf('', 'v1', 'ConfigMap');
+  const c = context(t.schema, 'v1');
+  // 5,000 distinct keys over the creates: the kept keys (lib/fieldmanager/create.ts, 4,096) are forgotten and made again.
+  for (let i = 0; i < 50; i++) {
+    const data: Record<string, string> = {};
+    for (let j = 0; j < 100; j++) data[`k${i}-${j}`] = 'v';
+    const fields = same({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `m${i}`, labels: { app: 'x' } }, data }, c, `create #${i}`) as {
+      fieldsV1: Record<string, Record<string, unknown>>;
+    }[];
+    assert.equal(Object.keys(fields[0]!.fieldsV1['f:data']!).length, 101, `create #${i}`);
+  }
+});
