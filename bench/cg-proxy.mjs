@@ -13,7 +13,8 @@
 // writes <dir>/start before its measured GETs and <dir>/end after them, each
 // time waiting for <name>.ok, so an outer script can run
 // `callgrind_control -z <pid>` and `callgrind_control -d <pid>` there
-// (bench/cg-proxy.sh does), and the dump holds the measured GETs alone.
+// (bench/cg-proxy.sh does), and the dump holds the measured GETs alone. With CG_IDLE=1 it then writes
+// <dir>/idle and <dir>/idle-end around a window of the same wall time without GETs.
 // DIST: the gateway's build (default ../dist; an earlier copy for an A/B);
 // the backend always runs from ../dist. VG_DIR: a data directory reused
 // across runs (the dev PKI and the backend's certificate are made once).
@@ -48,7 +49,8 @@ const { generateCa, generateServingCert } = await import('../dist/certs/pki.js')
 (await import(`${dist}/gateway/cli/harden.js`)).hardenIntrinsics();
 const dir = process.env.VG_DIR ?? (await mkdtemp(join(tmpdir(), 'vgp-')));
 await mkdir(dir, { recursive: true });
-const port = 20000 + Math.floor(Math.random() * 20000);
+// PORT: the gateway's port (the backend takes the next), for a helper given a range of ports; else a random one.
+const port = process.env.PORT ? Number(process.env.PORT) : 20000 + Math.floor(Math.random() * 20000);
 const bePort = port + 1;
 const parsed = parseServeFlags([
   '--secure-port',
@@ -219,6 +221,7 @@ async function threadCpu() {
 }
 const t0 = process.env.THREADS ? await threadCpu() : undefined;
 await sync('start');
+const w0 = performance.now();
 const profiling = await startProfile();
 const heapProf = await startHeapProfile();
 const alloc = startAllocMeter();
@@ -233,7 +236,15 @@ if (t0) {
   console.log(`threads µs/GET: main user ${per('mainUser')} system ${per('mainSys')}, other threads ${per('others')}`);
 }
 await profiling.stop();
+const measuredMs = performance.now() - w0;
 await sync('end');
+// CG_IDLE=1: a window of the measured one's wall time without GETs, counted apart (cg-proxy.sh subtracts it): the
+// gateway's periodic work (APF's borrowing, timers, the store's sweeps) scales with wall time, not with GETs.
+if (process.env.CG_IDLE) {
+  await sync('idle');
+  await new Promise((r) => setTimeout(r, measuredMs));
+  await sync('idle-end');
+}
 // Without valgrind: this process's CPU per GET (gateway and client; the backend is another process).
 console.log('bad', bad, ...perOperation(c, a, N));
 agent.destroy();
@@ -444,6 +455,7 @@ async function bareUndiciHop() {
   const [fpCert, fpKey, gwCert, gwKey] = await Promise.all(['front-proxy-client.crt', 'front-proxy-client.key', 'apiserver.crt', 'apiserver.key'].map(pki));
   // The identity the gateway would send for the admin client.
   return startBareUndiciHop({
+    port: process.env.PORT ? port + 2 : 0,
     cert: gwCert,
     key: gwKey,
     backend: { port: bePort, ca: backendCa, cert: fpCert, key: fpKey, servername: SVC },

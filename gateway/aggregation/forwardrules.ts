@@ -32,6 +32,26 @@ export function isHopByHop(lowercaseName: string): boolean {
   }
 }
 
+/**
+ * `isHopByHop` of a name in any case (a backend's answer, as sent): lower-cased only at the lengths a hop-by-hop
+ * name has, so the common answer's names (Content-Type, Date, Audit-Id, …) make no lower-case copy (each was a
+ * fresh string, ~7 of ~9 names a proxied GET; docs/decisions/2026-11-30-proxied-get-bytes.md).
+ */
+export function isHopByHopAnyCase(name: string): boolean {
+  switch (name.length) {
+    case 2:
+    case 7:
+    case 10:
+    case 16:
+    case 17:
+    case 18:
+    case 19:
+      return isHopByHop(name.toLowerCase());
+    default:
+      return false;
+  }
+}
+
 /** 304 answers a conditional request; every other 3xx sends the client elsewhere. */
 export function isRedirect(code: number | undefined): boolean {
   return code !== undefined && code >= 300 && code < 400 && code !== 304;

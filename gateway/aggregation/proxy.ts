@@ -58,12 +58,26 @@ export interface ProxyEnv {
 interface Snapshot {
   readonly info: ApiServiceInfo;
   readonly transport: Transport;
-  /** Each endpoint's forwarding target, built once per snapshot (the resolver hands out the same Target until the endpoints change). */
-  readonly targets: WeakMap<Target, PoolTarget>;
+  /** `describe(info)`, which every proxied request names as what it waits on. */
+  readonly described: string;
+  /** `APIService <name>`, the trace span's backend. */
+  readonly purpose: string;
+  /** Each endpoint's forwarding, built once per snapshot (the resolver hands out the same Target until the endpoints change). */
+  readonly targets: WeakMap<Target, Endpoint>;
+}
+
+/**
+ * One endpoint's forwarding target and its two failure handlers, made once: per request they were two closures,
+ * their context and the strings they name (~0.2 KB a proxied GET; docs/decisions/2026-11-30-proxied-get-bytes.md).
+ */
+interface Endpoint {
+  readonly pt: PoolTarget;
+  readonly onCut: (err: Error) => void;
+  readonly failed: (err: Error) => never;
 }
 
 function snapshot(info: ApiServiceInfo, transport: Transport): Snapshot {
-  return Object.freeze({ info, transport, targets: new WeakMap<Target, PoolTarget>() });
+  return Object.freeze({ info, transport, described: describe(info), purpose: `APIService ${info.name}`, targets: new WeakMap<Target, Endpoint>() });
 }
 
 function describe(info: ApiServiceInfo): string {
@@ -91,7 +105,7 @@ export class ApiServiceProxy {
   }
   /** `APIService "v1.g" (namespace/service)`, as messages name it. */
   describe(): string {
-    return describe(this.#snap.info);
+    return this.#snap.described;
   }
   get transport(): Transport {
     return this.#snap.transport;
@@ -130,15 +144,15 @@ export class ApiServiceProxy {
   serve(r: ProxyRequest): Promise<void> {
     const s = this.#snap;
     const target = this.#target(s);
-    const env = this.env;
-    let pt = s.targets.get(target);
-    if (pt === undefined) {
-      pt = { dispatcher: s.transport.pool, origin: origin(target), host: target.host, port: target.port, servername: s.transport.serverName };
-      s.targets.set(target, pt);
+    let e = s.targets.get(target);
+    if (e === undefined) {
+      e = this.#endpoint(s, target);
+      s.targets.set(target, e);
     }
+    const env = this.env;
     const identity = identityHead(r.user);
     // One literal with every key, no spreads: each key after a spread is a V8 runtime call (proxied-get-cuts.md).
-    return forwardPooled(r.x, pt, {
+    return forwardPooled(r.x, e.pt, {
       set: identity.pairs,
       setNames: identity.names,
       drop: this.#drop,
@@ -150,23 +164,34 @@ export class ApiServiceProxy {
       cancel: r.deadline,
       rejectRedirects: true,
       onHeaders: r.onHeaders,
+      onCut: e.onCut,
+      purpose: s.purpose,
+      trace: r.trace,
+    }).catch(e.failed);
+  }
+
+  /** `target`'s forwarding under snapshot `s`: what a request to it is sent to, and what its failures become. */
+  #endpoint(s: Snapshot, target: Target): Endpoint {
+    const env = this.env;
+    const pt: PoolTarget = { dispatcher: s.transport.pool, origin: origin(target), host: target.host, port: target.port, servername: s.transport.serverName };
+    return {
+      pt,
       onCut: (err) => {
         env.onBackendFailure(s.info.name);
         env.log(`aggregation: the answer of APIService ${s.info.name} from ${target.host}:${target.port} was cut: ${err.message}`);
       },
-      purpose: `APIService ${s.info.name}`,
-      trace: r.trace,
-    }).catch((err: Error) => {
-      if (err instanceof StatusError) throw err;
-      env.onBackendFailure(s.info.name);
-      env.log(`aggregation: proxy to APIService ${s.info.name} at ${target.host}:${target.port} failed: ${err.message}`);
-      if (!(err instanceof BackendFailure) || !err.reached) throw unavailable(s.info, `error trying to reach service: ${err.message}`);
-      if (err.timedOut)
-        throw timeout(
-          `Timeout: request did not complete within requested timeout - context deadline exceeded: no answer from ${describe(s.info)} within ${formatDuration(env.timeoutMs)}`,
-        );
-      throw badGateway(`${describe(s.info)}: the backend failed before answering: ${err.message}`);
-    });
+      failed: (err) => {
+        if (err instanceof StatusError) throw err;
+        env.onBackendFailure(s.info.name);
+        env.log(`aggregation: proxy to APIService ${s.info.name} at ${target.host}:${target.port} failed: ${err.message}`);
+        if (!(err instanceof BackendFailure) || !err.reached) throw unavailable(s.info, `error trying to reach service: ${err.message}`);
+        if (err.timedOut)
+          throw timeout(
+            `Timeout: request did not complete within requested timeout - context deadline exceeded: no answer from ${s.described} within ${formatDuration(env.timeoutMs)}`,
+          );
+        throw badGateway(`${s.described}: the backend failed before answering: ${err.message}`);
+      },
+    };
   }
 
   /**
@@ -186,7 +211,7 @@ export class ApiServiceProxy {
         // Upgraded sockets never return to a pool: a fresh connection with the same TLS settings.
         options: { host: target.host, port: target.port, ...t.tls },
       },
-      { set: identityPairs(r.user), drop: this.#drop, timeoutMs: this.env.timeoutMs, purpose: `APIService ${s.info.name}`, trace: r.trace },
+      { set: identityPairs(r.user), drop: this.#drop, timeoutMs: this.env.timeoutMs, purpose: s.purpose, trace: r.trace },
     ).catch((err: Error) => {
       if (err instanceof StatusError) throw err;
       this.env.onBackendFailure(s.info.name);

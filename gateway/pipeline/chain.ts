@@ -68,7 +68,11 @@ function serve(ctx: RequestContext, cfg: ChainConfig): void | Promise<void> {
 function stepsFrom(from: number, ctx: RequestContext, cfg: ChainConfig, cbor: boolean): void | Promise<void> {
   for (let n = from; n <= DISPATCH; n++) {
     const p = step(n, ctx, cfg);
-    if (p) return afterWait(n, waiting(ctx, cbor, p), ctx, cfg, cbor);
+    if (!p) continue;
+    // The last step's promise is the chain's own when nothing follows it (`ended` acts on a watch alone): a proxied
+    // GET makes no async function, its promise and its await's turn (~0.3 KB; 2026-11-30-proxied-get-bytes.md).
+    if (n === DISPATCH && ctx.info.verb !== 'watch') return waiting(ctx, cbor, p) as Promise<void>;
+    return afterWait(n, waiting(ctx, cbor, p), ctx, cfg, cbor);
   }
   // An answer still on its way (an asynchronous gzip) is bound by the deadline too.
   if (!ctx.res.headersSent) startDeadline(ctx, cbor);

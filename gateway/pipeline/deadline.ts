@@ -61,13 +61,19 @@ export class Deadline implements Cancellation {
   }
 
   onAbort(fn: () => void): void {
-    (this.#listeners ??= []).push(fn);
+    const l = this.#listeners;
+    // [fn], not [] then push: a push to an empty array gives it 16 slots (~0.15 KB a proxied GET for its one listener).
+    if (l === undefined) this.#listeners = [fn];
+    else l.push(fn);
   }
 
   offAbort(fn: () => void): void {
     const l = this.#listeners;
     const i = l ? l.indexOf(fn) : -1;
-    if (i >= 0) l!.splice(i, 1);
+    if (i < 0) return;
+    // Moved down in place: a splice makes an array of what it removed.
+    for (let j = i + 1; j < l!.length; j++) l![j - 1] = l![j]!;
+    l!.length--;
   }
 
   get signal(): AbortSignal {

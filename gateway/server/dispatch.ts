@@ -44,14 +44,15 @@ function serveRemote(p: ApiServiceProxy, ctx: RequestContext): Promise<void> {
   const up = ctx.upgrade;
   if (up) return p.upgrade({ req: ctx.req, trace: ctx.trace, user: ctx.user, socket: up.socket, head: up.head });
   ctx.waitingOn = p.describe();
+  // One literal with every key (undefined where unset, which serve reads alike): no spreads, whose keys are runtime calls.
   return p.serve({
     x: ctx,
     trace: ctx.trace,
     user: ctx.user,
+    body: ctx.body,
     longRunning: ctx.info.verb === 'watch',
     deadline: ctx.cancel,
-    ...(ctx.body ? { body: ctx.body } : {}),
-    ...(ctx.watchInitialized ? { onHeaders: ctx.watchInitialized } : {}),
+    onHeaders: ctx.watchInitialized,
   });
 }
 

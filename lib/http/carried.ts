@@ -30,11 +30,25 @@ export function carryHeader(x: Exchange, name: string, value: string): void {
 }
 
 function isCarried(carried: readonly string[], name: string): boolean {
-  for (let i = 0; i < carried.length; i += 2) {
-    const c = carried[i]!;
-    if (c.length === name.length && c.toLowerCase() === name.toLowerCase()) return true;
-  }
+  for (let i = 0; i < carried.length; i += 2) if (sameAsciiName(carried[i]!, name)) return true;
   return false;
+}
+
+/**
+ * `a.toLowerCase() === b.toLowerCase()` for `a` a header name of our own (ASCII), without the two lower-case
+ * copies: a backend's Audit-Id and APF's two names were three pairs of fresh strings a proxied GET. For `b` in
+ * Latin-1 (undici's answer names) it is the same test: no other Latin-1 letter lower-cases to ASCII.
+ */
+function sameAsciiName(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  if (a === b) return true;
+  for (let i = 0; i < a.length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    // Bit 0x20 folds an ASCII letter's case; only letters may differ by it.
+    if (x !== y && ((x | 0x20) !== (y | 0x20) || (x | 0x20) < 97 || (x | 0x20) > 122)) return false;
+  }
+  return true;
 }
 
 /**
@@ -46,13 +60,21 @@ export function writeHeadWith(x: Exchange, code: number, headers: HeadArg, statu
   if (carried) {
     if (Array.isArray(headers)) {
       // A backend's answer (the proxy's flat list) may carry its own Audit-Id or APF headers: ours replace them.
-      for (let i = 0; i + 1 < headers.length; i += 2) {
-        if (isCarried(carried, headers[i]!)) {
-          headers.splice(i, 2);
-          i -= 2;
+      // Kept pairs move down in place (a splice made an array of the removed pair for each).
+      let w = 0;
+      let i = 0;
+      for (; i + 1 < headers.length; i += 2) {
+        if (isCarried(carried, headers[i]!)) continue;
+        if (w !== i) {
+          headers[w] = headers[i]!;
+          headers[w + 1] = headers[i + 1]!;
         }
+        w += 2;
       }
-      for (let i = 0; i < carried.length; i++) headers.push(carried[i]!);
+      // An odd last element (not a pair) stays, as it did.
+      if (i < headers.length) headers[w++] = headers[i]!;
+      headers.length = w;
+      for (let j = 0; j < carried.length; j++) headers.push(carried[j]!);
     } else {
       const h = headers as Record<string, string | number | string[]>;
       for (let i = 0; i + 1 < carried.length; i += 2) h[carried[i]!] = carried[i + 1]!;

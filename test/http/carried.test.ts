@@ -51,6 +51,16 @@ describe('carried headers (lib/http/carried.ts)', () => {
     assert.equal(b.res.statusMessage, 'Created');
   });
 
+  it("replaces a backend's names only when they differ from ours in letters' case alone", () => {
+    const x = response();
+    carryHeader(x, 'Audit-Id', 'mine');
+    carryHeader(x, 'A^b', 'ours');
+    // '^' and '~' differ by the case bit but are not letters; 'Audit_Id' differs in a non-letter.
+    const list = ['AUDIT-ID', 'a', 'Audit_Id', 'b', 'a~B', 'c', 'audit-id', 'd', 'a^B', 'e'];
+    writeHeadWith(x, 200, list);
+    assert.deepEqual(list, ['Audit_Id', 'b', 'a~B', 'c', 'Audit-Id', 'mine', 'A^b', 'ours']);
+  });
+
   it('reads back headers set the ordinary way when no writer went through it, and nothing once headers are sent', () => {
     const r = response();
     r.res.setHeader('Content-Length', '5');
