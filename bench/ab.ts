@@ -49,6 +49,7 @@ const body = JSON.stringify(configMap('bench'));
 
 const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-ab-'));
 const children: Child[] = [];
+const admins = new Map<number, Admin>();
 try {
   // A generates the dev PKI; B and the load generator use it.
   const portA = await freePort();
@@ -93,10 +94,18 @@ try {
     const adm = new Admin(port, tls);
     await adm.ready();
     await adm.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
-    adm.close();
+    admins.set(port, adm);
   }
+  /** The file store's log writes and syncs so far (its /metrics), for the writes each sync carried. */
+  const syncFigures = async (port: number): Promise<[number, number]> => {
+    if (!file) return [0, 0];
+    const text = await admins.get(port)!.must('GET', '/metrics');
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    return [value('gatehouse_file_store_writes_total'), value('gatehouse_file_store_syncs_total')];
+  };
   /** Creates/s and server CPU µs per create over one window (CPU includes the 300 ms warm-up, on both sides alike). */
-  const measure = async (port: number, server: Child): Promise<{ rate: number; us: number; p50: number; p99: number }> => {
+  const measure = async (port: number, server: Child): Promise<{ rate: number; us: number; p50: number; p99: number; batch: number }> => {
+    const [w0, s0] = await syncFigures(port);
     const r = await withCpu(server, load, () =>
       load.call<LoopResult>('fixed', {
         connections: 50,
@@ -109,14 +118,15 @@ try {
       }),
     );
     if (r.errors > 0 || Object.keys(r.statuses).some((c) => c !== '201')) console.log(`  (errors ${r.errors}, statuses ${JSON.stringify(r.statuses)})`);
-    return { rate: rps(r), us: cpuUs(r), p50: r.latency.p50, p99: r.latency.p99 };
+    const [w1, s1] = await syncFigures(port);
+    return { rate: rps(r), us: cpuUs(r), p50: r.latency.p50, p99: r.latency.p99, batch: (w1 - w0) / (s1 - s0) };
   };
   await measure(portA, a);
   await measure(portB, b);
   const ratios: number[] = [];
-  type Figures = { rate: number; us: number; p50: number; p99: number };
+  type Figures = { rate: number; us: number; p50: number; p99: number; batch: number };
   const of = { A: [] as Figures[], B: [] as Figures[] };
-  const latency = (f: Figures): string => (file ? ` p50 ${f.p50.toFixed(1)} p99 ${f.p99.toFixed(1)} ms` : '');
+  const latency = (f: Figures): string => (file ? ` p50 ${f.p50.toFixed(1)} p99 ${f.p99.toFixed(1)} ms ${f.batch.toFixed(1)} a sync` : '');
   for (let i = 0; i < rounds; i++) {
     for (const side of i % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
       of[side].push(side === 'A' ? await measure(portA, a) : await measure(portB, b));
@@ -136,6 +146,7 @@ try {
       `median p99: A ${median(of.A.map((x) => x.p99)).toFixed(1)} ms, B ${median(of.B.map((x) => x.p99)).toFixed(1)} ms; p50: A ${median(of.A.map((x) => x.p50)).toFixed(1)} ms, B ${median(of.B.map((x) => x.p50)).toFixed(1)} ms`,
     );
 } finally {
+  for (const adm of admins.values()) adm.close();
   await Promise.all(children.map((c) => c.stop()));
   if (redis) {
     const raw = new Redis(url);
