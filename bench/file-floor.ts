@@ -17,7 +17,7 @@
 // argv: port cert key ca log-path; env RECORD_BYTES (default 700), FLOOR_CUT: when
 // the next batch is cut after a sync returned — `turn` (the store's rule, default),
 // `now` (at once, in the sync's own callback) or `<n>ms` (a timer), to tune the rule.
-import { encodeLine } from '../backends/core/store/file-format.js';
+import { crc32 } from 'node:zlib';
 import { LogAppender } from '../backends/core/store/file-append.js';
 import { serveCommands } from './procs.js';
 import { readBody } from './body.js';
@@ -64,12 +64,22 @@ async function run(): Promise<void> {
   running = false;
 }
 
-/** A record line of RECORD_BYTES: the store's head fields, the object, a filler to the measured size. */
-function record(key: string, obj: unknown): Buffer {
-  const head = { r: ++rev, b: offset, t: Date.now(), k: key, o: obj, p: '' };
-  const bare = encodeLine(head).length;
-  head.p = 'x'.repeat(Math.max(0, RECORD_BYTES - bare));
-  return encodeLine(head);
+/**
+ * A record line of RECORD_BYTES: `<crc32 hex8> {"r","b","t","k","o":<the answer's JSON>,"p":<filler>}\n`, the
+ * store's head fields and format, the object serialized once (the answer's text, as the store remembers it).
+ */
+function record(key: string, json: string): Buffer {
+  const head = `{"r":${++rev},"b":${offset},"t":${Date.now()},"k":${JSON.stringify(key)},"o":${json},"p":"`;
+  const fill = Math.max(0, RECORD_BYTES - 9 - Buffer.byteLength(head) - 3);
+  const line = Buffer.from(`00000000 ${head}${'x'.repeat(fill)}"}\n`);
+  line.write(
+    crc32(line.subarray(9, line.length - 1))
+      .toString(16)
+      .padStart(8, '0'),
+    0,
+    'latin1',
+  );
+  return line;
 }
 
 const server = baselineServer(certFile!, keyFile!, caFile!, (req, res) => {
@@ -82,7 +92,7 @@ const server = baselineServer(certFile!, keyFile!, caFile!, (req, res) => {
     obj.metadata['resourceVersion'] = String(rev + 1);
     const json = JSON.stringify(obj);
     queue.push({
-      line: record(`${req.url}/${String(obj.metadata['name'])}`, obj),
+      line: record(`${req.url}/${String(obj.metadata['name'])}`, json),
       done: () => res.writeHead(201, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) }).end(json),
     });
     if (!running) void run();
