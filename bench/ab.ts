@@ -10,7 +10,8 @@
 // Knobs: AB_REDIS=1 (Redis store, REDIS_URL, each server under its own prefix;
 // default the memory store), AB_ROUNDS (6), AB_MS (measured window, 1500),
 // AB_FLAGS_B (node flags of B only, to A/B a runtime flag on one build),
-// AB_ENV_A (`K=V …` set for A only, e.g. BENCH_NO_HARDEN=1 to A/B the hardening on one build).
+// AB_ENV_A (`K=V …` set for A only, e.g. BENCH_NO_HARDEN=1 to A/B the hardening on one build),
+// AB_FILE=1 (the file store, each server its own directory; each round also prints the p50 and p99).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,6 +28,7 @@ const distA = process.argv[2];
 if (!distA) throw new Error('usage: bench/ab.ts <dir of build A>');
 const url = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const redis = process.env['AB_REDIS'] === '1';
+const file = process.env['AB_FILE'] === '1';
 const rounds = Number(process.env['AB_ROUNDS'] ?? 6);
 const windowMs = Number(process.env['AB_MS'] ?? 1500);
 const flagsB = (process.env['AB_FLAGS_B'] ?? '').split(' ').filter(Boolean);
@@ -38,11 +40,16 @@ const envA = Object.fromEntries(
 );
 const prefixes = [0, 1].map(() => `gh-bench-ab-${randomBytes(4).toString('hex')}`);
 const storeFlags = (i: number): string[] =>
-  redis ? ['--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefixes[i]!] : ['--storage-backend', 'memory'];
+  redis
+    ? ['--storage-backend', 'redis', '--redis-url', url, '--storage-prefix', prefixes[i]!]
+    : file
+      ? ['--storage-backend', 'file']
+      : ['--storage-backend', 'memory'];
 const body = JSON.stringify(configMap('bench'));
 
 const root = await mkdtemp(join(tmpdir(), 'gatehouse-bench-ab-'));
 const children: Child[] = [];
+const admins = new Map<number, Admin>();
 try {
   // A generates the dev PKI; B and the load generator use it.
   const portA = await freePort();
@@ -87,10 +94,18 @@ try {
     const adm = new Admin(port, tls);
     await adm.ready();
     await adm.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
-    adm.close();
+    admins.set(port, adm);
   }
+  /** The file store's log writes and syncs so far (its /metrics), for the writes each sync carried. */
+  const syncFigures = async (port: number): Promise<[number, number]> => {
+    if (!file) return [0, 0];
+    const text = await admins.get(port)!.must('GET', '/metrics');
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    return [value('gatehouse_file_store_writes_total'), value('gatehouse_file_store_syncs_total')];
+  };
   /** Creates/s and server CPU µs per create over one window (CPU includes the 300 ms warm-up, on both sides alike). */
-  const measure = async (port: number, server: Child): Promise<{ rate: number; us: number }> => {
+  const measure = async (port: number, server: Child): Promise<{ rate: number; us: number; p50: number; p99: number; batch: number }> => {
+    const [w0, s0] = await syncFigures(port);
     const r = await withCpu(server, load, () =>
       load.call<LoopResult>('fixed', {
         connections: 50,
@@ -103,12 +118,15 @@ try {
       }),
     );
     if (r.errors > 0 || Object.keys(r.statuses).some((c) => c !== '201')) console.log(`  (errors ${r.errors}, statuses ${JSON.stringify(r.statuses)})`);
-    return { rate: rps(r), us: cpuUs(r) };
+    const [w1, s1] = await syncFigures(port);
+    return { rate: rps(r), us: cpuUs(r), p50: r.latency.p50, p99: r.latency.p99, batch: (w1 - w0) / (s1 - s0) };
   };
   await measure(portA, a);
   await measure(portB, b);
   const ratios: number[] = [];
-  const of = { A: [] as { rate: number; us: number }[], B: [] as { rate: number; us: number }[] };
+  type Figures = { rate: number; us: number; p50: number; p99: number; batch: number };
+  const of = { A: [] as Figures[], B: [] as Figures[] };
+  const latency = (f: Figures): string => (file ? ` p50 ${f.p50.toFixed(1)} p99 ${f.p99.toFixed(1)} ms ${f.batch.toFixed(1)} a sync` : '');
   for (let i = 0; i < rounds; i++) {
     for (const side of i % 2 === 0 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
       of[side].push(side === 'A' ? await measure(portA, a) : await measure(portB, b));
@@ -116,14 +134,19 @@ try {
     const [x, y] = [of.A[i]!, of.B[i]!];
     ratios.push(y.us / x.us);
     console.log(
-      `round ${i + 1}: A ${Math.round(x.rate)}/s ${Math.round(x.us)} µs   B ${Math.round(y.rate)}/s ${Math.round(y.us)} µs   B/A CPU ${ratios[i]!.toFixed(3)}`,
+      `round ${i + 1}: A ${Math.round(x.rate)}/s ${Math.round(x.us)} µs${latency(x)}   B ${Math.round(y.rate)}/s ${Math.round(y.us)} µs${latency(y)}   B/A CPU ${ratios[i]!.toFixed(3)}`,
     );
   }
   const median = (xs: number[]): number => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 2)]!;
   console.log(
     `median: A ${Math.round(median(of.A.map((x) => x.rate)))}/s ${Math.round(median(of.A.map((x) => x.us)))} µs, B ${Math.round(median(of.B.map((x) => x.rate)))}/s ${Math.round(median(of.B.map((x) => x.us)))} µs; B/A CPU per create ${median(ratios).toFixed(3)} [${ratios.map((r) => r.toFixed(2)).join(' ')}]`,
   );
+  if (file)
+    console.log(
+      `median p99: A ${median(of.A.map((x) => x.p99)).toFixed(1)} ms, B ${median(of.B.map((x) => x.p99)).toFixed(1)} ms; p50: A ${median(of.A.map((x) => x.p50)).toFixed(1)} ms, B ${median(of.B.map((x) => x.p50)).toFixed(1)} ms`,
+    );
 } finally {
+  for (const adm of admins.values()) adm.close();
   await Promise.all(children.map((c) => c.stop()));
   if (redis) {
     const raw = new Redis(url);

@@ -6,7 +6,10 @@
 // the load generator on CPU 1 (bench/loadgen.ts, 50 keep-alive connections,
 // unique names), in interleaved windows M F F M … so drift lands on both;
 // req/s, server CPU per create, and from the file server's /metrics the syncs
-// of its log and the writes they carried (writes per sync = mean batch).
+// of its log and the writes they carried (writes per sync = mean batch); in the
+// same rounds the durable create's floor (bench/file-floor.ts: parse, stamp, the
+// store's record size appended O_DSYNC by the store's group-commit rule, 201),
+// its p99 beside the file store's and its appends' wall-time distribution.
 // `list`: 500 configmaps, pages of limit=500 on 50 connections, p50/p99 per
 // page; then, in this process, what rendering one such page costs the old way
 // (one Buffer of the whole body) and the streamed way (bench/list-render.ts);
@@ -17,8 +20,9 @@
 // `node --import tsx bench/store-paths.ts [file-create,list]`, or
 // `run(new Set(['file-create', 'list']))` from bench/run.ts. Knobs:
 // BENCH_DURATION_MS (per window, default 5000), BENCH_WARMUP_MS (1000),
-// STORE_PATHS_ROUNDS (pairs of windows, default 3), BENCH_CPU_PROF.
-import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+// STORE_PATHS_ROUNDS (pairs of windows, default 3), BENCH_CPU_PROF, SP_NODE and
+// SP_NODE_FILE (node flags of the memory and the file server).
+import { mkdir, mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
 import { LogAppender } from '../backends/core/store/file-append.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +49,14 @@ function configMap(namespace: string, name = 'c'): Record<string, unknown> {
     metadata: { name, namespace, labels: { app: 'bench', tier: 'backend' } },
     data: { 'app.properties': 'greeting=hello\nlog.level=info\nfeature.flags=a,b,c\n', mode: 'fast' },
   };
+}
+
+/** Cumulative counts of the store's configmap creates at or under each bucket bound (etcd_request_duration_seconds), by bound. */
+function createWaits(text: string): Map<string, number> {
+  const at = new Map<string, number>();
+  const re = /^etcd_request_duration_seconds_bucket\{operation="create",type="configmaps",le="([^"]+)"\} (\S+)$/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) at.set(m[1]!, Number(m[2]));
+  return at;
 }
 
 /** A counter's value from /metrics text (no labels). */
@@ -88,6 +100,7 @@ async function setUp(root: string, children: Child[], admins: Admin[]): Promise<
     './server.ts',
     ['--secure-port', String(filePort), '--data-dir', join(root, 'file'), '--storage-backend', 'file', '--authorization-mode', 'AlwaysAllow', ...tlsFlags],
     SERVER_CPU,
+    (process.env.SP_NODE_FILE ?? '').split(' ').filter(Boolean),
   );
   children.push(file);
   const load = await startChild('loadgen', './loadgen.ts', [], LOAD_CPU);
@@ -121,6 +134,16 @@ async function profiled<T>(server: Child, what: string, run: () => Promise<T>): 
   }
 }
 
+/** The floor's durable appends in one window (bench/file-floor.ts `syncs`): wall ms per append, records carried. */
+interface SyncFigures {
+  syncs: number;
+  records: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
 async function fileCreate(s: Setup): Promise<void> {
   for (const a of [s.memAdmin, s.fileAdmin])
     await a.must('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench-create' } });
@@ -139,28 +162,64 @@ async function fileCreate(s: Setup): Promise<void> {
   const fileRuns: LoopResult[] = [];
   let syncs = 0;
   let writes = 0;
+  /** Bytes the file windows' writes added to the log: the floor's record size is their mean. */
+  let logBytes = 0;
+  const logFile = join(s.root, 'file', 'store', 'log');
+  /** The file store's create calls (from the handler: the wait for its batch's sync included) at or under each bound, summed over windows. */
+  const storeWaits = new Map<string, number>();
   const fileWindow = async (): Promise<void> => {
     const before = await s.fileAdmin.must('GET', '/metrics');
+    const logBefore = (await stat(logFile)).size;
     const r = await profiled(s.file, 'file-create-file', () => window(s.file, s.filePort));
     const after = await s.fileAdmin.must('GET', '/metrics');
+    // No compaction within a run: a log of creates only never outgrows 4× its live data.
+    logBytes += (await stat(logFile)).size - logBefore;
     syncs += counter(after, 'gatehouse_file_store_syncs_total') - counter(before, 'gatehouse_file_store_syncs_total');
     writes += counter(after, 'gatehouse_file_store_writes_total') - counter(before, 'gatehouse_file_store_writes_total');
+    const [w0, w1] = [createWaits(before), createWaits(after)];
+    for (const [le, n] of w1) storeWaits.set(le, (storeWaits.get(le) ?? 0) + n - (w0.get(le) ?? 0));
     fileRuns.push(r);
   };
   const memWindow = async (): Promise<void> => {
     memRuns.push(await profiled(s.mem, 'file-create-memory', () => window(s.mem, s.memPort)));
   };
-  for (let i = 0; i < ROUNDS; i++) {
-    if (i % 2 === 0) {
-      await memWindow();
-      await fileWindow();
-    } else {
-      await fileWindow();
-      await memWindow();
+  // The floor (bench/file-floor.ts): started after the first file window, whose log gives the record size.
+  const floorRuns: LoopResult[] = [];
+  const floorSyncs: SyncFigures[] = [];
+  let floor: Child | undefined;
+  let recordBytes = 0;
+  let floorPort = 0;
+  const floorWindow = async (): Promise<void> => {
+    if (!floor) {
+      recordBytes = Math.round(logBytes / writes);
+      const port = await freePort();
+      floor = await startChild('file-floor', './file-floor.ts', [String(port), s.pki.cert, s.pki.key, s.pki.ca, join(s.root, 'floor-log')], SERVER_CPU, [], {
+        RECORD_BYTES: String(recordBytes),
+      });
+      floorPort = port;
     }
+    await floor.call('syncs');
+    floorRuns.push(await window(floor, floorPort));
+    floorSyncs.push(await floor.call<SyncFigures>('syncs'));
+  };
+  try {
+    for (let i = 0; i < ROUNDS; i++) {
+      if (i % 2 === 0) {
+        await memWindow();
+        await fileWindow();
+        await floorWindow();
+      } else {
+        await floorWindow();
+        await fileWindow();
+        await memWindow();
+      }
+    }
+  } finally {
+    await floor?.stop();
   }
   const rows = memRuns.map((m, i) => {
     const f = fileRuns[i]!;
+    const l = floorRuns[i]!;
     return [
       `round ${i + 1}`,
       num(rps(m)),
@@ -169,8 +228,10 @@ async function fileCreate(s: Setup): Promise<void> {
       num(rps(f)),
       ms(f.latency.p99),
       num(cpuUs(f)),
+      num(rps(l)),
+      ms(l.latency.p99),
       pct(rps(f), rps(m)),
-      String(m.errors + f.errors),
+      String(m.errors + f.errors + l.errors),
     ];
   });
   const pooledRps = (runs: LoopResult[]) => runs.reduce((n, r) => n + r.requests, 0) / runs.reduce((n, r) => n + r.seconds, 0);
@@ -178,8 +239,8 @@ async function fileCreate(s: Setup): Promise<void> {
   const ratios = memRuns.map((m, i) => rps(fileRuns[i]!) / rps(m)).sort((a, b) => a - b);
   out();
   out(`=== file store create vs memory store create (bench/store-paths.ts; ${placement()}) ===`);
-  out(`POST configmap, ${CONNECTIONS} keep-alive connections, unique names, ${ROUNDS} rounds of ${DURATION} ms windows (M F, F M, …)`);
-  table(['window', 'memory req/s', 'p99', 'µs CPU/req', 'file req/s', 'p99', 'µs CPU/req', 'file/memory', 'errors'], rows);
+  out(`POST configmap, ${CONNECTIONS} keep-alive connections, unique names, ${ROUNDS} rounds of ${DURATION} ms windows (M F floor, floor F M, …)`);
+  table(['window', 'memory req/s', 'p99', 'µs CPU/req', 'file req/s', 'p99', 'µs CPU/req', 'floor req/s', 'p99', 'file/memory', 'errors'], rows);
   out(
     `  pooled: memory ${num(pooledRps(memRuns))} req/s (${num(pooledCpu(memRuns))} µs CPU), file ${num(pooledRps(fileRuns))} req/s (${num(pooledCpu(fileRuns))} µs CPU)`,
   );
@@ -187,6 +248,8 @@ async function fileCreate(s: Setup): Promise<void> {
     `  file/memory: pooled ${pct(pooledRps(fileRuns), pooledRps(memRuns))}, median of rounds ${(100 * ratios[Math.floor(ratios.length / 2)]!).toFixed(1)}%   (target ≥ 80%)`,
   );
   const medP99 = (runs: LoopResult[]) => [...runs.map((r) => r.latency.p99)].sort((a, b) => a - b)[runs.length >> 1]!;
+  const medP50 = (runs: LoopResult[]) => [...runs.map((r) => r.latency.p50)].sort((a, b) => a - b)[runs.length >> 1]!;
+  out(`  create p50, median of windows: memory ${ms(medP50(memRuns))}, file ${ms(medP50(fileRuns))}, floor ${ms(medP50(floorRuns))}`);
   out(`  create p99, median of windows: memory ${ms(medP99(memRuns))}, file ${ms(medP99(fileRuns))}   (target: file ≤ 25 ms)`);
   out(
     `  file store log: ${num(writes)} writes made durable by ${num(syncs)} syncs (${(writes / syncs).toFixed(1)} writes per sync; every acknowledged create was synced)`,
@@ -205,6 +268,30 @@ async function fileCreate(s: Setup): Promise<void> {
     unit: 'ms',
     target: '≤ 25 ms',
     atMost: 25,
+  });
+  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  const fsyncs = floorSyncs.map((f) => `${ms(f.p50)} / ${ms(f.p90)} / ${ms(f.p99)} / ${ms(f.max)} (${(f.records / f.syncs).toFixed(1)} a batch)`);
+  out(
+    `  floor (bench/file-floor.ts: parse, stamp, a ${num(recordBytes)}-byte CRC line, group-committed O_DSYNC append, 201): pooled ${num(pooledRps(floorRuns))} req/s, p99 median of windows ${ms(medP99(floorRuns))}`,
+  );
+  const total = storeWaits.get('+Inf') ?? NaN;
+  out(
+    `  the file store's create calls (etcd_request_duration_seconds, the sync's wait included) over: ${['0.005', '0.025', '0.05', '0.1']
+      .map((le) => `${Number(le) * 1000} ms ${pct(total - (storeWaits.get(le) ?? NaN), total)}`)
+      .join(', ')}`,
+  );
+  out(`  the floor's durable appends, wall p50 / p90 / p99 / max per window (the disk's sync under this load): ${fsyncs.join('; ')}`);
+  recordRow({
+    name: `floor: durable create (parse, stamp, group-committed O_DSYNC append of the store's record size) over the same loop, p99 (median of windows; ${num(pooledRps(floorRuns))} req/s)`,
+    value: medP99(floorRuns),
+    unit: 'ms',
+    target: 'floor (no target)',
+  });
+  recordRow({
+    name: "floor: the floor's O_DSYNC append, wall p99 (median of windows)",
+    value: sorted(floorSyncs.map((f) => f.p99))[floorSyncs.length >> 1]!,
+    unit: 'ms',
+    target: 'floor (no target)',
   });
   recordRow({ name: 'CREATE file store: writes per log sync (group commit)', value: writes / syncs, unit: 'writes/sync', target: '(reference)' });
 }
@@ -232,7 +319,13 @@ async function appendFigures(root: string): Promise<void> {
     await before.write(buf);
     await before.datasync();
   };
-  const cur = (): Promise<void> => now.append(buf, 1);
+  /** Wall ms of each O_DSYNC append: the disk's own sync latency, the distribution a batch's turn waits on. */
+  const walls: number[] = [];
+  const cur = async (): Promise<void> => {
+    const t0 = performance.now();
+    await now.append(buf, 1);
+    walls.push(performance.now() - t0);
+  };
   try {
     for (let r = 0; r < 6; r++) {
       if (r % 2 === 0) {
@@ -251,6 +344,15 @@ async function appendFigures(root: string): Promise<void> {
   out(
     `  in-process, CPU per durable append of a batch (median of 6 rounds of 200): write + datasync (before) ${num(med(a))} µs, O_DSYNC write (now) ${num(med(b))} µs`,
   );
+  walls.sort((x, y) => x - y);
+  const q = (p: number) => ms(walls[Math.min(walls.length - 1, Math.floor(p * walls.length))]!);
+  out(`  in-process, wall time of the O_DSYNC append, ${walls.length} one after another: p50 ${q(0.5)}, p90 ${q(0.9)}, p99 ${q(0.99)}, max ${q(1)}`);
+  recordRow({
+    name: 'floor: O_DSYNC append of a 4 KiB batch, in process, wall p99',
+    value: walls[Math.floor(0.99 * walls.length)]!,
+    unit: 'ms',
+    target: 'floor (no target)',
+  });
 }
 
 /**
