@@ -1,15 +1,18 @@
 // The floor of the scale section's memory figure: what a bare Node process
 // takes to hold N objects' JSON and nothing else, as the store's key → the
-// object's UTF-8 bytes in a Map (`bytes`), or key → the parsed, frozen object
+// object's UTF-8 bytes in a Map (`bytes`), key → the object's JSON as a V8
+// string (`string`: what JSON.stringify returns, one byte a character for
+// ASCII; the memory store's one form), or key → the parsed, frozen object
 // (`parsed`). Each object is the sample's JSON with its name and uid made
 // unique at the same length. Prints one JSON line: RSS and V8's figures
 // after a full GC, before (base) and after filling, and the time of a full GC with them held.
-//   node --expose-gc bench/scale-floor.mjs <bytes|parsed|both> <N> '<sample JSON>'
+//   node --expose-gc bench/scale-floor.mjs <bytes|string|parsed|both> <N> '<sample JSON>'
 import { readFileSync } from 'node:fs';
 
 const [form, nArg, sample] = process.argv.slice(2);
 const N = Number(nArg);
-if (!['bytes', 'parsed', 'both'].includes(form) || !(N >= 0) || !sample) throw new Error('usage: scale-floor.mjs <bytes|parsed|both> <N> <sample JSON>');
+if (!['bytes', 'string', 'parsed', 'both'].includes(form) || !(N >= 0) || !sample)
+  throw new Error('usage: scale-floor.mjs <bytes|string|parsed|both> <N> <sample JSON>');
 const gc = globalThis.gc;
 if (!gc) throw new Error('run with --expose-gc');
 
@@ -51,7 +54,9 @@ for (let i = 0; i < N; i++) {
   bytes += Buffer.byteLength(json);
   const key = `/registry/configmaps/${obj.metadata.namespace ?? ''}/${pad(i, name.length)}`;
   const parsed = () => Object.freeze(JSON.parse(json));
-  kept.set(key, form === 'bytes' ? packed(json) : form === 'parsed' ? parsed() : [parsed(), packed(json)]);
+  // The string as a store would get it from JSON.stringify: flat, not the replaces' concatenation.
+  const string = () => JSON.stringify(JSON.parse(json));
+  kept.set(key, form === 'bytes' ? packed(json) : form === 'string' ? string() : form === 'parsed' ? parsed() : [parsed(), packed(json)]);
 }
 const full = measure();
 // A full collection's time with these objects held (median of 5): the marking a major GC does for them.

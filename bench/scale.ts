@@ -269,13 +269,18 @@ async function jsonBytesPerObject(t: Target): Promise<number> {
 
 /**
  * The memory target's floor: a bare Node process (bench/scale-floor.mjs) holding n objects of the sample's
- * size and nothing else, as their bytes in a Map and as parsed objects: RSS per object above its base.
+ * size and nothing else, as their bytes, as strings, as parsed objects, parsed and as bytes: RSS per object above its base.
  */
 async function memoryFloor(n: number, sample: string): Promise<void> {
   const script = fileURLToPath(new URL('./scale-floor.mjs', import.meta.url));
   const json = Buffer.byteLength(sample);
-  const what = { bytes: 'as bytes in a Map', parsed: 'parsed (JSON.parse)', both: 'parsed and as bytes (what a store keeps of a listed object)' };
-  for (const form of ['bytes', 'parsed', 'both'] as const) {
+  const what = {
+    bytes: 'as bytes in a Map',
+    string: 'as JSON strings in a Map (the memory store keeps these)',
+    parsed: 'parsed (JSON.parse)',
+    both: 'parsed and as bytes (what a store keeps of a listed object)',
+  };
+  for (const form of ['bytes', 'string', 'parsed', 'both'] as const) {
     const out = await new Promise<string>((resolve, reject) => {
       const p = spawn(process.execPath, ['--expose-gc', script, form, String(n), sample], { stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';

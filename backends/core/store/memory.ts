@@ -104,7 +104,8 @@ export class MemoryStore implements Store {
     checkStoredSize(json, stored);
     // The object answered and sent to watchers is this one: its text is already made.
     rememberJson(stored, json);
-    this.state.commit(key, rev, stored);
+    // The state keeps the text, not the object (one form per object: kept.ts).
+    this.state.commit(key, rev, stored, undefined, json);
     return stored;
   }
 
