@@ -104,8 +104,7 @@ export class MemoryStore implements Store {
     checkStoredSize(json, stored);
     // The object answered and sent to watchers is this one: its text is already made.
     rememberJson(stored, json);
-    // The state keeps the text, not the object (one form per object: kept.ts).
-    this.state.commit(key, rev, stored, undefined, json);
+    this.state.commit(key, rev, stored);
     return stored;
   }
 

@@ -1,28 +1,19 @@
 // A type's objects at one revision (live or rebuilt from history), and paging over it.
 import type { KObject } from '../../../lib/api/meta.js';
-import type { ListOptions, ListResult } from './types.js';
-import type { Kept } from './kept.js';
-import { objectOfKept } from './kept.js';
+import type { ListOptions, ListResult, StoreEvent } from './types.js';
 import { prefixEnd } from './keys.js';
 import { SortedKeys } from './sortedkeys.js';
 
 export interface TypeView {
   keys: SortedKeys;
-  objects: Map<string, Kept>;
-}
-
-/** A history entry as a view reads it: what the key held before (absent for ADDED). */
-export interface KeptChange {
-  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  readonly key: string;
-  readonly prev?: Kept | undefined;
+  objects: Map<string, KObject>;
 }
 
 /** Up to this many touched keys are patched into a copied key array; more → one sort. */
 const PATCH_LIMIT = 64;
 
 /** The view at an older revision: live view with `later` (events after it, rev order) undone. */
-export function snapshotAt(live: TypeView | undefined, later: readonly KeptChange[]): TypeView {
+export function snapshotAt(live: TypeView | undefined, later: readonly StoreEvent[]): TypeView {
   const objects = new Map(live?.objects);
   const touched = new Set<string>();
   for (let i = later.length - 1; i >= 0; i--) {
@@ -45,12 +36,7 @@ export function snapshotAt(live: TypeView | undefined, later: readonly KeptChang
 }
 
 /** One page of the keys under prefix: O(log n + scanned). */
-export function listView(
-  view: TypeView | undefined,
-  prefix: string,
-  opts: ListOptions,
-  objectOf: (key: string, kept: Kept) => KObject = (_, kept) => objectOfKept(kept),
-): Omit<ListResult, 'rev'> {
+export function listView(view: TypeView | undefined, prefix: string, opts: ListOptions): Omit<ListResult, 'rev'> {
   if (!view) return opts.filter ? { items: [] } : { items: [], remaining: 0 };
   const { keys, objects } = view;
   let start = keys.lowerBound(prefix);
@@ -66,7 +52,7 @@ export function listView(
   const cursor = keys.cursor(start);
   for (let key = cursor.next(); key !== undefined; key = cursor.next()) {
     if (i >= end) break;
-    const obj = objectOf(key, objects.get(key)!);
+    const obj = objects.get(key)!;
     i++;
     if (filter && !filter(obj)) continue;
     if (items.length >= limit) {
