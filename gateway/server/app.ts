@@ -63,6 +63,8 @@ export interface AppHooks {
   tracingBatchDelayMs?: number;
   /** How long shutdown waits for buffered spans to be sent (tracing's default: 2 s). */
   tracingShutdownMs?: number;
+  /** How long one span export may take, retries included (the exporter's 10 s). */
+  tracingExportTimeoutMs?: number;
 }
 
 /** Virtual types the gateway answers itself, with the same token methods and authorizers as the pipeline. */
@@ -112,6 +114,7 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     clock,
     ...(hooks.tracingBatchDelayMs !== undefined ? { batchDelayMs: hooks.tracingBatchDelayMs } : {}),
     ...(hooks.tracingShutdownMs !== undefined ? { shutdownMs: hooks.tracingShutdownMs } : {}),
+    ...(hooks.tracingExportTimeoutMs !== undefined ? { exportTimeoutMs: hooks.tracingExportTimeoutMs } : {}),
   });
   // The registry in force (the built-ins as --runtime-config leaves them): the core backend swaps it when CustomResourceDefinitions change.
   const registry = new LiveRegistry(servedRegistry(opts.runtimeConfig));

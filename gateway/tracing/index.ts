@@ -29,6 +29,8 @@ export interface TracingHooks {
   serviceName?: string;
   /** How long shutdown waits for buffered spans to be sent (SHUTDOWN_MS; tests shorten it). */
   shutdownMs?: number;
+  /** How long one export may take, retries included (the exporter's default, 10 s; tests shorten it). */
+  exportTimeoutMs?: number;
 }
 
 /**

@@ -13,7 +13,12 @@ import type { TracingHooks } from './index.js';
 
 /** A started tracer provider exporting to `url`; the process's span helpers are switched on with the first. */
 export function startProvider(url: string, hooks: TracingHooks): BasicTracerProvider {
-  const exporter = new LoggedExporter(new OTLPTraceExporter({ url }), url, hooks.log, hooks.clock);
+  const exporter = new LoggedExporter(
+    new OTLPTraceExporter({ url, ...(hooks.exportTimeoutMs !== undefined ? { timeoutMillis: hooks.exportTimeoutMs } : {}) }),
+    url,
+    hooks.log,
+    hooks.clock,
+  );
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': hooks.serviceName ?? 'apiserver', 'service.instance.id': hostname() }),
     // kube's ParentBased(TraceIdRatioBased(rate)): the ratio is rolled by RequestTracing before any span is made.

@@ -86,7 +86,12 @@ export class ExecCredentialProvider {
     for (const e of ex.env) setOwn(env, e.name, e.value);
     env['KUBERNETES_EXEC_INFO'] = this.execInfo();
     return new Promise((resolve, reject) => {
-      const child = spawn(ex.command, [...ex.args], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: this.timeoutMs, killSignal: 'SIGKILL' });
+      const child = spawn(ex.command, [...ex.args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Not spawn's `timeout` option: Node leaves that timer running when the command cannot start (no 'exit'
+      // comes), which held a short-lived process (a CLI, a test file) open for the whole timeout.
+      const timer = setTimeout(() => child.kill('SIGKILL'), this.timeoutMs);
+      const stop = () => clearTimeout(timer);
+      child.once('exit', stop);
       const out: Buffer[] = [];
       let outSize = 0;
       let errText = '';
@@ -114,6 +119,7 @@ export class ExecCredentialProvider {
         done(new ExecPluginError(`exec plugin "${ex.command}" cannot run: ${err.code ?? err.message}${hint}`));
       });
       child.on('close', (code, signal) => {
+        stop();
         if (errText.trim()) this.opts.log?.(`exec plugin "${ex.command}" stderr: ${errText.trim().slice(0, 1024)}`);
         if (code !== 0) {
           done(

@@ -407,6 +407,7 @@ describe('audit webhook', () => {
       assert.equal((await s.admin.request('GET', '/livez')).status, 200);
     } finally {
       recv.mode = 'ok';
+      recv.release();
       await s.close();
     }
   });

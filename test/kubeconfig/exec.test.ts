@@ -159,6 +159,21 @@ describe('exec credential plugins', () => {
     const c = await clientWith({ command: './missing-plugin', installHint: 'install it from the wiki' }, [cred(V1, { token: 't' })]);
     await assert.rejects(c.request('GET', '/'), /cannot run: ENOENT: install it from the wiki/);
   });
+
+  it('kills a plugin that does not finish within the exec timeout', async () => {
+    await clientWith({}, [cred(V1, { token: 't' })]);
+    await writeFile(join(dir, 'plugin.mjs'), `#!${process.execPath}\nsetInterval(() => {}, 1000);\n`);
+    const slow = await clientFromKubeconfig(join(dir, 'kubeconfig'), { timeoutMs: 5000, execTimeoutMs: 200 });
+    try {
+      await assert.rejects(
+        slow.request('GET', '/'),
+        (err: unknown) => err instanceof ClientRequestError && /killed by SIGKILL \(timeout\?\)/.test(err.message),
+      );
+      assert.equal(peer.requests.length, 0);
+    } finally {
+      slow.close();
+    }
+  });
 });
 
 describe('outbound requests', () => {

@@ -504,10 +504,11 @@ describe('tracing to an unreachable collector', { timeout: 90_000 }, () => {
         'tracing.yaml',
         `apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:${port}\nsamplingRatePerMillion: 1000000\n`,
       );
-      const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 20 } });
+      // An export of 1 s rather than the exporter's 10 s: the first report comes sooner, nothing else changes.
+      const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 20, tracingExportTimeoutMs: 1000 } });
       try {
         for (let i = 0; i < 20; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
-        // The exporter retries a refused connection with backoff for up to its 10 s timeout before it reports:
+        // The exporter retries a refused connection with backoff for up to its export timeout before it reports:
         // wait for that first report (bounded), so the requests after it fall in the silenced interval.
         for (let i = 0; i < 1500 && !s.logs.some((l) => l.startsWith('tracing: cannot export')); i++) await new Promise((r) => setTimeout(r, 20));
         assert.ok(
@@ -543,8 +544,12 @@ describe('tracing to a collector that takes the connection and never answers', {
         'tracing.yaml',
         `apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:${port}\nsamplingRatePerMillion: 1000000\n`,
       );
-      // Spans wait in the batch (a minute's delay) until shutdown flushes them into the hung collector.
-      const s = await startTestServer({ flags: [`--tracing-config-file=${config}`], hooks: { tracingBatchDelayMs: 60_000, tracingShutdownMs: 300 } });
+      // Spans wait in the batch (a minute's delay) until shutdown flushes them into the hung collector. The export
+      // outlives the shutdown's 0.3 s; 1 s rather than the exporter's 10 s keeps it from holding this file open.
+      const s = await startTestServer({
+        flags: [`--tracing-config-file=${config}`],
+        hooks: { tracingBatchDelayMs: 60_000, tracingShutdownMs: 300, tracingExportTimeoutMs: 1000 },
+      });
       for (let i = 0; i < 5; i++) assert.equal((await s.admin.request('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
       await s.close();
       assert.ok(held.length > 0, 'the exporter reached the collector at shutdown');
