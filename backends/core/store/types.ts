@@ -60,6 +60,12 @@ export interface ListResult {
   /** The revision the list was read at. */
   rev: number;
   items: KObject[];
+  /**
+   * Each item's list piece (lib/api/json.ts listItemBytes: its JSON as the list answers it, and a comma),
+   * in the items' order, when the store keeps those bytes rather than the objects (the memory store,
+   * no filter): a JSON list joins them, and `items` is made (parsed) only when first read.
+   */
+  readonly pieces?: readonly Buffer[];
   /** Key of the last returned item, when more matching items follow it. */
   continueAfter?: string;
   /** Items after this chunk, when known (no filter). */
