@@ -121,4 +121,17 @@ describe('StoreState with kept bytes', () => {
     assert.equal(state.list('core/configmaps/', { after: KEY(3) }).pieces, undefined);
     assert.deepEqual(state.list('core/configmaps/', { after: KEY(9) }), { rev: 3, items: [], remaining: 0 });
   });
+
+  it('replays a recent event as the event its live watchers got (their encodings shared)', async () => {
+    const state = new StoreState({ historyWindowMs: 60_000 });
+    const live: StoreEvent[] = [];
+    state.watch('core/configmaps/', 0, { event: (ev) => live.push(ev), error: () => assert.fail() });
+    put(state, 1, 'one');
+    put(state, 1, 'uno');
+    const replay: StoreEvent[] = [];
+    state.watch('core/configmaps/', 0, { event: (ev) => replay.push(ev), error: () => assert.fail() });
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(replay.length, 2);
+    assert.ok(replay.every((ev, i) => ev === live[i]));
+  });
 });

@@ -28,6 +28,12 @@ export interface StateOptions {
 }
 
 const SNAPSHOT_CACHE = 8;
+/**
+ * The last events committed, kept as dispatched (a ring by revision): a watch replaying them gets the live
+ * watchers' own event objects, and so the encodings memoized on those (one per encoding however many
+ * watchers, as with objects kept), not its own parse of the history's bytes.
+ */
+const RECENT_EVENTS = 1024;
 
 export class StoreState {
   readonly clock: () => number;
@@ -49,6 +55,13 @@ export class StoreState {
   private lastView: TypeView | undefined;
   /** The objects last parsed from kept bytes (a hot key's GET parses nothing). */
   private readonly parsed = new ParsedCache();
+  /** The last RECENT_EVENTS events as dispatched, at rev % RECENT_EVENTS. */
+  private readonly recent: (StoreEvent | undefined)[] = new Array<StoreEvent | undefined>(RECENT_EVENTS).fill(undefined);
+  /** A history entry as a replay sends it: the dispatched event while it is among the recent ones, else parsed. */
+  private readonly replayed = (kept: KeptEvent): StoreEvent => {
+    const ev = this.recent[kept.rev % RECENT_EVENTS];
+    return ev !== undefined && ev.rev === kept.rev ? ev : eventOf(kept);
+  };
   /** listView's items: parsed or found among the recent ones, none remembered (a list would push out the hot keys). */
   private readonly peek = (key: string, kept: Kept): KObject => this.parsed.peek(key, kept);
 
@@ -153,6 +166,7 @@ export class StoreState {
     }
     this.revision = rev;
     this.history.append(kept, type, at);
+    if (kept !== event) this.recent[rev % RECENT_EVENTS] = event;
     this.waiters.reached(rev);
     this.hub.dispatch(event, type);
     return event;
@@ -176,7 +190,7 @@ export class StoreState {
     const replay = this.history
       .since(fromRev, type)
       .filter((ev) => ev.key.startsWith(prefix))
-      .map(eventOf);
+      .map(this.replayed);
     return this.hub.add(prefix, fromRev, replay, sink);
   }
 
