@@ -60,6 +60,18 @@ describe('ParsedCache', () => {
   });
 });
 
+describe('keptJsonBytes', () => {
+  it('keeps goJson bytes and a comma for texts of every width, across the packing slabs', () => {
+    const values = ['plain', 'é and ü', '日本語', '😀 emoji', 'a<b>&c\u2028\u2029', 'x'.repeat(3000), '\ud800 lone'];
+    for (let i = 0; i < 400; i++) {
+      const v = { i, s: values[i % values.length]!.repeat(1 + (i % 5)) };
+      const json = JSON.stringify(v);
+      const piece = keptJsonBytes(Object.freeze({}), json);
+      assert.equal(piece.toString('utf8'), json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + ',');
+    }
+  });
+});
+
 describe('StoreState with kept bytes', () => {
   it('answers gets, lists, replayed events and old revisions with the objects the texts stand for', async () => {
     const state = new StoreState({ historyWindowMs: 60_000 });

@@ -144,6 +144,7 @@ export class StoreState {
     const prev = prevKept === undefined ? undefined : this.parsed.objectOf(key, prevKept);
     const wasCorrupt = this.corrupt.delete(key);
     let event: StoreEvent;
+    // The history's own entry (never handed out: a replay sends the event, or one made from it): not frozen.
     let kept: KeptEvent;
     if (!obj && !prev && wasCorrupt) {
       // Removing an undecodable value: watchers get a DELETED with what the key names.
@@ -154,15 +155,13 @@ export class StoreState {
       if (bytes !== undefined) this.parsed.written(key, bytes, obj);
       event = Object.freeze(prev ? { type: 'MODIFIED', key, rev, object: obj, prev } : { type: 'ADDED', key, rev, object: obj });
       kept =
-        bytes === undefined && (prevKept === undefined || !isBytes(prevKept))
-          ? event
-          : Object.freeze({ type: event.type, key, rev, object: bytes ?? obj, prev: prevKept });
+        bytes === undefined && (prevKept === undefined || !isBytes(prevKept)) ? event : { type: event.type, key, rev, object: bytes ?? obj, prev: prevKept };
     } else {
       if (!prev) throw new Error(`delete of missing key "${key}" at revision ${rev}`);
       view.keys.remove(key);
       view.objects.delete(key);
       event = Object.freeze({ type: 'DELETED', key, rev, object: restamp(prev, rev), prev });
-      kept = !isBytes(prevKept!) ? event : Object.freeze({ type: 'DELETED', key, rev, object: prevKept!, prev: prevKept });
+      kept = !isBytes(prevKept!) ? event : { type: 'DELETED', key, rev, object: prevKept!, prev: prevKept };
     }
     this.revision = rev;
     this.history.append(kept, type, at);
