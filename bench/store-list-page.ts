@@ -4,8 +4,9 @@
 // listParts, or listPiecesParts from a store's kept pieces, as the list handler
 // joins them; PROTO=1: protobuf lists) in walks over every key: CPU µs per page
 // of the first walk and of later ones (median), and the heap used after a full
-// GC. For the one-form store's A/B (docs/decisions/2026-11-30-one-form-list-pages.md).
-//   node --expose-gc --import tsx bench/store-list-page.ts   (N=100000 ROUNDS=3 PROTO=1)
+// GC; SELECT=1: with a label selector. For the one-form store's A/B
+// (docs/decisions/2026-11-30-one-form-list-pages.md).
+//   node --expose-gc --import tsx bench/store-list-page.ts   (N=100000 ROUNDS=3 PROTO=1 SELECT=1)
 import { MemoryStore } from '../backends/core/store/memory.js';
 import { listParts, listPiecesParts } from '../backends/core/render.js';
 import { encodeList } from '../lib/protobuf/codec.js';
@@ -17,6 +18,9 @@ const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const PAGE = 500;
 /** PROTO=1: each page encoded as a protobuf list (what client-go's informers ask for). */
 const PROTO = process.env['PROTO'] === '1';
+/** SELECT=1: each page read with a label selector every object matches (app=scale), as the store filters one. */
+const SELECT = process.env['SELECT'] === '1';
+const selected = (o: KObject): boolean => o.metadata.labels?.['app'] === 'scale';
 const PREFIX = 'core/configmaps/scale/';
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -45,7 +49,7 @@ async function walk(): Promise<number> {
   let pages = 0;
   let after: string | undefined;
   for (;;) {
-    const r = await store.list(PREFIX, { limit: PAGE, after });
+    const r = await store.list(PREFIX, { limit: PAGE, after, ...(SELECT ? { filter: selected } : {}) });
     const meta = { resourceVersion: String(r.rev) };
     // As the list handler: a store's kept pieces joined when it has them (JSON), else the items' bytes.
     if (PROTO) encodeList('v1', 'ConfigMapList', meta, r.items);
