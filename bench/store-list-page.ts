@@ -6,21 +6,27 @@
 // of the first walk and of later ones (median), and the heap used after a full
 // GC; SELECT=1: with a label selector. For the one-form store's A/B
 // (docs/decisions/2026-11-30-one-form-list-pages.md).
-//   node --expose-gc --import tsx bench/store-list-page.ts   (N=100000 ROUNDS=3 PROTO=1 SELECT=1)
+//   node --expose-gc --import tsx bench/store-list-page.ts   (N=100000 ROUNDS=3 PROTO=1 SELECT=1|few)
 import { MemoryStore } from '../backends/core/store/memory.js';
 import { listParts, listPiecesParts } from '../backends/core/render.js';
 import { encodeList } from '../lib/protobuf/codec.js';
 import { builtinRegistry } from '../lib/registry/index.js';
 import type { KObject } from '../lib/api/meta.js';
+import { labelJsonCheck, matchesLabels, parseLabelSelector } from '../lib/api/selectors.js';
 
 const N = Number(process.env['N'] ?? 100_000);
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const PAGE = 500;
 /** PROTO=1: each page encoded as a protobuf list (what client-go's informers ask for). */
 const PROTO = process.env['PROTO'] === '1';
-/** SELECT=1: each page read with a label selector every object matches (app=scale), as the store filters one. */
-const SELECT = process.env['SELECT'] === '1';
-const selected = (o: KObject): boolean => o.metadata.labels?.['app'] === 'scale';
+/**
+ * SELECT=1: each page read with a label selector every object matches (app=scale), as the list handler gives
+ * it to the store (the filter and its check on kept JSON); SELECT=few: one that matches 1 in 16 (shard=3).
+ */
+const SELECT = process.env['SELECT'] ?? '';
+const selector = parseLabelSelector(SELECT === 'few' ? 'shard=3' : 'app=scale');
+const selected = (o: KObject): boolean => matchesLabels(selector, o.metadata.labels);
+const mayMatchJson = labelJsonCheck(selector)!;
 const PREFIX = 'core/configmaps/scale/';
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -49,7 +55,7 @@ async function walk(): Promise<number> {
   let pages = 0;
   let after: string | undefined;
   for (;;) {
-    const r = await store.list(PREFIX, { limit: PAGE, after, ...(SELECT ? { filter: selected } : {}) });
+    const r = await store.list(PREFIX, { limit: PAGE, after, ...(SELECT !== '' ? { filter: selected, mayMatchJson } : {}) });
     const meta = { resourceVersion: String(r.rev) };
     // As the list handler: a store's kept pieces joined when it has them (JSON), else the items' bytes.
     if (PROTO) encodeList('v1', 'ConfigMapList', meta, r.items);

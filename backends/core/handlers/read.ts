@@ -62,7 +62,8 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
   // Selectors reading what a conversion may change run on the served objects (selection.ts); the store filters by identity only.
   const converted = lr.selection.content !== undefined && selectsConverted(env, t);
   const filter = converted ? lr.selection.identity : lr.filter;
-  const base = { ...(lr.limit > 0 ? { limit: lr.limit } : {}), ...(filter ? { filter } : {}) };
+  const mayMatchJson = converted ? undefined : lr.selection.mayMatchJson;
+  const base = { ...(lr.limit > 0 ? { limit: lr.limit } : {}), ...(filter ? { filter } : {}), ...(filter && mayMatchJson ? { mayMatchJson } : {}) };
   const list = (opts: ListOptions) => (converted ? listSelected(env, t, prefix, opts, lr.selection.content!) : env.store.list(prefix, opts));
   let result: ListResult;
   const plan = lr.plan;

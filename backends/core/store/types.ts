@@ -54,6 +54,11 @@ export interface ListOptions {
   limit?: number;
   /** Only objects for which this is true count and are returned. */
   filter?: (obj: KObject) => boolean;
+  /**
+   * With filter: false only for objects filter surely refuses, given their JSON as goJson writes it. A store
+   * keeping that JSON (the memory store) skips those without parsing them; the others may ignore it.
+   */
+  mayMatchJson?: (json: Buffer) => boolean;
 }
 
 export interface ListResult {

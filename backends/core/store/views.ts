@@ -57,7 +57,7 @@ export function listView(
   const end = prefix === '' ? keys.size : keys.lowerBound(prefixEnd(prefix));
   if (opts.after !== undefined) start = Math.max(start, keys.upperBound(opts.after));
   const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : Infinity;
-  const { filter } = opts;
+  const { filter, mayMatchJson } = opts;
   if (!filter) return unfilteredPage(view, start, end, limit, objectOf);
   const items: KObject[] = [];
   let last = '';
@@ -66,8 +66,10 @@ export function listView(
   const cursor = keys.cursor(start);
   for (let key = cursor.next(); key !== undefined; key = cursor.next()) {
     if (i >= end) break;
-    const obj = objectOf(key, objects.get(key)!);
+    const kept = objects.get(key)!;
     i++;
+    if (mayMatchJson !== undefined && isBytes(kept) && !mayMatchJson(kept)) continue;
+    const obj = objectOf(key, kept);
     if (!filter(obj)) continue;
     if (items.length >= limit) {
       more = true;
