@@ -3,7 +3,8 @@
 // ConfigMaps of bench/scale.ts's shape created over HTTPS, then two full GCs
 // and V8's heap used; the same after a first BASE creates, so the server's
 // fixed heap cancels out. LIST=1 lists them all first (as the scale bench
-// has by its probe: each object's item bytes are then kept too).
+// has by its probe: each object's item bytes are then kept too). Also printed:
+// the ArrayBuffers' bytes (outside the heap: kept list bytes) and RSS per object.
 // SNAPSHOT=<file> writes a heap snapshot at the end.
 //   node --expose-gc --import tsx bench/heap-per-object.ts   (N=100000 BASE=1000)
 import { writeHeapSnapshot } from 'node:v8';
@@ -37,7 +38,8 @@ async function fill(call: Call, from: number, to: number): Promise<void> {
   );
 }
 
-async function settledHeap(call: Call): Promise<number> {
+/** Heap used, ArrayBuffers (a store's kept bytes live there) and RSS, after two full GCs. */
+async function settledHeap(call: Call): Promise<{ heap: number; bytes: number; rss: number }> {
   if (process.env['LIST'] === '1') {
     const r = await call('GET', `/api/v1/namespaces/${NS}/configmaps`, '', '');
     if (r.status !== 200) throw new Error(`list: ${r.status}`);
@@ -45,7 +47,8 @@ async function settledHeap(call: Call): Promise<number> {
   await new Promise((r) => setTimeout(r, 200));
   gc!();
   gc!();
-  return process.memoryUsage().heapUsed;
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed, bytes: m.arrayBuffers, rss: m.rss };
 }
 
 await withInProcessServer('heap', async (call) => {
@@ -57,9 +60,10 @@ await withInProcessServer('heap', async (call) => {
   await fill(call, BASE, N);
   const cpu = process.cpuUsage(cpu0);
   const used = await settledHeap(call);
-  const per = (used - base) / (N - BASE);
+  const per = (k: 'heap' | 'bytes' | 'rss'): string => ((used[k] - base[k]) / (N - BASE)).toFixed(0);
   console.log(
-    `heap used ${(base / 2 ** 20).toFixed(1)} → ${(used / 2 ** 20).toFixed(1)} MiB: ${per.toFixed(0)} B per object; ` +
+    `heap used ${(base.heap / 2 ** 20).toFixed(1)} → ${(used.heap / 2 ** 20).toFixed(1)} MiB: ${per('heap')} B per object; ` +
+      `ArrayBuffers ${per('bytes')} B, heap + ArrayBuffers ${((used.heap + used.bytes - base.heap - base.bytes) / (N - BASE)).toFixed(0)} B, RSS ${per('rss')} B per object; ` +
       `CPU ${((cpu.user + cpu.system) / (N - BASE)).toFixed(1)} µs per create (client and server)`,
   );
   const snap = process.env['SNAPSHOT'];
