@@ -23,7 +23,7 @@
 // becomes `:authority`. An idle connection (no frames for 30 s) closes when
 // it carries no stream, and is pinged when it does (a dead one under quiet
 // watches is found within 15 s more, as kube's HTTP/2 read-idle check).
-import { connect as h2connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import { connect as h2connect, constants, sensitiveHeaders, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import type { PassThrough } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import type { Dispatcher } from 'undici';
@@ -69,6 +69,8 @@ interface Endpoint {
   readonly sessions: Session[];
   connecting: boolean;
   waiting: Waiting[];
+  /** Runs when one of its streams closes (a waiting request may take it): made once, not per request. */
+  readonly freed: () => void;
 }
 
 export class AlpnDispatcher implements BackendDispatcher {
@@ -94,13 +96,14 @@ export class AlpnDispatcher implements BackendDispatcher {
     const key = opts.origin as string;
     let e = this.#endpoints.get(key);
     if (e === undefined) {
-      e = { origin: key, h1: !this.http2, sessions: [], connecting: false, waiting: [] };
-      this.#endpoints.set(key, e);
+      const made: Endpoint = { origin: key, h1: !this.http2, sessions: [], connecting: false, waiting: [], freed: () => this.#drain(made) };
+      this.#endpoints.set(key, made);
+      e = made;
     }
     if (e.h1) return this.h1.dispatch(opts, handler);
     const s = roomy(e.sessions);
     if (s !== undefined) {
-      stream(s, opts, handler, () => this.#drain(e));
+      stream(s, opts, handler, e.freed);
       return true;
     }
     e.waiting.push({ opts, handler });
@@ -121,7 +124,7 @@ export class AlpnDispatcher implements BackendDispatcher {
         return;
       }
       const w = e.waiting.shift()!;
-      stream(s, w.opts, w.handler, () => this.#drain(e));
+      stream(s, w.opts, w.handler, e.freed);
     }
   }
 
@@ -227,10 +230,24 @@ function forbidden(lower: string): boolean {
   return lower === 'http2-settings' || isHopByHop(lower);
 }
 
+/**
+ * The prototype of a request's header object: empty and with none of its own, so a client's header name is data,
+ * never a prototype key (`__proto__`, `constructor`). Objects made from it keep V8's fast properties, which
+ * `Object.create(null)`'s are not: node:http2's `request` copies the headers, from a dictionary key by key (16.8k →
+ * 3.7k instructions a GET, docs/decisions/2026-11-30-proxied-get-h2.md).
+ */
+const NO_KEYS: object = Object.freeze(Object.create(null) as object);
+
+/**
+ * Headers with a new value on every request (the Audit-ID audit.ts makes, a trace's traceparent), sent HPACK-never-
+ * indexed: indexed (nghttp2's default) each is a new table entry that evicts the identity headers, sent as literals
+ * again every request; the HEADERS frame's encoding 8.9k → 4.8k instructions a GET (docs/decisions/2026-11-30-proxied-get-h2.md).
+ */
+const NOT_INDEXED: readonly string[] = Object.freeze(['audit-id', 'traceparent']);
+
 /** One request as one stream of `sess`; `freed` runs when the stream closes (a waiting request may take it). */
 function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: BackendHandler, freed: () => void): void {
-  // A null-prototype object: client header names are data, never prototype keys.
-  const headers = Object.create(null) as Record<string, string | string[]>;
+  const headers = Object.create(NO_KEYS) as Record<string, string | string[]>;
   headers[':method'] = opts.method;
   headers[':path'] = opts.path;
   headers[':scheme'] = 'https';
@@ -250,6 +267,7 @@ function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: Backen
     else headers[name] = [had, value];
   }
   headers[':authority'] = authority ?? new URL(opts.origin as string).host;
+  (headers as unknown as Record<symbol, readonly string[]>)[sensitiveHeaders] = NOT_INDEXED;
   const body = opts.body as Buffer | PassThrough | null | undefined;
   if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length);
 
@@ -278,17 +296,19 @@ function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: Backen
   }
   sess.open++;
   const s = st;
-  s.once('close', () => {
+  // `on`, not `once`, for the events a stream emits once: no wrapper per listener, and no listener removal, which a
+  // stream reports to its session through a 'removeListener' event (docs/decisions/2026-11-30-proxied-get-h2.md).
+  s.on('close', () => {
     sess.open--;
     if (!done) finish(new Error(`the backend closed the HTTP/2 stream (code ${s.rstCode}) before the answer was complete`));
     freed();
   });
-  s.once('error', (err: Error) => finish(err));
+  s.on('error', (err: Error) => finish(err));
   // One inactivity timer per stream (Node's, refreshed by its frames) for both limits, as undici's HTTP/2 client.
   const headersTimeout = opts.headersTimeout ?? 0;
   if (headersTimeout > 0)
     s.setTimeout(headersTimeout, () => finish(answered ? new (loadUndici().errors.BodyTimeoutError)() : new (loadUndici().errors.HeadersTimeoutError)()));
-  s.once('response', (h: IncomingHttpHeaders) => {
+  s.on('response', (h: IncomingHttpHeaders) => {
     if (done) return;
     answered = true;
     const out: string[] = [];
@@ -305,7 +325,7 @@ function stream(sess: Session, opts: Dispatcher.DispatchOptions, handler: Backen
     s.on('data', (c: Buffer) => {
       if (!done && handler.onData?.(c) === false) s.pause();
     });
-    s.once('end', () => {
+    s.on('end', () => {
       if (done) return;
       handler.onComplete?.([]);
       finish(undefined);

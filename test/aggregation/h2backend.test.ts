@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import { createSecureServer, sensitiveHeaders, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { createServer as createHttpsServer, request, Agent, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -237,6 +237,23 @@ describe('HTTP/2 to aggregated backends that offer it', { timeout: 180_000 }, ()
     assert.equal(seen.headers['authorization'], undefined);
     assert.equal(seen.headers['keep-alive'], undefined);
     assert.equal(seen.headers[':authority'], `127.0.0.1:${gh.port}`);
+  });
+
+  it('header names a prototype knows are data; the Audit-ID goes HPACK-never-indexed, the identity indexed', async () => {
+    const u = await rawExchange(
+      { port: gh.port, ...tls },
+      `GET ${THINGS}/names HTTP/1.1\r\nHost: x\r\n__proto__: p\r\nconstructor: c\r\nhasOwnProperty: h\r\nConnection: close\r\n\r\n`,
+    );
+    assert.match(u.text, /^HTTP\/1\.1 200/, u.text);
+    const seen = h2.seen.get(`${THINGS}/names`)!;
+    assert.equal(seen.httpVersion, '2.0');
+    assert.equal(Object.getOwnPropertyDescriptor(seen.headers, '__proto__')?.value, 'p');
+    assert.equal(seen.headers['constructor'], 'c');
+    assert.equal(seen.headers['hasownproperty'], 'h');
+    // The same Audit-ID the client was answered with; a fresh value each request, so never in the HPACK table.
+    assert.equal(seen.headers['audit-id'], /\r\naudit-id: ([^\r]+)\r\n/i.exec(u.text)?.[1]);
+    const neverIndexed = (seen.headers as Record<symbol, string[] | undefined>)[sensitiveHeaders] ?? [];
+    assert.deepEqual(neverIndexed, ['audit-id']);
   });
 
   it('many concurrent GETs share few HTTP/2 connections', async () => {
