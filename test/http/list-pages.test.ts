@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decode as cborDecode } from 'cbor2';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { NO_BACKGROUND_WRITES, startTestServer, type TestServer } from '../helpers/server.js';
 import type { HttpsClient } from '../helpers/client.js';
 import { unwrap } from './protobuf-k8s.js';
 import { STREAM_MIN } from '../../lib/http/parts.js';
@@ -20,13 +20,8 @@ const COUNT = 640;
 const nameOf = (i: number): string => `cm-${String(i).padStart(4, '0')}`;
 
 before(async () => {
-  // Two answers of one list are compared byte for byte, the list's resourceVersion (the store's revision)
-  // included, so nothing may write between them. The only background writers are the two lease renewals
-  // (kube-system/gatehouse-controllers every 2 s, the server's identity lease every 10 s): this server
-  // runs its controllers without leader election and renews its identity lease once an hour.
-  s = await startTestServer({
-    flags: ['--feature-gates=CBORServingAndStorage=true', '--leader-elect=false', '--identity-lease-renew-interval-seconds=3599'],
-  });
+  // Two answers of one list are compared byte for byte, the list's resourceVersion (the store's revision) included.
+  s = await startTestServer({ flags: ['--feature-gates=CBORServingAndStorage=true', ...NO_BACKGROUND_WRITES] });
   c = s.admin;
   for (const ns of ['pages', 'pages-small']) await c.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   for (let i = 0; i < COUNT; i += 32) {
