@@ -6,30 +6,43 @@
 import { badGateway, type StatusError } from '../../lib/api/status.js';
 
 /**
- * A header (lowercase name) that belongs to one connection and is never forwarded: Connection, Keep-Alive,
- * Proxy-Connection, Proxy-Authenticate, Proxy-Authorization, TE, Trailer, Transfer-Encoding, Upgrade.
- * By length, then by content: the answer's names are fresh strings from undici's Buffers, which a Set lookup
- * hashes first (bench/micro.ts hopbyhop: docs/decisions/2026-11-30-proxied-get-cost.md).
+ * Whether a header belongs to one connection and is never forwarded: Connection, Keep-Alive, Proxy-Connection,
+ * Proxy-Authenticate, Proxy-Authorization, TE, Trailer, Transfer-Encoding, Upgrade. The one table both checks
+ * below read: by length, then by content, `fold` (lower-casing or not) applied only at the lengths a hop-by-hop
+ * name has. The answer's names are fresh strings from undici's Buffers, which a Set lookup hashes first
+ * (bench/micro.ts hopbyhop: docs/decisions/2026-11-30-proxied-get-cost.md).
  */
-export function isHopByHop(lowercaseName: string): boolean {
-  switch (lowercaseName.length) {
+function hopByHop(name: string, fold: (name: string) => string): boolean {
+  switch (name.length) {
     case 2:
-      return lowercaseName === 'te';
-    case 7:
-      return lowercaseName === 'trailer' || lowercaseName === 'upgrade';
-    case 10:
-      return lowercaseName === 'connection' || lowercaseName === 'keep-alive';
+      return fold(name) === 'te';
+    case 7: {
+      const n = fold(name);
+      return n === 'trailer' || n === 'upgrade';
+    }
+    case 10: {
+      const n = fold(name);
+      return n === 'connection' || n === 'keep-alive';
+    }
     case 16:
-      return lowercaseName === 'proxy-connection';
+      return fold(name) === 'proxy-connection';
     case 17:
-      return lowercaseName === 'transfer-encoding';
+      return fold(name) === 'transfer-encoding';
     case 18:
-      return lowercaseName === 'proxy-authenticate';
+      return fold(name) === 'proxy-authenticate';
     case 19:
-      return lowercaseName === 'proxy-authorization';
+      return fold(name) === 'proxy-authorization';
     default:
       return false;
   }
+}
+
+const asIs = (name: string): string => name;
+const lowerCased = (name: string): string => name.toLowerCase();
+
+/** A header (lowercase name) that belongs to one connection and is never forwarded. */
+export function isHopByHop(lowercaseName: string): boolean {
+  return hopByHop(lowercaseName, asIs);
 }
 
 /**
@@ -38,18 +51,7 @@ export function isHopByHop(lowercaseName: string): boolean {
  * fresh string, ~7 of ~9 names a proxied GET; docs/decisions/2026-11-30-proxied-get-bytes.md).
  */
 export function isHopByHopAnyCase(name: string): boolean {
-  switch (name.length) {
-    case 2:
-    case 7:
-    case 10:
-    case 16:
-    case 17:
-    case 18:
-    case 19:
-      return isHopByHop(name.toLowerCase());
-    default:
-      return false;
-  }
+  return hopByHop(name, lowerCased);
 }
 
 /** 304 answers a conditional request; every other 3xx sends the client elsewhere. */

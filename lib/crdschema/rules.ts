@@ -28,18 +28,26 @@ export interface ValidateOptions {
   readonly budget?: number;
   /** Cost allowed per rule evaluation (default PER_CALL_LIMIT). */
   readonly perCallLimit?: number;
+  /**
+   * The wall-clock net of one rule evaluation (default RULE_TIMEOUT_MS). Only tests set it: one that
+   * asserts cost units widens it, so a loaded machine cannot answer its cost question with a timeout.
+   */
+  readonly timeoutMs?: number;
 }
 
-// The budget is counted in cel-go's cost units; the wall clock is only a safety net
-// (kube has none), wide enough that a loaded machine does not turn a cost
-// answer into a timeout.
+/**
+ * The budget is counted in cel-go's cost units; the wall clock is only a safety net (kube has
+ * none), wide enough that a busy server seldom turns a cost answer into a timeout.
+ */
+export const RULE_TIMEOUT_MS = 1000;
+
 // oldSelf of an optionalOldSelf rule on create is lib/cel's absent optional (`none()`).
 const env = new CelEnvironment(
   'x-kubernetes-validations',
   { self: CelScalar.DYN, oldSelf: CelScalar.DYN },
   {
     cacheSize: 8192,
-    limits: { timeoutMs: 1000 },
+    limits: { timeoutMs: RULE_TIMEOUT_MS },
   },
 );
 
@@ -183,7 +191,7 @@ export function defaultRuleCheck(root: Props): (s: Props, value: unknown, path: 
     if (!tree) return [];
     const out: StatusCause[] = [];
     try {
-      runTree(value, undefined, tree, path, out, { left: RUNTIME_BUDGET, perCall: PER_CALL_LIMIT }, false);
+      runTree(value, undefined, tree, path, out, { left: RUNTIME_BUDGET, perCall: PER_CALL_LIMIT, timeoutMs: RULE_TIMEOUT_MS }, false);
     } catch {
       /* a rule that does not compile is reported by the rule check */
     }
@@ -299,7 +307,8 @@ export function compileRules(root: Props): CompiledRules | undefined {
   return {
     validate(obj, old, o) {
       const out: StatusCause[] = [];
-      runTree(obj, old, tree, '', out, { left: o?.budget ?? RUNTIME_BUDGET, perCall: o?.perCallLimit ?? PER_CALL_LIMIT }, true);
+      const budget = { left: o?.budget ?? RUNTIME_BUDGET, perCall: o?.perCallLimit ?? PER_CALL_LIMIT, timeoutMs: o?.timeoutMs ?? RULE_TIMEOUT_MS };
+      runTree(obj, old, tree, '', out, budget, true);
       return out;
     },
     ready,
@@ -309,7 +318,11 @@ export function compileRules(root: Props): CompiledRules | undefined {
 interface Budget {
   left: number;
   readonly perCall: number;
+  readonly timeoutMs: number;
 }
+/** One evaluation's limits: the per-call limit or what is left of the budget, whichever is less. */
+const callLimits = (b: Budget) => ({ maxCost: Math.max(0, Math.min(b.perCall, b.left)), timeoutMs: b.timeoutMs });
+
 class OutOfBudget extends Error {}
 /** A rule over its per-call limit: kube runs no further rule of the object. */
 class Stop extends Error {}
@@ -379,7 +392,7 @@ function runRules(v: unknown, old: unknown, t: RuleTree, path: string, out: Stat
     const limitedByBudget = budget.left < budget.perCall;
     let result: CelValue;
     try {
-      result = program.evaluate(bindings, { maxCost: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
+      result = program.evaluate(bindings, callLimits(budget), stats);
     } catch (err) {
       budget.left -= stats.cost;
       const detail = err instanceof CelEvalError ? err.detail : String(err);
@@ -436,7 +449,7 @@ function message(r: CompiledRule, bindings: Record<string, CelInput>, budget: Bu
     const stats = { cost: 0 };
     const limitedByBudget = budget.left < budget.perCall;
     try {
-      const m = r.message.evaluate(bindings, { maxCost: Math.max(0, Math.min(budget.perCall, budget.left)) }, stats);
+      const m = r.message.evaluate(bindings, callLimits(budget), stats);
       budget.left -= stats.cost;
       if (typeof m === 'string' && m.trim() && !/\n/.test(m.trim()) && m.trim().length <= 5 * 1024) return m.trim();
     } catch (err) {

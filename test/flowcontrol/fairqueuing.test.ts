@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/eventually.js';
 import { NS, register, servingPki, startEcho, waitAvailable, type EchoBackend } from '../aggregation/fixture.js';
 import { dealHand, flowHash } from '../../gateway/flowcontrol/shuffle.js';
 import { cutRequest, sleep, userLevel } from './fixture.js';
@@ -57,7 +58,8 @@ describe('fair queuing through the gateway', { timeout: 120_000 }, () => {
   it('a flow that held the seat long waits while a flow of quick requests catches up', async () => {
     // Alice holds the seat for 1 s (her deadline; the backend never answers), then queues a request of 8 s.
     const first = cutRequest(s, 'alice-token', `${ECHOES}/hang?timeout=1s`);
-    await sleep(150);
+    // Her second request is sent once the first holds the seat (it reached the backend), not after a guess of how long that takes.
+    await eventually("alice's first request to reach the backend", () => echo.seen.has(`${ECHOES}/hang`), { intervalMs: 10 });
     const second = cutRequest(s, 'alice-token', `${ECHOES}/hang?timeout=8s`);
     await sleep(50);
     const bobs = await Promise.all([1, 2, 3, 4].map((i) => as('bob-token', `${ECHOES}/bob-${i}`)));

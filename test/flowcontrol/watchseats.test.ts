@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { NO_BACKGROUND_WRITES, startTestServer, type TestServer } from '../helpers/server.js';
 import { NS, register, servingPki, startEcho, waitAvailable, type EchoBackend } from '../aggregation/fixture.js';
 import type { Reply } from '../helpers/client.js';
 import { cutRequest, sleep, userLevel } from './fixture.js';
@@ -44,6 +44,8 @@ describe('watches hold their priority-and-fairness seat while they initialize', 
         '--authorization-mode=AlwaysAllow',
         '--max-requests-inflight=2',
         '--max-mutating-requests-inflight=2',
+        // The watch waits for the store's next revision: only the test's own write may make it.
+        ...NO_BACKGROUND_WRITES,
       ],
       // A sendInitialEvents watch at a future resourceVersion waits this long for the store to get there.
       hooks: { tooLargeWaitMs: 60_000 },

@@ -27,6 +27,14 @@ export interface TestServer {
 
 export { freePort };
 
+/**
+ * Flags for a server whose store nothing writes in the background, for a test that needs the store's
+ * revision to stay put between two reads (a list's resourceVersion, a watch at the next revision). The only
+ * periodic writers are the two lease renewals (kube-system/gatehouse-controllers every 2 s, the server's
+ * identity lease every 10 s): the controllers run without leader election, the identity lease is renewed hourly.
+ */
+export const NO_BACKGROUND_WRITES: readonly string[] = ['--leader-elect=false', '--identity-lease-renew-interval-seconds=3599'];
+
 export interface StartOptions {
   flags?: string[];
   hooks?: Partial<AppHooks>;

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { NO_BACKGROUND_WRITES, startTestServer, type TestServer } from '../helpers/server.js';
 import { FrameReader, K8S, unwrap, wrap } from './protobuf-k8s.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -18,7 +18,8 @@ const NS = 'pb';
 
 let s: TestServer;
 before(async () => {
-  s = await startTestServer();
+  // A protobuf list's resourceVersion is compared with the JSON list's read before it: nothing may write between them.
+  s = await startTestServer({ flags: [...NO_BACKGROUND_WRITES] });
   assert.equal((await s.admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
 });
 after(async () => {
