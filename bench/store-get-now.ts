@@ -6,27 +6,15 @@
 // among the recently parsed). CPU ns a read, median of ROUNDS rounds.
 // For docs/decisions/2026-11-30-one-form-list-pages.md.
 //   node --expose-gc --import tsx bench/store-get-now.ts   (N=30000 HOT=64 READS=2000000 ROUNDS=5)
-import { MemoryStore } from '../backends/core/store/memory.js';
+import { filledScaleStore, SCALE_PREFIX as PREFIX, scaleName as name } from './scale-store.js';
 import { jsonAnswerText } from '../lib/api/json.js';
-import type { KObject } from '../lib/api/meta.js';
 
 const N = Number(process.env['N'] ?? 30_000);
 const HOT = Number(process.env['HOT'] ?? 64);
 const READS = Number(process.env['READS'] ?? 2_000_000);
 const ROUNDS = Number(process.env['ROUNDS'] ?? 5);
-const PREFIX = 'core/configmaps/scale/';
 
-const store = new MemoryStore({ historyWindowMs: 60_000 });
-const name = (i: number): string => `cm-${String(i).padStart(6, '0')}`;
-for (let i = 0; i < N; i++) {
-  const obj = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: name(i), namespace: 'scale', labels: { app: 'scale', shard: String(i % 16) } },
-    data: { 'app.properties': `color=blue\nsize=large\nindex=${i}\n` },
-  } as unknown as KObject;
-  store.createNow(PREFIX + name(i), obj);
-}
+const store = filledScaleStore(N);
 const keys = (n: number, spread: boolean): string[] => Array.from({ length: n }, (_, j) => PREFIX + name(spread ? Math.floor((j * 7919) % N) : N - 1 - j));
 
 /** CPU ns a read of `reads` reads cycling over ks. */

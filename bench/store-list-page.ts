@@ -6,35 +6,18 @@
 // after a full GC. For the one-form store's A/B
 // (docs/decisions/2026-11-30-one-form-per-object.md): pages parse kept texts.
 //   node --expose-gc --import tsx bench/store-list-page.ts   (N=100000 ROUNDS=3)
-import { MemoryStore } from '../backends/core/store/memory.js';
+import { filledScaleStore, SCALE_PREFIX as PREFIX } from './scale-store.js';
 import { listParts } from '../backends/core/render.js';
 import { builtinRegistry } from '../lib/registry/index.js';
-import type { KObject } from '../lib/api/meta.js';
 
 const N = Number(process.env['N'] ?? 100_000);
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const PAGE = 500;
-const PREFIX = 'core/configmaps/scale/';
 const gc = (globalThis as { gc?: () => void }).gc;
 
 const t = builtinRegistry().lookup('', 'v1', 'configmaps');
 if (!t) throw new Error('no configmaps type');
-const store = new MemoryStore({ historyWindowMs: 60_000 });
-const name = (i: number): string => `cm-${String(i).padStart(6, '0')}`;
-for (let i = 0; i < N; i++) {
-  const obj = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: name(i),
-      namespace: 'scale',
-      uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      labels: { app: 'scale', shard: String(i % 16) },
-    },
-    data: { 'app.properties': `color=blue\nsize=large\nindex=${i}\n` },
-  } as unknown as KObject;
-  store.createNow(PREFIX + name(i), obj);
-}
+const store = filledScaleStore(N);
 
 /** CPU µs a page of one walk over every page. */
 async function walk(): Promise<number> {
