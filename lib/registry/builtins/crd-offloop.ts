@@ -26,6 +26,21 @@ const WORKER_URL = new URL(FROM_SOURCES ? './crd-checkworker.ts' : './crd-checkw
 let worker: Worker | undefined;
 /** The checks in line: each starts when the one before has settled. */
 let line: Promise<unknown> = Promise.resolve();
+/** What the worker is checking: a job's task and what it names (a CRD, or a custom resource type's plural.group). */
+export interface RunningCheck {
+  readonly task: CheckJob['task'];
+  readonly name: string;
+}
+let running: RunningCheck | undefined;
+
+/**
+ * The check the worker is running (it has reported its first step and not yet answered or been
+ * stopped; a new object for each check), or undefined when none runs there. Read by tests: a round
+ * trip of another client begun and answered within one check shows the event loop served it meanwhile.
+ */
+export function checkRunningOffLoop(): RunningCheck | undefined {
+  return running;
+}
 
 function theWorker(): Worker {
   if (worker === undefined) {
@@ -57,6 +72,7 @@ function runCheck(job: CheckJob, name: string): Promise<Answer> {
     let field = 'spec.versions';
     const done = (err: Error | undefined, answer?: Answer) => {
       clearTimeout(timer);
+      running = undefined;
       w.off('message', onMessage);
       w.off('error', onError);
       w.off('exit', onExit);
@@ -80,6 +96,7 @@ function runCheck(job: CheckJob, name: string): Promise<Answer> {
         // The budget counts from the job's start in the worker, not from loading a new worker's modules.
         if (!started) {
           started = true;
+          running = { task: job.task, name };
           clearTimeout(timer);
           timer = setTimeout(overrun, crdCheckBudget.ms);
         }
