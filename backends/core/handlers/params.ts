@@ -5,10 +5,7 @@ import { queryBool } from '../../../lib/api/querybool.js';
 
 /** dryRun: absent/empty or `All`; anything else is 422, as kube-apiserver answers. */
 export function parseDryRun(query: URLSearchParams, optionsKind: string, fromBody: unknown = undefined): boolean {
-  const got = query.getAll('dryRun');
-  // Nearly every write has none: no copy, no causes array (~0.7k instructions a create; 2026-11-30-create-cpu-cuts-7.md).
-  if (got.length === 0 && !Array.isArray(fromBody)) return false;
-  const values = [...got];
+  const values = [...query.getAll('dryRun')];
   if (Array.isArray(fromBody)) values.push(...fromBody.map(String));
   const causes: StatusCause[] = [];
   let all = false;
