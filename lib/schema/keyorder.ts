@@ -10,7 +10,7 @@
 // numeric order, whatever order they were set in, so a map with such keys
 // cannot hold Go's byte order among them ("10" before "9", ".a" before "1").
 import type { Node, StructNode } from './model.js';
-import { type Plan, planner } from './planwalk.js';
+import { type FieldPlace, type Plan, planner } from './planwalk.js';
 
 /**
  * Go's order of map keys: strings.Compare on UTF-8, which is code point
@@ -86,11 +86,15 @@ function structOrder(plan: Plan<true>, value: Record<string, unknown>, add?: str
   const keys = Object.keys(value);
   if (add !== undefined && (Object.hasOwn(value, add) || !place.has(add))) add = undefined;
   if (add !== undefined) keys.push(add);
+  // Each key's place read once, kept for a rebuild out of order (its sort and the unplaced keys read them
+  // again: a create's object and metadata took 3 Map lookups a key, ~3k instructions; 2026-11-30-create-cpu-cuts-7.md).
+  const places: (FieldPlace<true> | undefined)[] = [];
   let last = -1;
   let ordered = true;
   let changed: Map<string, unknown> | undefined;
   for (const k of keys) {
     const p = place.get(k);
+    places.push(p);
     if (p === undefined) {
       last = Infinity;
       continue;
@@ -108,28 +112,28 @@ function structOrder(plan: Plan<true>, value: Record<string, unknown>, add?: str
     for (const k of keys) put(out, k, changed?.has(k) ? changed.get(k) : k === add ? '' : value[k]);
     return out;
   }
-  for (const k of byPlace(place, keys)) out[k] = changed?.has(k) ? changed.get(k) : k === add ? '' : value[k];
-  for (const k of keys) if (!place.has(k)) put(out, k, value[k]);
+  for (const k of byPlace(keys, places)) out[k] = changed?.has(k) ? changed.get(k) : k === add ? '' : value[k];
+  for (let i = 0; i < keys.length; i++) if (places[i] === undefined) put(out, keys[i]!, value[keys[i]!]);
   return out;
 }
 
 /**
- * The keys `place` names, in their places' order: each place read once and the few keys
+ * The keys with a place (`places[i]` is `keys[i]`'s), in their places' order: the few keys
  * insertion-sorted, where a sort's comparator read two places per comparison (every create
  * rebuilds its object and metadata here; docs/decisions/2026-11-29-create-cpu-cuts.md).
  */
-function byPlace(place: Plan<true>['place'], keys: readonly string[]): string[] {
+function byPlace(keys: readonly string[], places: readonly (FieldPlace<true> | undefined)[]): string[] {
   const known: string[] = [];
   const at: number[] = [];
-  for (const k of keys) {
-    const p = place.get(k);
+  for (let j = 0; j < keys.length; j++) {
+    const p = places[j];
     if (p === undefined) continue;
     let i = known.length;
     for (; i > 0 && at[i - 1]! > p.at; i--) {
       known[i] = known[i - 1]!;
       at[i] = at[i - 1]!;
     }
-    known[i] = k;
+    known[i] = keys[j]!;
     at[i] = p.at;
   }
   return known;

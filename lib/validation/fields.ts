@@ -24,6 +24,8 @@ export interface FieldProblems {
 
 /** `unknown field "spec.foo"`, `duplicate field "metadata.name"`: one per field (a key repeated 10⁵ times is one problem), unknown first. */
 export function problemMessages(p: FieldProblems): string[] {
+  // Nearly every write has neither: no Set and no three spreads (~4.5k instructions a create, 2026-11-30-create-cpu-cuts-7.md).
+  if (p.unknown.length === 0 && p.duplicates.length === 0) return [];
   return [...new Set([...p.unknown.map((f) => `unknown field "${f}"`), ...p.duplicates.map((f) => `duplicate field "${f}"`)])];
 }
 

@@ -43,10 +43,12 @@ function objectOf(env: CoreEnv, t: ResourceType, r: BackendRequest, body: Buffer
   const { value, duplicates } = decodeBody(body, format);
   const obj = checkEnvelope(t, value);
   const name = obj.metadata.name ?? obj.metadata.generateName ?? '';
-  const { warnings, causes } = decodeFields(obj, t.schema, duplicates, level, strictPrefixOf(t.kind, t.version));
+  // The Strict error's prefix is read only under Strict: not built per write (~0.5k instructions).
+  const { warnings, causes } = decodeFields(obj, t.schema, duplicates, level, level === 'Strict' ? strictPrefixOf(t.kind, t.version) : '');
   // A write to the main resource of a kind with /status keeps or resets the status (kube's strategies), so
   // nothing missing in the status the client sent is a problem (a copied object with a partial status creates).
-  const judged = r.info.subresource === '' && t.subresources.some((s) => s.name === 'status') ? causes.filter((c) => !underStatus(c)) : causes;
+  const judged =
+    causes.length > 0 && r.info.subresource === '' && t.subresources.some((s) => s.name === 'status') ? causes.filter((c) => !underStatus(c)) : causes;
   if (judged.length > 0) throw invalid({ group: t.group, kind: t.kind }, name, judged);
   addWarnings(r, warnings);
   return obj;
