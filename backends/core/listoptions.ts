@@ -3,7 +3,7 @@
 import { badRequest, cause, invalid, type StatusCause } from '../../lib/api/status.js';
 import type { KObject } from '../../lib/api/meta.js';
 import type { ResourceType } from '../../lib/registry/types.js';
-import { parseFieldSelector, parseLabelSelector, matchesLabels } from '../../lib/api/selectors.js';
+import { labelJsonCheck, parseFieldSelector, parseLabelSelector, matchesLabels } from '../../lib/api/selectors.js';
 import { decodeContinue, type ContinuePoint } from './continuetoken.js';
 import { ownValue } from '../../lib/api/own.js';
 import { queryBool } from '../../lib/api/querybool.js';
@@ -24,6 +24,8 @@ export interface Selection {
   readonly identity?: Pred;
   /** Labels and other fields: to be read in the request's version. */
   readonly content?: Pred;
+  /** A necessary condition of the label selector on an object's stored JSON (selectors.ts labelJsonCheck). */
+  readonly mayMatchJson?: (json: Buffer) => boolean;
 }
 
 export interface ListRequest {
@@ -79,6 +81,7 @@ function both(a: Pred | undefined, b: Pred | undefined): Pred | undefined {
 export function buildSelection(t: ResourceType, query: URLSearchParams, name?: string): Selection {
   const identity: Pred[] = [];
   const content: Pred[] = [];
+  let mayMatchJson: ((json: Buffer) => boolean) | undefined;
   const ls = query.get('labelSelector');
   if (ls) {
     let sel;
@@ -88,6 +91,7 @@ export function buildSelection(t: ResourceType, query: URLSearchParams, name?: s
       throw badRequest(`invalid labelSelector: ${(err as Error).message}`);
     }
     content.push((o) => matchesLabels(sel, o.metadata.labels ?? {}));
+    mayMatchJson = labelJsonCheck(sel);
   }
   const fs = query.get('fieldSelector');
   if (fs) {
@@ -108,7 +112,7 @@ export function buildSelection(t: ResourceType, query: URLSearchParams, name?: s
   if (name) identity.push((o) => o.metadata.name === name);
   const i = all(identity);
   const c = all(content);
-  return { ...(i ? { identity: i } : {}), ...(c ? { content: c } : {}) };
+  return { ...(i ? { identity: i } : {}), ...(c ? { content: c } : {}), ...(mayMatchJson ? { mayMatchJson } : {}) };
 }
 
 function fieldReader(t: ResourceType, field: string): ((o: KObject) => string) | undefined {

@@ -184,13 +184,27 @@ const LIST_END = Buffer.from(']}\n');
  * viewed without the comma), and the end; nothing copied.
  */
 export function listParts(t: ResourceType, items: readonly KObject[], meta: ListMeta): { parts: Buffer[]; length: number } {
+  const last = items.length - 1;
+  return joinPieces(t, meta, items.length, (i) => (i === last ? jsonBytes(items[i]!) : listItemBytes(items[i]!)));
+}
+
+/**
+ * listParts of items given as their list pieces (a store's ListResult.pieces: each item's listItemBytes),
+ * for a type served as stored (!convertsOnRead): the same bytes, no object read.
+ */
+export function listPiecesParts(t: ResourceType, pieces: readonly Buffer[], meta: ListMeta): { parts: Buffer[]; length: number } {
+  const last = pieces.length - 1;
+  return joinPieces(t, meta, pieces.length, (i) => (i === last ? pieces[i]!.subarray(0, pieces[i]!.length - 1) : pieces[i]!));
+}
+
+/** A list's head, the n pieces piece(i) gives, and its end. */
+function joinPieces(t: ResourceType, meta: ListMeta, n: number, piece: (i: number) => Buffer): { parts: Buffer[]; length: number } {
   const [head, end] = listEnds(t, meta);
   const tail = t.crd === undefined ? LIST_END : Buffer.from(end, 'utf8');
   const parts: Buffer[] = [Buffer.from(head, 'utf8')];
   let length = parts[0]!.length + tail.length;
-  const last = items.length - 1;
-  for (let i = 0; i <= last; i++) {
-    const b = i === last ? jsonBytes(items[i]!) : listItemBytes(items[i]!);
+  for (let i = 0; i < n; i++) {
+    const b = piece(i);
     parts.push(b);
     length += b.length;
   }

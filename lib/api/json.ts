@@ -398,6 +398,36 @@ export function jsonAnswerBytes(value: object): Buffer {
 }
 
 /**
+ * The list piece (listItemBytes's bytes) of a frozen object a store just wrote, from the JSON.stringify text
+ * it made of it, kept (keptSpace) as the store's one form of the object; both are recorded as the object's
+ * encodings (rememberJson, and the piece), so the write's answer and a list of it encode nothing.
+ */
+export function keptJsonBytes(value: object, json: string): Buffer {
+  const text = hasGoEscaped(json) ? json.replace(GO_ESCAPED_ALL, goEscape) : json;
+  const n = Buffer.byteLength(text, 'utf8');
+  const b = keptSpace(n + 1);
+  b.write(text, 0, n, 'utf8');
+  b[n] = 0x2c; // ','
+  if (Object.isFrozen(value)) {
+    jsonMemo.set(value, text + '\n');
+    itemMemo.set(value, b);
+  }
+  return b;
+}
+
+/**
+ * The frozen object a kept list piece (keptJsonBytes) stands for, parsed from it, with the piece and its
+ * text recorded as its encodings (nothing encoded again for its answer or a list).
+ */
+export function objectOfJsonBytes<T extends object>(piece: Buffer): T {
+  const text = piece.toString('utf8', 0, piece.length - 1);
+  const obj = freezeStored(JSON.parse(text) as T);
+  jsonMemo.set(obj, text + '\n');
+  itemMemo.set(obj, piece);
+  return obj;
+}
+
+/**
  * Records the JSON of a frozen object made without JSON.stringify (a store that
  * already built it from the text it wrote), so toJson does not serialize it again.
  * The text must be goJson's (HTML-safe escaped); a text with characters Go

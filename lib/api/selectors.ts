@@ -2,6 +2,7 @@
 // same error wording, so clients see the messages kube-apiserver would give)
 // and compiled once into a predicate: list and watch filters run per object.
 import { isQualifiedName, isValidLabelValue } from '../registry/names.js';
+import { goJson } from './json.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 
@@ -305,6 +306,27 @@ class LabelParser {
 /** Parses `a=b,c in (x,y),!d`; throws an Error worded as apimachinery's. An empty string matches everything. */
 export function parseLabelSelector(selector: string): LabelSelector {
   return compileLabelSelector(new LabelParser(lex(selector)).parse());
+}
+
+/**
+ * A necessary condition of sel on an object's JSON as goJson writes it: each requirement that needs a label
+ * (=, ==, in, exists, gt, lt) needs its `"key":"value"` (one of them for in) or `"key":` somewhere in the text.
+ * False only when sel surely refuses the object: a store keeping JSON bytes skips most refused objects' parse.
+ * Undefined when no requirement needs a label (then every object may match).
+ */
+export function labelJsonCheck(sel: LabelSelector): ((json: Buffer) => boolean) | undefined {
+  const needs: Buffer[][] = [];
+  for (const r of sel.requirements) {
+    const key = goJson(r.key) + ':';
+    if (r.operator === '=' || r.operator === '==' || r.operator === 'in') {
+      if (r.values.length > 0) needs.push(r.values.map((v) => Buffer.from(key + goJson(v), 'utf8')));
+    } else if (r.operator === 'exists' || r.operator === 'gt' || r.operator === 'lt') needs.push([Buffer.from(key, 'utf8')]);
+  }
+  if (needs.length === 0) return undefined;
+  // One needed text (`k=v`, the usual selector): one native search, no closures walked per object.
+  const only = needs.length === 1 && needs[0]!.length === 1 ? needs[0]![0]! : undefined;
+  if (only !== undefined) return (json) => json.indexOf(only) >= 0;
+  return (json) => needs.every((any) => any.some((n) => json.indexOf(n) >= 0));
 }
 
 /** metav1.LabelSelectorOperator → selection.Operator (a Map: a plain object would find "constructor"). */

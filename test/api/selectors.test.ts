@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type LabelRequirement, labelSelectorFromObject, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../lib/api/selectors.js';
+import {
+  type LabelRequirement,
+  labelJsonCheck,
+  labelSelectorFromObject,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+} from '../../lib/api/selectors.js';
+import { goJson } from '../../lib/api/json.js';
 
 const QNAME_DETAIL =
   "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
@@ -229,4 +237,53 @@ describe('parseFieldSelector', () => {
   for (const [input, message] of bad) {
     it(`rejects ${JSON.stringify(input)}`, () => assert.throws(() => parseFieldSelector(input), { message }));
   }
+});
+
+describe('labelJsonCheck', () => {
+  const objectJson = (labels: Record<string, string>, data: Record<string, string> = {}) =>
+    Buffer.from(goJson({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', labels }, data }) + ',');
+  const labelSets: Record<string, string>[] = [
+    {},
+    { app: 'web' },
+    { app: 'db', tier: 'back' },
+    { 'example.com/app': 'web', tier: '' },
+    { app: 'web', tier: 'front', n: '7' },
+  ];
+  const selectors = [
+    'app=web',
+    'app==web',
+    'app in (db,web)',
+    'app',
+    'tier=',
+    'example.com/app=web',
+    'app=web,tier=front',
+    'n>5',
+    'n<9',
+    'app!=web',
+    '!app',
+    'app notin (db)',
+    'tier in (front),app',
+  ];
+
+  it('holds for every object the selector matches (a necessary condition), and refuses objects without the needed labels', () => {
+    for (const text of selectors) {
+      const sel = parseLabelSelector(text);
+      const check = labelJsonCheck(sel);
+      for (const labels of labelSets) {
+        const json = objectJson(labels);
+        if (matchesLabels(sel, labels)) assert.ok(check === undefined || check(json), `${text} on ${JSON.stringify(labels)}`);
+      }
+    }
+    assert.equal(labelJsonCheck(parseLabelSelector('app=web'))!(objectJson({ app: 'db' })), false);
+    assert.equal(labelJsonCheck(parseLabelSelector('app in (db,web)'))!(objectJson({ tier: 'web' })), false);
+    assert.equal(labelJsonCheck(parseLabelSelector('app,tier=front'))!(objectJson({ app: 'x', tier: 'back' })), false);
+    // The text may occur elsewhere in the object: then the object is parsed and the selector decides.
+    assert.equal(labelJsonCheck(parseLabelSelector('app=web'))!(objectJson({}, { app: 'web' })), true);
+  });
+
+  it('is absent when no requirement needs a label', () => {
+    assert.equal(labelJsonCheck(parseLabelSelector('app!=web')), undefined);
+    assert.equal(labelJsonCheck(parseLabelSelector('!app,tier notin (a)')), undefined);
+    assert.equal(labelJsonCheck(parseLabelSelector('')), undefined);
+  });
 });

@@ -12,7 +12,7 @@ import type { CoreEnv } from '../env.js';
 import { listPrefix, objectKey } from '../keys.js';
 import { parseListRequest, parseRevision } from '../listoptions.js';
 import { encodeContinue } from '../continuetoken.js';
-import { convertsOnRead, listAs, listJson, listParts, objectAs, outputFor } from '../render.js';
+import { convertsOnRead, listAs, listJson, listParts, listPiecesParts, objectAs, outputFor } from '../render.js';
 import { served, servedAll } from '../conversion.js';
 import { sendParts } from '../../../lib/http/parts.js';
 import { fromStoreError, storeCall, storeFailure } from '../storeerrors.js';
@@ -62,7 +62,8 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
   // Selectors reading what a conversion may change run on the served objects (selection.ts); the store filters by identity only.
   const converted = lr.selection.content !== undefined && selectsConverted(env, t);
   const filter = converted ? lr.selection.identity : lr.filter;
-  const base = { ...(lr.limit > 0 ? { limit: lr.limit } : {}), ...(filter ? { filter } : {}) };
+  const mayMatchJson = converted ? undefined : lr.selection.mayMatchJson;
+  const base = { ...(lr.limit > 0 ? { limit: lr.limit } : {}), ...(filter ? { filter } : {}), ...(filter && mayMatchJson ? { mayMatchJson } : {}) };
   const list = (opts: ListOptions) => (converted ? listSelected(env, t, prefix, opts, lr.selection.content!) : env.store.list(prefix, opts));
   let result: ListResult;
   const plan = lr.plan;
@@ -93,12 +94,18 @@ export async function listObjects(env: CoreEnv, t: ResourceType, r: BackendReque
   // A first page over every namespace without selectors knows the resource's count: the items, plus those after the page.
   if (env.onListed && plan.kind !== 'continue' && !lr.hasSelectors && r.info.namespace === '') {
     const after = result.continueAfter === undefined ? 0 : result.remaining;
-    if (after !== undefined) env.onListed(t.group, t.plural, result.items.length + after);
+    if (after !== undefined) env.onListed(t.group, t.plural, (result.pieces ?? result.items).length + after);
   }
   const meta: ListMeta = { resourceVersion: String(result.rev) };
   if (result.continueAfter !== undefined) {
     meta.continue = encodeContinue(result.rev, result.continueAfter);
     if (!lr.hasSelectors && result.remaining !== undefined && result.remaining > 0) meta.remainingItemCount = result.remaining;
+  }
+  if (result.pieces !== undefined && !convertsOnRead(t) && out.format === 'json' && out.as === undefined && !wantsPretty(r.req, r.query)) {
+    // The store kept the items' list bytes: the page is joined from them, no item parsed (store/kept.ts).
+    const { parts, length } = listPiecesParts(t, result.pieces, meta);
+    sendParts(r, 200, out.contentType, parts, length);
+    return;
   }
   sendList(env, t, r, !convertsOnRead(t) || converted ? result.items : await servedAll(env, t, result.items), meta, out);
 }

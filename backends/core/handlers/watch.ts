@@ -54,7 +54,7 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
       () =>
         convertedSelection(env, t, wr)
           ? listSelected(env, t, prefix, wr.selection.identity ? { filter: wr.selection.identity } : {}, wr.selection.content!)
-          : store.list(prefix, wr.filter ? { filter: wr.filter } : {}),
+          : store.list(prefix, wr.filter ? { filter: wr.filter, ...(wr.selection.mayMatchJson ? { mayMatchJson: wr.selection.mayMatchJson } : {}) } : {}),
       t,
     );
     initial = listed.items;

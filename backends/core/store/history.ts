@@ -1,14 +1,27 @@
 // The change log kept for the history window: rev-ordered events with the
 // time they committed. Old events are dropped by time, never by count, so
 // `compactedRev` moves only with the (injected) clock.
-import type { StoreEvent } from './types.js';
+import type { EventType } from './types.js';
+import type { Kept } from './kept.js';
+
+/**
+ * An event as the log keeps it: a StoreEvent, or one whose object and prev are the texts the state keeps
+ * (the memory store's; a DELETED's object is then the text of the object it removed, restamped when read).
+ */
+export interface KeptEvent {
+  readonly type: EventType;
+  readonly key: string;
+  readonly rev: number;
+  readonly object: Kept;
+  readonly prev?: Kept | undefined;
+}
 
 export class History {
   // One entry is a slot in each of three parallel arrays rather than a
   // {event, type, at} object: at 100,000 replayed events that wrapper, its
   // boxed commit time and a sliced type string per entry were ~90 B each
   // (docs/decisions/2026-11-29-memory-per-object.md).
-  private events: StoreEvent[] = [];
+  private events: KeptEvent[] = [];
   /** Each event's type prefix, one shared string per type (see typeName). */
   private types: string[] = [];
   /** Commit times, ms; numbers only, so V8 keeps them unboxed. */
@@ -26,7 +39,7 @@ export class History {
     this.compactedRev = startRev;
   }
 
-  append(event: StoreEvent, type: string, at: number): void {
+  append(event: KeptEvent, type: string, at: number): void {
     this.events.push(event);
     this.types.push(this.typeName(type));
     this.ats.push(at);
@@ -64,8 +77,8 @@ export class History {
   }
 
   /** Retained events with rev > rev, in rev order, optionally of one type only. */
-  since(rev: number, type?: string): StoreEvent[] {
-    const out: StoreEvent[] = [];
+  since(rev: number, type?: string): KeptEvent[] {
+    const out: KeptEvent[] = [];
     const { events, types } = this;
     for (let i = this.firstAfter(rev); i < events.length; i++) {
       if (type === undefined || types[i] === type) out.push(events[i]!);

@@ -6,7 +6,7 @@ import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
 import { assertKey } from './keys.js';
 import { checkStoredSize, checkWrite } from './preconditions.js';
-import { rememberJson } from '../../../lib/api/json.js';
+import { keptJsonBytes } from '../../../lib/api/json.js';
 import { storedCopy } from './objects.js';
 
 export type MemoryStoreOptions = Omit<StateOptions, 'startRev'>;
@@ -102,9 +102,9 @@ export class MemoryStore implements Store {
     const stored = storedCopy(obj, rev);
     const json = JSON.stringify(stored);
     checkStoredSize(json, stored);
-    // The object answered and sent to watchers is this one: its text is already made.
-    rememberJson(stored, json);
-    this.state.commit(key, rev, stored);
+    // The state keeps the object's list bytes, not the object (one form per object: kept.ts); the object,
+    // answered and sent to watchers, has its text and bytes recorded (nothing encoded again).
+    this.state.commit(key, rev, stored, undefined, keptJsonBytes(stored, json));
     return stored;
   }
 

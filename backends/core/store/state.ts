@@ -7,6 +7,9 @@ import type { KObject } from '../../../lib/api/meta.js';
 import type { ListOptions, ListResult, StoreEvent, WatchSink, Watcher } from './types.js';
 import { StoreError } from './types.js';
 import { History } from './history.js';
+import type { KeptEvent } from './history.js';
+import { ParsedCache, isBytes, objectOfKept } from './kept.js';
+import type { Kept } from './kept.js';
 import { WatchHub } from './watchers.js';
 import { RevisionWaiters } from './revwaiters.js';
 import { assertKey, typePrefixOf } from './keys.js';
@@ -25,6 +28,12 @@ export interface StateOptions {
 }
 
 const SNAPSHOT_CACHE = 8;
+/**
+ * The last events committed, kept as dispatched (a ring by revision): a watch replaying them gets the live
+ * watchers' own event objects, and so the encodings memoized on those (one per encoding however many
+ * watchers, as with objects kept), not its own parse of the history's bytes.
+ */
+const RECENT_EVENTS = 1024;
 
 export class StoreState {
   readonly clock: () => number;
@@ -44,6 +53,17 @@ export class StoreState {
    */
   private lastType = '';
   private lastView: TypeView | undefined;
+  /** The objects last parsed from kept bytes (a hot key's GET parses nothing). */
+  private readonly parsed = new ParsedCache();
+  /** The last RECENT_EVENTS events as dispatched, at rev % RECENT_EVENTS. */
+  private readonly recent: (StoreEvent | undefined)[] = new Array<StoreEvent | undefined>(RECENT_EVENTS).fill(undefined);
+  /** A history entry as a replay sends it: the dispatched event while it is among the recent ones, else parsed. */
+  private readonly replayed = (kept: KeptEvent): StoreEvent => {
+    const ev = this.recent[kept.rev % RECENT_EVENTS];
+    return ev !== undefined && ev.rev === kept.rev ? ev : eventOf(kept);
+  };
+  /** listView's items: parsed or found among the recent ones, none remembered (a list would push out the hot keys). */
+  private readonly peek = (key: string, kept: Kept): KObject => this.parsed.peek(key, kept);
 
   constructor(opts: StateOptions) {
     if (!(opts.historyWindowMs > 0)) throw new Error(`invalid historyWindowMs ${opts.historyWindowMs}: must be > 0`);
@@ -66,14 +86,17 @@ export class StoreState {
   }
 
   get(key: string): KObject | undefined {
-    if (this.lastView !== undefined && key.startsWith(this.lastType)) return this.lastView.objects.get(key);
-    const type = typePrefixOf(key);
-    if (type === undefined) return undefined;
-    const view = this.types.get(type);
-    if (view === undefined) return undefined;
-    this.lastType = type;
-    this.lastView = view;
-    return view.objects.get(key);
+    let view = this.lastView;
+    if (view === undefined || !key.startsWith(this.lastType)) {
+      const type = typePrefixOf(key);
+      if (type === undefined) return undefined;
+      view = this.types.get(type);
+      if (view === undefined) return undefined;
+      this.lastType = type;
+      this.lastView = view;
+    }
+    const kept = view.objects.get(key);
+    return kept === undefined ? undefined : this.parsed.objectOf(key, kept);
   }
 
   /** get() for a client read: `corrupt` when the key holds a value that cannot be decoded. */
@@ -99,8 +122,8 @@ export class StoreState {
     this.corrupt.set(key, why);
   }
 
-  /** Places a loaded object without an event (snapshot load at startRev). */
-  load(key: string, obj: KObject): void {
+  /** Places a loaded object (or its kept bytes) without an event (snapshot load at startRev). */
+  load(key: string, obj: Kept): void {
     const view = this.viewFor(assertKey(key));
     if (!view.objects.has(key)) view.keys.insert(key);
     view.objects.set(key, obj);
@@ -108,30 +131,41 @@ export class StoreState {
 
   /**
    * Makes a write visible: `obj` (frozen, stamped with rev) for a put, undefined
-   * for a delete. `at` is the commit time (replayed logs pass their own).
+   * for a delete. `at` is the commit time (replayed logs pass their own). With
+   * `bytes` (obj's list piece, lib/api/json.ts keptJsonBytes), the state keeps
+   * the bytes only, and the history the same bytes: one form per object (kept.ts).
    */
-  commit(key: string, rev: number, obj: KObject | undefined, at = this.clock()): StoreEvent {
+  commit(key: string, rev: number, obj: KObject | undefined, at = this.clock(), bytes?: Buffer): StoreEvent {
     const type = assertKey(key);
     if (rev <= this.revision) throw new Error(`revision ${rev} committed after ${this.revision}`);
     const view = this.viewFor(type);
-    const prev = view.objects.get(key);
+    const prevKept = view.objects.get(key);
+    // Kept bytes' object is usually among the recent ones: the write read it first (checkWrite).
+    const prev = prevKept === undefined ? undefined : this.parsed.objectOf(key, prevKept);
     const wasCorrupt = this.corrupt.delete(key);
     let event: StoreEvent;
+    // The history's own entry (never handed out: a replay sends the event, or one made from it): not frozen.
+    let kept: KeptEvent;
     if (!obj && !prev && wasCorrupt) {
       // Removing an undecodable value: watchers get a DELETED with what the key names.
-      event = { type: 'DELETED', key, rev, object: stubOf(key, rev) };
+      kept = event = Object.freeze({ type: 'DELETED', key, rev, object: stubOf(key, rev) });
     } else if (obj) {
       if (!prev) view.keys.insert(key);
-      view.objects.set(key, obj);
-      event = prev ? { type: 'MODIFIED', key, rev, object: obj, prev } : { type: 'ADDED', key, rev, object: obj };
+      view.objects.set(key, bytes ?? obj);
+      if (bytes !== undefined) this.parsed.written(key, bytes, obj);
+      event = Object.freeze(prev ? { type: 'MODIFIED', key, rev, object: obj, prev } : { type: 'ADDED', key, rev, object: obj });
+      kept =
+        bytes === undefined && (prevKept === undefined || !isBytes(prevKept)) ? event : { type: event.type, key, rev, object: bytes ?? obj, prev: prevKept };
     } else {
       if (!prev) throw new Error(`delete of missing key "${key}" at revision ${rev}`);
       view.keys.remove(key);
       view.objects.delete(key);
-      event = { type: 'DELETED', key, rev, object: restamp(prev, rev), prev };
+      event = Object.freeze({ type: 'DELETED', key, rev, object: restamp(prev, rev), prev });
+      kept = !isBytes(prevKept!) ? event : { type: 'DELETED', key, rev, object: prevKept!, prev: prevKept };
     }
     this.revision = rev;
-    this.history.append(Object.freeze(event), type, at);
+    this.history.append(kept, type, at);
+    if (kept !== event) this.recent[rev % RECENT_EVENTS] = event;
     this.waiters.reached(rev);
     this.hub.dispatch(event, type);
     return event;
@@ -144,14 +178,18 @@ export class StoreState {
     const bad = [...this.corrupt].filter(([k]) => k.startsWith(prefix));
     if (bad.length > 0) throw corruptError(bad);
     const view = rev === this.revision ? this.types.get(type) : this.viewAt(type, rev);
-    return { rev, ...listView(view, prefix, opts) };
+    // Assigned, not spread: a page of kept bytes parses its items only when they are read (views.ts).
+    return Object.assign(listView(view, prefix, opts, this.peek), { rev });
   }
 
   watch(prefix: string, fromRev: number, sink: WatchSink): Watcher {
     const compacted = this.compactedRev;
     if (fromRev < compacted) throw this.gone(fromRev, compacted);
     const type = typePrefixOf(prefix);
-    const replay = this.history.since(fromRev, type).filter((ev) => ev.key.startsWith(prefix));
+    const replay = this.history
+      .since(fromRev, type)
+      .filter((ev) => ev.key.startsWith(prefix))
+      .map(this.replayed);
     return this.hub.add(prefix, fromRev, replay, sink);
   }
 
@@ -183,7 +221,7 @@ export class StoreState {
   /** Every live object, type by type in key order (snapshot writing). */
   *entries(): Generator<[string, KObject]> {
     for (const view of this.types.values()) {
-      for (const key of view.keys) yield [key, view.objects.get(key)!];
+      for (const key of view.keys) yield [key, objectOfKept(view.objects.get(key)!)];
     }
   }
 
@@ -218,6 +256,16 @@ export function corruptError(keys: ReadonlyArray<readonly [string, string]>): St
     `StorageError: corrupt object, Code: 7, Key: ${k}, ResourceVersion: 0, AdditionalErrorMsg: object not decodable: ${why}`;
   const message = keys.length === 1 ? one(keys[0]!) : `unable to transform or decode ${keys.length} objects: {\n${keys.map((k) => `\t${one(k)}\n`).join('')}}`;
   return new StoreError('corrupt', message);
+}
+
+/** The StoreEvent of a history entry: its bytes parsed (a DELETED's object restamped with its revision). */
+function eventOf(kept: KeptEvent): StoreEvent {
+  if (!isBytes(kept.object) && (kept.prev === undefined || !isBytes(kept.prev))) return kept as StoreEvent;
+  const prev = kept.prev === undefined ? undefined : objectOfKept(kept.prev);
+  const object = kept.type === 'DELETED' ? restamp(prev!, kept.rev) : objectOfKept(kept.object);
+  return Object.freeze(
+    prev === undefined ? { type: kept.type, key: kept.key, rev: kept.rev, object } : { type: kept.type, key: kept.key, rev: kept.rev, object, prev },
+  );
 }
 
 /** What a DELETED event of an undecodable key carries: its name and namespace, from the key. */

@@ -54,12 +54,23 @@ export interface ListOptions {
   limit?: number;
   /** Only objects for which this is true count and are returned. */
   filter?: (obj: KObject) => boolean;
+  /**
+   * With filter: false only for objects filter surely refuses, given their JSON as goJson writes it. A store
+   * keeping that JSON (the memory store) skips those without parsing them; the others may ignore it.
+   */
+  mayMatchJson?: (json: Buffer) => boolean;
 }
 
 export interface ListResult {
   /** The revision the list was read at. */
   rev: number;
   items: KObject[];
+  /**
+   * Each item's list piece (lib/api/json.ts listItemBytes: its JSON as the list answers it, and a comma),
+   * in the items' order, when the store keeps those bytes rather than the objects (the memory store,
+   * no filter): a JSON list joins them, and `items` is made (parsed) only when first read.
+   */
+  readonly pieces?: readonly Buffer[];
   /** Key of the last returned item, when more matching items follow it. */
   continueAfter?: string;
   /** Items after this chunk, when known (no filter). */
