@@ -67,6 +67,7 @@ export function keyOrderedStore(s: Store, registry: () => Registry): Store {
     deleteCorrupt: (key) => s.deleteCorrupt(key),
     get: (key, minRev) => s.get(key, minRev),
     getNow: s.getNow,
+    getPieceNow: s.getPieceNow,
     list: (prefix, opts) => s.list(prefix, opts),
     watch: (prefix, fromRev, sink) => s.watch(prefix, fromRev, sink),
     currentRev: () => s.currentRev(),

@@ -75,8 +75,8 @@ function timed<T>(series: HistogramHandle, t0: number, p: Promise<T>): Promise<T
   return p;
 }
 
-/** A get answered at once (Store.getNow), timed as timed() does, without its promise and closures. */
-function timedGetNow(key: string, getNow: (key: string) => KObject | undefined): KObject | undefined {
+/** A get answered at once (Store.getNow, getPieceNow), timed as timed() does, without its promise and closures. */
+function timedGetNow<T>(key: string, getNow: (key: string) => T): T {
   const t0 = performance.now();
   try {
     return getNow(key);
@@ -99,9 +99,11 @@ function timedCreateNow(key: string, obj: KObject, createNow: (key: string, obj:
 /** The store with each request timed (watch, revision and health calls pass through). */
 export function instrumentedStore(s: Store): Store {
   const getNow = s.getNow?.bind(s);
+  const getPieceNow = s.getPieceNow?.bind(s);
   const createNow = s.createNow?.bind(s);
   return {
     getNow: getNow && ((key) => timedGetNow(key, getNow)),
+    getPieceNow: getPieceNow && ((key) => timedGetNow(key, getPieceNow)),
     createNow: createNow && ((key, obj) => timedCreateNow(key, obj, createNow)),
     // The series and the start are taken before the call, as the timing of each starts there.
     create: (key, obj) => timed(SERIES.create.of(key), performance.now(), s.create(key, obj)),

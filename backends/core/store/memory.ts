@@ -62,6 +62,11 @@ export class MemoryStore implements Store {
     return this.state.read(key);
   }
 
+  getPieceNow(key: string): Buffer | undefined {
+    this.live();
+    return this.state.readPiece(key);
+  }
+
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
     this.live();
     if (opts?.minRev !== undefined && opts.minRev > this.state.rev) await this.state.waitForRev(opts.minRev, this.state.tooLargeWaitMs);

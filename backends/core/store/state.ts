@@ -4,6 +4,7 @@
 // once; file: after fsync) and call commit() then, in revision order.
 import { LRUCache } from 'lru-cache';
 import type { KObject } from '../../../lib/api/meta.js';
+import { listItemBytes } from '../../../lib/api/json.js';
 import type { ListOptions, ListResult, StoreEvent, WatchSink, Watcher } from './types.js';
 import { StoreError } from './types.js';
 import { History } from './history.js';
@@ -104,6 +105,15 @@ export class StoreState {
     const why = this.corrupt.size === 0 ? undefined : this.corrupt.get(key);
     if (why !== undefined) throw corruptError([[key, why]]);
     return this.get(key);
+  }
+
+  /** read(key) as its list piece: the kept bytes themselves, or the kept object's (listItemBytes). */
+  readPiece(key: string): Buffer | undefined {
+    const why = this.corrupt.size === 0 ? undefined : this.corrupt.get(key);
+    if (why !== undefined) throw corruptError([[key, why]]);
+    const view = this.types.get(typePrefixOf(key) ?? '');
+    const kept = view?.objects.get(key);
+    return kept === undefined ? undefined : isBytes(kept) ? kept : listItemBytes(kept);
   }
 
   /** Whether key holds an undecodable value. */

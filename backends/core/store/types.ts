@@ -113,6 +113,12 @@ export interface Store {
    */
   getNow?: ((key: string) => KObject | undefined) | undefined;
   /**
+   * getNow's object as its JSON list piece (lib/api/json.ts listItemBytes: the object's JSON and a comma), from
+   * a store that keeps those bytes rather than the object (memory): a JSON GET answered from them, with no
+   * parse. Throws as getNow.
+   */
+  getPieceNow?: ((key: string) => Buffer | undefined) | undefined;
+  /**
    * create(key, obj) answered at once: offered only by a store whose write is done when it returns (memory;
    * not the file store, whose create answers after its batch's fsync), so a create takes no promise turn
    * for its write. Throws as create rejects.
