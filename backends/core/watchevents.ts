@@ -21,6 +21,18 @@ export const watchEncoders: Record<EventEncoding, (type: WireType, obj: KObject)
   cbor: (type, obj) => encodeCborEvent(type, obj),
 };
 
+const ADDED_HEAD = Buffer.from('{"type":"ADDED","object":');
+const EVENT_TAIL = Buffer.from('}\n');
+
+/**
+ * watchEncoders.json's ADDED line of an object kept as its list piece (its JSON and a comma; Store.getPieceNow,
+ * ListResult.pieces): the same bytes, made without the object (a watch's initial events from kept bytes).
+ */
+export function addedJsonOfPiece(piece: Buffer): Buffer {
+  const n = piece.length - 1;
+  return Buffer.concat([ADDED_HEAD, piece.subarray(0, n), EVENT_TAIL], ADDED_HEAD.length + n + EVENT_TAIL.length);
+}
+
 const memos: Record<EventEncoding, WeakMap<object, Partial<Record<WireType, Buffer>>>> = {
   json: new WeakMap(),
   protobuf: new WeakMap(),

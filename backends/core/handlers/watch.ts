@@ -19,12 +19,12 @@ import { apiVersionOf, type ResourceType } from '../../../lib/registry/types.js'
 import type { CoreEnv } from '../env.js';
 import { listPrefix } from '../keys.js';
 import { parseWatchRequest, type WatchRequest } from '../listoptions.js';
-import { includeObjectFrom, outputFor, partialMetadata, servedAs, table } from '../render.js';
+import { convertsOnRead, includeObjectFrom, outputFor, partialMetadata, servedAs, table } from '../render.js';
 import { served } from '../conversion.js';
 import { listSelected, selectsConverted, servedPair } from '../selection.js';
 import { fromStoreError } from '../storeerrors.js';
 import { StoreError, type StoreEvent, type Watcher, type WatchSink } from '../store/types.js';
-import { sharedEvent, type WireType } from '../watchevents.js';
+import { addedJsonOfPiece, sharedEvent, type WireType } from '../watchevents.js';
 
 /** A watcher whose socket holds more than this unsent is too slow and is closed (the client re-lists). */
 const MAX_BUFFERED = 16 * 1024 * 1024;
@@ -46,7 +46,9 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   const prefix = listPrefix(t, r.info.namespace);
   const store = env.store;
 
-  let initial: KObject[] = [];
+  let initial: readonly KObject[] = [];
+  // JSON of a type served as stored, from a store that kept the items' bytes: the events are made from them.
+  let initialPieces: readonly Buffer[] | undefined;
   let startRev: number;
   if (wr.initialEvents) {
     if (wr.minRev !== undefined) await toStatus(() => store.waitForRev(wr.minRev!, env.tooLargeWaitMs), t, wr.minRev);
@@ -57,7 +59,8 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
           : store.list(prefix, wr.filter ? { filter: wr.filter, ...(wr.selection.mayMatchJson ? { mayMatchJson: wr.selection.mayMatchJson } : {}) } : {}),
       t,
     );
-    initial = listed.items;
+    if (listed.pieces !== undefined && out.format === 'json' && out.as === undefined && !convertsOnRead(t)) initialPieces = listed.pieces;
+    else initial = listed.items;
     startRev = listed.rev;
   } else {
     startRev = wr.fromRev ?? (await toStatus(() => store.currentRev(), t));
@@ -69,7 +72,7 @@ export async function watchObjects(env: CoreEnv, t: ResourceType, r: BackendRequ
   writeHeadWith(r, 200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private' });
   res.flushHeaders();
   const stream = new WatchStream(env, t, r, out, wr);
-  await stream.sendInitial(initial);
+  await (initialPieces !== undefined ? stream.sendInitialPieces(initialPieces) : stream.sendInitial(initial));
   if (wr.initialEventsEndBookmark) stream.bookmark(startRev, true);
 
   let watcher: Watcher;
@@ -150,6 +153,15 @@ class WatchStream implements WatchSink {
       if (this.closed) return;
       while (this.sink.buffered() > INITIAL_HIGH_WATER && !this.closed) await this.drained();
       this.send('ADDED', o);
+    }
+  }
+
+  /** sendInitial of objects kept as their list pieces (JSON output of a type served as stored): nothing parsed. */
+  async sendInitialPieces(pieces: readonly Buffer[]): Promise<void> {
+    for (const p of pieces) {
+      if (this.closed) return;
+      while (this.sink.buffered() > INITIAL_HIGH_WATER && !this.closed) await this.drained();
+      this.write(addedJsonOfPiece(p));
     }
   }
 
