@@ -4,8 +4,9 @@
 // holding the parsed objects and their bytes takes 4.2× the JSON, the bytes
 // alone ~2.2×; docs/decisions/2026-11-30-one-form-list-pages.md).
 // The bytes are the object's list piece (lib/api/json.ts listItemBytes: its
-// answer's JSON and a comma), so a LIST page joins them without a parse; a GET
-// parses them, and the last few thousand parsed are remembered.
+// answer's JSON and a comma), so a LIST page joins them and a JSON GET answers
+// them (Store.getPieceNow) without a parse; other reads parse them, and the last
+// few thousand parsed are remembered.
 import type { KObject } from '../../../lib/api/meta.js';
 import { objectOfJsonBytes } from '../../../lib/api/json.js';
 
