@@ -343,23 +343,24 @@ function keptText(text: string): Buffer {
  * Records the list bytes of a freshly loaded frozen object (one with no encoding kept yet) from the UTF-8
  * JSON it was parsed from, buf[start, end): a store loading what it wrote with JSON.stringify, whose text
  * is toJson's when it holds no character Go escapes (the caller skips those: goEscapedOffsets). The bytes
- * are copied out of buf, which may be a whole file.
+ * are copied out of buf, which may be a whole file. Returns them.
  */
-export function rememberJsonBytes(value: object, buf: Buffer, start: number, end: number): void {
-  if (!Object.isFrozen(value)) return;
+export function rememberJsonBytes(value: object, buf: Buffer, start: number, end: number): Buffer {
   const n = end - start;
   const b = keptSpace(n + 1);
   buf.copy(b, 0, start, end);
   b[n] = 0x2c; // ','
-  itemMemo.set(value, b);
+  if (Object.isFrozen(value)) itemMemo.set(value, b);
+  return b;
 }
 
 /**
  * rememberJsonBytes without a copy: `piece` is the object's JSON followed by a comma, a view the caller
- * never changes (a loaded file's buffer, which the view keeps alive).
+ * never changes (a loaded file's buffer, which the view keeps alive). Returns it.
  */
-export function rememberListBytes(value: object, piece: Buffer): void {
+export function rememberListBytes(value: object, piece: Buffer): Buffer {
   if (Object.isFrozen(value)) itemMemo.set(value, piece);
+  return piece;
 }
 
 /**

@@ -7,7 +7,7 @@ import { open, rename, mkdir, stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { KObject } from '../../../lib/api/meta.js';
-import { rememberJson } from '../../../lib/api/json.js';
+import { keptJsonBytes, rememberJson } from '../../../lib/api/json.js';
 import type { ListOptions, ListResult, Store, WatchSink, Watcher } from './types.js';
 import { StoreError } from './types.js';
 import { StoreState } from './state.js';
@@ -125,6 +125,11 @@ export class FileStore implements Store {
   getNow(key: string): KObject | undefined {
     this.readable();
     return this.state.get(key);
+  }
+
+  getPieceNow(key: string): Buffer | undefined {
+    this.readable();
+    return this.state.readPiece(key);
   }
 
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
@@ -296,7 +301,8 @@ export class FileStore implements Store {
     this.logSize += buf.length;
     for (let i = 0; i < batch.length; i++) {
       const p = batch[i]!;
-      const ev = this.state.commit(p.key, p.rev, p.object);
+      // The state keeps the object's list piece alone (kept.ts), made from the text the log holds.
+      const ev = this.state.commit(p.key, p.rev, p.object, undefined, p.object && p.json !== undefined ? keptJsonBytes(p.object, p.json) : undefined);
       if (this.overlay.get(p.key) === p) this.overlay.delete(p.key);
       // The line's bytes, as replay measures it.
       this.setSize(p.key, p.object ? ends[i]! - (i === 0 ? 0 : ends[i - 1]!) : undefined);
