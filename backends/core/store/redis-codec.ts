@@ -5,6 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { KObject } from '../../../lib/api/meta.js';
 import { StoreError } from './types.js';
+import type { Kept } from './kept.js';
 import { freezeStored, hasGoEscaped, rememberListBytes } from '../../../lib/api/json.js';
 
 /** A frozen object from stored JSON, stamped with rev. */
@@ -41,9 +42,10 @@ const EMPTY_STAMP = Buffer.from('"resourceVersion":""', 'latin1');
  * snapshot), which become the object's list bytes (`lib/api/json.ts` listItemBytes): the value's bytes
  * are rewritten in place into `<json with the stamp written in>,` (the revision's digits move into the
  * stamp, the space makes room for the comma). No copy and no new memory: the cache's first lists
- * serialize nothing. The caller hands value over.
+ * serialize nothing. The caller hands value over. What the cache keeps of it (kept.ts): those bytes alone,
+ * or the object when its text could not become them.
  */
-export function decodeStoredBytes(value: Buffer, where: string): KObject {
+export function decodeStoredBytes(value: Buffer, where: string): Kept {
   const sp = value.indexOf(0x20);
   const digits = sp > 0 ? value.toString('latin1', 0, sp) : '';
   const rev = sp > 0 ? Number(digits) : NaN;
@@ -54,11 +56,9 @@ export function decodeStoredBytes(value: Buffer, where: string): KObject {
   const frozen = stamped(obj, rev);
   // Digits that are not the stamp's ("007") would not fit.
   const h = empty && digits === frozen.metadata.resourceVersion ? stampEnd(value, sp + 1, json) : -1;
-  if (h >= 0) {
-    stampInPlace(value, digits, h);
-    rememberListBytes(frozen, value);
-  }
-  return frozen;
+  if (h < 0) return frozen;
+  stampInPlace(value, digits, h);
+  return rememberListBytes(frozen, value);
 }
 
 /** Whether a parsed stored object's stamp is the empty one its text holds. */
