@@ -339,24 +339,16 @@ function keptText(text: string): Buffer {
   return b;
 }
 
-/**
- * Records the list bytes of a freshly loaded frozen object (one with no encoding kept yet) from the UTF-8
- * JSON it was parsed from, buf[start, end): a store loading what it wrote with JSON.stringify, whose text
- * is toJson's when it holds no character Go escapes (the caller skips those: goEscapedOffsets). The bytes
- * are copied out of buf, which may be a whole file. Returns them.
- */
-export function rememberJsonBytes(value: object, buf: Buffer, start: number, end: number): Buffer {
-  const n = end - start;
-  const b = keptSpace(n + 1);
-  buf.copy(b, 0, start, end);
-  b[n] = 0x2c; // ','
-  if (Object.isFrozen(value)) itemMemo.set(value, b);
+/** A list piece copied out of the buffer it views (a file's), kept (keptSpace). */
+export function keptCopy(piece: Buffer): Buffer {
+  const b = keptSpace(piece.length);
+  piece.copy(b);
   return b;
 }
 
 /**
- * rememberJsonBytes without a copy: `piece` is the object's JSON followed by a comma, a view the caller
- * never changes (a loaded file's buffer, which the view keeps alive). Returns it.
+ * Records the list bytes of a freshly loaded frozen object: `piece` is its JSON followed by a comma, a view
+ * the caller never changes (a loaded file's buffer, which the view keeps alive). Returns it.
  */
 export function rememberListBytes(value: object, piece: Buffer): Buffer {
   if (Object.isFrozen(value)) itemMemo.set(value, piece);

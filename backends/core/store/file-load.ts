@@ -6,10 +6,9 @@ import { join } from 'node:path';
 import { StoreError } from './types.js';
 import { StoreState } from './state.js';
 import type { StateOptions } from './state.js';
-import { goEscapedOffsets, rememberJsonBytes, rememberListBytes } from '../../../lib/api/json.js';
+import { goEscapedOffsets, keptCopy, rememberListBytes } from '../../../lib/api/json.js';
 import type { KObject } from '../../../lib/api/meta.js';
 import { parseSnapshot, scanLog } from './file-format.js';
-import type { LogRecord } from './file-format.js';
 import { fsyncDir, readIfExists } from './file-dir.js';
 import { LogAppender } from './file-append.js';
 
@@ -36,32 +35,33 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
   try {
     const sizes = new Map<string, number>();
     // The state keeps each object as its list piece (kept.ts), the text it was loaded from: one form.
-    const snapPieces = snapBuf ? new LoadedPieces(snapBuf, true) : undefined;
+    const snapPieces = snapBuf ? new LoadedPieces(snapBuf) : undefined;
     for (const [key, obj, bytes, start, end] of snap.objects) {
       state.load(key, (start >= 0 ? snapPieces?.pieceOf(obj, start, end) : undefined) ?? obj);
       sizes.set(key, bytes);
     }
     const logPath = join(dir, LOG);
     const logBuf = (await readIfExists(logPath)) ?? Buffer.alloc(0);
-    const { records, validLength } = scanLog(logBuf, logPath);
-    const live = liveRecords(records, snap.rev);
-    const logPieces = new LoadedPieces(logBuf, live.bytes * 4 >= logBuf.length * 3);
-    for (let i = 0; i < records.length; i++) {
-      const rec = records[i]!;
-      if (rec.rev <= snap.rev) continue; // already in the snapshot (compaction stopped before truncating)
+    // Every record's object becomes a view of the file (its piece); those still live are copied out after
+    // the replay when they are not most of the file (a log of many dead records is not kept for them).
+    const logPieces = new LoadedPieces(logBuf);
+    const fromLog = new Map<string, Buffer>();
+    const { validLength } = scanLog(logBuf, logPath, (rec) => {
+      if (rec.rev <= snap.rev) return; // already in the snapshot (compaction stopped before truncating)
       if (!rec.object && !state.get(rec.key)) {
         throw new StoreError('corrupt', `corrupt store file "${logPath}": delete of missing key "${rec.key}" at revision ${rec.rev}`);
       }
-      // A record a later one replaces is kept as its object (for the history window) unless the file is viewed anyway.
-      const piece =
-        rec.object !== undefined && rec.textStart !== undefined && rec.textEnd !== undefined && (logPieces.view || live.at.has(i))
-          ? logPieces.pieceOf(rec.object, rec.textStart, rec.textEnd)
-          : undefined;
+      const piece = rec.object !== undefined && rec.textStart !== undefined && rec.textEnd !== undefined ? logPieces.pieceOf(rec.object, rec.textStart, rec.textEnd) : undefined;
       // Replayed events keep their commit time, so watch history survives a restart within the window.
       state.commit(rec.key, rec.rev, rec.object, rec.at, piece);
+      if (piece) fromLog.set(rec.key, piece);
+      else fromLog.delete(rec.key);
       if (rec.object) sizes.set(rec.key, rec.bytes);
       else sizes.delete(rec.key);
-    }
+    });
+    let liveBytes = 0;
+    for (const piece of fromLog.values()) liveBytes += piece.length;
+    if (liveBytes * 4 < logBuf.length * 3) for (const [key, piece] of fromLog) state.load(key, keptCopy(piece));
     const log = await LogAppender.open(logPath);
     try {
       if (validLength < logBuf.length) await log.truncate(validLength);
@@ -77,44 +77,22 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
   }
 }
 
-/** The records (indexes) still live after the log's replay, and their texts' bytes. */
-function liveRecords(records: readonly LogRecord[], snapRev: number): { at: Set<number>; bytes: number } {
-  const seen = new Set<string>();
-  const at = new Set<number>();
-  let bytes = 0;
-  for (let i = records.length - 1; i >= 0; i--) {
-    const rec = records[i]!;
-    if (rec.rev <= snapRev || seen.has(rec.key)) continue;
-    seen.add(rec.key);
-    if (rec.object === undefined || rec.textStart === undefined || rec.textEnd === undefined) continue;
-    at.add(i);
-    bytes += rec.textEnd - rec.textStart + 1;
-  }
-  return { at, bytes };
-}
-
 /**
  * Loaded objects' list pieces: the text each was loaded from (the files hold JSON.stringify's text of it,
  * which is goJson's where no character Go escapes stands in it), so nothing is serialized again and the
- * state keeps the bytes alone. `view`: the pieces are views of the file's buffer, the byte after each text
- * (its line's closing `}`) becoming the piece's comma (the buffer is read only here): no copy and no new
- * memory outside the heap, whose growth by ~60 MB at 100,000 objects started a major GC in the open
- * (+0.3–0.4 s of CPU). A buffer mostly of other bytes (a log of many dead records) is not kept: the texts
- * are copied out.
+ * state keeps the bytes alone. They are views of the file's buffer, the byte after each text (its line's
+ * closing `}`) becoming the piece's comma (the buffer is read only here): no copy and no new memory outside
+ * the heap, whose growth by ~60 MB at 100,000 objects started a major GC in the open (+0.3–0.4 s of CPU).
  */
 class LoadedPieces {
   private readonly escaped: EscapedRanges;
-  constructor(
-    private readonly buf: Buffer,
-    readonly view: boolean,
-  ) {
+  constructor(private readonly buf: Buffer) {
     this.escaped = new EscapedRanges(buf);
   }
 
   /** obj's piece from buf[start, end), asked in ascending order; undefined when the text holds a character Go escapes. */
   pieceOf(obj: KObject, start: number, end: number): Buffer | undefined {
     if (this.escaped.within(start, end)) return undefined;
-    if (!this.view) return rememberJsonBytes(obj, this.buf, start, end);
     this.buf[end] = 0x2c; // ','
     return rememberListBytes(obj, this.buf.subarray(start, end + 1));
   }
