@@ -28,6 +28,9 @@ import { hasFinalizer, OwnershipGraph, refsOf, type GraphNode } from './garbagec
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './garbagecollector-policy.js';
 import { WatchingController } from './loop.js';
 
+/** Objects a page of the collector's lists (listType). */
+const LIST_PAGE = 500;
+
 /** One stored type per key prefix (several versions share a prefix). */
 export function storedTypes(env: CoreEnv): Map<string, ResourceType> {
   const out = new Map<string, ResourceType>();
@@ -116,32 +119,45 @@ export class GarbageCollector extends WatchingController {
         this.addWatch(prefix, 0);
         continue;
       }
-      const listed = await this.listType(prefix, t);
+      const listed = await this.listType(prefix, t, undefined, (obj) => {
+        if (this.hasWork(obj)) this.schedule(obj.metadata.uid ?? '');
+      });
       if (!this.types.has(prefix)) continue; // gone while it was listed
-      for (const obj of listed?.items ?? []) if (this.hasWork(obj)) this.schedule(obj.metadata.uid ?? '');
       // Unlistable (a corrupt object): watched from now, as a full pass leaves it.
       this.addWatch(prefix, listed?.rev ?? (await this.env.store.currentRev()));
     }
   }
 
-  /** One type's objects into the graph (their keys into `seen`); undefined when it cannot be listed. */
-  private async listType(prefix: string, t: ResourceType, seen?: Set<string>): Promise<ListResult | undefined> {
-    let listed: ListResult;
-    try {
-      listed = await this.env.store.list(prefix);
-      gcWork.listed++;
-    } catch (err) {
-      // A type that cannot be listed (a corrupt object in it) keeps its last known state.
-      this.env.log(`garbagecollector: listing ${prefix}: ${err instanceof Error ? err.message : String(err)}`);
-      return undefined;
+  /**
+   * One type's objects into the graph (their keys into `seen`, each object to `each`), read by pages at one
+   * revision, as an informer lists; the revision, or undefined when it cannot be listed. Pages: a store that
+   * keeps bytes parses what it lists, and a page's objects then die with it instead of a whole type's being
+   * promoted together and left to the next full GC.
+   */
+  private async listType(prefix: string, t: ResourceType, seen?: Set<string>, each?: (obj: KObject) => void): Promise<{ rev: number } | undefined> {
+    let rev: number | undefined;
+    let after: string | undefined;
+    for (;;) {
+      let page: ListResult;
+      try {
+        page = await this.env.store.list(prefix, { limit: LIST_PAGE, ...(after !== undefined ? { after } : {}), ...(rev !== undefined ? { rev } : {}) });
+      } catch (err) {
+        // A type that cannot be listed (a corrupt object in it) keeps its last known state.
+        this.env.log(`garbagecollector: listing ${prefix}: ${err instanceof Error ? err.message : String(err)}`);
+        return undefined;
+      }
+      if (rev === undefined) gcWork.listed++;
+      if (!this.types.has(prefix)) return undefined; // no longer served: its objects stay out of the graph
+      rev = page.rev;
+      for (const obj of page.items) {
+        const key = objectKey(t, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
+        seen?.add(key);
+        this.graph.upsert(key, t, obj);
+        each?.(obj);
+      }
+      if (page.continueAfter === undefined) return { rev };
+      after = page.continueAfter;
     }
-    if (!this.types.has(prefix)) return undefined; // no longer served: its objects stay out of the graph
-    for (const obj of listed.items) {
-      const key = objectKey(t, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
-      seen?.add(key);
-      this.graph.upsert(key, t, obj);
-    }
-    return listed;
   }
 
   override stop(): void {

@@ -53,7 +53,7 @@ export async function recover(dir: string, opts: Omit<StateOptions, 'startRev'>)
       }
       const piece = rec.object !== undefined && rec.textStart !== undefined && rec.textEnd !== undefined ? logPieces.pieceOf(rec.object, rec.textStart, rec.textEnd) : undefined;
       // Replayed events keep their commit time, so watch history survives a restart within the window.
-      state.commit(rec.key, rec.rev, rec.object, rec.at, piece);
+      state.replay(rec.key, rec.rev, rec.object, rec.at, piece);
       if (piece) fromLog.set(rec.key, piece);
       else fromLog.delete(rec.key);
       if (rec.object) sizes.set(rec.key, rec.bytes);

@@ -146,12 +146,24 @@ export class StoreState {
    * the bytes only, and the history the same bytes: one form per object (kept.ts).
    */
   commit(key: string, rev: number, obj: KObject | undefined, at = this.clock(), bytes?: Buffer): StoreEvent {
+    return this.apply(key, rev, obj, at, bytes, true);
+  }
+
+  /**
+   * commit of a replayed record (a store's open): `obj` is not remembered as the bytes' parse, so a replay of
+   * 100,000 records does not keep the last few thousand objects alive long enough to be promoted with them.
+   */
+  replay(key: string, rev: number, obj: KObject | undefined, at: number, bytes?: Buffer): StoreEvent {
+    return this.apply(key, rev, obj, at, bytes, false);
+  }
+
+  private apply(key: string, rev: number, obj: KObject | undefined, at: number, bytes: Buffer | undefined, remember: boolean): StoreEvent {
     const type = assertKey(key);
     if (rev <= this.revision) throw new Error(`revision ${rev} committed after ${this.revision}`);
     const view = this.viewFor(type);
     const prevKept = view.objects.get(key);
     // Kept bytes' object is usually among the recent ones: the write read it first (checkWrite).
-    const prev = prevKept === undefined ? undefined : this.parsed.objectOf(key, prevKept);
+    const prev = prevKept === undefined ? undefined : remember ? this.parsed.objectOf(key, prevKept) : this.parsed.peek(key, prevKept);
     const wasCorrupt = this.corrupt.delete(key);
     let event: StoreEvent;
     // The history's own entry (never handed out: a replay sends the event, or one made from it): not frozen.
@@ -162,7 +174,7 @@ export class StoreState {
     } else if (obj) {
       if (!prev) view.keys.insert(key);
       view.objects.set(key, bytes ?? obj);
-      if (bytes !== undefined) this.parsed.written(key, bytes, obj);
+      if (bytes !== undefined && remember) this.parsed.written(key, bytes, obj);
       event = Object.freeze(prev ? { type: 'MODIFIED', key, rev, object: obj, prev } : { type: 'ADDED', key, rev, object: obj });
       kept =
         bytes === undefined && (prevKept === undefined || !isBytes(prevKept)) ? event : { type: event.type, key, rev, object: bytes ?? obj, prev: prevKept };
