@@ -8,35 +8,14 @@
 // SNAPSHOT=<file> writes a heap snapshot at the end.
 //   node --expose-gc --import tsx bench/heap-per-object.ts   (N=100000 BASE=1000)
 import { writeHeapSnapshot } from 'node:v8';
-import { CONNECTIONS, withInProcessServer, type Call } from './inprocess.js';
+import { withInProcessServer, type Call } from './inprocess.js';
+import { fillOverHttp } from './scale-store.js';
 
 const N = Number(process.env['N'] ?? 100_000);
 const BASE = Number(process.env['BASE'] ?? 1000);
 const NS = 'scale';
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
-
-const name = (i: number): string => `cm-${String(i).padStart(6, '0')}`;
-const configMap = (i: number): string =>
-  JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: name(i), labels: { app: 'scale', shard: String(i % 16) } },
-    data: { 'app.properties': `color=blue\nsize=large\nindex=${i}\n` },
-  });
-
-async function fill(call: Call, from: number, to: number): Promise<void> {
-  let next = from;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (next < to) {
-        const i = next++;
-        const r = await call('POST', `/api/v1/namespaces/${NS}/configmaps`, configMap(i), 'application/json');
-        if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${r.text.slice(0, 200)}`);
-      }
-    }),
-  );
-}
 
 /** Heap used, ArrayBuffers (a store's kept bytes live there) and RSS, after two full GCs. */
 async function settledHeap(call: Call): Promise<{ heap: number; bytes: number; rss: number }> {
@@ -54,10 +33,10 @@ async function settledHeap(call: Call): Promise<{ heap: number; bytes: number; r
 await withInProcessServer('heap', async (call) => {
   const ns = await call('POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: NS } }), 'application/json');
   if (ns.status !== 201) throw new Error(`namespace: ${ns.status}`);
-  await fill(call, 0, BASE);
+  await fillOverHttp(call, 0, BASE);
   const base = await settledHeap(call);
   const cpu0 = process.cpuUsage();
-  await fill(call, BASE, N);
+  await fillOverHttp(call, BASE, N);
   const cpu = process.cpuUsage(cpu0);
   const used = await settledHeap(call);
   const per = (k: 'heap' | 'bytes' | 'rss'): string => ((used[k] - base[k]) / (N - BASE)).toFixed(0);

@@ -4,33 +4,13 @@
 // a page, the first walk and the median of the later ones.
 // For docs/decisions/2026-11-30-one-form-list-pages.md.
 //   node --import tsx bench/list-page-http.ts   (N=10000 WALKS=4)
-import { withInProcessServer, CONNECTIONS, type Call } from './inprocess.js';
+import { withInProcessServer, type Call } from './inprocess.js';
+import { fillOverHttp } from './scale-store.js';
 
 const N = Number(process.env['N'] ?? 10_000);
 const WALKS = Number(process.env['WALKS'] ?? 4);
 const NS = 'scale';
 const P = `/api/v1/namespaces/${NS}/configmaps`;
-const name = (i: number): string => `cm-${String(i).padStart(6, '0')}`;
-
-async function fill(call: Call): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (next < N) {
-        const i = next++;
-        const body = JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: name(i), labels: { app: 'scale', shard: String(i % 16) } },
-          data: { 'app.properties': `color=blue\nsize=large\nindex=${i}\n` },
-        });
-        const r = await call('POST', P, body, 'application/json');
-        if (r.status !== 201) throw new Error(`create ${i}: ${r.status}`);
-      }
-    }),
-  );
-}
-
 /** CPU µs a page of one walk over every page. */
 async function walk(call: Call): Promise<number> {
   const t0 = process.cpuUsage();
@@ -51,7 +31,7 @@ async function walk(call: Call): Promise<number> {
 await withInProcessServer('listpage', async (call) => {
   const ns = await call('POST', '/api/v1/namespaces', JSON.stringify({ metadata: { name: NS } }), 'application/json');
   if (ns.status !== 201) throw new Error(`namespace: ${ns.status}`);
-  await fill(call);
+  await fillOverHttp(call, 0, N);
   const first = await walk(call);
   const later: number[] = [];
   for (let w = 1; w < WALKS; w++) later.push(await walk(call));

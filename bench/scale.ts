@@ -26,6 +26,7 @@ import { closedLoop, openTls, type Request, type Target } from './rawclient.js';
 import { drop } from './redis.js';
 import { freePort } from '../test/helpers/ports.js';
 import { recordRow } from './summary.js';
+import { scaleConfigMapJson, scaleName } from './scale-store.js';
 
 const BIN = fileURLToPath(new URL('../bin/gatehouse.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare.ts', import.meta.url));
@@ -42,18 +43,6 @@ const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const READY_TIMEOUT_MS = 120_000;
 
 type Backend = 'memory' | 'file' | 'redis';
-
-const name = (i: number): string => `cm-${String(i).padStart(6, '0')}`;
-
-/** A ConfigMap the size of a typical small one (~350 bytes stored, with server-set metadata). */
-function configMap(i: number): string {
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: name(i), labels: { app: 'scale', shard: String(i % 16) } },
-    data: { 'app.properties': `color=blue\nsize=large\nindex=${i}\n` },
-  });
-}
 
 /** Resident memory of a process, bytes, from /proc (NaN where there is none). */
 function rssOf(pid: number): number {
@@ -159,7 +148,7 @@ async function fill(t: Target, from: number, to: number): Promise<number> {
     { target: t, connections: CONNECTIONS, warmupMs: 0, durationMs: 3_600_000, maxRequests: to - from },
     {
       wantBody: true,
-      next: () => ({ method: 'POST', path: BASE, body: configMap(next++) }),
+      next: () => ({ method: 'POST', path: BASE, body: scaleConfigMapJson(next++) }),
       done: (_c, status, b) => {
         if (status !== 201 && bad.length < 3) bad.push(`${status} ${b?.toString('utf8').slice(0, 200)}`);
       },
@@ -178,7 +167,7 @@ interface Figure {
 /** GET of a random one of the n stored objects. */
 async function gets(t: Target, n: number): Promise<Figure> {
   // A fixed pool of requests, encoded once each (rawclient caches per Request object); random keys across the range.
-  const pool: Request[] = Array.from({ length: 4096 }, () => ({ method: 'GET', path: `${BASE}/${name(Math.floor(Math.random() * n))}` }));
+  const pool: Request[] = Array.from({ length: 4096 }, () => ({ method: 'GET', path: `${BASE}/${scaleName(Math.floor(Math.random() * n))}` }));
   let k = 0;
   const r = await closedLoop(
     { target: t, connections: CONNECTIONS, warmupMs: WARMUP_MS, durationMs: WINDOW_MS, maxRequests: 10_000_000 },
