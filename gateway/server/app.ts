@@ -102,6 +102,9 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
   const clock = hooks.clock ?? Date.now;
   const startedAt = clock();
   const log = hooks.log;
+  // Forward auth: nginx, Traefik and Envoy ask the gateway's authentication and authorizers (routes name no upstreams
+  // here). A table that cannot work stops the start before the development PKI or the store is written.
+  const routes = await routeTableOf(opts, { upstreams: false, upstreamUrl: (u) => u });
   const tls = await loadGatewayTls(opts);
   // A policy that does not parse stops the start before anything listens.
   const auditor = await buildAuditor(opts, log);
@@ -177,8 +180,6 @@ export async function startServer(opts: ServeOptions, hooks: AppHooks): Promise<
     cbor: opts.featureGates.CBORServingAndStorage,
     compression: opts.featureGates.APIResponseCompression,
   });
-  // Forward auth: nginx, Traefik and Envoy ask the gateway's authentication and authorizers (routes name no upstreams here).
-  const routes = await routeTableOf(opts, { upstreams: false, upstreamUrl: (u) => u });
   const forwardAuth = buildForwardAuth(opts, {
     clientCa: tls.clientCa,
     tokens: authn.tokens,

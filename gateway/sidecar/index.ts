@@ -69,6 +69,9 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
   if (!defaultUpstream) throw new Error('sidecar mode needs --upstream');
   const { log } = hooks;
   const clock = hooks.clock ?? Date.now;
+  // The route table: --routes, or kube-rbac-proxy's flags for the one upstream; one that cannot work stops the
+  // start before the development PKI is written.
+  const routes = opts.routesFile ? await loadRouteTable(opts.routesFile, { upstreams: true, upstreamUrl }) : flagRoutes(opts.allowPaths, opts.ignorePaths);
   const { serving } = await loadServingCertOrDevPki(opts);
   const clientCa = await loadCaBundle('--client-ca-file', opts.clientCaFiles);
   const upstreamCa = opts.upstreamCaFile ? (await readPemFiles([opts.upstreamCaFile]))[0] : undefined;
@@ -78,8 +81,6 @@ export async function startSidecar(opts: ServeOptions, hooks: SidecarHooks): Pro
       : undefined;
   // kube-rbac-proxy's configuration file (attributes, rewrites, static rules), followed on change.
   const proxyConfig = await followProxyConfig(opts.resourceAttributesFile, '--resource-attributes', { log, clock });
-  // The route table: --routes, or kube-rbac-proxy's flags for the one upstream.
-  const routes = opts.routesFile ? await loadRouteTable(opts.routesFile, { upstreams: true, upstreamUrl }) : flagRoutes(opts.allowPaths, opts.ignorePaths);
   const delegation: DelegationContext = { env: hooks.env ?? process.env, log, clock, closers: [] };
   const tokens = await delegatedTokens(opts, delegation);
   const authenticator = delegatedAuthentication(opts, clientCa, tokens, delegation);

@@ -8,7 +8,7 @@
 // repeated headers, absolute URIs, dot segments, encoded slashes, a body.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request, type Agent } from 'node:https';
 import { connect } from 'node:http2';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
@@ -290,6 +290,20 @@ describe('a route table that cannot work is refused at start, naming the route',
       assert.equal(r.code, 1, r.stdout);
       assert.match(r.stderr, message);
       assert.doesNotMatch(r.stderr, /\n\s+at /);
+      // Refused before anything is written: no development PKI, no store in the data directory.
+      assert.deepEqual(readdirSync(dir), ['routes.yaml']);
     });
   }
+  it('in sidecar mode too, before the development PKI is written', async () => {
+    const dir = tempDir('fa-routes');
+    writeFileSync(join(dir, 'routes.yaml'), 'routes:\n- {name: u, prefix: /, upstream: nowhere}\n');
+    const r = await runGatehouse(
+      ['serve', '--upstream=http://127.0.0.1:1', `--secure-port=${await freePort()}`, `--data-dir=${dir}`, `--routes=${join(dir, 'routes.yaml')}`],
+      60_000,
+    );
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stderr, /routes\[0\] "u": upstream/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+    assert.deepEqual(readdirSync(dir), ['routes.yaml']);
+  });
 });
