@@ -324,12 +324,15 @@ async function memoryFloor(n: number, sample: string): Promise<void> {
       p.on('error', reject);
       p.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`scale-floor.mjs ${form} exited ${code}`))));
     });
-    const r = JSON.parse(out) as { base: { rss: number }; full: { rss: number }; gcMs: number };
+    const r = JSON.parse(out) as { base: { rss: number; heapUsed: number }; full: { rss: number; heapUsed: number }; gcMs: number };
     const perObject = (r.full.rss - r.base.rss) / n;
+    // Its V8 heap used per object too (after its full GCs), beside the servers' heap used after full GCs.
+    const heapPerObject = (r.full.heapUsed - r.base.heapUsed) / n;
     process.stdout.write(
-      `  floor: a bare process holding ${n} objects of ${json} B JSON, ${what[form]}: ${perObject.toFixed(0)} B/obj above its base (${(perObject / json).toFixed(2)}× the JSON), a full GC ${fmtMs(r.gcMs)}\n`,
+      `  floor: a bare process holding ${n} objects of ${json} B JSON, ${what[form]}: ${perObject.toFixed(0)} B/obj above its base (${(perObject / json).toFixed(2)}× the JSON; heap used ${heapPerObject.toFixed(0)} B/obj, ${(heapPerObject / json).toFixed(2)}×), a full GC ${fmtMs(r.gcMs)}\n`,
     );
     recordRow({ name: `scale: floor at ${n}, RSS per object, ${what[form]}`, value: perObject, unit: 'bytes', baseline: json, target: 'reference' });
+    recordRow({ name: `scale: floor at ${n}, heap used per object, ${what[form]}`, value: heapPerObject, unit: 'bytes', baseline: json, target: 'reference' });
   }
 }
 
