@@ -66,6 +66,8 @@ interface AfterGc {
   heapTotal: number;
   external: number;
   arrayBuffers: number;
+  /** V8's spaces (new_space, old_space, …): size and bytes used. */
+  spaces: Record<string, { size: number; used: number }>;
   gcMs: number;
 }
 
@@ -408,7 +410,7 @@ function printPoint(p: Point): void {
       `  LIST500 ${p.list.rate.toFixed(0).padStart(4)}/s p99 ${fmtMs(p.list.p99).padStart(7)} (1 conn p99 ${fmtMs(p.page.p99)}; bare page ${p.floor.rate.toFixed(0)}/s p99 ${fmtMs(p.floor.p99)})` +
       `  RSS ${(p.rssBytes / 2 ** 20).toFixed(0).padStart(5)} MiB (${Number.isFinite(p.rssPerObject) ? p.rssPerObject.toFixed(0) : '— '} B/obj above base, JSON ${p.jsonPerObject.toFixed(0)} B)` +
       (p.gc
-        ? `  after full GCs: RSS ${(p.gc.rss / 2 ** 20).toFixed(0)} MiB (${perObj(p.gc.rssPerObject, p.jsonPerObject)}), heap used ${(p.gc.heapUsed / 2 ** 20).toFixed(0)} MiB (${perObj(p.gc.heapPerObject, p.jsonPerObject)}), external ${(p.gc.external / 2 ** 20).toFixed(0)} MiB, GCs ${fmtMs(p.gc.gcMs)}`
+        ? `  after full GCs: RSS ${(p.gc.rss / 2 ** 20).toFixed(0)} MiB (${perObj(p.gc.rssPerObject, p.jsonPerObject)}), heap used ${(p.gc.heapUsed / 2 ** 20).toFixed(0)} MiB (${perObj(p.gc.heapPerObject, p.jsonPerObject)}) of ${(p.gc.heapTotal / 2 ** 20).toFixed(0)} (new space ${((p.gc.spaces['new_space']?.size ?? NaN) / 2 ** 20).toFixed(0)}), external ${(p.gc.external / 2 ** 20).toFixed(0)} MiB, GCs ${fmtMs(p.gc.gcMs)}`
         : '') +
       `  ready ${fmtMs(p.readyMs)}  filled at ${p.fillRate.toFixed(0)}/s` +
       (p.get.errors + p.list.errors > 0 ? `  errors ${p.get.errors + p.list.errors}` : '') +
