@@ -1,7 +1,8 @@
 // Draws the scale section's curve from a run's BENCH_JSON file into
 // bench/README.md (between the `scale-chart` markers): a table per store and
 // size, and text bars of GET rate, LIST page p99 and resident memory per
-// object, each scaled to its largest value. Generated, never edited by hand:
+// object (as read, and RSS and V8's heap used after full GCs where the run
+// has them), each scaled to its largest value. Generated, never edited by hand:
 // `node --import tsx bench/scale-chart.ts <summary.json> [README]`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -33,12 +34,13 @@ function cells(rows: readonly SummaryRow[]): Cell[] {
 
 const num = (v: number | undefined, digits = 0): string => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits));
 const kib = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '—' : `${(v / 1024).toFixed(2)} KiB`);
+const perObject = (r: SummaryRow | undefined): string => `${kib(r?.value)}${r?.ratio != null ? ` (${r.ratio.toFixed(1)}×)` : ''}`;
 const verdict = (r: SummaryRow | undefined): string => (r?.met === true ? ' ✓' : r?.met === false ? ' ✗' : '');
 
 function table(cs: readonly Cell[]): string[] {
   const out = [
-    '| store | objects | GET req/s | GET p99 ms | LIST 500 req/s | page p99 ms (50 conn) | bare page p99 ms (50 conn) | page p99 ms (1 conn) | RSS MiB | RSS/object above base | JSON/object | restart to ready |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | objects | GET req/s | GET p99 ms | LIST 500 req/s | page p99 ms (50 conn) | bare page p99 ms (50 conn) | page p99 ms (1 conn) | RSS MiB | RSS/object above base | JSON/object | after full GCs: RSS / heap used MiB | RSS/object | heap used/object | restart to ready |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const c of cs) {
     const f = (k: string) => c.figures.get(k);
@@ -46,11 +48,15 @@ function table(cs: readonly Cell[]): string[] {
     const rss = f('RSS per object above base');
     const ready = f('restart to ready');
     const page = f('LIST limit=500 page p99');
+    const gcRss = f('RSS after full GC');
+    const gcHeap = f('heap used after full GC');
     out.push(
       `| ${c.backend} | ${c.n.toLocaleString('en')} | ${num(get?.value)}${get?.ratio != null ? ` (${(get.ratio * 100).toFixed(0)}%)` : ''}${verdict(get)} | ` +
         `${num(f('GET p99')?.value, 1)} | ${num(f('LIST limit=500')?.value)} | ${num(page?.value, 1)}${verdict(page)} | ` +
         `${num(f('LIST limit=500 page p99, bare floor')?.value, 1)} | ${num(f('LIST limit=500 page p99, 1 connection')?.value, 1)} | ${num((f('RSS')?.value ?? NaN) / 2 ** 20)} | ` +
         `${kib(rss?.value)}${rss?.ratio != null ? ` (${rss.ratio.toFixed(1)}×)` : ''}${verdict(rss)} | ${kib(rss?.baseline ?? undefined)} | ` +
+        `${gcRss || gcHeap ? `${num((gcRss?.value ?? NaN) / 2 ** 20)} / ${num((gcHeap?.value ?? NaN) / 2 ** 20)}` : '—'} | ` +
+        `${perObject(f('RSS after full GC per object above base'))} | ${perObject(f('heap used after full GC per object above base'))} | ` +
         `${ready ? `${num(ready.value)} ms${verdict(ready)}` : '—'} |`,
     );
   }
@@ -91,6 +97,8 @@ export function render(rows: readonly SummaryRow[]): string {
     ...bars('GET req/s (50 connections)', cs, 'GET', 'req/s'),
     ...bars('LIST limit=500 page p99, 1 connection', cs, 'LIST limit=500 page p99, 1 connection', 'ms'),
     ...bars('resident memory per object above the base', cs, 'RSS per object above base', 'KiB', 1024),
+    ...bars('resident memory per object above the base, after full GCs', cs, 'RSS after full GC per object above base', 'KiB', 1024),
+    ...bars('V8 heap used per object above the base, after full GCs', cs, 'heap used after full GC per object above base', 'KiB', 1024),
     '```',
     '',
     END,

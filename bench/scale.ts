@@ -4,7 +4,9 @@
 // (the built dist/, via bin/gatehouse.js) filled by the bench's own creates;
 // at each size: GET of a random stored object and LIST limit=500 pages
 // (following continue tokens) with 50 connections, rates and p99; the
-// process's resident memory against the objects' JSON bytes; on the file
+// process's resident memory against the objects' JSON bytes, as read and
+// after two full GCs (bench/scale-gc.mjs, preloaded, on SIGUSR2: RSS and V8's
+// heap used; `BENCH_SCALE_GC=0` spawns the servers without it); on the file
 // store (and Redis) the time from a restart's spawn to a 200 on /readyz (the
 // log's replay; Redis's informer fill). At the largest size, a watch from
 // resourceVersion=0 with sendInitialEvents (client-go's WatchList): the time
@@ -14,9 +16,9 @@
 // `BENCH_ONLY=scale npm run bench`; alone: `node --import tsx bench/scale.ts`.
 // Knobs: BENCH_SCALE_MAX (largest size, default 100000), BENCH_SCALE_WINDOW_MS
 // (measured window per figure, default 3000), BENCH_SCALE_STORES (default memory,file,redis),
-// REDIS_URL.
+// BENCH_SCALE_GC (default 1), REDIS_URL.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,6 +32,9 @@ import { scaleConfigMapJson, scaleName } from './scale-store.js';
 
 const BIN = fileURLToPath(new URL('../bin/gatehouse.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare.ts', import.meta.url));
+const GC_PRELOAD = new URL('./scale-gc.mjs', import.meta.url).href;
+/** Whether the servers run with the full-GC probe (bench/scale-gc.mjs). */
+const GC_PROBE = process.env['BENCH_SCALE_GC'] !== '0';
 const MAX = Number(process.env['BENCH_SCALE_MAX'] ?? 100_000);
 const SIZES = [1_000, 10_000, 100_000].filter((n) => n <= MAX);
 if (SIZES.length === 0 || SIZES.at(-1)! < MAX) SIZES.push(MAX);
@@ -54,6 +59,18 @@ function rssOf(pid: number): number {
   }
 }
 
+/** The server's memory after two full GCs (bench/scale-gc.mjs's report), bytes; gcMs the two collections' time. */
+interface AfterGc {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  /** V8's spaces (new_space, old_space, …): size and bytes used. */
+  spaces: Record<string, { size: number; used: number }>;
+  gcMs: number;
+}
+
 class Server {
   proc!: ChildProcess;
   output = '';
@@ -71,8 +88,16 @@ class Server {
     this.output = '';
     this.proc = spawn(
       process.execPath,
-      [BIN, 'serve', `--secure-port=${this.port}`, `--data-dir=${this.dataDir}`, `--storage-backend=${this.backend}`, ...this.extra],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      [
+        ...(GC_PROBE ? ['--expose-gc', '--import', GC_PRELOAD] : []),
+        BIN,
+        'serve',
+        `--secure-port=${this.port}`,
+        `--data-dir=${this.dataDir}`,
+        `--storage-backend=${this.backend}`,
+        ...this.extra,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], ...(GC_PROBE ? { env: { ...process.env, SCALE_GC_OUT: this.gcFile } } : {}) },
     );
     const keep = (d: Buffer): void => {
       this.output = (this.output + d.toString('utf8')).slice(-4000);
@@ -104,6 +129,30 @@ class Server {
 
   rss(): number {
     return rssOf(this.proc.pid ?? 0);
+  }
+
+  private get gcFile(): string {
+    return join(this.dataDir, 'scale-gc.json');
+  }
+
+  /** Signals the preloaded probe (SIGUSR2) and waits for its report: the memory after two full GCs. */
+  async afterGc(): Promise<AfterGc | undefined> {
+    if (!GC_PROBE) return undefined;
+    rmSync(this.gcFile, { force: true });
+    this.proc.kill('SIGUSR2');
+    const t0 = performance.now();
+    for (;;) {
+      if (this.proc.exitCode !== null || this.proc.signalCode !== null) throw new Error(`gatehouse (${this.backend}) exited on SIGUSR2:\n${this.output}`);
+      try {
+        const r = JSON.parse(readFileSync(this.gcFile, 'utf8')) as AfterGc;
+        unlinkSync(this.gcFile);
+        return r;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+      if (performance.now() - t0 > 60_000) throw new Error(`gatehouse (${this.backend}): no full-GC report in 60 s:\n${this.output}`);
+      await sleep(20);
+    }
   }
 
   async stop(): Promise<void> {
@@ -277,12 +326,15 @@ async function memoryFloor(n: number, sample: string): Promise<void> {
       p.on('error', reject);
       p.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`scale-floor.mjs ${form} exited ${code}`))));
     });
-    const r = JSON.parse(out) as { base: { rss: number }; full: { rss: number }; gcMs: number };
+    const r = JSON.parse(out) as { base: { rss: number; heapUsed: number }; full: { rss: number; heapUsed: number }; gcMs: number };
     const perObject = (r.full.rss - r.base.rss) / n;
+    // Its V8 heap used per object too (after its full GCs), beside the servers' heap used after full GCs.
+    const heapPerObject = (r.full.heapUsed - r.base.heapUsed) / n;
     process.stdout.write(
-      `  floor: a bare process holding ${n} objects of ${json} B JSON, ${what[form]}: ${perObject.toFixed(0)} B/obj above its base (${(perObject / json).toFixed(2)}× the JSON), a full GC ${fmtMs(r.gcMs)}\n`,
+      `  floor: a bare process holding ${n} objects of ${json} B JSON, ${what[form]}: ${perObject.toFixed(0)} B/obj above its base (${(perObject / json).toFixed(2)}× the JSON; heap used ${heapPerObject.toFixed(0)} B/obj, ${(heapPerObject / json).toFixed(2)}×), a full GC ${fmtMs(r.gcMs)}\n`,
     );
     recordRow({ name: `scale: floor at ${n}, RSS per object, ${what[form]}`, value: perObject, unit: 'bytes', baseline: json, target: 'reference' });
+    recordRow({ name: `scale: floor at ${n}, heap used per object, ${what[form]}`, value: heapPerObject, unit: 'bytes', baseline: json, target: 'reference' });
   }
 }
 
@@ -342,18 +394,24 @@ interface Point {
   floor: Figure;
   rssBytes: number;
   rssPerObject: number;
+  /** After two full GCs (bench/scale-gc.mjs), read after rssBytes; absent with BENCH_SCALE_GC=0. */
+  gc: (AfterGc & { rssPerObject: number; heapPerObject: number }) | undefined;
   jsonPerObject: number;
   readyMs: number;
   fillRate: number;
 }
 
 const fmtMs = (ms: number): string => (Number.isFinite(ms) ? `${ms.toFixed(ms < 10 ? 2 : 0)} ms` : '—');
+const perObj = (b: number, json: number): string => (Number.isFinite(b) ? `${b.toFixed(0)} B/obj above base, ${(b / json).toFixed(2)}×` : 'base');
 
 function printPoint(p: Point): void {
   process.stdout.write(
     `  ${p.backend.padEnd(6)} ${String(p.n).padStart(7)}  GET ${p.get.rate.toFixed(0).padStart(6)}/s p99 ${fmtMs(p.get.p99).padStart(8)}` +
       `  LIST500 ${p.list.rate.toFixed(0).padStart(4)}/s p99 ${fmtMs(p.list.p99).padStart(7)} (1 conn p99 ${fmtMs(p.page.p99)}; bare page ${p.floor.rate.toFixed(0)}/s p99 ${fmtMs(p.floor.p99)})` +
       `  RSS ${(p.rssBytes / 2 ** 20).toFixed(0).padStart(5)} MiB (${Number.isFinite(p.rssPerObject) ? p.rssPerObject.toFixed(0) : '— '} B/obj above base, JSON ${p.jsonPerObject.toFixed(0)} B)` +
+      (p.gc
+        ? `  after full GCs: RSS ${(p.gc.rss / 2 ** 20).toFixed(0)} MiB (${perObj(p.gc.rssPerObject, p.jsonPerObject)}), heap used ${(p.gc.heapUsed / 2 ** 20).toFixed(0)} MiB (${perObj(p.gc.heapPerObject, p.jsonPerObject)}) of ${(p.gc.heapTotal / 2 ** 20).toFixed(0)} (new space ${((p.gc.spaces['new_space']?.size ?? NaN) / 2 ** 20).toFixed(0)}), external ${(p.gc.external / 2 ** 20).toFixed(0)} MiB, GCs ${fmtMs(p.gc.gcMs)}`
+        : '') +
       `  ready ${fmtMs(p.readyMs)}  filled at ${p.fillRate.toFixed(0)}/s` +
       (p.get.errors + p.list.errors > 0 ? `  errors ${p.get.errors + p.list.errors}` : '') +
       '\n',
@@ -373,6 +431,7 @@ async function curve(backend: Backend, sizes: readonly number[], extra: string[]
     if (ns.status !== 201) throw new Error(`namespace: ${ns.status} ${ns.body.slice(0, 200)}`);
     let have = 0;
     let base = NaN;
+    let gcBase: AfterGc | undefined;
     for (const n of sizes) {
       const fillRate = await fill(t, have, n);
       have = n;
@@ -387,10 +446,15 @@ async function curve(backend: Backend, sizes: readonly number[], extra: string[]
       const floor = await pageFloor(t, dataDir);
       await sleep(500);
       const rssBytes = server.rss();
+      // Then the same after two full GCs: the garbage V8 has not collected yet is out of this one.
+      const afterGc = await server.afterGc();
       // The fixed base: the same process, warmed by the same load, at the smallest size (its objects are
       // a rounding error beside the process); what each further object adds is measured above it.
       const first = points[0];
-      if (!first) base = rssBytes;
+      if (!first) {
+        base = rssBytes;
+        gcBase = afterGc;
+      }
       const jsonPerObject = await jsonBytesPerObject(t);
       const added = first ? n - first.n : 0;
       const p: Point = {
@@ -402,6 +466,14 @@ async function curve(backend: Backend, sizes: readonly number[], extra: string[]
         floor,
         rssBytes,
         rssPerObject: added > 0 ? (rssBytes - base) / added : NaN,
+        gc:
+          afterGc && gcBase
+            ? {
+                ...afterGc,
+                rssPerObject: added > 0 ? (afterGc.rss - gcBase.rss) / added : NaN,
+                heapPerObject: added > 0 ? (afterGc.heapUsed - gcBase.heapUsed) / added : NaN,
+              }
+            : undefined,
         jsonPerObject,
         readyMs,
         fillRate,
@@ -453,6 +525,27 @@ function record(p: Point, first: Point): void {
       target: '≤ 3× the object’s JSON',
       atMost: 3,
     });
+  // The same after two full GCs (reference rows beside the target's): what the store keeps, not V8's schedule.
+  if (p.gc) {
+    recordRow({ name: `${at}: RSS after full GC`, value: p.gc.rss, unit: 'bytes', target: 'reference' });
+    recordRow({ name: `${at}: heap used after full GC`, value: p.gc.heapUsed, unit: 'bytes', target: 'reference' });
+    if (p.n > first.n) {
+      recordRow({
+        name: `${at}: RSS after full GC per object above base`,
+        value: p.gc.rssPerObject,
+        unit: 'bytes',
+        baseline: p.jsonPerObject,
+        target: 'reference',
+      });
+      recordRow({
+        name: `${at}: heap used after full GC per object above base`,
+        value: p.gc.heapPerObject,
+        unit: 'bytes',
+        baseline: p.jsonPerObject,
+        target: 'reference',
+      });
+    }
+  }
   if (Number.isFinite(p.readyMs)) {
     recordRow(
       p.backend === 'file'
