@@ -43,7 +43,7 @@ describe('a CRD change with 300 CRDs installed', { timeout: 600_000 }, () => {
     await s?.close();
   });
 
-  it('compiles the new CRD once and reads no other CRD, on create and on delete', async () => {
+  it('compiles the new CRD once and reads no other CRD, on create and on delete', async (t) => {
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const before = { ...schemaWork };
@@ -61,8 +61,8 @@ describe('a CRD change with 300 CRDs installed', { timeout: 600_000 }, () => {
     assert.equal(compiled, 1, `one version compiled once, got ${compiled}`);
     // Its own schema at its writes and first passes; with 300 others installed, a per-CRD pass would read hundreds.
     assert.ok(structural <= 6, `structural reads: ${structural}`);
-    // A stall detector, not a timing assertion: today's main blocked the loop for seconds per change;
-    // any bounded per-CRD work stays far below this on the most loaded machine.
-    assert.ok(delay.max / 1e6 < 1000, `longest event-loop block ${(delay.max / 1e6).toFixed(0)} ms`);
+    // The loop's longest block is a latency (load lengthens it), so reported only: the counts above are what
+    // fails when a change recompiles or rereads every CRD (the per-pass recompiles blocked the loop for seconds).
+    t.diagnostic(`longest event-loop block ${(delay.max / 1e6).toFixed(0)} ms (reported, not asserted)`);
   });
 });

@@ -3,9 +3,8 @@
 // and service resumes by itself when Redis is back.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { startGatehouse, stopAll, type Gatehouse } from '../e2e/helpers.js';
-import { Redis } from 'ioredis';
 import { RedisServer, redisServerSkipReason } from './redis-server.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -20,7 +19,7 @@ describe('redis faults under a running server', { skip }, () => {
   let gh: Gatehouse;
 
   before(async () => {
-    redis = await RedisServer.start(['--appendonly', 'yes', '--enable-debug-command', 'local']);
+    redis = await RedisServer.start(['--appendonly', 'yes']);
     gh = await startGatehouse({ flags: ['--storage-backend=redis', `--redis-url=${redis.url}`, '--storage-prefix=faults'] });
   });
   after(async () => {
@@ -96,11 +95,14 @@ describe('redis faults under a running server', { skip }, () => {
   it('answers 504 at the deadline while redis stalls, never a false 404 or 409, and serves again after', async () => {
     const made = await gh.admin.request('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stall' }, data: { a: '1' } });
     assert.equal(made.status, 201, made.text);
-    const c = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+    // Redis answers nothing until the test lets it go on (SIGSTOP to this test's own redis-server, seen stopped):
+    // every command waits, none fails, with no guess of when a stall has begun or how long it lasts.
+    const pid = redis.pid!;
+    process.kill(pid, 'SIGSTOP');
+    // A limit, not a timing assertion: a server that never gives up is answered once Redis goes on, and fails below.
+    const limit = setTimeout(() => process.kill(pid, 'SIGCONT'), 60_000);
     try {
-      // Redis answers nothing for 4 s: every command waits, none fails.
-      const stalled = c.call('DEBUG', 'SLEEP', '4');
-      await new Promise((r) => setTimeout(r, 200));
+      await eventually('redis-server stopped', () => stopped(pid), { intervalMs: 5 });
       const [get, post] = await Promise.all([
         gh.admin.request('GET', `${CM}/stall?timeout=1s`),
         gh.admin.request('POST', `${CM}?timeout=1s`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stall' } }),
@@ -109,9 +111,9 @@ describe('redis faults under a running server', { skip }, () => {
         assert.equal(r.status, 504, r.text);
         assert.equal(r.json.reason, 'Timeout');
       }
-      await stalled;
     } finally {
-      c.disconnect();
+      clearTimeout(limit);
+      process.kill(pid, 'SIGCONT');
     }
     await eventually('readyz to pass again', async () => ((await gh.admin.request('GET', '/readyz')).status === 200 ? true : undefined), WAIT);
     const again = await gh.admin.request('GET', `${CM}/stall`);
@@ -147,3 +149,13 @@ describe('redis faults under a running server', { skip }, () => {
     }
   });
 });
+
+/** Whether a process is stopped (state T in /proc); true where there is no /proc (SIGSTOP taken as delivered). */
+function stopped(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] === 'T';
+  } catch {
+    return true;
+  }
+}
