@@ -6,7 +6,8 @@
 // and the counters are dumped (callgrind_control -z / -d, as bench/cg-gets.mjs): instructions per page = the
 // dump's total / N. --separate-threads=yes splits the main thread from GC and JIT helpers.
 //   CG_KEEP=/tmp/cgl bench/cg-main.sh 100k cg-list.mjs DATA=/tmp/d100k WARM=400 N=400
-// MEASURE=cpu (no valgrind): the process's CPU µs per page over the N pages instead.
+// MEASURE=cpu (no valgrind): CPU µs per page over the N pages instead (the process, its main thread, the other
+// threads, and the system time). C (client connections, default 4); GATEHOUSE_PORTS=<lo>-<hi> for the port.
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,7 +56,9 @@ async function callgrind(flag) {
       const d = process.cpuUsage(cpuAt);
       const all = (d.user + d.system) / n;
       const main = ((mainTicks() - mainAt) * 10_000) / n;
-      console.log(`cpu_us_per_page ${all.toFixed(0)} main_thread ${main.toFixed(0)} other_threads ${(all - main).toFixed(0)}`);
+      console.log(
+        `cpu_us_per_page ${all.toFixed(0)} main_thread ${main.toFixed(0)} other_threads ${(all - main).toFixed(0)} system ${(d.system / n).toFixed(0)}`,
+      );
     }
     return;
   }
