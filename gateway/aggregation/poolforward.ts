@@ -39,7 +39,8 @@ import { clientStatus, outboundCall, tracingEnabled, type Trace } from '../../li
 import type { Exchange } from '../../lib/http/exchange.js';
 import { closeAfterAnswer } from '../../lib/http/linger.js';
 import { writeHeadWith } from '../../lib/http/carried.js';
-import { backendPath, isHopByHop, isHopByHopAnyCase, isRedirect, redirectRefused, setsName, targetAttributes } from './forwardrules.js';
+import { backendPath, isHopByHop, isRedirect, redirectRefused, setsName, targetAttributes } from './forwardrules.js';
+import { headField, headValue } from './headstrings.js';
 import type { Cancellation } from '../pipeline/deadline.js';
 
 export interface PoolTarget {
@@ -238,9 +239,10 @@ class Relay implements BackendHandler {
     if (!this.#mayAnswer(statusCode)) return false;
     const out: string[] = [];
     for (let i = 0; i + 1 < raw.length; i += 2) {
-      // latin1: the bytes as received, which is how Node writes them out again.
-      const name = raw[i]!.toString('latin1');
-      if (!isHopByHopAnyCase(name)) out.push(name, raw[i + 1]!.toString('latin1'));
+      // latin1: the bytes as received, which is how Node writes them out again (the strings of repeated names and
+      // values kept: headstrings.ts).
+      const f = headField(raw[i]!);
+      if (!f.hopByHop) out.push(f.name, headValue(f, raw[i + 1]!));
     }
     this.#head(statusCode, out, resume, statusText);
     return true;

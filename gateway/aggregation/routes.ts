@@ -28,11 +28,27 @@ export class ApiServiceRoutes {
   proxies(): Iterable<ApiServiceProxy> {
     return this.#byName.values();
   }
+  /**
+   * The last group version asked for and its answer (a proxy or none), until the routes change: every resource request
+   * under /apis/ asks, mostly for the group version before (a request target's parts are the same strings each time,
+   * pipeline/context.ts), and the key string made and hashed was ~1k instructions a proxied GET.
+   */
+  #lastGroup: string | undefined;
+  #lastVersion = '';
+  #lastRoute: ApiServiceProxy | undefined;
+
   route(group: string, version: string): ApiServiceProxy | undefined {
-    return this.#byGroupVersion.get(`${group}/${version}`);
+    if (group === this.#lastGroup && version === this.#lastVersion) return this.#lastRoute;
+    const p = this.#byGroupVersion.get(`${group}/${version}`);
+    this.#lastGroup = group;
+    this.#lastVersion = version;
+    this.#lastRoute = p;
+    return p;
   }
 
   apply(info: ApiServiceInfo, deleted: boolean, env: ProxyEnv): RouteChange {
+    this.#lastGroup = undefined;
+    this.#lastRoute = undefined;
     const existing = this.#byName.get(info.name);
     if (deleted || !info.service) {
       if (!existing) return NOTHING;

@@ -42,6 +42,8 @@ interface Memo {
 
 /** Whether two requests take the same classification (the fields of the memo key). */
 function sameShape(a: FlowShape, b: FlowShape): boolean {
+  // One request target's requests share their RequestInfo (pipeline/context.ts).
+  if (a === b) return true;
   if (a.isResourceRequest !== b.isResourceRequest || a.verb !== b.verb) return false;
   return a.isResourceRequest
     ? a.namespace === b.namespace && a.resource === b.resource && a.apiGroup === b.apiGroup && a.subresource === b.subresource

@@ -33,27 +33,138 @@ export const NO_DEADLINE: Cancellation & { readonly signal: AbortSignal } = Obje
   offAbort() {},
 });
 
+/**
+ * The armed deadlines of one length (the request timeout they were armed with), in the order they pass, and the
+ * one Node timer that fires at the first of them. Why not a Node timer per request: setTimeout and clearTimeout
+ * made a Timeout (an async id, the loop's clock read), linked it into the list of its duration (made, put in the
+ * timers' priority queue and dropped again whenever the requests in flight came and went) and toggled the loop's
+ * reference, ~2.5k instructions a proxied GET under callgrind (docs/decisions/2026-12-01-proxied-get-chain.md);
+ * here a deadline is linked in and out of a list. The timer is not moved when its first deadline is disarmed: it
+ * fires then, finds nothing due and is set for the new first one (with requests in flight, about once a timeout).
+ * It is unref'd: what a deadline bounds is a request in flight, whose socket keeps the process up.
+ */
+class PassList {
+  head: Deadline | undefined = undefined;
+  tail: Deadline | undefined = undefined;
+  timer: NodeJS.Timeout | undefined = undefined;
+  /** When `timer` fires (performance.now() ms); Infinity when it is not set. */
+  timerDue = Infinity;
+  constructor(readonly length: number) {}
+}
+
+/** The lists by length: one per request timeout in use (`--request-timeout`, or a shorter `timeout` a client sent). */
+const passLists = new Map<number, PassList>();
+let lastList: PassList | undefined;
+
+/** A deadline passes in the millisecond it is due, as a Node timer of its length would (which truncates to whole ms). */
+const EARLY_MS = 1;
+
+function listOf(length: number): PassList {
+  if (lastList !== undefined && lastList.length === length) return lastList;
+  let l = passLists.get(length);
+  if (l === undefined) {
+    l = new PassList(length);
+    passLists.set(length, l);
+  }
+  lastList = l;
+  return l;
+}
+
+function schedule(l: PassList, due: number, now: number): void {
+  if (l.timer !== undefined) {
+    if (l.timerDue <= due) return;
+    clearTimeout(l.timer);
+  }
+  l.timerDue = due;
+  l.timer = setTimeout(passDue, Math.max(1, due - now), l);
+  l.timer.unref();
+}
+
+function passDue(l: PassList): void {
+  l.timer = undefined;
+  l.timerDue = Infinity;
+  const now = performance.now();
+  try {
+    for (let d = l.head; d !== undefined && d.due <= now + EARLY_MS; d = l.head) d.pass();
+  } finally {
+    if (l.head !== undefined) schedule(l, l.head.due, performance.now());
+    else if (l.timer === undefined) {
+      passLists.delete(l.length);
+      if (lastList === l) lastList = undefined;
+    }
+  }
+}
+
 export class Deadline implements Cancellation {
   #controller: AbortController | undefined;
   #aborted = false;
   #listeners: (() => void)[] | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  #armed = false;
   #done = false;
+  /** While armed and not passed or disarmed: its list, its place in it, when it passes and what runs then. */
+  #list: PassList | undefined = undefined;
+  #prev: Deadline | undefined = undefined;
+  #next: Deadline | undefined = undefined;
+  #onPass: (() => void) | undefined = undefined;
+  /** performance.now() ms when it passes. */
+  due = 0;
 
-  /** `onPass` runs in `ms` unless the request is done first (`disarm`); it aborts the deadline itself, when it chooses. */
-  arm(ms: number, onPass: () => void): void {
-    this.#timer = setTimeout(onPass, ms);
+  /**
+   * `onPass` runs at `due` (performance.now() ms) unless the request is done first (`disarm`); it aborts the deadline
+   * itself, when it chooses. `length`: the request's timeout, which names its list (the deadlines of one length
+   * arrive nearly in the order they pass).
+   */
+  armAt(due: number, length: number, onPass: () => void): void {
+    this.#armed = true;
+    if (this.#done) return;
+    const l = listOf(length);
+    this.due = due;
+    this.#onPass = onPass;
+    this.#list = l;
+    // From the tail: a deadline armed later mostly passes later.
+    let after = l.tail;
+    while (after !== undefined && after.due > due) after = after.#prev;
+    this.#prev = after;
+    const next = after === undefined ? l.head : after.#next;
+    this.#next = next;
+    if (after === undefined) l.head = this;
+    else after.#next = this;
+    if (next === undefined) l.tail = this;
+    else next.#prev = this;
+    if (l.timer === undefined || due < l.timerDue) schedule(l, due, performance.now());
   }
 
   /** Whether arm() was called, or the request is done (`disarm`): the chain arms it once at most. */
   get armed(): boolean {
-    return this.#timer !== undefined || this.#done;
+    return this.#armed || this.#done;
   }
 
   /** The request is done: its deadline will not pass. */
   disarm(): void {
     this.#done = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#unlink();
+  }
+
+  /** The deadline is due (its list's timer): out of the list, then its `onPass`. */
+  pass(): void {
+    const fn = this.#onPass;
+    this.#unlink();
+    fn?.();
+  }
+
+  #unlink(): void {
+    const l = this.#list;
+    if (l === undefined) return;
+    const prev = this.#prev;
+    const next = this.#next;
+    if (prev === undefined) l.head = next;
+    else prev.#next = next;
+    if (next === undefined) l.tail = prev;
+    else next.#prev = prev;
+    this.#list = undefined;
+    this.#prev = undefined;
+    this.#next = undefined;
+    this.#onPass = undefined;
   }
 
   get aborted(): boolean {
@@ -133,7 +244,7 @@ export function armDeadline(ctx: RequestContext, maxMs: number): void {
 export function startDeadline(ctx: RequestContext, cbor: boolean): void {
   const ms = ctx.timeoutMs;
   if (ms === undefined || ctx.cancel.armed) return;
-  ctx.cancel.arm(ms - (performance.now() - ctx.receivedAt), () => {
+  ctx.cancel.armAt(ctx.receivedAt + ms, ms, () => {
     // A request still queued by priority and fairness is answered 429 by its queue (on this abort).
     const queued = ctx.queued === true;
     ctx.cancel.abort();

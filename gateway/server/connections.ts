@@ -28,7 +28,14 @@ export class Connections {
   /** Set once idle connections are to be closed: each HTTP/1.1 connection is ended as it becomes idle. */
   #closing = false;
 
-  constructor(private readonly server: Http2SecureServer) {
+  /**
+   * `handler`: the server's request handler, run before a request is tracked, from the one 'request' listener this
+   * adds (two listeners made Node's emit copy its listener array for every request).
+   */
+  constructor(
+    private readonly server: Http2SecureServer,
+    handler?: (req: IncomingMessage, res: ServerResponse) => void,
+  ) {
     // The close handlers are made once per server, `this` the socket or response that closed: no
     // closure or once() wrapper per connection and per request (~430 B an open watch held).
     const self = this;
@@ -51,14 +58,23 @@ export class Connections {
       session.once('close', () => this.#sessions.delete(session));
       if (this.#closing) session.close();
     });
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const track = (req: IncomingMessage, res: ServerResponse): void => {
       if (req.httpVersionMajor !== 1) return;
       const socket = req.socket as TLSSocket;
       const c = this.#sockets.get(socket);
       if (!c) return;
       c.pending++;
       res.on('close', responseClosed);
-    });
+    };
+    server.on(
+      'request',
+      handler
+        ? (req: IncomingMessage, res: ServerResponse) => {
+            handler(req, res);
+            track(req, res);
+          }
+        : track,
+    );
   }
 
   /** How many connections are open (both protocols). */

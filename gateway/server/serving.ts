@@ -191,26 +191,24 @@ export async function serveHttps(o: ServeHttpsOptions): Promise<Serving> {
   // protocols' requests take the same chain (Node's compatibility request and response
   // have the HTTP/1.1 shapes the chain uses).
   const handler = o.handler;
-  const server = createSecureServer(
-    {
-      ...context,
-      allowHTTP1: true,
-      // Fixed for the server's life: a CA file, once given, holds at least one certificate.
-      requestCert: context.ca !== undefined,
-      // Client certificates are verified by the authenticators, each against its own bundle.
-      rejectUnauthorized: false,
-      // A LIST answer of many megabytes is buffered per stream: room for several (MB).
-      maxSessionMemory: 64,
-      // Go's header limit (1 MiB + 4 KiB), as below for HTTP/1.1.
-      settings: { maxConcurrentStreams: o.http2MaxStreams ?? 1000, maxHeaderListSize: (1 << 20) + 4096 },
-    },
-    (req, res) => handler(req as unknown as IncomingMessage, res as unknown as ServerResponse),
-  );
+  const server = createSecureServer({
+    ...context,
+    allowHTTP1: true,
+    // Fixed for the server's life: a CA file, once given, holds at least one certificate.
+    requestCert: context.ca !== undefined,
+    // Client certificates are verified by the authenticators, each against its own bundle.
+    rejectUnauthorized: false,
+    // A LIST answer of many megabytes is buffered per stream: room for several (MB).
+    maxSessionMemory: 64,
+    // Go's header limit (1 MiB + 4 KiB), as below for HTTP/1.1.
+    settings: { maxConcurrentStreams: o.http2MaxStreams ?? 1000, maxHeaderListSize: (1 << 20) + 4096 },
+  });
   // The HTTP/1.1 side reads these from the server object (Node's http2 server takes no
   // HTTP/1.1 options): Go's header limit, kube's header timeout, and no whole-request
   // timeout, since watches and long requests run for minutes.
   Object.assign(server, { maxHeaderSize: (1 << 20) + 4096, keepAliveTimeout: 65_000, headersTimeout: 60_000, requestTimeout: 0 });
-  const connections = new Connections(server);
+  // The handler and the connections' bookkeeping of a request: one 'request' listener, the handler first.
+  const connections = new Connections(server, (req, res) => handler(req, res));
   new ConnectionsPerAddress(o.maxConnectionsPerAddress ?? 0, o.log).attach(server);
   // A failed handshake is the client's to see, not a server error; it is counted.
   server.on('tlsClientError', countTlsHandshakeError);

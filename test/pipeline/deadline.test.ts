@@ -47,6 +47,29 @@ describe('Deadline', () => {
     assert.equal(d.signal.aborted, true, 'the signal agrees');
   });
 
+  it('armed deadlines pass in the order they are due, whatever order they were armed in; disarmed ones never', async () => {
+    const heard: string[] = [];
+    const now = performance.now();
+    const make = (name: string, inMs: number, length = 60_000): Deadline => {
+      const d = new Deadline();
+      d.armAt(now + inMs, length, () => heard.push(name));
+      assert.equal(d.armed, true);
+      return d;
+    };
+    make('c', 60);
+    make('a', 20);
+    const gone = make('x', 30);
+    make('b', 40);
+    make('short', 10, 1000);
+    gone.disarm();
+    const late = new Deadline();
+    late.disarm();
+    late.armAt(now + 5, 60_000, () => heard.push('disarmed before'));
+    assert.equal(late.armed, true);
+    await new Promise((r) => setTimeout(r, 120));
+    assert.deepEqual(heard, ['short', 'a', 'b', 'c']);
+  });
+
   it('NO_DEADLINE never aborts and keeps no callback', () => {
     let heard = 0;
     NO_DEADLINE.onAbort(() => {
