@@ -140,15 +140,8 @@ function dotted(): Fields {
  * path. Only own members count (a field named `constructor` is a field).
  */
 function fieldsOf(base: Obj | undefined, v: Obj, node: Node | undefined, kind: Kind, dot: boolean, level: Level): Fields | undefined {
-  // Own keys in one native call (pushed one by one from a for-in, the array grew in V8's runtime); a member
-  // holding undefined is no member, as before.
-  let names = Object.keys(v);
-  for (let i = 0; i < names.length; i++) {
-    if (v[names[i]!] === undefined) {
-      names = names.filter((k) => v[k] !== undefined);
-      break;
-    }
-  }
+  const names: string[] = [];
+  for (const k in v) if (v[k] !== undefined) names.push(k);
   sortStrings(names);
   let out: Fields | undefined;
   if (dot) out = dotted();

@@ -88,15 +88,13 @@ function structOrder(plan: Plan<true>, value: Record<string, unknown>, add?: str
   if (add !== undefined) keys.push(add);
   // Each key's place read once, kept for a rebuild out of order (its sort and the unplaced keys read them
   // again: a create's object and metadata took 3 Map lookups a key, ~3k instructions; 2026-11-30-create-cpu-cuts-7.md).
-  // Made at its length: pushed from empty it grew in V8's runtime, ~0.8k instructions a grow (a create: 2.5k).
-  const places = new Array<FieldPlace<true> | undefined>(keys.length);
+  const places: (FieldPlace<true> | undefined)[] = [];
   let last = -1;
   let ordered = true;
   let changed: Map<string, unknown> | undefined;
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
+  for (const k of keys) {
     const p = place.get(k);
-    places[i] = p;
+    places.push(p);
     if (p === undefined) {
       last = Infinity;
       continue;
