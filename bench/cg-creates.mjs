@@ -199,7 +199,9 @@ if (process.env.WARM) {
   if (prof) await prof.stop();
   else if (alloc) {
     const a = alloc.stop();
-    console.log(`heap bytes allocated per ${kind} ${(a.bytes / N).toFixed(0)} (${a.scavenges} scavenges, ${a.marks} mark-compacts, ${(a.pauseUs / N).toFixed(1)} µs of pauses a write)`);
+    console.log(
+      `heap bytes allocated per ${kind} ${(a.bytes / N).toFixed(0)} (${a.scavenges} scavenges, ${a.marks} mark-compacts, ${(a.pauseUs / N).toFixed(1)} µs of pauses a write)`,
+    );
   } else if (cpu)
     console.log(
       `cpu per ${kind} ${((used.user + used.system) / N).toFixed(1)} µs (user ${(used.user / N).toFixed(1)}, system ${(used.system / N).toFixed(1)}; main thread ${((mainUs[0] + mainUs[1]) / N).toFixed(1)}: user ${(mainUs[0] / N).toFixed(1)}, system ${(mainUs[1] / N).toFixed(1)})`,

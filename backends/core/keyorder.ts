@@ -82,30 +82,13 @@ class StoredTypes {
   }
 }
 
-/**
- * createNow of `obj` in key order: the object and metadata the rebuild made are this call's own (handed
- * to no one else), so the store is told it may freeze them rather than copy them (`owned`, ~4k
- * instructions and two objects a create). The caller's own claim holds only where nothing was rebuilt.
- */
-function ordered(
-  createNow: (key: string, obj: KObject, owned?: boolean) => KObject,
-  key: string,
-  obj: KObject,
-  owned: boolean | undefined,
-  t: ResourceType | undefined,
-): KObject {
-  const out = inKubeOrder(t, obj);
-  if (out === obj) return createNow(key, obj, owned);
-  return createNow(key, out, out.metadata !== obj.metadata || owned === true);
-}
-
 /** The store with every create and update in kube's key order (everything else passes through). */
 export function keyOrderedStore(s: Store, registry: () => Registry): Store {
   const createNow = s.createNow;
   const types = new StoredTypes();
   return {
     create: (key, obj) => s.create(key, inKubeOrder(types.of(registry(), key, obj), obj)),
-    createNow: createNow && ((key, obj, owned) => ordered(createNow, key, obj, owned, types.of(registry(), key, obj))),
+    createNow: createNow && ((key, obj) => createNow(key, inKubeOrder(types.of(registry(), key, obj), obj))),
     update: (key, obj, rev) => s.update(key, inKubeOrder(types.of(registry(), key, obj), obj), rev),
     delete: (key, rev) => s.delete(key, rev),
     deleteCorrupt: (key) => s.deleteCorrupt(key),

@@ -86,11 +86,11 @@ function timedGetNow(key: string, getNow: (key: string) => KObject | undefined):
 }
 
 /** A create answered at once (Store.createNow), timed as timed() does (a failure observed too), without its promise and closures. */
-function timedCreateNow(key: string, obj: KObject, owned: boolean | undefined, createNow: (key: string, obj: KObject, owned?: boolean) => KObject): KObject {
+function timedCreateNow(key: string, obj: KObject, createNow: (key: string, obj: KObject) => KObject): KObject {
   const series = SERIES.create.of(key);
   const t0 = performance.now();
   try {
-    return createNow(key, obj, owned);
+    return createNow(key, obj);
   } finally {
     series.observe((performance.now() - t0) / 1000);
   }
@@ -102,7 +102,7 @@ export function instrumentedStore(s: Store): Store {
   const createNow = s.createNow?.bind(s);
   return {
     getNow: getNow && ((key) => timedGetNow(key, getNow)),
-    createNow: createNow && ((key, obj, owned) => timedCreateNow(key, obj, owned, createNow)),
+    createNow: createNow && ((key, obj) => timedCreateNow(key, obj, createNow)),
     // The series and the start are taken before the call, as the timing of each starts there.
     create: (key, obj) => timed(SERIES.create.of(key), performance.now(), s.create(key, obj)),
     update: (key, obj, rev) => timed(SERIES.update.of(key), performance.now(), s.update(key, obj, rev)),

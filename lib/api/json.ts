@@ -96,61 +96,6 @@ export function frozenJsonCopyWith(v: object, member: string, field: string, val
   }
 }
 
-/**
- * frozenJsonCopyWith where `v` and `v[member]` are the caller's to give away (made for this call, held by no
- * one else): those two are frozen as they are, their members set to copies where a copy differs (objects not
- * yet frozen, non-finite numbers), `field` set in its place or added last; what they hold is copied as ever.
- * The same members in the same order as the copy: anything the copy would drop (an undefined, function or
- * symbol member) or refuse takes the copy instead. No two objects made and filled key by key (a create's
- * object and metadata: ~4k instructions).
- */
-export function frozenJsonOwnWith(v: object, member: string, field: string, value: string): object {
-  const inner = (v as Record<string, unknown>)[member];
-  if (!plainNoToJson(v) || !plainNoToJson(inner) || !Object.isExtensible(v) || !Object.isExtensible(inner) || !keepsAll(v) || !keepsAll(inner as object)) {
-    return frozenJsonCopyWith(v, member, field, value);
-  }
-  try {
-    freezeOwned(inner as Record<string, unknown>, field, value);
-  } catch (err) {
-    if (err instanceof NotPlain || err instanceof RangeError) return frozenJsonCopyWith(v, member, field, value);
-    throw err;
-  }
-  try {
-    return freezeOwned(v as Record<string, unknown>, member, inner);
-  } catch (err) {
-    // `inner` is frozen already, a frozen copy with the field set: the copy shares it as it is.
-    if (err instanceof NotPlain || err instanceof RangeError) return frozenJsonCopyWith(v, member, field, value);
-    throw err;
-  }
-}
-
-/** Whether copyMembers keeps every member of v (none undefined, a function or a symbol). */
-function keepsAll(v: object): boolean {
-  for (const k of Object.keys(v)) {
-    const x = (v as Record<string, unknown>)[k];
-    if (x === undefined || typeof x === 'function' || typeof x === 'symbol') return false;
-  }
-  return true;
-}
-
-/** copyMembers(v, key, value) made in v itself: v's members copied where a copy differs, key set, v frozen. */
-function freezeOwned(v: Record<string, unknown>, key: string, value: unknown): object {
-  let placed = false;
-  for (const k of Object.keys(v)) {
-    if (k === key) {
-      setOwn(v, k, value);
-      placed = true;
-      continue;
-    }
-    const x = v[k];
-    if (typeof x === 'string' || typeof x === 'boolean') continue;
-    const c = copy(x);
-    if (c !== x) setOwn(v, k, c);
-  }
-  if (!placed) setOwn(v, key, value);
-  return Object.freeze(v);
-}
-
 function plainNoToJson(v: unknown): boolean {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);

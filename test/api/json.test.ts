@@ -5,8 +5,6 @@ import {
   deepFreezeJson,
   freezeStored,
   frozenJsonCopy,
-  frozenJsonCopyWith,
-  frozenJsonOwnWith,
   jsonAnswerText,
   jsonEqual,
   listItemBytes,
@@ -147,36 +145,4 @@ test('freezeStored freezes a parsed value in place with what it parsed, its empt
   assert.notEqual(a.list[1], a.list[2], 'arrays are not objects');
   assert.equal(JSON.stringify(a), JSON.stringify(JSON.parse(text(1))));
   assert.equal(freezeStored(JSON.parse('{}')), freezeStored(JSON.parse('{}')));
-});
-
-test('frozenJsonOwnWith gives what frozenJsonCopyWith gives, its object and member frozen in place where it can', () => {
-  const proto = (): Record<string, unknown> => {
-    const m: Record<string, unknown> = {};
-    Object.defineProperty(m, '__proto__', { value: { evil: 1 }, enumerable: true, writable: true, configurable: true });
-    m['name'] = 'p';
-    return m;
-  };
-  const cases: (() => Record<string, unknown>)[] = [
-    () => ({ kind: 'A', metadata: { name: 'x', labels: { a: 'b' } }, data: { n: NaN, i: Infinity, z: 1 } }),
-    () => ({ kind: 'A', metadata: { name: 'x', resourceVersion: 'old' }, d: [1, undefined, { q: 1 }] }),
-    () => ({ metadata: { name: 'x', gone: undefined }, a: 1 }),
-    () => ({ metadata: proto(), when: new Date(0) }),
-    () => ({ metadata: { name: 'y', fn: () => 1 }, a: 1 }),
-    () => ({ b: 1, metadata: Object.freeze({ name: 'frozen' }) }),
-    () => ({ metadata: { 10: 'i', name: 'n' }, 2: 'two', a: { nested: 1 } }),
-    () => ({ a: 1 }),
-  ];
-  for (const make of cases) {
-    const want = frozenJsonCopyWith(make(), 'metadata', 'resourceVersion', '7');
-    const given = make();
-    const got = frozenJsonOwnWith(given, 'metadata', 'resourceVersion', '7');
-    assert.equal(JSON.stringify(got), JSON.stringify(want));
-    assert.deepEqual(Object.keys((got as { metadata: object }).metadata), Object.keys((want as { metadata: object }).metadata));
-    assert.ok(isDeepFrozen(got));
-  }
-  const given = { kind: 'A', metadata: { name: 'x' }, data: { a: 'b' } };
-  const got = frozenJsonOwnWith(given, 'metadata', 'resourceVersion', '7') as typeof given;
-  assert.equal(got, given, 'the object itself, frozen');
-  assert.equal(got.metadata, given.metadata);
-  assert.notEqual(got.data, undefined);
 });

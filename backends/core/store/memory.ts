@@ -7,7 +7,7 @@ import type { StateOptions } from './state.js';
 import { assertKey } from './keys.js';
 import { checkStoredSize, checkWrite } from './preconditions.js';
 import { rememberJson } from '../../../lib/api/json.js';
-import { storedCopy, storedOwn } from './objects.js';
+import { storedCopy } from './objects.js';
 
 export type MemoryStoreOptions = Omit<StateOptions, 'startRev'>;
 
@@ -23,8 +23,8 @@ export class MemoryStore implements Store {
     return this.put('create', key, obj);
   }
 
-  createNow(key: string, obj: KObject, owned?: boolean): KObject {
-    return this.put('create', key, obj, undefined, owned);
+  createNow(key: string, obj: KObject): KObject {
+    return this.put('create', key, obj);
   }
 
   async update(key: string, obj: KObject, expectedRev?: number): Promise<KObject> {
@@ -93,13 +93,13 @@ export class MemoryStore implements Store {
     this.state.close(new StoreError('unreachable', 'store is closed'));
   }
 
-  private put(kind: 'create' | 'update', key: string, obj: KObject, expectedRev?: number, owned?: boolean): KObject {
+  private put(kind: 'create' | 'update', key: string, obj: KObject, expectedRev?: number): KObject {
     this.live();
     const type = assertKey(key);
     this.refuseCorrupt(kind, key);
     checkWrite(kind, key, this.state.get(key), expectedRev);
     const rev = this.state.rev + 1;
-    const stored = owned === true ? storedOwn(obj, rev) : storedCopy(obj, rev);
+    const stored = storedCopy(obj, rev);
     const json = JSON.stringify(stored);
     checkStoredSize(json, stored);
     // The object answered and sent to watchers is this one: its text is already made.

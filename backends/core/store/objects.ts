@@ -1,7 +1,7 @@
 // Stored objects are JSON, stamped with their revision and deep-frozen, so
 // the same instance can be handed to every reader and watcher without copies.
 import type { KObject } from '../../../lib/api/meta.js';
-import { frozenJsonCopyWith, frozenJsonOwnWith } from '../../../lib/api/json.js';
+import { frozenJsonCopyWith } from '../../../lib/api/json.js';
 
 /**
  * A frozen copy of obj as a durable store would read it back (no undefined
@@ -13,14 +13,6 @@ import { frozenJsonCopyWith, frozenJsonOwnWith } from '../../../lib/api/json.js'
  */
 export function storedCopy(obj: KObject, rev?: number): KObject {
   return frozenJsonCopyWith(obj, 'metadata', 'resourceVersion', rev === undefined ? '' : String(rev)) as KObject;
-}
-
-/**
- * storedCopy of an object whose root and metadata objects the caller gives away (Store.createNow's `owned`):
- * those two frozen as they are, the same stored object otherwise.
- */
-export function storedOwn(obj: KObject, rev: number): KObject {
-  return frozenJsonOwnWith(obj, 'metadata', 'resourceVersion', String(rev)) as KObject;
 }
 
 /** A frozen copy of a frozen object with another resourceVersion; nested parts are shared. */

@@ -104,11 +104,9 @@ export interface Store {
   /**
    * create(key, obj) answered at once: offered only by a store whose write is done when it returns (memory;
    * not the file store, whose create answers after its batch's fsync), so a create takes no promise turn
-   * for its write. Throws as create rejects. `owned`: obj and obj.metadata are objects the caller made for this
-   * call and keeps no reference to (the key-order wrapper's rebuild), which the store may freeze as its own
-   * instead of copying them (what they hold is copied as ever).
+   * for its write. Throws as create rejects.
    */
-  createNow?: ((key: string, obj: KObject, owned?: boolean) => KObject) | undefined;
+  createNow?: ((key: string, obj: KObject) => KObject) | undefined;
   /** Lists a prefix. `gone` when opts.rev is older than the retained history, `too-large` when newer than the store. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   /** Delivers every change under prefix with revision > fromRev. Throws `gone` when fromRev is no longer retained. */
