@@ -33,6 +33,8 @@
 // MEASURE=cpu (with WARM, without valgrind): prints the process's CPU (user +
 // system, every thread; and the main thread's alone) per measured write instead; alternate builds (DIST=)
 // run by run when the machine is too busy for callgrind.
+// MEASURE=alloc (with WARM, without valgrind): the V8 heap bytes the whole process allocated per measured
+// write (bench/allocmeter.mjs: the collections' before minus the previous after), and its collections.
 // PROF=<file> (with WARM, without valgrind): a V8 CPU profile of the server
 // over the measured writes alone; `node bench/profstages.mjs <file>` splits it
 // by stage (the write-path table in bench/README.md).
@@ -186,7 +188,8 @@ if (process.env.WARM) {
   await next();
   const prof = process.env.PROF ? await (await import('./inspectprof.mjs')).startProfile() : undefined;
   const cpu = process.env.MEASURE === 'cpu';
-  if (!prof && !cpu) await callgrind('-z');
+  const alloc = process.env.MEASURE === 'alloc' ? (await import('./allocmeter.mjs')).startAllocMeter() : undefined;
+  if (!prof && !cpu && !alloc) await callgrind('-z');
   const before = process.cpuUsage();
   const mainBefore = mainThreadTicks();
   child.send('go');
@@ -194,7 +197,12 @@ if (process.env.WARM) {
   const used = process.cpuUsage(before);
   const mainUs = mainThreadTicks().map((t, i) => (t - mainBefore[i]) * 1e4);
   if (prof) await prof.stop();
-  else if (cpu)
+  else if (alloc) {
+    const a = alloc.stop();
+    console.log(
+      `heap bytes allocated per ${kind} ${(a.bytes / N).toFixed(0)} (${a.scavenges} scavenges, ${a.marks} mark-compacts, ${(a.pauseUs / N).toFixed(1)} µs of pauses a write)`,
+    );
+  } else if (cpu)
     console.log(
       `cpu per ${kind} ${((used.user + used.system) / N).toFixed(1)} µs (user ${(used.user / N).toFixed(1)}, system ${(used.system / N).toFixed(1)}; main thread ${((mainUs[0] + mainUs[1]) / N).toFixed(1)}: user ${(mainUs[0] / N).toFixed(1)}, system ${(mainUs[1] / N).toFixed(1)})`,
     );

@@ -11,5 +11,16 @@ export function listPrefix(t: ResourceType, namespace: string): string {
 }
 
 export function objectKey(t: ResourceType, namespace: string, name: string): string {
-  return t.namespaced ? `${typePrefix(t)}${namespace}/${name}` : `${typePrefix(t)}${name}`;
+  if (t !== lastType || namespace !== lastNamespace) {
+    lastPrefix = t.namespaced ? `${typePrefix(t)}${namespace}/` : typePrefix(t);
+    lastType = t;
+    lastNamespace = namespace;
+  }
+  return lastPrefix + name;
 }
+
+// The last key's type and namespace and the prefix they make: writes and reads come one type and namespace
+// after another, and the prefix kept is built and flattened once (a key per call: one concatenation, not three).
+let lastType: ResourceType | undefined;
+let lastNamespace = '';
+let lastPrefix = '';

@@ -95,7 +95,7 @@ export class MemoryStore implements Store {
 
   private put(kind: 'create' | 'update', key: string, obj: KObject, expectedRev?: number): KObject {
     this.live();
-    assertKey(key);
+    const type = assertKey(key);
     this.refuseCorrupt(kind, key);
     checkWrite(kind, key, this.state.get(key), expectedRev);
     const rev = this.state.rev + 1;
@@ -104,7 +104,8 @@ export class MemoryStore implements Store {
     checkStoredSize(json, stored);
     // The object answered and sent to watchers is this one: its text is already made.
     rememberJson(stored, json);
-    this.state.commit(key, rev, stored);
+    // The key checked above: commit takes its type rather than cutting it again.
+    this.state.commit(key, rev, stored, this.state.clock(), type);
     return stored;
   }
 

@@ -44,6 +44,9 @@ export class StoreState {
    */
   private lastType = '';
   private lastView: TypeView | undefined;
+  /** The type read before the last one, and its view: a create reads its namespace, then writes (two types in turn). */
+  private otherType = '';
+  private otherView: TypeView | undefined;
 
   constructor(opts: StateOptions) {
     if (!(opts.historyWindowMs > 0)) throw new Error(`invalid historyWindowMs ${opts.historyWindowMs}: must be > 0`);
@@ -67,10 +70,22 @@ export class StoreState {
 
   get(key: string): KObject | undefined {
     if (this.lastView !== undefined && key.startsWith(this.lastType)) return this.lastView.objects.get(key);
+    if (this.otherView !== undefined && key.startsWith(this.otherType)) {
+      // The two swap places: the last read's type is the one a commit after it finds (commit's `known`).
+      const type = this.otherType;
+      const view = this.otherView;
+      this.otherType = this.lastType;
+      this.otherView = this.lastView;
+      this.lastType = type;
+      this.lastView = view;
+      return view.objects.get(key);
+    }
     const type = typePrefixOf(key);
     if (type === undefined) return undefined;
     const view = this.types.get(type);
     if (view === undefined) return undefined;
+    this.otherType = this.lastType;
+    this.otherView = this.lastView;
     this.lastType = type;
     this.lastView = view;
     return view.objects.get(key);
@@ -85,7 +100,8 @@ export class StoreState {
 
   /** Whether key holds an undecodable value. */
   isCorrupt(key: string): boolean {
-    return this.corrupt.has(key);
+    // Usually none: no lookup (the first of a new key hashes it).
+    return this.corrupt.size !== 0 && this.corrupt.has(key);
   }
 
   /**
@@ -108,14 +124,18 @@ export class StoreState {
 
   /**
    * Makes a write visible: `obj` (frozen, stamped with rev) for a put, undefined
-   * for a delete. `at` is the commit time (replayed logs pass their own).
+   * for a delete. `at` is the commit time (replayed logs pass their own). `type`: the key's type prefix,
+   * when the caller has checked the key already (assertKey's answer).
    */
-  commit(key: string, rev: number, obj: KObject | undefined, at = this.clock()): StoreEvent {
-    const type = assertKey(key);
+  commit(key: string, rev: number, obj: KObject | undefined, at = this.clock(), cut = assertKey(key)): StoreEvent {
     if (rev <= this.revision) throw new Error(`revision ${rev} committed after ${this.revision}`);
-    const view = this.viewFor(type);
+    // The last read's type when the key is of it: its view and its string, whose hash is kept, so the type's
+    // Maps here, in the history and in the watch fan-out hash no freshly cut prefix.
+    const known = this.lastView !== undefined && cut === this.lastType;
+    const type = known ? this.lastType : cut;
+    const view = known ? this.lastView! : this.viewFor(type);
     const prev = view.objects.get(key);
-    const wasCorrupt = this.corrupt.delete(key);
+    const wasCorrupt = this.corrupt.size !== 0 && this.corrupt.delete(key);
     let event: StoreEvent;
     if (!obj && !prev && wasCorrupt) {
       // Removing an undecodable value: watchers get a DELETED with what the key names.

@@ -86,19 +86,28 @@ export class WatchHub {
   }
 
   dispatch(ev: StoreEvent, type: string): void {
-    this.pending.push({ ev, type });
-    if (this.dispatching) return;
+    if (this.dispatching) {
+      this.pending.push({ ev, type });
+      return;
+    }
     this.dispatching = true;
     try {
+      // The event itself at once (no queue entry made for it), then what its watchers' sinks wrote meanwhile.
+      this.deliver(ev, type);
       for (let i = 0; i < this.pending.length; i++) {
         const p = this.pending[i]!;
-        for (const w of this.byType.get(p.type) ?? []) w.deliver(p.ev);
-        for (const w of this.broad) w.deliver(p.ev);
+        this.deliver(p.ev, p.type);
       }
     } finally {
       this.pending.length = 0;
       this.dispatching = false;
     }
+  }
+
+  private deliver(ev: StoreEvent, type: string): void {
+    const set = this.byType.get(type);
+    if (set !== undefined) for (const w of set) w.deliver(ev);
+    if (this.broad.size !== 0) for (const w of this.broad) w.deliver(ev);
   }
 
   /** Ends every watch with err (store closing or broken). */
