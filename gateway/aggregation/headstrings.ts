@@ -1,6 +1,6 @@
 // A backend's answer arrives from undici as raw Buffers, one per header name and value; the Relay turns each into a
 // string with Buffer#toString('latin1'), which is a C++ call that makes a new string every time (~0.8k instructions
-// under callgrind, twelve a proxied GET: docs/decisions/2026-12-01-proxied-get-chain.md). A backend sends the same
+// under callgrind, twelve a proxied GET: docs/decisions/2026-11-30-proxied-get-chain.md). A backend sends the same
 // names in every answer, and mostly the same values (Content-Type, Cache-Control, APF's UIDs, Date for a second):
 // the strings of the last ones are kept, and a field whose bytes equal a kept string is that string. Latin-1 maps
 // every byte to the char code of the same value, so equal bytes are the string toString would make, exactly.

@@ -38,7 +38,7 @@ export const NO_DEADLINE: Cancellation & { readonly signal: AbortSignal } = Obje
  * one Node timer that fires at the first of them. Why not a Node timer per request: setTimeout and clearTimeout
  * made a Timeout (an async id, the loop's clock read), linked it into the list of its duration (made, put in the
  * timers' priority queue and dropped again whenever the requests in flight came and went) and toggled the loop's
- * reference, ~2.5k instructions a proxied GET under callgrind (docs/decisions/2026-12-01-proxied-get-chain.md);
+ * reference, ~2.5k instructions a proxied GET under callgrind (docs/decisions/2026-11-30-proxied-get-chain.md);
  * here a deadline is linked in and out of a list. The timer is not moved when its first deadline is disarmed: it
  * fires then, finds nothing due and is set for the new first one (with requests in flight, about once a timeout).
  * It is unref'd: what a deadline bounds is a request in flight, whose socket keeps the process up.

@@ -5,7 +5,7 @@
 // enforce is the stored one), and a GET loop on another resource in each
 // process is answered while that process's updates are: its reads do not wait
 // for the storm's writes. Counted in the order the test saw each request sent
-// and answered, never by a clock (docs/decisions/2026-12-01-storm-and-503-tests-without-time.md):
+// and answered, never by a clock (docs/decisions/2026-11-30-storm-and-503-tests-without-time.md):
 // how long a GET waits is a latency, for a bench, not asserted.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
