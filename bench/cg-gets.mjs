@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'node:https';
 import { runGets } from './cg-gets-client.mjs';
 import { startProfile } from './inspectprof.mjs';
+import { callgrindControl } from './cgcontrol.mjs';
 const dist = process.env.DIST ?? '../dist';
 const { parseServeFlags } = await import(`${dist}/gateway/config/flags.js`);
 const { startServer } = await import(`${dist}/gateway/server/app.js`);
@@ -140,21 +141,8 @@ async function callgrind(flag) {
     }
     return;
   }
-  const { execFile, spawn } = await import('node:child_process');
-  const tick = setInterval(() => {}, 5);
-  if (flag === '-z') {
-    // The dump's command is started before the window and waits for a line: the window then holds a pipe
-    // write, not node's spawn (its argument and environment copies, ~3k instructions per GET at N=1000).
-    dumper = spawn('sh', ['-c', `read _ && exec callgrind_control -d ${process.pid}`], { stdio: ['pipe', 'ignore', 'inherit'] });
-    await new Promise((res, rej) => execFile('callgrind_control', [flag, String(process.pid)], (err) => (err ? rej(err) : res())));
-  } else {
-    const ended = new Promise((res, rej) => dumper.once('exit', (code) => (code === 0 ? res() : rej(new Error(`callgrind_control -d: ${code}`)))));
-    dumper.stdin.end('\n');
-    await ended;
-  }
-  clearInterval(tick);
+  await callgrindControl(flag);
 }
-let dumper;
 if (process.env.CLIENT === 'process') {
   // The client in a process valgrind does not follow: the counts are the server's alone.
   const { fork } = await import('node:child_process');

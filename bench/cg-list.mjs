@@ -11,7 +11,8 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fork, spawn, execFile } from 'node:child_process';
+import { fork } from 'node:child_process';
+import { callgrindControl } from './cgcontrol.mjs';
 const dist = process.env.DIST ?? '../dist';
 const { parseServeFlags } = await import(`${dist}/gateway/config/flags.js`);
 const { startServer } = await import(`${dist}/gateway/server/app.js`);
@@ -38,7 +39,6 @@ const tls = Object.fromEntries(
 );
 const child = fork(new URL('./cg-list-client.mjs', import.meta.url), [], { env: { ...process.env, CG_PORT: String(port), CG_TLS: JSON.stringify(tls) } });
 const next = () => new Promise((r) => child.once('message', r));
-let dumper;
 let cpuAt;
 let mainAt;
 /** The main thread's user+system clock ticks (10 ms) from /proc. */
@@ -62,16 +62,7 @@ async function callgrind(flag) {
     }
     return;
   }
-  const tick = setInterval(() => {}, 5);
-  if (flag === '-z') {
-    dumper = spawn('sh', ['-c', `read _ && exec callgrind_control -d ${process.pid}`], { stdio: ['pipe', 'ignore', 'inherit'] });
-    await new Promise((res, rej) => execFile('callgrind_control', [flag, String(process.pid)], (err) => (err ? rej(err) : res())));
-  } else {
-    const ended = new Promise((res, rej) => dumper.once('exit', (code) => (code === 0 ? res() : rej(new Error(`callgrind_control -d: ${code}`)))));
-    dumper.stdin.end('\n');
-    await ended;
-  }
-  clearInterval(tick);
+  await callgrindControl(flag);
 }
 await next(); // warmed
 await callgrind('-z');
