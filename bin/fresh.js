@@ -28,7 +28,8 @@ function newestSource(dir) {
  * walking every source costs more than the rest of that command.
  */
 export function buildIsFresh(dirs = SOURCES) {
-  if (!existsSync(stamp)) return false;
+  // The stamp is written after the bundle (bin/bundle.js); a dist/ from before the bundle existed is stale.
+  if (!existsSync(stamp) || !existsSync(join(root, 'dist', 'bundle', 'main.js'))) return false;
   const built = statSync(stamp).mtimeMs;
   return dirs.every((d) => !existsSync(join(root, d)) || newestSource(join(root, d)) <= built);
 }
