@@ -1,5 +1,6 @@
 // The floor of the file store's create (bench/store-paths.ts prints it beside
-// the file store's windows): a bare node:https server, with Gatehouse's TLS
+// the file store's windows, bench/run.ts's CREATE section beside its volatile
+// twin, below): a bare node:https server, with Gatehouse's TLS
 // settings, that does only what any durable create must: read and parse the
 // JSON body, stamp it (a revision), serialize it into a CRC-framed line of the
 // file store's record size (RECORD_BYTES, measured on the file store's own log
