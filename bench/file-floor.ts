@@ -1,5 +1,6 @@
 // The floor of the file store's create (bench/store-paths.ts prints it beside
-// the file store's windows): a bare node:https server, with Gatehouse's TLS
+// the file store's windows, bench/run.ts's CREATE section beside its volatile
+// twin, below): a bare node:https server, with Gatehouse's TLS
 // settings, that does only what any durable create must: read and parse the
 // JSON body, stamp it (a revision), serialize it into a CRC-framed line of the
 // file store's record size (RECORD_BYTES, measured on the file store's own log
@@ -14,9 +15,17 @@
 // distribution (the disk's fsync latency under the window's load) and the
 // mean batch, and starts a new count.
 //
+// FLOOR_DURABLE=0 makes it the volatile twin (bench/run.ts's CREATE section runs
+// both): every step above the same — parse, stamp, the CRC line, the queue, the
+// batch cut by the same rule and concatenated — but no append: a batch is
+// answered once its records are built. The durable floor's CPU per create less
+// the volatile one's is what the O_DSYNC append itself adds (the system call and
+// the sync in the thread pool, the event loop waiting and waking for it).
+//
 // argv: port cert key ca log-path; env RECORD_BYTES (default 700), FLOOR_CUT: when
 // the next batch is cut after a sync returned — `turn` (the store's rule, default),
-// `now` (at once, in the sync's own callback) or `<n>ms` (a timer), to tune the rule.
+// `now` (at once, in the sync's own callback) or `<n>ms` (a timer), to tune the rule;
+// FLOOR_DURABLE (default 1; 0: the volatile twin, no log opened).
 import { crc32 } from 'node:zlib';
 import { LogAppender } from '../backends/core/store/file-append.js';
 import { serveCommands } from './procs.js';
@@ -25,7 +34,8 @@ import { baselineServer } from './rig.js';
 
 const [port, certFile, keyFile, caFile, logPath] = process.argv.slice(2);
 const RECORD_BYTES = Number(process.env['RECORD_BYTES'] ?? 700);
-const log = await LogAppender.open(logPath!);
+const DURABLE = process.env['FLOOR_DURABLE'] !== '0';
+const log = DURABLE ? await LogAppender.open(logPath!) : undefined;
 const CUT = process.env['FLOOR_CUT'] ?? 'turn';
 const cutWaitMs = CUT.endsWith('ms') ? Number(CUT.slice(0, -2)) : undefined;
 
@@ -54,9 +64,11 @@ async function run(): Promise<void> {
     const batch = queue;
     queue = [];
     const buf = Buffer.concat(batch.map((w) => w.line));
-    const t0 = performance.now();
-    await log.append(buf, batch.length);
-    walls.push(performance.now() - t0);
+    if (log) {
+      const t0 = performance.now();
+      await log.append(buf, batch.length);
+      walls.push(performance.now() - t0);
+    }
     records += batch.length;
     offset += buf.length;
     for (const w of batch) w.done();

@@ -37,8 +37,18 @@ export interface Figures {
   /** Two runs each, mirrored (bare, floor, Gatehouse, Gatehouse, floor, bare); the floor is bench/kubefloor.ts. */
   get?: { bare: LoopResult[]; floor: LoopResult[]; gatehouse: LoopResult[] };
   list?: { objects: number; unpaged: LoopResult; paged50: LoopResult; paged500: LoopResult };
-  /** As get's, then the file store once. */
-  create?: { bare: LoopResult[]; floor: LoopResult[]; memory: LoopResult[]; file: LoopResult[] };
+  /**
+   * As get's, then the file store once; outermost, the durable create's floor and its volatile twin
+   * (bench/file-floor.ts with FLOOR_DURABLE=1 and 0, records of the file store's mean size).
+   */
+  create?: {
+    bare: LoopResult[];
+    floor: LoopResult[];
+    memory: LoopResult[];
+    file: LoopResult[];
+    /** batch: records per sync over the windows, the file store's (from its /metrics) and the durable floor's. */
+    fileFloor?: { recordBytes: number; durable: LoopResult[]; volatile: LoopResult[]; batch: { file: number; durable: number } };
+  };
   /** The same request answered in JSON, protobuf and CBOR (two runs each, A B C C B A). */
   encodings?: Array<{
     what: string;
@@ -136,6 +146,45 @@ function floorTable(rows: ReadonlyArray<readonly [string, readonly LoopResult[]]
   out();
 }
 
+/**
+ * The ceiling a durable append sets on the file store's create against the memory store's: D, the CPU the
+ * durable floor spends per create over its volatile twin, added to the memory store's create, gives
+ * memory ÷ (memory + D), the best file/memory CPU ratio of any design that appends durably.
+ */
+function fileCeiling(memory: readonly LoopResult[], file: readonly LoopResult[], ff: NonNullable<NonNullable<Figures['create']>['fileFloor']>) {
+  const [m, fs, d, v] = [pooled(memory), pooled(file), pooled(ff.durable), pooled(ff.volatile)];
+  const added = d.cpuUs - v.cpuUs;
+  const ceiling = m.cpuUs / (m.cpuUs + added);
+  return { m, fs, d, v, added, ceiling, fileCpu: m.cpuUs / fs.cpuUs, fileRate: fs.rps / m.rps };
+}
+
+function fileFloorDetails(memory: readonly LoopResult[], file: readonly LoopResult[], ff: NonNullable<NonNullable<Figures['create']>['fileFloor']>): void {
+  const c = fileCeiling(memory, file, ff);
+  const p99 = (runs: readonly LoopResult[]) => Math.max(...runs.map((r) => r.latency.p99));
+  out(
+    `The file store's ratio floor (bench/file-floor.ts: parse, stamp, a ${num(ff.recordBytes)}-byte CRC line, batched by the store's rule; durable: appended O_DSYNC before the 201, volatile: answered once built)`,
+  );
+  const row = (name: string, runs: readonly LoopResult[], q: { rps: number; cpuUs: number }): string[] => [
+    name,
+    num(q.rps),
+    num(q.cpuUs),
+    ms(p99(runs)),
+    runs.map(errorsOf).join(' / '),
+    `${pct(q.rps, c.v.rps)}, ${pct(c.v.cpuUs, q.cpuUs)}`,
+  ];
+  table(
+    ['server', 'req/s', 'CPU µs/req', 'p99 (worst run)', 'errors', 'vs volatile (req/s, CPU)'],
+    [row('volatile floor (FLOOR_DURABLE=0)', ff.volatile, c.v), row('durable floor (O_DSYNC group commit)', ff.durable, c.d)],
+  );
+  out(
+    `  D, the durable append's CPU per create: ${num(c.d.cpuUs)} − ${num(c.v.cpuUs)} = ${num(c.added, 1)} µs, at the durable floor's mean batch of ${num(ff.batch.durable, 1)} records a sync (the file store's: ${num(ff.batch.file, 1)})`,
+  );
+  out(
+    `  ceiling for file/memory: memory ${num(c.m.cpuUs)} µs ÷ (${num(c.m.cpuUs)} + D) = ${pct(c.ceiling, 1)}; measured file/memory CPU ${pct(c.fileCpu, 1)} (rate ${pct(c.fileRate, 1)}): ${pct(c.fileCpu, c.ceiling)} of the ceiling (rate ${pct(c.fileRate, c.ceiling)})`,
+  );
+  out();
+}
+
 export function details(f: Figures): void {
   out();
   if (f.get) {
@@ -171,6 +220,7 @@ export function details(f: Figures): void {
       ],
       'vs bare POST',
     );
+    if (f.create.fileFloor) fileFloorDetails(f.create.memory, f.create.file, f.create.fileFloor);
   }
   if (f.crd) {
     out('CREATE custom resource vs ConfigMap (memory store, 50 keep-alive connections, runs CM CR RULED RULED CR CM pooled)');
@@ -270,6 +320,40 @@ export function summary(f: Figures): void {
       '≥ 80% of memory',
     ]);
     rows.push(['CREATE file store', `${num(file.rps)} req/s = ${pct(file.rps, bare.rps)} of bare POST`, '(reference)']);
+    if (f.create.fileFloor) {
+      const c = fileCeiling(f.create.memory, f.create.file, f.create.fileFloor);
+      const floorRow = 'floor (no target)';
+      recordRow({
+        name: 'CREATE durable floor (file-floor.ts) vs its volatile twin, req/s',
+        value: c.d.rps,
+        unit: 'req/s',
+        baseline: c.v.rps,
+        target: floorRow,
+      });
+      recordRow({ name: 'CREATE durable floor (file-floor.ts), CPU per create', value: c.d.cpuUs, unit: 'µs', baseline: c.v.cpuUs, target: floorRow });
+      recordRow({ name: 'CREATE volatile floor (file-floor.ts FLOOR_DURABLE=0), CPU per create', value: c.v.cpuUs, unit: 'µs', target: floorRow });
+      recordRow({ name: "CREATE the durable append's CPU per create (D = durable − volatile floor)", value: c.added, unit: 'µs', target: floorRow });
+      recordRow({ name: 'CREATE file/memory CPU ceiling: memory ÷ (memory + D)', value: c.ceiling, unit: 'ratio', target: floorRow });
+      recordRow({
+        name: 'CREATE file store vs memory store, CPU per create (memory ÷ file) vs the ceiling',
+        value: c.fileCpu,
+        unit: 'ratio',
+        baseline: c.ceiling,
+        target: 'reference',
+      });
+      recordRow({
+        name: 'CREATE file store vs memory store, req/s (create section, pooled)',
+        value: c.fs.rps,
+        unit: 'req/s',
+        baseline: c.m.rps,
+        target: 'reference',
+      });
+      rows.push([
+        'CREATE durable append floor (file-floor.ts)',
+        `D = ${num(c.added, 1)} µs/create (durable ${num(c.d.cpuUs)} − volatile ${num(c.v.cpuUs)}); ceiling memory ÷ (memory + D) = ${pct(c.ceiling, 1)}; file/memory CPU ${pct(c.fileCpu, 1)}, rate ${pct(c.fileRate, 1)} = ${pct(c.fileCpu, c.ceiling)} / ${pct(c.fileRate, c.ceiling)} of the ceiling`,
+        'floor (no target)',
+      ]);
+    }
   }
   if (f.crd) {
     const cm = pooled(f.crd.configMap);

@@ -9,7 +9,7 @@
 // micro, audit, tracing, monitoring, …), BENCH_JSON (a file: every summary row as JSON), BENCH_WATCHERS (default 100,1000), BENCH_CPU_PROF (a directory:
 // a V8 CPU profile of the Gatehouse process is written there for each of its
 // measurements, `<measurement>.cpuprofile`, readable in Chrome DevTools).
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -153,6 +153,19 @@ async function watchEncodings(admin: Admin, server: Child, load: Child, formats:
     out.push(row);
   }
   return out;
+}
+
+/** A counter's value from /metrics text (no labels). */
+function counter(text: string, name: string): number {
+  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+/** The mean length of the lines in buf (the file store's log records). */
+function meanLine(buf: Buffer): number {
+  let lines = 0;
+  for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) lines++;
+  return Math.round(buf.length / lines);
 }
 
 async function main(): Promise<void> {
@@ -345,19 +358,84 @@ async function main(): Promise<void> {
       ]);
     }
     if (selected('create')) {
-      // Mirrored (bare, floor, memory, file, file, memory, floor, bare), each server pooled over its two
-      // windows: the file store measured once, last, read its first window alone (its JIT still warming,
-      // no fixture creates before it) against the memory store's two, and drifted apart from them.
+      // Mirrored (durable file floor, volatile file floor, bare, floor, memory, file, file, memory, floor,
+      // bare, volatile, durable), each server pooled over its two windows: the file store measured once,
+      // last, read its first window alone (its JIT still warming) against the memory store's two, and
+      // drifted apart from them. The durable create's floor and its volatile twin (bench/file-floor.ts,
+      // FLOOR_DURABLE) keep no objects, so the wait between their windows changes nothing in them; they
+      // sit outermost, side by side, and leave the windows within as they were (the memory store's second
+      // window read 117–134 µs a create against its first's 91–99 when the floors sat between the two file
+      // windows). Their CPU per create apart is what the O_DSYNC append adds to a create. Their record is
+      // the file store's mean record, read off its log after a probe of 100 creates on one connection (the
+      // memory store's fixtures were 500).
       const create = (what: string, port: number) => fixed(what, port, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
+      const logFile = join(root, 'file', 'store', 'log');
+      const logBefore = (await stat(logFile)).size;
+      await load.call<LoopResult>('fixed', {
+        ...loop,
+        connections: 1,
+        warmupMs: 0,
+        durationMs: 2000,
+        maxRequests: 100,
+        target: target(filePort),
+        req: { method: 'POST', path: '/api/v1/namespaces/bench-create/configmaps', body: JSON.stringify(configMap('bench-create')) },
+        uniqueNames: true,
+      });
+      const recordBytes = meanLine((await readFile(logFile)).subarray(logBefore));
+      const fileFloor = async (name: string, durable: boolean): Promise<[number, Child]> => {
+        const port = await freePort();
+        const child = await startChild(name, './file-floor.ts', [String(port), ...serverTlsArgs(pki), join(root, `${name}-log`)], SERVER_CPU, [], {
+          RECORD_BYTES: String(recordBytes),
+          FLOOR_DURABLE: durable ? '1' : '0',
+        });
+        children.push(child);
+        servers.set(port, child);
+        return [port, child];
+      };
+      const [durablePort, durable] = await fileFloor('file-floor-durable', true);
+      const [volatilePort] = await fileFloor('file-floor-volatile', false);
+      // Records per sync (the mean batch) of the file store's windows and the durable floor's: D is per create at the floor's batch.
+      const batches = { file: { syncs: 0, records: 0 }, durable: { syncs: 0, records: 0 } };
+      const fileWindow = async (): Promise<LoopResult> => {
+        const before = await fileAdmin.must('GET', '/metrics');
+        const r = await create('CREATE gatehouse file', filePort);
+        const after = await fileAdmin.must('GET', '/metrics');
+        batches.file.syncs += counter(after, 'gatehouse_file_store_syncs_total') - counter(before, 'gatehouse_file_store_syncs_total');
+        batches.file.records += counter(after, 'gatehouse_file_store_writes_total') - counter(before, 'gatehouse_file_store_writes_total');
+        return r;
+      };
+      const durableWindow = async (): Promise<LoopResult> => {
+        await durable.call('syncs');
+        const r = await create('CREATE durable floor (file-floor)', durablePort);
+        const s = await durable.call<{ syncs: number; records: number }>('syncs');
+        batches.durable.syncs += s.syncs;
+        batches.durable.records += s.records;
+        return r;
+      };
+      const d1 = await durableWindow();
+      const v1 = await create('CREATE volatile floor (file-floor)', volatilePort);
       const b1 = await create('CREATE bare POST', barePort);
       const f1 = await create('CREATE floor', floorPort);
       const m1 = await create('CREATE gatehouse memory', memPort);
-      const file1 = await create('CREATE gatehouse file', filePort);
-      const file2 = await create('CREATE gatehouse file', filePort);
+      const file1 = await fileWindow();
+      const file2 = await fileWindow();
       const m2 = await create('CREATE gatehouse memory', memPort);
       const f2 = await create('CREATE floor', floorPort);
       const b2 = await create('CREATE bare POST', barePort);
-      figures.create = { bare: [b1, b2], floor: [f1, f2], memory: [m1, m2], file: [file1, file2] };
+      const v2 = await create('CREATE volatile floor (file-floor)', volatilePort);
+      const d2 = await durableWindow();
+      figures.create = {
+        bare: [b1, b2],
+        floor: [f1, f2],
+        memory: [m1, m2],
+        file: [file1, file2],
+        fileFloor: {
+          recordBytes,
+          durable: [d1, d2],
+          volatile: [v1, v2],
+          batch: { file: batches.file.records / batches.file.syncs, durable: batches.durable.records / batches.durable.syncs },
+        },
+      };
     }
     if (selected('crd')) {
       // Custom resource creates beside ConfigMap creates in one namespace of one server, in the mirrored
