@@ -358,16 +358,16 @@ async function main(): Promise<void> {
       ]);
     }
     if (selected('create')) {
-      // Mirrored (durable file floor, volatile file floor, bare, floor, memory, file, file, memory, floor,
-      // bare, volatile, durable), each server pooled over its two windows: the file store measured once,
-      // last, read its first window alone (its JIT still warming) against the memory store's two, and
-      // drifted apart from them. The durable create's floor and its volatile twin (bench/file-floor.ts,
-      // FLOOR_DURABLE) keep no objects, so the wait between their windows changes nothing in them; they
-      // sit outermost, side by side, and leave the windows within as they were (the memory store's second
-      // window read 117–134 µs a create against its first's 91–99 when the floors sat between the two file
-      // windows). Their CPU per create apart is what the O_DSYNC append adds to a create. Their record is
-      // the file store's mean record, read off its log after a probe of 100 creates on one connection (the
-      // memory store's fixtures were 500).
+      // Mirrored (bare, floor, memory, file, file, memory, floor, bare), each server pooled over its two
+      // windows: the file store measured once, last, read its first window alone (its JIT still warming)
+      // against the memory store's two, and drifted apart from them. Then the durable create's floor and
+      // its volatile twin (bench/file-floor.ts, FLOOR_DURABLE), mirrored among themselves (durable,
+      // volatile, volatile, durable): their CPU per create apart is what the O_DSYNC append adds to a
+      // create. They run after the Gatehouse windows, which stay as they were: with the floors first or
+      // between the file windows, the memory store's second window read 117–138 µs a create against its
+      // first's 91–99 (an idle gap before it; docs/decisions/2026-12-01-file-store-ratio-floor.md). Their
+      // record is the file store's mean record, read off its log after a probe of 100 creates on one
+      // connection (the memory store's fixtures were 500).
       const create = (what: string, port: number) => fixed(what, port, 'POST', '/api/v1/namespaces/bench-create/configmaps', configMap('bench-create'));
       const logFile = join(root, 'file', 'store', 'log');
       const logBefore = (await stat(logFile)).size;
@@ -412,8 +412,6 @@ async function main(): Promise<void> {
         batches.durable.records += s.records;
         return r;
       };
-      const d1 = await durableWindow();
-      const v1 = await create('CREATE volatile floor (file-floor)', volatilePort);
       const b1 = await create('CREATE bare POST', barePort);
       const f1 = await create('CREATE floor', floorPort);
       const m1 = await create('CREATE gatehouse memory', memPort);
@@ -422,6 +420,8 @@ async function main(): Promise<void> {
       const m2 = await create('CREATE gatehouse memory', memPort);
       const f2 = await create('CREATE floor', floorPort);
       const b2 = await create('CREATE bare POST', barePort);
+      const d1 = await durableWindow();
+      const v1 = await create('CREATE volatile floor (file-floor)', volatilePort);
       const v2 = await create('CREATE volatile floor (file-floor)', volatilePort);
       const d2 = await durableWindow();
       figures.create = {
