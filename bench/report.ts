@@ -38,7 +38,7 @@ export interface Figures {
   get?: { bare: LoopResult[]; floor: LoopResult[]; gatehouse: LoopResult[] };
   list?: { objects: number; unpaged: LoopResult; paged50: LoopResult; paged500: LoopResult };
   /**
-   * As get's, then the file store once; outermost, the durable create's floor and its volatile twin
+   * As get's, then the file store once; after them, the durable create's floor and its volatile twin
    * (bench/file-floor.ts with FLOOR_DURABLE=1 and 0, records of the file store's mean size).
    */
   create?: {
