@@ -202,6 +202,14 @@ async function fileCreate(s: Setup): Promise<void> {
     floorRuns.push(await window(floor, floorPort));
     floorSyncs.push(await floor.call<SyncFigures>('syncs'));
   };
+  // After the rounds, the durable floor beside its volatile twin (FLOOR_DURABLE=0: the same work per create
+  // without the append), mirrored: their CPU apart, D, is what the O_DSYNC append adds to a create, and
+  // memory ÷ (memory + D) the best file/memory CPU ratio a design adding one to the memory store's create has
+  // (docs/decisions/2026-12-01-file-store-ratio-floor.md). Not within the rounds: a longer idle gap before
+  // the memory store's window makes that window costlier (the same decision file).
+  const pairDurable: LoopResult[] = [];
+  const pairVolatile: LoopResult[] = [];
+  let volatile: Child | undefined;
   try {
     for (let i = 0; i < ROUNDS; i++) {
       if (i % 2 === 0) {
@@ -214,8 +222,25 @@ async function fileCreate(s: Setup): Promise<void> {
         await memWindow();
       }
     }
+    const volatilePort = await freePort();
+    volatile = await startChild(
+      'file-floor-volatile',
+      './file-floor.ts',
+      [String(volatilePort), s.pki.cert, s.pki.key, s.pki.ca, join(s.root, 'volatile-log')],
+      SERVER_CPU,
+      [],
+      {
+        RECORD_BYTES: String(recordBytes),
+        FLOOR_DURABLE: '0',
+      },
+    );
+    pairDurable.push(await window(floor!, floorPort));
+    pairVolatile.push(await window(volatile, volatilePort));
+    pairVolatile.push(await window(volatile, volatilePort));
+    pairDurable.push(await window(floor!, floorPort));
   } finally {
     await floor?.stop();
+    await volatile?.stop();
   }
   const rows = memRuns.map((m, i) => {
     const f = fileRuns[i]!;
@@ -281,6 +306,25 @@ async function fileCreate(s: Setup): Promise<void> {
       .join(', ')}`,
   );
   out(`  the floor's durable appends, wall p50 / p90 / p99 / max per window (the disk's sync under this load): ${fsyncs.join('; ')}`);
+  const [durableCpu, volatileCpu, memCpu, fileCpu] = [pooledCpu(pairDurable), pooledCpu(pairVolatile), pooledCpu(memRuns), pooledCpu(fileRuns)];
+  const d = durableCpu - volatileCpu;
+  const ceiling = memCpu / (memCpu + d);
+  out(
+    `  after the rounds, durable floor ${num(pooledRps(pairDurable))} req/s (${num(durableCpu)} µs CPU) beside its volatile twin ${num(pooledRps(pairVolatile))} req/s (${num(volatileCpu)} µs): D = ${num(d, 1)} µs a create; ceiling memory ÷ (memory + D) = ${pct(ceiling, 1)}; file/memory by CPU ${pct(memCpu / fileCpu, 1)} = ${pct(memCpu / fileCpu, ceiling)} of the ceiling (by rate ${pct(pooledRps(fileRuns) / pooledRps(memRuns), ceiling)})`,
+  );
+  recordRow({
+    name: "floor: the durable append's CPU per create (D = durable − volatile floor, file-create)",
+    value: d,
+    unit: 'µs',
+    target: 'floor (no target)',
+  });
+  recordRow({
+    name: 'floor: file/memory CPU ceiling memory ÷ (memory + D) (file-create), beside the measured file/memory by CPU',
+    value: memCpu / fileCpu,
+    unit: 'ratio',
+    baseline: ceiling,
+    target: 'floor (no target)',
+  });
   recordRow({
     name: `floor: durable create (parse, stamp, group-committed O_DSYNC append of the store's record size) over the same loop, p99 (median of windows; ${num(pooledRps(floorRuns))} req/s)`,
     value: medP99(floorRuns),
