@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { freePort, startChild, withCpu, type Child } from './procs.js';
-import { Admin } from './admin.js';
+import { Admin, metricValue } from './admin.js';
 import { drop } from './redis.js';
 import type { LoopResult } from './rawclient.js';
 import { cpuUs, rps } from './report.js';
@@ -100,8 +100,7 @@ try {
   const syncFigures = async (port: number): Promise<[number, number]> => {
     if (!file) return [0, 0];
     const text = await admins.get(port)!.must('GET', '/metrics');
-    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
-    return [value('gatehouse_file_store_writes_total'), value('gatehouse_file_store_syncs_total')];
+    return [metricValue(text, 'gatehouse_file_store_writes_total'), metricValue(text, 'gatehouse_file_store_syncs_total')];
   };
   /** Creates/s and server CPU µs per create over one window (CPU includes the 300 ms warm-up, on both sides alike). */
   const measure = async (port: number, server: Child): Promise<{ rate: number; us: number; p50: number; p99: number; batch: number }> => {

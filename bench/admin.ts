@@ -9,6 +9,12 @@ export interface Answer {
   headers: IncomingHttpHeaders;
 }
 
+/** An unlabelled metric's value in /metrics text (NaN when absent). */
+export function metricValue(text: string, name: string): number {
+  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
 export class Admin {
   private readonly agent: Agent;
   constructor(

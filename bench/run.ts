@@ -17,7 +17,7 @@ import { freePort, placement, startChild, withCpu, type Child, type MemoryFigure
 import type { LoopResult, Target } from './rawclient.js';
 import type { WatchRunResult } from './loadgen.js';
 import * as report from './report.js';
-import { Admin } from './admin.js';
+import { Admin, metricValue } from './admin.js';
 import { anySelected, recordRow, selected } from './summary.js';
 
 const DURATION = Number(process.env['BENCH_DURATION_MS'] ?? 5000);
@@ -153,12 +153,6 @@ async function watchEncodings(admin: Admin, server: Child, load: Child, formats:
     out.push(row);
   }
   return out;
-}
-
-/** A counter's value from /metrics text (no labels). */
-function counter(text: string, name: string): number {
-  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
-  return m ? Number(m[1]) : NaN;
 }
 
 /** The mean length of the lines in buf (the file store's log records). */
@@ -400,8 +394,8 @@ async function main(): Promise<void> {
         const before = await fileAdmin.must('GET', '/metrics');
         const r = await create('CREATE gatehouse file', filePort);
         const after = await fileAdmin.must('GET', '/metrics');
-        batches.file.syncs += counter(after, 'gatehouse_file_store_syncs_total') - counter(before, 'gatehouse_file_store_syncs_total');
-        batches.file.records += counter(after, 'gatehouse_file_store_writes_total') - counter(before, 'gatehouse_file_store_writes_total');
+        batches.file.syncs += metricValue(after, 'gatehouse_file_store_syncs_total') - metricValue(before, 'gatehouse_file_store_syncs_total');
+        batches.file.records += metricValue(after, 'gatehouse_file_store_writes_total') - metricValue(before, 'gatehouse_file_store_writes_total');
         return r;
       };
       const durableWindow = async (): Promise<LoopResult> => {

@@ -27,7 +27,7 @@ import { LogAppender } from '../backends/core/store/file-append.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Admin } from './admin.js';
+import { Admin, metricValue } from './admin.js';
 import { freePort, placement, startChild, withCpu, type Child, devPki } from './procs.js';
 import type { LoopResult, Target } from './rawclient.js';
 import { cpuUs, ms, num, out, pct, rps, table } from './report.js';
@@ -57,12 +57,6 @@ function createWaits(text: string): Map<string, number> {
   const re = /^etcd_request_duration_seconds_bucket\{operation="create",type="configmaps",le="([^"]+)"\} (\S+)$/gm;
   for (let m = re.exec(text); m; m = re.exec(text)) at.set(m[1]!, Number(m[2]));
   return at;
-}
-
-/** A counter's value from /metrics text (no labels). */
-function counter(text: string, name: string): number {
-  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
-  return m ? Number(m[1]) : NaN;
 }
 
 interface Setup {
@@ -174,8 +168,8 @@ async function fileCreate(s: Setup): Promise<void> {
     const after = await s.fileAdmin.must('GET', '/metrics');
     // No compaction within a run: a log of creates only never outgrows 4× its live data.
     logBytes += (await stat(logFile)).size - logBefore;
-    syncs += counter(after, 'gatehouse_file_store_syncs_total') - counter(before, 'gatehouse_file_store_syncs_total');
-    writes += counter(after, 'gatehouse_file_store_writes_total') - counter(before, 'gatehouse_file_store_writes_total');
+    syncs += metricValue(after, 'gatehouse_file_store_syncs_total') - metricValue(before, 'gatehouse_file_store_syncs_total');
+    writes += metricValue(after, 'gatehouse_file_store_writes_total') - metricValue(before, 'gatehouse_file_store_writes_total');
     const [w0, w1] = [createWaits(before), createWaits(after)];
     for (const [le, n] of w1) storeWaits.set(le, (storeWaits.get(le) ?? 0) + n - (w0.get(le) ?? 0));
     fileRuns.push(r);
